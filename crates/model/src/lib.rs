@@ -1,0 +1,62 @@
+//! The provider-neutral model interface.
+//!
+//! What this crate is for: the [`Model`] trait the agent loop calls once per
+//! step, the streaming callback it passes, and the error a provider returns.
+//! Implementations live elsewhere: the scripted model in `dsh-agent`, the
+//! OpenAI-compatible HTTP client in `dsh-provider`.
+//!
+//! What it is not: no HTTP, no retries, no loop logic.
+
+use async_trait::async_trait;
+use dsh_protocol::{ModelReply, ModelRequest};
+
+/// Receives a reply while it streams. Every method has a no-op default.
+pub trait StreamSink: Send {
+    /// A piece of assistant text arrived.
+    fn text_delta(&mut self, _delta: &str) {}
+    /// The provider is retrying after a transient failure.
+    fn retrying(&mut self, _attempt: u32, _reason: &str) {}
+}
+
+/// A sink that ignores everything.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoStream;
+
+impl StreamSink for NoStream {}
+
+/// Why a model request failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ModelError {
+    /// What went wrong, for people (names the key variable on 401, etc.).
+    pub message: String,
+    /// Assistant text that streamed before the failure; kept in the log.
+    pub partial_text: String,
+}
+
+impl ModelError {
+    /// An error with no partial text.
+    pub fn new(message: impl Into<String>) -> Self {
+        ModelError {
+            message: message.into(),
+            partial_text: String::new(),
+        }
+    }
+}
+
+/// A model provider: one request in, one reply out.
+///
+/// Cancellation is by dropping the returned future; implementations must
+/// release their connection when dropped.
+#[async_trait]
+pub trait Model: Send + Sync {
+    /// Answers one request, streaming text to `sink` as it arrives.
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        sink: &mut dyn StreamSink,
+    ) -> Result<ModelReply, ModelError>;
+
+    /// The model's name as hooks see it (`model` payload fields).
+    fn name(&self) -> String;
+}

@@ -1,0 +1,15 @@
+//! Plain data shared by every dsh crate.
+//!
+//! What this crate is for: the serde types that cross crate and process
+//! boundaries — model-facing messages, tool calls, the session-log events of
+//! `shared/spec/contracts.md` §3 and the recorded model requests of §4.
+//!
+//! What it is not: it performs no I/O, spawns nothing, depends on no runtime
+//! and enforces no invariants. Appending with invariants is `dsh-session`'s
+//! job; deciding anything is the seams' and the agent's.
+
+mod events;
+mod messages;
+
+pub use events::*;
+pub use messages::*;

@@ -1,0 +1,114 @@
+//! Model-facing messages and tool calls.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A tool call the model asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The model's id for this call (`call_1`, `toolu_…`).
+    pub id: String,
+    /// dsh's native tool name (`bash`, `read`, …).
+    pub name: String,
+    /// Arguments exactly as the model sent them.
+    pub arguments: Value,
+}
+
+/// One message of the model-facing conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// System prompt, or model-facing context added by a plugin or hook.
+    System {
+        /// The text the model sees.
+        content: String,
+    },
+    /// A user prompt, or model-facing steering.
+    User {
+        /// The text the model sees.
+        content: String,
+    },
+    /// A model reply, possibly calling tools.
+    Assistant {
+        /// The reply's text (may be empty).
+        content: String,
+        /// Tool calls the reply made, in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The authoritative result of one tool call.
+    Tool {
+        /// The id of the call this answers.
+        tool_call_id: String,
+        /// The text the model sees.
+        content: String,
+    },
+}
+
+/// A tool as offered to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// dsh's native tool name.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// JSON Schema of the arguments.
+    pub input_schema: Value,
+}
+
+/// What a model provider is asked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRequest {
+    /// 1-based turn number.
+    pub turn: u64,
+    /// 1-based step number within the turn.
+    pub step: u64,
+    /// The conversation, system prompt first.
+    pub messages: Vec<Message>,
+    /// The tools on offer.
+    pub tools: Vec<ToolSpec>,
+}
+
+/// The recorded form of a model request (`--requests-out`, contract §4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestRecord {
+    /// 1-based turn number.
+    pub turn: u64,
+    /// 1-based step number within the turn.
+    pub step: u64,
+    /// The conversation exactly as sent.
+    pub messages: Vec<Message>,
+    /// Names of the tools on offer.
+    pub tools: Vec<String>,
+}
+
+impl From<&ModelRequest> for RequestRecord {
+    fn from(request: &ModelRequest) -> Self {
+        RequestRecord {
+            turn: request.turn,
+            step: request.step,
+            messages: request.messages.clone(),
+            tools: request.tools.iter().map(|tool| tool.name.clone()).collect(),
+        }
+    }
+}
+
+/// Token usage a provider reported for one request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+}
+
+/// A complete model reply.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelReply {
+    /// The reply's text.
+    pub text: String,
+    /// Tool calls, in order.
+    pub tool_calls: Vec<ToolCall>,
+    /// Usage, when the provider reports it.
+    pub usage: Option<TokenUsage>,
+}

@@ -1,0 +1,250 @@
+//! Typed decisions, one small enum per seam.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// A piece of model-facing context with the name of who supplied it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContextEntry {
+    /// The text the model sees, exactly.
+    pub content: String,
+    /// Who added it (plugin name, or `claude:PostToolUse:<command>` for a hook).
+    pub source: String,
+}
+
+impl ContextEntry {
+    /// A context entry.
+    pub fn new(content: impl Into<String>, source: impl Into<String>) -> Self {
+        ContextEntry {
+            content: content.into(),
+            source: source.into(),
+        }
+    }
+}
+
+/// Why the session started (or restarted its context).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStartSource {
+    /// A new session.
+    Startup,
+    /// A session reopened from its log.
+    Resume,
+    /// Reserved: history cleared.
+    Clear,
+    /// Reserved: history compacted.
+    Compact,
+}
+
+impl SessionStartSource {
+    /// The wire name, as Claude Code and Codex spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionStartSource::Startup => "startup",
+            SessionStartSource::Resume => "resume",
+            SessionStartSource::Clear => "clear",
+            SessionStartSource::Compact => "compact",
+        }
+    }
+}
+
+/// Why the session is ending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionEndReason {
+    /// The user exited (Ctrl-D, second Ctrl-C, `/exit`).
+    Exit,
+    /// A headless or replayed session ran out of work.
+    Other,
+}
+
+/// What prompt-submit policy decided about a claimed send.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum PromptDecision {
+    /// The prompt proceeds, possibly rewritten, possibly with extra contexts.
+    Allow {
+        /// Replacement prompt text.
+        rewrite: Option<String>,
+        /// Contexts appended after the `user/message`, each with its own source.
+        contexts: Vec<ContextEntry>,
+    },
+    /// The prompt is vetoed: `prompt/blocked` and a zero-step `rejected` turn.
+    Block {
+        /// Why (user-facing; never model-facing).
+        reason: String,
+    },
+    /// The prompt is kept but the turn stops before any model request (`stopped`).
+    Stop {
+        /// Why (user-facing).
+        reason: String,
+    },
+}
+
+impl PromptDecision {
+    /// Allow unchanged, with no contexts.
+    pub fn allow() -> Self {
+        PromptDecision::Allow {
+            rewrite: None,
+            contexts: Vec::new(),
+        }
+    }
+}
+
+/// What the input-rewrite seam decided for a proposed call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum InputRewrite {
+    /// Keep the arguments as they are.
+    Keep,
+    /// Replace the arguments before the call is sealed.
+    Rewrite {
+        /// The new arguments (re-validated against the tool's schema).
+        arguments: Value,
+        /// Who rewrote them.
+        by: String,
+        /// Other rewrites of the same call that lost to this one.
+        conflicts: Vec<String>,
+    },
+}
+
+/// What pre-execute policy decided for a sealed call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum PreToolDecision {
+    /// Proceed to guards and dispatch.
+    Allow,
+    /// Do not run; `reason` becomes the model-facing error content verbatim.
+    Deny {
+        /// The model-facing text.
+        reason: String,
+    },
+    /// Resolve through the approval seam.
+    Ask {
+        /// Why approval is needed; the model-facing text if approval is not given.
+        reason: Option<String>,
+    },
+}
+
+/// The full result of one pre-execute listener: a decision plus contexts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PreToolOutcome {
+    /// The decision.
+    pub decision: PreToolDecision,
+    /// Contexts for the batch FIFO (adding context is not a veto).
+    pub contexts: Vec<ContextEntry>,
+}
+
+impl PreToolOutcome {
+    /// Allow with no contexts.
+    pub fn allow() -> Self {
+        PreToolOutcome {
+            decision: PreToolDecision::Allow,
+            contexts: Vec::new(),
+        }
+    }
+}
+
+/// What an approval listener (e.g. a PermissionRequest hook) answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// No opinion: ask the next listener, then the approval service.
+    Abstain,
+    /// Allow this call once.
+    AllowOnce,
+    /// Reject; `message` is the model-facing text.
+    Deny {
+        /// Model-facing text.
+        message: String,
+    },
+}
+
+/// What the user (through an approval service) answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum ApprovalResponse {
+    /// Allowed once.
+    AllowedOnce,
+    /// Rejected.
+    Rejected,
+    /// The prompt was cancelled.
+    Cancelled,
+}
+
+/// A guard's verdict: guards may deny or abstain, never allow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum GuardVerdict {
+    /// No objection.
+    Abstain,
+    /// Forbid the call; `reason` is model-facing.
+    Deny {
+        /// The model-facing text.
+        reason: String,
+    },
+}
+
+/// What post-execute policy does with a tool's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum PostToolAction {
+    /// Keep the outcome.
+    Accept,
+    /// Replace the outcome with an error carrying `feedback`.
+    Block {
+        /// Model-facing text.
+        feedback: String,
+    },
+    /// Replace the model-facing content; the canonical value is kept.
+    ReplaceContent {
+        /// The new content.
+        content: String,
+    },
+    /// Replace the canonical value; content is re-rendered from it.
+    ReplaceValue {
+        /// The new value (re-validated by the tool).
+        value: Value,
+    },
+}
+
+/// The full result of one post-execute listener.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PostToolDecision {
+    /// What to do with the outcome.
+    pub action: PostToolAction,
+    /// Contexts for the batch FIFO.
+    pub contexts: Vec<ContextEntry>,
+}
+
+impl PostToolDecision {
+    /// Accept with no contexts.
+    pub fn accept() -> Self {
+        PostToolDecision {
+            action: PostToolAction::Accept,
+            contexts: Vec::new(),
+        }
+    }
+}
+
+/// What the turn-continuation seam decided at a natural stop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum ContinuationDecision {
+    /// Let the turn end `completed`.
+    Stop,
+    /// Run another step in the same turn.
+    Continue {
+        /// Model-facing steering recorded as `steering/message`.
+        reason: Option<String>,
+        /// Who forced the continuation.
+        source: String,
+        /// Extra model-facing contexts recorded after the steering.
+        contexts: Vec<ContextEntry>,
+    },
+    /// End the turn `stopped` (`continue: false`).
+    Halt {
+        /// Why (user-facing).
+        reason: String,
+    },
+}

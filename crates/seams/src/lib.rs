@@ -1,0 +1,24 @@
+//! dsh's canonical interception surface.
+//!
+//! What this crate is for: one small, exhaustive decision type per seam
+//! (session start, prompt submit, tool pre-execute, guards, the execute
+//! wrapper, post-execute, result observation, turn continuation, and the
+//! session-scoped notifications), the frozen identity of a tool execution,
+//! and the [`Plugin`] trait through which a native hook — or a bridge that
+//! translates Claude Code or Codex hooks — programs against those seams.
+//!
+//! What it is not: it runs no loop, spawns no processes and writes no log.
+//! The agent fires the seams; the tool registry owns the tool pipeline;
+//! bridges translate external protocols onto these types.
+
+mod context;
+mod decisions;
+mod execution;
+mod plugin;
+
+pub use context::*;
+pub use decisions::*;
+pub use execution::*;
+pub use plugin::*;
+
+pub use tokio_util::sync::CancellationToken;
