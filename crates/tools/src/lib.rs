@@ -1,1 +1,16 @@
-//! placeholder
+//! dsh's tool registry, the five-phase tool pipeline, and the built-in tools.
+//!
+//! What this crate is for: sealing a proposed call into a frozen
+//! [`ToolExecution`](dsh_seams::ToolExecution), running it through
+//! `pre-execute → guards → execute wrappers → dispatch → post-execute →
+//! finalize_content → result`, normalizing every failure into an `is_error`
+//! outcome, and the built-in tools (`bash`, `read`, `write`, `edit`, `glob`,
+//! `grep`) with real behaviour.
+//!
+//! What it is not: it does not run the agent loop, talk to a model, or write
+//! the session log; the agent appends what the registry reports.
+
+pub mod builtin;
+mod tool;
+
+pub use tool::*;

@@ -1,0 +1,98 @@
+//! The tool trait.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+use dsh_protocol::ToolSpec;
+use dsh_seams::{ContextEntry, ToolOutcome};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// What a tool body is handed.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The session's working directory; relative paths resolve against it.
+    pub cwd: PathBuf,
+    /// Variables added to dsh's environment for processes the tool starts.
+    pub env: Vec<(String, String)>,
+    /// Cancelled when the call is interrupted; tools must stop promptly and
+    /// kill what they started.
+    pub cancel: CancellationToken,
+    /// The execution id of this call (the parent of any nested dispatch).
+    pub execution_id: String,
+    deferred: Arc<Mutex<Vec<ContextEntry>>>,
+}
+
+impl ToolContext {
+    /// A context for `cwd` with no extra environment.
+    pub fn new(cwd: impl Into<PathBuf>, cancel: CancellationToken) -> Self {
+        ToolContext {
+            cwd: cwd.into(),
+            env: Vec::new(),
+            cancel,
+            execution_id: String::new(),
+            deferred: Arc::default(),
+        }
+    }
+
+    /// Defers model-facing context to the end of the batch (seed decision 2):
+    /// it surfaces, in order, on the execution result even if the call fails.
+    pub fn defer_context(&self, entry: ContextEntry) {
+        self.deferred
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(entry);
+    }
+
+    /// Takes the deferred contexts, in order.
+    pub fn take_deferred(&self) -> Vec<ContextEntry> {
+        std::mem::take(&mut self.deferred.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Resolves a possibly relative path against the session cwd.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        let path = PathBuf::from(path);
+        if path.is_absolute() {
+            path
+        } else {
+            self.cwd.join(path)
+        }
+    }
+}
+
+/// A tool failure before it produced a canonical value (bad path, I/O error).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ToolError(pub String);
+
+/// Model-facing rendering of a canonical value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The text the model sees.
+    pub content: String,
+    /// Whether the model is told the call failed (e.g. bash exit code ≠ 0).
+    pub is_error: bool,
+}
+
+/// A tool. Its body produces a canonical JSON value; `render` turns a value
+/// into what the model sees, so a post-execute value replacement is
+/// re-validated and re-rendered through the same path.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// Name, description and JSON Schema of the arguments.
+    fn spec(&self) -> ToolSpec;
+
+    /// Runs the tool with validated, frozen arguments.
+    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError>;
+
+    /// Renders a canonical value; an error means the value is not valid for
+    /// this tool.
+    fn render(&self, value: &Value) -> Result<Rendered, ToolError>;
+
+    /// Last-mile content invariant: runs exactly once on every normalized
+    /// outcome. `None` keeps the content.
+    fn finalize_content(&self, _outcome: &ToolOutcome) -> Option<String> {
+        None
+    }
+}
