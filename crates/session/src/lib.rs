@@ -1,1 +1,21 @@
-//! placeholder
+//! dsh's durable session log.
+//!
+//! What this crate is for: the fact log of a session as JSONL, one event per
+//! line. [`SessionLog::append`] enforces the log's structural invariants
+//! (header first, every other event inside an open turn except session-scoped
+//! hook records, balanced turns, tool results after their batch of calls,
+//! gap-free `seq`) and writes each accepted event with a single write so an
+//! acknowledged event survives `kill -9`. [`load`] reads a log back,
+//! detecting and dropping a torn last line instead of parsing it as data, and
+//! [`derive_messages`] projects the model-facing conversation.
+//!
+//! What it is not: it decides nothing about a session and runs nothing; the
+//! agent loop is the only writer.
+
+mod invariants;
+mod log;
+mod messages;
+
+pub use invariants::InvariantError;
+pub use log::*;
+pub use messages::derive_messages;

@@ -1,0 +1,282 @@
+//! One test per session-log rule.
+
+use std::io::Write;
+
+use dsh_protocol::{EventBody, Message, ToolCall, TurnEndReason};
+use dsh_session::{LogError, SessionLog, derive_messages, load};
+use serde_json::json;
+
+fn header() -> EventBody {
+    EventBody::SessionHeader {
+        session_id: "s1".into(),
+        cwd: "/tmp".into(),
+        version: "test".into(),
+        notices: vec![],
+    }
+}
+
+fn call(id: &str) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: "bash".into(),
+        arguments: json!({"command": "true"}),
+    }
+}
+
+fn tool_call(turn: u64, id: &str) -> EventBody {
+    EventBody::ToolCall {
+        turn,
+        call_id: id.into(),
+        execution_id: format!("x-{id}"),
+        parent_execution_id: None,
+        tool: "bash".into(),
+        arguments: json!({"command": "true"}),
+        original_arguments: None,
+        rewritten_by: None,
+        rewrite_conflicts: vec![],
+    }
+}
+
+fn tool_result(turn: u64, id: &str) -> EventBody {
+    EventBody::ToolResult {
+        turn,
+        call_id: id.into(),
+        is_error: false,
+        content: "ok".into(),
+        disposition: None,
+    }
+}
+
+fn assistant(turn: u64, calls: Vec<ToolCall>) -> EventBody {
+    EventBody::AssistantMessage {
+        turn,
+        step: 1,
+        content: "hi".into(),
+        tool_calls: calls,
+        usage: None,
+    }
+}
+
+fn user(turn: u64) -> EventBody {
+    EventBody::UserMessage {
+        turn,
+        content: "hello".into(),
+        source: "user".into(),
+        original_content: None,
+    }
+}
+
+fn end(turn: u64) -> EventBody {
+    EventBody::TurnEnd {
+        turn,
+        reason: TurnEndReason::Completed,
+        message: None,
+    }
+}
+
+fn is_invariant(result: Result<impl Sized, LogError>) -> bool {
+    matches!(result, Err(LogError::Invariant { .. }))
+}
+
+#[test]
+fn header_must_come_first() {
+    let mut log = SessionLog::in_memory(header()).unwrap();
+    assert!(is_invariant(log.append(header())));
+}
+
+#[test]
+fn events_outside_a_turn_are_refused() {
+    let mut log = SessionLog::in_memory(header()).unwrap();
+    assert!(is_invariant(log.append(user(1))));
+}
+
+#[test]
+fn session_scoped_hook_records_are_allowed_outside_turns() {
+    let mut log = SessionLog::in_memory(header()).unwrap();
+    log.append(EventBody::HookInvoked {
+        turn: None,
+        invocation_id: "h1".into(),
+        dialect: dsh_protocol::Dialect::Claude,
+        event: "SessionStart".into(),
+        seam: "session-start".into(),
+        matcher: None,
+        origin: None,
+        command: "true".into(),
+        input: json!({}),
+        call_id: None,
+    })
+    .unwrap();
+}
+
+#[test]
+fn turns_balance_and_number_in_sequence() {
+    let mut log = SessionLog::in_memory(header()).unwrap();
+    assert!(is_invariant(log.append(EventBody::TurnStart { turn: 2 })));
+    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    assert!(is_invariant(log.append(EventBody::TurnStart { turn: 2 })));
+    assert!(is_invariant(log.append(end(2))));
+    log.append(end(1)).unwrap();
+    assert!(is_invariant(log.append(end(1))));
+    log.append(EventBody::TurnStart { turn: 2 }).unwrap();
+}
+
+#[test]
+fn tool_results_follow_their_batch_of_calls() {
+    let mut log = SessionLog::in_memory(header()).unwrap();
+    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    log.append(user(1)).unwrap();
+    log.append(assistant(1, vec![call("a"), call("b")])).unwrap();
+    log.append(tool_call(1, "a")).unwrap();
+    // A result before every call of the batch is sealed is refused.
+    assert!(is_invariant(log.append(tool_result(1, "a"))));
+    // A call the model never made is refused.
+    assert!(is_invariant(log.append(tool_call(1, "zzz"))));
+    log.append(tool_call(1, "b")).unwrap();
+    log.append(tool_result(1, "a")).unwrap();
+    // Surface events cannot interleave with the batch's results.
+    assert!(is_invariant(log.append(EventBody::ContextMessage {
+        turn: 1,
+        content: "x".into(),
+        source: "p".into()
+    })));
+    // The turn cannot end with an unresolved call.
+    assert!(is_invariant(log.append(end(1))));
+    log.append(tool_result(1, "b")).unwrap();
+    assert!(is_invariant(log.append(tool_result(1, "b"))));
+    log.append(end(1)).unwrap();
+}
+
+#[test]
+fn seq_is_gap_free() {
+    let mut log = SessionLog::in_memory(header()).unwrap();
+    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    let _ = log.append(end(7));
+    log.append(end(1)).unwrap();
+    let seqs: Vec<u64> = log.events().iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, vec![0, 1, 2]);
+}
+
+#[test]
+fn acknowledged_events_are_on_disk_immediately() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let mut log = SessionLog::create(&path, header()).unwrap();
+    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    // Read the file while the log is still open (no drop, no explicit flush).
+    let loaded = load(&path).unwrap();
+    assert_eq!(loaded.events.len(), 2);
+    assert!(loaded.torn_tail.is_none());
+}
+
+#[test]
+fn torn_tail_is_reported_not_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    {
+        let mut log = SessionLog::create(&path, header()).unwrap();
+        log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    }
+    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    file.write_all(br#"{"type":"turn/end","seq":2,"ts":"x","turn":1,"reas"#).unwrap();
+    let loaded = load(&path).unwrap();
+    assert_eq!(loaded.events.len(), 2);
+    let torn = loaded.torn_tail.unwrap();
+    assert_eq!(torn.line, 3);
+}
+
+#[test]
+fn complete_but_unterminated_last_line_is_torn() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    {
+        SessionLog::create(&path, header()).unwrap();
+    }
+    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    file.write_all(br#"{"type":"turn/start","seq":1,"ts":"x","turn":1}"#).unwrap();
+    let loaded = load(&path).unwrap();
+    assert_eq!(loaded.events.len(), 1);
+    assert!(loaded.torn_tail.is_some());
+}
+
+#[test]
+fn corrupt_middle_line_names_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    {
+        let mut log = SessionLog::create(&path, header()).unwrap();
+        log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    let broken = text.replacen("turn/start", "turn/stort", 1);
+    std::fs::write(&path, broken).unwrap();
+    let err = load(&path).unwrap_err().to_string();
+    assert!(err.contains("s.jsonl:2"), "{err}");
+}
+
+#[test]
+fn resume_reopens_and_appends_after_cutting_a_torn_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    {
+        let mut log = SessionLog::create(&path, header()).unwrap();
+        log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+        log.append(end(1)).unwrap();
+    }
+    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    file.write_all(b"{\"type\":\"tur").unwrap();
+    let (mut log, torn) = SessionLog::open(&path).unwrap();
+    assert!(torn.is_some());
+    assert_eq!(log.last_turn(), 1);
+    log.append(EventBody::TurnStart { turn: 2 }).unwrap();
+    let loaded = load(&path).unwrap();
+    assert!(loaded.torn_tail.is_none());
+    assert_eq!(loaded.events.len(), 4);
+    assert_eq!(loaded.events[3].seq, 3);
+}
+
+#[test]
+fn derive_messages_skips_non_surface_events() {
+    let mut log = SessionLog::in_memory(header()).unwrap();
+    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    log.append(EventBody::PromptBlocked {
+        turn: 1,
+        content: "secret".into(),
+        source: "user".into(),
+        reason: "no".into(),
+    })
+    .unwrap();
+    log.append(EventBody::TurnEnd {
+        turn: 1,
+        reason: TurnEndReason::Rejected,
+        message: None,
+    })
+    .unwrap();
+    log.append(EventBody::TurnStart { turn: 2 }).unwrap();
+    log.append(user(2)).unwrap();
+    log.append(assistant(2, vec![call("a")])).unwrap();
+    log.append(tool_call(2, "a")).unwrap();
+    log.append(tool_result(2, "a")).unwrap();
+    log.append(EventBody::ContextMessage {
+        turn: 2,
+        content: "ctx".into(),
+        source: "p".into(),
+    })
+    .unwrap();
+    log.append(EventBody::SteeringMessage {
+        turn: 2,
+        content: "go on".into(),
+        source: "p".into(),
+    })
+    .unwrap();
+    let messages = derive_messages(log.events());
+    assert_eq!(
+        messages,
+        vec![
+            Message::User { content: "hello".into() },
+            Message::Assistant { content: "hi".into(), tool_calls: vec![call("a")] },
+            Message::Tool { tool_call_id: "a".into(), content: "ok".into() },
+            Message::System { content: "ctx".into() },
+            Message::User { content: "go on".into() },
+        ]
+    );
+}
