@@ -1,1 +1,21 @@
-//! placeholder
+//! dsh's agent loop.
+//!
+//! What this crate is for: running a session — the inbox of queued sends
+//! (one send, one turn), the session-start seam before turn 1, prompt-submit
+//! policy for each claimed send, the step loop (derive messages → model
+//! request → assistant message → the batch of tool calls through the
+//! registry → results → the batch's context FIFO), turn continuation, and
+//! every way a turn ends. Also the scripted model and the fixture format
+//! that `dsh replay` and the snapshot tests use.
+//!
+//! What it is not: it does not spawn hook processes or know any external
+//! hook dialect (bridges are plugins), does not speak HTTP (providers
+//! implement `dsh_model::Model`), and renders nothing for people.
+
+mod agent;
+mod fixture;
+mod scripted;
+
+pub use agent::*;
+pub use fixture::*;
+pub use scripted::*;

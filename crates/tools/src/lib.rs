@@ -14,3 +14,7 @@ pub mod builtin;
 mod tool;
 
 pub use tool::*;
+mod registry;
+pub mod schema;
+
+pub use registry::*;

@@ -1,1 +1,197 @@
-//! The built-in tools.
+//! The built-in tools: `bash`, `read`, `write`, `edit`, `glob` and `grep`.
+//!
+//! Each tool's arguments follow Claude Code's tool inputs (so hook bridges
+//! pass them through unchanged) and each produces a canonical JSON value whose
+//! shape is a public `*Output` struct in its module. `render` parses a value
+//! back into that struct — unknown fields and wrong types are rejected — and
+//! produces the model-facing text, so a value replaced by a post-execute hook
+//! goes through exactly the same checks and formatting as one the tool made.
+//!
+//! Relative paths resolve against the session cwd ([`ToolContext::resolve`]);
+//! every I/O error names its path. Directory walks (`glob`, `grep`) run on
+//! tokio's blocking pool and stop when the call is cancelled.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use dsh_protocol::ToolSpec;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::{Tool, ToolContext, ToolError};
+
+pub mod bash;
+mod diff;
+pub mod edit;
+pub mod glob;
+pub mod grep;
+pub mod read;
+pub mod write;
+
+pub use bash::{BashOutput, BashTool};
+pub use diff::Hunk;
+pub use edit::{EditOutput, EditTool};
+pub use glob::{GlobOutput, GlobTool};
+pub use grep::{GrepMode, GrepOutput, GrepTool};
+pub use read::{ReadOutput, ReadTool};
+pub use write::{WriteKind, WriteOutput, WriteTool};
+
+/// All built-in tools, in the order they are offered to the model.
+pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(BashTool),
+        Arc::new(ReadTool),
+        Arc::new(WriteTool),
+        Arc::new(EditTool),
+        Arc::new(GlobTool),
+        Arc::new(GrepTool),
+    ]
+}
+
+/// Builds a tool spec whose schema is an object with `properties`, `required`
+/// and `additionalProperties: false` (the subset the registry validates).
+fn spec(name: &str, description: &str, properties: Value, required: &[&str]) -> ToolSpec {
+    ToolSpec {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        input_schema: json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        }),
+    }
+}
+
+/// Parses a tool's arguments. The registry validated them against the
+/// schema already; this is the second line of defence and never panics.
+fn parse_args<T: DeserializeOwned>(tool: &str, arguments: &Value) -> Result<T, ToolError> {
+    T::deserialize(arguments)
+        .map_err(|err| ToolError(format!("{tool}: invalid arguments: {err}")))
+}
+
+/// Parses a canonical value for `render`, rejecting anything that is not a
+/// valid value for the tool.
+fn parse_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ToolError> {
+    T::deserialize(value).map_err(|err| ToolError(format!("{tool}: invalid result value: {err}")))
+}
+
+/// Serializes a canonical value produced by `run`.
+fn to_value<T: Serialize>(tool: &str, output: &T) -> Result<Value, ToolError> {
+    serde_json::to_value(output)
+        .map_err(|err| ToolError(format!("{tool}: could not encode result: {err}")))
+}
+
+/// The absolute, display form of a path.
+fn display_path(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// Bytes sniffed for a NUL when deciding whether a file is binary.
+const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+
+/// Decodes file bytes as text; `None` for binary content (a NUL byte near the
+/// start, or invalid UTF-8).
+fn decode_text(bytes: Vec<u8>) -> Option<String> {
+    let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
+    if sniff.contains(&0) {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// Whether the call was cancelled, as an error for walks that stop early.
+fn check_cancelled(tool: &str, ctx_cancel: &tokio_util::sync::CancellationToken) -> Result<(), ToolError> {
+    if ctx_cancel.is_cancelled() {
+        Err(ToolError(format!("{tool}: interrupted")))
+    } else {
+        Ok(())
+    }
+}
+
+/// Runs blocking work (directory walks) off the async runtime.
+async fn blocking<T, F>(tool: &str, work: F) -> Result<T, ToolError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, ToolError> + Send + 'static,
+{
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|err| ToolError(format!("{tool}: worker failed: {err}")))?
+}
+
+/// Resolves an optional search root (`path` argument) to an existing path.
+async fn resolve_root(
+    tool: &str,
+    ctx: &ToolContext,
+    path: Option<&str>,
+) -> Result<std::path::PathBuf, ToolError> {
+    let root = match path {
+        Some(path) if !path.is_empty() => ctx.resolve(path),
+        _ => ctx.cwd.clone(),
+    };
+    match tokio::fs::metadata(&root).await {
+        Ok(_) => Ok(root),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Err(ToolError(format!(
+            "{tool}: path does not exist: {}",
+            root.display()
+        ))),
+        Err(err) => Err(ToolError(format!("{tool}: cannot access {}: {err}", root.display()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_has_a_closed_object_schema() {
+        let tools = builtin_tools();
+        let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();
+        assert_eq!(names, ["bash", "read", "write", "edit", "glob", "grep"]);
+        for tool in &tools {
+            let spec = tool.spec();
+            let schema = &spec.input_schema;
+            assert_eq!(schema["type"], "object", "{}", spec.name);
+            assert_eq!(schema["additionalProperties"], false, "{}", spec.name);
+            let properties = schema["properties"].as_object().unwrap();
+            for required in schema["required"].as_array().unwrap() {
+                assert!(
+                    properties.contains_key(required.as_str().unwrap()),
+                    "{}: required {required} is not a property",
+                    spec.name
+                );
+            }
+            for (name, property) in properties {
+                let ty = property["type"].as_str().unwrap();
+                assert!(
+                    ["string", "integer", "number", "boolean", "array", "object"].contains(&ty),
+                    "{}.{name}: type {ty}",
+                    spec.name
+                );
+            }
+            assert!(!spec.description.is_empty());
+        }
+    }
+
+    #[test]
+    fn render_rejects_non_objects_for_every_tool() {
+        for tool in builtin_tools() {
+            for bad in [json!(null), json!("text"), json!(3), json!([]), json!({})] {
+                assert!(
+                    tool.render(&bad).is_err(),
+                    "{} accepted {bad}",
+                    tool.spec().name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn decode_text_rejects_nul_and_invalid_utf8() {
+        assert_eq!(decode_text(b"abc\n".to_vec()).as_deref(), Some("abc\n"));
+        assert_eq!(decode_text(b"a\0b".to_vec()), None);
+        assert_eq!(decode_text(vec![0xff, 0xfe, 0x41]), None);
+    }
+}

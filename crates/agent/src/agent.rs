@@ -1,0 +1,636 @@
+//! The loop.
+
+use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use dsh_model::{Model, StreamSink};
+use dsh_protocol::{Event, EventBody, Message, ModelRequest, ToolCall, TurnEndReason};
+use dsh_seams::{
+    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Plugin,
+    PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionInfo,
+    SessionSink, SessionStartSource, TurnControl, TurnSummary, UserNotice,
+};
+use dsh_session::{LogError, SessionLog, derive_messages};
+use dsh_tools::ToolRegistry;
+use futures::FutureExt;
+
+/// The default bound on model requests per turn.
+pub const DEFAULT_MAX_STEPS: u64 = 50;
+
+/// Why the loop itself failed (not a turn ending badly: that is a `turn/end`).
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The session log refused or failed an append.
+    #[error(transparent)]
+    Log(#[from] LogError),
+}
+
+/// Callbacks for whoever presents the session (terminal, replay, tests).
+#[derive(Clone, Default)]
+pub struct Observers {
+    /// Every event after it is durably appended.
+    pub on_event: Option<Arc<dyn Fn(&Event) + Send + Sync>>,
+    /// User-facing notices from plugins and hooks.
+    pub on_notice: Option<Arc<dyn Fn(&UserNotice) + Send + Sync>>,
+    /// Assistant text as it streams.
+    pub on_text: Option<Arc<dyn Fn(&str) + Send + Sync>>,
+}
+
+/// The one writer of the session log; plugins reach it through [`SessionSink`].
+struct LogSink {
+    log: Mutex<SessionLog>,
+    plugins: Vec<Arc<dyn Plugin>>,
+    observers: Observers,
+    record_errors: Mutex<Vec<String>>,
+}
+
+impl LogSink {
+    fn append(&self, body: EventBody) -> Result<Event, LogError> {
+        let event = {
+            let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+            log.append(body)?.clone()
+        };
+        for plugin in &self.plugins {
+            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| plugin.on_event(&event)));
+        }
+        if let Some(on_event) = &self.observers.on_event {
+            on_event(&event);
+        }
+        Ok(event)
+    }
+
+    fn with_log<T>(&self, f: impl FnOnce(&SessionLog) -> T) -> T {
+        f(&self.log.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+impl SessionSink for LogSink {
+    fn record(&self, body: EventBody) {
+        if let Err(err) = self.append(body) {
+            tracing::error!("a plugin's record was refused: {err}");
+            self.record_errors
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(err.to_string());
+        }
+    }
+
+    fn tell_user(&self, notice: UserNotice) {
+        if let Some(on_notice) = &self.observers.on_notice {
+            on_notice(&notice);
+        }
+    }
+}
+
+/// A queued send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedPrompt {
+    /// The prompt text.
+    pub text: String,
+    /// Who sent it.
+    pub source: String,
+}
+
+/// How a turn ended, for the caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnOutcome {
+    /// The turn number.
+    pub turn: u64,
+    /// Why it ended.
+    pub reason: TurnEndReason,
+    /// The last assistant text, if any.
+    pub final_text: Option<String>,
+    /// The error or stop message, if any.
+    pub message: Option<String>,
+}
+
+/// Everything an [`Agent`] is built from.
+pub struct AgentParts {
+    /// The open session log (new, with its header, or reopened).
+    pub log: SessionLog,
+    /// The session facts listeners see.
+    pub session: SessionInfo,
+    /// Tools and plugins.
+    pub registry: ToolRegistry,
+    /// The model.
+    pub model: Arc<dyn Model>,
+    /// The system prompt sent first in every request.
+    pub system_prompt: String,
+    /// Bound on model requests per turn.
+    pub max_steps: u64,
+    /// Presentation callbacks.
+    pub observers: Observers,
+}
+
+/// A running session.
+pub struct Agent {
+    sink: Arc<LogSink>,
+    session: Arc<SessionInfo>,
+    registry: ToolRegistry,
+    model: Arc<dyn Model>,
+    system_prompt: String,
+    max_steps: u64,
+    inbox: VecDeque<QueuedPrompt>,
+    started: bool,
+    pending_session_contexts: Vec<ContextEntry>,
+    session_cancel: CancellationToken,
+}
+
+struct TextForwarder(Option<Arc<dyn Fn(&str) + Send + Sync>>);
+
+impl StreamSink for TextForwarder {
+    fn text_delta(&mut self, delta: &str) {
+        if let Some(on_text) = &self.0 {
+            on_text(delta);
+        }
+    }
+}
+
+impl Agent {
+    /// Builds an agent. Nothing runs until [`Agent::start`].
+    pub fn new(parts: AgentParts) -> Self {
+        let plugins = parts.registry.plugins().to_vec();
+        Agent {
+            sink: Arc::new(LogSink {
+                log: Mutex::new(parts.log),
+                plugins,
+                observers: parts.observers,
+                record_errors: Mutex::new(Vec::new()),
+            }),
+            session: Arc::new(parts.session),
+            registry: parts.registry,
+            model: parts.model,
+            system_prompt: parts.system_prompt,
+            max_steps: parts.max_steps,
+            inbox: VecDeque::new(),
+            started: false,
+            pending_session_contexts: Vec::new(),
+            session_cancel: CancellationToken::new(),
+        }
+    }
+
+    /// A copy of every event so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.sink.with_log(|log| log.events().to_vec())
+    }
+
+    /// Records that plugins tried and the log refused.
+    pub fn record_errors(&self) -> Vec<String> {
+        self.sink
+            .record_errors
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The session facts.
+    pub fn session(&self) -> &Arc<SessionInfo> {
+        &self.session
+    }
+
+    /// Cancelled when the whole session is torn down; cancels any turn.
+    pub fn session_cancel(&self) -> CancellationToken {
+        self.session_cancel.clone()
+    }
+
+    fn context(&self, turn: Option<u64>, cancel: CancellationToken, control: TurnControl) -> SeamContext {
+        SeamContext {
+            session: Arc::clone(&self.session),
+            turn,
+            cancel,
+            sink: self.sink.clone(),
+            control,
+        }
+    }
+
+    fn append(&self, body: EventBody) -> Result<Event, AgentError> {
+        Ok(self.sink.append(body)?)
+    }
+
+    /// Closes what a crash left open in a reopened log: results for calls
+    /// that never finished and the open turn (`interrupted`).
+    pub fn repair_open_turn(&self) -> Result<(), AgentError> {
+        let (open_turn, uncalled, unresolved) = self.sink.with_log(|log| {
+            (log.open_turn(), log.uncalled(), log.unresolved_calls())
+        });
+        let Some(turn) = open_turn else {
+            return Ok(());
+        };
+        for call_id in uncalled {
+            self.append(EventBody::ToolCall {
+                turn,
+                call_id: call_id.clone(),
+                execution_id: format!("exec_recovered_{call_id}"),
+                parent_execution_id: None,
+                tool: "unknown".to_owned(),
+                arguments: serde_json::Value::Object(serde_json::Map::new()),
+                original_arguments: None,
+                rewritten_by: None,
+                rewrite_conflicts: Vec::new(),
+            })?;
+        }
+        for call_id in unresolved {
+            self.append(EventBody::ToolResult {
+                turn,
+                call_id,
+                is_error: true,
+                content: "This call did not finish: the session ended before its result was recorded.".to_owned(),
+                disposition: Some("cancelled".to_owned()),
+            })?;
+        }
+        self.append(EventBody::TurnEnd {
+            turn,
+            reason: TurnEndReason::Interrupted,
+            message: Some("dsh stopped before this turn ended; closed on resume".to_owned()),
+        })?;
+        Ok(())
+    }
+
+    /// Fires the session-start seam, once, before turn 1. Listeners' contexts
+    /// reach the first model request.
+    pub async fn start(&mut self, source: SessionStartSource) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        let ctx = self.context(None, self.session_cancel.clone(), TurnControl::default());
+        for plugin in self.registry.plugins() {
+            match AssertUnwindSafe(plugin.session_start(&ctx, source))
+                .catch_unwind()
+                .await
+            {
+                Ok(contexts) => self.pending_session_contexts.extend(contexts),
+                Err(_) => tracing::error!(
+                    "session-start listener `{}` panicked; the session continues",
+                    plugin.name()
+                ),
+            }
+        }
+    }
+
+    /// Queues a send.
+    pub fn enqueue(&mut self, send: QueuedPrompt) {
+        self.inbox.push_back(send);
+    }
+
+    /// Runs every queued send, one turn each, in order.
+    pub async fn run_pending(&mut self, cancel: &CancellationToken) -> Result<Vec<TurnOutcome>, AgentError> {
+        let mut outcomes = Vec::new();
+        while let Some(send) = self.inbox.pop_front() {
+            outcomes.push(self.run_turn(send, cancel.child_token()).await?);
+        }
+        Ok(outcomes)
+    }
+
+    /// Fires the session-end seam.
+    pub async fn end(&mut self, reason: SessionEndReason) {
+        let ctx = self.context(None, CancellationToken::new(), TurnControl::default());
+        for plugin in self.registry.plugins() {
+            if AssertUnwindSafe(plugin.session_end(&ctx, reason))
+                .catch_unwind()
+                .await
+                .is_err()
+            {
+                tracing::error!("session-end listener `{}` panicked", plugin.name());
+            }
+        }
+    }
+
+    /// Runs one claimed send as one turn.
+    pub async fn run_turn(&mut self, send: QueuedPrompt, cancel: CancellationToken) -> Result<TurnOutcome, AgentError> {
+        if !self.started {
+            self.start(SessionStartSource::Startup).await;
+        }
+        let turn = self.sink.with_log(|log| log.last_turn()) + 1;
+        // The turn opens before prompt policy, so a veto is a durable,
+        // zero-step `rejected` turn.
+        self.append(EventBody::TurnStart { turn })?;
+        let control = TurnControl::default();
+        let ctx = self.context(Some(turn), cancel.clone(), control.clone());
+        let mut summary = TurnSummary {
+            turn,
+            reason: TurnEndReason::Completed,
+            prompt: send.text.clone(),
+            last_assistant_message: None,
+        };
+
+        let mut content = send.text.clone();
+        let mut prompt_contexts = Vec::new();
+        for plugin in self.registry.plugins() {
+            let input = PromptInput {
+                content: content.clone(),
+                source: send.source.clone(),
+            };
+            let decision = AssertUnwindSafe(plugin.prompt_submit(&ctx, &input))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| PromptDecision::Block {
+                    reason: format!("prompt-submit listener `{}` failed", plugin.name()),
+                });
+            match decision {
+                PromptDecision::Allow { rewrite, contexts } => {
+                    if let Some(rewrite) = rewrite {
+                        content = rewrite;
+                    }
+                    prompt_contexts.extend(contexts);
+                }
+                PromptDecision::Block { reason } => {
+                    self.append(EventBody::PromptBlocked {
+                        turn,
+                        content: send.text.clone(),
+                        source: send.source.clone(),
+                        reason: reason.clone(),
+                    })?;
+                    return self
+                        .finish(&ctx, summary, TurnEndReason::Rejected, Some(reason))
+                        .await;
+                }
+                PromptDecision::Stop { reason } => {
+                    self.append(EventBody::UserMessage {
+                        turn,
+                        content: content.clone(),
+                        source: send.source.clone(),
+                        original_content: (content != send.text).then(|| send.text.clone()),
+                    })?;
+                    return self
+                        .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
+                        .await;
+                }
+            }
+        }
+        self.append(EventBody::UserMessage {
+            turn,
+            content: content.clone(),
+            source: send.source.clone(),
+            original_content: (content != send.text).then(|| send.text.clone()),
+        })?;
+        let session_contexts = std::mem::take(&mut self.pending_session_contexts);
+        self.append_contexts(turn, session_contexts.into_iter().chain(prompt_contexts))?;
+
+        let mut steering: VecDeque<(String, String)> = VecDeque::new();
+        let mut steering_contexts: Vec<ContextEntry> = Vec::new();
+        let mut forced_continuations = 0u32;
+        let mut step = 0u64;
+        loop {
+            // Top-of-loop drain: a forced continuation's reason is recorded
+            // as steering for the next step of the same turn.
+            while let Some((content, source)) = steering.pop_front() {
+                self.append(EventBody::SteeringMessage {
+                    turn,
+                    content,
+                    source,
+                })?;
+            }
+            self.append_contexts(turn, steering_contexts.drain(..))?;
+            if cancel.is_cancelled() {
+                return self
+                    .finish(&ctx, summary, TurnEndReason::Interrupted, None)
+                    .await;
+            }
+            if step >= self.max_steps {
+                let message = format!("the turn reached its bound of {} model requests", self.max_steps);
+                return self
+                    .finish(&ctx, summary, TurnEndReason::MaxSteps, Some(message))
+                    .await;
+            }
+            step += 1;
+            let request = self.build_request(turn, step);
+            for plugin in self.registry.plugins() {
+                let _ = AssertUnwindSafe(plugin.before_model_request(&ctx, &request))
+                    .catch_unwind()
+                    .await;
+            }
+            let mut forwarder = TextForwarder(self.sink.observers.on_text.clone());
+            let result = tokio::select! {
+                result = self.model.complete(&request, &mut forwarder) => result,
+                _ = cancel.cancelled() => {
+                    return self.finish(&ctx, summary, TurnEndReason::Interrupted, None).await;
+                }
+            };
+            for plugin in self.registry.plugins() {
+                let _ = AssertUnwindSafe(plugin.after_model_request(&ctx, &request, result.as_ref()))
+                    .catch_unwind()
+                    .await;
+            }
+            let reply = match result {
+                Ok(reply) => reply,
+                Err(error) => {
+                    if !error.partial_text.is_empty() {
+                        self.append(EventBody::AssistantMessage {
+                            turn,
+                            step,
+                            content: error.partial_text.clone(),
+                            tool_calls: Vec::new(),
+                            usage: None,
+                        })?;
+                        summary.last_assistant_message = Some(error.partial_text.clone());
+                    }
+                    return self
+                        .finish(&ctx, summary, TurnEndReason::Error, Some(error.message))
+                        .await;
+                }
+            };
+            self.append(EventBody::AssistantMessage {
+                turn,
+                step,
+                content: reply.text.clone(),
+                tool_calls: reply.tool_calls.clone(),
+                usage: reply.usage,
+            })?;
+            summary.last_assistant_message = Some(reply.text.clone());
+
+            if reply.tool_calls.is_empty() {
+                if let Some(stop) = control.stop_requested() {
+                    return self
+                        .finish(&ctx, summary, TurnEndReason::Stopped, Some(stop.reason))
+                        .await;
+                }
+                let input = ContinuationInput {
+                    turn,
+                    step,
+                    last_assistant_message: reply.text.clone(),
+                    forced_continuations,
+                };
+                match self.continuation(&ctx, &input).await {
+                    ContinuationDecision::Stop => {
+                        return self
+                            .finish(&ctx, summary, TurnEndReason::Completed, None)
+                            .await;
+                    }
+                    ContinuationDecision::Halt { reason } => {
+                        return self
+                            .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
+                            .await;
+                    }
+                    ContinuationDecision::Continue {
+                        reason,
+                        source,
+                        contexts,
+                    } => {
+                        forced_continuations += 1;
+                        if let Some(reason) = reason {
+                            steering.push_back((reason, source));
+                        }
+                        steering_contexts.extend(contexts);
+                        continue;
+                    }
+                }
+            }
+
+            self.run_batch(&ctx, turn, &reply.tool_calls, &cancel, &control)
+                .await?;
+            if cancel.is_cancelled() {
+                return self
+                    .finish(&ctx, summary, TurnEndReason::Interrupted, None)
+                    .await;
+            }
+            if let Some(stop) = control.stop_requested() {
+                return self
+                    .finish(&ctx, summary, TurnEndReason::Stopped, Some(stop.reason))
+                    .await;
+            }
+        }
+    }
+
+    async fn continuation(&self, ctx: &SeamContext, input: &ContinuationInput) -> ContinuationDecision {
+        // Halt beats Continue beats Stop; among Continues the first in
+        // registration order wins.
+        let mut decided = ContinuationDecision::Stop;
+        for plugin in self.registry.plugins() {
+            let decision = AssertUnwindSafe(plugin.turn_continuation(ctx, input))
+                .catch_unwind()
+                .await
+                .unwrap_or(ContinuationDecision::Stop);
+            match decision {
+                ContinuationDecision::Stop => {}
+                ContinuationDecision::Halt { .. } => return decision,
+                ContinuationDecision::Continue { .. } => {
+                    if decided == ContinuationDecision::Stop {
+                        decided = decision;
+                    }
+                }
+            }
+        }
+        decided
+    }
+
+    /// Seals every call of the step (logging the batch of `tool/call`s),
+    /// runs them in order, appends each result, then the batch's context
+    /// FIFO after every result.
+    async fn run_batch(
+        &self,
+        ctx: &SeamContext,
+        turn: u64,
+        calls: &[ToolCall],
+        cancel: &CancellationToken,
+        control: &TurnControl,
+    ) -> Result<(), AgentError> {
+        let mut sealed = Vec::with_capacity(calls.len());
+        for call in calls {
+            let proposed = ProposedCall {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                arguments: call.arguments.clone(),
+                parent_execution_id: None,
+            };
+            let sealed_call = self.registry.seal(ctx, proposed).await;
+            let exec = &sealed_call.execution;
+            self.append(EventBody::ToolCall {
+                turn,
+                call_id: exec.call_id.clone(),
+                execution_id: exec.execution_id.clone(),
+                parent_execution_id: exec.parent_execution_id.clone(),
+                tool: exec.tool.clone(),
+                arguments: (*exec.arguments).clone(),
+                original_arguments: exec.original_arguments.as_deref().cloned(),
+                rewritten_by: exec.rewritten_by.clone(),
+                rewrite_conflicts: sealed_call.rewrite_conflicts.clone(),
+            })?;
+            sealed.push(sealed_call);
+        }
+        let mut fifo = Vec::new();
+        for sealed_call in sealed {
+            if cancel.is_cancelled() {
+                self.append(EventBody::ToolResult {
+                    turn,
+                    call_id: sealed_call.execution.call_id.clone(),
+                    is_error: true,
+                    content: "Interrupted by the user before this call ran.".to_owned(),
+                    disposition: Some("cancelled".to_owned()),
+                })?;
+                continue;
+            }
+            let result = self.registry.execute(ctx, sealed_call).await;
+            let call_id = result
+                .execution
+                .as_ref()
+                .map(|exec| exec.call_id.clone())
+                .unwrap_or_default();
+            self.append(EventBody::ToolResult {
+                turn,
+                call_id,
+                is_error: result.outcome.is_error,
+                content: result.outcome.content.clone(),
+                disposition: Some(result.outcome.disposition.as_str().to_owned()),
+            })?;
+            fifo.extend(result.contexts);
+        }
+        fifo.extend(control.take_injected());
+        self.append_contexts(turn, fifo)
+    }
+
+    fn append_contexts(&self, turn: u64, contexts: impl IntoIterator<Item = ContextEntry>) -> Result<(), AgentError> {
+        for entry in contexts {
+            self.append(EventBody::ContextMessage {
+                turn,
+                content: entry.content,
+                source: entry.source,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn build_request(&self, turn: u64, step: u64) -> ModelRequest {
+        let mut messages = vec![Message::System {
+            content: self.system_prompt.clone(),
+        }];
+        messages.extend(self.sink.with_log(|log| derive_messages(log.events())));
+        ModelRequest {
+            turn,
+            step,
+            messages,
+            tools: self.registry.specs(),
+        }
+    }
+
+    async fn finish(
+        &self,
+        ctx: &SeamContext,
+        mut summary: TurnSummary,
+        reason: TurnEndReason,
+        message: Option<String>,
+    ) -> Result<TurnOutcome, AgentError> {
+        // Injections made during execution still land before the turn closes.
+        if let Some(turn) = ctx.turn {
+            self.append_contexts(turn, ctx.control.take_injected())?;
+        }
+        self.append(EventBody::TurnEnd {
+            turn: summary.turn,
+            reason,
+            message: message.clone(),
+        })?;
+        summary.reason = reason;
+        for plugin in self.registry.plugins() {
+            let _ = AssertUnwindSafe(plugin.turn_end(ctx, &summary))
+                .catch_unwind()
+                .await;
+        }
+        Ok(TurnOutcome {
+            turn: summary.turn,
+            reason,
+            final_text: summary.last_assistant_message,
+            message,
+        })
+    }
+}

@@ -1,0 +1,183 @@
+//! The fixture transcript format (`shared/spec/contracts.md` §2).
+
+use std::path::{Path, PathBuf};
+
+use dsh_protocol::{ModelReply, ToolCall};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::ScriptStep;
+
+/// A scripted session: prompts to send and the model's replies.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fixture {
+    /// One line saying what the scenario shows.
+    #[serde(default)]
+    pub description: String,
+    /// The sends, queued in order; each is its own turn.
+    pub prompts: Vec<FixturePrompt>,
+    /// The model's replies, one per request, across the whole session.
+    pub model: Vec<FixtureStep>,
+}
+
+/// A queued send.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum FixturePrompt {
+    /// Plain text from the user.
+    Text(String),
+    /// Text with an explicit source.
+    Full(FixturePromptObject),
+}
+
+/// A queued send with its source.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixturePromptObject {
+    /// The prompt.
+    pub text: String,
+    /// Who sent it.
+    #[serde(default = "default_source")]
+    pub source: String,
+}
+
+fn default_source() -> String {
+    "user".to_owned()
+}
+
+impl FixturePrompt {
+    /// The prompt text.
+    pub fn text(&self) -> &str {
+        match self {
+            FixturePrompt::Text(text) => text,
+            FixturePrompt::Full(full) => &full.text,
+        }
+    }
+
+    /// Who sent it.
+    pub fn source(&self) -> &str {
+        match self {
+            FixturePrompt::Text(_) => "user",
+            FixturePrompt::Full(full) => &full.source,
+        }
+    }
+}
+
+/// One scripted model reply.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixtureStep {
+    /// Reply text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Tool calls.
+    #[serde(default)]
+    pub tool_calls: Option<Vec<FixtureToolCall>>,
+    /// A simulated provider failure instead of a reply.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// A scripted tool call.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixtureToolCall {
+    /// Call id; defaults to `call_N` in session order.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// dsh's native tool name.
+    pub name: String,
+    /// Arguments.
+    #[serde(default = "empty_object")]
+    pub arguments: Value,
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// Why a fixture could not be read. Messages name the file and the JSON path.
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureError {
+    /// The file could not be read.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The file is not valid JSON or does not fit the format.
+    #[error("{path}: at `{json_path}`: {message}")]
+    Invalid {
+        /// The fixture file.
+        path: PathBuf,
+        /// Where in the document (`model[2].tool_calls[0].name`).
+        json_path: String,
+        /// What is wrong (with line and column for syntax errors).
+        message: String,
+    },
+}
+
+impl Fixture {
+    /// Reads and validates a fixture file.
+    pub fn load(path: &Path) -> Result<Fixture, FixtureError> {
+        let text = fs_err::read_to_string(path)?;
+        Fixture::parse(path, &text)
+    }
+
+    /// Parses fixture text; `path` is used in errors only.
+    pub fn parse(path: &Path, text: &str) -> Result<Fixture, FixtureError> {
+        let deserializer = &mut serde_json::Deserializer::from_str(text);
+        let fixture: Fixture =
+            serde_path_to_error::deserialize(deserializer).map_err(|err| FixtureError::Invalid {
+                path: path.to_owned(),
+                json_path: err.path().to_string(),
+                message: err.inner().to_string(),
+            })?;
+        for (index, step) in fixture.model.iter().enumerate() {
+            if step.error.is_some() && (step.text.is_some() || step.tool_calls.is_some()) {
+                return Err(FixtureError::Invalid {
+                    path: path.to_owned(),
+                    json_path: format!("model[{index}]"),
+                    message: "a step with `error` cannot also have `text` or `tool_calls`".into(),
+                });
+            }
+            for (call_index, call) in step.tool_calls.iter().flatten().enumerate() {
+                if !call.arguments.is_object() {
+                    return Err(FixtureError::Invalid {
+                        path: path.to_owned(),
+                        json_path: format!("model[{index}].tool_calls[{call_index}].arguments"),
+                        message: "arguments must be a JSON object".into(),
+                    });
+                }
+            }
+        }
+        Ok(fixture)
+    }
+
+    /// The model steps as a script, with call ids defaulted to `call_1`,
+    /// `call_2`, … in session order.
+    pub fn script(&self) -> Vec<ScriptStep> {
+        let mut next_id = 0usize;
+        self.model
+            .iter()
+            .map(|step| match &step.error {
+                Some(message) => ScriptStep::Error(message.clone()),
+                None => ScriptStep::Reply(ModelReply {
+                    text: step.text.clone().unwrap_or_default(),
+                    tool_calls: step
+                        .tool_calls
+                        .iter()
+                        .flatten()
+                        .map(|call| {
+                            next_id += 1;
+                            ToolCall {
+                                id: call.id.clone().unwrap_or_else(|| format!("call_{next_id}")),
+                                name: call.name.clone(),
+                                arguments: call.arguments.clone(),
+                            }
+                        })
+                        .collect(),
+                    usage: None,
+                }),
+            })
+            .collect()
+    }
+}

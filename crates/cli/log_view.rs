@@ -1,0 +1,256 @@
+//! `dsh log FILE`: a session log rendered for people.
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use dsh_protocol::{EventBody, HookOutcomeKind};
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+struct Paint {
+    on: bool,
+}
+
+impl Paint {
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+    fn bold(&self, text: &str) -> String {
+        self.wrap("1", text)
+    }
+    fn dim(&self, text: &str) -> String {
+        self.wrap("2", text)
+    }
+    fn red(&self, text: &str) -> String {
+        self.wrap("31", text)
+    }
+    fn green(&self, text: &str) -> String {
+        self.wrap("32", text)
+    }
+    fn yellow(&self, text: &str) -> String {
+        self.wrap("33", text)
+    }
+    fn cyan(&self, text: &str) -> String {
+        self.wrap("36", text)
+    }
+}
+
+fn indent(text: &str, prefix: &str) -> String {
+    text.lines()
+        .map(|line| format!("{prefix}{line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn clip(text: &str, max_lines: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= max_lines {
+        text.trim_end().to_owned()
+    } else {
+        format!(
+            "{}\n… ({} more lines)",
+            lines[..max_lines].join("\n"),
+            lines.len() - max_lines
+        )
+    }
+}
+
+/// Renders the log at `path`.
+pub fn run(path: &Path, color: ColorChoice) -> anyhow::Result<ExitCode> {
+    let loaded = dsh_session::load(path)?;
+    let on = match color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let text = render(&loaded.events, &Paint { on });
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    if let Some(torn) = loaded.torn_tail {
+        eprintln!(
+            "dsh: warning: {}:{}: the last line is incomplete ({} bytes, left by a crash) and was not read",
+            path.display(),
+            torn.line,
+            torn.bytes
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
+    let mut out = String::new();
+    for event in events {
+        let _ = match &event.body {
+            EventBody::SessionHeader {
+                session_id,
+                cwd,
+                version,
+                notices,
+            } => {
+                let _ = writeln!(out, "{} {session_id}  {}  dsh {version}", paint.bold("session"), cwd);
+                for notice in notices {
+                    let _ = writeln!(out, "  {} {notice}", paint.yellow("notice:"));
+                }
+                Ok(())
+            }
+            EventBody::TurnStart { turn } => writeln!(out, "\n{}", paint.bold(&format!("── turn {turn} ──"))),
+            EventBody::UserMessage {
+                content,
+                source,
+                original_content,
+                ..
+            } => {
+                let _ = writeln!(out, "{} {}", paint.cyan(&format!("{source} ›")), indent(content, "  ").trim_start());
+                if let Some(original) = original_content {
+                    let _ = writeln!(out, "  {} {}", paint.dim("(rewritten from)"), original);
+                }
+                Ok(())
+            }
+            EventBody::PromptBlocked {
+                content,
+                source,
+                reason,
+                ..
+            } => writeln!(
+                out,
+                "{} {}\n{}",
+                paint.red(&format!("{source} › [blocked]")),
+                content,
+                indent(reason, "  ")
+            ),
+            EventBody::AssistantMessage {
+                content,
+                tool_calls,
+                step,
+                ..
+            } => {
+                if !content.is_empty() {
+                    let _ = writeln!(out, "{} {}", paint.green(&format!("assistant (step {step}) ›")), content);
+                }
+                for call in tool_calls {
+                    let _ = writeln!(out, "  {} {} {}", paint.bold("call"), call.name, call.arguments);
+                }
+                Ok(())
+            }
+            EventBody::ToolCall {
+                call_id,
+                tool,
+                arguments,
+                original_arguments,
+                rewritten_by,
+                ..
+            } => {
+                if let (Some(original), Some(by)) = (original_arguments, rewritten_by) {
+                    let _ = writeln!(
+                        out,
+                        "  {} {tool} [{call_id}] rewritten by {by}\n    was: {original}\n    now: {arguments}",
+                        paint.yellow("rewrite")
+                    );
+                }
+                Ok(())
+            }
+            EventBody::ToolResult {
+                call_id,
+                is_error,
+                content,
+                disposition,
+                ..
+            } => {
+                let label = if *is_error {
+                    paint.red(&format!("  error [{call_id}]"))
+                } else {
+                    paint.dim(&format!("  result [{call_id}]"))
+                };
+                let extra = match disposition.as_deref() {
+                    Some("executed") | None => String::new(),
+                    Some(other) => format!(" ({other})"),
+                };
+                writeln!(out, "{label}{extra}\n{}", indent(&clip(content, 8), "    "))
+            }
+            EventBody::ContextMessage { content, source, .. } => writeln!(
+                out,
+                "  {} {}",
+                paint.dim(&format!("context from {source}:")),
+                indent(&clip(content, 6), "    ").trim_start()
+            ),
+            EventBody::SteeringMessage { content, source, .. } => writeln!(
+                out,
+                "  {} {}",
+                paint.yellow(&format!("steering from {source}:")),
+                content
+            ),
+            EventBody::TurnEnd { turn, reason, message } => {
+                let text = format!("── turn {turn} ended: {}", reason.as_str());
+                let text = match reason {
+                    dsh_protocol::TurnEndReason::Completed => paint.bold(&text),
+                    _ => paint.red(&text),
+                };
+                match message {
+                    Some(message) => writeln!(out, "{text} — {message}"),
+                    None => writeln!(out, "{text}"),
+                }
+            }
+            EventBody::HookInvoked {
+                dialect,
+                event: hook_event,
+                command,
+                invocation_id,
+                ..
+            } => writeln!(
+                out,
+                "  {} {} {hook_event} `{command}` [{}]",
+                paint.dim("hook"),
+                dialect.as_str(),
+                short(invocation_id)
+            ),
+            EventBody::HookResult {
+                invocation_id,
+                outcome,
+                exit_code,
+                duration_ms,
+                decision,
+                stderr,
+                ..
+            } => {
+                let how = match outcome {
+                    HookOutcomeKind::Exited => format!("exit {}", exit_code.unwrap_or(-1)),
+                    HookOutcomeKind::Signaled => "killed by a signal".to_owned(),
+                    HookOutcomeKind::TimedOut => "timed out".to_owned(),
+                    HookOutcomeKind::Cancelled => "cancelled".to_owned(),
+                    HookOutcomeKind::SpawnFailed => "failed to start".to_owned(),
+                    HookOutcomeKind::Detached => "running in the background".to_owned(),
+                };
+                let _ = writeln!(
+                    out,
+                    "  {} [{}] {how} in {duration_ms} ms → {decision}",
+                    paint.dim("hook result"),
+                    short(invocation_id)
+                );
+                if !stderr.trim().is_empty() {
+                    let _ = writeln!(out, "{}", indent(&clip(stderr, 4), "    stderr: "));
+                }
+                Ok(())
+            }
+        };
+    }
+    out
+}
+
+fn short(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
+}

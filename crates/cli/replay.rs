@@ -1,0 +1,127 @@
+//! `dsh replay FIXTURE`: a scripted session through the real loop.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context as _;
+use dsh_agent::{Fixture, Observers, QueuedPrompt, ScriptedModel};
+use dsh_seams::{CancellationToken, NoticeLevel, SessionEndReason, SessionStartSource};
+use dsh_session::{SessionLog, encode};
+
+use crate::wiring::{self, HookSources, NewSession};
+
+pub struct ReplayArgs {
+    pub fixture: PathBuf,
+    pub out: Option<PathBuf>,
+    pub requests_out: Option<PathBuf>,
+    pub session_id: Option<String>,
+    pub settings: Vec<PathBuf>,
+    pub max_steps: u64,
+}
+
+pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let fixture = Fixture::load(&args.fixture)?;
+    let cwd = wiring::current_dir()?;
+    let hooks = wiring::load_hooks(&HookSources::from_env(cwd.clone(), args.settings.clone()))?;
+    for notice in &hooks.notices {
+        eprintln!("dsh: {notice}");
+    }
+    let session_id = args
+        .session_id
+        .clone()
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let header = wiring::header(&session_id, &cwd, hooks.notices.clone());
+
+    // Without --out the log streams to stdout as events are appended, so
+    // what was acknowledged is out even if the run dies.
+    let stdout_lines: Option<Arc<Mutex<std::io::Stdout>>> = match &args.out {
+        Some(_) => None,
+        None => Some(Arc::new(Mutex::new(std::io::stdout()))),
+    };
+    let log = match &args.out {
+        Some(path) => {
+            if path.exists() {
+                fs_err::remove_file(path)?;
+            }
+            SessionLog::create(path, header)
+                .with_context(|| format!("cannot create the session log {}", path.display()))?
+        }
+        None => SessionLog::in_memory(header)?,
+    };
+    if let Some(stdout) = &stdout_lines {
+        for event in log.events() {
+            write_line(stdout, &encode(event)?);
+        }
+    }
+    let on_event: Option<Arc<dyn Fn(&dsh_protocol::Event) + Send + Sync>> =
+        stdout_lines.clone().map(|stdout| {
+            Arc::new(move |event: &dsh_protocol::Event| {
+                if let Ok(line) = encode(event) {
+                    write_line(&stdout, &line);
+                }
+            }) as Arc<dyn Fn(&dsh_protocol::Event) + Send + Sync>
+        });
+    let observers = Observers {
+        on_event,
+        on_notice: Some(Arc::new(|notice| {
+            let level = match notice.level {
+                NoticeLevel::Info => "",
+                NoticeLevel::Warning => "warning: ",
+            };
+            eprintln!("dsh: {level}[{}] {}", notice.source, notice.text);
+        })),
+        on_text: None,
+    };
+    let label = args.fixture.display().to_string();
+    let model = Arc::new(ScriptedModel::new(label, fixture.script()));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let requests = runtime.block_on(async {
+        let mut agent = wiring::agent(NewSession {
+            session_id,
+            cwd,
+            log,
+            hooks,
+            model: model.clone(),
+            interactive: false,
+            max_steps: args.max_steps,
+            observers,
+        })?;
+        agent.start(SessionStartSource::Startup).await;
+        for prompt in &fixture.prompts {
+            agent.enqueue(QueuedPrompt {
+                text: prompt.text().to_owned(),
+                source: prompt.source().to_owned(),
+            });
+        }
+        let cancel = CancellationToken::new();
+        let outcomes = agent.run_pending(&cancel).await?;
+        agent.end(SessionEndReason::Other).await;
+        for outcome in &outcomes {
+            if let Some(message) = &outcome.message {
+                eprintln!("dsh: turn {} ended {}: {message}", outcome.turn, outcome.reason.as_str());
+            }
+        }
+        anyhow::Ok(model.requests())
+    })?;
+    if let Some(path) = &args.requests_out {
+        let mut text = String::new();
+        for request in &requests {
+            text.push_str(&serde_json::to_string(request)?);
+            text.push('\n');
+        }
+        fs_err::write(path, text)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_line(stdout: &Mutex<std::io::Stdout>, line: &str) {
+    let stdout = stdout.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut lock = stdout.lock();
+    let _ = writeln!(lock, "{line}");
+    let _ = lock.flush();
+}

@@ -1,0 +1,769 @@
+//! `bash`: runs a shell command.
+//!
+//! # Process and signal policy
+//!
+//! The command runs as `sh -c COMMAND` in the session cwd, with dsh's
+//! environment plus [`ToolContext::env`], stdin connected to `/dev/null`, and
+//! **in its own process group** (`process_group(0)`, so the group id is the
+//! shell's pid). A Ctrl-C delivered to dsh's terminal group therefore does not
+//! reach the command directly; dsh decides what happens to it:
+//!
+//! - **Timeout** (argument `timeout`, ms, default 120 000, at most 600 000):
+//!   SIGTERM to the whole group, up to [`KILL_GRACE`] for the shell to exit,
+//!   then SIGKILL to the group regardless (a grandchild that ignores SIGTERM
+//!   does not survive), then the shell is reaped.
+//! - **Cancellation** ([`ToolContext::cancel`]): the same sequence, and the
+//!   value says `interrupted: true`.
+//! - **The future is dropped** mid-run (the caller gave up): a guard sends
+//!   SIGKILL to the group, and tokio's `kill_on_drop` reaps the shell.
+//! - **Normal exit**: background processes the command started are left
+//!   alone (starting a server with `cmd > log 2>&1 &` is legitimate). If one
+//!   of them still holds our stdout/stderr, we stop reading after
+//!   [`POST_EXIT_DRAIN`] and return what we have rather than waiting for it.
+//!
+//! stdout and stderr are read concurrently (a sequential read deadlocks on a
+//! full pipe) and bounded: the first [`HEAD_BYTES`] and last [`TAIL_BYTES`]
+//! bytes of each stream are kept, the rest is drained and counted, and a
+//! marker in the middle says how much was left out.
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use dsh_protocol::ToolSpec;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Child;
+use tokio::task::JoinHandle;
+
+use super::{parse_args, parse_value, spec, to_value};
+use crate::{Rendered, Tool, ToolContext, ToolError};
+
+const NAME: &str = "bash";
+
+/// Default timeout in milliseconds.
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+/// Largest accepted timeout in milliseconds; larger values are clamped.
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+/// Bytes kept from the start of each stream.
+pub const HEAD_BYTES: usize = 20_000;
+/// Bytes kept from the end of each stream.
+pub const TAIL_BYTES: usize = 10_000;
+/// How long the group gets between SIGTERM and SIGKILL.
+pub const KILL_GRACE: Duration = Duration::from_millis(1_000);
+/// How long we keep reading after the shell exited, for output still in
+/// flight; a background process holding the pipe does not hold the call.
+pub const POST_EXIT_DRAIN: Duration = Duration::from_millis(2_000);
+
+/// The `bash` tool.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BashTool;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Args {
+    command: String,
+    #[serde(default)]
+    #[allow(dead_code)] // for the model and for hooks; not used to run
+    description: Option<String>,
+    #[serde(default)]
+    timeout: Option<u64>,
+}
+
+/// The canonical value of a `bash` call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BashOutput {
+    /// Captured stdout (bounded), trailing newlines trimmed.
+    pub stdout: String,
+    /// Captured stderr (bounded), trailing newlines trimmed. On timeout it
+    /// ends with a line naming the timeout.
+    pub stderr: String,
+    /// The shell's exit code; `null` when it was killed by a signal.
+    pub exit_code: Option<i32>,
+    /// The call was cancelled and the command killed.
+    pub interrupted: bool,
+    /// The command ran past its timeout and was killed.
+    pub timed_out: bool,
+}
+
+#[async_trait]
+impl Tool for BashTool {
+    fn spec(&self) -> ToolSpec {
+        spec(
+            NAME,
+            "Runs a shell command with `sh -c` in the session's working directory and returns \
+             its stdout and stderr. Output is truncated in the middle when very long. A \
+             non-zero exit code is reported as an error.",
+            json!({
+                "command": {"type": "string", "description": "The command to run."},
+                "description": {
+                    "type": "string",
+                    "description": "A short description of what the command does."
+                },
+                "timeout": {
+                    "type": "integer",
+                    "description": "Timeout in milliseconds (default 120000, max 600000)."
+                }
+            }),
+            &["command"],
+        )
+    }
+
+    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
+        let args: Args = parse_args(NAME, arguments)?;
+        let timeout_ms = match args.timeout {
+            None => DEFAULT_TIMEOUT_MS,
+            Some(0) => return Err(ToolError(format!("{NAME}: timeout must be positive"))),
+            Some(ms) => ms.min(MAX_TIMEOUT_MS),
+        };
+        let output = run_command(ctx, &args.command, Duration::from_millis(timeout_ms)).await?;
+        to_value(NAME, &output)
+    }
+
+    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
+        let output: BashOutput = parse_value(NAME, value)?;
+        Ok(render_output(&output))
+    }
+}
+
+fn render_output(output: &BashOutput) -> Rendered {
+    let joined = [output.stdout.as_str(), output.stderr.as_str()]
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let with_heading = |heading: &str| {
+        if joined.is_empty() {
+            heading.to_owned()
+        } else {
+            format!("{heading}\n{joined}")
+        }
+    };
+    if output.interrupted {
+        return Rendered {
+            content: with_heading("Command was interrupted"),
+            is_error: true,
+        };
+    }
+    if output.timed_out {
+        // The run puts "Command timed out after N ms" at the end of stderr;
+        // a hook-supplied value may not, so say it here in that case.
+        let content = if joined.contains("timed out") {
+            joined
+        } else {
+            with_heading("Command timed out")
+        };
+        return Rendered {
+            content,
+            is_error: true,
+        };
+    }
+    match output.exit_code {
+        Some(0) => Rendered {
+            content: if joined.is_empty() {
+                "(Bash completed with no output)".to_owned()
+            } else {
+                joined
+            },
+            is_error: false,
+        },
+        Some(code) => Rendered {
+            content: with_heading(&format!("Exit code {code}")),
+            is_error: true,
+        },
+        None => Rendered {
+            content: with_heading("Command was terminated by a signal"),
+            is_error: true,
+        },
+    }
+}
+
+/// How the wait for the shell ended.
+enum Ending {
+    Exited(std::process::ExitStatus),
+    TimedOut,
+    Cancelled,
+}
+
+async fn run_command(
+    ctx: &ToolContext,
+    command: &str,
+    timeout: Duration,
+) -> Result<BashOutput, ToolError> {
+    if ctx.cancel.is_cancelled() {
+        return Ok(BashOutput {
+            stdout: String::new(),
+            stderr: String::new(),
+            exit_code: None,
+            interrupted: true,
+            timed_out: false,
+        });
+    }
+    let mut cmd = tokio::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(&ctx.cwd)
+        .envs(ctx.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().map_err(|err| {
+        ToolError(format!(
+            "{NAME}: could not start `sh` in {}: {err}",
+            ctx.cwd.display()
+        ))
+    })?;
+    let pgid = child
+        .id()
+        .and_then(|pid| i32::try_from(pid).ok())
+        .ok_or_else(|| ToolError(format!("{NAME}: started shell has no pid")))?;
+    let mut guard = GroupGuard { pgid, armed: true };
+
+    let stdout = Capture::shared();
+    let stderr = Capture::shared();
+    let stdout_reader = spawn_reader(child.stdout.take(), Arc::clone(&stdout));
+    let stderr_reader = spawn_reader(child.stderr.take(), Arc::clone(&stderr));
+
+    let ending = tokio::select! {
+        status = child.wait() => match status {
+            Ok(status) => Ending::Exited(status),
+            Err(err) => {
+                return Err(ToolError(format!("{NAME}: waiting for the shell failed: {err}")));
+            }
+        },
+        () = tokio::time::sleep(timeout) => Ending::TimedOut,
+        () = ctx.cancel.cancelled() => Ending::Cancelled,
+    };
+
+    let status = match ending {
+        Ending::Exited(status) => Some(status),
+        Ending::TimedOut | Ending::Cancelled => terminate_group(&mut child, pgid).await,
+    };
+    // The shell is reaped now; the group is either dead or holds only
+    // background processes we deliberately leave running.
+    guard.armed = false;
+
+    finish_reader(stdout_reader).await;
+    finish_reader(stderr_reader).await;
+
+    let mut stdout = take_text(&stdout);
+    let mut stderr = take_text(&stderr);
+    trim_trailing_newlines(&mut stdout);
+    trim_trailing_newlines(&mut stderr);
+
+    let timed_out = matches!(ending, Ending::TimedOut);
+    let interrupted = matches!(ending, Ending::Cancelled);
+    if timed_out {
+        if !stderr.is_empty() {
+            stderr.push('\n');
+        }
+        stderr.push_str(&format!("Command timed out after {} ms", timeout.as_millis()));
+    }
+    let exit_code = match ending {
+        Ending::Exited(_) => status.and_then(|s| s.code()),
+        // Whatever the shell returned while being killed is not its answer.
+        Ending::TimedOut | Ending::Cancelled => None,
+    };
+    tracing::debug!(pgid, ?exit_code, timed_out, interrupted, "bash command finished");
+    Ok(BashOutput {
+        stdout,
+        stderr,
+        exit_code,
+        interrupted,
+        timed_out,
+    })
+}
+
+/// SIGTERM to the group, a grace period, SIGKILL to the group, reap.
+async fn terminate_group(child: &mut Child, pgid: i32) -> Option<std::process::ExitStatus> {
+    signal_group(pgid, libc::SIGTERM);
+    let graceful = tokio::time::timeout(KILL_GRACE, child.wait()).await;
+    // Always: grandchildren that ignored SIGTERM must not outlive the call.
+    // mutated
+    match graceful {
+        Ok(Ok(status)) => Some(status),
+        Ok(Err(err)) => {
+            tracing::warn!(pgid, %err, "waiting for the shell failed");
+            None
+        }
+        Err(_) => match child.wait().await {
+            Ok(status) => Some(status),
+            Err(err) => {
+                tracing::warn!(pgid, %err, "reaping the killed shell failed");
+                None
+            }
+        },
+    }
+}
+
+fn signal_group(pgid: i32, signal: i32) {
+    // SAFETY: killpg has no memory-safety preconditions; the group id is the
+    // pid of our own not-yet-reaped (or just reaped) child, so it cannot
+    // name an unrelated group.
+    let rc = unsafe { libc::killpg(pgid, signal) };
+    if rc != 0 {
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::ESRCH) {
+            tracing::warn!(pgid, signal, %err, "signalling the process group failed");
+        }
+    }
+}
+
+/// Kills the group if the run future is dropped before the shell was reaped.
+struct GroupGuard {
+    pgid: i32,
+    armed: bool,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            signal_group(self.pgid, libc::SIGKILL);
+        }
+    }
+}
+
+/// A bounded capture of one stream: head, tail, and a count of what was
+/// dropped in between.
+#[derive(Debug, Default)]
+struct Capture {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    total: usize,
+}
+
+impl Capture {
+    fn shared() -> Arc<Mutex<Capture>> {
+        Arc::default()
+    }
+
+    fn push(&mut self, mut bytes: &[u8]) {
+        self.total = self.total.saturating_add(bytes.len());
+        let head_room = HEAD_BYTES.saturating_sub(self.head.len());
+        let into_head = head_room.min(bytes.len());
+        self.head.extend_from_slice(&bytes[..into_head]);
+        bytes = &bytes[into_head..];
+        if bytes.len() >= TAIL_BYTES {
+            self.tail.clear();
+            self.tail.extend(&bytes[bytes.len() - TAIL_BYTES..]);
+        } else {
+            let overflow = (self.tail.len() + bytes.len()).saturating_sub(TAIL_BYTES);
+            self.tail.drain(..overflow);
+            self.tail.extend(bytes);
+        }
+    }
+
+    fn text(&self) -> String {
+        let kept = self.head.len() + self.tail.len();
+        let omitted = self.total.saturating_sub(kept);
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        if omitted == 0 {
+            let mut all = self.head.clone();
+            all.extend_from_slice(&tail);
+            return String::from_utf8_lossy(&all).into_owned();
+        }
+        let head = utf8_prefix(&self.head);
+        let tail = utf8_suffix(&tail);
+        format!(
+            "{}\n\n... [{omitted} bytes of output omitted] ...\n\n{}",
+            String::from_utf8_lossy(head),
+            String::from_utf8_lossy(tail)
+        )
+    }
+}
+
+/// The bytes up to the last complete UTF-8 character (a cut may split one).
+fn utf8_prefix(bytes: &[u8]) -> &[u8] {
+    match std::str::from_utf8(bytes) {
+        Err(err) if err.error_len().is_none() => &bytes[..err.valid_up_to()],
+        _ => bytes,
+    }
+}
+
+/// The bytes from the first UTF-8 character start (skips continuation bytes).
+fn utf8_suffix(bytes: &[u8]) -> &[u8] {
+    let skip = bytes
+        .iter()
+        .take(3)
+        .take_while(|b| (**b & 0b1100_0000) == 0b1000_0000)
+        .count();
+    &bytes[skip..]
+}
+
+fn spawn_reader<R>(stream: Option<R>, capture: Arc<Mutex<Capture>>) -> Option<JoinHandle<()>>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+{
+    let mut stream = stream?;
+    Some(tokio::spawn(async move {
+        let mut buf = vec![0u8; 8 * 1024];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) => break,
+                Ok(n) => capture
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(&buf[..n]),
+                Err(err) => {
+                    tracing::debug!(%err, "reading command output failed");
+                    break;
+                }
+            }
+        }
+    }))
+}
+
+/// Waits a bounded time for a reader to reach EOF, then abandons it (what it
+/// captured so far stays in the shared capture).
+async fn finish_reader(reader: Option<JoinHandle<()>>) {
+    let Some(mut reader) = reader else { return };
+    if tokio::time::timeout(POST_EXIT_DRAIN, &mut reader)
+        .await
+        .is_err()
+    {
+        tracing::debug!("output pipe still open after the shell exited; not waiting for it");
+        reader.abort();
+    }
+}
+
+fn take_text(capture: &Mutex<Capture>) -> String {
+    capture.lock().unwrap_or_else(PoisonError::into_inner).text()
+}
+
+fn trim_trailing_newlines(text: &mut String) {
+    let trimmed = text.trim_end_matches(['\n', '\r']).len();
+    text.truncate(trimmed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+    use tokio_util::sync::CancellationToken;
+
+    fn ctx(dir: &std::path::Path) -> ToolContext {
+        ToolContext::new(dir, CancellationToken::new())
+    }
+
+    async fn run(ctx: &ToolContext, args: Value) -> BashOutput {
+        let value = BashTool.run(ctx, &args).await.unwrap();
+        serde_json::from_value(value).unwrap()
+    }
+
+    /// Live (non-zombie) processes whose process group is `pgid`.
+    fn live_members(pgid: i32) -> Vec<String> {
+        let mut live = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            let Some(after_comm) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+                continue;
+            };
+            let fields: Vec<&str> = after_comm.split_whitespace().collect();
+            // state ppid pgrp ...
+            if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
+                live.push(stat);
+            }
+        }
+        live
+    }
+
+    fn read_pgid(path: &std::path::Path) -> i32 {
+        std::fs::read_to_string(path).unwrap().trim().parse().unwrap()
+    }
+
+    #[tokio::test]
+    async fn success_renders_stdout_then_stderr() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run(&ctx(dir.path()), json!({"command": "echo hi; echo warn >&2"})).await;
+        assert_eq!(
+            out,
+            BashOutput {
+                stdout: "hi".into(),
+                stderr: "warn".into(),
+                exit_code: Some(0),
+                interrupted: false,
+                timed_out: false,
+            }
+        );
+        let rendered = BashTool.render(&serde_json::to_value(&out).unwrap()).unwrap();
+        assert_eq!(rendered.content, "hi\nwarn");
+        assert!(!rendered.is_error);
+    }
+
+    #[tokio::test]
+    async fn empty_output_has_a_placeholder() {
+        let dir = tempfile::tempdir().unwrap();
+        let value = BashTool
+            .run(&ctx(dir.path()), &json!({"command": "true"}))
+            .await
+            .unwrap();
+        let rendered = BashTool.render(&value).unwrap();
+        assert_eq!(rendered.content, "(Bash completed with no output)");
+        assert!(!rendered.is_error);
+    }
+
+    #[tokio::test]
+    async fn non_zero_exit_is_an_error_with_the_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let value = BashTool
+            .run(&ctx(dir.path()), &json!({"command": "echo oops >&2; exit 3"}))
+            .await
+            .unwrap();
+        assert_eq!(value["exit_code"], 3);
+        assert_eq!(value["stderr"], "oops");
+        let rendered = BashTool.render(&value).unwrap();
+        assert_eq!(
+            rendered,
+            Rendered {
+                content: "Exit code 3\noops".into(),
+                is_error: true
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn cwd_and_env_are_applied() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut context = ctx(dir.path());
+        context.env.push(("DSH_TEST_VAR".into(), "from ctx".into()));
+        let out = run(&context, json!({"command": "pwd; echo \"$DSH_TEST_VAR\"; echo \"$PATH\" | grep -c /"})).await;
+        let lines: Vec<&str> = out.stdout.lines().collect();
+        let expected_cwd = dir.path().canonicalize().unwrap();
+        assert_eq!(
+            std::path::Path::new(lines[0]).canonicalize().unwrap(),
+            expected_cwd
+        );
+        assert_eq!(lines[1], "from ctx");
+        // dsh's own environment is inherited too.
+        assert_eq!(lines[2], "1");
+    }
+
+    #[tokio::test]
+    async fn stdin_is_null() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = Instant::now();
+        let out = run(&ctx(dir.path()), json!({"command": "cat; echo done"})).await;
+        assert_eq!(out.stdout, "done");
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[tokio::test]
+    async fn large_output_is_bounded_and_marked() {
+        let dir = tempfile::tempdir().unwrap();
+        // 2 MB on stdout and 1 MB on stderr, concurrently: neither pipe may
+        // block the other.
+        let out = run(
+            &ctx(dir.path()),
+            json!({"command": "head -c 2000000 /dev/zero | tr '\\0' a; head -c 1000000 /dev/zero | tr '\\0' b >&2; echo; echo END"}),
+        )
+        .await;
+        assert_eq!(out.exit_code, Some(0));
+        assert!(out.stdout.len() < HEAD_BYTES + TAIL_BYTES + 200, "{}", out.stdout.len());
+        assert!(out.stdout.starts_with("aaaa"));
+        assert!(out.stdout.ends_with("aaaa\nEND"));
+        assert!(out.stdout.contains("bytes of output omitted"));
+        assert!(out.stderr.len() < HEAD_BYTES + TAIL_BYTES + 200);
+        assert!(out.stderr.contains("bytes of output omitted"));
+    }
+
+    #[test]
+    fn capture_keeps_head_and_tail_exactly() {
+        let mut capture = Capture::default();
+        let data: Vec<u8> = (0..100_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        for chunk in data.chunks(777) {
+            capture.push(chunk);
+        }
+        let text = capture.text();
+        let omitted = data.len() - HEAD_BYTES - TAIL_BYTES;
+        let expected = format!(
+            "{}\n\n... [{omitted} bytes of output omitted] ...\n\n{}",
+            String::from_utf8_lossy(&data[..HEAD_BYTES]),
+            String::from_utf8_lossy(&data[data.len() - TAIL_BYTES..])
+        );
+        assert_eq!(text, expected);
+
+        let mut small = Capture::default();
+        small.push(b"hello ");
+        small.push(b"world");
+        assert_eq!(small.text(), "hello world");
+    }
+
+    #[test]
+    fn utf8_cuts_do_not_split_characters() {
+        let s = "é".repeat(10);
+        let bytes = s.as_bytes();
+        assert_eq!(utf8_prefix(&bytes[..5]), "éé".as_bytes());
+        assert_eq!(utf8_suffix(&bytes[1..]), "é".repeat(9).as_bytes());
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pgid");
+        let command = format!(
+            "echo $$ > '{}'; echo started; sleep 100 & sleep 100",
+            pid_file.display()
+        );
+        let started = Instant::now();
+        let value = BashTool
+            .run(
+                &ctx(dir.path()),
+                &json!({"command": command, "timeout": 500}),
+            )
+            .await
+            .unwrap();
+        let elapsed = started.elapsed();
+        assert!(elapsed < Duration::from_millis(500) + Duration::from_secs(4), "{elapsed:?}");
+        let out: BashOutput = serde_json::from_value(value.clone()).unwrap();
+        assert!(out.timed_out);
+        assert!(!out.interrupted);
+        assert_eq!(out.exit_code, None);
+        assert_eq!(out.stdout, "started");
+        assert_eq!(out.stderr, "Command timed out after 500 ms");
+        let pgid = read_pgid(&pid_file);
+        assert_eq!(live_members(pgid), Vec::<String>::new());
+
+        let rendered = BashTool.render(&value).unwrap();
+        assert!(rendered.is_error);
+        assert_eq!(rendered.content, "started\nCommand timed out after 500 ms");
+    }
+
+    #[tokio::test]
+    async fn timeout_escalates_to_sigkill_for_term_ignoring_processes() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pgid");
+        let command = format!(
+            "echo $$ > '{}'; trap '' TERM; sh -c 'trap \"\" TERM; sleep 100' & sleep 100",
+            pid_file.display()
+        );
+        let started = Instant::now();
+        let out = run(&ctx(dir.path()), json!({"command": command, "timeout": 300})).await;
+        assert!(out.timed_out);
+        assert!(started.elapsed() < Duration::from_secs(6), "{:?}", started.elapsed());
+        assert_eq!(live_members(read_pgid(&pid_file)), Vec::<String>::new());
+    }
+
+    #[tokio::test]
+    async fn cancellation_kills_promptly_and_reports_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pgid");
+        let context = ctx(dir.path());
+        let cancel = context.cancel.clone();
+        let command = format!("echo $$ > '{}'; sleep 100", pid_file.display());
+        let canceller = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            cancel.cancel();
+        });
+        let started = Instant::now();
+        let value = BashTool
+            .run(&context, &json!({"command": command}))
+            .await
+            .unwrap();
+        canceller.await.unwrap();
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        let out: BashOutput = serde_json::from_value(value.clone()).unwrap();
+        assert!(out.interrupted);
+        assert!(!out.timed_out);
+        assert_eq!(live_members(read_pgid(&pid_file)), Vec::<String>::new());
+        let rendered = BashTool.render(&value).unwrap();
+        assert!(rendered.is_error);
+        assert!(rendered.content.starts_with("Command was interrupted"));
+    }
+
+    #[tokio::test]
+    async fn already_cancelled_does_not_start_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        let context = ctx(dir.path());
+        context.cancel.cancel();
+        let marker = dir.path().join("ran");
+        let out = run(
+            &context,
+            json!({"command": format!("touch '{}'", marker.display())}),
+        )
+        .await;
+        assert!(out.interrupted);
+        assert!(!marker.exists());
+    }
+
+    #[tokio::test]
+    async fn dropping_the_future_kills_the_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pgid");
+        let context = ctx(dir.path());
+        let command = format!("echo $$ > '{}'; sleep 100 & sleep 100", pid_file.display());
+        let args = json!({"command": command});
+        let run = BashTool.run(&context, &args);
+        let gave_up = tokio::time::timeout(Duration::from_millis(500), run).await;
+        assert!(gave_up.is_err());
+        let pgid = read_pgid(&pid_file);
+        // SIGKILL is asynchronous; give the kernel a moment.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !live_members(pgid).is_empty() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(live_members(pgid), Vec::<String>::new());
+    }
+
+    #[tokio::test]
+    async fn background_process_holding_the_pipe_does_not_hold_the_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pgid");
+        let command = format!("echo $$ > '{}'; sleep 30 & echo quick", pid_file.display());
+        let started = Instant::now();
+        let out = run(&ctx(dir.path()), json!({"command": command})).await;
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(out.stdout, "quick");
+        assert_eq!(out.exit_code, Some(0));
+        // Clean up the background sleep this test deliberately left running.
+        signal_group(read_pgid(&pid_file), libc::SIGKILL);
+    }
+
+    #[tokio::test]
+    async fn zero_timeout_is_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = BashTool
+            .run(&ctx(dir.path()), &json!({"command": "true", "timeout": 0}))
+            .await
+            .unwrap_err();
+        assert!(err.0.contains("timeout"));
+    }
+
+    #[test]
+    fn render_rejects_invalid_values() {
+        for bad in [
+            json!({"stdout": "x"}),
+            json!({"stdout": 1, "stderr": "", "exit_code": 0, "interrupted": false, "timed_out": false}),
+            json!({"stdout": "", "stderr": "", "exit_code": "0", "interrupted": false, "timed_out": false}),
+            json!({"stdout": "", "stderr": "", "exit_code": 0, "interrupted": false, "timed_out": false, "extra": 1}),
+        ] {
+            assert!(BashTool.render(&bad).is_err(), "accepted {bad}");
+        }
+    }
+
+    #[test]
+    fn render_of_hook_supplied_values() {
+        let timed_out = json!({"stdout": "", "stderr": "", "exit_code": null, "interrupted": false, "timed_out": true});
+        assert_eq!(
+            BashTool.render(&timed_out).unwrap(),
+            Rendered {
+                content: "Command timed out".into(),
+                is_error: true
+            }
+        );
+        let signalled = json!({"stdout": "partial", "stderr": "", "exit_code": null, "interrupted": false, "timed_out": false});
+        assert_eq!(
+            BashTool.render(&signalled).unwrap().content,
+            "Command was terminated by a signal\npartial"
+        );
+        let only_stderr = json!({"stdout": "", "stderr": "note", "exit_code": 0, "interrupted": false, "timed_out": false});
+        assert_eq!(BashTool.render(&only_stderr).unwrap().content, "note");
+    }
+}

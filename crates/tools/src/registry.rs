@@ -1,0 +1,584 @@
+//! The tool registry and the five-phase pipeline.
+//!
+//! `seal` (validate → input-rewrite seam → re-validate → freeze identity)
+//! happens for every call of a step before any of them runs, so the agent
+//! can log the whole batch of `tool/call`s first. `execute` then runs one
+//! sealed call through `pre-execute → guards → execute wrappers → dispatch →
+//! post-execute → finalize_content → result`. Every failure — an unknown
+//! tool, invalid arguments, a tool or listener that errors or panics, an
+//! invalid replacement value — becomes an `is_error` outcome; nothing
+//! escapes to the turn.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use dsh_protocol::ToolSpec;
+use dsh_seams::{
+    ApprovalDecision, ApprovalResponse, CancellationToken, ContextEntry, DenialKind, Disposition,
+    GuardVerdict, InputRewrite, Next, Plugin, PostToolAction, PreToolDecision, ProposedCall,
+    SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
+};
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::{Tool, ToolContext, schema};
+
+/// Asks a person to approve a call (interactive mode). Headless sessions
+/// have none, and an `ask` then becomes a denial.
+#[async_trait]
+pub trait ApprovalService: Send + Sync {
+    /// Shows the call and the reason; returns what the user answered.
+    async fn request(&self, exec: &ToolExecution, reason: Option<&str>) -> ApprovalResponse;
+}
+
+/// The model-facing text of an `ask` that nobody could answer.
+pub const NO_APPROVAL_TEXT: &str =
+    "This call needs approval, and no one was available to approve it.";
+
+/// A call after sealing: ready to run, or already resolved (unknown tool,
+/// invalid arguments) with the outcome that replaces every later phase.
+#[derive(Debug, Clone)]
+pub struct SealedCall {
+    /// The frozen identity (always present: even a rejected call is logged).
+    pub execution: ToolExecution,
+    /// Rewrites of this call that lost to the winning one.
+    pub rewrite_conflicts: Vec<String>,
+    rejected: Option<ToolOutcome>,
+}
+
+impl SealedCall {
+    /// The outcome when the call was resolved at sealing time.
+    pub fn rejection(&self) -> Option<&ToolOutcome> {
+        self.rejected.as_ref()
+    }
+}
+
+/// The tools on offer and the plugins on the seams, in registration order.
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+    plugins: Vec<Arc<dyn Plugin>>,
+    approval: Option<Arc<dyn ApprovalService>>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .field("plugins", &self.plugins.iter().map(|p| p.name().to_owned()).collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+fn panic_text(payload: &(dyn Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        ToolRegistry::default()
+    }
+
+    /// Registers a tool (a later tool with the same name replaces an earlier one).
+    pub fn register_tool(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.insert(tool.spec().name, tool);
+    }
+
+    /// Registers a plugin; plugins run in registration order.
+    pub fn register_plugin(&mut self, plugin: Arc<dyn Plugin>) {
+        self.plugins.push(plugin);
+    }
+
+    /// Sets the approval service (interactive mode).
+    pub fn set_approval(&mut self, approval: Arc<dyn ApprovalService>) {
+        self.approval = Some(approval);
+    }
+
+    /// The plugins, in order.
+    pub fn plugins(&self) -> &[Arc<dyn Plugin>] {
+        &self.plugins
+    }
+
+    /// The tools on offer, sorted by name.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.values().map(|tool| tool.spec()).collect()
+    }
+
+    /// Validates a proposed call, runs the input-rewrite seam, re-validates a
+    /// rewrite, and freezes the call's identity.
+    pub async fn seal(&self, ctx: &SeamContext, call: ProposedCall) -> SealedCall {
+        let execution_id = format!("exec_{}", uuid::Uuid::new_v4().simple());
+        let mut execution = ToolExecution {
+            execution_id,
+            call_id: call.call_id.clone(),
+            tool: call.tool.clone(),
+            arguments: Arc::new(call.arguments.clone()),
+            original_arguments: None,
+            rewritten_by: None,
+            parent_execution_id: call.parent_execution_id.clone(),
+        };
+        let Some(tool) = self.tools.get(&call.tool) else {
+            let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+            let outcome = ToolOutcome::error(
+                format!(
+                    "Unknown tool `{}`. Available tools: {}.",
+                    call.tool,
+                    known.join(", ")
+                ),
+                Disposition::UnknownTool,
+            );
+            return SealedCall {
+                execution,
+                rewrite_conflicts: Vec::new(),
+                rejected: Some(outcome),
+            };
+        };
+        let input_schema = tool.spec().input_schema;
+        if let Err(problem) = schema::validate(&input_schema, &call.arguments) {
+            let outcome = ToolOutcome::error(
+                format!("Invalid arguments for `{}`: {problem}", call.tool),
+                Disposition::InvalidArguments,
+            );
+            return SealedCall {
+                execution,
+                rewrite_conflicts: Vec::new(),
+                rejected: Some(outcome),
+            };
+        }
+
+        let mut winner: Option<(Value, String)> = None;
+        let mut conflicts = Vec::new();
+        for plugin in &self.plugins {
+            let rewrite = AssertUnwindSafe(plugin.rewrite_input(ctx, &call))
+                .catch_unwind()
+                .await;
+            match rewrite {
+                Ok(InputRewrite::Keep) => {}
+                Ok(InputRewrite::Rewrite {
+                    arguments,
+                    by,
+                    conflicts: lost,
+                }) => {
+                    conflicts.extend(lost);
+                    match &winner {
+                        None => winner = Some((arguments, by)),
+                        Some(_) => conflicts.push(by),
+                    }
+                }
+                Err(payload) => {
+                    let outcome = ToolOutcome::error(
+                        format!(
+                            "input-rewrite listener `{}` failed: {}",
+                            plugin.name(),
+                            panic_text(payload.as_ref())
+                        ),
+                        Disposition::Failed,
+                    );
+                    return SealedCall {
+                        execution,
+                        rewrite_conflicts: conflicts,
+                        rejected: Some(outcome),
+                    };
+                }
+            }
+        }
+        let mut rejected = None;
+        if let Some((arguments, by)) = winner {
+            if let Err(problem) = schema::validate(&input_schema, &arguments) {
+                rejected = Some(ToolOutcome::error(
+                    format!(
+                        "Invalid arguments for `{}` after `{by}` rewrote them: {problem}",
+                        call.tool
+                    ),
+                    Disposition::InvalidArguments,
+                ));
+            }
+            execution.original_arguments = Some(Arc::new(call.arguments.clone()));
+            execution.arguments = Arc::new(arguments);
+            execution.rewritten_by = Some(by);
+        }
+        SealedCall {
+            execution,
+            rewrite_conflicts: conflicts,
+            rejected,
+        }
+    }
+
+    /// Runs a sealed call through the pipeline.
+    pub async fn execute(&self, ctx: &SeamContext, sealed: SealedCall) -> ToolExecutionResult {
+        let exec = sealed.execution;
+        let tool = self.tools.get(&exec.tool).cloned();
+        let mut contexts = Vec::new();
+        let outcome = match sealed.rejected {
+            Some(outcome) => outcome,
+            None => match &tool {
+                Some(tool) => self.run_phases(ctx, &exec, tool, &mut contexts).await,
+                None => ToolOutcome::error(
+                    format!("Unknown tool `{}`.", exec.tool),
+                    Disposition::UnknownTool,
+                ),
+            },
+        };
+        let outcome = finalize(tool.as_deref(), outcome);
+        for plugin in &self.plugins {
+            // Observers are contained: a panicking observer changes nothing.
+            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                plugin.tool_result(ctx, &exec, &outcome)
+            }));
+        }
+        ToolExecutionResult {
+            execution: Some(exec),
+            outcome,
+            contexts,
+        }
+    }
+
+    async fn run_phases(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        tool: &Arc<dyn Tool>,
+        contexts: &mut Vec<ContextEntry>,
+    ) -> ToolOutcome {
+        // Phase 1: pre-execute waterfall. A deny ends it; an ask is kept
+        // while later listeners may still deny; contexts always accumulate.
+        let mut decision = PreToolDecision::Allow;
+        for plugin in &self.plugins {
+            match AssertUnwindSafe(plugin.pre_execute(ctx, exec))
+                .catch_unwind()
+                .await
+            {
+                Ok(outcome) => {
+                    contexts.extend(outcome.contexts);
+                    match outcome.decision {
+                        PreToolDecision::Allow => {}
+                        PreToolDecision::Ask { reason } => {
+                            if decision == PreToolDecision::Allow {
+                                decision = PreToolDecision::Ask { reason };
+                            }
+                        }
+                        PreToolDecision::Deny { reason } => {
+                            decision = PreToolDecision::Deny { reason };
+                            break;
+                        }
+                    }
+                }
+                Err(payload) => {
+                    return ToolOutcome::error(
+                        format!(
+                            "pre-execute listener `{}` failed: {}",
+                            plugin.name(),
+                            panic_text(payload.as_ref())
+                        ),
+                        Disposition::Failed,
+                    );
+                }
+            }
+        }
+
+        let mut outcome = match decision {
+            PreToolDecision::Deny { reason } => {
+                Some(ToolOutcome::error(reason, Disposition::Denied(DenialKind::Policy)))
+            }
+            PreToolDecision::Ask { reason } => self.resolve_ask(ctx, exec, reason).await,
+            PreToolDecision::Allow => None,
+        };
+
+        // Phase 2: guards, after the whole waterfall; they can only deny.
+        if outcome.is_none() {
+            for plugin in &self.plugins {
+                let verdict =
+                    std::panic::catch_unwind(AssertUnwindSafe(|| plugin.guard(ctx, exec)));
+                match verdict {
+                    Ok(GuardVerdict::Abstain) => {}
+                    Ok(GuardVerdict::Deny { reason }) => {
+                        outcome = Some(ToolOutcome::error(
+                            reason,
+                            Disposition::Denied(DenialKind::Guard),
+                        ));
+                        break;
+                    }
+                    Err(payload) => {
+                        return ToolOutcome::error(
+                            format!(
+                                "guard `{}` failed: {}",
+                                plugin.name(),
+                                panic_text(payload.as_ref())
+                            ),
+                            Disposition::Failed,
+                        );
+                    }
+                }
+            }
+        }
+
+        // Phases 3–4: execute wrappers around dispatch.
+        let started = Instant::now();
+        let mut deferred = Vec::new();
+        let mut outcome = match outcome {
+            Some(denied) => denied,
+            None => {
+                let (outcome, nested) = self.dispatch(ctx, exec, tool).await;
+                deferred = nested;
+                outcome
+            }
+        };
+        let duration = started.elapsed();
+
+        // Phase 5: post-execute waterfall, for every resolved decision.
+        let mut decision_contexts = Vec::new();
+        let mut blocked = false;
+        for plugin in &self.plugins {
+            let decision = AssertUnwindSafe(plugin.post_execute(ctx, exec, &outcome, duration))
+                .catch_unwind()
+                .await;
+            match decision {
+                Ok(decision) => {
+                    decision_contexts.extend(decision.contexts);
+                    match decision.action {
+                        PostToolAction::Accept => {}
+                        PostToolAction::Block { feedback } => {
+                            blocked = true;
+                            outcome = ToolOutcome {
+                                is_error: true,
+                                content: feedback,
+                                value: outcome.value,
+                                disposition: outcome.disposition,
+                            };
+                        }
+                        PostToolAction::ReplaceContent { content } => outcome.content = content,
+                        PostToolAction::ReplaceValue { value } => match tool.render(&value) {
+                            Ok(rendered) => {
+                                outcome.content = rendered.content;
+                                outcome.is_error = rendered.is_error;
+                                outcome.value = Some(value);
+                            }
+                            Err(problem) => {
+                                outcome = ToolOutcome::error(
+                                    format!(
+                                        "post-execute listener `{}` replaced the value with one `{}` cannot present: {problem}",
+                                        plugin.name(),
+                                        exec.tool
+                                    ),
+                                    Disposition::Failed,
+                                );
+                            }
+                        },
+                    }
+                }
+                Err(payload) => {
+                    outcome = ToolOutcome::error(
+                        format!(
+                            "post-execute listener `{}` failed: {}",
+                            plugin.name(),
+                            panic_text(payload.as_ref())
+                        ),
+                        Disposition::Failed,
+                    );
+                    break;
+                }
+            }
+        }
+        // An accepted call keeps its nested contexts ahead of decision
+        // contexts; a blocked one exposes only what the blocking decisions said.
+        if !blocked {
+            contexts.extend(deferred);
+        }
+        contexts.extend(decision_contexts);
+        outcome
+    }
+
+    async fn resolve_ask(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        reason: Option<String>,
+    ) -> Option<ToolOutcome> {
+        let denial_text = reason.clone().unwrap_or_else(|| NO_APPROVAL_TEXT.to_owned());
+        if ctx.turn.is_none() {
+            return Some(ToolOutcome::error(
+                denial_text,
+                Disposition::Denied(DenialKind::NoAgent),
+            ));
+        }
+        for plugin in &self.plugins {
+            match AssertUnwindSafe(plugin.approve(ctx, exec, reason.as_deref()))
+                .catch_unwind()
+                .await
+            {
+                Ok(ApprovalDecision::Abstain) => {}
+                Ok(ApprovalDecision::AllowOnce) => return None,
+                Ok(ApprovalDecision::Deny { message }) => {
+                    return Some(ToolOutcome::error(
+                        message,
+                        Disposition::Denied(DenialKind::ApprovalRejected),
+                    ));
+                }
+                Err(payload) => {
+                    return Some(ToolOutcome::error(
+                        format!(
+                            "approval listener `{}` failed: {}",
+                            plugin.name(),
+                            panic_text(payload.as_ref())
+                        ),
+                        Disposition::Failed,
+                    ));
+                }
+            }
+        }
+        let Some(approval) = &self.approval else {
+            return Some(ToolOutcome::error(
+                denial_text,
+                Disposition::Denied(DenialKind::NoApprovalService),
+            ));
+        };
+        match approval.request(exec, reason.as_deref()).await {
+            ApprovalResponse::AllowedOnce => None,
+            ApprovalResponse::Rejected => Some(ToolOutcome::error(
+                format!("The user rejected this call. {denial_text}"),
+                Disposition::Denied(DenialKind::ApprovalRejected),
+            )),
+            ApprovalResponse::Cancelled => Some(ToolOutcome::error(
+                format!("The approval prompt was cancelled. {denial_text}"),
+                Disposition::Denied(DenialKind::ApprovalCancelled),
+            )),
+        }
+    }
+
+    /// Execute wrappers around core dispatch. Returns the normalized outcome
+    /// and the contexts the tool deferred.
+    async fn dispatch(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        tool: &Arc<dyn Tool>,
+    ) -> (ToolOutcome, Vec<ContextEntry>) {
+        let mut tool_ctx = ToolContext::new(ctx.session.cwd.clone(), ctx.cancel.clone());
+        tool_ctx.env = ctx.session.env.snapshot();
+        tool_ctx.execution_id = exec.execution_id.clone();
+        let original_signal = ctx.cancel.clone();
+        let core = {
+            let tool = Arc::clone(tool);
+            let tool_ctx = tool_ctx.clone();
+            let arguments = Arc::clone(&exec.arguments);
+            let name = exec.tool.clone();
+            move |signal: CancellationToken| -> BoxFuture<'_, ToolOutcome> {
+                let tool = Arc::clone(&tool);
+                let mut tool_ctx = tool_ctx.clone();
+                let arguments = Arc::clone(&arguments);
+                let original = original_signal.clone();
+                let name = name.clone();
+                Box::pin(async move {
+                    // The tool observes both the original signal and the
+                    // wrapper's replacement: a wrapper can add cancellation,
+                    // never remove it.
+                    let combined = CancellationToken::new();
+                    tool_ctx.cancel = combined.clone();
+                    let watcher = {
+                        let combined = combined.clone();
+                        async move {
+                            tokio::select! {
+                                _ = original.cancelled() => {},
+                                _ = signal.cancelled() => {},
+                            }
+                            combined.cancel();
+                        }
+                    };
+                    let run = AssertUnwindSafe(tool.run(&tool_ctx, &arguments)).catch_unwind();
+                    let result = tokio::select! {
+                        result = run => result,
+                        _ = async { watcher.await; tokio::time::sleep(Duration::from_secs(5)).await } => {
+                            return ToolOutcome::error(
+                                format!("`{name}` was cancelled and did not stop in time."),
+                                Disposition::Cancelled,
+                            );
+                        }
+                    };
+                    match result {
+                        Ok(Ok(value)) => render(tool.as_ref(), &name, value),
+                        Ok(Err(error)) => ToolOutcome {
+                            is_error: true,
+                            content: error.0,
+                            value: None,
+                            disposition: Disposition::Executed,
+                        },
+                        Err(payload) => ToolOutcome::error(
+                            format!("`{name}` failed: {}", panic_text(payload.as_ref())),
+                            Disposition::Failed,
+                        ),
+                    }
+                })
+            }
+        };
+        let next = Next::new(&self.plugins, ctx, exec, &core);
+        let outcome = AssertUnwindSafe(next.run(ctx.cancel.clone()))
+            .catch_unwind()
+            .await;
+        let outcome = match outcome {
+            Ok(outcome) => renormalize(tool.as_ref(), &exec.tool, outcome),
+            Err(payload) => ToolOutcome::error(
+                format!("execute wrapper failed: {}", panic_text(payload.as_ref())),
+                Disposition::Failed,
+            ),
+        };
+        (outcome, tool_ctx.take_deferred())
+    }
+}
+
+fn render(tool: &dyn Tool, name: &str, value: Value) -> ToolOutcome {
+    match tool.render(&value) {
+        Ok(rendered) => ToolOutcome {
+            is_error: rendered.is_error,
+            content: rendered.content,
+            value: Some(value),
+            disposition: Disposition::Executed,
+        },
+        Err(problem) => ToolOutcome::error(
+            format!("`{name}` produced a value it cannot present: {problem}"),
+            Disposition::Failed,
+        ),
+    }
+}
+
+/// A wrapper-authored outcome is re-normalized through the tool's renderer
+/// when it carries a value, so it cannot present something the value does
+/// not say.
+fn renormalize(tool: &dyn Tool, name: &str, outcome: ToolOutcome) -> ToolOutcome {
+    match (&outcome.disposition, outcome.value.clone()) {
+        (Disposition::Executed, Some(value)) => {
+            let rendered = render(tool, name, value);
+            if rendered.content == outcome.content && rendered.is_error == outcome.is_error {
+                outcome
+            } else {
+                rendered
+            }
+        }
+        _ => outcome,
+    }
+}
+
+/// `finalize_content` runs exactly once on every normalized outcome; it may
+/// replace the content and nothing else. A panicking finalizer keeps the
+/// content as it was.
+fn finalize(tool: Option<&dyn Tool>, mut outcome: ToolOutcome) -> ToolOutcome {
+    if let Some(tool) = tool {
+        if let Ok(Some(content)) =
+            std::panic::catch_unwind(AssertUnwindSafe(|| tool.finalize_content(&outcome)))
+        {
+            outcome.content = content;
+        }
+    }
+    outcome
+}
