@@ -1,1 +1,95 @@
-//! placeholder
+//! dsh's real model provider: an OpenAI-compatible Chat Completions client.
+//!
+//! What this crate is for: [`OpenAiProvider`] implements [`dsh_model::Model`]
+//! over HTTP with streaming (server-sent events) and tool calls, with
+//! DeepSeek's API as the default endpoint; [`ProviderSettings`] resolves
+//! where and how to reach it. Behind the `mock` feature, [`mock`] is a
+//! scripted loopback server that records every request, for this crate's
+//! tests and the CLI's end-to-end tests.
+//!
+//! What it is not: no agent loop, no conversation state, no tool execution.
+//! It maps one [`dsh_protocol::ModelRequest`] to one request and streams one
+//! [`dsh_protocol::ModelReply`] back.
+//!
+//! # Settings
+//!
+//! Resolved by [`ProviderSettings::load`]: built-in defaults, overridden by
+//! the `[provider]` table of `$DSH_HOME/config.toml` (`DSH_HOME` defaults to
+//! `~/.dsh`; the file is optional; other tables in it belong to other parts
+//! of dsh), overridden by environment variables. An unknown key in
+//! `[provider]` is an error naming the file and the key; malformed TOML is
+//! an error with line and column. An environment variable set to an empty
+//! string counts as unset.
+//!
+//! | `config.toml` `[provider]` key | environment variable | default | meaning |
+//! |---|---|---|---|
+//! | `base_url` | `DSH_BASE_URL` | `https://api.deepseek.com` | OpenAI-compatible base URL; requests go to `{base_url}/chat/completions` |
+//! | `model` | `DSH_MODEL` | `deepseek-chat` | model name sent with each request |
+//! | `api_key_env` | — | `DEEPSEEK_API_KEY` | the variable the API key is read from when `DSH_API_KEY` is unset |
+//! | — (never in the file) | `DSH_API_KEY`, else `$api_key_env` | none: required | the bearer token |
+//! | `request_timeout_secs` | — | `120` | idle timeout: longest wait for response headers and for each next piece of the stream |
+//! | `connect_timeout_secs` | — | `10` | longest wait for a connection |
+//! | `max_retries` | — | `3` | retries after the first attempt on 429, 5xx and connection failures |
+//! | `max_tokens` | — | unset | `max_tokens` sent with each request |
+//! | `temperature` | — | unset | `temperature` sent with each request (0.0–2.0) |
+//!
+//! Example:
+//!
+//! ```toml
+//! [provider]
+//! base_url = "http://localhost:11434/v1"
+//! model = "qwen2.5-coder"
+//! api_key_env = "OLLAMA_API_KEY"
+//! max_retries = 1
+//! ```
+//!
+//! The API key is deliberately not accepted in `config.toml`: secrets stay
+//! in the environment.
+//!
+//! # Behaviour
+//!
+//! - Request: `model`, `messages` (system/user/assistant with
+//!   `tool_calls`/tool with `tool_call_id`), `tools` (as `function` tools,
+//!   omitted when empty), `stream: true`, `stream_options.include_usage`,
+//!   and `max_tokens`/`temperature` when set. An assistant message that
+//!   only calls tools is sent with `content: null`.
+//! - Streaming: `delta.content` pieces go to [`dsh_model::StreamSink::text_delta`]
+//!   as they arrive; `delta.tool_calls` are accumulated by `index` (id and
+//!   name from the first fragment, `arguments` concatenated); usage from the
+//!   final chunk is reported. `[DONE]` ends the reply; a body that ends after
+//!   a `finish_reason` but before `[DONE]` is accepted too. SSE comments
+//!   (keep-alives) are ignored. A server that answers with one
+//!   `application/json` completion instead of a stream is understood.
+//! - Tool-call arguments: valid JSON becomes that value; an empty string
+//!   becomes `{}`; anything else is kept verbatim as a JSON **string**. Bad
+//!   arguments are the model's mistake, not a transport failure: the tool
+//!   registry rejects a non-object with a message the model can act on, and
+//!   the original text goes back to the model unchanged in the next request.
+//! - Failures, each a [`dsh_model::ModelError`]:
+//!   401/403 names `DSH_API_KEY` and the configured key variable; 429 and
+//!   5xx are retried up to `max_retries` times with exponential backoff
+//!   (0.5 s, 1 s, 2 s, … capped at 30 s) or the server's `Retry-After`
+//!   seconds (capped at 60 s; the HTTP-date form falls back to backoff),
+//!   reporting each retry to [`dsh_model::StreamSink::retrying`], then fail
+//!   naming the status and an excerpt of the body; connection failures
+//!   before any response are retried the same way; other statuses fail at
+//!   once. Timeouts are not retried (a hung server would multiply the wait).
+//!   A stream that breaks, stalls past the idle timeout, ends early or
+//!   carries a malformed chunk fails with the text streamed so far in
+//!   `partial_text`; it is not retried, since that text already reached the
+//!   sink.
+//! - Cancellation: dropping the future drops the connection.
+//! - A proxy from the environment is bypassed for loopback base URLs.
+
+mod client;
+#[cfg(feature = "mock")]
+pub mod mock;
+mod settings;
+mod stream;
+mod wire;
+
+pub use client::{OpenAiProvider, ProviderError};
+pub use settings::{
+    CONFIG_FILE_NAME, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_API_KEY,
+    ENV_BASE_URL, ENV_DSH_HOME, ENV_MODEL, ProviderSettings, SettingsError, resolve_dsh_home,
+};

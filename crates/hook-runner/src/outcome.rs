@@ -1,0 +1,246 @@
+//! What one hook run produced: how it ended, what it printed, how long it took.
+
+use std::time::Duration;
+
+/// How a hook process ended. Distinct values, never confused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookExit {
+    /// Exited on its own with this code.
+    Exited(i32),
+    /// Killed by a signal dsh did not send (the signal number).
+    Signaled(i32),
+    /// Killed by dsh at its deadline.
+    TimedOut,
+    /// Killed by dsh because the guarded work was cancelled (the caller's
+    /// token, or [`crate::HookRunner::kill_all`]).
+    Cancelled,
+    /// Never ran: the shell or program could not be started. The message
+    /// names the executable and carries the OS error.
+    SpawnFailed(String),
+}
+
+impl HookExit {
+    /// The exit code, when the process exited on its own.
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            HookExit::Exited(code) => Some(*code),
+            HookExit::Signaled(_)
+            | HookExit::TimedOut
+            | HookExit::Cancelled
+            | HookExit::SpawnFailed(_) => None,
+        }
+    }
+
+    /// A short human message, e.g. `exited with code 127`. Prefer
+    /// [`HookRun::describe`], which can also say how long the deadline was.
+    pub fn describe(&self) -> String {
+        match self {
+            HookExit::Exited(code) => format!("exited with code {code}"),
+            HookExit::Signaled(sig) => match signal_name(*sig) {
+                Some(name) => format!("killed by signal {sig} ({name})"),
+                None => format!("killed by signal {sig}"),
+            },
+            HookExit::TimedOut => "timed out".to_owned(),
+            HookExit::Cancelled => "cancelled".to_owned(),
+            HookExit::SpawnFailed(reason) => format!("failed to start: {reason}"),
+        }
+    }
+}
+
+fn signal_name(sig: i32) -> Option<&'static str> {
+    let name = match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        _ => return None,
+    };
+    Some(name)
+}
+
+/// One captured output stream: the first bytes up to the runner's cap, and a
+/// count of everything the process wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captured {
+    /// The first bytes, up to the cap.
+    pub bytes: Vec<u8>,
+    /// Everything the process wrote, counted even past the cap.
+    pub total_bytes: u64,
+}
+
+impl Captured {
+    /// Whether bytes were dropped because the stream exceeded the cap.
+    pub fn truncated(&self) -> bool {
+        self.total_bytes > self.bytes.len() as u64
+    }
+
+    /// Whether the kept bytes are not valid UTF-8, so [`Captured::text`]
+    /// had to replace something. A multi-byte character merely cut in half
+    /// by the cap does not count: the hook's output was fine.
+    pub fn is_lossy(&self) -> bool {
+        match std::str::from_utf8(&self.bytes) {
+            Ok(_) => false,
+            Err(err) => !(self.truncated() && err.error_len().is_none()),
+        }
+    }
+
+    /// The kept bytes as text, invalid UTF-8 replaced by U+FFFD. A character
+    /// cut in half by the cap is dropped rather than replaced.
+    pub fn text(&self) -> String {
+        let kept = match std::str::from_utf8(&self.bytes) {
+            Ok(text) => return text.to_owned(),
+            Err(err) if self.truncated() && err.error_len().is_none() => {
+                &self.bytes[..err.valid_up_to()]
+            }
+            Err(_) => &self.bytes[..],
+        };
+        String::from_utf8_lossy(kept).into_owned()
+    }
+
+    /// [`Captured::text`] plus, when the stream was cut, a marker line such
+    /// as `[dsh: output truncated: kept 1048576 of 209715200 bytes]`, so a
+    /// reader never mistakes a prefix for the whole output.
+    pub fn display(&self) -> String {
+        let mut text = self.text();
+        if self.truncated() {
+            text.push_str(&format!(
+                "\n[dsh: output truncated: kept {} of {} bytes]",
+                self.bytes.len(),
+                self.total_bytes
+            ));
+        }
+        text
+    }
+}
+
+/// Everything one hook run produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookRun {
+    /// How it ended.
+    pub exit: HookExit,
+    /// What it wrote to stdout.
+    pub stdout: Captured,
+    /// What it wrote to stderr.
+    pub stderr: Captured,
+    /// Wall time from spawn to reap (zero when it never started).
+    pub duration: Duration,
+    /// The process id of the hook, which is also its process-group id;
+    /// `None` when it never started.
+    pub pid: Option<u32>,
+    /// The deadline it ran under (from [`crate::HookSpec::timeout`]).
+    pub timeout: Duration,
+}
+
+impl HookRun {
+    /// A short human message, e.g. `exited with code 2` or
+    /// `timed out after 2s` (the wording Codex uses).
+    pub fn describe(&self) -> String {
+        match &self.exit {
+            HookExit::TimedOut => format!("timed out after {}", human_duration(self.timeout)),
+            HookExit::Exited(_)
+            | HookExit::Signaled(_)
+            | HookExit::Cancelled
+            | HookExit::SpawnFailed(_) => self.exit.describe(),
+        }
+    }
+}
+
+/// `2s`, `1.5s`, `250ms`: whole seconds without decimals, sub-second values
+/// in milliseconds.
+fn human_duration(duration: Duration) -> String {
+    if duration.subsec_nanos() == 0 {
+        format!("{}s", duration.as_secs())
+    } else if duration < Duration::from_secs(1) {
+        format!("{}ms", duration.as_millis())
+    } else {
+        let text = format!("{:.3}", duration.as_secs_f64());
+        format!("{}s", text.trim_end_matches('0').trim_end_matches('.'))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn run_with(exit: HookExit, timeout: Duration) -> HookRun {
+        HookRun {
+            exit,
+            stdout: Captured::default(),
+            stderr: Captured::default(),
+            duration: Duration::ZERO,
+            pid: None,
+            timeout,
+        }
+    }
+
+    #[test]
+    fn describes_each_outcome() {
+        let t = Duration::from_secs(2);
+        assert_eq!(
+            run_with(HookExit::Exited(127), t).describe(),
+            "exited with code 127"
+        );
+        assert_eq!(
+            run_with(HookExit::TimedOut, t).describe(),
+            "timed out after 2s"
+        );
+        assert_eq!(
+            run_with(HookExit::TimedOut, Duration::from_millis(1500)).describe(),
+            "timed out after 1.5s"
+        );
+        assert_eq!(
+            run_with(HookExit::TimedOut, Duration::from_millis(250)).describe(),
+            "timed out after 250ms"
+        );
+        assert_eq!(
+            run_with(HookExit::Signaled(libc::SIGSEGV), t).describe(),
+            format!("killed by signal {} (SIGSEGV)", libc::SIGSEGV)
+        );
+        assert_eq!(run_with(HookExit::Cancelled, t).describe(), "cancelled");
+        assert_eq!(
+            run_with(HookExit::SpawnFailed("command not found: x".into()), t).describe(),
+            "failed to start: command not found: x"
+        );
+        assert_eq!(HookExit::Exited(3).code(), Some(3));
+        assert_eq!(HookExit::TimedOut.code(), None);
+    }
+
+    #[test]
+    fn cut_character_is_not_lossy_but_invalid_bytes_are() {
+        // "é" is C3 A9; keep only C3 of a longer stream.
+        let cut = Captured {
+            bytes: b"ab\xC3".to_vec(),
+            total_bytes: 10,
+        };
+        assert!(cut.truncated());
+        assert!(!cut.is_lossy());
+        assert_eq!(cut.text(), "ab");
+        assert_eq!(
+            cut.display(),
+            "ab\n[dsh: output truncated: kept 3 of 10 bytes]"
+        );
+
+        let bad = Captured {
+            bytes: b"a\xFFb\xC3".to_vec(),
+            total_bytes: 4,
+        };
+        assert!(!bad.truncated());
+        assert!(bad.is_lossy());
+        assert_eq!(bad.text(), "a\u{FFFD}b\u{FFFD}");
+        assert_eq!(bad.display(), bad.text());
+    }
+}

@@ -1,0 +1,97 @@
+//! [`HookRunner`]: the handle the bridges hold.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::outcome::HookRun;
+use crate::process::{self, Registry};
+use crate::{HookSpec, RunnerConfig};
+
+/// Runs hook processes. Cheap to clone; all clones share one configuration
+/// and one registry of live process groups, so [`HookRunner::kill_all`] on
+/// any clone reaches every hook started through any of them.
+#[derive(Debug, Clone)]
+pub struct HookRunner {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    config: RunnerConfig,
+    registry: Arc<Registry>,
+}
+
+impl Default for HookRunner {
+    fn default() -> Self {
+        HookRunner::new(RunnerConfig::default())
+    }
+}
+
+impl HookRunner {
+    /// A runner with its own (empty) registry of live process groups.
+    pub fn new(config: RunnerConfig) -> Self {
+        HookRunner {
+            inner: Arc::new(Inner {
+                config,
+                registry: Arc::new(Registry::default()),
+            }),
+        }
+    }
+
+    /// The configuration this runner was built with.
+    pub fn config(&self) -> &RunnerConfig {
+        &self.inner.config
+    }
+
+    /// Runs one hook: spawns it in its own process group, writes
+    /// `spec.stdin` and closes it, captures stdout and stderr up to the cap,
+    /// and returns when it has exited, or has been killed because
+    /// `spec.timeout` passed (`TimedOut`) or `cancel` fired (`Cancelled`).
+    /// Never fails: a hook that cannot start is `SpawnFailed`.
+    ///
+    /// A killed hook returns within `timeout + kill_grace` plus a fixed
+    /// settle time of 250 ms. Dropping the returned future SIGKILLs the
+    /// hook's group.
+    pub async fn run(&self, spec: HookSpec, cancel: &CancellationToken) -> HookRun {
+        process::run_one(&self.inner.registry, &self.inner.config, spec, cancel).await
+    }
+
+    /// Runs every hook in parallel and returns their results in the order of
+    /// `specs` (never in completion order). Cancelling `cancel` cancels all.
+    pub async fn run_all(&self, specs: Vec<HookSpec>, cancel: &CancellationToken) -> Vec<HookRun> {
+        futures::future::join_all(specs.into_iter().map(|spec| self.run(spec, cancel))).await
+    }
+
+    /// Runs a hook in the background (for `async: true` handlers) on the
+    /// current tokio runtime. It obeys its own timeout, is registered like any
+    /// other run and is killed by [`HookRunner::kill_all`] (then reporting
+    /// `Cancelled`). Aborting the returned handle kills it too.
+    ///
+    /// # Panics
+    ///
+    /// When called outside a tokio runtime, like [`tokio::spawn`].
+    pub fn spawn_detached(&self, spec: HookSpec) -> tokio::task::JoinHandle<HookRun> {
+        let runner = self.clone();
+        tokio::spawn(async move { runner.run(spec, &CancellationToken::new()).await })
+    }
+
+    /// SIGKILLs the process group of every hook currently running through
+    /// this runner or any clone of it; their runs report `Cancelled`.
+    ///
+    /// dsh calls this when it exits and when the user presses Ctrl-C: put it
+    /// on the caller's signal-handling path (e.g. after
+    /// `tokio::signal::ctrl_c().await`) and on every exit path. Safe to call
+    /// from any thread, any number of times; it does not wait for the
+    /// processes to be reaped (their `run` calls do that). It takes a mutex,
+    /// so it must not be called from inside a raw POSIX signal handler.
+    pub fn kill_all(&self) {
+        self.inner.registry.kill_all();
+    }
+
+    /// How many hook process groups are live (spawned and not yet reaped and
+    /// deregistered). Meant for tests and diagnostics.
+    pub fn live_groups(&self) -> usize {
+        self.inner.registry.len()
+    }
+}

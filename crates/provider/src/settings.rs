@@ -1,0 +1,390 @@
+//! Provider settings: built-in defaults, then `$DSH_HOME/config.toml`'s
+//! `[provider]` table, then environment variables.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// DeepSeek's API, the default endpoint.
+pub const DEFAULT_BASE_URL: &str = "https://api.deepseek.com";
+/// DeepSeek's general chat model, the default model.
+pub const DEFAULT_MODEL: &str = "deepseek-chat";
+/// The variable the API key is read from when `DSH_API_KEY` is unset.
+pub const DEFAULT_API_KEY_ENV: &str = "DEEPSEEK_API_KEY";
+/// Overrides `base_url`.
+pub const ENV_BASE_URL: &str = "DSH_BASE_URL";
+/// Overrides `model`.
+pub const ENV_MODEL: &str = "DSH_MODEL";
+/// The API key; wins over the variable named by `api_key_env`.
+pub const ENV_API_KEY: &str = "DSH_API_KEY";
+/// The directory holding dsh's configuration and sessions.
+pub const ENV_DSH_HOME: &str = "DSH_HOME";
+/// The file, relative to `DSH_HOME`, the `[provider]` table is read from.
+pub const CONFIG_FILE_NAME: &str = "config.toml";
+
+const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+const DEFAULT_MAX_RETRIES: u32 = 3;
+const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
+
+/// Everything the HTTP provider needs to reach a model.
+///
+/// Build it with [`ProviderSettings::load`]; [`Default`] gives the built-in
+/// defaults (DeepSeek, no key).
+#[derive(Clone, PartialEq)]
+pub struct ProviderSettings {
+    /// OpenAI-compatible base URL; requests go to `{base_url}/chat/completions`.
+    pub base_url: String,
+    /// The model name sent in every request.
+    pub model: String,
+    /// The environment variable the key was (or would be) read from when
+    /// `DSH_API_KEY` is unset. Named in authentication errors.
+    pub api_key_env: String,
+    /// The API key, once resolved.
+    pub api_key: Option<String>,
+    /// Idle timeout: the longest wait for response headers, and for each
+    /// next piece of a streaming body. Not a cap on a whole reply's length.
+    pub request_timeout: Duration,
+    /// The longest wait for a TCP (and TLS) connection.
+    pub connect_timeout: Duration,
+    /// Retries after the first attempt, for 429, 5xx and connection failures.
+    pub max_retries: u32,
+    /// First backoff delay; doubled on each retry unless the server sent `Retry-After`.
+    pub retry_base_delay: Duration,
+    /// `max_tokens` sent with each request, when set.
+    pub max_tokens: Option<u32>,
+    /// `temperature` sent with each request, when set.
+    pub temperature: Option<f32>,
+}
+
+impl std::fmt::Debug for ProviderSettings {
+    // The key must never reach a log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderSettings")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key_env", &self.api_key_env)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("request_timeout", &self.request_timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("max_retries", &self.max_retries)
+            .field("retry_base_delay", &self.retry_base_delay)
+            .field("max_tokens", &self.max_tokens)
+            .field("temperature", &self.temperature)
+            .finish()
+    }
+}
+
+impl Default for ProviderSettings {
+    fn default() -> Self {
+        ProviderSettings {
+            base_url: DEFAULT_BASE_URL.to_owned(),
+            model: DEFAULT_MODEL.to_owned(),
+            api_key_env: DEFAULT_API_KEY_ENV.to_owned(),
+            api_key: None,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            max_retries: DEFAULT_MAX_RETRIES,
+            retry_base_delay: DEFAULT_RETRY_BASE_DELAY,
+            max_tokens: None,
+            temperature: None,
+        }
+    }
+}
+
+/// Why the provider settings could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The configuration file exists but could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The configuration file is not valid TOML, has an unknown key in
+    /// `[provider]`, or a value of the wrong type.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the problem (0 when the parser gave no position).
+        line: usize,
+        /// 1-based column of the problem (0 when the parser gave no position).
+        column: usize,
+        /// What is wrong; names the key for unknown or mistyped keys.
+        message: String,
+    },
+    /// A value in the configuration file parsed but is not acceptable.
+    #[error("{}: [provider] {key}: {message}", path.display())]
+    InvalidValue {
+        /// The file.
+        path: PathBuf,
+        /// The key in the `[provider]` table.
+        key: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// An environment variable holds an unacceptable value.
+    #[error("environment variable {var}: {message}")]
+    InvalidEnv {
+        /// The variable.
+        var: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The `[provider]` table as written in `config.toml`. Strict: a typo must
+/// not silently fall back to a default.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProviderTable {
+    base_url: Option<String>,
+    model: Option<String>,
+    api_key_env: Option<String>,
+    request_timeout_secs: Option<u64>,
+    connect_timeout_secs: Option<u64>,
+    max_retries: Option<u32>,
+    max_tokens: Option<u32>,
+    temperature: Option<f32>,
+}
+
+/// The whole file. Other tables belong to other parts of dsh and are not
+/// checked here.
+#[derive(Debug, Default, Deserialize)]
+struct ConfigFile {
+    #[serde(default)]
+    provider: Option<ProviderTable>,
+}
+
+/// dsh's home directory: `$DSH_HOME`, else `$HOME/.dsh`; `None` when
+/// neither variable is set (or both are empty).
+pub fn resolve_dsh_home(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let set = |name: &str| env(name).filter(|value| !value.is_empty());
+    set(ENV_DSH_HOME)
+        .map(PathBuf::from)
+        .or_else(|| set("HOME").map(|home| PathBuf::from(home).join(".dsh")))
+}
+
+impl ProviderSettings {
+    /// Loads settings: built-in defaults, overridden by the `[provider]`
+    /// table of `$DSH_HOME/config.toml` (the file is optional), overridden
+    /// by `DSH_BASE_URL`, `DSH_MODEL` and `DSH_API_KEY`. Without
+    /// `DSH_API_KEY` the key is read from the variable named by
+    /// `api_key_env` (default `DEEPSEEK_API_KEY`). `env` looks variables
+    /// up; an empty value counts as unset.
+    ///
+    /// A missing key is not an error here (see [`crate::OpenAiProvider::new`]),
+    /// so that commands which never reach a model still run.
+    pub fn load(
+        dsh_home: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, SettingsError> {
+        let env = |name: &str| env(name).filter(|value| !value.trim().is_empty());
+        let path = dsh_home.join(CONFIG_FILE_NAME);
+        let mut settings = ProviderSettings::default();
+
+        if let Some(table) = read_table(&path)? {
+            settings.apply_table(table, &path)?;
+        }
+
+        if let Some(base_url) = env(ENV_BASE_URL) {
+            check_base_url(&base_url).map_err(|message| SettingsError::InvalidEnv {
+                var: ENV_BASE_URL,
+                message,
+            })?;
+            settings.base_url = base_url;
+        }
+        if let Some(model) = env(ENV_MODEL) {
+            settings.model = model;
+        }
+        settings.api_key = env(ENV_API_KEY).or_else(|| env(&settings.api_key_env));
+        Ok(settings)
+    }
+
+    fn apply_table(&mut self, table: ProviderTable, path: &Path) -> Result<(), SettingsError> {
+        let invalid = |key: &'static str, message: String| SettingsError::InvalidValue {
+            path: path.to_owned(),
+            key,
+            message,
+        };
+        if let Some(base_url) = table.base_url {
+            check_base_url(&base_url).map_err(|message| invalid("base_url", message))?;
+            self.base_url = base_url;
+        }
+        if let Some(model) = table.model {
+            if model.trim().is_empty() {
+                return Err(invalid("model", "must not be empty".to_owned()));
+            }
+            self.model = model;
+        }
+        if let Some(api_key_env) = table.api_key_env {
+            if api_key_env.trim().is_empty() || api_key_env.contains('=') {
+                return Err(invalid(
+                    "api_key_env",
+                    format!("{api_key_env:?} is not an environment variable name"),
+                ));
+            }
+            self.api_key_env = api_key_env;
+        }
+        if let Some(secs) = table.request_timeout_secs {
+            if secs == 0 {
+                return Err(invalid(
+                    "request_timeout_secs",
+                    "must be at least 1".to_owned(),
+                ));
+            }
+            self.request_timeout = Duration::from_secs(secs);
+        }
+        if let Some(secs) = table.connect_timeout_secs {
+            if secs == 0 {
+                return Err(invalid(
+                    "connect_timeout_secs",
+                    "must be at least 1".to_owned(),
+                ));
+            }
+            self.connect_timeout = Duration::from_secs(secs);
+        }
+        if let Some(max_retries) = table.max_retries {
+            self.max_retries = max_retries;
+        }
+        if let Some(max_tokens) = table.max_tokens {
+            if max_tokens == 0 {
+                return Err(invalid("max_tokens", "must be at least 1".to_owned()));
+            }
+            self.max_tokens = Some(max_tokens);
+        }
+        if let Some(temperature) = table.temperature {
+            if !(0.0..=2.0).contains(&temperature) {
+                return Err(invalid(
+                    "temperature",
+                    format!("{temperature} is outside 0.0..=2.0"),
+                ));
+            }
+            self.temperature = Some(temperature);
+        }
+        Ok(())
+    }
+
+    /// The full URL requests are posted to.
+    pub fn completions_url(&self) -> String {
+        format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+    }
+}
+
+fn read_table(path: &Path) -> Result<Option<ProviderTable>, SettingsError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(SettingsError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let file: ConfigFile = toml::from_str(&text).map_err(|error| {
+        let start = error.span().map(|span| span.start);
+        let (line, column) = start
+            .map(|start| line_and_column(&text, start))
+            .unwrap_or((0, 0));
+        let mut message = error.message().trim().to_owned();
+        // A wrong value's error points at the value and does not say whose
+        // it is; the key is what a person needs to find it.
+        if let Some(key) = start.and_then(|start| key_of_value_at(&text, start))
+            && !message.contains(&key)
+        {
+            message = format!("{key}: {message}");
+        }
+        SettingsError::Parse {
+            path: path.to_owned(),
+            line,
+            column,
+            message,
+        }
+    })?;
+    Ok(file.provider)
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |index| index + 1);
+    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+    (line, column)
+}
+
+/// The key of a `key = value` line when `offset` falls in the value.
+fn key_of_value_at(text: &str, offset: usize) -> Option<String> {
+    let before = text.get(..offset)?;
+    let line_start = before.rfind('\n').map_or(0, |index| index + 1);
+    let (key, _) = before.get(line_start..)?.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
+    plain.then(|| key.to_owned())
+}
+
+fn check_base_url(value: &str) -> Result<(), String> {
+    let url =
+        reqwest::Url::parse(value).map_err(|error| format!("{value:?} is not a URL: {error}"))?;
+    match url.scheme() {
+        "http" | "https" => Ok(()),
+        other => Err(format!(
+            "{value:?} has scheme {other:?}; expected http or https"
+        )),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_counts_from_one() {
+        let text = "a = 1\nbb = 2\n";
+        assert_eq!(line_and_column(text, 0), (1, 1));
+        assert_eq!(line_and_column(text, 6), (2, 1));
+        assert_eq!(line_and_column(text, 9), (2, 4));
+    }
+
+    #[test]
+    fn the_key_of_a_value_is_found_from_its_offset() {
+        let text = "[provider]\nmax_retries = \"x\"\n";
+        let offset = text.find("\"x").unwrap();
+        assert_eq!(
+            key_of_value_at(text, offset).as_deref(),
+            Some("max_retries")
+        );
+        assert_eq!(key_of_value_at(text, 2), None);
+    }
+
+    #[test]
+    fn dsh_home_defaults_to_dot_dsh_under_home() {
+        let env = |name: &str| (name == "HOME").then(|| "/home/u".to_owned());
+        assert_eq!(resolve_dsh_home(&env), Some(PathBuf::from("/home/u/.dsh")));
+        let env = |name: &str| Some(format!("/x/{name}"));
+        assert_eq!(resolve_dsh_home(&env), Some(PathBuf::from("/x/DSH_HOME")));
+        assert_eq!(resolve_dsh_home(&|_| None), None);
+    }
+
+    #[test]
+    fn completions_url_tolerates_a_trailing_slash() {
+        let settings = ProviderSettings {
+            base_url: "http://127.0.0.1:9/v1/".to_owned(),
+            ..ProviderSettings::default()
+        };
+        assert_eq!(
+            settings.completions_url(),
+            "http://127.0.0.1:9/v1/chat/completions"
+        );
+    }
+}

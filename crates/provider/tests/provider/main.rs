@@ -1,0 +1,11 @@
+//! Integration tests of the provider against the loopback mock server.
+//! Nothing here reaches beyond 127.0.0.1.
+
+// Tests may unwrap: a failure is the point.
+#![allow(clippy::unwrap_used)]
+
+mod failures;
+mod mock_server;
+mod settings;
+mod streaming;
+mod support;

@@ -1,0 +1,216 @@
+//! Settings precedence (defaults < config.toml < environment) and bad files.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Duration;
+
+use dsh_provider::{ProviderSettings, SettingsError};
+use pretty_assertions::assert_eq;
+
+fn load(home: &Path, vars: &[(&str, &str)]) -> Result<ProviderSettings, SettingsError> {
+    let vars: HashMap<String, String> = vars
+        .iter()
+        .map(|(name, value)| (name.to_string(), value.to_string()))
+        .collect();
+    ProviderSettings::load(home, &|name| vars.get(name).cloned())
+}
+
+fn home_with(config: &str) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("config.toml"), config).unwrap();
+    home
+}
+
+#[test]
+fn defaults_without_file_or_environment() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = load(home.path(), &[]).unwrap();
+    assert_eq!(settings, ProviderSettings::default());
+    assert_eq!(settings.base_url, "https://api.deepseek.com");
+    assert_eq!(settings.model, "deepseek-chat");
+    assert_eq!(settings.api_key_env, "DEEPSEEK_API_KEY");
+    assert_eq!(settings.api_key, None);
+    assert_eq!(
+        settings.completions_url(),
+        "https://api.deepseek.com/chat/completions"
+    );
+}
+
+#[test]
+fn the_key_comes_from_deepseek_api_key_unless_dsh_api_key_is_set() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = load(home.path(), &[("DEEPSEEK_API_KEY", "ds")]).unwrap();
+    assert_eq!(settings.api_key.as_deref(), Some("ds"));
+    let settings = load(
+        home.path(),
+        &[("DEEPSEEK_API_KEY", "ds"), ("DSH_API_KEY", "dsh")],
+    )
+    .unwrap();
+    assert_eq!(settings.api_key.as_deref(), Some("dsh"));
+    // An empty variable counts as unset.
+    let settings = load(
+        home.path(),
+        &[("DEEPSEEK_API_KEY", "ds"), ("DSH_API_KEY", "")],
+    )
+    .unwrap();
+    assert_eq!(settings.api_key.as_deref(), Some("ds"));
+}
+
+#[test]
+fn the_file_overrides_defaults_and_the_environment_overrides_the_file() {
+    let home = home_with(
+        r#"
+[provider]
+base_url = "http://127.0.0.1:9999/v1"
+model = "file-model"
+api_key_env = "LOCAL_LLM_KEY"
+request_timeout_secs = 7
+connect_timeout_secs = 3
+max_retries = 5
+max_tokens = 1000
+temperature = 0.25
+
+[hooks]
+anything = "belongs to someone else"
+"#,
+    );
+    let from_file = load(
+        home.path(),
+        &[
+            ("LOCAL_LLM_KEY", "local"),
+            ("DEEPSEEK_API_KEY", "not this one"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        from_file,
+        ProviderSettings {
+            base_url: "http://127.0.0.1:9999/v1".into(),
+            model: "file-model".into(),
+            api_key_env: "LOCAL_LLM_KEY".into(),
+            api_key: Some("local".into()),
+            request_timeout: Duration::from_secs(7),
+            connect_timeout: Duration::from_secs(3),
+            max_retries: 5,
+            max_tokens: Some(1000),
+            temperature: Some(0.25),
+            ..ProviderSettings::default()
+        }
+    );
+
+    let from_env = load(
+        home.path(),
+        &[
+            ("LOCAL_LLM_KEY", "local"),
+            ("DSH_BASE_URL", "http://127.0.0.1:1234"),
+            ("DSH_MODEL", "env-model"),
+            ("DSH_API_KEY", "env-key"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(from_env.base_url, "http://127.0.0.1:1234");
+    assert_eq!(from_env.model, "env-model");
+    assert_eq!(from_env.api_key.as_deref(), Some("env-key"));
+    assert_eq!(from_env.max_retries, 5, "untouched file values stay");
+    assert_eq!(
+        from_env.completions_url(),
+        "http://127.0.0.1:1234/chat/completions"
+    );
+}
+
+#[test]
+fn an_unknown_key_names_the_file_the_key_and_the_line() {
+    let home = home_with("[provider]\nmodel = \"x\"\nmodle = \"typo\"\n");
+    let error = load(home.path(), &[]).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        matches!(error, SettingsError::Parse { line: 3, .. }),
+        "{error:?}"
+    );
+    assert!(message.contains("config.toml"), "{message}");
+    assert!(
+        message.contains(&home.path().display().to_string()),
+        "{message}"
+    );
+    assert!(message.contains("modle"), "{message}");
+}
+
+#[test]
+fn the_api_key_itself_is_not_accepted_in_the_file() {
+    let home = home_with("[provider]\napi_key = \"sk-secret\"\n");
+    let message = load(home.path(), &[]).unwrap_err().to_string();
+    assert!(message.contains("api_key"), "{message}");
+}
+
+#[test]
+fn malformed_toml_reports_line_and_column() {
+    let home = home_with("[provider]\nmodel = \"ok\"\nbase_url = \"unterminated\n");
+    let error = load(home.path(), &[]).unwrap_err();
+    match &error {
+        SettingsError::Parse { line, column, .. } => {
+            assert_eq!(*line, 3, "{error}");
+            assert!(*column > 1, "{error}");
+        }
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+    let message = error.to_string();
+    assert!(message.contains("config.toml:3:"), "{message}");
+}
+
+#[test]
+fn a_mistyped_value_names_the_key() {
+    let home = home_with("[provider]\nmax_retries = \"three\"\n");
+    let error = load(home.path(), &[]).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        matches!(error, SettingsError::Parse { line: 2, .. }),
+        "{error:?}"
+    );
+    assert!(message.contains("config.toml:2:"), "{message}");
+    assert!(message.contains("max_retries"), "{message}");
+}
+
+#[test]
+fn unacceptable_values_name_the_key_or_variable() {
+    let home = home_with("[provider]\nbase_url = \"ftp://example.invalid\"\n");
+    let message = load(home.path(), &[]).unwrap_err().to_string();
+    assert!(message.contains("[provider] base_url"), "{message}");
+    assert!(message.contains("config.toml"), "{message}");
+
+    let home = home_with("[provider]\ntemperature = 9.0\n");
+    let message = load(home.path(), &[]).unwrap_err().to_string();
+    assert!(message.contains("[provider] temperature"), "{message}");
+
+    let home = tempfile::tempdir().unwrap();
+    let error = load(home.path(), &[("DSH_BASE_URL", "not a url")]).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            SettingsError::InvalidEnv {
+                var: "DSH_BASE_URL",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn an_unreadable_file_is_an_error_naming_it() {
+    let home = tempfile::tempdir().unwrap();
+    // A directory where the file should be cannot be read as one.
+    std::fs::create_dir(home.path().join("config.toml")).unwrap();
+    let message = load(home.path(), &[]).unwrap_err().to_string();
+    assert!(message.contains("config.toml"), "{message}");
+}
+
+#[test]
+fn debug_output_never_shows_the_key() {
+    let settings = ProviderSettings {
+        api_key: Some("sk-very-secret".into()),
+        ..ProviderSettings::default()
+    };
+    let debug = format!("{settings:?}");
+    assert!(!debug.contains("sk-very-secret"), "{debug}");
+    assert!(debug.contains("redacted"), "{debug}");
+}

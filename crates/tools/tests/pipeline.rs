@@ -1,0 +1,560 @@
+//! One test per pipeline rule, through the real registry.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use dsh_protocol::ToolSpec;
+use dsh_seams::{
+    ApprovalDecision, ApprovalResponse, CancellationToken, ContextEntry, DenialKind, Disposition,
+    GuardVerdict, InputRewrite, Next, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
+    PreToolOutcome, ProposedCall, SeamContext, ToolExecution, ToolOutcome,
+};
+use dsh_tools::{ApprovalService, Rendered, Tool, ToolContext, ToolError, ToolRegistry};
+use serde_json::{Value, json};
+
+/// A tool that echoes `text`, can fail or panic on request, and counts
+/// dispatches and finalize_content calls.
+#[derive(Default)]
+struct Echo {
+    dispatched: AtomicUsize,
+    finalized: AtomicUsize,
+}
+
+#[async_trait]
+impl Tool for Echo {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "echo".into(),
+            description: "echo".into(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string"},
+                    "fail": {"type": "boolean"},
+                    "panic": {"type": "boolean"},
+                    "defer": {"type": "string"},
+                    "wait_for_cancel": {"type": "boolean"}
+                },
+                "required": ["text"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    async fn run(&self, ctx: &ToolContext, args: &Value) -> Result<Value, ToolError> {
+        self.dispatched.fetch_add(1, Ordering::SeqCst);
+        if let Some(text) = args.get("defer").and_then(Value::as_str) {
+            ctx.defer_context(ContextEntry::new(text, "echo"));
+        }
+        if args.get("panic") == Some(&json!(true)) {
+            panic!("echo exploded");
+        }
+        if args.get("fail") == Some(&json!(true)) {
+            return Err(ToolError("echo failed on purpose".into()));
+        }
+        if args.get("wait_for_cancel") == Some(&json!(true)) {
+            ctx.cancel.cancelled().await;
+            return Ok(json!({"text": "cancelled"}));
+        }
+        Ok(json!({"text": args["text"]}))
+    }
+
+    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
+        match value.get("text").and_then(Value::as_str) {
+            Some(text) => Ok(Rendered {
+                content: text.to_owned(),
+                is_error: false,
+            }),
+            None => Err(ToolError("value has no `text` string".into())),
+        }
+    }
+
+    fn finalize_content(&self, _outcome: &ToolOutcome) -> Option<String> {
+        self.finalized.fetch_add(1, Ordering::SeqCst);
+        None
+    }
+}
+
+/// A configurable plugin recording which seams it saw.
+#[derive(Default)]
+struct Probe {
+    name: String,
+    pre: Option<PreToolDecision>,
+    pre_context: Option<String>,
+    pre_panics: bool,
+    guard: Option<GuardVerdict>,
+    approve: Option<ApprovalDecision>,
+    post: Option<PostToolAction>,
+    post_context: Option<String>,
+    rewrite: Option<Value>,
+    wrapper_result: Option<ToolOutcome>,
+    wrapper_signal: bool,
+    observer_panics: bool,
+    seen: Mutex<Vec<String>>,
+}
+
+impl Probe {
+    fn named(name: &str) -> Self {
+        Probe {
+            name: name.into(),
+            ..Probe::default()
+        }
+    }
+    fn saw(&self, what: &str, exec: &ToolExecution) {
+        self.seen
+            .lock()
+            .unwrap()
+            .push(format!("{what}:{}", exec.execution_id));
+    }
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+#[async_trait]
+impl Plugin for Probe {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    async fn rewrite_input(&self, _ctx: &SeamContext, _call: &ProposedCall) -> InputRewrite {
+        match &self.rewrite {
+            Some(arguments) => InputRewrite::Rewrite {
+                arguments: arguments.clone(),
+                by: self.name.clone(),
+                conflicts: vec![],
+            },
+            None => InputRewrite::Keep,
+        }
+    }
+
+    async fn pre_execute(&self, _ctx: &SeamContext, exec: &ToolExecution) -> PreToolOutcome {
+        self.saw("pre", exec);
+        if self.pre_panics {
+            panic!("pre listener exploded");
+        }
+        PreToolOutcome {
+            decision: self.pre.clone().unwrap_or(PreToolDecision::Allow),
+            contexts: self
+                .pre_context
+                .iter()
+                .map(|text| ContextEntry::new(text.clone(), self.name.clone()))
+                .collect(),
+        }
+    }
+
+    async fn approve(&self, _ctx: &SeamContext, exec: &ToolExecution, _reason: Option<&str>) -> ApprovalDecision {
+        self.saw("approve", exec);
+        self.approve.clone().unwrap_or(ApprovalDecision::Abstain)
+    }
+
+    fn guard(&self, _ctx: &SeamContext, exec: &ToolExecution) -> GuardVerdict {
+        self.saw("guard", exec);
+        self.guard.clone().unwrap_or(GuardVerdict::Abstain)
+    }
+
+    async fn execute(&self, _ctx: &SeamContext, exec: &ToolExecution, signal: CancellationToken, next: Next<'_>) -> ToolOutcome {
+        self.saw("execute", exec);
+        if let Some(result) = &self.wrapper_result {
+            return result.clone();
+        }
+        if self.wrapper_signal {
+            // Replace the signal with one that is never cancelled.
+            return next.run(CancellationToken::new()).await;
+        }
+        next.run(signal).await
+    }
+
+    async fn post_execute(&self, _ctx: &SeamContext, exec: &ToolExecution, _outcome: &ToolOutcome, _duration: Duration) -> PostToolDecision {
+        self.saw("post", exec);
+        PostToolDecision {
+            action: self.post.clone().unwrap_or(PostToolAction::Accept),
+            contexts: self
+                .post_context
+                .iter()
+                .map(|text| ContextEntry::new(text.clone(), self.name.clone()))
+                .collect(),
+        }
+    }
+
+    fn tool_result(&self, _ctx: &SeamContext, exec: &ToolExecution, _outcome: &ToolOutcome) {
+        self.saw("result", exec);
+        if self.observer_panics {
+            panic!("observer exploded");
+        }
+    }
+}
+
+struct Fixture {
+    registry: ToolRegistry,
+    echo: Arc<Echo>,
+}
+
+fn fixture(plugins: Vec<Arc<Probe>>) -> Fixture {
+    let echo = Arc::new(Echo::default());
+    let mut registry = ToolRegistry::new();
+    registry.register_tool(echo.clone());
+    for plugin in plugins {
+        registry.register_plugin(plugin);
+    }
+    Fixture { registry, echo }
+}
+
+fn ctx() -> SeamContext {
+    let mut ctx = SeamContext::detached(std::env::temp_dir());
+    ctx.turn = Some(1);
+    ctx
+}
+
+fn call(arguments: Value) -> ProposedCall {
+    ProposedCall {
+        call_id: "call_1".into(),
+        tool: "echo".into(),
+        arguments,
+        parent_execution_id: None,
+    }
+}
+
+async fn run(fixture: &Fixture, ctx: &SeamContext, arguments: Value) -> dsh_seams::ToolExecutionResult {
+    let sealed = fixture.registry.seal(ctx, call(arguments)).await;
+    fixture.registry.execute(ctx, sealed).await
+}
+
+#[tokio::test]
+async fn arguments_are_validated_before_any_policy() {
+    let probe = Arc::new(Probe::named("p"));
+    let fx = fixture(vec![probe.clone()]);
+    let result = run(&fx, &ctx(), json!({"txt": "x"})).await;
+    assert!(result.outcome.is_error);
+    assert_eq!(result.outcome.disposition, Disposition::InvalidArguments);
+    assert!(result.outcome.content.contains("missing required field `text`"), "{}", result.outcome.content);
+    assert!(probe.seen().iter().all(|s| s.starts_with("result")), "{:?}", probe.seen());
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn unknown_tool_becomes_an_error_result() {
+    let fx = fixture(vec![]);
+    let ctx = ctx();
+    let mut proposed = call(json!({}));
+    proposed.tool = "nope".into();
+    let sealed = fx.registry.seal(&ctx, proposed).await;
+    let result = fx.registry.execute(&ctx, sealed).await;
+    assert!(result.outcome.is_error);
+    assert_eq!(result.outcome.disposition, Disposition::UnknownTool);
+}
+
+#[tokio::test]
+async fn every_phase_sees_the_same_frozen_identity() {
+    let probe = Arc::new(Probe::named("p"));
+    let fx = fixture(vec![probe.clone()]);
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    let id = result.execution.unwrap().execution_id;
+    let seen = probe.seen();
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    for phase in ["pre", "guard", "execute", "post", "result"] {
+        assert!(seen.contains(&format!("{phase}:{id}")), "{phase} missing in {seen:?}");
+    }
+}
+
+#[tokio::test]
+async fn nested_calls_carry_the_parent_execution_id() {
+    let fx = fixture(vec![]);
+    let mut proposed = call(json!({"text": "x"}));
+    proposed.parent_execution_id = Some("exec_parent".into());
+    let sealed = fx.registry.seal(&ctx(), proposed).await;
+    assert_eq!(sealed.execution.parent_execution_id.as_deref(), Some("exec_parent"));
+}
+
+#[tokio::test]
+async fn deny_skips_execute_and_dispatch_but_reaches_post_and_result() {
+    let mut probe = Probe::named("p");
+    probe.pre = Some(PreToolDecision::Deny { reason: "no way".into() });
+    let probe = Arc::new(probe);
+    let fx = fixture(vec![probe.clone()]);
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert_eq!(result.outcome.content, "no way");
+    assert!(result.outcome.is_error);
+    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::Policy));
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+    let phases: Vec<String> = probe.seen().iter().map(|s| s.split(':').next().unwrap().to_owned()).collect();
+    assert_eq!(phases, vec!["pre", "post", "result"]);
+}
+
+#[tokio::test]
+async fn guard_cannot_resurrect_denied_call() {
+    // The first listener denies; a later one allows; the guard abstains:
+    // the call stays denied and the guard is never consulted.
+    let mut denier = Probe::named("denier");
+    denier.pre = Some(PreToolDecision::Deny { reason: "denied".into() });
+    let allower = Probe::named("allower");
+    let denier = Arc::new(denier);
+    let allower = Arc::new(allower);
+    let fx = fixture(vec![denier.clone(), allower.clone()]);
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::Policy));
+    assert!(!allower.seen().iter().any(|s| s.starts_with("pre")));
+    assert!(!denier.seen().iter().any(|s| s.starts_with("guard")));
+}
+
+#[tokio::test]
+async fn guard_runs_after_the_whole_waterfall_and_can_only_deny() {
+    let mut guard = Probe::named("guard");
+    guard.guard = Some(GuardVerdict::Deny { reason: "invariant".into() });
+    let guard = Arc::new(guard);
+    let later = Arc::new(Probe::named("later"));
+    let fx = fixture(vec![guard.clone(), later.clone()]);
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::Guard));
+    assert_eq!(result.outcome.content, "invariant");
+    // The later plugin's pre-execute ran before the first plugin's guard.
+    assert!(later.seen().iter().any(|s| s.starts_with("pre")));
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn ask_without_an_approval_service_becomes_a_denial() {
+    let mut probe = Probe::named("p");
+    probe.pre = Some(PreToolDecision::Ask { reason: Some("ASK-REASON".into()) });
+    let fx = fixture(vec![Arc::new(probe)]);
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert_eq!(result.outcome.content, "ASK-REASON");
+    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::NoApprovalService));
+}
+
+#[tokio::test]
+async fn ask_without_an_agent_becomes_a_distinct_denial() {
+    let mut probe = Probe::named("p");
+    probe.pre = Some(PreToolDecision::Ask { reason: None });
+    let fx = fixture(vec![Arc::new(probe)]);
+    let mut ctx = ctx();
+    ctx.turn = None;
+    let result = run(&fx, &ctx, json!({"text": "hi"})).await;
+    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::NoAgent));
+}
+
+struct Answer(ApprovalResponse);
+
+#[async_trait]
+impl ApprovalService for Answer {
+    async fn request(&self, _exec: &ToolExecution, _reason: Option<&str>) -> ApprovalResponse {
+        self.0.clone()
+    }
+}
+
+#[tokio::test]
+async fn only_an_explicit_allowed_once_continues_an_ask() {
+    for (answer, expected) in [
+        (ApprovalResponse::AllowedOnce, Disposition::Executed),
+        (ApprovalResponse::Rejected, Disposition::Denied(DenialKind::ApprovalRejected)),
+        (ApprovalResponse::Cancelled, Disposition::Denied(DenialKind::ApprovalCancelled)),
+    ] {
+        let mut probe = Probe::named("p");
+        probe.pre = Some(PreToolDecision::Ask { reason: Some("why".into()) });
+        let mut fx = fixture(vec![Arc::new(probe)]);
+        fx.registry.set_approval(Arc::new(Answer(answer.clone())));
+        let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+        assert_eq!(result.outcome.disposition, expected, "{answer:?}");
+    }
+}
+
+#[tokio::test]
+async fn an_approval_listener_answers_before_the_user_is_asked() {
+    let mut asker = Probe::named("asker");
+    asker.pre = Some(PreToolDecision::Ask { reason: None });
+    let mut approver = Probe::named("approver");
+    approver.approve = Some(ApprovalDecision::Deny { message: "PERMREQ-DENY".into() });
+    let mut fx = fixture(vec![Arc::new(asker), Arc::new(approver)]);
+    fx.registry.set_approval(Arc::new(Answer(ApprovalResponse::AllowedOnce)));
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert_eq!(result.outcome.content, "PERMREQ-DENY");
+    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::ApprovalRejected));
+}
+
+#[tokio::test]
+async fn a_wrapper_authored_result_short_circuits_dispatch_and_is_renormalized() {
+    let mut wrapper = Probe::named("w");
+    wrapper.wrapper_result = Some(ToolOutcome {
+        is_error: false,
+        content: "claims something else".into(),
+        value: Some(json!({"text": "cached"})),
+        disposition: Disposition::Executed,
+    });
+    let fx = fixture(vec![Arc::new(wrapper)]);
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+    assert_eq!(result.outcome.content, "cached");
+}
+
+#[tokio::test]
+async fn a_wrapper_can_replace_the_signal_but_not_remove_cancellation() {
+    let mut wrapper = Probe::named("w");
+    wrapper.wrapper_signal = true;
+    let fx = fixture(vec![Arc::new(wrapper)]);
+    let ctx = ctx();
+    let cancel = ctx.cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        cancel.cancel();
+    });
+    let result = tokio::time::timeout(
+        Duration::from_secs(10),
+        run(&fx, &ctx, json!({"text": "hi", "wait_for_cancel": true})),
+    )
+    .await
+    .expect("the tool saw the original cancellation");
+    assert_eq!(result.outcome.content, "cancelled");
+}
+
+#[tokio::test]
+async fn post_execute_block_replaces_the_outcome_with_feedback() {
+    let mut probe = Probe::named("p");
+    probe.post = Some(PostToolAction::Block { feedback: "bad output".into() });
+    let fx = fixture(vec![Arc::new(probe)]);
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert!(result.outcome.is_error);
+    assert_eq!(result.outcome.content, "bad output");
+}
+
+#[tokio::test]
+async fn post_execute_content_replacement_keeps_the_value() {
+    let mut probe = Probe::named("p");
+    probe.post = Some(PostToolAction::ReplaceContent { content: "[redacted]".into() });
+    let fx = fixture(vec![Arc::new(probe)]);
+    let result = run(&fx, &ctx(), json!({"text": "secret"})).await;
+    assert_eq!(result.outcome.content, "[redacted]");
+    assert_eq!(result.outcome.value, Some(json!({"text": "secret"})));
+}
+
+#[tokio::test]
+async fn post_execute_value_replacement_revalidates_and_rerenders() {
+    let mut good = Probe::named("good");
+    good.post = Some(PostToolAction::ReplaceValue { value: json!({"text": "new"}) });
+    let fx = fixture(vec![Arc::new(good)]);
+    let result = run(&fx, &ctx(), json!({"text": "old"})).await;
+    assert_eq!(result.outcome.content, "new");
+    assert!(!result.outcome.is_error);
+
+    let mut bad = Probe::named("bad");
+    bad.post = Some(PostToolAction::ReplaceValue { value: json!({"nope": 1}) });
+    let fx = fixture(vec![Arc::new(bad)]);
+    let result = run(&fx, &ctx(), json!({"text": "old"})).await;
+    assert!(result.outcome.is_error);
+    assert_eq!(result.outcome.disposition, Disposition::Failed);
+}
+
+#[tokio::test]
+async fn finalize_content_runs_once_after_pre_execute_failure() {
+    let mut probe = Probe::named("p");
+    probe.pre_panics = true;
+    let fx = fixture(vec![Arc::new(probe)]);
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert!(result.outcome.is_error);
+    assert_eq!(result.outcome.disposition, Disposition::Failed);
+    assert!(result.outcome.content.contains("pre listener exploded"));
+    assert_eq!(fx.echo.finalized.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn finalize_content_runs_once_on_success_and_on_denial() {
+    let fx = fixture(vec![]);
+    run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert_eq!(fx.echo.finalized.load(Ordering::SeqCst), 1);
+    let mut probe = Probe::named("p");
+    probe.pre = Some(PreToolDecision::Deny { reason: "no".into() });
+    let fx = fixture(vec![Arc::new(probe)]);
+    run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert_eq!(fx.echo.finalized.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_panicking_tool_becomes_an_error_result() {
+    let fx = fixture(vec![]);
+    let result = run(&fx, &ctx(), json!({"text": "hi", "panic": true})).await;
+    assert!(result.outcome.is_error);
+    assert_eq!(result.outcome.disposition, Disposition::Failed);
+    assert!(result.outcome.content.contains("echo exploded"));
+}
+
+#[tokio::test]
+async fn a_failing_tool_is_an_executed_error() {
+    let fx = fixture(vec![]);
+    let result = run(&fx, &ctx(), json!({"text": "hi", "fail": true})).await;
+    assert!(result.outcome.is_error);
+    assert_eq!(result.outcome.disposition, Disposition::Executed);
+    assert_eq!(result.outcome.content, "echo failed on purpose");
+}
+
+#[tokio::test]
+async fn a_failing_result_observer_is_contained() {
+    let mut probe = Probe::named("p");
+    probe.observer_panics = true;
+    let fx = fixture(vec![Arc::new(probe)]);
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert!(!result.outcome.is_error);
+    assert_eq!(result.outcome.content, "hi");
+}
+
+#[tokio::test]
+async fn adding_context_is_not_a_veto() {
+    let mut probe = Probe::named("ctx");
+    probe.pre_context = Some("PRE".into());
+    probe.post_context = Some("POST".into());
+    let fx = fixture(vec![Arc::new(probe)]);
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert!(!result.outcome.is_error);
+    let contexts: Vec<&str> = result.contexts.iter().map(|c| c.content.as_str()).collect();
+    assert_eq!(contexts, vec!["PRE", "POST"]);
+}
+
+#[tokio::test]
+async fn deferred_contexts_precede_decision_contexts_unless_blocked() {
+    let mut probe = Probe::named("p");
+    probe.post_context = Some("DECISION".into());
+    let fx = fixture(vec![Arc::new(probe)]);
+    let result = run(&fx, &ctx(), json!({"text": "hi", "defer": "NESTED"})).await;
+    let contexts: Vec<&str> = result.contexts.iter().map(|c| c.content.as_str()).collect();
+    assert_eq!(contexts, vec!["NESTED", "DECISION"]);
+
+    let mut blocker = Probe::named("b");
+    blocker.post = Some(PostToolAction::Block { feedback: "no".into() });
+    blocker.post_context = Some("BLOCK-CONTEXT".into());
+    let fx = fixture(vec![Arc::new(blocker)]);
+    let result = run(&fx, &ctx(), json!({"text": "hi", "defer": "NESTED"})).await;
+    let contexts: Vec<&str> = result.contexts.iter().map(|c| c.content.as_str()).collect();
+    assert_eq!(contexts, vec!["BLOCK-CONTEXT"]);
+}
+
+#[tokio::test]
+async fn deferred_contexts_survive_a_failing_tool() {
+    let fx = fixture(vec![]);
+    let result = run(&fx, &ctx(), json!({"text": "hi", "defer": "NESTED", "fail": true})).await;
+    assert!(result.outcome.is_error);
+    assert_eq!(result.contexts.len(), 1);
+}
+
+#[tokio::test]
+async fn an_input_rewrite_is_revalidated_and_recorded() {
+    let mut rewriter = Probe::named("rewriter");
+    rewriter.rewrite = Some(json!({"text": "REWRITTEN"}));
+    let mut second = Probe::named("second");
+    second.rewrite = Some(json!({"text": "LOSER"}));
+    let fx = fixture(vec![Arc::new(rewriter), Arc::new(second)]);
+    let ctx = ctx();
+    let sealed = fx.registry.seal(&ctx, call(json!({"text": "original"}))).await;
+    assert_eq!(*sealed.execution.arguments, json!({"text": "REWRITTEN"}));
+    assert_eq!(sealed.execution.original_arguments.as_deref(), Some(&json!({"text": "original"})));
+    assert_eq!(sealed.execution.rewritten_by.as_deref(), Some("rewriter"));
+    assert_eq!(sealed.rewrite_conflicts, vec!["second".to_owned()]);
+    let result = fx.registry.execute(&ctx, sealed).await;
+    assert_eq!(result.outcome.content, "REWRITTEN");
+
+    let mut bad = Probe::named("bad");
+    bad.rewrite = Some(json!({"wrong": true}));
+    let fx = fixture(vec![Arc::new(bad)]);
+    let result = run(&fx, &ctx, json!({"text": "x"})).await;
+    assert_eq!(result.outcome.disposition, Disposition::InvalidArguments);
+    assert!(result.outcome.content.contains("after `bad` rewrote them"));
+}
