@@ -6,11 +6,11 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
-use dsh_agent::{Fixture, Observers, QueuedPrompt, ScriptedModel};
-use dsh_seams::{CancellationToken, NoticeLevel, SessionEndReason, SessionStartSource};
+use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture};
+use dsh_seams::NoticeLevel;
 use dsh_session::{SessionLog, encode};
 
-use crate::wiring::{self, HookSources, NewSession};
+use crate::wiring::{self, HookSources};
 
 pub struct ReplayArgs {
     pub fixture: PathBuf,
@@ -74,40 +74,36 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         })),
         on_text: None,
     };
-    let label = args.fixture.display().to_string();
-    let model = Arc::new(ScriptedModel::new(label, fixture.script()));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let requests = runtime.block_on(async {
-        let mut agent = wiring::agent(NewSession {
+    let output = runtime.block_on(replay_fixture(
+        &fixture,
+        ReplayOptions {
+            label: args.fixture.display().to_string(),
+            cwd: cwd.clone(),
             session_id,
-            cwd,
             log,
-            hooks,
-            model: model.clone(),
-            interactive: false,
+            resumed: false,
+            plugins: hooks.plugins,
             max_steps: args.max_steps,
+            system_prompt: wiring::system_prompt(&cwd),
             observers,
-        })?;
-        agent.start(SessionStartSource::Startup).await;
-        for prompt in &fixture.prompts {
-            agent.enqueue(QueuedPrompt {
-                text: prompt.text().to_owned(),
-                source: prompt.source().to_owned(),
-            });
+            prompt_limit: None,
+            skip_prompts: 0,
+        },
+    ))?;
+    for outcome in &output.outcomes {
+        if let Some(message) = &outcome.message {
+            eprintln!(
+                "dsh: turn {} ended {}: {message}",
+                outcome.turn,
+                outcome.reason.as_str()
+            );
         }
-        let cancel = CancellationToken::new();
-        let outcomes = agent.run_pending(&cancel).await?;
-        agent.end(SessionEndReason::Other).await;
-        for outcome in &outcomes {
-            if let Some(message) = &outcome.message {
-                eprintln!("dsh: turn {} ended {}: {message}", outcome.turn, outcome.reason.as_str());
-            }
-        }
-        anyhow::Ok(model.requests())
-    })?;
+    }
+    let requests = output.requests;
     if let Some(path) = &args.requests_out {
         let mut text = String::new();
         for request in &requests {

@@ -9,7 +9,6 @@ use dsh_model::Model;
 use dsh_protocol::EventBody;
 use dsh_seams::{Plugin, SessionEnv, SessionInfo};
 use dsh_session::SessionLog;
-use dsh_tools::ToolRegistry;
 
 /// Where hooks come from, as the user's environment and flags say.
 #[derive(Debug, Clone)]
@@ -59,18 +58,6 @@ pub fn load_hooks(_sources: &HookSources) -> anyhow::Result<LoadedHooks> {
     })
 }
 
-/// The tool registry with every built-in tool and the given plugins.
-pub fn registry(plugins: &[Arc<dyn Plugin>]) -> ToolRegistry {
-    let mut registry = ToolRegistry::new();
-    for tool in dsh_tools::builtin::builtin_tools() {
-        registry.register_tool(tool);
-    }
-    for plugin in plugins {
-        registry.register_plugin(Arc::clone(plugin));
-    }
-    registry
-}
-
 /// The system prompt every request starts with.
 pub fn system_prompt(cwd: &Path) -> String {
     format!(
@@ -105,7 +92,7 @@ pub struct NewSession {
 /// Builds the agent.
 pub fn agent(session: NewSession) -> anyhow::Result<Agent> {
     let log_path = session.log.path().map(Path::to_path_buf);
-    let registry = registry(&session.hooks.plugins);
+    let registry = dsh_agent::builtin_registry(&session.hooks.plugins);
     let info = SessionInfo {
         session_id: session.session_id,
         cwd: session.cwd.clone(),

@@ -14,8 +14,10 @@
 
 mod agent;
 mod fixture;
+mod replay;
 mod scripted;
 
 pub use agent::*;
 pub use fixture::*;
+pub use replay::*;
 pub use scripted::*;

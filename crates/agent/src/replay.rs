@@ -1,0 +1,131 @@
+//! Running a fixture transcript through the real loop: what `dsh replay`
+//! does, available to tests that register native plugins.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use dsh_protocol::{RequestRecord, TurnEndReason};
+use dsh_seams::{CancellationToken, Plugin, SessionEndReason, SessionEnv, SessionInfo, SessionStartSource};
+use dsh_session::SessionLog;
+use dsh_tools::ToolRegistry;
+
+use crate::{Agent, AgentError, AgentParts, Fixture, Observers, QueuedPrompt, ScriptedModel, TurnOutcome};
+
+/// How to replay a fixture.
+pub struct ReplayOptions {
+    /// A label for errors (the fixture's path).
+    pub label: String,
+    /// The project directory.
+    pub cwd: PathBuf,
+    /// The session id.
+    pub session_id: String,
+    /// The log to write (new, with header; or reopened for a resume).
+    pub log: SessionLog,
+    /// Whether the log was reopened (session start fires with `resume`).
+    pub resumed: bool,
+    /// Plugins on the seams, in order.
+    pub plugins: Vec<Arc<dyn Plugin>>,
+    /// Bound on model requests per turn.
+    pub max_steps: u64,
+    /// The system prompt.
+    pub system_prompt: String,
+    /// Presentation callbacks.
+    pub observers: Observers,
+    /// Only the first N prompts (None: all).
+    pub prompt_limit: Option<usize>,
+    /// Skip the first N prompts (the rest of a resumed fixture).
+    pub skip_prompts: usize,
+}
+
+/// What a replay produced.
+pub struct ReplayOutput {
+    /// Every model request, in order.
+    pub requests: Vec<RequestRecord>,
+    /// How each turn ended.
+    pub outcomes: Vec<TurnOutcome>,
+    /// The log's events.
+    pub events: Vec<dsh_protocol::Event>,
+    /// Plugin records the log refused (should be empty).
+    pub record_errors: Vec<String>,
+}
+
+/// A registry with every built-in tool and `plugins`.
+pub fn builtin_registry(plugins: &[Arc<dyn Plugin>]) -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    for tool in dsh_tools::builtin::builtin_tools() {
+        registry.register_tool(tool);
+    }
+    for plugin in plugins {
+        registry.register_plugin(Arc::clone(plugin));
+    }
+    registry
+}
+
+/// Replays `fixture`: session start, every prompt as its own turn, session end.
+pub async fn replay_fixture(fixture: &Fixture, options: ReplayOptions) -> Result<ReplayOutput, AgentError> {
+    let model = Arc::new(ScriptedModel::new(options.label.clone(), fixture.script()));
+    replay_with_model(fixture, options, model).await
+}
+
+/// Like [`replay_fixture`], with a model the caller keeps (to continue the
+/// script in a resumed session).
+pub async fn replay_with_model(
+    fixture: &Fixture,
+    options: ReplayOptions,
+    model: Arc<ScriptedModel>,
+) -> Result<ReplayOutput, AgentError> {
+    let registry = builtin_registry(&options.plugins);
+    let log_path = options.log.path().map(|path| path.to_path_buf());
+    let mut agent = Agent::new(AgentParts {
+        log: options.log,
+        session: SessionInfo {
+            session_id: options.session_id,
+            cwd: options.cwd,
+            model: dsh_model::Model::name(model.as_ref()),
+            log_path,
+            env: SessionEnv::default(),
+            interactive: false,
+        },
+        registry,
+        model: model.clone(),
+        system_prompt: options.system_prompt,
+        max_steps: options.max_steps,
+        observers: options.observers,
+    });
+    if options.resumed {
+        agent.repair_open_turn()?;
+    }
+    let requests_before = model.requests().len();
+    agent
+        .start(if options.resumed {
+            SessionStartSource::Resume
+        } else {
+            SessionStartSource::Startup
+        })
+        .await;
+    let limit = options.prompt_limit.unwrap_or(usize::MAX);
+    for prompt in fixture.prompts.iter().skip(options.skip_prompts).take(limit) {
+        agent.enqueue(QueuedPrompt {
+            text: prompt.text().to_owned(),
+            source: prompt.source().to_owned(),
+        });
+    }
+    let cancel = CancellationToken::new();
+    let outcomes = agent.run_pending(&cancel).await?;
+    agent.end(SessionEndReason::Other).await;
+    Ok(ReplayOutput {
+        requests: model.requests()[requests_before..].to_vec(),
+        outcomes,
+        events: agent.events(),
+        record_errors: agent.record_errors(),
+    })
+}
+
+impl ReplayOutput {
+    /// Whether every turn completed.
+    pub fn all_completed(&self) -> bool {
+        self.outcomes
+            .iter()
+            .all(|outcome| outcome.reason == TurnEndReason::Completed)
+    }
+}
