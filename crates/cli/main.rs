@@ -4,8 +4,12 @@
 //! This is glue: argument types, wiring and rendering. Domain logic lives in
 //! the library crates.
 
+mod headless;
+mod interactive;
 mod log_view;
 mod replay;
+mod sessions;
+mod terminal;
 mod wiring;
 
 use std::path::PathBuf;
@@ -15,10 +19,37 @@ use clap::{Parser, Subcommand};
 
 /// dsh: an agent harness whose hook system is the product.
 #[derive(Debug, Parser)]
-#[command(name = "dsh", version, about)]
+#[command(name = "dsh", version, about, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Run PROMPT as one headless turn and print the answer (`-` reads the prompt from stdin).
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    print: Option<String>,
+    /// What `-p` prints: the final text, one JSON object, or JSON lines as events happen.
+    #[arg(long, value_enum, default_value_t = headless::OutputFormat::Text, requires = "print")]
+    output_format: headless::OutputFormat,
+    /// With `-p`: answer a hook's `ask` with "allow once" instead of denying the call.
+    #[arg(long, requires = "print")]
+    allow_ask: bool,
+    /// Reopen the session with this id (or unambiguous id prefix); see `dsh sessions`.
+    #[arg(short = 'r', long, value_name = "ID", conflicts_with = "continue_session")]
+    resume: Option<String>,
+    /// Reopen the newest session started in the current directory.
+    #[arg(short = 'c', long = "continue")]
+    continue_session: bool,
+    /// Use this model instead of the configured one.
+    #[arg(long)]
+    model: Option<String>,
+    /// Extra Claude Code settings file(s), as `claude --settings`.
+    #[arg(long = "settings", value_name = "FILE")]
+    settings: Vec<PathBuf>,
+    /// Bound on model requests per turn.
+    #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
+    max_steps: u64,
+    /// Colour in the interactive session.
+    #[arg(long, value_enum, default_value_t = log_view::ColorChoice::Auto)]
+    color: log_view::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -42,6 +73,12 @@ enum Command {
         /// Bound on model requests per turn.
         #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
         max_steps: u64,
+    },
+    /// Lists stored sessions, newest first.
+    Sessions {
+        /// One JSON object per line instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Renders a session log for people.
     Log {
@@ -79,15 +116,52 @@ fn main() -> ExitCode {
             max_steps,
         }),
         Some(Command::Log { file, color }) => log_view::run(&file, color),
-        None => Err(anyhow::anyhow!(
-            "interactive mode is not available yet; try `dsh replay FIXTURE` or `dsh --help`"
-        )),
+        Some(Command::Sessions { json }) => sessions::run_list(json),
+        None => {
+            let pick = match (cli.resume, cli.continue_session) {
+                (Some(id), _) => sessions::Pick::Resume(id),
+                (None, true) => sessions::Pick::Continue,
+                (None, false) => sessions::Pick::New,
+            };
+            match cli.print {
+                Some(prompt) => headless::run(headless::HeadlessArgs {
+                    prompt,
+                    output_format: cli.output_format,
+                    allow_ask: cli.allow_ask,
+                    pick,
+                    settings: cli.settings,
+                    model: cli.model,
+                    max_steps: cli.max_steps,
+                }),
+                None => interactive::run(interactive::InteractiveArgs {
+                    pick,
+                    settings: cli.settings,
+                    model: cli.model,
+                    max_steps: cli.max_steps,
+                    color: cli.color,
+                }),
+            }
+        }
     };
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("dsh: error: {err:#}");
+            eprintln!("dsh: error: {}", error_chain(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes, skipping a cause whose text the message
+/// already contains (I/O errors from `fs-err` name their path and cause).
+fn error_chain(err: &anyhow::Error) -> String {
+    let mut message = err.to_string();
+    for cause in err.chain().skip(1) {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+    }
+    message
 }

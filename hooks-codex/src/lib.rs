@@ -1,1 +1,33 @@
-//! placeholder
+//! Runs users' existing Codex hooks unchanged, exactly as Codex 0.169 does.
+//!
+//! What this crate is for: discovering Codex's hook configuration (every
+//! layer: managed, `$CODEX_HOME`, the project's `.codex/`; `hooks.json` and
+//! `[hooks]` in `config.toml`; trust state by Codex's own definition hash),
+//! building Codex's stdin payloads byte-for-byte, interpreting hook output
+//! with Codex's strict rules and run classification, and mapping all of it
+//! onto dsh's canonical seams as one [`dsh_seams::Plugin`]
+//! ([`CodexConfig::into_plugin`]). The translation is pure ([`payload`],
+//! [`output`], [`tools`], [`spill`], [`matcher`]); only [`plugin`] touches
+//! processes, through `dsh-hook-runner`.
+//!
+//! What it is not: it shares the runner with the Claude Code bridge but none
+//! of its interpretation; it does not write a Codex rollout file
+//! (`transcript_path` is `null`), does not implement dsh's own trust model,
+//! and does not fire events dsh has no equivalent for (compaction,
+//! sub-agents). See `README.md` for the full status table.
+
+pub mod config;
+pub mod event;
+pub mod matcher;
+pub mod output;
+pub mod payload;
+pub mod plugin;
+pub mod spill;
+pub mod tools;
+
+pub use config::{
+    CodexConfig, CodexDiscovery, ConfigError, EntryStatus, HookEntry, LayerSource, NotifyConfig,
+    TrustState, load,
+};
+pub use event::CodexEvent;
+pub use plugin::{CodexPlugin, TrustPolicy};

@@ -263,14 +263,23 @@ async fn run_command(
         if !stderr.is_empty() {
             stderr.push('\n');
         }
-        stderr.push_str(&format!("Command timed out after {} ms", timeout.as_millis()));
+        stderr.push_str(&format!(
+            "Command timed out after {} ms",
+            timeout.as_millis()
+        ));
     }
     let exit_code = match ending {
         Ending::Exited(_) => status.and_then(|s| s.code()),
         // Whatever the shell returned while being killed is not its answer.
         Ending::TimedOut | Ending::Cancelled => None,
     };
-    tracing::debug!(pgid, ?exit_code, timed_out, interrupted, "bash command finished");
+    tracing::debug!(
+        pgid,
+        ?exit_code,
+        timed_out,
+        interrupted,
+        "bash command finished"
+    );
     Ok(BashOutput {
         stdout,
         stderr,
@@ -285,7 +294,7 @@ async fn terminate_group(child: &mut Child, pgid: i32) -> Option<std::process::E
     signal_group(pgid, libc::SIGTERM);
     let graceful = tokio::time::timeout(KILL_GRACE, child.wait()).await;
     // Always: grandchildren that ignored SIGTERM must not outlive the call.
-    // mutated
+    signal_group(pgid, libc::SIGKILL);
     match graceful {
         Ok(Ok(status)) => Some(status),
         Ok(Err(err)) => {
@@ -433,7 +442,10 @@ async fn finish_reader(reader: Option<JoinHandle<()>>) {
 }
 
 fn take_text(capture: &Mutex<Capture>) -> String {
-    capture.lock().unwrap_or_else(PoisonError::into_inner).text()
+    capture
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .text()
 }
 
 fn trim_trailing_newlines(text: &mut String) {
@@ -442,6 +454,7 @@ fn trim_trailing_newlines(text: &mut String) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
     use std::time::Instant;
@@ -476,13 +489,21 @@ mod tests {
     }
 
     fn read_pgid(path: &std::path::Path) -> i32 {
-        std::fs::read_to_string(path).unwrap().trim().parse().unwrap()
+        std::fs::read_to_string(path)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
     }
 
     #[tokio::test]
     async fn success_renders_stdout_then_stderr() {
         let dir = tempfile::tempdir().unwrap();
-        let out = run(&ctx(dir.path()), json!({"command": "echo hi; echo warn >&2"})).await;
+        let out = run(
+            &ctx(dir.path()),
+            json!({"command": "echo hi; echo warn >&2"}),
+        )
+        .await;
         assert_eq!(
             out,
             BashOutput {
@@ -493,7 +514,9 @@ mod tests {
                 timed_out: false,
             }
         );
-        let rendered = BashTool.render(&serde_json::to_value(&out).unwrap()).unwrap();
+        let rendered = BashTool
+            .render(&serde_json::to_value(&out).unwrap())
+            .unwrap();
         assert_eq!(rendered.content, "hi\nwarn");
         assert!(!rendered.is_error);
     }
@@ -514,7 +537,10 @@ mod tests {
     async fn non_zero_exit_is_an_error_with_the_code() {
         let dir = tempfile::tempdir().unwrap();
         let value = BashTool
-            .run(&ctx(dir.path()), &json!({"command": "echo oops >&2; exit 3"}))
+            .run(
+                &ctx(dir.path()),
+                &json!({"command": "echo oops >&2; exit 3"}),
+            )
             .await
             .unwrap();
         assert_eq!(value["exit_code"], 3);
@@ -534,7 +560,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut context = ctx(dir.path());
         context.env.push(("DSH_TEST_VAR".into(), "from ctx".into()));
-        let out = run(&context, json!({"command": "pwd; echo \"$DSH_TEST_VAR\"; echo \"$PATH\" | grep -c /"})).await;
+        let out = run(
+            &context,
+            json!({"command": "pwd; echo \"$DSH_TEST_VAR\"; echo \"$PATH\" | grep -c /"}),
+        )
+        .await;
         let lines: Vec<&str> = out.stdout.lines().collect();
         let expected_cwd = dir.path().canonicalize().unwrap();
         assert_eq!(
@@ -566,7 +596,11 @@ mod tests {
         )
         .await;
         assert_eq!(out.exit_code, Some(0));
-        assert!(out.stdout.len() < HEAD_BYTES + TAIL_BYTES + 200, "{}", out.stdout.len());
+        assert!(
+            out.stdout.len() < HEAD_BYTES + TAIL_BYTES + 200,
+            "{}",
+            out.stdout.len()
+        );
         assert!(out.stdout.starts_with("aaaa"));
         assert!(out.stdout.ends_with("aaaa\nEND"));
         assert!(out.stdout.contains("bytes of output omitted"));
@@ -621,7 +655,10 @@ mod tests {
             .await
             .unwrap();
         let elapsed = started.elapsed();
-        assert!(elapsed < Duration::from_millis(500) + Duration::from_secs(4), "{elapsed:?}");
+        assert!(
+            elapsed < Duration::from_millis(500) + Duration::from_secs(4),
+            "{elapsed:?}"
+        );
         let out: BashOutput = serde_json::from_value(value.clone()).unwrap();
         assert!(out.timed_out);
         assert!(!out.interrupted);
@@ -645,9 +682,17 @@ mod tests {
             pid_file.display()
         );
         let started = Instant::now();
-        let out = run(&ctx(dir.path()), json!({"command": command, "timeout": 300})).await;
+        let out = run(
+            &ctx(dir.path()),
+            json!({"command": command, "timeout": 300}),
+        )
+        .await;
         assert!(out.timed_out);
-        assert!(started.elapsed() < Duration::from_secs(6), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(6),
+            "{:?}",
+            started.elapsed()
+        );
         assert_eq!(live_members(read_pgid(&pid_file)), Vec::<String>::new());
     }
 
@@ -668,7 +713,11 @@ mod tests {
             .await
             .unwrap();
         canceller.await.unwrap();
-        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
         let out: BashOutput = serde_json::from_value(value.clone()).unwrap();
         assert!(out.interrupted);
         assert!(!out.timed_out);

@@ -44,7 +44,11 @@ impl Hunk {
                 Some('-') => old += 1,
                 Some('+') => new += 1,
                 Some('\\') => {}
-                _ => return Err(format!("hunk line {line:?} has no ' ', '-', '+' or '\\' prefix")),
+                _ => {
+                    return Err(format!(
+                        "hunk line {line:?} has no ' ', '-', '+' or '\\' prefix"
+                    ));
+                }
             }
         }
         if old != self.old_lines || new != self.new_lines {
@@ -193,7 +197,13 @@ fn make_hunk(ops: &[Op], (old_pos, new_pos): (usize, usize), old: &[&str], new: 
     }
     let old_lines = (o - old_pos) as u64;
     let new_lines = (n - new_pos) as u64;
-    let start = |pos: usize, count: u64| if count == 0 { pos as u64 } else { pos as u64 + 1 };
+    let start = |pos: usize, count: u64| {
+        if count == 0 {
+            pos as u64
+        } else {
+            pos as u64 + 1
+        }
+    };
     Hunk {
         old_start: start(old_pos, old_lines),
         old_lines,
@@ -204,6 +214,7 @@ fn make_hunk(ops: &[Op], (old_pos, new_pos): (usize, usize), old: &[&str], new: 
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;

@@ -109,15 +109,15 @@ impl Tool for EditTool {
             (Some(text), false) => replace(text, &args, &shown)?,
         };
 
-        if original.is_none() {
-            if let Some(parent) = path.parent() {
-                tokio::fs::create_dir_all(parent).await.map_err(|err| {
-                    ToolError(format!(
-                        "{NAME}: cannot create directory {}: {err}",
-                        parent.display()
-                    ))
-                })?;
-            }
+        if original.is_none()
+            && let Some(parent) = path.parent()
+        {
+            tokio::fs::create_dir_all(parent).await.map_err(|err| {
+                ToolError(format!(
+                    "{NAME}: cannot create directory {}: {err}",
+                    parent.display()
+                ))
+            })?;
         }
         tokio::fs::write(&path, updated.as_bytes())
             .await
@@ -147,7 +147,10 @@ impl Tool for EditTool {
                 .map_err(|why| ToolError(format!("{NAME}: invalid result value: {why}")))?;
         }
         Ok(Rendered {
-            content: format!("The file {} has been updated successfully.", output.file_path),
+            content: format!(
+                "The file {} has been updated successfully.",
+                output.file_path
+            ),
             is_error: false,
         })
     }
@@ -172,6 +175,7 @@ fn replace(text: &str, args: &Args, shown: &str) -> Result<String, ToolError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
@@ -234,7 +238,10 @@ mod tests {
         .unwrap_err();
         assert!(err.0.contains("found 2 matches"), "{err}");
         assert!(err.0.contains(file.to_str().unwrap()), "{err}");
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "x = 1\ny = 2\nx = 3\n");
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "x = 1\ny = 2\nx = 3\n"
+        );
 
         let value = edit(
             dir.path(),
@@ -242,7 +249,10 @@ mod tests {
         )
         .await
         .unwrap();
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "z = 1\ny = 2\nz = 3\n");
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "z = 1\ny = 2\nz = 3\n"
+        );
         assert_eq!(value["replace_all"], true);
         assert_eq!(
             value["structured_patch"],
@@ -270,7 +280,10 @@ mod tests {
         .await
         .unwrap_err();
         assert!(err.0.contains("does not exist"), "{err}");
-        assert!(err.0.contains(dir.path().join("nope.txt").to_str().unwrap()));
+        assert!(
+            err.0
+                .contains(dir.path().join("nope.txt").to_str().unwrap())
+        );
     }
 
     #[tokio::test]

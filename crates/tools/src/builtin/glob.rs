@@ -76,9 +76,14 @@ impl Tool for GlobTool {
         let (root, pattern) = if Path::new(&args.pattern).is_absolute() {
             split_absolute_pattern(&args.pattern)
         } else {
+            // globset matches `src/a.rs`, never `./src/a.rs`.
+            let mut pattern = args.pattern.as_str();
+            while let Some(rest) = pattern.strip_prefix("./") {
+                pattern = rest;
+            }
             (
                 resolve_root(NAME, ctx, args.path.as_deref()).await?,
-                args.pattern.clone(),
+                pattern.to_owned(),
             )
         };
         let matcher = GlobBuilder::new(&pattern)
@@ -213,6 +218,7 @@ fn globset_escape(text: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
@@ -263,6 +269,8 @@ mod tests {
         );
         let top = glob(root, json!({"pattern": "*.rs"})).await;
         assert_eq!(top.filenames, vec![abs("old.rs")]);
+        let dotted = glob(root, json!({"pattern": "./src/*.rs"})).await;
+        assert_eq!(dotted.filenames, vec![abs("src/new.rs"), abs("src/mid.rs")]);
         let in_src = glob(root, json!({"pattern": "*.{rs,md}", "path": "src"})).await;
         assert_eq!(
             in_src.filenames,
@@ -273,14 +281,22 @@ mod tests {
             json!({"pattern": format!("{}/src/*.rs", root.display())}),
         )
         .await;
-        assert_eq!(absolute.filenames, vec![abs("src/new.rs"), abs("src/mid.rs")]);
+        assert_eq!(
+            absolute.filenames,
+            vec![abs("src/new.rs"), abs("src/mid.rs")]
+        );
 
         let rendered = GlobTool
             .render(&serde_json::to_value(&all).unwrap())
             .unwrap();
         assert_eq!(
             rendered.content,
-            format!("{}\n{}\n{}", abs("src/new.rs"), abs("src/mid.rs"), abs("old.rs"))
+            format!(
+                "{}\n{}\n{}",
+                abs("src/new.rs"),
+                abs("src/mid.rs"),
+                abs("old.rs")
+            )
         );
     }
 
@@ -294,8 +310,14 @@ mod tests {
         assert_eq!(out.num_files, 100);
         assert_eq!(out.filenames.len(), 100);
         assert!(out.truncated);
-        let rendered = GlobTool.render(&serde_json::to_value(&out).unwrap()).unwrap();
-        assert!(rendered.content.ends_with("more specific path or pattern.)"));
+        let rendered = GlobTool
+            .render(&serde_json::to_value(&out).unwrap())
+            .unwrap();
+        assert!(
+            rendered
+                .content
+                .ends_with("more specific path or pattern.)")
+        );
     }
 
     #[tokio::test]
@@ -312,10 +334,16 @@ mod tests {
             .unwrap_err();
         assert!(err.0.contains("invalid pattern"), "{err}");
         let err = GlobTool
-            .run(&ctx(dir.path()), &json!({"pattern": "*", "path": "missing"}))
+            .run(
+                &ctx(dir.path()),
+                &json!({"pattern": "*", "path": "missing"}),
+            )
             .await
             .unwrap_err();
-        assert!(err.0.contains(dir.path().join("missing").to_str().unwrap()), "{err}");
+        assert!(
+            err.0.contains(dir.path().join("missing").to_str().unwrap()),
+            "{err}"
+        );
     }
 
     #[tokio::test]
@@ -324,7 +352,12 @@ mod tests {
         std::fs::write(dir.path().join("a"), "x").unwrap();
         let context = ctx(dir.path());
         context.cancel.cancel();
-        assert!(GlobTool.run(&context, &json!({"pattern": "*"})).await.is_err());
+        assert!(
+            GlobTool
+                .run(&context, &json!({"pattern": "*"}))
+                .await
+                .is_err()
+        );
     }
 
     #[test]

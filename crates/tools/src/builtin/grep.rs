@@ -170,10 +170,14 @@ impl Tool for GrepTool {
                 }
             }
             (GrepMode::FilesWithMatches, Some(_)) => {
-                return Err(invalid("content must be null in files_with_matches mode".into()));
+                return Err(invalid(
+                    "content must be null in files_with_matches mode".into(),
+                ));
             }
             (GrepMode::Content | GrepMode::Count, None) => {
-                return Err(invalid("content must be a string in content and count modes".into()));
+                return Err(invalid(
+                    "content must be a string in content and count modes".into(),
+                ));
             }
         };
         Ok(Rendered {
@@ -290,7 +294,9 @@ fn search(
     let mut num_matches = 0u64;
     for path in files {
         check_cancelled(NAME, cancel)?;
-        let Some(text) = read_text(&path) else { continue };
+        let Some(text) = read_text(&path) else {
+            continue;
+        };
         let shown = display_path(&path);
         let mut count = 0u64;
         for (index, line) in text.lines().enumerate() {
@@ -322,7 +328,9 @@ fn search(
         matched.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     }
     if omitted_lines > 0 {
-        content_lines.push(format!("[... {omitted_lines} more matching lines not shown]"));
+        content_lines.push(format!(
+            "[... {omitted_lines} more matching lines not shown]"
+        ));
     }
     let filenames: Vec<String> = matched.into_iter().map(|(_, path)| path).collect();
     Ok(GrepOutput {
@@ -338,6 +346,7 @@ fn search(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
@@ -394,7 +403,9 @@ mod tests {
                 num_matches: 2,
             }
         );
-        let rendered = GrepTool.render(&serde_json::to_value(&out).unwrap()).unwrap();
+        let rendered = GrepTool
+            .render(&serde_json::to_value(&out).unwrap())
+            .unwrap();
         assert_eq!(
             rendered.content,
             format!("Found 2 files\n{}\n{}", abs("src/b.rs"), abs("a.rs"))
@@ -424,7 +435,10 @@ mod tests {
             )
         );
         let value = serde_json::to_value(&out).unwrap();
-        assert_eq!(GrepTool.render(&value).unwrap().content, out.content.unwrap());
+        assert_eq!(
+            GrepTool.render(&value).unwrap().content,
+            out.content.unwrap()
+        );
     }
 
     #[tokio::test]
@@ -436,13 +450,26 @@ mod tests {
             json!({"pattern": "(?i)todo", "output_mode": "count", "path": "src"}),
         )
         .await;
-        assert_eq!(out.content.as_deref(), Some(format!("{}:2", abs("src/b.rs")).as_str()));
         assert_eq!(
-            GrepTool.render(&serde_json::to_value(&out).unwrap()).unwrap().content,
-            format!("{}:2\n\nFound 2 total occurrences across 1 file.", abs("src/b.rs"))
+            out.content.as_deref(),
+            Some(format!("{}:2", abs("src/b.rs")).as_str())
+        );
+        assert_eq!(
+            GrepTool
+                .render(&serde_json::to_value(&out).unwrap())
+                .unwrap()
+                .content,
+            format!(
+                "{}:2\n\nFound 2 total occurrences across 1 file.",
+                abs("src/b.rs")
+            )
         );
         // A file as the path, even a hidden one.
-        let single = grep(dir.path(), json!({"pattern": "TODO", "path": ".hidden/d.rs"})).await;
+        let single = grep(
+            dir.path(),
+            json!({"pattern": "TODO", "path": ".hidden/d.rs"}),
+        )
+        .await;
         assert_eq!(single.filenames, vec![abs(".hidden/d.rs")]);
         // A glob with a slash matches the relative path.
         let scoped = grep(dir.path(), json!({"pattern": "TODO", "glob": "src/*.rs"})).await;
@@ -458,7 +485,10 @@ mod tests {
             .unwrap();
         assert_eq!(GrepTool.render(&none).unwrap().content, "No files found");
         let none = GrepTool
-            .run(&ctx(dir.path()), &json!({"pattern": "zzz", "output_mode": "content"}))
+            .run(
+                &ctx(dir.path()),
+                &json!({"pattern": "zzz", "output_mode": "content"}),
+            )
             .await
             .unwrap();
         assert_eq!(GrepTool.render(&none).unwrap().content, "No matches found");
@@ -471,9 +501,15 @@ mod tests {
             .run(&ctx(dir.path()), &json!({"pattern": "x", "path": "nope"}))
             .await
             .unwrap_err();
-        assert!(err.0.contains(dir.path().join("nope").to_str().unwrap()), "{err}");
+        assert!(
+            err.0.contains(dir.path().join("nope").to_str().unwrap()),
+            "{err}"
+        );
         let err = GrepTool
-            .run(&ctx(dir.path()), &json!({"pattern": "x", "output_mode": "lines"}))
+            .run(
+                &ctx(dir.path()),
+                &json!({"pattern": "x", "output_mode": "lines"}),
+            )
             .await
             .unwrap_err();
         assert!(err.0.contains("invalid arguments"), "{err}");
@@ -484,7 +520,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let text = "hit\n".repeat(MAX_CONTENT_LINES + 5);
         std::fs::write(dir.path().join("many.txt"), text).unwrap();
-        let out = grep(dir.path(), json!({"pattern": "hit", "output_mode": "content"})).await;
+        let out = grep(
+            dir.path(),
+            json!({"pattern": "hit", "output_mode": "content"}),
+        )
+        .await;
         assert_eq!(out.num_matches, (MAX_CONTENT_LINES + 5) as u64);
         let content = out.content.unwrap();
         assert_eq!(content.lines().count(), MAX_CONTENT_LINES + 1);

@@ -67,8 +67,7 @@ fn spec(name: &str, description: &str, properties: Value, required: &[&str]) -> 
 /// Parses a tool's arguments. The registry validated them against the
 /// schema already; this is the second line of defence and never panics.
 fn parse_args<T: DeserializeOwned>(tool: &str, arguments: &Value) -> Result<T, ToolError> {
-    T::deserialize(arguments)
-        .map_err(|err| ToolError(format!("{tool}: invalid arguments: {err}")))
+    T::deserialize(arguments).map_err(|err| ToolError(format!("{tool}: invalid arguments: {err}")))
 }
 
 /// Parses a canonical value for `render`, rejecting anything that is not a
@@ -102,7 +101,10 @@ fn decode_text(bytes: Vec<u8>) -> Option<String> {
 }
 
 /// Whether the call was cancelled, as an error for walks that stop early.
-fn check_cancelled(tool: &str, ctx_cancel: &tokio_util::sync::CancellationToken) -> Result<(), ToolError> {
+fn check_cancelled(
+    tool: &str,
+    ctx_cancel: &tokio_util::sync::CancellationToken,
+) -> Result<(), ToolError> {
     if ctx_cancel.is_cancelled() {
         Err(ToolError(format!("{tool}: interrupted")))
     } else {
@@ -137,11 +139,15 @@ async fn resolve_root(
             "{tool}: path does not exist: {}",
             root.display()
         ))),
-        Err(err) => Err(ToolError(format!("{tool}: cannot access {}: {err}", root.display()))),
+        Err(err) => Err(ToolError(format!(
+            "{tool}: cannot access {}: {err}",
+            root.display()
+        ))),
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
 

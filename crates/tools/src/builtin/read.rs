@@ -127,8 +127,12 @@ fn select_lines(file_path: String, text: &str, start_line: u64, limit: u64) -> R
     }
     let lines: Vec<&str> = text.split('\n').collect();
     let total = lines.len();
-    let start = usize::try_from(start_line - 1).unwrap_or(usize::MAX).min(total);
-    let end = start.saturating_add(usize::try_from(limit).unwrap_or(usize::MAX)).min(total);
+    let start = usize::try_from(start_line - 1)
+        .unwrap_or(usize::MAX)
+        .min(total);
+    let end = start
+        .saturating_add(usize::try_from(limit).unwrap_or(usize::MAX))
+        .min(total);
     let selected = &lines[start..end];
     ReadOutput {
         file_path,
@@ -188,6 +192,7 @@ fn cut_line(line: &str) -> std::borrow::Cow<'_, str> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
@@ -258,7 +263,10 @@ mod tests {
         std::fs::write(dir.path().join("short.txt"), "a\nb").unwrap();
         std::fs::write(dir.path().join("empty.txt"), "").unwrap();
         let past = ReadTool
-            .run(&ctx(dir.path()), &json!({"file_path": "short.txt", "offset": 9}))
+            .run(
+                &ctx(dir.path()),
+                &json!({"file_path": "short.txt", "offset": 9}),
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -314,7 +322,10 @@ mod tests {
         let value = json!({"file_path": "/f", "content": long, "num_lines": 1, "start_line": 1, "total_lines": 1});
         let content = ReadTool.render(&value).unwrap().content;
         assert!(content.ends_with("… [line truncated]"));
-        assert_eq!(content.len(), 2 + MAX_RENDERED_LINE_CHARS + "… [line truncated]".len());
+        assert_eq!(
+            content.len(),
+            2 + MAX_RENDERED_LINE_CHARS + "… [line truncated]".len()
+        );
     }
 
     #[test]

@@ -114,7 +114,10 @@ impl Tool for WriteTool {
                 format!("File created successfully at: {}", output.file_path)
             }
             (WriteKind::Update, Some(_)) => {
-                format!("The file {} has been updated successfully.", output.file_path)
+                format!(
+                    "The file {} has been updated successfully.",
+                    output.file_path
+                )
             }
             (WriteKind::Create, Some(_)) => {
                 return Err(ToolError(format!(
@@ -135,6 +138,7 @@ impl Tool for WriteTool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
@@ -152,7 +156,10 @@ mod tests {
         let shown = abs.to_string_lossy().into_owned();
 
         let created = WriteTool
-            .run(&context, &json!({"file_path": "a/b/notes.txt", "content": "alpha\nbeta\n"}))
+            .run(
+                &context,
+                &json!({"file_path": "a/b/notes.txt", "content": "alpha\nbeta\n"}),
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -191,7 +198,10 @@ mod tests {
             .run(&ctx(dir.path()), &json!({"file_path": "d", "content": "x"}))
             .await
             .unwrap_err();
-        assert!(err.0.contains(dir.path().join("d").to_str().unwrap()), "{err}");
+        assert!(
+            err.0.contains(dir.path().join("d").to_str().unwrap()),
+            "{err}"
+        );
     }
 
     #[tokio::test]
@@ -199,10 +209,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), "x").unwrap();
         let err = WriteTool
-            .run(&ctx(dir.path()), &json!({"file_path": "f/inner.txt", "content": "x"}))
+            .run(
+                &ctx(dir.path()),
+                &json!({"file_path": "f/inner.txt", "content": "x"}),
+            )
             .await
             .unwrap_err();
-        assert!(err.0.contains(dir.path().join("f").to_str().unwrap()), "{err}");
+        assert!(
+            err.0.contains(dir.path().join("f").to_str().unwrap()),
+            "{err}"
+        );
     }
 
     #[test]

@@ -1,0 +1,336 @@
+//! `dsh -p PROMPT`: one headless turn.
+//!
+//! The prompt runs as one turn of a new session (or of the session named by
+//! `--resume`/`--continue`), stored like any other under
+//! `$DSH_HOME/sessions/`. stdout carries only the result, in the format
+//! `--output-format` chose; notices, warnings and errors go to stderr.
+//!
+//! Approvals: nobody can answer an `ask` here, so by default it becomes a
+//! denial (the registry records disposition `no_approval_service` and the
+//! model is told the call needed approval). `--allow-ask` answers every
+//! `ask` with "allow once" instead, and says so on stderr. A `deny` from a
+//! hook stays a denial either way.
+//!
+//! Exit status: 0 only when the turn ended `completed`; 1 for any other
+//! ending (error, interrupted, rejected, stopped, max_steps), with the
+//! reason on stderr; 2 when the session could not start (configuration,
+//! missing API key, unreadable log).
+//!
+//! Signals: Ctrl-C (SIGINT) cancels the turn's token; the turn ends
+//! `interrupted` (tool and hook processes are killed by their owners) and
+//! the session-end seam still runs.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use anyhow::Context as _;
+use async_trait::async_trait;
+use clap::ValueEnum;
+use dsh_agent::{Observers, QueuedPrompt, TurnOutcome};
+use dsh_protocol::{Event, TurnEndReason};
+use dsh_seams::{ApprovalResponse, NoticeLevel, SessionEndReason, ToolExecution};
+use dsh_session::encode;
+use dsh_tools::ApprovalService;
+use serde_json::{Value, json};
+
+use crate::sessions::{self, AgentOptions, Pick};
+use crate::terminal::summarize_arguments;
+
+/// What `-p` prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The final assistant text.
+    Text,
+    /// One JSON object at the end: the result, the session id, the events.
+    Json,
+    /// Each session event as a JSON line as it is appended, then a result line.
+    StreamJson,
+}
+
+/// The `-p` options.
+#[derive(Debug, Clone)]
+pub struct HeadlessArgs {
+    /// The prompt (`-` reads it from stdin).
+    pub prompt: String,
+    /// The output format.
+    pub output_format: OutputFormat,
+    /// Answer `ask` with allow-once instead of denying.
+    pub allow_ask: bool,
+    /// Which session.
+    pub pick: Pick,
+    /// Extra Claude Code settings files.
+    pub settings: Vec<PathBuf>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// Bound on model requests per turn.
+    pub max_steps: u64,
+}
+
+/// Answers every `ask` with allow-once (`--allow-ask`), telling stderr.
+pub struct AllowAsk;
+
+#[async_trait]
+impl ApprovalService for AllowAsk {
+    async fn request(&self, exec: &ToolExecution, reason: Option<&str>) -> ApprovalResponse {
+        let reason = reason.map(|r| format!(" ({r})")).unwrap_or_default();
+        eprintln!(
+            "dsh: --allow-ask: allowing {} {}{reason}",
+            exec.tool,
+            summarize_arguments(&exec.tool, &exec.arguments)
+        );
+        ApprovalResponse::AllowedOnce
+    }
+}
+
+/// The approval service of a headless run.
+pub fn approval(allow_ask: bool) -> Option<Arc<dyn ApprovalService>> {
+    allow_ask.then(|| Arc::new(AllowAsk) as Arc<dyn ApprovalService>)
+}
+
+fn stdout_line(line: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+    let _ = stdout.flush();
+}
+
+/// The result object (`json` and the last `stream-json` line).
+pub fn result_object(session_id: &str, log: Option<&std::path::Path>, outcome: &TurnOutcome) -> Value {
+    json!({
+        "type": "result",
+        "session_id": session_id,
+        "log": log,
+        "turn": outcome.turn,
+        "reason": outcome.reason.as_str(),
+        "is_error": outcome.reason != TurnEndReason::Completed,
+        "result": outcome.final_text,
+        "message": outcome.message,
+    })
+}
+
+/// Runs `dsh -p`.
+pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
+    let prompt = if args.prompt == "-" {
+        std::io::read_to_string(std::io::stdin()).context("cannot read the prompt from stdin")?
+    } else {
+        args.prompt.clone()
+    };
+    let home = sessions::dsh_home()?;
+    let model = sessions::model(&home, args.model.as_deref())?;
+    let opened = sessions::open(&home, &args.pick, &args.settings)?;
+    for notice in &opened.hooks.notices {
+        eprintln!("dsh: {notice}");
+    }
+    let session_id = opened.session_id.clone();
+    let log_path = opened.log.path().map(std::path::Path::to_path_buf);
+    let first_seq = opened.first_seq;
+    let source = opened.source;
+
+    let streaming = args.output_format == OutputFormat::StreamJson;
+    if streaming {
+        for event in opened.log.events().iter().filter(|e| e.seq >= first_seq) {
+            stdout_line(&encode(event)?);
+        }
+    }
+    let on_event: Option<Arc<dyn Fn(&Event) + Send + Sync>> = streaming.then(|| {
+        Arc::new(|event: &Event| {
+            if let Ok(line) = encode(event) {
+                stdout_line(&line);
+            }
+        }) as Arc<dyn Fn(&Event) + Send + Sync>
+    });
+    let observers = Observers {
+        on_event,
+        on_notice: Some(Arc::new(|notice| {
+            let level = match notice.level {
+                NoticeLevel::Info => "",
+                NoticeLevel::Warning => "warning: ",
+            };
+            eprintln!("dsh: {level}[{}] {}", notice.source, notice.text);
+        })),
+        on_text: None,
+    };
+    let mut agent = sessions::agent(
+        opened,
+        AgentOptions {
+            model,
+            interactive: false,
+            max_steps: args.max_steps,
+            observers,
+            approval: approval(args.allow_ask),
+        },
+    )?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let outcome = runtime.block_on(async {
+        agent.start(source).await;
+        let cancel = agent.session_cancel().child_token();
+        let interrupted = Arc::new(Mutex::new(false));
+        let watcher = {
+            let cancel = cancel.clone();
+            let interrupted = Arc::clone(&interrupted);
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    *interrupted.lock().unwrap_or_else(PoisonError::into_inner) = true;
+                    cancel.cancel();
+                }
+            })
+        };
+        let outcome = agent
+            .run_turn(
+                QueuedPrompt {
+                    text: prompt,
+                    source: "user".to_owned(),
+                },
+                cancel,
+            )
+            .await;
+        watcher.abort();
+        agent.end(SessionEndReason::Other).await;
+        anyhow::Ok((outcome?, agent.events()))
+    });
+    // The runtime's blocking pool may hold a stdin reader; do not wait for it.
+    runtime.shutdown_background();
+    let (outcome, events) = outcome?;
+
+    let result = result_object(&session_id, log_path.as_deref(), &outcome);
+    match args.output_format {
+        OutputFormat::Text => {
+            if let Some(text) = &outcome.final_text
+                && outcome.reason == TurnEndReason::Completed
+            {
+                stdout_line(text.trim_end_matches('\n'));
+            }
+        }
+        OutputFormat::Json => {
+            let mut result = result;
+            let events: Vec<Value> = events
+                .iter()
+                .filter(|event| event.seq >= first_seq)
+                .map(serde_json::to_value)
+                .collect::<Result<_, _>>()?;
+            result["events"] = Value::Array(events);
+            stdout_line(&result.to_string());
+        }
+        OutputFormat::StreamJson => stdout_line(&result.to_string()),
+    }
+    if outcome.reason == TurnEndReason::Completed {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        let message = outcome.message.as_deref().map(|m| format!(": {m}")).unwrap_or_default();
+        eprintln!(
+            "dsh: turn {} ended {}{message} (session {session_id})",
+            outcome.turn,
+            outcome.reason.as_str()
+        );
+        Ok(ExitCode::from(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dsh_agent::{Fixture, ScriptedModel};
+    use dsh_protocol::EventBody;
+    use dsh_seams::{Plugin, PreToolDecision, PreToolOutcome, SeamContext};
+
+    /// Asks about every call, as a PreToolUse hook answering `ask` would.
+    struct AlwaysAsk;
+
+    #[async_trait]
+    impl Plugin for AlwaysAsk {
+        fn name(&self) -> &str {
+            "always-ask"
+        }
+        async fn pre_execute(&self, _ctx: &SeamContext, _exec: &ToolExecution) -> PreToolOutcome {
+            PreToolOutcome {
+                decision: PreToolDecision::Ask {
+                    reason: Some("the test wants a person to look".to_owned()),
+                },
+                contexts: Vec::new(),
+            }
+        }
+    }
+
+    async fn run_with(allow_ask: bool) -> Vec<Event> {
+        let dir = tempfile::tempdir().unwrap();
+        let fixture: Fixture = serde_json::from_value(json!({
+            "prompts": ["go"],
+            "model": [
+                {"tool_calls": [{"name": "bash", "arguments": {"command": "echo ran-it"}}]},
+                {"text": "done"}
+            ]
+        }))
+        .unwrap();
+        let header = crate::wiring::header("s", dir.path(), Vec::new());
+        let opened = sessions::Opened {
+            session_id: "s".to_owned(),
+            cwd: dir.path().to_owned(),
+            log: dsh_session::SessionLog::in_memory(header).unwrap(),
+            source: dsh_seams::SessionStartSource::Startup,
+            hooks: crate::wiring::LoadedHooks {
+                plugins: vec![Arc::new(AlwaysAsk) as Arc<dyn Plugin>],
+                notices: Vec::new(),
+            },
+            first_seq: 0,
+        };
+        let mut agent = sessions::agent(
+            opened,
+            AgentOptions {
+                model: Arc::new(ScriptedModel::new("t".to_owned(), fixture.script())),
+                interactive: false,
+                max_steps: 5,
+                observers: Observers::default(),
+                approval: approval(allow_ask),
+            },
+        )
+        .unwrap();
+        let cancel = agent.session_cancel();
+        agent
+            .run_turn(
+                QueuedPrompt {
+                    text: "go".to_owned(),
+                    source: "user".to_owned(),
+                },
+                cancel,
+            )
+            .await
+            .unwrap();
+        agent.events()
+    }
+
+    fn tool_result(events: &[Event]) -> (bool, String, Option<String>) {
+        events
+            .iter()
+            .find_map(|event| match &event.body {
+                EventBody::ToolResult {
+                    is_error,
+                    content,
+                    disposition,
+                    ..
+                } => Some((*is_error, content.clone(), disposition.clone())),
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn headless_ask_is_a_denial_without_allow_ask() {
+        let (is_error, content, disposition) = tool_result(&run_with(false).await);
+        assert!(is_error);
+        assert_eq!(disposition.as_deref(), Some("no_approval_service"));
+        assert!(content.contains("the test wants a person to look"), "{content}");
+    }
+
+    #[tokio::test]
+    async fn allow_ask_answers_allow_once() {
+        let (is_error, content, disposition) = tool_result(&run_with(true).await);
+        assert!(!is_error, "{content}");
+        assert_eq!(disposition.as_deref(), Some("executed"));
+        assert!(content.contains("ran-it"), "{content}");
+    }
+}

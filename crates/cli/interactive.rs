@@ -1,0 +1,320 @@
+//! `dsh`: an interactive session in the current directory.
+//!
+//! Plain line input (no full-screen UI): each line is one send, one turn.
+//! While a turn runs, the assistant's text streams, every tool call is shown
+//! with its arguments and outcome, hook runs are shown as they finish (a
+//! spinner for hooks that take longer than a second), and notices appear as
+//! plugins raise them. Lines typed while a turn runs are queued and sent
+//! after it. `ask` decisions become a y/N question (allow once / deny).
+//!
+//! # Signal policy
+//!
+//! dsh installs a SIGINT handler at start-up, so Ctrl-C never kills dsh
+//! itself. Tool and hook processes run in process groups of their own, so
+//! the terminal's Ctrl-C does not reach them directly; instead:
+//!
+//! - Ctrl-C while a turn runs cancels that turn's token. The model request
+//!   is dropped, an approval question is answered "cancelled", and the
+//!   owners of tool and hook processes kill their process groups; the turn
+//!   ends `interrupted` and the prompt comes back.
+//! - Ctrl-C at the prompt warns once; a second Ctrl-C at the prompt (with
+//!   nothing sent in between), `/exit`, or Ctrl-D (end of input) ends the
+//!   session: the session-end seam runs (`SessionEndReason::Exit`) and dsh
+//!   exits 0.
+//! - Other signals keep their default behaviour.
+
+use std::io::{BufRead as _, IsTerminal as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use anyhow::Context as _;
+use async_trait::async_trait;
+use dsh_agent::{Observers, QueuedPrompt};
+use dsh_seams::{ApprovalResponse, CancellationToken, SessionEndReason, ToolExecution};
+use dsh_tools::ApprovalService;
+use tokio::sync::mpsc;
+
+use crate::log_view::ColorChoice;
+use crate::sessions::{self, AgentOptions, Pick};
+use crate::terminal::{SPINNER_TICK, Terminal, Tone, summarize_arguments};
+
+/// The interactive options.
+#[derive(Debug, Clone)]
+pub struct InteractiveArgs {
+    /// Which session.
+    pub pick: Pick,
+    /// Extra Claude Code settings files.
+    pub settings: Vec<PathBuf>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// Bound on model requests per turn.
+    pub max_steps: u64,
+    /// Colour.
+    pub color: ColorChoice,
+}
+
+/// One thing read from stdin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Input {
+    Line(String),
+    Eof,
+}
+
+type SharedInput = Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Input>>>;
+/// The running turn's token, when a turn runs.
+type TurnSlot = Arc<Mutex<Option<CancellationToken>>>;
+
+/// Reads stdin line by line on a thread of its own (a blocking read cannot
+/// be cancelled; the thread simply ends with the process).
+fn spawn_reader() -> anyhow::Result<mpsc::UnboundedReceiver<Input>> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    std::thread::Builder::new()
+        .name("dsh-stdin".to_owned())
+        .spawn(move || {
+            let stdin = std::io::stdin();
+            loop {
+                let mut line = String::new();
+                match stdin.lock().read_line(&mut line) {
+                    Ok(0) => {
+                        let _ = tx.send(Input::Eof);
+                        return;
+                    }
+                    Ok(_) => {
+                        let line = line.trim_end_matches(['\n', '\r']).to_owned();
+                        if tx.send(Input::Line(line)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(error) => {
+                        tracing::warn!("cannot read stdin: {error}");
+                        let _ = tx.send(Input::Eof);
+                        return;
+                    }
+                }
+            }
+        })
+        .context("cannot start the input thread")?;
+    Ok(rx)
+}
+
+async fn next_input(input: &SharedInput) -> Input {
+    input.lock().await.recv().await.unwrap_or(Input::Eof)
+}
+
+/// Asks the person at the terminal: allow once, or deny.
+struct TerminalApproval {
+    term: Arc<Terminal>,
+    input: SharedInput,
+    turn: TurnSlot,
+}
+
+#[async_trait]
+impl ApprovalService for TerminalApproval {
+    async fn request(&self, exec: &ToolExecution, reason: Option<&str>) -> ApprovalResponse {
+        let token = self
+            .turn
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .unwrap_or_default();
+        let arguments = serde_json::to_string_pretty(&*exec.arguments)
+            .unwrap_or_else(|_| exec.arguments.to_string());
+        self.term.lines(
+            Tone::Warn,
+            &format!(
+                "? {} {} needs your approval",
+                exec.tool,
+                summarize_arguments(&exec.tool, &exec.arguments)
+            ),
+        );
+        if let Some(reason) = reason {
+            self.term.lines(Tone::Warn, &format!("  reason: {reason}"));
+        }
+        self.term.lines(Tone::Dim, &format!("  arguments: {arguments}"));
+        self.term.prompt("  allow once? [y/N] ");
+        let answer = tokio::select! {
+            answer = next_input(&self.input) => answer,
+            () = token.cancelled() => {
+                self.term.lines(Tone::Warn, "  approval cancelled");
+                return ApprovalResponse::Cancelled;
+            }
+        };
+        match answer {
+            Input::Line(line) if matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") => {
+                self.term.lines(Tone::Good, "  allowed once");
+                ApprovalResponse::AllowedOnce
+            }
+            Input::Line(_) => {
+                self.term.lines(Tone::Bad, "  denied");
+                ApprovalResponse::Rejected
+            }
+            Input::Eof => {
+                self.term.lines(Tone::Warn, "  approval cancelled (end of input)");
+                ApprovalResponse::Cancelled
+            }
+        }
+    }
+}
+
+/// Runs an interactive session.
+pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
+    let home = sessions::dsh_home()?;
+    let model = sessions::model(&home, args.model.as_deref())?;
+    let opened = sessions::open(&home, &args.pick, &args.settings)?;
+    let term = Arc::new(Terminal::new(crate::terminal::color_enabled(args.color)));
+    let stdin_tty = std::io::stdin().is_terminal();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let result = runtime.block_on(async {
+        // Installed before anything runs, so Ctrl-C never kills dsh.
+        let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+            .context("cannot install the Ctrl-C handler")?;
+        let input: SharedInput = Arc::new(tokio::sync::Mutex::new(spawn_reader()?));
+        let turn: TurnSlot = Arc::new(Mutex::new(None));
+        let (ctrl_c_tx, mut ctrl_c_at_prompt) = mpsc::unbounded_channel::<()>();
+        {
+            let turn = Arc::clone(&turn);
+            let term = Arc::clone(&term);
+            tokio::spawn(async move {
+                while sigint.recv().await.is_some() {
+                    let running = turn.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                    match running {
+                        Some(token) => {
+                            if !token.is_cancelled() {
+                                term.lines(Tone::Warn, "^C interrupting the turn…");
+                                token.cancel();
+                            }
+                        }
+                        None => {
+                            let _ = ctrl_c_tx.send(());
+                        }
+                    }
+                }
+            });
+        }
+        {
+            let term = Arc::clone(&term);
+            tokio::spawn(async move {
+                let mut interval = tokio::time::interval(SPINNER_TICK);
+                loop {
+                    interval.tick().await;
+                    term.tick();
+                }
+            });
+        }
+
+        let resumed_turns = opened.log.last_turn();
+        let session_id = opened.session_id.clone();
+        let cwd = opened.cwd.clone();
+        let source = opened.source;
+        let notices = opened.hooks.notices.clone();
+        let observers = {
+            let (text, event, notice) = (Arc::clone(&term), Arc::clone(&term), Arc::clone(&term));
+            Observers {
+                on_event: Some(Arc::new(move |e| event.event(e))),
+                on_notice: Some(Arc::new(move |n| notice.notice(n))),
+                on_text: Some(Arc::new(move |t| text.text(t))),
+            }
+        };
+        let approval = Arc::new(TerminalApproval {
+            term: Arc::clone(&term),
+            input: Arc::clone(&input),
+            turn: Arc::clone(&turn),
+        });
+        let model_name = model.name();
+        let mut agent = sessions::agent(
+            opened,
+            AgentOptions {
+                model,
+                interactive: true,
+                max_steps: args.max_steps,
+                observers,
+                approval: Some(approval),
+            },
+        )?;
+
+        term.lines(
+            Tone::Accent,
+            &format!("dsh {} · {model_name} · {}", env!("CARGO_PKG_VERSION"), cwd.display()),
+        );
+        let how = if resumed_turns > 0 {
+            format!("resumed session {session_id} ({resumed_turns} turns so far)")
+        } else {
+            format!("session {session_id}")
+        };
+        term.lines(Tone::Dim, &format!("{how} · Ctrl-C interrupts · Ctrl-D exits"));
+        for notice in &notices {
+            term.lines(Tone::Warn, &format!("⚠ {notice}"));
+        }
+        agent.start(source).await;
+
+        let mut armed = false;
+        loop {
+            if stdin_tty {
+                term.prompt("› ");
+            }
+            let input = tokio::select! {
+                input = next_input(&input) => Some(input),
+                Some(()) = ctrl_c_at_prompt.recv() => None,
+            };
+            let line = match input {
+                None if armed => {
+                    term.lines(Tone::Plain, "");
+                    break;
+                }
+                None => {
+                    armed = true;
+                    term.lines(Tone::Dim, "\n(Ctrl-C again or Ctrl-D to exit)");
+                    continue;
+                }
+                Some(Input::Eof) => {
+                    if stdin_tty {
+                        term.lines(Tone::Plain, "");
+                    }
+                    break;
+                }
+                Some(Input::Line(line)) => line,
+            };
+            armed = false;
+            let text = line.trim();
+            if text.is_empty() {
+                continue;
+            }
+            if text == "/exit" || text == "/quit" {
+                break;
+            }
+            // A Ctrl-C that raced the end of the previous turn is stale.
+            while ctrl_c_at_prompt.try_recv().is_ok() {}
+            let token = agent.session_cancel().child_token();
+            *turn.lock().unwrap_or_else(PoisonError::into_inner) = Some(token.clone());
+            let outcome = agent
+                .run_turn(
+                    QueuedPrompt {
+                        text: line.clone(),
+                        source: "user".to_owned(),
+                    },
+                    token,
+                )
+                .await;
+            *turn.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            match outcome {
+                Ok(outcome) => term.turn_end(outcome.reason, outcome.message.as_deref()),
+                Err(error) => {
+                    agent.end(SessionEndReason::Exit).await;
+                    return Err(anyhow::Error::new(error).context("the session log failed"));
+                }
+            }
+        }
+        agent.end(SessionEndReason::Exit).await;
+        anyhow::Ok(())
+    });
+    // The stdin thread may be blocked in a read; it ends with the process.
+    runtime.shutdown_background();
+    result?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,385 @@
+//! Where sessions live and how one is opened: `$DSH_HOME/sessions/<id>.jsonl`,
+//! the `dsh sessions` listing, `--resume ID` / `--continue`, the model, and
+//! the agent of an interactive or headless session.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use dsh_agent::{Agent, AgentParts, Observers};
+use dsh_model::Model;
+use dsh_protocol::{Event, EventBody};
+use dsh_provider::{OpenAiProvider, ProviderSettings};
+use dsh_seams::{SessionEnv, SessionInfo, SessionStartSource};
+use dsh_session::SessionLog;
+use dsh_tools::ApprovalService;
+
+use crate::terminal::truncate;
+use crate::wiring::{self, HookSources, LoadedHooks};
+
+/// The directory under `$DSH_HOME` holding session logs.
+pub const SESSIONS_DIR: &str = "sessions";
+
+/// How the user asked to pick the session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pick {
+    /// A new session in the current directory.
+    New,
+    /// `--resume ID` (a full id or an unambiguous prefix).
+    Resume(String),
+    /// `--continue`: the newest session whose cwd is the current directory.
+    Continue,
+}
+
+/// dsh's home: `$DSH_HOME`, else `~/.dsh`.
+pub fn dsh_home() -> anyhow::Result<PathBuf> {
+    dsh_provider::resolve_dsh_home(&|name| std::env::var(name).ok())
+        .context("cannot find dsh's home: set DSH_HOME or HOME")
+}
+
+/// `$DSH_HOME/sessions`.
+pub fn sessions_dir(dsh_home: &Path) -> PathBuf {
+    dsh_home.join(SESSIONS_DIR)
+}
+
+/// The model the settings point at (`[provider]` in `config.toml`, then
+/// `DSH_BASE_URL`, `DSH_MODEL`, `DSH_API_KEY`/`DEEPSEEK_API_KEY`);
+/// `model_override` is `--model`.
+pub fn model(dsh_home: &Path, model_override: Option<&str>) -> anyhow::Result<Arc<dyn Model>> {
+    let mut settings = ProviderSettings::load(dsh_home, &|name| std::env::var(name).ok())?;
+    if let Some(model) = model_override {
+        settings.model = model.to_owned();
+    }
+    Ok(Arc::new(OpenAiProvider::new(settings)?))
+}
+
+/// One stored session, as `dsh sessions` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSummary {
+    /// The session id.
+    pub id: String,
+    /// The log file.
+    pub path: PathBuf,
+    /// The session's working directory.
+    pub cwd: String,
+    /// When it started (the header's timestamp, RFC 3339).
+    pub started: String,
+    /// When it was last written to.
+    pub updated: String,
+    /// The first prompt, if any.
+    pub first_prompt: Option<String>,
+    /// How many turns it has.
+    pub turns: u64,
+}
+
+fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
+    let header = events.first()?;
+    let EventBody::SessionHeader { session_id, cwd, .. } = &header.body else {
+        return None;
+    };
+    let first_prompt = events.iter().find_map(|event| match &event.body {
+        EventBody::UserMessage {
+            content,
+            original_content,
+            ..
+        } => Some(original_content.clone().unwrap_or_else(|| content.clone())),
+        EventBody::PromptBlocked { content, .. } => Some(content.clone()),
+        _ => None,
+    });
+    let turns = events
+        .iter()
+        .filter(|event| matches!(event.body, EventBody::TurnStart { .. }))
+        .count() as u64;
+    Some(SessionSummary {
+        id: session_id.clone(),
+        path: path.to_owned(),
+        cwd: cwd.clone(),
+        started: header.ts.clone(),
+        updated: events.last().map_or_else(|| header.ts.clone(), |event| event.ts.clone()),
+        first_prompt,
+        turns,
+    })
+}
+
+/// Every readable session under `dsh_home`, newest activity first. Logs
+/// that cannot be read are reported on stderr and skipped.
+pub fn list(dsh_home: &Path) -> anyhow::Result<Vec<SessionSummary>> {
+    let dir = sessions_dir(dsh_home);
+    let entries = match fs_err::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error.into()),
+    };
+    let mut sessions = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        if path.extension().and_then(|ext| ext.to_str()) != Some("jsonl") {
+            continue;
+        }
+        match dsh_session::load(&path) {
+            Ok(loaded) => match summarize(&path, &loaded.events) {
+                Some(summary) => sessions.push(summary),
+                None => eprintln!("dsh: warning: {}: no session header; skipped", path.display()),
+            },
+            Err(error) => eprintln!("dsh: warning: {error}; skipped"),
+        }
+    }
+    // RFC 3339 UTC timestamps of one writer sort as strings.
+    sessions.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| b.started.cmp(&a.started)));
+    Ok(sessions)
+}
+
+fn local_time(ts: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(ts)
+        .map(|time| time.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_else(|_| ts.to_owned())
+}
+
+/// `dsh sessions`: one line per session, newest first.
+pub fn run_list(json: bool) -> anyhow::Result<ExitCode> {
+    let home = dsh_home()?;
+    let sessions = list(&home)?;
+    if json {
+        for session in &sessions {
+            let line = serde_json::json!({
+                "id": session.id,
+                "path": session.path,
+                "cwd": session.cwd,
+                "started": session.started,
+                "updated": session.updated,
+                "turns": session.turns,
+                "first_prompt": session.first_prompt,
+            });
+            println!("{line}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if sessions.is_empty() {
+        eprintln!("dsh: no sessions in {}", sessions_dir(&home).display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{:<36}  {:<16}  {:>5}  {}", "ID", "UPDATED", "TURNS", "CWD / FIRST PROMPT");
+    for session in &sessions {
+        let prompt = session
+            .first_prompt
+            .as_deref()
+            .map(|prompt| truncate(&prompt.replace('\n', " "), 70))
+            .unwrap_or_else(|| "(no prompt)".to_owned());
+        println!(
+            "{:<36}  {:<16}  {:>5}  {}\n{:<36}  {:<16}  {:>5}  {}",
+            session.id,
+            local_time(&session.updated),
+            session.turns,
+            session.cwd,
+            "",
+            "",
+            "",
+            prompt
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A session log ready for an agent.
+pub struct Opened {
+    /// The session id.
+    pub session_id: String,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    /// The open log (its header written, or reopened).
+    pub log: SessionLog,
+    /// How the session-start seam is told the session began.
+    pub source: SessionStartSource,
+    /// The hooks for `cwd`.
+    pub hooks: LoadedHooks,
+    /// The seq of the first event this run appends (0 for a new session,
+    /// counting the header).
+    pub first_seq: u64,
+}
+
+/// Finds the session `pick` names, or prepares a new one, loads the hooks
+/// for its directory (always through [`wiring::load_hooks`]) and opens its log.
+pub fn open(dsh_home: &Path, pick: &Pick, settings: &[PathBuf]) -> anyhow::Result<Opened> {
+    let current = wiring::current_dir()?;
+    let existing = match pick {
+        Pick::New => None,
+        Pick::Resume(id) => Some(find(dsh_home, id)?),
+        Pick::Continue => {
+            let cwd = current.display().to_string();
+            let newest = list(dsh_home)?.into_iter().find(|session| session.cwd == cwd);
+            Some(newest.with_context(|| format!("no session to continue in {cwd}; `dsh sessions` lists them"))?)
+        }
+    };
+    match existing {
+        None => {
+            let cwd = current;
+            let hooks = wiring::load_hooks(&HookSources::from_env(cwd.clone(), settings.to_vec()))?;
+            let session_id = uuid::Uuid::new_v4().to_string();
+            let dir = sessions_dir(dsh_home);
+            fs_err::create_dir_all(&dir)?;
+            let path = dir.join(format!("{session_id}.jsonl"));
+            let header = wiring::header(&session_id, &cwd, hooks.notices.clone());
+            let log = SessionLog::create(&path, header)
+                .with_context(|| format!("cannot create the session log {}", path.display()))?;
+            Ok(Opened {
+                session_id,
+                cwd,
+                log,
+                source: SessionStartSource::Startup,
+                hooks,
+                first_seq: 0,
+            })
+        }
+        Some(summary) => {
+            let cwd = PathBuf::from(&summary.cwd);
+            if !cwd.is_dir() {
+                bail!(
+                    "session {} belongs to {}, which is no longer a directory",
+                    summary.id,
+                    cwd.display()
+                );
+            }
+            if cwd != current {
+                eprintln!("dsh: resuming in the session's directory {}", cwd.display());
+            }
+            let hooks = wiring::load_hooks(&HookSources::from_env(cwd.clone(), settings.to_vec()))?;
+            let (log, torn) = SessionLog::open(&summary.path)
+                .with_context(|| format!("cannot reopen the session log {}", summary.path.display()))?;
+            if let Some(torn) = torn {
+                eprintln!(
+                    "dsh: warning: {}:{}: the last line was incomplete ({} bytes, left by a crash); it was dropped",
+                    summary.path.display(),
+                    torn.line,
+                    torn.bytes
+                );
+            }
+            let first_seq = log.events().len() as u64;
+            Ok(Opened {
+                session_id: summary.id,
+                cwd,
+                log,
+                source: SessionStartSource::Resume,
+                hooks,
+                first_seq,
+            })
+        }
+    }
+}
+
+/// The session `id` names: an exact id, or a prefix only one session has.
+fn find(dsh_home: &Path, id: &str) -> anyhow::Result<SessionSummary> {
+    let sessions = list(dsh_home)?;
+    if let Some(exact) = sessions.iter().find(|session| session.id == id) {
+        return Ok(exact.clone());
+    }
+    let matching: Vec<&SessionSummary> = sessions.iter().filter(|session| session.id.starts_with(id)).collect();
+    match matching.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => bail!(
+            "no session {id} in {}; `dsh sessions` lists them",
+            sessions_dir(dsh_home).display()
+        ),
+        many => bail!("{id} is ambiguous: {} sessions start with it", many.len()),
+    }
+}
+
+/// What else an agent needs besides the opened session.
+pub struct AgentOptions {
+    /// The model.
+    pub model: Arc<dyn Model>,
+    /// Whether a person can answer prompts.
+    pub interactive: bool,
+    /// Bound on model requests per turn.
+    pub max_steps: u64,
+    /// Presentation callbacks.
+    pub observers: Observers,
+    /// Who answers `ask` decisions; `None` makes each one a denial.
+    pub approval: Option<Arc<dyn ApprovalService>>,
+}
+
+/// Builds the agent over an opened session and repairs a turn a crash left
+/// open. (`wiring::agent` does the same for replay, which has no approvals.)
+pub fn agent(opened: Opened, options: AgentOptions) -> anyhow::Result<Agent> {
+    let log_path = opened.log.path().map(Path::to_path_buf);
+    let mut registry = dsh_agent::builtin_registry(&opened.hooks.plugins);
+    if let Some(approval) = options.approval {
+        registry.set_approval(approval);
+    }
+    let info = SessionInfo {
+        session_id: opened.session_id,
+        cwd: opened.cwd.clone(),
+        model: options.model.name(),
+        log_path,
+        env: SessionEnv::default(),
+        interactive: options.interactive,
+    };
+    let agent = Agent::new(AgentParts {
+        log: opened.log,
+        session: info,
+        registry,
+        model: options.model,
+        system_prompt: wiring::system_prompt(&opened.cwd),
+        max_steps: options.max_steps,
+        observers: options.observers,
+    });
+    agent.repair_open_turn()?;
+    Ok(agent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dsh_protocol::TurnEndReason;
+
+    fn event(seq: u64, ts: &str, body: EventBody) -> Event {
+        Event {
+            seq,
+            ts: ts.to_owned(),
+            body,
+        }
+    }
+
+    #[test]
+    fn a_summary_counts_turns_and_keeps_the_first_prompt_as_typed() {
+        let events = vec![
+            event(
+                0,
+                "2025-01-01T10:00:00Z",
+                EventBody::SessionHeader {
+                    session_id: "s1".into(),
+                    cwd: "/p".into(),
+                    version: "0".into(),
+                    notices: vec![],
+                },
+            ),
+            event(1, "2025-01-01T10:00:01Z", EventBody::TurnStart { turn: 1 }),
+            event(
+                2,
+                "2025-01-01T10:00:01Z",
+                EventBody::UserMessage {
+                    turn: 1,
+                    content: "rewritten".into(),
+                    source: "user".into(),
+                    original_content: Some("typed".into()),
+                },
+            ),
+            event(
+                3,
+                "2025-01-01T10:00:02Z",
+                EventBody::TurnEnd {
+                    turn: 1,
+                    reason: TurnEndReason::Completed,
+                    message: None,
+                },
+            ),
+            event(4, "2025-01-01T11:00:00Z", EventBody::TurnStart { turn: 2 }),
+        ];
+        let summary = summarize(Path::new("/x/s1.jsonl"), &events).unwrap();
+        assert_eq!(summary.turns, 2);
+        assert_eq!(summary.first_prompt.as_deref(), Some("typed"));
+        assert_eq!(summary.started, "2025-01-01T10:00:00Z");
+        assert_eq!(summary.updated, "2025-01-01T11:00:00Z");
+        assert_eq!(summary.cwd, "/p");
+    }
+}

@@ -1,0 +1,541 @@
+//! Rendering a live session for a person at a terminal.
+//!
+//! Everything the interactive mode shows goes through [`Terminal`], which
+//! serializes writes from the agent's callbacks (streamed text, appended
+//! events, notices), the approval prompt and the hook spinner, so a spinner
+//! line never splits streamed text. Colour is used only on a terminal and
+//! never when `NO_COLOR` is set (or with `--color never`); without a
+//! terminal the spinner becomes one "still running" line.
+//!
+//! The formatting helpers are pure functions over the session-log events, so
+//! what a hook did (blocked, rewrote, asked) reads the same here as in the log.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use dsh_protocol::{Event, EventBody, HookOutcomeKind, TurnEndReason};
+use dsh_seams::{NoticeLevel, UserNotice};
+use serde_json::Value;
+
+use crate::log_view::ColorChoice;
+
+/// How long a hook runs before the spinner shows it.
+pub const SPINNER_AFTER: Duration = Duration::from_secs(1);
+/// How often the spinner is redrawn.
+pub const SPINNER_TICK: Duration = Duration::from_millis(120);
+/// The widest a rendered argument or result line gets.
+const LINE_CHARS: usize = 160;
+/// How many lines of a tool result are shown.
+const RESULT_LINES: usize = 4;
+const SPINNER_FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// A text style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Unstyled.
+    Plain,
+    /// Secondary information.
+    Dim,
+    /// Something the user should notice.
+    Warn,
+    /// A denial, a block, a failure.
+    Bad,
+    /// Success.
+    Good,
+    /// Tool calls and headers.
+    Accent,
+}
+
+impl Tone {
+    fn code(self) -> &'static str {
+        match self {
+            Tone::Plain => "",
+            Tone::Dim => "\x1b[2m",
+            Tone::Warn => "\x1b[33m",
+            Tone::Bad => "\x1b[31m",
+            Tone::Good => "\x1b[32m",
+            Tone::Accent => "\x1b[36m",
+        }
+    }
+}
+
+/// Whether colour is on for stdout under `choice` and the environment.
+pub fn color_enabled(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+        }
+    }
+}
+
+struct RunningHook {
+    invocation_id: String,
+    label: String,
+    started: Instant,
+    announced: bool,
+}
+
+#[derive(Default)]
+struct State {
+    /// Streamed text left the cursor mid-line.
+    mid_line: bool,
+    /// Text streamed since the last `assistant/message`.
+    streamed: bool,
+    /// The spinner occupies the current line.
+    spinner_shown: bool,
+    frame: usize,
+    hooks: Vec<RunningHook>,
+}
+
+/// The interactive session's output.
+pub struct Terminal {
+    color: bool,
+    tty: bool,
+    state: Mutex<State>,
+}
+
+impl Terminal {
+    /// A terminal on stdout.
+    pub fn new(color: bool) -> Self {
+        Terminal {
+            color,
+            tty: std::io::stdout().is_terminal(),
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    fn paint(&self, tone: Tone, text: &str) -> String {
+        if self.color && tone != Tone::Plain {
+            format!("{}{text}\x1b[0m", tone.code())
+        } else {
+            text.to_owned()
+        }
+    }
+
+    fn with_state<T>(&self, f: impl FnOnce(&mut State, &mut String) -> T) -> T {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut out = String::new();
+        let value = f(&mut state, &mut out);
+        if !out.is_empty() {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(out.as_bytes());
+            let _ = stdout.flush();
+        }
+        value
+    }
+
+    /// Clears the spinner and ends streamed text, so a whole line can follow.
+    fn start_line(state: &mut State, out: &mut String) {
+        if state.spinner_shown {
+            out.push_str("\r\x1b[2K");
+            state.spinner_shown = false;
+        }
+        if state.mid_line {
+            out.push('\n');
+            state.mid_line = false;
+        }
+    }
+
+    /// Prints whole lines.
+    pub fn lines(&self, tone: Tone, text: &str) {
+        self.with_state(|state, out| {
+            Self::start_line(state, out);
+            for line in text.lines() {
+                out.push_str(&self.paint(tone, line));
+                out.push('\n');
+            }
+        });
+    }
+
+    /// Prints a prompt and leaves the cursor after it.
+    pub fn prompt(&self, text: &str) {
+        self.with_state(|state, out| {
+            Self::start_line(state, out);
+            out.push_str(&self.paint(Tone::Accent, text));
+        });
+    }
+
+    /// Streamed assistant text.
+    pub fn text(&self, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
+        self.with_state(|state, out| {
+            if state.spinner_shown {
+                out.push_str("\r\x1b[2K");
+                state.spinner_shown = false;
+            }
+            out.push_str(delta);
+            state.mid_line = !delta.ends_with('\n');
+            state.streamed = true;
+        });
+    }
+
+    /// A user notice from a plugin or hook.
+    pub fn notice(&self, notice: &UserNotice) {
+        let (tone, mark) = match notice.level {
+            NoticeLevel::Info => (Tone::Plain, "ⓘ"),
+            NoticeLevel::Warning => (Tone::Warn, "⚠"),
+        };
+        self.lines(tone, &format!("{mark} [{}] {}", notice.source, notice.text));
+    }
+
+    /// An event the agent just appended.
+    pub fn event(&self, event: &Event) {
+        match &event.body {
+            EventBody::SessionHeader { .. } | EventBody::TurnStart { .. } | EventBody::TurnEnd { .. } => {}
+            EventBody::UserMessage {
+                content,
+                original_content: Some(_),
+                ..
+            } => self.lines(
+                Tone::Warn,
+                &format!("↳ prompt rewritten by a hook: {}", truncate(content, LINE_CHARS)),
+            ),
+            EventBody::UserMessage { .. } => {}
+            EventBody::PromptBlocked { reason, .. } => {
+                self.lines(Tone::Bad, &format!("✗ prompt blocked: {reason}"));
+            }
+            EventBody::AssistantMessage { content, .. } => {
+                let streamed = self.with_state(|state, _| std::mem::take(&mut state.streamed));
+                if !streamed && !content.is_empty() {
+                    self.lines(Tone::Plain, content);
+                } else {
+                    self.with_state(|state, out| Self::start_line(state, out));
+                }
+            }
+            EventBody::ToolCall {
+                tool,
+                arguments,
+                original_arguments,
+                rewritten_by,
+                ..
+            } => {
+                self.lines(
+                    Tone::Accent,
+                    &format!("● {tool} {}", summarize_arguments(tool, arguments)),
+                );
+                if let Some(original) = original_arguments {
+                    let by = rewritten_by.as_deref().unwrap_or("a hook");
+                    self.lines(
+                        Tone::Warn,
+                        &format!(
+                            "  ↳ arguments rewritten by {by} (the model asked for {})",
+                            summarize_arguments(tool, original)
+                        ),
+                    );
+                }
+            }
+            EventBody::ToolResult {
+                is_error,
+                content,
+                disposition,
+                ..
+            } => {
+                let (tone, text) = describe_result(*is_error, content, disposition.as_deref());
+                self.lines(tone, &text);
+            }
+            EventBody::ContextMessage { content, source, .. } => self.lines(
+                Tone::Dim,
+                &format!("  + context from {source}: {}", truncate(first_line(content), LINE_CHARS)),
+            ),
+            EventBody::SteeringMessage { content, source, .. } => self.lines(
+                Tone::Warn,
+                &format!("↻ {source} keeps the turn going: {}", truncate(content, LINE_CHARS)),
+            ),
+            EventBody::HookInvoked {
+                invocation_id,
+                dialect,
+                event,
+                command,
+                ..
+            } => {
+                let label = format!("{} {event} hook `{}`", dialect.as_str(), truncate(command, 60));
+                self.with_state(|state, _| {
+                    state.hooks.push(RunningHook {
+                        invocation_id: invocation_id.clone(),
+                        label,
+                        started: Instant::now(),
+                        announced: false,
+                    });
+                });
+            }
+            EventBody::HookResult {
+                invocation_id,
+                outcome,
+                exit_code,
+                timed_out,
+                duration_ms,
+                error,
+                decision,
+                ..
+            } => {
+                let label = self.with_state(|state, _| {
+                    let index = state
+                        .hooks
+                        .iter()
+                        .position(|hook| hook.invocation_id == *invocation_id)?;
+                    Some(state.hooks.remove(index).label)
+                });
+                let label = label.unwrap_or_else(|| "hook".to_owned());
+                let (tone, text) = describe_hook(&HookReport {
+                    label: &label,
+                    outcome: *outcome,
+                    exit_code: *exit_code,
+                    timed_out: *timed_out,
+                    duration_ms: *duration_ms,
+                    error: error.as_deref(),
+                    decision,
+                });
+                self.lines(tone, &text);
+            }
+        }
+    }
+
+    /// Redraws the spinner for hooks running longer than [`SPINNER_AFTER`].
+    pub fn tick(&self) {
+        self.with_state(|state, out| {
+            let now = Instant::now();
+            let Some(hook) = state
+                .hooks
+                .iter_mut()
+                .find(|hook| now.duration_since(hook.started) >= SPINNER_AFTER)
+            else {
+                return;
+            };
+            let elapsed = now.duration_since(hook.started).as_secs_f32();
+            if self.tty {
+                if state.mid_line {
+                    return;
+                }
+                state.frame = (state.frame + 1) % SPINNER_FRAMES.len();
+                let frame = SPINNER_FRAMES[state.frame];
+                let line = format!("{frame} {} running… {elapsed:.0}s", hook.label);
+                out.push_str("\r\x1b[2K");
+                out.push_str(&self.paint(Tone::Dim, &line));
+                state.spinner_shown = true;
+            } else if !hook.announced {
+                hook.announced = true;
+                let line = format!("… {} still running", hook.label);
+                if state.mid_line {
+                    out.push('\n');
+                    state.mid_line = false;
+                }
+                out.push_str(&line);
+                out.push('\n');
+            }
+        });
+    }
+
+    /// The closing line of a turn that did not complete.
+    pub fn turn_end(&self, reason: TurnEndReason, message: Option<&str>) {
+        let tail = message.map(|m| format!(": {m}")).unwrap_or_default();
+        match reason {
+            TurnEndReason::Completed => self.with_state(|state, out| Self::start_line(state, out)),
+            TurnEndReason::Interrupted => self.lines(Tone::Warn, &format!("⏹ interrupted{tail}")),
+            TurnEndReason::Rejected => self.lines(Tone::Bad, &format!("✗ prompt rejected{tail}")),
+            TurnEndReason::Error => self.lines(Tone::Bad, &format!("✗ error{tail}")),
+            TurnEndReason::MaxSteps => self.lines(Tone::Warn, &format!("⏹ step bound reached{tail}")),
+            TurnEndReason::Stopped => self.lines(Tone::Warn, &format!("⏹ stopped by a hook{tail}")),
+        }
+    }
+}
+
+/// The one-line summary of a tool call's arguments.
+pub fn summarize_arguments(tool: &str, arguments: &Value) -> String {
+    let field = |name: &str| arguments.get(name).and_then(Value::as_str);
+    let text = match tool {
+        "bash" => field("command").map(|command| format!("$ {command}")),
+        "read" | "write" | "edit" => field("file_path").map(str::to_owned),
+        "glob" | "grep" => field("pattern").map(|pattern| match field("path") {
+            Some(path) => format!("{pattern:?} in {path}"),
+            None => format!("{pattern:?}"),
+        }),
+        _ => None,
+    };
+    let text = text.unwrap_or_else(|| arguments.to_string());
+    truncate(&text.replace('\n', "⏎"), LINE_CHARS)
+}
+
+/// How a tool result is shown: its first lines, marked by what decided it.
+pub fn describe_result(is_error: bool, content: &str, disposition: Option<&str>) -> (Tone, String) {
+    let (tone, head) = match disposition {
+        Some("executed") | None if !is_error => (Tone::Dim, String::new()),
+        Some("executed") | None => (Tone::Bad, "error: ".to_owned()),
+        Some(other) if other.starts_with("denied") || other.contains("approval") || other == "no_approval_service" => {
+            (Tone::Bad, format!("{} — ", other.replace('_', " ")))
+        }
+        Some(other) => (
+            if is_error { Tone::Bad } else { Tone::Dim },
+            format!("{} — ", other.replace('_', " ")),
+        ),
+    };
+    let lines: Vec<&str> = content.lines().collect();
+    let mut text = String::new();
+    for (index, line) in lines.iter().take(RESULT_LINES).enumerate() {
+        let lead = if index == 0 { "  ⎿ " } else { "    " };
+        let line = if index == 0 { format!("{head}{line}") } else { (*line).to_owned() };
+        text.push_str(lead);
+        text.push_str(&truncate(&line, LINE_CHARS));
+        text.push('\n');
+    }
+    if lines.is_empty() {
+        text.push_str(&format!("  ⎿ {head}(no output)\n"));
+    }
+    if lines.len() > RESULT_LINES {
+        text.push_str(&format!("    … +{} lines\n", lines.len() - RESULT_LINES));
+    }
+    (tone, text.trim_end().to_owned())
+}
+
+/// A finished hook, as [`describe_hook`] reads it.
+pub struct HookReport<'a> {
+    /// `claude PreToolUse hook `./guard.sh``.
+    pub label: &'a str,
+    /// How the process ended.
+    pub outcome: HookOutcomeKind,
+    /// Its exit code.
+    pub exit_code: Option<i32>,
+    /// Whether dsh killed it at its deadline.
+    pub timed_out: bool,
+    /// Wall time.
+    pub duration_ms: u64,
+    /// Runner diagnostics.
+    pub error: Option<&'a str>,
+    /// What it meant on the seam (bridge-specific JSON).
+    pub decision: &'a Value,
+}
+
+/// One line saying what a hook did: which hook blocked, rewrote or asked
+/// about what, or that it failed; routine runs are dim.
+pub fn describe_hook(report: &HookReport<'_>) -> (Tone, String) {
+    let decision = report.decision;
+    let effect = decision
+        .get("effect")
+        .or_else(|| decision.get("action"))
+        .or_else(|| decision.get("decision"))
+        .and_then(Value::as_str)
+        .unwrap_or("none");
+    let reason = decision
+        .get("reason")
+        .or_else(|| decision.get("stop_reason"))
+        .and_then(Value::as_str);
+    let rewrote = decision.get("updated_input").is_some() || decision.get("rewrite").is_some();
+    let stops = decision.get("continue") == Some(&Value::Bool(false));
+    let took = if report.duration_ms >= 1000 {
+        format!("{:.1}s", report.duration_ms as f64 / 1000.0)
+    } else {
+        format!("{} ms", report.duration_ms)
+    };
+    let label = report.label;
+    let failure = match report.outcome {
+        HookOutcomeKind::TimedOut => Some("timed out".to_owned()),
+        HookOutcomeKind::Cancelled => Some("cancelled".to_owned()),
+        HookOutcomeKind::SpawnFailed => Some(format!(
+            "could not run{}",
+            report.error.map(|e| format!(": {e}")).unwrap_or_default()
+        )),
+        HookOutcomeKind::Signaled => Some("killed by a signal".to_owned()),
+        HookOutcomeKind::Exited | HookOutcomeKind::Detached => None,
+    };
+    let reason_tail = reason.map(|r| format!(": {}", truncate(r, LINE_CHARS))).unwrap_or_default();
+    if let Some(failure) = failure.or_else(|| report.timed_out.then(|| "timed out".to_owned())) {
+        return (Tone::Warn, format!("⚑ {label} {failure} ({took})"));
+    }
+    match effect {
+        "deny" | "block" => (Tone::Bad, format!("⚑ {label} blocked{reason_tail} ({took})")),
+        "ask" => (Tone::Warn, format!("⚑ {label} asks for approval{reason_tail} ({took})")),
+        _ if stops => (Tone::Warn, format!("⚑ {label} stopped the turn{reason_tail} ({took})")),
+        _ if rewrote => (Tone::Warn, format!("⚑ {label} rewrote the input ({took})")),
+        "allow" => (Tone::Dim, format!("· {label} allowed{reason_tail} ({took})")),
+        _ => {
+            let code = match report.exit_code {
+                Some(0) | None => String::new(),
+                Some(code) => format!(", exit {code}"),
+            };
+            let tone = if code.is_empty() { Tone::Dim } else { Tone::Warn };
+            (tone, format!("· {label} ran ({took}{code})"))
+        }
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+/// At most `max` characters of `text`, with `…` when cut.
+pub fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn bash_calls_show_their_command_and_other_tools_their_target() {
+        assert_eq!(summarize_arguments("bash", &json!({"command": "sleep 30"})), "$ sleep 30");
+        assert_eq!(summarize_arguments("read", &json!({"file_path": "src/a.rs"})), "src/a.rs");
+        assert_eq!(
+            summarize_arguments("grep", &json!({"pattern": "fn main", "path": "src"})),
+            "\"fn main\" in src"
+        );
+        assert_eq!(summarize_arguments("other", &json!({"x": 1})), "{\"x\":1}");
+    }
+
+    #[test]
+    fn truncation_keeps_characters_whole() {
+        assert_eq!(truncate("héllo wörld", 5), "héll…");
+        assert_eq!(truncate("short", 5), "short");
+    }
+
+    #[test]
+    fn results_show_the_first_lines_and_what_decided_them() {
+        let (tone, text) = describe_result(false, "a\nb\nc\nd\ne\nf", Some("executed"));
+        assert_eq!(tone, Tone::Dim);
+        assert_eq!(text, "  ⎿ a\n    b\n    c\n    d\n    … +2 lines");
+        let (tone, text) = describe_result(true, "needs approval", Some("no_approval_service"));
+        assert_eq!(tone, Tone::Bad);
+        assert_eq!(text, "  ⎿ no approval service — needs approval");
+    }
+
+    #[test]
+    fn hooks_that_block_rewrite_or_time_out_say_so() {
+        let report = |decision: Value, outcome| HookReport {
+            label: "claude PreToolUse hook `./guard.sh`",
+            outcome,
+            exit_code: Some(2),
+            timed_out: false,
+            duration_ms: 1500,
+            error: None,
+            decision: Box::leak(Box::new(decision)),
+        };
+        let (tone, text) = describe_hook(&report(
+            json!({"effect": "deny", "reason": "rm -rf is not allowed"}),
+            HookOutcomeKind::Exited,
+        ));
+        assert_eq!(tone, Tone::Bad);
+        assert_eq!(
+            text,
+            "⚑ claude PreToolUse hook `./guard.sh` blocked: rm -rf is not allowed (1.5s)"
+        );
+        let (_, text) = describe_hook(&report(
+            json!({"effect": "allow", "updated_input": {"command": "ls"}}),
+            HookOutcomeKind::Exited,
+        ));
+        assert!(text.contains("rewrote the input"), "{text}");
+        let (tone, text) = describe_hook(&report(json!({"effect": "none"}), HookOutcomeKind::TimedOut));
+        assert_eq!(tone, Tone::Warn);
+        assert!(text.contains("timed out"), "{text}");
+    }
+}

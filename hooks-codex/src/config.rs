@@ -1,0 +1,1041 @@
+//! Codex's configuration layers, added together (`discovery.rs` in 0.169,
+//! checked against the real binary's `hooks/list`).
+//!
+//! Order (which is also the order handlers run and merge in): managed
+//! requirements (`<managed_dir>/requirements.toml` `[hooks]`), the system
+//! layer (`<managed_dir>/hooks.json`, `<managed_dir>/config.toml`), the user
+//! layer (`$CODEX_HOME/hooks.json`, `$CODEX_HOME/config.toml`), then every
+//! project layer from the project root (the nearest ancestor with `.git`) down
+//! to the cwd (`<dir>/.codex/hooks.json`, `<dir>/.codex/config.toml`). Within
+//! one file handlers are ordered by event (Codex's event order), then group,
+//! then handler.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::event::CodexEvent;
+use crate::matcher::Matcher;
+
+/// Where to look for Codex configuration. Tests point every path at temp dirs.
+#[derive(Debug, Clone)]
+pub struct CodexDiscovery {
+    /// The session's working directory (the project).
+    pub cwd: PathBuf,
+    /// The user's home directory.
+    pub home: PathBuf,
+    /// `$CODEX_HOME`; `None` means `<home>/.codex`.
+    pub codex_home: Option<PathBuf>,
+    /// The system/managed configuration folder (`/etc/codex`): its
+    /// `requirements.toml`, `config.toml` and `hooks.json` are managed layers.
+    /// `None` skips managed layers.
+    pub managed_dir: Option<PathBuf>,
+    /// Where over-long `additionalContext` is spilled (Codex: `/tmp/hook_outputs`).
+    pub spill_dir: PathBuf,
+    /// How many consecutive Stop-hook blocks one turn may take before dsh
+    /// stops honouring them (Codex has no cap).
+    pub stop_block_cap: u32,
+    /// The shell hook commands run with (`<shell> -c <command>`; Codex 0.169: `/bin/bash`).
+    pub shell: PathBuf,
+}
+
+impl CodexDiscovery {
+    /// Defaults for a project in `cwd` and a user whose home is `home`:
+    /// `CODEX_HOME` = `<home>/.codex`, managed dir `/etc/codex`, spill dir
+    /// `/tmp/hook_outputs`, Stop cap 8, shell `/bin/bash`.
+    pub fn new(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>) -> Self {
+        CodexDiscovery {
+            cwd: cwd.into(),
+            home: home.into(),
+            codex_home: None,
+            managed_dir: Some(PathBuf::from("/etc/codex")),
+            spill_dir: PathBuf::from("/tmp/hook_outputs"),
+            stop_block_cap: 8,
+            shell: PathBuf::from("/bin/bash"),
+        }
+    }
+
+    /// [`CodexDiscovery::new`] with `CODEX_HOME` taken from the environment when set.
+    pub fn from_env(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>) -> Self {
+        let mut discovery = CodexDiscovery::new(cwd, home);
+        discovery.codex_home = std::env::var_os("CODEX_HOME")
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from);
+        discovery
+    }
+
+    /// The effective `CODEX_HOME`.
+    pub fn codex_home(&self) -> PathBuf {
+        self.codex_home
+            .clone()
+            .unwrap_or_else(|| self.home.join(".codex"))
+    }
+}
+
+/// A configuration file dsh could not accept.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// Malformed or mistyped JSON.
+    #[error("{path}:{line}:{column}: invalid Codex hooks JSON: {message}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser said.
+        message: String,
+    },
+    /// Malformed or mistyped TOML.
+    #[error("{path}:{line}:{column}: invalid Codex config TOML: {message}")]
+    Toml {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser said.
+        message: String,
+    },
+    /// The file exists but could not be read.
+    #[error("{path}: cannot read Codex configuration: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// Formats a path inside notices the way Codex does (`Path::display`).
+struct PathDisplay<'a>(&'a Path);
+
+impl std::fmt::Display for PathDisplay<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.display())
+    }
+}
+
+/// Which layer a hook came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayerSource {
+    /// `requirements.toml` `[hooks]` (managed).
+    Requirements,
+    /// `/etc/codex` (managed).
+    System,
+    /// `$CODEX_HOME`.
+    User,
+    /// `<project>/.codex`.
+    Project,
+}
+
+impl LayerSource {
+    /// Codex's name (`hooks/list` `source`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayerSource::Requirements => "requirements",
+            LayerSource::System => "system",
+            LayerSource::User => "user",
+            LayerSource::Project => "project",
+        }
+    }
+
+    fn managed(self) -> bool {
+        matches!(self, LayerSource::Requirements | LayerSource::System)
+    }
+}
+
+/// Codex's trust state of one handler (`hooks/list` `trustStatus`, plus `disabled`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustState {
+    /// From a managed layer: always runs.
+    Managed,
+    /// `trusted_hash` equals the current definition hash.
+    Trusted,
+    /// No `trusted_hash` (or the project itself is not trusted).
+    Untrusted,
+    /// A `trusted_hash` that no longer matches: the hook changed since it was trusted.
+    Modified,
+    /// `enabled = false`: never runs.
+    Disabled,
+}
+
+impl TrustState {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TrustState::Managed => "managed",
+            TrustState::Trusted => "trusted",
+            TrustState::Untrusted => "untrusted",
+            TrustState::Modified => "modified",
+            TrustState::Disabled => "disabled",
+        }
+    }
+
+    /// Whether Codex itself would run it without `--dangerously-bypass-hook-trust`.
+    pub fn runs_when_trusted_only(self) -> bool {
+        matches!(self, TrustState::Managed | TrustState::Trusted)
+    }
+}
+
+/// Whether an entry will run in dsh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryStatus {
+    /// Runs when its event fires (subject to the trust policy).
+    Active,
+    /// Configured off.
+    Disabled {
+        /// Why.
+        reason: String,
+    },
+    /// dsh cannot honour it.
+    Unsupported {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One configured handler, for `dsh hooks list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookEntry {
+    /// Codex event name (`PreToolUse`).
+    pub event: String,
+    /// The effective matcher (`None` when absent or ignored for this event).
+    pub matcher: Option<String>,
+    /// Handler type: `command`, `prompt`, `agent`, `mcp_tool`.
+    pub handler: String,
+    /// The command, for command handlers.
+    pub command: Option<String>,
+    /// Effective timeout in seconds (default 600, minimum 1, clamped per event).
+    pub timeout_secs: u64,
+    /// `async: true`.
+    pub is_async: bool,
+    /// `statusMessage`.
+    pub status_message: Option<String>,
+    /// `<file>#hooks.<Event>[group].hooks[handler]`.
+    pub origin: String,
+    /// Codex's trust key `<file>:<event_label>:<group>:<handler>`.
+    pub key: String,
+    /// Codex's definition hash (`sha256:…`), for command handlers.
+    pub current_hash: Option<String>,
+    /// Which layer.
+    pub source: LayerSource,
+    /// Trust state.
+    pub trust: TrustState,
+    /// Whether dsh runs it.
+    pub status: EntryStatus,
+}
+
+/// A runnable command handler (crate-internal view).
+#[derive(Debug, Clone)]
+pub(crate) struct Handler {
+    pub event: CodexEvent,
+    pub matcher_text: Option<String>,
+    pub matcher: Matcher,
+    pub command: String,
+    pub timeout_secs: u64,
+    pub is_async: bool,
+    pub context_limit: Option<u64>,
+    pub source_path: PathBuf,
+    pub origin: String,
+    pub display_order: usize,
+    pub trust: TrustState,
+}
+
+/// The legacy `notify = ["prog", "args"…]` setting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotifyConfig {
+    /// Program and leading arguments.
+    pub argv: Vec<String>,
+    /// The config.toml it came from.
+    pub origin: PathBuf,
+}
+
+/// Everything discovered: handlers, entries, notices, `notify`.
+#[derive(Debug, Clone)]
+pub struct CodexConfig {
+    pub(crate) handlers: Vec<Handler>,
+    pub(crate) entries: Vec<HookEntry>,
+    pub(crate) notices: Vec<String>,
+    pub(crate) notify: Option<NotifyConfig>,
+    pub(crate) discovery: CodexDiscovery,
+}
+
+// ---------------------------------------------------------------- wire types
+
+#[derive(Debug, Deserialize)]
+struct GroupWire {
+    #[serde(default)]
+    matcher: Option<String>,
+    #[serde(default)]
+    hooks: Vec<HandlerWire>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type")]
+enum HandlerWire {
+    #[serde(rename = "command")]
+    Command {
+        command: String,
+        #[serde(default, rename = "commandWindows", alias = "command_windows")]
+        _command_windows: Option<String>,
+        #[serde(default)]
+        timeout: Option<u64>,
+        #[serde(default, rename = "async")]
+        is_async: bool,
+        #[serde(default, rename = "statusMessage")]
+        status_message: Option<String>,
+        #[serde(default, rename = "additionalContextLimit")]
+        additional_context_limit: Option<u64>,
+    },
+    #[serde(rename = "prompt")]
+    Prompt {},
+    #[serde(rename = "agent")]
+    Agent {},
+    #[serde(rename = "mcp_tool")]
+    McpTool {
+        #[serde(default)]
+        server: Option<String>,
+        #[serde(default)]
+        tool: Option<String>,
+    },
+}
+
+/// The hook tables (same shape in `hooks.json` `hooks` and TOML `[hooks]`).
+#[derive(Debug, Default, Deserialize)]
+struct EventsWire {
+    #[serde(default, rename = "PreModelRequest")]
+    pre_model_request: Vec<GroupWire>,
+    #[serde(default, rename = "PostModelRequest")]
+    post_model_request: Vec<GroupWire>,
+    #[serde(default, rename = "PreToolUse")]
+    pre_tool_use: Vec<GroupWire>,
+    #[serde(default, rename = "PermissionRequest")]
+    permission_request: Vec<GroupWire>,
+    #[serde(default, rename = "PostToolUse")]
+    post_tool_use: Vec<GroupWire>,
+    #[serde(default, rename = "PreCompact")]
+    pre_compact: Vec<GroupWire>,
+    #[serde(default, rename = "PostCompact")]
+    post_compact: Vec<GroupWire>,
+    #[serde(default, rename = "SessionStart")]
+    session_start: Vec<GroupWire>,
+    #[serde(default, rename = "SessionEnd")]
+    session_end: Vec<GroupWire>,
+    #[serde(default, rename = "UserPromptSubmit")]
+    user_prompt_submit: Vec<GroupWire>,
+    #[serde(default, rename = "SubagentStart")]
+    subagent_start: Vec<GroupWire>,
+    #[serde(default, rename = "SubagentStop")]
+    subagent_stop: Vec<GroupWire>,
+    #[serde(default, rename = "Stop")]
+    stop: Vec<GroupWire>,
+    #[serde(default, rename = "Interrupt")]
+    interrupt: Vec<GroupWire>,
+    #[serde(default)]
+    state: BTreeMap<String, HookStateWire>,
+    #[serde(default)]
+    managed_dir: Option<PathBuf>,
+}
+
+impl EventsWire {
+    fn into_groups(self) -> Vec<(CodexEvent, Vec<GroupWire>)> {
+        vec![
+            (CodexEvent::PreModelRequest, self.pre_model_request),
+            (CodexEvent::PostModelRequest, self.post_model_request),
+            (CodexEvent::PreToolUse, self.pre_tool_use),
+            (CodexEvent::PermissionRequest, self.permission_request),
+            (CodexEvent::PostToolUse, self.post_tool_use),
+            (CodexEvent::PreCompact, self.pre_compact),
+            (CodexEvent::PostCompact, self.post_compact),
+            (CodexEvent::SessionStart, self.session_start),
+            (CodexEvent::SessionEnd, self.session_end),
+            (CodexEvent::UserPromptSubmit, self.user_prompt_submit),
+            (CodexEvent::SubagentStart, self.subagent_start),
+            (CodexEvent::SubagentStop, self.subagent_stop),
+            (CodexEvent::Stop, self.stop),
+            (CodexEvent::Interrupt, self.interrupt),
+        ]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.handler_groups() == 0
+    }
+
+    fn handler_groups(&self) -> usize {
+        [
+            &self.pre_model_request,
+            &self.post_model_request,
+            &self.pre_tool_use,
+            &self.permission_request,
+            &self.post_tool_use,
+            &self.pre_compact,
+            &self.post_compact,
+            &self.session_start,
+            &self.session_end,
+            &self.user_prompt_submit,
+            &self.subagent_start,
+            &self.subagent_stop,
+            &self.stop,
+            &self.interrupt,
+        ]
+        .iter()
+        .map(|groups| groups.len())
+        .sum()
+    }
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+struct HookStateWire {
+    #[serde(default)]
+    enabled: Option<bool>,
+    #[serde(default)]
+    trusted_hash: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct HooksFileWire {
+    #[serde(default)]
+    hooks: EventsWire,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ProjectWire {
+    #[serde(default)]
+    trust_level: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ConfigTomlWire {
+    #[serde(default)]
+    hooks: Option<EventsWire>,
+    #[serde(default)]
+    notify: Option<Vec<String>>,
+    #[serde(default)]
+    projects: BTreeMap<String, ProjectWire>,
+    #[serde(default)]
+    allow_managed_hooks_only: Option<bool>,
+}
+
+// ------------------------------------------------------------------ parsing
+
+fn read_if_exists(path: &Path) -> Result<Option<String>, ConfigError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    std::fs::read_to_string(path)
+        .map(Some)
+        .map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })
+}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map(|tail| tail.chars().count() + 1)
+        .unwrap_or(1);
+    (line, column)
+}
+
+fn json_error(path: &Path, err: &serde_json::Error) -> ConfigError {
+    ConfigError::Json {
+        path: path.to_owned(),
+        line: err.line(),
+        column: err.column(),
+        message: err.to_string(),
+    }
+}
+
+fn toml_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {
+    let (line, column) = err
+        .span()
+        .map(|span| line_column(text, span.start))
+        .unwrap_or((1, 1));
+    ConfigError::Toml {
+        path: path.to_owned(),
+        line,
+        column,
+        message: err.message().to_owned(),
+    }
+}
+
+/// Parses a `hooks.json` text. Unknown event keys are returned for notices.
+fn parse_hooks_json(path: &Path, text: &str) -> Result<(EventsWire, Vec<String>), ConfigError> {
+    let raw: Value = serde_json::from_str(text).map_err(|err| json_error(path, &err))?;
+    let file: HooksFileWire = serde_json::from_str(text).map_err(|err| json_error(path, &err))?;
+    let unknown = raw
+        .get("hooks")
+        .and_then(Value::as_object)
+        .map(|hooks| {
+            hooks
+                .keys()
+                .filter(|key| CodexEvent::from_name(key).is_none())
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((file.hooks, unknown))
+}
+
+fn parse_config_toml(
+    path: &Path,
+    text: &str,
+) -> Result<(ConfigTomlWire, Vec<String>), ConfigError> {
+    let raw: toml::Table = toml::from_str(text).map_err(|err| toml_error(path, text, &err))?;
+    let config: ConfigTomlWire =
+        toml::from_str(text).map_err(|err| toml_error(path, text, &err))?;
+    let unknown = raw
+        .get("hooks")
+        .and_then(toml::Value::as_table)
+        .map(|hooks| {
+            hooks
+                .keys()
+                .filter(|key| {
+                    CodexEvent::from_name(key).is_none()
+                        && key.as_str() != "state"
+                        && key.as_str() != "managed_dir"
+                })
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((config, unknown))
+}
+
+// -------------------------------------------------------------------- hash
+
+/// Codex's definition hash of one command handler: SHA-256 of the
+/// key-sorted compact JSON of `{event_name, matcher?, hooks: [handler]}`
+/// with the timeout normalized (default, minimum 1, per-event clamp),
+/// `commandWindows` dropped and `additionalContextLimit` kept only where the
+/// event can emit context. Verified against Codex 0.169's `hooks/list`.
+pub fn definition_hash(
+    event: CodexEvent,
+    matcher: Option<&str>,
+    command: &str,
+    timeout_secs: u64,
+    is_async: bool,
+    status_message: Option<&str>,
+    additional_context_limit: Option<u64>,
+) -> String {
+    // Keys inserted in sorted order (serde_json preserves insertion order).
+    let mut handler = Map::new();
+    if let Some(limit) = additional_context_limit {
+        handler.insert("additionalContextLimit".into(), Value::from(limit));
+    }
+    handler.insert("async".into(), Value::Bool(is_async));
+    handler.insert("command".into(), Value::from(command));
+    if let Some(message) = status_message {
+        handler.insert("statusMessage".into(), Value::from(message));
+    }
+    handler.insert("timeout".into(), Value::from(timeout_secs));
+    handler.insert("type".into(), Value::from("command"));
+    let mut identity = Map::new();
+    identity.insert("event_name".into(), Value::from(event.key_label()));
+    identity.insert("hooks".into(), Value::Array(vec![Value::Object(handler)]));
+    if let Some(matcher) = matcher {
+        identity.insert("matcher".into(), Value::from(matcher));
+    }
+    let bytes = serde_json::to_vec(&Value::Object(identity)).unwrap_or_default();
+    let digest = Sha256::digest(&bytes);
+    let mut hex = String::with_capacity(71);
+    hex.push_str("sha256:");
+    for byte in digest {
+        hex.push_str(&format!("{byte:02x}"));
+    }
+    hex
+}
+
+/// Codex's trust key of one handler.
+pub fn trust_key(source: &Path, event: CodexEvent, group: usize, handler: usize) -> String {
+    format!(
+        "{}:{}:{group}:{handler}",
+        source.display(),
+        event.key_label()
+    )
+}
+
+// ------------------------------------------------------------------ loading
+
+struct Loader {
+    handlers: Vec<Handler>,
+    entries: Vec<HookEntry>,
+    notices: Vec<String>,
+    states: BTreeMap<String, HookStateWire>,
+    display_order: usize,
+}
+
+struct Source<'a> {
+    path: &'a Path,
+    layer: LayerSource,
+    /// For project layers: whether Codex would load the project at all.
+    project_trusted: bool,
+}
+
+impl Loader {
+    fn append(&mut self, source: &Source<'_>, events: EventsWire, allow_managed_only: bool) {
+        if allow_managed_only && !source.layer.managed() {
+            return;
+        }
+        for (event, groups) in events.into_groups() {
+            for (group_index, group) in groups.into_iter().enumerate() {
+                self.append_group(source, event, group_index, group);
+            }
+        }
+    }
+
+    fn append_group(
+        &mut self,
+        source: &Source<'_>,
+        event: CodexEvent,
+        group_index: usize,
+        group: GroupWire,
+    ) {
+        let path = PathDisplay(source.path);
+        let matcher_text = if event.honours_matcher() {
+            group.matcher.clone()
+        } else {
+            None
+        };
+        let (matcher, matcher_error) = match Matcher::compile(matcher_text.as_deref()) {
+            Ok(matcher) => (matcher, None),
+            Err(err) => {
+                self.notices.push(format!(
+                    "invalid matcher {:?} in {path}: {err}",
+                    matcher_text.as_deref().unwrap_or_default()
+                ));
+                (Matcher::All, Some(err))
+            }
+        };
+        for (handler_index, handler) in group.hooks.into_iter().enumerate() {
+            let key = trust_key(source.path, event, group_index, handler_index);
+            let origin = format!(
+                "{path}#hooks.{}[{group_index}].hooks[{handler_index}]",
+                event.as_str()
+            );
+            let base_entry = |handler_type: &str| HookEntry {
+                event: event.as_str().to_owned(),
+                matcher: matcher_text.clone(),
+                handler: handler_type.to_owned(),
+                command: None,
+                timeout_secs: event.default_timeout_secs(),
+                is_async: false,
+                status_message: None,
+                origin: origin.clone(),
+                key: key.clone(),
+                current_hash: None,
+                source: source.layer,
+                trust: if source.layer.managed() {
+                    TrustState::Managed
+                } else {
+                    TrustState::Untrusted
+                },
+                status: EntryStatus::Active,
+            };
+            if let Some(err) = &matcher_error {
+                let mut entry = base_entry("command");
+                entry.status = EntryStatus::Unsupported {
+                    reason: format!("invalid matcher: {err}"),
+                };
+                if let HandlerWire::Command { command, .. } = &handler {
+                    entry.command = Some(command.clone());
+                }
+                self.entries.push(entry);
+                continue;
+            }
+            match handler {
+                HandlerWire::Command {
+                    command,
+                    timeout,
+                    is_async,
+                    status_message,
+                    additional_context_limit,
+                    ..
+                } => {
+                    if command.trim().is_empty() {
+                        self.notices
+                            .push(format!("skipping empty hook command in {path}"));
+                        let mut entry = base_entry("command");
+                        entry.command = Some(command);
+                        entry.status = EntryStatus::Unsupported {
+                            reason: "empty command".into(),
+                        };
+                        self.entries.push(entry);
+                        continue;
+                    }
+                    let mut timeout_secs = timeout.unwrap_or(event.default_timeout_secs()).max(1);
+                    if let Some(max) = event.max_timeout_secs()
+                        && timeout_secs > max
+                    {
+                        self.notices
+                            .push(format!("clamping {event} hook timeout to {max}s in {path}"));
+                        timeout_secs = max;
+                    }
+                    let context_limit = if event.emits_context() {
+                        additional_context_limit
+                    } else {
+                        if additional_context_limit.is_some() {
+                            self.notices.push(format!(
+                                "ignoring additionalContextLimit for {event} hook in {path}: this event cannot emit additionalContext"
+                            ));
+                        }
+                        None
+                    };
+                    let hash = definition_hash(
+                        event,
+                        matcher_text.as_deref(),
+                        &command,
+                        timeout_secs,
+                        is_async,
+                        status_message.as_deref(),
+                        context_limit,
+                    );
+                    let state = self.states.get(&key).cloned().unwrap_or_default();
+                    let trust = if source.layer.managed() {
+                        TrustState::Managed
+                    } else if state.enabled == Some(false) {
+                        TrustState::Disabled
+                    } else if !source.project_trusted {
+                        TrustState::Untrusted
+                    } else {
+                        match state.trusted_hash.as_deref() {
+                            Some(trusted) if trusted == hash => TrustState::Trusted,
+                            Some(_) => TrustState::Modified,
+                            None => TrustState::Untrusted,
+                        }
+                    };
+                    let status = if trust == TrustState::Disabled {
+                        EntryStatus::Disabled {
+                            reason: format!("enabled = false in [hooks.state.\"{key}\"]"),
+                        }
+                    } else if !event.fired_by_dsh() {
+                        EntryStatus::Unsupported {
+                            reason: format!("{event} is not fired by dsh"),
+                        }
+                    } else {
+                        EntryStatus::Active
+                    };
+                    let mut entry = base_entry("command");
+                    entry.command = Some(command.clone());
+                    entry.timeout_secs = timeout_secs;
+                    entry.is_async = is_async;
+                    entry.status_message = status_message.clone();
+                    entry.current_hash = Some(hash);
+                    entry.trust = trust;
+                    entry.status = status.clone();
+                    self.entries.push(entry);
+                    if status == EntryStatus::Active {
+                        self.handlers.push(Handler {
+                            event,
+                            matcher_text: matcher_text.clone(),
+                            matcher: matcher.clone(),
+                            command,
+                            timeout_secs,
+                            is_async,
+                            context_limit,
+                            source_path: source.path.to_owned(),
+                            origin,
+                            display_order: self.display_order,
+                            trust,
+                        });
+                    }
+                    self.display_order += 1;
+                }
+                HandlerWire::Prompt {} | HandlerWire::Agent {} => {
+                    let kind = if matches!(handler, HandlerWire::Prompt {}) {
+                        "prompt"
+                    } else {
+                        "agent"
+                    };
+                    self.notices.push(format!(
+                        "skipping {kind} hook in {path}: {kind} hooks are not supported yet"
+                    ));
+                    let mut entry = base_entry(kind);
+                    entry.status = EntryStatus::Unsupported {
+                        reason: format!(
+                            "{kind} hooks are not supported (Codex 0.169 skips them too)"
+                        ),
+                    };
+                    self.entries.push(entry);
+                }
+                HandlerWire::McpTool { server, tool } => {
+                    self.notices.push(format!(
+                        "skipping mcp_tool hook ({}/{}) in {path}: dsh has no MCP client",
+                        server.as_deref().unwrap_or("?"),
+                        tool.as_deref().unwrap_or("?")
+                    ));
+                    let mut entry = base_entry("mcp_tool");
+                    entry.status = EntryStatus::Unsupported {
+                        reason: "mcp_tool handlers need an MCP client, which dsh does not have"
+                            .into(),
+                    };
+                    self.entries.push(entry);
+                    self.display_order += 1;
+                }
+            }
+        }
+    }
+}
+
+fn project_dirs(cwd: &Path) -> Vec<PathBuf> {
+    let mut chain = Vec::new();
+    let mut root = None;
+    for dir in cwd.ancestors() {
+        chain.push(dir.to_owned());
+        if dir.join(".git").exists() {
+            root = Some(dir);
+            break;
+        }
+    }
+    if root.is_none() {
+        chain = vec![cwd.to_owned()];
+    }
+    chain.reverse();
+    chain
+}
+
+struct LayerFiles {
+    layer: LayerSource,
+    json: Option<(PathBuf, EventsWire)>,
+    toml: Option<(PathBuf, EventsWire)>,
+    project_dir: Option<PathBuf>,
+}
+
+/// Reads every layer. Malformed JSON or TOML is an error naming file and
+/// line:column (Codex would warn and skip the file; dsh refuses to guess).
+pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
+    let mut notices = Vec::new();
+    let mut states: BTreeMap<String, HookStateWire> = BTreeMap::new();
+    let mut trusted_projects: Vec<PathBuf> = Vec::new();
+    let mut notify: Option<NotifyConfig> = None;
+    let mut allow_managed_only = false;
+    let mut requirement_hooks: Option<(PathBuf, EventsWire)> = None;
+    let mut layers: Vec<LayerFiles> = Vec::new();
+
+    let mut read_layer = |dir: &Path,
+                          layer: LayerSource,
+                          project_dir: Option<PathBuf>,
+                          notices: &mut Vec<String>,
+                          states: &mut BTreeMap<String, HookStateWire>,
+                          trusted_projects: &mut Vec<PathBuf>,
+                          notify: &mut Option<NotifyConfig>,
+                          allow_managed_only: &mut bool|
+     -> Result<(), ConfigError> {
+        let json_path = dir.join("hooks.json");
+        let toml_path = dir.join("config.toml");
+        let mut files = LayerFiles {
+            layer,
+            json: None,
+            toml: None,
+            project_dir,
+        };
+        if let Some(text) = read_if_exists(&json_path)? {
+            let (events, unknown) = parse_hooks_json(&json_path, &text)?;
+            for key in unknown {
+                notices.push(format!(
+                    "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
+                    json_path.display()
+                ));
+            }
+            if !events.is_empty() {
+                files.json = Some((json_path.clone(), events));
+            }
+        }
+        if let Some(text) = read_if_exists(&toml_path)? {
+            let (config, unknown) = parse_config_toml(&toml_path, &text)?;
+            for key in unknown {
+                notices.push(format!(
+                    "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
+                    toml_path.display()
+                ));
+            }
+            if let Some(argv) = config.notify
+                && !argv.is_empty()
+            {
+                *notify = Some(NotifyConfig {
+                    argv,
+                    origin: toml_path.clone(),
+                });
+            }
+            if config.allow_managed_hooks_only == Some(true) && layer.managed() {
+                *allow_managed_only = true;
+            }
+            for (path, project) in config.projects {
+                if project.trust_level.as_deref() == Some("trusted") {
+                    trusted_projects.push(PathBuf::from(path));
+                }
+            }
+            if let Some(mut hooks) = config.hooks {
+                for (key, state) in std::mem::take(&mut hooks.state) {
+                    states.insert(key, state);
+                }
+                if !hooks.is_empty() {
+                    files.toml = Some((toml_path.clone(), hooks));
+                }
+            }
+        }
+        layers.push(files);
+        Ok(())
+    };
+
+    if let Some(managed_dir) = &discovery.managed_dir {
+        let requirements = managed_dir.join("requirements.toml");
+        if let Some(text) = read_if_exists(&requirements)? {
+            let (config, _unknown) = parse_config_toml(&requirements, &text)?;
+            if config.allow_managed_hooks_only == Some(true) {
+                allow_managed_only = true;
+            }
+            if let Some(hooks) = config.hooks {
+                let source = hooks
+                    .managed_dir
+                    .clone()
+                    .filter(|dir| dir.is_absolute())
+                    .unwrap_or_else(|| requirements.clone());
+                if !hooks.is_empty() {
+                    requirement_hooks = Some((source, hooks));
+                }
+            }
+        }
+        read_layer(
+            managed_dir,
+            LayerSource::System,
+            None,
+            &mut notices,
+            &mut states,
+            &mut trusted_projects,
+            &mut notify,
+            &mut allow_managed_only,
+        )?;
+    }
+    let codex_home = discovery.codex_home();
+    read_layer(
+        &codex_home,
+        LayerSource::User,
+        None,
+        &mut notices,
+        &mut states,
+        &mut trusted_projects,
+        &mut notify,
+        &mut allow_managed_only,
+    )?;
+    for dir in project_dirs(&discovery.cwd) {
+        let dot_codex = dir.join(".codex");
+        if dot_codex == codex_home || !dot_codex.is_dir() {
+            continue;
+        }
+        read_layer(
+            &dot_codex,
+            LayerSource::Project,
+            Some(dir),
+            &mut notices,
+            &mut states,
+            &mut trusted_projects,
+            &mut notify,
+            &mut allow_managed_only,
+        )?;
+    }
+
+    let mut loader = Loader {
+        handlers: Vec::new(),
+        entries: Vec::new(),
+        notices,
+        states,
+        display_order: 0,
+    };
+    if let Some((path, events)) = requirement_hooks {
+        let source = Source {
+            path: &path,
+            layer: LayerSource::Requirements,
+            project_trusted: true,
+        };
+        loader.append(&source, events, allow_managed_only);
+    }
+    for files in layers {
+        let project_trusted = match &files.project_dir {
+            None => true,
+            Some(dir) => {
+                let trusted = trusted_projects.iter().any(|path| {
+                    path == dir || discovery.cwd.starts_with(path) && dir.starts_with(path)
+                });
+                if !trusted && (files.json.is_some() || files.toml.is_some()) {
+                    loader.notices.push(format!(
+                        "project {} is not trusted in Codex ([projects.\"{}\"] trust_level = \"trusted\"); its hooks count as untrusted",
+                        dir.display(),
+                        dir.display()
+                    ));
+                }
+                trusted
+            }
+        };
+        if let (Some((json_path, _)), Some((toml_path, _))) = (&files.json, &files.toml) {
+            loader.notices.push(format!(
+                "loading hooks from both {} and {}; prefer a single representation for this layer",
+                json_path.display(),
+                toml_path.display()
+            ));
+        }
+        for (path, events) in [files.json, files.toml].into_iter().flatten() {
+            let source = Source {
+                path: &path,
+                layer: files.layer,
+                project_trusted,
+            };
+            loader.append(&source, events, allow_managed_only);
+        }
+    }
+    let mut notices = loader.notices;
+    for event in CodexEvent::ALL {
+        if !event.fired_by_dsh()
+            && loader
+                .entries
+                .iter()
+                .any(|entry| entry.event == event.as_str())
+        {
+            notices.push(format!(
+                "{event} hooks are configured but {event} is not fired by dsh"
+            ));
+        }
+    }
+    Ok(CodexConfig {
+        handlers: loader.handlers,
+        entries: loader.entries,
+        notices,
+        notify,
+        discovery: discovery.clone(),
+    })
+}
+
+impl CodexConfig {
+    /// Start-up notices: Codex's own warnings (both formats in one layer,
+    /// invalid matchers, unsupported handler types, clamps) and dsh's
+    /// (events not fired by dsh, untrusted projects).
+    pub fn notices(&self) -> Vec<String> {
+        self.notices.clone()
+    }
+
+    /// Every configured handler with its trust state and dsh status.
+    pub fn entries(&self) -> Vec<HookEntry> {
+        self.entries.clone()
+    }
+
+    /// The legacy `notify` program, if configured.
+    pub fn notify(&self) -> Option<&NotifyConfig> {
+        self.notify.as_ref()
+    }
+
+    /// Whether nothing is configured (no handler and no `notify`).
+    pub fn is_empty(&self) -> bool {
+        self.handlers.is_empty() && self.notify.is_none()
+    }
+}

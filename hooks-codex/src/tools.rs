@@ -1,0 +1,286 @@
+//! How dsh's tools look to Codex hooks (`core/src/tools/hook_names.rs`).
+//!
+//! * `bash` → `Bash`, `tool_input: {"command": …}` only, `tool_response` the
+//!   plain combined stdout + stderr string.
+//! * `write` and `edit` → `apply_patch`, the change expressed as a Codex patch
+//!   in `tool_input.command` (`*** Begin Patch` … `*** End Patch\n`). A
+//!   `write` of a new file is an `*** Add File:`; of an existing file, and
+//!   every `edit`, an `*** Update File:` with one `@@` hunk removing the old
+//!   lines and adding the new ones (dsh does not compute context lines;
+//!   `replace_all` is not expressible in a patch and is not shown).
+//! * `read`, `glob`, `grep` keep their dsh names and arguments (Codex has no
+//!   such tools); `tool_response` is the model-facing content.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// The name a dsh tool has in Codex hook payloads.
+pub fn hook_tool_name(tool: &str) -> &str {
+    match tool {
+        "bash" => "Bash",
+        "write" | "edit" => "apply_patch",
+        other => other,
+    }
+}
+
+fn display_path(file_path: &str, cwd: &Path) -> String {
+    let path = Path::new(file_path);
+    match path.strip_prefix(cwd) {
+        Ok(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
+        _ => file_path.to_owned(),
+    }
+}
+
+fn lines(text: &str) -> Vec<&str> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    text.split('\n').collect()
+}
+
+/// Renders an Add File patch (`write` of a new file).
+pub fn add_file_patch(path: &str, content: &str) -> String {
+    let mut patch = format!("*** Begin Patch\n*** Add File: {path}\n");
+    for line in lines(content) {
+        patch.push('+');
+        patch.push_str(line);
+        patch.push('\n');
+    }
+    patch.push_str("*** End Patch\n");
+    patch
+}
+
+/// Renders an Update File patch with one hunk replacing `old` by `new`.
+pub fn update_file_patch(path: &str, old: &str, new: &str) -> String {
+    let mut patch = format!("*** Begin Patch\n*** Update File: {path}\n@@\n");
+    for line in lines(old) {
+        patch.push('-');
+        patch.push_str(line);
+        patch.push('\n');
+    }
+    for line in lines(new) {
+        patch.push('+');
+        patch.push_str(line);
+        patch.push('\n');
+    }
+    patch.push_str("*** End Patch\n");
+    patch
+}
+
+fn str_arg<'a>(arguments: &'a Value, key: &str) -> &'a str {
+    arguments
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// The `tool_input` a Codex hook sees for a dsh call. `existing_file` is the
+/// current content of a `write` target (`None` when it does not exist yet).
+pub fn hook_tool_input(
+    tool: &str,
+    arguments: &Value,
+    cwd: &Path,
+    existing_file: Option<&str>,
+) -> Value {
+    match tool {
+        "bash" => json!({ "command": str_arg(arguments, "command") }),
+        "write" => {
+            let path = display_path(str_arg(arguments, "file_path"), cwd);
+            let content = str_arg(arguments, "content");
+            let patch = match existing_file {
+                None => add_file_patch(&path, content),
+                Some(original) => update_file_patch(&path, original, content),
+            };
+            json!({ "command": patch })
+        }
+        "edit" => {
+            let path = display_path(str_arg(arguments, "file_path"), cwd);
+            let patch = update_file_patch(
+                &path,
+                str_arg(arguments, "old_string"),
+                str_arg(arguments, "new_string"),
+            );
+            json!({ "command": patch })
+        }
+        _ => arguments.clone(),
+    }
+}
+
+/// The `tool_input` of a `PermissionRequest`: shell calls carry the model's
+/// `description` (Codex: its justification); patches lose their final newline.
+pub fn permission_tool_input(pre_tool_input: &Value, tool: &str, arguments: &Value) -> Value {
+    match tool {
+        "bash" => {
+            let mut input = json!({ "command": str_arg(arguments, "command") });
+            if let (Some(description), Some(map)) = (
+                arguments.get("description").and_then(Value::as_str),
+                input.as_object_mut(),
+            ) {
+                map.insert("description".into(), Value::from(description));
+            }
+            input
+        }
+        "write" | "edit" => {
+            let patch = pre_tool_input
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            json!({ "command": patch.strip_suffix('\n').unwrap_or(patch) })
+        }
+        _ => pre_tool_input.clone(),
+    }
+}
+
+/// The `tool_response` a PostToolUse hook sees.
+pub fn hook_tool_response(
+    tool: &str,
+    arguments: &Value,
+    cwd: &Path,
+    is_error: bool,
+    content: &str,
+    value: Option<&Value>,
+    duration: Duration,
+) -> Value {
+    match tool {
+        "bash" => match value {
+            Some(value) => {
+                let stdout = value.get("stdout").and_then(Value::as_str).unwrap_or("");
+                let stderr = value.get("stderr").and_then(Value::as_str).unwrap_or("");
+                Value::from(format!("{stdout}{stderr}"))
+            }
+            None => Value::from(content),
+        },
+        "write" | "edit" => {
+            let secs = duration.as_secs();
+            if is_error {
+                return Value::from(format!(
+                    "Exit code: 1\nWall time: {secs} seconds\nOutput:\n{content}\n"
+                ));
+            }
+            let letter = match value.and_then(|v| v.get("type")).and_then(Value::as_str) {
+                Some("create") => "A",
+                _ if tool == "write" && value.is_none() => "A",
+                _ => "M",
+            };
+            let path = display_path(str_arg(arguments, "file_path"), cwd);
+            Value::from(format!(
+                "Exit code: 0\nWall time: {secs} seconds\nOutput:\nSuccess. Updated the following files:\n{letter} {path}\n"
+            ))
+        }
+        _ => Value::from(content),
+    }
+}
+
+/// Why a hook's `updatedInput` cannot be applied.
+pub const UPDATED_INPUT_NO_COMMAND: &str =
+    "hook returned updatedInput without string field `command`";
+
+/// Turns a PreToolUse `updatedInput` (Codex's shape) back into dsh arguments.
+pub fn arguments_from_updated_input(
+    tool: &str,
+    original: &Value,
+    updated: &Value,
+    cwd: &Path,
+) -> Result<Value, String> {
+    match tool {
+        "bash" => {
+            let command = updated
+                .get("command")
+                .and_then(Value::as_str)
+                .ok_or_else(|| UPDATED_INPUT_NO_COMMAND.to_owned())?;
+            let mut arguments = original.clone();
+            match arguments.as_object_mut() {
+                Some(map) => {
+                    map.insert("command".into(), Value::from(command));
+                }
+                None => arguments = json!({ "command": command }),
+            }
+            Ok(arguments)
+        }
+        "write" | "edit" => {
+            let patch = updated
+                .get("command")
+                .and_then(Value::as_str)
+                .ok_or_else(|| UPDATED_INPUT_NO_COMMAND.to_owned())?;
+            patch_to_arguments(tool, patch, cwd)
+        }
+        _ => {
+            if updated.is_object() {
+                Ok(updated.clone())
+            } else {
+                Err("hook returned updatedInput that is not an object".into())
+            }
+        }
+    }
+}
+
+fn resolve(path: &str, cwd: &Path) -> String {
+    let path = PathBuf::from(path);
+    if path.is_absolute() {
+        path.display().to_string()
+    } else {
+        cwd.join(path).display().to_string()
+    }
+}
+
+/// Parses a one-file patch back into `write`/`edit` arguments.
+fn patch_to_arguments(tool: &str, patch: &str, cwd: &Path) -> Result<Value, String> {
+    let unsupported = || {
+        format!(
+            "dsh can only run a rewritten apply_patch as `{tool}`: one `*** {}` section",
+            if tool == "write" {
+                "Add File"
+            } else {
+                "Update File` with one `@@` hunk"
+            }
+        )
+    };
+    let body: Vec<&str> = patch.trim_end_matches('\n').split('\n').collect();
+    let (Some(first), Some(last)) = (body.first(), body.last()) else {
+        return Err(unsupported());
+    };
+    if first.trim() != "*** Begin Patch" || last.trim() != "*** End Patch" || body.len() < 3 {
+        return Err(unsupported());
+    }
+    let inner = &body[1..body.len() - 1];
+    let header = inner.first().copied().unwrap_or_default();
+    let rest = inner.get(1..).unwrap_or_default();
+    if rest.iter().any(|line| line.starts_with("*** ")) {
+        return Err(unsupported());
+    }
+    let joined = |prefixes: &[char]| {
+        let mut text = String::new();
+        for line in rest {
+            if let Some(first) = line.chars().next()
+                && prefixes.contains(&first)
+            {
+                text.push_str(&line[first.len_utf8()..]);
+                text.push('\n');
+            }
+        }
+        text
+    };
+    match (tool, header) {
+        ("write", header) if header.starts_with("*** Add File: ") => {
+            let path = resolve(&header["*** Add File: ".len()..], cwd);
+            Ok(json!({ "file_path": path, "content": joined(&['+']) }))
+        }
+        ("edit", header) if header.starts_with("*** Update File: ") => {
+            if rest.iter().filter(|line| line.starts_with("@@")).count() > 1 {
+                return Err(unsupported());
+            }
+            let path = resolve(&header["*** Update File: ".len()..], cwd);
+            let old = joined(&['-', ' ']);
+            let new = joined(&['+', ' ']);
+            Ok(json!({
+                "file_path": path,
+                "old_string": old.strip_suffix('\n').unwrap_or(&old),
+                "new_string": new.strip_suffix('\n').unwrap_or(&new),
+            }))
+        }
+        _ => Err(unsupported()),
+    }
+}

@@ -1,0 +1,162 @@
+//! A hermetic test context and snapshot normalization.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fixture file by name.
+pub fn fixture(name: &str) -> PathBuf {
+    repo_root().join("fixtures").join(name)
+}
+
+/// A temporary project directory with its own HOME, DSH_HOME and CODEX_HOME.
+pub struct TestContext {
+    project: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl TestContext {
+    pub fn new() -> Self {
+        TestContext {
+            project: tempfile::tempdir().expect("temp project"),
+            home: tempfile::tempdir().expect("temp home"),
+        }
+    }
+
+    /// The project directory, canonicalized (what dsh reports as cwd).
+    pub fn project(&self) -> PathBuf {
+        self.project.path().canonicalize().expect("canonical project")
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.home.path().canonicalize().expect("canonical home")
+    }
+
+    /// Copies a directory tree into the project (hook scripts, settings).
+    pub fn copy_into_project(&self, from: &Path) {
+        copy_tree(from, &self.project());
+    }
+
+    /// `dsh` with cwd = project and a pinned environment.
+    pub fn dsh(&self) -> assert_cmd::Command {
+        let mut cmd = assert_cmd::Command::cargo_bin("dsh").expect("dsh binary");
+        cmd.current_dir(self.project())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .env("DSH_HOME", self.home().join(".dsh"))
+            .env("CODEX_HOME", self.home().join(".codex"))
+            .env("NO_COLOR", "1")
+            .env("TZ", "UTC")
+            .env("LANG", "C.UTF-8");
+        cmd
+    }
+
+    /// Replaces this context's paths and volatile values in `text`.
+    pub fn redact(&self, text: &str) -> String {
+        redact_text(text, &[(self.project(), "[PROJECT]"), (self.home(), "[HOME]")])
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walk(from) {
+        let relative = entry.strip_prefix(from).expect("inside");
+        let target = to.join(relative);
+        if entry.is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent).expect("mkdir");
+            }
+            std::fs::copy(&entry, &target).expect("copy");
+        }
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            out.push(path.clone());
+            if path.is_dir() {
+                out.extend(walk(&path));
+            }
+        }
+    }
+    out
+}
+
+/// Path and id redaction for free text (stderr, rendered logs).
+pub fn redact_text(text: &str, paths: &[(PathBuf, &str)]) -> String {
+    let mut text = text.to_owned();
+    for (path, label) in paths {
+        text = text.replace(&path.display().to_string(), label);
+    }
+    let uuid = regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+        .expect("regex");
+    let text = uuid.replace_all(&text, "[UUID]").into_owned();
+    let exec = regex::Regex::new(r"exec_[0-9a-f]{32}").expect("regex");
+    let text = exec.replace_all(&text, "[EXEC]").into_owned();
+    let millis = regex::Regex::new(r"\b\d+ ?ms\b").expect("regex");
+    millis.replace_all(&text, "[N] ms").into_owned()
+}
+
+/// Normalizes JSONL (a session log or requests) for a snapshot: timestamps,
+/// durations, execution and invocation ids (numbered in order of first
+/// appearance, so pairing stays visible), temp paths and uuids.
+pub fn normalize_jsonl(text: &str, ctx: &TestContext) -> String {
+    let mut ids: HashMap<String, String> = HashMap::new();
+    let mut out = String::new();
+    for line in text.lines().filter(|line| !line.trim().is_empty()) {
+        let mut value: Value = serde_json::from_str(line).expect("valid JSON line");
+        normalize_value(&mut value, &mut ids);
+        let line = serde_json::to_string(&value).expect("serialize");
+        out.push_str(&ctx.redact(&line));
+        out.push('\n');
+    }
+    out
+}
+
+fn normalize_value(value: &mut Value, ids: &mut HashMap<String, String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, field) in map.iter_mut() {
+                match key.as_str() {
+                    "ts" => *field = Value::from("[TS]"),
+                    "duration_ms" => *field = Value::from("[MS]"),
+                    "execution_id" | "invocation_id" | "parent_execution_id" => {
+                        if let Some(id) = field.as_str() {
+                            let prefix = if key == "invocation_id" { "hook" } else { "exec" };
+                            let next = ids.len() + 1;
+                            let label = ids
+                                .entry(id.to_owned())
+                                .or_insert_with(|| format!("[{prefix}-{next}]"))
+                                .clone();
+                            *field = Value::from(label);
+                        }
+                    }
+                    _ => normalize_value(field, ids),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| normalize_value(item, ids)),
+        _ => {}
+    }
+}
+
+/// Events of a given type from a normalized or raw log.
+pub fn events_of(text: &str, kind: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| event["type"] == kind)
+        .collect()
+}
