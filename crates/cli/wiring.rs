@@ -9,6 +9,9 @@ use dsh_model::Model;
 use dsh_protocol::EventBody;
 use dsh_seams::{Plugin, SessionEnv, SessionInfo};
 use dsh_session::SessionLog;
+use dsh_hook_runner::{HookRunner, RunnerConfig};
+use dsh_hooks_claude::ClaudeDiscovery;
+use dsh_hooks_codex::{CodexDiscovery, TrustPolicy};
 
 /// Where hooks come from, as the user's environment and flags say.
 #[derive(Debug, Clone)]
@@ -21,6 +24,9 @@ pub struct HookSources {
     pub dsh_home: PathBuf,
     /// Extra Claude Code settings files (`--settings`).
     pub claude_settings: Vec<PathBuf>,
+    /// Whether hooks nobody trusted yet still run (replay: yes, as the
+    /// contract says; interactive sessions apply dsh's trust rules).
+    pub run_untrusted: bool,
 }
 
 impl HookSources {
@@ -37,6 +43,7 @@ impl HookSources {
             home,
             dsh_home,
             claude_settings,
+            run_untrusted: true,
         }
     }
 }
@@ -47,14 +54,45 @@ pub struct LoadedHooks {
     pub plugins: Vec<Arc<dyn Plugin>>,
     /// Notices for the session header and stderr.
     pub notices: Vec<String>,
+    /// The runner every hook process goes through; `kill_all` on exit.
+    pub runner: HookRunner,
 }
 
 /// Discovers and loads every hook configuration. An unreadable configuration
 /// is an error: dsh does not start a session on a config it cannot read.
-pub fn load_hooks(_sources: &HookSources) -> anyhow::Result<LoadedHooks> {
+pub fn load_hooks(sources: &HookSources) -> anyhow::Result<LoadedHooks> {
+    let runner = HookRunner::new(RunnerConfig::default());
+    let mut plugins: Vec<Arc<dyn Plugin>> = Vec::new();
+    let mut notices = Vec::new();
+
+    let mut claude_discovery =
+        ClaudeDiscovery::new(sources.cwd.clone(), sources.home.clone(), &sources.dsh_home);
+    claude_discovery.extra_settings = sources.claude_settings.clone();
+    let claude = dsh_hooks_claude::load(&claude_discovery)
+        .context("cannot load the Claude Code hook configuration")?;
+    notices.extend(claude.notices().into_iter().map(|notice| format!("claude: {notice}")));
+    if !claude.handlers().is_empty() {
+        plugins.push(claude.into_plugin(runner.clone()));
+    }
+
+    let codex = dsh_hooks_codex::load(&CodexDiscovery::from_env(
+        sources.cwd.clone(),
+        sources.home.clone(),
+    ))
+    .context("cannot load the Codex hook configuration")?;
+    notices.extend(codex.notices().into_iter().map(|notice| format!("codex: {notice}")));
+    if !codex.is_empty() {
+        let policy = if sources.run_untrusted {
+            TrustPolicy::RunAll
+        } else {
+            TrustPolicy::TrustedOnly
+        };
+        plugins.push(codex.into_plugin(runner.clone(), policy));
+    }
     Ok(LoadedHooks {
-        plugins: Vec::new(),
-        notices: Vec::new(),
+        plugins,
+        notices,
+        runner,
     })
 }
 

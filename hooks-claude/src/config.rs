@@ -1,0 +1,854 @@
+//! Settings discovery and merge, as Claude Code 2.1.328 does it.
+//!
+//! Sources (PROTOCOL.md §1.1): managed policy (`<managed_dir>/managed-settings.json`
+//! then `<managed_dir>/managed-settings.d/*.json` in name order), `--settings`
+//! files, `<project>/.claude/settings.local.json`, `<project>/.claude/settings.json`
+//! and `~/.claude/settings.json`. Hooks from every source accumulate; identical
+//! commands run once (the dedup happens when a firing selects handlers, so a
+//! command configured under two matchers still runs once when both match).
+//!
+//! Configuration order — the order in which handlers are listed, recorded,
+//! and in which the first rewrite wins — is precedence order, highest first:
+//! managed, `--settings` (in flag order), local, project, user; inside a file,
+//! file order.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::events::{EventSupport, HookEvent};
+use crate::matcher::Matcher;
+
+/// Where Claude Code settings are looked for, and where the bridge keeps its
+/// own state. Build it with [`ClaudeDiscovery::new`] and adjust fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaudeDiscovery {
+    /// The project directory (session cwd; `CLAUDE_PROJECT_DIR`).
+    pub cwd: PathBuf,
+    /// The user's home (`~/.claude/settings.json` lives below it).
+    pub home: PathBuf,
+    /// The managed-policy directory (`/etc/claude-code` on Linux).
+    pub managed_dir: PathBuf,
+    /// Extra `--settings FILE`s, in flag order.
+    pub extra_settings: Vec<PathBuf>,
+    /// dsh's state directory for this bridge (`$DSH_HOME/claude`):
+    /// `CLAUDE_ENV_FILE`s and spilled hook output go below it.
+    pub state_dir: PathBuf,
+    /// Where the Claude-format transcript is kept
+    /// (`$DSH_HOME/claude/projects/<slug>/`).
+    pub transcript_dir: PathBuf,
+}
+
+impl ClaudeDiscovery {
+    /// The standard layout: managed settings in `/etc/claude-code`, state in
+    /// `<dsh_home>/claude`, transcripts in `<dsh_home>/claude/projects/<slug>`.
+    pub fn new(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>, dsh_home: &Path) -> Self {
+        let cwd = cwd.into();
+        let state_dir = dsh_home.join("claude");
+        let transcript_dir = state_dir.join("projects").join(project_slug(&cwd));
+        ClaudeDiscovery {
+            cwd,
+            home: home.into(),
+            managed_dir: PathBuf::from("/etc/claude-code"),
+            extra_settings: Vec::new(),
+            state_dir,
+            transcript_dir,
+        }
+    }
+}
+
+/// Claude Code's per-project folder name (OBSERVED.md §4, PROTOCOL.md §1.10):
+/// the path with every character that is not an ASCII letter or digit
+/// replaced by `-`; paths longer than 200 characters are cut to 200 and
+/// suffixed with `-` and a hash of the whole path (dsh uses FNV-1a; Claude
+/// Code's hash function is not documented).
+pub fn project_slug(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let slug: String = text
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    if slug.chars().count() <= 200 {
+        return slug;
+    }
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.as_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    let cut: String = slug.chars().take(200).collect();
+    format!("{cut}-{hash:x}")
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A settings file exists but could not be read.
+    #[error("cannot read Claude Code settings {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A settings file is not valid JSON.
+    #[error("invalid JSON in Claude Code settings {}:{line}:{column}: {message}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// A matcher is not a valid ECMAScript regex.
+    #[error("invalid matcher regex {pattern:?} for {event} hooks in {}: {message}", path.display())]
+    InvalidMatcher {
+        /// The file.
+        path: PathBuf,
+        /// The event it was configured under.
+        event: String,
+        /// The pattern.
+        pattern: String,
+        /// The regex engine's message.
+        message: String,
+    },
+}
+
+/// Which settings layer a handler came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsSource {
+    /// Managed policy (`managed-settings.json`, `managed-settings.d/`).
+    Managed,
+    /// A `--settings` file.
+    Flag,
+    /// `.claude/settings.local.json`.
+    Local,
+    /// `.claude/settings.json`.
+    Project,
+    /// `~/.claude/settings.json`.
+    User,
+}
+
+impl SettingsSource {
+    /// A short label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SettingsSource::Managed => "managed",
+            SettingsSource::Flag => "flag",
+            SettingsSource::Local => "local",
+            SettingsSource::Project => "project",
+            SettingsSource::User => "user",
+        }
+    }
+}
+
+/// How a command handler is started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandForm {
+    /// `/bin/sh -c COMMAND` (or `bash -c` with `"shell": "bash"`).
+    Shell {
+        /// The shell binary.
+        shell: PathBuf,
+        /// The command string.
+        command: String,
+    },
+    /// Exec form (`args` present): no shell.
+    Exec {
+        /// The program (looked up on `PATH`).
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+}
+
+/// What a handler does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandlerKind {
+    /// `type: "command"`.
+    Command {
+        /// How it is started.
+        form: CommandForm,
+        /// `async: true` (or `asyncRewake`): not awaited.
+        is_async: bool,
+    },
+    /// `type: "http"`: the payload is POSTed to `url`.
+    Http {
+        /// The endpoint.
+        url: String,
+        /// Extra headers (values may reference `$VAR` for allowed names).
+        headers: Vec<(String, String)>,
+        /// Variables that may be interpolated into header values.
+        allowed_env_vars: Vec<String>,
+    },
+    /// A handler type dsh cannot honour (`prompt`, `agent`, `mcp_tool`, …).
+    Unsupported {
+        /// The configured `type`.
+        kind: String,
+    },
+}
+
+/// Whether a handler will run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandlerStatus {
+    /// It runs when its event fires and its matcher matches.
+    Active,
+    /// It is configured but switched off (`disableAllHooks`, `allowManagedHooksOnly`, URL policy).
+    Disabled(String),
+    /// It cannot run in dsh (handler type, unfired event, unknown event).
+    Unsupported(String),
+}
+
+/// One configured handler.
+#[derive(Debug, Clone)]
+pub struct HookHandler {
+    /// The event name as configured.
+    pub event_name: String,
+    /// The event, when Claude Code knows the name.
+    pub event: Option<HookEvent>,
+    /// The matcher as configured.
+    pub matcher: Option<String>,
+    pub(crate) compiled: Matcher,
+    /// What it does.
+    pub kind: HandlerKind,
+    /// The configured `timeout` (seconds), if any.
+    pub timeout: Option<Duration>,
+    /// The `if` permission-rule filter, if any.
+    pub if_rule: Option<String>,
+    /// The layer it came from.
+    pub source: SettingsSource,
+    /// The file it came from.
+    pub file: PathBuf,
+    /// `<file>#hooks.<Event>[i].hooks[j]`.
+    pub origin: String,
+    /// Whether it runs.
+    pub status: HandlerStatus,
+}
+
+impl HookHandler {
+    /// The command as recorded and as shown in Claude Code's texts (`CMD`).
+    pub fn command_text(&self) -> String {
+        match &self.kind {
+            HandlerKind::Command {
+                form: CommandForm::Shell { command, .. },
+                ..
+            } => command.clone(),
+            HandlerKind::Command {
+                form: CommandForm::Exec { program, args },
+                ..
+            } => {
+                let mut text = program.clone();
+                for arg in args {
+                    text.push(' ');
+                    text.push_str(arg);
+                }
+                text
+            }
+            HandlerKind::Http { url, .. } => url.clone(),
+            HandlerKind::Unsupported { kind } => format!("<{kind} hook>"),
+        }
+    }
+
+    /// The key identical handlers share (Claude Code dedups on the command).
+    pub(crate) fn dedup_key(&self) -> String {
+        match &self.kind {
+            HandlerKind::Command { form, .. } => match form {
+                CommandForm::Shell { command, .. } => format!("command:{command}"),
+                CommandForm::Exec { program, args } => {
+                    format!("exec:{program}\u{0}{}", args.join("\u{0}"))
+                }
+            },
+            HandlerKind::Http { url, .. } => format!("http:{url}"),
+            HandlerKind::Unsupported { kind } => format!("unsupported:{kind}:{}", self.origin),
+        }
+    }
+
+    /// The timeout this handler runs with on `event`.
+    pub fn effective_timeout(&self, event: HookEvent) -> Duration {
+        self.timeout.unwrap_or_else(|| event.default_timeout())
+    }
+
+    pub(crate) fn matches(&self, subject: Option<&str>) -> bool {
+        match subject {
+            Some(subject) => self.compiled.matches(subject),
+            None => true,
+        }
+    }
+}
+
+/// One row of `dsh hooks list`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HookEntry {
+    /// The event name as configured.
+    pub event: String,
+    /// The matcher as configured.
+    pub matcher: Option<String>,
+    /// The handler (`command: …`, `http: …`, `prompt`).
+    pub handler: String,
+    /// The timeout in seconds it would run with.
+    pub timeout_secs: f64,
+    /// `<file>#hooks.<Event>[i].hooks[j]`.
+    pub origin: String,
+    /// `active`, `disabled: why` or `unsupported: why`.
+    pub status: String,
+}
+
+/// Knobs of the bridge that are not in settings files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaudeOptions {
+    /// `permission_mode` sent to hooks. dsh runs tools without asking unless
+    /// a policy asks, which is Claude Code's `bypassPermissions`.
+    pub permission_mode: String,
+    /// `effort.level` sent to hooks and `CLAUDE_EFFORT`.
+    pub effort: String,
+    /// `CLAUDE_CODE_ENTRYPOINT`: `cli` interactive, `sdk-cli` headless — the
+    /// values Claude Code itself uses, so hooks that branch on it behave the same.
+    pub entrypoint_interactive: String,
+    /// See `entrypoint_interactive`.
+    pub entrypoint_headless: String,
+    /// Consecutive Stop blocks before dsh overrides (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, 0 = no cap).
+    pub stop_block_cap: u32,
+    /// SessionEnd hooks' shared budget override (`CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`).
+    pub session_end_budget: Option<Duration>,
+    /// Model-facing hook strings longer than this are spilled to a file (10,000).
+    pub output_cap_chars: usize,
+}
+
+impl Default for ClaudeOptions {
+    fn default() -> Self {
+        ClaudeOptions {
+            permission_mode: "bypassPermissions".to_owned(),
+            effort: "medium".to_owned(),
+            entrypoint_interactive: "cli".to_owned(),
+            entrypoint_headless: "sdk-cli".to_owned(),
+            stop_block_cap: 9,
+            session_end_budget: None,
+            output_cap_chars: 10_000,
+        }
+    }
+}
+
+impl ClaudeOptions {
+    /// Defaults with the environment knobs Claude Code reads applied
+    /// (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, `CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`).
+    pub fn from_env() -> Self {
+        let mut options = ClaudeOptions::default();
+        if let Some(cap) = std::env::var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+        {
+            options.stop_block_cap = cap;
+        }
+        if let Some(ms) = std::env::var("CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+        {
+            options.session_end_budget = Some(Duration::from_millis(ms));
+        }
+        options
+    }
+}
+
+/// The merged Claude Code hook configuration.
+#[derive(Debug, Clone)]
+pub struct ClaudeConfig {
+    pub(crate) handlers: Vec<HookHandler>,
+    pub(crate) notices: Vec<String>,
+    /// Where the bridge keeps state and transcripts, and the project dir.
+    pub discovery: ClaudeDiscovery,
+    /// Bridge knobs (defaults from the environment).
+    pub options: ClaudeOptions,
+    /// The settings files that were read, in configuration order.
+    pub files: Vec<PathBuf>,
+}
+
+struct SettingsFile {
+    path: PathBuf,
+    source: SettingsSource,
+    json: Value,
+}
+
+fn read_settings(path: &Path, source: SettingsSource) -> Result<Option<SettingsFile>, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let json: Value = serde_json::from_str(&text).map_err(|error| ConfigError::Json {
+        path: path.to_owned(),
+        line: error.line(),
+        column: error.column(),
+        message: error.to_string(),
+    })?;
+    Ok(Some(SettingsFile {
+        path: path.to_owned(),
+        source,
+        json,
+    }))
+}
+
+/// Reads and merges every settings source of `discovery`.
+pub fn load(discovery: &ClaudeDiscovery) -> Result<ClaudeConfig, ConfigError> {
+    load_with_options(discovery, ClaudeOptions::from_env())
+}
+
+/// [`load`] with explicit bridge options (tests pin them).
+pub fn load_with_options(
+    discovery: &ClaudeDiscovery,
+    options: ClaudeOptions,
+) -> Result<ClaudeConfig, ConfigError> {
+    let mut candidates: Vec<(PathBuf, SettingsSource)> = Vec::new();
+    candidates.push((
+        discovery.managed_dir.join("managed-settings.json"),
+        SettingsSource::Managed,
+    ));
+    let dropin_dir = discovery.managed_dir.join("managed-settings.d");
+    if let Ok(entries) = std::fs::read_dir(&dropin_dir) {
+        let mut dropins: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+            .collect();
+        dropins.sort();
+        candidates.extend(dropins.into_iter().map(|p| (p, SettingsSource::Managed)));
+    }
+    for extra in &discovery.extra_settings {
+        candidates.push((extra.clone(), SettingsSource::Flag));
+    }
+    let project = discovery.cwd.join(".claude");
+    candidates.push((project.join("settings.local.json"), SettingsSource::Local));
+    candidates.push((project.join("settings.json"), SettingsSource::Project));
+    candidates.push((
+        discovery.home.join(".claude").join("settings.json"),
+        SettingsSource::User,
+    ));
+
+    let mut files = Vec::new();
+    for (path, source) in candidates {
+        // Only `--settings` files must exist; the others are optional.
+        if source == SettingsSource::Flag && !path.exists() {
+            return Err(ConfigError::Read {
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                path,
+            });
+        }
+        if let Some(file) = read_settings(&path, source)? {
+            files.push(file);
+        }
+    }
+    build(files, discovery.clone(), options)
+}
+
+fn bool_key(file: &SettingsFile, key: &str) -> Option<bool> {
+    file.json.get(key).and_then(Value::as_bool)
+}
+
+fn build(
+    files: Vec<SettingsFile>,
+    discovery: ClaudeDiscovery,
+    options: ClaudeOptions,
+) -> Result<ClaudeConfig, ConfigError> {
+    let mut notices = Vec::new();
+
+    // Scalar precedence: the highest-precedence file that sets the key wins.
+    // Managed drop-ins are read after the base file and override it, so among
+    // managed files the last one that sets the key wins.
+    let managed_disable = files
+        .iter()
+        .filter(|f| f.source == SettingsSource::Managed)
+        .filter_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())))
+        .next_back();
+    let other_disable = files
+        .iter()
+        .filter(|f| f.source != SettingsSource::Managed)
+        .find_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())));
+    let managed_only = files
+        .iter()
+        .filter(|f| f.source == SettingsSource::Managed)
+        .filter_map(|f| bool_key(f, "allowManagedHooksOnly").map(|v| (v, f.path.clone())))
+        .next_back();
+    for file in &files {
+        if file.source != SettingsSource::Managed
+            && file.json.get("allowManagedHooksOnly").is_some()
+        {
+            notices.push(format!(
+                "claude: allowManagedHooksOnly in {} is ignored (it is honoured only in managed settings)",
+                file.path.display()
+            ));
+        }
+    }
+    let mut allowed_urls: Option<Vec<String>> = None;
+    for file in &files {
+        if let Some(list) = file
+            .json
+            .get("allowedHttpHookUrls")
+            .and_then(Value::as_array)
+        {
+            let urls = allowed_urls.get_or_insert_with(Vec::new);
+            urls.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
+        }
+    }
+
+    let mut handlers = Vec::new();
+    for file in &files {
+        let Some(hooks) = file.json.get("hooks") else {
+            continue;
+        };
+        let Some(hooks) = hooks.as_object() else {
+            notices.push(format!(
+                "claude: `hooks` in {} is not an object; ignored",
+                file.path.display()
+            ));
+            continue;
+        };
+        for (event_name, groups) in hooks {
+            let event = HookEvent::parse(event_name);
+            if event.is_none() {
+                notices.push(format!(
+                    "claude: unknown hook event `{event_name}` in {}; accepted but never fired",
+                    file.path.display()
+                ));
+            }
+            let Some(groups) = groups.as_array() else {
+                notices.push(format!(
+                    "claude: hooks.{event_name} in {} is not an array; ignored",
+                    file.path.display()
+                ));
+                continue;
+            };
+            for (group_index, group) in groups.iter().enumerate() {
+                let matcher_value = group.get("matcher");
+                let matcher = match matcher_value {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(s)) => Some(s.clone()),
+                    Some(other) => {
+                        notices.push(format!(
+                            "claude: {}#hooks.{event_name}[{group_index}].matcher is not a string ({other}); group ignored",
+                            file.path.display()
+                        ));
+                        continue;
+                    }
+                };
+                let compiled = Matcher::compile(matcher.as_deref()).map_err(|error| {
+                    ConfigError::InvalidMatcher {
+                        path: file.path.clone(),
+                        event: event_name.clone(),
+                        pattern: error.pattern,
+                        message: error.message,
+                    }
+                })?;
+                let Some(list) = group.get("hooks").and_then(Value::as_array) else {
+                    notices.push(format!(
+                        "claude: {}#hooks.{event_name}[{group_index}] has no `hooks` array; ignored",
+                        file.path.display()
+                    ));
+                    continue;
+                };
+                for (handler_index, raw) in list.iter().enumerate() {
+                    let origin = format!(
+                        "{}#hooks.{event_name}[{group_index}].hooks[{handler_index}]",
+                        file.path.display()
+                    );
+                    match parse_handler(raw, &origin, &mut notices) {
+                        Some((kind, timeout, if_rule)) => handlers.push(HookHandler {
+                            event_name: event_name.clone(),
+                            event,
+                            matcher: matcher.clone(),
+                            compiled: compiled.clone(),
+                            kind,
+                            timeout,
+                            if_rule,
+                            source: file.source,
+                            file: file.path.clone(),
+                            origin,
+                            status: HandlerStatus::Active,
+                        }),
+                        None => continue,
+                    }
+                }
+            }
+        }
+    }
+
+    // Statuses, most decisive reason first.
+    let mut unsupported_types: Vec<(String, usize, String)> = Vec::new();
+    let mut unfired: Vec<(HookEvent, usize)> = Vec::new();
+    for handler in &mut handlers {
+        let managed = handler.source == SettingsSource::Managed;
+        handler.status = if let Some((true, path)) = &managed_disable {
+            HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
+        } else if let (Some((true, path)), false) = (&managed_only, managed) {
+            HandlerStatus::Disabled(format!("allowManagedHooksOnly in {}", path.display()))
+        } else if let (Some((true, path)), false) = (&other_disable, managed) {
+            HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
+        } else if let HandlerKind::Unsupported { kind } = &handler.kind {
+            match unsupported_types.iter_mut().find(|(k, _, _)| k == kind) {
+                Some(entry) => entry.1 += 1,
+                None => unsupported_types.push((kind.clone(), 1, handler.origin.clone())),
+            }
+            HandlerStatus::Unsupported(format!("dsh cannot run `{kind}` hooks"))
+        } else if let Some(event) = handler.event {
+            match event.support() {
+                EventSupport::Fired => match (&handler.kind, &allowed_urls) {
+                    (HandlerKind::Http { url, .. }, Some(allowed))
+                        if !allowed.iter().any(|pattern| url_allowed(pattern, url)) =>
+                    {
+                        HandlerStatus::Disabled(format!("{url} is not in allowedHttpHookUrls"))
+                    }
+                    _ => HandlerStatus::Active,
+                },
+                EventSupport::NotFired(why) => {
+                    match unfired.iter_mut().find(|(e, _)| *e == event) {
+                        Some(entry) => entry.1 += 1,
+                        None => unfired.push((event, 1)),
+                    }
+                    HandlerStatus::Unsupported(format!("dsh does not fire {event}: {why}"))
+                }
+            }
+        } else {
+            HandlerStatus::Unsupported(format!("unknown event {}", handler.event_name))
+        };
+    }
+    for (kind, count, origin) in unsupported_types {
+        notices.push(format!(
+            "claude: dsh cannot run `{kind}` hooks ({count} configured, first at {origin}); they never run"
+        ));
+    }
+    for (event, count) in unfired {
+        if let EventSupport::NotFired(why) = event.support() {
+            notices.push(format!(
+                "claude: {count} {event} hook(s) configured, but dsh does not fire {event} ({why})"
+            ));
+        }
+    }
+    if let Some((true, path)) = &managed_disable {
+        notices.push(format!(
+            "claude: all hooks disabled by disableAllHooks in {}",
+            path.display()
+        ));
+    } else if let Some((true, path)) = &other_disable {
+        notices.push(format!(
+            "claude: non-managed hooks disabled by disableAllHooks in {}",
+            path.display()
+        ));
+    }
+
+    Ok(ClaudeConfig {
+        handlers,
+        notices,
+        discovery,
+        options,
+        files: files.into_iter().map(|f| f.path).collect(),
+    })
+}
+
+fn url_allowed(pattern: &str, url: &str) -> bool {
+    wildcard(pattern, url)
+}
+
+/// `*` matches any run of characters (including `/`); everything else is literal.
+pub(crate) fn wildcard(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let mut rest = text;
+    for (index, part) in parts.iter().enumerate() {
+        if index == 0 {
+            match rest.strip_prefix(part) {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        } else if index == parts.len() - 1 {
+            return rest.ends_with(part);
+        } else {
+            match rest.find(part) {
+                Some(at) => rest = &rest[at + part.len()..],
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+type ParsedHandler = (HandlerKind, Option<Duration>, Option<String>);
+
+fn parse_handler(raw: &Value, origin: &str, notices: &mut Vec<String>) -> Option<ParsedHandler> {
+    let Some(object) = raw.as_object() else {
+        notices.push(format!("claude: {origin} is not an object; ignored"));
+        return None;
+    };
+    let kind_name = object.get("type").and_then(Value::as_str).unwrap_or("");
+    let timeout = match object.get("timeout") {
+        None | Some(Value::Null) => None,
+        Some(value) => match value.as_f64() {
+            Some(secs) if secs.is_finite() && secs > 0.0 => Some(Duration::from_secs_f64(secs)),
+            _ => {
+                notices.push(format!(
+                    "claude: {origin}.timeout is not a positive number of seconds ({value}); default used"
+                ));
+                None
+            }
+        },
+    };
+    let if_rule = object.get("if").and_then(Value::as_str).map(str::to_owned);
+    let kind = match kind_name {
+        "command" => {
+            let Some(command) = object.get("command").and_then(Value::as_str) else {
+                notices.push(format!("claude: {origin} has no `command` string; ignored"));
+                return None;
+            };
+            let is_async = object.get("async").and_then(Value::as_bool) == Some(true)
+                || object.get("asyncRewake").and_then(Value::as_bool) == Some(true);
+            let form = match object.get("args") {
+                Some(Value::Array(args)) => CommandForm::Exec {
+                    program: command.to_owned(),
+                    args: args
+                        .iter()
+                        .map(|a| match a {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        })
+                        .collect(),
+                },
+                _ => match object.get("shell").and_then(Value::as_str) {
+                    Some("powershell") => {
+                        return Some((
+                            HandlerKind::Unsupported {
+                                kind: "command with shell=powershell".to_owned(),
+                            },
+                            timeout,
+                            if_rule,
+                        ));
+                    }
+                    Some("bash") => CommandForm::Shell {
+                        shell: PathBuf::from("/bin/bash"),
+                        command: command.to_owned(),
+                    },
+                    _ => CommandForm::Shell {
+                        shell: PathBuf::from("/bin/sh"),
+                        command: command.to_owned(),
+                    },
+                },
+            };
+            HandlerKind::Command { form, is_async }
+        }
+        "http" => {
+            let Some(url) = object.get("url").and_then(Value::as_str) else {
+                notices.push(format!("claude: {origin} has no `url` string; ignored"));
+                return None;
+            };
+            let headers = object
+                .get("headers")
+                .and_then(Value::as_object)
+                .map(|h| {
+                    h.iter()
+                        .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let allowed_env_vars = object
+                .get("allowedEnvVars")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            HandlerKind::Http {
+                url: url.to_owned(),
+                headers,
+                allowed_env_vars,
+            }
+        }
+        "" => {
+            notices.push(format!("claude: {origin} has no `type`; ignored"));
+            return None;
+        }
+        other => HandlerKind::Unsupported {
+            kind: other.to_owned(),
+        },
+    };
+    Some((kind, timeout, if_rule))
+}
+
+impl ClaudeConfig {
+    /// Start-up notices: unknown events, events dsh does not fire, handler
+    /// types it cannot honour, ignored entries, disabled hooks.
+    pub fn notices(&self) -> Vec<String> {
+        self.notices.clone()
+    }
+
+    /// Every configured handler, in configuration order.
+    pub fn handlers(&self) -> &[HookHandler] {
+        &self.handlers
+    }
+
+    /// Rows for `dsh hooks list`.
+    pub fn entries(&self) -> Vec<HookEntry> {
+        self.handlers
+            .iter()
+            .map(|handler| {
+                let handler_text = match &handler.kind {
+                    HandlerKind::Command { is_async, form } => {
+                        let form_text = match form {
+                            CommandForm::Shell { .. } => "command",
+                            CommandForm::Exec { .. } => "exec",
+                        };
+                        format!(
+                            "{form_text}{}: {}",
+                            if *is_async { " (async)" } else { "" },
+                            handler.command_text()
+                        )
+                    }
+                    HandlerKind::Http { url, .. } => format!("http: {url}"),
+                    HandlerKind::Unsupported { kind } => kind.clone(),
+                };
+                let timeout = match handler.event {
+                    Some(event) => handler.effective_timeout(event),
+                    None => handler.timeout.unwrap_or(Duration::from_secs(600)),
+                };
+                HookEntry {
+                    event: handler.event_name.clone(),
+                    matcher: handler.matcher.clone(),
+                    handler: handler_text,
+                    timeout_secs: timeout.as_secs_f64(),
+                    origin: handler.origin.clone(),
+                    status: match &handler.status {
+                        HandlerStatus::Active => "active".to_owned(),
+                        HandlerStatus::Disabled(why) => format!("disabled: {why}"),
+                        HandlerStatus::Unsupported(why) => format!("unsupported: {why}"),
+                    },
+                }
+            })
+            .collect()
+    }
+
+    /// The active handlers for `event` whose matcher accepts `subject`
+    /// (`None` for events without matcher support), deduplicated on the
+    /// command, in configuration order.
+    pub fn select(&self, event: HookEvent, subject: Option<&str>) -> Vec<&HookHandler> {
+        let subject = if event.supports_matcher() {
+            subject
+        } else {
+            None
+        };
+        let mut seen = std::collections::HashSet::new();
+        self.handlers
+            .iter()
+            .filter(|h| h.event == Some(event) && h.status == HandlerStatus::Active)
+            .filter(|h| h.matches(subject))
+            .filter(|h| seen.insert(h.dedup_key()))
+            .collect()
+    }
+}

@@ -1,0 +1,307 @@
+//! The Claude Code hook event catalogue (the 33 names CC 2.1.328 knows) and
+//! what dsh does with each.
+
+use std::time::Duration;
+
+/// A Claude Code hook event name, as spelled in `settings.json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HookEvent {
+    /// Before a tool call.
+    PreToolUse,
+    /// After a successful tool call.
+    PostToolUse,
+    /// After a failed tool call.
+    PostToolUseFailure,
+    /// After a batch of tool calls.
+    PostToolBatch,
+    /// CC waits for the user.
+    Notification,
+    /// A prompt was submitted.
+    UserPromptSubmit,
+    /// A slash command expanded.
+    UserPromptExpansion,
+    /// The session started.
+    SessionStart,
+    /// The session ends.
+    SessionEnd,
+    /// The main agent wants to stop.
+    Stop,
+    /// A turn ended by an API error.
+    StopFailure,
+    /// A subagent started.
+    SubagentStart,
+    /// A subagent wants to stop.
+    SubagentStop,
+    /// Before compaction.
+    PreCompact,
+    /// After compaction.
+    PostCompact,
+    /// Before a model switch.
+    PreModelSwitch,
+    /// After a model switch.
+    PostModelSwitch,
+    /// A permission dialog is about to show.
+    PermissionRequest,
+    /// The auto-mode classifier denied a call.
+    PermissionDenied,
+    /// `--init` / `--maintenance`.
+    Setup,
+    /// An agent-team teammate went idle.
+    TeammateIdle,
+    /// A task was created.
+    TaskCreated,
+    /// A task completed.
+    TaskCompleted,
+    /// An MCP elicitation.
+    Elicitation,
+    /// An MCP elicitation result.
+    ElicitationResult,
+    /// A settings file changed.
+    ConfigChange,
+    /// A worktree is created.
+    WorktreeCreate,
+    /// A worktree is removed.
+    WorktreeRemove,
+    /// CLAUDE.md / rules were loaded.
+    InstructionsLoaded,
+    /// The working directory changed.
+    CwdChanged,
+    /// A watched file changed.
+    FileChanged,
+    /// A directory was added.
+    DirectoryAdded,
+    /// Assistant text is displayed.
+    MessageDisplay,
+}
+
+/// Whether dsh fires an event, and why not when it does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventSupport {
+    /// dsh fires it.
+    Fired,
+    /// dsh has no such moment; hooks configured for it never run.
+    NotFired(&'static str),
+}
+
+impl HookEvent {
+    /// Every event, in the order OBSERVED.md §2 lists them.
+    pub const ALL: [HookEvent; 33] = [
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::PostToolUseFailure,
+        HookEvent::PostToolBatch,
+        HookEvent::Notification,
+        HookEvent::UserPromptSubmit,
+        HookEvent::UserPromptExpansion,
+        HookEvent::SessionStart,
+        HookEvent::SessionEnd,
+        HookEvent::Stop,
+        HookEvent::StopFailure,
+        HookEvent::SubagentStart,
+        HookEvent::SubagentStop,
+        HookEvent::PreCompact,
+        HookEvent::PostCompact,
+        HookEvent::PreModelSwitch,
+        HookEvent::PostModelSwitch,
+        HookEvent::PermissionRequest,
+        HookEvent::PermissionDenied,
+        HookEvent::Setup,
+        HookEvent::TeammateIdle,
+        HookEvent::TaskCreated,
+        HookEvent::TaskCompleted,
+        HookEvent::Elicitation,
+        HookEvent::ElicitationResult,
+        HookEvent::ConfigChange,
+        HookEvent::WorktreeCreate,
+        HookEvent::WorktreeRemove,
+        HookEvent::InstructionsLoaded,
+        HookEvent::CwdChanged,
+        HookEvent::FileChanged,
+        HookEvent::DirectoryAdded,
+        HookEvent::MessageDisplay,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::PostToolUseFailure => "PostToolUseFailure",
+            HookEvent::PostToolBatch => "PostToolBatch",
+            HookEvent::Notification => "Notification",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::UserPromptExpansion => "UserPromptExpansion",
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::SessionEnd => "SessionEnd",
+            HookEvent::Stop => "Stop",
+            HookEvent::StopFailure => "StopFailure",
+            HookEvent::SubagentStart => "SubagentStart",
+            HookEvent::SubagentStop => "SubagentStop",
+            HookEvent::PreCompact => "PreCompact",
+            HookEvent::PostCompact => "PostCompact",
+            HookEvent::PreModelSwitch => "PreModelSwitch",
+            HookEvent::PostModelSwitch => "PostModelSwitch",
+            HookEvent::PermissionRequest => "PermissionRequest",
+            HookEvent::PermissionDenied => "PermissionDenied",
+            HookEvent::Setup => "Setup",
+            HookEvent::TeammateIdle => "TeammateIdle",
+            HookEvent::TaskCreated => "TaskCreated",
+            HookEvent::TaskCompleted => "TaskCompleted",
+            HookEvent::Elicitation => "Elicitation",
+            HookEvent::ElicitationResult => "ElicitationResult",
+            HookEvent::ConfigChange => "ConfigChange",
+            HookEvent::WorktreeCreate => "WorktreeCreate",
+            HookEvent::WorktreeRemove => "WorktreeRemove",
+            HookEvent::InstructionsLoaded => "InstructionsLoaded",
+            HookEvent::CwdChanged => "CwdChanged",
+            HookEvent::FileChanged => "FileChanged",
+            HookEvent::DirectoryAdded => "DirectoryAdded",
+            HookEvent::MessageDisplay => "MessageDisplay",
+        }
+    }
+
+    /// Parses a wire name (case-sensitive, as Claude Code).
+    pub fn parse(name: &str) -> Option<HookEvent> {
+        HookEvent::ALL
+            .iter()
+            .copied()
+            .find(|event| event.as_str() == name)
+    }
+
+    /// Whether dsh fires this event.
+    pub fn support(self) -> EventSupport {
+        match self {
+            HookEvent::PreToolUse
+            | HookEvent::PostToolUse
+            | HookEvent::PostToolUseFailure
+            | HookEvent::Notification
+            | HookEvent::UserPromptSubmit
+            | HookEvent::SessionStart
+            | HookEvent::SessionEnd
+            | HookEvent::Stop
+            | HookEvent::PermissionRequest => EventSupport::Fired,
+            HookEvent::PostToolBatch => EventSupport::NotFired(
+                "dsh has no seam after a whole batch of tool calls settles (post-execute is per call)",
+            ),
+            HookEvent::UserPromptExpansion => {
+                EventSupport::NotFired("dsh has no slash commands that expand into prompts")
+            }
+            HookEvent::StopFailure => EventSupport::NotFired(
+                "dsh has no seam for a turn ended by a provider error that could run it before the turn closes",
+            ),
+            HookEvent::SubagentStart | HookEvent::SubagentStop => {
+                EventSupport::NotFired("dsh has no subagents")
+            }
+            HookEvent::PreCompact | HookEvent::PostCompact => {
+                EventSupport::NotFired("dsh does not compact history")
+            }
+            HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => {
+                EventSupport::NotFired("dsh does not switch models inside a session")
+            }
+            HookEvent::PermissionDenied => {
+                EventSupport::NotFired("dsh has no auto-mode classifier")
+            }
+            HookEvent::Setup => EventSupport::NotFired("dsh has no --init/--maintenance mode"),
+            HookEvent::TeammateIdle | HookEvent::TaskCreated | HookEvent::TaskCompleted => {
+                EventSupport::NotFired("dsh has no agent teams or task tools")
+            }
+            HookEvent::Elicitation | HookEvent::ElicitationResult => {
+                EventSupport::NotFired("dsh has no MCP elicitation")
+            }
+            HookEvent::ConfigChange => EventSupport::NotFired(
+                "dsh reads settings once at start-up and does not watch them",
+            ),
+            HookEvent::WorktreeCreate | HookEvent::WorktreeRemove => {
+                EventSupport::NotFired("dsh does not manage worktrees")
+            }
+            HookEvent::InstructionsLoaded => {
+                EventSupport::NotFired("dsh does not load CLAUDE.md instruction files")
+            }
+            HookEvent::CwdChanged | HookEvent::FileChanged => {
+                EventSupport::NotFired("dsh does not track cwd changes or watch files")
+            }
+            HookEvent::DirectoryAdded => EventSupport::NotFired("dsh has no /add-dir"),
+            HookEvent::MessageDisplay => {
+                EventSupport::NotFired("dsh renders assistant text without a display hook")
+            }
+        }
+    }
+
+    /// Whether a `matcher` means anything on this event (PROTOCOL.md §1.3);
+    /// on the others it is ignored, as Claude Code ignores it.
+    pub fn supports_matcher(self) -> bool {
+        !matches!(
+            self,
+            HookEvent::UserPromptSubmit
+                | HookEvent::PostToolBatch
+                | HookEvent::Stop
+                | HookEvent::TeammateIdle
+                | HookEvent::TaskCreated
+                | HookEvent::TaskCompleted
+                | HookEvent::WorktreeCreate
+                | HookEvent::WorktreeRemove
+                | HookEvent::MessageDisplay
+                | HookEvent::CwdChanged
+        )
+    }
+
+    /// Whether this is one of the tool events (where `if` is evaluated).
+    pub fn is_tool_event(self) -> bool {
+        matches!(
+            self,
+            HookEvent::PreToolUse
+                | HookEvent::PostToolUse
+                | HookEvent::PostToolUseFailure
+                | HookEvent::PermissionRequest
+                | HookEvent::PermissionDenied
+        )
+    }
+
+    /// Claude Code's default timeout for a command/http hook on this event
+    /// (PROTOCOL.md §1.2): 600 s, 30 s for UserPromptSubmit, 10 s for
+    /// MessageDisplay. SessionEnd's shared budget is applied by the plugin.
+    pub fn default_timeout(self) -> Duration {
+        match self {
+            HookEvent::UserPromptSubmit => Duration::from_secs(30),
+            HookEvent::MessageDisplay => Duration::from_secs(10),
+            _ => Duration::from_secs(600),
+        }
+    }
+
+    /// The dsh seam this event runs on (for `hook/invoked.seam`).
+    pub fn seam(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "session-start",
+            HookEvent::UserPromptSubmit => "prompt-submit",
+            HookEvent::PreToolUse => "pre-execute",
+            HookEvent::PermissionRequest => "approval",
+            HookEvent::PostToolUse | HookEvent::PostToolUseFailure => "post-execute",
+            HookEvent::Stop => "turn-continuation",
+            HookEvent::SessionEnd => "session-end",
+            HookEvent::Notification => "notification",
+            _ => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for HookEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for event in HookEvent::ALL {
+            assert_eq!(HookEvent::parse(event.as_str()), Some(event));
+            assert!(seen.insert(event.as_str()));
+        }
+        assert_eq!(HookEvent::parse("pretooluse"), None);
+    }
+}

@@ -1,0 +1,865 @@
+//! Interpreting one hook's answer exactly as Claude Code 2.1.328 does
+//! (OBSERVED.md §5): exit 2 blocks with stderr and ignores stdout; any other
+//! exit parses stdout (JSON when it starts with `{` and parses, else plain
+//! text) and honours it; plain text is model-facing only for
+//! UserPromptSubmit/SessionStart on exit 0; schema-invalid JSON and a wrong
+//! `hookEventName` fail open. Every model-facing string is built here, with
+//! the exact prefixes the captures show.
+
+use serde_json::Value;
+
+use crate::events::HookEvent;
+
+/// How a hook process (or HTTP call) ended, reduced to what matters here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExitFact {
+    /// Exited with this code (HTTP: 2xx is 0).
+    Exited(i32),
+    /// Killed at its deadline: no decision.
+    TimedOut,
+    /// Killed because the guarded work was cancelled: no decision.
+    Cancelled,
+    /// Died of a signal: no decision.
+    Signaled(i32),
+    /// Never ran, or an HTTP error: no decision.
+    Failed(String),
+}
+
+/// The facts the interpreter needs about one hook run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookFacts {
+    /// How it ended.
+    pub exit: ExitFact,
+    /// Its stdout (lossy UTF-8).
+    pub stdout: String,
+    /// Its stderr (lossy UTF-8).
+    pub stderr: String,
+}
+
+impl HookFacts {
+    /// A run that exited with `code`.
+    pub fn exited(code: i32, stdout: impl Into<String>, stderr: impl Into<String>) -> Self {
+        HookFacts {
+            exit: ExitFact::Exited(code),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+        }
+    }
+}
+
+/// What the event being answered is about.
+#[derive(Debug, Clone, Copy)]
+pub struct EventCtx<'a> {
+    /// The event.
+    pub event: HookEvent,
+    /// Claude Code's tool name, for tool events.
+    pub tool_name: Option<&'a str>,
+    /// SessionStart's `source`.
+    pub source: Option<&'a str>,
+    /// UserPromptSubmit's prompt.
+    pub prompt: Option<&'a str>,
+    /// The hook's command as configured (`CMD` in Claude Code's texts).
+    pub command: &'a str,
+}
+
+impl EventCtx<'_> {
+    /// `PreToolUse:Bash` for tool events, the bare event name otherwise.
+    pub fn label(&self) -> String {
+        match self.tool_name {
+            Some(tool) if self.event.is_tool_event() => format!("{}:{tool}", self.event),
+            _ => self.event.as_str().to_owned(),
+        }
+    }
+}
+
+/// How the hook's stdout was read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParsedOutput {
+    /// Nothing (or only whitespace) on stdout.
+    Empty,
+    /// Exit 2: stdout is not looked at.
+    IgnoredOnExit2,
+    /// Plain text (does not start with `{`).
+    PlainText(String),
+    /// Starts with `{` but is not JSON: treated as plain text.
+    InvalidJson(String),
+    /// Valid JSON that Claude Code's schema rejects: fails open.
+    SchemaInvalid {
+        /// The output.
+        json: Value,
+        /// `path: message`.
+        error: String,
+    },
+    /// `hookSpecificOutput.hookEventName` names another event: whole output ignored.
+    WrongEventName {
+        /// The output.
+        json: Value,
+        /// The event it claimed.
+        got: String,
+    },
+    /// Schema-valid JSON.
+    Json(Value),
+}
+
+impl ParsedOutput {
+    /// The JSON value to record as `parsed_output`, if any.
+    pub fn json(&self) -> Option<&Value> {
+        match self {
+            ParsedOutput::Json(json)
+            | ParsedOutput::SchemaInvalid { json, .. }
+            | ParsedOutput::WrongEventName { json, .. } => Some(json),
+            _ => None,
+        }
+    }
+}
+
+/// What one hook meant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// No decision.
+    None,
+    /// PreToolUse allow / legacy approve / PermissionRequest allow.
+    Allow {
+        /// The reason (user-facing only).
+        reason: Option<String>,
+    },
+    /// PreToolUse ask.
+    Ask {
+        /// The reason (model-facing raw if the ask turns into a denial).
+        reason: Option<String>,
+    },
+    /// PreToolUse defer.
+    Defer {
+        /// The reason.
+        reason: Option<String>,
+    },
+    /// The call is denied; `text` is the exact model-facing tool result.
+    Deny {
+        /// Model-facing text.
+        text: String,
+    },
+    /// A blocking answer: UserPromptSubmit (user-facing text), Stop (the
+    /// feedback reason), PostToolUse (the blocking-error text, also in contexts).
+    Block {
+        /// The text; see the variant doc.
+        text: String,
+    },
+}
+
+impl Effect {
+    /// A short name for the log.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Effect::None => "none",
+            Effect::Allow { .. } => "allow",
+            Effect::Ask { .. } => "ask",
+            Effect::Defer { .. } => "defer",
+            Effect::Deny { .. } => "deny",
+            Effect::Block { .. } => "block",
+        }
+    }
+}
+
+/// The full reading of one hook's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interpretation {
+    /// How stdout was read.
+    pub parsed: ParsedOutput,
+    /// The decision.
+    pub effect: Effect,
+    /// Model-facing system texts, exact, in this hook's order.
+    pub contexts: Vec<String>,
+    /// Model-facing user-role texts (Stop `additionalContext`).
+    pub steering: Vec<String>,
+    /// PreToolUse / PermissionRequest `updatedInput`.
+    pub updated_input: Option<Value>,
+    /// PostToolUse `updatedMCPToolOutput` for an MCP tool.
+    pub replace_output: Option<Value>,
+    /// `continue: false`: the `stopReason` (empty when absent).
+    pub stop: Option<String>,
+    /// User-facing notice text (`systemMessage`, non-blocking errors).
+    pub user_notices: Vec<String>,
+    /// Fields that were present but not honoured, and why.
+    pub ignored: Vec<String>,
+    /// Why nothing was decided, when that is worth recording.
+    pub why: Option<String>,
+}
+
+impl Interpretation {
+    fn new(parsed: ParsedOutput) -> Self {
+        Interpretation {
+            parsed,
+            effect: Effect::None,
+            contexts: Vec::new(),
+            steering: Vec::new(),
+            updated_input: None,
+            replace_output: None,
+            stop: None,
+            user_notices: Vec::new(),
+            ignored: Vec::new(),
+            why: None,
+        }
+    }
+}
+
+/// Claude Code's default text when a deny/block gives no reason.
+pub const BLOCKED_BY_HOOK: &str = "Blocked by hook";
+/// Claude Code's text when exit 2 comes with empty stderr.
+pub const NO_STDERR: &str = "No stderr output";
+
+fn stderr_reason(stderr: &str) -> String {
+    let trimmed = stderr.trim();
+    if trimmed.is_empty() {
+        NO_STDERR.to_owned()
+    } else {
+        trimmed.to_owned()
+    }
+}
+
+/// Reads stdout as Claude Code does: JSON iff the first non-whitespace
+/// character is `{` and it parses as an object; otherwise plain text.
+pub fn parse_stdout(stdout: &str, event: HookEvent) -> ParsedOutput {
+    let trimmed = stdout.trim();
+    if trimmed.is_empty() {
+        return ParsedOutput::Empty;
+    }
+    if !trimmed.starts_with('{') {
+        return ParsedOutput::PlainText(stdout.to_owned());
+    }
+    let json: Value = match serde_json::from_str(trimmed) {
+        Ok(json @ Value::Object(_)) => json,
+        _ => return ParsedOutput::InvalidJson(stdout.to_owned()),
+    };
+    if let Some(got) = json
+        .get("hookSpecificOutput")
+        .and_then(|h| h.get("hookEventName"))
+        .and_then(Value::as_str)
+        && got != event.as_str()
+    {
+        return ParsedOutput::WrongEventName {
+            got: got.to_owned(),
+            json,
+        };
+    }
+    match validate(&json, event) {
+        Ok(()) => ParsedOutput::Json(json),
+        Err(error) => ParsedOutput::SchemaInvalid { json, error },
+    }
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn expect(value: Option<&Value>, path: &str, want: &str) -> Result<(), String> {
+    match value {
+        None => Ok(()),
+        Some(v) if type_name(v) == want => Ok(()),
+        Some(v) => Err(format!(
+            "{path}: Invalid input: expected {want}, received {}",
+            type_name(v)
+        )),
+    }
+}
+
+fn expect_option(value: Option<&Value>, path: &str, options: &[&str]) -> Result<(), String> {
+    match value {
+        None => Ok(()),
+        Some(Value::String(s)) if options.contains(&s.as_str()) => Ok(()),
+        Some(_) => Err(format!(
+            "{path}: Invalid option: expected one of {}",
+            options
+                .iter()
+                .map(|o| format!("\"{o}\""))
+                .collect::<Vec<_>>()
+                .join("|")
+        )),
+    }
+}
+
+/// Claude Code's output schema (OBSERVED.md §6), on the fields it types.
+pub fn validate(json: &Value, event: HookEvent) -> Result<(), String> {
+    expect(json.get("continue"), "continue", "boolean")?;
+    expect(json.get("suppressOutput"), "suppressOutput", "boolean")?;
+    expect(json.get("stopReason"), "stopReason", "string")?;
+    expect_option(json.get("decision"), "decision", &["approve", "block"])?;
+    expect(json.get("reason"), "reason", "string")?;
+    expect(json.get("systemMessage"), "systemMessage", "string")?;
+    expect(json.get("terminalSequence"), "terminalSequence", "string")?;
+    let Some(specific) = json.get("hookSpecificOutput") else {
+        return Ok(());
+    };
+    expect(Some(specific), "hookSpecificOutput", "object")?;
+    expect(
+        specific.get("hookEventName"),
+        "hookSpecificOutput.hookEventName",
+        "string",
+    )?;
+    expect(
+        specific.get("additionalContext"),
+        "hookSpecificOutput.additionalContext",
+        "string",
+    )?;
+    if event == HookEvent::PreToolUse {
+        expect_option(
+            specific.get("permissionDecision"),
+            "hookSpecificOutput.permissionDecision",
+            &["allow", "deny", "ask", "defer"],
+        )?;
+        expect(
+            specific.get("permissionDecisionReason"),
+            "hookSpecificOutput.permissionDecisionReason",
+            "string",
+        )?;
+        expect(
+            specific.get("updatedInput"),
+            "hookSpecificOutput.updatedInput",
+            "object",
+        )?;
+    }
+    if event == HookEvent::PermissionRequest
+        && let Some(decision) = specific.get("decision")
+    {
+        expect(Some(decision), "hookSpecificOutput.decision", "object")?;
+        expect_option(
+            decision.get("behavior"),
+            "hookSpecificOutput.decision.behavior",
+            &["allow", "deny"],
+        )?;
+        expect(
+            decision.get("updatedInput"),
+            "hookSpecificOutput.decision.updatedInput",
+            "object",
+        )?;
+        expect(
+            decision.get("message"),
+            "hookSpecificOutput.decision.message",
+            "string",
+        )?;
+        expect(
+            decision.get("interrupt"),
+            "hookSpecificOutput.decision.interrupt",
+            "boolean",
+        )?;
+    }
+    Ok(())
+}
+
+fn no_verdict(facts: &HookFacts) -> Option<String> {
+    match &facts.exit {
+        ExitFact::Exited(_) => None,
+        ExitFact::TimedOut => Some("timed out; no decision (fails open)".to_owned()),
+        ExitFact::Cancelled => Some("cancelled; no decision".to_owned()),
+        ExitFact::Signaled(signal) => Some(format!("killed by signal {signal}; no decision")),
+        ExitFact::Failed(why) => Some(format!("could not run: {why}; no decision")),
+    }
+}
+
+/// Interprets one hook's answer. `cap` is applied to every hook-supplied
+/// model-facing string (additionalContext, plain stdout) before Claude
+/// Code's prefix is added; it implements the 10,000-character spill.
+pub fn interpret(
+    ctx: &EventCtx<'_>,
+    facts: &HookFacts,
+    cap: &dyn Fn(&str) -> String,
+) -> Interpretation {
+    let label = ctx.label();
+    if let Some(why) = no_verdict(facts) {
+        let mut out = Interpretation::new(ParsedOutput::Empty);
+        if matches!(facts.exit, ExitFact::TimedOut) && ctx.event == HookEvent::PreToolUse {
+            out.user_notices
+                .push("A hook didn't answer in time, so it didn't check this action.".to_owned());
+        } else if !matches!(facts.exit, ExitFact::Cancelled) {
+            out.user_notices.push(format!("{label} hook error: {why}"));
+        }
+        out.why = Some(why);
+        return out;
+    }
+    let code = match facts.exit {
+        ExitFact::Exited(code) => code,
+        _ => 1,
+    };
+    if code == 2 {
+        return interpret_exit2(ctx, facts, &label);
+    }
+    let parsed = parse_stdout(&facts.stdout, ctx.event);
+    let mut out = Interpretation::new(parsed.clone());
+    match parsed {
+        ParsedOutput::Empty => {
+            if code != 0 {
+                out.user_notices
+                    .push(non_blocking_error(&label, code, &facts.stderr));
+                out.why = Some(format!("exit {code}: non-blocking error"));
+            }
+        }
+        ParsedOutput::PlainText(text) | ParsedOutput::InvalidJson(text) => {
+            let invalid = matches!(out.parsed, ParsedOutput::InvalidJson(_));
+            if code == 0 {
+                match ctx.event {
+                    HookEvent::UserPromptSubmit => {
+                        out.contexts.push(format!(
+                            "UserPromptSubmit hook success: {}",
+                            cap(text.trim_end())
+                        ));
+                    }
+                    HookEvent::SessionStart => {
+                        out.contexts.push(format!(
+                            "SessionStart:{} hook success: {}",
+                            ctx.source.unwrap_or("startup"),
+                            cap(text.trim_end())
+                        ));
+                    }
+                    _ => {
+                        out.why = Some(if invalid {
+                            "stdout starts with { but is not a JSON object; plain text is not model-facing on this event".to_owned()
+                        } else {
+                            "plain stdout is not model-facing on this event".to_owned()
+                        });
+                    }
+                }
+            } else {
+                out.user_notices
+                    .push(non_blocking_error(&label, code, &facts.stderr));
+                out.why = Some(format!(
+                    "exit {code}: plain stdout is ignored on a non-zero exit"
+                ));
+            }
+        }
+        ParsedOutput::SchemaInvalid { error, .. } => {
+            out.user_notices.push(format!(
+                "{label} hook error: Hook JSON output validation failed — {error}"
+            ));
+            if ctx.event == HookEvent::PreToolUse {
+                out.user_notices.push(
+                    "A hook gave no usable answer, so it didn't check this action.".to_owned(),
+                );
+            }
+            out.why = Some(format!("schema-invalid JSON (fails open): {error}"));
+        }
+        ParsedOutput::WrongEventName { got, .. } => {
+            let text = format!(
+                "Hook returned incorrect event name: expected '{}' but got '{got}'",
+                ctx.event
+            );
+            out.user_notices.push(format!("{label} hook error: {text}"));
+            out.why = Some(format!("{text}; whole output ignored"));
+        }
+        ParsedOutput::Json(json) => apply_json(ctx, &label, &json, &mut out, cap),
+        ParsedOutput::IgnoredOnExit2 => {}
+    }
+    out
+}
+
+fn non_blocking_error(label: &str, code: i32, stderr: &str) -> String {
+    let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if first.is_empty() {
+        format!("{label} hook error: Failed with non-blocking status code {code}")
+    } else {
+        format!("{label} hook error: Failed with non-blocking status code: {first}")
+    }
+}
+
+fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interpretation {
+    let mut out = Interpretation::new(ParsedOutput::IgnoredOnExit2);
+    let reason = stderr_reason(&facts.stderr);
+    let cmd = ctx.command;
+    match ctx.event {
+        HookEvent::PreToolUse => {
+            out.effect = Effect::Deny {
+                text: format!("{label} hook error: [{cmd}]: {reason}"),
+            };
+        }
+        HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
+            let text =
+                format!("{label} hook blocking error from command: \"{cmd}\": [{cmd}]: {reason}");
+            out.contexts.push(text.clone());
+            out.effect = Effect::Block { text };
+        }
+        HookEvent::UserPromptSubmit => {
+            out.effect = Effect::Block {
+                text: format!(
+                    "UserPromptSubmit operation blocked by hook:\n[{cmd}]: {reason}\n\nOriginal prompt: {}",
+                    ctx.prompt.unwrap_or("")
+                ),
+            };
+        }
+        HookEvent::Stop | HookEvent::SubagentStop => {
+            out.effect = Effect::Block {
+                text: format!("[{cmd}]: {reason}"),
+            };
+        }
+        _ => {
+            // Cannot block: stderr goes to the user only.
+            out.user_notices
+                .push(format!("{label} hook error: {reason}"));
+            out.why = Some(format!("exit 2 cannot block {}", ctx.event));
+        }
+    }
+    out
+}
+
+fn get_str<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+fn apply_json(
+    ctx: &EventCtx<'_>,
+    label: &str,
+    json: &Value,
+    out: &mut Interpretation,
+    cap: &dyn Fn(&str) -> String,
+) {
+    let specific = json.get("hookSpecificOutput");
+    let context = specific.and_then(|s| get_str(s, "additionalContext"));
+    let decision = get_str(json, "decision");
+    let reason = get_str(json, "reason");
+    if let Some(message) = get_str(json, "systemMessage") {
+        out.user_notices.push(format!("{label} says: {message}"));
+    }
+    let stopped = json.get("continue").and_then(Value::as_bool) == Some(false);
+    let stop_reason = get_str(json, "stopReason").unwrap_or("").to_owned();
+    let cmd = ctx.command;
+    match ctx.event {
+        HookEvent::PreToolUse => {
+            let permission = specific.and_then(|s| get_str(s, "permissionDecision"));
+            let permission_reason = specific
+                .and_then(|s| get_str(s, "permissionDecisionReason"))
+                .map(str::to_owned);
+            // The legacy top-level decision maps approve→allow, block→deny.
+            let (kind, why) = match (permission, decision) {
+                (Some(p), _) => (Some(p), permission_reason),
+                (None, Some("approve")) => (Some("allow"), reason.map(str::to_owned)),
+                (None, Some("block")) => (Some("deny"), reason.map(str::to_owned)),
+                _ => (None, None),
+            };
+            out.effect = match kind {
+                Some("allow") => Effect::Allow { reason: why },
+                Some("ask") => Effect::Ask { reason: why },
+                Some("defer") => Effect::Defer { reason: why },
+                Some("deny") => Effect::Deny {
+                    text: format!(
+                        "{label} hook error: {}",
+                        why.as_deref().unwrap_or(BLOCKED_BY_HOOK)
+                    ),
+                },
+                _ => Effect::None,
+            };
+            if let Some(updated) = specific.and_then(|s| s.get("updatedInput")) {
+                out.updated_input = Some(updated.clone());
+            }
+            if let Some(context) = context {
+                out.contexts
+                    .push(format!("{label} hook additional context: {}", cap(context)));
+            }
+            if stopped {
+                out.contexts.push(stopped_text(label, &stop_reason));
+                out.stop = Some(stop_reason);
+            }
+        }
+        HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
+            if let Some(context) = context {
+                out.contexts
+                    .push(format!("{label} hook additional context: {}", cap(context)));
+            }
+            if decision == Some("block") {
+                let text = format!(
+                    "{label} hook blocking error from command: \"{cmd}\": {}",
+                    reason.unwrap_or(BLOCKED_BY_HOOK)
+                );
+                out.contexts.push(text.clone());
+                out.effect = Effect::Block { text };
+            }
+            if let Some(replacement) = specific.and_then(|s| s.get("updatedMCPToolOutput")) {
+                if ctx.tool_name.is_some_and(|t| t.starts_with("mcp__")) {
+                    out.replace_output = Some(replacement.clone());
+                } else {
+                    out.ignored.push(
+                        "updatedMCPToolOutput: ignored for a non-MCP tool (as Claude Code)"
+                            .to_owned(),
+                    );
+                }
+            }
+            if specific.and_then(|s| s.get("updatedToolOutput")).is_some() {
+                out.ignored.push(
+                    "updatedToolOutput: not honoured for built-in tools (dsh cannot check it against Claude Code's output schema)".to_owned(),
+                );
+            }
+            if stopped {
+                out.contexts.push(stopped_text(label, &stop_reason));
+                out.stop = Some(stop_reason);
+            }
+        }
+        HookEvent::UserPromptSubmit => {
+            if decision == Some("block") {
+                out.effect = Effect::Block {
+                    text: format!(
+                        "UserPromptSubmit operation blocked by hook:\n{}\n\nOriginal prompt: {}",
+                        reason.unwrap_or(BLOCKED_BY_HOOK),
+                        ctx.prompt.unwrap_or("")
+                    ),
+                };
+            }
+            if let Some(context) = context {
+                out.contexts.push(format!(
+                    "UserPromptSubmit hook additional context: {}",
+                    cap(context)
+                ));
+            }
+            if stopped {
+                out.stop = Some(stop_reason);
+            }
+        }
+        HookEvent::SessionStart => {
+            if let Some(context) = context {
+                out.contexts.push(format!(
+                    "SessionStart hook additional context: {}",
+                    cap(context)
+                ));
+            }
+            if stopped {
+                out.ignored
+                    .push("continue: SessionStart cannot stop the session".to_owned());
+            }
+        }
+        HookEvent::Stop | HookEvent::SubagentStop => {
+            if decision == Some("block") {
+                let reason = reason.unwrap_or(BLOCKED_BY_HOOK);
+                out.contexts.push(format!(
+                    "{} hook blocking error from command: \"{cmd}\": {reason}",
+                    ctx.event
+                ));
+                out.effect = Effect::Block {
+                    text: reason.to_owned(),
+                };
+            }
+            if let Some(context) = context {
+                out.steering.push(format!(
+                    "<system-reminder>\nStop hook additional context: {}\n</system-reminder>",
+                    cap(context)
+                ));
+            }
+            if stopped {
+                out.stop = Some(stop_reason);
+            }
+        }
+        HookEvent::PermissionRequest => {
+            if let Some(decision) = specific.and_then(|s| s.get("decision")) {
+                match get_str(decision, "behavior") {
+                    Some("allow") => {
+                        out.effect = Effect::Allow { reason: None };
+                        if let Some(updated) = decision.get("updatedInput") {
+                            out.updated_input = Some(updated.clone());
+                        }
+                        if decision.get("updatedPermissions").is_some() {
+                            out.ignored.push(
+                                "updatedPermissions: dsh keeps no Claude Code permission rules to update".to_owned(),
+                            );
+                        }
+                    }
+                    Some("deny") => {
+                        out.effect = Effect::Deny {
+                            text: get_str(decision, "message")
+                                .unwrap_or(BLOCKED_BY_HOOK)
+                                .to_owned(),
+                        };
+                        if decision.get("interrupt").and_then(Value::as_bool) == Some(true) {
+                            out.stop = Some(String::new());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {
+            if stopped {
+                out.ignored
+                    .push(format!("continue: {} cannot stop anything", ctx.event));
+            }
+        }
+    }
+}
+
+/// `PreToolUse:Bash hook stopped continuation: R` (k1r, k2).
+pub fn stopped_text(label: &str, stop_reason: &str) -> String {
+    format!("{label} hook stopped continuation: {stop_reason}")
+}
+
+/// The text Claude Code shows when the consecutive Stop-block cap fires.
+pub fn stop_cap_message(cap: u32) -> String {
+    format!(
+        "A hook blocked the turn from ending {cap} consecutive times\u{2014}overriding and ending turn. For Stop/SubagentStop hooks, check stop_hook_active in the input and return success while it's true. Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to raise this limit."
+    )
+}
+
+/// How several PreToolUse decisions combine: deny > defer > ask > allow.
+pub fn permission_rank(effect: &Effect) -> u8 {
+    match effect {
+        Effect::Deny { .. } => 4,
+        Effect::Defer { .. } => 3,
+        Effect::Ask { .. } => 2,
+        Effect::Allow { .. } => 1,
+        Effect::None | Effect::Block { .. } => 0,
+    }
+}
+
+/// Index of the winning PreToolUse/PermissionRequest decision among
+/// `effects` (configuration order breaks ties: the first wins).
+pub fn winning_permission(effects: &[&Effect]) -> Option<usize> {
+    let mut best: Option<(usize, u8)> = None;
+    for (index, effect) in effects.iter().enumerate() {
+        let rank = permission_rank(effect);
+        if rank == 0 {
+            continue;
+        }
+        if best.is_none_or(|(_, r)| rank > r) {
+            best = Some((index, rank));
+        }
+    }
+    best.map(|(index, _)| index)
+}
+
+/// What the Stop hooks of one natural stop decided, merged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopMerge {
+    /// Let the turn end.
+    Stop,
+    /// `continue: false` (beats any block): end the turn `stopped`.
+    Halt {
+        /// User-facing reason.
+        reason: String,
+    },
+    /// Hooks wanted to continue but the consecutive-block cap fired.
+    CapFired {
+        /// Claude Code's cap message (user-facing).
+        message: String,
+    },
+    /// Continue the turn.
+    Continue {
+        /// The user-role steering text (`Stop hook feedback:\n…`).
+        reason: String,
+        /// Indices of the hooks whose answers forced the continuation.
+        by: Vec<usize>,
+        /// System-role texts, already joined (`Stop hook blocking error from command: …`).
+        context: Option<String>,
+    },
+}
+
+/// Merges Stop hook answers in configuration order. `forced` is how many
+/// consecutive times this turn was already forced to continue; `cap` is the
+/// consecutive-block cap (0 = none): when this answer would be the
+/// `cap`-th consecutive block, Claude Code overrides it and ends the turn.
+pub fn merge_stop(answers: &[&Interpretation], forced: u32, cap: u32) -> StopMerge {
+    if let Some(reason) = answers.iter().find_map(|a| a.stop.clone()) {
+        return StopMerge::Halt {
+            reason: format!("Stop hook stopped continuation: {reason}"),
+        };
+    }
+    let mut reasons = Vec::new();
+    let mut steering = Vec::new();
+    let mut contexts = Vec::new();
+    let mut by = Vec::new();
+    for (index, answer) in answers.iter().enumerate() {
+        let mut forcing = false;
+        if let Effect::Block { text } = &answer.effect {
+            reasons.push(text.clone());
+            forcing = true;
+        }
+        if !answer.steering.is_empty() {
+            steering.extend(answer.steering.iter().cloned());
+            forcing = true;
+        }
+        contexts.extend(answer.contexts.iter().cloned());
+        if forcing {
+            by.push(index);
+        }
+    }
+    if by.is_empty() {
+        return StopMerge::Stop;
+    }
+    if cap > 0 && forced.saturating_add(1) >= cap {
+        return StopMerge::CapFired {
+            message: stop_cap_message(cap),
+        };
+    }
+    let mut parts = Vec::new();
+    if !reasons.is_empty() {
+        parts.push(format!("Stop hook feedback:\n{}", reasons.join("\n\n")));
+    }
+    parts.extend(steering);
+    StopMerge::Continue {
+        reason: parts.join("\n\n"),
+        by,
+        context: (!contexts.is_empty()).then(|| contexts.join("\n\n")),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> String {
+        s.to_owned()
+    }
+
+    fn pre(command: &str) -> EventCtx<'_> {
+        EventCtx {
+            event: HookEvent::PreToolUse,
+            tool_name: Some("Bash"),
+            source: None,
+            prompt: None,
+            command,
+        }
+    }
+
+    #[test]
+    fn exit2_ignores_stdout_and_uses_stderr() {
+        let facts = HookFacts::exited(
+            2,
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#,
+            "STDERR-REASON\n",
+        );
+        let out = interpret(&pre("CMD"), &facts, &id);
+        assert_eq!(
+            out.effect,
+            Effect::Deny {
+                text: "PreToolUse:Bash hook error: [CMD]: STDERR-REASON".into()
+            }
+        );
+        assert_eq!(out.parsed, ParsedOutput::IgnoredOnExit2);
+    }
+
+    #[test]
+    fn leading_whitespace_before_json_is_allowed() {
+        let out = interpret(
+            &pre("CMD"),
+            &HookFacts::exited(0, "  \n{\"decision\":\"block\"}", ""),
+            &id,
+        );
+        assert_eq!(
+            out.effect,
+            Effect::Deny {
+                text: "PreToolUse:Bash hook error: Blocked by hook".into()
+            }
+        );
+    }
+
+    #[test]
+    fn merge_precedence() {
+        let allow = Effect::Allow { reason: None };
+        let ask = Effect::Ask { reason: None };
+        let deny = Effect::Deny { text: "d".into() };
+        let defer = Effect::Defer { reason: None };
+        assert_eq!(winning_permission(&[&allow, &ask, &deny, &defer]), Some(2));
+        assert_eq!(winning_permission(&[&allow, &ask, &defer]), Some(2));
+        assert_eq!(winning_permission(&[&allow, &ask]), Some(1));
+        assert_eq!(winning_permission(&[&Effect::None]), None);
+    }
+}

@@ -1,0 +1,423 @@
+//! Hook stdin payloads, byte-for-byte as Claude Code 2.1.328 writes them
+//! (OBSERVED.md §3–§4): compact JSON in a fixed key order, then one `\n`.
+//!
+//! Also the tool vocabulary: dsh tool names and values ↔ Claude Code's
+//! `tool_name`, `tool_input` and `tool_response` shapes (OBSERVED.md §5.9).
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+/// The fields most events share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Common {
+    /// The session id.
+    pub session_id: String,
+    /// The Claude-format transcript dsh keeps.
+    pub transcript_path: String,
+    /// The session's cwd.
+    pub cwd: String,
+    /// The current prompt's id (absent before the first prompt).
+    pub prompt_id: Option<String>,
+    /// `permission_mode`.
+    pub permission_mode: String,
+    /// `effort.level`.
+    pub effort: String,
+}
+
+/// Serializes a payload as Claude Code writes it to stdin: compact JSON + `\n`.
+pub fn to_stdin(payload: &Value) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(payload).unwrap_or_else(|_| b"{}".to_vec());
+    bytes.push(b'\n');
+    bytes
+}
+
+struct Builder {
+    map: Map<String, Value>,
+}
+
+impl Builder {
+    fn new(common: &Common) -> Self {
+        let mut map = Map::new();
+        map.insert("session_id".into(), json!(common.session_id));
+        map.insert("transcript_path".into(), json!(common.transcript_path));
+        map.insert("cwd".into(), json!(common.cwd));
+        Builder { map }
+    }
+    fn prompt_id(mut self, common: &Common) -> Self {
+        if let Some(id) = &common.prompt_id {
+            self.map.insert("prompt_id".into(), json!(id));
+        }
+        self
+    }
+    fn mode(mut self, common: &Common) -> Self {
+        self.map
+            .insert("permission_mode".into(), json!(common.permission_mode));
+        self
+    }
+    fn effort(mut self, common: &Common) -> Self {
+        self.map
+            .insert("effort".into(), json!({ "level": common.effort }));
+        self
+    }
+    fn event(self, name: &str) -> Self {
+        self.field("hook_event_name", json!(name))
+    }
+    fn field(mut self, key: &str, value: Value) -> Self {
+        self.map.insert(key.to_owned(), value);
+        self
+    }
+    fn build(self) -> Value {
+        Value::Object(self.map)
+    }
+}
+
+/// `SessionStart` (`source` startup/resume/clear/compact). Claude Code's
+/// resume-only cache statistics are not sent: dsh has no such figures.
+pub fn session_start(common: &Common, source: &str) -> Value {
+    Builder::new(common)
+        .event("SessionStart")
+        .field("source", json!(source))
+        .build()
+}
+
+/// `UserPromptSubmit`.
+pub fn user_prompt_submit(common: &Common, prompt: &str) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .mode(common)
+        .event("UserPromptSubmit")
+        .field("prompt", json!(prompt))
+        .build()
+}
+
+/// `PreToolUse`.
+pub fn pre_tool_use(
+    common: &Common,
+    tool_name: &str,
+    tool_input: &Value,
+    tool_use_id: &str,
+) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .mode(common)
+        .effort(common)
+        .event("PreToolUse")
+        .field("tool_name", json!(tool_name))
+        .field("tool_input", tool_input.clone())
+        .field("tool_use_id", json!(tool_use_id))
+        .build()
+}
+
+/// `PermissionRequest` (no `tool_use_id`, as captured). The suggestions are
+/// the two Claude Code offered for a call inside the project (`d4`).
+pub fn permission_request(common: &Common, tool_name: &str, tool_input: &Value) -> Value {
+    let suggestions = json!([
+        {"type": "addDirectories", "directories": [common.cwd], "destination": "session"},
+        {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
+    ]);
+    Builder::new(common)
+        .prompt_id(common)
+        .mode(common)
+        .effort(common)
+        .event("PermissionRequest")
+        .field("tool_name", json!(tool_name))
+        .field("tool_input", tool_input.clone())
+        .field("permission_suggestions", suggestions)
+        .build()
+}
+
+/// `PostToolUse`.
+pub fn post_tool_use(
+    common: &Common,
+    tool_name: &str,
+    tool_input: &Value,
+    tool_response: &Value,
+    tool_use_id: &str,
+    duration_ms: u64,
+) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .mode(common)
+        .effort(common)
+        .event("PostToolUse")
+        .field("tool_name", json!(tool_name))
+        .field("tool_input", tool_input.clone())
+        .field("tool_response", tool_response.clone())
+        .field("tool_use_id", json!(tool_use_id))
+        .field("duration_ms", json!(duration_ms))
+        .build()
+}
+
+/// `PostToolUseFailure`; `error` is the model-facing error text.
+pub fn post_tool_use_failure(
+    common: &Common,
+    tool_name: &str,
+    tool_input: &Value,
+    tool_use_id: &str,
+    error: &str,
+    is_interrupt: bool,
+    duration_ms: u64,
+) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .mode(common)
+        .effort(common)
+        .event("PostToolUseFailure")
+        .field("tool_name", json!(tool_name))
+        .field("tool_input", tool_input.clone())
+        .field("tool_use_id", json!(tool_use_id))
+        .field("error", json!(error))
+        .field("is_interrupt", json!(is_interrupt))
+        .field("duration_ms", json!(duration_ms))
+        .build()
+}
+
+/// `Stop`.
+pub fn stop(common: &Common, stop_hook_active: bool, last_assistant_message: &str) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .mode(common)
+        .effort(common)
+        .event("Stop")
+        .field("stop_hook_active", json!(stop_hook_active))
+        .field("last_assistant_message", json!(last_assistant_message))
+        .field("background_tasks", json!([]))
+        .field("session_crons", json!([]))
+        .build()
+}
+
+/// `SessionEnd`.
+pub fn session_end(common: &Common, reason: &str) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .event("SessionEnd")
+        .field("reason", json!(reason))
+        .build()
+}
+
+/// `Notification` (never captured headless; fields per PROTOCOL.md §1.5).
+pub fn notification(common: &Common, message: &str, notification_type: &str) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .event("Notification")
+        .field("message", json!(message))
+        .field("notification_type", json!(notification_type))
+        .build()
+}
+
+/// Claude Code's name for a dsh tool (`bash` → `Bash`, …); other names pass through.
+pub fn cc_tool_name(dsh_tool: &str) -> String {
+    match dsh_tool {
+        "bash" => "Bash",
+        "read" => "Read",
+        "write" => "Write",
+        "edit" => "Edit",
+        "glob" => "Glob",
+        "grep" => "Grep",
+        other => other,
+    }
+    .to_owned()
+}
+
+fn absolute(path: &str, cwd: &Path) -> String {
+    let candidate = Path::new(path);
+    if candidate.is_absolute() {
+        path.to_owned()
+    } else {
+        cwd.join(candidate).to_string_lossy().into_owned()
+    }
+}
+
+/// `tool_input` as Claude Code shows it to Pre/PostToolUse hooks: the
+/// arguments with `file_path` made absolute and defaults filled in (Edit
+/// gets `replace_all: false`).
+pub fn normalize_tool_input(dsh_tool: &str, arguments: &Value, cwd: &Path) -> Value {
+    let Value::Object(map) = arguments else {
+        return arguments.clone();
+    };
+    let mut map = map.clone();
+    if matches!(dsh_tool, "read" | "write" | "edit")
+        && let Some(Value::String(path)) = map.get("file_path")
+    {
+        let abs = absolute(path, cwd);
+        map.insert("file_path".into(), json!(abs));
+    }
+    if dsh_tool == "edit" && !map.contains_key("replace_all") {
+        map.insert("replace_all".into(), json!(false));
+    }
+    // Claude Code rebuilds the input from its schema, so known keys come in
+    // schema order whatever order the model used (p1: the model sent
+    // `replace_all` first, PreToolUse saw it last); unknown keys follow.
+    let order: &[&str] = match dsh_tool {
+        "bash" => &[
+            "command",
+            "description",
+            "timeout",
+            "run_in_background",
+            "dangerouslyDisableSandbox",
+        ],
+        "read" => &["file_path", "offset", "limit", "pages"],
+        "write" => &["file_path", "content"],
+        "edit" => &["file_path", "old_string", "new_string", "replace_all"],
+        "glob" => &["pattern", "path"],
+        "grep" => &["pattern", "path", "glob", "output_mode"],
+        _ => &[],
+    };
+    let mut ordered = Map::new();
+    for key in order {
+        if let Some(value) = map.remove(*key) {
+            ordered.insert((*key).to_owned(), value);
+        }
+    }
+    ordered.extend(map);
+    Value::Object(ordered)
+}
+
+fn str_field<'a>(value: &'a Value, key: &str) -> &'a str {
+    value.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn camel_patch(patch: &Value) -> Value {
+    let Some(hunks) = patch.as_array() else {
+        return json!([]);
+    };
+    Value::Array(
+        hunks
+            .iter()
+            .map(|hunk| {
+                json!({
+                    "oldStart": hunk.get("old_start").cloned().unwrap_or(json!(0)),
+                    "oldLines": hunk.get("old_lines").cloned().unwrap_or(json!(0)),
+                    "newStart": hunk.get("new_start").cloned().unwrap_or(json!(0)),
+                    "newLines": hunk.get("new_lines").cloned().unwrap_or(json!(0)),
+                    "lines": hunk.get("lines").cloned().unwrap_or(json!([])),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// `tool_response` for PostToolUse, from dsh's canonical tool value.
+/// `arguments` are the call's (unnormalized) arguments: Claude Code echoes
+/// the model's own `file_path` in `filePath` (`"notes.txt"` in `p1`).
+/// `duration_ms` fills Glob's `durationMs`. Unknown tools pass their value
+/// through, or the model-facing content when they have none.
+pub fn tool_response(
+    dsh_tool: &str,
+    value: Option<&Value>,
+    arguments: &Value,
+    content: &str,
+    duration_ms: u64,
+) -> Value {
+    let Some(value) = value else {
+        return json!(content);
+    };
+    let raw_path = arguments
+        .get("file_path")
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| str_field(value, "file_path"));
+    match dsh_tool {
+        "bash" => json!({
+            "stdout": str_field(value, "stdout").trim_end_matches('\n'),
+            "stderr": str_field(value, "stderr").trim_end_matches('\n'),
+            "interrupted": value.get("interrupted").and_then(Value::as_bool).unwrap_or(false),
+            "isImage": false,
+            "noOutputExpected": false,
+        }),
+        "read" => json!({
+            "type": "text",
+            "file": {
+                "filePath": raw_path,
+                "content": value.get("content").cloned().unwrap_or(json!("")),
+                "numLines": value.get("num_lines").cloned().unwrap_or(json!(0)),
+                "startLine": value.get("start_line").cloned().unwrap_or(json!(1)),
+                "totalLines": value.get("total_lines").cloned().unwrap_or(json!(0)),
+            }
+        }),
+        "write" => json!({
+            "type": value.get("type").cloned().unwrap_or(json!("create")),
+            "filePath": raw_path,
+            "content": value.get("content").cloned().unwrap_or(json!("")),
+            "structuredPatch": camel_patch(value.get("structured_patch").unwrap_or(&json!([]))),
+            "originalFile": value.get("original_file").cloned().unwrap_or(Value::Null),
+            "userModified": false,
+        }),
+        "edit" => json!({
+            "filePath": raw_path,
+            "oldString": value.get("old_string").cloned().unwrap_or(json!("")),
+            "newString": value.get("new_string").cloned().unwrap_or(json!("")),
+            "originalFile": value.get("original_file").cloned().unwrap_or(Value::Null),
+            "structuredPatch": camel_patch(value.get("structured_patch").unwrap_or(&json!([]))),
+            "userModified": false,
+            "replaceAll": value.get("replace_all").cloned().unwrap_or(json!(false)),
+        }),
+        "glob" => json!({
+            "durationMs": duration_ms,
+            "numFiles": value.get("num_files").cloned().unwrap_or(json!(0)),
+            "filenames": value.get("filenames").cloned().unwrap_or(json!([])),
+            "truncated": value.get("truncated").cloned().unwrap_or(json!(false)),
+        }),
+        "grep" => {
+            let mut map = Map::new();
+            if let Some(mode) = value.get("mode") {
+                map.insert("mode".into(), mode.clone());
+            }
+            map.insert(
+                "numFiles".into(),
+                value.get("num_files").cloned().unwrap_or(json!(0)),
+            );
+            map.insert(
+                "filenames".into(),
+                value.get("filenames").cloned().unwrap_or(json!([])),
+            );
+            if let Some(content) = value.get("content") {
+                map.insert("content".into(), content.clone());
+            }
+            if let Some(lines) = value.get("num_lines") {
+                map.insert("numLines".into(), lines.clone());
+            }
+            Value::Object(map)
+        }
+        _ => value.clone(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn common() -> Common {
+        Common {
+            session_id: "S".into(),
+            transcript_path: "T".into(),
+            cwd: "/p".into(),
+            prompt_id: Some("P".into()),
+            permission_mode: "bypassPermissions".into(),
+            effort: "medium".into(),
+        }
+    }
+
+    #[test]
+    fn stdin_is_compact_with_one_newline() {
+        let bytes = to_stdin(&session_end(&common(), "other"));
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            "{\"session_id\":\"S\",\"transcript_path\":\"T\",\"cwd\":\"/p\",\"prompt_id\":\"P\",\"hook_event_name\":\"SessionEnd\",\"reason\":\"other\"}\n"
+        );
+    }
+
+    #[test]
+    fn edit_input_gets_absolute_path_and_replace_all() {
+        let input = normalize_tool_input(
+            "edit",
+            &json!({"file_path": "notes.txt", "old_string": "beta", "new_string": "gamma"}),
+            Path::new("/p"),
+        );
+        assert_eq!(
+            serde_json::to_string(&input).unwrap(),
+            r#"{"file_path":"/p/notes.txt","old_string":"beta","new_string":"gamma","replace_all":false}"#
+        );
+    }
+}

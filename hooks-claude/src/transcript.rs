@@ -1,0 +1,206 @@
+//! The Claude-format transcript dsh keeps at `transcript_path`, so hooks
+//! that read it (e.g. a Stop hook looking for the last assistant message)
+//! work unchanged. Lines follow `reference/claude-code/transcripts/*.jsonl`:
+//! `user` entries (prompt string, or `tool_result` blocks with
+//! `toolUseResult`), `assistant` entries (one per content block, as Claude
+//! Code writes them, sharing the message id), `isMeta` user entries for
+//! steering, and `attachment` entries for hook contexts. Claude Code's
+//! internal bookkeeping entries are not written.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use dsh_protocol::{Event, EventBody};
+use serde_json::{Map, Value, json};
+
+use crate::payload::cc_tool_name;
+
+/// Builds and appends transcript lines for session-log events.
+#[derive(Debug)]
+pub struct Transcript {
+    path: PathBuf,
+    session_id: String,
+    cwd: String,
+    last_uuid: Option<String>,
+    /// Structured tool responses by call id (set by post-execute).
+    pub tool_responses: HashMap<String, Value>,
+}
+
+impl Transcript {
+    /// A transcript at `path` for `session_id`.
+    pub fn new(path: PathBuf, session_id: String, cwd: String) -> Self {
+        Transcript {
+            path,
+            session_id,
+            cwd,
+            last_uuid: None,
+            tool_responses: HashMap::new(),
+        }
+    }
+
+    /// Where it is written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn envelope(
+        &mut self,
+        kind: &str,
+        ts: &str,
+        prompt_id: Option<&str>,
+        body: Map<String, Value>,
+    ) -> Value {
+        let uuid = uuid::Uuid::new_v4().to_string();
+        let mut map = Map::new();
+        map.insert("parentUuid".into(), json!(self.last_uuid));
+        map.insert("isSidechain".into(), json!(false));
+        if let Some(prompt_id) = prompt_id {
+            map.insert("promptId".into(), json!(prompt_id));
+        }
+        map.insert("type".into(), json!(kind));
+        map.extend(body);
+        map.insert("uuid".into(), json!(uuid));
+        map.insert("timestamp".into(), json!(ts));
+        map.insert("userType".into(), json!("external"));
+        map.insert("entrypoint".into(), json!("dsh"));
+        map.insert("cwd".into(), json!(self.cwd));
+        map.insert("sessionId".into(), json!(self.session_id));
+        map.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
+        self.last_uuid = Some(uuid);
+        Value::Object(map)
+    }
+
+    /// The transcript lines `event` produces (none for hook/turn bookkeeping).
+    pub fn entries_for(&mut self, event: &Event, prompt_id: Option<&str>) -> Vec<Value> {
+        let ts = event.ts.as_str();
+        match &event.body {
+            EventBody::UserMessage { content, .. } => {
+                let mut body = Map::new();
+                body.insert(
+                    "message".into(),
+                    json!({"role": "user", "content": content}),
+                );
+                vec![self.envelope("user", ts, prompt_id, body)]
+            }
+            EventBody::SteeringMessage { content, .. } => {
+                let mut body = Map::new();
+                body.insert(
+                    "message".into(),
+                    json!({"role": "user", "content": content}),
+                );
+                body.insert("isMeta".into(), json!(true));
+                vec![self.envelope("user", ts, prompt_id, body)]
+            }
+            EventBody::AssistantMessage {
+                turn,
+                step,
+                content,
+                tool_calls,
+                ..
+            } => {
+                let message_id = format!("msg_dsh_{turn}_{step}");
+                let mut blocks = Vec::new();
+                if !content.is_empty() {
+                    blocks.push(json!({"type": "text", "text": content}));
+                }
+                for call in tool_calls {
+                    blocks.push(json!({
+                        "type": "tool_use",
+                        "id": call.id,
+                        "name": cc_tool_name(&call.name),
+                        "input": call.arguments,
+                    }));
+                }
+                let stop_reason = if tool_calls.is_empty() {
+                    "end_turn"
+                } else {
+                    "tool_use"
+                };
+                blocks
+                    .into_iter()
+                    .map(|block| {
+                        let mut body = Map::new();
+                        body.insert(
+                            "message".into(),
+                            json!({
+                                "id": message_id,
+                                "type": "message",
+                                "role": "assistant",
+                                "content": [block],
+                                "stop_reason": stop_reason,
+                            }),
+                        );
+                        self.envelope("assistant", ts, None, body)
+                    })
+                    .collect()
+            }
+            EventBody::ToolResult {
+                call_id,
+                is_error,
+                content,
+                ..
+            } => {
+                let mut body = Map::new();
+                body.insert(
+                    "message".into(),
+                    json!({"role": "user", "content": [{
+                        "tool_use_id": call_id,
+                        "type": "tool_result",
+                        "content": content,
+                        "is_error": is_error,
+                    }]}),
+                );
+                let result = self
+                    .tool_responses
+                    .remove(call_id)
+                    .unwrap_or_else(|| json!(content));
+                body.insert("toolUseResult".into(), result);
+                vec![self.envelope("user", ts, prompt_id, body)]
+            }
+            EventBody::ContextMessage {
+                content, source, ..
+            } => {
+                let mut body = Map::new();
+                body.insert(
+                    "attachment".into(),
+                    json!({"type": "hook_additional_context", "content": [content], "source": source}),
+                );
+                body.insert(
+                    "rendered".into(),
+                    json!([{"content": format!("<system-reminder>\n{content}\n</system-reminder>")}]),
+                );
+                body.insert("renderedRole".into(), json!("system"));
+                vec![self.envelope("attachment", ts, prompt_id, body)]
+            }
+            EventBody::SessionHeader { .. }
+            | EventBody::ToolCall { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::PromptBlocked { .. }
+            | EventBody::TurnEnd { .. }
+            | EventBody::HookInvoked { .. }
+            | EventBody::HookResult { .. } => Vec::new(),
+        }
+    }
+
+    /// Appends the lines for `event` to the file (creating directories).
+    pub fn append(&mut self, event: &Event, prompt_id: Option<&str>) -> std::io::Result<()> {
+        let lines = self.entries_for(event, prompt_id);
+        if lines.is_empty() {
+            return Ok(());
+        }
+        if let Some(parent) = self.path.parent() {
+            fs_err::create_dir_all(parent)?;
+        }
+        let mut file = fs_err::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?;
+        let mut buffer = Vec::new();
+        for line in lines {
+            serde_json::to_writer(&mut buffer, &line).map_err(std::io::Error::other)?;
+            buffer.push(b'\n');
+        }
+        file.write_all(&buffer)
+    }
+}

@@ -1,0 +1,506 @@
+//! Real hook scripts (`fixtures/claude/hooks/`) run through the plugin with a
+//! hand-built `SeamContext` and a recording `SessionSink`.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use dsh_hook_runner::{HookRunner, RunnerConfig};
+use dsh_hooks_claude::{ClaudeDiscovery, ClaudeOptions, load_with_options};
+use dsh_protocol::{Event, EventBody, HookOutcomeKind};
+use dsh_seams::{
+    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
+    InputRewrite, Plugin, PostToolAction, PreToolDecision, PromptDecision, PromptInput,
+    ProposedCall, SeamContext, SessionEnv, SessionInfo, SessionSink, SessionStartSource,
+    ToolExecution, ToolOutcome, TurnControl, UserNotice,
+};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+#[derive(Default)]
+struct Recorder {
+    events: Mutex<Vec<EventBody>>,
+    notices: Mutex<Vec<UserNotice>>,
+}
+
+impl SessionSink for Recorder {
+    fn record(&self, body: EventBody) {
+        self.events.lock().unwrap().push(body);
+    }
+    fn tell_user(&self, notice: UserNotice) {
+        self.notices.lock().unwrap().push(notice);
+    }
+}
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/claude/hooks")
+        .join(name);
+    let path = path.canonicalize().unwrap();
+    let interpreter = if name.ends_with(".py") {
+        "python3"
+    } else {
+        "sh"
+    };
+    format!("{interpreter} '{}'", path.display())
+}
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    project: PathBuf,
+    plugin: Arc<dyn Plugin>,
+    sink: Arc<Recorder>,
+    ctx: SeamContext,
+}
+
+fn setup(settings: Value) -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let project = tmp.path().join("proj");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        project.join(".claude/settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+    let mut discovery = ClaudeDiscovery::new(&project, &home, &tmp.path().join("dsh"));
+    discovery.managed_dir = tmp.path().join("no-managed");
+    let config = load_with_options(&discovery, ClaudeOptions::default()).unwrap();
+    let plugin = config.into_plugin(HookRunner::new(RunnerConfig::default()));
+    let sink = Arc::new(Recorder::default());
+    let ctx = SeamContext {
+        session: Arc::new(SessionInfo {
+            session_id: "11111111-2222-3333-4444-555555555555".to_owned(),
+            cwd: project.clone(),
+            model: "test".to_owned(),
+            log_path: None,
+            env: SessionEnv::default(),
+            interactive: false,
+        }),
+        turn: Some(1),
+        cancel: CancellationToken::new(),
+        sink: sink.clone(),
+        control: TurnControl::default(),
+    };
+    Setup {
+        _tmp: tmp,
+        project,
+        plugin,
+        sink,
+        ctx,
+    }
+}
+
+fn hook(command: String) -> Value {
+    json!({"type": "command", "command": command})
+}
+
+fn exec(call_id: &str, tool: &str, arguments: Value) -> ToolExecution {
+    ToolExecution {
+        execution_id: format!("exec-{call_id}"),
+        call_id: call_id.to_owned(),
+        tool: tool.to_owned(),
+        arguments: Arc::new(arguments),
+        original_arguments: None,
+        rewritten_by: None,
+        parent_execution_id: None,
+    }
+}
+
+async fn pre_tool(
+    s: &Setup,
+    call_id: &str,
+    tool: &str,
+    arguments: Value,
+) -> (InputRewrite, PreToolDecision) {
+    let proposed = ProposedCall {
+        call_id: call_id.to_owned(),
+        tool: tool.to_owned(),
+        arguments: arguments.clone(),
+        parent_execution_id: None,
+    };
+    let rewrite = s.plugin.rewrite_input(&s.ctx, &proposed).await;
+    let arguments = match &rewrite {
+        InputRewrite::Rewrite { arguments, .. } => arguments.clone(),
+        InputRewrite::Keep => arguments,
+    };
+    let outcome = s
+        .plugin
+        .pre_execute(&s.ctx, &exec(call_id, tool, arguments))
+        .await;
+    (rewrite, outcome.decision)
+}
+
+#[tokio::test]
+async fn bash_validator_blocks_with_exit_2_and_everything_is_recorded_in_order() {
+    let audit = tempfile::NamedTempFile::new().unwrap();
+    let audit_cmd = format!(
+        "AUDIT_LOG='{}' {}",
+        audit.path().display(),
+        fixture("audit_log.sh")
+    );
+    let validator = fixture("bash_validator.sh");
+    let s = setup(json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [hook(validator.clone()), hook(fixture("input_rewriter.py"))]},
+        {"matcher": "*", "hooks": [hook(audit_cmd.clone())]}
+    ]}}));
+    let (rewrite, decision) =
+        pre_tool(&s, "call_1", "bash", json!({"command": "rm -rf build"})).await;
+    assert_eq!(rewrite, InputRewrite::Keep);
+    assert_eq!(
+        decision,
+        PreToolDecision::Deny {
+            reason: format!(
+                "PreToolUse:Bash hook error: [{validator}]: Blocked: 'rm -rf build' is not allowed by the project's bash policy"
+            )
+        }
+    );
+
+    let events = s.sink.events.lock().unwrap().clone();
+    assert_eq!(events.len(), 6, "{events:#?}");
+    let mut invoked = Vec::new();
+    for event in &events[..3] {
+        match event {
+            EventBody::HookInvoked {
+                invocation_id,
+                event,
+                seam,
+                command,
+                input,
+                call_id,
+                turn,
+                ..
+            } => {
+                assert_eq!(
+                    (event.as_str(), seam.as_str(), turn),
+                    ("PreToolUse", "pre-execute", &Some(1))
+                );
+                assert_eq!(call_id.as_deref(), Some("call_1"));
+                assert_eq!(input["tool_input"], json!({"command": "rm -rf build"}));
+                assert_eq!(input["cwd"], json!(s.project.to_string_lossy()));
+                invoked.push((invocation_id.clone(), command.clone(), input.clone()));
+            }
+            other => panic!("expected hook/invoked, got {other:?}"),
+        }
+    }
+    assert_eq!(
+        invoked.iter().map(|i| i.1.clone()).collect::<Vec<_>>(),
+        vec![validator.clone(), fixture("input_rewriter.py"), audit_cmd]
+    );
+    for (index, event) in events[3..].iter().enumerate() {
+        match event {
+            EventBody::HookResult {
+                invocation_id,
+                outcome,
+                exit_code,
+                decision,
+                stderr,
+                ..
+            } => {
+                assert_eq!(
+                    invocation_id, &invoked[index].0,
+                    "results in configuration order"
+                );
+                assert_eq!(*outcome, HookOutcomeKind::Exited);
+                if index == 0 {
+                    assert_eq!(*exit_code, Some(2));
+                    assert!(stderr.contains("not allowed"));
+                    assert_eq!(decision["effect"], "deny");
+                    assert_eq!(decision["won"], true);
+                } else {
+                    assert_eq!(*exit_code, Some(0));
+                    assert_eq!(decision["effect"], "none");
+                }
+            }
+            other => panic!("expected hook/result, got {other:?}"),
+        }
+    }
+    // The audit hook got exactly the recorded stdin, compact, one newline.
+    let logged = std::fs::read_to_string(audit.path()).unwrap();
+    assert_eq!(
+        logged,
+        format!("{}\n", serde_json::to_string(&invoked[2].2).unwrap())
+    );
+}
+
+#[tokio::test]
+async fn rewriter_and_env_protector() {
+    let rewriter = fixture("input_rewriter.py");
+    let s = setup(json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [hook(rewriter.clone())]},
+        {"matcher": "Read|Edit|Write", "hooks": [hook(fixture("env_protector.py"))]}
+    ]}}));
+    let (rewrite, decision) = pre_tool(
+        &s,
+        "call_1",
+        "bash",
+        json!({"command": "npm test", "description": "x"}),
+    )
+    .await;
+    assert_eq!(
+        rewrite,
+        InputRewrite::Rewrite {
+            arguments: json!({"command": "pnpm test", "description": "x"}),
+            by: format!("claude:PreToolUse:{rewriter}"),
+            conflicts: vec![],
+        }
+    );
+    assert_eq!(decision, PreToolDecision::Allow);
+
+    let (_, decision) = pre_tool(&s, "call_2", "read", json!({"file_path": ".env"})).await;
+    assert_eq!(
+        decision,
+        PreToolDecision::Deny {
+            reason: "PreToolUse:Read hook error: .env holds secrets; read .env.example instead"
+                .into()
+        }
+    );
+    let (_, decision) = pre_tool(&s, "call_3", "read", json!({"file_path": "src/main.rs"})).await;
+    assert_eq!(decision, PreToolDecision::Allow);
+}
+
+#[tokio::test]
+async fn session_start_context_and_env_file() {
+    let s = setup(json!({"hooks": {"SessionStart": [
+        {"matcher": "startup", "hooks": [hook(fixture("session_start_context.sh"))]}
+    ]}}));
+    let contexts = s
+        .plugin
+        .session_start(&s.ctx, SessionStartSource::Startup)
+        .await;
+    assert_eq!(contexts.len(), 1);
+    assert_eq!(
+        contexts[0].content,
+        "SessionStart hook additional context: Deploy target: staging"
+    );
+    assert_eq!(
+        s.ctx.session.env.snapshot(),
+        vec![("PROJECT_STAGE".to_owned(), "staging".to_owned())]
+    );
+    let events = s.sink.events.lock().unwrap().clone();
+    match &events[0] {
+        EventBody::HookInvoked { seam, input, .. } => {
+            assert_eq!(seam, "session-start");
+            assert_eq!(input["source"], "startup");
+            assert!(input.get("prompt_id").is_none());
+        }
+        other => panic!("{other:?}"),
+    }
+    // The matcher is tested against the source.
+    assert!(
+        s.plugin
+            .session_start(&s.ctx, SessionStartSource::Resume)
+            .await
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn prompt_context_and_stop_gate() {
+    let gate = fixture("stop_test_gate.py");
+    let s = setup(json!({"hooks": {
+        "UserPromptSubmit": [{"hooks": [hook(format!("FAKE_BRANCH=feature {}", fixture("prompt_context.sh")))]}],
+        "Stop": [{"hooks": [hook(gate.clone())]}]
+    }}));
+    let decision = s
+        .plugin
+        .prompt_submit(
+            &s.ctx,
+            &PromptInput {
+                content: "hi".into(),
+                source: "user".into(),
+            },
+        )
+        .await;
+    match decision {
+        PromptDecision::Allow {
+            rewrite: None,
+            contexts,
+        } => assert_eq!(
+            contexts
+                .iter()
+                .map(|c| c.content.clone())
+                .collect::<Vec<_>>(),
+            vec![format!(
+                "UserPromptSubmit hook success: Current branch: feature\nWorking directory: {}",
+                s.project.display()
+            )]
+        ),
+        other => panic!("{other:?}"),
+    }
+    let input = |forced| ContinuationInput {
+        turn: 1,
+        step: 1,
+        last_assistant_message: "done".into(),
+        forced_continuations: forced,
+    };
+    let decision = s.plugin.turn_continuation(&s.ctx, &input(0)).await;
+    let source = format!("claude:Stop:{gate}");
+    assert_eq!(
+        decision,
+        ContinuationDecision::Continue {
+            reason: Some(
+                "Stop hook feedback:\nTests have not passed yet: run the test suite".into()
+            ),
+            source: source.clone(),
+            contexts: vec![ContextEntry::new(
+                format!(
+                    "Stop hook blocking error from command: \"{gate}\": Tests have not passed yet: run the test suite"
+                ),
+                source,
+            )],
+        }
+    );
+    // stop_hook_active is true on the forced continuation: the gate lets go.
+    assert_eq!(
+        s.plugin.turn_continuation(&s.ctx, &input(1)).await,
+        ContinuationDecision::Stop
+    );
+    let events = s.sink.events.lock().unwrap().clone();
+    let stop_inputs: Vec<Value> = events
+        .iter()
+        .filter_map(|e| match e {
+            EventBody::HookInvoked { event, input, .. } if event == "Stop" => Some(input.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stop_inputs[0]["stop_hook_active"], false);
+    assert_eq!(stop_inputs[1]["stop_hook_active"], true);
+    assert_eq!(stop_inputs[0]["background_tasks"], json!([]));
+}
+
+#[tokio::test]
+async fn formatter_after_edit_and_transcript() {
+    let s = setup(json!({"hooks": {"PostToolUse": [
+        {"matcher": "Edit|Write", "hooks": [hook(fixture("format_after_edit.sh"))]}
+    ]}}));
+    let file = s.project.join("a.txt");
+    std::fs::write(&file, "alpha   \nbeta\t\n").unwrap();
+    s.plugin.on_event(&Event {
+        seq: 0,
+        ts: "2026-01-01T00:00:00Z".into(),
+        body: EventBody::SessionHeader {
+            session_id: s.ctx.session.session_id.clone(),
+            cwd: s.project.to_string_lossy().into_owned(),
+            version: "0".into(),
+            notices: vec![],
+        },
+    });
+    let value = json!({"file_path": file.to_string_lossy(), "old_string": "a", "new_string": "a",
+        "original_file": "alpha   \nbeta\t\n", "replace_all": false, "structured_patch": []});
+    let execution = exec(
+        "call_1",
+        "edit",
+        json!({"file_path": "a.txt", "old_string": "a", "new_string": "a"}),
+    );
+    let outcome =
+        ToolOutcome::success("The file a.txt has been updated successfully.", Some(value));
+    let decision = s
+        .plugin
+        .post_execute(&s.ctx, &execution, &outcome, Duration::from_millis(5))
+        .await;
+    assert_eq!(decision.action, PostToolAction::Accept);
+    assert_eq!(
+        decision
+            .contexts
+            .iter()
+            .map(|c| c.content.clone())
+            .collect::<Vec<_>>(),
+        vec!["PostToolUse:Edit hook additional context: formatted a.txt".to_owned()]
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "alpha\nbeta\n");
+
+    // A denied call gets no PostToolUse.
+    let denied = ToolOutcome::error("no", Disposition::Denied(dsh_seams::DenialKind::Policy));
+    let before = s.sink.events.lock().unwrap().len();
+    let _ = s
+        .plugin
+        .post_execute(&s.ctx, &execution, &denied, Duration::ZERO)
+        .await;
+    assert_eq!(s.sink.events.lock().unwrap().len(), before);
+
+    // The transcript records the tool result with Claude Code's toolUseResult.
+    s.plugin.on_event(&Event {
+        seq: 1,
+        ts: "2026-01-01T00:00:01Z".into(),
+        body: EventBody::ToolResult {
+            turn: 1,
+            call_id: "call_1".into(),
+            is_error: false,
+            content: "ok".into(),
+            disposition: None,
+        },
+    });
+    let events = s.sink.events.lock().unwrap().clone();
+    let transcript_path = match &events[0] {
+        EventBody::HookInvoked { input, .. } => {
+            input["transcript_path"].as_str().unwrap().to_owned()
+        }
+        other => panic!("{other:?}"),
+    };
+    let text = std::fs::read_to_string(&transcript_path).unwrap();
+    let line: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(line["type"], "user");
+    assert_eq!(line["message"]["content"][0]["tool_use_id"], "call_1");
+    assert_eq!(line["toolUseResult"]["filePath"], "a.txt");
+    assert_eq!(line["toolUseResult"]["replaceAll"], false);
+}
+
+#[tokio::test]
+async fn async_hook_output_reaches_the_next_turn() {
+    let script = "cat >/dev/null; sleep 0.2; echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":\"ASYNC-CTX\"}}'";
+    let s = setup(json!({"hooks": {"PostToolUse": [
+        {"hooks": [{"type": "command", "command": script, "async": true}]}
+    ]}}));
+    let execution = exec("call_1", "bash", json!({"command": "echo hi"}));
+    let outcome = ToolOutcome::success(
+        "hi",
+        Some(
+            json!({"stdout": "hi\n", "stderr": "", "exit_code": 0, "interrupted": false, "timed_out": false}),
+        ),
+    );
+    let started = std::time::Instant::now();
+    let decision = s
+        .plugin
+        .post_execute(&s.ctx, &execution, &outcome, Duration::ZERO)
+        .await;
+    assert!(decision.contexts.is_empty());
+    assert!(
+        started.elapsed() < Duration::from_millis(150),
+        "async hook was awaited"
+    );
+    let events = s.sink.events.lock().unwrap().clone();
+    assert!(matches!(
+        events[1],
+        EventBody::HookResult {
+            outcome: HookOutcomeKind::Detached,
+            ..
+        }
+    ));
+
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut ctx = s.ctx.clone();
+    ctx.turn = Some(2);
+    match s
+        .plugin
+        .prompt_submit(
+            &ctx,
+            &PromptInput {
+                content: "next".into(),
+                source: "user".into(),
+            },
+        )
+        .await
+    {
+        PromptDecision::Allow { contexts, .. } => assert_eq!(
+            contexts
+                .iter()
+                .map(|c| c.content.clone())
+                .collect::<Vec<_>>(),
+            vec!["PostToolUse:Bash hook additional context: ASYNC-CTX".to_owned()]
+        ),
+        other => panic!("{other:?}"),
+    }
+}
