@@ -62,7 +62,9 @@ impl TestContext {
 
     /// Replaces this context's paths and volatile values in `text`.
     pub fn redact(&self, text: &str) -> String {
+        let slug = dsh_hooks_claude::project_slug(&self.project());
         redact_text(text, &[(self.project(), "[PROJECT]"), (self.home(), "[HOME]")])
+            .replace(&slug, "[PROJECT_SLUG]")
     }
 }
 
