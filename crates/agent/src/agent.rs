@@ -26,15 +26,22 @@ pub enum AgentError {
     Log(#[from] LogError),
 }
 
+/// Called with every event after it is appended.
+pub type EventCallback = Arc<dyn Fn(&Event) + Send + Sync>;
+/// Called with every user notice.
+pub type NoticeCallback = Arc<dyn Fn(&UserNotice) + Send + Sync>;
+/// Called with streamed assistant text.
+pub type TextCallback = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// Callbacks for whoever presents the session (terminal, replay, tests).
 #[derive(Clone, Default)]
 pub struct Observers {
     /// Every event after it is durably appended.
-    pub on_event: Option<Arc<dyn Fn(&Event) + Send + Sync>>,
+    pub on_event: Option<EventCallback>,
     /// User-facing notices from plugins and hooks.
-    pub on_notice: Option<Arc<dyn Fn(&UserNotice) + Send + Sync>>,
+    pub on_notice: Option<NoticeCallback>,
     /// Assistant text as it streams.
-    pub on_text: Option<Arc<dyn Fn(&str) + Send + Sync>>,
+    pub on_text: Option<TextCallback>,
 }
 
 /// The one writer of the session log; plugins reach it through [`SessionSink`].
@@ -137,7 +144,7 @@ pub struct Agent {
     session_cancel: CancellationToken,
 }
 
-struct TextForwarder(Option<Arc<dyn Fn(&str) + Send + Sync>>);
+struct TextForwarder(Option<TextCallback>);
 
 impl StreamSink for TextForwarder {
     fn text_delta(&mut self, delta: &str) {

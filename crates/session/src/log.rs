@@ -145,11 +145,10 @@ pub struct SessionLog {
 impl SessionLog {
     /// Creates a new log at `path` (which must not exist) and appends the header.
     pub fn create(path: &Path, header: EventBody) -> Result<Self, LogError> {
-        if let Some(parent) = path.parent() {
-            if !parent.as_os_str().is_empty() {
+        if let Some(parent) = path.parent()
+            && !parent.as_os_str().is_empty() {
                 fs_err::create_dir_all(parent)?;
             }
-        }
         let file = fs_err::OpenOptions::new()
             .create_new(true)
             .append(true)

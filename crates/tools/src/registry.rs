@@ -573,12 +573,11 @@ fn renormalize(tool: &dyn Tool, name: &str, outcome: ToolOutcome) -> ToolOutcome
 /// replace the content and nothing else. A panicking finalizer keeps the
 /// content as it was.
 fn finalize(tool: Option<&dyn Tool>, mut outcome: ToolOutcome) -> ToolOutcome {
-    if let Some(tool) = tool {
-        if let Ok(Some(content)) =
+    if let Some(tool) = tool
+        && let Ok(Some(content)) =
             std::panic::catch_unwind(AssertUnwindSafe(|| tool.finalize_content(&outcome)))
         {
             outcome.content = content;
         }
-    }
     outcome
 }

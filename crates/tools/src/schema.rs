@@ -57,22 +57,19 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
         }
         _ => {}
     }
-    if let Some(Value::Array(allowed)) = schema.get("enum") {
-        if !allowed.contains(value) {
+    if let Some(Value::Array(allowed)) = schema.get("enum")
+        && !allowed.contains(value) {
             return Err(format!("{path}: {value} is not one of {}", Value::Array(allowed.clone())));
         }
-    }
     if let Some(number) = value.as_f64() {
-        if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
-            if number < min {
+        if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
+            && number < min {
                 return Err(format!("{path}: {number} is below the minimum {min}"));
             }
-        }
-        if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
-            if number > max {
+        if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
+            && number > max {
                 return Err(format!("{path}: {number} is above the maximum {max}"));
             }
-        }
     }
     if let Value::Object(fields) = value {
         let properties = schema.get("properties").and_then(Value::as_object);
