@@ -6,7 +6,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cargo build --quiet --manifest-path "$repo/Cargo.toml"
-dsh="$repo/target/debug/dsh"
+dsh="${CARGO_TARGET_DIR:-$repo/target}/debug/dsh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/.claude"
