@@ -5,7 +5,10 @@ use crate::support::{TestContext, fixture};
 fn snapshot_output(ctx: &TestContext, output: &std::process::Output) -> String {
     format!(
         "exit: {}\n--- stdout\n{}--- stderr\n{}",
-        output.status.code().map_or("signal".to_owned(), |c| c.to_string()),
+        output
+            .status
+            .code()
+            .map_or("signal".to_owned(), |c| c.to_string()),
         ctx.redact(&String::from_utf8_lossy(&output.stdout)),
         ctx.redact(&String::from_utf8_lossy(&output.stderr)),
     )
@@ -102,7 +105,10 @@ fn log_reports_a_torn_tail_and_still_renders() {
     let output = ctx.dsh().arg("log").arg(&out).output().unwrap();
     assert!(output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("session.jsonl:6: the last line is incomplete"), "{stderr}");
+    assert!(
+        stderr.contains("session.jsonl:6: the last line is incomplete"),
+        "{stderr}"
+    );
 }
 
 #[test]

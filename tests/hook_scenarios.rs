@@ -79,7 +79,12 @@ fn run(dialect: Dialect, name: &str) -> Run {
 fn tool_results(log: &str) -> Vec<(bool, String)> {
     events_of(log, "tool/result")
         .iter()
-        .map(|r| (r["is_error"].as_bool().unwrap(), r["content"].as_str().unwrap().to_owned()))
+        .map(|r| {
+            (
+                r["is_error"].as_bool().unwrap(),
+                r["content"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect()
 }
 
@@ -117,7 +122,10 @@ fn claude_env_protector_denies_with_json() {
     let results = tool_results(&run.log);
     assert_eq!(
         results[1],
-        (true, "PreToolUse:Read hook error: .env holds secrets; read .env.example instead".to_owned())
+        (
+            true,
+            "PreToolUse:Read hook error: .env holds secrets; read .env.example instead".to_owned()
+        )
     );
     assert_eq!(results[2], (false, "1\tPORT=8080\n2\t".to_owned()));
     snapshot("claude_env_protector", &run);
@@ -126,8 +134,14 @@ fn claude_env_protector_denies_with_json() {
 #[test]
 fn claude_formatter_after_write_changes_the_file_and_adds_context() {
     let run = run(Dialect::Claude, "format_after_edit");
-    assert_eq!(std::fs::read_to_string(run.ctx.project().join("main.py")).unwrap(), "print('hi')\n");
-    assert_eq!(contexts(&run.log), vec!["PostToolUse:Write hook additional context: formatted main.py"]);
+    assert_eq!(
+        std::fs::read_to_string(run.ctx.project().join("main.py")).unwrap(),
+        "print('hi')\n"
+    );
+    assert_eq!(
+        contexts(&run.log),
+        vec!["PostToolUse:Write hook additional context: formatted main.py"]
+    );
     snapshot("claude_format_after_edit", &run);
 }
 
@@ -135,10 +149,19 @@ fn claude_formatter_after_write_changes_the_file_and_adds_context() {
 fn claude_session_start_and_prompt_context_reach_the_first_request() {
     let run = run(Dialect::Claude, "session_and_prompt_context");
     let first = run.requests.lines().next().unwrap();
-    assert!(first.contains("SessionStart hook additional context: Deploy target: staging"), "{first}");
-    assert!(first.contains("UserPromptSubmit hook success: Current branch: feature"), "{first}");
+    assert!(
+        first.contains("SessionStart hook additional context: Deploy target: staging"),
+        "{first}"
+    );
+    assert!(
+        first.contains("UserPromptSubmit hook success: Current branch: feature"),
+        "{first}"
+    );
     // CLAUDE_ENV_FILE: the exported variable reaches the later bash call.
-    assert_eq!(tool_results(&run.log)[0], (false, "stage=staging".to_owned()));
+    assert_eq!(
+        tool_results(&run.log)[0],
+        (false, "stage=staging".to_owned())
+    );
     snapshot("claude_session_and_prompt_context", &run);
 }
 
@@ -147,7 +170,10 @@ fn claude_stop_gate_blocks_once_then_lets_the_turn_end() {
     let run = run(Dialect::Claude, "stop_test_gate");
     let steering = events_of(&run.log, "steering/message");
     assert_eq!(steering.len(), 1);
-    assert_eq!(steering[0]["content"], "Stop hook feedback:\nTests have not passed yet: run the test suite");
+    assert_eq!(
+        steering[0]["content"],
+        "Stop hook feedback:\nTests have not passed yet: run the test suite"
+    );
     let stops: Vec<_> = events_of(&run.log, "hook/invoked")
         .into_iter()
         .filter(|h| h["event"] == "Stop")
@@ -163,11 +189,25 @@ fn claude_stop_gate_blocks_once_then_lets_the_turn_end() {
 fn claude_input_rewriter_runs_the_rewrite_and_records_both() {
     let run = run(Dialect::Claude, "input_rewriter");
     let call = &events_of(&run.log, "tool/call")[0];
-    assert_eq!(call["arguments"]["command"], "pnpm install 2>/dev/null; echo ran: $0");
-    assert_eq!(call["original_arguments"]["command"], "npm install 2>/dev/null; echo ran: $0");
-    assert!(call["rewritten_by"].as_str().unwrap().contains("input_rewriter.py"));
+    assert_eq!(
+        call["arguments"]["command"],
+        "pnpm install 2>/dev/null; echo ran: $0"
+    );
+    assert_eq!(
+        call["original_arguments"]["command"],
+        "npm install 2>/dev/null; echo ran: $0"
+    );
+    assert!(
+        call["rewritten_by"]
+            .as_str()
+            .unwrap()
+            .contains("input_rewriter.py")
+    );
     // The model's own call stays in history.
-    assert!(run.requests.contains("\"command\":\"npm install 2>/dev/null; echo ran: $0\""));
+    assert!(
+        run.requests
+            .contains("\"command\":\"npm install 2>/dev/null; echo ran: $0\"")
+    );
     snapshot("claude_input_rewriter", &run);
 }
 
@@ -177,17 +217,35 @@ fn claude_audit_logger_sees_every_event_and_duplicates_run_once() {
     let audit = std::fs::read_to_string(run.ctx.project().join(".claude/audit.jsonl")).unwrap();
     let events: Vec<String> = audit
         .lines()
-        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["hook_event_name"].as_str().unwrap().to_owned())
+        .map(|line| {
+            serde_json::from_str::<serde_json::Value>(line).unwrap()["hook_event_name"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
         .collect();
     assert_eq!(
         events,
-        vec!["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"]
+        vec![
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "Stop",
+            "SessionEnd"
+        ]
     );
     // Every hook run is in the log, including session-scoped ones.
     let invoked = events_of(&run.log, "hook/invoked");
     assert_eq!(invoked.len(), 6);
-    assert!(invoked[0].get("turn").is_none(), "SessionStart runs before turn 1");
-    assert!(invoked[5].get("turn").is_none(), "SessionEnd runs after the last turn");
+    assert!(
+        invoked[0].get("turn").is_none(),
+        "SessionStart runs before turn 1"
+    );
+    assert!(
+        invoked[5].get("turn").is_none(),
+        "SessionEnd runs after the last turn"
+    );
     snapshot("claude_audit_log", &run);
 }
 
@@ -209,7 +267,10 @@ fn codex_prompt_and_session_context() {
     let run = run(Dialect::Codex, "prompt_context");
     assert_eq!(
         contexts(&run.log),
-        vec!["session started from the fixture", "Project conventions: run tests with make check"]
+        vec![
+            "session started from the fixture",
+            "Project conventions: run tests with make check"
+        ]
     );
     snapshot("codex_prompt_context", &run);
 }
@@ -220,8 +281,14 @@ fn codex_stop_block_continues_with_a_hook_prompt() {
     let steering = events_of(&run.log, "steering/message");
     assert_eq!(steering.len(), 1);
     let content = steering[0]["content"].as_str().unwrap();
-    assert!(content.starts_with("<hook_prompt hook_run_id=\"stop:0:"), "{content}");
-    assert!(content.ends_with("\">please run the checks before stopping</hook_prompt>"), "{content}");
+    assert!(
+        content.starts_with("<hook_prompt hook_run_id=\"stop:0:"),
+        "{content}"
+    );
+    assert!(
+        content.ends_with("\">please run the checks before stopping</hook_prompt>"),
+        "{content}"
+    );
     snapshot("codex_stop_continue", &run);
 }
 
@@ -249,5 +316,9 @@ fn codex_post_audit_and_notify() {
     assert_eq!(notify["type"], "agent-turn-complete");
     assert_eq!(notify["last-assistant-message"], "Wrote it.");
     snapshot("codex_post_audit_notify", &run);
-    assert!(run.stderr.is_empty() || !run.stderr.contains("error"), "{}", run.stderr);
+    assert!(
+        run.stderr.is_empty() || !run.stderr.contains("error"),
+        "{}",
+        run.stderr
+    );
 }

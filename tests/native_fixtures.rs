@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use dsh_agent::{Fixture, Observers, ReplayOptions, ScriptedModel, replay_fixture, replay_with_model};
+use dsh_agent::{
+    Fixture, Observers, ReplayOptions, ScriptedModel, replay_fixture, replay_with_model,
+};
 use dsh_protocol::{EventBody, TurnEndReason};
 use dsh_seams::{
     ApprovalDecision, CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput,
@@ -50,14 +52,26 @@ fn jsonl(events: &[dsh_protocol::Event]) -> String {
 }
 
 fn requests_jsonl(requests: &[dsh_protocol::RequestRecord]) -> String {
-    requests.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect()
+    requests
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect()
 }
 
-async fn run_native(name: &str, plugins: Vec<Arc<dyn Plugin>>) -> (String, String, dsh_agent::ReplayOutput) {
+async fn run_native(
+    name: &str,
+    plugins: Vec<Arc<dyn Plugin>>,
+) -> (String, String, dsh_agent::ReplayOutput) {
     let ctx = TestContext::new();
     let fx = Fixture::load(&fixture(name)).unwrap();
-    let output = replay_fixture(&fx, options(&ctx, name, plugins)).await.unwrap();
-    assert!(output.record_errors.is_empty(), "{:?}", output.record_errors);
+    let output = replay_fixture(&fx, options(&ctx, name, plugins))
+        .await
+        .unwrap();
+    assert!(
+        output.record_errors.is_empty(),
+        "{:?}",
+        output.record_errors
+    );
     let log = normalize_jsonl(&jsonl(&output.events), &ctx);
     let requests = normalize_jsonl(&requests_jsonl(&output.requests), &ctx);
     (log, requests, output)
@@ -79,7 +93,10 @@ impl Plugin for PromptPolicy {
         } else if prompt.content == "say hi" {
             PromptDecision::Allow {
                 rewrite: Some("say hi politely".into()),
-                contexts: vec![ContextEntry::new("The user prefers short answers.", "prompt-policy")],
+                contexts: vec![ContextEntry::new(
+                    "The user prefers short answers.",
+                    "prompt-policy",
+                )],
             }
         } else {
             PromptDecision::allow()
@@ -89,18 +106,29 @@ impl Plugin for PromptPolicy {
 
 #[tokio::test]
 async fn prompt_blocked_by_a_native_plugin() {
-    let (log, requests, output) = run_native("prompt_blocked_native.json", vec![Arc::new(PromptPolicy)]).await;
+    let (log, requests, output) =
+        run_native("prompt_blocked_native.json", vec![Arc::new(PromptPolicy)]).await;
     assert_eq!(output.outcomes[0].reason, TurnEndReason::Rejected);
-    assert!(requests.is_empty(), "a blocked prompt consumes no model step");
+    assert!(
+        requests.is_empty(),
+        "a blocked prompt consumes no model step"
+    );
     insta::assert_snapshot!("prompt_blocked_native__log", log);
 }
 
 #[tokio::test]
 async fn two_sends_one_blocked_one_allowed() {
-    let (log, requests, output) = run_native("two_sends_one_blocked.json", vec![Arc::new(PromptPolicy)]).await;
+    let (log, requests, output) =
+        run_native("two_sends_one_blocked.json", vec![Arc::new(PromptPolicy)]).await;
     let reasons: Vec<_> = output.outcomes.iter().map(|o| o.reason).collect();
-    assert_eq!(reasons, vec![TurnEndReason::Rejected, TurnEndReason::Completed]);
-    assert!(!requests.contains("SECRET"), "a blocked prompt never reaches the model");
+    assert_eq!(
+        reasons,
+        vec![TurnEndReason::Rejected, TurnEndReason::Completed]
+    );
+    assert!(
+        !requests.contains("SECRET"),
+        "a blocked prompt never reaches the model"
+    );
     insta::assert_snapshot!("two_sends_one_blocked__log", log);
     insta::assert_snapshot!("two_sends_one_blocked__requests", requests);
 }
@@ -113,7 +141,13 @@ impl Plugin for PostContext {
     fn name(&self) -> &str {
         "post-context"
     }
-    async fn post_execute(&self, _ctx: &SeamContext, exec: &ToolExecution, outcome: &ToolOutcome, _d: Duration) -> PostToolDecision {
+    async fn post_execute(
+        &self,
+        _ctx: &SeamContext,
+        exec: &ToolExecution,
+        outcome: &ToolOutcome,
+        _d: Duration,
+    ) -> PostToolDecision {
         PostToolDecision {
             action: PostToolAction::Accept,
             contexts: vec![ContextEntry::new(
@@ -126,10 +160,16 @@ impl Plugin for PostContext {
 
 #[tokio::test]
 async fn post_execute_contexts_from_two_calls_follow_both_results() {
-    let (log, requests, _) = run_native("post_contexts_two_calls.json", vec![Arc::new(PostContext)]).await;
+    let (log, requests, _) =
+        run_native("post_contexts_two_calls.json", vec![Arc::new(PostContext)]).await;
     let kinds: Vec<String> = log
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["type"].as_str().unwrap().to_owned())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
         .collect();
     let first_context = kinds.iter().position(|k| k == "context/message").unwrap();
     let last_result = kinds.iter().rposition(|k| k == "tool/result").unwrap();
@@ -149,7 +189,11 @@ impl Plugin for ContinueOnce {
     fn name(&self) -> &str {
         "continue-once"
     }
-    async fn turn_continuation(&self, _ctx: &SeamContext, input: &ContinuationInput) -> ContinuationDecision {
+    async fn turn_continuation(
+        &self,
+        _ctx: &SeamContext,
+        input: &ContinuationInput,
+    ) -> ContinuationDecision {
         self.seen.lock().unwrap().push(input.forced_continuations);
         if input.forced_continuations == 0 {
             ContinuationDecision::Continue {
@@ -166,9 +210,13 @@ impl Plugin for ContinueOnce {
 #[tokio::test]
 async fn a_native_continuation_steers_the_next_step_in_the_same_turn() {
     let plugin = Arc::new(ContinueOnce::default());
-    let (log, requests, output) = run_native("native_continuation.json", vec![plugin.clone()]).await;
+    let (log, requests, output) =
+        run_native("native_continuation.json", vec![plugin.clone()]).await;
     assert_eq!(output.outcomes.len(), 1);
-    assert_eq!(output.outcomes[0].final_text.as_deref(), Some("Tests pass too."));
+    assert_eq!(
+        output.outcomes[0].final_text.as_deref(),
+        Some("Tests pass too.")
+    );
     assert_eq!(*plugin.seen.lock().unwrap(), vec![0, 1]);
     insta::assert_snapshot!("native_continuation__log", log);
     insta::assert_snapshot!("native_continuation__requests", requests);
@@ -182,7 +230,11 @@ impl Plugin for SessionContext {
     fn name(&self) -> &str {
         "session-context"
     }
-    async fn session_start(&self, _ctx: &SeamContext, source: SessionStartSource) -> Vec<ContextEntry> {
+    async fn session_start(
+        &self,
+        _ctx: &SeamContext,
+        source: SessionStartSource,
+    ) -> Vec<ContextEntry> {
         vec![ContextEntry::new(
             format!("Session source: {}. Current branch: main.", source.as_str()),
             "session-context",
@@ -192,9 +244,13 @@ impl Plugin for SessionContext {
 
 #[tokio::test]
 async fn session_start_context_is_in_the_first_request() {
-    let (log, requests, _) = run_native("session_start_context.json", vec![Arc::new(SessionContext)]).await;
+    let (log, requests, _) =
+        run_native("session_start_context.json", vec![Arc::new(SessionContext)]).await;
     let first = requests.lines().next().unwrap();
-    assert!(first.contains("Session source: startup. Current branch: main."), "{first}");
+    assert!(
+        first.contains("Session source: startup. Current branch: main."),
+        "{first}"
+    );
     insta::assert_snapshot!("session_start_context__log", log);
     insta::assert_snapshot!("session_start_context__requests", requests);
 }
@@ -219,7 +275,10 @@ async fn resume_of_a_saved_session_fires_session_start_with_resume() {
     let output = replay_with_model(&fx, second, model).await.unwrap();
     let requests = normalize_jsonl(&requests_jsonl(&output.requests), &ctx);
     assert!(requests.contains("Session source: resume."), "{requests}");
-    assert!(requests.contains("I will remember kiwi."), "history carries over: {requests}");
+    assert!(
+        requests.contains("I will remember kiwi."),
+        "history carries over: {requests}"
+    );
     let log = normalize_jsonl(&std::fs::read_to_string(&path).unwrap(), &ctx);
     insta::assert_snapshot!("resume_session__log", log);
     insta::assert_snapshot!("resume_session__requests", requests);
@@ -243,7 +302,11 @@ impl Plugin for EverySeam {
     fn name(&self) -> &str {
         "every-seam"
     }
-    async fn session_start(&self, _ctx: &SeamContext, _source: SessionStartSource) -> Vec<ContextEntry> {
+    async fn session_start(
+        &self,
+        _ctx: &SeamContext,
+        _source: SessionStartSource,
+    ) -> Vec<ContextEntry> {
         self.saw("session-start");
         vec![ContextEntry::new("START-CTX", "every-seam")]
     }
@@ -270,7 +333,9 @@ impl Plugin for EverySeam {
         self.saw("pre-execute");
         if exec.arguments["command"] == "echo ask" {
             return PreToolOutcome {
-                decision: PreToolDecision::Ask { reason: Some("needs a yes".into()) },
+                decision: PreToolDecision::Ask {
+                    reason: Some("needs a yes".into()),
+                },
                 contexts: vec![],
             };
         }
@@ -279,23 +344,42 @@ impl Plugin for EverySeam {
             contexts: vec![ContextEntry::new("PRE-CTX", "every-seam")],
         }
     }
-    async fn approve(&self, _ctx: &SeamContext, _exec: &ToolExecution, _reason: Option<&str>) -> ApprovalDecision {
+    async fn approve(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        _reason: Option<&str>,
+    ) -> ApprovalDecision {
         self.saw("approve");
         ApprovalDecision::AllowOnce
     }
     fn guard(&self, _ctx: &SeamContext, exec: &ToolExecution) -> GuardVerdict {
         self.saw("guard");
         if exec.arguments["command"] == "echo forbidden" {
-            GuardVerdict::Deny { reason: "GUARD-DENIED".into() }
+            GuardVerdict::Deny {
+                reason: "GUARD-DENIED".into(),
+            }
         } else {
             GuardVerdict::Abstain
         }
     }
-    async fn execute(&self, _ctx: &SeamContext, _exec: &ToolExecution, signal: CancellationToken, next: Next<'_>) -> ToolOutcome {
+    async fn execute(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        signal: CancellationToken,
+        next: Next<'_>,
+    ) -> ToolOutcome {
         self.saw("execute");
         next.run(signal).await
     }
-    async fn post_execute(&self, _ctx: &SeamContext, _exec: &ToolExecution, outcome: &ToolOutcome, _d: Duration) -> PostToolDecision {
+    async fn post_execute(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        outcome: &ToolOutcome,
+        _d: Duration,
+    ) -> PostToolDecision {
         self.saw("post-execute");
         PostToolDecision {
             action: PostToolAction::ReplaceContent {
@@ -307,7 +391,11 @@ impl Plugin for EverySeam {
     fn tool_result(&self, _ctx: &SeamContext, _exec: &ToolExecution, _outcome: &ToolOutcome) {
         self.saw("result");
     }
-    async fn turn_continuation(&self, _ctx: &SeamContext, input: &ContinuationInput) -> ContinuationDecision {
+    async fn turn_continuation(
+        &self,
+        _ctx: &SeamContext,
+        input: &ContinuationInput,
+    ) -> ContinuationDecision {
         self.saw("turn-continuation");
         if input.forced_continuations == 0 {
             ContinuationDecision::Continue {
@@ -342,13 +430,27 @@ async fn a_native_plugin_composes_on_every_seam_through_the_registry() {
     )
     .unwrap();
     let plugin = Arc::new(EverySeam::default());
-    let output = replay_fixture(&fx, options(&ctx, "inline", vec![plugin.clone()])).await.unwrap();
+    let output = replay_fixture(&fx, options(&ctx, "inline", vec![plugin.clone()]))
+        .await
+        .unwrap();
     let seams = plugin.seams.lock().unwrap().clone();
     for seam in [
-        "session-start", "prompt-submit", "rewrite-input", "pre-execute", "approve", "guard",
-        "execute", "post-execute", "result", "turn-continuation", "session-end",
+        "session-start",
+        "prompt-submit",
+        "rewrite-input",
+        "pre-execute",
+        "approve",
+        "guard",
+        "execute",
+        "post-execute",
+        "result",
+        "turn-continuation",
+        "session-end",
     ] {
-        assert!(seams.contains(&seam.to_owned()), "{seam} never fired: {seams:?}");
+        assert!(
+            seams.contains(&seam.to_owned()),
+            "{seam} never fired: {seams:?}"
+        );
     }
     assert_eq!(plugin.ends.load(Ordering::SeqCst), 1);
     let log = normalize_jsonl(&jsonl(&output.events), &ctx);
@@ -356,6 +458,9 @@ async fn a_native_plugin_composes_on_every_seam_through_the_registry() {
         .iter()
         .map(|r| r["content"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(results, vec!["rewritten [seen]", "ask [seen]", "GUARD-DENIED [seen]"]);
+    assert_eq!(
+        results,
+        vec!["rewritten [seen]", "ask [seen]", "GUARD-DENIED [seen]"]
+    );
     insta::assert_snapshot!("every_seam__log", log);
 }

@@ -28,7 +28,10 @@ fn replay(name: &str, extra: &[&str]) -> Replayed {
         String::from_utf8_lossy(&output.stderr)
     );
     let log = normalize_jsonl(&String::from_utf8_lossy(&output.stdout), &ctx);
-    let requests = normalize_jsonl(&std::fs::read_to_string(&requests_path).expect("requests"), &ctx);
+    let requests = normalize_jsonl(
+        &std::fs::read_to_string(&requests_path).expect("requests"),
+        &ctx,
+    );
     let stderr = ctx.redact(&String::from_utf8_lossy(&output.stderr));
     Replayed {
         log,
@@ -76,7 +79,10 @@ fn file_round_trip_changes_the_file_on_disk() {
 fn results_stay_adjacent_to_their_calls_in_call_order() {
     let replayed = replay("parallel_calls_one_step.json", &[]);
     let results = events_of(&replayed.log, "tool/result");
-    let contents: Vec<&str> = results.iter().map(|r| r["content"].as_str().unwrap()).collect();
+    let contents: Vec<&str> = results
+        .iter()
+        .map(|r| r["content"].as_str().unwrap())
+        .collect();
     assert_eq!(contents, vec!["one", "two", "three"]);
     let request = replayed.requests.lines().nth(1).unwrap();
     let request: serde_json::Value = serde_json::from_str(request).unwrap();
@@ -86,7 +92,10 @@ fn results_stay_adjacent_to_their_calls_in_call_order() {
         .iter()
         .map(|m| m["role"].as_str().unwrap())
         .collect();
-    assert_eq!(roles, vec!["system", "user", "assistant", "tool", "tool", "tool"]);
+    assert_eq!(
+        roles,
+        vec!["system", "user", "assistant", "tool", "tool", "tool"]
+    );
 }
 
 #[test]
@@ -114,12 +123,20 @@ fn a_script_that_runs_out_names_the_fixture_and_step() {
     let message = end["message"].as_str().unwrap();
     assert!(message.contains("script_runs_out.json"), "{message}");
     assert!(message.contains("turn 1, step 2"), "{message}");
-    assert!(replayed.stderr.contains("ran out of model steps"), "{}", replayed.stderr);
+    assert!(
+        replayed.stderr.contains("ran out of model steps"),
+        "{}",
+        replayed.stderr
+    );
 }
 
 #[test]
 fn replaying_twice_gives_identical_logs_after_redaction() {
-    for name in ["multi_step_tools.json", "file_round_trip.json", "failing_bash.json"] {
+    for name in [
+        "multi_step_tools.json",
+        "file_round_trip.json",
+        "failing_bash.json",
+    ] {
         let first = replay(name, &[]);
         let second = replay(name, &[]);
         pretty_assertions::assert_eq!(first.log, second.log, "{name}");
@@ -132,13 +149,20 @@ fn every_fixture_parses_and_has_a_description() {
     let dir = crate::support::repo_root().join("fixtures");
     let mut count = 0;
     for entry in walk_json(&dir) {
+        if entry.components().any(|part| part.as_os_str() == "bad") {
+            continue; // malformed on purpose (hook-tooling error tests)
+        }
         let text = std::fs::read_to_string(&entry).unwrap();
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         if value.get("prompts").is_none() {
             continue; // not a transcript (e.g. hook settings)
         }
         let fixture = dsh_agent::Fixture::load(&entry).unwrap_or_else(|err| panic!("{err}"));
-        assert!(!fixture.description.is_empty(), "{} has no description", entry.display());
+        assert!(
+            !fixture.description.is_empty(),
+            "{} has no description",
+            entry.display()
+        );
         count += 1;
     }
     assert!(count >= 15, "only {count} fixtures");

@@ -1,7 +1,15 @@
 //! End-to-end tests: the real `dsh` binary and the real loop over fixtures.
 
+#![allow(clippy::unwrap_used)]
+
 mod support;
 
+mod cli_headless;
+mod cli_interactive;
 mod cli_replay;
+mod conformance_claude;
+mod conformance_codex;
+mod hook_scenarios;
+mod hooks_cmd;
 mod native_fixtures;
 mod replay_fixtures;

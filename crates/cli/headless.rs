@@ -89,6 +89,9 @@ pub fn approval(allow_ask: bool) -> Option<Arc<dyn ApprovalService>> {
     allow_ask.then(|| Arc::new(AllowAsk) as Arc<dyn ApprovalService>)
 }
 
+/// What [`Observers::on_event`] holds.
+type EventObserver = Arc<dyn Fn(&Event) + Send + Sync>;
+
 fn stdout_line(line: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{line}");
@@ -96,7 +99,11 @@ fn stdout_line(line: &str) {
 }
 
 /// The result object (`json` and the last `stream-json` line).
-pub fn result_object(session_id: &str, log: Option<&std::path::Path>, outcome: &TurnOutcome) -> Value {
+pub fn result_object(
+    session_id: &str,
+    log: Option<&std::path::Path>,
+    outcome: &TurnOutcome,
+) -> Value {
     json!({
         "type": "result",
         "session_id": session_id,
@@ -118,7 +125,10 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
     };
     let home = sessions::dsh_home()?;
     let model = sessions::model(&home, args.model.as_deref())?;
-    let opened = sessions::open(&home, &args.pick, &args.settings)?;
+    let trust = sessions::Trust::Headless {
+        strict: crate::trust::strict_from_env(),
+    };
+    let opened = sessions::open(&home, &args.pick, &args.settings, trust)?;
     for notice in &opened.hooks.notices {
         eprintln!("dsh: {notice}");
     }
@@ -126,6 +136,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
     let log_path = opened.log.path().map(std::path::Path::to_path_buf);
     let first_seq = opened.first_seq;
     let source = opened.source;
+    let runner = opened.hooks.runner.clone();
 
     let streaming = args.output_format == OutputFormat::StreamJson;
     if streaming {
@@ -133,12 +144,12 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
             stdout_line(&encode(event)?);
         }
     }
-    let on_event: Option<Arc<dyn Fn(&Event) + Send + Sync>> = streaming.then(|| {
+    let on_event: Option<EventObserver> = streaming.then(|| {
         Arc::new(|event: &Event| {
             if let Ok(line) = encode(event) {
                 stdout_line(&line);
             }
-        }) as Arc<dyn Fn(&Event) + Send + Sync>
+        }) as EventObserver
     });
     let observers = Observers {
         on_event,
@@ -191,6 +202,8 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
             .await;
         watcher.abort();
         agent.end(SessionEndReason::Other).await;
+        // Detached (async) hooks do not outlive the session.
+        runner.kill_all();
         anyhow::Ok((outcome?, agent.events()))
     });
     // The runtime's blocking pool may hold a stdin reader; do not wait for it.
@@ -221,7 +234,11 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
     if outcome.reason == TurnEndReason::Completed {
         Ok(ExitCode::SUCCESS)
     } else {
-        let message = outcome.message.as_deref().map(|m| format!(": {m}")).unwrap_or_default();
+        let message = outcome
+            .message
+            .as_deref()
+            .map(|m| format!(": {m}"))
+            .unwrap_or_default();
         eprintln!(
             "dsh: turn {} ended {}{message} (session {session_id})",
             outcome.turn,
@@ -232,6 +249,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use dsh_agent::{Fixture, ScriptedModel};
@@ -275,6 +293,7 @@ mod tests {
             hooks: crate::wiring::LoadedHooks {
                 plugins: vec![Arc::new(AlwaysAsk) as Arc<dyn Plugin>],
                 notices: Vec::new(),
+                runner: dsh_hook_runner::HookRunner::new(dsh_hook_runner::RunnerConfig::default()),
             },
             first_seq: 0,
         };
@@ -323,7 +342,10 @@ mod tests {
         let (is_error, content, disposition) = tool_result(&run_with(false).await);
         assert!(is_error);
         assert_eq!(disposition.as_deref(), Some("no_approval_service"));
-        assert!(content.contains("the test wants a person to look"), "{content}");
+        assert!(
+            content.contains("the test wants a person to look"),
+            "{content}"
+        );
     }
 
     #[tokio::test]

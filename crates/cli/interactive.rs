@@ -132,7 +132,8 @@ impl ApprovalService for TerminalApproval {
         if let Some(reason) = reason {
             self.term.lines(Tone::Warn, &format!("  reason: {reason}"));
         }
-        self.term.lines(Tone::Dim, &format!("  arguments: {arguments}"));
+        self.term
+            .lines(Tone::Dim, &format!("  arguments: {arguments}"));
         self.term.prompt("  allow once? [y/N] ");
         let answer = tokio::select! {
             answer = next_input(&self.input) => answer,
@@ -142,7 +143,9 @@ impl ApprovalService for TerminalApproval {
             }
         };
         match answer {
-            Input::Line(line) if matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") => {
+            Input::Line(line)
+                if matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") =>
+            {
                 self.term.lines(Tone::Good, "  allowed once");
                 ApprovalResponse::AllowedOnce
             }
@@ -151,7 +154,8 @@ impl ApprovalService for TerminalApproval {
                 ApprovalResponse::Rejected
             }
             Input::Eof => {
-                self.term.lines(Tone::Warn, "  approval cancelled (end of input)");
+                self.term
+                    .lines(Tone::Warn, "  approval cancelled (end of input)");
                 ApprovalResponse::Cancelled
             }
         }
@@ -162,7 +166,12 @@ impl ApprovalService for TerminalApproval {
 pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
     let home = sessions::dsh_home()?;
     let model = sessions::model(&home, args.model.as_deref())?;
-    let opened = sessions::open(&home, &args.pick, &args.settings)?;
+    let opened = sessions::open(
+        &home,
+        &args.pick,
+        &args.settings,
+        sessions::Trust::Interactive,
+    )?;
     let term = Arc::new(Terminal::new(crate::terminal::color_enabled(args.color)));
     let stdin_tty = std::io::stdin().is_terminal();
 
@@ -213,6 +222,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
         let cwd = opened.cwd.clone();
         let source = opened.source;
         let notices = opened.hooks.notices.clone();
+        let runner = opened.hooks.runner.clone();
         let observers = {
             let (text, event, notice) = (Arc::clone(&term), Arc::clone(&term), Arc::clone(&term));
             Observers {
@@ -240,14 +250,21 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
 
         term.lines(
             Tone::Accent,
-            &format!("dsh {} · {model_name} · {}", env!("CARGO_PKG_VERSION"), cwd.display()),
+            &format!(
+                "dsh {} · {model_name} · {}",
+                env!("CARGO_PKG_VERSION"),
+                cwd.display()
+            ),
         );
         let how = if resumed_turns > 0 {
             format!("resumed session {session_id} ({resumed_turns} turns so far)")
         } else {
             format!("session {session_id}")
         };
-        term.lines(Tone::Dim, &format!("{how} · Ctrl-C interrupts · Ctrl-D exits"));
+        term.lines(
+            Tone::Dim,
+            &format!("{how} · Ctrl-C interrupts · Ctrl-D exits"),
+        );
         for notice in &notices {
             term.lines(Tone::Warn, &format!("⚠ {notice}"));
         }
@@ -256,7 +273,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
         let mut armed = false;
         loop {
             if stdin_tty {
-                term.prompt("› ");
+                term.prompt("> ");
             }
             let input = tokio::select! {
                 input = next_input(&input) => Some(input),
@@ -306,11 +323,14 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
                 Ok(outcome) => term.turn_end(outcome.reason, outcome.message.as_deref()),
                 Err(error) => {
                     agent.end(SessionEndReason::Exit).await;
+                    runner.kill_all();
                     return Err(anyhow::Error::new(error).context("the session log failed"));
                 }
             }
         }
         agent.end(SessionEndReason::Exit).await;
+        // Detached (async) hooks do not outlive the session.
+        runner.kill_all();
         anyhow::Ok(())
     });
     // The stdin thread may be blocked in a read; it ends with the process.

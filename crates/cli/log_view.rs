@@ -76,7 +76,9 @@ pub fn run(path: &Path, color: ColorChoice) -> anyhow::Result<ExitCode> {
     let on = match color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
     };
     let text = render(&loaded.events, &Paint { on });
     let mut stdout = std::io::stdout().lock();
@@ -102,20 +104,32 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                 version,
                 notices,
             } => {
-                let _ = writeln!(out, "{} {session_id}  {}  dsh {version}", paint.bold("session"), cwd);
+                let _ = writeln!(
+                    out,
+                    "{} {session_id}  {}  dsh {version}",
+                    paint.bold("session"),
+                    cwd
+                );
                 for notice in notices {
                     let _ = writeln!(out, "  {} {notice}", paint.yellow("notice:"));
                 }
                 Ok(())
             }
-            EventBody::TurnStart { turn } => writeln!(out, "\n{}", paint.bold(&format!("── turn {turn} ──"))),
+            EventBody::TurnStart { turn } => {
+                writeln!(out, "\n{}", paint.bold(&format!("── turn {turn} ──")))
+            }
             EventBody::UserMessage {
                 content,
                 source,
                 original_content,
                 ..
             } => {
-                let _ = writeln!(out, "{} {}", paint.cyan(&format!("{source} ›")), indent(content, "  ").trim_start());
+                let _ = writeln!(
+                    out,
+                    "{} {}",
+                    paint.cyan(&format!("{source} ›")),
+                    indent(content, "  ").trim_start()
+                );
                 if let Some(original) = original_content {
                     let _ = writeln!(out, "  {} {}", paint.dim("(rewritten from)"), original);
                 }
@@ -140,10 +154,21 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                 ..
             } => {
                 if !content.is_empty() {
-                    let _ = writeln!(out, "{} {}", paint.green(&format!("assistant (step {step}) ›")), content);
+                    let _ = writeln!(
+                        out,
+                        "{} {}",
+                        paint.green(&format!("assistant (step {step}) ›")),
+                        content
+                    );
                 }
                 for call in tool_calls {
-                    let _ = writeln!(out, "  {} {} {}", paint.bold("call"), call.name, call.arguments);
+                    let _ = writeln!(
+                        out,
+                        "  {} {} {}",
+                        paint.bold("call"),
+                        call.name,
+                        call.arguments
+                    );
                 }
                 Ok(())
             }
@@ -182,19 +207,27 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                 };
                 writeln!(out, "{label}{extra}\n{}", indent(&clip(content, 8), "    "))
             }
-            EventBody::ContextMessage { content, source, .. } => writeln!(
+            EventBody::ContextMessage {
+                content, source, ..
+            } => writeln!(
                 out,
                 "  {} {}",
                 paint.dim(&format!("context from {source}:")),
                 indent(&clip(content, 6), "    ").trim_start()
             ),
-            EventBody::SteeringMessage { content, source, .. } => writeln!(
+            EventBody::SteeringMessage {
+                content, source, ..
+            } => writeln!(
                 out,
                 "  {} {}",
                 paint.yellow(&format!("steering from {source}:")),
                 content
             ),
-            EventBody::TurnEnd { turn, reason, message } => {
+            EventBody::TurnEnd {
+                turn,
+                reason,
+                message,
+            } => {
                 let text = format!("── turn {turn} ended: {}", reason.as_str());
                 let text = match reason {
                     dsh_protocol::TurnEndReason::Completed => paint.bold(&text),

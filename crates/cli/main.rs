@@ -5,11 +5,13 @@
 //! the library crates.
 
 mod headless;
+mod hooks_cmd;
 mod interactive;
 mod log_view;
 mod replay;
 mod sessions;
 mod terminal;
+mod trust;
 mod wiring;
 
 use std::path::PathBuf;
@@ -33,7 +35,12 @@ struct Cli {
     #[arg(long, requires = "print")]
     allow_ask: bool,
     /// Reopen the session with this id (or unambiguous id prefix); see `dsh sessions`.
-    #[arg(short = 'r', long, value_name = "ID", conflicts_with = "continue_session")]
+    #[arg(
+        short = 'r',
+        long,
+        value_name = "ID",
+        conflicts_with = "continue_session"
+    )]
     resume: Option<String>,
     /// Reopen the newest session started in the current directory.
     #[arg(short = 'c', long = "continue")]
@@ -80,6 +87,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Hook tooling: list, check, test, replay, log, trust, untrust.
+    Hooks {
+        #[command(subcommand)]
+        command: hooks_cmd::HooksCommand,
+    },
     /// Renders a session log for people.
     Log {
         /// The session log (JSONL).
@@ -116,6 +128,7 @@ fn main() -> ExitCode {
             max_steps,
         }),
         Some(Command::Log { file, color }) => log_view::run(&file, color),
+        Some(Command::Hooks { command }) => hooks_cmd::run(command),
         Some(Command::Sessions { json }) => sessions::run_list(json),
         None => {
             let pick = match (cli.resume, cli.continue_session) {

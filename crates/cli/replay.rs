@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
-use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture};
+use dsh_agent::{EventCallback, Fixture, Observers, ReplayOptions, replay_fixture};
 use dsh_seams::NoticeLevel;
 use dsh_session::{SessionLog, encode};
 
@@ -55,14 +55,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             write_line(stdout, &encode(event)?);
         }
     }
-    let on_event: Option<Arc<dyn Fn(&dsh_protocol::Event) + Send + Sync>> =
-        stdout_lines.clone().map(|stdout| {
-            Arc::new(move |event: &dsh_protocol::Event| {
-                if let Ok(line) = encode(event) {
-                    write_line(&stdout, &line);
-                }
-            }) as Arc<dyn Fn(&dsh_protocol::Event) + Send + Sync>
-        });
+    let on_event: Option<EventCallback> = stdout_lines.clone().map(|stdout| {
+        Arc::new(move |event: &dsh_protocol::Event| {
+            if let Ok(line) = encode(event) {
+                write_line(&stdout, &line);
+            }
+        }) as EventCallback
+    });
     let observers = Observers {
         on_event,
         on_notice: Some(Arc::new(|notice| {
@@ -78,22 +77,30 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let output = runtime.block_on(replay_fixture(
-        &fixture,
-        ReplayOptions {
-            label: args.fixture.display().to_string(),
-            cwd: cwd.clone(),
-            session_id,
-            log,
-            resumed: false,
-            plugins: hooks.plugins,
-            max_steps: args.max_steps,
-            system_prompt: wiring::system_prompt(&cwd),
-            observers,
-            prompt_limit: None,
-            skip_prompts: 0,
-        },
-    ))?;
+    let runner = hooks.runner.clone();
+    let options = ReplayOptions {
+        label: args.fixture.display().to_string(),
+        cwd: cwd.clone(),
+        session_id,
+        log,
+        resumed: false,
+        plugins: hooks.plugins,
+        max_steps: args.max_steps,
+        system_prompt: wiring::system_prompt(&cwd),
+        observers,
+        prompt_limit: None,
+        skip_prompts: 0,
+    };
+    let output = runtime.block_on(async {
+        tokio::select! {
+            output = replay_fixture(&fixture, options) => Ok(output?),
+            _ = tokio::signal::ctrl_c() => {
+                // Ctrl-C ends the replay; no hook process group outlives dsh.
+                runner.kill_all();
+                Err(anyhow::anyhow!("interrupted"))
+            }
+        }
+    })?;
     for outcome in &output.outcomes {
         if let Some(message) = &outcome.message {
             eprintln!(
@@ -116,7 +123,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn write_line(stdout: &Mutex<std::io::Stdout>, line: &str) {
-    let stdout = stdout.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let stdout = stdout
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut lock = stdout.lock();
     let _ = writeln!(lock, "{line}");
     let _ = lock.flush();

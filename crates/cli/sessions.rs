@@ -75,7 +75,10 @@ pub struct SessionSummary {
 
 fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
     let header = events.first()?;
-    let EventBody::SessionHeader { session_id, cwd, .. } = &header.body else {
+    let EventBody::SessionHeader {
+        session_id, cwd, ..
+    } = &header.body
+    else {
         return None;
     };
     let first_prompt = events.iter().find_map(|event| match &event.body {
@@ -96,7 +99,9 @@ fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
         path: path.to_owned(),
         cwd: cwd.clone(),
         started: header.ts.clone(),
-        updated: events.last().map_or_else(|| header.ts.clone(), |event| event.ts.clone()),
+        updated: events
+            .last()
+            .map_or_else(|| header.ts.clone(), |event| event.ts.clone()),
         first_prompt,
         turns,
     })
@@ -120,19 +125,30 @@ pub fn list(dsh_home: &Path) -> anyhow::Result<Vec<SessionSummary>> {
         match dsh_session::load(&path) {
             Ok(loaded) => match summarize(&path, &loaded.events) {
                 Some(summary) => sessions.push(summary),
-                None => eprintln!("dsh: warning: {}: no session header; skipped", path.display()),
+                None => eprintln!(
+                    "dsh: warning: {}: no session header; skipped",
+                    path.display()
+                ),
             },
             Err(error) => eprintln!("dsh: warning: {error}; skipped"),
         }
     }
     // RFC 3339 UTC timestamps of one writer sort as strings.
-    sessions.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| b.started.cmp(&a.started)));
+    sessions.sort_by(|a, b| {
+        b.updated
+            .cmp(&a.updated)
+            .then_with(|| b.started.cmp(&a.started))
+    });
     Ok(sessions)
 }
 
 fn local_time(ts: &str) -> String {
     chrono::DateTime::parse_from_rfc3339(ts)
-        .map(|time| time.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M").to_string())
+        .map(|time| {
+            time.with_timezone(&chrono::Local)
+                .format("%Y-%m-%d %H:%M")
+                .to_string()
+        })
         .unwrap_or_else(|_| ts.to_owned())
 }
 
@@ -159,7 +175,10 @@ pub fn run_list(json: bool) -> anyhow::Result<ExitCode> {
         eprintln!("dsh: no sessions in {}", sessions_dir(&home).display());
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{:<36}  {:<16}  {:>5}  {}", "ID", "UPDATED", "TURNS", "CWD / FIRST PROMPT");
+    println!(
+        "{:<36}  {:<16}  {:>5}  CWD / FIRST PROMPT",
+        "ID", "UPDATED", "TURNS"
+    );
     for session in &sessions {
         let prompt = session
             .first_prompt
@@ -200,21 +219,30 @@ pub struct Opened {
 
 /// Finds the session `pick` names, or prepares a new one, loads the hooks
 /// for its directory (always through [`wiring::load_hooks`]) and opens its log.
-pub fn open(dsh_home: &Path, pick: &Pick, settings: &[PathBuf]) -> anyhow::Result<Opened> {
+pub fn open(
+    dsh_home: &Path,
+    pick: &Pick,
+    settings: &[PathBuf],
+    trust: Trust,
+) -> anyhow::Result<Opened> {
     let current = wiring::current_dir()?;
     let existing = match pick {
         Pick::New => None,
         Pick::Resume(id) => Some(find(dsh_home, id)?),
         Pick::Continue => {
             let cwd = current.display().to_string();
-            let newest = list(dsh_home)?.into_iter().find(|session| session.cwd == cwd);
-            Some(newest.with_context(|| format!("no session to continue in {cwd}; `dsh sessions` lists them"))?)
+            let newest = list(dsh_home)?
+                .into_iter()
+                .find(|session| session.cwd == cwd);
+            Some(newest.with_context(|| {
+                format!("no session to continue in {cwd}; `dsh sessions` lists them")
+            })?)
         }
     };
     match existing {
         None => {
             let cwd = current;
-            let hooks = wiring::load_hooks(&HookSources::from_env(cwd.clone(), settings.to_vec()))?;
+            let hooks = load_hooks(&cwd, settings, trust)?;
             let session_id = uuid::Uuid::new_v4().to_string();
             let dir = sessions_dir(dsh_home);
             fs_err::create_dir_all(&dir)?;
@@ -243,9 +271,10 @@ pub fn open(dsh_home: &Path, pick: &Pick, settings: &[PathBuf]) -> anyhow::Resul
             if cwd != current {
                 eprintln!("dsh: resuming in the session's directory {}", cwd.display());
             }
-            let hooks = wiring::load_hooks(&HookSources::from_env(cwd.clone(), settings.to_vec()))?;
-            let (log, torn) = SessionLog::open(&summary.path)
-                .with_context(|| format!("cannot reopen the session log {}", summary.path.display()))?;
+            let hooks = load_hooks(&cwd, settings, trust)?;
+            let (log, torn) = SessionLog::open(&summary.path).with_context(|| {
+                format!("cannot reopen the session log {}", summary.path.display())
+            })?;
             if let Some(torn) = torn {
                 eprintln!(
                     "dsh: warning: {}:{}: the last line was incomplete ({} bytes, left by a crash); it was dropped",
@@ -267,13 +296,45 @@ pub fn open(dsh_home: &Path, pick: &Pick, settings: &[PathBuf]) -> anyhow::Resul
     }
 }
 
+/// How project hooks nobody trusted yet are handled (see `crate::trust`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trust {
+    /// Ask the person at the terminal once (before the session starts).
+    Interactive,
+    /// Headless: run them but name them on stderr, or refuse when `strict`.
+    Headless {
+        /// `DSH_STRICT_HOOKS`: refuse untrusted project hooks.
+        strict: bool,
+    },
+}
+
+/// The hooks of `cwd` under dsh's trust rules for interactive and headless
+/// sessions (replay runs everything and does not come here).
+fn load_hooks(cwd: &Path, settings: &[PathBuf], trust: Trust) -> anyhow::Result<LoadedHooks> {
+    let mut sources = HookSources::from_env(cwd.to_owned(), settings.to_vec());
+    match trust {
+        Trust::Interactive => {
+            let stdin = std::io::stdin();
+            let mut stdout = std::io::stdout();
+            crate::trust::apply_interactive(&mut sources, &mut stdin.lock(), &mut stdout)?;
+        }
+        Trust::Headless { strict } => {
+            crate::trust::apply_headless(&mut sources, strict, &mut std::io::stderr())?;
+        }
+    }
+    wiring::load_hooks(&sources)
+}
+
 /// The session `id` names: an exact id, or a prefix only one session has.
 fn find(dsh_home: &Path, id: &str) -> anyhow::Result<SessionSummary> {
     let sessions = list(dsh_home)?;
     if let Some(exact) = sessions.iter().find(|session| session.id == id) {
         return Ok(exact.clone());
     }
-    let matching: Vec<&SessionSummary> = sessions.iter().filter(|session| session.id.starts_with(id)).collect();
+    let matching: Vec<&SessionSummary> = sessions
+        .iter()
+        .filter(|session| session.id.starts_with(id))
+        .collect();
     match matching.as_slice() {
         [one] => Ok((*one).clone()),
         [] => bail!(
@@ -328,6 +389,7 @@ pub fn agent(opened: Opened, options: AgentOptions) -> anyhow::Result<Agent> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use dsh_protocol::TurnEndReason;

@@ -187,14 +187,19 @@ impl Terminal {
     /// An event the agent just appended.
     pub fn event(&self, event: &Event) {
         match &event.body {
-            EventBody::SessionHeader { .. } | EventBody::TurnStart { .. } | EventBody::TurnEnd { .. } => {}
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::TurnEnd { .. } => {}
             EventBody::UserMessage {
                 content,
                 original_content: Some(_),
                 ..
             } => self.lines(
                 Tone::Warn,
-                &format!("↳ prompt rewritten by a hook: {}", truncate(content, LINE_CHARS)),
+                &format!(
+                    "↳ prompt rewritten by a hook: {}",
+                    truncate(content, LINE_CHARS)
+                ),
             ),
             EventBody::UserMessage { .. } => {}
             EventBody::PromptBlocked { reason, .. } => {
@@ -205,7 +210,7 @@ impl Terminal {
                 if !streamed && !content.is_empty() {
                     self.lines(Tone::Plain, content);
                 } else {
-                    self.with_state(|state, out| Self::start_line(state, out));
+                    self.with_state(Self::start_line);
                 }
             }
             EventBody::ToolCall {
@@ -239,13 +244,23 @@ impl Terminal {
                 let (tone, text) = describe_result(*is_error, content, disposition.as_deref());
                 self.lines(tone, &text);
             }
-            EventBody::ContextMessage { content, source, .. } => self.lines(
+            EventBody::ContextMessage {
+                content, source, ..
+            } => self.lines(
                 Tone::Dim,
-                &format!("  + context from {source}: {}", truncate(first_line(content), LINE_CHARS)),
+                &format!(
+                    "  + context from {source}: {}",
+                    truncate(first_line(content), LINE_CHARS)
+                ),
             ),
-            EventBody::SteeringMessage { content, source, .. } => self.lines(
+            EventBody::SteeringMessage {
+                content, source, ..
+            } => self.lines(
                 Tone::Warn,
-                &format!("↻ {source} keeps the turn going: {}", truncate(content, LINE_CHARS)),
+                &format!(
+                    "↻ {source} keeps the turn going: {}",
+                    truncate(content, LINE_CHARS)
+                ),
             ),
             EventBody::HookInvoked {
                 invocation_id,
@@ -254,7 +269,11 @@ impl Terminal {
                 command,
                 ..
             } => {
-                let label = format!("{} {event} hook `{}`", dialect.as_str(), truncate(command, 60));
+                let label = format!(
+                    "{} {event} hook `{}`",
+                    dialect.as_str(),
+                    truncate(command, 60)
+                );
                 self.with_state(|state, _| {
                     state.hooks.push(RunningHook {
                         invocation_id: invocation_id.clone(),
@@ -335,11 +354,13 @@ impl Terminal {
     pub fn turn_end(&self, reason: TurnEndReason, message: Option<&str>) {
         let tail = message.map(|m| format!(": {m}")).unwrap_or_default();
         match reason {
-            TurnEndReason::Completed => self.with_state(|state, out| Self::start_line(state, out)),
+            TurnEndReason::Completed => self.with_state(Self::start_line),
             TurnEndReason::Interrupted => self.lines(Tone::Warn, &format!("⏹ interrupted{tail}")),
             TurnEndReason::Rejected => self.lines(Tone::Bad, &format!("✗ prompt rejected{tail}")),
             TurnEndReason::Error => self.lines(Tone::Bad, &format!("✗ error{tail}")),
-            TurnEndReason::MaxSteps => self.lines(Tone::Warn, &format!("⏹ step bound reached{tail}")),
+            TurnEndReason::MaxSteps => {
+                self.lines(Tone::Warn, &format!("⏹ step bound reached{tail}"))
+            }
             TurnEndReason::Stopped => self.lines(Tone::Warn, &format!("⏹ stopped by a hook{tail}")),
         }
     }
@@ -366,7 +387,11 @@ pub fn describe_result(is_error: bool, content: &str, disposition: Option<&str>)
     let (tone, head) = match disposition {
         Some("executed") | None if !is_error => (Tone::Dim, String::new()),
         Some("executed") | None => (Tone::Bad, "error: ".to_owned()),
-        Some(other) if other.starts_with("denied") || other.contains("approval") || other == "no_approval_service" => {
+        Some(other)
+            if other.starts_with("denied")
+                || other.contains("approval")
+                || other == "no_approval_service" =>
+        {
             (Tone::Bad, format!("{} — ", other.replace('_', " ")))
         }
         Some(other) => (
@@ -378,7 +403,11 @@ pub fn describe_result(is_error: bool, content: &str, disposition: Option<&str>)
     let mut text = String::new();
     for (index, line) in lines.iter().take(RESULT_LINES).enumerate() {
         let lead = if index == 0 { "  ⎿ " } else { "    " };
-        let line = if index == 0 { format!("{head}{line}") } else { (*line).to_owned() };
+        let line = if index == 0 {
+            format!("{head}{line}")
+        } else {
+            (*line).to_owned()
+        };
         text.push_str(lead);
         text.push_str(&truncate(&line, LINE_CHARS));
         text.push('\n');
@@ -442,22 +471,40 @@ pub fn describe_hook(report: &HookReport<'_>) -> (Tone, String) {
         HookOutcomeKind::Signaled => Some("killed by a signal".to_owned()),
         HookOutcomeKind::Exited | HookOutcomeKind::Detached => None,
     };
-    let reason_tail = reason.map(|r| format!(": {}", truncate(r, LINE_CHARS))).unwrap_or_default();
+    let reason_tail = reason
+        .map(|r| format!(": {}", truncate(r, LINE_CHARS)))
+        .unwrap_or_default();
     if let Some(failure) = failure.or_else(|| report.timed_out.then(|| "timed out".to_owned())) {
         return (Tone::Warn, format!("⚑ {label} {failure} ({took})"));
     }
     match effect {
-        "deny" | "block" => (Tone::Bad, format!("⚑ {label} blocked{reason_tail} ({took})")),
-        "ask" => (Tone::Warn, format!("⚑ {label} asks for approval{reason_tail} ({took})")),
-        _ if stops => (Tone::Warn, format!("⚑ {label} stopped the turn{reason_tail} ({took})")),
+        "deny" | "block" => (
+            Tone::Bad,
+            format!("⚑ {label} blocked{reason_tail} ({took})"),
+        ),
+        "ask" => (
+            Tone::Warn,
+            format!("⚑ {label} asks for approval{reason_tail} ({took})"),
+        ),
+        _ if stops => (
+            Tone::Warn,
+            format!("⚑ {label} stopped the turn{reason_tail} ({took})"),
+        ),
         _ if rewrote => (Tone::Warn, format!("⚑ {label} rewrote the input ({took})")),
-        "allow" => (Tone::Dim, format!("· {label} allowed{reason_tail} ({took})")),
+        "allow" => (
+            Tone::Dim,
+            format!("· {label} allowed{reason_tail} ({took})"),
+        ),
         _ => {
             let code = match report.exit_code {
                 Some(0) | None => String::new(),
                 Some(code) => format!(", exit {code}"),
             };
-            let tone = if code.is_empty() { Tone::Dim } else { Tone::Warn };
+            let tone = if code.is_empty() {
+                Tone::Dim
+            } else {
+                Tone::Warn
+            };
             (tone, format!("· {label} ran ({took}{code})"))
         }
     }
@@ -484,8 +531,14 @@ mod tests {
 
     #[test]
     fn bash_calls_show_their_command_and_other_tools_their_target() {
-        assert_eq!(summarize_arguments("bash", &json!({"command": "sleep 30"})), "$ sleep 30");
-        assert_eq!(summarize_arguments("read", &json!({"file_path": "src/a.rs"})), "src/a.rs");
+        assert_eq!(
+            summarize_arguments("bash", &json!({"command": "sleep 30"})),
+            "$ sleep 30"
+        );
+        assert_eq!(
+            summarize_arguments("read", &json!({"file_path": "src/a.rs"})),
+            "src/a.rs"
+        );
         assert_eq!(
             summarize_arguments("grep", &json!({"pattern": "fn main", "path": "src"})),
             "\"fn main\" in src"
@@ -534,7 +587,10 @@ mod tests {
             HookOutcomeKind::Exited,
         ));
         assert!(text.contains("rewrote the input"), "{text}");
-        let (tone, text) = describe_hook(&report(json!({"effect": "none"}), HookOutcomeKind::TimedOut));
+        let (tone, text) = describe_hook(&report(
+            json!({"effect": "none"}),
+            HookOutcomeKind::TimedOut,
+        ));
         assert_eq!(tone, Tone::Warn);
         assert!(text.contains("timed out"), "{text}");
     }

@@ -4,14 +4,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use dsh_agent::{Agent, AgentParts, Observers};
-use dsh_model::Model;
-use dsh_protocol::EventBody;
-use dsh_seams::{Plugin, SessionEnv, SessionInfo};
-use dsh_session::SessionLog;
 use dsh_hook_runner::{HookRunner, RunnerConfig};
 use dsh_hooks_claude::ClaudeDiscovery;
 use dsh_hooks_codex::{CodexDiscovery, TrustPolicy};
+use dsh_protocol::EventBody;
+use dsh_seams::Plugin;
 
 /// Where hooks come from, as the user's environment and flags say.
 #[derive(Debug, Clone)]
@@ -27,6 +24,10 @@ pub struct HookSources {
     /// Whether hooks nobody trusted yet still run (replay: yes, as the
     /// contract says; interactive sessions apply dsh's trust rules).
     pub run_untrusted: bool,
+    /// Origins (`<file>#hooks.<Event>[i].hooks[j]`) of hooks that must not
+    /// run: project hooks the user has not trusted (see `trust.rs`). They
+    /// are loaded, listed as disabled, and never run.
+    pub excluded_hooks: Vec<String>,
 }
 
 impl HookSources {
@@ -44,6 +45,7 @@ impl HookSources {
             dsh_home,
             claude_settings,
             run_untrusted: true,
+            excluded_hooks: Vec::new(),
         }
     }
 }
@@ -68,19 +70,31 @@ pub fn load_hooks(sources: &HookSources) -> anyhow::Result<LoadedHooks> {
     let mut claude_discovery =
         ClaudeDiscovery::new(sources.cwd.clone(), sources.home.clone(), &sources.dsh_home);
     claude_discovery.extra_settings = sources.claude_settings.clone();
-    let claude = dsh_hooks_claude::load(&claude_discovery)
+    let mut claude = dsh_hooks_claude::load(&claude_discovery)
         .context("cannot load the Claude Code hook configuration")?;
-    notices.extend(claude.notices().into_iter().map(|notice| format!("claude: {notice}")));
+    claude.disable_origins(&sources.excluded_hooks, crate::trust::NOT_TRUSTED);
+    notices.extend(
+        claude
+            .notices()
+            .into_iter()
+            .map(|notice| format!("claude: {notice}")),
+    );
     if !claude.handlers().is_empty() {
         plugins.push(claude.into_plugin(runner.clone()));
     }
 
-    let codex = dsh_hooks_codex::load(&CodexDiscovery::from_env(
+    let mut codex = dsh_hooks_codex::load(&CodexDiscovery::from_env(
         sources.cwd.clone(),
         sources.home.clone(),
     ))
     .context("cannot load the Codex hook configuration")?;
-    notices.extend(codex.notices().into_iter().map(|notice| format!("codex: {notice}")));
+    codex.disable_origins(&sources.excluded_hooks, crate::trust::NOT_TRUSTED);
+    notices.extend(
+        codex
+            .notices()
+            .into_iter()
+            .map(|notice| format!("codex: {notice}")),
+    );
     if !codex.is_empty() {
         let policy = if sources.run_untrusted {
             TrustPolicy::RunAll
@@ -113,41 +127,6 @@ pub fn header(session_id: &str, cwd: &Path, notices: Vec<String>) -> EventBody {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         notices,
     }
-}
-
-/// Everything needed to build an agent for a new session.
-pub struct NewSession {
-    pub session_id: String,
-    pub cwd: PathBuf,
-    pub log: SessionLog,
-    pub hooks: LoadedHooks,
-    pub model: Arc<dyn Model>,
-    pub interactive: bool,
-    pub max_steps: u64,
-    pub observers: Observers,
-}
-
-/// Builds the agent.
-pub fn agent(session: NewSession) -> anyhow::Result<Agent> {
-    let log_path = session.log.path().map(Path::to_path_buf);
-    let registry = dsh_agent::builtin_registry(&session.hooks.plugins);
-    let info = SessionInfo {
-        session_id: session.session_id,
-        cwd: session.cwd.clone(),
-        model: session.model.name(),
-        log_path,
-        env: SessionEnv::default(),
-        interactive: session.interactive,
-    };
-    Ok(Agent::new(AgentParts {
-        log: session.log,
-        session: info,
-        registry,
-        model: session.model,
-        system_prompt: system_prompt(&session.cwd),
-        max_steps: session.max_steps,
-        observers: session.observers,
-    }))
 }
 
 /// The current directory, canonicalized.

@@ -794,6 +794,17 @@ impl ClaudeConfig {
         &self.handlers
     }
 
+    /// Switches off the active handlers whose `origin` is listed: they stay
+    /// in [`ClaudeConfig::entries`] as `disabled: <reason>` and never run.
+    /// dsh's trust rules use this for project hooks the user has not trusted.
+    pub fn disable_origins(&mut self, origins: &[String], reason: &str) {
+        for handler in &mut self.handlers {
+            if handler.status == HandlerStatus::Active && origins.contains(&handler.origin) {
+                handler.status = HandlerStatus::Disabled(reason.to_owned());
+            }
+        }
+    }
+
     /// Rows for `dsh hooks list`.
     pub fn entries(&self) -> Vec<HookEntry> {
         self.handlers

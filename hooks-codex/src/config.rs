@@ -557,6 +557,41 @@ pub fn definition_hash(
     hex
 }
 
+/// SHA-256 of `bytes` as `sha256:<hex>`, the form Codex's trust hashes take
+/// (dsh's own trust store uses the same form).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut hex = String::with_capacity(71);
+    hex.push_str("sha256:");
+    for byte in digest {
+        hex.push_str(&format!("{byte:02x}"));
+    }
+    hex
+}
+
+/// Reads one Codex configuration file as Codex would parse it — `*.toml`
+/// as TOML, anything else as JSON — and returns the whole document as JSON
+/// (TOML tables become objects), for tools that inspect the raw
+/// configuration (`dsh hooks check`). Errors name `file:line:column`.
+pub fn read_document(path: &Path) -> Result<Value, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    if path.extension().is_some_and(|ext| ext == "toml") {
+        let table: toml::Table =
+            toml::from_str(&text).map_err(|err| toml_error(path, &text, &err))?;
+        serde_json::to_value(table).map_err(|err| ConfigError::Toml {
+            path: path.to_owned(),
+            line: 1,
+            column: 1,
+            message: err.to_string(),
+        })
+    } else {
+        serde_json::from_str(&text).map_err(|err| json_error(path, &err))
+    }
+}
+
 /// Codex's trust key of one handler.
 pub fn trust_key(source: &Path, event: CodexEvent, group: usize, handler: usize) -> String {
     format!(
@@ -1032,6 +1067,21 @@ impl CodexConfig {
     /// The legacy `notify` program, if configured.
     pub fn notify(&self) -> Option<&NotifyConfig> {
         self.notify.as_ref()
+    }
+
+    /// Switches off the active handlers whose `origin` is listed: they stay
+    /// in [`CodexConfig::entries`] as disabled with `reason` and never run.
+    /// dsh's trust rules use this for project hooks the user has not trusted.
+    pub fn disable_origins(&mut self, origins: &[String], reason: &str) {
+        self.handlers
+            .retain(|handler| !origins.contains(&handler.origin));
+        for entry in &mut self.entries {
+            if entry.status == EntryStatus::Active && origins.contains(&entry.origin) {
+                entry.status = EntryStatus::Disabled {
+                    reason: reason.to_owned(),
+                };
+            }
+        }
     }
 
     /// Whether nothing is configured (no handler and no `notify`).

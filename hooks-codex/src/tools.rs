@@ -1,7 +1,9 @@
 //! How dsh's tools look to Codex hooks (`core/src/tools/hook_names.rs`).
 //!
 //! * `bash` → `Bash`, `tool_input: {"command": …}` only, `tool_response` the
-//!   plain combined stdout + stderr string.
+//!   plain combined stdout + stderr string, each non-empty stream ending in a
+//!   newline (dsh's bash value has trailing newlines trimmed; Codex sends the
+//!   raw output, e.g. `"hi\n"`).
 //! * `write` and `edit` → `apply_patch`, the change expressed as a Codex patch
 //!   in `tool_input.command` (`*** Begin Patch` … `*** End Patch\n`). A
 //!   `write` of a new file is an `*** Add File:`; of an existing file, and
@@ -147,9 +149,18 @@ pub fn hook_tool_response(
     match tool {
         "bash" => match value {
             Some(value) => {
-                let stdout = value.get("stdout").and_then(Value::as_str).unwrap_or("");
-                let stderr = value.get("stderr").and_then(Value::as_str).unwrap_or("");
-                Value::from(format!("{stdout}{stderr}"))
+                // dsh's bash tool trims trailing newlines from its value
+                // (Claude Code's shape); Codex shows the raw output, which
+                // for line-oriented output ends each stream with a newline.
+                let mut response = String::new();
+                for stream in ["stdout", "stderr"] {
+                    let text = value.get(stream).and_then(Value::as_str).unwrap_or("");
+                    response.push_str(text);
+                    if !text.is_empty() && !text.ends_with('\n') {
+                        response.push('\n');
+                    }
+                }
+                Value::from(response)
             }
             None => Value::from(content),
         },

@@ -57,6 +57,18 @@ fn bash_is_presented_as_codex_bash() {
         Duration::ZERO,
     );
     assert_eq!(response, json!("out\nerr\n"));
+    // dsh's bash tool trims trailing newlines from its value; Codex hooks
+    // still see each stream's final newline (captures/post_failing_command).
+    let trimmed = tools::hook_tool_response(
+        "bash",
+        &args,
+        Path::new("/p"),
+        true,
+        "Exit code 3\nout\nerr",
+        Some(&json!({"stdout": "out", "stderr": "err", "exit_code": 3})),
+        Duration::ZERO,
+    );
+    assert_eq!(trimmed, json!("out\nerr\n"));
     let pre = tools::hook_tool_input("bash", &args, Path::new("/p"), None);
     assert_eq!(
         tools::permission_tool_input(&pre, "bash", &args),

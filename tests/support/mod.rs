@@ -33,7 +33,10 @@ impl TestContext {
 
     /// The project directory, canonicalized (what dsh reports as cwd).
     pub fn project(&self) -> PathBuf {
-        self.project.path().canonicalize().expect("canonical project")
+        self.project
+            .path()
+            .canonicalize()
+            .expect("canonical project")
     }
 
     pub fn home(&self) -> PathBuf {
@@ -63,8 +66,11 @@ impl TestContext {
     /// Replaces this context's paths and volatile values in `text`.
     pub fn redact(&self, text: &str) -> String {
         let slug = dsh_hooks_claude::project_slug(&self.project());
-        redact_text(text, &[(self.project(), "[PROJECT]"), (self.home(), "[HOME]")])
-            .replace(&slug, "[PROJECT_SLUG]")
+        redact_text(
+            text,
+            &[(self.project(), "[PROJECT]"), (self.home(), "[HOME]")],
+        )
+        .replace(&slug, "[PROJECT_SLUG]")
     }
 }
 
@@ -137,7 +143,11 @@ fn normalize_value(value: &mut Value, ids: &mut HashMap<String, String>) {
                     "duration_ms" => *field = Value::from("[MS]"),
                     "execution_id" | "invocation_id" | "parent_execution_id" => {
                         if let Some(id) = field.as_str() {
-                            let prefix = if key == "invocation_id" { "hook" } else { "exec" };
+                            let prefix = if key == "invocation_id" {
+                                "hook"
+                            } else {
+                                "exec"
+                            };
                             let next = ids.len() + 1;
                             let label = ids
                                 .entry(id.to_owned())

@@ -201,7 +201,12 @@ impl Agent {
         self.session_cancel.clone()
     }
 
-    fn context(&self, turn: Option<u64>, cancel: CancellationToken, control: TurnControl) -> SeamContext {
+    fn context(
+        &self,
+        turn: Option<u64>,
+        cancel: CancellationToken,
+        control: TurnControl,
+    ) -> SeamContext {
         SeamContext {
             session: Arc::clone(&self.session),
             turn,
@@ -218,9 +223,9 @@ impl Agent {
     /// Closes what a crash left open in a reopened log: results for calls
     /// that never finished and the open turn (`interrupted`).
     pub fn repair_open_turn(&self) -> Result<(), AgentError> {
-        let (open_turn, uncalled, unresolved) = self.sink.with_log(|log| {
-            (log.open_turn(), log.uncalled(), log.unresolved_calls())
-        });
+        let (open_turn, uncalled, unresolved) = self
+            .sink
+            .with_log(|log| (log.open_turn(), log.uncalled(), log.unresolved_calls()));
         let Some(turn) = open_turn else {
             return Ok(());
         };
@@ -242,7 +247,9 @@ impl Agent {
                 turn,
                 call_id,
                 is_error: true,
-                content: "This call did not finish: the session ended before its result was recorded.".to_owned(),
+                content:
+                    "This call did not finish: the session ended before its result was recorded."
+                        .to_owned(),
                 disposition: Some("cancelled".to_owned()),
             })?;
         }
@@ -282,7 +289,10 @@ impl Agent {
     }
 
     /// Runs every queued send, one turn each, in order.
-    pub async fn run_pending(&mut self, cancel: &CancellationToken) -> Result<Vec<TurnOutcome>, AgentError> {
+    pub async fn run_pending(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<TurnOutcome>, AgentError> {
         let mut outcomes = Vec::new();
         while let Some(send) = self.inbox.pop_front() {
             outcomes.push(self.run_turn(send, cancel.child_token()).await?);
@@ -305,7 +315,11 @@ impl Agent {
     }
 
     /// Runs one claimed send as one turn.
-    pub async fn run_turn(&mut self, send: QueuedPrompt, cancel: CancellationToken) -> Result<TurnOutcome, AgentError> {
+    pub async fn run_turn(
+        &mut self,
+        send: QueuedPrompt,
+        cancel: CancellationToken,
+    ) -> Result<TurnOutcome, AgentError> {
         if !self.started {
             self.start(SessionStartSource::Startup).await;
         }
@@ -396,7 +410,10 @@ impl Agent {
                     .await;
             }
             if step >= self.max_steps {
-                let message = format!("the turn reached its bound of {} model requests", self.max_steps);
+                let message = format!(
+                    "the turn reached its bound of {} model requests",
+                    self.max_steps
+                );
                 return self
                     .finish(&ctx, summary, TurnEndReason::MaxSteps, Some(message))
                     .await;
@@ -416,9 +433,10 @@ impl Agent {
                 }
             };
             for plugin in self.registry.plugins() {
-                let _ = AssertUnwindSafe(plugin.after_model_request(&ctx, &request, result.as_ref()))
-                    .catch_unwind()
-                    .await;
+                let _ =
+                    AssertUnwindSafe(plugin.after_model_request(&ctx, &request, result.as_ref()))
+                        .catch_unwind()
+                        .await;
             }
             let reply = match result {
                 Ok(reply) => reply,
@@ -500,7 +518,11 @@ impl Agent {
         }
     }
 
-    async fn continuation(&self, ctx: &SeamContext, input: &ContinuationInput) -> ContinuationDecision {
+    async fn continuation(
+        &self,
+        ctx: &SeamContext,
+        input: &ContinuationInput,
+    ) -> ContinuationDecision {
         // Halt beats Continue beats Stop; among Continues the first in
         // registration order wins.
         let mut decided = ContinuationDecision::Stop;
@@ -587,7 +609,11 @@ impl Agent {
         self.append_contexts(turn, fifo)
     }
 
-    fn append_contexts(&self, turn: u64, contexts: impl IntoIterator<Item = ContextEntry>) -> Result<(), AgentError> {
+    fn append_contexts(
+        &self,
+        turn: u64,
+        contexts: impl IntoIterator<Item = ContextEntry>,
+    ) -> Result<(), AgentError> {
         for entry in contexts {
             self.append(EventBody::ContextMessage {
                 turn,

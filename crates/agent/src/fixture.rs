@@ -125,12 +125,13 @@ impl Fixture {
     /// Parses fixture text; `path` is used in errors only.
     pub fn parse(path: &Path, text: &str) -> Result<Fixture, FixtureError> {
         let deserializer = &mut serde_json::Deserializer::from_str(text);
-        let fixture: Fixture =
-            serde_path_to_error::deserialize(deserializer).map_err(|err| FixtureError::Invalid {
+        let fixture: Fixture = serde_path_to_error::deserialize(deserializer).map_err(|err| {
+            FixtureError::Invalid {
                 path: path.to_owned(),
                 json_path: err.path().to_string(),
                 message: err.inner().to_string(),
-            })?;
+            }
+        })?;
         for (index, step) in fixture.model.iter().enumerate() {
             if step.error.is_some() && (step.text.is_some() || step.tool_calls.is_some()) {
                 return Err(FixtureError::Invalid {

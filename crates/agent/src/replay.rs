@@ -5,11 +5,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use dsh_protocol::{RequestRecord, TurnEndReason};
-use dsh_seams::{CancellationToken, Plugin, SessionEndReason, SessionEnv, SessionInfo, SessionStartSource};
+use dsh_seams::{
+    CancellationToken, Plugin, SessionEndReason, SessionEnv, SessionInfo, SessionStartSource,
+};
 use dsh_session::SessionLog;
 use dsh_tools::ToolRegistry;
 
-use crate::{Agent, AgentError, AgentParts, Fixture, Observers, QueuedPrompt, ScriptedModel, TurnOutcome};
+use crate::{
+    Agent, AgentError, AgentParts, Fixture, Observers, QueuedPrompt, ScriptedModel, TurnOutcome,
+};
 
 /// How to replay a fixture.
 pub struct ReplayOptions {
@@ -62,7 +66,10 @@ pub fn builtin_registry(plugins: &[Arc<dyn Plugin>]) -> ToolRegistry {
 }
 
 /// Replays `fixture`: session start, every prompt as its own turn, session end.
-pub async fn replay_fixture(fixture: &Fixture, options: ReplayOptions) -> Result<ReplayOutput, AgentError> {
+pub async fn replay_fixture(
+    fixture: &Fixture,
+    options: ReplayOptions,
+) -> Result<ReplayOutput, AgentError> {
     let model = Arc::new(ScriptedModel::new(options.label.clone(), fixture.script()));
     replay_with_model(fixture, options, model).await
 }
@@ -104,7 +111,12 @@ pub async fn replay_with_model(
         })
         .await;
     let limit = options.prompt_limit.unwrap_or(usize::MAX);
-    for prompt in fixture.prompts.iter().skip(options.skip_prompts).take(limit) {
+    for prompt in fixture
+        .prompts
+        .iter()
+        .skip(options.skip_prompts)
+        .take(limit)
+    {
         agent.enqueue(QueuedPrompt {
             text: prompt.text().to_owned(),
             source: prompt.source().to_owned(),

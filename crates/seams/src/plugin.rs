@@ -11,8 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     ApprovalDecision, ContextEntry, ContinuationDecision, GuardVerdict, InputRewrite,
-    PostToolDecision, PreToolOutcome, PromptDecision, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
+    PostToolDecision, PreToolOutcome, PromptDecision, ProposedCall, SeamContext, SessionEndReason,
+    SessionStartSource, ToolExecution, ToolOutcome,
 };
 
 /// A prompt claimed for a turn.

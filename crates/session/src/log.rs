@@ -146,9 +146,10 @@ impl SessionLog {
     /// Creates a new log at `path` (which must not exist) and appends the header.
     pub fn create(path: &Path, header: EventBody) -> Result<Self, LogError> {
         if let Some(parent) = path.parent()
-            && !parent.as_os_str().is_empty() {
-                fs_err::create_dir_all(parent)?;
-            }
+            && !parent.as_os_str().is_empty()
+        {
+            fs_err::create_dir_all(parent)?;
+        }
         let file = fs_err::OpenOptions::new()
             .create_new(true)
             .append(true)
@@ -271,7 +272,8 @@ impl SessionLog {
 
 /// Serializes an event as one JSON line with `type`, `seq` and `ts` first.
 pub fn encode(event: &Event) -> Result<String, LogError> {
-    let body = serde_json::to_value(&event.body).map_err(|err| LogError::Encoding(err.to_string()))?;
+    let body =
+        serde_json::to_value(&event.body).map_err(|err| LogError::Encoding(err.to_string()))?;
     let Value::Object(fields) = body else {
         return Err(LogError::Encoding("event body is not an object".to_owned()));
     };
@@ -283,7 +285,8 @@ pub fn encode(event: &Event) -> Result<String, LogError> {
     ordered.insert("seq".to_owned(), Value::from(event.seq));
     ordered.insert("ts".to_owned(), Value::from(event.ts.clone()));
     ordered.extend(fields);
-    serde_json::to_string(&Value::Object(ordered)).map_err(|err| LogError::Encoding(err.to_string()))
+    serde_json::to_string(&Value::Object(ordered))
+        .map_err(|err| LogError::Encoding(err.to_string()))
 }
 
 fn now() -> String {

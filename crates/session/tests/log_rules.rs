@@ -125,7 +125,8 @@ fn tool_results_follow_their_batch_of_calls() {
     let mut log = SessionLog::in_memory(header()).unwrap();
     log.append(EventBody::TurnStart { turn: 1 }).unwrap();
     log.append(user(1)).unwrap();
-    log.append(assistant(1, vec![call("a"), call("b")])).unwrap();
+    log.append(assistant(1, vec![call("a"), call("b")]))
+        .unwrap();
     log.append(tool_call(1, "a")).unwrap();
     // A result before every call of the batch is sealed is refused.
     assert!(is_invariant(log.append(tool_result(1, "a"))));
@@ -176,8 +177,12 @@ fn torn_tail_is_reported_not_parsed() {
         let mut log = SessionLog::create(&path, header()).unwrap();
         log.append(EventBody::TurnStart { turn: 1 }).unwrap();
     }
-    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
-    file.write_all(br#"{"type":"turn/end","seq":2,"ts":"x","turn":1,"reas"#).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(br#"{"type":"turn/end","seq":2,"ts":"x","turn":1,"reas"#)
+        .unwrap();
     let loaded = load(&path).unwrap();
     assert_eq!(loaded.events.len(), 2);
     let torn = loaded.torn_tail.unwrap();
@@ -191,8 +196,12 @@ fn complete_but_unterminated_last_line_is_torn() {
     {
         SessionLog::create(&path, header()).unwrap();
     }
-    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
-    file.write_all(br#"{"type":"turn/start","seq":1,"ts":"x","turn":1}"#).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(br#"{"type":"turn/start","seq":1,"ts":"x","turn":1}"#)
+        .unwrap();
     let loaded = load(&path).unwrap();
     assert_eq!(loaded.events.len(), 1);
     assert!(loaded.torn_tail.is_some());
@@ -222,7 +231,10 @@ fn resume_reopens_and_appends_after_cutting_a_torn_tail() {
         log.append(EventBody::TurnStart { turn: 1 }).unwrap();
         log.append(end(1)).unwrap();
     }
-    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
     file.write_all(b"{\"type\":\"tur").unwrap();
     let (mut log, torn) = SessionLog::open(&path).unwrap();
     assert!(torn.is_some());
@@ -272,11 +284,23 @@ fn derive_messages_skips_non_surface_events() {
     assert_eq!(
         messages,
         vec![
-            Message::User { content: "hello".into() },
-            Message::Assistant { content: "hi".into(), tool_calls: vec![call("a")] },
-            Message::Tool { tool_call_id: "a".into(), content: "ok".into() },
-            Message::System { content: "ctx".into() },
-            Message::User { content: "go on".into() },
+            Message::User {
+                content: "hello".into()
+            },
+            Message::Assistant {
+                content: "hi".into(),
+                tool_calls: vec![call("a")]
+            },
+            Message::Tool {
+                tool_call_id: "a".into(),
+                content: "ok".into()
+            },
+            Message::System {
+                content: "ctx".into()
+            },
+            Message::User {
+                content: "go on".into()
+            },
         ]
     );
 }

@@ -70,7 +70,14 @@ impl std::fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolRegistry")
             .field("tools", &self.tools.keys().collect::<Vec<_>>())
-            .field("plugins", &self.plugins.iter().map(|p| p.name().to_owned()).collect::<Vec<_>>())
+            .field(
+                "plugins",
+                &self
+                    .plugins
+                    .iter()
+                    .map(|p| p.name().to_owned())
+                    .collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -289,9 +296,10 @@ impl ToolRegistry {
         }
 
         let mut outcome = match decision {
-            PreToolDecision::Deny { reason } => {
-                Some(ToolOutcome::error(reason, Disposition::Denied(DenialKind::Policy)))
-            }
+            PreToolDecision::Deny { reason } => Some(ToolOutcome::error(
+                reason,
+                Disposition::Denied(DenialKind::Policy),
+            )),
             PreToolDecision::Ask { reason } => self.resolve_ask(ctx, exec, reason).await,
             PreToolDecision::Allow => None,
         };
@@ -406,7 +414,9 @@ impl ToolRegistry {
         exec: &ToolExecution,
         reason: Option<String>,
     ) -> Option<ToolOutcome> {
-        let denial_text = reason.clone().unwrap_or_else(|| NO_APPROVAL_TEXT.to_owned());
+        let denial_text = reason
+            .clone()
+            .unwrap_or_else(|| NO_APPROVAL_TEXT.to_owned());
         if ctx.turn.is_none() {
             return Some(ToolOutcome::error(
                 denial_text,
@@ -576,8 +586,8 @@ fn finalize(tool: Option<&dyn Tool>, mut outcome: ToolOutcome) -> ToolOutcome {
     if let Some(tool) = tool
         && let Ok(Some(content)) =
             std::panic::catch_unwind(AssertUnwindSafe(|| tool.finalize_content(&outcome)))
-        {
-            outcome.content = content;
-        }
+    {
+        outcome.content = content;
+    }
     outcome
 }

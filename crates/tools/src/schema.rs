@@ -52,24 +52,33 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
                 .filter_map(Value::as_str)
                 .any(|name| type_matches(name, value));
             if !ok {
-                return Err(format!("{path}: expected one of {names:?}, got {}", kind(value)));
+                return Err(format!(
+                    "{path}: expected one of {names:?}, got {}",
+                    kind(value)
+                ));
             }
         }
         _ => {}
     }
     if let Some(Value::Array(allowed)) = schema.get("enum")
-        && !allowed.contains(value) {
-            return Err(format!("{path}: {value} is not one of {}", Value::Array(allowed.clone())));
-        }
+        && !allowed.contains(value)
+    {
+        return Err(format!(
+            "{path}: {value} is not one of {}",
+            Value::Array(allowed.clone())
+        ));
+    }
     if let Some(number) = value.as_f64() {
         if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
-            && number < min {
-                return Err(format!("{path}: {number} is below the minimum {min}"));
-            }
+            && number < min
+        {
+            return Err(format!("{path}: {number} is below the minimum {min}"));
+        }
         if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
-            && number > max {
-                return Err(format!("{path}: {number} is above the maximum {max}"));
-            }
+            && number > max
+        {
+            return Err(format!("{path}: {number} is above the maximum {max}"));
+        }
     }
     if let Value::Object(fields) = value {
         let properties = schema.get("properties").and_then(Value::as_object);
@@ -108,9 +117,21 @@ mod tests {
     fn names_the_path_at_fault() {
         let schema = json!({"type":"object","properties":{"a":{"type":"integer"}},"required":["a"],"additionalProperties":false});
         assert_eq!(validate(&schema, &json!({"a": 1})), Ok(()));
-        assert_eq!(validate(&schema, &json!({"a": "x"})).unwrap_err(), "$.a: expected integer, got string");
-        assert_eq!(validate(&schema, &json!({})).unwrap_err(), "$: missing required field `a`");
-        assert_eq!(validate(&schema, &json!({"a": 1, "b": 2})).unwrap_err(), "$: unknown field `b`");
-        assert_eq!(validate(&schema, &json!([])).unwrap_err(), "$: expected object, got array");
+        assert_eq!(
+            validate(&schema, &json!({"a": "x"})).unwrap_err(),
+            "$.a: expected integer, got string"
+        );
+        assert_eq!(
+            validate(&schema, &json!({})).unwrap_err(),
+            "$: missing required field `a`"
+        );
+        assert_eq!(
+            validate(&schema, &json!({"a": 1, "b": 2})).unwrap_err(),
+            "$: unknown field `b`"
+        );
+        assert_eq!(
+            validate(&schema, &json!([])).unwrap_err(),
+            "$: expected object, got array"
+        );
     }
 }

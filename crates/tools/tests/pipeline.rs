@@ -145,7 +145,12 @@ impl Plugin for Probe {
         }
     }
 
-    async fn approve(&self, _ctx: &SeamContext, exec: &ToolExecution, _reason: Option<&str>) -> ApprovalDecision {
+    async fn approve(
+        &self,
+        _ctx: &SeamContext,
+        exec: &ToolExecution,
+        _reason: Option<&str>,
+    ) -> ApprovalDecision {
         self.saw("approve", exec);
         self.approve.clone().unwrap_or(ApprovalDecision::Abstain)
     }
@@ -155,7 +160,13 @@ impl Plugin for Probe {
         self.guard.clone().unwrap_or(GuardVerdict::Abstain)
     }
 
-    async fn execute(&self, _ctx: &SeamContext, exec: &ToolExecution, signal: CancellationToken, next: Next<'_>) -> ToolOutcome {
+    async fn execute(
+        &self,
+        _ctx: &SeamContext,
+        exec: &ToolExecution,
+        signal: CancellationToken,
+        next: Next<'_>,
+    ) -> ToolOutcome {
         self.saw("execute", exec);
         if let Some(result) = &self.wrapper_result {
             return result.clone();
@@ -167,7 +178,13 @@ impl Plugin for Probe {
         next.run(signal).await
     }
 
-    async fn post_execute(&self, _ctx: &SeamContext, exec: &ToolExecution, _outcome: &ToolOutcome, _duration: Duration) -> PostToolDecision {
+    async fn post_execute(
+        &self,
+        _ctx: &SeamContext,
+        exec: &ToolExecution,
+        _outcome: &ToolOutcome,
+        _duration: Duration,
+    ) -> PostToolDecision {
         self.saw("post", exec);
         PostToolDecision {
             action: self.post.clone().unwrap_or(PostToolAction::Accept),
@@ -217,7 +234,11 @@ fn call(arguments: Value) -> ProposedCall {
     }
 }
 
-async fn run(fixture: &Fixture, ctx: &SeamContext, arguments: Value) -> dsh_seams::ToolExecutionResult {
+async fn run(
+    fixture: &Fixture,
+    ctx: &SeamContext,
+    arguments: Value,
+) -> dsh_seams::ToolExecutionResult {
     let sealed = fixture.registry.seal(ctx, call(arguments)).await;
     fixture.registry.execute(ctx, sealed).await
 }
@@ -229,8 +250,19 @@ async fn arguments_are_validated_before_any_policy() {
     let result = run(&fx, &ctx(), json!({"txt": "x"})).await;
     assert!(result.outcome.is_error);
     assert_eq!(result.outcome.disposition, Disposition::InvalidArguments);
-    assert!(result.outcome.content.contains("missing required field `text`"), "{}", result.outcome.content);
-    assert!(probe.seen().iter().all(|s| s.starts_with("result")), "{:?}", probe.seen());
+    assert!(
+        result
+            .outcome
+            .content
+            .contains("missing required field `text`"),
+        "{}",
+        result.outcome.content
+    );
+    assert!(
+        probe.seen().iter().all(|s| s.starts_with("result")),
+        "{:?}",
+        probe.seen()
+    );
     assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
 }
 
@@ -255,7 +287,10 @@ async fn every_phase_sees_the_same_frozen_identity() {
     let seen = probe.seen();
     assert_eq!(seen.len(), 5, "{seen:?}");
     for phase in ["pre", "guard", "execute", "post", "result"] {
-        assert!(seen.contains(&format!("{phase}:{id}")), "{phase} missing in {seen:?}");
+        assert!(
+            seen.contains(&format!("{phase}:{id}")),
+            "{phase} missing in {seen:?}"
+        );
     }
 }
 
@@ -265,21 +300,33 @@ async fn nested_calls_carry_the_parent_execution_id() {
     let mut proposed = call(json!({"text": "x"}));
     proposed.parent_execution_id = Some("exec_parent".into());
     let sealed = fx.registry.seal(&ctx(), proposed).await;
-    assert_eq!(sealed.execution.parent_execution_id.as_deref(), Some("exec_parent"));
+    assert_eq!(
+        sealed.execution.parent_execution_id.as_deref(),
+        Some("exec_parent")
+    );
 }
 
 #[tokio::test]
 async fn deny_skips_execute_and_dispatch_but_reaches_post_and_result() {
     let mut probe = Probe::named("p");
-    probe.pre = Some(PreToolDecision::Deny { reason: "no way".into() });
+    probe.pre = Some(PreToolDecision::Deny {
+        reason: "no way".into(),
+    });
     let probe = Arc::new(probe);
     let fx = fixture(vec![probe.clone()]);
     let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
     assert_eq!(result.outcome.content, "no way");
     assert!(result.outcome.is_error);
-    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::Policy));
+    assert_eq!(
+        result.outcome.disposition,
+        Disposition::Denied(DenialKind::Policy)
+    );
     assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
-    let phases: Vec<String> = probe.seen().iter().map(|s| s.split(':').next().unwrap().to_owned()).collect();
+    let phases: Vec<String> = probe
+        .seen()
+        .iter()
+        .map(|s| s.split(':').next().unwrap().to_owned())
+        .collect();
     assert_eq!(phases, vec!["pre", "post", "result"]);
 }
 
@@ -288,13 +335,18 @@ async fn guard_cannot_resurrect_denied_call() {
     // The first listener denies; a later one allows; the guard abstains:
     // the call stays denied and the guard is never consulted.
     let mut denier = Probe::named("denier");
-    denier.pre = Some(PreToolDecision::Deny { reason: "denied".into() });
+    denier.pre = Some(PreToolDecision::Deny {
+        reason: "denied".into(),
+    });
     let allower = Probe::named("allower");
     let denier = Arc::new(denier);
     let allower = Arc::new(allower);
     let fx = fixture(vec![denier.clone(), allower.clone()]);
     let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
-    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::Policy));
+    assert_eq!(
+        result.outcome.disposition,
+        Disposition::Denied(DenialKind::Policy)
+    );
     assert!(!allower.seen().iter().any(|s| s.starts_with("pre")));
     assert!(!denier.seen().iter().any(|s| s.starts_with("guard")));
 }
@@ -302,12 +354,17 @@ async fn guard_cannot_resurrect_denied_call() {
 #[tokio::test]
 async fn guard_runs_after_the_whole_waterfall_and_can_only_deny() {
     let mut guard = Probe::named("guard");
-    guard.guard = Some(GuardVerdict::Deny { reason: "invariant".into() });
+    guard.guard = Some(GuardVerdict::Deny {
+        reason: "invariant".into(),
+    });
     let guard = Arc::new(guard);
     let later = Arc::new(Probe::named("later"));
     let fx = fixture(vec![guard.clone(), later.clone()]);
     let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
-    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::Guard));
+    assert_eq!(
+        result.outcome.disposition,
+        Disposition::Denied(DenialKind::Guard)
+    );
     assert_eq!(result.outcome.content, "invariant");
     // The later plugin's pre-execute ran before the first plugin's guard.
     assert!(later.seen().iter().any(|s| s.starts_with("pre")));
@@ -317,11 +374,16 @@ async fn guard_runs_after_the_whole_waterfall_and_can_only_deny() {
 #[tokio::test]
 async fn ask_without_an_approval_service_becomes_a_denial() {
     let mut probe = Probe::named("p");
-    probe.pre = Some(PreToolDecision::Ask { reason: Some("ASK-REASON".into()) });
+    probe.pre = Some(PreToolDecision::Ask {
+        reason: Some("ASK-REASON".into()),
+    });
     let fx = fixture(vec![Arc::new(probe)]);
     let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
     assert_eq!(result.outcome.content, "ASK-REASON");
-    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::NoApprovalService));
+    assert_eq!(
+        result.outcome.disposition,
+        Disposition::Denied(DenialKind::NoApprovalService)
+    );
 }
 
 #[tokio::test]
@@ -332,7 +394,10 @@ async fn ask_without_an_agent_becomes_a_distinct_denial() {
     let mut ctx = ctx();
     ctx.turn = None;
     let result = run(&fx, &ctx, json!({"text": "hi"})).await;
-    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::NoAgent));
+    assert_eq!(
+        result.outcome.disposition,
+        Disposition::Denied(DenialKind::NoAgent)
+    );
 }
 
 struct Answer(ApprovalResponse);
@@ -348,11 +413,19 @@ impl ApprovalService for Answer {
 async fn only_an_explicit_allowed_once_continues_an_ask() {
     for (answer, expected) in [
         (ApprovalResponse::AllowedOnce, Disposition::Executed),
-        (ApprovalResponse::Rejected, Disposition::Denied(DenialKind::ApprovalRejected)),
-        (ApprovalResponse::Cancelled, Disposition::Denied(DenialKind::ApprovalCancelled)),
+        (
+            ApprovalResponse::Rejected,
+            Disposition::Denied(DenialKind::ApprovalRejected),
+        ),
+        (
+            ApprovalResponse::Cancelled,
+            Disposition::Denied(DenialKind::ApprovalCancelled),
+        ),
     ] {
         let mut probe = Probe::named("p");
-        probe.pre = Some(PreToolDecision::Ask { reason: Some("why".into()) });
+        probe.pre = Some(PreToolDecision::Ask {
+            reason: Some("why".into()),
+        });
         let mut fx = fixture(vec![Arc::new(probe)]);
         fx.registry.set_approval(Arc::new(Answer(answer.clone())));
         let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
@@ -365,12 +438,18 @@ async fn an_approval_listener_answers_before_the_user_is_asked() {
     let mut asker = Probe::named("asker");
     asker.pre = Some(PreToolDecision::Ask { reason: None });
     let mut approver = Probe::named("approver");
-    approver.approve = Some(ApprovalDecision::Deny { message: "PERMREQ-DENY".into() });
+    approver.approve = Some(ApprovalDecision::Deny {
+        message: "PERMREQ-DENY".into(),
+    });
     let mut fx = fixture(vec![Arc::new(asker), Arc::new(approver)]);
-    fx.registry.set_approval(Arc::new(Answer(ApprovalResponse::AllowedOnce)));
+    fx.registry
+        .set_approval(Arc::new(Answer(ApprovalResponse::AllowedOnce)));
     let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
     assert_eq!(result.outcome.content, "PERMREQ-DENY");
-    assert_eq!(result.outcome.disposition, Disposition::Denied(DenialKind::ApprovalRejected));
+    assert_eq!(
+        result.outcome.disposition,
+        Disposition::Denied(DenialKind::ApprovalRejected)
+    );
 }
 
 #[tokio::test]
@@ -411,7 +490,9 @@ async fn a_wrapper_can_replace_the_signal_but_not_remove_cancellation() {
 #[tokio::test]
 async fn post_execute_block_replaces_the_outcome_with_feedback() {
     let mut probe = Probe::named("p");
-    probe.post = Some(PostToolAction::Block { feedback: "bad output".into() });
+    probe.post = Some(PostToolAction::Block {
+        feedback: "bad output".into(),
+    });
     let fx = fixture(vec![Arc::new(probe)]);
     let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
     assert!(result.outcome.is_error);
@@ -421,7 +502,9 @@ async fn post_execute_block_replaces_the_outcome_with_feedback() {
 #[tokio::test]
 async fn post_execute_content_replacement_keeps_the_value() {
     let mut probe = Probe::named("p");
-    probe.post = Some(PostToolAction::ReplaceContent { content: "[redacted]".into() });
+    probe.post = Some(PostToolAction::ReplaceContent {
+        content: "[redacted]".into(),
+    });
     let fx = fixture(vec![Arc::new(probe)]);
     let result = run(&fx, &ctx(), json!({"text": "secret"})).await;
     assert_eq!(result.outcome.content, "[redacted]");
@@ -431,14 +514,18 @@ async fn post_execute_content_replacement_keeps_the_value() {
 #[tokio::test]
 async fn post_execute_value_replacement_revalidates_and_rerenders() {
     let mut good = Probe::named("good");
-    good.post = Some(PostToolAction::ReplaceValue { value: json!({"text": "new"}) });
+    good.post = Some(PostToolAction::ReplaceValue {
+        value: json!({"text": "new"}),
+    });
     let fx = fixture(vec![Arc::new(good)]);
     let result = run(&fx, &ctx(), json!({"text": "old"})).await;
     assert_eq!(result.outcome.content, "new");
     assert!(!result.outcome.is_error);
 
     let mut bad = Probe::named("bad");
-    bad.post = Some(PostToolAction::ReplaceValue { value: json!({"nope": 1}) });
+    bad.post = Some(PostToolAction::ReplaceValue {
+        value: json!({"nope": 1}),
+    });
     let fx = fixture(vec![Arc::new(bad)]);
     let result = run(&fx, &ctx(), json!({"text": "old"})).await;
     assert!(result.outcome.is_error);
@@ -463,7 +550,9 @@ async fn finalize_content_runs_once_on_success_and_on_denial() {
     run(&fx, &ctx(), json!({"text": "hi"})).await;
     assert_eq!(fx.echo.finalized.load(Ordering::SeqCst), 1);
     let mut probe = Probe::named("p");
-    probe.pre = Some(PreToolDecision::Deny { reason: "no".into() });
+    probe.pre = Some(PreToolDecision::Deny {
+        reason: "no".into(),
+    });
     let fx = fixture(vec![Arc::new(probe)]);
     run(&fx, &ctx(), json!({"text": "hi"})).await;
     assert_eq!(fx.echo.finalized.load(Ordering::SeqCst), 1);
@@ -519,7 +608,9 @@ async fn deferred_contexts_precede_decision_contexts_unless_blocked() {
     assert_eq!(contexts, vec!["NESTED", "DECISION"]);
 
     let mut blocker = Probe::named("b");
-    blocker.post = Some(PostToolAction::Block { feedback: "no".into() });
+    blocker.post = Some(PostToolAction::Block {
+        feedback: "no".into(),
+    });
     blocker.post_context = Some("BLOCK-CONTEXT".into());
     let fx = fixture(vec![Arc::new(blocker)]);
     let result = run(&fx, &ctx(), json!({"text": "hi", "defer": "NESTED"})).await;
@@ -530,7 +621,12 @@ async fn deferred_contexts_precede_decision_contexts_unless_blocked() {
 #[tokio::test]
 async fn deferred_contexts_survive_a_failing_tool() {
     let fx = fixture(vec![]);
-    let result = run(&fx, &ctx(), json!({"text": "hi", "defer": "NESTED", "fail": true})).await;
+    let result = run(
+        &fx,
+        &ctx(),
+        json!({"text": "hi", "defer": "NESTED", "fail": true}),
+    )
+    .await;
     assert!(result.outcome.is_error);
     assert_eq!(result.contexts.len(), 1);
 }
@@ -543,9 +639,15 @@ async fn an_input_rewrite_is_revalidated_and_recorded() {
     second.rewrite = Some(json!({"text": "LOSER"}));
     let fx = fixture(vec![Arc::new(rewriter), Arc::new(second)]);
     let ctx = ctx();
-    let sealed = fx.registry.seal(&ctx, call(json!({"text": "original"}))).await;
+    let sealed = fx
+        .registry
+        .seal(&ctx, call(json!({"text": "original"})))
+        .await;
     assert_eq!(*sealed.execution.arguments, json!({"text": "REWRITTEN"}));
-    assert_eq!(sealed.execution.original_arguments.as_deref(), Some(&json!({"text": "original"})));
+    assert_eq!(
+        sealed.execution.original_arguments.as_deref(),
+        Some(&json!({"text": "original"}))
+    );
     assert_eq!(sealed.execution.rewritten_by.as_deref(), Some("rewriter"));
     assert_eq!(sealed.rewrite_conflicts, vec!["second".to_owned()]);
     let result = fx.registry.execute(&ctx, sealed).await;

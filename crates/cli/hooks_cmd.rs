@@ -1,0 +1,305 @@
+//! `dsh hooks …`: tooling for the hooks a project runs — what is
+//! configured (`list`), whether it will load and do what the user thinks
+//! (`check`), what one event would decide (`test`), what a recorded session
+//! would decide under today's configuration (`replay`), the decision ledger
+//! of a session (`log`), and per-hook trust (`trust`, `untrust`).
+//!
+//! Everything here goes through the real bridges and the real runner; the
+//! only thing never run is a model or a tool.
+
+mod check;
+mod fire;
+mod ledger;
+mod list;
+mod replay;
+mod trust_cmd;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Subcommand, ValueEnum};
+
+use crate::wiring::{self, HookSources};
+
+/// Output format of the hooks commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For people.
+    Text,
+    /// One JSON document (for CI and scripts).
+    Json,
+}
+
+/// A hook dialect on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    /// Claude Code hooks (`.claude/settings*.json`).
+    Claude,
+    /// Codex hooks (`.codex/hooks.json`, `[hooks]` in `config.toml`).
+    Codex,
+}
+
+/// `dsh hooks` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum HooksCommand {
+    /// Lists the effective hooks of this directory, in the order they run.
+    List {
+        /// Text or JSON.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Extra Claude Code settings file(s), as `dsh --settings`.
+        #[arg(long = "settings", value_name = "FILE")]
+        settings: Vec<PathBuf>,
+    },
+    /// Validates hook configuration and warns where a user would be surprised.
+    Check {
+        /// Files to check (Claude `settings*.json`, Codex `hooks.json` /
+        /// `config.toml`); none: every file dsh would load here.
+        files: Vec<PathBuf>,
+        /// Text or JSON.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Extra Claude Code settings file(s) to check with the discovered ones.
+        #[arg(long = "settings", value_name = "FILE")]
+        settings: Vec<PathBuf>,
+    },
+    /// Fires one event's hooks without a model or a tool and shows the decision.
+    Test {
+        /// The event (`PreToolUse`, `PostToolUse`, `PostToolUseFailure`,
+        /// `PermissionRequest`, `UserPromptSubmit`, `SessionStart`, `Stop`,
+        /// `SessionEnd`, `Notification`).
+        event: String,
+        /// The tool (Claude Code names `Bash`, `Read`, `Write`, `Edit`,
+        /// `Glob`, `Grep`, or dsh names).
+        #[arg(long)]
+        tool: Option<String>,
+        /// The hook payload (JSON, or `@FILE`); its fields (`tool_input`,
+        /// `prompt`, `source`, `tool_response`, …) drive the firing.
+        #[arg(long)]
+        input: Option<String>,
+        /// Only this dialect's hooks.
+        #[arg(long, value_enum)]
+        dialect: Option<DialectArg>,
+        /// Text or JSON.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Extra Claude Code settings file(s), as `dsh --settings`.
+        #[arg(long = "settings", value_name = "FILE")]
+        settings: Vec<PathBuf>,
+    },
+    /// Re-runs a session's recorded hook invocations against today's
+    /// configuration and shows the decisions that changed.
+    Replay {
+        /// A session log path, or a session id (prefix) under `$DSH_HOME/sessions`.
+        session: String,
+        /// Candidate Claude Code settings file(s), layered as `dsh --settings`.
+        #[arg(long = "settings", value_name = "FILE")]
+        settings: Vec<PathBuf>,
+        /// Text or JSON.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// The decision ledger of a session: every hook result and what followed.
+    Log {
+        /// A session log path or id; default: the newest session of this directory.
+        session: Option<String>,
+        /// Only decisions that denied, blocked, asked or stopped.
+        #[arg(long)]
+        denied: bool,
+        /// Only this event.
+        #[arg(long)]
+        event: Option<String>,
+        /// Text or JSON.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Trusts this project's hooks (all untrusted ones, or those whose
+    /// origin, command or hash contains a SELECTOR).
+    Trust {
+        /// Substrings of an origin, command or hash.
+        selectors: Vec<String>,
+        /// Extra Claude Code settings file(s), as `dsh --settings`.
+        #[arg(long = "settings", value_name = "FILE")]
+        settings: Vec<PathBuf>,
+    },
+    /// Forgets trust for this project's hooks (all, or those matching a SELECTOR).
+    Untrust {
+        /// Substrings of an origin, command or hash.
+        selectors: Vec<String>,
+        /// Extra Claude Code settings file(s), as `dsh --settings`.
+        #[arg(long = "settings", value_name = "FILE")]
+        settings: Vec<PathBuf>,
+    },
+}
+
+/// Runs a `dsh hooks` subcommand.
+pub fn run(command: HooksCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        HooksCommand::List { format, settings } => list::run(&sources(settings)?, format),
+        HooksCommand::Check {
+            files,
+            format,
+            settings,
+        } => check::run(&sources(settings)?, &files, format),
+        HooksCommand::Test {
+            event,
+            tool,
+            input,
+            dialect,
+            format,
+            settings,
+        } => fire::run_test(
+            &sources(settings)?,
+            fire::TestArgs {
+                event,
+                tool,
+                input,
+                dialect,
+                format,
+            },
+        ),
+        HooksCommand::Replay {
+            session,
+            settings,
+            format,
+        } => replay::run(&sources(settings)?, &session, format),
+        HooksCommand::Log {
+            session,
+            denied,
+            event,
+            format,
+        } => ledger::run(session.as_deref(), denied, event.as_deref(), format),
+        HooksCommand::Trust {
+            selectors,
+            settings,
+        } => trust_cmd::trust(&sources(settings)?, &selectors),
+        HooksCommand::Untrust {
+            selectors,
+            settings,
+        } => trust_cmd::untrust(&sources(settings)?, &selectors),
+    }
+}
+
+fn sources(settings: Vec<PathBuf>) -> anyhow::Result<HookSources> {
+    let cwd = wiring::current_dir()?;
+    let settings = settings
+        .into_iter()
+        .map(|path| {
+            if path.is_absolute() {
+                path
+            } else {
+                cwd.join(path)
+            }
+        })
+        .collect();
+    Ok(HookSources::from_env(cwd, settings))
+}
+
+/// A session log named by a path or an id (prefix) under `$DSH_HOME/sessions`.
+fn resolve_session(session: &str) -> anyhow::Result<PathBuf> {
+    let path = Path::new(session);
+    if path.is_file() {
+        return Ok(path.to_owned());
+    }
+    let home = crate::sessions::dsh_home()?;
+    let dir = crate::sessions::sessions_dir(&home);
+    let exact = dir.join(format!("{session}.jsonl"));
+    if exact.is_file() {
+        return Ok(exact);
+    }
+    let looks_like_path = session.contains('/') || session.ends_with(".jsonl");
+    let mut matches: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|p| {
+                    p.extension().is_some_and(|ext| ext == "jsonl")
+                        && p.file_stem()
+                            .is_some_and(|stem| stem.to_string_lossy().starts_with(session))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    matches.sort();
+    match matches.len() {
+        1 if !looks_like_path => Ok(matches.remove(0)),
+        0 | 1 => anyhow::bail!(
+            "no session log {session}: not a file, and no session with that id in {} (`dsh sessions` lists them)",
+            dir.display()
+        ),
+        n => anyhow::bail!("{n} sessions start with {session}; give more of the id"),
+    }
+}
+
+/// The session events of `path`, with a torn tail reported.
+fn load_session(path: &Path) -> anyhow::Result<Vec<dsh_protocol::Event>> {
+    let loaded = dsh_session::load(path)
+        .with_context(|| format!("cannot read the session log {}", path.display()))?;
+    if let Some(torn) = loaded.torn_tail {
+        eprintln!(
+            "dsh: warning: {}:{}: incomplete last line ({} bytes) ignored",
+            path.display(),
+            torn.line,
+            torn.bytes
+        );
+    }
+    Ok(loaded.events)
+}
+
+/// The nearest of `candidates` to `name` by edit distance (case-insensitive),
+/// when it is close enough to be a plausible typo.
+fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = name.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .map(|candidate| {
+            (
+                edit_distance(&lower, &candidate.to_ascii_lowercase()),
+                candidate,
+            )
+        })
+        .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(2))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = previous[j] + usize::from(ca != *cb);
+            current.push(substitute.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+/// First `max` characters of `text` on one line, for excerpts.
+fn excerpt(text: &str, max: usize) -> String {
+    let flat = text.trim_end().replace('\n', "⏎");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_suggests_close_event_names_only() {
+        let events = ["PreToolUse", "PostToolUse", "Stop"];
+        assert_eq!(nearest("PreToolUs", events), Some("PreToolUse"));
+        assert_eq!(nearest("pretooluse", events), Some("PreToolUse"));
+        assert_eq!(nearest("Completely", events), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

@@ -1,0 +1,897 @@
+//! `dsh hooks test`, and the firing engine `dsh hooks replay` shares: one
+//! event's hooks run through the real bridge plugins' seam methods with a
+//! hand-built [`SeamContext`] whose recording sink captures every
+//! `hook/invoked` / `hook/result` and user notice. No model, no tool.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use dsh_protocol::EventBody;
+use dsh_seams::{
+    ApprovalDecision, CancellationToken, ContinuationDecision, ContinuationInput, Disposition,
+    InputRewrite, Notification, NotificationKind, Plugin, PostToolAction, PostToolDecision,
+    PreToolDecision, PreToolOutcome, PromptDecision, PromptInput, ProposedCall, SeamContext,
+    SessionEndReason, SessionEnv, SessionInfo, SessionSink, SessionStartSource, ToolExecution,
+    ToolOutcome, TurnControl, UserNotice,
+};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::{DialectArg, Format, excerpt, nearest};
+use crate::wiring::{self, HookSources};
+
+/// The events `dsh hooks test` can fire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TestEvent {
+    PreToolUse,
+    PermissionRequest,
+    PostToolUse,
+    PostToolUseFailure,
+    UserPromptSubmit,
+    SessionStart,
+    Stop,
+    SessionEnd,
+    Notification,
+}
+
+const TESTABLE: &[(&str, TestEvent)] = &[
+    ("PreToolUse", TestEvent::PreToolUse),
+    ("PermissionRequest", TestEvent::PermissionRequest),
+    ("PostToolUse", TestEvent::PostToolUse),
+    ("PostToolUseFailure", TestEvent::PostToolUseFailure),
+    ("UserPromptSubmit", TestEvent::UserPromptSubmit),
+    ("SessionStart", TestEvent::SessionStart),
+    ("Stop", TestEvent::Stop),
+    ("SessionEnd", TestEvent::SessionEnd),
+    ("Notification", TestEvent::Notification),
+];
+
+impl TestEvent {
+    pub(super) fn parse(name: &str) -> anyhow::Result<TestEvent> {
+        if let Some((_, event)) = TESTABLE.iter().find(|(n, _)| *n == name) {
+            return Ok(*event);
+        }
+        let known_elsewhere = dsh_hooks_claude::HookEvent::parse(name).is_some()
+            || dsh_hooks_codex::CodexEvent::from_name(name).is_some();
+        if known_elsewhere {
+            bail!(
+                "`dsh hooks test` cannot fire {name}: dsh does not fire it, or it needs a model request (testable: {})",
+                TESTABLE
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let mut all: Vec<&str> = dsh_hooks_claude::HookEvent::ALL
+            .iter()
+            .map(|e| e.as_str())
+            .collect();
+        all.extend(dsh_hooks_codex::CodexEvent::ALL.iter().map(|e| e.as_str()));
+        bail!(
+            "unknown hook event `{name}`{}",
+            nearest(name, all)
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default()
+        )
+    }
+
+    fn is_tool_event(self) -> bool {
+        matches!(
+            self,
+            TestEvent::PreToolUse
+                | TestEvent::PermissionRequest
+                | TestEvent::PostToolUse
+                | TestEvent::PostToolUseFailure
+        )
+    }
+}
+
+/// Everything one firing needs, in dsh's canonical terms.
+#[derive(Debug, Clone)]
+pub(super) struct Firing {
+    pub event: TestEvent,
+    pub session_id: String,
+    pub turn: u64,
+    pub call_id: String,
+    /// dsh tool name.
+    pub tool: String,
+    pub arguments: Value,
+    pub tool_response: Option<Value>,
+    pub error: Option<String>,
+    pub prompt: String,
+    pub source: SessionStartSource,
+    pub stop_hook_active: bool,
+    pub last_assistant_message: String,
+    pub end_reason: SessionEndReason,
+    pub notification: Notification,
+}
+
+/// dsh's tool name for a Claude Code / Codex hook tool name.
+fn dsh_tool(name: &str) -> anyhow::Result<String> {
+    Ok(match name {
+        "Bash" | "bash" | "shell" | "exec_command" => "bash",
+        "Read" | "read" => "read",
+        "Write" | "write" => "write",
+        "Edit" | "edit" | "MultiEdit" => "edit",
+        "Glob" | "glob" => "glob",
+        "Grep" | "grep" => "grep",
+        "apply_patch" => bail!(
+            "`apply_patch` payloads cannot be mapped back to a dsh call; use --tool Write or --tool Edit with their arguments"
+        ),
+        other => other,
+    }
+    .to_owned())
+}
+
+fn default_arguments(tool: &str) -> Value {
+    match tool {
+        "bash" => json!({"command": "echo hello"}),
+        "read" => json!({"file_path": "README.md"}),
+        "write" => json!({"file_path": "example.txt", "content": "hello\n"}),
+        "edit" => {
+            json!({"file_path": "example.txt", "old_string": "hello", "new_string": "goodbye"})
+        }
+        "glob" => json!({"pattern": "**/*"}),
+        "grep" => json!({"pattern": "TODO"}),
+        _ => json!({}),
+    }
+}
+
+impl Firing {
+    /// From a hook payload (Claude Code or Codex shape; any subset of fields).
+    pub(super) fn from_payload(
+        event: TestEvent,
+        tool: Option<&str>,
+        payload: &Value,
+    ) -> anyhow::Result<Firing> {
+        let text = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_owned);
+        let tool_name = tool.map(str::to_owned).or_else(|| text("tool_name"));
+        let tool = match (&tool_name, event.is_tool_event()) {
+            (Some(name), _) => dsh_tool(name)?,
+            (None, true) => "bash".to_owned(),
+            (None, false) => String::new(),
+        };
+        let arguments = match payload.get("tool_input") {
+            Some(input) if input.is_object() => input.clone(),
+            Some(other) => bail!("`tool_input` must be an object, not {other}"),
+            None => default_arguments(&tool),
+        };
+        let source = match text("source").as_deref() {
+            None | Some("startup") => SessionStartSource::Startup,
+            Some("resume") => SessionStartSource::Resume,
+            Some("clear") => SessionStartSource::Clear,
+            Some("compact") => SessionStartSource::Compact,
+            Some(other) => {
+                bail!("unknown SessionStart source `{other}` (startup, resume, clear, compact)")
+            }
+        };
+        let end_reason = match text("reason").as_deref() {
+            Some("prompt_input_exit") => SessionEndReason::Exit,
+            _ => SessionEndReason::Other,
+        };
+        let kind = match text("notification_type").as_deref() {
+            Some("idle_prompt") => NotificationKind::Idle,
+            _ => NotificationKind::PermissionPrompt,
+        };
+        Ok(Firing {
+            event,
+            session_id: text("session_id").unwrap_or_else(|| "hooks-test".to_owned()),
+            turn: 1,
+            call_id: text("tool_use_id").unwrap_or_else(|| "call_hooks_test".to_owned()),
+            tool,
+            arguments,
+            tool_response: payload.get("tool_response").cloned(),
+            error: text("error"),
+            prompt: text("prompt").unwrap_or_else(|| "hello".to_owned()),
+            source,
+            stop_hook_active: payload
+                .get("stop_hook_active")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            last_assistant_message: text("last_assistant_message").unwrap_or_default(),
+            end_reason,
+            notification: Notification {
+                kind,
+                message: text("message").unwrap_or_else(|| "dsh needs your permission".to_owned()),
+            },
+        })
+    }
+
+    /// The synthetic outcome a post-execute seam sees.
+    fn outcome(&self) -> ToolOutcome {
+        let failed = self.event == TestEvent::PostToolUseFailure;
+        let response = self.tool_response.clone();
+        let (content, value) = match self.tool.as_str() {
+            "bash" => {
+                let field = |key: &str| {
+                    response
+                        .as_ref()
+                        .and_then(|r| r.get(key))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()
+                };
+                let stdout = match &response {
+                    Some(Value::String(text)) => text.clone(),
+                    _ => field("stdout"),
+                };
+                let stderr = field("stderr");
+                let code = if failed { 1 } else { 0 };
+                let content = if failed {
+                    self.error
+                        .clone()
+                        .unwrap_or_else(|| format!("Exit code {code}\n{stdout}{stderr}"))
+                } else {
+                    format!("{stdout}{stderr}")
+                };
+                (
+                    content,
+                    Some(
+                        json!({"stdout": stdout, "stderr": stderr, "exit_code": code, "interrupted": false, "timed_out": false}),
+                    ),
+                )
+            }
+            _ => match response {
+                Some(Value::String(text)) => (text, None),
+                Some(value) => (value.to_string(), Some(value)),
+                None => (
+                    self.error
+                        .clone()
+                        .unwrap_or_else(|| "(synthetic tool output)".to_owned()),
+                    None,
+                ),
+            },
+        };
+        ToolOutcome {
+            is_error: failed,
+            content,
+            value,
+            disposition: Disposition::Executed,
+        }
+    }
+}
+
+/// A sink that keeps everything.
+#[derive(Default)]
+pub(super) struct Recorder {
+    events: Mutex<Vec<EventBody>>,
+    notices: Mutex<Vec<UserNotice>>,
+}
+
+impl SessionSink for Recorder {
+    fn record(&self, body: EventBody) {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(body);
+    }
+
+    fn tell_user(&self, notice: UserNotice) {
+        self.notices
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(notice);
+    }
+}
+
+/// One hook run, as recorded.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct RunReport {
+    pub dialect: String,
+    pub event: String,
+    pub matcher: Option<String>,
+    pub origin: Option<String>,
+    pub command: String,
+    pub input: Value,
+    pub outcome: String,
+    pub exit_code: Option<i32>,
+    pub duration_ms: u64,
+    pub stdout: String,
+    pub stderr: String,
+    pub error: Option<String>,
+    pub decision: Value,
+}
+
+/// What one firing decided.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct FireReport {
+    pub event: String,
+    pub tool: Option<String>,
+    pub arguments: Option<Value>,
+    pub runs: Vec<RunReport>,
+    /// The combined seam decision.
+    pub decision: Value,
+    /// One line.
+    pub summary: String,
+    pub model_sees: Vec<String>,
+    pub user_sees: Vec<String>,
+}
+
+/// Pairs `hook/invoked` with `hook/result` in record order.
+pub(super) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
+    let mut runs: Vec<RunReport> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
+    for body in events {
+        match body {
+            EventBody::HookInvoked {
+                invocation_id,
+                dialect,
+                event,
+                matcher,
+                origin,
+                command,
+                input,
+                ..
+            } => {
+                ids.push(invocation_id.clone());
+                runs.push(RunReport {
+                    dialect: dialect.as_str().to_owned(),
+                    event: event.clone(),
+                    matcher: matcher.clone(),
+                    origin: origin.clone(),
+                    command: command.clone(),
+                    input: input.clone(),
+                    outcome: "not finished".to_owned(),
+                    exit_code: None,
+                    duration_ms: 0,
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    error: None,
+                    decision: Value::Null,
+                });
+            }
+            EventBody::HookResult {
+                invocation_id,
+                outcome,
+                exit_code,
+                duration_ms,
+                stdout,
+                stderr,
+                error,
+                decision,
+                ..
+            } => {
+                if let Some(index) = ids.iter().rposition(|id| id == invocation_id) {
+                    let run = &mut runs[index];
+                    run.outcome = serde_json::to_value(outcome)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default();
+                    run.exit_code = *exit_code;
+                    run.duration_ms = *duration_ms;
+                    run.stdout = stdout.clone();
+                    run.stderr = stderr.clone();
+                    run.error = error.clone();
+                    run.decision = decision.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+    runs
+}
+
+fn context_lines(contexts: &[dsh_seams::ContextEntry]) -> Vec<String> {
+    contexts
+        .iter()
+        .map(|c| format!("system message: {}", c.content))
+        .collect()
+}
+
+/// Fires `firing` through `plugins` the way the loop and the tool registry
+/// would, and reports what the hooks decided.
+pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firing) -> FireReport {
+    let recorder = Arc::new(Recorder::default());
+    let in_turn = !matches!(
+        firing.event,
+        TestEvent::SessionStart | TestEvent::SessionEnd
+    );
+    let ctx = SeamContext {
+        session: Arc::new(SessionInfo {
+            session_id: firing.session_id.clone(),
+            cwd: cwd.to_owned(),
+            model: "none".to_owned(),
+            log_path: None,
+            env: SessionEnv::default(),
+            // PermissionRequest hooks run where a person could answer.
+            interactive: firing.event == TestEvent::PermissionRequest,
+        }),
+        turn: in_turn.then_some(firing.turn),
+        cancel: CancellationToken::new(),
+        sink: recorder.clone(),
+        control: TurnControl::default(),
+    };
+    let mut model_sees = Vec::new();
+    let mut user_sees = Vec::new();
+    let mut arguments_used = None;
+    let (decision, summary) = match firing.event {
+        TestEvent::PreToolUse => {
+            let call = ProposedCall {
+                call_id: firing.call_id.clone(),
+                tool: firing.tool.clone(),
+                arguments: firing.arguments.clone(),
+                parent_execution_id: None,
+            };
+            let mut winner: Option<(Value, String)> = None;
+            let mut conflicts = Vec::new();
+            for plugin in plugins {
+                if let InputRewrite::Rewrite {
+                    arguments,
+                    by,
+                    conflicts: lost,
+                } = plugin.rewrite_input(&ctx, &call).await
+                {
+                    conflicts.extend(lost);
+                    match winner {
+                        None => winner = Some((arguments, by)),
+                        Some(_) => conflicts.push(by),
+                    }
+                }
+            }
+            let exec = ToolExecution {
+                execution_id: "exec_hooks_test".to_owned(),
+                call_id: firing.call_id.clone(),
+                tool: firing.tool.clone(),
+                arguments: Arc::new(
+                    winner
+                        .as_ref()
+                        .map_or_else(|| firing.arguments.clone(), |(a, _)| a.clone()),
+                ),
+                original_arguments: winner.as_ref().map(|_| Arc::new(firing.arguments.clone())),
+                rewritten_by: winner.as_ref().map(|(_, by)| by.clone()),
+                parent_execution_id: None,
+            };
+            let mut outcome = PreToolOutcome::allow();
+            for plugin in plugins {
+                let own = plugin.pre_execute(&ctx, &exec).await;
+                outcome.contexts.extend(own.contexts);
+                match own.decision {
+                    PreToolDecision::Allow => {}
+                    PreToolDecision::Ask { reason } => {
+                        if outcome.decision == PreToolDecision::Allow {
+                            outcome.decision = PreToolDecision::Ask { reason };
+                        }
+                    }
+                    deny @ PreToolDecision::Deny { .. } => {
+                        outcome.decision = deny;
+                        break;
+                    }
+                }
+            }
+            let summary = match &outcome.decision {
+                PreToolDecision::Allow => {
+                    model_sees.push(format!(
+                        "the {} call runs with {}",
+                        firing.tool, exec.arguments
+                    ));
+                    match &winner {
+                        Some((_, by)) => format!("allow, arguments rewritten by {by}"),
+                        None => "allow".to_owned(),
+                    }
+                }
+                PreToolDecision::Deny { reason } => {
+                    model_sees.push(format!("tool result (error): {reason}"));
+                    "deny".to_owned()
+                }
+                PreToolDecision::Ask { reason } => {
+                    model_sees.push(format!(
+                        "interactive: the user is asked to approve; headless: tool result (error): {}",
+                        reason.as_deref().unwrap_or("(dsh's default denial text)")
+                    ));
+                    "ask".to_owned()
+                }
+            };
+            model_sees.extend(context_lines(&outcome.contexts));
+            arguments_used = Some((*exec.arguments).clone());
+            let mut value = serde_json::to_value(&outcome).unwrap_or(Value::Null);
+            if let (Some((arguments, by)), Value::Object(map)) = (&winner, &mut value) {
+                map.insert(
+                    "rewrite".into(),
+                    json!({"arguments": arguments, "by": by, "conflicts": conflicts}),
+                );
+            }
+            (value, summary)
+        }
+        TestEvent::PermissionRequest => {
+            let exec = ToolExecution {
+                execution_id: "exec_hooks_test".to_owned(),
+                call_id: firing.call_id.clone(),
+                tool: firing.tool.clone(),
+                arguments: Arc::new(firing.arguments.clone()),
+                original_arguments: None,
+                rewritten_by: None,
+                parent_execution_id: None,
+            };
+            let mut combined = ApprovalDecision::Abstain;
+            for plugin in plugins {
+                match plugin.approve(&ctx, &exec, None).await {
+                    ApprovalDecision::Abstain => {}
+                    ApprovalDecision::AllowOnce => {
+                        if combined == ApprovalDecision::Abstain {
+                            combined = ApprovalDecision::AllowOnce;
+                        }
+                    }
+                    deny @ ApprovalDecision::Deny { .. } => {
+                        combined = deny;
+                        break;
+                    }
+                }
+            }
+            arguments_used = Some(firing.arguments.clone());
+            let summary = match &combined {
+                ApprovalDecision::Abstain => {
+                    model_sees.push("no hook decided: the user is asked (headless: denied)".into());
+                    "abstain"
+                }
+                ApprovalDecision::AllowOnce => {
+                    model_sees.push(format!("the {} call runs", firing.tool));
+                    "allow once"
+                }
+                ApprovalDecision::Deny { message } => {
+                    model_sees.push(format!("tool result (error): {message}"));
+                    "deny"
+                }
+            };
+            (
+                serde_json::to_value(&combined).unwrap_or(Value::Null),
+                summary.to_owned(),
+            )
+        }
+        TestEvent::PostToolUse | TestEvent::PostToolUseFailure => {
+            let exec = ToolExecution {
+                execution_id: "exec_hooks_test".to_owned(),
+                call_id: firing.call_id.clone(),
+                tool: firing.tool.clone(),
+                arguments: Arc::new(firing.arguments.clone()),
+                original_arguments: None,
+                rewritten_by: None,
+                parent_execution_id: None,
+            };
+            let outcome = firing.outcome();
+            let mut combined = PostToolDecision::accept();
+            for plugin in plugins {
+                let own = plugin
+                    .post_execute(&ctx, &exec, &outcome, Duration::from_millis(1))
+                    .await;
+                combined.contexts.extend(own.contexts);
+                if combined.action == PostToolAction::Accept {
+                    combined.action = own.action;
+                }
+            }
+            arguments_used = Some(firing.arguments.clone());
+            let summary = match &combined.action {
+                PostToolAction::Accept => {
+                    model_sees.push(format!(
+                        "tool result{}: {}",
+                        if outcome.is_error { " (error)" } else { "" },
+                        excerpt(&outcome.content, 200)
+                    ));
+                    "accept"
+                }
+                PostToolAction::Block { feedback } => {
+                    model_sees.push(format!("tool result (error): {feedback}"));
+                    "block"
+                }
+                PostToolAction::ReplaceContent { content } => {
+                    model_sees.push(format!("tool result: {content}"));
+                    "replace content"
+                }
+                PostToolAction::ReplaceValue { value } => {
+                    model_sees.push(format!("tool result value: {value}"));
+                    "replace value"
+                }
+            };
+            model_sees.extend(context_lines(&combined.contexts));
+            (
+                serde_json::to_value(&combined).unwrap_or(Value::Null),
+                summary.to_owned(),
+            )
+        }
+        TestEvent::UserPromptSubmit => {
+            let mut prompt = PromptInput {
+                content: firing.prompt.clone(),
+                source: "user".to_owned(),
+            };
+            let mut contexts = Vec::new();
+            let mut rewritten = None;
+            let mut decided = None;
+            for plugin in plugins {
+                match plugin.prompt_submit(&ctx, &prompt).await {
+                    PromptDecision::Allow {
+                        rewrite,
+                        contexts: own,
+                    } => {
+                        contexts.extend(own);
+                        if let Some(text) = rewrite {
+                            prompt.content = text.clone();
+                            rewritten = Some(text);
+                        }
+                    }
+                    other => {
+                        decided = Some(other);
+                        break;
+                    }
+                }
+            }
+            let decision = decided.unwrap_or(PromptDecision::Allow {
+                rewrite: rewritten,
+                contexts,
+            });
+            let summary = match &decision {
+                PromptDecision::Allow { contexts, .. } => {
+                    model_sees.push(format!("user message: {}", prompt.content));
+                    model_sees.extend(context_lines(contexts));
+                    "allow"
+                }
+                PromptDecision::Block { reason } => {
+                    model_sees.push("nothing: the prompt is blocked, no model request".into());
+                    user_sees.push(format!("prompt blocked: {reason}"));
+                    "block"
+                }
+                PromptDecision::Stop { reason } => {
+                    model_sees.push("nothing: the turn stops before a model request".into());
+                    user_sees.push(format!("turn stopped: {reason}"));
+                    "stop"
+                }
+            };
+            (
+                serde_json::to_value(&decision).unwrap_or(Value::Null),
+                summary.to_owned(),
+            )
+        }
+        TestEvent::SessionStart => {
+            let mut contexts = Vec::new();
+            for plugin in plugins {
+                contexts.extend(plugin.session_start(&ctx, firing.source).await);
+            }
+            model_sees.extend(context_lines(&contexts));
+            let summary = format!("{} context(s)", contexts.len());
+            (json!({"contexts": contexts}), summary)
+        }
+        TestEvent::Stop => {
+            let input = ContinuationInput {
+                turn: firing.turn,
+                step: 1,
+                last_assistant_message: firing.last_assistant_message.clone(),
+                forced_continuations: u32::from(firing.stop_hook_active),
+            };
+            let mut decision = ContinuationDecision::Stop;
+            for plugin in plugins {
+                let own = plugin.turn_continuation(&ctx, &input).await;
+                if own != ContinuationDecision::Stop {
+                    decision = own;
+                    break;
+                }
+            }
+            let summary = match &decision {
+                ContinuationDecision::Stop => {
+                    model_sees.push("nothing: the turn ends".into());
+                    "stop (the turn ends normally)"
+                }
+                ContinuationDecision::Continue {
+                    reason, contexts, ..
+                } => {
+                    if let Some(reason) = reason {
+                        model_sees.push(format!("user message: {reason}"));
+                    }
+                    model_sees.extend(context_lines(contexts));
+                    "continue (the turn goes on)"
+                }
+                ContinuationDecision::Halt { reason } => {
+                    user_sees.push(format!("turn stopped: {reason}"));
+                    "halt"
+                }
+            };
+            (
+                serde_json::to_value(&decision).unwrap_or(Value::Null),
+                summary.to_owned(),
+            )
+        }
+        TestEvent::SessionEnd => {
+            for plugin in plugins {
+                plugin.session_end(&ctx, firing.end_reason).await;
+            }
+            (
+                Value::Null,
+                "observed (SessionEnd cannot change anything)".to_owned(),
+            )
+        }
+        TestEvent::Notification => {
+            for plugin in plugins {
+                plugin.notification(&ctx, &firing.notification).await;
+            }
+            (
+                Value::Null,
+                "observed (Notification cannot change anything)".to_owned(),
+            )
+        }
+    };
+    if let Some(stop) = ctx.control.stop_requested() {
+        user_sees.push(format!(
+            "turn stopped after this phase: {} ({})",
+            stop.reason, stop.source
+        ));
+    }
+    for entry in ctx.control.take_injected() {
+        model_sees.push(format!("system message: {}", entry.content));
+    }
+    for notice in recorder
+        .notices
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+    {
+        user_sees.push(format!("{}: {}", notice.source, notice.text));
+    }
+    let events = recorder
+        .events
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    FireReport {
+        event: TESTABLE
+            .iter()
+            .find(|(_, e)| *e == firing.event)
+            .map_or("", |(n, _)| *n)
+            .to_owned(),
+        tool: firing.event.is_tool_event().then(|| firing.tool.clone()),
+        arguments: arguments_used,
+        runs: pair_runs(&events),
+        decision,
+        summary,
+        model_sees,
+        user_sees,
+    }
+}
+
+/// The bridge plugins for `sources`, all hooks regardless of trust (an
+/// explicit test or replay runs what is configured), optionally one dialect.
+pub(super) fn plugins(
+    sources: &HookSources,
+    dialect: Option<DialectArg>,
+) -> anyhow::Result<(Vec<Arc<dyn Plugin>>, dsh_hook_runner::HookRunner)> {
+    let mut sources = sources.clone();
+    sources.run_untrusted = true;
+    sources.excluded_hooks.clear();
+    let loaded = wiring::load_hooks(&sources)?;
+    let plugins = loaded
+        .plugins
+        .into_iter()
+        .filter(|plugin| match dialect {
+            None => true,
+            Some(DialectArg::Claude) => plugin.name() == "claude",
+            Some(DialectArg::Codex) => plugin.name() != "claude",
+        })
+        .collect();
+    Ok((plugins, loaded.runner))
+}
+
+pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// `dsh hooks test` arguments.
+pub(super) struct TestArgs {
+    pub event: String,
+    pub tool: Option<String>,
+    pub input: Option<String>,
+    pub dialect: Option<DialectArg>,
+    pub format: Format,
+}
+
+fn read_input(input: Option<&str>) -> anyhow::Result<Value> {
+    let Some(input) = input else {
+        return Ok(json!({}));
+    };
+    let (text, origin) = match input.strip_prefix('@') {
+        Some(path) => (
+            fs_err::read_to_string(path).context("cannot read the --input file")?,
+            path.to_owned(),
+        ),
+        None => (input.to_owned(), "--input".to_owned()),
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|error| {
+        anyhow::anyhow!(
+            "{origin}:{}:{}: not valid JSON: {error}",
+            error.line(),
+            error.column()
+        )
+    })?;
+    if !value.is_object() {
+        bail!("{origin}: the hook payload must be a JSON object");
+    }
+    Ok(value)
+}
+
+pub(super) fn run_test(sources: &HookSources, args: TestArgs) -> anyhow::Result<ExitCode> {
+    let event = TestEvent::parse(&args.event)?;
+    let payload = read_input(args.input.as_deref())?;
+    let firing = Firing::from_payload(event, args.tool.as_deref(), &payload)?;
+    let (plugins, runner) = plugins(sources, args.dialect)?;
+    let runtime = runtime()?;
+    let report = runtime.block_on(fire(&plugins, &sources.cwd, &firing));
+    runner.kill_all();
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        Format::Text => print!("{}", render(&report, &sources.cwd)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A hook run for people.
+pub(super) fn render_run(out: &mut String, index: usize, run: &RunReport, project: &Path) {
+    let matcher = run
+        .matcher
+        .as_deref()
+        .map(|m| format!(" matcher {m:?}"))
+        .unwrap_or_default();
+    out.push_str(&format!(
+        "  {index}. [{}] {}{matcher}: {}\n",
+        run.dialect, run.event, run.command
+    ));
+    if let Some(origin) = &run.origin {
+        out.push_str(&format!(
+            "     from {}\n",
+            crate::trust::show_path(origin, project)
+        ));
+    }
+    let exit = match run.exit_code {
+        Some(code) => format!("exit {code}"),
+        None => run.outcome.clone(),
+    };
+    out.push_str(&format!("     {exit} in {} ms\n", run.duration_ms));
+    if !run.stdout.trim().is_empty() {
+        out.push_str(&format!("     stdout: {}\n", excerpt(&run.stdout, 240)));
+    }
+    if !run.stderr.trim().is_empty() {
+        out.push_str(&format!("     stderr: {}\n", excerpt(&run.stderr, 240)));
+    }
+    if let Some(error) = &run.error {
+        out.push_str(&format!("     error: {}\n", excerpt(error, 240)));
+    }
+    out.push_str(&format!("     decision: {}\n", run.decision));
+}
+
+fn render(report: &FireReport, project: &Path) -> String {
+    let mut out = String::new();
+    out.push_str(&format!("event: {}", report.event));
+    if let Some(tool) = &report.tool {
+        out.push_str(&format!(" (tool {tool})"));
+    }
+    out.push('\n');
+    if let Some(arguments) = &report.arguments {
+        out.push_str(&format!("arguments: {arguments}\n"));
+    }
+    if report.runs.is_empty() {
+        out.push_str("hooks run: none (no configured hook matches)\n");
+    } else {
+        out.push_str(&format!("hooks run: {}\n", report.runs.len()));
+        for (index, run) in report.runs.iter().enumerate() {
+            render_run(&mut out, index + 1, run, project);
+        }
+    }
+    out.push_str(&format!("decision: {}\n", report.summary));
+    out.push_str("the model sees:\n");
+    if report.model_sees.is_empty() {
+        out.push_str("  nothing\n");
+    }
+    for line in &report.model_sees {
+        out.push_str(&format!("  {}\n", line.replace('\n', "\n    ")));
+    }
+    out.push_str("the user sees:\n");
+    if report.user_sees.is_empty() {
+        out.push_str("  nothing\n");
+    }
+    for line in &report.user_sees {
+        out.push_str(&format!("  {}\n", line.replace('\n', "\n    ")));
+    }
+    out
+}

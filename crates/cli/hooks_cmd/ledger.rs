@@ -1,0 +1,270 @@
+//! `dsh hooks log [SESSION]`: the decision ledger of a session — every hook
+//! result, what it decided and why, and what the runtime did next.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use dsh_protocol::{Event, EventBody};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::{Format, excerpt, load_session, resolve_session};
+
+#[derive(Debug, Serialize)]
+struct Entry {
+    ts: String,
+    turn: Option<u64>,
+    dialect: String,
+    event: String,
+    seam: String,
+    command: String,
+    origin: Option<String>,
+    call_id: Option<String>,
+    outcome: String,
+    exit_code: Option<i32>,
+    decision: Value,
+    effect: String,
+    why: Option<String>,
+    then: String,
+}
+
+/// The effects that mean "no" (or "stop").
+fn is_denial(decision: &Value) -> bool {
+    let effect = decision.get("effect").and_then(Value::as_str).unwrap_or("");
+    matches!(effect, "deny" | "block" | "ask" | "defer" | "stop")
+        || decision.get("continue") == Some(&Value::Bool(false))
+}
+
+/// What the runtime did after the hook result at `index`.
+fn what_followed(
+    events: &[Event],
+    index: usize,
+    turn: Option<u64>,
+    seam: &str,
+    call_id: Option<&str>,
+) -> String {
+    let later = &events[index + 1..];
+    if let Some(call_id) = call_id {
+        let mut parts = Vec::new();
+        for event in later {
+            match &event.body {
+                EventBody::ToolCall {
+                    call_id: id,
+                    rewritten_by: Some(by),
+                    ..
+                } if id == call_id && seam == "pre-execute" => {
+                    parts.push(format!("call arguments rewritten by {by}"));
+                }
+                EventBody::ToolResult {
+                    call_id: id,
+                    is_error,
+                    content,
+                    disposition,
+                    ..
+                } if id == call_id => {
+                    parts.push(format!(
+                        "tool/result {}{}: {}",
+                        disposition.as_deref().unwrap_or("executed"),
+                        if *is_error { " (error)" } else { "" },
+                        excerpt(content, 120)
+                    ));
+                    break;
+                }
+                _ => {}
+            }
+        }
+        if parts.is_empty() {
+            return "no tool result recorded for this call".to_owned();
+        }
+        return parts.join("; ");
+    }
+    for event in later {
+        match &event.body {
+            EventBody::PromptBlocked { reason, .. } if seam == "prompt-submit" => {
+                return format!("prompt blocked: {}", excerpt(reason, 120));
+            }
+            EventBody::UserMessage { content, .. } if seam == "prompt-submit" => {
+                return format!("prompt sent to the model: {}", excerpt(content, 80));
+            }
+            EventBody::SteeringMessage { content, .. } if seam == "turn-continuation" => {
+                return format!("turn continued: {}", excerpt(content, 120));
+            }
+            EventBody::TurnEnd {
+                turn: ended,
+                reason,
+                message,
+            } if turn.is_none_or(|t| t == *ended) => {
+                return format!(
+                    "turn {ended} ended {}{}",
+                    reason.as_str(),
+                    message
+                        .as_deref()
+                        .map(|m| format!(": {}", excerpt(m, 120)))
+                        .unwrap_or_default()
+                );
+            }
+            EventBody::TurnStart { .. } if turn.is_none() => {
+                return "session went on".to_owned();
+            }
+            _ => {}
+        }
+    }
+    "nothing followed (end of log)".to_owned()
+}
+
+fn default_session() -> anyhow::Result<PathBuf> {
+    let home = crate::sessions::dsh_home()?;
+    let cwd = crate::wiring::current_dir()?.display().to_string();
+    let sessions = crate::sessions::list(&home)?;
+    match sessions.into_iter().find(|s| s.cwd == cwd) {
+        Some(session) => Ok(session.path),
+        None => anyhow::bail!(
+            "no session of {cwd} under {}; give a session log or id",
+            crate::sessions::sessions_dir(&home).display()
+        ),
+    }
+}
+
+pub(super) fn run(
+    session: Option<&str>,
+    denied: bool,
+    event_filter: Option<&str>,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let path = match session {
+        Some(session) => resolve_session(session)?,
+        None => default_session()?,
+    };
+    let events = load_session(&path)?;
+    let cwd = events.iter().find_map(|e| match &e.body {
+        EventBody::SessionHeader { cwd, .. } => Some(PathBuf::from(cwd)),
+        _ => None,
+    });
+    let mut entries = Vec::new();
+    for (index, event) in events.iter().enumerate() {
+        let EventBody::HookResult {
+            invocation_id,
+            outcome,
+            exit_code,
+            decision,
+            error,
+            ..
+        } = &event.body
+        else {
+            continue;
+        };
+        let invoked = events[..index].iter().rev().find_map(|e| match &e.body {
+            EventBody::HookInvoked {
+                invocation_id: id, ..
+            } if id == invocation_id => Some(&e.body),
+            _ => None,
+        });
+        let Some(EventBody::HookInvoked {
+            turn,
+            dialect,
+            event: hook_event,
+            seam,
+            origin,
+            command,
+            call_id,
+            ..
+        }) = invoked
+        else {
+            continue;
+        };
+        if let Some(filter) = event_filter
+            && !hook_event.eq_ignore_ascii_case(filter)
+        {
+            continue;
+        }
+        if denied && !is_denial(decision) {
+            continue;
+        }
+        let effect = decision
+            .get("effect")
+            .and_then(Value::as_str)
+            .unwrap_or("none")
+            .to_owned();
+        let why = ["reason", "message", "stop_reason", "why", "overridden"]
+            .iter()
+            .find_map(|key| decision.get(*key).and_then(Value::as_str))
+            .map(str::to_owned)
+            .or_else(|| error.clone());
+        entries.push(Entry {
+            ts: event.ts.clone(),
+            turn: *turn,
+            dialect: dialect.as_str().to_owned(),
+            event: hook_event.clone(),
+            seam: seam.clone(),
+            command: command.clone(),
+            origin: origin.clone(),
+            call_id: call_id.clone(),
+            outcome: serde_json::to_value(outcome)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            exit_code: *exit_code,
+            decision: decision.clone(),
+            effect,
+            why,
+            then: what_followed(&events, index, *turn, seam, call_id.as_deref()),
+        });
+    }
+    match format {
+        Format::Json => {
+            let doc = json!({"session": path, "decisions": entries});
+            println!("{}", serde_json::to_string_pretty(&doc)?);
+        }
+        Format::Text => {
+            println!("hook decisions in {}", path.display());
+            if entries.is_empty() {
+                println!(
+                    "  none{}",
+                    if denied || event_filter.is_some() {
+                        " (matching the filters)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            for entry in &entries {
+                let turn = entry.turn.map(|t| format!(" turn {t}")).unwrap_or_default();
+                let call = entry
+                    .call_id
+                    .as_deref()
+                    .map(|c| format!(" call {c}"))
+                    .unwrap_or_default();
+                println!(
+                    "{}{turn} [{}] {}{call}: {}",
+                    entry.ts, entry.dialect, entry.event, entry.command
+                );
+                if let Some(origin) = &entry.origin {
+                    let shown = match &cwd {
+                        Some(cwd) => crate::trust::show_path(origin, cwd),
+                        None => origin.clone(),
+                    };
+                    println!("    from {shown}");
+                }
+                let exit = entry
+                    .exit_code
+                    .map_or(entry.outcome.clone(), |code| format!("exit {code}"));
+                let won = match entry.decision.get("won") {
+                    Some(Value::Bool(true)) => ", won",
+                    Some(Value::Bool(false)) => ", overruled by another hook",
+                    _ => "",
+                };
+                println!(
+                    "    decided: {}{won} ({exit}){}",
+                    entry.effect,
+                    entry
+                        .why
+                        .as_deref()
+                        .map(|w| format!(" — {}", excerpt(w, 160)))
+                        .unwrap_or_default()
+                );
+                println!("    then: {}", entry.then);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,334 @@
+//! `dsh hooks replay SESSION`: re-runs every recorded hook firing of a
+//! session (the exact recorded stdin payload drives the canonical call) through
+//! today's configuration and diffs each hook's decision with the recorded one.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use dsh_protocol::{Dialect, EventBody};
+use dsh_seams::Plugin;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::fire::{self, Firing, RunReport, TestEvent};
+use super::{DialectArg, Format, excerpt, load_session, resolve_session};
+use crate::wiring::HookSources;
+
+/// One recorded firing: the invocations that shared an event and a payload.
+struct Recorded {
+    dialect: Dialect,
+    event: String,
+    turn: Option<u64>,
+    call_id: Option<String>,
+    input: Value,
+    /// (command, origin, recorded decision)
+    runs: Vec<(String, Option<String>, Value)>,
+    ids: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Change {
+    kind: &'static str,
+    command: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    was: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    now: Option<Value>,
+    what: String,
+}
+
+#[derive(Debug, Serialize)]
+struct FiringDiff {
+    dialect: &'static str,
+    event: String,
+    turn: Option<u64>,
+    call_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<String>,
+    changes: Vec<Change>,
+    unchanged: usize,
+}
+
+fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
+    let mut firings: Vec<Recorded> = Vec::new();
+    for event in events {
+        match &event.body {
+            EventBody::HookInvoked {
+                turn,
+                invocation_id,
+                dialect,
+                event,
+                origin,
+                command,
+                input,
+                call_id,
+                ..
+            } => {
+                let same = |f: &Recorded| {
+                    f.dialect == *dialect
+                        && f.event == *event
+                        && f.turn == *turn
+                        && f.call_id == *call_id
+                        && f.input == *input
+                };
+                let index = match firings.iter().rposition(same) {
+                    Some(index) => index,
+                    None => {
+                        firings.push(Recorded {
+                            dialect: *dialect,
+                            event: event.clone(),
+                            turn: *turn,
+                            call_id: call_id.clone(),
+                            input: input.clone(),
+                            runs: Vec::new(),
+                            ids: Vec::new(),
+                        });
+                        firings.len() - 1
+                    }
+                };
+                firings[index]
+                    .runs
+                    .push((command.clone(), origin.clone(), Value::Null));
+                firings[index].ids.push(invocation_id.clone());
+            }
+            EventBody::HookResult {
+                invocation_id,
+                decision,
+                ..
+            } => {
+                for firing in firings.iter_mut().rev() {
+                    if let Some(i) = firing.ids.iter().position(|id| id == invocation_id) {
+                        firing.runs[i].2 = decision.clone();
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    firings
+}
+
+/// A decision for people: effect and reason, plus what else it carries.
+fn describe(decision: &Value) -> String {
+    let effect = decision
+        .get("effect")
+        .and_then(Value::as_str)
+        .unwrap_or("none");
+    let reason = ["reason", "message", "why"]
+        .iter()
+        .find_map(|key| decision.get(*key).and_then(Value::as_str));
+    let mut text = effect.to_owned();
+    if let Some(reason) = reason {
+        text.push_str(&format!(" ({})", excerpt(reason, 120)));
+    }
+    if decision.get("updated_input").is_some() {
+        text.push_str(" + rewrite");
+    }
+    if decision.get("contexts").is_some() {
+        text.push_str(" + context");
+    }
+    text
+}
+
+fn compare(was: &Value, now: &Value) -> String {
+    let effect = |v: &Value| v.get("effect").cloned().unwrap_or(Value::Null);
+    let mut what = Vec::new();
+    if effect(was) != effect(now) {
+        what.push(format!("was {} → now {}", describe(was), describe(now)));
+    } else {
+        for (key, label) in [
+            ("reason", "reason changed"),
+            ("message", "message changed"),
+            ("updated_input", "rewrite changed"),
+            ("contexts", "context changed"),
+            ("steering", "steering changed"),
+            ("stop_reason", "stop changed"),
+        ] {
+            if was.get(key) != now.get(key) {
+                what.push(format!(
+                    "{label}: {} → {}",
+                    was.get(key)
+                        .map_or("none".to_owned(), |v| excerpt(&v.to_string(), 100)),
+                    now.get(key)
+                        .map_or("none".to_owned(), |v| excerpt(&v.to_string(), 100))
+                ));
+            }
+        }
+        if what.is_empty() {
+            what.push(format!("decision details changed: {was} → {now}"));
+        }
+    }
+    what.join("; ")
+}
+
+fn diff(recorded: &Recorded, new_runs: &[RunReport]) -> (Vec<Change>, usize) {
+    let mut changes = Vec::new();
+    let mut unchanged = 0;
+    let mut used = vec![false; new_runs.len()];
+    for (command, origin, was) in &recorded.runs {
+        let found = new_runs
+            .iter()
+            .enumerate()
+            .filter(|(i, run)| !used[*i] && run.command == *command)
+            .min_by_key(|(_, run)| usize::from(run.origin != *origin))
+            .map(|(i, _)| i);
+        match found {
+            Some(i) => {
+                used[i] = true;
+                let now = &new_runs[i].decision;
+                if now == was {
+                    unchanged += 1;
+                } else {
+                    changes.push(Change {
+                        kind: "changed",
+                        command: command.clone(),
+                        was: Some(was.clone()),
+                        now: Some(now.clone()),
+                        what: compare(was, now),
+                    });
+                }
+            }
+            None => changes.push(Change {
+                kind: "removed",
+                command: command.clone(),
+                was: Some(was.clone()),
+                now: None,
+                what: format!(
+                    "no longer runs (removed, disabled or no longer matching); it decided {}",
+                    describe(was)
+                ),
+            }),
+        }
+    }
+    for (i, run) in new_runs.iter().enumerate() {
+        if !used[i] {
+            changes.push(Change {
+                kind: "added",
+                command: run.command.clone(),
+                was: None,
+                now: Some(run.decision.clone()),
+                what: format!("now runs and decides {}", describe(&run.decision)),
+            });
+        }
+    }
+    (changes, unchanged)
+}
+
+pub(super) fn run(
+    sources: &HookSources,
+    session: &str,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let path = resolve_session(session)?;
+    let events = load_session(&path)?;
+    let session_id = events.iter().find_map(|e| match &e.body {
+        EventBody::SessionHeader { session_id, .. } => Some(session_id.clone()),
+        _ => None,
+    });
+    let recorded = group(&events);
+    let (claude, runner_a) = fire::plugins(sources, Some(DialectArg::Claude))?;
+    let (codex, runner_b) = fire::plugins(sources, Some(DialectArg::Codex))?;
+    let runtime = fire::runtime()?;
+    let mut diffs = Vec::new();
+    for firing in &recorded {
+        let plugins: &[Arc<dyn Plugin>] = match firing.dialect {
+            Dialect::Claude => &claude,
+            Dialect::Codex => &codex,
+        };
+        let mut entry = FiringDiff {
+            dialect: firing.dialect.as_str(),
+            event: firing.event.clone(),
+            turn: firing.turn,
+            call_id: firing.call_id.clone(),
+            skipped: None,
+            changes: Vec::new(),
+            unchanged: 0,
+        };
+        let prepared = TestEvent::parse(&firing.event).and_then(|event| {
+            let mut canonical = Firing::from_payload(event, None, &firing.input)?;
+            if let Some(turn) = firing.turn {
+                canonical.turn = turn;
+            }
+            if let Some(call_id) = &firing.call_id {
+                canonical.call_id = call_id.clone();
+            }
+            if firing.input.get("session_id").is_none()
+                && let Some(id) = &session_id
+            {
+                canonical.session_id = id.clone();
+            }
+            Ok(canonical)
+        });
+        match prepared {
+            Err(error) => entry.skipped = Some(format!("{error:#}")),
+            Ok(canonical) => {
+                let report = runtime.block_on(fire::fire(plugins, &sources.cwd, &canonical));
+                let (changes, unchanged) = diff(firing, &report.runs);
+                entry.changes = changes;
+                entry.unchanged = unchanged;
+            }
+        }
+        diffs.push(entry);
+    }
+    runner_a.kill_all();
+    runner_b.kill_all();
+
+    let count = |kind: &str| {
+        diffs
+            .iter()
+            .flat_map(|d| d.changes.iter())
+            .filter(|c| c.kind == kind)
+            .count()
+    };
+    let unchanged: usize = diffs.iter().map(|d| d.unchanged).sum();
+    let skipped = diffs.iter().filter(|d| d.skipped.is_some()).count();
+    let invocations: usize = recorded.iter().map(|r| r.runs.len()).sum();
+    match format {
+        Format::Json => {
+            let doc = json!({
+                "session": path,
+                "invocations": invocations,
+                "firings": diffs,
+                "unchanged": unchanged,
+                "changed": count("changed"),
+                "added": count("added"),
+                "removed": count("removed"),
+                "skipped_firings": skipped,
+            });
+            println!("{}", serde_json::to_string_pretty(&doc)?);
+        }
+        Format::Text => {
+            println!(
+                "replayed {invocations} recorded hook invocation(s) in {} firing(s) from {} against the current configuration",
+                recorded.len(),
+                path.display()
+            );
+            for d in &diffs {
+                if d.changes.is_empty() && d.skipped.is_none() {
+                    continue;
+                }
+                let turn = d.turn.map(|t| format!("turn {t} ")).unwrap_or_default();
+                let call = d
+                    .call_id
+                    .as_deref()
+                    .map(|c| format!(" (call {c})"))
+                    .unwrap_or_default();
+                println!("{turn}[{}] {}{call}:", d.dialect, d.event);
+                if let Some(why) = &d.skipped {
+                    println!("  skipped: {why}");
+                }
+                for change in &d.changes {
+                    println!("  {} {}: {}", change.kind, change.command, change.what);
+                }
+            }
+            println!(
+                "{unchanged} unchanged, {} changed, {} added, {} removed, {skipped} firing(s) skipped",
+                count("changed"),
+                count("added"),
+                count("removed")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

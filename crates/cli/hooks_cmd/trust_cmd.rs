@@ -1,0 +1,92 @@
+//! `dsh hooks trust` / `dsh hooks untrust`.
+
+use std::process::ExitCode;
+
+use crate::trust::{self, ProjectHook, TrustStatus, TrustStore, show_path};
+use crate::wiring::HookSources;
+
+fn selected(hook: &ProjectHook, selectors: &[String]) -> bool {
+    selectors.is_empty()
+        || selectors.iter().any(|s| {
+            hook.origin.contains(s.as_str())
+                || hook.command.contains(s.as_str())
+                || hook.hash.contains(s.as_str())
+        })
+}
+
+fn line(hook: &ProjectHook, sources: &HookSources) -> String {
+    format!(
+        "[{}] {}: {}\n    from {}",
+        hook.dialect.as_str(),
+        hook.event,
+        hook.command,
+        show_path(&hook.origin, &sources.cwd)
+    )
+}
+
+pub(super) fn trust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<ExitCode> {
+    let mut store = TrustStore::load(&sources.dsh_home)?;
+    let hooks = trust::all_hooks(sources, &store)?;
+    let candidates: Vec<&ProjectHook> = hooks
+        .iter()
+        .filter(|hook| !hook.status.is_trusted() && selected(hook, selectors))
+        .collect();
+    if candidates.is_empty() {
+        let project_hooks = hooks
+            .iter()
+            .filter(|h| h.status != TrustStatus::UserLevel)
+            .count();
+        if !selectors.is_empty() && hooks.iter().all(|h| !selected(h, selectors)) {
+            anyhow::bail!(
+                "no hook of {} matches {}",
+                sources.cwd.display(),
+                selectors.join(", ")
+            );
+        }
+        println!(
+            "Nothing to trust: {project_hooks} project hook(s) in {}, all trusted.",
+            sources.cwd.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    for hook in &candidates {
+        store.trust(hook);
+        println!("trusted {}", line(hook, sources));
+        for script in &hook.scripts {
+            println!(
+                "    script {}",
+                show_path(&script.display().to_string(), &sources.cwd)
+            );
+        }
+    }
+    store.save()?;
+    println!(
+        "{} hook(s) trusted (stored in {}); a changed definition or script asks again.",
+        candidates.len(),
+        store.path().display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn untrust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<ExitCode> {
+    let mut store = TrustStore::load(&sources.dsh_home)?;
+    let hooks = trust::all_hooks(sources, &store)?;
+    let mut removed = 0;
+    for hook in hooks.iter().filter(|h| selected(h, selectors)) {
+        if store.untrust(hook) {
+            removed += 1;
+            println!("untrusted {}", line(hook, sources));
+        }
+    }
+    if selectors.is_empty() {
+        // Also forget hashes of hooks that are no longer configured here.
+        removed += store.untrust_project(&sources.cwd);
+    }
+    if removed == 0 {
+        println!("Nothing to untrust in {}.", sources.cwd.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    store.save()?;
+    println!("{removed} trust record(s) removed; dsh asks again before running them.");
+    Ok(ExitCode::SUCCESS)
+}

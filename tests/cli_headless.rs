@@ -1,0 +1,629 @@
+//! `dsh -p`, `dsh sessions`, `--resume` and `--continue` against the
+//! loopback mock provider (nothing leaves 127.0.0.1; HOME and DSH_HOME are
+//! temporary).
+
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+
+use std::path::{Path, PathBuf};
+
+use dsh_provider::mock::{MockProvider, MockResponse, MockToolCall};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::support::TestContext;
+
+/// A mock serving `script`; fails the test if it cannot bind loopback.
+pub(crate) fn mock(script: Vec<MockResponse>) -> MockProvider {
+    MockProvider::start_blocking(script).expect("mock provider on 127.0.0.1")
+}
+
+/// `dsh` in the context's project, pointed at the mock with a test key.
+pub(crate) fn dsh(ctx: &TestContext, mock: &MockProvider) -> assert_cmd::Command {
+    let mut cmd = ctx.dsh();
+    cmd.env("DSH_BASE_URL", mock.base_url())
+        .env("DSH_API_KEY", "sk-test");
+    cmd
+}
+
+/// `$DSH_HOME/sessions/*.jsonl`, sorted.
+pub(crate) fn session_logs(ctx: &TestContext) -> Vec<PathBuf> {
+    let dir = ctx.home().join(".dsh").join("sessions");
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+                .collect()
+        })
+        .unwrap_or_default();
+    logs.sort();
+    logs
+}
+
+/// Every event of a session log, as JSON.
+pub(crate) fn events(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("session log")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+pub(crate) fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events
+        .iter()
+        .filter(|event| event["type"] == kind)
+        .collect()
+}
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn write_config(ctx: &TestContext, text: &str) {
+    let home = ctx.home().join(".dsh");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("config.toml"), text).unwrap();
+}
+
+#[test]
+fn print_text_prints_the_final_answer_and_stores_the_session() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![MockResponse::text("Hello from the mock.")]);
+    let output = dsh(&ctx, &mock).args(["-p", "Say hello"]).output().unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert_eq!(stdout(&output), "Hello from the mock.\n");
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 1);
+    let messages = requests[0]["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.last().unwrap(),
+        &json!({"role": "user", "content": "Say hello"})
+    );
+    assert_eq!(
+        mock.recorded()[0].header("authorization"),
+        Some("Bearer sk-test")
+    );
+
+    let logs = session_logs(&ctx);
+    assert_eq!(logs.len(), 1, "one session log");
+    let events = events(&logs[0]);
+    assert_eq!(events[0]["type"], "session/header");
+    assert_eq!(events[0]["cwd"], ctx.project().display().to_string());
+    let id = logs[0].file_stem().unwrap().to_str().unwrap();
+    assert_eq!(events[0]["session_id"], id);
+    let ends = of_type(&events, "turn/end");
+    assert_eq!(ends.len(), 1);
+    assert_eq!(ends[0]["reason"], "completed");
+}
+
+#[test]
+fn print_json_is_one_object_with_result_session_and_events() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "Let me look.",
+            vec![MockToolCall::new(
+                "call_1",
+                "bash",
+                &json!({"command": "echo tool-output"}),
+            )],
+        ),
+        MockResponse::text("Done."),
+    ]);
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "Run echo", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let text = stdout(&output);
+    assert_eq!(text.lines().count(), 1, "one line: {text}");
+    let result: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(result["type"], "result");
+    assert_eq!(result["result"], "Done.");
+    assert_eq!(result["reason"], "completed");
+    assert_eq!(result["is_error"], false);
+    let logs = session_logs(&ctx);
+    assert_eq!(
+        result["session_id"],
+        logs[0].file_stem().unwrap().to_str().unwrap()
+    );
+    let events = result["events"].as_array().unwrap();
+    assert_eq!(events[0]["type"], "session/header");
+    let results = of_type(events, "tool/result");
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["is_error"], false);
+    assert!(
+        results[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("tool-output"),
+        "{}",
+        results[0]
+    );
+    // The events in the object are the events in the log.
+    assert_eq!(events, &self::events(&logs[0]));
+    // The tool's output reached the model in the second request.
+    let second = &mock.requests()[1]["messages"];
+    let tool_message = second
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("a tool message");
+    assert!(
+        tool_message["content"]
+            .as_str()
+            .unwrap()
+            .contains("tool-output")
+    );
+}
+
+#[test]
+fn print_stream_json_emits_each_event_then_a_result_line() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![MockResponse::text("Streamed answer.")]);
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "Stream it", "--output-format", "stream-json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let lines: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every line is JSON"))
+        .collect();
+    let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "session/header",
+            "turn/start",
+            "user/message",
+            "assistant/message",
+            "turn/end",
+            "result"
+        ]
+    );
+    let last = lines.last().unwrap();
+    assert_eq!(last["result"], "Streamed answer.");
+    assert_eq!(last["reason"], "completed");
+    // The streamed events are the log, line for line.
+    let logs = session_logs(&ctx);
+    assert_eq!(&lines[..lines.len() - 1], events(&logs[0]).as_slice());
+}
+
+#[test]
+fn a_provider_500_fails_the_turn_with_the_error_on_stderr() {
+    let ctx = TestContext::new();
+    write_config(&ctx, "[provider]\nmax_retries = 0\n");
+    let mock = mock(vec![MockResponse::status(
+        500,
+        r#"{"error":"upstream exploded"}"#,
+    )]);
+    let output = dsh(&ctx, &mock).args(["-p", "Hello"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "stderr: {}", stderr(&output));
+    assert_eq!(stdout(&output), "");
+    let err = stderr(&output);
+    assert!(err.contains("500"), "{err}");
+    assert!(err.contains("upstream exploded"), "{err}");
+    assert!(err.contains("ended error"), "{err}");
+    let events = events(&session_logs(&ctx)[0]);
+    assert_eq!(of_type(&events, "turn/end")[0]["reason"], "error");
+    assert_eq!(mock.remaining(), 0);
+}
+
+#[test]
+fn a_turn_that_does_not_complete_is_a_failure_in_json_too() {
+    let ctx = TestContext::new();
+    write_config(&ctx, "[provider]\nmax_retries = 0\n");
+    let mock = mock(vec![MockResponse::status(500, "nope")]);
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "Hello", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["reason"], "error");
+    assert_eq!(result["is_error"], true);
+    assert!(result["message"].as_str().unwrap().contains("500"));
+}
+
+#[test]
+fn a_missing_api_key_names_the_variables_and_starts_nothing() {
+    let ctx = TestContext::new();
+    let mock = mock(Vec::new());
+    let output = ctx
+        .dsh()
+        .env("DSH_BASE_URL", mock.base_url())
+        .args(["-p", "Hello"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(err.contains("DSH_API_KEY"), "{err}");
+    assert!(err.contains("DEEPSEEK_API_KEY"), "{err}");
+    assert!(session_logs(&ctx).is_empty());
+    assert!(mock.requests().is_empty());
+
+    // The same for the interactive mode, before any prompt is read.
+    let output = ctx
+        .dsh()
+        .env("DSH_BASE_URL", mock.base_url())
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("DSH_API_KEY"));
+}
+
+#[test]
+fn the_key_variable_can_be_renamed_in_config_toml() {
+    let ctx = TestContext::new();
+    write_config(
+        &ctx,
+        "[provider]\napi_key_env = \"MY_TEST_KEY\"\nmodel = \"my-model\"\n",
+    );
+    let mock = mock(vec![MockResponse::text("ok")]);
+    let output = ctx
+        .dsh()
+        .env("DSH_BASE_URL", mock.base_url())
+        .env("MY_TEST_KEY", "sk-renamed")
+        .args(["-p", "Hello"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert_eq!(
+        mock.recorded()[0].header("authorization"),
+        Some("Bearer sk-renamed")
+    );
+    assert_eq!(mock.requests()[0]["model"], "my-model");
+}
+
+#[test]
+fn sessions_lists_newest_first_with_cwd_prompt_and_turns() {
+    let ctx = TestContext::new();
+    let other = ctx.home().join("other-project");
+    std::fs::create_dir_all(&other).unwrap();
+    let mock = mock(vec![
+        MockResponse::text("one"),
+        MockResponse::text("two"),
+        MockResponse::text("three"),
+    ]);
+    dsh(&ctx, &mock)
+        .args(["-p", "First prompt here"])
+        .assert()
+        .success();
+    let first = session_logs(&ctx);
+    dsh(&ctx, &mock)
+        .current_dir(&other)
+        .args(["-p", "Second prompt elsewhere"])
+        .assert()
+        .success();
+    let id_of = |path: &PathBuf| path.file_stem().unwrap().to_str().unwrap().to_owned();
+    let first_id = id_of(&first[0]);
+    let second_id = session_logs(&ctx)
+        .iter()
+        .map(id_of)
+        .find(|id| *id != first_id)
+        .unwrap();
+    // A second turn in the first session makes it the newest.
+    dsh(&ctx, &mock)
+        .args(["-p", "Another turn", "--resume", &first_id])
+        .assert()
+        .success();
+
+    let output = ctx.dsh().arg("sessions").output().unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let text = stdout(&output);
+    let first_at = text.find(&first_id).expect("first session listed");
+    let second_at = text.find(&second_id).expect("second session listed");
+    assert!(first_at < second_at, "newest first:\n{text}");
+    assert!(text.contains("First prompt here"), "{text}");
+    assert!(text.contains("Second prompt elsewhere"), "{text}");
+    assert!(text.contains(&other.display().to_string()), "{text}");
+
+    let output = ctx.dsh().args(["sessions", "--json"]).output().unwrap();
+    let rows: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["id"], first_id);
+    assert_eq!(rows[0]["turns"], 2);
+    assert_eq!(rows[0]["first_prompt"], "First prompt here");
+    assert_eq!(rows[0]["cwd"], ctx.project().display().to_string());
+    assert_eq!(rows[1]["id"], second_id);
+    assert_eq!(rows[1]["turns"], 1);
+    assert_eq!(rows[1]["cwd"], other.display().to_string());
+}
+
+/// Runs a first turn, then a second one reopened with `how`; checks the
+/// second request carried the first turn and the log grew by one turn.
+fn resume_carries_the_first_turn(how: &dyn Fn(&str) -> Vec<String>) {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::text("First answer."),
+        MockResponse::text("Second answer."),
+    ]);
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "First question", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let first: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let id = first["session_id"].as_str().unwrap().to_owned();
+
+    let mut args = vec!["-p".to_owned(), "Second question".to_owned()];
+    args.extend(how(&id));
+    let output = dsh(&ctx, &mock).args(&args).output().unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert_eq!(stdout(&output), "Second answer.\n");
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    let conversation: Vec<(String, String)> = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap().to_owned(),
+                m["content"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        conversation,
+        [
+            ("user".to_owned(), "First question".to_owned()),
+            ("assistant".to_owned(), "First answer.".to_owned()),
+            ("user".to_owned(), "Second question".to_owned()),
+        ]
+    );
+
+    let logs = session_logs(&ctx);
+    assert_eq!(logs.len(), 1, "no new session was created");
+    let events = events(&logs[0]);
+    let starts: Vec<&Value> = of_type(&events, "turn/start");
+    assert_eq!(starts.len(), 2);
+    assert_eq!(starts[1]["turn"], 2);
+    let ends = of_type(&events, "turn/end");
+    assert_eq!(ends[1]["reason"], "completed");
+    assert_eq!(of_type(&events, "session/header").len(), 1);
+}
+
+#[test]
+fn resume_by_id_reopens_the_session() {
+    resume_carries_the_first_turn(&|id| vec!["--resume".to_owned(), id.to_owned()]);
+}
+
+#[test]
+fn resume_accepts_an_unambiguous_id_prefix() {
+    resume_carries_the_first_turn(&|id| vec!["-r".to_owned(), id[..8].to_owned()]);
+}
+
+#[test]
+fn continue_reopens_the_newest_session_of_this_directory() {
+    resume_carries_the_first_turn(&|_| vec!["--continue".to_owned()]);
+}
+
+#[test]
+fn continue_without_a_session_here_is_a_clear_error() {
+    let ctx = TestContext::new();
+    let mock = mock(Vec::new());
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "Hi", "--continue"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("no session to continue"),
+        "{}",
+        stderr(&output)
+    );
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "Hi", "--resume", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("no session nope"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(mock.requests().is_empty());
+}
+
+#[test]
+fn resuming_a_log_with_a_torn_tail_reports_it_and_carries_on() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![MockResponse::text("one"), MockResponse::text("two")]);
+    dsh(&ctx, &mock).args(["-p", "First"]).assert().success();
+    let log = session_logs(&ctx).remove(0);
+    let id = log.file_stem().unwrap().to_str().unwrap().to_owned();
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(r#"{"seq":5,"ts":"2025-01-01T00:00:00.000Z","type":"turn/st"#);
+    std::fs::write(&log, text).unwrap();
+
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "Second", "--resume", &id])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let err = stderr(&output);
+    assert!(err.contains("incomplete"), "{err}");
+    assert!(err.contains(&log.display().to_string()), "{err}");
+    // The torn bytes are gone and the log is whole again.
+    let loaded = dsh_session::load(&log).unwrap();
+    assert!(loaded.torn_tail.is_none());
+    assert_eq!(
+        loaded
+            .events
+            .iter()
+            .filter(|e| e.body.type_name() == "turn/end")
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn a_crashed_open_turn_is_closed_interrupted_on_resume() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![MockResponse::text("one"), MockResponse::text("two")]);
+    dsh(&ctx, &mock).args(["-p", "First"]).assert().success();
+    let log = session_logs(&ctx).remove(0);
+    let id = log.file_stem().unwrap().to_str().unwrap().to_owned();
+    // Cut the log after turn 1's user message, as a crash would.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .take_while(|line| !line.contains("\"assistant/message\""))
+        .collect();
+    std::fs::write(&log, format!("{}\n", kept.join("\n"))).unwrap();
+
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "Second", "--resume", &id])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let events = events(&log);
+    let ends = of_type(&events, "turn/end");
+    assert_eq!(ends.len(), 2);
+    assert_eq!(ends[0]["turn"], 1);
+    assert_eq!(ends[0]["reason"], "interrupted");
+    assert_eq!(ends[1]["turn"], 2);
+    assert_eq!(ends[1]["reason"], "completed");
+}
+
+/// A user-level Claude Code PreToolUse hook that answers `ask` for Bash.
+pub(crate) fn install_ask_hook(ctx: &TestContext) {
+    let claude = ctx.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("ask.sh"),
+        "cat >/dev/null\nprintf '%s' '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"ask\",\"permissionDecisionReason\":\"a person must approve shell commands\"}}'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "sh \"$HOME/.claude/ask.sh\"" } ] } ] } }"#,
+    )
+    .unwrap();
+}
+
+fn touch_then_answer(file: &str) -> Vec<MockResponse> {
+    vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "bash",
+                &json!({ "command": format!("touch {file}") }),
+            )],
+        ),
+        MockResponse::text("Finished."),
+    ]
+}
+
+#[test]
+fn headless_ask_is_a_denial_unless_allow_ask() {
+    let ctx = TestContext::new();
+    install_ask_hook(&ctx);
+    let mock = mock(touch_then_answer("created-by-tool"));
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "Touch a file"])
+        .output()
+        .unwrap();
+    // The turn itself completes: the denial is the tool's result.
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert_eq!(stdout(&output), "Finished.\n");
+    assert!(!ctx.project().join("created-by-tool").exists());
+    let events = events(&session_logs(&ctx)[0]);
+    let invoked = of_type(&events, "hook/invoked");
+    assert_eq!(invoked.len(), 1);
+    assert_eq!(invoked[0]["event"], "PreToolUse");
+    let result = of_type(&events, "tool/result")[0];
+    assert_eq!(result["is_error"], true);
+    assert_eq!(result["disposition"], "no_approval_service");
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .contains("a person must approve shell commands"),
+        "{result}"
+    );
+    // The model was told.
+    let told = mock.requests()[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| {
+            m["role"] == "tool"
+                && m["content"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("a person must approve")
+        });
+    assert!(told);
+}
+
+#[test]
+fn allow_ask_answers_allow_once_in_headless() {
+    let ctx = TestContext::new();
+    install_ask_hook(&ctx);
+    let mock = mock(touch_then_answer("created-by-tool"));
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "Touch a file", "--allow-ask"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert!(ctx.project().join("created-by-tool").exists());
+    assert!(
+        stderr(&output).contains("--allow-ask: allowing bash"),
+        "{}",
+        stderr(&output)
+    );
+    let events = events(&session_logs(&ctx)[0]);
+    let result = of_type(&events, "tool/result")[0];
+    assert_eq!(result["is_error"], false);
+    assert_eq!(result["disposition"], "executed");
+}
+
+#[test]
+fn headless_runs_name_untrusted_project_hooks_and_strict_refuses_them() {
+    let ctx = TestContext::new();
+    let claude = ctx.project().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "touch prompt-hook-ran" } ] } ] } }"#,
+    )
+    .unwrap();
+    let mock = mock(vec![MockResponse::text("ok")]);
+
+    let output = dsh(&ctx, &mock)
+        .env("DSH_STRICT_HOOKS", "1")
+        .args(["-p", "Hello"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("untrusted"), "{}", stderr(&output));
+    assert!(!ctx.project().join("prompt-hook-ran").exists());
+    assert!(session_logs(&ctx).is_empty());
+
+    let output = dsh(&ctx, &mock).args(["-p", "Hello"]).output().unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert!(
+        stderr(&output).contains("touch prompt-hook-ran"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(ctx.project().join("prompt-hook-ran").exists());
+}
