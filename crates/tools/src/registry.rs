@@ -19,8 +19,8 @@ use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use dsh_seams::{
     ApprovalDecision, ApprovalResponse, CancellationToken, ContextEntry, DenialKind, Disposition,
-    GuardVerdict, InputRewrite, Next, Plugin, PostToolAction, PreToolDecision, ProposedCall,
-    SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
+    GuardVerdict, InputRewrite, Next, Notification, NotificationKind, Plugin, PostToolAction,
+    PreToolDecision, ProposedCall, SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
 };
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -454,6 +454,17 @@ impl ToolRegistry {
                 Disposition::Denied(DenialKind::NoApprovalService),
             ));
         };
+        // The user is about to be asked: notification listeners (Claude
+        // Code's `Notification` hooks) hear about it first.
+        let notification = Notification {
+            kind: NotificationKind::PermissionPrompt,
+            message: format!("dsh needs your permission to use {}", exec.tool),
+        };
+        for plugin in &self.plugins {
+            let _ = AssertUnwindSafe(plugin.notification(ctx, &notification))
+                .catch_unwind()
+                .await;
+        }
         match approval.request(exec, reason.as_deref()).await {
             ApprovalResponse::AllowedOnce => None,
             ApprovalResponse::Rejected => Some(ToolOutcome::error(

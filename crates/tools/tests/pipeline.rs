@@ -660,3 +660,47 @@ async fn an_input_rewrite_is_revalidated_and_recorded() {
     assert_eq!(result.outcome.disposition, Disposition::InvalidArguments);
     assert!(result.outcome.content.contains("after `bad` rewrote them"));
 }
+
+/// Records notifications, then asks.
+#[derive(Default)]
+struct NotifiedAsker {
+    notified: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl Plugin for NotifiedAsker {
+    fn name(&self) -> &str {
+        "notified"
+    }
+    async fn pre_execute(&self, _ctx: &SeamContext, _exec: &ToolExecution) -> PreToolOutcome {
+        PreToolOutcome {
+            decision: PreToolDecision::Ask { reason: None },
+            contexts: vec![],
+        }
+    }
+    async fn notification(&self, _ctx: &SeamContext, notification: &dsh_seams::Notification) {
+        self.notified.lock().unwrap().push(notification.message.clone());
+    }
+}
+
+#[tokio::test]
+async fn the_notification_seam_fires_before_the_user_is_asked() {
+    let plugin = Arc::new(NotifiedAsker::default());
+    let echo = Arc::new(Echo::default());
+    let mut registry = ToolRegistry::new();
+    registry.register_tool(echo);
+    registry.register_plugin(plugin.clone());
+    // Without an approval service nobody is asked, so nobody is notified.
+    let ctx = ctx();
+    let sealed = registry.seal(&ctx, call(json!({"text": "hi"}))).await;
+    registry.execute(&ctx, sealed).await;
+    assert!(plugin.notified.lock().unwrap().is_empty());
+    registry.set_approval(Arc::new(Answer(ApprovalResponse::AllowedOnce)));
+    let sealed = registry.seal(&ctx, call(json!({"text": "hi"}))).await;
+    let result = registry.execute(&ctx, sealed).await;
+    assert_eq!(result.outcome.content, "hi");
+    assert_eq!(
+        *plugin.notified.lock().unwrap(),
+        vec!["dsh needs your permission to use echo".to_owned()]
+    );
+}
