@@ -7,9 +7,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use dsh_model::{Model, StreamSink};
 use dsh_protocol::{Event, EventBody, Message, ModelRequest, ToolCall, TurnEndReason};
 use dsh_seams::{
-    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Plugin,
+    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition, Plugin,
     PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionInfo,
-    SessionSink, SessionStartSource, TurnControl, TurnSummary, UserNotice,
+    SessionSink, SessionStartSource, SettledCall, ToolOutcome, TurnControl, TurnSummary,
+    UserNotice,
 };
 use dsh_session::{LogError, SessionLog, derive_messages};
 use dsh_tools::ToolRegistry;
@@ -563,7 +564,7 @@ impl Agent {
                 arguments: call.arguments.clone(),
                 parent_execution_id: None,
             };
-            let sealed_call = self.registry.seal(ctx, proposed).await;
+            let sealed_call = self.registry.seal(ctx, proposed.clone()).await;
             let exec = &sealed_call.execution;
             self.append(EventBody::ToolCall {
                 turn,
@@ -576,36 +577,44 @@ impl Agent {
                 rewritten_by: exec.rewritten_by.clone(),
                 rewrite_conflicts: sealed_call.rewrite_conflicts.clone(),
             })?;
-            sealed.push(sealed_call);
+            sealed.push((proposed, sealed_call));
         }
         let mut fifo = Vec::new();
-        for sealed_call in sealed {
-            if cancel.is_cancelled() {
-                self.append(EventBody::ToolResult {
-                    turn,
-                    call_id: sealed_call.execution.call_id.clone(),
-                    is_error: true,
-                    content: "Interrupted by the user before this call ran.".to_owned(),
-                    disposition: Some("cancelled".to_owned()),
-                })?;
-                continue;
-            }
-            let result = self.registry.execute(ctx, sealed_call).await;
-            let call_id = result
-                .execution
-                .as_ref()
-                .map(|exec| exec.call_id.clone())
-                .unwrap_or_default();
+        let mut settled = Vec::with_capacity(sealed.len());
+        for (proposed, sealed_call) in sealed {
+            let execution = sealed_call.execution.clone();
+            let outcome = if cancel.is_cancelled() {
+                ToolOutcome::error(
+                    "Interrupted by the user before this call ran.",
+                    Disposition::Cancelled,
+                )
+            } else {
+                let result = self.registry.execute(ctx, sealed_call).await;
+                fifo.extend(result.contexts);
+                result.outcome
+            };
             self.append(EventBody::ToolResult {
                 turn,
-                call_id,
-                is_error: result.outcome.is_error,
-                content: result.outcome.content.clone(),
-                disposition: Some(result.outcome.disposition.as_str().to_owned()),
+                call_id: execution.call_id.clone(),
+                is_error: outcome.is_error,
+                content: outcome.content.clone(),
+                disposition: Some(outcome.disposition.as_str().to_owned()),
             })?;
-            fifo.extend(result.contexts);
+            settled.push(SettledCall {
+                call: proposed,
+                execution,
+                outcome,
+            });
         }
         fifo.extend(control.take_injected());
+        for plugin in self.registry.plugins() {
+            if let Ok(contexts) = AssertUnwindSafe(plugin.batch_settled(ctx, &settled))
+                .catch_unwind()
+                .await
+            {
+                fifo.extend(contexts);
+            }
+        }
         self.append_contexts(turn, fifo)
     }
 

@@ -37,6 +37,17 @@ pub struct ContinuationInput {
     pub forced_continuations: u32,
 }
 
+/// One settled call of a step's batch, as batch listeners see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettledCall {
+    /// The call as the model made it (arguments before any rewrite).
+    pub call: ProposedCall,
+    /// The sealed identity.
+    pub execution: ToolExecution,
+    /// The authoritative outcome.
+    pub outcome: ToolOutcome,
+}
+
 /// What a turn-end observer is told.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnSummary {
@@ -185,6 +196,12 @@ pub trait Plugin: Send + Sync {
 
     /// Result observer: immutable snapshot; cannot change the outcome.
     fn tool_result(&self, _ctx: &SeamContext, _exec: &ToolExecution, _outcome: &ToolOutcome) {}
+
+    /// A step's whole batch of tool calls has settled (every result is
+    /// recorded). Returns contexts appended after the batch's other contexts.
+    async fn batch_settled(&self, _ctx: &SeamContext, _batch: &[SettledCall]) -> Vec<ContextEntry> {
+        Vec::new()
+    }
 
     /// Turn continuation at a natural stop.
     async fn turn_continuation(
