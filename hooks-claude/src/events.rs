@@ -179,10 +179,8 @@ impl HookEvent {
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
             | HookEvent::Stop
-            | HookEvent::PermissionRequest => EventSupport::Fired,
-            HookEvent::PostToolBatch => EventSupport::NotFired(
-                "dsh has no seam after a whole batch of tool calls settles (post-execute is per call)",
-            ),
+            | HookEvent::PermissionRequest
+            | HookEvent::PostToolBatch => EventSupport::Fired,
             HookEvent::UserPromptExpansion => {
                 EventSupport::NotFired("dsh has no slash commands that expand into prompts")
             }

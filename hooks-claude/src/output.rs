@@ -476,7 +476,7 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
                 text: format!("{label} hook error: [{cmd}]: {reason}"),
             };
         }
-        HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
+        HookEvent::PostToolUse | HookEvent::PostToolUseFailure | HookEvent::PostToolBatch => {
             let text =
                 format!("{label} hook blocking error from command: \"{cmd}\": [{cmd}]: {reason}");
             out.contexts.push(text.clone());
@@ -563,7 +563,7 @@ fn apply_json(
                 out.stop = Some(stop_reason);
             }
         }
-        HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
+        HookEvent::PostToolUse | HookEvent::PostToolUseFailure | HookEvent::PostToolBatch => {
             if let Some(context) = context {
                 out.contexts
                     .push(format!("{label} hook additional context: {}", cap(context)));

@@ -173,6 +173,41 @@ pub fn post_tool_use_failure(
         .build()
 }
 
+/// One entry of `PostToolBatch`'s `tool_calls`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchCall {
+    /// Claude Code's tool name.
+    pub tool_name: String,
+    /// The model's raw input (not normalized, as captured).
+    pub tool_input: Value,
+    /// The model's call id.
+    pub tool_use_id: String,
+    /// The model-facing result text (a string, as captured).
+    pub tool_response: String,
+}
+
+/// `PostToolBatch`: once per step, after every call of the batch settled.
+pub fn post_tool_batch(common: &Common, calls: &[BatchCall]) -> Value {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|call| {
+            json!({
+                "tool_name": call.tool_name,
+                "tool_input": call.tool_input,
+                "tool_use_id": call.tool_use_id,
+                "tool_response": call.tool_response,
+            })
+        })
+        .collect();
+    Builder::new(common)
+        .prompt_id(common)
+        .mode(common)
+        .effort(common)
+        .event("PostToolBatch")
+        .field("tool_calls", Value::Array(calls))
+        .build()
+}
+
 /// `Stop`.
 pub fn stop(common: &Common, stop_hook_active: bool, last_assistant_message: &str) -> Value {
     Builder::new(common)
@@ -418,6 +453,37 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&input).unwrap(),
             r#"{"file_path":"/p/notes.txt","old_string":"beta","new_string":"gamma","replace_all":false}"#
+        );
+    }
+}
+
+#[cfg(test)]
+mod post_tool_batch_tests {
+    use super::*;
+
+    /// `captures/t_postbatch_ctx`: PostToolBatch stdin, byte-exact.
+    #[test]
+    fn post_tool_batch_matches_the_capture() {
+        let common = Common {
+            session_id: "e2c7f81a-b40f-4201-9af8-d9e28796d774".into(),
+            transcript_path:
+                "<HOME>/.claude/projects/<PROJECT_SLUG>/e2c7f81a-b40f-4201-9af8-d9e28796d774.jsonl"
+                    .into(),
+            cwd: "<PROJECT>".into(),
+            prompt_id: Some("dedd554b-5043-4e97-b56c-c03cad50671e".into()),
+            permission_mode: "bypassPermissions".into(),
+            effort: "medium".into(),
+        };
+        let calls = [BatchCall {
+            tool_name: "Bash".into(),
+            tool_input: json!({"command": "echo hi", "description": "x"}),
+            tool_use_id: "toolu_oracle_001".into(),
+            tool_response: "hi".into(),
+        }];
+        let stdin = String::from_utf8(to_stdin(&post_tool_batch(&common, &calls))).unwrap();
+        assert_eq!(
+            stdin,
+            "{\"session_id\":\"e2c7f81a-b40f-4201-9af8-d9e28796d774\",\"transcript_path\":\"<HOME>/.claude/projects/<PROJECT_SLUG>/e2c7f81a-b40f-4201-9af8-d9e28796d774.jsonl\",\"cwd\":\"<PROJECT>\",\"prompt_id\":\"dedd554b-5043-4e97-b56c-c03cad50671e\",\"permission_mode\":\"bypassPermissions\",\"effort\":{\"level\":\"medium\"},\"hook_event_name\":\"PostToolBatch\",\"tool_calls\":[{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"echo hi\",\"description\":\"x\"},\"tool_use_id\":\"toolu_oracle_001\",\"tool_response\":\"hi\"}]}\n"
         );
     }
 }

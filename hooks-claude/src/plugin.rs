@@ -16,7 +16,8 @@ use dsh_seams::{
     ApprovalDecision, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     InputRewrite, NoticeLevel, Notification, NotificationKind, Plugin, PostToolAction,
     PostToolDecision, PreToolDecision, PreToolOutcome, PromptDecision, PromptInput, ProposedCall,
-    SeamContext, SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome, UserNotice,
+    SeamContext, SessionEndReason, SessionStartSource, SettledCall, ToolExecution, ToolOutcome,
+    UserNotice,
 };
 use serde_json::{Map, Value, json};
 use tokio::task::JoinHandle;
@@ -1324,6 +1325,39 @@ impl Plugin for ClaudePlugin {
             action,
             contexts: Self::joined_contexts(&fired, event),
         }
+    }
+
+    async fn batch_settled(&self, ctx: &SeamContext, batch: &[SettledCall]) -> Vec<ContextEntry> {
+        if batch.is_empty() {
+            return Vec::new();
+        }
+        let calls: Vec<payload::BatchCall> = batch
+            .iter()
+            .map(|settled| payload::BatchCall {
+                tool_name: payload::cc_tool_name(&settled.call.tool),
+                tool_input: settled.call.arguments.clone(),
+                tool_use_id: settled.call.call_id.clone(),
+                tool_response: settled.outcome.content.clone(),
+            })
+            .collect();
+        let common = self.common(ctx, true);
+        let firing = Firing {
+            event: HookEvent::PostToolBatch,
+            subject: None,
+            tool_name: None,
+            tool_input: None,
+            source: None,
+            prompt: None,
+            call_id: None,
+            payload: payload::post_tool_batch(&common, &calls),
+        };
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        self.record_results(ctx, &fired, &|_| Map::new());
+        if let Some(reason) = fired.iter().find_map(|f| f.interpretation.stop.clone()) {
+            ctx.control
+                .request_stop(reason.clone(), "claude:PostToolBatch".to_owned());
+        }
+        Self::joined_contexts(&fired, HookEvent::PostToolBatch)
     }
 
     async fn turn_continuation(
