@@ -186,6 +186,21 @@ pub struct BatchCall {
     pub tool_response: String,
 }
 
+/// `PostToolBatch`'s `tool_input`: the model's input as Claude Code parsed it, paths left
+/// relative, but schema defaults filled in *first* (`p1_file_tools_payloads`: an Edit without
+/// `replace_all` arrives as `{"replace_all":false,"file_path":"notes.txt",…}`).
+pub fn batch_tool_input(dsh_tool: &str, arguments: &Value) -> Value {
+    match arguments {
+        Value::Object(map) if dsh_tool == "edit" && !map.contains_key("replace_all") => {
+            let mut with_default = serde_json::Map::new();
+            with_default.insert("replace_all".into(), json!(false));
+            with_default.extend(map.clone());
+            Value::Object(with_default)
+        }
+        other => other.clone(),
+    }
+}
+
 /// `PostToolBatch`: once per step, after every call of the batch settled.
 pub fn post_tool_batch(common: &Common, calls: &[BatchCall]) -> Value {
     let calls: Vec<Value> = calls
@@ -459,6 +474,20 @@ mod tests {
 
 #[cfg(test)]
 mod post_tool_batch_tests {
+    /// `captures/p1_file_tools_payloads`: the Edit call's PostToolBatch `tool_input`.
+    #[test]
+    fn batch_tool_input_puts_edit_defaults_first() {
+        let raw = serde_json::json!({"file_path": "notes.txt", "old_string": "beta", "new_string": "gamma"});
+        assert_eq!(
+            serde_json::to_string(&super::batch_tool_input("edit", &raw)).unwrap(),
+            r#"{"replace_all":false,"file_path":"notes.txt","old_string":"beta","new_string":"gamma"}"#
+        );
+        let explicit = serde_json::json!({"file_path": "a", "old_string": "b", "new_string": "c", "replace_all": true});
+        assert_eq!(super::batch_tool_input("edit", &explicit), explicit);
+        let read = serde_json::json!({"file_path": "notes.txt"});
+        assert_eq!(super::batch_tool_input("read", &read), read);
+    }
+
     use super::*;
 
     /// `captures/t_postbatch_ctx`: PostToolBatch stdin, byte-exact.

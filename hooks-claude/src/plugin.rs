@@ -267,6 +267,7 @@ impl ClaudePlugin {
             HookEvent::PreToolUse
                 | HookEvent::PostToolUse
                 | HookEvent::PostToolUseFailure
+                | HookEvent::PostToolBatch
                 | HookEvent::PermissionRequest
                 | HookEvent::Stop
         ) {
@@ -1335,7 +1336,7 @@ impl Plugin for ClaudePlugin {
             .iter()
             .map(|settled| payload::BatchCall {
                 tool_name: payload::cc_tool_name(&settled.call.tool),
-                tool_input: settled.call.arguments.clone(),
+                tool_input: payload::batch_tool_input(&settled.call.tool, &settled.call.arguments),
                 tool_use_id: settled.call.call_id.clone(),
                 tool_response: settled.outcome.content.clone(),
             })

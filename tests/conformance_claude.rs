@@ -1,0 +1,957 @@
+//! End-to-end conformance of dsh's Claude Code bridge against the real Claude Code 2.1.328
+//! captures (`shared/reference/claude-code/captures/`, copied into
+//! `fixtures/conformance/claude/<scenario>/captured/` by `generate.py`).
+//!
+//! Each scenario runs through the real `dsh replay` binary: the real loop, real tools and real
+//! hook processes (`fixtures/conformance/claude/hook.py`, which records its stdin and does what
+//! the captured hook did). Two things are compared with the capture:
+//!
+//! 1. **Every hook stdin**, byte-exact after normalization: the stdin text must be compact JSON
+//!    plus one `\n` on both sides, then both are parsed (key order kept) and normalized as below,
+//!    together with the hook's event, label, cwd and hook-related environment.
+//! 2. **The model-facing outcome** of every model request: assistant turns, tool results
+//!    (`is_error` and content), user texts (prompts, Stop feedback), hook texts shown to the
+//!    model as system messages; plus how the first turn ended.
+//!
+//! A scenario-specific difference is never patched silently: it is a [`Known`] entry in the
+//! scenario table below, applied to the *captured* side (so the test then asserts dsh's
+//! documented behaviour), and listed in `fixtures/conformance/claude/README.md`.
+//!
+//! | normalized | captured (Claude Code) | dsh | why |
+//! |---|---|---|---|
+//! | `session_id`, `CLAUDE_CODE_SESSION_ID` | a uuid | `--session-id` | per run |
+//! | `transcript_path` | `<HOME>/.claude/projects/<PROJECT_SLUG>/<sid>.jsonl` | `$DSH_HOME/claude/projects/<slug>/<sid>.jsonl` | dsh keeps its Claude-format transcript under `DSH_HOME`; slug rule checked (`/` and `.` → `-`) |
+//! | `CLAUDE_ENV_FILE` | `<HOME>/.claude/session-env/<sid>/…` | `$DSH_HOME/claude/session-env/<sid>/…` | same, state dir |
+//! | `cwd`, paths in any string | `<PROJECT>`, `<HOME>`, `<ORACLE>` | temp dirs | per run |
+//! | `prompt_id` | uuid | uuid | numbered by first appearance (`<PROMPT_1>`…), so sharing is still checked |
+//! | `duration_ms` | measured | measured | timing |
+//! | the `[CMD]` in model-facing texts | `python3 <ORACLE>/hook.py …` | `python3 $ORACLE/hook.py …` | the fixture's settings are the captured ones with `<ORACLE>` → `$ORACLE`; dsh shows the command as configured |
+//! | hook run order inside one event | completion order of parallel hooks | completion order | parallel hooks of one event are compared as a set |
+//! | `MessageDisplay` runs | fired | not fired | dsh has no display hook (hooks-claude README) |
+//! | "woke after sleep" notes | harness notes | harness notes | timing-dependent (z2's async sleeper races session end) |
+//! | env other than `PWD`, `CLAUDE_PROJECT_DIR`, `CLAUDE_ENV_FILE`, `CLAUDE_EFFORT`, `CLAUDECODE`, `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_CODE_SESSION_ID` | Claude Code internals (`CLAUDE_PID`, messaging socket, child notes dir…) | not set / dsh's own | only the documented hook variables are compared |
+//! | model requests: system prompt, `<Claude Code … elided>` blocks, env block, date | Claude Code's built-in prompts | dsh's system prompt | not hook output |
+//! | message framing | opus-5-5 form: hook texts in `role:"system"` messages, the first turn's attachments joined into one system message after the prompt, tool results and the next prompt in one user message | one message per context/steering/tool result | between two assistant messages the view keeps user texts, tool results and hook texts as three ordered lists; hook texts are split into `\n\n` paragraphs |
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Map, Value, json};
+
+use crate::support::{TestContext, repo_root};
+
+const SESSION_ID: &str = "conformance-session";
+
+/// Hook events Claude Code fired that dsh does not fire (hooks-claude README, "not fired").
+const NOT_FIRED_BY_DSH: &[&str] = &["MessageDisplay"];
+
+/// Environment variables compared between the capture and dsh.
+const COMPARED_ENV: &[&str] = &[
+    "PWD",
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDE_ENV_FILE",
+    "CLAUDE_EFFORT",
+    "CLAUDECODE",
+    "CLAUDE_CODE_ENTRYPOINT",
+    "CLAUDE_CODE_SESSION_ID",
+];
+
+/// A documented difference between Claude Code and dsh, applied to the captured side.
+#[derive(Debug, Clone, Copy)]
+enum Known {
+    /// Claude Code ran in `default` permission mode; dsh has no permission modes and always
+    /// reports `bypassPermissions` (it runs tools unless a policy asks).
+    DefaultPermissionMode,
+    /// The model-facing result text of one of dsh's own tools differs from Claude Code's tool
+    /// (crates/tools, not the bridge): the call's result is dsh's text, in the model requests and
+    /// in PostToolBatch's `tool_calls[].tool_response` (which is that text).
+    ToolResultText {
+        call: &'static str,
+        dsh: &'static str,
+    },
+    /// Claude Code fills input defaults (`replace_all: false` on Edit) into the assistant's
+    /// `tool_use` block kept in history; dsh keeps the model's arguments as sent (the hooks'
+    /// `tool_input` has the default on both sides).
+    EditDefaultsInHistory,
+    /// An async hook runs alongside the rest of the turn, so when it starts relative to later
+    /// hooks is a race (in both tools): hook runs are compared as one set.
+    AsyncHookRace,
+}
+
+fn scenario_dir(name: &str) -> PathBuf {
+    repo_root()
+        .join("fixtures")
+        .join("conformance")
+        .join("claude")
+        .join(name)
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// What one `dsh replay` of a scenario produced.
+struct DshRun {
+    ctx: TestContext,
+    oracle: PathBuf,
+    records: Vec<Value>,
+    requests: Vec<Value>,
+    log: Vec<Value>,
+}
+
+fn run_dsh(name: &str) -> DshRun {
+    let dir = scenario_dir(name);
+    let ctx = TestContext::new();
+    copy_tree(&dir.join(".claude"), &ctx.project().join(".claude"));
+    if dir.join("home").is_dir() {
+        copy_tree(&dir.join("home"), &ctx.home());
+    }
+    let oracle = ctx.home().join("oracle");
+    let run_dir = oracle.join("captures").join(name);
+    std::fs::create_dir_all(&run_dir).unwrap();
+    std::fs::copy(
+        dir.parent().unwrap().join("hook.py"),
+        oracle.join("hook.py"),
+    )
+    .unwrap();
+    std::fs::copy(dir.join("behaviors.json"), run_dir.join("behaviors.json")).unwrap();
+    let requests_path = ctx.home().join("requests.jsonl");
+    let output = ctx
+        .dsh()
+        .env("ORACLE", &oracle)
+        .arg("replay")
+        .arg(dir.join("fixture.json"))
+        .args(["--session-id", SESSION_ID, "--requests-out"])
+        .arg(&requests_path)
+        .output()
+        .expect("dsh runs");
+    assert!(
+        output.status.success(),
+        "dsh replay {name} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let records = match std::fs::read_to_string(run_dir.join("hooks.jsonl")) {
+        Ok(text) => json_lines(&text),
+        Err(_) => Vec::new(),
+    };
+    let requests = json_lines(&std::fs::read_to_string(&requests_path).unwrap());
+    let log = json_lines(&String::from_utf8_lossy(&output.stdout));
+    DshRun {
+        ctx,
+        oracle,
+        records,
+        requests,
+        log,
+    }
+}
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).expect("JSON line"))
+        .collect()
+}
+
+/// How one side's volatile strings become placeholders.
+struct Normalizer {
+    /// (text, placeholder), applied in order to every string.
+    replacements: Vec<(String, String)>,
+    prompt_ids: HashMap<String, String>,
+}
+
+impl Normalizer {
+    fn captured(session_id: &str) -> Self {
+        Normalizer {
+            replacements: vec![
+                (session_id.to_owned(), "<SESSION_ID>".to_owned()),
+                ("<HOME>/.claude".to_owned(), "<STATE>".to_owned()),
+            ],
+            prompt_ids: HashMap::new(),
+        }
+    }
+
+    fn dsh(run: &DshRun) -> Self {
+        let project = run.ctx.project().display().to_string();
+        let home = run.ctx.home().display().to_string();
+        let slug: String = project
+            .chars()
+            .map(|c| if c == '/' || c == '.' { '-' } else { c })
+            .collect();
+        Normalizer {
+            replacements: vec![
+                (SESSION_ID.to_owned(), "<SESSION_ID>".to_owned()),
+                (format!("{home}/.dsh/claude"), "<STATE>".to_owned()),
+                (
+                    format!("/projects/{slug}/"),
+                    "/projects/<PROJECT_SLUG>/".to_owned(),
+                ),
+                (run.oracle.display().to_string(), "<ORACLE>".to_owned()),
+                ("$ORACLE".to_owned(), "<ORACLE>".to_owned()),
+                (project, "<PROJECT>".to_owned()),
+                (home, "<HOME>".to_owned()),
+            ],
+            prompt_ids: HashMap::new(),
+        }
+    }
+
+    fn text(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for (from, to) in &self.replacements {
+            text = text.replace(from.as_str(), to);
+        }
+        text
+    }
+
+    fn value(&mut self, value: &Value) -> Value {
+        match value {
+            Value::String(text) => Value::String(self.text(text)),
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.value(v)).collect()),
+            Value::Object(map) => {
+                let mut out = Map::new();
+                for (key, field) in map {
+                    let field = match key.as_str() {
+                        "duration_ms" => json!("<MS>"),
+                        "prompt_id" => {
+                            let id = field.as_str().unwrap_or_default().to_owned();
+                            let next = format!("<PROMPT_{}>", self.prompt_ids.len() + 1);
+                            json!(self.prompt_ids.entry(id).or_insert(next).clone())
+                        }
+                        _ => self.value(field),
+                    };
+                    out.insert(key.clone(), field);
+                }
+                Value::Object(out)
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// One hook run as compared: event, label, cwd, stdin (normalized) and the stdin framing.
+    fn hook_record(&mut self, record: &Value) -> Value {
+        let raw = record["stdin_raw"].as_str().unwrap_or_default();
+        let parsed: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
+        let framing = if serde_json::to_string(&parsed).unwrap() + "\n" == raw {
+            "compact JSON + LF".to_owned()
+        } else {
+            format!("other: {raw:?}")
+        };
+        let mut env = Map::new();
+        for name in COMPARED_ENV {
+            if let Some(value) = record["env"].get(*name) {
+                env.insert((*name).to_owned(), self.value(value));
+            }
+        }
+        json!({
+            "event": record["event"],
+            "label": record["label"],
+            "cwd": self.value(&record["cwd"]),
+            "stdin_framing": framing,
+            "stdin": self.value(&parsed),
+            "env": env,
+        })
+    }
+}
+
+/// The hook runs of one side, normalized; runs of one event in a row form a set (parallel).
+fn hook_view(records: &[Value], normalizer: &mut Normalizer) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    let mut group: Vec<Value> = Vec::new();
+    let flush = |group: &mut Vec<Value>, out: &mut Vec<Value>| {
+        group.sort_by_key(|record| record.to_string());
+        out.append(group);
+    };
+    for record in records {
+        if record.get("note").is_some() {
+            continue;
+        }
+        let event = record["event"].as_str().unwrap_or_default();
+        if NOT_FIRED_BY_DSH.contains(&event) {
+            continue;
+        }
+        let normalized = normalizer.hook_record(record);
+        if group
+            .first()
+            .is_some_and(|first| first["event"] != normalized["event"])
+        {
+            flush(&mut group, &mut out);
+        }
+        group.push(normalized);
+    }
+    flush(&mut group, &mut out);
+    out
+}
+
+fn is_hook_paragraph(text: &str) -> bool {
+    let re = regex::Regex::new(r"^[A-Za-z]+(:[A-Za-z]+)? hook ").unwrap();
+    re.is_match(text)
+}
+
+/// Segments between assistant messages, as the model saw them.
+#[derive(Default)]
+struct Segment {
+    user: Vec<Value>,
+    tool_results: Vec<Value>,
+    hook_texts: Vec<Value>,
+}
+
+impl Segment {
+    fn is_empty(&self) -> bool {
+        self.user.is_empty() && self.tool_results.is_empty() && self.hook_texts.is_empty()
+    }
+
+    fn flush(&mut self, out: &mut Vec<Value>) {
+        if !self.is_empty() {
+            out.push(json!({
+                "user": std::mem::take(&mut self.user),
+                "tool_results": std::mem::take(&mut self.tool_results),
+                "hook_texts": std::mem::take(&mut self.hook_texts),
+            }));
+        }
+    }
+}
+
+fn dsh_tool_name(claude: &str) -> String {
+    match claude {
+        "Bash" => "bash",
+        "Read" => "read",
+        "Write" => "write",
+        "Edit" => "edit",
+        "Glob" => "glob",
+        "Grep" => "grep",
+        other => other,
+    }
+    .to_owned()
+}
+
+fn block_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+fn is_elided(text: &str) -> bool {
+    text.starts_with("<Claude Code ") && text.ends_with(" elided>")
+}
+
+const REMINDER_OPEN: &str = "<system-reminder>\n";
+const REMINDER_CLOSE: &str = "\n</system-reminder>";
+
+/// Splits the legacy (`--model claude-sonnet-4-5`) framing: `<system-reminder>` blocks inside a
+/// text. Returns the text without the blocks and the blocks' inner texts.
+fn split_reminders(text: &str) -> (String, Vec<String>) {
+    let mut rest = String::new();
+    let mut inner = Vec::new();
+    let mut remaining = text;
+    while let Some(start) = remaining.find(REMINDER_OPEN) {
+        let Some(len) = remaining[start..].find(REMINDER_CLOSE) else {
+            break;
+        };
+        rest.push_str(&remaining[..start]);
+        inner.push(remaining[start + REMINDER_OPEN.len()..start + len].to_owned());
+        remaining = &remaining[start + len + REMINDER_CLOSE.len()..];
+    }
+    rest.push_str(remaining);
+    if inner.is_empty() {
+        return (rest, inner);
+    }
+    // The blocks are appended after a blank line.
+    (rest.trim_end_matches('\n').to_owned(), inner)
+}
+
+/// A captured user text in either framing: the text itself, or hook texts found in reminders
+/// (Claude Code's own reminders dropped). A whole-text reminder holding a Stop hook's
+/// additional context stays a user text: Claude Code sends it with the wrapper in both forms
+/// (`j4`), and so does dsh.
+fn captured_user_text(text: &str, segment: &mut Segment, normalizer: &Normalizer) {
+    if text.starts_with("<system-reminder>\nStop hook additional context:") {
+        segment.user.push(json!(normalizer.text(text)));
+        return;
+    }
+    let (rest, reminders) = split_reminders(text);
+    for reminder in reminders {
+        for paragraph in reminder.split("\n\n") {
+            if is_hook_paragraph(paragraph) {
+                segment.hook_texts.push(json!(normalizer.text(paragraph)));
+            }
+        }
+    }
+    if !rest.is_empty() && !is_elided(&rest) {
+        segment.user.push(json!(normalizer.text(&rest)));
+    }
+}
+
+/// The model-facing view of one captured request (Anthropic Messages format).
+fn captured_request_view(messages: &[Value], normalizer: &mut Normalizer) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut segment = Segment::default();
+    for message in messages {
+        match message["role"].as_str().unwrap_or_default() {
+            "assistant" => {
+                segment.flush(&mut out);
+                let blocks = message["content"].as_array().cloned().unwrap_or_default();
+                let text: String = blocks
+                    .iter()
+                    .filter(|b| b["type"] == "text")
+                    .filter_map(|b| b["text"].as_str())
+                    .collect();
+                let calls: Vec<Value> = blocks
+                    .iter()
+                    .filter(|b| b["type"] == "tool_use")
+                    .map(|b| {
+                        json!({
+                            "id": b["id"],
+                            "name": dsh_tool_name(b["name"].as_str().unwrap_or_default()),
+                            "input": normalizer.value(&b["input"]),
+                        })
+                    })
+                    .collect();
+                out.push(json!({"assistant": text, "tool_calls": calls}));
+            }
+            "user" => match &message["content"] {
+                Value::String(text) => captured_user_text(text, &mut segment, normalizer),
+                Value::Array(blocks) => {
+                    for block in blocks {
+                        match block["type"].as_str().unwrap_or_default() {
+                            "text" => {
+                                let text = block["text"].as_str().unwrap_or_default();
+                                captured_user_text(text, &mut segment, normalizer);
+                            }
+                            "tool_result" => {
+                                let (content, reminders) =
+                                    split_reminders(&block_text(&block["content"]));
+                                segment.tool_results.push(json!({
+                                    "id": block["tool_use_id"],
+                                    "is_error": block["is_error"].as_bool().unwrap_or(false),
+                                    "content": normalizer.text(&content),
+                                }));
+                                for reminder in reminders {
+                                    if is_hook_paragraph(&reminder) {
+                                        segment.hook_texts.push(json!(normalizer.text(&reminder)));
+                                    }
+                                }
+                            }
+                            other => panic!("unexpected user block {other}"),
+                        }
+                    }
+                }
+                other => panic!("unexpected user content {other}"),
+            },
+            "system" => {
+                let text = block_text(&message["content"]);
+                for paragraph in text.split("\n\n") {
+                    if is_hook_paragraph(paragraph) {
+                        segment.hook_texts.push(json!(normalizer.text(paragraph)));
+                    }
+                }
+            }
+            other => panic!("unexpected role {other}"),
+        }
+    }
+    segment.flush(&mut out);
+    out
+}
+
+/// The model-facing view of one dsh request (contract §4), with `is_error` from the log.
+fn dsh_request_view(
+    messages: &[Value],
+    errors: &HashMap<String, bool>,
+    normalizer: &mut Normalizer,
+) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut segment = Segment::default();
+    // The first message is dsh's own system prompt.
+    assert_eq!(messages[0]["role"], "system");
+    for message in &messages[1..] {
+        let content = message["content"].as_str().unwrap_or_default();
+        match message["role"].as_str().unwrap_or_default() {
+            "assistant" => {
+                segment.flush(&mut out);
+                let calls: Vec<Value> = message["tool_calls"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|call| {
+                        json!({
+                            "id": call["id"],
+                            "name": call["name"],
+                            "input": normalizer.value(&call["arguments"]),
+                        })
+                    })
+                    .collect();
+                out.push(json!({"assistant": content, "tool_calls": calls}));
+            }
+            "user" => segment.user.push(json!(normalizer.text(content))),
+            "tool" => {
+                let id = message["tool_call_id"].as_str().unwrap_or_default();
+                segment.tool_results.push(json!({
+                    "id": id,
+                    "is_error": errors.get(id).copied().unwrap_or(false),
+                    "content": normalizer.text(content),
+                }));
+            }
+            "system" => {
+                for paragraph in content.split("\n\n") {
+                    segment.hook_texts.push(json!(normalizer.text(paragraph)));
+                }
+            }
+            other => panic!("unexpected role {other}"),
+        }
+    }
+    segment.flush(&mut out);
+    out
+}
+
+/// Claude Code's `hook_response` lines as `(event, result, stdout, stderr)`, sorted. Claude Code
+/// reports a killed hook (timeout, an async hook still running at exit) as `cancelled` with
+/// exit code 1 and discards its output; for an exit-0 hook whose JSON failed validation it
+/// reports its own validation message as `stderr` (`l4`: the hook itself wrote none, which is
+/// what is compared). Its stream ends with the result line, so SessionEnd (and a resumed run's
+/// hooks) never appear.
+fn captured_hook_outputs(lines: &[Value]) -> Vec<Value> {
+    let mut out: Vec<Value> = lines
+        .iter()
+        .filter(|line| !NOT_FIRED_BY_DSH.contains(&line["hook_event"].as_str().unwrap_or_default()))
+        .map(|line| {
+            let stderr = line["stderr"].as_str().unwrap_or_default();
+            if line["outcome"] == "cancelled" {
+                json!([line["hook_event"], "cancelled", "", ""])
+            } else if line["outcome"] == "error"
+                && line["exit_code"] == 0
+                && stderr.starts_with("Hook JSON output validation failed")
+            {
+                json!([line["hook_event"], 0, line["stdout"], ""])
+            } else {
+                json!([
+                    line["hook_event"],
+                    line["exit_code"],
+                    line["stdout"],
+                    line["stderr"]
+                ])
+            }
+        })
+        .collect();
+    out.sort_by_key(Value::to_string);
+    out
+}
+
+/// dsh's `hook/result` events in the same shape: the first turn (and SessionStart), no
+/// SessionEnd. A timed-out hook and a detached (async) one count as `cancelled`.
+fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer) -> Vec<Value> {
+    let invoked: HashMap<&str, &Value> = log
+        .iter()
+        .filter(|e| e["type"] == "hook/invoked")
+        .map(|e| (e["invocation_id"].as_str().unwrap_or_default(), e))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<Value> = Vec::new();
+    for result in log.iter().filter(|e| e["type"] == "hook/result") {
+        let id = result["invocation_id"].as_str().unwrap_or_default();
+        // An async hook is recorded twice (detached, then finished): its first record counts.
+        if !seen.insert(id) {
+            continue;
+        }
+        let invocation = invoked[id];
+        let event = invocation["event"].as_str().unwrap_or_default();
+        let first_turn = invocation.get("turn").is_none_or(|turn| turn == 1);
+        if event == "SessionEnd" || !first_turn {
+            continue;
+        }
+        let cancelled = result["timed_out"] == true || result["outcome"] != "exited";
+        out.push(if cancelled {
+            json!([event, "cancelled", "", ""])
+        } else {
+            json!([
+                event,
+                result["exit_code"],
+                normalizer.text(result["stdout"].as_str().unwrap_or_default()),
+                normalizer.text(result["stderr"].as_str().unwrap_or_default()),
+            ])
+        });
+    }
+    out.sort_by_key(Value::to_string);
+    out
+}
+
+/// dsh's `turn/end` reason for the way Claude Code's (first) run ended.
+fn expected_turn_end(result: &Value) -> &'static str {
+    match result["terminal_reason"].as_str() {
+        Some("completed") => "completed",
+        Some("hook_stopped" | "tool_deferred" | "stop_hook_prevented") => "stopped",
+        Some(other) => panic!("unmapped terminal_reason {other}"),
+        None if result["num_turns"] == 0
+            && result["result"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("UserPromptSubmit operation blocked by hook")) =>
+        {
+            "rejected"
+        }
+        None => panic!("unmapped result {result}"),
+    }
+}
+
+fn segments_mut(model: &mut [Value]) -> impl Iterator<Item = &mut Value> {
+    model
+        .iter_mut()
+        .flat_map(|request| request.as_array_mut().unwrap().iter_mut())
+}
+
+fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
+    for difference in known {
+        match difference {
+            Known::ToolResultText { call, dsh } => {
+                for record in hooks.iter_mut() {
+                    let calls = record["stdin"]
+                        .get_mut("tool_calls")
+                        .and_then(Value::as_array_mut);
+                    for batch_call in calls.into_iter().flatten() {
+                        if batch_call["tool_use_id"] == *call {
+                            batch_call["tool_response"] = json!(dsh);
+                        }
+                    }
+                }
+                for segment in segments_mut(model) {
+                    let results = segment
+                        .get_mut("tool_results")
+                        .and_then(Value::as_array_mut);
+                    for result in results.into_iter().flatten() {
+                        if result["id"] == *call {
+                            result["content"] = json!(dsh);
+                        }
+                    }
+                }
+            }
+            Known::EditDefaultsInHistory => {
+                for segment in segments_mut(model) {
+                    let calls = segment.get_mut("tool_calls").and_then(Value::as_array_mut);
+                    for call in calls.into_iter().flatten() {
+                        if call["name"] == "edit" && call["input"]["replace_all"] == false {
+                            call["input"].as_object_mut().unwrap().remove("replace_all");
+                        }
+                    }
+                }
+            }
+            Known::AsyncHookRace => hooks.sort_by_key(Value::to_string),
+            Known::DefaultPermissionMode => {
+                for record in hooks.iter_mut() {
+                    if record["stdin"]["permission_mode"] == "default" {
+                        record["stdin"]["permission_mode"] = json!("bypassPermissions");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Runs one scenario end to end and compares it with its capture.
+fn conformance(name: &str, known: &[Known]) {
+    let dir = scenario_dir(name);
+    let captured_records = read_json(&dir.join("captured").join("hooks.json"));
+    let captured_records = captured_records.as_array().unwrap().clone();
+    let captured_requests = read_json(&dir.join("captured").join("model.json"));
+    let captured_result = read_json(&dir.join("captured").join("result.json"));
+    let captured_session = captured_records
+        .iter()
+        .find_map(|r| {
+            serde_json::from_str::<Value>(r["stdin_raw"].as_str()?)
+                .ok()?
+                .get("session_id")?
+                .as_str()
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "<no hook ran>".to_owned());
+
+    let run = run_dsh(name);
+
+    // 1. Hook stdin payloads.
+    let mut captured_norm = Normalizer::captured(&captured_session);
+    let mut expected_hooks = hook_view(&captured_records, &mut captured_norm);
+    apply_known(known, &mut expected_hooks, &mut []);
+    let mut dsh_norm = Normalizer::dsh(&run);
+    let mut actual_hooks = hook_view(&run.records, &mut dsh_norm);
+    if known.iter().any(|k| matches!(k, Known::AsyncHookRace)) {
+        actual_hooks.sort_by_key(Value::to_string);
+    }
+    assert_eq!(
+        expected_hooks, actual_hooks,
+        "{name}: hook runs differ (left: Claude Code, right: dsh)"
+    );
+
+    // The log's hook/invoked inputs are exactly what the hooks read on stdin.
+    let mut logged: Vec<String> = run
+        .log
+        .iter()
+        .filter(|e| e["type"] == "hook/invoked")
+        .map(|e| e["input"].to_string())
+        .collect();
+    let mut received: Vec<String> = run
+        .records
+        .iter()
+        .filter(|r| r.get("note").is_none())
+        .map(|r| {
+            serde_json::from_str::<Value>(r["stdin_raw"].as_str().unwrap())
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    logged.sort();
+    received.sort();
+    assert_eq!(logged, received, "{name}: hook/invoked inputs vs stdin");
+
+    // What each hook process did (exit code, stdout, stderr), as Claude Code itself reported it
+    // in its stream: the scripted hooks must reproduce the captured hooks exactly.
+    let captured_outputs = read_json(&dir.join("captured").join("hook_outputs.json"));
+    let expected_outputs = captured_hook_outputs(captured_outputs.as_array().unwrap());
+    let actual_outputs = dsh_hook_outputs(&run.log, &Normalizer::dsh(&run));
+    assert_eq!(
+        expected_outputs, actual_outputs,
+        "{name}: hook process outcomes differ (left: Claude Code, right: dsh)"
+    );
+
+    // 2. Model-facing outcome.
+    let mut captured_norm = Normalizer::captured(&captured_session);
+    let mut expected_model: Vec<Value> = captured_requests
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            Value::Array(captured_request_view(
+                r["messages"].as_array().unwrap(),
+                &mut captured_norm,
+            ))
+        })
+        .collect();
+    apply_known(known, &mut [], &mut expected_model);
+    let errors: HashMap<String, bool> = run
+        .log
+        .iter()
+        .filter(|e| e["type"] == "tool/result")
+        .map(|e| {
+            (
+                e["call_id"].as_str().unwrap().to_owned(),
+                e["is_error"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let mut dsh_norm = Normalizer::dsh(&run);
+    let actual_model: Vec<Value> = run
+        .requests
+        .iter()
+        .map(|r| {
+            Value::Array(dsh_request_view(
+                r["messages"].as_array().unwrap(),
+                &errors,
+                &mut dsh_norm,
+            ))
+        })
+        .collect();
+    assert_eq!(
+        expected_model, actual_model,
+        "{name}: model-facing requests differ (left: Claude Code, right: dsh)"
+    );
+
+    if name == "v_shell_semantics" {
+        // The capture does not keep argv; OBSERVED.md §3 says `$VAR`, `$((…))`, `cd` and pipes
+        // work and `$0` is `/bin/sh`. The command is
+        // `cd / && python3 {HOOK} shell {RUN} "$CLAUDE_PROJECT_DIR" $((1+2)) "$0" | cat`.
+        let mut normalizer = Normalizer::dsh(&run);
+        assert_eq!(
+            normalizer.value(&run.records[0]["argv"]),
+            json!([
+                "shell",
+                "<ORACLE>/captures/v_shell_semantics",
+                "<PROJECT>",
+                "3",
+                "/bin/sh"
+            ])
+        );
+    }
+
+    // 3. How the first turn ended.
+    let first_end = run
+        .log
+        .iter()
+        .find(|e| e["type"] == "turn/end")
+        .expect("a turn/end");
+    assert_eq!(
+        expected_turn_end(&captured_result),
+        first_end["reason"],
+        "{name}: first turn's ending"
+    );
+
+    insta::assert_snapshot!(
+        name,
+        report(&run, &actual_hooks, &actual_outputs, &actual_model)
+    );
+}
+
+/// A readable record of what dsh did in a scenario (the snapshot). Hook stdin is shown without
+/// the fields every payload carries (`session_id`, `transcript_path`, `cwd`; compared above),
+/// and each model request only with what it added to the previous one.
+fn report(run: &DshRun, hooks: &[Value], outputs: &[Value], model: &[Value]) -> String {
+    let mut normalizer = Normalizer::dsh(run);
+    let mut out = String::from("## hook stdin (normalized; common fields omitted)\n");
+    for hook in hooks {
+        let mut stdin = hook["stdin"].clone();
+        if let Some(map) = stdin.as_object_mut() {
+            for common in ["session_id", "transcript_path", "cwd", "hook_event_name"] {
+                map.shift_remove(common);
+            }
+        }
+        out.push_str(&format!(
+            "{} [{}] {}\n",
+            hook["event"].as_str().unwrap_or_default(),
+            hook["label"].as_str().unwrap_or_default(),
+            stdin
+        ));
+    }
+    out.push_str("## hook processes (event, exit, stdout, stderr)\n");
+    for output in outputs {
+        out.push_str(&format!("{output}\n"));
+    }
+    out.push_str("## model requests (what each added)\n");
+    let mut previous: &[Value] = &[];
+    for (index, request) in model.iter().enumerate() {
+        let segments = request.as_array().map(Vec::as_slice).unwrap_or_default();
+        let added = if segments.starts_with(previous) {
+            &segments[previous.len()..]
+        } else {
+            out.push_str(&format!("[{index}] (history rewritten)\n"));
+            segments
+        };
+        for segment in added {
+            out.push_str(&format!("[{index}] {segment}\n"));
+        }
+        previous = segments;
+    }
+    out.push_str("## turn ends, blocked prompts\n");
+    for event in &run.log {
+        match event["type"].as_str().unwrap_or_default() {
+            "turn/end" => out.push_str(&format!(
+                "turn {} {} {}\n",
+                event["turn"],
+                event["reason"],
+                normalizer.value(&event["message"])
+            )),
+            "prompt/blocked" => out.push_str(&format!(
+                "blocked {}: {}\n",
+                event["content"],
+                normalizer.value(&event["reason"])
+            )),
+            _ => {}
+        }
+    }
+    out
+}
+
+macro_rules! scenarios {
+    ($($name:ident $([$($known:expr),*])?;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                conformance(stringify!($name), &[$($($known),*)?]);
+            }
+        )*
+
+        /// Every generated scenario directory has a test.
+        #[test]
+        fn every_fixture_directory_has_a_test() {
+            let mut listed = vec![$(stringify!($name)),*];
+            listed.sort_unstable();
+            let root = repo_root().join("fixtures").join("conformance").join("claude");
+            let mut dirs: Vec<String> = std::fs::read_dir(&root)
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            dirs.sort();
+            assert_eq!(listed, dirs);
+        }
+    };
+}
+
+scenarios! {
+    a_baseline;
+    a2_tool_failure;
+    b_pre_exit2;
+    c2_pre_legacy_block;
+    c3_pre_ask;
+    c4_pre_defer;
+    c_pre_deny_json;
+    d3_pre_ask_default_mode [Known::DefaultPermissionMode];
+    d_pre_allow_default_mode [Known::DefaultPermissionMode];
+    e3_pre_additional_context;
+    e4_pre_plain_stdout;
+    e5_pre_system_message;
+    e_pre_updated_input;
+    f2_post_exit2;
+    f_post_block;
+    g3_post_updated_output;
+    g_post_additional_context;
+    h1_ups_exit2;
+    h2_ups_plain_stdout;
+    h3_ups_additional_context;
+    h4_ups_decision_block;
+    i1_ss_additional_context;
+    i2_ss_plain_stdout;
+    i3_ss_env_file;
+    j1_stop_block;
+    j2_stop_exit2;
+    j3_stop_block_always;
+    j4_stop_additional_context;
+    j7_stop_block_forever;
+    k1_pre_continue_false;
+    k1r_pre_continue_false_resume;
+    k2_post_continue_false;
+    k4_stop_continue_false;
+    l1_pre_exit1;
+    l2_pre_malformed_json;
+    l4_pre_json_wrong_schema;
+    l5_post_exit1;
+    l7_pre_legacy_approve_default_mode [Known::DefaultPermissionMode];
+    m1_pre_timeout;
+    n_matchers [Known::ToolResultText {
+        call: "toolu_oracle_002",
+        dsh: "File created successfully at: <PROJECT>/PLACEHOLDER",
+    }];
+    o1_multi_hooks;
+    p1_file_tools_payloads [
+        Known::ToolResultText {
+            call: "toolu_oracle_001",
+            dsh: "File created successfully at: <PROJECT>/notes.txt",
+        },
+        Known::ToolResultText {
+            call: "toolu_oracle_003",
+            dsh: "The file <PROJECT>/notes.txt has been updated successfully.",
+        },
+        Known::EditDefaultsInHistory
+    ];
+    p2_parallel_tool_calls;
+    t_postbatch_ctx;
+    u2_disable_all_hooks;
+    u_settings_layers;
+    v_shell_semantics;
+    z2_async_hook [Known::AsyncHookRace];
+}
