@@ -68,7 +68,11 @@ impl TestContext {
         let slug = dsh_hooks_claude::project_slug(&self.project());
         redact_text(
             text,
-            &[(self.project(), "[PROJECT]"), (self.home(), "[HOME]")],
+            &[
+                (self.project(), "[PROJECT]"),
+                (self.home(), "[HOME]"),
+                (repo_root(), "[REPO]"),
+            ],
         )
         .replace(&slug, "[PROJECT_SLUG]")
     }
@@ -109,13 +113,22 @@ pub fn redact_text(text: &str, paths: &[(PathBuf, &str)]) -> String {
     for (path, label) in paths {
         text = text.replace(&path.display().to_string(), label);
     }
-    let uuid = regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-        .expect("regex");
-    let text = uuid.replace_all(&text, "[UUID]").into_owned();
-    let exec = regex::Regex::new(r"exec_[0-9a-f]{32}").expect("regex");
-    let text = exec.replace_all(&text, "[EXEC]").into_owned();
-    let millis = regex::Regex::new(r"\b\d+ ?ms\b").expect("regex");
-    millis.replace_all(&text, "[N] ms").into_owned()
+    static PATTERNS: std::sync::LazyLock<[(regex::Regex, &str); 3]> =
+        std::sync::LazyLock::new(|| {
+            [
+                (
+                    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                    "[UUID]",
+                ),
+                (r"exec_[0-9a-f]{32}", "[EXEC]"),
+                (r"\b\d+ ?ms\b", "[N] ms"),
+            ]
+            .map(|(pattern, label)| (regex::Regex::new(pattern).expect("regex"), label))
+        });
+    for (pattern, label) in PATTERNS.iter() {
+        text = pattern.replace_all(&text, *label).into_owned();
+    }
+    text
 }
 
 /// Normalizes JSONL (a session log or requests) for a snapshot: timestamps,
