@@ -3,7 +3,7 @@
 //! What this crate is for: [`OpenAiProvider`] implements [`dsh_model::Model`]
 //! over HTTP with streaming (server-sent events) and tool calls, with
 //! DeepSeek's API as the default endpoint; [`ProviderSettings`] resolves
-//! where and how to reach it. Behind the `mock` feature, [`mock`] is a
+//! where and how to reach it. Behind the `mock` feature, `mock` (the module) is a
 //! scripted loopback server that records every request, for this crate's
 //! tests and the CLI's end-to-end tests.
 //!

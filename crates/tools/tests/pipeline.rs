@@ -1,5 +1,7 @@
 //! One test per pipeline rule, through the real registry.
 
+#![allow(clippy::unwrap_used)]
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -679,7 +681,10 @@ impl Plugin for NotifiedAsker {
         }
     }
     async fn notification(&self, _ctx: &SeamContext, notification: &dsh_seams::Notification) {
-        self.notified.lock().unwrap().push(notification.message.clone());
+        self.notified
+            .lock()
+            .unwrap()
+            .push(notification.message.clone());
     }
 }
 
