@@ -20,7 +20,6 @@
 //! `interrupted` (tool and hook processes are killed by their owners) and
 //! the session-end seam still runs.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -29,8 +28,8 @@ use anyhow::Context as _;
 use async_trait::async_trait;
 use clap::ValueEnum;
 use dsh_agent::{Observers, QueuedPrompt, TurnOutcome};
-use dsh_protocol::{Event, TurnEndReason};
-use dsh_seams::{ApprovalResponse, NoticeLevel, SessionEndReason, ToolExecution};
+use dsh_protocol::TurnEndReason;
+use dsh_seams::{ApprovalResponse, SessionEndReason, ToolExecution};
 use dsh_session::encode;
 use dsh_tools::ApprovalService;
 use serde_json::{Value, json};
@@ -89,15 +88,6 @@ pub fn approval(allow_ask: bool) -> Option<Arc<dyn ApprovalService>> {
     allow_ask.then(|| Arc::new(AllowAsk) as Arc<dyn ApprovalService>)
 }
 
-/// What [`Observers::on_event`] holds.
-type EventObserver = Arc<dyn Fn(&Event) + Send + Sync>;
-
-fn stdout_line(line: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{line}");
-    let _ = stdout.flush();
-}
-
 /// The result object (`json` and the last `stream-json` line).
 pub fn result_object(
     session_id: &str,
@@ -141,25 +131,12 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
     let streaming = args.output_format == OutputFormat::StreamJson;
     if streaming {
         for event in opened.log.events().iter().filter(|e| e.seq >= first_seq) {
-            stdout_line(&encode(event)?);
+            crate::wiring::stdout_line(&encode(event)?);
         }
     }
-    let on_event: Option<EventObserver> = streaming.then(|| {
-        Arc::new(|event: &Event| {
-            if let Ok(line) = encode(event) {
-                stdout_line(&line);
-            }
-        }) as EventObserver
-    });
     let observers = Observers {
-        on_event,
-        on_notice: Some(Arc::new(|notice| {
-            let level = match notice.level {
-                NoticeLevel::Info => "",
-                NoticeLevel::Warning => "warning: ",
-            };
-            eprintln!("dsh: {level}[{}] {}", notice.source, notice.text);
-        })),
+        on_event: streaming.then(crate::wiring::stdout_events),
+        on_notice: Some(crate::wiring::stderr_notices()),
         on_text: None,
     };
     let mut agent = sessions::agent(
@@ -216,7 +193,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
             if let Some(text) = &outcome.final_text
                 && outcome.reason == TurnEndReason::Completed
             {
-                stdout_line(text.trim_end_matches('\n'));
+                crate::wiring::stdout_line(text.trim_end_matches('\n'));
             }
         }
         OutputFormat::Json => {
@@ -227,9 +204,9 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
                 .map(serde_json::to_value)
                 .collect::<Result<_, _>>()?;
             result["events"] = Value::Array(events);
-            stdout_line(&result.to_string());
+            crate::wiring::stdout_line(&result.to_string());
         }
-        OutputFormat::StreamJson => stdout_line(&result.to_string()),
+        OutputFormat::StreamJson => crate::wiring::stdout_line(&result.to_string()),
     }
     if outcome.reason == TurnEndReason::Completed {
         Ok(ExitCode::SUCCESS)
@@ -274,7 +251,7 @@ mod tests {
         }
     }
 
-    async fn run_with(allow_ask: bool) -> Vec<Event> {
+    async fn run_with(allow_ask: bool) -> Vec<dsh_protocol::Event> {
         let dir = tempfile::tempdir().unwrap();
         let fixture: Fixture = serde_json::from_value(json!({
             "prompts": ["go"],

@@ -1,13 +1,10 @@
 //! `dsh replay FIXTURE`: a scripted session through the real loop.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
-use dsh_agent::{EventCallback, Fixture, Observers, ReplayOptions, replay_fixture};
-use dsh_seams::NoticeLevel;
+use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture};
 use dsh_session::{SessionLog, encode};
 
 use crate::wiring::{self, HookSources};
@@ -36,10 +33,6 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
 
     // Without --out the log streams to stdout as events are appended, so
     // what was acknowledged is out even if the run dies.
-    let stdout_lines: Option<Arc<Mutex<std::io::Stdout>>> = match &args.out {
-        Some(_) => None,
-        None => Some(Arc::new(Mutex::new(std::io::stdout()))),
-    };
     let log = match &args.out {
         Some(path) => {
             if path.exists() {
@@ -48,29 +41,17 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             SessionLog::create(path, header)
                 .with_context(|| format!("cannot create the session log {}", path.display()))?
         }
-        None => SessionLog::in_memory(header)?,
-    };
-    if let Some(stdout) = &stdout_lines {
-        for event in log.events() {
-            write_line(stdout, &encode(event)?);
-        }
-    }
-    let on_event: Option<EventCallback> = stdout_lines.clone().map(|stdout| {
-        Arc::new(move |event: &dsh_protocol::Event| {
-            if let Ok(line) = encode(event) {
-                write_line(&stdout, &line);
+        None => {
+            let log = SessionLog::in_memory(header)?;
+            for event in log.events() {
+                wiring::stdout_line(&encode(event)?);
             }
-        }) as EventCallback
-    });
+            log
+        }
+    };
     let observers = Observers {
-        on_event,
-        on_notice: Some(Arc::new(|notice| {
-            let level = match notice.level {
-                NoticeLevel::Info => "",
-                NoticeLevel::Warning => "warning: ",
-            };
-            eprintln!("dsh: {level}[{}] {}", notice.source, notice.text);
-        })),
+        on_event: args.out.is_none().then(wiring::stdout_events),
+        on_notice: Some(wiring::stderr_notices()),
         on_text: None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -120,13 +101,4 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         fs_err::write(path, text)?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn write_line(stdout: &Mutex<std::io::Stdout>, line: &str) {
-    let stdout = stdout
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut lock = stdout.lock();
-    let _ = writeln!(lock, "{line}");
-    let _ = lock.flush();
 }

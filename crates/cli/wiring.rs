@@ -8,7 +8,12 @@ use dsh_hook_runner::{HookRunner, RunnerConfig};
 use dsh_hooks_claude::ClaudeDiscovery;
 use dsh_hooks_codex::{CodexDiscovery, TrustPolicy};
 use dsh_protocol::EventBody;
-use dsh_seams::Plugin;
+use std::io::Write as _;
+
+use dsh_agent::{EventCallback, NoticeCallback};
+use dsh_protocol::Event;
+use dsh_seams::{NoticeLevel, Plugin, UserNotice};
+use dsh_session::encode;
 
 /// Where hooks come from, as the user's environment and flags say.
 #[derive(Debug, Clone)]
@@ -133,4 +138,32 @@ pub fn header(session_id: &str, cwd: &Path, notices: Vec<String>) -> EventBody {
 pub fn current_dir() -> anyhow::Result<PathBuf> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     Ok(cwd.canonicalize().unwrap_or(cwd))
+}
+
+/// Writes one line to stdout and flushes it (stdout's own lock keeps
+/// concurrent lines whole).
+pub fn stdout_line(line: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+    let _ = stdout.flush();
+}
+
+/// Streams each appended session event to stdout as one JSON line.
+pub fn stdout_events() -> EventCallback {
+    Arc::new(|event: &Event| {
+        if let Ok(line) = encode(event) {
+            stdout_line(&line);
+        }
+    })
+}
+
+/// Prints user notices from plugins and hooks on stderr.
+pub fn stderr_notices() -> NoticeCallback {
+    Arc::new(|notice: &UserNotice| {
+        let level = match notice.level {
+            NoticeLevel::Info => "",
+            NoticeLevel::Warning => "warning: ",
+        };
+        eprintln!("dsh: {level}[{}] {}", notice.source, notice.text);
+    })
 }
