@@ -299,7 +299,7 @@ mod tests {
         agent.events()
     }
 
-    fn tool_result(events: &[Event]) -> (bool, String, Option<String>) {
+    fn tool_result(events: &[dsh_protocol::Event]) -> (bool, String, Option<String>) {
         events
             .iter()
             .find_map(|event| match &event.body {
