@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec};
+use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec, RunRecord};
 use dsh_protocol::{Dialect, Event, EventBody, HookOutcomeKind};
 use dsh_seams::{
     ApprovalDecision, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
@@ -89,54 +89,17 @@ struct Fired {
 /// What running one handler produced, process or HTTP.
 struct RunResult {
     facts: HookFacts,
-    outcome: HookOutcomeKind,
-    exit_code: Option<i32>,
-    signal: Option<i32>,
-    timed_out: bool,
-    duration: Duration,
-    stdout_display: String,
-    stderr_display: String,
-    error: Option<String>,
+    record: RunRecord,
 }
 
 impl RunResult {
     fn from_run(run: &HookRun) -> Self {
-        let (exit, outcome, exit_code, signal, error) = match &run.exit {
-            HookExit::Exited(code) => (
-                ExitFact::Exited(*code),
-                HookOutcomeKind::Exited,
-                Some(*code),
-                None,
-                None,
-            ),
-            HookExit::Signaled(sig) => (
-                ExitFact::Signaled(*sig),
-                HookOutcomeKind::Signaled,
-                None,
-                Some(*sig),
-                None,
-            ),
-            HookExit::TimedOut => (
-                ExitFact::TimedOut,
-                HookOutcomeKind::TimedOut,
-                None,
-                None,
-                Some(run.describe()),
-            ),
-            HookExit::Cancelled => (
-                ExitFact::Cancelled,
-                HookOutcomeKind::Cancelled,
-                None,
-                None,
-                None,
-            ),
-            HookExit::SpawnFailed(why) => (
-                ExitFact::Failed(why.clone()),
-                HookOutcomeKind::SpawnFailed,
-                None,
-                None,
-                Some(why.clone()),
-            ),
+        let exit = match &run.exit {
+            HookExit::Exited(code) => ExitFact::Exited(*code),
+            HookExit::Signaled(signal) => ExitFact::Signaled(*signal),
+            HookExit::TimedOut => ExitFact::TimedOut,
+            HookExit::Cancelled => ExitFact::Cancelled,
+            HookExit::SpawnFailed(why) => ExitFact::Failed(why.clone()),
         };
         RunResult {
             facts: HookFacts {
@@ -144,14 +107,7 @@ impl RunResult {
                 stdout: run.stdout.text(),
                 stderr: run.stderr.text(),
             },
-            outcome,
-            exit_code,
-            signal,
-            timed_out: matches!(run.exit, HookExit::TimedOut),
-            duration: run.duration,
-            stdout_display: run.stdout.display(),
-            stderr_display: run.stderr.display(),
-            error,
+            record: RunRecord::of(run),
         }
     }
 }
@@ -429,20 +385,12 @@ impl ClaudePlugin {
                         self.spec_for(ctx, handler, firing, extra_env(index), timeout)
                     {
                         let handle = self.runner.spawn_detached(spec);
-                        ctx.sink.record(EventBody::HookResult {
-                            turn: ctx.turn,
-                            invocation_id: invocation_id.clone(),
-                            outcome: HookOutcomeKind::Detached,
-                            exit_code: None,
-                            signal: None,
-                            timed_out: false,
-                            duration_ms: 0,
-                            stdout: String::new(),
-                            stderr: String::new(),
-                            error: None,
-                            parsed_output: None,
-                            decision: json!({"effect": "none", "why": "async hook: not awaited; its additionalContext/systemMessage reach the model on the next turn"}),
-                        });
+                        ctx.sink.record(RunRecord::detached().into_event(
+                            ctx.turn,
+                            invocation_id.clone(),
+                            None,
+                            json!({"effect": "none", "why": "async hook: not awaited; its additionalContext/systemMessage reach the model on the next turn"}),
+                        ));
                         lock(&self.state).pending_async.push(PendingAsync {
                             invocation_id,
                             turn: ctx.turn,
@@ -557,22 +505,25 @@ impl ClaudePlugin {
             } => response.map_err(Some),
         };
         let duration = started.elapsed();
-        let failed =
-            |exit: ExitFact, outcome: HookOutcomeKind, timed_out: bool, error: String| RunResult {
-                facts: HookFacts {
-                    exit,
-                    stdout: String::new(),
-                    stderr: String::new(),
-                },
+        let record =
+            |outcome: HookOutcomeKind, exit_code: Option<i32>, stdout: String, error| RunRecord {
                 outcome,
-                exit_code: None,
+                exit_code,
                 signal: None,
-                timed_out,
+                timed_out: outcome == HookOutcomeKind::TimedOut,
                 duration,
-                stdout_display: String::new(),
-                stderr_display: String::new(),
-                error: Some(error),
+                stdout,
+                stderr: String::new(),
+                error,
             };
+        let failed = |exit: ExitFact, outcome: HookOutcomeKind, error: String| RunResult {
+            facts: HookFacts {
+                exit,
+                stdout: String::new(),
+                stderr: String::new(),
+            },
+            record: record(outcome, None, String::new(), Some(error)),
+        };
         match outcome {
             Ok((status, text)) if status.is_success() => RunResult {
                 facts: HookFacts {
@@ -580,14 +531,7 @@ impl ClaudePlugin {
                     stdout: text.clone(),
                     stderr: String::new(),
                 },
-                outcome: HookOutcomeKind::Exited,
-                exit_code: Some(0),
-                signal: None,
-                timed_out: false,
-                duration,
-                stdout_display: text,
-                stderr_display: String::new(),
-                error: None,
+                record: record(HookOutcomeKind::Exited, Some(0), text, None),
             },
             Ok((status, text)) => RunResult {
                 facts: HookFacts {
@@ -595,33 +539,28 @@ impl ClaudePlugin {
                     stdout: String::new(),
                     stderr: String::new(),
                 },
-                outcome: HookOutcomeKind::Exited,
-                exit_code: None,
-                signal: None,
-                timed_out: false,
-                duration,
-                stdout_display: text,
-                stderr_display: String::new(),
-                error: Some(format!(
-                    "HTTP status {status} from {url} (non-blocking error)"
-                )),
+                record: record(
+                    HookOutcomeKind::Exited,
+                    None,
+                    text,
+                    Some(format!(
+                        "HTTP status {status} from {url} (non-blocking error)"
+                    )),
+                ),
             },
             Err(None) => failed(
                 ExitFact::Cancelled,
                 HookOutcomeKind::Cancelled,
-                false,
                 "cancelled".to_owned(),
             ),
             Err(Some(error)) if error.is_timeout() => failed(
                 ExitFact::TimedOut,
                 HookOutcomeKind::TimedOut,
-                true,
                 format!("HTTP hook {url} timed out after {timeout:?}"),
             ),
             Err(Some(error)) => failed(
                 ExitFact::Failed(error.to_string()),
                 HookOutcomeKind::SpawnFailed,
-                false,
                 format!("HTTP hook {url} failed: {error}"),
             ),
         }
@@ -638,20 +577,12 @@ impl ClaudePlugin {
         for (index, run) in fired.iter().enumerate() {
             let mut decision = decision_json(&run.interpretation);
             decision.extend(extra(index));
-            ctx.sink.record(EventBody::HookResult {
-                turn: ctx.turn,
-                invocation_id: run.invocation_id.clone(),
-                outcome: run.result.outcome,
-                exit_code: run.result.exit_code,
-                signal: run.result.signal,
-                timed_out: run.result.timed_out,
-                duration_ms: u64::try_from(run.result.duration.as_millis()).unwrap_or(u64::MAX),
-                stdout: run.result.stdout_display.clone(),
-                stderr: run.result.stderr_display.clone(),
-                error: run.result.error.clone(),
-                parsed_output: run.interpretation.parsed.json().cloned(),
-                decision: Value::Object(decision),
-            });
+            ctx.sink.record(run.result.record.clone().into_event(
+                ctx.turn,
+                run.invocation_id.clone(),
+                run.interpretation.parsed.json().cloned(),
+                Value::Object(decision),
+            ));
             for notice in &run.interpretation.user_notices {
                 ctx.sink.tell_user(UserNotice {
                     source: source_of(
@@ -709,20 +640,12 @@ impl ClaudePlugin {
                 "note".into(),
                 json!("async hook finished; decisions are ignored, contexts reach the model now"),
             );
-            ctx.sink.record(EventBody::HookResult {
-                turn: pending.turn,
-                invocation_id: pending.invocation_id,
-                outcome: result.outcome,
-                exit_code: result.exit_code,
-                signal: result.signal,
-                timed_out: result.timed_out,
-                duration_ms: u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX),
-                stdout: result.stdout_display,
-                stderr: result.stderr_display,
-                error: result.error,
-                parsed_output: interpretation.parsed.json().cloned(),
-                decision: Value::Object(decision),
-            });
+            ctx.sink.record(result.record.into_event(
+                pending.turn,
+                pending.invocation_id,
+                interpretation.parsed.json().cloned(),
+                Value::Object(decision),
+            ));
             if !texts.is_empty() {
                 contexts.push(ContextEntry::new(
                     texts.join("\n\n"),

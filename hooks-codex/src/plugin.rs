@@ -9,9 +9,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use dsh_hook_runner::RunRecord as ProcessFacts;
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec};
 use dsh_model::ModelError;
-use dsh_protocol::{Dialect, EventBody, HookOutcomeKind, ModelReply, ModelRequest, TurnEndReason};
+use dsh_protocol::{Dialect, EventBody, ModelReply, ModelRequest, TurnEndReason};
 use dsh_seams::{
     ApprovalDecision, CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput,
     Disposition, InputRewrite, NoticeLevel, Plugin, PostToolAction, PostToolDecision,
@@ -361,45 +362,19 @@ impl CodexPlugin {
                 .iter()
                 .find(|entry| entry.kind == EntryKind::Error)
                 .map(|entry| entry.text.clone());
-            let body = match &record.run {
-                Some(run) => EventBody::HookResult {
-                    turn: ctx.turn,
-                    invocation_id: record.invocation_id.clone(),
-                    outcome: match run.exit {
-                        HookExit::Exited(_) => HookOutcomeKind::Exited,
-                        HookExit::Signaled(_) => HookOutcomeKind::Signaled,
-                        HookExit::TimedOut => HookOutcomeKind::TimedOut,
-                        HookExit::Cancelled => HookOutcomeKind::Cancelled,
-                        HookExit::SpawnFailed(_) => HookOutcomeKind::SpawnFailed,
-                    },
-                    exit_code: run.exit.code(),
-                    signal: match run.exit {
-                        HookExit::Signaled(signal) => Some(signal),
-                        _ => None,
-                    },
-                    timed_out: run.exit == HookExit::TimedOut,
-                    duration_ms: u64::try_from(run.duration.as_millis()).unwrap_or(u64::MAX),
-                    stdout: run.stdout.display(),
-                    stderr: run.stderr.display(),
+            let facts = match &record.run {
+                Some(run) => ProcessFacts {
                     error,
-                    parsed_output: interpretation.parsed.clone(),
-                    decision: Value::Object(decision),
+                    ..ProcessFacts::of(run)
                 },
-                None => EventBody::HookResult {
-                    turn: ctx.turn,
-                    invocation_id: record.invocation_id.clone(),
-                    outcome: HookOutcomeKind::Detached,
-                    exit_code: None,
-                    signal: None,
-                    timed_out: false,
-                    duration_ms: 0,
-                    stdout: String::new(),
-                    stderr: String::new(),
-                    error: None,
-                    parsed_output: None,
-                    decision: Value::Object(decision),
-                },
+                None => ProcessFacts::detached(),
             };
+            let body = facts.into_event(
+                ctx.turn,
+                record.invocation_id.clone(),
+                interpretation.parsed.clone(),
+                Value::Object(decision),
+            );
             ctx.sink.record(body);
         }
     }
@@ -590,32 +565,12 @@ impl CodexPlugin {
                 &CancellationToken::new(),
             )
             .await;
-        ctx.sink.record(EventBody::HookResult {
-            turn: Some(summary.turn),
+        ctx.sink.record(ProcessFacts::of(&run).into_event(
+            Some(summary.turn),
             invocation_id,
-            outcome: match run.exit {
-                HookExit::Exited(_) => HookOutcomeKind::Exited,
-                HookExit::Signaled(_) => HookOutcomeKind::Signaled,
-                HookExit::TimedOut => HookOutcomeKind::TimedOut,
-                HookExit::Cancelled => HookOutcomeKind::Cancelled,
-                HookExit::SpawnFailed(_) => HookOutcomeKind::SpawnFailed,
-            },
-            exit_code: run.exit.code(),
-            signal: match run.exit {
-                HookExit::Signaled(signal) => Some(signal),
-                _ => None,
-            },
-            timed_out: run.exit == HookExit::TimedOut,
-            duration_ms: u64::try_from(run.duration.as_millis()).unwrap_or(u64::MAX),
-            stdout: run.stdout.display(),
-            stderr: run.stderr.display(),
-            error: match &run.exit {
-                HookExit::SpawnFailed(message) => Some(message.clone()),
-                _ => None,
-            },
-            parsed_output: None,
-            decision: json!({ "effect": "none", "why": "legacy notify is fire-and-forget; its output is ignored" }),
-        });
+            None,
+            json!({ "effect": "none", "why": "legacy notify is fire-and-forget; its output is ignored" }),
+        ));
     }
 }
 

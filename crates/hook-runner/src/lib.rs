@@ -20,12 +20,14 @@
 
 mod outcome;
 mod process;
+mod record;
 mod runner;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use outcome::{Captured, HookExit, HookRun};
+pub use record::RunRecord;
 pub use runner::HookRunner;
 
 /// How a hook command is started.

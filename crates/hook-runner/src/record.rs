@@ -1,0 +1,96 @@
+//! How a hook run is described in the session log.
+//!
+//! Both bridges record every run as a `hook/result`; the fields that say how
+//! the process ended are the runner's facts, so they are derived here once.
+//! What the run *meant* (parsed output, decision) stays with the bridges.
+
+use std::time::Duration;
+
+use dsh_protocol::{EventBody, HookOutcomeKind};
+use serde_json::Value;
+
+use crate::{HookExit, HookRun};
+
+/// The process facts of one hook run, in the shape of a `hook/result`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunRecord {
+    /// How it ended.
+    pub outcome: HookOutcomeKind,
+    /// Exit code, if it exited on its own.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, if any.
+    pub signal: Option<i32>,
+    /// Whether dsh killed it at its deadline.
+    pub timed_out: bool,
+    /// Spawn to reap.
+    pub duration: Duration,
+    /// Bounded stdout (with a marker when cut).
+    pub stdout: String,
+    /// Bounded stderr (with a marker when cut).
+    pub stderr: String,
+    /// Why it did not run or was killed, for people.
+    pub error: Option<String>,
+}
+
+impl RunRecord {
+    /// The facts of a finished run.
+    pub fn of(run: &HookRun) -> Self {
+        let (outcome, exit_code, signal, error) = match &run.exit {
+            HookExit::Exited(code) => (HookOutcomeKind::Exited, Some(*code), None, None),
+            HookExit::Signaled(signal) => (HookOutcomeKind::Signaled, None, Some(*signal), None),
+            HookExit::TimedOut => (HookOutcomeKind::TimedOut, None, None, Some(run.describe())),
+            HookExit::Cancelled => (HookOutcomeKind::Cancelled, None, None, None),
+            HookExit::SpawnFailed(why) => {
+                (HookOutcomeKind::SpawnFailed, None, None, Some(why.clone()))
+            }
+        };
+        RunRecord {
+            outcome,
+            exit_code,
+            signal,
+            timed_out: run.exit == HookExit::TimedOut,
+            duration: run.duration,
+            stdout: run.stdout.display(),
+            stderr: run.stderr.display(),
+            error,
+        }
+    }
+
+    /// A run that was started but not awaited (`async` handlers).
+    pub fn detached() -> Self {
+        RunRecord {
+            outcome: HookOutcomeKind::Detached,
+            exit_code: None,
+            signal: None,
+            timed_out: false,
+            duration: Duration::ZERO,
+            stdout: String::new(),
+            stderr: String::new(),
+            error: None,
+        }
+    }
+
+    /// The `hook/result` event for this run.
+    pub fn into_event(
+        self,
+        turn: Option<u64>,
+        invocation_id: String,
+        parsed_output: Option<Value>,
+        decision: Value,
+    ) -> EventBody {
+        EventBody::HookResult {
+            turn,
+            invocation_id,
+            outcome: self.outcome,
+            exit_code: self.exit_code,
+            signal: self.signal,
+            timed_out: self.timed_out,
+            duration_ms: u64::try_from(self.duration.as_millis()).unwrap_or(u64::MAX),
+            stdout: self.stdout,
+            stderr: self.stderr,
+            error: self.error,
+            parsed_output,
+            decision,
+        }
+    }
+}
