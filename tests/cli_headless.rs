@@ -618,6 +618,19 @@ fn headless_runs_name_untrusted_project_hooks_and_strict_refuses_them() {
     assert!(!ctx.project().join("prompt-hook-ran").exists());
     assert!(session_logs(&ctx).is_empty());
 
+    // The flag does the same as the variable.
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "Hello", "--strict-hooks"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("dsh hooks trust"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!ctx.project().join("prompt-hook-ran").exists());
+
     let output = dsh(&ctx, &mock).args(["-p", "Hello"]).output().unwrap();
     assert!(output.status.success(), "stderr: {}", stderr(&output));
     assert!(

@@ -57,6 +57,8 @@ pub struct HeadlessArgs {
     pub output_format: OutputFormat,
     /// Answer `ask` with allow-once instead of denying.
     pub allow_ask: bool,
+    /// Refuse untrusted project hooks (`--strict-hooks` or `DSH_STRICT_HOOKS`).
+    pub strict_hooks: bool,
     /// Which session.
     pub pick: Pick,
     /// Extra Claude Code settings files.
@@ -116,7 +118,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
     let home = sessions::dsh_home()?;
     let model = sessions::model(&home, args.model.as_deref())?;
     let trust = sessions::Trust::Headless {
-        strict: crate::trust::strict_from_env(),
+        strict: args.strict_hooks || crate::trust::strict_from_env(),
     };
     let opened = sessions::open(&home, &args.pick, &args.settings, trust)?;
     for notice in &opened.hooks.notices {

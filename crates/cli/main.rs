@@ -34,6 +34,10 @@ struct Cli {
     /// With `-p`: answer a hook's `ask` with "allow once" instead of denying the call.
     #[arg(long, requires = "print")]
     allow_ask: bool,
+    /// With `-p`: refuse untrusted project hooks instead of naming them on
+    /// stderr (also `DSH_STRICT_HOOKS=1`); `dsh hooks trust` trusts them.
+    #[arg(long, requires = "print")]
+    strict_hooks: bool,
     /// Reopen the session with this id (or unambiguous id prefix); see `dsh sessions`.
     #[arg(
         short = 'r',
@@ -141,6 +145,7 @@ fn main() -> ExitCode {
                     prompt,
                     output_format: cli.output_format,
                     allow_ask: cli.allow_ask,
+                    strict_hooks: cli.strict_hooks,
                     pick,
                     settings: cli.settings,
                     model: cli.model,
