@@ -219,6 +219,25 @@ fn a_provider_500_fails_the_turn_with_the_error_on_stderr() {
 }
 
 #[test]
+fn a_retried_request_is_shown_to_the_user_and_the_turn_completes() {
+    let ctx = TestContext::new();
+    write_config(&ctx, "[provider]\nmax_retries = 1\n");
+    let mock = mock(vec![
+        MockResponse::status_retry_after(503, "0", "busy"),
+        MockResponse::text("after the retry"),
+    ]);
+    let output = dsh(&ctx, &mock).args(["-p", "Hello"]).output().unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert_eq!(stdout(&output).trim(), "after the retry");
+    let err = stderr(&output);
+    assert!(
+        err.contains("[provider] retrying the model request (attempt 1)"),
+        "{err}"
+    );
+    assert!(err.contains("503"), "{err}");
+}
+
+#[test]
 fn a_turn_that_does_not_complete_is_a_failure_in_json_too() {
     let ctx = TestContext::new();
     write_config(&ctx, "[provider]\nmax_retries = 0\n");

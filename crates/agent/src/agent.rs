@@ -145,12 +145,27 @@ pub struct Agent {
     session_cancel: CancellationToken,
 }
 
-struct TextForwarder(Option<TextCallback>);
+/// Forwards a streaming reply to the presentation callbacks: text as it
+/// arrives, and provider retries as user notices.
+struct StreamForwarder {
+    on_text: Option<TextCallback>,
+    on_notice: Option<NoticeCallback>,
+}
 
-impl StreamSink for TextForwarder {
+impl StreamSink for StreamForwarder {
     fn text_delta(&mut self, delta: &str) {
-        if let Some(on_text) = &self.0 {
+        if let Some(on_text) = &self.on_text {
             on_text(delta);
+        }
+    }
+
+    fn retrying(&mut self, attempt: u32, reason: &str) {
+        if let Some(on_notice) = &self.on_notice {
+            on_notice(&UserNotice {
+                source: "provider".to_owned(),
+                text: format!("retrying the model request (attempt {attempt}): {reason}"),
+                level: dsh_seams::NoticeLevel::Warning,
+            });
         }
     }
 }
@@ -426,7 +441,10 @@ impl Agent {
                     .catch_unwind()
                     .await;
             }
-            let mut forwarder = TextForwarder(self.sink.observers.on_text.clone());
+            let mut forwarder = StreamForwarder {
+                on_text: self.sink.observers.on_text.clone(),
+                on_notice: self.sink.observers.on_notice.clone(),
+            };
             let result = tokio::select! {
                 result = self.model.complete(&request, &mut forwarder) => result,
                 _ = cancel.cancelled() => {

@@ -329,7 +329,7 @@ impl Model for OpenAiProvider {
                     retries += 1;
                     let delay = retry_after.unwrap_or_else(|| self.backoff(retries));
                     let reason = format!("{reason}; retrying in {:.1}s", delay.as_secs_f64());
-                    tracing::warn!(attempt = retries, "{reason}");
+                    tracing::debug!(attempt = retries, "{reason}");
                     sink.retrying(retries, &reason);
                     tokio::time::sleep(delay).await;
                 }
