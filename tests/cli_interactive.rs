@@ -72,6 +72,10 @@ fn live_in_group(pgid: u32) -> Vec<u32> {
 /// `dsh` (interactive) in a pseudo-terminal, in the context's project,
 /// pointed at the mock.
 fn spawn_dsh(ctx: &TestContext, mock: &MockProvider) -> PtySession {
+    spawn_dsh_with(ctx, mock, &[])
+}
+
+fn spawn_dsh_with(ctx: &TestContext, mock: &MockProvider, env: &[(&str, &str)]) -> PtySession {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
     cmd.current_dir(ctx.project())
         .env_clear()
@@ -83,7 +87,8 @@ fn spawn_dsh(ctx: &TestContext, mock: &MockProvider) -> PtySession {
         .env("TERM", "dumb")
         .env("LANG", "C.UTF-8")
         .env("DSH_BASE_URL", mock.base_url())
-        .env("DSH_API_KEY", "sk-test");
+        .env("DSH_API_KEY", "sk-test")
+        .envs(env.iter().copied());
     let mut session =
         rexpect::session::spawn_command(cmd, Some(EXPECT_TIMEOUT_MS)).expect("dsh in a pty");
     // Should an expectation fail, dropping the session must not hang on dsh.
@@ -286,4 +291,35 @@ fn two_ctrl_c_at_the_prompt_exit_and_run_the_session_end_hooks() {
     // `SessionEndReason::Exit`, as Claude Code names a user's exit.
     assert_eq!(input["reason"], "prompt_input_exit");
     assert!(mock.requests().is_empty());
+}
+
+#[test]
+fn waiting_at_the_prompt_fires_the_idle_notification_once() {
+    let ctx = TestContext::new();
+    let claude = ctx.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "Notification": [ { "matcher": "idle_prompt", "hooks": [ { "type": "command", "command": "cat >> \"$HOME/notifications.jsonl\"; echo >> \"$HOME/notifications.jsonl\"" } ] } ] } }"#,
+    )
+    .unwrap();
+    let mock = mock(Vec::new());
+    let mut session = spawn_dsh_with(&ctx, &mock, &[("DSH_IDLE_NOTIFY_SECS", "1")]);
+    expect(&mut session, "> ", "the prompt");
+    let path = ctx.home().join("notifications.jsonl");
+    let text = wait_until("the idle notification", Duration::from_secs(30), || {
+        std::fs::read_to_string(&path)
+            .ok()
+            .filter(|t| !t.is_empty())
+    });
+    // Once per idle period, not every second.
+    std::thread::sleep(Duration::from_millis(2500));
+    let text = std::fs::read_to_string(&path).unwrap_or(text);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    let input: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(input["hook_event_name"], "Notification");
+    assert_eq!(input["notification_type"], "idle_prompt");
+    session.send_control('d').unwrap();
+    session.exp_eof().expect("dsh exits on Ctrl-D");
 }

@@ -31,7 +31,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use anyhow::Context as _;
 use async_trait::async_trait;
 use dsh_agent::{Observers, QueuedPrompt};
-use dsh_seams::{ApprovalResponse, CancellationToken, SessionEndReason, ToolExecution};
+use dsh_seams::{
+    ApprovalResponse, CancellationToken, Notification, NotificationKind, SessionEndReason,
+    ToolExecution,
+};
 use dsh_tools::ApprovalService;
 use tokio::sync::mpsc;
 
@@ -162,6 +165,16 @@ impl ApprovalService for TerminalApproval {
     }
 }
 
+/// How long the prompt waits before the idle notification fires: 60 s, as
+/// Claude Code, or `DSH_IDLE_NOTIFY_SECS`.
+fn idle_notification_after() -> std::time::Duration {
+    let seconds = std::env::var("DSH_IDLE_NOTIFY_SECS")
+        .ok()
+        .and_then(|value| value.trim().parse::<u64>().ok())
+        .unwrap_or(60);
+    std::time::Duration::from_secs(seconds)
+}
+
 /// Runs an interactive session.
 pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
     let home = sessions::dsh_home()?;
@@ -270,14 +283,31 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
         }
         agent.start(source).await;
 
+        let idle_after = idle_notification_after();
         let mut armed = false;
         loop {
             if stdin_tty {
                 term.prompt("> ");
             }
-            let input = tokio::select! {
-                input = next_input(&input) => Some(input),
-                Some(()) = ctrl_c_at_prompt.recv() => None,
+            // Waiting at the prompt for a minute fires the notification
+            // seam once (Claude Code's `idle_prompt` Notification hooks).
+            let idle = tokio::time::sleep(idle_after);
+            tokio::pin!(idle);
+            let mut notified = false;
+            let input = loop {
+                tokio::select! {
+                    input = next_input(&input) => break Some(input),
+                    Some(()) = ctrl_c_at_prompt.recv() => break None,
+                    () = &mut idle, if !notified => {
+                        notified = true;
+                        agent
+                            .notify(&Notification {
+                                kind: NotificationKind::Idle,
+                                message: "dsh is waiting for your input".to_owned(),
+                            })
+                            .await;
+                    }
+                }
             };
             let line = match input {
                 None if armed => {

@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use dsh_model::{Model, StreamSink};
 use dsh_protocol::{Event, EventBody, Message, ModelRequest, ToolCall, TurnEndReason};
 use dsh_seams::{
-    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition, Plugin,
-    PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionInfo,
-    SessionSink, SessionStartSource, SettledCall, ToolOutcome, TurnControl, TurnSummary,
-    UserNotice,
+    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
+    Notification, Plugin, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
+    SessionInfo, SessionSink, SessionStartSource, SettledCall, ToolOutcome, TurnControl,
+    TurnSummary, UserNotice,
 };
 use dsh_session::{LogError, SessionLog, derive_messages};
 use dsh_tools::ToolRegistry;
@@ -295,6 +295,20 @@ impl Agent {
                     "session-start listener `{}` panicked; the session continues",
                     plugin.name()
                 ),
+            }
+        }
+    }
+
+    /// Fires the notification seam (dsh is waiting for the user) outside any turn.
+    pub async fn notify(&self, notification: &Notification) {
+        let ctx = self.context(None, CancellationToken::new(), TurnControl::default());
+        for plugin in self.registry.plugins() {
+            if AssertUnwindSafe(plugin.notification(&ctx, notification))
+                .catch_unwind()
+                .await
+                .is_err()
+            {
+                tracing::error!("notification listener `{}` panicked", plugin.name());
             }
         }
     }
