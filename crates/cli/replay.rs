@@ -74,14 +74,18 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     };
     let output = runtime.block_on(async {
         tokio::select! {
-            output = replay_fixture(&fixture, options) => Ok(output?),
+            output = replay_fixture(&fixture, options) => output.map(Some),
             _ = tokio::signal::ctrl_c() => {
                 // Ctrl-C ends the replay; no hook process group outlives dsh.
                 runner.kill_all();
-                Err(anyhow::anyhow!("interrupted"))
+                Ok(None)
             }
         }
     })?;
+    let Some(output) = output else {
+        eprintln!("dsh: replay interrupted; hook processes were killed");
+        return Ok(ExitCode::from(130));
+    };
     for outcome in &output.outcomes {
         if let Some(message) = &outcome.message {
             eprintln!(
