@@ -154,7 +154,7 @@ fn ctrl_c_during_replay_kills_the_running_hook_group_and_exits_130() {
         r#"{ "hooks": { "PreToolUse": [ { "hooks": [ { "type": "command", "command": "sleep 4242 & sleep 4243" } ] } ] } }"#,
     )
     .unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
         .current_dir(ctx.project())
         .env("HOME", ctx.home())
         .env("DSH_HOME", ctx.home().join(".dsh"))
