@@ -480,7 +480,7 @@ fn build(
             && file.json.get("allowManagedHooksOnly").is_some()
         {
             notices.push(format!(
-                "claude: allowManagedHooksOnly in {} is ignored (it is honoured only in managed settings)",
+                "allowManagedHooksOnly in {} is ignored (it is honoured only in managed settings)",
                 file.path.display()
             ));
         }
@@ -504,7 +504,7 @@ fn build(
         };
         let Some(hooks) = hooks.as_object() else {
             notices.push(format!(
-                "claude: `hooks` in {} is not an object; ignored",
+                "`hooks` in {} is not an object; ignored",
                 file.path.display()
             ));
             continue;
@@ -513,13 +513,13 @@ fn build(
             let event = HookEvent::parse(event_name);
             if event.is_none() {
                 notices.push(format!(
-                    "claude: unknown hook event `{event_name}` in {}; accepted but never fired",
+                    "unknown hook event `{event_name}` in {}; accepted but never fired",
                     file.path.display()
                 ));
             }
             let Some(groups) = groups.as_array() else {
                 notices.push(format!(
-                    "claude: hooks.{event_name} in {} is not an array; ignored",
+                    "hooks.{event_name} in {} is not an array; ignored",
                     file.path.display()
                 ));
                 continue;
@@ -531,7 +531,7 @@ fn build(
                     Some(Value::String(s)) => Some(s.clone()),
                     Some(other) => {
                         notices.push(format!(
-                            "claude: {}#hooks.{event_name}[{group_index}].matcher is not a string ({other}); group ignored",
+                            "{}#hooks.{event_name}[{group_index}].matcher is not a string ({other}); group ignored",
                             file.path.display()
                         ));
                         continue;
@@ -547,7 +547,7 @@ fn build(
                 })?;
                 let Some(list) = group.get("hooks").and_then(Value::as_array) else {
                     notices.push(format!(
-                        "claude: {}#hooks.{event_name}[{group_index}] has no `hooks` array; ignored",
+                        "{}#hooks.{event_name}[{group_index}] has no `hooks` array; ignored",
                         file.path.display()
                     ));
                     continue;
@@ -619,24 +619,24 @@ fn build(
     }
     for (kind, count, origin) in unsupported_types {
         notices.push(format!(
-            "claude: dsh cannot run `{kind}` hooks ({count} configured, first at {origin}); they never run"
+            "dsh cannot run `{kind}` hooks ({count} configured, first at {origin}); they never run"
         ));
     }
     for (event, count) in unfired {
         if let EventSupport::NotFired(why) = event.support() {
             notices.push(format!(
-                "claude: {count} {event} hook(s) configured, but dsh does not fire {event} ({why})"
+                "{count} {event} hook(s) configured, but dsh does not fire {event} ({why})"
             ));
         }
     }
     if let Some((true, path)) = &managed_disable {
         notices.push(format!(
-            "claude: all hooks disabled by disableAllHooks in {}",
+            "all hooks disabled by disableAllHooks in {}",
             path.display()
         ));
     } else if let Some((true, path)) = &other_disable {
         notices.push(format!(
-            "claude: non-managed hooks disabled by disableAllHooks in {}",
+            "non-managed hooks disabled by disableAllHooks in {}",
             path.display()
         ));
     }
@@ -683,7 +683,7 @@ type ParsedHandler = (HandlerKind, Option<Duration>, Option<String>);
 
 fn parse_handler(raw: &Value, origin: &str, notices: &mut Vec<String>) -> Option<ParsedHandler> {
     let Some(object) = raw.as_object() else {
-        notices.push(format!("claude: {origin} is not an object; ignored"));
+        notices.push(format!("{origin} is not an object; ignored"));
         return None;
     };
     let kind_name = object.get("type").and_then(Value::as_str).unwrap_or("");
@@ -693,7 +693,7 @@ fn parse_handler(raw: &Value, origin: &str, notices: &mut Vec<String>) -> Option
             Some(secs) if secs.is_finite() && secs > 0.0 => Some(Duration::from_secs_f64(secs)),
             _ => {
                 notices.push(format!(
-                    "claude: {origin}.timeout is not a positive number of seconds ({value}); default used"
+                    "{origin}.timeout is not a positive number of seconds ({value}); default used"
                 ));
                 None
             }
@@ -703,7 +703,7 @@ fn parse_handler(raw: &Value, origin: &str, notices: &mut Vec<String>) -> Option
     let kind = match kind_name {
         "command" => {
             let Some(command) = object.get("command").and_then(Value::as_str) else {
-                notices.push(format!("claude: {origin} has no `command` string; ignored"));
+                notices.push(format!("{origin} has no `command` string; ignored"));
                 return None;
             };
             let is_async = object.get("async").and_then(Value::as_bool) == Some(true)
@@ -743,7 +743,7 @@ fn parse_handler(raw: &Value, origin: &str, notices: &mut Vec<String>) -> Option
         }
         "http" => {
             let Some(url) = object.get("url").and_then(Value::as_str) else {
-                notices.push(format!("claude: {origin} has no `url` string; ignored"));
+                notices.push(format!("{origin} has no `url` string; ignored"));
                 return None;
             };
             let headers = object
@@ -772,7 +772,7 @@ fn parse_handler(raw: &Value, origin: &str, notices: &mut Vec<String>) -> Option
             }
         }
         "" => {
-            notices.push(format!("claude: {origin} has no `type`; ignored"));
+            notices.push(format!("{origin} has no `type`; ignored"));
             return None;
         }
         other => HandlerKind::Unsupported {
