@@ -504,3 +504,85 @@ async fn async_hook_output_reaches_the_next_turn() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A one-shot HTTP server on loopback: answers one POST with `status` and
+/// `body`, and hands back the request body it received.
+async fn http_hook_server(
+    status: u16,
+    body: &'static str,
+) -> (String, tokio::task::JoinHandle<String>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let handle = tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut request = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            let n = stream.read(&mut buf).await.unwrap();
+            request.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&request).to_string();
+            if let Some(split) = text.find("\r\n\r\n") {
+                let length = text[..split]
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse::<usize>().unwrap())
+                    })
+                    .unwrap_or(0);
+                if request.len() >= split + 4 + length {
+                    let reply = format!(
+                        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    stream.write_all(reply.as_bytes()).await.unwrap();
+                    return text[split + 4..].to_owned();
+                }
+            }
+            if n == 0 {
+                return String::new();
+            }
+        }
+    });
+    (url, handle)
+}
+
+#[tokio::test]
+async fn an_http_hook_gets_the_payload_and_its_json_answer_decides() {
+    let (url, server) = http_hook_server(
+        200,
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"HTTP-DENY"}}"#,
+    )
+    .await;
+    let s = setup(json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "http", "url": url}]}
+    ]}}));
+    let (_, decision) = pre_tool(&s, "toolu_1", "bash", json!({"command": "ls"})).await;
+    assert_eq!(
+        decision,
+        PreToolDecision::Deny {
+            reason: "PreToolUse:Bash hook error: HTTP-DENY".to_owned()
+        }
+    );
+    let payload: Value = serde_json::from_str(&server.await.unwrap()).unwrap();
+    assert_eq!(payload["hook_event_name"], "PreToolUse");
+    assert_eq!(payload["tool_input"]["command"], "ls");
+}
+
+#[tokio::test]
+async fn an_http_hook_that_answers_non_2xx_is_a_non_blocking_error() {
+    let (url, server) = http_hook_server(500, r#"{"decision":"block"}"#).await;
+    let s = setup(json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "http", "url": url}]}
+    ]}}));
+    let (_, decision) = pre_tool(&s, "toolu_1", "bash", json!({"command": "ls"})).await;
+    assert_eq!(decision, PreToolDecision::Allow);
+    server.await.unwrap();
+    let events = s.sink.events.lock().unwrap().clone();
+    let error = events.iter().find_map(|event| match event {
+        EventBody::HookResult { error, .. } => error.clone(),
+        _ => None,
+    });
+    assert!(error.unwrap_or_default().contains("HTTP status 500"));
+}
