@@ -537,14 +537,21 @@ fn build(
                         continue;
                     }
                 };
-                let compiled = Matcher::compile(matcher.as_deref()).map_err(|error| {
-                    ConfigError::InvalidMatcher {
-                        path: file.path.clone(),
-                        event: event_name.clone(),
-                        pattern: error.pattern,
-                        message: error.message,
-                    }
-                })?;
+                // Events that ignore matchers (and events dsh never fires)
+                // never compile theirs, as Claude Code: an odd pattern there
+                // must not stop a session Claude Code would run.
+                let compiled = if event.is_some_and(HookEvent::supports_matcher) {
+                    Matcher::compile(matcher.as_deref()).map_err(|error| {
+                        ConfigError::InvalidMatcher {
+                            path: file.path.clone(),
+                            event: event_name.clone(),
+                            pattern: error.pattern,
+                            message: error.message,
+                        }
+                    })?
+                } else {
+                    Matcher::All
+                };
                 let Some(list) = group.get("hooks").and_then(Value::as_array) else {
                     notices.push(format!(
                         "{}#hooks.{event_name}[{group_index}] has no `hooks` array; ignored",

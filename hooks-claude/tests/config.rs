@@ -232,6 +232,24 @@ fn invalid_regex_names_file_event_and_pattern() {
 }
 
 #[test]
+fn matchers_on_events_that_ignore_them_are_never_compiled() {
+    // Claude Code ignores `matcher` on Stop; a pattern it would never
+    // compile must not stop dsh from starting, and the hook runs every time.
+    let d = dirs();
+    write(
+        &d.discovery.cwd.join(".claude/settings.json"),
+        r#"{"hooks":{"Stop":[{"matcher":"(","hooks":[{"type":"command","command":"stop-hook"}]}]}}"#,
+    );
+    let config = load_with_options(&d.discovery, ClaudeOptions::default()).unwrap();
+    let selected: Vec<String> = config
+        .select(HookEvent::Stop, None)
+        .into_iter()
+        .map(|h| h.command_text())
+        .collect();
+    assert_eq!(selected, vec!["stop-hook".to_owned()]);
+}
+
+#[test]
 fn unknown_events_unfired_events_and_unsupported_types_are_notices() {
     let d = dirs();
     write(
