@@ -533,9 +533,10 @@ fn interpret_stdout(event: CodexEvent, stdout: &str) -> Interpretation {
             }
         };
     }
-    match event {
-        CodexEvent::PreToolUse => {
-            let wire = parse!(PreToolUseWire);
+    // Wires with `hookSpecificOutput`: it must name this very event.
+    macro_rules! parse_specific {
+        ($wire:ty) => {{
+            let wire = parse!($wire);
             if wire
                 .specific
                 .as_ref()
@@ -543,50 +544,28 @@ fn interpret_stdout(event: CodexEvent, stdout: &str) -> Interpretation {
             {
                 return invalid();
             }
+            wire
+        }};
+    }
+    match event {
+        CodexEvent::PreToolUse => {
+            let wire = parse_specific!(PreToolUseWire);
             pre_tool_use(wire, this)
         }
         CodexEvent::PermissionRequest => {
-            let wire = parse!(PermissionWire);
-            if wire
-                .specific
-                .as_ref()
-                .is_some_and(|s| s.hook_event_name != event.as_str())
-            {
-                return invalid();
-            }
+            let wire = parse_specific!(PermissionWire);
             permission_request(wire, this)
         }
         CodexEvent::PostToolUse => {
-            let wire = parse!(PostToolUseWire);
-            if wire
-                .specific
-                .as_ref()
-                .is_some_and(|s| s.hook_event_name != event.as_str())
-            {
-                return invalid();
-            }
+            let wire = parse_specific!(PostToolUseWire);
             post_tool_use(wire, this)
         }
         CodexEvent::UserPromptSubmit => {
-            let wire = parse!(PromptWire);
-            if wire
-                .specific
-                .as_ref()
-                .is_some_and(|s| s.hook_event_name != event.as_str())
-            {
-                return invalid();
-            }
+            let wire = parse_specific!(PromptWire);
             user_prompt_submit(wire, this)
         }
         CodexEvent::SessionStart | CodexEvent::SubagentStart => {
-            let wire = parse!(SessionStartWire);
-            if wire
-                .specific
-                .as_ref()
-                .is_some_and(|s| s.hook_event_name != event.as_str())
-            {
-                return invalid();
-            }
+            let wire = parse_specific!(SessionStartWire);
             this.warn(wire.system_message);
             this.context(wire.specific.and_then(|s| s.additional_context));
             if wire.continue_processing == Some(false) {
