@@ -124,6 +124,22 @@ struct Firing<'a> {
     payload: Value,
 }
 
+impl<'a> Firing<'a> {
+    /// An event with no subject, tool, source, prompt or call.
+    fn new(event: HookEvent, payload: Value) -> Self {
+        Firing {
+            event,
+            subject: None,
+            tool_name: None,
+            tool_input: None,
+            source: None,
+            prompt: None,
+            call_id: None,
+            payload,
+        }
+    }
+}
+
 fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -687,14 +703,14 @@ impl ClaudePlugin {
         let tool_input = payload::normalize_tool_input(tool, arguments, &ctx.session.cwd);
         let common = self.common(ctx, true);
         let firing = Firing {
-            event: HookEvent::PreToolUse,
             subject: Some(&tool_name),
             tool_name: Some(&tool_name),
             tool_input: Some(&tool_input),
-            source: None,
-            prompt: None,
             call_id: Some(call_id),
-            payload: payload::pre_tool_use(&common, &tool_name, &tool_input, call_id),
+            ..Firing::new(
+                HookEvent::PreToolUse,
+                payload::pre_tool_use(&common, &tool_name, &tool_input, call_id),
+            )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         if fired.is_empty() {
@@ -955,14 +971,12 @@ impl Plugin for ClaudePlugin {
             let _ = std::fs::remove_file(env_file(i));
         }
         let firing = Firing {
-            event: HookEvent::SessionStart,
             subject: Some(source.as_str()),
-            tool_name: None,
-            tool_input: None,
             source: Some(source.as_str()),
-            prompt: None,
-            call_id: None,
-            payload: payload::session_start(&common, source.as_str()),
+            ..Firing::new(
+                HookEvent::SessionStart,
+                payload::session_start(&common, source.as_str()),
+            )
         };
         let fired = self
             .fire(ctx, &firing, &|i| {
@@ -1000,14 +1014,11 @@ impl Plugin for ClaudePlugin {
         let mut contexts = self.harvest_async(ctx);
         let common = self.common(ctx, true);
         let firing = Firing {
-            event: HookEvent::UserPromptSubmit,
-            subject: None,
-            tool_name: None,
-            tool_input: None,
-            source: None,
             prompt: Some(&prompt.content),
-            call_id: None,
-            payload: payload::user_prompt_submit(&common, &prompt.content),
+            ..Firing::new(
+                HookEvent::UserPromptSubmit,
+                payload::user_prompt_submit(&common, &prompt.content),
+            )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         let stop_at = fired.iter().position(|f| f.interpretation.stop.is_some());
@@ -1105,14 +1116,14 @@ impl Plugin for ClaudePlugin {
             payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd);
         let common = self.common(ctx, true);
         let firing = Firing {
-            event: HookEvent::PermissionRequest,
             subject: Some(&tool_name),
             tool_name: Some(&tool_name),
             tool_input: Some(&tool_input),
-            source: None,
-            prompt: None,
             call_id: Some(&exec.call_id),
-            payload: payload::permission_request(&common, &tool_name, &tool_input),
+            ..Firing::new(
+                HookEvent::PermissionRequest,
+                payload::permission_request(&common, &tool_name, &tool_input),
+            )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         let effects: Vec<&Effect> = fired.iter().map(|f| &f.interpretation.effect).collect();
@@ -1207,14 +1218,11 @@ impl Plugin for ClaudePlugin {
             )
         };
         let firing = Firing {
-            event,
             subject: Some(&tool_name),
             tool_name: Some(&tool_name),
             tool_input: Some(&tool_input),
-            source: None,
-            prompt: None,
             call_id: Some(&exec.call_id),
-            payload,
+            ..Firing::new(event, payload)
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         let replace_at = fired
@@ -1265,16 +1273,10 @@ impl Plugin for ClaudePlugin {
             })
             .collect();
         let common = self.common(ctx, true);
-        let firing = Firing {
-            event: HookEvent::PostToolBatch,
-            subject: None,
-            tool_name: None,
-            tool_input: None,
-            source: None,
-            prompt: None,
-            call_id: None,
-            payload: payload::post_tool_batch(&common, &calls),
-        };
+        let firing = Firing::new(
+            HookEvent::PostToolBatch,
+            payload::post_tool_batch(&common, &calls),
+        );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record_results(ctx, &fired, &|_| Map::new());
         if let Some(reason) = fired.iter().find_map(|f| f.interpretation.stop.clone()) {
@@ -1290,20 +1292,14 @@ impl Plugin for ClaudePlugin {
         input: &ContinuationInput,
     ) -> ContinuationDecision {
         let common = self.common(ctx, true);
-        let firing = Firing {
-            event: HookEvent::Stop,
-            subject: None,
-            tool_name: None,
-            tool_input: None,
-            source: None,
-            prompt: None,
-            call_id: None,
-            payload: payload::stop(
+        let firing = Firing::new(
+            HookEvent::Stop,
+            payload::stop(
                 &common,
                 input.forced_continuations > 0,
                 &input.last_assistant_message,
             ),
-        };
+        );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.interpretation).collect();
         let merged = merge_stop(
@@ -1371,14 +1367,8 @@ impl Plugin for ClaudePlugin {
         };
         let common = self.common(ctx, true);
         let firing = Firing {
-            event: HookEvent::SessionEnd,
             subject: Some(wire),
-            tool_name: None,
-            tool_input: None,
-            source: None,
-            prompt: None,
-            call_id: None,
-            payload: payload::session_end(&common, wire),
+            ..Firing::new(HookEvent::SessionEnd, payload::session_end(&common, wire))
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record_results(ctx, &fired, &|_| Map::new());
@@ -1396,14 +1386,11 @@ impl Plugin for ClaudePlugin {
         };
         let common = self.common(ctx, true);
         let firing = Firing {
-            event: HookEvent::Notification,
             subject: Some(kind),
-            tool_name: None,
-            tool_input: None,
-            source: None,
-            prompt: None,
-            call_id: None,
-            payload: payload::notification(&common, &notification.message, kind),
+            ..Firing::new(
+                HookEvent::Notification,
+                payload::notification(&common, &notification.message, kind),
+            )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record_results(ctx, &fired, &|_| Map::new());
