@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::diff::{Hunk, structured_patch};
-use super::{decode_text, display_path, parse_args, parse_value, spec, to_value};
+use super::{decode_text, display_path, parse_args, parse_value, read_existing, spec, to_value};
 use crate::{Rendered, Tool, ToolContext, ToolError};
 
 const NAME: &str = "edit";
@@ -76,22 +76,11 @@ impl Tool for EditTool {
         let path = ctx.resolve(&args.file_path);
         let shown = display_path(&path);
 
-        let original = match tokio::fs::metadata(&path).await {
-            Ok(metadata) if metadata.is_dir() => {
-                return Err(ToolError(format!(
-                    "{NAME}: {shown} is a directory, not a file"
-                )));
-            }
-            Ok(_) => {
-                let bytes = tokio::fs::read(&path)
-                    .await
-                    .map_err(|err| ToolError(format!("{NAME}: cannot read {shown}: {err}")))?;
-                Some(decode_text(bytes).ok_or_else(|| {
-                    ToolError(format!("{NAME}: {shown} appears to be a binary file"))
-                })?)
-            }
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-            Err(err) => return Err(ToolError(format!("{NAME}: cannot access {shown}: {err}"))),
+        let original = match read_existing(NAME, &path, &shown).await? {
+            Some(bytes) => Some(decode_text(bytes).ok_or_else(|| {
+                ToolError(format!("{NAME}: {shown} appears to be a binary file"))
+            })?),
+            None => None,
         };
 
         let updated = match (&original, args.old_string.is_empty()) {

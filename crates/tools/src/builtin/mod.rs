@@ -92,6 +92,22 @@ const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 
 /// Decodes file bytes as text; `None` for binary content (a NUL byte near the
 /// start, or invalid UTF-8).
+/// The bytes of an existing file, `None` when it does not exist; a
+/// directory or an unreadable path is an error naming the path.
+async fn read_existing(tool: &str, path: &Path, shown: &str) -> Result<Option<Vec<u8>>, ToolError> {
+    match tokio::fs::metadata(path).await {
+        Ok(metadata) if metadata.is_dir() => Err(ToolError(format!(
+            "{tool}: {shown} is a directory, not a file"
+        ))),
+        Ok(_) => tokio::fs::read(path)
+            .await
+            .map(Some)
+            .map_err(|err| ToolError(format!("{tool}: cannot read {shown}: {err}"))),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(ToolError(format!("{tool}: cannot access {shown}: {err}"))),
+    }
+}
+
 fn decode_text(bytes: Vec<u8>) -> Option<String> {
     let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
     if sniff.contains(&0) {

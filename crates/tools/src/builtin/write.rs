@@ -5,7 +5,7 @@ use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{display_path, parse_args, parse_value, spec, to_value};
+use super::{display_path, parse_args, parse_value, read_existing, spec, to_value};
 use crate::{Rendered, Tool, ToolContext, ToolError};
 
 const NAME: &str = "write";
@@ -66,23 +66,9 @@ impl Tool for WriteTool {
         let path = ctx.resolve(&args.file_path);
         let shown = display_path(&path);
 
-        let original_file = match tokio::fs::metadata(&path).await {
-            Ok(metadata) if metadata.is_dir() => {
-                return Err(ToolError(format!(
-                    "{NAME}: {shown} is a directory, not a file"
-                )));
-            }
-            Ok(_) => {
-                let bytes = tokio::fs::read(&path)
-                    .await
-                    .map_err(|err| ToolError(format!("{NAME}: cannot read {shown}: {err}")))?;
-                Some(String::from_utf8_lossy(&bytes).into_owned())
-            }
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-            Err(err) => {
-                return Err(ToolError(format!("{NAME}: cannot access {shown}: {err}")));
-            }
-        };
+        let original_file = read_existing(NAME, &path, &shown)
+            .await?
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
         if let Some(parent) = path.parent() {
             tokio::fs::create_dir_all(parent).await.map_err(|err| {
                 ToolError(format!(
