@@ -386,7 +386,7 @@ fn read_settings(path: &Path, source: SettingsSource) -> Result<Option<SettingsF
         path: path.to_owned(),
         line: error.line(),
         column: error.column(),
-        message: error.to_string(),
+        message: without_position(&error),
     })?;
     Ok(Some(SettingsFile {
         path: path.to_owned(),
@@ -869,4 +869,12 @@ impl ClaudeConfig {
             .filter(|h| seen.insert(h.dedup_key()))
             .collect()
     }
+}
+
+/// serde_json's message without its trailing " at line L column C": the
+/// error already names the file, line and column once.
+fn without_position(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    let suffix = format!(" at line {} column {}", err.line(), err.column());
+    text.strip_suffix(&suffix).map_or(text.clone(), str::to_owned)
 }

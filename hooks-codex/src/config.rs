@@ -453,8 +453,16 @@ fn json_error(path: &Path, err: &serde_json::Error) -> ConfigError {
         path: path.to_owned(),
         line: err.line(),
         column: err.column(),
-        message: err.to_string(),
+        message: without_position(err),
     }
+}
+
+/// serde_json's message without its trailing " at line L column C": the
+/// error already names the file, line and column once.
+fn without_position(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    let suffix = format!(" at line {} column {}", err.line(), err.column());
+    text.strip_suffix(&suffix).map_or(text.clone(), str::to_owned)
 }
 
 fn toml_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {
