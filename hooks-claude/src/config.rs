@@ -873,8 +873,9 @@ impl ClaudeConfig {
 
 /// serde_json's message without its trailing " at line L column C": the
 /// error already names the file, line and column once.
-fn without_position(err: &serde_json::Error) -> String {
+pub fn without_position(err: &serde_json::Error) -> String {
     let text = err.to_string();
     let suffix = format!(" at line {} column {}", err.line(), err.column());
-    text.strip_suffix(&suffix).map_or(text.clone(), str::to_owned)
+    text.strip_suffix(&suffix)
+        .map_or(text.clone(), str::to_owned)
 }

@@ -462,7 +462,8 @@ fn json_error(path: &Path, err: &serde_json::Error) -> ConfigError {
 fn without_position(err: &serde_json::Error) -> String {
     let text = err.to_string();
     let suffix = format!(" at line {} column {}", err.line(), err.column());
-    text.strip_suffix(&suffix).map_or(text.clone(), str::to_owned)
+    text.strip_suffix(&suffix)
+        .map_or(text.clone(), str::to_owned)
 }
 
 fn toml_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {

@@ -283,7 +283,10 @@ fn check_file(file: &Path, kind: Kind, project: &Path) -> Vec<Diagnostic> {
                     file: file.to_owned(),
                     position: Some(format!("{}:{}", error.line(), error.column())),
                     at: None,
-                    message: format!("not valid JSON, dsh refuses to start with it: {error}"),
+                    message: format!(
+                        "not valid JSON, dsh refuses to start with it: {}",
+                        dsh_hooks_claude::config::without_position(&error)
+                    ),
                 });
                 return checker.out;
             }
