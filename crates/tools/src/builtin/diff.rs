@@ -1,19 +1,21 @@
-//! A small line diff producing unified-diff hunks (`structured_patch`).
+//! Unified-diff hunks (`structured_patch`) for the `edit` and `write` values.
 //!
 //! Lines are `\n`-terminated pieces of the text (a final piece without `\n`
 //! is a line too, followed in the hunk by `\ No newline at end of file`, as
-//! in `diff -u`). The common prefix and suffix are trimmed first — an edit
-//! usually touches a small region — and the rest is aligned with a longest
-//! common subsequence table; past [`MAX_TABLE_CELLS`] the middle is reported
-//! as one replacement instead. Hunk starts follow `diff -u`: 1-based, and for
-//! an empty range the number of the line *before* it.
+//! in `diff -u`). The alignment is `similar`'s Myers diff with a deadline, so
+//! a pathological pair of texts costs at most [`DIFF_TIMEOUT`] and yields a
+//! coarser (still correct) diff. Hunk starts follow `diff -u`: 1-based, and
+//! for an empty range the number of the line *before* it.
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use similar::{Algorithm, ChangeTag, DiffOp, TextDiff};
 
 /// Unchanged lines shown around each change.
 pub const CONTEXT_LINES: usize = 3;
-/// Largest LCS table (old × new lines of the differing middle) we build.
-pub const MAX_TABLE_CELLS: usize = 4_000_000;
+/// Longest time spent aligning two texts before settling for a coarser diff.
+pub const DIFF_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// One hunk of a unified diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,156 +63,55 @@ impl Hunk {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
-    Equal,
-    Delete,
-    Insert,
-}
-
 /// The hunks turning `old` into `new` (empty when they are equal).
 pub fn structured_patch(old: &str, new: &str) -> Vec<Hunk> {
-    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
-    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
-    let ops = diff_ops(&old_lines, &new_lines);
-    build_hunks(&ops, &old_lines, &new_lines)
-}
-
-fn diff_ops(old: &[&str], new: &[&str]) -> Vec<Op> {
-    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let max_suffix = old.len().min(new.len()) - prefix;
-    let suffix = old
+    let diff = TextDiff::configure()
+        .algorithm(Algorithm::Myers)
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(old, new);
+    diff.grouped_ops(CONTEXT_LINES)
         .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take(max_suffix)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let old_mid = &old[prefix..old.len() - suffix];
-    let new_mid = &new[prefix..new.len() - suffix];
-
-    let mut ops = vec![Op::Equal; prefix];
-    if old_mid.len().saturating_mul(new_mid.len()) <= MAX_TABLE_CELLS {
-        ops.extend(lcs_ops(old_mid, new_mid));
-    } else {
-        ops.extend(std::iter::repeat_n(Op::Delete, old_mid.len()));
-        ops.extend(std::iter::repeat_n(Op::Insert, new_mid.len()));
-    }
-    ops.extend(std::iter::repeat_n(Op::Equal, suffix));
-    ops
+        .filter_map(|group| make_hunk(&diff, group))
+        .collect()
 }
 
-fn lcs_ops(old: &[&str], new: &[&str]) -> Vec<Op> {
-    let (n, m) = (old.len(), new.len());
-    // table[i][j] = LCS length of old[i..] and new[j..], row-major.
-    let width = m + 1;
-    let mut table = vec![0u32; (n + 1) * width];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            table[i * width + j] = if old[i] == new[j] {
-                table[(i + 1) * width + j + 1] + 1
-            } else {
-                table[(i + 1) * width + j].max(table[i * width + j + 1])
-            };
-        }
-    }
-    let mut ops = Vec::with_capacity(n + m);
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && old[i] == new[j] {
-            ops.push(Op::Equal);
-            i += 1;
-            j += 1;
-        } else if j == m || (i < n && table[(i + 1) * width + j] >= table[i * width + j + 1]) {
-            // Deletions before insertions, as diff -u prints them.
-            ops.push(Op::Delete);
-            i += 1;
-        } else {
-            ops.push(Op::Insert);
-            j += 1;
-        }
-    }
-    ops
-}
-
-fn build_hunks(ops: &[Op], old: &[&str], new: &[&str]) -> Vec<Hunk> {
-    // Positions (old index, new index) before each op.
-    let mut positions = Vec::with_capacity(ops.len() + 1);
-    let (mut o, mut n) = (0usize, 0usize);
-    for op in ops {
-        positions.push((o, n));
-        match op {
-            Op::Equal => {
-                o += 1;
-                n += 1;
-            }
-            Op::Delete => o += 1,
-            Op::Insert => n += 1,
-        }
-    }
-    positions.push((o, n));
-
-    let changes: Vec<usize> = (0..ops.len()).filter(|&k| ops[k] != Op::Equal).collect();
-    let mut hunks = Vec::new();
-    let mut k = 0;
-    while k < changes.len() {
-        let first = changes[k];
-        let mut last = first;
-        while k + 1 < changes.len() && changes[k + 1] - last <= 2 * CONTEXT_LINES + 1 {
-            k += 1;
-            last = changes[k];
-        }
-        k += 1;
-        let start = first.saturating_sub(CONTEXT_LINES);
-        let end = (last + 1 + CONTEXT_LINES).min(ops.len());
-        hunks.push(make_hunk(&ops[start..end], positions[start], old, new));
-    }
-    hunks
-}
-
-fn make_hunk(ops: &[Op], (old_pos, new_pos): (usize, usize), old: &[&str], new: &[&str]) -> Hunk {
+fn make_hunk<'a>(diff: &TextDiff<'a, 'a, 'a, str>, group: &[DiffOp]) -> Option<Hunk> {
+    let (first, last) = (group.first()?, group.last()?);
+    let old_range = first.old_range().start..last.old_range().end;
+    let new_range = first.new_range().start..last.new_range().end;
     let mut lines = Vec::new();
-    let (mut o, mut n) = (old_pos, new_pos);
-    let mut push = |prefix: char, line: &str| {
-        let text = line.strip_suffix('\n').unwrap_or(line);
-        lines.push(format!("{prefix}{text}"));
-        if !line.ends_with('\n') {
-            lines.push("\\ No newline at end of file".to_owned());
-        }
-    };
-    for op in ops {
-        match op {
-            Op::Equal => {
-                push(' ', old[o]);
-                o += 1;
-                n += 1;
-            }
-            Op::Delete => {
-                push('-', old[o]);
-                o += 1;
-            }
-            Op::Insert => {
-                push('+', new[n]);
-                n += 1;
+    for op in group {
+        for change in diff.iter_changes(op) {
+            let prefix = match change.tag() {
+                ChangeTag::Equal => ' ',
+                ChangeTag::Delete => '-',
+                ChangeTag::Insert => '+',
+            };
+            let text = change.value();
+            lines.push(format!(
+                "{prefix}{}",
+                text.strip_suffix('\n').unwrap_or(text)
+            ));
+            if change.missing_newline() {
+                lines.push("\\ No newline at end of file".to_owned());
             }
         }
     }
-    let old_lines = (o - old_pos) as u64;
-    let new_lines = (n - new_pos) as u64;
-    let start = |pos: usize, count: u64| {
-        if count == 0 {
-            pos as u64
+    // `diff -u`: 1-based starts, and for an empty range the line before it.
+    let start = |range: &std::ops::Range<usize>| {
+        if range.is_empty() {
+            range.start as u64
         } else {
-            pos as u64 + 1
+            range.start as u64 + 1
         }
     };
-    Hunk {
-        old_start: start(old_pos, old_lines),
-        old_lines,
-        new_start: start(new_pos, new_lines),
-        new_lines,
+    Some(Hunk {
+        old_start: start(&old_range),
+        old_lines: old_range.len() as u64,
+        new_start: start(&new_range),
+        new_lines: new_range.len() as u64,
         lines,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -308,6 +209,18 @@ mod tests {
                 &[" a", "-b", "\\ No newline at end of file", "+b"]
             )]
         );
+    }
+
+    #[test]
+    fn large_rewrites_stay_consistent() {
+        let old: String = (0..5_000).map(|i| format!("old {i}\n")).collect();
+        let new: String = (0..5_000)
+            .map(|i| format!("new {}\n", i * 7 % 5_000))
+            .collect();
+        let hunks = structured_patch(&old, &new);
+        assert_eq!(hunks.len(), 1);
+        assert_eq!((hunks[0].old_lines, hunks[0].new_lines), (5_000, 5_000));
+        hunks[0].validate().unwrap();
     }
 
     #[test]

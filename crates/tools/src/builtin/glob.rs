@@ -4,32 +4,27 @@
 //! crossing directories, `{a,b}` alternatives) against each file's path
 //! relative to the search root — `path`, default the session cwd. An
 //! absolute pattern searches from its longest literal directory prefix
-//! instead. Version-control directories (`.git`, `.hg`, `.svn`) are not
-//! entered; symlinks are not followed. Results are sorted by modification
+//! instead. Which files are seen is the rule shared with `grep` (see the
+//! `walk` module): ignore files honoured, hidden files kept, version-control
+//! directories skipped, symlinks not followed. Results are sorted by modification
 //! time, newest first (ties by path), and capped at [`MAX_RESULTS`].
 
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
+use super::walk::files_under;
+use super::{blocking, display_path, parse_args, parse_value, resolve_root, spec, to_value};
+use crate::{Rendered, Tool, ToolContext, ToolError};
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use globset::GlobBuilder;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use walkdir::WalkDir;
-
-use super::{
-    blocking, check_cancelled, display_path, parse_args, parse_value, resolve_root, spec, to_value,
-};
-use crate::{Rendered, Tool, ToolContext, ToolError};
 
 const NAME: &str = "glob";
 
 /// Most paths returned by one call.
 pub const MAX_RESULTS: usize = 100;
-
-/// Directories never entered.
-const SKIPPED_DIRS: [&str; 3] = [".git", ".hg", ".svn"];
 
 /// The `glob` tool.
 #[derive(Debug, Clone, Copy, Default)]
@@ -100,40 +95,17 @@ impl Tool for GlobTool {
                 )));
             }
             let mut found: Vec<(SystemTime, PathBuf)> = Vec::new();
-            let walk = WalkDir::new(&root)
-                .follow_links(false)
-                .into_iter()
-                .filter_entry(|entry| {
-                    entry.depth() == 0
-                        || !(entry.file_type().is_dir()
-                            && SKIPPED_DIRS.iter().any(|d| entry.file_name() == *d))
-                });
-            for entry in walk {
-                check_cancelled(NAME, &cancel)?;
-                let entry = match entry {
-                    Ok(entry) => entry,
-                    Err(err) => {
-                        tracing::debug!(%err, "glob: skipping unreadable entry");
-                        continue;
-                    }
-                };
-                if entry.file_type().is_dir()
-                    || (entry.file_type().is_symlink() && entry.path().is_dir())
-                {
-                    continue;
-                }
-                let Ok(relative) = entry.path().strip_prefix(&root) else {
+            for path in files_under(NAME, &root, &cancel)? {
+                let Ok(relative) = path.strip_prefix(&root) else {
                     continue;
                 };
                 if !matcher.is_match(relative) {
                     continue;
                 }
-                let modified = entry
-                    .metadata()
-                    .ok()
-                    .and_then(|m| m.modified().ok())
+                let modified = std::fs::symlink_metadata(&path)
+                    .and_then(|m| m.modified())
                     .unwrap_or(SystemTime::UNIX_EPOCH);
-                found.push((modified, entry.into_path()));
+                found.push((modified, path));
             }
             found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
             let truncated = found.len() > MAX_RESULTS;

@@ -2,9 +2,10 @@
 //!
 //! Deliberately small next to ripgrep: the pattern is a Rust `regex`
 //! (matched line by line; `-i` for case-insensitive), `path` is a file or a
-//! directory (default: the session cwd), and a directory walk skips hidden
-//! files and directories, `.git`, `target` and `node_modules`, binary files
-//! (a NUL byte or invalid UTF-8) and files over [`MAX_FILE_BYTES`]. `glob`
+//! directory (default: the session cwd), and a directory walk sees the files
+//! `glob` sees (ignore files honoured, hidden files kept, version-control
+//! directories skipped; see the `walk` module) less binary files (a NUL byte
+//! or invalid UTF-8) and files over [`MAX_FILE_BYTES`]. `glob`
 //! filters files: a pattern without `/` matches the file name, one with `/`
 //! the path relative to the search root.
 //!
@@ -21,8 +22,8 @@ use globset::{GlobBuilder, GlobMatcher};
 use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use walkdir::WalkDir;
 
+use super::walk::files_under;
 use super::{
     blocking, check_cancelled, decode_text, display_path, parse_args, parse_value, resolve_root,
     spec, to_value,
@@ -35,8 +36,6 @@ const NAME: &str = "grep";
 pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 /// Most matching lines listed in `content` mode (the counts stay exact).
 pub const MAX_CONTENT_LINES: usize = 1_000;
-/// Directory names never entered (besides hidden ones).
-const SKIPPED_DIRS: [&str; 2] = ["target", "node_modules"];
 
 /// The `grep` tool.
 #[derive(Debug, Clone, Copy, Default)]
@@ -91,8 +90,9 @@ impl Tool for GrepTool {
     fn spec(&self) -> ToolSpec {
         spec(
             NAME,
-            "Searches file contents with a regular expression (Rust regex syntax). Skips hidden \
-             files, .git, target, node_modules and binary files. output_mode: \
+            "Searches file contents with a regular expression (Rust regex syntax). Skips files \
+             ignored by .gitignore/.ignore, version-control directories and binary files. \
+             output_mode: \
              files_with_matches (default), content (path:line:text) or count.",
             json!({
                 "pattern": {"type": "string", "description": "The regular expression."},
@@ -221,12 +221,8 @@ impl FileFilter {
     }
 }
 
-fn is_hidden(name: &std::ffi::OsStr) -> bool {
-    name.to_string_lossy().starts_with('.')
-}
-
 /// Files to search, in path order. A root that is a file is searched even
-/// if hidden or filtered out by nothing else.
+/// if an ignore file or the glob would skip it.
 fn candidate_files(
     root: &Path,
     filter: Option<&FileFilter>,
@@ -235,33 +231,9 @@ fn candidate_files(
     if root.is_file() {
         return Ok(vec![root.to_path_buf()]);
     }
-    let walk = WalkDir::new(root)
-        .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| {
-            entry.depth() == 0
-                || !(is_hidden(entry.file_name())
-                    || (entry.file_type().is_dir()
-                        && SKIPPED_DIRS.iter().any(|d| entry.file_name() == *d)))
-        });
-    let mut files = Vec::new();
-    for entry in walk {
-        check_cancelled(NAME, cancel)?;
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(err) => {
-                tracing::debug!(%err, "grep: skipping unreadable entry");
-                continue;
-            }
-        };
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        if filter.is_some_and(|f| !f.accepts(root, entry.path())) {
-            continue;
-        }
-        files.push(entry.into_path());
+    let mut files = files_under(NAME, root, cancel)?;
+    if let Some(filter) = filter {
+        files.retain(|path| filter.accepts(root, path));
     }
     Ok(files)
 }
@@ -380,6 +352,7 @@ mod tests {
         write(&root.join(".hidden/d.rs"), "TODO hidden\n", 1);
         write(&root.join("target/e.rs"), "TODO built\n", 1);
         write(&root.join(".git/f"), "TODO git\n", 1);
+        write(&root.join(".gitignore"), "target/\n", 200);
         std::fs::write(root.join("bin.dat"), b"TODO\0binary").unwrap();
         dir
     }
@@ -389,7 +362,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn files_mode_skips_hidden_target_git_and_binary() {
+    async fn files_mode_honours_ignores_skips_vcs_and_binary() {
         let dir = tree();
         let abs = |p: &str| dir.path().join(p).to_string_lossy().into_owned();
         let out = grep(dir.path(), json!({"pattern": "TODO"})).await;
@@ -397,10 +370,10 @@ mod tests {
             out,
             GrepOutput {
                 mode: GrepMode::FilesWithMatches,
-                filenames: vec![abs("src/b.rs"), abs("a.rs")],
+                filenames: vec![abs(".hidden/d.rs"), abs("src/b.rs"), abs("a.rs")],
                 content: None,
-                num_files: 2,
-                num_matches: 2,
+                num_files: 3,
+                num_matches: 3,
             }
         );
         let rendered = GrepTool
@@ -408,7 +381,12 @@ mod tests {
             .unwrap();
         assert_eq!(
             rendered.content,
-            format!("Found 2 files\n{}\n{}", abs("src/b.rs"), abs("a.rs"))
+            format!(
+                "Found 3 files\n{}\n{}\n{}",
+                abs(".hidden/d.rs"),
+                abs("src/b.rs"),
+                abs("a.rs")
+            )
         );
     }
 
@@ -421,13 +399,14 @@ mod tests {
             json!({"pattern": "todo", "-i": true, "output_mode": "content", "glob": "*.rs"}),
         )
         .await;
-        assert_eq!(out.num_matches, 3);
-        assert_eq!(out.num_files, 2);
+        assert_eq!(out.num_matches, 4);
+        assert_eq!(out.num_files, 3);
         assert_eq!(
             out.content.as_deref(),
             Some(
                 format!(
-                    "{a}:2:// TODO one\n{b}:1:todo two\n{b}:2:TODO three",
+                    "{h}:1:TODO hidden\n{a}:2:// TODO one\n{b}:1:todo two\n{b}:2:TODO three",
+                    h = abs(".hidden/d.rs"),
                     a = abs("a.rs"),
                     b = abs("src/b.rs")
                 )
@@ -464,13 +443,13 @@ mod tests {
                 abs("src/b.rs")
             )
         );
-        // A file as the path, even a hidden one.
+        // A file as the path, even an ignored one.
         let single = grep(
             dir.path(),
-            json!({"pattern": "TODO", "path": ".hidden/d.rs"}),
+            json!({"pattern": "TODO", "path": "target/e.rs"}),
         )
         .await;
-        assert_eq!(single.filenames, vec![abs(".hidden/d.rs")]);
+        assert_eq!(single.filenames, vec![abs("target/e.rs")]);
         // A glob with a slash matches the relative path.
         let scoped = grep(dir.path(), json!({"pattern": "TODO", "glob": "src/*.rs"})).await;
         assert_eq!(scoped.filenames, vec![abs("src/b.rs")]);

@@ -27,6 +27,7 @@ pub mod edit;
 pub mod glob;
 pub mod grep;
 pub mod read;
+mod walk;
 pub mod write;
 
 pub use bash::{BashOutput, BashTool};
