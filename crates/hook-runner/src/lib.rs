@@ -15,18 +15,30 @@
 //! rule is dialect-specific and lives in the bridges), and never writes the
 //! session log. Unix only: it relies on process groups and POSIX signals.
 //!
-//! The signal policy (who gets Ctrl-C, what happens to a hook's children) is
-//! documented at the top of the `process` module.
+//! The processes themselves go through one public layer, [`ProcessLayer`]
+//! (also used by the `bash` tool): own process group, stdin, bounded
+//! concurrent capture, deadline, cancellation, group kill, a registry for
+//! `kill_all`, children that die with dsh, secrets scrubbed from their
+//! environment, and a concurrency budget sized from the fd limit. The signal
+//! policy (who gets Ctrl-C, what happens to a hook's children) is documented
+//! at the top of the `process` module; every signal goes through
+//! [`signals`], the only module allowed `unsafe`.
 
 mod outcome;
 mod process;
 mod record;
 mod runner;
+#[allow(unsafe_code)] // pre_exec for PR_SET_PDEATHSIG; see the module docs
+pub mod signals;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use outcome::{Captured, HookExit, HookRun};
+pub use outcome::{Captured, Completeness, HookExit, HookRun};
+pub use process::{
+    KILL_SETTLE, OutputSink, ProcessCommand, ProcessLayer, ProcessRun, ProcessSpec, StdinSource,
+    default_scrubbed_env,
+};
 pub use record::RunRecord;
 pub use runner::HookRunner;
 
@@ -58,6 +70,16 @@ impl HookProgram {
             HookProgram::Exec { program, .. } => program.clone(),
         }
     }
+
+    /// The process-layer command for this program.
+    pub fn command(&self) -> ProcessCommand {
+        match self {
+            HookProgram::Shell { shell, command } => {
+                ProcessCommand::shell(shell.as_os_str(), command.clone())
+            }
+            HookProgram::Exec { program, args } => ProcessCommand::exec(program, args.clone()),
+        }
+    }
 }
 
 /// Everything needed to run one hook once.
@@ -78,19 +100,31 @@ pub struct HookSpec {
 /// Tunables shared by every run of one [`HookRunner`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunnerConfig {
-    /// How many bytes of each of stdout and stderr are kept. Everything past
-    /// this is still read (so the hook never blocks on a full pipe) and
-    /// counted in [`Captured::total_bytes`], but not stored.
+    /// How many bytes of stderr are kept, and how many bytes of each stream
+    /// the session log stores ([`RunRecord::of`], with a marker when cut).
+    /// Everything past what is kept is still read (so the hook never blocks
+    /// on a full pipe) and counted in [`Captured::total_bytes`].
     pub capture_limit: usize,
+    /// How many bytes of stdout are kept for the bridges to parse a decision
+    /// from; larger than `capture_limit` so that dsh's own log cap never
+    /// turns a long deny into "no decision". Past this the capture reports
+    /// [`Completeness::Cut`] and bridges fail closed.
+    pub decision_limit: usize,
     /// After SIGTERM, how long a hook's process group gets to exit before
     /// SIGKILL. Also how long output pipes are drained after the hook itself
     /// has exited (a background process it left behind may hold them open).
     pub kill_grace: Duration,
+    /// Variables removed from every hook's environment (and from the `bash`
+    /// tool's, when it shares the runner's [`ProcessLayer`]): dsh's API key
+    /// variables by default; wiring adds the provider's `api_key_env`.
+    pub scrub_env: Vec<String>,
 }
 
 impl RunnerConfig {
     /// Default for [`RunnerConfig::capture_limit`]: 1 MiB per stream.
     pub const DEFAULT_CAPTURE_LIMIT: usize = 1024 * 1024;
+    /// Default for [`RunnerConfig::decision_limit`]: 16 MiB.
+    pub const DEFAULT_DECISION_LIMIT: usize = 16 * 1024 * 1024;
     /// Default for [`RunnerConfig::kill_grace`]: 500 ms.
     pub const DEFAULT_KILL_GRACE: Duration = Duration::from_millis(500);
 }
@@ -99,7 +133,9 @@ impl Default for RunnerConfig {
     fn default() -> Self {
         RunnerConfig {
             capture_limit: Self::DEFAULT_CAPTURE_LIMIT,
+            decision_limit: Self::DEFAULT_DECISION_LIMIT,
             kill_grace: Self::DEFAULT_KILL_GRACE,
+            scrub_env: default_scrubbed_env(),
         }
     }
 }

@@ -50,8 +50,8 @@ impl RunRecord {
             signal,
             timed_out: run.exit == HookExit::TimedOut,
             duration: run.duration,
-            stdout: run.stdout.display(),
-            stderr: run.stderr.display(),
+            stdout: run.stdout.display_within(run.record_limit),
+            stderr: run.stderr.display_within(run.record_limit),
             error,
         }
     }
