@@ -18,18 +18,18 @@
 //! The processes themselves go through one public layer, [`ProcessLayer`]
 //! (also used by the `bash` tool): own process group, stdin, bounded
 //! concurrent capture, deadline, cancellation, group kill, a registry for
-//! `kill_all`, children that die with dsh, secrets scrubbed from their
-//! environment, and a concurrency budget sized from the fd limit. The signal
-//! policy (who gets Ctrl-C, what happens to a hook's children) is documented
-//! at the top of the `process` module; every signal goes through
-//! [`signals`], the only module allowed `unsafe`.
+//! `kill_all`, children that die with dsh (a watchdog process, see the
+//! `watchdog` module), secrets scrubbed from their environment, and a
+//! concurrency budget sized from the fd limit. The signal policy (who gets
+//! Ctrl-C, what happens to a hook's children) is documented at the top of
+//! the `process` module; every signal goes through [`signals`].
 
 mod outcome;
 mod process;
 mod record;
 mod runner;
-#[allow(unsafe_code)] // pre_exec for PR_SET_PDEATHSIG; see the module docs
 pub mod signals;
+mod watchdog;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -70,6 +70,7 @@ use tracing::debug;
 
 use crate::outcome::HookExit;
 use crate::signals::{self, GroupSignal};
+use crate::watchdog;
 
 /// After the final SIGKILL, how long to wait for the reap and for the output
 /// pipes to reach EOF. Killed processes die within milliseconds; only a
@@ -177,7 +178,8 @@ pub struct ProcessRun<S> {
 
 /// The process layer every child of dsh goes through: hook commands and the
 /// `bash` tool. Each child runs in its own process group, dies with dsh
-/// (Linux, see [`crate::signals`]), has the scrubbed variables removed from
+/// (its whole group, even when dsh is SIGKILLed: see the `watchdog`
+/// module), has the scrubbed variables removed from
 /// its environment, and counts against one process-wide concurrency budget
 /// sized from the file-descriptor limit, so thousands of simultaneous runs
 /// queue instead of failing with EMFILE.
@@ -325,6 +327,7 @@ impl Registry {
         let killed = Arc::new(AtomicBool::new(false));
         let mut groups = self.lock();
         groups.insert(pgid, Arc::clone(&killed));
+        watchdog::watch(pgid);
         if self.epoch() != epoch_at_spawn {
             killed.store(true, Ordering::SeqCst);
             signals::signal_group(pgid, GroupSignal::SIGKILL);
@@ -369,6 +372,7 @@ impl Drop for ProcessGroupGuard {
             debug!(pgid = self.pgid, "run abandoned; killing its process group");
             signals::signal_group(self.pgid, GroupSignal::SIGKILL);
         }
+        watchdog::unwatch(self.pgid);
     }
 }
 
@@ -407,7 +411,6 @@ fn build_command(layer: &ProcessLayer, spec: &ProcessSpec) -> Command {
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    signals::die_with_parent(&mut command);
     command
 }
 

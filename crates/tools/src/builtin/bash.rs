@@ -8,8 +8,8 @@
 //! [`ToolContext::env`] minus the process layer's scrubbed variables (dsh's
 //! API keys), stdin connected to `/dev/null`. It goes through the same
 //! [`ProcessLayer`] as hook commands: **its own process group** (the group id
-//! is the shell's pid), registered for `kill_all`, killed with dsh (Linux
-//! parent-death signal), within the process-wide concurrency budget. A Ctrl-C
+//! is the shell's pid), registered for `kill_all`, killed with dsh even when dsh is SIGKILLed (the
+//! layer's watchdog), within the process-wide concurrency budget. A Ctrl-C
 //! delivered to dsh's terminal group therefore does not reach the command
 //! directly; dsh decides what happens to it:
 //!
