@@ -24,6 +24,7 @@
 //! Ctrl-C, what happens to a hook's children) is documented at the top of
 //! the `process` module; every signal goes through [`signals`].
 
+mod http;
 mod outcome;
 mod process;
 mod record;
@@ -34,10 +35,11 @@ mod watchdog;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use http::{HttpHook, interpolate_header};
 pub use outcome::{Captured, Completeness, HookExit, HookRun};
 pub use process::{
-    KILL_SETTLE, OutputSink, ProcessCommand, ProcessLayer, ProcessRun, ProcessSpec, StdinSource,
-    default_scrubbed_env,
+    KILL_SETTLE, OutputSink, ProcessCommand, ProcessExit, ProcessLayer, ProcessRun, ProcessSpec,
+    StdinSource, default_scrubbed_env,
 };
 pub use record::RunRecord;
 pub use runner::HookRunner;
@@ -59,25 +61,34 @@ pub enum HookProgram {
         /// Its arguments.
         args: Vec<String>,
     },
+    /// An HTTP hook: the stdin payload is POSTed to a URL and the response
+    /// body is the hook's stdout (see [`HttpHook`]).
+    Http(HttpHook),
 }
 
 impl HookProgram {
     /// The binary that is actually executed: the shell for the shell form,
     /// the program for the exec form. Used in spawn-failure messages.
+    /// For an HTTP hook, its URL.
     pub fn executable(&self) -> String {
         match self {
             HookProgram::Shell { shell, .. } => shell.display().to_string(),
             HookProgram::Exec { program, .. } => program.clone(),
+            HookProgram::Http(hook) => hook.url.clone(),
         }
     }
 
-    /// The process-layer command for this program.
-    pub fn command(&self) -> ProcessCommand {
+    /// The process-layer command for this program; `None` for an HTTP hook,
+    /// which starts no process.
+    pub fn command(&self) -> Option<ProcessCommand> {
         match self {
             HookProgram::Shell { shell, command } => {
-                ProcessCommand::shell(shell.as_os_str(), command.clone())
+                Some(ProcessCommand::shell(shell.as_os_str(), command.clone()))
             }
-            HookProgram::Exec { program, args } => ProcessCommand::exec(program, args.clone()),
+            HookProgram::Exec { program, args } => {
+                Some(ProcessCommand::exec(program, args.clone()))
+            }
+            HookProgram::Http(_) => None,
         }
     }
 }
@@ -87,11 +98,13 @@ impl HookProgram {
 pub struct HookSpec {
     /// What to start.
     pub program: HookProgram,
-    /// Working directory.
+    /// Working directory (unused by HTTP hooks).
     pub cwd: PathBuf,
-    /// Variables added to dsh's own environment (later entries win).
+    /// Variables added to dsh's own environment (later entries win; unused
+    /// by HTTP hooks, whose headers read dsh's environment).
     pub env: Vec<(String, String)>,
-    /// The bytes written to stdin before it is closed.
+    /// The bytes written to stdin before it is closed (for an HTTP hook, the
+    /// request body).
     pub stdin: Vec<u8>,
     /// The deadline, counted from spawn.
     pub timeout: Duration,

@@ -14,9 +14,26 @@ pub enum HookExit {
     /// Killed by dsh because the guarded work was cancelled (the caller's
     /// token, or [`crate::HookRunner::kill_all`]).
     Cancelled,
-    /// Never ran: the shell or program could not be started. The message
-    /// names the executable and carries the OS error.
+    /// Never ran: the shell or program could not be started, or an HTTP
+    /// hook's request got no response (bad URL, connection refused, …). The
+    /// message names the executable or URL and carries the error.
     SpawnFailed(String),
+    /// An HTTP hook got a response with this status, 2xx or not. Its body is
+    /// the run's stdout.
+    Responded(u16),
+}
+
+impl From<crate::process::ProcessExit> for HookExit {
+    fn from(exit: crate::process::ProcessExit) -> Self {
+        use crate::process::ProcessExit;
+        match exit {
+            ProcessExit::Exited(code) => HookExit::Exited(code),
+            ProcessExit::Signaled(signal) => HookExit::Signaled(signal),
+            ProcessExit::TimedOut => HookExit::TimedOut,
+            ProcessExit::Cancelled => HookExit::Cancelled,
+            ProcessExit::SpawnFailed(why) => HookExit::SpawnFailed(why),
+        }
+    }
 }
 
 impl HookExit {
@@ -25,6 +42,19 @@ impl HookExit {
         match self {
             HookExit::Exited(code) => Some(*code),
             HookExit::Signaled(_)
+            | HookExit::TimedOut
+            | HookExit::Cancelled
+            | HookExit::SpawnFailed(_)
+            | HookExit::Responded(_) => None,
+        }
+    }
+
+    /// The HTTP status, when an HTTP hook got a response.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            HookExit::Responded(status) => Some(*status),
+            HookExit::Exited(_)
+            | HookExit::Signaled(_)
             | HookExit::TimedOut
             | HookExit::Cancelled
             | HookExit::SpawnFailed(_) => None,
@@ -43,6 +73,7 @@ impl HookExit {
             HookExit::TimedOut => "timed out".to_owned(),
             HookExit::Cancelled => "cancelled".to_owned(),
             HookExit::SpawnFailed(reason) => format!("failed to start: {reason}"),
+            HookExit::Responded(status) => format!("HTTP status {status}"),
         }
     }
 }
@@ -235,7 +266,8 @@ impl HookRun {
             HookExit::Exited(_)
             | HookExit::Signaled(_)
             | HookExit::Cancelled
-            | HookExit::SpawnFailed(_) => self.exit.describe(),
+            | HookExit::SpawnFailed(_)
+            | HookExit::Responded(_) => self.exit.describe(),
         }
     }
 }
@@ -298,6 +330,13 @@ mod tests {
             run_with(HookExit::SpawnFailed("command not found: x".into()), t).describe(),
             "failed to start: command not found: x"
         );
+        assert_eq!(
+            run_with(HookExit::Responded(404), t).describe(),
+            "HTTP status 404"
+        );
+        assert_eq!(HookExit::Responded(404).http_status(), Some(404));
+        assert_eq!(HookExit::Responded(200).code(), None);
+        assert_eq!(HookExit::Exited(0).http_status(), None);
         assert_eq!(HookExit::Exited(3).code(), Some(3));
         assert_eq!(HookExit::TimedOut.code(), None);
     }

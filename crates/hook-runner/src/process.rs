@@ -68,7 +68,6 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tracing::debug;
 
-use crate::outcome::HookExit;
 use crate::signals::{self, GroupSignal};
 use crate::watchdog;
 
@@ -130,6 +129,23 @@ pub enum StdinSource {
     Bytes(Vec<u8>),
 }
 
+/// How a child process ended. Distinct values, never confused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProcessExit {
+    /// Exited on its own with this code.
+    Exited(i32),
+    /// Killed by a signal dsh did not send (the signal number).
+    Signaled(i32),
+    /// Killed by dsh at its deadline.
+    TimedOut,
+    /// Killed by dsh because the caller's token fired or
+    /// [`ProcessLayer::kill_all`] ran (or never started for those reasons).
+    Cancelled,
+    /// Never ran: the program could not be started. The message names the
+    /// executable and carries the OS error.
+    SpawnFailed(String),
+}
+
 /// One child to run under [`ProcessLayer::run`].
 #[derive(Debug, Clone)]
 pub struct ProcessSpec {
@@ -164,7 +180,7 @@ pub trait OutputSink: Send {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProcessRun<S> {
     /// How it ended.
-    pub exit: HookExit,
+    pub exit: ProcessExit,
     /// The stdout sink.
     pub stdout: S,
     /// The stderr sink.
@@ -242,8 +258,21 @@ impl ProcessLayer {
         run_one(self, spec, stdout, stderr, cancel).await
     }
 
+    /// Waits for a slot of the process-wide budget (for work that holds
+    /// descriptors but is not a child: HTTP hooks); `None` when `cancel`
+    /// fired first.
+    pub(crate) async fn permit(&self, cancel: &CancellationToken) -> Option<OwnedSemaphorePermit> {
+        acquire_permit(cancel).await
+    }
+
+    /// A token that the next [`ProcessLayer::kill_all`] cancels.
+    pub(crate) fn abort_token(&self) -> CancellationToken {
+        self.registry.abort_token()
+    }
+
     /// SIGKILLs the process group of every child currently running through
-    /// this layer or a clone of it; their runs report `Cancelled`.
+    /// this layer or a clone of it, and aborts every HTTP hook request in
+    /// flight; their runs report `Cancelled`.
     ///
     /// Safe to call from any thread, any number of times; it does not wait
     /// for the processes to be reaped (their `run` calls do that). It takes
@@ -288,6 +317,9 @@ pub(crate) struct Registry {
     /// Bumped by every [`Registry::kill_all`], so a child spawned just before
     /// a `kill_all` but registered just after it is still killed.
     kill_epoch: AtomicU64,
+    /// Cancelled (and replaced) by every [`Registry::kill_all`]: work that is
+    /// not a process (HTTP hooks) watches it.
+    aborts: Mutex<CancellationToken>,
 }
 
 impl Registry {
@@ -304,7 +336,23 @@ impl Registry {
         self.lock().len()
     }
 
+    /// The token the next [`Registry::kill_all`] cancels.
+    pub(crate) fn abort_token(&self) -> CancellationToken {
+        self.aborts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
     pub(crate) fn kill_all(&self) {
+        {
+            let mut aborts = self
+                .aborts
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            aborts.cancel();
+            *aborts = CancellationToken::new();
+        }
         let groups = self.lock();
         self.kill_epoch.fetch_add(1, Ordering::SeqCst);
         for (&pgid, killed) in groups.iter() {
@@ -427,13 +475,13 @@ fn spawn_failure(spec: &ProcessSpec, err: &io::Error) -> String {
     }
 }
 
-fn exit_from_status(status: ExitStatus) -> HookExit {
+fn exit_from_status(status: ExitStatus) -> ProcessExit {
     match (status.code(), status.signal()) {
-        (Some(code), _) => HookExit::Exited(code),
-        (None, Some(signal)) => HookExit::Signaled(signal),
+        (Some(code), _) => ProcessExit::Exited(code),
+        (None, Some(signal)) => ProcessExit::Signaled(signal),
         // Neither a code nor a signal (e.g. a stopped status) cannot come
         // from wait(); report it as an unusual exit rather than guess.
-        (None, None) => HookExit::Exited(-1),
+        (None, None) => ProcessExit::Exited(-1),
     }
 }
 
@@ -497,26 +545,26 @@ async fn run_one<S: OutputSink>(
         };
     }
     if cancel.is_cancelled() {
-        return never_started!(HookExit::Cancelled);
+        return never_started!(ProcessExit::Cancelled);
     }
     let epoch_at_wait = layer.registry.epoch();
     let Some(_permit) = acquire_permit(cancel).await else {
-        return never_started!(HookExit::Cancelled);
+        return never_started!(ProcessExit::Cancelled);
     };
     if layer.registry.epoch() != epoch_at_wait {
         // kill_all ran while this run was queued: it was meant to stop too.
-        return never_started!(HookExit::Cancelled);
+        return never_started!(ProcessExit::Cancelled);
     }
 
     let epoch_at_spawn = layer.registry.epoch();
     let started = Instant::now();
     let mut child = match build_command(layer, &spec).spawn() {
         Ok(child) => child,
-        Err(err) => return never_started!(HookExit::SpawnFailed(spawn_failure(&spec, &err))),
+        Err(err) => return never_started!(ProcessExit::SpawnFailed(spawn_failure(&spec, &err))),
     };
     let Some(pid) = child.id() else {
         // Only possible once the child has been reaped, which we have not done.
-        return never_started!(HookExit::SpawnFailed(format!(
+        return never_started!(ProcessExit::SpawnFailed(format!(
             "cannot start {}: no process id after spawn",
             spec.command.executable()
         )));
@@ -571,7 +619,7 @@ async fn run_one<S: OutputSink>(
                 }
                 match status {
                     Ok(status) if status.signal().is_some() && guard.killed_by_kill_all() => {
-                        HookExit::Cancelled
+                        ProcessExit::Cancelled
                     }
                     Ok(status) => exit_from_status(status),
                     Err(err) => {
@@ -579,7 +627,7 @@ async fn run_one<S: OutputSink>(
                         // reach; make sure the group is gone.
                         debug!(pid, error = %err, "waiting for child failed");
                         signals::signal_group(pid, GroupSignal::SIGKILL);
-                        HookExit::Signaled(libc::SIGKILL)
+                        ProcessExit::Signaled(libc::SIGKILL)
                     }
                 }
             }
@@ -633,8 +681,8 @@ async fn run_one<S: OutputSink>(
                     );
                 }
                 match reason {
-                    KillReason::Deadline => HookExit::TimedOut,
-                    KillReason::Cancel => HookExit::Cancelled,
+                    KillReason::Deadline => ProcessExit::TimedOut,
+                    KillReason::Cancel => ProcessExit::Cancelled,
                 }
             }
         }

@@ -1,10 +1,14 @@
 //! [`HookRunner`]: the handle the bridges hold.
 
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
 use tokio_util::sync::CancellationToken;
 
-use crate::outcome::{CappedSink, HookRun};
-use crate::process::{ProcessLayer, ProcessSpec, StdinSource};
-use crate::{HookSpec, RunnerConfig};
+use crate::http::{HttpRun, run_http};
+use crate::outcome::{CappedSink, Captured, HookExit, HookRun};
+use crate::process::{ProcessCommand, ProcessLayer, ProcessSpec, StdinSource};
+use crate::{HookProgram, HookSpec, HttpHook, RunnerConfig};
 
 /// Runs hook processes. Cheap to clone; all clones share one configuration
 /// and one [`ProcessLayer`] (one registry of live process groups), so
@@ -13,8 +17,11 @@ use crate::{HookSpec, RunnerConfig};
 /// [`HookRunner::processes`].
 #[derive(Debug, Clone)]
 pub struct HookRunner {
-    config: std::sync::Arc<RunnerConfig>,
+    config: Arc<RunnerConfig>,
     layer: ProcessLayer,
+    /// Built at the first HTTP hook (loading TLS roots costs time that
+    /// command-only sessions should not pay).
+    http: Arc<OnceLock<Result<reqwest::Client, String>>>,
 }
 
 impl Default for HookRunner {
@@ -28,8 +35,9 @@ impl HookRunner {
     pub fn new(config: RunnerConfig) -> Self {
         let layer = ProcessLayer::new(config.scrub_env.clone());
         HookRunner {
-            config: std::sync::Arc::new(config),
+            config: Arc::new(config),
             layer,
+            http: Arc::new(OnceLock::new()),
         }
     }
 
@@ -55,9 +63,18 @@ impl HookRunner {
     /// settle time of 250 ms. Dropping the returned future SIGKILLs the
     /// hook's group.
     pub async fn run(&self, spec: HookSpec, cancel: &CancellationToken) -> HookRun {
+        let command = match spec.program {
+            HookProgram::Shell { shell, command } => {
+                ProcessCommand::shell(shell.into_os_string(), command)
+            }
+            HookProgram::Exec { program, args } => ProcessCommand::exec(program, args),
+            HookProgram::Http(hook) => {
+                return self.run_http(hook, spec.stdin, spec.timeout, cancel).await;
+            }
+        };
         let timeout = spec.timeout;
         let process = ProcessSpec {
-            command: spec.program.command(),
+            command,
             cwd: spec.cwd,
             env: spec.env,
             stdin: StdinSource::Bytes(spec.stdin),
@@ -75,7 +92,7 @@ impl HookRunner {
             )
             .await;
         HookRun {
-            exit: run.exit,
+            exit: run.exit.into(),
             stdout: run.stdout.captured,
             stderr: run.stderr.captured,
             duration: run.duration,
@@ -83,6 +100,54 @@ impl HookRunner {
             timeout,
             record_limit: self.config.capture_limit,
         }
+    }
+
+    async fn run_http(
+        &self,
+        hook: HttpHook,
+        body: Vec<u8>,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> HookRun {
+        let not_run = |exit| HookRun {
+            exit,
+            stdout: Captured::default(),
+            stderr: Captured::default(),
+            duration: Duration::ZERO,
+            pid: None,
+            timeout,
+            record_limit: self.config.capture_limit,
+        };
+        let killed = self.layer.abort_token();
+        if cancel.is_cancelled() {
+            return not_run(HookExit::Cancelled);
+        }
+        let Some(_permit) = self.layer.permit(cancel).await else {
+            return not_run(HookExit::Cancelled);
+        };
+        if killed.is_cancelled() {
+            return not_run(HookExit::Cancelled);
+        }
+        let client = self.http.get_or_init(|| {
+            reqwest::Client::builder()
+                .build()
+                .map_err(|err| format!("cannot set up an HTTP client: {err}"))
+        });
+        let client = match client {
+            Ok(client) => client,
+            Err(why) => return not_run(HookExit::SpawnFailed(why.clone())),
+        };
+        run_http(HttpRun {
+            client,
+            hook,
+            body,
+            timeout,
+            decision_limit: self.config.decision_limit,
+            capture_limit: self.config.capture_limit,
+            cancel,
+            killed,
+        })
+        .await
     }
 
     /// Runs every hook in parallel and returns their results in the order of

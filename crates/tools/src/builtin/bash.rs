@@ -38,7 +38,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dsh_hook_runner::{
-    HookExit, OutputSink, ProcessCommand, ProcessLayer, ProcessSpec, StdinSource,
+    OutputSink, ProcessCommand, ProcessExit, ProcessLayer, ProcessSpec, StdinSource,
 };
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
@@ -231,12 +231,12 @@ async fn run_command(
         .run(spec, Capture::default(), Capture::default(), &ctx.cancel)
         .await;
     let (exit_code, timed_out, interrupted) = match &run.exit {
-        HookExit::Exited(code) => (Some(*code), false, false),
-        HookExit::Signaled(_) => (None, false, false),
+        ProcessExit::Exited(code) => (Some(*code), false, false),
+        ProcessExit::Signaled(_) => (None, false, false),
         // Whatever the shell returned while being killed is not its answer.
-        HookExit::TimedOut => (None, true, false),
-        HookExit::Cancelled => (None, false, true),
-        HookExit::SpawnFailed(why) => {
+        ProcessExit::TimedOut => (None, true, false),
+        ProcessExit::Cancelled => (None, false, true),
+        ProcessExit::SpawnFailed(why) => {
             return Err(ToolError(format!(
                 "{NAME}: could not start `{SHELL}` in {}: {why}",
                 ctx.cwd.display()
