@@ -88,7 +88,10 @@ async fn memory_phase(runner: &HookRunner) {
     println!("| bytes printed (counted) | {} |", run.stdout.total_bytes);
     println!("| bytes kept | {} |", run.stdout.bytes.len());
     println!("| stdout cap (decision_limit) | {} KiB |", cap / 1024);
-    println!("| stored in the log (capture_limit) | {} KiB |", record_cap / 1024);
+    println!(
+        "| stored in the log (capture_limit) | {} KiB |",
+        record_cap / 1024
+    );
     println!("| VmHWM before / after | {before} KiB / {after} KiB (peak reset: {reset}) |");
     println!("| peak growth | {growth} KiB |");
     println!("| time to drain 200 MB | {} |", ms(run.duration));

@@ -3,7 +3,9 @@
 //! What this crate is for: start one hook process (shell or exec form) in its
 //! own process group, write its stdin payload and close it, read stdout and
 //! stderr concurrently up to a cap, enforce the deadline and cancellation by
-//! killing the whole group, and report how it ended as a [`HookExit`] value.
+//! killing the whole group, and report how it ended as a [`HookExit`] value;
+//! or, for an HTTP hook ([`HookProgram::Http`]), POST the payload under the
+//! same deadline, cancellation and caps and report the response.
 //! [`HookRunner`] does this for one hook ([`HookRunner::run`]), for a batch in
 //! parallel ([`HookRunner::run_all`]) or in the background
 //! ([`HookRunner::spawn_detached`]), and keeps a registry of live process
