@@ -730,7 +730,12 @@ mod tests {
             let layer = layer.clone();
             let pid_file = pid_file.clone();
             async move {
-                while !pid_file.exists() || layer.live_groups() == 0 {
+                // The shell creates the file before it writes its pid: wait
+                // for the whole line.
+                let written = |path: &std::path::Path| {
+                    std::fs::read_to_string(path).is_ok_and(|text| text.ends_with('\n'))
+                };
+                while !written(&pid_file) || layer.live_groups() == 0 {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
                 layer.kill_all();
