@@ -258,9 +258,13 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                 duration_ms,
                 decision,
                 stderr,
+                http_status,
                 ..
             } => {
                 let how = match outcome {
+                    HookOutcomeKind::HttpError => {
+                        format!("HTTP status {}", http_status.unwrap_or_default())
+                    }
                     HookOutcomeKind::Exited => format!("exit {}", exit_code.unwrap_or(-1)),
                     HookOutcomeKind::Signaled => "killed by a signal".to_owned(),
                     HookOutcomeKind::TimedOut => "timed out".to_owned(),

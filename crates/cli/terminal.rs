@@ -469,6 +469,7 @@ pub fn describe_hook(report: &HookReport<'_>) -> (Tone, String) {
             report.error.map(|e| format!(": {e}")).unwrap_or_default()
         )),
         HookOutcomeKind::Signaled => Some("killed by a signal".to_owned()),
+        HookOutcomeKind::HttpError => Some(report.error.unwrap_or("HTTP error").to_owned()),
         HookOutcomeKind::Exited | HookOutcomeKind::Detached => None,
     };
     let reason_tail = reason

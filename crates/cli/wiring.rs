@@ -68,7 +68,10 @@ pub struct LoadedHooks {
 /// Discovers and loads every hook configuration. An unreadable configuration
 /// is an error: dsh does not start a session on a config it cannot read.
 pub fn load_hooks(sources: &HookSources) -> anyhow::Result<LoadedHooks> {
-    let runner = HookRunner::new(RunnerConfig::default());
+    let runner = HookRunner::new(RunnerConfig {
+        scrub_env: scrubbed_env(&sources.dsh_home),
+        ..RunnerConfig::default()
+    });
     let mut plugins: Vec<Arc<dyn Plugin>> = Vec::new();
     let mut notices = Vec::new();
 
@@ -113,6 +116,20 @@ pub fn load_hooks(sources: &HookSources) -> anyhow::Result<LoadedHooks> {
         notices,
         runner,
     })
+}
+
+/// The variables no hook or tool command may see: dsh's API key variables
+/// and the provider's configured `api_key_env`. An unreadable provider
+/// configuration leaves the defaults (the model set-up reports it).
+fn scrubbed_env(dsh_home: &Path) -> Vec<String> {
+    let mut names = dsh_hook_runner::default_scrubbed_env();
+    if let Ok(settings) =
+        dsh_provider::ProviderSettings::load(dsh_home, &|name| std::env::var(name).ok())
+        && !names.contains(&settings.api_key_env)
+    {
+        names.push(settings.api_key_env);
+    }
+    names
 }
 
 /// The system prompt every request starts with.

@@ -100,6 +100,10 @@ impl RunResult {
             HookExit::TimedOut => ExitFact::TimedOut,
             HookExit::Cancelled => ExitFact::Cancelled,
             HookExit::SpawnFailed(why) => ExitFact::Failed(why.clone()),
+            // HTTP hooks run through the runner: 2xx is success, the rest a
+            // non-blocking error.
+            HookExit::Responded(status) if (200..300).contains(status) => ExitFact::Exited(0),
+            HookExit::Responded(status) => ExitFact::Failed(format!("HTTP status {status}")),
         };
         RunResult {
             facts: HookFacts {
@@ -531,6 +535,7 @@ impl ClaudePlugin {
                 stdout,
                 stderr: String::new(),
                 error,
+                http_status: None,
             };
         let failed = |exit: ExitFact, outcome: HookOutcomeKind, error: String| RunResult {
             facts: HookFacts {

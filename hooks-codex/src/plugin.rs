@@ -105,6 +105,8 @@ fn run_facts(run: &HookRun) -> (RunEnd, String, String) {
         },
         HookExit::Cancelled => RunEnd::Cancelled,
         HookExit::SpawnFailed(message) => RunEnd::SpawnFailed(message.clone()),
+        // Codex has no HTTP hooks; the runner only answers this for one.
+        HookExit::Responded(status) => RunEnd::SpawnFailed(format!("HTTP status {status}")),
     };
     (end, run.stdout.text(), run.stderr.text())
 }

@@ -14,9 +14,26 @@ pub enum HookExit {
     /// Killed by dsh because the guarded work was cancelled (the caller's
     /// token, or [`crate::HookRunner::kill_all`]).
     Cancelled,
-    /// Never ran: the shell or program could not be started. The message
-    /// names the executable and carries the OS error.
+    /// Never ran: the shell or program could not be started, or an HTTP
+    /// hook's request got no response (bad URL, connection refused, …). The
+    /// message names the executable or URL and carries the error.
     SpawnFailed(String),
+    /// An HTTP hook got a response with this status, 2xx or not. Its body is
+    /// the run's stdout.
+    Responded(u16),
+}
+
+impl From<crate::process::ProcessExit> for HookExit {
+    fn from(exit: crate::process::ProcessExit) -> Self {
+        use crate::process::ProcessExit;
+        match exit {
+            ProcessExit::Exited(code) => HookExit::Exited(code),
+            ProcessExit::Signaled(signal) => HookExit::Signaled(signal),
+            ProcessExit::TimedOut => HookExit::TimedOut,
+            ProcessExit::Cancelled => HookExit::Cancelled,
+            ProcessExit::SpawnFailed(why) => HookExit::SpawnFailed(why),
+        }
+    }
 }
 
 impl HookExit {
@@ -25,6 +42,19 @@ impl HookExit {
         match self {
             HookExit::Exited(code) => Some(*code),
             HookExit::Signaled(_)
+            | HookExit::TimedOut
+            | HookExit::Cancelled
+            | HookExit::SpawnFailed(_)
+            | HookExit::Responded(_) => None,
+        }
+    }
+
+    /// The HTTP status, when an HTTP hook got a response.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            HookExit::Responded(status) => Some(*status),
+            HookExit::Exited(_)
+            | HookExit::Signaled(_)
             | HookExit::TimedOut
             | HookExit::Cancelled
             | HookExit::SpawnFailed(_) => None,
@@ -43,6 +73,7 @@ impl HookExit {
             HookExit::TimedOut => "timed out".to_owned(),
             HookExit::Cancelled => "cancelled".to_owned(),
             HookExit::SpawnFailed(reason) => format!("failed to start: {reason}"),
+            HookExit::Responded(status) => format!("HTTP status {status}"),
         }
     }
 }
@@ -81,10 +112,49 @@ pub struct Captured {
     pub total_bytes: u64,
 }
 
+/// Whether a [`Captured`] stream holds everything the process wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completeness {
+    /// Every byte written was kept.
+    Whole,
+    /// The stream exceeded the cap: only the first `kept` of `total` bytes
+    /// were kept. A reader that needs the whole output (a bridge parsing a
+    /// decision) must not act on the prefix; for blocking events it fails
+    /// closed.
+    Cut {
+        /// Bytes kept.
+        kept: usize,
+        /// Bytes written.
+        total: u64,
+    },
+}
+
 impl Captured {
     /// Whether bytes were dropped because the stream exceeded the cap.
     pub fn truncated(&self) -> bool {
         self.total_bytes > self.bytes.len() as u64
+    }
+
+    /// [`Captured::truncated`] as a typed value with the sizes.
+    pub fn completeness(&self) -> Completeness {
+        if self.truncated() {
+            Completeness::Cut {
+                kept: self.bytes.len(),
+                total: self.total_bytes,
+            }
+        } else {
+            Completeness::Whole
+        }
+    }
+
+    /// Appends `chunk`, keeping at most `limit` bytes in all, and counts it.
+    pub(crate) fn push_capped(&mut self, chunk: &[u8], limit: usize) {
+        self.total_bytes = self.total_bytes.saturating_add(chunk.len() as u64);
+        let room = limit.saturating_sub(self.bytes.len());
+        if room > 0 {
+            self.bytes
+                .extend_from_slice(&chunk[..chunk.len().min(room)]);
+        }
     }
 
     /// Whether the kept bytes are not valid UTF-8, so [`Captured::text`]
@@ -114,15 +184,54 @@ impl Captured {
     /// as `[dsh: output truncated: kept 1048576 of 209715200 bytes]`, so a
     /// reader never mistakes a prefix for the whole output.
     pub fn display(&self) -> String {
-        let mut text = self.text();
-        if self.truncated() {
-            text.push_str(&format!(
-                "\n[dsh: output truncated: kept {} of {} bytes]",
-                self.bytes.len(),
-                self.total_bytes
-            ));
+        self.display_within(self.bytes.len())
+    }
+
+    /// Like [`Captured::display`], showing at most the first `limit` kept
+    /// bytes (what the session log stores), with the marker when anything
+    /// was left out.
+    pub fn display_within(&self, limit: usize) -> String {
+        if limit >= self.bytes.len() {
+            let mut text = self.text();
+            if self.truncated() {
+                text.push_str(&marker(self.bytes.len(), self.total_bytes));
+            }
+            return text;
         }
+        let prefix = Captured {
+            bytes: self.bytes[..limit].to_vec(),
+            total_bytes: self.total_bytes,
+        };
+        let mut text = prefix.text();
+        text.push_str(&marker(limit, self.total_bytes));
         text
+    }
+}
+
+fn marker(kept: usize, total: u64) -> String {
+    format!("\n[dsh: output truncated: kept {kept} of {total} bytes]")
+}
+
+/// A [`Captured`] that keeps at most `limit` bytes: the sink the hook
+/// runner hands the process layer.
+#[derive(Debug)]
+pub(crate) struct CappedSink {
+    pub(crate) captured: Captured,
+    pub(crate) limit: usize,
+}
+
+impl CappedSink {
+    pub(crate) fn new(limit: usize) -> Self {
+        CappedSink {
+            captured: Captured::default(),
+            limit,
+        }
+    }
+}
+
+impl crate::process::OutputSink for CappedSink {
+    fn push(&mut self, chunk: &[u8]) {
+        self.captured.push_capped(chunk, self.limit);
     }
 }
 
@@ -142,6 +251,10 @@ pub struct HookRun {
     pub pid: Option<u32>,
     /// The deadline it ran under (from [`crate::HookSpec::timeout`]).
     pub timeout: Duration,
+    /// How many bytes of each stream [`crate::RunRecord::of`] stores in the
+    /// session log (the runner's [`crate::RunnerConfig::capture_limit`]);
+    /// `stdout` itself may hold more, for the bridges to parse.
+    pub record_limit: usize,
 }
 
 impl HookRun {
@@ -153,7 +266,8 @@ impl HookRun {
             HookExit::Exited(_)
             | HookExit::Signaled(_)
             | HookExit::Cancelled
-            | HookExit::SpawnFailed(_) => self.exit.describe(),
+            | HookExit::SpawnFailed(_)
+            | HookExit::Responded(_) => self.exit.describe(),
         }
     }
 }
@@ -184,6 +298,7 @@ mod tests {
             duration: Duration::ZERO,
             pid: None,
             timeout,
+            record_limit: 1024,
         }
     }
 
@@ -215,6 +330,13 @@ mod tests {
             run_with(HookExit::SpawnFailed("command not found: x".into()), t).describe(),
             "failed to start: command not found: x"
         );
+        assert_eq!(
+            run_with(HookExit::Responded(404), t).describe(),
+            "HTTP status 404"
+        );
+        assert_eq!(HookExit::Responded(404).http_status(), Some(404));
+        assert_eq!(HookExit::Responded(200).code(), None);
+        assert_eq!(HookExit::Exited(0).http_status(), None);
         assert_eq!(HookExit::Exited(3).code(), Some(3));
         assert_eq!(HookExit::TimedOut.code(), None);
     }
@@ -242,5 +364,35 @@ mod tests {
         assert!(bad.is_lossy());
         assert_eq!(bad.text(), "a\u{FFFD}b\u{FFFD}");
         assert_eq!(bad.display(), bad.text());
+    }
+
+    #[test]
+    fn display_within_bounds_the_text_and_says_so() {
+        let mut captured = Captured::default();
+        captured.push_capped(b"hello ", 8);
+        captured.push_capped("wörld".as_bytes(), 8);
+        assert_eq!(captured.bytes, b"hello w\xC3".to_vec());
+        assert_eq!(captured.total_bytes, 12);
+        assert_eq!(
+            captured.completeness(),
+            Completeness::Cut { kept: 8, total: 12 }
+        );
+        assert_eq!(
+            captured.display_within(7),
+            "hello w\n[dsh: output truncated: kept 7 of 12 bytes]"
+        );
+        assert_eq!(
+            captured.display_within(100),
+            "hello w\n[dsh: output truncated: kept 8 of 12 bytes]"
+        );
+        let whole = Captured {
+            bytes: b"ok".to_vec(),
+            total_bytes: 2,
+        };
+        assert_eq!(whole.completeness(), Completeness::Whole);
+        assert_eq!(
+            whole.display_within(1),
+            "o\n[dsh: output truncated: kept 1 of 2 bytes]"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! How a hook run is described in the session log.
 //!
-//! Both bridges record every run as a `hook/result`; the fields that say how
+//! Both bridges record every run (process or HTTP) as a `hook/result`; the fields that say how
 //! the process ended are the runner's facts, so they are derived here once.
 //! What the run *meant* (parsed output, decision) stays with the bridges.
 
@@ -30,12 +30,25 @@ pub struct RunRecord {
     pub stderr: String,
     /// Why it did not run or was killed, for people.
     pub error: Option<String>,
+    /// The HTTP status an HTTP hook got.
+    pub http_status: Option<u16>,
 }
 
 impl RunRecord {
     /// The facts of a finished run.
     pub fn of(run: &HookRun) -> Self {
         let (outcome, exit_code, signal, error) = match &run.exit {
+            // Claude Code treats a 2xx like exit 0: recorded as such, with
+            // the status beside it.
+            HookExit::Responded(status) if (200..300).contains(status) => {
+                (HookOutcomeKind::Exited, Some(0), None, None)
+            }
+            HookExit::Responded(status) => (
+                HookOutcomeKind::HttpError,
+                None,
+                None,
+                Some(format!("HTTP status {status}")),
+            ),
             HookExit::Exited(code) => (HookOutcomeKind::Exited, Some(*code), None, None),
             HookExit::Signaled(signal) => (HookOutcomeKind::Signaled, None, Some(*signal), None),
             HookExit::TimedOut => (HookOutcomeKind::TimedOut, None, None, Some(run.describe())),
@@ -50,9 +63,10 @@ impl RunRecord {
             signal,
             timed_out: run.exit == HookExit::TimedOut,
             duration: run.duration,
-            stdout: run.stdout.display(),
-            stderr: run.stderr.display(),
+            stdout: run.stdout.display_within(run.record_limit),
+            stderr: run.stderr.display_within(run.record_limit),
             error,
+            http_status: run.exit.http_status(),
         }
     }
 
@@ -67,6 +81,7 @@ impl RunRecord {
             stdout: String::new(),
             stderr: String::new(),
             error: None,
+            http_status: None,
         }
     }
 
@@ -89,6 +104,7 @@ impl RunRecord {
             stdout: self.stdout,
             stderr: self.stderr,
             error: self.error,
+            http_status: self.http_status,
             parsed_output,
             decision,
         }

@@ -1,11 +1,15 @@
 //! Behaviour of the hook runner against real processes.
 
 #![allow(clippy::unwrap_used)]
+#![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec, RunnerConfig};
+use dsh_hook_runner::{
+    Completeness, HookExit, HookProgram, HookRun, HookRunner, HookSpec, RunRecord, RunnerConfig,
+    signals,
+};
 use tokio_util::sync::CancellationToken;
 
 fn shell(command: &str) -> HookSpec {
@@ -68,18 +72,15 @@ fn live_members(pgid: u32) -> Vec<u32> {
 }
 
 fn group_exists(pgid: u32) -> bool {
-    // SAFETY: kill with signal 0 only checks for existence.
-    let rc = unsafe { libc::kill(-(pgid as libc::pid_t), 0) };
-    if rc == 0 {
-        return true;
+    // Signal 0 only checks for existence.
+    let target = nix::unistd::Pid::from_raw(-(pgid as libc::pid_t));
+    match nix::sys::signal::kill(target, None) {
+        Ok(()) => true,
+        Err(err) => {
+            assert_eq!(err, nix::errno::Errno::ESRCH, "kill(-pgid, 0): {err}");
+            false
+        }
     }
-    let err = std::io::Error::last_os_error();
-    assert_eq!(
-        err.raw_os_error(),
-        Some(libc::ESRCH),
-        "kill(-pgid, 0): {err}"
-    );
-    false
 }
 
 /// The property: no process of the hook's group survives the run. Every
@@ -112,8 +113,10 @@ async fn assert_group_gone(pgid: u32) {
 }
 
 fn kill_pid(pid: u32) {
-    // SAFETY: plain kill(2) of a process this test started.
-    unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as libc::pid_t),
+        nix::sys::signal::Signal::SIGKILL,
+    );
 }
 
 #[tokio::test]
@@ -200,8 +203,7 @@ async fn background_child_left_after_exit_does_not_hold_the_run() {
     let elapsed = started.elapsed();
     let pgid = run.pid.unwrap();
     // Clean up the background sleep the hook left (it is not dsh's to kill).
-    // SAFETY: kill(2) of the group this test started.
-    unsafe { libc::kill(-(pgid as libc::pid_t), libc::SIGKILL) };
+    signals::signal_group(pgid, signals::GroupSignal::SIGKILL);
     assert_eq!(run.exit, HookExit::Exited(0));
     assert_eq!(run.stdout.text(), "hi\n");
     // Drained for at most the grace (0.5s) after the shell exited.
@@ -213,6 +215,7 @@ async fn huge_output_is_counted_but_capped() {
     let cap = 64 * 1024;
     let runner = HookRunner::new(RunnerConfig {
         capture_limit: cap,
+        decision_limit: cap,
         ..RunnerConfig::default()
     });
     let run = runner
@@ -234,10 +237,69 @@ async fn huge_output_is_counted_but_capped() {
 }
 
 #[tokio::test]
-async fn default_cap_is_one_mebibyte() {
-    let run = run(shell("head -c 3000000 /dev/zero")).await;
+async fn default_caps_keep_16_mib_of_stdout_and_store_1_mib() {
+    let run = run(shell(
+        "head -c 3000000 /dev/zero; head -c 3000000 /dev/zero >&2",
+    ))
+    .await;
+    // stdout: all 3 MB kept for the bridges to parse a decision from.
     assert_eq!(run.stdout.total_bytes, 3_000_000);
-    assert_eq!(run.stdout.bytes.len(), 1024 * 1024);
+    assert_eq!(run.stdout.bytes.len(), 3_000_000);
+    assert_eq!(run.stdout.completeness(), Completeness::Whole);
+    // stderr: 1 MiB kept.
+    assert_eq!(run.stderr.bytes.len(), 1024 * 1024);
+    // The log stores 1 MiB of each, with the marker.
+    let record = RunRecord::of(&run);
+    assert!(
+        record.stdout.len() < 1024 * 1024 + 100,
+        "{}",
+        record.stdout.len()
+    );
+    assert!(
+        record
+            .stdout
+            .ends_with("\n[dsh: output truncated: kept 1048576 of 3000000 bytes]")
+    );
+    assert!(
+        record
+            .stderr
+            .ends_with("\n[dsh: output truncated: kept 1048576 of 3000000 bytes]")
+    );
+}
+
+#[tokio::test]
+async fn a_deny_after_a_mebibyte_of_whitespace_is_kept_whole() {
+    // The decision sits past the 1 MiB log cap: it must still reach the
+    // bridges whole.
+    let run = run(shell(
+        r#"head -c 1100000 /dev/zero | tr '\0' ' '; printf '{"decision":"block"}'"#,
+    ))
+    .await;
+    assert_eq!(run.stdout.completeness(), Completeness::Whole);
+    assert!(
+        run.stdout
+            .text()
+            .trim_start()
+            .starts_with(r#"{"decision":"block"}"#)
+    );
+}
+
+#[tokio::test]
+async fn stdout_past_the_decision_limit_is_flagged_cut() {
+    let runner = HookRunner::new(RunnerConfig {
+        decision_limit: 1000,
+        ..RunnerConfig::default()
+    });
+    let run = runner
+        .run(shell("head -c 5000 /dev/zero"), &CancellationToken::new())
+        .await;
+    assert_eq!(
+        run.stdout.completeness(),
+        Completeness::Cut {
+            kept: 1000,
+            total: 5000
+        }
+    );
 }
 
 #[tokio::test]

@@ -85,6 +85,9 @@ pub enum HookOutcomeKind {
     SpawnFailed,
     /// It was not awaited (`async` handlers); its end is not recorded here.
     Detached,
+    /// An HTTP hook answered with a non-2xx status (in `http_status`): a
+    /// non-blocking error. (A 2xx is recorded as `exited` with code 0.)
+    HttpError,
 }
 
 /// The payload of an [`Event`], tagged by `type`.
@@ -276,6 +279,9 @@ pub enum EventBody {
         /// Why it could not run, or other runner diagnostics.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// The status an HTTP hook's response had.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        http_status: Option<u16>,
         /// The hook's stdout as the dialect parsed it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         parsed_output: Option<Value>,

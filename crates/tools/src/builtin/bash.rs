@@ -2,11 +2,16 @@
 //!
 //! # Process and signal policy
 //!
-//! The command runs as `sh -c COMMAND` in the session cwd, with dsh's
-//! environment plus [`ToolContext::env`], stdin connected to `/dev/null`, and
-//! **in its own process group** (`process_group(0)`, so the group id is the
-//! shell's pid). A Ctrl-C delivered to dsh's terminal group therefore does not
-//! reach the command directly; dsh decides what happens to it:
+//! The command runs as `bash -c COMMAND` (as Claude Code's Bash tool and
+//! Codex's shell do; Debian's `sh` is dash, where `[[ ]]`, arrays and
+//! `source` fail) in the session cwd, with dsh's environment plus
+//! [`ToolContext::env`] minus the process layer's scrubbed variables (dsh's
+//! API keys), stdin connected to `/dev/null`. It goes through the same
+//! [`ProcessLayer`] as hook commands: **its own process group** (the group id
+//! is the shell's pid), registered for `kill_all`, killed with dsh even when dsh is SIGKILLed (the
+//! layer's watchdog), within the process-wide concurrency budget. A Ctrl-C
+//! delivered to dsh's terminal group therefore does not reach the command
+//! directly; dsh decides what happens to it:
 //!
 //! - **Timeout** (argument `timeout`, ms, default 120 000, at most 600 000):
 //!   SIGTERM to the whole group, up to [`KILL_GRACE`] for the shell to exit,
@@ -14,8 +19,10 @@
 //!   does not survive), then the shell is reaped.
 //! - **Cancellation** ([`ToolContext::cancel`]): the same sequence, and the
 //!   value says `interrupted: true`.
-//! - **The future is dropped** mid-run (the caller gave up): a guard sends
-//!   SIGKILL to the group, and tokio's `kill_on_drop` reaps the shell.
+//! - **The future is dropped** mid-run (the caller gave up): the layer's guard
+//!   sends SIGKILL to the group, and tokio's `kill_on_drop` reaps the shell.
+//! - **[`ProcessLayer::kill_all`]** (dsh exits or the user pressed Ctrl-C):
+//!   SIGKILL to the group, and the value says `interrupted: true`.
 //! - **Normal exit**: background processes the command started are left
 //!   alone (starting a server with `cmd > log 2>&1 &` is legitimate). If one
 //!   of them still holds our stdout/stderr, we stop reading after
@@ -27,17 +34,15 @@
 //! marker in the middle says how much was left out.
 
 use std::collections::VecDeque;
-use std::process::Stdio;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use dsh_hook_runner::{
+    OutputSink, ProcessCommand, ProcessExit, ProcessLayer, ProcessSpec, StdinSource,
+};
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::Child;
-use tokio::task::JoinHandle;
 
 use super::{parse_args, parse_value, spec, to_value};
 use crate::{Rendered, Tool, ToolContext, ToolError};
@@ -58,9 +63,28 @@ pub const KILL_GRACE: Duration = Duration::from_millis(1_000);
 /// flight; a background process holding the pipe does not hold the call.
 pub const POST_EXIT_DRAIN: Duration = Duration::from_millis(2_000);
 
-/// The `bash` tool.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct BashTool;
+/// The shell the command runs in (looked up on `PATH`).
+pub const SHELL: &str = "bash";
+
+/// The `bash` tool. Its commands go through a [`ProcessLayer`]; share the
+/// hook runner's ([`BashTool::new`] with `HookRunner::processes`) so that one
+/// `kill_all` reaches both and the same variables are scrubbed.
+#[derive(Debug, Clone, Default)]
+pub struct BashTool {
+    processes: ProcessLayer,
+}
+
+impl BashTool {
+    /// A `bash` tool whose commands run through `processes`.
+    pub fn new(processes: ProcessLayer) -> Self {
+        BashTool { processes }
+    }
+
+    /// The process layer its commands go through.
+    pub fn processes(&self) -> &ProcessLayer {
+        &self.processes
+    }
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -95,7 +119,7 @@ impl Tool for BashTool {
     fn spec(&self) -> ToolSpec {
         spec(
             NAME,
-            "Runs a shell command with `sh -c` in the session's working directory and returns \
+            "Runs a shell command with `bash -c` in the session's working directory and returns \
              its stdout and stderr. Output is truncated in the middle when very long. A \
              non-zero exit code is reported as an error.",
             json!({
@@ -120,7 +144,13 @@ impl Tool for BashTool {
             Some(0) => return Err(ToolError(format!("{NAME}: timeout must be positive"))),
             Some(ms) => ms.min(MAX_TIMEOUT_MS),
         };
-        let output = run_command(ctx, &args.command, Duration::from_millis(timeout_ms)).await?;
+        let output = run_command(
+            &self.processes,
+            ctx,
+            &args.command,
+            Duration::from_millis(timeout_ms),
+        )
+        .await?;
         to_value(NAME, &output)
     }
 
@@ -182,83 +212,42 @@ fn render_output(output: &BashOutput) -> Rendered {
     }
 }
 
-/// How the wait for the shell ended.
-enum Ending {
-    Exited(std::process::ExitStatus),
-    TimedOut,
-    Cancelled,
-}
-
 async fn run_command(
+    processes: &ProcessLayer,
     ctx: &ToolContext,
     command: &str,
     timeout: Duration,
 ) -> Result<BashOutput, ToolError> {
-    if ctx.cancel.is_cancelled() {
-        return Ok(BashOutput {
-            stdout: String::new(),
-            stderr: String::new(),
-            exit_code: None,
-            interrupted: true,
-            timed_out: false,
-        });
-    }
-    let mut cmd = tokio::process::Command::new("sh");
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(&ctx.cwd)
-        .envs(ctx.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = cmd.spawn().map_err(|err| {
-        ToolError(format!(
-            "{NAME}: could not start `sh` in {}: {err}",
-            ctx.cwd.display()
-        ))
-    })?;
-    let pgid = child
-        .id()
-        .and_then(|pid| i32::try_from(pid).ok())
-        .ok_or_else(|| ToolError(format!("{NAME}: started shell has no pid")))?;
-    let mut guard = GroupGuard { pgid, armed: true };
-
-    let stdout = Capture::shared();
-    let stderr = Capture::shared();
-    let stdout_reader = spawn_reader(child.stdout.take(), Arc::clone(&stdout));
-    let stderr_reader = spawn_reader(child.stderr.take(), Arc::clone(&stderr));
-
-    let ending = tokio::select! {
-        status = child.wait() => match status {
-            Ok(status) => Ending::Exited(status),
-            Err(err) => {
-                return Err(ToolError(format!("{NAME}: waiting for the shell failed: {err}")));
-            }
-        },
-        () = tokio::time::sleep(timeout) => Ending::TimedOut,
-        () = ctx.cancel.cancelled() => Ending::Cancelled,
+    let spec = ProcessSpec {
+        command: ProcessCommand::shell(SHELL, command),
+        cwd: ctx.cwd.clone(),
+        env: ctx.env.clone(),
+        stdin: StdinSource::Null,
+        timeout,
+        kill_grace: KILL_GRACE,
+        drain_after_exit: POST_EXIT_DRAIN,
+    };
+    let run = processes
+        .run(spec, Capture::default(), Capture::default(), &ctx.cancel)
+        .await;
+    let (exit_code, timed_out, interrupted) = match &run.exit {
+        ProcessExit::Exited(code) => (Some(*code), false, false),
+        ProcessExit::Signaled(_) => (None, false, false),
+        // Whatever the shell returned while being killed is not its answer.
+        ProcessExit::TimedOut => (None, true, false),
+        ProcessExit::Cancelled => (None, false, true),
+        ProcessExit::SpawnFailed(why) => {
+            return Err(ToolError(format!(
+                "{NAME}: could not start `{SHELL}` in {}: {why}",
+                ctx.cwd.display()
+            )));
+        }
     };
 
-    let status = match ending {
-        Ending::Exited(status) => Some(status),
-        Ending::TimedOut | Ending::Cancelled => terminate_group(&mut child, pgid).await,
-    };
-    // The shell is reaped now; the group is either dead or holds only
-    // background processes we deliberately leave running.
-    guard.armed = false;
-
-    finish_reader(stdout_reader).await;
-    finish_reader(stderr_reader).await;
-
-    let mut stdout = take_text(&stdout);
-    let mut stderr = take_text(&stderr);
+    let mut stdout = run.stdout.text();
+    let mut stderr = run.stderr.text();
     trim_trailing_newlines(&mut stdout);
     trim_trailing_newlines(&mut stderr);
-
-    let timed_out = matches!(ending, Ending::TimedOut);
-    let interrupted = matches!(ending, Ending::Cancelled);
     if timed_out {
         if !stderr.is_empty() {
             stderr.push('\n');
@@ -268,13 +257,8 @@ async fn run_command(
             timeout.as_millis()
         ));
     }
-    let exit_code = match ending {
-        Ending::Exited(_) => status.and_then(|s| s.code()),
-        // Whatever the shell returned while being killed is not its answer.
-        Ending::TimedOut | Ending::Cancelled => None,
-    };
     tracing::debug!(
-        pgid,
+        pid = run.pid,
         ?exit_code,
         timed_out,
         interrupted,
@@ -289,55 +273,6 @@ async fn run_command(
     })
 }
 
-/// SIGTERM to the group, a grace period, SIGKILL to the group, reap.
-async fn terminate_group(child: &mut Child, pgid: i32) -> Option<std::process::ExitStatus> {
-    signal_group(pgid, libc::SIGTERM);
-    let graceful = tokio::time::timeout(KILL_GRACE, child.wait()).await;
-    // Always: grandchildren that ignored SIGTERM must not outlive the call.
-    signal_group(pgid, libc::SIGKILL);
-    match graceful {
-        Ok(Ok(status)) => Some(status),
-        Ok(Err(err)) => {
-            tracing::warn!(pgid, %err, "waiting for the shell failed");
-            None
-        }
-        Err(_) => match child.wait().await {
-            Ok(status) => Some(status),
-            Err(err) => {
-                tracing::warn!(pgid, %err, "reaping the killed shell failed");
-                None
-            }
-        },
-    }
-}
-
-fn signal_group(pgid: i32, signal: i32) {
-    // SAFETY: killpg has no memory-safety preconditions; the group id is the
-    // pid of our own not-yet-reaped (or just reaped) child, so it cannot
-    // name an unrelated group.
-    let rc = unsafe { libc::killpg(pgid, signal) };
-    if rc != 0 {
-        let err = std::io::Error::last_os_error();
-        if err.raw_os_error() != Some(libc::ESRCH) {
-            tracing::warn!(pgid, signal, %err, "signalling the process group failed");
-        }
-    }
-}
-
-/// Kills the group if the run future is dropped before the shell was reaped.
-struct GroupGuard {
-    pgid: i32,
-    armed: bool,
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if self.armed {
-            signal_group(self.pgid, libc::SIGKILL);
-        }
-    }
-}
-
 /// A bounded capture of one stream: head, tail, and a count of what was
 /// dropped in between.
 #[derive(Debug, Default)]
@@ -347,11 +282,13 @@ struct Capture {
     total: usize,
 }
 
-impl Capture {
-    fn shared() -> Arc<Mutex<Capture>> {
-        Arc::default()
+impl OutputSink for Capture {
+    fn push(&mut self, bytes: &[u8]) {
+        Capture::push(self, bytes);
     }
+}
 
+impl Capture {
     fn push(&mut self, mut bytes: &[u8]) {
         self.total = self.total.saturating_add(bytes.len());
         let head_room = HEAD_BYTES.saturating_sub(self.head.len());
@@ -405,49 +342,6 @@ fn utf8_suffix(bytes: &[u8]) -> &[u8] {
     &bytes[skip..]
 }
 
-fn spawn_reader<R>(stream: Option<R>, capture: Arc<Mutex<Capture>>) -> Option<JoinHandle<()>>
-where
-    R: AsyncRead + Unpin + Send + 'static,
-{
-    let mut stream = stream?;
-    Some(tokio::spawn(async move {
-        let mut buf = vec![0u8; 8 * 1024];
-        loop {
-            match stream.read(&mut buf).await {
-                Ok(0) => break,
-                Ok(n) => capture
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(&buf[..n]),
-                Err(err) => {
-                    tracing::debug!(%err, "reading command output failed");
-                    break;
-                }
-            }
-        }
-    }))
-}
-
-/// Waits a bounded time for a reader to reach EOF, then abandons it (what it
-/// captured so far stays in the shared capture).
-async fn finish_reader(reader: Option<JoinHandle<()>>) {
-    let Some(mut reader) = reader else { return };
-    if tokio::time::timeout(POST_EXIT_DRAIN, &mut reader)
-        .await
-        .is_err()
-    {
-        tracing::debug!("output pipe still open after the shell exited; not waiting for it");
-        reader.abort();
-    }
-}
-
-fn take_text(capture: &Mutex<Capture>) -> String {
-    capture
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .text()
-}
-
 fn trim_trailing_newlines(text: &mut String) {
     let trimmed = text.trim_end_matches(['\n', '\r']).len();
     text.truncate(trimmed);
@@ -465,7 +359,7 @@ mod tests {
     }
 
     async fn run(ctx: &ToolContext, args: Value) -> BashOutput {
-        let value = BashTool.run(ctx, &args).await.unwrap();
+        let value = BashTool::default().run(ctx, &args).await.unwrap();
         serde_json::from_value(value).unwrap()
     }
 
@@ -525,7 +419,7 @@ mod tests {
                 timed_out: false,
             }
         );
-        let rendered = BashTool
+        let rendered = BashTool::default()
             .render(&serde_json::to_value(&out).unwrap())
             .unwrap();
         assert_eq!(rendered.content, "hi\nwarn");
@@ -535,11 +429,11 @@ mod tests {
     #[tokio::test]
     async fn empty_output_has_a_placeholder() {
         let dir = tempfile::tempdir().unwrap();
-        let value = BashTool
+        let value = BashTool::default()
             .run(&ctx(dir.path()), &json!({"command": "true"}))
             .await
             .unwrap();
-        let rendered = BashTool.render(&value).unwrap();
+        let rendered = BashTool::default().render(&value).unwrap();
         assert_eq!(rendered.content, "(Bash completed with no output)");
         assert!(!rendered.is_error);
     }
@@ -547,7 +441,7 @@ mod tests {
     #[tokio::test]
     async fn non_zero_exit_is_an_error_with_the_code() {
         let dir = tempfile::tempdir().unwrap();
-        let value = BashTool
+        let value = BashTool::default()
             .run(
                 &ctx(dir.path()),
                 &json!({"command": "echo oops >&2; exit 3"}),
@@ -556,7 +450,7 @@ mod tests {
             .unwrap();
         assert_eq!(value["exit_code"], 3);
         assert_eq!(value["stderr"], "oops");
-        let rendered = BashTool.render(&value).unwrap();
+        let rendered = BashTool::default().render(&value).unwrap();
         assert_eq!(
             rendered,
             Rendered {
@@ -658,7 +552,7 @@ mod tests {
             pid_file.display()
         );
         let started = Instant::now();
-        let value = BashTool
+        let value = BashTool::default()
             .run(
                 &ctx(dir.path()),
                 &json!({"command": command, "timeout": 500}),
@@ -678,7 +572,7 @@ mod tests {
         assert_eq!(out.stderr, "Command timed out after 500 ms");
         assert_no_survivors(read_pgid(&pid_file)).await;
 
-        let rendered = BashTool.render(&value).unwrap();
+        let rendered = BashTool::default().render(&value).unwrap();
         assert!(rendered.is_error);
         assert_eq!(rendered.content, "started\nCommand timed out after 500 ms");
     }
@@ -718,7 +612,7 @@ mod tests {
             cancel.cancel();
         });
         let started = Instant::now();
-        let value = BashTool
+        let value = BashTool::default()
             .run(&context, &json!({"command": command}))
             .await
             .unwrap();
@@ -732,7 +626,7 @@ mod tests {
         assert!(out.interrupted);
         assert!(!out.timed_out);
         assert_no_survivors(read_pgid(&pid_file)).await;
-        let rendered = BashTool.render(&value).unwrap();
+        let rendered = BashTool::default().render(&value).unwrap();
         assert!(rendered.is_error);
         assert!(rendered.content.starts_with("Command was interrupted"));
     }
@@ -759,7 +653,8 @@ mod tests {
         let context = ctx(dir.path());
         let command = format!("echo $$ > '{}'; sleep 100 & sleep 100", pid_file.display());
         let args = json!({"command": command});
-        let run = BashTool.run(&context, &args);
+        let tool = BashTool::default();
+        let run = tool.run(&context, &args);
         let gave_up = tokio::time::timeout(Duration::from_millis(500), run).await;
         assert!(gave_up.is_err());
         assert_no_survivors(read_pgid(&pid_file)).await;
@@ -776,13 +671,94 @@ mod tests {
         assert_eq!(out.stdout, "quick");
         assert_eq!(out.exit_code, Some(0));
         // Clean up the background sleep this test deliberately left running.
-        signal_group(read_pgid(&pid_file), libc::SIGKILL);
+        let pgid = u32::try_from(read_pgid(&pid_file)).unwrap();
+        dsh_hook_runner::signals::signal_group(
+            pgid,
+            dsh_hook_runner::signals::GroupSignal::SIGKILL,
+        );
+    }
+
+    #[tokio::test]
+    async fn runs_bash_not_posix_sh() {
+        let dir = tempfile::tempdir().unwrap();
+        // `[[ ]]`, arrays and `source` fail in dash (Debian's sh).
+        std::fs::write(dir.path().join("lib.sh"), "greet() { echo \"hi $1\"; }\n").unwrap();
+        let out = run(
+            &ctx(dir.path()),
+            json!({"command": "source ./lib.sh; arr=(a b c); [[ ${#arr[@]} == 3 ]] && greet \"${arr[1]}\"; echo \"$BASH_VERSION\" | grep -c ."}),
+        )
+        .await;
+        assert_eq!(out.exit_code, Some(0), "{out:?}");
+        assert_eq!(out.stdout, "hi b\n1");
+    }
+
+    #[tokio::test]
+    async fn api_keys_are_scrubbed_from_the_command_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = BashTool::new(ProcessLayer::new(vec![
+            "DSH_API_KEY".into(),
+            "DEEPSEEK_API_KEY".into(),
+            "MY_PROVIDER_KEY".into(),
+        ]));
+        let mut context = ctx(dir.path());
+        for name in ["DSH_API_KEY", "DEEPSEEK_API_KEY", "MY_PROVIDER_KEY"] {
+            context.env.push((name.into(), "sk-secret-value".into()));
+        }
+        context.env.push(("HARMLESS".into(), "visible".into()));
+        let value = tool
+            .run(&context, &json!({"command": "env"}))
+            .await
+            .unwrap();
+        let out: BashOutput = serde_json::from_value(value).unwrap();
+        assert!(!out.stdout.contains("sk-secret-value"), "{}", out.stdout);
+        assert!(out.stdout.contains("HARMLESS=visible"));
+        // The default layer scrubs dsh's own key variables.
+        assert_eq!(
+            BashTool::default().processes().scrubbed_env(),
+            ["DSH_API_KEY", "DEEPSEEK_API_KEY"]
+        );
+    }
+
+    #[tokio::test]
+    async fn kill_all_of_the_shared_layer_interrupts_the_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pgid");
+        let layer = ProcessLayer::default();
+        let tool = BashTool::new(layer.clone());
+        let command = format!("echo $$ > '{}'; sleep 100 & sleep 100", pid_file.display());
+        let killer = tokio::spawn({
+            let layer = layer.clone();
+            let pid_file = pid_file.clone();
+            async move {
+                // The shell creates the file before it writes its pid: wait
+                // for the whole line.
+                let written = |path: &std::path::Path| {
+                    std::fs::read_to_string(path).is_ok_and(|text| text.ends_with('\n'))
+                };
+                while !written(&pid_file) || layer.live_groups() == 0 {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                layer.kill_all();
+            }
+        });
+        let started = Instant::now();
+        let value = tool
+            .run(&ctx(dir.path()), &json!({"command": command}))
+            .await
+            .unwrap();
+        killer.await.unwrap();
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let out: BashOutput = serde_json::from_value(value).unwrap();
+        assert!(out.interrupted, "{out:?}");
+        assert_eq!(out.exit_code, None);
+        assert_no_survivors(read_pgid(&pid_file)).await;
+        assert_eq!(layer.live_groups(), 0);
     }
 
     #[tokio::test]
     async fn zero_timeout_is_rejected() {
         let dir = tempfile::tempdir().unwrap();
-        let err = BashTool
+        let err = BashTool::default()
             .run(&ctx(dir.path()), &json!({"command": "true", "timeout": 0}))
             .await
             .unwrap_err();
@@ -797,7 +773,7 @@ mod tests {
             json!({"stdout": "", "stderr": "", "exit_code": "0", "interrupted": false, "timed_out": false}),
             json!({"stdout": "", "stderr": "", "exit_code": 0, "interrupted": false, "timed_out": false, "extra": 1}),
         ] {
-            assert!(BashTool.render(&bad).is_err(), "accepted {bad}");
+            assert!(BashTool::default().render(&bad).is_err(), "accepted {bad}");
         }
     }
 
@@ -805,7 +781,7 @@ mod tests {
     fn render_of_hook_supplied_values() {
         let timed_out = json!({"stdout": "", "stderr": "", "exit_code": null, "interrupted": false, "timed_out": true});
         assert_eq!(
-            BashTool.render(&timed_out).unwrap(),
+            BashTool::default().render(&timed_out).unwrap(),
             Rendered {
                 content: "Command timed out".into(),
                 is_error: true
@@ -813,10 +789,13 @@ mod tests {
         );
         let signalled = json!({"stdout": "partial", "stderr": "", "exit_code": null, "interrupted": false, "timed_out": false});
         assert_eq!(
-            BashTool.render(&signalled).unwrap().content,
+            BashTool::default().render(&signalled).unwrap().content,
             "Command was terminated by a signal\npartial"
         );
         let only_stderr = json!({"stdout": "", "stderr": "note", "exit_code": 0, "interrupted": false, "timed_out": false});
-        assert_eq!(BashTool.render(&only_stderr).unwrap().content, "note");
+        assert_eq!(
+            BashTool::default().render(&only_stderr).unwrap().content,
+            "note"
+        );
     }
 }

@@ -14,6 +14,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use dsh_hook_runner::ProcessLayer;
 use dsh_protocol::ToolSpec;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -38,10 +39,19 @@ pub use grep::{GrepMode, GrepOutput, GrepTool};
 pub use read::{ReadOutput, ReadTool};
 pub use write::{WriteKind, WriteOutput, WriteTool};
 
-/// All built-in tools, in the order they are offered to the model.
+/// All built-in tools, in the order they are offered to the model. The
+/// `bash` tool gets a process layer of its own; prefer
+/// [`builtin_tools_with`] and the hook runner's layer in a session.
 pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
+    builtin_tools_with(&ProcessLayer::default())
+}
+
+/// All built-in tools, the `bash` tool running its commands through
+/// `processes` (pass `HookRunner::processes()`, so that `kill_all` reaches
+/// tool commands and hooks alike and both have the same variables scrubbed).
+pub fn builtin_tools_with(processes: &ProcessLayer) -> Vec<Arc<dyn Tool>> {
     vec![
-        Arc::new(BashTool),
+        Arc::new(BashTool::new(processes.clone())),
         Arc::new(ReadTool),
         Arc::new(WriteTool),
         Arc::new(EditTool),
