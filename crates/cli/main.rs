@@ -8,6 +8,7 @@ mod headless;
 mod hooks_cmd;
 mod interactive;
 mod log_view;
+mod output;
 mod replay;
 mod sessions;
 mod terminal;

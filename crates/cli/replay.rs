@@ -1,5 +1,6 @@
 //! `dsh replay FIXTURE`: a scripted session through the real loop.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,16 +31,21 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     let header = wiring::header(&session_id, &cwd, hooks.notices.clone());
+    // Both outputs are opened (and refused if they are not regular files)
+    // before anything runs.
+    let requests_file = args
+        .requests_out
+        .as_deref()
+        .map(|path| crate::output::open(path, "requests"))
+        .transpose()?;
 
     // Without --out the log streams to stdout as events are appended, so
     // what was acknowledged is out even if the run dies.
     let log = match &args.out {
         Some(path) => {
-            if path.exists() {
-                fs_err::remove_file(path)?;
-            }
-            SessionLog::create(path, header)
-                .with_context(|| format!("cannot create the session log {}", path.display()))?
+            let file = crate::output::open(path, "session log")?;
+            SessionLog::over_writer(path, Box::new(file), header)
+                .with_context(|| format!("cannot write the session log {}", path.display()))?
         }
         None => {
             let log = SessionLog::in_memory(header)?;
@@ -96,13 +102,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let requests = output.requests;
-    if let Some(path) = &args.requests_out {
-        let mut text = String::new();
+    if let (Some(path), Some(requests_file)) = (&args.requests_out, requests_file) {
+        let mut file = std::io::BufWriter::new(requests_file);
         for request in &requests {
-            text.push_str(&serde_json::to_string(request)?);
-            text.push('\n');
+            serde_json::to_writer(&mut file, request)?;
+            file.write_all(b"\n")?;
         }
-        fs_err::write(path, text)?;
+        file.flush()
+            .with_context(|| format!("cannot write the requests to {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

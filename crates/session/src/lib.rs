@@ -13,9 +13,11 @@
 //! agent loop is the only writer.
 
 mod invariants;
+mod lock;
 mod log;
 mod messages;
 
 pub use invariants::InvariantError;
+pub use lock::{LockError, LockWait, SessionLock};
 pub use log::*;
 pub use messages::derive_messages;
