@@ -7,6 +7,7 @@ mod support;
 mod cli_headless;
 mod cli_interactive;
 mod cli_replay;
+mod cli_sessions_safety;
 mod conformance_claude;
 mod conformance_codex;
 mod hook_scenarios;

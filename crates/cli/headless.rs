@@ -61,6 +61,8 @@ pub struct HeadlessArgs {
     pub strict_hooks: bool,
     /// Which session.
     pub pick: Pick,
+    /// `--wait`: wait for another writer of the session instead of failing.
+    pub wait: dsh_session::LockWait,
     /// Extra Claude Code settings files.
     pub settings: Vec<PathBuf>,
     /// `--model`.
@@ -120,7 +122,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
     let trust = sessions::Trust::Headless {
         strict: args.strict_hooks || crate::trust::strict_from_env(),
     };
-    let opened = sessions::open(&home, &args.pick, &args.settings, trust)?;
+    let opened = sessions::open(&home, &args.pick, &args.settings, trust, args.wait)?;
     for notice in &opened.hooks.notices {
         eprintln!("dsh: {notice}");
     }

@@ -204,11 +204,16 @@ fn resolve_session(session: &str) -> anyhow::Result<PathBuf> {
     }
     let home = crate::sessions::dsh_home()?;
     let dir = crate::sessions::sessions_dir(&home);
+    let looks_like_path = session.contains('/') || session.ends_with(".jsonl");
+    if !looks_like_path {
+        // An id builds a path under the sessions directory: only safe ids.
+        dsh_session::validate_session_id(session)
+            .with_context(|| format!("no session log {session}"))?;
+    }
     let exact = dir.join(format!("{session}.jsonl"));
     if exact.is_file() {
         return Ok(exact);
     }
-    let looks_like_path = session.contains('/') || session.ends_with(".jsonl");
     let mut matches: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|entries| {
             entries

@@ -47,6 +47,8 @@ use crate::terminal::{SPINNER_TICK, Terminal, Tone, summarize_arguments};
 pub struct InteractiveArgs {
     /// Which session.
     pub pick: Pick,
+    /// `--wait`: wait for another writer of the session instead of failing.
+    pub wait: dsh_session::LockWait,
     /// Extra Claude Code settings files.
     pub settings: Vec<PathBuf>,
     /// `--model`.
@@ -184,6 +186,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
         &args.pick,
         &args.settings,
         sessions::Trust::Interactive,
+        args.wait,
     )?;
     let term = Arc::new(Terminal::new(crate::terminal::color_enabled(args.color)));
     let stdin_tty = std::io::stdin().is_terminal();

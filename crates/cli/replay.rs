@@ -30,6 +30,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         .session_id
         .clone()
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    dsh_session::validate_session_id(&session_id).context("--session-id")?;
     let header = wiring::header(&session_id, &cwd, hooks.notices.clone());
     // Both outputs are opened (and refused if they are not regular files)
     // before anything runs.
