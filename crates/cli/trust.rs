@@ -156,15 +156,36 @@ impl TrustStore {
         Ok(TrustStore { path, file })
     }
 
-    /// Writes the store (atomically: a temp file renamed over it).
+    /// Writes the store atomically and privately: a fresh temp file (0600,
+    /// `create_new`, so a planted file or symlink at the temp path is never
+    /// written through) is filled, synced and renamed over the store, in a
+    /// directory created 0700.
     pub fn save(&self) -> anyhow::Result<()> {
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
         if let Some(dir) = self.path.parent() {
-            fs_err::create_dir_all(dir)?;
+            dsh_session::create_private_dir(dir)?;
         }
         let text = serde_json::to_string_pretty(&self.file)?;
-        let tmp = self.path.with_extension("json.tmp");
-        fs_err::write(&tmp, format!("{text}\n"))?;
-        fs_err::rename(&tmp, &self.path)?;
+        let tmp = self
+            .path
+            .with_extension(format!("json.{}.tmp", std::process::id()));
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&tmp)
+            .with_context(|| format!("cannot create {}", tmp.display()))?;
+        let written = file
+            .write_all(format!("{text}\n").as_bytes())
+            .and_then(|()| file.sync_all())
+            .and_then(|()| std::fs::rename(&tmp, &self.path));
+        if let Err(error) = written {
+            // The temp file is ours (create_new made it): remove it.
+            let _ = std::fs::remove_file(&tmp);
+            return Err(error).with_context(|| format!("cannot write {}", self.path.display()));
+        }
         Ok(())
     }
 
@@ -701,6 +722,37 @@ mod tests {
             store_status(&reloaded, "sha256:aa", &first.origin),
             TrustStatus::Trusted
         );
+    }
+
+    #[test]
+    fn save_is_private_and_never_writes_through_a_planted_temp_file() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("dsh-home");
+        let victim = root.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        std::fs::create_dir(&home).unwrap();
+        std::os::unix::fs::symlink(&victim, home.join("trust.json.tmp")).unwrap();
+        let store = TrustStore::load(&home).unwrap();
+        store.save().unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        let mode = std::fs::metadata(home.join(TRUST_FILE))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+
+        // Even at the exact temp path a planted symlink is refused, not followed.
+        let tmp = home.join(format!("trust.json.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+        assert!(store.save().is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+
+        // A home dsh creates is private.
+        let fresh = root.path().join("new-home");
+        TrustStore::load(&fresh).unwrap().save().unwrap();
+        let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
     }
 
     #[test]
