@@ -8,6 +8,7 @@ mod cli_headless;
 mod cli_interactive;
 mod cli_replay;
 mod cli_sessions_safety;
+mod cli_signals;
 mod conformance_claude;
 mod conformance_codex;
 mod hook_scenarios;

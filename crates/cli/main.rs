@@ -11,6 +11,7 @@ mod log_view;
 mod output;
 mod replay;
 mod sessions;
+mod signals;
 mod terminal;
 mod trust;
 mod wiring;
