@@ -4,6 +4,7 @@
 //! This is glue: argument types, wiring and rendering. Domain logic lives in
 //! the library crates.
 
+mod exec_scan;
 mod headless;
 mod hooks_cmd;
 mod interactive;

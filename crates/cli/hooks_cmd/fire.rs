@@ -748,15 +748,14 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
     }
 }
 
-/// The bridge plugins for `sources`, all hooks regardless of trust (an
-/// explicit test or replay runs what is configured), optionally one dialect.
+/// The bridge plugins for `sources`, every hook the caller's trust
+/// decision left in (`excluded_hooks` stay out), optionally one dialect.
 pub(super) fn plugins(
     sources: &HookSources,
     dialect: Option<DialectArg>,
 ) -> anyhow::Result<(Vec<Arc<dyn Plugin>>, dsh_hook_runner::HookRunner)> {
     let mut sources = sources.clone();
     sources.run_untrusted = true;
-    sources.excluded_hooks.clear();
     let loaded = wiring::load_hooks(&sources)?;
     let plugins = loaded
         .plugins
