@@ -11,6 +11,7 @@ mod cli_sessions_safety;
 mod cli_signals;
 mod conformance_claude;
 mod conformance_codex;
+mod durability;
 mod hook_scenarios;
 mod hooks_cmd;
 mod native_fixtures;
