@@ -441,6 +441,22 @@ fn trust_follows_what_a_command_executes_not_the_data_it_writes() {
 }
 
 #[test]
+fn test_refuses_a_payload_session_id_that_is_a_path() {
+    let ctx = project();
+    let output = dsh(&ctx)
+        .args(["hooks", "test", "--trust-all", "Stop", "--input"])
+        .arg(r#"{"session_id": "../../outside"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("session_id") && stderr.contains("not allowed"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn test_with_malformed_input_names_line_and_column() {
     let ctx = project();
     let output = dsh(&ctx)

@@ -148,7 +148,7 @@ impl TrustStore {
     /// Reads the store under `dsh_home` (empty when the file does not exist).
     pub fn load(dsh_home: &Path) -> anyhow::Result<TrustStore> {
         let path = dsh_home.join(TRUST_FILE);
-        let file = match std::fs::read_to_string(&path) {
+        let file = match read_regular(&path) {
             Ok(text) => serde_json::from_str(&text).with_context(|| {
                 format!(
                     "{} is not a dsh trust file (fix or delete it)",
@@ -254,6 +254,23 @@ impl TrustStore {
             .retain(|_, record| !record.file.starts_with(project));
         before - self.file.hooks.len()
     }
+}
+
+/// Reads a small state file without blocking: a FIFO or device planted
+/// at the path is refused instead of hanging dsh.
+fn read_regular(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    Ok(text)
 }
 
 /// Both dialects' configurations for `sources`, as the session would load them.
@@ -903,6 +920,18 @@ mod tests {
             panic!("not hashed");
         };
         assert_eq!(streamed, sha256_hex(&contents));
+    }
+
+    #[test]
+    fn a_fifo_at_trust_json_is_refused_without_blocking() {
+        let home = tempfile::tempdir().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(home.path().join(TRUST_FILE))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = TrustStore::load(home.path()).unwrap_err();
+        assert!(format!("{err:#}").contains("not a regular file"), "{err:#}");
     }
 
     #[test]

@@ -177,9 +177,13 @@ impl Firing {
             Some("idle_prompt") => NotificationKind::Idle,
             _ => NotificationKind::PermissionPrompt,
         };
+        let session_id = text("session_id").unwrap_or_else(|| "hooks-test".to_owned());
+        // Bridges build paths (the transcript) from the session id.
+        dsh_session::validate_session_id(&session_id)
+            .map_err(|error| anyhow::anyhow!("the payload's session_id: {error}"))?;
         Ok(Firing {
             event,
-            session_id: text("session_id").unwrap_or_else(|| "hooks-test".to_owned()),
+            session_id,
             turn: 1,
             call_id: text("tool_use_id").unwrap_or_else(|| "call_hooks_test".to_owned()),
             tool,
