@@ -80,18 +80,26 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         skip_prompts: 0,
     };
     let output = runtime.block_on(async {
+        let mut signals = crate::signals::Signals::install()?;
         tokio::select! {
-            output = replay_fixture(&fixture, options) => output.map(Some),
-            _ = tokio::signal::ctrl_c() => {
-                // Ctrl-C ends the replay; no hook process group outlives dsh.
+            output = replay_fixture(&fixture, options) => Ok(Ok(output?)),
+            stop = signals.recv() => {
+                // Ctrl-C, SIGTERM or SIGHUP ends the replay; no hook process
+                // group outlives dsh.
                 runner.kill_all();
-                Ok(None)
+                anyhow::Ok(Err(stop))
             }
         }
     })?;
-    let Some(output) = output else {
-        eprintln!("dsh: replay interrupted; hook processes were killed");
-        return Ok(ExitCode::from(130));
+    let output = match output {
+        Ok(output) => output,
+        Err(stop) => {
+            eprintln!(
+                "dsh: replay interrupted ({}); hook processes were killed",
+                stop.name()
+            );
+            return Ok(stop.exit_code());
+        }
     };
     for outcome in &output.outcomes {
         if let Some(message) = &outcome.message {
