@@ -52,13 +52,14 @@ fn sleeper(marker: &str, millis: u64) -> String {
     )
 }
 
-/// User-level hooks (trusted): PreToolUse and PostToolUse sleep a little
-/// with the run's marker, SessionEnd is quick.
+/// User-level hooks (trusted): SessionStart, PreToolUse and PostToolUse
+/// sleep a little with the run's marker, SessionEnd is quick.
 fn install_hooks(ctx: &TestContext, marker: &str) {
     let claude = ctx.home().join(".claude");
     std::fs::create_dir_all(&claude).unwrap();
     let hook = |millis| json!([{"matcher": "Bash", "hooks": [{"type": "command", "command": sleeper(marker, millis)}]}]);
     let settings = json!({"hooks": {
+        "SessionStart": [{"hooks": [{"type": "command", "command": sleeper(marker, 80)}]}],
         "PreToolUse": hook(100),
         "PostToolUse": hook(80),
         "SessionEnd": [{"hooks": [{"type": "command", "command": "true"}]}],
