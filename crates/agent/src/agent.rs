@@ -1,6 +1,6 @@
 //! The loop.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -682,7 +682,7 @@ impl Agent {
         ctx: &SeamContext,
         turn: u64,
         calls: &[ToolCall],
-        renamed: &HashMap<String, String>,
+        renamed: &BTreeMap<String, String>,
         cancel: &CancellationToken,
         control: &TurnControl,
     ) -> Result<(), AgentError> {
@@ -811,10 +811,10 @@ impl Agent {
 /// The calls with every id unique: a repeated id gets the first free
 /// `~N` suffix (`call_1`, `call_1~2`). Returns the calls and, for each
 /// renamed one, its new id mapped to the id the provider sent.
-fn unique_call_ids(calls: &[ToolCall]) -> (Vec<ToolCall>, HashMap<String, String>) {
+fn unique_call_ids(calls: &[ToolCall]) -> (Vec<ToolCall>, BTreeMap<String, String>) {
     let mut taken: HashSet<String> = calls.iter().map(|call| call.id.clone()).collect();
     let mut seen = HashSet::new();
-    let mut renamed = HashMap::new();
+    let mut renamed = BTreeMap::new();
     let calls = calls
         .iter()
         .map(|call| {
