@@ -1,5 +1,7 @@
 //! `dsh replay` and `dsh log` as a user runs them: exit codes, stdout, stderr.
 
+use std::os::unix::fs::FileTypeExt as _;
+
 use crate::support::{TestContext, fixture};
 
 fn snapshot_output(ctx: &TestContext, output: &std::process::Output) -> String {
@@ -197,4 +199,105 @@ fn ctrl_c_during_replay_kills_the_running_hook_group_and_exits_130() {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+}
+
+#[test]
+fn replay_out_never_replaces_what_is_at_the_path() {
+    let ctx = TestContext::new();
+    let dir = ctx.home().join("outs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |flag: &str, path: &std::path::Path| {
+        ctx.dsh()
+            .arg("replay")
+            .arg(fixture("plain_answer.json"))
+            .arg(flag)
+            .arg(path)
+            .output()
+            .unwrap()
+    };
+
+    // An existing regular file is truncated and written in place (same inode).
+    let existing = dir.join("existing.jsonl");
+    std::fs::write(
+        &existing,
+        "old contents that are longer than nothing\n".repeat(50),
+    )
+    .unwrap();
+    let inode =
+        |p: &std::path::Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
+    let before = inode(&existing);
+    assert!(run("--out", &existing).status.success());
+    assert_eq!(
+        inode(&existing),
+        before,
+        "the file was replaced, not rewritten"
+    );
+    let text = std::fs::read_to_string(&existing).unwrap();
+    assert_eq!(text.lines().count(), 5, "{text}");
+    assert!(!text.contains("old contents"));
+
+    // A symlink is written through and stays a symlink.
+    let target = dir.join("target.jsonl");
+    let link = dir.join("link.jsonl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    assert!(run("--out", &link).status.success());
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap().lines().count(), 5);
+    let requests_link = dir.join("requests-link.jsonl");
+    let requests_target = dir.join("requests-target.jsonl");
+    std::os::unix::fs::symlink(&requests_target, &requests_link).unwrap();
+    assert!(run("--requests-out", &requests_link).status.success());
+    assert!(
+        std::fs::symlink_metadata(&requests_link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&requests_target)
+            .unwrap()
+            .lines()
+            .count(),
+        1
+    );
+
+    // A FIFO and a directory are refused with a clear error and left alone.
+    let fifo = dir.join("pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let subdir = dir.join("subdir");
+    std::fs::create_dir(&subdir).unwrap();
+    for (flag, path, kind) in [
+        ("--out", &fifo, "a FIFO"),
+        ("--requests-out", &fifo, "a FIFO"),
+        ("--out", &subdir, "a directory"),
+        ("--requests-out", &subdir, "a directory"),
+    ] {
+        let output = run(flag, path);
+        assert_eq!(output.status.code(), Some(2), "{flag} {}", path.display());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(kind), "{stderr}");
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+    }
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(subdir.is_dir());
+    // A character device is refused before anything is written to it.
+    let output = run("--out", std::path::Path::new("/dev/zero"));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("a character device"));
 }

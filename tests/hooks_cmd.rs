@@ -243,6 +243,7 @@ fn test_pre_tool_use_denies_through_both_bridges() {
         .args([
             "hooks",
             "test",
+            "--trust-all",
             "PreToolUse",
             "--tool",
             "Bash",
@@ -262,6 +263,7 @@ fn test_pre_tool_use_allows_a_safe_command_for_one_dialect() {
         .args([
             "hooks",
             "test",
+            "--trust-all",
             "PreToolUse",
             "--dialect",
             "codex",
@@ -288,7 +290,13 @@ fn test_user_prompt_submit_block_shows_what_the_user_sees() {
     let input = ctx.project().join("prompt.json");
     std::fs::write(&input, r#"{"prompt": "here is my secret token"}"#).unwrap();
     let output = dsh(&ctx)
-        .args(["hooks", "test", "UserPromptSubmit", "--input"])
+        .args([
+            "hooks",
+            "test",
+            "--trust-all",
+            "UserPromptSubmit",
+            "--input",
+        ])
         .arg(format!("@{}", input.display()))
         .output()
         .unwrap();
@@ -300,7 +308,14 @@ fn test_user_prompt_submit_block_shows_what_the_user_sees() {
 fn test_post_tool_use_context_reaches_the_model() {
     let ctx = project();
     let output = dsh(&ctx)
-        .args(["hooks", "test", "PostToolUse", "--tool", "Write"])
+        .args([
+            "hooks",
+            "test",
+            "--trust-all",
+            "PostToolUse",
+            "--tool",
+            "Write",
+        ])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
@@ -317,11 +332,128 @@ fn test_post_tool_use_context_reaches_the_model() {
 fn test_of_an_unknown_event_suggests_the_nearest_name() {
     let ctx = project();
     let output = dsh(&ctx)
-        .args(["hooks", "test", "PreToolUs"])
+        .args(["hooks", "test", "--trust-all", "PreToolUs"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     insta::assert_snapshot!(snapshot_output(&ctx, &output));
+}
+
+#[test]
+fn test_refuses_untrusted_project_hooks_without_a_terminal() {
+    let ctx = TestContext::new();
+    let claude = ctx.project().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "touch hook-ran" } ] } ] } }"#,
+    )
+    .unwrap();
+    let output = ctx
+        .dsh()
+        .args(["hooks", "test", "UserPromptSubmit"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("untrusted project hook"), "{stderr}");
+    assert!(stderr.contains("touch hook-ran"), "{stderr}");
+    assert!(stderr.contains("--trust-all"), "{stderr}");
+    assert!(!ctx.project().join("hook-ran").exists());
+
+    // Trusted hooks run; so does everything with --trust-all.
+    let trusted = ctx.dsh().args(["hooks", "trust"]).output().unwrap();
+    assert!(
+        trusted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trusted.stderr)
+    );
+    let output = ctx
+        .dsh()
+        .args(["hooks", "test", "UserPromptSubmit"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(ctx.project().join("hook-ran").exists());
+}
+
+#[test]
+fn trust_follows_what_a_command_executes_not_the_data_it_writes() {
+    let ctx = TestContext::new();
+    let project = ctx.project();
+    let claude = project.join(".claude");
+    std::fs::create_dir_all(project.join("d")).unwrap();
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(project.join("d/run.sh"), "echo one\n").unwrap();
+    std::fs::write(project.join("lib.sh"), "x=1\n").unwrap();
+    std::fs::write(project.join("cmd.txt"), "true\n").unwrap();
+    std::fs::write(project.join("out.log"), "").unwrap();
+    let settings = serde_json::json!({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": "cd d && bash run.sh >> ../out.log"},
+        {"type": "command", "command": "source ./lib.sh; echo $x"},
+        {"type": "command", "command": "bash -c \"$(cat cmd.txt)\""}
+    ]}]}});
+    std::fs::write(claude.join("settings.json"), settings.to_string()).unwrap();
+    let trusted = ctx.dsh().args(["hooks", "trust"]).output().unwrap();
+    assert!(trusted.status.success());
+    let untrusted = || {
+        let output = ctx.dsh().args(["hooks", "test", "Stop"]).output().unwrap();
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    assert!(!untrusted().contains("untrusted"), "{}", untrusted());
+    // Data the hook writes does not ask again.
+    std::fs::write(project.join("out.log"), "lots of output\n").unwrap();
+    assert!(!untrusted().contains("untrusted"), "{}", untrusted());
+    // A changed script behind `cd d && bash run.sh` does.
+    std::fs::write(project.join("d/run.sh"), "echo two\n").unwrap();
+    let err = untrusted();
+    assert!(
+        err.contains("run.sh") && err.contains("changed since you trusted it"),
+        "{err}"
+    );
+    ctx.dsh().args(["hooks", "trust"]).output().unwrap();
+    // So does a changed sourced file.
+    std::fs::write(project.join("lib.sh"), "x=2\n").unwrap();
+    let err = untrusted();
+    assert!(err.contains("lib.sh"), "{err}");
+    assert!(!err.contains("dsh cannot see changes"), "{err}");
+    // A computed command (and only that one) is flagged in the prompt and
+    // by `hooks check`.
+    ctx.dsh().args(["hooks", "untrust"]).output().unwrap();
+    let err = untrusted();
+    assert_eq!(
+        err.matches("dsh cannot see changes to what this command runs")
+            .count(),
+        1,
+        "{err}"
+    );
+    let check = ctx.dsh().args(["hooks", "check"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        stdout.contains("computed-command")
+            && stdout.contains("dsh cannot see changes to what this command runs"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn test_refuses_a_payload_session_id_that_is_a_path() {
+    let ctx = project();
+    let output = dsh(&ctx)
+        .args(["hooks", "test", "--trust-all", "Stop", "--input"])
+        .arg(r#"{"session_id": "../../outside"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("session_id") && stderr.contains("not allowed"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -331,6 +463,7 @@ fn test_with_malformed_input_names_line_and_column() {
         .args([
             "hooks",
             "test",
+            "--trust-all",
             "PreToolUse",
             "--input",
             "{\"tool_input\": }",

@@ -35,6 +35,7 @@ use dsh_tools::ApprovalService;
 use serde_json::{Value, json};
 
 use crate::sessions::{self, AgentOptions, Pick};
+use crate::signals::{Signals, Stop};
 use crate::terminal::summarize_arguments;
 
 /// What `-p` prints on stdout.
@@ -61,6 +62,8 @@ pub struct HeadlessArgs {
     pub strict_hooks: bool,
     /// Which session.
     pub pick: Pick,
+    /// `--wait`: wait for another writer of the session instead of failing.
+    pub wait: dsh_session::LockWait,
     /// Extra Claude Code settings files.
     pub settings: Vec<PathBuf>,
     /// `--model`.
@@ -120,7 +123,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
     let trust = sessions::Trust::Headless {
         strict: args.strict_hooks || crate::trust::strict_from_env(),
     };
-    let opened = sessions::open(&home, &args.pick, &args.settings, trust)?;
+    let opened = sessions::open(&home, &args.pick, &args.settings, trust, args.wait)?;
     for notice in &opened.hooks.notices {
         eprintln!("dsh: {notice}");
     }
@@ -156,38 +159,70 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let outcome = runtime.block_on(async {
-        agent.start(source).await;
-        let cancel = agent.session_cancel().child_token();
-        let interrupted = Arc::new(Mutex::new(false));
+    let ran = runtime.block_on(async {
+        // Before the session-start hooks run: from here on SIGINT, SIGTERM
+        // and SIGHUP end the session in order instead of killing dsh.
+        let mut signals = Signals::install()?;
+        let session_cancel = agent.session_cancel();
+        let stopped: Arc<Mutex<Option<Stop>>> = Arc::new(Mutex::new(None));
         let watcher = {
-            let cancel = cancel.clone();
-            let interrupted = Arc::clone(&interrupted);
+            let session_cancel = session_cancel.clone();
+            let stopped = Arc::clone(&stopped);
+            let runner = runner.clone();
             tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    *interrupted.lock().unwrap_or_else(PoisonError::into_inner) = true;
-                    cancel.cancel();
-                }
+                let stop = signals.recv().await;
+                *stopped.lock().unwrap_or_else(PoisonError::into_inner) = Some(stop);
+                // kill_all ends running and detached hooks; cancelling makes
+                // the owners of tool processes kill their groups. kill_all
+                // comes first: once the token is cancelled the session-end
+                // hooks may start, and they must not be killed.
+                runner.kill_all();
+                session_cancel.cancel();
+                // A second signal while the session ends: stop waiting.
+                let again = signals.recv().await;
+                runner.kill_all();
+                eprintln!("dsh: {} again; exiting now", again.name());
+                std::process::exit(i32::from(stop.code()));
             })
         };
-        let outcome = agent
-            .run_turn(
-                QueuedPrompt {
-                    text: prompt,
-                    source: "user".to_owned(),
-                },
-                cancel,
-            )
-            .await;
-        watcher.abort();
+        agent.start(source).await;
+        let stopped_early = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
+        let outcome = match stopped_early {
+            // Stopped while the session-start hooks ran: no turn is opened.
+            Some(_) => None,
+            None => Some(
+                agent
+                    .run_turn(
+                        QueuedPrompt {
+                            text: prompt,
+                            source: "user".to_owned(),
+                        },
+                        session_cancel.child_token(),
+                    )
+                    .await,
+            ),
+        };
+        // Session-end hooks run even after a signal (with a fresh token,
+        // inside their own budget).
         agent.end(SessionEndReason::Other).await;
         // Detached (async) hooks do not outlive the session.
         runner.kill_all();
-        anyhow::Ok((outcome?, agent.events()))
+        watcher.abort();
+        let stop = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
+        let outcome = outcome.transpose()?;
+        anyhow::Ok((outcome, stop, agent.events()))
     });
     // The runtime's blocking pool may hold a stdin reader; do not wait for it.
     runtime.shutdown_background();
-    let (outcome, events) = outcome?;
+    let (outcome, stop, events) = ran?;
+    let Some(outcome) = outcome else {
+        let stop = stop.unwrap_or(Stop::Interrupt);
+        eprintln!(
+            "dsh: {} before the turn started (session {session_id})",
+            stop.name()
+        );
+        return Ok(stop.exit_code());
+    };
 
     let result = result_object(&session_id, log_path.as_deref(), &outcome);
     match args.output_format {
@@ -210,7 +245,15 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
         }
         OutputFormat::StreamJson => crate::wiring::stdout_line(&result.to_string()),
     }
-    if outcome.reason == TurnEndReason::Completed {
+    if let Some(stop) = stop {
+        eprintln!(
+            "dsh: {}: turn {} ended {} (session {session_id})",
+            stop.name(),
+            outcome.turn,
+            outcome.reason.as_str()
+        );
+        Ok(stop.exit_code())
+    } else if outcome.reason == TurnEndReason::Completed {
         Ok(ExitCode::SUCCESS)
     } else {
         let message = outcome

@@ -87,6 +87,10 @@ pub enum HooksCommand {
         /// Extra Claude Code settings file(s), as `dsh --settings`.
         #[arg(long = "settings", value_name = "FILE")]
         settings: Vec<PathBuf>,
+        /// Run project hooks nobody trusted yet without asking (without a
+        /// terminal they are refused otherwise).
+        #[arg(long)]
+        trust_all: bool,
     },
     /// Re-runs a session's recorded hook invocations against today's
     /// configuration and shows the decisions that changed.
@@ -149,8 +153,9 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitCode> {
             dialect,
             format,
             settings,
+            trust_all,
         } => fire::run_test(
-            &sources(settings)?,
+            &test_sources(settings, trust_all)?,
             fire::TestArgs {
                 event,
                 tool,
@@ -181,6 +186,34 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// `dsh hooks test` runs hooks as a session would, so it applies the same
+/// trust rules: on a terminal it asks about untrusted project hooks (a
+/// "no" leaves them out); without one it refuses them unless `--trust-all`.
+fn test_sources(settings: Vec<PathBuf>, trust_all: bool) -> anyhow::Result<HookSources> {
+    use std::io::IsTerminal as _;
+    let mut sources = sources(settings)?;
+    if trust_all {
+        return Ok(sources);
+    }
+    if std::io::stdin().is_terminal() {
+        // The prompt goes to stderr: stdout carries the report (maybe JSON).
+        let stdin = std::io::stdin();
+        crate::trust::apply_interactive(&mut sources, &mut stdin.lock(), &mut std::io::stderr())?;
+        return Ok(sources);
+    }
+    let untrusted = crate::trust::untrusted_project_hooks(&sources)?;
+    if !untrusted.is_empty() {
+        let mut text = Vec::new();
+        crate::trust::describe(&mut text, &untrusted, &sources.cwd)?;
+        anyhow::bail!(
+            "refusing to run {} untrusted project hook(s) without a terminal to ask on:\n{}pass --trust-all to run them anyway, or trust them with `dsh hooks trust`",
+            untrusted.len(),
+            String::from_utf8_lossy(&text)
+        );
+    }
+    Ok(sources)
+}
+
 fn sources(settings: Vec<PathBuf>) -> anyhow::Result<HookSources> {
     let cwd = wiring::current_dir()?;
     let settings = settings
@@ -204,11 +237,16 @@ fn resolve_session(session: &str) -> anyhow::Result<PathBuf> {
     }
     let home = crate::sessions::dsh_home()?;
     let dir = crate::sessions::sessions_dir(&home);
+    let looks_like_path = session.contains('/') || session.ends_with(".jsonl");
+    if !looks_like_path {
+        // An id builds a path under the sessions directory: only safe ids.
+        dsh_session::validate_session_id(session)
+            .with_context(|| format!("no session log {session}"))?;
+    }
     let exact = dir.join(format!("{session}.jsonl"));
     if exact.is_file() {
         return Ok(exact);
     }
-    let looks_like_path = session.contains('/') || session.ends_with(".jsonl");
     let mut matches: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|entries| {
             entries

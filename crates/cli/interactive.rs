@@ -21,7 +21,11 @@
 //!   nothing sent in between), `/exit`, or Ctrl-D (end of input) ends the
 //!   session: the session-end seam runs (`SessionEndReason::Exit`) and dsh
 //!   exits 0.
-//! - Other signals keep their default behaviour.
+//! - Ctrl-C while the session-start hooks run, SIGTERM and SIGHUP end the
+//!   session at any time: what runs is cancelled and its process groups
+//!   killed, an open turn closes `interrupted`, the session-end hooks run
+//!   within their budget, and dsh exits 130, 143 or 129. A second such
+//!   signal exits at once.
 
 use std::io::{BufRead as _, IsTerminal as _};
 use std::path::PathBuf;
@@ -40,6 +44,7 @@ use tokio::sync::mpsc;
 
 use crate::log_view::ColorChoice;
 use crate::sessions::{self, AgentOptions, Pick};
+use crate::signals::{Signals, Stop};
 use crate::terminal::{SPINNER_TICK, Terminal, Tone, summarize_arguments};
 
 /// The interactive options.
@@ -47,6 +52,8 @@ use crate::terminal::{SPINNER_TICK, Terminal, Tone, summarize_arguments};
 pub struct InteractiveArgs {
     /// Which session.
     pub pick: Pick,
+    /// `--wait`: wait for another writer of the session instead of failing.
+    pub wait: dsh_session::LockWait,
     /// Extra Claude Code settings files.
     pub settings: Vec<PathBuf>,
     /// `--model`.
@@ -62,6 +69,8 @@ pub struct InteractiveArgs {
 enum Input {
     Line(String),
     Eof,
+    /// Not typed: a signal ended the session while dsh waited for input.
+    Stopped,
 }
 
 type SharedInput = Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Input>>>;
@@ -161,6 +170,7 @@ impl ApprovalService for TerminalApproval {
                     .lines(Tone::Warn, "  approval cancelled (end of input)");
                 ApprovalResponse::Cancelled
             }
+            Input::Stopped => ApprovalResponse::Cancelled,
         }
     }
 }
@@ -184,6 +194,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
         &args.pick,
         &args.settings,
         sessions::Trust::Interactive,
+        args.wait,
     )?;
     let term = Arc::new(Terminal::new(crate::terminal::color_enabled(args.color)));
     let stdin_tty = std::io::stdin().is_terminal();
@@ -193,32 +204,12 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let result = runtime.block_on(async {
-        // Installed before anything runs, so Ctrl-C never kills dsh.
-        let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-            .context("cannot install the Ctrl-C handler")?;
+        // Installed before anything runs, so no signal kills dsh outright;
+        // they are read once the agent exists (until then they wait).
+        let (mut sigint, mut terminations) = Signals::install()?.split();
         let input: SharedInput = Arc::new(tokio::sync::Mutex::new(spawn_reader()?));
         let turn: TurnSlot = Arc::new(Mutex::new(None));
         let (ctrl_c_tx, mut ctrl_c_at_prompt) = mpsc::unbounded_channel::<()>();
-        {
-            let turn = Arc::clone(&turn);
-            let term = Arc::clone(&term);
-            tokio::spawn(async move {
-                while sigint.recv().await.is_some() {
-                    let running = turn.lock().unwrap_or_else(PoisonError::into_inner).clone();
-                    match running {
-                        Some(token) => {
-                            if !token.is_cancelled() {
-                                term.lines(Tone::Warn, "^C interrupting the turn…");
-                                token.cancel();
-                            }
-                        }
-                        None => {
-                            let _ = ctrl_c_tx.send(());
-                        }
-                    }
-                }
-            });
-        }
         {
             let term = Arc::clone(&term);
             tokio::spawn(async move {
@@ -261,6 +252,55 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
             },
         )?;
 
+        let stopper = Stopper {
+            stopped: Arc::new(Mutex::new(None)),
+            session_cancel: agent.session_cancel(),
+            runner: runner.clone(),
+            term: Arc::clone(&term),
+        };
+        let (stop_tx, mut stop_rx) = mpsc::unbounded_channel::<Stop>();
+        // Ctrl-C while the session-start hooks run ends the session like
+        // SIGTERM does; afterwards it interrupts the turn or warns at the prompt.
+        let starting = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        {
+            let turn = Arc::clone(&turn);
+            let term = Arc::clone(&term);
+            let starting = Arc::clone(&starting);
+            let stopper = stopper.clone();
+            let stop_tx = stop_tx.clone();
+            tokio::spawn(async move {
+                while sigint.recv().await.is_some() {
+                    if starting.load(std::sync::atomic::Ordering::SeqCst) {
+                        stopper.stop(Stop::Interrupt);
+                        let _ = stop_tx.send(Stop::Interrupt);
+                        continue;
+                    }
+                    let running = turn.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                    match running {
+                        Some(token) => {
+                            if !token.is_cancelled() {
+                                term.lines(Tone::Warn, "^C interrupting the turn…");
+                                token.cancel();
+                            }
+                        }
+                        None => {
+                            let _ = ctrl_c_tx.send(());
+                        }
+                    }
+                }
+            });
+        }
+        {
+            let stopper = stopper.clone();
+            tokio::spawn(async move {
+                loop {
+                    let stop = terminations.recv().await;
+                    stopper.stop(stop);
+                    let _ = stop_tx.send(stop);
+                }
+            });
+        }
+
         term.lines(
             Tone::Accent,
             &format!(
@@ -282,10 +322,11 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
             term.lines(Tone::Warn, &format!("⚠ {notice}"));
         }
         agent.start(source).await;
+        starting.store(false, std::sync::atomic::Ordering::SeqCst);
 
         let idle_after = idle_notification_after();
         let mut armed = false;
-        loop {
+        while stopper.stopped().is_none() {
             if stdin_tty {
                 term.prompt("> ");
             }
@@ -298,6 +339,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
                 tokio::select! {
                     input = next_input(&input) => break Some(input),
                     Some(()) = ctrl_c_at_prompt.recv() => break None,
+                    Some(_) = stop_rx.recv() => break Some(Input::Stopped),
                     () = &mut idle, if !notified => {
                         notified = true;
                         agent
@@ -326,6 +368,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
                     break;
                 }
                 Some(Input::Line(line)) => line,
+                Some(Input::Stopped) => break,
             };
             armed = false;
             let text = line.trim();
@@ -358,13 +401,59 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        agent.end(SessionEndReason::Exit).await;
+        let stop = stopper.stopped();
+        if let Some(stop) = stop {
+            term.lines(Tone::Warn, &format!("{}: ending the session", stop.name()));
+        }
+        let reason = match stop {
+            Some(_) => SessionEndReason::Other,
+            None => SessionEndReason::Exit,
+        };
+        // Session-end hooks run even after a signal, inside their budget.
+        agent.end(reason).await;
         // Detached (async) hooks do not outlive the session.
         runner.kill_all();
-        anyhow::Ok(())
+        anyhow::Ok(stop)
     });
     // The stdin thread may be blocked in a read; it ends with the process.
     runtime.shutdown_background();
-    result?;
-    Ok(ExitCode::SUCCESS)
+    Ok(match result? {
+        Some(stop) => stop.exit_code(),
+        None => ExitCode::SUCCESS,
+    })
+}
+
+/// Ends the session on SIGTERM, SIGHUP, or Ctrl-C during start-up: records
+/// the first signal, cancels everything running (owners of hook and tool
+/// processes kill their groups) and kills detached hooks. A second signal
+/// exits at once.
+#[derive(Clone)]
+struct Stopper {
+    stopped: Arc<Mutex<Option<Stop>>>,
+    session_cancel: CancellationToken,
+    runner: dsh_hook_runner::HookRunner,
+    term: Arc<Terminal>,
+}
+
+impl Stopper {
+    fn stop(&self, stop: Stop) {
+        let first = {
+            let mut stopped = self.stopped.lock().unwrap_or_else(PoisonError::into_inner);
+            let first = stopped.is_none();
+            stopped.get_or_insert(stop);
+            first
+        };
+        self.runner.kill_all();
+        if first {
+            self.session_cancel.cancel();
+        } else {
+            self.term
+                .lines(Tone::Warn, &format!("{} again; exiting now", stop.name()));
+            std::process::exit(i32::from(stop.code()));
+        }
+    }
+
+    fn stopped(&self) -> Option<Stop> {
+        *self.stopped.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }

@@ -4,12 +4,15 @@
 //! This is glue: argument types, wiring and rendering. Domain logic lives in
 //! the library crates.
 
+mod exec_scan;
 mod headless;
 mod hooks_cmd;
 mod interactive;
 mod log_view;
+mod output;
 mod replay;
 mod sessions;
+mod signals;
 mod terminal;
 mod trust;
 mod wiring;
@@ -49,6 +52,10 @@ struct Cli {
     /// Reopen the newest session started in the current directory.
     #[arg(short = 'c', long = "continue")]
     continue_session: bool,
+    /// When another dsh is writing the session, wait for it to finish
+    /// instead of failing.
+    #[arg(long)]
+    wait: bool,
     /// Use this model instead of the configured one.
     #[arg(long)]
     model: Option<String>,
@@ -147,12 +154,14 @@ fn main() -> ExitCode {
                     allow_ask: cli.allow_ask,
                     strict_hooks: cli.strict_hooks,
                     pick,
+                    wait: lock_wait(cli.wait),
                     settings: cli.settings,
                     model: cli.model,
                     max_steps: cli.max_steps,
                 }),
                 None => interactive::run(interactive::InteractiveArgs {
                     pick,
+                    wait: lock_wait(cli.wait),
                     settings: cli.settings,
                     model: cli.model,
                     max_steps: cli.max_steps,
@@ -167,6 +176,14 @@ fn main() -> ExitCode {
             eprintln!("dsh: error: {}", error_chain(&err));
             ExitCode::from(2)
         }
+    }
+}
+
+fn lock_wait(wait: bool) -> dsh_session::LockWait {
+    if wait {
+        dsh_session::LockWait::Wait
+    } else {
+        dsh_session::LockWait::Fail
     }
 }
 

@@ -1,5 +1,6 @@
 //! `dsh replay FIXTURE`: a scripted session through the real loop.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,17 +30,23 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         .session_id
         .clone()
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    dsh_session::validate_session_id(&session_id).context("--session-id")?;
     let header = wiring::header(&session_id, &cwd, hooks.notices.clone());
+    // Both outputs are opened (and refused if they are not regular files)
+    // before anything runs.
+    let requests_file = args
+        .requests_out
+        .as_deref()
+        .map(|path| crate::output::open(path, "requests"))
+        .transpose()?;
 
     // Without --out the log streams to stdout as events are appended, so
     // what was acknowledged is out even if the run dies.
     let log = match &args.out {
         Some(path) => {
-            if path.exists() {
-                fs_err::remove_file(path)?;
-            }
-            SessionLog::create(path, header)
-                .with_context(|| format!("cannot create the session log {}", path.display()))?
+            let file = crate::output::open(path, "session log")?;
+            SessionLog::over_writer(path, Box::new(file), header)
+                .with_context(|| format!("cannot write the session log {}", path.display()))?
         }
         None => {
             let log = SessionLog::in_memory(header)?;
@@ -73,18 +80,26 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         skip_prompts: 0,
     };
     let output = runtime.block_on(async {
+        let mut signals = crate::signals::Signals::install()?;
         tokio::select! {
-            output = replay_fixture(&fixture, options) => output.map(Some),
-            _ = tokio::signal::ctrl_c() => {
-                // Ctrl-C ends the replay; no hook process group outlives dsh.
+            output = replay_fixture(&fixture, options) => Ok(Ok(output?)),
+            stop = signals.recv() => {
+                // Ctrl-C, SIGTERM or SIGHUP ends the replay; no hook process
+                // group outlives dsh.
                 runner.kill_all();
-                Ok(None)
+                anyhow::Ok(Err(stop))
             }
         }
     })?;
-    let Some(output) = output else {
-        eprintln!("dsh: replay interrupted; hook processes were killed");
-        return Ok(ExitCode::from(130));
+    let output = match output {
+        Ok(output) => output,
+        Err(stop) => {
+            eprintln!(
+                "dsh: replay interrupted ({}); hook processes were killed",
+                stop.name()
+            );
+            return Ok(stop.exit_code());
+        }
     };
     for outcome in &output.outcomes {
         if let Some(message) = &outcome.message {
@@ -96,13 +111,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let requests = output.requests;
-    if let Some(path) = &args.requests_out {
-        let mut text = String::new();
+    if let (Some(path), Some(requests_file)) = (&args.requests_out, requests_file) {
+        let mut file = std::io::BufWriter::new(requests_file);
         for request in &requests {
-            text.push_str(&serde_json::to_string(request)?);
-            text.push('\n');
+            serde_json::to_writer(&mut file, request)?;
+            file.write_all(b"\n")?;
         }
-        fs_err::write(path, text)?;
+        file.flush()
+            .with_context(|| format!("cannot write the requests to {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -12,7 +12,7 @@ use dsh_model::Model;
 use dsh_protocol::{Event, EventBody};
 use dsh_provider::{OpenAiProvider, ProviderSettings};
 use dsh_seams::{SessionEnv, SessionInfo, SessionStartSource};
-use dsh_session::SessionLog;
+use dsh_session::{LockWait, SessionLog};
 use dsh_tools::ApprovalService;
 
 use crate::terminal::truncate;
@@ -108,9 +108,12 @@ fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
 }
 
 /// Every readable session under `dsh_home`, newest activity first. Logs
-/// that cannot be read are reported on stderr and skipped.
+/// that cannot be read, entries that are not regular files (a FIFO would
+/// hang the read; a symlink could lead out of `$DSH_HOME`) and headers with
+/// an unsafe session id are reported on stderr and skipped.
 pub fn list(dsh_home: &Path) -> anyhow::Result<Vec<SessionSummary>> {
     let dir = sessions_dir(dsh_home);
+    check_inside_home(dsh_home, &dir)?;
     let entries = match fs_err::read_dir(&dir) {
         Ok(entries) => entries,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -118,13 +121,29 @@ pub fn list(dsh_home: &Path) -> anyhow::Result<Vec<SessionSummary>> {
     };
     let mut sessions = Vec::new();
     for entry in entries {
-        let path = entry?.path();
+        let entry = entry?;
+        let path = entry.path();
         if path.extension().and_then(|ext| ext.to_str()) != Some("jsonl") {
             continue;
         }
-        match dsh_session::load(&path) {
+        // The entry's own type: a symlink is not followed to find out.
+        let kind = entry.file_type()?;
+        if !kind.is_file() {
+            eprintln!(
+                "dsh: warning: {}: {}, not a regular file; skipped",
+                path.display(),
+                dsh_session::describe_kind(&kind)
+            );
+            continue;
+        }
+        match dsh_session::load_with(&path, dsh_session::Follow::NoSymlinks) {
             Ok(loaded) => match summarize(&path, &loaded.events) {
-                Some(summary) => sessions.push(summary),
+                Some(summary) => match dsh_session::validate_session_id(&summary.id) {
+                    Ok(()) => sessions.push(summary),
+                    Err(error) => {
+                        eprintln!("dsh: warning: {}: {error}; skipped", path.display());
+                    }
+                },
                 None => eprintln!(
                     "dsh: warning: {}: no session header; skipped",
                     path.display()
@@ -140,6 +159,23 @@ pub fn list(dsh_home: &Path) -> anyhow::Result<Vec<SessionSummary>> {
             .then_with(|| b.started.cmp(&a.started))
     });
     Ok(sessions)
+}
+
+/// Refuses a sessions directory that resolves outside dsh's home (a
+/// symlink planted at `$DSH_HOME/sessions`). A missing directory passes.
+fn check_inside_home(dsh_home: &Path, dir: &Path) -> anyhow::Result<()> {
+    let (Ok(home), Ok(resolved)) = (dsh_home.canonicalize(), dir.canonicalize()) else {
+        return Ok(());
+    };
+    if !resolved.starts_with(&home) {
+        bail!(
+            "{} leads to {}, outside dsh's home {}; dsh does not follow it",
+            dir.display(),
+            resolved.display(),
+            home.display()
+        );
+    }
+    Ok(())
 }
 
 fn local_time(ts: &str) -> String {
@@ -224,6 +260,7 @@ pub fn open(
     pick: &Pick,
     settings: &[PathBuf],
     trust: Trust,
+    wait: LockWait,
 ) -> anyhow::Result<Opened> {
     let current = wiring::current_dir()?;
     let existing = match pick {
@@ -245,10 +282,11 @@ pub fn open(
             let hooks = load_hooks(&cwd, settings, trust)?;
             let session_id = uuid::Uuid::new_v4().to_string();
             let dir = sessions_dir(dsh_home);
-            fs_err::create_dir_all(&dir)?;
+            dsh_session::create_private_dir(&dir)?;
+            check_inside_home(dsh_home, &dir)?;
             let path = dir.join(format!("{session_id}.jsonl"));
             let header = wiring::header(&session_id, &cwd, hooks.notices.clone());
-            let log = SessionLog::create(&path, header)
+            let log = SessionLog::create_with(&path, header, wait)
                 .with_context(|| format!("cannot create the session log {}", path.display()))?;
             Ok(Opened {
                 session_id,
@@ -272,7 +310,7 @@ pub fn open(
                 eprintln!("dsh: resuming in the session's directory {}", cwd.display());
             }
             let hooks = load_hooks(&cwd, settings, trust)?;
-            let (log, torn) = SessionLog::open(&summary.path).with_context(|| {
+            let (log, torn) = SessionLog::open_with(&summary.path, wait).with_context(|| {
                 format!("cannot reopen the session log {}", summary.path.display())
             })?;
             if let Some(torn) = torn {
@@ -327,6 +365,7 @@ fn load_hooks(cwd: &Path, settings: &[PathBuf], trust: Trust) -> anyhow::Result<
 
 /// The session `id` names: an exact id, or a prefix only one session has.
 fn find(dsh_home: &Path, id: &str) -> anyhow::Result<SessionSummary> {
+    dsh_session::validate_session_id(id).context("cannot resume")?;
     let sessions = list(dsh_home)?;
     if let Some(exact) = sessions.iter().find(|session| session.id == id) {
         return Ok(exact.clone());

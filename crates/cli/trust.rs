@@ -4,9 +4,13 @@
 //!
 //! Unlike Claude Code's folder-level dialog, trust is per hook: each project
 //! hook is keyed by a SHA-256 of its definition (dialect, file, event,
-//! matcher, handler, timeout, `if`) and of the contents of the script files
-//! its command names. A changed definition or script is a new hash and asks
-//! again. Trusted hashes live in `$DSH_HOME/trust.json`.
+//! matcher, handler, timeout, `if`, an http hook's `headers` and
+//! `allowedEnvVars`) and of the contents of the project files its command
+//! executes or sources (see `crate::exec_scan`; data files it merely reads
+//! or writes are left out, files over [`MAX_HASHED_FILE_BYTES`] are named
+//! but not hashed). A changed definition or executed file is a new hash and
+//! asks again; a command that computes what it runs is flagged, since no
+//! hash can follow it. Trusted hashes live in `$DSH_HOME/trust.json`.
 //!
 //! User-level, managed and `--settings` hooks are trusted (the user put them
 //! there). Codex's own `trusted_hash` entries count as trust. Interactive
@@ -22,7 +26,7 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use dsh_hooks_claude::config::SettingsSource;
+use dsh_hooks_claude::config::{HandlerKind, SettingsSource};
 use dsh_hooks_claude::{ClaudeConfig, ClaudeDiscovery};
 use dsh_hooks_codex::config::sha256_hex;
 use dsh_hooks_codex::{CodexConfig, CodexDiscovery, EntryStatus, LayerSource, TrustState};
@@ -92,8 +96,14 @@ pub struct ProjectHook {
     pub origin: String,
     /// `sha256:` of the definition and the scripts it names.
     pub hash: String,
-    /// Script files the command names (their contents are in the hash).
+    /// Files inside the project the command executes or sources (their
+    /// contents are in the hash).
     pub scripts: Vec<PathBuf>,
+    /// The command computes what it runs (`$(…)`, `eval`, …): no hash can
+    /// see changes there, and the user is told so.
+    pub computed: bool,
+    /// What the hash leaves out (a file over the size limit).
+    pub notices: Vec<String>,
     /// Whether it may run.
     pub status: TrustStatus,
     /// Whether the bridge would run it at all (active, not disabled or unsupported).
@@ -138,7 +148,7 @@ impl TrustStore {
     /// Reads the store under `dsh_home` (empty when the file does not exist).
     pub fn load(dsh_home: &Path) -> anyhow::Result<TrustStore> {
         let path = dsh_home.join(TRUST_FILE);
-        let file = match std::fs::read_to_string(&path) {
+        let file = match read_regular(&path) {
             Ok(text) => serde_json::from_str(&text).with_context(|| {
                 format!(
                     "{} is not a dsh trust file (fix or delete it)",
@@ -156,15 +166,36 @@ impl TrustStore {
         Ok(TrustStore { path, file })
     }
 
-    /// Writes the store (atomically: a temp file renamed over it).
+    /// Writes the store atomically and privately: a fresh temp file (0600,
+    /// `create_new`, so a planted file or symlink at the temp path is never
+    /// written through) is filled, synced and renamed over the store, in a
+    /// directory created 0700.
     pub fn save(&self) -> anyhow::Result<()> {
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
         if let Some(dir) = self.path.parent() {
-            fs_err::create_dir_all(dir)?;
+            dsh_session::create_private_dir(dir)?;
         }
         let text = serde_json::to_string_pretty(&self.file)?;
-        let tmp = self.path.with_extension("json.tmp");
-        fs_err::write(&tmp, format!("{text}\n"))?;
-        fs_err::rename(&tmp, &self.path)?;
+        let tmp = self
+            .path
+            .with_extension(format!("json.{}.tmp", std::process::id()));
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&tmp)
+            .with_context(|| format!("cannot create {}", tmp.display()))?;
+        let written = file
+            .write_all(format!("{text}\n").as_bytes())
+            .and_then(|()| file.sync_all())
+            .and_then(|()| std::fs::rename(&tmp, &self.path));
+        if let Err(error) = written {
+            // The temp file is ours (create_new made it): remove it.
+            let _ = std::fs::remove_file(&tmp);
+            return Err(error).with_context(|| format!("cannot write {}", self.path.display()));
+        }
         Ok(())
     }
 
@@ -225,6 +256,23 @@ impl TrustStore {
     }
 }
 
+/// Reads a small state file without blocking: a FIFO or device planted
+/// at the path is refused instead of hanging dsh.
+fn read_regular(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    Ok(text)
+}
+
 /// Both dialects' configurations for `sources`, as the session would load them.
 pub(crate) fn load_configs(sources: &HookSources) -> anyhow::Result<(ClaudeConfig, CodexConfig)> {
     let mut discovery =
@@ -262,7 +310,19 @@ pub(crate) fn hooks_of(
             SettingsSource::Project | SettingsSource::Local
         );
         let command = handler.command_text();
-        let scripts = named_scripts(&command, &sources.cwd);
+        let scan = crate::exec_scan::scan(&command, &sources.cwd);
+        // An http hook's headers and the variables they may expand decide
+        // what leaves the machine: a change there must ask again.
+        let (headers, allowed_env_vars) = match &handler.kind {
+            HandlerKind::Http {
+                headers,
+                allowed_env_vars,
+                ..
+            } => (json!(headers), json!(allowed_env_vars)),
+            HandlerKind::Command { .. } | HandlerKind::Unsupported { .. } => {
+                (Value::Null, Value::Null)
+            }
+        };
         let identity = json!({
             "dialect": "claude",
             "file": handler.file,
@@ -271,8 +331,10 @@ pub(crate) fn hooks_of(
             "handler": entry.handler,
             "timeout": entry.timeout_secs,
             "if": handler.if_rule,
+            "headers": headers,
+            "allowedEnvVars": allowed_env_vars,
         });
-        let hash = hash_identity(identity, &scripts);
+        let (hash, notices) = hash_identity(identity, &scan.files);
         let status = if !project {
             TrustStatus::UserLevel
         } else {
@@ -286,7 +348,9 @@ pub(crate) fn hooks_of(
             file: handler.file.clone(),
             origin: entry.origin,
             hash,
-            scripts,
+            scripts: scan.files,
+            computed: scan.computed,
+            notices,
             status,
             active: entry.status == "active",
         });
@@ -301,7 +365,7 @@ pub(crate) fn hooks_of(
             .command
             .clone()
             .unwrap_or_else(|| format!("<{} hook>", entry.handler));
-        let scripts = named_scripts(&command, &sources.cwd);
+        let scan = crate::exec_scan::scan(&command, &sources.cwd);
         let identity = json!({
             "dialect": "codex",
             "file": file,
@@ -313,7 +377,7 @@ pub(crate) fn hooks_of(
             "async": entry.is_async,
             "statusMessage": entry.status_message,
         });
-        let hash = hash_identity(identity, &scripts);
+        let (hash, notices) = hash_identity(identity, &scan.files);
         let status = if entry.source != LayerSource::Project {
             TrustStatus::UserLevel
         } else if entry.trust == TrustState::Trusted {
@@ -329,7 +393,9 @@ pub(crate) fn hooks_of(
             file,
             origin: entry.origin.clone(),
             hash,
-            scripts,
+            scripts: scan.files,
+            computed: scan.computed,
+            notices,
             status,
             active: entry.status == EntryStatus::Active,
         });
@@ -347,18 +413,78 @@ fn store_status(store: &TrustStore, hash: &str, origin: &str) -> TrustStatus {
     }
 }
 
-fn hash_identity(mut identity: Value, scripts: &[PathBuf]) -> String {
+/// Files larger than this are not hashed (a notice says so): hashing a
+/// large data file at every start costs more than it protects.
+pub const MAX_HASHED_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The hook's trust hash: its definition plus the streamed SHA-256 of each
+/// executed file. Returns notices for files left out.
+fn hash_identity(mut identity: Value, scripts: &[PathBuf]) -> (String, Vec<String>) {
+    let mut notices = Vec::new();
     let script_hashes: Vec<Value> = scripts
         .iter()
-        .map(|path| {
-            let contents = std::fs::read(path).unwrap_or_default();
-            json!({"path": path, "sha256": sha256_hex(&contents)})
+        .map(|path| match hash_file(path) {
+            Ok(FileHash::Hashed(sha256)) => json!({"path": path, "sha256": sha256}),
+            Ok(FileHash::TooLarge(len)) => {
+                notices.push(format!(
+                    "{} is {len} bytes, over the {MAX_HASHED_FILE_BYTES}-byte hashing limit: changes to it do not ask again",
+                    path.display()
+                ));
+                json!({"path": path, "len": len, "not_hashed": "too large"})
+            }
+            Err(error) => json!({"path": path, "unreadable": error.to_string()}),
         })
         .collect();
     if let Value::Object(map) = &mut identity {
         map.insert("scripts".into(), Value::Array(script_hashes));
     }
-    sha256_hex(identity.to_string().as_bytes())
+    (sha256_hex(identity.to_string().as_bytes()), notices)
+}
+
+enum FileHash {
+    Hashed(String),
+    TooLarge(u64),
+}
+
+/// Streams `path` through SHA-256 without reading it whole; refuses
+/// anything but a regular file without blocking on it.
+fn hash_file(path: &Path) -> std::io::Result<FileHash> {
+    use sha2::Digest as _;
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if metadata.len() > MAX_HASHED_FILE_BYTES {
+        return Ok(FileHash::TooLarge(metadata.len()));
+    }
+    let mut hasher = sha2::Sha256::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let read = match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        total += read as u64;
+        if total > MAX_HASHED_FILE_BYTES {
+            return Ok(FileHash::TooLarge(total));
+        }
+        hasher.update(&buffer[..read]);
+    }
+    let hex: String = hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    Ok(FileHash::Hashed(format!("sha256:{hex}")))
 }
 
 /// The project hooks that need trust before they run: active, from a
@@ -440,37 +566,15 @@ pub(crate) fn expand_vars(word: &str, project: &Path) -> Option<String> {
     Some(out)
 }
 
-/// The script files a command names: words that, once `$VAR`s are expanded,
-/// are paths (containing `/`, or existing in the project) to text files.
-/// Binaries (ELF) are left out so a system update does not ask again.
+/// The files inside the project a command executes or sources (see
+/// [`crate::exec_scan`]).
 pub(crate) fn named_scripts(command: &str, project: &Path) -> Vec<PathBuf> {
-    let mut scripts = Vec::new();
-    for word in words(command) {
-        let Some(expanded) = expand_vars(&word, project) else {
-            continue;
-        };
-        if expanded.is_empty() || expanded.starts_with('-') {
-            continue;
-        }
-        let path = project.join(&expanded);
-        if !expanded.contains('/') && !path.is_file() {
-            continue;
-        }
-        if !path.is_file() {
-            continue;
-        }
-        let is_binary = std::fs::File::open(&path)
-            .and_then(|mut file| {
-                let mut magic = [0u8; 4];
-                std::io::Read::read(&mut file, &mut magic).map(|n| n == 4 && magic == *b"\x7fELF")
-            })
-            .unwrap_or(true);
-        if !is_binary && !scripts.contains(&path) {
-            scripts.push(path);
-        }
-    }
-    scripts
+    crate::exec_scan::scan(command, project).files
 }
+
+/// What the trust prompt and `hooks check` say about a command that
+/// computes what it runs.
+pub const COMPUTED_NOTICE: &str = "dsh cannot see changes to what this command runs (it computes it at run time: `$(…)`, backquotes, `eval` or an unset variable); trusting it trusts whatever that becomes";
 
 /// A path for people: relative to `project` when below it.
 pub(crate) fn show_path(path: &str, project: &Path) -> String {
@@ -481,7 +585,13 @@ pub(crate) fn show_path(path: &str, project: &Path) -> String {
     }
 }
 
-fn describe(out: &mut dyn Write, hooks: &[UntrustedHook], project: &Path) -> std::io::Result<()> {
+/// Lists `hooks` for people: event, command, origin, what it runs, and
+/// what trust cannot cover.
+pub(crate) fn describe(
+    out: &mut dyn Write,
+    hooks: &[UntrustedHook],
+    project: &Path,
+) -> std::io::Result<()> {
     for hook in hooks {
         let matcher = hook
             .matcher
@@ -504,9 +614,15 @@ fn describe(out: &mut dyn Write, hooks: &[UntrustedHook], project: &Path) -> std
         for script in &hook.scripts {
             writeln!(
                 out,
-                "      script {}",
+                "      runs {}",
                 show_path(&script.display().to_string(), project)
             )?;
+        }
+        for notice in &hook.notices {
+            writeln!(out, "      note: {}", show_path(notice, project))?;
+        }
+        if hook.computed {
+            writeln!(out, "      warning: {COMPUTED_NOTICE}")?;
         }
     }
     Ok(())
@@ -662,6 +778,8 @@ mod tests {
             origin: origin.into(),
             hash: hash.into(),
             scripts: Vec::new(),
+            computed: false,
+            notices: Vec::new(),
             status: TrustStatus::Untrusted,
             active: true,
         }
@@ -701,6 +819,119 @@ mod tests {
             store_status(&reloaded, "sha256:aa", &first.origin),
             TrustStatus::Trusted
         );
+    }
+
+    #[test]
+    fn save_is_private_and_never_writes_through_a_planted_temp_file() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("dsh-home");
+        let victim = root.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        std::fs::create_dir(&home).unwrap();
+        std::os::unix::fs::symlink(&victim, home.join("trust.json.tmp")).unwrap();
+        let store = TrustStore::load(&home).unwrap();
+        store.save().unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        let mode = std::fs::metadata(home.join(TRUST_FILE))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+
+        // Even at the exact temp path a planted symlink is refused, not followed.
+        let tmp = home.join(format!("trust.json.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+        assert!(store.save().is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+
+        // A home dsh creates is private.
+        let fresh = root.path().join("new-home");
+        TrustStore::load(&fresh).unwrap().save().unwrap();
+        let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+    }
+
+    fn sources_for(project: &Path, home: &Path) -> HookSources {
+        HookSources {
+            cwd: project.to_owned(),
+            home: home.to_owned(),
+            dsh_home: home.join(".dsh"),
+            claude_settings: Vec::new(),
+            run_untrusted: false,
+            excluded_hooks: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn http_headers_and_allowed_variables_are_in_the_hash() {
+        let project = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir(project.path().join(".claude")).unwrap();
+        let write = |headers: Value, allowed: Value| {
+            let settings = json!({"hooks": {"Stop": [{"hooks": [{"type": "http",
+                "url": "http://127.0.0.1:9/hook", "headers": headers, "allowedEnvVars": allowed}]}]}});
+            std::fs::write(
+                project.path().join(".claude/settings.json"),
+                settings.to_string(),
+            )
+            .unwrap();
+        };
+        let sources = sources_for(project.path(), home.path());
+        let store = TrustStore::load(&sources.dsh_home).unwrap();
+        let hash = || all_hooks(&sources, &store).unwrap()[0].hash.clone();
+        write(json!({"X-Team": "a"}), json!([]));
+        let first = hash();
+        write(
+            json!({"X-Team": "a", "Authorization": "Bearer $TOKEN"}),
+            json!([]),
+        );
+        let with_header = hash();
+        write(
+            json!({"X-Team": "a", "Authorization": "Bearer $TOKEN"}),
+            json!(["TOKEN"]),
+        );
+        let with_variable = hash();
+        assert_ne!(first, with_header);
+        assert_ne!(with_header, with_variable);
+    }
+
+    #[test]
+    fn oversized_executed_files_are_named_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.sh");
+        let file = std::fs::File::create(&big).unwrap();
+        file.set_len(MAX_HASHED_FILE_BYTES + 1).unwrap();
+        let (hash, notices) = hash_identity(json!({}), std::slice::from_ref(&big));
+        assert_eq!(notices.len(), 1);
+        assert!(notices[0].contains("big.sh") && notices[0].contains("hashing limit"));
+        // The size is in the hash: growing it asks again.
+        file.set_len(MAX_HASHED_FILE_BYTES + 2).unwrap();
+        assert_ne!(hash, hash_identity(json!({}), &[big]).0);
+    }
+
+    #[test]
+    fn streamed_hash_matches_the_whole_file_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sh");
+        let contents: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &contents).unwrap();
+        let Ok(FileHash::Hashed(streamed)) = hash_file(&path) else {
+            panic!("not hashed");
+        };
+        assert_eq!(streamed, sha256_hex(&contents));
+    }
+
+    #[test]
+    fn a_fifo_at_trust_json_is_refused_without_blocking() {
+        let home = tempfile::tempdir().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(home.path().join(TRUST_FILE))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = TrustStore::load(home.path()).unwrap_err();
+        assert!(format!("{err:#}").contains("not a regular file"), "{err:#}");
     }
 
     #[test]

@@ -50,7 +50,12 @@ impl TestContext {
 
     /// `dsh` with cwd = project and a pinned environment.
     pub fn dsh(&self) -> assert_cmd::Command {
-        let mut cmd = assert_cmd::Command::cargo_bin("dsh").expect("dsh binary");
+        assert_cmd::Command::from_std(self.dsh_std())
+    }
+
+    /// [`TestContext::dsh`] as a `std` command (to spawn and signal it).
+    pub fn dsh_std(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dsh"));
         cmd.current_dir(self.project())
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())

@@ -1,6 +1,6 @@
 //! The loop.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -256,6 +256,7 @@ impl Agent {
                 original_arguments: None,
                 rewritten_by: None,
                 rewrite_conflicts: Vec::new(),
+                provider_call_id: None,
             })?;
         }
         for call_id in unresolved {
@@ -344,8 +345,94 @@ impl Agent {
         }
     }
 
-    /// Runs one claimed send as one turn.
+    /// Runs one claimed send as one turn. When the log fails mid-turn (a
+    /// full disk, an I/O error, an event it refuses) the turn is closed
+    /// `error` with what is already recorded kept, so nothing escapes the
+    /// turn; only when even that cannot be written is the error returned.
     pub async fn run_turn(
+        &mut self,
+        send: QueuedPrompt,
+        cancel: CancellationToken,
+    ) -> Result<TurnOutcome, AgentError> {
+        match self.run_turn_inner(send, cancel).await {
+            Ok(outcome) => Ok(outcome),
+            Err(error) => self.close_failed_turn(error),
+        }
+    }
+
+    /// Closes the open turn after `error`: results for calls that never got
+    /// one, then `turn/end` `error` naming the failure.
+    fn close_failed_turn(&self, error: AgentError) -> Result<TurnOutcome, AgentError> {
+        let (open_turn, uncalled, unresolved, last_text) = self.sink.with_log(|log| {
+            let last_text = log
+                .events()
+                .iter()
+                .rev()
+                .find_map(|event| match &event.body {
+                    EventBody::AssistantMessage { content, .. } => Some(content.clone()),
+                    EventBody::TurnStart { .. } => Some(String::new()),
+                    _ => None,
+                });
+            (
+                log.open_turn(),
+                log.uncalled(),
+                log.unresolved_calls(),
+                last_text.filter(|text| !text.is_empty()),
+            )
+        });
+        let Some(turn) = open_turn else {
+            return Err(error);
+        };
+        let message = format!("the session log failed: {error}");
+        self.sink.tell_user(UserNotice {
+            source: "dsh".to_owned(),
+            text: format!("turn {turn} ends with an error: {message}"),
+            level: dsh_seams::NoticeLevel::Warning,
+        });
+        let closed = (|| {
+            for call_id in uncalled {
+                self.append(EventBody::ToolCall {
+                    turn,
+                    call_id: call_id.clone(),
+                    execution_id: format!("exec_unrecorded_{call_id}"),
+                    parent_execution_id: None,
+                    tool: "unknown".to_owned(),
+                    arguments: serde_json::Value::Object(serde_json::Map::new()),
+                    original_arguments: None,
+                    rewritten_by: None,
+                    rewrite_conflicts: Vec::new(),
+                    provider_call_id: None,
+                })?;
+            }
+            for call_id in unresolved {
+                self.append(EventBody::ToolResult {
+                    turn,
+                    call_id,
+                    is_error: true,
+                    content: "This call's result could not be recorded: the session log failed."
+                        .to_owned(),
+                    disposition: Some("cancelled".to_owned()),
+                })?;
+            }
+            self.append(EventBody::TurnEnd {
+                turn,
+                reason: TurnEndReason::Error,
+                message: Some(message.clone()),
+            })
+        })();
+        match closed {
+            Ok(_) => Ok(TurnOutcome {
+                turn,
+                reason: TurnEndReason::Error,
+                final_text: last_text,
+                message: Some(message),
+            }),
+            // The log cannot take even the close: report the first failure.
+            Err(_) => Err(error),
+        }
+    }
+
+    async fn run_turn_inner(
         &mut self,
         send: QueuedPrompt,
         cancel: CancellationToken,
@@ -489,11 +576,21 @@ impl Agent {
                         .await;
                 }
             };
+            let (tool_calls, renamed) = unique_call_ids(&reply.tool_calls);
+            for (new_id, original) in &renamed {
+                self.sink.tell_user(UserNotice {
+                    source: "dsh".to_owned(),
+                    text: format!(
+                        "the model repeated tool call id `{original}` in one message; the repeat runs as `{new_id}`"
+                    ),
+                    level: dsh_seams::NoticeLevel::Warning,
+                });
+            }
             self.append(EventBody::AssistantMessage {
                 turn,
                 step,
                 content: reply.text.clone(),
-                tool_calls: reply.tool_calls.clone(),
+                tool_calls: tool_calls.clone(),
                 usage: reply.usage,
             })?;
             summary.last_assistant_message = Some(reply.text.clone());
@@ -536,7 +633,7 @@ impl Agent {
                 }
             }
 
-            self.run_batch(&ctx, turn, &reply.tool_calls, &cancel, &control)
+            self.run_batch(&ctx, turn, &tool_calls, &renamed, &cancel, &control)
                 .await?;
             if cancel.is_cancelled() {
                 return self
@@ -585,6 +682,7 @@ impl Agent {
         ctx: &SeamContext,
         turn: u64,
         calls: &[ToolCall],
+        renamed: &BTreeMap<String, String>,
         cancel: &CancellationToken,
         control: &TurnControl,
     ) -> Result<(), AgentError> {
@@ -608,6 +706,7 @@ impl Agent {
                 original_arguments: exec.original_arguments.as_deref().cloned(),
                 rewritten_by: exec.rewritten_by.clone(),
                 rewrite_conflicts: sealed_call.rewrite_conflicts.clone(),
+                provider_call_id: renamed.get(&exec.call_id).cloned(),
             })?;
             sealed.push((proposed, sealed_call));
         }
@@ -707,4 +806,34 @@ impl Agent {
             message,
         })
     }
+}
+
+/// The calls with every id unique: a repeated id gets the first free
+/// `~N` suffix (`call_1`, `call_1~2`). Returns the calls and, for each
+/// renamed one, its new id mapped to the id the provider sent.
+fn unique_call_ids(calls: &[ToolCall]) -> (Vec<ToolCall>, BTreeMap<String, String>) {
+    let mut taken: HashSet<String> = calls.iter().map(|call| call.id.clone()).collect();
+    let mut seen = HashSet::new();
+    let mut renamed = BTreeMap::new();
+    let calls = calls
+        .iter()
+        .map(|call| {
+            let mut call = call.clone();
+            if !seen.insert(call.id.clone()) {
+                let mut n = 2u64;
+                let new_id = loop {
+                    let candidate = format!("{}~{n}", call.id);
+                    if !taken.contains(&candidate) {
+                        break candidate;
+                    }
+                    n += 1;
+                };
+                taken.insert(new_id.clone());
+                seen.insert(new_id.clone());
+                renamed.insert(new_id.clone(), std::mem::replace(&mut call.id, new_id));
+            }
+            call
+        })
+        .collect();
+    (calls, renamed)
 }

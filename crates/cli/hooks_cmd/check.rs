@@ -731,6 +731,15 @@ fn check_handler(c: &mut Checker<'_>, event: Option<&EventInfo>, handler: &Value
                 let exec_form =
                     c.kind == Kind::Claude && object.get("args").is_some_and(Value::is_array);
                 check_command(c, command, exec_form, at);
+                if !exec_form && crate::exec_scan::scan(command, c.project).computed {
+                    c.push(
+                        Severity::Warning,
+                        "computed-command",
+                        Some(format!("{at}.command")),
+                        Some(command),
+                        crate::trust::COMPUTED_NOTICE.into(),
+                    );
+                }
                 if event.is_some_and(|e| e.exit2_blocks) {
                     check_exit_one(c, command, at);
                 }

@@ -177,9 +177,13 @@ impl Firing {
             Some("idle_prompt") => NotificationKind::Idle,
             _ => NotificationKind::PermissionPrompt,
         };
+        let session_id = text("session_id").unwrap_or_else(|| "hooks-test".to_owned());
+        // Bridges build paths (the transcript) from the session id.
+        dsh_session::validate_session_id(&session_id)
+            .map_err(|error| anyhow::anyhow!("the payload's session_id: {error}"))?;
         Ok(Firing {
             event,
-            session_id: text("session_id").unwrap_or_else(|| "hooks-test".to_owned()),
+            session_id,
             turn: 1,
             call_id: text("tool_use_id").unwrap_or_else(|| "call_hooks_test".to_owned()),
             tool,
@@ -748,15 +752,14 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
     }
 }
 
-/// The bridge plugins for `sources`, all hooks regardless of trust (an
-/// explicit test or replay runs what is configured), optionally one dialect.
+/// The bridge plugins for `sources`, every hook the caller's trust
+/// decision left in (`excluded_hooks` stay out), optionally one dialect.
 pub(super) fn plugins(
     sources: &HookSources,
     dialect: Option<DialectArg>,
 ) -> anyhow::Result<(Vec<Arc<dyn Plugin>>, dsh_hook_runner::HookRunner)> {
     let mut sources = sources.clone();
     sources.run_untrusted = true;
-    sources.excluded_hooks.clear();
     let loaded = wiring::load_hooks(&sources)?;
     let plugins = loaded
         .plugins

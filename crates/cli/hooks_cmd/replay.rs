@@ -2,6 +2,7 @@
 //! session (the exact recorded stdin payload drives the canonical call) through
 //! today's configuration and diffs each hook's decision with the recorded one.
 
+use anyhow::Context as _;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -226,6 +227,11 @@ pub(super) fn run(
         EventBody::SessionHeader { session_id, .. } => Some(session_id.clone()),
         _ => None,
     });
+    // Bridges build paths from the session id: a header's must be safe.
+    if let Some(id) = &session_id {
+        dsh_session::validate_session_id(id)
+            .with_context(|| format!("{}: the header's session id", path.display()))?;
+    }
     let recorded = group(&events);
     let (claude, runner_a) = fire::plugins(sources, Some(DialectArg::Claude))?;
     let (codex, runner_b) = fire::plugins(sources, Some(DialectArg::Codex))?;

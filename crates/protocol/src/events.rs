@@ -178,6 +178,10 @@ pub enum EventBody {
         /// Rewrites that lost to an earlier one (configuration order wins).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         rewrite_conflicts: Vec<String>,
+        /// The id the provider sent, when dsh renamed a repeated one (the
+        /// second `call_1` of a message becomes `call_1~2`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provider_call_id: Option<String>,
     },
     /// The authoritative outcome of a tool call.
     #[serde(rename = "tool/result")]

@@ -12,10 +12,14 @@
 //! What it is not: it decides nothing about a session and runs nothing; the
 //! agent loop is the only writer.
 
+mod id;
 mod invariants;
+mod lock;
 mod log;
 mod messages;
 
+pub use id::{MAX_SESSION_ID_LEN, SessionIdError, validate_session_id};
 pub use invariants::InvariantError;
+pub use lock::{LockError, LockWait, SessionLock};
 pub use log::*;
 pub use messages::derive_messages;

@@ -1,12 +1,14 @@
 //! Appending to and loading a JSONL session log.
 
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 
 use dsh_protocol::{Event, EventBody};
 use serde_json::{Map, Value};
 
 use crate::invariants::{InvariantError, InvariantState};
+use crate::lock::{LockError, LockWait, SessionLock};
 
 /// Why a log operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +40,134 @@ pub enum LogError {
     /// The file is not valid UTF-8 or an event could not be serialized.
     #[error("{0}")]
     Encoding(String),
+    /// Writing an event failed (a full disk, an I/O error). The file was cut
+    /// back to its last acknowledged event when `recovered` is true; when it
+    /// is false the log refuses every later append.
+    #[error("cannot append `{kind}` at seq {seq} to {}: {source}{}", path.display(),
+        if *recovered { " (the log was cut back to its last complete event)" }
+        else { " (the log could not be repaired; nothing more is written to it)" })]
+    AppendFailed {
+        /// The log file.
+        path: PathBuf,
+        /// The event type.
+        kind: &'static str,
+        /// The seq it would have had.
+        seq: u64,
+        /// The write error.
+        #[source]
+        source: std::io::Error,
+        /// Whether the file was cut back to its last acknowledged length.
+        recovered: bool,
+    },
+    /// An earlier append failed and the file could not be repaired.
+    #[error("{} is not written to after a failed append", path.display())]
+    Broken {
+        /// The log file.
+        path: PathBuf,
+    },
+    /// The path is not a regular file (a FIFO, a device, a directory).
+    #[error("{}: not a regular file ({kind}); session logs are regular files", path.display())]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// Another writer holds the session, or the lock failed.
+    #[error(transparent)]
+    Lock(#[from] LockError),
+}
+
+/// What kind of non-regular file a path is, in words.
+pub fn describe_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    if kind.is_file() {
+        "a regular file"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Whether [`load`] may follow a symbolic link at the path itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follow {
+    /// A path the user named (`dsh log FILE`): follow it.
+    Symlinks,
+    /// A path dsh built under its own home: refuse a symlink.
+    NoSymlinks,
+}
+
+/// Opens `path` for reading without ever blocking (a FIFO would) and
+/// refuses anything but a regular file.
+fn open_regular(path: &Path, follow: Follow) -> Result<std::fs::File, LogError> {
+    let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
+    if follow == Follow::NoSymlinks {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(|err| with_path(path, err))?;
+    let metadata = file.metadata().map_err(|err| with_path(path, err))?;
+    if !metadata.is_file() {
+        return Err(LogError::NotRegular {
+            path: path.to_owned(),
+            kind: describe_kind(&metadata.file_type()),
+        });
+    }
+    Ok(file)
+}
+
+fn with_path(path: &Path, err: std::io::Error) -> LogError {
+    LogError::Io(std::io::Error::new(
+        err.kind(),
+        format!("{}: {err}", path.display()),
+    ))
+}
+
+/// Where an on-disk log's bytes go. A trait so a test can make writes fail
+/// the way a full disk does.
+pub trait LogWriter: Send + std::fmt::Debug {
+    /// Writes one whole line (the event and its newline).
+    fn write_line(&mut self, line: &[u8]) -> std::io::Result<()>;
+    /// Cuts the file back to `len` bytes and positions the next write there.
+    fn truncate_to(&mut self, len: u64) -> std::io::Result<()>;
+}
+
+impl LogWriter for std::fs::File {
+    fn write_line(&mut self, line: &[u8]) -> std::io::Result<()> {
+        // One write call per event: the kernel has the whole line once
+        // `write_all` returns, so the event survives the process dying.
+        self.write_all(line)
+    }
+
+    fn truncate_to(&mut self, len: u64) -> std::io::Result<()> {
+        self.set_len(len)?;
+        self.seek(SeekFrom::Start(len))?;
+        Ok(())
+    }
+}
+
+/// Creates `dir` and its missing parents 0700 (private session state).
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|err| std::io::Error::new(err.kind(), format!("{}: {err}", dir.display())))
 }
 
 /// A torn last line: bytes a crash left without their newline, or a final
@@ -65,8 +195,16 @@ pub struct Loaded {
 /// `seq` equals its line index; an incomplete or unparsable last line is
 /// reported in [`Loaded::torn_tail`] and dropped.
 pub fn load(path: &Path) -> Result<Loaded, LogError> {
+    load_with(path, Follow::Symlinks)
+}
+
+/// [`load`], choosing whether a symlink at `path` is followed. Either way a
+/// FIFO or device is refused at once instead of blocking or never ending.
+pub fn load_with(path: &Path, follow: Follow) -> Result<Loaded, LogError> {
     let mut bytes = Vec::new();
-    fs_err::File::open(path)?.read_to_end(&mut bytes)?;
+    open_regular(path, follow)?
+        .read_to_end(&mut bytes)
+        .map_err(|err| with_path(path, err))?;
     parse(path, &bytes)
 }
 
@@ -137,31 +275,70 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, LogError> {
 #[derive(Debug)]
 pub struct SessionLog {
     path: Option<PathBuf>,
-    file: Option<fs_err::File>,
+    writer: Option<Box<dyn LogWriter>>,
+    /// Bytes of the file that hold acknowledged events; a failed write is
+    /// cut back to this.
+    acked_len: u64,
+    /// A failed write could not be cut back: nothing more is appended.
+    broken: bool,
     events: Vec<Event>,
     state: InvariantState,
+    /// Held for as long as the log is open (on-disk session logs only).
+    lock: Option<SessionLock>,
 }
 
 impl SessionLog {
-    /// Creates a new log at `path` (which must not exist) and appends the header.
+    /// Creates a new log at `path` (which must not exist) and appends the
+    /// header. Fails at once if another process holds the session.
     pub fn create(path: &Path, header: EventBody) -> Result<Self, LogError> {
+        Self::create_with(path, header, LockWait::Fail)
+    }
+
+    /// [`SessionLog::create`]: missing parent directories are made 0700, the
+    /// file 0600 (never through a symlink), under the session lock.
+    pub fn create_with(path: &Path, header: EventBody, wait: LockWait) -> Result<Self, LogError> {
         if let Some(parent) = path.parent()
             && !parent.as_os_str().is_empty()
         {
-            fs_err::create_dir_all(parent)?;
+            create_private_dir(parent)?;
         }
-        let file = fs_err::OpenOptions::new()
+        let lock = SessionLock::acquire(path, wait)?;
+        let file = std::fs::OpenOptions::new()
             .create_new(true)
-            .append(true)
-            .open(path)?;
-        let mut log = SessionLog {
-            path: Some(path.to_owned()),
-            file: Some(file),
-            events: Vec::new(),
-            state: InvariantState::default(),
-        };
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+            .map_err(|err| with_path(path, err))?;
+        let mut log = SessionLog::with_writer(Some(path.to_owned()), Box::new(file), 0);
+        log.lock = Some(lock);
         log.append(header)?;
         Ok(log)
+    }
+
+    /// A new log written through `writer`, which the caller opened (an
+    /// output file the user named, or a test's failing writer). `path` is
+    /// what errors and [`SessionLog::path`] name. No lock is taken.
+    pub fn over_writer(
+        path: &Path,
+        writer: Box<dyn LogWriter>,
+        header: EventBody,
+    ) -> Result<Self, LogError> {
+        let mut log = SessionLog::with_writer(Some(path.to_owned()), writer, 0);
+        log.append(header)?;
+        Ok(log)
+    }
+
+    fn with_writer(path: Option<PathBuf>, writer: Box<dyn LogWriter>, acked_len: u64) -> Self {
+        SessionLog {
+            path,
+            writer: Some(writer),
+            acked_len,
+            broken: false,
+            events: Vec::new(),
+            state: InvariantState::default(),
+            lock: None,
+        }
     }
 
     /// A log kept only in memory (tests, and `dsh replay` writing to stdout,
@@ -169,18 +346,30 @@ impl SessionLog {
     pub fn in_memory(header: EventBody) -> Result<Self, LogError> {
         let mut log = SessionLog {
             path: None,
-            file: None,
+            writer: None,
+            acked_len: 0,
+            broken: false,
             events: Vec::new(),
             state: InvariantState::default(),
+            lock: None,
         };
         log.append(header)?;
         Ok(log)
     }
 
     /// Reopens an existing log for appending. A torn tail is cut off the file
-    /// (and reported) so new lines never join it.
+    /// (and reported) so new lines never join it. Fails at once if another
+    /// process holds the session.
     pub fn open(path: &Path) -> Result<(Self, Option<TornTail>), LogError> {
-        let loaded = load(path)?;
+        Self::open_with(path, LockWait::Fail)
+    }
+
+    /// [`SessionLog::open`], waiting for the session lock when `wait` says
+    /// so. The lock is taken before the log is read, so nothing another
+    /// writer appends is missed; a symlink at `path` is refused.
+    pub fn open_with(path: &Path, wait: LockWait) -> Result<(Self, Option<TornTail>), LogError> {
+        let lock = SessionLock::acquire(path, wait)?;
+        let loaded = load_with(path, Follow::NoSymlinks)?;
         let mut state = InvariantState::default();
         for event in &loaded.events {
             state
@@ -191,29 +380,41 @@ impl SessionLog {
                     source,
                 })?;
         }
-        let mut file = fs_err::OpenOptions::new()
+        let mut file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
-            .open(path)?;
-        if loaded.torn_tail.is_some() {
-            file.set_len(loaded.valid_len)?;
-        }
-        file.seek(SeekFrom::End(0))?;
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+            .map_err(|err| with_path(path, err))?;
+        // Cut a torn tail, and anything after the valid prefix, so new lines
+        // start on a line boundary.
+        file.truncate_to(loaded.valid_len)
+            .map_err(|err| with_path(path, err))?;
         Ok((
             SessionLog {
                 path: Some(path.to_owned()),
-                file: Some(file),
+                writer: Some(Box::new(file)),
+                acked_len: loaded.valid_len,
+                broken: false,
                 events: loaded.events,
                 state,
+                lock: Some(lock),
             },
             loaded.torn_tail,
         ))
     }
 
     /// Checks the invariants, then writes the event as one line with a single
-    /// write and returns it. On error nothing is written.
+    /// write and returns it. On error nothing is acknowledged: an invariant
+    /// failure writes nothing, and a failed write is cut back off the file.
     pub fn append(&mut self, body: EventBody) -> Result<&Event, LogError> {
         let seq = self.events.len() as u64;
+        if self.broken {
+            return Err(LogError::Broken {
+                path: self.path.clone().unwrap_or_default(),
+            });
+        }
+        let before = self.state.clone();
         self.state
             .accept(seq, &body)
             .map_err(|source| LogError::Invariant {
@@ -226,17 +427,39 @@ impl SessionLog {
             ts: now(),
             body,
         };
-        if let Some(file) = self.file.as_mut() {
-            let mut line = encode(&event)?;
+        if let Some(writer) = self.writer.as_mut() {
+            let mut line = match encode(&event) {
+                Ok(line) => line,
+                Err(err) => {
+                    self.state = before;
+                    return Err(err);
+                }
+            };
             line.push('\n');
-            // One write call per event: the kernel has the whole line once
-            // `write_all` returns, so the event survives the process dying.
-            file.write_all(line.as_bytes())?;
-            file.flush()?;
+            if let Err(source) = writer.write_line(line.as_bytes()) {
+                // A partial line would glue the next event onto it and make
+                // the file unreadable: cut back to the last whole event.
+                let recovered = writer.truncate_to(self.acked_len).is_ok();
+                self.broken = !recovered;
+                self.state = before;
+                return Err(LogError::AppendFailed {
+                    path: self.path.clone().unwrap_or_default(),
+                    kind: event.body.type_name(),
+                    seq,
+                    source,
+                    recovered,
+                });
+            }
+            self.acked_len += line.len() as u64;
         }
         self.events.push(event);
         let last = self.events.len() - 1;
         Ok(&self.events[last])
+    }
+
+    /// The session lock this log holds, if any.
+    pub fn lock(&self) -> Option<&SessionLock> {
+        self.lock.as_ref()
     }
 
     /// Every event so far.

@@ -34,6 +34,7 @@ fn tool_call(turn: u64, id: &str) -> EventBody {
         original_arguments: None,
         rewritten_by: None,
         rewrite_conflicts: vec![],
+        provider_call_id: None,
     }
 }
 

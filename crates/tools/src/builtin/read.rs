@@ -84,20 +84,17 @@ impl Tool for ReadTool {
                 ToolError(format!("{NAME}: cannot access {shown}: {err}"))
             }
         })?;
-        if metadata.is_dir() {
-            return Err(ToolError(format!(
-                "{NAME}: {shown} is a directory, not a file (list it with glob or bash)"
-            )));
-        }
+        check_kind(&shown, &metadata.file_type())?;
         if metadata.len() > MAX_FILE_BYTES {
-            return Err(ToolError(format!(
-                "{NAME}: {shown} is {} bytes, larger than the {MAX_FILE_BYTES}-byte limit",
-                metadata.len()
-            )));
+            return Err(too_large(&shown, metadata.len()));
         }
-        let bytes = tokio::fs::read(&path)
-            .await
-            .map_err(|err| ToolError(format!("{NAME}: cannot read {shown}: {err}")))?;
+        let bytes = {
+            let path = path.clone();
+            let shown = shown.clone();
+            tokio::task::spawn_blocking(move || read_bounded(&path, &shown))
+                .await
+                .map_err(|err| ToolError(format!("{NAME}: the read did not finish: {err}")))??
+        };
         let text = decode_text(bytes).ok_or_else(|| {
             ToolError(format!(
                 "{NAME}: {shown} appears to be a binary file; it cannot be read as text"
@@ -113,6 +110,64 @@ impl Tool for ReadTool {
             is_error: false,
         })
     }
+}
+
+/// Refuses everything but regular files: a FIFO blocks a reader forever and
+/// a device such as `/dev/zero` never ends, so neither is "a file" to read.
+fn check_kind(shown: &str, kind: &std::fs::FileType) -> Result<(), ToolError> {
+    use std::os::unix::fs::FileTypeExt as _;
+    let what = if kind.is_file() {
+        return Ok(());
+    } else if kind.is_dir() {
+        return Err(ToolError(format!(
+            "{NAME}: {shown} is a directory, not a file (list it with glob or bash)"
+        )));
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(ToolError(format!(
+        "{NAME}: cannot read {shown}: it is {what}; only regular files can be read"
+    )))
+}
+
+fn too_large(shown: &str, len: u64) -> ToolError {
+    ToolError(format!(
+        "{NAME}: {shown} is {len} bytes, larger than the {MAX_FILE_BYTES}-byte limit"
+    ))
+}
+
+/// Reads at most [`MAX_FILE_BYTES`] from a regular file. The open does not
+/// block (a path swapped for a FIFO after the first check cannot hang the
+/// tool), the kind is checked again on the open handle, and the read is
+/// bounded even if the file grows meanwhile.
+fn read_bounded(path: &std::path::Path, shown: &str) -> Result<Vec<u8>, ToolError> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|err| ToolError(format!("{NAME}: cannot read {shown}: {err}")))?;
+    let metadata = file
+        .metadata()
+        .map_err(|err| ToolError(format!("{NAME}: cannot read {shown}: {err}")))?;
+    check_kind(shown, &metadata.file_type())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| ToolError(format!("{NAME}: cannot read {shown}: {err}")))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(shown, bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 fn select_lines(file_path: String, text: &str, start_line: u64, limit: u64) -> ReadOutput {
@@ -302,6 +357,42 @@ mod tests {
             assert!(err.0.contains(abs.to_str().unwrap()), "{err}");
             assert!(err.0.contains(needle), "{err}");
         }
+    }
+
+    #[tokio::test]
+    async fn fifos_and_devices_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        for (path, needle) in [
+            (fifo.to_str().unwrap(), "FIFO"),
+            ("/dev/zero", "character device"),
+        ] {
+            // A blocking open or an unbounded read would never finish.
+            let err = tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                ReadTool.run(&ctx(dir.path()), &json!({"file_path": path})),
+            )
+            .await
+            .expect("read must not block on a non-regular file")
+            .unwrap_err();
+            assert!(err.0.contains(needle), "{err}");
+            assert!(err.0.contains("only regular files"), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_bounded_read_refuses_a_file_that_outgrew_the_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("grown.txt");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(MAX_FILE_BYTES + 1).unwrap();
+        let err = read_bounded(&path, "grown.txt").unwrap_err();
+        assert!(err.0.contains("larger than"), "{err}");
     }
 
     #[tokio::test]

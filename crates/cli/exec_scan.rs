@@ -1,0 +1,350 @@
+//! What a hook command executes: the files whose contents belong in its
+//! trust hash, and whether dsh can see them at all.
+//!
+//! A reader's approximation of the shell, not a parser: the command is cut
+//! at `&&`, `||`, `;`, `|`, `&` and newlines (outside quotes), `cd DIR`
+//! moves the base for later relative paths, and in each simple command
+//! these count as executed:
+//!
+//! - the program itself when it is a path (`./x`, `$CLAUDE_PROJECT_DIR/x`),
+//!   binaries included;
+//! - the script an interpreter is given (`bash x`, `python3 x`, `node x`,
+//!   `source x`, `. x`), and what `bash -c '…'` runs, scanned the same way;
+//! - any other path argument that is a file with a `#!` line or an
+//!   execute bit (`xargs ./x`, `env ./x`).
+//!
+//! Files the command only reads or writes as data are not executed and are
+//! not hashed. Binaries count only inside the project (a system binary
+//! changing is not a reason to ask again); scripts count wherever they are. Where the command computes what
+//! it runs — `$(…)`, backquotes, `eval`, `<(…)`, an unset variable in a
+//! path, `bash -c "$(cat x)"` — [`Scan::computed`] says so: no hash can
+//! cover that.
+
+use std::path::{Path, PathBuf};
+
+use crate::trust::{expand_vars, words};
+
+/// What [`scan`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// Files inside the project the command executes or sources, in order.
+    pub files: Vec<PathBuf>,
+    /// The command computes what it runs; changes there are invisible.
+    pub computed: bool,
+}
+
+/// Programs that run the file they are given as their first operand.
+const INTERPRETERS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3", "node", "nodejs",
+    "deno", "bun", "ruby", "perl", "php", "lua", "Rscript", "tsx", "ts-node", "pwsh", "source",
+    ".",
+];
+
+/// Words that run the rest of the line as a command.
+const WRAPPERS: &[&str] = &["exec", "env", "nohup", "time", "command", "nice", "builtin"];
+
+/// Scans `command` run with `project` as its working directory.
+pub fn scan(command: &str, project: &Path) -> Scan {
+    let mut out = Scan::default();
+    scan_into(command, project, &mut out, 0);
+    out
+}
+
+fn scan_into(command: &str, project: &Path, out: &mut Scan, depth: u32) {
+    if command.contains("$(")
+        || command.contains('`')
+        || command.contains("<(")
+        || command.contains(">(")
+    {
+        out.computed = true;
+    }
+    let mut base = project.to_owned();
+    for segment in segments(command) {
+        // An unset variable leaves a word unknown (`None`): harmless as a
+        // plain argument, but as the program or a script operand what runs
+        // is decided at run time.
+        let expanded: Vec<Option<String>> = words(&segment)
+            .iter()
+            .map(|word| expand_vars(word, project))
+            .collect();
+        // Leading assignments and wrappers do not name the program.
+        let mut rest = expanded.as_slice();
+        while let Some((Some(first), tail)) = rest.split_first() {
+            let is_assignment = first
+                .split_once('=')
+                .is_some_and(|(name, _)| !name.is_empty() && !name.contains('/'));
+            if is_assignment || WRAPPERS.contains(&first.as_str()) {
+                rest = tail;
+            } else {
+                break;
+            }
+        }
+        let Some((program, args)) = rest.split_first() else {
+            continue;
+        };
+        let Some(program) = program else {
+            out.computed = true;
+            continue;
+        };
+        if program == "eval" {
+            out.computed = true;
+            continue;
+        }
+        if program == "cd" {
+            match args
+                .iter()
+                .find(|arg| arg.as_deref().is_none_or(|arg| !arg.starts_with('-')))
+            {
+                Some(Some(dir)) => base = base.join(dir),
+                // `cd $UNSET`: later relative paths are unknowable.
+                Some(None) => out.computed = true,
+                None => {}
+            }
+            continue;
+        }
+        if program.contains('/') {
+            add(out, project, &base.join(program));
+        }
+        let name = program.rsplit('/').next().unwrap_or(program);
+        let interpreter = INTERPRETERS.contains(&name)
+            || name.strip_prefix("python").is_some_and(|v| {
+                !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.')
+            });
+        let mut operand_taken = !interpreter;
+        let mut args_iter = args.iter();
+        while let Some(arg) = args_iter.next() {
+            let Some(arg) = arg else {
+                if !operand_taken {
+                    out.computed = true;
+                    operand_taken = true;
+                }
+                continue;
+            };
+            if !operand_taken {
+                match arg.as_str() {
+                    // Inline code: a shell's is scanned as a command; other
+                    // languages' is in the hashed command text itself.
+                    "-c" => {
+                        if let Some(Some(code)) = args_iter.next()
+                            && matches!(name, "sh" | "bash" | "zsh" | "dash" | "ksh")
+                            && depth < 4
+                        {
+                            scan_into(code, project, out, depth + 1);
+                        }
+                        operand_taken = true;
+                        continue;
+                    }
+                    // A module or an evaluated string names no file.
+                    "-m" | "-e" | "--eval" | "-p" => {
+                        operand_taken = true;
+                        continue;
+                    }
+                    other if other.starts_with('-') => continue,
+                    _ => {
+                        operand_taken = true;
+                        add(out, project, &base.join(arg));
+                        continue;
+                    }
+                }
+            }
+            if arg.starts_with('-') {
+                continue;
+            }
+            let path = base.join(arg);
+            if (arg.contains('/') || path.is_file()) && looks_executable(&path) {
+                add(out, project, &path);
+            }
+        }
+    }
+}
+
+/// Adds `path` when it is a regular file inside the project, or a
+/// non-binary file elsewhere (a script in `$HOME`; not `/usr/bin/python3`,
+/// whose updates are no reason to ask again).
+fn add(out: &mut Scan, project: &Path, path: &Path) {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return;
+    };
+    if !metadata.is_file() {
+        return;
+    }
+    let resolved = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    let project = project
+        .canonicalize()
+        .unwrap_or_else(|_| project.to_owned());
+    if !resolved.starts_with(&project) && is_binary(path) {
+        return;
+    }
+    let path = path.to_owned();
+    if !out.files.contains(&path) {
+        out.files.push(path);
+    }
+}
+
+/// An ELF executable (or a file that cannot be read to tell).
+fn is_binary(path: &Path) -> bool {
+    first_bytes::<4>(path).is_none_or(|magic| magic == *b"\x7fELF")
+}
+
+fn first_bytes<const N: usize>(path: &Path) -> Option<[u8; N]> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut bytes = [0u8; N];
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .and_then(|mut file| file.read_exact(&mut bytes))
+        .ok()
+        .map(|()| bytes)
+}
+
+/// A regular file with an execute bit or a `#!` first line.
+fn looks_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return false;
+    };
+    if !metadata.is_file() {
+        return false;
+    }
+    if metadata.permissions().mode() & 0o111 != 0 {
+        return true;
+    }
+    first_bytes::<2>(path).is_some_and(|magic| magic == *b"#!")
+}
+
+/// The simple commands of `command`: cut at `&&`, `||`, `;`, `|`, `&` and
+/// newlines outside quotes.
+fn segments(command: &str) -> Vec<String> {
+    let mut segments = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    for c in command.chars() {
+        match quote {
+            Some(q) => {
+                if c == q {
+                    quote = None;
+                }
+                current.push(c);
+            }
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                current.push(c);
+            }
+            None if matches!(c, ';' | '|' | '&' | '\n') => {
+                if !current.trim().is_empty() {
+                    segments.push(std::mem::take(&mut current));
+                }
+                current.clear();
+            }
+            None => current.push(c),
+        }
+    }
+    if !current.trim().is_empty() {
+        segments.push(current);
+    }
+    segments
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::create_dir(p.join("d")).unwrap();
+        std::fs::write(p.join("guard.sh"), "echo guard\n").unwrap();
+        std::fs::write(p.join("d/inner.sh"), "echo inner\n").unwrap();
+        std::fs::write(p.join("lib.sh"), "helper() { :; }\n").unwrap();
+        std::fs::write(p.join("check.py"), "print(1)\n").unwrap();
+        std::fs::write(p.join("data.json"), "{}\n").unwrap();
+        std::fs::write(p.join("out.log"), "").unwrap();
+        std::fs::write(p.join("tool"), b"\x7fELF\x02\x01\x01\0").unwrap();
+        std::fs::set_permissions(p.join("tool"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(p.join("shebang"), "#!/bin/sh\necho hi\n").unwrap();
+        dir
+    }
+
+    fn names(scan: &Scan, project: &Path) -> Vec<String> {
+        scan.files
+            .iter()
+            .map(|f| f.strip_prefix(project).unwrap().display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn interpreters_sourcing_cd_and_binaries_are_executed_files() {
+        let dir = project();
+        let p = dir.path();
+        for (command, expected) in [
+            ("bash guard.sh", vec!["guard.sh"]),
+            ("python3 -u check.py --flag", vec!["check.py"]),
+            ("source lib.sh && helper", vec!["lib.sh"]),
+            (". ./lib.sh; helper", vec!["lib.sh"]),
+            ("cd d && bash inner.sh", vec!["d/inner.sh"]),
+            ("./tool --check", vec!["tool"]),
+            ("$CLAUDE_PROJECT_DIR/tool", vec!["tool"]),
+            ("bash -c 'bash guard.sh'", vec!["guard.sh"]),
+            ("FOO=1 env ./shebang", vec!["shebang"]),
+            ("xargs ./shebang < data.json", vec!["shebang"]),
+        ] {
+            let scan = scan(command, p);
+            assert_eq!(names(&scan, p), expected, "{command}");
+            assert!(!scan.computed, "{command}");
+        }
+    }
+
+    #[test]
+    fn data_files_are_not_executed() {
+        let dir = project();
+        let p = dir.path();
+        for command in [
+            "jq . data.json",
+            "echo hi >> out.log",
+            "tee out.log",
+            "cat ./data.json",
+        ] {
+            assert_eq!(scan(command, p), Scan::default(), "{command}");
+        }
+    }
+
+    #[test]
+    fn computed_commands_are_flagged() {
+        let dir = project();
+        let p = dir.path();
+        for command in [
+            "bash -c \"$(cat guard.sh)\"",
+            "`cat cmd.txt`",
+            "eval \"$HOOK\"",
+            "bash <(cat guard.sh)",
+            "$DSH_SURELY_UNSET_VARIABLE_X/run",
+            "bash $DSH_SURELY_UNSET_VARIABLE_X",
+        ] {
+            assert!(scan(command, p).computed, "{command}");
+        }
+        // An unset variable as a plain argument decides nothing that runs.
+        assert!(!scan("bash guard.sh $DSH_SURELY_UNSET_VARIABLE_X", p).computed);
+    }
+
+    #[test]
+    fn binaries_outside_the_project_are_not_hashed_scripts_are() {
+        let dir = project();
+        let sh = std::fs::canonicalize("/bin/sh").unwrap();
+        assert!(
+            scan(&format!("{} -c true", sh.display()), dir.path())
+                .files
+                .is_empty()
+        );
+        let elsewhere = tempfile::tempdir().unwrap();
+        let script = elsewhere.path().join("hook.sh");
+        std::fs::write(&script, "echo hi\n").unwrap();
+        assert_eq!(
+            scan(&format!("bash {}", script.display()), dir.path()).files,
+            [script]
+        );
+    }
+}
