@@ -12,4 +12,5 @@ mod conformance_codex;
 mod hook_scenarios;
 mod hooks_cmd;
 mod native_fixtures;
+mod plugin_scenarios;
 mod replay_fixtures;
