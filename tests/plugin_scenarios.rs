@@ -301,11 +301,139 @@ fn session_notes_injects_conventions_and_saves_a_note() {
         );
     }
 
-    // `dsh hooks list` shows the plugin's hooks with their file.
-    let listed = ctx.dsh().args(["hooks", "list"]).output().unwrap();
-    let listed = String::from_utf8_lossy(&listed.stdout);
-    assert!(
-        listed.contains("plugins/cache/notes-market/session-notes/0.3.1/hooks/hooks.json"),
-        "{listed}"
+    // `dsh hooks list` shows the plugin's hooks with their file; enabled only by
+    // the project, they are project hooks for dsh's trust (not yet trusted).
+    let listed = ctx
+        .dsh()
+        .args(["hooks", "list", "--format", "json"])
+        .output()
+        .unwrap();
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let rows = listed["hooks"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{listed}");
+    for row in rows {
+        assert!(
+            row["origin"]
+                .as_str()
+                .unwrap()
+                .contains("plugins/cache/notes-market/session-notes/0.3.1/hooks/hooks.json"),
+            "{row}"
+        );
+        assert_eq!(row["trust"], "untrusted", "{row}");
+    }
+}
+
+/// A plugin the user enabled counts as user-installed: no trust prompt.
+#[test]
+fn a_user_enabled_plugin_is_user_level_for_trust() {
+    let ctx = TestContext::new();
+    install(
+        &ctx,
+        "acme-tools",
+        &Marketplace::Directory,
+        "safety-guard",
+        "1.2.0",
     );
+    safety_guard_user_settings(&ctx, None);
+    let listed = ctx
+        .dsh()
+        .args(["hooks", "list", "--format", "json"])
+        .output()
+        .unwrap();
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let rows = listed["hooks"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{listed}");
+    for row in rows {
+        assert_eq!(row["trust"], "user-level", "{row}");
+        assert!(
+            row["origin"]
+                .as_str()
+                .unwrap()
+                .contains("src/acme-tools/plugins/safety-guard/hooks/hooks.json"),
+            "{row}"
+        );
+    }
+}
+
+/// Codex installs the same published plugin unchanged (`codex plugin marketplace
+/// add` + `codex plugin add`, PROTOCOL-ADDENDUM §2): the cache copy runs, with
+/// `${CLAUDE_PLUGIN_ROOT}` substituted and `CLAUDE_PLUGIN_DATA` under `$CODEX_HOME`.
+fn install_for_codex(ctx: &TestContext, features: &str) -> PathBuf {
+    let codex_home = ctx.home().join(".codex");
+    let market = ctx.home().join("src/acme-tools");
+    copy_tree(&plugins_fixtures().join("acme-tools"), &market);
+    let cache = codex_home.join("plugins/cache/acme-tools/safety-guard/1.2.0");
+    copy_tree(&market.join("plugins/safety-guard"), &cache);
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "{features}[marketplaces.acme-tools]\nsource_type = \"local\"\nsource = \"{}\"\n\n[plugins.\"safety-guard@acme-tools\"]\nenabled = true\n",
+            market.display()
+        ),
+    )
+    .unwrap();
+    codex_home
+}
+
+#[test]
+fn codex_runs_the_cached_safety_guard() {
+    let ctx = TestContext::new();
+    let codex_home = install_for_codex(&ctx, "");
+    let requests_path = ctx.home().join("requests.jsonl");
+    let output = ctx
+        .dsh()
+        .env("SAFETY_GUARD_MODE", "strict")
+        .arg("replay")
+        .arg(plugins_fixtures().join("safety_guard.json"))
+        .args(["--session-id", "test-session", "--requests-out"])
+        .arg(&requests_path)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let log = String::from_utf8_lossy(&output.stdout);
+    let results = tool_results(&log);
+    assert_eq!(results[0], (false, "built".to_owned()));
+    assert_eq!(
+        results[1],
+        (
+            true,
+            "Command blocked by PreToolUse hook: safety-guard: refusing destructive command: rm -rf build. Command: rm -rf build".to_owned()
+        )
+    );
+    assert!(ctx.project().join("build/out.txt").is_file());
+    let audit = std::fs::read_to_string(
+        codex_home.join("plugins/data/safety-guard-acme-tools/audit.jsonl"),
+    )
+    .unwrap();
+    assert_eq!(audit.lines().count(), 1, "{audit}");
+    // The hook that ran is the cache copy's, command text substituted.
+    let invoked = events_of(&log, "hook/invoked");
+    let pre = invoked.iter().find(|e| e["event"] == "PreToolUse").unwrap();
+    assert!(
+        pre["origin"].as_str().unwrap().starts_with(
+            &codex_home
+                .join("plugins/cache/acme-tools/safety-guard/1.2.0/hooks/hooks.json")
+                .display()
+                .to_string()
+        ),
+        "{pre}"
+    );
+}
+
+#[test]
+fn codex_plugins_feature_off_runs_no_plugin_hook() {
+    let ctx = TestContext::new();
+    install_for_codex(&ctx, "[features]\nplugins = false\n\n");
+    let output = ctx
+        .dsh()
+        .env("SAFETY_GUARD_MODE", "strict")
+        .arg("replay")
+        .arg(plugins_fixtures().join("safety_guard.json"))
+        .args(["--session-id", "test-session"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let log = String::from_utf8_lossy(&output.stdout);
+    assert!(events_of(&log, "hook/invoked").is_empty());
+    assert!(!ctx.project().join("build").exists());
 }

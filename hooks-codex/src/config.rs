@@ -877,6 +877,8 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
     let mut layers: Vec<LayerFiles> = Vec::new();
     // `[plugins."<name>@<mkt>"] enabled` of every config.toml, lowest layer first.
     let mut plugin_layers: Vec<(PathBuf, Vec<(String, bool)>)> = Vec::new();
+    // `[features] plugins`, the last layer that sets it wins (default on).
+    let mut plugins_feature: Option<(bool, PathBuf)> = None;
 
     let mut read_layer = |dir: &Path,
                           layer: LayerSource,
@@ -911,6 +913,9 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
             let (config, unknown) = parse_config_toml(&toml_path, &text)?;
             if let Ok(table) = toml::from_str::<toml::Table>(&text) {
                 plugin_layers.push((toml_path.clone(), plugins::enabled_in(&table)));
+                if let Some(on) = plugins::feature_flag(&table) {
+                    plugins_feature = Some((on, toml_path.clone()));
+                }
             }
             for key in unknown {
                 notices.push(format!(
@@ -1055,6 +1060,18 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         }
     }
     // Plugin hooks after every layer's own hooks, trusted like user hooks.
+    if let Some((false, path)) = &plugins_feature {
+        if plugin_layers
+            .iter()
+            .any(|(_, entries)| entries.iter().any(|(_, on)| *on))
+        {
+            loader.notices.push(format!(
+                "plugins are switched off ([features] plugins = false in {}); no plugin hooks run",
+                path.display()
+            ));
+        }
+        plugin_layers.clear();
+    }
     for found in plugins::find(&codex_home, &plugin_layers, &mut loader.notices) {
         let text = match std::fs::read_to_string(&found.hooks_file) {
             Ok(text) => text,

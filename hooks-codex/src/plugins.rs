@@ -49,6 +49,14 @@ pub(crate) fn enabled_in(table: &toml::Table) -> Vec<(String, bool)> {
         .collect()
 }
 
+/// `[features] plugins` of one config.toml, when set (Codex's default is on).
+pub(crate) fn feature_flag(table: &toml::Table) -> Option<bool> {
+    table
+        .get("features")?
+        .get("plugins")
+        .and_then(toml::Value::as_bool)
+}
+
 /// The installed version directory of `name` in `marketplace`: the one
 /// directory under `cache/<marketplace>/<name>/`, or the highest-sorting
 /// name when several versions are cached.
