@@ -402,7 +402,11 @@ impl ClaudePlugin {
             });
             let timeout = self.timeout_for(handler, firing.event, &selected);
             match &handler.kind {
-                HandlerKind::Command { is_async: true, .. } => {
+                // A settings hook naming ${CLAUDE_PLUGIN_ROOT} is refused even
+                // when async: it goes the synchronous way and records its failure.
+                HandlerKind::Command { is_async: true, .. }
+                    if crate::plugins::refuse_unassociated_root(handler).is_none() =>
+                {
                     if let Some(spec) =
                         self.spec_for(ctx, handler, firing, extra_env(index), timeout)
                     {

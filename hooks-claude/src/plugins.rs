@@ -217,12 +217,13 @@ fn read_json(path: &Path) -> JsonFile {
     }
 }
 
-/// Reads a JSON file that may be absent; an unreadable one becomes a notice.
-fn optional_json(path: &Path, notices: &mut Vec<String>) -> Option<Value> {
+/// Reads a JSON file that may be absent; an unreadable one becomes a
+/// notice that says what follows from it (`consequence`).
+fn optional_json(path: &Path, consequence: &str, notices: &mut Vec<String>) -> Option<Value> {
     match read_json(path) {
         JsonFile::Missing => None,
         JsonFile::Unreadable(why) => {
-            notices.push(format!("{why}; its plugins are not loaded"));
+            notices.push(format!("{why}; {consequence}"));
             None
         }
         JsonFile::Parsed(json) => Some(json),
@@ -237,7 +238,11 @@ fn directory_plugin_root(
     notices: &mut Vec<String>,
 ) -> Option<PathBuf> {
     let manifest = market_dir.join(".claude-plugin").join("marketplace.json");
-    let json = optional_json(&manifest, notices)?;
+    let json = optional_json(
+        &manifest,
+        "its plugins run from their installed copies",
+        notices,
+    )?;
     let entry = json
         .get("plugins")
         .and_then(Value::as_array)?
@@ -319,8 +324,11 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
         }
     }
     let known_file = plugins_dir.join("known_marketplaces.json");
-    if let Some(known) = optional_json(&known_file, &mut out.notices)
-        && let Some(known) = known.as_object()
+    if let Some(known) = optional_json(
+        &known_file,
+        "plugins of the marketplaces it lists run from their installed copies",
+        &mut out.notices,
+    ) && let Some(known) = known.as_object()
     {
         for (name, value) in known {
             if let Some(source) = market_source(value, home) {
@@ -329,7 +337,12 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
         }
     }
     let installed_file = plugins_dir.join("installed_plugins.json");
-    let installed = optional_json(&installed_file, &mut out.notices).unwrap_or(Value::Null);
+    let installed = optional_json(
+        &installed_file,
+        "no installed plugin is loaded",
+        &mut out.notices,
+    )
+    .unwrap_or(Value::Null);
 
     for (id, entry) in &enabled {
         if !entry.on {
@@ -381,7 +394,7 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
 
     for dir in &discovery.plugin_dirs {
         let manifest = dir.join(".claude-plugin").join("plugin.json");
-        let name = optional_json(&manifest, &mut out.notices)
+        let name = optional_json(&manifest, "the directory name is used", &mut out.notices)
             .and_then(|json| json.get("name").and_then(Value::as_str).map(str::to_owned))
             .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "plugin".to_owned());
@@ -518,6 +531,69 @@ mod tests {
             merged["b@m"].user_file,
             Some((PathBuf::from("/h/s.json"), SettingsSource::User))
         );
+    }
+
+    /// A settings hook and a plugin hook with the same `${CLAUDE_PLUGIN_ROOT}`
+    /// command: the settings one is refused as captured (`pl_root_probe`), the
+    /// plugin one runs, shows its root in exit-2 texts and names its plugin.
+    #[test]
+    fn root_variable_in_settings_and_plugin_hooks() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let project = tmp.path().join("proj");
+        let command = "sh ${CLAUDE_PLUGIN_ROOT}/x.sh '${CLAUDE_PLUGIN_DATA}'";
+        let hooks =
+            json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}});
+        let write = |path: &Path, value: &Value| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, value.to_string()).unwrap();
+        };
+        write(&project.join(".claude/settings.json"), &hooks);
+        let plugin_dir = tmp.path().join("p");
+        write(&plugin_dir.join("hooks/hooks.json"), &hooks);
+        write(
+            &plugin_dir.join(".claude-plugin/plugin.json"),
+            &json!({"name": "p"}),
+        );
+        let mut discovery = ClaudeDiscovery::new(&project, &home, &tmp.path().join("dsh"));
+        discovery.managed_dir = tmp.path().join("managed");
+        discovery.plugin_dirs = vec![plugin_dir.clone()];
+        let config = crate::load_with_options(&discovery, crate::ClaudeOptions::default()).unwrap();
+        let selected = config.select(crate::HookEvent::Stop, None);
+        assert_eq!(selected.len(), 2, "no dedup across settings and plugin");
+        let (settings, plugin) = (selected[0], selected[1]);
+        assert!(settings.plugin.is_none());
+
+        let refused = refuse_unassociated_root(settings).expect("refused");
+        assert_eq!(refused.exit, HookExit::Exited(1));
+        assert_eq!(
+            refused.stderr.text(),
+            format!(
+                "Failed to run: Hook command references ${{CLAUDE_PLUGIN_ROOT}} but the hook is not associated with a plugin. This variable is only available in hooks defined in a plugin's hooks/hooks.json file, not in settings.json. Command: {command}"
+            )
+        );
+        assert!(refuse_unassociated_root(plugin).is_none());
+
+        assert_eq!(display_command(settings, true), command);
+        assert_eq!(display_command(plugin, false), command);
+        assert_eq!(
+            display_command(plugin, true),
+            format!("sh {}/x.sh '${{CLAUDE_PLUGIN_DATA}}'", plugin_dir.display())
+        );
+        let origin = plugin.plugin.as_ref().unwrap();
+        assert_eq!(
+            attribution(origin),
+            "\nThis hook comes from the p@inline plugin."
+        );
+        let env = hook_env(origin);
+        assert_eq!(
+            env[0],
+            (
+                "CLAUDE_PLUGIN_ROOT".to_owned(),
+                plugin_dir.display().to_string()
+            )
+        );
+        assert!(origin.data_dir.is_dir(), "data dir created");
     }
 
     #[test]
