@@ -55,7 +55,16 @@ const COMPARED_ENV: &[&str] = &[
     "CLAUDECODE",
     "CLAUDE_CODE_ENTRYPOINT",
     "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_PLUGIN_ROOT",
+    "CLAUDE_PLUGIN_DATA",
 ];
+
+/// Variables named `ORACLE_*` are compared too: the settings-`env` captures probe with them, and
+/// the capture harness ran Claude Code with `ORACLE_MARKER` inherited from its parent.
+const COMPARED_ENV_PREFIX: &str = "ORACLE_";
+
+/// `ORACLE_MARKER` as the capture harness's parent environment had it.
+const INHERITED_MARKER: &str = "inherited-from-cc-parent-env";
 
 /// A documented difference between Claude Code and dsh, applied to the captured side.
 #[derive(Debug, Clone, Copy)]
@@ -77,6 +86,16 @@ enum Known {
     /// An async hook runs alongside the rest of the turn, so when it starts relative to later
     /// hooks is a race (in both tools): hook runs are compared as one set.
     AsyncHookRace,
+    /// This many hook invocations never reach the scripted hook (a settings hook Claude Code
+    /// refuses to run, a plugin hook whose script path the shell empties): the log's
+    /// `hook/invoked` records hold that many more inputs than the hooks recorded.
+    UnrecordedRuns(usize),
+    /// dsh trims exit-2 stderr before it reaches the model; Claude Code keeps it verbatim. The
+    /// byte-exact half of issue 13 is not done yet, so the captured text is rewritten.
+    TrimmedStderr {
+        captured: &'static str,
+        dsh: &'static str,
+    },
 }
 
 fn scenario_dir(name: &str) -> PathBuf {
@@ -114,13 +133,49 @@ struct DshRun {
     log: Vec<Value>,
 }
 
+/// Copies a tree, replacing the `<HOME>` placeholder in every file with `home` (plugin
+/// registries and marketplace paths are absolute in Claude Code's files).
+fn copy_tree_at_home(from: &Path, to: &Path, home: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree_at_home(&entry.path(), &target, home);
+        } else {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            std::fs::write(target, text.replace("<HOME>", &home.display().to_string())).unwrap();
+        }
+    }
+}
+
 fn run_dsh(name: &str) -> DshRun {
     let dir = scenario_dir(name);
     let ctx = TestContext::new();
     copy_tree(&dir.join(".claude"), &ctx.project().join(".claude"));
     if dir.join("home").is_dir() {
-        copy_tree(&dir.join("home"), &ctx.home());
+        copy_tree_at_home(&dir.join("home"), &ctx.home(), &ctx.home());
     }
+    // Plugin installs: the scripted hook copied where the capture harness put it (`rec.py`),
+    // and the run's extra arguments (`--plugin-dir`, inline `--settings`).
+    let mut extra_args: Vec<String> = Vec::new();
+    let setup_path = dir.join("plugin_setup.json");
+    if setup_path.is_file() {
+        let setup = read_json(&setup_path);
+        for copy in setup["hook_copies"].as_array().unwrap() {
+            let target = ctx.home().join(copy.as_str().unwrap());
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            std::fs::copy(dir.parent().unwrap().join("hook.py"), target).unwrap();
+        }
+        for arg in setup["args"].as_array().unwrap() {
+            let arg = arg.as_str().unwrap();
+            extra_args.push(arg.replace("<HOME>", &ctx.home().display().to_string()));
+        }
+    }
+    // The capture harness's parent environment, where the capture recorded it.
+    let captured_hooks =
+        std::fs::read_to_string(dir.join("captured").join("hooks.json")).unwrap_or_default();
+    let inherits_marker = captured_hooks.contains(INHERITED_MARKER);
     let oracle = ctx.home().join("oracle");
     let run_dir = oracle.join("captures").join(name);
     std::fs::create_dir_all(&run_dir).unwrap();
@@ -131,15 +186,18 @@ fn run_dsh(name: &str) -> DshRun {
     .unwrap();
     std::fs::copy(dir.join("behaviors.json"), run_dir.join("behaviors.json")).unwrap();
     let requests_path = ctx.home().join("requests.jsonl");
-    let output = ctx
-        .dsh()
+    let mut command = ctx.dsh();
+    command
         .env("ORACLE", &oracle)
         .arg("replay")
         .arg(dir.join("fixture.json"))
         .args(["--session-id", SESSION_ID, "--requests-out"])
         .arg(&requests_path)
-        .output()
-        .expect("dsh runs");
+        .args(&extra_args);
+    if inherits_marker {
+        command.env("ORACLE_MARKER", INHERITED_MARKER);
+    }
+    let output = command.output().expect("dsh runs");
     assert!(
         output.status.success(),
         "dsh replay {name} failed: {}",
@@ -179,6 +237,8 @@ impl Normalizer {
         Normalizer {
             replacements: vec![
                 (session_id.to_owned(), "<SESSION_ID>".to_owned()),
+                // Plugin data lives in Claude Code's own tree for both tools.
+                ("<HOME>/.claude/plugins".to_owned(), "<PLUGINS>".to_owned()),
                 ("<HOME>/.claude".to_owned(), "<STATE>".to_owned()),
             ],
             prompt_ids: HashMap::new(),
@@ -186,6 +246,13 @@ impl Normalizer {
     }
 
     fn dsh(run: &DshRun) -> Self {
+        // Python names itself in its own errors by the path it was started as; under a version
+        // manager's shim that is the resolved interpreter, not the `python3` Claude Code's host had.
+        let python = std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default();
         let project = run.ctx.project().display().to_string();
         let home = run.ctx.home().display().to_string();
         let slug: String = project
@@ -195,13 +262,19 @@ impl Normalizer {
         Normalizer {
             replacements: vec![
                 (SESSION_ID.to_owned(), "<SESSION_ID>".to_owned()),
+                (
+                    format!("{python}: can't open"),
+                    "python3: can't open".to_owned(),
+                ),
+                (format!("{home}/.claude/plugins"), "<PLUGINS>".to_owned()),
                 (format!("{home}/.dsh/claude"), "<STATE>".to_owned()),
                 (
                     format!("/projects/{slug}/"),
                     "/projects/<PROJECT_SLUG>/".to_owned(),
                 ),
                 (run.oracle.display().to_string(), "<ORACLE>".to_owned()),
-                ("$ORACLE".to_owned(), "<ORACLE>".to_owned()),
+                // `$ORACLE/…` only: `$ORACLE_X` is another variable (settings `env` probes).
+                ("$ORACLE/".to_owned(), "<ORACLE>/".to_owned()),
                 (project, "<PROJECT>".to_owned()),
                 (home, "<HOME>".to_owned()),
             ],
@@ -251,10 +324,16 @@ impl Normalizer {
             format!("other: {raw:?}")
         };
         let mut env = Map::new();
-        for name in COMPARED_ENV {
-            if let Some(value) = record["env"].get(*name) {
-                env.insert((*name).to_owned(), self.value(value));
-            }
+        let recorded = record["env"].as_object().cloned().unwrap_or_default();
+        let mut names: Vec<&String> = recorded
+            .keys()
+            .filter(|name| {
+                COMPARED_ENV.contains(&name.as_str()) || name.starts_with(COMPARED_ENV_PREFIX)
+            })
+            .collect();
+        names.sort();
+        for name in names {
+            env.insert(name.clone(), self.value(&recorded[name]));
         }
         json!({
             "event": record["event"],
@@ -653,6 +732,19 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
                 }
             }
             Known::AsyncHookRace => hooks.sort_by_key(Value::to_string),
+            Known::UnrecordedRuns(_) => {}
+            Known::TrimmedStderr { captured, dsh } => {
+                for segment in segments_mut(model) {
+                    let results = segment
+                        .get_mut("tool_results")
+                        .and_then(Value::as_array_mut);
+                    for result in results.into_iter().flatten() {
+                        if let Some(text) = result["content"].as_str() {
+                            result["content"] = json!(text.replace(captured, dsh));
+                        }
+                    }
+                }
+            }
             Known::DefaultPermissionMode => {
                 for record in hooks.iter_mut() {
                     if record["stdin"]["permission_mode"] == "default" {
@@ -717,7 +809,27 @@ fn conformance(name: &str, known: &[Known]) {
         .collect();
     logged.sort();
     received.sort();
-    assert_eq!(logged, received, "{name}: hook/invoked inputs vs stdin");
+    let unrecorded = known
+        .iter()
+        .find_map(|k| match k {
+            Known::UnrecordedRuns(n) => Some(*n),
+            _ => None,
+        })
+        .unwrap_or(0);
+    let mut unmatched = logged.clone();
+    for input in &received {
+        let at = unmatched.iter().position(|l| l == input);
+        assert!(
+            at.is_some(),
+            "{name}: a hook read {input} but no hook/invoked has it"
+        );
+        unmatched.remove(at.unwrap());
+    }
+    assert_eq!(
+        unmatched.len(),
+        unrecorded,
+        "{name}: hook/invoked inputs vs stdin: {unmatched:?} never reached a hook"
+    );
 
     // What each hook process did (exit code, stdout, stderr), as Claude Code itself reported it
     // in its stream: the scripted hooks must reproduce the captured hooks exactly.
@@ -786,6 +898,35 @@ fn conformance(name: &str, known: &[Known]) {
                 "/bin/sh"
             ])
         );
+    }
+
+    if name == "pl_root_probe" {
+        // PROTOCOL-ADDENDUM §1: `${CLAUDE_PLUGIN_ROOT}` is not substituted in the command text;
+        // the shell expands the variable, so single quotes keep it literal. (The capture does
+        // not keep argv; this is what the addendum states.)
+        let mut normalizer = Normalizer::dsh(&run);
+        let quoted = run
+            .records
+            .iter()
+            .find(|r| r["label"] == "pl_quoted")
+            .expect("pl_quoted ran");
+        assert_eq!(
+            normalizer.value(&quoted["argv"]),
+            json!([
+                "pl_quoted",
+                "<ORACLE>/captures/pl_root_probe",
+                "${CLAUDE_PLUGIN_ROOT}",
+                "<HOME>/src/oracle-mkt/plugins/guard",
+                "$CLAUDE_PLUGIN_ROOT",
+                "${CLAUDE_PROJECT_DIR}",
+                "${CLAUDE_PLUGIN_DATA}"
+            ])
+        );
+    }
+    if name == "pl_basic" {
+        // The data directory exists by the time the hook runs, so a hook can write there.
+        let data = run.ctx.home().join(".claude/plugins/data/guard-oracle-mkt");
+        assert!(data.is_dir(), "{} was not created", data.display());
     }
 
     // 3. How the first turn ended.
@@ -906,6 +1047,9 @@ scenarios! {
     e4_pre_plain_stdout;
     e5_pre_system_message;
     e_pre_updated_input;
+    env_cli_settings;
+    env_hooks_and_bash;
+    env_precedence;
     f2_post_exit2;
     f_post_block;
     g3_post_updated_output;
@@ -949,6 +1093,19 @@ scenarios! {
         Known::EditDefaultsInHistory
     ];
     p2_parallel_tool_calls;
+    pl_basic;
+    pl_context;
+    pl_disabled_project;
+    pl_plugin_dir;
+    pl_post_block;
+    pl_pre_deny;
+    pl_root_probe [
+        Known::UnrecordedRuns(2),
+        Known::TrimmedStderr {
+            captured: "directory\n\nThis hook comes from",
+            dsh: "directory\nThis hook comes from",
+        }
+    ];
     t_postbatch_ctx;
     u2_disable_all_hooks;
     u_settings_layers;

@@ -81,6 +81,10 @@ enum Difference {
     /// decision says why) and the turn completes. Compared: the prefix Codex
     /// captured.
     StopBlockCap,
+    /// Codex ran a plugin's two PreToolUse handlers in parallel and recorded
+    /// them in completion order; dsh's log lists them in configuration order.
+    /// Compared: the same payloads as a multiset.
+    ParallelPluginHooks,
 }
 
 const STOP_CAP: usize = 8;
@@ -97,6 +101,7 @@ fn difference(name: &str) -> Difference {
             Difference::ReplayRunsUntrustedHooks
         }
         "stop_always_block" => Difference::StopBlockCap,
+        "plugin_hooks" => Difference::ParallelPluginHooks,
         "baseline_toml" => Difference::TomlPostModelRequest,
         "permission_approve_for_me" | "permission_approve_for_me_allow" => {
             Difference::PermissionViaClaudeAsk
@@ -491,6 +496,13 @@ fn check(name: &str) -> Replayed {
             let capped = last["decision"]["capped"].as_str().unwrap_or_default();
             assert!(capped.contains("dsh's cap is 8"), "{name}: {last}");
         }
+        Difference::ParallelPluginHooks => {
+            let mut got = payloads.clone();
+            let mut want = want.clone();
+            got.sort();
+            want.sort();
+            assert_eq!(got, want, "{name}: hook payloads (as a set)");
+        }
         Difference::ReplayRunsUntrustedHooks => {
             assert!(want.is_empty(), "{name}: Codex ran no hook");
             assert!(!payloads.is_empty(), "{name}: dsh replay runs every hook");
@@ -554,7 +566,8 @@ fn check(name: &str) -> Replayed {
         Difference::None
         | Difference::ReplayRunsUntrustedHooks
         | Difference::TomlPostModelRequest
-        | Difference::PermissionViaClaudeAsk => {
+        | Difference::PermissionViaClaudeAsk
+        | Difference::ParallelPluginHooks => {
             assert_eq!(view, want_requests, "{name}: model view");
         }
     }
@@ -573,7 +586,8 @@ fn check(name: &str) -> Replayed {
             Difference::None => assert_eq!(got, want, "{name}: run classification"),
             Difference::ReplayRunsUntrustedHooks
             | Difference::TomlPostModelRequest
-            | Difference::PermissionViaClaudeAsk => {
+            | Difference::PermissionViaClaudeAsk
+            | Difference::ParallelPluginHooks => {
                 unreachable!("no app-server capture")
             }
         }
@@ -650,6 +664,54 @@ fn check_extra(replayed: &Replayed) {
             assert_eq!(spilled.len(), 21_607);
             std::fs::remove_file(&path).unwrap();
         }
+        // PROTOCOL-ADDENDUM §2: the cache copy runs with PLUGIN_ROOT/CLAUDE_PLUGIN_ROOT and
+        // PLUGIN_DATA/CLAUDE_PLUGIN_DATA set (as captured per hook), and `${CLAUDE_PLUGIN_ROOT}` /
+        // `${PLUGIN_ROOT}` are substituted in the text, inside single quotes too, so a command
+        // that unsets both first still finds its script (pl_unset ran at all).
+        "plugin_hooks" => {
+            let expected = expected(name);
+            let root = "<CODEX_HOME>/plugins/cache/oracle-mkt/guard/1.0.0";
+            let data = "<CODEX_HOME>/plugins/data/guard-oracle-mkt";
+            for hook in expected["hooks"].as_array().unwrap() {
+                let Some(label) = hook["label"].as_str() else {
+                    continue;
+                };
+                let path = replayed.record.join(format!("plugin.{label}"));
+                let text = std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let text = replayed.paths(&text);
+                let mut env: Vec<String> = text
+                    .lines()
+                    .filter(|line| !line.starts_with("arg="))
+                    .map(str::to_owned)
+                    .collect();
+                env.sort();
+                let mut want: Vec<String> = hook["plugin_env"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", v.as_str().unwrap()))
+                    .collect();
+                want.sort();
+                assert_eq!(env, want, "{name}: plugin env of {label}");
+                let args: Vec<&str> = text
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("arg="))
+                    .collect();
+                let want_args: Vec<String> = match label {
+                    "pl_ss" => vec![root.into(), root.into(), data.into()],
+                    "pl_pre" => vec![root.into()],
+                    _ => Vec::new(),
+                };
+                assert_eq!(args, want_args, "{name}: probe arguments of {label}");
+            }
+            assert!(
+                replayed
+                    .codex_home
+                    .join("plugins/data/guard-oracle-mkt")
+                    .is_dir()
+            );
+        }
         // A blocked prompt: durable `prompt/blocked`, no model request, no Stop.
         "prompt_block" | "prompt_block_exit2" => {
             assert_eq!(replayed.events("prompt/blocked").len(), 1);
@@ -676,7 +738,7 @@ scenarios! {
     apply_patch, apply_patch_matcher_edit, async_hook, baseline, baseline_toml, big_context,
     both_formats, malformed_json, matcher, matcher_bash, model_error, model_error_notify,
     multi_hooks, multi_two_contexts, notify, notify_with_stop_block, permission_approve_for_me,
-    permission_approve_for_me_allow, post_block,
+    permission_approve_for_me_allow, plugin_hooks, post_block,
     post_continue_false, post_exit2, post_updated_mcp_output, pre_allow_updated_input,
     pre_block_exit2, pre_block_json_deny, pre_block_json_legacy, pre_context, pre_exit1,
     pre_matcher_shell, pre_matcher_star, pre_model_request_ctx, pre_model_request_json,

@@ -15,4 +15,5 @@ mod durability;
 mod hook_scenarios;
 mod hooks_cmd;
 mod native_fixtures;
+mod plugin_scenarios;
 mod replay_fixtures;

@@ -88,6 +88,9 @@ enum Command {
         /// Extra Claude Code settings file(s), as `claude --settings`.
         #[arg(long = "settings")]
         settings: Vec<PathBuf>,
+        /// Load a Claude Code plugin from this directory for the run, as `claude --plugin-dir`.
+        #[arg(long = "plugin-dir", value_name = "DIR")]
+        plugin_dirs: Vec<PathBuf>,
         /// Bound on model requests per turn.
         #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
         max_steps: u64,
@@ -129,6 +132,7 @@ fn main() -> ExitCode {
             requests_out,
             session_id,
             settings,
+            plugin_dirs,
             max_steps,
         }) => replay::run(replay::ReplayArgs {
             fixture,
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
             requests_out,
             session_id,
             settings,
+            plugin_dirs,
             max_steps,
         }),
         Some(Command::Log { file, color }) => log_view::run(&file, color),

@@ -16,13 +16,17 @@ pub struct ReplayArgs {
     pub requests_out: Option<PathBuf>,
     pub session_id: Option<String>,
     pub settings: Vec<PathBuf>,
+    /// Claude Code plugin directories loaded for this run (`--plugin-dir`).
+    pub plugin_dirs: Vec<PathBuf>,
     pub max_steps: u64,
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let fixture = Fixture::load(&args.fixture)?;
     let cwd = wiring::current_dir()?;
-    let hooks = wiring::load_hooks(&HookSources::from_env(cwd.clone(), args.settings.clone()))?;
+    let mut sources = HookSources::from_env(cwd.clone(), args.settings.clone());
+    sources.claude_plugin_dirs = args.plugin_dirs.clone();
+    let hooks = wiring::load_hooks(&sources)?;
     for notice in &hooks.notices {
         eprintln!("dsh: {notice}");
     }

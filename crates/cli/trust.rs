@@ -278,6 +278,7 @@ pub(crate) fn load_configs(sources: &HookSources) -> anyhow::Result<(ClaudeConfi
     let mut discovery =
         ClaudeDiscovery::new(sources.cwd.clone(), sources.home.clone(), &sources.dsh_home);
     discovery.extra_settings = sources.claude_settings.clone();
+    discovery.plugin_dirs = sources.claude_plugin_dirs.clone();
     let claude = dsh_hooks_claude::load(&discovery)
         .context("cannot load the Claude Code hook configuration")?;
     let codex = dsh_hooks_codex::load(&CodexDiscovery::from_env(

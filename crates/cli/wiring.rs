@@ -26,6 +26,8 @@ pub struct HookSources {
     pub dsh_home: PathBuf,
     /// Extra Claude Code settings files (`--settings`).
     pub claude_settings: Vec<PathBuf>,
+    /// Claude Code plugins loaded for this run only (`--plugin-dir`).
+    pub claude_plugin_dirs: Vec<PathBuf>,
     /// Whether hooks nobody trusted yet still run (replay: yes, as the
     /// contract says; interactive sessions apply dsh's trust rules).
     pub run_untrusted: bool,
@@ -49,6 +51,7 @@ impl HookSources {
             home,
             dsh_home,
             claude_settings,
+            claude_plugin_dirs: Vec::new(),
             run_untrusted: true,
             excluded_hooks: Vec::new(),
         }
@@ -78,6 +81,7 @@ pub fn load_hooks(sources: &HookSources) -> anyhow::Result<LoadedHooks> {
     let mut claude_discovery =
         ClaudeDiscovery::new(sources.cwd.clone(), sources.home.clone(), &sources.dsh_home);
     claude_discovery.extra_settings = sources.claude_settings.clone();
+    claude_discovery.plugin_dirs = sources.claude_plugin_dirs.clone();
     let mut claude = dsh_hooks_claude::load(&claude_discovery)
         .context("cannot load the Claude Code hook configuration")?;
     claude.disable_origins(&sources.excluded_hooks, crate::trust::NOT_TRUSTED);

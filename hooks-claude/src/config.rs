@@ -19,6 +19,8 @@ use serde_json::Value;
 
 use crate::events::{EventSupport, HookEvent};
 use crate::matcher::Matcher;
+use crate::plugins::{self, PluginOrigin, PluginScope};
+use crate::settings_env;
 
 /// Where Claude Code settings are looked for, and where the bridge keeps its
 /// own state. Build it with [`ClaudeDiscovery::new`] and adjust fields.
@@ -30,8 +32,11 @@ pub struct ClaudeDiscovery {
     pub home: PathBuf,
     /// The managed-policy directory (`/etc/claude-code` on Linux).
     pub managed_dir: PathBuf,
-    /// Extra `--settings FILE`s, in flag order.
+    /// Extra `--settings FILE`s, in flag order. As with `claude --settings`,
+    /// an argument that starts with `{` is the settings JSON itself.
     pub extra_settings: Vec<PathBuf>,
+    /// `--plugin-dir DIR`s: plugins loaded for this session only (`<name>@inline`).
+    pub plugin_dirs: Vec<PathBuf>,
     /// dsh's state directory for this bridge (`$DSH_HOME/claude`):
     /// `CLAUDE_ENV_FILE`s and spilled hook output go below it.
     pub state_dir: PathBuf,
@@ -52,6 +57,7 @@ impl ClaudeDiscovery {
             home: home.into(),
             managed_dir: PathBuf::from("/etc/claude-code"),
             extra_settings: Vec::new(),
+            plugin_dirs: Vec::new(),
             state_dir,
             transcript_dir,
         }
@@ -226,6 +232,9 @@ pub struct HookHandler {
     pub origin: String,
     /// Whether it runs.
     pub status: HandlerStatus,
+    /// The plugin it came from (`hooks/hooks.json` of an enabled plugin);
+    /// `None` for a settings-file hook.
+    pub plugin: Option<PluginOrigin>,
 }
 
 impl HookHandler {
@@ -252,8 +261,31 @@ impl HookHandler {
         }
     }
 
-    /// The key identical handlers share (Claude Code dedups on the command).
+    /// Whether dsh's hook trust treats this handler as the user's own
+    /// (user, managed or `--settings` file, or a plugin the user enabled)
+    /// rather than as a project hook that needs the user's trust. A plugin
+    /// enabled only by a project file is a project hook.
+    pub fn is_user_installed(&self) -> bool {
+        match &self.plugin {
+            Some(plugin) => plugin.scope == PluginScope::User,
+            None => match self.source {
+                SettingsSource::Managed | SettingsSource::Flag | SettingsSource::User => true,
+                SettingsSource::Local | SettingsSource::Project => false,
+            },
+        }
+    }
+
+    /// The key identical handlers share (Claude Code dedups on the command,
+    /// but never across a plugin and settings or another plugin: `pl_basic`).
     pub(crate) fn dedup_key(&self) -> String {
+        let key = self.command_dedup_key();
+        match &self.plugin {
+            Some(plugin) => format!("plugin:{}\u{0}{key}", plugin.id),
+            None => key,
+        }
+    }
+
+    fn command_dedup_key(&self) -> String {
         match &self.kind {
             HandlerKind::Command { form, .. } => match form {
                 CommandForm::Shell { command, .. } => format!("command:{command}"),
@@ -294,6 +326,9 @@ pub struct HookEntry {
     pub origin: String,
     /// `active`, `disabled: why` or `unsupported: why`.
     pub status: String,
+    /// `<plugin>@<marketplace>` for a plugin hook.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<String>,
 }
 
 /// Knobs of the bridge that are not in settings files.
@@ -363,12 +398,17 @@ pub struct ClaudeConfig {
     pub options: ClaudeOptions,
     /// The settings files that were read, in configuration order.
     pub files: Vec<PathBuf>,
+    /// The merged settings `env` block: exported to every hook and to the
+    /// bash tool, over dsh's inherited environment.
+    pub settings_env: Vec<(String, String)>,
 }
 
 struct SettingsFile {
     path: PathBuf,
     source: SettingsSource,
     json: Value,
+    /// Set for a plugin's `hooks/hooks.json` (only its `hooks` are read).
+    plugin: Option<PluginOrigin>,
 }
 
 fn read_settings(path: &Path, source: SettingsSource) -> Result<Option<SettingsFile>, ConfigError> {
@@ -392,7 +432,30 @@ fn read_settings(path: &Path, source: SettingsSource) -> Result<Option<SettingsF
         path: path.to_owned(),
         source,
         json,
+        plugin: None,
     }))
+}
+
+/// `--settings '{"env": …}'`: Claude Code takes the settings JSON itself
+/// when the argument is not a file (`env_cli_settings`).
+fn inline_settings(arg: &Path) -> Option<&str> {
+    let text = arg.to_str()?;
+    text.trim_start().starts_with('{').then_some(text)
+}
+
+fn read_inline_settings(arg: &Path, text: &str) -> Result<SettingsFile, ConfigError> {
+    let json: Value = serde_json::from_str(text).map_err(|error| ConfigError::Json {
+        path: arg.to_owned(),
+        line: error.line(),
+        column: error.column(),
+        message: without_position(&error),
+    })?;
+    Ok(SettingsFile {
+        path: PathBuf::from("--settings"),
+        source: SettingsSource::Flag,
+        json,
+        plugin: None,
+    })
 }
 
 /// Reads and merges every settings source of `discovery`.
@@ -433,6 +496,13 @@ pub fn load_with_options(
 
     let mut files = Vec::new();
     for (path, source) in candidates {
+        if source == SettingsSource::Flag
+            && !path.exists()
+            && let Some(text) = inline_settings(&path)
+        {
+            files.push(read_inline_settings(&path, text)?);
+            continue;
+        }
         // Only `--settings` files must exist; the others are optional.
         if source == SettingsSource::Flag && !path.exists() {
             return Err(ConfigError::Read {
@@ -444,7 +514,39 @@ pub fn load_with_options(
             files.push(file);
         }
     }
-    build(files, discovery.clone(), options)
+    // Plugins: discovered from the settings layers, their hooks files
+    // appended after every settings file (plugin hooks come after settings
+    // hooks in configuration order).
+    let layers: Vec<plugins::Layer<'_>> = files
+        .iter()
+        .map(|f| plugins::Layer {
+            path: &f.path,
+            source: f.source,
+            json: &f.json,
+        })
+        .collect();
+    let discovered = plugins::discover(discovery, &layers);
+    let mut notices = discovered.notices;
+    let env_layers: Vec<settings_env::EnvLayer<'_>> = files
+        .iter()
+        .map(|f| settings_env::EnvLayer {
+            path: &f.path,
+            source: f.source,
+            json: &f.json,
+        })
+        .collect();
+    let settings_env = settings_env::merge(&env_layers, &mut notices);
+    for plugin in discovered.plugins {
+        files.push(SettingsFile {
+            path: plugin.hooks_file,
+            source: plugin.origin.layer,
+            json: plugin.json,
+            plugin: Some(plugin.origin),
+        });
+    }
+    let mut config = build(files, discovery.clone(), options, notices)?;
+    config.settings_env = settings_env;
+    Ok(config)
 }
 
 fn bool_key(file: &SettingsFile, key: &str) -> Option<bool> {
@@ -455,8 +557,12 @@ fn build(
     files: Vec<SettingsFile>,
     discovery: ClaudeDiscovery,
     options: ClaudeOptions,
+    mut notices: Vec<String>,
 ) -> Result<ClaudeConfig, ConfigError> {
-    let mut notices = Vec::new();
+    // A plugin's hooks file contributes hooks only; settings keys in it
+    // (disableAllHooks, allowedHttpHookUrls, …) mean nothing there.
+    let (plugin_files, files): (Vec<SettingsFile>, Vec<SettingsFile>) =
+        files.into_iter().partition(|f| f.plugin.is_some());
 
     // Scalar precedence: the highest-precedence file that sets the key wins.
     // Managed drop-ins are read after the base file and override it, so among
@@ -498,7 +604,7 @@ fn build(
     }
 
     let mut handlers = Vec::new();
-    for file in &files {
+    for file in files.iter().chain(&plugin_files) {
         let Some(hooks) = file.json.get("hooks") else {
             continue;
         };
@@ -577,6 +683,7 @@ fn build(
                             file: file.path.clone(),
                             origin,
                             status: HandlerStatus::Active,
+                            plugin: file.plugin.clone(),
                         }),
                         None => continue,
                     }
@@ -654,6 +761,7 @@ fn build(
         discovery,
         options,
         files: files.into_iter().map(|f| f.path).collect(),
+        settings_env: Vec::new(),
     })
 }
 
@@ -847,6 +955,7 @@ impl ClaudeConfig {
                         HandlerStatus::Disabled(why) => format!("disabled: {why}"),
                         HandlerStatus::Unsupported(why) => format!("unsupported: {why}"),
                     },
+                    plugin: handler.plugin.as_ref().map(|p| p.id.clone()),
                 }
             })
             .collect()

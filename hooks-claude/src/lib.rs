@@ -28,6 +28,8 @@ pub mod matcher;
 pub mod output;
 pub mod payload;
 pub mod plugin;
+pub mod plugins;
+pub mod settings_env;
 pub mod transcript;
 
 pub use config::{
@@ -37,3 +39,4 @@ pub use config::{
 pub use events::HookEvent;
 pub use matcher::Matcher;
 pub use plugin::ClaudePlugin;
+pub use plugins::{PluginOrigin, PluginScope};

@@ -280,7 +280,13 @@ impl ClaudePlugin {
                     .collect(),
             },
         };
-        let mut env = self.base_env(ctx, firing.event);
+        // Settings `env` first: it overrides dsh's inherited environment,
+        // and Claude Code's own variables (and a plugin's) override it.
+        let mut env = self.config.settings_env.clone();
+        env.extend(self.base_env(ctx, firing.event));
+        if let Some(plugin) = &handler.plugin {
+            env.extend(crate::plugins::hook_env(plugin));
+        }
         env.extend(extra_env);
         Some(HookSpec {
             program,
@@ -400,7 +406,11 @@ impl ClaudePlugin {
             });
             let timeout = self.timeout_for(handler, firing.event, &selected);
             match &handler.kind {
-                HandlerKind::Command { is_async: true, .. } => {
+                // A settings hook naming ${CLAUDE_PLUGIN_ROOT} is refused even
+                // when async: it goes the synchronous way and records its failure.
+                HandlerKind::Command { is_async: true, .. }
+                    if crate::plugins::refuse_unassociated_root(handler).is_none() =>
+                {
                     if let Some(spec) =
                         self.spec_for(ctx, handler, firing, extra_env(index), timeout)
                     {
@@ -430,11 +440,14 @@ impl ClaudePlugin {
         let mut command_slots = Vec::new();
         let mut http_futures = Vec::new();
         let mut http_slots = Vec::new();
+        let mut refused: Vec<(usize, RunResult)> = Vec::new();
         for (slot, (index, handler, _)) in sync.iter().enumerate() {
             let timeout = self.timeout_for(handler, firing.event, &selected);
             match &handler.kind {
                 HandlerKind::Command { .. } => {
-                    if let Some(spec) =
+                    if let Some(run) = crate::plugins::refuse_unassociated_root(handler) {
+                        refused.push((slot, RunResult::from_run(&run)));
+                    } else if let Some(spec) =
                         self.spec_for(ctx, handler, firing, extra_env(*index), timeout)
                     {
                         command_specs.push(spec);
@@ -470,6 +483,9 @@ impl ClaudePlugin {
         for (slot, run) in http_slots.into_iter().zip(http_runs) {
             results[slot] = Some(run);
         }
+        for (slot, run) in refused {
+            results[slot] = Some(run);
+        }
 
         let session_id = ctx.session.session_id.clone();
         let cap = |text: &str| self.cap_text(&session_id, text);
@@ -477,7 +493,8 @@ impl ClaudePlugin {
             .zip(results)
             .filter_map(|((_, handler, invocation_id), result)| {
                 let result = result?;
-                let command = handler.command_text();
+                let exit2 = matches!(result.facts.exit, ExitFact::Exited(2));
+                let command = crate::plugins::display_command(handler, exit2);
                 let event_ctx = EventCtx {
                     event: firing.event,
                     tool_name: firing.tool_name,
@@ -485,7 +502,12 @@ impl ClaudePlugin {
                     prompt: firing.prompt,
                     command: &command,
                 };
-                let interpretation = interpret(&event_ctx, &result.facts, &cap);
+                let mut interpretation = interpret(&event_ctx, &result.facts, &cap);
+                if let (Some(plugin), true, Effect::Deny { text }) =
+                    (&handler.plugin, exit2, &mut interpretation.effect)
+                {
+                    text.push_str(&crate::plugins::attribution(plugin));
+                }
                 Some(Fired {
                     handler: handler.clone(),
                     invocation_id,
@@ -955,6 +977,11 @@ impl Plugin for ClaudePlugin {
         source: SessionStartSource,
     ) -> Vec<ContextEntry> {
         let common = self.common(ctx, false);
+        // Settings `env` reaches the bash tool; a CLAUDE_ENV_FILE export
+        // (applied below) replaces it there, as captured.
+        for (name, value) in &self.config.settings_env {
+            ctx.session.env.set(name.clone(), value.clone());
+        }
         let env_dir = self
             .config
             .discovery

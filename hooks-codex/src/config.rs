@@ -19,6 +19,7 @@ use sha2::{Digest, Sha256};
 
 use crate::event::CodexEvent;
 use crate::matcher::Matcher;
+use crate::plugins::{self, CodexPluginOrigin};
 
 /// Where to look for Codex configuration. Tests point every path at temp dirs.
 #[derive(Debug, Clone)]
@@ -229,6 +230,8 @@ pub struct HookEntry {
     pub trust: TrustState,
     /// Whether dsh runs it.
     pub status: EntryStatus,
+    /// `<name>@<marketplace>` for a plugin hook (its `hooks/hooks.json` is `origin`'s file).
+    pub plugin: Option<String>,
 }
 
 /// A runnable command handler (crate-internal view).
@@ -245,6 +248,8 @@ pub(crate) struct Handler {
     pub origin: String,
     pub display_order: usize,
     pub trust: TrustState,
+    /// The plugin it came from, when it did.
+    pub plugin: Option<CodexPluginOrigin>,
 }
 
 /// The legacy `notify = ["prog", "args"…]` setting.
@@ -625,6 +630,8 @@ struct Source<'a> {
     layer: LayerSource,
     /// For project layers: whether Codex would load the project at all.
     project_trusted: bool,
+    /// Set for a plugin's `hooks/hooks.json` (trusted like user hooks).
+    plugin: Option<&'a CodexPluginOrigin>,
 }
 
 impl Loader {
@@ -686,6 +693,7 @@ impl Loader {
                     TrustState::Untrusted
                 },
                 status: EntryStatus::Active,
+                plugin: source.plugin.map(|p| p.id.clone()),
             };
             if let Some(err) = &matcher_error {
                 let mut entry = base_entry("command");
@@ -792,6 +800,7 @@ impl Loader {
                             origin,
                             display_order: self.display_order,
                             trust,
+                            plugin: source.plugin.cloned(),
                         });
                     }
                     self.display_order += 1;
@@ -866,6 +875,10 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
     let mut allow_managed_only = false;
     let mut requirement_hooks: Option<(PathBuf, EventsWire)> = None;
     let mut layers: Vec<LayerFiles> = Vec::new();
+    // `[plugins."<name>@<mkt>"] enabled` of every config.toml, lowest layer first.
+    let mut plugin_layers: Vec<(PathBuf, Vec<(String, bool)>)> = Vec::new();
+    // `[features] plugins`, the last layer that sets it wins (default on).
+    let mut plugins_feature: Option<(bool, PathBuf)> = None;
 
     let mut read_layer = |dir: &Path,
                           layer: LayerSource,
@@ -898,6 +911,12 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         }
         if let Some(text) = read_if_exists(&toml_path)? {
             let (config, unknown) = parse_config_toml(&toml_path, &text)?;
+            if let Ok(table) = toml::from_str::<toml::Table>(&text) {
+                plugin_layers.push((toml_path.clone(), plugins::enabled_in(&table)));
+                if let Some(on) = plugins::feature_flag(&table) {
+                    plugins_feature = Some((on, toml_path.clone()));
+                }
+            }
             for key in unknown {
                 notices.push(format!(
                     "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
@@ -1002,6 +1021,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
             path: &path,
             layer: LayerSource::Requirements,
             project_trusted: true,
+            plugin: None,
         };
         loader.append(&source, events, allow_managed_only);
     }
@@ -1034,8 +1054,57 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
                 path: &path,
                 layer: files.layer,
                 project_trusted,
+                plugin: None,
             };
             loader.append(&source, events, allow_managed_only);
+        }
+    }
+    // Plugin hooks after every layer's own hooks, trusted like user hooks.
+    if let Some((false, path)) = &plugins_feature {
+        if plugin_layers
+            .iter()
+            .any(|(_, entries)| entries.iter().any(|(_, on)| *on))
+        {
+            loader.notices.push(format!(
+                "plugins are switched off ([features] plugins = false in {}); no plugin hooks run",
+                path.display()
+            ));
+        }
+        plugin_layers.clear();
+    }
+    for found in plugins::find(&codex_home, &plugin_layers, &mut loader.notices) {
+        let text = match std::fs::read_to_string(&found.hooks_file) {
+            Ok(text) => text,
+            Err(error) => {
+                loader.notices.push(format!(
+                    "plugin {} not loaded: cannot read {}: {error}",
+                    found.origin.id,
+                    found.hooks_file.display()
+                ));
+                continue;
+            }
+        };
+        // A broken plugin is reported, never fatal: the user's own
+        // configuration still loads.
+        match parse_hooks_json(&found.hooks_file, &text) {
+            Ok((events, unknown)) => {
+                for key in unknown {
+                    loader.notices.push(format!(
+                        "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
+                        found.hooks_file.display()
+                    ));
+                }
+                let source = Source {
+                    path: &found.hooks_file,
+                    layer: LayerSource::User,
+                    project_trusted: true,
+                    plugin: Some(&found.origin),
+                };
+                loader.append(&source, events, allow_managed_only);
+            }
+            Err(error) => loader
+                .notices
+                .push(format!("plugin {} not loaded: {error}", found.origin.id)),
         }
     }
     let mut notices = loader.notices;

@@ -22,6 +22,7 @@ pub mod matcher;
 pub mod output;
 pub mod payload;
 pub mod plugin;
+pub mod plugins;
 pub mod spill;
 pub mod tools;
 
@@ -31,3 +32,4 @@ pub use config::{
 };
 pub use event::CodexEvent;
 pub use plugin::{CodexPlugin, TrustPolicy};
+pub use plugins::CodexPluginOrigin;

@@ -264,10 +264,10 @@ impl CodexPlugin {
         let spec = |handler: &Handler| HookSpec {
             program: HookProgram::Shell {
                 shell: self.config.discovery.shell.clone(),
-                command: handler.command.clone(),
+                command: crate::plugins::command_for(handler),
             },
             cwd: ctx.session.cwd.clone(),
-            env: Vec::new(),
+            env: crate::plugins::hook_env(handler),
             stdin: stdin.clone(),
             timeout: Duration::from_secs(handler.timeout_secs),
         };

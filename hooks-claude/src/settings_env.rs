@@ -1,0 +1,160 @@
+//! The `env` block of Claude Code settings (PROTOCOL-ADDENDUM.md §2,
+//! captures `env_hooks_and_bash`, `env_precedence`, `env_cli_settings`).
+//!
+//! Merged per key: managed > `--settings` > `.claude/settings.local.json` >
+//! `.claude/settings.json` > `~/.claude/settings.json`. The result is
+//! exported to every hook and to the bash tool and overrides what dsh
+//! inherited from its own environment.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::config::SettingsSource;
+
+/// One settings layer's `env` as read, in configuration order.
+pub(crate) struct EnvLayer<'a> {
+    pub path: &'a Path,
+    pub source: SettingsSource,
+    pub json: &'a Value,
+}
+
+/// The merged variables, in the order their keys were first seen from the
+/// lowest-precedence layer up (stable for logs and tests), plus notices for
+/// entries that are not strings.
+pub(crate) fn merge(layers: &[EnvLayer<'_>], notices: &mut Vec<String>) -> Vec<(String, String)> {
+    // Lowest precedence first, so a later layer overrides: user, project,
+    // local, `--settings` (the last flag is applied first: the first flag
+    // wins, as configuration order lists them), managed (drop-ins in name
+    // order, the last wins).
+    let mut ordered: Vec<&EnvLayer<'_>> = layers
+        .iter()
+        .filter(|l| l.source != SettingsSource::Managed)
+        .rev()
+        .collect();
+    ordered.extend(
+        layers
+            .iter()
+            .filter(|l| l.source == SettingsSource::Managed),
+    );
+
+    let mut out: Vec<(String, String)> = Vec::new();
+    for layer in ordered {
+        let Some(env) = layer.json.get("env") else {
+            continue;
+        };
+        let Some(env) = env.as_object() else {
+            notices.push(format!(
+                "`env` in {} is not an object; ignored",
+                layer.path.display()
+            ));
+            continue;
+        };
+        for (name, value) in env {
+            // Claude Code stringifies numbers and booleans; anything else
+            // cannot be an environment value.
+            let value = match value {
+                Value::String(text) => text.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                other => {
+                    notices.push(format!(
+                        "env.{name} in {} is not a string ({other}); ignored",
+                        layer.path.display()
+                    ));
+                    continue;
+                }
+            };
+            if name.is_empty() || name.contains('=') || name.contains('\0') || value.contains('\0')
+            {
+                notices.push(format!(
+                    "env.{name:?} in {} cannot be an environment variable; ignored",
+                    layer.path.display()
+                ));
+                continue;
+            }
+            match out.iter_mut().find(|(existing, _)| *existing == *name) {
+                Some(slot) => slot.1 = value,
+                None => out.push((name.clone(), value)),
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn per_key_precedence_as_captured() {
+        // env_precedence + env_cli_settings: --settings > local > project > user.
+        let flag = json!({"env": {"X": "cli", "U": "cli"}});
+        let local = json!({"env": {"X": "local", "L": "local"}});
+        let project = json!({"env": {"X": "project", "P": "project"}});
+        let user = json!({"env": {"X": "user", "P": "user", "U": "user", "N": 3}});
+        let path = Path::new("/s.json");
+        let layers = [
+            EnvLayer {
+                path,
+                source: SettingsSource::Flag,
+                json: &flag,
+            },
+            EnvLayer {
+                path,
+                source: SettingsSource::Local,
+                json: &local,
+            },
+            EnvLayer {
+                path,
+                source: SettingsSource::Project,
+                json: &project,
+            },
+            EnvLayer {
+                path,
+                source: SettingsSource::User,
+                json: &user,
+            },
+        ];
+        let mut notices = Vec::new();
+        let mut merged = merge(&layers, &mut notices);
+        merged.sort();
+        assert_eq!(
+            merged,
+            [
+                ("L", "local"),
+                ("N", "3"),
+                ("P", "project"),
+                ("U", "cli"),
+                ("X", "cli")
+            ]
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        );
+        assert!(notices.is_empty());
+    }
+
+    #[test]
+    fn managed_wins_and_odd_values_are_notices() {
+        let managed = json!({"env": {"X": "managed"}});
+        let flag = json!({"env": {"X": "cli", "BAD": {"a": 1}}});
+        let path = Path::new("/s.json");
+        let layers = [
+            EnvLayer {
+                path,
+                source: SettingsSource::Managed,
+                json: &managed,
+            },
+            EnvLayer {
+                path,
+                source: SettingsSource::Flag,
+                json: &flag,
+            },
+        ];
+        let mut notices = Vec::new();
+        let merged = merge(&layers, &mut notices);
+        assert_eq!(merged, vec![("X".to_owned(), "managed".to_owned())]);
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        assert!(notices[0].contains("env.BAD in /s.json"));
+    }
+}
