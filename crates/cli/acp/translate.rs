@@ -7,7 +7,7 @@
 //! reason, a `systemMessage`, a blocked prompt). It holds no connection; the
 //! server sends what it returns.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{
@@ -52,8 +52,21 @@ pub struct Translator {
     /// message's text is not sent again.
     streamed: bool,
     calls: HashMap<String, PendingCall>,
-    /// `invocation_id` → "claude PreToolUse", for naming a hook's block.
-    hooks: HashMap<String, (String, String)>,
+    /// `invocation_id` → the hook's dialect, event and tool call, for naming a block.
+    hooks: HashMap<String, HookRun>,
+    /// Tool calls announced this turn.
+    announced: HashSet<String>,
+    /// Messages about a call whose hooks ran before it was announced (input
+    /// policy runs before `tool/call` is logged); sent right after it.
+    held: HashMap<String, Vec<SessionUpdate>>,
+}
+
+/// A hook run in flight.
+#[derive(Debug, Clone)]
+struct HookRun {
+    dialect: String,
+    event: String,
+    call_id: Option<String>,
 }
 
 fn text_chunk(text: impl Into<String>) -> ContentChunk {
@@ -172,6 +185,8 @@ impl Translator {
             streamed: false,
             calls: HashMap::new(),
             hooks: HashMap::new(),
+            announced: HashSet::new(),
+            held: HashMap::new(),
         }
     }
 
@@ -251,9 +266,12 @@ impl Translator {
                         before,
                     },
                 );
-                vec![SessionUpdate::ToolCall(tool_call(
+                self.announced.insert(call_id.clone());
+                let mut updates = vec![SessionUpdate::ToolCall(tool_call(
                     &self.cwd, call_id, tool, arguments,
-                ))]
+                ))];
+                updates.extend(self.held.remove(call_id).unwrap_or_default());
+                updates
             }
             EventBody::ToolResult {
                 call_id,
@@ -296,13 +314,18 @@ impl Translator {
                 dialect,
                 event,
                 seam,
+                call_id,
                 ..
             } => {
                 // The prompt-submit veto is shown once, by `prompt/blocked`.
                 if seam != "prompt-submit" {
                     self.hooks.insert(
                         invocation_id.clone(),
-                        (dialect.as_str().to_owned(), event.clone()),
+                        HookRun {
+                            dialect: dialect.as_str().to_owned(),
+                            event: event.clone(),
+                            call_id: call_id.clone(),
+                        },
                     );
                 }
                 Vec::new()
@@ -312,16 +335,24 @@ impl Translator {
                 decision,
                 ..
             } => {
-                let Some((dialect, hook_event)) = self.hooks.remove(invocation_id) else {
+                let Some(run) = self.hooks.remove(invocation_id) else {
                     return Vec::new();
                 };
                 let effect = decision.get("effect").and_then(Value::as_str);
                 let reason = decision.get("reason").and_then(Value::as_str);
-                match (effect, reason) {
-                    (Some("deny" | "block"), Some(reason)) => vec![agent_text(format!(
-                        "\n> [{dialect} {hook_event} hook] blocked: {reason}\n\n"
-                    ))],
-                    _ => Vec::new(),
+                let (Some("deny" | "block"), Some(reason)) = (effect, reason) else {
+                    return Vec::new();
+                };
+                let message = agent_text(format!(
+                    "\n> [{} {} hook] blocked: {reason}\n\n",
+                    run.dialect, run.event
+                ));
+                match run.call_id {
+                    Some(call_id) if !self.announced.contains(&call_id) => {
+                        self.held.entry(call_id).or_default().push(message);
+                        Vec::new()
+                    }
+                    _ => vec![message],
                 }
             }
             EventBody::TurnEnd {
@@ -330,6 +361,8 @@ impl Translator {
                 self.streamed = false;
                 self.calls.clear();
                 self.hooks.clear();
+                self.announced.clear();
+                self.held.clear();
                 match (reason, message) {
                     (dsh_protocol::TurnEndReason::Stopped, Some(message)) => {
                         vec![agent_text(format!("\n> [turn stopped] {message}\n"))]
@@ -480,24 +513,27 @@ mod tests {
             }),
             Mode::Live,
         );
-        let shown = wire(&t.event(
-            &event(EventBody::HookResult {
-                turn: Some(1),
-                invocation_id: "h1".into(),
-                outcome: HookOutcomeKind::Exited,
-                exit_code: Some(2),
-                signal: None,
-                timed_out: false,
-                duration_ms: 1,
-                stdout: String::new(),
-                stderr: "no".into(),
-                error: None,
-                parsed_output: None,
-                decision: json!({"effect": "deny", "reason": "rm -rf is not allowed"}),
-            }),
-            Mode::Live,
-        ));
-        let text = shown[0]["content"]["text"].as_str().unwrap();
+        let result = event(EventBody::HookResult {
+            turn: Some(1),
+            invocation_id: "h1".into(),
+            outcome: HookOutcomeKind::Exited,
+            exit_code: Some(2),
+            signal: None,
+            timed_out: false,
+            duration_ms: 1,
+            stdout: String::new(),
+            stderr: "no".into(),
+            error: None,
+            parsed_output: None,
+            decision: json!({"effect": "deny", "reason": "rm -rf is not allowed"}),
+        });
+        // The hook judged the call before it was logged: the message waits
+        // for the call's announcement.
+        assert!(t.event(&result, Mode::Live).is_empty());
+        let shown = wire(&t.event(&call("bash", json!({"command": "rm -rf /"})), Mode::Live));
+        assert_eq!(shown.len(), 2);
+        assert_eq!(shown[0]["sessionUpdate"], "tool_call");
+        let text = shown[1]["content"]["text"].as_str().unwrap();
         assert!(
             text.contains("claude PreToolUse hook") && text.contains("rm -rf is not allowed"),
             "{text}"
