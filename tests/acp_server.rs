@@ -132,6 +132,15 @@ impl AcpClient {
         self.until(|m| m["id"] == id && m.get("method").is_none())
     }
 
+    /// Sends dsh SIGTERM, as an editor closing the agent does.
+    pub(crate) fn terminate(&mut self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
     /// Closes stdin and waits for dsh to exit.
     pub(crate) fn finish(mut self) -> (std::process::ExitStatus, Vec<String>) {
         drop(self.stdin.take());
@@ -238,6 +247,31 @@ pub(crate) fn full_flow_script() -> Vec<MockResponse> {
     ]
 }
 
+/// Waits for the pid a command wrote to `file` in the project.
+fn wait_for_pid(ctx: &TestContext, file: &str) -> i32 {
+    let path = ctx.project().join(file);
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(pid) = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| text.trim().parse::<i32>().ok())
+        {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits (a few seconds at most) for `pid` to be gone.
+fn assert_gone(pid: i32) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while pid_alive(pid) {
+        assert!(Instant::now() < deadline, "process {pid} lives on");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn pid_alive(pid: i32) -> bool {
     // A reaped process has no /proc entry; a zombie is not running.
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -325,18 +359,7 @@ fn full_flow_over_stdio() {
         "session/prompt",
         json!({"sessionId": session, "prompt": [{"type": "text", "text": "Run the slow job"}]}),
     );
-    let pid_file = ctx.project().join("slow.pid");
-    let deadline = Instant::now() + WAIT;
-    let pid = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file)
-            .ok()
-            .and_then(|text| text.trim().parse::<i32>().ok())
-        {
-            break pid;
-        }
-        assert!(Instant::now() < deadline, "the slow command never started");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let pid = wait_for_pid(&ctx, "slow.pid");
     let started = Instant::now();
     client.notify("session/cancel", json!({"sessionId": session}));
     let cancelled = client.response(slow);
@@ -669,4 +692,46 @@ fn malformed_input_gets_errors_and_the_server_keeps_serving() {
     assert_eq!(client.response(prompt)["result"]["stopReason"], "end_turn");
     let (status, _) = client.finish();
     assert!(status.success());
+}
+
+#[test]
+fn sigterm_ends_the_session_and_kills_the_running_command() {
+    let ctx = TestContext::new();
+    let claude = ctx.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "SessionEnd": [ { "hooks": [ { "type": "command", "command": "cat > session-end.json" } ] } ] } }"#,
+    )
+    .unwrap();
+    let mock = mock(vec![MockResponse::tool_calls(
+        "",
+        vec![MockToolCall::new(
+            "call_slow",
+            "bash",
+            &json!({"command": "echo $$ > slow.pid && exec sleep 30"}),
+        )],
+    )]);
+    let mut client = AcpClient::start(&ctx, &mock);
+    let session = start_session(&mut client, &ctx.project());
+    client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "slow"}]}),
+    );
+    let pid = wait_for_pid(&ctx, "slow.pid");
+    let started = Instant::now();
+    client.terminate();
+    let (status, _) = client.finish();
+    assert!(status.success(), "{status}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_gone(pid);
+    let log = events(&session_logs(&ctx)[0]);
+    let ends: Vec<&str> = of_type(&log, "turn/end")
+        .iter()
+        .map(|e| e["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(ends, ["interrupted"]);
+    // The session-end seam ran before dsh exited.
+    let input = std::fs::read_to_string(ctx.project().join("session-end.json")).unwrap();
+    assert!(input.contains("SessionEnd"), "{input}");
 }

@@ -30,8 +30,9 @@
 //! option id dsh did not offer, an error reply, a closed connection — is a
 //! denial (see `approval.rs`).
 //!
-//! When the connection closes, every session ends: running turns are
-//! interrupted, the session-end seam runs, detached hooks are killed.
+//! When the connection closes, or dsh gets SIGTERM, SIGHUP or SIGINT, every
+//! session ends: running turns are interrupted, the session-end seam runs,
+//! detached hooks are killed, and dsh exits 0.
 
 mod approval;
 mod translate;
@@ -55,6 +56,7 @@ use dsh_agent::{Agent, Observers, QueuedPrompt};
 use dsh_protocol::TurnEndReason;
 use dsh_seams::{CancellationToken, SessionEndReason, SessionStartSource};
 use dsh_session::SessionLog;
+use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -565,6 +567,12 @@ pub fn run(args: AcpArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let result = runtime.block_on(async {
+        // Editors stop agents with a signal as often as by closing stdin;
+        // either way sessions end properly (session-end hooks, process
+        // groups killed) instead of leaving tool processes behind.
+        let mut terminate = signal(SignalKind::terminate())?;
+        let mut hangup = signal(SignalKind::hangup())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
         let (on_new, on_load, on_prompt, on_cancel) = (
             Arc::clone(&server),
             Arc::clone(&server),
@@ -637,15 +645,18 @@ pub fn run(args: AcpArgs) -> anyhow::Result<ExitCode> {
                 },
                 agent_client_protocol::on_receive_notification!(),
             )
-            .connect_to(agent_client_protocol::Stdio::new())
-            .await;
+            .connect_to(agent_client_protocol::Stdio::new());
+        let served = tokio::select! {
+            served = served => served.map_err(|error| anyhow::anyhow!("the ACP connection failed: {error}")),
+            _ = terminate.recv() => Ok(()),
+            _ = hangup.recv() => Ok(()),
+            _ = interrupt.recv() => Ok(()),
+        };
         server.shut_down().await;
         served
     });
     // A blocking stdin read may still be parked; it ends with the process.
     runtime.shutdown_background();
-    match result {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(error) => Err(anyhow::anyhow!("the ACP connection failed: {error}")),
-    }
+    result?;
+    Ok(ExitCode::SUCCESS)
 }
