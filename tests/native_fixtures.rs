@@ -39,6 +39,7 @@ fn options(ctx: &TestContext, name: &str, plugins: Vec<Arc<dyn Plugin>>) -> Repl
         log: SessionLog::in_memory(header(ctx)).unwrap(),
         resumed: false,
         plugins,
+        processes: dsh_tools::builtin::ProcessLayer::default(),
         max_steps: 10,
         system_prompt: "You are a test agent.".into(),
         observers: Observers::default(),

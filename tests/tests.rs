@@ -4,6 +4,8 @@
 
 mod support;
 
+mod acp_sdk;
+mod acp_server;
 mod cli_headless;
 mod cli_interactive;
 mod cli_replay;

@@ -4,6 +4,7 @@
 //! This is glue: argument types, wiring and rendering. Domain logic lives in
 //! the library crates.
 
+mod acp;
 mod exec_scan;
 mod headless;
 mod hooks_cmd;
@@ -106,6 +107,18 @@ enum Command {
         #[command(subcommand)]
         command: hooks_cmd::HooksCommand,
     },
+    /// Serves the Agent Client Protocol on stdin/stdout (for editors such as Zed).
+    Acp {
+        /// Use this model instead of the configured one.
+        #[arg(long)]
+        model: Option<String>,
+        /// Extra Claude Code settings file(s), as `claude --settings`.
+        #[arg(long = "settings", value_name = "FILE")]
+        settings: Vec<PathBuf>,
+        /// Bound on model requests per turn.
+        #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
+        max_steps: u64,
+    },
     /// Renders a session log for people.
     Log {
         /// The session log (JSONL).
@@ -141,6 +154,15 @@ fn main() -> ExitCode {
             session_id,
             settings,
             plugin_dirs,
+            max_steps,
+        }),
+        Some(Command::Acp {
+            model,
+            settings,
+            max_steps,
+        }) => acp::run(acp::AcpArgs {
+            settings,
+            model,
             max_steps,
         }),
         Some(Command::Log { file, color }) => log_view::run(&file, color),

@@ -77,6 +77,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         log,
         resumed: false,
         plugins: hooks.plugins,
+        processes: runner.processes().clone(),
         max_steps: args.max_steps,
         system_prompt: wiring::system_prompt(&cwd),
         observers,

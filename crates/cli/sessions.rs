@@ -402,7 +402,8 @@ pub struct AgentOptions {
 /// open. (`wiring::agent` does the same for replay, which has no approvals.)
 pub fn agent(opened: Opened, options: AgentOptions) -> anyhow::Result<Agent> {
     let log_path = opened.log.path().map(Path::to_path_buf);
-    let mut registry = dsh_agent::builtin_registry(&opened.hooks.plugins);
+    let mut registry =
+        dsh_agent::builtin_registry(&opened.hooks.plugins, opened.hooks.runner.processes());
     if let Some(approval) = options.approval {
         registry.set_approval(approval);
     }

@@ -859,6 +859,7 @@ mod tests {
             home: home.to_owned(),
             dsh_home: home.join(".dsh"),
             claude_settings: Vec::new(),
+            claude_plugin_dirs: Vec::new(),
             run_untrusted: false,
             excluded_hooks: Vec::new(),
         }

@@ -464,6 +464,7 @@ pub(crate) fn refuse_unassociated_root(handler: &HookHandler) -> Option<HookRun>
         duration: Duration::ZERO,
         pid: None,
         timeout: Duration::ZERO,
+        record_limit: dsh_hook_runner::RunnerConfig::DEFAULT_CAPTURE_LIMIT,
     })
 }
 

@@ -10,6 +10,7 @@ use dsh_seams::{
 };
 use dsh_session::SessionLog;
 use dsh_tools::ToolRegistry;
+use dsh_tools::builtin::ProcessLayer;
 
 use crate::{
     Agent, AgentError, AgentParts, Fixture, Observers, QueuedPrompt, ScriptedModel, TurnOutcome,
@@ -29,6 +30,9 @@ pub struct ReplayOptions {
     pub resumed: bool,
     /// Plugins on the seams, in order.
     pub plugins: Vec<Arc<dyn Plugin>>,
+    /// The process layer the `bash` tool runs commands through (the hook
+    /// runner's, so one `kill_all` and one scrubbed environment cover both).
+    pub processes: ProcessLayer,
     /// Bound on model requests per turn.
     pub max_steps: u64,
     /// The system prompt.
@@ -53,10 +57,11 @@ pub struct ReplayOutput {
     pub record_errors: Vec<String>,
 }
 
-/// A registry with every built-in tool and `plugins`.
-pub fn builtin_registry(plugins: &[Arc<dyn Plugin>]) -> ToolRegistry {
+/// A registry with every built-in tool (the `bash` tool on `processes`) and
+/// `plugins`.
+pub fn builtin_registry(plugins: &[Arc<dyn Plugin>], processes: &ProcessLayer) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
-    for tool in dsh_tools::builtin::builtin_tools() {
+    for tool in dsh_tools::builtin::builtin_tools_with(processes) {
         registry.register_tool(tool);
     }
     for plugin in plugins {
@@ -81,7 +86,7 @@ pub async fn replay_with_model(
     options: ReplayOptions,
     model: Arc<ScriptedModel>,
 ) -> Result<ReplayOutput, AgentError> {
-    let registry = builtin_registry(&options.plugins);
+    let registry = builtin_registry(&options.plugins, &options.processes);
     let log_path = options.log.path().map(|path| path.to_path_buf());
     let mut agent = Agent::new(AgentParts {
         log: options.log,

@@ -29,6 +29,7 @@ fn options(dir: &std::path::Path, log: SessionLog) -> ReplayOptions {
         log,
         resumed: false,
         plugins: Vec::new(),
+        processes: dsh_tools::builtin::ProcessLayer::default(),
         max_steps: 10,
         system_prompt: "test".to_owned(),
         observers: Observers::default(),

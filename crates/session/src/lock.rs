@@ -7,7 +7,6 @@
 //! while another process waits on it would let two writers in.
 
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
-use std::os::fd::AsRawFd as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
@@ -74,36 +73,31 @@ impl SessionLock {
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(&path)
             .map_err(io)?;
-        let operation = match wait {
-            LockWait::Fail => libc::LOCK_EX | libc::LOCK_NB,
-            LockWait::Wait => libc::LOCK_EX,
-        };
-        loop {
-            // SAFETY: flock on a descriptor this function owns for the call.
-            let rc = unsafe { libc::flock(file.as_raw_fd(), operation) };
-            if rc == 0 {
-                break;
-            }
-            let error = std::io::Error::last_os_error();
-            match error.raw_os_error() {
-                Some(libc::EINTR) => continue,
-                Some(libc::EWOULDBLOCK) => {
-                    let mut text = String::new();
-                    let holder = match file.read_to_string(&mut text) {
-                        Ok(_) => match text.trim().parse::<u32>() {
-                            Ok(pid) => format!("pid {pid}"),
-                            Err(_) => "a process that has not written its pid yet".to_owned(),
-                        },
-                        Err(_) => "a process whose pid cannot be read".to_owned(),
-                    };
-                    let session = log_path
-                        .file_stem()
-                        .map(|stem| stem.to_string_lossy().into_owned())
-                        .unwrap_or_default();
-                    return Err(LockError::Held { session, holder });
-                }
-                _ => return Err(io(error)),
-            }
+        // `File::lock`/`try_lock` are `flock(2)` on Unix: advisory, released
+        // when the descriptor closes (also when dsh is killed).
+        let locked = match wait {
+            LockWait::Wait => file.lock().map(|()| true),
+            LockWait::Fail => match file.try_lock() {
+                Ok(()) => Ok(true),
+                Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+                Err(std::fs::TryLockError::Error(error)) => Err(error),
+            },
+        }
+        .map_err(io)?;
+        if !locked {
+            let mut text = String::new();
+            let holder = match file.read_to_string(&mut text) {
+                Ok(_) => match text.trim().parse::<u32>() {
+                    Ok(pid) => format!("pid {pid}"),
+                    Err(_) => "a process that has not written its pid yet".to_owned(),
+                },
+                Err(_) => "a process whose pid cannot be read".to_owned(),
+            };
+            let session = log_path
+                .file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return Err(LockError::Held { session, holder });
         }
         file.set_len(0).map_err(io)?;
         file.seek(SeekFrom::Start(0)).map_err(io)?;

@@ -14,7 +14,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use dsh_hook_runner::ProcessLayer;
+pub use dsh_hook_runner::ProcessLayer;
 use dsh_protocol::ToolSpec;
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -1,0 +1,239 @@
+//! Questions dsh puts to the editor's user through `session/request_permission`:
+//! a pre-execute `ask` for one tool call, and whether to run untrusted
+//! project hooks.
+//!
+//! Both offer one-shot options only (allow once / reject once): nothing the
+//! client answers is remembered beyond the call or the session. Only the
+//! "allow" option id dsh offered allows; every other outcome is a refusal,
+//! told apart in the log (`tracing`) by why:
+//! - the user picked "reject once" → `ApprovalResponse::Rejected`;
+//! - the client answered `cancelled`, the turn was cancelled while asking,
+//!   the client replied with a JSON-RPC error, or the connection closed →
+//!   `ApprovalResponse::Cancelled` (nobody answered the question);
+//! - an option id dsh never offered → `Rejected` (an answer, but not yes).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
+    SessionId, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+};
+use async_trait::async_trait;
+use dsh_seams::{ApprovalResponse, CancellationToken, ToolExecution};
+use dsh_tools::ApprovalService;
+
+use super::translate::{tool_kind, tool_locations, tool_title};
+use crate::trust::{UntrustedHook, show_path};
+
+/// The option id that allows, once.
+pub const ALLOW_ONCE: &str = "allow_once";
+/// The option id that rejects, once.
+pub const REJECT_ONCE: &str = "reject_once";
+
+/// The running turn's token, when a turn runs.
+pub type TurnSlot = Arc<Mutex<Option<CancellationToken>>>;
+
+/// What the client answered, reduced to what dsh does with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Answer {
+    /// The "allow once" option.
+    AllowOnce,
+    /// The "reject once" option.
+    RejectOnce,
+    /// An option id dsh did not offer.
+    UnknownOption(String),
+    /// The client answered `cancelled`.
+    ClientCancelled,
+    /// The turn was cancelled while the question was open.
+    TurnCancelled,
+    /// The request failed: an error reply or a closed connection.
+    Failed(String),
+}
+
+fn options(allow: &str, reject: &str) -> Vec<PermissionOption> {
+    vec![
+        PermissionOption::new(ALLOW_ONCE, allow, PermissionOptionKind::AllowOnce),
+        PermissionOption::new(REJECT_ONCE, reject, PermissionOptionKind::RejectOnce),
+    ]
+}
+
+async fn ask(
+    cx: &ConnectionTo<Client>,
+    request: RequestPermissionRequest,
+    cancel: &CancellationToken,
+) -> Answer {
+    let sent = cx.send_request(request).block_task();
+    let reply = tokio::select! {
+        reply = sent => reply,
+        () = cancel.cancelled() => return Answer::TurnCancelled,
+    };
+    match reply {
+        Ok(response) => match response.outcome {
+            RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
+                ALLOW_ONCE => Answer::AllowOnce,
+                REJECT_ONCE => Answer::RejectOnce,
+                other => Answer::UnknownOption(other.to_owned()),
+            },
+            RequestPermissionOutcome::Cancelled => Answer::ClientCancelled,
+            // An outcome this protocol version does not know is not a yes.
+            _ => Answer::UnknownOption("(unknown outcome)".to_owned()),
+        },
+        Err(error) => Answer::Failed(error.to_string()),
+    }
+}
+
+/// Resolves `ask` decisions through the editor.
+pub struct AcpApproval {
+    cx: ConnectionTo<Client>,
+    session_id: SessionId,
+    cwd: PathBuf,
+    turn: TurnSlot,
+}
+
+impl AcpApproval {
+    /// An approval service for one session.
+    pub fn new(
+        cx: ConnectionTo<Client>,
+        session_id: SessionId,
+        cwd: PathBuf,
+        turn: TurnSlot,
+    ) -> Self {
+        AcpApproval {
+            cx,
+            session_id,
+            cwd,
+            turn,
+        }
+    }
+}
+
+#[async_trait]
+impl ApprovalService for AcpApproval {
+    async fn request(&self, exec: &ToolExecution, reason: Option<&str>) -> ApprovalResponse {
+        let token = self
+            .turn
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .unwrap_or_default();
+        let mut fields = ToolCallUpdateFields::new()
+            .title(tool_title(&exec.tool, &exec.arguments))
+            .kind(tool_kind(&exec.tool))
+            .status(ToolCallStatus::Pending)
+            .raw_input((*exec.arguments).clone())
+            .locations(tool_locations(&self.cwd, &exec.tool, &exec.arguments));
+        if let Some(reason) = reason {
+            fields = fields.content(vec![ToolCallContent::from(format!(
+                "Approval needed: {reason}"
+            ))]);
+        }
+        let request = RequestPermissionRequest::new(
+            self.session_id.clone(),
+            ToolCallUpdate::new(exec.call_id.clone(), fields),
+            options("Allow once", "Reject"),
+        );
+        match ask(&self.cx, request, &token).await {
+            Answer::AllowOnce => ApprovalResponse::AllowedOnce,
+            Answer::RejectOnce => ApprovalResponse::Rejected,
+            Answer::UnknownOption(id) => {
+                tracing::warn!(
+                    "permission for {}: the client chose option {id:?}, which dsh did not offer; denied",
+                    exec.call_id
+                );
+                ApprovalResponse::Rejected
+            }
+            Answer::ClientCancelled => ApprovalResponse::Cancelled,
+            Answer::TurnCancelled => {
+                tracing::info!(
+                    "permission for {}: the turn was cancelled while asking",
+                    exec.call_id
+                );
+                ApprovalResponse::Cancelled
+            }
+            Answer::Failed(error) => {
+                tracing::warn!(
+                    "permission for {}: the request failed ({error}); denied",
+                    exec.call_id
+                );
+                ApprovalResponse::Cancelled
+            }
+        }
+    }
+}
+
+/// Whether untrusted project hooks run in this session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustAnswer {
+    /// The user allowed them, for this session only (nothing is stored).
+    RunThisSession,
+    /// Anything else: they do not run.
+    Skip,
+}
+
+/// The question naming the untrusted project hooks and their commands.
+pub struct TrustQuestion {
+    call_id: String,
+    title: String,
+    description: String,
+}
+
+impl TrustQuestion {
+    /// The question for `hooks` of the project at `cwd`.
+    pub fn new(session: &str, cwd: &Path, hooks: &[UntrustedHook]) -> Self {
+        let mut description = format!(
+            "This project has {} hook(s) you have not trusted yet. They run these commands on your machine:\n",
+            hooks.len()
+        );
+        for hook in hooks {
+            let matcher = hook
+                .matcher
+                .as_deref()
+                .map(|m| format!(" (matcher {m:?})"))
+                .unwrap_or_default();
+            description.push_str(&format!(
+                "\n- [{}] {}{matcher}: `{}`\n  from {}",
+                hook.dialect.as_str(),
+                hook.event,
+                hook.command,
+                show_path(&hook.origin, cwd)
+            ));
+        }
+        description.push_str(
+            "\n\nAllow runs them for this session only; `dsh hooks trust` trusts them for good.",
+        );
+        TrustQuestion {
+            call_id: format!("dsh-trust-{session}"),
+            title: format!("Run {} untrusted project hook(s)?", hooks.len()),
+            description,
+        }
+    }
+
+    /// Asks the client; anything but "allow once" skips the hooks.
+    pub async fn ask(
+        &self,
+        cx: &ConnectionTo<Client>,
+        session_id: &SessionId,
+        cancel: &CancellationToken,
+    ) -> TrustAnswer {
+        let fields = ToolCallUpdateFields::new()
+            .title(self.title.clone())
+            .kind(ToolKind::Execute)
+            .status(ToolCallStatus::Pending)
+            .content(vec![ToolCallContent::from(self.description.clone())]);
+        let request = RequestPermissionRequest::new(
+            session_id.clone(),
+            ToolCallUpdate::new(self.call_id.clone(), fields),
+            options("Run them this session", "Don't run them"),
+        );
+        match ask(cx, request, cancel).await {
+            Answer::AllowOnce => TrustAnswer::RunThisSession,
+            other => {
+                tracing::info!("untrusted project hooks skipped: {other:?}");
+                TrustAnswer::Skip
+            }
+        }
+    }
+}

@@ -1,0 +1,591 @@
+//! From dsh's session events to ACP `session/update`s.
+//!
+//! The translator is the only place that decides what an editor sees of a
+//! turn: streamed assistant text, tool calls (kind, title, raw input, file
+//! locations) and their settled status and content (a diff for `write` and
+//! `edit`), and the hook activity a person should notice (a hook's block
+//! reason, a `systemMessage`, a blocked prompt). It holds no connection; the
+//! server sends what it returns.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use agent_client_protocol::v1::schema::{
+    ContentBlock, ContentChunk, Diff, SessionUpdate, ToolCall as AcpToolCall, ToolCallContent,
+    ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+};
+use dsh_protocol::{Event, EventBody};
+use dsh_seams::{NoticeLevel, UserNotice};
+use serde_json::Value;
+
+/// Files larger than this are not read for a diff (the result text still shows).
+const DIFF_LIMIT_BYTES: u64 = 1024 * 1024;
+/// Tool output beyond this many characters is cut in the update (the model
+/// and the session log keep all of it).
+const CONTENT_LIMIT_CHARS: usize = 16 * 1024;
+
+/// Whether events happen now or are being replayed from a stored log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A turn running now: the client sent the prompt itself, text streamed
+    /// as deltas, and files can be read before and after a change.
+    Live,
+    /// `session/load`: the history is sent again, user messages included;
+    /// files on disk no longer show what a past change did.
+    Replay,
+}
+
+/// What the translator remembers about a tool call until its result.
+#[derive(Debug, Clone)]
+struct PendingCall {
+    /// The file a `write`/`edit` changes, resolved against the session cwd.
+    changed_file: Option<PathBuf>,
+    /// That file's text before the call (`None`: it did not exist or was unreadable).
+    before: Option<String>,
+}
+
+/// Turns dsh session events, text deltas and notices into ACP updates.
+#[derive(Debug)]
+pub struct Translator {
+    cwd: PathBuf,
+    /// Text deltas were sent since the last `assistant/message`, so that
+    /// message's text is not sent again.
+    streamed: bool,
+    calls: HashMap<String, PendingCall>,
+    /// `invocation_id` → the hook's dialect, event and tool call, for naming a block.
+    hooks: HashMap<String, HookRun>,
+    /// Tool calls announced this turn.
+    announced: HashSet<String>,
+    /// Messages about a call whose hooks ran before it was announced (input
+    /// policy runs before `tool/call` is logged); sent right after it.
+    held: HashMap<String, Vec<SessionUpdate>>,
+}
+
+/// A hook run in flight.
+#[derive(Debug, Clone)]
+struct HookRun {
+    dialect: String,
+    event: String,
+    call_id: Option<String>,
+}
+
+fn text_chunk(text: impl Into<String>) -> ContentChunk {
+    ContentChunk::new(ContentBlock::from(text.into()))
+}
+
+fn agent_text(text: impl Into<String>) -> SessionUpdate {
+    SessionUpdate::AgentMessageChunk(text_chunk(text))
+}
+
+/// The ACP kind of a dsh tool.
+pub fn tool_kind(tool: &str) -> ToolKind {
+    match tool {
+        "bash" => ToolKind::Execute,
+        "read" => ToolKind::Read,
+        "write" | "edit" => ToolKind::Edit,
+        "glob" | "grep" => ToolKind::Search,
+        _ => ToolKind::Other,
+    }
+}
+
+fn str_arg<'a>(arguments: &'a Value, key: &str) -> Option<&'a str> {
+    arguments.get(key).and_then(Value::as_str)
+}
+
+/// A one-line title for a tool call, as an editor lists it.
+pub fn tool_title(tool: &str, arguments: &Value) -> String {
+    let detail = match tool {
+        "bash" => str_arg(arguments, "description")
+            .filter(|d| !d.trim().is_empty())
+            .or_else(|| str_arg(arguments, "command")),
+        "read" | "write" | "edit" => str_arg(arguments, "file_path"),
+        "glob" | "grep" => str_arg(arguments, "pattern"),
+        _ => None,
+    };
+    let verb = match tool {
+        "bash" => "Run",
+        "read" => "Read",
+        "write" => "Write",
+        "edit" => "Edit",
+        "glob" => "Find files",
+        "grep" => "Search",
+        other => other,
+    };
+    match detail {
+        Some(detail) => {
+            let line = detail.lines().next().unwrap_or_default();
+            let mut title = format!("{verb} {line}");
+            if title.chars().count() > 120 {
+                title = title.chars().take(119).collect::<String>() + "…";
+            }
+            title
+        }
+        None => verb.to_owned(),
+    }
+}
+
+fn resolve(cwd: &Path, path: &str) -> PathBuf {
+    let path = Path::new(path);
+    if path.is_absolute() {
+        path.to_owned()
+    } else {
+        cwd.join(path)
+    }
+}
+
+/// The files a call touches, for the editor to follow.
+pub fn tool_locations(cwd: &Path, tool: &str, arguments: &Value) -> Vec<ToolCallLocation> {
+    let key = match tool {
+        "read" | "write" | "edit" => "file_path",
+        "glob" | "grep" => "path",
+        _ => return Vec::new(),
+    };
+    let Some(path) = str_arg(arguments, key) else {
+        return Vec::new();
+    };
+    let mut location = ToolCallLocation::new(resolve(cwd, path));
+    if tool == "read"
+        && let Some(offset) = arguments.get("offset").and_then(Value::as_u64)
+    {
+        location = location.line(u32::try_from(offset).ok());
+    }
+    vec![location]
+}
+
+fn read_small(path: &Path) -> Option<String> {
+    let metadata = std::fs::metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() > DIFF_LIMIT_BYTES {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
+fn cut(text: &str) -> String {
+    if text.chars().count() <= CONTENT_LIMIT_CHARS {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(CONTENT_LIMIT_CHARS).collect();
+    format!("{kept}\n… (output cut; the session log has all of it)")
+}
+
+/// The `tool_call` update announcing a sealed call.
+pub fn tool_call(cwd: &Path, call_id: &str, tool: &str, arguments: &Value) -> AcpToolCall {
+    AcpToolCall::new(call_id.to_owned(), tool_title(tool, arguments))
+        .kind(tool_kind(tool))
+        .status(ToolCallStatus::Pending)
+        .raw_input(arguments.clone())
+        .locations(tool_locations(cwd, tool, arguments))
+}
+
+impl Translator {
+    /// A translator for a session working in `cwd`.
+    pub fn new(cwd: PathBuf) -> Self {
+        Translator {
+            cwd,
+            streamed: false,
+            calls: HashMap::new(),
+            hooks: HashMap::new(),
+            announced: HashSet::new(),
+            held: HashMap::new(),
+        }
+    }
+
+    /// A streamed piece of assistant text.
+    pub fn text(&mut self, delta: &str) -> Vec<SessionUpdate> {
+        if delta.is_empty() {
+            return Vec::new();
+        }
+        self.streamed = true;
+        vec![agent_text(delta)]
+    }
+
+    /// A notice from a plugin or hook (e.g. a hook's `systemMessage`).
+    pub fn notice(&mut self, notice: &UserNotice) -> Vec<SessionUpdate> {
+        let label = match notice.level {
+            NoticeLevel::Info => "note",
+            NoticeLevel::Warning => "warning",
+        };
+        vec![agent_text(format!(
+            "\n> [{label} · {}] {}\n\n",
+            notice.source, notice.text
+        ))]
+    }
+
+    /// What one appended (or replayed) event shows.
+    pub fn event(&mut self, event: &Event, mode: Mode) -> Vec<SessionUpdate> {
+        match &event.body {
+            EventBody::UserMessage {
+                content,
+                original_content,
+                ..
+            } => match mode {
+                // The client shows what it sent.
+                Mode::Live => Vec::new(),
+                Mode::Replay => vec![SessionUpdate::UserMessageChunk(text_chunk(
+                    original_content.clone().unwrap_or_else(|| content.clone()),
+                ))],
+            },
+            EventBody::PromptBlocked {
+                content, reason, ..
+            } => {
+                let mut updates = Vec::new();
+                if mode == Mode::Replay {
+                    updates.push(SessionUpdate::UserMessageChunk(text_chunk(content.clone())));
+                }
+                updates.push(agent_text(format!(
+                    "> [prompt blocked] {reason}\n\nThis prompt was not sent to the model.\n"
+                )));
+                updates
+            }
+            EventBody::AssistantMessage { content, .. } => {
+                let streamed = std::mem::take(&mut self.streamed);
+                if content.is_empty() || (streamed && mode == Mode::Live) {
+                    Vec::new()
+                } else {
+                    vec![agent_text(content.clone())]
+                }
+            }
+            EventBody::ToolCall {
+                call_id,
+                tool,
+                arguments,
+                ..
+            } => {
+                let changed_file = matches!(tool.as_str(), "write" | "edit")
+                    .then(|| str_arg(arguments, "file_path"))
+                    .flatten()
+                    .map(|path| resolve(&self.cwd, path));
+                let before = match (mode, &changed_file) {
+                    (Mode::Live, Some(path)) => read_small(path),
+                    _ => None,
+                };
+                self.calls.insert(
+                    call_id.clone(),
+                    PendingCall {
+                        changed_file: changed_file.filter(|_| mode == Mode::Live),
+                        before,
+                    },
+                );
+                self.announced.insert(call_id.clone());
+                let mut updates = vec![SessionUpdate::ToolCall(tool_call(
+                    &self.cwd, call_id, tool, arguments,
+                ))];
+                updates.extend(self.held.remove(call_id).unwrap_or_default());
+                updates
+            }
+            EventBody::ToolResult {
+                call_id,
+                is_error,
+                content,
+                disposition,
+                ..
+            } => {
+                let pending = self.calls.remove(call_id);
+                let status = if *is_error {
+                    ToolCallStatus::Failed
+                } else {
+                    ToolCallStatus::Completed
+                };
+                let mut blocks: Vec<ToolCallContent> = Vec::new();
+                let executed = disposition.as_deref().is_none_or(|d| d == "executed");
+                if !*is_error
+                    && executed
+                    && let Some(PendingCall {
+                        changed_file: Some(path),
+                        before,
+                    }) = pending
+                    && let Some(after) = read_small(&path)
+                {
+                    blocks.push(ToolCallContent::from(
+                        Diff::new(path, after).old_text(before),
+                    ));
+                }
+                if !content.is_empty() {
+                    blocks.push(ToolCallContent::from(cut(content)));
+                }
+                let fields = ToolCallUpdateFields::new().status(status).content(blocks);
+                vec![SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                    call_id.clone(),
+                    fields,
+                ))]
+            }
+            EventBody::HookInvoked {
+                invocation_id,
+                dialect,
+                event,
+                seam,
+                call_id,
+                ..
+            } => {
+                // The prompt-submit veto is shown once, by `prompt/blocked`.
+                if seam != "prompt-submit" {
+                    self.hooks.insert(
+                        invocation_id.clone(),
+                        HookRun {
+                            dialect: dialect.as_str().to_owned(),
+                            event: event.clone(),
+                            call_id: call_id.clone(),
+                        },
+                    );
+                }
+                Vec::new()
+            }
+            EventBody::HookResult {
+                invocation_id,
+                decision,
+                ..
+            } => {
+                let Some(run) = self.hooks.remove(invocation_id) else {
+                    return Vec::new();
+                };
+                let effect = decision.get("effect").and_then(Value::as_str);
+                let reason = decision.get("reason").and_then(Value::as_str);
+                let (Some("deny" | "block"), Some(reason)) = (effect, reason) else {
+                    return Vec::new();
+                };
+                let message = agent_text(format!(
+                    "\n> [{} {} hook] blocked: {reason}\n\n",
+                    run.dialect, run.event
+                ));
+                match run.call_id {
+                    Some(call_id) if !self.announced.contains(&call_id) => {
+                        self.held.entry(call_id).or_default().push(message);
+                        Vec::new()
+                    }
+                    _ => vec![message],
+                }
+            }
+            EventBody::TurnEnd {
+                reason, message, ..
+            } => {
+                self.streamed = false;
+                self.calls.clear();
+                self.hooks.clear();
+                self.announced.clear();
+                self.held.clear();
+                match (reason, message) {
+                    (dsh_protocol::TurnEndReason::Stopped, Some(message)) => {
+                        vec![agent_text(format!("\n> [turn stopped] {message}\n"))]
+                    }
+                    (dsh_protocol::TurnEndReason::MaxSteps, Some(message)) => {
+                        vec![agent_text(format!("\n> [turn ended] {message}\n"))]
+                    }
+                    _ => Vec::new(),
+                }
+            }
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::ContextMessage { .. }
+            | EventBody::SteeringMessage { .. } => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use dsh_protocol::{Dialect, HookOutcomeKind, TurnEndReason};
+    use serde_json::json;
+
+    fn event(body: EventBody) -> Event {
+        Event {
+            seq: 1,
+            ts: "t".into(),
+            body,
+        }
+    }
+
+    fn wire(updates: &[SessionUpdate]) -> Vec<Value> {
+        updates
+            .iter()
+            .map(|u| serde_json::to_value(u).unwrap())
+            .collect()
+    }
+
+    fn call(tool: &str, arguments: Value) -> Event {
+        event(EventBody::ToolCall {
+            turn: 1,
+            call_id: "c1".into(),
+            execution_id: "e1".into(),
+            parent_execution_id: None,
+            tool: tool.into(),
+            arguments,
+            original_arguments: None,
+            rewritten_by: None,
+            rewrite_conflicts: Vec::new(),
+            provider_call_id: None,
+        })
+    }
+
+    fn result(is_error: bool, content: &str, disposition: &str) -> Event {
+        event(EventBody::ToolResult {
+            turn: 1,
+            call_id: "c1".into(),
+            is_error,
+            content: content.into(),
+            disposition: Some(disposition.into()),
+        })
+    }
+
+    #[test]
+    fn a_write_shows_kind_location_and_a_diff_of_the_real_change() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+        let mut t = Translator::new(dir.path().to_owned());
+        let announced = wire(&t.event(
+            &call("write", json!({"file_path": "a.txt", "content": "new\n"})),
+            Mode::Live,
+        ));
+        assert_eq!(announced[0]["sessionUpdate"], "tool_call");
+        assert_eq!(announced[0]["kind"], "edit");
+        assert_eq!(announced[0]["title"], "Write a.txt");
+        assert_eq!(announced[0]["rawInput"]["content"], "new\n");
+        assert_eq!(
+            announced[0]["locations"][0]["path"],
+            dir.path().join("a.txt").display().to_string()
+        );
+        // The tool runs between the two events.
+        std::fs::write(dir.path().join("a.txt"), "new\n").unwrap();
+        let settled = wire(&t.event(&result(false, "wrote a.txt", "executed"), Mode::Live));
+        assert_eq!(settled[0]["sessionUpdate"], "tool_call_update");
+        assert_eq!(settled[0]["status"], "completed");
+        assert_eq!(settled[0]["content"][0]["type"], "diff");
+        assert_eq!(settled[0]["content"][0]["oldText"], "old\n");
+        assert_eq!(settled[0]["content"][0]["newText"], "new\n");
+        assert_eq!(settled[0]["content"][1]["content"]["text"], "wrote a.txt");
+    }
+
+    #[test]
+    fn a_denied_edit_has_no_diff_and_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+        let mut t = Translator::new(dir.path().to_owned());
+        t.event(
+            &call(
+                "edit",
+                json!({"file_path": "a.txt", "old_string": "old", "new_string": "x"}),
+            ),
+            Mode::Live,
+        );
+        let settled = wire(&t.event(&result(true, "blocked by policy", "denied"), Mode::Live));
+        assert_eq!(settled[0]["status"], "failed");
+        assert_eq!(settled[0]["content"].as_array().unwrap().len(), 1);
+        assert_eq!(
+            settled[0]["content"][0]["content"]["text"],
+            "blocked by policy"
+        );
+    }
+
+    #[test]
+    fn streamed_text_is_not_sent_twice_but_replayed_text_is_sent() {
+        let mut t = Translator::new(PathBuf::from("/p"));
+        assert_eq!(t.text("Hel").len(), 1);
+        let message = event(EventBody::AssistantMessage {
+            turn: 1,
+            step: 1,
+            content: "Hello".into(),
+            tool_calls: Vec::new(),
+            usage: None,
+        });
+        assert!(t.event(&message, Mode::Live).is_empty());
+        // Without deltas (a model that does not stream) the text is sent whole.
+        let sent = wire(&t.event(&message, Mode::Live));
+        assert_eq!(sent[0]["content"]["text"], "Hello");
+        let replayed = wire(&t.event(&message, Mode::Replay));
+        assert_eq!(replayed[0]["sessionUpdate"], "agent_message_chunk");
+    }
+
+    #[test]
+    fn a_hook_block_names_the_hook_and_its_reason() {
+        let mut t = Translator::new(PathBuf::from("/p"));
+        t.event(
+            &event(EventBody::HookInvoked {
+                turn: Some(1),
+                invocation_id: "h1".into(),
+                dialect: Dialect::Claude,
+                event: "PreToolUse".into(),
+                seam: "pre-execute".into(),
+                matcher: None,
+                origin: None,
+                command: "guard.sh".into(),
+                input: json!({}),
+                call_id: Some("c1".into()),
+            }),
+            Mode::Live,
+        );
+        let result = event(EventBody::HookResult {
+            turn: Some(1),
+            invocation_id: "h1".into(),
+            outcome: HookOutcomeKind::Exited,
+            exit_code: Some(2),
+            signal: None,
+            timed_out: false,
+            duration_ms: 1,
+            stdout: String::new(),
+            stderr: "no".into(),
+            error: None,
+            parsed_output: None,
+            decision: json!({"effect": "deny", "reason": "rm -rf is not allowed"}),
+            http_status: None,
+        });
+        // The hook judged the call before it was logged: the message waits
+        // for the call's announcement.
+        assert!(t.event(&result, Mode::Live).is_empty());
+        let shown = wire(&t.event(&call("bash", json!({"command": "rm -rf /"})), Mode::Live));
+        assert_eq!(shown.len(), 2);
+        assert_eq!(shown[0]["sessionUpdate"], "tool_call");
+        let text = shown[1]["content"]["text"].as_str().unwrap();
+        assert!(
+            text.contains("claude PreToolUse hook") && text.contains("rm -rf is not allowed"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_blocked_prompt_shows_its_reason_and_replays_the_prompt() {
+        let mut t = Translator::new(PathBuf::from("/p"));
+        let blocked = event(EventBody::PromptBlocked {
+            turn: 1,
+            content: "deploy".into(),
+            source: "user".into(),
+            reason: "no deploys on Friday".into(),
+        });
+        let live = wire(&t.event(&blocked, Mode::Live));
+        assert_eq!(live.len(), 1);
+        assert!(
+            live[0]["content"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("no deploys on Friday")
+        );
+        let replay = wire(&t.event(&blocked, Mode::Replay));
+        assert_eq!(replay[0]["sessionUpdate"], "user_message_chunk");
+        assert_eq!(replay[0]["content"]["text"], "deploy");
+        let end = event(EventBody::TurnEnd {
+            turn: 1,
+            reason: TurnEndReason::Rejected,
+            message: Some("no deploys on Friday".into()),
+        });
+        assert!(t.event(&end, Mode::Live).is_empty());
+    }
+
+    #[test]
+    fn titles_and_kinds_follow_the_tool() {
+        assert_eq!(tool_kind("bash"), ToolKind::Execute);
+        assert_eq!(tool_kind("grep"), ToolKind::Search);
+        assert_eq!(tool_kind("mystery"), ToolKind::Other);
+        assert_eq!(
+            tool_title("bash", &json!({"command": "ls -la\nrm x"})),
+            "Run ls -la"
+        );
+        assert_eq!(tool_title("read", &json!({})), "Read");
+        let locations = tool_locations(
+            Path::new("/p"),
+            "read",
+            &json!({"file_path": "/etc/hosts", "offset": 3}),
+        );
+        let wire = serde_json::to_value(&locations).unwrap();
+        assert_eq!(wire, json!([{"path": "/etc/hosts", "line": 3}]));
+    }
+}

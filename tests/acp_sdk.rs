@@ -1,0 +1,146 @@
+//! `dsh acp` driven by a client nobody on this project wrote: the official
+//! ACP TypeScript SDK (`@agentclientprotocol/sdk`, pinned in
+//! `tests/acp-client/package-lock.json`), against the loopback mock provider
+//! and real project hooks.
+//!
+//! `.ci/run` installs the SDK (`npm ci` in `tests/acp-client`). Locally the
+//! test is skipped, with the reason printed, when `node_modules` is absent;
+//! in CI (`CI=true`) a missing SDK or `node` fails it.
+
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::acp_server::{full_flow_script, install_project_hooks};
+use crate::cli_headless::{events, mock, of_type, session_logs};
+use crate::support::{TestContext, repo_root};
+
+fn client_dir() -> PathBuf {
+    repo_root().join("tests").join("acp-client")
+}
+
+/// `Some(reason)` when the SDK client cannot run here.
+fn missing_prerequisite() -> Option<String> {
+    let sdk = client_dir().join("node_modules/@agentclientprotocol/sdk/package.json");
+    if !sdk.is_file() {
+        return Some(format!(
+            "{} is absent; run `(cd tests/acp-client && npm ci --no-audit --no-fund)`",
+            sdk.display()
+        ));
+    }
+    if Command::new("node").arg("--version").output().is_err() {
+        return Some("`node` is not on PATH".to_owned());
+    }
+    None
+}
+
+#[test]
+fn the_official_typescript_sdk_drives_a_session() {
+    if let Some(reason) = missing_prerequisite() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI must run the ACP SDK end-to-end test: {reason}"
+        );
+        eprintln!("skipped the_official_typescript_sdk_drives_a_session: {reason}");
+        return;
+    }
+    let ctx = TestContext::new();
+    install_project_hooks(&ctx);
+    std::fs::create_dir_all(ctx.project().join("build")).unwrap();
+    let mock = mock(full_flow_script());
+
+    let output = Command::new("node")
+        .arg(client_dir().join("client.mjs"))
+        .current_dir(client_dir())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", ctx.home())
+        .env("DSH_HOME", ctx.home().join(".dsh"))
+        .env("CODEX_HOME", ctx.home().join(".codex"))
+        .env("DSH_BASE_URL", mock.base_url())
+        .env("DSH_API_KEY", "sk-test")
+        .env("DSH_LOG", "error")
+        .env("DSH_BIN", assert_cmd::cargo::cargo_bin("dsh"))
+        .env("ACP_PROJECT", ctx.project())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "client.mjs failed:\n{stderr}");
+    let seen: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
+        panic!(
+            "client.mjs printed no JSON:\n{}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    });
+
+    assert_eq!(seen["protocolVersion"], 1);
+    assert_eq!(seen["loadSession"], true);
+    assert_eq!(
+        seen["stopReasons"],
+        serde_json::json!(["end_turn", "end_turn", "cancelled"])
+    );
+    assert_eq!(seen["exit"]["code"], 0, "dsh acp exit: {}", seen["exit"]);
+
+    // Two permission requests: the untrusted project hooks, then the Write
+    // a hook asked about, under its exact tool call id, one-shot options only.
+    let permissions = seen["permissions"].as_array().unwrap();
+    assert_eq!(permissions.len(), 2, "{permissions:?}");
+    assert!(
+        permissions[0]["toolCall"]["content"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("bash_validator.sh")
+    );
+    assert_eq!(permissions[1]["toolCall"]["toolCallId"], "call_write");
+    for permission in permissions {
+        let kinds: Vec<&str> = permission["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["allow_once", "reject_once"]);
+    }
+
+    // What the editor showed.
+    let updates = seen["updates"].as_array().unwrap();
+    let find = |kind: &str, call: &str| {
+        updates
+            .iter()
+            .find(|u| u["sessionUpdate"] == kind && u["toolCallId"] == call)
+            .unwrap_or_else(|| panic!("no {kind} for {call} in {updates:?}"))
+    };
+    assert_eq!(find("tool_call", "call_rm")["kind"], "execute");
+    assert_eq!(find("tool_call_update", "call_rm")["status"], "failed");
+    let write = find("tool_call_update", "call_write");
+    assert_eq!(write["status"], "completed");
+    assert_eq!(write["content"][0]["type"], "diff");
+    assert_eq!(write["content"][0]["newText"], "cleaned\n");
+    assert_eq!(find("tool_call_update", "call_slow")["status"], "failed");
+    let said: String = updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert!(
+        said.contains("blocked: PreToolUse:Bash hook error"),
+        "{said}"
+    );
+    assert!(
+        said.contains("Deploys are not started from the editor"),
+        "{said}"
+    );
+    assert!(said.contains("Done."), "{said}");
+
+    // And the durable record agrees.
+    let log = events(&session_logs(&ctx)[0]);
+    let ends: Vec<&str> = of_type(&log, "turn/end")
+        .iter()
+        .map(|e| e["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(ends, ["completed", "rejected", "interrupted"]);
+    assert!(ctx.project().join("build").is_dir());
+}
