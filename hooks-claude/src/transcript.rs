@@ -189,18 +189,67 @@ impl Transcript {
         if lines.is_empty() {
             return Ok(());
         }
+        // The transcript holds the whole conversation: private, like the
+        // session log (0600 in 0700 directories), never through a symlink.
+        use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+        let named = |error: std::io::Error, path: &std::path::Path| {
+            std::io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+        };
         if let Some(parent) = self.path.parent() {
-            fs_err::create_dir_all(parent)?;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(parent)
+                .map_err(|error| named(error, parent))?;
         }
-        let mut file = fs_err::OpenOptions::new()
+        let mut file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(&self.path)?;
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&self.path)
+            .map_err(|error| named(error, &self.path))?;
         let mut buffer = Vec::new();
         for line in lines {
             serde_json::to_writer(&mut buffer, &line).map_err(std::io::Error::other)?;
             buffer.push(b'\n');
         }
         file.write_all(&buffer)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may unwrap
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    fn user_message() -> Event {
+        serde_json::from_value(json!({
+            "seq": 1, "ts": "2026-12-01T00:00:00Z", "type": "user/message",
+            "turn": 1, "content": "hi", "source": "user"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn transcripts_are_private_and_never_written_through_a_symlink() {
+        let root = tempfile::tempdir().unwrap();
+        let path = root.path().join("projects/slug/s.jsonl");
+        let mut transcript = Transcript::new(path.clone(), "s".into(), "/p".into());
+        transcript.append(&user_message(), None).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(path.parent().unwrap()), 0o700);
+        assert_eq!(mode(&root.path().join("projects")), 0o700);
+
+        let target = root.path().join("elsewhere.txt");
+        std::fs::write(&target, "keep").unwrap();
+        let planted = root.path().join("projects/slug/t.jsonl");
+        std::os::unix::fs::symlink(&target, &planted).unwrap();
+        let mut transcript = Transcript::new(planted, "t".into(), "/p".into());
+        let error = transcript.append(&user_message(), None).unwrap_err();
+        assert!(error.to_string().contains("t.jsonl"), "{error}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
     }
 }
