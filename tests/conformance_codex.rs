@@ -488,7 +488,7 @@ fn check(name: &str) -> Replayed {
             );
             let invoked = replayed.invoked();
             let last = replayed.result_of(invoked[STOP_CAP]);
-            let capped = last["decision"]["capped"].as_str().unwrap_or_default();
+            let capped = last["decision"]["overridden"].as_str().unwrap_or_default();
             assert!(capped.contains("dsh's cap is 8"), "{name}: {last}");
         }
         Difference::ReplayRunsUntrustedHooks => {

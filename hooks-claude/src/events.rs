@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use dsh_protocol::Seam;
+
 /// A Claude Code hook event name, as spelled in `settings.json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum HookEvent {
@@ -267,17 +269,40 @@ impl HookEvent {
     }
 
     /// The dsh seam this event runs on (for `hook/invoked.seam`).
-    pub fn seam(self) -> &'static str {
+    pub fn seam(self) -> Seam {
         match self {
-            HookEvent::SessionStart => "session-start",
-            HookEvent::UserPromptSubmit => "prompt-submit",
-            HookEvent::PreToolUse => "pre-execute",
-            HookEvent::PermissionRequest => "approval",
-            HookEvent::PostToolUse | HookEvent::PostToolUseFailure => "post-execute",
-            HookEvent::Stop => "turn-continuation",
-            HookEvent::SessionEnd => "session-end",
-            HookEvent::Notification => "notification",
-            _ => "none",
+            HookEvent::SessionStart => Seam::SessionStart,
+            HookEvent::UserPromptSubmit => Seam::PromptSubmit,
+            HookEvent::PreToolUse => Seam::PreExecute,
+            HookEvent::PermissionRequest => Seam::Approval,
+            HookEvent::PostToolUse | HookEvent::PostToolUseFailure => Seam::PostExecute,
+            HookEvent::PostToolBatch => Seam::BatchSettled,
+            HookEvent::Stop => Seam::TurnContinuation,
+            HookEvent::SessionEnd => Seam::SessionEnd,
+            HookEvent::Notification => Seam::Notification,
+            HookEvent::UserPromptExpansion
+            | HookEvent::StopFailure
+            | HookEvent::SubagentStart
+            | HookEvent::SubagentStop
+            | HookEvent::PreCompact
+            | HookEvent::PostCompact
+            | HookEvent::PreModelSwitch
+            | HookEvent::PostModelSwitch
+            | HookEvent::PermissionDenied
+            | HookEvent::Setup
+            | HookEvent::TeammateIdle
+            | HookEvent::TaskCreated
+            | HookEvent::TaskCompleted
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult
+            | HookEvent::ConfigChange
+            | HookEvent::WorktreeCreate
+            | HookEvent::WorktreeRemove
+            | HookEvent::InstructionsLoaded
+            | HookEvent::CwdChanged
+            | HookEvent::FileChanged
+            | HookEvent::DirectoryAdded
+            | HookEvent::MessageDisplay => Seam::Unmapped,
         }
     }
 }

@@ -147,6 +147,19 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// The log's typed effect.
+    pub fn hook_effect(&self) -> dsh_protocol::HookEffect {
+        use dsh_protocol::HookEffect;
+        match self {
+            Effect::None => HookEffect::None,
+            Effect::Allow { .. } => HookEffect::Allow,
+            Effect::Ask { .. } => HookEffect::Ask,
+            Effect::Defer { .. } => HookEffect::Defer,
+            Effect::Deny { .. } => HookEffect::Deny,
+            Effect::Block { .. } => HookEffect::Block,
+        }
+    }
+
     /// A short name for the log.
     pub fn name(&self) -> &'static str {
         match self {

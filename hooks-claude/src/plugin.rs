@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec, RunRecord};
-use dsh_protocol::{Dialect, Event, EventBody, HookOutcomeKind};
+use dsh_protocol::{Dialect, Event, EventBody, HookDecision, HookOutcomeKind};
 use dsh_seams::{
     ApprovalDecision, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     InputRewrite, NoticeLevel, Notification, NotificationKind, Plugin, PostToolAction,
@@ -19,7 +19,7 @@ use dsh_seams::{
     SeamContext, SessionEndReason, SessionStartSource, SettledCall, ToolExecution, ToolOutcome,
     UserNotice,
 };
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use crate::config::{ClaudeConfig, CommandForm, HandlerKind, HookHandler, wildcard};
@@ -387,7 +387,7 @@ impl ClaudePlugin {
                 invocation_id: invocation_id.clone(),
                 dialect: Dialect::Claude,
                 event: firing.event.as_str().to_owned(),
-                seam: firing.event.seam().to_owned(),
+                seam: firing.event.seam(),
                 matcher: handler.matcher.clone(),
                 origin: Some(handler.origin.clone()),
                 command: handler.command_text(),
@@ -405,7 +405,10 @@ impl ClaudePlugin {
                             ctx.turn,
                             invocation_id.clone(),
                             None,
-                            json!({"effect": "none", "why": "async hook: not awaited; its additionalContext/systemMessage reach the model on the next turn"}),
+                            HookDecision {
+                                why: Some("async hook: not awaited; its additionalContext/systemMessage reach the model on the next turn".to_owned()),
+                                ..HookDecision::default()
+                            },
                         ));
                         lock(&self.state).pending_async.push(PendingAsync {
                             invocation_id,
@@ -588,16 +591,16 @@ impl ClaudePlugin {
         &self,
         ctx: &SeamContext,
         fired: &[Fired],
-        extra: &dyn Fn(usize) -> Map<String, Value>,
+        extra: &dyn Fn(usize, &mut HookDecision),
     ) {
         for (index, run) in fired.iter().enumerate() {
-            let mut decision = decision_json(&run.interpretation);
-            decision.extend(extra(index));
+            let mut decision = decision_of(&run.interpretation);
+            extra(index, &mut decision);
             ctx.sink.record(run.result.record.clone().into_event(
                 ctx.turn,
                 run.invocation_id.clone(),
                 run.interpretation.parsed.json().cloned(),
-                Value::Object(decision),
+                decision,
             ));
             for notice in &run.interpretation.user_notices {
                 ctx.sink.tell_user(UserNotice {
@@ -649,18 +652,18 @@ impl ClaudePlugin {
             if let Some(message) = result_system_message(&interpretation) {
                 texts.push(format!("{} says: {message}", pending.label));
             }
-            let mut decision = decision_json(&interpretation);
-            decision.insert("async".into(), json!(true));
-            decision.insert("delivered_in_turn".into(), json!(ctx.turn));
-            decision.insert(
-                "note".into(),
-                json!("async hook finished; decisions are ignored, contexts reach the model now"),
+            let mut decision = decision_of(&interpretation);
+            decision.is_async = true;
+            decision.delivered_in_turn = ctx.turn;
+            decision.note = Some(
+                "async hook finished; decisions are ignored, contexts reach the model now"
+                    .to_owned(),
             );
             ctx.sink.record(result.record.into_event(
                 pending.turn,
                 pending.invocation_id,
                 interpretation.parsed.json().cloned(),
-                Value::Object(decision),
+                decision,
             ));
             if !texts.is_empty() {
                 contexts.push(ContextEntry::new(
@@ -771,18 +774,16 @@ impl ClaudePlugin {
             .find_map(|f| f.interpretation.stop.clone())
             .or(stop_for_defer);
         let asked = matches!(decision, PreToolDecision::Ask { .. });
-        self.record_results(ctx, &fired, &|i| {
-            let mut extra = Map::new();
+        self.record_results(ctx, &fired, &|i, decision| {
             if permission_rank_of(&fired[i].interpretation.effect) > 0 {
-                extra.insert("won".into(), json!(Some(i) == winner));
+                decision.won = Some(Some(i) == winner);
             }
             if fired[i].interpretation.updated_input.is_some() {
-                extra.insert("rewrite_won".into(), json!(Some(i) == rewrite_winner));
+                decision.rewrite_won = Some(Some(i) == rewrite_winner);
                 if denied {
-                    extra.insert("rewrite_ignored".into(), json!("the call is denied"));
+                    decision.rewrite_ignored = Some("the call is denied".to_owned());
                 }
             }
-            extra
         });
         let contexts = Self::joined_contexts(&fired, HookEvent::PreToolUse);
         let notices = stop.iter().filter(|r| !r.is_empty()).cloned().collect();
@@ -830,43 +831,26 @@ fn result_system_message(interpretation: &Interpretation) -> Option<String> {
         .map(str::to_owned)
 }
 
-fn decision_json(interpretation: &Interpretation) -> Map<String, Value> {
-    let mut map = Map::new();
-    map.insert("effect".into(), json!(interpretation.effect.name()));
+fn decision_of(interpretation: &Interpretation) -> HookDecision {
+    let mut decision = HookDecision::of(interpretation.effect.hook_effect());
     match &interpretation.effect {
         Effect::Allow { reason } | Effect::Ask { reason } | Effect::Defer { reason } => {
-            if let Some(reason) = reason {
-                map.insert("reason".into(), json!(reason));
-            }
+            decision.reason = reason.clone();
         }
-        Effect::Deny { text } | Effect::Block { text } => {
-            map.insert("reason".into(), json!(text));
-        }
+        Effect::Deny { text } | Effect::Block { text } => decision.reason = Some(text.clone()),
         Effect::None => {}
     }
-    if !interpretation.contexts.is_empty() {
-        map.insert("contexts".into(), json!(interpretation.contexts));
-    }
-    if !interpretation.steering.is_empty() {
-        map.insert("steering".into(), json!(interpretation.steering));
-    }
-    if let Some(updated) = &interpretation.updated_input {
-        map.insert("updated_input".into(), updated.clone());
-    }
+    decision.contexts = interpretation.contexts.clone();
+    decision.steering = interpretation.steering.clone();
+    decision.updated_input = interpretation.updated_input.clone();
     if let Some(stop) = &interpretation.stop {
-        map.insert("continue".into(), json!(false));
-        map.insert("stop_reason".into(), json!(stop));
+        decision.continues = Some(false);
+        decision.stop_reason = Some(stop.clone());
     }
-    if !interpretation.user_notices.is_empty() {
-        map.insert("user_notices".into(), json!(interpretation.user_notices));
-    }
-    if !interpretation.ignored.is_empty() {
-        map.insert("ignored".into(), json!(interpretation.ignored));
-    }
-    if let Some(why) = &interpretation.why {
-        map.insert("why".into(), json!(why));
-    }
-    map
+    decision.user_notices = interpretation.user_notices.clone();
+    decision.ignored = interpretation.ignored.clone();
+    decision.why = interpretation.why.clone();
+    decision
 }
 
 fn interpolate_header(value: &str, allowed: &[String]) -> String {
@@ -986,7 +970,7 @@ impl Plugin for ClaudePlugin {
                 )]
             })
             .await;
-        self.record_results(ctx, &fired, &|_| Map::new());
+        self.record_results(ctx, &fired, &|_, _| {});
         for i in 0..handler_count {
             let file = env_file(i);
             let Ok(text) = std::fs::read_to_string(&file) else {
@@ -1026,14 +1010,12 @@ impl Plugin for ClaudePlugin {
             .iter()
             .position(|f| matches!(f.interpretation.effect, Effect::Block { .. }));
         let decided = stop_at.or(block_at);
-        self.record_results(ctx, &fired, &|i| {
-            let mut extra = Map::new();
+        self.record_results(ctx, &fired, &|i, decision| {
             if fired[i].interpretation.stop.is_some()
                 || matches!(fired[i].interpretation.effect, Effect::Block { .. })
             {
-                extra.insert("won".into(), json!(Some(i) == decided));
+                decision.won = Some(Some(i) == decided);
             }
-            extra
         });
         if let Some(i) = stop_at {
             let reason = fired[i].interpretation.stop.clone().unwrap_or_default();
@@ -1128,18 +1110,14 @@ impl Plugin for ClaudePlugin {
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         let effects: Vec<&Effect> = fired.iter().map(|f| &f.interpretation.effect).collect();
         let winner = winning_permission(&effects);
-        self.record_results(ctx, &fired, &|i| {
-            let mut extra = Map::new();
+        self.record_results(ctx, &fired, &|i, decision| {
             if permission_rank_of(&fired[i].interpretation.effect) > 0 {
-                extra.insert("won".into(), json!(Some(i) == winner));
+                decision.won = Some(Some(i) == winner);
             }
             if fired[i].interpretation.updated_input.is_some() {
-                extra.insert(
-                    "updated_input_ignored".into(),
-                    json!("the call is already sealed when approval runs"),
-                );
+                decision.updated_input_ignored =
+                    Some("the call is already sealed when approval runs".to_owned());
             }
-            extra
         });
         match winner.map(|i| (i, &fired[i].interpretation)) {
             Some((_, interp)) => match &interp.effect {
@@ -1228,12 +1206,10 @@ impl Plugin for ClaudePlugin {
         let replace_at = fired
             .iter()
             .position(|f| f.interpretation.replace_output.is_some());
-        self.record_results(ctx, &fired, &|i| {
-            let mut extra = Map::new();
+        self.record_results(ctx, &fired, &|i, decision| {
             if fired[i].interpretation.replace_output.is_some() {
-                extra.insert("replace_won".into(), json!(Some(i) == replace_at));
+                decision.replace_won = Some(Some(i) == replace_at);
             }
-            extra
         });
         if let Some(reason) = fired.iter().find_map(|f| f.interpretation.stop.clone()) {
             ctx.control
@@ -1278,7 +1254,7 @@ impl Plugin for ClaudePlugin {
             payload::post_tool_batch(&common, &calls),
         );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record_results(ctx, &fired, &|_| Map::new());
+        self.record_results(ctx, &fired, &|_, _| {});
         if let Some(reason) = fired.iter().find_map(|f| f.interpretation.stop.clone()) {
             ctx.control
                 .request_stop(reason.clone(), "claude:PostToolBatch".to_owned());
@@ -1308,25 +1284,24 @@ impl Plugin for ClaudePlugin {
             self.config.options.stop_block_cap,
         );
         let stop_at = fired.iter().position(|f| f.interpretation.stop.is_some());
-        self.record_results(ctx, &fired, &|i| {
-            let mut extra = Map::new();
+        self.record_results(ctx, &fired, &|i, decision| {
             let interp = &fired[i].interpretation;
             let forcing =
                 matches!(interp.effect, Effect::Block { .. }) || !interp.steering.is_empty();
             match &merged {
                 StopMerge::Halt { .. } if forcing || interp.stop.is_some() => {
-                    extra.insert("won".into(), json!(Some(i) == stop_at));
+                    decision.won = Some(Some(i) == stop_at);
                 }
                 StopMerge::CapFired { message } if forcing => {
-                    extra.insert("won".into(), json!(false));
-                    extra.insert("overridden".into(), json!(message));
+                    decision.won = Some(false);
+                    decision.overridden = Some(message.clone());
                 }
-                StopMerge::Continue { .. } if forcing => {
-                    extra.insert("won".into(), json!(true));
-                }
-                _ => {}
+                StopMerge::Continue { .. } if forcing => decision.won = Some(true),
+                StopMerge::Stop
+                | StopMerge::Halt { .. }
+                | StopMerge::CapFired { .. }
+                | StopMerge::Continue { .. } => {}
             }
-            extra
         });
         match merged {
             StopMerge::Stop => ContinuationDecision::Stop,
@@ -1371,7 +1346,7 @@ impl Plugin for ClaudePlugin {
             ..Firing::new(HookEvent::SessionEnd, payload::session_end(&common, wire))
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record_results(ctx, &fired, &|_| Map::new());
+        self.record_results(ctx, &fired, &|_, _| {});
         // Async hooks still running are killed at teardown, as Claude Code does.
         let pending = std::mem::take(&mut lock(&self.state).pending_async);
         for async_hook in pending {
@@ -1393,7 +1368,7 @@ impl Plugin for ClaudePlugin {
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record_results(ctx, &fired, &|_| Map::new());
+        self.record_results(ctx, &fired, &|_, _| {});
     }
 
     fn on_event(&self, event: &Event) {
@@ -1437,6 +1412,7 @@ impl Plugin for ClaudePlugin {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn if_rules() {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use dsh_hook_runner::{HookRunner, RunnerConfig};
 use dsh_hooks_claude::{ClaudeDiscovery, ClaudeOptions, load_with_options};
-use dsh_protocol::{Event, EventBody, HookOutcomeKind};
+use dsh_protocol::{Event, EventBody, HookEffect, HookOutcomeKind, Seam};
 use dsh_seams::{
     CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     InputRewrite, Plugin, PostToolAction, PreToolDecision, PromptDecision, PromptInput,
@@ -207,11 +207,11 @@ async fn bash_validator_blocks_with_exit_2_and_everything_is_recorded_in_order()
                 if index == 0 {
                     assert_eq!(*exit_code, Some(2));
                     assert!(stderr.contains("not allowed"));
-                    assert_eq!(decision["effect"], "deny");
-                    assert_eq!(decision["won"], true);
+                    assert_eq!(decision.effect, HookEffect::Deny);
+                    assert_eq!(decision.won, Some(true));
                 } else {
                     assert_eq!(*exit_code, Some(0));
-                    assert_eq!(decision["effect"], "none");
+                    assert_eq!(decision.effect, HookEffect::None);
                 }
             }
             other => panic!("expected hook/result, got {other:?}"),
@@ -282,7 +282,7 @@ async fn session_start_context_and_env_file() {
     let events = s.sink.events.lock().unwrap().clone();
     match &events[0] {
         EventBody::HookInvoked { seam, input, .. } => {
-            assert_eq!(seam, "session-start");
+            assert_eq!(*seam, Seam::SessionStart);
             assert_eq!(input["source"], "startup");
             assert!(input.get("prompt_id").is_none());
         }

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use dsh_protocol::Seam;
+
 /// One of the 14 hook events Codex 0.169 knows, in Codex's own order (the
 /// order `hooks/list` reports handlers of one file in, which is also dsh's
 /// configuration order).
@@ -161,21 +163,21 @@ impl CodexEvent {
     }
 
     /// The canonical dsh seam this event runs on (`hook/invoked.seam`).
-    pub fn seam(self) -> &'static str {
+    pub fn seam(self) -> Seam {
         match self {
-            CodexEvent::PreModelRequest | CodexEvent::PostModelRequest => "model-request",
-            CodexEvent::PreToolUse => "pre-execute",
-            CodexEvent::PermissionRequest => "approval",
-            CodexEvent::PostToolUse => "post-execute",
-            CodexEvent::SessionStart => "session-start",
-            CodexEvent::SessionEnd => "session-end",
-            CodexEvent::UserPromptSubmit => "prompt-submit",
-            CodexEvent::Stop => "turn-continuation",
-            CodexEvent::Interrupt => "turn-end",
+            CodexEvent::PreModelRequest | CodexEvent::PostModelRequest => Seam::ModelRequest,
+            CodexEvent::PreToolUse => Seam::PreExecute,
+            CodexEvent::PermissionRequest => Seam::Approval,
+            CodexEvent::PostToolUse => Seam::PostExecute,
+            CodexEvent::SessionStart => Seam::SessionStart,
+            CodexEvent::SessionEnd => Seam::SessionEnd,
+            CodexEvent::UserPromptSubmit => Seam::PromptSubmit,
+            CodexEvent::Stop => Seam::TurnContinuation,
+            CodexEvent::Interrupt => Seam::TurnEnd,
             CodexEvent::PreCompact
             | CodexEvent::PostCompact
             | CodexEvent::SubagentStart
-            | CodexEvent::SubagentStop => "none",
+            | CodexEvent::SubagentStop => Seam::Unmapped,
         }
     }
 

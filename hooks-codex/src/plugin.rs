@@ -12,14 +12,17 @@ use async_trait::async_trait;
 use dsh_hook_runner::RunRecord as ProcessFacts;
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec};
 use dsh_model::ModelError;
-use dsh_protocol::{Dialect, EventBody, ModelReply, ModelRequest, TurnEndReason};
+use dsh_protocol::{
+    Dialect, EventBody, HookDecision, HookEffect, HookEntry, HookRunStatus, ModelReply,
+    ModelRequest, Seam, TurnEndReason,
+};
 use dsh_seams::{
     ApprovalDecision, CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput,
     Disposition, InputRewrite, NoticeLevel, Plugin, PostToolAction, PostToolDecision,
     PreToolDecision, PreToolOutcome, PromptDecision, PromptInput, ProposedCall, SeamContext,
     SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome, TurnSummary, UserNotice,
 };
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::config::{CodexConfig, Handler, NotifyConfig, TrustState};
@@ -79,7 +82,25 @@ struct RunRecord {
     run: Option<HookRun>,
     interpretation: Interpretation,
     contexts: Vec<String>,
-    notes: Map<String, Value>,
+    notes: Notes,
+}
+
+/// What the plugin adds to a run's decision beyond its interpretation.
+#[derive(Default)]
+struct Notes {
+    why: Option<&'static str>,
+    spill_error: Option<String>,
+    won: Option<bool>,
+    overridden: Option<String>,
+}
+
+impl Notes {
+    fn apply(&self, decision: &mut HookDecision) {
+        decision.why = self.why.map(str::to_owned);
+        decision.spill_error.clone_from(&self.spill_error);
+        decision.won = self.won;
+        decision.overridden.clone_from(&self.overridden);
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -109,16 +130,26 @@ fn run_facts(run: &HookRun) -> (RunEnd, String, String) {
     (end, run.stdout.text(), run.stderr.text())
 }
 
-fn effect_json(effect: &Effect) -> Value {
+fn effect_decision(effect: &Effect) -> HookDecision {
     match effect {
-        Effect::None => json!({ "effect": "none" }),
-        Effect::Block { reason } => json!({ "effect": "block", "reason": reason }),
-        Effect::Stop { reason } => json!({ "effect": "stop", "reason": reason }),
-        Effect::Rewrite { updated_input } => {
-            json!({ "effect": "rewrite", "updated_input": updated_input })
-        }
-        Effect::PermissionAllow => json!({ "effect": "allow" }),
-        Effect::PermissionDeny { message } => json!({ "effect": "deny", "message": message }),
+        Effect::None => HookDecision::of(HookEffect::None),
+        Effect::Block { reason } => HookDecision {
+            reason: Some(reason.clone()),
+            ..HookDecision::of(HookEffect::Block)
+        },
+        Effect::Stop { reason } => HookDecision {
+            reason: reason.clone(),
+            ..HookDecision::of(HookEffect::Stop)
+        },
+        Effect::Rewrite { updated_input } => HookDecision {
+            updated_input: Some(updated_input.clone()),
+            ..HookDecision::of(HookEffect::Rewrite)
+        },
+        Effect::PermissionAllow => HookDecision::of(HookEffect::Allow),
+        Effect::PermissionDeny { message } => HookDecision {
+            reason: Some(message.clone()),
+            ..HookDecision::of(HookEffect::Deny)
+        },
     }
 }
 
@@ -236,7 +267,7 @@ impl CodexPlugin {
                 invocation_id: invocation_id.clone(),
                 dialect: Dialect::Codex,
                 event: event.as_str().to_owned(),
-                seam: event.seam().to_owned(),
+                seam: event.seam(),
                 matcher: handler.matcher_text.clone(),
                 origin: Some(handler.origin.clone()),
                 command: handler.command.clone(),
@@ -256,7 +287,7 @@ impl CodexPlugin {
                     parsed: None,
                 },
                 contexts: Vec::new(),
-                notes: Map::new(),
+                notes: Notes::default(),
             });
         }
         let spec = |handler: &Handler| HookSpec {
@@ -276,10 +307,8 @@ impl CodexPlugin {
                 // Codex 0.169 does not wait for async handlers and ignores
                 // their decisions; dsh starts them detached the same way.
                 drop(self.runner.spawn_detached(spec(&record.handler)));
-                record.notes.insert(
-                    "why".into(),
-                    Value::from("async handler: not awaited; its output cannot affect the action"),
-                );
+                record.notes.why =
+                    Some("async handler: not awaited; its output cannot affect the action");
             } else {
                 sync_specs.push(spec(&record.handler));
                 sync_index.push(index);
@@ -308,9 +337,7 @@ impl CodexPlugin {
                 );
                 if let Some(error) = error {
                     tracing::warn!("{error}");
-                    record
-                        .notes
-                        .insert("spill_error".into(), Value::from(error));
+                    record.notes.spill_error = Some(error);
                 }
                 record.contexts.push(text);
             }
@@ -330,33 +357,26 @@ impl CodexPlugin {
     fn record_results(&self, ctx: &SeamContext, records: &[RunRecord]) {
         for record in records {
             let interpretation = &record.interpretation;
-            let mut decision = Map::new();
-            decision.insert(
-                "status".into(),
-                Value::from(if record.run.is_some() {
-                    interpretation.status.as_str()
-                } else {
-                    "running"
+            let mut decision = HookDecision {
+                status: Some(match record.run {
+                    Some(_) => interpretation.status.hook_status(),
+                    None => HookRunStatus::Running,
                 }),
-            );
-            if let Value::Object(effect) = effect_json(&interpretation.effect) {
-                decision.extend(effect);
-            }
-            decision.insert(
-                "entries".into(),
-                Value::Array(
+                entries: Some(
                     interpretation
                         .entries
                         .iter()
-                        .map(|entry| json!({ "kind": entry.kind.as_str(), "text": entry.text }))
+                        .map(|entry| HookEntry {
+                            kind: entry.kind.as_str().to_owned(),
+                            text: entry.text.clone(),
+                        })
                         .collect(),
                 ),
-            );
-            if !record.contexts.is_empty() {
-                decision.insert("contexts".into(), json!(record.contexts));
-            }
-            decision.insert("trust".into(), Value::from(record.handler.trust.as_str()));
-            decision.extend(record.notes.clone());
+                contexts: record.contexts.clone(),
+                trust: Some(record.handler.trust.as_str().to_owned()),
+                ..effect_decision(&interpretation.effect)
+            };
+            record.notes.apply(&mut decision);
             let error = interpretation
                 .entries
                 .iter()
@@ -373,7 +393,7 @@ impl CodexPlugin {
                 ctx.turn,
                 record.invocation_id.clone(),
                 interpretation.parsed.clone(),
-                Value::Object(decision),
+                decision,
             );
             ctx.sink.record(body);
         }
@@ -400,9 +420,7 @@ impl CodexPlugin {
     ) {
         for (index, record) in records.iter_mut().enumerate() {
             if decisive(&record.interpretation.effect) {
-                record
-                    .notes
-                    .insert("won".into(), Value::Bool(Some(index) == winner));
+                record.notes.won = Some(Some(index) == winner);
             }
         }
     }
@@ -542,7 +560,7 @@ impl CodexPlugin {
             invocation_id: invocation_id.clone(),
             dialect: Dialect::Codex,
             event: "notify".to_owned(),
-            seam: "turn-end".to_owned(),
+            seam: Seam::TurnEnd,
             matcher: None,
             origin: Some(format!("{}#notify", notify.origin.display())),
             command: notify.argv.join(" "),
@@ -569,7 +587,10 @@ impl CodexPlugin {
             Some(summary.turn),
             invocation_id,
             None,
-            json!({ "effect": "none", "why": "legacy notify is fire-and-forget; its output is ignored" }),
+            HookDecision {
+                why: Some("legacy notify is fire-and-forget; its output is ignored".to_owned()),
+                ..HookDecision::default()
+            },
         ));
     }
 }
@@ -860,10 +881,8 @@ impl Plugin for CodexPlugin {
             );
             for record in &mut records {
                 if matches!(record.interpretation.effect, Effect::Block { .. }) {
-                    record.notes.insert("won".into(), Value::Bool(false));
-                    record
-                        .notes
-                        .insert("capped".into(), Value::from(text.clone()));
+                    record.notes.won = Some(false);
+                    record.notes.overridden = Some(text.clone());
                 }
             }
             self.record_results(ctx, &records);
@@ -877,7 +896,7 @@ impl Plugin for CodexPlugin {
         }
         for record in &mut records {
             if matches!(record.interpretation.effect, Effect::Block { .. }) {
-                record.notes.insert("won".into(), Value::Bool(true));
+                record.notes.won = Some(true);
             }
         }
         self.record_results(ctx, &records);

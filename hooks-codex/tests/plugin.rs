@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use dsh_hook_runner::{HookRunner, RunnerConfig};
 use dsh_hooks_codex::{CodexDiscovery, TrustPolicy, load};
-use dsh_protocol::{EventBody, TurnEndReason};
+use dsh_protocol::{EventBody, HookRunStatus, TurnEndReason};
 use dsh_seams::{
     CancellationToken, ContinuationDecision, ContinuationInput, Disposition, InputRewrite, Plugin,
     PostToolAction, PreToolDecision, PromptDecision, PromptInput, ProposedCall, SeamContext,
@@ -203,16 +203,16 @@ async fn pre_tool_use_block_is_recorded_and_denies_with_codex_text() {
         stderr,
         "dangerous command blocked: rm -rf is not allowed here\n"
     );
-    assert_eq!(decision["status"], "blocked");
-    assert_eq!(decision["won"], true);
-    assert_eq!(decision["trust"], "untrusted");
+    assert_eq!(decision.status, Some(HookRunStatus::Blocked));
+    assert_eq!(decision.won, Some(true));
+    assert_eq!(decision.trust.as_deref(), Some("untrusted"));
     let EventBody::HookResult {
         decision, error, ..
     } = &events[3]
     else {
         panic!()
     };
-    assert_eq!(decision["status"], "failed");
+    assert_eq!(decision.status, Some(HookRunStatus::Failed));
     assert_eq!(
         error.as_deref(),
         Some("hook returned invalid pre-tool-use JSON output")
@@ -398,8 +398,8 @@ async fn stop_block_continues_with_hook_prompt_then_caps() {
     let EventBody::HookResult { decision, .. } = last else {
         panic!()
     };
-    assert_eq!(decision["won"], false);
-    assert!(decision["capped"].is_string());
+    assert_eq!(decision.won, Some(false));
+    assert!(decision.overridden.is_some());
 }
 
 #[tokio::test]
@@ -458,7 +458,7 @@ async fn trusted_only_skips_untrusted_but_runs_trusted_hooks() {
     let EventBody::HookResult { decision, .. } = events(&h).pop().unwrap() else {
         panic!()
     };
-    assert_eq!(decision["trust"], "trusted");
+    assert_eq!(decision.trust.as_deref(), Some("trusted"));
 }
 
 #[tokio::test]

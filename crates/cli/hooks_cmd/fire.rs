@@ -293,7 +293,8 @@ pub(super) struct RunReport {
     pub stdout: String,
     pub stderr: String,
     pub error: Option<String>,
-    pub decision: Value,
+    /// None while the run has not finished.
+    pub decision: Option<dsh_protocol::HookDecision>,
 }
 
 /// What one firing decided.
@@ -341,7 +342,7 @@ pub(super) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                     stdout: String::new(),
                     stderr: String::new(),
                     error: None,
-                    decision: Value::Null,
+                    decision: None,
                 });
             }
             EventBody::HookResult {
@@ -366,7 +367,7 @@ pub(super) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                     run.stdout = stdout.clone();
                     run.stderr = stderr.clone();
                     run.error = error.clone();
-                    run.decision = decision.clone();
+                    run.decision = Some((**decision).clone());
                 }
             }
             _ => {}
@@ -857,7 +858,10 @@ pub(super) fn render_run(out: &mut String, index: usize, run: &RunReport, projec
     if let Some(error) = &run.error {
         out.push_str(&format!("     error: {}\n", excerpt(error, 240)));
     }
-    out.push_str(&format!("     decision: {}\n", run.decision));
+    out.push_str(&format!(
+        "     decision: {}\n",
+        serde_json::to_string(&run.decision).unwrap_or_default()
+    ));
 }
 
 fn render(report: &FireReport, project: &Path) -> String {

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use dsh_protocol::{EventBody, HookOutcomeKind};
+use dsh_protocol::{EventBody, HookDecision, HookOutcomeKind};
 use serde_json::Value;
 
 use crate::{HookExit, HookRun};
@@ -76,7 +76,7 @@ impl RunRecord {
         turn: Option<u64>,
         invocation_id: String,
         parsed_output: Option<Value>,
-        decision: Value,
+        decision: HookDecision,
     ) -> EventBody {
         EventBody::HookResult {
             turn,
@@ -90,7 +90,7 @@ impl RunRecord {
             stderr: self.stderr,
             error: self.error,
             parsed_output,
-            decision,
+            decision: Box::new(decision),
         }
     }
 }
