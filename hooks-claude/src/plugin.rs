@@ -4,7 +4,7 @@
 //! decisions in configuration order (never completion order) and records
 //! `hook/result` for each, in configuration order.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -13,11 +13,11 @@ use async_trait::async_trait;
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec, RunRecord};
 use dsh_protocol::{Dialect, Event, EventBody, HookDecision, HookOutcomeKind};
 use dsh_seams::{
-    ApprovalDecision, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
-    InputRewrite, NoticeLevel, Notification, NotificationKind, Plugin, PostToolAction,
-    PostToolDecision, PreToolDecision, PreToolOutcome, PromptDecision, PromptInput, ProposedCall,
-    SeamContext, SessionEndReason, SessionStartSource, SettledCall, ToolExecution, ToolOutcome,
-    UserNotice,
+    ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, ContinuationInput,
+    Disposition, InputRewrite, NoticeLevel, Notification, NotificationKind, Plugin, PostToolAction,
+    PostToolDecision, PreToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
+    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SettledCall, StopRequest,
+    ToolExecution, ToolOutcome, UserNotice,
 };
 use serde_json::Value;
 use tokio::task::JoinHandle;
@@ -56,16 +56,8 @@ struct State {
     cwd: Option<String>,
     prompt_ids: HashMap<u64, String>,
     last_prompt_id: Option<String>,
-    pre: HashMap<String, PreMemo>,
-    asked_by_hook: HashSet<String>,
     pending_async: Vec<PendingAsync>,
     transcript: Option<Transcript>,
-}
-
-struct PreMemo {
-    outcome: PreToolOutcome,
-    stop: Option<String>,
-    notices: Vec<String>,
 }
 
 struct PendingAsync {
@@ -694,14 +686,15 @@ impl ClaudePlugin {
         )]
     }
 
-    /// Runs PreToolUse for a proposed call and memoizes the decision.
+    /// Runs PreToolUse for a proposed call: the rewrite and the verdict the
+    /// pipeline carries to this plugin's pre-execute and approval.
     async fn run_pre_tool_use(
         &self,
         ctx: &SeamContext,
         call_id: &str,
         tool: &str,
         arguments: &Value,
-    ) -> Option<(Value, String, Vec<String>)> {
+    ) -> CallReview {
         let tool_name = payload::cc_tool_name(tool);
         let tool_input = payload::normalize_tool_input(tool, arguments, &ctx.session.cwd);
         let common = self.common(ctx, true);
@@ -717,7 +710,7 @@ impl ClaudePlugin {
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         if fired.is_empty() {
-            return None;
+            return CallReview::keep();
         }
         let effects: Vec<&Effect> = fired.iter().map(|f| &f.interpretation.effect).collect();
         let winner = winning_permission(&effects);
@@ -773,7 +766,6 @@ impl ClaudePlugin {
             .iter()
             .find_map(|f| f.interpretation.stop.clone())
             .or(stop_for_defer);
-        let asked = matches!(decision, PreToolDecision::Ask { .. });
         self.record_results(ctx, &fired, &|i, decision| {
             if permission_rank_of(&fired[i].interpretation.effect) > 0 {
                 decision.won = Some(Some(i) == winner);
@@ -786,35 +778,40 @@ impl ClaudePlugin {
             }
         });
         let contexts = Self::joined_contexts(&fired, HookEvent::PreToolUse);
-        let notices = stop.iter().filter(|r| !r.is_empty()).cloned().collect();
-        {
-            let mut state = lock(&self.state);
-            if asked {
-                state.asked_by_hook.insert(call_id.to_owned());
-            }
-            state.pre.insert(
-                call_id.to_owned(),
-                PreMemo {
-                    outcome: PreToolOutcome { decision, contexts },
-                    stop,
-                    notices,
-                },
-            );
-        }
-        rewrite_winner.map(|i| {
-            let updated = fired[i]
-                .interpretation
-                .updated_input
-                .clone()
-                .unwrap_or(Value::Null);
-            let by = source_of(HookEvent::PreToolUse, &fired[i].handler.command_text());
-            let conflicts = rewriters
+        let source = "claude:PreToolUse".to_owned();
+        let verdict = PreToolVerdict {
+            outcome: PreToolOutcome { decision, contexts },
+            notices: stop
                 .iter()
-                .filter(|&&r| r != i)
-                .map(|&r| source_of(HookEvent::PreToolUse, &fired[r].handler.command_text()))
-                .collect();
-            (updated, by, conflicts)
-        })
+                .filter(|reason| !reason.is_empty())
+                .map(|reason| UserNotice {
+                    source: source.clone(),
+                    text: reason.clone(),
+                    level: NoticeLevel::Info,
+                })
+                .collect(),
+            stop: stop.map(|reason| StopRequest { reason, source }),
+        };
+        let rewrite = match rewrite_winner {
+            Some(i) => InputRewrite::Rewrite {
+                arguments: fired[i]
+                    .interpretation
+                    .updated_input
+                    .clone()
+                    .unwrap_or(Value::Null),
+                by: source_of(HookEvent::PreToolUse, &fired[i].handler.command_text()),
+                conflicts: rewriters
+                    .iter()
+                    .filter(|&&r| r != i)
+                    .map(|&r| source_of(HookEvent::PreToolUse, &fired[r].handler.command_text()))
+                    .collect(),
+            },
+            None => InputRewrite::Keep,
+        };
+        CallReview {
+            rewrite,
+            verdict: Some(verdict),
+        }
     }
 }
 
@@ -1037,48 +1034,9 @@ impl Plugin for ClaudePlugin {
         }
     }
 
-    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> InputRewrite {
-        match self
-            .run_pre_tool_use(ctx, &call.call_id, &call.tool, &call.arguments)
+    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
+        self.run_pre_tool_use(ctx, &call.call_id, &call.tool, &call.arguments)
             .await
-        {
-            Some((arguments, by, conflicts)) => InputRewrite::Rewrite {
-                arguments,
-                by,
-                conflicts,
-            },
-            None => InputRewrite::Keep,
-        }
-    }
-
-    async fn pre_execute(&self, ctx: &SeamContext, exec: &ToolExecution) -> PreToolOutcome {
-        let memo = lock(&self.state).pre.remove(&exec.call_id);
-        let memo = match memo {
-            Some(memo) => memo,
-            None => {
-                // Not seen at rewrite time (e.g. a nested call): run now; a
-                // rewrite can no longer apply.
-                let _ = self
-                    .run_pre_tool_use(ctx, &exec.call_id, &exec.tool, &exec.arguments)
-                    .await;
-                match lock(&self.state).pre.remove(&exec.call_id) {
-                    Some(memo) => memo,
-                    None => return PreToolOutcome::allow(),
-                }
-            }
-        };
-        if let Some(reason) = &memo.stop {
-            ctx.control
-                .request_stop(reason.clone(), "claude:PreToolUse");
-        }
-        for notice in memo.notices {
-            ctx.sink.tell_user(UserNotice {
-                source: "claude:PreToolUse".to_owned(),
-                text: notice,
-                level: NoticeLevel::Info,
-            });
-        }
-        memo.outcome
     }
 
     async fn approve(
@@ -1086,8 +1044,9 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         exec: &ToolExecution,
         _reason: Option<&str>,
+        review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
-        let asked_by_hook = lock(&self.state).asked_by_hook.remove(&exec.call_id);
+        let asked_by_hook = review.is_some_and(PreToolVerdict::asks);
         if asked_by_hook && !ctx.session.interactive {
             // Claude Code in -p: a PreToolUse `ask` is denied with its raw
             // reason and PermissionRequest hooks are not called (c3, d3).

@@ -121,16 +121,20 @@ async fn pre_tool(
         arguments: arguments.clone(),
         parent_execution_id: None,
     };
-    let rewrite = s.plugin.rewrite_input(&s.ctx, &proposed).await;
-    let arguments = match &rewrite {
+    let review = s.plugin.rewrite_input(&s.ctx, &proposed).await;
+    let arguments = match &review.rewrite {
         InputRewrite::Rewrite { arguments, .. } => arguments.clone(),
         InputRewrite::Keep => arguments,
     };
     let outcome = s
         .plugin
-        .pre_execute(&s.ctx, &exec(call_id, tool, arguments))
+        .pre_execute(
+            &s.ctx,
+            &exec(call_id, tool, arguments),
+            review.verdict.as_ref(),
+        )
         .await;
-    (rewrite, outcome.decision)
+    (review.rewrite, outcome.decision)
 }
 
 #[tokio::test]
@@ -585,4 +589,97 @@ async fn an_http_hook_that_answers_non_2xx_is_a_non_blocking_error() {
         _ => None,
     });
     assert!(error.unwrap_or_default().contains("HTTP status 500"));
+}
+
+fn registry_with(s: &Setup) -> dsh_tools::ToolRegistry {
+    let mut registry = dsh_tools::ToolRegistry::new();
+    for tool in dsh_tools::builtin::builtin_tools() {
+        registry.register_tool(tool);
+    }
+    registry.register_plugin(s.plugin.clone());
+    registry
+}
+
+fn proposed(call_id: &str, tool: &str, arguments: Value) -> ProposedCall {
+    ProposedCall {
+        call_id: call_id.to_owned(),
+        tool: tool.to_owned(),
+        arguments,
+        parent_execution_id: None,
+    }
+}
+
+fn invocations_for(s: &Setup, call_id: &str) -> usize {
+    s.sink
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|event| {
+            matches!(event, EventBody::HookInvoked { call_id: Some(id), .. } if id == call_id)
+        })
+        .count()
+}
+
+/// A PreToolUse verdict belongs to the call it judged: when sealing rejects
+/// that call's rewrite, nothing of it may reach a later call, even one that
+/// reuses the call id and that no hook matches.
+#[tokio::test]
+async fn a_rejected_rewrite_leaves_no_verdict_behind() {
+    let rewrite = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":42},"additionalContext":"STALE-CONTEXT"}}"#;
+    let s = setup(json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [hook(format!("cat >/dev/null; echo '{rewrite}'"))]}
+    ]}}));
+    let registry = registry_with(&s);
+    let sealed = registry
+        .seal(&s.ctx, proposed("call_1", "bash", json!({"command": "ls"})))
+        .await;
+    let rejection = sealed.rejection().cloned().unwrap();
+    assert_eq!(rejection.disposition, Disposition::InvalidArguments);
+    let result = registry.execute(&s.ctx, sealed).await;
+    assert!(result.contexts.is_empty(), "{:?}", result.contexts);
+
+    // Same call id, a tool no hook matches: no hook runs, nothing stale applies.
+    let file = s.project.join("notes.txt");
+    std::fs::write(&file, "hello\n").unwrap();
+    let sealed = registry
+        .seal(
+            &s.ctx,
+            proposed(
+                "call_1",
+                "read",
+                json!({"file_path": file.display().to_string()}),
+            ),
+        )
+        .await;
+    assert!(sealed.rejection().is_none());
+    let result = registry.execute(&s.ctx, sealed).await;
+    assert!(!result.outcome.is_error, "{:?}", result.outcome);
+    assert!(result.contexts.is_empty(), "{:?}", result.contexts);
+    assert_eq!(invocations_for(&s, "call_1"), 1);
+}
+
+/// PreToolUse runs once per call: at review time, never again at
+/// pre-execute, whether or not a hook rewrote or decided anything.
+#[tokio::test]
+async fn pre_tool_use_runs_exactly_once_per_call() {
+    let counter = tempfile::NamedTempFile::new().unwrap();
+    let count = format!("cat >/dev/null; echo x >> '{}'", counter.path().display());
+    let s = setup(json!({"hooks": {"PreToolUse": [
+        {"matcher": "*", "hooks": [hook(count)]}
+    ]}}));
+    let registry = registry_with(&s);
+    for (call_id, command) in [("call_a", "true"), ("call_b", "echo hi")] {
+        let sealed = registry
+            .seal(
+                &s.ctx,
+                proposed(call_id, "bash", json!({"command": command})),
+            )
+            .await;
+        let result = registry.execute(&s.ctx, sealed).await;
+        assert!(!result.outcome.is_error, "{:?}", result.outcome);
+        assert_eq!(invocations_for(&s, call_id), 1, "{call_id}");
+    }
+    let runs = std::fs::read_to_string(counter.path()).unwrap();
+    assert_eq!(runs.lines().count(), 2, "{runs:?}");
 }

@@ -3,9 +3,8 @@
 //! records `hook/result` in configuration order, and merges the interpreted
 //! outcomes into seam decisions.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -17,10 +16,11 @@ use dsh_protocol::{
     ModelRequest, Seam, TurnEndReason,
 };
 use dsh_seams::{
-    ApprovalDecision, CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput,
-    Disposition, InputRewrite, NoticeLevel, Plugin, PostToolAction, PostToolDecision,
-    PreToolDecision, PreToolOutcome, PromptDecision, PromptInput, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome, TurnSummary, UserNotice,
+    ApprovalDecision, CallReview, CancellationToken, ContextEntry, ContinuationDecision,
+    ContinuationInput, Disposition, InputRewrite, NoticeLevel, Plugin, PostToolAction,
+    PostToolDecision, PreToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
+    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
+    TurnSummary, UserNotice,
 };
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -52,10 +52,6 @@ pub const PLUGIN_NAME: &str = "codex-hooks";
 /// dsh waits so the log stays in order, but not forever).
 const NOTIFY_TIMEOUT: Duration = Duration::from_secs(60);
 
-struct PreMemo {
-    outcome: PreToolOutcome,
-}
-
 /// The Codex hooks bridge.
 pub struct CodexPlugin {
     handlers: Vec<Handler>,
@@ -64,8 +60,6 @@ pub struct CodexPlugin {
     policy: TrustPolicy,
     config: CodexConfig,
     permission_mode: Option<String>,
-    pre_memo: Mutex<HashMap<String, PreMemo>>,
-    tool_inputs: Mutex<HashMap<String, Value>>,
 }
 
 impl CodexConfig {
@@ -101,10 +95,6 @@ impl Notes {
         decision.won = self.won;
         decision.overridden.clone_from(&self.overridden);
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A stable, UUID-shaped id for turn `turn` of `session_id` (the same on replay).
@@ -192,8 +182,6 @@ impl CodexPlugin {
             policy,
             config,
             permission_mode: None,
-            pre_memo: Mutex::new(HashMap::new()),
-            tool_inputs: Mutex::new(HashMap::new()),
         }
     }
 
@@ -434,14 +422,15 @@ impl CodexPlugin {
         std::fs::read_to_string(path).ok()
     }
 
-    /// Runs PreToolUse for a call and memoizes the outcome; returns the rewrite.
+    /// Runs PreToolUse for a proposed call: the rewrite and the verdict the
+    /// pipeline carries to this plugin's pre-execute.
     async fn run_pre_tool_use(
         &self,
         ctx: &SeamContext,
         call_id: &str,
         tool: &str,
         arguments: &Value,
-    ) -> InputRewrite {
+    ) -> CallReview {
         let event = CodexEvent::PreToolUse;
         let name = tools::hook_tool_name(tool);
         let existing = Self::existing_file(ctx, tool, arguments);
@@ -521,13 +510,8 @@ impl CodexPlugin {
             );
         }
         self.record_results(ctx, &records);
-        lock(&self.pre_memo).insert(
-            call_id.to_owned(),
-            PreMemo {
-                outcome: PreToolOutcome { decision, contexts },
-            },
-        );
-        match (block, rewritten) {
+        let verdict = PreToolVerdict::of(PreToolOutcome { decision, contexts });
+        let rewrite = match (block, rewritten) {
             (None, Some((index, arguments))) => InputRewrite::Rewrite {
                 arguments,
                 by: records
@@ -537,6 +521,10 @@ impl CodexPlugin {
                 conflicts,
             },
             _ => InputRewrite::Keep,
+        };
+        CallReview {
+            rewrite,
+            verdict: Some(verdict),
         }
     }
 
@@ -672,35 +660,9 @@ impl Plugin for CodexPlugin {
         }
     }
 
-    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> InputRewrite {
+    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
         self.run_pre_tool_use(ctx, &call.call_id, &call.tool, &call.arguments)
             .await
-    }
-
-    async fn pre_execute(&self, ctx: &SeamContext, exec: &ToolExecution) -> PreToolOutcome {
-        let existing = Self::existing_file(ctx, &exec.tool, &exec.arguments);
-        let tool_input = tools::hook_tool_input(
-            &exec.tool,
-            &exec.arguments,
-            &ctx.session.cwd,
-            existing.as_deref(),
-        );
-        lock(&self.tool_inputs).insert(exec.call_id.clone(), tool_input);
-        let memo = lock(&self.pre_memo).remove(&exec.call_id);
-        match memo {
-            Some(memo) => memo.outcome,
-            None => {
-                // rewrite_input did not run for this call (nested dispatch):
-                // run PreToolUse now; a rewrite can no longer be applied.
-                let _ = self
-                    .run_pre_tool_use(ctx, &exec.call_id, &exec.tool, &exec.arguments)
-                    .await;
-                lock(&self.pre_memo)
-                    .remove(&exec.call_id)
-                    .map(|memo| memo.outcome)
-                    .unwrap_or_else(PreToolOutcome::allow)
-            }
-        }
     }
 
     async fn approve(
@@ -708,15 +670,19 @@ impl Plugin for CodexPlugin {
         ctx: &SeamContext,
         exec: &ToolExecution,
         _reason: Option<&str>,
+        _review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         let event = CodexEvent::PermissionRequest;
         let name = tools::hook_tool_name(&exec.tool);
-        let pre_input = lock(&self.tool_inputs)
-            .get(&exec.call_id)
-            .cloned()
-            .unwrap_or_else(|| {
-                tools::hook_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd, None)
-            });
+        // Approval runs before dispatch, so the file a `write` replaces is
+        // still the one pre-execute saw.
+        let existing = Self::existing_file(ctx, &exec.tool, &exec.arguments);
+        let pre_input = tools::hook_tool_input(
+            &exec.tool,
+            &exec.arguments,
+            &ctx.session.cwd,
+            existing.as_deref(),
+        );
         let tool_input = tools::permission_tool_input(&pre_input, &exec.tool, &exec.arguments);
         let payload =
             payload::permission_request(&self.base(ctx), &Self::turn_id(ctx), name, &tool_input);
@@ -763,20 +729,19 @@ impl Plugin for CodexPlugin {
         outcome: &ToolOutcome,
         duration: Duration,
     ) -> PostToolDecision {
-        let tool_input = lock(&self.tool_inputs).remove(&exec.call_id);
         if outcome.disposition != Disposition::Executed {
             return PostToolDecision::accept();
         }
         let event = CodexEvent::PostToolUse;
         let name = tools::hook_tool_name(&exec.tool);
-        let tool_input = tool_input.unwrap_or_else(|| {
-            let original = outcome
-                .value
-                .as_ref()
-                .and_then(|value| value.get("original_file"))
-                .and_then(Value::as_str);
-            tools::hook_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd, original)
-        });
+        // The file a `write` replaced is gone from disk; its value keeps it.
+        let original = outcome
+            .value
+            .as_ref()
+            .and_then(|value| value.get("original_file"))
+            .and_then(Value::as_str);
+        let tool_input =
+            tools::hook_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd, original);
         let tool_response = tools::hook_tool_response(
             &exec.tool,
             &exec.arguments,
@@ -951,8 +916,6 @@ impl Plugin for CodexPlugin {
     }
 
     async fn turn_end(&self, ctx: &SeamContext, summary: &TurnSummary) {
-        lock(&self.pre_memo).clear();
-        lock(&self.tool_inputs).clear();
         match summary.reason {
             TurnEndReason::Interrupted => {
                 let payload = payload::interrupt(

@@ -143,13 +143,15 @@ async fn pre_tool_use_block_is_recorded_and_denies_with_codex_text() {
         8,
     );
     let call = bash_call("rm -rf build");
-    assert_eq!(
-        h.plugin.rewrite_input(&h.ctx, &call).await,
-        InputRewrite::Keep
-    );
+    let review = h.plugin.rewrite_input(&h.ctx, &call).await;
+    assert_eq!(review.rewrite, InputRewrite::Keep);
     let outcome = h
         .plugin
-        .pre_execute(&h.ctx, &sealed(&call, call.arguments.clone()))
+        .pre_execute(
+            &h.ctx,
+            &sealed(&call, call.arguments.clone()),
+            review.verdict.as_ref(),
+        )
         .await;
     assert_eq!(
         outcome.decision,
@@ -228,21 +230,21 @@ async fn pre_tool_use_rewrite_runs_before_sealing_and_keeps_context() {
         8,
     );
     let call = bash_call("make deploy");
-    let rewrite = h.plugin.rewrite_input(&h.ctx, &call).await;
+    let review = h.plugin.rewrite_input(&h.ctx, &call).await;
     let InputRewrite::Rewrite {
         arguments,
         by,
         conflicts,
-    } = rewrite
+    } = review.rewrite
     else {
-        panic!("{rewrite:?}")
+        panic!("{review:?}")
     };
     assert_eq!(arguments, json!({"command": "make deploy --dry-run"}));
     assert!(by.starts_with("codex:PreToolUse:"), "{by}");
     assert!(conflicts.is_empty());
     let outcome = h
         .plugin
-        .pre_execute(&h.ctx, &sealed(&call, arguments))
+        .pre_execute(&h.ctx, &sealed(&call, arguments), review.verdict.as_ref())
         .await;
     assert_eq!(outcome.decision, PreToolDecision::Allow);
     assert_eq!(outcome.contexts.len(), 1);
@@ -265,8 +267,11 @@ async fn post_tool_use_exit2_replaces_output_and_sees_codex_shapes() {
     );
     let call = bash_call("echo hi");
     let exec = sealed(&call, call.arguments.clone());
-    let _ = h.plugin.rewrite_input(&h.ctx, &call).await;
-    let _ = h.plugin.pre_execute(&h.ctx, &exec).await;
+    let review = h.plugin.rewrite_input(&h.ctx, &call).await;
+    let _ = h
+        .plugin
+        .pre_execute(&h.ctx, &exec, review.verdict.as_ref())
+        .await;
     let outcome = ToolOutcome::success(
         "hi\n",
         Some(json!({"stdout": "hi\n", "stderr": "", "exit_code": 0})),

@@ -419,12 +419,15 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
             };
             let mut winner: Option<(Value, String)> = None;
             let mut conflicts = Vec::new();
+            let mut verdicts = Vec::with_capacity(plugins.len());
             for plugin in plugins {
+                let review = plugin.rewrite_input(&ctx, &call).await;
+                verdicts.push(review.verdict);
                 if let InputRewrite::Rewrite {
                     arguments,
                     by,
                     conflicts: lost,
-                } = plugin.rewrite_input(&ctx, &call).await
+                } = review.rewrite
                 {
                     conflicts.extend(lost);
                     match winner {
@@ -447,8 +450,8 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                 parent_execution_id: None,
             };
             let mut outcome = PreToolOutcome::allow();
-            for plugin in plugins {
-                let own = plugin.pre_execute(&ctx, &exec).await;
+            for (plugin, verdict) in plugins.iter().zip(&verdicts) {
+                let own = plugin.pre_execute(&ctx, &exec, verdict.as_ref()).await;
                 outcome.contexts.extend(own.contexts);
                 match own.decision {
                     PreToolDecision::Allow => {}
@@ -509,7 +512,7 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
             };
             let mut combined = ApprovalDecision::Abstain;
             for plugin in plugins {
-                match plugin.approve(&ctx, &exec, None).await {
+                match plugin.approve(&ctx, &exec, None, None).await {
                     ApprovalDecision::Abstain => {}
                     ApprovalDecision::AllowOnce => {
                         if combined == ApprovalDecision::Abstain {

@@ -13,6 +13,7 @@ use dsh_seams::{
     GuardVerdict, InputRewrite, Next, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
     PreToolOutcome, ProposedCall, SeamContext, ToolExecution, ToolOutcome,
 };
+use dsh_seams::{CallReview, PreToolVerdict};
 use dsh_tools::{ApprovalService, Rendered, Tool, ToolContext, ToolError, ToolRegistry};
 use serde_json::{Value, json};
 
@@ -121,7 +122,7 @@ impl Plugin for Probe {
         &self.name
     }
 
-    async fn rewrite_input(&self, _ctx: &SeamContext, _call: &ProposedCall) -> InputRewrite {
+    async fn rewrite_input(&self, _ctx: &SeamContext, _call: &ProposedCall) -> CallReview {
         match &self.rewrite {
             Some(arguments) => InputRewrite::Rewrite {
                 arguments: arguments.clone(),
@@ -130,9 +131,15 @@ impl Plugin for Probe {
             },
             None => InputRewrite::Keep,
         }
+        .into()
     }
 
-    async fn pre_execute(&self, _ctx: &SeamContext, exec: &ToolExecution) -> PreToolOutcome {
+    async fn pre_execute(
+        &self,
+        _ctx: &SeamContext,
+        exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> PreToolOutcome {
         self.saw("pre", exec);
         if self.pre_panics {
             panic!("pre listener exploded");
@@ -152,6 +159,7 @@ impl Plugin for Probe {
         _ctx: &SeamContext,
         exec: &ToolExecution,
         _reason: Option<&str>,
+        _review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         self.saw("approve", exec);
         self.approve.clone().unwrap_or(ApprovalDecision::Abstain)
@@ -674,7 +682,12 @@ impl Plugin for NotifiedAsker {
     fn name(&self) -> &str {
         "notified"
     }
-    async fn pre_execute(&self, _ctx: &SeamContext, _exec: &ToolExecution) -> PreToolOutcome {
+    async fn pre_execute(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> PreToolOutcome {
         PreToolOutcome {
             decision: PreToolDecision::Ask { reason: None },
             contexts: vec![],
