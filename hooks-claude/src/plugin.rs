@@ -52,8 +52,6 @@ pub struct ClaudePlugin {
 
 #[derive(Default)]
 struct State {
-    session_id: Option<String>,
-    cwd: Option<String>,
     prompt_ids: HashMap<u64, String>,
     last_prompt_id: Option<String>,
     pending_async: Vec<PendingAsync>,
@@ -161,10 +159,6 @@ impl ClaudePlugin {
 
     fn ensure_session(&self, ctx: &SeamContext) {
         let mut state = lock(&self.state);
-        if state.session_id.is_none() {
-            state.session_id = Some(ctx.session.session_id.clone());
-            state.cwd = Some(ctx.session.cwd.to_string_lossy().into_owned());
-        }
         if state.transcript.is_none() {
             state.transcript = Some(Transcript::new(
                 self.transcript_path(&ctx.session.session_id),
@@ -600,12 +594,8 @@ impl ClaudePlugin {
                         run.handler.event.unwrap_or(HookEvent::Stop),
                         &run.handler.command_text(),
                     ),
-                    text: notice.clone(),
-                    level: if notice.contains(" says: ") {
-                        NoticeLevel::Info
-                    } else {
-                        NoticeLevel::Warning
-                    },
+                    text: notice.text.clone(),
+                    level: notice.level,
                 });
             }
         }
@@ -844,7 +834,7 @@ fn decision_of(interpretation: &Interpretation) -> HookDecision {
         decision.continues = Some(false);
         decision.stop_reason = Some(stop.clone());
     }
-    decision.user_notices = interpretation.user_notices.clone();
+    decision.user_notices = interpretation.notice_texts();
     decision.ignored = interpretation.ignored.clone();
     decision.why = interpretation.why.clone();
     decision
@@ -1213,10 +1203,33 @@ impl Plugin for ClaudePlugin {
             payload::post_tool_batch(&common, &calls),
         );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record_results(ctx, &fired, &|_, _| {});
-        if let Some(reason) = fired.iter().find_map(|f| f.interpretation.stop.clone()) {
+        // A block (exit 2 or `decision: "block"`) or `continue: false` stops
+        // the loop before the next model call; the block text still reaches
+        // the conversation through the contexts. The first in configuration
+        // order gives the reason.
+        let stop_at = fired.iter().position(|f| {
+            f.interpretation.stop.is_some()
+                || matches!(f.interpretation.effect, Effect::Block { .. })
+        });
+        self.record_results(ctx, &fired, &|i, decision| {
+            let interp = &fired[i].interpretation;
+            if interp.stop.is_some() || matches!(interp.effect, Effect::Block { .. }) {
+                decision.won = Some(Some(i) == stop_at);
+            }
+        });
+        if let Some(i) = stop_at {
+            let interp = &fired[i].interpretation;
+            let block_text = match &interp.effect {
+                Effect::Block { text } => Some(text.clone()),
+                Effect::None
+                | Effect::Allow { .. }
+                | Effect::Ask { .. }
+                | Effect::Defer { .. }
+                | Effect::Deny { .. } => None,
+            };
+            let reason = interp.stop.clone().or(block_text).unwrap_or_default();
             ctx.control
-                .request_stop(reason.clone(), "claude:PostToolBatch".to_owned());
+                .request_stop(reason, "claude:PostToolBatch".to_owned());
         }
         Self::joined_contexts(&fired, HookEvent::PostToolBatch)
     }
@@ -1337,8 +1350,6 @@ impl Plugin for ClaudePlugin {
                 session_id, cwd, ..
             } => {
                 if state.transcript.is_none() {
-                    state.session_id = Some(session_id.clone());
-                    state.cwd = Some(cwd.clone());
                     state.transcript = Some(Transcript::new(
                         self.transcript_path(session_id),
                         session_id.clone(),

@@ -683,3 +683,64 @@ async fn pre_tool_use_runs_exactly_once_per_call() {
     let runs = std::fs::read_to_string(counter.path()).unwrap();
     assert_eq!(runs.lines().count(), 2, "{runs:?}");
 }
+
+fn settled_bash(call_id: &str) -> dsh_seams::SettledCall {
+    let call = proposed(call_id, "bash", json!({"command": "echo hi"}));
+    dsh_seams::SettledCall {
+        execution: exec(call_id, "bash", call.arguments.clone()),
+        call,
+        outcome: ToolOutcome::success("hi\n", None),
+    }
+}
+
+/// PostToolBatch runs on the batch-settled seam (it was logged as `none`).
+#[tokio::test]
+async fn post_tool_batch_is_logged_on_the_batch_settled_seam() {
+    let s = setup(json!({"hooks": {"PostToolBatch": [
+        {"hooks": [hook("cat >/dev/null; echo '{}'".to_owned())]}
+    ]}}));
+    let contexts = s
+        .plugin
+        .batch_settled(&s.ctx, &[settled_bash("call_1")])
+        .await;
+    assert!(contexts.is_empty(), "{contexts:?}");
+    let events = s.sink.events.lock().unwrap().clone();
+    let seams: Vec<Seam> = events
+        .iter()
+        .filter_map(|event| match event {
+            EventBody::HookInvoked { seam, .. } => Some(*seam),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(seams, vec![Seam::BatchSettled]);
+    assert!(s.ctx.control.stop_requested().is_none());
+}
+
+/// A PostToolBatch block stops the loop before the next model call, as
+/// Claude Code does; its text still reaches the conversation.
+#[tokio::test]
+async fn a_post_tool_batch_block_stops_the_loop() {
+    for command in [
+        r#"cat >/dev/null; echo '{"decision":"block","reason":"BATCH-NO"}'"#,
+        "cat >/dev/null; echo BATCH-NO >&2; exit 2",
+    ] {
+        let s = setup(json!({"hooks": {"PostToolBatch": [
+            {"hooks": [hook(command.to_owned())]}
+        ]}}));
+        let contexts = s
+            .plugin
+            .batch_settled(&s.ctx, &[settled_bash("call_1")])
+            .await;
+        assert_eq!(contexts.len(), 1, "{command}: {contexts:?}");
+        assert!(contexts[0].content.contains("BATCH-NO"), "{contexts:?}");
+        let stop = s.ctx.control.stop_requested().expect("a stop request");
+        assert!(stop.reason.contains("BATCH-NO"), "{command}: {stop:?}");
+        assert_eq!(stop.source, "claude:PostToolBatch");
+        let events = s.sink.events.lock().unwrap().clone();
+        let won = events.iter().find_map(|event| match event {
+            EventBody::HookResult { decision, .. } => decision.won,
+            _ => None,
+        });
+        assert_eq!(won, Some(true), "{command}");
+    }
+}
