@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dsh_hook_runner::RunRecord as ProcessFacts;
-use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec};
+use dsh_hook_runner::{HookProgram, HookRunner, HookSpec};
+use dsh_hooks::{Dialect as _, Engine, Firing, mark_winner};
 use dsh_model::ModelError;
 use dsh_protocol::{
-    Dialect, EventBody, HookDecision, HookEffect, HookEntry, HookRunStatus, ModelReply,
-    ModelRequest, Seam, TurnEndReason,
+    Dialect, EventBody, HookDecision, ModelReply, ModelRequest, Seam, TurnEndReason,
 };
 use dsh_seams::{
     ApprovalDecision, CallReview, CancellationToken, ContextEntry, ContinuationDecision,
@@ -26,11 +26,11 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::config::{CodexConfig, Handler, NotifyConfig, TrustState};
+use crate::dialect::{Codex, Reading};
 use crate::event::CodexEvent;
 use crate::matcher::tool_aliases;
-use crate::output::{Effect, EntryKind, Interpretation, RunEnd, RunFacts, RunStatus, interpret};
+use crate::output::{Effect, EntryKind, RunStatus};
 use crate::payload::{self, CodexTokenUsage, PayloadBase};
-use crate::spill::limit_context;
 use crate::tools;
 
 /// Which configured hooks run.
@@ -56,7 +56,7 @@ const NOTIFY_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct CodexPlugin {
     handlers: Vec<Handler>,
     notify: Option<NotifyConfig>,
-    runner: HookRunner,
+    engine: Engine<Codex>,
     policy: TrustPolicy,
     config: CodexConfig,
     permission_mode: Option<String>,
@@ -69,33 +69,8 @@ impl CodexConfig {
     }
 }
 
-/// One run, as recorded.
-struct RunRecord {
-    handler: Handler,
-    invocation_id: String,
-    run: Option<HookRun>,
-    interpretation: Interpretation,
-    contexts: Vec<String>,
-    notes: Notes,
-}
-
-/// What the plugin adds to a run's decision beyond its interpretation.
-#[derive(Default)]
-struct Notes {
-    why: Option<&'static str>,
-    spill_error: Option<String>,
-    won: Option<bool>,
-    overridden: Option<String>,
-}
-
-impl Notes {
-    fn apply(&self, decision: &mut HookDecision) {
-        decision.why = self.why.map(str::to_owned);
-        decision.spill_error.clone_from(&self.spill_error);
-        decision.won = self.won;
-        decision.overridden.clone_from(&self.overridden);
-    }
-}
+/// One awaited run, read.
+type Fired = dsh_hooks::Fired<Codex>;
 
 /// A stable, UUID-shaped id for turn `turn` of `session_id` (the same on replay).
 pub fn turn_id(session_id: &str, turn: u64) -> String {
@@ -105,42 +80,6 @@ pub fn turn_id(session_id: &str, turn: u64) -> String {
     bytes[6] = (bytes[6] & 0x0f) | 0x80;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
     uuid::Uuid::from_bytes(bytes).to_string()
-}
-
-fn run_facts(run: &HookRun) -> (RunEnd, String, String) {
-    let end = match &run.exit {
-        HookExit::Exited(code) => RunEnd::Exited(*code),
-        HookExit::Signaled(_) => RunEnd::Signaled,
-        HookExit::TimedOut => RunEnd::TimedOut {
-            secs: run.timeout.as_secs(),
-        },
-        HookExit::Cancelled => RunEnd::Cancelled,
-        HookExit::SpawnFailed(message) => RunEnd::SpawnFailed(message.clone()),
-    };
-    (end, run.stdout.text(), run.stderr.text())
-}
-
-fn effect_decision(effect: &Effect) -> HookDecision {
-    match effect {
-        Effect::None => HookDecision::of(HookEffect::None),
-        Effect::Block { reason } => HookDecision {
-            reason: Some(reason.clone()),
-            ..HookDecision::of(HookEffect::Block)
-        },
-        Effect::Stop { reason } => HookDecision {
-            reason: reason.clone(),
-            ..HookDecision::of(HookEffect::Stop)
-        },
-        Effect::Rewrite { updated_input } => HookDecision {
-            updated_input: Some(updated_input.clone()),
-            ..HookDecision::of(HookEffect::Rewrite)
-        },
-        Effect::PermissionAllow => HookDecision::of(HookEffect::Allow),
-        Effect::PermissionDeny { message } => HookDecision {
-            reason: Some(message.clone()),
-            ..HookDecision::of(HookEffect::Deny)
-        },
-    }
 }
 
 /// The model-facing text of a PreToolUse block.
@@ -178,7 +117,13 @@ impl CodexPlugin {
         CodexPlugin {
             handlers: config.handlers.clone(),
             notify: config.notify.clone(),
-            runner,
+            engine: Engine::new(
+                Codex {
+                    shell: config.discovery.shell.clone(),
+                    spill_dir: config.discovery.spill_dir.clone(),
+                },
+                runner,
+            ),
             policy,
             config,
             permission_mode: None,
@@ -230,9 +175,9 @@ impl CodexPlugin {
             .collect()
     }
 
-    /// Runs every selected handler of `event` with `payload`, recording
-    /// `hook/invoked` before any starts. Results are recorded by the caller
-    /// (after merging) through [`CodexPlugin::record_results`].
+    /// Runs every selected handler of `event` with `payload` through the
+    /// engine (`hook/invoked` for each before any starts). Results are
+    /// recorded by the caller, after merging, with [`CodexPlugin::record`].
     async fn run_event(
         &self,
         ctx: &SeamContext,
@@ -241,157 +186,39 @@ impl CodexPlugin {
         matcher_input: Option<(&str, &[&str])>,
         call_id: Option<&str>,
         cancel: &CancellationToken,
-    ) -> Vec<RunRecord> {
+    ) -> Vec<Fired> {
         let selected = self.select(event, matcher_input);
         if selected.is_empty() {
             return Vec::new();
         }
         let stdin = payload::to_stdin(payload);
-        let mut records = Vec::with_capacity(selected.len());
-        for handler in selected {
-            let invocation_id = uuid::Uuid::new_v4().to_string();
-            ctx.sink.record(EventBody::HookInvoked {
-                turn: ctx.turn,
-                invocation_id: invocation_id.clone(),
-                dialect: Dialect::Codex,
-                event: event.as_str().to_owned(),
-                seam: event.seam(),
-                matcher: handler.matcher_text.clone(),
-                origin: Some(handler.origin.clone()),
-                command: handler.command.clone(),
-                input: payload.clone(),
-                call_id: call_id.map(str::to_owned),
-            });
-            records.push(RunRecord {
-                handler,
-                invocation_id,
-                run: None,
-                interpretation: Interpretation {
-                    status: RunStatus::Completed,
-                    entries: Vec::new(),
-                    effect: Effect::None,
-                    contexts: Vec::new(),
-                    system_message: None,
-                    parsed: None,
-                },
-                contexts: Vec::new(),
-                notes: Notes::default(),
-            });
-        }
-        let spec = |handler: &Handler| HookSpec {
-            program: HookProgram::Shell {
-                shell: self.config.discovery.shell.clone(),
-                command: handler.command.clone(),
-            },
-            cwd: ctx.session.cwd.clone(),
-            env: Vec::new(),
-            stdin: stdin.clone(),
-            timeout: Duration::from_secs(handler.timeout_secs),
+        let codex = self.engine.dialect();
+        let firing = Firing {
+            event,
+            payload,
+            call_id,
+            cancel,
         };
-        let mut sync_specs = Vec::new();
-        let mut sync_index = Vec::new();
-        for (index, record) in records.iter_mut().enumerate() {
-            if record.handler.is_async {
-                // Codex 0.169 does not wait for async handlers and ignores
-                // their decisions; dsh starts them detached the same way.
-                drop(self.runner.spawn_detached(spec(&record.handler)));
-                record.notes.why =
-                    Some("async handler: not awaited; its output cannot affect the action");
-            } else {
-                sync_specs.push(spec(&record.handler));
-                sync_index.push(index);
-            }
-        }
-        let runs = self.runner.run_all(sync_specs, cancel).await;
-        for (index, run) in sync_index.into_iter().zip(runs) {
-            let Some(record) = records.get_mut(index) else {
-                continue;
-            };
-            let (end, stdout, stderr) = run_facts(&run);
-            let interpretation = interpret(
-                event,
-                &RunFacts {
-                    end,
-                    stdout: &stdout,
-                    stderr: &stderr,
-                },
-            );
-            for context in &interpretation.contexts {
-                let (text, error) = limit_context(
-                    context,
-                    record.handler.context_limit,
-                    &self.config.discovery.spill_dir,
-                    &ctx.session.session_id,
-                );
-                if let Some(error) = error {
-                    tracing::warn!("{error}");
-                    record.notes.spill_error = Some(error);
-                }
-                record.contexts.push(text);
-            }
-            if let Some(message) = &interpretation.system_message {
-                ctx.sink.tell_user(UserNotice {
-                    source: format!("codex:{event}"),
-                    text: message.clone(),
-                    level: NoticeLevel::Info,
-                });
-            }
-            record.interpretation = interpretation;
-            record.run = Some(run);
-        }
-        records
+        self.engine
+            .fire(
+                ctx,
+                &firing,
+                selected,
+                |_, handler| codex.launch(ctx, handler, &stdin),
+                |handler, finished| codex.read(ctx, event, handler, finished),
+            )
+            .await
     }
 
-    fn record_results(&self, ctx: &SeamContext, records: &[RunRecord]) {
-        for record in records {
-            let interpretation = &record.interpretation;
-            let mut decision = HookDecision {
-                status: Some(match record.run {
-                    Some(_) => interpretation.status.hook_status(),
-                    None => HookRunStatus::Running,
-                }),
-                entries: Some(
-                    interpretation
-                        .entries
-                        .iter()
-                        .map(|entry| HookEntry {
-                            kind: entry.kind.as_str().to_owned(),
-                            text: entry.text.clone(),
-                        })
-                        .collect(),
-                ),
-                contexts: record.contexts.clone(),
-                trust: Some(record.handler.trust.as_str().to_owned()),
-                ..effect_decision(&interpretation.effect)
-            };
-            record.notes.apply(&mut decision);
-            let error = interpretation
-                .entries
-                .iter()
-                .find(|entry| entry.kind == EntryKind::Error)
-                .map(|entry| entry.text.clone());
-            let facts = match &record.run {
-                Some(run) => ProcessFacts {
-                    error,
-                    ..ProcessFacts::of(run)
-                },
-                None => ProcessFacts::detached(),
-            };
-            let body = facts.into_event(
-                ctx.turn,
-                record.invocation_id.clone(),
-                interpretation.parsed.clone(),
-                decision,
-            );
-            ctx.sink.record(body);
-        }
+    fn record(&self, ctx: &SeamContext, event: CodexEvent, records: &[Fired]) {
+        self.engine.record(ctx, event, records, &|_, _| {});
     }
 
-    fn context_entries(event: CodexEvent, records: &[RunRecord]) -> Vec<ContextEntry> {
+    fn context_entries(event: CodexEvent, records: &[Fired]) -> Vec<ContextEntry> {
         records
             .iter()
             .flat_map(|record| {
-                record.contexts.iter().map(move |text| {
+                record.reading.contexts.iter().map(move |text| {
                     ContextEntry::new(
                         text.clone(),
                         format!("codex:{event}:{}", record.handler.origin),
@@ -401,16 +228,10 @@ impl CodexPlugin {
             .collect()
     }
 
-    fn mark_won(
-        records: &mut [RunRecord],
-        winner: Option<usize>,
-        decisive: impl Fn(&Effect) -> bool,
-    ) {
-        for (index, record) in records.iter_mut().enumerate() {
-            if decisive(&record.interpretation.effect) {
-                record.notes.won = Some(Some(index) == winner);
-            }
-        }
+    fn mark_won(records: &mut [Fired], winner: Option<usize>, decisive: impl Fn(&Effect) -> bool) {
+        mark_winner(records, winner, |reading: &Reading| {
+            decisive(&reading.interpretation.effect)
+        });
     }
 
     fn existing_file(ctx: &SeamContext, tool: &str, arguments: &Value) -> Option<String> {
@@ -457,7 +278,7 @@ impl CodexPlugin {
         let mut rewritten: Option<(usize, Value)> = None;
         let mut conflicts = Vec::new();
         for (index, record) in records.iter_mut().enumerate() {
-            if let Effect::Rewrite { updated_input } = &record.interpretation.effect {
+            if let Effect::Rewrite { updated_input } = &record.reading.interpretation.effect {
                 match tools::arguments_from_updated_input(
                     tool,
                     arguments,
@@ -472,20 +293,24 @@ impl CodexPlugin {
                         }
                     }
                     Err(error) => {
-                        let mut failed = record.interpretation.clone();
+                        let mut failed = record.reading.interpretation.clone();
                         failed.status = RunStatus::Failed;
                         failed.effect = Effect::None;
                         failed.entries.push(crate::output::OutputEntry {
                             kind: EntryKind::Error,
                             text: error,
                         });
-                        record.interpretation = failed;
+                        record.reading.interpretation = failed;
+                        record.record = self
+                            .engine
+                            .dialect()
+                            .adjust_record(&record.reading, record.record.clone());
                     }
                 }
             }
         }
         let block = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
+            match &record.reading.interpretation.effect {
                 Effect::Block { reason } => Some((index, reason.clone())),
                 _ => None,
             }
@@ -509,7 +334,7 @@ impl CodexPlugin {
                 |effect| matches!(effect, Effect::Rewrite { .. }),
             );
         }
-        self.record_results(ctx, &records);
+        self.record(ctx, event, &records);
         let verdict = PreToolVerdict::of(PreToolOutcome { decision, contexts });
         let rewrite = match (block, rewritten) {
             (None, Some((index, arguments))) => InputRewrite::Rewrite {
@@ -556,7 +381,8 @@ impl CodexPlugin {
             call_id: None,
         });
         let run = self
-            .runner
+            .engine
+            .runner()
             .run(
                 HookSpec {
                     program: HookProgram::Exec {
@@ -607,7 +433,7 @@ impl Plugin for CodexPlugin {
             )
             .await;
         let stop = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
+            match &record.reading.interpretation.effect {
                 Effect::Stop { reason } => Some((index, reason.clone())),
                 _ => None,
             }
@@ -615,7 +441,7 @@ impl Plugin for CodexPlugin {
         Self::mark_won(&mut records, stop.as_ref().map(|(i, _)| *i), |effect| {
             matches!(effect, Effect::Stop { .. })
         });
-        self.record_results(ctx, &records);
+        self.record(ctx, event, &records);
         if let Some((_, reason)) = stop {
             ctx.control.request_stop(
                 reason.unwrap_or_else(|| "SessionStart hook stopped the session".to_owned()),
@@ -633,7 +459,7 @@ impl Plugin for CodexPlugin {
             .run_event(ctx, event, &payload, None, None, &ctx.cancel)
             .await;
         let decisive = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
+            match &record.reading.interpretation.effect {
                 Effect::Block { reason } => Some((index, true, Some(reason.clone()))),
                 Effect::Stop { reason } => Some((index, false, reason.clone())),
                 _ => None,
@@ -644,7 +470,7 @@ impl Plugin for CodexPlugin {
             decisive.as_ref().map(|(i, _, _)| *i),
             |effect| matches!(effect, Effect::Block { .. } | Effect::Stop { .. }),
         );
-        self.record_results(ctx, &records);
+        self.record(ctx, event, &records);
         let contexts = Self::context_entries(event, &records);
         match decisive {
             Some((_, true, reason)) => PromptDecision::Block {
@@ -697,14 +523,14 @@ impl Plugin for CodexPlugin {
             )
             .await;
         let deny = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
+            match &record.reading.interpretation.effect {
                 Effect::PermissionDeny { message } => Some((index, message.clone())),
                 _ => None,
             }
         });
         let allow = records
             .iter()
-            .position(|record| record.interpretation.effect == Effect::PermissionAllow);
+            .position(|record| record.reading.interpretation.effect == Effect::PermissionAllow);
         let winner = deny.as_ref().map(|(index, _)| *index).or(allow);
         Self::mark_won(&mut records, winner, |effect| {
             matches!(
@@ -712,7 +538,7 @@ impl Plugin for CodexPlugin {
                 Effect::PermissionAllow | Effect::PermissionDeny { .. }
             )
         });
-        self.record_results(ctx, &records);
+        self.record(ctx, event, &records);
         match (deny, allow) {
             (Some((_, message)), _) => ApprovalDecision::Deny {
                 message: permission_denied_text(&exec.tool, &message),
@@ -770,7 +596,7 @@ impl Plugin for CodexPlugin {
             )
             .await;
         let replace = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
+            match &record.reading.interpretation.effect {
                 Effect::Block { reason } => Some((index, reason.clone())),
                 Effect::Stop {
                     reason: Some(reason),
@@ -781,7 +607,7 @@ impl Plugin for CodexPlugin {
         Self::mark_won(&mut records, replace.as_ref().map(|(i, _)| *i), |effect| {
             matches!(effect, Effect::Block { .. } | Effect::Stop { .. })
         });
-        self.record_results(ctx, &records);
+        self.record(ctx, event, &records);
         PostToolDecision {
             action: match replace {
                 Some((_, content)) => PostToolAction::ReplaceContent { content },
@@ -808,7 +634,7 @@ impl Plugin for CodexPlugin {
             .run_event(ctx, event, &payload, None, None, &ctx.cancel)
             .await;
         let halt = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
+            match &record.reading.interpretation.effect {
                 Effect::Stop { reason } => Some((index, reason.clone())),
                 _ => None,
             }
@@ -817,14 +643,14 @@ impl Plugin for CodexPlugin {
             Self::mark_won(&mut records, Some(winner), |effect| {
                 matches!(effect, Effect::Stop { .. } | Effect::Block { .. })
             });
-            self.record_results(ctx, &records);
+            self.record(ctx, event, &records);
             return ContinuationDecision::Halt {
                 reason: reason.unwrap_or_else(|| "Stop hook stopped the turn".to_owned()),
             };
         }
         let prompts: Vec<String> = records
             .iter()
-            .filter_map(|record| match &record.interpretation.effect {
+            .filter_map(|record| match &record.reading.interpretation.effect {
                 Effect::Block { reason } => Some(hook_prompt(
                     event,
                     record.handler.display_order,
@@ -835,7 +661,7 @@ impl Plugin for CodexPlugin {
             })
             .collect();
         if prompts.is_empty() {
-            self.record_results(ctx, &records);
+            self.record(ctx, event, &records);
             return ContinuationDecision::Stop;
         }
         let cap = self.config.discovery.stop_block_cap;
@@ -844,13 +670,14 @@ impl Plugin for CodexPlugin {
                 "Codex Stop hooks blocked {} consecutive times in this turn; dsh's cap is {cap}, so the turn ends (Codex itself has no cap)",
                 input.forced_continuations
             );
-            for record in &mut records {
-                if matches!(record.interpretation.effect, Effect::Block { .. }) {
-                    record.notes.won = Some(false);
-                    record.notes.overridden = Some(text.clone());
+            Self::mark_won(&mut records, None, |effect| {
+                matches!(effect, Effect::Block { .. })
+            });
+            self.engine.record(ctx, event, &records, &|i, decision| {
+                if records[i].won.is_some() {
+                    decision.overridden = Some(text.clone());
                 }
-            }
-            self.record_results(ctx, &records);
+            });
             tracing::warn!("{text}");
             ctx.sink.tell_user(UserNotice {
                 source: "codex:Stop".to_owned(),
@@ -860,11 +687,11 @@ impl Plugin for CodexPlugin {
             return ContinuationDecision::Stop;
         }
         for record in &mut records {
-            if matches!(record.interpretation.effect, Effect::Block { .. }) {
-                record.notes.won = Some(true);
+            if matches!(record.reading.interpretation.effect, Effect::Block { .. }) {
+                record.won = Some(true);
             }
         }
-        self.record_results(ctx, &records);
+        self.record(ctx, event, &records);
         ContinuationDecision::Continue {
             reason: Some(prompts.join("\n")),
             source: "codex:Stop".to_owned(),
@@ -884,7 +711,7 @@ impl Plugin for CodexPlugin {
                 &ctx.cancel,
             )
             .await;
-        self.record_results(ctx, &records);
+        self.record(ctx, CodexEvent::PreModelRequest, &records);
     }
 
     async fn after_model_request(
@@ -912,7 +739,7 @@ impl Plugin for CodexPlugin {
                 &ctx.cancel,
             )
             .await;
-        self.record_results(ctx, &records);
+        self.record(ctx, CodexEvent::PostModelRequest, &records);
     }
 
     async fn turn_end(&self, ctx: &SeamContext, summary: &TurnSummary) {
@@ -933,7 +760,7 @@ impl Plugin for CodexPlugin {
                         &CancellationToken::new(),
                     )
                     .await;
-                self.record_results(ctx, &records);
+                self.record(ctx, CodexEvent::Interrupt, &records);
             }
             TurnEndReason::Completed | TurnEndReason::Stopped => {
                 if let Some(notify) = &self.notify {
@@ -956,6 +783,6 @@ impl Plugin for CodexPlugin {
                 &CancellationToken::new(),
             )
             .await;
-        self.record_results(ctx, &records);
+        self.record(ctx, CodexEvent::SessionEnd, &records);
     }
 }
