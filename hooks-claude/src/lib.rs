@@ -22,8 +22,11 @@
 //! the captures next to them; where they disagree the captures win.
 
 pub mod config;
+mod dialect;
 pub mod envfile;
 pub mod events;
+mod http;
+pub mod if_rule;
 pub mod matcher;
 pub mod output;
 pub mod payload;

@@ -7,11 +7,12 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
-use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec, RunRecord};
-use dsh_protocol::{Dialect, Event, EventBody, HookDecision, HookOutcomeKind};
+use dsh_hook_runner::{HookProgram, HookRunner, HookSpec};
+use dsh_hooks::{Engine, Finished, Launch};
+use dsh_protocol::{Event, EventBody, HookDecision};
 use dsh_seams::{
     ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, ContinuationInput,
     Disposition, InputRewrite, NoticeLevel, Notification, NotificationKind, Plugin, PostToolAction,
@@ -20,15 +21,14 @@ use dsh_seams::{
     ToolExecution, ToolOutcome, UserNotice,
 };
 use serde_json::Value;
-use tokio::task::JoinHandle;
 
-use crate::config::{ClaudeConfig, CommandForm, HandlerKind, HookHandler, wildcard};
+use crate::config::{ClaudeConfig, CommandForm, HandlerKind, HookHandler};
+use crate::dialect::{AsyncNote, Claude, HttpRun, source_of};
 use crate::envfile::parse_env_file;
 use crate::events::HookEvent;
-use crate::output::{
-    Effect, EventCtx, ExitFact, HookFacts, Interpretation, StopMerge, interpret, merge_stop,
-    winning_permission,
-};
+use crate::http;
+use crate::if_rule::if_rule_matches;
+use crate::output::{Effect, EventCtx, Interpretation, StopMerge, merge_stop, winning_permission};
 use crate::payload::{self, Common};
 use crate::transcript::Transcript;
 
@@ -45,62 +45,21 @@ impl ClaudeConfig {
 /// (or [`ClaudePlugin::new`] to keep the concrete type).
 pub struct ClaudePlugin {
     config: ClaudeConfig,
-    runner: HookRunner,
+    engine: Engine<Claude>,
     http: reqwest::Client,
     state: Mutex<State>,
 }
 
+/// What the bridge keeps for the session (never per call).
 #[derive(Default)]
 struct State {
     prompt_ids: HashMap<u64, String>,
     last_prompt_id: Option<String>,
-    pending_async: Vec<PendingAsync>,
     transcript: Option<Transcript>,
 }
 
-struct PendingAsync {
-    invocation_id: String,
-    turn: Option<u64>,
-    label: String,
-    event: HookEvent,
-    tool_name: Option<String>,
-    command: String,
-    handle: JoinHandle<HookRun>,
-}
-
-/// One handler's run, interpreted.
-struct Fired {
-    handler: HookHandler,
-    invocation_id: String,
-    result: RunResult,
-    interpretation: Interpretation,
-}
-
-/// What running one handler produced, process or HTTP.
-struct RunResult {
-    facts: HookFacts,
-    record: RunRecord,
-}
-
-impl RunResult {
-    fn from_run(run: &HookRun) -> Self {
-        let exit = match &run.exit {
-            HookExit::Exited(code) => ExitFact::Exited(*code),
-            HookExit::Signaled(signal) => ExitFact::Signaled(*signal),
-            HookExit::TimedOut => ExitFact::TimedOut,
-            HookExit::Cancelled => ExitFact::Cancelled,
-            HookExit::SpawnFailed(why) => ExitFact::Failed(why.clone()),
-        };
-        RunResult {
-            facts: HookFacts {
-                exit,
-                stdout: run.stdout.text(),
-                stderr: run.stderr.text(),
-            },
-            record: RunRecord::of(run),
-        }
-    }
-}
+/// One awaited run, read.
+type Fired = dsh_hooks::Fired<Claude>;
 
 /// The subject a seam fires with.
 struct Firing<'a> {
@@ -115,6 +74,17 @@ struct Firing<'a> {
 }
 
 impl<'a> Firing<'a> {
+    /// The interpreter's view of this firing for a hook with `command`.
+    fn event_ctx<'b>(&'b self, command: &'b str) -> EventCtx<'b> {
+        EventCtx {
+            event: self.event,
+            tool_name: self.tool_name,
+            source: self.source,
+            prompt: self.prompt,
+            command,
+        }
+    }
+
     /// An event with no subject, tool, source, prompt or call.
     fn new(event: HookEvent, payload: Value) -> Self {
         Firing {
@@ -134,16 +104,16 @@ fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn source_of(event: HookEvent, command: &str) -> String {
-    format!("claude:{event}:{command}")
-}
-
 impl ClaudePlugin {
     /// The plugin for `config`, running hooks through `runner`.
     pub fn new(config: ClaudeConfig, runner: HookRunner) -> Self {
+        let dialect = Claude {
+            output_cap_chars: config.options.output_cap_chars,
+            state_dir: config.discovery.state_dir.clone(),
+        };
         ClaudePlugin {
             config,
-            runner,
+            engine: Engine::new(dialect, runner),
             http: reqwest::Client::new(),
             state: Mutex::new(State::default()),
         }
@@ -297,33 +267,6 @@ impl ClaudePlugin {
         own.min(budget)
     }
 
-    /// Spills an over-long model-facing string to a file, as Claude Code
-    /// does: the model gets a preview and the path.
-    fn cap_text(&self, session_id: &str, text: &str) -> String {
-        let limit = self.config.options.output_cap_chars;
-        let count = text.chars().count();
-        if count <= limit {
-            return text.to_owned();
-        }
-        let dir = self
-            .config
-            .discovery
-            .state_dir
-            .join("tool-results")
-            .join(session_id);
-        let path = dir.join(format!("hook-{}-stdout.txt", uuid::Uuid::new_v4()));
-        let written = fs_err::create_dir_all(&dir).and_then(|()| fs_err::write(&path, text));
-        if let Err(error) = written {
-            tracing::warn!(%error, "could not spill long hook output; passing it whole");
-            return text.to_owned();
-        }
-        let preview: String = text.chars().take(2000).collect();
-        format!(
-            "<persisted-output>\nOutput too large ({count} characters). Full output saved to: {}\n\nPreview (first 2KB):\n{preview}\n...\n</persisted-output>",
-            path.display()
-        )
-    }
-
     fn if_allows(&self, handler: &HookHandler, firing: &Firing<'_>) -> bool {
         let Some(rule) = &handler.if_rule else {
             return true;
@@ -339,8 +282,10 @@ impl ClaudePlugin {
         )
     }
 
-    /// Selects, records, runs and interprets the handlers for one firing.
-    /// `extra_env(i)` adds variables for the i-th selected handler.
+    /// Selects the handlers for one firing and runs them through the
+    /// engine (`hook/invoked` for each first). `extra_env(i)` adds variables
+    /// for the i-th selected handler. Results are recorded by the caller,
+    /// after merging, with [`ClaudePlugin::record`].
     async fn fire(
         &self,
         ctx: &SeamContext,
@@ -356,318 +301,94 @@ impl ClaudePlugin {
         if selected.is_empty() {
             return Vec::new();
         }
-        let label = EventCtx {
-            event: firing.event,
-            tool_name: firing.tool_name,
-            source: firing.source,
-            prompt: firing.prompt,
-            command: "",
-        }
-        .label();
-
-        let mut sync: Vec<(usize, &HookHandler, String)> = Vec::new();
-        for (index, handler) in selected.iter().enumerate() {
-            let invocation_id = uuid::Uuid::new_v4().to_string();
-            ctx.sink.record(EventBody::HookInvoked {
-                turn: ctx.turn,
-                invocation_id: invocation_id.clone(),
-                dialect: Dialect::Claude,
-                event: firing.event.as_str().to_owned(),
-                seam: firing.event.seam(),
-                matcher: handler.matcher.clone(),
-                origin: Some(handler.origin.clone()),
-                command: handler.command_text(),
-                input: firing.payload.clone(),
-                call_id: firing.call_id.map(str::to_owned),
-            });
+        let label = firing.event_ctx("").label();
+        let handlers: Vec<HookHandler> = selected.iter().map(|h| (*h).clone()).collect();
+        let launch = |index: usize, handler: &HookHandler| -> Launch<'_, Claude> {
             let timeout = self.timeout_for(handler, firing.event, &selected);
             match &handler.kind {
-                HandlerKind::Command { is_async: true, .. } => {
-                    if let Some(spec) =
-                        self.spec_for(ctx, handler, firing, extra_env(index), timeout)
-                    {
-                        let handle = self.runner.spawn_detached(spec);
-                        ctx.sink.record(RunRecord::detached().into_event(
-                            ctx.turn,
-                            invocation_id.clone(),
-                            None,
-                            HookDecision {
-                                why: Some("async hook: not awaited; its additionalContext/systemMessage reach the model on the next turn".to_owned()),
-                                ..HookDecision::default()
-                            },
-                        ));
-                        lock(&self.state).pending_async.push(PendingAsync {
-                            invocation_id,
-                            turn: ctx.turn,
-                            label: label.clone(),
-                            event: firing.event,
-                            tool_name: firing.tool_name.map(str::to_owned),
-                            command: handler.command_text(),
-                            handle,
-                        });
-                    }
-                }
-                _ => sync.push((index, handler, invocation_id)),
-            }
-        }
-
-        let mut command_specs = Vec::new();
-        let mut command_slots = Vec::new();
-        let mut http_futures = Vec::new();
-        let mut http_slots = Vec::new();
-        for (slot, (index, handler, _)) in sync.iter().enumerate() {
-            let timeout = self.timeout_for(handler, firing.event, &selected);
-            match &handler.kind {
-                HandlerKind::Command { .. } => {
-                    if let Some(spec) =
-                        self.spec_for(ctx, handler, firing, extra_env(*index), timeout)
-                    {
-                        command_specs.push(spec);
-                        command_slots.push(slot);
+                HandlerKind::Command { is_async, .. } => {
+                    let Some(spec) = self.spec_for(ctx, handler, firing, extra_env(index), timeout)
+                    else {
+                        return Launch::Skip;
+                    };
+                    if *is_async {
+                        Launch::Detached {
+                            spec,
+                            note: Some(AsyncNote {
+                                label: label.clone(),
+                                event: firing.event,
+                                tool_name: firing.tool_name.map(str::to_owned),
+                                command: handler.command_text(),
+                            }),
+                        }
+                    } else {
+                        Launch::Process(spec)
                     }
                 }
                 HandlerKind::Http {
                     url,
                     headers,
                     allowed_env_vars,
-                } => {
-                    http_futures.push(self.http_call(
-                        url.clone(),
-                        headers.clone(),
-                        allowed_env_vars.clone(),
-                        payload::to_stdin(&firing.payload),
-                        timeout,
-                        ctx.cancel.clone(),
-                    ));
-                    http_slots.push(slot);
-                }
-                HandlerKind::Unsupported { .. } => {}
+                } => Launch::Custom(Box::pin(http::http_call(
+                    self.http.clone(),
+                    url.clone(),
+                    headers.clone(),
+                    allowed_env_vars.clone(),
+                    payload::to_stdin(&firing.payload),
+                    timeout,
+                    ctx.cancel.clone(),
+                ))),
+                HandlerKind::Unsupported { .. } => Launch::Skip,
             }
-        }
-        let (command_runs, http_runs) = futures::join!(
-            self.runner.run_all(command_specs, &ctx.cancel),
-            futures::future::join_all(http_futures)
-        );
-        let mut results: Vec<Option<RunResult>> = (0..sync.len()).map(|_| None).collect();
-        for (slot, run) in command_slots.into_iter().zip(command_runs.iter()) {
-            results[slot] = Some(RunResult::from_run(run));
-        }
-        for (slot, run) in http_slots.into_iter().zip(http_runs) {
-            results[slot] = Some(run);
-        }
-
-        let session_id = ctx.session.session_id.clone();
-        let cap = |text: &str| self.cap_text(&session_id, text);
-        sync.into_iter()
-            .zip(results)
-            .filter_map(|((_, handler, invocation_id), result)| {
-                let result = result?;
-                let command = handler.command_text();
-                let event_ctx = EventCtx {
-                    event: firing.event,
-                    tool_name: firing.tool_name,
-                    source: firing.source,
-                    prompt: firing.prompt,
-                    command: &command,
-                };
-                let interpretation = interpret(&event_ctx, &result.facts, &cap);
-                Some(Fired {
-                    handler: handler.clone(),
-                    invocation_id,
-                    result,
-                    interpretation,
-                })
-            })
-            .collect()
+        };
+        let claude = self.engine.dialect();
+        let session_id = ctx.session.session_id.as_str();
+        let read = |handler: &HookHandler, finished: Finished<'_, HttpRun>| {
+            let command = handler.command_text();
+            claude.read(session_id, &firing.event_ctx(&command), finished)
+        };
+        let engine_firing = dsh_hooks::Firing {
+            event: firing.event,
+            payload: &firing.payload,
+            call_id: firing.call_id,
+            cancel: &ctx.cancel,
+        };
+        self.engine
+            .fire(ctx, &engine_firing, handlers, launch, read)
+            .await
     }
 
-    async fn http_call(
-        &self,
-        url: String,
-        headers: Vec<(String, String)>,
-        allowed_env_vars: Vec<String>,
-        body: Vec<u8>,
-        timeout: Duration,
-        cancel: dsh_seams::CancellationToken,
-    ) -> RunResult {
-        let started = Instant::now();
-        let mut request = self
-            .http
-            .post(&url)
-            .header("Content-Type", "application/json")
-            .timeout(timeout)
-            .body(body);
-        for (name, value) in &headers {
-            request = request.header(name.as_str(), interpolate_header(value, &allowed_env_vars));
-        }
-        let outcome = tokio::select! {
-            () = cancel.cancelled() => Err(None),
-            response = async {
-                let response = request.send().await?;
-                let status = response.status();
-                let text = response.text().await?;
-                Ok::<_, reqwest::Error>((status, text))
-            } => response.map_err(Some),
-        };
-        let duration = started.elapsed();
-        let record =
-            |outcome: HookOutcomeKind, exit_code: Option<i32>, stdout: String, error| RunRecord {
-                outcome,
-                exit_code,
-                signal: None,
-                timed_out: outcome == HookOutcomeKind::TimedOut,
-                duration,
-                stdout,
-                stderr: String::new(),
-                error,
-            };
-        let failed = |exit: ExitFact, outcome: HookOutcomeKind, error: String| RunResult {
-            facts: HookFacts {
-                exit,
-                stdout: String::new(),
-                stderr: String::new(),
-            },
-            record: record(outcome, None, String::new(), Some(error)),
-        };
-        match outcome {
-            Ok((status, text)) if status.is_success() => RunResult {
-                facts: HookFacts {
-                    exit: ExitFact::Exited(0),
-                    stdout: text.clone(),
-                    stderr: String::new(),
-                },
-                record: record(HookOutcomeKind::Exited, Some(0), text, None),
-            },
-            Ok((status, text)) => RunResult {
-                facts: HookFacts {
-                    exit: ExitFact::Failed(format!("HTTP status {status}")),
-                    stdout: String::new(),
-                    stderr: String::new(),
-                },
-                record: record(
-                    HookOutcomeKind::Exited,
-                    None,
-                    text,
-                    Some(format!(
-                        "HTTP status {status} from {url} (non-blocking error)"
-                    )),
-                ),
-            },
-            Err(None) => failed(
-                ExitFact::Cancelled,
-                HookOutcomeKind::Cancelled,
-                "cancelled".to_owned(),
-            ),
-            Err(Some(error)) if error.is_timeout() => failed(
-                ExitFact::TimedOut,
-                HookOutcomeKind::TimedOut,
-                format!("HTTP hook {url} timed out after {timeout:?}"),
-            ),
-            Err(Some(error)) => failed(
-                ExitFact::Failed(error.to_string()),
-                HookOutcomeKind::SpawnFailed,
-                format!("HTTP hook {url} failed: {error}"),
-            ),
-        }
-    }
-
-    /// Records `hook/result` for every fired handler, in configuration order,
-    /// and shows user notices. `decisions[i]` extends the default decision.
-    fn record_results(
+    /// Records `hook/result` for every run in configuration order (with
+    /// what `extra` adds to each decision) and shows the runs' notices.
+    fn record(
         &self,
         ctx: &SeamContext,
+        event: HookEvent,
         fired: &[Fired],
         extra: &dyn Fn(usize, &mut HookDecision),
     ) {
-        for (index, run) in fired.iter().enumerate() {
-            let mut decision = decision_of(&run.interpretation);
-            extra(index, &mut decision);
-            ctx.sink.record(run.result.record.clone().into_event(
-                ctx.turn,
-                run.invocation_id.clone(),
-                run.interpretation.parsed.json().cloned(),
-                decision,
-            ));
-            for notice in &run.interpretation.user_notices {
-                ctx.sink.tell_user(UserNotice {
-                    source: source_of(
-                        run.handler.event.unwrap_or(HookEvent::Stop),
-                        &run.handler.command_text(),
-                    ),
-                    text: notice.text.clone(),
-                    level: notice.level,
-                });
-            }
-        }
+        self.engine.record(ctx, event, fired, extra);
     }
 
     /// Collects finished async hooks: their contexts for the model, their
     /// results for the log.
     fn harvest_async(&self, ctx: &SeamContext) -> Vec<ContextEntry> {
-        let finished: Vec<PendingAsync> = {
-            let mut state = lock(&self.state);
-            let (done, pending): (Vec<_>, Vec<_>) = std::mem::take(&mut state.pending_async)
-                .into_iter()
-                .partition(|p| p.handle.is_finished());
-            state.pending_async = pending;
-            done
-        };
-        let mut contexts = Vec::new();
-        for pending in finished {
-            let Some(run) = futures::FutureExt::now_or_never(pending.handle).and_then(Result::ok)
-            else {
-                continue;
-            };
-            let result = RunResult::from_run(&run);
-            let event_ctx = EventCtx {
-                event: pending.event,
-                tool_name: pending.tool_name.as_deref(),
-                source: None,
-                prompt: None,
-                command: &pending.command,
-            };
-            let session_id = ctx.session.session_id.clone();
-            let interpretation = interpret(&event_ctx, &result.facts, &|t: &str| {
-                self.cap_text(&session_id, t)
-            });
-            let mut texts = interpretation.contexts.clone();
-            if let Some(message) = result_system_message(&interpretation) {
-                texts.push(format!("{} says: {message}", pending.label));
-            }
-            let mut decision = decision_of(&interpretation);
-            decision.is_async = true;
-            decision.delivered_in_turn = ctx.turn;
-            decision.note = Some(
-                "async hook finished; decisions are ignored, contexts reach the model now"
-                    .to_owned(),
-            );
-            ctx.sink.record(result.record.into_event(
-                pending.turn,
-                pending.invocation_id,
-                interpretation.parsed.json().cloned(),
-                decision,
-            ));
-            if !texts.is_empty() {
-                contexts.push(ContextEntry::new(
-                    texts.join("\n\n"),
-                    source_of(pending.event, &pending.command),
-                ));
-            }
-        }
-        contexts
+        let claude = self.engine.dialect();
+        self.engine
+            .harvest(ctx, |_, note, run| claude.harvest(ctx, note, run))
     }
 
     fn joined_contexts(fired: &[Fired], event: HookEvent) -> Vec<ContextEntry> {
         let texts: Vec<&str> = fired
             .iter()
-            .flat_map(|f| f.interpretation.contexts.iter().map(String::as_str))
+            .flat_map(|f| f.reading.contexts.iter().map(String::as_str))
             .collect();
         if texts.is_empty() {
             return Vec::new();
         }
         let sources: Vec<String> = fired
             .iter()
-            .filter(|f| !f.interpretation.contexts.is_empty())
+            .filter(|f| !f.reading.contexts.is_empty())
             .map(|f| f.handler.command_text())
             .collect();
         vec![ContextEntry::new(
@@ -702,10 +423,10 @@ impl ClaudePlugin {
         if fired.is_empty() {
             return CallReview::keep();
         }
-        let effects: Vec<&Effect> = fired.iter().map(|f| &f.interpretation.effect).collect();
+        let effects: Vec<&Effect> = fired.iter().map(|f| &f.reading.effect).collect();
         let winner = winning_permission(&effects);
         let label = format!("PreToolUse:{tool_name}");
-        let (decision, stop_for_defer) = match winner.map(|i| &fired[i].interpretation.effect) {
+        let (decision, stop_for_defer) = match winner.map(|i| &fired[i].reading.effect) {
             Some(Effect::Deny { text }) => (
                 PreToolDecision::Deny {
                     reason: text.clone(),
@@ -744,7 +465,7 @@ impl ClaudePlugin {
         let rewriters: Vec<usize> = fired
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.interpretation.updated_input.is_some())
+            .filter(|(_, f)| f.reading.updated_input.is_some())
             .map(|(i, _)| i)
             .collect();
         let rewrite_winner = if denied {
@@ -754,13 +475,13 @@ impl ClaudePlugin {
         };
         let stop = fired
             .iter()
-            .find_map(|f| f.interpretation.stop.clone())
+            .find_map(|f| f.reading.stop.clone())
             .or(stop_for_defer);
-        self.record_results(ctx, &fired, &|i, decision| {
-            if permission_rank_of(&fired[i].interpretation.effect) > 0 {
+        self.record(ctx, firing.event, &fired, &|i, decision| {
+            if permission_rank_of(&fired[i].reading.effect) > 0 {
                 decision.won = Some(Some(i) == winner);
             }
-            if fired[i].interpretation.updated_input.is_some() {
+            if fired[i].reading.updated_input.is_some() {
                 decision.rewrite_won = Some(Some(i) == rewrite_winner);
                 if denied {
                     decision.rewrite_ignored = Some("the call is denied".to_owned());
@@ -785,7 +506,7 @@ impl ClaudePlugin {
         let rewrite = match rewrite_winner {
             Some(i) => InputRewrite::Rewrite {
                 arguments: fired[i]
-                    .interpretation
+                    .reading
                     .updated_input
                     .clone()
                     .unwrap_or(Value::Null),
@@ -807,106 +528,6 @@ impl ClaudePlugin {
 
 fn permission_rank_of(effect: &Effect) -> u8 {
     crate::output::permission_rank(effect)
-}
-
-fn result_system_message(interpretation: &Interpretation) -> Option<String> {
-    interpretation
-        .parsed
-        .json()
-        .and_then(|j| j.get("systemMessage"))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-}
-
-fn decision_of(interpretation: &Interpretation) -> HookDecision {
-    let mut decision = HookDecision::of(interpretation.effect.hook_effect());
-    match &interpretation.effect {
-        Effect::Allow { reason } | Effect::Ask { reason } | Effect::Defer { reason } => {
-            decision.reason = reason.clone();
-        }
-        Effect::Deny { text } | Effect::Block { text } => decision.reason = Some(text.clone()),
-        Effect::None => {}
-    }
-    decision.contexts = interpretation.contexts.clone();
-    decision.steering = interpretation.steering.clone();
-    decision.updated_input = interpretation.updated_input.clone();
-    if let Some(stop) = &interpretation.stop {
-        decision.continues = Some(false);
-        decision.stop_reason = Some(stop.clone());
-    }
-    decision.user_notices = interpretation.notice_texts();
-    decision.ignored = interpretation.ignored.clone();
-    decision.why = interpretation.why.clone();
-    decision
-}
-
-fn interpolate_header(value: &str, allowed: &[String]) -> String {
-    let mut out = value.to_owned();
-    for name in allowed {
-        let replacement = std::env::var(name).unwrap_or_default();
-        out = out
-            .replace(&format!("${{{name}}}"), &replacement)
-            .replace(&format!("${name}"), &replacement);
-    }
-    out
-}
-
-/// Evaluates a handler's `if` permission rule (`Tool` or `Tool(pattern)`)
-/// against a tool call. For Bash the pattern is matched against each
-/// subcommand (split on `&&`, `||`, `;`, `|`, leading `VAR=value` stripped),
-/// `prefix:*` meaning "starts with prefix"; for file tools against the
-/// absolute or project-relative `file_path`. Unparseable rules fail open.
-pub fn if_rule_matches(rule: &str, tool_name: &str, tool_input: &Value, cwd: &str) -> bool {
-    let rule = rule.trim();
-    let (tool, pattern) = match rule.split_once('(') {
-        Some((tool, rest)) => match rest.strip_suffix(')') {
-            Some(pattern) => (tool.trim(), Some(pattern.trim())),
-            None => return true,
-        },
-        None => (rule, None),
-    };
-    if tool != tool_name {
-        return false;
-    }
-    let Some(pattern) = pattern else {
-        return true;
-    };
-    let glob = |text: &str| -> bool {
-        match pattern.strip_suffix(":*") {
-            Some(prefix) => text == prefix || text.starts_with(&format!("{prefix} ")),
-            None => wildcard(pattern, text),
-        }
-    };
-    if let Some(command) = tool_input.get("command").and_then(Value::as_str) {
-        return command
-            .split("&&")
-            .flat_map(|p| p.split("||"))
-            .flat_map(|p| p.split(';'))
-            .flat_map(|p| p.split('|'))
-            .map(|sub| {
-                let mut sub = sub.trim();
-                while let Some((first, rest)) = sub.split_once(char::is_whitespace) {
-                    let is_assignment = first.split_once('=').is_some_and(|(n, _)| {
-                        !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    });
-                    if !is_assignment {
-                        break;
-                    }
-                    sub = rest.trim_start();
-                }
-                sub.to_owned()
-            })
-            .any(|sub| glob(&sub));
-    }
-    if let Some(path) = tool_input.get("file_path").and_then(Value::as_str) {
-        let relative = path
-            .strip_prefix(cwd)
-            .map(|r| r.trim_start_matches('/'))
-            .unwrap_or(path);
-        let pattern_rel = pattern.trim_start_matches("./");
-        return wildcard(pattern, path) || wildcard(pattern_rel, relative);
-    }
-    true
 }
 
 #[async_trait]
@@ -957,7 +578,7 @@ impl Plugin for ClaudePlugin {
                 )]
             })
             .await;
-        self.record_results(ctx, &fired, &|_, _| {});
+        self.record(ctx, firing.event, &fired, &|_, _| {});
         for i in 0..handler_count {
             let file = env_file(i);
             let Ok(text) = std::fs::read_to_string(&file) else {
@@ -992,26 +613,26 @@ impl Plugin for ClaudePlugin {
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let stop_at = fired.iter().position(|f| f.interpretation.stop.is_some());
+        let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
         let block_at = fired
             .iter()
-            .position(|f| matches!(f.interpretation.effect, Effect::Block { .. }));
+            .position(|f| matches!(f.reading.effect, Effect::Block { .. }));
         let decided = stop_at.or(block_at);
-        self.record_results(ctx, &fired, &|i, decision| {
-            if fired[i].interpretation.stop.is_some()
-                || matches!(fired[i].interpretation.effect, Effect::Block { .. })
+        self.record(ctx, firing.event, &fired, &|i, decision| {
+            if fired[i].reading.stop.is_some()
+                || matches!(fired[i].reading.effect, Effect::Block { .. })
             {
                 decision.won = Some(Some(i) == decided);
             }
         });
         if let Some(i) = stop_at {
-            let reason = fired[i].interpretation.stop.clone().unwrap_or_default();
+            let reason = fired[i].reading.stop.clone().unwrap_or_default();
             return PromptDecision::Stop {
                 reason: format!("Operation stopped by hook: {reason}"),
             };
         }
         if let Some(i) = block_at
-            && let Effect::Block { text } = &fired[i].interpretation.effect
+            && let Effect::Block { text } = &fired[i].reading.effect
         {
             return PromptDecision::Block {
                 reason: text.clone(),
@@ -1057,18 +678,18 @@ impl Plugin for ClaudePlugin {
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let effects: Vec<&Effect> = fired.iter().map(|f| &f.interpretation.effect).collect();
+        let effects: Vec<&Effect> = fired.iter().map(|f| &f.reading.effect).collect();
         let winner = winning_permission(&effects);
-        self.record_results(ctx, &fired, &|i, decision| {
-            if permission_rank_of(&fired[i].interpretation.effect) > 0 {
+        self.record(ctx, firing.event, &fired, &|i, decision| {
+            if permission_rank_of(&fired[i].reading.effect) > 0 {
                 decision.won = Some(Some(i) == winner);
             }
-            if fired[i].interpretation.updated_input.is_some() {
+            if fired[i].reading.updated_input.is_some() {
                 decision.updated_input_ignored =
                     Some("the call is already sealed when approval runs".to_owned());
             }
         });
-        match winner.map(|i| (i, &fired[i].interpretation)) {
+        match winner.map(|i| (i, &fired[i].reading)) {
             Some((_, interp)) => match &interp.effect {
                 Effect::Deny { text } => {
                     if interp.stop.is_some() {
@@ -1154,13 +775,13 @@ impl Plugin for ClaudePlugin {
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         let replace_at = fired
             .iter()
-            .position(|f| f.interpretation.replace_output.is_some());
-        self.record_results(ctx, &fired, &|i, decision| {
-            if fired[i].interpretation.replace_output.is_some() {
+            .position(|f| f.reading.replace_output.is_some());
+        self.record(ctx, firing.event, &fired, &|i, decision| {
+            if fired[i].reading.replace_output.is_some() {
                 decision.replace_won = Some(Some(i) == replace_at);
             }
         });
-        if let Some(reason) = fired.iter().find_map(|f| f.interpretation.stop.clone()) {
+        if let Some(reason) = fired.iter().find_map(|f| f.reading.stop.clone()) {
             ctx.control
                 .request_stop(reason.clone(), format!("claude:{event}"));
             if !reason.is_empty() {
@@ -1171,7 +792,7 @@ impl Plugin for ClaudePlugin {
                 });
             }
         }
-        let action = match replace_at.and_then(|i| fired[i].interpretation.replace_output.clone()) {
+        let action = match replace_at.and_then(|i| fired[i].reading.replace_output.clone()) {
             Some(Value::String(content)) => PostToolAction::ReplaceContent { content },
             Some(other) => PostToolAction::ReplaceContent {
                 content: other.to_string(),
@@ -1208,17 +829,16 @@ impl Plugin for ClaudePlugin {
         // the conversation through the contexts. The first in configuration
         // order gives the reason.
         let stop_at = fired.iter().position(|f| {
-            f.interpretation.stop.is_some()
-                || matches!(f.interpretation.effect, Effect::Block { .. })
+            f.reading.stop.is_some() || matches!(f.reading.effect, Effect::Block { .. })
         });
-        self.record_results(ctx, &fired, &|i, decision| {
-            let interp = &fired[i].interpretation;
+        self.record(ctx, firing.event, &fired, &|i, decision| {
+            let interp = &fired[i].reading;
             if interp.stop.is_some() || matches!(interp.effect, Effect::Block { .. }) {
                 decision.won = Some(Some(i) == stop_at);
             }
         });
         if let Some(i) = stop_at {
-            let interp = &fired[i].interpretation;
+            let interp = &fired[i].reading;
             let block_text = match &interp.effect {
                 Effect::Block { text } => Some(text.clone()),
                 Effect::None
@@ -1249,15 +869,15 @@ impl Plugin for ClaudePlugin {
             ),
         );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.interpretation).collect();
+        let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.reading).collect();
         let merged = merge_stop(
             &answers,
             input.forced_continuations,
             self.config.options.stop_block_cap,
         );
-        let stop_at = fired.iter().position(|f| f.interpretation.stop.is_some());
-        self.record_results(ctx, &fired, &|i, decision| {
-            let interp = &fired[i].interpretation;
+        let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
+        self.record(ctx, firing.event, &fired, &|i, decision| {
+            let interp = &fired[i].reading;
             let forcing =
                 matches!(interp.effect, Effect::Block { .. }) || !interp.steering.is_empty();
             match &merged {
@@ -1318,12 +938,9 @@ impl Plugin for ClaudePlugin {
             ..Firing::new(HookEvent::SessionEnd, payload::session_end(&common, wire))
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record_results(ctx, &fired, &|_, _| {});
+        self.record(ctx, firing.event, &fired, &|_, _| {});
         // Async hooks still running are killed at teardown, as Claude Code does.
-        let pending = std::mem::take(&mut lock(&self.state).pending_async);
-        for async_hook in pending {
-            async_hook.handle.abort();
-        }
+        self.engine.abort_pending();
     }
 
     async fn notification(&self, ctx: &SeamContext, notification: &Notification) {
@@ -1340,7 +957,7 @@ impl Plugin for ClaudePlugin {
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record_results(ctx, &fired, &|_, _| {});
+        self.record(ctx, firing.event, &fired, &|_, _| {});
     }
 
     fn on_event(&self, event: &Event) {
@@ -1375,25 +992,5 @@ impl Plugin for ClaudePlugin {
         {
             tracing::warn!(%error, "cannot append to the Claude-format transcript");
         }
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn if_rules() {
-        let bash = json!({"command": "FOO=1 git push origin && echo ok"});
-        assert!(if_rule_matches("Bash(git *)", "Bash", &bash, "/p"));
-        assert!(if_rule_matches("Bash(git push:*)", "Bash", &bash, "/p"));
-        assert!(!if_rule_matches("Bash(rm *)", "Bash", &bash, "/p"));
-        assert!(!if_rule_matches("Edit(*.ts)", "Bash", &bash, "/p"));
-        let edit = json!({"file_path": "/p/src/a.ts"});
-        assert!(if_rule_matches("Edit(*.ts)", "Edit", &edit, "/p"));
-        assert!(if_rule_matches("Edit(src/*)", "Edit", &edit, "/p"));
-        assert!(!if_rule_matches("Edit(*.rs)", "Edit", &edit, "/p"));
     }
 }

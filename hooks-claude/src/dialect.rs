@@ -1,0 +1,235 @@
+//! The Claude Code dialect as the shared hook engine sees it: how a handler
+//! is described and read, what its run meant in the log, what the user is
+//! told, and Claude Code's spill of over-long output.
+
+use std::path::PathBuf;
+
+use dsh_hook_runner::{HookExit, HookRun, RunRecord};
+use dsh_hooks::{Dialect, Finished, HandlerInfo, Harvested};
+use dsh_protocol::{HookDecision, Seam};
+use dsh_seams::{ContextEntry, SeamContext, UserNotice};
+use serde_json::Value;
+
+use crate::config::HookHandler;
+use crate::events::HookEvent;
+use crate::output::{Effect, EventCtx, ExitFact, HookFacts, Interpretation, interpret};
+
+/// What an HTTP hook hands back: the facts the interpreter reads and the
+/// facts the log records.
+pub(crate) struct HttpRun {
+    /// For the interpreter.
+    pub facts: HookFacts,
+    /// For the log.
+    pub record: RunRecord,
+}
+
+/// What an async hook's late result is read with.
+pub(crate) struct AsyncNote {
+    /// The event label (`PostToolUse:Bash`).
+    pub label: String,
+    /// The event.
+    pub event: HookEvent,
+    /// Claude Code's tool name, for tool events.
+    pub tool_name: Option<String>,
+    /// The command as configured.
+    pub command: String,
+}
+
+/// The Claude Code dialect.
+pub(crate) struct Claude {
+    /// Longer model-facing output is spilled to a file.
+    pub output_cap_chars: usize,
+    /// Where spill files go (`tool-results/<session>/`).
+    pub state_dir: PathBuf,
+}
+
+/// The `source` of what a hook of `event` with `command` adds.
+pub(crate) fn source_of(event: HookEvent, command: &str) -> String {
+    format!("claude:{event}:{command}")
+}
+
+fn facts_of(run: &HookRun) -> HookFacts {
+    let exit = match &run.exit {
+        HookExit::Exited(code) => ExitFact::Exited(*code),
+        HookExit::Signaled(signal) => ExitFact::Signaled(*signal),
+        HookExit::TimedOut => ExitFact::TimedOut,
+        HookExit::Cancelled => ExitFact::Cancelled,
+        HookExit::SpawnFailed(why) => ExitFact::Failed(why.clone()),
+    };
+    HookFacts {
+        exit,
+        stdout: run.stdout.text(),
+        stderr: run.stderr.text(),
+    }
+}
+
+impl Claude {
+    /// Spills an over-long model-facing string to a file, as Claude Code
+    /// does: the model gets a preview and the path.
+    pub fn cap_text(&self, session_id: &str, text: &str) -> String {
+        let count = text.chars().count();
+        if count <= self.output_cap_chars {
+            return text.to_owned();
+        }
+        let dir = self.state_dir.join("tool-results").join(session_id);
+        let name = dsh_hooks::spill::unique_name("hook-", "-stdout.txt");
+        let path = match dsh_hooks::spill::write(&dir, &name, text) {
+            Ok(path) => path,
+            Err(error) => {
+                tracing::warn!(%error, "could not spill long hook output; passing it whole");
+                return text.to_owned();
+            }
+        };
+        let preview: String = text.chars().take(2000).collect();
+        format!(
+            "<persisted-output>\nOutput too large ({count} characters). Full output saved to: {}\n\nPreview (first 2KB):\n{preview}\n...\n</persisted-output>",
+            path.display()
+        )
+    }
+
+    /// Reads a finished run in the firing described by `event_ctx`.
+    pub fn read(
+        &self,
+        session_id: &str,
+        event_ctx: &EventCtx<'_>,
+        finished: Finished<'_, HttpRun>,
+    ) -> Interpretation {
+        let facts = match finished {
+            Finished::Process(run) => facts_of(run),
+            Finished::Custom(http) => http.facts.clone(),
+        };
+        interpret(event_ctx, &facts, &|text: &str| {
+            self.cap_text(session_id, text)
+        })
+    }
+
+    /// Reads an async hook's late result: its decisions are ignored, its
+    /// contexts (and system message) reach the model now.
+    pub fn harvest(&self, ctx: &SeamContext, note: &AsyncNote, run: &HookRun) -> Harvested {
+        let event_ctx = EventCtx {
+            event: note.event,
+            tool_name: note.tool_name.as_deref(),
+            source: None,
+            prompt: None,
+            command: &note.command,
+        };
+        let interpretation = self.read(&ctx.session.session_id, &event_ctx, Finished::Process(run));
+        let mut texts = interpretation.contexts.clone();
+        if let Some(message) = system_message(&interpretation) {
+            texts.push(format!("{} says: {message}", note.label));
+        }
+        let mut decision = decision_of(&interpretation);
+        decision.is_async = true;
+        decision.delivered_in_turn = ctx.turn;
+        decision.note = Some(
+            "async hook finished; decisions are ignored, contexts reach the model now".to_owned(),
+        );
+        Harvested {
+            decision,
+            parsed: interpretation.parsed.json().cloned(),
+            context: (!texts.is_empty()).then(|| {
+                ContextEntry::new(texts.join("\n\n"), source_of(note.event, &note.command))
+            }),
+        }
+    }
+}
+
+fn system_message(interpretation: &Interpretation) -> Option<String> {
+    interpretation
+        .parsed
+        .json()
+        .and_then(|j| j.get("systemMessage"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// The log's decision for one reading (before winner marks).
+pub(crate) fn decision_of(interpretation: &Interpretation) -> HookDecision {
+    let mut decision = HookDecision::of(interpretation.effect.hook_effect());
+    match &interpretation.effect {
+        Effect::Allow { reason } | Effect::Ask { reason } | Effect::Defer { reason } => {
+            decision.reason = reason.clone();
+        }
+        Effect::Deny { text } | Effect::Block { text } => decision.reason = Some(text.clone()),
+        Effect::None => {}
+    }
+    decision.contexts = interpretation.contexts.clone();
+    decision.steering = interpretation.steering.clone();
+    decision.updated_input = interpretation.updated_input.clone();
+    if let Some(stop) = &interpretation.stop {
+        decision.continues = Some(false);
+        decision.stop_reason = Some(stop.clone());
+    }
+    decision.user_notices = interpretation.notice_texts();
+    decision.ignored = interpretation.ignored.clone();
+    decision.why = interpretation.why.clone();
+    decision
+}
+
+impl Dialect for Claude {
+    type Event = HookEvent;
+    type Handler = HookHandler;
+    type Custom = HttpRun;
+    type Reading = Interpretation;
+    type Note = AsyncNote;
+
+    fn dialect(&self) -> dsh_protocol::Dialect {
+        dsh_protocol::Dialect::Claude
+    }
+
+    fn event_name(&self, event: HookEvent) -> &'static str {
+        event.as_str()
+    }
+
+    fn seam(&self, event: HookEvent) -> Seam {
+        event.seam()
+    }
+
+    fn describe(&self, handler: &HookHandler) -> HandlerInfo {
+        HandlerInfo {
+            matcher: handler.matcher.clone(),
+            origin: handler.origin.clone(),
+            command: handler.command_text(),
+        }
+    }
+
+    fn custom_record(&self, custom: &HttpRun) -> RunRecord {
+        custom.record.clone()
+    }
+
+    fn decision(&self, _handler: &HookHandler, reading: &Interpretation) -> HookDecision {
+        decision_of(reading)
+    }
+
+    fn parsed_output(&self, reading: &Interpretation) -> Option<Value> {
+        reading.parsed.json().cloned()
+    }
+
+    fn notices(
+        &self,
+        _event: HookEvent,
+        handler: &HookHandler,
+        reading: &Interpretation,
+    ) -> Vec<UserNotice> {
+        let source = source_of(
+            handler.event.unwrap_or(HookEvent::Stop),
+            &handler.command_text(),
+        );
+        reading
+            .user_notices
+            .iter()
+            .map(|notice| UserNotice {
+                source: source.clone(),
+                text: notice.text.clone(),
+                level: notice.level,
+            })
+            .collect()
+    }
+
+    fn detached_decision(&self, _handler: &HookHandler) -> HookDecision {
+        HookDecision {
+            why: Some("async hook: not awaited; its additionalContext/systemMessage reach the model on the next turn".to_owned()),
+            ..HookDecision::default()
+        }
+    }
+}
