@@ -10,27 +10,29 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use dsh_hook_runner::{HookProgram, HookRunner, HookSpec};
+use dsh_hook_runner::HookRunner;
 use dsh_hooks::{Engine, Finished, Launch};
 use dsh_protocol::{Event, EventBody, HookDecision};
 use dsh_seams::{
     ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, ContinuationInput,
-    Disposition, InputRewrite, NoticeLevel, Notification, NotificationKind, Plugin, PostToolAction,
-    PostToolDecision, PreToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
-    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SettledCall, StopRequest,
-    ToolExecution, ToolOutcome, UserNotice,
+    Notification, NotificationKind, Plugin, PostToolDecision, PreToolVerdict, PromptDecision,
+    PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SettledCall,
+    ToolExecution, ToolOutcome,
 };
 use serde_json::Value;
 
-use crate::config::{ClaudeConfig, CommandForm, HandlerKind, HookHandler};
-use crate::dialect::{AsyncNote, Claude, HttpRun, source_of};
-use crate::envfile::parse_env_file;
+use crate::config::{ClaudeConfig, HandlerKind, HookHandler};
+use crate::dialect::{AsyncNote, Claude, HttpRun};
 use crate::events::HookEvent;
 use crate::http;
 use crate::if_rule::if_rule_matches;
-use crate::output::{Effect, EventCtx, Interpretation, StopMerge, merge_stop, winning_permission};
+use crate::output::EventCtx;
 use crate::payload::{self, Common};
 use crate::transcript::Transcript;
+
+mod launch;
+mod tools;
+mod turns;
 
 const NAME: &str = "claude";
 
@@ -173,100 +175,6 @@ impl ClaudePlugin {
         }
     }
 
-    fn base_env(&self, ctx: &SeamContext, event: HookEvent) -> Vec<(String, String)> {
-        let project = self.config.discovery.cwd.to_string_lossy().into_owned();
-        let entrypoint = if ctx.session.interactive {
-            &self.config.options.entrypoint_interactive
-        } else {
-            &self.config.options.entrypoint_headless
-        };
-        let mut env = vec![
-            ("CLAUDE_PROJECT_DIR".to_owned(), project),
-            ("CLAUDECODE".to_owned(), "1".to_owned()),
-            (
-                "CLAUDE_CODE_SESSION_ID".to_owned(),
-                ctx.session.session_id.clone(),
-            ),
-            ("CLAUDE_CODE_ENTRYPOINT".to_owned(), entrypoint.clone()),
-            ("CLAUDE_PID".to_owned(), std::process::id().to_string()),
-        ];
-        if matches!(
-            event,
-            HookEvent::PreToolUse
-                | HookEvent::PostToolUse
-                | HookEvent::PostToolUseFailure
-                | HookEvent::PostToolBatch
-                | HookEvent::PermissionRequest
-                | HookEvent::Stop
-        ) {
-            env.push((
-                "CLAUDE_EFFORT".to_owned(),
-                self.config.options.effort.clone(),
-            ));
-        }
-        env
-    }
-
-    fn spec_for(
-        &self,
-        ctx: &SeamContext,
-        handler: &HookHandler,
-        firing: &Firing<'_>,
-        extra_env: Vec<(String, String)>,
-        timeout: Duration,
-    ) -> Option<HookSpec> {
-        let HandlerKind::Command { form, .. } = &handler.kind else {
-            return None;
-        };
-        let project = self.config.discovery.cwd.to_string_lossy().into_owned();
-        let program = match form {
-            CommandForm::Shell { shell, command } => HookProgram::Shell {
-                shell: shell.clone(),
-                command: command.clone(),
-            },
-            CommandForm::Exec { program, args } => HookProgram::Exec {
-                program: program.replace("${CLAUDE_PROJECT_DIR}", &project),
-                args: args
-                    .iter()
-                    .map(|a| a.replace("${CLAUDE_PROJECT_DIR}", &project))
-                    .collect(),
-            },
-        };
-        let mut env = self.base_env(ctx, firing.event);
-        env.extend(extra_env);
-        Some(HookSpec {
-            program,
-            cwd: ctx.session.cwd.clone(),
-            env,
-            stdin: payload::to_stdin(&firing.payload),
-            timeout,
-        })
-    }
-
-    fn timeout_for(
-        &self,
-        handler: &HookHandler,
-        event: HookEvent,
-        all: &[&HookHandler],
-    ) -> Duration {
-        let own = handler.effective_timeout(event);
-        if event != HookEvent::SessionEnd {
-            return own;
-        }
-        // SessionEnd hooks share a 1.5 s budget, raised to the largest
-        // configured timeout up to 60 s, or set by the environment.
-        let budget = self.config.options.session_end_budget.unwrap_or_else(|| {
-            let max_configured = all
-                .iter()
-                .filter_map(|h| h.timeout)
-                .max()
-                .unwrap_or(Duration::ZERO)
-                .min(Duration::from_secs(60));
-            max_configured.max(Duration::from_millis(1500))
-        });
-        own.min(budget)
-    }
-
     fn if_allows(&self, handler: &HookHandler, firing: &Firing<'_>) -> bool {
         let Some(rule) = &handler.if_rule else {
             return true;
@@ -396,138 +304,6 @@ impl ClaudePlugin {
             format!("claude:{event}:{}", sources.join(" + ")),
         )]
     }
-
-    /// Runs PreToolUse for a proposed call: the rewrite and the verdict the
-    /// pipeline carries to this plugin's pre-execute and approval.
-    async fn run_pre_tool_use(
-        &self,
-        ctx: &SeamContext,
-        call_id: &str,
-        tool: &str,
-        arguments: &Value,
-    ) -> CallReview {
-        let tool_name = payload::cc_tool_name(tool);
-        let tool_input = payload::normalize_tool_input(tool, arguments, &ctx.session.cwd);
-        let common = self.common(ctx, true);
-        let firing = Firing {
-            subject: Some(&tool_name),
-            tool_name: Some(&tool_name),
-            tool_input: Some(&tool_input),
-            call_id: Some(call_id),
-            ..Firing::new(
-                HookEvent::PreToolUse,
-                payload::pre_tool_use(&common, &tool_name, &tool_input, call_id),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        if fired.is_empty() {
-            return CallReview::keep();
-        }
-        let effects: Vec<&Effect> = fired.iter().map(|f| &f.reading.effect).collect();
-        let winner = winning_permission(&effects);
-        let label = format!("PreToolUse:{tool_name}");
-        let (decision, stop_for_defer) = match winner.map(|i| &fired[i].reading.effect) {
-            Some(Effect::Deny { text }) => (
-                PreToolDecision::Deny {
-                    reason: text.clone(),
-                },
-                None,
-            ),
-            Some(Effect::Defer { reason }) => (
-                PreToolDecision::Deny {
-                    reason: format!(
-                        "{label} hook deferred this tool call{}",
-                        reason
-                            .as_deref()
-                            .map(|r| format!(": {r}"))
-                            .unwrap_or_default()
-                    ),
-                },
-                Some(format!(
-                    "{label} hook deferred the tool call; Claude Code ends the run here (stop_reason tool_deferred){}",
-                    reason
-                        .as_deref()
-                        .map(|r| format!(": {r}"))
-                        .unwrap_or_default()
-                )),
-            ),
-            Some(Effect::Ask { reason }) => (
-                PreToolDecision::Ask {
-                    reason: reason.clone(),
-                },
-                None,
-            ),
-            Some(Effect::Allow { .. } | Effect::None | Effect::Block { .. }) | None => {
-                (PreToolDecision::Allow, None)
-            }
-        };
-        let denied = matches!(decision, PreToolDecision::Deny { .. });
-        let rewriters: Vec<usize> = fired
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.reading.updated_input.is_some())
-            .map(|(i, _)| i)
-            .collect();
-        let rewrite_winner = if denied {
-            None
-        } else {
-            rewriters.first().copied()
-        };
-        let stop = fired
-            .iter()
-            .find_map(|f| f.reading.stop.clone())
-            .or(stop_for_defer);
-        self.record(ctx, firing.event, &fired, &|i, decision| {
-            if permission_rank_of(&fired[i].reading.effect) > 0 {
-                decision.won = Some(Some(i) == winner);
-            }
-            if fired[i].reading.updated_input.is_some() {
-                decision.rewrite_won = Some(Some(i) == rewrite_winner);
-                if denied {
-                    decision.rewrite_ignored = Some("the call is denied".to_owned());
-                }
-            }
-        });
-        let contexts = Self::joined_contexts(&fired, HookEvent::PreToolUse);
-        let source = "claude:PreToolUse".to_owned();
-        let verdict = PreToolVerdict {
-            outcome: PreToolOutcome { decision, contexts },
-            notices: stop
-                .iter()
-                .filter(|reason| !reason.is_empty())
-                .map(|reason| UserNotice {
-                    source: source.clone(),
-                    text: reason.clone(),
-                    level: NoticeLevel::Info,
-                })
-                .collect(),
-            stop: stop.map(|reason| StopRequest { reason, source }),
-        };
-        let rewrite = match rewrite_winner {
-            Some(i) => InputRewrite::Rewrite {
-                arguments: fired[i]
-                    .reading
-                    .updated_input
-                    .clone()
-                    .unwrap_or(Value::Null),
-                by: source_of(HookEvent::PreToolUse, &fired[i].handler.command_text()),
-                conflicts: rewriters
-                    .iter()
-                    .filter(|&&r| r != i)
-                    .map(|&r| source_of(HookEvent::PreToolUse, &fired[r].handler.command_text()))
-                    .collect(),
-            },
-            None => InputRewrite::Keep,
-        };
-        CallReview {
-            rewrite,
-            verdict: Some(verdict),
-        }
-    }
-}
-
-fn permission_rank_of(effect: &Effect) -> u8 {
-    crate::output::permission_rank(effect)
 }
 
 #[async_trait]
@@ -541,108 +317,11 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         source: SessionStartSource,
     ) -> Vec<ContextEntry> {
-        let common = self.common(ctx, false);
-        let env_dir = self
-            .config
-            .discovery
-            .state_dir
-            .join("session-env")
-            .join(&ctx.session.session_id);
-        // One CLAUDE_ENV_FILE per SessionStart hook (Claude Code:
-        // `sessionstart-hook-<i>.sh`); stale files of an earlier start of the
-        // same session are removed first.
-        let env_file = {
-            let env_dir = env_dir.clone();
-            move |i: usize| env_dir.join(format!("sessionstart-hook-{i}.sh"))
-        };
-        if let Err(error) = fs_err::create_dir_all(&env_dir) {
-            tracing::warn!(%error, "cannot create CLAUDE_ENV_FILE directory");
-        }
-        let handler_count = self.config.handlers().len();
-        for i in 0..handler_count {
-            let _ = std::fs::remove_file(env_file(i));
-        }
-        let firing = Firing {
-            subject: Some(source.as_str()),
-            source: Some(source.as_str()),
-            ..Firing::new(
-                HookEvent::SessionStart,
-                payload::session_start(&common, source.as_str()),
-            )
-        };
-        let fired = self
-            .fire(ctx, &firing, &|i| {
-                vec![(
-                    "CLAUDE_ENV_FILE".to_owned(),
-                    env_file(i).to_string_lossy().into_owned(),
-                )]
-            })
-            .await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        for i in 0..handler_count {
-            let file = env_file(i);
-            let Ok(text) = std::fs::read_to_string(&file) else {
-                continue;
-            };
-            let parsed = parse_env_file(&text);
-            for (name, value) in parsed.vars {
-                ctx.session.env.set(name, value);
-            }
-            for (line, text) in parsed.skipped {
-                ctx.sink.tell_user(UserNotice {
-                    source: "claude:SessionStart".to_owned(),
-                    text: format!(
-                        "CLAUDE_ENV_FILE {}:{line}: not a simple assignment, not applied: {text}",
-                        file.display()
-                    ),
-                    level: NoticeLevel::Warning,
-                });
-            }
-        }
-        Self::joined_contexts(&fired, HookEvent::SessionStart)
+        self.on_session_start(ctx, source).await
     }
 
     async fn prompt_submit(&self, ctx: &SeamContext, prompt: &PromptInput) -> PromptDecision {
-        let mut contexts = self.harvest_async(ctx);
-        let common = self.common(ctx, true);
-        let firing = Firing {
-            prompt: Some(&prompt.content),
-            ..Firing::new(
-                HookEvent::UserPromptSubmit,
-                payload::user_prompt_submit(&common, &prompt.content),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
-        let block_at = fired
-            .iter()
-            .position(|f| matches!(f.reading.effect, Effect::Block { .. }));
-        let decided = stop_at.or(block_at);
-        self.record(ctx, firing.event, &fired, &|i, decision| {
-            if fired[i].reading.stop.is_some()
-                || matches!(fired[i].reading.effect, Effect::Block { .. })
-            {
-                decision.won = Some(Some(i) == decided);
-            }
-        });
-        if let Some(i) = stop_at {
-            let reason = fired[i].reading.stop.clone().unwrap_or_default();
-            return PromptDecision::Stop {
-                reason: format!("Operation stopped by hook: {reason}"),
-            };
-        }
-        if let Some(i) = block_at
-            && let Effect::Block { text } = &fired[i].reading.effect
-        {
-            return PromptDecision::Block {
-                reason: text.clone(),
-            };
-        }
-        contexts.extend(Self::joined_contexts(&fired, HookEvent::UserPromptSubmit));
-        PromptDecision::Allow {
-            rewrite: None,
-            contexts,
-        }
+        self.on_prompt_submit(ctx, prompt).await
     }
 
     async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
@@ -654,57 +333,10 @@ impl Plugin for ClaudePlugin {
         &self,
         ctx: &SeamContext,
         exec: &ToolExecution,
-        _reason: Option<&str>,
+        reason: Option<&str>,
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
-        let asked_by_hook = review.is_some_and(PreToolVerdict::asks);
-        if asked_by_hook && !ctx.session.interactive {
-            // Claude Code in -p: a PreToolUse `ask` is denied with its raw
-            // reason and PermissionRequest hooks are not called (c3, d3).
-            return ApprovalDecision::Abstain;
-        }
-        let tool_name = payload::cc_tool_name(&exec.tool);
-        let tool_input =
-            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd);
-        let common = self.common(ctx, true);
-        let firing = Firing {
-            subject: Some(&tool_name),
-            tool_name: Some(&tool_name),
-            tool_input: Some(&tool_input),
-            call_id: Some(&exec.call_id),
-            ..Firing::new(
-                HookEvent::PermissionRequest,
-                payload::permission_request(&common, &tool_name, &tool_input),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let effects: Vec<&Effect> = fired.iter().map(|f| &f.reading.effect).collect();
-        let winner = winning_permission(&effects);
-        self.record(ctx, firing.event, &fired, &|i, decision| {
-            if permission_rank_of(&fired[i].reading.effect) > 0 {
-                decision.won = Some(Some(i) == winner);
-            }
-            if fired[i].reading.updated_input.is_some() {
-                decision.updated_input_ignored =
-                    Some("the call is already sealed when approval runs".to_owned());
-            }
-        });
-        match winner.map(|i| (i, &fired[i].reading)) {
-            Some((_, interp)) => match &interp.effect {
-                Effect::Deny { text } => {
-                    if interp.stop.is_some() {
-                        ctx.control
-                            .request_stop(text.clone(), "claude:PermissionRequest");
-                    }
-                    ApprovalDecision::Deny {
-                        message: text.clone(),
-                    }
-                }
-                Effect::Allow { .. } => ApprovalDecision::AllowOnce,
-                _ => ApprovalDecision::Abstain,
-            },
-            None => ApprovalDecision::Abstain,
-        }
+        self.on_approve(ctx, exec, reason, review).await
     }
 
     async fn post_execute(
@@ -714,144 +346,11 @@ impl Plugin for ClaudePlugin {
         outcome: &ToolOutcome,
         duration: Duration,
     ) -> PostToolDecision {
-        let executed = matches!(outcome.disposition, Disposition::Executed);
-        let failed_body = matches!(outcome.disposition, Disposition::Failed);
-        if !executed && !failed_body {
-            return PostToolDecision::accept();
-        }
-        let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
-        let tool_name = payload::cc_tool_name(&exec.tool);
-        let tool_input =
-            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd);
-        let response = payload::tool_response(
-            &exec.tool,
-            outcome.value.as_ref(),
-            &exec.arguments,
-            &outcome.content,
-            duration_ms,
-        );
-        let common = self.common(ctx, true);
-        {
-            let mut state = lock(&self.state);
-            if let Some(transcript) = state.transcript.as_mut() {
-                transcript
-                    .tool_responses
-                    .insert(exec.call_id.clone(), response.clone());
-            }
-        }
-        let (event, payload) = if outcome.is_error {
-            (
-                HookEvent::PostToolUseFailure,
-                payload::post_tool_use_failure(
-                    &common,
-                    &tool_name,
-                    &tool_input,
-                    &exec.call_id,
-                    &outcome.content,
-                    false,
-                    duration_ms,
-                ),
-            )
-        } else {
-            (
-                HookEvent::PostToolUse,
-                payload::post_tool_use(
-                    &common,
-                    &tool_name,
-                    &tool_input,
-                    &response,
-                    &exec.call_id,
-                    duration_ms,
-                ),
-            )
-        };
-        let firing = Firing {
-            subject: Some(&tool_name),
-            tool_name: Some(&tool_name),
-            tool_input: Some(&tool_input),
-            call_id: Some(&exec.call_id),
-            ..Firing::new(event, payload)
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let replace_at = fired
-            .iter()
-            .position(|f| f.reading.replace_output.is_some());
-        self.record(ctx, firing.event, &fired, &|i, decision| {
-            if fired[i].reading.replace_output.is_some() {
-                decision.replace_won = Some(Some(i) == replace_at);
-            }
-        });
-        if let Some(reason) = fired.iter().find_map(|f| f.reading.stop.clone()) {
-            ctx.control
-                .request_stop(reason.clone(), format!("claude:{event}"));
-            if !reason.is_empty() {
-                ctx.sink.tell_user(UserNotice {
-                    source: format!("claude:{event}"),
-                    text: reason,
-                    level: NoticeLevel::Info,
-                });
-            }
-        }
-        let action = match replace_at.and_then(|i| fired[i].reading.replace_output.clone()) {
-            Some(Value::String(content)) => PostToolAction::ReplaceContent { content },
-            Some(other) => PostToolAction::ReplaceContent {
-                content: other.to_string(),
-            },
-            None => PostToolAction::Accept,
-        };
-        PostToolDecision {
-            action,
-            contexts: Self::joined_contexts(&fired, event),
-        }
+        self.on_post_execute(ctx, exec, outcome, duration).await
     }
 
     async fn batch_settled(&self, ctx: &SeamContext, batch: &[SettledCall]) -> Vec<ContextEntry> {
-        if batch.is_empty() {
-            return Vec::new();
-        }
-        let calls: Vec<payload::BatchCall> = batch
-            .iter()
-            .map(|settled| payload::BatchCall {
-                tool_name: payload::cc_tool_name(&settled.call.tool),
-                tool_input: payload::batch_tool_input(&settled.call.tool, &settled.call.arguments),
-                tool_use_id: settled.call.call_id.clone(),
-                tool_response: settled.outcome.content.clone(),
-            })
-            .collect();
-        let common = self.common(ctx, true);
-        let firing = Firing::new(
-            HookEvent::PostToolBatch,
-            payload::post_tool_batch(&common, &calls),
-        );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        // A block (exit 2 or `decision: "block"`) or `continue: false` stops
-        // the loop before the next model call; the block text still reaches
-        // the conversation through the contexts. The first in configuration
-        // order gives the reason.
-        let stop_at = fired.iter().position(|f| {
-            f.reading.stop.is_some() || matches!(f.reading.effect, Effect::Block { .. })
-        });
-        self.record(ctx, firing.event, &fired, &|i, decision| {
-            let interp = &fired[i].reading;
-            if interp.stop.is_some() || matches!(interp.effect, Effect::Block { .. }) {
-                decision.won = Some(Some(i) == stop_at);
-            }
-        });
-        if let Some(i) = stop_at {
-            let interp = &fired[i].reading;
-            let block_text = match &interp.effect {
-                Effect::Block { text } => Some(text.clone()),
-                Effect::None
-                | Effect::Allow { .. }
-                | Effect::Ask { .. }
-                | Effect::Defer { .. }
-                | Effect::Deny { .. } => None,
-            };
-            let reason = interp.stop.clone().or(block_text).unwrap_or_default();
-            ctx.control
-                .request_stop(reason, "claude:PostToolBatch".to_owned());
-        }
-        Self::joined_contexts(&fired, HookEvent::PostToolBatch)
+        self.on_batch_settled(ctx, batch).await
     }
 
     async fn turn_continuation(
@@ -859,72 +358,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         input: &ContinuationInput,
     ) -> ContinuationDecision {
-        let common = self.common(ctx, true);
-        let firing = Firing::new(
-            HookEvent::Stop,
-            payload::stop(
-                &common,
-                input.forced_continuations > 0,
-                &input.last_assistant_message,
-            ),
-        );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.reading).collect();
-        let merged = merge_stop(
-            &answers,
-            input.forced_continuations,
-            self.config.options.stop_block_cap,
-        );
-        let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
-        self.record(ctx, firing.event, &fired, &|i, decision| {
-            let interp = &fired[i].reading;
-            let forcing =
-                matches!(interp.effect, Effect::Block { .. }) || !interp.steering.is_empty();
-            match &merged {
-                StopMerge::Halt { .. } if forcing || interp.stop.is_some() => {
-                    decision.won = Some(Some(i) == stop_at);
-                }
-                StopMerge::CapFired { message } if forcing => {
-                    decision.won = Some(false);
-                    decision.overridden = Some(message.clone());
-                }
-                StopMerge::Continue { .. } if forcing => decision.won = Some(true),
-                StopMerge::Stop
-                | StopMerge::Halt { .. }
-                | StopMerge::CapFired { .. }
-                | StopMerge::Continue { .. } => {}
-            }
-        });
-        match merged {
-            StopMerge::Stop => ContinuationDecision::Stop,
-            StopMerge::Halt { reason } => ContinuationDecision::Halt { reason },
-            StopMerge::CapFired { message } => {
-                ctx.sink.tell_user(UserNotice {
-                    source: "claude:Stop".to_owned(),
-                    text: message,
-                    level: NoticeLevel::Warning,
-                });
-                ContinuationDecision::Stop
-            }
-            StopMerge::Continue {
-                reason,
-                by,
-                context,
-            } => {
-                let sources: Vec<String> = by
-                    .iter()
-                    .map(|&i| fired[i].handler.command_text())
-                    .collect();
-                let source = format!("claude:Stop:{}", sources.join(" + "));
-                ContinuationDecision::Continue {
-                    reason: Some(reason),
-                    contexts: context
-                        .map(|c| vec![ContextEntry::new(c, source.clone())])
-                        .unwrap_or_default(),
-                    source,
-                }
-            }
-        }
+        self.on_turn_continuation(ctx, input).await
     }
 
     async fn session_end(&self, ctx: &SeamContext, reason: SessionEndReason) {

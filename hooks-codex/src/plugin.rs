@@ -8,19 +8,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use dsh_hook_runner::RunRecord as ProcessFacts;
-use dsh_hook_runner::{HookProgram, HookRunner, HookSpec};
-use dsh_hooks::{Dialect as _, Engine, Firing, mark_winner};
+use dsh_hook_runner::HookRunner;
+use dsh_hooks::{Engine, Firing, mark_winner};
 use dsh_model::ModelError;
-use dsh_protocol::{
-    Dialect, EventBody, HookDecision, ModelReply, ModelRequest, Seam, TurnEndReason,
-};
+use dsh_protocol::{ModelReply, ModelRequest, TurnEndReason};
 use dsh_seams::{
     ApprovalDecision, CallReview, CancellationToken, ContextEntry, ContinuationDecision,
-    ContinuationInput, Disposition, InputRewrite, NoticeLevel, Plugin, PostToolAction,
-    PostToolDecision, PreToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
+    ContinuationInput, Plugin, PostToolDecision, PreToolVerdict, PromptDecision, PromptInput,
     ProposedCall, SeamContext, SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
-    TurnSummary, UserNotice,
+    TurnSummary,
 };
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -28,10 +24,11 @@ use sha2::{Digest, Sha256};
 use crate::config::{CodexConfig, Handler, NotifyConfig, TrustState};
 use crate::dialect::{Codex, Reading};
 use crate::event::CodexEvent;
-use crate::matcher::tool_aliases;
-use crate::output::{Effect, EntryKind, RunStatus};
+use crate::output::Effect;
 use crate::payload::{self, CodexTokenUsage, PayloadBase};
-use crate::tools;
+
+mod tool_seams;
+mod turns;
 
 /// Which configured hooks run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +47,7 @@ pub const PLUGIN_NAME: &str = "codex-hooks";
 
 /// How long a legacy `notify` program may run (Codex does not wait for it;
 /// dsh waits so the log stays in order, but not forever).
-const NOTIFY_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const NOTIFY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The Codex hooks bridge.
 pub struct CodexPlugin {
@@ -233,180 +230,6 @@ impl CodexPlugin {
             decisive(&reading.interpretation.effect)
         });
     }
-
-    fn existing_file(ctx: &SeamContext, tool: &str, arguments: &Value) -> Option<String> {
-        if tool != "write" {
-            return None;
-        }
-        let path = arguments.get("file_path").and_then(Value::as_str)?;
-        let path = ctx.session.cwd.join(path);
-        std::fs::read_to_string(path).ok()
-    }
-
-    /// Runs PreToolUse for a proposed call: the rewrite and the verdict the
-    /// pipeline carries to this plugin's pre-execute.
-    async fn run_pre_tool_use(
-        &self,
-        ctx: &SeamContext,
-        call_id: &str,
-        tool: &str,
-        arguments: &Value,
-    ) -> CallReview {
-        let event = CodexEvent::PreToolUse;
-        let name = tools::hook_tool_name(tool);
-        let existing = Self::existing_file(ctx, tool, arguments);
-        let tool_input =
-            tools::hook_tool_input(tool, arguments, &ctx.session.cwd, existing.as_deref());
-        let payload = payload::pre_tool_use(
-            &self.base(ctx),
-            &Self::turn_id(ctx),
-            name,
-            &tool_input,
-            call_id,
-        );
-        let mut records = self
-            .run_event(
-                ctx,
-                event,
-                &payload,
-                Some((name, tool_aliases(name))),
-                Some(call_id),
-                &ctx.cancel,
-            )
-            .await;
-        // Apply rewrites; a rewrite dsh cannot express fails that run.
-        let mut rewritten: Option<(usize, Value)> = None;
-        let mut conflicts = Vec::new();
-        for (index, record) in records.iter_mut().enumerate() {
-            if let Effect::Rewrite { updated_input } = &record.reading.interpretation.effect {
-                match tools::arguments_from_updated_input(
-                    tool,
-                    arguments,
-                    updated_input,
-                    &ctx.session.cwd,
-                ) {
-                    Ok(new_arguments) => {
-                        if rewritten.is_none() {
-                            rewritten = Some((index, new_arguments));
-                        } else {
-                            conflicts.push(record.handler.origin.clone());
-                        }
-                    }
-                    Err(error) => {
-                        let mut failed = record.reading.interpretation.clone();
-                        failed.status = RunStatus::Failed;
-                        failed.effect = Effect::None;
-                        failed.entries.push(crate::output::OutputEntry {
-                            kind: EntryKind::Error,
-                            text: error,
-                        });
-                        record.reading.interpretation = failed;
-                        record.record = self
-                            .engine
-                            .dialect()
-                            .adjust_record(&record.reading, record.record.clone());
-                    }
-                }
-            }
-        }
-        let block = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::Block { reason } => Some((index, reason.clone())),
-                _ => None,
-            }
-        });
-        let contexts = Self::context_entries(event, &records);
-        let decision = match &block {
-            Some((_, reason)) => PreToolDecision::Deny {
-                reason: pre_tool_block_text(reason, &tool_input),
-            },
-            None => PreToolDecision::Allow,
-        };
-        Self::mark_won(
-            &mut records,
-            block.as_ref().map(|(index, _)| *index),
-            |effect| matches!(effect, Effect::Block { .. }),
-        );
-        if block.is_none() {
-            Self::mark_won(
-                &mut records,
-                rewritten.as_ref().map(|(index, _)| *index),
-                |effect| matches!(effect, Effect::Rewrite { .. }),
-            );
-        }
-        self.record(ctx, event, &records);
-        let verdict = PreToolVerdict::of(PreToolOutcome { decision, contexts });
-        let rewrite = match (block, rewritten) {
-            (None, Some((index, arguments))) => InputRewrite::Rewrite {
-                arguments,
-                by: records
-                    .get(index)
-                    .map(|record| format!("codex:PreToolUse:{}", record.handler.origin))
-                    .unwrap_or_default(),
-                conflicts,
-            },
-            _ => InputRewrite::Keep,
-        };
-        CallReview {
-            rewrite,
-            verdict: Some(verdict),
-        }
-    }
-
-    async fn run_notify(&self, ctx: &SeamContext, notify: &NotifyConfig, summary: &TurnSummary) {
-        let Some((program, args)) = notify.argv.split_first() else {
-            return;
-        };
-        let payload = payload::notify(
-            &ctx.session.session_id,
-            &turn_id(&ctx.session.session_id, summary.turn),
-            &ctx.session.cwd.display().to_string(),
-            std::slice::from_ref(&summary.prompt),
-            summary.last_assistant_message.as_deref(),
-        );
-        let json_arg = serde_json::to_string(&payload).unwrap_or_default();
-        let mut argv = args.to_vec();
-        argv.push(json_arg);
-        let invocation_id = uuid::Uuid::new_v4().to_string();
-        ctx.sink.record(EventBody::HookInvoked {
-            turn: Some(summary.turn),
-            invocation_id: invocation_id.clone(),
-            dialect: Dialect::Codex,
-            event: "notify".to_owned(),
-            seam: Seam::TurnEnd,
-            matcher: None,
-            origin: Some(format!("{}#notify", notify.origin.display())),
-            command: notify.argv.join(" "),
-            input: payload.clone(),
-            call_id: None,
-        });
-        let run = self
-            .engine
-            .runner()
-            .run(
-                HookSpec {
-                    program: HookProgram::Exec {
-                        program: program.clone(),
-                        args: argv,
-                    },
-                    cwd: ctx.session.cwd.clone(),
-                    env: Vec::new(),
-                    stdin: Vec::new(),
-                    timeout: NOTIFY_TIMEOUT,
-                },
-                &CancellationToken::new(),
-            )
-            .await;
-        ctx.sink.record(ProcessFacts::of(&run).into_event(
-            Some(summary.turn),
-            invocation_id,
-            None,
-            HookDecision {
-                why: Some("legacy notify is fire-and-forget; its output is ignored".to_owned()),
-                ..HookDecision::default()
-            },
-        ));
-    }
 }
 
 #[async_trait]
@@ -495,57 +318,10 @@ impl Plugin for CodexPlugin {
         &self,
         ctx: &SeamContext,
         exec: &ToolExecution,
-        _reason: Option<&str>,
-        _review: Option<&PreToolVerdict>,
+        reason: Option<&str>,
+        review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
-        let event = CodexEvent::PermissionRequest;
-        let name = tools::hook_tool_name(&exec.tool);
-        // Approval runs before dispatch, so the file a `write` replaces is
-        // still the one pre-execute saw.
-        let existing = Self::existing_file(ctx, &exec.tool, &exec.arguments);
-        let pre_input = tools::hook_tool_input(
-            &exec.tool,
-            &exec.arguments,
-            &ctx.session.cwd,
-            existing.as_deref(),
-        );
-        let tool_input = tools::permission_tool_input(&pre_input, &exec.tool, &exec.arguments);
-        let payload =
-            payload::permission_request(&self.base(ctx), &Self::turn_id(ctx), name, &tool_input);
-        let mut records = self
-            .run_event(
-                ctx,
-                event,
-                &payload,
-                Some((name, tool_aliases(name))),
-                Some(&exec.call_id),
-                &ctx.cancel,
-            )
-            .await;
-        let deny = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::PermissionDeny { message } => Some((index, message.clone())),
-                _ => None,
-            }
-        });
-        let allow = records
-            .iter()
-            .position(|record| record.reading.interpretation.effect == Effect::PermissionAllow);
-        let winner = deny.as_ref().map(|(index, _)| *index).or(allow);
-        Self::mark_won(&mut records, winner, |effect| {
-            matches!(
-                effect,
-                Effect::PermissionAllow | Effect::PermissionDeny { .. }
-            )
-        });
-        self.record(ctx, event, &records);
-        match (deny, allow) {
-            (Some((_, message)), _) => ApprovalDecision::Deny {
-                message: permission_denied_text(&exec.tool, &message),
-            },
-            (None, Some(_)) => ApprovalDecision::AllowOnce,
-            (None, None) => ApprovalDecision::Abstain,
-        }
+        self.on_approve(ctx, exec, reason, review).await
     }
 
     async fn post_execute(
@@ -555,66 +331,7 @@ impl Plugin for CodexPlugin {
         outcome: &ToolOutcome,
         duration: Duration,
     ) -> PostToolDecision {
-        if outcome.disposition != Disposition::Executed {
-            return PostToolDecision::accept();
-        }
-        let event = CodexEvent::PostToolUse;
-        let name = tools::hook_tool_name(&exec.tool);
-        // The file a `write` replaced is gone from disk; its value keeps it.
-        let original = outcome
-            .value
-            .as_ref()
-            .and_then(|value| value.get("original_file"))
-            .and_then(Value::as_str);
-        let tool_input =
-            tools::hook_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd, original);
-        let tool_response = tools::hook_tool_response(
-            &exec.tool,
-            &exec.arguments,
-            &ctx.session.cwd,
-            outcome.is_error,
-            &outcome.content,
-            outcome.value.as_ref(),
-            duration,
-        );
-        let payload = payload::post_tool_use(
-            &self.base(ctx),
-            &Self::turn_id(ctx),
-            name,
-            &tool_input,
-            &tool_response,
-            &exec.call_id,
-        );
-        let mut records = self
-            .run_event(
-                ctx,
-                event,
-                &payload,
-                Some((name, tool_aliases(name))),
-                Some(&exec.call_id),
-                &ctx.cancel,
-            )
-            .await;
-        let replace = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::Block { reason } => Some((index, reason.clone())),
-                Effect::Stop {
-                    reason: Some(reason),
-                } => Some((index, reason.clone())),
-                _ => None,
-            }
-        });
-        Self::mark_won(&mut records, replace.as_ref().map(|(i, _)| *i), |effect| {
-            matches!(effect, Effect::Block { .. } | Effect::Stop { .. })
-        });
-        self.record(ctx, event, &records);
-        PostToolDecision {
-            action: match replace {
-                Some((_, content)) => PostToolAction::ReplaceContent { content },
-                None => PostToolAction::Accept,
-            },
-            contexts: Self::context_entries(event, &records),
-        }
+        self.on_post_execute(ctx, exec, outcome, duration).await
     }
 
     async fn turn_continuation(
@@ -622,81 +339,7 @@ impl Plugin for CodexPlugin {
         ctx: &SeamContext,
         input: &ContinuationInput,
     ) -> ContinuationDecision {
-        let event = CodexEvent::Stop;
-        let last = Some(input.last_assistant_message.as_str()).filter(|text| !text.is_empty());
-        let payload = payload::stop(
-            &self.base(ctx),
-            &Self::turn_id(ctx),
-            input.forced_continuations > 0,
-            last,
-        );
-        let mut records = self
-            .run_event(ctx, event, &payload, None, None, &ctx.cancel)
-            .await;
-        let halt = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::Stop { reason } => Some((index, reason.clone())),
-                _ => None,
-            }
-        });
-        if let Some((winner, reason)) = halt {
-            Self::mark_won(&mut records, Some(winner), |effect| {
-                matches!(effect, Effect::Stop { .. } | Effect::Block { .. })
-            });
-            self.record(ctx, event, &records);
-            return ContinuationDecision::Halt {
-                reason: reason.unwrap_or_else(|| "Stop hook stopped the turn".to_owned()),
-            };
-        }
-        let prompts: Vec<String> = records
-            .iter()
-            .filter_map(|record| match &record.reading.interpretation.effect {
-                Effect::Block { reason } => Some(hook_prompt(
-                    event,
-                    record.handler.display_order,
-                    &record.handler.source_path,
-                    reason,
-                )),
-                _ => None,
-            })
-            .collect();
-        if prompts.is_empty() {
-            self.record(ctx, event, &records);
-            return ContinuationDecision::Stop;
-        }
-        let cap = self.config.discovery.stop_block_cap;
-        if input.forced_continuations >= cap {
-            let text = format!(
-                "Codex Stop hooks blocked {} consecutive times in this turn; dsh's cap is {cap}, so the turn ends (Codex itself has no cap)",
-                input.forced_continuations
-            );
-            Self::mark_won(&mut records, None, |effect| {
-                matches!(effect, Effect::Block { .. })
-            });
-            self.engine.record(ctx, event, &records, &|i, decision| {
-                if records[i].won.is_some() {
-                    decision.overridden = Some(text.clone());
-                }
-            });
-            tracing::warn!("{text}");
-            ctx.sink.tell_user(UserNotice {
-                source: "codex:Stop".to_owned(),
-                text,
-                level: NoticeLevel::Warning,
-            });
-            return ContinuationDecision::Stop;
-        }
-        for record in &mut records {
-            if matches!(record.reading.interpretation.effect, Effect::Block { .. }) {
-                record.won = Some(true);
-            }
-        }
-        self.record(ctx, event, &records);
-        ContinuationDecision::Continue {
-            reason: Some(prompts.join("\n")),
-            source: "codex:Stop".to_owned(),
-            contexts: Vec::new(),
-        }
+        self.on_turn_continuation(ctx, input).await
     }
 
     async fn before_model_request(&self, ctx: &SeamContext, _request: &ModelRequest) {
