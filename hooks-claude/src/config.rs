@@ -666,32 +666,7 @@ fn build(
 }
 
 fn url_allowed(pattern: &str, url: &str) -> bool {
-    wildcard(pattern, url)
-}
-
-/// `*` matches any run of characters (including `/`); everything else is literal.
-pub(crate) fn wildcard(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == text;
-    }
-    let mut rest = text;
-    for (index, part) in parts.iter().enumerate() {
-        if index == 0 {
-            match rest.strip_prefix(part) {
-                Some(r) => rest = r,
-                None => return false,
-            }
-        } else if index == parts.len() - 1 {
-            return rest.ends_with(part);
-        } else {
-            match rest.find(part) {
-                Some(at) => rest = &rest[at + part.len()..],
-                None => return false,
-            }
-        }
-    }
-    true
+    crate::matcher::wildcard(pattern, url)
 }
 
 type ParsedHandler = (HandlerKind, Option<Duration>, Option<String>);
@@ -898,11 +873,4 @@ impl ClaudeConfig {
     }
 }
 
-/// serde_json's message without its trailing " at line L column C": the
-/// error already names the file, line and column once.
-pub fn without_position(err: &serde_json::Error) -> String {
-    let text = err.to_string();
-    let suffix = format!(" at line {} column {}", err.line(), err.column());
-    text.strip_suffix(&suffix)
-        .map_or(text.clone(), str::to_owned)
-}
+pub use dsh_hooks::position::without_position;

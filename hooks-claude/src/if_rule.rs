@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::config::wildcard;
+use crate::matcher::wildcard;
 
 /// Evaluates a handler's `if` permission rule (`Tool` or `Tool(pattern)`)
 /// against a tool call. For Bash the pattern is matched against each

@@ -13,6 +13,7 @@
 //! which implement [`Dialect`].
 
 mod engine;
+pub mod position;
 pub mod spill;
 
 pub use engine::*;
