@@ -245,6 +245,48 @@ impl HookEvent {
         )
     }
 
+    /// Whether exit code 2 blocks (or feeds back) on this event, as the
+    /// interpreter treats it: anywhere else exit 2 is a non-blocking error
+    /// whose stderr only the user sees. PermissionRequest is not one: Claude
+    /// Code ignores its exit 2.
+    pub fn exit2_blocks(self) -> bool {
+        match self {
+            HookEvent::PreToolUse
+            | HookEvent::PostToolUse
+            | HookEvent::PostToolUseFailure
+            | HookEvent::PostToolBatch
+            | HookEvent::UserPromptSubmit
+            | HookEvent::Stop
+            | HookEvent::SubagentStop => true,
+            HookEvent::Notification
+            | HookEvent::UserPromptExpansion
+            | HookEvent::SessionStart
+            | HookEvent::SessionEnd
+            | HookEvent::StopFailure
+            | HookEvent::SubagentStart
+            | HookEvent::PreCompact
+            | HookEvent::PostCompact
+            | HookEvent::PreModelSwitch
+            | HookEvent::PostModelSwitch
+            | HookEvent::PermissionRequest
+            | HookEvent::PermissionDenied
+            | HookEvent::Setup
+            | HookEvent::TeammateIdle
+            | HookEvent::TaskCreated
+            | HookEvent::TaskCompleted
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult
+            | HookEvent::ConfigChange
+            | HookEvent::WorktreeCreate
+            | HookEvent::WorktreeRemove
+            | HookEvent::InstructionsLoaded
+            | HookEvent::CwdChanged
+            | HookEvent::FileChanged
+            | HookEvent::DirectoryAdded
+            | HookEvent::MessageDisplay => false,
+        }
+    }
+
     /// Whether this is one of the tool events (where `if` is evaluated).
     pub fn is_tool_event(self) -> bool {
         matches!(

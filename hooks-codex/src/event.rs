@@ -122,6 +122,28 @@ impl CodexEvent {
         )
     }
 
+    /// Whether exit code 2 with a reason on stderr blocks (or denies, or
+    /// continues the turn) on this event, as the interpreter treats it;
+    /// anywhere else it is a failed run.
+    pub fn exit2_blocks(self) -> bool {
+        match self {
+            CodexEvent::PreToolUse
+            | CodexEvent::PermissionRequest
+            | CodexEvent::PostToolUse
+            | CodexEvent::UserPromptSubmit
+            | CodexEvent::Stop
+            | CodexEvent::SubagentStop => true,
+            CodexEvent::PreModelRequest
+            | CodexEvent::PostModelRequest
+            | CodexEvent::PreCompact
+            | CodexEvent::PostCompact
+            | CodexEvent::SessionStart
+            | CodexEvent::SessionEnd
+            | CodexEvent::SubagentStart
+            | CodexEvent::Interrupt => false,
+        }
+    }
+
     /// Whether this event can emit `additionalContext` (otherwise Codex
     /// ignores `additionalContextLimit` with a warning).
     pub fn emits_context(self) -> bool {

@@ -451,15 +451,7 @@ fn check_event(c: &mut Checker<'_>, name: &str, at: &str) -> Option<EventInfo> {
                 }
                 Some(EventInfo {
                     honours_matcher: event.supports_matcher(),
-                    exit2_blocks: matches!(
-                        event,
-                        HookEvent::PreToolUse
-                            | HookEvent::PermissionRequest
-                            | HookEvent::UserPromptSubmit
-                            | HookEvent::Stop
-                            | HookEvent::PostToolUse
-                            | HookEvent::PostToolUseFailure
-                    ),
+                    exit2_blocks: event.exit2_blocks(),
                 })
             }
             None => {
@@ -492,14 +484,7 @@ fn check_event(c: &mut Checker<'_>, name: &str, at: &str) -> Option<EventInfo> {
                 }
                 Some(EventInfo {
                     honours_matcher: event.honours_matcher(),
-                    exit2_blocks: matches!(
-                        event,
-                        CodexEvent::PreToolUse
-                            | CodexEvent::PermissionRequest
-                            | CodexEvent::PostToolUse
-                            | CodexEvent::UserPromptSubmit
-                            | CodexEvent::Stop
-                    ),
+                    exit2_blocks: event.exit2_blocks(),
                 })
             }
             None => {
