@@ -737,6 +737,15 @@ fn check_timeout(c: &mut Checker<'_>, object: &Map<String, Value>, at: &str, nee
     };
     let at = format!("{at}.timeout");
     match value.as_f64() {
+        // The dialect loaders refuse such a file (no deadline can hold it).
+        Some(secs) if secs > 0.0 && std::time::Duration::try_from_secs_f64(secs).is_err() => c
+            .push(
+                Severity::Error,
+                "invalid-timeout",
+                Some(at),
+                needle,
+                format!("timeout {value} is more than a deadline can hold; dsh refuses this file"),
+            ),
         Some(secs) if secs >= 1000.0 => c.push(
             Severity::Warning,
             "timeout-milliseconds",
