@@ -1,8 +1,10 @@
 //! The Claude Code bridge as a [`Plugin`]: per seam it selects the matching
-//! handlers (deduplicated), records `hook/invoked` for each, runs them in
-//! parallel (cancelled by `ctx.cancel`), interprets every answer, merges the
-//! decisions in configuration order (never completion order) and records
-//! `hook/result` for each, in configuration order.
+//! handlers (deduplicated on the command, as Claude Code does, then `if`
+//! rules), builds the payload and hands the firing to the shared engine
+//! (`dsh-hooks`), which records `hook/invoked`, runs the handlers in parallel
+//! (cancelled by `ctx.cancel`) and reads each answer with this dialect's
+//! interpreter; the bridge then merges the decisions in configuration order
+//! (never completion order) and the engine records `hook/result` for each.
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -1,7 +1,9 @@
-//! The Codex bridge as one `dsh_seams::Plugin`: selects handlers, records
-//! `hook/invoked` for each, runs them in parallel through the hook runner,
-//! records `hook/result` in configuration order, and merges the interpreted
-//! outcomes into seam decisions.
+//! The Codex bridge as one `dsh_seams::Plugin`: selects handlers (trust
+//! policy, matchers) and hands each firing to the shared engine
+//! (`dsh-hooks`), which records `hook/invoked`, runs them in parallel and
+//! reads them with Codex's interpreter; the bridge merges the outcomes into
+//! seam decisions and the engine records `hook/result` in configuration
+//! order.
 
 use std::path::Path;
 use std::sync::Arc;
