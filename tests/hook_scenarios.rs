@@ -352,7 +352,13 @@ fn claude_post_tool_batch_block_stops_before_the_next_model_call() {
     let ends = events_of(&log, "turn/end");
     assert_eq!(ends.len(), 1, "{log}");
     assert_eq!(ends[0]["reason"], "stopped", "{log}");
-    assert!(ends[0]["message"].as_str().unwrap().contains("batch rejected"), "{log}");
+    assert!(
+        ends[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("batch rejected"),
+        "{log}"
+    );
     assert_eq!(events_of(&log, "assistant/message").len(), 1, "{log}");
     assert!(!log.contains("NEVER-ASKED\"}"), "{log}");
     assert!(

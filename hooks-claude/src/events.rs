@@ -306,7 +306,37 @@ impl HookEvent {
         match self {
             HookEvent::UserPromptSubmit => Duration::from_secs(30),
             HookEvent::MessageDisplay => Duration::from_secs(10),
-            _ => Duration::from_secs(600),
+            HookEvent::PreToolUse
+            | HookEvent::PostToolUse
+            | HookEvent::PostToolUseFailure
+            | HookEvent::PostToolBatch
+            | HookEvent::Notification
+            | HookEvent::UserPromptExpansion
+            | HookEvent::SessionStart
+            | HookEvent::SessionEnd
+            | HookEvent::Stop
+            | HookEvent::StopFailure
+            | HookEvent::SubagentStart
+            | HookEvent::SubagentStop
+            | HookEvent::PreCompact
+            | HookEvent::PostCompact
+            | HookEvent::PreModelSwitch
+            | HookEvent::PostModelSwitch
+            | HookEvent::PermissionRequest
+            | HookEvent::PermissionDenied
+            | HookEvent::Setup
+            | HookEvent::TeammateIdle
+            | HookEvent::TaskCreated
+            | HookEvent::TaskCompleted
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult
+            | HookEvent::ConfigChange
+            | HookEvent::WorktreeCreate
+            | HookEvent::WorktreeRemove
+            | HookEvent::InstructionsLoaded
+            | HookEvent::CwdChanged
+            | HookEvent::FileChanged
+            | HookEvent::DirectoryAdded => Duration::from_secs(600),
         }
     }
 

@@ -172,7 +172,18 @@ impl CodexEvent {
     pub fn default_timeout_secs(self) -> u64 {
         match self {
             CodexEvent::SessionEnd | CodexEvent::Interrupt => 1,
-            _ => 600,
+            CodexEvent::PreToolUse
+            | CodexEvent::PermissionRequest
+            | CodexEvent::PostToolUse
+            | CodexEvent::SessionStart
+            | CodexEvent::UserPromptSubmit
+            | CodexEvent::Stop
+            | CodexEvent::PreCompact
+            | CodexEvent::PostCompact
+            | CodexEvent::SubagentStart
+            | CodexEvent::SubagentStop
+            | CodexEvent::PreModelRequest
+            | CodexEvent::PostModelRequest => 600,
         }
     }
 
@@ -180,7 +191,18 @@ impl CodexEvent {
     pub fn max_timeout_secs(self) -> Option<u64> {
         match self {
             CodexEvent::SessionEnd | CodexEvent::Interrupt => Some(3),
-            _ => None,
+            CodexEvent::PreToolUse
+            | CodexEvent::PermissionRequest
+            | CodexEvent::PostToolUse
+            | CodexEvent::SessionStart
+            | CodexEvent::UserPromptSubmit
+            | CodexEvent::Stop
+            | CodexEvent::PreCompact
+            | CodexEvent::PostCompact
+            | CodexEvent::SubagentStart
+            | CodexEvent::SubagentStop
+            | CodexEvent::PreModelRequest
+            | CodexEvent::PostModelRequest => None,
         }
     }
 
