@@ -858,17 +858,21 @@ impl ClaudeConfig {
     /// (`None` for events without matcher support), deduplicated on the
     /// command, in configuration order.
     pub fn select(&self, event: HookEvent, subject: Option<&str>) -> Vec<&HookHandler> {
+        dsh_hooks::dedup(self.candidates(event, subject), |h| Some(h.dedup_key()))
+    }
+
+    /// The active handlers for `event` whose matcher accepts `subject`, in
+    /// configuration order, before deduplication.
+    pub fn candidates(&self, event: HookEvent, subject: Option<&str>) -> Vec<&HookHandler> {
         let subject = if event.supports_matcher() {
             subject
         } else {
             None
         };
-        let mut seen = std::collections::HashSet::new();
         self.handlers
             .iter()
             .filter(|h| h.event == Some(event) && h.status == HandlerStatus::Active)
             .filter(|h| h.matches(subject))
-            .filter(|h| seen.insert(h.dedup_key()))
             .collect()
     }
 }

@@ -2,16 +2,15 @@
 //! is described and read, what its run meant in the log, what the user is
 //! told, and Claude Code's spill of over-long output.
 
-use std::path::PathBuf;
-
 use dsh_hook_runner::{HookExit, HookRun, RunRecord};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Harvested};
 use dsh_protocol::{HookDecision, Seam};
 use dsh_seams::{ContextEntry, SeamContext, UserNotice};
 use serde_json::Value;
 
-use crate::config::HookHandler;
+use crate::config::{ClaudeConfig, HookHandler};
 use crate::events::HookEvent;
+use crate::if_rule::if_rule_matches;
 use crate::output::{Effect, EventCtx, ExitFact, HookFacts, Interpretation, interpret};
 
 /// What an HTTP hook hands back: the facts the interpreter reads and the
@@ -35,12 +34,49 @@ pub(crate) struct AsyncNote {
     pub command: String,
 }
 
-/// The Claude Code dialect.
+/// The Claude Code dialect over one configuration.
 pub(crate) struct Claude {
-    /// Longer model-facing output is spilled to a file.
-    pub output_cap_chars: usize,
-    /// Where spill files go (`tool-results/<session>/`).
-    pub state_dir: PathBuf,
+    /// The merged settings: handlers, options, discovery paths.
+    pub config: ClaudeConfig,
+}
+
+/// The subject a seam fires with.
+pub(crate) struct Firing<'a> {
+    pub(crate) event: HookEvent,
+    pub(crate) subject: Option<&'a str>,
+    pub(crate) tool_name: Option<&'a str>,
+    pub(crate) tool_input: Option<&'a Value>,
+    pub(crate) source: Option<&'a str>,
+    pub(crate) prompt: Option<&'a str>,
+    pub(crate) call_id: Option<&'a str>,
+    pub(crate) payload: Value,
+}
+
+impl<'a> Firing<'a> {
+    /// The interpreter's view of this firing for a hook with `command`.
+    pub(crate) fn event_ctx<'b>(&'b self, command: &'b str) -> EventCtx<'b> {
+        EventCtx {
+            event: self.event,
+            tool_name: self.tool_name,
+            source: self.source,
+            prompt: self.prompt,
+            command,
+        }
+    }
+
+    /// An event with no subject, tool, source, prompt or call.
+    pub(crate) fn new(event: HookEvent, payload: Value) -> Self {
+        Firing {
+            event,
+            subject: None,
+            tool_name: None,
+            tool_input: None,
+            source: None,
+            prompt: None,
+            call_id: None,
+            payload,
+        }
+    }
 }
 
 /// The `source` of what a hook of `event` with `command` adds.
@@ -68,10 +104,15 @@ impl Claude {
     /// does: the model gets a preview and the path.
     pub fn cap_text(&self, session_id: &str, text: &str) -> String {
         let count = text.chars().count();
-        if count <= self.output_cap_chars {
+        if count <= self.config.options.output_cap_chars {
             return text.to_owned();
         }
-        let dir = self.state_dir.join("tool-results").join(session_id);
+        let dir = self
+            .config
+            .discovery
+            .state_dir
+            .join("tool-results")
+            .join(session_id);
         let name = dsh_hooks::spill::unique_name("hook-", "-stdout.txt");
         let path = match dsh_hooks::spill::write(&dir, &name, text) {
             Ok(path) => path,
@@ -169,6 +210,7 @@ pub(crate) fn decision_of(interpretation: &Interpretation) -> HookDecision {
 impl Dialect for Claude {
     type Event = HookEvent;
     type Handler = HookHandler;
+    type Subject<'s> = Firing<'s>;
     type Custom = HttpRun;
     type Reading = Interpretation;
     type Note = AsyncNote;
@@ -183,6 +225,31 @@ impl Dialect for Claude {
 
     fn seam(&self, event: HookEvent) -> Seam {
         event.seam()
+    }
+
+    fn candidates(&self, event: HookEvent, firing: &Firing<'_>) -> Vec<&HookHandler> {
+        self.config.candidates(event, firing.subject)
+    }
+
+    fn dedup_key(&self, handler: &HookHandler) -> Option<String> {
+        Some(handler.dedup_key())
+    }
+
+    /// A handler's `if` rule, applied (as Claude Code does) to the
+    /// deduplicated list; on events other than tool events it never matches.
+    fn admits(&self, event: HookEvent, handler: &HookHandler, firing: &Firing<'_>) -> bool {
+        let Some(rule) = &handler.if_rule else {
+            return true;
+        };
+        if !event.is_tool_event() {
+            return false;
+        }
+        if_rule_matches(
+            rule,
+            firing.tool_name.unwrap_or(""),
+            firing.tool_input.unwrap_or(&Value::Null),
+            &self.config.discovery.cwd.to_string_lossy(),
+        )
     }
 
     fn describe(&self, handler: &HookHandler) -> HandlerInfo {

@@ -21,14 +21,11 @@ use dsh_seams::{
     PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SettledCall,
     ToolExecution, ToolOutcome,
 };
-use serde_json::Value;
 
 use crate::config::{ClaudeConfig, HandlerKind, HookHandler};
-use crate::dialect::{AsyncNote, Claude, HttpRun};
+use crate::dialect::{AsyncNote, Claude, Firing, HttpRun};
 use crate::events::HookEvent;
 use crate::http;
-use crate::if_rule::if_rule_matches;
-use crate::output::EventCtx;
 use crate::payload::{self, Common};
 use crate::transcript::Transcript;
 
@@ -48,7 +45,6 @@ impl ClaudeConfig {
 /// The Claude Code bridge plugin. Build it with [`ClaudeConfig::into_plugin`]
 /// (or [`ClaudePlugin::new`] to keep the concrete type).
 pub struct ClaudePlugin {
-    config: ClaudeConfig,
     engine: Engine<Claude>,
     http: reqwest::Client,
     state: Mutex<State>,
@@ -65,45 +61,6 @@ struct State {
 /// One awaited run, read.
 type Fired = dsh_hooks::Fired<Claude>;
 
-/// The subject a seam fires with.
-struct Firing<'a> {
-    event: HookEvent,
-    subject: Option<&'a str>,
-    tool_name: Option<&'a str>,
-    tool_input: Option<&'a Value>,
-    source: Option<&'a str>,
-    prompt: Option<&'a str>,
-    call_id: Option<&'a str>,
-    payload: Value,
-}
-
-impl<'a> Firing<'a> {
-    /// The interpreter's view of this firing for a hook with `command`.
-    fn event_ctx<'b>(&'b self, command: &'b str) -> EventCtx<'b> {
-        EventCtx {
-            event: self.event,
-            tool_name: self.tool_name,
-            source: self.source,
-            prompt: self.prompt,
-            command,
-        }
-    }
-
-    /// An event with no subject, tool, source, prompt or call.
-    fn new(event: HookEvent, payload: Value) -> Self {
-        Firing {
-            event,
-            subject: None,
-            tool_name: None,
-            tool_input: None,
-            source: None,
-            prompt: None,
-            call_id: None,
-            payload,
-        }
-    }
-}
-
 fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -111,21 +68,21 @@ fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
 impl ClaudePlugin {
     /// The plugin for `config`, running hooks through `runner`.
     pub fn new(config: ClaudeConfig, runner: HookRunner) -> Self {
-        let dialect = Claude {
-            output_cap_chars: config.options.output_cap_chars,
-            state_dir: config.discovery.state_dir.clone(),
-        };
         ClaudePlugin {
-            config,
-            engine: Engine::new(dialect, runner),
+            engine: Engine::new(Claude { config }, runner),
             http: reqwest::Client::new(),
             state: Mutex::new(State::default()),
         }
     }
 
+    /// The configuration this plugin runs.
+    pub fn config(&self) -> &ClaudeConfig {
+        &self.engine.dialect().config
+    }
+
     /// The transcript file for `session_id`.
     pub fn transcript_path(&self, session_id: &str) -> PathBuf {
-        self.config
+        self.config()
             .discovery
             .transcript_dir
             .join(format!("{session_id}.jsonl"))
@@ -172,24 +129,9 @@ impl ClaudePlugin {
             } else {
                 None
             },
-            permission_mode: self.config.options.permission_mode.clone(),
-            effort: self.config.options.effort.clone(),
+            permission_mode: self.config().options.permission_mode.clone(),
+            effort: self.config().options.effort.clone(),
         }
-    }
-
-    fn if_allows(&self, handler: &HookHandler, firing: &Firing<'_>) -> bool {
-        let Some(rule) = &handler.if_rule else {
-            return true;
-        };
-        if !firing.event.is_tool_event() {
-            return false;
-        }
-        if_rule_matches(
-            rule,
-            firing.tool_name.unwrap_or(""),
-            firing.tool_input.unwrap_or(&Value::Null),
-            &self.config.discovery.cwd.to_string_lossy(),
-        )
     }
 
     /// Selects the handlers for one firing and runs them through the
@@ -202,17 +144,12 @@ impl ClaudePlugin {
         firing: &Firing<'_>,
         extra_env: &(dyn Fn(usize) -> Vec<(String, String)> + Sync),
     ) -> Vec<Fired> {
-        let selected: Vec<&HookHandler> = self
-            .config
-            .select(firing.event, firing.subject)
-            .into_iter()
-            .filter(|h| self.if_allows(h, firing))
-            .collect();
-        if selected.is_empty() {
+        let handlers = self.engine.select(firing.event, firing);
+        if handlers.is_empty() {
             return Vec::new();
         }
+        let selected: Vec<&HookHandler> = handlers.iter().collect();
         let label = firing.event_ctx("").label();
-        let handlers: Vec<HookHandler> = selected.iter().map(|h| (*h).clone()).collect();
         let launch = |index: usize, handler: &HookHandler| -> Launch<'_, Claude> {
             let timeout = self.timeout_for(handler, firing.event, &selected);
             match &handler.kind {
@@ -264,7 +201,7 @@ impl ClaudePlugin {
             cancel: &ctx.cancel,
         };
         self.engine
-            .fire(ctx, &engine_firing, handlers, launch, read)
+            .fire(ctx, &engine_firing, handlers.clone(), launch, read)
             .await
     }
 

@@ -11,9 +11,10 @@ use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
 
-use crate::config::Handler;
+use crate::config::{Handler, TrustState};
 use crate::event::CodexEvent;
 use crate::output::{Effect, EntryKind, Interpretation, RunEnd, RunFacts, interpret};
+use crate::plugin::TrustPolicy;
 use crate::spill::limit_context;
 
 /// Codex's reading of one run: the interpretation plus the model-facing
@@ -30,6 +31,10 @@ pub(crate) struct Reading {
 
 /// The Codex dialect.
 pub(crate) struct Codex {
+    /// Every configured handler, in configuration order.
+    pub handlers: Vec<Handler>,
+    /// Which of them run.
+    pub policy: TrustPolicy,
     /// The shell hook commands run in.
     pub shell: PathBuf,
     /// Where long contexts are saved.
@@ -147,6 +152,9 @@ pub fn effect_decision(effect: &Effect) -> HookDecision {
 impl Dialect for Codex {
     type Event = CodexEvent;
     type Handler = Handler;
+    /// The tool name and its aliases, or the session-start source; `None`
+    /// for events that are not matched.
+    type Subject<'s> = Option<(&'s str, &'s [&'s str])>;
     type Custom = Infallible;
     type Reading = Reading;
     type Note = ();
@@ -161,6 +169,23 @@ impl Dialect for Codex {
 
     fn seam(&self, event: CodexEvent) -> Seam {
         event.seam()
+    }
+
+    fn candidates(&self, event: CodexEvent, subject: &Self::Subject<'_>) -> Vec<&Handler> {
+        self.handlers
+            .iter()
+            .filter(|handler| handler.event == event)
+            .filter(|handler| match self.policy {
+                TrustPolicy::RunAll => handler.trust != TrustState::Disabled,
+                TrustPolicy::TrustedOnly => handler.trust.runs_when_trusted_only(),
+            })
+            .filter(|handler| match subject {
+                Some((name, aliases)) if event.honours_matcher() => {
+                    handler.matcher.matches(name, aliases)
+                }
+                Some(_) | None => true,
+            })
+            .collect()
     }
 
     fn describe(&self, handler: &Handler) -> HandlerInfo {

@@ -23,7 +23,7 @@ use dsh_seams::{
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::config::{CodexConfig, Handler, NotifyConfig, TrustState};
+use crate::config::{CodexConfig, NotifyConfig};
 use crate::dialect::{Codex, Reading};
 use crate::event::CodexEvent;
 use crate::output::Effect;
@@ -53,10 +53,8 @@ pub(crate) const NOTIFY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The Codex hooks bridge.
 pub struct CodexPlugin {
-    handlers: Vec<Handler>,
     notify: Option<NotifyConfig>,
     engine: Engine<Codex>,
-    policy: TrustPolicy,
     config: CodexConfig,
     permission_mode: Option<String>,
 }
@@ -114,16 +112,16 @@ impl CodexPlugin {
     /// A plugin over `config`.
     pub fn new(config: CodexConfig, runner: HookRunner, policy: TrustPolicy) -> Self {
         CodexPlugin {
-            handlers: config.handlers.clone(),
             notify: config.notify.clone(),
             engine: Engine::new(
                 Codex {
+                    handlers: config.handlers.clone(),
+                    policy,
                     shell: config.discovery.shell.clone(),
                     spill_dir: config.discovery.spill_dir.clone(),
                 },
                 runner,
             ),
-            policy,
             config,
             permission_mode: None,
         }
@@ -156,24 +154,6 @@ impl CodexPlugin {
         turn_id(&ctx.session.session_id, ctx.turn.unwrap_or(0))
     }
 
-    fn select(&self, event: CodexEvent, matcher_input: Option<(&str, &[&str])>) -> Vec<Handler> {
-        self.handlers
-            .iter()
-            .filter(|handler| handler.event == event)
-            .filter(|handler| match self.policy {
-                TrustPolicy::RunAll => handler.trust != TrustState::Disabled,
-                TrustPolicy::TrustedOnly => handler.trust.runs_when_trusted_only(),
-            })
-            .filter(|handler| match matcher_input {
-                Some((name, aliases)) if event.honours_matcher() => {
-                    handler.matcher.matches(name, aliases)
-                }
-                _ => true,
-            })
-            .cloned()
-            .collect()
-    }
-
     /// Runs every selected handler of `event` with `payload` through the
     /// engine (`hook/invoked` for each before any starts). Results are
     /// recorded by the caller, after merging, with [`CodexPlugin::record`].
@@ -186,7 +166,7 @@ impl CodexPlugin {
         call_id: Option<&str>,
         cancel: &CancellationToken,
     ) -> Vec<Fired> {
-        let selected = self.select(event, matcher_input);
+        let selected = self.engine.select(event, &matcher_input);
         if selected.is_empty() {
             return Vec::new();
         }

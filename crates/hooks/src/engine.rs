@@ -28,6 +28,9 @@ pub trait Dialect: Send + Sync {
     type Event: Copy + Send + Sync;
     /// A configured handler.
     type Handler: Clone + Send + Sync;
+    /// What one firing's handlers are matched against (a tool name, a
+    /// session-start source, the whole call for `if` rules, …).
+    type Subject<'s>;
     /// What a handler the dialect runs itself (not as a process, e.g. an
     /// HTTP hook) hands back.
     type Custom: Send;
@@ -42,6 +45,25 @@ pub trait Dialect: Send + Sync {
     fn event_name(&self, event: Self::Event) -> &'static str;
     /// The canonical seam the event runs on.
     fn seam(&self, event: Self::Event) -> Seam;
+    /// The handlers that may run for one firing, in configuration order,
+    /// before deduplication: configured for `event`, enabled, and accepted
+    /// by their matcher for `subject`.
+    fn candidates(&self, event: Self::Event, subject: &Self::Subject<'_>) -> Vec<&Self::Handler>;
+    /// Handlers with the same key run once, the first in configuration
+    /// order; `None`: never deduplicated. Default: never.
+    fn dedup_key(&self, _handler: &Self::Handler) -> Option<String> {
+        None
+    }
+    /// A last filter after deduplication (e.g. Claude Code's `if` rules,
+    /// which Claude Code applies to the deduplicated list). Default: keep.
+    fn admits(
+        &self,
+        _event: Self::Event,
+        _handler: &Self::Handler,
+        _subject: &Self::Subject<'_>,
+    ) -> bool {
+        true
+    }
     /// The handler, for `hook/invoked`.
     fn describe(&self, handler: &Self::Handler) -> HandlerInfo;
     /// The log's facts of a custom run.
@@ -149,6 +171,22 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Keeps the first of the handlers that share a key, in order; handlers
+/// without a key are all kept.
+pub fn dedup<'h, H>(
+    handlers: impl IntoIterator<Item = &'h H>,
+    key: impl Fn(&H) -> Option<String>,
+) -> Vec<&'h H>
+where
+    H: 'h,
+{
+    let mut seen = std::collections::HashSet::new();
+    handlers
+        .into_iter()
+        .filter(|handler| key(handler).is_none_or(|k| seen.insert(k)))
+        .collect()
+}
+
 /// Marks, among the runs `decisive` selects, whether each is the `winner`.
 pub fn mark_winner<D: Dialect>(
     fired: &mut [Fired<D>],
@@ -180,6 +218,18 @@ impl<D: Dialect> Engine<D> {
     /// The hook runner.
     pub fn runner(&self) -> &HookRunner {
         &self.runner
+    }
+
+    /// The handlers one firing runs, in configuration order: the dialect's
+    /// candidates, deduplicated, then its last filter.
+    pub fn select(&self, event: D::Event, subject: &D::Subject<'_>) -> Vec<D::Handler> {
+        dedup(self.dialect.candidates(event, subject), |handler| {
+            self.dialect.dedup_key(handler)
+        })
+        .into_iter()
+        .filter(|handler| self.dialect.admits(event, handler, subject))
+        .cloned()
+        .collect()
     }
 
     /// Runs one firing over `handlers` (already selected, in configuration

@@ -32,11 +32,16 @@ struct Toy {
     mode: Mode,
 }
 
-struct ToyDialect;
+#[derive(Default)]
+struct ToyDialect {
+    configured: Vec<Toy>,
+}
 
 impl Dialect for ToyDialect {
     type Event = &'static str;
     type Handler = Toy;
+    /// A prefix the handler names must start with.
+    type Subject<'s> = &'s str;
     type Custom = String;
     type Reading = String;
     type Note = &'static str;
@@ -49,6 +54,18 @@ impl Dialect for ToyDialect {
     }
     fn seam(&self, _event: &'static str) -> Seam {
         Seam::PreExecute
+    }
+    fn candidates(&self, _event: &'static str, subject: &&str) -> Vec<&Toy> {
+        self.configured
+            .iter()
+            .filter(|toy| toy.name.starts_with(*subject))
+            .collect()
+    }
+    fn dedup_key(&self, handler: &Toy) -> Option<String> {
+        (handler.mode != Mode::Custom).then(|| handler.script.to_owned())
+    }
+    fn admits(&self, _event: &'static str, handler: &Toy, _subject: &&str) -> bool {
+        handler.mode != Mode::Skip
     }
     fn describe(&self, handler: &Toy) -> HandlerInfo {
         HandlerInfo {
@@ -166,7 +183,10 @@ fn read(_: &Toy, finished: Finished<'_, String>) -> String {
 async fn records_follow_configuration_order_not_completion_order() {
     let sink = Arc::new(Sink::default());
     let ctx = context(sink.clone());
-    let engine = Engine::new(ToyDialect, HookRunner::new(RunnerConfig::default()));
+    let engine = Engine::new(
+        ToyDialect::default(),
+        HookRunner::new(RunnerConfig::default()),
+    );
     let payload = json!({"k": 1});
     let handlers = vec![
         Toy {
@@ -278,7 +298,10 @@ async fn records_follow_configuration_order_not_completion_order() {
 async fn detached_runs_are_recorded_at_launch_and_read_when_harvested() {
     let sink = Arc::new(Sink::default());
     let ctx = context(sink.clone());
-    let engine = Engine::new(ToyDialect, HookRunner::new(RunnerConfig::default()));
+    let engine = Engine::new(
+        ToyDialect::default(),
+        HookRunner::new(RunnerConfig::default()),
+    );
     let payload = json!({});
     let firing = Firing {
         event: "Ev",
@@ -341,4 +364,25 @@ async fn detached_runs_are_recorded_at_launch_and_read_when_harvested() {
     // Harvested once: nothing is left.
     assert!(engine.harvest(&ctx, harvest).is_empty());
     engine.abort_pending();
+}
+
+#[test]
+fn selection_is_candidates_then_dedup_then_the_last_filter() {
+    let toy = |name, script, mode| Toy { name, script, mode };
+    let dialect = ToyDialect {
+        configured: vec![
+            toy("a1", "same", Mode::Await),
+            toy("a2", "same", Mode::Await),
+            toy("a3", "x", Mode::Custom),
+            toy("a4", "x", Mode::Custom),
+            toy("a5", "skip", Mode::Skip),
+            toy("b1", "other", Mode::Await),
+        ],
+    };
+    let engine = Engine::new(dialect, HookRunner::new(RunnerConfig::default()));
+    let names: Vec<&str> = engine.select("Ev", &"a").iter().map(|t| t.name).collect();
+    // a2 repeats a1's command; custom handlers have no key; a5 is filtered.
+    assert_eq!(names, ["a1", "a3", "a4"]);
+    let names: Vec<&str> = engine.select("Ev", &"b").iter().map(|t| t.name).collect();
+    assert_eq!(names, ["b1"]);
 }

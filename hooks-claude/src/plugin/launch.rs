@@ -13,11 +13,11 @@ use crate::payload;
 
 impl ClaudePlugin {
     pub(super) fn base_env(&self, ctx: &SeamContext, event: HookEvent) -> Vec<(String, String)> {
-        let project = self.config.discovery.cwd.to_string_lossy().into_owned();
+        let project = self.config().discovery.cwd.to_string_lossy().into_owned();
         let entrypoint = if ctx.session.interactive {
-            &self.config.options.entrypoint_interactive
+            &self.config().options.entrypoint_interactive
         } else {
-            &self.config.options.entrypoint_headless
+            &self.config().options.entrypoint_headless
         };
         let mut env = vec![
             ("CLAUDE_PROJECT_DIR".to_owned(), project),
@@ -40,7 +40,7 @@ impl ClaudePlugin {
         ) {
             env.push((
                 "CLAUDE_EFFORT".to_owned(),
-                self.config.options.effort.clone(),
+                self.config().options.effort.clone(),
             ));
         }
         env
@@ -57,7 +57,7 @@ impl ClaudePlugin {
         let HandlerKind::Command { form, .. } = &handler.kind else {
             return None;
         };
-        let project = self.config.discovery.cwd.to_string_lossy().into_owned();
+        let project = self.config().discovery.cwd.to_string_lossy().into_owned();
         let program = match form {
             CommandForm::Shell { shell, command } => HookProgram::Shell {
                 shell: shell.clone(),
@@ -94,7 +94,7 @@ impl ClaudePlugin {
         }
         // SessionEnd hooks share a 1.5 s budget, raised to the largest
         // configured timeout up to 60 s, or set by the environment.
-        let budget = self.config.options.session_end_budget.unwrap_or_else(|| {
+        let budget = self.config().options.session_end_budget.unwrap_or_else(|| {
             let max_configured = all
                 .iter()
                 .filter_map(|h| h.timeout)

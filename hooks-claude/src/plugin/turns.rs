@@ -20,7 +20,7 @@ impl ClaudePlugin {
     ) -> Vec<ContextEntry> {
         let common = self.common(ctx, false);
         let env_dir = self
-            .config
+            .config()
             .discovery
             .state_dir
             .join("session-env")
@@ -35,7 +35,7 @@ impl ClaudePlugin {
         if let Err(error) = fs_err::create_dir_all(&env_dir) {
             tracing::warn!(%error, "cannot create CLAUDE_ENV_FILE directory");
         }
-        let handler_count = self.config.handlers().len();
+        let handler_count = self.config().handlers().len();
         for i in 0..handler_count {
             let _ = std::fs::remove_file(env_file(i));
         }
@@ -145,7 +145,7 @@ impl ClaudePlugin {
         let merged = merge_stop(
             &answers,
             input.forced_continuations,
-            self.config.options.stop_block_cap,
+            self.config().options.stop_block_cap,
         );
         let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
         self.record(ctx, firing.event, &fired, &|i, decision| {
