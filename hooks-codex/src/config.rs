@@ -74,42 +74,8 @@ impl CodexDiscovery {
     }
 }
 
-/// A configuration file dsh could not accept.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// Malformed or mistyped JSON.
-    #[error("{path}:{line}:{column}: invalid Codex hooks JSON: {message}")]
-    Json {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What the parser said.
-        message: String,
-    },
-    /// Malformed or mistyped TOML.
-    #[error("{path}:{line}:{column}: invalid Codex config TOML: {message}")]
-    Toml {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What the parser said.
-        message: String,
-    },
-    /// The file exists but could not be read.
-    #[error("{path}: cannot read Codex configuration: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-}
+mod error;
+pub use error::ConfigError;
 
 /// Formats a path inside notices the way Codex does (`Path::display`).
 struct PathDisplay<'a>(&'a Path);
@@ -147,6 +113,18 @@ impl LayerSource {
     fn managed(self) -> bool {
         matches!(self, LayerSource::Requirements | LayerSource::System)
     }
+}
+
+/// Which configured hooks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustPolicy {
+    /// Every enabled hook, trusted or not (replay and headless default; what
+    /// Codex's `--dangerously-bypass-hook-trust` does). Untrusted runs are
+    /// recorded as such in their `hook/result` decision (`"trust"`).
+    RunAll,
+    /// Only managed hooks and hooks whose `trusted_hash` matches (what Codex
+    /// does by default).
+    TrustedOnly,
 }
 
 /// Codex's trust state of one handler (`hooks/list` `trustStatus`, plus `disabled`).

@@ -11,10 +11,10 @@ use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
 
-use crate::config::{Handler, TrustState};
+use crate::config::{Handler, TrustPolicy, TrustState};
 use crate::event::CodexEvent;
 use crate::output::{Effect, EntryKind, Interpretation, RunEnd, RunFacts, interpret};
-use crate::plugin::TrustPolicy;
+
 use crate::spill::limit_context;
 
 /// Codex's reading of one run: the interpretation plus the model-facing

@@ -32,17 +32,7 @@ use crate::payload::{self, CodexTokenUsage, PayloadBase};
 mod tool_seams;
 mod turns;
 
-/// Which configured hooks run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrustPolicy {
-    /// Every enabled hook, trusted or not (replay and headless default; what
-    /// Codex's `--dangerously-bypass-hook-trust` does). Untrusted runs are
-    /// recorded as such in their `hook/result` decision (`"trust"`).
-    RunAll,
-    /// Only managed hooks and hooks whose `trusted_hash` matches (what Codex
-    /// does by default).
-    TrustedOnly,
-}
+pub use crate::config::TrustPolicy;
 
 /// The plugin's name and the prefix of every source it reports.
 pub const PLUGIN_NAME: &str = "codex-hooks";

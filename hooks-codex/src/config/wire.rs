@@ -8,7 +8,7 @@ use dsh_hooks::position::{line_column, without_position};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::*;
+use super::error::ConfigError;
 use crate::event::CodexEvent;
 
 // ---------------------------------------------------------------- wire types
