@@ -293,8 +293,7 @@ pub(super) struct RunReport {
     pub stdout: String,
     pub stderr: String,
     pub error: Option<String>,
-    /// None while the run has not finished.
-    pub decision: Option<dsh_protocol::HookDecision>,
+    pub decision: Option<dsh_protocol::HookDecision>, // none until the run ends
 }
 
 /// What one firing decided.
@@ -419,7 +418,7 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
             };
             let mut winner: Option<(Value, String)> = None;
             let mut conflicts = Vec::new();
-            let mut verdicts = Vec::with_capacity(plugins.len());
+            let mut verdicts = Vec::new();
             for plugin in plugins {
                 let review = plugin.rewrite_input(&ctx, &call).await;
                 verdicts.push(review.verdict);
@@ -861,10 +860,8 @@ pub(super) fn render_run(out: &mut String, index: usize, run: &RunReport, projec
     if let Some(error) = &run.error {
         out.push_str(&format!("     error: {}\n", excerpt(error, 240)));
     }
-    out.push_str(&format!(
-        "     decision: {}\n",
-        serde_json::to_string(&run.decision).unwrap_or_default()
-    ));
+    let decision = serde_json::to_string(&run.decision).unwrap_or_default();
+    out.push_str(&format!("     decision: {decision}\n"));
 }
 
 fn render(report: &FireReport, project: &Path) -> String {
