@@ -744,3 +744,31 @@ async fn a_post_tool_batch_block_stops_the_loop() {
         assert_eq!(won, Some(true), "{command}");
     }
 }
+
+/// Notice levels are typed, not guessed from the text: a failing hook whose
+/// stderr happens to contain " says: " is still a warning, and a hook's own
+/// `systemMessage` is information.
+#[tokio::test]
+async fn notice_levels_come_from_what_happened_not_from_the_text() {
+    let s = setup(
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            hook("cat >/dev/null; echo 'the linter says: no' >&2; exit 1".to_owned()),
+            hook(r#"cat >/dev/null; echo '{"systemMessage":"all good"}'"#.to_owned())
+        ]}]}}),
+    );
+    let _ = pre_tool(&s, "call_1", "bash", json!({"command": "ls"})).await;
+    let notices = s.sink.notices.lock().unwrap().clone();
+    let levels: Vec<(bool, dsh_seams::NoticeLevel)> = notices
+        .iter()
+        .map(|n| (n.text.contains("the linter says: no"), n.level))
+        .collect();
+    assert_eq!(
+        levels,
+        vec![
+            (true, dsh_seams::NoticeLevel::Warning),
+            (false, dsh_seams::NoticeLevel::Info)
+        ],
+        "{notices:?}"
+    );
+    assert!(notices[1].text.ends_with("says: all good"), "{notices:?}");
+}
