@@ -322,3 +322,49 @@ fn codex_post_audit_and_notify() {
         run.stderr
     );
 }
+
+/// A PostToolBatch block stops the loop before the next model call (as
+/// Claude Code does): the turn ends `stopped` after the batch, its text
+/// stays in the conversation, and the scripted second reply is never asked for.
+#[test]
+fn claude_post_tool_batch_block_stops_before_the_next_model_call() {
+    let ctx = TestContext::new();
+    let settings = ctx.project().join(".claude");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("settings.json"),
+        r#"{"hooks": {"PostToolBatch": [{"hooks": [{"type": "command", "command": "cat >/dev/null; echo 'batch rejected' >&2; exit 2"}]}]}}"#,
+    )
+    .unwrap();
+    let fixture = ctx.home().join("batch.json");
+    std::fs::write(
+        &fixture,
+        r#"{"description": "PostToolBatch blocks", "prompts": ["go"], "model": [
+            {"text": "", "tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]},
+            {"text": "NEVER-ASKED"}
+        ]}"#,
+    )
+    .unwrap();
+    let output = ctx.dsh().arg("replay").arg(&fixture).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let log = String::from_utf8_lossy(&output.stdout).into_owned();
+    let ends = events_of(&log, "turn/end");
+    assert_eq!(ends.len(), 1, "{log}");
+    assert_eq!(ends[0]["reason"], "stopped", "{log}");
+    assert!(
+        ends[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("batch rejected"),
+        "{log}"
+    );
+    assert_eq!(events_of(&log, "assistant/message").len(), 1, "{log}");
+    assert!(!log.contains("NEVER-ASKED\"}"), "{log}");
+    assert!(
+        contexts(&log).iter().any(|c| c.contains("batch rejected")),
+        "{log}"
+    );
+    let invoked = events_of(&log, "hook/invoked");
+    assert_eq!(invoked[0]["seam"], "batch-settled", "{log}");
+}

@@ -760,3 +760,37 @@ fn trust_with_a_selector_that_matches_nothing_is_an_error() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("matches NoSuchThing"), "{stderr}");
 }
+
+#[test]
+fn check_flags_a_timeout_no_deadline_can_hold_and_replay_names_it() {
+    let ctx = project();
+    let settings = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true", "timeout": 1e20}]}]}}"#;
+    std::fs::write(ctx.project().join("huge.settings.json"), settings).unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "huge.settings.json", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let doc = json_stdout(&output);
+    assert_eq!(doc["errors"], 1, "{doc}");
+    assert_eq!(doc["diagnostics"][0]["code"], "invalid-timeout", "{doc}");
+
+    // Loading it is a configuration error naming the file and the field,
+    // not a panic.
+    std::fs::create_dir_all(ctx.project().join(".claude")).unwrap();
+    std::fs::write(ctx.project().join(".claude/settings.json"), settings).unwrap();
+    std::fs::write(
+        ctx.project().join("f.json"),
+        r#"{"description": "x", "prompts": ["go"], "model": [{"text": "hi"}]}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx).args(["replay", "f.json"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(".claude/settings.json"), "{stderr}");
+    assert!(
+        stderr.contains("hooks.PreToolUse[0].hooks[0].timeout"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -17,6 +17,7 @@ use dsh_seams::{
     PreToolOutcome, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
     SessionStartSource, ToolExecution, ToolOutcome, TurnSummary,
 };
+use dsh_seams::{CallReview, PreToolVerdict};
 use dsh_session::{SessionLog, encode};
 use serde_json::json;
 
@@ -318,7 +319,7 @@ impl Plugin for EverySeam {
             contexts: vec![ContextEntry::new("PROMPT-CTX", "every-seam")],
         }
     }
-    async fn rewrite_input(&self, _ctx: &SeamContext, call: &ProposedCall) -> InputRewrite {
+    async fn rewrite_input(&self, _ctx: &SeamContext, call: &ProposedCall) -> CallReview {
         self.saw("rewrite-input");
         if call.arguments["command"] == "echo original" {
             InputRewrite::Rewrite {
@@ -326,11 +327,17 @@ impl Plugin for EverySeam {
                 by: "every-seam".into(),
                 conflicts: vec![],
             }
+            .into()
         } else {
-            InputRewrite::Keep
+            CallReview::keep()
         }
     }
-    async fn pre_execute(&self, _ctx: &SeamContext, exec: &ToolExecution) -> PreToolOutcome {
+    async fn pre_execute(
+        &self,
+        _ctx: &SeamContext,
+        exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> PreToolOutcome {
         self.saw("pre-execute");
         if exec.arguments["command"] == "echo ask" {
             return PreToolOutcome {
@@ -350,6 +357,7 @@ impl Plugin for EverySeam {
         _ctx: &SeamContext,
         _exec: &ToolExecution,
         _reason: Option<&str>,
+        _review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         self.saw("approve");
         ApprovalDecision::AllowOnce

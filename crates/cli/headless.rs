@@ -276,7 +276,7 @@ mod tests {
     use super::*;
     use dsh_agent::{Fixture, ScriptedModel};
     use dsh_protocol::EventBody;
-    use dsh_seams::{Plugin, PreToolDecision, PreToolOutcome, SeamContext};
+    use dsh_seams::{Plugin, PreToolDecision, PreToolOutcome, PreToolVerdict, SeamContext};
 
     /// Asks about every call, as a PreToolUse hook answering `ask` would.
     struct AlwaysAsk;
@@ -286,7 +286,12 @@ mod tests {
         fn name(&self) -> &str {
             "always-ask"
         }
-        async fn pre_execute(&self, _ctx: &SeamContext, _exec: &ToolExecution) -> PreToolOutcome {
+        async fn pre_execute(
+            &self,
+            _ctx: &SeamContext,
+            _exec: &ToolExecution,
+            _review: Option<&PreToolVerdict>,
+        ) -> PreToolOutcome {
             PreToolOutcome {
                 decision: PreToolDecision::Ask {
                     reason: Some("the test wants a person to look".to_owned()),

@@ -272,6 +272,7 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                     HookOutcomeKind::SpawnFailed => "failed to start".to_owned(),
                     HookOutcomeKind::Detached => "running in the background".to_owned(),
                 };
+                let decision = serde_json::to_string(decision).unwrap_or_default();
                 let _ = writeln!(
                     out,
                     "  {} [{}] {how} in {duration_ms} ms → {decision}",

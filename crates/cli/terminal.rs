@@ -14,7 +14,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use dsh_protocol::{Event, EventBody, HookOutcomeKind, TurnEndReason};
+use dsh_protocol::{Event, EventBody, HookDecision, HookEffect, HookOutcomeKind, TurnEndReason};
 use dsh_seams::{NoticeLevel, UserNotice};
 use serde_json::Value;
 
@@ -435,26 +435,18 @@ pub struct HookReport<'a> {
     pub duration_ms: u64,
     /// Runner diagnostics.
     pub error: Option<&'a str>,
-    /// What it meant on the seam (bridge-specific JSON).
-    pub decision: &'a Value,
+    /// What it meant on the seam.
+    pub decision: &'a HookDecision,
 }
 
 /// One line saying what a hook did: which hook blocked, rewrote or asked
 /// about what, or that it failed; routine runs are dim.
 pub fn describe_hook(report: &HookReport<'_>) -> (Tone, String) {
     let decision = report.decision;
-    let effect = decision
-        .get("effect")
-        .or_else(|| decision.get("action"))
-        .or_else(|| decision.get("decision"))
-        .and_then(Value::as_str)
-        .unwrap_or("none");
-    let reason = decision
-        .get("reason")
-        .or_else(|| decision.get("stop_reason"))
-        .and_then(Value::as_str);
-    let rewrote = decision.get("updated_input").is_some() || decision.get("rewrite").is_some();
-    let stops = decision.get("continue") == Some(&Value::Bool(false));
+    let effect = decision.effect;
+    let reason = decision.best_reason();
+    let rewrote = decision.updated_input.is_some();
+    let stops = decision.stops();
     let took = if report.duration_ms >= 1000 {
         format!("{:.1}s", report.duration_ms as f64 / 1000.0)
     } else {
@@ -479,11 +471,11 @@ pub fn describe_hook(report: &HookReport<'_>) -> (Tone, String) {
         return (Tone::Warn, format!("⚑ {label} {failure} ({took})"));
     }
     match effect {
-        "deny" | "block" => (
+        HookEffect::Deny | HookEffect::Block => (
             Tone::Bad,
             format!("⚑ {label} blocked{reason_tail} ({took})"),
         ),
-        "ask" => (
+        HookEffect::Ask => (
             Tone::Warn,
             format!("⚑ {label} asks for approval{reason_tail} ({took})"),
         ),
@@ -492,11 +484,11 @@ pub fn describe_hook(report: &HookReport<'_>) -> (Tone, String) {
             format!("⚑ {label} stopped the turn{reason_tail} ({took})"),
         ),
         _ if rewrote => (Tone::Warn, format!("⚑ {label} rewrote the input ({took})")),
-        "allow" => (
+        HookEffect::Allow => (
             Tone::Dim,
             format!("· {label} allowed{reason_tail} ({took})"),
         ),
-        _ => {
+        HookEffect::None | HookEffect::Defer | HookEffect::Stop | HookEffect::Rewrite => {
             let code = match report.exit_code {
                 Some(0) | None => String::new(),
                 Some(code) => format!(", exit {code}"),
@@ -572,7 +564,9 @@ mod tests {
             timed_out: false,
             duration_ms: 1500,
             error: None,
-            decision: Box::leak(Box::new(decision)),
+            decision: Box::leak(Box::new(
+                serde_json::from_value::<HookDecision>(decision).expect("a decision record"),
+            )),
         };
         let (tone, text) = describe_hook(&report(
             json!({"effect": "deny", "reason": "rm -rf is not allowed"}),

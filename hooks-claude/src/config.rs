@@ -122,6 +122,16 @@ pub enum ConfigError {
         /// The regex engine's message.
         message: String,
     },
+    /// A handler's `timeout` is a number no deadline can hold.
+    #[error("invalid timeout in Claude Code settings {}: {field} is {value} seconds, more than a deadline can hold", path.display())]
+    InvalidTimeout {
+        /// The file.
+        path: PathBuf,
+        /// The JSON path of the field (`hooks.PreToolUse[0].hooks[1].timeout`).
+        field: String,
+        /// The configured value, as written.
+        value: String,
+    },
 }
 
 /// Which settings layer a handler came from.
@@ -666,11 +676,9 @@ fn build(
                     continue;
                 };
                 for (handler_index, raw) in list.iter().enumerate() {
-                    let origin = format!(
-                        "{}#hooks.{event_name}[{group_index}].hooks[{handler_index}]",
-                        file.path.display()
-                    );
-                    match parse_handler(raw, &origin, &mut notices) {
+                    let field = format!("hooks.{event_name}[{group_index}].hooks[{handler_index}]");
+                    let origin = format!("{}#{field}", file.path.display());
+                    match parse_handler(raw, &file.path, &field, &mut notices)? {
                         Some((kind, timeout, if_rule)) => handlers.push(HookHandler {
                             event_name: event_name.clone(),
                             event,
@@ -766,46 +774,40 @@ fn build(
 }
 
 fn url_allowed(pattern: &str, url: &str) -> bool {
-    wildcard(pattern, url)
-}
-
-/// `*` matches any run of characters (including `/`); everything else is literal.
-pub(crate) fn wildcard(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == text;
-    }
-    let mut rest = text;
-    for (index, part) in parts.iter().enumerate() {
-        if index == 0 {
-            match rest.strip_prefix(part) {
-                Some(r) => rest = r,
-                None => return false,
-            }
-        } else if index == parts.len() - 1 {
-            return rest.ends_with(part);
-        } else {
-            match rest.find(part) {
-                Some(at) => rest = &rest[at + part.len()..],
-                None => return false,
-            }
-        }
-    }
-    true
+    crate::matcher::wildcard(pattern, url)
 }
 
 type ParsedHandler = (HandlerKind, Option<Duration>, Option<String>);
 
-fn parse_handler(raw: &Value, origin: &str, notices: &mut Vec<String>) -> Option<ParsedHandler> {
+fn parse_handler(
+    raw: &Value,
+    file: &Path,
+    field: &str,
+    notices: &mut Vec<String>,
+) -> Result<Option<ParsedHandler>, ConfigError> {
+    let origin = format!("{}#{field}", file.display());
     let Some(object) = raw.as_object() else {
         notices.push(format!("{origin} is not an object; ignored"));
-        return None;
+        return Ok(None);
     };
     let kind_name = object.get("type").and_then(Value::as_str).unwrap_or("");
     let timeout = match object.get("timeout") {
         None | Some(Value::Null) => None,
         Some(value) => match value.as_f64() {
-            Some(secs) if secs.is_finite() && secs > 0.0 => Some(Duration::from_secs_f64(secs)),
+            // The checked conversion: a finite positive number can still be
+            // too large for a `Duration` (e.g. `1e20`).
+            Some(secs) if secs.is_finite() && secs > 0.0 => {
+                match Duration::try_from_secs_f64(secs) {
+                    Ok(timeout) => Some(timeout),
+                    Err(_) => {
+                        return Err(ConfigError::InvalidTimeout {
+                            path: file.to_owned(),
+                            field: format!("{field}.timeout"),
+                            value: value.to_string(),
+                        });
+                    }
+                }
+            }
             _ => {
                 notices.push(format!(
                     "{origin}.timeout is not a positive number of seconds ({value}); default used"
@@ -819,7 +821,7 @@ fn parse_handler(raw: &Value, origin: &str, notices: &mut Vec<String>) -> Option
         "command" => {
             let Some(command) = object.get("command").and_then(Value::as_str) else {
                 notices.push(format!("{origin} has no `command` string; ignored"));
-                return None;
+                return Ok(None);
             };
             let is_async = object.get("async").and_then(Value::as_bool) == Some(true)
                 || object.get("asyncRewake").and_then(Value::as_bool) == Some(true);
@@ -836,13 +838,13 @@ fn parse_handler(raw: &Value, origin: &str, notices: &mut Vec<String>) -> Option
                 },
                 _ => match object.get("shell").and_then(Value::as_str) {
                     Some("powershell") => {
-                        return Some((
+                        return Ok(Some((
                             HandlerKind::Unsupported {
                                 kind: "command with shell=powershell".to_owned(),
                             },
                             timeout,
                             if_rule,
-                        ));
+                        )));
                     }
                     Some("bash") => CommandForm::Shell {
                         shell: PathBuf::from("/bin/bash"),
@@ -859,7 +861,7 @@ fn parse_handler(raw: &Value, origin: &str, notices: &mut Vec<String>) -> Option
         "http" => {
             let Some(url) = object.get("url").and_then(Value::as_str) else {
                 notices.push(format!("{origin} has no `url` string; ignored"));
-                return None;
+                return Ok(None);
             };
             let headers = object
                 .get("headers")
@@ -888,13 +890,13 @@ fn parse_handler(raw: &Value, origin: &str, notices: &mut Vec<String>) -> Option
         }
         "" => {
             notices.push(format!("{origin} has no `type`; ignored"));
-            return None;
+            return Ok(None);
         }
         other => HandlerKind::Unsupported {
             kind: other.to_owned(),
         },
     };
-    Some((kind, timeout, if_rule))
+    Ok(Some((kind, timeout, if_rule)))
 }
 
 impl ClaudeConfig {
@@ -965,26 +967,23 @@ impl ClaudeConfig {
     /// (`None` for events without matcher support), deduplicated on the
     /// command, in configuration order.
     pub fn select(&self, event: HookEvent, subject: Option<&str>) -> Vec<&HookHandler> {
+        dsh_hooks::dedup(self.candidates(event, subject), |h| Some(h.dedup_key()))
+    }
+
+    /// The active handlers for `event` whose matcher accepts `subject`, in
+    /// configuration order, before deduplication.
+    pub fn candidates(&self, event: HookEvent, subject: Option<&str>) -> Vec<&HookHandler> {
         let subject = if event.supports_matcher() {
             subject
         } else {
             None
         };
-        let mut seen = std::collections::HashSet::new();
         self.handlers
             .iter()
             .filter(|h| h.event == Some(event) && h.status == HandlerStatus::Active)
             .filter(|h| h.matches(subject))
-            .filter(|h| seen.insert(h.dedup_key()))
             .collect()
     }
 }
 
-/// serde_json's message without its trailing " at line L column C": the
-/// error already names the file, line and column once.
-pub fn without_position(err: &serde_json::Error) -> String {
-    let text = err.to_string();
-    let suffix = format!(" at line {} column {}", err.line(), err.column());
-    text.strip_suffix(&suffix)
-        .map_or(text.clone(), str::to_owned)
-}
+pub use dsh_hooks::position::without_position;

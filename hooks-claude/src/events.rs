@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use dsh_protocol::Seam;
+
 /// A Claude Code hook event name, as spelled in `settings.json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum HookEvent {
@@ -243,6 +245,48 @@ impl HookEvent {
         )
     }
 
+    /// Whether exit code 2 blocks (or feeds back) on this event, as the
+    /// interpreter treats it: anywhere else exit 2 is a non-blocking error
+    /// whose stderr only the user sees. PermissionRequest is not one: Claude
+    /// Code ignores its exit 2.
+    pub fn exit2_blocks(self) -> bool {
+        match self {
+            HookEvent::PreToolUse
+            | HookEvent::PostToolUse
+            | HookEvent::PostToolUseFailure
+            | HookEvent::PostToolBatch
+            | HookEvent::UserPromptSubmit
+            | HookEvent::Stop
+            | HookEvent::SubagentStop => true,
+            HookEvent::Notification
+            | HookEvent::UserPromptExpansion
+            | HookEvent::SessionStart
+            | HookEvent::SessionEnd
+            | HookEvent::StopFailure
+            | HookEvent::SubagentStart
+            | HookEvent::PreCompact
+            | HookEvent::PostCompact
+            | HookEvent::PreModelSwitch
+            | HookEvent::PostModelSwitch
+            | HookEvent::PermissionRequest
+            | HookEvent::PermissionDenied
+            | HookEvent::Setup
+            | HookEvent::TeammateIdle
+            | HookEvent::TaskCreated
+            | HookEvent::TaskCompleted
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult
+            | HookEvent::ConfigChange
+            | HookEvent::WorktreeCreate
+            | HookEvent::WorktreeRemove
+            | HookEvent::InstructionsLoaded
+            | HookEvent::CwdChanged
+            | HookEvent::FileChanged
+            | HookEvent::DirectoryAdded
+            | HookEvent::MessageDisplay => false,
+        }
+    }
+
     /// Whether this is one of the tool events (where `if` is evaluated).
     pub fn is_tool_event(self) -> bool {
         matches!(
@@ -262,22 +306,75 @@ impl HookEvent {
         match self {
             HookEvent::UserPromptSubmit => Duration::from_secs(30),
             HookEvent::MessageDisplay => Duration::from_secs(10),
-            _ => Duration::from_secs(600),
+            HookEvent::PreToolUse
+            | HookEvent::PostToolUse
+            | HookEvent::PostToolUseFailure
+            | HookEvent::PostToolBatch
+            | HookEvent::Notification
+            | HookEvent::UserPromptExpansion
+            | HookEvent::SessionStart
+            | HookEvent::SessionEnd
+            | HookEvent::Stop
+            | HookEvent::StopFailure
+            | HookEvent::SubagentStart
+            | HookEvent::SubagentStop
+            | HookEvent::PreCompact
+            | HookEvent::PostCompact
+            | HookEvent::PreModelSwitch
+            | HookEvent::PostModelSwitch
+            | HookEvent::PermissionRequest
+            | HookEvent::PermissionDenied
+            | HookEvent::Setup
+            | HookEvent::TeammateIdle
+            | HookEvent::TaskCreated
+            | HookEvent::TaskCompleted
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult
+            | HookEvent::ConfigChange
+            | HookEvent::WorktreeCreate
+            | HookEvent::WorktreeRemove
+            | HookEvent::InstructionsLoaded
+            | HookEvent::CwdChanged
+            | HookEvent::FileChanged
+            | HookEvent::DirectoryAdded => Duration::from_secs(600),
         }
     }
 
     /// The dsh seam this event runs on (for `hook/invoked.seam`).
-    pub fn seam(self) -> &'static str {
+    pub fn seam(self) -> Seam {
         match self {
-            HookEvent::SessionStart => "session-start",
-            HookEvent::UserPromptSubmit => "prompt-submit",
-            HookEvent::PreToolUse => "pre-execute",
-            HookEvent::PermissionRequest => "approval",
-            HookEvent::PostToolUse | HookEvent::PostToolUseFailure => "post-execute",
-            HookEvent::Stop => "turn-continuation",
-            HookEvent::SessionEnd => "session-end",
-            HookEvent::Notification => "notification",
-            _ => "none",
+            HookEvent::SessionStart => Seam::SessionStart,
+            HookEvent::UserPromptSubmit => Seam::PromptSubmit,
+            HookEvent::PreToolUse => Seam::PreExecute,
+            HookEvent::PermissionRequest => Seam::Approval,
+            HookEvent::PostToolUse | HookEvent::PostToolUseFailure => Seam::PostExecute,
+            HookEvent::PostToolBatch => Seam::BatchSettled,
+            HookEvent::Stop => Seam::TurnContinuation,
+            HookEvent::SessionEnd => Seam::SessionEnd,
+            HookEvent::Notification => Seam::Notification,
+            HookEvent::UserPromptExpansion
+            | HookEvent::StopFailure
+            | HookEvent::SubagentStart
+            | HookEvent::SubagentStop
+            | HookEvent::PreCompact
+            | HookEvent::PostCompact
+            | HookEvent::PreModelSwitch
+            | HookEvent::PostModelSwitch
+            | HookEvent::PermissionDenied
+            | HookEvent::Setup
+            | HookEvent::TeammateIdle
+            | HookEvent::TaskCreated
+            | HookEvent::TaskCompleted
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult
+            | HookEvent::ConfigChange
+            | HookEvent::WorktreeCreate
+            | HookEvent::WorktreeRemove
+            | HookEvent::InstructionsLoaded
+            | HookEvent::CwdChanged
+            | HookEvent::FileChanged
+            | HookEvent::DirectoryAdded
+            | HookEvent::MessageDisplay => Seam::Unmapped,
         }
     }
 }

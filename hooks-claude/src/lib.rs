@@ -22,8 +22,10 @@
 //! the captures next to them; where they disagree the captures win.
 
 pub mod config;
+mod dialect;
 pub mod envfile;
 pub mod events;
+pub mod if_rule;
 pub mod matcher;
 pub mod output;
 pub mod payload;

@@ -6,6 +6,7 @@
 //! `hookEventName` fail open. Every model-facing string is built here, with
 //! the exact prefixes the captures show.
 
+use dsh_seams::NoticeLevel;
 use serde_json::Value;
 
 use crate::events::HookEvent;
@@ -147,6 +148,19 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// The log's typed effect.
+    pub fn hook_effect(&self) -> dsh_protocol::HookEffect {
+        use dsh_protocol::HookEffect;
+        match self {
+            Effect::None => HookEffect::None,
+            Effect::Allow { .. } => HookEffect::Allow,
+            Effect::Ask { .. } => HookEffect::Ask,
+            Effect::Defer { .. } => HookEffect::Defer,
+            Effect::Deny { .. } => HookEffect::Deny,
+            Effect::Block { .. } => HookEffect::Block,
+        }
+    }
+
     /// A short name for the log.
     pub fn name(&self) -> &'static str {
         match self {
@@ -177,15 +191,45 @@ pub struct Interpretation {
     pub replace_output: Option<Value>,
     /// `continue: false`: the `stopReason` (empty when absent).
     pub stop: Option<String>,
-    /// User-facing notice text (`systemMessage`, non-blocking errors).
-    pub user_notices: Vec<String>,
+    /// User-facing notices (`systemMessage`, non-blocking errors), each
+    /// with the level it is shown at.
+    pub user_notices: Vec<HookNotice>,
     /// Fields that were present but not honoured, and why.
     pub ignored: Vec<String>,
     /// Why nothing was decided, when that is worth recording.
     pub why: Option<String>,
 }
 
+/// A notice for the user from one hook run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookNotice {
+    /// `Info` for what the hook chose to say (`systemMessage`), `Warning`
+    /// for its failures.
+    pub level: NoticeLevel,
+    /// The text.
+    pub text: String,
+}
+
 impl Interpretation {
+    /// The notices' texts, in order.
+    pub fn notice_texts(&self) -> Vec<String> {
+        self.user_notices.iter().map(|n| n.text.clone()).collect()
+    }
+
+    fn warn(&mut self, text: String) {
+        self.user_notices.push(HookNotice {
+            level: NoticeLevel::Warning,
+            text,
+        });
+    }
+
+    fn inform(&mut self, text: String) {
+        self.user_notices.push(HookNotice {
+            level: NoticeLevel::Info,
+            text,
+        });
+    }
+
     fn new(parsed: ParsedOutput) -> Self {
         Interpretation {
             parsed,
@@ -374,10 +418,9 @@ pub fn interpret(
     if let Some(why) = no_verdict(facts) {
         let mut out = Interpretation::new(ParsedOutput::Empty);
         if matches!(facts.exit, ExitFact::TimedOut) && ctx.event == HookEvent::PreToolUse {
-            out.user_notices
-                .push("A hook didn't answer in time, so it didn't check this action.".to_owned());
+            out.warn("A hook didn't answer in time, so it didn't check this action.".to_owned());
         } else if !matches!(facts.exit, ExitFact::Cancelled) {
-            out.user_notices.push(format!("{label} hook error: {why}"));
+            out.warn(format!("{label} hook error: {why}"));
         }
         out.why = Some(why);
         return out;
@@ -394,8 +437,7 @@ pub fn interpret(
     match parsed {
         ParsedOutput::Empty => {
             if code != 0 {
-                out.user_notices
-                    .push(non_blocking_error(&label, code, &facts.stderr));
+                out.warn(non_blocking_error(&label, code, &facts.stderr));
                 out.why = Some(format!("exit {code}: non-blocking error"));
             }
         }
@@ -425,19 +467,18 @@ pub fn interpret(
                     }
                 }
             } else {
-                out.user_notices
-                    .push(non_blocking_error(&label, code, &facts.stderr));
+                out.warn(non_blocking_error(&label, code, &facts.stderr));
                 out.why = Some(format!(
                     "exit {code}: plain stdout is ignored on a non-zero exit"
                 ));
             }
         }
         ParsedOutput::SchemaInvalid { error, .. } => {
-            out.user_notices.push(format!(
+            out.warn(format!(
                 "{label} hook error: Hook JSON output validation failed — {error}"
             ));
             if ctx.event == HookEvent::PreToolUse {
-                out.user_notices.push(
+                out.warn(
                     "A hook gave no usable answer, so it didn't check this action.".to_owned(),
                 );
             }
@@ -448,7 +489,7 @@ pub fn interpret(
                 "Hook returned incorrect event name: expected '{}' but got '{got}'",
                 ctx.event
             );
-            out.user_notices.push(format!("{label} hook error: {text}"));
+            out.warn(format!("{label} hook error: {text}"));
             out.why = Some(format!("{text}; whole output ignored"));
         }
         ParsedOutput::Json(json) => apply_json(ctx, &label, &json, &mut out, cap),
@@ -497,8 +538,7 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
         }
         _ => {
             // Cannot block: stderr goes to the user only.
-            out.user_notices
-                .push(format!("{label} hook error: {reason}"));
+            out.warn(format!("{label} hook error: {reason}"));
             out.why = Some(format!("exit 2 cannot block {}", ctx.event));
         }
     }
@@ -521,7 +561,7 @@ fn apply_json(
     let decision = get_str(json, "decision");
     let reason = get_str(json, "reason");
     if let Some(message) = get_str(json, "systemMessage") {
-        out.user_notices.push(format!("{label} says: {message}"));
+        out.inform(format!("{label} says: {message}"));
     }
     let stopped = json.get("continue").and_then(Value::as_bool) == Some(false);
     let stop_reason = get_str(json, "stopReason").unwrap_or("").to_owned();
@@ -801,65 +841,4 @@ pub fn merge_stop(answers: &[&Interpretation], forced: u32, cap: u32) -> StopMer
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    fn id(s: &str) -> String {
-        s.to_owned()
-    }
-
-    fn pre(command: &str) -> EventCtx<'_> {
-        EventCtx {
-            event: HookEvent::PreToolUse,
-            tool_name: Some("Bash"),
-            source: None,
-            prompt: None,
-            command,
-        }
-    }
-
-    #[test]
-    fn exit2_ignores_stdout_and_uses_stderr() {
-        let facts = HookFacts::exited(
-            2,
-            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#,
-            "STDERR-REASON\n",
-        );
-        let out = interpret(&pre("CMD"), &facts, &id);
-        assert_eq!(
-            out.effect,
-            Effect::Deny {
-                text: "PreToolUse:Bash hook error: [CMD]: STDERR-REASON".into()
-            }
-        );
-        assert_eq!(out.parsed, ParsedOutput::IgnoredOnExit2);
-    }
-
-    #[test]
-    fn leading_whitespace_before_json_is_allowed() {
-        let out = interpret(
-            &pre("CMD"),
-            &HookFacts::exited(0, "  \n{\"decision\":\"block\"}", ""),
-            &id,
-        );
-        assert_eq!(
-            out.effect,
-            Effect::Deny {
-                text: "PreToolUse:Bash hook error: Blocked by hook".into()
-            }
-        );
-    }
-
-    #[test]
-    fn merge_precedence() {
-        let allow = Effect::Allow { reason: None };
-        let ask = Effect::Ask { reason: None };
-        let deny = Effect::Deny { text: "d".into() };
-        let defer = Effect::Defer { reason: None };
-        assert_eq!(winning_permission(&[&allow, &ask, &deny, &defer]), Some(2));
-        assert_eq!(winning_permission(&[&allow, &ask, &defer]), Some(2));
-        assert_eq!(winning_permission(&[&allow, &ask]), Some(1));
-        assert_eq!(winning_permission(&[&Effect::None]), None);
-    }
-}
+mod tests;

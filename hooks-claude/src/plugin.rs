@@ -1,36 +1,37 @@
 //! The Claude Code bridge as a [`Plugin`]: per seam it selects the matching
-//! handlers (deduplicated), records `hook/invoked` for each, runs them in
-//! parallel (cancelled by `ctx.cancel`), interprets every answer, merges the
-//! decisions in configuration order (never completion order) and records
-//! `hook/result` for each, in configuration order.
+//! handlers (deduplicated on the command, as Claude Code does, then `if`
+//! rules), builds the payload and hands the firing to the shared engine
+//! (`dsh-hooks`), which records `hook/invoked`, runs the handlers in parallel
+//! (cancelled by `ctx.cancel`) and reads each answer with this dialect's
+//! interpreter; the bridge then merges the decisions in configuration order
+//! (never completion order) and the engine records `hook/result` for each.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
-use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec, RunRecord};
-use dsh_protocol::{Dialect, Event, EventBody, HookOutcomeKind};
+use dsh_hook_runner::{HookExit, HookProgram, HookRunner, HookSpec, HttpHook};
+use dsh_hooks::{Engine, Finished, Launch};
+use dsh_protocol::{Event, EventBody, HookDecision};
 use dsh_seams::{
-    ApprovalDecision, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
-    InputRewrite, NoticeLevel, Notification, NotificationKind, Plugin, PostToolAction,
-    PostToolDecision, PreToolDecision, PreToolOutcome, PromptDecision, PromptInput, ProposedCall,
-    SeamContext, SessionEndReason, SessionStartSource, SettledCall, ToolExecution, ToolOutcome,
-    UserNotice,
+    ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, ContinuationInput,
+    Notification, NotificationKind, Plugin, PostToolDecision, PreToolVerdict, PromptDecision,
+    PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SettledCall,
+    ToolExecution, ToolOutcome,
 };
-use serde_json::{Map, Value, json};
-use tokio::task::JoinHandle;
 
-use crate::config::{ClaudeConfig, CommandForm, HandlerKind, HookHandler, wildcard};
-use crate::envfile::parse_env_file;
+use crate::config::{ClaudeConfig, HandlerKind, HookHandler};
+use crate::dialect::{AsyncNote, Claude, Firing, Refused};
 use crate::events::HookEvent;
-use crate::output::{
-    Effect, EventCtx, ExitFact, HookFacts, Interpretation, StopMerge, interpret, merge_stop,
-    winning_permission,
-};
+use crate::output::Effect;
 use crate::payload::{self, Common};
 use crate::transcript::Transcript;
+
+mod launch;
+mod tools;
+mod turns;
 
 const NAME: &str = "claude";
 
@@ -44,128 +45,42 @@ impl ClaudeConfig {
 /// The Claude Code bridge plugin. Build it with [`ClaudeConfig::into_plugin`]
 /// (or [`ClaudePlugin::new`] to keep the concrete type).
 pub struct ClaudePlugin {
-    config: ClaudeConfig,
-    runner: HookRunner,
-    http: reqwest::Client,
+    engine: Engine<Claude>,
     state: Mutex<State>,
 }
 
+/// What the bridge keeps for the session (never per call).
 #[derive(Default)]
 struct State {
-    session_id: Option<String>,
-    cwd: Option<String>,
     prompt_ids: HashMap<u64, String>,
     last_prompt_id: Option<String>,
-    pre: HashMap<String, PreMemo>,
-    asked_by_hook: HashSet<String>,
-    pending_async: Vec<PendingAsync>,
     transcript: Option<Transcript>,
 }
 
-struct PreMemo {
-    outcome: PreToolOutcome,
-    stop: Option<String>,
-    notices: Vec<String>,
-}
-
-struct PendingAsync {
-    invocation_id: String,
-    turn: Option<u64>,
-    label: String,
-    event: HookEvent,
-    tool_name: Option<String>,
-    command: String,
-    handle: JoinHandle<HookRun>,
-}
-
-/// One handler's run, interpreted.
-struct Fired {
-    handler: HookHandler,
-    invocation_id: String,
-    result: RunResult,
-    interpretation: Interpretation,
-}
-
-/// What running one handler produced, process or HTTP.
-struct RunResult {
-    facts: HookFacts,
-    record: RunRecord,
-}
-
-impl RunResult {
-    fn from_run(run: &HookRun) -> Self {
-        let exit = match &run.exit {
-            HookExit::Exited(code) => ExitFact::Exited(*code),
-            HookExit::Signaled(signal) => ExitFact::Signaled(*signal),
-            HookExit::TimedOut => ExitFact::TimedOut,
-            HookExit::Cancelled => ExitFact::Cancelled,
-            HookExit::SpawnFailed(why) => ExitFact::Failed(why.clone()),
-            // HTTP hooks run through the runner: 2xx is success, the rest a
-            // non-blocking error.
-            HookExit::Responded(status) if (200..300).contains(status) => ExitFact::Exited(0),
-            HookExit::Responded(status) => ExitFact::Failed(format!("HTTP status {status}")),
-        };
-        RunResult {
-            facts: HookFacts {
-                exit,
-                stdout: run.stdout.text(),
-                stderr: run.stderr.text(),
-            },
-            record: RunRecord::of(run),
-        }
-    }
-}
-
-/// The subject a seam fires with.
-struct Firing<'a> {
-    event: HookEvent,
-    subject: Option<&'a str>,
-    tool_name: Option<&'a str>,
-    tool_input: Option<&'a Value>,
-    source: Option<&'a str>,
-    prompt: Option<&'a str>,
-    call_id: Option<&'a str>,
-    payload: Value,
-}
-
-impl<'a> Firing<'a> {
-    /// An event with no subject, tool, source, prompt or call.
-    fn new(event: HookEvent, payload: Value) -> Self {
-        Firing {
-            event,
-            subject: None,
-            tool_name: None,
-            tool_input: None,
-            source: None,
-            prompt: None,
-            call_id: None,
-            payload,
-        }
-    }
-}
+/// One awaited run, read.
+type Fired = dsh_hooks::Fired<Claude>;
 
 fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-fn source_of(event: HookEvent, command: &str) -> String {
-    format!("claude:{event}:{command}")
 }
 
 impl ClaudePlugin {
     /// The plugin for `config`, running hooks through `runner`.
     pub fn new(config: ClaudeConfig, runner: HookRunner) -> Self {
         ClaudePlugin {
-            config,
-            runner,
-            http: reqwest::Client::new(),
+            engine: Engine::new(Claude { config }, runner),
             state: Mutex::new(State::default()),
         }
     }
 
+    /// The configuration this plugin runs.
+    pub fn config(&self) -> &ClaudeConfig {
+        &self.engine.dialect().config
+    }
+
     /// The transcript file for `session_id`.
     pub fn transcript_path(&self, session_id: &str) -> PathBuf {
-        self.config
+        self.config()
             .discovery
             .transcript_dir
             .join(format!("{session_id}.jsonl"))
@@ -173,10 +88,6 @@ impl ClaudePlugin {
 
     fn ensure_session(&self, ctx: &SeamContext) {
         let mut state = lock(&self.state);
-        if state.session_id.is_none() {
-            state.session_id = Some(ctx.session.session_id.clone());
-            state.cwd = Some(ctx.session.cwd.to_string_lossy().into_owned());
-        }
         if state.transcript.is_none() {
             state.transcript = Some(Transcript::new(
                 self.transcript_path(&ctx.session.session_id),
@@ -216,500 +127,129 @@ impl ClaudePlugin {
             } else {
                 None
             },
-            permission_mode: self.config.options.permission_mode.clone(),
-            effort: self.config.options.effort.clone(),
+            permission_mode: self.config().options.permission_mode.clone(),
+            effort: self.config().options.effort.clone(),
         }
     }
 
-    fn base_env(&self, ctx: &SeamContext, event: HookEvent) -> Vec<(String, String)> {
-        let project = self.config.discovery.cwd.to_string_lossy().into_owned();
-        let entrypoint = if ctx.session.interactive {
-            &self.config.options.entrypoint_interactive
-        } else {
-            &self.config.options.entrypoint_headless
-        };
-        let mut env = vec![
-            ("CLAUDE_PROJECT_DIR".to_owned(), project),
-            ("CLAUDECODE".to_owned(), "1".to_owned()),
-            (
-                "CLAUDE_CODE_SESSION_ID".to_owned(),
-                ctx.session.session_id.clone(),
-            ),
-            ("CLAUDE_CODE_ENTRYPOINT".to_owned(), entrypoint.clone()),
-            ("CLAUDE_PID".to_owned(), std::process::id().to_string()),
-        ];
-        if matches!(
-            event,
-            HookEvent::PreToolUse
-                | HookEvent::PostToolUse
-                | HookEvent::PostToolUseFailure
-                | HookEvent::PostToolBatch
-                | HookEvent::PermissionRequest
-                | HookEvent::Stop
-        ) {
-            env.push((
-                "CLAUDE_EFFORT".to_owned(),
-                self.config.options.effort.clone(),
-            ));
-        }
-        env
-    }
-
-    fn spec_for(
-        &self,
-        ctx: &SeamContext,
-        handler: &HookHandler,
-        firing: &Firing<'_>,
-        extra_env: Vec<(String, String)>,
-        timeout: Duration,
-    ) -> Option<HookSpec> {
-        let HandlerKind::Command { form, .. } = &handler.kind else {
-            return None;
-        };
-        let project = self.config.discovery.cwd.to_string_lossy().into_owned();
-        let program = match form {
-            CommandForm::Shell { shell, command } => HookProgram::Shell {
-                shell: shell.clone(),
-                command: command.clone(),
-            },
-            CommandForm::Exec { program, args } => HookProgram::Exec {
-                program: program.replace("${CLAUDE_PROJECT_DIR}", &project),
-                args: args
-                    .iter()
-                    .map(|a| a.replace("${CLAUDE_PROJECT_DIR}", &project))
-                    .collect(),
-            },
-        };
-        // Settings `env` first: it overrides dsh's inherited environment,
-        // and Claude Code's own variables (and a plugin's) override it.
-        let mut env = self.config.settings_env.clone();
-        env.extend(self.base_env(ctx, firing.event));
-        if let Some(plugin) = &handler.plugin {
-            env.extend(crate::plugins::hook_env(plugin));
-        }
-        env.extend(extra_env);
-        Some(HookSpec {
-            program,
-            cwd: ctx.session.cwd.clone(),
-            env,
-            stdin: payload::to_stdin(&firing.payload),
-            timeout,
-        })
-    }
-
-    fn timeout_for(
-        &self,
-        handler: &HookHandler,
-        event: HookEvent,
-        all: &[&HookHandler],
-    ) -> Duration {
-        let own = handler.effective_timeout(event);
-        if event != HookEvent::SessionEnd {
-            return own;
-        }
-        // SessionEnd hooks share a 1.5 s budget, raised to the largest
-        // configured timeout up to 60 s, or set by the environment.
-        let budget = self.config.options.session_end_budget.unwrap_or_else(|| {
-            let max_configured = all
-                .iter()
-                .filter_map(|h| h.timeout)
-                .max()
-                .unwrap_or(Duration::ZERO)
-                .min(Duration::from_secs(60));
-            max_configured.max(Duration::from_millis(1500))
-        });
-        own.min(budget)
-    }
-
-    /// Spills an over-long model-facing string to a file, as Claude Code
-    /// does: the model gets a preview and the path.
-    fn cap_text(&self, session_id: &str, text: &str) -> String {
-        let limit = self.config.options.output_cap_chars;
-        let count = text.chars().count();
-        if count <= limit {
-            return text.to_owned();
-        }
-        let dir = self
-            .config
-            .discovery
-            .state_dir
-            .join("tool-results")
-            .join(session_id);
-        let path = dir.join(format!("hook-{}-stdout.txt", uuid::Uuid::new_v4()));
-        let written = fs_err::create_dir_all(&dir).and_then(|()| fs_err::write(&path, text));
-        if let Err(error) = written {
-            tracing::warn!(%error, "could not spill long hook output; passing it whole");
-            return text.to_owned();
-        }
-        let preview: String = text.chars().take(2000).collect();
-        format!(
-            "<persisted-output>\nOutput too large ({count} characters). Full output saved to: {}\n\nPreview (first 2KB):\n{preview}\n...\n</persisted-output>",
-            path.display()
-        )
-    }
-
-    fn if_allows(&self, handler: &HookHandler, firing: &Firing<'_>) -> bool {
-        let Some(rule) = &handler.if_rule else {
-            return true;
-        };
-        if !firing.event.is_tool_event() {
-            return false;
-        }
-        if_rule_matches(
-            rule,
-            firing.tool_name.unwrap_or(""),
-            firing.tool_input.unwrap_or(&Value::Null),
-            &self.config.discovery.cwd.to_string_lossy(),
-        )
-    }
-
-    /// Selects, records, runs and interprets the handlers for one firing.
-    /// `extra_env(i)` adds variables for the i-th selected handler.
+    /// Selects the handlers for one firing and runs them through the
+    /// engine (`hook/invoked` for each first). `extra_env(i)` adds variables
+    /// for the i-th selected handler. Results are recorded by the caller,
+    /// after merging, with [`ClaudePlugin::record`].
     async fn fire(
         &self,
         ctx: &SeamContext,
         firing: &Firing<'_>,
         extra_env: &(dyn Fn(usize) -> Vec<(String, String)> + Sync),
     ) -> Vec<Fired> {
-        let selected: Vec<&HookHandler> = self
-            .config
-            .select(firing.event, firing.subject)
-            .into_iter()
-            .filter(|h| self.if_allows(h, firing))
-            .collect();
-        if selected.is_empty() {
+        let handlers = self.engine.select(firing.event, firing);
+        if handlers.is_empty() {
             return Vec::new();
         }
-        let label = EventCtx {
-            event: firing.event,
-            tool_name: firing.tool_name,
-            source: firing.source,
-            prompt: firing.prompt,
-            command: "",
-        }
-        .label();
-
-        let mut sync: Vec<(usize, &HookHandler, String)> = Vec::new();
-        for (index, handler) in selected.iter().enumerate() {
-            let invocation_id = uuid::Uuid::new_v4().to_string();
-            ctx.sink.record(EventBody::HookInvoked {
-                turn: ctx.turn,
-                invocation_id: invocation_id.clone(),
-                dialect: Dialect::Claude,
-                event: firing.event.as_str().to_owned(),
-                seam: firing.event.seam().to_owned(),
-                matcher: handler.matcher.clone(),
-                origin: Some(handler.origin.clone()),
-                command: handler.command_text(),
-                input: firing.payload.clone(),
-                call_id: firing.call_id.map(str::to_owned),
-            });
+        let selected: Vec<&HookHandler> = handlers.iter().collect();
+        let label = firing.event_ctx("").label();
+        let launch = |index: usize, handler: &HookHandler| -> Launch<'_, Claude> {
             let timeout = self.timeout_for(handler, firing.event, &selected);
-            match &handler.kind {
-                // A settings hook naming ${CLAUDE_PLUGIN_ROOT} is refused even
-                // when async: it goes the synchronous way and records its failure.
-                HandlerKind::Command { is_async: true, .. }
-                    if crate::plugins::refuse_unassociated_root(handler).is_none() =>
-                {
-                    if let Some(spec) =
-                        self.spec_for(ctx, handler, firing, extra_env(index), timeout)
-                    {
-                        let handle = self.runner.spawn_detached(spec);
-                        ctx.sink.record(RunRecord::detached().into_event(
-                            ctx.turn,
-                            invocation_id.clone(),
-                            None,
-                            json!({"effect": "none", "why": "async hook: not awaited; its additionalContext/systemMessage reach the model on the next turn"}),
-                        ));
-                        lock(&self.state).pending_async.push(PendingAsync {
-                            invocation_id,
-                            turn: ctx.turn,
-                            label: label.clone(),
-                            event: firing.event,
-                            tool_name: firing.tool_name.map(str::to_owned),
-                            command: handler.command_text(),
-                            handle,
-                        });
-                    }
-                }
-                _ => sync.push((index, handler, invocation_id)),
+            if let Some(run) = crate::plugins::refuse_unassociated_root(handler) {
+                // Refused even when async: it is recorded as the failure it is.
+                return Launch::Custom(Box::pin(std::future::ready(Refused(run))));
             }
-        }
-
-        let mut command_specs = Vec::new();
-        let mut command_slots = Vec::new();
-        let mut http_futures = Vec::new();
-        let mut http_slots = Vec::new();
-        let mut refused: Vec<(usize, RunResult)> = Vec::new();
-        for (slot, (index, handler, _)) in sync.iter().enumerate() {
-            let timeout = self.timeout_for(handler, firing.event, &selected);
             match &handler.kind {
-                HandlerKind::Command { .. } => {
-                    if let Some(run) = crate::plugins::refuse_unassociated_root(handler) {
-                        refused.push((slot, RunResult::from_run(&run)));
-                    } else if let Some(spec) =
-                        self.spec_for(ctx, handler, firing, extra_env(*index), timeout)
-                    {
-                        command_specs.push(spec);
-                        command_slots.push(slot);
+                HandlerKind::Command { is_async, .. } => {
+                    let Some(spec) = self.spec_for(ctx, handler, firing, extra_env(index), timeout)
+                    else {
+                        return Launch::Skip;
+                    };
+                    if *is_async {
+                        Launch::Detached {
+                            spec,
+                            note: Some(AsyncNote {
+                                label: label.clone(),
+                                event: firing.event,
+                                tool_name: firing.tool_name.map(str::to_owned),
+                                command: handler.command_text(),
+                            }),
+                        }
+                    } else {
+                        Launch::Process(spec)
                     }
                 }
                 HandlerKind::Http {
                     url,
                     headers,
                     allowed_env_vars,
-                } => {
-                    http_futures.push(self.http_call(
-                        url.clone(),
-                        headers.clone(),
-                        allowed_env_vars.clone(),
-                        payload::to_stdin(&firing.payload),
-                        timeout,
-                        ctx.cancel.clone(),
-                    ));
-                    http_slots.push(slot);
-                }
-                HandlerKind::Unsupported { .. } => {}
+                } => Launch::Process(HookSpec {
+                    program: HookProgram::Http(HttpHook {
+                        url: url.clone(),
+                        headers: headers.clone(),
+                        allowed_env_vars: allowed_env_vars.clone(),
+                    }),
+                    cwd: ctx.session.cwd.clone(),
+                    env: Vec::new(),
+                    stdin: payload::to_stdin(&firing.payload),
+                    timeout,
+                }),
+                HandlerKind::Unsupported { .. } => Launch::Skip,
             }
-        }
-        let (command_runs, http_runs) = futures::join!(
-            self.runner.run_all(command_specs, &ctx.cancel),
-            futures::future::join_all(http_futures)
-        );
-        let mut results: Vec<Option<RunResult>> = (0..sync.len()).map(|_| None).collect();
-        for (slot, run) in command_slots.into_iter().zip(command_runs.iter()) {
-            results[slot] = Some(RunResult::from_run(run));
-        }
-        for (slot, run) in http_slots.into_iter().zip(http_runs) {
-            results[slot] = Some(run);
-        }
-        for (slot, run) in refused {
-            results[slot] = Some(run);
-        }
-
-        let session_id = ctx.session.session_id.clone();
-        let cap = |text: &str| self.cap_text(&session_id, text);
-        sync.into_iter()
-            .zip(results)
-            .filter_map(|((_, handler, invocation_id), result)| {
-                let result = result?;
-                let exit2 = matches!(result.facts.exit, ExitFact::Exited(2));
-                let command = crate::plugins::display_command(handler, exit2);
-                let event_ctx = EventCtx {
-                    event: firing.event,
-                    tool_name: firing.tool_name,
-                    source: firing.source,
-                    prompt: firing.prompt,
-                    command: &command,
-                };
-                let mut interpretation = interpret(&event_ctx, &result.facts, &cap);
-                if let (Some(plugin), true, Effect::Deny { text }) =
-                    (&handler.plugin, exit2, &mut interpretation.effect)
-                {
-                    text.push_str(&crate::plugins::attribution(plugin));
-                }
-                Some(Fired {
-                    handler: handler.clone(),
-                    invocation_id,
-                    result,
-                    interpretation,
-                })
-            })
-            .collect()
+        };
+        let claude = self.engine.dialect();
+        let session_id = ctx.session.session_id.as_str();
+        let read = |handler: &HookHandler, finished: Finished<'_, Refused>| {
+            let exit2 = matches!(
+                finished,
+                Finished::Process(run) if run.exit == HookExit::Exited(2)
+            );
+            let command = crate::plugins::display_command(handler, exit2);
+            let mut interpretation = claude.read(session_id, &firing.event_ctx(&command), finished);
+            if let (Some(plugin), true, Effect::Deny { text }) =
+                (&handler.plugin, exit2, &mut interpretation.effect)
+            {
+                text.push_str(&crate::plugins::attribution(plugin));
+            }
+            interpretation
+        };
+        let engine_firing = dsh_hooks::Firing {
+            event: firing.event,
+            payload: &firing.payload,
+            call_id: firing.call_id,
+            cancel: &ctx.cancel,
+        };
+        self.engine
+            .fire(ctx, &engine_firing, handlers.clone(), launch, read)
+            .await
     }
 
-    async fn http_call(
-        &self,
-        url: String,
-        headers: Vec<(String, String)>,
-        allowed_env_vars: Vec<String>,
-        body: Vec<u8>,
-        timeout: Duration,
-        cancel: dsh_seams::CancellationToken,
-    ) -> RunResult {
-        let started = Instant::now();
-        let mut request = self
-            .http
-            .post(&url)
-            .header("Content-Type", "application/json")
-            .timeout(timeout)
-            .body(body);
-        for (name, value) in &headers {
-            request = request.header(name.as_str(), interpolate_header(value, &allowed_env_vars));
-        }
-        let outcome = tokio::select! {
-            () = cancel.cancelled() => Err(None),
-            response = async {
-                let response = request.send().await?;
-                let status = response.status();
-                let text = response.text().await?;
-                Ok::<_, reqwest::Error>((status, text))
-            } => response.map_err(Some),
-        };
-        let duration = started.elapsed();
-        let record =
-            |outcome: HookOutcomeKind, exit_code: Option<i32>, stdout: String, error| RunRecord {
-                outcome,
-                exit_code,
-                signal: None,
-                timed_out: outcome == HookOutcomeKind::TimedOut,
-                duration,
-                stdout,
-                stderr: String::new(),
-                error,
-                http_status: None,
-            };
-        let failed = |exit: ExitFact, outcome: HookOutcomeKind, error: String| RunResult {
-            facts: HookFacts {
-                exit,
-                stdout: String::new(),
-                stderr: String::new(),
-            },
-            record: record(outcome, None, String::new(), Some(error)),
-        };
-        match outcome {
-            Ok((status, text)) if status.is_success() => RunResult {
-                facts: HookFacts {
-                    exit: ExitFact::Exited(0),
-                    stdout: text.clone(),
-                    stderr: String::new(),
-                },
-                record: record(HookOutcomeKind::Exited, Some(0), text, None),
-            },
-            Ok((status, text)) => RunResult {
-                facts: HookFacts {
-                    exit: ExitFact::Failed(format!("HTTP status {status}")),
-                    stdout: String::new(),
-                    stderr: String::new(),
-                },
-                record: record(
-                    HookOutcomeKind::Exited,
-                    None,
-                    text,
-                    Some(format!(
-                        "HTTP status {status} from {url} (non-blocking error)"
-                    )),
-                ),
-            },
-            Err(None) => failed(
-                ExitFact::Cancelled,
-                HookOutcomeKind::Cancelled,
-                "cancelled".to_owned(),
-            ),
-            Err(Some(error)) if error.is_timeout() => failed(
-                ExitFact::TimedOut,
-                HookOutcomeKind::TimedOut,
-                format!("HTTP hook {url} timed out after {timeout:?}"),
-            ),
-            Err(Some(error)) => failed(
-                ExitFact::Failed(error.to_string()),
-                HookOutcomeKind::SpawnFailed,
-                format!("HTTP hook {url} failed: {error}"),
-            ),
-        }
-    }
-
-    /// Records `hook/result` for every fired handler, in configuration order,
-    /// and shows user notices. `decisions[i]` extends the default decision.
-    fn record_results(
+    /// Records `hook/result` for every run in configuration order (with
+    /// what `extra` adds to each decision) and shows the runs' notices.
+    fn record(
         &self,
         ctx: &SeamContext,
+        event: HookEvent,
         fired: &[Fired],
-        extra: &dyn Fn(usize) -> Map<String, Value>,
+        extra: &dyn Fn(usize, &mut HookDecision),
     ) {
-        for (index, run) in fired.iter().enumerate() {
-            let mut decision = decision_json(&run.interpretation);
-            decision.extend(extra(index));
-            ctx.sink.record(run.result.record.clone().into_event(
-                ctx.turn,
-                run.invocation_id.clone(),
-                run.interpretation.parsed.json().cloned(),
-                Value::Object(decision),
-            ));
-            for notice in &run.interpretation.user_notices {
-                ctx.sink.tell_user(UserNotice {
-                    source: source_of(
-                        run.handler.event.unwrap_or(HookEvent::Stop),
-                        &run.handler.command_text(),
-                    ),
-                    text: notice.clone(),
-                    level: if notice.contains(" says: ") {
-                        NoticeLevel::Info
-                    } else {
-                        NoticeLevel::Warning
-                    },
-                });
-            }
-        }
+        self.engine.record(ctx, event, fired, extra);
     }
 
     /// Collects finished async hooks: their contexts for the model, their
     /// results for the log.
     fn harvest_async(&self, ctx: &SeamContext) -> Vec<ContextEntry> {
-        let finished: Vec<PendingAsync> = {
-            let mut state = lock(&self.state);
-            let (done, pending): (Vec<_>, Vec<_>) = std::mem::take(&mut state.pending_async)
-                .into_iter()
-                .partition(|p| p.handle.is_finished());
-            state.pending_async = pending;
-            done
-        };
-        let mut contexts = Vec::new();
-        for pending in finished {
-            let Some(run) = futures::FutureExt::now_or_never(pending.handle).and_then(Result::ok)
-            else {
-                continue;
-            };
-            let result = RunResult::from_run(&run);
-            let event_ctx = EventCtx {
-                event: pending.event,
-                tool_name: pending.tool_name.as_deref(),
-                source: None,
-                prompt: None,
-                command: &pending.command,
-            };
-            let session_id = ctx.session.session_id.clone();
-            let interpretation = interpret(&event_ctx, &result.facts, &|t: &str| {
-                self.cap_text(&session_id, t)
-            });
-            let mut texts = interpretation.contexts.clone();
-            if let Some(message) = result_system_message(&interpretation) {
-                texts.push(format!("{} says: {message}", pending.label));
-            }
-            let mut decision = decision_json(&interpretation);
-            decision.insert("async".into(), json!(true));
-            decision.insert("delivered_in_turn".into(), json!(ctx.turn));
-            decision.insert(
-                "note".into(),
-                json!("async hook finished; decisions are ignored, contexts reach the model now"),
-            );
-            ctx.sink.record(result.record.into_event(
-                pending.turn,
-                pending.invocation_id,
-                interpretation.parsed.json().cloned(),
-                Value::Object(decision),
-            ));
-            if !texts.is_empty() {
-                contexts.push(ContextEntry::new(
-                    texts.join("\n\n"),
-                    source_of(pending.event, &pending.command),
-                ));
-            }
-        }
-        contexts
+        let claude = self.engine.dialect();
+        self.engine
+            .harvest(ctx, |_, note, run| claude.harvest(ctx, note, run))
     }
 
     fn joined_contexts(fired: &[Fired], event: HookEvent) -> Vec<ContextEntry> {
         let texts: Vec<&str> = fired
             .iter()
-            .flat_map(|f| f.interpretation.contexts.iter().map(String::as_str))
+            .flat_map(|f| f.reading.contexts.iter().map(String::as_str))
             .collect();
         if texts.is_empty() {
             return Vec::new();
         }
         let sources: Vec<String> = fired
             .iter()
-            .filter(|f| !f.interpretation.contexts.is_empty())
+            .filter(|f| !f.reading.contexts.is_empty())
             .map(|f| f.handler.command_text())
             .collect();
         vec![ContextEntry::new(
@@ -717,252 +257,6 @@ impl ClaudePlugin {
             format!("claude:{event}:{}", sources.join(" + ")),
         )]
     }
-
-    /// Runs PreToolUse for a proposed call and memoizes the decision.
-    async fn run_pre_tool_use(
-        &self,
-        ctx: &SeamContext,
-        call_id: &str,
-        tool: &str,
-        arguments: &Value,
-    ) -> Option<(Value, String, Vec<String>)> {
-        let tool_name = payload::cc_tool_name(tool);
-        let tool_input = payload::normalize_tool_input(tool, arguments, &ctx.session.cwd);
-        let common = self.common(ctx, true);
-        let firing = Firing {
-            subject: Some(&tool_name),
-            tool_name: Some(&tool_name),
-            tool_input: Some(&tool_input),
-            call_id: Some(call_id),
-            ..Firing::new(
-                HookEvent::PreToolUse,
-                payload::pre_tool_use(&common, &tool_name, &tool_input, call_id),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        if fired.is_empty() {
-            return None;
-        }
-        let effects: Vec<&Effect> = fired.iter().map(|f| &f.interpretation.effect).collect();
-        let winner = winning_permission(&effects);
-        let label = format!("PreToolUse:{tool_name}");
-        let (decision, stop_for_defer) = match winner.map(|i| &fired[i].interpretation.effect) {
-            Some(Effect::Deny { text }) => (
-                PreToolDecision::Deny {
-                    reason: text.clone(),
-                },
-                None,
-            ),
-            Some(Effect::Defer { reason }) => (
-                PreToolDecision::Deny {
-                    reason: format!(
-                        "{label} hook deferred this tool call{}",
-                        reason
-                            .as_deref()
-                            .map(|r| format!(": {r}"))
-                            .unwrap_or_default()
-                    ),
-                },
-                Some(format!(
-                    "{label} hook deferred the tool call; Claude Code ends the run here (stop_reason tool_deferred){}",
-                    reason
-                        .as_deref()
-                        .map(|r| format!(": {r}"))
-                        .unwrap_or_default()
-                )),
-            ),
-            Some(Effect::Ask { reason }) => (
-                PreToolDecision::Ask {
-                    reason: reason.clone(),
-                },
-                None,
-            ),
-            Some(Effect::Allow { .. } | Effect::None | Effect::Block { .. }) | None => {
-                (PreToolDecision::Allow, None)
-            }
-        };
-        let denied = matches!(decision, PreToolDecision::Deny { .. });
-        let rewriters: Vec<usize> = fired
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.interpretation.updated_input.is_some())
-            .map(|(i, _)| i)
-            .collect();
-        let rewrite_winner = if denied {
-            None
-        } else {
-            rewriters.first().copied()
-        };
-        let stop = fired
-            .iter()
-            .find_map(|f| f.interpretation.stop.clone())
-            .or(stop_for_defer);
-        let asked = matches!(decision, PreToolDecision::Ask { .. });
-        self.record_results(ctx, &fired, &|i| {
-            let mut extra = Map::new();
-            if permission_rank_of(&fired[i].interpretation.effect) > 0 {
-                extra.insert("won".into(), json!(Some(i) == winner));
-            }
-            if fired[i].interpretation.updated_input.is_some() {
-                extra.insert("rewrite_won".into(), json!(Some(i) == rewrite_winner));
-                if denied {
-                    extra.insert("rewrite_ignored".into(), json!("the call is denied"));
-                }
-            }
-            extra
-        });
-        let contexts = Self::joined_contexts(&fired, HookEvent::PreToolUse);
-        let notices = stop.iter().filter(|r| !r.is_empty()).cloned().collect();
-        {
-            let mut state = lock(&self.state);
-            if asked {
-                state.asked_by_hook.insert(call_id.to_owned());
-            }
-            state.pre.insert(
-                call_id.to_owned(),
-                PreMemo {
-                    outcome: PreToolOutcome { decision, contexts },
-                    stop,
-                    notices,
-                },
-            );
-        }
-        rewrite_winner.map(|i| {
-            let updated = fired[i]
-                .interpretation
-                .updated_input
-                .clone()
-                .unwrap_or(Value::Null);
-            let by = source_of(HookEvent::PreToolUse, &fired[i].handler.command_text());
-            let conflicts = rewriters
-                .iter()
-                .filter(|&&r| r != i)
-                .map(|&r| source_of(HookEvent::PreToolUse, &fired[r].handler.command_text()))
-                .collect();
-            (updated, by, conflicts)
-        })
-    }
-}
-
-fn permission_rank_of(effect: &Effect) -> u8 {
-    crate::output::permission_rank(effect)
-}
-
-fn result_system_message(interpretation: &Interpretation) -> Option<String> {
-    interpretation
-        .parsed
-        .json()
-        .and_then(|j| j.get("systemMessage"))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-}
-
-fn decision_json(interpretation: &Interpretation) -> Map<String, Value> {
-    let mut map = Map::new();
-    map.insert("effect".into(), json!(interpretation.effect.name()));
-    match &interpretation.effect {
-        Effect::Allow { reason } | Effect::Ask { reason } | Effect::Defer { reason } => {
-            if let Some(reason) = reason {
-                map.insert("reason".into(), json!(reason));
-            }
-        }
-        Effect::Deny { text } | Effect::Block { text } => {
-            map.insert("reason".into(), json!(text));
-        }
-        Effect::None => {}
-    }
-    if !interpretation.contexts.is_empty() {
-        map.insert("contexts".into(), json!(interpretation.contexts));
-    }
-    if !interpretation.steering.is_empty() {
-        map.insert("steering".into(), json!(interpretation.steering));
-    }
-    if let Some(updated) = &interpretation.updated_input {
-        map.insert("updated_input".into(), updated.clone());
-    }
-    if let Some(stop) = &interpretation.stop {
-        map.insert("continue".into(), json!(false));
-        map.insert("stop_reason".into(), json!(stop));
-    }
-    if !interpretation.user_notices.is_empty() {
-        map.insert("user_notices".into(), json!(interpretation.user_notices));
-    }
-    if !interpretation.ignored.is_empty() {
-        map.insert("ignored".into(), json!(interpretation.ignored));
-    }
-    if let Some(why) = &interpretation.why {
-        map.insert("why".into(), json!(why));
-    }
-    map
-}
-
-fn interpolate_header(value: &str, allowed: &[String]) -> String {
-    let mut out = value.to_owned();
-    for name in allowed {
-        let replacement = std::env::var(name).unwrap_or_default();
-        out = out
-            .replace(&format!("${{{name}}}"), &replacement)
-            .replace(&format!("${name}"), &replacement);
-    }
-    out
-}
-
-/// Evaluates a handler's `if` permission rule (`Tool` or `Tool(pattern)`)
-/// against a tool call. For Bash the pattern is matched against each
-/// subcommand (split on `&&`, `||`, `;`, `|`, leading `VAR=value` stripped),
-/// `prefix:*` meaning "starts with prefix"; for file tools against the
-/// absolute or project-relative `file_path`. Unparseable rules fail open.
-pub fn if_rule_matches(rule: &str, tool_name: &str, tool_input: &Value, cwd: &str) -> bool {
-    let rule = rule.trim();
-    let (tool, pattern) = match rule.split_once('(') {
-        Some((tool, rest)) => match rest.strip_suffix(')') {
-            Some(pattern) => (tool.trim(), Some(pattern.trim())),
-            None => return true,
-        },
-        None => (rule, None),
-    };
-    if tool != tool_name {
-        return false;
-    }
-    let Some(pattern) = pattern else {
-        return true;
-    };
-    let glob = |text: &str| -> bool {
-        match pattern.strip_suffix(":*") {
-            Some(prefix) => text == prefix || text.starts_with(&format!("{prefix} ")),
-            None => wildcard(pattern, text),
-        }
-    };
-    if let Some(command) = tool_input.get("command").and_then(Value::as_str) {
-        return command
-            .split("&&")
-            .flat_map(|p| p.split("||"))
-            .flat_map(|p| p.split(';'))
-            .flat_map(|p| p.split('|'))
-            .map(|sub| {
-                let mut sub = sub.trim();
-                while let Some((first, rest)) = sub.split_once(char::is_whitespace) {
-                    let is_assignment = first.split_once('=').is_some_and(|(n, _)| {
-                        !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    });
-                    if !is_assignment {
-                        break;
-                    }
-                    sub = rest.trim_start();
-                }
-                sub.to_owned()
-            })
-            .any(|sub| glob(&sub));
-    }
-    if let Some(path) = tool_input.get("file_path").and_then(Value::as_str) {
-        let relative = path
-            .strip_prefix(cwd)
-            .map(|r| r.trim_start_matches('/'))
-            .unwrap_or(path);
-        let pattern_rel = pattern.trim_start_matches("./");
-        return wildcard(pattern, path) || wildcard(pattern_rel, relative);
-    }
-    true
 }
 
 #[async_trait]
@@ -976,219 +270,26 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         source: SessionStartSource,
     ) -> Vec<ContextEntry> {
-        let common = self.common(ctx, false);
-        // Settings `env` reaches the bash tool; a CLAUDE_ENV_FILE export
-        // (applied below) replaces it there, as captured.
-        for (name, value) in &self.config.settings_env {
-            ctx.session.env.set(name.clone(), value.clone());
-        }
-        let env_dir = self
-            .config
-            .discovery
-            .state_dir
-            .join("session-env")
-            .join(&ctx.session.session_id);
-        // One CLAUDE_ENV_FILE per SessionStart hook (Claude Code:
-        // `sessionstart-hook-<i>.sh`); stale files of an earlier start of the
-        // same session are removed first.
-        let env_file = {
-            let env_dir = env_dir.clone();
-            move |i: usize| env_dir.join(format!("sessionstart-hook-{i}.sh"))
-        };
-        if let Err(error) = fs_err::create_dir_all(&env_dir) {
-            tracing::warn!(%error, "cannot create CLAUDE_ENV_FILE directory");
-        }
-        let handler_count = self.config.handlers().len();
-        for i in 0..handler_count {
-            let _ = std::fs::remove_file(env_file(i));
-        }
-        let firing = Firing {
-            subject: Some(source.as_str()),
-            source: Some(source.as_str()),
-            ..Firing::new(
-                HookEvent::SessionStart,
-                payload::session_start(&common, source.as_str()),
-            )
-        };
-        let fired = self
-            .fire(ctx, &firing, &|i| {
-                vec![(
-                    "CLAUDE_ENV_FILE".to_owned(),
-                    env_file(i).to_string_lossy().into_owned(),
-                )]
-            })
-            .await;
-        self.record_results(ctx, &fired, &|_| Map::new());
-        for i in 0..handler_count {
-            let file = env_file(i);
-            let Ok(text) = std::fs::read_to_string(&file) else {
-                continue;
-            };
-            let parsed = parse_env_file(&text);
-            for (name, value) in parsed.vars {
-                ctx.session.env.set(name, value);
-            }
-            for (line, text) in parsed.skipped {
-                ctx.sink.tell_user(UserNotice {
-                    source: "claude:SessionStart".to_owned(),
-                    text: format!(
-                        "CLAUDE_ENV_FILE {}:{line}: not a simple assignment, not applied: {text}",
-                        file.display()
-                    ),
-                    level: NoticeLevel::Warning,
-                });
-            }
-        }
-        Self::joined_contexts(&fired, HookEvent::SessionStart)
+        self.on_session_start(ctx, source).await
     }
 
     async fn prompt_submit(&self, ctx: &SeamContext, prompt: &PromptInput) -> PromptDecision {
-        let mut contexts = self.harvest_async(ctx);
-        let common = self.common(ctx, true);
-        let firing = Firing {
-            prompt: Some(&prompt.content),
-            ..Firing::new(
-                HookEvent::UserPromptSubmit,
-                payload::user_prompt_submit(&common, &prompt.content),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let stop_at = fired.iter().position(|f| f.interpretation.stop.is_some());
-        let block_at = fired
-            .iter()
-            .position(|f| matches!(f.interpretation.effect, Effect::Block { .. }));
-        let decided = stop_at.or(block_at);
-        self.record_results(ctx, &fired, &|i| {
-            let mut extra = Map::new();
-            if fired[i].interpretation.stop.is_some()
-                || matches!(fired[i].interpretation.effect, Effect::Block { .. })
-            {
-                extra.insert("won".into(), json!(Some(i) == decided));
-            }
-            extra
-        });
-        if let Some(i) = stop_at {
-            let reason = fired[i].interpretation.stop.clone().unwrap_or_default();
-            return PromptDecision::Stop {
-                reason: format!("Operation stopped by hook: {reason}"),
-            };
-        }
-        if let Some(i) = block_at
-            && let Effect::Block { text } = &fired[i].interpretation.effect
-        {
-            return PromptDecision::Block {
-                reason: text.clone(),
-            };
-        }
-        contexts.extend(Self::joined_contexts(&fired, HookEvent::UserPromptSubmit));
-        PromptDecision::Allow {
-            rewrite: None,
-            contexts,
-        }
+        self.on_prompt_submit(ctx, prompt).await
     }
 
-    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> InputRewrite {
-        match self
-            .run_pre_tool_use(ctx, &call.call_id, &call.tool, &call.arguments)
+    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
+        self.run_pre_tool_use(ctx, &call.call_id, &call.tool, &call.arguments)
             .await
-        {
-            Some((arguments, by, conflicts)) => InputRewrite::Rewrite {
-                arguments,
-                by,
-                conflicts,
-            },
-            None => InputRewrite::Keep,
-        }
-    }
-
-    async fn pre_execute(&self, ctx: &SeamContext, exec: &ToolExecution) -> PreToolOutcome {
-        let memo = lock(&self.state).pre.remove(&exec.call_id);
-        let memo = match memo {
-            Some(memo) => memo,
-            None => {
-                // Not seen at rewrite time (e.g. a nested call): run now; a
-                // rewrite can no longer apply.
-                let _ = self
-                    .run_pre_tool_use(ctx, &exec.call_id, &exec.tool, &exec.arguments)
-                    .await;
-                match lock(&self.state).pre.remove(&exec.call_id) {
-                    Some(memo) => memo,
-                    None => return PreToolOutcome::allow(),
-                }
-            }
-        };
-        if let Some(reason) = &memo.stop {
-            ctx.control
-                .request_stop(reason.clone(), "claude:PreToolUse");
-        }
-        for notice in memo.notices {
-            ctx.sink.tell_user(UserNotice {
-                source: "claude:PreToolUse".to_owned(),
-                text: notice,
-                level: NoticeLevel::Info,
-            });
-        }
-        memo.outcome
     }
 
     async fn approve(
         &self,
         ctx: &SeamContext,
         exec: &ToolExecution,
-        _reason: Option<&str>,
+        reason: Option<&str>,
+        review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
-        let asked_by_hook = lock(&self.state).asked_by_hook.remove(&exec.call_id);
-        if asked_by_hook && !ctx.session.interactive {
-            // Claude Code in -p: a PreToolUse `ask` is denied with its raw
-            // reason and PermissionRequest hooks are not called (c3, d3).
-            return ApprovalDecision::Abstain;
-        }
-        let tool_name = payload::cc_tool_name(&exec.tool);
-        let tool_input =
-            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd);
-        let common = self.common(ctx, true);
-        let firing = Firing {
-            subject: Some(&tool_name),
-            tool_name: Some(&tool_name),
-            tool_input: Some(&tool_input),
-            call_id: Some(&exec.call_id),
-            ..Firing::new(
-                HookEvent::PermissionRequest,
-                payload::permission_request(&common, &tool_name, &tool_input),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let effects: Vec<&Effect> = fired.iter().map(|f| &f.interpretation.effect).collect();
-        let winner = winning_permission(&effects);
-        self.record_results(ctx, &fired, &|i| {
-            let mut extra = Map::new();
-            if permission_rank_of(&fired[i].interpretation.effect) > 0 {
-                extra.insert("won".into(), json!(Some(i) == winner));
-            }
-            if fired[i].interpretation.updated_input.is_some() {
-                extra.insert(
-                    "updated_input_ignored".into(),
-                    json!("the call is already sealed when approval runs"),
-                );
-            }
-            extra
-        });
-        match winner.map(|i| (i, &fired[i].interpretation)) {
-            Some((_, interp)) => match &interp.effect {
-                Effect::Deny { text } => {
-                    if interp.stop.is_some() {
-                        ctx.control
-                            .request_stop(text.clone(), "claude:PermissionRequest");
-                    }
-                    ApprovalDecision::Deny {
-                        message: text.clone(),
-                    }
-                }
-                Effect::Allow { .. } => ApprovalDecision::AllowOnce,
-                _ => ApprovalDecision::Abstain,
-            },
-            None => ApprovalDecision::Abstain,
-        }
+        self.on_approve(ctx, exec, reason, review).await
     }
 
     async fn post_execute(
@@ -1198,124 +299,11 @@ impl Plugin for ClaudePlugin {
         outcome: &ToolOutcome,
         duration: Duration,
     ) -> PostToolDecision {
-        let executed = matches!(outcome.disposition, Disposition::Executed);
-        let failed_body = matches!(outcome.disposition, Disposition::Failed);
-        if !executed && !failed_body {
-            return PostToolDecision::accept();
-        }
-        let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
-        let tool_name = payload::cc_tool_name(&exec.tool);
-        let tool_input =
-            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd);
-        let response = payload::tool_response(
-            &exec.tool,
-            outcome.value.as_ref(),
-            &exec.arguments,
-            &outcome.content,
-            duration_ms,
-        );
-        let common = self.common(ctx, true);
-        {
-            let mut state = lock(&self.state);
-            if let Some(transcript) = state.transcript.as_mut() {
-                transcript
-                    .tool_responses
-                    .insert(exec.call_id.clone(), response.clone());
-            }
-        }
-        let (event, payload) = if outcome.is_error {
-            (
-                HookEvent::PostToolUseFailure,
-                payload::post_tool_use_failure(
-                    &common,
-                    &tool_name,
-                    &tool_input,
-                    &exec.call_id,
-                    &outcome.content,
-                    false,
-                    duration_ms,
-                ),
-            )
-        } else {
-            (
-                HookEvent::PostToolUse,
-                payload::post_tool_use(
-                    &common,
-                    &tool_name,
-                    &tool_input,
-                    &response,
-                    &exec.call_id,
-                    duration_ms,
-                ),
-            )
-        };
-        let firing = Firing {
-            subject: Some(&tool_name),
-            tool_name: Some(&tool_name),
-            tool_input: Some(&tool_input),
-            call_id: Some(&exec.call_id),
-            ..Firing::new(event, payload)
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let replace_at = fired
-            .iter()
-            .position(|f| f.interpretation.replace_output.is_some());
-        self.record_results(ctx, &fired, &|i| {
-            let mut extra = Map::new();
-            if fired[i].interpretation.replace_output.is_some() {
-                extra.insert("replace_won".into(), json!(Some(i) == replace_at));
-            }
-            extra
-        });
-        if let Some(reason) = fired.iter().find_map(|f| f.interpretation.stop.clone()) {
-            ctx.control
-                .request_stop(reason.clone(), format!("claude:{event}"));
-            if !reason.is_empty() {
-                ctx.sink.tell_user(UserNotice {
-                    source: format!("claude:{event}"),
-                    text: reason,
-                    level: NoticeLevel::Info,
-                });
-            }
-        }
-        let action = match replace_at.and_then(|i| fired[i].interpretation.replace_output.clone()) {
-            Some(Value::String(content)) => PostToolAction::ReplaceContent { content },
-            Some(other) => PostToolAction::ReplaceContent {
-                content: other.to_string(),
-            },
-            None => PostToolAction::Accept,
-        };
-        PostToolDecision {
-            action,
-            contexts: Self::joined_contexts(&fired, event),
-        }
+        self.on_post_execute(ctx, exec, outcome, duration).await
     }
 
     async fn batch_settled(&self, ctx: &SeamContext, batch: &[SettledCall]) -> Vec<ContextEntry> {
-        if batch.is_empty() {
-            return Vec::new();
-        }
-        let calls: Vec<payload::BatchCall> = batch
-            .iter()
-            .map(|settled| payload::BatchCall {
-                tool_name: payload::cc_tool_name(&settled.call.tool),
-                tool_input: payload::batch_tool_input(&settled.call.tool, &settled.call.arguments),
-                tool_use_id: settled.call.call_id.clone(),
-                tool_response: settled.outcome.content.clone(),
-            })
-            .collect();
-        let common = self.common(ctx, true);
-        let firing = Firing::new(
-            HookEvent::PostToolBatch,
-            payload::post_tool_batch(&common, &calls),
-        );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record_results(ctx, &fired, &|_| Map::new());
-        if let Some(reason) = fired.iter().find_map(|f| f.interpretation.stop.clone()) {
-            ctx.control
-                .request_stop(reason.clone(), "claude:PostToolBatch".to_owned());
-        }
-        Self::joined_contexts(&fired, HookEvent::PostToolBatch)
+        self.on_batch_settled(ctx, batch).await
     }
 
     async fn turn_continuation(
@@ -1323,73 +311,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         input: &ContinuationInput,
     ) -> ContinuationDecision {
-        let common = self.common(ctx, true);
-        let firing = Firing::new(
-            HookEvent::Stop,
-            payload::stop(
-                &common,
-                input.forced_continuations > 0,
-                &input.last_assistant_message,
-            ),
-        );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.interpretation).collect();
-        let merged = merge_stop(
-            &answers,
-            input.forced_continuations,
-            self.config.options.stop_block_cap,
-        );
-        let stop_at = fired.iter().position(|f| f.interpretation.stop.is_some());
-        self.record_results(ctx, &fired, &|i| {
-            let mut extra = Map::new();
-            let interp = &fired[i].interpretation;
-            let forcing =
-                matches!(interp.effect, Effect::Block { .. }) || !interp.steering.is_empty();
-            match &merged {
-                StopMerge::Halt { .. } if forcing || interp.stop.is_some() => {
-                    extra.insert("won".into(), json!(Some(i) == stop_at));
-                }
-                StopMerge::CapFired { message } if forcing => {
-                    extra.insert("won".into(), json!(false));
-                    extra.insert("overridden".into(), json!(message));
-                }
-                StopMerge::Continue { .. } if forcing => {
-                    extra.insert("won".into(), json!(true));
-                }
-                _ => {}
-            }
-            extra
-        });
-        match merged {
-            StopMerge::Stop => ContinuationDecision::Stop,
-            StopMerge::Halt { reason } => ContinuationDecision::Halt { reason },
-            StopMerge::CapFired { message } => {
-                ctx.sink.tell_user(UserNotice {
-                    source: "claude:Stop".to_owned(),
-                    text: message,
-                    level: NoticeLevel::Warning,
-                });
-                ContinuationDecision::Stop
-            }
-            StopMerge::Continue {
-                reason,
-                by,
-                context,
-            } => {
-                let sources: Vec<String> = by
-                    .iter()
-                    .map(|&i| fired[i].handler.command_text())
-                    .collect();
-                let source = format!("claude:Stop:{}", sources.join(" + "));
-                ContinuationDecision::Continue {
-                    reason: Some(reason),
-                    contexts: context
-                        .map(|c| vec![ContextEntry::new(c, source.clone())])
-                        .unwrap_or_default(),
-                    source,
-                }
-            }
-        }
+        self.on_turn_continuation(ctx, input).await
     }
 
     async fn session_end(&self, ctx: &SeamContext, reason: SessionEndReason) {
@@ -1403,12 +325,9 @@ impl Plugin for ClaudePlugin {
             ..Firing::new(HookEvent::SessionEnd, payload::session_end(&common, wire))
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record_results(ctx, &fired, &|_| Map::new());
+        self.record(ctx, firing.event, &fired, &|_, _| {});
         // Async hooks still running are killed at teardown, as Claude Code does.
-        let pending = std::mem::take(&mut lock(&self.state).pending_async);
-        for async_hook in pending {
-            async_hook.handle.abort();
-        }
+        self.engine.abort_pending();
     }
 
     async fn notification(&self, ctx: &SeamContext, notification: &Notification) {
@@ -1425,7 +344,7 @@ impl Plugin for ClaudePlugin {
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record_results(ctx, &fired, &|_| Map::new());
+        self.record(ctx, firing.event, &fired, &|_, _| {});
     }
 
     fn on_event(&self, event: &Event) {
@@ -1435,8 +354,6 @@ impl Plugin for ClaudePlugin {
                 session_id, cwd, ..
             } => {
                 if state.transcript.is_none() {
-                    state.session_id = Some(session_id.clone());
-                    state.cwd = Some(cwd.clone());
                     state.transcript = Some(Transcript::new(
                         self.transcript_path(session_id),
                         session_id.clone(),
@@ -1462,24 +379,5 @@ impl Plugin for ClaudePlugin {
         {
             tracing::warn!(%error, "cannot append to the Claude-format transcript");
         }
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn if_rules() {
-        let bash = json!({"command": "FOO=1 git push origin && echo ok"});
-        assert!(if_rule_matches("Bash(git *)", "Bash", &bash, "/p"));
-        assert!(if_rule_matches("Bash(git push:*)", "Bash", &bash, "/p"));
-        assert!(!if_rule_matches("Bash(rm *)", "Bash", &bash, "/p"));
-        assert!(!if_rule_matches("Edit(*.ts)", "Bash", &bash, "/p"));
-        let edit = json!({"file_path": "/p/src/a.ts"});
-        assert!(if_rule_matches("Edit(*.ts)", "Edit", &edit, "/p"));
-        assert!(if_rule_matches("Edit(src/*)", "Edit", &edit, "/p"));
-        assert!(!if_rule_matches("Edit(*.rs)", "Edit", &edit, "/p"));
     }
 }

@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 use dsh_hooks_claude::HookEvent;
 use dsh_hooks_claude::output::{
-    Effect, EventCtx, ExitFact, HookFacts, Interpretation, StopMerge, interpret, merge_stop,
-    winning_permission,
+    Effect, EventCtx, ExitFact, HookFacts, HookNotice, Interpretation, StopMerge, interpret,
+    merge_stop, winning_permission,
 };
 use dsh_hooks_claude::payload::{self, Common};
+use dsh_seams::NoticeLevel;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -445,7 +446,10 @@ fn pre_tool_use_context_plain_stdout_and_system_message() {
     assert!(out.contexts.is_empty());
     assert_eq!(
         out.user_notices,
-        vec!["PreToolUse:Bash says: SYSMSG-FROM-PRE".to_owned()]
+        vec![HookNotice {
+            level: NoticeLevel::Info,
+            text: "PreToolUse:Bash says: SYSMSG-FROM-PRE".to_owned()
+        }]
     );
 }
 
@@ -590,8 +594,10 @@ fn user_prompt_submit_texts() {
             ctx_for(HookEvent::UserPromptSubmit, &command),
         );
         assert_eq!(out.contexts, vec![text.to_owned()], "{name}");
-        let all = serde_json::to_string(&capture.model).unwrap();
-        let _ = all; // first-turn system text is elided in model.json; OBSERVED.md §5.3 has it.
+        // model.json elides the system text the context lands in; it does pin
+        // the prompt that context joins.
+        let prompt = &capture.model[0]["messages"][0]["content"][1]["text"];
+        assert_eq!(prompt, "Please run echo hi", "{name}");
     }
 
     // h6: trailing whitespace trimmed, inner newlines kept.
@@ -884,4 +890,21 @@ fn several_hooks_merge_deny_wins_contexts_kept_in_configuration_order() {
             text: "PreToolUse:Bash hook error: DENY-ON-EXIT3".into()
         }
     );
+}
+
+/// The event facts `dsh hooks check` reads agree with the interpreter:
+/// exit 2 blocks (or feeds back) exactly where `exit2_blocks` says so.
+#[test]
+fn exit2_blocks_is_what_the_interpreter_does() {
+    for event in HookEvent::ALL {
+        let out = interpret(
+            &ctx_for(event, "CMD"),
+            &HookFacts::exited(2, "", "NO"),
+            &|t: &str| t.to_owned(),
+        );
+        let blocks = matches!(out.effect, Effect::Deny { .. } | Effect::Block { .. });
+        assert_eq!(blocks, event.exit2_blocks(), "{event}: {out:?}");
+    }
+    assert!(!HookEvent::PermissionRequest.exit2_blocks());
+    assert!(HookEvent::PostToolBatch.exit2_blocks());
 }

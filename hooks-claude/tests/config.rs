@@ -325,3 +325,33 @@ fn slug_replaces_non_alphanumerics() {
     let slug = project_slug(Path::new(&long));
     assert!(slug.len() > 200 && slug.len() < 230, "{slug}");
 }
+
+/// A timeout too large for a deadline is a configuration error naming the
+/// file and the field (it used to panic in `Duration::from_secs_f64`).
+#[test]
+fn a_timeout_no_deadline_can_hold_is_a_config_error() {
+    let d = dirs();
+    let project = d.discovery.cwd.join(".claude/settings.json");
+    write(
+        &project,
+        r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[
+            {"type":"command","command":"true","timeout":5},
+            {"type":"command","command":"false","timeout":1e20}
+        ]}]}}"#,
+    );
+    let error = load_with_options(&d.discovery, ClaudeOptions::default()).unwrap_err();
+    match &error {
+        ConfigError::InvalidTimeout { path, field, value } => {
+            assert_eq!(path, &project);
+            assert_eq!(field, "hooks.PreToolUse[0].hooks[1].timeout");
+            assert_eq!(value.parse::<f64>().unwrap(), 1e20);
+        }
+        other => panic!("{other:?}"),
+    }
+    let text = error.to_string();
+    assert!(text.contains(&project.display().to_string()), "{text}");
+    assert!(
+        text.contains("hooks.PreToolUse[0].hooks[1].timeout"),
+        "{text}"
+    );
+}

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use dsh_hook_runner::{HookRunner, RunnerConfig};
 use dsh_hooks_claude::{ClaudeDiscovery, ClaudeOptions, load_with_options};
-use dsh_protocol::{Event, EventBody, HookOutcomeKind};
+use dsh_protocol::{Event, EventBody, HookEffect, HookOutcomeKind, Seam};
 use dsh_seams::{
     CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     InputRewrite, Plugin, PostToolAction, PreToolDecision, PromptDecision, PromptInput,
@@ -121,16 +121,20 @@ async fn pre_tool(
         arguments: arguments.clone(),
         parent_execution_id: None,
     };
-    let rewrite = s.plugin.rewrite_input(&s.ctx, &proposed).await;
-    let arguments = match &rewrite {
+    let review = s.plugin.rewrite_input(&s.ctx, &proposed).await;
+    let arguments = match &review.rewrite {
         InputRewrite::Rewrite { arguments, .. } => arguments.clone(),
         InputRewrite::Keep => arguments,
     };
     let outcome = s
         .plugin
-        .pre_execute(&s.ctx, &exec(call_id, tool, arguments))
+        .pre_execute(
+            &s.ctx,
+            &exec(call_id, tool, arguments),
+            review.verdict.as_ref(),
+        )
         .await;
-    (rewrite, outcome.decision)
+    (review.rewrite, outcome.decision)
 }
 
 #[tokio::test]
@@ -207,11 +211,11 @@ async fn bash_validator_blocks_with_exit_2_and_everything_is_recorded_in_order()
                 if index == 0 {
                     assert_eq!(*exit_code, Some(2));
                     assert!(stderr.contains("not allowed"));
-                    assert_eq!(decision["effect"], "deny");
-                    assert_eq!(decision["won"], true);
+                    assert_eq!(decision.effect, HookEffect::Deny);
+                    assert_eq!(decision.won, Some(true));
                 } else {
                     assert_eq!(*exit_code, Some(0));
-                    assert_eq!(decision["effect"], "none");
+                    assert_eq!(decision.effect, HookEffect::None);
                 }
             }
             other => panic!("expected hook/result, got {other:?}"),
@@ -282,7 +286,7 @@ async fn session_start_context_and_env_file() {
     let events = s.sink.events.lock().unwrap().clone();
     match &events[0] {
         EventBody::HookInvoked { seam, input, .. } => {
-            assert_eq!(seam, "session-start");
+            assert_eq!(*seam, Seam::SessionStart);
             assert_eq!(input["source"], "startup");
             assert!(input.get("prompt_id").is_none());
         }
@@ -585,4 +589,186 @@ async fn an_http_hook_that_answers_non_2xx_is_a_non_blocking_error() {
         _ => None,
     });
     assert!(error.unwrap_or_default().contains("HTTP status 500"));
+}
+
+fn registry_with(s: &Setup) -> dsh_tools::ToolRegistry {
+    let mut registry = dsh_tools::ToolRegistry::new();
+    for tool in dsh_tools::builtin::builtin_tools() {
+        registry.register_tool(tool);
+    }
+    registry.register_plugin(s.plugin.clone());
+    registry
+}
+
+fn proposed(call_id: &str, tool: &str, arguments: Value) -> ProposedCall {
+    ProposedCall {
+        call_id: call_id.to_owned(),
+        tool: tool.to_owned(),
+        arguments,
+        parent_execution_id: None,
+    }
+}
+
+fn invocations_for(s: &Setup, call_id: &str) -> usize {
+    s.sink
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|event| {
+            matches!(event, EventBody::HookInvoked { call_id: Some(id), .. } if id == call_id)
+        })
+        .count()
+}
+
+/// A PreToolUse verdict belongs to the call it judged: when sealing rejects
+/// that call's rewrite, nothing of it may reach a later call, even one that
+/// reuses the call id and that no hook matches.
+#[tokio::test]
+async fn a_rejected_rewrite_leaves_no_verdict_behind() {
+    let rewrite = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":42},"additionalContext":"STALE-CONTEXT"}}"#;
+    let s = setup(json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [hook(format!("cat >/dev/null; echo '{rewrite}'"))]}
+    ]}}));
+    let registry = registry_with(&s);
+    let sealed = registry
+        .seal(&s.ctx, proposed("call_1", "bash", json!({"command": "ls"})))
+        .await;
+    let rejection = sealed.rejection().cloned().unwrap();
+    assert_eq!(rejection.disposition, Disposition::InvalidArguments);
+    let result = registry.execute(&s.ctx, sealed).await;
+    assert!(result.contexts.is_empty(), "{:?}", result.contexts);
+
+    // Same call id, a tool no hook matches: no hook runs, nothing stale applies.
+    let file = s.project.join("notes.txt");
+    std::fs::write(&file, "hello\n").unwrap();
+    let sealed = registry
+        .seal(
+            &s.ctx,
+            proposed(
+                "call_1",
+                "read",
+                json!({"file_path": file.display().to_string()}),
+            ),
+        )
+        .await;
+    assert!(sealed.rejection().is_none());
+    let result = registry.execute(&s.ctx, sealed).await;
+    assert!(!result.outcome.is_error, "{:?}", result.outcome);
+    assert!(result.contexts.is_empty(), "{:?}", result.contexts);
+    assert_eq!(invocations_for(&s, "call_1"), 1);
+}
+
+/// PreToolUse runs once per call: at review time, never again at
+/// pre-execute, whether or not a hook rewrote or decided anything.
+#[tokio::test]
+async fn pre_tool_use_runs_exactly_once_per_call() {
+    let counter = tempfile::NamedTempFile::new().unwrap();
+    let count = format!("cat >/dev/null; echo x >> '{}'", counter.path().display());
+    let s = setup(json!({"hooks": {"PreToolUse": [
+        {"matcher": "*", "hooks": [hook(count)]}
+    ]}}));
+    let registry = registry_with(&s);
+    for (call_id, command) in [("call_a", "true"), ("call_b", "echo hi")] {
+        let sealed = registry
+            .seal(
+                &s.ctx,
+                proposed(call_id, "bash", json!({"command": command})),
+            )
+            .await;
+        let result = registry.execute(&s.ctx, sealed).await;
+        assert!(!result.outcome.is_error, "{:?}", result.outcome);
+        assert_eq!(invocations_for(&s, call_id), 1, "{call_id}");
+    }
+    let runs = std::fs::read_to_string(counter.path()).unwrap();
+    assert_eq!(runs.lines().count(), 2, "{runs:?}");
+}
+
+fn settled_bash(call_id: &str) -> dsh_seams::SettledCall {
+    let call = proposed(call_id, "bash", json!({"command": "echo hi"}));
+    dsh_seams::SettledCall {
+        execution: exec(call_id, "bash", call.arguments.clone()),
+        call,
+        outcome: ToolOutcome::success("hi\n", None),
+    }
+}
+
+/// PostToolBatch runs on the batch-settled seam (it was logged as `none`).
+#[tokio::test]
+async fn post_tool_batch_is_logged_on_the_batch_settled_seam() {
+    let s = setup(json!({"hooks": {"PostToolBatch": [
+        {"hooks": [hook("cat >/dev/null; echo '{}'".to_owned())]}
+    ]}}));
+    let contexts = s
+        .plugin
+        .batch_settled(&s.ctx, &[settled_bash("call_1")])
+        .await;
+    assert!(contexts.is_empty(), "{contexts:?}");
+    let events = s.sink.events.lock().unwrap().clone();
+    let seams: Vec<Seam> = events
+        .iter()
+        .filter_map(|event| match event {
+            EventBody::HookInvoked { seam, .. } => Some(*seam),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(seams, vec![Seam::BatchSettled]);
+    assert!(s.ctx.control.stop_requested().is_none());
+}
+
+/// A PostToolBatch block stops the loop before the next model call, as
+/// Claude Code does; its text still reaches the conversation.
+#[tokio::test]
+async fn a_post_tool_batch_block_stops_the_loop() {
+    for command in [
+        r#"cat >/dev/null; echo '{"decision":"block","reason":"BATCH-NO"}'"#,
+        "cat >/dev/null; echo BATCH-NO >&2; exit 2",
+    ] {
+        let s = setup(json!({"hooks": {"PostToolBatch": [
+            {"hooks": [hook(command.to_owned())]}
+        ]}}));
+        let contexts = s
+            .plugin
+            .batch_settled(&s.ctx, &[settled_bash("call_1")])
+            .await;
+        assert_eq!(contexts.len(), 1, "{command}: {contexts:?}");
+        assert!(contexts[0].content.contains("BATCH-NO"), "{contexts:?}");
+        let stop = s.ctx.control.stop_requested().expect("a stop request");
+        assert!(stop.reason.contains("BATCH-NO"), "{command}: {stop:?}");
+        assert_eq!(stop.source, "claude:PostToolBatch");
+        let events = s.sink.events.lock().unwrap().clone();
+        let won = events.iter().find_map(|event| match event {
+            EventBody::HookResult { decision, .. } => decision.won,
+            _ => None,
+        });
+        assert_eq!(won, Some(true), "{command}");
+    }
+}
+
+/// Notice levels are typed, not guessed from the text: a failing hook whose
+/// stderr happens to contain " says: " is still a warning, and a hook's own
+/// `systemMessage` is information.
+#[tokio::test]
+async fn notice_levels_come_from_what_happened_not_from_the_text() {
+    let s = setup(
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            hook("cat >/dev/null; echo 'the linter says: no' >&2; exit 1".to_owned()),
+            hook(r#"cat >/dev/null; echo '{"systemMessage":"all good"}'"#.to_owned())
+        ]}]}}),
+    );
+    let _ = pre_tool(&s, "call_1", "bash", json!({"command": "ls"})).await;
+    let notices = s.sink.notices.lock().unwrap().clone();
+    let levels: Vec<(bool, dsh_seams::NoticeLevel)> = notices
+        .iter()
+        .map(|n| (n.text.contains("the linter says: no"), n.level))
+        .collect();
+    assert_eq!(
+        levels,
+        vec![
+            (true, dsh_seams::NoticeLevel::Warning),
+            (false, dsh_seams::NoticeLevel::Info)
+        ],
+        "{notices:?}"
+    );
+    assert!(notices[1].text.ends_with("says: all good"), "{notices:?}");
 }

@@ -13,7 +13,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -76,42 +75,8 @@ impl CodexDiscovery {
     }
 }
 
-/// A configuration file dsh could not accept.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// Malformed or mistyped JSON.
-    #[error("{path}:{line}:{column}: invalid Codex hooks JSON: {message}")]
-    Json {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What the parser said.
-        message: String,
-    },
-    /// Malformed or mistyped TOML.
-    #[error("{path}:{line}:{column}: invalid Codex config TOML: {message}")]
-    Toml {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What the parser said.
-        message: String,
-    },
-    /// The file exists but could not be read.
-    #[error("{path}: cannot read Codex configuration: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-}
+mod error;
+pub use error::ConfigError;
 
 /// Formats a path inside notices the way Codex does (`Path::display`).
 struct PathDisplay<'a>(&'a Path);
@@ -149,6 +114,18 @@ impl LayerSource {
     fn managed(self) -> bool {
         matches!(self, LayerSource::Requirements | LayerSource::System)
     }
+}
+
+/// Which configured hooks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustPolicy {
+    /// Every enabled hook, trusted or not (replay and headless default; what
+    /// Codex's `--dangerously-bypass-hook-trust` does). Untrusted runs are
+    /// recorded as such in their `hook/result` decision (`"trust"`).
+    RunAll,
+    /// Only managed hooks and hooks whose `trusted_hash` matches (what Codex
+    /// does by default).
+    TrustedOnly,
 }
 
 /// Codex's trust state of one handler (`hooks/list` `trustStatus`, plus `disabled`).
@@ -271,263 +248,8 @@ pub struct CodexConfig {
     pub(crate) discovery: CodexDiscovery,
 }
 
-// ---------------------------------------------------------------- wire types
-
-#[derive(Debug, Deserialize)]
-struct GroupWire {
-    #[serde(default)]
-    matcher: Option<String>,
-    #[serde(default)]
-    hooks: Vec<HandlerWire>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type")]
-enum HandlerWire {
-    #[serde(rename = "command")]
-    Command {
-        command: String,
-        #[serde(default, rename = "commandWindows", alias = "command_windows")]
-        _command_windows: Option<String>,
-        #[serde(default)]
-        timeout: Option<u64>,
-        #[serde(default, rename = "async")]
-        is_async: bool,
-        #[serde(default, rename = "statusMessage")]
-        status_message: Option<String>,
-        #[serde(default, rename = "additionalContextLimit")]
-        additional_context_limit: Option<u64>,
-    },
-    #[serde(rename = "prompt")]
-    Prompt {},
-    #[serde(rename = "agent")]
-    Agent {},
-    #[serde(rename = "mcp_tool")]
-    McpTool {
-        #[serde(default)]
-        server: Option<String>,
-        #[serde(default)]
-        tool: Option<String>,
-    },
-}
-
-/// The hook tables (same shape in `hooks.json` `hooks` and TOML `[hooks]`).
-#[derive(Debug, Default, Deserialize)]
-struct EventsWire {
-    #[serde(default, rename = "PreModelRequest")]
-    pre_model_request: Vec<GroupWire>,
-    #[serde(default, rename = "PostModelRequest")]
-    post_model_request: Vec<GroupWire>,
-    #[serde(default, rename = "PreToolUse")]
-    pre_tool_use: Vec<GroupWire>,
-    #[serde(default, rename = "PermissionRequest")]
-    permission_request: Vec<GroupWire>,
-    #[serde(default, rename = "PostToolUse")]
-    post_tool_use: Vec<GroupWire>,
-    #[serde(default, rename = "PreCompact")]
-    pre_compact: Vec<GroupWire>,
-    #[serde(default, rename = "PostCompact")]
-    post_compact: Vec<GroupWire>,
-    #[serde(default, rename = "SessionStart")]
-    session_start: Vec<GroupWire>,
-    #[serde(default, rename = "SessionEnd")]
-    session_end: Vec<GroupWire>,
-    #[serde(default, rename = "UserPromptSubmit")]
-    user_prompt_submit: Vec<GroupWire>,
-    #[serde(default, rename = "SubagentStart")]
-    subagent_start: Vec<GroupWire>,
-    #[serde(default, rename = "SubagentStop")]
-    subagent_stop: Vec<GroupWire>,
-    #[serde(default, rename = "Stop")]
-    stop: Vec<GroupWire>,
-    #[serde(default, rename = "Interrupt")]
-    interrupt: Vec<GroupWire>,
-    #[serde(default)]
-    state: BTreeMap<String, HookStateWire>,
-    #[serde(default)]
-    managed_dir: Option<PathBuf>,
-}
-
-impl EventsWire {
-    fn into_groups(self) -> Vec<(CodexEvent, Vec<GroupWire>)> {
-        vec![
-            (CodexEvent::PreModelRequest, self.pre_model_request),
-            (CodexEvent::PostModelRequest, self.post_model_request),
-            (CodexEvent::PreToolUse, self.pre_tool_use),
-            (CodexEvent::PermissionRequest, self.permission_request),
-            (CodexEvent::PostToolUse, self.post_tool_use),
-            (CodexEvent::PreCompact, self.pre_compact),
-            (CodexEvent::PostCompact, self.post_compact),
-            (CodexEvent::SessionStart, self.session_start),
-            (CodexEvent::SessionEnd, self.session_end),
-            (CodexEvent::UserPromptSubmit, self.user_prompt_submit),
-            (CodexEvent::SubagentStart, self.subagent_start),
-            (CodexEvent::SubagentStop, self.subagent_stop),
-            (CodexEvent::Stop, self.stop),
-            (CodexEvent::Interrupt, self.interrupt),
-        ]
-    }
-
-    fn is_empty(&self) -> bool {
-        self.handler_groups() == 0
-    }
-
-    fn handler_groups(&self) -> usize {
-        [
-            &self.pre_model_request,
-            &self.post_model_request,
-            &self.pre_tool_use,
-            &self.permission_request,
-            &self.post_tool_use,
-            &self.pre_compact,
-            &self.post_compact,
-            &self.session_start,
-            &self.session_end,
-            &self.user_prompt_submit,
-            &self.subagent_start,
-            &self.subagent_stop,
-            &self.stop,
-            &self.interrupt,
-        ]
-        .iter()
-        .map(|groups| groups.len())
-        .sum()
-    }
-}
-
-#[derive(Debug, Default, Clone, Deserialize)]
-struct HookStateWire {
-    #[serde(default)]
-    enabled: Option<bool>,
-    #[serde(default)]
-    trusted_hash: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct HooksFileWire {
-    #[serde(default)]
-    hooks: EventsWire,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct ProjectWire {
-    #[serde(default)]
-    trust_level: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct ConfigTomlWire {
-    #[serde(default)]
-    hooks: Option<EventsWire>,
-    #[serde(default)]
-    notify: Option<Vec<String>>,
-    #[serde(default)]
-    projects: BTreeMap<String, ProjectWire>,
-    #[serde(default)]
-    allow_managed_hooks_only: Option<bool>,
-}
-
-// ------------------------------------------------------------------ parsing
-
-fn read_if_exists(path: &Path) -> Result<Option<String>, ConfigError> {
-    if !path.is_file() {
-        return Ok(None);
-    }
-    std::fs::read_to_string(path)
-        .map(Some)
-        .map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        })
-}
-
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before
-        .rsplit('\n')
-        .next()
-        .map(|tail| tail.chars().count() + 1)
-        .unwrap_or(1);
-    (line, column)
-}
-
-fn json_error(path: &Path, err: &serde_json::Error) -> ConfigError {
-    ConfigError::Json {
-        path: path.to_owned(),
-        line: err.line(),
-        column: err.column(),
-        message: without_position(err),
-    }
-}
-
-/// serde_json's message without its trailing " at line L column C": the
-/// error already names the file, line and column once.
-fn without_position(err: &serde_json::Error) -> String {
-    let text = err.to_string();
-    let suffix = format!(" at line {} column {}", err.line(), err.column());
-    text.strip_suffix(&suffix)
-        .map_or(text.clone(), str::to_owned)
-}
-
-fn toml_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {
-    let (line, column) = err
-        .span()
-        .map(|span| line_column(text, span.start))
-        .unwrap_or((1, 1));
-    ConfigError::Toml {
-        path: path.to_owned(),
-        line,
-        column,
-        message: err.message().to_owned(),
-    }
-}
-
-/// Parses a `hooks.json` text. Unknown event keys are returned for notices.
-fn parse_hooks_json(path: &Path, text: &str) -> Result<(EventsWire, Vec<String>), ConfigError> {
-    let raw: Value = serde_json::from_str(text).map_err(|err| json_error(path, &err))?;
-    let file: HooksFileWire = serde_json::from_str(text).map_err(|err| json_error(path, &err))?;
-    let unknown = raw
-        .get("hooks")
-        .and_then(Value::as_object)
-        .map(|hooks| {
-            hooks
-                .keys()
-                .filter(|key| CodexEvent::from_name(key).is_none())
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok((file.hooks, unknown))
-}
-
-fn parse_config_toml(
-    path: &Path,
-    text: &str,
-) -> Result<(ConfigTomlWire, Vec<String>), ConfigError> {
-    let raw: toml::Table = toml::from_str(text).map_err(|err| toml_error(path, text, &err))?;
-    let config: ConfigTomlWire =
-        toml::from_str(text).map_err(|err| toml_error(path, text, &err))?;
-    let unknown = raw
-        .get("hooks")
-        .and_then(toml::Value::as_table)
-        .map(|hooks| {
-            hooks
-                .keys()
-                .filter(|key| {
-                    CodexEvent::from_name(key).is_none()
-                        && key.as_str() != "state"
-                        && key.as_str() != "managed_dir"
-                })
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok((config, unknown))
-}
-
-// -------------------------------------------------------------------- hash
+mod wire;
+use wire::*;
 
 /// Codex's definition hash of one command handler: SHA-256 of the
 /// key-sorted compact JSON of `{event_name, matcher?, hooks: [handler]}`

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use dsh_protocol::Seam;
+
 /// One of the 14 hook events Codex 0.169 knows, in Codex's own order (the
 /// order `hooks/list` reports handlers of one file in, which is also dsh's
 /// configuration order).
@@ -120,6 +122,28 @@ impl CodexEvent {
         )
     }
 
+    /// Whether exit code 2 with a reason on stderr blocks (or denies, or
+    /// continues the turn) on this event, as the interpreter treats it;
+    /// anywhere else it is a failed run.
+    pub fn exit2_blocks(self) -> bool {
+        match self {
+            CodexEvent::PreToolUse
+            | CodexEvent::PermissionRequest
+            | CodexEvent::PostToolUse
+            | CodexEvent::UserPromptSubmit
+            | CodexEvent::Stop
+            | CodexEvent::SubagentStop => true,
+            CodexEvent::PreModelRequest
+            | CodexEvent::PostModelRequest
+            | CodexEvent::PreCompact
+            | CodexEvent::PostCompact
+            | CodexEvent::SessionStart
+            | CodexEvent::SessionEnd
+            | CodexEvent::SubagentStart
+            | CodexEvent::Interrupt => false,
+        }
+    }
+
     /// Whether this event can emit `additionalContext` (otherwise Codex
     /// ignores `additionalContextLimit` with a warning).
     pub fn emits_context(self) -> bool {
@@ -148,7 +172,18 @@ impl CodexEvent {
     pub fn default_timeout_secs(self) -> u64 {
         match self {
             CodexEvent::SessionEnd | CodexEvent::Interrupt => 1,
-            _ => 600,
+            CodexEvent::PreToolUse
+            | CodexEvent::PermissionRequest
+            | CodexEvent::PostToolUse
+            | CodexEvent::SessionStart
+            | CodexEvent::UserPromptSubmit
+            | CodexEvent::Stop
+            | CodexEvent::PreCompact
+            | CodexEvent::PostCompact
+            | CodexEvent::SubagentStart
+            | CodexEvent::SubagentStop
+            | CodexEvent::PreModelRequest
+            | CodexEvent::PostModelRequest => 600,
         }
     }
 
@@ -156,26 +191,37 @@ impl CodexEvent {
     pub fn max_timeout_secs(self) -> Option<u64> {
         match self {
             CodexEvent::SessionEnd | CodexEvent::Interrupt => Some(3),
-            _ => None,
+            CodexEvent::PreToolUse
+            | CodexEvent::PermissionRequest
+            | CodexEvent::PostToolUse
+            | CodexEvent::SessionStart
+            | CodexEvent::UserPromptSubmit
+            | CodexEvent::Stop
+            | CodexEvent::PreCompact
+            | CodexEvent::PostCompact
+            | CodexEvent::SubagentStart
+            | CodexEvent::SubagentStop
+            | CodexEvent::PreModelRequest
+            | CodexEvent::PostModelRequest => None,
         }
     }
 
     /// The canonical dsh seam this event runs on (`hook/invoked.seam`).
-    pub fn seam(self) -> &'static str {
+    pub fn seam(self) -> Seam {
         match self {
-            CodexEvent::PreModelRequest | CodexEvent::PostModelRequest => "model-request",
-            CodexEvent::PreToolUse => "pre-execute",
-            CodexEvent::PermissionRequest => "approval",
-            CodexEvent::PostToolUse => "post-execute",
-            CodexEvent::SessionStart => "session-start",
-            CodexEvent::SessionEnd => "session-end",
-            CodexEvent::UserPromptSubmit => "prompt-submit",
-            CodexEvent::Stop => "turn-continuation",
-            CodexEvent::Interrupt => "turn-end",
+            CodexEvent::PreModelRequest | CodexEvent::PostModelRequest => Seam::ModelRequest,
+            CodexEvent::PreToolUse => Seam::PreExecute,
+            CodexEvent::PermissionRequest => Seam::Approval,
+            CodexEvent::PostToolUse => Seam::PostExecute,
+            CodexEvent::SessionStart => Seam::SessionStart,
+            CodexEvent::SessionEnd => Seam::SessionEnd,
+            CodexEvent::UserPromptSubmit => Seam::PromptSubmit,
+            CodexEvent::Stop => Seam::TurnContinuation,
+            CodexEvent::Interrupt => Seam::TurnEnd,
             CodexEvent::PreCompact
             | CodexEvent::PostCompact
             | CodexEvent::SubagentStart
-            | CodexEvent::SubagentStop => "none",
+            | CodexEvent::SubagentStop => Seam::Unmapped,
         }
     }
 

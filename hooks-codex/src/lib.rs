@@ -7,8 +7,9 @@
 //! with Codex's strict rules and run classification, and mapping all of it
 //! onto dsh's canonical seams as one [`dsh_seams::Plugin`]
 //! ([`CodexConfig::into_plugin`]). The translation is pure ([`payload`],
-//! [`output`], [`tools`], [`spill`], [`matcher`]); only [`plugin`] touches
-//! processes, through `dsh-hook-runner`.
+//! [`output`], [`tools`], [`spill`], [`matcher`]); `dialect` describes
+//! Codex to the shared hook engine (`dsh-hooks`), which records and runs
+//! every handler; [`plugin`] maps the merged outcomes onto the seams.
 //!
 //! What it is not: it shares the runner with the Claude Code bridge but none
 //! of its interpretation; it does not write a Codex rollout file
@@ -17,6 +18,7 @@
 //! sub-agents). See `README.md` for the full status table.
 
 pub mod config;
+mod dialect;
 pub mod event;
 pub mod matcher;
 pub mod output;

@@ -52,6 +52,17 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// The log's typed status.
+    pub fn hook_status(self) -> dsh_protocol::HookRunStatus {
+        use dsh_protocol::HookRunStatus;
+        match self {
+            RunStatus::Completed => HookRunStatus::Completed,
+            RunStatus::Failed => HookRunStatus::Failed,
+            RunStatus::Blocked => HookRunStatus::Blocked,
+            RunStatus::Stopped => HookRunStatus::Stopped,
+        }
+    }
+
     /// Codex's name.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -1,68 +1,52 @@
-//! The Codex bridge as one `dsh_seams::Plugin`: selects handlers, records
-//! `hook/invoked` for each, runs them in parallel through the hook runner,
-//! records `hook/result` in configuration order, and merges the interpreted
-//! outcomes into seam decisions.
+//! The Codex bridge as one `dsh_seams::Plugin`: selects handlers (trust
+//! policy, matchers) and hands each firing to the shared engine
+//! (`dsh-hooks`), which records `hook/invoked`, runs them in parallel and
+//! reads them with Codex's interpreter; the bridge merges the outcomes into
+//! seam decisions and the engine records `hook/result` in configuration
+//! order.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use dsh_hook_runner::RunRecord as ProcessFacts;
-use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec};
+use dsh_hook_runner::HookRunner;
+use dsh_hooks::{Engine, Firing, mark_winner};
 use dsh_model::ModelError;
-use dsh_protocol::{Dialect, EventBody, ModelReply, ModelRequest, TurnEndReason};
+use dsh_protocol::{ModelReply, ModelRequest, TurnEndReason};
 use dsh_seams::{
-    ApprovalDecision, CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput,
-    Disposition, InputRewrite, NoticeLevel, Plugin, PostToolAction, PostToolDecision,
-    PreToolDecision, PreToolOutcome, PromptDecision, PromptInput, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome, TurnSummary, UserNotice,
+    ApprovalDecision, CallReview, CancellationToken, ContextEntry, ContinuationDecision,
+    ContinuationInput, Plugin, PostToolDecision, PreToolVerdict, PromptDecision, PromptInput,
+    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
+    TurnSummary,
 };
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::config::{CodexConfig, Handler, NotifyConfig, TrustState};
+use crate::config::{CodexConfig, NotifyConfig};
+use crate::dialect::{Codex, Reading};
 use crate::event::CodexEvent;
-use crate::matcher::tool_aliases;
-use crate::output::{Effect, EntryKind, Interpretation, RunEnd, RunFacts, RunStatus, interpret};
+use crate::output::Effect;
 use crate::payload::{self, CodexTokenUsage, PayloadBase};
-use crate::spill::limit_context;
-use crate::tools;
 
-/// Which configured hooks run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrustPolicy {
-    /// Every enabled hook, trusted or not (replay and headless default; what
-    /// Codex's `--dangerously-bypass-hook-trust` does). Untrusted runs are
-    /// recorded as such in their `hook/result` decision (`"trust"`).
-    RunAll,
-    /// Only managed hooks and hooks whose `trusted_hash` matches (what Codex
-    /// does by default).
-    TrustedOnly,
-}
+mod tool_seams;
+mod turns;
+
+pub use crate::config::TrustPolicy;
 
 /// The plugin's name and the prefix of every source it reports.
 pub const PLUGIN_NAME: &str = "codex-hooks";
 
 /// How long a legacy `notify` program may run (Codex does not wait for it;
 /// dsh waits so the log stays in order, but not forever).
-const NOTIFY_TIMEOUT: Duration = Duration::from_secs(60);
-
-struct PreMemo {
-    outcome: PreToolOutcome,
-}
+pub(crate) const NOTIFY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The Codex hooks bridge.
 pub struct CodexPlugin {
-    handlers: Vec<Handler>,
     notify: Option<NotifyConfig>,
-    runner: HookRunner,
-    policy: TrustPolicy,
+    engine: Engine<Codex>,
     config: CodexConfig,
     permission_mode: Option<String>,
-    pre_memo: Mutex<HashMap<String, PreMemo>>,
-    tool_inputs: Mutex<HashMap<String, Value>>,
 }
 
 impl CodexConfig {
@@ -72,19 +56,8 @@ impl CodexConfig {
     }
 }
 
-/// One run, as recorded.
-struct RunRecord {
-    handler: Handler,
-    invocation_id: String,
-    run: Option<HookRun>,
-    interpretation: Interpretation,
-    contexts: Vec<String>,
-    notes: Map<String, Value>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
+/// One awaited run, read.
+type Fired = dsh_hooks::Fired<Codex>;
 
 /// A stable, UUID-shaped id for turn `turn` of `session_id` (the same on replay).
 pub fn turn_id(session_id: &str, turn: u64) -> String {
@@ -94,34 +67,6 @@ pub fn turn_id(session_id: &str, turn: u64) -> String {
     bytes[6] = (bytes[6] & 0x0f) | 0x80;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
     uuid::Uuid::from_bytes(bytes).to_string()
-}
-
-fn run_facts(run: &HookRun) -> (RunEnd, String, String) {
-    let end = match &run.exit {
-        HookExit::Exited(code) => RunEnd::Exited(*code),
-        HookExit::Signaled(_) => RunEnd::Signaled,
-        HookExit::TimedOut => RunEnd::TimedOut {
-            secs: run.timeout.as_secs(),
-        },
-        HookExit::Cancelled => RunEnd::Cancelled,
-        HookExit::SpawnFailed(message) => RunEnd::SpawnFailed(message.clone()),
-        // Codex has no HTTP hooks; the runner only answers this for one.
-        HookExit::Responded(status) => RunEnd::SpawnFailed(format!("HTTP status {status}")),
-    };
-    (end, run.stdout.text(), run.stderr.text())
-}
-
-fn effect_json(effect: &Effect) -> Value {
-    match effect {
-        Effect::None => json!({ "effect": "none" }),
-        Effect::Block { reason } => json!({ "effect": "block", "reason": reason }),
-        Effect::Stop { reason } => json!({ "effect": "stop", "reason": reason }),
-        Effect::Rewrite { updated_input } => {
-            json!({ "effect": "rewrite", "updated_input": updated_input })
-        }
-        Effect::PermissionAllow => json!({ "effect": "allow" }),
-        Effect::PermissionDeny { message } => json!({ "effect": "deny", "message": message }),
-    }
 }
 
 /// The model-facing text of a PreToolUse block.
@@ -157,14 +102,18 @@ impl CodexPlugin {
     /// A plugin over `config`.
     pub fn new(config: CodexConfig, runner: HookRunner, policy: TrustPolicy) -> Self {
         CodexPlugin {
-            handlers: config.handlers.clone(),
             notify: config.notify.clone(),
-            runner,
-            policy,
+            engine: Engine::new(
+                Codex {
+                    handlers: config.handlers.clone(),
+                    policy,
+                    shell: config.discovery.shell.clone(),
+                    spill_dir: config.discovery.spill_dir.clone(),
+                },
+                runner,
+            ),
             config,
             permission_mode: None,
-            pre_memo: Mutex::new(HashMap::new()),
-            tool_inputs: Mutex::new(HashMap::new()),
         }
     }
 
@@ -195,27 +144,9 @@ impl CodexPlugin {
         turn_id(&ctx.session.session_id, ctx.turn.unwrap_or(0))
     }
 
-    fn select(&self, event: CodexEvent, matcher_input: Option<(&str, &[&str])>) -> Vec<Handler> {
-        self.handlers
-            .iter()
-            .filter(|handler| handler.event == event)
-            .filter(|handler| match self.policy {
-                TrustPolicy::RunAll => handler.trust != TrustState::Disabled,
-                TrustPolicy::TrustedOnly => handler.trust.runs_when_trusted_only(),
-            })
-            .filter(|handler| match matcher_input {
-                Some((name, aliases)) if event.honours_matcher() => {
-                    handler.matcher.matches(name, aliases)
-                }
-                _ => true,
-            })
-            .cloned()
-            .collect()
-    }
-
-    /// Runs every selected handler of `event` with `payload`, recording
-    /// `hook/invoked` before any starts. Results are recorded by the caller
-    /// (after merging) through [`CodexPlugin::record_results`].
+    /// Runs every selected handler of `event` with `payload` through the
+    /// engine (`hook/invoked` for each before any starts). Results are
+    /// recorded by the caller, after merging, with [`CodexPlugin::record`].
     async fn run_event(
         &self,
         ctx: &SeamContext,
@@ -224,168 +155,39 @@ impl CodexPlugin {
         matcher_input: Option<(&str, &[&str])>,
         call_id: Option<&str>,
         cancel: &CancellationToken,
-    ) -> Vec<RunRecord> {
-        let selected = self.select(event, matcher_input);
+    ) -> Vec<Fired> {
+        let selected = self.engine.select(event, &matcher_input);
         if selected.is_empty() {
             return Vec::new();
         }
         let stdin = payload::to_stdin(payload);
-        let mut records = Vec::with_capacity(selected.len());
-        for handler in selected {
-            let invocation_id = uuid::Uuid::new_v4().to_string();
-            ctx.sink.record(EventBody::HookInvoked {
-                turn: ctx.turn,
-                invocation_id: invocation_id.clone(),
-                dialect: Dialect::Codex,
-                event: event.as_str().to_owned(),
-                seam: event.seam().to_owned(),
-                matcher: handler.matcher_text.clone(),
-                origin: Some(handler.origin.clone()),
-                command: handler.command.clone(),
-                input: payload.clone(),
-                call_id: call_id.map(str::to_owned),
-            });
-            records.push(RunRecord {
-                handler,
-                invocation_id,
-                run: None,
-                interpretation: Interpretation {
-                    status: RunStatus::Completed,
-                    entries: Vec::new(),
-                    effect: Effect::None,
-                    contexts: Vec::new(),
-                    system_message: None,
-                    parsed: None,
-                },
-                contexts: Vec::new(),
-                notes: Map::new(),
-            });
-        }
-        let spec = |handler: &Handler| HookSpec {
-            program: HookProgram::Shell {
-                shell: self.config.discovery.shell.clone(),
-                command: crate::plugins::command_for(handler),
-            },
-            cwd: ctx.session.cwd.clone(),
-            env: crate::plugins::hook_env(handler),
-            stdin: stdin.clone(),
-            timeout: Duration::from_secs(handler.timeout_secs),
+        let codex = self.engine.dialect();
+        let firing = Firing {
+            event,
+            payload,
+            call_id,
+            cancel,
         };
-        let mut sync_specs = Vec::new();
-        let mut sync_index = Vec::new();
-        for (index, record) in records.iter_mut().enumerate() {
-            if record.handler.is_async {
-                // Codex 0.169 does not wait for async handlers and ignores
-                // their decisions; dsh starts them detached the same way.
-                drop(self.runner.spawn_detached(spec(&record.handler)));
-                record.notes.insert(
-                    "why".into(),
-                    Value::from("async handler: not awaited; its output cannot affect the action"),
-                );
-            } else {
-                sync_specs.push(spec(&record.handler));
-                sync_index.push(index);
-            }
-        }
-        let runs = self.runner.run_all(sync_specs, cancel).await;
-        for (index, run) in sync_index.into_iter().zip(runs) {
-            let Some(record) = records.get_mut(index) else {
-                continue;
-            };
-            let (end, stdout, stderr) = run_facts(&run);
-            let interpretation = interpret(
-                event,
-                &RunFacts {
-                    end,
-                    stdout: &stdout,
-                    stderr: &stderr,
-                },
-            );
-            for context in &interpretation.contexts {
-                let (text, error) = limit_context(
-                    context,
-                    record.handler.context_limit,
-                    &self.config.discovery.spill_dir,
-                    &ctx.session.session_id,
-                );
-                if let Some(error) = error {
-                    tracing::warn!("{error}");
-                    record
-                        .notes
-                        .insert("spill_error".into(), Value::from(error));
-                }
-                record.contexts.push(text);
-            }
-            if let Some(message) = &interpretation.system_message {
-                ctx.sink.tell_user(UserNotice {
-                    source: format!("codex:{event}"),
-                    text: message.clone(),
-                    level: NoticeLevel::Info,
-                });
-            }
-            record.interpretation = interpretation;
-            record.run = Some(run);
-        }
-        records
+        self.engine
+            .fire(
+                ctx,
+                &firing,
+                selected,
+                |_, handler| codex.launch(ctx, handler, &stdin),
+                |handler, finished| codex.read(ctx, event, handler, finished),
+            )
+            .await
     }
 
-    fn record_results(&self, ctx: &SeamContext, records: &[RunRecord]) {
-        for record in records {
-            let interpretation = &record.interpretation;
-            let mut decision = Map::new();
-            decision.insert(
-                "status".into(),
-                Value::from(if record.run.is_some() {
-                    interpretation.status.as_str()
-                } else {
-                    "running"
-                }),
-            );
-            if let Value::Object(effect) = effect_json(&interpretation.effect) {
-                decision.extend(effect);
-            }
-            decision.insert(
-                "entries".into(),
-                Value::Array(
-                    interpretation
-                        .entries
-                        .iter()
-                        .map(|entry| json!({ "kind": entry.kind.as_str(), "text": entry.text }))
-                        .collect(),
-                ),
-            );
-            if !record.contexts.is_empty() {
-                decision.insert("contexts".into(), json!(record.contexts));
-            }
-            decision.insert("trust".into(), Value::from(record.handler.trust.as_str()));
-            decision.extend(record.notes.clone());
-            let error = interpretation
-                .entries
-                .iter()
-                .find(|entry| entry.kind == EntryKind::Error)
-                .map(|entry| entry.text.clone());
-            let facts = match &record.run {
-                Some(run) => ProcessFacts {
-                    error,
-                    ..ProcessFacts::of(run)
-                },
-                None => ProcessFacts::detached(),
-            };
-            let body = facts.into_event(
-                ctx.turn,
-                record.invocation_id.clone(),
-                interpretation.parsed.clone(),
-                Value::Object(decision),
-            );
-            ctx.sink.record(body);
-        }
+    fn record(&self, ctx: &SeamContext, event: CodexEvent, records: &[Fired]) {
+        self.engine.record(ctx, event, records, &|_, _| {});
     }
 
-    fn context_entries(event: CodexEvent, records: &[RunRecord]) -> Vec<ContextEntry> {
+    fn context_entries(event: CodexEvent, records: &[Fired]) -> Vec<ContextEntry> {
         records
             .iter()
             .flat_map(|record| {
-                record.contexts.iter().map(move |text| {
+                record.reading.contexts.iter().map(move |text| {
                     ContextEntry::new(
                         text.clone(),
                         format!("codex:{event}:{}", record.handler.origin),
@@ -395,184 +197,10 @@ impl CodexPlugin {
             .collect()
     }
 
-    fn mark_won(
-        records: &mut [RunRecord],
-        winner: Option<usize>,
-        decisive: impl Fn(&Effect) -> bool,
-    ) {
-        for (index, record) in records.iter_mut().enumerate() {
-            if decisive(&record.interpretation.effect) {
-                record
-                    .notes
-                    .insert("won".into(), Value::Bool(Some(index) == winner));
-            }
-        }
-    }
-
-    fn existing_file(ctx: &SeamContext, tool: &str, arguments: &Value) -> Option<String> {
-        if tool != "write" {
-            return None;
-        }
-        let path = arguments.get("file_path").and_then(Value::as_str)?;
-        let path = ctx.session.cwd.join(path);
-        std::fs::read_to_string(path).ok()
-    }
-
-    /// Runs PreToolUse for a call and memoizes the outcome; returns the rewrite.
-    async fn run_pre_tool_use(
-        &self,
-        ctx: &SeamContext,
-        call_id: &str,
-        tool: &str,
-        arguments: &Value,
-    ) -> InputRewrite {
-        let event = CodexEvent::PreToolUse;
-        let name = tools::hook_tool_name(tool);
-        let existing = Self::existing_file(ctx, tool, arguments);
-        let tool_input =
-            tools::hook_tool_input(tool, arguments, &ctx.session.cwd, existing.as_deref());
-        let payload = payload::pre_tool_use(
-            &self.base(ctx),
-            &Self::turn_id(ctx),
-            name,
-            &tool_input,
-            call_id,
-        );
-        let mut records = self
-            .run_event(
-                ctx,
-                event,
-                &payload,
-                Some((name, tool_aliases(name))),
-                Some(call_id),
-                &ctx.cancel,
-            )
-            .await;
-        // Apply rewrites; a rewrite dsh cannot express fails that run.
-        let mut rewritten: Option<(usize, Value)> = None;
-        let mut conflicts = Vec::new();
-        for (index, record) in records.iter_mut().enumerate() {
-            if let Effect::Rewrite { updated_input } = &record.interpretation.effect {
-                match tools::arguments_from_updated_input(
-                    tool,
-                    arguments,
-                    updated_input,
-                    &ctx.session.cwd,
-                ) {
-                    Ok(new_arguments) => {
-                        if rewritten.is_none() {
-                            rewritten = Some((index, new_arguments));
-                        } else {
-                            conflicts.push(record.handler.origin.clone());
-                        }
-                    }
-                    Err(error) => {
-                        let mut failed = record.interpretation.clone();
-                        failed.status = RunStatus::Failed;
-                        failed.effect = Effect::None;
-                        failed.entries.push(crate::output::OutputEntry {
-                            kind: EntryKind::Error,
-                            text: error,
-                        });
-                        record.interpretation = failed;
-                    }
-                }
-            }
-        }
-        let block = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
-                Effect::Block { reason } => Some((index, reason.clone())),
-                _ => None,
-            }
+    fn mark_won(records: &mut [Fired], winner: Option<usize>, decisive: impl Fn(&Effect) -> bool) {
+        mark_winner(records, winner, |reading: &Reading| {
+            decisive(&reading.interpretation.effect)
         });
-        let contexts = Self::context_entries(event, &records);
-        let decision = match &block {
-            Some((_, reason)) => PreToolDecision::Deny {
-                reason: pre_tool_block_text(reason, &tool_input),
-            },
-            None => PreToolDecision::Allow,
-        };
-        Self::mark_won(
-            &mut records,
-            block.as_ref().map(|(index, _)| *index),
-            |effect| matches!(effect, Effect::Block { .. }),
-        );
-        if block.is_none() {
-            Self::mark_won(
-                &mut records,
-                rewritten.as_ref().map(|(index, _)| *index),
-                |effect| matches!(effect, Effect::Rewrite { .. }),
-            );
-        }
-        self.record_results(ctx, &records);
-        lock(&self.pre_memo).insert(
-            call_id.to_owned(),
-            PreMemo {
-                outcome: PreToolOutcome { decision, contexts },
-            },
-        );
-        match (block, rewritten) {
-            (None, Some((index, arguments))) => InputRewrite::Rewrite {
-                arguments,
-                by: records
-                    .get(index)
-                    .map(|record| format!("codex:PreToolUse:{}", record.handler.origin))
-                    .unwrap_or_default(),
-                conflicts,
-            },
-            _ => InputRewrite::Keep,
-        }
-    }
-
-    async fn run_notify(&self, ctx: &SeamContext, notify: &NotifyConfig, summary: &TurnSummary) {
-        let Some((program, args)) = notify.argv.split_first() else {
-            return;
-        };
-        let payload = payload::notify(
-            &ctx.session.session_id,
-            &turn_id(&ctx.session.session_id, summary.turn),
-            &ctx.session.cwd.display().to_string(),
-            std::slice::from_ref(&summary.prompt),
-            summary.last_assistant_message.as_deref(),
-        );
-        let json_arg = serde_json::to_string(&payload).unwrap_or_default();
-        let mut argv = args.to_vec();
-        argv.push(json_arg);
-        let invocation_id = uuid::Uuid::new_v4().to_string();
-        ctx.sink.record(EventBody::HookInvoked {
-            turn: Some(summary.turn),
-            invocation_id: invocation_id.clone(),
-            dialect: Dialect::Codex,
-            event: "notify".to_owned(),
-            seam: "turn-end".to_owned(),
-            matcher: None,
-            origin: Some(format!("{}#notify", notify.origin.display())),
-            command: notify.argv.join(" "),
-            input: payload.clone(),
-            call_id: None,
-        });
-        let run = self
-            .runner
-            .run(
-                HookSpec {
-                    program: HookProgram::Exec {
-                        program: program.clone(),
-                        args: argv,
-                    },
-                    cwd: ctx.session.cwd.clone(),
-                    env: Vec::new(),
-                    stdin: Vec::new(),
-                    timeout: NOTIFY_TIMEOUT,
-                },
-                &CancellationToken::new(),
-            )
-            .await;
-        ctx.sink.record(ProcessFacts::of(&run).into_event(
-            Some(summary.turn),
-            invocation_id,
-            None,
-            json!({ "effect": "none", "why": "legacy notify is fire-and-forget; its output is ignored" }),
-        ));
     }
 }
 
@@ -600,7 +228,7 @@ impl Plugin for CodexPlugin {
             )
             .await;
         let stop = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
+            match &record.reading.interpretation.effect {
                 Effect::Stop { reason } => Some((index, reason.clone())),
                 _ => None,
             }
@@ -608,7 +236,7 @@ impl Plugin for CodexPlugin {
         Self::mark_won(&mut records, stop.as_ref().map(|(i, _)| *i), |effect| {
             matches!(effect, Effect::Stop { .. })
         });
-        self.record_results(ctx, &records);
+        self.record(ctx, event, &records);
         if let Some((_, reason)) = stop {
             ctx.control.request_stop(
                 reason.unwrap_or_else(|| "SessionStart hook stopped the session".to_owned()),
@@ -626,7 +254,7 @@ impl Plugin for CodexPlugin {
             .run_event(ctx, event, &payload, None, None, &ctx.cancel)
             .await;
         let decisive = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
+            match &record.reading.interpretation.effect {
                 Effect::Block { reason } => Some((index, true, Some(reason.clone()))),
                 Effect::Stop { reason } => Some((index, false, reason.clone())),
                 _ => None,
@@ -637,7 +265,7 @@ impl Plugin for CodexPlugin {
             decisive.as_ref().map(|(i, _, _)| *i),
             |effect| matches!(effect, Effect::Block { .. } | Effect::Stop { .. }),
         );
-        self.record_results(ctx, &records);
+        self.record(ctx, event, &records);
         let contexts = Self::context_entries(event, &records);
         match decisive {
             Some((_, true, reason)) => PromptDecision::Block {
@@ -653,88 +281,19 @@ impl Plugin for CodexPlugin {
         }
     }
 
-    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> InputRewrite {
+    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
         self.run_pre_tool_use(ctx, &call.call_id, &call.tool, &call.arguments)
             .await
-    }
-
-    async fn pre_execute(&self, ctx: &SeamContext, exec: &ToolExecution) -> PreToolOutcome {
-        let existing = Self::existing_file(ctx, &exec.tool, &exec.arguments);
-        let tool_input = tools::hook_tool_input(
-            &exec.tool,
-            &exec.arguments,
-            &ctx.session.cwd,
-            existing.as_deref(),
-        );
-        lock(&self.tool_inputs).insert(exec.call_id.clone(), tool_input);
-        let memo = lock(&self.pre_memo).remove(&exec.call_id);
-        match memo {
-            Some(memo) => memo.outcome,
-            None => {
-                // rewrite_input did not run for this call (nested dispatch):
-                // run PreToolUse now; a rewrite can no longer be applied.
-                let _ = self
-                    .run_pre_tool_use(ctx, &exec.call_id, &exec.tool, &exec.arguments)
-                    .await;
-                lock(&self.pre_memo)
-                    .remove(&exec.call_id)
-                    .map(|memo| memo.outcome)
-                    .unwrap_or_else(PreToolOutcome::allow)
-            }
-        }
     }
 
     async fn approve(
         &self,
         ctx: &SeamContext,
         exec: &ToolExecution,
-        _reason: Option<&str>,
+        reason: Option<&str>,
+        review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
-        let event = CodexEvent::PermissionRequest;
-        let name = tools::hook_tool_name(&exec.tool);
-        let pre_input = lock(&self.tool_inputs)
-            .get(&exec.call_id)
-            .cloned()
-            .unwrap_or_else(|| {
-                tools::hook_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd, None)
-            });
-        let tool_input = tools::permission_tool_input(&pre_input, &exec.tool, &exec.arguments);
-        let payload =
-            payload::permission_request(&self.base(ctx), &Self::turn_id(ctx), name, &tool_input);
-        let mut records = self
-            .run_event(
-                ctx,
-                event,
-                &payload,
-                Some((name, tool_aliases(name))),
-                Some(&exec.call_id),
-                &ctx.cancel,
-            )
-            .await;
-        let deny = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
-                Effect::PermissionDeny { message } => Some((index, message.clone())),
-                _ => None,
-            }
-        });
-        let allow = records
-            .iter()
-            .position(|record| record.interpretation.effect == Effect::PermissionAllow);
-        let winner = deny.as_ref().map(|(index, _)| *index).or(allow);
-        Self::mark_won(&mut records, winner, |effect| {
-            matches!(
-                effect,
-                Effect::PermissionAllow | Effect::PermissionDeny { .. }
-            )
-        });
-        self.record_results(ctx, &records);
-        match (deny, allow) {
-            (Some((_, message)), _) => ApprovalDecision::Deny {
-                message: permission_denied_text(&exec.tool, &message),
-            },
-            (None, Some(_)) => ApprovalDecision::AllowOnce,
-            (None, None) => ApprovalDecision::Abstain,
-        }
+        self.on_approve(ctx, exec, reason, review).await
     }
 
     async fn post_execute(
@@ -744,67 +303,7 @@ impl Plugin for CodexPlugin {
         outcome: &ToolOutcome,
         duration: Duration,
     ) -> PostToolDecision {
-        let tool_input = lock(&self.tool_inputs).remove(&exec.call_id);
-        if outcome.disposition != Disposition::Executed {
-            return PostToolDecision::accept();
-        }
-        let event = CodexEvent::PostToolUse;
-        let name = tools::hook_tool_name(&exec.tool);
-        let tool_input = tool_input.unwrap_or_else(|| {
-            let original = outcome
-                .value
-                .as_ref()
-                .and_then(|value| value.get("original_file"))
-                .and_then(Value::as_str);
-            tools::hook_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd, original)
-        });
-        let tool_response = tools::hook_tool_response(
-            &exec.tool,
-            &exec.arguments,
-            &ctx.session.cwd,
-            outcome.is_error,
-            &outcome.content,
-            outcome.value.as_ref(),
-            duration,
-        );
-        let payload = payload::post_tool_use(
-            &self.base(ctx),
-            &Self::turn_id(ctx),
-            name,
-            &tool_input,
-            &tool_response,
-            &exec.call_id,
-        );
-        let mut records = self
-            .run_event(
-                ctx,
-                event,
-                &payload,
-                Some((name, tool_aliases(name))),
-                Some(&exec.call_id),
-                &ctx.cancel,
-            )
-            .await;
-        let replace = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
-                Effect::Block { reason } => Some((index, reason.clone())),
-                Effect::Stop {
-                    reason: Some(reason),
-                } => Some((index, reason.clone())),
-                _ => None,
-            }
-        });
-        Self::mark_won(&mut records, replace.as_ref().map(|(i, _)| *i), |effect| {
-            matches!(effect, Effect::Block { .. } | Effect::Stop { .. })
-        });
-        self.record_results(ctx, &records);
-        PostToolDecision {
-            action: match replace {
-                Some((_, content)) => PostToolAction::ReplaceContent { content },
-                None => PostToolAction::Accept,
-            },
-            contexts: Self::context_entries(event, &records),
-        }
+        self.on_post_execute(ctx, exec, outcome, duration).await
     }
 
     async fn turn_continuation(
@@ -812,82 +311,7 @@ impl Plugin for CodexPlugin {
         ctx: &SeamContext,
         input: &ContinuationInput,
     ) -> ContinuationDecision {
-        let event = CodexEvent::Stop;
-        let last = Some(input.last_assistant_message.as_str()).filter(|text| !text.is_empty());
-        let payload = payload::stop(
-            &self.base(ctx),
-            &Self::turn_id(ctx),
-            input.forced_continuations > 0,
-            last,
-        );
-        let mut records = self
-            .run_event(ctx, event, &payload, None, None, &ctx.cancel)
-            .await;
-        let halt = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.interpretation.effect {
-                Effect::Stop { reason } => Some((index, reason.clone())),
-                _ => None,
-            }
-        });
-        if let Some((winner, reason)) = halt {
-            Self::mark_won(&mut records, Some(winner), |effect| {
-                matches!(effect, Effect::Stop { .. } | Effect::Block { .. })
-            });
-            self.record_results(ctx, &records);
-            return ContinuationDecision::Halt {
-                reason: reason.unwrap_or_else(|| "Stop hook stopped the turn".to_owned()),
-            };
-        }
-        let prompts: Vec<String> = records
-            .iter()
-            .filter_map(|record| match &record.interpretation.effect {
-                Effect::Block { reason } => Some(hook_prompt(
-                    event,
-                    record.handler.display_order,
-                    &record.handler.source_path,
-                    reason,
-                )),
-                _ => None,
-            })
-            .collect();
-        if prompts.is_empty() {
-            self.record_results(ctx, &records);
-            return ContinuationDecision::Stop;
-        }
-        let cap = self.config.discovery.stop_block_cap;
-        if input.forced_continuations >= cap {
-            let text = format!(
-                "Codex Stop hooks blocked {} consecutive times in this turn; dsh's cap is {cap}, so the turn ends (Codex itself has no cap)",
-                input.forced_continuations
-            );
-            for record in &mut records {
-                if matches!(record.interpretation.effect, Effect::Block { .. }) {
-                    record.notes.insert("won".into(), Value::Bool(false));
-                    record
-                        .notes
-                        .insert("capped".into(), Value::from(text.clone()));
-                }
-            }
-            self.record_results(ctx, &records);
-            tracing::warn!("{text}");
-            ctx.sink.tell_user(UserNotice {
-                source: "codex:Stop".to_owned(),
-                text,
-                level: NoticeLevel::Warning,
-            });
-            return ContinuationDecision::Stop;
-        }
-        for record in &mut records {
-            if matches!(record.interpretation.effect, Effect::Block { .. }) {
-                record.notes.insert("won".into(), Value::Bool(true));
-            }
-        }
-        self.record_results(ctx, &records);
-        ContinuationDecision::Continue {
-            reason: Some(prompts.join("\n")),
-            source: "codex:Stop".to_owned(),
-            contexts: Vec::new(),
-        }
+        self.on_turn_continuation(ctx, input).await
     }
 
     async fn before_model_request(&self, ctx: &SeamContext, _request: &ModelRequest) {
@@ -902,7 +326,7 @@ impl Plugin for CodexPlugin {
                 &ctx.cancel,
             )
             .await;
-        self.record_results(ctx, &records);
+        self.record(ctx, CodexEvent::PreModelRequest, &records);
     }
 
     async fn after_model_request(
@@ -930,12 +354,10 @@ impl Plugin for CodexPlugin {
                 &ctx.cancel,
             )
             .await;
-        self.record_results(ctx, &records);
+        self.record(ctx, CodexEvent::PostModelRequest, &records);
     }
 
     async fn turn_end(&self, ctx: &SeamContext, summary: &TurnSummary) {
-        lock(&self.pre_memo).clear();
-        lock(&self.tool_inputs).clear();
         match summary.reason {
             TurnEndReason::Interrupted => {
                 let payload = payload::interrupt(
@@ -953,7 +375,7 @@ impl Plugin for CodexPlugin {
                         &CancellationToken::new(),
                     )
                     .await;
-                self.record_results(ctx, &records);
+                self.record(ctx, CodexEvent::Interrupt, &records);
             }
             TurnEndReason::Completed | TurnEndReason::Stopped => {
                 if let Some(notify) = &self.notify {
@@ -976,6 +398,6 @@ impl Plugin for CodexPlugin {
                 &CancellationToken::new(),
             )
             .await;
-        self.record_results(ctx, &records);
+        self.record(ctx, CodexEvent::SessionEnd, &records);
     }
 }

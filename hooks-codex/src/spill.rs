@@ -66,9 +66,9 @@ pub fn limit_context(
         return (text.to_owned(), None);
     }
     let dir = spill_dir.join(thread_id);
-    let path: PathBuf = dir.join(format!("{}.txt", uuid::Uuid::new_v4()));
-    let error = std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(&path, text))
+    let name = dsh_hooks::spill::unique_name("", ".txt");
+    let path: PathBuf = dir.join(&name);
+    let error = dsh_hooks::spill::write(&dir, &name, text)
         .err()
         .map(|err| format!("could not save hook output to {}: {err}", path.display()));
     (truncated_context(text, limit, &path), error)

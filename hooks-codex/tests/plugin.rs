@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use dsh_hook_runner::{HookRunner, RunnerConfig};
 use dsh_hooks_codex::{CodexDiscovery, TrustPolicy, load};
-use dsh_protocol::{EventBody, TurnEndReason};
+use dsh_protocol::{EventBody, HookRunStatus, TurnEndReason};
 use dsh_seams::{
     CancellationToken, ContinuationDecision, ContinuationInput, Disposition, InputRewrite, Plugin,
     PostToolAction, PreToolDecision, PromptDecision, PromptInput, ProposedCall, SeamContext,
@@ -143,13 +143,15 @@ async fn pre_tool_use_block_is_recorded_and_denies_with_codex_text() {
         8,
     );
     let call = bash_call("rm -rf build");
-    assert_eq!(
-        h.plugin.rewrite_input(&h.ctx, &call).await,
-        InputRewrite::Keep
-    );
+    let review = h.plugin.rewrite_input(&h.ctx, &call).await;
+    assert_eq!(review.rewrite, InputRewrite::Keep);
     let outcome = h
         .plugin
-        .pre_execute(&h.ctx, &sealed(&call, call.arguments.clone()))
+        .pre_execute(
+            &h.ctx,
+            &sealed(&call, call.arguments.clone()),
+            review.verdict.as_ref(),
+        )
         .await;
     assert_eq!(
         outcome.decision,
@@ -203,16 +205,16 @@ async fn pre_tool_use_block_is_recorded_and_denies_with_codex_text() {
         stderr,
         "dangerous command blocked: rm -rf is not allowed here\n"
     );
-    assert_eq!(decision["status"], "blocked");
-    assert_eq!(decision["won"], true);
-    assert_eq!(decision["trust"], "untrusted");
+    assert_eq!(decision.status, Some(HookRunStatus::Blocked));
+    assert_eq!(decision.won, Some(true));
+    assert_eq!(decision.trust.as_deref(), Some("untrusted"));
     let EventBody::HookResult {
         decision, error, ..
     } = &events[3]
     else {
         panic!()
     };
-    assert_eq!(decision["status"], "failed");
+    assert_eq!(decision.status, Some(HookRunStatus::Failed));
     assert_eq!(
         error.as_deref(),
         Some("hook returned invalid pre-tool-use JSON output")
@@ -228,21 +230,21 @@ async fn pre_tool_use_rewrite_runs_before_sealing_and_keeps_context() {
         8,
     );
     let call = bash_call("make deploy");
-    let rewrite = h.plugin.rewrite_input(&h.ctx, &call).await;
+    let review = h.plugin.rewrite_input(&h.ctx, &call).await;
     let InputRewrite::Rewrite {
         arguments,
         by,
         conflicts,
-    } = rewrite
+    } = review.rewrite
     else {
-        panic!("{rewrite:?}")
+        panic!("{review:?}")
     };
     assert_eq!(arguments, json!({"command": "make deploy --dry-run"}));
     assert!(by.starts_with("codex:PreToolUse:"), "{by}");
     assert!(conflicts.is_empty());
     let outcome = h
         .plugin
-        .pre_execute(&h.ctx, &sealed(&call, arguments))
+        .pre_execute(&h.ctx, &sealed(&call, arguments), review.verdict.as_ref())
         .await;
     assert_eq!(outcome.decision, PreToolDecision::Allow);
     assert_eq!(outcome.contexts.len(), 1);
@@ -265,8 +267,11 @@ async fn post_tool_use_exit2_replaces_output_and_sees_codex_shapes() {
     );
     let call = bash_call("echo hi");
     let exec = sealed(&call, call.arguments.clone());
-    let _ = h.plugin.rewrite_input(&h.ctx, &call).await;
-    let _ = h.plugin.pre_execute(&h.ctx, &exec).await;
+    let review = h.plugin.rewrite_input(&h.ctx, &call).await;
+    let _ = h
+        .plugin
+        .pre_execute(&h.ctx, &exec, review.verdict.as_ref())
+        .await;
     let outcome = ToolOutcome::success(
         "hi\n",
         Some(json!({"stdout": "hi\n", "stderr": "", "exit_code": 0})),
@@ -398,8 +403,8 @@ async fn stop_block_continues_with_hook_prompt_then_caps() {
     let EventBody::HookResult { decision, .. } = last else {
         panic!()
     };
-    assert_eq!(decision["won"], false);
-    assert!(decision["capped"].is_string());
+    assert_eq!(decision.won, Some(false));
+    assert!(decision.capped.is_some());
 }
 
 #[tokio::test]
@@ -458,7 +463,7 @@ async fn trusted_only_skips_untrusted_but_runs_trusted_hooks() {
     let EventBody::HookResult { decision, .. } = events(&h).pop().unwrap() else {
         panic!()
     };
-    assert_eq!(decision["trust"], "trusted");
+    assert_eq!(decision.trust.as_deref(), Some("trusted"));
 }
 
 #[tokio::test]

@@ -414,3 +414,24 @@ fn other_events_follow_codex() {
     );
     assert_eq!(error(&i), "error:hook exited without a status code");
 }
+
+/// The event facts `dsh hooks check` reads agree with the interpreter:
+/// exit 2 with a reason blocks exactly where `exit2_blocks` says so.
+#[test]
+fn exit2_blocks_is_what_the_interpreter_does() {
+    for event in CodexEvent::ALL {
+        let out = interpret(
+            event,
+            &RunFacts {
+                end: RunEnd::Exited(2),
+                stdout: "",
+                stderr: "NO",
+            },
+        );
+        let blocks = matches!(
+            out.effect,
+            Effect::Block { .. } | Effect::PermissionDeny { .. }
+        );
+        assert_eq!(blocks, event.exit2_blocks(), "{event}: {out:?}");
+    }
+}

@@ -14,7 +14,7 @@ use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Diff, SessionUpdate, ToolCall as AcpToolCall, ToolCallContent,
     ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
-use dsh_protocol::{Event, EventBody};
+use dsh_protocol::{Event, EventBody, HookEffect};
 use dsh_seams::{NoticeLevel, UserNotice};
 use serde_json::Value;
 
@@ -318,7 +318,7 @@ impl Translator {
                 ..
             } => {
                 // The prompt-submit veto is shown once, by `prompt/blocked`.
-                if seam != "prompt-submit" {
+                if *seam != dsh_protocol::Seam::PromptSubmit {
                     self.hooks.insert(
                         invocation_id.clone(),
                         HookRun {
@@ -338,9 +338,16 @@ impl Translator {
                 let Some(run) = self.hooks.remove(invocation_id) else {
                     return Vec::new();
                 };
-                let effect = decision.get("effect").and_then(Value::as_str);
-                let reason = decision.get("reason").and_then(Value::as_str);
-                let (Some("deny" | "block"), Some(reason)) = (effect, reason) else {
+                let blocks = match decision.effect {
+                    HookEffect::Deny | HookEffect::Block => true,
+                    HookEffect::None
+                    | HookEffect::Allow
+                    | HookEffect::Ask
+                    | HookEffect::Defer
+                    | HookEffect::Stop
+                    | HookEffect::Rewrite => false,
+                };
+                let (true, Some(reason)) = (blocks, decision.best_reason()) else {
                     return Vec::new();
                 };
                 let message = agent_text(format!(
@@ -505,7 +512,7 @@ mod tests {
                 invocation_id: "h1".into(),
                 dialect: Dialect::Claude,
                 event: "PreToolUse".into(),
-                seam: "pre-execute".into(),
+                seam: dsh_protocol::Seam::PreExecute,
                 matcher: None,
                 origin: None,
                 command: "guard.sh".into(),
@@ -526,7 +533,10 @@ mod tests {
             stderr: "no".into(),
             error: None,
             parsed_output: None,
-            decision: json!({"effect": "deny", "reason": "rm -rf is not allowed"}),
+            decision: Box::new(dsh_protocol::HookDecision {
+                reason: Some("rm -rf is not allowed".into()),
+                ..dsh_protocol::HookDecision::of(HookEffect::Deny)
+            }),
             http_status: None,
         });
         // The hook judged the call before it was logged: the message waits

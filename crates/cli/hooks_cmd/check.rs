@@ -451,15 +451,7 @@ fn check_event(c: &mut Checker<'_>, name: &str, at: &str) -> Option<EventInfo> {
                 }
                 Some(EventInfo {
                     honours_matcher: event.supports_matcher(),
-                    exit2_blocks: matches!(
-                        event,
-                        HookEvent::PreToolUse
-                            | HookEvent::PermissionRequest
-                            | HookEvent::UserPromptSubmit
-                            | HookEvent::Stop
-                            | HookEvent::PostToolUse
-                            | HookEvent::PostToolUseFailure
-                    ),
+                    exit2_blocks: event.exit2_blocks(),
                 })
             }
             None => {
@@ -492,14 +484,7 @@ fn check_event(c: &mut Checker<'_>, name: &str, at: &str) -> Option<EventInfo> {
                 }
                 Some(EventInfo {
                     honours_matcher: event.honours_matcher(),
-                    exit2_blocks: matches!(
-                        event,
-                        CodexEvent::PreToolUse
-                            | CodexEvent::PermissionRequest
-                            | CodexEvent::PostToolUse
-                            | CodexEvent::UserPromptSubmit
-                            | CodexEvent::Stop
-                    ),
+                    exit2_blocks: event.exit2_blocks(),
                 })
             }
             None => {
@@ -761,6 +746,15 @@ fn check_timeout(c: &mut Checker<'_>, object: &Map<String, Value>, at: &str, nee
     };
     let at = format!("{at}.timeout");
     match value.as_f64() {
+        // The dialect loaders refuse such a file (no deadline can hold it).
+        Some(secs) if secs > 0.0 && std::time::Duration::try_from_secs_f64(secs).is_err() => c
+            .push(
+                Severity::Error,
+                "invalid-timeout",
+                Some(at),
+                needle,
+                format!("timeout {value} is more than a deadline can hold; dsh refuses this file"),
+            ),
         Some(secs) if secs >= 1000.0 => c.push(
             Severity::Warning,
             "timeout-milliseconds",

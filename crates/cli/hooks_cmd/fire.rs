@@ -297,7 +297,7 @@ pub(super) struct RunReport {
     pub stdout: String,
     pub stderr: String,
     pub error: Option<String>,
-    pub decision: Value,
+    pub decision: Option<dsh_protocol::HookDecision>, // none until the run ends
 }
 
 /// What one firing decided.
@@ -345,7 +345,7 @@ pub(super) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                     stdout: String::new(),
                     stderr: String::new(),
                     error: None,
-                    decision: Value::Null,
+                    decision: None,
                 });
             }
             EventBody::HookResult {
@@ -370,7 +370,7 @@ pub(super) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                     run.stdout = stdout.clone();
                     run.stderr = stderr.clone();
                     run.error = error.clone();
-                    run.decision = decision.clone();
+                    run.decision = Some((**decision).clone());
                 }
             }
             _ => {}
@@ -422,12 +422,15 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
             };
             let mut winner: Option<(Value, String)> = None;
             let mut conflicts = Vec::new();
+            let mut verdicts = Vec::new();
             for plugin in plugins {
+                let review = plugin.rewrite_input(&ctx, &call).await;
+                verdicts.push(review.verdict);
                 if let InputRewrite::Rewrite {
                     arguments,
                     by,
                     conflicts: lost,
-                } = plugin.rewrite_input(&ctx, &call).await
+                } = review.rewrite
                 {
                     conflicts.extend(lost);
                     match winner {
@@ -450,8 +453,8 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                 parent_execution_id: None,
             };
             let mut outcome = PreToolOutcome::allow();
-            for plugin in plugins {
-                let own = plugin.pre_execute(&ctx, &exec).await;
+            for (plugin, verdict) in plugins.iter().zip(&verdicts) {
+                let own = plugin.pre_execute(&ctx, &exec, verdict.as_ref()).await;
                 outcome.contexts.extend(own.contexts);
                 match own.decision {
                     PreToolDecision::Allow => {}
@@ -512,7 +515,7 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
             };
             let mut combined = ApprovalDecision::Abstain;
             for plugin in plugins {
-                match plugin.approve(&ctx, &exec, None).await {
+                match plugin.approve(&ctx, &exec, None, None).await {
                     ApprovalDecision::Abstain => {}
                     ApprovalDecision::AllowOnce => {
                         if combined == ApprovalDecision::Abstain {
@@ -860,7 +863,8 @@ pub(super) fn render_run(out: &mut String, index: usize, run: &RunReport, projec
     if let Some(error) = &run.error {
         out.push_str(&format!("     error: {}\n", excerpt(error, 240)));
     }
-    out.push_str(&format!("     decision: {}\n", run.decision));
+    let decision = serde_json::to_string(&run.decision).unwrap_or_default();
+    out.push_str(&format!("     decision: {decision}\n"));
 }
 
 fn render(report: &FireReport, project: &Path) -> String {

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use dsh_protocol::{Event, EventBody};
+use dsh_protocol::{Event, EventBody, HookDecision, HookEffect, Seam};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{Format, excerpt, load_session, resolve_session};
 
@@ -16,23 +16,29 @@ struct Entry {
     turn: Option<u64>,
     dialect: String,
     event: String,
-    seam: String,
+    seam: Seam,
     command: String,
     origin: Option<String>,
     call_id: Option<String>,
     outcome: String,
     exit_code: Option<i32>,
-    decision: Value,
+    decision: HookDecision,
     effect: String,
     why: Option<String>,
     then: String,
 }
 
 /// The effects that mean "no" (or "stop").
-fn is_denial(decision: &Value) -> bool {
-    let effect = decision.get("effect").and_then(Value::as_str).unwrap_or("");
-    matches!(effect, "deny" | "block" | "ask" | "defer" | "stop")
-        || decision.get("continue") == Some(&Value::Bool(false))
+fn is_denial(decision: &HookDecision) -> bool {
+    let says_no = match decision.effect {
+        HookEffect::Deny
+        | HookEffect::Block
+        | HookEffect::Ask
+        | HookEffect::Defer
+        | HookEffect::Stop => true,
+        HookEffect::None | HookEffect::Allow | HookEffect::Rewrite => false,
+    };
+    says_no || decision.stops()
 }
 
 /// What the runtime did after the hook result at `index`.
@@ -40,7 +46,7 @@ fn what_followed(
     events: &[Event],
     index: usize,
     turn: Option<u64>,
-    seam: &str,
+    seam: Seam,
     call_id: Option<&str>,
 ) -> String {
     let later = &events[index + 1..];
@@ -52,7 +58,7 @@ fn what_followed(
                     call_id: id,
                     rewritten_by: Some(by),
                     ..
-                } if id == call_id && seam == "pre-execute" => {
+                } if id == call_id && seam == Seam::PreExecute => {
                     parts.push(format!("call arguments rewritten by {by}"));
                 }
                 EventBody::ToolResult {
@@ -80,13 +86,13 @@ fn what_followed(
     }
     for event in later {
         match &event.body {
-            EventBody::PromptBlocked { reason, .. } if seam == "prompt-submit" => {
+            EventBody::PromptBlocked { reason, .. } if seam == Seam::PromptSubmit => {
                 return format!("prompt blocked: {}", excerpt(reason, 120));
             }
-            EventBody::UserMessage { content, .. } if seam == "prompt-submit" => {
+            EventBody::UserMessage { content, .. } if seam == Seam::PromptSubmit => {
                 return format!("prompt sent to the model: {}", excerpt(content, 80));
             }
-            EventBody::SteeringMessage { content, .. } if seam == "turn-continuation" => {
+            EventBody::SteeringMessage { content, .. } if seam == Seam::TurnContinuation => {
                 return format!("turn continued: {}", excerpt(content, 120));
             }
             EventBody::TurnEnd {
@@ -180,14 +186,11 @@ pub(super) fn run(
         if denied && !is_denial(decision) {
             continue;
         }
-        let effect = decision
-            .get("effect")
-            .and_then(Value::as_str)
-            .unwrap_or("none")
-            .to_owned();
-        let why = ["reason", "message", "stop_reason", "why", "overridden"]
-            .iter()
-            .find_map(|key| decision.get(*key).and_then(Value::as_str))
+        let effect = decision.effect.as_str().to_owned();
+        let why = decision
+            .best_reason()
+            .or(decision.why.as_deref())
+            .or(decision.override_text())
             .map(str::to_owned)
             .or_else(|| error.clone());
         entries.push(Entry {
@@ -195,7 +198,7 @@ pub(super) fn run(
             turn: *turn,
             dialect: dialect.as_str().to_owned(),
             event: hook_event.clone(),
-            seam: seam.clone(),
+            seam: *seam,
             command: command.clone(),
             origin: origin.clone(),
             call_id: call_id.clone(),
@@ -204,10 +207,10 @@ pub(super) fn run(
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default(),
             exit_code: *exit_code,
-            decision: decision.clone(),
+            decision: (**decision).clone(),
             effect,
             why,
-            then: what_followed(&events, index, *turn, seam, call_id.as_deref()),
+            then: what_followed(&events, index, *turn, *seam, call_id.as_deref()),
         });
     }
     match format {
@@ -248,10 +251,10 @@ pub(super) fn run(
                 let exit = entry
                     .exit_code
                     .map_or(entry.outcome.clone(), |code| format!("exit {code}"));
-                let won = match entry.decision.get("won") {
-                    Some(Value::Bool(true)) => ", won",
-                    Some(Value::Bool(false)) => ", overruled by another hook",
-                    _ => "",
+                let won = match entry.decision.won {
+                    Some(true) => ", won",
+                    Some(false) => ", overruled by another hook",
+                    None => "",
                 };
                 println!(
                     "    decided: {}{won} ({exit}){}",

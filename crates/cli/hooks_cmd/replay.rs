@@ -6,7 +6,7 @@ use anyhow::Context as _;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use dsh_protocol::{Dialect, EventBody};
+use dsh_protocol::{Dialect, EventBody, HookDecision};
 use dsh_seams::Plugin;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -22,8 +22,8 @@ struct Recorded {
     turn: Option<u64>,
     call_id: Option<String>,
     input: Value,
-    /// (command, origin, recorded decision)
-    runs: Vec<(String, Option<String>, Value)>,
+    /// (command, origin, recorded decision; none while unfinished)
+    runs: Vec<(String, Option<String>, Option<HookDecision>)>,
     ids: Vec<String>,
 }
 
@@ -32,9 +32,9 @@ struct Change {
     kind: &'static str,
     command: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    was: Option<Value>,
+    was: Option<Option<HookDecision>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    now: Option<Value>,
+    now: Option<Option<HookDecision>>,
     what: String,
 }
 
@@ -89,7 +89,7 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
                 };
                 firings[index]
                     .runs
-                    .push((command.clone(), origin.clone(), Value::Null));
+                    .push((command.clone(), origin.clone(), None));
                 firings[index].ids.push(invocation_id.clone());
             }
             EventBody::HookResult {
@@ -99,7 +99,7 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
             } => {
                 for firing in firings.iter_mut().rev() {
                     if let Some(i) = firing.ids.iter().position(|id| id == invocation_id) {
-                        firing.runs[i].2 = decision.clone();
+                        firing.runs[i].2 = Some((**decision).clone());
                         break;
                     }
                 }
@@ -111,53 +111,76 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
 }
 
 /// A decision for people: effect and reason, plus what else it carries.
-fn describe(decision: &Value) -> String {
-    let effect = decision
-        .get("effect")
-        .and_then(Value::as_str)
-        .unwrap_or("none");
-    let reason = ["reason", "message", "why"]
-        .iter()
-        .find_map(|key| decision.get(*key).and_then(Value::as_str));
-    let mut text = effect.to_owned();
-    if let Some(reason) = reason {
+fn describe(decision: &Option<HookDecision>) -> String {
+    let Some(decision) = decision else {
+        return "none".to_owned();
+    };
+    let mut text = decision.effect.as_str().to_owned();
+    if let Some(reason) = decision.best_reason().or(decision.why.as_deref()) {
         text.push_str(&format!(" ({})", excerpt(reason, 120)));
     }
-    if decision.get("updated_input").is_some() {
+    if decision.updated_input.is_some() {
         text.push_str(" + rewrite");
     }
-    if decision.get("contexts").is_some() {
+    if !decision.contexts.is_empty() {
         text.push_str(" + context");
     }
     text
 }
 
-fn compare(was: &Value, now: &Value) -> String {
-    let effect = |v: &Value| v.get("effect").cloned().unwrap_or(Value::Null);
+fn compare(was: &Option<HookDecision>, now: &Option<HookDecision>) -> String {
+    let empty = HookDecision::default();
+    let (was_d, now_d) = (
+        was.as_ref().unwrap_or(&empty),
+        now.as_ref().unwrap_or(&empty),
+    );
     let mut what = Vec::new();
-    if effect(was) != effect(now) {
+    if was_d.effect != now_d.effect || was.is_some() != now.is_some() {
         what.push(format!("was {} → now {}", describe(was), describe(now)));
     } else {
-        for (key, label) in [
-            ("reason", "reason changed"),
-            ("message", "message changed"),
-            ("updated_input", "rewrite changed"),
-            ("contexts", "context changed"),
-            ("steering", "steering changed"),
-            ("stop_reason", "stop changed"),
-        ] {
-            if was.get(key) != now.get(key) {
-                what.push(format!(
-                    "{label}: {} → {}",
-                    was.get(key)
-                        .map_or("none".to_owned(), |v| excerpt(&v.to_string(), 100)),
-                    now.get(key)
-                        .map_or("none".to_owned(), |v| excerpt(&v.to_string(), 100))
-                ));
+        let shown = |value: Option<Value>| {
+            value.map_or("none".to_owned(), |v| excerpt(&v.to_string(), 100))
+        };
+        let nonempty = |texts: &[String]| (!texts.is_empty()).then(|| json!(texts));
+        let fields = [
+            (
+                "reason changed",
+                was_d.reason.as_ref().map(|r| json!(r)),
+                now_d.reason.as_ref().map(|r| json!(r)),
+            ),
+            (
+                "rewrite changed",
+                was_d.updated_input.clone(),
+                now_d.updated_input.clone(),
+            ),
+            (
+                "context changed",
+                nonempty(&was_d.contexts),
+                nonempty(&now_d.contexts),
+            ),
+            (
+                "steering changed",
+                nonempty(&was_d.steering),
+                nonempty(&now_d.steering),
+            ),
+            (
+                "stop changed",
+                was_d.stop_reason.as_ref().map(|r| json!(r)),
+                now_d.stop_reason.as_ref().map(|r| json!(r)),
+            ),
+        ];
+        for (label, before, after) in fields {
+            if before != after {
+                what.push(format!("{label}: {} → {}", shown(before), shown(after)));
             }
         }
         if what.is_empty() {
-            what.push(format!("decision details changed: {was} → {now}"));
+            let text = |d: &Option<HookDecision>| serde_json::to_string(d).unwrap_or_default();
+            what.push(format!(
+                "decision details changed: {} → {}",
+                text(was),
+                text(now)
+            ));
         }
     }
     what.join("; ")

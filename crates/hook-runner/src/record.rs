@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use dsh_protocol::{EventBody, HookOutcomeKind};
+use dsh_protocol::{EventBody, HookDecision, HookOutcomeKind};
 use serde_json::Value;
 
 use crate::{HookExit, HookRun};
@@ -91,7 +91,7 @@ impl RunRecord {
         turn: Option<u64>,
         invocation_id: String,
         parsed_output: Option<Value>,
-        decision: Value,
+        decision: HookDecision,
     ) -> EventBody {
         EventBody::HookResult {
             turn,
@@ -106,7 +106,7 @@ impl RunRecord {
             error: self.error,
             http_status: self.http_status,
             parsed_output,
-            decision,
+            decision: Box::new(decision),
         }
     }
 }

@@ -189,9 +189,13 @@ async fn a_non_2xx_answer_is_its_own_outcome_with_the_status() {
     assert_eq!(record.http_status, Some(503));
     assert_eq!(record.error.as_deref(), Some("HTTP status 503"));
     assert_eq!(record.stdout, "busy");
-    let event =
-        serde_json::to_value(record.into_event(Some(1), "inv".into(), None, serde_json::json!({})))
-            .unwrap();
+    let event = serde_json::to_value(record.into_event(
+        Some(1),
+        "inv".into(),
+        None,
+        dsh_protocol::HookDecision::default(),
+    ))
+    .unwrap();
     assert_eq!(event["outcome"], "http_error");
     assert_eq!(event["http_status"], 503);
 }

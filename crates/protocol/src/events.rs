@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{TokenUsage, ToolCall};
+use crate::{HookDecision, Seam, TokenUsage, ToolCall};
 
 /// One line of a session log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -242,7 +242,7 @@ pub enum EventBody {
         /// The external event name (`PreToolUse`, …).
         event: String,
         /// The canonical seam it runs on.
-        seam: String,
+        seam: Seam,
         /// The matcher of the group it came from.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         matcher: Option<String>,
@@ -289,8 +289,8 @@ pub enum EventBody {
         /// The hook's stdout as the dialect parsed it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         parsed_output: Option<Value>,
-        /// What it meant on the seam.
-        decision: Value,
+        /// What it meant on the seam (boxed: it is by far the largest field).
+        decision: Box<HookDecision>,
     },
 }
 

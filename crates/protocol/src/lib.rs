@@ -9,7 +9,9 @@
 //! job; deciding anything is the seams' and the agent's.
 
 mod events;
+mod hooks;
 mod messages;
 
 pub use events::*;
+pub use hooks::*;
 pub use messages::*;

@@ -108,6 +108,81 @@ pub enum InputRewrite {
     },
 }
 
+/// One plugin's review of a proposed call, made once before the call is
+/// sealed: the rewrite it wants and, when it already judged the call (e.g. a
+/// `PreToolUse` hook that both rewrites and decides), that verdict. The
+/// registry keeps the verdict on the sealed call and hands it back to the
+/// same plugin's [`crate::Plugin::pre_execute`] and
+/// [`crate::Plugin::approve`], so a plugin keeps no per-call state and
+/// nothing outlives a call that sealing rejects.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallReview {
+    /// The rewrite (or `Keep`).
+    pub rewrite: InputRewrite,
+    /// The verdict reached while reviewing, if the plugin judged the call.
+    pub verdict: Option<PreToolVerdict>,
+}
+
+impl CallReview {
+    /// No rewrite and no verdict.
+    pub fn keep() -> Self {
+        CallReview {
+            rewrite: InputRewrite::Keep,
+            verdict: None,
+        }
+    }
+}
+
+impl From<InputRewrite> for CallReview {
+    fn from(rewrite: InputRewrite) -> Self {
+        CallReview {
+            rewrite,
+            verdict: None,
+        }
+    }
+}
+
+/// A pre-execute verdict reached at review time, plus what the plugin wants
+/// done when the call reaches pre-execute (a stop request, user notices).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreToolVerdict {
+    /// The decision and contexts pre-execute returns.
+    pub outcome: PreToolOutcome,
+    /// A stop to request when the call reaches pre-execute.
+    pub stop: Option<crate::StopRequest>,
+    /// Notices to show when the call reaches pre-execute.
+    pub notices: Vec<crate::UserNotice>,
+}
+
+impl PreToolVerdict {
+    /// A verdict that is just `outcome`.
+    pub fn of(outcome: PreToolOutcome) -> Self {
+        PreToolVerdict {
+            outcome,
+            stop: None,
+            notices: Vec::new(),
+        }
+    }
+
+    /// Carries the verdict out at pre-execute: requests its stop, shows its
+    /// notices, and returns its outcome.
+    pub fn deliver(&self, ctx: &crate::SeamContext) -> PreToolOutcome {
+        if let Some(stop) = &self.stop {
+            ctx.control
+                .request_stop(stop.reason.clone(), stop.source.clone());
+        }
+        for notice in &self.notices {
+            ctx.sink.tell_user(notice.clone());
+        }
+        self.outcome.clone()
+    }
+
+    /// Whether the verdict asks for approval.
+    pub fn asks(&self) -> bool {
+        matches!(self.outcome.decision, PreToolDecision::Ask { .. })
+    }
+}
+
 /// What pre-execute policy decided for a sealed call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "action", rename_all = "snake_case")]

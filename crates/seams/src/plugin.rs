@@ -10,9 +10,9 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    ApprovalDecision, ContextEntry, ContinuationDecision, GuardVerdict, InputRewrite,
-    PostToolDecision, PreToolOutcome, PromptDecision, ProposedCall, SeamContext, SessionEndReason,
-    SessionStartSource, ToolExecution, ToolOutcome,
+    ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, GuardVerdict,
+    PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, ProposedCall, SeamContext,
+    SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
 };
 
 /// A prompt claimed for a turn.
@@ -146,23 +146,33 @@ pub trait Plugin: Send + Sync {
         PromptDecision::allow()
     }
 
-    /// Input rewrite, before the call is sealed. The first rewrite in
-    /// registration order wins; later ones are recorded as conflicts.
-    async fn rewrite_input(&self, _ctx: &SeamContext, _call: &ProposedCall) -> InputRewrite {
-        InputRewrite::Keep
+    /// Reviews a proposed call before it is sealed: the input rewrite (the
+    /// first rewrite in registration order wins; later ones are recorded as
+    /// conflicts) and, optionally, a verdict carried to this plugin's
+    /// `pre_execute` and `approve` for the same call.
+    async fn rewrite_input(&self, _ctx: &SeamContext, _call: &ProposedCall) -> CallReview {
+        CallReview::keep()
     }
 
-    /// Pre-execute waterfall on the sealed call.
-    async fn pre_execute(&self, _ctx: &SeamContext, _exec: &ToolExecution) -> PreToolOutcome {
-        PreToolOutcome::allow()
+    /// Pre-execute waterfall on the sealed call. `review` is the verdict this
+    /// plugin reached in `rewrite_input` for this call, if any.
+    async fn pre_execute(
+        &self,
+        ctx: &SeamContext,
+        _exec: &ToolExecution,
+        review: Option<&PreToolVerdict>,
+    ) -> PreToolOutcome {
+        review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(ctx))
     }
 
-    /// Approval seam: answers an `ask` before the user is asked.
+    /// Approval seam: answers an `ask` before the user is asked. `review` is
+    /// this plugin's own verdict for the call, as in `pre_execute`.
     async fn approve(
         &self,
         _ctx: &SeamContext,
         _exec: &ToolExecution,
         _reason: Option<&str>,
+        _review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         ApprovalDecision::Abstain
     }

@@ -99,7 +99,7 @@ fn session_scoped_hook_records_are_allowed_outside_turns() {
         invocation_id: "h1".into(),
         dialect: dsh_protocol::Dialect::Claude,
         event: "SessionStart".into(),
-        seam: "session-start".into(),
+        seam: dsh_protocol::Seam::SessionStart,
         matcher: None,
         origin: None,
         command: "true".into(),

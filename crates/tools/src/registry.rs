@@ -20,7 +20,8 @@ use dsh_protocol::ToolSpec;
 use dsh_seams::{
     ApprovalDecision, ApprovalResponse, CancellationToken, ContextEntry, DenialKind, Disposition,
     GuardVerdict, InputRewrite, Next, Notification, NotificationKind, Plugin, PostToolAction,
-    PreToolDecision, ProposedCall, SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
+    PreToolDecision, PreToolVerdict, ProposedCall, SeamContext, ToolExecution, ToolExecutionResult,
+    ToolOutcome,
 };
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -49,6 +50,10 @@ pub struct SealedCall {
     /// Rewrites of this call that lost to the winning one.
     pub rewrite_conflicts: Vec<String>,
     rejected: Option<ToolOutcome>,
+    /// Each plugin's verdict from its review, by registration index; handed
+    /// back to that plugin's `pre_execute` and `approve`. Owned by the call,
+    /// so a call that is rejected or dropped takes them with it.
+    verdicts: Vec<Option<PreToolVerdict>>,
 }
 
 impl SealedCall {
@@ -150,6 +155,7 @@ impl ToolRegistry {
                 execution,
                 rewrite_conflicts: Vec::new(),
                 rejected: Some(outcome),
+                verdicts: Vec::new(),
             };
         };
         let input_schema = tool.spec().input_schema;
@@ -162,15 +168,21 @@ impl ToolRegistry {
                 execution,
                 rewrite_conflicts: Vec::new(),
                 rejected: Some(outcome),
+                verdicts: Vec::new(),
             };
         }
 
         let mut winner: Option<(Value, String)> = None;
         let mut conflicts = Vec::new();
+        let mut verdicts = Vec::with_capacity(self.plugins.len());
         for plugin in &self.plugins {
-            let rewrite = AssertUnwindSafe(plugin.rewrite_input(ctx, &call))
+            let review = AssertUnwindSafe(plugin.rewrite_input(ctx, &call))
                 .catch_unwind()
                 .await;
+            let rewrite = review.map(|review| {
+                verdicts.push(review.verdict);
+                review.rewrite
+            });
             match rewrite {
                 Ok(InputRewrite::Keep) => {}
                 Ok(InputRewrite::Rewrite {
@@ -197,6 +209,7 @@ impl ToolRegistry {
                         execution,
                         rewrite_conflicts: conflicts,
                         rejected: Some(outcome),
+                        verdicts: Vec::new(),
                     };
                 }
             }
@@ -211,6 +224,8 @@ impl ToolRegistry {
                     ),
                     Disposition::InvalidArguments,
                 ));
+                // The call never reaches pre-execute: its verdicts go now.
+                verdicts.clear();
             }
             execution.original_arguments = Some(Arc::new(call.arguments.clone()));
             execution.arguments = Arc::new(arguments);
@@ -220,6 +235,7 @@ impl ToolRegistry {
             execution,
             rewrite_conflicts: conflicts,
             rejected,
+            verdicts,
         }
     }
 
@@ -231,7 +247,10 @@ impl ToolRegistry {
         let outcome = match sealed.rejected {
             Some(outcome) => outcome,
             None => match &tool {
-                Some(tool) => self.run_phases(ctx, &exec, tool, &mut contexts).await,
+                Some(tool) => {
+                    self.run_phases(ctx, &exec, tool, &sealed.verdicts, &mut contexts)
+                        .await
+                }
                 None => ToolOutcome::error(
                     format!("Unknown tool `{}`.", exec.tool),
                     Disposition::UnknownTool,
@@ -257,13 +276,15 @@ impl ToolRegistry {
         ctx: &SeamContext,
         exec: &ToolExecution,
         tool: &Arc<dyn Tool>,
+        verdicts: &[Option<PreToolVerdict>],
         contexts: &mut Vec<ContextEntry>,
     ) -> ToolOutcome {
         // Phase 1: pre-execute waterfall. A deny ends it; an ask is kept
         // while later listeners may still deny; contexts always accumulate.
         let mut decision = PreToolDecision::Allow;
-        for plugin in &self.plugins {
-            match AssertUnwindSafe(plugin.pre_execute(ctx, exec))
+        for (index, plugin) in self.plugins.iter().enumerate() {
+            let review = verdicts.get(index).and_then(Option::as_ref);
+            match AssertUnwindSafe(plugin.pre_execute(ctx, exec, review))
                 .catch_unwind()
                 .await
             {
@@ -300,7 +321,7 @@ impl ToolRegistry {
                 reason,
                 Disposition::Denied(DenialKind::Policy),
             )),
-            PreToolDecision::Ask { reason } => self.resolve_ask(ctx, exec, reason).await,
+            PreToolDecision::Ask { reason } => self.resolve_ask(ctx, exec, reason, verdicts).await,
             PreToolDecision::Allow => None,
         };
 
@@ -413,6 +434,7 @@ impl ToolRegistry {
         ctx: &SeamContext,
         exec: &ToolExecution,
         reason: Option<String>,
+        verdicts: &[Option<PreToolVerdict>],
     ) -> Option<ToolOutcome> {
         let denial_text = reason
             .clone()
@@ -423,8 +445,9 @@ impl ToolRegistry {
                 Disposition::Denied(DenialKind::NoAgent),
             ));
         }
-        for plugin in &self.plugins {
-            match AssertUnwindSafe(plugin.approve(ctx, exec, reason.as_deref()))
+        for (index, plugin) in self.plugins.iter().enumerate() {
+            let review = verdicts.get(index).and_then(Option::as_ref);
+            match AssertUnwindSafe(plugin.approve(ctx, exec, reason.as_deref(), review))
                 .catch_unwind()
                 .await
             {

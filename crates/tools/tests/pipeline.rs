@@ -13,6 +13,7 @@ use dsh_seams::{
     GuardVerdict, InputRewrite, Next, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
     PreToolOutcome, ProposedCall, SeamContext, ToolExecution, ToolOutcome,
 };
+use dsh_seams::{CallReview, PreToolVerdict};
 use dsh_tools::{ApprovalService, Rendered, Tool, ToolContext, ToolError, ToolRegistry};
 use serde_json::{Value, json};
 
@@ -121,7 +122,7 @@ impl Plugin for Probe {
         &self.name
     }
 
-    async fn rewrite_input(&self, _ctx: &SeamContext, _call: &ProposedCall) -> InputRewrite {
+    async fn rewrite_input(&self, _ctx: &SeamContext, _call: &ProposedCall) -> CallReview {
         match &self.rewrite {
             Some(arguments) => InputRewrite::Rewrite {
                 arguments: arguments.clone(),
@@ -130,9 +131,15 @@ impl Plugin for Probe {
             },
             None => InputRewrite::Keep,
         }
+        .into()
     }
 
-    async fn pre_execute(&self, _ctx: &SeamContext, exec: &ToolExecution) -> PreToolOutcome {
+    async fn pre_execute(
+        &self,
+        _ctx: &SeamContext,
+        exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> PreToolOutcome {
         self.saw("pre", exec);
         if self.pre_panics {
             panic!("pre listener exploded");
@@ -152,6 +159,7 @@ impl Plugin for Probe {
         _ctx: &SeamContext,
         exec: &ToolExecution,
         _reason: Option<&str>,
+        _review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         self.saw("approve", exec);
         self.approve.clone().unwrap_or(ApprovalDecision::Abstain)
@@ -212,6 +220,10 @@ struct Fixture {
 }
 
 fn fixture(plugins: Vec<Arc<Probe>>) -> Fixture {
+    fixture_of(plugins.into_iter().map(|p| p as Arc<dyn Plugin>).collect())
+}
+
+fn fixture_of(plugins: Vec<Arc<dyn Plugin>>) -> Fixture {
     let echo = Arc::new(Echo::default());
     let mut registry = ToolRegistry::new();
     registry.register_tool(echo.clone());
@@ -674,7 +686,12 @@ impl Plugin for NotifiedAsker {
     fn name(&self) -> &str {
         "notified"
     }
-    async fn pre_execute(&self, _ctx: &SeamContext, _exec: &ToolExecution) -> PreToolOutcome {
+    async fn pre_execute(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> PreToolOutcome {
         PreToolOutcome {
             decision: PreToolDecision::Ask { reason: None },
             contexts: vec![],
@@ -708,4 +725,109 @@ async fn the_notification_seam_fires_before_the_user_is_asked() {
         *plugin.notified.lock().unwrap(),
         vec!["dsh needs your permission to use echo".to_owned()]
     );
+}
+
+/// A plugin that judges a call in its review and relies on the default
+/// `pre_execute`, counting reviews and what `approve` was handed.
+#[derive(Default)]
+struct Reviewer {
+    decision: Option<PreToolDecision>,
+    rewrite: Option<Value>,
+    only_for: Option<String>,
+    reviews: AtomicUsize,
+    approve_saw: Mutex<Vec<Option<PreToolDecision>>>,
+}
+
+#[async_trait]
+impl Plugin for Reviewer {
+    fn name(&self) -> &str {
+        "reviewer"
+    }
+    async fn rewrite_input(&self, _ctx: &SeamContext, call: &ProposedCall) -> CallReview {
+        self.reviews.fetch_add(1, Ordering::SeqCst);
+        if let Some(only) = &self.only_for
+            && call.arguments["text"] != json!(only)
+        {
+            return CallReview::keep();
+        }
+        let rewrite = match &self.rewrite {
+            Some(arguments) => InputRewrite::Rewrite {
+                arguments: arguments.clone(),
+                by: "reviewer".into(),
+                conflicts: vec![],
+            },
+            None => InputRewrite::Keep,
+        };
+        CallReview {
+            rewrite,
+            verdict: self.decision.clone().map(|decision| {
+                PreToolVerdict::of(PreToolOutcome {
+                    decision,
+                    contexts: vec![ContextEntry::new("REVIEW-CTX", "reviewer")],
+                })
+            }),
+        }
+    }
+    async fn approve(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        _reason: Option<&str>,
+        review: Option<&PreToolVerdict>,
+    ) -> ApprovalDecision {
+        self.approve_saw
+            .lock()
+            .unwrap()
+            .push(review.map(|v| v.outcome.decision.clone()));
+        ApprovalDecision::AllowOnce
+    }
+}
+
+#[tokio::test]
+async fn a_review_verdict_reaches_its_own_plugin_once_and_nothing_else() {
+    let reviewer = Arc::new(Reviewer {
+        decision: Some(PreToolDecision::Ask {
+            reason: Some("look".into()),
+        }),
+        ..Reviewer::default()
+    });
+    let bystander = Arc::new(Probe::named("bystander"));
+    let fx = fixture_of(vec![reviewer.clone(), bystander.clone()]);
+    let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    assert!(!result.outcome.is_error, "{:?}", result.outcome);
+    assert_eq!(reviewer.reviews.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        reviewer.approve_saw.lock().unwrap().clone(),
+        vec![Some(PreToolDecision::Ask {
+            reason: Some("look".into())
+        })]
+    );
+    assert_eq!(result.contexts.len(), 1);
+    assert_eq!(result.contexts[0].content, "REVIEW-CTX");
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_rewrite_rejected_at_sealing_drops_the_verdict_with_the_call() {
+    // The reviewer judges (deny + context) and rewrites only `bad` calls; its
+    // rewrite fails re-validation, so that call is rejected at sealing.
+    let reviewer = Arc::new(Reviewer {
+        decision: Some(PreToolDecision::Deny {
+            reason: "STALE".into(),
+        }),
+        rewrite: Some(json!({"text": 42})),
+        only_for: Some("bad".into()),
+        ..Reviewer::default()
+    });
+    let fx = fixture_of(vec![reviewer.clone()]);
+    let result = run(&fx, &ctx(), json!({"text": "bad"})).await;
+    assert_eq!(result.outcome.disposition, Disposition::InvalidArguments);
+    assert!(result.contexts.is_empty());
+    // The next call (same call id) is not judged: nothing of the rejected
+    // call's verdict may apply to it.
+    let result = run(&fx, &ctx(), json!({"text": "ok"})).await;
+    assert!(!result.outcome.is_error, "{:?}", result.outcome);
+    assert!(result.contexts.is_empty(), "{:?}", result.contexts);
+    assert_eq!(reviewer.reviews.load(Ordering::SeqCst), 2);
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 1);
 }

@@ -1,0 +1,19 @@
+//! The hook engine both bridges share.
+//!
+//! What this crate is for: the dispatch loop every external hook dialect
+//! needs — record `hook/invoked` for each selected handler in configuration
+//! order, run the awaited ones in parallel (cancelled with the turn), start
+//! detached ones and harvest them later, record `hook/result` in
+//! configuration order with the dialect's typed decision, mark which run's
+//! decisive answer won, show the runs' notices, and write spill files.
+//!
+//! What it is not: it knows no dialect. Discovery and precedence, wire
+//! types, payloads, the output interpreter and merge rules, and every
+//! model-facing string stay in the bridges (`hooks-claude`, `hooks-codex`),
+//! which implement [`Dialect`].
+
+mod engine;
+pub mod position;
+pub mod spill;
+
+pub use engine::*;

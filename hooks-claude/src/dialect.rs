@@ -1,0 +1,308 @@
+//! The Claude Code dialect as the shared hook engine sees it: how a handler
+//! is described and read, what its run meant in the log, what the user is
+//! told, and Claude Code's spill of over-long output.
+
+use dsh_hook_runner::{HookExit, HookRun, RunRecord};
+use dsh_hooks::{Dialect, Finished, HandlerInfo, Harvested};
+use dsh_protocol::{HookDecision, Seam};
+use dsh_seams::{ContextEntry, SeamContext, UserNotice};
+use serde_json::Value;
+
+use crate::config::{ClaudeConfig, HookHandler};
+use crate::events::HookEvent;
+use crate::if_rule::if_rule_matches;
+use crate::output::{Effect, EventCtx, ExitFact, HookFacts, Interpretation, interpret};
+
+/// A run the bridge settles without starting anything: a settings hook
+/// that names `${CLAUDE_PLUGIN_ROOT}` fails as Claude Code fails it.
+pub(crate) struct Refused(pub HookRun);
+
+/// What an async hook's late result is read with.
+pub(crate) struct AsyncNote {
+    /// The event label (`PostToolUse:Bash`).
+    pub label: String,
+    /// The event.
+    pub event: HookEvent,
+    /// Claude Code's tool name, for tool events.
+    pub tool_name: Option<String>,
+    /// The command as configured.
+    pub command: String,
+}
+
+/// The Claude Code dialect over one configuration.
+pub(crate) struct Claude {
+    /// The merged settings: handlers, options, discovery paths.
+    pub config: ClaudeConfig,
+}
+
+/// The subject a seam fires with.
+pub(crate) struct Firing<'a> {
+    pub(crate) event: HookEvent,
+    pub(crate) subject: Option<&'a str>,
+    pub(crate) tool_name: Option<&'a str>,
+    pub(crate) tool_input: Option<&'a Value>,
+    pub(crate) source: Option<&'a str>,
+    pub(crate) prompt: Option<&'a str>,
+    pub(crate) call_id: Option<&'a str>,
+    pub(crate) payload: Value,
+}
+
+impl<'a> Firing<'a> {
+    /// The interpreter's view of this firing for a hook with `command`.
+    pub(crate) fn event_ctx<'b>(&'b self, command: &'b str) -> EventCtx<'b> {
+        EventCtx {
+            event: self.event,
+            tool_name: self.tool_name,
+            source: self.source,
+            prompt: self.prompt,
+            command,
+        }
+    }
+
+    /// An event with no subject, tool, source, prompt or call.
+    pub(crate) fn new(event: HookEvent, payload: Value) -> Self {
+        Firing {
+            event,
+            subject: None,
+            tool_name: None,
+            tool_input: None,
+            source: None,
+            prompt: None,
+            call_id: None,
+            payload,
+        }
+    }
+}
+
+/// The `source` of what a hook of `event` with `command` adds.
+pub(crate) fn source_of(event: HookEvent, command: &str) -> String {
+    format!("claude:{event}:{command}")
+}
+
+fn facts_of(run: &HookRun) -> HookFacts {
+    let exit = match &run.exit {
+        HookExit::Exited(code) => ExitFact::Exited(*code),
+        HookExit::Signaled(signal) => ExitFact::Signaled(*signal),
+        HookExit::TimedOut => ExitFact::TimedOut,
+        HookExit::Cancelled => ExitFact::Cancelled,
+        HookExit::SpawnFailed(why) => ExitFact::Failed(why.clone()),
+        // Claude Code reads a 2xx body like a command's stdout after exit 0;
+        // any other status is a non-blocking error and its body is ignored.
+        HookExit::Responded(status) if (200..300).contains(status) => ExitFact::Exited(0),
+        HookExit::Responded(status) => {
+            return HookFacts {
+                exit: ExitFact::Failed(format!("HTTP status {status}")),
+                stdout: String::new(),
+                stderr: String::new(),
+            };
+        }
+    };
+    HookFacts {
+        exit,
+        stdout: run.stdout.text(),
+        stderr: run.stderr.text(),
+    }
+}
+
+impl Claude {
+    /// Spills an over-long model-facing string to a file, as Claude Code
+    /// does: the model gets a preview and the path.
+    pub fn cap_text(&self, session_id: &str, text: &str) -> String {
+        let count = text.chars().count();
+        if count <= self.config.options.output_cap_chars {
+            return text.to_owned();
+        }
+        let dir = self
+            .config
+            .discovery
+            .state_dir
+            .join("tool-results")
+            .join(session_id);
+        let name = dsh_hooks::spill::unique_name("hook-", "-stdout.txt");
+        let path = match dsh_hooks::spill::write(&dir, &name, text) {
+            Ok(path) => path,
+            Err(error) => {
+                tracing::warn!(%error, "could not spill long hook output; passing it whole");
+                return text.to_owned();
+            }
+        };
+        let preview: String = text.chars().take(2000).collect();
+        format!(
+            "<persisted-output>\nOutput too large ({count} characters). Full output saved to: {}\n\nPreview (first 2KB):\n{preview}\n...\n</persisted-output>",
+            path.display()
+        )
+    }
+
+    /// Reads a finished run in the firing described by `event_ctx`.
+    pub fn read(
+        &self,
+        session_id: &str,
+        event_ctx: &EventCtx<'_>,
+        finished: Finished<'_, Refused>,
+    ) -> Interpretation {
+        let facts = match finished {
+            Finished::Process(run) | Finished::Custom(Refused(run)) => facts_of(run),
+        };
+        interpret(event_ctx, &facts, &|text: &str| {
+            self.cap_text(session_id, text)
+        })
+    }
+
+    /// Reads an async hook's late result: its decisions are ignored, its
+    /// contexts (and system message) reach the model now.
+    pub fn harvest(&self, ctx: &SeamContext, note: &AsyncNote, run: &HookRun) -> Harvested {
+        let event_ctx = EventCtx {
+            event: note.event,
+            tool_name: note.tool_name.as_deref(),
+            source: None,
+            prompt: None,
+            command: &note.command,
+        };
+        let interpretation = self.read(&ctx.session.session_id, &event_ctx, Finished::Process(run));
+        let mut texts = interpretation.contexts.clone();
+        if let Some(message) = system_message(&interpretation) {
+            texts.push(format!("{} says: {message}", note.label));
+        }
+        let mut decision = decision_of(&interpretation);
+        decision.is_async = true;
+        decision.delivered_in_turn = ctx.turn;
+        decision.note = Some(
+            "async hook finished; decisions are ignored, contexts reach the model now".to_owned(),
+        );
+        Harvested {
+            decision,
+            parsed: interpretation.parsed.json().cloned(),
+            context: (!texts.is_empty()).then(|| {
+                ContextEntry::new(texts.join("\n\n"), source_of(note.event, &note.command))
+            }),
+        }
+    }
+}
+
+fn system_message(interpretation: &Interpretation) -> Option<String> {
+    interpretation
+        .parsed
+        .json()
+        .and_then(|j| j.get("systemMessage"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// The log's decision for one reading (before winner marks).
+pub(crate) fn decision_of(interpretation: &Interpretation) -> HookDecision {
+    let mut decision = HookDecision::of(interpretation.effect.hook_effect());
+    match &interpretation.effect {
+        Effect::Allow { reason } | Effect::Ask { reason } | Effect::Defer { reason } => {
+            decision.reason = reason.clone();
+        }
+        Effect::Deny { text } | Effect::Block { text } => decision.reason = Some(text.clone()),
+        Effect::None => {}
+    }
+    decision.contexts = interpretation.contexts.clone();
+    decision.steering = interpretation.steering.clone();
+    decision.updated_input = interpretation.updated_input.clone();
+    if let Some(stop) = &interpretation.stop {
+        decision.continues = Some(false);
+        decision.stop_reason = Some(stop.clone());
+    }
+    decision.user_notices = interpretation.notice_texts();
+    decision.ignored = interpretation.ignored.clone();
+    decision.why = interpretation.why.clone();
+    decision
+}
+
+impl Dialect for Claude {
+    type Event = HookEvent;
+    type Handler = HookHandler;
+    type Subject<'s> = Firing<'s>;
+    // HTTP hooks run through the hook runner like commands; the only run
+    // the bridge settles itself is a refusal.
+    type Custom = Refused;
+    type Reading = Interpretation;
+    type Note = AsyncNote;
+
+    fn dialect(&self) -> dsh_protocol::Dialect {
+        dsh_protocol::Dialect::Claude
+    }
+
+    fn event_name(&self, event: HookEvent) -> &'static str {
+        event.as_str()
+    }
+
+    fn seam(&self, event: HookEvent) -> Seam {
+        event.seam()
+    }
+
+    fn candidates(&self, event: HookEvent, firing: &Firing<'_>) -> Vec<&HookHandler> {
+        self.config.candidates(event, firing.subject)
+    }
+
+    fn dedup_key(&self, handler: &HookHandler) -> Option<String> {
+        Some(handler.dedup_key())
+    }
+
+    /// A handler's `if` rule, applied (as Claude Code does) to the
+    /// deduplicated list; on events other than tool events it never matches.
+    fn admits(&self, event: HookEvent, handler: &HookHandler, firing: &Firing<'_>) -> bool {
+        let Some(rule) = &handler.if_rule else {
+            return true;
+        };
+        if !event.is_tool_event() {
+            return false;
+        }
+        if_rule_matches(
+            rule,
+            firing.tool_name.unwrap_or(""),
+            firing.tool_input.unwrap_or(&Value::Null),
+            &self.config.discovery.cwd.to_string_lossy(),
+        )
+    }
+
+    fn describe(&self, handler: &HookHandler) -> HandlerInfo {
+        HandlerInfo {
+            matcher: handler.matcher.clone(),
+            origin: handler.origin.clone(),
+            command: handler.command_text(),
+        }
+    }
+
+    fn custom_record(&self, custom: &Refused) -> RunRecord {
+        RunRecord::of(&custom.0)
+    }
+
+    fn decision(&self, _handler: &HookHandler, reading: &Interpretation) -> HookDecision {
+        decision_of(reading)
+    }
+
+    fn parsed_output(&self, reading: &Interpretation) -> Option<Value> {
+        reading.parsed.json().cloned()
+    }
+
+    fn notices(
+        &self,
+        _event: HookEvent,
+        handler: &HookHandler,
+        reading: &Interpretation,
+    ) -> Vec<UserNotice> {
+        let source = source_of(
+            handler.event.unwrap_or(HookEvent::Stop),
+            &handler.command_text(),
+        );
+        reading
+            .user_notices
+            .iter()
+            .map(|notice| UserNotice {
+                source: source.clone(),
+                text: notice.text.clone(),
+                level: notice.level,
+            })
+            .collect()
+    }
+
+    fn detached_decision(&self, _handler: &HookHandler) -> HookDecision {
+        HookDecision {
+            why: Some("async hook: not awaited; its additionalContext/systemMessage reach the model on the next turn".to_owned()),
+            ..HookDecision::default()
+        }
+    }
+}

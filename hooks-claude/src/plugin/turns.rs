@@ -1,0 +1,206 @@
+//! The session and turn seams: SessionStart (with `CLAUDE_ENV_FILE`),
+//! UserPromptSubmit and Stop.
+
+use dsh_seams::{
+    ContextEntry, ContinuationDecision, ContinuationInput, NoticeLevel, PromptDecision,
+    PromptInput, SeamContext, SessionStartSource, UserNotice,
+};
+
+use super::{ClaudePlugin, Firing};
+use crate::envfile::parse_env_file;
+use crate::events::HookEvent;
+use crate::output::{Effect, Interpretation, StopMerge, merge_stop};
+use crate::payload;
+
+impl ClaudePlugin {
+    pub(super) async fn on_session_start(
+        &self,
+        ctx: &SeamContext,
+        source: SessionStartSource,
+    ) -> Vec<ContextEntry> {
+        let common = self.common(ctx, false);
+        // Settings `env` reaches the bash tool; a CLAUDE_ENV_FILE export
+        // (applied below) replaces it there, as captured.
+        for (name, value) in &self.config().settings_env {
+            ctx.session.env.set(name.clone(), value.clone());
+        }
+        let env_dir = self
+            .config()
+            .discovery
+            .state_dir
+            .join("session-env")
+            .join(&ctx.session.session_id);
+        // One CLAUDE_ENV_FILE per SessionStart hook (Claude Code:
+        // `sessionstart-hook-<i>.sh`); stale files of an earlier start of the
+        // same session are removed first.
+        let env_file = {
+            let env_dir = env_dir.clone();
+            move |i: usize| env_dir.join(format!("sessionstart-hook-{i}.sh"))
+        };
+        if let Err(error) = fs_err::create_dir_all(&env_dir) {
+            tracing::warn!(%error, "cannot create CLAUDE_ENV_FILE directory");
+        }
+        let handler_count = self.config().handlers().len();
+        for i in 0..handler_count {
+            let _ = std::fs::remove_file(env_file(i));
+        }
+        let firing = Firing {
+            subject: Some(source.as_str()),
+            source: Some(source.as_str()),
+            ..Firing::new(
+                HookEvent::SessionStart,
+                payload::session_start(&common, source.as_str()),
+            )
+        };
+        let fired = self
+            .fire(ctx, &firing, &|i| {
+                vec![(
+                    "CLAUDE_ENV_FILE".to_owned(),
+                    env_file(i).to_string_lossy().into_owned(),
+                )]
+            })
+            .await;
+        self.record(ctx, firing.event, &fired, &|_, _| {});
+        for i in 0..handler_count {
+            let file = env_file(i);
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let parsed = parse_env_file(&text);
+            for (name, value) in parsed.vars {
+                ctx.session.env.set(name, value);
+            }
+            for (line, text) in parsed.skipped {
+                ctx.sink.tell_user(UserNotice {
+                    source: "claude:SessionStart".to_owned(),
+                    text: format!(
+                        "CLAUDE_ENV_FILE {}:{line}: not a simple assignment, not applied: {text}",
+                        file.display()
+                    ),
+                    level: NoticeLevel::Warning,
+                });
+            }
+        }
+        Self::joined_contexts(&fired, HookEvent::SessionStart)
+    }
+
+    pub(super) async fn on_prompt_submit(
+        &self,
+        ctx: &SeamContext,
+        prompt: &PromptInput,
+    ) -> PromptDecision {
+        let mut contexts = self.harvest_async(ctx);
+        let common = self.common(ctx, true);
+        let firing = Firing {
+            prompt: Some(&prompt.content),
+            ..Firing::new(
+                HookEvent::UserPromptSubmit,
+                payload::user_prompt_submit(&common, &prompt.content),
+            )
+        };
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
+        let block_at = fired
+            .iter()
+            .position(|f| matches!(f.reading.effect, Effect::Block { .. }));
+        let decided = stop_at.or(block_at);
+        self.record(ctx, firing.event, &fired, &|i, decision| {
+            if fired[i].reading.stop.is_some()
+                || matches!(fired[i].reading.effect, Effect::Block { .. })
+            {
+                decision.won = Some(Some(i) == decided);
+            }
+        });
+        if let Some(i) = stop_at {
+            let reason = fired[i].reading.stop.clone().unwrap_or_default();
+            return PromptDecision::Stop {
+                reason: format!("Operation stopped by hook: {reason}"),
+            };
+        }
+        if let Some(i) = block_at
+            && let Effect::Block { text } = &fired[i].reading.effect
+        {
+            return PromptDecision::Block {
+                reason: text.clone(),
+            };
+        }
+        contexts.extend(Self::joined_contexts(&fired, HookEvent::UserPromptSubmit));
+        PromptDecision::Allow {
+            rewrite: None,
+            contexts,
+        }
+    }
+
+    pub(super) async fn on_turn_continuation(
+        &self,
+        ctx: &SeamContext,
+        input: &ContinuationInput,
+    ) -> ContinuationDecision {
+        let common = self.common(ctx, true);
+        let firing = Firing::new(
+            HookEvent::Stop,
+            payload::stop(
+                &common,
+                input.forced_continuations > 0,
+                &input.last_assistant_message,
+            ),
+        );
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.reading).collect();
+        let merged = merge_stop(
+            &answers,
+            input.forced_continuations,
+            self.config().options.stop_block_cap,
+        );
+        let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
+        self.record(ctx, firing.event, &fired, &|i, decision| {
+            let interp = &fired[i].reading;
+            let forcing =
+                matches!(interp.effect, Effect::Block { .. }) || !interp.steering.is_empty();
+            match &merged {
+                StopMerge::Halt { .. } if forcing || interp.stop.is_some() => {
+                    decision.won = Some(Some(i) == stop_at);
+                }
+                StopMerge::CapFired { message } if forcing => {
+                    decision.won = Some(false);
+                    decision.overridden = Some(message.clone());
+                }
+                StopMerge::Continue { .. } if forcing => decision.won = Some(true),
+                StopMerge::Stop
+                | StopMerge::Halt { .. }
+                | StopMerge::CapFired { .. }
+                | StopMerge::Continue { .. } => {}
+            }
+        });
+        match merged {
+            StopMerge::Stop => ContinuationDecision::Stop,
+            StopMerge::Halt { reason } => ContinuationDecision::Halt { reason },
+            StopMerge::CapFired { message } => {
+                ctx.sink.tell_user(UserNotice {
+                    source: "claude:Stop".to_owned(),
+                    text: message,
+                    level: NoticeLevel::Warning,
+                });
+                ContinuationDecision::Stop
+            }
+            StopMerge::Continue {
+                reason,
+                by,
+                context,
+            } => {
+                let sources: Vec<String> = by
+                    .iter()
+                    .map(|&i| fired[i].handler.command_text())
+                    .collect();
+                let source = format!("claude:Stop:{}", sources.join(" + "));
+                ContinuationDecision::Continue {
+                    reason: Some(reason),
+                    contexts: context
+                        .map(|c| vec![ContextEntry::new(c, source.clone())])
+                        .unwrap_or_default(),
+                    source,
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! The Codex dialect as the shared hook engine sees it: how a handler is
+//! described, run and read, and what its run meant in the log.
+
+use std::convert::Infallible;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
+use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch};
+use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
+use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
+use serde_json::Value;
+
+use crate::config::{Handler, TrustPolicy, TrustState};
+use crate::event::CodexEvent;
+use crate::output::{Effect, EntryKind, Interpretation, RunEnd, RunFacts, interpret};
+
+use crate::spill::limit_context;
+
+/// Codex's reading of one run: the interpretation plus the model-facing
+/// contexts after Codex's length limit.
+#[derive(Debug, Clone)]
+pub(crate) struct Reading {
+    /// What the output meant.
+    pub interpretation: Interpretation,
+    /// The contexts as the model gets them (long ones spilled).
+    pub contexts: Vec<String>,
+    /// Why a long context could not be saved, if it could not.
+    pub spill_error: Option<String>,
+}
+
+/// The Codex dialect.
+pub(crate) struct Codex {
+    /// Every configured handler, in configuration order.
+    pub handlers: Vec<Handler>,
+    /// Which of them run.
+    pub policy: TrustPolicy,
+    /// The shell hook commands run in.
+    pub shell: PathBuf,
+    /// Where long contexts are saved.
+    pub spill_dir: PathBuf,
+}
+
+impl Codex {
+    /// How `handler` runs for one firing with `stdin`.
+    pub fn launch<'a>(
+        &self,
+        ctx: &SeamContext,
+        handler: &Handler,
+        stdin: &[u8],
+    ) -> Launch<'a, Self> {
+        let spec = HookSpec {
+            program: HookProgram::Shell {
+                shell: self.shell.clone(),
+                command: crate::plugins::command_for(handler),
+            },
+            cwd: ctx.session.cwd.clone(),
+            env: crate::plugins::hook_env(handler),
+            stdin: stdin.to_vec(),
+            timeout: Duration::from_secs(handler.timeout_secs),
+        };
+        if handler.is_async {
+            // Codex does not wait for async handlers and ignores their
+            // decisions; dsh starts them detached and never reads them.
+            Launch::Detached { spec, note: None }
+        } else {
+            Launch::Process(spec)
+        }
+    }
+
+    /// Reads a finished run of `handler` on `event`.
+    pub fn read(
+        &self,
+        ctx: &SeamContext,
+        event: CodexEvent,
+        handler: &Handler,
+        finished: Finished<'_, Infallible>,
+    ) -> Reading {
+        let run = match finished {
+            Finished::Process(run) => run,
+            Finished::Custom(never) => match *never {},
+        };
+        let (end, stdout, stderr) = run_facts(run);
+        let interpretation = interpret(
+            event,
+            &RunFacts {
+                end,
+                stdout: &stdout,
+                stderr: &stderr,
+            },
+        );
+        let mut contexts = Vec::new();
+        let mut spill_error = None;
+        for context in &interpretation.contexts {
+            let (text, error) = limit_context(
+                context,
+                handler.context_limit,
+                &self.spill_dir,
+                &ctx.session.session_id,
+            );
+            if let Some(error) = error {
+                tracing::warn!("{error}");
+                spill_error = Some(error);
+            }
+            contexts.push(text);
+        }
+        Reading {
+            interpretation,
+            contexts,
+            spill_error,
+        }
+    }
+}
+
+fn run_facts(run: &HookRun) -> (RunEnd, String, String) {
+    let end = match &run.exit {
+        HookExit::Exited(code) => RunEnd::Exited(*code),
+        HookExit::Signaled(_) => RunEnd::Signaled,
+        HookExit::TimedOut => RunEnd::TimedOut {
+            secs: run.timeout.as_secs(),
+        },
+        HookExit::Cancelled => RunEnd::Cancelled,
+        HookExit::SpawnFailed(message) => RunEnd::SpawnFailed(message.clone()),
+        // Codex has no HTTP hooks; the runner only answers this for one.
+        HookExit::Responded(status) => RunEnd::SpawnFailed(format!("HTTP status {status}")),
+    };
+    (end, run.stdout.text(), run.stderr.text())
+}
+
+/// The log's decision for a Codex effect.
+pub fn effect_decision(effect: &Effect) -> HookDecision {
+    match effect {
+        Effect::None => HookDecision::of(HookEffect::None),
+        Effect::Block { reason } => HookDecision {
+            reason: Some(reason.clone()),
+            ..HookDecision::of(HookEffect::Block)
+        },
+        Effect::Stop { reason } => HookDecision {
+            reason: reason.clone(),
+            ..HookDecision::of(HookEffect::Stop)
+        },
+        Effect::Rewrite { updated_input } => HookDecision {
+            updated_input: Some(updated_input.clone()),
+            ..HookDecision::of(HookEffect::Rewrite)
+        },
+        Effect::PermissionAllow => HookDecision::of(HookEffect::Allow),
+        Effect::PermissionDeny { message } => HookDecision {
+            message: Some(message.clone()),
+            ..HookDecision::of(HookEffect::Deny)
+        },
+    }
+}
+
+impl Dialect for Codex {
+    type Event = CodexEvent;
+    type Handler = Handler;
+    /// The tool name and its aliases, or the session-start source; `None`
+    /// for events that are not matched.
+    type Subject<'s> = Option<(&'s str, &'s [&'s str])>;
+    type Custom = Infallible;
+    type Reading = Reading;
+    type Note = ();
+
+    fn dialect(&self) -> dsh_protocol::Dialect {
+        dsh_protocol::Dialect::Codex
+    }
+
+    fn event_name(&self, event: CodexEvent) -> &'static str {
+        event.as_str()
+    }
+
+    fn seam(&self, event: CodexEvent) -> Seam {
+        event.seam()
+    }
+
+    fn candidates(&self, event: CodexEvent, subject: &Self::Subject<'_>) -> Vec<&Handler> {
+        self.handlers
+            .iter()
+            .filter(|handler| handler.event == event)
+            .filter(|handler| match self.policy {
+                TrustPolicy::RunAll => handler.trust != TrustState::Disabled,
+                TrustPolicy::TrustedOnly => handler.trust.runs_when_trusted_only(),
+            })
+            .filter(|handler| match subject {
+                Some((name, aliases)) if event.honours_matcher() => {
+                    handler.matcher.matches(name, aliases)
+                }
+                Some(_) | None => true,
+            })
+            .collect()
+    }
+
+    fn describe(&self, handler: &Handler) -> HandlerInfo {
+        HandlerInfo {
+            matcher: handler.matcher_text.clone(),
+            origin: handler.origin.clone(),
+            command: handler.command.clone(),
+        }
+    }
+
+    fn custom_record(&self, custom: &Infallible) -> RunRecord {
+        match *custom {}
+    }
+
+    fn adjust_record(&self, reading: &Reading, record: RunRecord) -> RunRecord {
+        // Codex's own error entry is the run's error in the log.
+        let error = reading
+            .interpretation
+            .entries
+            .iter()
+            .find(|entry| entry.kind == EntryKind::Error)
+            .map(|entry| entry.text.clone());
+        RunRecord { error, ..record }
+    }
+
+    fn decision(&self, handler: &Handler, reading: &Reading) -> HookDecision {
+        let interpretation = &reading.interpretation;
+        HookDecision {
+            status: Some(interpretation.status.hook_status()),
+            entries: Some(
+                interpretation
+                    .entries
+                    .iter()
+                    .map(|entry| HookEntry {
+                        kind: entry.kind.as_str().to_owned(),
+                        text: entry.text.clone(),
+                    })
+                    .collect(),
+            ),
+            contexts: reading.contexts.clone(),
+            trust: Some(handler.trust.as_str().to_owned()),
+            spill_error: reading.spill_error.clone(),
+            ..effect_decision(&interpretation.effect)
+        }
+    }
+
+    fn parsed_output(&self, reading: &Reading) -> Option<Value> {
+        reading.interpretation.parsed.clone()
+    }
+
+    fn notices(&self, event: CodexEvent, _handler: &Handler, reading: &Reading) -> Vec<UserNotice> {
+        reading
+            .interpretation
+            .system_message
+            .iter()
+            .map(|message| UserNotice {
+                source: format!("codex:{event}"),
+                text: message.clone(),
+                level: NoticeLevel::Info,
+            })
+            .collect()
+    }
+
+    fn detached_decision(&self, handler: &Handler) -> HookDecision {
+        HookDecision {
+            status: Some(HookRunStatus::Running),
+            entries: Some(Vec::new()),
+            trust: Some(handler.trust.as_str().to_owned()),
+            why: Some("async handler: not awaited; its output cannot affect the action".to_owned()),
+            ..HookDecision::of(HookEffect::None)
+        }
+    }
+}

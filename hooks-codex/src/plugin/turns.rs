@@ -1,0 +1,160 @@
+//! The turn seams: Codex Stop hooks (their continuation prompts and dsh's
+//! cap on consecutive blocks) and the legacy `notify` program at turn end.
+
+use dsh_hook_runner::RunRecord as ProcessFacts;
+use dsh_hook_runner::{HookProgram, HookSpec};
+use dsh_protocol::{Dialect, EventBody, HookDecision, Seam};
+use dsh_seams::{
+    CancellationToken, ContinuationDecision, ContinuationInput, NoticeLevel, SeamContext,
+    TurnSummary, UserNotice,
+};
+
+use super::{CodexPlugin, NOTIFY_TIMEOUT, hook_prompt, turn_id};
+use crate::config::NotifyConfig;
+use crate::event::CodexEvent;
+use crate::output::Effect;
+use crate::payload;
+
+impl CodexPlugin {
+    pub(super) async fn on_turn_continuation(
+        &self,
+        ctx: &SeamContext,
+        input: &ContinuationInput,
+    ) -> ContinuationDecision {
+        let event = CodexEvent::Stop;
+        let last = Some(input.last_assistant_message.as_str()).filter(|text| !text.is_empty());
+        let payload = payload::stop(
+            &self.base(ctx),
+            &Self::turn_id(ctx),
+            input.forced_continuations > 0,
+            last,
+        );
+        let mut records = self
+            .run_event(ctx, event, &payload, None, None, &ctx.cancel)
+            .await;
+        let halt = records.iter().enumerate().find_map(|(index, record)| {
+            match &record.reading.interpretation.effect {
+                Effect::Stop { reason } => Some((index, reason.clone())),
+                _ => None,
+            }
+        });
+        if let Some((winner, reason)) = halt {
+            Self::mark_won(&mut records, Some(winner), |effect| {
+                matches!(effect, Effect::Stop { .. } | Effect::Block { .. })
+            });
+            self.record(ctx, event, &records);
+            return ContinuationDecision::Halt {
+                reason: reason.unwrap_or_else(|| "Stop hook stopped the turn".to_owned()),
+            };
+        }
+        let prompts: Vec<String> = records
+            .iter()
+            .filter_map(|record| match &record.reading.interpretation.effect {
+                Effect::Block { reason } => Some(hook_prompt(
+                    event,
+                    record.handler.display_order,
+                    &record.handler.source_path,
+                    reason,
+                )),
+                _ => None,
+            })
+            .collect();
+        if prompts.is_empty() {
+            self.record(ctx, event, &records);
+            return ContinuationDecision::Stop;
+        }
+        let cap = self.config.discovery.stop_block_cap;
+        if input.forced_continuations >= cap {
+            let text = format!(
+                "Codex Stop hooks blocked {} consecutive times in this turn; dsh's cap is {cap}, so the turn ends (Codex itself has no cap)",
+                input.forced_continuations
+            );
+            Self::mark_won(&mut records, None, |effect| {
+                matches!(effect, Effect::Block { .. })
+            });
+            self.engine.record(ctx, event, &records, &|i, decision| {
+                if records[i].won.is_some() {
+                    decision.capped = Some(text.clone());
+                }
+            });
+            tracing::warn!("{text}");
+            ctx.sink.tell_user(UserNotice {
+                source: "codex:Stop".to_owned(),
+                text,
+                level: NoticeLevel::Warning,
+            });
+            return ContinuationDecision::Stop;
+        }
+        for record in &mut records {
+            if matches!(record.reading.interpretation.effect, Effect::Block { .. }) {
+                record.won = Some(true);
+            }
+        }
+        self.record(ctx, event, &records);
+        ContinuationDecision::Continue {
+            reason: Some(prompts.join("\n")),
+            source: "codex:Stop".to_owned(),
+            contexts: Vec::new(),
+        }
+    }
+
+    pub(super) async fn run_notify(
+        &self,
+        ctx: &SeamContext,
+        notify: &NotifyConfig,
+        summary: &TurnSummary,
+    ) {
+        let Some((program, args)) = notify.argv.split_first() else {
+            return;
+        };
+        let payload = payload::notify(
+            &ctx.session.session_id,
+            &turn_id(&ctx.session.session_id, summary.turn),
+            &ctx.session.cwd.display().to_string(),
+            std::slice::from_ref(&summary.prompt),
+            summary.last_assistant_message.as_deref(),
+        );
+        let json_arg = serde_json::to_string(&payload).unwrap_or_default();
+        let mut argv = args.to_vec();
+        argv.push(json_arg);
+        let invocation_id = uuid::Uuid::new_v4().to_string();
+        ctx.sink.record(EventBody::HookInvoked {
+            turn: Some(summary.turn),
+            invocation_id: invocation_id.clone(),
+            dialect: Dialect::Codex,
+            event: "notify".to_owned(),
+            seam: Seam::TurnEnd,
+            matcher: None,
+            origin: Some(format!("{}#notify", notify.origin.display())),
+            command: notify.argv.join(" "),
+            input: payload.clone(),
+            call_id: None,
+        });
+        let run = self
+            .engine
+            .runner()
+            .run(
+                HookSpec {
+                    program: HookProgram::Exec {
+                        program: program.clone(),
+                        args: argv,
+                    },
+                    cwd: ctx.session.cwd.clone(),
+                    env: Vec::new(),
+                    stdin: Vec::new(),
+                    timeout: NOTIFY_TIMEOUT,
+                },
+                &CancellationToken::new(),
+            )
+            .await;
+        ctx.sink.record(ProcessFacts::of(&run).into_event(
+            Some(summary.turn),
+            invocation_id,
+            None,
+            HookDecision {
+                why: Some("legacy notify is fire-and-forget; its output is ignored".to_owned()),
+                ..HookDecision::default()
+            },
+        ));
+    }
+}
