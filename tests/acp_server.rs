@@ -499,7 +499,7 @@ fn every_answer_but_allow_once_is_a_denial_with_its_own_disposition() {
             "approval_rejected",
             "approval_cancelled",
             "approval_rejected",
-            "approval_cancelled",
+            "approval_unavailable",
             "executed"
         ]
     );

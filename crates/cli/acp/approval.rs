@@ -7,9 +7,10 @@
 //! "allow" option id dsh offered allows; every other outcome is a refusal,
 //! told apart in the log (`tracing`) by why:
 //! - the user picked "reject once" → `ApprovalResponse::Rejected`;
-//! - the client answered `cancelled`, the turn was cancelled while asking,
-//!   the client replied with a JSON-RPC error, or the connection closed →
-//!   `ApprovalResponse::Cancelled` (nobody answered the question);
+//! - the client answered `cancelled`, or the turn was cancelled while
+//!   asking → `ApprovalResponse::Cancelled` (the question was withdrawn);
+//! - the client replied with a JSON-RPC error, or the connection closed →
+//!   `ApprovalResponse::Unavailable` (nobody could be asked);
 //! - an option id dsh never offered → `Rejected` (an answer, but not yes).
 
 use std::path::{Path, PathBuf};
@@ -158,7 +159,7 @@ impl ApprovalService for AcpApproval {
                     "permission for {}: the request failed ({error}); denied",
                     exec.call_id
                 );
-                ApprovalResponse::Cancelled
+                ApprovalResponse::Unavailable
             }
         }
     }

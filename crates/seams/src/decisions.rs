@@ -245,6 +245,9 @@ pub enum ApprovalResponse {
     Rejected,
     /// The prompt was cancelled.
     Cancelled,
+    /// The channel to the person failed (an error reply, a closed
+    /// connection): nobody could be asked.
+    Unavailable,
 }
 
 /// A guard's verdict: guards may deny or abstain, never allow.

@@ -52,6 +52,8 @@ pub enum DenialKind {
     ApprovalRejected,
     /// The approval prompt was cancelled.
     ApprovalCancelled,
+    /// The approval channel failed before anyone answered.
+    ApprovalUnavailable,
     /// Approval was asked but no approval service exists (headless).
     NoApprovalService,
     /// Approval was asked for a call with no agent behind it.
@@ -85,6 +87,7 @@ impl Disposition {
             Disposition::Denied(DenialKind::Guard) => "denied_by_guard",
             Disposition::Denied(DenialKind::ApprovalRejected) => "approval_rejected",
             Disposition::Denied(DenialKind::ApprovalCancelled) => "approval_cancelled",
+            Disposition::Denied(DenialKind::ApprovalUnavailable) => "approval_unavailable",
             Disposition::Denied(DenialKind::NoApprovalService) => "no_approval_service",
             Disposition::Denied(DenialKind::NoAgent) => "no_agent",
             Disposition::UnknownTool => "unknown_tool",

@@ -498,6 +498,10 @@ impl ToolRegistry {
                 format!("The approval prompt was cancelled. {denial_text}"),
                 Disposition::Denied(DenialKind::ApprovalCancelled),
             )),
+            ApprovalResponse::Unavailable => Some(ToolOutcome::error(
+                format!("Nobody could be asked for approval. {denial_text}"),
+                Disposition::Denied(DenialKind::ApprovalUnavailable),
+            )),
         }
     }
 

@@ -435,6 +435,10 @@ async fn only_an_explicit_allowed_once_continues_an_ask() {
             ApprovalResponse::Cancelled,
             Disposition::Denied(DenialKind::ApprovalCancelled),
         ),
+        (
+            ApprovalResponse::Unavailable,
+            Disposition::Denied(DenialKind::ApprovalUnavailable),
+        ),
     ] {
         let mut probe = Probe::named("p");
         probe.pre = Some(PreToolDecision::Ask {
