@@ -14,6 +14,7 @@ mod cli_signals;
 mod conformance_claude;
 mod conformance_codex;
 mod durability;
+mod fail_closed;
 mod hook_scenarios;
 mod hooks_cmd;
 mod native_fixtures;
