@@ -21,3 +21,4 @@ mod hooks_cmd;
 mod native_fixtures;
 mod plugin_scenarios;
 mod replay_fixtures;
+mod replay_signals;
