@@ -18,6 +18,7 @@ mod durability;
 mod fail_closed;
 mod hook_scenarios;
 mod hooks_cmd;
+mod many_hooks;
 mod native_fixtures;
 mod plugin_scenarios;
 mod replay_fixtures;
