@@ -49,3 +49,28 @@ fn a_project_notify_run_is_logged_session_scoped_without_errors() {
     assert_eq!(events_of(&log, "hook/result").len(), 1, "{log}");
     assert!(ctx.project().join("notified").exists());
 }
+
+/// dsh's own diagnostics (here at debug level) carry no colour codes when
+/// stderr is a pipe.
+#[test]
+fn diagnostics_on_a_pipe_have_no_colour_codes() {
+    let ctx = TestContext::new();
+    project_with_notify(&ctx);
+    let output = ctx
+        .dsh()
+        .env("DSH_LOG", "debug")
+        .env_remove("NO_COLOR")
+        .args(["replay", "fixture.json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("DEBUG"),
+        "no diagnostics to check: {stderr}"
+    );
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "colour codes on a pipe: {stderr:.500}"
+    );
+}
