@@ -5,7 +5,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture_until};
+use dsh_seams::CancellationToken;
+
+use crate::signals::Stop;
 use dsh_session::{SessionLog, encode};
 
 use crate::wiring::{self, HookSources};
@@ -84,28 +89,41 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         prompt_limit: None,
         skip_prompts: 0,
     };
-    let output = runtime.block_on(async {
+    let ran = runtime.block_on(async {
+        // Before the session-start hooks run: from here on SIGINT, SIGTERM
+        // and SIGHUP end the replay in order (the open turn closes
+        // `interrupted`, session-end hooks run) instead of dropping it.
         let mut signals = crate::signals::Signals::install()?;
-        tokio::select! {
-            output = replay_fixture(&fixture, options) => Ok(Ok(output?)),
-            stop = signals.recv() => {
-                // Ctrl-C, SIGTERM or SIGHUP ends the replay; no hook process
-                // group outlives dsh.
+        let stop = CancellationToken::new();
+        let stopped: Arc<Mutex<Option<Stop>>> = Arc::new(Mutex::new(None));
+        let watcher = {
+            let stop = stop.clone();
+            let stopped = Arc::clone(&stopped);
+            let runner = runner.clone();
+            tokio::spawn(async move {
+                let signal = signals.recv().await;
+                *stopped.lock().unwrap_or_else(PoisonError::into_inner) = Some(signal);
+                // kill_all first: once the token is cancelled the session-end
+                // hooks may start, and they must not be killed.
                 runner.kill_all();
-                anyhow::Ok(Err(stop))
-            }
-        }
-    })?;
-    let output = match output {
-        Ok(output) => output,
-        Err(stop) => {
-            eprintln!(
-                "dsh: replay interrupted ({}); hook processes were killed",
-                stop.name()
-            );
-            return Ok(stop.exit_code());
-        }
-    };
+                stop.cancel();
+                // A second signal while the session ends: stop waiting.
+                let again = signals.recv().await;
+                runner.kill_all();
+                eprintln!("dsh: {} again; exiting now", again.name());
+                std::process::exit(i32::from(signal.code()));
+            })
+        };
+        let output = replay_fixture_until(&fixture, options, stop).await;
+        // Detached (async) hooks do not outlive the replay.
+        runner.kill_all();
+        watcher.abort();
+        let signal = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
+        anyhow::Ok((output?, signal))
+    });
+    // The runtime's blocking pool may hold a reader; do not wait for it.
+    runtime.shutdown_background();
+    let (output, signal) = ran?;
     for outcome in &output.outcomes {
         if let Some(message) = &outcome.message {
             eprintln!(
@@ -124,6 +142,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         }
         file.flush()
             .with_context(|| format!("cannot write the requests to {}", path.display()))?;
+    }
+    if let Some(signal) = signal {
+        eprintln!(
+            "dsh: replay interrupted ({}); the open turn was closed interrupted and hook processes were killed",
+            signal.name()
+        );
+        return Ok(signal.exit_code());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,16 +2,18 @@
 //! is described and read, what its run meant in the log, what the user is
 //! told, and Claude Code's spill of over-long output.
 
-use dsh_hook_runner::{HookExit, HookRun, RunRecord};
+use dsh_hook_runner::{DshFault, HookExit, HookRun, RunRecord};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Harvested};
 use dsh_protocol::{HookDecision, Seam};
-use dsh_seams::{ContextEntry, SeamContext, UserNotice};
+use dsh_seams::{ContextEntry, NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
 
 use crate::config::{ClaudeConfig, HookHandler};
 use crate::events::HookEvent;
 use crate::if_rule::if_rule_matches;
-use crate::output::{Effect, EventCtx, ExitFact, HookFacts, Interpretation, interpret};
+use crate::output::{
+    Effect, EventCtx, ExitFact, HookFacts, HookNotice, Interpretation, ParsedOutput, interpret,
+};
 
 /// A run the bridge settles without starting anything: a settings hook
 /// that names `${CLAUDE_PLUGIN_ROOT}` fails as Claude Code fails it.
@@ -85,7 +87,9 @@ fn facts_of(run: &HookRun) -> HookFacts {
         HookExit::Signaled(signal) => ExitFact::Signaled(*signal),
         HookExit::TimedOut => ExitFact::TimedOut,
         HookExit::Cancelled => ExitFact::Cancelled,
-        HookExit::SpawnFailed(why) => ExitFact::Failed(why.clone()),
+        // Only reached when `dsh_fault` let it through, which it does not
+        // for a limit; read like any other failure to start.
+        HookExit::SpawnFailed(why) | HookExit::DshLimit(why) => ExitFact::Failed(why.clone()),
         // Claude Code reads a 2xx body like a command's stdout after exit 0;
         // any other status is a non-blocking error and its body is ignored.
         HookExit::Responded(status) if (200..300).contains(status) => ExitFact::Exited(0),
@@ -140,9 +144,13 @@ impl Claude {
         event_ctx: &EventCtx<'_>,
         finished: Finished<'_, Refused>,
     ) -> Interpretation {
-        let facts = match finished {
-            Finished::Process(run) | Finished::Custom(Refused(run)) => facts_of(run),
+        let run = match finished {
+            Finished::Process(run) | Finished::Custom(Refused(run)) => run,
         };
+        if let Some(fault) = run.dsh_fault() {
+            return unreadable(event_ctx, &fault);
+        }
+        let facts = facts_of(run);
         interpret(event_ctx, &facts, &|text: &str| {
             self.cap_text(session_id, text)
         })
@@ -178,6 +186,53 @@ impl Claude {
         }
     }
 }
+
+/// A run whose decision dsh could not read because of its own limits (the
+/// output exceeded the decision buffer, or dsh could not start the hook).
+/// Reading it as "no decision" would let a deny through, so the events that
+/// can block fail closed with a model-facing reason; the others warn.
+pub(crate) fn unreadable(ctx: &EventCtx<'_>, fault: &DshFault) -> Interpretation {
+    let label = ctx.label();
+    let cmd = ctx.command;
+    let why = format!("{DSH_COULD_NOT_READ}: {fault}");
+    let effect = match ctx.event {
+        HookEvent::PreToolUse | HookEvent::PermissionRequest => Effect::Deny {
+            text: format!("{label} hook error: [{cmd}]: {why}"),
+        },
+        HookEvent::UserPromptSubmit => Effect::Block {
+            text: format!(
+                "UserPromptSubmit operation blocked by hook:\n[{cmd}]: {why}\n\nOriginal prompt: {}",
+                ctx.prompt.unwrap_or("")
+            ),
+        },
+        HookEvent::Stop => Effect::Block {
+            text: format!("[{cmd}]: {why}"),
+        },
+        _ => Effect::None,
+    };
+    let consequence = match effect {
+        Effect::None => "its output was ignored",
+        _ => "dsh treated it as a denial (fail closed)",
+    };
+    Interpretation {
+        parsed: ParsedOutput::Empty,
+        effect,
+        contexts: Vec::new(),
+        steering: Vec::new(),
+        updated_input: None,
+        replace_output: None,
+        stop: None,
+        user_notices: vec![HookNotice {
+            level: NoticeLevel::Warning,
+            text: format!("{label} hook [{cmd}]: {why}; {consequence}"),
+        }],
+        ignored: Vec::new(),
+        why: Some(why),
+    }
+}
+
+/// The words every fail-closed reason starts with.
+pub(crate) const DSH_COULD_NOT_READ: &str = "dsh could not read this hook's decision";
 
 fn system_message(interpretation: &Interpretation) -> Option<String> {
     interpretation
@@ -303,6 +358,48 @@ impl Dialect for Claude {
         HookDecision {
             why: Some("async hook: not awaited; its additionalContext/systemMessage reach the model on the next turn".to_owned()),
             ..HookDecision::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(event: HookEvent) -> EventCtx<'static> {
+        EventCtx {
+            event,
+            tool_name: Some("Bash"),
+            source: None,
+            prompt: Some("hi"),
+            command: "./guard.sh",
+        }
+    }
+
+    /// A hook dsh could not start (EMFILE) blocks every event that can
+    /// block, with the reason; elsewhere it only warns.
+    #[test]
+    fn a_dsh_limit_fails_closed_on_blocking_events_only() {
+        let fault = DshFault::NotStarted("Too many open files (os error 24)".into());
+        for event in [
+            HookEvent::PreToolUse,
+            HookEvent::PermissionRequest,
+            HookEvent::UserPromptSubmit,
+            HookEvent::Stop,
+        ] {
+            let read = unreadable(&ctx(event), &fault);
+            let text = match &read.effect {
+                Effect::Deny { text } | Effect::Block { text } => text.clone(),
+                other => panic!("{event}: {other:?}"),
+            };
+            assert!(text.contains(DSH_COULD_NOT_READ), "{event}: {text}");
+            assert!(text.contains("os error 24"), "{event}: {text}");
+            assert_eq!(read.user_notices[0].level, NoticeLevel::Warning);
+        }
+        for event in [HookEvent::PostToolUse, HookEvent::SessionStart] {
+            let read = unreadable(&ctx(event), &fault);
+            assert_eq!(read.effect, Effect::None, "{event}");
+            assert!(read.user_notices[0].text.contains(DSH_COULD_NOT_READ));
         }
     }
 }

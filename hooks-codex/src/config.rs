@@ -229,13 +229,68 @@ pub(crate) struct Handler {
     pub plugin: Option<CodexPluginOrigin>,
 }
 
-/// The legacy `notify = ["prog", "args"…]` setting.
+/// The legacy `notify = ["prog", "args"…]` setting. A project's `notify`
+/// runs a program of the project's choosing, so dsh treats it like a project
+/// hook: listed, trusted like the others, logged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotifyConfig {
     /// Program and leading arguments.
     pub argv: Vec<String>,
     /// The config.toml it came from.
     pub origin: PathBuf,
+    /// Which layer that file is.
+    pub layer: LayerSource,
+    /// Whether it may run under Codex's trust rules (see [`notify_trust`]).
+    pub trust: TrustState,
+}
+
+/// The event name `notify` is listed and logged under.
+pub const NOTIFY_EVENT: &str = "notify";
+
+impl NotifyConfig {
+    /// `<config.toml>#notify`, its origin in the log and in `dsh hooks list`.
+    pub fn origin_label(&self) -> String {
+        format!("{}#{NOTIFY_EVENT}", self.origin.display())
+    }
+
+    /// The command as listed: the argv, space-separated.
+    pub fn command(&self) -> String {
+        self.argv.join(" ")
+    }
+
+    /// Codex's `[hooks.state."…"]` key for it: `<config.toml>:notify`.
+    pub fn key(&self) -> String {
+        format!("{}:{NOTIFY_EVENT}", self.origin.display())
+    }
+
+    /// Its definition hash: the argv as compact JSON.
+    pub fn definition_hash(&self) -> String {
+        sha256_hex(&serde_json::to_vec(&self.argv).unwrap_or_default())
+    }
+}
+
+/// The trust of a `notify` from `layer`: managed layers are managed; a
+/// user's own `notify` is what Codex runs without any review, so it counts
+/// as trusted; a project's needs its project trusted and a matching
+/// `trusted_hash` under its key in user or managed configuration, like any
+/// project hook.
+fn notify_trust(
+    notify: &NotifyConfig,
+    project_trusted: bool,
+    states: &BTreeMap<String, HookStateWire>,
+) -> TrustState {
+    let state = states.get(&notify.key()).cloned().unwrap_or_default();
+    match notify.layer {
+        LayerSource::Requirements | LayerSource::System => TrustState::Managed,
+        _ if state.enabled == Some(false) => TrustState::Disabled,
+        LayerSource::User => TrustState::Trusted,
+        LayerSource::Project if !project_trusted => TrustState::Untrusted,
+        LayerSource::Project => match state.trusted_hash.as_deref() {
+            Some(trusted) if trusted == notify.definition_hash() => TrustState::Trusted,
+            Some(_) => TrustState::Modified,
+            None => TrustState::Untrusted,
+        },
+    }
 }
 
 /// Everything discovered: handlers, entries, notices, `notify`.
@@ -594,6 +649,8 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
     let mut states: BTreeMap<String, HookStateWire> = BTreeMap::new();
     let mut trusted_projects: Vec<PathBuf> = Vec::new();
     let mut notify: Option<NotifyConfig> = None;
+    // The project directory of the layer `notify` came from, if a project's.
+    let mut notify_project: Option<PathBuf> = None;
     let mut allow_managed_only = false;
     let mut requirement_hooks: Option<(PathBuf, EventsWire)> = None;
     let mut layers: Vec<LayerFiles> = Vec::new();
@@ -609,6 +666,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
                           states: &mut BTreeMap<String, HookStateWire>,
                           trusted_projects: &mut Vec<PathBuf>,
                           notify: &mut Option<NotifyConfig>,
+                          notify_project: &mut Option<PathBuf>,
                           allow_managed_only: &mut bool|
      -> Result<(), ConfigError> {
         let json_path = dir.join("hooks.json");
@@ -651,19 +709,46 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
                 *notify = Some(NotifyConfig {
                     argv,
                     origin: toml_path.clone(),
+                    layer,
+                    // Settled once every layer's trust state is read.
+                    trust: TrustState::Untrusted,
                 });
+                *notify_project = files.project_dir.clone();
             }
             if config.allow_managed_hooks_only == Some(true) && layer.managed() {
                 *allow_managed_only = true;
             }
+            // Trust state counts only from user-level and managed
+            // configuration: a project that could mark itself trusted (or
+            // its hooks' hashes) would consent on the user's behalf.
+            let counts_trust = match layer {
+                LayerSource::Requirements | LayerSource::System | LayerSource::User => true,
+                LayerSource::Project => false,
+            };
+            let own_trust = config
+                .projects
+                .values()
+                .any(|project| project.trust_level.is_some());
+            if !counts_trust && own_trust {
+                notices.push(format!(
+                    "ignoring [projects] trust_level in {}: trust counts only from user and managed configuration",
+                    toml_path.display()
+                ));
+            }
             for (path, project) in config.projects {
-                if project.trust_level.as_deref() == Some("trusted") {
+                if counts_trust && project.trust_level.as_deref() == Some("trusted") {
                     trusted_projects.push(PathBuf::from(path));
                 }
             }
             if let Some(mut hooks) = config.hooks {
-                for (key, state) in std::mem::take(&mut hooks.state) {
-                    states.insert(key, state);
+                let state = std::mem::take(&mut hooks.state);
+                if counts_trust {
+                    states.extend(state);
+                } else if !state.is_empty() {
+                    notices.push(format!(
+                        "ignoring [hooks.state] in {}: trust and enablement count only from user and managed configuration",
+                        toml_path.display()
+                    ));
                 }
                 if !hooks.is_empty() {
                     files.toml = Some((toml_path.clone(), hooks));
@@ -700,6 +785,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
             &mut states,
             &mut trusted_projects,
             &mut notify,
+            &mut notify_project,
             &mut allow_managed_only,
         )?;
     }
@@ -712,6 +798,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         &mut states,
         &mut trusted_projects,
         &mut notify,
+        &mut notify_project,
         &mut allow_managed_only,
     )?;
     for dir in project_dirs(&discovery.cwd) {
@@ -727,6 +814,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
             &mut states,
             &mut trusted_projects,
             &mut notify,
+            &mut notify_project,
             &mut allow_managed_only,
         )?;
     }
@@ -747,13 +835,16 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         };
         loader.append(&source, events, allow_managed_only);
     }
+    let is_trusted_project = |dir: &Path| {
+        trusted_projects
+            .iter()
+            .any(|path| path == dir || discovery.cwd.starts_with(path) && dir.starts_with(path))
+    };
     for files in layers {
         let project_trusted = match &files.project_dir {
             None => true,
             Some(dir) => {
-                let trusted = trusted_projects.iter().any(|path| {
-                    path == dir || discovery.cwd.starts_with(path) && dir.starts_with(path)
-                });
+                let trusted = is_trusted_project(dir);
                 if !trusted && (files.json.is_some() || files.toml.is_some()) {
                     loader.notices.push(format!(
                         "project {} is not trusted in Codex ([projects.\"{}\"] trust_level = \"trusted\"); its hooks count as untrusted",
@@ -829,6 +920,32 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
                 .push(format!("plugin {} not loaded: {error}", found.origin.id)),
         }
     }
+    if let Some(notify) = &mut notify {
+        let project_trusted = notify_project.as_deref().is_none_or(&is_trusted_project);
+        notify.trust = notify_trust(notify, project_trusted, &loader.states);
+        loader.entries.push(HookEntry {
+            event: NOTIFY_EVENT.to_owned(),
+            matcher: None,
+            handler: "command".to_owned(),
+            command: Some(notify.command()),
+            timeout_secs: crate::plugin::NOTIFY_TIMEOUT.as_secs(),
+            is_async: false,
+            status_message: None,
+            origin: notify.origin_label(),
+            key: notify.key(),
+            current_hash: Some(notify.definition_hash()),
+            source: notify.layer,
+            trust: notify.trust,
+            status: if notify.trust == TrustState::Disabled {
+                EntryStatus::Disabled {
+                    reason: format!("enabled = false in [hooks.state.\"{}\"]", notify.key()),
+                }
+            } else {
+                EntryStatus::Active
+            },
+            plugin: None,
+        });
+    }
     let mut notices = loader.notices;
     for event in CodexEvent::ALL {
         if !event.fired_by_dsh()
@@ -873,6 +990,11 @@ impl CodexConfig {
     /// in [`CodexConfig::entries`] as disabled with `reason` and never run.
     /// dsh's trust rules use this for project hooks the user has not trusted.
     pub fn disable_origins(&mut self, origins: &[String], reason: &str) {
+        if let Some(notify) = &self.notify
+            && origins.contains(&notify.origin_label())
+        {
+            self.notify = None;
+        }
         self.handlers
             .retain(|handler| !origins.contains(&handler.origin));
         for entry in &mut self.entries {

@@ -5,7 +5,7 @@ use std::convert::Infallible;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
+use dsh_hook_runner::{DshFault, HookExit, HookProgram, HookRun, HookSpec, RunRecord};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch};
 use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
@@ -13,7 +13,9 @@ use serde_json::Value;
 
 use crate::config::{Handler, TrustPolicy, TrustState};
 use crate::event::CodexEvent;
-use crate::output::{Effect, EntryKind, Interpretation, RunEnd, RunFacts, interpret};
+use crate::output::{
+    Effect, EntryKind, Interpretation, OutputEntry, RunEnd, RunFacts, RunStatus, interpret,
+};
 
 use crate::spill::limit_context;
 
@@ -27,6 +29,9 @@ pub(crate) struct Reading {
     pub contexts: Vec<String>,
     /// Why a long context could not be saved, if it could not.
     pub spill_error: Option<String>,
+    /// The user's warning when one of dsh's own limits kept it from reading
+    /// the run's decision (see [`unreadable`]).
+    pub dsh_fault: Option<String>,
 }
 
 /// The Codex dialect.
@@ -80,6 +85,15 @@ impl Codex {
             Finished::Process(run) => run,
             Finished::Custom(never) => match *never {},
         };
+        if let Some(fault) = run.dsh_fault() {
+            let (interpretation, notice) = unreadable(event, &fault);
+            return Reading {
+                interpretation,
+                contexts: Vec::new(),
+                spill_error: None,
+                dsh_fault: Some(notice),
+            };
+        }
         let (end, stdout, stderr) = run_facts(run);
         let interpretation = interpret(
             event,
@@ -108,8 +122,68 @@ impl Codex {
             interpretation,
             contexts,
             spill_error,
+            dsh_fault: None,
         }
     }
+}
+
+/// The words every fail-closed reason starts with.
+pub(crate) const DSH_COULD_NOT_READ: &str = "dsh could not read this hook's decision";
+
+/// A run whose decision dsh could not read because of its own limits (the
+/// output exceeded the decision buffer, or dsh could not start the hook).
+/// Codex's "failed, fail-open" reading would let a deny through, so the
+/// events that can block fail closed with a model-facing reason; the others
+/// fail (their output ignored). Returns the reading and the user's warning.
+pub(crate) fn unreadable(event: CodexEvent, fault: &DshFault) -> (Interpretation, String) {
+    let why = format!("{DSH_COULD_NOT_READ}: {fault}");
+    let feedback = |effect: Effect| Interpretation {
+        status: RunStatus::Blocked,
+        entries: vec![OutputEntry {
+            kind: EntryKind::Feedback,
+            text: why.clone(),
+        }],
+        effect,
+        contexts: Vec::new(),
+        system_message: None,
+        parsed: None,
+    };
+    let interpretation = match event {
+        CodexEvent::PreToolUse | CodexEvent::UserPromptSubmit | CodexEvent::Stop => {
+            feedback(Effect::Block {
+                reason: why.clone(),
+            })
+        }
+        CodexEvent::PermissionRequest => feedback(Effect::PermissionDeny {
+            message: why.clone(),
+        }),
+        CodexEvent::PostToolUse
+        | CodexEvent::SubagentStop
+        | CodexEvent::PreModelRequest
+        | CodexEvent::PostModelRequest
+        | CodexEvent::PreCompact
+        | CodexEvent::PostCompact
+        | CodexEvent::SessionStart
+        | CodexEvent::SessionEnd
+        | CodexEvent::SubagentStart
+        | CodexEvent::Interrupt => Interpretation {
+            status: RunStatus::Failed,
+            entries: vec![OutputEntry {
+                kind: EntryKind::Error,
+                text: why.clone(),
+            }],
+            effect: Effect::None,
+            contexts: Vec::new(),
+            system_message: None,
+            parsed: None,
+        },
+    };
+    let consequence = match interpretation.effect {
+        Effect::None => "its output was ignored",
+        _ => "dsh treated it as a denial (fail closed)",
+    };
+    let notice = format!("{event} hook: {why}; {consequence}");
+    (interpretation, notice)
 }
 
 fn run_facts(run: &HookRun) -> (RunEnd, String, String) {
@@ -120,7 +194,11 @@ fn run_facts(run: &HookRun) -> (RunEnd, String, String) {
             secs: run.timeout.as_secs(),
         },
         HookExit::Cancelled => RunEnd::Cancelled,
-        HookExit::SpawnFailed(message) => RunEnd::SpawnFailed(message.clone()),
+        // A limit never gets here (`dsh_fault` answers first); read like
+        // any other failure to start.
+        HookExit::SpawnFailed(message) | HookExit::DshLimit(message) => {
+            RunEnd::SpawnFailed(message.clone())
+        }
         // Codex has no HTTP hooks; the runner only answers this for one.
         HookExit::Responded(status) => RunEnd::SpawnFailed(format!("HTTP status {status}")),
     };
@@ -239,14 +317,20 @@ impl Dialect for Codex {
     }
 
     fn notices(&self, event: CodexEvent, _handler: &Handler, reading: &Reading) -> Vec<UserNotice> {
-        reading
+        let said = reading
             .interpretation
             .system_message
             .iter()
-            .map(|message| UserNotice {
+            .map(|message| (message, NoticeLevel::Info));
+        let fault = reading
+            .dsh_fault
+            .iter()
+            .map(|warning| (warning, NoticeLevel::Warning));
+        said.chain(fault)
+            .map(|(text, level)| UserNotice {
                 source: format!("codex:{event}"),
-                text: message.clone(),
-                level: NoticeLevel::Info,
+                text: text.clone(),
+                level,
             })
             .collect()
     }
@@ -258,6 +342,40 @@ impl Dialect for Codex {
             trust: Some(handler.trust.as_str().to_owned()),
             why: Some("async handler: not awaited; its output cannot affect the action".to_owned()),
             ..HookDecision::of(HookEffect::None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hook dsh could not start (EMFILE) blocks every event that can
+    /// block, with the reason; elsewhere the run fails (fail-open) with it.
+    #[test]
+    fn a_dsh_limit_fails_closed_on_blocking_events_only() {
+        let fault = DshFault::NotStarted("Too many open files (os error 24)".into());
+        for event in [
+            CodexEvent::PreToolUse,
+            CodexEvent::PermissionRequest,
+            CodexEvent::UserPromptSubmit,
+            CodexEvent::Stop,
+        ] {
+            let (read, notice) = unreadable(event, &fault);
+            let text = match &read.effect {
+                Effect::Block { reason } => reason.clone(),
+                Effect::PermissionDeny { message } => message.clone(),
+                other => panic!("{event}: {other:?}"),
+            };
+            assert!(text.contains(DSH_COULD_NOT_READ), "{event}: {text}");
+            assert_eq!(read.status, RunStatus::Blocked);
+            assert!(notice.contains("os error 24"), "{notice}");
+        }
+        for event in [CodexEvent::PostToolUse, CodexEvent::SessionStart] {
+            let (read, notice) = unreadable(event, &fault);
+            assert_eq!(read.effect, Effect::None, "{event}");
+            assert_eq!(read.status, RunStatus::Failed);
+            assert!(notice.contains(DSH_COULD_NOT_READ));
         }
     }
 }

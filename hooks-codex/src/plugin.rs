@@ -378,7 +378,9 @@ impl Plugin for CodexPlugin {
                 self.record(ctx, CodexEvent::Interrupt, &records);
             }
             TurnEndReason::Completed | TurnEndReason::Stopped => {
-                if let Some(notify) = &self.notify {
+                if let Some(notify) = &self.notify
+                    && self.may_run_notify(notify)
+                {
                     self.run_notify(ctx, notify, summary).await;
                 }
             }

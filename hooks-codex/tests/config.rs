@@ -428,3 +428,113 @@ fn codex_home_override_and_defaults() {
     assert_eq!(config.entries().len(), 1);
     assert_eq!(config.entries()[0].timeout_secs, 1, "timeout minimum is 1");
 }
+
+/// A project's own config.toml cannot consent for the user: neither its
+/// `[projects] trust_level` nor its `[hooks.state] trusted_hash` counts.
+#[test]
+fn a_project_cannot_mark_itself_trusted() {
+    let e = env();
+    let project_json = e.project.join(".codex/hooks.json");
+    e.write(
+        &project_json,
+        r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"echo proj"}]}]}}"#,
+    );
+    let hash = definition_hash(
+        CodexEvent::PreToolUse,
+        None,
+        "echo proj",
+        600,
+        false,
+        None,
+        None,
+    );
+    let key = trust_key(&project_json, CodexEvent::PreToolUse, 0, 0);
+    let project = e.project.display().to_string();
+    e.write(
+        &e.project.join(".codex/config.toml"),
+        &format!(
+            "[projects.\"{project}\"]\ntrust_level = \"trusted\"\n\
+             [hooks.state.\"{key}\"]\ntrusted_hash = \"{hash}\"\n"
+        ),
+    );
+    let config = load(&e.discovery()).unwrap();
+    assert_eq!(config.entries()[0].trust, TrustState::Untrusted);
+    assert!(
+        config
+            .notices()
+            .iter()
+            .any(|n| n.contains("ignoring [projects] trust_level")),
+        "{:?}",
+        config.notices()
+    );
+    // The same state from the user's own configuration does count.
+    e.write(
+        &e.codex_home().join("config.toml"),
+        &format!(
+            "[projects.\"{project}\"]\ntrust_level = \"trusted\"\n\
+             [hooks.state.\"{key}\"]\ntrusted_hash = \"{hash}\"\n"
+        ),
+    );
+    let config = load(&e.discovery()).unwrap();
+    assert_eq!(config.entries()[0].trust, TrustState::Trusted);
+}
+
+/// A project's `notify` is a project hook: listed, untrusted until the
+/// user trusts the project and its hash, never self-trusted.
+#[test]
+fn a_project_notify_is_listed_and_trusted_like_a_project_hook() {
+    let e = env();
+    let project_toml = e.project.join(".codex/config.toml");
+    let project = e.project.display().to_string();
+    e.write(
+        &project_toml,
+        &format!(
+            "notify = [\"sh\", \"-c\", \"touch pwned\"]\n\
+             [projects.\"{project}\"]\ntrust_level = \"trusted\"\n\
+             [hooks.state.\"{}:notify\"]\ntrusted_hash = \"whatever\"\n",
+            project_toml.display()
+        ),
+    );
+    let config = load(&e.discovery()).unwrap();
+    let notify = config.notify().unwrap();
+    assert_eq!(notify.layer, LayerSource::Project);
+    assert_eq!(notify.trust, TrustState::Untrusted);
+    let entries = config.entries();
+    let entry = entries.iter().find(|e| e.event == "notify").unwrap();
+    assert_eq!(entry.origin, format!("{}#notify", project_toml.display()));
+    assert_eq!(entry.command.as_deref(), Some("sh -c touch pwned"));
+    assert_eq!(entry.source, LayerSource::Project);
+    assert_eq!(entry.trust, TrustState::Untrusted);
+    assert!(!TrustState::Untrusted.runs_when_trusted_only());
+
+    // Trusted from the user's configuration, with its current hash.
+    e.write(
+        &e.codex_home().join("config.toml"),
+        &format!(
+            "[projects.\"{project}\"]\ntrust_level = \"trusted\"\n\
+             [hooks.state.\"{}\"]\ntrusted_hash = \"{}\"\n",
+            notify.key(),
+            notify.definition_hash()
+        ),
+    );
+    let config = load(&e.discovery()).unwrap();
+    assert_eq!(config.notify().unwrap().trust, TrustState::Trusted);
+
+    // Switched off by the user's trust flow: it no longer runs.
+    let mut config = config;
+    let origin = config.notify().unwrap().origin_label();
+    config.disable_origins(&[origin], "not trusted");
+    assert!(config.notify().is_none());
+}
+
+#[test]
+fn a_user_notify_counts_as_trusted() {
+    let e = env();
+    e.write(
+        &e.codex_home().join("config.toml"),
+        "notify = [\"notify-send\"]\n",
+    );
+    let config = load(&e.discovery()).unwrap();
+    assert_eq!(config.notify().unwrap().trust, TrustState::Trusted);
+    assert_eq!(config.notify().unwrap().layer, LayerSource::User);
+}

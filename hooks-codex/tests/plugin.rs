@@ -505,3 +505,48 @@ async fn legacy_notify_gets_codex_json_as_last_argument() {
         .await;
     assert_eq!(events(&h).len(), before);
 }
+
+/// A project's `notify` runs only under the trust rules of project hooks,
+/// and its run is logged session-scoped (the turn is already closed).
+#[tokio::test]
+async fn a_project_notify_obeys_the_trust_policy_and_is_logged_without_a_turn() {
+    for (policy, runs) in [
+        (TrustPolicy::TrustedOnly, false),
+        (TrustPolicy::RunAll, true),
+    ] {
+        let h = harness(json!({}), "", policy, 8);
+        std::fs::create_dir_all(h.project.join(".codex")).unwrap();
+        std::fs::write(
+            h.project.join(".codex/config.toml"),
+            "notify = [\"sh\", \"-c\", \"touch notified\"]\n",
+        )
+        .unwrap();
+        let home = h.hooks_json.parent().unwrap().parent().unwrap();
+        let mut discovery = CodexDiscovery::new(&h.project, home);
+        discovery.managed_dir = None;
+        let config = load(&discovery).unwrap();
+        let plugin = config.into_plugin(HookRunner::new(RunnerConfig::default()), policy);
+        let summary = TurnSummary {
+            turn: 1,
+            reason: TurnEndReason::Completed,
+            prompt: "hi".into(),
+            last_assistant_message: Some("done".into()),
+        };
+        plugin.turn_end(&h.ctx, &summary).await;
+        assert_eq!(h.project.join("notified").exists(), runs, "{policy:?}");
+        let recorded = events(&h);
+        if runs {
+            let EventBody::HookInvoked { event, turn, .. } = &recorded[0] else {
+                panic!("{recorded:?}")
+            };
+            assert_eq!(event, "notify");
+            assert_eq!(*turn, None);
+            let EventBody::HookResult { turn, .. } = &recorded[1] else {
+                panic!("{recorded:?}")
+            };
+            assert_eq!(*turn, None);
+        } else {
+            assert!(recorded.is_empty(), "{recorded:?}");
+        }
+    }
+}

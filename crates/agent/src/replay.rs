@@ -75,8 +75,19 @@ pub async fn replay_fixture(
     fixture: &Fixture,
     options: ReplayOptions,
 ) -> Result<ReplayOutput, AgentError> {
+    replay_fixture_until(fixture, options, CancellationToken::new()).await
+}
+
+/// Like [`replay_fixture`], stopping when `stop` fires (a signal): the open
+/// turn ends `interrupted` (its tools and hooks are cancelled), no further
+/// prompt starts, and the session-end hooks still run on a fresh token.
+pub async fn replay_fixture_until(
+    fixture: &Fixture,
+    options: ReplayOptions,
+    stop: CancellationToken,
+) -> Result<ReplayOutput, AgentError> {
     let model = Arc::new(ScriptedModel::new(options.label.clone(), fixture.script()));
-    replay_with_model(fixture, options, model).await
+    replay_inner(fixture, options, model, stop).await
 }
 
 /// Like [`replay_fixture`], with a model the caller keeps (to continue the
@@ -85,6 +96,15 @@ pub async fn replay_with_model(
     fixture: &Fixture,
     options: ReplayOptions,
     model: Arc<ScriptedModel>,
+) -> Result<ReplayOutput, AgentError> {
+    replay_inner(fixture, options, model, CancellationToken::new()).await
+}
+
+async fn replay_inner(
+    fixture: &Fixture,
+    options: ReplayOptions,
+    model: Arc<ScriptedModel>,
+    stop: CancellationToken,
 ) -> Result<ReplayOutput, AgentError> {
     let registry = builtin_registry(&options.plugins, &options.processes);
     let log_path = options.log.path().map(|path| path.to_path_buf());
@@ -108,6 +128,16 @@ pub async fn replay_with_model(
         agent.repair_open_turn()?;
     }
     let requests_before = model.requests().len();
+    // `stop` also reaches the session-start hooks, which run on the
+    // session's own token.
+    let session_cancel = agent.session_cancel();
+    let link = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            stop.cancelled().await;
+            session_cancel.cancel();
+        })
+    };
     agent
         .start(if options.resumed {
             SessionStartSource::Resume
@@ -116,19 +146,30 @@ pub async fn replay_with_model(
         })
         .await;
     let limit = options.prompt_limit.unwrap_or(usize::MAX);
+    let mut outcomes = Vec::new();
+    // One prompt at a time, so that a stop between turns starts no more.
     for prompt in fixture
         .prompts
         .iter()
         .skip(options.skip_prompts)
         .take(limit)
     {
+        if stop.is_cancelled() {
+            break;
+        }
         agent.enqueue(QueuedPrompt {
             text: prompt.text().to_owned(),
             source: prompt.source().to_owned(),
         });
+        match agent.run_pending(&stop).await {
+            Ok(done) => outcomes.extend(done),
+            Err(error) => {
+                link.abort();
+                return Err(error);
+            }
+        }
     }
-    let cancel = CancellationToken::new();
-    let outcomes = agent.run_pending(&cancel).await?;
+    link.abort();
     agent.end(SessionEndReason::Other).await;
     Ok(ReplayOutput {
         requests: model.requests()[requests_before..].to_vec(),

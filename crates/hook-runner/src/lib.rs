@@ -38,7 +38,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use http::{HttpHook, interpolate_header};
-pub use outcome::{Captured, Completeness, HookExit, HookRun};
+pub use outcome::{Captured, Completeness, DshFault, HookExit, HookRun};
 pub use process::{
     KILL_SETTLE, OutputSink, ProcessCommand, ProcessExit, ProcessLayer, ProcessRun, ProcessSpec,
     StdinSource, default_scrubbed_env,

@@ -18,6 +18,12 @@ pub enum HookExit {
     /// hook's request got no response (bad URL, connection refused, …). The
     /// message names the executable or URL and carries the error.
     SpawnFailed(String),
+    /// Never ran because dsh itself could not start it: one of dsh's own
+    /// resource limits (file descriptors, processes, memory) or dsh's own
+    /// machinery (no HTTP client). Distinct from [`HookExit::SpawnFailed`]
+    /// because the hook is not at fault: bridges fail closed on blocking
+    /// events instead of reading it as the hook's non-blocking error.
+    DshLimit(String),
     /// An HTTP hook got a response with this status, 2xx or not. Its body is
     /// the run's stdout.
     Responded(u16),
@@ -32,6 +38,7 @@ impl From<crate::process::ProcessExit> for HookExit {
             ProcessExit::TimedOut => HookExit::TimedOut,
             ProcessExit::Cancelled => HookExit::Cancelled,
             ProcessExit::SpawnFailed(why) => HookExit::SpawnFailed(why),
+            ProcessExit::DshLimit(why) => HookExit::DshLimit(why),
         }
     }
 }
@@ -45,6 +52,7 @@ impl HookExit {
             | HookExit::TimedOut
             | HookExit::Cancelled
             | HookExit::SpawnFailed(_)
+            | HookExit::DshLimit(_)
             | HookExit::Responded(_) => None,
         }
     }
@@ -57,7 +65,8 @@ impl HookExit {
             | HookExit::Signaled(_)
             | HookExit::TimedOut
             | HookExit::Cancelled
-            | HookExit::SpawnFailed(_) => None,
+            | HookExit::SpawnFailed(_)
+            | HookExit::DshLimit(_) => None,
         }
     }
 
@@ -73,6 +82,7 @@ impl HookExit {
             HookExit::TimedOut => "timed out".to_owned(),
             HookExit::Cancelled => "cancelled".to_owned(),
             HookExit::SpawnFailed(reason) => format!("failed to start: {reason}"),
+            HookExit::DshLimit(reason) => format!("dsh could not start it: {reason}"),
             HookExit::Responded(status) => format!("HTTP status {status}"),
         }
     }
@@ -257,7 +267,49 @@ pub struct HookRun {
     pub record_limit: usize,
 }
 
+/// Why dsh cannot read a run's decision through no fault of the hook: one
+/// of dsh's own limits got in the way. A bridge must not read such a run as
+/// "no decision" on an event that can block (that would turn a deny into an
+/// allow); it fails closed there and warns elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DshFault {
+    /// Stdout exceeded the decision buffer: only a prefix was kept.
+    OutputCut {
+        /// Bytes kept.
+        kept: usize,
+        /// Bytes written.
+        total: u64,
+    },
+    /// dsh could not start the hook ([`HookExit::DshLimit`]).
+    NotStarted(String),
+}
+
+impl std::fmt::Display for DshFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DshFault::OutputCut { kept, total } => write!(
+                f,
+                "its output ({total} bytes) exceeded dsh's {kept}-byte decision buffer"
+            ),
+            DshFault::NotStarted(why) => write!(f, "dsh could not start it ({why})"),
+        }
+    }
+}
+
 impl HookRun {
+    /// Whether one of dsh's own limits kept it from reading this run's
+    /// decision: the hook could not be started for dsh's reasons, or its
+    /// stdout was cut at the decision buffer.
+    pub fn dsh_fault(&self) -> Option<DshFault> {
+        if let HookExit::DshLimit(why) = &self.exit {
+            return Some(DshFault::NotStarted(why.clone()));
+        }
+        match self.stdout.completeness() {
+            Completeness::Cut { kept, total } => Some(DshFault::OutputCut { kept, total }),
+            Completeness::Whole => None,
+        }
+    }
+
     /// A short human message, e.g. `exited with code 2` or
     /// `timed out after 2s` (the wording Codex uses).
     pub fn describe(&self) -> String {
@@ -267,6 +319,7 @@ impl HookRun {
             | HookExit::Signaled(_)
             | HookExit::Cancelled
             | HookExit::SpawnFailed(_)
+            | HookExit::DshLimit(_)
             | HookExit::Responded(_) => self.exit.describe(),
         }
     }
@@ -300,6 +353,27 @@ mod tests {
             timeout,
             record_limit: 1024,
         }
+    }
+
+    #[test]
+    fn dsh_faults_are_limits_and_cut_output_only() {
+        let t = Duration::from_secs(2);
+        assert_eq!(run_with(HookExit::Exited(0), t).dsh_fault(), None);
+        // A missing program is the hook's own failure, not dsh's.
+        assert_eq!(
+            run_with(HookExit::SpawnFailed("command not found: x".into()), t).dsh_fault(),
+            None
+        );
+        assert_eq!(
+            run_with(HookExit::DshLimit("too many open files".into()), t).dsh_fault(),
+            Some(DshFault::NotStarted("too many open files".into()))
+        );
+        let mut cut = run_with(HookExit::Exited(0), t);
+        cut.stdout.push_capped(b"0123456789", 4);
+        assert_eq!(
+            cut.dsh_fault(),
+            Some(DshFault::OutputCut { kept: 4, total: 10 })
+        );
     }
 
     #[test]

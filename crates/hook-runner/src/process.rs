@@ -144,6 +144,9 @@ pub enum ProcessExit {
     /// Never ran: the program could not be started. The message names the
     /// executable and carries the OS error.
     SpawnFailed(String),
+    /// Never ran because dsh hit one of its own resource limits starting it
+    /// (EMFILE, ENFILE, EAGAIN, ENOMEM): not the program's fault.
+    DshLimit(String),
 }
 
 /// One child to run under [`ProcessLayer::run`].
@@ -462,6 +465,16 @@ fn build_command(layer: &ProcessLayer, spec: &ProcessSpec) -> Command {
     command
 }
 
+/// Whether a spawn error is one of dsh's own resource limits rather than
+/// something wrong with the program: out of descriptors (per process or
+/// system-wide), out of processes, out of memory.
+fn is_dsh_limit(err: &io::Error) -> bool {
+    matches!(
+        err.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM)
+    )
+}
+
 fn spawn_failure(spec: &ProcessSpec, err: &io::Error) -> String {
     let executable = spec.command.executable();
     match err.kind() {
@@ -560,11 +573,14 @@ async fn run_one<S: OutputSink>(
     let started = Instant::now();
     let mut child = match build_command(layer, &spec).spawn() {
         Ok(child) => child,
+        Err(err) if is_dsh_limit(&err) => {
+            return never_started!(ProcessExit::DshLimit(spawn_failure(&spec, &err)));
+        }
         Err(err) => return never_started!(ProcessExit::SpawnFailed(spawn_failure(&spec, &err))),
     };
     let Some(pid) = child.id() else {
         // Only possible once the child has been reaped, which we have not done.
-        return never_started!(ProcessExit::SpawnFailed(format!(
+        return never_started!(ProcessExit::DshLimit(format!(
             "cannot start {}: no process id after spawn",
             spec.command.executable()
         )));
@@ -704,6 +720,23 @@ async fn run_one<S: OutputSink>(
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+
+    #[test]
+    fn only_resource_exhaustion_is_a_dsh_limit() {
+        for errno in [libc::EMFILE, libc::ENFILE, libc::EAGAIN, libc::ENOMEM] {
+            assert!(
+                is_dsh_limit(&io::Error::from_raw_os_error(errno)),
+                "{errno}"
+            );
+        }
+        for errno in [libc::ENOENT, libc::EACCES, libc::ENOEXEC] {
+            assert!(
+                !is_dsh_limit(&io::Error::from_raw_os_error(errno)),
+                "{errno}"
+            );
+        }
+    }
+
     use super::*;
     use std::os::unix::process::CommandExt;
 

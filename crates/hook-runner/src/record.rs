@@ -53,7 +53,9 @@ impl RunRecord {
             HookExit::Signaled(signal) => (HookOutcomeKind::Signaled, None, Some(*signal), None),
             HookExit::TimedOut => (HookOutcomeKind::TimedOut, None, None, Some(run.describe())),
             HookExit::Cancelled => (HookOutcomeKind::Cancelled, None, None, None),
-            HookExit::SpawnFailed(why) => {
+            // The log's contract has one kind for "never ran"; the error
+            // text says it was dsh's side.
+            HookExit::SpawnFailed(why) | HookExit::DshLimit(why) => {
                 (HookOutcomeKind::SpawnFailed, None, None, Some(why.clone()))
             }
         };

@@ -135,7 +135,7 @@ impl HookRunner {
         });
         let client = match client {
             Ok(client) => client,
-            Err(why) => return not_run(HookExit::SpawnFailed(why.clone())),
+            Err(why) => return not_run(HookExit::DshLimit(why.clone())),
         };
         run_http(HttpRun {
             client,

@@ -10,7 +10,7 @@ use dsh_seams::{
 };
 
 use super::{CodexPlugin, NOTIFY_TIMEOUT, hook_prompt, turn_id};
-use crate::config::NotifyConfig;
+use crate::config::{NOTIFY_EVENT, NotifyConfig, TrustPolicy, TrustState};
 use crate::event::CodexEvent;
 use crate::output::Effect;
 use crate::payload;
@@ -98,6 +98,17 @@ impl CodexPlugin {
         }
     }
 
+    /// Whether `notify` runs under the session's trust policy, like any
+    /// other handler (see [`crate::config::NotifyConfig`]).
+    pub(super) fn may_run_notify(&self, notify: &NotifyConfig) -> bool {
+        match self.engine.dialect().policy {
+            TrustPolicy::RunAll => notify.trust != TrustState::Disabled,
+            TrustPolicy::TrustedOnly => notify.trust.runs_when_trusted_only(),
+        }
+    }
+
+    /// Runs `notify` after a finished turn. The turn is already closed in
+    /// the log, so its run is recorded session-scoped (no turn).
     pub(super) async fn run_notify(
         &self,
         ctx: &SeamContext,
@@ -119,14 +130,14 @@ impl CodexPlugin {
         argv.push(json_arg);
         let invocation_id = uuid::Uuid::new_v4().to_string();
         ctx.sink.record(EventBody::HookInvoked {
-            turn: Some(summary.turn),
+            turn: None,
             invocation_id: invocation_id.clone(),
             dialect: Dialect::Codex,
-            event: "notify".to_owned(),
+            event: NOTIFY_EVENT.to_owned(),
             seam: Seam::TurnEnd,
             matcher: None,
-            origin: Some(format!("{}#notify", notify.origin.display())),
-            command: notify.argv.join(" "),
+            origin: Some(notify.origin_label()),
+            command: notify.command(),
             input: payload.clone(),
             call_id: None,
         });
@@ -148,7 +159,7 @@ impl CodexPlugin {
             )
             .await;
         ctx.sink.record(ProcessFacts::of(&run).into_event(
-            Some(summary.turn),
+            None,
             invocation_id,
             None,
             HookDecision {

@@ -236,7 +236,7 @@ async fn run_command(
         // Whatever the shell returned while being killed is not its answer.
         ProcessExit::TimedOut => (None, true, false),
         ProcessExit::Cancelled => (None, false, true),
-        ProcessExit::SpawnFailed(why) => {
+        ProcessExit::SpawnFailed(why) | ProcessExit::DshLimit(why) => {
             return Err(ToolError(format!(
                 "{NAME}: could not start `{SHELL}` in {}: {why}",
                 ctx.cwd.display()
