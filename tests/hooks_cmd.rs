@@ -64,6 +64,26 @@ fn json_stdout(output: &std::process::Output) -> Value {
 // ------------------------------------------------------------------ list
 
 #[test]
+fn list_into_a_reader_that_already_left_exits_cleanly() {
+    // `dsh hooks list | head -0`, made deterministic: the read end is closed
+    // before dsh starts, so its first write to stdout fails with EPIPE.
+    let ctx = project();
+    let (read_end, write_end) = nix::unistd::pipe().unwrap();
+    drop(read_end);
+    let output = ctx
+        .dsh_std()
+        .env("HOOKS", tooling().join("hooks"))
+        .args(["hooks", "list"])
+        .stdout(std::process::Stdio::from(write_end))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "dsh panicked:\n{stderr}");
+    assert_eq!(output.status.code(), Some(0), "stderr:\n{stderr}");
+    assert_eq!(stderr, "", "a closed stdout is not an error to report");
+}
+
+#[test]
 fn list_shows_both_dialects_in_the_order_they_run() {
     let ctx = project();
     let output = dsh(&ctx).args(["hooks", "list"]).output().unwrap();

@@ -1,6 +1,8 @@
 //! End-to-end tests: the real `dsh` binary and the real loop over fixtures.
 
 #![allow(clippy::unwrap_used)]
+// Tests report what they measured or skipped on stderr.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod support;
 

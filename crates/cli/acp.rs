@@ -37,9 +37,9 @@
 mod approval;
 mod translate;
 
+use crate::stdio::ExitStatus;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::schema::ProtocolVersion;
@@ -554,7 +554,7 @@ impl Server {
 }
 
 /// Runs `dsh acp` until the client closes stdin.
-pub fn run(args: AcpArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: AcpArgs) -> anyhow::Result<ExitStatus> {
     let home = sessions::dsh_home()?;
     let server = Arc::new(Server {
         home,
@@ -658,5 +658,5 @@ pub fn run(args: AcpArgs) -> anyhow::Result<ExitCode> {
     // A blocking stdin read may still be parked; it ends with the process.
     runtime.shutdown_background();
     result?;
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }

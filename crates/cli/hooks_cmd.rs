@@ -14,8 +14,8 @@ mod list;
 mod replay;
 mod trust_cmd;
 
+use crate::stdio::{ExitStatus, errln};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Subcommand, ValueEnum};
@@ -138,7 +138,7 @@ pub enum HooksCommand {
 }
 
 /// Runs a `dsh hooks` subcommand.
-pub fn run(command: HooksCommand) -> anyhow::Result<ExitCode> {
+pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
     match command {
         HooksCommand::List { format, settings } => list::run(&sources(settings)?, format),
         HooksCommand::Check {
@@ -276,7 +276,7 @@ fn load_session(path: &Path) -> anyhow::Result<Vec<dsh_protocol::Event>> {
     let loaded = dsh_session::load(path)
         .with_context(|| format!("cannot read the session log {}", path.display()))?;
     if let Some(torn) = loaded.torn_tail {
-        eprintln!(
+        errln!(
             "dsh: warning: {}:{}: incomplete last line ({} bytes) ignored",
             path.display(),
             torn.line,

@@ -1,9 +1,9 @@
 //! `dsh log FILE`: a session log rendered for people.
 
+use crate::stdio::{ExitStatus, errln};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
-use std::process::ExitCode;
 
 use dsh_protocol::{EventBody, HookOutcomeKind};
 
@@ -71,7 +71,7 @@ fn clip(text: &str, max_lines: usize) -> String {
 }
 
 /// Renders the log at `path`.
-pub fn run(path: &Path, color: ColorChoice) -> anyhow::Result<ExitCode> {
+pub fn run(path: &Path, color: ColorChoice) -> anyhow::Result<ExitStatus> {
     let loaded = dsh_session::load(path)?;
     let on = match color {
         ColorChoice::Always => true,
@@ -81,17 +81,17 @@ pub fn run(path: &Path, color: ColorChoice) -> anyhow::Result<ExitCode> {
         }
     };
     let text = render(&loaded.events, &Paint { on });
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdio::stdout();
     stdout.write_all(text.as_bytes())?;
     if let Some(torn) = loaded.torn_tail {
-        eprintln!(
+        errln!(
             "dsh: warning: {}:{}: the last line is incomplete ({} bytes, left by a crash) and was not read",
             path.display(),
             torn.line,
             torn.bytes
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }
 
 fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {

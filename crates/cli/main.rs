@@ -14,6 +14,7 @@ mod output;
 mod replay;
 mod sessions;
 mod signals;
+mod stdio;
 mod terminal;
 mod trust;
 mod wiring;
@@ -197,13 +198,17 @@ fn main() -> ExitCode {
             }
         }
     };
-    match result {
-        Ok(code) => code,
+    let status = match result {
+        Ok(status) => status,
+        // The reader of stdout went away (`dsh hooks list | head -1`): it
+        // took what it wanted, which is success.
+        Err(err) if stdio::is_stdout_closed(&err) => stdio::ExitStatus::Success,
         Err(err) => {
-            eprintln!("dsh: error: {}", error_chain(&err));
-            ExitCode::from(2)
+            stdio::errln!("dsh: error: {}", error_chain(&err));
+            stdio::ExitStatus::Error
         }
-    }
+    };
+    ExitCode::from(status)
 }
 
 fn lock_wait(wait: bool) -> dsh_session::LockWait {

@@ -1,8 +1,8 @@
 //! `dsh replay FIXTURE`: a scripted session through the real loop.
 
+use crate::stdio::{ExitStatus, errln};
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::Context as _;
 use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture};
@@ -21,14 +21,14 @@ pub struct ReplayArgs {
     pub max_steps: u64,
 }
 
-pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
     let fixture = Fixture::load(&args.fixture)?;
     let cwd = wiring::current_dir()?;
     let mut sources = HookSources::from_env(cwd.clone(), args.settings.clone());
     sources.claude_plugin_dirs = args.plugin_dirs.clone();
     let hooks = wiring::load_hooks(&sources)?;
     for notice in &hooks.notices {
-        eprintln!("dsh: {notice}");
+        errln!("dsh: {notice}");
     }
     let session_id = args
         .session_id
@@ -99,16 +99,16 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let output = match output {
         Ok(output) => output,
         Err(stop) => {
-            eprintln!(
+            errln!(
                 "dsh: replay interrupted ({}); hook processes were killed",
                 stop.name()
             );
-            return Ok(stop.exit_code());
+            return Ok(ExitStatus::from(stop));
         }
     };
     for outcome in &output.outcomes {
         if let Some(message) = &outcome.message {
-            eprintln!(
+            errln!(
                 "dsh: turn {} ended {}: {message}",
                 outcome.turn,
                 outcome.reason.as_str()
@@ -125,5 +125,5 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         file.flush()
             .with_context(|| format!("cannot write the requests to {}", path.display()))?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }

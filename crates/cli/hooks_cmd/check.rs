@@ -2,9 +2,9 @@
 //! and warns where a user would be surprised. Errors make the exit status 1;
 //! warnings alone leave it 0.
 
+use crate::stdio::{ExitStatus, outln};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use dsh_hooks_claude::HookEvent;
 use dsh_hooks_claude::events::EventSupport;
@@ -172,7 +172,7 @@ pub(super) fn run(
     sources: &HookSources,
     files: &[PathBuf],
     format: Format,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<ExitStatus> {
     let targets: Vec<(PathBuf, Kind)> = if files.is_empty() {
         discovered(sources)
     } else {
@@ -206,18 +206,18 @@ pub(super) fn run(
                 "errors": errors,
                 "warnings": warnings,
             });
-            println!("{}", serde_json::to_string_pretty(&doc)?);
+            outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         }
         Format::Text => {
             if targets.is_empty() {
-                println!("No hook configuration found for {}.", sources.cwd.display());
+                outln!("No hook configuration found for {}.", sources.cwd.display())?;
             }
             for (file, kind) in &targets {
                 let label = match kind {
                     Kind::Claude => "claude",
                     Kind::Codex => "codex",
                 };
-                println!("checked {} ({label})", file.display());
+                outln!("checked {} ({label})", file.display())?;
             }
             for d in &diagnostics {
                 let position = d
@@ -233,20 +233,20 @@ pub(super) fn run(
                     Severity::Error => "error",
                     Severity::Warning => "warning",
                 };
-                println!(
+                outln!(
                     "{severity}[{}]: {}{position}:{at} {}",
                     d.code,
                     d.file.display(),
                     d.message.replace('\n', "\n    ")
-                );
+                )?;
             }
-            println!("{errors} error(s), {warnings} warning(s)");
+            outln!("{errors} error(s), {warnings} warning(s)")?;
         }
     }
     Ok(if errors > 0 {
-        ExitCode::from(1)
+        ExitStatus::Failure
     } else {
-        ExitCode::SUCCESS
+        ExitStatus::Success
     })
 }
 

@@ -3,8 +3,8 @@
 //! hand-built [`SeamContext`] whose recording sink captures every
 //! `hook/invoked` / `hook/result` and user notice. No model, no tool.
 
+use crate::stdio::{ExitStatus, out, outln};
 use std::path::Path;
-use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -817,7 +817,7 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Value> {
     Ok(value)
 }
 
-pub(super) fn run_test(sources: &HookSources, args: TestArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run_test(sources: &HookSources, args: TestArgs) -> anyhow::Result<ExitStatus> {
     let event = TestEvent::parse(&args.event)?;
     let payload = read_input(args.input.as_deref())?;
     let firing = Firing::from_payload(event, args.tool.as_deref(), &payload)?;
@@ -826,10 +826,10 @@ pub(super) fn run_test(sources: &HookSources, args: TestArgs) -> anyhow::Result<
     let report = runtime.block_on(fire(&plugins, &sources.cwd, &firing));
     runner.kill_all();
     match args.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Format::Text => print!("{}", render(&report, &sources.cwd)),
+        Format::Json => outln!("{}", serde_json::to_string_pretty(&report)?)?,
+        Format::Text => out!("{}", render(&report, &sources.cwd))?,
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }
 
 /// A hook run for people.

@@ -1,8 +1,8 @@
 //! `dsh hooks log [SESSION]`: the decision ledger of a session — every hook
 //! result, what it decided and why, and what the runtime did next.
 
+use crate::stdio::{ExitStatus, outln};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use dsh_protocol::{Event, EventBody, HookDecision, HookEffect, Seam};
 use serde::Serialize;
@@ -136,7 +136,7 @@ pub(super) fn run(
     denied: bool,
     event_filter: Option<&str>,
     format: Format,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<ExitStatus> {
     let path = match session {
         Some(session) => resolve_session(session)?,
         None => default_session()?,
@@ -216,19 +216,19 @@ pub(super) fn run(
     match format {
         Format::Json => {
             let doc = json!({"session": path, "decisions": entries});
-            println!("{}", serde_json::to_string_pretty(&doc)?);
+            outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         }
         Format::Text => {
-            println!("hook decisions in {}", path.display());
+            outln!("hook decisions in {}", path.display())?;
             if entries.is_empty() {
-                println!(
+                outln!(
                     "  none{}",
                     if denied || event_filter.is_some() {
                         " (matching the filters)"
                     } else {
                         ""
                     }
-                );
+                )?;
             }
             for entry in &entries {
                 let turn = entry.turn.map(|t| format!(" turn {t}")).unwrap_or_default();
@@ -237,16 +237,19 @@ pub(super) fn run(
                     .as_deref()
                     .map(|c| format!(" call {c}"))
                     .unwrap_or_default();
-                println!(
+                outln!(
                     "{}{turn} [{}] {}{call}: {}",
-                    entry.ts, entry.dialect, entry.event, entry.command
-                );
+                    entry.ts,
+                    entry.dialect,
+                    entry.event,
+                    entry.command
+                )?;
                 if let Some(origin) = &entry.origin {
                     let shown = match &cwd {
                         Some(cwd) => crate::trust::show_path(origin, cwd),
                         None => origin.clone(),
                     };
-                    println!("    from {shown}");
+                    outln!("    from {shown}")?;
                 }
                 let exit = entry
                     .exit_code
@@ -256,7 +259,7 @@ pub(super) fn run(
                     Some(false) => ", overruled by another hook",
                     None => "",
                 };
-                println!(
+                outln!(
                     "    decided: {}{won} ({exit}){}",
                     entry.effect,
                     entry
@@ -264,10 +267,10 @@ pub(super) fn run(
                         .as_deref()
                         .map(|w| format!(" — {}", excerpt(w, 160)))
                         .unwrap_or_default()
-                );
-                println!("    then: {}", entry.then);
+                )?;
+                outln!("    then: {}", entry.then)?;
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }
