@@ -499,37 +499,13 @@ pub fn untrusted_project_hooks(sources: &HookSources) -> anyhow::Result<Vec<Untr
         .collect())
 }
 
-/// Splits a command line into words the way a reader would (quotes kept
-/// together, quote characters removed). Not a shell parser.
+/// Splits a command line into words as the shell would for a simple
+/// command (quotes group, quote characters and escapes removed; `$VAR`
+/// stays for [`expand_vars`]). A line with an unbalanced quote is not a
+/// command the shell would run either; it is split at whitespace so the
+/// scan still sees its words.
 pub(crate) fn words(command: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut quote: Option<char> = None;
-    let mut started = false;
-    for c in command.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => current.push(c),
-            None if c == '"' || c == '\'' => {
-                quote = Some(c);
-                started = true;
-            }
-            None if c.is_whitespace() => {
-                if started {
-                    words.push(std::mem::take(&mut current));
-                    started = false;
-                }
-            }
-            None => {
-                current.push(c);
-                started = true;
-            }
-        }
-    }
-    if started {
-        words.push(current);
-    }
-    words
+    shlex::split(command).unwrap_or_else(|| command.split_whitespace().map(str::to_owned).collect())
 }
 
 /// Expands `$VAR` and `${VAR}` from the environment (`CLAUDE_PROJECT_DIR` is
@@ -993,6 +969,8 @@ mod tests {
             words(r#"bash "$HOOKS/a b.sh" --flag 'x y'"#),
             vec!["bash", "$HOOKS/a b.sh", "--flag", "x y"]
         );
+        assert_eq!(words(r#"sh a\ b.sh"#), vec!["sh", "a b.sh"]);
+        assert_eq!(words(r#"sh "open"#), vec!["sh", "\"open"]);
     }
 
     #[test]
