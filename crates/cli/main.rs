@@ -5,7 +5,6 @@
 //! the library crates.
 
 mod acp;
-mod exec_scan;
 mod headless;
 mod hooks_cmd;
 mod interactive;
@@ -20,6 +19,9 @@ mod trust;
 mod wiring;
 
 use std::path::PathBuf;
+
+// What a hook command executes lives with the rest of trust in dsh-trust.
+use dsh_trust::exec_scan;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

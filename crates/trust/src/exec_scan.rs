@@ -22,7 +22,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::trust::{expand_vars, words};
+use crate::{expand_vars, words};
 
 /// What [`scan`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
