@@ -305,6 +305,40 @@ fn test_pre_tool_use_allows_a_safe_command_for_one_dialect() {
 }
 
 #[test]
+fn test_pre_tool_use_validates_the_call_as_a_session_would() {
+    // `bash` needs `command`: a session rejects this call before any hook
+    // runs, and `hooks test` decides through the same registry, so it says
+    // so instead of reporting the hooks' "allow".
+    let ctx = project();
+    let output = dsh(&ctx)
+        .args([
+            "hooks",
+            "test",
+            "--trust-all",
+            "PreToolUse",
+            "--format",
+            "json",
+            "--input",
+            r#"{"tool_name": "Bash", "tool_input": {"cmd": "ls"}}"#,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let doc = json_stdout(&output);
+    assert_eq!(doc["summary"], "rejected before any hook decided", "{doc}");
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 0, "{doc}");
+    assert_eq!(
+        doc["decision"]["stopped"]["disposition"]["kind"], "invalid_arguments",
+        "{doc}"
+    );
+    let sees = doc["model_sees"][0].as_str().unwrap();
+    assert!(
+        sees.starts_with("tool result (error): Invalid arguments for `bash`"),
+        "{sees}"
+    );
+}
+
+#[test]
 fn test_user_prompt_submit_block_shows_what_the_user_sees() {
     let ctx = project();
     let input = ctx.project().join("prompt.json");
