@@ -247,7 +247,7 @@ fn resolve_session(session: &str) -> anyhow::Result<PathBuf> {
     if exact.is_file() {
         return Ok(exact);
     }
-    let mut matches: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let mut matches: Vec<PathBuf> = fs_err::read_dir(&dir)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)

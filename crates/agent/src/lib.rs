@@ -12,6 +12,9 @@
 //! hook dialect (bridges are plugins), does not speak HTTP (providers
 //! implement `dsh_model::Model`), and renders nothing for people.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+
 mod agent;
 mod fixture;
 mod replay;

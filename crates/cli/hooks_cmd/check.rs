@@ -114,7 +114,7 @@ fn discovered(sources: &HookSources) -> Vec<(PathBuf, Kind)> {
     let mut files = Vec::new();
     let managed = Path::new("/etc/claude-code");
     files.push(managed.join("managed-settings.json"));
-    if let Ok(entries) = std::fs::read_dir(managed.join("managed-settings.d")) {
+    if let Ok(entries) = fs_err::read_dir(managed.join("managed-settings.d")) {
         let mut dropins: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|e| e.path())
@@ -251,7 +251,10 @@ pub(super) fn run(
 }
 
 fn check_file(file: &Path, kind: Kind, project: &Path) -> Vec<Diagnostic> {
-    let text = match std::fs::read_to_string(file) {
+    // std: the diagnostic names the file itself.
+    #[allow(clippy::disallowed_methods)]
+    let read = std::fs::read_to_string(file);
+    let text = match read {
         Ok(text) => text,
         Err(error) => {
             return vec![Diagnostic {
@@ -356,10 +359,10 @@ fn codex_typed_load(checker: &mut Checker<'_>) {
     ));
     let home = sandbox.join("home");
     let codex_home = sandbox.join("codex");
-    if std::fs::create_dir_all(&home).is_err() || std::fs::create_dir_all(&codex_home).is_err() {
+    if fs_err::create_dir_all(&home).is_err() || fs_err::create_dir_all(&codex_home).is_err() {
         return;
     }
-    if std::fs::copy(checker.file, codex_home.join(&name)).is_ok() {
+    if fs_err::copy(checker.file, codex_home.join(&name)).is_ok() {
         let mut discovery = CodexDiscovery::new(home.clone(), home.clone());
         discovery.codex_home = Some(codex_home.clone());
         discovery.managed_dir = None;
@@ -384,7 +387,7 @@ fn codex_typed_load(checker: &mut Checker<'_>) {
             });
         }
     }
-    let _ = std::fs::remove_dir_all(&sandbox);
+    let _ = fs_err::remove_dir_all(&sandbox);
 }
 
 fn walk(c: &mut Checker<'_>, document: &Value) {
@@ -788,7 +791,7 @@ const INTERPRETERS: &[&str] = &[
 
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    fs_err::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 fn on_path(name: &str) -> bool {
@@ -913,7 +916,7 @@ fn check_exit_one(c: &mut Checker<'_>, command: &str, at: &str) {
         if !c.scripts_seen.insert(script.clone()) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&script) else {
+        let Ok(text) = fs_err::read_to_string(&script) else {
             continue;
         };
         let lines: Vec<&str> = text.lines().collect();

@@ -26,6 +26,9 @@
 //! Ctrl-C, what happens to a hook's children) is documented at the top of
 //! the `process` module; every signal goes through [`signals`].
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+
 mod http;
 mod outcome;
 mod process;

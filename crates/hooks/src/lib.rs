@@ -12,6 +12,9 @@
 //! model-facing string stay in the bridges (`hooks-claude`, `hooks-codex`),
 //! which implement [`Dialect`].
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+
 mod engine;
 pub mod position;
 pub mod spill;

@@ -7,6 +7,9 @@
 //!
 //! What it is not: no HTTP, no retries, no loop logic.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+
 use async_trait::async_trait;
 use dsh_protocol::{ModelReply, ModelRequest};
 

@@ -81,6 +81,9 @@
 //! - Cancellation: dropping the future drops the connection.
 //! - A proxy from the environment is bypassed for loopback base URLs.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+
 mod client;
 #[cfg(feature = "mock")]
 pub mod mock;

@@ -11,6 +11,9 @@
 //! The agent fires the seams; the tool registry owns the tool pipeline;
 //! bridges translate external protocols onto these types.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+
 mod context;
 mod decisions;
 mod execution;

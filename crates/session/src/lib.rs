@@ -12,6 +12,9 @@
 //! What it is not: it decides nothing about a session and runs nothing; the
 //! agent loop is the only writer.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+
 mod id;
 mod invariants;
 mod lock;

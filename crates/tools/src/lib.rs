@@ -10,6 +10,9 @@
 //! What it is not: it does not run the agent loop, talk to a model, or write
 //! the session log; the agent appends what the registry reports.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+
 pub mod builtin;
 mod tool;
 

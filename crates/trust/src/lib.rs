@@ -10,6 +10,9 @@
 //! it runs is flagged, since no hash can follow it. Which hooks a project
 //! has, and how the user is asked, is the CLI's business.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+
 pub mod exec_scan;
 
 use std::collections::BTreeMap;
@@ -202,6 +205,7 @@ impl TrustStore {
         let tmp = self
             .path
             .with_extension(format!("json.{}.tmp", std::process::id()));
+        #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -215,10 +219,10 @@ impl TrustStore {
         let written = file
             .write_all(format!("{text}\n").as_bytes())
             .and_then(|()| file.sync_all())
-            .and_then(|()| std::fs::rename(&tmp, &self.path));
+            .and_then(|()| fs_err::rename(&tmp, &self.path));
         if let Err(error) = written {
             // The temp file is ours (create_new made it): remove it.
-            let _ = std::fs::remove_file(&tmp);
+            let _ = fs_err::remove_file(&tmp);
             return Err(TrustError::Write {
                 path: self.path.clone(),
                 source: error,
@@ -289,6 +293,7 @@ impl TrustStore {
 fn read_regular(path: &Path) -> std::io::Result<String> {
     use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
+    #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -351,6 +356,7 @@ fn hash_file(path: &Path) -> std::io::Result<FileHash> {
     use sha2::Digest as _;
     use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
+    #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
