@@ -1,6 +1,6 @@
 //! Settings discovery and merge, as Claude Code 2.1.328 does it.
 //!
-//! Sources (PROTOCOL.md §1.1): managed policy (`<managed_dir>/managed-settings.json`
+//! Sources: managed policy (`<managed_dir>/managed-settings.json`
 //! then `<managed_dir>/managed-settings.d/*.json` in name order), `--settings`
 //! files, `<project>/.claude/settings.local.json`, `<project>/.claude/settings.json`
 //! and `~/.claude/settings.json`. Hooks from every source accumulate; identical
@@ -64,7 +64,7 @@ impl ClaudeDiscovery {
     }
 }
 
-/// Claude Code's per-project folder name (OBSERVED.md §4, PROTOCOL.md §1.10):
+/// Claude Code's per-project folder name (docs/sources.md):
 /// the path with every character that is not an ASCII letter or digit
 /// replaced by `-`; paths longer than 200 characters are cut to 200 and
 /// suffixed with `-` and a hash of the whole path (dsh uses FNV-1a; Claude

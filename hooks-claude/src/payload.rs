@@ -1,8 +1,8 @@
 //! Hook stdin payloads, byte-for-byte as Claude Code 2.1.328 writes them
-//! (OBSERVED.md §3–§4): compact JSON in a fixed key order, then one `\n`.
+//! (docs/sources.md): compact JSON in a fixed key order, then one `\n`.
 //!
 //! Also the tool vocabulary: dsh tool names and values ↔ Claude Code's
-//! `tool_name`, `tool_input` and `tool_response` shapes (OBSERVED.md §5.9).
+//! `tool_name`, `tool_input` and `tool_response` shapes.
 
 use std::path::Path;
 
@@ -246,7 +246,7 @@ pub fn session_end(common: &Common, reason: &str) -> Value {
         .build()
 }
 
-/// `Notification` (never captured headless; fields per PROTOCOL.md §1.5).
+/// `Notification` (never captured headless; documented fields, docs/sources.md).
 pub fn notification(common: &Common, message: &str, notification_type: &str) -> Value {
     Builder::new(common)
         .prompt_id(common)
