@@ -142,6 +142,8 @@ fn agent_text(text: impl Into<String>) -> SessionUpdate {
 }
 
 /// The prompt as text: text blocks as they are, resource links as `@uri`.
+// The ACP crate's ContentBlock is non-exhaustive, so a wildcard is needed.
+#[allow(clippy::wildcard_enum_match_arm)]
 fn prompt_text(blocks: &[ContentBlock]) -> Result<String, RpcError> {
     let mut parts = Vec::with_capacity(blocks.len());
     for block in blocks {
@@ -160,6 +162,8 @@ fn prompt_text(blocks: &[ContentBlock]) -> Result<String, RpcError> {
                     "dsh takes text prompts; this prompt holds audio (promptCapabilities.audio is false)",
                 ));
             }
+            // Embedded resources and any kind the ACP crate adds later
+            // (its ContentBlock is non-exhaustive) are refused alike.
             _ => {
                 return Err(rpc_error(
                     INVALID_PARAMS,

@@ -227,7 +227,11 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                 let text = format!("── turn {turn} ended: {}", reason.as_str());
                 let text = match reason {
                     dsh_protocol::TurnEndReason::Completed => paint.bold(&text),
-                    _ => paint.red(&text),
+                    dsh_protocol::TurnEndReason::Rejected
+                    | dsh_protocol::TurnEndReason::Interrupted
+                    | dsh_protocol::TurnEndReason::Error
+                    | dsh_protocol::TurnEndReason::MaxSteps
+                    | dsh_protocol::TurnEndReason::Stopped => paint.red(&text),
                 };
                 match message {
                     Some(message) => writeln!(out, "{text} — {message}"),

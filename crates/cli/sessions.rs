@@ -88,7 +88,16 @@ fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
             ..
         } => Some(original_content.clone().unwrap_or_else(|| content.clone())),
         EventBody::PromptBlocked { content, .. } => Some(content.clone()),
-        _ => None,
+        EventBody::SessionHeader { .. }
+        | EventBody::TurnStart { .. }
+        | EventBody::AssistantMessage { .. }
+        | EventBody::ToolCall { .. }
+        | EventBody::ToolResult { .. }
+        | EventBody::ContextMessage { .. }
+        | EventBody::SteeringMessage { .. }
+        | EventBody::TurnEnd { .. }
+        | EventBody::HookInvoked { .. }
+        | EventBody::HookResult { .. } => None,
     });
     let turns = events
         .iter()

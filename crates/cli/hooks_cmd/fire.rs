@@ -111,21 +111,17 @@ pub(super) struct Firing {
     pub notification: Notification,
 }
 
-/// dsh's tool name for a Claude Code / Codex hook tool name.
+/// dsh's tool name for a Claude Code / Codex hook tool name (the bridges
+/// own both maps; dsh's own names pass through them).
 fn dsh_tool(name: &str) -> anyhow::Result<String> {
-    Ok(match name {
-        "Bash" | "bash" | "shell" | "exec_command" => "bash",
-        "Read" | "read" => "read",
-        "Write" | "write" => "write",
-        "Edit" | "edit" | "MultiEdit" => "edit",
-        "Glob" | "glob" => "glob",
-        "Grep" | "grep" => "grep",
-        "apply_patch" => bail!(
+    match dsh_hooks_codex::tools::dsh_tool(name) {
+        dsh_hooks_codex::tools::DshTool::Tool(tool) => {
+            Ok(dsh_hooks_claude::payload::dsh_tool_name(tool).to_owned())
+        }
+        dsh_hooks_codex::tools::DshTool::WriteOrEdit => bail!(
             "`apply_patch` payloads cannot be mapped back to a dsh call; use --tool Write or --tool Edit with their arguments"
         ),
-        other => other,
     }
-    .to_owned())
 }
 
 fn default_arguments(tool: &str) -> Value {
@@ -374,7 +370,16 @@ pub(super) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                     run.decision = Some((**decision).clone());
                 }
             }
-            _ => {}
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::UserMessage { .. }
+            | EventBody::PromptBlocked { .. }
+            | EventBody::AssistantMessage { .. }
+            | EventBody::ToolCall { .. }
+            | EventBody::ToolResult { .. }
+            | EventBody::ContextMessage { .. }
+            | EventBody::SteeringMessage { .. }
+            | EventBody::TurnEnd { .. } => {}
         }
     }
     runs
@@ -635,7 +640,7 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                             rewritten = Some(text);
                         }
                     }
-                    other => {
+                    other @ PromptDecision::Block { .. } | other @ PromptDecision::Stop { .. } => {
                         decided = Some(other);
                         break;
                     }

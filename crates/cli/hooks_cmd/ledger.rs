@@ -76,7 +76,18 @@ fn what_followed(
                     ));
                     break;
                 }
-                _ => {}
+                EventBody::SessionHeader { .. }
+                | EventBody::TurnStart { .. }
+                | EventBody::UserMessage { .. }
+                | EventBody::PromptBlocked { .. }
+                | EventBody::AssistantMessage { .. }
+                | EventBody::ToolCall { .. }
+                | EventBody::ToolResult { .. }
+                | EventBody::ContextMessage { .. }
+                | EventBody::SteeringMessage { .. }
+                | EventBody::TurnEnd { .. }
+                | EventBody::HookInvoked { .. }
+                | EventBody::HookResult { .. } => {}
             }
         }
         if parts.is_empty() {
@@ -112,7 +123,18 @@ fn what_followed(
             EventBody::TurnStart { .. } if turn.is_none() => {
                 return "session went on".to_owned();
             }
-            _ => {}
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::UserMessage { .. }
+            | EventBody::PromptBlocked { .. }
+            | EventBody::AssistantMessage { .. }
+            | EventBody::ToolCall { .. }
+            | EventBody::ToolResult { .. }
+            | EventBody::ContextMessage { .. }
+            | EventBody::SteeringMessage { .. }
+            | EventBody::TurnEnd { .. }
+            | EventBody::HookInvoked { .. }
+            | EventBody::HookResult { .. } => {}
         }
     }
     "nothing followed (end of log)".to_owned()
@@ -144,7 +166,17 @@ pub(super) fn run(
     let events = load_session(&path)?;
     let cwd = events.iter().find_map(|e| match &e.body {
         EventBody::SessionHeader { cwd, .. } => Some(PathBuf::from(cwd)),
-        _ => None,
+        EventBody::TurnStart { .. }
+        | EventBody::UserMessage { .. }
+        | EventBody::PromptBlocked { .. }
+        | EventBody::AssistantMessage { .. }
+        | EventBody::ToolCall { .. }
+        | EventBody::ToolResult { .. }
+        | EventBody::ContextMessage { .. }
+        | EventBody::SteeringMessage { .. }
+        | EventBody::TurnEnd { .. }
+        | EventBody::HookInvoked { .. }
+        | EventBody::HookResult { .. } => None,
     });
     let mut entries = Vec::new();
     for (index, event) in events.iter().enumerate() {
@@ -163,7 +195,18 @@ pub(super) fn run(
             EventBody::HookInvoked {
                 invocation_id: id, ..
             } if id == invocation_id => Some(&e.body),
-            _ => None,
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::UserMessage { .. }
+            | EventBody::PromptBlocked { .. }
+            | EventBody::AssistantMessage { .. }
+            | EventBody::ToolCall { .. }
+            | EventBody::ToolResult { .. }
+            | EventBody::ContextMessage { .. }
+            | EventBody::SteeringMessage { .. }
+            | EventBody::TurnEnd { .. }
+            | EventBody::HookInvoked { .. }
+            | EventBody::HookResult { .. } => None,
         });
         let Some(EventBody::HookInvoked {
             turn,

@@ -145,7 +145,10 @@ fn render(rows: &[Row], notices: &[String], sources: &HookSources) -> String {
         ));
         let trust = match row.trust {
             TrustStatus::UserLevel => String::new(),
-            other => format!(", {}", other.as_str()),
+            other @ TrustStatus::Trusted
+            | other @ TrustStatus::TrustedByCodex
+            | other @ TrustStatus::Untrusted
+            | other @ TrustStatus::Changed => format!(", {}", other.as_str()),
         };
         out.push_str(&format!(
             "     {}{trust} — {}\n",

@@ -104,7 +104,16 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
                     }
                 }
             }
-            _ => {}
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::UserMessage { .. }
+            | EventBody::PromptBlocked { .. }
+            | EventBody::AssistantMessage { .. }
+            | EventBody::ToolCall { .. }
+            | EventBody::ToolResult { .. }
+            | EventBody::ContextMessage { .. }
+            | EventBody::SteeringMessage { .. }
+            | EventBody::TurnEnd { .. } => {}
         }
     }
     firings
@@ -248,7 +257,17 @@ pub(super) fn run(
     let events = load_session(&path)?;
     let session_id = events.iter().find_map(|e| match &e.body {
         EventBody::SessionHeader { session_id, .. } => Some(session_id.clone()),
-        _ => None,
+        EventBody::TurnStart { .. }
+        | EventBody::UserMessage { .. }
+        | EventBody::PromptBlocked { .. }
+        | EventBody::AssistantMessage { .. }
+        | EventBody::ToolCall { .. }
+        | EventBody::ToolResult { .. }
+        | EventBody::ContextMessage { .. }
+        | EventBody::SteeringMessage { .. }
+        | EventBody::TurnEnd { .. }
+        | EventBody::HookInvoked { .. }
+        | EventBody::HookResult { .. } => None,
     });
     // Bridges build paths from the session id: a header's must be safe.
     if let Some(id) = &session_id {

@@ -28,6 +28,8 @@
 
 // File system calls go through fs-err (clippy.toml `disallowed-methods`).
 #![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod http;
 mod outcome;

@@ -462,6 +462,8 @@ fn build_command(layer: &ProcessLayer, spec: &ProcessSpec) -> Command {
     command
 }
 
+// std's ErrorKind is non-exhaustive: every other kind reads the same.
+#[allow(clippy::wildcard_enum_match_arm)]
 fn spawn_failure(spec: &ProcessSpec, err: &io::Error) -> String {
     let executable = spec.command.executable();
     match err.kind() {
