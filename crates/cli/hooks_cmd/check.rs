@@ -6,8 +6,8 @@ use crate::stdio::{ExitStatus, outln};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use dsh_hooks_claude::HookEvent;
 use dsh_hooks_claude::events::EventSupport;
+use dsh_hooks_claude::{ClaudeDiscovery, HookEvent};
 use dsh_hooks_codex::{CodexDiscovery, CodexEvent};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -111,22 +111,10 @@ fn kind_of(path: &Path) -> Kind {
 
 /// The files dsh would load in this directory, with their dialect.
 fn discovered(sources: &HookSources) -> Vec<(PathBuf, Kind)> {
-    let mut files = Vec::new();
-    let managed = Path::new("/etc/claude-code");
-    files.push(managed.join("managed-settings.json"));
-    if let Ok(entries) = fs_err::read_dir(managed.join("managed-settings.d")) {
-        let mut dropins: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|ext| ext == "json"))
-            .collect();
-        dropins.sort();
-        files.extend(dropins);
-    }
-    files.extend(sources.claude_settings.iter().cloned());
-    files.push(sources.cwd.join(".claude/settings.local.json"));
-    files.push(sources.cwd.join(".claude/settings.json"));
-    files.push(sources.home.join(".claude/settings.json"));
+    // The bridge's own list, so `check` looks exactly where a session loads.
+    let mut claude = ClaudeDiscovery::new(&sources.cwd, &sources.home, &sources.dsh_home);
+    claude.extra_settings = sources.claude_settings.clone();
+    let files = claude.candidates().into_iter().map(|(path, _)| path);
     let mut out: Vec<(PathBuf, Kind)> = files
         .into_iter()
         .filter(|p| p.is_file() || sources.claude_settings.contains(p))
