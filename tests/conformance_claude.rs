@@ -1,5 +1,5 @@
 //! End-to-end conformance of dsh's Claude Code bridge against the real Claude Code 2.1.328
-//! captures (`shared/reference/claude-code/captures/`, copied into
+//! captures (`fixtures/conformance/claude/`, copied into
 //! `fixtures/conformance/claude/<scenario>/captured/` by `generate.py`).
 //!
 //! Each scenario runs through the real `dsh replay` binary: the real loop, real tools and real
@@ -884,7 +884,7 @@ fn conformance(name: &str, known: &[Known]) {
     );
 
     if name == "v_shell_semantics" {
-        // The capture does not keep argv; OBSERVED.md §3 says `$VAR`, `$((…))`, `cd` and pipes
+        // The capture does not keep argv; Claude Code's observed behaviour is that `$VAR`, `$((…))`, `cd` and pipes
         // work and `$0` is `/bin/sh`. The command is
         // `cd / && python3 {HOOK} shell {RUN} "$CLAUDE_PROJECT_DIR" $((1+2)) "$0" | cat`.
         let mut normalizer = Normalizer::dsh(&run);
@@ -901,7 +901,7 @@ fn conformance(name: &str, known: &[Known]) {
     }
 
     if name == "pl_root_probe" {
-        // PROTOCOL-ADDENDUM §1: `${CLAUDE_PLUGIN_ROOT}` is not substituted in the command text;
+        // docs/sources.md: `${CLAUDE_PLUGIN_ROOT}` is not substituted in the command text;
         // the shell expands the variable, so single quotes keep it literal. (The capture does
         // not keep argv; this is what the addendum states.)
         let mut normalizer = Normalizer::dsh(&run);

@@ -1,5 +1,5 @@
 //! End-to-end conformance of dsh's Codex bridge against the real Codex 0.169
-//! captures (`shared/reference/codex/captures/`).
+//! captures (`fixtures/conformance/codex/`, see docs/sources.md).
 //!
 //! Every scenario in `fixtures/conformance/codex/` (generated from a capture by
 //! `generate.py`, output committed) runs through the real `dsh replay`: the real
@@ -612,7 +612,7 @@ fn check(name: &str) -> Replayed {
 fn check_extra(replayed: &Replayed) {
     let name = replayed.name.as_str();
     match name {
-        // OBSERVED.md: hooks ran as `/bin/bash -c` (`$0=/bin/bash`, `$-=hBc`,
+        // Observed: hooks ran as `/bin/bash -c` (`$0=/bin/bash`, `$-=hBc`,
         // not a login shell), stdin not a TTY, cwd = the session cwd.
         "shell_probe" => {
             let probe = std::fs::read_to_string(replayed.record.join("shell_probe.txt")).unwrap();
@@ -664,7 +664,7 @@ fn check_extra(replayed: &Replayed) {
             assert_eq!(spilled.len(), 21_607);
             std::fs::remove_file(&path).unwrap();
         }
-        // PROTOCOL-ADDENDUM §2: the cache copy runs with PLUGIN_ROOT/CLAUDE_PLUGIN_ROOT and
+        // docs/sources.md: the cache copy runs with PLUGIN_ROOT/CLAUDE_PLUGIN_ROOT and
         // PLUGIN_DATA/CLAUDE_PLUGIN_DATA set (as captured per hook), and `${CLAUDE_PLUGIN_ROOT}` /
         // `${PLUGIN_ROOT}` are substituted in the text, inside single quotes too, so a command
         // that unsets both first still finds its script (pl_unset ran at all).

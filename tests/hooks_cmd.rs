@@ -64,6 +64,26 @@ fn json_stdout(output: &std::process::Output) -> Value {
 // ------------------------------------------------------------------ list
 
 #[test]
+fn list_into_a_reader_that_already_left_exits_cleanly() {
+    // `dsh hooks list | head -0`, made deterministic: the read end is closed
+    // before dsh starts, so its first write to stdout fails with EPIPE.
+    let ctx = project();
+    let (read_end, write_end) = nix::unistd::pipe().unwrap();
+    drop(read_end);
+    let output = ctx
+        .dsh_std()
+        .env("HOOKS", tooling().join("hooks"))
+        .args(["hooks", "list"])
+        .stdout(std::process::Stdio::from(write_end))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "dsh panicked:\n{stderr}");
+    assert_eq!(output.status.code(), Some(0), "stderr:\n{stderr}");
+    assert_eq!(stderr, "", "a closed stdout is not an error to report");
+}
+
+#[test]
 fn list_shows_both_dialects_in_the_order_they_run() {
     let ctx = project();
     let output = dsh(&ctx).args(["hooks", "list"]).output().unwrap();
@@ -282,6 +302,40 @@ fn test_pre_tool_use_allows_a_safe_command_for_one_dialect() {
     assert_eq!(runs[0]["dialect"], "codex");
     assert_eq!(runs[0]["input"]["tool_input"]["command"], "ls");
     assert_eq!(runs[0]["exit_code"], 0);
+}
+
+#[test]
+fn test_pre_tool_use_validates_the_call_as_a_session_would() {
+    // `bash` needs `command`: a session rejects this call before any hook
+    // runs, and `hooks test` decides through the same registry, so it says
+    // so instead of reporting the hooks' "allow".
+    let ctx = project();
+    let output = dsh(&ctx)
+        .args([
+            "hooks",
+            "test",
+            "--trust-all",
+            "PreToolUse",
+            "--format",
+            "json",
+            "--input",
+            r#"{"tool_name": "Bash", "tool_input": {"cmd": "ls"}}"#,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let doc = json_stdout(&output);
+    assert_eq!(doc["summary"], "rejected before any hook decided", "{doc}");
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 0, "{doc}");
+    assert_eq!(
+        doc["decision"]["stopped"]["disposition"]["kind"], "invalid_arguments",
+        "{doc}"
+    );
+    let sees = doc["model_sees"][0].as_str().unwrap();
+    assert!(
+        sees.starts_with("tool result (error): Invalid arguments for `bash`"),
+        "{sees}"
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Published-style Claude Code plugins installed in a scratch HOME exactly as
 //! `claude plugin marketplace add` + `claude plugin install` lay them out
-//! (PROTOCOL-ADDENDUM §1, capture `pl_basic/layout.json`), then driven through
+//! (capture `pl_basic/layout.json`), then driven through
 //! `dsh replay`; the assertions are the plugins' side effects.
 //!
 //! Sources: `fixtures/plugins/<marketplace>/` (marketplace manifest, plugin
@@ -356,7 +356,7 @@ fn a_user_enabled_plugin_is_user_level_for_trust() {
 }
 
 /// Codex installs the same published plugin unchanged (`codex plugin marketplace
-/// add` + `codex plugin add`, PROTOCOL-ADDENDUM §2): the cache copy runs, with
+/// add` + `codex plugin add`, docs/sources.md): the cache copy runs, with
 /// `${CLAUDE_PLUGIN_ROOT}` substituted and `CLAUDE_PLUGIN_DATA` under `$CODEX_HOME`.
 fn install_for_codex(ctx: &TestContext, features: &str) -> PathBuf {
     let codex_home = ctx.home().join(".codex");

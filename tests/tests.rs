@@ -1,6 +1,9 @@
 //! End-to-end tests: the real `dsh` binary and the real loop over fixtures.
 
-#![allow(clippy::unwrap_used)]
+// Test code: a failed unwrap or expect is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+// Tests report what they measured or skipped on stderr.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod support;
 

@@ -37,9 +37,9 @@
 mod approval;
 mod translate;
 
+use crate::stdio::ExitStatus;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::schema::ProtocolVersion;
@@ -142,6 +142,8 @@ fn agent_text(text: impl Into<String>) -> SessionUpdate {
 }
 
 /// The prompt as text: text blocks as they are, resource links as `@uri`.
+// The ACP crate's ContentBlock is non-exhaustive, so a wildcard is needed.
+#[allow(clippy::wildcard_enum_match_arm)]
 fn prompt_text(blocks: &[ContentBlock]) -> Result<String, RpcError> {
     let mut parts = Vec::with_capacity(blocks.len());
     for block in blocks {
@@ -160,6 +162,8 @@ fn prompt_text(blocks: &[ContentBlock]) -> Result<String, RpcError> {
                     "dsh takes text prompts; this prompt holds audio (promptCapabilities.audio is false)",
                 ));
             }
+            // Embedded resources and any kind the ACP crate adds later
+            // (its ContentBlock is non-exhaustive) are refused alike.
             _ => {
                 return Err(rpc_error(
                     INVALID_PARAMS,
@@ -554,7 +558,7 @@ impl Server {
 }
 
 /// Runs `dsh acp` until the client closes stdin.
-pub fn run(args: AcpArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: AcpArgs) -> anyhow::Result<ExitStatus> {
     let home = sessions::dsh_home()?;
     let server = Arc::new(Server {
         home,
@@ -658,5 +662,5 @@ pub fn run(args: AcpArgs) -> anyhow::Result<ExitCode> {
     // A blocking stdin read may still be parked; it ends with the process.
     runtime.shutdown_background();
     result?;
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }

@@ -20,8 +20,8 @@
 //! `interrupted` (tool and hook processes are killed by their owners) and
 //! the session-end seam still runs.
 
+use crate::stdio::{ExitStatus, errln};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context as _;
@@ -79,7 +79,7 @@ pub struct AllowAsk;
 impl ApprovalService for AllowAsk {
     async fn request(&self, exec: &ToolExecution, reason: Option<&str>) -> ApprovalResponse {
         let reason = reason.map(|r| format!(" ({r})")).unwrap_or_default();
-        eprintln!(
+        errln!(
             "dsh: --allow-ask: allowing {} {}{reason}",
             exec.tool,
             summarize_arguments(&exec.tool, &exec.arguments)
@@ -112,7 +112,7 @@ pub fn result_object(
 }
 
 /// Runs `dsh -p`.
-pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     let prompt = if args.prompt == "-" {
         std::io::read_to_string(std::io::stdin()).context("cannot read the prompt from stdin")?
     } else {
@@ -125,7 +125,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
     };
     let opened = sessions::open(&home, &args.pick, &args.settings, trust, args.wait)?;
     for notice in &opened.hooks.notices {
-        eprintln!("dsh: {notice}");
+        errln!("dsh: {notice}");
     }
     let session_id = opened.session_id.clone();
     let log_path = opened.log.path().map(std::path::Path::to_path_buf);
@@ -181,8 +181,8 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
                 // A second signal while the session ends: stop waiting.
                 let again = signals.recv().await;
                 runner.kill_all();
-                eprintln!("dsh: {} again; exiting now", again.name());
-                std::process::exit(i32::from(stop.code()));
+                errln!("dsh: {} again; exiting now", again.name());
+                ExitStatus::from(stop).exit_now();
             })
         };
         agent.start(source).await;
@@ -217,11 +217,11 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
     let (outcome, stop, events) = ran?;
     let Some(outcome) = outcome else {
         let stop = stop.unwrap_or(Stop::Interrupt);
-        eprintln!(
+        errln!(
             "dsh: {} before the turn started (session {session_id})",
             stop.name()
         );
-        return Ok(stop.exit_code());
+        return Ok(ExitStatus::from(stop));
     };
 
     let result = result_object(&session_id, log_path.as_deref(), &outcome);
@@ -246,27 +246,27 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitCode> {
         OutputFormat::StreamJson => crate::wiring::stdout_line(&result.to_string()),
     }
     if let Some(stop) = stop {
-        eprintln!(
+        errln!(
             "dsh: {}: turn {} ended {} (session {session_id})",
             stop.name(),
             outcome.turn,
             outcome.reason.as_str()
         );
-        Ok(stop.exit_code())
+        Ok(ExitStatus::from(stop))
     } else if outcome.reason == TurnEndReason::Completed {
-        Ok(ExitCode::SUCCESS)
+        Ok(ExitStatus::Success)
     } else {
         let message = outcome
             .message
             .as_deref()
             .map(|m| format!(": {m}"))
             .unwrap_or_default();
-        eprintln!(
+        errln!(
             "dsh: turn {} ended {}{message} (session {session_id})",
             outcome.turn,
             outcome.reason.as_str()
         );
-        Ok(ExitCode::from(1))
+        Ok(ExitStatus::Failure)
     }
 }
 

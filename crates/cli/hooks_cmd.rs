@@ -14,8 +14,8 @@ mod list;
 mod replay;
 mod trust_cmd;
 
+use crate::stdio::{ExitStatus, errln};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Subcommand, ValueEnum};
@@ -138,7 +138,7 @@ pub enum HooksCommand {
 }
 
 /// Runs a `dsh hooks` subcommand.
-pub fn run(command: HooksCommand) -> anyhow::Result<ExitCode> {
+pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
     match command {
         HooksCommand::List { format, settings } => list::run(&sources(settings)?, format),
         HooksCommand::Check {
@@ -247,7 +247,7 @@ fn resolve_session(session: &str) -> anyhow::Result<PathBuf> {
     if exact.is_file() {
         return Ok(exact);
     }
-    let mut matches: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let mut matches: Vec<PathBuf> = fs_err::read_dir(&dir)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
@@ -276,7 +276,7 @@ fn load_session(path: &Path) -> anyhow::Result<Vec<dsh_protocol::Event>> {
     let loaded = dsh_session::load(path)
         .with_context(|| format!("cannot read the session log {}", path.display()))?;
     if let Some(torn) = loaded.torn_tail {
-        eprintln!(
+        errln!(
             "dsh: warning: {}:{}: incomplete last line ({} bytes) ignored",
             path.display(),
             torn.line,
@@ -294,28 +294,13 @@ fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Opt
         .into_iter()
         .map(|candidate| {
             (
-                edit_distance(&lower, &candidate.to_ascii_lowercase()),
+                strsim::levenshtein(&lower, &candidate.to_ascii_lowercase()),
                 candidate,
             )
         })
         .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(2))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = previous[j] + usize::from(ca != *cb);
-            current.push(substitute.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 /// First `max` characters of `text` on one line, for excerpts.
@@ -338,6 +323,6 @@ mod tests {
         assert_eq!(nearest("PreToolUs", events), Some("PreToolUse"));
         assert_eq!(nearest("pretooluse", events), Some("PreToolUse"));
         assert_eq!(nearest("Completely", events), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(nearest("Stp", events), Some("Stop"));
     }
 }

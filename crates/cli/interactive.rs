@@ -27,9 +27,9 @@
 //!   within their budget, and dsh exits 130, 143 or 129. A second such
 //!   signal exits at once.
 
+use crate::stdio::ExitStatus;
 use std::io::{BufRead as _, IsTerminal as _};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context as _;
@@ -186,7 +186,7 @@ fn idle_notification_after() -> std::time::Duration {
 }
 
 /// Runs an interactive session.
-pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
     let home = sessions::dsh_home()?;
     let model = sessions::model(&home, args.model.as_deref())?;
     let opened = sessions::open(
@@ -418,8 +418,8 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitCode> {
     // The stdin thread may be blocked in a read; it ends with the process.
     runtime.shutdown_background();
     Ok(match result? {
-        Some(stop) => stop.exit_code(),
-        None => ExitCode::SUCCESS,
+        Some(stop) => ExitStatus::from(stop),
+        None => ExitStatus::Success,
     })
 }
 
@@ -449,7 +449,7 @@ impl Stopper {
         } else {
             self.term
                 .lines(Tone::Warn, &format!("{} again; exiting now", stop.name()));
-            std::process::exit(i32::from(stop.code()));
+            ExitStatus::from(stop).exit_now();
         }
     }
 

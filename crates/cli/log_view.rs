@@ -1,16 +1,17 @@
 //! `dsh log FILE`: a session log rendered for people.
 
+use crate::stdio::{ExitStatus, errln};
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::ExitCode;
 
 use dsh_protocol::{EventBody, HookOutcomeKind};
 
 /// When to colour output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
-    /// On a terminal, unless `NO_COLOR` is set.
+    /// On a terminal, unless the environment says otherwise (`NO_COLOR`,
+    /// `CLICOLOR=0`, `TERM=dumb`; `CLICOLOR_FORCE` forces it on).
     Auto,
     /// Always.
     Always,
@@ -23,30 +24,31 @@ struct Paint {
 }
 
 impl Paint {
-    fn wrap(&self, code: &str, text: &str) -> String {
+    fn wrap(&self, style: anstyle::Style, text: &str) -> String {
         if self.on {
-            format!("\x1b[{code}m{text}\x1b[0m")
+            // `{style}` opens the style, `{style:#}` resets it.
+            format!("{style}{text}{style:#}")
         } else {
             text.to_owned()
         }
     }
     fn bold(&self, text: &str) -> String {
-        self.wrap("1", text)
+        self.wrap(anstyle::Style::new().bold(), text)
     }
     fn dim(&self, text: &str) -> String {
-        self.wrap("2", text)
+        self.wrap(anstyle::Style::new().dimmed(), text)
     }
     fn red(&self, text: &str) -> String {
-        self.wrap("31", text)
+        self.wrap(anstyle::AnsiColor::Red.on_default(), text)
     }
     fn green(&self, text: &str) -> String {
-        self.wrap("32", text)
+        self.wrap(anstyle::AnsiColor::Green.on_default(), text)
     }
     fn yellow(&self, text: &str) -> String {
-        self.wrap("33", text)
+        self.wrap(anstyle::AnsiColor::Yellow.on_default(), text)
     }
     fn cyan(&self, text: &str) -> String {
-        self.wrap("36", text)
+        self.wrap(anstyle::AnsiColor::Cyan.on_default(), text)
     }
 }
 
@@ -71,27 +73,21 @@ fn clip(text: &str, max_lines: usize) -> String {
 }
 
 /// Renders the log at `path`.
-pub fn run(path: &Path, color: ColorChoice) -> anyhow::Result<ExitCode> {
+pub fn run(path: &Path, color: ColorChoice) -> anyhow::Result<ExitStatus> {
     let loaded = dsh_session::load(path)?;
-    let on = match color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-        }
-    };
+    let on = crate::terminal::color_enabled(color);
     let text = render(&loaded.events, &Paint { on });
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdio::stdout();
     stdout.write_all(text.as_bytes())?;
     if let Some(torn) = loaded.torn_tail {
-        eprintln!(
+        errln!(
             "dsh: warning: {}:{}: the last line is incomplete ({} bytes, left by a crash) and was not read",
             path.display(),
             torn.line,
             torn.bytes
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }
 
 fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
@@ -231,7 +227,11 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                 let text = format!("── turn {turn} ended: {}", reason.as_str());
                 let text = match reason {
                     dsh_protocol::TurnEndReason::Completed => paint.bold(&text),
-                    _ => paint.red(&text),
+                    dsh_protocol::TurnEndReason::Rejected
+                    | dsh_protocol::TurnEndReason::Interrupted
+                    | dsh_protocol::TurnEndReason::Error
+                    | dsh_protocol::TurnEndReason::MaxSteps
+                    | dsh_protocol::TurnEndReason::Stopped => paint.red(&text),
                 };
                 match message {
                     Some(message) => writeln!(out, "{text} — {message}"),

@@ -4,8 +4,12 @@
 //! This is glue: argument types, wiring and rendering. Domain logic lives in
 //! the library crates.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 mod acp;
-mod exec_scan;
 mod headless;
 mod hooks_cmd;
 mod interactive;
@@ -14,11 +18,15 @@ mod output;
 mod replay;
 mod sessions;
 mod signals;
+mod stdio;
 mod terminal;
 mod trust;
 mod wiring;
 
 use std::path::PathBuf;
+
+// What a hook command executes lives with the rest of trust in dsh-trust.
+use dsh_trust::exec_scan;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -202,13 +210,17 @@ fn main() -> ExitCode {
             }
         }
     };
-    match result {
-        Ok(code) => code,
+    let status = match result {
+        Ok(status) => status,
+        // The reader of stdout went away (`dsh hooks list | head -1`): it
+        // took what it wanted, which is success.
+        Err(err) if stdio::is_stdout_closed(&err) => stdio::ExitStatus::Success,
         Err(err) => {
-            eprintln!("dsh: error: {}", error_chain(&err));
-            ExitCode::from(2)
+            stdio::errln!("dsh: error: {}", error_chain(&err));
+            stdio::ExitStatus::Error
         }
-    }
+    };
+    ExitCode::from(status)
 }
 
 fn lock_wait(wait: bool) -> dsh_session::LockWait {

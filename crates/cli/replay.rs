@@ -1,8 +1,8 @@
 //! `dsh replay FIXTURE`: a scripted session through the real loop.
 
+use crate::stdio::{ExitStatus, errln};
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::Context as _;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -26,14 +26,14 @@ pub struct ReplayArgs {
     pub max_steps: u64,
 }
 
-pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
     let fixture = Fixture::load(&args.fixture)?;
     let cwd = wiring::current_dir()?;
     let mut sources = HookSources::from_env(cwd.clone(), args.settings.clone());
     sources.claude_plugin_dirs = args.plugin_dirs.clone();
     let hooks = wiring::load_hooks(&sources)?;
     for notice in &hooks.notices {
-        eprintln!("dsh: {notice}");
+        errln!("dsh: {notice}");
     }
     let session_id = args
         .session_id
@@ -110,8 +110,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
                 // A second signal while the session ends: stop waiting.
                 let again = signals.recv().await;
                 runner.kill_all();
-                eprintln!("dsh: {} again; exiting now", again.name());
-                std::process::exit(i32::from(signal.code()));
+                errln!("dsh: {} again; exiting now", again.name());
+                ExitStatus::from(signal).exit_now();
             })
         };
         let output = replay_fixture_until(&fixture, options, stop).await;
@@ -126,7 +126,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let (output, signal) = ran?;
     for outcome in &output.outcomes {
         if let Some(message) = &outcome.message {
-            eprintln!(
+            errln!(
                 "dsh: turn {} ended {}: {message}",
                 outcome.turn,
                 outcome.reason.as_str()
@@ -144,11 +144,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot write the requests to {}", path.display()))?;
     }
     if let Some(signal) = signal {
-        eprintln!(
+        errln!(
             "dsh: replay interrupted ({}); the open turn was closed interrupted and hook processes were killed",
             signal.name()
         );
-        return Ok(signal.exit_code());
+        return Ok(ExitStatus::from(signal));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }

@@ -2,8 +2,8 @@
 //! the `dsh sessions` listing, `--resume ID` / `--continue`, the model, and
 //! the agent of an interactive or headless session.
 
+use crate::stdio::{ExitStatus, errln, outln};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
@@ -88,7 +88,16 @@ fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
             ..
         } => Some(original_content.clone().unwrap_or_else(|| content.clone())),
         EventBody::PromptBlocked { content, .. } => Some(content.clone()),
-        _ => None,
+        EventBody::SessionHeader { .. }
+        | EventBody::TurnStart { .. }
+        | EventBody::AssistantMessage { .. }
+        | EventBody::ToolCall { .. }
+        | EventBody::ToolResult { .. }
+        | EventBody::ContextMessage { .. }
+        | EventBody::SteeringMessage { .. }
+        | EventBody::TurnEnd { .. }
+        | EventBody::HookInvoked { .. }
+        | EventBody::HookResult { .. } => None,
     });
     let turns = events
         .iter()
@@ -129,7 +138,7 @@ pub fn list(dsh_home: &Path) -> anyhow::Result<Vec<SessionSummary>> {
         // The entry's own type: a symlink is not followed to find out.
         let kind = entry.file_type()?;
         if !kind.is_file() {
-            eprintln!(
+            errln!(
                 "dsh: warning: {}: {}, not a regular file; skipped",
                 path.display(),
                 dsh_session::describe_kind(&kind)
@@ -141,15 +150,15 @@ pub fn list(dsh_home: &Path) -> anyhow::Result<Vec<SessionSummary>> {
                 Some(summary) => match dsh_session::validate_session_id(&summary.id) {
                     Ok(()) => sessions.push(summary),
                     Err(error) => {
-                        eprintln!("dsh: warning: {}: {error}; skipped", path.display());
+                        errln!("dsh: warning: {}: {error}; skipped", path.display());
                     }
                 },
-                None => eprintln!(
+                None => errln!(
                     "dsh: warning: {}: no session header; skipped",
                     path.display()
                 ),
             },
-            Err(error) => eprintln!("dsh: warning: {error}; skipped"),
+            Err(error) => errln!("dsh: warning: {error}; skipped"),
         }
     }
     // RFC 3339 UTC timestamps of one writer sort as strings.
@@ -189,7 +198,7 @@ fn local_time(ts: &str) -> String {
 }
 
 /// `dsh sessions`: one line per session, newest first.
-pub fn run_list(json: bool) -> anyhow::Result<ExitCode> {
+pub fn run_list(json: bool) -> anyhow::Result<ExitStatus> {
     let home = dsh_home()?;
     let sessions = list(&home)?;
     if json {
@@ -203,25 +212,27 @@ pub fn run_list(json: bool) -> anyhow::Result<ExitCode> {
                 "turns": session.turns,
                 "first_prompt": session.first_prompt,
             });
-            println!("{line}");
+            outln!("{line}")?;
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(ExitStatus::Success);
     }
     if sessions.is_empty() {
-        eprintln!("dsh: no sessions in {}", sessions_dir(&home).display());
-        return Ok(ExitCode::SUCCESS);
+        errln!("dsh: no sessions in {}", sessions_dir(&home).display());
+        return Ok(ExitStatus::Success);
     }
-    println!(
+    outln!(
         "{:<36}  {:<16}  {:>5}  CWD / FIRST PROMPT",
-        "ID", "UPDATED", "TURNS"
-    );
+        "ID",
+        "UPDATED",
+        "TURNS"
+    )?;
     for session in &sessions {
         let prompt = session
             .first_prompt
             .as_deref()
             .map(|prompt| truncate(&prompt.replace('\n', " "), 70))
             .unwrap_or_else(|| "(no prompt)".to_owned());
-        println!(
+        outln!(
             "{:<36}  {:<16}  {:>5}  {}\n{:<36}  {:<16}  {:>5}  {}",
             session.id,
             local_time(&session.updated),
@@ -231,9 +242,9 @@ pub fn run_list(json: bool) -> anyhow::Result<ExitCode> {
             "",
             "",
             prompt
-        );
+        )?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }
 
 /// A session log ready for an agent.
@@ -307,14 +318,14 @@ pub fn open(
                 );
             }
             if cwd != current {
-                eprintln!("dsh: resuming in the session's directory {}", cwd.display());
+                errln!("dsh: resuming in the session's directory {}", cwd.display());
             }
             let hooks = load_hooks(&cwd, settings, trust)?;
             let (log, torn) = SessionLog::open_with(&summary.path, wait).with_context(|| {
                 format!("cannot reopen the session log {}", summary.path.display())
             })?;
             if let Some(torn) = torn {
-                eprintln!(
+                errln!(
                     "dsh: warning: {}:{}: the last line was incomplete ({} bytes, left by a crash); it was dropped",
                     summary.path.display(),
                     torn.line,

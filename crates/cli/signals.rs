@@ -9,8 +9,6 @@
 //! signal (130, 143, 129). A second signal while that happens kills the
 //! remaining process groups and exits at once.
 
-use std::process::ExitCode;
-
 use anyhow::Context as _;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
@@ -26,20 +24,6 @@ pub enum Stop {
 }
 
 impl Stop {
-    /// 128 + the signal number, as a shell reports a process it killed.
-    pub fn code(self) -> u8 {
-        match self {
-            Stop::Interrupt => 130,
-            Stop::Terminate => 143,
-            Stop::Hangup => 129,
-        }
-    }
-
-    /// The exit status.
-    pub fn exit_code(self) -> ExitCode {
-        ExitCode::from(self.code())
-    }
-
     /// The signal's name.
     pub fn name(self) -> &'static str {
         match self {

@@ -48,14 +48,14 @@ pub enum Tone {
 }
 
 impl Tone {
-    fn code(self) -> &'static str {
+    fn style(self) -> anstyle::Style {
         match self {
-            Tone::Plain => "",
-            Tone::Dim => "\x1b[2m",
-            Tone::Warn => "\x1b[33m",
-            Tone::Bad => "\x1b[31m",
-            Tone::Good => "\x1b[32m",
-            Tone::Accent => "\x1b[36m",
+            Tone::Plain => anstyle::Style::new(),
+            Tone::Dim => anstyle::Style::new().dimmed(),
+            Tone::Warn => anstyle::AnsiColor::Yellow.on_default(),
+            Tone::Bad => anstyle::AnsiColor::Red.on_default(),
+            Tone::Good => anstyle::AnsiColor::Green.on_default(),
+            Tone::Accent => anstyle::AnsiColor::Cyan.on_default(),
         }
     }
 }
@@ -65,10 +65,12 @@ pub fn color_enabled(choice: ColorChoice) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
-        }
+        // anstream reads the conventions (a terminal, `NO_COLOR`,
+        // `CLICOLOR`, `CLICOLOR_FORCE`, `TERM=dumb`) for stdout.
+        ColorChoice::Auto => match anstream::AutoStream::choice(&std::io::stdout()) {
+            anstream::ColorChoice::Always | anstream::ColorChoice::AlwaysAnsi => true,
+            anstream::ColorChoice::Never | anstream::ColorChoice::Auto => false,
+        },
     }
 }
 
@@ -110,7 +112,8 @@ impl Terminal {
 
     fn paint(&self, tone: Tone, text: &str) -> String {
         if self.color && tone != Tone::Plain {
-            format!("{}{text}\x1b[0m", tone.code())
+            let style = tone.style();
+            format!("{style}{text}{style:#}")
         } else {
             text.to_owned()
         }

@@ -1,5 +1,6 @@
 //! Assembling a session: tools, hook bridges, the log, the agent.
 
+use crate::stdio::errln;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -185,6 +186,6 @@ pub fn stderr_notices() -> NoticeCallback {
             NoticeLevel::Info => "",
             NoticeLevel::Warning => "warning: ",
         };
-        eprintln!("dsh: {level}[{}] {}", notice.source, notice.text);
+        errln!("dsh: {level}[{}] {}", notice.source, notice.text);
     })
 }

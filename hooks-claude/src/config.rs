@@ -1,6 +1,6 @@
 //! Settings discovery and merge, as Claude Code 2.1.328 does it.
 //!
-//! Sources (PROTOCOL.md §1.1): managed policy (`<managed_dir>/managed-settings.json`
+//! Sources: managed policy (`<managed_dir>/managed-settings.json`
 //! then `<managed_dir>/managed-settings.d/*.json` in name order), `--settings`
 //! files, `<project>/.claude/settings.local.json`, `<project>/.claude/settings.json`
 //! and `~/.claude/settings.json`. Hooks from every source accumulate; identical
@@ -62,9 +62,42 @@ impl ClaudeDiscovery {
             transcript_dir,
         }
     }
+
+    /// Every settings file this discovery looks at, in precedence order
+    /// (managed, managed drop-ins in name order, `--settings`, local,
+    /// project, user), whether or not it exists. [`load`] reads exactly
+    /// these; `dsh hooks check` lists them.
+    pub fn candidates(&self) -> Vec<(PathBuf, SettingsSource)> {
+        let mut candidates: Vec<(PathBuf, SettingsSource)> = Vec::new();
+        candidates.push((
+            self.managed_dir.join("managed-settings.json"),
+            SettingsSource::Managed,
+        ));
+        let dropin_dir = self.managed_dir.join("managed-settings.d");
+        if let Ok(entries) = std::fs::read_dir(&dropin_dir) {
+            let mut dropins: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+                .collect();
+            dropins.sort();
+            candidates.extend(dropins.into_iter().map(|p| (p, SettingsSource::Managed)));
+        }
+        for extra in &self.extra_settings {
+            candidates.push((extra.clone(), SettingsSource::Flag));
+        }
+        let project = self.cwd.join(".claude");
+        candidates.push((project.join("settings.local.json"), SettingsSource::Local));
+        candidates.push((project.join("settings.json"), SettingsSource::Project));
+        candidates.push((
+            self.home.join(".claude").join("settings.json"),
+            SettingsSource::User,
+        ));
+        candidates
+    }
 }
 
-/// Claude Code's per-project folder name (OBSERVED.md §4, PROTOCOL.md §1.10):
+/// Claude Code's per-project folder name (docs/sources.md):
 /// the path with every character that is not an ASCII letter or digit
 /// replaced by `-`; paths longer than 200 characters are cut to 200 and
 /// suffixed with `-` and a hash of the whole path (dsh uses FNV-1a; Claude
@@ -478,32 +511,7 @@ pub fn load_with_options(
     discovery: &ClaudeDiscovery,
     options: ClaudeOptions,
 ) -> Result<ClaudeConfig, ConfigError> {
-    let mut candidates: Vec<(PathBuf, SettingsSource)> = Vec::new();
-    candidates.push((
-        discovery.managed_dir.join("managed-settings.json"),
-        SettingsSource::Managed,
-    ));
-    let dropin_dir = discovery.managed_dir.join("managed-settings.d");
-    if let Ok(entries) = std::fs::read_dir(&dropin_dir) {
-        let mut dropins: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-            .collect();
-        dropins.sort();
-        candidates.extend(dropins.into_iter().map(|p| (p, SettingsSource::Managed)));
-    }
-    for extra in &discovery.extra_settings {
-        candidates.push((extra.clone(), SettingsSource::Flag));
-    }
-    let project = discovery.cwd.join(".claude");
-    candidates.push((project.join("settings.local.json"), SettingsSource::Local));
-    candidates.push((project.join("settings.json"), SettingsSource::Project));
-    candidates.push((
-        discovery.home.join(".claude").join("settings.json"),
-        SettingsSource::User,
-    ));
-
+    let candidates = discovery.candidates();
     let mut files = Vec::new();
     for (path, source) in candidates {
         if source == SettingsSource::Flag

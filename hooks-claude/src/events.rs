@@ -86,7 +86,7 @@ pub enum EventSupport {
 }
 
 impl HookEvent {
-    /// Every event, in the order OBSERVED.md §2 lists them.
+    /// Every event, in the order Claude Code's hook reference lists them.
     pub const ALL: [HookEvent; 33] = [
         HookEvent::PreToolUse,
         HookEvent::PostToolUse,
@@ -227,7 +227,7 @@ impl HookEvent {
         }
     }
 
-    /// Whether a `matcher` means anything on this event (PROTOCOL.md §1.3);
+    /// Whether a `matcher` means anything on this event;
     /// on the others it is ignored, as Claude Code ignores it.
     pub fn supports_matcher(self) -> bool {
         !matches!(
@@ -300,7 +300,7 @@ impl HookEvent {
     }
 
     /// Claude Code's default timeout for a command/http hook on this event
-    /// (PROTOCOL.md §1.2): 600 s, 30 s for UserPromptSubmit, 10 s for
+    /// (docs/sources.md): 600 s, 30 s for UserPromptSubmit, 10 s for
     /// MessageDisplay. SessionEnd's shared budget is applied by the plugin.
     pub fn default_timeout(self) -> Duration {
         match self {

@@ -18,8 +18,8 @@
 //! events and handler types it cannot honour are reported as start-up
 //! notices, see `README.md` for the full status table.
 //!
-//! Ground truth: `shared/reference/claude-code/{OBSERVED,PROTOCOL}.md` and
-//! the captures next to them; where they disagree the captures win.
+//! Ground truth: Claude Code 2.1.328's documented and captured behaviour
+//! (`docs/sources.md`); where they disagree the captures win.
 
 pub mod config;
 mod dialect;

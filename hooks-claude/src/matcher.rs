@@ -1,4 +1,4 @@
-//! Claude Code matchers (PROTOCOL.md §1.3, OBSERVED.md §3.1).
+//! Claude Code matchers (docs/sources.md).
 //!
 //! `*`, empty or missing match everything. A matcher made only of letters,
 //! digits, `_`, `-`, spaces, `,` and `|` is an exact name or a `|`/`,` list of
@@ -116,7 +116,7 @@ mod tests {
         Matcher::compile(pattern).unwrap()
     }
 
-    /// OBSERVED.md §3.1, `n_matchers`: a Bash call, then a Write call.
+    /// Capture `n_matchers`: a Bash call, then a Write call.
     #[test]
     fn observed_matcher_table() {
         let table: &[(Option<&str>, bool, bool)] = &[

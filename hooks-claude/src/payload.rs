@@ -1,8 +1,8 @@
 //! Hook stdin payloads, byte-for-byte as Claude Code 2.1.328 writes them
-//! (OBSERVED.md §3–§4): compact JSON in a fixed key order, then one `\n`.
+//! (docs/sources.md): compact JSON in a fixed key order, then one `\n`.
 //!
 //! Also the tool vocabulary: dsh tool names and values ↔ Claude Code's
-//! `tool_name`, `tool_input` and `tool_response` shapes (OBSERVED.md §5.9).
+//! `tool_name`, `tool_input` and `tool_response` shapes.
 
 use std::path::Path;
 
@@ -246,7 +246,7 @@ pub fn session_end(common: &Common, reason: &str) -> Value {
         .build()
 }
 
-/// `Notification` (never captured headless; fields per PROTOCOL.md §1.5).
+/// `Notification` (never captured headless; documented fields, docs/sources.md).
 pub fn notification(common: &Common, message: &str, notification_type: &str) -> Value {
     Builder::new(common)
         .prompt_id(common)
@@ -268,6 +268,20 @@ pub fn cc_tool_name(dsh_tool: &str) -> String {
         other => other,
     }
     .to_owned()
+}
+
+/// dsh's name for a Claude Code tool name, the reverse of [`cc_tool_name`]
+/// (`MultiEdit` is dsh's `edit` too); other names pass through.
+pub fn dsh_tool_name(cc_tool: &str) -> &str {
+    match cc_tool {
+        "Bash" => "bash",
+        "Read" => "read",
+        "Write" => "write",
+        "Edit" | "MultiEdit" => "edit",
+        "Glob" => "glob",
+        "Grep" => "grep",
+        other => other,
+    }
 }
 
 fn absolute(path: &str, cwd: &Path) -> String {
@@ -514,5 +528,18 @@ mod post_tool_batch_tests {
             stdin,
             "{\"session_id\":\"e2c7f81a-b40f-4201-9af8-d9e28796d774\",\"transcript_path\":\"<HOME>/.claude/projects/<PROJECT_SLUG>/e2c7f81a-b40f-4201-9af8-d9e28796d774.jsonl\",\"cwd\":\"<PROJECT>\",\"prompt_id\":\"dedd554b-5043-4e97-b56c-c03cad50671e\",\"permission_mode\":\"bypassPermissions\",\"effort\":{\"level\":\"medium\"},\"hook_event_name\":\"PostToolBatch\",\"tool_calls\":[{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"echo hi\",\"description\":\"x\"},\"tool_use_id\":\"toolu_oracle_001\",\"tool_response\":\"hi\"}]}\n"
         );
+    }
+}
+
+#[cfg(test)]
+mod tool_name_tests {
+    use super::{cc_tool_name, dsh_tool_name};
+
+    #[test]
+    fn tool_names_map_back_to_what_they_came_from() {
+        for tool in ["bash", "read", "write", "edit", "glob", "grep", "mcp__x__y"] {
+            assert_eq!(dsh_tool_name(&cc_tool_name(tool)), tool);
+        }
+        assert_eq!(dsh_tool_name("MultiEdit"), "edit");
     }
 }

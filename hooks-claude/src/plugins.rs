@@ -1,5 +1,5 @@
 //! Claude Code plugin discovery, as Claude Code 2.1.328 lays plugins out on
-//! disk (PROTOCOL-ADDENDUM.md §1, captures `pl_*`).
+//! disk (captures `pl_*`).
 //!
 //! A plugin is active when `enabledPlugins["<plugin>@<marketplace>"]` is
 //! `true` after the per-key settings merge (managed > `--settings` > local >

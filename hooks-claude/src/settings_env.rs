@@ -1,4 +1,4 @@
-//! The `env` block of Claude Code settings (PROTOCOL-ADDENDUM.md §2,
+//! The `env` block of Claude Code settings (docs/sources.md,
 //! captures `env_hooks_and_bash`, `env_precedence`, `env_cli_settings`).
 //!
 //! Merged per key: managed > `--settings` > `.claude/settings.local.json` >

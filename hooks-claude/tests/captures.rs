@@ -1,5 +1,5 @@
 //! Pure tests against Claude Code 2.1.328 captures (`tests/captures/`, copied
-//! from `shared/reference/claude-code/captures`): payloads rebuilt from
+//! from Claude Code's captured runs, docs/sources.md): payloads rebuilt from
 //! equivalent inputs must equal `stdin_raw` byte for byte, and each captured
 //! hook answer, fed to the interpreter, must yield the decision and the exact
 //! model-facing text the model was shown (`model.json`).
@@ -802,7 +802,7 @@ fn parallel_calls_deny_one_and_add_context_to_the_other() {
 
 #[test]
 fn several_hooks_merge_deny_wins_contexts_kept_in_configuration_order() {
-    // o2 (OBSERVED.md §5.1): allow / deny / additionalContext in parallel.
+    // o2: allow / deny / additionalContext in parallel.
     let ctx = pre_ctx("CMD");
     let allow = interpret(
         &ctx,

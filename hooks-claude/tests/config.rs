@@ -355,3 +355,37 @@ fn a_timeout_no_deadline_can_hold_is_a_config_error() {
         "{text}"
     );
 }
+
+#[test]
+fn candidates_list_every_source_in_precedence_order() {
+    let root = tempfile::tempdir().unwrap();
+    let managed = root.path().join("managed");
+    std::fs::create_dir_all(managed.join("managed-settings.d")).unwrap();
+    for name in ["b.json", "a.json", "notes.txt"] {
+        std::fs::write(managed.join("managed-settings.d").join(name), "{}").unwrap();
+    }
+    let mut discovery = ClaudeDiscovery::new("/p", "/h", root.path());
+    discovery.managed_dir = managed.clone();
+    discovery.extra_settings = vec!["/x/flag.json".into()];
+    let listed: Vec<(String, &str)> = discovery
+        .candidates()
+        .into_iter()
+        .map(|(path, source)| (path.display().to_string(), source.as_str()))
+        .collect();
+    let dropins = managed.join("managed-settings.d");
+    assert_eq!(
+        listed,
+        vec![
+            (
+                managed.join("managed-settings.json").display().to_string(),
+                "managed"
+            ),
+            (dropins.join("a.json").display().to_string(), "managed"),
+            (dropins.join("b.json").display().to_string(), "managed"),
+            ("/x/flag.json".to_owned(), "flag"),
+            ("/p/.claude/settings.local.json".to_owned(), "local"),
+            ("/p/.claude/settings.json".to_owned(), "project"),
+            ("/h/.claude/settings.json".to_owned(), "user"),
+        ]
+    );
+}

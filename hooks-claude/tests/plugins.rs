@@ -1,6 +1,6 @@
 //! Plugin discovery through `load_with_options`, in temporary HOME and
 //! project directories laid out as `claude plugin marketplace add` and
-//! `claude plugin install` leave them (PROTOCOL-ADDENDUM §1, `pl_basic`).
+//! `claude plugin install` leave them (`pl_basic`).
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};

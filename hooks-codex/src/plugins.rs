@@ -1,4 +1,4 @@
-//! Codex 0.169 plugin hooks (PROTOCOL-ADDENDUM.md §2, capture `plugin_hooks`).
+//! Codex 0.169 plugin hooks (capture `plugin_hooks`).
 //!
 //! A plugin is active when a Codex config layer says
 //! `[plugins."<name>@<marketplace>"] enabled = true` (a later layer — project

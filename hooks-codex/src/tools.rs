@@ -27,6 +27,25 @@ pub fn hook_tool_name(tool: &str) -> &str {
     }
 }
 
+/// What a Codex hook tool name is in dsh: the reverse of [`hook_tool_name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DshTool<'a> {
+    /// This dsh tool.
+    Tool(&'a str),
+    /// `apply_patch`: dsh's `write` or `edit`; the name alone cannot say which.
+    WriteOrEdit,
+}
+
+/// dsh's tool for a Codex hook tool name (`Bash`, and Codex's own names for
+/// its shell tool, are `bash`); other names pass through.
+pub fn dsh_tool(hook_name: &str) -> DshTool<'_> {
+    match hook_name {
+        "Bash" | "shell" | "exec_command" => DshTool::Tool("bash"),
+        "apply_patch" => DshTool::WriteOrEdit,
+        other => DshTool::Tool(other),
+    }
+}
+
 fn display_path(file_path: &str, cwd: &Path) -> String {
     let path = Path::new(file_path);
     match path.strip_prefix(cwd) {
@@ -293,5 +312,20 @@ fn patch_to_arguments(tool: &str, patch: &str, cwd: &Path) -> Result<Value, Stri
             }))
         }
         _ => Err(unsupported()),
+    }
+}
+
+#[cfg(test)]
+mod tool_name_tests {
+    use super::{DshTool, dsh_tool, hook_tool_name};
+
+    #[test]
+    fn hook_tool_names_map_back_to_dsh_tools() {
+        for tool in ["bash", "read", "glob", "grep", "mcp__x__y"] {
+            assert_eq!(dsh_tool(hook_tool_name(tool)), DshTool::Tool(tool));
+        }
+        for tool in ["write", "edit"] {
+            assert_eq!(dsh_tool(hook_tool_name(tool)), DshTool::WriteOrEdit);
+        }
     }
 }

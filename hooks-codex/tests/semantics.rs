@@ -1,4 +1,4 @@
-//! Matchers, tool presentation, model-facing texts (OBSERVED.md §4).
+//! Matchers, tool presentation, model-facing texts.
 
 #![allow(clippy::unwrap_used, clippy::type_complexity)]
 

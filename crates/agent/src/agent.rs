@@ -371,7 +371,16 @@ impl Agent {
                 .find_map(|event| match &event.body {
                     EventBody::AssistantMessage { content, .. } => Some(content.clone()),
                     EventBody::TurnStart { .. } => Some(String::new()),
-                    _ => None,
+                    EventBody::SessionHeader { .. }
+                    | EventBody::UserMessage { .. }
+                    | EventBody::PromptBlocked { .. }
+                    | EventBody::ToolCall { .. }
+                    | EventBody::ToolResult { .. }
+                    | EventBody::ContextMessage { .. }
+                    | EventBody::SteeringMessage { .. }
+                    | EventBody::TurnEnd { .. }
+                    | EventBody::HookInvoked { .. }
+                    | EventBody::HookResult { .. } => None,
                 });
             (
                 log.open_turn(),

@@ -1,4 +1,4 @@
-//! The fixture transcript format (`shared/spec/contracts.md` §2).
+//! The fixture transcript format (the README's fixture format).
 
 use std::path::{Path, PathBuf};
 

@@ -12,6 +12,11 @@
 //! hook dialect (bridges are plugins), does not speak HTTP (providers
 //! implement `dsh_model::Model`), and renders nothing for people.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 mod agent;
 mod fixture;
 mod replay;

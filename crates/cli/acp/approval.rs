@@ -231,7 +231,11 @@ impl TrustQuestion {
         );
         match ask(cx, request, cancel).await {
             Answer::AllowOnce => TrustAnswer::RunThisSession,
-            other => {
+            other @ Answer::RejectOnce
+            | other @ Answer::UnknownOption(_)
+            | other @ Answer::ClientCancelled
+            | other @ Answer::TurnCancelled
+            | other @ Answer::Failed(_) => {
                 tracing::info!("untrusted project hooks skipped: {other:?}");
                 TrustAnswer::Skip
             }

@@ -153,11 +153,11 @@ pub fn tool_locations(cwd: &Path, tool: &str, arguments: &Value) -> Vec<ToolCall
 }
 
 fn read_small(path: &Path) -> Option<String> {
-    let metadata = std::fs::metadata(path).ok()?;
+    let metadata = fs_err::metadata(path).ok()?;
     if !metadata.is_file() || metadata.len() > DIFF_LIMIT_BYTES {
         return None;
     }
-    std::fs::read_to_string(path).ok()
+    fs_err::read_to_string(path).ok()
 }
 
 fn cut(text: &str) -> String {

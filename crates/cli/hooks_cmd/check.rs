@@ -2,12 +2,12 @@
 //! and warns where a user would be surprised. Errors make the exit status 1;
 //! warnings alone leave it 0.
 
+use crate::stdio::{ExitStatus, outln};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use dsh_hooks_claude::HookEvent;
 use dsh_hooks_claude::events::EventSupport;
+use dsh_hooks_claude::{ClaudeDiscovery, HookEvent};
 use dsh_hooks_codex::{CodexDiscovery, CodexEvent};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -111,22 +111,10 @@ fn kind_of(path: &Path) -> Kind {
 
 /// The files dsh would load in this directory, with their dialect.
 fn discovered(sources: &HookSources) -> Vec<(PathBuf, Kind)> {
-    let mut files = Vec::new();
-    let managed = Path::new("/etc/claude-code");
-    files.push(managed.join("managed-settings.json"));
-    if let Ok(entries) = std::fs::read_dir(managed.join("managed-settings.d")) {
-        let mut dropins: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|ext| ext == "json"))
-            .collect();
-        dropins.sort();
-        files.extend(dropins);
-    }
-    files.extend(sources.claude_settings.iter().cloned());
-    files.push(sources.cwd.join(".claude/settings.local.json"));
-    files.push(sources.cwd.join(".claude/settings.json"));
-    files.push(sources.home.join(".claude/settings.json"));
+    // The bridge's own list, so `check` looks exactly where a session loads.
+    let mut claude = ClaudeDiscovery::new(&sources.cwd, &sources.home, &sources.dsh_home);
+    claude.extra_settings = sources.claude_settings.clone();
+    let files = claude.candidates().into_iter().map(|(path, _)| path);
     let mut out: Vec<(PathBuf, Kind)> = files
         .into_iter()
         .filter(|p| p.is_file() || sources.claude_settings.contains(p))
@@ -172,7 +160,7 @@ pub(super) fn run(
     sources: &HookSources,
     files: &[PathBuf],
     format: Format,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<ExitStatus> {
     let targets: Vec<(PathBuf, Kind)> = if files.is_empty() {
         discovered(sources)
     } else {
@@ -206,18 +194,18 @@ pub(super) fn run(
                 "errors": errors,
                 "warnings": warnings,
             });
-            println!("{}", serde_json::to_string_pretty(&doc)?);
+            outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         }
         Format::Text => {
             if targets.is_empty() {
-                println!("No hook configuration found for {}.", sources.cwd.display());
+                outln!("No hook configuration found for {}.", sources.cwd.display())?;
             }
             for (file, kind) in &targets {
                 let label = match kind {
                     Kind::Claude => "claude",
                     Kind::Codex => "codex",
                 };
-                println!("checked {} ({label})", file.display());
+                outln!("checked {} ({label})", file.display())?;
             }
             for d in &diagnostics {
                 let position = d
@@ -233,25 +221,28 @@ pub(super) fn run(
                     Severity::Error => "error",
                     Severity::Warning => "warning",
                 };
-                println!(
+                outln!(
                     "{severity}[{}]: {}{position}:{at} {}",
                     d.code,
                     d.file.display(),
                     d.message.replace('\n', "\n    ")
-                );
+                )?;
             }
-            println!("{errors} error(s), {warnings} warning(s)");
+            outln!("{errors} error(s), {warnings} warning(s)")?;
         }
     }
     Ok(if errors > 0 {
-        ExitCode::from(1)
+        ExitStatus::Failure
     } else {
-        ExitCode::SUCCESS
+        ExitStatus::Success
     })
 }
 
 fn check_file(file: &Path, kind: Kind, project: &Path) -> Vec<Diagnostic> {
-    let text = match std::fs::read_to_string(file) {
+    // std: the diagnostic names the file itself.
+    #[allow(clippy::disallowed_methods)]
+    let read = std::fs::read_to_string(file);
+    let text = match read {
         Ok(text) => text,
         Err(error) => {
             return vec![Diagnostic {
@@ -356,10 +347,10 @@ fn codex_typed_load(checker: &mut Checker<'_>) {
     ));
     let home = sandbox.join("home");
     let codex_home = sandbox.join("codex");
-    if std::fs::create_dir_all(&home).is_err() || std::fs::create_dir_all(&codex_home).is_err() {
+    if fs_err::create_dir_all(&home).is_err() || fs_err::create_dir_all(&codex_home).is_err() {
         return;
     }
-    if std::fs::copy(checker.file, codex_home.join(&name)).is_ok() {
+    if fs_err::copy(checker.file, codex_home.join(&name)).is_ok() {
         let mut discovery = CodexDiscovery::new(home.clone(), home.clone());
         discovery.codex_home = Some(codex_home.clone());
         discovery.managed_dir = None;
@@ -384,7 +375,7 @@ fn codex_typed_load(checker: &mut Checker<'_>) {
             });
         }
     }
-    let _ = std::fs::remove_dir_all(&sandbox);
+    let _ = fs_err::remove_dir_all(&sandbox);
 }
 
 fn walk(c: &mut Checker<'_>, document: &Value) {
@@ -788,7 +779,7 @@ const INTERPRETERS: &[&str] = &[
 
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    fs_err::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 fn on_path(name: &str) -> bool {
@@ -913,7 +904,7 @@ fn check_exit_one(c: &mut Checker<'_>, command: &str, at: &str) {
         if !c.scripts_seen.insert(script.clone()) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&script) else {
+        let Ok(text) = fs_err::read_to_string(&script) else {
             continue;
         };
         let lines: Vec<&str> = text.lines().collect();

@@ -3,20 +3,21 @@
 //! hand-built [`SeamContext`] whose recording sink captures every
 //! `hook/invoked` / `hook/result` and user notice. No model, no tool.
 
+use crate::stdio::{ExitStatus, out, outln};
 use std::path::Path;
-use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use dsh_protocol::EventBody;
 use dsh_seams::{
-    ApprovalDecision, CancellationToken, ContinuationDecision, ContinuationInput, Disposition,
-    InputRewrite, Notification, NotificationKind, Plugin, PostToolAction, PostToolDecision,
+    ApprovalDecision, CancellationToken, ContinuationDecision, ContinuationInput, DenialKind,
+    Disposition, Notification, NotificationKind, Plugin, PostToolAction, PostToolDecision,
     PreToolDecision, PreToolOutcome, PromptDecision, PromptInput, ProposedCall, SeamContext,
     SessionEndReason, SessionEnv, SessionInfo, SessionSink, SessionStartSource, ToolExecution,
     ToolOutcome, TurnControl, UserNotice,
 };
+use dsh_tools::{CallVerdict, builtin::ProcessLayer};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -110,21 +111,17 @@ pub(super) struct Firing {
     pub notification: Notification,
 }
 
-/// dsh's tool name for a Claude Code / Codex hook tool name.
+/// dsh's tool name for a Claude Code / Codex hook tool name (the bridges
+/// own both maps; dsh's own names pass through them).
 fn dsh_tool(name: &str) -> anyhow::Result<String> {
-    Ok(match name {
-        "Bash" | "bash" | "shell" | "exec_command" => "bash",
-        "Read" | "read" => "read",
-        "Write" | "write" => "write",
-        "Edit" | "edit" | "MultiEdit" => "edit",
-        "Glob" | "glob" => "glob",
-        "Grep" | "grep" => "grep",
-        "apply_patch" => bail!(
+    match dsh_hooks_codex::tools::dsh_tool(name) {
+        dsh_hooks_codex::tools::DshTool::Tool(tool) => {
+            Ok(dsh_hooks_claude::payload::dsh_tool_name(tool).to_owned())
+        }
+        dsh_hooks_codex::tools::DshTool::WriteOrEdit => bail!(
             "`apply_patch` payloads cannot be mapped back to a dsh call; use --tool Write or --tool Edit with their arguments"
         ),
-        other => other,
     }
-    .to_owned())
 }
 
 fn default_arguments(tool: &str) -> Value {
@@ -373,7 +370,16 @@ pub(super) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                     run.decision = Some((**decision).clone());
                 }
             }
-            _ => {}
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::UserMessage { .. }
+            | EventBody::PromptBlocked { .. }
+            | EventBody::AssistantMessage { .. }
+            | EventBody::ToolCall { .. }
+            | EventBody::ToolResult { .. }
+            | EventBody::ContextMessage { .. }
+            | EventBody::SteeringMessage { .. }
+            | EventBody::TurnEnd { .. } => {}
         }
     }
     runs
@@ -420,86 +426,102 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                 arguments: firing.arguments.clone(),
                 parent_execution_id: None,
             };
-            let mut winner: Option<(Value, String)> = None;
-            let mut conflicts = Vec::new();
-            let mut verdicts = Vec::new();
-            for plugin in plugins {
-                let review = plugin.rewrite_input(&ctx, &call).await;
-                verdicts.push(review.verdict);
-                if let InputRewrite::Rewrite {
-                    arguments,
-                    by,
-                    conflicts: lost,
-                } = review.rewrite
-                {
-                    conflicts.extend(lost);
-                    match winner {
-                        None => winner = Some((arguments, by)),
-                        Some(_) => conflicts.push(by),
-                    }
-                }
-            }
-            let exec = ToolExecution {
-                execution_id: "exec_hooks_test".to_owned(),
-                call_id: firing.call_id.clone(),
-                tool: firing.tool.clone(),
-                arguments: Arc::new(
-                    winner
-                        .as_ref()
-                        .map_or_else(|| firing.arguments.clone(), |(a, _)| a.clone()),
-                ),
-                original_arguments: winner.as_ref().map(|_| Arc::new(firing.arguments.clone())),
-                rewritten_by: winner.as_ref().map(|(_, by)| by.clone()),
-                parent_execution_id: None,
+            // The registry's own dry run (seal, pre-execute, approval,
+            // guards): what a session would decide, never dispatched.
+            let registry = dsh_agent::builtin_registry(plugins, &ProcessLayer::default());
+            let decided = registry.decide(&ctx, call).await;
+            let exec = &decided.execution;
+            let rewritten_by = exec.rewritten_by.clone();
+            let (decision, stopped) = match decided.verdict {
+                CallVerdict::Runs { decision } => (Some(decision), None),
+                CallVerdict::Denied { decision, outcome } => (Some(decision), Some(outcome)),
+                CallVerdict::Rejected(outcome) => (None, Some(outcome)),
             };
-            let mut outcome = PreToolOutcome::allow();
-            for (plugin, verdict) in plugins.iter().zip(&verdicts) {
-                let own = plugin.pre_execute(&ctx, &exec, verdict.as_ref()).await;
-                outcome.contexts.extend(own.contexts);
-                match own.decision {
-                    PreToolDecision::Allow => {}
-                    PreToolDecision::Ask { reason } => {
-                        if outcome.decision == PreToolDecision::Allow {
-                            outcome.decision = PreToolDecision::Ask { reason };
-                        }
-                    }
-                    deny @ PreToolDecision::Deny { .. } => {
-                        outcome.decision = deny;
-                        break;
-                    }
-                }
-            }
-            let summary = match &outcome.decision {
-                PreToolDecision::Allow => {
+            let stopped_by = stopped.as_ref().map(|outcome| outcome.disposition);
+            let summary = match (&decision, stopped_by) {
+                (None, _) => {
                     model_sees.push(format!(
-                        "the {} call runs with {}",
-                        firing.tool, exec.arguments
+                        "tool result (error): {}",
+                        stopped.as_ref().map_or("", |o| o.content.as_str())
                     ));
-                    match &winner {
-                        Some((_, by)) => format!("allow, arguments rewritten by {by}"),
-                        None => "allow".to_owned(),
-                    }
+                    "rejected before any hook decided".to_owned()
                 }
-                PreToolDecision::Deny { reason } => {
+                (Some(_), Some(Disposition::Denied(DenialKind::Guard))) => {
+                    model_sees.push(format!(
+                        "tool result (error): {}",
+                        stopped.as_ref().map_or("", |o| o.content.as_str())
+                    ));
+                    "deny (guard)".to_owned()
+                }
+                (Some(PreToolDecision::Deny { reason }), _) => {
                     model_sees.push(format!("tool result (error): {reason}"));
                     "deny".to_owned()
                 }
-                PreToolDecision::Ask { reason } => {
+                (
+                    Some(PreToolDecision::Ask { reason }),
+                    Some(Disposition::Denied(DenialKind::NoApprovalService)),
+                ) => {
                     model_sees.push(format!(
                         "interactive: the user is asked to approve; headless: tool result (error): {}",
                         reason.as_deref().unwrap_or("(dsh's default denial text)")
                     ));
                     "ask".to_owned()
                 }
+                (Some(PreToolDecision::Ask { .. }), Some(_)) => {
+                    model_sees.push(format!(
+                        "tool result (error): {}",
+                        stopped.as_ref().map_or("", |o| o.content.as_str())
+                    ));
+                    "ask, denied by an approval hook".to_owned()
+                }
+                (Some(PreToolDecision::Ask { .. }), None) => {
+                    model_sees.push(format!(
+                        "the {} call runs with {}",
+                        firing.tool, exec.arguments
+                    ));
+                    "ask, allowed by an approval hook".to_owned()
+                }
+                (Some(PreToolDecision::Allow), _) => {
+                    model_sees.push(format!(
+                        "the {} call runs with {}",
+                        firing.tool, exec.arguments
+                    ));
+                    match &rewritten_by {
+                        Some(by) => format!("allow, arguments rewritten by {by}"),
+                        None => "allow".to_owned(),
+                    }
+                }
             };
-            model_sees.extend(context_lines(&outcome.contexts));
+            model_sees.extend(context_lines(&decided.contexts));
             arguments_used = Some((*exec.arguments).clone());
+            let outcome = PreToolOutcome {
+                decision: decision.clone().unwrap_or(PreToolDecision::Allow),
+                contexts: decided.contexts.clone(),
+            };
             let mut value = serde_json::to_value(&outcome).unwrap_or(Value::Null);
-            if let (Some((arguments, by)), Value::Object(map)) = (&winner, &mut value) {
-                map.insert(
-                    "rewrite".into(),
-                    json!({"arguments": arguments, "by": by, "conflicts": conflicts}),
-                );
+            if let Value::Object(map) = &mut value {
+                if let Some(by) = &rewritten_by {
+                    map.insert(
+                        "rewrite".into(),
+                        json!({"arguments": *exec.arguments, "by": by, "conflicts": decided.rewrite_conflicts}),
+                    );
+                }
+                // What stopped the call beyond the hooks' own decision
+                // (sealing, a guard, an approval hook).
+                let beyond_hooks = match (&decision, stopped_by) {
+                    (None, _) => true,
+                    (Some(_), Some(Disposition::Denied(DenialKind::Guard))) => true,
+                    (Some(PreToolDecision::Ask { .. }), Some(Disposition::Denied(kind))) => {
+                        kind != DenialKind::NoApprovalService
+                    }
+                    _ => false,
+                };
+                if let (true, Some(stopped)) = (beyond_hooks, &stopped) {
+                    map.insert(
+                        "stopped".into(),
+                        json!({"content": stopped.content, "disposition": stopped.disposition}),
+                    );
+                }
             }
             (value, summary)
         }
@@ -618,7 +640,7 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                             rewritten = Some(text);
                         }
                     }
-                    other => {
+                    other @ PromptDecision::Block { .. } | other @ PromptDecision::Stop { .. } => {
                         decided = Some(other);
                         break;
                     }
@@ -817,7 +839,7 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Value> {
     Ok(value)
 }
 
-pub(super) fn run_test(sources: &HookSources, args: TestArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run_test(sources: &HookSources, args: TestArgs) -> anyhow::Result<ExitStatus> {
     let event = TestEvent::parse(&args.event)?;
     let payload = read_input(args.input.as_deref())?;
     let firing = Firing::from_payload(event, args.tool.as_deref(), &payload)?;
@@ -826,10 +848,10 @@ pub(super) fn run_test(sources: &HookSources, args: TestArgs) -> anyhow::Result<
     let report = runtime.block_on(fire(&plugins, &sources.cwd, &firing));
     runner.kill_all();
     match args.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Format::Text => print!("{}", render(&report, &sources.cwd)),
+        Format::Json => outln!("{}", serde_json::to_string_pretty(&report)?)?,
+        Format::Text => out!("{}", render(&report, &sources.cwd))?,
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }
 
 /// A hook run for people.

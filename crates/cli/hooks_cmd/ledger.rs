@@ -1,8 +1,8 @@
 //! `dsh hooks log [SESSION]`: the decision ledger of a session — every hook
 //! result, what it decided and why, and what the runtime did next.
 
+use crate::stdio::{ExitStatus, outln};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use dsh_protocol::{Event, EventBody, HookDecision, HookEffect, Seam};
 use serde::Serialize;
@@ -76,7 +76,18 @@ fn what_followed(
                     ));
                     break;
                 }
-                _ => {}
+                EventBody::SessionHeader { .. }
+                | EventBody::TurnStart { .. }
+                | EventBody::UserMessage { .. }
+                | EventBody::PromptBlocked { .. }
+                | EventBody::AssistantMessage { .. }
+                | EventBody::ToolCall { .. }
+                | EventBody::ToolResult { .. }
+                | EventBody::ContextMessage { .. }
+                | EventBody::SteeringMessage { .. }
+                | EventBody::TurnEnd { .. }
+                | EventBody::HookInvoked { .. }
+                | EventBody::HookResult { .. } => {}
             }
         }
         if parts.is_empty() {
@@ -112,7 +123,18 @@ fn what_followed(
             EventBody::TurnStart { .. } if turn.is_none() => {
                 return "session went on".to_owned();
             }
-            _ => {}
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::UserMessage { .. }
+            | EventBody::PromptBlocked { .. }
+            | EventBody::AssistantMessage { .. }
+            | EventBody::ToolCall { .. }
+            | EventBody::ToolResult { .. }
+            | EventBody::ContextMessage { .. }
+            | EventBody::SteeringMessage { .. }
+            | EventBody::TurnEnd { .. }
+            | EventBody::HookInvoked { .. }
+            | EventBody::HookResult { .. } => {}
         }
     }
     "nothing followed (end of log)".to_owned()
@@ -136,7 +158,7 @@ pub(super) fn run(
     denied: bool,
     event_filter: Option<&str>,
     format: Format,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<ExitStatus> {
     let path = match session {
         Some(session) => resolve_session(session)?,
         None => default_session()?,
@@ -144,7 +166,17 @@ pub(super) fn run(
     let events = load_session(&path)?;
     let cwd = events.iter().find_map(|e| match &e.body {
         EventBody::SessionHeader { cwd, .. } => Some(PathBuf::from(cwd)),
-        _ => None,
+        EventBody::TurnStart { .. }
+        | EventBody::UserMessage { .. }
+        | EventBody::PromptBlocked { .. }
+        | EventBody::AssistantMessage { .. }
+        | EventBody::ToolCall { .. }
+        | EventBody::ToolResult { .. }
+        | EventBody::ContextMessage { .. }
+        | EventBody::SteeringMessage { .. }
+        | EventBody::TurnEnd { .. }
+        | EventBody::HookInvoked { .. }
+        | EventBody::HookResult { .. } => None,
     });
     let mut entries = Vec::new();
     for (index, event) in events.iter().enumerate() {
@@ -163,7 +195,18 @@ pub(super) fn run(
             EventBody::HookInvoked {
                 invocation_id: id, ..
             } if id == invocation_id => Some(&e.body),
-            _ => None,
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::UserMessage { .. }
+            | EventBody::PromptBlocked { .. }
+            | EventBody::AssistantMessage { .. }
+            | EventBody::ToolCall { .. }
+            | EventBody::ToolResult { .. }
+            | EventBody::ContextMessage { .. }
+            | EventBody::SteeringMessage { .. }
+            | EventBody::TurnEnd { .. }
+            | EventBody::HookInvoked { .. }
+            | EventBody::HookResult { .. } => None,
         });
         let Some(EventBody::HookInvoked {
             turn,
@@ -216,19 +259,19 @@ pub(super) fn run(
     match format {
         Format::Json => {
             let doc = json!({"session": path, "decisions": entries});
-            println!("{}", serde_json::to_string_pretty(&doc)?);
+            outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         }
         Format::Text => {
-            println!("hook decisions in {}", path.display());
+            outln!("hook decisions in {}", path.display())?;
             if entries.is_empty() {
-                println!(
+                outln!(
                     "  none{}",
                     if denied || event_filter.is_some() {
                         " (matching the filters)"
                     } else {
                         ""
                     }
-                );
+                )?;
             }
             for entry in &entries {
                 let turn = entry.turn.map(|t| format!(" turn {t}")).unwrap_or_default();
@@ -237,16 +280,19 @@ pub(super) fn run(
                     .as_deref()
                     .map(|c| format!(" call {c}"))
                     .unwrap_or_default();
-                println!(
+                outln!(
                     "{}{turn} [{}] {}{call}: {}",
-                    entry.ts, entry.dialect, entry.event, entry.command
-                );
+                    entry.ts,
+                    entry.dialect,
+                    entry.event,
+                    entry.command
+                )?;
                 if let Some(origin) = &entry.origin {
                     let shown = match &cwd {
                         Some(cwd) => crate::trust::show_path(origin, cwd),
                         None => origin.clone(),
                     };
-                    println!("    from {shown}");
+                    outln!("    from {shown}")?;
                 }
                 let exit = entry
                     .exit_code
@@ -256,7 +302,7 @@ pub(super) fn run(
                     Some(false) => ", overruled by another hook",
                     None => "",
                 };
-                println!(
+                outln!(
                     "    decided: {}{won} ({exit}){}",
                     entry.effect,
                     entry
@@ -264,10 +310,10 @@ pub(super) fn run(
                         .as_deref()
                         .map(|w| format!(" — {}", excerpt(w, 160)))
                         .unwrap_or_default()
-                );
-                println!("    then: {}", entry.then);
+                )?;
+                outln!("    then: {}", entry.then)?;
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }

@@ -2,8 +2,7 @@
 //! dsh's seams fire them, Claude Code hooks before Codex hooks (plugin
 //! registration order), configuration order within each.
 
-use std::process::ExitCode;
-
+use crate::stdio::{ExitStatus, out, outln};
 use serde::Serialize;
 use serde_json::json;
 
@@ -40,7 +39,7 @@ struct Row {
     trust: TrustStatus,
 }
 
-pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitCode> {
+pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitStatus> {
     let (claude, codex) = trust::load_configs(sources)?;
     let store = TrustStore::load(&sources.dsh_home)?;
     let hooks = trust::hooks_of(sources, &claude, &codex, &store);
@@ -108,11 +107,11 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitC
                 "hooks": rows,
                 "notices": notices,
             });
-            println!("{}", serde_json::to_string_pretty(&doc)?);
+            outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         }
-        Format::Text => print!("{}", render(&rows, &notices, sources)),
+        Format::Text => out!("{}", render(&rows, &notices, sources))?,
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }
 
 fn render(rows: &[Row], notices: &[String], sources: &HookSources) -> String {
@@ -146,7 +145,10 @@ fn render(rows: &[Row], notices: &[String], sources: &HookSources) -> String {
         ));
         let trust = match row.trust {
             TrustStatus::UserLevel => String::new(),
-            other => format!(", {}", other.as_str()),
+            other @ TrustStatus::Trusted
+            | other @ TrustStatus::TrustedByCodex
+            | other @ TrustStatus::Untrusted
+            | other @ TrustStatus::Changed => format!(", {}", other.as_str()),
         };
         out.push_str(&format!(
             "     {}{trust} — {}\n",

@@ -2,8 +2,8 @@
 //! session (the exact recorded stdin payload drives the canonical call) through
 //! today's configuration and diffs each hook's decision with the recorded one.
 
+use crate::stdio::{ExitStatus, outln};
 use anyhow::Context as _;
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use dsh_protocol::{Dialect, EventBody, HookDecision};
@@ -104,7 +104,16 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
                     }
                 }
             }
-            _ => {}
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::UserMessage { .. }
+            | EventBody::PromptBlocked { .. }
+            | EventBody::AssistantMessage { .. }
+            | EventBody::ToolCall { .. }
+            | EventBody::ToolResult { .. }
+            | EventBody::ContextMessage { .. }
+            | EventBody::SteeringMessage { .. }
+            | EventBody::TurnEnd { .. } => {}
         }
     }
     firings
@@ -243,12 +252,22 @@ pub(super) fn run(
     sources: &HookSources,
     session: &str,
     format: Format,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<ExitStatus> {
     let path = resolve_session(session)?;
     let events = load_session(&path)?;
     let session_id = events.iter().find_map(|e| match &e.body {
         EventBody::SessionHeader { session_id, .. } => Some(session_id.clone()),
-        _ => None,
+        EventBody::TurnStart { .. }
+        | EventBody::UserMessage { .. }
+        | EventBody::PromptBlocked { .. }
+        | EventBody::AssistantMessage { .. }
+        | EventBody::ToolCall { .. }
+        | EventBody::ToolResult { .. }
+        | EventBody::ContextMessage { .. }
+        | EventBody::SteeringMessage { .. }
+        | EventBody::TurnEnd { .. }
+        | EventBody::HookInvoked { .. }
+        | EventBody::HookResult { .. } => None,
     });
     // Bridges build paths from the session id: a header's must be safe.
     if let Some(id) = &session_id {
@@ -325,14 +344,14 @@ pub(super) fn run(
                 "removed": count("removed"),
                 "skipped_firings": skipped,
             });
-            println!("{}", serde_json::to_string_pretty(&doc)?);
+            outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         }
         Format::Text => {
-            println!(
+            outln!(
                 "replayed {invocations} recorded hook invocation(s) in {} firing(s) from {} against the current configuration",
                 recorded.len(),
                 path.display()
-            );
+            )?;
             for d in &diffs {
                 if d.changes.is_empty() && d.skipped.is_none() {
                     continue;
@@ -343,21 +362,21 @@ pub(super) fn run(
                     .as_deref()
                     .map(|c| format!(" (call {c})"))
                     .unwrap_or_default();
-                println!("{turn}[{}] {}{call}:", d.dialect, d.event);
+                outln!("{turn}[{}] {}{call}:", d.dialect, d.event)?;
                 if let Some(why) = &d.skipped {
-                    println!("  skipped: {why}");
+                    outln!("  skipped: {why}")?;
                 }
                 for change in &d.changes {
-                    println!("  {} {}: {}", change.kind, change.command, change.what);
+                    outln!("  {} {}: {}", change.kind, change.command, change.what)?;
                 }
             }
-            println!(
+            outln!(
                 "{unchanged} unchanged, {} changed, {} added, {} removed, {skipped} firing(s) skipped",
                 count("changed"),
                 count("added"),
                 count("removed")
-            );
+            )?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }

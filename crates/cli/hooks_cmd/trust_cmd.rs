@@ -1,7 +1,6 @@
 //! `dsh hooks trust` / `dsh hooks untrust`.
 
-use std::process::ExitCode;
-
+use crate::stdio::{ExitStatus, outln};
 use crate::trust::{self, ProjectHook, TrustStatus, TrustStore, show_path};
 use crate::wiring::HookSources;
 
@@ -24,7 +23,7 @@ fn line(hook: &ProjectHook, sources: &HookSources) -> String {
     )
 }
 
-pub(super) fn trust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<ExitCode> {
+pub(super) fn trust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<ExitStatus> {
     let mut store = TrustStore::load(&sources.dsh_home)?;
     let hooks = trust::all_hooks(sources, &store)?;
     let candidates: Vec<&ProjectHook> = hooks
@@ -43,39 +42,39 @@ pub(super) fn trust(sources: &HookSources, selectors: &[String]) -> anyhow::Resu
                 selectors.join(", ")
             );
         }
-        println!(
+        outln!(
             "Nothing to trust: {project_hooks} project hook(s) in {}, all trusted.",
             sources.cwd.display()
-        );
-        return Ok(ExitCode::SUCCESS);
+        )?;
+        return Ok(ExitStatus::Success);
     }
     for hook in &candidates {
         store.trust(hook);
-        println!("trusted {}", line(hook, sources));
+        outln!("trusted {}", line(hook, sources))?;
         for script in &hook.scripts {
-            println!(
+            outln!(
                 "    script {}",
                 show_path(&script.display().to_string(), &sources.cwd)
-            );
+            )?;
         }
     }
     store.save()?;
-    println!(
+    outln!(
         "{} hook(s) trusted (stored in {}); a changed definition or script asks again.",
         candidates.len(),
         store.path().display()
-    );
-    Ok(ExitCode::SUCCESS)
+    )?;
+    Ok(ExitStatus::Success)
 }
 
-pub(super) fn untrust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<ExitCode> {
+pub(super) fn untrust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<ExitStatus> {
     let mut store = TrustStore::load(&sources.dsh_home)?;
     let hooks = trust::all_hooks(sources, &store)?;
     let mut removed = 0;
     for hook in hooks.iter().filter(|h| selected(h, selectors)) {
         if store.untrust(hook) {
             removed += 1;
-            println!("untrusted {}", line(hook, sources));
+            outln!("untrusted {}", line(hook, sources))?;
         }
     }
     if selectors.is_empty() {
@@ -83,10 +82,10 @@ pub(super) fn untrust(sources: &HookSources, selectors: &[String]) -> anyhow::Re
         removed += store.untrust_project(&sources.cwd);
     }
     if removed == 0 {
-        println!("Nothing to untrust in {}.", sources.cwd.display());
-        return Ok(ExitCode::SUCCESS);
+        outln!("Nothing to untrust in {}.", sources.cwd.display())?;
+        return Ok(ExitStatus::Success);
     }
     store.save()?;
-    println!("{removed} trust record(s) removed; dsh asks again before running them.");
-    Ok(ExitCode::SUCCESS)
+    outln!("{removed} trust record(s) removed; dsh asks again before running them.")?;
+    Ok(ExitStatus::Success)
 }

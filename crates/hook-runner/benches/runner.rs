@@ -13,6 +13,9 @@
 //! The end-to-end figure (dsh replay with 100 hook runs against 100 raw
 //! spawns) is `scripts/dispatch-overhead.sh`.
 
+// A bench prints its figures as a report on stdout.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};

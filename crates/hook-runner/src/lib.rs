@@ -26,6 +26,11 @@
 //! Ctrl-C, what happens to a hook's children) is documented at the top of
 //! the `process` module; every signal goes through [`signals`].
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 mod http;
 mod outcome;
 mod process;

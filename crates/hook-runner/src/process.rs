@@ -475,6 +475,8 @@ fn is_dsh_limit(err: &io::Error) -> bool {
     )
 }
 
+// std's ErrorKind is non-exhaustive: every other kind reads the same.
+#[allow(clippy::wildcard_enum_match_arm)]
 fn spawn_failure(spec: &ProcessSpec, err: &io::Error) -> String {
     let executable = spec.command.executable();
     match err.kind() {

@@ -12,6 +12,11 @@
 //! model-facing string stay in the bridges (`hooks-claude`, `hooks-codex`),
 //! which implement [`Dialect`].
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 mod engine;
 pub mod position;
 pub mod spill;

@@ -7,6 +7,11 @@
 //!
 //! What it is not: no HTTP, no retries, no loop logic.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 use async_trait::async_trait;
 use dsh_protocol::{ModelReply, ModelRequest};
 

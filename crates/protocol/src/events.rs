@@ -1,4 +1,4 @@
-//! Session-log events (`shared/spec/contracts.md` §3).
+//! Session-log events (the README's "The session log").
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -2,11 +2,16 @@
 //!
 //! What this crate is for: the serde types that cross crate and process
 //! boundaries — model-facing messages, tool calls, the session-log events of
-//! `shared/spec/contracts.md` §3 and the recorded model requests of §4.
+//! the README's "The session log", and the recorded model requests.
 //!
 //! What it is not: it performs no I/O, spawns nothing, depends on no runtime
 //! and enforces no invariants. Appending with invariants is `dsh-session`'s
 //! job; deciding anything is the seams' and the agent's.
+
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod events;
 mod hooks;

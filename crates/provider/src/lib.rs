@@ -81,6 +81,11 @@
 //! - Cancellation: dropping the future drops the connection.
 //! - A proxy from the environment is bypassed for loopback base URLs.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 mod client;
 #[cfg(feature = "mock")]
 pub mod mock;

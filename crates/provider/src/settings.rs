@@ -276,7 +276,7 @@ impl ProviderSettings {
 }
 
 fn read_table(path: &Path) -> Result<Option<ProviderTable>, SettingsError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match fs_err::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {

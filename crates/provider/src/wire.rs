@@ -85,7 +85,11 @@ fn tool_call_json(call: &ToolCall) -> Value {
 pub(crate) fn arguments_string(arguments: &Value) -> String {
     match arguments {
         Value::String(raw) => raw.clone(),
-        other => other.to_string(),
+        other @ Value::Null
+        | other @ Value::Bool(_)
+        | other @ Value::Number(_)
+        | other @ Value::Array(_)
+        | other @ Value::Object(_) => other.to_string(),
     }
 }
 

@@ -11,6 +11,11 @@
 //! The agent fires the seams; the tool registry owns the tool pipeline;
 //! bridges translate external protocols onto these types.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 mod context;
 mod decisions;
 mod execution;

@@ -12,6 +12,11 @@
 //! What it is not: it decides nothing about a session and runs nothing; the
 //! agent loop is the only writer.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 mod id;
 mod invariants;
 mod lock;

@@ -64,6 +64,7 @@ impl SessionLock {
             path: path.clone(),
             source,
         };
+        #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
         let mut file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)

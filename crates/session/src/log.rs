@@ -116,6 +116,7 @@ fn open_regular(path: &Path, follow: Follow) -> Result<std::fs::File, LogError> 
     if follow == Follow::NoSymlinks {
         flags |= libc::O_NOFOLLOW;
     }
+    #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(flags)
@@ -303,6 +304,7 @@ impl SessionLog {
             create_private_dir(parent)?;
         }
         let lock = SessionLock::acquire(path, wait)?;
+        #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
         let file = std::fs::OpenOptions::new()
             .create_new(true)
             .write(true)
@@ -380,6 +382,7 @@ impl SessionLog {
                     source,
                 })?;
         }
+        #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
         let mut file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)

@@ -10,6 +10,11 @@
 //! What it is not: it does not run the agent loop, talk to a model, or write
 //! the session log; the agent appends what the registry reports.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 pub mod builtin;
 mod tool;
 

@@ -63,6 +63,53 @@ impl SealedCall {
     }
 }
 
+/// How phases 1–2 ended for one call.
+enum Gate {
+    /// On to dispatch; `decision` is the pre-execute waterfall's.
+    Pass { decision: PreToolDecision },
+    /// Denied (by pre-execute, approval or a guard); post-execute still runs.
+    Denied {
+        decision: PreToolDecision,
+        outcome: ToolOutcome,
+    },
+    /// A listener failed; the call ends with this outcome.
+    Failed(ToolOutcome),
+}
+
+/// What [`ToolRegistry::decide`] found.
+#[derive(Debug, Clone)]
+pub struct CallDecision {
+    /// The sealed identity (arguments after any rewrite).
+    pub execution: ToolExecution,
+    /// Rewrites that lost to the winning one.
+    pub rewrite_conflicts: Vec<String>,
+    /// Contexts the pre-execute listeners added.
+    pub contexts: Vec<ContextEntry>,
+    /// Whether the call would run.
+    pub verdict: CallVerdict,
+}
+
+/// Whether a call would reach its tool.
+#[derive(Debug, Clone)]
+pub enum CallVerdict {
+    /// It would run; `decision` is the pre-execute waterfall's (an `ask`
+    /// here was approved).
+    Runs {
+        /// The combined pre-execute decision.
+        decision: PreToolDecision,
+    },
+    /// Pre-execute, approval or a guard stopped it with `outcome`.
+    Denied {
+        /// The combined pre-execute decision.
+        decision: PreToolDecision,
+        /// The result the model would see.
+        outcome: ToolOutcome,
+    },
+    /// Sealing resolved it (unknown tool, invalid or invalidly rewritten
+    /// arguments) or a listener failed: the outcome the model would see.
+    Rejected(ToolOutcome),
+}
+
 /// The tools on offer and the plugins on the seams, in registration order.
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
@@ -279,79 +326,12 @@ impl ToolRegistry {
         verdicts: &[Option<PreToolVerdict>],
         contexts: &mut Vec<ContextEntry>,
     ) -> ToolOutcome {
-        // Phase 1: pre-execute waterfall. A deny ends it; an ask is kept
-        // while later listeners may still deny; contexts always accumulate.
-        let mut decision = PreToolDecision::Allow;
-        for (index, plugin) in self.plugins.iter().enumerate() {
-            let review = verdicts.get(index).and_then(Option::as_ref);
-            match AssertUnwindSafe(plugin.pre_execute(ctx, exec, review))
-                .catch_unwind()
-                .await
-            {
-                Ok(outcome) => {
-                    contexts.extend(outcome.contexts);
-                    match outcome.decision {
-                        PreToolDecision::Allow => {}
-                        PreToolDecision::Ask { reason } => {
-                            if decision == PreToolDecision::Allow {
-                                decision = PreToolDecision::Ask { reason };
-                            }
-                        }
-                        PreToolDecision::Deny { reason } => {
-                            decision = PreToolDecision::Deny { reason };
-                            break;
-                        }
-                    }
-                }
-                Err(payload) => {
-                    return ToolOutcome::error(
-                        format!(
-                            "pre-execute listener `{}` failed: {}",
-                            plugin.name(),
-                            panic_text(payload.as_ref())
-                        ),
-                        Disposition::Failed,
-                    );
-                }
-            }
-        }
-
-        let mut outcome = match decision {
-            PreToolDecision::Deny { reason } => Some(ToolOutcome::error(
-                reason,
-                Disposition::Denied(DenialKind::Policy),
-            )),
-            PreToolDecision::Ask { reason } => self.resolve_ask(ctx, exec, reason, verdicts).await,
-            PreToolDecision::Allow => None,
+        let outcome = match self.gate(ctx, exec, verdicts, contexts).await {
+            Gate::Pass { .. } => None,
+            Gate::Denied { outcome, .. } => Some(outcome),
+            // A failed listener ends the call here: no post-execute.
+            Gate::Failed(outcome) => return outcome,
         };
-
-        // Phase 2: guards, after the whole waterfall; they can only deny.
-        if outcome.is_none() {
-            for plugin in &self.plugins {
-                let verdict =
-                    std::panic::catch_unwind(AssertUnwindSafe(|| plugin.guard(ctx, exec)));
-                match verdict {
-                    Ok(GuardVerdict::Abstain) => {}
-                    Ok(GuardVerdict::Deny { reason }) => {
-                        outcome = Some(ToolOutcome::error(
-                            reason,
-                            Disposition::Denied(DenialKind::Guard),
-                        ));
-                        break;
-                    }
-                    Err(payload) => {
-                        return ToolOutcome::error(
-                            format!(
-                                "guard `{}` failed: {}",
-                                plugin.name(),
-                                panic_text(payload.as_ref())
-                            ),
-                            Disposition::Failed,
-                        );
-                    }
-                }
-            }
-        }
 
         // Phases 3–4: execute wrappers around dispatch.
         let started = Instant::now();
@@ -427,6 +407,125 @@ impl ToolRegistry {
         }
         contexts.extend(decision_contexts);
         outcome
+    }
+
+    /// Phases 1–2 for a sealed call: the pre-execute waterfall, the
+    /// approval an `ask` needs, and the guards. Shared by `execute` and
+    /// `decide`, so a dry run can never disagree with a real one.
+    async fn gate(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        verdicts: &[Option<PreToolVerdict>],
+        contexts: &mut Vec<ContextEntry>,
+    ) -> Gate {
+        // Phase 1: pre-execute waterfall. A deny ends it; an ask is kept
+        // while later listeners may still deny; contexts always accumulate.
+        let mut decision = PreToolDecision::Allow;
+        for (index, plugin) in self.plugins.iter().enumerate() {
+            let review = verdicts.get(index).and_then(Option::as_ref);
+            match AssertUnwindSafe(plugin.pre_execute(ctx, exec, review))
+                .catch_unwind()
+                .await
+            {
+                Ok(outcome) => {
+                    contexts.extend(outcome.contexts);
+                    match outcome.decision {
+                        PreToolDecision::Allow => {}
+                        PreToolDecision::Ask { reason } => {
+                            if decision == PreToolDecision::Allow {
+                                decision = PreToolDecision::Ask { reason };
+                            }
+                        }
+                        PreToolDecision::Deny { reason } => {
+                            decision = PreToolDecision::Deny { reason };
+                            break;
+                        }
+                    }
+                }
+                Err(payload) => {
+                    return Gate::Failed(ToolOutcome::error(
+                        format!(
+                            "pre-execute listener `{}` failed: {}",
+                            plugin.name(),
+                            panic_text(payload.as_ref())
+                        ),
+                        Disposition::Failed,
+                    ));
+                }
+            }
+        }
+
+        let mut outcome = match &decision {
+            PreToolDecision::Deny { reason } => Some(ToolOutcome::error(
+                reason.clone(),
+                Disposition::Denied(DenialKind::Policy),
+            )),
+            PreToolDecision::Ask { reason } => {
+                self.resolve_ask(ctx, exec, reason.clone(), verdicts).await
+            }
+            PreToolDecision::Allow => None,
+        };
+
+        // Phase 2: guards, after the whole waterfall; they can only deny.
+        if outcome.is_none() {
+            for plugin in &self.plugins {
+                let verdict =
+                    std::panic::catch_unwind(AssertUnwindSafe(|| plugin.guard(ctx, exec)));
+                match verdict {
+                    Ok(GuardVerdict::Abstain) => {}
+                    Ok(GuardVerdict::Deny { reason }) => {
+                        outcome = Some(ToolOutcome::error(
+                            reason,
+                            Disposition::Denied(DenialKind::Guard),
+                        ));
+                        break;
+                    }
+                    Err(payload) => {
+                        return Gate::Failed(ToolOutcome::error(
+                            format!(
+                                "guard `{}` failed: {}",
+                                plugin.name(),
+                                panic_text(payload.as_ref())
+                            ),
+                            Disposition::Failed,
+                        ));
+                    }
+                }
+            }
+        }
+
+        match outcome {
+            None => Gate::Pass { decision },
+            Some(outcome) => Gate::Denied { decision, outcome },
+        }
+    }
+
+    /// What the pipeline decides for `call` short of running it: sealing
+    /// (validation, input rewrite, re-validation), the pre-execute
+    /// waterfall, approval and guards, exactly as [`ToolRegistry::execute`]
+    /// would; the tool is never dispatched and post-execute never runs.
+    /// For `dsh hooks test` and other dry runs.
+    pub async fn decide(&self, ctx: &SeamContext, call: ProposedCall) -> CallDecision {
+        let sealed = self.seal(ctx, call).await;
+        let mut contexts = Vec::new();
+        let verdict = match sealed.rejected {
+            Some(outcome) => CallVerdict::Rejected(outcome),
+            None => match self
+                .gate(ctx, &sealed.execution, &sealed.verdicts, &mut contexts)
+                .await
+            {
+                Gate::Pass { decision } => CallVerdict::Runs { decision },
+                Gate::Denied { decision, outcome } => CallVerdict::Denied { decision, outcome },
+                Gate::Failed(outcome) => CallVerdict::Rejected(outcome),
+            },
+        };
+        CallDecision {
+            execution: sealed.execution,
+            rewrite_conflicts: sealed.rewrite_conflicts,
+            contexts,
+            verdict,
+        }
     }
 
     async fn resolve_ask(

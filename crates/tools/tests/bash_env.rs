@@ -17,6 +17,8 @@ const HELPER: &str = "DSH_BASH_ENV_HELPER";
 
 /// The helper side: does nothing in a normal test run.
 #[test]
+// The helper process hands its `env` output to the parent test on stdout.
+#[allow(clippy::print_stdout)]
 fn helper() {
     if std::env::var_os(HELPER).is_none() {
         return;

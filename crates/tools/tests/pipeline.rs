@@ -14,7 +14,9 @@ use dsh_seams::{
     PreToolOutcome, ProposedCall, SeamContext, ToolExecution, ToolOutcome,
 };
 use dsh_seams::{CallReview, PreToolVerdict};
-use dsh_tools::{ApprovalService, Rendered, Tool, ToolContext, ToolError, ToolRegistry};
+use dsh_tools::{
+    ApprovalService, CallVerdict, Rendered, Tool, ToolContext, ToolError, ToolRegistry,
+};
 use serde_json::{Value, json};
 
 /// A tool that echoes `text`, can fail or panic on request, and counts
@@ -834,4 +836,94 @@ async fn a_rewrite_rejected_at_sealing_drops_the_verdict_with_the_call() {
     assert!(result.contexts.is_empty(), "{:?}", result.contexts);
     assert_eq!(reviewer.reviews.load(Ordering::SeqCst), 2);
     assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 1);
+}
+
+// ---------------------------------------------------------------- decide
+
+#[tokio::test]
+async fn decide_applies_guards_without_dispatching_or_post_execute() {
+    let mut guard = Probe::named("guard");
+    guard.guard = Some(GuardVerdict::Deny {
+        reason: "invariant".into(),
+    });
+    let guard = Arc::new(guard);
+    let fx = fixture(vec![guard.clone()]);
+    let decided = fx
+        .registry
+        .decide(&ctx(), call(json!({"text": "hi"})))
+        .await;
+    let CallVerdict::Denied { decision, outcome } = decided.verdict else {
+        panic!("not denied: {:?}", decided.verdict);
+    };
+    // The pre-execute waterfall allowed it; the guard stopped it.
+    assert_eq!(decision, PreToolDecision::Allow);
+    assert_eq!(outcome.disposition, Disposition::Denied(DenialKind::Guard));
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+    assert!(
+        !guard
+            .seen()
+            .iter()
+            .any(|s| s.starts_with("post") || s.starts_with("result")),
+        "{:?}",
+        guard.seen()
+    );
+}
+
+#[tokio::test]
+async fn decide_rejects_a_rewrite_that_breaks_the_schema() {
+    let mut rewriter = Probe::named("rewriter");
+    rewriter.rewrite = Some(json!({"text": 42}));
+    let fx = fixture(vec![Arc::new(rewriter)]);
+    let decided = fx
+        .registry
+        .decide(&ctx(), call(json!({"text": "hi"})))
+        .await;
+    let CallVerdict::Rejected(outcome) = decided.verdict else {
+        panic!("not rejected: {:?}", decided.verdict);
+    };
+    assert_eq!(outcome.disposition, Disposition::InvalidArguments);
+    assert!(outcome.content.contains("after `rewriter` rewrote them"));
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn decide_agrees_with_execute_on_an_unanswered_ask() {
+    let mut probe = Probe::named("p");
+    probe.pre = Some(PreToolDecision::Ask {
+        reason: Some("ASK-REASON".into()),
+    });
+    let fx = fixture(vec![Arc::new(probe)]);
+    let decided = fx
+        .registry
+        .decide(&ctx(), call(json!({"text": "hi"})))
+        .await;
+    let executed = run(&fx, &ctx(), json!({"text": "hi"})).await;
+    let CallVerdict::Denied { outcome, .. } = decided.verdict else {
+        panic!("not denied: {:?}", decided.verdict);
+    };
+    assert_eq!(outcome.content, executed.outcome.content);
+    assert_eq!(outcome.disposition, executed.outcome.disposition);
+}
+
+#[tokio::test]
+async fn decide_lets_an_allowed_call_through_with_its_contexts() {
+    let mut probe = Probe::named("p");
+    probe.pre_context = Some("remember this".into());
+    let fx = fixture(vec![Arc::new(probe)]);
+    let decided = fx
+        .registry
+        .decide(&ctx(), call(json!({"text": "hi"})))
+        .await;
+    assert!(
+        matches!(
+            decided.verdict,
+            CallVerdict::Runs {
+                decision: PreToolDecision::Allow
+            }
+        ),
+        "{:?}",
+        decided.verdict
+    );
+    assert_eq!(decided.contexts.len(), 1);
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
 }

@@ -102,7 +102,7 @@ impl Tool for GlobTool {
                 if !matcher.is_match(relative) {
                     continue;
                 }
-                let modified = std::fs::symlink_metadata(&path)
+                let modified = fs_err::symlink_metadata(&path)
                     .and_then(|m| m.modified())
                     .unwrap_or(SystemTime::UNIX_EPOCH);
                 found.push((modified, path));

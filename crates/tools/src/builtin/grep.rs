@@ -240,12 +240,12 @@ fn candidate_files(
 
 /// Reads a file as text if it is small enough and not binary.
 fn read_text(path: &Path) -> Option<String> {
-    let metadata = std::fs::metadata(path).ok()?;
+    let metadata = fs_err::metadata(path).ok()?;
     if metadata.len() > MAX_FILE_BYTES {
         tracing::debug!(path = %path.display(), "grep: skipping large file");
         return None;
     }
-    match std::fs::read(path) {
+    match fs_err::read(path) {
         Ok(bytes) => decode_text(bytes),
         Err(err) => {
             tracing::debug!(path = %path.display(), %err, "grep: skipping unreadable file");
@@ -291,7 +291,7 @@ fn search(
         if mode == GrepMode::Count {
             content_lines.push(format!("{shown}:{count}"));
         }
-        let modified = std::fs::metadata(&path)
+        let modified = fs_err::metadata(&path)
             .and_then(|m| m.modified())
             .unwrap_or(SystemTime::UNIX_EPOCH);
         matched.push((modified, shown));

@@ -151,6 +151,7 @@ fn too_large(shown: &str, len: u64) -> ToolError {
 fn read_bounded(path: &std::path::Path, shown: &str) -> Result<Vec<u8>, ToolError> {
     use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
+    #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)

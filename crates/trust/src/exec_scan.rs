@@ -22,7 +22,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::trust::{expand_vars, words};
+use crate::{expand_vars, words};
 
 /// What [`scan`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -162,7 +162,7 @@ fn scan_into(command: &str, project: &Path, out: &mut Scan, depth: u32) {
 /// non-binary file elsewhere (a script in `$HOME`; not `/usr/bin/python3`,
 /// whose updates are no reason to ask again).
 fn add(out: &mut Scan, project: &Path, path: &Path) {
-    let Ok(metadata) = std::fs::metadata(path) else {
+    let Ok(metadata) = fs_err::metadata(path) else {
         return;
     };
     if !metadata.is_file() {
@@ -186,6 +186,9 @@ fn is_binary(path: &Path) -> bool {
     first_bytes::<4>(path).is_none_or(|magic| magic == *b"\x7fELF")
 }
 
+// custom_flags (O_NONBLOCK: a FIFO never blocks the scan) needs std's
+// OpenOptionsExt.
+#[allow(clippy::disallowed_methods)]
 fn first_bytes<const N: usize>(path: &Path) -> Option<[u8; N]> {
     use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
@@ -202,7 +205,7 @@ fn first_bytes<const N: usize>(path: &Path) -> Option<[u8; N]> {
 /// A regular file with an execute bit or a `#!` first line.
 fn looks_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
-    let Ok(metadata) = std::fs::metadata(path) else {
+    let Ok(metadata) = fs_err::metadata(path) else {
         return false;
     };
     if !metadata.is_file() {

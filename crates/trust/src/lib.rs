@@ -1,0 +1,518 @@
+//! dsh's trust for project hooks, below the CLI: the trust store
+//! (`$DSH_HOME/trust.json`), the hash that identifies a hook (its
+//! definition plus the contents of the files it executes), and the scan
+//! that finds those files ([`exec_scan`]).
+//!
+//! A project's `.claude/settings.json`, `.claude/settings.local.json` and
+//! `.codex/…` can run arbitrary commands, so dsh asks before running the
+//! ones the user has not seen. Trust is per hook: a changed definition or
+//! executed file is a new hash and asks again; a command that computes what
+//! it runs is flagged, since no hash can follow it. Which hooks a project
+//! has, and how the user is asked, is the CLI's business.
+
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
+pub mod exec_scan;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use dsh_protocol::Dialect;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Why the trust store could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    /// The store exists but cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The store's path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The store is not a trust file.
+    #[error("{} is not a dsh trust file (fix or delete it): {source}", path.display())]
+    NotATrustFile {
+        /// The store's path.
+        path: PathBuf,
+        /// The parse error.
+        source: serde_json::Error,
+    },
+    /// The store (or its directory, or its temp file) cannot be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The path that failed.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// The status reason of a hook dsh skips because it is not trusted.
+pub const NOT_TRUSTED: &str = "project hook not trusted (`dsh hooks trust` trusts it)";
+
+/// The file under `$DSH_HOME` that holds trusted hashes.
+pub const TRUST_FILE: &str = "trust.json";
+
+/// Whether a hook may run without asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrustStatus {
+    /// User-level, managed or `--settings`: the user configured it.
+    UserLevel,
+    /// A project hook whose current hash is in `trust.json`.
+    Trusted,
+    /// A project hook Codex itself trusts (`trusted_hash` matches).
+    TrustedByCodex,
+    /// A project hook never trusted.
+    Untrusted,
+    /// A project hook trusted before whose definition or script changed since.
+    Changed,
+}
+
+impl TrustStatus {
+    /// Whether it may run without asking.
+    pub fn is_trusted(self) -> bool {
+        matches!(
+            self,
+            TrustStatus::UserLevel | TrustStatus::Trusted | TrustStatus::TrustedByCodex
+        )
+    }
+
+    /// A short label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TrustStatus::UserLevel => "user-level",
+            TrustStatus::Trusted => "trusted",
+            TrustStatus::TrustedByCodex => "trusted by codex",
+            TrustStatus::Untrusted => "untrusted",
+            TrustStatus::Changed => "changed since trusted",
+        }
+    }
+}
+
+/// One configured hook, with its trust identity.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectHook {
+    /// Which bridge runs it.
+    pub dialect: Dialect,
+    /// The event name as configured.
+    pub event: String,
+    /// The matcher as configured.
+    pub matcher: Option<String>,
+    /// The command (or handler description) as recorded in the log.
+    pub command: String,
+    /// The configuration file.
+    pub file: PathBuf,
+    /// `<file>#hooks.<Event>[i].hooks[j]`.
+    pub origin: String,
+    /// `sha256:` of the definition and the scripts it names.
+    pub hash: String,
+    /// Files inside the project the command executes or sources (their
+    /// contents are in the hash).
+    pub scripts: Vec<PathBuf>,
+    /// The command computes what it runs (`$(…)`, `eval`, …): no hash can
+    /// see changes there, and the user is told so.
+    pub computed: bool,
+    /// What the hash leaves out (a file over the size limit).
+    pub notices: Vec<String>,
+    /// Whether it may run.
+    pub status: TrustStatus,
+    /// Whether the bridge would run it at all (active, not disabled or unsupported).
+    pub active: bool,
+}
+
+/// A project hook that needs the user's trust before it runs.
+pub type UntrustedHook = ProjectHook;
+
+/// One trusted hash in `trust.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrustRecord {
+    /// The dialect (`claude`, `codex`).
+    pub dialect: String,
+    /// The configuration file.
+    pub file: PathBuf,
+    /// The origin when it was trusted.
+    pub origin: String,
+    /// The event.
+    pub event: String,
+    /// The command.
+    pub command: String,
+    /// When (RFC 3339).
+    pub trusted_at: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct TrustFile {
+    version: u32,
+    #[serde(default)]
+    hooks: BTreeMap<String, TrustRecord>,
+}
+
+/// `$DSH_HOME/trust.json`: the hashes the user trusted.
+#[derive(Debug)]
+pub struct TrustStore {
+    path: PathBuf,
+    file: TrustFile,
+}
+
+impl TrustStore {
+    /// Reads the store under `dsh_home` (empty when the file does not exist).
+    pub fn load(dsh_home: &Path) -> Result<TrustStore, TrustError> {
+        let path = dsh_home.join(TRUST_FILE);
+        let file = match read_regular(&path) {
+            Ok(text) => {
+                serde_json::from_str(&text).map_err(|source| TrustError::NotATrustFile {
+                    path: path.clone(),
+                    source,
+                })?
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => TrustFile {
+                version: 1,
+                hooks: BTreeMap::new(),
+            },
+            Err(error) => {
+                return Err(TrustError::Read {
+                    path,
+                    source: error,
+                });
+            }
+        };
+        Ok(TrustStore { path, file })
+    }
+
+    /// Writes the store atomically and privately: a fresh temp file (0600,
+    /// `create_new`, so a planted file or symlink at the temp path is never
+    /// written through) is filled, synced and renamed over the store, in a
+    /// directory created 0700.
+    pub fn save(&self) -> Result<(), TrustError> {
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        if let Some(dir) = self.path.parent() {
+            dsh_session::create_private_dir(dir).map_err(|source| TrustError::Write {
+                path: dir.to_owned(),
+                source,
+            })?;
+        }
+        let text =
+            serde_json::to_string_pretty(&self.file).map_err(|source| TrustError::Write {
+                path: self.path.clone(),
+                source: source.into(),
+            })?;
+        let tmp = self
+            .path
+            .with_extension(format!("json.{}.tmp", std::process::id()));
+        #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&tmp)
+            .map_err(|source| TrustError::Write {
+                path: tmp.clone(),
+                source,
+            })?;
+        let written = file
+            .write_all(format!("{text}\n").as_bytes())
+            .and_then(|()| file.sync_all())
+            .and_then(|()| fs_err::rename(&tmp, &self.path));
+        if let Err(error) = written {
+            // The temp file is ours (create_new made it): remove it.
+            let _ = fs_err::remove_file(&tmp);
+            return Err(TrustError::Write {
+                path: self.path.clone(),
+                source: error,
+            });
+        }
+        Ok(())
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether `hash` is trusted.
+    pub fn contains(&self, hash: &str) -> bool {
+        self.file.hooks.contains_key(hash)
+    }
+
+    /// Whether some other hash was trusted for this origin (it changed since).
+    pub fn trusted_before(&self, origin: &str) -> bool {
+        self.file
+            .hooks
+            .values()
+            .any(|record| record.origin == origin)
+    }
+
+    /// Trusts `hook`'s current hash, replacing what was trusted for its origin.
+    pub fn trust(&mut self, hook: &ProjectHook) {
+        self.file
+            .hooks
+            .retain(|_, record| record.origin != hook.origin);
+        self.file.hooks.insert(
+            hook.hash.clone(),
+            TrustRecord {
+                dialect: hook.dialect.as_str().to_owned(),
+                file: hook.file.clone(),
+                origin: hook.origin.clone(),
+                event: hook.event.clone(),
+                command: hook.command.clone(),
+                trusted_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            },
+        );
+    }
+
+    /// Forgets `hook` (its hash and anything trusted for its origin);
+    /// whether something was removed.
+    pub fn untrust(&mut self, hook: &ProjectHook) -> bool {
+        let before = self.file.hooks.len();
+        self.file
+            .hooks
+            .retain(|hash, record| *hash != hook.hash && record.origin != hook.origin);
+        before != self.file.hooks.len()
+    }
+
+    /// Forgets every hash trusted for files in `project` (files below it);
+    /// how many were removed.
+    pub fn untrust_project(&mut self, project: &Path) -> usize {
+        let before = self.file.hooks.len();
+        self.file
+            .hooks
+            .retain(|_, record| !record.file.starts_with(project));
+        before - self.file.hooks.len()
+    }
+}
+
+/// Reads a small state file without blocking: a FIFO or device planted
+/// at the path is refused instead of hanging dsh.
+fn read_regular(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    Ok(text)
+}
+
+/// The status of a project hook with `hash` at `origin` under `store`.
+pub fn store_status(store: &TrustStore, hash: &str, origin: &str) -> TrustStatus {
+    if store.contains(hash) {
+        TrustStatus::Trusted
+    } else if store.trusted_before(origin) {
+        TrustStatus::Changed
+    } else {
+        TrustStatus::Untrusted
+    }
+}
+
+/// Files larger than this are not hashed (a notice says so): hashing a
+/// large data file at every start costs more than it protects.
+pub const MAX_HASHED_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The hook's trust hash: its definition plus the streamed SHA-256 of each
+/// executed file. Returns notices for files left out.
+pub fn hash_identity(mut identity: Value, scripts: &[PathBuf]) -> (String, Vec<String>) {
+    let mut notices = Vec::new();
+    let script_hashes: Vec<Value> = scripts
+        .iter()
+        .map(|path| match hash_file(path) {
+            Ok(FileHash::Hashed(sha256)) => json!({"path": path, "sha256": sha256}),
+            Ok(FileHash::TooLarge(len)) => {
+                notices.push(format!(
+                    "{} is {len} bytes, over the {MAX_HASHED_FILE_BYTES}-byte hashing limit: changes to it do not ask again",
+                    path.display()
+                ));
+                json!({"path": path, "len": len, "not_hashed": "too large"})
+            }
+            Err(error) => json!({"path": path, "unreadable": error.to_string()}),
+        })
+        .collect();
+    if let Value::Object(map) = &mut identity {
+        map.insert("scripts".into(), Value::Array(script_hashes));
+    }
+    (sha256_hex(identity.to_string().as_bytes()), notices)
+}
+
+enum FileHash {
+    Hashed(String),
+    TooLarge(u64),
+}
+
+/// Streams `path` through SHA-256 without reading it whole; refuses
+/// anything but a regular file without blocking on it.
+fn hash_file(path: &Path) -> std::io::Result<FileHash> {
+    use sha2::Digest as _;
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if metadata.len() > MAX_HASHED_FILE_BYTES {
+        return Ok(FileHash::TooLarge(metadata.len()));
+    }
+    let mut hasher = sha2::Sha256::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let read = match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        total += read as u64;
+        if total > MAX_HASHED_FILE_BYTES {
+            return Ok(FileHash::TooLarge(total));
+        }
+        hasher.update(&buffer[..read]);
+    }
+    let hex: String = hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    Ok(FileHash::Hashed(format!("sha256:{hex}")))
+}
+
+/// `sha256:` and the lowercase hex digest of `bytes` (the same form as
+/// Codex's `trusted_hash`).
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(bytes);
+    let mut hex = String::with_capacity(71);
+    hex.push_str("sha256:");
+    for byte in digest {
+        hex.push_str(&format!("{byte:02x}"));
+    }
+    hex
+}
+
+/// Splits a command line into words as the shell would for a simple
+/// command (quotes group, quote characters and escapes removed; `$VAR`
+/// stays for [`expand_vars`]). A line with an unbalanced quote is not a
+/// command the shell would run either; it is split at whitespace so the
+/// scan still sees its words.
+pub fn words(command: &str) -> Vec<String> {
+    shlex::split(command).unwrap_or_else(|| command.split_whitespace().map(str::to_owned).collect())
+}
+
+/// Expands `$VAR` and `${VAR}` from the environment (`CLAUDE_PROJECT_DIR` is
+/// the project); `None` when a variable is not set.
+pub fn expand_vars(word: &str, project: &Path) -> Option<String> {
+    let lookup = |name: &str| -> Option<String> {
+        if name == "CLAUDE_PROJECT_DIR" {
+            return Some(project.display().to_string());
+        }
+        std::env::var(name).ok()
+    };
+    let mut out = String::new();
+    let mut rest = word;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
+            let end = braced.find('}')?;
+            (&braced[..end], &braced[end + 1..])
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        if name.is_empty() {
+            out.push('$');
+            rest = after;
+            continue;
+        }
+        out.push_str(&lookup(name)?);
+        rest = tail;
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// The files inside the project a command executes or sources (see
+/// [`crate::exec_scan`]).
+pub fn named_scripts(command: &str, project: &Path) -> Vec<PathBuf> {
+    crate::exec_scan::scan(command, project).files
+}
+
+/// What the trust prompt and `hooks check` say about a command that
+/// computes what it runs.
+pub const COMPUTED_NOTICE: &str = "dsh cannot see changes to what this command runs (it computes it at run time: `$(…)`, backquotes, `eval` or an unset variable); trusting it trusts whatever that becomes";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_keep_quoted_paths_together() {
+        assert_eq!(
+            words(r#"bash "$HOOKS/a b.sh" --flag 'x y'"#),
+            vec!["bash", "$HOOKS/a b.sh", "--flag", "x y"]
+        );
+        assert_eq!(words(r#"sh a\ b.sh"#), vec!["sh", "a b.sh"]);
+        assert_eq!(words(r#"sh "open"#), vec!["sh", "\"open"]);
+    }
+
+    #[test]
+    fn expand_vars_uses_the_project_dir_and_refuses_unknown_names() {
+        let project = Path::new("/p");
+        assert_eq!(
+            expand_vars("${CLAUDE_PROJECT_DIR}/x.sh", project).as_deref(),
+            Some("/p/x.sh")
+        );
+        assert_eq!(
+            expand_vars("$CLAUDE_PROJECT_DIR/x", project).as_deref(),
+            Some("/p/x")
+        );
+        assert_eq!(expand_vars("$DSH_SURELY_UNSET_VAR_42/x", project), None);
+        assert_eq!(expand_vars("a$", project).as_deref(), Some("a$"));
+    }
+
+    #[test]
+    fn oversized_executed_files_are_named_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.sh");
+        let file = std::fs::File::create(&big).unwrap();
+        file.set_len(MAX_HASHED_FILE_BYTES + 1).unwrap();
+        let (hash, notices) = hash_identity(json!({}), std::slice::from_ref(&big));
+        assert_eq!(notices.len(), 1);
+        assert!(notices[0].contains("big.sh") && notices[0].contains("hashing limit"));
+        // The size is in the hash: growing it asks again.
+        file.set_len(MAX_HASHED_FILE_BYTES + 2).unwrap();
+        assert_ne!(hash, hash_identity(json!({}), &[big]).0);
+    }
+
+    #[test]
+    fn streamed_hash_matches_the_whole_file_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sh");
+        let contents: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &contents).unwrap();
+        let Ok(FileHash::Hashed(streamed)) = hash_file(&path) else {
+            panic!("not hashed");
+        };
+        assert_eq!(streamed, sha256_hex(&contents));
+    }
+}
