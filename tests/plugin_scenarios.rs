@@ -177,7 +177,7 @@ fn safety_guard_blocks_rm_rf_under_strict_mode_and_audits_every_call() {
         (
             true,
             format!(
-                "PreToolUse:Bash hook error: [{}/scripts/guard.sh]: safety-guard: refusing destructive command: rm -rf build\nThis hook comes from the safety-guard@acme-tools plugin.",
+                "PreToolUse:Bash hook error: [{}/scripts/guard.sh]: safety-guard: refusing destructive command: rm -rf build\n\nThis hook comes from the safety-guard@acme-tools plugin.",
                 root.display()
             )
         )
