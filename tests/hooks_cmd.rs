@@ -234,6 +234,80 @@ fn check_flags_a_script_that_is_not_executable() {
     );
 }
 
+/// Commands are resolved as the shell will: `~`, `$HOME`, `$CLAUDE_PROJECT_DIR` and the
+/// settings `env` block are known; a command substitution is "not checkable statically",
+/// never a missing script; a missing script behind `~` is still an error.
+#[test]
+fn check_resolves_commands_as_the_shell_will() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let ctx = project();
+    let hooks = ctx.home().join("hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let guard = hooks.join("guard.sh");
+    std::fs::write(&guard, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&guard, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(hooks.join("check.py"), "print()\n").unwrap();
+    let settings = serde_json::json!({
+        "env": {"GUARD_DIR": hooks.display().to_string()},
+        "hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "~/hooks/guard.sh"},
+            {"type": "command", "command": "$HOME/hooks/guard.sh --strict"},
+            {"type": "command", "command": "python3 \"${GUARD_DIR}/check.py\""},
+            {"type": "command", "command": "bash \"$(git rev-parse --show-toplevel)/.claude/hooks/x.sh\""},
+            {"type": "command", "command": "$(git rev-parse --show-toplevel)/.claude/hooks/y.sh"},
+            {"type": "command", "command": "~/hooks/missing.sh"}
+        ]}]}
+    });
+    std::fs::write(
+        ctx.project().join("x.settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "x.settings.json", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc = json_stdout(&output);
+    // `computed-command` is the trust note (what a trust hash can cover), not about
+    // whether the script exists: left out here.
+    let found: Vec<(String, String)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] != "computed-command")
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["at"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let at = |i: usize| format!("hooks.PreToolUse[0].hooks[{i}].command");
+    assert_eq!(
+        found,
+        vec![
+            ("not-checkable".to_owned(), at(3)),
+            ("not-checkable".to_owned(), at(4)),
+            ("command-not-found".to_owned(), at(5)),
+        ],
+        "{doc:#}"
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let not_checkable = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "not-checkable")
+        .unwrap();
+    assert!(
+        not_checkable["message"]
+            .as_str()
+            .unwrap()
+            .contains("not checkable statically"),
+        "{doc:#}"
+    );
+}
+
 // ------------------------------------------------------------------ test
 
 #[test]

@@ -12,6 +12,7 @@ mod fire;
 mod ledger;
 mod list;
 mod replay;
+mod resolve;
 mod trust_cmd;
 
 use std::path::{Path, PathBuf};

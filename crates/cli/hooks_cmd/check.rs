@@ -12,8 +12,9 @@ use dsh_hooks_codex::{CodexDiscovery, CodexEvent};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::resolve::{ShellVars, Word, resolve};
 use super::{Format, nearest};
-use crate::trust::{expand_vars, named_scripts, words};
+use crate::trust::{named_scripts, words};
 use crate::wiring::HookSources;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -54,6 +55,8 @@ struct Checker<'a> {
     /// Where the event being checked starts in the text (positions are
     /// searched from there).
     event_offset: usize,
+    /// What the shell will know when a hook runs (`resolve.rs`).
+    vars: ShellVars,
 }
 
 impl Checker<'_> {
@@ -272,6 +275,7 @@ fn check_file(file: &Path, kind: Kind, project: &Path) -> Vec<Diagnostic> {
         out: Vec::new(),
         scripts_seen: HashSet::new(),
         event_offset: 0,
+        vars: ShellVars::default(),
     };
     let document = match kind {
         Kind::Claude => match serde_json::from_str::<Value>(&checker.text) {
@@ -331,6 +335,7 @@ fn check_file(file: &Path, kind: Kind, project: &Path) -> Vec<Diagnostic> {
             }
         },
     };
+    checker.vars = ShellVars::for_settings(project.to_owned(), &document);
     walk(&mut checker, &document);
     if kind == Kind::Codex && checker.out.iter().all(|d| d.severity != Severity::Error) {
         codex_typed_load(&mut checker);
@@ -829,7 +834,7 @@ fn check_command(c: &mut Checker<'_>, command: &str, exec_form: bool, at: &str) 
         return;
     }
     // `$VAR` forms are checked only when the variable is known here.
-    let Some(program) = expand_vars(first, c.project) else {
+    let Some(program) = checkable(c, first, command, &at) else {
         return;
     };
     if program.contains('/') {
@@ -873,7 +878,7 @@ fn check_command(c: &mut Checker<'_>, command: &str, exec_form: bool, at: &str) 
         if all.iter().any(|w| w == "-c" || w == "-e") {
             return;
         }
-        let Some(expanded) = expand_vars(script, c.project) else {
+        let Some(expanded) = checkable(c, script, command, &at) else {
             return;
         };
         let path = c.project.join(expanded.trim_start_matches("./"));
@@ -889,6 +894,28 @@ fn check_command(c: &mut Checker<'_>, command: &str, exec_form: bool, at: &str) 
                 ),
             );
         }
+    }
+}
+
+/// The word as the shell will read it, or `None` (with a note when the path
+/// is computed at run time) when it cannot be checked now.
+fn checkable(c: &mut Checker<'_>, word: &str, command: &str, at: &str) -> Option<String> {
+    match resolve(word, &c.vars) {
+        Word::Known(text) => Some(text),
+        Word::RunTime => {
+            c.push(
+                Severity::Warning,
+                "not-checkable",
+                Some(at.to_owned()),
+                Some(command),
+                format!(
+                    "`{word}` is computed when the hook runs (command substitution): not checkable statically"
+                ),
+            );
+            None
+        }
+        // The shell may have it at run time: nothing to say.
+        Word::UnknownVariable(_) => None,
     }
 }
 

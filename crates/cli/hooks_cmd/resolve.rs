@@ -1,0 +1,212 @@
+//! How `dsh hooks check` reads a command word the way the shell will when
+//! the hook runs: `~`, `$HOME`, `$CLAUDE_PROJECT_DIR`, `${CLAUDE_PLUGIN_ROOT}`
+//! and the variables of the settings `env` block are known before the run;
+//! a command substitution (`$(git rev-parse --show-toplevel)/…`, backticks)
+//! is only known at run time, so such a path is "not checkable statically",
+//! never a missing script.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// What the shell will have when the hook runs, as far as it is known now.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ShellVars {
+    /// `$CLAUDE_PROJECT_DIR` (and the directory relative paths start from).
+    pub project: PathBuf,
+    /// `~` and `$HOME`.
+    pub home: Option<PathBuf>,
+    /// `$CLAUDE_PLUGIN_ROOT` for a plugin's `hooks/hooks.json`.
+    pub plugin_root: Option<PathBuf>,
+    /// The settings file's `env` block: Claude Code puts it into every hook's
+    /// environment, over the inherited one.
+    pub settings_env: BTreeMap<String, String>,
+}
+
+impl ShellVars {
+    /// The variables for checking `document` (a settings file) in `project`.
+    pub(super) fn for_settings(project: PathBuf, document: &Value) -> Self {
+        let settings_env = document
+            .get("env")
+            .and_then(Value::as_object)
+            .map(|env| {
+                env.iter()
+                    .filter_map(|(name, value)| {
+                        // Claude Code stringifies scalars; objects are not variables.
+                        let text = match value {
+                            Value::String(text) => text.clone(),
+                            Value::Number(n) => n.to_string(),
+                            Value::Bool(b) => b.to_string(),
+                            _ => return None,
+                        };
+                        Some((name.clone(), text))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        ShellVars {
+            project,
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            plugin_root: None,
+            settings_env,
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<String> {
+        let path = |p: &PathBuf| p.display().to_string();
+        match name {
+            "CLAUDE_PROJECT_DIR" => return Some(path(&self.project)),
+            "CLAUDE_PLUGIN_ROOT" => return self.plugin_root.as_ref().map(path),
+            _ => {}
+        }
+        if let Some(value) = self.settings_env.get(name) {
+            return Some(value.clone());
+        }
+        if name == "HOME" {
+            return self.home.as_ref().map(path);
+        }
+        std::env::var(name).ok()
+    }
+}
+
+/// One command word, read as the shell will.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Word {
+    /// Fully known: the expanded text.
+    Known(String),
+    /// Computed when the hook runs (a command substitution): not checkable
+    /// statically.
+    RunTime,
+    /// Names a variable that is not known here (`name`): the shell may
+    /// have it when the hook runs.
+    UnknownVariable(String),
+}
+
+/// Expands `~`, `$NAME` and `${NAME}` in `word`; see [`Word`].
+pub(super) fn resolve(word: &str, vars: &ShellVars) -> Word {
+    if word.contains("$(") || word.contains('`') {
+        return Word::RunTime;
+    }
+    let mut out = String::new();
+    let mut rest = word;
+    // A leading `~` or `~/` is the home directory (`~user` is left alone).
+    if rest == "~" || rest.starts_with("~/") {
+        match vars.lookup("HOME") {
+            Some(home) => out.push_str(&home),
+            None => return Word::UnknownVariable("HOME".to_owned()),
+        }
+        rest = &rest[1..];
+    }
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
+            let Some(end) = braced.find('}') else {
+                return Word::RunTime;
+            };
+            (&braced[..end], &braced[end + 1..])
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        if name.is_empty() {
+            out.push('$');
+            rest = after;
+            continue;
+        }
+        // `${VAR:-default}` and friends are decided by the shell at run time.
+        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Word::RunTime;
+        }
+        match vars.lookup(name) {
+            Some(value) => out.push_str(&value),
+            None => return Word::UnknownVariable(name.to_owned()),
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    Word::Known(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn vars() -> ShellVars {
+        let mut vars = ShellVars::for_settings(
+            PathBuf::from("/p"),
+            &json!({"env": {"GUARD_DIR": "/opt/guard", "LEVEL": 3, "NESTED": {"a": 1}}}),
+        );
+        vars.home = Some(PathBuf::from("/home/u"));
+        vars
+    }
+
+    #[test]
+    fn home_forms_expand_to_the_home_directory() {
+        let v = vars();
+        assert_eq!(resolve("~/x.sh", &v), Word::Known("/home/u/x.sh".into()));
+        assert_eq!(
+            resolve("$HOME/x.sh", &v),
+            Word::Known("/home/u/x.sh".into())
+        );
+        assert_eq!(
+            resolve("${HOME}/x.sh", &v),
+            Word::Known("/home/u/x.sh".into())
+        );
+        assert_eq!(resolve("~user/x", &v), Word::Known("~user/x".into()));
+    }
+
+    #[test]
+    fn project_plugin_root_and_settings_env_expand() {
+        let mut v = vars();
+        assert_eq!(
+            resolve("$CLAUDE_PROJECT_DIR/.claude/h.sh", &v),
+            Word::Known("/p/.claude/h.sh".into())
+        );
+        assert_eq!(
+            resolve("${GUARD_DIR}/bin/guard", &v),
+            Word::Known("/opt/guard/bin/guard".into())
+        );
+        assert_eq!(resolve("$LEVEL", &v), Word::Known("3".into()));
+        assert_eq!(
+            resolve("${NESTED}/x", &v),
+            Word::UnknownVariable("NESTED".into())
+        );
+        assert_eq!(
+            resolve("${CLAUDE_PLUGIN_ROOT}/hooks/x.sh", &v),
+            Word::UnknownVariable("CLAUDE_PLUGIN_ROOT".into())
+        );
+        v.plugin_root = Some(PathBuf::from("/plug"));
+        assert_eq!(
+            resolve("${CLAUDE_PLUGIN_ROOT}/hooks/x.sh", &v),
+            Word::Known("/plug/hooks/x.sh".into())
+        );
+    }
+
+    #[test]
+    fn run_time_paths_are_not_checkable() {
+        let v = vars();
+        assert_eq!(
+            resolve("$(git rev-parse --show-toplevel)/hooks/x.sh", &v),
+            Word::RunTime
+        );
+        assert_eq!(resolve("$(git", &v), Word::RunTime);
+        assert_eq!(resolve("`pwd`/x.sh", &v), Word::RunTime);
+        assert_eq!(resolve("${X:-/tmp}/x.sh", &v), Word::RunTime);
+        assert_eq!(
+            resolve("$DSH_SURELY_UNSET_VAR_42/x", &v),
+            Word::UnknownVariable("DSH_SURELY_UNSET_VAR_42".into())
+        );
+    }
+
+    #[test]
+    fn settings_env_wins_over_the_inherited_home() {
+        let mut v = vars();
+        v.settings_env.insert("HOME".into(), "/elsewhere".into());
+        assert_eq!(resolve("$HOME/x", &v), Word::Known("/elsewhere/x".into()));
+    }
+}
