@@ -308,6 +308,52 @@ fn check_resolves_commands_as_the_shell_will() {
     );
 }
 
+/// A Stop hook that globs `~/.claude/projects` for its transcript is pointed at
+/// `transcript_path`: dsh does not write there (hooks-claude README, "Transcripts").
+#[test]
+fn check_points_at_hooks_that_glob_claude_projects() {
+    let ctx = project();
+    let hooks = ctx.home().join("hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(
+        hooks.join("summarise.sh"),
+        "#!/bin/sh\nid=$(jq -r .session_id)\nf=$(ls ~/.claude/projects/*/\"$id\".jsonl)\ntail -1 \"$f\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        hooks.join("reads_input.sh"),
+        "#!/bin/sh\njq -r .transcript_path\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ctx.project().join("x.settings.json"),
+        r#"{"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "bash ~/hooks/summarise.sh"},
+            {"type": "command", "command": "bash ~/hooks/reads_input.sh"}
+        ]}]}}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "x.settings.json", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let doc = json_stdout(&output);
+    let globs: Vec<&Value> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "transcript-glob")
+        .collect();
+    assert_eq!(globs.len(), 1, "{doc:#}");
+    assert_eq!(globs[0]["at"], "hooks.Stop[0].hooks[0].command");
+    let message = globs[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("summarise.sh") && message.contains("transcript_path"),
+        "{message}"
+    );
+}
+
 // ------------------------------------------------------------------ test
 
 #[test]

@@ -733,6 +733,9 @@ fn check_handler(c: &mut Checker<'_>, event: Option<&EventInfo>, handler: &Value
                 if event.is_some_and(|e| e.exit2_blocks) {
                     check_exit_one(c, command, at);
                 }
+                if c.kind == Kind::Claude {
+                    check_transcript_glob(c, command, at);
+                }
             }
             None => c.push(
                 Severity::Error,
@@ -916,6 +919,26 @@ fn checkable(c: &mut Checker<'_>, word: &str, command: &str, at: &str) -> Option
         }
         // The shell may have it at run time: nothing to say.
         Word::UnknownVariable(_) => None,
+    }
+}
+
+/// A hook that finds its transcript by globbing `~/.claude/projects` will not
+/// find dsh's: dsh writes its Claude-format transcript under `$DSH_HOME`
+/// (hooks-claude README, "Transcripts") and passes it as `transcript_path`.
+fn check_transcript_glob(c: &mut Checker<'_>, command: &str, at: &str) {
+    let scripts = named_scripts(command, c.project);
+    if let Some(place) =
+        super::resolve::reads_claude_projects(command, &words(command), &scripts, &c.vars)
+    {
+        c.push(
+            Severity::Warning,
+            "transcript-glob",
+            Some(format!("{at}.command")),
+            Some(command),
+            format!(
+                "{place} reads Claude Code's transcripts under ~/.claude/projects; dsh does not write there (its transcript is $DSH_HOME/claude/projects/<slug>/<session>.jsonl): read `transcript_path` from the hook's input instead"
+            ),
+        );
     }
 }
 

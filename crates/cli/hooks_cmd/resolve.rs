@@ -210,3 +210,76 @@ mod tests {
         assert_eq!(resolve("$HOME/x", &v), Word::Known("/elsewhere/x".into()));
     }
 }
+
+/// Where Claude Code keeps its transcripts, as hook scripts name it.
+const CLAUDE_PROJECTS: &str = ".claude/projects";
+
+/// The largest script read when looking for [`CLAUDE_PROJECTS`].
+const SCRIPT_READ_LIMIT: u64 = 1 << 20;
+
+/// The first place — the command itself or a file it names — that reads
+/// Claude Code's transcript directory (`~/.claude/projects/*/<id>.jsonl`)
+/// instead of the hook's `transcript_path`. `scripts` are the files the
+/// command runs (inside the project); the command's words that resolve to
+/// existing files are looked at too (scripts under `~` or a plugin root).
+pub(super) fn reads_claude_projects(
+    command: &str,
+    words: &[String],
+    scripts: &[PathBuf],
+    vars: &ShellVars,
+) -> Option<String> {
+    if command.contains(CLAUDE_PROJECTS) {
+        return Some("the command".to_owned());
+    }
+    let mut files: Vec<PathBuf> = scripts.to_vec();
+    for word in words {
+        if let Word::Known(text) = resolve(word, vars) {
+            let path = vars.project.join(text.trim_start_matches("./"));
+            if path.is_file() && !files.contains(&path) {
+                files.push(path);
+            }
+        }
+    }
+    files.into_iter().find_map(|file| {
+        use std::io::Read as _;
+        let mut text = String::new();
+        std::fs::File::open(&file)
+            .ok()?
+            .take(SCRIPT_READ_LIMIT)
+            .read_to_string(&mut text)
+            .ok()?;
+        text.contains(CLAUDE_PROJECTS)
+            .then(|| file.display().to_string())
+    })
+}
+
+#[cfg(test)]
+mod transcript_tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_glob_in_the_command_or_a_named_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let vars = ShellVars {
+            project: dir.path().to_owned(),
+            ..ShellVars::default()
+        };
+        let script = dir.path().join("stop.sh");
+        std::fs::write(&script, "ls ~/.claude/projects/*/\"$id\".jsonl\n").unwrap();
+        let clean = dir.path().join("clean.sh");
+        std::fs::write(&clean, "jq -r .transcript_path\n").unwrap();
+        let words = |c: &str| crate::trust::words(c);
+        assert_eq!(
+            reads_claude_projects("cat ~/.claude/projects/*/x.jsonl", &[], &[], &vars),
+            Some("the command".to_owned())
+        );
+        assert_eq!(
+            reads_claude_projects("bash stop.sh", &words("bash stop.sh"), &[], &vars),
+            Some(script.display().to_string())
+        );
+        assert_eq!(
+            reads_claude_projects("bash clean.sh", &words("bash clean.sh"), &[], &vars),
+            None
+        );
+    }
+}
