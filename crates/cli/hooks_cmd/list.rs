@@ -38,6 +38,8 @@ struct Row {
     origin: String,
     status: String,
     trust: TrustStatus,
+    /// `<plugin>@<marketplace>` for a plugin hook (`<plugin>@inline` for `--plugin-dir`).
+    plugin: Option<String>,
 }
 
 pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitCode> {
@@ -61,6 +63,7 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitC
             timeout_secs: entry.timeout_secs,
             origin: entry.origin,
             status: entry.status,
+            plugin: entry.plugin,
         });
     }
     for entry in codex.entries() {
@@ -85,6 +88,7 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitC
             timeout_secs: entry.timeout_secs as f64,
             origin: entry.origin.clone(),
             status,
+            plugin: entry.plugin.clone(),
         });
     }
     // Stable sort: event order first; dialect and configuration order kept.
@@ -148,8 +152,13 @@ fn render(rows: &[Row], notices: &[String], sources: &HookSources) -> String {
             TrustStatus::UserLevel => String::new(),
             other => format!(", {}", other.as_str()),
         };
+        let plugin = row
+            .plugin
+            .as_deref()
+            .map(|id| format!(", plugin {id}"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "     {}{trust} — {}\n",
+            "     {}{trust}{plugin} — {}\n",
             row.status,
             show_path(&row.origin, &sources.cwd)
         ));
