@@ -354,6 +354,54 @@ fn check_points_at_hooks_that_glob_claude_projects() {
     );
 }
 
+/// Settings keys dsh does not act on and plugins it cannot load are warnings.
+#[test]
+fn check_warns_about_ignored_settings_keys_and_plugins_it_cannot_load() {
+    let ctx = project();
+    let user = ctx.home().join(".claude");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("settings.json"),
+        r#"{"permissions": {"deny": ["Bash(rm:*)"]}, "enabledPlugins": {"ghost@nowhere": true}}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc = json_stdout(&output);
+    let diagnostics = doc["diagnostics"].as_array().unwrap();
+    let ignored: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|d| d["code"] == "ignored-key")
+        .collect();
+    assert!(
+        ignored.iter().any(|d| d["at"] == "permissions"
+            && d["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(".claude/settings.json")),
+        "{doc:#}"
+    );
+    assert!(
+        ignored.iter().all(|d| d["at"] != "enabledPlugins"),
+        "{doc:#}"
+    );
+    let plugins: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|d| d["code"] == "plugin-not-loaded")
+        .collect();
+    assert_eq!(plugins.len(), 1, "{doc:#}");
+    assert!(
+        plugins[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("ghost@nowhere"),
+        "{doc:#}"
+    );
+    assert_eq!(doc["errors"], 0, "{doc:#}");
+}
+
 // ------------------------------------------------------------------ test
 
 #[test]

@@ -13,6 +13,7 @@ mod ledger;
 mod list;
 mod replay;
 mod resolve;
+mod settings_keys;
 mod trust_cmd;
 
 use std::path::{Path, PathBuf};

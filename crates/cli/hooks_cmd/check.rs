@@ -196,6 +196,22 @@ pub(super) fn run(
     for (file, kind) in &targets {
         diagnostics.extend(check_file(file, *kind, &sources.cwd));
     }
+    // Plugins the session would not load, as the loader says (discovered mode only:
+    // named files say nothing about installed plugins).
+    if files.is_empty()
+        && let Ok((claude, _)) = crate::trust::load_configs(sources)
+    {
+        for notice in super::settings_keys::plugin_notices(&claude.notices()) {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                code: "plugin-not-loaded",
+                file: sources.home.join(".claude/plugins"),
+                position: None,
+                at: None,
+                message: notice,
+            });
+        }
+    }
     let errors = diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
@@ -336,6 +352,17 @@ fn check_file(file: &Path, kind: Kind, project: &Path) -> Vec<Diagnostic> {
         },
     };
     checker.vars = ShellVars::for_settings(project.to_owned(), &document);
+    if kind == Kind::Claude {
+        for key in super::settings_keys::ignored_keys(&document) {
+            checker.push(
+                Severity::Warning,
+                "ignored-key",
+                Some(key.clone()),
+                Some(&key),
+                format!("dsh ignores the settings key `{key}` (Claude Code acts on it)"),
+            );
+        }
+    }
     walk(&mut checker, &document);
     if kind == Kind::Codex && checker.out.iter().all(|d| d.severity != Severity::Error) {
         codex_typed_load(&mut checker);
