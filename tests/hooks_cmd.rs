@@ -402,6 +402,61 @@ fn check_warns_about_ignored_settings_keys_and_plugins_it_cannot_load() {
     assert_eq!(doc["errors"], 0, "{doc:#}");
 }
 
+/// In a plugin's `hooks/hooks.json`, `${CLAUDE_PLUGIN_ROOT}` is the plugin's directory.
+#[test]
+fn check_resolves_the_plugin_root_in_a_plugin_hooks_file() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let ctx = project();
+    let root = ctx.home().join("src/guard");
+    std::fs::create_dir_all(root.join(".claude-plugin")).unwrap();
+    std::fs::create_dir_all(root.join("scripts")).unwrap();
+    std::fs::create_dir_all(root.join("hooks")).unwrap();
+    let guard = root.join("scripts/guard.sh");
+    std::fs::write(&guard, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&guard, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        root.join("hooks/hooks.json"),
+        r#"{"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh"},
+            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/missing.sh"}
+        ]}]}}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "--format", "json"])
+        .arg(root.join("hooks/hooks.json"))
+        .output()
+        .unwrap();
+    let doc = json_stdout(&output);
+    assert_eq!(doc["files"][0]["dialect"], "claude", "{doc:#}");
+    // `computed-command` is the trust note, not about whether the script exists.
+    let diagnostics: Vec<&Value> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] != "computed-command")
+        .collect();
+    let found: Vec<(&str, &str)> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap(),
+                d["at"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![("command-not-found", "hooks.PreToolUse[0].hooks[1].command")],
+        "{doc:#}"
+    );
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&root.join("scripts/missing.sh").display().to_string()),
+        "{message}"
+    );
+}
+
 // ------------------------------------------------------------------ test
 
 #[test]

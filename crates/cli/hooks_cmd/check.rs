@@ -105,7 +105,11 @@ fn kind_of(path: &Path) -> Kind {
         .parent()
         .and_then(Path::file_name)
         .is_some_and(|dir| dir == ".codex");
-    if name == "hooks.json" || name.ends_with(".toml") || in_codex_dir {
+    // A Claude Code plugin's `hooks/hooks.json` (next to `.claude-plugin/`) is
+    // Claude's format, not Codex's file of the same name.
+    if super::resolve::plugin_root_of(path).is_some() {
+        Kind::Claude
+    } else if name == "hooks.json" || name.ends_with(".toml") || in_codex_dir {
         Kind::Codex
     } else {
         Kind::Claude
@@ -177,7 +181,16 @@ pub(super) fn run(
     format: Format,
 ) -> anyhow::Result<ExitCode> {
     let targets: Vec<(PathBuf, Kind)> = if files.is_empty() {
-        discovered(sources)
+        let mut found = discovered(sources);
+        // Installed and enabled plugins' hook files, as the session loads them.
+        if let Ok((claude, _)) = crate::trust::load_configs(sources) {
+            for file in super::resolve::plugin_hook_files(&claude.entries()) {
+                if !found.iter().any(|(path, _)| *path == file) {
+                    found.push((file, Kind::Claude));
+                }
+            }
+        }
+        found
     } else {
         files
             .iter()
@@ -352,6 +365,7 @@ fn check_file(file: &Path, kind: Kind, project: &Path) -> Vec<Diagnostic> {
         },
     };
     checker.vars = ShellVars::for_settings(project.to_owned(), &document);
+    checker.vars.plugin_root = super::resolve::plugin_root_of(file);
     if kind == Kind::Claude {
         for key in super::settings_keys::ignored_keys(&document) {
             checker.push(

@@ -211,6 +211,32 @@ mod tests {
     }
 }
 
+/// `CLAUDE_PLUGIN_ROOT` for a plugin's `<root>/hooks/hooks.json` (the root
+/// holds `.claude-plugin/`); `None` for any other file.
+pub(super) fn plugin_root_of(file: &std::path::Path) -> Option<PathBuf> {
+    let hooks_dir = file.parent()?;
+    if file.file_name()? != "hooks.json" || hooks_dir.file_name()? != "hooks" {
+        return None;
+    }
+    let root = hooks_dir.parent()?;
+    root.join(".claude-plugin")
+        .is_dir()
+        .then(|| root.to_owned())
+}
+
+/// The hook files of the plugins a session loads (their entries' origins,
+/// `<file>#hooks.…`), in order, each once.
+pub(super) fn plugin_hook_files(entries: &[dsh_hooks_claude::config::HookEntry]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for entry in entries.iter().filter(|e| e.plugin.is_some()) {
+        let file = PathBuf::from(entry.origin.split('#').next().unwrap_or_default());
+        if !out.contains(&file) {
+            out.push(file);
+        }
+    }
+    out
+}
+
 /// Where Claude Code keeps its transcripts, as hook scripts name it.
 const CLAUDE_PROJECTS: &str = ".claude/projects";
 
