@@ -659,3 +659,43 @@ fn headless_runs_name_untrusted_project_hooks_and_strict_refuses_them() {
     );
     assert!(ctx.project().join("prompt-hook-ran").exists());
 }
+
+/// `dsh -p --plugin-dir DIR` loads the plugin for the run, as `claude --plugin-dir`: its
+/// UserPromptSubmit hook runs with `CLAUDE_PLUGIN_ROOT` = the directory and its context
+/// reaches the model. Without the flag the plugin is not loaded.
+#[test]
+fn print_loads_a_plugin_dir_for_the_run() {
+    let ctx = TestContext::new();
+    let plugin = ctx.home().join("src/probe");
+    std::fs::create_dir_all(plugin.join(".claude-plugin")).unwrap();
+    std::fs::create_dir_all(plugin.join("hooks")).unwrap();
+    std::fs::write(
+        plugin.join(".claude-plugin/plugin.json"),
+        r#"{"name": "probe", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        plugin.join("hooks/hooks.json"),
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
+            "command": "echo \"PLUGIN-ROOT=${CLAUDE_PLUGIN_ROOT}\""}]}]}}"#,
+    )
+    .unwrap();
+    let mock = mock(vec![
+        MockResponse::text("first"),
+        MockResponse::text("second"),
+    ]);
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "hi", "--plugin-dir"])
+        .arg(&plugin)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let output = dsh(&ctx, &mock).args(["-p", "hi"]).output().unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    let want = format!("PLUGIN-ROOT={}", plugin.display());
+    let with = requests[0].to_string();
+    assert!(with.contains(&want), "{with}");
+    assert!(!requests[1].to_string().contains("PLUGIN-ROOT="));
+}

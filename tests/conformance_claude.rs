@@ -31,7 +31,7 @@
 //! | "woke after sleep" notes | harness notes | harness notes | timing-dependent (z2's async sleeper races session end) |
 //! | env other than `PWD`, `CLAUDE_PROJECT_DIR`, `CLAUDE_ENV_FILE`, `CLAUDE_EFFORT`, `CLAUDECODE`, `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_CODE_SESSION_ID` | Claude Code internals (`CLAUDE_PID`, messaging socket, child notes dir…) | not set / dsh's own | only the documented hook variables are compared |
 //! | model requests: system prompt, `<Claude Code … elided>` blocks, env block, date | Claude Code's built-in prompts | dsh's system prompt | not hook output |
-//! | message framing | opus-5-5 form: hook texts in `role:"system"` messages, the first turn's attachments joined into one system message after the prompt, tool results and the next prompt in one user message | one message per context/steering/tool result | between two assistant messages the view keeps user texts, tool results and hook texts as three ordered lists; hook texts are split into `\n\n` paragraphs |
+//! | message framing | opus-5-5 form: hook texts in `role:"system"` messages, the first turn's attachments joined into one system message after the prompt, tool results and the next prompt in one user message | one message per context/steering/tool result | between two assistant messages the view keeps user texts, tool results and hook texts as three ordered lists; hook texts are split where a `\n\n` paragraph opens with a hook label, so their own newlines stay |
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -90,12 +90,6 @@ enum Known {
     /// refuses to run, a plugin hook whose script path the shell empties): the log's
     /// `hook/invoked` records hold that many more inputs than the hooks recorded.
     UnrecordedRuns(usize),
-    /// dsh trims exit-2 stderr before it reaches the model; Claude Code keeps it verbatim. The
-    /// byte-exact half of issue 13 is not done yet, so the captured text is rewritten.
-    TrimmedStderr {
-        captured: &'static str,
-        dsh: &'static str,
-    },
 }
 
 fn scenario_dir(name: &str) -> PathBuf {
@@ -376,8 +370,49 @@ fn hook_view(records: &[Value], normalizer: &mut Normalizer) -> Vec<Value> {
 }
 
 fn is_hook_paragraph(text: &str) -> bool {
-    let re = regex::Regex::new(r"^[A-Za-z]+(:[A-Za-z]+)? hook ").unwrap();
+    let re = regex::Regex::new(r"^[A-Za-z]+(:[A-Za-z_]+)? hook ").unwrap();
     re.is_match(text)
+}
+
+/// A paragraph Claude Code itself adds to a system message: its `# Environment` block (or the
+/// digest's elision of it) and the date line.
+fn is_claude_code_paragraph(paragraph: &str) -> bool {
+    paragraph.starts_with("# ")
+        || paragraph.starts_with("<Claude Code ")
+        || paragraph.starts_with("Today's date is ")
+}
+
+/// What [`hook_texts`] does with paragraphs before the first hook label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Leading {
+    Drop,
+    Keep,
+}
+
+/// The hook texts in one message, byte-exact: a text starts at a paragraph that opens with a
+/// hook label and runs until the next such paragraph, so a hook text's own blank lines and
+/// trailing newlines (`nl_post_ctx_newlines`) stay inside it. Paragraphs before the first hook
+/// label are not hook texts (Claude Code's own reminders), nor are Claude Code's own blocks and
+/// what follows them up to the next hook label, unless `leading` says they are (dsh's
+/// system messages after its prompt are all hook texts, so none is dropped unseen).
+fn hook_texts(text: &str, leading: Leading) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    // Whether the paragraphs read now continue the last hook text.
+    let mut open = false;
+    for paragraph in text.split("\n\n") {
+        if is_hook_paragraph(paragraph) || (out.is_empty() && leading == Leading::Keep) {
+            out.push(paragraph.to_owned());
+            open = true;
+        } else if is_claude_code_paragraph(paragraph) {
+            // Claude Code's own blocks (environment, date) end a hook text; the next hook
+            // label opens another.
+            open = false;
+        } else if open && let Some(current) = out.last_mut() {
+            current.push_str("\n\n");
+            current.push_str(paragraph);
+        }
+    }
+    out
 }
 
 /// Segments between assistant messages, as the model saw them.
@@ -469,10 +504,8 @@ fn captured_user_text(text: &str, segment: &mut Segment, normalizer: &Normalizer
     }
     let (rest, reminders) = split_reminders(text);
     for reminder in reminders {
-        for paragraph in reminder.split("\n\n") {
-            if is_hook_paragraph(paragraph) {
-                segment.hook_texts.push(json!(normalizer.text(paragraph)));
-            }
+        for hook_text in hook_texts(&reminder, Leading::Drop) {
+            segment.hook_texts.push(json!(normalizer.text(&hook_text)));
         }
     }
     if !rest.is_empty() && !is_elided(&rest) {
@@ -538,10 +571,8 @@ fn captured_request_view(messages: &[Value], normalizer: &mut Normalizer) -> Vec
             },
             "system" => {
                 let text = block_text(&message["content"]);
-                for paragraph in text.split("\n\n") {
-                    if is_hook_paragraph(paragraph) {
-                        segment.hook_texts.push(json!(normalizer.text(paragraph)));
-                    }
+                for hook_text in hook_texts(&text, Leading::Drop) {
+                    segment.hook_texts.push(json!(normalizer.text(&hook_text)));
                 }
             }
             other => panic!("unexpected role {other}"),
@@ -591,8 +622,9 @@ fn dsh_request_view(
                 }));
             }
             "system" => {
-                for paragraph in content.split("\n\n") {
-                    segment.hook_texts.push(json!(normalizer.text(paragraph)));
+                // Every system message dsh sends after its prompt is hook text.
+                for hook_text in hook_texts(content, Leading::Keep) {
+                    segment.hook_texts.push(json!(normalizer.text(&hook_text)));
                 }
             }
             other => panic!("unexpected role {other}"),
@@ -733,18 +765,6 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
             }
             Known::AsyncHookRace => hooks.sort_by_key(Value::to_string),
             Known::UnrecordedRuns(_) => {}
-            Known::TrimmedStderr { captured, dsh } => {
-                for segment in segments_mut(model) {
-                    let results = segment
-                        .get_mut("tool_results")
-                        .and_then(Value::as_array_mut);
-                    for result in results.into_iter().flatten() {
-                        if let Some(text) = result["content"].as_str() {
-                            result["content"] = json!(text.replace(captured, dsh));
-                        }
-                    }
-                }
-            }
             Known::DefaultPermissionMode => {
                 for record in hooks.iter_mut() {
                     if record["stdin"]["permission_mode"] == "default" {
@@ -1093,19 +1113,22 @@ scenarios! {
         Known::EditDefaultsInHistory
     ];
     p2_parallel_tool_calls;
+    nl_deny_bash;
+    nl_deny_glob_tools;
+    nl_deny_read;
+    nl_deny_read_tools;
+    nl_deny_write;
+    nl_post_ctx_newlines;
+    nl_post_exit2;
+    nl_pre_bash_exit2_trailing;
+    nl_stop_exit2;
     pl_basic;
     pl_context;
     pl_disabled_project;
     pl_plugin_dir;
     pl_post_block;
     pl_pre_deny;
-    pl_root_probe [
-        Known::UnrecordedRuns(2),
-        Known::TrimmedStderr {
-            captured: "directory\n\nThis hook comes from",
-            dsh: "directory\nThis hook comes from",
-        }
-    ];
+    pl_root_probe [Known::UnrecordedRuns(2)];
     t_postbatch_ctx;
     u2_disable_all_hooks;
     u_settings_layers;

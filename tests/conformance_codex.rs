@@ -813,3 +813,97 @@ fn coverage() {
     }
     insta::assert_snapshot!("coverage", report);
 }
+
+/// Codex 0.169, `session_continue_false` (codex OBSERVED.md, SessionStart table; the capture
+/// directory itself was not kept, so the expectation is that row): a SessionStart hook answering
+/// `continue: false` stops the session before the first prompt is processed: no
+/// UserPromptSubmit, no model request (so no PreModelRequest), no Stop; the turn ends
+/// `stopped`. The hooks are the conformance `hook.sh`, the behaviour written here.
+#[test]
+fn session_continue_false_stops_before_the_first_prompt() {
+    let ctx = TestContext::new();
+    let codex_home = ctx.home().join(".codex");
+    let behavior = ctx.home().join("behavior");
+    let record = ctx.home().join("record");
+    for dir in [&codex_home, &behavior, &record] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(
+        behavior.join("SessionStart.stdout"),
+        r#"{"continue":false,"stopReason":"SESSION-HALT: not today"}"#,
+    )
+    .unwrap();
+    let command = format!("bash \"$HOOKS/hook.sh\" \"{}\"", behavior.display());
+    let mut hooks = serde_json::Map::new();
+    for event in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreModelRequest",
+        "PreToolUse",
+        "Stop",
+    ] {
+        hooks.insert(
+            event.to_owned(),
+            serde_json::json!([{"hooks": [{"type": "command", "command": command}]}]),
+        );
+    }
+    std::fs::write(
+        codex_home.join("hooks.json"),
+        serde_json::json!({ "hooks": hooks }).to_string(),
+    )
+    .unwrap();
+    let fixture = ctx.home().join("fixture.json");
+    std::fs::write(
+        &fixture,
+        serde_json::json!({
+            "description": "SessionStart continue:false",
+            "prompts": ["please run echo hi"],
+            "model": [
+                {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]},
+                {"text": "done"}
+            ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let requests_path = ctx.home().join("requests.jsonl");
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--session-id", SESSION_ID, "--requests-out"])
+        .arg(&requests_path)
+        .env("HOOKS", conformance_dir())
+        .env("CX_RECORD", &record)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let log: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    // Only SessionStart ran.
+    let fired: Vec<String> = records(&record, "stdin.")
+        .iter()
+        .map(|stdin| {
+            let value: Value = serde_json::from_str(stdin).unwrap();
+            value["hook_event_name"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(fired, ["SessionStart"]);
+    // No model request at all.
+    let requests = std::fs::read_to_string(&requests_path).unwrap_or_default();
+    assert!(requests.trim().is_empty(), "{requests}");
+    let kinds: Vec<&str> = log.iter().filter_map(|e| e["type"].as_str()).collect();
+    assert!(!kinds.contains(&"assistant/message"), "{kinds:?}");
+    assert!(!kinds.contains(&"user/message"), "{kinds:?}");
+    let ends: Vec<&Value> = log.iter().filter(|e| e["type"] == "turn/end").collect();
+    assert_eq!(ends.len(), 1, "{kinds:?}");
+    assert_eq!(ends[0]["reason"], "stopped");
+    assert_eq!(ends[0]["message"], "SESSION-HALT: not today");
+}

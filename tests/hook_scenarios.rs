@@ -108,7 +108,7 @@ fn claude_bash_validator_blocks_with_exit_2() {
         vec![
             (
                 true,
-                "PreToolUse:Bash hook error: [sh \"$HOOKS/bash_validator.sh\"]: Blocked: 'rm -rf build' is not allowed by the project's bash policy".to_owned()
+                "PreToolUse:Bash hook error: [sh \"$HOOKS/bash_validator.sh\"]: Blocked: 'rm -rf build' is not allowed by the project's bash policy\n".to_owned()
             ),
             (false, "listed".to_owned()),
         ]
@@ -124,7 +124,8 @@ fn claude_env_protector_denies_with_json() {
         results[1],
         (
             true,
-            "PreToolUse:Read hook error: .env holds secrets; read .env.example instead".to_owned()
+            // A JSON deny on Read reaches the model as the bare reason (`nl_deny_read`).
+            ".env holds secrets; read .env.example instead".to_owned()
         )
     );
     assert_eq!(results[2], (false, "1\tPORT=8080\n2\t".to_owned()));

@@ -254,6 +254,229 @@ fn check_flags_a_script_that_is_not_executable() {
     );
 }
 
+/// Commands are resolved as the shell will: `~`, `$HOME`, `$CLAUDE_PROJECT_DIR` and the
+/// settings `env` block are known; a command substitution is "not checkable statically",
+/// never a missing script; a missing script behind `~` is still an error.
+#[test]
+fn check_resolves_commands_as_the_shell_will() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let ctx = project();
+    let hooks = ctx.home().join("hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let guard = hooks.join("guard.sh");
+    std::fs::write(&guard, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&guard, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(hooks.join("check.py"), "print()\n").unwrap();
+    let settings = serde_json::json!({
+        "env": {"GUARD_DIR": hooks.display().to_string()},
+        "hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "~/hooks/guard.sh"},
+            {"type": "command", "command": "$HOME/hooks/guard.sh --strict"},
+            {"type": "command", "command": "python3 \"${GUARD_DIR}/check.py\""},
+            {"type": "command", "command": "bash \"$(git rev-parse --show-toplevel)/.claude/hooks/x.sh\""},
+            {"type": "command", "command": "$(git rev-parse --show-toplevel)/.claude/hooks/y.sh"},
+            {"type": "command", "command": "~/hooks/missing.sh"}
+        ]}]}
+    });
+    std::fs::write(
+        ctx.project().join("x.settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "x.settings.json", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc = json_stdout(&output);
+    // `computed-command` is the trust note (what a trust hash can cover), not about
+    // whether the script exists: left out here.
+    let found: Vec<(String, String)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] != "computed-command")
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["at"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let at = |i: usize| format!("hooks.PreToolUse[0].hooks[{i}].command");
+    assert_eq!(
+        found,
+        vec![
+            ("not-checkable".to_owned(), at(3)),
+            ("not-checkable".to_owned(), at(4)),
+            ("command-not-found".to_owned(), at(5)),
+        ],
+        "{doc:#}"
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let not_checkable = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "not-checkable")
+        .unwrap();
+    assert!(
+        not_checkable["message"]
+            .as_str()
+            .unwrap()
+            .contains("not checkable statically"),
+        "{doc:#}"
+    );
+}
+
+/// A Stop hook that globs `~/.claude/projects` for its transcript is pointed at
+/// `transcript_path`: dsh does not write there (hooks-claude README, "Transcripts").
+#[test]
+fn check_points_at_hooks_that_glob_claude_projects() {
+    let ctx = project();
+    let hooks = ctx.home().join("hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(
+        hooks.join("summarise.sh"),
+        "#!/bin/sh\nid=$(jq -r .session_id)\nf=$(ls ~/.claude/projects/*/\"$id\".jsonl)\ntail -1 \"$f\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        hooks.join("reads_input.sh"),
+        "#!/bin/sh\njq -r .transcript_path\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ctx.project().join("x.settings.json"),
+        r#"{"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "bash ~/hooks/summarise.sh"},
+            {"type": "command", "command": "bash ~/hooks/reads_input.sh"}
+        ]}]}}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "x.settings.json", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let doc = json_stdout(&output);
+    let globs: Vec<&Value> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "transcript-glob")
+        .collect();
+    assert_eq!(globs.len(), 1, "{doc:#}");
+    assert_eq!(globs[0]["at"], "hooks.Stop[0].hooks[0].command");
+    let message = globs[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("summarise.sh") && message.contains("transcript_path"),
+        "{message}"
+    );
+}
+
+/// Settings keys dsh does not act on and plugins it cannot load are warnings.
+#[test]
+fn check_warns_about_ignored_settings_keys_and_plugins_it_cannot_load() {
+    let ctx = project();
+    let user = ctx.home().join(".claude");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("settings.json"),
+        r#"{"permissions": {"deny": ["Bash(rm:*)"]}, "enabledPlugins": {"ghost@nowhere": true}}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc = json_stdout(&output);
+    let diagnostics = doc["diagnostics"].as_array().unwrap();
+    let ignored: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|d| d["code"] == "ignored-key")
+        .collect();
+    assert!(
+        ignored.iter().any(|d| d["at"] == "permissions"
+            && d["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(".claude/settings.json")),
+        "{doc:#}"
+    );
+    assert!(
+        ignored.iter().all(|d| d["at"] != "enabledPlugins"),
+        "{doc:#}"
+    );
+    let plugins: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|d| d["code"] == "plugin-not-loaded")
+        .collect();
+    assert_eq!(plugins.len(), 1, "{doc:#}");
+    assert!(
+        plugins[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("ghost@nowhere"),
+        "{doc:#}"
+    );
+    assert_eq!(doc["errors"], 0, "{doc:#}");
+}
+
+/// In a plugin's `hooks/hooks.json`, `${CLAUDE_PLUGIN_ROOT}` is the plugin's directory.
+#[test]
+fn check_resolves_the_plugin_root_in_a_plugin_hooks_file() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let ctx = project();
+    let root = ctx.home().join("src/guard");
+    std::fs::create_dir_all(root.join(".claude-plugin")).unwrap();
+    std::fs::create_dir_all(root.join("scripts")).unwrap();
+    std::fs::create_dir_all(root.join("hooks")).unwrap();
+    let guard = root.join("scripts/guard.sh");
+    std::fs::write(&guard, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&guard, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        root.join("hooks/hooks.json"),
+        r#"{"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh"},
+            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/missing.sh"}
+        ]}]}}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "--format", "json"])
+        .arg(root.join("hooks/hooks.json"))
+        .output()
+        .unwrap();
+    let doc = json_stdout(&output);
+    assert_eq!(doc["files"][0]["dialect"], "claude", "{doc:#}");
+    // `computed-command` is the trust note, not about whether the script exists.
+    let diagnostics: Vec<&Value> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] != "computed-command")
+        .collect();
+    let found: Vec<(&str, &str)> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap(),
+                d["at"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![("command-not-found", "hooks.PreToolUse[0].hooks[1].command")],
+        "{doc:#}"
+    );
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&root.join("scripts/missing.sh").display().to_string()),
+        "{message}"
+    );
+}
+
 // ------------------------------------------------------------------ test
 
 #[test]

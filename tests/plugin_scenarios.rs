@@ -177,7 +177,7 @@ fn safety_guard_blocks_rm_rf_under_strict_mode_and_audits_every_call() {
         (
             true,
             format!(
-                "PreToolUse:Bash hook error: [{}/scripts/guard.sh]: safety-guard: refusing destructive command: rm -rf build\nThis hook comes from the safety-guard@acme-tools plugin.",
+                "PreToolUse:Bash hook error: [{}/scripts/guard.sh]: safety-guard: refusing destructive command: rm -rf build\n\nThis hook comes from the safety-guard@acme-tools plugin.",
                 root.display()
             )
         )
@@ -320,7 +320,17 @@ fn session_notes_injects_conventions_and_saves_a_note() {
             "{row}"
         );
         assert_eq!(row["trust"], "untrusted", "{row}");
+        assert_eq!(row["plugin"], "session-notes@notes-market", "{row}");
     }
+    // The text listing names the plugin on each row.
+    let text = ctx.dsh().args(["hooks", "list"]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(
+        text.matches(", plugin session-notes@notes-market — ")
+            .count(),
+        2,
+        "{text}"
+    );
 }
 
 /// A plugin the user enabled counts as user-installed: no trust prompt.

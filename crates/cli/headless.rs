@@ -66,6 +66,8 @@ pub struct HeadlessArgs {
     pub wait: dsh_session::LockWait,
     /// Extra Claude Code settings files.
     pub settings: Vec<PathBuf>,
+    /// Claude Code plugin directories loaded for this run (`--plugin-dir`).
+    pub plugin_dirs: Vec<PathBuf>,
     /// `--model`.
     pub model: Option<String>,
     /// Bound on model requests per turn.
@@ -123,7 +125,14 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     let trust = sessions::Trust::Headless {
         strict: args.strict_hooks || crate::trust::strict_from_env(),
     };
-    let opened = sessions::open(&home, &args.pick, &args.settings, trust, args.wait)?;
+    let opened = sessions::open(
+        &home,
+        &args.pick,
+        &args.settings,
+        &args.plugin_dirs,
+        trust,
+        args.wait,
+    )?;
     for notice in &opened.hooks.notices {
         errln!("dsh: {notice}");
     }

@@ -12,6 +12,8 @@ mod fire;
 mod ledger;
 mod list;
 mod replay;
+mod resolve;
+mod settings_keys;
 mod trust_cmd;
 
 use crate::stdio::{ExitStatus, errln};

@@ -56,6 +56,8 @@ pub struct InteractiveArgs {
     pub wait: dsh_session::LockWait,
     /// Extra Claude Code settings files.
     pub settings: Vec<PathBuf>,
+    /// Claude Code plugin directories loaded for this run (`--plugin-dir`).
+    pub plugin_dirs: Vec<PathBuf>,
     /// `--model`.
     pub model: Option<String>,
     /// Bound on model requests per turn.
@@ -193,6 +195,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         &home,
         &args.pick,
         &args.settings,
+        &args.plugin_dirs,
         sessions::Trust::Interactive,
         args.wait,
     )?;

@@ -71,6 +71,9 @@ struct Cli {
     /// Extra Claude Code settings file(s), as `claude --settings`.
     #[arg(long = "settings", value_name = "FILE")]
     settings: Vec<PathBuf>,
+    /// Load a Claude Code plugin from this directory for the session, as `claude --plugin-dir`.
+    #[arg(long = "plugin-dir", value_name = "DIR")]
+    plugin_dirs: Vec<PathBuf>,
     /// Bound on model requests per turn.
     #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
     max_steps: u64,
@@ -195,14 +198,16 @@ fn main() -> ExitCode {
                     strict_hooks: cli.strict_hooks,
                     pick,
                     wait: lock_wait(cli.wait),
-                    settings: cli.settings,
+                    settings: cli.settings.clone(),
+                    plugin_dirs: cli.plugin_dirs.clone(),
                     model: cli.model,
                     max_steps: cli.max_steps,
                 }),
                 None => interactive::run(interactive::InteractiveArgs {
                     pick,
                     wait: lock_wait(cli.wait),
-                    settings: cli.settings,
+                    settings: cli.settings.clone(),
+                    plugin_dirs: cli.plugin_dirs.clone(),
                     model: cli.model,
                     max_steps: cli.max_steps,
                     color: cli.color,

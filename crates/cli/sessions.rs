@@ -270,6 +270,7 @@ pub fn open(
     dsh_home: &Path,
     pick: &Pick,
     settings: &[PathBuf],
+    plugin_dirs: &[PathBuf],
     trust: Trust,
     wait: LockWait,
 ) -> anyhow::Result<Opened> {
@@ -290,7 +291,7 @@ pub fn open(
     match existing {
         None => {
             let cwd = current;
-            let hooks = load_hooks(&cwd, settings, trust)?;
+            let hooks = load_hooks(&cwd, settings, plugin_dirs, trust)?;
             let session_id = uuid::Uuid::new_v4().to_string();
             let dir = sessions_dir(dsh_home);
             dsh_session::create_private_dir(&dir)?;
@@ -320,7 +321,7 @@ pub fn open(
             if cwd != current {
                 errln!("dsh: resuming in the session's directory {}", cwd.display());
             }
-            let hooks = load_hooks(&cwd, settings, trust)?;
+            let hooks = load_hooks(&cwd, settings, plugin_dirs, trust)?;
             let (log, torn) = SessionLog::open_with(&summary.path, wait).with_context(|| {
                 format!("cannot reopen the session log {}", summary.path.display())
             })?;
@@ -359,8 +360,15 @@ pub enum Trust {
 
 /// The hooks of `cwd` under dsh's trust rules for interactive and headless
 /// sessions (replay runs everything and does not come here).
-fn load_hooks(cwd: &Path, settings: &[PathBuf], trust: Trust) -> anyhow::Result<LoadedHooks> {
+fn load_hooks(
+    cwd: &Path,
+    settings: &[PathBuf],
+    plugin_dirs: &[PathBuf],
+    trust: Trust,
+) -> anyhow::Result<LoadedHooks> {
     let mut sources = HookSources::from_env(cwd.to_owned(), settings.to_vec());
+    // `--plugin-dir`: Claude Code plugins loaded for this run only.
+    sources.claude_plugin_dirs = plugin_dirs.to_vec();
     match trust {
         Trust::Interactive => {
             let stdin = std::io::stdin();

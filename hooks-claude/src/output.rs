@@ -251,12 +251,41 @@ pub const BLOCKED_BY_HOOK: &str = "Blocked by hook";
 /// Claude Code's text when exit 2 comes with empty stderr.
 pub const NO_STDERR: &str = "No stderr output";
 
+/// Exit-2 stderr as the model reads it: verbatim, leading and trailing
+/// newlines included (`nl_pre_bash_exit2_trailing`, `nl_stop_exit2`: almost
+/// every real script ends stderr with `\n`, and Claude Code keeps it). Only a
+/// stderr with nothing but whitespace becomes Claude Code's placeholder.
 fn stderr_reason(stderr: &str) -> String {
-    let trimmed = stderr.trim();
-    if trimmed.is_empty() {
+    if stderr.trim().is_empty() {
         NO_STDERR.to_owned()
     } else {
-        trimmed.to_owned()
+        stderr.to_owned()
+    }
+}
+
+/// How a PreToolUse JSON deny's reason is framed in the tool result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DenyFrame {
+    /// The reason alone (`DENY-READ: not here\n`).
+    Bare,
+    /// `PreToolUse:<Tool> hook error: <reason>`.
+    Labelled,
+}
+
+/// The frame of a JSON deny (`permissionDecision: "deny"` or the legacy
+/// `decision: "block"`) for a tool, by Claude Code's name.
+///
+/// Captured (`nl_deny_*`, PROTOCOL-ADDENDUM §4): Read and Write get the bare
+/// reason; Bash, Glob and MCP tools get the label. Not captured: Edit and
+/// Grep. Edit is decided with Read and Write (the file tools: they take a
+/// `file_path` and share Claude Code's file-permission path), Grep with Glob
+/// (the search tools); every other tool gets the label, as Bash and MCP do.
+/// Exit-2 blocks are always labelled: they carry no permission decision, only
+/// the blocking error, and every captured one is labelled.
+pub fn deny_frame(tool: Option<&str>) -> DenyFrame {
+    match tool {
+        Some("Read" | "Write" | "Edit") => DenyFrame::Bare,
+        Some(_) | None => DenyFrame::Labelled,
     }
 }
 
@@ -583,12 +612,15 @@ fn apply_json(
                 Some("allow") => Effect::Allow { reason: why },
                 Some("ask") => Effect::Ask { reason: why },
                 Some("defer") => Effect::Defer { reason: why },
-                Some("deny") => Effect::Deny {
-                    text: format!(
-                        "{label} hook error: {}",
-                        why.as_deref().unwrap_or(BLOCKED_BY_HOOK)
-                    ),
-                },
+                Some("deny") => {
+                    let why = why.as_deref().unwrap_or(BLOCKED_BY_HOOK);
+                    Effect::Deny {
+                        text: match deny_frame(ctx.tool_name) {
+                            DenyFrame::Bare => why.to_owned(),
+                            DenyFrame::Labelled => format!("{label} hook error: {why}"),
+                        },
+                    }
+                }
                 _ => Effect::None,
             };
             if let Some(updated) = specific.and_then(|s| s.get("updatedInput")) {

@@ -157,7 +157,7 @@ async fn bash_validator_blocks_with_exit_2_and_everything_is_recorded_in_order()
         decision,
         PreToolDecision::Deny {
             reason: format!(
-                "PreToolUse:Bash hook error: [{validator}]: Blocked: 'rm -rf build' is not allowed by the project's bash policy"
+                "PreToolUse:Bash hook error: [{validator}]: Blocked: 'rm -rf build' is not allowed by the project's bash policy\n"
             )
         }
     );
@@ -257,8 +257,8 @@ async fn rewriter_and_env_protector() {
     assert_eq!(
         decision,
         PreToolDecision::Deny {
-            reason: "PreToolUse:Read hook error: .env holds secrets; read .env.example instead"
-                .into()
+            // A JSON deny on Read is the bare reason (`nl_deny_read_tools`).
+            reason: ".env holds secrets; read .env.example instead".into()
         }
     );
     let (_, decision) = pre_tool(&s, "call_3", "read", json!({"file_path": "src/main.rs"})).await;

@@ -9,8 +9,8 @@ use dsh_protocol::{Event, EventBody, Message, ModelRequest, ToolCall, TurnEndRea
 use dsh_seams::{
     CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     Notification, Plugin, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
-    SessionInfo, SessionSink, SessionStartSource, SettledCall, ToolOutcome, TurnControl,
-    TurnSummary, UserNotice,
+    SessionInfo, SessionSink, SessionStartSource, SettledCall, StopRequest, ToolOutcome,
+    TurnControl, TurnSummary, UserNotice,
 };
 use dsh_session::{LogError, SessionLog, derive_messages};
 use dsh_tools::ToolRegistry;
@@ -142,6 +142,10 @@ pub struct Agent {
     inbox: VecDeque<QueuedPrompt>,
     started: bool,
     pending_session_contexts: Vec<ContextEntry>,
+    /// A session-start listener's stop request (Codex SessionStart
+    /// `continue: false`): the next turn ends `stopped` before its prompt is
+    /// processed (no prompt-submit seam, no model request, no continuation).
+    session_stop: Option<StopRequest>,
     session_cancel: CancellationToken,
 }
 
@@ -189,6 +193,7 @@ impl Agent {
             inbox: VecDeque::new(),
             started: false,
             pending_session_contexts: Vec::new(),
+            session_stop: None,
             session_cancel: CancellationToken::new(),
         }
     }
@@ -285,7 +290,8 @@ impl Agent {
             return;
         }
         self.started = true;
-        let ctx = self.context(None, self.session_cancel.clone(), TurnControl::default());
+        let control = TurnControl::default();
+        let ctx = self.context(None, self.session_cancel.clone(), control.clone());
         for plugin in self.registry.plugins() {
             match AssertUnwindSafe(plugin.session_start(&ctx, source))
                 .catch_unwind()
@@ -298,6 +304,7 @@ impl Agent {
                 ),
             }
         }
+        self.session_stop = control.stop_requested();
     }
 
     /// Fires the notification seam (dsh is waiting for the user) outside any turn.
@@ -461,6 +468,15 @@ impl Agent {
             prompt: send.text.clone(),
             last_assistant_message: None,
         };
+
+        // Codex 0.169 (OBSERVED.md, `session_continue_false`): a SessionStart
+        // `continue: false` ends the first turn before its prompt is looked
+        // at: no UserPromptSubmit, no model request, no Stop.
+        if let Some(stop) = self.session_stop.take() {
+            return self
+                .finish(&ctx, summary, TurnEndReason::Stopped, Some(stop.reason))
+                .await;
+        }
 
         let mut content = send.text.clone();
         let mut prompt_contexts = Vec::new();

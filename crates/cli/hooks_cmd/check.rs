@@ -12,8 +12,9 @@ use dsh_hooks_codex::{CodexDiscovery, CodexEvent};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::resolve::{ShellVars, Word, resolve};
 use super::{Format, nearest};
-use crate::trust::{expand_vars, named_scripts, words};
+use crate::trust::{named_scripts, words};
 use crate::wiring::HookSources;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -54,6 +55,8 @@ struct Checker<'a> {
     /// Where the event being checked starts in the text (positions are
     /// searched from there).
     event_offset: usize,
+    /// What the shell will know when a hook runs (`resolve.rs`).
+    vars: ShellVars,
 }
 
 impl Checker<'_> {
@@ -102,7 +105,11 @@ fn kind_of(path: &Path) -> Kind {
         .parent()
         .and_then(Path::file_name)
         .is_some_and(|dir| dir == ".codex");
-    if name == "hooks.json" || name.ends_with(".toml") || in_codex_dir {
+    // A Claude Code plugin's `hooks/hooks.json` (next to `.claude-plugin/`) is
+    // Claude's format, not Codex's file of the same name.
+    if super::resolve::plugin_root_of(path).is_some() {
+        Kind::Claude
+    } else if name == "hooks.json" || name.ends_with(".toml") || in_codex_dir {
         Kind::Codex
     } else {
         Kind::Claude
@@ -162,7 +169,16 @@ pub(super) fn run(
     format: Format,
 ) -> anyhow::Result<ExitStatus> {
     let targets: Vec<(PathBuf, Kind)> = if files.is_empty() {
-        discovered(sources)
+        let mut found = discovered(sources);
+        // Installed and enabled plugins' hook files, as the session loads them.
+        if let Ok((claude, _)) = crate::trust::load_configs(sources) {
+            for file in super::resolve::plugin_hook_files(&claude.entries()) {
+                if !found.iter().any(|(path, _)| *path == file) {
+                    found.push((file, Kind::Claude));
+                }
+            }
+        }
+        found
     } else {
         files
             .iter()
@@ -180,6 +196,22 @@ pub(super) fn run(
     let mut diagnostics = Vec::new();
     for (file, kind) in &targets {
         diagnostics.extend(check_file(file, *kind, &sources.cwd));
+    }
+    // Plugins the session would not load, as the loader says (discovered mode only:
+    // named files say nothing about installed plugins).
+    if files.is_empty()
+        && let Ok((claude, _)) = crate::trust::load_configs(sources)
+    {
+        for notice in super::settings_keys::plugin_notices(&claude.notices()) {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                code: "plugin-not-loaded",
+                file: sources.home.join(".claude/plugins"),
+                position: None,
+                at: None,
+                message: notice,
+            });
+        }
     }
     let errors = diagnostics
         .iter()
@@ -263,6 +295,7 @@ fn check_file(file: &Path, kind: Kind, project: &Path) -> Vec<Diagnostic> {
         out: Vec::new(),
         scripts_seen: HashSet::new(),
         event_offset: 0,
+        vars: ShellVars::default(),
     };
     let document = match kind {
         Kind::Claude => match serde_json::from_str::<Value>(&checker.text) {
@@ -322,6 +355,19 @@ fn check_file(file: &Path, kind: Kind, project: &Path) -> Vec<Diagnostic> {
             }
         },
     };
+    checker.vars = ShellVars::for_settings(project.to_owned(), &document);
+    checker.vars.plugin_root = super::resolve::plugin_root_of(file);
+    if kind == Kind::Claude {
+        for key in super::settings_keys::ignored_keys(&document) {
+            checker.push(
+                Severity::Warning,
+                "ignored-key",
+                Some(key.clone()),
+                Some(&key),
+                format!("dsh ignores the settings key `{key}` (Claude Code acts on it)"),
+            );
+        }
+    }
     walk(&mut checker, &document);
     if kind == Kind::Codex && checker.out.iter().all(|d| d.severity != Severity::Error) {
         codex_typed_load(&mut checker);
@@ -719,6 +765,9 @@ fn check_handler(c: &mut Checker<'_>, event: Option<&EventInfo>, handler: &Value
                 if event.is_some_and(|e| e.exit2_blocks) {
                     check_exit_one(c, command, at);
                 }
+                if c.kind == Kind::Claude {
+                    check_transcript_glob(c, command, at);
+                }
             }
             None => c.push(
                 Severity::Error,
@@ -820,7 +869,7 @@ fn check_command(c: &mut Checker<'_>, command: &str, exec_form: bool, at: &str) 
         return;
     }
     // `$VAR` forms are checked only when the variable is known here.
-    let Some(program) = expand_vars(first, c.project) else {
+    let Some(program) = checkable(c, first, command, &at) else {
         return;
     };
     if program.contains('/') {
@@ -864,7 +913,7 @@ fn check_command(c: &mut Checker<'_>, command: &str, exec_form: bool, at: &str) 
         if all.iter().any(|w| w == "-c" || w == "-e") {
             return;
         }
-        let Some(expanded) = expand_vars(script, c.project) else {
+        let Some(expanded) = checkable(c, script, command, &at) else {
             return;
         };
         let path = c.project.join(expanded.trim_start_matches("./"));
@@ -880,6 +929,48 @@ fn check_command(c: &mut Checker<'_>, command: &str, exec_form: bool, at: &str) 
                 ),
             );
         }
+    }
+}
+
+/// The word as the shell will read it, or `None` (with a note when the path
+/// is computed at run time) when it cannot be checked now.
+fn checkable(c: &mut Checker<'_>, word: &str, command: &str, at: &str) -> Option<String> {
+    match resolve(word, &c.vars) {
+        Word::Known(text) => Some(text),
+        Word::RunTime => {
+            c.push(
+                Severity::Warning,
+                "not-checkable",
+                Some(at.to_owned()),
+                Some(command),
+                format!(
+                    "`{word}` is computed when the hook runs (command substitution): not checkable statically"
+                ),
+            );
+            None
+        }
+        // The shell may have it at run time: nothing to say.
+        Word::UnknownVariable(_) => None,
+    }
+}
+
+/// A hook that finds its transcript by globbing `~/.claude/projects` will not
+/// find dsh's: dsh writes its Claude-format transcript under `$DSH_HOME`
+/// (hooks-claude README, "Transcripts") and passes it as `transcript_path`.
+fn check_transcript_glob(c: &mut Checker<'_>, command: &str, at: &str) {
+    let scripts = named_scripts(command, c.project);
+    if let Some(place) =
+        super::resolve::reads_claude_projects(command, &words(command), &scripts, &c.vars)
+    {
+        c.push(
+            Severity::Warning,
+            "transcript-glob",
+            Some(format!("{at}.command")),
+            Some(command),
+            format!(
+                "{place} reads Claude Code's transcripts under ~/.claude/projects; dsh does not write there (its transcript is $DSH_HOME/claude/projects/<slug>/<session>.jsonl): read `transcript_path` from the hook's input instead"
+            ),
+        );
     }
 }
 

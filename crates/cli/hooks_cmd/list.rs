@@ -37,6 +37,8 @@ struct Row {
     origin: String,
     status: String,
     trust: TrustStatus,
+    /// `<plugin>@<marketplace>` for a plugin hook (`<plugin>@inline` for `--plugin-dir`).
+    plugin: Option<String>,
 }
 
 pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitStatus> {
@@ -60,6 +62,7 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
             timeout_secs: entry.timeout_secs,
             origin: entry.origin,
             status: entry.status,
+            plugin: entry.plugin,
         });
     }
     for entry in codex.entries() {
@@ -84,6 +87,7 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
             timeout_secs: entry.timeout_secs as f64,
             origin: entry.origin.clone(),
             status,
+            plugin: entry.plugin.clone(),
         });
     }
     // Stable sort: event order first; dialect and configuration order kept.
@@ -150,8 +154,13 @@ fn render(rows: &[Row], notices: &[String], sources: &HookSources) -> String {
             | other @ TrustStatus::Untrusted
             | other @ TrustStatus::Changed => format!(", {}", other.as_str()),
         };
+        let plugin = row
+            .plugin
+            .as_deref()
+            .map(|id| format!(", plugin {id}"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "     {}{trust} — {}\n",
+            "     {}{trust}{plugin} — {}\n",
             row.status,
             show_path(&row.origin, &sources.cwd)
         ));

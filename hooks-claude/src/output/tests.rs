@@ -7,9 +7,13 @@ fn id(s: &str) -> String {
 }
 
 fn pre(command: &str) -> EventCtx<'_> {
+    pre_tool("Bash", command)
+}
+
+fn pre_tool<'a>(tool: &'a str, command: &'a str) -> EventCtx<'a> {
     EventCtx {
         event: HookEvent::PreToolUse,
-        tool_name: Some("Bash"),
+        tool_name: Some(tool),
         source: None,
         prompt: None,
         command,
@@ -27,7 +31,7 @@ fn exit2_ignores_stdout_and_uses_stderr() {
     assert_eq!(
         out.effect,
         Effect::Deny {
-            text: "PreToolUse:Bash hook error: [CMD]: STDERR-REASON".into()
+            text: "PreToolUse:Bash hook error: [CMD]: STDERR-REASON\n".into()
         }
     );
     assert_eq!(out.parsed, ParsedOutput::IgnoredOnExit2);
@@ -58,4 +62,111 @@ fn merge_precedence() {
     assert_eq!(winning_permission(&[&allow, &ask, &defer]), Some(2));
     assert_eq!(winning_permission(&[&allow, &ask]), Some(1));
     assert_eq!(winning_permission(&[&Effect::None]), None);
+}
+
+fn deny_json(reason: &str) -> String {
+    serde_json::json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": reason,
+    }})
+    .to_string()
+}
+
+/// `nl_deny_*`: the JSON deny's frame depends on the tool, and the reason
+/// keeps its newline either way.
+#[test]
+fn json_deny_frame_per_tool() {
+    let cases = [
+        ("Read", "R\n"),
+        ("Write", "R\n"),
+        ("Edit", "R\n"),
+        ("Bash", "PreToolUse:Bash hook error: R\n"),
+        ("Glob", "PreToolUse:Glob hook error: R\n"),
+        ("Grep", "PreToolUse:Grep hook error: R\n"),
+        (
+            "mcp__echo__echo",
+            "PreToolUse:mcp__echo__echo hook error: R\n",
+        ),
+    ];
+    for (tool, want) in cases {
+        let out = interpret(
+            &pre_tool(tool, "CMD"),
+            &HookFacts::exited(0, deny_json("R\n"), ""),
+            &id,
+        );
+        assert_eq!(out.effect, Effect::Deny { text: want.into() }, "{tool}");
+    }
+}
+
+/// Exit 2 is labelled for every tool (only a blocking error, no decision).
+#[test]
+fn exit2_is_labelled_for_file_tools_too() {
+    let out = interpret(
+        &pre_tool("Read", "CMD"),
+        &HookFacts::exited(2, "", "\nNO\n"),
+        &id,
+    );
+    assert_eq!(
+        out.effect,
+        Effect::Deny {
+            text: "PreToolUse:Read hook error: [CMD]: \nNO\n".into()
+        }
+    );
+}
+
+/// Whitespace-only stderr is Claude Code's placeholder, not a blank reason.
+#[test]
+fn exit2_whitespace_only_stderr_is_the_placeholder() {
+    let out = interpret(&pre("CMD"), &HookFacts::exited(2, "", " \n"), &id);
+    assert_eq!(
+        out.effect,
+        Effect::Deny {
+            text: "PreToolUse:Bash hook error: [CMD]: No stderr output".into()
+        }
+    );
+}
+
+/// `nl_stop_exit2` and `nl_post_exit2`: verbatim stderr in Stop feedback and
+/// in the PostToolUse blocking error.
+#[test]
+fn exit2_texts_keep_newlines() {
+    let stop = EventCtx {
+        event: HookEvent::Stop,
+        tool_name: None,
+        source: None,
+        prompt: None,
+        command: "CMD",
+    };
+    let out = interpret(
+        &stop,
+        &HookFacts::exited(2, "", "\nNL-STOP: keep going\n"),
+        &id,
+    );
+    match merge_stop(&[&out], 0, 0) {
+        StopMerge::Continue { reason, .. } => assert_eq!(
+            reason,
+            "Stop hook feedback:\n[CMD]: \nNL-STOP: keep going\n"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let post = EventCtx {
+        event: HookEvent::PostToolUse,
+        tool_name: Some("Bash"),
+        source: None,
+        prompt: None,
+        command: "CMD",
+    };
+    let out = interpret(
+        &post,
+        &HookFacts::exited(2, "", "NL-POST: bad output\n"),
+        &id,
+    );
+    assert_eq!(
+        out.contexts,
+        vec![
+            "PostToolUse:Bash hook blocking error from command: \"CMD\": [CMD]: NL-POST: bad output\n"
+                .to_owned()
+        ]
+    );
 }

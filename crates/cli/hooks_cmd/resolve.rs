@@ -1,0 +1,311 @@
+//! How `dsh hooks check` reads a command word the way the shell will when
+//! the hook runs: `~`, `$HOME`, `$CLAUDE_PROJECT_DIR`, `${CLAUDE_PLUGIN_ROOT}`
+//! and the variables of the settings `env` block are known before the run;
+//! a command substitution (`$(git rev-parse --show-toplevel)/…`, backticks)
+//! is only known at run time, so such a path is "not checkable statically",
+//! never a missing script.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// What the shell will have when the hook runs, as far as it is known now.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ShellVars {
+    /// `$CLAUDE_PROJECT_DIR` (and the directory relative paths start from).
+    pub project: PathBuf,
+    /// `~` and `$HOME`.
+    pub home: Option<PathBuf>,
+    /// `$CLAUDE_PLUGIN_ROOT` for a plugin's `hooks/hooks.json`.
+    pub plugin_root: Option<PathBuf>,
+    /// The settings file's `env` block: Claude Code puts it into every hook's
+    /// environment, over the inherited one.
+    pub settings_env: BTreeMap<String, String>,
+}
+
+impl ShellVars {
+    /// The variables for checking `document` (a settings file) in `project`.
+    pub(super) fn for_settings(project: PathBuf, document: &Value) -> Self {
+        let settings_env = document
+            .get("env")
+            .and_then(Value::as_object)
+            .map(|env| {
+                env.iter()
+                    .filter_map(|(name, value)| {
+                        // Claude Code stringifies scalars; objects are not variables.
+                        let text = match value {
+                            Value::String(text) => text.clone(),
+                            Value::Number(n) => n.to_string(),
+                            Value::Bool(b) => b.to_string(),
+                            _ => return None,
+                        };
+                        Some((name.clone(), text))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        ShellVars {
+            project,
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            plugin_root: None,
+            settings_env,
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<String> {
+        let path = |p: &PathBuf| p.display().to_string();
+        match name {
+            "CLAUDE_PROJECT_DIR" => return Some(path(&self.project)),
+            "CLAUDE_PLUGIN_ROOT" => return self.plugin_root.as_ref().map(path),
+            _ => {}
+        }
+        if let Some(value) = self.settings_env.get(name) {
+            return Some(value.clone());
+        }
+        if name == "HOME" {
+            return self.home.as_ref().map(path);
+        }
+        std::env::var(name).ok()
+    }
+}
+
+/// One command word, read as the shell will.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Word {
+    /// Fully known: the expanded text.
+    Known(String),
+    /// Computed when the hook runs (a command substitution): not checkable
+    /// statically.
+    RunTime,
+    /// Names a variable that is not known here (`name`): the shell may
+    /// have it when the hook runs.
+    UnknownVariable(String),
+}
+
+/// Expands `~`, `$NAME` and `${NAME}` in `word`; see [`Word`].
+pub(super) fn resolve(word: &str, vars: &ShellVars) -> Word {
+    if word.contains("$(") || word.contains('`') {
+        return Word::RunTime;
+    }
+    let mut out = String::new();
+    let mut rest = word;
+    // A leading `~` or `~/` is the home directory (`~user` is left alone).
+    if rest == "~" || rest.starts_with("~/") {
+        match vars.lookup("HOME") {
+            Some(home) => out.push_str(&home),
+            None => return Word::UnknownVariable("HOME".to_owned()),
+        }
+        rest = &rest[1..];
+    }
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
+            let Some(end) = braced.find('}') else {
+                return Word::RunTime;
+            };
+            (&braced[..end], &braced[end + 1..])
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        if name.is_empty() {
+            out.push('$');
+            rest = after;
+            continue;
+        }
+        // `${VAR:-default}` and friends are decided by the shell at run time.
+        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Word::RunTime;
+        }
+        match vars.lookup(name) {
+            Some(value) => out.push_str(&value),
+            None => return Word::UnknownVariable(name.to_owned()),
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    Word::Known(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn vars() -> ShellVars {
+        let mut vars = ShellVars::for_settings(
+            PathBuf::from("/p"),
+            &json!({"env": {"GUARD_DIR": "/opt/guard", "LEVEL": 3, "NESTED": {"a": 1}}}),
+        );
+        vars.home = Some(PathBuf::from("/home/u"));
+        vars
+    }
+
+    #[test]
+    fn home_forms_expand_to_the_home_directory() {
+        let v = vars();
+        assert_eq!(resolve("~/x.sh", &v), Word::Known("/home/u/x.sh".into()));
+        assert_eq!(
+            resolve("$HOME/x.sh", &v),
+            Word::Known("/home/u/x.sh".into())
+        );
+        assert_eq!(
+            resolve("${HOME}/x.sh", &v),
+            Word::Known("/home/u/x.sh".into())
+        );
+        assert_eq!(resolve("~user/x", &v), Word::Known("~user/x".into()));
+    }
+
+    #[test]
+    fn project_plugin_root_and_settings_env_expand() {
+        let mut v = vars();
+        assert_eq!(
+            resolve("$CLAUDE_PROJECT_DIR/.claude/h.sh", &v),
+            Word::Known("/p/.claude/h.sh".into())
+        );
+        assert_eq!(
+            resolve("${GUARD_DIR}/bin/guard", &v),
+            Word::Known("/opt/guard/bin/guard".into())
+        );
+        assert_eq!(resolve("$LEVEL", &v), Word::Known("3".into()));
+        assert_eq!(
+            resolve("${NESTED}/x", &v),
+            Word::UnknownVariable("NESTED".into())
+        );
+        assert_eq!(
+            resolve("${CLAUDE_PLUGIN_ROOT}/hooks/x.sh", &v),
+            Word::UnknownVariable("CLAUDE_PLUGIN_ROOT".into())
+        );
+        v.plugin_root = Some(PathBuf::from("/plug"));
+        assert_eq!(
+            resolve("${CLAUDE_PLUGIN_ROOT}/hooks/x.sh", &v),
+            Word::Known("/plug/hooks/x.sh".into())
+        );
+    }
+
+    #[test]
+    fn run_time_paths_are_not_checkable() {
+        let v = vars();
+        assert_eq!(
+            resolve("$(git rev-parse --show-toplevel)/hooks/x.sh", &v),
+            Word::RunTime
+        );
+        assert_eq!(resolve("$(git", &v), Word::RunTime);
+        assert_eq!(resolve("`pwd`/x.sh", &v), Word::RunTime);
+        assert_eq!(resolve("${X:-/tmp}/x.sh", &v), Word::RunTime);
+        assert_eq!(
+            resolve("$DSH_SURELY_UNSET_VAR_42/x", &v),
+            Word::UnknownVariable("DSH_SURELY_UNSET_VAR_42".into())
+        );
+    }
+
+    #[test]
+    fn settings_env_wins_over_the_inherited_home() {
+        let mut v = vars();
+        v.settings_env.insert("HOME".into(), "/elsewhere".into());
+        assert_eq!(resolve("$HOME/x", &v), Word::Known("/elsewhere/x".into()));
+    }
+}
+
+/// `CLAUDE_PLUGIN_ROOT` for a plugin's `<root>/hooks/hooks.json` (the root
+/// holds `.claude-plugin/`); `None` for any other file.
+pub(super) fn plugin_root_of(file: &std::path::Path) -> Option<PathBuf> {
+    let hooks_dir = file.parent()?;
+    if file.file_name()? != "hooks.json" || hooks_dir.file_name()? != "hooks" {
+        return None;
+    }
+    let root = hooks_dir.parent()?;
+    root.join(".claude-plugin")
+        .is_dir()
+        .then(|| root.to_owned())
+}
+
+/// The hook files of the plugins a session loads (their entries' origins,
+/// `<file>#hooks.…`), in order, each once.
+pub(super) fn plugin_hook_files(entries: &[dsh_hooks_claude::config::HookEntry]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for entry in entries.iter().filter(|e| e.plugin.is_some()) {
+        let file = PathBuf::from(entry.origin.split('#').next().unwrap_or_default());
+        if !out.contains(&file) {
+            out.push(file);
+        }
+    }
+    out
+}
+
+/// Where Claude Code keeps its transcripts, as hook scripts name it.
+const CLAUDE_PROJECTS: &str = ".claude/projects";
+
+/// The largest script read when looking for [`CLAUDE_PROJECTS`].
+const SCRIPT_READ_LIMIT: u64 = 1 << 20;
+
+/// The first place — the command itself or a file it names — that reads
+/// Claude Code's transcript directory (`~/.claude/projects/*/<id>.jsonl`)
+/// instead of the hook's `transcript_path`. `scripts` are the files the
+/// command runs (inside the project); the command's words that resolve to
+/// existing files are looked at too (scripts under `~` or a plugin root).
+pub(super) fn reads_claude_projects(
+    command: &str,
+    words: &[String],
+    scripts: &[PathBuf],
+    vars: &ShellVars,
+) -> Option<String> {
+    if command.contains(CLAUDE_PROJECTS) {
+        return Some("the command".to_owned());
+    }
+    let mut files: Vec<PathBuf> = scripts.to_vec();
+    for word in words {
+        if let Word::Known(text) = resolve(word, vars) {
+            let path = vars.project.join(text.trim_start_matches("./"));
+            if path.is_file() && !files.contains(&path) {
+                files.push(path);
+            }
+        }
+    }
+    files.into_iter().find_map(|file| {
+        use std::io::Read as _;
+        let mut text = String::new();
+        std::fs::File::open(&file)
+            .ok()?
+            .take(SCRIPT_READ_LIMIT)
+            .read_to_string(&mut text)
+            .ok()?;
+        text.contains(CLAUDE_PROJECTS)
+            .then(|| file.display().to_string())
+    })
+}
+
+#[cfg(test)]
+mod transcript_tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_glob_in_the_command_or_a_named_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let vars = ShellVars {
+            project: dir.path().to_owned(),
+            ..ShellVars::default()
+        };
+        let script = dir.path().join("stop.sh");
+        std::fs::write(&script, "ls ~/.claude/projects/*/\"$id\".jsonl\n").unwrap();
+        let clean = dir.path().join("clean.sh");
+        std::fs::write(&clean, "jq -r .transcript_path\n").unwrap();
+        let words = |c: &str| crate::trust::words(c);
+        assert_eq!(
+            reads_claude_projects("cat ~/.claude/projects/*/x.jsonl", &[], &[], &vars),
+            Some("the command".to_owned())
+        );
+        assert_eq!(
+            reads_claude_projects("bash stop.sh", &words("bash stop.sh"), &[], &vars),
+            Some(script.display().to_string())
+        );
+        assert_eq!(
+            reads_claude_projects("bash clean.sh", &words("bash clean.sh"), &[], &vars),
+            None
+        );
+    }
+}
