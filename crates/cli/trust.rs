@@ -36,7 +36,7 @@ use crate::wiring::HookSources;
 // The store, the hashes and the executed-file scan are dsh-trust's; this
 // module finds a project's hooks and asks the user.
 pub use dsh_trust::{
-    COMPUTED_NOTICE, NOT_TRUSTED, ProjectHook, TrustStatus, TrustStore, UntrustedHook, expand_vars,
+    COMPUTED_NOTICE, NOT_TRUSTED, ProjectHook, TrustStatus, TrustStore, UntrustedHook,
     hash_identity, named_scripts, store_status, words,
 };
 

@@ -38,7 +38,7 @@ impl ShellVars {
                             Value::String(text) => text.clone(),
                             Value::Number(n) => n.to_string(),
                             Value::Bool(b) => b.to_string(),
-                            _ => return None,
+                            Value::Null | Value::Array(_) | Value::Object(_) => return None,
                         };
                         Some((name.clone(), text))
                     })
@@ -269,7 +269,7 @@ pub(super) fn reads_claude_projects(
     files.into_iter().find_map(|file| {
         use std::io::Read as _;
         let mut text = String::new();
-        std::fs::File::open(&file)
+        fs_err::File::open(&file)
             .ok()?
             .take(SCRIPT_READ_LIMIT)
             .read_to_string(&mut text)
