@@ -5,12 +5,14 @@
 
 pub mod layer;
 pub mod mode;
+pub mod plugin;
 pub mod policy;
 pub mod rule;
 pub mod texts;
 
 pub use layer::{Behavior, Layer, LayerError, Source, SourcedRule};
 pub use mode::{Mode, UnknownMode};
+pub use plugin::PermissionsPlugin;
 pub use policy::{Decider, DenyHooks, Permissions, PromptSurface, Trust, Verdict};
 pub use rule::{PathContext, Rule, RuleSyntaxError};
 
