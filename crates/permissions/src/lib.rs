@@ -8,6 +8,7 @@ pub mod mode;
 pub mod plugin;
 pub mod policy;
 pub mod rule;
+pub mod store;
 pub mod texts;
 
 pub use layer::{Behavior, Layer, LayerError, Source, SourcedRule};
