@@ -17,5 +17,6 @@ mod durability;
 mod hook_scenarios;
 mod hooks_cmd;
 mod native_fixtures;
+mod permissions;
 mod plugin_scenarios;
 mod replay_fixtures;

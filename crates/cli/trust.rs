@@ -862,6 +862,7 @@ mod tests {
             claude_plugin_dirs: Vec::new(),
             run_untrusted: false,
             excluded_hooks: Vec::new(),
+            permission_mode: None,
         }
     }
 
