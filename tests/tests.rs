@@ -23,6 +23,7 @@ mod hook_scenarios;
 mod hooks_cmd;
 mod many_hooks;
 mod native_fixtures;
+mod permissions;
 mod plugin_scenarios;
 mod replay_fixtures;
 mod replay_signals;

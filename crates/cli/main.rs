@@ -15,6 +15,7 @@ mod hooks_cmd;
 mod interactive;
 mod log_view;
 mod output;
+mod perms;
 mod replay;
 mod sessions;
 mod signals;
@@ -106,6 +107,9 @@ enum Command {
         /// Bound on model requests per turn.
         #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
         max_steps: u64,
+        /// Permission mode and rules (without `--permission-mode`, replay runs `bypassPermissions`).
+        #[command(flatten)]
+        permissions: perms::PermissionFlags,
     },
     /// Lists stored sessions, newest first.
     Sessions {
@@ -163,6 +167,7 @@ fn main() -> ExitCode {
             settings,
             plugin_dirs,
             max_steps,
+            permissions,
         }) => replay::run(replay::ReplayArgs {
             fixture,
             out,
@@ -171,6 +176,7 @@ fn main() -> ExitCode {
             settings,
             plugin_dirs,
             max_steps,
+            permissions,
         }),
         Some(Command::Acp {
             model,

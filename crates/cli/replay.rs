@@ -24,6 +24,7 @@ pub struct ReplayArgs {
     /// Claude Code plugin directories loaded for this run (`--plugin-dir`).
     pub plugin_dirs: Vec<PathBuf>,
     pub max_steps: u64,
+    pub permissions: crate::perms::PermissionFlags,
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
@@ -31,7 +32,19 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
     let cwd = wiring::current_dir()?;
     let mut sources = HookSources::from_env(cwd.clone(), args.settings.clone());
     sources.claude_plugin_dirs = args.plugin_dirs.clone();
-    let hooks = wiring::load_hooks(&sources)?;
+    // Replay is the offline harness: without --permission-mode it runs
+    // bypassPermissions (contracts §6), so only deny and ask rules bite.
+    let permissions = crate::perms::build(
+        &args.permissions,
+        &cwd,
+        &sources.home,
+        &args.settings,
+        Some(dsh_permissions::Mode::BypassPermissions),
+    )?;
+    sources.permission_mode = Some(permissions.mode);
+    let mut hooks = wiring::load_hooks(&sources)?;
+    // After the bridges: PreToolUse hooks fire before the rules decide.
+    hooks.plugins.push(permissions.plugin);
     for notice in &hooks.notices {
         errln!("dsh: {notice}");
     }

@@ -468,6 +468,7 @@ mod tests {
             claude_plugin_dirs: Vec::new(),
             run_untrusted: false,
             excluded_hooks: Vec::new(),
+            permission_mode: None,
         }
     }
 

@@ -36,6 +36,9 @@ pub struct HookSources {
     /// run: project hooks the user has not trusted (see `trust.rs`). They
     /// are loaded, listed as disabled, and never run.
     pub excluded_hooks: Vec<String>,
+    /// The session's permission mode as hooks see it (`permission_mode`);
+    /// `None` keeps the bridges' defaults.
+    pub permission_mode: Option<dsh_permissions::Mode>,
 }
 
 impl HookSources {
@@ -55,6 +58,7 @@ impl HookSources {
             claude_plugin_dirs: Vec::new(),
             run_untrusted: true,
             excluded_hooks: Vec::new(),
+            permission_mode: None,
         }
     }
 }
@@ -86,6 +90,9 @@ pub fn load_hooks(sources: &HookSources) -> anyhow::Result<LoadedHooks> {
     let mut claude = dsh_hooks_claude::load(&claude_discovery)
         .context("cannot load the Claude Code hook configuration")?;
     claude.disable_origins(&sources.excluded_hooks, crate::trust::NOT_TRUSTED);
+    if let Some(mode) = sources.permission_mode {
+        claude.options.permission_mode = mode.hook_name().to_owned();
+    }
     notices.extend(
         claude
             .notices()

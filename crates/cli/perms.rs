@@ -1,0 +1,104 @@
+//! The CLI edge of the permission model: flags and settings files into a
+//! [`PermissionsPlugin`] registered after the hook bridges.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use dsh_permissions::{
+    Layer, Mode, PathContext, Permissions, PermissionsPlugin, PromptSurface, Source, Trust, store,
+};
+use dsh_seams::Plugin;
+
+/// Permission flags shared by `dsh`, `dsh -p` and `dsh replay`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct PermissionFlags {
+    /// Permission mode: acceptEdits, auto, bypassPermissions, manual (hooks see `default`), dontAsk, plan.
+    #[arg(long = "permission-mode", value_name = "MODE", value_parser = parse_mode)]
+    pub permission_mode: Option<Mode>,
+    /// Rules that run without asking (`Bash(npm test:*)`, `Read`, …), comma- or space-separated.
+    #[arg(long = "allowedTools", alias = "allowed-tools", value_name = "RULES")]
+    pub allowed_tools: Vec<String>,
+    /// Rules that never run, comma- or space-separated.
+    #[arg(
+        long = "disallowedTools",
+        alias = "disallowed-tools",
+        value_name = "RULES"
+    )]
+    pub disallowed_tools: Vec<String>,
+    /// `none`: no one can answer a permission prompt; every ask is denied
+    /// with Claude Code's "no approval surface" text.
+    #[arg(long = "permission-prompts", value_name = "SURFACE", value_parser = ["none"])]
+    pub permission_prompts: Option<String>,
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    s.parse::<Mode>().map_err(|e| e.to_string())
+}
+
+/// The session's permissions and the mode hooks are told.
+pub struct Built {
+    /// The pipeline stage.
+    pub plugin: Arc<dyn Plugin>,
+    /// The effective mode.
+    pub mode: Mode,
+}
+
+/// Reads every settings layer and the flags. `fallback` is the mode when
+/// neither the flag nor a `defaultMode` names one (replay:
+/// `bypassPermissions`, per contracts §6).
+pub fn build(
+    flags: &PermissionFlags,
+    cwd: &Path,
+    home: &Path,
+    extra_settings: &[PathBuf],
+    fallback: Option<Mode>,
+) -> anyhow::Result<Built> {
+    let mut layers = Vec::new();
+    for (source, path) in store::settings_paths(Some(home), cwd) {
+        layers.push(store::read_layer(source, &path)?);
+    }
+    for path in extra_settings {
+        // `--settings` files rank with the command line, as in Claude Code.
+        layers.push(store::read_layer(Source::CliArg, path)?);
+    }
+    layers.push(
+        Layer::from_cli(&flags.allowed_tools, &flags.disallowed_tools)
+            .context("invalid permission rule on the command line")?,
+    );
+    let mode = match flags.permission_mode {
+        Some(m) => m,
+        None => {
+            let from_settings = Permissions::effective_mode(None, &layers);
+            let named = layers.iter().any(|l| l.default_mode.is_some());
+            match fallback {
+                Some(f) if !named => f,
+                _ => from_settings,
+            }
+        }
+    };
+    // Project allow rules apply only in a workspace the user trusts.
+    let trust = if store::claude_json_trusts(&home.join(".claude.json"), cwd) {
+        Trust::Trusted
+    } else {
+        Trust::Untrusted
+    };
+    let mut permissions = Permissions::new(
+        mode,
+        PathContext {
+            cwd: cwd.to_owned(),
+            home: Some(home.to_owned()),
+        },
+    );
+    for layer in layers {
+        permissions.add_layer(layer, trust);
+    }
+    let surface = match flags.permission_prompts.as_deref() {
+        Some("none") => PromptSurface::None,
+        _ => PromptSurface::Headless,
+    };
+    Ok(Built {
+        plugin: Arc::new(PermissionsPlugin::new(permissions, surface)),
+        mode,
+    })
+}

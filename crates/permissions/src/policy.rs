@@ -1,0 +1,472 @@
+//! The decision: rules in precedence order, then what the mode does with a
+//! call no rule settled.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::layer::{Behavior, Layer, Source, SourcedRule};
+use crate::mode::Mode;
+use crate::rule::{PathContext, ToolKind, normalize, path_of, tool_kind};
+use crate::texts;
+
+/// Whether the user trusts this workspace (dsh's hook trust, or Claude
+/// Code's `hasTrustDialogAccepted` in `~/.claude.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trust {
+    /// Project-scoped `allow` rules apply.
+    Trusted,
+    /// Project-scoped `allow` rules are dropped (deny and ask still apply:
+    /// an untrusted repository may restrict, never widen).
+    Untrusted,
+}
+
+/// Who settled a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decider {
+    /// A rule, with its layer and file.
+    Rule {
+        /// The rule as written.
+        rule: String,
+        /// allow / deny / ask.
+        behavior: Behavior,
+        /// Its layer.
+        source: Source,
+        /// Its file or flag.
+        origin: String,
+    },
+    /// The mode's own policy.
+    Mode(Mode),
+    /// A read or read-only command inside the working directories: runs in
+    /// every mode.
+    ReadOnly,
+}
+
+/// Which hooks fire before a denial reaches the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DenyHooks {
+    /// PreToolUse fires first (a deny rule on Bash, dontAsk).
+    PreToolUse,
+    /// Nothing fires (a deny rule on a file a reading tool asked for).
+    None,
+    /// PreToolUse, then PermissionDenied with this `reason` (auto mode).
+    PreToolUseThenPermissionDenied {
+        /// The PermissionDenied payload's `reason`.
+        reason: String,
+    },
+}
+
+/// What happens to one call, before hooks and people have their say.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Runs.
+    Allow(Decider),
+    /// Does not run; `message` is the model's tool_result text.
+    Deny {
+        /// Who decided.
+        decider: Decider,
+        /// The tool_result text (`is_error: true`).
+        message: String,
+        /// Which hooks fire on the way.
+        hooks: DenyHooks,
+    },
+    /// Needs approval: PreToolUse → PermissionRequest → prompt (if any).
+    Ask {
+        /// Who asked.
+        decider: Decider,
+        /// The PermissionRequest payload's `permission_suggestions`; `None`
+        /// means the key is absent (ask rules, plan mode).
+        suggestions: Option<Vec<Value>>,
+        /// The reason; also the model's text when nobody answered.
+        reason: String,
+    },
+}
+
+/// Who can answer an approval prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptSurface {
+    /// Headless `-p` without a surface flag: an unanswered ask is denied
+    /// with its own reason.
+    Headless,
+    /// `--permission-prompts none`: denied with the "no approval surface"
+    /// text that forbids retries.
+    None,
+}
+
+impl Verdict {
+    /// The tool_result text when an ask is denied because nobody answered.
+    pub fn unanswered_text(reason: &str, surface: PromptSurface) -> String {
+        match surface {
+            PromptSurface::Headless => reason.to_owned(),
+            PromptSurface::None => texts::no_approval_surface(reason),
+        }
+    }
+}
+
+/// A session's effective permissions.
+#[derive(Debug, Clone)]
+pub struct Permissions {
+    mode: Mode,
+    ctx: PathContext,
+    working_dirs: Vec<PathBuf>,
+    rules: Vec<SourcedRule>,
+    dropped_allow: Vec<SourcedRule>,
+}
+
+/// Commands that only read; they run in every mode when nothing in the
+/// command line can write (no redirection, no substitution).
+const READ_ONLY_PROGRAMS: &[&str] = &[
+    "echo", "cat", "ls", "pwd", "head", "tail", "wc", "grep", "rg", "which", "true", "false",
+    "date", "printf", "stat", "file", "du", "df", "whoami", "id", "uname", "basename", "dirname",
+    "realpath", "sort", "uniq", "cut", "tr", "diff", "cmp", "test", "[",
+];
+
+/// Read-only git subcommands.
+const READ_ONLY_GIT: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "rev-parse",
+    "ls-files",
+    "blame",
+];
+
+/// Commands that create, change or remove files: acceptEdits runs them
+/// inside the working directories; default mode asks with the captured text.
+const FILE_PROGRAMS: &[&str] = &["touch", "mkdir", "rm", "rmdir", "mv", "cp", "sed"];
+
+/// Tools that neither read nor write the user's files.
+const HARMLESS_TOOLS: &[&str] = &[
+    "TodoWrite",
+    "Task",
+    "Agent",
+    "ExitPlanMode",
+    "BashOutput",
+    "KillShell",
+];
+
+/// How a shell command looks to the permission model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum CommandClass {
+    ReadOnly,
+    /// A file command and the paths it names (first is the one reported).
+    FileChange {
+        program: String,
+        targets: Vec<String>,
+    },
+    Other,
+}
+
+fn classify_command(command: &str) -> CommandClass {
+    if command.contains('>') || command.contains("$(") || command.contains('`') {
+        return CommandClass::Other;
+    }
+    let mut file_change: Option<(String, Vec<String>)> = None;
+    for segment in command.split(['\n', ';', '|', '&']) {
+        let mut words = segment
+            .split_whitespace()
+            .skip_while(|w| w.contains('=') && !w.starts_with('-'));
+        let Some(program) = words.next() else {
+            continue;
+        };
+        let args: Vec<&str> = words.collect();
+        if READ_ONLY_PROGRAMS.contains(&program) {
+            continue;
+        }
+        if program == "git" && args.first().is_some_and(|s| READ_ONLY_GIT.contains(s)) {
+            continue;
+        }
+        if program == "find"
+            && !args
+                .iter()
+                .any(|a| matches!(*a, "-delete" | "-exec" | "-execdir" | "-fprint" | "-ok"))
+        {
+            continue;
+        }
+        if FILE_PROGRAMS.contains(&program) && file_change.is_none() {
+            let targets: Vec<String> = args
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .map(|a| a.trim_matches(|c| c == '\'' || c == '"').to_owned())
+                .collect();
+            if targets.is_empty() {
+                return CommandClass::Other;
+            }
+            file_change = Some((program.to_owned(), targets));
+            continue;
+        }
+        return CommandClass::Other;
+    }
+    match file_change {
+        Some((program, targets)) => CommandClass::FileChange { program, targets },
+        None => CommandClass::ReadOnly,
+    }
+}
+
+impl Permissions {
+    /// Permissions for a session in `cwd` with `mode` (already resolved
+    /// from flags and `defaultMode`; see [`Permissions::effective_mode`]).
+    pub fn new(mode: Mode, ctx: PathContext) -> Permissions {
+        Permissions {
+            mode,
+            working_dirs: vec![normalize(&ctx.cwd)],
+            ctx,
+            rules: Vec::new(),
+            dropped_allow: Vec::new(),
+        }
+    }
+
+    /// The mode a session starts in: the flag, else the highest-precedence
+    /// layer's `defaultMode`, else `default`.
+    pub fn effective_mode(flag: Option<Mode>, layers: &[Layer]) -> Mode {
+        flag.or_else(|| {
+            layers
+                .iter()
+                .filter_map(|l| l.default_mode.map(|m| (l.source, m)))
+                .min_by_key(|(s, _)| *s)
+                .map(|(_, m)| m)
+        })
+        .unwrap_or_default()
+    }
+
+    /// Adds a layer; in an untrusted workspace its project-scoped `allow`
+    /// rules are kept aside (see [`Permissions::dropped_allow`]).
+    pub fn add_layer(&mut self, layer: Layer, trust: Trust) {
+        for dir in &layer.additional_directories {
+            let d = self.ctx.resolve(&dir.to_string_lossy());
+            if !self.working_dirs.contains(&d) {
+                self.working_dirs.push(d);
+            }
+        }
+        for r in layer.rules {
+            if trust == Trust::Untrusted
+                && r.behavior == Behavior::Allow
+                && r.source.is_project_scoped()
+            {
+                self.dropped_allow.push(r);
+            } else {
+                self.rules.push(r);
+            }
+        }
+    }
+
+    /// A session rule (PermissionRequest `updatedPermissions`, or "allow
+    /// for this session").
+    pub fn add_session_rule(&mut self, rule: crate::rule::Rule, behavior: Behavior) {
+        self.rules.push(SourcedRule {
+            rule,
+            behavior,
+            source: Source::Session,
+            origin: "session".to_owned(),
+        });
+    }
+
+    /// Changes the mode (a `setMode` suggestion accepted).
+    pub fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Rules in effect.
+    pub fn rules(&self) -> &[SourcedRule] {
+        &self.rules
+    }
+
+    /// Project `allow` rules dropped because the workspace is untrusted.
+    pub fn dropped_allow(&self) -> &[SourcedRule] {
+        &self.dropped_allow
+    }
+
+    /// The working directories (the project and `additionalDirectories`).
+    pub fn working_dirs(&self) -> &[PathBuf] {
+        &self.working_dirs
+    }
+
+    fn inside_working_dirs(&self, p: &Path) -> bool {
+        self.working_dirs.iter().any(|d| p.starts_with(d))
+    }
+
+    fn first_match(&self, behavior: Behavior, tool: &str, input: &Value) -> Option<&SourcedRule> {
+        self.rules
+            .iter()
+            .filter(|r| r.behavior == behavior)
+            .find(|r| r.rule.matches(tool, input, &self.ctx))
+    }
+
+    /// Decides one call. Precedence: deny rules, then ask rules, then
+    /// bypassPermissions, then allow rules, then the mode.
+    pub fn decide(&self, tool: &str, input: &Value) -> Verdict {
+        let kind = tool_kind(tool);
+        if let Some(r) = self.first_match(Behavior::Deny, tool, input) {
+            let decider = rule_decider(r);
+            return match (kind, input.get("command").and_then(Value::as_str)) {
+                (ToolKind::Read, _) => Verdict::Deny {
+                    decider,
+                    message: texts::READ_RULE_DENIED.to_owned(),
+                    hooks: DenyHooks::None,
+                },
+                (ToolKind::Bash, Some(cmd)) => Verdict::Deny {
+                    decider,
+                    message: texts::bash_rule_denied(cmd),
+                    hooks: DenyHooks::PreToolUse,
+                },
+                _ => Verdict::Deny {
+                    decider,
+                    message: texts::tool_rule_denied(tool),
+                    hooks: DenyHooks::PreToolUse,
+                },
+            };
+        }
+        if let Some(r) = self.first_match(Behavior::Ask, tool, input) {
+            return self.apply_mode_to_ask(
+                tool,
+                rule_decider(r),
+                None,
+                texts::ask_unanswered(tool),
+            );
+        }
+        if self.mode == Mode::BypassPermissions {
+            return Verdict::Allow(Decider::Mode(self.mode));
+        }
+        if let Some(r) = self.first_match(Behavior::Allow, tool, input) {
+            return Verdict::Allow(rule_decider(r));
+        }
+        self.mode_policy(tool, kind, input)
+    }
+
+    fn mode_policy(&self, tool: &str, kind: ToolKind, input: &Value) -> Verdict {
+        let mode = Decider::Mode(self.mode);
+        let edits_run = matches!(self.mode, Mode::AcceptEdits | Mode::Auto);
+        match kind {
+            ToolKind::Read => {
+                let inside =
+                    path_of(input).is_none_or(|p| self.inside_working_dirs(&self.ctx.resolve(p)));
+                if inside {
+                    Verdict::Allow(Decider::ReadOnly)
+                } else {
+                    self.apply_mode_to_ask(tool, mode, None, texts::ask_unanswered(tool))
+                }
+            }
+            ToolKind::Edit => {
+                let path = path_of(input).map(|p| self.ctx.resolve(p));
+                let inside = path.as_deref().is_some_and(|p| self.inside_working_dirs(p));
+                match (self.mode, path) {
+                    (Mode::Plan, Some(p)) => Verdict::Ask {
+                        decider: mode,
+                        suggestions: None,
+                        reason: texts::plan_mode_write(&p),
+                    },
+                    _ if edits_run && inside => Verdict::Allow(mode),
+                    _ => self.apply_mode_to_ask(
+                        tool,
+                        mode,
+                        Some(vec![set_mode_suggestion(Mode::AcceptEdits)]),
+                        texts::ask_unanswered(tool),
+                    ),
+                }
+            }
+            ToolKind::Bash => {
+                let command = input.get("command").and_then(Value::as_str).unwrap_or("");
+                match classify_command(command) {
+                    CommandClass::ReadOnly => Verdict::Allow(Decider::ReadOnly),
+                    CommandClass::FileChange { program, targets } => {
+                        let resolved: Vec<PathBuf> =
+                            targets.iter().map(|t| self.ctx.resolve(t)).collect();
+                        let dir = resolved
+                            .first()
+                            .and_then(|p| self.working_dirs.iter().find(|d| p.starts_with(d)))
+                            .cloned();
+                        let all_inside = resolved.iter().all(|p| self.inside_working_dirs(p));
+                        match dir {
+                            Some(_) if all_inside && edits_run => Verdict::Allow(mode),
+                            Some(dir) if all_inside => {
+                                let reason = texts::file_command_needs_approval(
+                                    &program,
+                                    &resolved[0],
+                                    &dir,
+                                );
+                                let suggestions = vec![
+                                    json!({"type": "addDirectories", "directories": [dir.to_string_lossy()], "destination": "session"}),
+                                    set_mode_suggestion(Mode::AcceptEdits),
+                                ];
+                                self.apply_mode_to_ask(tool, mode, Some(suggestions), reason)
+                            }
+                            _ => self.apply_mode_to_ask(
+                                tool,
+                                mode,
+                                None,
+                                texts::ask_unanswered(tool),
+                            ),
+                        }
+                    }
+                    CommandClass::Other => {
+                        // Not captured: Claude Code's prompt offers a prefix
+                        // rule for the program; dsh suggests the same.
+                        let program = command.split_whitespace().next().unwrap_or("");
+                        let suggestions = (!program.is_empty()).then(|| {
+                            vec![json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": format!("{program}:*")}], "behavior": "allow", "destination": "localSettings"})]
+                        });
+                        self.apply_mode_to_ask(tool, mode, suggestions, texts::ask_unanswered(tool))
+                    }
+                }
+            }
+            ToolKind::Mcp | ToolKind::Other => {
+                if HARMLESS_TOOLS.contains(&tool) {
+                    Verdict::Allow(Decider::ReadOnly)
+                } else {
+                    self.apply_mode_to_ask(tool, mode, None, texts::ask_unanswered(tool))
+                }
+            }
+        }
+    }
+
+    /// What a call that would ask becomes in this mode: dontAsk denies it
+    /// without asking; auto sends it to the (unavailable) classifier.
+    fn apply_mode_to_ask(
+        &self,
+        tool: &str,
+        decider: Decider,
+        suggestions: Option<Vec<Value>>,
+        reason: String,
+    ) -> Verdict {
+        match self.mode {
+            Mode::DontAsk => Verdict::Deny {
+                decider,
+                message: reason,
+                hooks: DenyHooks::PreToolUse,
+            },
+            Mode::Auto => Verdict::Deny {
+                decider: Decider::Mode(Mode::Auto),
+                message: texts::auto_unavailable(tool),
+                hooks: DenyHooks::PreToolUseThenPermissionDenied {
+                    reason: texts::AUTO_CLASSIFIER_UNAVAILABLE.to_owned(),
+                },
+            },
+            Mode::Default | Mode::AcceptEdits | Mode::Plan | Mode::BypassPermissions => {
+                Verdict::Ask {
+                    decider,
+                    suggestions,
+                    reason,
+                }
+            }
+        }
+    }
+}
+
+fn set_mode_suggestion(mode: Mode) -> Value {
+    json!({"type": "setMode", "mode": mode.hook_name(), "destination": "session"})
+}
+
+fn rule_decider(r: &SourcedRule) -> Decider {
+    Decider::Rule {
+        rule: r.rule.raw.clone(),
+        behavior: r.behavior,
+        source: r.source,
+        origin: r.origin.clone(),
+    }
+}

@@ -1,0 +1,396 @@
+//! The `perm_*` captures, at the decision level: each test is one capture's
+//! flags, settings and calls, and asserts what Claude Code did.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::*;
+
+fn ctx() -> PathContext {
+    PathContext {
+        cwd: PathBuf::from("<PROJECT>"),
+        home: Some(PathBuf::from("/home/u")),
+    }
+}
+
+fn perms(mode: Mode, project_settings: &str, trust: Trust) -> Permissions {
+    let layer =
+        Layer::from_settings_text(Source::Project, ".claude/settings.json", project_settings)
+            .expect("settings parse");
+    let mut p = Permissions::new(mode, ctx());
+    p.add_layer(layer, trust);
+    p
+}
+
+fn bash(cmd: &str) -> serde_json::Value {
+    json!({"command": cmd, "description": "x"})
+}
+
+const TOUCH_TEXT: &str = "touch in '<PROJECT>/allowed.txt' needs approval. The path is inside the working directories for this session ('<PROJECT>'), and Claude Code asks before a shell command creates, changes or removes files there.";
+
+#[test]
+fn perm_allow_rule_untrusted_drops_project_allow_and_asks_with_suggestions() {
+    let p = perms(
+        Mode::Default,
+        r#"{"permissions":{"allow":["Bash(touch:*)"]}}"#,
+        Trust::Untrusted,
+    );
+    assert_eq!(p.dropped_allow().len(), 1);
+    match p.decide("Bash", &bash("touch allowed.txt")) {
+        Verdict::Ask {
+            suggestions,
+            reason,
+            ..
+        } => {
+            assert_eq!(reason, TOUCH_TEXT);
+            assert_eq!(
+                suggestions,
+                Some(vec![
+                    json!({"type":"addDirectories","directories":["<PROJECT>"],"destination":"session"}),
+                    json!({"type":"setMode","mode":"acceptEdits","destination":"session"}),
+                ])
+            );
+            assert_eq!(
+                Verdict::unanswered_text(&reason, PromptSurface::Headless),
+                TOUCH_TEXT
+            );
+        }
+        other => panic!("expected an ask, got {other:?}"),
+    }
+}
+
+#[test]
+fn perm_allow_rule_trusted_runs_without_asking() {
+    let p = perms(
+        Mode::Default,
+        r#"{"permissions":{"allow":["Bash(touch:*)"]}}"#,
+        Trust::Trusted,
+    );
+    assert!(matches!(
+        p.decide("Bash", &bash("touch allowed.txt")),
+        Verdict::Allow(Decider::Rule {
+            source: Source::Project,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn perm_ask_rule_has_no_suggestions() {
+    let p = perms(
+        Mode::Default,
+        r#"{"permissions":{"ask":["Bash(echo:*)"]}}"#,
+        Trust::Untrusted,
+    );
+    assert_eq!(
+        p.decide("Bash", &bash("echo hi")),
+        Verdict::Ask {
+            decider: Decider::Rule {
+                rule: "Bash(echo:*)".into(),
+                behavior: Behavior::Ask,
+                source: Source::Project,
+                origin: ".claude/settings.json".into(),
+            },
+            suggestions: None,
+            reason: "Claude requested permissions to use Bash, but you haven't granted it yet."
+                .into(),
+        }
+    );
+}
+
+#[test]
+fn perm_default_readonly_runs_echo_and_read() {
+    let p = perms(Mode::Default, "{}", Trust::Untrusted);
+    assert_eq!(
+        p.decide("Bash", &bash("echo hi")),
+        Verdict::Allow(Decider::ReadOnly)
+    );
+    assert_eq!(
+        p.decide("Read", &json!({"file_path": "<PROJECT>/notes.txt"})),
+        Verdict::Allow(Decider::ReadOnly)
+    );
+    // Reads outside the working directories ask.
+    assert!(matches!(
+        p.decide("Read", &json!({"file_path": "/etc/passwd"})),
+        Verdict::Ask { .. }
+    ));
+}
+
+#[test]
+fn perm_deny_rule_bash_applies_even_under_bypass() {
+    let p = perms(
+        Mode::BypassPermissions,
+        r#"{"permissions":{"deny":["Bash(rm:*)"]}}"#,
+        Trust::Untrusted,
+    );
+    match p.decide("Bash", &bash("rm -f victim.txt")) {
+        Verdict::Deny { message, hooks, .. } => {
+            assert_eq!(
+                message,
+                "Permission to use Bash with command rm -f victim.txt has been denied."
+            );
+            assert_eq!(hooks, DenyHooks::PreToolUse);
+        }
+        other => panic!("expected a denial, got {other:?}"),
+    }
+    assert!(matches!(
+        p.decide("Bash", &bash("curl x")),
+        Verdict::Allow(Decider::Mode(Mode::BypassPermissions))
+    ));
+}
+
+#[test]
+fn perm_deny_rule_read_fires_no_hooks() {
+    let p = perms(
+        Mode::Default,
+        r#"{"permissions":{"deny":["Read(./secret.txt)"]}}"#,
+        Trust::Untrusted,
+    );
+    match p.decide("Read", &json!({"file_path": "secret.txt"})) {
+        Verdict::Deny { message, hooks, .. } => {
+            assert_eq!(
+                message,
+                "<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>"
+            );
+            assert_eq!(hooks, DenyHooks::None);
+        }
+        other => panic!("expected a denial, got {other:?}"),
+    }
+}
+
+#[test]
+fn perm_mode_accept_edits_runs_write_and_touch_in_the_project() {
+    let p = perms(Mode::AcceptEdits, "{}", Trust::Untrusted);
+    assert!(matches!(
+        p.decide(
+            "Write",
+            &json!({"file_path": "notes.txt", "content": "hello\n"})
+        ),
+        Verdict::Allow(_)
+    ));
+    assert!(matches!(
+        p.decide("Bash", &bash("touch created.txt")),
+        Verdict::Allow(_)
+    ));
+    // Outside the project it still asks.
+    assert!(matches!(
+        p.decide("Write", &json!({"file_path": "/tmp/x", "content": ""})),
+        Verdict::Ask { .. }
+    ));
+    assert!(matches!(
+        p.decide("Bash", &bash("touch /tmp/x")),
+        Verdict::Ask { .. }
+    ));
+}
+
+#[test]
+fn perm_mode_auto_allows_what_accept_edits_would_and_denies_the_rest() {
+    let p = perms(Mode::Auto, "{}", Trust::Untrusted);
+    assert!(matches!(
+        p.decide("Bash", &bash("touch created.txt")),
+        Verdict::Allow(_)
+    ));
+    match p.decide(
+        "Bash",
+        &bash("curl -s http://127.0.0.1:1/upload -d @notes.txt"),
+    ) {
+        Verdict::Deny { message, hooks, .. } => {
+            assert!(message.starts_with("Auto mode is unavailable: its safety check does not run for this session, so Bash was not run."));
+            assert_eq!(
+                hooks,
+                DenyHooks::PreToolUseThenPermissionDenied {
+                    reason: "Classifier unavailable".into()
+                }
+            );
+        }
+        other => panic!("expected a denial, got {other:?}"),
+    }
+}
+
+#[test]
+fn perm_mode_plan_asks_then_refuses_writes_and_runs_echo() {
+    let p = perms(Mode::Plan, "{}", Trust::Untrusted);
+    assert_eq!(
+        p.decide("Write", &json!({"file_path": "notes.txt", "content": "x"})),
+        Verdict::Ask {
+            decider: Decider::Mode(Mode::Plan),
+            suggestions: None,
+            reason: "Cannot write to <PROJECT>/notes.txt while in plan mode.".into(),
+        }
+    );
+    assert_eq!(
+        p.decide("Bash", &bash("echo hi")),
+        Verdict::Allow(Decider::ReadOnly)
+    );
+}
+
+#[test]
+fn perm_prompts_none_wraps_the_reason() {
+    let p = perms(Mode::Default, "{}", Trust::Untrusted);
+    let Verdict::Ask { reason, .. } = p.decide("Bash", &bash("touch created.txt")) else {
+        panic!("expected an ask");
+    };
+    let text = Verdict::unanswered_text(&reason, PromptSurface::None);
+    assert!(text.starts_with("Permission for this tool use was denied. It requires approval, and this session has no approval surface — nobody"));
+    assert!(text.ends_with("What required approval: touch in '<PROJECT>/created.txt' needs approval. The path is inside the working directories for this session ('<PROJECT>'), and Claude Code asks before a shell command creates, changes or removes files there."));
+}
+
+#[test]
+fn perm_permreq_updated_permissions_session_rule_skips_the_next_ask() {
+    let mut p = perms(Mode::Default, "{}", Trust::Untrusted);
+    assert!(matches!(
+        p.decide("Bash", &bash("touch a.txt")),
+        Verdict::Ask { .. }
+    ));
+    p.add_session_rule(Rule::parse("Bash(touch:*)").expect("rule"), Behavior::Allow);
+    assert!(matches!(
+        p.decide("Bash", &bash("touch b.txt")),
+        Verdict::Allow(Decider::Rule {
+            source: Source::Session,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn dont_ask_denies_what_would_ask_without_asking() {
+    let p = perms(Mode::DontAsk, "{}", Trust::Untrusted);
+    assert!(matches!(
+        p.decide("Bash", &bash("touch a.txt")),
+        Verdict::Deny {
+            hooks: DenyHooks::PreToolUse,
+            ..
+        }
+    ));
+    assert_eq!(
+        p.decide("Bash", &bash("echo hi")),
+        Verdict::Allow(Decider::ReadOnly)
+    );
+}
+
+#[test]
+fn precedence_deny_over_ask_over_allow_across_layers() {
+    let user = Layer::from_settings_text(
+        Source::User,
+        "user",
+        r#"{"permissions":{"allow":["Bash"]}}"#,
+    )
+    .expect("ok");
+    let local = Layer::from_settings_text(
+        Source::Local,
+        "local",
+        r#"{"permissions":{"ask":["Bash(git push:*)"],"deny":["Bash(git push --force:*)"]}}"#,
+    )
+    .expect("ok");
+    let mut p = Permissions::new(Mode::Default, ctx());
+    p.add_layer(user, Trust::Trusted);
+    p.add_layer(local, Trust::Trusted);
+    assert!(matches!(
+        p.decide("Bash", &bash("git push --force origin")),
+        Verdict::Deny { .. }
+    ));
+    assert!(matches!(
+        p.decide("Bash", &bash("git push origin")),
+        Verdict::Ask { .. }
+    ));
+    assert!(matches!(p.decide("Bash", &bash("make")), Verdict::Allow(_)));
+}
+
+#[test]
+fn untrusted_workspace_keeps_project_deny_and_user_allow() {
+    let user = Layer::from_settings_text(
+        Source::User,
+        "user",
+        r#"{"permissions":{"allow":["Bash(make:*)"]}}"#,
+    )
+    .expect("ok");
+    let project = Layer::from_settings_text(
+        Source::Project,
+        "proj",
+        r#"{"permissions":{"allow":["Bash(curl:*)"],"deny":["Bash(make clean:*)"]}}"#,
+    )
+    .expect("ok");
+    let mut p = Permissions::new(Mode::Default, ctx());
+    p.add_layer(user, Trust::Untrusted);
+    p.add_layer(project, Trust::Untrusted);
+    assert!(matches!(
+        p.decide("Bash", &bash("make all")),
+        Verdict::Allow(_)
+    ));
+    assert!(matches!(
+        p.decide("Bash", &bash("make clean")),
+        Verdict::Deny { .. }
+    ));
+    assert!(matches!(
+        p.decide("Bash", &bash("curl x")),
+        Verdict::Ask { .. }
+    ));
+}
+
+#[test]
+fn additional_directories_widen_the_working_dirs() {
+    let layer = Layer::from_settings_text(
+        Source::User,
+        "user",
+        r#"{"permissions":{"additionalDirectories":["/data"]}}"#,
+    )
+    .expect("ok");
+    let mut p = Permissions::new(Mode::AcceptEdits, ctx());
+    p.add_layer(layer, Trust::Trusted);
+    assert!(matches!(
+        p.decide("Write", &json!({"file_path": "/data/x", "content": ""})),
+        Verdict::Allow(_)
+    ));
+    assert!(matches!(
+        p.decide("Read", &json!({"file_path": "/data/y"})),
+        Verdict::Allow(_)
+    ));
+}
+
+#[test]
+fn effective_mode_flag_then_highest_layer() {
+    let user = Layer::from_settings_text(
+        Source::User,
+        "u",
+        r#"{"permissions":{"defaultMode":"plan"}}"#,
+    )
+    .expect("ok");
+    let local = Layer::from_settings_text(
+        Source::Local,
+        "l",
+        r#"{"permissions":{"defaultMode":"acceptEdits"}}"#,
+    )
+    .expect("ok");
+    let layers = [user, local];
+    assert_eq!(
+        Permissions::effective_mode(None, &layers),
+        Mode::AcceptEdits
+    );
+    assert_eq!(
+        Permissions::effective_mode(Some(Mode::Default), &layers),
+        Mode::Default
+    );
+    assert_eq!(Permissions::effective_mode(None, &[]), Mode::Default);
+}
+
+#[test]
+fn writes_via_redirection_are_not_read_only() {
+    let p = perms(Mode::Default, "{}", Trust::Untrusted);
+    assert!(matches!(
+        p.decide("Bash", &bash("echo hi > f")),
+        Verdict::Ask { .. }
+    ));
+    assert!(matches!(
+        p.decide("Bash", &bash("echo $(rm -rf x)")),
+        Verdict::Ask { .. }
+    ));
+    assert!(matches!(
+        p.decide("Bash", &bash("find . -delete")),
+        Verdict::Ask { .. }
+    ));
+    assert_eq!(
+        p.decide("Bash", &bash("git status && ls | wc -l")),
+        Verdict::Allow(Decider::ReadOnly)
+    );
+}

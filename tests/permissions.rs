@@ -1,0 +1,134 @@
+//! Issue 14 through the real `dsh replay`: modes, rules and workspace trust
+//! decide whether a call runs, and the model gets Claude Code's texts.
+
+use crate::support::TestContext;
+
+fn write_fixture(ctx: &TestContext, command: &str) -> std::path::PathBuf {
+    let path = ctx.project().join("perm_fixture.json");
+    let fixture = serde_json::json!({
+        "prompts": ["Please run it"],
+        "model": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+            {"text": "FINAL: all done."}
+        ]
+    });
+    std::fs::write(&path, fixture.to_string()).unwrap();
+    path
+}
+
+fn project_settings(ctx: &TestContext, json: &str) {
+    let dir = ctx.project().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("settings.json"), json).unwrap();
+}
+
+fn replay(ctx: &TestContext, fixture: &std::path::Path, args: &[&str]) -> String {
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(fixture)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The text as it appears inside a JSON log line.
+fn in_json(text: &str) -> String {
+    let quoted = serde_json::to_string(text).unwrap();
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+#[test]
+fn untrusted_project_allow_is_dropped_and_default_mode_asks_for_touch() {
+    let ctx = TestContext::new();
+    project_settings(&ctx, r#"{"permissions":{"allow":["Bash(touch:*)"]}}"#);
+    let fixture = write_fixture(&ctx, "touch allowed.txt");
+    let log = replay(&ctx, &fixture, &["--permission-mode", "manual"]);
+    let project = ctx.project().canonicalize().unwrap();
+    let expected = format!(
+        "touch in '{p}/allowed.txt' needs approval. The path is inside the working directories for this session ('{p}'), and Claude Code asks before a shell command creates, changes or removes files there.",
+        p = project.display()
+    );
+    assert!(log.contains(&in_json(&expected)), "{log}");
+    assert!(!ctx.project().join("allowed.txt").exists());
+}
+
+#[test]
+fn trusted_project_allow_runs_touch() {
+    let ctx = TestContext::new();
+    project_settings(&ctx, r#"{"permissions":{"allow":["Bash(touch:*)"]}}"#);
+    let project = ctx.project().canonicalize().unwrap();
+    let claude_json = serde_json::json!({
+        "projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}}
+    });
+    std::fs::write(ctx.home().join(".claude.json"), claude_json.to_string()).unwrap();
+    let fixture = write_fixture(&ctx, "touch allowed.txt");
+    replay(&ctx, &fixture, &["--permission-mode", "manual"]);
+    assert!(ctx.project().join("allowed.txt").exists());
+}
+
+#[test]
+fn deny_rule_applies_under_replays_default_bypass() {
+    let ctx = TestContext::new();
+    std::fs::write(ctx.project().join("victim.txt"), "x").unwrap();
+    let fixture = write_fixture(&ctx, "rm -f victim.txt");
+    let log = replay(&ctx, &fixture, &["--disallowedTools", "Bash(rm:*)"]);
+    assert!(
+        log.contains("Permission to use Bash with command rm -f victim.txt has been denied."),
+        "{log}"
+    );
+    assert!(ctx.project().join("victim.txt").exists());
+    // Without the rule, replay's bypassPermissions runs it.
+    replay(&ctx, &fixture, &[]);
+    assert!(!ctx.project().join("victim.txt").exists());
+}
+
+#[test]
+fn allowed_tools_pre_approves_and_prompts_none_wraps_the_reason() {
+    let ctx = TestContext::new();
+    let fixture = write_fixture(&ctx, "touch a.txt");
+    let log = replay(
+        &ctx,
+        &fixture,
+        &[
+            "--permission-mode",
+            "default",
+            "--permission-prompts",
+            "none",
+        ],
+    );
+    assert!(
+        log.contains("this session has no approval surface"),
+        "{log}"
+    );
+    assert!(!ctx.project().join("a.txt").exists());
+    replay(
+        &ctx,
+        &fixture,
+        &[
+            "--permission-mode",
+            "default",
+            "--allowed-tools",
+            "Bash(touch:*)",
+        ],
+    );
+    assert!(ctx.project().join("a.txt").exists());
+}
+
+#[test]
+fn a_bad_rule_is_refused_with_its_position() {
+    let ctx = TestContext::new();
+    project_settings(&ctx, "{\n  \"permissions\": {\"deny\": [\"Bash(rm\"]}\n}");
+    let fixture = write_fixture(&ctx, "echo hi");
+    let output = ctx.dsh().arg("replay").arg(&fixture).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("settings.json:2:"), "{stderr}");
+    assert!(stderr.contains("unclosed `(`"), "{stderr}");
+}
