@@ -699,3 +699,79 @@ fn print_loads_a_plugin_dir_for_the_run() {
     assert!(with.contains(&want), "{with}");
     assert!(!requests[1].to_string().contains("PLUGIN-ROOT="));
 }
+
+/// Issue 14 on `-p`: Claude Code's `default` mode asks before `touch`, and
+/// with nobody to ask the call is denied with the captured text.
+#[test]
+fn print_runs_the_default_mode_and_denies_what_needs_approval() {
+    let ctx = TestContext::new();
+    let mock = mock(touch_then_answer("made.txt"));
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "Touch a file"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert!(!ctx.project().join("made.txt").exists());
+    let events = events(&session_logs(&ctx)[0]);
+    let result = of_type(&events, "tool/result")[0];
+    assert_eq!(result["is_error"], true, "{result}");
+    let project = ctx.project().canonicalize().unwrap();
+    let expected = format!("touch in '{}/made.txt' needs approval.", project.display());
+    assert!(
+        result["content"].as_str().unwrap().contains(&expected),
+        "{result}"
+    );
+}
+
+#[test]
+fn print_takes_the_mode_and_rule_flags() {
+    let ctx = TestContext::new();
+    let provider = mock(touch_then_answer("by-mode.txt"));
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "Touch", "--permission-mode", "bypassPermissions"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert!(ctx.project().join("by-mode.txt").exists());
+
+    let provider = mock(touch_then_answer("by-rule.txt"));
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "Touch", "--allowed-tools", "Bash(touch:*)"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert!(ctx.project().join("by-rule.txt").exists());
+
+    // A deny rule wins over bypassPermissions.
+    let provider = mock(touch_then_answer("denied.txt"));
+    let output = dsh(&ctx, &provider)
+        .args([
+            "-p",
+            "Touch",
+            "--permission-mode",
+            "bypassPermissions",
+            "--disallowedTools",
+            "Bash(touch:*)",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert!(!ctx.project().join("denied.txt").exists());
+}
+
+#[test]
+fn print_reads_default_mode_from_settings() {
+    let ctx = TestContext::new();
+    let dir = ctx.home().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        r#"{"permissions":{"defaultMode":"acceptEdits"}}"#,
+    )
+    .unwrap();
+    let provider = mock(touch_then_answer("accepted.txt"));
+    let output = dsh(&ctx, &provider).args(["-p", "Touch"]).output().unwrap();
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    // acceptEdits runs file commands inside the project.
+    assert!(ctx.project().join("accepted.txt").exists());
+}

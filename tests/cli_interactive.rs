@@ -72,12 +72,18 @@ fn live_in_group(pgid: u32) -> Vec<u32> {
 /// `dsh` (interactive) in a pseudo-terminal, in the context's project,
 /// pointed at the mock.
 fn spawn_dsh(ctx: &TestContext, mock: &MockProvider) -> PtySession {
-    spawn_dsh_with(ctx, mock, &[])
+    spawn_dsh_with(ctx, mock, &[], &[])
 }
 
-fn spawn_dsh_with(ctx: &TestContext, mock: &MockProvider, env: &[(&str, &str)]) -> PtySession {
+fn spawn_dsh_with(
+    ctx: &TestContext,
+    mock: &MockProvider,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> PtySession {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
     cmd.current_dir(ctx.project())
+        .args(args)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", ctx.home())
@@ -138,7 +144,9 @@ fn a_person_streams_interrupts_a_tool_and_exits() {
         ),
     ]);
 
-    let mut session = spawn_dsh(&ctx, &mock);
+    // Claude Code's default mode asks before `sleep`; pre-approve it (the
+    // `echo` after `&&` is read-only) so the person interrupts a running tool.
+    let mut session = spawn_dsh_with(&ctx, &mock, &[], &["--allowedTools", "Bash(sleep:*)"]);
     expect(&mut session, "Ctrl-D exits", "the banner");
     expect(&mut session, "> ", "the prompt");
     session.send_line("Say hello").unwrap();
@@ -304,7 +312,7 @@ fn waiting_at_the_prompt_fires_the_idle_notification_once() {
     )
     .unwrap();
     let mock = mock(Vec::new());
-    let mut session = spawn_dsh_with(&ctx, &mock, &[("DSH_IDLE_NOTIFY_SECS", "1")]);
+    let mut session = spawn_dsh_with(&ctx, &mock, &[("DSH_IDLE_NOTIFY_SECS", "1")], &[]);
     expect(&mut session, "> ", "the prompt");
     let path = ctx.home().join("notifications.jsonl");
     let text = wait_until("the idle notification", Duration::from_secs(30), || {

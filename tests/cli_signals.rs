@@ -134,7 +134,16 @@ fn stopped_during_a_tool(signal: &str, code: i32) {
     let child = spawn_dsh(
         &ctx,
         &mock,
-        &["-p", "run it", "--output-format", "stream-json"],
+        // Claude Code's default mode asks for a python3 command, and `-p`
+        // denies asks: pre-approve it as a user would.
+        &[
+            "-p",
+            "run it",
+            "--output-format",
+            "stream-json",
+            "--allowedTools",
+            "Bash(python3:*)",
+        ],
     );
     assert!(
         wait_for(Duration::from_secs(15), || !marked_processes(&marker)
@@ -244,6 +253,8 @@ fn sighup_in_an_interactive_session_closes_the_turn_and_exits_129() {
     let mut cmd = ctx.dsh_std();
     cmd.env("DSH_BASE_URL", mock.base_url())
         .env("DSH_API_KEY", "sk-test")
+        // The default mode would ask before the python3 command runs.
+        .args(["--allowedTools", "Bash(python3:*)"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

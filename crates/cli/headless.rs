@@ -72,6 +72,8 @@ pub struct HeadlessArgs {
     pub model: Option<String>,
     /// Bound on model requests per turn.
     pub max_steps: u64,
+    /// Permission mode and rules.
+    pub permissions: crate::perms::PermissionFlags,
 }
 
 /// Answers every `ask` with allow-once (`--allow-ask`), telling stderr.
@@ -130,6 +132,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         &args.pick,
         &args.settings,
         &args.plugin_dirs,
+        &args.permissions,
         trust,
         args.wait,
     )?;

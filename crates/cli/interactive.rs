@@ -62,6 +62,8 @@ pub struct InteractiveArgs {
     pub model: Option<String>,
     /// Bound on model requests per turn.
     pub max_steps: u64,
+    /// Permission mode and rules.
+    pub permissions: crate::perms::PermissionFlags,
     /// Colour.
     pub color: ColorChoice,
 }
@@ -196,6 +198,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         &args.pick,
         &args.settings,
         &args.plugin_dirs,
+        &args.permissions,
         sessions::Trust::Interactive,
         args.wait,
     )?;

@@ -81,6 +81,10 @@ struct Cli {
     /// Colour in the interactive session.
     #[arg(long, value_enum, default_value_t = log_view::ColorChoice::Auto)]
     color: log_view::ColorChoice,
+    /// Permission mode and rules for the session (Claude Code's `default` mode when
+    /// neither the flag nor settings' `defaultMode` names one).
+    #[command(flatten)]
+    permissions: perms::PermissionFlags,
 }
 
 #[derive(Debug, Subcommand)]
@@ -208,6 +212,7 @@ fn main() -> ExitCode {
                     plugin_dirs: cli.plugin_dirs.clone(),
                     model: cli.model,
                     max_steps: cli.max_steps,
+                    permissions: cli.permissions,
                 }),
                 None => interactive::run(interactive::InteractiveArgs {
                     pick,
@@ -217,6 +222,7 @@ fn main() -> ExitCode {
                     model: cli.model,
                     max_steps: cli.max_steps,
                     color: cli.color,
+                    permissions: cli.permissions,
                 }),
             }
         }

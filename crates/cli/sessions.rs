@@ -271,6 +271,7 @@ pub fn open(
     pick: &Pick,
     settings: &[PathBuf],
     plugin_dirs: &[PathBuf],
+    permissions: &crate::perms::PermissionFlags,
     trust: Trust,
     wait: LockWait,
 ) -> anyhow::Result<Opened> {
@@ -291,7 +292,7 @@ pub fn open(
     match existing {
         None => {
             let cwd = current;
-            let hooks = load_hooks(&cwd, settings, plugin_dirs, trust)?;
+            let hooks = load_hooks(&cwd, settings, plugin_dirs, permissions, trust)?;
             let session_id = uuid::Uuid::new_v4().to_string();
             let dir = sessions_dir(dsh_home);
             dsh_session::create_private_dir(&dir)?;
@@ -321,7 +322,7 @@ pub fn open(
             if cwd != current {
                 errln!("dsh: resuming in the session's directory {}", cwd.display());
             }
-            let hooks = load_hooks(&cwd, settings, plugin_dirs, trust)?;
+            let hooks = load_hooks(&cwd, settings, plugin_dirs, permissions, trust)?;
             let (log, torn) = SessionLog::open_with(&summary.path, wait).with_context(|| {
                 format!("cannot reopen the session log {}", summary.path.display())
             })?;
@@ -359,14 +360,21 @@ pub enum Trust {
 }
 
 /// The hooks of `cwd` under dsh's trust rules for interactive and headless
-/// sessions (replay runs everything and does not come here).
+/// sessions (replay runs everything and does not come here), followed by
+/// the permission rules (`permissions` flags over every settings layer).
 fn load_hooks(
     cwd: &Path,
     settings: &[PathBuf],
     plugin_dirs: &[PathBuf],
+    permissions: &crate::perms::PermissionFlags,
     trust: Trust,
 ) -> anyhow::Result<LoadedHooks> {
     let mut sources = HookSources::from_env(cwd.to_owned(), settings.to_vec());
+    // Unlike replay there is no fallback: without the flag or a settings
+    // `defaultMode` the session runs Claude Code's `default` mode, so a call
+    // that needs approval asks (a person) or is denied (`-p`).
+    let permissions = crate::perms::build(permissions, cwd, &sources.home, settings, None)?;
+    sources.permission_mode = Some(permissions.mode);
     // `--plugin-dir`: Claude Code plugins loaded for this run only.
     sources.claude_plugin_dirs = plugin_dirs.to_vec();
     match trust {
@@ -379,7 +387,10 @@ fn load_hooks(
             crate::trust::apply_headless(&mut sources, strict, &mut std::io::stderr())?;
         }
     }
-    wiring::load_hooks(&sources)
+    let mut hooks = wiring::load_hooks(&sources)?;
+    // After the bridges: PreToolUse hooks fire before the rules decide.
+    hooks.plugins.push(permissions.plugin);
+    Ok(hooks)
 }
 
 /// The session `id` names: an exact id, or a prefix only one session has.
