@@ -132,3 +132,69 @@ fn a_bad_rule_is_refused_with_its_position() {
     assert!(stderr.contains("settings.json:2:"), "{stderr}");
     assert!(stderr.contains("unclosed `(`"), "{stderr}");
 }
+
+#[test]
+fn hooks_list_shows_the_mode_and_every_rule_with_its_source() {
+    let ctx = TestContext::new();
+    project_settings(
+        &ctx,
+        r#"{"permissions":{"defaultMode":"acceptEdits","allow":["Bash(touch:*)"],"deny":["Read(./secrets/**)"]}}"#,
+    );
+    let user = ctx.home().join(".claude");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("settings.json"),
+        r#"{"permissions":{"defaultMode":"plan","ask":["Bash(git push:*)"]}}"#,
+    )
+    .unwrap();
+    let output = ctx
+        .dsh()
+        .args(["hooks", "list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let perms = &doc["permissions"];
+    // The project layer outranks the user layer.
+    assert_eq!(perms["mode"], "acceptEdits", "{perms}");
+    assert!(
+        perms["mode_from"]
+            .as_str()
+            .unwrap()
+            .ends_with(".claude/settings.json"),
+        "{perms}"
+    );
+    assert_eq!(perms["workspace_trusted"], false);
+    let rules: Vec<(String, String, String, bool)> = perms["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["behavior"].as_str().unwrap().to_owned(),
+                r["rule"].as_str().unwrap().to_owned(),
+                r["source"].as_str().unwrap().to_owned(),
+                r["dropped"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let row = |b: &str, r: &str, s: &str, d: bool| (b.to_owned(), r.to_owned(), s.to_owned(), d);
+    assert_eq!(
+        rules,
+        vec![
+            row("deny", "Read(./secrets/**)", "projectSettings", false),
+            row("allow", "Bash(touch:*)", "projectSettings", true),
+            row("ask", "Bash(git push:*)", "userSettings", false),
+        ]
+    );
+    let text = ctx.dsh().args(["hooks", "list"]).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("  mode acceptEdits (defaultMode in "),
+        "{text}"
+    );
+    assert!(
+        text.contains("  allow Bash(touch:*) [projectSettings, dropped: workspace not trusted]"),
+        "{text}"
+    );
+}

@@ -41,7 +41,72 @@ struct Row {
     plugin: Option<String>,
 }
 
+/// One permission rule as `hooks list` shows it.
+#[derive(Debug, Serialize)]
+struct RuleRow {
+    behavior: &'static str,
+    rule: String,
+    /// `localSettings`, `projectSettings`, `userSettings`, `cliArg`.
+    source: &'static str,
+    origin: String,
+    /// A project `allow` rule in a workspace the user has not trusted.
+    dropped: bool,
+}
+
+/// The permission mode a session here starts in (without flags) and the
+/// rules with their sources.
+#[derive(Debug, Serialize)]
+struct PermissionRows {
+    mode: String,
+    /// Which settings file's `defaultMode` chose the mode; `None`: the default.
+    mode_from: Option<String>,
+    workspace_trusted: bool,
+    rules: Vec<RuleRow>,
+}
+
+fn permission_rows(sources: &HookSources) -> anyhow::Result<PermissionRows> {
+    use dsh_permissions::{Permissions, Source, store};
+    let mut layers = Vec::new();
+    for (source, path) in store::settings_paths(Some(&sources.home), &sources.cwd) {
+        layers.push(store::read_layer(source, &path)?);
+    }
+    for path in &sources.claude_settings {
+        layers.push(store::read_layer(Source::CliArg, path)?);
+    }
+    let mode = Permissions::effective_mode(None, &layers);
+    // The same choice as `effective_mode`: the highest-precedence layer naming one.
+    let mode_from = layers
+        .iter()
+        .filter(|layer| layer.default_mode.is_some())
+        .min_by_key(|layer| layer.source)
+        .map(|layer| layer.origin.clone());
+    let trusted = store::claude_json_trusts(&sources.home.join(".claude.json"), &sources.cwd);
+    let mut rules = Vec::new();
+    // Highest precedence first, as they are consulted.
+    layers.sort_by_key(|layer| layer.source);
+    for layer in &layers {
+        for rule in &layer.rules {
+            rules.push(RuleRow {
+                behavior: rule.behavior.key(),
+                rule: rule.rule.raw.clone(),
+                source: rule.source.name(),
+                origin: rule.origin.clone(),
+                dropped: !trusted
+                    && rule.source.is_project_scoped()
+                    && rule.behavior == dsh_permissions::Behavior::Allow,
+            });
+        }
+    }
+    Ok(PermissionRows {
+        mode: mode.to_string(),
+        mode_from,
+        workspace_trusted: trusted,
+        rules,
+    })
+}
+
 pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitStatus> {
+    let permissions = permission_rows(sources)?;
     let (claude, codex) = trust::load_configs(sources)?;
     let store = TrustStore::load(&sources.dsh_home)?;
     let hooks = trust::hooks_of(sources, &claude, &codex, &store);
@@ -110,10 +175,15 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
                 "cwd": sources.cwd,
                 "hooks": rows,
                 "notices": notices,
+                "permissions": permissions,
             });
             outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         }
-        Format::Text => out!("{}", render(&rows, &notices, sources))?,
+        Format::Text => out!(
+            "{}{}",
+            render(&rows, &notices, sources),
+            render_permissions(&permissions, sources)
+        )?,
     }
     Ok(ExitStatus::Success)
 }
@@ -170,6 +240,33 @@ fn render(rows: &[Row], notices: &[String], sources: &HookSources) -> String {
         for notice in notices {
             out.push_str(&format!("  {notice}\n"));
         }
+    }
+    out
+}
+
+fn render_permissions(permissions: &PermissionRows, sources: &HookSources) -> String {
+    let mut out = String::from("\nPermissions\n");
+    let from = match &permissions.mode_from {
+        Some(origin) => format!("defaultMode in {}", show_path(origin, &sources.cwd)),
+        None => "no flag or defaultMode".to_owned(),
+    };
+    out.push_str(&format!("  mode {} ({from})\n", permissions.mode));
+    if permissions.rules.is_empty() {
+        out.push_str("  no rules\n");
+    }
+    for rule in &permissions.rules {
+        let dropped = if rule.dropped {
+            ", dropped: workspace not trusted"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "  {} {} [{}{dropped}] — {}\n",
+            rule.behavior,
+            rule.rule,
+            rule.source,
+            show_path(&rule.origin, &sources.cwd)
+        ));
     }
     out
 }
