@@ -184,7 +184,10 @@ struct SettingsFile {
 }
 
 fn read_settings(path: &Path, source: SettingsSource) -> Result<Option<SettingsFile>, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    // std: `ConfigError::Read` names the path itself.
+    #[allow(clippy::disallowed_methods)]
+    let read = std::fs::read_to_string(path);
+    let text = match read {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
@@ -569,7 +572,11 @@ fn parse_handler(
                         .iter()
                         .map(|a| match a {
                             Value::String(s) => s.clone(),
-                            other => other.to_string(),
+                            other @ Value::Null
+                            | other @ Value::Bool(_)
+                            | other @ Value::Number(_)
+                            | other @ Value::Array(_)
+                            | other @ Value::Object(_) => other.to_string(),
                         })
                         .collect(),
                 },

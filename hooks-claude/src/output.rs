@@ -109,7 +109,10 @@ impl ParsedOutput {
             ParsedOutput::Json(json)
             | ParsedOutput::SchemaInvalid { json, .. }
             | ParsedOutput::WrongEventName { json, .. } => Some(json),
-            _ => None,
+            ParsedOutput::Empty
+            | ParsedOutput::IgnoredOnExit2
+            | ParsedOutput::PlainText(_)
+            | ParsedOutput::InvalidJson(_) => None,
         }
     }
 }
@@ -456,7 +459,7 @@ pub fn interpret(
     }
     let code = match facts.exit {
         ExitFact::Exited(code) => code,
-        _ => 1,
+        ExitFact::TimedOut | ExitFact::Cancelled | ExitFact::Signaled(_) | ExitFact::Failed(_) => 1,
     };
     if code == 2 {
         return interpret_exit2(ctx, facts, &label);
@@ -487,7 +490,37 @@ pub fn interpret(
                             cap(text.trim_end())
                         ));
                     }
-                    _ => {
+                    HookEvent::PreToolUse
+                    | HookEvent::PostToolUse
+                    | HookEvent::PostToolUseFailure
+                    | HookEvent::PostToolBatch
+                    | HookEvent::Notification
+                    | HookEvent::UserPromptExpansion
+                    | HookEvent::SessionEnd
+                    | HookEvent::Stop
+                    | HookEvent::StopFailure
+                    | HookEvent::SubagentStart
+                    | HookEvent::SubagentStop
+                    | HookEvent::PreCompact
+                    | HookEvent::PostCompact
+                    | HookEvent::PreModelSwitch
+                    | HookEvent::PostModelSwitch
+                    | HookEvent::PermissionRequest
+                    | HookEvent::PermissionDenied
+                    | HookEvent::Setup
+                    | HookEvent::TeammateIdle
+                    | HookEvent::TaskCreated
+                    | HookEvent::TaskCompleted
+                    | HookEvent::Elicitation
+                    | HookEvent::ElicitationResult
+                    | HookEvent::ConfigChange
+                    | HookEvent::WorktreeCreate
+                    | HookEvent::WorktreeRemove
+                    | HookEvent::InstructionsLoaded
+                    | HookEvent::CwdChanged
+                    | HookEvent::FileChanged
+                    | HookEvent::DirectoryAdded
+                    | HookEvent::MessageDisplay => {
                         out.why = Some(if invalid {
                             "stdout starts with { but is not a JSON object; plain text is not model-facing on this event".to_owned()
                         } else {
@@ -565,7 +598,32 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
                 text: format!("[{cmd}]: {reason}"),
             };
         }
-        _ => {
+        HookEvent::Notification
+        | HookEvent::UserPromptExpansion
+        | HookEvent::SessionStart
+        | HookEvent::SessionEnd
+        | HookEvent::StopFailure
+        | HookEvent::SubagentStart
+        | HookEvent::PreCompact
+        | HookEvent::PostCompact
+        | HookEvent::PreModelSwitch
+        | HookEvent::PostModelSwitch
+        | HookEvent::PermissionRequest
+        | HookEvent::PermissionDenied
+        | HookEvent::Setup
+        | HookEvent::TeammateIdle
+        | HookEvent::TaskCreated
+        | HookEvent::TaskCompleted
+        | HookEvent::Elicitation
+        | HookEvent::ElicitationResult
+        | HookEvent::ConfigChange
+        | HookEvent::WorktreeCreate
+        | HookEvent::WorktreeRemove
+        | HookEvent::InstructionsLoaded
+        | HookEvent::CwdChanged
+        | HookEvent::FileChanged
+        | HookEvent::DirectoryAdded
+        | HookEvent::MessageDisplay => {
             // Cannot block: stderr goes to the user only.
             out.warn(format!("{label} hook error: {reason}"));
             out.why = Some(format!("exit 2 cannot block {}", ctx.event));
@@ -749,7 +807,30 @@ fn apply_json(
                 }
             }
         }
-        _ => {
+        HookEvent::Notification
+        | HookEvent::UserPromptExpansion
+        | HookEvent::SessionEnd
+        | HookEvent::StopFailure
+        | HookEvent::SubagentStart
+        | HookEvent::PreCompact
+        | HookEvent::PostCompact
+        | HookEvent::PreModelSwitch
+        | HookEvent::PostModelSwitch
+        | HookEvent::PermissionDenied
+        | HookEvent::Setup
+        | HookEvent::TeammateIdle
+        | HookEvent::TaskCreated
+        | HookEvent::TaskCompleted
+        | HookEvent::Elicitation
+        | HookEvent::ElicitationResult
+        | HookEvent::ConfigChange
+        | HookEvent::WorktreeCreate
+        | HookEvent::WorktreeRemove
+        | HookEvent::InstructionsLoaded
+        | HookEvent::CwdChanged
+        | HookEvent::FileChanged
+        | HookEvent::DirectoryAdded
+        | HookEvent::MessageDisplay => {
             if stopped {
                 out.ignored
                     .push(format!("continue: {} cannot stop anything", ctx.event));

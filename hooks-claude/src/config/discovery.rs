@@ -57,7 +57,7 @@ impl ClaudeDiscovery {
             SettingsSource::Managed,
         ));
         let dropin_dir = self.managed_dir.join("managed-settings.d");
-        if let Ok(entries) = std::fs::read_dir(&dropin_dir) {
+        if let Ok(entries) = fs_err::read_dir(&dropin_dir) {
             let mut dropins: Vec<PathBuf> = entries
                 .filter_map(Result::ok)
                 .map(|entry| entry.path())
