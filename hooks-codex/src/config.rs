@@ -111,6 +111,8 @@ use wire::*;
 /// (TOML tables become objects), for tools that inspect the raw
 /// configuration (`dsh hooks check`). Errors name `file:line:column`.
 pub fn read_document(path: &Path) -> Result<Value, ConfigError> {
+    // std: `ConfigError::Read` names the path itself.
+    #[allow(clippy::disallowed_methods)]
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_owned(),
         source,
@@ -623,7 +625,10 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         plugin_layers.clear();
     }
     for found in plugins::find(&codex_home, &plugin_layers, &mut loader.notices) {
-        let text = match std::fs::read_to_string(&found.hooks_file) {
+        // std: the notice below names the file itself.
+        #[allow(clippy::disallowed_methods)]
+        let read = std::fs::read_to_string(&found.hooks_file);
+        let text = match read {
             Ok(text) => text,
             Err(error) => {
                 loader.notices.push(format!(
