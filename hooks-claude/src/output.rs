@@ -1,5 +1,5 @@
 //! Interpreting one hook's answer exactly as Claude Code 2.1.328 does
-//! (OBSERVED.md §5): exit 2 blocks with stderr and ignores stdout; any other
+//! (`docs/sources.md`; replayed by `tests/captures.rs`): exit 2 blocks with stderr and ignores stdout; any other
 //! exit parses stdout (JSON when it starts with `{` and parses, else plain
 //! text) and honours it; plain text is model-facing only for
 //! UserPromptSubmit/SessionStart on exit 0; schema-invalid JSON and a wrong
@@ -360,7 +360,7 @@ fn expect_option(value: Option<&Value>, path: &str, options: &[&str]) -> Result<
     }
 }
 
-/// Claude Code's output schema (OBSERVED.md §6), on the fields it types.
+/// Claude Code's output schema (`docs/sources.md`), on the fields it types.
 pub fn validate(json: &Value, event: HookEvent) -> Result<(), String> {
     expect(json.get("continue"), "continue", "boolean")?;
     expect(json.get("suppressOutput"), "suppressOutput", "boolean")?;
