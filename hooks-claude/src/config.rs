@@ -19,106 +19,14 @@ use serde_json::Value;
 
 use crate::events::{EventSupport, HookEvent};
 use crate::matcher::Matcher;
-use crate::plugins::{self, PluginOrigin, PluginScope};
+use crate::plugins::{self, PluginOrigin};
 use crate::settings_env;
 
-/// Where Claude Code settings are looked for, and where the bridge keeps its
-/// own state. Build it with [`ClaudeDiscovery::new`] and adjust fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClaudeDiscovery {
-    /// The project directory (session cwd; `CLAUDE_PROJECT_DIR`).
-    pub cwd: PathBuf,
-    /// The user's home (`~/.claude/settings.json` lives below it).
-    pub home: PathBuf,
-    /// The managed-policy directory (`/etc/claude-code` on Linux).
-    pub managed_dir: PathBuf,
-    /// Extra `--settings FILE`s, in flag order. As with `claude --settings`,
-    /// an argument that starts with `{` is the settings JSON itself.
-    pub extra_settings: Vec<PathBuf>,
-    /// `--plugin-dir DIR`s: plugins loaded for this session only (`<name>@inline`).
-    pub plugin_dirs: Vec<PathBuf>,
-    /// dsh's state directory for this bridge (`$DSH_HOME/claude`):
-    /// `CLAUDE_ENV_FILE`s and spilled hook output go below it.
-    pub state_dir: PathBuf,
-    /// Where the Claude-format transcript is kept
-    /// (`$DSH_HOME/claude/projects/<slug>/`).
-    pub transcript_dir: PathBuf,
-}
+mod discovery;
+mod handler;
 
-impl ClaudeDiscovery {
-    /// The standard layout: managed settings in `/etc/claude-code`, state in
-    /// `<dsh_home>/claude`, transcripts in `<dsh_home>/claude/projects/<slug>`.
-    pub fn new(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>, dsh_home: &Path) -> Self {
-        let cwd = cwd.into();
-        let state_dir = dsh_home.join("claude");
-        let transcript_dir = state_dir.join("projects").join(project_slug(&cwd));
-        ClaudeDiscovery {
-            cwd,
-            home: home.into(),
-            managed_dir: PathBuf::from("/etc/claude-code"),
-            extra_settings: Vec::new(),
-            plugin_dirs: Vec::new(),
-            state_dir,
-            transcript_dir,
-        }
-    }
-
-    /// Every settings file this discovery looks at, in precedence order
-    /// (managed, managed drop-ins in name order, `--settings`, local,
-    /// project, user), whether or not it exists. [`load`] reads exactly
-    /// these; `dsh hooks check` lists them.
-    pub fn candidates(&self) -> Vec<(PathBuf, SettingsSource)> {
-        let mut candidates: Vec<(PathBuf, SettingsSource)> = Vec::new();
-        candidates.push((
-            self.managed_dir.join("managed-settings.json"),
-            SettingsSource::Managed,
-        ));
-        let dropin_dir = self.managed_dir.join("managed-settings.d");
-        if let Ok(entries) = std::fs::read_dir(&dropin_dir) {
-            let mut dropins: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|entry| entry.path())
-                .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-                .collect();
-            dropins.sort();
-            candidates.extend(dropins.into_iter().map(|p| (p, SettingsSource::Managed)));
-        }
-        for extra in &self.extra_settings {
-            candidates.push((extra.clone(), SettingsSource::Flag));
-        }
-        let project = self.cwd.join(".claude");
-        candidates.push((project.join("settings.local.json"), SettingsSource::Local));
-        candidates.push((project.join("settings.json"), SettingsSource::Project));
-        candidates.push((
-            self.home.join(".claude").join("settings.json"),
-            SettingsSource::User,
-        ));
-        candidates
-    }
-}
-
-/// Claude Code's per-project folder name (docs/sources.md):
-/// the path with every character that is not an ASCII letter or digit
-/// replaced by `-`; paths longer than 200 characters are cut to 200 and
-/// suffixed with `-` and a hash of the whole path (dsh uses FNV-1a; Claude
-/// Code's hash function is not documented).
-pub fn project_slug(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    let slug: String = text
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    if slug.chars().count() <= 200 {
-        return slug;
-    }
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.as_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    let cut: String = slug.chars().take(200).collect();
-    format!("{cut}-{hash:x}")
-}
+pub use discovery::{ClaudeDiscovery, project_slug};
+pub use handler::{CommandForm, HandlerKind, HandlerStatus, HookEntry, HookHandler};
 
 /// A configuration that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -193,185 +101,6 @@ impl SettingsSource {
             SettingsSource::User => "user",
         }
     }
-}
-
-/// How a command handler is started.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CommandForm {
-    /// `/bin/sh -c COMMAND` (or `bash -c` with `"shell": "bash"`).
-    Shell {
-        /// The shell binary.
-        shell: PathBuf,
-        /// The command string.
-        command: String,
-    },
-    /// Exec form (`args` present): no shell.
-    Exec {
-        /// The program (looked up on `PATH`).
-        program: String,
-        /// Its arguments.
-        args: Vec<String>,
-    },
-}
-
-/// What a handler does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HandlerKind {
-    /// `type: "command"`.
-    Command {
-        /// How it is started.
-        form: CommandForm,
-        /// `async: true` (or `asyncRewake`): not awaited.
-        is_async: bool,
-    },
-    /// `type: "http"`: the payload is POSTed to `url`.
-    Http {
-        /// The endpoint.
-        url: String,
-        /// Extra headers (values may reference `$VAR` for allowed names).
-        headers: Vec<(String, String)>,
-        /// Variables that may be interpolated into header values.
-        allowed_env_vars: Vec<String>,
-    },
-    /// A handler type dsh cannot honour (`prompt`, `agent`, `mcp_tool`, …).
-    Unsupported {
-        /// The configured `type`.
-        kind: String,
-    },
-}
-
-/// Whether a handler will run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HandlerStatus {
-    /// It runs when its event fires and its matcher matches.
-    Active,
-    /// It is configured but switched off (`disableAllHooks`, `allowManagedHooksOnly`, URL policy).
-    Disabled(String),
-    /// It cannot run in dsh (handler type, unfired event, unknown event).
-    Unsupported(String),
-}
-
-/// One configured handler.
-#[derive(Debug, Clone)]
-pub struct HookHandler {
-    /// The event name as configured.
-    pub event_name: String,
-    /// The event, when Claude Code knows the name.
-    pub event: Option<HookEvent>,
-    /// The matcher as configured.
-    pub matcher: Option<String>,
-    pub(crate) compiled: Matcher,
-    /// What it does.
-    pub kind: HandlerKind,
-    /// The configured `timeout` (seconds), if any.
-    pub timeout: Option<Duration>,
-    /// The `if` permission-rule filter, if any.
-    pub if_rule: Option<String>,
-    /// The layer it came from.
-    pub source: SettingsSource,
-    /// The file it came from.
-    pub file: PathBuf,
-    /// `<file>#hooks.<Event>[i].hooks[j]`.
-    pub origin: String,
-    /// Whether it runs.
-    pub status: HandlerStatus,
-    /// The plugin it came from (`hooks/hooks.json` of an enabled plugin);
-    /// `None` for a settings-file hook.
-    pub plugin: Option<PluginOrigin>,
-}
-
-impl HookHandler {
-    /// The command as recorded and as shown in Claude Code's texts (`CMD`).
-    pub fn command_text(&self) -> String {
-        match &self.kind {
-            HandlerKind::Command {
-                form: CommandForm::Shell { command, .. },
-                ..
-            } => command.clone(),
-            HandlerKind::Command {
-                form: CommandForm::Exec { program, args },
-                ..
-            } => {
-                let mut text = program.clone();
-                for arg in args {
-                    text.push(' ');
-                    text.push_str(arg);
-                }
-                text
-            }
-            HandlerKind::Http { url, .. } => url.clone(),
-            HandlerKind::Unsupported { kind } => format!("<{kind} hook>"),
-        }
-    }
-
-    /// Whether dsh's hook trust treats this handler as the user's own
-    /// (user, managed or `--settings` file, or a plugin the user enabled)
-    /// rather than as a project hook that needs the user's trust. A plugin
-    /// enabled only by a project file is a project hook.
-    pub fn is_user_installed(&self) -> bool {
-        match &self.plugin {
-            Some(plugin) => plugin.scope == PluginScope::User,
-            None => match self.source {
-                SettingsSource::Managed | SettingsSource::Flag | SettingsSource::User => true,
-                SettingsSource::Local | SettingsSource::Project => false,
-            },
-        }
-    }
-
-    /// The key identical handlers share (Claude Code dedups on the command,
-    /// but never across a plugin and settings or another plugin: `pl_basic`).
-    pub(crate) fn dedup_key(&self) -> String {
-        let key = self.command_dedup_key();
-        match &self.plugin {
-            Some(plugin) => format!("plugin:{}\u{0}{key}", plugin.id),
-            None => key,
-        }
-    }
-
-    fn command_dedup_key(&self) -> String {
-        match &self.kind {
-            HandlerKind::Command { form, .. } => match form {
-                CommandForm::Shell { command, .. } => format!("command:{command}"),
-                CommandForm::Exec { program, args } => {
-                    format!("exec:{program}\u{0}{}", args.join("\u{0}"))
-                }
-            },
-            HandlerKind::Http { url, .. } => format!("http:{url}"),
-            HandlerKind::Unsupported { kind } => format!("unsupported:{kind}:{}", self.origin),
-        }
-    }
-
-    /// The timeout this handler runs with on `event`.
-    pub fn effective_timeout(&self, event: HookEvent) -> Duration {
-        self.timeout.unwrap_or_else(|| event.default_timeout())
-    }
-
-    pub(crate) fn matches(&self, subject: Option<&str>) -> bool {
-        match subject {
-            Some(subject) => self.compiled.matches(subject),
-            None => true,
-        }
-    }
-}
-
-/// One row of `dsh hooks list`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct HookEntry {
-    /// The event name as configured.
-    pub event: String,
-    /// The matcher as configured.
-    pub matcher: Option<String>,
-    /// The handler (`command: …`, `http: …`, `prompt`).
-    pub handler: String,
-    /// The timeout in seconds it would run with.
-    pub timeout_secs: f64,
-    /// `<file>#hooks.<Event>[i].hooks[j]`.
-    pub origin: String,
-    /// `active`, `disabled: why` or `unsupported: why`.
-    pub status: String,
-    /// `<plugin>@<marketplace>` for a plugin hook.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub plugin: Option<String>,
 }
 
 /// Knobs of the bridge that are not in settings files.
@@ -455,7 +184,10 @@ struct SettingsFile {
 }
 
 fn read_settings(path: &Path, source: SettingsSource) -> Result<Option<SettingsFile>, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    // std: `ConfigError::Read` names the path itself.
+    #[allow(clippy::disallowed_methods)]
+    let read = std::fs::read_to_string(path);
+    let text = match read {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
@@ -840,7 +572,11 @@ fn parse_handler(
                         .iter()
                         .map(|a| match a {
                             Value::String(s) => s.clone(),
-                            other => other.to_string(),
+                            other @ Value::Null
+                            | other @ Value::Bool(_)
+                            | other @ Value::Number(_)
+                            | other @ Value::Array(_)
+                            | other @ Value::Object(_) => other.to_string(),
                         })
                         .collect(),
                 },

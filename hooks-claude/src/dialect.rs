@@ -208,11 +208,43 @@ pub(crate) fn unreadable(ctx: &EventCtx<'_>, fault: &DshFault) -> Interpretation
         HookEvent::Stop => Effect::Block {
             text: format!("[{cmd}]: {why}"),
         },
-        _ => Effect::None,
+        HookEvent::PostToolUse
+        | HookEvent::PostToolUseFailure
+        | HookEvent::PostToolBatch
+        | HookEvent::Notification
+        | HookEvent::UserPromptExpansion
+        | HookEvent::SessionStart
+        | HookEvent::SessionEnd
+        | HookEvent::StopFailure
+        | HookEvent::SubagentStart
+        | HookEvent::SubagentStop
+        | HookEvent::PreCompact
+        | HookEvent::PostCompact
+        | HookEvent::PreModelSwitch
+        | HookEvent::PostModelSwitch
+        | HookEvent::PermissionDenied
+        | HookEvent::Setup
+        | HookEvent::TeammateIdle
+        | HookEvent::TaskCreated
+        | HookEvent::TaskCompleted
+        | HookEvent::Elicitation
+        | HookEvent::ElicitationResult
+        | HookEvent::ConfigChange
+        | HookEvent::WorktreeCreate
+        | HookEvent::WorktreeRemove
+        | HookEvent::InstructionsLoaded
+        | HookEvent::CwdChanged
+        | HookEvent::FileChanged
+        | HookEvent::DirectoryAdded
+        | HookEvent::MessageDisplay => Effect::None,
     };
     let consequence = match effect {
         Effect::None => "its output was ignored",
-        _ => "dsh treated it as a denial (fail closed)",
+        Effect::Allow { .. }
+        | Effect::Ask { .. }
+        | Effect::Defer { .. }
+        | Effect::Deny { .. }
+        | Effect::Block { .. } => "dsh treated it as a denial (fail closed)",
     };
     Interpretation {
         parsed: ParsedOutput::Empty,

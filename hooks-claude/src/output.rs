@@ -1,5 +1,5 @@
 //! Interpreting one hook's answer exactly as Claude Code 2.1.328 does
-//! (OBSERVED.md §5): exit 2 blocks with stderr and ignores stdout; any other
+//! (`docs/sources.md`; replayed by `tests/captures.rs`): exit 2 blocks with stderr and ignores stdout; any other
 //! exit parses stdout (JSON when it starts with `{` and parses, else plain
 //! text) and honours it; plain text is model-facing only for
 //! UserPromptSubmit/SessionStart on exit 0; schema-invalid JSON and a wrong
@@ -10,6 +10,9 @@ use dsh_seams::NoticeLevel;
 use serde_json::Value;
 
 use crate::events::HookEvent;
+
+mod schema;
+pub use schema::validate;
 
 /// How a hook process (or HTTP call) ended, reduced to what matters here.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,7 +112,10 @@ impl ParsedOutput {
             ParsedOutput::Json(json)
             | ParsedOutput::SchemaInvalid { json, .. }
             | ParsedOutput::WrongEventName { json, .. } => Some(json),
-            _ => None,
+            ParsedOutput::Empty
+            | ParsedOutput::IgnoredOnExit2
+            | ParsedOutput::PlainText(_)
+            | ParsedOutput::InvalidJson(_) => None,
         }
     }
 }
@@ -320,111 +326,6 @@ pub fn parse_stdout(stdout: &str, event: HookEvent) -> ParsedOutput {
     }
 }
 
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-fn expect(value: Option<&Value>, path: &str, want: &str) -> Result<(), String> {
-    match value {
-        None => Ok(()),
-        Some(v) if type_name(v) == want => Ok(()),
-        Some(v) => Err(format!(
-            "{path}: Invalid input: expected {want}, received {}",
-            type_name(v)
-        )),
-    }
-}
-
-fn expect_option(value: Option<&Value>, path: &str, options: &[&str]) -> Result<(), String> {
-    match value {
-        None => Ok(()),
-        Some(Value::String(s)) if options.contains(&s.as_str()) => Ok(()),
-        Some(_) => Err(format!(
-            "{path}: Invalid option: expected one of {}",
-            options
-                .iter()
-                .map(|o| format!("\"{o}\""))
-                .collect::<Vec<_>>()
-                .join("|")
-        )),
-    }
-}
-
-/// Claude Code's output schema (OBSERVED.md §6), on the fields it types.
-pub fn validate(json: &Value, event: HookEvent) -> Result<(), String> {
-    expect(json.get("continue"), "continue", "boolean")?;
-    expect(json.get("suppressOutput"), "suppressOutput", "boolean")?;
-    expect(json.get("stopReason"), "stopReason", "string")?;
-    expect_option(json.get("decision"), "decision", &["approve", "block"])?;
-    expect(json.get("reason"), "reason", "string")?;
-    expect(json.get("systemMessage"), "systemMessage", "string")?;
-    expect(json.get("terminalSequence"), "terminalSequence", "string")?;
-    let Some(specific) = json.get("hookSpecificOutput") else {
-        return Ok(());
-    };
-    expect(Some(specific), "hookSpecificOutput", "object")?;
-    expect(
-        specific.get("hookEventName"),
-        "hookSpecificOutput.hookEventName",
-        "string",
-    )?;
-    expect(
-        specific.get("additionalContext"),
-        "hookSpecificOutput.additionalContext",
-        "string",
-    )?;
-    if event == HookEvent::PreToolUse {
-        expect_option(
-            specific.get("permissionDecision"),
-            "hookSpecificOutput.permissionDecision",
-            &["allow", "deny", "ask", "defer"],
-        )?;
-        expect(
-            specific.get("permissionDecisionReason"),
-            "hookSpecificOutput.permissionDecisionReason",
-            "string",
-        )?;
-        expect(
-            specific.get("updatedInput"),
-            "hookSpecificOutput.updatedInput",
-            "object",
-        )?;
-    }
-    if event == HookEvent::PermissionRequest
-        && let Some(decision) = specific.get("decision")
-    {
-        expect(Some(decision), "hookSpecificOutput.decision", "object")?;
-        expect_option(
-            decision.get("behavior"),
-            "hookSpecificOutput.decision.behavior",
-            &["allow", "deny"],
-        )?;
-        expect(
-            decision.get("updatedInput"),
-            "hookSpecificOutput.decision.updatedInput",
-            "object",
-        )?;
-        expect(
-            decision.get("message"),
-            "hookSpecificOutput.decision.message",
-            "string",
-        )?;
-        expect(
-            decision.get("interrupt"),
-            "hookSpecificOutput.decision.interrupt",
-            "boolean",
-        )?;
-    }
-    Ok(())
-}
-
 fn no_verdict(facts: &HookFacts) -> Option<String> {
     match &facts.exit {
         ExitFact::Exited(_) => None,
@@ -456,7 +357,7 @@ pub fn interpret(
     }
     let code = match facts.exit {
         ExitFact::Exited(code) => code,
-        _ => 1,
+        ExitFact::TimedOut | ExitFact::Cancelled | ExitFact::Signaled(_) | ExitFact::Failed(_) => 1,
     };
     if code == 2 {
         return interpret_exit2(ctx, facts, &label);
@@ -487,7 +388,37 @@ pub fn interpret(
                             cap(text.trim_end())
                         ));
                     }
-                    _ => {
+                    HookEvent::PreToolUse
+                    | HookEvent::PostToolUse
+                    | HookEvent::PostToolUseFailure
+                    | HookEvent::PostToolBatch
+                    | HookEvent::Notification
+                    | HookEvent::UserPromptExpansion
+                    | HookEvent::SessionEnd
+                    | HookEvent::Stop
+                    | HookEvent::StopFailure
+                    | HookEvent::SubagentStart
+                    | HookEvent::SubagentStop
+                    | HookEvent::PreCompact
+                    | HookEvent::PostCompact
+                    | HookEvent::PreModelSwitch
+                    | HookEvent::PostModelSwitch
+                    | HookEvent::PermissionRequest
+                    | HookEvent::PermissionDenied
+                    | HookEvent::Setup
+                    | HookEvent::TeammateIdle
+                    | HookEvent::TaskCreated
+                    | HookEvent::TaskCompleted
+                    | HookEvent::Elicitation
+                    | HookEvent::ElicitationResult
+                    | HookEvent::ConfigChange
+                    | HookEvent::WorktreeCreate
+                    | HookEvent::WorktreeRemove
+                    | HookEvent::InstructionsLoaded
+                    | HookEvent::CwdChanged
+                    | HookEvent::FileChanged
+                    | HookEvent::DirectoryAdded
+                    | HookEvent::MessageDisplay => {
                         out.why = Some(if invalid {
                             "stdout starts with { but is not a JSON object; plain text is not model-facing on this event".to_owned()
                         } else {
@@ -565,7 +496,32 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
                 text: format!("[{cmd}]: {reason}"),
             };
         }
-        _ => {
+        HookEvent::Notification
+        | HookEvent::UserPromptExpansion
+        | HookEvent::SessionStart
+        | HookEvent::SessionEnd
+        | HookEvent::StopFailure
+        | HookEvent::SubagentStart
+        | HookEvent::PreCompact
+        | HookEvent::PostCompact
+        | HookEvent::PreModelSwitch
+        | HookEvent::PostModelSwitch
+        | HookEvent::PermissionRequest
+        | HookEvent::PermissionDenied
+        | HookEvent::Setup
+        | HookEvent::TeammateIdle
+        | HookEvent::TaskCreated
+        | HookEvent::TaskCompleted
+        | HookEvent::Elicitation
+        | HookEvent::ElicitationResult
+        | HookEvent::ConfigChange
+        | HookEvent::WorktreeCreate
+        | HookEvent::WorktreeRemove
+        | HookEvent::InstructionsLoaded
+        | HookEvent::CwdChanged
+        | HookEvent::FileChanged
+        | HookEvent::DirectoryAdded
+        | HookEvent::MessageDisplay => {
             // Cannot block: stderr goes to the user only.
             out.warn(format!("{label} hook error: {reason}"));
             out.why = Some(format!("exit 2 cannot block {}", ctx.event));
@@ -749,7 +705,30 @@ fn apply_json(
                 }
             }
         }
-        _ => {
+        HookEvent::Notification
+        | HookEvent::UserPromptExpansion
+        | HookEvent::SessionEnd
+        | HookEvent::StopFailure
+        | HookEvent::SubagentStart
+        | HookEvent::PreCompact
+        | HookEvent::PostCompact
+        | HookEvent::PreModelSwitch
+        | HookEvent::PostModelSwitch
+        | HookEvent::PermissionDenied
+        | HookEvent::Setup
+        | HookEvent::TeammateIdle
+        | HookEvent::TaskCreated
+        | HookEvent::TaskCompleted
+        | HookEvent::Elicitation
+        | HookEvent::ElicitationResult
+        | HookEvent::ConfigChange
+        | HookEvent::WorktreeCreate
+        | HookEvent::WorktreeRemove
+        | HookEvent::InstructionsLoaded
+        | HookEvent::CwdChanged
+        | HookEvent::FileChanged
+        | HookEvent::DirectoryAdded
+        | HookEvent::MessageDisplay => {
             if stopped {
                 out.ignored
                     .push(format!("continue: {} cannot stop anything", ctx.event));

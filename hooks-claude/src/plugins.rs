@@ -138,7 +138,7 @@ fn merged_enabled(layers: &[Layer<'_>], notices: &mut Vec<String>) -> BTreeMap<S
             let on = match value {
                 Value::Bool(on) => *on,
                 Value::Null => continue,
-                _ => true,
+                Value::Number(_) | Value::String(_) | Value::Array(_) | Value::Object(_) => true,
             };
             let entry = out.entry(id.clone()).or_insert_with(|| Enabled {
                 on,
@@ -198,7 +198,10 @@ enum JsonFile {
 }
 
 fn read_json(path: &Path) -> JsonFile {
-    let text = match std::fs::read_to_string(path) {
+    // std: the `Unreadable` message below names the path itself.
+    #[allow(clippy::disallowed_methods)]
+    let read = std::fs::read_to_string(path);
+    let text = match read {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return JsonFile::Missing,
         Err(error) => {
@@ -257,7 +260,11 @@ fn install_path(installed: &Value, id: &str, cwd: &Path, home: &Path) -> Option<
     let records = installed.get("plugins")?.get(id)?;
     let records: Vec<&Value> = match records {
         Value::Array(list) => list.iter().collect(),
-        other => vec![other],
+        other @ Value::Null
+        | other @ Value::Bool(_)
+        | other @ Value::Number(_)
+        | other @ Value::String(_)
+        | other @ Value::Object(_) => vec![other],
     };
     records
         .iter()

@@ -57,7 +57,7 @@ pub(crate) fn merge(layers: &[EnvLayer<'_>], notices: &mut Vec<String>) -> Vec<(
                 Value::String(text) => text.clone(),
                 Value::Number(n) => n.to_string(),
                 Value::Bool(b) => b.to_string(),
-                other => {
+                other @ Value::Null | other @ Value::Array(_) | other @ Value::Object(_) => {
                     notices.push(format!(
                         "env.{name} in {} is not a string ({other}); ignored",
                         layer.path.display()

@@ -202,6 +202,7 @@ impl Transcript {
                 .create(parent)
                 .map_err(|error| named(error, parent))?;
         }
+        #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
         let mut file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)

@@ -891,20 +891,3 @@ fn several_hooks_merge_deny_wins_contexts_kept_in_configuration_order() {
         }
     );
 }
-
-/// The event facts `dsh hooks check` reads agree with the interpreter:
-/// exit 2 blocks (or feeds back) exactly where `exit2_blocks` says so.
-#[test]
-fn exit2_blocks_is_what_the_interpreter_does() {
-    for event in HookEvent::ALL {
-        let out = interpret(
-            &ctx_for(event, "CMD"),
-            &HookFacts::exited(2, "", "NO"),
-            &|t: &str| t.to_owned(),
-        );
-        let blocks = matches!(out.effect, Effect::Deny { .. } | Effect::Block { .. });
-        assert_eq!(blocks, event.exit2_blocks(), "{event}: {out:?}");
-    }
-    assert!(!HookEvent::PermissionRequest.exit2_blocks());
-    assert!(HookEvent::PostToolBatch.exit2_blocks());
-}

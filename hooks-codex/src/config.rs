@@ -13,8 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
+use serde_json::Value;
 
 use crate::event::CodexEvent;
 use crate::matcher::Matcher;
@@ -77,6 +76,13 @@ impl CodexDiscovery {
 
 mod error;
 pub use error::ConfigError;
+mod entry;
+mod trust;
+
+pub(crate) use entry::Handler;
+pub use entry::{EntryStatus, HookEntry, LayerSource, TrustPolicy, TrustState};
+use trust::notify_trust;
+pub use trust::{NOTIFY_EVENT, NotifyConfig, definition_hash, sha256_hex, trust_key};
 
 /// Formats a path inside notices the way Codex does (`Path::display`).
 struct PathDisplay<'a>(&'a Path);
@@ -84,212 +90,6 @@ struct PathDisplay<'a>(&'a Path);
 impl std::fmt::Display for PathDisplay<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.0.display())
-    }
-}
-
-/// Which layer a hook came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LayerSource {
-    /// `requirements.toml` `[hooks]` (managed).
-    Requirements,
-    /// `/etc/codex` (managed).
-    System,
-    /// `$CODEX_HOME`.
-    User,
-    /// `<project>/.codex`.
-    Project,
-}
-
-impl LayerSource {
-    /// Codex's name (`hooks/list` `source`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LayerSource::Requirements => "requirements",
-            LayerSource::System => "system",
-            LayerSource::User => "user",
-            LayerSource::Project => "project",
-        }
-    }
-
-    fn managed(self) -> bool {
-        matches!(self, LayerSource::Requirements | LayerSource::System)
-    }
-}
-
-/// Which configured hooks run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrustPolicy {
-    /// Every enabled hook, trusted or not (replay and headless default; what
-    /// Codex's `--dangerously-bypass-hook-trust` does). Untrusted runs are
-    /// recorded as such in their `hook/result` decision (`"trust"`).
-    RunAll,
-    /// Only managed hooks and hooks whose `trusted_hash` matches (what Codex
-    /// does by default).
-    TrustedOnly,
-}
-
-/// Codex's trust state of one handler (`hooks/list` `trustStatus`, plus `disabled`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrustState {
-    /// From a managed layer: always runs.
-    Managed,
-    /// `trusted_hash` equals the current definition hash.
-    Trusted,
-    /// No `trusted_hash` (or the project itself is not trusted).
-    Untrusted,
-    /// A `trusted_hash` that no longer matches: the hook changed since it was trusted.
-    Modified,
-    /// `enabled = false`: never runs.
-    Disabled,
-}
-
-impl TrustState {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TrustState::Managed => "managed",
-            TrustState::Trusted => "trusted",
-            TrustState::Untrusted => "untrusted",
-            TrustState::Modified => "modified",
-            TrustState::Disabled => "disabled",
-        }
-    }
-
-    /// Whether Codex itself would run it without `--dangerously-bypass-hook-trust`.
-    pub fn runs_when_trusted_only(self) -> bool {
-        matches!(self, TrustState::Managed | TrustState::Trusted)
-    }
-}
-
-/// Whether an entry will run in dsh.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EntryStatus {
-    /// Runs when its event fires (subject to the trust policy).
-    Active,
-    /// Configured off.
-    Disabled {
-        /// Why.
-        reason: String,
-    },
-    /// dsh cannot honour it.
-    Unsupported {
-        /// Why.
-        reason: String,
-    },
-}
-
-/// One configured handler, for `dsh hooks list`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HookEntry {
-    /// Codex event name (`PreToolUse`).
-    pub event: String,
-    /// The effective matcher (`None` when absent or ignored for this event).
-    pub matcher: Option<String>,
-    /// Handler type: `command`, `prompt`, `agent`, `mcp_tool`.
-    pub handler: String,
-    /// The command, for command handlers.
-    pub command: Option<String>,
-    /// Effective timeout in seconds (default 600, minimum 1, clamped per event).
-    pub timeout_secs: u64,
-    /// `async: true`.
-    pub is_async: bool,
-    /// `statusMessage`.
-    pub status_message: Option<String>,
-    /// `<file>#hooks.<Event>[group].hooks[handler]`.
-    pub origin: String,
-    /// Codex's trust key `<file>:<event_label>:<group>:<handler>`.
-    pub key: String,
-    /// Codex's definition hash (`sha256:…`), for command handlers.
-    pub current_hash: Option<String>,
-    /// Which layer.
-    pub source: LayerSource,
-    /// Trust state.
-    pub trust: TrustState,
-    /// Whether dsh runs it.
-    pub status: EntryStatus,
-    /// `<name>@<marketplace>` for a plugin hook (its `hooks/hooks.json` is `origin`'s file).
-    pub plugin: Option<String>,
-}
-
-/// A runnable command handler (crate-internal view).
-#[derive(Debug, Clone)]
-pub(crate) struct Handler {
-    pub event: CodexEvent,
-    pub matcher_text: Option<String>,
-    pub matcher: Matcher,
-    pub command: String,
-    pub timeout_secs: u64,
-    pub is_async: bool,
-    pub context_limit: Option<u64>,
-    pub source_path: PathBuf,
-    pub origin: String,
-    pub display_order: usize,
-    pub trust: TrustState,
-    /// The plugin it came from, when it did.
-    pub plugin: Option<CodexPluginOrigin>,
-}
-
-/// The legacy `notify = ["prog", "args"…]` setting. A project's `notify`
-/// runs a program of the project's choosing, so dsh treats it like a project
-/// hook: listed, trusted like the others, logged.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotifyConfig {
-    /// Program and leading arguments.
-    pub argv: Vec<String>,
-    /// The config.toml it came from.
-    pub origin: PathBuf,
-    /// Which layer that file is.
-    pub layer: LayerSource,
-    /// Whether it may run under Codex's trust rules (see [`notify_trust`]).
-    pub trust: TrustState,
-}
-
-/// The event name `notify` is listed and logged under.
-pub const NOTIFY_EVENT: &str = "notify";
-
-impl NotifyConfig {
-    /// `<config.toml>#notify`, its origin in the log and in `dsh hooks list`.
-    pub fn origin_label(&self) -> String {
-        format!("{}#{NOTIFY_EVENT}", self.origin.display())
-    }
-
-    /// The command as listed: the argv, space-separated.
-    pub fn command(&self) -> String {
-        self.argv.join(" ")
-    }
-
-    /// Codex's `[hooks.state."…"]` key for it: `<config.toml>:notify`.
-    pub fn key(&self) -> String {
-        format!("{}:{NOTIFY_EVENT}", self.origin.display())
-    }
-
-    /// Its definition hash: the argv as compact JSON.
-    pub fn definition_hash(&self) -> String {
-        sha256_hex(&serde_json::to_vec(&self.argv).unwrap_or_default())
-    }
-}
-
-/// The trust of a `notify` from `layer`: managed layers are managed; a
-/// user's own `notify` is what Codex runs without any review, so it counts
-/// as trusted; a project's needs its project trusted and a matching
-/// `trusted_hash` under its key in user or managed configuration, like any
-/// project hook.
-fn notify_trust(
-    notify: &NotifyConfig,
-    project_trusted: bool,
-    states: &BTreeMap<String, HookStateWire>,
-) -> TrustState {
-    let state = states.get(&notify.key()).cloned().unwrap_or_default();
-    match notify.layer {
-        LayerSource::Requirements | LayerSource::System => TrustState::Managed,
-        _ if state.enabled == Some(false) => TrustState::Disabled,
-        LayerSource::User => TrustState::Trusted,
-        LayerSource::Project if !project_trusted => TrustState::Untrusted,
-        LayerSource::Project => match state.trusted_hash.as_deref() {
-            Some(trusted) if trusted == notify.definition_hash() => TrustState::Trusted,
-            Some(_) => TrustState::Modified,
-            None => TrustState::Untrusted,
-        },
     }
 }
 
@@ -306,65 +106,13 @@ pub struct CodexConfig {
 mod wire;
 use wire::*;
 
-/// Codex's definition hash of one command handler: SHA-256 of the
-/// key-sorted compact JSON of `{event_name, matcher?, hooks: [handler]}`
-/// with the timeout normalized (default, minimum 1, per-event clamp),
-/// `commandWindows` dropped and `additionalContextLimit` kept only where the
-/// event can emit context. Verified against Codex 0.169's `hooks/list`.
-pub fn definition_hash(
-    event: CodexEvent,
-    matcher: Option<&str>,
-    command: &str,
-    timeout_secs: u64,
-    is_async: bool,
-    status_message: Option<&str>,
-    additional_context_limit: Option<u64>,
-) -> String {
-    // Keys inserted in sorted order (serde_json preserves insertion order).
-    let mut handler = Map::new();
-    if let Some(limit) = additional_context_limit {
-        handler.insert("additionalContextLimit".into(), Value::from(limit));
-    }
-    handler.insert("async".into(), Value::Bool(is_async));
-    handler.insert("command".into(), Value::from(command));
-    if let Some(message) = status_message {
-        handler.insert("statusMessage".into(), Value::from(message));
-    }
-    handler.insert("timeout".into(), Value::from(timeout_secs));
-    handler.insert("type".into(), Value::from("command"));
-    let mut identity = Map::new();
-    identity.insert("event_name".into(), Value::from(event.key_label()));
-    identity.insert("hooks".into(), Value::Array(vec![Value::Object(handler)]));
-    if let Some(matcher) = matcher {
-        identity.insert("matcher".into(), Value::from(matcher));
-    }
-    let bytes = serde_json::to_vec(&Value::Object(identity)).unwrap_or_default();
-    let digest = Sha256::digest(&bytes);
-    let mut hex = String::with_capacity(71);
-    hex.push_str("sha256:");
-    for byte in digest {
-        hex.push_str(&format!("{byte:02x}"));
-    }
-    hex
-}
-
-/// SHA-256 of `bytes` as `sha256:<hex>`, the form Codex's trust hashes take
-/// (dsh's own trust store uses the same form).
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(71);
-    hex.push_str("sha256:");
-    for byte in digest {
-        hex.push_str(&format!("{byte:02x}"));
-    }
-    hex
-}
-
 /// Reads one Codex configuration file as Codex would parse it — `*.toml`
 /// as TOML, anything else as JSON — and returns the whole document as JSON
 /// (TOML tables become objects), for tools that inspect the raw
 /// configuration (`dsh hooks check`). Errors name `file:line:column`.
 pub fn read_document(path: &Path) -> Result<Value, ConfigError> {
+    // std: `ConfigError::Read` names the path itself.
+    #[allow(clippy::disallowed_methods)]
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_owned(),
         source,
@@ -381,15 +129,6 @@ pub fn read_document(path: &Path) -> Result<Value, ConfigError> {
     } else {
         serde_json::from_str(&text).map_err(|err| json_error(path, &err))
     }
-}
-
-/// Codex's trust key of one handler.
-pub fn trust_key(source: &Path, event: CodexEvent, group: usize, handler: usize) -> String {
-    format!(
-        "{}:{}:{group}:{handler}",
-        source.display(),
-        event.key_label()
-    )
 }
 
 // ------------------------------------------------------------------ loading
@@ -886,7 +625,10 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         plugin_layers.clear();
     }
     for found in plugins::find(&codex_home, &plugin_layers, &mut loader.notices) {
-        let text = match std::fs::read_to_string(&found.hooks_file) {
+        // std: the notice below names the file itself.
+        #[allow(clippy::disallowed_methods)]
+        let read = std::fs::read_to_string(&found.hooks_file);
+        let text = match read {
             Ok(text) => text,
             Err(error) => {
                 loader.notices.push(format!(

@@ -180,7 +180,11 @@ pub(crate) fn unreadable(event: CodexEvent, fault: &DshFault) -> (Interpretation
     };
     let consequence = match interpretation.effect {
         Effect::None => "its output was ignored",
-        _ => "dsh treated it as a denial (fail closed)",
+        Effect::Block { .. }
+        | Effect::Stop { .. }
+        | Effect::Rewrite { .. }
+        | Effect::PermissionAllow
+        | Effect::PermissionDeny { .. } => "dsh treated it as a denial (fail closed)",
     };
     let notice = format!("{event} hook: {why}; {consequence}");
     (interpretation, notice)

@@ -17,6 +17,11 @@
 //! and does not fire events dsh has no equivalent for (compaction,
 //! sub-agents). See `README.md` for the full status table.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 pub mod config;
 mod dialect;
 pub mod event;

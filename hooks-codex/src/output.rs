@@ -623,7 +623,16 @@ fn plain_text(event: CodexEvent, trimmed: &str, mut this: Interpretation) -> Int
             failed.parsed = None;
             failed
         }
-        _ => this,
+        CodexEvent::PreModelRequest
+        | CodexEvent::PostModelRequest
+        | CodexEvent::PreToolUse
+        | CodexEvent::PermissionRequest
+        | CodexEvent::PostToolUse
+        | CodexEvent::PreCompact
+        | CodexEvent::PostCompact
+        | CodexEvent::SessionEnd
+        | CodexEvent::SubagentStop
+        | CodexEvent::Stop => this,
     }
 }
 

@@ -230,7 +230,11 @@ impl Plugin for CodexPlugin {
         let stop = records.iter().enumerate().find_map(|(index, record)| {
             match &record.reading.interpretation.effect {
                 Effect::Stop { reason } => Some((index, reason.clone())),
-                _ => None,
+                Effect::None
+                | Effect::Block { .. }
+                | Effect::Rewrite { .. }
+                | Effect::PermissionAllow
+                | Effect::PermissionDeny { .. } => None,
             }
         });
         Self::mark_won(&mut records, stop.as_ref().map(|(i, _)| *i), |effect| {
@@ -257,7 +261,10 @@ impl Plugin for CodexPlugin {
             match &record.reading.interpretation.effect {
                 Effect::Block { reason } => Some((index, true, Some(reason.clone()))),
                 Effect::Stop { reason } => Some((index, false, reason.clone())),
-                _ => None,
+                Effect::None
+                | Effect::Rewrite { .. }
+                | Effect::PermissionAllow
+                | Effect::PermissionDeny { .. } => None,
             }
         });
         Self::mark_won(

@@ -66,7 +66,7 @@ fn cached_version(codex_home: &Path, marketplace: &str, name: &str) -> Option<Pa
         .join("cache")
         .join(marketplace)
         .join(name);
-    let mut versions: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let mut versions: Vec<PathBuf> = fs_err::read_dir(&dir)
         .ok()?
         .filter_map(Result::ok)
         .map(|entry| entry.path())
@@ -160,7 +160,7 @@ pub(crate) fn hook_env(handler: &Handler) -> Vec<(String, String)> {
     let Some(plugin) = &handler.plugin else {
         return Vec::new();
     };
-    if let Err(error) = std::fs::create_dir_all(&plugin.data_dir) {
+    if let Err(error) = fs_err::create_dir_all(&plugin.data_dir) {
         tracing::warn!(%error, plugin = %plugin.id, "cannot create PLUGIN_DATA");
     }
     let root = plugin.root.to_string_lossy().into_owned();

@@ -232,8 +232,11 @@ impl Translator {
                 if mode == Mode::Replay {
                     updates.push(SessionUpdate::UserMessageChunk(text_chunk(content.clone())));
                 }
+                // As for a hook block: the display drops a verbatim reason's
+                // trailing newline so the frame's spacing stays as written.
                 updates.push(agent_text(format!(
-                    "> [prompt blocked] {reason}\n\nThis prompt was not sent to the model.\n"
+                    "> [prompt blocked] {}\n\nThis prompt was not sent to the model.\n",
+                    reason.trim_end()
                 )));
                 updates
             }
@@ -350,9 +353,14 @@ impl Translator {
                 let (true, Some(reason)) = (blocks, decision.best_reason()) else {
                     return Vec::new();
                 };
+                // Hook stderr arrives verbatim, usually newline-terminated;
+                // the frame below supplies the spacing, so the display (and
+                // only the display) drops the reason's trailing whitespace.
                 let message = agent_text(format!(
-                    "\n> [{} {} hook] blocked: {reason}\n\n",
-                    run.dialect, run.event
+                    "\n> [{} {} hook] blocked: {}\n\n",
+                    run.dialect,
+                    run.event,
+                    reason.trim_end()
                 ));
                 match run.call_id {
                     Some(call_id) if !self.announced.contains(&call_id) => {
@@ -549,6 +557,61 @@ mod tests {
         assert!(
             text.contains("claude PreToolUse hook") && text.contains("rm -rf is not allowed"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_newline_terminated_block_reason_adds_no_blank_line() {
+        let mut t = Translator::new(PathBuf::from("/p"));
+        t.event(
+            &event(EventBody::HookInvoked {
+                turn: Some(1),
+                invocation_id: "h1".into(),
+                dialect: Dialect::Claude,
+                event: "Stop".into(),
+                seam: dsh_protocol::Seam::TurnEnd,
+                matcher: None,
+                origin: None,
+                command: "guard.sh".into(),
+                input: json!({}),
+                call_id: None,
+            }),
+            Mode::Live,
+        );
+        // Verbatim stderr, as a hook prints it: newline-terminated.
+        let result = event(EventBody::HookResult {
+            turn: Some(1),
+            invocation_id: "h1".into(),
+            outcome: HookOutcomeKind::Exited,
+            exit_code: Some(2),
+            signal: None,
+            timed_out: false,
+            duration_ms: 1,
+            stdout: String::new(),
+            stderr: "tests are failing\n".into(),
+            error: None,
+            parsed_output: None,
+            decision: Box::new(dsh_protocol::HookDecision {
+                reason: Some("tests are failing\n".into()),
+                ..dsh_protocol::HookDecision::of(HookEffect::Block)
+            }),
+            http_status: None,
+        });
+        let shown = wire(&t.event(&result, Mode::Live));
+        assert_eq!(
+            shown[0]["content"]["text"],
+            "\n> [claude Stop hook] blocked: tests are failing\n\n"
+        );
+        let blocked = event(EventBody::PromptBlocked {
+            turn: 2,
+            content: "deploy".into(),
+            source: "user".into(),
+            reason: "no deploys on Friday\n".into(),
+        });
+        let shown = wire(&t.event(&blocked, Mode::Live));
+        assert_eq!(
+            shown[0]["content"]["text"],
+            "> [prompt blocked] no deploys on Friday\n\nThis prompt was not sent to the model.\n"
         );
     }
 

@@ -913,14 +913,22 @@ fn render(report: &FireReport, project: &Path) -> String {
         out.push_str("  nothing\n");
     }
     for line in &report.model_sees {
-        out.push_str(&format!("  {}\n", line.replace('\n', "\n    ")));
+        out.push_str(&format!("  {}\n", display_line(line)));
     }
     out.push_str("the user sees:\n");
     if report.user_sees.is_empty() {
         out.push_str("  nothing\n");
     }
     for line in &report.user_sees {
-        out.push_str(&format!("  {}\n", line.replace('\n', "\n    ")));
+        out.push_str(&format!("  {}\n", display_line(line)));
     }
     out
+}
+
+/// One "sees" entry as shown: continuation lines indented under the first.
+/// Hook output is kept verbatim in the report (it is what the model gets);
+/// only this rendering drops trailing whitespace, so a newline-terminated
+/// stderr does not end the section with an indented empty line.
+fn display_line(line: &str) -> String {
+    line.trim_end().replace('\n', "\n    ")
 }

@@ -170,3 +170,25 @@ fn exit2_texts_keep_newlines() {
         ]
     );
 }
+
+/// The event facts `dsh hooks check` reads agree with the interpreter:
+/// exit 2 blocks (or feeds back) exactly where `exit2_blocks` says so.
+#[test]
+fn exit2_blocks_is_what_the_interpreter_does() {
+    for event in HookEvent::ALL {
+        let ctx = EventCtx {
+            event,
+            tool_name: event.is_tool_event().then_some("Bash"),
+            source: Some("startup"),
+            prompt: Some("Please run echo hi"),
+            command: "CMD",
+        };
+        let out = interpret(&ctx, &HookFacts::exited(2, "", "NO"), &|t: &str| {
+            t.to_owned()
+        });
+        let blocks = matches!(out.effect, Effect::Deny { .. } | Effect::Block { .. });
+        assert_eq!(blocks, event.exit2_blocks(), "{event}: {out:?}");
+    }
+    assert!(!HookEvent::PermissionRequest.exit2_blocks());
+    assert!(HookEvent::PostToolBatch.exit2_blocks());
+}

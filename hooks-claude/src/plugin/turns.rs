@@ -42,7 +42,7 @@ impl ClaudePlugin {
         }
         let handler_count = self.config().handlers().len();
         for i in 0..handler_count {
-            let _ = std::fs::remove_file(env_file(i));
+            let _ = fs_err::remove_file(env_file(i));
         }
         let firing = Firing {
             subject: Some(source.as_str()),
@@ -63,7 +63,7 @@ impl ClaudePlugin {
         self.record(ctx, firing.event, &fired, &|_, _| {});
         for i in 0..handler_count {
             let file = env_file(i);
-            let Ok(text) = std::fs::read_to_string(&file) else {
+            let Ok(text) = fs_err::read_to_string(&file) else {
                 continue;
             };
             let parsed = parse_env_file(&text);

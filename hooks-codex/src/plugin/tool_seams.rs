@@ -28,7 +28,7 @@ impl CodexPlugin {
         }
         let path = arguments.get("file_path").and_then(Value::as_str)?;
         let path = ctx.session.cwd.join(path);
-        std::fs::read_to_string(path).ok()
+        fs_err::read_to_string(path).ok()
     }
 
     /// Runs PreToolUse for a proposed call: the rewrite and the verdict the
@@ -100,7 +100,11 @@ impl CodexPlugin {
         let block = records.iter().enumerate().find_map(|(index, record)| {
             match &record.reading.interpretation.effect {
                 Effect::Block { reason } => Some((index, reason.clone())),
-                _ => None,
+                Effect::None
+                | Effect::Stop { .. }
+                | Effect::Rewrite { .. }
+                | Effect::PermissionAllow
+                | Effect::PermissionDeny { .. } => None,
             }
         });
         let contexts = Self::context_entries(event, &records);
@@ -175,7 +179,11 @@ impl CodexPlugin {
         let deny = records.iter().enumerate().find_map(|(index, record)| {
             match &record.reading.interpretation.effect {
                 Effect::PermissionDeny { message } => Some((index, message.clone())),
-                _ => None,
+                Effect::None
+                | Effect::Block { .. }
+                | Effect::Stop { .. }
+                | Effect::Rewrite { .. }
+                | Effect::PermissionAllow => None,
             }
         });
         let allow = records
@@ -251,7 +259,11 @@ impl CodexPlugin {
                 Effect::Stop {
                     reason: Some(reason),
                 } => Some((index, reason.clone())),
-                _ => None,
+                Effect::None
+                | Effect::Stop { .. }
+                | Effect::Rewrite { .. }
+                | Effect::PermissionAllow
+                | Effect::PermissionDeny { .. } => None,
             }
         });
         Self::mark_won(&mut records, replace.as_ref().map(|(i, _)| *i), |effect| {

@@ -35,7 +35,11 @@ impl CodexPlugin {
         let halt = records.iter().enumerate().find_map(|(index, record)| {
             match &record.reading.interpretation.effect {
                 Effect::Stop { reason } => Some((index, reason.clone())),
-                _ => None,
+                Effect::None
+                | Effect::Block { .. }
+                | Effect::Rewrite { .. }
+                | Effect::PermissionAllow
+                | Effect::PermissionDeny { .. } => None,
             }
         });
         if let Some((winner, reason)) = halt {
@@ -56,7 +60,11 @@ impl CodexPlugin {
                     &record.handler.source_path,
                     reason,
                 )),
-                _ => None,
+                Effect::None
+                | Effect::Stop { .. }
+                | Effect::Rewrite { .. }
+                | Effect::PermissionAllow
+                | Effect::PermissionDeny { .. } => None,
             })
             .collect();
         if prompts.is_empty() {
