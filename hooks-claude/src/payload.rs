@@ -190,15 +190,16 @@ pub struct BatchCall {
 /// relative, but schema defaults filled in *first* (`p1_file_tools_payloads`: an Edit without
 /// `replace_all` arrives as `{"replace_all":false,"file_path":"notes.txt",…}`).
 pub fn batch_tool_input(dsh_tool: &str, arguments: &Value) -> Value {
-    match arguments {
-        Value::Object(map) if dsh_tool == "edit" && !map.contains_key("replace_all") => {
-            let mut with_default = serde_json::Map::new();
-            with_default.insert("replace_all".into(), json!(false));
-            with_default.extend(map.clone());
-            Value::Object(with_default)
-        }
-        other => other.clone(),
+    if let Value::Object(map) = arguments
+        && dsh_tool == "edit"
+        && !map.contains_key("replace_all")
+    {
+        let mut with_default = serde_json::Map::new();
+        with_default.insert("replace_all".into(), json!(false));
+        with_default.extend(map.clone());
+        return Value::Object(with_default);
     }
+    arguments.clone()
 }
 
 /// `PostToolBatch`: once per step, after every call of the batch settled.

@@ -200,7 +200,9 @@ impl ClaudePlugin {
                     }
                 }
                 Effect::Allow { .. } => ApprovalDecision::AllowOnce,
-                _ => ApprovalDecision::Abstain,
+                Effect::None | Effect::Ask { .. } | Effect::Defer { .. } | Effect::Block { .. } => {
+                    ApprovalDecision::Abstain
+                }
             },
             None => ApprovalDecision::Abstain,
         }
