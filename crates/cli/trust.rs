@@ -7,7 +7,7 @@
 //! matcher, handler, timeout, `if`, an http hook's `headers` and
 //! `allowedEnvVars`) and of the contents of the project files its command
 //! executes or sources (see `crate::exec_scan`; data files it merely reads
-//! or writes are left out, files over [`MAX_HASHED_FILE_BYTES`] are named
+//! or writes are left out, files over [`dsh_trust::MAX_HASHED_FILE_BYTES`] are named
 //! but not hashed). A changed definition or executed file is a new hash and
 //! asks again; a command that computes what it runs is flagged, since no
 //! hash can follow it. Trusted hashes live in `$DSH_HOME/trust.json`.

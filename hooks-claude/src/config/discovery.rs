@@ -48,7 +48,7 @@ impl ClaudeDiscovery {
 
     /// Every settings file this discovery looks at, in precedence order
     /// (managed, managed drop-ins in name order, `--settings`, local,
-    /// project, user), whether or not it exists. [`load`] reads exactly
+    /// project, user), whether or not it exists. [`load`](super::load) reads exactly
     /// these; `dsh hooks check` lists them.
     pub fn candidates(&self) -> Vec<(PathBuf, SettingsSource)> {
         let mut candidates: Vec<(PathBuf, SettingsSource)> = Vec::new();

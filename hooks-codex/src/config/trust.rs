@@ -22,7 +22,7 @@ pub struct NotifyConfig {
     pub origin: PathBuf,
     /// Which layer that file is.
     pub layer: LayerSource,
-    /// Whether it may run under Codex's trust rules (see [`notify_trust`]).
+    /// Whether it may run under Codex's trust rules (see `notify_trust` in this module).
     pub trust: TrustState,
 }
 
