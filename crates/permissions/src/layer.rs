@@ -192,7 +192,8 @@ impl Layer {
             origin: origin.clone(),
             line: e.line(),
             column: e.column(),
-            message: e.to_string(),
+            // The error names the position once, from `line`/`column`.
+            message: dsh_hooks::position::without_position(&e),
         })?;
         let mut layer = Layer::empty(source, origin.clone());
         let Some(perms) = doc.get("permissions") else {

@@ -394,3 +394,12 @@ fn writes_via_redirection_are_not_read_only() {
         Verdict::Allow(Decider::ReadOnly)
     );
 }
+
+#[test]
+fn malformed_settings_name_their_position_once() {
+    let error = Layer::from_settings_text(Source::Project, "settings.json", "{\"permissions\": [")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("settings.json:1:"), "{error}");
+    assert!(!error.contains(" at line "), "{error}");
+}
