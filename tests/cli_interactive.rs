@@ -227,13 +227,15 @@ fn an_ask_becomes_a_question_answered_at_the_terminal() {
     expect(&mut session, "> ", "the prompt");
 
     session.send_line("Touch the first file").unwrap();
-    let question = expect(&mut session, "allow once? [y/N] ", "the approval question");
+    let question = expect(&mut session, "choice [1/4]: ", "the approval question");
     assert!(question.contains("$ touch denied-file"), "{question}");
     assert!(
         question.contains("a person must approve shell commands"),
         "{question}"
     );
     session.send_line("n").unwrap();
+    expect(&mut session, "reason for the model", "the reason question");
+    session.send_line("").unwrap();
     expect(&mut session, "denied", "the denial");
     expect(&mut session, "Denied then.", "the model's answer");
     expect(&mut session, "> ", "the prompt after turn 1");
@@ -241,7 +243,7 @@ fn an_ask_becomes_a_question_answered_at_the_terminal() {
     session.send_line("Touch the second file").unwrap();
     expect(
         &mut session,
-        "allow once? [y/N] ",
+        "choice [1/4]: ",
         "the second approval question",
     );
     session.send_line("y").unwrap();
@@ -330,4 +332,176 @@ fn waiting_at_the_prompt_fires_the_idle_notification_once() {
     assert_eq!(input["notification_type"], "idle_prompt");
     session.send_control('d').unwrap();
     session.exp_eof().expect("dsh exits on Ctrl-D");
+}
+
+/// The approval prompt's four answers in one session, in Claude Code's
+/// `default` mode with no hooks but a `permission_prompt` Notification
+/// recorder: allow once; deny with a reason (the model's next request
+/// carries it); always allow (the rule lands in
+/// `.claude/settings.local.json` and the next matching call runs without
+/// asking); allow for this session (a session rule only).
+#[test]
+fn the_approval_prompt_allows_denies_with_a_reason_and_remembers() {
+    let ctx = TestContext::new();
+    let claude = ctx.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "Notification": [ { "matcher": "permission_prompt", "hooks": [ { "type": "command", "command": "cat >> \"$HOME/prompts.jsonl\"; echo >> \"$HOME/prompts.jsonl\"" } ] } ] } }"#,
+    )
+    .unwrap();
+    let bash = |id: &str, command: &str| {
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                id,
+                "bash",
+                &json!({ "command": command }),
+            )],
+        )
+    };
+    const REASON: &str = "use the scratch directory instead";
+    let mock = mock(vec![
+        bash("call_1", "touch once-file"),
+        MockResponse::text("Touched once."),
+        bash("call_2", "touch denied-file"),
+        MockResponse::text("Not touched."),
+        bash("call_3", "touch always-file"),
+        bash("call_4", "touch again-file"),
+        MockResponse::text("Touched twice."),
+        bash("call_5", "mkdir session-dir"),
+        bash("call_6", "mkdir second-dir"),
+        MockResponse::text("Made both."),
+    ]);
+    let mut session = spawn_dsh(&ctx, &mock);
+    expect(&mut session, "Ctrl-D exits", "the banner");
+    expect(&mut session, "> ", "the prompt");
+
+    // 1. Allow once.
+    session.send_line("Touch once").unwrap();
+    let question = expect(&mut session, "choice [1-4]: ", "the first question");
+    assert!(question.contains("$ touch once-file"), "{question}");
+    assert!(
+        question.contains("asked by: permission mode default"),
+        "{question}"
+    );
+    assert!(question.contains("needs approval"), "{question}");
+    assert!(
+        question.contains("2 (a) allow for this session: Bash(touch:*)"),
+        "{question}"
+    );
+    session.send_line("1").unwrap();
+    expect(&mut session, "allowed once", "allow once");
+    expect(&mut session, "Touched once.", "turn 1's answer");
+    expect(&mut session, "> ", "the prompt after turn 1");
+
+    // 2. Deny with a reason.
+    session.send_line("Touch another").unwrap();
+    expect(&mut session, "choice [1-4]: ", "the second question");
+    session.send_line("n").unwrap();
+    expect(&mut session, "reason for the model", "the reason question");
+    session.send_line(REASON).unwrap();
+    expect(&mut session, "denied", "the denial");
+    expect(&mut session, "Not touched.", "turn 2's answer");
+    expect(&mut session, "> ", "the prompt after turn 2");
+
+    // 3. Always allow: the second touch of the turn does not ask.
+    session.send_line("Touch two more").unwrap();
+    expect(&mut session, "choice [1-4]: ", "the third question");
+    session.send_line("A").unwrap();
+    expect(
+        &mut session,
+        "always allowed: Bash(touch:*)",
+        "always allow",
+    );
+    let rest = expect(&mut session, "Touched twice.", "turn 3's answer");
+    assert!(!rest.contains("choice ["), "the second touch asked: {rest}");
+    expect(&mut session, "> ", "the prompt after turn 3");
+
+    // 4. Allow for this session: the second mkdir does not ask.
+    session.send_line("Make two directories").unwrap();
+    let question = expect(&mut session, "choice [1-4]: ", "the fourth question");
+    assert!(question.contains("$ mkdir session-dir"), "{question}");
+    session.send_line("a").unwrap();
+    expect(
+        &mut session,
+        "allowed for this session: Bash(mkdir:*)",
+        "allow for the session",
+    );
+    let rest = expect(&mut session, "Made both.", "turn 4's answer");
+    assert!(!rest.contains("choice ["), "the second mkdir asked: {rest}");
+    expect(&mut session, "> ", "the prompt after turn 4");
+
+    session.send_control('d').unwrap();
+    session.exp_eof().expect("dsh exits on Ctrl-D");
+    let status = session.process().wait().expect("wait for dsh");
+    assert!(
+        matches!(status, WaitStatus::Exited(_, 0)),
+        "exit status {status:?}"
+    );
+
+    let project = ctx.project();
+    for made in [
+        "once-file",
+        "always-file",
+        "again-file",
+        "session-dir",
+        "second-dir",
+    ] {
+        assert!(project.join(made).exists(), "{made} was not made");
+    }
+    assert!(!project.join("denied-file").exists());
+
+    // The model was told the reason, in the tool result of call_2.
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 10);
+    let denied = requests[3]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "call_2")
+        .unwrap_or_else(|| panic!("no tool result for call_2: {}", requests[3]));
+    assert_eq!(
+        denied["content"],
+        format!("The user rejected this call and said: {REASON}")
+    );
+
+    // "Always allow" wrote the rule where Claude Code keeps it; "allow for
+    // this session" wrote nothing.
+    let local: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(project.join(".claude/settings.local.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(local["permissions"]["allow"], json!(["Bash(touch:*)"]));
+
+    // Four questions, four `permission_prompt` notifications before them.
+    let prompts = std::fs::read_to_string(ctx.home().join("prompts.jsonl")).unwrap();
+    let prompts: Vec<serde_json::Value> = prompts
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(prompts.len(), 4, "{prompts:?}");
+    assert!(
+        prompts
+            .iter()
+            .all(|p| p["notification_type"] == "permission_prompt")
+    );
+
+    let events = events(&session_logs(&ctx)[0]);
+    let dispositions: Vec<&str> = of_type(&events, "tool/result")
+        .iter()
+        .map(|result| result["disposition"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        dispositions,
+        [
+            "executed",
+            "approval_rejected",
+            "executed",
+            "executed",
+            "executed",
+            "executed"
+        ]
+    );
 }

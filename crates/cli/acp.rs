@@ -540,6 +540,7 @@ impl Server {
             source,
             hooks,
             first_seq,
+            permissions: None,
         };
         let mut agent = sessions::agent(
             opened,

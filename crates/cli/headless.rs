@@ -335,6 +335,7 @@ mod tests {
                 runner: dsh_hook_runner::HookRunner::new(dsh_hook_runner::RunnerConfig::default()),
             },
             first_seq: 0,
+            permissions: None,
         };
         let mut agent = sessions::agent(
             opened,

@@ -5,7 +5,7 @@
 //! with its arguments and outcome, hook runs are shown as they finish (a
 //! spinner for hooks that take longer than a second), and notices appear as
 //! plugins raise them. Lines typed while a turn runs are queued and sent
-//! after it. `ask` decisions become a y/N question (allow once / deny).
+//! after it. `ask` decisions become the approval prompt (`approval_prompt.rs`).
 //!
 //! # Signal policy
 //!
@@ -33,19 +33,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context as _;
-use async_trait::async_trait;
 use dsh_agent::{Observers, QueuedPrompt};
-use dsh_seams::{
-    ApprovalResponse, CancellationToken, Notification, NotificationKind, SessionEndReason,
-    ToolExecution,
-};
-use dsh_tools::ApprovalService;
+use dsh_seams::{CancellationToken, Notification, NotificationKind, SessionEndReason};
 use tokio::sync::mpsc;
 
 use crate::log_view::ColorChoice;
 use crate::sessions::{self, AgentOptions, Pick};
 use crate::signals::{Signals, Stop};
-use crate::terminal::{SPINNER_TICK, Terminal, Tone, summarize_arguments};
+use crate::terminal::{SPINNER_TICK, Terminal, Tone};
 
 /// The interactive options.
 #[derive(Debug, Clone)]
@@ -70,16 +65,16 @@ pub struct InteractiveArgs {
 
 /// One thing read from stdin.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Input {
+pub(crate) enum Input {
     Line(String),
     Eof,
     /// Not typed: a signal ended the session while dsh waited for input.
     Stopped,
 }
 
-type SharedInput = Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Input>>>;
+pub(crate) type SharedInput = Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Input>>>;
 /// The running turn's token, when a turn runs.
-type TurnSlot = Arc<Mutex<Option<CancellationToken>>>;
+pub(crate) type TurnSlot = Arc<Mutex<Option<CancellationToken>>>;
 
 /// Reads stdin line by line on a thread of its own (a blocking read cannot
 /// be cancelled; the thread simply ends with the process).
@@ -115,68 +110,8 @@ fn spawn_reader() -> anyhow::Result<mpsc::UnboundedReceiver<Input>> {
     Ok(rx)
 }
 
-async fn next_input(input: &SharedInput) -> Input {
+pub(crate) async fn next_input(input: &SharedInput) -> Input {
     input.lock().await.recv().await.unwrap_or(Input::Eof)
-}
-
-/// Asks the person at the terminal: allow once, or deny.
-struct TerminalApproval {
-    term: Arc<Terminal>,
-    input: SharedInput,
-    turn: TurnSlot,
-}
-
-#[async_trait]
-impl ApprovalService for TerminalApproval {
-    async fn request(&self, exec: &ToolExecution, reason: Option<&str>) -> ApprovalResponse {
-        let token = self
-            .turn
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-            .unwrap_or_default();
-        let arguments = serde_json::to_string_pretty(&*exec.arguments)
-            .unwrap_or_else(|_| exec.arguments.to_string());
-        self.term.lines(
-            Tone::Warn,
-            &format!(
-                "? {} {} needs your approval",
-                exec.tool,
-                summarize_arguments(&exec.tool, &exec.arguments)
-            ),
-        );
-        if let Some(reason) = reason {
-            self.term.lines(Tone::Warn, &format!("  reason: {reason}"));
-        }
-        self.term
-            .lines(Tone::Dim, &format!("  arguments: {arguments}"));
-        self.term.prompt("  allow once? [y/N] ");
-        let answer = tokio::select! {
-            answer = next_input(&self.input) => answer,
-            () = token.cancelled() => {
-                self.term.lines(Tone::Warn, "  approval cancelled");
-                return ApprovalResponse::Cancelled;
-            }
-        };
-        match answer {
-            Input::Line(line)
-                if matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") =>
-            {
-                self.term.lines(Tone::Good, "  allowed once");
-                ApprovalResponse::AllowedOnce
-            }
-            Input::Line(_) => {
-                self.term.lines(Tone::Bad, "  denied");
-                ApprovalResponse::Rejected
-            }
-            Input::Eof => {
-                self.term
-                    .lines(Tone::Warn, "  approval cancelled (end of input)");
-                ApprovalResponse::Cancelled
-            }
-            Input::Stopped => ApprovalResponse::Cancelled,
-        }
-    }
 }
 
 /// How long the prompt waits before the idle notification fires: 60 s, as
@@ -241,10 +176,12 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                 on_text: Some(Arc::new(move |t| text.text(t))),
             }
         };
-        let approval = Arc::new(TerminalApproval {
+        let approval = Arc::new(crate::approval_prompt::TerminalApproval {
             term: Arc::clone(&term),
             input: Arc::clone(&input),
             turn: Arc::clone(&turn),
+            permissions: opened.permissions.clone(),
+            project: cwd.clone(),
         });
         let model_name = model.name();
         let mut agent = sessions::agent(

@@ -10,6 +10,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod acp;
+mod approval_prompt;
 mod headless;
 mod hooks_cmd;
 mod interactive;

@@ -42,6 +42,9 @@ pub struct Built {
     pub plugin: Arc<dyn Plugin>,
     /// The effective mode.
     pub mode: Mode,
+    /// The same stage, typed: the approval prompt adds session rules to it
+    /// and asks it who wanted a call approved.
+    pub permissions: Arc<PermissionsPlugin>,
 }
 
 /// Reads every settings layer and the flags. `fallback` is the mode when
@@ -97,8 +100,10 @@ pub fn build(
         Some("none") => PromptSurface::None,
         _ => PromptSurface::Headless,
     };
+    let permissions = Arc::new(PermissionsPlugin::new(permissions, surface));
     Ok(Built {
-        plugin: Arc::new(PermissionsPlugin::new(permissions, surface)),
+        plugin: Arc::clone(&permissions) as Arc<dyn Plugin>,
         mode,
+        permissions,
     })
 }

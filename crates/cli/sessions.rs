@@ -262,6 +262,9 @@ pub struct Opened {
     /// The seq of the first event this run appends (0 for a new session,
     /// counting the header).
     pub first_seq: u64,
+    /// The session's permission stage (the approval prompt's session
+    /// rules); `None` where the session has no permission model (ACP).
+    pub permissions: Option<Arc<dsh_permissions::PermissionsPlugin>>,
 }
 
 /// Finds the session `pick` names, or prepares a new one, loads the hooks
@@ -292,7 +295,7 @@ pub fn open(
     match existing {
         None => {
             let cwd = current;
-            let hooks = load_hooks(&cwd, settings, plugin_dirs, permissions, trust)?;
+            let (hooks, permissions) = load_hooks(&cwd, settings, plugin_dirs, permissions, trust)?;
             let session_id = uuid::Uuid::new_v4().to_string();
             let dir = sessions_dir(dsh_home);
             dsh_session::create_private_dir(&dir)?;
@@ -308,6 +311,7 @@ pub fn open(
                 source: SessionStartSource::Startup,
                 hooks,
                 first_seq: 0,
+                permissions: Some(permissions),
             })
         }
         Some(summary) => {
@@ -322,7 +326,7 @@ pub fn open(
             if cwd != current {
                 errln!("dsh: resuming in the session's directory {}", cwd.display());
             }
-            let hooks = load_hooks(&cwd, settings, plugin_dirs, permissions, trust)?;
+            let (hooks, permissions) = load_hooks(&cwd, settings, plugin_dirs, permissions, trust)?;
             let (log, torn) = SessionLog::open_with(&summary.path, wait).with_context(|| {
                 format!("cannot reopen the session log {}", summary.path.display())
             })?;
@@ -342,6 +346,7 @@ pub fn open(
                 source: SessionStartSource::Resume,
                 hooks,
                 first_seq,
+                permissions: Some(permissions),
             })
         }
     }
@@ -368,7 +373,7 @@ fn load_hooks(
     plugin_dirs: &[PathBuf],
     permissions: &crate::perms::PermissionFlags,
     trust: Trust,
-) -> anyhow::Result<LoadedHooks> {
+) -> anyhow::Result<(LoadedHooks, Arc<dsh_permissions::PermissionsPlugin>)> {
     let mut sources = HookSources::from_env(cwd.to_owned(), settings.to_vec());
     // Unlike replay there is no fallback: without the flag or a settings
     // `defaultMode` the session runs Claude Code's `default` mode, so a call
@@ -390,7 +395,7 @@ fn load_hooks(
     let mut hooks = wiring::load_hooks(&sources)?;
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(permissions.plugin);
-    Ok(hooks)
+    Ok((hooks, permissions.permissions))
 }
 
 /// The session `id` names: an exact id, or a prefix only one session has.

@@ -243,6 +243,12 @@ pub enum ApprovalResponse {
     AllowedOnce,
     /// Rejected.
     Rejected,
+    /// Rejected, with the person's one-line reason for the model (the
+    /// approval prompt's "deny" with a reason typed).
+    RejectedWithReason {
+        /// What the person said; the model's tool_result carries it.
+        reason: String,
+    },
     /// The prompt was cancelled.
     Cancelled,
     /// The channel to the person failed (an error reply, a closed

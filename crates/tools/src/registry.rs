@@ -41,6 +41,11 @@ pub trait ApprovalService: Send + Sync {
 pub const NO_APPROVAL_TEXT: &str =
     "This call needs approval, and no one was available to approve it.";
 
+/// The model-facing text of a call the person rejected with a reason.
+pub fn rejected_with_reason_text(reason: &str) -> String {
+    format!("The user rejected this call and said: {reason}")
+}
+
 /// A call after sealing: ready to run, or already resolved (unknown tool,
 /// invalid arguments) with the outcome that replaces every later phase.
 #[derive(Debug, Clone)]
@@ -591,6 +596,10 @@ impl ToolRegistry {
             ApprovalResponse::AllowedOnce => None,
             ApprovalResponse::Rejected => Some(ToolOutcome::error(
                 format!("The user rejected this call. {denial_text}"),
+                Disposition::Denied(DenialKind::ApprovalRejected),
+            )),
+            ApprovalResponse::RejectedWithReason { reason } => Some(ToolOutcome::error(
+                rejected_with_reason_text(&reason),
                 Disposition::Denied(DenialKind::ApprovalRejected),
             )),
             ApprovalResponse::Cancelled => Some(ToolOutcome::error(

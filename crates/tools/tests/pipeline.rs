@@ -434,6 +434,12 @@ async fn only_an_explicit_allowed_once_continues_an_ask() {
             Disposition::Denied(DenialKind::ApprovalRejected),
         ),
         (
+            ApprovalResponse::RejectedWithReason {
+                reason: "not now".into(),
+            },
+            Disposition::Denied(DenialKind::ApprovalRejected),
+        ),
+        (
             ApprovalResponse::Cancelled,
             Disposition::Denied(DenialKind::ApprovalCancelled),
         ),
@@ -450,6 +456,13 @@ async fn only_an_explicit_allowed_once_continues_an_ask() {
         fx.registry.set_approval(Arc::new(Answer(answer.clone())));
         let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
         assert_eq!(result.outcome.disposition, expected, "{answer:?}");
+        if let ApprovalResponse::RejectedWithReason { reason } = &answer {
+            // The person's reason is what the model reads.
+            assert_eq!(
+                result.outcome.content,
+                format!("The user rejected this call and said: {reason}")
+            );
+        }
     }
 }
 
