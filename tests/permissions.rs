@@ -198,3 +198,71 @@ fn hooks_list_shows_the_mode_and_every_rule_with_its_source() {
         "{text}"
     );
 }
+
+/// Writes `$CODEX_HOME/config.toml` with `approval_policy` and
+/// `sandbox_mode`, and a PermissionRequest hook that records its stdin.
+fn codex_policy(ctx: &TestContext, policy: &str, sandbox: &str) -> std::path::PathBuf {
+    let codex = ctx.home().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    std::fs::write(
+        codex.join("config.toml"),
+        format!("approval_policy = \"{policy}\"\nsandbox_mode = \"{sandbox}\"\n"),
+    )
+    .unwrap();
+    let record = ctx.home().join("permission_request.json");
+    std::fs::write(
+        codex.join("hooks.json"),
+        serde_json::json!({"hooks": {"PermissionRequest": [{"hooks": [
+            {"type": "command", "command": format!("cat > '{}'", record.display())}
+        ]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    record
+}
+
+/// Permission area (issue 14), Codex's approval policy: under `never` a
+/// call that needs approval is rejected with Codex's text and no
+/// PermissionRequest hook runs; under `on-request` the hook runs and is
+/// told `permission_mode: default`. The sandbox Codex would use is named,
+/// in the session header and `hooks list`, as not enforced.
+#[test]
+fn codex_approval_policy_decides_permission_requests_and_no_sandbox_is_claimed() {
+    let ctx = TestContext::new();
+    let record = codex_policy(&ctx, "never", "workspace-write");
+    let fixture = write_fixture(&ctx, "touch never.txt");
+    let log = replay(&ctx, &fixture, &["--permission-mode", "default"]);
+    assert!(
+        log.contains(&in_json(dsh_hooks_codex::config::approval::NEVER_TEXT)),
+        "{log}"
+    );
+    assert!(!record.exists(), "no PermissionRequest hook under never");
+    assert!(!ctx.project().join("never.txt").exists());
+    let header: serde_json::Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    let notices = header["notices"].as_array().unwrap();
+    assert!(
+        notices.iter().any(|n| n.as_str().unwrap().starts_with(
+            "codex: sandbox_mode=workspace-write requested; no sandbox is enforced by dsh"
+        )),
+        "{header}"
+    );
+    let text = ctx.dsh().args(["hooks", "list"]).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("  codex: approval_policy=never (",)
+            && text
+                .contains("sandbox_mode=workspace-write requested; no sandbox is enforced by dsh"),
+        "{text}"
+    );
+
+    codex_policy(&ctx, "on-request", "read-only");
+    let log = replay(&ctx, &fixture, &["--permission-mode", "default"]);
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    assert_eq!(input["hook_event_name"], "PermissionRequest");
+    assert_eq!(input["permission_mode"], "default");
+    assert_eq!(input["tool_input"]["command"], "touch never.txt");
+    // Nobody answered: replay has no person, so the ask is denied.
+    assert!(!log.contains(&in_json(dsh_hooks_codex::config::approval::NEVER_TEXT)));
+    assert!(!ctx.project().join("never.txt").exists());
+}

@@ -74,7 +74,9 @@ impl CodexDiscovery {
     }
 }
 
+pub mod approval;
 mod error;
+pub use approval::ApprovalSettings;
 pub use error::ConfigError;
 mod entry;
 mod trust;
@@ -101,6 +103,7 @@ pub struct CodexConfig {
     pub(crate) notices: Vec<String>,
     pub(crate) notify: Option<NotifyConfig>,
     pub(crate) discovery: CodexDiscovery,
+    pub(crate) approval: ApprovalSettings,
 }
 
 mod wire;
@@ -397,6 +400,8 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
     let mut plugin_layers: Vec<(PathBuf, Vec<(String, bool)>)> = Vec::new();
     // `[features] plugins`, the last layer that sets it wins (default on).
     let mut plugins_feature: Option<(bool, PathBuf)> = None;
+    // `approval_policy` / `sandbox_mode`: the last layer that sets one wins.
+    let mut approval = ApprovalSettings::default();
 
     let mut read_layer = |dir: &Path,
                           layer: LayerSource,
@@ -454,6 +459,12 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
                 });
                 *notify_project = files.project_dir.clone();
             }
+            approval.apply_layer(
+                &toml_path,
+                config.approval_policy.as_deref(),
+                config.sandbox_mode.as_deref(),
+                notices,
+            );
             if config.allow_managed_hooks_only == Some(true) && layer.managed() {
                 *allow_managed_only = true;
             }
@@ -689,6 +700,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         });
     }
     let mut notices = loader.notices;
+    notices.extend(approval.notices());
     for event in CodexEvent::ALL {
         if !event.fired_by_dsh()
             && loader
@@ -707,6 +719,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         notices,
         notify,
         discovery: discovery.clone(),
+        approval,
     })
 }
 
@@ -748,8 +761,14 @@ impl CodexConfig {
         }
     }
 
-    /// Whether nothing is configured (no handler and no `notify`).
+    /// `approval_policy` and `sandbox_mode` as the layers set them.
+    pub fn approval(&self) -> &ApprovalSettings {
+        &self.approval
+    }
+
+    /// Whether nothing is configured (no handler, no `notify` and no
+    /// `approval_policy`: a policy alone still decides approvals).
     pub fn is_empty(&self) -> bool {
-        self.handlers.is_empty() && self.notify.is_none()
+        self.handlers.is_empty() && self.notify.is_none() && self.approval.policy.is_none()
     }
 }

@@ -131,7 +131,10 @@ impl CodexPlugin {
             cwd: ctx.session.cwd.display().to_string(),
             model: ctx.session.model.clone(),
             permission_mode: self.permission_mode.clone().unwrap_or_else(|| {
-                if ctx.session.interactive {
+                // Codex reports its approval policy (never → bypassPermissions).
+                if let Some(policy) = &self.config.approval.policy {
+                    policy.value.permission_mode().to_owned()
+                } else if ctx.session.interactive {
                     "default".to_owned()
                 } else {
                     "bypassPermissions".to_owned()

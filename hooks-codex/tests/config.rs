@@ -538,3 +538,72 @@ fn a_user_notify_counts_as_trusted() {
     assert_eq!(config.notify().unwrap().trust, TrustState::Trusted);
     assert_eq!(config.notify().unwrap().layer, LayerSource::User);
 }
+
+/// `approval_policy` and `sandbox_mode` come from every `config.toml`
+/// layer, the nearest (last) one winning; a confining sandbox is reported
+/// as not enforced, and a policy alone makes the configuration non-empty.
+#[test]
+fn approval_policy_and_sandbox_mode_are_layered() {
+    use dsh_hooks_codex::config::approval::{ApprovalPolicy, SandboxMode};
+    let e = env();
+    e.write(
+        &e.codex_home().join("config.toml"),
+        "approval_policy = \"never\"\nsandbox_mode = \"workspace-write\"\n",
+    );
+    let config = load(&e.discovery()).unwrap();
+    let approval = config.approval();
+    assert_eq!(
+        approval.policy.as_ref().map(|p| p.value),
+        Some(ApprovalPolicy::Never)
+    );
+    assert_eq!(
+        approval.sandbox.as_ref().map(|s| s.value),
+        Some(SandboxMode::WorkspaceWrite)
+    );
+    assert!(!config.is_empty(), "a policy alone still decides approvals");
+    assert!(
+        config.notices().iter().any(|n| n
+            .starts_with("sandbox_mode=workspace-write requested; no sandbox is enforced by dsh")),
+        "{:?}",
+        config.notices()
+    );
+
+    e.write(
+        &e.project.join(".codex/config.toml"),
+        "approval_policy = \"on-request\"\nsandbox_mode = \"danger-full-access\"\n",
+    );
+    let config = load(&e.discovery()).unwrap();
+    let policy = config.approval().policy.clone().unwrap();
+    assert_eq!(policy.value, ApprovalPolicy::OnRequest);
+    assert_eq!(policy.origin, e.project.join(".codex/config.toml"));
+    assert!(
+        !config
+            .notices()
+            .iter()
+            .any(|n| n.contains("no sandbox is enforced")),
+        "full access asks for no sandbox: {:?}",
+        config.notices()
+    );
+
+    e.write(
+        &e.project.join(".codex/config.toml"),
+        "approval_policy = \"sometimes\"\n",
+    );
+    let config = load(&e.discovery()).unwrap();
+    assert_eq!(
+        config.approval().policy.as_ref().map(|p| p.value),
+        Some(ApprovalPolicy::Never),
+        "an unknown value is ignored, the user layer's stays"
+    );
+    assert!(
+        config
+            .notices()
+            .iter()
+            .any(|n| n.contains("ignoring approval_policy = \"sometimes\"")),
+        "{:?}",
+        config.notices()
+    );
+
+    let empty = env();
+    assert!(load(&empty.discovery()).unwrap().is_empty());
+}

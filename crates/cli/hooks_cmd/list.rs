@@ -169,6 +169,9 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
         .collect();
     notices.extend(codex.notices().into_iter().map(|n| format!("codex: {n}")));
 
+    // Codex's approval policy and sandbox: dsh enforces no sandbox, and
+    // says so whatever the configuration asks for.
+    let codex_approval = codex.approval();
     match format {
         Format::Json => {
             let doc = json!({
@@ -176,13 +179,20 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
                 "hooks": rows,
                 "notices": notices,
                 "permissions": permissions,
+                "codex_approval": {
+                    "approval_policy": codex_approval.policy.as_ref().map(|p| p.value.as_str()),
+                    "sandbox_mode": codex_approval.sandbox.as_ref().map(|s| s.value.as_str()),
+                    "sandbox_enforced": false,
+                    "summary": codex_approval.describe(),
+                },
             });
             outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         }
         Format::Text => out!(
-            "{}{}",
+            "{}{}  codex: {}\n",
             render(&rows, &notices, sources),
-            render_permissions(&permissions, sources)
+            render_permissions(&permissions, sources),
+            codex_approval.describe()
         )?,
     }
     Ok(ExitStatus::Success)

@@ -165,6 +165,13 @@ pub(super) struct ConfigTomlWire {
     pub(super) projects: BTreeMap<String, ProjectWire>,
     #[serde(default)]
     pub(super) allow_managed_hooks_only: Option<bool>,
+    /// Codex's `approval_policy` (see `approval.rs`); a non-string value
+    /// is a type error naming the line, as Codex would refuse it.
+    #[serde(default)]
+    pub(super) approval_policy: Option<String>,
+    /// Codex's `sandbox_mode`.
+    #[serde(default)]
+    pub(super) sandbox_mode: Option<String>,
 }
 
 // ------------------------------------------------------------------ parsing

@@ -11,6 +11,7 @@ use dsh_seams::{
 use serde_json::Value;
 
 use super::{CodexPlugin, permission_denied_text, pre_tool_block_text};
+use crate::config::approval::{NEVER_TEXT, PolicyApproval};
 use crate::event::CodexEvent;
 use crate::matcher::tool_aliases;
 use crate::output::{Effect, EntryKind, RunStatus};
@@ -152,6 +153,18 @@ impl CodexPlugin {
         _reason: Option<&str>,
         _review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
+        // Under `approval_policy = "never"` Codex asks nobody: no
+        // PermissionRequest hook runs and the call is rejected.
+        if let Some(policy) = &self.config.approval.policy {
+            match policy.value.approval() {
+                PolicyApproval::Reject => {
+                    return ApprovalDecision::Deny {
+                        message: NEVER_TEXT.to_owned(),
+                    };
+                }
+                PolicyApproval::AskHooks => {}
+            }
+        }
         let event = CodexEvent::PermissionRequest;
         let name = tools::hook_tool_name(&exec.tool);
         // Approval runs before dispatch, so the file a `write` replaces is
