@@ -266,3 +266,49 @@ fn codex_approval_policy_decides_permission_requests_and_no_sandbox_is_claimed()
     assert!(!log.contains(&in_json(dsh_hooks_codex::config::approval::NEVER_TEXT)));
     assert!(!ctx.project().join("never.txt").exists());
 }
+
+/// Permission area (issue 14): `dsh hooks check` parses every permission
+/// rule of every settings layer with the session's own parser and reports
+/// each bad one (not only the first) at `file:line:col` with the rule text,
+/// and a `defaultMode` that is not a mode.
+#[test]
+fn hooks_check_reports_every_bad_rule_and_default_mode_with_positions() {
+    let ctx = TestContext::new();
+    project_settings(
+        &ctx,
+        "{\n  \"permissions\": {\n    \"allow\": [\"Read\", \"Bash(npm\"],\n    \"deny\": [\"\", \"Edit(./src/**)\"],\n    \"defaultMode\": \"yolo\"\n  }\n}\n",
+    );
+    let user = ctx.home().join(".claude");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("settings.json"),
+        "{\"permissions\": {\"ask\": [\"Bash(git push:*)\", \"Bad Tool\"]}}",
+    )
+    .unwrap();
+    let output = ctx.dsh().args(["hooks", "check"]).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let project = ctx.project().join(".claude/settings.json");
+    let project = project.display();
+    for line in [
+        format!(
+            "error[invalid-permission-rule]: {project}:3:28: permissions.allow[1]: rule \"Bash(npm\" in `permissions.allow`: unclosed `(`"
+        ),
+        format!(
+            "error[invalid-permission-rule]: {project}:4:15: permissions.deny[0]: rule \"\" in `permissions.deny`: empty rule"
+        ),
+        format!(
+            "error[invalid-default-mode]: {project}:5:5: permissions.defaultMode: `permissions.defaultMode`:"
+        ),
+        format!(
+            "error[invalid-permission-rule]: {}:1:50: permissions.ask[1]: rule \"Bad Tool\" in `permissions.ask`: invalid character ' '",
+            user.join("settings.json").display()
+        ),
+    ] {
+        assert!(text.contains(&line), "missing {line:?} in\n{text}");
+    }
+    assert!(text.contains("4 error(s), 0 warning(s)"), "{text}");
+    // The good rules are not reported.
+    assert!(!text.contains("Edit(./src/**)"), "{text}");
+    assert!(!text.contains("git push"), "{text}");
+}

@@ -13,6 +13,9 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::resolve::{ShellVars, Word, resolve};
+
+/// Permission rules, `defaultMode` and `additionalDirectories` (issue 14).
+mod permission_rules;
 use super::{Format, nearest};
 use crate::trust::{named_scripts, words};
 use crate::wiring::HookSources;
@@ -60,6 +63,25 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
+    /// A diagnostic whose `line:column` the caller computed.
+    fn push_at(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        at: Option<String>,
+        position: Option<String>,
+        message: String,
+    ) {
+        self.out.push(Diagnostic {
+            severity,
+            code,
+            file: self.file.to_owned(),
+            position,
+            at,
+            message,
+        });
+    }
+
     fn push(
         &mut self,
         severity: Severity,
@@ -367,6 +389,7 @@ fn check_file(file: &Path, kind: Kind, project: &Path) -> Vec<Diagnostic> {
                 format!("dsh ignores the settings key `{key}` (Claude Code acts on it)"),
             );
         }
+        permission_rules::check(&mut checker, &document);
     }
     walk(&mut checker, &document);
     if kind == Kind::Codex && checker.out.iter().all(|d| d.severity != Severity::Error) {

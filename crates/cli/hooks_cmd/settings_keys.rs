@@ -12,6 +12,8 @@ const HONOURED: &[&str] = &[
     "extraKnownMarketplaces",
     "disableAllHooks",
     "allowManagedHooksOnly",
+    // Modes, rules, additionalDirectories (dsh-permissions, issue 14).
+    "permissions",
     // A plugin's `hooks/hooks.json` may describe itself.
     "description",
 ];
@@ -53,11 +55,7 @@ mod tests {
         });
         assert_eq!(
             ignored_keys(&document),
-            vec![
-                "permissions".to_owned(),
-                "statusLine".to_owned(),
-                "model".to_owned()
-            ]
+            vec!["statusLine".to_owned(), "model".to_owned()]
         );
         assert!(ignored_keys(&json!([])).is_empty());
     }
