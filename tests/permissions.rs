@@ -312,3 +312,52 @@ fn hooks_check_reports_every_bad_rule_and_default_mode_with_positions() {
     assert!(!text.contains("Edit(./src/**)"), "{text}");
     assert!(!text.contains("git push"), "{text}");
 }
+
+/// Permission area (issue 14): `dsh hooks trust` (no selector) trusts the
+/// workspace as a whole, as Claude Code's trust dialog does, so the
+/// project's `allow` rules apply without `~/.claude.json`; `dsh hooks
+/// untrust` takes it back. Trust is per directory.
+#[test]
+fn dsh_hooks_trust_lets_project_allow_rules_apply() {
+    let ctx = TestContext::new();
+    project_settings(&ctx, r#"{"permissions":{"allow":["Bash(touch:*)"]}}"#);
+    let fixture = write_fixture(&ctx, "touch allowed.txt");
+    let trusted_by = |ctx: &TestContext| {
+        let output = ctx
+            .dsh()
+            .args(["hooks", "list", "--format", "json"])
+            .output()
+            .unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        doc["permissions"]["workspace_trusted_by"].clone()
+    };
+    assert_eq!(trusted_by(&ctx), serde_json::Value::Null);
+
+    // No project hooks: the workspace is still trusted.
+    let output = ctx.dsh().args(["hooks", "trust"]).output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("trusted the workspace"), "{text}");
+    assert_eq!(trusted_by(&ctx), "dsh hooks trust");
+    replay(&ctx, &fixture, &["--permission-mode", "manual"]);
+    assert!(ctx.project().join("allowed.txt").exists());
+
+    // A subdirectory is another workspace.
+    let sub = ctx.project().join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let output = ctx
+        .dsh()
+        .current_dir(&sub)
+        .args(["hooks", "list", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(doc["permissions"]["workspace_trusted"], false, "{doc}");
+
+    std::fs::remove_file(ctx.project().join("allowed.txt")).unwrap();
+    let output = ctx.dsh().args(["hooks", "untrust"]).output().unwrap();
+    assert!(output.status.success());
+    assert_eq!(trusted_by(&ctx), serde_json::Value::Null);
+    replay(&ctx, &fixture, &["--permission-mode", "manual"]);
+    assert!(!ctx.project().join("allowed.txt").exists());
+}

@@ -47,6 +47,52 @@ pub struct Built {
     pub permissions: Arc<PermissionsPlugin>,
 }
 
+/// Who vouched for the workspace, for its project `allow` rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkspaceTrust {
+    /// `~/.claude.json` `projects.<cwd>.hasTrustDialogAccepted` (Claude
+    /// Code's trust dialog).
+    ClaudeJson,
+    /// `dsh hooks trust` (no selector) in this directory: a workspace
+    /// record in `$DSH_HOME/trust.json`.
+    DshTrust,
+    /// Neither: project `allow` rules are dropped.
+    Untrusted,
+}
+
+impl WorkspaceTrust {
+    /// What the permission model does with it.
+    pub fn trust(self) -> Trust {
+        match self {
+            WorkspaceTrust::ClaudeJson | WorkspaceTrust::DshTrust => Trust::Trusted,
+            WorkspaceTrust::Untrusted => Trust::Untrusted,
+        }
+    }
+
+    /// How `hooks list` names it.
+    pub fn by(self) -> Option<&'static str> {
+        match self {
+            WorkspaceTrust::ClaudeJson => Some("~/.claude.json"),
+            WorkspaceTrust::DshTrust => Some("dsh hooks trust"),
+            WorkspaceTrust::Untrusted => None,
+        }
+    }
+}
+
+/// Whether the workspace `cwd` is trusted: either consent counts, Claude
+/// Code's trust dialog or dsh's own `dsh hooks trust`, each for exactly
+/// this directory. An unreadable trust store vouches for nothing (the
+/// hooks loader reports it).
+pub fn workspace_trust(home: &Path, dsh_home: &Path, cwd: &Path) -> WorkspaceTrust {
+    if store::claude_json_trusts(&home.join(".claude.json"), cwd) {
+        WorkspaceTrust::ClaudeJson
+    } else if dsh_trust::TrustStore::load(dsh_home).is_ok_and(|s| s.trusts_project(cwd)) {
+        WorkspaceTrust::DshTrust
+    } else {
+        WorkspaceTrust::Untrusted
+    }
+}
+
 /// Reads every settings layer and the flags. `fallback` is the mode when
 /// neither the flag nor a `defaultMode` names one (replay:
 /// `bypassPermissions`, per contracts §6).
@@ -81,11 +127,8 @@ pub fn build(
         }
     };
     // Project allow rules apply only in a workspace the user trusts.
-    let trust = if store::claude_json_trusts(&home.join(".claude.json"), cwd) {
-        Trust::Trusted
-    } else {
-        Trust::Untrusted
-    };
+    let dsh_home = crate::sessions::dsh_home().unwrap_or_else(|_| home.join(".dsh"));
+    let trust = workspace_trust(home, &dsh_home, cwd).trust();
     let mut permissions = Permissions::new(
         mode,
         PathContext {

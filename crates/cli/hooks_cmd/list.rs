@@ -61,6 +61,8 @@ struct PermissionRows {
     /// Which settings file's `defaultMode` chose the mode; `None`: the default.
     mode_from: Option<String>,
     workspace_trusted: bool,
+    /// `~/.claude.json` or `dsh hooks trust`, when trusted.
+    workspace_trusted_by: Option<&'static str>,
     rules: Vec<RuleRow>,
 }
 
@@ -80,7 +82,8 @@ fn permission_rows(sources: &HookSources) -> anyhow::Result<PermissionRows> {
         .filter(|layer| layer.default_mode.is_some())
         .min_by_key(|layer| layer.source)
         .map(|layer| layer.origin.clone());
-    let trusted = store::claude_json_trusts(&sources.home.join(".claude.json"), &sources.cwd);
+    let workspace = crate::perms::workspace_trust(&sources.home, &sources.dsh_home, &sources.cwd);
+    let trusted = workspace.trust() == dsh_permissions::Trust::Trusted;
     let mut rules = Vec::new();
     // Highest precedence first, as they are consulted.
     layers.sort_by_key(|layer| layer.source);
@@ -101,6 +104,7 @@ fn permission_rows(sources: &HookSources) -> anyhow::Result<PermissionRows> {
         mode: mode.to_string(),
         mode_from,
         workspace_trusted: trusted,
+        workspace_trusted_by: workspace.by(),
         rules,
     })
 }

@@ -26,6 +26,16 @@ fn line(hook: &ProjectHook, sources: &HookSources) -> String {
 pub(super) fn trust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<ExitStatus> {
     let mut store = TrustStore::load(&sources.dsh_home)?;
     let hooks = trust::all_hooks(sources, &store)?;
+    // Without a selector the user trusts the workspace as a whole, as Claude
+    // Code's trust dialog: its project `permissions.allow` rules apply.
+    if selectors.is_empty() && !store.trusts_project(&sources.cwd) {
+        store.trust_project(&sources.cwd);
+        store.save()?;
+        outln!(
+            "trusted the workspace {}: its project permission allow rules apply",
+            sources.cwd.display()
+        )?;
+    }
     let candidates: Vec<&ProjectHook> = hooks
         .iter()
         .filter(|hook| !hook.status.is_trusted() && selected(hook, selectors))

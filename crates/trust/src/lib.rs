@@ -147,11 +147,24 @@ pub struct TrustRecord {
     pub trusted_at: String,
 }
 
+/// A workspace the user trusted as a whole with `dsh hooks trust` (no
+/// selector): like Claude Code's trust dialog, it is what lets the
+/// project's own `permissions.allow` rules apply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectTrustRecord {
+    /// When (RFC 3339).
+    pub trusted_at: String,
+}
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct TrustFile {
     version: u32,
     #[serde(default)]
     hooks: BTreeMap<String, TrustRecord>,
+    /// Trusted workspaces, by directory. Absent in files written before it
+    /// existed (and older dsh versions ignore it).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    projects: BTreeMap<PathBuf, ProjectTrustRecord>,
 }
 
 /// `$DSH_HOME/trust.json`: the hashes the user trusted.
@@ -175,6 +188,7 @@ impl TrustStore {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => TrustFile {
                 version: 1,
                 hooks: BTreeMap::new(),
+                projects: BTreeMap::new(),
             },
             Err(error) => {
                 return Err(TrustError::Read {
@@ -279,14 +293,34 @@ impl TrustStore {
         before != self.file.hooks.len()
     }
 
-    /// Forgets every hash trusted for files in `project` (files below it);
-    /// how many were removed.
+    /// Forgets every hash trusted for files in `project` (files below it)
+    /// and the workspace trust of `project` and the directories below it;
+    /// how many records were removed.
     pub fn untrust_project(&mut self, project: &Path) -> usize {
-        let before = self.file.hooks.len();
+        let before = self.file.hooks.len() + self.file.projects.len();
         self.file
             .hooks
             .retain(|_, record| !record.file.starts_with(project));
-        before - self.file.hooks.len()
+        self.file
+            .projects
+            .retain(|dir, _| !dir.starts_with(project));
+        before - self.file.hooks.len() - self.file.projects.len()
+    }
+
+    /// Records that the user trusts the workspace `project` as a whole.
+    pub fn trust_project(&mut self, project: &Path) {
+        self.file.projects.insert(
+            project.to_owned(),
+            ProjectTrustRecord {
+                trusted_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            },
+        );
+    }
+
+    /// Whether the user trusted exactly this workspace (as `~/.claude.json`
+    /// trust, it is per directory: a parent's trust does not extend to it).
+    pub fn trusts_project(&self, project: &Path) -> bool {
+        self.file.projects.contains_key(project)
     }
 }
 
@@ -464,6 +498,22 @@ pub const COMPUTED_NOTICE: &str = "dsh cannot see changes to what this command r
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn workspace_trust_is_per_directory_and_survives_a_reload() {
+        let home = tempfile::tempdir().unwrap();
+        let mut store = TrustStore::load(home.path()).unwrap();
+        let project = Path::new("/work/p");
+        assert!(!store.trusts_project(project));
+        store.trust_project(project);
+        store.save().unwrap();
+        let mut store = TrustStore::load(home.path()).unwrap();
+        assert!(store.trusts_project(project));
+        assert!(!store.trusts_project(Path::new("/work/p/sub")));
+        assert!(!store.trusts_project(Path::new("/work")));
+        assert_eq!(store.untrust_project(project), 1);
+        assert!(!store.trusts_project(project));
+    }
 
     #[test]
     fn words_keep_quoted_paths_together() {
