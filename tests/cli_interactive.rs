@@ -414,6 +414,11 @@ fn the_approval_prompt_allows_denies_with_a_reason_and_remembers() {
         "always allowed: Bash(touch:*)",
         "always allow",
     );
+    expect(
+        &mut session,
+        "this workspace is not trusted: later sessions drop project allow rules",
+        "the untrusted-workspace note",
+    );
     let rest = expect(&mut session, "Touched twice.", "turn 3's answer");
     assert!(!rest.contains("choice ["), "the second touch asked: {rest}");
     expect(&mut session, "> ", "the prompt after turn 3");

@@ -25,7 +25,7 @@ use std::sync::{Arc, PoisonError};
 
 use async_trait::async_trait;
 use dsh_permissions::rule::{ToolKind, normalize, path_of, tool_kind};
-use dsh_permissions::{Behavior, Decider, Mode, PermissionsPlugin, Rule, Verdict};
+use dsh_permissions::{Behavior, Decider, Mode, PermissionsPlugin, Rule, Trust, Verdict};
 use dsh_seams::{ApprovalResponse, ToolExecution};
 use dsh_tools::ApprovalService;
 use serde_json::Value;
@@ -245,6 +245,8 @@ pub(crate) struct TerminalApproval {
     pub permissions: Option<Arc<PermissionsPlugin>>,
     /// The project, whose `.claude/settings.local.json` "always allow" writes.
     pub project: PathBuf,
+    /// Whether later sessions here will apply that file's allow rules.
+    pub workspace: crate::perms::WorkspaceTrust,
 }
 
 /// One line from the person, or why there is none.
@@ -346,10 +348,21 @@ impl ApprovalService for TerminalApproval {
                     &rule,
                     Behavior::Allow,
                 ) {
-                    Ok(path) => self.term.lines(
-                        Tone::Good,
-                        &format!("  always allowed: {rule} (saved to {})", path.display()),
-                    ),
+                    Ok(path) => {
+                        self.term.lines(
+                            Tone::Good,
+                            &format!("  always allowed: {rule} (saved to {})", path.display()),
+                        );
+                        match self.workspace.trust() {
+                            Trust::Trusted => {}
+                            // Project allow rules are dropped in an
+                            // untrusted workspace: say so now, not later.
+                            Trust::Untrusted => self.term.lines(
+                                Tone::Warn,
+                                "  this workspace is not trusted: later sessions drop project allow rules until `dsh hooks trust`",
+                            ),
+                        }
+                    }
                     Err(error) => self.term.lines(
                         Tone::Bad,
                         &format!("  cannot save {rule}: {error}; allowed for this session"),

@@ -182,6 +182,11 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
             turn: Arc::clone(&turn),
             permissions: opened.permissions.clone(),
             project: cwd.clone(),
+            workspace: crate::perms::workspace_trust(
+                &std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
+                &home,
+                &cwd,
+            ),
         });
         let model_name = model.name();
         let mut agent = sessions::agent(
