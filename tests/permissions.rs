@@ -361,3 +361,34 @@ fn dsh_hooks_trust_lets_project_allow_rules_apply() {
     replay(&ctx, &fixture, &["--permission-mode", "manual"]);
     assert!(!ctx.project().join("allowed.txt").exists());
 }
+
+/// Permission area (issue 14): `dsh hooks check` on a Codex `config.toml`
+/// warns about an `approval_policy` dsh ignores and names a requested
+/// sandbox as not enforced (warnings: exit 0).
+#[test]
+fn hooks_check_warns_about_codex_policy_and_the_sandbox() {
+    let ctx = TestContext::new();
+    let codex = ctx.home().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    std::fs::write(
+        codex.join("config.toml"),
+        "model = \"x\"\napproval_policy = \"sometimes\"\nsandbox_mode = \"read-only\"\n",
+    )
+    .unwrap();
+    let output = ctx.dsh().args(["hooks", "check"]).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let file = codex.join("config.toml");
+    for line in [
+        format!(
+            "warning[invalid-approval-policy]: {}:2:19: approval_policy: approval_policy = \"sometimes\" is not",
+            file.display()
+        ),
+        format!(
+            "warning[sandbox-not-enforced]: {}:3:16: sandbox_mode: sandbox_mode=read-only requested; no sandbox is enforced by dsh",
+            file.display()
+        ),
+    ] {
+        assert!(text.contains(&line), "missing {line:?} in\n{text}");
+    }
+}

@@ -391,6 +391,9 @@ fn check_file(file: &Path, kind: Kind, project: &Path) -> Vec<Diagnostic> {
         }
         permission_rules::check(&mut checker, &document);
     }
+    if kind == Kind::Codex {
+        permission_rules::check_codex(&mut checker, &document);
+    }
     walk(&mut checker, &document);
     if kind == Kind::Codex && checker.out.iter().all(|d| d.severity != Severity::Error) {
         codex_typed_load(&mut checker);

@@ -140,6 +140,54 @@ pub(super) fn check(c: &mut Checker<'_>, document: &Value) {
     }
 }
 
+/// Checks a Codex `config.toml`'s `approval_policy` and `sandbox_mode`:
+/// a value Codex would not accept is ignored by dsh (a warning: the session
+/// still starts, with the notice). A confining sandbox is named as not
+/// enforced.
+pub(super) fn check_codex(c: &mut Checker<'_>, document: &Value) {
+    use dsh_hooks_codex::config::approval::{ApprovalPolicy, SandboxMode};
+    if let Some(policy) = document.get("approval_policy") {
+        let valid = policy.as_str().and_then(ApprovalPolicy::parse).is_some();
+        if !valid {
+            let text = policy.as_str().map(str::to_owned);
+            c.push(
+                Severity::Warning,
+                "invalid-approval-policy",
+                Some("approval_policy".to_owned()),
+                text.as_deref(),
+                format!(
+                    "approval_policy = {policy} is not untrusted, on-request, on-failure or never; dsh ignores it"
+                ),
+            );
+        }
+    }
+    if let Some(sandbox) = document.get("sandbox_mode") {
+        let text = sandbox.as_str().map(str::to_owned);
+        match sandbox.as_str().and_then(SandboxMode::parse) {
+            None => c.push(
+                Severity::Warning,
+                "invalid-sandbox-mode",
+                Some("sandbox_mode".to_owned()),
+                text.as_deref(),
+                format!(
+                    "sandbox_mode = {sandbox} is not read-only, workspace-write or danger-full-access; dsh ignores it"
+                ),
+            ),
+            Some(mode) if mode.confines() => c.push(
+                Severity::Warning,
+                "sandbox-not-enforced",
+                Some("sandbox_mode".to_owned()),
+                text.as_deref(),
+                format!(
+                    "sandbox_mode={} requested; no sandbox is enforced by dsh",
+                    mode.as_str()
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
