@@ -39,7 +39,7 @@ const ARGUMENTS_WIDTH: usize = 300;
 /// Who wanted a call approved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Asker {
-    /// An `ask` rule (or a deny/allow rule's neighbour that asked).
+    /// A permission rule (an `ask` rule).
     Rule {
         /// The rule as written.
         rule: String,
