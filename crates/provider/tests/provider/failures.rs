@@ -522,9 +522,13 @@ async fn refusals_carry_the_typed_failure() {
 
 #[test]
 fn a_missing_key_is_typed_too() {
-    let mut settings = ProviderSettings::default();
-    settings.api_key = None;
-    let error = OpenAiProvider::new(settings).err().expect("no key");
+    let settings = ProviderSettings {
+        api_key: None,
+        ..ProviderSettings::default()
+    };
+    let Err(error) = OpenAiProvider::new(settings) else {
+        panic!("a provider without a key was built");
+    };
     let failure = error.failure().expect("typed");
     assert_eq!(failure.category, dsh_model::FailureCategory::MissingKey);
     assert!(failure.fix().contains("DSH_API_KEY"));
