@@ -10,7 +10,7 @@ use dsh_seams::{
     CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     Notification, Plugin, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
     SessionInfo, SessionSink, SessionStartSource, SettledCall, StopRequest, ToolOutcome,
-    TurnControl, TurnSummary, UserNotice,
+    TurnControl, TurnFailure, TurnSummary, UserNotice,
 };
 use dsh_session::{LogError, SessionLog, derive_messages};
 use dsh_tools::ToolRegistry;
@@ -595,6 +595,16 @@ impl Agent {
                             usage: None,
                         })?;
                         summary.last_assistant_message = Some(error.partial_text.clone());
+                    }
+                    let failure = TurnFailure {
+                        turn,
+                        step,
+                        error: error.clone(),
+                    };
+                    for plugin in self.registry.plugins() {
+                        let _ = AssertUnwindSafe(plugin.turn_failed(&ctx, &failure))
+                            .catch_unwind()
+                            .await;
                     }
                     return self
                         .finish(&ctx, summary, TurnEndReason::Error, Some(error.message))

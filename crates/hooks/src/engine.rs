@@ -398,6 +398,21 @@ impl<D: Dialect> Engine<D> {
         contexts
     }
 
+    /// Waits up to `grace` for the detached runs still pending to finish
+    /// (they stay pending: harvest or abort them afterwards). For teardown,
+    /// where a run that is quick should still get to finish and a slow one
+    /// must not hold dsh up.
+    pub async fn settle_pending(&self, grace: std::time::Duration) {
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let done = lock(&self.pending).iter().all(|p| p.handle.is_finished());
+            if done || tokio::time::Instant::now() >= deadline {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+
     /// Kills every detached run still pending (session teardown).
     pub fn abort_pending(&self) {
         for pending in std::mem::take(&mut *lock(&self.pending)) {

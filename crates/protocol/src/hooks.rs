@@ -35,6 +35,8 @@ pub enum Seam {
     SessionEnd,
     /// dsh waiting for the user.
     Notification,
+    /// A turn's model request failed (the turn closes `error`).
+    TurnFailed,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -55,6 +57,7 @@ impl Seam {
             Seam::TurnEnd => "turn-end",
             Seam::SessionEnd => "session-end",
             Seam::Notification => "notification",
+            Seam::TurnFailed => "turn-failed",
             Seam::Unmapped => "none",
         }
     }

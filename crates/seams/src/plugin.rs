@@ -61,6 +61,19 @@ pub struct TurnSummary {
     pub last_assistant_message: Option<String>,
 }
 
+/// What the turn-failed seam is told: the model request of `step` failed
+/// and the turn closes `error` right after the listeners return.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnFailure {
+    /// The turn.
+    pub turn: u64,
+    /// The step whose request failed.
+    pub step: u64,
+    /// The failure, with the provider's typed answer when there was one
+    /// ([`ModelError::category`]).
+    pub error: ModelError,
+}
+
 /// Why dsh is waiting for the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotificationKind {
@@ -245,4 +258,10 @@ pub trait Plugin: Send + Sync {
 
     /// Observes every event after it is durably appended.
     fn on_event(&self, _event: &Event) {}
+
+    /// Observes a turn ended by a failed model request, before its
+    /// `turn/end error`. Observers only: nothing they do changes the turn,
+    /// and a listener that must not hold the session up (Claude Code's
+    /// StopFailure hooks) starts its work without waiting for it.
+    async fn turn_failed(&self, _ctx: &SeamContext, _failure: &TurnFailure) {}
 }
