@@ -389,7 +389,8 @@ impl Plugin for ClaudePlugin {
             | EventBody::SteeringMessage { .. }
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. } => {}
+            | EventBody::HookResult { .. }
+            | EventBody::SeamNote { .. } => {}
         }
         let prompt_id = state.last_prompt_id.clone();
         if let Some(transcript) = state.transcript.as_mut()

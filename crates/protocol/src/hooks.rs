@@ -37,6 +37,10 @@ pub enum Seam {
     Notification,
     /// A turn's model request failed (the turn closes `error`).
     TurnFailed,
+    /// The message list before each model request (seed 004 `context`).
+    Context,
+    /// After each step: end the turn or session, or prepare the next step.
+    StepEnd,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -58,6 +62,8 @@ impl Seam {
             Seam::SessionEnd => "session-end",
             Seam::Notification => "notification",
             Seam::TurnFailed => "turn-failed",
+            Seam::Context => "context",
+            Seam::StepEnd => "step-end",
             Seam::Unmapped => "none",
         }
     }
