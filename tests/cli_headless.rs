@@ -828,3 +828,41 @@ fn a_provider_529_fires_stop_failure_hooks_and_session_end_still_runs() {
         .collect();
     assert_eq!(invoked, ["turn-failed", "session-end"]);
 }
+
+/// A StopFailure hook that finishes after the session's next turn has begun
+/// is recorded once it is collected — in the turn that collects it, or at
+/// session end outside every turn — and never refused by the log.
+#[test]
+fn a_finished_stop_failure_hook_is_recorded_and_the_next_turn_runs() {
+    let ctx = TestContext::new();
+    std::fs::create_dir_all(ctx.project().join(".claude")).unwrap();
+    std::fs::write(
+        ctx.project().join(".claude/settings.json"),
+        r#"{"hooks": {"StopFailure": [{"hooks": [{"type": "command", "command": "cat > /dev/null"}]}]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ctx.project().join("f.json"),
+        r#"{"prompts": ["one", "two"], "model": [{"error": {"status": 429, "message": "slow"}}, {"text": "ok"}]}"#,
+    )
+    .unwrap();
+    let output = ctx.dsh().args(["replay", "f.json"]).output().unwrap();
+    let log: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let results: Vec<(&Value, &str)> = log
+        .iter()
+        .filter(|e| e["type"] == "hook/result")
+        .map(|e| (&e["turn"], e["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(results[0], (&json!(1), "detached"));
+    assert_eq!(results[1].1, "exited");
+    let ends: Vec<&Value> = log
+        .iter()
+        .filter(|e| e["type"] == "turn/end")
+        .map(|e| &e["reason"])
+        .collect();
+    assert_eq!(ends, [&json!("error"), &json!("completed")]);
+}

@@ -330,7 +330,7 @@ impl Plugin for ClaudePlugin {
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
-        self.settle_stop_failure().await;
+        self.settle_stop_failure(ctx).await;
         // Async hooks still running are killed at teardown, as Claude Code does.
         self.engine.abort_pending();
     }

@@ -144,7 +144,6 @@ pub struct Fired<D: Dialect> {
 /// A detached run waiting to be harvested.
 struct Pending<D: Dialect> {
     invocation_id: String,
-    turn: Option<u64>,
     handler: D::Handler,
     note: D::Note,
     handle: JoinHandle<HookRun>,
@@ -287,7 +286,6 @@ impl<D: Dialect> Engine<D> {
                     match note {
                         Some(note) => lock(&self.pending).push(Pending {
                             invocation_id,
-                            turn: ctx.turn,
                             handler,
                             note,
                             handle,
@@ -387,8 +385,13 @@ impl<D: Dialect> Engine<D> {
                 continue;
             };
             let harvested = read(&pending.handler, &pending.note, &run);
+            // Recorded in the turn that harvests it (none at session end):
+            // the log accepts hook records only inside the open turn or
+            // outside every turn, and a run started in an earlier turn (an
+            // async hook, a StopFailure hook) pairs with its `hook/invoked`
+            // there by invocation id.
             ctx.sink.record(RunRecord::of(&run).into_event(
-                pending.turn,
+                ctx.turn,
                 pending.invocation_id,
                 harvested.parsed,
                 harvested.decision,

@@ -86,11 +86,15 @@ impl ClaudePlugin {
     }
 
     /// At teardown: lets StopFailure hooks still running finish within
-    /// [`STOP_FAILURE_GRACE`]; the caller then kills what is left.
-    pub(super) async fn settle_stop_failure(&self) {
+    /// [`STOP_FAILURE_GRACE`] and records those that did (outside any turn);
+    /// the caller then kills what is left.
+    pub(super) async fn settle_stop_failure(&self, ctx: &SeamContext) {
         let started = std::mem::take(&mut lock(&self.state).stop_failure_started);
         if started {
             self.engine.settle_pending(STOP_FAILURE_GRACE).await;
+            // Their output is ignored; an async hook's context has no turn
+            // left to reach either.
+            let _ = self.harvest_async(ctx);
         }
     }
 }
