@@ -775,3 +775,94 @@ fn print_reads_default_mode_from_settings() {
     // acceptEdits runs file commands inside the project.
     assert!(ctx.project().join("accepted.txt").exists());
 }
+
+/// StopFailure end to end (seams004): the real provider client's typed
+/// failure reaches the Claude Code bridge — category, Claude Code's 529 text
+/// naming the endpoint — and SessionEnd still runs.
+#[test]
+fn a_provider_529_fires_stop_failure_hooks_and_session_end_still_runs() {
+    let ctx = TestContext::new();
+    write_config(&ctx, "[provider]\nmax_retries = 0\n");
+    let claude = ctx.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let settings = json!({"hooks": {
+        "StopFailure": [{"matcher": "server_error", "hooks": [
+            {"type": "command", "command": "cat > \"$HOME/stopfailure.json\""}
+        ]}],
+        "SessionEnd": [{"hooks": [
+            {"type": "command", "command": "cat > \"$HOME/sessionend.json\""}
+        ]}]
+    }});
+    std::fs::write(claude.join("settings.json"), settings.to_string()).unwrap();
+    let mock = mock(vec![MockResponse::status(
+        529,
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+    )]);
+    let output = dsh(&ctx, &mock).args(["-p", "Hello"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "stderr: {}", stderr(&output));
+    let stdin: Value = serde_json::from_str(
+        &std::fs::read_to_string(ctx.home().join("stopfailure.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(stdin["hook_event_name"], "StopFailure");
+    assert_eq!(stdin["error"], "server_error");
+    let gateway = mock
+        .base_url()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    assert_eq!(
+        stdin["last_assistant_message"],
+        format!(
+            "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway ({gateway})."
+        )
+    );
+    let end: Value =
+        serde_json::from_str(&std::fs::read_to_string(ctx.home().join("sessionend.json")).unwrap())
+            .unwrap();
+    assert_eq!(end["hook_event_name"], "SessionEnd");
+    let events = events(&session_logs(&ctx)[0]);
+    let invoked: Vec<&str> = of_type(&events, "hook/invoked")
+        .iter()
+        .map(|e| e["seam"].as_str().unwrap())
+        .collect();
+    assert_eq!(invoked, ["turn-failed", "session-end"]);
+}
+
+/// A StopFailure hook that finishes after the session's next turn has begun
+/// is recorded once it is collected — in the turn that collects it, or at
+/// session end outside every turn — and never refused by the log.
+#[test]
+fn a_finished_stop_failure_hook_is_recorded_and_the_next_turn_runs() {
+    let ctx = TestContext::new();
+    std::fs::create_dir_all(ctx.project().join(".claude")).unwrap();
+    std::fs::write(
+        ctx.project().join(".claude/settings.json"),
+        r#"{"hooks": {"StopFailure": [{"hooks": [{"type": "command", "command": "cat > /dev/null"}]}]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ctx.project().join("f.json"),
+        r#"{"prompts": ["one", "two"], "model": [{"error": {"status": 429, "message": "slow"}}, {"text": "ok"}]}"#,
+    )
+    .unwrap();
+    let output = ctx.dsh().args(["replay", "f.json"]).output().unwrap();
+    let log: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let results: Vec<(&Value, &str)> = log
+        .iter()
+        .filter(|e| e["type"] == "hook/result")
+        .map(|e| (&e["turn"], e["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(results[0], (&json!(1), "detached"));
+    assert_eq!(results[1].1, "exited");
+    let ends: Vec<&Value> = log
+        .iter()
+        .filter(|e| e["type"] == "turn/end")
+        .map(|e| &e["reason"])
+        .collect();
+    assert_eq!(ends, [&json!("error"), &json!("completed")]);
+}

@@ -90,6 +90,17 @@ enum Known {
     /// refuses to run, a plugin hook whose script path the shell empties): the log's
     /// `hook/invoked` records hold that many more inputs than the hooks recorded.
     UnrecordedRuns(usize),
+    /// StopFailure (seams004): Claude Code made this request again after it failed (its own
+    /// fallbacks, `CLAUDE_CODE_MAX_RETRIES=0` notwithstanding); dsh's scripted provider is asked
+    /// once, so only the first captured request is compared.
+    OneRequestBeforeFailure,
+    /// StopFailure hooks are not waited for and are killed at teardown: Claude Code killed this
+    /// label's interpreter before it recorded; dsh lets quick hooks finish (1 s grace), so the
+    /// run may or may not record. Its records are left out on dsh's side.
+    KilledAtTeardown(&'static str),
+    /// Claude Code killed this StopFailure shell hook after `cat` but before `env` ran (its env
+    /// file is empty in the capture); dsh's run gets to `env`. The env is not compared.
+    EnvNotCaptured(&'static str),
 }
 
 fn scenario_dir(name: &str) -> PathBuf {
@@ -197,10 +208,11 @@ fn run_dsh(name: &str) -> DshRun {
         "dsh replay {name} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let records = match std::fs::read_to_string(run_dir.join("hooks.jsonl")) {
+    let mut records = match std::fs::read_to_string(run_dir.join("hooks.jsonl")) {
         Ok(text) => json_lines(&text),
         Err(_) => Vec::new(),
     };
+    records.extend(stop_failure_shell_record(&run_dir));
     let requests = json_lines(&std::fs::read_to_string(&requests_path).unwrap());
     let log = json_lines(&String::from_utf8_lossy(&output.stdout));
     DshRun {
@@ -686,7 +698,9 @@ fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer) -> Vec<Value> {
         let invocation = invoked[id];
         let event = invocation["event"].as_str().unwrap_or_default();
         let first_turn = invocation.get("turn").is_none_or(|turn| turn == 1);
-        if event == "SessionEnd" || !first_turn {
+        // StopFailure hooks are not awaited and Claude Code's stream ends with its result line
+        // before they report, like SessionEnd's.
+        if event == "SessionEnd" || event == "StopFailure" || !first_turn {
             continue;
         }
         let cancelled = result["timed_out"] == true || result["outcome"] != "exited";
@@ -710,6 +724,7 @@ fn expected_turn_end(result: &Value) -> &'static str {
     match result["terminal_reason"].as_str() {
         Some("completed") => "completed",
         Some("hook_stopped" | "tool_deferred" | "stop_hook_prevented") => "stopped",
+        Some("api_error") => "error",
         Some(other) => panic!("unmapped terminal_reason {other}"),
         None if result["num_turns"] == 0
             && result["result"]
@@ -764,7 +779,15 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
                 }
             }
             Known::AsyncHookRace => hooks.sort_by_key(Value::to_string),
-            Known::UnrecordedRuns(_) => {}
+            Known::UnrecordedRuns(_) | Known::KilledAtTeardown(_) => {}
+            Known::EnvNotCaptured(label) => {
+                for record in hooks.iter_mut() {
+                    if record["label"] == *label {
+                        record["env"] = json!({});
+                    }
+                }
+            }
+            Known::OneRequestBeforeFailure => {}
             Known::DefaultPermissionMode => {
                 for record in hooks.iter_mut() {
                     if record["stdin"]["permission_mode"] == "default" {
@@ -801,7 +824,29 @@ fn conformance(name: &str, known: &[Known]) {
     let mut expected_hooks = hook_view(&captured_records, &mut captured_norm);
     apply_known(known, &mut expected_hooks, &mut []);
     let mut dsh_norm = Normalizer::dsh(&run);
-    let mut actual_hooks = hook_view(&run.records, &mut dsh_norm);
+    let killed: Vec<&str> = known
+        .iter()
+        .filter_map(|k| match k {
+            Known::KilledAtTeardown(label) => Some(*label),
+            _ => None,
+        })
+        .collect();
+    let compared_records: Vec<Value> = run
+        .records
+        .iter()
+        .filter(|r| !killed.iter().any(|label| r["label"] == *label))
+        .cloned()
+        .collect();
+    let mut actual_hooks = hook_view(&compared_records, &mut dsh_norm);
+    apply_known(
+        &known
+            .iter()
+            .copied()
+            .filter(|k| matches!(k, Known::EnvNotCaptured(_)))
+            .collect::<Vec<_>>(),
+        &mut actual_hooks,
+        &mut [],
+    );
     if known.iter().any(|k| matches!(k, Known::AsyncHookRace)) {
         actual_hooks.sort_by_key(Value::to_string);
     }
@@ -845,9 +890,9 @@ fn conformance(name: &str, known: &[Known]) {
         );
         unmatched.remove(at.unwrap());
     }
-    assert_eq!(
-        unmatched.len(),
-        unrecorded,
+    // A run killed at teardown may have recorded or not (`Known::KilledAtTeardown`).
+    assert!(
+        (unrecorded..=unrecorded + killed.len()).contains(&unmatched.len()),
         "{name}: hook/invoked inputs vs stdin: {unmatched:?} never reached a hook"
     );
 
@@ -875,6 +920,12 @@ fn conformance(name: &str, known: &[Known]) {
         })
         .collect();
     apply_known(known, &mut [], &mut expected_model);
+    if known
+        .iter()
+        .any(|k| matches!(k, Known::OneRequestBeforeFailure))
+    {
+        expected_model.truncate(1);
+    }
     let errors: HashMap<String, bool> = run
         .log
         .iter()
@@ -1134,4 +1185,38 @@ scenarios! {
     u_settings_layers;
     v_shell_semantics;
     z2_async_hook [Known::AsyncHookRace];
+    // StopFailure (issue 16, seams004).
+    misc_stopfailure_400 [Known::OneRequestBeforeFailure, Known::KilledAtTeardown("sf")];
+    misc_stopfailure_429 [
+        Known::OneRequestBeforeFailure,
+        Known::KilledAtTeardown("sf"),
+        Known::EnvNotCaptured("sf_sh")
+    ];
+    misc_stopfailure_529 [Known::OneRequestBeforeFailure, Known::KilledAtTeardown("sf")];
+    misc_stopfailure_matcher [Known::OneRequestBeforeFailure];
+}
+
+/// The StopFailure captures' shell hook (`cat > {RUN}/stopfailure_stdin.json; env | grep -E
+/// '^(CLAUDE|ORACLE)' | sort > {RUN}/stopfailure_env.txt`) leaves files, not a `hooks.jsonl`
+/// line; the capture harness turned them into one record labelled `sf_sh`, and so does this.
+fn stop_failure_shell_record(run_dir: &Path) -> Option<Value> {
+    let stdin_raw = std::fs::read_to_string(run_dir.join("stopfailure_stdin.json")).ok()?;
+    let event = serde_json::from_str::<Value>(&stdin_raw)
+        .ok()
+        .and_then(|stdin| stdin["hook_event_name"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let env_text = std::fs::read_to_string(run_dir.join("stopfailure_env.txt")).unwrap_or_default();
+    let env: Map<String, Value> = env_text
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(name, value)| (name.to_owned(), json!(value)))
+        .collect();
+    Some(json!({
+        "label": "sf_sh",
+        "call_no": 1,
+        "event": event,
+        "cwd": null,
+        "stdin_raw": stdin_raw,
+        "env": env,
+    }))
 }

@@ -221,6 +221,38 @@ fn check_json_is_machine_readable_and_warnings_alone_exit_zero() {
     assert_eq!(doc["diagnostics"][0]["position"], "1:33");
 }
 
+/// StopFailure is fired (no `event-not-fired`), and a matcher none of its
+/// error categories satisfies is pointed out (seams004).
+#[test]
+fn check_knows_stop_failure_and_its_categories() {
+    let ctx = project();
+    std::fs::write(
+        ctx.project().join("sf.settings.json"),
+        r#"{"hooks": {"StopFailure": [
+            {"matcher": "rate_limit|server_error", "hooks": [{"type": "command", "command": "true"}]},
+            {"matcher": "overloaded", "hooks": [{"type": "command", "command": "true"}]}
+        ]}}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "sf.settings.json", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let doc = json_stdout(&output);
+    let found: Vec<(&str, &str)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["at"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![("matcher-never-matches", "hooks.StopFailure[1].matcher")],
+        "{doc}"
+    );
+}
+
 #[test]
 fn check_of_a_missing_file_is_an_error() {
     let ctx = project();

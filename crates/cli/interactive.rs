@@ -348,6 +348,11 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                     return Err(anyhow::Error::new(error).context("the session log failed"));
                 }
             }
+            // A native plugin's stop-after-step ended the session (seed 004).
+            if let Some(why) = agent.session_end_requested() {
+                term.lines(Tone::Warn, &format!("a plugin ended the session: {why}"));
+                break;
+            }
         }
         let stop = stopper.stopped();
         if let Some(stop) = stop {

@@ -238,6 +238,21 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                     None => writeln!(out, "{text}"),
                 }
             }
+            EventBody::SeamNote {
+                seam,
+                plugin,
+                kind,
+                message,
+                ..
+            } => writeln!(
+                out,
+                "  {} {seam} [{plugin}] {}: {message}",
+                paint.yellow("seam note"),
+                serde_json::to_value(kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            ),
             EventBody::HookInvoked {
                 dialect,
                 event: hook_event,

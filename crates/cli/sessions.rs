@@ -97,7 +97,8 @@ fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
         | EventBody::SteeringMessage { .. }
         | EventBody::TurnEnd { .. }
         | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. } => None,
+        | EventBody::HookResult { .. }
+        | EventBody::SeamNote { .. } => None,
     });
     let turns = events
         .iter()

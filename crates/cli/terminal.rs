@@ -190,7 +190,8 @@ impl Terminal {
     /// An event the agent just appended.
     pub fn event(&self, event: &Event) {
         match &event.body {
-            EventBody::SessionHeader { .. }
+            EventBody::SeamNote { .. }
+            | EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
             | EventBody::TurnEnd { .. } => {}
             EventBody::UserMessage {

@@ -167,6 +167,18 @@ impl Claude {
             command: &note.command,
         };
         let interpretation = self.read(&ctx.session.session_id, &event_ctx, Finished::Process(run));
+        if note.event == HookEvent::StopFailure {
+            // Claude Code ignores a StopFailure hook's output: the turn has
+            // already failed and nothing reaches the model.
+            let mut decision = decision_of(&interpretation);
+            decision.is_async = true;
+            decision.note = Some("StopFailure hook finished; its output is ignored".to_owned());
+            return Harvested {
+                decision,
+                parsed: interpretation.parsed.json().cloned(),
+                context: None,
+            };
+        }
         let mut texts = interpretation.contexts.clone();
         if let Some(message) = system_message(&interpretation) {
             texts.push(format!("{} says: {message}", note.label));
@@ -386,7 +398,13 @@ impl Dialect for Claude {
             .collect()
     }
 
-    fn detached_decision(&self, _handler: &HookHandler) -> HookDecision {
+    fn detached_decision(&self, handler: &HookHandler) -> HookDecision {
+        if handler.event == Some(HookEvent::StopFailure) {
+            return HookDecision {
+                why: Some("StopFailure hook: not awaited, as Claude Code; its output is ignored and it is killed if still running when the session ends".to_owned()),
+                ..HookDecision::default()
+            };
+        }
         HookDecision {
             why: Some("async hook: not awaited; its additionalContext/systemMessage reach the model on the next turn".to_owned()),
             ..HookDecision::default()

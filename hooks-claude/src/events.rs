@@ -76,6 +76,19 @@ pub enum HookEvent {
     MessageDisplay,
 }
 
+/// The values of StopFailure's `error` (its matcher's subject), as Claude
+/// Code documents them. dsh sends `rate_limit`, `authentication_failed`,
+/// `billing_error`, `server_error` and `unknown` (see `stop_failure_error`).
+pub const STOP_FAILURE_ERRORS: [&str; 7] = [
+    "rate_limit",
+    "authentication_failed",
+    "billing_error",
+    "invalid_request",
+    "server_error",
+    "max_output_tokens",
+    "unknown",
+];
+
 /// Whether dsh fires an event, and why not when it does not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventSupport {
@@ -181,14 +194,12 @@ impl HookEvent {
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
             | HookEvent::Stop
+            | HookEvent::StopFailure
             | HookEvent::PermissionRequest
             | HookEvent::PostToolBatch => EventSupport::Fired,
             HookEvent::UserPromptExpansion => {
                 EventSupport::NotFired("dsh has no slash commands that expand into prompts")
             }
-            HookEvent::StopFailure => EventSupport::NotFired(
-                "dsh has no seam for a turn ended by a provider error that could run it before the turn closes",
-            ),
             HookEvent::SubagentStart | HookEvent::SubagentStop => {
                 EventSupport::NotFired("dsh has no subagents")
             }
@@ -352,8 +363,8 @@ impl HookEvent {
             HookEvent::Stop => Seam::TurnContinuation,
             HookEvent::SessionEnd => Seam::SessionEnd,
             HookEvent::Notification => Seam::Notification,
+            HookEvent::StopFailure => Seam::TurnFailed,
             HookEvent::UserPromptExpansion
-            | HookEvent::StopFailure
             | HookEvent::SubagentStart
             | HookEvent::SubagentStop
             | HookEvent::PreCompact

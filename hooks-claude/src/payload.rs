@@ -238,6 +238,18 @@ pub fn stop(common: &Common, stop_hook_active: bool, last_assistant_message: &st
         .build()
 }
 
+/// `StopFailure` (`misc_stopfailure_*`): no `permission_mode`, `effort`
+/// before the event name, then the error category and Claude Code's error text.
+pub fn stop_failure(common: &Common, error: &str, last_assistant_message: &str) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .effort(common)
+        .event("StopFailure")
+        .field("error", json!(error))
+        .field("last_assistant_message", json!(last_assistant_message))
+        .build()
+}
+
 /// `SessionEnd`.
 pub fn session_end(common: &Common, reason: &str) -> Value {
     Builder::new(common)

@@ -19,7 +19,7 @@ use dsh_seams::{
     ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, ContinuationInput,
     Notification, NotificationKind, Plugin, PostToolDecision, PreToolVerdict, PromptDecision,
     PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SettledCall,
-    ToolExecution, ToolOutcome,
+    ToolExecution, ToolOutcome, TurnFailure,
 };
 
 use crate::config::{ClaudeConfig, HandlerKind, HookHandler};
@@ -29,6 +29,7 @@ use crate::output::Effect;
 use crate::payload::{self, Common};
 use crate::transcript::Transcript;
 
+mod failure;
 mod launch;
 mod tools;
 mod turns;
@@ -55,6 +56,8 @@ struct State {
     prompt_ids: HashMap<u64, String>,
     last_prompt_id: Option<String>,
     transcript: Option<Transcript>,
+    /// StopFailure hooks were started and may still be running.
+    stop_failure_started: bool,
 }
 
 /// One awaited run, read.
@@ -160,7 +163,8 @@ impl ClaudePlugin {
                     else {
                         return Launch::Skip;
                     };
-                    if *is_async {
+                    // Claude Code never waits for StopFailure hooks.
+                    if *is_async || firing.event == HookEvent::StopFailure {
                         Launch::Detached {
                             spec,
                             note: Some(AsyncNote {
@@ -326,6 +330,7 @@ impl Plugin for ClaudePlugin {
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
+        self.settle_stop_failure(ctx).await;
         // Async hooks still running are killed at teardown, as Claude Code does.
         self.engine.abort_pending();
     }
@@ -345,6 +350,10 @@ impl Plugin for ClaudePlugin {
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
+    }
+
+    async fn turn_failed(&self, ctx: &SeamContext, failure: &TurnFailure) {
+        self.on_turn_failed(ctx, failure).await;
     }
 
     fn on_event(&self, event: &Event) {
@@ -380,7 +389,8 @@ impl Plugin for ClaudePlugin {
             | EventBody::SteeringMessage { .. }
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. } => {}
+            | EventBody::HookResult { .. }
+            | EventBody::SeamNote { .. } => {}
         }
         let prompt_id = state.last_prompt_id.clone();
         if let Some(transcript) = state.transcript.as_mut()

@@ -179,7 +179,8 @@ impl Transcript {
             | EventBody::PromptBlocked { .. }
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. } => Vec::new(),
+            | EventBody::HookResult { .. }
+            | EventBody::SeamNote { .. } => Vec::new(),
         }
     }
 

@@ -772,3 +772,89 @@ async fn notice_levels_come_from_what_happened_not_from_the_text() {
     );
     assert!(notices[1].text.ends_with("says: all good"), "{notices:?}");
 }
+
+/// StopFailure: the matcher is on the error category, the hook gets the
+/// captured payload, the seam returns without waiting for it, and a hook
+/// still running past the teardown grace is killed at session end.
+#[tokio::test]
+async fn stop_failure_is_matched_on_the_category_and_not_waited_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("sf.json");
+    let slow_marker = tmp.path().join("slow-finished");
+    let s = setup(json!({"hooks": {"StopFailure": [
+        {"matcher": "rate_limit", "hooks": [hook(format!("cat > '{}'", out.display()))]},
+        {"matcher": "server_error", "hooks": [hook("touch /dev/null/never".to_owned())]},
+        {"matcher": "rate_limit", "hooks": [hook(format!("sleep 5; touch '{}'", slow_marker.display()))]}
+    ]}}));
+    let error = dsh_model::ModelError::new("HTTP 429 from the provider")
+        .with_failure(dsh_model::ProviderFailure::from_status(429, "slow down"));
+    let failure = dsh_seams::TurnFailure {
+        turn: 1,
+        step: 1,
+        error,
+    };
+    let started = std::time::Instant::now();
+    s.plugin.turn_failed(&s.ctx, &failure).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the seam waited for the hooks: {:?}",
+        started.elapsed()
+    );
+    let events = s.sink.events.lock().unwrap().clone();
+    let invoked: Vec<(String, Seam)> = events
+        .iter()
+        .filter_map(|e| match e {
+            EventBody::HookInvoked { event, seam, .. } => Some((event.clone(), *seam)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        invoked,
+        vec![
+            ("StopFailure".to_owned(), Seam::TurnFailed),
+            ("StopFailure".to_owned(), Seam::TurnFailed)
+        ],
+        "only the rate_limit group runs"
+    );
+    let ctx = SeamContext {
+        turn: None,
+        ..s.ctx.clone()
+    };
+    let ended = std::time::Instant::now();
+    s.plugin
+        .session_end(&ctx, dsh_seams::SessionEndReason::Other)
+        .await;
+    let took = ended.elapsed();
+    assert!(
+        took < Duration::from_secs(4),
+        "teardown waited for the slow hook: {took:?}"
+    );
+    let stdin = std::fs::read_to_string(&out).expect("the quick hook finished");
+    let stdin: Value = serde_json::from_str(&stdin).unwrap();
+    let keys: Vec<&str> = stdin
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "effort",
+            "hook_event_name",
+            "error",
+            "last_assistant_message"
+        ]
+    );
+    assert_eq!(stdin["error"], "rate_limit");
+    assert_eq!(
+        stdin["last_assistant_message"],
+        "API Error: Request rejected (429) · slow down"
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!slow_marker.exists(), "the slow hook was not killed");
+}

@@ -9,12 +9,24 @@ use dsh_protocol::{Event, EventBody, Message, ModelRequest, ToolCall, TurnEndRea
 use dsh_seams::{
     CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     Notification, Plugin, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
-    SessionInfo, SessionSink, SessionStartSource, SettledCall, StopRequest, ToolOutcome,
-    TurnControl, TurnSummary, UserNotice,
+    SessionInfo, SessionSink, SessionStartSource, SettledCall, StepReport, StopRequest,
+    ToolOutcome, TurnControl, TurnFailure, TurnSummary, UserNotice,
 };
 use dsh_session::{LogError, SessionLog, derive_messages};
 use dsh_tools::ToolRegistry;
 use futures::FutureExt;
+
+mod loop_seams;
+use loop_seams::QueueKind;
+pub use loop_seams::{MessageQueue, QueueMode, QueueModes};
+
+/// The steering and follow-up queues of a session and their modes.
+#[derive(Default)]
+struct Queues {
+    steering: MessageQueue,
+    follow_up: MessageQueue,
+    modes: QueueModes,
+}
 
 /// The default bound on model requests per turn.
 pub const DEFAULT_MAX_STEPS: u64 = 50;
@@ -147,6 +159,10 @@ pub struct Agent {
     /// processed (no prompt-submit seam, no model request, no continuation).
     session_stop: Option<StopRequest>,
     session_cancel: CancellationToken,
+    /// Seed-004 queues (steering, follow-up) and their delivery modes.
+    queues: Queues,
+    /// A stop-after-step listener ended the session: no further send runs.
+    session_end_requested: Option<String>,
 }
 
 /// Forwards a streaming reply to the presentation callbacks: text as it
@@ -195,6 +211,8 @@ impl Agent {
             pending_session_contexts: Vec::new(),
             session_stop: None,
             session_cancel: CancellationToken::new(),
+            queues: Queues::default(),
+            session_end_requested: None,
         }
     }
 
@@ -332,7 +350,9 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<Vec<TurnOutcome>, AgentError> {
         let mut outcomes = Vec::new();
-        while let Some(send) = self.inbox.pop_front() {
+        while self.session_end_requested.is_none()
+            && let Some(send) = self.inbox.pop_front()
+        {
             outcomes.push(self.run_turn(send, cancel.child_token()).await?);
         }
         Ok(outcomes)
@@ -387,7 +407,8 @@ impl Agent {
                     | EventBody::SteeringMessage { .. }
                     | EventBody::TurnEnd { .. }
                     | EventBody::HookInvoked { .. }
-                    | EventBody::HookResult { .. } => None,
+                    | EventBody::HookResult { .. }
+                    | EventBody::SeamNote { .. } => None,
                 });
             (
                 log.open_turn(),
@@ -546,6 +567,7 @@ impl Agent {
                 })?;
             }
             self.append_contexts(turn, steering_contexts.drain(..))?;
+            self.deliver_queued(turn, QueueKind::Steering)?;
             if cancel.is_cancelled() {
                 return self
                     .finish(&ctx, summary, TurnEndReason::Interrupted, None)
@@ -561,7 +583,7 @@ impl Agent {
                     .await;
             }
             step += 1;
-            let request = self.build_request(turn, step);
+            let request = self.request_for_step(&ctx, turn, step).await?;
             for plugin in self.registry.plugins() {
                 let _ = AssertUnwindSafe(plugin.before_model_request(&ctx, &request))
                     .catch_unwind()
@@ -596,6 +618,16 @@ impl Agent {
                         })?;
                         summary.last_assistant_message = Some(error.partial_text.clone());
                     }
+                    let failure = TurnFailure {
+                        turn,
+                        step,
+                        error: error.clone(),
+                    };
+                    for plugin in self.registry.plugins() {
+                        let _ = AssertUnwindSafe(plugin.turn_failed(&ctx, &failure))
+                            .catch_unwind()
+                            .await;
+                    }
                     return self
                         .finish(&ctx, summary, TurnEndReason::Error, Some(error.message))
                         .await;
@@ -626,6 +658,17 @@ impl Agent {
                         .finish(&ctx, summary, TurnEndReason::Stopped, Some(stop.reason))
                         .await;
                 }
+                let report = StepReport {
+                    turn,
+                    step,
+                    assistant_text: reply.text.clone(),
+                    tool_call_ids: Vec::new(),
+                };
+                if let Some(reason) = self.after_step(&ctx, &report).await? {
+                    return self
+                        .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
+                        .await;
+                }
                 let input = ContinuationInput {
                     turn,
                     step,
@@ -634,6 +677,13 @@ impl Agent {
                 };
                 match self.continuation(&ctx, &input).await {
                     ContinuationDecision::Stop => {
+                        // Seed 004: queued steering, then follow-ups, keep
+                        // the turn going instead of ending it.
+                        if !self.queues.steering.is_empty()
+                            || self.deliver_queued(turn, QueueKind::FollowUp)?
+                        {
+                            continue;
+                        }
                         return self
                             .finish(&ctx, summary, TurnEndReason::Completed, None)
                             .await;
@@ -668,6 +718,17 @@ impl Agent {
             if let Some(stop) = control.stop_requested() {
                 return self
                     .finish(&ctx, summary, TurnEndReason::Stopped, Some(stop.reason))
+                    .await;
+            }
+            let report = StepReport {
+                turn,
+                step,
+                assistant_text: reply.text.clone(),
+                tool_call_ids: tool_calls.iter().map(|call| call.id.clone()).collect(),
+            };
+            if let Some(reason) = self.after_step(&ctx, &report).await? {
+                return self
+                    .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
                     .await;
             }
         }

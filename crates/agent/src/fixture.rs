@@ -1,6 +1,9 @@
 //! The fixture transcript format (the README's fixture format).
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use dsh_model::{ModelError, ProviderFailure};
 
 use dsh_protocol::{ModelReply, ToolCall};
 use serde::Deserialize;
@@ -76,7 +79,65 @@ pub struct FixtureStep {
     pub tool_calls: Option<Vec<FixtureToolCall>>,
     /// A simulated provider failure instead of a reply.
     #[serde(default)]
-    pub error: Option<String>,
+    pub error: Option<FixtureStepError>,
+}
+
+/// A scripted provider failure: a message, or what the provider answered.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum FixtureStepError {
+    /// A failure dsh reports with this message and no provider answer (a
+    /// broken connection, a timeout).
+    Message(String),
+    /// The provider refused the request with an HTTP status.
+    Provider(FixtureProviderError),
+}
+
+/// `{"status": 429, "message": "…"}`: the provider's refusal, typed as the
+/// real provider client types it (category from the status).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixtureProviderError {
+    /// The HTTP status.
+    pub status: u16,
+    /// The provider's own error message (the body's `error.message`).
+    #[serde(default)]
+    pub message: String,
+    /// The `Retry-After` the provider sent, in seconds.
+    #[serde(default)]
+    pub retry_after_secs: Option<f64>,
+    /// The endpoint's `host:port`, as a real provider would name it.
+    #[serde(default)]
+    pub gateway: Option<String>,
+}
+
+impl FixtureStepError {
+    /// The model error the scripted model returns for this step.
+    pub fn to_model_error(&self) -> ModelError {
+        match self {
+            FixtureStepError::Message(message) => ModelError::new(message.clone()),
+            FixtureStepError::Provider(provider) => {
+                let detail = if provider.message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", provider.message)
+                };
+                let retry_after = provider
+                    .retry_after_secs
+                    .filter(|secs| secs.is_finite() && *secs >= 0.0)
+                    .map(Duration::from_secs_f64);
+                ModelError::new(format!(
+                    "HTTP {} from the provider{detail}",
+                    provider.status
+                ))
+                .with_failure(
+                    ProviderFailure::from_status(provider.status, provider.message.clone())
+                        .with_retry_after(retry_after)
+                        .with_gateway(provider.gateway.clone()),
+                )
+            }
+        }
+    }
 }
 
 /// A scripted tool call.
@@ -160,7 +221,7 @@ impl Fixture {
         self.model
             .iter()
             .map(|step| match &step.error {
-                Some(message) => ScriptStep::Error(message.clone()),
+                Some(error) => ScriptStep::Error(error.to_model_error()),
                 None => ScriptStep::Reply(ModelReply {
                     text: step.text.clone().unwrap_or_default(),
                     tool_calls: step
@@ -180,5 +241,54 @@ impl Fixture {
                 }),
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use dsh_model::FailureCategory;
+
+    #[test]
+    fn an_error_step_is_a_message_or_a_typed_provider_refusal() {
+        let fixture = Fixture::parse(
+            Path::new("f.json"),
+            r#"{"prompts": ["hi"], "model": [
+                {"error": "the stream broke"},
+                {"error": {"status": 429, "message": "slow down", "retry_after_secs": 2}},
+                {"error": {"status": 529, "gateway": "127.0.0.1:9"}}
+            ]}"#,
+        )
+        .unwrap();
+        let errors: Vec<ModelError> = fixture
+            .script()
+            .into_iter()
+            .map(|step| match step {
+                ScriptStep::Error(error) => error,
+                ScriptStep::Reply(reply) => panic!("a reply: {reply:?}"),
+            })
+            .collect();
+        assert_eq!(errors[0].message, "the stream broke");
+        assert_eq!(errors[0].failure, None);
+        assert_eq!(errors[0].category(), FailureCategory::Unknown);
+        assert_eq!(errors[1].message, "HTTP 429 from the provider: slow down");
+        let rate = errors[1].failure.clone().unwrap();
+        assert_eq!(rate.category, FailureCategory::RateLimit);
+        assert_eq!(rate.retry_after, Some(Duration::from_secs(2)));
+        assert_eq!(errors[2].message, "HTTP 529 from the provider");
+        let server = errors[2].failure.clone().unwrap();
+        assert_eq!(server.category, FailureCategory::ServerError);
+        assert_eq!(server.gateway.as_deref(), Some("127.0.0.1:9"));
+    }
+
+    #[test]
+    fn an_error_object_with_an_unknown_key_is_refused() {
+        let err = Fixture::parse(
+            Path::new("f.json"),
+            r#"{"prompts": ["hi"], "model": [{"error": {"status": 500, "mesage": "x"}}]}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("model[0]"), "{err}");
     }
 }

@@ -154,7 +154,7 @@ async fn replay_inner(
         .skip(options.skip_prompts)
         .take(limit)
     {
-        if stop.is_cancelled() {
+        if stop.is_cancelled() || agent.session_end_requested().is_some() {
             break;
         }
         agent.enqueue(QueuedPrompt {

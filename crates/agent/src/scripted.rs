@@ -13,7 +13,7 @@ pub enum ScriptStep {
     /// A reply.
     Reply(ModelReply),
     /// A simulated provider failure.
-    Error(String),
+    Error(ModelError),
 }
 
 #[derive(Debug, Default)]
@@ -92,7 +92,7 @@ impl Model for ScriptedModel {
                 }
                 Ok(reply)
             }
-            ScriptStep::Error(message) => Err(ModelError::new(message)),
+            ScriptStep::Error(error) => Err(error),
         }
     }
 

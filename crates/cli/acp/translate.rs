@@ -388,7 +388,8 @@ impl Translator {
                     _ => Vec::new(),
                 }
             }
-            EventBody::SessionHeader { .. }
+            EventBody::SeamNote { .. }
+            | EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
             | EventBody::ContextMessage { .. }
             | EventBody::SteeringMessage { .. } => Vec::new(),

@@ -658,6 +658,9 @@ fn check_matcher(
         );
         return;
     }
+    if c.kind == Kind::Claude && event_name == "StopFailure" {
+        check_stop_failure_matcher(c, pattern, &at);
+    }
     if let Some(info) = event
         && !info.honours_matcher
         && !pattern.is_empty()
@@ -671,6 +674,28 @@ fn check_matcher(
             format!("{event_name} ignores matchers: matcher {pattern:?} has no effect, these hooks run every time"),
         );
     }
+}
+
+/// StopFailure matches on the error category: a matcher none of the
+/// categories satisfies (`overloaded` in `misc_stopfailure_matcher`) never runs.
+fn check_stop_failure_matcher(c: &mut Checker<'_>, pattern: &str, at: &str) {
+    let Ok(matcher) = dsh_hooks_claude::Matcher::compile(Some(pattern)) else {
+        return;
+    };
+    let errors = dsh_hooks_claude::events::STOP_FAILURE_ERRORS;
+    if errors.iter().any(|error| matcher.matches(error)) {
+        return;
+    }
+    c.push(
+        Severity::Warning,
+        "matcher-never-matches",
+        Some(at.to_owned()),
+        Some(pattern),
+        format!(
+            "StopFailure matches on the error category ({}); matcher {pattern:?} matches none, these hooks never run",
+            errors.join(", ")
+        ),
+    );
 }
 
 const CLAUDE_COMMON_FIELDS: &[&str] = &["type", "timeout", "if", "statusMessage", "once"];

@@ -370,7 +370,8 @@ pub(super) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                     run.decision = Some((**decision).clone());
                 }
             }
-            EventBody::SessionHeader { .. }
+            EventBody::SeamNote { .. }
+            | EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
             | EventBody::UserMessage { .. }
             | EventBody::PromptBlocked { .. }

@@ -87,7 +87,8 @@ fn what_followed(
                 | EventBody::SteeringMessage { .. }
                 | EventBody::TurnEnd { .. }
                 | EventBody::HookInvoked { .. }
-                | EventBody::HookResult { .. } => {}
+                | EventBody::HookResult { .. }
+                | EventBody::SeamNote { .. } => {}
             }
         }
         if parts.is_empty() {
@@ -134,7 +135,8 @@ fn what_followed(
             | EventBody::SteeringMessage { .. }
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. } => {}
+            | EventBody::HookResult { .. }
+            | EventBody::SeamNote { .. } => {}
         }
     }
     "nothing followed (end of log)".to_owned()
@@ -176,7 +178,8 @@ pub(super) fn run(
         | EventBody::SteeringMessage { .. }
         | EventBody::TurnEnd { .. }
         | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. } => None,
+        | EventBody::HookResult { .. }
+        | EventBody::SeamNote { .. } => None,
     });
     let mut entries = Vec::new();
     for (index, event) in events.iter().enumerate() {
@@ -206,7 +209,8 @@ pub(super) fn run(
             | EventBody::SteeringMessage { .. }
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. } => None,
+            | EventBody::HookResult { .. }
+            | EventBody::SeamNote { .. } => None,
         });
         let Some(EventBody::HookInvoked {
             turn,

@@ -104,7 +104,8 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
                     }
                 }
             }
-            EventBody::SessionHeader { .. }
+            EventBody::SeamNote { .. }
+            | EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
             | EventBody::UserMessage { .. }
             | EventBody::PromptBlocked { .. }
@@ -267,7 +268,8 @@ pub(super) fn run(
         | EventBody::SteeringMessage { .. }
         | EventBody::TurnEnd { .. }
         | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. } => None,
+        | EventBody::HookResult { .. }
+        | EventBody::SeamNote { .. } => None,
     });
     // Bridges build paths from the session id: a header's must be safe.
     if let Some(id) = &session_id {

@@ -144,7 +144,6 @@ pub struct Fired<D: Dialect> {
 /// A detached run waiting to be harvested.
 struct Pending<D: Dialect> {
     invocation_id: String,
-    turn: Option<u64>,
     handler: D::Handler,
     note: D::Note,
     handle: JoinHandle<HookRun>,
@@ -287,7 +286,6 @@ impl<D: Dialect> Engine<D> {
                     match note {
                         Some(note) => lock(&self.pending).push(Pending {
                             invocation_id,
-                            turn: ctx.turn,
                             handler,
                             note,
                             handle,
@@ -387,8 +385,13 @@ impl<D: Dialect> Engine<D> {
                 continue;
             };
             let harvested = read(&pending.handler, &pending.note, &run);
+            // Recorded in the turn that harvests it (none at session end):
+            // the log accepts hook records only inside the open turn or
+            // outside every turn, and a run started in an earlier turn (an
+            // async hook, a StopFailure hook) pairs with its `hook/invoked`
+            // there by invocation id.
             ctx.sink.record(RunRecord::of(&run).into_event(
-                pending.turn,
+                ctx.turn,
                 pending.invocation_id,
                 harvested.parsed,
                 harvested.decision,
@@ -396,6 +399,21 @@ impl<D: Dialect> Engine<D> {
             contexts.extend(harvested.context);
         }
         contexts
+    }
+
+    /// Waits up to `grace` for the detached runs still pending to finish
+    /// (they stay pending: harvest or abort them afterwards). For teardown,
+    /// where a run that is quick should still get to finish and a slow one
+    /// must not hold dsh up.
+    pub async fn settle_pending(&self, grace: std::time::Duration) {
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let done = lock(&self.pending).iter().all(|p| p.handle.is_finished());
+            if done || tokio::time::Instant::now() >= deadline {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
     }
 
     /// Kills every detached run still pending (session teardown).

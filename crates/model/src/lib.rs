@@ -37,6 +37,10 @@ pub struct ModelError {
     pub message: String,
     /// Assistant text that streamed before the failure; kept in the log.
     pub partial_text: String,
+    /// What the provider answered, when the failure was the provider's
+    /// answer (an HTTP status) rather than dsh's own (a timeout, a broken
+    /// stream). Hook bridges and the terminal read the category from here.
+    pub failure: Option<ProviderFailure>,
 }
 
 impl ModelError {
@@ -45,9 +49,27 @@ impl ModelError {
         ModelError {
             message: message.into(),
             partial_text: String::new(),
+            failure: None,
         }
     }
+
+    /// This error, carrying what the provider answered.
+    pub fn with_failure(mut self, failure: ProviderFailure) -> Self {
+        self.failure = Some(failure);
+        self
+    }
+
+    /// The failure's category: the provider's when it answered, otherwise
+    /// [`FailureCategory::Unknown`].
+    pub fn category(&self) -> FailureCategory {
+        self.failure
+            .as_ref()
+            .map_or(FailureCategory::Unknown, |failure| failure.category)
+    }
 }
+
+mod failure;
+pub use failure::{FailureCategory, ProviderFailure};
 
 /// A model provider: one request in, one reply out.
 ///

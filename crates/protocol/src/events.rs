@@ -292,6 +292,48 @@ pub enum EventBody {
         /// What it meant on the seam (boxed: it is by far the largest field).
         decision: Box<HookDecision>,
     },
+    /// A native plugin changed (or tried to change) what the loop was about
+    /// to use on one of the seed-004 seams: a context transform refused, a
+    /// provider request replaced, the turn or session ended after a step, the
+    /// model or system prompt set for the next step. Never model-facing.
+    #[serde(rename = "seam/note")]
+    SeamNote {
+        /// The open turn, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn: Option<u64>,
+        /// The seam.
+        seam: Seam,
+        /// The plugin that acted.
+        plugin: String,
+        /// What happened.
+        kind: SeamNoteKind,
+        /// For people.
+        message: String,
+        /// What was used instead, when it matters (a replaced request).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<Value>,
+    },
+}
+
+/// What a `seam/note` records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeamNoteKind {
+    /// A context transform's message list was refused (it broke
+    /// tool-call/result adjacency); the untransformed list was sent.
+    ContextRejected,
+    /// A context transform replaced the message list for one request.
+    ContextReplaced,
+    /// The outgoing provider request was replaced.
+    RequestReplaced,
+    /// A plugin ended the turn after a step.
+    TurnEndRequested,
+    /// A plugin ended the session after a step: no further queued send runs.
+    SessionEndRequested,
+    /// A plugin set the model for the next step.
+    ModelSwitched,
+    /// A plugin set the system prompt for the next step.
+    SystemPromptReplaced,
 }
 
 impl EventBody {
@@ -310,6 +352,7 @@ impl EventBody {
             EventBody::TurnEnd { .. } => "turn/end",
             EventBody::HookInvoked { .. } => "hook/invoked",
             EventBody::HookResult { .. } => "hook/result",
+            EventBody::SeamNote { .. } => "seam/note",
         }
     }
 }

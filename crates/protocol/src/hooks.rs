@@ -35,6 +35,12 @@ pub enum Seam {
     SessionEnd,
     /// dsh waiting for the user.
     Notification,
+    /// A turn's model request failed (the turn closes `error`).
+    TurnFailed,
+    /// The message list before each model request (seed 004 `context`).
+    Context,
+    /// After each step: end the turn or session, or prepare the next step.
+    StepEnd,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -55,6 +61,9 @@ impl Seam {
             Seam::TurnEnd => "turn-end",
             Seam::SessionEnd => "session-end",
             Seam::Notification => "notification",
+            Seam::TurnFailed => "turn-failed",
+            Seam::Context => "context",
+            Seam::StepEnd => "step-end",
             Seam::Unmapped => "none",
         }
     }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use dsh_model::{Model, ModelError, StreamSink};
+use dsh_model::{Model, ModelError, ProviderFailure, StreamSink};
 use dsh_protocol::{ModelReply, ModelRequest, ToolCall};
 use futures::StreamExt;
 use reqwest::StatusCode;
@@ -38,6 +38,19 @@ pub enum ProviderError {
     /// The HTTP client could not be set up (e.g. no TLS backend).
     #[error("cannot set up the HTTP client: {0}")]
     Client(#[source] reqwest::Error),
+}
+
+impl ProviderError {
+    /// The typed failure, for errors the user fixes in the provider's set-up
+    /// (a missing key); `None` for dsh's own set-up failures.
+    pub fn failure(&self) -> Option<ProviderFailure> {
+        match self {
+            ProviderError::MissingApiKey { .. } => {
+                Some(ProviderFailure::missing_key(self.to_string()))
+            }
+            ProviderError::Client(_) => None,
+        }
+    }
 }
 
 /// An OpenAI-compatible Chat Completions client (DeepSeek by default).
@@ -113,12 +126,14 @@ impl OpenAiProvider {
                 return Err(Failure::Retryable {
                     reason: format!("cannot connect to {}: {}", self.url, error_chain(&error)),
                     retry_after: None,
+                    failure: None,
                 });
             }
             Ok(Err(error)) => {
                 return Err(Failure::Retryable {
                     reason: format!("request to {} failed: {}", self.url, error_chain(&error)),
                     retry_after: None,
+                    failure: None,
                 });
             }
             Ok(Ok(response)) => response,
@@ -150,22 +165,29 @@ impl OpenAiProvider {
         let body = read_error_body(response, self.settings.request_timeout).await;
         let detail = error_detail(&body);
         let status_text = status_text(status);
+        let failure = ProviderFailure::from_status(status.as_u16(), detail.clone())
+            .with_retry_after(retry_after)
+            .with_gateway(gateway(&self.url));
         if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-            return Failure::Fatal(ModelError::new(format!(
-                "authentication failed ({status_text}) at {}: check {ENV_API_KEY} or {}{}",
-                self.url,
-                self.settings.api_key_env,
-                suffix(&detail)
-            )));
+            return Failure::Fatal(
+                ModelError::new(format!(
+                    "authentication failed ({status_text}) at {}: check {ENV_API_KEY} or {}{}",
+                    self.url,
+                    self.settings.api_key_env,
+                    suffix(&detail)
+                ))
+                .with_failure(failure),
+            );
         }
         let reason = format!("{status_text} from {}{}", self.url, suffix(&detail));
         if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
             Failure::Retryable {
                 reason,
                 retry_after,
+                failure: Some(failure),
             }
         } else {
-            Failure::Fatal(ModelError::new(reason))
+            Failure::Fatal(ModelError::new(reason).with_failure(failure))
         }
     }
 
@@ -181,6 +203,7 @@ impl OpenAiProvider {
         let fail = |accumulator: &Accumulator, message: String| ModelError {
             message,
             partial_text: accumulator.text().to_owned(),
+            failure: None,
         };
         loop {
             let bytes = match tokio::time::timeout(idle, body.next()).await {
@@ -318,13 +341,18 @@ impl Model for OpenAiProvider {
                 Err(Failure::Retryable {
                     reason,
                     retry_after,
+                    failure,
                 }) => {
                     if retries >= self.settings.max_retries {
                         let attempts = retries + 1;
                         let plural = if attempts == 1 { "" } else { "s" };
-                        return Err(ModelError::new(format!(
+                        let error = ModelError::new(format!(
                             "{reason} (gave up after {attempts} attempt{plural})"
-                        )));
+                        ));
+                        return Err(match failure {
+                            Some(failure) => error.with_failure(failure),
+                            None => error,
+                        });
                     }
                     retries += 1;
                     let delay = retry_after.unwrap_or_else(|| self.backoff(retries));
@@ -348,6 +376,8 @@ enum Failure {
     Retryable {
         reason: String,
         retry_after: Option<Duration>,
+        /// What the provider answered (none for a connection failure).
+        failure: Option<ProviderFailure>,
     },
     /// Final: authentication, other 4xx, timeouts, anything after text streamed.
     Fatal(ModelError),
@@ -433,6 +463,17 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// The endpoint's `host:port` (the port only when the URL names one), as
+/// server-error advice names it.
+fn gateway(url: &str) -> Option<String> {
+    let url = reqwest::Url::parse(url).ok()?;
+    let host = url.host_str()?;
+    Some(match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
+    })
 }
 
 fn is_loopback(url: &str) -> bool {

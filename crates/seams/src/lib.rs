@@ -2,8 +2,10 @@
 //!
 //! What this crate is for: one small, exhaustive decision type per seam
 //! (session start, prompt submit, tool pre-execute, guards, the execute
-//! wrapper, post-execute, result observation, turn continuation, and the
-//! session-scoped notifications), the frozen identity of a tool execution,
+//! wrapper, post-execute, result observation, turn continuation, the
+//! session-scoped notifications, and seed 004's loop seams: the message list
+//! before each request, the provider request, stop-after-step,
+//! prepare-next-step and turn-failed), the frozen identity of a tool execution,
 //! and the [`Plugin`] trait through which a native hook — or a bridge that
 //! translates Claude Code or Codex hooks — programs against those seams.
 //!
@@ -19,11 +21,13 @@
 mod context;
 mod decisions;
 mod execution;
+mod loop_seams;
 mod plugin;
 
 pub use context::*;
 pub use decisions::*;
 pub use execution::*;
+pub use loop_seams::*;
 pub use plugin::*;
 
 pub use tokio_util::sync::CancellationToken;

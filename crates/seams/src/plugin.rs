@@ -5,14 +5,15 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dsh_model::ModelError;
-use dsh_protocol::{Event, ModelReply, ModelRequest, TurnEndReason};
+use dsh_protocol::{Event, Message, ModelReply, ModelRequest, TurnEndReason};
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, GuardVerdict,
-    PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
+    ApprovalDecision, CallReview, ContextDecision, ContextEntry, ContinuationDecision,
+    GuardVerdict, NextStepUpdate, PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision,
+    ProposedCall, ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource,
+    StepReport, StepStop, ToolExecution, ToolOutcome,
 };
 
 /// A prompt claimed for a turn.
@@ -59,6 +60,19 @@ pub struct TurnSummary {
     pub prompt: String,
     /// The last assistant text, if the model answered.
     pub last_assistant_message: Option<String>,
+}
+
+/// What the turn-failed seam is told: the model request of `step` failed
+/// and the turn closes `error` right after the listeners return.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnFailure {
+    /// The turn.
+    pub turn: u64,
+    /// The step whose request failed.
+    pub step: u64,
+    /// The failure, with the provider's typed answer when there was one
+    /// ([`ModelError::category`]).
+    pub error: ModelError,
 }
 
 /// Why dsh is waiting for the user.
@@ -245,4 +259,41 @@ pub trait Plugin: Send + Sync {
 
     /// Observes every event after it is durably appended.
     fn on_event(&self, _event: &Event) {}
+
+    /// Observes a turn ended by a failed model request, before its
+    /// `turn/end error`. Observers only: nothing they do changes the turn,
+    /// and a listener that must not hold the session up (Claude Code's
+    /// StopFailure hooks) starts its work without waiting for it.
+    async fn turn_failed(&self, _ctx: &SeamContext, _failure: &TurnFailure) {}
+
+    /// Seed 004 `context`: transforms the message list (system prompt
+    /// first) before each model request. Listeners run in registration
+    /// order, each seeing the list the previous one left; a list that breaks
+    /// tool-call/result adjacency is refused (notice and `seam/note`).
+    async fn context(&self, _ctx: &SeamContext, _messages: &[Message]) -> ContextDecision {
+        ContextDecision::Keep
+    }
+
+    /// Seed 004 `before_provider_request`: inspects or replaces the
+    /// outgoing request, after the context seam. A replacement is recorded
+    /// (`seam/note` with the request sent).
+    async fn before_provider_request(
+        &self,
+        _ctx: &SeamContext,
+        _request: &ModelRequest,
+    ) -> ProviderRequestDecision {
+        ProviderRequestDecision::Keep
+    }
+
+    /// Seed 004 stop-after-turn (a dsh step): after every step, before the
+    /// loop goes on; can end the turn or the session.
+    async fn stop_after_step(&self, _ctx: &SeamContext, _step: &StepReport) -> StepStop {
+        StepStop::Continue
+    }
+
+    /// Seed 004 prepare-next-turn (a dsh step): after every step that did
+    /// not stop; sets the model or the system prompt from the next request on.
+    async fn prepare_next_step(&self, _ctx: &SeamContext, _step: &StepReport) -> NextStepUpdate {
+        NextStepUpdate::default()
+    }
 }

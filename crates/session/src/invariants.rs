@@ -120,7 +120,9 @@ impl InvariantState {
                 self.open_turn = None;
                 Ok(())
             }
-            EventBody::HookInvoked { turn, .. } | EventBody::HookResult { turn, .. } => {
+            EventBody::HookInvoked { turn, .. }
+            | EventBody::HookResult { turn, .. }
+            | EventBody::SeamNote { turn, .. } => {
                 // Session-scoped hooks (session start before turn 1, session
                 // end) carry no turn; a hook that names a turn must name the
                 // open one.

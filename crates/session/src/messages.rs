@@ -47,7 +47,8 @@ pub fn derive_messages(events: &[Event]) -> Vec<Message> {
             | EventBody::PromptBlocked { .. }
             | EventBody::ToolCall { .. }
             | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. } => {}
+            | EventBody::HookResult { .. }
+            | EventBody::SeamNote { .. } => {}
         }
     }
     messages

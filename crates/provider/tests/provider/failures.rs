@@ -482,3 +482,54 @@ fn a_missing_key_names_the_variables() {
     let message = OpenAiProvider::new(settings).unwrap_err().to_string();
     assert!(message.contains("MY_KEY"), "{message}");
 }
+
+/// Every refused request carries the typed failure: category from the
+/// status, the provider's own message, the wait it asked for and the
+/// endpoint, so bridges and the terminal need not parse the message.
+#[tokio::test]
+async fn refusals_carry_the_typed_failure() {
+    use dsh_model::FailureCategory;
+    let cases = [
+        (401, FailureCategory::AuthenticationFailed),
+        (400, FailureCategory::InvalidRequest),
+        (429, FailureCategory::RateLimit),
+        (529, FailureCategory::ServerError),
+    ];
+    for (status, category) in cases {
+        let mock = MockProvider::start(vec![MockResponse::status_retry_after(
+            status,
+            "2",
+            r#"{"error":{"message":"MOCK: refused"}}"#,
+        )])
+        .unwrap();
+        let mut settings = settings_for(&mock);
+        settings.max_retries = 0;
+        let provider = OpenAiProvider::new(settings).unwrap();
+        let error = provider
+            .complete(&request("hi"), &mut RecordingSink::default())
+            .await
+            .unwrap_err();
+        let failure = error.failure.clone().expect("a typed failure");
+        assert_eq!(failure.category, category, "{status}");
+        assert_eq!(error.category(), category);
+        assert_eq!(failure.status, Some(status));
+        assert_eq!(failure.message, "MOCK: refused");
+        assert_eq!(failure.retry_after, Some(Duration::from_secs(2)));
+        let gateway = failure.gateway.clone().expect("the endpoint");
+        assert!(gateway.starts_with("127.0.0.1:"), "{gateway}");
+    }
+}
+
+#[test]
+fn a_missing_key_is_typed_too() {
+    let settings = ProviderSettings {
+        api_key: None,
+        ..ProviderSettings::default()
+    };
+    let Err(error) = OpenAiProvider::new(settings) else {
+        panic!("a provider without a key was built");
+    };
+    let failure = error.failure().expect("typed");
+    assert_eq!(failure.category, dsh_model::FailureCategory::MissingKey);
+    assert!(failure.fix().contains("DSH_API_KEY"));
+}
