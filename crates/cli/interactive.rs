@@ -62,6 +62,8 @@ pub struct InteractiveArgs {
     pub model: Option<String>,
     /// Bound on model requests per turn.
     pub max_steps: u64,
+    /// `--autocompact`.
+    pub autocompact: Option<crate::compact::AutocompactFlag>,
     /// Permission mode and rules.
     pub permissions: crate::perms::PermissionFlags,
     /// Colour.
@@ -257,6 +259,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                 approval: Some(approval),
             },
         )?;
+        agent.set_auto_compact(crate::compact::auto_compact(args.autocompact, &model_name));
 
         let stopper = Stopper {
             stopped: Arc::new(Mutex::new(None)),

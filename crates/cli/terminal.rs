@@ -192,6 +192,9 @@ impl Terminal {
         match &event.body {
             EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::TurnEnd { .. } => {}
             EventBody::UserMessage {
                 content,

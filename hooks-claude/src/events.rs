@@ -182,7 +182,9 @@ impl HookEvent {
             | HookEvent::SessionEnd
             | HookEvent::Stop
             | HookEvent::PermissionRequest
-            | HookEvent::PostToolBatch => EventSupport::Fired,
+            | HookEvent::PostToolBatch
+            | HookEvent::PreCompact
+            | HookEvent::PostCompact => EventSupport::Fired,
             HookEvent::UserPromptExpansion => {
                 EventSupport::NotFired("dsh has no slash commands that expand into prompts")
             }
@@ -191,9 +193,6 @@ impl HookEvent {
             ),
             HookEvent::SubagentStart | HookEvent::SubagentStop => {
                 EventSupport::NotFired("dsh has no subagents")
-            }
-            HookEvent::PreCompact | HookEvent::PostCompact => {
-                EventSupport::NotFired("dsh does not compact history")
             }
             HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => {
                 EventSupport::NotFired("dsh does not switch models inside a session")
@@ -257,14 +256,14 @@ impl HookEvent {
             | HookEvent::PostToolBatch
             | HookEvent::UserPromptSubmit
             | HookEvent::Stop
-            | HookEvent::SubagentStop => true,
+            | HookEvent::SubagentStop
+            | HookEvent::PreCompact => true,
             HookEvent::Notification
             | HookEvent::UserPromptExpansion
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
             | HookEvent::StopFailure
             | HookEvent::SubagentStart
-            | HookEvent::PreCompact
             | HookEvent::PostCompact
             | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
@@ -352,12 +351,11 @@ impl HookEvent {
             HookEvent::Stop => Seam::TurnContinuation,
             HookEvent::SessionEnd => Seam::SessionEnd,
             HookEvent::Notification => Seam::Notification,
+            HookEvent::PreCompact | HookEvent::PostCompact => Seam::Compaction,
             HookEvent::UserPromptExpansion
             | HookEvent::StopFailure
             | HookEvent::SubagentStart
             | HookEvent::SubagentStop
-            | HookEvent::PreCompact
-            | HookEvent::PostCompact
             | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
             | HookEvent::PermissionDenied

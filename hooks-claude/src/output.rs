@@ -388,6 +388,11 @@ pub fn interpret(
                             cap(text.trim_end())
                         ));
                     }
+                    HookEvent::PreCompact => {
+                        // OBSERVED §5.7: appended to the summary instructions
+                        // (the bridge reads it from here), not a context.
+                        out.contexts.push(text.trim_end().to_owned());
+                    }
                     HookEvent::PreToolUse
                     | HookEvent::PostToolUse
                     | HookEvent::PostToolUseFailure
@@ -399,7 +404,6 @@ pub fn interpret(
                     | HookEvent::StopFailure
                     | HookEvent::SubagentStart
                     | HookEvent::SubagentStop
-                    | HookEvent::PreCompact
                     | HookEvent::PostCompact
                     | HookEvent::PreModelSwitch
                     | HookEvent::PostModelSwitch
@@ -496,13 +500,18 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
                 text: format!("[{cmd}]: {reason}"),
             };
         }
+        HookEvent::PreCompact => {
+            // cmp_precompact_exit2: the compaction is skipped with this text.
+            out.effect = Effect::Block {
+                text: format!("Compaction blocked by PreCompact hook: [{cmd}]: {reason}"),
+            };
+        }
         HookEvent::Notification
         | HookEvent::UserPromptExpansion
         | HookEvent::SessionStart
         | HookEvent::SessionEnd
         | HookEvent::StopFailure
         | HookEvent::SubagentStart
-        | HookEvent::PreCompact
         | HookEvent::PostCompact
         | HookEvent::PreModelSwitch
         | HookEvent::PostModelSwitch

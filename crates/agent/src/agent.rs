@@ -147,6 +147,8 @@ pub struct Agent {
     /// processed (no prompt-submit seam, no model request, no continuation).
     session_stop: Option<StopRequest>,
     session_cancel: CancellationToken,
+    /// When dsh compacts on its own (`crate::compaction`).
+    auto_compact: crate::AutoCompact,
 }
 
 /// Forwards a streaming reply to the presentation callbacks: text as it
@@ -195,7 +197,13 @@ impl Agent {
             pending_session_contexts: Vec::new(),
             session_stop: None,
             session_cancel: CancellationToken::new(),
+            auto_compact: crate::AutoCompact::default(),
         }
+    }
+
+    /// Sets when dsh compacts automatically (default: 85 % of a 128K window).
+    pub fn set_auto_compact(&mut self, auto_compact: crate::AutoCompact) {
+        self.auto_compact = auto_compact;
     }
 
     /// A copy of every event so far.
@@ -237,8 +245,24 @@ impl Agent {
         }
     }
 
-    fn append(&self, body: EventBody) -> Result<Event, AgentError> {
+    pub(crate) fn append(&self, body: EventBody) -> Result<Event, AgentError> {
         Ok(self.sink.append(body)?)
+    }
+
+    pub(crate) fn system_prompt(&self) -> &str {
+        &self.system_prompt
+    }
+
+    pub(crate) fn plugins(&self) -> &[Arc<dyn Plugin>] {
+        self.registry.plugins()
+    }
+
+    pub(crate) fn tool_specs(&self) -> Vec<dsh_protocol::ToolSpec> {
+        self.registry.specs()
+    }
+
+    pub(crate) fn model(&self) -> &Arc<dyn Model> {
+        &self.model
     }
 
     /// Closes what a crash left open in a reopened log: results for calls
@@ -386,6 +410,9 @@ impl Agent {
                     | EventBody::ContextMessage { .. }
                     | EventBody::SteeringMessage { .. }
                     | EventBody::TurnEnd { .. }
+                    | EventBody::CompactionStarted { .. }
+                    | EventBody::CompactionCompleted { .. }
+                    | EventBody::CompactionFailed { .. }
                     | EventBody::HookInvoked { .. }
                     | EventBody::HookResult { .. } => None,
                 });
@@ -478,6 +505,27 @@ impl Agent {
                 .await;
         }
 
+        // `/compact [instructions]` is handled as the terminal handles it: no
+        // prompt policy, no user message, one summary request (compaction).
+        if let Some(instructions) = crate::parse_compact_command(&send.text) {
+            let result = self
+                .compact(
+                    &ctx,
+                    turn,
+                    1,
+                    dsh_protocol::CompactionTrigger::Manual,
+                    instructions,
+                )
+                .await?;
+            let message = match result {
+                crate::CompactionResult::Completed => None,
+                crate::CompactionResult::Failed(reason) => Some(reason),
+            };
+            return self
+                .finish(&ctx, summary, TurnEndReason::Completed, message)
+                .await;
+        }
+
         let mut content = send.text.clone();
         let mut prompt_contexts = Vec::new();
         for plugin in self.registry.plugins() {
@@ -535,6 +583,9 @@ impl Agent {
         let mut steering_contexts: Vec<ContextEntry> = Vec::new();
         let mut forced_continuations = 0u32;
         let mut step = 0u64;
+        // One failed automatic compaction is enough for a turn: the next
+        // requests go out uncompacted rather than retrying before each.
+        let mut auto_compact_failed = false;
         loop {
             // Top-of-loop drain: a forced continuation's reason is recorded
             // as steering for the next step of the same turn.
@@ -559,6 +610,39 @@ impl Agent {
                 return self
                     .finish(&ctx, summary, TurnEndReason::MaxSteps, Some(message))
                     .await;
+            }
+            if !auto_compact_failed
+                && let Some(limit) = self.auto_compact.limit()
+                && self
+                    .sink
+                    .with_log(|log| crate::estimate_tokens(log.events(), &self.system_prompt))
+                    > limit
+            {
+                step += 1;
+                let result = self
+                    .compact(
+                        &ctx,
+                        turn,
+                        step,
+                        dsh_protocol::CompactionTrigger::Auto,
+                        None,
+                    )
+                    .await?;
+                if cancel.is_cancelled() {
+                    return self
+                        .finish(&ctx, summary, TurnEndReason::Interrupted, None)
+                        .await;
+                }
+                auto_compact_failed = result != crate::CompactionResult::Completed;
+                if step >= self.max_steps {
+                    let message = format!(
+                        "the turn reached its bound of {} model requests",
+                        self.max_steps
+                    );
+                    return self
+                        .finish(&ctx, summary, TurnEndReason::MaxSteps, Some(message))
+                        .await;
+                }
             }
             step += 1;
             let request = self.build_request(turn, step);

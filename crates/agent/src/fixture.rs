@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_protocol::{ModelReply, ToolCall};
+use dsh_protocol::{ModelReply, TokenUsage, ToolCall};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -77,6 +77,10 @@ pub struct FixtureStep {
     /// A simulated provider failure instead of a reply.
     #[serde(default)]
     pub error: Option<String>,
+    /// The token usage the provider reports for this reply (contracts §6),
+    /// so a replay can cross the context threshold and compact.
+    #[serde(default)]
+    pub usage: Option<TokenUsage>,
 }
 
 /// A scripted tool call.
@@ -176,7 +180,7 @@ impl Fixture {
                             }
                         })
                         .collect(),
-                    usage: None,
+                    usage: step.usage,
                 }),
             })
             .collect()

@@ -388,8 +388,17 @@ impl Translator {
                     _ => Vec::new(),
                 }
             }
+            EventBody::CompactionCompleted { trigger, .. } => vec![agent_text(format!(
+                "> [conversation compacted ({})]\n",
+                trigger.as_str()
+            ))],
+            EventBody::CompactionFailed { reason, .. } => vec![agent_text(format!(
+                "> [compaction did not happen] {}\n",
+                reason.trim_end()
+            ))],
             EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::CompactionStarted { .. }
             | EventBody::ContextMessage { .. }
             | EventBody::SteeringMessage { .. } => Vec::new(),
         }

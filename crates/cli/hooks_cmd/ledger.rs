@@ -78,6 +78,9 @@ fn what_followed(
                 }
                 EventBody::SessionHeader { .. }
                 | EventBody::TurnStart { .. }
+                | EventBody::CompactionStarted { .. }
+                | EventBody::CompactionCompleted { .. }
+                | EventBody::CompactionFailed { .. }
                 | EventBody::UserMessage { .. }
                 | EventBody::PromptBlocked { .. }
                 | EventBody::AssistantMessage { .. }
@@ -125,6 +128,9 @@ fn what_followed(
             }
             EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::UserMessage { .. }
             | EventBody::PromptBlocked { .. }
             | EventBody::AssistantMessage { .. }
@@ -168,6 +174,9 @@ pub(super) fn run(
         EventBody::SessionHeader { cwd, .. } => Some(PathBuf::from(cwd)),
         EventBody::TurnStart { .. }
         | EventBody::UserMessage { .. }
+        | EventBody::CompactionStarted { .. }
+        | EventBody::CompactionCompleted { .. }
+        | EventBody::CompactionFailed { .. }
         | EventBody::PromptBlocked { .. }
         | EventBody::AssistantMessage { .. }
         | EventBody::ToolCall { .. }
@@ -197,6 +206,9 @@ pub(super) fn run(
             } if id == invocation_id => Some(&e.body),
             EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::UserMessage { .. }
             | EventBody::PromptBlocked { .. }
             | EventBody::AssistantMessage { .. }

@@ -106,6 +106,9 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
             }
             EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::UserMessage { .. }
             | EventBody::PromptBlocked { .. }
             | EventBody::AssistantMessage { .. }
@@ -259,6 +262,9 @@ pub(super) fn run(
         EventBody::SessionHeader { session_id, .. } => Some(session_id.clone()),
         EventBody::TurnStart { .. }
         | EventBody::UserMessage { .. }
+        | EventBody::CompactionStarted { .. }
+        | EventBody::CompactionCompleted { .. }
+        | EventBody::CompactionFailed { .. }
         | EventBody::PromptBlocked { .. }
         | EventBody::AssistantMessage { .. }
         | EventBody::ToolCall { .. }

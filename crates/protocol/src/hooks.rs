@@ -35,6 +35,8 @@ pub enum Seam {
     SessionEnd,
     /// dsh waiting for the user.
     Notification,
+    /// Around a compaction of the history (before it, and after it).
+    Compaction,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -55,6 +57,7 @@ impl Seam {
             Seam::TurnEnd => "turn-end",
             Seam::SessionEnd => "session-end",
             Seam::Notification => "notification",
+            Seam::Compaction => "compaction",
             Seam::Unmapped => "none",
         }
     }

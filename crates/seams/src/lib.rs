@@ -16,11 +16,13 @@
 // A new variant of our own enums must be handled where it is matched.
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
+mod compaction;
 mod context;
 mod decisions;
 mod execution;
 mod plugin;
 
+pub use compaction::*;
 pub use context::*;
 pub use decisions::*;
 pub use execution::*;

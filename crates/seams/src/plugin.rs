@@ -10,9 +10,10 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, GuardVerdict,
-    PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
+    ApprovalDecision, CallReview, CompactionDecision, CompactionInput, CompactionOutcome,
+    ContextEntry, ContinuationDecision, GuardVerdict, PostToolDecision, PreToolOutcome,
+    PreToolVerdict, PromptDecision, ProposedCall, SeamContext, SessionEndReason,
+    SessionStartSource, ToolExecution, ToolOutcome,
 };
 
 /// A prompt claimed for a turn.
@@ -245,4 +246,29 @@ pub trait Plugin: Send + Sync {
 
     /// Observes every event after it is durably appended.
     fn on_event(&self, _event: &Event) {}
+
+    /// Before the history is compacted (seed 004 `session_before_compact`):
+    /// cancel it, add summary instructions, or supply the summary. Listeners
+    /// run in registration order; the first `Cancel` ends the waterfall, the
+    /// first `Summary` is used (later listeners still run and may cancel).
+    async fn session_before_compact(
+        &self,
+        _ctx: &SeamContext,
+        _input: &CompactionInput,
+    ) -> CompactionDecision {
+        CompactionDecision::proceed()
+    }
+
+    /// After the summary is in hand and before `compaction/completed` is
+    /// recorded: this is the session-start seam with source `compact` (the
+    /// bridges fire their SessionStart `compact` and PostCompact hooks here,
+    /// each in its tool's order). Returned contexts join the compacted
+    /// history right after the summary.
+    async fn session_compacted(
+        &self,
+        _ctx: &SeamContext,
+        _outcome: &CompactionOutcome,
+    ) -> Vec<ContextEntry> {
+        Vec::new()
+    }
 }
