@@ -169,7 +169,11 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         },
     )?;
     let model_name = agent.session().model.clone();
-    agent.set_auto_compact(crate::compact::auto_compact(args.autocompact, &model_name));
+    agent.set_auto_compact(crate::compact::configured(
+        args.autocompact,
+        &model_name,
+        &crate::sessions::dsh_home()?,
+    )?);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

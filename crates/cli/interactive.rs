@@ -259,7 +259,11 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                 approval: Some(approval),
             },
         )?;
-        agent.set_auto_compact(crate::compact::auto_compact(args.autocompact, &model_name));
+        agent.set_auto_compact(crate::compact::configured(
+            args.autocompact,
+            &model_name,
+            &crate::sessions::dsh_home()?,
+        )?);
 
         let stopper = Stopper {
             stopped: Arc::new(Mutex::new(None)),

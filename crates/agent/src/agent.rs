@@ -517,6 +517,11 @@ impl Agent {
                     instructions,
                 )
                 .await?;
+            if let Some(stop) = control.stop_requested() {
+                return self
+                    .finish(&ctx, summary, TurnEndReason::Stopped, Some(stop.reason))
+                    .await;
+            }
             let message = match result {
                 crate::CompactionResult::Completed => None,
                 crate::CompactionResult::Failed(reason) => Some(reason),
@@ -631,6 +636,12 @@ impl Agent {
                 if cancel.is_cancelled() {
                     return self
                         .finish(&ctx, summary, TurnEndReason::Interrupted, None)
+                        .await;
+                }
+                // A compaction listener may end the turn (Codex PreCompact `continue: false`).
+                if let Some(stop) = control.stop_requested() {
+                    return self
+                        .finish(&ctx, summary, TurnEndReason::Stopped, Some(stop.reason))
                         .await;
                 }
                 auto_compact_failed = result != crate::CompactionResult::Completed;

@@ -164,7 +164,12 @@ pub fn estimate_tokens(events: &[Event], system_prompt: &str) -> u64 {
             }
         });
     match counted {
-        Some((index, tokens)) => tokens + text_tokens(&derive_plain(&events[index + 1..])),
+        Some((index, tokens)) => {
+            // Derived from the counted reply on, so its tool results are
+            // recognized as answers to it; the reply itself is in `tokens`.
+            let after = derive_plain(&events[index..]);
+            tokens + text_tokens(after.get(1..).unwrap_or_default())
+        }
         None => {
             let system = Message::System {
                 content: system_prompt.to_owned(),
