@@ -417,4 +417,20 @@ fn headless_run_crosses_the_limit_compacts_and_resumes_from_the_compacted_log() 
     assert_eq!(resumed[3].1, "First done.");
     assert_eq!(resumed[4].1, "And now?");
     assert!(!resumed.iter().any(|(_, text)| text == "Please echo"));
+
+    // `dsh log` shows the compaction.
+    let log = ctx
+        .home()
+        .join(".dsh")
+        .join("sessions")
+        .join(format!("{id}.jsonl"));
+    let output = ctx.dsh().arg("log").arg(&log).output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("compaction (auto): started at ~"), "{text}");
+    assert!(
+        text.contains("compaction (auto) completed: summary by model, kept verbatim from event"),
+        "{text}"
+    );
+    assert!(text.contains("HEADLESS-SUMMARY: echo ran"), "{text}");
 }

@@ -714,12 +714,27 @@ fn apply_json(
                 }
             }
         }
+        HookEvent::PreCompact => {
+            // PROTOCOL.md: PreCompact takes the top-level `decision: "block"`.
+            // Only the exit-2 text is captured; a JSON block uses the same frame.
+            if decision == Some("block") {
+                out.effect = Effect::Block {
+                    text: format!(
+                        "Compaction blocked by PreCompact hook: [{cmd}]: {}",
+                        reason.unwrap_or(BLOCKED_BY_HOOK)
+                    ),
+                };
+            }
+            if stopped {
+                out.ignored
+                    .push("continue: PreCompact cannot stop anything".to_owned());
+            }
+        }
         HookEvent::Notification
         | HookEvent::UserPromptExpansion
         | HookEvent::SessionEnd
         | HookEvent::StopFailure
         | HookEvent::SubagentStart
-        | HookEvent::PreCompact
         | HookEvent::PostCompact
         | HookEvent::PreModelSwitch
         | HookEvent::PostModelSwitch

@@ -353,6 +353,14 @@ impl Agent {
                 ),
             }
         }
+        ctx.sink.tell_user(UserNotice {
+            source: "dsh".to_owned(),
+            text: format!(
+                "conversation compacted ({}): ~{estimated_tokens} tokens replaced by a summary from {summarized_by}",
+                trigger.as_str()
+            ),
+            level: NoticeLevel::Info,
+        });
         self.append(EventBody::CompactionCompleted {
             turn,
             trigger,

@@ -241,3 +241,18 @@ fn pre_compact_plain_stdout_is_kept_for_the_summary_instructions() {
     );
     assert!(out.contexts.is_empty());
 }
+
+#[test]
+fn pre_compact_json_block_skips_compaction_in_the_same_frame() {
+    let out = interpret(
+        &pre_compact("CMD"),
+        &HookFacts::exited(0, r#"{"decision":"block","reason":"busy"}"#, ""),
+        &id,
+    );
+    assert_eq!(
+        out.effect,
+        Effect::Block {
+            text: "Compaction blocked by PreCompact hook: [CMD]: busy".into()
+        }
+    );
+}
