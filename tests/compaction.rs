@@ -434,3 +434,82 @@ fn headless_run_crosses_the_limit_compacts_and_resumes_from_the_compacted_log() 
     );
     assert!(text.contains("HEADLESS-SUMMARY: echo ran"), "{text}");
 }
+
+#[test]
+fn a_claude_precompact_hook_adds_to_the_instructions_and_session_start_compact_reaches_the_model() {
+    // OBSERVED §5.7 (r2_compact_resume): PreCompact's plain stdout follows the `/compact` text
+    // in the summary instructions; SessionStart(compact) plain stdout reaches the model.
+    let ctx = TestContext::new();
+    let claude = ctx.project().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        json!({"hooks": {
+            "PreCompact": [{"hooks": [{"type": "command", "command": "echo PRECOMPACT-STDOUT"}]}],
+            "SessionStart": [{"matcher": "compact",
+                              "hooks": [{"type": "command", "command": "echo SS-COMPACT"}]}]
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let fixture = ctx.project().join("fixture.json");
+    std::fs::write(
+        &fixture,
+        json!({
+            "prompts": ["first", "/compact KEEP-THIS-INSTRUCTION", "second"],
+            "model": [{"text": "one"}, {"text": "<summary>S</summary>"}, {"text": "two"}]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let requests = ctx.home().join("requests.jsonl");
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(&fixture)
+        .arg("--requests-out")
+        .arg(&requests)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let requests: Vec<Value> = std::fs::read_to_string(&requests)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(requests.len(), 3);
+    let instructions = requests[1]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let custom = instructions.find("KEEP-THIS-INSTRUCTION").unwrap();
+    let hook = instructions.find("PRECOMPACT-STDOUT").unwrap();
+    assert!(custom < hook, "{instructions}");
+    let after: Vec<String> = requests[2]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}: {}",
+                m["role"].as_str().unwrap(),
+                m["content"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(
+        after[1].starts_with("user: ") && after[1].contains('S'),
+        "{after:?}"
+    );
+    assert_eq!(
+        after[2],
+        "system: SessionStart:compact hook success: SS-COMPACT"
+    );
+    assert_eq!(after[3], "assistant: one");
+    assert_eq!(after[4], "user: second");
+    assert!(!after.iter().any(|m| m.contains("PRECOMPACT-STDOUT")));
+}
