@@ -513,3 +513,27 @@ fn a_claude_precompact_hook_adds_to_the_instructions_and_session_start_compact_r
     assert_eq!(after[4], "user: second");
     assert!(!after.iter().any(|m| m.contains("PRECOMPACT-STDOUT")));
 }
+
+#[tokio::test]
+async fn a_summary_that_leaves_the_request_over_the_limit_is_not_retried_every_step() {
+    let ctx = TestContext::new();
+    let big = "x".repeat(40_000);
+    let fx = fixture(json!({
+        "prompts": ["write it"],
+        "model": [
+            {"usage": {"input_tokens": 9000, "output_tokens": 10},
+             "tool_calls": [{"id": "w1", "name": "write",
+                             "arguments": {"file_path": "big.txt", "content": big}}]},
+            {"text": "<summary>S</summary>"},
+            {"tool_calls": [{"id": "b1", "name": "bash", "arguments": {"command": "echo hi"}}]},
+            {"text": "done"}
+        ]
+    }));
+    let out = replay_fixture(&fx, options(&ctx, Vec::new(), AutoCompact::window(10_000)))
+        .await
+        .unwrap();
+    assert!(out.all_completed());
+    assert_eq!(out.requests.len(), 4);
+    assert_eq!(of_type(&out.events, "compaction/started").len(), 1);
+    assert_eq!(of_type(&out.events, "compaction/completed").len(), 1);
+}

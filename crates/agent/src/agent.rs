@@ -512,7 +512,7 @@ impl Agent {
                 .compact(
                     &ctx,
                     turn,
-                    1,
+                    &mut 0,
                     dsh_protocol::CompactionTrigger::Manual,
                     instructions,
                 )
@@ -623,12 +623,11 @@ impl Agent {
                     .with_log(|log| crate::estimate_tokens(log.events(), &self.system_prompt))
                     > limit
             {
-                step += 1;
                 let result = self
                     .compact(
                         &ctx,
                         turn,
-                        step,
+                        &mut step,
                         dsh_protocol::CompactionTrigger::Auto,
                         None,
                     )
@@ -644,7 +643,14 @@ impl Agent {
                         .finish(&ctx, summary, TurnEndReason::Stopped, Some(stop.reason))
                         .await;
                 }
-                auto_compact_failed = result != crate::CompactionResult::Completed;
+                // A summary that still leaves the request over the limit
+                // (the kept reply alone is too big) would compact again
+                // before every request: stop trying for this turn instead.
+                auto_compact_failed = result != crate::CompactionResult::Completed
+                    || self
+                        .sink
+                        .with_log(|log| crate::estimate_tokens(log.events(), &self.system_prompt))
+                        > limit;
                 if step >= self.max_steps {
                     let message = format!(
                         "the turn reached its bound of {} model requests",

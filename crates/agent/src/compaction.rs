@@ -223,15 +223,16 @@ fn summary_instructions(custom: Option<&str>, extra: &[String]) -> String {
 }
 
 impl Agent {
-    /// Compacts the history inside the open `turn`. `step` is the request
-    /// number the summary request uses. Never fails the turn: a cancelled,
+    /// Compacts the history inside the open `turn`. `step` counts the turn's
+    /// model requests: the summary request, when one is made, takes the next
+    /// number. Never fails the turn: a cancelled,
     /// blocked or failed compaction is a `compaction/failed` and the history
     /// stays as it was.
     pub(crate) async fn compact(
         &self,
         ctx: &SeamContext,
         turn: u64,
-        step: u64,
+        step: &mut u64,
         trigger: CompactionTrigger,
         custom_instructions: Option<String>,
     ) -> Result<CompactionResult, AgentError> {
@@ -297,9 +298,10 @@ impl Agent {
                 messages.push(Message::User {
                     content: summary_instructions(custom_instructions.as_deref(), &instructions),
                 });
+                *step += 1;
                 let request = ModelRequest {
                     turn,
-                    step,
+                    step: *step,
                     messages,
                     tools: self.tool_specs(),
                 };
