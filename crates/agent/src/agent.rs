@@ -265,6 +265,20 @@ impl Agent {
         &self.model
     }
 
+    pub(crate) fn max_steps(&self) -> u64 {
+        self.max_steps
+    }
+
+    pub(crate) fn auto_compact_limit(&self) -> Option<u64> {
+        self.auto_compact.limit()
+    }
+
+    /// The estimated size of the next request (without copying the log).
+    pub(crate) fn estimated_tokens(&self) -> u64 {
+        self.sink
+            .with_log(|log| crate::estimate_tokens(log.events(), &self.system_prompt))
+    }
+
     /// Closes what a crash left open in a reopened log: results for calls
     /// that never finished and the open turn (`interrupted`).
     pub fn repair_open_turn(&self) -> Result<(), AgentError> {
@@ -508,27 +522,8 @@ impl Agent {
         // `/compact [instructions]` is handled as the terminal handles it: no
         // prompt policy, no user message, one summary request (compaction).
         if let Some(instructions) = crate::parse_compact_command(&send.text) {
-            let result = self
-                .compact(
-                    &ctx,
-                    turn,
-                    &mut 0,
-                    dsh_protocol::CompactionTrigger::Manual,
-                    instructions,
-                )
-                .await?;
-            if let Some(stop) = control.stop_requested() {
-                return self
-                    .finish(&ctx, summary, TurnEndReason::Stopped, Some(stop.reason))
-                    .await;
-            }
-            let message = match result {
-                crate::CompactionResult::Completed => None,
-                crate::CompactionResult::Failed(reason) => Some(reason),
-            };
-            return self
-                .finish(&ctx, summary, TurnEndReason::Completed, message)
-                .await;
+            let (reason, message) = self.manual_compact(&ctx, turn, instructions).await?;
+            return self.finish(&ctx, summary, reason, message).await;
         }
 
         let mut content = send.text.clone();
@@ -616,50 +611,11 @@ impl Agent {
                     .finish(&ctx, summary, TurnEndReason::MaxSteps, Some(message))
                     .await;
             }
-            if !auto_compact_failed
-                && let Some(limit) = self.auto_compact.limit()
-                && self
-                    .sink
-                    .with_log(|log| crate::estimate_tokens(log.events(), &self.system_prompt))
-                    > limit
+            if let Some((reason, message)) = self
+                .auto_compact_before_request(&ctx, turn, &mut step, &mut auto_compact_failed)
+                .await?
             {
-                let result = self
-                    .compact(
-                        &ctx,
-                        turn,
-                        &mut step,
-                        dsh_protocol::CompactionTrigger::Auto,
-                        None,
-                    )
-                    .await?;
-                if cancel.is_cancelled() {
-                    return self
-                        .finish(&ctx, summary, TurnEndReason::Interrupted, None)
-                        .await;
-                }
-                // A compaction listener may end the turn (Codex PreCompact `continue: false`).
-                if let Some(stop) = control.stop_requested() {
-                    return self
-                        .finish(&ctx, summary, TurnEndReason::Stopped, Some(stop.reason))
-                        .await;
-                }
-                // A summary that still leaves the request over the limit
-                // (the kept reply alone is too big) would compact again
-                // before every request: stop trying for this turn instead.
-                auto_compact_failed = result != crate::CompactionResult::Completed
-                    || self
-                        .sink
-                        .with_log(|log| crate::estimate_tokens(log.events(), &self.system_prompt))
-                        > limit;
-                if step >= self.max_steps {
-                    let message = format!(
-                        "the turn reached its bound of {} model requests",
-                        self.max_steps
-                    );
-                    return self
-                        .finish(&ctx, summary, TurnEndReason::MaxSteps, Some(message))
-                        .await;
-                }
+                return self.finish(&ctx, summary, reason, message).await;
             }
             step += 1;
             let request = self.build_request(turn, step);

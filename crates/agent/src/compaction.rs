@@ -14,7 +14,9 @@
 
 use std::panic::AssertUnwindSafe;
 
-use dsh_protocol::{CompactionContext, CompactionTrigger, Event, EventBody, Message, ModelRequest};
+use dsh_protocol::{
+    CompactionContext, CompactionTrigger, Event, EventBody, Message, ModelRequest, TurnEndReason,
+};
 use dsh_seams::{
     CompactionDecision, CompactionInput, CompactionOutcome, NoticeLevel, SeamContext, UserNotice,
 };
@@ -223,6 +225,70 @@ fn summary_instructions(custom: Option<&str>, extra: &[String]) -> String {
 }
 
 impl Agent {
+    /// The `/compact [instructions]` turn: how it ends (`completed`, with
+    /// the reason when nothing was compacted; `stopped` when a listener
+    /// stopped the turn).
+    pub(crate) async fn manual_compact(
+        &self,
+        ctx: &SeamContext,
+        turn: u64,
+        instructions: Option<String>,
+    ) -> Result<(TurnEndReason, Option<String>), AgentError> {
+        let result = self
+            .compact(ctx, turn, &mut 0, CompactionTrigger::Manual, instructions)
+            .await?;
+        if let Some(stop) = ctx.control.stop_requested() {
+            return Ok((TurnEndReason::Stopped, Some(stop.reason)));
+        }
+        Ok(match result {
+            CompactionResult::Completed => (TurnEndReason::Completed, None),
+            CompactionResult::Failed(reason) => (TurnEndReason::Completed, Some(reason)),
+        })
+    }
+
+    /// Before a model request: compacts when the request would cross the
+    /// automatic limit. `gave_up` is set once compacting cannot help this
+    /// turn (it failed, or the summary still leaves the request over the
+    /// limit), so it is not retried before every request. Returns how the
+    /// turn ends when it must end here (interrupted, stopped by a listener,
+    /// or out of steps after the summary request).
+    pub(crate) async fn auto_compact_before_request(
+        &self,
+        ctx: &SeamContext,
+        turn: u64,
+        step: &mut u64,
+        gave_up: &mut bool,
+    ) -> Result<Option<(TurnEndReason, Option<String>)>, AgentError> {
+        let estimate = || self.estimated_tokens();
+        let Some(limit) = self.auto_compact_limit() else {
+            return Ok(None);
+        };
+        if *gave_up || estimate() <= limit {
+            return Ok(None);
+        }
+        let result = self
+            .compact(ctx, turn, step, CompactionTrigger::Auto, None)
+            .await?;
+        if ctx.cancel.is_cancelled() {
+            return Ok(Some((TurnEndReason::Interrupted, None)));
+        }
+        // A compaction listener may end the turn (Codex PreCompact `continue: false`).
+        if let Some(stop) = ctx.control.stop_requested() {
+            return Ok(Some((TurnEndReason::Stopped, Some(stop.reason))));
+        }
+        *gave_up = result != CompactionResult::Completed || estimate() > limit;
+        if *step >= self.max_steps() {
+            return Ok(Some((
+                TurnEndReason::MaxSteps,
+                Some(format!(
+                    "the turn reached its bound of {} model requests",
+                    self.max_steps()
+                )),
+            )));
+        }
+        Ok(None)
+    }
+
     /// Compacts the history inside the open `turn`. `step` counts the turn's
     /// model requests: the summary request, when one is made, takes the next
     /// number. Never fails the turn: a cancelled,
