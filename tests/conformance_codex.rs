@@ -86,6 +86,15 @@ enum Difference {
     /// them in completion order; dsh's log lists them in configuration order.
     /// Compared: the same payloads as a multiset.
     ParallelPluginHooks,
+    /// Codex compacted before every request (the mock's usage never drops
+    /// below `model_auto_compact_token_limit`) until killed; dsh compacts once
+    /// when the first reply's usage crosses its window and the turn
+    /// completes. Compared: the captured prefix of payloads and classified
+    /// runs (SessionStart, PreCompact, PostCompact, SessionStart `compact`)
+    /// and the first request; the summary request and the compacted history
+    /// are each tool's own (Codex summarizes everything and keeps the user
+    /// messages; dsh follows Claude Code's structure, README "Compaction").
+    CompactionLoop,
 }
 
 const STOP_CAP: usize = 8;
@@ -104,6 +113,7 @@ fn difference(name: &str) -> Difference {
         "stop_always_block" => Difference::StopBlockCap,
         "plugin_hooks" => Difference::ParallelPluginHooks,
         "baseline_toml" => Difference::TomlPostModelRequest,
+        "compact_once" | "compact_pre_exit2" => Difference::CompactionLoop,
         "permission_approve_for_me" | "permission_approve_for_me_allow" => {
             Difference::PermissionViaClaudeAsk
         }
@@ -512,6 +522,19 @@ fn check(name: &str) -> Replayed {
             want.sort();
             assert_eq!(got, want, "{name}: hook payloads (as a set)");
         }
+        Difference::CompactionLoop => {
+            let events: Vec<&str> = payloads.iter().map(|p| p.0.as_str()).collect();
+            assert_eq!(
+                events,
+                ["SessionStart", "PreCompact", "PostCompact", "SessionStart"],
+                "{name}: one compaction cycle"
+            );
+            assert_eq!(
+                payloads[..],
+                want[..payloads.len()],
+                "{name}: captured prefix"
+            );
+        }
         Difference::ReplayRunsUntrustedHooks => {
             assert!(want.is_empty(), "{name}: Codex ran no hook");
             assert!(!payloads.is_empty(), "{name}: dsh replay runs every hook");
@@ -572,6 +595,12 @@ fn check(name: &str) -> Replayed {
                 "{name}: captured requests prefix"
             );
         }
+        Difference::CompactionLoop => {
+            let want = want_requests.as_array().unwrap();
+            let got = view.as_array().unwrap();
+            assert_eq!(got.len(), 3, "{name}: request, summary request, request");
+            assert_eq!(got[0], want[0], "{name}: the first request");
+        }
         Difference::None
         | Difference::ReplayRunsUntrustedHooks
         | Difference::TomlPostModelRequest
@@ -594,6 +623,11 @@ fn check(name: &str) -> Replayed {
             }
             Difference::None | Difference::PermissionViaClaudeAsk => {
                 assert_eq!(got, want, "{name}: run classification");
+            }
+            Difference::CompactionLoop => {
+                let (got, want) = (got.as_array().unwrap(), want.as_array().unwrap());
+                assert_eq!(got.len(), 4, "{name}");
+                assert_eq!(got[..], want[..got.len()], "{name}: captured runs prefix");
             }
             Difference::ReplayRunsUntrustedHooks
             | Difference::TomlPostModelRequest
@@ -777,6 +811,8 @@ scenarios! {
     prompt_context, prompt_continue_false, prompt_plain_stdout, session_context,
     session_matcher_resume, session_matcher_startup, session_plain_stdout, shell_probe,
     stop_always_block, stop_continue, stop_exit2, timeout, unknown_field, untrusted,
+    // Compaction (issue 16).
+    compact_once, compact_pre_exit2, compact_pre_continue_false,
 }
 
 /// Every generated scenario, in the manifest's (sorted) order.

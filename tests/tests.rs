@@ -15,6 +15,7 @@ mod cli_replay;
 mod cli_sessions_safety;
 mod cli_signals;
 mod codex_notify;
+mod compaction;
 mod conformance_claude;
 mod conformance_codex;
 mod durability;

@@ -72,6 +72,8 @@ pub struct HeadlessArgs {
     pub model: Option<String>,
     /// Bound on model requests per turn.
     pub max_steps: u64,
+    /// `--autocompact`.
+    pub autocompact: Option<crate::compact::AutocompactFlag>,
     /// Permission mode and rules.
     pub permissions: crate::perms::PermissionFlags,
 }
@@ -166,6 +168,12 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             approval: approval(args.allow_ask),
         },
     )?;
+    let model_name = agent.session().model.clone();
+    agent.set_auto_compact(crate::compact::configured(
+        args.autocompact,
+        &model_name,
+        &crate::sessions::dsh_home()?,
+    )?);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

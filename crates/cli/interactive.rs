@@ -57,6 +57,8 @@ pub struct InteractiveArgs {
     pub model: Option<String>,
     /// Bound on model requests per turn.
     pub max_steps: u64,
+    /// `--autocompact`.
+    pub autocompact: Option<crate::compact::AutocompactFlag>,
     /// Permission mode and rules.
     pub permissions: crate::perms::PermissionFlags,
     /// Colour.
@@ -199,6 +201,11 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                 approval: Some(approval),
             },
         )?;
+        agent.set_auto_compact(crate::compact::configured(
+            args.autocompact,
+            &model_name,
+            &crate::sessions::dsh_home()?,
+        )?);
 
         let stopper = Stopper {
             stopped: Arc::new(Mutex::new(None)),

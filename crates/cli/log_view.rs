@@ -219,6 +219,59 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                 paint.yellow(&format!("steering from {source}:")),
                 content
             ),
+            EventBody::CompactionStarted {
+                trigger,
+                custom_instructions,
+                estimated_tokens,
+                ..
+            } => {
+                let label = paint.yellow(&format!("compaction ({}):", trigger.as_str()));
+                match custom_instructions {
+                    Some(text) => writeln!(
+                        out,
+                        "  {label} started at ~{estimated_tokens} tokens, instructions: {text}"
+                    ),
+                    None => writeln!(out, "  {label} started at ~{estimated_tokens} tokens"),
+                }
+            }
+            EventBody::CompactionCompleted {
+                trigger,
+                summary,
+                summarized_by,
+                kept_from_seq,
+                contexts,
+                ..
+            } => {
+                let kept = match kept_from_seq {
+                    Some(seq) => format!("kept verbatim from event {seq}"),
+                    None => "nothing kept verbatim".to_owned(),
+                };
+                let _ = writeln!(
+                    out,
+                    "  {} summary by {summarized_by}, {kept}\n{}",
+                    paint.yellow(&format!("compaction ({}) completed:", trigger.as_str())),
+                    indent(&clip(summary, 8), "    ")
+                );
+                for context in contexts {
+                    let _ = writeln!(
+                        out,
+                        "    {} {}",
+                        paint.dim(&format!("context from {}:", context.source)),
+                        indent(&clip(&context.content, 4), "      ").trim_start()
+                    );
+                }
+                Ok(())
+            }
+            EventBody::CompactionFailed {
+                trigger, reason, ..
+            } => writeln!(
+                out,
+                "  {} {reason}",
+                paint.red(&format!(
+                    "compaction ({}) did not happen:",
+                    trigger.as_str()
+                ))
+            ),
             EventBody::TurnEnd {
                 turn,
                 reason,

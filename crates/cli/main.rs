@@ -11,6 +11,7 @@
 
 mod acp;
 mod approval_prompt;
+mod compact;
 mod headless;
 mod hooks_cmd;
 mod interactive;
@@ -79,6 +80,10 @@ struct Cli {
     /// Bound on model requests per turn.
     #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
     max_steps: u64,
+    /// Compact automatically against this context window (tokens), or `off`
+    /// (default: the model's window, DeepSeek's 128K).
+    #[arg(long, value_name = "TOKENS|off", value_parser = compact::parse)]
+    autocompact: Option<compact::AutocompactFlag>,
     /// Colour in the interactive session.
     #[arg(long, value_enum, default_value_t = log_view::ColorChoice::Auto)]
     color: log_view::ColorChoice,
@@ -112,6 +117,11 @@ enum Command {
         /// Bound on model requests per turn.
         #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
         max_steps: u64,
+
+        /// Compact automatically against this context window (tokens), or `off`
+        /// (default: the model's window, DeepSeek's 128K).
+        #[arg(long, value_name = "TOKENS|off", value_parser = compact::parse)]
+        autocompact: Option<compact::AutocompactFlag>,
         /// Permission mode and rules (without `--permission-mode`, replay runs `bypassPermissions`).
         #[command(flatten)]
         permissions: perms::PermissionFlags,
@@ -172,6 +182,7 @@ fn main() -> ExitCode {
             settings,
             plugin_dirs,
             max_steps,
+            autocompact,
             permissions,
         }) => replay::run(replay::ReplayArgs {
             fixture,
@@ -181,6 +192,7 @@ fn main() -> ExitCode {
             settings,
             plugin_dirs,
             max_steps,
+            autocompact,
             permissions,
         }),
         Some(Command::Acp {
@@ -213,6 +225,7 @@ fn main() -> ExitCode {
                     plugin_dirs: cli.plugin_dirs.clone(),
                     model: cli.model,
                     max_steps: cli.max_steps,
+                    autocompact: cli.autocompact,
                     permissions: cli.permissions,
                 }),
                 None => interactive::run(interactive::InteractiveArgs {
@@ -222,6 +235,7 @@ fn main() -> ExitCode {
                     plugin_dirs: cli.plugin_dirs.clone(),
                     model: cli.model,
                     max_steps: cli.max_steps,
+                    autocompact: cli.autocompact,
                     color: cli.color,
                     permissions: cli.permissions,
                 }),

@@ -24,6 +24,8 @@ pub struct ReplayArgs {
     /// Claude Code plugin directories loaded for this run (`--plugin-dir`).
     pub plugin_dirs: Vec<PathBuf>,
     pub max_steps: u64,
+    /// `--autocompact`.
+    pub autocompact: Option<crate::compact::AutocompactFlag>,
     pub permissions: crate::perms::PermissionFlags,
 }
 
@@ -101,6 +103,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         observers,
         prompt_limit: None,
         skip_prompts: 0,
+        auto_compact: crate::compact::auto_compact(args.autocompact, "scripted"),
     };
     let ran = runtime.block_on(async {
         // Before the session-start hooks run: from here on SIGINT, SIGTERM

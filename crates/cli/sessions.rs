@@ -90,6 +90,9 @@ fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
         EventBody::PromptBlocked { content, .. } => Some(content.clone()),
         EventBody::SessionHeader { .. }
         | EventBody::TurnStart { .. }
+        | EventBody::CompactionStarted { .. }
+        | EventBody::CompactionCompleted { .. }
+        | EventBody::CompactionFailed { .. }
         | EventBody::AssistantMessage { .. }
         | EventBody::ToolCall { .. }
         | EventBody::ToolResult { .. }

@@ -193,6 +193,9 @@ impl Terminal {
             EventBody::SeamNote { .. }
             | EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::TurnEnd { .. } => {}
             EventBody::UserMessage {
                 content,

@@ -196,15 +196,14 @@ impl HookEvent {
             | HookEvent::Stop
             | HookEvent::StopFailure
             | HookEvent::PermissionRequest
-            | HookEvent::PostToolBatch => EventSupport::Fired,
+            | HookEvent::PostToolBatch
+            | HookEvent::PreCompact
+            | HookEvent::PostCompact => EventSupport::Fired,
             HookEvent::UserPromptExpansion => {
                 EventSupport::NotFired("dsh has no slash commands that expand into prompts")
             }
             HookEvent::SubagentStart | HookEvent::SubagentStop => {
                 EventSupport::NotFired("dsh has no subagents")
-            }
-            HookEvent::PreCompact | HookEvent::PostCompact => {
-                EventSupport::NotFired("dsh does not compact history")
             }
             HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => {
                 EventSupport::NotFired("dsh does not switch models inside a session")
@@ -268,14 +267,14 @@ impl HookEvent {
             | HookEvent::PostToolBatch
             | HookEvent::UserPromptSubmit
             | HookEvent::Stop
-            | HookEvent::SubagentStop => true,
+            | HookEvent::SubagentStop
+            | HookEvent::PreCompact => true,
             HookEvent::Notification
             | HookEvent::UserPromptExpansion
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
             | HookEvent::StopFailure
             | HookEvent::SubagentStart
-            | HookEvent::PreCompact
             | HookEvent::PostCompact
             | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
@@ -364,11 +363,10 @@ impl HookEvent {
             HookEvent::SessionEnd => Seam::SessionEnd,
             HookEvent::Notification => Seam::Notification,
             HookEvent::StopFailure => Seam::TurnFailed,
+            HookEvent::PreCompact | HookEvent::PostCompact => Seam::Compaction,
             HookEvent::UserPromptExpansion
             | HookEvent::SubagentStart
             | HookEvent::SubagentStop
-            | HookEvent::PreCompact
-            | HookEvent::PostCompact
             | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
             | HookEvent::PermissionDenied

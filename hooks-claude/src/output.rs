@@ -388,6 +388,11 @@ pub fn interpret(
                             cap(text.trim_end())
                         ));
                     }
+                    HookEvent::PreCompact => {
+                        // OBSERVED §5.7: appended to the summary instructions
+                        // (the bridge reads it from here), not a context.
+                        out.contexts.push(text.trim_end().to_owned());
+                    }
                     HookEvent::PreToolUse
                     | HookEvent::PostToolUse
                     | HookEvent::PostToolUseFailure
@@ -399,7 +404,6 @@ pub fn interpret(
                     | HookEvent::StopFailure
                     | HookEvent::SubagentStart
                     | HookEvent::SubagentStop
-                    | HookEvent::PreCompact
                     | HookEvent::PostCompact
                     | HookEvent::PreModelSwitch
                     | HookEvent::PostModelSwitch
@@ -496,13 +500,18 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
                 text: format!("[{cmd}]: {reason}"),
             };
         }
+        HookEvent::PreCompact => {
+            // cmp_precompact_exit2: the compaction is skipped with this text.
+            out.effect = Effect::Block {
+                text: format!("Compaction blocked by PreCompact hook: [{cmd}]: {reason}"),
+            };
+        }
         HookEvent::Notification
         | HookEvent::UserPromptExpansion
         | HookEvent::SessionStart
         | HookEvent::SessionEnd
         | HookEvent::StopFailure
         | HookEvent::SubagentStart
-        | HookEvent::PreCompact
         | HookEvent::PostCompact
         | HookEvent::PreModelSwitch
         | HookEvent::PostModelSwitch
@@ -705,12 +714,27 @@ fn apply_json(
                 }
             }
         }
+        HookEvent::PreCompact => {
+            // PROTOCOL.md: PreCompact takes the top-level `decision: "block"`.
+            // Only the exit-2 text is captured; a JSON block uses the same frame.
+            if decision == Some("block") {
+                out.effect = Effect::Block {
+                    text: format!(
+                        "Compaction blocked by PreCompact hook: [{cmd}]: {}",
+                        reason.unwrap_or(BLOCKED_BY_HOOK)
+                    ),
+                };
+            }
+            if stopped {
+                out.ignored
+                    .push("continue: PreCompact cannot stop anything".to_owned());
+            }
+        }
         HookEvent::Notification
         | HookEvent::UserPromptExpansion
         | HookEvent::SessionEnd
         | HookEvent::StopFailure
         | HookEvent::SubagentStart
-        | HookEvent::PreCompact
         | HookEvent::PostCompact
         | HookEvent::PreModelSwitch
         | HookEvent::PostModelSwitch

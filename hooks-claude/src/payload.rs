@@ -81,6 +81,37 @@ pub fn session_start(common: &Common, source: &str) -> Value {
         .build()
 }
 
+/// `SessionStart` with source `compact`: unlike the other sources it
+/// carries the prompt id and the model (`cmp_*` captures).
+pub fn session_start_compact(common: &Common, model: &str) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .event("SessionStart")
+        .field("source", json!("compact"))
+        .field("model", json!(model))
+        .build()
+}
+
+/// `PreCompact`: `trigger` manual|auto, `custom_instructions` (null without text).
+pub fn pre_compact(common: &Common, trigger: &str, custom_instructions: Option<&str>) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .event("PreCompact")
+        .field("trigger", json!(trigger))
+        .field("custom_instructions", json!(custom_instructions))
+        .build()
+}
+
+/// `PostCompact`: `compact_summary` is the summary reply as written.
+pub fn post_compact(common: &Common, trigger: &str, compact_summary: &str) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .event("PostCompact")
+        .field("trigger", json!(trigger))
+        .field("compact_summary", json!(compact_summary))
+        .build()
+}
+
 /// `UserPromptSubmit`.
 pub fn user_prompt_submit(common: &Common, prompt: &str) -> Value {
     Builder::new(common)

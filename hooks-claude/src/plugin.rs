@@ -30,6 +30,7 @@ use crate::payload::{self, Common};
 use crate::transcript::Transcript;
 
 mod failure;
+mod compact;
 mod launch;
 mod tools;
 mod turns;
@@ -356,6 +357,22 @@ impl Plugin for ClaudePlugin {
         self.on_turn_failed(ctx, failure).await;
     }
 
+    async fn session_before_compact(
+        &self,
+        ctx: &SeamContext,
+        input: &dsh_seams::CompactionInput,
+    ) -> dsh_seams::CompactionDecision {
+        self.on_before_compact(ctx, input).await
+    }
+
+    async fn session_compacted(
+        &self,
+        ctx: &SeamContext,
+        outcome: &dsh_seams::CompactionOutcome,
+    ) -> Vec<ContextEntry> {
+        self.on_compacted(ctx, outcome).await
+    }
+
     fn on_event(&self, event: &Event) {
         let mut state = lock(&self.state);
         match &event.body {
@@ -388,6 +405,9 @@ impl Plugin for ClaudePlugin {
             | EventBody::ContextMessage { .. }
             | EventBody::SteeringMessage { .. }
             | EventBody::TurnEnd { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::HookInvoked { .. }
             | EventBody::HookResult { .. }
             | EventBody::SeamNote { .. } => {}

@@ -173,7 +173,21 @@ impl Transcript {
                 body.insert("renderedRole".into(), json!("system"));
                 vec![self.envelope("attachment", ts, prompt_id, body)]
             }
+            EventBody::CompactionCompleted { summary, .. } => {
+                // Claude Code writes the compacted summary as a user entry
+                // marked `isCompactSummary`; hooks reading the transcript
+                // find the summary there.
+                let mut body = Map::new();
+                body.insert(
+                    "message".into(),
+                    json!({"role": "user", "content": summary}),
+                );
+                body.insert("isCompactSummary".into(), json!(true));
+                vec![self.envelope("user", ts, prompt_id, body)]
+            }
             EventBody::SessionHeader { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::ToolCall { .. }
             | EventBody::TurnStart { .. }
             | EventBody::PromptBlocked { .. }

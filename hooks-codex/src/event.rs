@@ -159,13 +159,7 @@ impl CodexEvent {
 
     /// Whether dsh fires this event at all.
     pub fn fired_by_dsh(self) -> bool {
-        !matches!(
-            self,
-            CodexEvent::PreCompact
-                | CodexEvent::PostCompact
-                | CodexEvent::SubagentStart
-                | CodexEvent::SubagentStop
-        )
+        !matches!(self, CodexEvent::SubagentStart | CodexEvent::SubagentStop)
     }
 
     /// Codex's default timeout in seconds when `timeout` is missing.
@@ -218,10 +212,8 @@ impl CodexEvent {
             CodexEvent::UserPromptSubmit => Seam::PromptSubmit,
             CodexEvent::Stop => Seam::TurnContinuation,
             CodexEvent::Interrupt => Seam::TurnEnd,
-            CodexEvent::PreCompact
-            | CodexEvent::PostCompact
-            | CodexEvent::SubagentStart
-            | CodexEvent::SubagentStop => Seam::Unmapped,
+            CodexEvent::PreCompact | CodexEvent::PostCompact => Seam::Compaction,
+            CodexEvent::SubagentStart | CodexEvent::SubagentStop => Seam::Unmapped,
         }
     }
 

@@ -203,6 +203,15 @@ pub fn interrupt(base: &PayloadBase, turn_id: &str) -> Value {
     Value::Object(tool_common(base, turn_id, "Interrupt"))
 }
 
+/// `PreCompact` / `PostCompact` (`compact*` captures): the turn, the model and
+/// `trigger`; no `permission_mode`.
+pub fn compact(base: &PayloadBase, turn_id: &str, event: &str, trigger: &str) -> Value {
+    let mut map = tool_common(base, turn_id, event);
+    map.remove("permission_mode");
+    map.insert("trigger".into(), Value::from(trigger));
+    Value::Object(map)
+}
+
 /// `SessionEnd` (`reason` is always `other` in Codex 0.169).
 pub fn session_end(base: &PayloadBase) -> Value {
     json!({

@@ -29,6 +29,7 @@ use crate::event::CodexEvent;
 use crate::output::Effect;
 use crate::payload::{self, CodexTokenUsage, PayloadBase};
 
+mod compact;
 mod tool_seams;
 mod turns;
 
@@ -396,6 +397,22 @@ impl Plugin for CodexPlugin {
             }
             TurnEndReason::Rejected | TurnEndReason::Error | TurnEndReason::MaxSteps => {}
         }
+    }
+
+    async fn session_before_compact(
+        &self,
+        ctx: &SeamContext,
+        input: &dsh_seams::CompactionInput,
+    ) -> dsh_seams::CompactionDecision {
+        self.on_before_compact(ctx, input).await
+    }
+
+    async fn session_compacted(
+        &self,
+        ctx: &SeamContext,
+        outcome: &dsh_seams::CompactionOutcome,
+    ) -> Vec<ContextEntry> {
+        self.on_compacted(ctx, outcome).await
     }
 
     async fn session_end(&self, ctx: &SeamContext, _reason: SessionEndReason) {

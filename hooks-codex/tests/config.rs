@@ -362,7 +362,7 @@ fn notices_for_unsupported_handlers_events_and_invalid_matchers() {
         r#"{"hooks":{
           "PreToolUse":[{"matcher":"(unclosed","hooks":[{"type":"command","command":"echo bad"}]},
                         {"hooks":[{"type":"prompt","prompt":"x"},{"type":"agent"},{"type":"mcp_tool","server":"s","tool":"t"}]}],
-          "PreCompact":[{"hooks":[{"type":"command","command":"echo c"}]}],
+          "SubagentStart":[{"hooks":[{"type":"command","command":"echo c"}]}],
           "Stop":[{"hooks":[{"type":"command","command":"echo s","additionalContextLimit":5}]}],
           "SessionEnd":[{"hooks":[{"type":"command","command":"echo e","timeout":30}]}],
           "StopFailure":[{"hooks":[{"type":"command","command":"echo sf"}]}]}}"#,
@@ -380,7 +380,7 @@ fn notices_for_unsupported_handlers_events_and_invalid_matchers() {
             "ignoring additionalContextLimit for Stop hook in {path}: this event cannot emit additionalContext"
         ),
         format!("clamping SessionEnd hook timeout to 3s in {path}"),
-        "PreCompact hooks are configured but PreCompact is not fired by dsh".to_owned(),
+        "SubagentStart hooks are configured but SubagentStart is not fired by dsh".to_owned(),
     ] {
         assert!(
             notices.contains(&expected),
@@ -398,7 +398,7 @@ fn notices_for_unsupported_handlers_events_and_invalid_matchers() {
     let compact = config
         .entries()
         .into_iter()
-        .find(|entry| entry.event == "PreCompact")
+        .find(|entry| entry.event == "SubagentStart")
         .unwrap();
     assert!(matches!(compact.status, EntryStatus::Unsupported { .. }));
 }

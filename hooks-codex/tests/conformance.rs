@@ -77,6 +77,9 @@ fn rebuild(stdin: &Value) -> Value {
             stdin["last_assistant_message"].as_str(),
         ),
         "Interrupt" => payload::interrupt(&b, turn),
+        event @ ("PreCompact" | "PostCompact") => {
+            payload::compact(&b, turn, event, s(stdin, "trigger"))
+        }
         "SessionEnd" => payload::session_end(&b),
         other => panic!("unexpected event {other}"),
     }
@@ -90,10 +93,7 @@ fn payload_builders_reproduce_every_captured_stdin_byte_for_byte() {
         let raw = s(sample, "stdin_raw");
         let stdin: Value = serde_json::from_str(raw).unwrap();
         let event = s(&stdin, "hook_event_name").to_owned();
-        if matches!(
-            event.as_str(),
-            "PreCompact" | "PostCompact" | "SubagentStart" | "SubagentStop"
-        ) {
+        if matches!(event.as_str(), "SubagentStart" | "SubagentStop") {
             continue;
         }
         let built = payload::to_stdin(&rebuild(&stdin));

@@ -163,6 +163,8 @@ pub struct Agent {
     queues: Queues,
     /// A stop-after-step listener ended the session: no further send runs.
     session_end_requested: Option<String>,
+    /// When dsh compacts on its own (`crate::compaction`).
+    auto_compact: crate::AutoCompact,
 }
 
 /// Forwards a streaming reply to the presentation callbacks: text as it
@@ -213,7 +215,13 @@ impl Agent {
             session_cancel: CancellationToken::new(),
             queues: Queues::default(),
             session_end_requested: None,
+            auto_compact: crate::AutoCompact::default(),
         }
+    }
+
+    /// Sets when dsh compacts automatically (default: 85 % of a 128K window).
+    pub fn set_auto_compact(&mut self, auto_compact: crate::AutoCompact) {
+        self.auto_compact = auto_compact;
     }
 
     /// A copy of every event so far.
@@ -255,8 +263,38 @@ impl Agent {
         }
     }
 
-    fn append(&self, body: EventBody) -> Result<Event, AgentError> {
+    pub(crate) fn append(&self, body: EventBody) -> Result<Event, AgentError> {
         Ok(self.sink.append(body)?)
+    }
+
+    pub(crate) fn system_prompt(&self) -> &str {
+        &self.system_prompt
+    }
+
+    pub(crate) fn plugins(&self) -> &[Arc<dyn Plugin>] {
+        self.registry.plugins()
+    }
+
+    pub(crate) fn tool_specs(&self) -> Vec<dsh_protocol::ToolSpec> {
+        self.registry.specs()
+    }
+
+    pub(crate) fn model(&self) -> &Arc<dyn Model> {
+        &self.model
+    }
+
+    pub(crate) fn max_steps(&self) -> u64 {
+        self.max_steps
+    }
+
+    pub(crate) fn auto_compact_limit(&self) -> Option<u64> {
+        self.auto_compact.limit()
+    }
+
+    /// The estimated size of the next request (without copying the log).
+    pub(crate) fn estimated_tokens(&self) -> u64 {
+        self.sink
+            .with_log(|log| crate::estimate_tokens(log.events(), &self.system_prompt))
     }
 
     /// Closes what a crash left open in a reopened log: results for calls
@@ -406,6 +444,9 @@ impl Agent {
                     | EventBody::ContextMessage { .. }
                     | EventBody::SteeringMessage { .. }
                     | EventBody::TurnEnd { .. }
+                    | EventBody::CompactionStarted { .. }
+                    | EventBody::CompactionCompleted { .. }
+                    | EventBody::CompactionFailed { .. }
                     | EventBody::HookInvoked { .. }
                     | EventBody::HookResult { .. }
                     | EventBody::SeamNote { .. } => None,
@@ -499,6 +540,13 @@ impl Agent {
                 .await;
         }
 
+        // `/compact [instructions]` is handled as the terminal handles it: no
+        // prompt policy, no user message, one summary request (compaction).
+        if let Some(instructions) = crate::parse_compact_command(&send.text) {
+            let (reason, message) = self.manual_compact(&ctx, turn, instructions).await?;
+            return self.finish(&ctx, summary, reason, message).await;
+        }
+
         let mut content = send.text.clone();
         let mut prompt_contexts = Vec::new();
         for plugin in self.registry.plugins() {
@@ -556,6 +604,9 @@ impl Agent {
         let mut steering_contexts: Vec<ContextEntry> = Vec::new();
         let mut forced_continuations = 0u32;
         let mut step = 0u64;
+        // One failed automatic compaction is enough for a turn: the next
+        // requests go out uncompacted rather than retrying before each.
+        let mut auto_compact_failed = false;
         loop {
             // Top-of-loop drain: a forced continuation's reason is recorded
             // as steering for the next step of the same turn.
@@ -581,6 +632,12 @@ impl Agent {
                 return self
                     .finish(&ctx, summary, TurnEndReason::MaxSteps, Some(message))
                     .await;
+            }
+            if let Some((reason, message)) = self
+                .auto_compact_before_request(&ctx, turn, &mut step, &mut auto_compact_failed)
+                .await?
+            {
+                return self.finish(&ctx, summary, reason, message).await;
             }
             step += 1;
             let request = self.request_for_step(&ctx, turn, step).await?;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use dsh_model::{ModelError, ProviderFailure};
 
-use dsh_protocol::{ModelReply, ToolCall};
+use dsh_protocol::{ModelReply, TokenUsage, ToolCall};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -80,6 +80,10 @@ pub struct FixtureStep {
     /// A simulated provider failure instead of a reply.
     #[serde(default)]
     pub error: Option<FixtureStepError>,
+    /// The token usage the provider reports for this reply (contracts §6),
+    /// so a replay can cross the context threshold and compact.
+    #[serde(default)]
+    pub usage: Option<TokenUsage>,
 }
 
 /// A scripted provider failure: a message, or what the provider answered.
@@ -237,7 +241,7 @@ impl Fixture {
                             }
                         })
                         .collect(),
-                    usage: None,
+                    usage: step.usage,
                 }),
             })
             .collect()

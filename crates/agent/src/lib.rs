@@ -18,11 +18,16 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod agent;
+mod compaction;
 mod fixture;
 mod replay;
 mod scripted;
 
 pub use agent::*;
+pub use compaction::{
+    AutoCompact, CompactionResult, DEFAULT_CONTEXT_WINDOW, DEFAULT_THRESHOLD,
+    default_context_window, estimate_tokens, parse_compact_command,
+};
 pub use fixture::*;
 pub use replay::*;
 pub use scripted::*;

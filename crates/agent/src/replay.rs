@@ -43,6 +43,8 @@ pub struct ReplayOptions {
     pub prompt_limit: Option<usize>,
     /// Skip the first N prompts (the rest of a resumed fixture).
     pub skip_prompts: usize,
+    /// When the session compacts on its own (`--autocompact`).
+    pub auto_compact: crate::AutoCompact,
 }
 
 /// What a replay produced.
@@ -124,6 +126,7 @@ async fn replay_inner(
         max_steps: options.max_steps,
         observers: options.observers,
     });
+    agent.set_auto_compact(options.auto_compact);
     if options.resumed {
         agent.repair_open_turn()?;
     }

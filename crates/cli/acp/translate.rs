@@ -388,9 +388,18 @@ impl Translator {
                     _ => Vec::new(),
                 }
             }
+            EventBody::CompactionCompleted { trigger, .. } => vec![agent_text(format!(
+                "> [conversation compacted ({})]\n",
+                trigger.as_str()
+            ))],
+            EventBody::CompactionFailed { reason, .. } => vec![agent_text(format!(
+                "> [compaction did not happen] {}\n",
+                reason.trim_end()
+            ))],
             EventBody::SeamNote { .. }
             | EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::CompactionStarted { .. }
             | EventBody::ContextMessage { .. }
             | EventBody::SteeringMessage { .. } => Vec::new(),
         }

@@ -373,6 +373,9 @@ pub(super) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
             EventBody::SeamNote { .. }
             | EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::UserMessage { .. }
             | EventBody::PromptBlocked { .. }
             | EventBody::AssistantMessage { .. }

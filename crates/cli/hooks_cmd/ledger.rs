@@ -78,6 +78,9 @@ fn what_followed(
                 }
                 EventBody::SessionHeader { .. }
                 | EventBody::TurnStart { .. }
+                | EventBody::CompactionStarted { .. }
+                | EventBody::CompactionCompleted { .. }
+                | EventBody::CompactionFailed { .. }
                 | EventBody::UserMessage { .. }
                 | EventBody::PromptBlocked { .. }
                 | EventBody::AssistantMessage { .. }
@@ -126,6 +129,9 @@ fn what_followed(
             }
             EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::UserMessage { .. }
             | EventBody::PromptBlocked { .. }
             | EventBody::AssistantMessage { .. }
@@ -170,6 +176,9 @@ pub(super) fn run(
         EventBody::SessionHeader { cwd, .. } => Some(PathBuf::from(cwd)),
         EventBody::TurnStart { .. }
         | EventBody::UserMessage { .. }
+        | EventBody::CompactionStarted { .. }
+        | EventBody::CompactionCompleted { .. }
+        | EventBody::CompactionFailed { .. }
         | EventBody::PromptBlocked { .. }
         | EventBody::AssistantMessage { .. }
         | EventBody::ToolCall { .. }
@@ -200,6 +209,9 @@ pub(super) fn run(
             } if id == invocation_id => Some(&e.body),
             EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::UserMessage { .. }
             | EventBody::PromptBlocked { .. }
             | EventBody::AssistantMessage { .. }

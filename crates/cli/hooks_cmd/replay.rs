@@ -107,6 +107,9 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
             EventBody::SeamNote { .. }
             | EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::UserMessage { .. }
             | EventBody::PromptBlocked { .. }
             | EventBody::AssistantMessage { .. }
@@ -260,6 +263,9 @@ pub(super) fn run(
         EventBody::SessionHeader { session_id, .. } => Some(session_id.clone()),
         EventBody::TurnStart { .. }
         | EventBody::UserMessage { .. }
+        | EventBody::CompactionStarted { .. }
+        | EventBody::CompactionCompleted { .. }
+        | EventBody::CompactionFailed { .. }
         | EventBody::PromptBlocked { .. }
         | EventBody::AssistantMessage { .. }
         | EventBody::ToolCall { .. }

@@ -49,6 +49,36 @@ impl TurnEndReason {
     }
 }
 
+/// What started a compaction (Claude Code's and Codex's `trigger`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionTrigger {
+    /// The user asked for it (`/compact [instructions]`).
+    Manual,
+    /// The next request would have crossed the context threshold.
+    Auto,
+}
+
+impl CompactionTrigger {
+    /// The wire name (`manual` / `auto`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactionTrigger::Manual => "manual",
+            CompactionTrigger::Auto => "auto",
+        }
+    }
+}
+
+/// A model-facing context that joins the compacted history right after the
+/// summary (what session-start hooks with source `compact` added).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionContext {
+    /// The text the model sees.
+    pub content: String,
+    /// Who added it.
+    pub source: String,
+}
+
 /// The external hook dialect a `hook/*` event belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -229,6 +259,53 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
     },
+    /// A compaction begins (manual `/compact`, or automatic before a request).
+    #[serde(rename = "compaction/started")]
+    CompactionStarted {
+        /// Turn number.
+        turn: u64,
+        /// Manual or automatic.
+        trigger: CompactionTrigger,
+        /// The user's `/compact` text, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        custom_instructions: Option<String>,
+        /// dsh's estimate of the conversation's size in tokens.
+        estimated_tokens: u64,
+    },
+    /// The history before `kept_from_seq` is replaced by `summary`: from
+    /// here on the model sees the summary, then `contexts`, then the events
+    /// from `kept_from_seq` on (kept verbatim), then everything after this
+    /// event.
+    #[serde(rename = "compaction/completed")]
+    CompactionCompleted {
+        /// Turn number.
+        turn: u64,
+        /// Manual or automatic.
+        trigger: CompactionTrigger,
+        /// The summary exactly as written (the model's raw reply, or a plugin's text).
+        summary: String,
+        /// `model`, or the name of the plugin that supplied the summary.
+        summarized_by: String,
+        /// The first event kept verbatim after the summary (the latest
+        /// assistant message and what followed it); none when nothing is kept.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kept_from_seq: Option<u64>,
+        /// Contexts placed right after the summary (session-start `compact` hooks).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        contexts: Vec<CompactionContext>,
+        /// dsh's estimate of the conversation's size before compaction.
+        tokens_before: u64,
+    },
+    /// A compaction did not happen; the history is unchanged.
+    #[serde(rename = "compaction/failed")]
+    CompactionFailed {
+        /// Turn number.
+        turn: u64,
+        /// Manual or automatic.
+        trigger: CompactionTrigger,
+        /// Why (a hook's block text, a plugin's cancel reason, a model error).
+        reason: String,
+    },
     /// Before an external hook command runs.
     #[serde(rename = "hook/invoked")]
     HookInvoked {
@@ -350,6 +427,9 @@ impl EventBody {
             EventBody::ContextMessage { .. } => "context/message",
             EventBody::SteeringMessage { .. } => "steering/message",
             EventBody::TurnEnd { .. } => "turn/end",
+            EventBody::CompactionStarted { .. } => "compaction/started",
+            EventBody::CompactionCompleted { .. } => "compaction/completed",
+            EventBody::CompactionFailed { .. } => "compaction/failed",
             EventBody::HookInvoked { .. } => "hook/invoked",
             EventBody::HookResult { .. } => "hook/result",
             EventBody::SeamNote { .. } => "seam/note",

@@ -41,6 +41,8 @@ pub enum Seam {
     Context,
     /// After each step: end the turn or session, or prepare the next step.
     StepEnd,
+    /// Around a compaction of the history (before it, and after it).
+    Compaction,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -64,6 +66,7 @@ impl Seam {
             Seam::TurnFailed => "turn-failed",
             Seam::Context => "context",
             Seam::StepEnd => "step-end",
+            Seam::Compaction => "compaction",
             Seam::Unmapped => "none",
         }
     }

@@ -97,8 +97,10 @@ impl From<&ModelRequest> for RequestRecord {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenUsage {
     /// Prompt tokens.
+    #[serde(default)]
     pub input_tokens: u64,
     /// Completion tokens.
+    #[serde(default)]
     pub output_tokens: u64,
 }
 

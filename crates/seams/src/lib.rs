@@ -18,12 +18,14 @@
 // A new variant of our own enums must be handled where it is matched.
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
+mod compaction;
 mod context;
 mod decisions;
 mod execution;
 mod loop_seams;
 mod plugin;
 
+pub use compaction::*;
 pub use context::*;
 pub use decisions::*;
 pub use execution::*;

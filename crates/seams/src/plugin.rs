@@ -10,10 +10,11 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    ApprovalDecision, CallReview, ContextDecision, ContextEntry, ContinuationDecision,
-    GuardVerdict, NextStepUpdate, PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision,
-    ProposedCall, ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource,
-    StepReport, StepStop, ToolExecution, ToolOutcome,
+    ApprovalDecision, CallReview, CompactionDecision, CompactionInput, CompactionOutcome,
+    ContextDecision, ContextEntry, ContinuationDecision, GuardVerdict, NextStepUpdate,
+    PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, ProposedCall,
+    ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource, StepReport,
+    StepStop, ToolExecution, ToolOutcome,
 };
 
 /// A prompt claimed for a turn.
@@ -295,5 +296,30 @@ pub trait Plugin: Send + Sync {
     /// not stop; sets the model or the system prompt from the next request on.
     async fn prepare_next_step(&self, _ctx: &SeamContext, _step: &StepReport) -> NextStepUpdate {
         NextStepUpdate::default()
+    }
+
+    /// Before the history is compacted (seed 004 `session_before_compact`):
+    /// cancel it, add summary instructions, or supply the summary. Listeners
+    /// run in registration order; the first `Cancel` ends the waterfall, the
+    /// first `Summary` is used (later listeners still run and may cancel).
+    async fn session_before_compact(
+        &self,
+        _ctx: &SeamContext,
+        _input: &CompactionInput,
+    ) -> CompactionDecision {
+        CompactionDecision::proceed()
+    }
+
+    /// After the summary is in hand and before `compaction/completed` is
+    /// recorded: this is the session-start seam with source `compact` (the
+    /// bridges fire their SessionStart `compact` and PostCompact hooks here,
+    /// each in its tool's order). Returned contexts join the compacted
+    /// history right after the summary.
+    async fn session_compacted(
+        &self,
+        _ctx: &SeamContext,
+        _outcome: &CompactionOutcome,
+    ) -> Vec<ContextEntry> {
+        Vec::new()
     }
 }

@@ -199,6 +199,9 @@ impl InvariantState {
                 Ok(())
             }
             EventBody::UserMessage { turn, .. }
+            | EventBody::CompactionStarted { turn, .. }
+            | EventBody::CompactionCompleted { turn, .. }
+            | EventBody::CompactionFailed { turn, .. }
             | EventBody::PromptBlocked { turn, .. }
             | EventBody::ContextMessage { turn, .. }
             | EventBody::SteeringMessage { turn, .. } => {

@@ -2,12 +2,82 @@
 
 use dsh_protocol::{Event, EventBody, Message};
 
+/// The user message that opens a compacted history: dsh's own framing
+/// around the summary's text (the `<summary>` block when the summary has
+/// one, else the whole summary without an `<analysis>` block).
+pub fn compacted_summary_message(summary: &str) -> String {
+    format!(
+        "Earlier parts of this conversation were compacted to fit the model's context window. \
+         Summary of what happened before:\n\n{}\n\n\
+         The messages after this one are the most recent part of the conversation, kept as they were \
+         (the summary was written without them). Carry on from there; do not ask the user to repeat anything.",
+        summary_text(summary)
+    )
+}
+
+/// The model-facing text of a raw summary reply.
+pub fn summary_text(raw: &str) -> String {
+    if let Some(start) = raw.find("<summary>") {
+        let inner = &raw[start + "<summary>".len()..];
+        let inner = inner.find("</summary>").map_or(inner, |end| &inner[..end]);
+        return inner.trim().to_owned();
+    }
+    let mut text = raw.to_owned();
+    if let Some(start) = text.find("<analysis>") {
+        let end = text[start..]
+            .find("</analysis>")
+            .map_or(text.len(), |end| start + end + "</analysis>".len());
+        text.replace_range(start..end, "");
+    }
+    text.trim().to_owned()
+}
+
+/// Projects the model-facing conversation from a log, honouring the last
+/// `compaction/completed`: its summary, its contexts, the events it kept
+/// verbatim, then everything after it. Without a compaction this is
+/// [`derive_plain`] over the whole log.
+pub fn derive_messages(events: &[Event]) -> Vec<Message> {
+    let last = events.iter().enumerate().rev().find_map(|(index, event)| {
+        if let EventBody::CompactionCompleted {
+            summary,
+            kept_from_seq,
+            contexts,
+            ..
+        } = &event.body
+        {
+            Some((index, summary, *kept_from_seq, contexts))
+        } else {
+            None
+        }
+    });
+    let Some((index, summary, kept_from_seq, contexts)) = last else {
+        return derive_plain(events);
+    };
+    let mut messages = vec![Message::User {
+        content: compacted_summary_message(summary),
+    }];
+    messages.extend(contexts.iter().map(|context| Message::System {
+        content: context.content.clone(),
+    }));
+    if let Some(from) = kept_from_seq {
+        let kept: Vec<Event> = events[..index]
+            .iter()
+            .filter(|event| event.seq >= from)
+            .cloned()
+            .collect();
+        messages.extend(derive_plain(&kept));
+    }
+    messages.extend(derive_plain(&events[index + 1..]));
+    messages
+}
+
 /// Projects the model-facing conversation from a log: user and steering
 /// messages as `user`, assistant replies, tool results as `tool`, and
 /// contexts as `system` messages. Non-surface events (`session/header`,
 /// `turn/*`, `prompt/blocked`, `hook/*`) never reach the model, and nor do
-/// results of nested calls the model did not make.
-pub fn derive_messages(events: &[Event]) -> Vec<Message> {
+/// results of nested calls the model did not make. Compaction events are
+/// ignored here ([`derive_messages`] applies them).
+pub fn derive_plain(events: &[Event]) -> Vec<Message> {
     let mut messages = Vec::new();
     let mut model_call_ids: Vec<String> = Vec::new();
     for event in events {
@@ -46,10 +116,158 @@ pub fn derive_messages(events: &[Event]) -> Vec<Message> {
             | EventBody::TurnEnd { .. }
             | EventBody::PromptBlocked { .. }
             | EventBody::ToolCall { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
             | EventBody::HookInvoked { .. }
             | EventBody::HookResult { .. }
             | EventBody::SeamNote { .. } => {}
         }
     }
     messages
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use dsh_protocol::{CompactionContext, CompactionTrigger, ToolCall};
+    use serde_json::json;
+
+    use super::*;
+
+    fn events(bodies: Vec<EventBody>) -> Vec<Event> {
+        bodies
+            .into_iter()
+            .enumerate()
+            .map(|(seq, body)| Event {
+                seq: seq as u64,
+                ts: String::new(),
+                body,
+            })
+            .collect()
+    }
+
+    fn user(text: &str) -> EventBody {
+        EventBody::UserMessage {
+            turn: 1,
+            content: text.into(),
+            source: "user".into(),
+            original_content: None,
+        }
+    }
+
+    fn assistant(text: &str, calls: &[&str]) -> EventBody {
+        EventBody::AssistantMessage {
+            turn: 1,
+            step: 1,
+            content: text.into(),
+            tool_calls: calls
+                .iter()
+                .map(|id| ToolCall {
+                    id: (*id).into(),
+                    name: "bash".into(),
+                    arguments: json!({}),
+                })
+                .collect(),
+            usage: None,
+        }
+    }
+
+    fn result(id: &str) -> EventBody {
+        EventBody::ToolResult {
+            turn: 1,
+            call_id: id.into(),
+            is_error: false,
+            content: format!("out {id}"),
+            disposition: None,
+        }
+    }
+
+    fn completed(summary: &str, kept_from_seq: Option<u64>) -> EventBody {
+        EventBody::CompactionCompleted {
+            turn: 1,
+            trigger: CompactionTrigger::Auto,
+            summary: summary.into(),
+            summarized_by: "model".into(),
+            kept_from_seq,
+            contexts: vec![CompactionContext {
+                content: format!("ctx {summary}"),
+                source: "hook".into(),
+            }],
+            tokens_before: 1,
+        }
+    }
+
+    fn texts(messages: &[Message]) -> Vec<String> {
+        messages
+            .iter()
+            .map(|message| match message {
+                Message::System { content } => format!("system: {content}"),
+                Message::User { content } => format!("user: {}", &content[..content.len().min(12)]),
+                Message::Assistant { content, .. } => format!("assistant: {content}"),
+                Message::Tool { tool_call_id, .. } => format!("tool: {tool_call_id}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_summary_text_is_the_summary_block_or_the_reply_without_analysis() {
+        assert_eq!(
+            summary_text("<analysis>x</analysis>\n<summary>\n S \n</summary>"),
+            "S"
+        );
+        assert_eq!(summary_text("<analysis>x</analysis> plain "), "plain");
+        assert_eq!(summary_text("no tags"), "no tags");
+        assert_eq!(summary_text("<summary>unclosed"), "unclosed");
+        assert!(compacted_summary_message("<summary>S-TEXT</summary>").contains("\n\nS-TEXT\n\n"));
+    }
+
+    #[test]
+    fn the_last_compaction_opens_the_history_and_keeps_its_tail() {
+        let log = events(vec![
+            user("first"),            // 0
+            assistant("a1", &["c1"]), // 1
+            result("c1"),             // 2
+            assistant("a2", &["c2"]), // 3
+            result("c2"),             // 4
+            completed("S1", Some(3)), // 5
+            assistant("a3", &[]),     // 6
+            user("second"),           // 7
+            completed("S2", Some(6)), // 8
+            user("third"),            // 9
+        ]);
+        // Before the second compaction: S1, its context, the kept a2 + result, then newer.
+        let first = derive_messages(&log[..8]);
+        assert_eq!(
+            texts(&first)[1..],
+            [
+                "system: ctx S1",
+                "assistant: a2",
+                "tool: c2",
+                "assistant: a3",
+                "user: second",
+            ]
+        );
+        assert!(matches!(&first[0], Message::User { content } if content.contains("S1")));
+        // After it: S2 replaces everything before a3.
+        let second = derive_messages(&log);
+        assert_eq!(
+            texts(&second)[1..],
+            [
+                "system: ctx S2",
+                "assistant: a3",
+                "user: second",
+                "user: third",
+            ]
+        );
+        assert!(
+            matches!(&second[0], Message::User { content } if content.contains("S2") && !content.contains("S1"))
+        );
+        // Without a kept tail only what follows the compaction stays.
+        let bare = events(vec![user("first"), completed("S", None), user("next")]);
+        assert_eq!(
+            texts(&derive_messages(&bare))[1..],
+            ["system: ctx S", "user: next"]
+        );
+    }
 }

@@ -192,3 +192,67 @@ fn exit2_blocks_is_what_the_interpreter_does() {
     assert!(!HookEvent::PermissionRequest.exit2_blocks());
     assert!(HookEvent::PostToolBatch.exit2_blocks());
 }
+
+fn pre_compact(command: &str) -> EventCtx<'_> {
+    EventCtx {
+        event: HookEvent::PreCompact,
+        tool_name: None,
+        source: None,
+        prompt: None,
+        command,
+    }
+}
+
+#[test]
+fn pre_compact_exit2_blocks_with_the_captured_text() {
+    // cmp_precompact_exit2.
+    let out = interpret(
+        &pre_compact("CMD"),
+        &HookFacts::exited(2, "", "PRECOMPACT-EXIT2: not now"),
+        &id,
+    );
+    assert_eq!(
+        out.effect,
+        Effect::Block {
+            text: "Compaction blocked by PreCompact hook: [CMD]: PRECOMPACT-EXIT2: not now".into()
+        }
+    );
+}
+
+#[test]
+fn pre_compact_plain_stdout_is_kept_for_the_summary_instructions() {
+    // OBSERVED §5.7 (r2_compact_resume): appended to the compaction instructions.
+    let out = interpret(
+        &pre_compact("CMD"),
+        &HookFacts::exited(0, "PRECOMPACT-STDOUT\n", ""),
+        &id,
+    );
+    assert_eq!(out.effect, Effect::None);
+    assert_eq!(out.contexts, vec!["PRECOMPACT-STDOUT".to_owned()]);
+    // PostCompact's stdout reaches nobody (cmp_post_and_ss_outputs).
+    let post = EventCtx {
+        event: HookEvent::PostCompact,
+        ..pre_compact("CMD")
+    };
+    let out = interpret(
+        &post,
+        &HookFacts::exited(0, "POSTCOMPACT-STDOUT\n", ""),
+        &id,
+    );
+    assert!(out.contexts.is_empty());
+}
+
+#[test]
+fn pre_compact_json_block_skips_compaction_in_the_same_frame() {
+    let out = interpret(
+        &pre_compact("CMD"),
+        &HookFacts::exited(0, r#"{"decision":"block","reason":"busy"}"#, ""),
+        &id,
+    );
+    assert_eq!(
+        out.effect,
+        Effect::Block {
+            text: "Compaction blocked by PreCompact hook: [CMD]: busy".into()
+        }
+    );
+}

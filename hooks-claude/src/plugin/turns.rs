@@ -18,7 +18,8 @@ impl ClaudePlugin {
         ctx: &SeamContext,
         source: SessionStartSource,
     ) -> Vec<ContextEntry> {
-        let common = self.common(ctx, false);
+        let compact = source == SessionStartSource::Compact;
+        let common = self.common(ctx, compact);
         // Settings `env` reaches the bash tool; a CLAUDE_ENV_FILE export
         // (applied below) replaces it there, as captured.
         for (name, value) in &self.config().settings_env {
@@ -49,7 +50,11 @@ impl ClaudePlugin {
             source: Some(source.as_str()),
             ..Firing::new(
                 HookEvent::SessionStart,
-                payload::session_start(&common, source.as_str()),
+                if compact {
+                    payload::session_start_compact(&common, &ctx.session.model)
+                } else {
+                    payload::session_start(&common, source.as_str())
+                },
             )
         };
         let fired = self
