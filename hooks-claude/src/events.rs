@@ -182,6 +182,7 @@ impl HookEvent {
             | HookEvent::SessionEnd
             | HookEvent::Stop
             | HookEvent::PermissionRequest
+            | HookEvent::PermissionDenied
             | HookEvent::PostToolBatch => EventSupport::Fired,
             HookEvent::UserPromptExpansion => {
                 EventSupport::NotFired("dsh has no slash commands that expand into prompts")
@@ -197,9 +198,6 @@ impl HookEvent {
             }
             HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => {
                 EventSupport::NotFired("dsh does not switch models inside a session")
-            }
-            HookEvent::PermissionDenied => {
-                EventSupport::NotFired("dsh has no auto-mode classifier")
             }
             HookEvent::Setup => EventSupport::NotFired("dsh has no --init/--maintenance mode"),
             HookEvent::TeammateIdle | HookEvent::TaskCreated | HookEvent::TaskCompleted => {
@@ -346,7 +344,8 @@ impl HookEvent {
             HookEvent::SessionStart => Seam::SessionStart,
             HookEvent::UserPromptSubmit => Seam::PromptSubmit,
             HookEvent::PreToolUse => Seam::PreExecute,
-            HookEvent::PermissionRequest => Seam::Approval,
+            // PermissionDenied reports how an approval ended (auto mode).
+            HookEvent::PermissionRequest | HookEvent::PermissionDenied => Seam::Approval,
             HookEvent::PostToolUse | HookEvent::PostToolUseFailure => Seam::PostExecute,
             HookEvent::PostToolBatch => Seam::BatchSettled,
             HookEvent::Stop => Seam::TurnContinuation,
@@ -360,8 +359,7 @@ impl HookEvent {
             | HookEvent::PostCompact
             | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
-            | HookEvent::PermissionDenied
-            | HookEvent::Setup
+                        | HookEvent::Setup
             | HookEvent::TeammateIdle
             | HookEvent::TaskCreated
             | HookEvent::TaskCompleted

@@ -16,7 +16,7 @@ use dsh_hook_runner::{HookExit, HookProgram, HookRunner, HookSpec, HttpHook};
 use dsh_hooks::{Engine, Finished, Launch};
 use dsh_protocol::{Event, EventBody, HookDecision};
 use dsh_seams::{
-    ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, ContinuationInput,
+    ApprovalAsk, ApprovalDecision, CallReview, DeniedFollowUp, PermissionUpdate, ContextEntry, ContinuationDecision, ContinuationInput,
     Notification, NotificationKind, Plugin, PostToolDecision, PreToolVerdict, PromptDecision,
     PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SettledCall,
     ToolExecution, ToolOutcome,
@@ -55,6 +55,8 @@ struct State {
     prompt_ids: HashMap<u64, String>,
     last_prompt_id: Option<String>,
     transcript: Option<Transcript>,
+    /// The mode an accepted `setMode` switched to (else the configured one).
+    mode: Option<String>,
 }
 
 /// One awaited run, read.
@@ -127,7 +129,10 @@ impl ClaudePlugin {
             } else {
                 None
             },
-            permission_mode: self.config().options.permission_mode.clone(),
+            permission_mode: lock(&self.state)
+                .mode
+                .clone()
+                .unwrap_or_else(|| self.config().options.permission_mode.clone()),
             effort: self.config().options.effort.clone(),
         }
     }
@@ -286,10 +291,29 @@ impl Plugin for ClaudePlugin {
         &self,
         ctx: &SeamContext,
         exec: &ToolExecution,
-        reason: Option<&str>,
+        ask: &ApprovalAsk,
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
-        self.on_approve(ctx, exec, reason, review).await
+        self.on_approve(ctx, exec, ask, review).await
+    }
+
+    async fn permissions_updated(&self, _ctx: &SeamContext, updates: &[PermissionUpdate]) {
+        // Hooks are told the mode in effect: an accepted `setMode` changes
+        // every later payload's `permission_mode`.
+        for update in updates {
+            if let PermissionUpdate::SetMode { mode, .. } = update {
+                lock(&self.state).mode = Some(mode.clone());
+            }
+        }
+    }
+
+    async fn permission_denied(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        check_reason: &str,
+    ) -> DeniedFollowUp {
+        self.on_permission_denied(ctx, exec, check_reason).await
     }
 
     async fn post_execute(

@@ -19,11 +19,13 @@
 mod context;
 mod decisions;
 mod execution;
+mod permission;
 mod plugin;
 
 pub use context::*;
 pub use decisions::*;
 pub use execution::*;
+pub use permission::*;
 pub use plugin::*;
 
 pub use tokio_util::sync::CancellationToken;

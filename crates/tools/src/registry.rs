@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use dsh_seams::{
-    ApprovalDecision, ApprovalResponse, CancellationToken, ContextEntry, DenialKind, Disposition,
-    GuardVerdict, InputRewrite, Next, Notification, NotificationKind, Plugin, PostToolAction,
-    PreToolDecision, PreToolVerdict, ProposedCall, SeamContext, ToolExecution, ToolExecutionResult,
-    ToolOutcome,
+    ApprovalAsk, ApprovalDecision, ApprovalGrant, ApprovalResponse, CancellationToken,
+    ContextEntry, DeniedFollowUp, DenialKind, Disposition, GuardVerdict, InputRewrite, Next,
+    Notification, NotificationKind, Plugin, PostToolAction, PreToolDecision, PreToolVerdict,
+    ProposedCall, Screening, SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
 };
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -40,6 +40,12 @@ pub trait ApprovalService: Send + Sync {
 /// The model-facing text of an `ask` that nobody could answer.
 pub const NO_APPROVAL_TEXT: &str =
     "This call needs approval, and no one was available to approve it.";
+
+/// The model-facing context when a permission-denied listener lets the
+/// model retry an automatically denied call (Claude Code's PermissionDenied
+/// `retry: true`; its exact wording is not captured).
+pub const MAY_RETRY_TEXT: &str =
+    "The permission denial above may be retried: you may try this action again.";
 
 /// A call after sealing: ready to run, or already resolved (unknown tool,
 /// invalid arguments) with the outcome that replaces every later phase.
@@ -65,8 +71,12 @@ impl SealedCall {
 
 /// How phases 1–2 ended for one call.
 enum Gate {
-    /// On to dispatch; `decision` is the pre-execute waterfall's.
-    Pass { decision: PreToolDecision },
+    /// On to dispatch; `decision` is the pre-execute waterfall's;
+    /// `rewritten` is the call with the arguments an approval replaced.
+    Pass {
+        decision: PreToolDecision,
+        rewritten: Option<ToolExecution>,
+    },
     /// Denied (by pre-execute, approval or a guard); post-execute still runs.
     Denied {
         decision: PreToolDecision,
@@ -74,6 +84,14 @@ enum Gate {
     },
     /// A listener failed; the call ends with this outcome.
     Failed(ToolOutcome),
+}
+
+/// How the approval of an `ask` ended.
+enum Resolved {
+    /// Granted, possibly with replacement arguments and permission changes.
+    Granted(Option<ApprovalGrant>),
+    /// Not granted: the outcome the model sees.
+    Refused(ToolOutcome),
 }
 
 /// What [`ToolRegistry::decide`] found.
@@ -219,6 +237,34 @@ impl ToolRegistry {
             };
         }
 
+        // Screening: a call a plugin settles here is never reviewed, so no
+        // review-time hook (PreToolUse) sees it.
+        for plugin in &self.plugins {
+            let screening = AssertUnwindSafe(plugin.screen(ctx, &call))
+                .catch_unwind()
+                .await;
+            let outcome = match screening {
+                Ok(Screening::Pass) => continue,
+                Ok(Screening::Deny { reason }) => {
+                    ToolOutcome::error(reason, Disposition::Denied(DenialKind::Policy))
+                }
+                Err(payload) => ToolOutcome::error(
+                    format!(
+                        "screening listener `{}` failed: {}",
+                        plugin.name(),
+                        panic_text(payload.as_ref())
+                    ),
+                    Disposition::Failed,
+                ),
+            };
+            return SealedCall {
+                execution,
+                rewrite_conflicts: Vec::new(),
+                rejected: Some(outcome),
+                verdicts: Vec::new(),
+            };
+        }
+
         let mut winner: Option<(Value, String)> = None;
         let mut conflicts = Vec::new();
         let mut verdicts = Vec::with_capacity(self.plugins.len());
@@ -288,15 +334,20 @@ impl ToolRegistry {
 
     /// Runs a sealed call through the pipeline.
     pub async fn execute(&self, ctx: &SeamContext, sealed: SealedCall) -> ToolExecutionResult {
-        let exec = sealed.execution;
+        let mut exec = sealed.execution;
         let tool = self.tools.get(&exec.tool).cloned();
         let mut contexts = Vec::new();
         let outcome = match sealed.rejected {
             Some(outcome) => outcome,
             None => match &tool {
                 Some(tool) => {
-                    self.run_phases(ctx, &exec, tool, &sealed.verdicts, &mut contexts)
-                        .await
+                    let (outcome, rewritten) = self
+                        .run_phases(ctx, &exec, tool, &sealed.verdicts, &mut contexts)
+                        .await;
+                    if let Some(rewritten) = rewritten {
+                        exec = rewritten;
+                    }
+                    outcome
                 }
                 None => ToolOutcome::error(
                     format!("Unknown tool `{}`.", exec.tool),
@@ -325,13 +376,16 @@ impl ToolRegistry {
         tool: &Arc<dyn Tool>,
         verdicts: &[Option<PreToolVerdict>],
         contexts: &mut Vec<ContextEntry>,
-    ) -> ToolOutcome {
-        let outcome = match self.gate(ctx, exec, verdicts, contexts).await {
-            Gate::Pass { .. } => None,
-            Gate::Denied { outcome, .. } => Some(outcome),
+    ) -> (ToolOutcome, Option<ToolExecution>) {
+        let (outcome, rewritten) = match self.gate(ctx, exec, verdicts, contexts).await {
+            Gate::Pass { rewritten, .. } => (None, rewritten),
+            Gate::Denied { outcome, .. } => (Some(outcome), None),
             // A failed listener ends the call here: no post-execute.
-            Gate::Failed(outcome) => return outcome,
+            Gate::Failed(outcome) => return (outcome, None),
         };
+        // An approval that replaced the arguments: the rest of the call
+        // (dispatch, post-execute) sees the replacement.
+        let exec = rewritten.as_ref().unwrap_or(exec);
 
         // Phases 3–4: execute wrappers around dispatch.
         let started = Instant::now();
@@ -406,7 +460,7 @@ impl ToolRegistry {
             contexts.extend(deferred);
         }
         contexts.extend(decision_contexts);
-        outcome
+        (outcome, rewritten)
     }
 
     /// Phases 1–2 for a sealed call: the pre-execute waterfall, the
@@ -432,13 +486,14 @@ impl ToolRegistry {
                     contexts.extend(outcome.contexts);
                     match outcome.decision {
                         PreToolDecision::Allow => {}
-                        PreToolDecision::Ask { reason } => {
+                        ask @ PreToolDecision::Ask { .. } => {
                             if decision == PreToolDecision::Allow {
-                                decision = PreToolDecision::Ask { reason };
+                                decision = ask;
                             }
                         }
-                        PreToolDecision::Deny { reason } => {
-                            decision = PreToolDecision::Deny { reason };
+                        deny @ (PreToolDecision::Deny { .. }
+                        | PreToolDecision::AutoDeny { .. }) => {
+                            decision = deny;
                             break;
                         }
                     }
@@ -456,16 +511,47 @@ impl ToolRegistry {
             }
         }
 
+        let mut rewritten = None;
         let mut outcome = match &decision {
             PreToolDecision::Deny { reason } => Some(ToolOutcome::error(
                 reason.clone(),
                 Disposition::Denied(DenialKind::Policy),
             )),
-            PreToolDecision::Ask { reason } => {
-                self.resolve_ask(ctx, exec, reason.clone(), verdicts).await
+            PreToolDecision::AutoDeny {
+                reason,
+                check_reason,
+            } => {
+                self.tell_denied(ctx, exec, check_reason, contexts).await;
+                Some(ToolOutcome::error(
+                    reason.clone(),
+                    Disposition::Denied(DenialKind::Policy),
+                ))
+            }
+            PreToolDecision::Ask {
+                reason,
+                suggestions,
+            } => {
+                let ask = ApprovalAsk {
+                    reason: reason.clone(),
+                    suggestions: suggestions.clone(),
+                };
+                match self.resolve_ask(ctx, exec, &ask, verdicts).await {
+                    Resolved::Granted(None) => None,
+                    Resolved::Granted(Some(grant)) => {
+                        match self.apply_grant(ctx, exec, grant).await {
+                            Ok(replacement) => {
+                                rewritten = replacement;
+                                None
+                            }
+                            Err(outcome) => Some(outcome),
+                        }
+                    }
+                    Resolved::Refused(outcome) => Some(outcome),
+                }
             }
             PreToolDecision::Allow => None,
         };
+        let exec = rewritten.as_ref().unwrap_or(exec);
 
         // Phase 2: guards, after the whole waterfall; they can only deny.
         if outcome.is_none() {
@@ -496,9 +582,86 @@ impl ToolRegistry {
         }
 
         match outcome {
-            None => Gate::Pass { decision },
+            None => Gate::Pass {
+                decision,
+                rewritten,
+            },
             Some(outcome) => Gate::Denied { decision, outcome },
         }
+    }
+
+    /// An automatic denial: the permission-denied listeners hear it; any
+    /// that lets the model retry adds [`MAY_RETRY_TEXT`] as a context.
+    async fn tell_denied(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        check_reason: &str,
+        contexts: &mut Vec<ContextEntry>,
+    ) {
+        let mut retry_by = None;
+        for plugin in &self.plugins {
+            let answer = AssertUnwindSafe(plugin.permission_denied(ctx, exec, check_reason))
+                .catch_unwind()
+                .await;
+            match answer {
+                Ok(DeniedFollowUp::MayRetry) => {
+                    retry_by.get_or_insert_with(|| plugin.name().to_owned());
+                }
+                // A failing listener cannot widen anything: the denial stands.
+                Ok(DeniedFollowUp::Stand) | Err(_) => {}
+            }
+        }
+        if let Some(by) = retry_by {
+            contexts.push(ContextEntry::new(MAY_RETRY_TEXT, by));
+        }
+    }
+
+    /// Applies an approval's grant: its permission changes go to every
+    /// plugin; replacement arguments are re-validated against the tool's
+    /// schema and give the call a new identity (the original arguments and
+    /// who replaced them kept), or an `invalid_arguments` outcome.
+    async fn apply_grant(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        grant: ApprovalGrant,
+    ) -> Result<Option<ToolExecution>, ToolOutcome> {
+        if !grant.updates.is_empty() {
+            for plugin in &self.plugins {
+                // Observers are contained: a panicking listener changes nothing.
+                let _ = AssertUnwindSafe(plugin.permissions_updated(ctx, &grant.updates))
+                    .catch_unwind()
+                    .await;
+            }
+        }
+        let Some(arguments) = grant.updated_input else {
+            return Ok(None);
+        };
+        let Some(tool) = self.tools.get(&exec.tool) else {
+            return Err(ToolOutcome::error(
+                format!("Unknown tool `{}`.", exec.tool),
+                Disposition::UnknownTool,
+            ));
+        };
+        if let Err(problem) = schema::validate(&tool.spec().input_schema, &arguments) {
+            return Err(ToolOutcome::error(
+                format!(
+                    "Invalid arguments for `{}` after `{}` rewrote them: {problem}",
+                    exec.tool, grant.by
+                ),
+                Disposition::InvalidArguments,
+            ));
+        }
+        let mut rewritten = exec.clone();
+        rewritten.original_arguments = Some(
+            exec.original_arguments
+                .clone()
+                .unwrap_or_else(|| Arc::clone(&exec.arguments)),
+        );
+        rewritten.arguments = Arc::new(arguments);
+        rewritten.rewritten_by = Some(grant.by);
+        Ok(Some(rewritten))
     }
 
     /// What the pipeline decides for `call` short of running it: sealing
@@ -515,7 +678,7 @@ impl ToolRegistry {
                 .gate(ctx, &sealed.execution, &sealed.verdicts, &mut contexts)
                 .await
             {
-                Gate::Pass { decision } => CallVerdict::Runs { decision },
+                Gate::Pass { decision, .. } => CallVerdict::Runs { decision },
                 Gate::Denied { decision, outcome } => CallVerdict::Denied { decision, outcome },
                 Gate::Failed(outcome) => CallVerdict::Rejected(outcome),
             },
@@ -532,49 +695,48 @@ impl ToolRegistry {
         &self,
         ctx: &SeamContext,
         exec: &ToolExecution,
-        reason: Option<String>,
+        ask: &ApprovalAsk,
         verdicts: &[Option<PreToolVerdict>],
-    ) -> Option<ToolOutcome> {
-        let denial_text = reason
+    ) -> Resolved {
+        let refused = |content: String, disposition| {
+            Resolved::Refused(ToolOutcome::error(content, disposition))
+        };
+        let denial_text = ask
+            .reason
             .clone()
             .unwrap_or_else(|| NO_APPROVAL_TEXT.to_owned());
         if ctx.turn.is_none() {
-            return Some(ToolOutcome::error(
-                denial_text,
-                Disposition::Denied(DenialKind::NoAgent),
-            ));
+            return refused(denial_text, Disposition::Denied(DenialKind::NoAgent));
         }
         for (index, plugin) in self.plugins.iter().enumerate() {
             let review = verdicts.get(index).and_then(Option::as_ref);
-            match AssertUnwindSafe(plugin.approve(ctx, exec, reason.as_deref(), review))
+            match AssertUnwindSafe(plugin.approve(ctx, exec, ask, review))
                 .catch_unwind()
                 .await
             {
                 Ok(ApprovalDecision::Abstain) => {}
-                Ok(ApprovalDecision::AllowOnce) => return None,
+                Ok(ApprovalDecision::AllowOnce) => return Resolved::Granted(None),
+                Ok(ApprovalDecision::Allow(grant)) => return Resolved::Granted(Some(grant)),
                 Ok(ApprovalDecision::Deny { message }) => {
-                    return Some(ToolOutcome::error(
-                        message,
-                        Disposition::Denied(DenialKind::ApprovalRejected),
-                    ));
+                    return refused(message, Disposition::Denied(DenialKind::ApprovalRejected));
                 }
                 Err(payload) => {
-                    return Some(ToolOutcome::error(
+                    return refused(
                         format!(
                             "approval listener `{}` failed: {}",
                             plugin.name(),
                             panic_text(payload.as_ref())
                         ),
                         Disposition::Failed,
-                    ));
+                    );
                 }
             }
         }
         let Some(approval) = &self.approval else {
-            return Some(ToolOutcome::error(
+            return refused(
                 denial_text,
                 Disposition::Denied(DenialKind::NoApprovalService),
-            ));
+            );
         };
         // The user is about to be asked: notification listeners (Claude
         // Code's `Notification` hooks) hear about it first.
@@ -587,20 +749,20 @@ impl ToolRegistry {
                 .catch_unwind()
                 .await;
         }
-        match approval.request(exec, reason.as_deref()).await {
-            ApprovalResponse::AllowedOnce => None,
-            ApprovalResponse::Rejected => Some(ToolOutcome::error(
+        match approval.request(exec, ask.reason.as_deref()).await {
+            ApprovalResponse::AllowedOnce => Resolved::Granted(None),
+            ApprovalResponse::Rejected => refused(
                 format!("The user rejected this call. {denial_text}"),
                 Disposition::Denied(DenialKind::ApprovalRejected),
-            )),
-            ApprovalResponse::Cancelled => Some(ToolOutcome::error(
+            ),
+            ApprovalResponse::Cancelled => refused(
                 format!("The approval prompt was cancelled. {denial_text}"),
                 Disposition::Denied(DenialKind::ApprovalCancelled),
-            )),
-            ApprovalResponse::Unavailable => Some(ToolOutcome::error(
+            ),
+            ApprovalResponse::Unavailable => refused(
                 format!("Nobody could be asked for approval. {denial_text}"),
                 Disposition::Denied(DenialKind::ApprovalUnavailable),
-            )),
+            ),
         }
     }
 

@@ -160,7 +160,7 @@ impl Plugin for Probe {
         &self,
         _ctx: &SeamContext,
         exec: &ToolExecution,
-        _reason: Option<&str>,
+        _ask: &dsh_seams::ApprovalAsk,
         _review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         self.saw("approve", exec);
@@ -390,9 +390,7 @@ async fn guard_runs_after_the_whole_waterfall_and_can_only_deny() {
 #[tokio::test]
 async fn ask_without_an_approval_service_becomes_a_denial() {
     let mut probe = Probe::named("p");
-    probe.pre = Some(PreToolDecision::Ask {
-        reason: Some("ASK-REASON".into()),
-    });
+    probe.pre = Some(PreToolDecision::ask(Some("ASK-REASON".into())));
     let fx = fixture(vec![Arc::new(probe)]);
     let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
     assert_eq!(result.outcome.content, "ASK-REASON");
@@ -405,7 +403,7 @@ async fn ask_without_an_approval_service_becomes_a_denial() {
 #[tokio::test]
 async fn ask_without_an_agent_becomes_a_distinct_denial() {
     let mut probe = Probe::named("p");
-    probe.pre = Some(PreToolDecision::Ask { reason: None });
+    probe.pre = Some(PreToolDecision::ask(None));
     let fx = fixture(vec![Arc::new(probe)]);
     let mut ctx = ctx();
     ctx.turn = None;
@@ -443,9 +441,7 @@ async fn only_an_explicit_allowed_once_continues_an_ask() {
         ),
     ] {
         let mut probe = Probe::named("p");
-        probe.pre = Some(PreToolDecision::Ask {
-            reason: Some("why".into()),
-        });
+        probe.pre = Some(PreToolDecision::ask(Some("why".into())));
         let mut fx = fixture(vec![Arc::new(probe)]);
         fx.registry.set_approval(Arc::new(Answer(answer.clone())));
         let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
@@ -456,7 +452,7 @@ async fn only_an_explicit_allowed_once_continues_an_ask() {
 #[tokio::test]
 async fn an_approval_listener_answers_before_the_user_is_asked() {
     let mut asker = Probe::named("asker");
-    asker.pre = Some(PreToolDecision::Ask { reason: None });
+    asker.pre = Some(PreToolDecision::ask(None));
     let mut approver = Probe::named("approver");
     approver.approve = Some(ApprovalDecision::Deny {
         message: "PERMREQ-DENY".into(),
@@ -699,7 +695,7 @@ impl Plugin for NotifiedAsker {
         _review: Option<&PreToolVerdict>,
     ) -> PreToolOutcome {
         PreToolOutcome {
-            decision: PreToolDecision::Ask { reason: None },
+            decision: PreToolDecision::ask(None),
             contexts: vec![],
         }
     }
@@ -778,7 +774,7 @@ impl Plugin for Reviewer {
         &self,
         _ctx: &SeamContext,
         _exec: &ToolExecution,
-        _reason: Option<&str>,
+        _ask: &dsh_seams::ApprovalAsk,
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         self.approve_saw
@@ -792,9 +788,7 @@ impl Plugin for Reviewer {
 #[tokio::test]
 async fn a_review_verdict_reaches_its_own_plugin_once_and_nothing_else() {
     let reviewer = Arc::new(Reviewer {
-        decision: Some(PreToolDecision::Ask {
-            reason: Some("look".into()),
-        }),
+        decision: Some(PreToolDecision::ask(Some("look".into()))),
         ..Reviewer::default()
     });
     let bystander = Arc::new(Probe::named("bystander"));
@@ -804,9 +798,7 @@ async fn a_review_verdict_reaches_its_own_plugin_once_and_nothing_else() {
     assert_eq!(reviewer.reviews.load(Ordering::SeqCst), 1);
     assert_eq!(
         reviewer.approve_saw.lock().unwrap().clone(),
-        vec![Some(PreToolDecision::Ask {
-            reason: Some("look".into())
-        })]
+        vec![Some(PreToolDecision::ask(Some("look".into())))]
     );
     assert_eq!(result.contexts.len(), 1);
     assert_eq!(result.contexts[0].content, "REVIEW-CTX");
@@ -889,9 +881,7 @@ async fn decide_rejects_a_rewrite_that_breaks_the_schema() {
 #[tokio::test]
 async fn decide_agrees_with_execute_on_an_unanswered_ask() {
     let mut probe = Probe::named("p");
-    probe.pre = Some(PreToolDecision::Ask {
-        reason: Some("ASK-REASON".into()),
-    });
+    probe.pre = Some(PreToolDecision::ask(Some("ASK-REASON".into())));
     let fx = fixture(vec![Arc::new(probe)]);
     let decided = fx
         .registry

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use dsh_seams::{
-    ApprovalDecision, CallReview, ContextEntry, Disposition, InputRewrite, NoticeLevel,
+    ApprovalAsk, ApprovalDecision, ApprovalGrant, CallReview, DeniedFollowUp, ContextEntry, Disposition, InputRewrite, NoticeLevel,
     PostToolAction, PostToolDecision, PreToolDecision, PreToolOutcome, PreToolVerdict, SeamContext,
     SettledCall, StopRequest, ToolExecution, ToolOutcome, UserNotice,
 };
@@ -77,9 +77,8 @@ impl ClaudePlugin {
                 )),
             ),
             Some(Effect::Ask { reason }) => (
-                PreToolDecision::Ask {
-                    reason: reason.clone(),
-                },
+                // A hook's ask offers no permission changes (not captured).
+                PreToolDecision::ask(reason.clone()),
                 None,
             ),
             Some(Effect::Allow { .. } | Effect::None | Effect::Block { .. }) | None => {
@@ -153,7 +152,7 @@ impl ClaudePlugin {
         &self,
         ctx: &SeamContext,
         exec: &ToolExecution,
-        _reason: Option<&str>,
+        ask: &ApprovalAsk,
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         let asked_by_hook = review.is_some_and(PreToolVerdict::asks);
@@ -173,25 +172,31 @@ impl ClaudePlugin {
             call_id: Some(&exec.call_id),
             ..Firing::new(
                 HookEvent::PermissionRequest,
-                payload::permission_request(&common, &tool_name, &tool_input),
+                payload::permission_request(
+                    &common,
+                    &tool_name,
+                    &tool_input,
+                    ask.suggestions.as_deref(),
+                ),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         let effects: Vec<&Effect> = fired.iter().map(|f| &f.reading.effect).collect();
         let winner = winning_permission(&effects);
+        let allowed = winner.is_some_and(|i| matches!(fired[i].reading.effect, Effect::Allow { .. }));
         self.record(ctx, firing.event, &fired, &|i, decision| {
             if permission_rank_of(&fired[i].reading.effect) > 0 {
                 decision.won = Some(Some(i) == winner);
             }
             if fired[i].reading.updated_input.is_some() {
-                decision.updated_input_ignored =
-                    Some("the call is already sealed when approval runs".to_owned());
+                decision.rewrite_won = Some(Some(i) == winner && allowed);
             }
         });
         match winner.map(|i| (i, &fired[i].reading)) {
-            Some((_, interp)) => match &interp.effect {
+            Some((i, interp)) => match &interp.effect {
                 Effect::Deny { text } => {
                     if interp.stop.is_some() {
+                        // `interrupt: true`: Claude Code stops the turn.
                         ctx.control
                             .request_stop(text.clone(), "claude:PermissionRequest");
                     }
@@ -199,12 +204,63 @@ impl ClaudePlugin {
                         message: text.clone(),
                     }
                 }
-                Effect::Allow { .. } => ApprovalDecision::AllowOnce,
+                Effect::Allow { .. } => {
+                    let updates = interp.updated_permissions.clone().unwrap_or_default();
+                    if interp.updated_input.is_none() && updates.is_empty() {
+                        ApprovalDecision::AllowOnce
+                    } else {
+                        ApprovalDecision::Allow(ApprovalGrant {
+                            updated_input: interp.updated_input.clone(),
+                            updates,
+                            by: source_of(
+                                HookEvent::PermissionRequest,
+                                &fired[i].handler.command_text(),
+                            ),
+                        })
+                    }
+                }
                 Effect::None | Effect::Ask { .. } | Effect::Defer { .. } | Effect::Block { .. } => {
                     ApprovalDecision::Abstain
                 }
             },
             None => ApprovalDecision::Abstain,
+        }
+    }
+
+    /// PermissionDenied: auto mode's check denied the call. A hook's
+    /// `retry: true` lets the model know it may try again.
+    pub(super) async fn on_permission_denied(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        check_reason: &str,
+    ) -> DeniedFollowUp {
+        let tool_name = payload::cc_tool_name(&exec.tool);
+        let tool_input =
+            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd);
+        let common = self.common(ctx, true);
+        let firing = Firing {
+            subject: Some(&tool_name),
+            tool_name: Some(&tool_name),
+            tool_input: Some(&tool_input),
+            call_id: Some(&exec.call_id),
+            ..Firing::new(
+                HookEvent::PermissionDenied,
+                payload::permission_denied(
+                    &common,
+                    &tool_name,
+                    &tool_input,
+                    &exec.call_id,
+                    check_reason,
+                ),
+            )
+        };
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        self.record(ctx, firing.event, &fired, &|_, _| {});
+        if fired.iter().any(|f| f.reading.retry) {
+            DeniedFollowUp::MayRetry
+        } else {
+            DeniedFollowUp::Stand
         }
     }
 
