@@ -359,7 +359,7 @@ impl HookEvent {
             | HookEvent::PostCompact
             | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
-                        | HookEvent::Setup
+            | HookEvent::Setup
             | HookEvent::TeammateIdle
             | HookEvent::TaskCreated
             | HookEvent::TaskCompleted

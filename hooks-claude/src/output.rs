@@ -692,12 +692,11 @@ fn apply_json(
                             out.updated_input = Some(updated.clone());
                         }
                         if let Some(updates) = decision.get("updatedPermissions") {
-                            match serde_json::from_value::<Vec<PermissionUpdate>>(updates.clone())
-                            {
+                            match serde_json::from_value::<Vec<PermissionUpdate>>(updates.clone()) {
                                 Ok(updates) => out.updated_permissions = Some(updates),
-                                Err(e) => out
-                                    .ignored
-                                    .push(format!("updatedPermissions: not a list of permission updates ({e})")),
+                                Err(e) => out.ignored.push(format!(
+                                    "updatedPermissions: not a list of permission updates ({e})"
+                                )),
                             }
                         }
                     }
@@ -716,7 +715,11 @@ fn apply_json(
             }
         }
         HookEvent::PermissionDenied => {
-            if specific.and_then(|s| s.get("retry")).and_then(Value::as_bool) == Some(true) {
+            if specific
+                .and_then(|s| s.get("retry"))
+                .and_then(Value::as_bool)
+                == Some(true)
+            {
                 out.retry = true;
             }
         }

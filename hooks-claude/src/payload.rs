@@ -390,6 +390,20 @@ fn camel_patch(patch: &Value) -> Value {
     )
 }
 
+/// Whether Claude Code expects a command to print nothing: every command of
+/// the line is one of the silent file commands (`touch a.txt` → true,
+/// `touch a && echo done` → false, as captured in `perm_*`).
+fn no_output_expected(command: &str) -> bool {
+    const SILENT: &[&str] = &[
+        "touch", "mkdir", "rm", "rmdir", "mv", "cp", "chmod", "chown", "ln", "cd",
+    ];
+    let mut programs = command
+        .split(['\n', ';', '|', '&'])
+        .filter_map(|segment| segment.split_whitespace().next())
+        .peekable();
+    programs.peek().is_some() && programs.all(|program| SILENT.contains(&program))
+}
+
 /// `tool_response` for PostToolUse, from dsh's canonical tool value.
 /// `arguments` are the call's (unnormalized) arguments: Claude Code echoes
 /// the model's own `file_path` in `filePath` (`"notes.txt"` in `p1`).
@@ -415,7 +429,9 @@ pub fn tool_response(
             "stderr": str_field(value, "stderr").trim_end_matches('\n'),
             "interrupted": value.get("interrupted").and_then(Value::as_bool).unwrap_or(false),
             "isImage": false,
-            "noOutputExpected": false,
+            "noOutputExpected": no_output_expected(
+                arguments.get("command").and_then(Value::as_str).unwrap_or(""),
+            ),
         }),
         "read" => json!({
             "type": "text",

@@ -16,10 +16,10 @@ use dsh_hook_runner::{HookExit, HookProgram, HookRunner, HookSpec, HttpHook};
 use dsh_hooks::{Engine, Finished, Launch};
 use dsh_protocol::{Event, EventBody, HookDecision};
 use dsh_seams::{
-    ApprovalAsk, ApprovalDecision, CallReview, DeniedFollowUp, PermissionUpdate, ContextEntry, ContinuationDecision, ContinuationInput,
-    Notification, NotificationKind, Plugin, PostToolDecision, PreToolVerdict, PromptDecision,
-    PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SettledCall,
-    ToolExecution, ToolOutcome,
+    ApprovalAsk, ApprovalDecision, CallReview, ContextEntry, ContinuationDecision,
+    ContinuationInput, DeniedFollowUp, Notification, NotificationKind, PermissionUpdate, Plugin,
+    PostToolDecision, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext,
+    SessionEndReason, SessionStartSource, SettledCall, ToolExecution, ToolOutcome,
 };
 
 use crate::config::{ClaudeConfig, HandlerKind, HookHandler};
@@ -295,6 +295,20 @@ impl Plugin for ClaudePlugin {
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         self.on_approve(ctx, exec, ask, review).await
+    }
+
+    fn explain(
+        &self,
+        _exec: &ToolExecution,
+        review: Option<&PreToolVerdict>,
+    ) -> Option<dsh_protocol::DecidedBy> {
+        // Only a PreToolUse deny or ask is this bridge's own decision; an
+        // allow here is "no objection" (the permission model still decides).
+        review
+            .filter(|v| !matches!(v.outcome.decision, dsh_seams::PreToolDecision::Allow))
+            .map(|_| {
+                dsh_protocol::DecidedBy::new(dsh_protocol::DeciderKind::Hook, "claude:PreToolUse")
+            })
     }
 
     async fn permissions_updated(&self, _ctx: &SeamContext, updates: &[PermissionUpdate]) {

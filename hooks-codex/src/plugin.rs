@@ -300,7 +300,8 @@ impl Plugin for CodexPlugin {
         ask: &dsh_seams::ApprovalAsk,
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
-        self.on_approve(ctx, exec, ask.reason.as_deref(), review).await
+        self.on_approve(ctx, exec, ask.reason.as_deref(), review)
+            .await
     }
 
     async fn post_execute(

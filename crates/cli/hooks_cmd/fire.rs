@@ -575,8 +575,9 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                 }
                 ApprovalDecision::Allow(grant) => {
                     match &grant.updated_input {
-                        Some(input) => model_sees
-                            .push(format!("the {} call runs with {input}", firing.tool)),
+                        Some(input) => {
+                            model_sees.push(format!("the {} call runs with {input}", firing.tool))
+                        }
                         None => model_sees.push(format!("the {} call runs", firing.tool)),
                     }
                     if !grant.updates.is_empty() {

@@ -15,9 +15,11 @@ use dsh_seams::{
     RuleBehavior, RuleValue, Screening, SeamContext, ToolExecution, UpdateDestination,
 };
 
-use crate::layer::Behavior;
+use dsh_protocol::{DecidedBy, DeciderKind};
+
+use crate::layer::{Behavior, Source};
 use crate::mode::Mode;
-use crate::policy::{DenyHooks, Permissions, PromptSurface, Verdict};
+use crate::policy::{Decider, DenyHooks, Permissions, PromptSurface, Verdict};
 use crate::rule::Rule;
 use crate::store;
 
@@ -156,6 +158,32 @@ impl PermissionsPlugin {
     }
 }
 
+/// The log's account of a [`Decider`]: a rule with the file or flag it
+/// came from (`--allowedTools` rules are flags), or the mode.
+pub fn decided_by(decider: &Decider, mode: Mode) -> DecidedBy {
+    match decider {
+        Decider::Rule {
+            rule,
+            source,
+            origin,
+            ..
+        } => DecidedBy {
+            kind: if *source == Source::CliArg && origin.starts_with("--") {
+                DeciderKind::Flag
+            } else {
+                DeciderKind::Rule
+            },
+            source: origin.clone(),
+            rule: Some(rule.clone()),
+            reason: None,
+        },
+        Decider::Mode(m) => DecidedBy::new(DeciderKind::Mode, m.hook_name()),
+        Decider::ReadOnly => DecidedBy::new(DeciderKind::Mode, mode.hook_name()).because(
+            "reads and read-only commands inside the working directories run in every mode",
+        ),
+    }
+}
+
 #[async_trait]
 impl Plugin for PermissionsPlugin {
     fn name(&self) -> &str {
@@ -173,6 +201,20 @@ impl Plugin for PermissionsPlugin {
             } => Screening::Deny { reason: message },
             Verdict::Deny { .. } | Verdict::Allow(_) | Verdict::Ask { .. } => Screening::Pass,
         }
+    }
+
+    fn explain(&self, exec: &ToolExecution, _review: Option<&PreToolVerdict>) -> Option<DecidedBy> {
+        let verdict = self.verdict(&exec.tool, &exec.arguments);
+        let mode = self.mode();
+        Some(match verdict {
+            Verdict::Allow(decider) => decided_by(&decider, mode),
+            Verdict::Deny {
+                decider, message, ..
+            } => decided_by(&decider, mode).because(message),
+            Verdict::Ask {
+                decider, reason, ..
+            } => decided_by(&decider, mode).because(reason),
+        })
     }
 
     async fn permissions_updated(&self, _ctx: &SeamContext, updates: &[PermissionUpdate]) {

@@ -10,9 +10,10 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    ApprovalAsk, ApprovalDecision, CallReview, DeniedFollowUp, PermissionUpdate, Screening, ContextEntry, ContinuationDecision, GuardVerdict,
-    PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
+    ApprovalAsk, ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, DeniedFollowUp,
+    GuardVerdict, PermissionUpdate, PostToolDecision, PreToolOutcome, PreToolVerdict,
+    PromptDecision, ProposedCall, Screening, SeamContext, SessionEndReason, SessionStartSource,
+    ToolExecution, ToolOutcome,
 };
 
 /// A prompt claimed for a turn.
@@ -200,6 +201,19 @@ pub trait Plugin: Send + Sync {
         _check_reason: &str,
     ) -> DeniedFollowUp {
         DeniedFollowUp::Stand
+    }
+
+    /// Who decided, in this plugin's terms, when its screening or
+    /// pre-execute settled `exec` (a deny, an ask, or an allow it is sure
+    /// of): the rule, mode or hook behind it. `review` is this plugin's own
+    /// verdict for the call. `None`: nothing to say (the pipeline then
+    /// names the plugin).
+    fn explain(
+        &self,
+        _exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> Option<dsh_protocol::DecidedBy> {
+        None
     }
 
     /// Guard: synchronous, after the whole pre-execute waterfall; deny or abstain.

@@ -16,10 +16,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use dsh_protocol::ToolSpec;
+use dsh_protocol::{DecidedBy, DeciderKind, ToolSpec};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, ApprovalGrant, ApprovalResponse, CancellationToken,
-    ContextEntry, DeniedFollowUp, DenialKind, Disposition, GuardVerdict, InputRewrite, Next,
+    ContextEntry, DenialKind, DeniedFollowUp, Disposition, GuardVerdict, InputRewrite, Next,
     Notification, NotificationKind, Plugin, PostToolAction, PreToolDecision, PreToolVerdict,
     ProposedCall, Screening, SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
 };
@@ -60,6 +60,8 @@ pub struct SealedCall {
     /// back to that plugin's `pre_execute` and `approve`. Owned by the call,
     /// so a call that is rejected or dropped takes them with it.
     verdicts: Vec<Option<PreToolVerdict>>,
+    /// Who screened the call out, when screening rejected it.
+    screened_by: Option<DecidedBy>,
 }
 
 impl SealedCall {
@@ -76,22 +78,50 @@ enum Gate {
     Pass {
         decision: PreToolDecision,
         rewritten: Option<ToolExecution>,
+        decided_by: Option<DecidedBy>,
     },
     /// Denied (by pre-execute, approval or a guard); post-execute still runs.
     Denied {
         decision: PreToolDecision,
         outcome: ToolOutcome,
+        decided_by: Option<DecidedBy>,
     },
     /// A listener failed; the call ends with this outcome.
     Failed(ToolOutcome),
 }
 
-/// How the approval of an `ask` ended.
+/// How the approval of an `ask` ended, and who answered (`None`: nobody
+/// could, so the asker decided).
 enum Resolved {
     /// Granted, possibly with replacement arguments and permission changes.
-    Granted(Option<ApprovalGrant>),
+    Granted(Option<ApprovalGrant>, DecidedBy),
     /// Not granted: the outcome the model sees.
-    Refused(ToolOutcome),
+    Refused(ToolOutcome, Option<DecidedBy>),
+}
+
+/// What phases 1–5 produced for a call that reached them.
+struct Ran {
+    outcome: ToolOutcome,
+    rewritten: Option<ToolExecution>,
+    decided_by: Option<DecidedBy>,
+}
+
+/// `plugin`'s account of a decision it made, or the plugin itself as a hook.
+fn explain(
+    plugin: &dyn Plugin,
+    exec: &ToolExecution,
+    review: Option<&PreToolVerdict>,
+    reason: &str,
+) -> DecidedBy {
+    let by = std::panic::catch_unwind(AssertUnwindSafe(|| plugin.explain(exec, review)))
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| DecidedBy::new(DeciderKind::Hook, plugin.name()));
+    if by.reason.is_some() || reason.is_empty() {
+        by
+    } else {
+        by.because(reason)
+    }
 }
 
 /// What [`ToolRegistry::decide`] found.
@@ -221,6 +251,7 @@ impl ToolRegistry {
                 rewrite_conflicts: Vec::new(),
                 rejected: Some(outcome),
                 verdicts: Vec::new(),
+                screened_by: None,
             };
         };
         let input_schema = tool.spec().input_schema;
@@ -234,6 +265,7 @@ impl ToolRegistry {
                 rewrite_conflicts: Vec::new(),
                 rejected: Some(outcome),
                 verdicts: Vec::new(),
+                screened_by: None,
             };
         }
 
@@ -246,7 +278,17 @@ impl ToolRegistry {
             let outcome = match screening {
                 Ok(Screening::Pass) => continue,
                 Ok(Screening::Deny { reason }) => {
-                    ToolOutcome::error(reason, Disposition::Denied(DenialKind::Policy))
+                    let by = explain(plugin.as_ref(), &execution, None, &reason);
+                    return SealedCall {
+                        execution,
+                        rewrite_conflicts: Vec::new(),
+                        rejected: Some(ToolOutcome::error(
+                            reason,
+                            Disposition::Denied(DenialKind::Policy),
+                        )),
+                        verdicts: Vec::new(),
+                        screened_by: Some(by),
+                    };
                 }
                 Err(payload) => ToolOutcome::error(
                     format!(
@@ -262,6 +304,7 @@ impl ToolRegistry {
                 rewrite_conflicts: Vec::new(),
                 rejected: Some(outcome),
                 verdicts: Vec::new(),
+                screened_by: None,
             };
         }
 
@@ -303,6 +346,7 @@ impl ToolRegistry {
                         rewrite_conflicts: conflicts,
                         rejected: Some(outcome),
                         verdicts: Vec::new(),
+                        screened_by: None,
                     };
                 }
             }
@@ -329,6 +373,7 @@ impl ToolRegistry {
             rewrite_conflicts: conflicts,
             rejected,
             verdicts,
+            screened_by: None,
         }
     }
 
@@ -337,17 +382,19 @@ impl ToolRegistry {
         let mut exec = sealed.execution;
         let tool = self.tools.get(&exec.tool).cloned();
         let mut contexts = Vec::new();
+        let mut decided_by = sealed.screened_by;
         let outcome = match sealed.rejected {
             Some(outcome) => outcome,
             None => match &tool {
                 Some(tool) => {
-                    let (outcome, rewritten) = self
+                    let ran = self
                         .run_phases(ctx, &exec, tool, &sealed.verdicts, &mut contexts)
                         .await;
-                    if let Some(rewritten) = rewritten {
+                    if let Some(rewritten) = ran.rewritten {
                         exec = rewritten;
                     }
-                    outcome
+                    decided_by = ran.decided_by;
+                    ran.outcome
                 }
                 None => ToolOutcome::error(
                     format!("Unknown tool `{}`.", exec.tool),
@@ -366,6 +413,7 @@ impl ToolRegistry {
             execution: Some(exec),
             outcome,
             contexts,
+            decided_by,
         }
     }
 
@@ -376,12 +424,27 @@ impl ToolRegistry {
         tool: &Arc<dyn Tool>,
         verdicts: &[Option<PreToolVerdict>],
         contexts: &mut Vec<ContextEntry>,
-    ) -> (ToolOutcome, Option<ToolExecution>) {
-        let (outcome, rewritten) = match self.gate(ctx, exec, verdicts, contexts).await {
-            Gate::Pass { rewritten, .. } => (None, rewritten),
-            Gate::Denied { outcome, .. } => (Some(outcome), None),
+    ) -> Ran {
+        let (outcome, rewritten, decided_by) = match self.gate(ctx, exec, verdicts, contexts).await
+        {
+            Gate::Pass {
+                rewritten,
+                decided_by,
+                ..
+            } => (None, rewritten, decided_by),
+            Gate::Denied {
+                outcome,
+                decided_by,
+                ..
+            } => (Some(outcome), None, decided_by),
             // A failed listener ends the call here: no post-execute.
-            Gate::Failed(outcome) => return (outcome, None),
+            Gate::Failed(outcome) => {
+                return Ran {
+                    outcome,
+                    rewritten: None,
+                    decided_by: None,
+                };
+            }
         };
         // An approval that replaced the arguments: the rest of the call
         // (dispatch, post-execute) sees the replacement.
@@ -460,7 +523,11 @@ impl ToolRegistry {
             contexts.extend(deferred);
         }
         contexts.extend(decision_contexts);
-        (outcome, rewritten)
+        Ran {
+            outcome,
+            rewritten,
+            decided_by,
+        }
     }
 
     /// Phases 1–2 for a sealed call: the pre-execute waterfall, the
@@ -476,6 +543,8 @@ impl ToolRegistry {
         // Phase 1: pre-execute waterfall. A deny ends it; an ask is kept
         // while later listeners may still deny; contexts always accumulate.
         let mut decision = PreToolDecision::Allow;
+        // Which plugin's ask or deny the decision is.
+        let mut decider: Option<usize> = None;
         for (index, plugin) in self.plugins.iter().enumerate() {
             let review = verdicts.get(index).and_then(Option::as_ref);
             match AssertUnwindSafe(plugin.pre_execute(ctx, exec, review))
@@ -489,11 +558,13 @@ impl ToolRegistry {
                         ask @ PreToolDecision::Ask { .. } => {
                             if decision == PreToolDecision::Allow {
                                 decision = ask;
+                                decider = Some(index);
                             }
                         }
-                        deny @ (PreToolDecision::Deny { .. }
-                        | PreToolDecision::AutoDeny { .. }) => {
+                        deny
+                        @ (PreToolDecision::Deny { .. } | PreToolDecision::AutoDeny { .. }) => {
                             decision = deny;
+                            decider = Some(index);
                             break;
                         }
                     }
@@ -511,16 +582,29 @@ impl ToolRegistry {
             }
         }
 
+        let explained = |index: Option<usize>, reason: &str| {
+            index.and_then(|i| {
+                let review = verdicts.get(i).and_then(Option::as_ref);
+                self.plugins
+                    .get(i)
+                    .map(|p| explain(p.as_ref(), exec, review, reason))
+            })
+        };
         let mut rewritten = None;
+        let mut decided_by;
         let mut outcome = match &decision {
-            PreToolDecision::Deny { reason } => Some(ToolOutcome::error(
-                reason.clone(),
-                Disposition::Denied(DenialKind::Policy),
-            )),
+            PreToolDecision::Deny { reason } => {
+                decided_by = explained(decider, reason);
+                Some(ToolOutcome::error(
+                    reason.clone(),
+                    Disposition::Denied(DenialKind::Policy),
+                ))
+            }
             PreToolDecision::AutoDeny {
                 reason,
                 check_reason,
             } => {
+                decided_by = explained(decider, reason);
                 self.tell_denied(ctx, exec, check_reason, contexts).await;
                 Some(ToolOutcome::error(
                     reason.clone(),
@@ -536,8 +620,12 @@ impl ToolRegistry {
                     suggestions: suggestions.clone(),
                 };
                 match self.resolve_ask(ctx, exec, &ask, verdicts).await {
-                    Resolved::Granted(None) => None,
-                    Resolved::Granted(Some(grant)) => {
+                    Resolved::Granted(None, by) => {
+                        decided_by = Some(by);
+                        None
+                    }
+                    Resolved::Granted(Some(grant), by) => {
+                        decided_by = Some(by);
                         match self.apply_grant(ctx, exec, grant).await {
                             Ok(replacement) => {
                                 rewritten = replacement;
@@ -546,10 +634,23 @@ impl ToolRegistry {
                             Err(outcome) => Some(outcome),
                         }
                     }
-                    Resolved::Refused(outcome) => Some(outcome),
+                    Resolved::Refused(outcome, by) => {
+                        // Nobody answered: the asker's policy decided.
+                        decided_by = by.or_else(|| explained(decider, &outcome.content));
+                        Some(outcome)
+                    }
                 }
             }
-            PreToolDecision::Allow => None,
+            PreToolDecision::Allow => {
+                // The first plugin sure of its allow (a rule, a mode).
+                decided_by = self.plugins.iter().enumerate().find_map(|(i, p)| {
+                    let review = verdicts.get(i).and_then(Option::as_ref);
+                    std::panic::catch_unwind(AssertUnwindSafe(|| p.explain(exec, review)))
+                        .ok()
+                        .flatten()
+                });
+                None
+            }
         };
         let exec = rewritten.as_ref().unwrap_or(exec);
 
@@ -561,6 +662,8 @@ impl ToolRegistry {
                 match verdict {
                     Ok(GuardVerdict::Abstain) => {}
                     Ok(GuardVerdict::Deny { reason }) => {
+                        decided_by =
+                            Some(DecidedBy::new(DeciderKind::Hook, plugin.name()).because(&reason));
                         outcome = Some(ToolOutcome::error(
                             reason,
                             Disposition::Denied(DenialKind::Guard),
@@ -585,8 +688,13 @@ impl ToolRegistry {
             None => Gate::Pass {
                 decision,
                 rewritten,
+                decided_by,
             },
-            Some(outcome) => Gate::Denied { decision, outcome },
+            Some(outcome) => Gate::Denied {
+                decision,
+                outcome,
+                decided_by,
+            },
         }
     }
 
@@ -679,7 +787,9 @@ impl ToolRegistry {
                 .await
             {
                 Gate::Pass { decision, .. } => CallVerdict::Runs { decision },
-                Gate::Denied { decision, outcome } => CallVerdict::Denied { decision, outcome },
+                Gate::Denied {
+                    decision, outcome, ..
+                } => CallVerdict::Denied { decision, outcome },
                 Gate::Failed(outcome) => CallVerdict::Rejected(outcome),
             },
         };
@@ -699,8 +809,10 @@ impl ToolRegistry {
         verdicts: &[Option<PreToolVerdict>],
     ) -> Resolved {
         let refused = |content: String, disposition| {
-            Resolved::Refused(ToolOutcome::error(content, disposition))
+            Resolved::Refused(ToolOutcome::error(content, disposition), None)
         };
+        let hook = |plugin: &Arc<dyn Plugin>| DecidedBy::new(DeciderKind::Hook, plugin.name());
+        let person = || DecidedBy::new(DeciderKind::Person, "user");
         let denial_text = ask
             .reason
             .clone()
@@ -715,10 +827,20 @@ impl ToolRegistry {
                 .await
             {
                 Ok(ApprovalDecision::Abstain) => {}
-                Ok(ApprovalDecision::AllowOnce) => return Resolved::Granted(None),
-                Ok(ApprovalDecision::Allow(grant)) => return Resolved::Granted(Some(grant)),
+                Ok(ApprovalDecision::AllowOnce) => return Resolved::Granted(None, hook(plugin)),
+                Ok(ApprovalDecision::Allow(grant)) => {
+                    let by = DecidedBy::new(DeciderKind::Hook, grant.by.clone());
+                    return Resolved::Granted(Some(grant), by);
+                }
                 Ok(ApprovalDecision::Deny { message }) => {
-                    return refused(message, Disposition::Denied(DenialKind::ApprovalRejected));
+                    let by = hook(plugin).because(&message);
+                    return Resolved::Refused(
+                        ToolOutcome::error(
+                            message,
+                            Disposition::Denied(DenialKind::ApprovalRejected),
+                        ),
+                        Some(by),
+                    );
                 }
                 Err(payload) => {
                     return refused(
@@ -750,14 +872,20 @@ impl ToolRegistry {
                 .await;
         }
         match approval.request(exec, ask.reason.as_deref()).await {
-            ApprovalResponse::AllowedOnce => Resolved::Granted(None),
-            ApprovalResponse::Rejected => refused(
-                format!("The user rejected this call. {denial_text}"),
-                Disposition::Denied(DenialKind::ApprovalRejected),
+            ApprovalResponse::AllowedOnce => Resolved::Granted(None, person()),
+            ApprovalResponse::Rejected => Resolved::Refused(
+                ToolOutcome::error(
+                    format!("The user rejected this call. {denial_text}"),
+                    Disposition::Denied(DenialKind::ApprovalRejected),
+                ),
+                Some(person()),
             ),
-            ApprovalResponse::Cancelled => refused(
-                format!("The approval prompt was cancelled. {denial_text}"),
-                Disposition::Denied(DenialKind::ApprovalCancelled),
+            ApprovalResponse::Cancelled => Resolved::Refused(
+                ToolOutcome::error(
+                    format!("The approval prompt was cancelled. {denial_text}"),
+                    Disposition::Denied(DenialKind::ApprovalCancelled),
+                ),
+                Some(person()),
             ),
             ApprovalResponse::Unavailable => refused(
                 format!("Nobody could be asked for approval. {denial_text}"),

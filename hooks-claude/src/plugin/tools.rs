@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use dsh_seams::{
-    ApprovalAsk, ApprovalDecision, ApprovalGrant, CallReview, DeniedFollowUp, ContextEntry, Disposition, InputRewrite, NoticeLevel,
-    PostToolAction, PostToolDecision, PreToolDecision, PreToolOutcome, PreToolVerdict, SeamContext,
-    SettledCall, StopRequest, ToolExecution, ToolOutcome, UserNotice,
+    ApprovalAsk, ApprovalDecision, ApprovalGrant, CallReview, ContextEntry, DeniedFollowUp,
+    Disposition, InputRewrite, NoticeLevel, PostToolAction, PostToolDecision, PreToolDecision,
+    PreToolOutcome, PreToolVerdict, SeamContext, SettledCall, StopRequest, ToolExecution,
+    ToolOutcome, UserNotice,
 };
 use serde_json::Value;
 
@@ -183,7 +184,8 @@ impl ClaudePlugin {
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         let effects: Vec<&Effect> = fired.iter().map(|f| &f.reading.effect).collect();
         let winner = winning_permission(&effects);
-        let allowed = winner.is_some_and(|i| matches!(fired[i].reading.effect, Effect::Allow { .. }));
+        let allowed =
+            winner.is_some_and(|i| matches!(fired[i].reading.effect, Effect::Allow { .. }));
         self.record(ctx, firing.event, &fired, &|i, decision| {
             if permission_rank_of(&fired[i].reading.effect) > 0 {
                 decision.won = Some(Some(i) == winner);
