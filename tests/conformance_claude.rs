@@ -69,8 +69,9 @@ const INHERITED_MARKER: &str = "inherited-from-cc-parent-env";
 /// A documented difference between Claude Code and dsh, applied to the captured side.
 #[derive(Debug, Clone, Copy)]
 enum Known {
-    /// Claude Code ran in `default` permission mode; dsh has no permission modes and always
-    /// reports `bypassPermissions` (it runs tools unless a policy asks).
+    /// Claude Code ran in `default` permission mode; the scenario's fixture predates dsh's
+    /// permission modes and replays in `dsh replay`'s `bypassPermissions` (the `perm_*`
+    /// scenarios pass the captured mode).
     DefaultPermissionMode,
     /// The model-facing result text of one of dsh's own tools differs from Claude Code's tool
     /// (crates/tools, not the bridge): the call's result is dsh's text, in the model requests and

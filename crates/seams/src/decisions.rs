@@ -152,6 +152,10 @@ pub struct PreToolVerdict {
     pub stop: Option<crate::StopRequest>,
     /// Notices to show when the call reaches pre-execute.
     pub notices: Vec<crate::UserNotice>,
+    /// The answer this plugin already gave should the call need approval
+    /// (a Claude Code PreToolUse `allow` approves the permission prompt the
+    /// call would otherwise get; deny rules still apply, as they deny).
+    pub approval: Option<ApprovalDecision>,
 }
 
 impl PreToolVerdict {
@@ -161,6 +165,7 @@ impl PreToolVerdict {
             outcome,
             stop: None,
             notices: Vec::new(),
+            approval: None,
         }
     }
 

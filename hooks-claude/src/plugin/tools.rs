@@ -87,6 +87,14 @@ impl ClaudePlugin {
             }
         };
         let denied = matches!(decision, PreToolDecision::Deny { .. });
+        // A hook's explicit allow answers the permission prompt the call
+        // would get (`d_pre_allow_default_mode`: no PermissionRequest);
+        // deny rules still deny after it (`c7`).
+        let approval = matches!(
+            winner.map(|i| &fired[i].reading.effect),
+            Some(Effect::Allow { .. })
+        )
+        .then_some(ApprovalDecision::AllowOnce);
         let rewriters: Vec<usize> = fired
             .iter()
             .enumerate()
@@ -127,6 +135,7 @@ impl ClaudePlugin {
                 })
                 .collect(),
             stop: stop.map(|reason| StopRequest { reason, source }),
+            approval,
         };
         let rewrite = match rewrite_winner {
             Some(i) => InputRewrite::Rewrite {
@@ -156,6 +165,9 @@ impl ClaudePlugin {
         ask: &ApprovalAsk,
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
+        if let Some(answer) = review.and_then(|v| v.approval.clone()) {
+            return answer;
+        }
         let asked_by_hook = review.is_some_and(PreToolVerdict::asks);
         if asked_by_hook && !ctx.session.interactive {
             // Claude Code in -p: a PreToolUse `ask` is denied with its raw
