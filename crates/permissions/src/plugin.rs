@@ -345,4 +345,55 @@ mod tests {
         p.set_mode(Mode::Plan);
         assert_eq!(p.mode(), Mode::Plan);
     }
+
+    fn update(value: serde_json::Value) -> PermissionUpdate {
+        serde_json::from_value(value).expect("a permission update")
+    }
+
+    #[test]
+    fn updates_change_rules_mode_and_directories_and_local_rules_persist() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let project = dir.path().join("proj");
+        std::fs::create_dir_all(&project).expect("project");
+        let p = PermissionsPlugin::new(
+            Permissions::new(
+                Mode::Default,
+                PathContext {
+                    cwd: project.clone(),
+                    home: None,
+                },
+            ),
+            PromptSurface::Headless,
+        );
+        let touch = json!({"command": "touch a.txt"});
+        assert!(matches!(p.verdict("bash", &touch), Verdict::Ask { .. }));
+        let problems = p.apply_update(&update(json!({"type": "addRules",
+            "rules": [{"toolName": "Bash", "ruleContent": "touch:*"}],
+            "behavior": "allow", "destination": "localSettings"})));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(matches!(p.verdict("bash", &touch), Verdict::Allow(_)));
+        let local = std::fs::read_to_string(project.join(".claude/settings.local.json"))
+            .expect("settings.local.json written");
+        assert!(local.contains("Bash(touch:*)"), "{local}");
+        p.apply_update(&update(json!({"type": "removeRules",
+            "rules": [{"toolName": "Bash", "ruleContent": "touch:*"}],
+            "behavior": "allow", "destination": "session"})));
+        assert!(matches!(p.verdict("bash", &touch), Verdict::Ask { .. }));
+
+        let outside = json!({"file_path": "/elsewhere/x.txt"});
+        assert!(matches!(p.verdict("read", &outside), Verdict::Ask { .. }));
+        p.apply_update(&update(json!({"type": "addDirectories",
+            "directories": ["/elsewhere"], "destination": "session"})));
+        assert!(matches!(p.verdict("read", &outside), Verdict::Allow(_)));
+
+        p.apply_update(&update(
+            json!({"type": "setMode", "mode": "plan", "destination": "session"}),
+        ));
+        assert_eq!(p.mode(), Mode::Plan);
+        let bad = p.apply_update(&update(
+            json!({"type": "setMode", "mode": "nope", "destination": "session"}),
+        ));
+        assert_eq!(bad.len(), 1);
+        assert_eq!(p.mode(), Mode::Plan);
+    }
 }

@@ -90,11 +90,15 @@ impl ClaudePlugin {
         // A hook's explicit allow answers the permission prompt the call
         // would get (`d_pre_allow_default_mode`: no PermissionRequest);
         // deny rules still deny after it (`c7`).
-        let approval = matches!(
-            winner.map(|i| &fired[i].reading.effect),
-            Some(Effect::Allow { .. })
-        )
-        .then_some(ApprovalDecision::AllowOnce);
+        let approval = winner
+            .filter(|&i| matches!(fired[i].reading.effect, Effect::Allow { .. }))
+            .map(|i| {
+                ApprovalDecision::Allow(ApprovalGrant {
+                    updated_input: None,
+                    updates: Vec::new(),
+                    by: source_of(HookEvent::PreToolUse, &fired[i].handler.command_text()),
+                })
+            });
         let rewriters: Vec<usize> = fired
             .iter()
             .enumerate()
@@ -218,21 +222,16 @@ impl ClaudePlugin {
                         message: text.clone(),
                     }
                 }
-                Effect::Allow { .. } => {
-                    let updates = interp.updated_permissions.clone().unwrap_or_default();
-                    if interp.updated_input.is_none() && updates.is_empty() {
-                        ApprovalDecision::AllowOnce
-                    } else {
-                        ApprovalDecision::Allow(ApprovalGrant {
-                            updated_input: interp.updated_input.clone(),
-                            updates,
-                            by: source_of(
-                                HookEvent::PermissionRequest,
-                                &fired[i].handler.command_text(),
-                            ),
-                        })
-                    }
-                }
+                // A grant even without changes: it names the hook that
+                // allowed (the result's `decided_by`).
+                Effect::Allow { .. } => ApprovalDecision::Allow(ApprovalGrant {
+                    updated_input: interp.updated_input.clone(),
+                    updates: interp.updated_permissions.clone().unwrap_or_default(),
+                    by: source_of(
+                        HookEvent::PermissionRequest,
+                        &fired[i].handler.command_text(),
+                    ),
+                }),
                 Effect::None | Effect::Ask { .. } | Effect::Defer { .. } | Effect::Block { .. } => {
                     ApprovalDecision::Abstain
                 }
