@@ -306,8 +306,13 @@ impl Plugin for ClaudePlugin {
         // allow here is "no objection" (the permission model still decides).
         review
             .filter(|v| !matches!(v.outcome.decision, dsh_seams::PreToolDecision::Allow))
-            .map(|_| {
-                dsh_protocol::DecidedBy::new(dsh_protocol::DeciderKind::Hook, "claude:PreToolUse")
+            .map(|v| {
+                v.decided_by.clone().unwrap_or_else(|| {
+                    dsh_protocol::DecidedBy::new(
+                        dsh_protocol::DeciderKind::Hook,
+                        "claude:PreToolUse",
+                    )
+                })
             })
     }
 

@@ -156,6 +156,9 @@ pub struct PreToolVerdict {
     /// (a Claude Code PreToolUse `allow` approves the permission prompt the
     /// call would otherwise get; deny rules still apply, as they deny).
     pub approval: Option<ApprovalDecision>,
+    /// Who in the plugin reached the verdict (the winning hook), for the
+    /// result's `decided_by`.
+    pub decided_by: Option<dsh_protocol::DecidedBy>,
 }
 
 impl PreToolVerdict {
@@ -166,6 +169,7 @@ impl PreToolVerdict {
             stop: None,
             notices: Vec::new(),
             approval: None,
+            decided_by: None,
         }
     }
 

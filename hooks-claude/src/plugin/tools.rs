@@ -140,6 +140,12 @@ impl ClaudePlugin {
                 .collect(),
             stop: stop.map(|reason| StopRequest { reason, source }),
             approval,
+            decided_by: winner.map(|i| {
+                dsh_protocol::DecidedBy::new(
+                    dsh_protocol::DeciderKind::Hook,
+                    source_of(HookEvent::PreToolUse, &fired[i].handler.command_text()),
+                )
+            }),
         };
         let rewrite = match rewrite_winner {
             Some(i) => InputRewrite::Rewrite {
