@@ -917,3 +917,161 @@ async fn decide_lets_an_allowed_call_through_with_its_contexts() {
     assert_eq!(decided.contexts.len(), 1);
     assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
 }
+
+/// Screens out calls whose text is `secret`; counts every review it sees.
+#[derive(Default)]
+struct Screener {
+    reviews: AtomicUsize,
+}
+
+#[async_trait]
+impl Plugin for Screener {
+    fn name(&self) -> &str {
+        "screener"
+    }
+    async fn screen(&self, _ctx: &SeamContext, call: &ProposedCall) -> dsh_seams::Screening {
+        if call.arguments["text"] == "secret" {
+            dsh_seams::Screening::Deny {
+                reason: "SCREENED".into(),
+            }
+        } else {
+            dsh_seams::Screening::Pass
+        }
+    }
+    async fn rewrite_input(&self, _ctx: &SeamContext, _call: &ProposedCall) -> CallReview {
+        self.reviews.fetch_add(1, Ordering::SeqCst);
+        CallReview::keep()
+    }
+    fn explain(
+        &self,
+        _exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> Option<dsh_protocol::DecidedBy> {
+        Some(dsh_protocol::DecidedBy::new(
+            dsh_protocol::DeciderKind::Rule,
+            "screener-rules",
+        ))
+    }
+}
+
+#[tokio::test]
+async fn a_screened_call_is_never_reviewed_and_says_who_screened_it() {
+    let screener = Arc::new(Screener::default());
+    let probe = Arc::new(Probe::named("p"));
+    let plugins: Vec<Arc<dyn Plugin>> = vec![probe.clone(), screener.clone()];
+    let fx = fixture_of(plugins);
+    let result = run(&fx, &ctx(), json!({"text": "secret"})).await;
+    assert_eq!(result.outcome.content, "SCREENED");
+    assert_eq!(
+        result.outcome.disposition,
+        Disposition::Denied(DenialKind::Policy)
+    );
+    // Neither plugin reviewed it, though the probe is registered first.
+    assert_eq!(screener.reviews.load(Ordering::SeqCst), 0);
+    assert!(
+        probe.seen().iter().all(|s| s.starts_with("result")),
+        "{:?}",
+        probe.seen()
+    );
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+    let by = result.decided_by.expect("decided_by");
+    assert_eq!(by.kind, dsh_protocol::DeciderKind::Rule);
+    assert_eq!(by.source, "screener-rules");
+    assert_eq!(by.reason.as_deref(), Some("SCREENED"));
+    // Another call passes screening and is reviewed.
+    let result = run(&fx, &ctx(), json!({"text": "fine"})).await;
+    assert!(!result.outcome.is_error);
+    assert_eq!(screener.reviews.load(Ordering::SeqCst), 1);
+}
+
+/// Asks with a suggestion, then grants with replacement arguments.
+struct Granter {
+    arguments: Value,
+    saw: Mutex<Option<dsh_seams::ApprovalAsk>>,
+    updates: Mutex<Vec<dsh_seams::PermissionUpdate>>,
+}
+
+#[async_trait]
+impl Plugin for Granter {
+    fn name(&self) -> &str {
+        "granter"
+    }
+    async fn pre_execute(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> PreToolOutcome {
+        PreToolOutcome {
+            decision: PreToolDecision::Ask {
+                reason: Some("needs a yes".into()),
+                suggestions: Some(vec![dsh_seams::PermissionUpdate::SetMode {
+                    mode: "acceptEdits".into(),
+                    destination: dsh_seams::UpdateDestination::Session,
+                }]),
+            },
+            contexts: vec![],
+        }
+    }
+    async fn approve(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        ask: &dsh_seams::ApprovalAsk,
+        _review: Option<&PreToolVerdict>,
+    ) -> ApprovalDecision {
+        *self.saw.lock().unwrap() = Some(ask.clone());
+        ApprovalDecision::Allow(dsh_seams::ApprovalGrant {
+            updated_input: Some(self.arguments.clone()),
+            updates: ask.suggestions.clone().unwrap_or_default(),
+            by: "granter:hook".into(),
+        })
+    }
+    async fn permissions_updated(
+        &self,
+        _ctx: &SeamContext,
+        updates: &[dsh_seams::PermissionUpdate],
+    ) {
+        self.updates.lock().unwrap().extend_from_slice(updates);
+    }
+}
+
+#[tokio::test]
+async fn an_approval_grant_replaces_arguments_revalidated_and_applies_updates() {
+    let granter = Arc::new(Granter {
+        arguments: json!({"text": "granted"}),
+        saw: Mutex::new(None),
+        updates: Mutex::new(vec![]),
+    });
+    let plugins: Vec<Arc<dyn Plugin>> = vec![granter.clone()];
+    let fx = fixture_of(plugins);
+    let result = run(&fx, &ctx(), json!({"text": "asked"})).await;
+    assert_eq!(result.outcome.content, "granted", "{result:?}");
+    let exec = result.execution.expect("execution");
+    assert_eq!(*exec.arguments, json!({"text": "granted"}));
+    assert_eq!(
+        exec.original_arguments.as_deref(),
+        Some(&json!({"text": "asked"}))
+    );
+    assert_eq!(exec.rewritten_by.as_deref(), Some("granter:hook"));
+    let saw = granter.saw.lock().unwrap().clone().expect("approve ran");
+    assert_eq!(saw.reason.as_deref(), Some("needs a yes"));
+    assert_eq!(saw.suggestions.as_ref().map(Vec::len), Some(1));
+    assert_eq!(granter.updates.lock().unwrap().len(), 1);
+    assert_eq!(
+        result.decided_by.expect("decided_by").source,
+        "granter:hook"
+    );
+
+    // Replacement arguments that fail the schema are refused.
+    let bad = Arc::new(Granter {
+        arguments: json!({"nope": 1}),
+        saw: Mutex::new(None),
+        updates: Mutex::new(vec![]),
+    });
+    let plugins: Vec<Arc<dyn Plugin>> = vec![bad];
+    let fx = fixture_of(plugins);
+    let result = run(&fx, &ctx(), json!({"text": "asked"})).await;
+    assert_eq!(result.outcome.disposition, Disposition::InvalidArguments);
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+}
