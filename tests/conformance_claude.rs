@@ -69,8 +69,9 @@ const INHERITED_MARKER: &str = "inherited-from-cc-parent-env";
 /// A documented difference between Claude Code and dsh, applied to the captured side.
 #[derive(Debug, Clone, Copy)]
 enum Known {
-    /// Claude Code ran in `default` permission mode; dsh has no permission modes and always
-    /// reports `bypassPermissions` (it runs tools unless a policy asks).
+    /// Claude Code ran in `default` permission mode; the scenario's fixture predates dsh's
+    /// permission modes and replays in `dsh replay`'s `bypassPermissions` (the `perm_*`
+    /// scenarios pass the captured mode).
     DefaultPermissionMode,
     /// The model-facing result text of one of dsh's own tools differs from Claude Code's tool
     /// (crates/tools, not the bridge): the call's result is dsh's text, in the model requests and
@@ -159,18 +160,22 @@ struct DshRun {
     log: Vec<Value>,
 }
 
-/// Copies a tree, replacing the `<HOME>` placeholder in every file with `home` (plugin
-/// registries and marketplace paths are absolute in Claude Code's files).
-fn copy_tree_at_home(from: &Path, to: &Path, home: &Path) {
+/// Copies a tree, replacing the `<HOME>` and `<PROJECT>` placeholders in every file with `home`
+/// and `project` (plugin registries and marketplace paths are absolute in Claude Code's files, and
+/// so are the project keys of `~/.claude.json`).
+fn copy_tree_at_home(from: &Path, to: &Path, home: &Path, project: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
         let target = to.join(entry.file_name());
         if entry.path().is_dir() {
-            copy_tree_at_home(&entry.path(), &target, home);
+            copy_tree_at_home(&entry.path(), &target, home, project);
         } else {
             let text = std::fs::read_to_string(entry.path()).unwrap();
-            std::fs::write(target, text.replace("<HOME>", &home.display().to_string())).unwrap();
+            let text = text
+                .replace("<HOME>", &home.display().to_string())
+                .replace("<PROJECT>", &project.display().to_string());
+            std::fs::write(target, text).unwrap();
         }
     }
 }
@@ -180,7 +185,11 @@ fn run_dsh(name: &str) -> DshRun {
     let ctx = TestContext::new();
     copy_tree(&dir.join(".claude"), &ctx.project().join(".claude"));
     if dir.join("home").is_dir() {
-        copy_tree_at_home(&dir.join("home"), &ctx.home(), &ctx.home());
+        copy_tree_at_home(&dir.join("home"), &ctx.home(), &ctx.home(), &ctx.project());
+    }
+    // Files the capture harness put in the project (perm_*).
+    if dir.join("project").is_dir() {
+        copy_tree(&dir.join("project"), &ctx.project());
     }
     // Plugin installs: the scripted hook copied where the capture harness put it (`rec.py`),
     // and the run's extra arguments (`--plugin-dir`, inline `--settings`).
@@ -1361,6 +1370,24 @@ scenarios! {
     u_settings_layers;
     v_shell_semantics;
     z2_async_hook [Known::AsyncHookRace];
+    // Permissions (issue 14): the captures' permission flags passed unchanged.
+    perm_allow_rule;
+    perm_allow_rule_trusted;
+    perm_ask_rule;
+    perm_default_readonly;
+    perm_deny_rule_bash;
+    perm_deny_rule_read;
+    perm_mode_accept_edits [Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "File created successfully at: <PROJECT>/notes.txt",
+    }];
+    perm_mode_auto;
+    perm_mode_auto_classifier;
+    perm_mode_manual;
+    perm_mode_plan;
+    perm_permreq_updated_input;
+    perm_permreq_updated_permissions;
+    perm_prompts_none;
     // Compaction (issue 16).
     cmp_auto [
         Known::ModelName,

@@ -342,9 +342,7 @@ impl Plugin for EverySeam {
         self.saw("pre-execute");
         if exec.arguments["command"] == "echo ask" {
             return PreToolOutcome {
-                decision: PreToolDecision::Ask {
-                    reason: Some("needs a yes".into()),
-                },
+                decision: PreToolDecision::ask(Some("needs a yes".into())),
                 contexts: vec![],
             };
         }
@@ -357,7 +355,7 @@ impl Plugin for EverySeam {
         &self,
         _ctx: &SeamContext,
         _exec: &ToolExecution,
-        _reason: Option<&str>,
+        _ask: &dsh_seams::ApprovalAsk,
         _review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         self.saw("approve");

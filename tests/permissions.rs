@@ -392,3 +392,275 @@ fn hooks_check_warns_about_codex_policy_and_the_sandbox() {
         assert!(text.contains(&line), "missing {line:?} in\n{text}");
     }
 }
+
+/// Writes a settings file whose `event` hook prints `answer` (a JSON
+/// document) and appends a line to `ran.log` each time it runs.
+fn answering_hook(ctx: &TestContext, event: &str, answer: serde_json::Value) {
+    let script = ctx.project().join(format!("{event}.sh"));
+    let marker = ctx.project().join(format!("{event}.ran"));
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncat > /dev/null\necho run >> '{}'\ncat <<'JSON'\n{answer}\nJSON\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let settings = serde_json::json!({
+        "hooks": {event: [{"hooks": [{"type": "command", "command": format!("sh '{}'", script.display())}]}]}
+    });
+    project_settings(ctx, &settings.to_string());
+}
+
+fn runs_of(ctx: &TestContext, event: &str) -> usize {
+    std::fs::read_to_string(ctx.project().join(format!("{event}.ran")))
+        .map(|text| text.lines().count())
+        .unwrap_or(0)
+}
+
+fn two_touches(ctx: &TestContext) -> std::path::PathBuf {
+    let path = ctx.project().join("two_touches.json");
+    let fixture = serde_json::json!({
+        "prompts": ["Please touch two files"],
+        "model": [
+            {"tool_calls": [{"id": "t1", "name": "bash", "arguments": {"command": "touch a.txt"}}]},
+            {"tool_calls": [{"id": "t2", "name": "bash", "arguments": {"command": "touch b.txt"}}]},
+            {"text": "FINAL: all done."}
+        ]
+    });
+    std::fs::write(&path, fixture.to_string()).unwrap();
+    path
+}
+
+fn events(log: &str) -> Vec<serde_json::Value> {
+    log.lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn result_of<'a>(events: &'a [serde_json::Value], call: &str) -> &'a serde_json::Value {
+    events
+        .iter()
+        .find(|e| e["type"] == "tool/result" && e["call_id"] == call)
+        .unwrap_or_else(|| panic!("no tool/result for {call}"))
+}
+
+#[test]
+fn updated_permissions_to_local_settings_persist_and_the_next_call_skips_the_request() {
+    let ctx = TestContext::new();
+    answering_hook(
+        &ctx,
+        "PermissionRequest",
+        serde_json::json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow", "updatedPermissions": [{"type": "addRules",
+                "rules": [{"toolName": "Bash", "ruleContent": "touch:*"}],
+                "behavior": "allow", "destination": "localSettings"}]}}}),
+    );
+    let fixture = two_touches(&ctx);
+    let log = replay(&ctx, &fixture, &["--permission-mode", "default"]);
+    assert!(ctx.project().join("a.txt").exists());
+    assert!(ctx.project().join("b.txt").exists());
+    // Asked once: the rule answered the second call.
+    assert_eq!(runs_of(&ctx, "PermissionRequest"), 1, "{log}");
+    let local = std::fs::read_to_string(ctx.project().join(".claude/settings.local.json")).unwrap();
+    let local: serde_json::Value = serde_json::from_str(&local).unwrap();
+    assert_eq!(
+        local["permissions"]["allow"],
+        serde_json::json!(["Bash(touch:*)"])
+    );
+    let events = events(&log);
+    let first = &result_of(&events, "t1")["decided_by"];
+    assert_eq!(first["kind"], "hook", "{first}");
+    assert!(
+        first["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("claude:PermissionRequest"),
+        "{first}"
+    );
+    let second = &result_of(&events, "t2")["decided_by"];
+    assert_eq!(
+        second,
+        &serde_json::json!({"kind": "rule", "source": "session", "rule": "Bash(touch:*)"})
+    );
+    // The next session reads the persisted rule (a local rule is project-scoped,
+    // so it needs the workspace trusted).
+    let project = ctx.project().canonicalize().unwrap();
+    let claude_json = serde_json::json!({
+        "projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}}
+    });
+    std::fs::write(ctx.home().join(".claude.json"), claude_json.to_string()).unwrap();
+    std::fs::remove_file(ctx.project().join("a.txt")).unwrap();
+    let log = replay(&ctx, &fixture, &["--permission-mode", "default"]);
+    assert_eq!(runs_of(&ctx, "PermissionRequest"), 1, "{log}");
+    assert!(ctx.project().join("a.txt").exists());
+}
+
+#[test]
+fn a_deny_with_interrupt_stops_the_turn_with_the_hooks_message() {
+    let ctx = TestContext::new();
+    answering_hook(
+        &ctx,
+        "PermissionRequest",
+        serde_json::json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": "NOT-TODAY", "interrupt": true}}}),
+    );
+    let fixture = two_touches(&ctx);
+    let log = replay(&ctx, &fixture, &["--permission-mode", "default"]);
+    let events = events(&log);
+    let first = result_of(&events, "t1");
+    assert_eq!(first["content"], "NOT-TODAY");
+    assert_eq!(first["disposition"], "approval_rejected");
+    // The turn stopped before the second call was made.
+    assert!(events.iter().all(|e| e["call_id"] != "t2"), "{log}");
+    let end = events.iter().find(|e| e["type"] == "turn/end").unwrap();
+    assert_eq!(end["reason"], "stopped", "{end}");
+    assert!(!ctx.project().join("a.txt").exists());
+}
+
+#[test]
+fn updated_input_that_fails_the_schema_is_refused_and_logged() {
+    let ctx = TestContext::new();
+    answering_hook(
+        &ctx,
+        "PermissionRequest",
+        serde_json::json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow", "updatedInput": {"command": 7}}}}),
+    );
+    let fixture = write_fixture(&ctx, "touch a.txt");
+    let log = replay(&ctx, &fixture, &["--permission-mode", "default"]);
+    let events = events(&log);
+    let result = events.iter().find(|e| e["type"] == "tool/result").unwrap();
+    assert_eq!(result["disposition"], "invalid_arguments", "{result}");
+    assert!(!ctx.project().join("a.txt").exists());
+}
+
+#[test]
+fn updated_input_runs_and_the_result_records_the_rewrite() {
+    let ctx = TestContext::new();
+    answering_hook(
+        &ctx,
+        "PermissionRequest",
+        serde_json::json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow", "updatedInput": {"command": "touch rewritten.txt"}}}}),
+    );
+    let fixture = write_fixture(&ctx, "touch original.txt");
+    let log = replay(&ctx, &fixture, &["--permission-mode", "default"]);
+    assert!(ctx.project().join("rewritten.txt").exists());
+    assert!(!ctx.project().join("original.txt").exists());
+    let events = events(&log);
+    let result = events.iter().find(|e| e["type"] == "tool/result").unwrap();
+    assert_eq!(
+        result["rewrite"]["arguments"],
+        serde_json::json!({"command": "touch rewritten.txt"})
+    );
+    assert!(
+        result["rewrite"]["by"]
+            .as_str()
+            .unwrap()
+            .starts_with("claude:PermissionRequest"),
+        "{result}"
+    );
+    // The logged call keeps the model's arguments.
+    let call = events.iter().find(|e| e["type"] == "tool/call").unwrap();
+    assert_eq!(call["arguments"]["command"], "touch original.txt");
+}
+
+#[test]
+fn permission_denied_fires_in_auto_mode_and_retry_tells_the_model() {
+    let ctx = TestContext::new();
+    answering_hook(
+        &ctx,
+        "PermissionDenied",
+        serde_json::json!({"hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": true}}),
+    );
+    let fixture = write_fixture(&ctx, "curl -s http://127.0.0.1:9/upload");
+    let log = replay(&ctx, &fixture, &["--permission-mode", "auto"]);
+    assert_eq!(runs_of(&ctx, "PermissionDenied"), 1, "{log}");
+    let events = events(&log);
+    let result = events.iter().find(|e| e["type"] == "tool/result").unwrap();
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Auto mode is unavailable"),
+        "{result}"
+    );
+    let context = events
+        .iter()
+        .find(|e| e["type"] == "context/message")
+        .expect("the retry context");
+    assert_eq!(
+        context["content"],
+        "The permission denial above may be retried: you may try this action again."
+    );
+    // An ordinary denial does not fire it.
+    let fixture = write_fixture(&ctx, "touch a.txt");
+    replay(&ctx, &fixture, &["--permission-mode", "dontAsk"]);
+    assert_eq!(runs_of(&ctx, "PermissionDenied"), 1);
+}
+
+#[test]
+fn a_pre_tool_use_allow_answers_the_prompt_but_not_a_deny_rule() {
+    let ctx = TestContext::new();
+    answering_hook(
+        &ctx,
+        "PreToolUse",
+        serde_json::json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}),
+    );
+    let fixture = write_fixture(&ctx, "touch a.txt");
+    replay(&ctx, &fixture, &["--permission-mode", "default"]);
+    assert!(ctx.project().join("a.txt").exists());
+    std::fs::remove_file(ctx.project().join("a.txt")).unwrap();
+    let log = replay(
+        &ctx,
+        &fixture,
+        &[
+            "--permission-mode",
+            "default",
+            "--disallowedTools",
+            "Bash(touch:*)",
+        ],
+    );
+    assert!(!ctx.project().join("a.txt").exists());
+    let events = events(&log);
+    let result = events.iter().find(|e| e["type"] == "tool/result").unwrap();
+    assert_eq!(
+        result["decided_by"],
+        serde_json::json!({"kind": "flag", "source": "--disallowedTools", "rule": "Bash(touch:*)",
+            "reason": "Permission to use Bash with command touch a.txt has been denied."})
+    );
+}
+
+#[test]
+fn a_denied_read_never_reaches_pre_tool_use_and_dsh_log_names_the_rule() {
+    let ctx = TestContext::new();
+    answering_hook(&ctx, "PreToolUse", serde_json::json!({}));
+    let mut settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(ctx.project().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    settings["permissions"] = serde_json::json!({"deny": ["Read(./secret.txt)"]});
+    project_settings(&ctx, &settings.to_string());
+    std::fs::write(ctx.project().join("secret.txt"), "TOP").unwrap();
+    let path = ctx.project().join("read.json");
+    let fixture = serde_json::json!({
+        "prompts": ["read it"],
+        "model": [
+            {"tool_calls": [{"name": "read", "arguments": {"file_path": "secret.txt"}}]},
+            {"text": "done"}
+        ]
+    });
+    std::fs::write(&path, fixture.to_string()).unwrap();
+    let log = replay(&ctx, &path, &[]);
+    assert_eq!(runs_of(&ctx, "PreToolUse"), 0, "{log}");
+    assert!(log.contains("File is in a directory that is denied by your permission settings."));
+    let log_file = ctx.project().join("session.jsonl");
+    std::fs::write(&log_file, &log).unwrap();
+    let shown = ctx.dsh().arg("log").arg(&log_file).output().unwrap();
+    let shown = String::from_utf8(shown.stdout).unwrap();
+    assert!(
+        shown.contains("decided by rule `Read(./secret.txt)` from "),
+        "{shown}"
+    );
+}

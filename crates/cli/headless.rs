@@ -313,9 +313,7 @@ mod tests {
             _review: Option<&PreToolVerdict>,
         ) -> PreToolOutcome {
             PreToolOutcome {
-                decision: PreToolDecision::Ask {
-                    reason: Some("the test wants a person to look".to_owned()),
-                },
+                decision: PreToolDecision::ask(Some("the test wants a person to look".to_owned())),
                 contexts: Vec::new(),
             }
         }

@@ -190,6 +190,8 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                 is_error,
                 content,
                 disposition,
+                decided_by,
+                rewrite,
                 ..
             } => {
                 let label = if *is_error {
@@ -197,11 +199,37 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                 } else {
                     paint.dim(&format!("  result [{call_id}]"))
                 };
+                let ran = matches!(disposition.as_deref(), Some("executed") | None);
                 let extra = match disposition.as_deref() {
                     Some("executed") | None => String::new(),
                     Some(other) => format!(" ({other})"),
                 };
-                writeln!(out, "{label}{extra}\n{}", indent(&clip(content, 8), "    "))
+                // The mode letting a call run is the everyday case; every
+                // other decider is worth a line.
+                let decider = decided_by
+                    .as_ref()
+                    .filter(|d| !(ran && d.kind == dsh_protocol::DeciderKind::Mode))
+                    .map(|d| {
+                        format!(
+                            " {}",
+                            paint.dim(&format!("decided by {}", describe_decider(d)))
+                        )
+                    })
+                    .unwrap_or_default();
+                if let Some(rewrite) = rewrite {
+                    let _ = writeln!(
+                        out,
+                        "  {} [{call_id}] approved with new arguments by {}\n    now: {}",
+                        paint.yellow("rewrite"),
+                        rewrite.by,
+                        rewrite.arguments
+                    );
+                }
+                writeln!(
+                    out,
+                    "{label}{extra}{decider}\n{}",
+                    indent(&clip(content, 8), "    ")
+                )
             }
             EventBody::ContextMessage {
                 content, source, ..
@@ -359,4 +387,19 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
 
 fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
+}
+
+/// `rule `Bash(rm:*)` from /p/.claude/settings.json`, `mode plan`, `person user`.
+fn describe_decider(d: &dsh_protocol::DecidedBy) -> String {
+    let kind = match d.kind {
+        dsh_protocol::DeciderKind::Rule => "rule",
+        dsh_protocol::DeciderKind::Mode => "mode",
+        dsh_protocol::DeciderKind::Hook => "hook",
+        dsh_protocol::DeciderKind::Person => "person",
+        dsh_protocol::DeciderKind::Flag => "flag",
+    };
+    match &d.rule {
+        Some(rule) => format!("{kind} `{rule}` from {}", d.source),
+        None => format!("{kind} {}", d.source),
+    }
 }

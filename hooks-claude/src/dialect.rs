@@ -264,6 +264,8 @@ pub(crate) fn unreadable(ctx: &EventCtx<'_>, fault: &DshFault) -> Interpretation
         contexts: Vec::new(),
         steering: Vec::new(),
         updated_input: None,
+        updated_permissions: None,
+        retry: false,
         replace_output: None,
         stop: None,
         user_notices: vec![HookNotice {
@@ -300,6 +302,11 @@ pub(crate) fn decision_of(interpretation: &Interpretation) -> HookDecision {
     decision.contexts = interpretation.contexts.clone();
     decision.steering = interpretation.steering.clone();
     decision.updated_input = interpretation.updated_input.clone();
+    decision.updated_permissions = interpretation
+        .updated_permissions
+        .as_ref()
+        .and_then(|u| serde_json::to_value(u).ok());
+    decision.retry = interpretation.retry.then_some(true);
     if let Some(stop) = &interpretation.stop {
         decision.continues = Some(false);
         decision.stop_reason = Some(stop.clone());

@@ -196,6 +196,7 @@ impl HookEvent {
             | HookEvent::Stop
             | HookEvent::StopFailure
             | HookEvent::PermissionRequest
+            | HookEvent::PermissionDenied
             | HookEvent::PostToolBatch
             | HookEvent::PreCompact
             | HookEvent::PostCompact => EventSupport::Fired,
@@ -207,9 +208,6 @@ impl HookEvent {
             }
             HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => {
                 EventSupport::NotFired("dsh does not switch models inside a session")
-            }
-            HookEvent::PermissionDenied => {
-                EventSupport::NotFired("dsh has no auto-mode classifier")
             }
             HookEvent::Setup => EventSupport::NotFired("dsh has no --init/--maintenance mode"),
             HookEvent::TeammateIdle | HookEvent::TaskCreated | HookEvent::TaskCompleted => {
@@ -356,7 +354,8 @@ impl HookEvent {
             HookEvent::SessionStart => Seam::SessionStart,
             HookEvent::UserPromptSubmit => Seam::PromptSubmit,
             HookEvent::PreToolUse => Seam::PreExecute,
-            HookEvent::PermissionRequest => Seam::Approval,
+            // PermissionDenied reports how an approval ended (auto mode).
+            HookEvent::PermissionRequest | HookEvent::PermissionDenied => Seam::Approval,
             HookEvent::PostToolUse | HookEvent::PostToolUseFailure => Seam::PostExecute,
             HookEvent::PostToolBatch => Seam::BatchSettled,
             HookEvent::Stop => Seam::TurnContinuation,
@@ -369,7 +368,6 @@ impl HookEvent {
             | HookEvent::SubagentStop
             | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
-            | HookEvent::PermissionDenied
             | HookEvent::Setup
             | HookEvent::TeammateIdle
             | HookEvent::TaskCreated

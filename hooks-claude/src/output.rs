@@ -6,7 +6,7 @@
 //! `hookEventName` fail open. Every model-facing string is built here, with
 //! the exact prefixes the captures show.
 
-use dsh_seams::NoticeLevel;
+use dsh_seams::{NoticeLevel, PermissionUpdate};
 use serde_json::Value;
 
 use crate::events::HookEvent;
@@ -193,6 +193,10 @@ pub struct Interpretation {
     pub steering: Vec<String>,
     /// PreToolUse / PermissionRequest `updatedInput`.
     pub updated_input: Option<Value>,
+    /// PermissionRequest `updatedPermissions`, read into dsh's typed updates.
+    pub updated_permissions: Option<Vec<PermissionUpdate>>,
+    /// PermissionDenied `retry: true`.
+    pub retry: bool,
     /// PostToolUse `updatedMCPToolOutput` for an MCP tool.
     pub replace_output: Option<Value>,
     /// `continue: false`: the `stopReason` (empty when absent).
@@ -243,6 +247,8 @@ impl Interpretation {
             contexts: Vec::new(),
             steering: Vec::new(),
             updated_input: None,
+            updated_permissions: None,
+            retry: false,
             replace_output: None,
             stop: None,
             user_notices: Vec::new(),
@@ -694,10 +700,13 @@ fn apply_json(
                         if let Some(updated) = decision.get("updatedInput") {
                             out.updated_input = Some(updated.clone());
                         }
-                        if decision.get("updatedPermissions").is_some() {
-                            out.ignored.push(
-                                "updatedPermissions: dsh keeps no Claude Code permission rules to update".to_owned(),
-                            );
+                        if let Some(updates) = decision.get("updatedPermissions") {
+                            match serde_json::from_value::<Vec<PermissionUpdate>>(updates.clone()) {
+                                Ok(updates) => out.updated_permissions = Some(updates),
+                                Err(e) => out.ignored.push(format!(
+                                    "updatedPermissions: not a list of permission updates ({e})"
+                                )),
+                            }
                         }
                     }
                     Some("deny") => {
@@ -730,6 +739,15 @@ fn apply_json(
                     .push("continue: PreCompact cannot stop anything".to_owned());
             }
         }
+        HookEvent::PermissionDenied => {
+            if specific
+                .and_then(|s| s.get("retry"))
+                .and_then(Value::as_bool)
+                == Some(true)
+            {
+                out.retry = true;
+            }
+        }
         HookEvent::Notification
         | HookEvent::UserPromptExpansion
         | HookEvent::SessionEnd
@@ -738,7 +756,6 @@ fn apply_json(
         | HookEvent::PostCompact
         | HookEvent::PreModelSwitch
         | HookEvent::PostModelSwitch
-        | HookEvent::PermissionDenied
         | HookEvent::Setup
         | HookEvent::TeammateIdle
         | HookEvent::TaskCreated

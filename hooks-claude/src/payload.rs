@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use dsh_seams::PermissionUpdate;
 use serde_json::{Map, Value, json};
 
 /// The fields most events share.
@@ -140,21 +141,47 @@ pub fn pre_tool_use(
         .build()
 }
 
-/// `PermissionRequest` (no `tool_use_id`, as captured). The suggestions are
-/// the two Claude Code offered for a call inside the project (`d4`).
-pub fn permission_request(common: &Common, tool_name: &str, tool_input: &Value) -> Value {
-    let suggestions = json!([
-        {"type": "addDirectories", "directories": [common.cwd], "destination": "session"},
-        {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
-    ]);
-    Builder::new(common)
+/// `PermissionRequest` (no `tool_use_id`, as captured). `suggestions` are
+/// the permission model's for this call; `None` leaves the key out, as
+/// Claude Code does for an ask rule or in plan mode.
+pub fn permission_request(
+    common: &Common,
+    tool_name: &str,
+    tool_input: &Value,
+    suggestions: Option<&[PermissionUpdate]>,
+) -> Value {
+    let builder = Builder::new(common)
         .prompt_id(common)
         .mode(common)
         .effort(common)
         .event("PermissionRequest")
         .field("tool_name", json!(tool_name))
+        .field("tool_input", tool_input.clone());
+    match suggestions.map(serde_json::to_value) {
+        Some(Ok(list)) => builder.field("permission_suggestions", list),
+        Some(Err(_)) | None => builder,
+    }
+    .build()
+}
+
+/// `PermissionDenied` (auto mode's classifier denied the call): `reason` is
+/// the check's reason (`Classifier unavailable`).
+pub fn permission_denied(
+    common: &Common,
+    tool_name: &str,
+    tool_input: &Value,
+    tool_use_id: &str,
+    reason: &str,
+) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .mode(common)
+        .effort(common)
+        .event("PermissionDenied")
+        .field("tool_name", json!(tool_name))
         .field("tool_input", tool_input.clone())
-        .field("permission_suggestions", suggestions)
+        .field("tool_use_id", json!(tool_use_id))
+        .field("reason", json!(reason))
         .build()
 }
 
@@ -406,6 +433,20 @@ fn camel_patch(patch: &Value) -> Value {
     )
 }
 
+/// Whether Claude Code expects a command to print nothing: every command of
+/// the line is one of the silent file commands (`touch a.txt` → true,
+/// `touch a && echo done` → false, as captured in `perm_*`).
+fn no_output_expected(command: &str) -> bool {
+    const SILENT: &[&str] = &[
+        "touch", "mkdir", "rm", "rmdir", "mv", "cp", "chmod", "chown", "ln", "cd",
+    ];
+    let mut programs = command
+        .split(['\n', ';', '|', '&'])
+        .filter_map(|segment| segment.split_whitespace().next())
+        .peekable();
+    programs.peek().is_some() && programs.all(|program| SILENT.contains(&program))
+}
+
 /// `tool_response` for PostToolUse, from dsh's canonical tool value.
 /// `arguments` are the call's (unnormalized) arguments: Claude Code echoes
 /// the model's own `file_path` in `filePath` (`"notes.txt"` in `p1`).
@@ -431,7 +472,9 @@ pub fn tool_response(
             "stderr": str_field(value, "stderr").trim_end_matches('\n'),
             "interrupted": value.get("interrupted").and_then(Value::as_bool).unwrap_or(false),
             "isImage": false,
-            "noOutputExpected": false,
+            "noOutputExpected": no_output_expected(
+                arguments.get("command").and_then(Value::as_str).unwrap_or(""),
+            ),
         }),
         "read" => json!({
             "type": "text",

@@ -16,10 +16,10 @@ use dsh_hook_runner::{HookExit, HookProgram, HookRunner, HookSpec, HttpHook};
 use dsh_hooks::{Engine, Finished, Launch};
 use dsh_protocol::{Event, EventBody, HookDecision};
 use dsh_seams::{
-    ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, ContinuationInput,
-    Notification, NotificationKind, Plugin, PostToolDecision, PreToolVerdict, PromptDecision,
-    PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SettledCall,
-    ToolExecution, ToolOutcome, TurnFailure,
+    ApprovalAsk, ApprovalDecision, CallReview, ContextEntry, ContinuationDecision,
+    ContinuationInput, DeniedFollowUp, Notification, NotificationKind, PermissionUpdate, Plugin,
+    PostToolDecision, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext,
+    SessionEndReason, SessionStartSource, SettledCall, ToolExecution, ToolOutcome, TurnFailure,
 };
 
 use crate::config::{ClaudeConfig, HandlerKind, HookHandler};
@@ -59,6 +59,8 @@ struct State {
     transcript: Option<Transcript>,
     /// StopFailure hooks were started and may still be running.
     stop_failure_started: bool,
+    /// The mode an accepted `setMode` switched to (else the configured one).
+    mode: Option<String>,
 }
 
 /// One awaited run, read.
@@ -131,7 +133,10 @@ impl ClaudePlugin {
             } else {
                 None
             },
-            permission_mode: self.config().options.permission_mode.clone(),
+            permission_mode: lock(&self.state)
+                .mode
+                .clone()
+                .unwrap_or_else(|| self.config().options.permission_mode.clone()),
             effort: self.config().options.effort.clone(),
         }
     }
@@ -291,10 +296,48 @@ impl Plugin for ClaudePlugin {
         &self,
         ctx: &SeamContext,
         exec: &ToolExecution,
-        reason: Option<&str>,
+        ask: &ApprovalAsk,
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
-        self.on_approve(ctx, exec, reason, review).await
+        self.on_approve(ctx, exec, ask, review).await
+    }
+
+    fn explain(
+        &self,
+        _exec: &ToolExecution,
+        review: Option<&PreToolVerdict>,
+    ) -> Option<dsh_protocol::DecidedBy> {
+        // Only a PreToolUse deny or ask is this bridge's own decision; an
+        // allow here is "no objection" (the permission model still decides).
+        review
+            .filter(|v| !matches!(v.outcome.decision, dsh_seams::PreToolDecision::Allow))
+            .map(|v| {
+                v.decided_by.clone().unwrap_or_else(|| {
+                    dsh_protocol::DecidedBy::new(
+                        dsh_protocol::DeciderKind::Hook,
+                        "claude:PreToolUse",
+                    )
+                })
+            })
+    }
+
+    async fn permissions_updated(&self, _ctx: &SeamContext, updates: &[PermissionUpdate]) {
+        // Hooks are told the mode in effect: an accepted `setMode` changes
+        // every later payload's `permission_mode`.
+        for update in updates {
+            if let PermissionUpdate::SetMode { mode, .. } = update {
+                lock(&self.state).mode = Some(mode.clone());
+            }
+        }
+    }
+
+    async fn permission_denied(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        check_reason: &str,
+    ) -> DeniedFollowUp {
+        self.on_permission_denied(ctx, exec, check_reason).await
     }
 
     async fn post_execute(

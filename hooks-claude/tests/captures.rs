@@ -292,7 +292,20 @@ fn rebuild(capture: &Capture, stdin: &Value) -> Option<Value> {
         "PermissionRequest" => {
             let tool = dsh_tool(tool_name);
             let input = payload::normalize_tool_input(&tool, &raw_input_for_permreq(capture), cwd);
-            payload::permission_request(&common, &payload::cc_tool_name(&tool), &input)
+            // The suggestions come from dsh's permission model; here the
+            // captured ones are read into the typed updates, so their
+            // serialization (key order included) is what is checked.
+            let suggestions: Option<Vec<dsh_seams::PermissionUpdate>> =
+                match stdin.get("permission_suggestions") {
+                    Some(list) => Some(serde_json::from_value(list.clone()).ok()?),
+                    None => None,
+                };
+            payload::permission_request(
+                &common,
+                &payload::cc_tool_name(&tool),
+                &input,
+                suggestions.as_deref(),
+            )
         }
         "Stop" => payload::stop(
             &common,

@@ -435,6 +435,8 @@ async fn formatter_after_edit_and_transcript() {
             is_error: false,
             content: "ok".into(),
             disposition: None,
+            decided_by: None,
+            rewrite: None,
         },
     });
     let events = s.sink.events.lock().unwrap().clone();

@@ -301,10 +301,11 @@ impl Plugin for CodexPlugin {
         &self,
         ctx: &SeamContext,
         exec: &ToolExecution,
-        reason: Option<&str>,
+        ask: &dsh_seams::ApprovalAsk,
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
-        self.on_approve(ctx, exec, reason, review).await
+        self.on_approve(ctx, exec, ask.reason.as_deref(), review)
+            .await
     }
 
     async fn post_execute(

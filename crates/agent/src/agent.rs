@@ -329,6 +329,8 @@ impl Agent {
                     "This call did not finish: the session ended before its result was recorded."
                         .to_owned(),
                 disposition: Some("cancelled".to_owned()),
+                decided_by: None,
+                rewrite: None,
             })?;
         }
         self.append(EventBody::TurnEnd {
@@ -490,6 +492,8 @@ impl Agent {
                     content: "This call's result could not be recorded: the session log failed."
                         .to_owned(),
                     disposition: Some("cancelled".to_owned()),
+                    decided_by: None,
+                    rewrite: None,
                 })?;
             }
             self.append(EventBody::TurnEnd {
@@ -856,7 +860,9 @@ impl Agent {
         let mut fifo = Vec::new();
         let mut settled = Vec::with_capacity(sealed.len());
         for (proposed, sealed_call) in sealed {
-            let execution = sealed_call.execution.clone();
+            let mut execution = sealed_call.execution.clone();
+            let logged_arguments = Arc::clone(&execution.arguments);
+            let mut decided_by = None;
             let outcome = if cancel.is_cancelled() {
                 ToolOutcome::error(
                     "Interrupted by the user before this call ran.",
@@ -865,14 +871,27 @@ impl Agent {
             } else {
                 let result = self.registry.execute(ctx, sealed_call).await;
                 fifo.extend(result.contexts);
+                decided_by = result.decided_by;
+                if let Some(ran) = result.execution {
+                    execution = ran;
+                }
                 result.outcome
             };
+            // Arguments an approval replaced after the tool/call was logged.
+            let rewrite = (!Arc::ptr_eq(&execution.arguments, &logged_arguments)).then(|| {
+                dsh_protocol::ResultRewrite {
+                    arguments: (*execution.arguments).clone(),
+                    by: execution.rewritten_by.clone().unwrap_or_default(),
+                }
+            });
             self.append(EventBody::ToolResult {
                 turn,
                 call_id: execution.call_id.clone(),
                 is_error: outcome.is_error,
                 content: outcome.content.clone(),
                 disposition: Some(outcome.disposition.as_str().to_owned()),
+                decided_by,
+                rewrite,
             })?;
             settled.push(SettledCall {
                 call: proposed,

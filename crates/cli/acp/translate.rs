@@ -450,6 +450,8 @@ mod tests {
             is_error,
             content: content.into(),
             disposition: Some(disposition.into()),
+            decided_by: None,
+            rewrite: None,
         })
     }
 

@@ -457,12 +457,17 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                     ));
                     "deny (guard)".to_owned()
                 }
-                (Some(PreToolDecision::Deny { reason }), _) => {
+                (
+                    Some(
+                        PreToolDecision::Deny { reason } | PreToolDecision::AutoDeny { reason, .. },
+                    ),
+                    _,
+                ) => {
                     model_sees.push(format!("tool result (error): {reason}"));
                     "deny".to_owned()
                 }
                 (
-                    Some(PreToolDecision::Ask { reason }),
+                    Some(PreToolDecision::Ask { reason, .. }),
                     Some(Disposition::Denied(DenialKind::NoApprovalService)),
                 ) => {
                     model_sees.push(format!(
@@ -541,8 +546,16 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
             };
             let mut combined = ApprovalDecision::Abstain;
             for plugin in plugins {
-                match plugin.approve(&ctx, &exec, None, None).await {
+                match plugin
+                    .approve(&ctx, &exec, &dsh_seams::ApprovalAsk::default(), None)
+                    .await
+                {
                     ApprovalDecision::Abstain => {}
+                    allow @ ApprovalDecision::Allow(_) => {
+                        if combined == ApprovalDecision::Abstain {
+                            combined = allow;
+                        }
+                    }
                     ApprovalDecision::AllowOnce => {
                         if combined == ApprovalDecision::Abstain {
                             combined = ApprovalDecision::AllowOnce;
@@ -563,6 +576,21 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                 ApprovalDecision::AllowOnce => {
                     model_sees.push(format!("the {} call runs", firing.tool));
                     "allow once"
+                }
+                ApprovalDecision::Allow(grant) => {
+                    match &grant.updated_input {
+                        Some(input) => {
+                            model_sees.push(format!("the {} call runs with {input}", firing.tool))
+                        }
+                        None => model_sees.push(format!("the {} call runs", firing.tool)),
+                    }
+                    if !grant.updates.is_empty() {
+                        model_sees.push(format!(
+                            "permission updates: {}",
+                            serde_json::to_string(&grant.updates).unwrap_or_default()
+                        ));
+                    }
+                    "allow"
                 }
                 ApprovalDecision::Deny { message } => {
                     model_sees.push(format!("tool result (error): {message}"));

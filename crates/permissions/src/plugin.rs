@@ -11,13 +11,17 @@ use std::sync::{Mutex, PoisonError};
 
 use async_trait::async_trait;
 use dsh_seams::{
-    Plugin, PreToolDecision, PreToolOutcome, PreToolVerdict, SeamContext, ToolExecution,
+    PermissionUpdate, Plugin, PreToolDecision, PreToolOutcome, PreToolVerdict, ProposedCall,
+    RuleBehavior, RuleValue, Screening, SeamContext, ToolExecution, UpdateDestination,
 };
 
-use crate::layer::Behavior;
+use dsh_protocol::{DecidedBy, DeciderKind};
+
+use crate::layer::{Behavior, Source};
 use crate::mode::Mode;
-use crate::policy::{Permissions, PromptSurface, Verdict};
+use crate::policy::{Decider, DenyHooks, Permissions, PromptSurface, Verdict};
 use crate::rule::Rule;
+use crate::store;
 
 /// Claude Code's name for a dsh tool, which is what rules are written
 /// against; other names (MCP tools) pass through.
@@ -77,10 +81,148 @@ impl PermissionsPlugin {
     }
 }
 
+fn behavior_of(behavior: RuleBehavior) -> Behavior {
+    match behavior {
+        RuleBehavior::Allow => Behavior::Allow,
+        RuleBehavior::Deny => Behavior::Deny,
+        RuleBehavior::Ask => Behavior::Ask,
+    }
+}
+
+impl PermissionsPlugin {
+    /// Applies one accepted permission change. Rules always take effect for
+    /// the session; `localSettings` rules are also written to
+    /// `.claude/settings.local.json` with the library writer, as Claude
+    /// Code does. Other file destinations, and replacing or removing rules,
+    /// act on the session's rules only (dsh never rewrites a settings file
+    /// the user keeps by hand). Returns what could not be applied.
+    pub fn apply_update(&self, update: &PermissionUpdate) -> Vec<String> {
+        let mut problems = Vec::new();
+        match update {
+            PermissionUpdate::AddRules {
+                rules,
+                behavior,
+                destination,
+            } => {
+                for value in rules {
+                    let raw = value.to_rule_string();
+                    match Rule::parse(&raw) {
+                        Ok(rule) => self.add_session_rule(rule, behavior_of(*behavior)),
+                        Err(e) => {
+                            problems.push(format!("rule `{raw}`: {e}"));
+                            continue;
+                        }
+                    }
+                    if *destination == UpdateDestination::LocalSettings {
+                        let project = self.with(|p| p.project_dir().to_owned());
+                        if let Err(e) =
+                            store::persist_local_rule(&project, &raw, behavior_of(*behavior))
+                        {
+                            problems.push(e.to_string());
+                        }
+                    }
+                }
+            }
+            PermissionUpdate::ReplaceRules {
+                rules, behavior, ..
+            } => {
+                self.with(|p| p.remove_session_rules(behavior_of(*behavior), None));
+                problems.extend(self.apply_update(&PermissionUpdate::AddRules {
+                    rules: rules.clone(),
+                    behavior: *behavior,
+                    destination: UpdateDestination::Session,
+                }));
+            }
+            PermissionUpdate::RemoveRules {
+                rules, behavior, ..
+            } => {
+                let raws: Vec<String> = rules.iter().map(RuleValue::to_rule_string).collect();
+                self.with(|p| p.remove_session_rules(behavior_of(*behavior), Some(&raws)));
+            }
+            PermissionUpdate::SetMode { mode, .. } => match mode.parse::<Mode>() {
+                Ok(mode) => self.set_mode(mode),
+                Err(e) => problems.push(e.to_string()),
+            },
+            PermissionUpdate::AddDirectories { directories, .. } => self.with(|p| {
+                for d in directories {
+                    p.add_working_dir(d);
+                }
+            }),
+            PermissionUpdate::RemoveDirectories { directories, .. } => self.with(|p| {
+                for d in directories {
+                    p.remove_working_dir(d);
+                }
+            }),
+        }
+        problems
+    }
+}
+
+/// The log's account of a [`Decider`]: a rule with the file or flag it
+/// came from (`--allowedTools` rules are flags), or the mode.
+pub fn decided_by(decider: &Decider, mode: Mode) -> DecidedBy {
+    match decider {
+        Decider::Rule {
+            rule,
+            source,
+            origin,
+            ..
+        } => DecidedBy {
+            kind: if *source == Source::CliArg && origin.starts_with("--") {
+                DeciderKind::Flag
+            } else {
+                DeciderKind::Rule
+            },
+            source: origin.clone(),
+            rule: Some(rule.clone()),
+            reason: None,
+        },
+        Decider::Mode(m) => DecidedBy::new(DeciderKind::Mode, m.hook_name()),
+        Decider::ReadOnly => DecidedBy::new(DeciderKind::Mode, mode.hook_name()).because(
+            "reads and read-only commands inside the working directories run in every mode",
+        ),
+    }
+}
+
 #[async_trait]
 impl Plugin for PermissionsPlugin {
     fn name(&self) -> &str {
         "permissions"
+    }
+
+    /// A deny rule on a file a reading tool asks for settles the call
+    /// before any hook sees it (Claude Code does not fire PreToolUse then).
+    async fn screen(&self, _ctx: &SeamContext, call: &ProposedCall) -> Screening {
+        match self.verdict(&call.tool, &call.arguments) {
+            Verdict::Deny {
+                message,
+                hooks: DenyHooks::None,
+                ..
+            } => Screening::Deny { reason: message },
+            Verdict::Deny { .. } | Verdict::Allow(_) | Verdict::Ask { .. } => Screening::Pass,
+        }
+    }
+
+    fn explain(&self, exec: &ToolExecution, _review: Option<&PreToolVerdict>) -> Option<DecidedBy> {
+        let verdict = self.verdict(&exec.tool, &exec.arguments);
+        let mode = self.mode();
+        Some(match verdict {
+            Verdict::Allow(decider) => decided_by(&decider, mode),
+            Verdict::Deny {
+                decider, message, ..
+            } => decided_by(&decider, mode).because(message),
+            Verdict::Ask {
+                decider, reason, ..
+            } => decided_by(&decider, mode).because(reason),
+        })
+    }
+
+    async fn permissions_updated(&self, _ctx: &SeamContext, updates: &[PermissionUpdate]) {
+        for update in updates {
+            for problem in self.apply_update(update) {
+                tracing::warn!(%problem, "a permission update was not applied");
+            }
+        }
     }
 
     async fn pre_execute(
@@ -91,9 +233,26 @@ impl Plugin for PermissionsPlugin {
     ) -> PreToolOutcome {
         let decision = match self.verdict(&exec.tool, &exec.arguments) {
             Verdict::Allow(_) => PreToolDecision::Allow,
-            Verdict::Deny { message, .. } => PreToolDecision::Deny { reason: message },
-            Verdict::Ask { reason, .. } => PreToolDecision::Ask {
+            Verdict::Deny {
+                message,
+                hooks: DenyHooks::PreToolUseThenPermissionDenied { reason },
+                ..
+            } => PreToolDecision::AutoDeny {
+                reason: message,
+                check_reason: reason,
+            },
+            Verdict::Deny {
+                message,
+                hooks: DenyHooks::PreToolUse | DenyHooks::None,
+                ..
+            } => PreToolDecision::Deny { reason: message },
+            Verdict::Ask {
+                reason,
+                suggestions,
+                ..
+            } => PreToolDecision::Ask {
                 reason: Some(Verdict::unanswered_text(&reason, self.surface)),
+                suggestions,
             },
         };
         PreToolOutcome {
@@ -140,7 +299,10 @@ mod tests {
         let headless = plugin(Mode::Default, PromptSurface::Headless)
             .pre_execute(&ctx, &call, None)
             .await;
-        let PreToolDecision::Ask { reason: Some(text) } = headless.decision else {
+        let PreToolDecision::Ask {
+            reason: Some(text), ..
+        } = headless.decision
+        else {
             panic!("expected an ask, got {:?}", headless.decision);
         };
         assert!(
@@ -150,7 +312,10 @@ mod tests {
         let none = plugin(Mode::Default, PromptSurface::None)
             .pre_execute(&ctx, &call, None)
             .await;
-        let PreToolDecision::Ask { reason: Some(text) } = none.decision else {
+        let PreToolDecision::Ask {
+            reason: Some(text), ..
+        } = none.decision
+        else {
             panic!("expected an ask");
         };
         assert!(
@@ -178,6 +343,57 @@ mod tests {
             PreToolDecision::Allow
         );
         p.set_mode(Mode::Plan);
+        assert_eq!(p.mode(), Mode::Plan);
+    }
+
+    fn update(value: serde_json::Value) -> PermissionUpdate {
+        serde_json::from_value(value).expect("a permission update")
+    }
+
+    #[test]
+    fn updates_change_rules_mode_and_directories_and_local_rules_persist() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let project = dir.path().join("proj");
+        std::fs::create_dir_all(&project).expect("project");
+        let p = PermissionsPlugin::new(
+            Permissions::new(
+                Mode::Default,
+                PathContext {
+                    cwd: project.clone(),
+                    home: None,
+                },
+            ),
+            PromptSurface::Headless,
+        );
+        let touch = json!({"command": "touch a.txt"});
+        assert!(matches!(p.verdict("bash", &touch), Verdict::Ask { .. }));
+        let problems = p.apply_update(&update(json!({"type": "addRules",
+            "rules": [{"toolName": "Bash", "ruleContent": "touch:*"}],
+            "behavior": "allow", "destination": "localSettings"})));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(matches!(p.verdict("bash", &touch), Verdict::Allow(_)));
+        let local = std::fs::read_to_string(project.join(".claude/settings.local.json"))
+            .expect("settings.local.json written");
+        assert!(local.contains("Bash(touch:*)"), "{local}");
+        p.apply_update(&update(json!({"type": "removeRules",
+            "rules": [{"toolName": "Bash", "ruleContent": "touch:*"}],
+            "behavior": "allow", "destination": "session"})));
+        assert!(matches!(p.verdict("bash", &touch), Verdict::Ask { .. }));
+
+        let outside = json!({"file_path": "/elsewhere/x.txt"});
+        assert!(matches!(p.verdict("read", &outside), Verdict::Ask { .. }));
+        p.apply_update(&update(json!({"type": "addDirectories",
+            "directories": ["/elsewhere"], "destination": "session"})));
+        assert!(matches!(p.verdict("read", &outside), Verdict::Allow(_)));
+
+        p.apply_update(&update(
+            json!({"type": "setMode", "mode": "plan", "destination": "session"}),
+        ));
+        assert_eq!(p.mode(), Mode::Plan);
+        let bad = p.apply_update(&update(
+            json!({"type": "setMode", "mode": "nope", "destination": "session"}),
+        ));
+        assert_eq!(bad.len(), 1);
         assert_eq!(p.mode(), Mode::Plan);
     }
 }

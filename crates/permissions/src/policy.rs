@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use dsh_seams::{PermissionUpdate, RuleBehavior, RuleValue, UpdateDestination};
+use serde_json::Value;
 
 use crate::layer::{Behavior, Layer, Source, SourcedRule};
 use crate::mode::Mode;
@@ -76,7 +77,7 @@ pub enum Verdict {
         decider: Decider,
         /// The PermissionRequest payload's `permission_suggestions`; `None`
         /// means the key is absent (ask rules, plan mode).
-        suggestions: Option<Vec<Value>>,
+        suggestions: Option<Vec<PermissionUpdate>>,
         /// The reason; also the model's text when nobody answered.
         reason: String,
     },
@@ -267,6 +268,39 @@ impl Permissions {
         self.mode = mode;
     }
 
+    /// Adds a working directory (an accepted `addDirectories`).
+    pub fn add_working_dir(&mut self, dir: &str) {
+        let d = self.ctx.resolve(dir);
+        if !self.working_dirs.contains(&d) {
+            self.working_dirs.push(d);
+        }
+    }
+
+    /// Removes a working directory added during the session or by settings
+    /// (the project itself stays).
+    pub fn remove_working_dir(&mut self, dir: &str) {
+        let d = self.ctx.resolve(dir);
+        let project = normalize(&self.ctx.cwd);
+        if d != project {
+            self.working_dirs.retain(|w| *w != d);
+        }
+    }
+
+    /// Removes the session rules with this behavior whose text is in
+    /// `raws` (all of them when `raws` is `None`).
+    pub fn remove_session_rules(&mut self, behavior: Behavior, raws: Option<&[String]>) {
+        self.rules.retain(|r| {
+            r.source != Source::Session
+                || r.behavior != behavior
+                || raws.is_some_and(|raws| !raws.contains(&r.rule.raw))
+        });
+    }
+
+    /// The project directory (where `.claude/settings.local.json` lives).
+    pub fn project_dir(&self) -> &Path {
+        &self.ctx.cwd
+    }
+
     /// The current mode.
     pub fn mode(&self) -> Mode {
         self.mode
@@ -391,7 +425,10 @@ impl Permissions {
                                     &dir,
                                 );
                                 let suggestions = vec![
-                                    json!({"type": "addDirectories", "directories": [dir.to_string_lossy()], "destination": "session"}),
+                                    PermissionUpdate::AddDirectories {
+                                        directories: vec![dir.to_string_lossy().into_owned()],
+                                        destination: UpdateDestination::Session,
+                                    },
                                     set_mode_suggestion(Mode::AcceptEdits),
                                 ];
                                 self.apply_mode_to_ask(tool, mode, Some(suggestions), reason)
@@ -409,7 +446,14 @@ impl Permissions {
                         // rule for the program; dsh suggests the same.
                         let program = command.split_whitespace().next().unwrap_or("");
                         let suggestions = (!program.is_empty()).then(|| {
-                            vec![json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": format!("{program}:*")}], "behavior": "allow", "destination": "localSettings"})]
+                            vec![PermissionUpdate::AddRules {
+                                rules: vec![RuleValue {
+                                    tool_name: "Bash".to_owned(),
+                                    rule_content: Some(format!("{program}:*")),
+                                }],
+                                behavior: RuleBehavior::Allow,
+                                destination: UpdateDestination::LocalSettings,
+                            }]
                         });
                         self.apply_mode_to_ask(tool, mode, suggestions, texts::ask_unanswered(tool))
                     }
@@ -431,7 +475,7 @@ impl Permissions {
         &self,
         tool: &str,
         decider: Decider,
-        suggestions: Option<Vec<Value>>,
+        suggestions: Option<Vec<PermissionUpdate>>,
         reason: String,
     ) -> Verdict {
         match self.mode {
@@ -458,8 +502,11 @@ impl Permissions {
     }
 }
 
-fn set_mode_suggestion(mode: Mode) -> Value {
-    json!({"type": "setMode", "mode": mode.hook_name(), "destination": "session"})
+fn set_mode_suggestion(mode: Mode) -> PermissionUpdate {
+    PermissionUpdate::SetMode {
+        mode: mode.hook_name().to_owned(),
+        destination: UpdateDestination::Session,
+    }
 }
 
 fn rule_decider(r: &SourcedRule) -> Decider {

@@ -47,8 +47,8 @@ fn perm_allow_rule_untrusted_drops_project_allow_and_asks_with_suggestions() {
             assert_eq!(
                 suggestions,
                 Some(vec![
-                    json!({"type":"addDirectories","directories":["<PROJECT>"],"destination":"session"}),
-                    json!({"type":"setMode","mode":"acceptEdits","destination":"session"}),
+                    serde_json::from_value(json!({"type":"addDirectories","directories":["<PROJECT>"],"destination":"session"})).expect("update"),
+                    serde_json::from_value(json!({"type":"setMode","mode":"acceptEdits","destination":"session"})).expect("update"),
                 ])
             );
             assert_eq!(

@@ -5,6 +5,65 @@ use serde_json::Value;
 
 use crate::{HookDecision, Seam, TokenUsage, ToolCall};
 
+/// What kind of party decided whether a tool call ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeciderKind {
+    /// A permission rule from a settings file.
+    Rule,
+    /// The permission mode's own policy.
+    Mode,
+    /// A hook (or a native plugin).
+    Hook,
+    /// The person at the approval prompt.
+    Person,
+    /// A command-line flag (`--allowedTools`, `--disallowedTools`).
+    Flag,
+}
+
+/// Who decided whether a tool call ran (`tool/result.decided_by`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecidedBy {
+    /// Rule, mode, hook, person or flag.
+    pub kind: DeciderKind,
+    /// Where it came from: a settings file or flag, the mode's name, the
+    /// hook's `claude:Event:command` source, `user`.
+    pub source: String,
+    /// The rule as written, when a rule decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// Why, in words (the denial text, the prompt's reason).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl DecidedBy {
+    /// A decider of `kind` from `source`, with no rule or reason.
+    pub fn new(kind: DeciderKind, source: impl Into<String>) -> Self {
+        DecidedBy {
+            kind,
+            source: source.into(),
+            rule: None,
+            reason: None,
+        }
+    }
+
+    /// The same decider with a reason.
+    pub fn because(mut self, reason: impl Into<String>) -> Self {
+        self.reason = Some(reason.into());
+        self
+    }
+}
+
+/// Arguments replaced at approval time, on the `tool/result`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultRewrite {
+    /// The arguments the tool ran with.
+    pub arguments: Value,
+    /// Who replaced them.
+    pub by: String,
+}
+
 /// One line of a session log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
@@ -227,6 +286,14 @@ pub enum EventBody {
         /// Which phase decided the outcome (`executed`, `denied`, …).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         disposition: Option<String>,
+        /// Which rule, mode, hook, person or flag decided whether the call
+        /// ran, when the pipeline knows.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decided_by: Option<DecidedBy>,
+        /// Arguments an approval replaced after the `tool/call` was logged
+        /// (PermissionRequest `updatedInput`): what the tool ran with.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rewrite: Option<ResultRewrite>,
     },
     /// Model-facing context added by a plugin or hook.
     #[serde(rename = "context/message")]

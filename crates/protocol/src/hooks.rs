@@ -226,6 +226,13 @@ pub struct HookDecision {
     /// A note for people reading the log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The permission changes an approval hook made (Claude Code's
+    /// PermissionRequest `updatedPermissions`), as it wrote them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_permissions: Option<Value>,
+    /// A PermissionDenied hook's `retry: true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<bool>,
 }
 
 impl HookDecision {

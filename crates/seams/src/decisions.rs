@@ -152,6 +152,13 @@ pub struct PreToolVerdict {
     pub stop: Option<crate::StopRequest>,
     /// Notices to show when the call reaches pre-execute.
     pub notices: Vec<crate::UserNotice>,
+    /// The answer this plugin already gave should the call need approval
+    /// (a Claude Code PreToolUse `allow` approves the permission prompt the
+    /// call would otherwise get; deny rules still apply, as they deny).
+    pub approval: Option<ApprovalDecision>,
+    /// Who in the plugin reached the verdict (the winning hook), for the
+    /// result's `decided_by`.
+    pub decided_by: Option<dsh_protocol::DecidedBy>,
 }
 
 impl PreToolVerdict {
@@ -161,6 +168,8 @@ impl PreToolVerdict {
             outcome,
             stop: None,
             notices: Vec::new(),
+            approval: None,
+            decided_by: None,
         }
     }
 
@@ -198,7 +207,30 @@ pub enum PreToolDecision {
     Ask {
         /// Why approval is needed; the model-facing text if approval is not given.
         reason: Option<String>,
+        /// The permission changes offered with the request (Claude Code's
+        /// `permission_suggestions`); `None` when none are offered.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        suggestions: Option<Vec<crate::PermissionUpdate>>,
     },
+    /// Denied by an automatic check standing in for a person (Claude Code's
+    /// auto-mode classifier): like `Deny`, and the permission-denied
+    /// listeners hear `check_reason` (they may let the model retry).
+    AutoDeny {
+        /// The model-facing text.
+        reason: String,
+        /// Why the check denied (PermissionDenied `reason`).
+        check_reason: String,
+    },
+}
+
+impl PreToolDecision {
+    /// An ask with a reason and no suggestions.
+    pub fn ask(reason: Option<String>) -> Self {
+        PreToolDecision::Ask {
+            reason,
+            suggestions: None,
+        }
+    }
 }
 
 /// The full result of one pre-execute listener: a decision plus contexts.
@@ -228,6 +260,8 @@ pub enum ApprovalDecision {
     Abstain,
     /// Allow this call once.
     AllowOnce,
+    /// Allow, with replacement arguments and/or permission changes.
+    Allow(crate::ApprovalGrant),
     /// Reject; `message` is the model-facing text.
     Deny {
         /// Model-facing text.

@@ -143,4 +143,6 @@ pub struct ToolExecutionResult {
     pub outcome: ToolOutcome,
     /// Contexts for the batch FIFO.
     pub contexts: Vec<ContextEntry>,
+    /// Who decided whether the call ran, when the pipeline knows.
+    pub decided_by: Option<dsh_protocol::DecidedBy>,
 }

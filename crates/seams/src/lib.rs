@@ -23,6 +23,7 @@ mod context;
 mod decisions;
 mod execution;
 mod loop_seams;
+mod permission;
 mod plugin;
 
 pub use compaction::*;
@@ -30,6 +31,7 @@ pub use context::*;
 pub use decisions::*;
 pub use execution::*;
 pub use loop_seams::*;
+pub use permission::*;
 pub use plugin::*;
 
 pub use tokio_util::sync::CancellationToken;

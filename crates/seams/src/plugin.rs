@@ -10,11 +10,12 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    ApprovalDecision, CallReview, CompactionDecision, CompactionInput, CompactionOutcome,
-    ContextDecision, ContextEntry, ContinuationDecision, GuardVerdict, NextStepUpdate,
-    PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, ProposedCall,
-    ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource, StepReport,
-    StepStop, ToolExecution, ToolOutcome,
+    ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision, CompactionInput,
+    CompactionOutcome, ContextDecision, ContextEntry, ContinuationDecision, DeniedFollowUp,
+    GuardVerdict, NextStepUpdate, PermissionUpdate, PostToolDecision, PreToolOutcome,
+    PreToolVerdict, PromptDecision, ProposedCall, ProviderRequestDecision, Screening,
+    SeamContext, SessionEndReason, SessionStartSource, StepReport, StepStop, ToolExecution,
+    ToolOutcome,
 };
 
 /// A prompt claimed for a turn.
@@ -161,6 +162,13 @@ pub trait Plugin: Send + Sync {
         PromptDecision::allow()
     }
 
+    /// Screens a proposed call before any plugin reviews it. Every plugin
+    /// screens first; the first `Deny` rejects the call unreviewed (no
+    /// `rewrite_input`, no pre-execute, no post-execute).
+    async fn screen(&self, _ctx: &SeamContext, _call: &ProposedCall) -> Screening {
+        Screening::Pass
+    }
+
     /// Reviews a proposed call before it is sealed: the input rewrite (the
     /// first rewrite in registration order wins; later ones are recorded as
     /// conflicts) and, optionally, a verdict carried to this plugin's
@@ -180,16 +188,47 @@ pub trait Plugin: Send + Sync {
         review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(ctx))
     }
 
-    /// Approval seam: answers an `ask` before the user is asked. `review` is
-    /// this plugin's own verdict for the call, as in `pre_execute`.
+    /// Approval seam: answers an `ask` (its reason and the permission
+    /// changes it offers) before the user is asked. `review` is this
+    /// plugin's own verdict for the call, as in `pre_execute`.
     async fn approve(
         &self,
         _ctx: &SeamContext,
         _exec: &ToolExecution,
-        _reason: Option<&str>,
+        _ask: &ApprovalAsk,
         _review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         ApprovalDecision::Abstain
+    }
+
+    /// Permission changes an approval granted (PermissionRequest
+    /// `updatedPermissions`, "allow for this session"): every plugin hears
+    /// them, in registration order, before the call runs.
+    async fn permissions_updated(&self, _ctx: &SeamContext, _updates: &[PermissionUpdate]) {}
+
+    /// A call was denied by an automatic check (`PreToolDecision::AutoDeny`):
+    /// Claude Code's PermissionDenied. Any listener answering `MayRetry`
+    /// lets the model know it may try again.
+    async fn permission_denied(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        _check_reason: &str,
+    ) -> DeniedFollowUp {
+        DeniedFollowUp::Stand
+    }
+
+    /// Who decided, in this plugin's terms, when its screening or
+    /// pre-execute settled `exec` (a deny, an ask, or an allow it is sure
+    /// of): the rule, mode or hook behind it. `review` is this plugin's own
+    /// verdict for the call. `None`: nothing to say (the pipeline then
+    /// names the plugin).
+    fn explain(
+        &self,
+        _exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> Option<dsh_protocol::DecidedBy> {
+        None
     }
 
     /// Guard: synchronous, after the whole pre-execute waterfall; deny or abstain.

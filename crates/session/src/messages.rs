@@ -180,6 +180,8 @@ mod tests {
             is_error: false,
             content: format!("out {id}"),
             disposition: None,
+            decided_by: None,
+            rewrite: None,
         }
     }
 

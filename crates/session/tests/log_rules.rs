@@ -45,6 +45,8 @@ fn tool_result(turn: u64, id: &str) -> EventBody {
         is_error: false,
         content: "ok".into(),
         disposition: None,
+        decided_by: None,
+        rewrite: None,
     }
 }
 

@@ -16,12 +16,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use dsh_protocol::ToolSpec;
+use dsh_protocol::{DecidedBy, DeciderKind, ToolSpec};
 use dsh_seams::{
-    ApprovalDecision, ApprovalResponse, CancellationToken, ContextEntry, DenialKind, Disposition,
-    GuardVerdict, InputRewrite, Next, Notification, NotificationKind, Plugin, PostToolAction,
-    PreToolDecision, PreToolVerdict, ProposedCall, SeamContext, ToolExecution, ToolExecutionResult,
-    ToolOutcome,
+    ApprovalAsk, ApprovalDecision, ApprovalGrant, ApprovalResponse, CancellationToken,
+    ContextEntry, DenialKind, DeniedFollowUp, Disposition, GuardVerdict, InputRewrite, Next,
+    Notification, NotificationKind, Plugin, PostToolAction, PreToolDecision, PreToolVerdict,
+    ProposedCall, Screening, SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
 };
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -45,6 +45,11 @@ pub const NO_APPROVAL_TEXT: &str =
 pub fn rejected_with_reason_text(reason: &str) -> String {
     format!("The user rejected this call and said: {reason}")
 }
+/// The model-facing context when a permission-denied listener lets the
+/// model retry an automatically denied call (Claude Code's PermissionDenied
+/// `retry: true`; its exact wording is not captured).
+pub const MAY_RETRY_TEXT: &str =
+    "The permission denial above may be retried: you may try this action again.";
 
 /// A call after sealing: ready to run, or already resolved (unknown tool,
 /// invalid arguments) with the outcome that replaces every later phase.
@@ -59,6 +64,8 @@ pub struct SealedCall {
     /// back to that plugin's `pre_execute` and `approve`. Owned by the call,
     /// so a call that is rejected or dropped takes them with it.
     verdicts: Vec<Option<PreToolVerdict>>,
+    /// Who screened the call out, when screening rejected it.
+    screened_by: Option<DecidedBy>,
 }
 
 impl SealedCall {
@@ -70,15 +77,55 @@ impl SealedCall {
 
 /// How phases 1–2 ended for one call.
 enum Gate {
-    /// On to dispatch; `decision` is the pre-execute waterfall's.
-    Pass { decision: PreToolDecision },
+    /// On to dispatch; `decision` is the pre-execute waterfall's;
+    /// `rewritten` is the call with the arguments an approval replaced.
+    Pass {
+        decision: PreToolDecision,
+        rewritten: Option<ToolExecution>,
+        decided_by: Option<DecidedBy>,
+    },
     /// Denied (by pre-execute, approval or a guard); post-execute still runs.
     Denied {
         decision: PreToolDecision,
         outcome: ToolOutcome,
+        decided_by: Option<DecidedBy>,
     },
     /// A listener failed; the call ends with this outcome.
     Failed(ToolOutcome),
+}
+
+/// How the approval of an `ask` ended, and who answered (`None`: nobody
+/// could, so the asker decided).
+enum Resolved {
+    /// Granted, possibly with replacement arguments and permission changes.
+    Granted(Option<ApprovalGrant>, DecidedBy),
+    /// Not granted: the outcome the model sees.
+    Refused(ToolOutcome, Option<DecidedBy>),
+}
+
+/// What phases 1–5 produced for a call that reached them.
+struct Ran {
+    outcome: ToolOutcome,
+    rewritten: Option<ToolExecution>,
+    decided_by: Option<DecidedBy>,
+}
+
+/// `plugin`'s account of a decision it made, or the plugin itself as a hook.
+fn explain(
+    plugin: &dyn Plugin,
+    exec: &ToolExecution,
+    review: Option<&PreToolVerdict>,
+    reason: &str,
+) -> DecidedBy {
+    let by = std::panic::catch_unwind(AssertUnwindSafe(|| plugin.explain(exec, review)))
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| DecidedBy::new(DeciderKind::Hook, plugin.name()));
+    if by.reason.is_some() || reason.is_empty() {
+        by
+    } else {
+        by.because(reason)
+    }
 }
 
 /// What [`ToolRegistry::decide`] found.
@@ -208,6 +255,7 @@ impl ToolRegistry {
                 rewrite_conflicts: Vec::new(),
                 rejected: Some(outcome),
                 verdicts: Vec::new(),
+                screened_by: None,
             };
         };
         let input_schema = tool.spec().input_schema;
@@ -221,6 +269,46 @@ impl ToolRegistry {
                 rewrite_conflicts: Vec::new(),
                 rejected: Some(outcome),
                 verdicts: Vec::new(),
+                screened_by: None,
+            };
+        }
+
+        // Screening: a call a plugin settles here is never reviewed, so no
+        // review-time hook (PreToolUse) sees it.
+        for plugin in &self.plugins {
+            let screening = AssertUnwindSafe(plugin.screen(ctx, &call))
+                .catch_unwind()
+                .await;
+            let outcome = match screening {
+                Ok(Screening::Pass) => continue,
+                Ok(Screening::Deny { reason }) => {
+                    let by = explain(plugin.as_ref(), &execution, None, &reason);
+                    return SealedCall {
+                        execution,
+                        rewrite_conflicts: Vec::new(),
+                        rejected: Some(ToolOutcome::error(
+                            reason,
+                            Disposition::Denied(DenialKind::Policy),
+                        )),
+                        verdicts: Vec::new(),
+                        screened_by: Some(by),
+                    };
+                }
+                Err(payload) => ToolOutcome::error(
+                    format!(
+                        "screening listener `{}` failed: {}",
+                        plugin.name(),
+                        panic_text(payload.as_ref())
+                    ),
+                    Disposition::Failed,
+                ),
+            };
+            return SealedCall {
+                execution,
+                rewrite_conflicts: Vec::new(),
+                rejected: Some(outcome),
+                verdicts: Vec::new(),
+                screened_by: None,
             };
         }
 
@@ -262,6 +350,7 @@ impl ToolRegistry {
                         rewrite_conflicts: conflicts,
                         rejected: Some(outcome),
                         verdicts: Vec::new(),
+                        screened_by: None,
                     };
                 }
             }
@@ -288,20 +377,28 @@ impl ToolRegistry {
             rewrite_conflicts: conflicts,
             rejected,
             verdicts,
+            screened_by: None,
         }
     }
 
     /// Runs a sealed call through the pipeline.
     pub async fn execute(&self, ctx: &SeamContext, sealed: SealedCall) -> ToolExecutionResult {
-        let exec = sealed.execution;
+        let mut exec = sealed.execution;
         let tool = self.tools.get(&exec.tool).cloned();
         let mut contexts = Vec::new();
+        let mut decided_by = sealed.screened_by;
         let outcome = match sealed.rejected {
             Some(outcome) => outcome,
             None => match &tool {
                 Some(tool) => {
-                    self.run_phases(ctx, &exec, tool, &sealed.verdicts, &mut contexts)
-                        .await
+                    let ran = self
+                        .run_phases(ctx, &exec, tool, &sealed.verdicts, &mut contexts)
+                        .await;
+                    if let Some(rewritten) = ran.rewritten {
+                        exec = rewritten;
+                    }
+                    decided_by = ran.decided_by;
+                    ran.outcome
                 }
                 None => ToolOutcome::error(
                     format!("Unknown tool `{}`.", exec.tool),
@@ -320,6 +417,7 @@ impl ToolRegistry {
             execution: Some(exec),
             outcome,
             contexts,
+            decided_by,
         }
     }
 
@@ -330,13 +428,31 @@ impl ToolRegistry {
         tool: &Arc<dyn Tool>,
         verdicts: &[Option<PreToolVerdict>],
         contexts: &mut Vec<ContextEntry>,
-    ) -> ToolOutcome {
-        let outcome = match self.gate(ctx, exec, verdicts, contexts).await {
-            Gate::Pass { .. } => None,
-            Gate::Denied { outcome, .. } => Some(outcome),
+    ) -> Ran {
+        let (outcome, rewritten, decided_by) = match self.gate(ctx, exec, verdicts, contexts).await
+        {
+            Gate::Pass {
+                rewritten,
+                decided_by,
+                ..
+            } => (None, rewritten, decided_by),
+            Gate::Denied {
+                outcome,
+                decided_by,
+                ..
+            } => (Some(outcome), None, decided_by),
             // A failed listener ends the call here: no post-execute.
-            Gate::Failed(outcome) => return outcome,
+            Gate::Failed(outcome) => {
+                return Ran {
+                    outcome,
+                    rewritten: None,
+                    decided_by: None,
+                };
+            }
         };
+        // An approval that replaced the arguments: the rest of the call
+        // (dispatch, post-execute) sees the replacement.
+        let exec = rewritten.as_ref().unwrap_or(exec);
 
         // Phases 3–4: execute wrappers around dispatch.
         let started = Instant::now();
@@ -411,7 +527,11 @@ impl ToolRegistry {
             contexts.extend(deferred);
         }
         contexts.extend(decision_contexts);
-        outcome
+        Ran {
+            outcome,
+            rewritten,
+            decided_by,
+        }
     }
 
     /// Phases 1–2 for a sealed call: the pre-execute waterfall, the
@@ -427,6 +547,8 @@ impl ToolRegistry {
         // Phase 1: pre-execute waterfall. A deny ends it; an ask is kept
         // while later listeners may still deny; contexts always accumulate.
         let mut decision = PreToolDecision::Allow;
+        // Which plugin's ask or deny the decision is.
+        let mut decider: Option<usize> = None;
         for (index, plugin) in self.plugins.iter().enumerate() {
             let review = verdicts.get(index).and_then(Option::as_ref);
             match AssertUnwindSafe(plugin.pre_execute(ctx, exec, review))
@@ -437,13 +559,16 @@ impl ToolRegistry {
                     contexts.extend(outcome.contexts);
                     match outcome.decision {
                         PreToolDecision::Allow => {}
-                        PreToolDecision::Ask { reason } => {
+                        ask @ PreToolDecision::Ask { .. } => {
                             if decision == PreToolDecision::Allow {
-                                decision = PreToolDecision::Ask { reason };
+                                decision = ask;
+                                decider = Some(index);
                             }
                         }
-                        PreToolDecision::Deny { reason } => {
-                            decision = PreToolDecision::Deny { reason };
+                        deny
+                        @ (PreToolDecision::Deny { .. } | PreToolDecision::AutoDeny { .. }) => {
+                            decision = deny;
+                            decider = Some(index);
                             break;
                         }
                     }
@@ -461,16 +586,77 @@ impl ToolRegistry {
             }
         }
 
-        let mut outcome = match &decision {
-            PreToolDecision::Deny { reason } => Some(ToolOutcome::error(
-                reason.clone(),
-                Disposition::Denied(DenialKind::Policy),
-            )),
-            PreToolDecision::Ask { reason } => {
-                self.resolve_ask(ctx, exec, reason.clone(), verdicts).await
-            }
-            PreToolDecision::Allow => None,
+        let explained = |index: Option<usize>, reason: &str| {
+            index.and_then(|i| {
+                let review = verdicts.get(i).and_then(Option::as_ref);
+                self.plugins
+                    .get(i)
+                    .map(|p| explain(p.as_ref(), exec, review, reason))
+            })
         };
+        let mut rewritten = None;
+        let mut decided_by;
+        let mut outcome = match &decision {
+            PreToolDecision::Deny { reason } => {
+                decided_by = explained(decider, reason);
+                Some(ToolOutcome::error(
+                    reason.clone(),
+                    Disposition::Denied(DenialKind::Policy),
+                ))
+            }
+            PreToolDecision::AutoDeny {
+                reason,
+                check_reason,
+            } => {
+                decided_by = explained(decider, reason);
+                self.tell_denied(ctx, exec, check_reason, contexts).await;
+                Some(ToolOutcome::error(
+                    reason.clone(),
+                    Disposition::Denied(DenialKind::Policy),
+                ))
+            }
+            PreToolDecision::Ask {
+                reason,
+                suggestions,
+            } => {
+                let ask = ApprovalAsk {
+                    reason: reason.clone(),
+                    suggestions: suggestions.clone(),
+                };
+                match self.resolve_ask(ctx, exec, &ask, verdicts).await {
+                    Resolved::Granted(None, by) => {
+                        decided_by = Some(by);
+                        None
+                    }
+                    Resolved::Granted(Some(grant), by) => {
+                        decided_by = Some(by);
+                        match self.apply_grant(ctx, exec, grant).await {
+                            Ok(replacement) => {
+                                rewritten = replacement;
+                                None
+                            }
+                            Err(outcome) => Some(outcome),
+                        }
+                    }
+                    Resolved::Refused(outcome, by) => {
+                        // Nobody answered: the asker's policy decided.
+                        decided_by = by.or_else(|| explained(decider, &outcome.content));
+                        Some(outcome)
+                    }
+                }
+            }
+            PreToolDecision::Allow => {
+                // The first plugin sure of its allow (a rule, a mode).
+                decided_by = self.plugins.iter().enumerate().find_map(|(i, p)| {
+                    let review = verdicts.get(i).and_then(Option::as_ref);
+                    std::panic::catch_unwind(AssertUnwindSafe(|| p.explain(exec, review)))
+                        .ok()
+                        .flatten()
+                });
+                None
+            }
+        };
+        let exec = rewritten.as_ref().unwrap_or(exec);
 
         // Phase 2: guards, after the whole waterfall; they can only deny.
         if outcome.is_none() {
@@ -480,6 +666,8 @@ impl ToolRegistry {
                 match verdict {
                     Ok(GuardVerdict::Abstain) => {}
                     Ok(GuardVerdict::Deny { reason }) => {
+                        decided_by =
+                            Some(DecidedBy::new(DeciderKind::Hook, plugin.name()).because(&reason));
                         outcome = Some(ToolOutcome::error(
                             reason,
                             Disposition::Denied(DenialKind::Guard),
@@ -501,9 +689,91 @@ impl ToolRegistry {
         }
 
         match outcome {
-            None => Gate::Pass { decision },
-            Some(outcome) => Gate::Denied { decision, outcome },
+            None => Gate::Pass {
+                decision,
+                rewritten,
+                decided_by,
+            },
+            Some(outcome) => Gate::Denied {
+                decision,
+                outcome,
+                decided_by,
+            },
         }
+    }
+
+    /// An automatic denial: the permission-denied listeners hear it; any
+    /// that lets the model retry adds [`MAY_RETRY_TEXT`] as a context.
+    async fn tell_denied(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        check_reason: &str,
+        contexts: &mut Vec<ContextEntry>,
+    ) {
+        let mut retry_by = None;
+        for plugin in &self.plugins {
+            let answer = AssertUnwindSafe(plugin.permission_denied(ctx, exec, check_reason))
+                .catch_unwind()
+                .await;
+            match answer {
+                Ok(DeniedFollowUp::MayRetry) => {
+                    retry_by.get_or_insert_with(|| plugin.name().to_owned());
+                }
+                // A failing listener cannot widen anything: the denial stands.
+                Ok(DeniedFollowUp::Stand) | Err(_) => {}
+            }
+        }
+        if let Some(by) = retry_by {
+            contexts.push(ContextEntry::new(MAY_RETRY_TEXT, by));
+        }
+    }
+
+    /// Applies an approval's grant: its permission changes go to every
+    /// plugin; replacement arguments are re-validated against the tool's
+    /// schema and give the call a new identity (the original arguments and
+    /// who replaced them kept), or an `invalid_arguments` outcome.
+    async fn apply_grant(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        grant: ApprovalGrant,
+    ) -> Result<Option<ToolExecution>, ToolOutcome> {
+        if !grant.updates.is_empty() {
+            for plugin in &self.plugins {
+                // Observers are contained: a panicking listener changes nothing.
+                let _ = AssertUnwindSafe(plugin.permissions_updated(ctx, &grant.updates))
+                    .catch_unwind()
+                    .await;
+            }
+        }
+        let Some(arguments) = grant.updated_input else {
+            return Ok(None);
+        };
+        let Some(tool) = self.tools.get(&exec.tool) else {
+            return Err(ToolOutcome::error(
+                format!("Unknown tool `{}`.", exec.tool),
+                Disposition::UnknownTool,
+            ));
+        };
+        if let Err(problem) = schema::validate(&tool.spec().input_schema, &arguments) {
+            return Err(ToolOutcome::error(
+                format!(
+                    "Invalid arguments for `{}` after `{}` rewrote them: {problem}",
+                    exec.tool, grant.by
+                ),
+                Disposition::InvalidArguments,
+            ));
+        }
+        let mut rewritten = exec.clone();
+        rewritten.original_arguments = Some(
+            exec.original_arguments
+                .clone()
+                .unwrap_or_else(|| Arc::clone(&exec.arguments)),
+        );
+        rewritten.arguments = Arc::new(arguments);
+        rewritten.rewritten_by = Some(grant.by);
+        Ok(Some(rewritten))
     }
 
     /// What the pipeline decides for `call` short of running it: sealing
@@ -520,8 +790,10 @@ impl ToolRegistry {
                 .gate(ctx, &sealed.execution, &sealed.verdicts, &mut contexts)
                 .await
             {
-                Gate::Pass { decision } => CallVerdict::Runs { decision },
-                Gate::Denied { decision, outcome } => CallVerdict::Denied { decision, outcome },
+                Gate::Pass { decision, .. } => CallVerdict::Runs { decision },
+                Gate::Denied {
+                    decision, outcome, ..
+                } => CallVerdict::Denied { decision, outcome },
                 Gate::Failed(outcome) => CallVerdict::Rejected(outcome),
             },
         };
@@ -537,49 +809,60 @@ impl ToolRegistry {
         &self,
         ctx: &SeamContext,
         exec: &ToolExecution,
-        reason: Option<String>,
+        ask: &ApprovalAsk,
         verdicts: &[Option<PreToolVerdict>],
-    ) -> Option<ToolOutcome> {
-        let denial_text = reason
+    ) -> Resolved {
+        let refused = |content: String, disposition| {
+            Resolved::Refused(ToolOutcome::error(content, disposition), None)
+        };
+        let hook = |plugin: &Arc<dyn Plugin>| DecidedBy::new(DeciderKind::Hook, plugin.name());
+        let person = || DecidedBy::new(DeciderKind::Person, "user");
+        let denial_text = ask
+            .reason
             .clone()
             .unwrap_or_else(|| NO_APPROVAL_TEXT.to_owned());
         if ctx.turn.is_none() {
-            return Some(ToolOutcome::error(
-                denial_text,
-                Disposition::Denied(DenialKind::NoAgent),
-            ));
+            return refused(denial_text, Disposition::Denied(DenialKind::NoAgent));
         }
         for (index, plugin) in self.plugins.iter().enumerate() {
             let review = verdicts.get(index).and_then(Option::as_ref);
-            match AssertUnwindSafe(plugin.approve(ctx, exec, reason.as_deref(), review))
+            match AssertUnwindSafe(plugin.approve(ctx, exec, ask, review))
                 .catch_unwind()
                 .await
             {
                 Ok(ApprovalDecision::Abstain) => {}
-                Ok(ApprovalDecision::AllowOnce) => return None,
+                Ok(ApprovalDecision::AllowOnce) => return Resolved::Granted(None, hook(plugin)),
+                Ok(ApprovalDecision::Allow(grant)) => {
+                    let by = DecidedBy::new(DeciderKind::Hook, grant.by.clone());
+                    return Resolved::Granted(Some(grant), by);
+                }
                 Ok(ApprovalDecision::Deny { message }) => {
-                    return Some(ToolOutcome::error(
-                        message,
-                        Disposition::Denied(DenialKind::ApprovalRejected),
-                    ));
+                    let by = hook(plugin).because(&message);
+                    return Resolved::Refused(
+                        ToolOutcome::error(
+                            message,
+                            Disposition::Denied(DenialKind::ApprovalRejected),
+                        ),
+                        Some(by),
+                    );
                 }
                 Err(payload) => {
-                    return Some(ToolOutcome::error(
+                    return refused(
                         format!(
                             "approval listener `{}` failed: {}",
                             plugin.name(),
                             panic_text(payload.as_ref())
                         ),
                         Disposition::Failed,
-                    ));
+                    );
                 }
             }
         }
         let Some(approval) = &self.approval else {
-            return Some(ToolOutcome::error(
+            return refused(
                 denial_text,
                 Disposition::Denied(DenialKind::NoApprovalService),
-            ));
+            );
         };
         // The user is about to be asked: notification listeners (Claude
         // Code's `Notification` hooks) hear about it first.
@@ -592,24 +875,33 @@ impl ToolRegistry {
                 .catch_unwind()
                 .await;
         }
-        match approval.request(exec, reason.as_deref()).await {
-            ApprovalResponse::AllowedOnce => None,
-            ApprovalResponse::Rejected => Some(ToolOutcome::error(
-                format!("The user rejected this call. {denial_text}"),
-                Disposition::Denied(DenialKind::ApprovalRejected),
-            )),
-            ApprovalResponse::RejectedWithReason { reason } => Some(ToolOutcome::error(
-                rejected_with_reason_text(&reason),
-                Disposition::Denied(DenialKind::ApprovalRejected),
-            )),
-            ApprovalResponse::Cancelled => Some(ToolOutcome::error(
-                format!("The approval prompt was cancelled. {denial_text}"),
-                Disposition::Denied(DenialKind::ApprovalCancelled),
-            )),
-            ApprovalResponse::Unavailable => Some(ToolOutcome::error(
+        match approval.request(exec, ask.reason.as_deref()).await {
+            ApprovalResponse::AllowedOnce => Resolved::Granted(None, person()),
+            ApprovalResponse::Rejected => Resolved::Refused(
+                ToolOutcome::error(
+                    format!("The user rejected this call. {denial_text}"),
+                    Disposition::Denied(DenialKind::ApprovalRejected),
+                ),
+                Some(person()),
+            ),
+            ApprovalResponse::RejectedWithReason { reason } => Resolved::Refused(
+                ToolOutcome::error(
+                    rejected_with_reason_text(&reason),
+                    Disposition::Denied(DenialKind::ApprovalRejected),
+                ),
+                Some(person()),
+            ),
+            ApprovalResponse::Cancelled => Resolved::Refused(
+                ToolOutcome::error(
+                    format!("The approval prompt was cancelled. {denial_text}"),
+                    Disposition::Denied(DenialKind::ApprovalCancelled),
+                ),
+                Some(person()),
+            ),
+            ApprovalResponse::Unavailable => refused(
                 format!("Nobody could be asked for approval. {denial_text}"),
                 Disposition::Denied(DenialKind::ApprovalUnavailable),
-            )),
+            ),
         }
     }
 

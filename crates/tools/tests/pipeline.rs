@@ -160,7 +160,7 @@ impl Plugin for Probe {
         &self,
         _ctx: &SeamContext,
         exec: &ToolExecution,
-        _reason: Option<&str>,
+        _ask: &dsh_seams::ApprovalAsk,
         _review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         self.saw("approve", exec);
@@ -390,9 +390,7 @@ async fn guard_runs_after_the_whole_waterfall_and_can_only_deny() {
 #[tokio::test]
 async fn ask_without_an_approval_service_becomes_a_denial() {
     let mut probe = Probe::named("p");
-    probe.pre = Some(PreToolDecision::Ask {
-        reason: Some("ASK-REASON".into()),
-    });
+    probe.pre = Some(PreToolDecision::ask(Some("ASK-REASON".into())));
     let fx = fixture(vec![Arc::new(probe)]);
     let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
     assert_eq!(result.outcome.content, "ASK-REASON");
@@ -405,7 +403,7 @@ async fn ask_without_an_approval_service_becomes_a_denial() {
 #[tokio::test]
 async fn ask_without_an_agent_becomes_a_distinct_denial() {
     let mut probe = Probe::named("p");
-    probe.pre = Some(PreToolDecision::Ask { reason: None });
+    probe.pre = Some(PreToolDecision::ask(None));
     let fx = fixture(vec![Arc::new(probe)]);
     let mut ctx = ctx();
     ctx.turn = None;
@@ -449,9 +447,7 @@ async fn only_an_explicit_allowed_once_continues_an_ask() {
         ),
     ] {
         let mut probe = Probe::named("p");
-        probe.pre = Some(PreToolDecision::Ask {
-            reason: Some("why".into()),
-        });
+        probe.pre = Some(PreToolDecision::ask(Some("why".into())));
         let mut fx = fixture(vec![Arc::new(probe)]);
         fx.registry.set_approval(Arc::new(Answer(answer.clone())));
         let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
@@ -469,7 +465,7 @@ async fn only_an_explicit_allowed_once_continues_an_ask() {
 #[tokio::test]
 async fn an_approval_listener_answers_before_the_user_is_asked() {
     let mut asker = Probe::named("asker");
-    asker.pre = Some(PreToolDecision::Ask { reason: None });
+    asker.pre = Some(PreToolDecision::ask(None));
     let mut approver = Probe::named("approver");
     approver.approve = Some(ApprovalDecision::Deny {
         message: "PERMREQ-DENY".into(),
@@ -712,7 +708,7 @@ impl Plugin for NotifiedAsker {
         _review: Option<&PreToolVerdict>,
     ) -> PreToolOutcome {
         PreToolOutcome {
-            decision: PreToolDecision::Ask { reason: None },
+            decision: PreToolDecision::ask(None),
             contexts: vec![],
         }
     }
@@ -791,7 +787,7 @@ impl Plugin for Reviewer {
         &self,
         _ctx: &SeamContext,
         _exec: &ToolExecution,
-        _reason: Option<&str>,
+        _ask: &dsh_seams::ApprovalAsk,
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         self.approve_saw
@@ -805,9 +801,7 @@ impl Plugin for Reviewer {
 #[tokio::test]
 async fn a_review_verdict_reaches_its_own_plugin_once_and_nothing_else() {
     let reviewer = Arc::new(Reviewer {
-        decision: Some(PreToolDecision::Ask {
-            reason: Some("look".into()),
-        }),
+        decision: Some(PreToolDecision::ask(Some("look".into()))),
         ..Reviewer::default()
     });
     let bystander = Arc::new(Probe::named("bystander"));
@@ -817,9 +811,7 @@ async fn a_review_verdict_reaches_its_own_plugin_once_and_nothing_else() {
     assert_eq!(reviewer.reviews.load(Ordering::SeqCst), 1);
     assert_eq!(
         reviewer.approve_saw.lock().unwrap().clone(),
-        vec![Some(PreToolDecision::Ask {
-            reason: Some("look".into())
-        })]
+        vec![Some(PreToolDecision::ask(Some("look".into())))]
     );
     assert_eq!(result.contexts.len(), 1);
     assert_eq!(result.contexts[0].content, "REVIEW-CTX");
@@ -902,9 +894,7 @@ async fn decide_rejects_a_rewrite_that_breaks_the_schema() {
 #[tokio::test]
 async fn decide_agrees_with_execute_on_an_unanswered_ask() {
     let mut probe = Probe::named("p");
-    probe.pre = Some(PreToolDecision::Ask {
-        reason: Some("ASK-REASON".into()),
-    });
+    probe.pre = Some(PreToolDecision::ask(Some("ASK-REASON".into())));
     let fx = fixture(vec![Arc::new(probe)]);
     let decided = fx
         .registry
@@ -938,5 +928,163 @@ async fn decide_lets_an_allowed_call_through_with_its_contexts() {
         decided.verdict
     );
     assert_eq!(decided.contexts.len(), 1);
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+}
+
+/// Screens out calls whose text is `secret`; counts every review it sees.
+#[derive(Default)]
+struct Screener {
+    reviews: AtomicUsize,
+}
+
+#[async_trait]
+impl Plugin for Screener {
+    fn name(&self) -> &str {
+        "screener"
+    }
+    async fn screen(&self, _ctx: &SeamContext, call: &ProposedCall) -> dsh_seams::Screening {
+        if call.arguments["text"] == "secret" {
+            dsh_seams::Screening::Deny {
+                reason: "SCREENED".into(),
+            }
+        } else {
+            dsh_seams::Screening::Pass
+        }
+    }
+    async fn rewrite_input(&self, _ctx: &SeamContext, _call: &ProposedCall) -> CallReview {
+        self.reviews.fetch_add(1, Ordering::SeqCst);
+        CallReview::keep()
+    }
+    fn explain(
+        &self,
+        _exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> Option<dsh_protocol::DecidedBy> {
+        Some(dsh_protocol::DecidedBy::new(
+            dsh_protocol::DeciderKind::Rule,
+            "screener-rules",
+        ))
+    }
+}
+
+#[tokio::test]
+async fn a_screened_call_is_never_reviewed_and_says_who_screened_it() {
+    let screener = Arc::new(Screener::default());
+    let probe = Arc::new(Probe::named("p"));
+    let plugins: Vec<Arc<dyn Plugin>> = vec![probe.clone(), screener.clone()];
+    let fx = fixture_of(plugins);
+    let result = run(&fx, &ctx(), json!({"text": "secret"})).await;
+    assert_eq!(result.outcome.content, "SCREENED");
+    assert_eq!(
+        result.outcome.disposition,
+        Disposition::Denied(DenialKind::Policy)
+    );
+    // Neither plugin reviewed it, though the probe is registered first.
+    assert_eq!(screener.reviews.load(Ordering::SeqCst), 0);
+    assert!(
+        probe.seen().iter().all(|s| s.starts_with("result")),
+        "{:?}",
+        probe.seen()
+    );
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+    let by = result.decided_by.expect("decided_by");
+    assert_eq!(by.kind, dsh_protocol::DeciderKind::Rule);
+    assert_eq!(by.source, "screener-rules");
+    assert_eq!(by.reason.as_deref(), Some("SCREENED"));
+    // Another call passes screening and is reviewed.
+    let result = run(&fx, &ctx(), json!({"text": "fine"})).await;
+    assert!(!result.outcome.is_error);
+    assert_eq!(screener.reviews.load(Ordering::SeqCst), 1);
+}
+
+/// Asks with a suggestion, then grants with replacement arguments.
+struct Granter {
+    arguments: Value,
+    saw: Mutex<Option<dsh_seams::ApprovalAsk>>,
+    updates: Mutex<Vec<dsh_seams::PermissionUpdate>>,
+}
+
+#[async_trait]
+impl Plugin for Granter {
+    fn name(&self) -> &str {
+        "granter"
+    }
+    async fn pre_execute(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> PreToolOutcome {
+        PreToolOutcome {
+            decision: PreToolDecision::Ask {
+                reason: Some("needs a yes".into()),
+                suggestions: Some(vec![dsh_seams::PermissionUpdate::SetMode {
+                    mode: "acceptEdits".into(),
+                    destination: dsh_seams::UpdateDestination::Session,
+                }]),
+            },
+            contexts: vec![],
+        }
+    }
+    async fn approve(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        ask: &dsh_seams::ApprovalAsk,
+        _review: Option<&PreToolVerdict>,
+    ) -> ApprovalDecision {
+        *self.saw.lock().unwrap() = Some(ask.clone());
+        ApprovalDecision::Allow(dsh_seams::ApprovalGrant {
+            updated_input: Some(self.arguments.clone()),
+            updates: ask.suggestions.clone().unwrap_or_default(),
+            by: "granter:hook".into(),
+        })
+    }
+    async fn permissions_updated(
+        &self,
+        _ctx: &SeamContext,
+        updates: &[dsh_seams::PermissionUpdate],
+    ) {
+        self.updates.lock().unwrap().extend_from_slice(updates);
+    }
+}
+
+#[tokio::test]
+async fn an_approval_grant_replaces_arguments_revalidated_and_applies_updates() {
+    let granter = Arc::new(Granter {
+        arguments: json!({"text": "granted"}),
+        saw: Mutex::new(None),
+        updates: Mutex::new(vec![]),
+    });
+    let plugins: Vec<Arc<dyn Plugin>> = vec![granter.clone()];
+    let fx = fixture_of(plugins);
+    let result = run(&fx, &ctx(), json!({"text": "asked"})).await;
+    assert_eq!(result.outcome.content, "granted", "{result:?}");
+    let exec = result.execution.expect("execution");
+    assert_eq!(*exec.arguments, json!({"text": "granted"}));
+    assert_eq!(
+        exec.original_arguments.as_deref(),
+        Some(&json!({"text": "asked"}))
+    );
+    assert_eq!(exec.rewritten_by.as_deref(), Some("granter:hook"));
+    let saw = granter.saw.lock().unwrap().clone().expect("approve ran");
+    assert_eq!(saw.reason.as_deref(), Some("needs a yes"));
+    assert_eq!(saw.suggestions.as_ref().map(Vec::len), Some(1));
+    assert_eq!(granter.updates.lock().unwrap().len(), 1);
+    assert_eq!(
+        result.decided_by.expect("decided_by").source,
+        "granter:hook"
+    );
+
+    // Replacement arguments that fail the schema are refused.
+    let bad = Arc::new(Granter {
+        arguments: json!({"nope": 1}),
+        saw: Mutex::new(None),
+        updates: Mutex::new(vec![]),
+    });
+    let plugins: Vec<Arc<dyn Plugin>> = vec![bad];
+    let fx = fixture_of(plugins);
+    let result = run(&fx, &ctx(), json!({"text": "asked"})).await;
+    assert_eq!(result.outcome.disposition, Disposition::InvalidArguments);
     assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
 }

@@ -36,6 +36,7 @@ impl ClaudePlugin {
                 | HookEvent::PostToolUseFailure
                 | HookEvent::PostToolBatch
                 | HookEvent::PermissionRequest
+                | HookEvent::PermissionDenied
                 | HookEvent::Stop
                 | HookEvent::StopFailure
         ) {

@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use dsh_seams::{
-    ApprovalDecision, CallReview, ContextEntry, Disposition, InputRewrite, NoticeLevel,
-    PostToolAction, PostToolDecision, PreToolDecision, PreToolOutcome, PreToolVerdict, SeamContext,
-    SettledCall, StopRequest, ToolExecution, ToolOutcome, UserNotice,
+    ApprovalAsk, ApprovalDecision, ApprovalGrant, CallReview, ContextEntry, DeniedFollowUp,
+    Disposition, InputRewrite, NoticeLevel, PostToolAction, PostToolDecision, PreToolDecision,
+    PreToolOutcome, PreToolVerdict, SeamContext, SettledCall, StopRequest, ToolExecution,
+    ToolOutcome, UserNotice,
 };
 use serde_json::Value;
 
@@ -77,9 +78,8 @@ impl ClaudePlugin {
                 )),
             ),
             Some(Effect::Ask { reason }) => (
-                PreToolDecision::Ask {
-                    reason: reason.clone(),
-                },
+                // A hook's ask offers no permission changes (not captured).
+                PreToolDecision::ask(reason.clone()),
                 None,
             ),
             Some(Effect::Allow { .. } | Effect::None | Effect::Block { .. }) | None => {
@@ -87,6 +87,18 @@ impl ClaudePlugin {
             }
         };
         let denied = matches!(decision, PreToolDecision::Deny { .. });
+        // A hook's explicit allow answers the permission prompt the call
+        // would get (`d_pre_allow_default_mode`: no PermissionRequest);
+        // deny rules still deny after it (`c7`).
+        let approval = winner
+            .filter(|&i| matches!(fired[i].reading.effect, Effect::Allow { .. }))
+            .map(|i| {
+                ApprovalDecision::Allow(ApprovalGrant {
+                    updated_input: None,
+                    updates: Vec::new(),
+                    by: source_of(HookEvent::PreToolUse, &fired[i].handler.command_text()),
+                })
+            });
         let rewriters: Vec<usize> = fired
             .iter()
             .enumerate()
@@ -127,6 +139,13 @@ impl ClaudePlugin {
                 })
                 .collect(),
             stop: stop.map(|reason| StopRequest { reason, source }),
+            approval,
+            decided_by: winner.map(|i| {
+                dsh_protocol::DecidedBy::new(
+                    dsh_protocol::DeciderKind::Hook,
+                    source_of(HookEvent::PreToolUse, &fired[i].handler.command_text()),
+                )
+            }),
         };
         let rewrite = match rewrite_winner {
             Some(i) => InputRewrite::Rewrite {
@@ -153,9 +172,12 @@ impl ClaudePlugin {
         &self,
         ctx: &SeamContext,
         exec: &ToolExecution,
-        _reason: Option<&str>,
+        ask: &ApprovalAsk,
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
+        if let Some(answer) = review.and_then(|v| v.approval.clone()) {
+            return answer;
+        }
         let asked_by_hook = review.is_some_and(PreToolVerdict::asks);
         if asked_by_hook && !ctx.session.interactive {
             // Claude Code in -p: a PreToolUse `ask` is denied with its raw
@@ -173,25 +195,32 @@ impl ClaudePlugin {
             call_id: Some(&exec.call_id),
             ..Firing::new(
                 HookEvent::PermissionRequest,
-                payload::permission_request(&common, &tool_name, &tool_input),
+                payload::permission_request(
+                    &common,
+                    &tool_name,
+                    &tool_input,
+                    ask.suggestions.as_deref(),
+                ),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         let effects: Vec<&Effect> = fired.iter().map(|f| &f.reading.effect).collect();
         let winner = winning_permission(&effects);
+        let allowed =
+            winner.is_some_and(|i| matches!(fired[i].reading.effect, Effect::Allow { .. }));
         self.record(ctx, firing.event, &fired, &|i, decision| {
             if permission_rank_of(&fired[i].reading.effect) > 0 {
                 decision.won = Some(Some(i) == winner);
             }
             if fired[i].reading.updated_input.is_some() {
-                decision.updated_input_ignored =
-                    Some("the call is already sealed when approval runs".to_owned());
+                decision.rewrite_won = Some(Some(i) == winner && allowed);
             }
         });
         match winner.map(|i| (i, &fired[i].reading)) {
-            Some((_, interp)) => match &interp.effect {
+            Some((i, interp)) => match &interp.effect {
                 Effect::Deny { text } => {
                     if interp.stop.is_some() {
+                        // `interrupt: true`: Claude Code stops the turn.
                         ctx.control
                             .request_stop(text.clone(), "claude:PermissionRequest");
                     }
@@ -199,12 +228,58 @@ impl ClaudePlugin {
                         message: text.clone(),
                     }
                 }
-                Effect::Allow { .. } => ApprovalDecision::AllowOnce,
+                // A grant even without changes: it names the hook that
+                // allowed (the result's `decided_by`).
+                Effect::Allow { .. } => ApprovalDecision::Allow(ApprovalGrant {
+                    updated_input: interp.updated_input.clone(),
+                    updates: interp.updated_permissions.clone().unwrap_or_default(),
+                    by: source_of(
+                        HookEvent::PermissionRequest,
+                        &fired[i].handler.command_text(),
+                    ),
+                }),
                 Effect::None | Effect::Ask { .. } | Effect::Defer { .. } | Effect::Block { .. } => {
                     ApprovalDecision::Abstain
                 }
             },
             None => ApprovalDecision::Abstain,
+        }
+    }
+
+    /// PermissionDenied: auto mode's check denied the call. A hook's
+    /// `retry: true` lets the model know it may try again.
+    pub(super) async fn on_permission_denied(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        check_reason: &str,
+    ) -> DeniedFollowUp {
+        let tool_name = payload::cc_tool_name(&exec.tool);
+        let tool_input =
+            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd);
+        let common = self.common(ctx, true);
+        let firing = Firing {
+            subject: Some(&tool_name),
+            tool_name: Some(&tool_name),
+            tool_input: Some(&tool_input),
+            call_id: Some(&exec.call_id),
+            ..Firing::new(
+                HookEvent::PermissionDenied,
+                payload::permission_denied(
+                    &common,
+                    &tool_name,
+                    &tool_input,
+                    &exec.call_id,
+                    check_reason,
+                ),
+            )
+        };
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        self.record(ctx, firing.event, &fired, &|_, _| {});
+        if fired.iter().any(|f| f.reading.retry) {
+            DeniedFollowUp::MayRetry
+        } else {
+            DeniedFollowUp::Stand
         }
     }
 
