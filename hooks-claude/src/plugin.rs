@@ -29,8 +29,8 @@ use crate::output::Effect;
 use crate::payload::{self, Common};
 use crate::transcript::Transcript;
 
-mod failure;
 mod compact;
+mod failure;
 mod launch;
 mod tools;
 mod turns;

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use dsh_seams::{PermissionUpdate, RuleBehavior, RuleValue, UpdateDestination};
 use serde_json::Value;
 
+use crate::compound::{self, Split};
 use crate::layer::{Behavior, Layer, Source, SourcedRule};
 use crate::mode::Mode;
-use crate::rule::{PathContext, ToolKind, normalize, path_of, tool_kind};
+use crate::rule::{PathContext, Rule, Specifier, ToolKind, normalize, path_of, tool_kind};
 use crate::texts;
 
 /// Whether the user trusts this workspace (dsh's hook trust, or Claude
@@ -326,10 +327,51 @@ impl Permissions {
     }
 
     fn first_match(&self, behavior: Behavior, tool: &str, input: &Value) -> Option<&SourcedRule> {
-        self.rules
-            .iter()
-            .filter(|r| r.behavior == behavior)
-            .find(|r| r.rule.matches(tool, input, &self.ctx))
+        let matching = |input: &Value| {
+            self.rules
+                .iter()
+                .filter(|r| r.behavior == behavior)
+                .find(|r| r.rule.matches(tool, input, &self.ctx))
+        };
+        let command = input.get("command").and_then(Value::as_str);
+        let (ToolKind::Bash, Some(command)) = (tool_kind(tool), command) else {
+            return matching(input);
+        };
+        // A compound line is judged command by command, as Claude Code does:
+        // `Bash(touch:*)` must not approve `touch a; rm -rf b`.
+        let commands = match compound::split(command) {
+            Split::Commands(commands) => Some(commands),
+            Split::Opaque => None,
+        };
+        let part = |command: &str| serde_json::json!({ "command": command });
+        match behavior {
+            // One denied (or asked-about) command is enough.
+            Behavior::Deny | Behavior::Ask => matching(input).or_else(|| {
+                commands
+                    .iter()
+                    .flatten()
+                    .find_map(|command| matching(&part(command)))
+            }),
+            // Every command must be allowed, unless a rule consents to the
+            // whole line (a bare `Bash`, `Bash(*)`, or this exact line).
+            Behavior::Allow => {
+                let whole_line = self
+                    .rules
+                    .iter()
+                    .filter(|r| r.behavior == behavior && consents_to_any_line(&r.rule))
+                    .find(|r| r.rule.matches(tool, input, &self.ctx));
+                if whole_line.is_some() {
+                    return whole_line;
+                }
+                let commands = commands?;
+                let mut first = None;
+                for command in &commands {
+                    let rule = matching(&part(command))?;
+                    first.get_or_insert(rule);
+                }
+                first
+            }
+        }
     }
 
     /// Decides one call. Precedence: deny rules, then ask rules, then
@@ -499,6 +541,19 @@ impl Permissions {
                 }
             }
         }
+    }
+}
+
+/// A rule whose match on a whole command line is consent to everything the
+/// line runs: the user named all of Bash, or this exact line.
+fn consents_to_any_line(rule: &Rule) -> bool {
+    match &rule.specifier {
+        Specifier::Any | Specifier::CommandExact(_) => true,
+        Specifier::CommandWildcard(pattern) => pattern == "*",
+        Specifier::CommandPrefix(_)
+        | Specifier::Path(_)
+        | Specifier::Domain(_)
+        | Specifier::Literal(_) => false,
     }
 }
 

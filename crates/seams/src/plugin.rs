@@ -13,9 +13,8 @@ use crate::{
     ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision, CompactionInput,
     CompactionOutcome, ContextDecision, ContextEntry, ContinuationDecision, DeniedFollowUp,
     GuardVerdict, NextStepUpdate, PermissionUpdate, PostToolDecision, PreToolOutcome,
-    PreToolVerdict, PromptDecision, ProposedCall, ProviderRequestDecision, Screening,
-    SeamContext, SessionEndReason, SessionStartSource, StepReport, StepStop, ToolExecution,
-    ToolOutcome,
+    PreToolVerdict, PromptDecision, ProposedCall, ProviderRequestDecision, Screening, SeamContext,
+    SessionEndReason, SessionStartSource, StepReport, StepStop, ToolExecution, ToolOutcome,
 };
 
 /// A prompt claimed for a turn.
