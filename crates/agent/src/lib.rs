@@ -18,7 +18,10 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod agent;
+pub mod commands;
 mod fixture;
+mod frontmatter;
+pub mod instructions;
 mod replay;
 mod scripted;
 

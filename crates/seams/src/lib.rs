@@ -20,10 +20,12 @@ mod context;
 mod decisions;
 mod execution;
 mod plugin;
+mod prompting;
 
 pub use context::*;
 pub use decisions::*;
 pub use execution::*;
 pub use plugin::*;
+pub use prompting::*;
 
 pub use tokio_util::sync::CancellationToken;

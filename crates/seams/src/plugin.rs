@@ -14,6 +14,7 @@ use crate::{
     PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, ProposedCall, SeamContext,
     SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
 };
+use crate::{AgentStartDecision, AgentStartInput, ExpansionInput, InstructionFile, LoadReason};
 
 /// A prompt claimed for a turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -245,4 +246,39 @@ pub trait Plugin: Send + Sync {
 
     /// Observes every event after it is durably appended.
     fn on_event(&self, _event: &Event) {}
+
+    // Prompt-layer seams (issue 16).
+
+    /// Instruction files were loaded into the system prompt (before the
+    /// session-start seam, and again after `/clear`). Observation only.
+    async fn instructions_loaded(
+        &self,
+        _ctx: &SeamContext,
+        _files: &[InstructionFile],
+        _reason: LoadReason,
+    ) {
+    }
+
+    /// A prompt that names a custom command is about to be replaced by its
+    /// expansion (after prompt-submit allowed it). `Block` rejects the turn
+    /// with no model request; `Allow`'s contexts follow the prompt; a
+    /// rewrite is ignored (the expansion is the command's).
+    async fn prompt_expansion(
+        &self,
+        _ctx: &SeamContext,
+        _input: &ExpansionInput,
+    ) -> PromptDecision {
+        PromptDecision::allow()
+    }
+
+    /// The system-prompt seam (seed 004's `before_agent_start`): once per
+    /// turn, before its first model request, a listener may replace the
+    /// system prompt for this turn and add contexts after the prompt.
+    async fn before_agent_start(
+        &self,
+        _ctx: &SeamContext,
+        _input: &AgentStartInput,
+    ) -> AgentStartDecision {
+        AgentStartDecision::keep()
+    }
 }
