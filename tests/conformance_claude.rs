@@ -31,6 +31,7 @@
 //! | "woke after sleep" notes | harness notes | harness notes | timing-dependent (z2's async sleeper races session end) |
 //! | env other than `PWD`, `CLAUDE_PROJECT_DIR`, `CLAUDE_ENV_FILE`, `CLAUDE_EFFORT`, `CLAUDECODE`, `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_CODE_SESSION_ID` | Claude Code internals (`CLAUDE_PID`, messaging socket, child notes dir…) | not set / dsh's own | only the documented hook variables are compared |
 //! | model requests: system prompt, `<Claude Code … elided>` blocks, env block, date | Claude Code's built-in prompts | dsh's system prompt | not hook output |
+//! | `~/.claude/CLAUDE.md` in InstructionsLoaded's `file_path` | `<HOME>/.claude/CLAUDE.md` | `$HOME/.claude/CLAUDE.md` | both `<USER_CLAUDE_MD>`, before the state-dir rule turns `<HOME>/.claude` into `<STATE>` |
 //! | message framing | opus-5-5 form: hook texts in `role:"system"` messages, the first turn's attachments joined into one system message after the prompt, tool results and the next prompt in one user message | one message per context/steering/tool result | between two assistant messages the view keeps user texts, tool results and hook texts as three ordered lists; hook texts are split where a `\n\n` paragraph opens with a hook label, so their own newlines stay |
 
 use std::collections::HashMap;
@@ -90,6 +91,10 @@ enum Known {
     /// refuses to run, a plugin hook whose script path the shell empties): the log's
     /// `hook/invoked` records hold that many more inputs than the hooks recorded.
     UnrecordedRuns(usize),
+    /// Claude Code sends a slash command's `<command-message>…<command-args>` marker block
+    /// before the expanded text; dsh sends the expanded text only (the log keeps the typed
+    /// prompt as the user message's `original_content`).
+    SlashCommandMarkup,
 }
 
 fn scenario_dir(name: &str) -> PathBuf {
@@ -147,6 +152,10 @@ fn run_dsh(name: &str) -> DshRun {
     let dir = scenario_dir(name);
     let ctx = TestContext::new();
     copy_tree(&dir.join(".claude"), &ctx.project().join(".claude"));
+    // Files the capture put into the project (CLAUDE.md, commands, skills; issue 16).
+    if dir.join("project").is_dir() {
+        copy_tree(&dir.join("project"), &ctx.project());
+    }
     if dir.join("home").is_dir() {
         copy_tree_at_home(&dir.join("home"), &ctx.home(), &ctx.home());
     }
@@ -231,6 +240,11 @@ impl Normalizer {
         Normalizer {
             replacements: vec![
                 (session_id.to_owned(), "<SESSION_ID>".to_owned()),
+                // The user's instruction file (InstructionsLoaded), before the state-dir rule.
+                (
+                    "<HOME>/.claude/CLAUDE.md".to_owned(),
+                    "<USER_CLAUDE_MD>".to_owned(),
+                ),
                 // Plugin data lives in Claude Code's own tree for both tools.
                 ("<HOME>/.claude/plugins".to_owned(), "<PLUGINS>".to_owned()),
                 ("<HOME>/.claude".to_owned(), "<STATE>".to_owned()),
@@ -256,6 +270,10 @@ impl Normalizer {
         Normalizer {
             replacements: vec![
                 (SESSION_ID.to_owned(), "<SESSION_ID>".to_owned()),
+                (
+                    format!("{home}/.claude/CLAUDE.md"),
+                    "<USER_CLAUDE_MD>".to_owned(),
+                ),
                 (
                     format!("{python}: can't open"),
                     "python3: can't open".to_owned(),
@@ -686,7 +704,9 @@ fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer) -> Vec<Value> {
         let invocation = invoked[id];
         let event = invocation["event"].as_str().unwrap_or_default();
         let first_turn = invocation.get("turn").is_none_or(|turn| turn == 1);
-        if event == "SessionEnd" || !first_turn {
+        // Claude Code's stream reports no `hook_response` for InstructionsLoaded runs
+        // (`misc_instructions_loaded`); their stdin is compared above.
+        if event == "SessionEnd" || event == "InstructionsLoaded" || !first_turn {
             continue;
         }
         let cancelled = result["timed_out"] == true || result["outcome"] != "exited";
@@ -715,6 +735,14 @@ fn expected_turn_end(result: &Value) -> &'static str {
             && result["result"]
                 .as_str()
                 .is_some_and(|r| r.starts_with("UserPromptSubmit operation blocked by hook")) =>
+        {
+            "rejected"
+        }
+        // Issue 16: a blocked slash-command expansion is a zero-step rejected turn too.
+        None if result["num_turns"] == 0
+            && result["result"].as_str().is_some_and(|r| {
+                r.starts_with("UserPromptExpansion operation blocked by hook")
+            }) =>
         {
             "rejected"
         }
@@ -765,6 +793,17 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
             }
             Known::AsyncHookRace => hooks.sort_by_key(Value::to_string),
             Known::UnrecordedRuns(_) => {}
+            Known::SlashCommandMarkup => {
+                for segment in segments_mut(model) {
+                    if let Some(user) = segment.get_mut("user").and_then(Value::as_array_mut) {
+                        user.retain(|text| {
+                            !text
+                                .as_str()
+                                .is_some_and(|t| t.starts_with("<command-message>"))
+                        });
+                    }
+                }
+            }
             Known::DefaultPermissionMode => {
                 for record in hooks.iter_mut() {
                     if record["stdin"]["permission_mode"] == "default" {
@@ -942,6 +981,25 @@ fn conformance(name: &str, known: &[Known]) {
                 "${CLAUDE_PLUGIN_DATA}"
             ])
         );
+    }
+    if name == "misc_instructions_loaded" {
+        // The instruction files themselves reach the model in dsh's system prompt (Claude Code
+        // sends them in a `<system-reminder>` the view drops); path-scoped rules and nested
+        // CLAUDE.md files are not loaded at start in either tool.
+        let system = run.requests[0]["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default();
+        for text in [
+            "USER-CLAUDE-MD",
+            "PROJECT-CLAUDE-MD",
+            "RULE-ALWAYS",
+            "LOCAL-CLAUDE-MD",
+        ] {
+            assert!(system.contains(text), "{text} not in the system prompt");
+        }
+        for text in ["RULE-PY-ONLY", "NESTED-CLAUDE-MD"] {
+            assert!(!system.contains(text), "{text} in the system prompt");
+        }
     }
     if name == "pl_basic" {
         // The data directory exists by the time the hook runs, so a hook can write there.
@@ -1134,4 +1192,10 @@ scenarios! {
     u_settings_layers;
     v_shell_semantics;
     z2_async_hook [Known::AsyncHookRace];
+    // Issue 16: project instructions and slash commands.
+    misc_instructions_loaded;
+    misc_expansion [Known::SlashCommandMarkup];
+    misc_expansion_ctx [Known::SlashCommandMarkup];
+    misc_expansion_exit2 [Known::SlashCommandMarkup];
+    misc_expansion_skill [Known::SlashCommandMarkup];
 }

@@ -182,10 +182,9 @@ impl HookEvent {
             | HookEvent::SessionEnd
             | HookEvent::Stop
             | HookEvent::PermissionRequest
-            | HookEvent::PostToolBatch => EventSupport::Fired,
-            HookEvent::UserPromptExpansion => {
-                EventSupport::NotFired("dsh has no slash commands that expand into prompts")
-            }
+            | HookEvent::PostToolBatch
+            | HookEvent::UserPromptExpansion
+            | HookEvent::InstructionsLoaded => EventSupport::Fired,
             HookEvent::StopFailure => EventSupport::NotFired(
                 "dsh has no seam for a turn ended by a provider error that could run it before the turn closes",
             ),
@@ -213,9 +212,6 @@ impl HookEvent {
             ),
             HookEvent::WorktreeCreate | HookEvent::WorktreeRemove => {
                 EventSupport::NotFired("dsh does not manage worktrees")
-            }
-            HookEvent::InstructionsLoaded => {
-                EventSupport::NotFired("dsh does not load CLAUDE.md instruction files")
             }
             HookEvent::CwdChanged | HookEvent::FileChanged => {
                 EventSupport::NotFired("dsh does not track cwd changes or watch files")
@@ -256,10 +252,10 @@ impl HookEvent {
             | HookEvent::PostToolUseFailure
             | HookEvent::PostToolBatch
             | HookEvent::UserPromptSubmit
+            | HookEvent::UserPromptExpansion
             | HookEvent::Stop
             | HookEvent::SubagentStop => true,
             HookEvent::Notification
-            | HookEvent::UserPromptExpansion
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
             | HookEvent::StopFailure
@@ -352,8 +348,9 @@ impl HookEvent {
             HookEvent::Stop => Seam::TurnContinuation,
             HookEvent::SessionEnd => Seam::SessionEnd,
             HookEvent::Notification => Seam::Notification,
-            HookEvent::UserPromptExpansion
-            | HookEvent::StopFailure
+            // The expansion is a second prompt-policy step of the same turn.
+            HookEvent::UserPromptExpansion => Seam::PromptSubmit,
+            HookEvent::StopFailure
             | HookEvent::SubagentStart
             | HookEvent::SubagentStop
             | HookEvent::PreCompact
@@ -370,11 +367,12 @@ impl HookEvent {
             | HookEvent::ConfigChange
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
-            | HookEvent::InstructionsLoaded
             | HookEvent::CwdChanged
             | HookEvent::FileChanged
             | HookEvent::DirectoryAdded
             | HookEvent::MessageDisplay => Seam::Unmapped,
+            // Instruction files are read as the session starts.
+            HookEvent::InstructionsLoaded => Seam::SessionStart,
         }
     }
 }

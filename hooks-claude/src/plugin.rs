@@ -30,6 +30,7 @@ use crate::payload::{self, Common};
 use crate::transcript::Transcript;
 
 mod launch;
+mod prompting;
 mod tools;
 mod turns;
 
@@ -55,6 +56,8 @@ struct State {
     prompt_ids: HashMap<u64, String>,
     last_prompt_id: Option<String>,
     transcript: Option<Transcript>,
+    /// `.claude/rules` files whose InstructionsLoaded waits for SessionStart.
+    pending_rules: Vec<(dsh_seams::InstructionFile, dsh_seams::LoadReason)>,
 }
 
 /// One awaited run, read.
@@ -270,7 +273,26 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         source: SessionStartSource,
     ) -> Vec<ContextEntry> {
-        self.on_session_start(ctx, source).await
+        let contexts = self.on_session_start(ctx, source).await;
+        self.fire_pending_rules(ctx).await;
+        contexts
+    }
+
+    async fn instructions_loaded(
+        &self,
+        ctx: &SeamContext,
+        files: &[dsh_seams::InstructionFile],
+        reason: dsh_seams::LoadReason,
+    ) {
+        self.on_instructions_loaded(ctx, files, reason).await;
+    }
+
+    async fn prompt_expansion(
+        &self,
+        ctx: &SeamContext,
+        input: &dsh_seams::ExpansionInput,
+    ) -> PromptDecision {
+        self.on_prompt_expansion(ctx, input).await
     }
 
     async fn prompt_submit(&self, ctx: &SeamContext, prompt: &PromptInput) -> PromptDecision {

@@ -25,6 +25,9 @@ pub enum AgentError {
     /// The session log refused or failed an append.
     #[error(transparent)]
     Log(#[from] LogError),
+    /// A fixture prompt names a command dsh cannot run (`/nosuch`).
+    #[error("{0}")]
+    Command(String),
 }
 
 /// Called with every event after it is appended.
@@ -147,6 +150,10 @@ pub struct Agent {
     /// processed (no prompt-submit seam, no model request, no continuation).
     session_stop: Option<StopRequest>,
     session_cancel: CancellationToken,
+    /// Instruction files and custom commands (issue 16; empty unless set).
+    project: crate::ProjectContext,
+    /// The open turn's system prompt, after the system-prompt seam.
+    turn_system_prompt: Option<String>,
 }
 
 /// Forwards a streaming reply to the presentation callbacks: text as it
@@ -195,7 +202,25 @@ impl Agent {
             pending_session_contexts: Vec::new(),
             session_stop: None,
             session_cancel: CancellationToken::new(),
+            project: crate::ProjectContext::default(),
+            turn_system_prompt: None,
         }
+    }
+
+    /// Sets the project's instruction files (they join the system prompt)
+    /// and custom commands. Call before [`Agent::start`].
+    pub fn set_project_context(&mut self, project: crate::ProjectContext) {
+        self.project = project;
+    }
+
+    /// The project's instruction files and custom commands.
+    pub fn project_context(&self) -> &crate::ProjectContext {
+        &self.project
+    }
+
+    /// The system prompt with the project's instructions.
+    pub fn system_prompt(&self) -> String {
+        self.project.instructions.system_prompt(&self.system_prompt)
     }
 
     /// A copy of every event so far.
@@ -292,6 +317,12 @@ impl Agent {
         self.started = true;
         let control = TurnControl::default();
         let ctx = self.context(None, self.session_cancel.clone(), control.clone());
+        crate::prompt_layer::announce_instructions(
+            self.registry.plugins(),
+            &ctx,
+            &self.project.instructions,
+        )
+        .await;
         for plugin in self.registry.plugins() {
             match AssertUnwindSafe(plugin.session_start(&ctx, source))
                 .catch_unwind()
@@ -333,9 +364,80 @@ impl Agent {
     ) -> Result<Vec<TurnOutcome>, AgentError> {
         let mut outcomes = Vec::new();
         while let Some(send) = self.inbox.pop_front() {
+            // Built-in commands (`/clear`, `/model`, `/compact`) and unknown
+            // `/name`s are not turns (commands.rs).
+            if let Some(command) = crate::commands::parse(&send.text, &self.project.commands)
+                && self.run_builtin(command).await?
+            {
+                continue;
+            }
             outcomes.push(self.run_turn(send, cancel.child_token()).await?);
         }
         Ok(outcomes)
+    }
+
+    /// Runs a built-in command (`/clear`, `/model`, `/compact`) or reports
+    /// an invalid one to the user. Returns whether the send was handled
+    /// (`false` for a custom command, which runs as a turn).
+    pub async fn run_builtin(
+        &mut self,
+        command: crate::commands::PromptCommand,
+    ) -> Result<bool, AgentError> {
+        use crate::commands::PromptCommand;
+        match command {
+            PromptCommand::Custom(_) => Ok(false),
+            PromptCommand::Invalid(message) => {
+                self.sink.tell_user(UserNotice {
+                    source: "dsh".to_owned(),
+                    text: message,
+                    level: dsh_seams::NoticeLevel::Warning,
+                });
+                Ok(true)
+            }
+            PromptCommand::Compact(instructions) => {
+                self.compact_now(&instructions).await?;
+                Ok(true)
+            }
+            PromptCommand::Clear => {
+                self.clear().await?;
+                Ok(true)
+            }
+            PromptCommand::Model(name) => {
+                self.switch_model(&name)?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// `/compact [instructions]`: manual compaction. Helper `compact`
+    /// (issue 16, compaction) fills this in; until then it says so.
+    pub async fn compact_now(&mut self, _instructions: &str) -> Result<(), AgentError> {
+        self.sink.tell_user(UserNotice {
+            source: "dsh".to_owned(),
+            text: "/compact: dsh does not compact history yet".to_owned(),
+            level: dsh_seams::NoticeLevel::Warning,
+        });
+        Ok(())
+    }
+
+    /// `/clear`: not supported yet (no durable history-cleared event).
+    pub async fn clear(&mut self) -> Result<(), AgentError> {
+        self.sink.tell_user(UserNotice {
+            source: "dsh".to_owned(),
+            text: "/clear: dsh cannot clear a session's history yet".to_owned(),
+            level: dsh_seams::NoticeLevel::Warning,
+        });
+        Ok(())
+    }
+
+    /// `/model NAME`: not supported yet (no durable model-switch event).
+    pub fn switch_model(&mut self, name: &str) -> Result<(), AgentError> {
+        self.sink.tell_user(UserNotice {
+            source: "dsh".to_owned(),
+            text: format!("/model {name}: dsh cannot switch models inside a session yet"),
+            level: dsh_seams::NoticeLevel::Warning,
+        });
+        Ok(())
     }
 
     /// Fires the session-end seam.
@@ -460,6 +562,7 @@ impl Agent {
         // The turn opens before prompt policy, so a veto is a durable,
         // zero-step `rejected` turn.
         self.append(EventBody::TurnStart { turn })?;
+        self.turn_system_prompt = None;
         let control = TurnControl::default();
         let ctx = self.context(Some(turn), cancel.clone(), control.clone());
         let mut summary = TurnSummary {
@@ -522,6 +625,57 @@ impl Agent {
                 }
             }
         }
+        // A custom command: UserPromptSubmit saw the prompt as typed; the
+        // expansion seam now sees the command, and the model its text.
+        match crate::prompt_layer::expand(
+            self.registry.plugins(),
+            &ctx,
+            &content,
+            &self.project.commands,
+        )
+        .await
+        {
+            crate::prompt_layer::Expansion::Unchanged => {}
+            crate::prompt_layer::Expansion::Expanded {
+                content: expanded,
+                contexts,
+            } => {
+                content = expanded;
+                prompt_contexts.extend(contexts);
+            }
+            crate::prompt_layer::Expansion::Blocked(reason) => {
+                self.append(EventBody::PromptBlocked {
+                    turn,
+                    content: send.text.clone(),
+                    source: send.source.clone(),
+                    reason: reason.clone(),
+                })?;
+                return self
+                    .finish(&ctx, summary, TurnEndReason::Rejected, Some(reason))
+                    .await;
+            }
+            crate::prompt_layer::Expansion::Stopped(reason) => {
+                self.append(EventBody::UserMessage {
+                    turn,
+                    content: content.clone(),
+                    source: send.source.clone(),
+                    original_content: (content != send.text).then(|| send.text.clone()),
+                })?;
+                return self
+                    .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
+                    .await;
+            }
+        }
+        let (turn_prompt, start_contexts) = crate::prompt_layer::agent_start(
+            self.registry.plugins(),
+            &ctx,
+            &content,
+            &self.system_prompt(),
+            &self.project.instructions,
+        )
+        .await;
+        self.turn_system_prompt = Some(turn_prompt);
+        prompt_contexts.extend(start_contexts);
         self.append(EventBody::UserMessage {
             turn,
             content: content.clone(),
@@ -791,7 +945,10 @@ impl Agent {
 
     fn build_request(&self, turn: u64, step: u64) -> ModelRequest {
         let mut messages = vec![Message::System {
-            content: self.system_prompt.clone(),
+            content: self
+                .turn_system_prompt
+                .clone()
+                .unwrap_or_else(|| self.system_prompt()),
         }];
         messages.extend(self.sink.with_log(|log| derive_messages(log.events())));
         ModelRequest {

@@ -22,10 +22,12 @@ pub mod commands;
 mod fixture;
 mod frontmatter;
 pub mod instructions;
+mod prompt_layer;
 mod replay;
 mod scripted;
 
 pub use agent::*;
 pub use fixture::*;
+pub use prompt_layer::ProjectContext;
 pub use replay::*;
 pub use scripted::*;

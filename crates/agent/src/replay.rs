@@ -43,6 +43,9 @@ pub struct ReplayOptions {
     pub prompt_limit: Option<usize>,
     /// Skip the first N prompts (the rest of a resumed fixture).
     pub skip_prompts: usize,
+    /// Instruction files and custom commands (`ProjectContext::discover`);
+    /// the default has none.
+    pub project: crate::ProjectContext,
 }
 
 /// What a replay produced.
@@ -106,6 +109,18 @@ async fn replay_inner(
     model: Arc<ScriptedModel>,
     stop: CancellationToken,
 ) -> Result<ReplayOutput, AgentError> {
+    // A prompt naming a command dsh cannot run is the fixture's error,
+    // named by its position, before anything runs.
+    for (index, prompt) in fixture.prompts.iter().enumerate() {
+        if let Some(crate::commands::PromptCommand::Invalid(message)) =
+            crate::commands::parse(prompt.text(), &options.project.commands)
+        {
+            return Err(AgentError::Command(format!(
+                "{}: prompts[{index}]: {message}",
+                options.label
+            )));
+        }
+    }
     let registry = builtin_registry(&options.plugins, &options.processes);
     let log_path = options.log.path().map(|path| path.to_path_buf());
     let mut agent = Agent::new(AgentParts {
@@ -124,6 +139,7 @@ async fn replay_inner(
         max_steps: options.max_steps,
         observers: options.observers,
     });
+    agent.set_project_context(options.project);
     if options.resumed {
         agent.repair_open_turn()?;
     }
