@@ -101,9 +101,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         observers,
         prompt_limit: None,
         skip_prompts: 0,
-        project: dsh_agent::ProjectContext::discover(&dsh_agent::instructions::ContextRoots::from_env(
-            cwd.clone(),
-        )),
+        project: dsh_agent::ProjectContext::discover(
+            &dsh_agent::instructions::ContextRoots::from_env(cwd.clone()),
+        ),
     };
     let ran = runtime.block_on(async {
         // Before the session-start hooks run: from here on SIGINT, SIGTERM

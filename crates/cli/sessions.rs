@@ -97,7 +97,9 @@ fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
         | EventBody::SteeringMessage { .. }
         | EventBody::TurnEnd { .. }
         | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. } => None,
+        | EventBody::HookResult { .. }
+        | EventBody::SessionCleared { .. }
+        | EventBody::ModelSwitched { .. } => None,
     });
     let turns = events
         .iter()

@@ -190,8 +190,11 @@ impl Terminal {
     /// An event the agent just appended.
     pub fn event(&self, event: &Event) {
         match &event.body {
+            // `/clear` and `/model` tell the user through notices.
             EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. }
             | EventBody::TurnEnd { .. } => {}
             EventBody::UserMessage {
                 content,

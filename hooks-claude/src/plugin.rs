@@ -340,6 +340,7 @@ impl Plugin for ClaudePlugin {
         let wire = match reason {
             SessionEndReason::Exit => "prompt_input_exit",
             SessionEndReason::Other => "other",
+            SessionEndReason::Clear => "clear",
         };
         let common = self.common(ctx, true);
         let firing = Firing {
@@ -402,7 +403,9 @@ impl Plugin for ClaudePlugin {
             | EventBody::SteeringMessage { .. }
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. } => {}
+            | EventBody::HookResult { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. } => {}
         }
         let prompt_id = state.last_prompt_id.clone();
         if let Some(transcript) = state.transcript.as_mut()

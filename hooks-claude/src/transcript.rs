@@ -179,7 +179,9 @@ impl Transcript {
             | EventBody::PromptBlocked { .. }
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. } => Vec::new(),
+            | EventBody::HookResult { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. } => Vec::new(),
         }
     }
 

@@ -154,6 +154,8 @@ pub struct Agent {
     project: crate::ProjectContext,
     /// The open turn's system prompt, after the system-prompt seam.
     turn_system_prompt: Option<String>,
+    /// The model `/model` chose (the log's last `model/switched`).
+    model_override: Option<String>,
 }
 
 /// Forwards a streaming reply to the presentation callbacks: text as it
@@ -185,6 +187,14 @@ impl Agent {
     /// Builds an agent. Nothing runs until [`Agent::start`].
     pub fn new(parts: AgentParts) -> Self {
         let plugins = parts.registry.plugins().to_vec();
+        // A reopened log keeps the model its last `/model` chose.
+        let model_override = parts.log.events().iter().rev().find_map(|event| {
+            if let EventBody::ModelSwitched { to, .. } = &event.body {
+                Some(to.clone())
+            } else {
+                None
+            }
+        });
         Agent {
             sink: Arc::new(LogSink {
                 log: Mutex::new(parts.log),
@@ -204,6 +214,7 @@ impl Agent {
             session_cancel: CancellationToken::new(),
             project: crate::ProjectContext::default(),
             turn_system_prompt: None,
+            model_override,
         }
     }
 
@@ -323,6 +334,23 @@ impl Agent {
             &self.project.instructions,
         )
         .await;
+        self.run_session_start(&ctx, control, source).await;
+    }
+
+    /// The session-start seam again (`/clear`).
+    async fn fire_session_start(&mut self, source: SessionStartSource) {
+        let control = TurnControl::default();
+        let ctx = self.context(None, self.session_cancel.clone(), control.clone());
+        self.run_session_start(&ctx, control, source).await;
+    }
+
+    async fn run_session_start(
+        &mut self,
+        ctx: &SeamContext,
+        control: TurnControl,
+        source: SessionStartSource,
+    ) {
+        let ctx = ctx.clone();
         for plugin in self.registry.plugins() {
             match AssertUnwindSafe(plugin.session_start(&ctx, source))
                 .catch_unwind()
@@ -420,24 +448,47 @@ impl Agent {
         Ok(())
     }
 
-    /// `/clear`: not supported yet (no durable history-cleared event).
+    /// `/clear`: the session-end seam (reason `clear`), a durable
+    /// `session/cleared` (nothing before it reaches the model again), then
+    /// the session-start seam (source `clear`), whose contexts join the next
+    /// turn, as Claude Code does. The instruction files stay in the system
+    /// prompt; InstructionsLoaded does not fire again.
     pub async fn clear(&mut self) -> Result<(), AgentError> {
+        self.end(SessionEndReason::Clear).await;
+        self.append(EventBody::SessionCleared {})?;
+        self.pending_session_contexts.clear();
+        self.started = true;
+        self.fire_session_start(SessionStartSource::Clear).await;
+        Ok(())
+    }
+
+    /// `/model NAME`: the following requests name NAME (a durable
+    /// `model/switched`, so a resumed session keeps it). Claude Code's
+    /// PreModelSwitch/PostModelSwitch are not fired: the reference has no
+    /// payload for them.
+    pub fn switch_model(&mut self, name: &str) -> Result<(), AgentError> {
+        let from = self
+            .model_override
+            .clone()
+            .unwrap_or_else(|| self.model.name());
+        self.append(EventBody::ModelSwitched {
+            from,
+            to: name.to_owned(),
+        })?;
+        self.model_override = Some(name.to_owned());
         self.sink.tell_user(UserNotice {
             source: "dsh".to_owned(),
-            text: "/clear: dsh cannot clear a session's history yet".to_owned(),
-            level: dsh_seams::NoticeLevel::Warning,
+            text: format!("model set to {name} for the following requests"),
+            level: dsh_seams::NoticeLevel::Info,
         });
         Ok(())
     }
 
-    /// `/model NAME`: not supported yet (no durable model-switch event).
-    pub fn switch_model(&mut self, name: &str) -> Result<(), AgentError> {
-        self.sink.tell_user(UserNotice {
-            source: "dsh".to_owned(),
-            text: format!("/model {name}: dsh cannot switch models inside a session yet"),
-            level: dsh_seams::NoticeLevel::Warning,
-        });
-        Ok(())
+    /// The model the next request names.
+    pub fn current_model(&self) -> String {
+        self.model_override
+            .clone()
+            .unwrap_or_else(|| self.model.name())
     }
 
     /// Fires the session-end seam.
@@ -489,7 +540,9 @@ impl Agent {
                     | EventBody::SteeringMessage { .. }
                     | EventBody::TurnEnd { .. }
                     | EventBody::HookInvoked { .. }
-                    | EventBody::HookResult { .. } => None,
+                    | EventBody::HookResult { .. }
+                    | EventBody::SessionCleared { .. }
+                    | EventBody::ModelSwitched { .. } => None,
                 });
             (
                 log.open_turn(),
@@ -956,6 +1009,7 @@ impl Agent {
             step,
             messages,
             tools: self.registry.specs(),
+            model: self.model_override.clone(),
         }
     }
 

@@ -485,7 +485,9 @@ mod tests {
             "---\ndescription: oracle command x\nargument-hint: ARG\nallowed-tools: Bash(git:*)\n---\nEXPANDED-X with args: $ARGUMENTS\n",
         );
         write(
-            &project.path().join(".claude/commands/frontend/component.md"),
+            &project
+                .path()
+                .join(".claude/commands/frontend/component.md"),
             "---\ndescription: make one\n---\nComponent $1 in $2.\n",
         );
         write(
@@ -540,8 +542,7 @@ mod tests {
             )
         );
 
-        let Some(PromptCommand::Custom(review)) =
-            parse("/prompts:review FILE=a.rs HEAD", &catalog)
+        let Some(PromptCommand::Custom(review)) = parse("/prompts:review FILE=a.rs HEAD", &catalog)
         else {
             panic!("a Codex prompt");
         };

@@ -313,7 +313,11 @@ mod tests {
             .iter()
             .map(|f| {
                 (
-                    f.path.strip_prefix(base.path()).unwrap().display().to_string(),
+                    f.path
+                        .strip_prefix(base.path())
+                        .unwrap()
+                        .display()
+                        .to_string(),
                     f.memory_type.as_str(),
                 )
             })
@@ -357,7 +361,11 @@ mod tests {
         assert_eq!(found.files.len(), 1);
         assert!(found.files[0].truncated);
         assert!(found.files[0].content.starts_with(&"é".repeat(12)));
-        assert!(found.files[0].content.contains("[dsh: the rest of this file was cut"));
+        assert!(
+            found.files[0]
+                .content
+                .contains("[dsh: the rest of this file was cut")
+        );
         assert_eq!(found.notices.len(), 2, "{:?}", found.notices);
         assert!(!found.system_prompt("B").contains("LATER"));
     }

@@ -391,7 +391,9 @@ impl Translator {
             EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
             | EventBody::ContextMessage { .. }
-            | EventBody::SteeringMessage { .. } => Vec::new(),
+            | EventBody::SteeringMessage { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. } => Vec::new(),
         }
     }
 }

@@ -87,7 +87,9 @@ fn what_followed(
                 | EventBody::SteeringMessage { .. }
                 | EventBody::TurnEnd { .. }
                 | EventBody::HookInvoked { .. }
-                | EventBody::HookResult { .. } => {}
+                | EventBody::HookResult { .. }
+                | EventBody::SessionCleared { .. }
+                | EventBody::ModelSwitched { .. } => {}
             }
         }
         if parts.is_empty() {
@@ -134,7 +136,9 @@ fn what_followed(
             | EventBody::SteeringMessage { .. }
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. } => {}
+            | EventBody::HookResult { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. } => {}
         }
     }
     "nothing followed (end of log)".to_owned()
@@ -176,7 +180,9 @@ pub(super) fn run(
         | EventBody::SteeringMessage { .. }
         | EventBody::TurnEnd { .. }
         | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. } => None,
+        | EventBody::HookResult { .. }
+        | EventBody::SessionCleared { .. }
+        | EventBody::ModelSwitched { .. } => None,
     });
     let mut entries = Vec::new();
     for (index, event) in events.iter().enumerate() {
@@ -206,7 +212,9 @@ pub(super) fn run(
             | EventBody::SteeringMessage { .. }
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. } => None,
+            | EventBody::HookResult { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. } => None,
         });
         let Some(EventBody::HookInvoked {
             turn,

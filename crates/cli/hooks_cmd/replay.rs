@@ -113,6 +113,8 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
             | EventBody::ToolResult { .. }
             | EventBody::ContextMessage { .. }
             | EventBody::SteeringMessage { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. }
             | EventBody::TurnEnd { .. } => {}
         }
     }
@@ -267,7 +269,9 @@ pub(super) fn run(
         | EventBody::SteeringMessage { .. }
         | EventBody::TurnEnd { .. }
         | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. } => None,
+        | EventBody::HookResult { .. }
+        | EventBody::SessionCleared { .. }
+        | EventBody::ModelSwitched { .. } => None,
     });
     // Bridges build paths from the session id: a header's must be safe.
     if let Some(id) = &session_id {

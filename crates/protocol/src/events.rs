@@ -292,6 +292,19 @@ pub enum EventBody {
         /// What it meant on the seam (boxed: it is by far the largest field).
         decision: Box<HookDecision>,
     },
+    /// `/clear` (issue 16): nothing before this reaches the model again.
+    /// Between turns; the session-end and session-start hooks of the clear
+    /// are recorded around it.
+    #[serde(rename = "session/cleared")]
+    SessionCleared {},
+    /// `/model NAME` (issue 16): the following requests name `to`. Between turns.
+    #[serde(rename = "model/switched")]
+    ModelSwitched {
+        /// The model used until now.
+        from: String,
+        /// The model used from now on.
+        to: String,
+    },
 }
 
 impl EventBody {
@@ -310,6 +323,8 @@ impl EventBody {
             EventBody::TurnEnd { .. } => "turn/end",
             EventBody::HookInvoked { .. } => "hook/invoked",
             EventBody::HookResult { .. } => "hook/result",
+            EventBody::SessionCleared { .. } => "session/cleared",
+            EventBody::ModelSwitched { .. } => "model/switched",
         }
     }
 }

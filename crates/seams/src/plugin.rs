@@ -9,12 +9,12 @@ use dsh_protocol::{Event, ModelReply, ModelRequest, TurnEndReason};
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
+use crate::{AgentStartDecision, AgentStartInput, ExpansionInput, InstructionFile, LoadReason};
 use crate::{
     ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, GuardVerdict,
     PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, ProposedCall, SeamContext,
     SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
 };
-use crate::{AgentStartDecision, AgentStartInput, ExpansionInput, InstructionFile, LoadReason};
 
 /// A prompt claimed for a turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
