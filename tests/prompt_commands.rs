@@ -403,3 +403,20 @@ async fn a_native_plugin_amends_the_system_prompt_and_sees_instructions_and_expa
         ("/go forbidden".to_owned(), "no forbidden work".to_owned())
     );
 }
+
+#[test]
+fn headless_refuses_session_commands_and_unknown_names_before_opening_a_session() {
+    let ctx = TestContext::new();
+    for (prompt, message) in [
+        ("/nosuch", "unknown command /nosuch"),
+        ("/model deepseek-reasoner", "with -p use --model NAME"),
+        ("/clear", "/clear acts on a session's history"),
+    ] {
+        // No API key is set: the command is refused before the provider is set up.
+        let output = ctx.dsh().args(["-p", prompt]).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{prompt}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{prompt}: {stderr}");
+    }
+    assert!(!ctx.home().join(".dsh").join("sessions").exists());
+}

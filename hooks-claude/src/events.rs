@@ -194,9 +194,9 @@ impl HookEvent {
             HookEvent::PreCompact | HookEvent::PostCompact => {
                 EventSupport::NotFired("dsh does not compact history")
             }
-            HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => {
-                EventSupport::NotFired("dsh does not switch models inside a session")
-            }
+            HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => EventSupport::NotFired(
+                "dsh's /model fires no hooks: the reference has no verified payload for them",
+            ),
             HookEvent::PermissionDenied => {
                 EventSupport::NotFired("dsh has no auto-mode classifier")
             }
@@ -396,5 +396,23 @@ mod tests {
             assert!(seen.insert(event.as_str()));
         }
         assert_eq!(HookEvent::parse("pretooluse"), None);
+    }
+
+    /// Issue 16: the prompt-layer events fire (so `dsh hooks check` and the
+    /// start-up notices no longer call them unsupported); the model-switch
+    /// events still do not.
+    #[test]
+    fn prompt_layer_events_are_fired() {
+        assert_eq!(HookEvent::InstructionsLoaded.support(), EventSupport::Fired);
+        assert_eq!(
+            HookEvent::UserPromptExpansion.support(),
+            EventSupport::Fired
+        );
+        assert!(HookEvent::UserPromptExpansion.exit2_blocks());
+        assert!(!HookEvent::InstructionsLoaded.exit2_blocks());
+        assert!(matches!(
+            HookEvent::PreModelSwitch.support(),
+            EventSupport::NotFired(_)
+        ));
     }
 }
