@@ -420,3 +420,77 @@ fn headless_refuses_session_commands_and_unknown_names_before_opening_a_session(
     }
     assert!(!ctx.home().join(".dsh").join("sessions").exists());
 }
+
+/// The terminal handles the same commands, as a person types them: `/model`
+/// and `/clear` are no turns, a custom command expands, an unknown name is
+/// a warning, and the instruction files reach the provider's system prompt.
+#[test]
+fn the_terminal_runs_commands_as_typed() {
+    use dsh_provider::mock::MockResponse;
+
+    let ctx = TestContext::new();
+    write(&ctx.project().join("CLAUDE.md"), "TERMINAL-RULE\n");
+    write(
+        &ctx.project().join(".claude/commands/hi.md"),
+        "HELLO $ARGUMENTS\n",
+    );
+    let mock = crate::cli_headless::mock(vec![
+        MockResponse::text("FIRST-REPLY"),
+        MockResponse::text("SECOND-REPLY"),
+    ]);
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+    cmd.current_dir(ctx.project())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", ctx.home())
+        .env("DSH_HOME", ctx.home().join(".dsh"))
+        .env("CODEX_HOME", ctx.home().join(".codex"))
+        .env("NO_COLOR", "1")
+        .env("TERM", "dumb")
+        .env("LANG", "C.UTF-8")
+        .env("DSH_BASE_URL", mock.base_url())
+        .env("DSH_API_KEY", "sk-test");
+    let mut session = rexpect::session::spawn_command(cmd, Some(60_000)).unwrap();
+    session.process_mut().set_kill_timeout(Some(5_000));
+    session.exp_string("Ctrl-D exits").unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("first question").unwrap();
+    session.exp_string("FIRST-REPLY").unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("/model other-model").unwrap();
+    session
+        .exp_string("model set to other-model for the following requests")
+        .unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("/nosuch").unwrap();
+    session.exp_string("unknown command /nosuch").unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("/clear").unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("/hi there").unwrap();
+    session.exp_string("SECOND-REPLY").unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_control('d').unwrap();
+    session.exp_eof().unwrap();
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "/model, /nosuch and /clear are no turns");
+    let system = requests[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(system.contains("TERMINAL-RULE"), "{system}");
+    assert_ne!(requests[0]["model"], "other-model");
+    assert_eq!(requests[1]["model"], "other-model");
+    let after_clear: Vec<Value> = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(1)
+        .cloned()
+        .collect();
+    assert_eq!(
+        after_clear,
+        vec![json!({"role": "user", "content": "HELLO there\n"})]
+    );
+}
