@@ -494,3 +494,39 @@ fn the_terminal_runs_commands_as_typed() {
         vec![json!({"role": "user", "content": "HELLO there\n"})]
     );
 }
+
+/// An editor's prompt that is a built-in command is answered `end_turn`
+/// without a model request; the switch holds for the next prompt.
+#[test]
+fn acp_prompts_that_are_session_commands_are_no_turns() {
+    use dsh_provider::mock::MockResponse;
+
+    let ctx = TestContext::new();
+    let mock = crate::cli_headless::mock(vec![MockResponse::text("ONLY-REPLY")]);
+    let mut client = crate::acp_server::AcpClient::start(&ctx, &mock);
+    let init = client.request("initialize", json!({"protocolVersion": 1}));
+    client.response(init);
+    let new = client.request(
+        "session/new",
+        json!({"cwd": ctx.project(), "mcpServers": []}),
+    );
+    let session = client.response(new)["result"]["sessionId"].clone();
+    let switch = client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "/model acp-model"}]}),
+    );
+    let answer = client.response(switch);
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    assert!(mock.requests().is_empty());
+    let prompt = client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "hello"}]}),
+    );
+    let answer = client.response(prompt);
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    let (status, _) = client.finish();
+    assert!(status.success());
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0]["model"], "acp-model");
+}
