@@ -530,3 +530,113 @@ fn acp_prompts_that_are_session_commands_are_no_turns() {
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0]["model"], "acp-model");
 }
+
+/// A `.claude/rules` file with `paths:` joins the conversation when a tool
+/// uses a matching file — once — and fires InstructionsLoaded with
+/// `load_reason: "path_glob_match"`.
+#[test]
+fn a_path_scoped_rule_loads_when_a_matching_file_is_used() {
+    let ctx = TestContext::new();
+    write(
+        &ctx.project().join(".claude/settings.json"),
+        r#"{"hooks": {"InstructionsLoaded": [{"hooks": [{"type": "command", "command": "cat >> \"$CLAUDE_PROJECT_DIR/loaded.log\"; echo >> \"$CLAUDE_PROJECT_DIR/loaded.log\""}]}]}}"#,
+    );
+    write(
+        &ctx.project().join(".claude/rules/py.md"),
+        "---\npaths:\n  - \"**/*.py\"\n---\nRULE-PY-ONLY\n",
+    );
+    write(&ctx.project().join("CLAUDE.md"), "ALWAYS\n");
+    write(&ctx.project().join("src/app.py"), "print(1)\n");
+    write(&ctx.project().join("notes.txt"), "notes\n");
+    let fixture = ctx.home().join("fixture.json");
+    let read = |path: &str| json!({"name": "read", "arguments": {"file_path": path}});
+    write(
+        &fixture,
+        &json!({
+            "prompts": ["look at the code"],
+            "model": [
+                {"text": "", "tool_calls": [read("notes.txt")]},
+                {"text": "", "tool_calls": [read("src/app.py")]},
+                {"text": "", "tool_calls": [read("src/app.py")]},
+                {"text": "done"}
+            ]
+        })
+        .to_string(),
+    );
+    let requests_path = ctx.home().join("requests.jsonl");
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(&fixture)
+        .arg("--requests-out")
+        .arg(&requests_path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let project = ctx.project().display().to_string();
+    let rule = format!("{project}/.claude/rules/py.md");
+    let requests = lines(&std::fs::read_to_string(&requests_path).unwrap());
+    let system = requests[0]["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("ALWAYS") && !system.contains("RULE-PY-ONLY"),
+        "{system}"
+    );
+    assert!(system.contains(&format!("{rule} (**/*.py)")), "{system}");
+    let rule_texts = |request: &Value| -> Vec<String> {
+        request["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "system")
+            .filter_map(|m| m["content"].as_str())
+            .filter(|c| c.contains("RULE-PY-ONLY"))
+            .map(str::to_owned)
+            .collect()
+    };
+    // Not after reading notes.txt; after src/app.py, right after its result; once.
+    assert!(rule_texts(&requests[1]).is_empty());
+    assert_eq!(
+        rule_texts(&requests[2]),
+        vec![format!(
+            "Project instructions from {rule} (for files matching **/*.py; {project}/src/app.py was used):\n\nRULE-PY-ONLY"
+        )]
+    );
+    let last = requests[3]["messages"].as_array().unwrap();
+    assert_eq!(rule_texts(&requests[3]).len(), 1);
+    let at = last
+        .iter()
+        .position(|m| {
+            m["content"]
+                .as_str()
+                .is_some_and(|c| c.contains("RULE-PY-ONLY"))
+        })
+        .unwrap();
+    assert_eq!(last[at - 1]["role"], "tool");
+
+    let loaded = lines(&std::fs::read_to_string(ctx.project().join("loaded.log")).unwrap());
+    let reasons: Vec<(&str, &str)> = loaded
+        .iter()
+        .map(|l| {
+            (
+                l["file_path"].as_str().unwrap(),
+                l["load_reason"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        vec![
+            (format!("{project}/CLAUDE.md").as_str(), "session_start"),
+            (rule.as_str(), "path_glob_match"),
+        ]
+    );
+    assert_eq!(loaded[1]["globs"], json!(["**/*.py"]));
+    assert_eq!(
+        loaded[1]["trigger_file_path"],
+        format!("{project}/src/app.py")
+    );
+}

@@ -114,19 +114,28 @@ pub fn user_prompt_expansion(
 }
 
 /// `InstructionsLoaded` (`misc_instructions_loaded`): one per instruction
-/// file; no `prompt_id` or `permission_mode`.
+/// file; no `prompt_id` or `permission_mode`. A path-scoped rule adds the
+/// documented `globs` and `trigger_file_path` (PROTOCOL.md; not captured).
 pub fn instructions_loaded(
     common: &Common,
     file_path: &str,
     memory_type: &str,
     load_reason: &str,
+    globs: &[String],
+    trigger_file_path: Option<&str>,
 ) -> Value {
-    Builder::new(common)
+    let mut builder = Builder::new(common)
         .event("InstructionsLoaded")
         .field("file_path", json!(file_path))
         .field("memory_type", json!(memory_type))
-        .field("load_reason", json!(load_reason))
-        .build()
+        .field("load_reason", json!(load_reason));
+    if !globs.is_empty() {
+        builder = builder.field("globs", json!(globs));
+    }
+    if let Some(trigger) = trigger_file_path {
+        builder = builder.field("trigger_file_path", json!(trigger));
+    }
+    builder.build()
 }
 
 /// `PreToolUse`.

@@ -156,6 +156,8 @@ pub struct Agent {
     turn_system_prompt: Option<String>,
     /// The model `/model` chose (the log's last `model/switched`).
     model_override: Option<String>,
+    /// Path-scoped rules already in this conversation.
+    loaded_rules: Mutex<std::collections::HashSet<std::path::PathBuf>>,
 }
 
 /// Forwards a streaming reply to the presentation callbacks: text as it
@@ -195,6 +197,7 @@ impl Agent {
                 None
             }
         });
+        let loaded_rules = Mutex::new(crate::prompt_layer::loaded_rules(parts.log.events()));
         Agent {
             sink: Arc::new(LogSink {
                 log: Mutex::new(parts.log),
@@ -215,6 +218,7 @@ impl Agent {
             project: crate::ProjectContext::default(),
             turn_system_prompt: None,
             model_override,
+            loaded_rules,
         }
     }
 
@@ -457,6 +461,10 @@ impl Agent {
         self.end(SessionEndReason::Clear).await;
         self.append(EventBody::SessionCleared {})?;
         self.pending_session_contexts.clear();
+        self.loaded_rules
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
         self.started = true;
         self.fire_session_start(SessionStartSource::Clear).await;
         Ok(())
@@ -969,6 +977,16 @@ impl Agent {
                 outcome,
             });
         }
+        fifo.extend(
+            crate::prompt_layer::scoped_rules(
+                self.registry.plugins(),
+                ctx,
+                &self.project.instructions,
+                &settled,
+                &self.loaded_rules,
+            )
+            .await,
+        );
         fifo.extend(control.take_injected());
         for plugin in self.registry.plugins() {
             if let Ok(contexts) = AssertUnwindSafe(plugin.batch_settled(ctx, &settled))

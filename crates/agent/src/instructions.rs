@@ -5,9 +5,10 @@
 //! `CLAUDE.md` and `.claude/CLAUDE.md` in the project and each directory
 //! above it (Project, outermost first), `.claude/rules/**/*.md` without a
 //! `paths:` frontmatter (Project), `CLAUDE.local.md` (Local). Rules *with*
-//! `paths:` apply to matching files only: dsh does not load them (nor nested
-//! `sub/CLAUDE.md` files) when such a file is touched later; they are named
-//! in [`Instructions::scoped_rules`] instead.
+//! `paths:` apply to matching files only: they are kept in
+//! [`Instructions::scoped_rules`] and loaded into the conversation when a
+//! tool call's `file_path` inside the project matches one of their globs
+//! ([`Instructions::rules_for`]). Nested `sub/CLAUDE.md` files are not loaded.
 //!
 //! Codex: `$CODEX_HOME/AGENTS.override.md`, else `$CODEX_HOME/AGENTS.md`
 //! (User); then from the project root (the nearest directory above the
@@ -59,8 +60,9 @@ impl ContextRoots {
 pub struct Instructions {
     /// The files loaded, in prompt order.
     pub files: Vec<InstructionFile>,
-    /// `.claude/rules` files scoped by `paths:` (not loaded).
-    pub scoped_rules: Vec<PathBuf>,
+    /// `.claude/rules` files scoped by `paths:` (`globs` set), loaded only
+    /// when a matching file is touched.
+    pub scoped_rules: Vec<InstructionFile>,
     /// What the user should know (the cap cut something).
     pub notices: Vec<String>,
 }
@@ -107,7 +109,8 @@ impl Instructions {
                 continue;
             };
             let (front, body) = frontmatter::split(&text);
-            if front.list("paths").is_empty() {
+            let globs = front.list("paths");
+            if globs.is_empty() {
                 found.push((
                     path,
                     MemoryType::Project,
@@ -115,7 +118,16 @@ impl Instructions {
                     body.to_owned(),
                 ));
             } else {
-                scoped_rules.push(path);
+                let (content, truncated) = cap_text(body, SCOPED_RULE_MAX_BYTES);
+                scoped_rules.push(InstructionFile {
+                    path,
+                    memory_type: MemoryType::Project,
+                    kind: InstructionKind::ClaudeRule,
+                    content,
+                    truncated,
+                    globs,
+                    trigger: None,
+                });
             }
         }
         let mut push = |path: PathBuf, memory: MemoryType, kind: InstructionKind| {
@@ -183,6 +195,8 @@ impl Instructions {
                 kind,
                 content,
                 truncated,
+                globs: Vec::new(),
+                trigger: None,
             });
         }
         if left_out > 0 {
@@ -219,12 +233,53 @@ impl Instructions {
             ));
         }
         if !self.scoped_rules.is_empty() {
-            out.push_str("\n\nRules that apply only to some files were not loaded:");
+            out.push_str(
+                "\n\nRules that apply only to some files join the conversation when such a file is used:",
+            );
             for rule in &self.scoped_rules {
-                out.push_str(&format!("\n- {}", rule.display()));
+                out.push_str(&format!(
+                    "\n- {} ({})",
+                    rule.path.display(),
+                    rule.globs.join(", ")
+                ));
             }
         }
         out
+    }
+
+    /// The scoped rules a use of `file` (absolute, or relative to `cwd`)
+    /// loads, skipping those in `loaded`: each with `trigger` set. A file
+    /// outside `cwd` matches nothing (globs are relative to the project).
+    pub fn rules_for(
+        &self,
+        cwd: &Path,
+        file: &Path,
+        loaded: &std::collections::HashSet<PathBuf>,
+    ) -> Vec<InstructionFile> {
+        let absolute = if file.is_absolute() {
+            file.to_path_buf()
+        } else {
+            cwd.join(file)
+        };
+        let Ok(relative) = absolute.strip_prefix(cwd) else {
+            return Vec::new();
+        };
+        self.scoped_rules
+            .iter()
+            .filter(|rule| !loaded.contains(&rule.path))
+            .filter(|rule| {
+                rule.globs.iter().any(|glob| {
+                    globset::GlobBuilder::new(glob.trim_start_matches("./"))
+                        .literal_separator(true)
+                        .build()
+                        .is_ok_and(|glob| glob.compile_matcher().is_match(relative))
+                })
+            })
+            .map(|rule| InstructionFile {
+                trigger: Some(absolute.clone()),
+                ..rule.clone()
+            })
+            .collect()
     }
 
     /// `base` followed by the instruction section, if any.
@@ -236,6 +291,28 @@ impl Instructions {
             format!("{base}\n\n{section}")
         }
     }
+}
+
+/// The cap on one path-scoped rule's text (it joins the conversation, not
+/// the system prompt).
+pub const SCOPED_RULE_MAX_BYTES: usize = 16 * 1024;
+
+/// `text` cut at `max` bytes (on a character boundary) with a visible line.
+fn cap_text(text: &str, max: usize) -> (String, bool) {
+    if text.len() <= max {
+        return (text.to_owned(), false);
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    (
+        format!(
+            "{}\n[dsh: the rest of this file was cut: it is capped at {max} bytes]",
+            &text[..cut]
+        ),
+        true,
+    )
 }
 
 fn read_nonempty(path: &Path) -> Option<String> {
@@ -334,9 +411,45 @@ mod tests {
                 ("repo/pkg/AGENTS.md".to_owned(), "Project"),
             ]
         );
+        let scoped: Vec<(&Path, &[String], &str)> = found
+            .scoped_rules
+            .iter()
+            .map(|r| (r.path.as_path(), r.globs.as_slice(), r.content.as_str()))
+            .collect();
         assert_eq!(
-            found.scoped_rules,
-            vec![project.join(".claude/rules/py.md")]
+            scoped,
+            vec![(
+                project.join(".claude/rules/py.md").as_path(),
+                &["**/*.py".to_owned()][..],
+                "RULE-PY-ONLY\n"
+            )]
+        );
+        let none = std::collections::HashSet::new();
+        let hit = found.rules_for(&project, Path::new("src/app.py"), &none);
+        assert_eq!(hit.len(), 1);
+        assert_eq!(hit[0].trigger, Some(project.join("src/app.py")));
+        assert!(
+            found
+                .rules_for(&project, &project.join("app.py"), &none)
+                .len()
+                == 1
+        );
+        assert!(
+            found
+                .rules_for(&project, Path::new("notes.txt"), &none)
+                .is_empty()
+        );
+        assert!(
+            found
+                .rules_for(&project, &base.path().join("x.py"), &none)
+                .is_empty()
+        );
+        let loaded: std::collections::HashSet<PathBuf> =
+            [project.join(".claude/rules/py.md")].into_iter().collect();
+        assert!(
+            found
+                .rules_for(&project, Path::new("a.py"), &loaded)
+                .is_empty()
         );
         let prompt = found.system_prompt("BASE");
         assert!(prompt.starts_with("BASE\n\n# Project instructions"));

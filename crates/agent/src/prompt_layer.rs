@@ -156,3 +156,92 @@ pub(crate) async fn agent_start(
     }
     (input.system_prompt, contexts)
 }
+
+/// The `source` of a scoped rule's context message; a reopened log's
+/// messages with it say which rules are already loaded.
+pub(crate) const SCOPED_RULE_SOURCE: &str = "dsh:instructions:";
+
+/// Loads the path-scoped rules the batch's `file_path`s match (each rule
+/// once per conversation): fires the instructions-loaded seam
+/// (`path_glob_match`) and returns the rules as contexts for the batch FIFO.
+pub(crate) async fn scoped_rules(
+    plugins: &[Arc<dyn Plugin>],
+    ctx: &SeamContext,
+    instructions: &Instructions,
+    settled: &[dsh_seams::SettledCall],
+    loaded: &std::sync::Mutex<std::collections::HashSet<std::path::PathBuf>>,
+) -> Vec<ContextEntry> {
+    if instructions.scoped_rules.is_empty() {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    {
+        let mut loaded = loaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for call in settled {
+            let Some(file) = call
+                .execution
+                .arguments
+                .get("file_path")
+                .and_then(serde_json::Value::as_str)
+            else {
+                continue;
+            };
+            for rule in
+                instructions.rules_for(&ctx.session.cwd, std::path::Path::new(file), &loaded)
+            {
+                loaded.insert(rule.path.clone());
+                found.push(rule);
+            }
+        }
+    }
+    if found.is_empty() {
+        return Vec::new();
+    }
+    for plugin in plugins {
+        if AssertUnwindSafe(plugin.instructions_loaded(ctx, &found, LoadReason::PathGlobMatch))
+            .catch_unwind()
+            .await
+            .is_err()
+        {
+            tracing::error!("instructions-loaded listener `{}` panicked", plugin.name());
+        }
+    }
+    found
+        .iter()
+        .map(|rule| {
+            let trigger = rule
+                .trigger
+                .as_ref()
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            ContextEntry::new(
+                format!(
+                    "Project instructions from {} (for files matching {}; {trigger} was used):\n\n{}",
+                    rule.path.display(),
+                    rule.globs.join(", "),
+                    rule.content.trim_end()
+                ),
+                format!("{SCOPED_RULE_SOURCE}{}", rule.path.display()),
+            )
+        })
+        .collect()
+}
+
+/// The scoped rules a reopened log already loaded (after its last `/clear`).
+pub(crate) fn loaded_rules(
+    events: &[dsh_protocol::Event],
+) -> std::collections::HashSet<std::path::PathBuf> {
+    let mut loaded = std::collections::HashSet::new();
+    for event in events {
+        if let dsh_protocol::EventBody::ContextMessage { source, .. } = &event.body
+            && let Some(path) = source.strip_prefix(SCOPED_RULE_SOURCE)
+        {
+            loaded.insert(std::path::PathBuf::from(path));
+        } else if let dsh_protocol::EventBody::SessionCleared {} = &event.body {
+            loaded.clear();
+        }
+    }
+    loaded
+}

@@ -45,8 +45,11 @@ pub enum InstructionKind {
 /// Why instruction files were loaded (Claude Code's `load_reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LoadReason {
-    /// Read when the session started (or restarted after `/clear`).
+    /// Read when the session started.
     SessionStart,
+    /// A `.claude/rules` file scoped by `paths:`, read when a tool touched a
+    /// matching file ([`InstructionFile::trigger`]).
+    PathGlobMatch,
 }
 
 impl LoadReason {
@@ -54,6 +57,7 @@ impl LoadReason {
     pub fn as_str(self) -> &'static str {
         match self {
             LoadReason::SessionStart => "session_start",
+            LoadReason::PathGlobMatch => "path_glob_match",
         }
     }
 }
@@ -72,6 +76,10 @@ pub struct InstructionFile {
     pub content: String,
     /// Whether the size cap cut this file (or left it out entirely).
     pub truncated: bool,
+    /// A scoped rule's `paths:` globs (empty: the file applies everywhere).
+    pub globs: Vec<String>,
+    /// The file whose use loaded a scoped rule (`LoadReason::PathGlobMatch`).
+    pub trigger: Option<PathBuf>,
 }
 
 /// Where a custom command was defined (Claude Code's `command_source`).

@@ -25,9 +25,12 @@ impl ClaudePlugin {
         for file in files {
             match file.kind {
                 InstructionKind::ClaudeMemory => now.push(file.clone()),
-                InstructionKind::ClaudeRule => {
-                    lock(&self.state).pending_rules.push((file.clone(), reason));
-                }
+                InstructionKind::ClaudeRule => match reason {
+                    LoadReason::SessionStart => {
+                        lock(&self.state).pending_rules.push((file.clone(), reason));
+                    }
+                    LoadReason::PathGlobMatch => now.push(file.clone()),
+                },
                 InstructionKind::Agents => {}
             }
         }
@@ -61,6 +64,11 @@ impl ClaudePlugin {
                     &file.path.to_string_lossy(),
                     file.memory_type.as_str(),
                     reason.as_str(),
+                    &file.globs,
+                    file.trigger
+                        .as_ref()
+                        .map(|t| t.to_string_lossy().into_owned())
+                        .as_deref(),
                 ),
             )
         };
