@@ -640,3 +640,89 @@ fn a_path_scoped_rule_loads_when_a_matching_file_is_used() {
         format!("{project}/src/app.py")
     );
 }
+
+/// A reopened log keeps what `/model` and a loaded scoped rule left: the
+/// next request names the switched model, and the rule is not loaded twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_session_keeps_the_switched_model_and_loaded_rules() {
+    let ctx = TestContext::new();
+    write(
+        &ctx.project().join(".claude/rules/py.md"),
+        "---\npaths: [\"*.py\"]\n---\nRULE-PY\n",
+    );
+    write(&ctx.project().join("a.py"), "x = 1\n");
+    let rule = ctx.project().join(".claude/rules/py.md");
+    let mut log = SessionLog::in_memory(EventBody::SessionHeader {
+        session_id: "s".into(),
+        cwd: ctx.project().display().to_string(),
+        version: "test".into(),
+        notices: vec![],
+    })
+    .unwrap();
+    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    log.append(EventBody::ContextMessage {
+        turn: 1,
+        content: "RULE-PY".into(),
+        source: format!("dsh:instructions:{}", rule.display()),
+    })
+    .unwrap();
+    log.append(EventBody::TurnEnd {
+        turn: 1,
+        reason: TurnEndReason::Completed,
+        message: None,
+    })
+    .unwrap();
+    log.append(EventBody::ModelSwitched {
+        from: "scripted".into(),
+        to: "kept-model".into(),
+    })
+    .unwrap();
+    let fixture = Fixture::parse(
+        std::path::Path::new("inline.json"),
+        &json!({
+            "prompts": ["again"],
+            "model": [
+                {"text": "", "tool_calls": [{"name": "read", "arguments": {"file_path": "a.py"}}]},
+                {"text": "done"}
+            ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let roots = ContextRoots {
+        cwd: ctx.project(),
+        home: None,
+        codex_home: None,
+    };
+    let output = replay_fixture(
+        &fixture,
+        ReplayOptions {
+            label: "inline.json".into(),
+            cwd: ctx.project(),
+            session_id: "s".into(),
+            log,
+            resumed: true,
+            plugins: Vec::new(),
+            processes: dsh_tools::builtin::ProcessLayer::default(),
+            max_steps: 5,
+            system_prompt: "BASE".into(),
+            observers: Observers::default(),
+            prompt_limit: None,
+            skip_prompts: 0,
+            project: ProjectContext::discover(&roots),
+        },
+    )
+    .await
+    .unwrap();
+    let models: Vec<Option<&str>> = output.requests.iter().map(|r| r.model.as_deref()).collect();
+    assert_eq!(models, vec![Some("kept-model"), Some("kept-model")]);
+    let rule_contexts = output
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(&e.body, EventBody::ContextMessage { source, .. }
+                if source.starts_with("dsh:instructions:"))
+        })
+        .count();
+    assert_eq!(rule_contexts, 1, "the rule loaded before the resume only");
+}
