@@ -31,6 +31,7 @@
 //! | "woke after sleep" notes | harness notes | harness notes | timing-dependent (z2's async sleeper races session end) |
 //! | env other than `PWD`, `CLAUDE_PROJECT_DIR`, `CLAUDE_ENV_FILE`, `CLAUDE_EFFORT`, `CLAUDECODE`, `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_CODE_SESSION_ID` | Claude Code internals (`CLAUDE_PID`, messaging socket, child notes dir…) | not set / dsh's own | only the documented hook variables are compared |
 //! | model requests: system prompt, `<Claude Code … elided>` blocks, env block, date | Claude Code's built-in prompts | dsh's system prompt | not hook output |
+//! | `~/.claude/CLAUDE.md` in InstructionsLoaded's `file_path` | `<HOME>/.claude/CLAUDE.md` | `$HOME/.claude/CLAUDE.md` | both `<USER_CLAUDE_MD>`, before the state-dir rule turns `<HOME>/.claude` into `<STATE>` |
 //! | message framing | opus-5-5 form: hook texts in `role:"system"` messages, the first turn's attachments joined into one system message after the prompt, tool results and the next prompt in one user message | one message per context/steering/tool result | between two assistant messages the view keeps user texts, tool results and hook texts as three ordered lists; hook texts are split where a `\n\n` paragraph opens with a hook label, so their own newlines stay |
 
 use std::collections::HashMap;
@@ -123,6 +124,10 @@ enum Known {
     /// (PROTOCOL-ADDENDUM §7: it reaches the model); dsh places it right after the summary, so
     /// the captured side gets it there.
     ElidedCompactContext(&'static str),
+    /// Claude Code sends a slash command's `<command-message>…<command-args>` marker block
+    /// before the expanded text; dsh sends the expanded text only (the log keeps the typed
+    /// prompt as the user message's `original_content`).
+    SlashCommandMarkup,
 }
 
 fn scenario_dir(name: &str) -> PathBuf {
@@ -184,6 +189,10 @@ fn run_dsh(name: &str) -> DshRun {
     let dir = scenario_dir(name);
     let ctx = TestContext::new();
     copy_tree(&dir.join(".claude"), &ctx.project().join(".claude"));
+    // Files the capture put into the project (CLAUDE.md, commands, skills; issue 16).
+    if dir.join("project").is_dir() {
+        copy_tree(&dir.join("project"), &ctx.project());
+    }
     if dir.join("home").is_dir() {
         copy_tree_at_home(&dir.join("home"), &ctx.home(), &ctx.home(), &ctx.project());
     }
@@ -273,6 +282,11 @@ impl Normalizer {
         Normalizer {
             replacements: vec![
                 (session_id.to_owned(), "<SESSION_ID>".to_owned()),
+                // The user's instruction file (InstructionsLoaded), before the state-dir rule.
+                (
+                    "<HOME>/.claude/CLAUDE.md".to_owned(),
+                    "<USER_CLAUDE_MD>".to_owned(),
+                ),
                 // Plugin data lives in Claude Code's own tree for both tools.
                 ("<HOME>/.claude/plugins".to_owned(), "<PLUGINS>".to_owned()),
                 ("<HOME>/.claude".to_owned(), "<STATE>".to_owned()),
@@ -298,6 +312,10 @@ impl Normalizer {
         Normalizer {
             replacements: vec![
                 (SESSION_ID.to_owned(), "<SESSION_ID>".to_owned()),
+                (
+                    format!("{home}/.claude/CLAUDE.md"),
+                    "<USER_CLAUDE_MD>".to_owned(),
+                ),
                 (
                     format!("{python}: can't open"),
                     "python3: can't open".to_owned(),
@@ -730,12 +748,14 @@ fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer) -> Vec<Value> {
         let first_turn = invocation.get("turn").is_none_or(|turn| turn == 1);
         // StopFailure hooks are not awaited and Claude Code's stream ends with its result line
         // before they report, like SessionEnd's. Claude Code's stream has no `hook_response`
-        // line for PreCompact/PostCompact (cmp_auto); their outcomes are compared through the
-        // hooks' own records.
+        // line for PreCompact/PostCompact (cmp_auto) or InstructionsLoaded
+        // (`misc_instructions_loaded`); their outcomes are compared through the hooks' own
+        // records.
         if event == "SessionEnd"
             || event == "StopFailure"
             || event == "PreCompact"
             || event == "PostCompact"
+            || event == "InstructionsLoaded"
             || !first_turn
         {
             continue;
@@ -767,6 +787,14 @@ fn expected_turn_end(result: &Value) -> &'static str {
             && result["result"]
                 .as_str()
                 .is_some_and(|r| r.starts_with("UserPromptSubmit operation blocked by hook")) =>
+        {
+            "rejected"
+        }
+        // Issue 16: a blocked slash-command expansion is a zero-step rejected turn too.
+        None if result["num_turns"] == 0
+            && result["result"].as_str().is_some_and(|r| {
+                r.starts_with("UserPromptExpansion operation blocked by hook")
+            }) =>
         {
             "rejected"
         }
@@ -874,6 +902,17 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
                     }
                 }
             }
+            Known::SlashCommandMarkup => {
+                for segment in segments_mut(model) {
+                    if let Some(user) = segment.get_mut("user").and_then(Value::as_array_mut) {
+                        user.retain(|text| {
+                            !text
+                                .as_str()
+                                .is_some_and(|t| t.starts_with("<command-message>"))
+                        });
+                    }
+                }
+            }
             Known::DefaultPermissionMode => {
                 for record in hooks.iter_mut() {
                     if record["stdin"]["permission_mode"] == "default" {
@@ -977,7 +1016,8 @@ fn apply_known_dsh(known: &[Known], model: &mut [Value]) {
             | Known::ElidedCompactContext(_)
             | Known::OneRequestBeforeFailure
             | Known::KilledAtTeardown(_)
-            | Known::EnvNotCaptured(_) => {}
+            | Known::EnvNotCaptured(_)
+            | Known::SlashCommandMarkup => {}
         }
     }
 }
@@ -1179,6 +1219,25 @@ fn conformance(name: &str, known: &[Known]) {
             ])
         );
     }
+    if name == "misc_instructions_loaded" {
+        // The instruction files themselves reach the model in dsh's system prompt (Claude Code
+        // sends them in a `<system-reminder>` the view drops); path-scoped rules and nested
+        // CLAUDE.md files are not loaded at start in either tool.
+        let system = run.requests[0]["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default();
+        for text in [
+            "USER-CLAUDE-MD",
+            "PROJECT-CLAUDE-MD",
+            "RULE-ALWAYS",
+            "LOCAL-CLAUDE-MD",
+        ] {
+            assert!(system.contains(text), "{text} not in the system prompt");
+        }
+        for text in ["RULE-PY-ONLY", "NESTED-CLAUDE-MD"] {
+            assert!(!system.contains(text), "{text} in the system prompt");
+        }
+    }
     if name == "pl_basic" {
         // The data directory exists by the time the hook runs, so a hook can write there.
         let data = run.ctx.home().join(".claude/plugins/data/guard-oracle-mkt");
@@ -1370,6 +1429,12 @@ scenarios! {
     u_settings_layers;
     v_shell_semantics;
     z2_async_hook [Known::AsyncHookRace];
+    // Issue 16: project instructions and slash commands.
+    misc_instructions_loaded;
+    misc_expansion [Known::SlashCommandMarkup];
+    misc_expansion_ctx [Known::SlashCommandMarkup];
+    misc_expansion_exit2 [Known::SlashCommandMarkup];
+    misc_expansion_skill [Known::SlashCommandMarkup];
     // Permissions (issue 14): the captures' permission flags passed unchanged.
     perm_allow_rule;
     perm_allow_rule_trusted;

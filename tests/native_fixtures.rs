@@ -47,6 +47,7 @@ fn options(ctx: &TestContext, name: &str, plugins: Vec<Arc<dyn Plugin>>) -> Repl
         prompt_limit: None,
         skip_prompts: 0,
         auto_compact: dsh_agent::AutoCompact::default(),
+        project: Default::default(),
     }
 }
 

@@ -26,5 +26,6 @@ mod many_hooks;
 mod native_fixtures;
 mod permissions;
 mod plugin_scenarios;
+mod prompt_commands;
 mod replay_fixtures;
 mod replay_signals;

@@ -404,6 +404,28 @@ impl Server {
             let Some((agent, _)) = running.as_mut() else {
                 continue;
             };
+            // Built-in commands (`/clear`, `/model`, `/compact`) and unknown
+            // `/name`s are no turns (issue 16): answered `end_turn`.
+            if let Some(command) =
+                dsh_agent::commands::parse(&job.text, &agent.project_context().commands)
+            {
+                match agent.run_builtin(command).await {
+                    Ok(true) => {
+                        let _ = job
+                            .responder
+                            .respond(PromptResponse::new(StopReason::EndTurn));
+                        continue;
+                    }
+                    Ok(false) => {}
+                    Err(error) => {
+                        let _ = job.responder.respond_with_error(rpc_error(
+                            INTERNAL_ERROR,
+                            format!("the session log failed: {error}"),
+                        ));
+                        continue;
+                    }
+                }
+            }
             *lock(&turn_slot) = Some(job.cancel.clone());
             let outcome = agent
                 .run_turn(

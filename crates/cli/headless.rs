@@ -117,6 +117,25 @@ pub fn result_object(
     })
 }
 
+/// Issue 16: `-p` runs one turn, so a built-in command (`/clear`, `/model`,
+/// `/compact`) or an unknown `/name` cannot be its prompt; a custom command
+/// can (it expands into the turn's prompt). Checked before a session opens.
+fn refuse_session_command(prompt: &str) -> anyhow::Result<()> {
+    use dsh_agent::commands::{CommandCatalog, PromptCommand, parse};
+    let roots = dsh_agent::instructions::ContextRoots::from_env(crate::wiring::current_dir()?);
+    match parse(prompt, &CommandCatalog::discover(&roots)) {
+        None | Some(PromptCommand::Custom(_)) => Ok(()),
+        Some(PromptCommand::Invalid(message)) => anyhow::bail!("{message}"),
+        Some(PromptCommand::Model(_)) => {
+            anyhow::bail!("/model changes a session's model; with -p use --model NAME")
+        }
+        Some(PromptCommand::Clear | PromptCommand::Compact(_)) => anyhow::bail!(
+            "{} acts on a session's history, not a turn: it cannot be a -p prompt",
+            prompt.split_whitespace().next().unwrap_or_default()
+        ),
+    }
+}
+
 /// Runs `dsh -p`.
 pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     let prompt = if args.prompt == "-" {
@@ -124,6 +143,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     } else {
         args.prompt.clone()
     };
+    refuse_session_command(&prompt)?;
     let home = sessions::dsh_home()?;
     let model = sessions::model(&home, args.model.as_deref())?;
     let trust = sessions::Trust::Headless {

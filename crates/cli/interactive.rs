@@ -333,6 +333,21 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
             if text == "/exit" || text == "/quit" {
                 break;
             }
+            // Built-in commands (`/clear`, `/model`, `/compact`) and unknown
+            // `/name`s are not turns (issue 16); a custom command is.
+            if let Some(command) =
+                dsh_agent::commands::parse(text, &agent.project_context().commands)
+            {
+                match agent.run_builtin(command).await {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(error) => {
+                        agent.end(SessionEndReason::Exit).await;
+                        runner.kill_all();
+                        return Err(anyhow::Error::new(error).context("the session log failed"));
+                    }
+                }
+            }
             // A Ctrl-C that raced the end of the previous turn is stale.
             while ctrl_c_at_prompt.try_recv().is_ok() {}
             let token = agent.session_cancel().child_token();

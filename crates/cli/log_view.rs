@@ -114,6 +114,14 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
             EventBody::TurnStart { turn } => {
                 writeln!(out, "\n{}", paint.bold(&format!("── turn {turn} ──")))
             }
+            EventBody::SessionCleared {} => writeln!(
+                out,
+                "\n{}",
+                paint.bold("── /clear: the conversation starts again ──")
+            ),
+            EventBody::ModelSwitched { from, to } => {
+                writeln!(out, "{} {from} → {to}", paint.bold("/model"))
+            }
             EventBody::UserMessage {
                 content,
                 source,

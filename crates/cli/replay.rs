@@ -104,6 +104,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         prompt_limit: None,
         skip_prompts: 0,
         auto_compact: crate::compact::auto_compact(args.autocompact, "scripted"),
+        project: dsh_agent::ProjectContext::discover(
+            &dsh_agent::instructions::ContextRoots::from_env(cwd.clone()),
+        ),
     };
     let ran = runtime.block_on(async {
         // Before the session-start hooks run: from here on SIGINT, SIGTERM

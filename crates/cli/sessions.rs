@@ -101,7 +101,9 @@ fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
         | EventBody::TurnEnd { .. }
         | EventBody::HookInvoked { .. }
         | EventBody::HookResult { .. }
-        | EventBody::SeamNote { .. } => None,
+        | EventBody::SeamNote { .. }
+        | EventBody::SessionCleared { .. }
+        | EventBody::ModelSwitched { .. } => None,
     });
     let turns = events
         .iter()
@@ -454,7 +456,7 @@ pub fn agent(opened: Opened, options: AgentOptions) -> anyhow::Result<Agent> {
         env: SessionEnv::default(),
         interactive: options.interactive,
     };
-    let agent = Agent::new(AgentParts {
+    let mut agent = Agent::new(AgentParts {
         log: opened.log,
         session: info,
         registry,
@@ -463,6 +465,10 @@ pub fn agent(opened: Opened, options: AgentOptions) -> anyhow::Result<Agent> {
         max_steps: options.max_steps,
         observers: options.observers,
     });
+    // Project instructions and custom commands (issue 16).
+    agent.set_project_context(dsh_agent::ProjectContext::discover(
+        &dsh_agent::instructions::ContextRoots::from_env(opened.cwd.clone()),
+    ));
     agent.repair_open_turn()?;
     Ok(agent)
 }

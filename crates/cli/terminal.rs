@@ -190,12 +190,15 @@ impl Terminal {
     /// An event the agent just appended.
     pub fn event(&self, event: &Event) {
         match &event.body {
+            // `/clear` and `/model` tell the user through notices.
             EventBody::SeamNote { .. }
             | EventBody::SessionHeader { .. }
             | EventBody::TurnStart { .. }
             | EventBody::CompactionStarted { .. }
             | EventBody::CompactionCompleted { .. }
             | EventBody::CompactionFailed { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. }
             | EventBody::TurnEnd { .. } => {}
             EventBody::UserMessage {
                 content,

@@ -211,9 +211,10 @@ pub(crate) fn unreadable(ctx: &EventCtx<'_>, fault: &DshFault) -> Interpretation
         HookEvent::PreToolUse | HookEvent::PermissionRequest => Effect::Deny {
             text: format!("{label} hook error: [{cmd}]: {why}"),
         },
-        HookEvent::UserPromptSubmit => Effect::Block {
+        HookEvent::UserPromptSubmit | HookEvent::UserPromptExpansion => Effect::Block {
             text: format!(
-                "UserPromptSubmit operation blocked by hook:\n[{cmd}]: {why}\n\nOriginal prompt: {}",
+                "{} operation blocked by hook:\n[{cmd}]: {why}\n\nOriginal prompt: {}",
+                ctx.event,
                 ctx.prompt.unwrap_or("")
             ),
         },
@@ -224,7 +225,6 @@ pub(crate) fn unreadable(ctx: &EventCtx<'_>, fault: &DshFault) -> Interpretation
         | HookEvent::PostToolUseFailure
         | HookEvent::PostToolBatch
         | HookEvent::Notification
-        | HookEvent::UserPromptExpansion
         | HookEvent::SessionStart
         | HookEvent::SessionEnd
         | HookEvent::StopFailure

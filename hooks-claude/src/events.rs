@@ -199,16 +199,15 @@ impl HookEvent {
             | HookEvent::PermissionDenied
             | HookEvent::PostToolBatch
             | HookEvent::PreCompact
-            | HookEvent::PostCompact => EventSupport::Fired,
-            HookEvent::UserPromptExpansion => {
-                EventSupport::NotFired("dsh has no slash commands that expand into prompts")
-            }
+            | HookEvent::PostCompact
+            | HookEvent::UserPromptExpansion
+            | HookEvent::InstructionsLoaded => EventSupport::Fired,
             HookEvent::SubagentStart | HookEvent::SubagentStop => {
                 EventSupport::NotFired("dsh has no subagents")
             }
-            HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => {
-                EventSupport::NotFired("dsh does not switch models inside a session")
-            }
+            HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => EventSupport::NotFired(
+                "dsh's /model fires no hooks: the reference has no verified payload for them",
+            ),
             HookEvent::Setup => EventSupport::NotFired("dsh has no --init/--maintenance mode"),
             HookEvent::TeammateIdle | HookEvent::TaskCreated | HookEvent::TaskCompleted => {
                 EventSupport::NotFired("dsh has no agent teams or task tools")
@@ -221,9 +220,6 @@ impl HookEvent {
             ),
             HookEvent::WorktreeCreate | HookEvent::WorktreeRemove => {
                 EventSupport::NotFired("dsh does not manage worktrees")
-            }
-            HookEvent::InstructionsLoaded => {
-                EventSupport::NotFired("dsh does not load CLAUDE.md instruction files")
             }
             HookEvent::CwdChanged | HookEvent::FileChanged => {
                 EventSupport::NotFired("dsh does not track cwd changes or watch files")
@@ -264,11 +260,11 @@ impl HookEvent {
             | HookEvent::PostToolUseFailure
             | HookEvent::PostToolBatch
             | HookEvent::UserPromptSubmit
+            | HookEvent::UserPromptExpansion
             | HookEvent::Stop
             | HookEvent::SubagentStop
             | HookEvent::PreCompact => true,
             HookEvent::Notification
-            | HookEvent::UserPromptExpansion
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
             | HookEvent::StopFailure
@@ -363,8 +359,9 @@ impl HookEvent {
             HookEvent::Notification => Seam::Notification,
             HookEvent::StopFailure => Seam::TurnFailed,
             HookEvent::PreCompact | HookEvent::PostCompact => Seam::Compaction,
-            HookEvent::UserPromptExpansion
-            | HookEvent::SubagentStart
+            // The expansion is a second prompt-policy step of the same turn.
+            HookEvent::UserPromptExpansion => Seam::PromptSubmit,
+            HookEvent::SubagentStart
             | HookEvent::SubagentStop
             | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
@@ -377,11 +374,12 @@ impl HookEvent {
             | HookEvent::ConfigChange
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
-            | HookEvent::InstructionsLoaded
             | HookEvent::CwdChanged
             | HookEvent::FileChanged
             | HookEvent::DirectoryAdded
             | HookEvent::MessageDisplay => Seam::Unmapped,
+            // Instruction files are read as the session starts.
+            HookEvent::InstructionsLoaded => Seam::SessionStart,
         }
     }
 }
@@ -405,5 +403,23 @@ mod tests {
             assert!(seen.insert(event.as_str()));
         }
         assert_eq!(HookEvent::parse("pretooluse"), None);
+    }
+
+    /// Issue 16: the prompt-layer events fire (so `dsh hooks check` and the
+    /// start-up notices no longer call them unsupported); the model-switch
+    /// events still do not.
+    #[test]
+    fn prompt_layer_events_are_fired() {
+        assert_eq!(HookEvent::InstructionsLoaded.support(), EventSupport::Fired);
+        assert_eq!(
+            HookEvent::UserPromptExpansion.support(),
+            EventSupport::Fired
+        );
+        assert!(HookEvent::UserPromptExpansion.exit2_blocks());
+        assert!(!HookEvent::InstructionsLoaded.exit2_blocks());
+        assert!(matches!(
+            HookEvent::PreModelSwitch.support(),
+            EventSupport::NotFired(_)
+        ));
     }
 }

@@ -493,10 +493,11 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
             out.contexts.push(text.clone());
             out.effect = Effect::Block { text };
         }
-        HookEvent::UserPromptSubmit => {
+        HookEvent::UserPromptSubmit | HookEvent::UserPromptExpansion => {
             out.effect = Effect::Block {
                 text: format!(
-                    "UserPromptSubmit operation blocked by hook:\n[{cmd}]: {reason}\n\nOriginal prompt: {}",
+                    "{} operation blocked by hook:\n[{cmd}]: {reason}\n\nOriginal prompt: {}",
+                    ctx.event,
                     ctx.prompt.unwrap_or("")
                 ),
             };
@@ -513,7 +514,6 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
             };
         }
         HookEvent::Notification
-        | HookEvent::UserPromptExpansion
         | HookEvent::SessionStart
         | HookEvent::SessionEnd
         | HookEvent::StopFailure
@@ -639,11 +639,12 @@ fn apply_json(
                 out.stop = Some(stop_reason);
             }
         }
-        HookEvent::UserPromptSubmit => {
+        HookEvent::UserPromptSubmit | HookEvent::UserPromptExpansion => {
             if decision == Some("block") {
                 out.effect = Effect::Block {
                     text: format!(
-                        "UserPromptSubmit operation blocked by hook:\n{}\n\nOriginal prompt: {}",
+                        "{} operation blocked by hook:\n{}\n\nOriginal prompt: {}",
+                        ctx.event,
                         reason.unwrap_or(BLOCKED_BY_HOOK),
                         ctx.prompt.unwrap_or("")
                     ),
@@ -651,7 +652,8 @@ fn apply_json(
             }
             if let Some(context) = context {
                 out.contexts.push(format!(
-                    "UserPromptSubmit hook additional context: {}",
+                    "{} hook additional context: {}",
+                    ctx.event,
                     cap(context)
                 ));
             }
@@ -749,7 +751,6 @@ fn apply_json(
             }
         }
         HookEvent::Notification
-        | HookEvent::UserPromptExpansion
         | HookEvent::SessionEnd
         | HookEvent::StopFailure
         | HookEvent::SubagentStart

@@ -123,6 +123,53 @@ pub fn user_prompt_submit(common: &Common, prompt: &str) -> Value {
         .build()
 }
 
+/// `UserPromptExpansion` (`misc_expansion`): after UserPromptSubmit, for a
+/// prompt that invokes a custom command or skill.
+pub fn user_prompt_expansion(
+    common: &Common,
+    expansion_type: &str,
+    command_name: &str,
+    command_args: &str,
+    command_source: &str,
+    prompt: &str,
+) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .mode(common)
+        .event("UserPromptExpansion")
+        .field("expansion_type", json!(expansion_type))
+        .field("command_name", json!(command_name))
+        .field("command_args", json!(command_args))
+        .field("command_source", json!(command_source))
+        .field("prompt", json!(prompt))
+        .build()
+}
+
+/// `InstructionsLoaded` (`misc_instructions_loaded`): one per instruction
+/// file; no `prompt_id` or `permission_mode`. A path-scoped rule adds the
+/// documented `globs` and `trigger_file_path` (PROTOCOL.md; not captured).
+pub fn instructions_loaded(
+    common: &Common,
+    file_path: &str,
+    memory_type: &str,
+    load_reason: &str,
+    globs: &[String],
+    trigger_file_path: Option<&str>,
+) -> Value {
+    let mut builder = Builder::new(common)
+        .event("InstructionsLoaded")
+        .field("file_path", json!(file_path))
+        .field("memory_type", json!(memory_type))
+        .field("load_reason", json!(load_reason));
+    if !globs.is_empty() {
+        builder = builder.field("globs", json!(globs));
+    }
+    if let Some(trigger) = trigger_file_path {
+        builder = builder.field("trigger_file_path", json!(trigger));
+    }
+    builder.build()
+}
+
 /// `PreToolUse`.
 pub fn pre_tool_use(
     common: &Common,

@@ -32,6 +32,7 @@ use crate::transcript::Transcript;
 mod compact;
 mod failure;
 mod launch;
+mod prompting;
 mod tools;
 mod turns;
 
@@ -61,6 +62,8 @@ struct State {
     stop_failure_started: bool,
     /// The mode an accepted `setMode` switched to (else the configured one).
     mode: Option<String>,
+    /// `.claude/rules` files whose InstructionsLoaded waits for SessionStart.
+    pending_rules: Vec<(dsh_seams::InstructionFile, dsh_seams::LoadReason)>,
 }
 
 /// One awaited run, read.
@@ -280,7 +283,26 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         source: SessionStartSource,
     ) -> Vec<ContextEntry> {
-        self.on_session_start(ctx, source).await
+        let contexts = self.on_session_start(ctx, source).await;
+        self.fire_pending_rules(ctx).await;
+        contexts
+    }
+
+    async fn instructions_loaded(
+        &self,
+        ctx: &SeamContext,
+        files: &[dsh_seams::InstructionFile],
+        reason: dsh_seams::LoadReason,
+    ) {
+        self.on_instructions_loaded(ctx, files, reason).await;
+    }
+
+    async fn prompt_expansion(
+        &self,
+        ctx: &SeamContext,
+        input: &dsh_seams::ExpansionInput,
+    ) -> PromptDecision {
+        self.on_prompt_expansion(ctx, input).await
     }
 
     async fn prompt_submit(&self, ctx: &SeamContext, prompt: &PromptInput) -> PromptDecision {
@@ -366,6 +388,7 @@ impl Plugin for ClaudePlugin {
         let wire = match reason {
             SessionEndReason::Exit => "prompt_input_exit",
             SessionEndReason::Other => "other",
+            SessionEndReason::Clear => "clear",
         };
         let common = self.common(ctx, true);
         let firing = Firing {
@@ -453,7 +476,9 @@ impl Plugin for ClaudePlugin {
             | EventBody::CompactionFailed { .. }
             | EventBody::HookInvoked { .. }
             | EventBody::HookResult { .. }
-            | EventBody::SeamNote { .. } => {}
+            | EventBody::SeamNote { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. } => {}
         }
         let prompt_id = state.last_prompt_id.clone();
         if let Some(transcript) = state.transcript.as_mut()

@@ -194,7 +194,9 @@ impl Transcript {
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
             | EventBody::HookResult { .. }
-            | EventBody::SeamNote { .. } => Vec::new(),
+            | EventBody::SeamNote { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. } => Vec::new(),
         }
     }
 

@@ -37,6 +37,9 @@ pub enum AgentError {
     /// The session log refused or failed an append.
     #[error(transparent)]
     Log(#[from] LogError),
+    /// A fixture prompt names a command dsh cannot run (`/nosuch`).
+    #[error("{0}")]
+    Command(String),
 }
 
 /// Called with every event after it is appended.
@@ -165,6 +168,14 @@ pub struct Agent {
     session_end_requested: Option<String>,
     /// When dsh compacts on its own (`crate::compaction`).
     auto_compact: crate::AutoCompact,
+    /// Instruction files and custom commands (issue 16; empty unless set).
+    project: crate::ProjectContext,
+    /// The open turn's system prompt, after the system-prompt seam.
+    turn_system_prompt: Option<String>,
+    /// The model `/model` chose (the log's last `model/switched`).
+    model_override: Option<String>,
+    /// Path-scoped rules already in this conversation.
+    loaded_rules: Mutex<std::collections::HashSet<std::path::PathBuf>>,
 }
 
 /// Forwards a streaming reply to the presentation callbacks: text as it
@@ -196,6 +207,15 @@ impl Agent {
     /// Builds an agent. Nothing runs until [`Agent::start`].
     pub fn new(parts: AgentParts) -> Self {
         let plugins = parts.registry.plugins().to_vec();
+        // A reopened log keeps the model its last `/model` chose.
+        let model_override = parts.log.events().iter().rev().find_map(|event| {
+            if let EventBody::ModelSwitched { to, .. } = &event.body {
+                Some(to.clone())
+            } else {
+                None
+            }
+        });
+        let loaded_rules = Mutex::new(crate::prompt_layer::loaded_rules(parts.log.events()));
         Agent {
             sink: Arc::new(LogSink {
                 log: Mutex::new(parts.log),
@@ -216,12 +236,32 @@ impl Agent {
             queues: Queues::default(),
             session_end_requested: None,
             auto_compact: crate::AutoCompact::default(),
+            project: crate::ProjectContext::default(),
+            turn_system_prompt: None,
+            model_override,
+            loaded_rules,
         }
     }
 
     /// Sets when dsh compacts automatically (default: 85 % of a 128K window).
     pub fn set_auto_compact(&mut self, auto_compact: crate::AutoCompact) {
         self.auto_compact = auto_compact;
+    }
+
+    /// Sets the project's instruction files (they join the system prompt)
+    /// and custom commands. Call before [`Agent::start`].
+    pub fn set_project_context(&mut self, project: crate::ProjectContext) {
+        self.project = project;
+    }
+
+    /// The project's instruction files and custom commands.
+    pub fn project_context(&self) -> &crate::ProjectContext {
+        &self.project
+    }
+
+    /// The system prompt with the project's instructions.
+    pub fn system_prompt(&self) -> String {
+        self.project.instructions.system_prompt(&self.system_prompt)
     }
 
     /// A copy of every event so far.
@@ -267,8 +307,17 @@ impl Agent {
         Ok(self.sink.append(body)?)
     }
 
-    pub(crate) fn system_prompt(&self) -> &str {
-        &self.system_prompt
+    /// The system prompt requests of the open turn carry (after the
+    /// system-prompt seam), else the session's with its instructions.
+    pub(crate) fn request_system_prompt(&self) -> String {
+        self.turn_system_prompt
+            .clone()
+            .unwrap_or_else(|| self.system_prompt())
+    }
+
+    /// The model `/model` chose, which requests name (else the provider's).
+    pub(crate) fn request_model(&self) -> Option<String> {
+        self.model_override.clone()
     }
 
     pub(crate) fn plugins(&self) -> &[Arc<dyn Plugin>] {
@@ -350,6 +399,29 @@ impl Agent {
         self.started = true;
         let control = TurnControl::default();
         let ctx = self.context(None, self.session_cancel.clone(), control.clone());
+        crate::prompt_layer::announce_instructions(
+            self.registry.plugins(),
+            &ctx,
+            &self.project.instructions,
+        )
+        .await;
+        self.run_session_start(&ctx, control, source).await;
+    }
+
+    /// The session-start seam again (`/clear`).
+    async fn fire_session_start(&mut self, source: SessionStartSource) {
+        let control = TurnControl::default();
+        let ctx = self.context(None, self.session_cancel.clone(), control.clone());
+        self.run_session_start(&ctx, control, source).await;
+    }
+
+    async fn run_session_start(
+        &mut self,
+        ctx: &SeamContext,
+        control: TurnControl,
+        source: SessionStartSource,
+    ) {
+        let ctx = ctx.clone();
         for plugin in self.registry.plugins() {
             match AssertUnwindSafe(plugin.session_start(&ctx, source))
                 .catch_unwind()
@@ -393,9 +465,95 @@ impl Agent {
         while self.session_end_requested.is_none()
             && let Some(send) = self.inbox.pop_front()
         {
+            // Built-in commands (`/clear`, `/model`, `/compact`) and unknown
+            // `/name`s are not turns (commands.rs).
+            if let Some(command) = crate::commands::parse(&send.text, &self.project.commands)
+                && self.run_builtin(command).await?
+            {
+                continue;
+            }
             outcomes.push(self.run_turn(send, cancel.child_token()).await?);
         }
         Ok(outcomes)
+    }
+
+    /// Runs a built-in command (`/clear`, `/model`, `/compact`) or reports
+    /// an invalid one to the user. Returns whether the send was handled
+    /// (`false` for a custom command or `/compact`, which run as turns).
+    pub async fn run_builtin(
+        &mut self,
+        command: crate::commands::PromptCommand,
+    ) -> Result<bool, AgentError> {
+        use crate::commands::PromptCommand;
+        match command {
+            PromptCommand::Custom(_) => Ok(false),
+            PromptCommand::Invalid(message) => {
+                self.sink.tell_user(UserNotice {
+                    source: "dsh".to_owned(),
+                    text: message,
+                    level: dsh_seams::NoticeLevel::Warning,
+                });
+                Ok(true)
+            }
+            // `/compact` runs as its own turn (one summary request, no
+            // prompt policy): `run_turn` hands it to `crate::compaction`.
+            PromptCommand::Compact(_) => Ok(false),
+            PromptCommand::Clear => {
+                self.clear().await?;
+                Ok(true)
+            }
+            PromptCommand::Model(name) => {
+                self.switch_model(&name)?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// `/clear`: the session-end seam (reason `clear`), a durable
+    /// `session/cleared` (nothing before it reaches the model again), then
+    /// the session-start seam (source `clear`), whose contexts join the next
+    /// turn, as Claude Code does. The instruction files stay in the system
+    /// prompt; InstructionsLoaded does not fire again.
+    pub async fn clear(&mut self) -> Result<(), AgentError> {
+        self.end(SessionEndReason::Clear).await;
+        self.append(EventBody::SessionCleared {})?;
+        self.pending_session_contexts.clear();
+        self.loaded_rules
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        self.started = true;
+        self.fire_session_start(SessionStartSource::Clear).await;
+        Ok(())
+    }
+
+    /// `/model NAME`: the following requests name NAME (a durable
+    /// `model/switched`, so a resumed session keeps it). Claude Code's
+    /// PreModelSwitch/PostModelSwitch are not fired: the reference has no
+    /// payload for them.
+    pub fn switch_model(&mut self, name: &str) -> Result<(), AgentError> {
+        let from = self
+            .model_override
+            .clone()
+            .unwrap_or_else(|| self.model.name());
+        self.append(EventBody::ModelSwitched {
+            from,
+            to: name.to_owned(),
+        })?;
+        self.model_override = Some(name.to_owned());
+        self.sink.tell_user(UserNotice {
+            source: "dsh".to_owned(),
+            text: format!("model set to {name} for the following requests"),
+            level: dsh_seams::NoticeLevel::Info,
+        });
+        Ok(())
+    }
+
+    /// The model the next request names.
+    pub fn current_model(&self) -> String {
+        self.model_override
+            .clone()
+            .unwrap_or_else(|| self.model.name())
     }
 
     /// Fires the session-end seam.
@@ -451,7 +609,9 @@ impl Agent {
                     | EventBody::CompactionFailed { .. }
                     | EventBody::HookInvoked { .. }
                     | EventBody::HookResult { .. }
-                    | EventBody::SeamNote { .. } => None,
+                    | EventBody::SeamNote { .. }
+                    | EventBody::SessionCleared { .. }
+                    | EventBody::ModelSwitched { .. } => None,
                 });
             (
                 log.open_turn(),
@@ -526,6 +686,7 @@ impl Agent {
         // The turn opens before prompt policy, so a veto is a durable,
         // zero-step `rejected` turn.
         self.append(EventBody::TurnStart { turn })?;
+        self.turn_system_prompt = None;
         let control = TurnControl::default();
         let ctx = self.context(Some(turn), cancel.clone(), control.clone());
         let mut summary = TurnSummary {
@@ -595,6 +756,57 @@ impl Agent {
                 }
             }
         }
+        // A custom command: UserPromptSubmit saw the prompt as typed; the
+        // expansion seam now sees the command, and the model its text.
+        match crate::prompt_layer::expand(
+            self.registry.plugins(),
+            &ctx,
+            &content,
+            &self.project.commands,
+        )
+        .await
+        {
+            crate::prompt_layer::Expansion::Unchanged => {}
+            crate::prompt_layer::Expansion::Expanded {
+                content: expanded,
+                contexts,
+            } => {
+                content = expanded;
+                prompt_contexts.extend(contexts);
+            }
+            crate::prompt_layer::Expansion::Blocked(reason) => {
+                self.append(EventBody::PromptBlocked {
+                    turn,
+                    content: send.text.clone(),
+                    source: send.source.clone(),
+                    reason: reason.clone(),
+                })?;
+                return self
+                    .finish(&ctx, summary, TurnEndReason::Rejected, Some(reason))
+                    .await;
+            }
+            crate::prompt_layer::Expansion::Stopped(reason) => {
+                self.append(EventBody::UserMessage {
+                    turn,
+                    content: content.clone(),
+                    source: send.source.clone(),
+                    original_content: (content != send.text).then(|| send.text.clone()),
+                })?;
+                return self
+                    .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
+                    .await;
+            }
+        }
+        let (turn_prompt, start_contexts) = crate::prompt_layer::agent_start(
+            self.registry.plugins(),
+            &ctx,
+            &content,
+            &self.system_prompt(),
+            &self.project.instructions,
+        )
+        .await;
+        self.turn_system_prompt = Some(turn_prompt);
+        prompt_contexts.extend(start_contexts);
         self.append(EventBody::UserMessage {
             turn,
             content: content.clone(),
@@ -899,6 +1111,16 @@ impl Agent {
                 outcome,
             });
         }
+        fifo.extend(
+            crate::prompt_layer::scoped_rules(
+                self.registry.plugins(),
+                ctx,
+                &self.project.instructions,
+                &settled,
+                &self.loaded_rules,
+            )
+            .await,
+        );
         fifo.extend(control.take_injected());
         for plugin in self.registry.plugins() {
             if let Ok(contexts) = AssertUnwindSafe(plugin.batch_settled(ctx, &settled))
@@ -928,7 +1150,7 @@ impl Agent {
 
     fn build_request(&self, turn: u64, step: u64) -> ModelRequest {
         let mut messages = vec![Message::System {
-            content: self.system_prompt.clone(),
+            content: self.request_system_prompt(),
         }];
         messages.extend(self.sink.with_log(|log| derive_messages(log.events())));
         ModelRequest {
@@ -936,6 +1158,7 @@ impl Agent {
             step,
             messages,
             tools: self.registry.specs(),
+            model: self.model_override.clone(),
         }
     }
 

@@ -303,7 +303,7 @@ impl Agent {
         custom_instructions: Option<String>,
     ) -> Result<CompactionResult, AgentError> {
         let events = self.events();
-        let estimated_tokens = estimate_tokens(&events, self.system_prompt());
+        let estimated_tokens = estimate_tokens(&events, &self.request_system_prompt());
         self.append(EventBody::CompactionStarted {
             turn,
             trigger,
@@ -358,7 +358,7 @@ impl Agent {
                     );
                 }
                 let mut messages = vec![Message::System {
-                    content: self.system_prompt().to_owned(),
+                    content: self.request_system_prompt(),
                 }];
                 messages.extend(to_summarize);
                 messages.push(Message::User {
@@ -370,6 +370,7 @@ impl Agent {
                     step: *step,
                     messages,
                     tools: self.tool_specs(),
+                    model: self.request_model(),
                 };
                 let mut sink = dsh_model::NoStream;
                 let result = tokio::select! {

@@ -6,7 +6,10 @@
 //! request → assistant message → the batch of tool calls through the
 //! registry → results → the batch's context FIFO), turn continuation, and
 //! every way a turn ends. Also the scripted model and the fixture format
-//! that `dsh replay` and the snapshot tests use.
+//! that `dsh replay` and the snapshot tests use, and the prompt layer
+//! (issue 16): project instruction files in the system prompt
+//! ([`instructions`]), the `/name` command parser and custom-command catalog
+//! ([`commands`]), and the seams they fire ([`ProjectContext`]).
 //!
 //! What it is not: it does not spawn hook processes or know any external
 //! hook dialect (bridges are plugins), does not speak HTTP (providers
@@ -18,8 +21,12 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod agent;
+pub mod commands;
 mod compaction;
 mod fixture;
+mod frontmatter;
+pub mod instructions;
+mod prompt_layer;
 mod replay;
 mod scripted;
 
@@ -29,5 +36,6 @@ pub use compaction::{
     default_context_window, estimate_tokens, parse_compact_command,
 };
 pub use fixture::*;
+pub use prompt_layer::ProjectContext;
 pub use replay::*;
 pub use scripted::*;

@@ -45,6 +45,9 @@ pub struct ReplayOptions {
     pub skip_prompts: usize,
     /// When the session compacts on its own (`--autocompact`).
     pub auto_compact: crate::AutoCompact,
+    /// Instruction files and custom commands (`ProjectContext::discover`);
+    /// the default has none.
+    pub project: crate::ProjectContext,
 }
 
 /// What a replay produced.
@@ -108,6 +111,18 @@ async fn replay_inner(
     model: Arc<ScriptedModel>,
     stop: CancellationToken,
 ) -> Result<ReplayOutput, AgentError> {
+    // A prompt naming a command dsh cannot run is the fixture's error,
+    // named by its position, before anything runs.
+    for (index, prompt) in fixture.prompts.iter().enumerate() {
+        if let Some(crate::commands::PromptCommand::Invalid(message)) =
+            crate::commands::parse(prompt.text(), &options.project.commands)
+        {
+            return Err(AgentError::Command(format!(
+                "{}: prompts[{index}]: {message}",
+                options.label
+            )));
+        }
+    }
     let registry = builtin_registry(&options.plugins, &options.processes);
     let log_path = options.log.path().map(|path| path.to_path_buf());
     let mut agent = Agent::new(AgentParts {
@@ -127,6 +142,7 @@ async fn replay_inner(
         observers: options.observers,
     });
     agent.set_auto_compact(options.auto_compact);
+    agent.set_project_context(options.project);
     if options.resumed {
         agent.repair_open_turn()?;
     }

@@ -36,6 +36,7 @@ fn options(dir: &std::path::Path, log: SessionLog) -> ReplayOptions {
         prompt_limit: None,
         skip_prompts: 0,
         auto_compact: dsh_agent::AutoCompact::default(),
+        project: Default::default(),
     }
 }
 

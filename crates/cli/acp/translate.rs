@@ -401,7 +401,9 @@ impl Translator {
             | EventBody::TurnStart { .. }
             | EventBody::CompactionStarted { .. }
             | EventBody::ContextMessage { .. }
-            | EventBody::SteeringMessage { .. } => Vec::new(),
+            | EventBody::SteeringMessage { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. } => Vec::new(),
         }
     }
 }

@@ -383,6 +383,8 @@ pub(super) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
             | EventBody::ToolResult { .. }
             | EventBody::ContextMessage { .. }
             | EventBody::SteeringMessage { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. }
             | EventBody::TurnEnd { .. } => {}
         }
     }

@@ -91,7 +91,9 @@ fn what_followed(
                 | EventBody::TurnEnd { .. }
                 | EventBody::HookInvoked { .. }
                 | EventBody::HookResult { .. }
-                | EventBody::SeamNote { .. } => {}
+                | EventBody::SeamNote { .. }
+                | EventBody::SessionCleared { .. }
+                | EventBody::ModelSwitched { .. } => {}
             }
         }
         if parts.is_empty() {
@@ -142,7 +144,9 @@ fn what_followed(
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
             | EventBody::HookResult { .. }
-            | EventBody::SeamNote { .. } => {}
+            | EventBody::SeamNote { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. } => {}
         }
     }
     "nothing followed (end of log)".to_owned()
@@ -188,7 +192,9 @@ pub(super) fn run(
         | EventBody::TurnEnd { .. }
         | EventBody::HookInvoked { .. }
         | EventBody::HookResult { .. }
-        | EventBody::SeamNote { .. } => None,
+        | EventBody::SeamNote { .. }
+        | EventBody::SessionCleared { .. }
+        | EventBody::ModelSwitched { .. } => None,
     });
     let mut entries = Vec::new();
     for (index, event) in events.iter().enumerate() {
@@ -222,7 +228,9 @@ pub(super) fn run(
             | EventBody::TurnEnd { .. }
             | EventBody::HookInvoked { .. }
             | EventBody::HookResult { .. }
-            | EventBody::SeamNote { .. } => None,
+            | EventBody::SeamNote { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. } => None,
         });
         let Some(EventBody::HookInvoked {
             turn,

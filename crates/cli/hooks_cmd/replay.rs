@@ -117,6 +117,8 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
             | EventBody::ToolResult { .. }
             | EventBody::ContextMessage { .. }
             | EventBody::SteeringMessage { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. }
             | EventBody::TurnEnd { .. } => {}
         }
     }
@@ -275,7 +277,9 @@ pub(super) fn run(
         | EventBody::TurnEnd { .. }
         | EventBody::HookInvoked { .. }
         | EventBody::HookResult { .. }
-        | EventBody::SeamNote { .. } => None,
+        | EventBody::SeamNote { .. }
+        | EventBody::SessionCleared { .. }
+        | EventBody::ModelSwitched { .. } => None,
     });
     // Bridges build paths from the session id: a header's must be safe.
     if let Some(id) = &session_id {

@@ -457,6 +457,19 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<Value>,
     },
+    /// `/clear` (issue 16): nothing before this reaches the model again.
+    /// Between turns; the session-end and session-start hooks of the clear
+    /// are recorded around it.
+    #[serde(rename = "session/cleared")]
+    SessionCleared {},
+    /// `/model NAME` (issue 16): the following requests name `to`. Between turns.
+    #[serde(rename = "model/switched")]
+    ModelSwitched {
+        /// The model used until now.
+        from: String,
+        /// The model used from now on.
+        to: String,
+    },
 }
 
 /// What a `seam/note` records.
@@ -500,6 +513,8 @@ impl EventBody {
             EventBody::HookInvoked { .. } => "hook/invoked",
             EventBody::HookResult { .. } => "hook/result",
             EventBody::SeamNote { .. } => "seam/note",
+            EventBody::SessionCleared { .. } => "session/cleared",
+            EventBody::ModelSwitched { .. } => "model/switched",
         }
     }
 }

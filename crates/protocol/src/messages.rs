@@ -67,6 +67,8 @@ pub struct ModelRequest {
     pub messages: Vec<Message>,
     /// The tools on offer.
     pub tools: Vec<ToolSpec>,
+    /// The model to ask, when `/model` switched it; `None`: the provider's own.
+    pub model: Option<String>,
 }
 
 /// The recorded form of a model request (`--requests-out`, contract §4).
@@ -80,6 +82,9 @@ pub struct RequestRecord {
     pub messages: Vec<Message>,
     /// Names of the tools on offer.
     pub tools: Vec<String>,
+    /// The model asked, when `/model` switched it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl From<&ModelRequest> for RequestRecord {
@@ -89,6 +94,7 @@ impl From<&ModelRequest> for RequestRecord {
             step: request.step,
             messages: request.messages.clone(),
             tools: request.tools.iter().map(|tool| tool.name.clone()).collect(),
+            model: request.model.clone(),
         }
     }
 }

@@ -10,7 +10,9 @@ use crate::settings::ProviderSettings;
 /// Builds the JSON body of one streaming request.
 pub(crate) fn request_body(settings: &ProviderSettings, request: &ModelRequest) -> Value {
     let mut body = Map::new();
-    body.insert("model".into(), Value::String(settings.model.clone()));
+    // `/model NAME` names the model per request; otherwise the configured one.
+    let model = request.model.as_ref().unwrap_or(&settings.model);
+    body.insert("model".into(), Value::String(model.clone()));
     body.insert(
         "messages".into(),
         Value::Array(request.messages.iter().map(message_json).collect()),
@@ -257,6 +259,7 @@ mod tests {
                 description: "runs".into(),
                 input_schema: json!({"type": "object"}),
             }],
+            model: None,
         };
         let settings = ProviderSettings {
             model: "m".into(),
@@ -285,6 +288,25 @@ mod tests {
                 "stream_options": {"include_usage": true},
                 "max_tokens": 10,
             })
+        );
+    }
+
+    #[test]
+    fn a_switched_model_names_the_request() {
+        let request = ModelRequest {
+            turn: 1,
+            step: 1,
+            messages: Vec::new(),
+            tools: Vec::new(),
+            model: Some("deepseek-reasoner".into()),
+        };
+        let settings = ProviderSettings {
+            model: "deepseek-chat".into(),
+            ..ProviderSettings::default()
+        };
+        assert_eq!(
+            request_body(&settings, &request)["model"],
+            json!("deepseek-reasoner")
         );
     }
 

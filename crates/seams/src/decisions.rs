@@ -30,7 +30,7 @@ pub enum SessionStartSource {
     Startup,
     /// A session reopened from its log.
     Resume,
-    /// Reserved: history cleared.
+    /// `/clear` started a fresh conversation.
     Clear,
     /// Reserved: history compacted.
     Compact,
@@ -56,6 +56,8 @@ pub enum SessionEndReason {
     Exit,
     /// A headless or replayed session ran out of work.
     Other,
+    /// `/clear` ended the conversation (a new one starts in the same session).
+    Clear,
 }
 
 /// What prompt-submit policy decided about a claimed send.

@@ -25,6 +25,7 @@ mod execution;
 mod loop_seams;
 mod permission;
 mod plugin;
+mod prompting;
 
 pub use compaction::*;
 pub use context::*;
@@ -33,5 +34,6 @@ pub use execution::*;
 pub use loop_seams::*;
 pub use permission::*;
 pub use plugin::*;
+pub use prompting::*;
 
 pub use tokio_util::sync::CancellationToken;

@@ -9,6 +9,7 @@ use dsh_protocol::{Event, Message, ModelReply, ModelRequest, TurnEndReason};
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
+use crate::{AgentStartDecision, AgentStartInput, ExpansionInput, InstructionFile, LoadReason};
 use crate::{
     ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision, CompactionInput,
     CompactionOutcome, ContextDecision, ContextEntry, ContinuationDecision, DeniedFollowUp,
@@ -359,5 +360,40 @@ pub trait Plugin: Send + Sync {
         _outcome: &CompactionOutcome,
     ) -> Vec<ContextEntry> {
         Vec::new()
+    }
+
+    // Prompt-layer seams (issue 16).
+
+    /// Instruction files were loaded into the system prompt (before the
+    /// session-start seam, and again after `/clear`). Observation only.
+    async fn instructions_loaded(
+        &self,
+        _ctx: &SeamContext,
+        _files: &[InstructionFile],
+        _reason: LoadReason,
+    ) {
+    }
+
+    /// A prompt that names a custom command is about to be replaced by its
+    /// expansion (after prompt-submit allowed it). `Block` rejects the turn
+    /// with no model request; `Allow`'s contexts follow the prompt; a
+    /// rewrite is ignored (the expansion is the command's).
+    async fn prompt_expansion(
+        &self,
+        _ctx: &SeamContext,
+        _input: &ExpansionInput,
+    ) -> PromptDecision {
+        PromptDecision::allow()
+    }
+
+    /// The system-prompt seam (seed 004's `before_agent_start`): once per
+    /// turn, before its first model request, a listener may replace the
+    /// system prompt for this turn and add contexts after the prompt.
+    async fn before_agent_start(
+        &self,
+        _ctx: &SeamContext,
+        _input: &AgentStartInput,
+    ) -> AgentStartDecision {
+        AgentStartDecision::keep()
     }
 }

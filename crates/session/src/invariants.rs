@@ -120,6 +120,15 @@ impl InvariantState {
                 self.open_turn = None;
                 Ok(())
             }
+            // Session commands (`/clear`, `/model`) run between turns.
+            EventBody::SessionCleared { .. } | EventBody::ModelSwitched { .. } => {
+                match self.open_turn {
+                    Some(open) => Err(InvariantError::Batch(format!(
+                        "`{kind}` cannot be recorded inside turn {open}"
+                    ))),
+                    None => Ok(()),
+                }
+            }
             EventBody::HookInvoked { turn, .. }
             | EventBody::HookResult { turn, .. }
             | EventBody::SeamNote { turn, .. } => {

@@ -111,7 +111,13 @@ pub fn derive_plain(events: &[Event]) -> Vec<Message> {
             EventBody::ContextMessage { content, .. } => messages.push(Message::System {
                 content: content.clone(),
             }),
+            // `/clear`: the conversation starts again from here.
+            EventBody::SessionCleared { .. } => {
+                messages.clear();
+                model_call_ids.clear();
+            }
             EventBody::SessionHeader { .. }
+            | EventBody::ModelSwitched { .. }
             | EventBody::TurnStart { .. }
             | EventBody::TurnEnd { .. }
             | EventBody::PromptBlocked { .. }

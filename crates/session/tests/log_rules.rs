@@ -307,3 +307,52 @@ fn derive_messages_skips_non_surface_events() {
         ]
     );
 }
+
+/// Issue 16: `/clear` and `/model` are recorded between turns only, and
+/// nothing before a `session/cleared` reaches the model again.
+#[test]
+fn session_commands_sit_between_turns_and_clear_the_model_view() {
+    let mut log = SessionLog::in_memory(header()).unwrap();
+    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    log.append(EventBody::UserMessage {
+        turn: 1,
+        content: "old".into(),
+        source: "user".into(),
+        original_content: None,
+    })
+    .unwrap();
+    assert!(log.append(EventBody::SessionCleared {}).is_err());
+    assert!(
+        log.append(EventBody::ModelSwitched {
+            from: "a".into(),
+            to: "b".into()
+        })
+        .is_err()
+    );
+    log.append(EventBody::TurnEnd {
+        turn: 1,
+        reason: TurnEndReason::Completed,
+        message: None,
+    })
+    .unwrap();
+    log.append(EventBody::ModelSwitched {
+        from: "a".into(),
+        to: "b".into(),
+    })
+    .unwrap();
+    log.append(EventBody::SessionCleared {}).unwrap();
+    log.append(EventBody::TurnStart { turn: 2 }).unwrap();
+    log.append(EventBody::UserMessage {
+        turn: 2,
+        content: "new".into(),
+        source: "user".into(),
+        original_content: None,
+    })
+    .unwrap();
+    assert_eq!(
+        derive_messages(log.events()),
+        vec![Message::User {
+            content: "new".into()
+        }]
+    );
+}

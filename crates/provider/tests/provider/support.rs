@@ -40,6 +40,7 @@ pub fn request(prompt: &str) -> ModelRequest {
             description: "Runs a command".to_owned(),
             input_schema: json!({"type": "object", "properties": {"command": {"type": "string"}}}),
         }],
+        model: None,
     }
 }
 
