@@ -363,11 +363,18 @@ impl Permissions {
                 if whole_line.is_some() {
                     return whole_line;
                 }
+                // A read-only command (`echo`, `ls`, …) needs no rule: the
+                // mode runs it anyway, so it does not spoil the line.
                 let commands = commands?;
                 let mut first = None;
                 for command in &commands {
-                    let rule = matching(&part(command))?;
-                    first.get_or_insert(rule);
+                    match matching(&part(command)) {
+                        Some(rule) => {
+                            first.get_or_insert(rule);
+                        }
+                        None if classify_command(command) == CommandClass::ReadOnly => {}
+                        None => return None,
+                    }
                 }
                 first
             }

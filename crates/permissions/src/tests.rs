@@ -429,6 +429,8 @@ fn compound_lines_need_every_command_allowed() {
     }
     // Quoted operators are arguments, not commands.
     assert!(allowed("touch 'a; rm -rf b'"));
+    // Read-only commands need no rule of their own.
+    assert!(allowed("touch a && echo done | wc -l"));
 }
 
 /// Whole-line consent: a bare `Bash` allow, or a rule naming the exact line,

@@ -321,6 +321,10 @@ impl Agent {
                     format!("after step {}: the system prompt was replaced", report.step),
                     Some(serde_json::Value::String(prompt.clone())),
                 )?;
+                // The rest of this turn uses it as given (it replaces what the
+                // system-prompt seam chose for the turn); later turns start
+                // from it as their base prompt.
+                self.turn_system_prompt = Some(prompt.clone());
                 self.system_prompt = prompt;
             }
         }
