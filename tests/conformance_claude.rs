@@ -128,6 +128,11 @@ enum Known {
     /// before the expanded text; dsh sends the expanded text only (the log keeps the typed
     /// prompt as the user message's `original_content`).
     SlashCommandMarkup,
+    /// Claude Code sends one message's tool results in the order the calls finished (a call
+    /// denied by PreToolUse first, then the one that ran: `p2_parallel_tool_calls` as captured
+    /// on 2026-11-30; an earlier capture run had them in call order); dsh keeps call order. The
+    /// results of one message are compared sorted by id on both sides.
+    ToolResultOrder,
 }
 
 fn scenario_dir(name: &str) -> PathBuf {
@@ -808,9 +813,22 @@ fn segments_mut(model: &mut [Value]) -> impl Iterator<Item = &mut Value> {
         .flat_map(|request| request.as_array_mut().unwrap().iter_mut())
 }
 
+/// Sorts the tool results of every message by call id (`Known::ToolResultOrder`).
+fn sort_tool_results(model: &mut [Value]) {
+    for segment in segments_mut(model) {
+        if let Some(results) = segment
+            .get_mut("tool_results")
+            .and_then(Value::as_array_mut)
+        {
+            results.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+        }
+    }
+}
+
 fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
     for difference in known {
         match difference {
+            Known::ToolResultOrder => sort_tool_results(model),
             Known::ToolResultText { call, dsh } => {
                 for record in hooks.iter_mut() {
                     let calls = record["stdin"]
@@ -1018,6 +1036,7 @@ fn apply_known_dsh(known: &[Known], model: &mut [Value]) {
             | Known::KilledAtTeardown(_)
             | Known::EnvNotCaptured(_)
             | Known::SlashCommandMarkup => {}
+            Known::ToolResultOrder => sort_tool_results(model),
         }
     }
 }
@@ -1407,7 +1426,7 @@ scenarios! {
         },
         Known::EditDefaultsInHistory
     ];
-    p2_parallel_tool_calls;
+    p2_parallel_tool_calls [Known::ToolResultOrder];
     nl_deny_bash;
     nl_deny_glob_tools;
     nl_deny_read;
