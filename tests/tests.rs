@@ -27,3 +27,5 @@ mod permissions;
 mod plugin_scenarios;
 mod replay_fixtures;
 mod replay_signals;
+// Subagents (issue 15).
+mod subagents;

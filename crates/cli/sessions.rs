@@ -469,6 +469,7 @@ mod tests {
             seq,
             ts: ts.to_owned(),
             body,
+            agent_id: None,
         }
     }
 

@@ -182,16 +182,15 @@ impl HookEvent {
             | HookEvent::SessionEnd
             | HookEvent::Stop
             | HookEvent::PermissionRequest
-            | HookEvent::PostToolBatch => EventSupport::Fired,
+            | HookEvent::PostToolBatch
+            | HookEvent::SubagentStart
+            | HookEvent::SubagentStop => EventSupport::Fired,
             HookEvent::UserPromptExpansion => {
                 EventSupport::NotFired("dsh has no slash commands that expand into prompts")
             }
             HookEvent::StopFailure => EventSupport::NotFired(
                 "dsh has no seam for a turn ended by a provider error that could run it before the turn closes",
             ),
-            HookEvent::SubagentStart | HookEvent::SubagentStop => {
-                EventSupport::NotFired("dsh has no subagents")
-            }
             HookEvent::PreCompact | HookEvent::PostCompact => {
                 EventSupport::NotFired("dsh does not compact history")
             }
@@ -352,10 +351,10 @@ impl HookEvent {
             HookEvent::Stop => Seam::TurnContinuation,
             HookEvent::SessionEnd => Seam::SessionEnd,
             HookEvent::Notification => Seam::Notification,
+            HookEvent::SubagentStart => Seam::SubagentStart,
+            HookEvent::SubagentStop => Seam::SubagentStop,
             HookEvent::UserPromptExpansion
             | HookEvent::StopFailure
-            | HookEvent::SubagentStart
-            | HookEvent::SubagentStop
             | HookEvent::PreCompact
             | HookEvent::PostCompact
             | HookEvent::PreModelSwitch

@@ -26,6 +26,7 @@
 // A new variant of our own enums must be handled where it is matched.
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
+pub mod agents;
 pub mod config;
 mod dialect;
 pub mod envfile;

@@ -644,6 +644,19 @@ fn apply_json(
                 out.stop = Some(stop_reason);
             }
         }
+        HookEvent::SubagentStart => {
+            // Into the subagent's first request (`sub_start_ctx`).
+            if let Some(context) = context {
+                out.contexts.push(format!(
+                    "SubagentStart hook additional context: {}",
+                    cap(context)
+                ));
+            }
+            if stopped {
+                out.ignored
+                    .push("continue: SubagentStart cannot stop the subagent".to_owned());
+            }
+        }
         HookEvent::SessionStart => {
             if let Some(context) = context {
                 out.contexts.push(format!(
@@ -709,7 +722,6 @@ fn apply_json(
         | HookEvent::UserPromptExpansion
         | HookEvent::SessionEnd
         | HookEvent::StopFailure
-        | HookEvent::SubagentStart
         | HookEvent::PreCompact
         | HookEvent::PostCompact
         | HookEvent::PreModelSwitch

@@ -19,7 +19,7 @@ use dsh_seams::{
     ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, ContinuationInput,
     Notification, NotificationKind, Plugin, PostToolDecision, PreToolVerdict, PromptDecision,
     PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SettledCall,
-    ToolExecution, ToolOutcome,
+    SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome,
 };
 
 use crate::config::{ClaudeConfig, HandlerKind, HookHandler};
@@ -30,6 +30,7 @@ use crate::payload::{self, Common};
 use crate::transcript::Transcript;
 
 mod launch;
+mod subagents;
 mod tools;
 mod turns;
 
@@ -55,6 +56,8 @@ struct State {
     prompt_ids: HashMap<u64, String>,
     last_prompt_id: Option<String>,
     transcript: Option<Transcript>,
+    /// Sidechain transcripts of subagents, by agent id.
+    agent_transcripts: HashMap<String, Transcript>,
 }
 
 /// One awaited run, read.
@@ -142,6 +145,24 @@ impl ClaudePlugin {
         firing: &Firing<'_>,
         extra_env: &(dyn Fn(usize) -> Vec<(String, String)> + Sync),
     ) -> Vec<Fired> {
+        // Inside a subagent every payload names it (captured position), and
+        // the agent's own frontmatter hooks are candidates.
+        let inside;
+        let firing = match &ctx.agent {
+            Some(agent) => {
+                inside = Firing {
+                    agent: Some(&agent.agent_type),
+                    payload: payload::with_agent(
+                        &firing.payload,
+                        &agent.agent_id,
+                        &agent.agent_type,
+                    ),
+                    ..firing.borrowed()
+                };
+                &inside
+            }
+            None => firing,
+        };
         let handlers = self.engine.select(firing.event, firing);
         if handlers.is_empty() {
             return Vec::new();
@@ -265,6 +286,14 @@ impl Plugin for ClaudePlugin {
         NAME
     }
 
+    fn agent_definitions(&self) -> Vec<dsh_seams::AgentDefinition> {
+        self.config()
+            .agents
+            .iter()
+            .map(|agent| agent.definition.clone())
+            .collect()
+    }
+
     async fn session_start(
         &self,
         ctx: &SeamContext,
@@ -312,6 +341,22 @@ impl Plugin for ClaudePlugin {
         input: &ContinuationInput,
     ) -> ContinuationDecision {
         self.on_turn_continuation(ctx, input).await
+    }
+
+    async fn subagent_start(
+        &self,
+        ctx: &SeamContext,
+        input: &SubagentStartInput,
+    ) -> Vec<ContextEntry> {
+        self.on_subagent_start(ctx, input).await
+    }
+
+    async fn subagent_stop(
+        &self,
+        ctx: &SeamContext,
+        input: &SubagentStopInput,
+    ) -> ContinuationDecision {
+        self.on_subagent_stop(ctx, input).await
     }
 
     async fn session_end(&self, ctx: &SeamContext, reason: SessionEndReason) {
@@ -383,6 +428,46 @@ impl Plugin for ClaudePlugin {
             | EventBody::HookResult { .. } => {}
         }
         let prompt_id = state.last_prompt_id.clone();
+        if let Some(agent_id) = &event.agent_id {
+            // A subagent's events go to its sidechain transcript; its tool
+            // responses were stashed on the session's.
+            let response = match &event.body {
+                EventBody::ToolResult { call_id, .. } => state
+                    .transcript
+                    .as_mut()
+                    .and_then(|t| t.tool_responses.remove(call_id))
+                    .map(|r| (call_id.clone(), r)),
+                EventBody::SessionHeader { .. }
+                | EventBody::TurnStart { .. }
+                | EventBody::UserMessage { .. }
+                | EventBody::PromptBlocked { .. }
+                | EventBody::AssistantMessage { .. }
+                | EventBody::ToolCall { .. }
+                | EventBody::ContextMessage { .. }
+                | EventBody::SteeringMessage { .. }
+                | EventBody::TurnEnd { .. }
+                | EventBody::HookInvoked { .. }
+                | EventBody::HookResult { .. } => None,
+            };
+            let State {
+                transcript,
+                agent_transcripts,
+                ..
+            } = &mut *state;
+            let Some(session) = transcript.as_ref() else {
+                return;
+            };
+            let sidechain = agent_transcripts
+                .entry(agent_id.clone())
+                .or_insert_with(|| session.for_agent(agent_id));
+            if let Some((call_id, response)) = response {
+                sidechain.tool_responses.insert(call_id, response);
+            }
+            if let Err(error) = sidechain.append(event, prompt_id.as_deref()) {
+                tracing::warn!(%error, "cannot append to a subagent's Claude-format transcript");
+            }
+            return;
+        }
         if let Some(transcript) = state.transcript.as_mut()
             && let Err(error) = transcript.append(event, prompt_id.as_deref())
         {

@@ -21,8 +21,10 @@ mod agent;
 mod fixture;
 mod replay;
 mod scripted;
+mod subagent;
 
 pub use agent::*;
 pub use fixture::*;
 pub use replay::*;
 pub use scripted::*;
+pub use subagent::GENERAL_PURPOSE_PROMPT;

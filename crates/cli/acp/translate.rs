@@ -408,6 +408,7 @@ mod tests {
             seq: 1,
             ts: "t".into(),
             body,
+            agent_id: None,
         }
     }
 

@@ -29,6 +29,7 @@ pub fn rule_tool_name(dsh_tool: &str) -> &str {
         "edit" => "Edit",
         "glob" => "Glob",
         "grep" => "Grep",
+        "agent" => "Agent",
         other => other,
     }
 }

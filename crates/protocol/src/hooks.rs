@@ -35,6 +35,10 @@ pub enum Seam {
     SessionEnd,
     /// dsh waiting for the user.
     Notification,
+    /// A subagent's nested run is starting.
+    SubagentStart,
+    /// A subagent reached a natural stop.
+    SubagentStop,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -55,6 +59,8 @@ impl Seam {
             Seam::TurnEnd => "turn-end",
             Seam::SessionEnd => "session-end",
             Seam::Notification => "notification",
+            Seam::SubagentStart => "subagent-start",
+            Seam::SubagentStop => "subagent-stop",
             Seam::Unmapped => "none",
         }
     }

@@ -20,10 +20,12 @@ mod context;
 mod decisions;
 mod execution;
 mod plugin;
+mod subagent;
 
 pub use context::*;
 pub use decisions::*;
 pub use execution::*;
 pub use plugin::*;
+pub use subagent::*;
 
 pub use tokio_util::sync::CancellationToken;

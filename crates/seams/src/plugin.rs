@@ -9,6 +9,7 @@ use dsh_protocol::{Event, ModelReply, ModelRequest, TurnEndReason};
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
+use crate::{AgentDefinition, SubagentStartInput, SubagentStopInput};
 use crate::{
     ApprovalDecision, CallReview, ContextEntry, ContinuationDecision, GuardVerdict,
     PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, ProposedCall, SeamContext,
@@ -245,4 +246,31 @@ pub trait Plugin: Send + Sync {
 
     /// Observes every event after it is durably appended.
     fn on_event(&self, _event: &Event) {}
+
+    /// Custom agent types this plugin knows (Claude Code's
+    /// `.claude/agents/*.md`), offered to the `agent` tool.
+    fn agent_definitions(&self) -> Vec<AgentDefinition> {
+        Vec::new()
+    }
+
+    /// A subagent's nested run is about to send its first request
+    /// (`ctx.agent` is its identity). Returns contexts for that request;
+    /// cannot block.
+    async fn subagent_start(
+        &self,
+        _ctx: &SeamContext,
+        _input: &SubagentStartInput,
+    ) -> Vec<ContextEntry> {
+        Vec::new()
+    }
+
+    /// A subagent reached a natural stop. `Continue` gives it another turn
+    /// with the reason as a user message; `Halt` ends it `stopped`.
+    async fn subagent_stop(
+        &self,
+        _ctx: &SeamContext,
+        _input: &SubagentStopInput,
+    ) -> ContinuationDecision {
+        ContinuationDecision::Stop
+    }
 }

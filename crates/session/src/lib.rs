@@ -27,4 +27,4 @@ pub use id::{MAX_SESSION_ID_LEN, SessionIdError, validate_session_id};
 pub use invariants::InvariantError;
 pub use lock::{LockError, LockWait, SessionLock};
 pub use log::*;
-pub use messages::derive_messages;
+pub use messages::{derive_messages, derive_messages_of};

@@ -8,9 +8,19 @@ use dsh_protocol::{Event, EventBody, Message};
 /// `turn/*`, `prompt/blocked`, `hook/*`) never reach the model, and nor do
 /// results of nested calls the model did not make.
 pub fn derive_messages(events: &[Event]) -> Vec<Message> {
+    derive_messages_of(events, None)
+}
+
+/// The messages of one conversation in the log: the session's own
+/// (`agent_id` `None`: events of nested runs are left out, their outcome is
+/// the `agent` call's result) or one subagent's nested run.
+pub fn derive_messages_of(events: &[Event], agent_id: Option<&str>) -> Vec<Message> {
     let mut messages = Vec::new();
     let mut model_call_ids: Vec<String> = Vec::new();
-    for event in events {
+    for event in events
+        .iter()
+        .filter(|event| event.agent_id.as_deref() == agent_id)
+    {
         match &event.body {
             EventBody::UserMessage { content, .. } | EventBody::SteeringMessage { content, .. } => {
                 messages.push(Message::User {

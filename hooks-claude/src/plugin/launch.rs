@@ -37,6 +37,7 @@ impl ClaudePlugin {
                 | HookEvent::PostToolBatch
                 | HookEvent::PermissionRequest
                 | HookEvent::Stop
+                | HookEvent::SubagentStop
         ) {
             env.push((
                 "CLAUDE_EFFORT".to_owned(),
