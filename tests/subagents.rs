@@ -191,3 +191,118 @@ fn a_headless_run_uses_a_subagent_against_the_loopback_provider() {
         "user and assistant messages of the nested run"
     );
 }
+
+/// Codex hooks (`$CODEX_HOME/hooks.json`) around the same nested run:
+/// SubagentStart's context reaches the sub-agent's first request, a
+/// SubagentStop block gives it another turn with Codex's continuation
+/// prompt, and both payloads keep Codex's key order.
+#[test]
+fn codex_subagent_hooks_fire_around_the_nested_run() {
+    let ctx = TestContext::new();
+    let codex_home = ctx.home().join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let start = ctx.project().join("start.json");
+    let stops = ctx.project().join("stops.jsonl");
+    let blocked = ctx.project().join("blocked-once");
+    std::fs::write(
+        codex_home.join("hooks.json"),
+        json!({"hooks": {
+            "SubagentStart": [{"hooks": [{"type": "command", "command": format!(
+                "cat > '{}'; printf '%s' '{{\"hookSpecificOutput\":{{\"hookEventName\":\"SubagentStart\",\"additionalContext\":\"SUB-CTX\"}}}}'",
+                start.display())}]}],
+            "SubagentStop": [{"hooks": [{"type": "command", "command": format!(
+                "cat >> '{}'; echo >> '{}'; if [ ! -e '{b}' ]; then touch '{b}'; printf '%s' '{{\"decision\":\"block\",\"reason\":\"keep going\"}}'; fi",
+                stops.display(), stops.display(), b = blocked.display())}]}]
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let fixture = ctx.home().join("fixture.json");
+    std::fs::write(
+        &fixture,
+        json!({
+            "prompts": ["Delegate"],
+            "model": [
+                {"tool_calls": [{"id": "call_1", "name": "agent",
+                    "arguments": {"description": "d", "prompt": "Say sub"}}]},
+                {"text": "first"},
+                {"text": "second"},
+                {"text": "DONE"}
+            ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let requests = ctx.home().join("requests.jsonl");
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--session-id", "codex-sub", "--requests-out"])
+        .arg(&requests)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let start: Value = read_json(&start);
+    let keys: Vec<&str> = start
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "session_id",
+            "turn_id",
+            "transcript_path",
+            "cwd",
+            "hook_event_name",
+            "model",
+            "permission_mode",
+            "agent_id",
+            "agent_type"
+        ]
+    );
+    assert_eq!(start["agent_type"], "default");
+    let stops: Vec<Value> = std::fs::read_to_string(&stops)
+        .unwrap()
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(stops.len(), 2);
+    assert_eq!(stops[0]["stop_hook_active"], false);
+    assert_eq!(stops[0]["last_assistant_message"], "first");
+    assert_eq!(stops[1]["stop_hook_active"], true);
+    assert_eq!(stops[1]["agent_id"], start["agent_id"]);
+    let requests: Vec<Value> = std::fs::read_to_string(&requests)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(requests.len(), 4);
+    let first_nested = requests[1]["messages"].as_array().unwrap();
+    assert!(
+        first_nested
+            .iter()
+            .any(|m| m["role"] == "system" && m["content"] == "SUB-CTX"),
+        "{first_nested:?}"
+    );
+    let second_nested = requests[2]["messages"].as_array().unwrap();
+    let prompt = second_nested.last().unwrap();
+    assert_eq!(prompt["role"], "user");
+    let text = prompt["content"].as_str().unwrap();
+    assert!(
+        text.starts_with("<hook_prompt hook_run_id=\"subagent-stop:")
+            && text.ends_with(">keep going</hook_prompt>"),
+        "{text}"
+    );
+    // The parent gets the second answer.
+    let last = requests[3]["messages"].as_array().unwrap();
+    assert_eq!(last.last().unwrap()["content"], "second");
+}

@@ -29,9 +29,9 @@ pub enum CodexEvent {
     SessionEnd,
     /// Before a prompt is sent.
     UserPromptSubmit,
-    /// A sub-agent thread starts (dsh has no sub-agents).
+    /// A sub-agent starts (dsh's `agent` tool).
     SubagentStart,
-    /// A sub-agent turn ends (dsh has no sub-agents).
+    /// A sub-agent reaches a natural stop.
     SubagentStop,
     /// A turn is about to end.
     Stop,
@@ -159,13 +159,7 @@ impl CodexEvent {
 
     /// Whether dsh fires this event at all.
     pub fn fired_by_dsh(self) -> bool {
-        !matches!(
-            self,
-            CodexEvent::PreCompact
-                | CodexEvent::PostCompact
-                | CodexEvent::SubagentStart
-                | CodexEvent::SubagentStop
-        )
+        !matches!(self, CodexEvent::PreCompact | CodexEvent::PostCompact)
     }
 
     /// Codex's default timeout in seconds when `timeout` is missing.
@@ -218,10 +212,9 @@ impl CodexEvent {
             CodexEvent::UserPromptSubmit => Seam::PromptSubmit,
             CodexEvent::Stop => Seam::TurnContinuation,
             CodexEvent::Interrupt => Seam::TurnEnd,
-            CodexEvent::PreCompact
-            | CodexEvent::PostCompact
-            | CodexEvent::SubagentStart
-            | CodexEvent::SubagentStop => Seam::Unmapped,
+            CodexEvent::SubagentStart => Seam::SubagentStart,
+            CodexEvent::SubagentStop => Seam::SubagentStop,
+            CodexEvent::PreCompact | CodexEvent::PostCompact => Seam::Unmapped,
         }
     }
 
