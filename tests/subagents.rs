@@ -306,3 +306,64 @@ fn codex_subagent_hooks_fire_around_the_nested_run() {
     let last = requests[3]["messages"].as_array().unwrap();
     assert_eq!(last.last().unwrap()["content"], "second");
 }
+
+/// A custom agent's `model` is asked for in its requests, on the session's
+/// provider; Claude Code's own aliases (`sonnet`, …) keep the session's model.
+#[test]
+fn a_custom_agents_model_is_used_for_its_requests() {
+    let ctx = TestContext::new();
+    let agents = ctx.project().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("fast.md"),
+        "---\ndescription: Quick answers.\nmodel: small-model\n---\nBe quick.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        agents.join("claude-ish.md"),
+        "---\ndescription: Uses an alias.\nmodel: sonnet\n---\nBe careful.\n",
+    )
+    .unwrap();
+    let call = |id: &str, kind: &str| {
+        MockToolCall::new(
+            id,
+            "agent",
+            &json!({"description": "d", "prompt": "p", "subagent_type": kind}),
+        )
+    };
+    let provider = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![call("call_1", "fast"), call("call_2", "claude-ish")],
+        ),
+        MockResponse::text("fast answer"),
+        MockResponse::text("alias answer"),
+        MockResponse::text("DONE"),
+    ]);
+    let output = dsh_with(&ctx, &provider)
+        .env("DSH_MODEL", "session-model")
+        .args(["-p", "Delegate twice"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let models: Vec<String> = provider
+        .requests()
+        .iter()
+        .map(|r| r["model"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        models,
+        [
+            "session-model",
+            "small-model",
+            "session-model",
+            "session-model"
+        ]
+    );
+    let nested = provider.requests()[1]["messages"][0]["content"].clone();
+    assert_eq!(nested, "Be quick.");
+}

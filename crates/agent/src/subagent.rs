@@ -95,7 +95,13 @@ fn new_agent_id() -> String {
 struct Plan {
     system_prompt: String,
     registry: ToolRegistry,
+    /// The model the run uses (a custom agent's, or the session's).
+    model: Arc<dyn Model>,
 }
+
+/// Claude Code's model aliases name its own model family, not the
+/// provider's: an agent file saying `sonnet` runs on the session's model.
+const CLAUDE_MODEL_ALIASES: &[&str] = &["inherit", "sonnet", "opus", "haiku"];
 
 impl NestedRunner {
     fn definitions(&self) -> Vec<AgentDefinition> {
@@ -126,15 +132,23 @@ impl NestedRunner {
                 }
                 None => registry.retain_tools(|name| name != AGENT_TOOL),
             }
+            let model = definition
+                .model
+                .as_deref()
+                .filter(|name| !CLAUDE_MODEL_ALIASES.contains(name))
+                .and_then(|name| self.model.with_model(name))
+                .unwrap_or_else(|| Arc::clone(&self.model));
             return Ok(Plan {
                 system_prompt: definition.system_prompt.clone(),
                 registry,
+                model,
             });
         }
         if agent_type == DEFAULT_AGENT_TYPE {
             return Ok(Plan {
                 system_prompt: GENERAL_PURPOSE_PROMPT.to_owned(),
                 registry: self.registry.clone(),
+                model: Arc::clone(&self.model),
             });
         }
         let mut known = vec![DEFAULT_AGENT_TYPE.to_owned()];
@@ -281,7 +295,7 @@ impl Run<'_> {
                 on_notice: self.runner.sink.observers.on_notice.clone(),
             };
             let result = tokio::select! {
-                result = self.runner.model.complete(&model_request, &mut forwarder) => result,
+                result = self.plan.model.complete(&model_request, &mut forwarder) => result,
                 _ = cancel.cancelled() => return Ok((last_text, Some("interrupted".to_owned()))),
             };
             for plugin in self.plan.registry.plugins() {
@@ -465,7 +479,7 @@ impl SubagentRunner for NestedRunner {
             final_text,
             tools_used: run.tools_used,
             tool_uses: run.tool_uses,
-            model: self.model.name(),
+            model: run.plan.model.name(),
             completed: message.is_none(),
             message,
         })
