@@ -280,3 +280,47 @@ async fn custom_agent_types_limit_tools_and_unknown_types_fail() {
     let names: Vec<&str> = nested.tools.iter().map(|t| t.as_str()).collect();
     assert_eq!(names, ["read"]);
 }
+
+#[tokio::test]
+async fn cancelling_the_turn_reaches_the_nested_loop_and_its_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture: Fixture = serde_json::from_value(json!({
+        "prompts": ["delegate"],
+        "model": [
+            {"tool_calls": [{"id": "t1", "name": "agent",
+                "arguments": {"description": "d", "prompt": "wait"}}]},
+            {"tool_calls": [{"id": "t2", "name": "bash", "arguments": {"command": "sleep 30"}}]},
+            {"text": "never"},
+            {"text": "never either"}
+        ]
+    }))
+    .unwrap();
+    let stop = dsh_seams::CancellationToken::new();
+    let trigger = stop.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        trigger.cancel();
+    });
+    let started = std::time::Instant::now();
+    let output = dsh_agent::replay_fixture_until(&fixture, options(dir.path(), Vec::new()), stop)
+        .await
+        .unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(output.outcomes[0].reason, TurnEndReason::Interrupted);
+    // The nested bash call and the outer agent call both end with a result.
+    let results: Vec<(Option<String>, String, bool)> = output
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::ToolResult {
+                call_id, is_error, ..
+            } => Some((e.agent_id.clone(), call_id.clone(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(results[0].0.is_some() && results[0].1 == "t2" && results[0].2);
+    assert!(results[1].0.is_none() && results[1].1 == "t1" && results[1].2);
+    // Only two model requests were made: the parent's and the subagent's first.
+    assert_eq!(output.requests.len(), 2);
+}
