@@ -133,6 +133,51 @@ enum Known {
     /// on 2026-11-30; an earlier capture run had them in call order); dsh keeps call order. The
     /// results of one message are compared sorted by id on both sides.
     ToolResultOrder,
+    /// Claude Code's `Agent` tool response carries its own accounting (token usage, durations,
+    /// harness counters, a tools-used note block, its model name); dsh's `agent` value has
+    /// `status`, `prompt`, `agentId`, `agentType`, `toolsUsed`, `content`, `resolvedModel`,
+    /// `totalToolUseCount`. PostToolUse(Agent) `tool_response` is compared on the fields both
+    /// report the same way: `status`, `prompt`, `agentId`, `agentType`, `toolsUsed`.
+    AgentToolResponse,
+}
+
+/// The `Agent` tool response fields compared under [`Known::AgentToolResponse`].
+const AGENT_RESPONSE_FIELDS: &[&str] = &["status", "prompt", "agentId", "agentType", "toolsUsed"];
+
+/// Keeps only [`AGENT_RESPONSE_FIELDS`] of every PostToolUse(Agent) `tool_response`.
+fn reduce_agent_responses(hooks: &mut [Value]) {
+    for record in hooks.iter_mut() {
+        if record["stdin"]["tool_name"] != "Agent" {
+            continue;
+        }
+        if let Some(response) = record["stdin"]
+            .get_mut("tool_response")
+            .and_then(Value::as_object_mut)
+        {
+            response.retain(|key, _| AGENT_RESPONSE_FIELDS.contains(&key.as_str()));
+        }
+    }
+}
+
+/// Subagent ids in order of first appearance (`"agent_id":"a…"` in hook stdin, or the log's
+/// `agent_id` tags), each mapped to `<AGENT_ID_n>`.
+fn agent_id_replacements(ids: impl IntoIterator<Item = String>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for id in ids {
+        if !out.iter().any(|(known, _)| *known == id) {
+            let placeholder = format!("<AGENT_ID_{}>", out.len() + 1);
+            out.push((id, placeholder));
+        }
+    }
+    out
+}
+
+fn captured_agent_ids(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .filter_map(|r| serde_json::from_str::<Value>(r["stdin_raw"].as_str()?).ok())
+        .filter_map(|stdin| stdin.get("agent_id")?.as_str().map(str::to_owned))
+        .collect()
 }
 
 fn scenario_dir(name: &str) -> PathBuf {
@@ -283,19 +328,21 @@ struct Normalizer {
 }
 
 impl Normalizer {
-    fn captured(session_id: &str) -> Self {
+    fn captured(session_id: &str, agent_ids: &[String]) -> Self {
+        let mut replacements = agent_id_replacements(agent_ids.iter().cloned());
+        replacements.extend([
+            (session_id.to_owned(), "<SESSION_ID>".to_owned()),
+            // The user's instruction file (InstructionsLoaded), before the state-dir rule.
+            (
+                "<HOME>/.claude/CLAUDE.md".to_owned(),
+                "<USER_CLAUDE_MD>".to_owned(),
+            ),
+            // Plugin data lives in Claude Code's own tree for both tools.
+            ("<HOME>/.claude/plugins".to_owned(), "<PLUGINS>".to_owned()),
+            ("<HOME>/.claude".to_owned(), "<STATE>".to_owned()),
+        ]);
         Normalizer {
-            replacements: vec![
-                (session_id.to_owned(), "<SESSION_ID>".to_owned()),
-                // The user's instruction file (InstructionsLoaded), before the state-dir rule.
-                (
-                    "<HOME>/.claude/CLAUDE.md".to_owned(),
-                    "<USER_CLAUDE_MD>".to_owned(),
-                ),
-                // Plugin data lives in Claude Code's own tree for both tools.
-                ("<HOME>/.claude/plugins".to_owned(), "<PLUGINS>".to_owned()),
-                ("<HOME>/.claude".to_owned(), "<STATE>".to_owned()),
-            ],
+            replacements,
             prompt_ids: HashMap::new(),
         }
     }
@@ -314,29 +361,35 @@ impl Normalizer {
             .chars()
             .map(|c| if c == '/' || c == '.' { '-' } else { c })
             .collect();
+        let tags = run
+            .log
+            .iter()
+            .filter_map(|e| e.get("agent_id")?.as_str().map(str::to_owned));
+        let mut replacements = agent_id_replacements(tags);
+        replacements.extend(vec![
+            (SESSION_ID.to_owned(), "<SESSION_ID>".to_owned()),
+            (
+                format!("{home}/.claude/CLAUDE.md"),
+                "<USER_CLAUDE_MD>".to_owned(),
+            ),
+            (
+                format!("{python}: can't open"),
+                "python3: can't open".to_owned(),
+            ),
+            (format!("{home}/.claude/plugins"), "<PLUGINS>".to_owned()),
+            (format!("{home}/.dsh/claude"), "<STATE>".to_owned()),
+            (
+                format!("/projects/{slug}/"),
+                "/projects/<PROJECT_SLUG>/".to_owned(),
+            ),
+            (run.oracle.display().to_string(), "<ORACLE>".to_owned()),
+            // `$ORACLE/…` only: `$ORACLE_X` is another variable (settings `env` probes).
+            ("$ORACLE/".to_owned(), "<ORACLE>/".to_owned()),
+            (project, "<PROJECT>".to_owned()),
+            (home, "<HOME>".to_owned()),
+        ]);
         Normalizer {
-            replacements: vec![
-                (SESSION_ID.to_owned(), "<SESSION_ID>".to_owned()),
-                (
-                    format!("{home}/.claude/CLAUDE.md"),
-                    "<USER_CLAUDE_MD>".to_owned(),
-                ),
-                (
-                    format!("{python}: can't open"),
-                    "python3: can't open".to_owned(),
-                ),
-                (format!("{home}/.claude/plugins"), "<PLUGINS>".to_owned()),
-                (format!("{home}/.dsh/claude"), "<STATE>".to_owned()),
-                (
-                    format!("/projects/{slug}/"),
-                    "/projects/<PROJECT_SLUG>/".to_owned(),
-                ),
-                (run.oracle.display().to_string(), "<ORACLE>".to_owned()),
-                // `$ORACLE/…` only: `$ORACLE_X` is another variable (settings `env` probes).
-                ("$ORACLE/".to_owned(), "<ORACLE>/".to_owned()),
-                (project, "<PROJECT>".to_owned()),
-                (home, "<HOME>".to_owned()),
-            ],
+            replacements,
             prompt_ids: HashMap::new(),
         }
     }
@@ -445,6 +498,9 @@ fn is_claude_code_paragraph(paragraph: &str) -> bool {
     paragraph.starts_with("# ")
         || paragraph.starts_with("<Claude Code ")
         || paragraph.starts_with("Today's date is ")
+        // A subagent's first system message lists Claude Code's deferred tools after the
+        // SubagentStart context (`sub_start_ctx`).
+        || paragraph.starts_with("The following deferred tools are now available")
 }
 
 /// What [`hook_texts`] does with paragraphs before the first hook label.
@@ -512,6 +568,7 @@ fn dsh_tool_name(claude: &str) -> String {
         "Edit" => "edit",
         "Glob" => "glob",
         "Grep" => "grep",
+        "Agent" => "agent",
         other => other,
     }
     .to_owned()
@@ -931,6 +988,7 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
                     }
                 }
             }
+            Known::AgentToolResponse => reduce_agent_responses(hooks),
             Known::DefaultPermissionMode => {
                 for record in hooks.iter_mut() {
                     if record["stdin"]["permission_mode"] == "default" {
@@ -1035,7 +1093,8 @@ fn apply_known_dsh(known: &[Known], model: &mut [Value]) {
             | Known::OneRequestBeforeFailure
             | Known::KilledAtTeardown(_)
             | Known::EnvNotCaptured(_)
-            | Known::SlashCommandMarkup => {}
+            | Known::SlashCommandMarkup
+            | Known::AgentToolResponse => {}
             Known::ToolResultOrder => sort_tool_results(model),
         }
     }
@@ -1058,11 +1117,12 @@ fn conformance(name: &str, known: &[Known]) {
                 .map(str::to_owned)
         })
         .unwrap_or_else(|| "<no hook ran>".to_owned());
+    let captured_agents = captured_agent_ids(&captured_records);
 
     let run = run_dsh(name);
 
     // 1. Hook stdin payloads.
-    let mut captured_norm = Normalizer::captured(&captured_session);
+    let mut captured_norm = Normalizer::captured(&captured_session, &captured_agents);
     let mut expected_hooks = hook_view(&captured_records, &mut captured_norm);
     apply_known(known, &mut expected_hooks, &mut []);
     expected_hooks.retain(|record| !record.is_null());
@@ -1092,6 +1152,9 @@ fn conformance(name: &str, known: &[Known]) {
     );
     if known.iter().any(|k| matches!(k, Known::AsyncHookRace)) {
         actual_hooks.sort_by_key(Value::to_string);
+    }
+    if known.iter().any(|k| matches!(k, Known::AgentToolResponse)) {
+        reduce_agent_responses(&mut actual_hooks);
     }
     assert_eq!(
         expected_hooks, actual_hooks,
@@ -1150,7 +1213,7 @@ fn conformance(name: &str, known: &[Known]) {
     );
 
     // 2. Model-facing outcome.
-    let mut captured_norm = Normalizer::captured(&captured_session);
+    let mut captured_norm = Normalizer::captured(&captured_session, &captured_agents);
     let mut expected_model: Vec<Value> = captured_requests
         .as_array()
         .unwrap()
@@ -1448,6 +1511,31 @@ scenarios! {
     u_settings_layers;
     v_shell_semantics;
     z2_async_hook [Known::AsyncHookRace];
+    // Subagents (issue 15): the `agent` tool's nested loop and its hook events.
+    q_subagent [Known::AgentToolResponse, Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "SUBAGENT-RESULT: hi",
+    }];
+    q2_subagent_stop_block [Known::AgentToolResponse, Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "SUBAGENT-SECOND",
+    }];
+    sub_custom_agent_trusted [Known::AgentToolResponse, Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "SUBAGENT-RESULT: sub",
+    }];
+    sub_start_ctx [Known::AgentToolResponse, Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "SUBAGENT-RESULT: sub",
+    }];
+    sub_stop_exit2 [Known::AgentToolResponse, Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "SUBAGENT-SECOND",
+    }];
+    sub_tools_inside [Known::AgentToolResponse, Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "SUBAGENT-RESULT: sub",
+    }];
     // Issue 16: project instructions and slash commands.
     misc_instructions_loaded;
     misc_expansion [Known::SlashCommandMarkup];

@@ -29,3 +29,5 @@ mod plugin_scenarios;
 mod prompt_commands;
 mod replay_fixtures;
 mod replay_signals;
+// Subagents (issue 15).
+mod subagents;

@@ -92,7 +92,9 @@ pub fn run(path: &Path, color: ColorChoice) -> anyhow::Result<ExitStatus> {
 
 fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
     let mut out = String::new();
+    let mut current_agent: Option<&str> = None;
     for event in events {
+        let start = out.len();
         let _ = match &event.body {
             EventBody::SessionHeader {
                 session_id,
@@ -389,6 +391,19 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                 Ok(())
             }
         };
+        // A subagent's events (tagged with its id) are shown indented under
+        // a line naming it, inside the parent's `agent` call.
+        let agent = event.agent_id.as_deref();
+        if let Some(agent_id) = agent {
+            let rendered = out.split_off(start);
+            if current_agent != agent {
+                let _ = writeln!(out, "  {}", paint.dim(&format!("┌ subagent {agent_id}")));
+            }
+            for line in rendered.lines() {
+                let _ = writeln!(out, "  {} {line}", paint.dim("│"));
+            }
+        }
+        current_agent = agent;
     }
     out
 }

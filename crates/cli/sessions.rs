@@ -484,6 +484,7 @@ mod tests {
             seq,
             ts: ts.to_owned(),
             body,
+            agent_id: None,
         }
     }
 

@@ -99,7 +99,9 @@ pub fn load_hooks(sources: &HookSources) -> anyhow::Result<LoadedHooks> {
             .into_iter()
             .map(|notice| format!("claude: {notice}")),
     );
-    if !claude.handlers().is_empty() {
+    // Custom agents (`.claude/agents/*.md`) reach the `agent` tool through
+    // the bridge, so it is registered for them too.
+    if !claude.handlers().is_empty() || !claude.agents.is_empty() {
         plugins.push(claude.into_plugin(runner.clone()));
     }
 

@@ -173,6 +173,8 @@ pub struct ClaudeConfig {
     /// The merged settings `env` block: exported to every hook and to the
     /// bash tool, over dsh's inherited environment.
     pub settings_env: Vec<(String, String)>,
+    /// Custom agents from `.claude/agents/*.md` (project, then user).
+    pub agents: Vec<crate::agents::AgentFile>,
 }
 
 struct SettingsFile {
@@ -294,8 +296,32 @@ pub fn load_with_options(
             plugin: Some(plugin.origin),
         });
     }
+    // Custom agents: their frontmatter hooks are read like a settings
+    // file's, then scoped to the agent (they fire only inside it).
+    let (agents, agent_notices) = crate::agents::load_agents(&discovery.cwd, &discovery.home);
+    notices.extend(agent_notices);
+    for agent in &agents {
+        if let Some(hooks) = &agent.hooks {
+            files.push(SettingsFile {
+                path: agent.definition.source.clone(),
+                source: match agent.scope {
+                    crate::agents::AgentScope::Project => SettingsSource::Project,
+                    crate::agents::AgentScope::User => SettingsSource::User,
+                },
+                json: serde_json::json!({ "hooks": hooks }),
+                plugin: None,
+            });
+        }
+    }
     let mut config = build(files, discovery.clone(), options, notices)?;
+    for handler in &mut config.handlers {
+        handler.agent = agents
+            .iter()
+            .find(|agent| agent.hooks.is_some() && agent.definition.source == handler.file)
+            .map(|agent| agent.definition.name.clone());
+    }
     config.settings_env = settings_env;
+    config.agents = agents;
     Ok(config)
 }
 
@@ -432,6 +458,7 @@ fn build(
                             origin,
                             status: HandlerStatus::Active,
                             plugin: file.plugin.clone(),
+                            agent: None,
                         }),
                         None => continue,
                     }
@@ -510,6 +537,7 @@ fn build(
         options,
         files: files.into_iter().map(|f| f.path).collect(),
         settings_env: Vec::new(),
+        agents: Vec::new(),
     })
 }
 
@@ -717,6 +745,18 @@ impl ClaudeConfig {
     /// The active handlers for `event` whose matcher accepts `subject`, in
     /// configuration order, before deduplication.
     pub fn candidates(&self, event: HookEvent, subject: Option<&str>) -> Vec<&HookHandler> {
+        self.candidates_in(event, subject, None)
+    }
+
+    /// [`ClaudeConfig::candidates`] for a firing inside the subagent of
+    /// type `agent` (`None`: the session's own loop): a custom agent's
+    /// frontmatter hooks are candidates only inside that agent.
+    pub fn candidates_in(
+        &self,
+        event: HookEvent,
+        subject: Option<&str>,
+        agent: Option<&str>,
+    ) -> Vec<&HookHandler> {
         let subject = if event.supports_matcher() {
             subject
         } else {
@@ -725,6 +765,7 @@ impl ClaudeConfig {
         self.handlers
             .iter()
             .filter(|h| h.event == Some(event) && h.status == HandlerStatus::Active)
+            .filter(|h| h.agent.is_none() || h.agent.as_deref() == agent)
             .filter(|h| h.matches(subject))
             .collect()
     }

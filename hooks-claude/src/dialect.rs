@@ -46,6 +46,8 @@ pub(crate) struct Firing<'a> {
     pub(crate) source: Option<&'a str>,
     pub(crate) prompt: Option<&'a str>,
     pub(crate) call_id: Option<&'a str>,
+    /// The agent type when fired inside a subagent.
+    pub(crate) agent: Option<&'a str>,
     pub(crate) payload: Value,
 }
 
@@ -61,6 +63,21 @@ impl<'a> Firing<'a> {
         }
     }
 
+    /// The same firing with its payload copied.
+    pub(crate) fn borrowed(&self) -> Firing<'a> {
+        Firing {
+            event: self.event,
+            subject: self.subject,
+            tool_name: self.tool_name,
+            tool_input: self.tool_input,
+            source: self.source,
+            prompt: self.prompt,
+            call_id: self.call_id,
+            agent: self.agent,
+            payload: self.payload.clone(),
+        }
+    }
+
     /// An event with no subject, tool, source, prompt or call.
     pub(crate) fn new(event: HookEvent, payload: Value) -> Self {
         Firing {
@@ -71,6 +88,7 @@ impl<'a> Firing<'a> {
             source: None,
             prompt: None,
             call_id: None,
+            agent: None,
             payload,
         }
     }
@@ -340,7 +358,8 @@ impl Dialect for Claude {
     }
 
     fn candidates(&self, event: HookEvent, firing: &Firing<'_>) -> Vec<&HookHandler> {
-        self.config.candidates(event, firing.subject)
+        self.config
+            .candidates_in(event, firing.subject, firing.agent)
     }
 
     fn dedup_key(&self, handler: &HookHandler) -> Option<String> {

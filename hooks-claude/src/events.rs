@@ -201,10 +201,9 @@ impl HookEvent {
             | HookEvent::PreCompact
             | HookEvent::PostCompact
             | HookEvent::UserPromptExpansion
-            | HookEvent::InstructionsLoaded => EventSupport::Fired,
-            HookEvent::SubagentStart | HookEvent::SubagentStop => {
-                EventSupport::NotFired("dsh has no subagents")
-            }
+            | HookEvent::InstructionsLoaded
+            | HookEvent::SubagentStart
+            | HookEvent::SubagentStop => EventSupport::Fired,
             HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => EventSupport::NotFired(
                 "dsh's /model fires no hooks: the reference has no verified payload for them",
             ),
@@ -361,9 +360,9 @@ impl HookEvent {
             HookEvent::PreCompact | HookEvent::PostCompact => Seam::Compaction,
             // The expansion is a second prompt-policy step of the same turn.
             HookEvent::UserPromptExpansion => Seam::PromptSubmit,
-            HookEvent::SubagentStart
-            | HookEvent::SubagentStop
-            | HookEvent::PreModelSwitch
+            HookEvent::SubagentStart => Seam::SubagentStart,
+            HookEvent::SubagentStop => Seam::SubagentStop,
+            HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
             | HookEvent::Setup
             | HookEvent::TeammateIdle

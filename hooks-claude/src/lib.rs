@@ -14,7 +14,7 @@
 //! What it is not: it does not spawn processes itself (that is
 //! `dsh-hook-runner`'s job), it never writes the session log directly (it
 //! hands events to the session sink), and it does not implement Claude Code
-//! features dsh lacks (subagents, compaction, MCP, prompt/agent hooks) — the
+//! features dsh lacks (compaction, MCP, prompt/agent hooks) — the
 //! events and handler types it cannot honour are reported as start-up
 //! notices, see `README.md` for the full status table.
 //!
@@ -26,6 +26,7 @@
 // A new variant of our own enums must be handled where it is matched.
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
+pub mod agents;
 pub mod config;
 mod dialect;
 pub mod envfile;

@@ -661,6 +661,19 @@ fn apply_json(
                 out.stop = Some(stop_reason);
             }
         }
+        HookEvent::SubagentStart => {
+            // Into the subagent's first request (`sub_start_ctx`).
+            if let Some(context) = context {
+                out.contexts.push(format!(
+                    "SubagentStart hook additional context: {}",
+                    cap(context)
+                ));
+            }
+            if stopped {
+                out.ignored
+                    .push("continue: SubagentStart cannot stop the subagent".to_owned());
+            }
+        }
         HookEvent::SessionStart => {
             if let Some(context) = context {
                 out.contexts.push(format!(
@@ -753,7 +766,6 @@ fn apply_json(
         HookEvent::Notification
         | HookEvent::SessionEnd
         | HookEvent::StopFailure
-        | HookEvent::SubagentStart
         | HookEvent::PostCompact
         | HookEvent::PreModelSwitch
         | HookEvent::PostModelSwitch

@@ -355,6 +355,60 @@ pub fn stop_failure(common: &Common, error: &str, last_assistant_message: &str) 
         .build()
 }
 
+/// `SubagentStart`: no `permission_mode` or `effort`; the agent fields are
+/// added where every payload fired inside a subagent gets them
+/// ([`with_agent`]).
+pub fn subagent_start(common: &Common) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .event("SubagentStart")
+        .build()
+}
+
+/// `SubagentStop`: `Stop`'s fields with the subagent's transcript.
+pub fn subagent_stop(
+    common: &Common,
+    stop_hook_active: bool,
+    agent_transcript_path: &str,
+    last_assistant_message: &str,
+) -> Value {
+    Builder::new(common)
+        .prompt_id(common)
+        .mode(common)
+        .effort(common)
+        .event("SubagentStop")
+        .field("stop_hook_active", json!(stop_hook_active))
+        .field("agent_transcript_path", json!(agent_transcript_path))
+        .field("last_assistant_message", json!(last_assistant_message))
+        .field("background_tasks", json!([]))
+        .field("session_crons", json!([]))
+        .build()
+}
+
+/// A payload fired inside a subagent: `agent_id` and `agent_type` go
+/// before `effort` (or before `hook_event_name` when there is no
+/// `effort`), as captured; `session_id`/`transcript_path` stay the
+/// session's.
+pub fn with_agent(payload: &Value, agent_id: &str, agent_type: &str) -> Value {
+    let Value::Object(map) = payload else {
+        return payload.clone();
+    };
+    let anchor = if map.contains_key("effort") {
+        "effort"
+    } else {
+        "hook_event_name"
+    };
+    let mut out = Map::new();
+    for (key, value) in map {
+        if key == anchor {
+            out.insert("agent_id".into(), json!(agent_id));
+            out.insert("agent_type".into(), json!(agent_type));
+        }
+        out.insert(key.clone(), value.clone());
+    }
+    Value::Object(out)
+}
+
 /// `SessionEnd`.
 pub fn session_end(common: &Common, reason: &str) -> Value {
     Builder::new(common)
@@ -383,6 +437,7 @@ pub fn cc_tool_name(dsh_tool: &str) -> String {
         "edit" => "Edit",
         "glob" => "Glob",
         "grep" => "Grep",
+        "agent" => "Agent",
         other => other,
     }
     .to_owned()
@@ -398,6 +453,7 @@ pub fn dsh_tool_name(cc_tool: &str) -> &str {
         "Edit" | "MultiEdit" => "edit",
         "Glob" => "glob",
         "Grep" => "grep",
+        "Agent" => "agent",
         other => other,
     }
 }
@@ -444,6 +500,12 @@ pub fn normalize_tool_input(dsh_tool: &str, arguments: &Value, cwd: &Path) -> Va
         "edit" => &["file_path", "old_string", "new_string", "replace_all"],
         "glob" => &["pattern", "path"],
         "grep" => &["pattern", "path", "glob", "output_mode"],
+        "agent" => &[
+            "description",
+            "prompt",
+            "subagent_type",
+            "run_in_background",
+        ],
         _ => &[],
     };
     let mut ordered = Map::new();
@@ -577,6 +639,19 @@ pub fn tool_response(
             }
             Value::Object(map)
         }
+        // The Agent tool's response: dsh's value already uses Claude
+        // Code's keys; tool names are Claude Code's.
+        "agent" => {
+            let mut value = value.clone();
+            if let Some(Value::Array(tools)) = value.get_mut("toolsUsed") {
+                for tool in tools.iter_mut() {
+                    if let Some(name) = tool.as_str() {
+                        *tool = json!(cc_tool_name(name));
+                    }
+                }
+            }
+            value
+        }
         _ => value.clone(),
     }
 }
@@ -671,7 +746,16 @@ mod tool_name_tests {
 
     #[test]
     fn tool_names_map_back_to_what_they_came_from() {
-        for tool in ["bash", "read", "write", "edit", "glob", "grep", "mcp__x__y"] {
+        for tool in [
+            "bash",
+            "read",
+            "write",
+            "edit",
+            "glob",
+            "grep",
+            "agent",
+            "mcp__x__y",
+        ] {
             assert_eq!(dsh_tool_name(&cc_tool_name(tool)), tool);
         }
         assert_eq!(dsh_tool_name("MultiEdit"), "edit");

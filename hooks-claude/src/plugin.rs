@@ -19,7 +19,8 @@ use dsh_seams::{
     ApprovalAsk, ApprovalDecision, CallReview, ContextEntry, ContinuationDecision,
     ContinuationInput, DeniedFollowUp, Notification, NotificationKind, PermissionUpdate, Plugin,
     PostToolDecision, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, SettledCall, ToolExecution, ToolOutcome, TurnFailure,
+    SessionEndReason, SessionStartSource, SettledCall, SubagentStartInput, SubagentStopInput,
+    ToolExecution, ToolOutcome, TurnFailure,
 };
 
 use crate::config::{ClaudeConfig, HandlerKind, HookHandler};
@@ -33,6 +34,7 @@ mod compact;
 mod failure;
 mod launch;
 mod prompting;
+mod subagents;
 mod tools;
 mod turns;
 
@@ -64,6 +66,8 @@ struct State {
     mode: Option<String>,
     /// `.claude/rules` files whose InstructionsLoaded waits for SessionStart.
     pending_rules: Vec<(dsh_seams::InstructionFile, dsh_seams::LoadReason)>,
+    /// Sidechain transcripts of subagents, by agent id.
+    agent_transcripts: HashMap<String, Transcript>,
 }
 
 /// One awaited run, read.
@@ -154,6 +158,24 @@ impl ClaudePlugin {
         firing: &Firing<'_>,
         extra_env: &(dyn Fn(usize) -> Vec<(String, String)> + Sync),
     ) -> Vec<Fired> {
+        // Inside a subagent every payload names it (captured position), and
+        // the agent's own frontmatter hooks are candidates.
+        let inside;
+        let firing = match &ctx.agent {
+            Some(agent) => {
+                inside = Firing {
+                    agent: Some(&agent.agent_type),
+                    payload: payload::with_agent(
+                        &firing.payload,
+                        &agent.agent_id,
+                        &agent.agent_type,
+                    ),
+                    ..firing.borrowed()
+                };
+                &inside
+            }
+            None => firing,
+        };
         let handlers = self.engine.select(firing.event, firing);
         if handlers.is_empty() {
             return Vec::new();
@@ -278,6 +300,14 @@ impl Plugin for ClaudePlugin {
         NAME
     }
 
+    fn agent_definitions(&self) -> Vec<dsh_seams::AgentDefinition> {
+        self.config()
+            .agents
+            .iter()
+            .map(|agent| agent.definition.clone())
+            .collect()
+    }
+
     async fn session_start(
         &self,
         ctx: &SeamContext,
@@ -384,6 +414,22 @@ impl Plugin for ClaudePlugin {
         self.on_turn_continuation(ctx, input).await
     }
 
+    async fn subagent_start(
+        &self,
+        ctx: &SeamContext,
+        input: &SubagentStartInput,
+    ) -> Vec<ContextEntry> {
+        self.on_subagent_start(ctx, input).await
+    }
+
+    async fn subagent_stop(
+        &self,
+        ctx: &SeamContext,
+        input: &SubagentStopInput,
+    ) -> ContinuationDecision {
+        self.on_subagent_stop(ctx, input).await
+    }
+
     async fn session_end(&self, ctx: &SeamContext, reason: SessionEndReason) {
         let wire = match reason {
             SessionEndReason::Exit => "prompt_input_exit",
@@ -481,6 +527,52 @@ impl Plugin for ClaudePlugin {
             | EventBody::ModelSwitched { .. } => {}
         }
         let prompt_id = state.last_prompt_id.clone();
+        if let Some(agent_id) = &event.agent_id {
+            // A subagent's events go to its sidechain transcript; its tool
+            // responses were stashed on the session's.
+            let response = match &event.body {
+                EventBody::ToolResult { call_id, .. } => state
+                    .transcript
+                    .as_mut()
+                    .and_then(|t| t.tool_responses.remove(call_id))
+                    .map(|r| (call_id.clone(), r)),
+                EventBody::SessionHeader { .. }
+                | EventBody::TurnStart { .. }
+                | EventBody::UserMessage { .. }
+                | EventBody::PromptBlocked { .. }
+                | EventBody::AssistantMessage { .. }
+                | EventBody::ToolCall { .. }
+                | EventBody::ContextMessage { .. }
+                | EventBody::SteeringMessage { .. }
+                | EventBody::TurnEnd { .. }
+                | EventBody::CompactionStarted { .. }
+                | EventBody::CompactionCompleted { .. }
+                | EventBody::CompactionFailed { .. }
+                | EventBody::HookInvoked { .. }
+                | EventBody::HookResult { .. }
+                | EventBody::SeamNote { .. }
+                | EventBody::SessionCleared { .. }
+                | EventBody::ModelSwitched { .. } => None,
+            };
+            let State {
+                transcript,
+                agent_transcripts,
+                ..
+            } = &mut *state;
+            let Some(session) = transcript.as_ref() else {
+                return;
+            };
+            let sidechain = agent_transcripts
+                .entry(agent_id.clone())
+                .or_insert_with(|| session.for_agent(agent_id));
+            if let Some((call_id, response)) = response {
+                sidechain.tool_responses.insert(call_id, response);
+            }
+            if let Err(error) = sidechain.append(event, prompt_id.as_deref()) {
+                tracing::warn!(%error, "cannot append to a subagent's Claude-format transcript");
+            }
+            return;
+        }
         if let Some(transcript) = state.transcript.as_mut()
             && let Err(error) = transcript.append(event, prompt_id.as_deref())
         {

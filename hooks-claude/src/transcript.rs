@@ -25,6 +25,8 @@ pub struct Transcript {
     last_uuid: Option<String>,
     /// Structured tool responses by call id (set by post-execute).
     pub tool_responses: HashMap<String, Value>,
+    /// The subagent this is the sidechain transcript of, if any.
+    agent_id: Option<String>,
 }
 
 impl Transcript {
@@ -36,6 +38,30 @@ impl Transcript {
             cwd,
             last_uuid: None,
             tool_responses: HashMap::new(),
+            agent_id: None,
+        }
+    }
+
+    /// Where the sidechain transcript of subagent `agent_id` lives next to
+    /// the session transcript at `session_path` (Claude Code's layout:
+    /// `<dir>/<session_id>/subagents/agent-<agent_id>.jsonl`).
+    pub fn agent_path(session_path: &Path, agent_id: &str) -> PathBuf {
+        session_path
+            .with_extension("")
+            .join("subagents")
+            .join(format!("agent-{agent_id}.jsonl"))
+    }
+
+    /// The sidechain transcript of subagent `agent_id` of this session:
+    /// its entries say `isSidechain: true` and carry `agentId`.
+    pub fn for_agent(&self, agent_id: &str) -> Transcript {
+        Transcript {
+            agent_id: Some(agent_id.to_owned()),
+            ..Transcript::new(
+                Transcript::agent_path(&self.path, agent_id),
+                self.session_id.clone(),
+                self.cwd.clone(),
+            )
         }
     }
 
@@ -54,7 +80,7 @@ impl Transcript {
         let uuid = uuid::Uuid::new_v4().to_string();
         let mut map = Map::new();
         map.insert("parentUuid".into(), json!(self.last_uuid));
-        map.insert("isSidechain".into(), json!(false));
+        map.insert("isSidechain".into(), json!(self.agent_id.is_some()));
         if let Some(prompt_id) = prompt_id {
             map.insert("promptId".into(), json!(prompt_id));
         }
@@ -66,6 +92,9 @@ impl Transcript {
         map.insert("entrypoint".into(), json!("dsh"));
         map.insert("cwd".into(), json!(self.cwd));
         map.insert("sessionId".into(), json!(self.session_id));
+        if let Some(agent_id) = &self.agent_id {
+            map.insert("agentId".into(), json!(agent_id));
+        }
         map.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
         self.last_uuid = Some(uuid);
         Value::Object(map)
@@ -99,7 +128,10 @@ impl Transcript {
                 tool_calls,
                 ..
             } => {
-                let message_id = format!("msg_dsh_{turn}_{step}");
+                let message_id = match &self.agent_id {
+                    Some(agent_id) => format!("msg_dsh_{agent_id}_{turn}_{step}"),
+                    None => format!("msg_dsh_{turn}_{step}"),
+                };
                 let mut blocks = Vec::new();
                 if !content.is_empty() {
                     blocks.push(json!({"type": "text", "text": content}));

@@ -83,6 +83,8 @@ fn setup(settings: Value) -> Setup {
         cancel: CancellationToken::new(),
         sink: sink.clone(),
         control: TurnControl::default(),
+        agent: None,
+        subagents: None,
     };
     Setup {
         _tmp: tmp,
@@ -385,6 +387,7 @@ async fn formatter_after_edit_and_transcript() {
     s.plugin.on_event(&Event {
         seq: 0,
         ts: "2026-01-01T00:00:00Z".into(),
+        agent_id: None,
         body: EventBody::SessionHeader {
             session_id: s.ctx.session.session_id.clone(),
             cwd: s.project.to_string_lossy().into_owned(),
@@ -429,6 +432,7 @@ async fn formatter_after_edit_and_transcript() {
     s.plugin.on_event(&Event {
         seq: 1,
         ts: "2026-01-01T00:00:01Z".into(),
+        agent_id: None,
         body: EventBody::ToolResult {
             turn: 1,
             call_id: "call_1".into(),
@@ -859,4 +863,113 @@ async fn stop_failure_is_matched_on_the_category_and_not_waited_for() {
     );
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(!slow_marker.exists(), "the slow hook was not killed");
+}
+
+/// A custom agent's frontmatter hooks that dsh's trust disabled do not run
+/// inside the agent, and SubagentStart says so in Claude Code's words
+/// (`captures/sub_custom_agent`); settings hooks still fire there, with the
+/// agent's identity in the payload.
+#[tokio::test]
+async fn untrusted_frontmatter_hooks_are_skipped_with_claude_codes_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let project = tmp.path().join("proj");
+    std::fs::create_dir_all(project.join(".claude/agents")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    let marker = project.join("frontmatter-ran");
+    std::fs::write(
+        project.join(".claude/agents/reviewer.md"),
+        format!(
+            "---\nname: reviewer\ndescription: Reviews.\nhooks:\n  SubagentStart:\n    - hooks:\n        - type: command\n          command: touch '{}'\n---\nReview.\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let start = project.join("start.json");
+    std::fs::write(
+        project.join(".claude/settings.json"),
+        json!({"hooks": {"SubagentStart": [{"matcher": "reviewer", "hooks": [
+            {"type": "command", "command": format!("cat > '{}'", start.display())}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let mut discovery = ClaudeDiscovery::new(&project, &home, &tmp.path().join("dsh"));
+    discovery.managed_dir = tmp.path().join("no-managed");
+    let mut config = load_with_options(&discovery, ClaudeOptions::default()).unwrap();
+    let frontmatter: Vec<String> = config
+        .handlers()
+        .iter()
+        .filter(|h| h.agent.as_deref() == Some("reviewer"))
+        .map(|h| h.origin.clone())
+        .collect();
+    assert_eq!(frontmatter.len(), 1);
+    config.disable_origins(&frontmatter, "not trusted");
+    let plugin = config.into_plugin(HookRunner::new(RunnerConfig::default()));
+    assert_eq!(plugin.agent_definitions()[0].name, "reviewer");
+    let sink = Arc::new(Recorder::default());
+    let identity = dsh_seams::AgentIdentity {
+        agent_id: "a0123456789abcdef".to_owned(),
+        agent_type: "reviewer".to_owned(),
+    };
+    let ctx = SeamContext {
+        session: Arc::new(SessionInfo {
+            session_id: "11111111-2222-3333-4444-555555555555".to_owned(),
+            cwd: project.clone(),
+            model: "test".to_owned(),
+            log_path: None,
+            env: SessionEnv::default(),
+            interactive: false,
+        }),
+        turn: Some(1),
+        cancel: CancellationToken::new(),
+        sink: sink.clone(),
+        control: TurnControl::default(),
+        agent: Some(identity.clone()),
+        subagents: None,
+    };
+    let contexts = plugin
+        .subagent_start(
+            &ctx,
+            &dsh_seams::SubagentStartInput {
+                identity,
+                prompt: "p".to_owned(),
+                description: "d".to_owned(),
+            },
+        )
+        .await;
+    assert!(contexts.is_empty());
+    assert!(!marker.exists(), "the untrusted frontmatter hook ran");
+    let notices: Vec<String> = sink
+        .notices
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|n| n.text.clone())
+        .collect();
+    assert_eq!(
+        notices,
+        [
+            "Skipping frontmatter hooks for agent 'reviewer': the folder its definition file came from is not trusted"
+        ]
+    );
+    let stdin: Value = serde_json::from_str(&std::fs::read_to_string(&start).unwrap()).unwrap();
+    let keys: Vec<&str> = stdin
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "agent_id",
+            "agent_type",
+            "hook_event_name"
+        ]
+    );
+    assert_eq!(stdin["agent_id"], "a0123456789abcdef");
 }

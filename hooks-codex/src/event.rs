@@ -29,9 +29,9 @@ pub enum CodexEvent {
     SessionEnd,
     /// Before a prompt is sent.
     UserPromptSubmit,
-    /// A sub-agent thread starts (dsh has no sub-agents).
+    /// A sub-agent starts (dsh's `agent` tool).
     SubagentStart,
-    /// A sub-agent turn ends (dsh has no sub-agents).
+    /// A sub-agent reaches a natural stop.
     SubagentStop,
     /// A turn is about to end.
     Stop,
@@ -159,7 +159,9 @@ impl CodexEvent {
 
     /// Whether dsh fires this event at all.
     pub fn fired_by_dsh(self) -> bool {
-        !matches!(self, CodexEvent::SubagentStart | CodexEvent::SubagentStop)
+        // Every Codex event has a seam (compaction and subagents included).
+        let _ = self;
+        true
     }
 
     /// Codex's default timeout in seconds when `timeout` is missing.
@@ -213,7 +215,8 @@ impl CodexEvent {
             CodexEvent::Stop => Seam::TurnContinuation,
             CodexEvent::Interrupt => Seam::TurnEnd,
             CodexEvent::PreCompact | CodexEvent::PostCompact => Seam::Compaction,
-            CodexEvent::SubagentStart | CodexEvent::SubagentStop => Seam::Unmapped,
+            CodexEvent::SubagentStart => Seam::SubagentStart,
+            CodexEvent::SubagentStop => Seam::SubagentStop,
         }
     }
 

@@ -198,6 +198,82 @@ pub fn stop(
     Value::Object(map)
 }
 
+/// `SubagentStart`: the common fields, then the sub-agent's id and type.
+pub fn subagent_start(
+    base: &PayloadBase,
+    turn_id: &str,
+    agent_id: &str,
+    agent_type: &str,
+) -> Value {
+    let mut map = tool_common(base, turn_id, "SubagentStart");
+    map.insert("agent_id".into(), Value::from(agent_id));
+    map.insert("agent_type".into(), Value::from(agent_type));
+    Value::Object(map)
+}
+
+/// `SubagentStop`: `agent_transcript_path` after `transcript_path` (both
+/// `null`: dsh writes no Codex rollout), then Stop's fields around the
+/// sub-agent's id and type, as captured.
+pub fn subagent_stop(
+    base: &PayloadBase,
+    turn_id: &str,
+    agent_id: &str,
+    agent_type: &str,
+    stop_hook_active: bool,
+    last_assistant_message: Option<&str>,
+) -> Value {
+    let mut map = Map::new();
+    for (key, value) in tool_common(base, turn_id, "SubagentStop") {
+        let after_transcript = key == "transcript_path";
+        map.insert(key, value);
+        if after_transcript {
+            map.insert("agent_transcript_path".into(), base.transcript());
+        }
+    }
+    map.insert("stop_hook_active".into(), Value::Bool(stop_hook_active));
+    map.insert("agent_id".into(), Value::from(agent_id));
+    map.insert("agent_type".into(), Value::from(agent_type));
+    map.insert(
+        "last_assistant_message".into(),
+        last_assistant_message.map_or(Value::Null, Value::from),
+    );
+    Value::Object(map)
+}
+
+/// A payload fired inside a sub-agent: `agent_id` and `agent_type` go right
+/// before `hook_event_name` where it is last but one (Pre/PostModelRequest,
+/// as captured), otherwise right after `permission_mode` (as on
+/// SubagentStart; the captures show no tool event inside a sub-agent).
+pub fn with_agent(payload: &Value, agent_id: &str, agent_type: &str) -> Value {
+    let Value::Object(map) = payload else {
+        return payload.clone();
+    };
+    let before_event = !map.contains_key("permission_mode");
+    let mut out = Map::new();
+    for (key, value) in map {
+        if before_event && key == "hook_event_name" {
+            out.insert("agent_id".into(), Value::from(agent_id));
+            out.insert("agent_type".into(), Value::from(agent_type));
+        }
+        let after_mode = key == "permission_mode";
+        out.insert(key.clone(), value.clone());
+        if after_mode {
+            out.insert("agent_id".into(), Value::from(agent_id));
+            out.insert("agent_type".into(), Value::from(agent_type));
+        }
+    }
+    Value::Object(out)
+}
+
+/// Codex's name for dsh's default agent type.
+pub fn codex_agent_type(dsh_type: &str) -> &str {
+    if dsh_type == dsh_seams::DEFAULT_AGENT_TYPE {
+        "default"
+    } else {
+        dsh_type
+    }
+}
+
 /// `Interrupt`.
 pub fn interrupt(base: &PayloadBase, turn_id: &str) -> Value {
     Value::Object(tool_common(base, turn_id, "Interrupt"))
@@ -245,4 +321,43 @@ pub fn notify(
 /// The exact stdin bytes: compact JSON, no trailing newline.
 pub fn to_stdin(payload: &Value) -> Vec<u8> {
     serde_json::to_vec(payload).unwrap_or_default()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod subagent_tests {
+    use super::*;
+
+    fn base() -> PayloadBase {
+        PayloadBase {
+            session_id: "S".into(),
+            transcript_path: None,
+            cwd: "<PROJECT>".into(),
+            model: "gpt-5.5".into(),
+            permission_mode: "bypassPermissions".into(),
+        }
+    }
+
+    /// The key order of `captures/subagent`'s SubagentStart and SubagentStop.
+    #[test]
+    fn subagent_payloads_keep_the_captured_key_order() {
+        let start = subagent_start(&base(), "T", "A", "default");
+        assert_eq!(
+            String::from_utf8(to_stdin(&start)).unwrap(),
+            r#"{"session_id":"S","turn_id":"T","transcript_path":null,"cwd":"<PROJECT>","hook_event_name":"SubagentStart","model":"gpt-5.5","permission_mode":"bypassPermissions","agent_id":"A","agent_type":"default"}"#
+        );
+        let stop = subagent_stop(&base(), "T", "A", "default", true, Some("continued"));
+        assert_eq!(
+            String::from_utf8(to_stdin(&stop)).unwrap(),
+            r#"{"session_id":"S","turn_id":"T","transcript_path":null,"agent_transcript_path":null,"cwd":"<PROJECT>","hook_event_name":"SubagentStop","model":"gpt-5.5","permission_mode":"bypassPermissions","stop_hook_active":true,"agent_id":"A","agent_type":"default","last_assistant_message":"continued"}"#
+        );
+        // Inside a sub-agent, PreModelRequest names it before the event name.
+        let pre = with_agent(&pre_model_request(&base(), "T"), "A", "default");
+        assert_eq!(
+            String::from_utf8(to_stdin(&pre)).unwrap(),
+            r#"{"session_id":"S","turn_id":"T","cwd":"<PROJECT>","transcript_path":null,"model":"gpt-5.5","agent_id":"A","agent_type":"default","hook_event_name":"PreModelRequest"}"#
+        );
+        assert_eq!(codex_agent_type("general-purpose"), "default");
+        assert_eq!(codex_agent_type("reviewer"), "reviewer");
+    }
 }

@@ -30,6 +30,7 @@ use crate::output::Effect;
 use crate::payload::{self, CodexTokenUsage, PayloadBase};
 
 mod compact;
+mod subagents;
 mod tool_seams;
 mod turns;
 
@@ -164,6 +165,21 @@ impl CodexPlugin {
         if selected.is_empty() {
             return Vec::new();
         }
+        // Inside a sub-agent every other payload names it.
+        let inside;
+        let payload = match (&ctx.agent, event) {
+            (Some(agent), event)
+                if !matches!(event, CodexEvent::SubagentStart | CodexEvent::SubagentStop) =>
+            {
+                inside = payload::with_agent(
+                    payload,
+                    &agent.agent_id,
+                    payload::codex_agent_type(&agent.agent_type),
+                );
+                &inside
+            }
+            (Some(_) | None, _) => payload,
+        };
         let stdin = payload::to_stdin(payload);
         let codex = self.engine.dialect();
         let firing = Firing {
@@ -324,6 +340,22 @@ impl Plugin for CodexPlugin {
         input: &ContinuationInput,
     ) -> ContinuationDecision {
         self.on_turn_continuation(ctx, input).await
+    }
+
+    async fn subagent_start(
+        &self,
+        ctx: &SeamContext,
+        input: &dsh_seams::SubagentStartInput,
+    ) -> Vec<ContextEntry> {
+        self.on_subagent_start(ctx, input).await
+    }
+
+    async fn subagent_stop(
+        &self,
+        ctx: &SeamContext,
+        input: &dsh_seams::SubagentStopInput,
+    ) -> ContinuationDecision {
+        self.on_subagent_stop(ctx, input).await
     }
 
     async fn before_model_request(&self, ctx: &SeamContext, _request: &ModelRequest) {

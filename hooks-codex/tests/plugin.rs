@@ -95,6 +95,8 @@ fn harness_with(
         cancel: CancellationToken::new(),
         sink: recorder.clone(),
         control: TurnControl::default(),
+        agent: None,
+        subagents: None,
     };
     Harness {
         _tmp: tmp,

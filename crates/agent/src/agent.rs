@@ -10,7 +10,7 @@ use dsh_seams::{
     CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     Notification, Plugin, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
     SessionInfo, SessionSink, SessionStartSource, SettledCall, StepReport, StopRequest,
-    ToolOutcome, TurnControl, TurnFailure, TurnSummary, UserNotice,
+    SubagentRunner, ToolOutcome, TurnControl, TurnFailure, TurnSummary, UserNotice,
 };
 use dsh_session::{LogError, SessionLog, derive_messages};
 use dsh_tools::ToolRegistry;
@@ -61,18 +61,28 @@ pub struct Observers {
 }
 
 /// The one writer of the session log; plugins reach it through [`SessionSink`].
-struct LogSink {
+pub(crate) struct LogSink {
     log: Mutex<SessionLog>,
     plugins: Vec<Arc<dyn Plugin>>,
-    observers: Observers,
+    pub(crate) observers: Observers,
     record_errors: Mutex<Vec<String>>,
 }
 
 impl LogSink {
     fn append(&self, body: EventBody) -> Result<Event, LogError> {
+        self.append_as(body, None)
+    }
+
+    /// Appends an event, tagged with a subagent's id when it belongs to a
+    /// nested run (see `subagent.rs`).
+    pub(crate) fn append_as(
+        &self,
+        body: EventBody,
+        agent_id: Option<&str>,
+    ) -> Result<Event, LogError> {
         let event = {
             let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-            log.append(body)?.clone()
+            log.append_as(body, agent_id)?.clone()
         };
         for plugin in &self.plugins {
             let _ = std::panic::catch_unwind(AssertUnwindSafe(|| plugin.on_event(&event)));
@@ -83,8 +93,19 @@ impl LogSink {
         Ok(event)
     }
 
-    fn with_log<T>(&self, f: impl FnOnce(&SessionLog) -> T) -> T {
+    pub(crate) fn with_log<T>(&self, f: impl FnOnce(&SessionLog) -> T) -> T {
         f(&self.log.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// [`SessionSink::record`] for a plugin's record, tagged as `append_as`.
+    pub(crate) fn record_as(&self, body: EventBody, agent_id: Option<&str>) {
+        if let Err(err) = self.append_as(body, agent_id) {
+            tracing::error!("a plugin's record was refused: {err}");
+            self.record_errors
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(err.to_string());
+        }
     }
 }
 
@@ -176,13 +197,15 @@ pub struct Agent {
     model_override: Option<String>,
     /// Path-scoped rules already in this conversation.
     loaded_rules: Mutex<std::collections::HashSet<std::path::PathBuf>>,
+    /// Runs the `agent` tool's nested loops (`subagent.rs`).
+    subagents: Arc<dyn SubagentRunner>,
 }
 
 /// Forwards a streaming reply to the presentation callbacks: text as it
 /// arrives, and provider retries as user notices.
-struct StreamForwarder {
-    on_text: Option<TextCallback>,
-    on_notice: Option<NoticeCallback>,
+pub(crate) struct StreamForwarder {
+    pub(crate) on_text: Option<TextCallback>,
+    pub(crate) on_notice: Option<NoticeCallback>,
 }
 
 impl StreamSink for StreamForwarder {
@@ -216,13 +239,21 @@ impl Agent {
             }
         });
         let loaded_rules = Mutex::new(crate::prompt_layer::loaded_rules(parts.log.events()));
+        let sink = Arc::new(LogSink {
+            log: Mutex::new(parts.log),
+            plugins,
+            observers: parts.observers,
+            record_errors: Mutex::new(Vec::new()),
+        });
+        let subagents = crate::subagent::runner(
+            Arc::clone(&sink),
+            Arc::clone(&parts.model),
+            &parts.registry,
+            parts.max_steps,
+        );
         Agent {
-            sink: Arc::new(LogSink {
-                log: Mutex::new(parts.log),
-                plugins,
-                observers: parts.observers,
-                record_errors: Mutex::new(Vec::new()),
-            }),
+            sink,
+            subagents,
             session: Arc::new(parts.session),
             registry: parts.registry,
             model: parts.model,
@@ -300,6 +331,8 @@ impl Agent {
             cancel,
             sink: self.sink.clone(),
             control,
+            agent: None,
+            subagents: Some(Arc::clone(&self.subagents)),
         }
     }
 

@@ -29,6 +29,7 @@ pub mod instructions;
 mod prompt_layer;
 mod replay;
 mod scripted;
+mod subagent;
 
 pub use agent::*;
 pub use compaction::{
@@ -39,3 +40,4 @@ pub use fixture::*;
 pub use prompt_layer::ProjectContext;
 pub use replay::*;
 pub use scripted::*;
+pub use subagent::GENERAL_PURPOSE_PROMPT;

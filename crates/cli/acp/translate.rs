@@ -213,6 +213,19 @@ impl Translator {
 
     /// What one appended (or replayed) event shows.
     pub fn event(&mut self, event: &Event, mode: Mode) -> Vec<SessionUpdate> {
+        // A subagent's own conversation stays inside its `agent` call: its
+        // messages are not the session's (its tool calls still show).
+        if event.agent_id.is_some()
+            && matches!(
+                event.body,
+                EventBody::UserMessage { .. }
+                    | EventBody::AssistantMessage { .. }
+                    | EventBody::SteeringMessage { .. }
+                    | EventBody::ContextMessage { .. }
+            )
+        {
+            return Vec::new();
+        }
         match &event.body {
             EventBody::UserMessage {
                 content,
@@ -420,6 +433,7 @@ mod tests {
             seq: 1,
             ts: "t".into(),
             body,
+            agent_id: None,
         }
     }
 
@@ -504,6 +518,22 @@ mod tests {
             settled[0]["content"][0]["content"]["text"],
             "blocked by policy"
         );
+    }
+
+    #[test]
+    fn a_subagents_messages_stay_inside_its_call() {
+        let mut t = Translator::new(PathBuf::from("/p"));
+        let mut nested = event(EventBody::AssistantMessage {
+            turn: 1,
+            step: 1,
+            content: "inner".into(),
+            tool_calls: vec![],
+            usage: None,
+        });
+        nested.agent_id = Some("a0123456789abcdef".into());
+        assert!(t.event(&nested, Mode::Replay).is_empty());
+        nested.agent_id = None;
+        assert_eq!(t.event(&nested, Mode::Replay).len(), 1);
     }
 
     #[test]

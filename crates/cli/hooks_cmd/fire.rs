@@ -420,6 +420,8 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
         cancel: CancellationToken::new(),
         sink: recorder.clone(),
         control: TurnControl::default(),
+        agent: None,
+        subagents: None,
     };
     let mut model_sees = Vec::new();
     let mut user_sees = Vec::new();

@@ -141,6 +141,8 @@ fn context(sink: Arc<Sink>) -> SeamContext {
         cancel: CancellationToken::new(),
         sink,
         control: TurnControl::default(),
+        agent: None,
+        subagents: None,
     }
 }
 

@@ -86,4 +86,10 @@ pub trait Model: Send + Sync {
 
     /// The model's name as hooks see it (`model` payload fields).
     fn name(&self) -> String;
+
+    /// The same provider asking for another model (a custom subagent's
+    /// `model`); `None` when this provider cannot switch (a scripted model).
+    fn with_model(&self, _name: &str) -> Option<std::sync::Arc<dyn Model>> {
+        None
+    }
 }

@@ -33,6 +33,7 @@ pub fn rule_tool_name(dsh_tool: &str) -> &str {
         "edit" => "Edit",
         "glob" => "Glob",
         "grep" => "Grep",
+        "agent" => "Agent",
         other => other,
     }
 }

@@ -74,6 +74,11 @@ pub struct Event {
     /// What happened.
     #[serde(flatten)]
     pub body: EventBody,
+    /// The subagent whose nested run this event belongs to (`a` + 16 hex),
+    /// absent for the session's own events. A nested run's events share the
+    /// parent's turn number and sit inside the parent's `agent` tool call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
 }
 
 /// Why a turn closed.

@@ -43,6 +43,10 @@ pub enum Seam {
     StepEnd,
     /// Around a compaction of the history (before it, and after it).
     Compaction,
+    /// A subagent's nested run is starting.
+    SubagentStart,
+    /// A subagent reached a natural stop.
+    SubagentStop,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -67,6 +71,8 @@ impl Seam {
             Seam::Context => "context",
             Seam::StepEnd => "step-end",
             Seam::Compaction => "compaction",
+            Seam::SubagentStart => "subagent-start",
+            Seam::SubagentStop => "subagent-stop",
             Seam::Unmapped => "none",
         }
     }

@@ -368,6 +368,17 @@ impl Model for OpenAiProvider {
     fn name(&self) -> String {
         self.settings.model.clone()
     }
+
+    fn with_model(&self, name: &str) -> Option<std::sync::Arc<dyn Model>> {
+        let mut settings = self.settings.clone();
+        settings.model = name.to_owned();
+        Some(std::sync::Arc::new(OpenAiProvider {
+            settings,
+            api_key: self.api_key.clone(),
+            url: self.url.clone(),
+            client: self.client.clone(),
+        }))
+    }
 }
 
 /// How one attempt failed.

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use dsh_protocol::EventBody;
 use tokio_util::sync::CancellationToken;
 
-use crate::ContextEntry;
+use crate::{AgentIdentity, ContextEntry, SubagentRunner};
 
 /// Environment variables that later tool calls run with (e.g. from Claude
 /// Code's `CLAUDE_ENV_FILE`). Shared by the session; cheap to clone.
@@ -168,6 +168,11 @@ pub struct SeamContext {
     pub sink: Arc<dyn SessionSink>,
     /// Stop requests and injections.
     pub control: TurnControl,
+    /// The subagent this seam fires inside, `None` for the session's own
+    /// loop.
+    pub agent: Option<AgentIdentity>,
+    /// Runs nested agents for the `agent` tool (`None` where no loop runs).
+    pub subagents: Option<Arc<dyn SubagentRunner>>,
 }
 
 impl std::fmt::Debug for SeamContext {
@@ -175,6 +180,7 @@ impl std::fmt::Debug for SeamContext {
         f.debug_struct("SeamContext")
             .field("session", &self.session)
             .field("turn", &self.turn)
+            .field("agent", &self.agent)
             .finish_non_exhaustive()
     }
 }
@@ -195,6 +201,8 @@ impl SeamContext {
             cancel: CancellationToken::new(),
             sink: Arc::new(NullSink),
             control: TurnControl::default(),
+            agent: None,
+            subagents: None,
         }
     }
 }

@@ -26,6 +26,7 @@ mod loop_seams;
 mod permission;
 mod plugin;
 mod prompting;
+mod subagent;
 
 pub use compaction::*;
 pub use context::*;
@@ -35,5 +36,6 @@ pub use loop_seams::*;
 pub use permission::*;
 pub use plugin::*;
 pub use prompting::*;
+pub use subagent::*;
 
 pub use tokio_util::sync::CancellationToken;

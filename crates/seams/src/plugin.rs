@@ -9,6 +9,7 @@ use dsh_protocol::{Event, Message, ModelReply, ModelRequest, TurnEndReason};
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
+use crate::{AgentDefinition, SubagentStartInput, SubagentStopInput};
 use crate::{AgentStartDecision, AgentStartInput, ExpansionInput, InstructionFile, LoadReason};
 use crate::{
     ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision, CompactionInput,
@@ -362,6 +363,23 @@ pub trait Plugin: Send + Sync {
         Vec::new()
     }
 
+    /// Custom agent types this plugin knows (Claude Code's
+    /// `.claude/agents/*.md`), offered to the `agent` tool.
+    fn agent_definitions(&self) -> Vec<AgentDefinition> {
+        Vec::new()
+    }
+
+    /// A subagent's nested run is about to send its first request
+    /// (`ctx.agent` is its identity). Returns contexts for that request;
+    /// cannot block.
+    async fn subagent_start(
+        &self,
+        _ctx: &SeamContext,
+        _input: &SubagentStartInput,
+    ) -> Vec<ContextEntry> {
+        Vec::new()
+    }
+
     // Prompt-layer seams (issue 16).
 
     /// Instruction files were loaded into the system prompt (before the
@@ -395,5 +413,15 @@ pub trait Plugin: Send + Sync {
         _input: &AgentStartInput,
     ) -> AgentStartDecision {
         AgentStartDecision::keep()
+    }
+
+    /// A subagent reached a natural stop. `Continue` gives it another turn
+    /// with the reason as a user message; `Halt` ends it `stopped`.
+    async fn subagent_stop(
+        &self,
+        _ctx: &SeamContext,
+        _input: &SubagentStopInput,
+    ) -> ContinuationDecision {
+        ContinuationDecision::Stop
     }
 }

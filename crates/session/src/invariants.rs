@@ -1,6 +1,6 @@
 //! The structural rules every appended event must satisfy.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use dsh_protocol::EventBody;
 
@@ -22,6 +22,14 @@ pub enum InvariantError {
         got: u64,
         /// The open turn.
         open: u64,
+    },
+    /// A subagent's event broke its nested run's structure.
+    #[error("subagent `{agent}`: {message}")]
+    Subagent {
+        /// The agent id the event was tagged with.
+        agent: String,
+        /// What was wrong.
+        message: String,
     },
     /// A turn opened while another was open, or out of sequence.
     #[error("`turn/start` for turn {got}: expected turn {expected} with no turn open")]
@@ -46,6 +54,23 @@ pub(crate) struct InvariantState {
     announced: Vec<String>,
     called: BTreeSet<String>,
     resulted: BTreeSet<String>,
+    /// Each subagent's own batch bookkeeping (its events are tagged with
+    /// its id and live inside the parent's open turn).
+    agents: BTreeMap<String, NestedBatch>,
+}
+
+/// A nested run's batch: the calls its last assistant message announced.
+#[derive(Debug, Clone, Default)]
+struct NestedBatch {
+    announced: Vec<String>,
+    called: BTreeSet<String>,
+    resulted: BTreeSet<String>,
+}
+
+impl NestedBatch {
+    fn open(&self) -> bool {
+        self.announced.iter().any(|id| !self.resulted.contains(id))
+    }
 }
 
 impl InvariantState {
@@ -77,6 +102,91 @@ impl InvariantState {
 
     fn batch_open(&self) -> bool {
         !self.unresolved_calls().is_empty()
+    }
+
+    /// Checks a loaded event, routed by its tag.
+    pub(crate) fn accept_event(
+        &mut self,
+        event: &dsh_protocol::Event,
+    ) -> Result<(), InvariantError> {
+        match &event.agent_id {
+            Some(agent) => self.accept_nested(agent, &event.body),
+            None => self.accept(event.seq, &event.body),
+        }
+    }
+
+    /// Checks an event of the subagent `agent`: it must sit in the open
+    /// turn, and its own batches follow the same rules as the parent's.
+    pub(crate) fn accept_nested(
+        &mut self,
+        agent: &str,
+        body: &EventBody,
+    ) -> Result<(), InvariantError> {
+        let kind = body.type_name();
+        let fail = |message: String| InvariantError::Subagent {
+            agent: agent.to_owned(),
+            message,
+        };
+        let batch = self.agents.entry(agent.to_owned()).or_default().clone();
+        let mut next = batch.clone();
+        match body {
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::TurnEnd { .. }
+            | EventBody::PromptBlocked { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. } => {
+                return Err(fail(format!(
+                    "`{kind}` belongs to the session, not a subagent"
+                )));
+            }
+            EventBody::HookInvoked { turn, .. }
+            | EventBody::HookResult { turn, .. }
+            | EventBody::SeamNote { turn, .. } => {
+                if let Some(turn) = turn {
+                    self.check_turn(kind, *turn)?;
+                }
+            }
+            EventBody::AssistantMessage {
+                turn, tool_calls, ..
+            } => {
+                self.check_turn(kind, *turn)?;
+                if batch.open() {
+                    return Err(fail(format!("`{kind}` while its calls have no result")));
+                }
+                next = NestedBatch {
+                    announced: tool_calls.iter().map(|call| call.id.clone()).collect(),
+                    ..NestedBatch::default()
+                };
+            }
+            EventBody::ToolCall { turn, call_id, .. } => {
+                self.check_turn(kind, *turn)?;
+                if !batch.announced.contains(call_id) || !next.called.insert(call_id.clone()) {
+                    return Err(fail(format!(
+                        "tool/call `{call_id}` not announced or repeated"
+                    )));
+                }
+            }
+            EventBody::ToolResult { turn, call_id, .. } => {
+                self.check_turn(kind, *turn)?;
+                if batch.announced.contains(call_id) && !next.resulted.insert(call_id.clone()) {
+                    return Err(fail(format!("tool/result `{call_id}` recorded twice")));
+                }
+            }
+            EventBody::UserMessage { turn, .. }
+            | EventBody::ContextMessage { turn, .. }
+            | EventBody::SteeringMessage { turn, .. } => {
+                self.check_turn(kind, *turn)?;
+                if batch.open() {
+                    return Err(fail(format!("`{kind}` while its calls have no result")));
+                }
+            }
+        }
+        self.agents.insert(agent.to_owned(), next);
+        Ok(())
     }
 
     /// Checks `body` at `seq` and, if it is acceptable, updates the state.
@@ -118,6 +228,8 @@ impl InvariantState {
                     )));
                 }
                 self.open_turn = None;
+                // A nested run never outlives the turn that started it.
+                self.agents.clear();
                 Ok(())
             }
             // Session commands (`/clear`, `/model`) run between turns.

@@ -27,4 +27,6 @@ pub use id::{MAX_SESSION_ID_LEN, SessionIdError, validate_session_id};
 pub use invariants::InvariantError;
 pub use lock::{LockError, LockWait, SessionLock};
 pub use log::*;
-pub use messages::{compacted_summary_message, derive_messages, derive_plain, summary_text};
+pub use messages::{
+    compacted_summary_message, derive_messages, derive_messages_of, derive_plain, summary_text,
+};

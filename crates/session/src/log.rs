@@ -375,7 +375,7 @@ impl SessionLog {
         let mut state = InvariantState::default();
         for event in &loaded.events {
             state
-                .accept(event.seq, &event.body)
+                .accept_event(event)
                 .map_err(|source| LogError::Invariant {
                     kind: event.body.type_name(),
                     seq: event.seq,
@@ -411,6 +411,17 @@ impl SessionLog {
     /// write and returns it. On error nothing is acknowledged: an invariant
     /// failure writes nothing, and a failed write is cut back off the file.
     pub fn append(&mut self, body: EventBody) -> Result<&Event, LogError> {
+        self.append_as(body, None)
+    }
+
+    /// [`SessionLog::append`] for an event of a subagent's nested run: the
+    /// event is tagged with `agent_id` and checked against that run's own
+    /// batch rules (inside the parent's open turn).
+    pub fn append_as(
+        &mut self,
+        body: EventBody,
+        agent_id: Option<&str>,
+    ) -> Result<&Event, LogError> {
         let seq = self.events.len() as u64;
         if self.broken {
             return Err(LogError::Broken {
@@ -418,17 +429,20 @@ impl SessionLog {
             });
         }
         let before = self.state.clone();
-        self.state
-            .accept(seq, &body)
-            .map_err(|source| LogError::Invariant {
-                kind: body.type_name(),
-                seq,
-                source,
-            })?;
+        let accepted = match agent_id {
+            Some(agent) => self.state.accept_nested(agent, &body),
+            None => self.state.accept(seq, &body),
+        };
+        accepted.map_err(|source| LogError::Invariant {
+            kind: body.type_name(),
+            seq,
+            source,
+        })?;
         let event = Event {
             seq,
             ts: now(),
             body,
+            agent_id: agent_id.map(str::to_owned),
         };
         if let Some(writer) = self.writer.as_mut() {
             let mut line = match encode(&event) {
@@ -510,6 +524,9 @@ pub fn encode(event: &Event) -> Result<String, LogError> {
     }
     ordered.insert("seq".to_owned(), Value::from(event.seq));
     ordered.insert("ts".to_owned(), Value::from(event.ts.clone()));
+    if let Some(agent_id) = &event.agent_id {
+        ordered.insert("agent_id".to_owned(), Value::from(agent_id.clone()));
+    }
     ordered.extend(fields);
     serde_json::to_string(&Value::Object(ordered))
         .map_err(|err| LogError::Encoding(err.to_string()))

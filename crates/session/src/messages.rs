@@ -32,11 +32,33 @@ pub fn summary_text(raw: &str) -> String {
     text.trim().to_owned()
 }
 
-/// Projects the model-facing conversation from a log, honouring the last
+/// Projects the session's own model-facing conversation from a log (events
+/// of subagents' nested runs are left out: their outcome is the `agent`
+/// call's result). See [`derive_messages_of`].
+pub fn derive_messages(events: &[Event]) -> Vec<Message> {
+    derive_messages_of(events, None)
+}
+
+/// Projects one conversation of the log (the session's own for `agent_id`
+/// `None`, else one subagent's nested run), honouring its last
 /// `compaction/completed`: its summary, its contexts, the events it kept
 /// verbatim, then everything after it. Without a compaction this is
-/// [`derive_plain`] over the whole log.
-pub fn derive_messages(events: &[Event]) -> Vec<Message> {
+/// [`derive_plain`] over that conversation's events.
+pub fn derive_messages_of(events: &[Event], agent_id: Option<&str>) -> Vec<Message> {
+    let own: Vec<Event>;
+    let events = if events
+        .iter()
+        .all(|event| event.agent_id.as_deref() == agent_id)
+    {
+        events
+    } else {
+        own = events
+            .iter()
+            .filter(|event| event.agent_id.as_deref() == agent_id)
+            .cloned()
+            .collect();
+        &own
+    };
     let last = events.iter().enumerate().rev().find_map(|(index, event)| {
         if let EventBody::CompactionCompleted {
             summary,
@@ -149,6 +171,7 @@ mod tests {
                 seq: seq as u64,
                 ts: String::new(),
                 body,
+                agent_id: None,
             })
             .collect()
     }

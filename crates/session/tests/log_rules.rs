@@ -356,3 +356,125 @@ fn session_commands_sit_between_turns_and_clear_the_model_view() {
         }]
     );
 }
+
+/// A subagent's nested run: its events are tagged, sit inside the parent's
+/// open `agent` call, follow their own batch rules, survive a reload, and
+/// stay out of the parent's projection.
+#[test]
+fn nested_runs_are_tagged_and_projected_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let mut log = SessionLog::create(&path, header()).unwrap();
+    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    log.append(EventBody::UserMessage {
+        turn: 1,
+        content: "delegate".into(),
+        source: "user".into(),
+        original_content: None,
+    })
+    .unwrap();
+    let agent_call = ToolCall {
+        id: "outer".into(),
+        name: "agent".into(),
+        arguments: json!({"description": "d", "prompt": "p"}),
+    };
+    log.append(EventBody::AssistantMessage {
+        turn: 1,
+        step: 1,
+        content: String::new(),
+        tool_calls: vec![agent_call],
+        usage: None,
+    })
+    .unwrap();
+    log.append(tool_call(1, "outer")).unwrap();
+    let agent = Some("a0123456789abcdef");
+    // Untagged, this message would break the parent's open batch.
+    let user = EventBody::UserMessage {
+        turn: 1,
+        content: "p".into(),
+        source: "agent".into(),
+        original_content: None,
+    };
+    assert!(log.append(user.clone()).is_err());
+    log.append_as(user, agent).unwrap();
+    log.append_as(
+        EventBody::AssistantMessage {
+            turn: 1,
+            step: 1,
+            content: String::new(),
+            tool_calls: vec![call("inner")],
+            usage: None,
+        },
+        agent,
+    )
+    .unwrap();
+    // The nested batch has its own rules: an unannounced call is refused.
+    assert!(log.append_as(tool_call(1, "other"), agent).is_err());
+    log.append_as(tool_call(1, "inner"), agent).unwrap();
+    let inner_result = EventBody::ToolResult {
+        turn: 1,
+        call_id: "inner".into(),
+        is_error: false,
+        content: "ok".into(),
+        disposition: None,
+        decided_by: None,
+        rewrite: None,
+    };
+    log.append_as(inner_result, agent).unwrap();
+    // Session-level events never belong to a subagent.
+    assert!(
+        log.append_as(
+            EventBody::TurnEnd {
+                turn: 1,
+                reason: TurnEndReason::Completed,
+                message: None
+            },
+            agent
+        )
+        .is_err()
+    );
+    log.append(EventBody::ToolResult {
+        turn: 1,
+        call_id: "outer".into(),
+        is_error: false,
+        content: "done".into(),
+        disposition: None,
+        decided_by: None,
+        rewrite: None,
+    })
+    .unwrap();
+    log.append(EventBody::TurnEnd {
+        turn: 1,
+        reason: TurnEndReason::Completed,
+        message: None,
+    })
+    .unwrap();
+    drop(log);
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        text.matches("\"agent_id\":\"a0123456789abcdef\"").count(),
+        4
+    );
+    let (reopened, _) = SessionLog::open(&path).unwrap();
+    let events = reopened.events();
+    let parent = derive_messages(events);
+    assert_eq!(parent.len(), 3, "{parent:?}");
+    let nested = dsh_session::derive_messages_of(events, agent);
+    assert_eq!(
+        nested,
+        vec![
+            Message::User {
+                content: "p".into()
+            },
+            Message::Assistant {
+                content: String::new(),
+                tool_calls: vec![call("inner")]
+            },
+            Message::Tool {
+                tool_call_id: "inner".into(),
+                content: "ok".into()
+            },
+        ]
+    );
+}

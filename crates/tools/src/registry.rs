@@ -207,6 +207,11 @@ impl ToolRegistry {
         self.tools.insert(tool.spec().name, tool);
     }
 
+    /// Keeps only the tools whose name passes `keep` (a subagent's tool set).
+    pub fn retain_tools(&mut self, keep: impl Fn(&str) -> bool) {
+        self.tools.retain(|name, _| keep(name));
+    }
+
     /// Registers a plugin; plugins run in registration order.
     pub fn register_plugin(&mut self, plugin: Arc<dyn Plugin>) {
         self.plugins.push(plugin);
@@ -916,6 +921,7 @@ impl ToolRegistry {
         let mut tool_ctx = ToolContext::new(ctx.session.cwd.clone(), ctx.cancel.clone());
         tool_ctx.env = ctx.session.env.snapshot();
         tool_ctx.execution_id = exec.execution_id.clone();
+        tool_ctx.seam = Some(ctx.clone());
         let original_signal = ctx.cancel.clone();
         let core = {
             let tool = Arc::clone(tool);

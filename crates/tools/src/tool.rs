@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
-use dsh_seams::{ContextEntry, ToolOutcome};
+use dsh_seams::{ContextEntry, SeamContext, ToolOutcome};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -21,6 +21,9 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// The execution id of this call (the parent of any nested dispatch).
     pub execution_id: String,
+    /// The seam context of the call, when it runs inside a session (the
+    /// `agent` tool reaches the subagent runner through it).
+    pub seam: Option<SeamContext>,
     deferred: Arc<Mutex<Vec<ContextEntry>>>,
 }
 
@@ -32,6 +35,7 @@ impl ToolContext {
             env: Vec::new(),
             cancel,
             execution_id: String::new(),
+            seam: None,
             deferred: Arc::default(),
         }
     }

@@ -92,6 +92,9 @@ pub struct HookHandler {
     /// The plugin it came from (`hooks/hooks.json` of an enabled plugin);
     /// `None` for a settings-file hook.
     pub plugin: Option<PluginOrigin>,
+    /// The custom agent whose frontmatter declared it: it fires only
+    /// inside that agent. `None` for settings and plugin hooks.
+    pub agent: Option<String>,
 }
 
 impl HookHandler {

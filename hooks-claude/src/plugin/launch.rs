@@ -39,6 +39,7 @@ impl ClaudePlugin {
                 | HookEvent::PermissionDenied
                 | HookEvent::Stop
                 | HookEvent::StopFailure
+                | HookEvent::SubagentStop
         ) {
             env.push((
                 "CLAUDE_EFFORT".to_owned(),

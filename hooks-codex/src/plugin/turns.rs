@@ -21,7 +21,6 @@ impl CodexPlugin {
         ctx: &SeamContext,
         input: &ContinuationInput,
     ) -> ContinuationDecision {
-        let event = CodexEvent::Stop;
         let last = Some(input.last_assistant_message.as_str()).filter(|text| !text.is_empty());
         let payload = payload::stop(
             &self.base(ctx),
@@ -29,8 +28,30 @@ impl CodexPlugin {
             input.forced_continuations > 0,
             last,
         );
+        self.continuation(
+            ctx,
+            CodexEvent::Stop,
+            &payload,
+            None,
+            input.forced_continuations,
+        )
+        .await
+    }
+
+    /// Stop's rules for `event` (Stop, or SubagentStop inside a subagent):
+    /// a `continue: false` halts, blocks become continuation prompts, and
+    /// dsh's cap on consecutive blocks applies.
+    pub(super) async fn continuation(
+        &self,
+        ctx: &SeamContext,
+        event: CodexEvent,
+        payload: &serde_json::Value,
+        matcher_input: Option<(&str, &[&str])>,
+        forced_continuations: u32,
+    ) -> ContinuationDecision {
+        let source = format!("codex:{event}");
         let mut records = self
-            .run_event(ctx, event, &payload, None, None, &ctx.cancel)
+            .run_event(ctx, event, payload, matcher_input, None, &ctx.cancel)
             .await;
         let halt = records.iter().enumerate().find_map(|(index, record)| {
             match &record.reading.interpretation.effect {
@@ -48,7 +69,7 @@ impl CodexPlugin {
             });
             self.record(ctx, event, &records);
             return ContinuationDecision::Halt {
-                reason: reason.unwrap_or_else(|| "Stop hook stopped the turn".to_owned()),
+                reason: reason.unwrap_or_else(|| format!("{event} hook stopped the turn")),
             };
         }
         let prompts: Vec<String> = records
@@ -72,10 +93,9 @@ impl CodexPlugin {
             return ContinuationDecision::Stop;
         }
         let cap = self.config.discovery.stop_block_cap;
-        if input.forced_continuations >= cap {
+        if forced_continuations >= cap {
             let text = format!(
-                "Codex Stop hooks blocked {} consecutive times in this turn; dsh's cap is {cap}, so the turn ends (Codex itself has no cap)",
-                input.forced_continuations
+                "Codex {event} hooks blocked {forced_continuations} consecutive times in this turn; dsh's cap is {cap}, so the turn ends (Codex itself has no cap)",
             );
             Self::mark_won(&mut records, None, |effect| {
                 matches!(effect, Effect::Block { .. })
@@ -87,7 +107,7 @@ impl CodexPlugin {
             });
             tracing::warn!("{text}");
             ctx.sink.tell_user(UserNotice {
-                source: "codex:Stop".to_owned(),
+                source: source.clone(),
                 text,
                 level: NoticeLevel::Warning,
             });
@@ -101,7 +121,7 @@ impl CodexPlugin {
         self.record(ctx, event, &records);
         ContinuationDecision::Continue {
             reason: Some(prompts.join("\n")),
-            source: "codex:Stop".to_owned(),
+            source,
             contexts: Vec::new(),
         }
     }

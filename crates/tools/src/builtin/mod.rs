@@ -1,4 +1,5 @@
-//! The built-in tools: `bash`, `read`, `write`, `edit`, `glob` and `grep`.
+//! The built-in tools: `bash`, `read`, `write`, `edit`, `glob`, `grep` and
+//! `agent` (a subagent through the loop's runner).
 //!
 //! Each tool's arguments follow Claude Code's tool inputs (so hook bridges
 //! pass them through unchanged) and each produces a canonical JSON value whose
@@ -22,6 +23,7 @@ use serde_json::{Value, json};
 
 use crate::{Tool, ToolContext, ToolError};
 
+pub mod agent;
 pub mod bash;
 mod diff;
 pub mod edit;
@@ -31,6 +33,7 @@ pub mod read;
 mod walk;
 pub mod write;
 
+pub use agent::{AgentOutput, AgentTool};
 pub use bash::{BashOutput, BashTool};
 pub use diff::Hunk;
 pub use edit::{EditOutput, EditTool};
@@ -57,6 +60,7 @@ pub fn builtin_tools_with(processes: &ProcessLayer) -> Vec<Arc<dyn Tool>> {
         Arc::new(EditTool),
         Arc::new(GlobTool),
         Arc::new(GrepTool),
+        Arc::new(AgentTool),
     ]
 }
 
@@ -182,7 +186,10 @@ mod tests {
     fn every_builtin_has_a_closed_object_schema() {
         let tools = builtin_tools();
         let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();
-        assert_eq!(names, ["bash", "read", "write", "edit", "glob", "grep"]);
+        assert_eq!(
+            names,
+            ["bash", "read", "write", "edit", "glob", "grep", "agent"]
+        );
         for tool in &tools {
             let spec = tool.spec();
             let schema = &spec.input_schema;

@@ -1,0 +1,517 @@
+//! Subagents: the nested agent loop behind the `agent` tool.
+//!
+//! A nested run is a conversation of its own inside the parent's open turn
+//! and inside the parent's `agent` call: its events go to the same session
+//! log, tagged with the run's `agent_id` (so the parent's projection leaves
+//! them out and `dsh log` can show them indented), and its model requests go
+//! to the same model in the order they are made — a fixture's steps serve
+//! the parent's and the subagent's requests interleaved.
+//!
+//! Seams fired inside carry the run's [`AgentIdentity`] on the context. The
+//! subagent-start seam adds contexts to its first request; at a natural stop
+//! the subagent-stop seam may give it another turn (the reason becomes a
+//! steering message). Contexts its tools produce stay in its own
+//! conversation (its own batch FIFO); only its final text comes back to the
+//! parent, as the `agent` call's result.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use dsh_model::Model;
+use dsh_protocol::{EventBody, Message, ModelRequest};
+use dsh_seams::{
+    AgentDefinition, AgentIdentity, CancellationToken, ContextEntry, ContinuationDecision,
+    DEFAULT_AGENT_TYPE, Disposition, ProposedCall, SeamContext, SessionSink, SettledCall,
+    SubagentReport, SubagentRequest, SubagentRunner, SubagentStartInput, SubagentStopInput,
+    ToolOutcome, TurnControl, UserNotice,
+};
+use dsh_session::derive_messages_of;
+use dsh_tools::ToolRegistry;
+use futures::FutureExt;
+
+use crate::agent::{LogSink, StreamForwarder};
+
+/// The `agent` tool's name: never offered inside a subagent (no nesting).
+const AGENT_TOOL: &str = "agent";
+
+/// The system prompt of the built-in `general-purpose` agent type.
+pub const GENERAL_PURPOSE_PROMPT: &str = "You are a subagent: another agent delegated the task \
+     in the next message to you. Work on it with the tools you have, then answer with a concise \
+     final report of what you found or did. Only that last message goes back to the agent that \
+     delegated the task, so put everything it needs in it.";
+
+/// Appends a nested run's events, tagged with its agent id.
+struct TaggedSink {
+    inner: Arc<LogSink>,
+    agent_id: String,
+}
+
+impl SessionSink for TaggedSink {
+    fn record(&self, body: EventBody) {
+        self.inner.record_as(body, Some(&self.agent_id));
+    }
+
+    fn tell_user(&self, notice: UserNotice) {
+        self.inner.tell_user(notice);
+    }
+}
+
+/// The agent loop's [`SubagentRunner`]: shares the session's log, model,
+/// tools and plugins.
+struct NestedRunner {
+    sink: Arc<LogSink>,
+    model: Arc<dyn Model>,
+    /// The session's registry without the `agent` tool.
+    registry: ToolRegistry,
+    max_steps: u64,
+}
+
+/// The runner for an agent built from `registry`: the nested registry is
+/// the same tools and plugins without the `agent` tool.
+pub(crate) fn runner(
+    sink: Arc<LogSink>,
+    model: Arc<dyn Model>,
+    registry: &ToolRegistry,
+    max_steps: u64,
+) -> Arc<dyn SubagentRunner> {
+    let mut registry = registry.clone();
+    registry.retain_tools(|name| name != AGENT_TOOL);
+    Arc::new(NestedRunner {
+        sink,
+        model,
+        registry,
+        max_steps,
+    })
+}
+
+/// A fresh agent id: `a` and 16 lowercase hex digits.
+fn new_agent_id() -> String {
+    let hex = uuid::Uuid::new_v4().simple().to_string();
+    format!("a{}", &hex[..16])
+}
+
+/// What one nested run is, once its type is resolved.
+struct Plan {
+    system_prompt: String,
+    registry: ToolRegistry,
+    /// The model the run uses (a custom agent's, or the session's).
+    model: Arc<dyn Model>,
+}
+
+/// Claude Code's model aliases name its own model family, not the
+/// provider's: an agent file saying `sonnet` runs on the session's model.
+const CLAUDE_MODEL_ALIASES: &[&str] = &["inherit", "sonnet", "opus", "haiku"];
+
+impl NestedRunner {
+    fn definitions(&self) -> Vec<AgentDefinition> {
+        let mut out: Vec<AgentDefinition> = Vec::new();
+        for plugin in self.registry.plugins() {
+            let offered = std::panic::catch_unwind(AssertUnwindSafe(|| plugin.agent_definitions()))
+                .unwrap_or_default();
+            for definition in offered {
+                // The first definition of a name wins (project before user
+                // is the bridge's ordering).
+                if !out.iter().any(|known| known.name == definition.name) {
+                    out.push(definition);
+                }
+            }
+        }
+        out
+    }
+
+    fn plan(&self, agent_type: &str) -> Result<Plan, String> {
+        let definitions = self.definitions();
+        if let Some(definition) = definitions.iter().find(|d| d.name == agent_type) {
+            let mut registry = self.registry.clone();
+            match &definition.tools {
+                Some(allowed) => {
+                    registry.retain_tools(|name| {
+                        name != AGENT_TOOL && allowed.iter().any(|tool| tool == name)
+                    });
+                }
+                None => registry.retain_tools(|name| name != AGENT_TOOL),
+            }
+            let model = definition
+                .model
+                .as_deref()
+                .filter(|name| !CLAUDE_MODEL_ALIASES.contains(name))
+                .and_then(|name| self.model.with_model(name))
+                .unwrap_or_else(|| Arc::clone(&self.model));
+            return Ok(Plan {
+                system_prompt: definition.system_prompt.clone(),
+                registry,
+                model,
+            });
+        }
+        if agent_type == DEFAULT_AGENT_TYPE {
+            return Ok(Plan {
+                system_prompt: GENERAL_PURPOSE_PROMPT.to_owned(),
+                registry: self.registry.clone(),
+                model: Arc::clone(&self.model),
+            });
+        }
+        let mut known = vec![DEFAULT_AGENT_TYPE.to_owned()];
+        known.extend(definitions.into_iter().map(|d| d.name));
+        Err(format!(
+            "unknown agent type `{agent_type}`; available: {}",
+            known.join(", ")
+        ))
+    }
+}
+
+/// The state of one nested run.
+struct Run<'a> {
+    runner: &'a NestedRunner,
+    plan: Plan,
+    ctx: SeamContext,
+    identity: AgentIdentity,
+    turn: u64,
+    tools_used: Vec<String>,
+    tool_uses: u64,
+}
+
+impl Run<'_> {
+    fn append(&self, body: EventBody) -> Result<(), String> {
+        self.runner
+            .sink
+            .append_as(body, Some(&self.identity.agent_id))
+            .map(|_| ())
+            .map_err(|error| format!("the session log failed: {error}"))
+    }
+
+    fn append_contexts(
+        &self,
+        contexts: impl IntoIterator<Item = ContextEntry>,
+    ) -> Result<(), String> {
+        for entry in contexts {
+            self.append(EventBody::ContextMessage {
+                turn: self.turn,
+                content: entry.content,
+                source: entry.source,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn request(&self, step: u64) -> ModelRequest {
+        let mut messages = vec![Message::System {
+            content: self.plan.system_prompt.clone(),
+        }];
+        let agent_id = self.identity.agent_id.as_str();
+        messages.extend(
+            self.runner
+                .sink
+                .with_log(|log| derive_messages_of(log.events(), Some(agent_id))),
+        );
+        ModelRequest {
+            turn: self.turn,
+            step,
+            messages,
+            tools: self.plan.registry.specs(),
+            // The subagent's own model object names its model (a custom
+            // agent's `model`, else the session's).
+            model: None,
+        }
+    }
+
+    async fn stop_decision(&self, input: &SubagentStopInput) -> ContinuationDecision {
+        // As the turn-continuation seam: Halt beats Continue beats Stop;
+        // among Continues the first in registration order wins.
+        let mut decided = ContinuationDecision::Stop;
+        for plugin in self.plan.registry.plugins() {
+            let decision = AssertUnwindSafe(plugin.subagent_stop(&self.ctx, input))
+                .catch_unwind()
+                .await
+                .unwrap_or(ContinuationDecision::Stop);
+            match decision {
+                ContinuationDecision::Stop => {}
+                ContinuationDecision::Halt { .. } => return decision,
+                ContinuationDecision::Continue { .. } => {
+                    if decided == ContinuationDecision::Stop {
+                        decided = decision;
+                    }
+                }
+            }
+        }
+        decided
+    }
+
+    /// Runs the nested loop; returns the last assistant text and, when the
+    /// run did not reach its natural end, why.
+    async fn run(
+        &mut self,
+        request: &SubagentRequest,
+        cancel: &CancellationToken,
+    ) -> Result<(String, Option<String>), String> {
+        self.append(EventBody::UserMessage {
+            turn: self.turn,
+            content: request.prompt.clone(),
+            source: "agent".to_owned(),
+            original_content: None,
+        })?;
+        let start = SubagentStartInput {
+            identity: self.identity.clone(),
+            prompt: request.prompt.clone(),
+            description: request.description.clone(),
+        };
+        let mut contexts = Vec::new();
+        for plugin in self.plan.registry.plugins() {
+            match AssertUnwindSafe(plugin.subagent_start(&self.ctx, &start))
+                .catch_unwind()
+                .await
+            {
+                Ok(added) => contexts.extend(added),
+                Err(_) => tracing::error!(
+                    "subagent-start listener `{}` panicked; the subagent runs",
+                    plugin.name()
+                ),
+            }
+        }
+        self.append_contexts(contexts)?;
+
+        let mut last_text = String::new();
+        let mut forced = 0u32;
+        let mut step = 0u64;
+        loop {
+            if cancel.is_cancelled() {
+                return Ok((last_text, Some("interrupted".to_owned())));
+            }
+            if step >= self.runner.max_steps {
+                return Ok((
+                    last_text,
+                    Some(format!(
+                        "the subagent reached its bound of {} model requests",
+                        self.runner.max_steps
+                    )),
+                ));
+            }
+            step += 1;
+            let model_request = self.request(step);
+            for plugin in self.plan.registry.plugins() {
+                let _ = AssertUnwindSafe(plugin.before_model_request(&self.ctx, &model_request))
+                    .catch_unwind()
+                    .await;
+            }
+            let mut forwarder = StreamForwarder {
+                on_text: None,
+                on_notice: self.runner.sink.observers.on_notice.clone(),
+            };
+            let result = tokio::select! {
+                result = self.plan.model.complete(&model_request, &mut forwarder) => result,
+                _ = cancel.cancelled() => return Ok((last_text, Some("interrupted".to_owned()))),
+            };
+            for plugin in self.plan.registry.plugins() {
+                let _ = AssertUnwindSafe(plugin.after_model_request(
+                    &self.ctx,
+                    &model_request,
+                    result.as_ref(),
+                ))
+                .catch_unwind()
+                .await;
+            }
+            let reply = match result {
+                Ok(reply) => reply,
+                Err(error) => return Ok((last_text, Some(error.message))),
+            };
+            self.append(EventBody::AssistantMessage {
+                turn: self.turn,
+                step,
+                content: reply.text.clone(),
+                tool_calls: reply.tool_calls.clone(),
+                usage: reply.usage,
+            })?;
+            last_text = reply.text.clone();
+            if reply.tool_calls.is_empty() {
+                if let Some(stop) = self.ctx.control.stop_requested() {
+                    return Ok((last_text, Some(stop.reason)));
+                }
+                let input = SubagentStopInput {
+                    identity: self.identity.clone(),
+                    last_assistant_message: reply.text.clone(),
+                    stop_hook_active: forced > 0,
+                    forced_continuations: forced,
+                };
+                match self.stop_decision(&input).await {
+                    ContinuationDecision::Stop => return Ok((last_text, None)),
+                    ContinuationDecision::Halt { reason } => return Ok((last_text, Some(reason))),
+                    ContinuationDecision::Continue {
+                        reason,
+                        source,
+                        contexts,
+                    } => {
+                        forced += 1;
+                        if let Some(reason) = reason {
+                            self.append(EventBody::SteeringMessage {
+                                turn: self.turn,
+                                content: reason,
+                                source,
+                            })?;
+                        }
+                        self.append_contexts(contexts)?;
+                        continue;
+                    }
+                }
+            }
+            self.run_batch(&reply.tool_calls, cancel).await?;
+            if let Some(stop) = self.ctx.control.stop_requested() {
+                return Ok((last_text, Some(stop.reason)));
+            }
+        }
+    }
+
+    /// The nested twin of the parent's batch: seal and log every call, run
+    /// them in order, log each result, then the batch's context FIFO.
+    async fn run_batch(
+        &mut self,
+        calls: &[dsh_protocol::ToolCall],
+        cancel: &CancellationToken,
+    ) -> Result<(), String> {
+        let mut sealed = Vec::with_capacity(calls.len());
+        for call in calls {
+            let proposed = ProposedCall {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                arguments: call.arguments.clone(),
+                parent_execution_id: None,
+            };
+            let sealed_call = self.plan.registry.seal(&self.ctx, proposed.clone()).await;
+            let exec = &sealed_call.execution;
+            self.append(EventBody::ToolCall {
+                turn: self.turn,
+                call_id: exec.call_id.clone(),
+                execution_id: exec.execution_id.clone(),
+                parent_execution_id: exec.parent_execution_id.clone(),
+                tool: exec.tool.clone(),
+                arguments: (*exec.arguments).clone(),
+                original_arguments: exec.original_arguments.as_deref().cloned(),
+                rewritten_by: exec.rewritten_by.clone(),
+                rewrite_conflicts: sealed_call.rewrite_conflicts.clone(),
+                provider_call_id: None,
+            })?;
+            if !self.tools_used.contains(&call.name) {
+                self.tools_used.push(call.name.clone());
+            }
+            self.tool_uses += 1;
+            sealed.push((proposed, sealed_call));
+        }
+        let mut fifo = Vec::new();
+        let mut settled = Vec::with_capacity(sealed.len());
+        for (proposed, sealed_call) in sealed {
+            let mut execution = sealed_call.execution.clone();
+            let logged_arguments = Arc::clone(&execution.arguments);
+            let mut decided_by = None;
+            let outcome = if cancel.is_cancelled() {
+                ToolOutcome::error(
+                    "Interrupted by the user before this call ran.",
+                    Disposition::Cancelled,
+                )
+            } else {
+                let result = self.plan.registry.execute(&self.ctx, sealed_call).await;
+                fifo.extend(result.contexts);
+                decided_by = result.decided_by;
+                if let Some(ran) = result.execution {
+                    execution = ran;
+                }
+                result.outcome
+            };
+            // Arguments an approval replaced after the tool/call was logged.
+            let rewrite = (!Arc::ptr_eq(&execution.arguments, &logged_arguments)).then(|| {
+                dsh_protocol::ResultRewrite {
+                    arguments: (*execution.arguments).clone(),
+                    by: execution.rewritten_by.clone().unwrap_or_default(),
+                }
+            });
+            self.append(EventBody::ToolResult {
+                turn: self.turn,
+                call_id: execution.call_id.clone(),
+                is_error: outcome.is_error,
+                content: outcome.content.clone(),
+                disposition: Some(outcome.disposition.as_str().to_owned()),
+                decided_by,
+                rewrite,
+            })?;
+            settled.push(SettledCall {
+                call: proposed,
+                execution,
+                outcome,
+            });
+        }
+        fifo.extend(self.ctx.control.take_injected());
+        for plugin in self.plan.registry.plugins() {
+            if let Ok(contexts) = AssertUnwindSafe(plugin.batch_settled(&self.ctx, &settled))
+                .catch_unwind()
+                .await
+            {
+                fifo.extend(contexts);
+            }
+        }
+        self.append_contexts(fifo)
+    }
+}
+
+#[async_trait]
+impl SubagentRunner for NestedRunner {
+    async fn run(
+        &self,
+        parent: &SeamContext,
+        request: SubagentRequest,
+        _execution_id: &str,
+        cancel: CancellationToken,
+    ) -> Result<SubagentReport, String> {
+        if parent.agent.is_some() {
+            return Err("a subagent cannot start another subagent".to_owned());
+        }
+        let Some(turn) = parent.turn else {
+            return Err("subagents run only inside a turn".to_owned());
+        };
+        let plan = self.plan(&request.subagent_type)?;
+        let identity = AgentIdentity {
+            agent_id: new_agent_id(),
+            agent_type: request.subagent_type.clone(),
+        };
+        let ctx = SeamContext {
+            session: Arc::clone(&parent.session),
+            turn: Some(turn),
+            cancel: cancel.clone(),
+            sink: Arc::new(TaggedSink {
+                inner: Arc::clone(&self.sink),
+                agent_id: identity.agent_id.clone(),
+            }),
+            control: TurnControl::default(),
+            agent: Some(identity.clone()),
+            subagents: None,
+        };
+        let mut run = Run {
+            runner: self,
+            plan,
+            ctx,
+            identity: identity.clone(),
+            turn,
+            tools_used: Vec::new(),
+            tool_uses: 0,
+        };
+        let (final_text, message) = run.run(&request, &cancel).await?;
+        Ok(SubagentReport {
+            identity,
+            final_text,
+            tools_used: run.tools_used,
+            tool_uses: run.tool_uses,
+            model: run.plan.model.name(),
+            completed: message.is_none(),
+            message,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_ids_have_the_captured_shape() {
+        for _ in 0..20 {
+            assert!(AgentIdentity::is_valid_id(&new_agent_id()));
+        }
+    }
+}
