@@ -256,7 +256,7 @@ fn unknown_events_unfired_events_and_unsupported_types_are_notices() {
         &d.discovery.cwd.join(".claude/settings.json"),
         r#"{"hooks":{
             "NoSuchEvent":[{"hooks":[{"type":"command","command":"a"}]}],
-            "SubagentStart":[{"hooks":[{"type":"command","command":"b"}]}],
+            "TeammateIdle":[{"hooks":[{"type":"command","command":"b"}]}],
             "Stop":[{"hooks":[{"type":"prompt","prompt":"ok?"},{"type":"prompt","prompt":"again?"},{"type":"agent","prompt":"x"}]}],
             "PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"c","args":["--flag","${CLAUDE_PROJECT_DIR}"]}]}]
         }}"#,
@@ -267,7 +267,7 @@ fn unknown_events_unfired_events_and_unsupported_types_are_notices() {
         notices.contains("unknown hook event `NoSuchEvent`"),
         "{notices}"
     );
-    assert!(notices.contains("SubagentStart"), "{notices}");
+    assert!(notices.contains("TeammateIdle"), "{notices}");
     assert_eq!(notices.matches("`prompt` hooks").count(), 1, "{notices}");
     assert!(notices.contains("(2 configured"), "{notices}");
     assert!(notices.contains("`agent` hooks"), "{notices}");
