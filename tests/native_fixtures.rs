@@ -46,6 +46,7 @@ fn options(ctx: &TestContext, name: &str, plugins: Vec<Arc<dyn Plugin>>) -> Repl
         observers: Observers::default(),
         prompt_limit: None,
         skip_prompts: 0,
+        extra_tools: Vec::new(),
     }
 }
 

@@ -540,6 +540,7 @@ impl Server {
             source,
             hooks,
             first_seq,
+            mcp: Arc::new(crate::mcp_cmd::McpSession::none()),
         };
         let mut agent = sessions::agent(
             opened,

@@ -74,6 +74,8 @@ pub struct HeadlessArgs {
     pub max_steps: u64,
     /// Permission mode and rules.
     pub permissions: crate::perms::PermissionFlags,
+    /// MCP configuration files (`--mcp-config`).
+    pub mcp_config: Vec<std::path::PathBuf>,
 }
 
 /// Answers every `ask` with allow-once (`--allow-ask`), telling stderr.
@@ -135,6 +137,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         &args.permissions,
         trust,
         args.wait,
+        &args.mcp_config,
     )?;
     for notice in &opened.hooks.notices {
         errln!("dsh: {notice}");
@@ -144,6 +147,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     let first_seq = opened.first_seq;
     let source = opened.source;
     let runner = opened.hooks.runner.clone();
+    let mcp = Arc::clone(&opened.mcp);
 
     let streaming = args.output_format == OutputFormat::StreamJson;
     if streaming {
@@ -217,6 +221,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         // Session-end hooks run even after a signal (with a fresh token,
         // inside their own budget).
         agent.end(SessionEndReason::Other).await;
+        mcp.close().await;
         // Detached (async) hooks do not outlive the session.
         runner.kill_all();
         watcher.abort();
@@ -335,6 +340,7 @@ mod tests {
                 runner: dsh_hook_runner::HookRunner::new(dsh_hook_runner::RunnerConfig::default()),
             },
             first_seq: 0,
+            mcp: Arc::new(crate::mcp_cmd::McpSession::none()),
         };
         let mut agent = sessions::agent(
             opened,

@@ -262,10 +262,17 @@ pub struct Opened {
     /// The seq of the first event this run appends (0 for a new session,
     /// counting the header).
     pub first_seq: u64,
+    /// The session's MCP servers (their tools join the registry); the
+    /// caller keeps a clone to close them when the session ends.
+    pub mcp: Arc<crate::mcp_cmd::McpSession>,
 }
 
 /// Finds the session `pick` names, or prepares a new one, loads the hooks
-/// for its directory (always through [`wiring::load_hooks`]) and opens its log.
+/// for its directory (always through [`wiring::load_hooks`]), starts its MCP
+/// servers and opens its log.
+// Each argument is one command-line input of the session; a struct for them
+// would only rename the call sites.
+#[allow(clippy::too_many_arguments)]
 pub fn open(
     dsh_home: &Path,
     pick: &Pick,
@@ -274,6 +281,7 @@ pub fn open(
     permissions: &crate::perms::PermissionFlags,
     trust: Trust,
     wait: LockWait,
+    mcp_config: &[PathBuf],
 ) -> anyhow::Result<Opened> {
     let current = wiring::current_dir()?;
     let existing = match pick {
@@ -292,7 +300,8 @@ pub fn open(
     match existing {
         None => {
             let cwd = current;
-            let hooks = load_hooks(&cwd, settings, plugin_dirs, permissions, trust)?;
+            let (hooks, mcp) =
+                load_hooks(&cwd, settings, plugin_dirs, permissions, trust, mcp_config)?;
             let session_id = uuid::Uuid::new_v4().to_string();
             let dir = sessions_dir(dsh_home);
             dsh_session::create_private_dir(&dir)?;
@@ -308,6 +317,7 @@ pub fn open(
                 source: SessionStartSource::Startup,
                 hooks,
                 first_seq: 0,
+                mcp: Arc::new(mcp),
             })
         }
         Some(summary) => {
@@ -322,7 +332,8 @@ pub fn open(
             if cwd != current {
                 errln!("dsh: resuming in the session's directory {}", cwd.display());
             }
-            let hooks = load_hooks(&cwd, settings, plugin_dirs, permissions, trust)?;
+            let (hooks, mcp) =
+                load_hooks(&cwd, settings, plugin_dirs, permissions, trust, mcp_config)?;
             let (log, torn) = SessionLog::open_with(&summary.path, wait).with_context(|| {
                 format!("cannot reopen the session log {}", summary.path.display())
             })?;
@@ -342,6 +353,7 @@ pub fn open(
                 source: SessionStartSource::Resume,
                 hooks,
                 first_seq,
+                mcp: Arc::new(mcp),
             })
         }
     }
@@ -368,8 +380,18 @@ fn load_hooks(
     plugin_dirs: &[PathBuf],
     permissions: &crate::perms::PermissionFlags,
     trust: Trust,
-) -> anyhow::Result<LoadedHooks> {
+    mcp_config: &[PathBuf],
+) -> anyhow::Result<(LoadedHooks, crate::mcp_cmd::McpSession)> {
     let mut sources = HookSources::from_env(cwd.to_owned(), settings.to_vec());
+    // Interactive sessions start only the project MCP servers approved in
+    // settings (Claude Code's dialog records its approvals there).
+    let project_servers = match trust {
+        Trust::Interactive => crate::mcp_cmd::ProjectServers::ApprovedOnly,
+        Trust::Headless { .. } => crate::mcp_cmd::ProjectServers::StartAll,
+    };
+    let mcp_servers =
+        crate::mcp_cmd::discover(cwd, &sources.home, settings, mcp_config, project_servers)?;
+    sources.mcp_servers = crate::mcp_cmd::tags(&mcp_servers);
     // Unlike replay there is no fallback: without the flag or a settings
     // `defaultMode` the session runs Claude Code's `default` mode, so a call
     // that needs approval asks (a person) or is denied (`-p`).
@@ -390,7 +412,10 @@ fn load_hooks(
     let mut hooks = wiring::load_hooks(&sources)?;
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(permissions.plugin);
-    Ok(hooks)
+    // Started before the log header is written: it lists them.
+    let mcp = crate::mcp_cmd::McpSession::start(&mcp_servers, cwd, hooks.runner.processes())?;
+    hooks.notices.extend(mcp.notices().iter().cloned());
+    Ok((hooks, mcp))
 }
 
 /// The session `id` names: an exact id, or a prefix only one session has.
@@ -434,6 +459,9 @@ pub fn agent(opened: Opened, options: AgentOptions) -> anyhow::Result<Agent> {
     let log_path = opened.log.path().map(Path::to_path_buf);
     let mut registry =
         dsh_agent::builtin_registry(&opened.hooks.plugins, opened.hooks.runner.processes());
+    for tool in opened.mcp.tools() {
+        registry.register_tool(tool);
+    }
     if let Some(approval) = options.approval {
         registry.set_approval(approval);
     }

@@ -43,6 +43,8 @@ pub struct ReplayOptions {
     pub prompt_limit: Option<usize>,
     /// Skip the first N prompts (the rest of a resumed fixture).
     pub skip_prompts: usize,
+    /// Tools offered besides the built-in ones (MCP server tools).
+    pub extra_tools: Vec<Arc<dyn dsh_tools::Tool>>,
 }
 
 /// What a replay produced.
@@ -106,7 +108,10 @@ async fn replay_inner(
     model: Arc<ScriptedModel>,
     stop: CancellationToken,
 ) -> Result<ReplayOutput, AgentError> {
-    let registry = builtin_registry(&options.plugins, &options.processes);
+    let mut registry = builtin_registry(&options.plugins, &options.processes);
+    for tool in &options.extra_tools {
+        registry.register_tool(Arc::clone(tool));
+    }
     let log_path = options.log.path().map(|path| path.to_path_buf());
     let mut agent = Agent::new(AgentParts {
         log: options.log,

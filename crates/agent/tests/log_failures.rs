@@ -35,6 +35,7 @@ fn options(dir: &std::path::Path, log: SessionLog) -> ReplayOptions {
         observers: Observers::default(),
         prompt_limit: None,
         skip_prompts: 0,
+        extra_tools: Vec::new(),
     }
 }
 

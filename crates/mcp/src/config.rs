@@ -9,10 +9,13 @@
 //!   `headers` (see [`crate::expand`]).
 //! * Project servers and the approval settings: a server named in
 //!   `disabledMcpjsonServers` (any settings layer, or the project's entry in
-//!   `~/.claude.json`) is not started. Every other `.mcp.json` server is
-//!   started without asking, as Claude Code does in `-p` (`mcp_unapproved`);
-//!   `enabledMcpjsonServers` and `enableAllProjectMcpServers` therefore
-//!   change nothing (dsh has no approval dialog for MCP servers).
+//!   `~/.claude.json`) is not started. Headless runs start every other
+//!   `.mcp.json` server without asking, as Claude Code does in `-p`
+//!   (`mcp_unapproved`). An interactive session
+//!   ([`McpDiscovery::require_project_approval`]) starts only the approved
+//!   ones — `enableAllProjectMcpServers: true` or the name in
+//!   `enabledMcpjsonServers`, where Claude Code records the approvals its
+//!   dialog gives — since a cloned repository's `.mcp.json` runs commands.
 //! * Codex: `[mcp_servers.NAME]` tables (`command`, `args`, `env`, `cwd`,
 //!   `url`, `enabled`) in `$CODEX_HOME/config.toml` (default `~/.codex`),
 //!   then the project's `.codex/config.toml` (a later layer replaces a server
@@ -112,6 +115,9 @@ pub struct McpDiscovery {
     pub mcp_config_files: Vec<PathBuf>,
     /// `--settings` files (for `disabledMcpjsonServers`).
     pub extra_settings: Vec<PathBuf>,
+    /// Whether project servers need an approval recorded in settings
+    /// (interactive sessions); headless runs start them as `claude -p` does.
+    pub require_project_approval: bool,
 }
 
 impl McpDiscovery {
@@ -127,6 +133,7 @@ impl McpDiscovery {
             codex_home,
             mcp_config_files: Vec::new(),
             extra_settings: Vec::new(),
+            require_project_approval: false,
         }
     }
 }
@@ -342,49 +349,52 @@ fn claude_servers(
     }
 }
 
-/// Project server names switched off by settings (`disabledMcpjsonServers`).
-fn disabled_project_servers(
-    discovery: &McpDiscovery,
-    claude_json: Option<&Value>,
-) -> Result<Vec<(String, PathBuf)>, ConfigError> {
+/// What the settings layers say about project servers.
+#[derive(Debug, Default)]
+struct ProjectApprovals {
+    /// `disabledMcpjsonServers` entries and the file that named each.
+    disabled: Vec<(String, PathBuf)>,
+    /// `enabledMcpjsonServers` entries.
+    enabled: Vec<String>,
+    /// `enableAllProjectMcpServers: true` somewhere.
+    enable_all: bool,
+}
+
+fn read_approvals(approvals: &mut ProjectApprovals, layer: &Value, file: &Path) {
+    let list = |key: &str| string_list(layer.get(key), file, "(settings)", key).unwrap_or_default();
+    for name in list("disabledMcpjsonServers") {
+        approvals.disabled.push((name, file.to_path_buf()));
+    }
+    approvals.enabled.extend(list("enabledMcpjsonServers"));
+    if layer.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {
+        approvals.enable_all = true;
+    }
+}
+
+/// The approval settings of every layer.
+fn project_approvals(discovery: &McpDiscovery, claude_json: Option<&Value>) -> ProjectApprovals {
     let mut files = vec![
         discovery.home.join(".claude").join("settings.json"),
         discovery.cwd.join(".claude").join("settings.json"),
         discovery.cwd.join(".claude").join("settings.local.json"),
     ];
     files.extend(discovery.extra_settings.iter().cloned());
-    let mut disabled = Vec::new();
+    let mut approvals = ProjectApprovals::default();
     for file in files {
         // A settings file the hook loader reads too: its own errors are
-        // reported there; here an unreadable one simply disables nothing.
-        let Ok(Some(settings)) = read_json(&file) else {
-            continue;
-        };
-        for name in string_list(
-            settings.get("disabledMcpjsonServers"),
-            &file,
-            "(settings)",
-            "disabledMcpjsonServers",
-        )
-        .unwrap_or_default()
-        {
-            disabled.push((name, file.clone()));
+        // reported there; here an unreadable one approves nothing.
+        if let Ok(Some(settings)) = read_json(&file) {
+            read_approvals(&mut approvals, &settings, &file);
         }
     }
     if let Some(project) = claude_json.and_then(|json| project_entry(json, &discovery.cwd)) {
-        let file = discovery.home.join(".claude.json");
-        for name in string_list(
-            project.get("disabledMcpjsonServers"),
-            &file,
-            "(project)",
-            "disabledMcpjsonServers",
-        )
-        .unwrap_or_default()
-        {
-            disabled.push((name, file.clone()));
-        }
+        read_approvals(
+            &mut approvals,
+            project,
+            &discovery.home.join(".claude.json"),
+        );
     }
-    Ok(disabled)
+    approvals
 }
 
 fn project_entry<'a>(claude_json: &'a Value, cwd: &Path) -> Option<&'a Value> {
@@ -489,20 +499,32 @@ pub fn discover(
     }
     let project_path = discovery.cwd.join(".mcp.json");
     if let Some(json) = read_json(&project_path)? {
-        let disabled = disabled_project_servers(discovery, claude_json.as_ref())?;
+        let approvals = project_approvals(discovery, claude_json.as_ref());
         for server in claude_servers(
             json.get("mcpServers"),
             ServerSource::Project,
             &project_path,
             env,
         )? {
-            match disabled.iter().find(|(name, _)| *name == server.name) {
+            let approved = approvals.enable_all || approvals.enabled.contains(&server.name);
+            match approvals
+                .disabled
+                .iter()
+                .find(|(name, _)| *name == server.name)
+            {
                 Some((_, file)) => found.notices.push(format!(
                     "MCP server `{}` ({}) not started: disabledMcpjsonServers in {}",
                     server.name,
                     project_path.display(),
                     file.display()
                 )),
+                None if discovery.require_project_approval && !approved => {
+                    found.notices.push(format!(
+                        "MCP server `{}` ({}) not started: not approved (add it to enabledMcpjsonServers in .claude/settings.local.json, or set enableAllProjectMcpServers)",
+                        server.name,
+                        project_path.display()
+                    ));
+                }
                 None => layers.push(server),
             }
         }
@@ -663,6 +685,35 @@ mod tests {
         assert_eq!(found.servers.len(), 1);
         assert_eq!(found.servers[0].name, "other");
         assert!(found.notices[0].contains("disabledMcpjsonServers"));
+    }
+
+    #[test]
+    fn interactive_sessions_start_only_approved_project_servers() {
+        let (_dir, mut discovery) = setup();
+        discovery.require_project_approval = true;
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"x"},"other":{"command":"y"}}}"#,
+        );
+        let found = discover(&discovery, &env).unwrap();
+        assert!(found.servers.is_empty());
+        assert!(
+            found.notices[0].contains("not approved"),
+            "{:?}",
+            found.notices
+        );
+        write(
+            &discovery.cwd.join(".claude").join("settings.local.json"),
+            r#"{"enabledMcpjsonServers":["other"]}"#,
+        );
+        let found = discover(&discovery, &env).unwrap();
+        assert_eq!(found.servers.len(), 1);
+        assert_eq!(found.servers[0].name, "other");
+        write(
+            &discovery.cwd.join(".claude").join("settings.json"),
+            r#"{"enableAllProjectMcpServers":true}"#,
+        );
+        assert_eq!(discover(&discovery, &env).unwrap().servers.len(), 2);
     }
 
     #[test]
