@@ -222,6 +222,35 @@ fn check_json_is_machine_readable_and_warnings_alone_exit_zero() {
 }
 
 #[test]
+fn check_warns_about_a_bare_mcp_server_matcher() {
+    let ctx = project();
+    std::fs::write(
+        ctx.project().join("mcp.settings.json"),
+        r#"{"hooks": {"PreToolUse": [
+            {"matcher": "mcp__echo", "hooks": [{"type": "command", "command": "true"}]},
+            {"matcher": "mcp__echo__.*|Bash", "hooks": [{"type": "command", "command": "true"}]},
+            {"matcher": "Bash|mcp__echo__echo", "hooks": [{"type": "command", "command": "true"}]}
+        ]}}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "mcp.settings.json", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let doc = json_stdout(&output);
+    let codes: Vec<&str> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, vec!["mcp-server-matcher"], "{doc}");
+    let message = doc["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("mcp__echo__.*"), "{message}");
+}
+
+#[test]
 fn check_of_a_missing_file_is_an_error() {
     let ctx = project();
     let output = dsh(&ctx)

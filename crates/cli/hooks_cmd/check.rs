@@ -632,6 +632,19 @@ fn check_matcher(
         );
         return;
     }
+    if c.kind == Kind::Claude
+        && let Some(server) = bare_mcp_server(pattern)
+    {
+        c.push(
+            Severity::Warning,
+            "mcp-server-matcher",
+            Some(at.clone()),
+            Some(pattern),
+            format!(
+                "matcher {pattern:?} matches no tool: MCP tools are named `mcp__{server}__<tool>` and a plain matcher must equal the whole name (use \"mcp__{server}__.*\")"
+            ),
+        );
+    }
     if let Some(info) = event
         && !info.honours_matcher
         && !pattern.is_empty()
@@ -645,6 +658,21 @@ fn check_matcher(
             format!("{event_name} ignores matchers: matcher {pattern:?} has no effect, these hooks run every time"),
         );
     }
+}
+
+/// The server of a bare `mcp__<server>` alternative in a plain (exact-match)
+/// Claude Code matcher: it matches nothing (`mcp_basic`).
+fn bare_mcp_server(pattern: &str) -> Option<&str> {
+    let plain = pattern
+        .chars()
+        .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '|');
+    if !plain {
+        return None;
+    }
+    pattern
+        .split('|')
+        .filter_map(|alternative| alternative.strip_prefix("mcp__"))
+        .find(|server| !server.is_empty() && !server.contains("__"))
 }
 
 const CLAUDE_COMMON_FIELDS: &[&str] = &["type", "timeout", "if", "statusMessage", "once"];

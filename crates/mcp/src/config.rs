@@ -5,8 +5,10 @@
 //!   `projects[<cwd>].mcpServers` (`local`), the project's `.mcp.json`
 //!   (`project`), `~/.claude.json` `mcpServers` (`user`). A name defined in
 //!   several scopes is taken from the first in that order. `${VAR}` and
-//!   `${VAR:-default}` are expanded in `command`, `args`, `env`, `url` and
-//!   `headers` (see [`crate::expand`]).
+//!   `${VAR:-default}` are expanded in `command`, `args`, `env` and `url`
+//!   (an unset variable without a default makes the entry unusable:
+//!   [`ServerConfig::problem`]; remote servers' `headers` are not read, as
+//!   remote servers are not connected yet).
 //! * Project servers and the approval settings: a server named in
 //!   `disabledMcpjsonServers` (any settings layer, or the project's entry in
 //!   `~/.claude.json`) is not started. Headless runs start every other

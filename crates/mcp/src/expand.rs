@@ -1,7 +1,7 @@
 //! `${VAR}` and `${VAR:-default}` in Claude Code's MCP configuration.
 //!
 //! Claude Code expands these in a server's `command`, `args`, `env` values,
-//! `url` and `headers`. A variable that is unset (and has no default) stays
+//! `url` and `headers` (dsh reads all but `headers`). A variable that is unset (and has no default) stays
 //! as written and makes the entry unusable: the server is reported with the
 //! missing names instead of being started with a broken command line. A
 //! bare `$VAR` is not expanded, nor is a `${` without its closing brace.
