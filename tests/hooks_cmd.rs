@@ -635,6 +635,59 @@ fn test_post_tool_use_context_reaches_the_model() {
 }
 
 #[test]
+fn test_of_an_mcp_tool_fires_its_matchers_with_the_server_key() {
+    let ctx = TestContext::new();
+    let claude = ctx.project().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "PreToolUse": [
+            { "matcher": "mcp__echo__.*", "hooks": [ { "type": "command",
+              "command": "cat > payload.json; echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no echo\"}}'" } ] },
+            { "matcher": "mcp__echo", "hooks": [ { "type": "command", "command": "touch bare-ran" } ] }
+        ] } }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ctx.project().join(".mcp.json"),
+        r#"{"mcpServers":{"echo":{"command":"/nonexistent/never-started"}}}"#,
+    )
+    .unwrap();
+    let output = ctx
+        .dsh()
+        .args([
+            "hooks",
+            "test",
+            "--trust-all",
+            "PreToolUse",
+            "--tool",
+            "mcp__echo__echo",
+            "--input",
+        ])
+        .arg(r#"{"tool_input":{"text":"hi"}}"#)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("PreToolUse:mcp__echo__echo hook error: no echo"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        !ctx.project().join("bare-ran").exists(),
+        "a bare mcp__echo matcher fired"
+    );
+    let payload: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ctx.project().join("payload.json")).unwrap())
+            .unwrap();
+    assert_eq!(payload["tool_input"], serde_json::json!({"text": "hi"}));
+    assert_eq!(
+        payload["mcp_server"],
+        serde_json::json!({"name": "echo", "source": "project"})
+    );
+}
+
+#[test]
 fn test_of_an_unknown_event_suggests_the_nearest_name() {
     let ctx = project();
     let output = dsh(&ctx)

@@ -280,3 +280,45 @@ fn mcp_list_shows_servers_sources_and_tools() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_killed_dsh_takes_its_mcp_servers_with_it() {
+    use crate::cli_signals::{finish, send, spawn_dsh, wait_for};
+    use dsh_provider::mock::MockReply;
+
+    let ctx = TestContext::new();
+    // The server's leader records its pid, and outlives the server's EOF on stdin (as a
+    // careless server would): only a kill of the whole group ends it.
+    let pid_file = ctx.home().join("server.pid");
+    let config = json!({"mcpServers": {"echo": {
+        "command": "bash",
+        "args": ["-c", "echo $$ > \"$0\"; python3 \"$1\"; sleep 300", pid_file, server()],
+    }}});
+    std::fs::write(ctx.project().join(".mcp.json"), config.to_string()).unwrap();
+    let provider = mock(vec![MockResponse::Reply(
+        MockReply::text("slow").with_delay(Duration::from_secs(30)),
+    )]);
+    let child = spawn_dsh(&ctx, &provider, &["-p", "hello"]);
+    // The request is only sent once the servers have started.
+    assert!(wait_for(Duration::from_secs(20), || !provider
+        .requests()
+        .is_empty()));
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(alive(pid));
+    send(&child, "KILL");
+    let _ = finish(child);
+    // dsh had no chance to clean up: the watchdog kills the server's group.
+    let gone = wait_gone(pid);
+    if !gone {
+        // Do not leave it behind when the test fails.
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    assert!(gone, "MCP server {pid} survived a SIGKILLed dsh");
+}

@@ -29,4 +29,4 @@ pub use config::{
 pub use manager::{
     CallError, DEFAULT_STARTUP_TIMEOUT, McpManager, McpOptions, Server, ServerReport, ServerStatus,
 };
-pub use tool::{McpTool, qualified_name};
+pub use tool::{McpStandIn, McpTool, qualified_name};

@@ -129,6 +129,45 @@ impl Tool for McpTool {
     }
 }
 
+/// An MCP tool name with no server behind it, for dry runs (`dsh hooks
+/// test --tool mcp__…`): it accepts any object as arguments so hooks and
+/// rules can be asked about the call, and fails if it is ever dispatched.
+#[derive(Debug)]
+pub struct McpStandIn {
+    spec: ToolSpec,
+}
+
+impl McpStandIn {
+    /// A stand-in named `name` (`mcp__<server>__<tool>`).
+    pub fn new(name: &str) -> Self {
+        McpStandIn {
+            spec: ToolSpec {
+                name: name.to_owned(),
+                description: "An MCP tool (no server connected in this dry run).".to_owned(),
+                input_schema: json!({"type": "object"}),
+            },
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for McpStandIn {
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
+    }
+
+    async fn run(&self, _ctx: &ToolContext, _arguments: &Value) -> Result<Value, ToolError> {
+        Err(ToolError(format!(
+            "`{}` has no MCP server in this dry run",
+            self.spec.name
+        )))
+    }
+
+    fn render(&self, _value: &Value) -> Result<Rendered, ToolError> {
+        Err(ToolError("a dry-run MCP tool has no results".to_owned()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
