@@ -114,7 +114,7 @@ fn headless_run_uses_an_mcp_tool_through_hooks_and_stops_the_server() {
     let events = events(&logs[0]);
     assert_eq!(
         events[0]["notices"],
-        json!(["mcp: echo (project): connected, 5 tools"])
+        json!(["mcp: echo (project): connected, 6 tools"])
     );
     let results = of_type(&events, "tool/result");
     assert_eq!(results[0]["content"], r#"{"result":"ECHO: from-hook"}"#);
@@ -208,7 +208,7 @@ fn replay_with_mcp_config_and_a_broken_server_reports_it() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let notices = log[0]["notices"].as_array().unwrap();
-    assert_eq!(notices[0], "mcp: echo (dynamic): connected, 5 tools");
+    assert_eq!(notices[0], "mcp: echo (dynamic): connected, 6 tools");
     let results = of_type(&log, "tool/result");
     assert_eq!(results[0]["content"], "ECHO-TEXT: plain");
     // The failed server offers no tools: the call is an unknown tool.
@@ -254,7 +254,7 @@ fn mcp_list_shows_servers_sources_and_tools() {
     assert_eq!(lines[0]["status"], "connected");
     assert_eq!(
         lines[0]["tools"],
-        json!(["echo", "echo_text", "fail", "crash", "env"])
+        json!(["echo", "echo_text", "fail", "crash", "env", "slow"])
     );
     assert_eq!(lines[1]["name"], "far");
     assert_eq!(lines[1]["source"], "user");

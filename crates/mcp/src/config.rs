@@ -102,6 +102,12 @@ pub struct ServerConfig {
     /// Why the entry cannot be used as written (variables missing from the
     /// environment); the server is then reported failed, not started.
     pub problem: Option<String>,
+    /// The entry's own start-up bound (Codex `startup_timeout_sec`); the
+    /// session's (`MCP_TIMEOUT`) when absent.
+    pub startup_timeout: Option<std::time::Duration>,
+    /// The entry's own bound on one call (Codex `tool_timeout_sec`); the
+    /// session's (`MCP_TOOL_TIMEOUT`) when absent.
+    pub tool_timeout: Option<std::time::Duration>,
 }
 
 /// Where to look.
@@ -329,6 +335,8 @@ fn claude_entry(
         origin: path.to_path_buf(),
         transport,
         problem: expansion.problem(),
+        startup_timeout: None,
+        tool_timeout: None,
     })
 }
 
@@ -405,6 +413,14 @@ fn project_entry<'a>(claude_json: &'a Value, cwd: &Path) -> Option<&'a Value> {
         .get(cwd.to_string_lossy().as_ref())
 }
 
+/// A positive number of seconds (Codex's `*_timeout_sec`, integer or float).
+fn seconds(value: Option<&Value>) -> Option<std::time::Duration> {
+    value
+        .and_then(Value::as_f64)
+        .filter(|secs| secs.is_finite() && *secs > 0.0)
+        .map(std::time::Duration::from_secs_f64)
+}
+
 /// Codex `[mcp_servers]` of one `config.toml`.
 fn codex_servers(path: &Path) -> Result<Vec<ServerConfig>, ConfigError> {
     let Some(text) = read_optional(path)? else {
@@ -458,6 +474,8 @@ fn codex_servers(path: &Path) -> Result<Vec<ServerConfig>, ConfigError> {
             origin: path.to_path_buf(),
             transport,
             problem: None,
+            startup_timeout: seconds(entry.get("startup_timeout_sec")),
+            tool_timeout: seconds(entry.get("tool_timeout_sec")),
         });
     }
     Ok(out)
@@ -752,7 +770,7 @@ mod tests {
         );
         write(
             &discovery.cwd.join(".codex").join("config.toml"),
-            "[mcp_servers.x]\ncommand = \"project\"\nenv = { A = \"1\" }\n",
+            "[mcp_servers.x]\ncommand = \"project\"\nenv = { A = \"1\" }\nstartup_timeout_sec = 2\ntool_timeout_sec = 0.5\n",
         );
         let found = discover(&discovery, &env).unwrap();
         assert_eq!(found.servers.len(), 1);
@@ -761,5 +779,13 @@ mod tests {
         };
         assert_eq!(command, "project");
         assert_eq!(env.get("A").map(String::as_str), Some("1"));
+        assert_eq!(
+            found.servers[0].startup_timeout,
+            Some(std::time::Duration::from_secs(2))
+        );
+        assert_eq!(
+            found.servers[0].tool_timeout,
+            Some(std::time::Duration::from_millis(500))
+        );
     }
 }

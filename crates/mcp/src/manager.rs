@@ -21,7 +21,7 @@ use std::time::Duration;
 use dsh_hook_runner::{ProcessLayer, ServiceGroup};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    Tool as ToolDef,
+    ProtocolVersion, Tool as ToolDef,
 };
 use rmcp::service::RunningService;
 use rmcp::{Peer, RoleClient, ServiceExt};
@@ -278,11 +278,18 @@ impl Server {
         let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
             return Err(format!("MCP server `{name}`: no stdio pipes"));
         };
+        // The newest revision that still has the `initialize` handshake; a
+        // server that knows only older ones answers with its own (negotiation).
         let client = ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("dsh", env!("CARGO_PKG_VERSION")),
-        );
-        let started = tokio::time::timeout(self.options.startup_timeout, async {
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+        let startup_timeout = self
+            .config
+            .startup_timeout
+            .unwrap_or(self.options.startup_timeout);
+        let started = tokio::time::timeout(startup_timeout, async {
             let service = client
                 .serve((stdout, stdin))
                 .await
@@ -325,8 +332,8 @@ impl Server {
                 ))
             }
             Err(_) => Err(format!(
-                "MCP server `{name}` ({origin}): did not start within {} ms (MCP_TIMEOUT)",
-                self.options.startup_timeout.as_millis()
+                "MCP server `{name}` ({origin}): did not start within {} ms",
+                startup_timeout.as_millis()
             )),
         }
     }
@@ -399,7 +406,7 @@ impl Server {
             params = params.with_arguments(map.clone());
         }
         let call = peer.call_tool(params);
-        let timeout = self.options.tool_timeout;
+        let timeout = self.config.tool_timeout.or(self.options.tool_timeout);
         let result = tokio::select! {
             result = async {
                 match timeout {
@@ -453,7 +460,7 @@ impl Server {
                 }
             }
             Err(limit) => Err(CallError(format!(
-                "MCP tool `{tool}` on server `{}` did not answer within {} ms (MCP_TOOL_TIMEOUT)",
+                "MCP tool `{tool}` on server `{}` did not answer within {} ms",
                 self.config.name,
                 limit.as_millis()
             ))),

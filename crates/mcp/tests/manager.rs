@@ -35,6 +35,8 @@ fn config(name: &str, extra: &[&str], env: &[(&str, &str)]) -> ServerConfig {
             cwd: None,
         },
         problem: None,
+        startup_timeout: None,
+        tool_timeout: None,
     }
 }
 
@@ -81,7 +83,10 @@ async fn tools_are_offered_and_results_keep_their_shape() {
     .await;
     let report = &manager.reports()[0];
     assert_eq!(report.status, ServerStatus::Connected, "{}", report.line());
-    assert_eq!(report.tools, ["echo", "echo_text", "fail", "crash", "env"]);
+    assert_eq!(
+        report.tools,
+        ["echo", "echo_text", "fail", "crash", "env", "slow"]
+    );
     assert_eq!(layer.live_groups(), 1);
 
     let echo = tool(&manager, "mcp__echo__echo");
@@ -260,4 +265,26 @@ async fn servers_do_not_see_scrubbed_variables() {
         .unwrap();
     assert_eq!(visible["content"][0]["text"], "yes");
     manager.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_call_is_bounded_by_the_servers_tool_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let layer = ProcessLayer::default();
+    let mut slow = config("echo", &[], &[]);
+    slow.tool_timeout = Some(Duration::from_millis(300));
+    let manager = McpManager::start(vec![slow], options(dir.path(), &layer)).await;
+    let started = std::time::Instant::now();
+    let error = call(&manager, "mcp__echo__slow", json!({"seconds": 5}))
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert_eq!(
+        error,
+        "MCP tool `slow` on server `echo` did not answer within 300 ms"
+    );
+    // A timed-out call does not fail the server.
+    assert_eq!(manager.reports()[0].status, ServerStatus::Connected);
+    manager.shutdown().await;
+    assert_eq!(layer.live_groups(), 0);
 }
