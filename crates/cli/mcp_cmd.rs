@@ -81,6 +81,9 @@ pub struct McpSession {
     runtime: Mutex<Option<tokio::runtime::Runtime>>,
     manager: McpManager,
     notices: Vec<String>,
+    /// The notices worth stderr at start-up: discovery notices and servers
+    /// that failed.
+    problems: Vec<String>,
 }
 
 impl McpSession {
@@ -90,6 +93,7 @@ impl McpSession {
             runtime: Mutex::new(None),
             manager: McpManager::default(),
             notices: Vec::new(),
+            problems: Vec::new(),
         }
     }
 
@@ -110,6 +114,7 @@ impl McpSession {
             return Ok(McpSession {
                 runtime: Mutex::new(None),
                 manager: McpManager::default(),
+                problems: notices.clone(),
                 notices,
             });
         }
@@ -121,16 +126,20 @@ impl McpSession {
             .context("cannot start the MCP runtime")?;
         let options = McpOptions::new(cwd.to_owned(), processes.clone(), &env_lookup);
         let manager = runtime.block_on(McpManager::start(discovered.servers.clone(), options));
-        notices.extend(
-            manager
-                .reports()
-                .iter()
-                .map(|report| format!("mcp: {}", report.line())),
-        );
+        let mut problems = notices.clone();
+        for report in manager.reports() {
+            let line = format!("mcp: {}", report.line());
+            match report.status {
+                ServerStatus::Connected | ServerStatus::Closed => {}
+                ServerStatus::Failed { .. } => problems.push(line.clone()),
+            }
+            notices.push(line);
+        }
         Ok(McpSession {
             runtime: Mutex::new(Some(runtime)),
             manager,
             notices,
+            problems,
         })
     }
 
@@ -140,17 +149,10 @@ impl McpSession {
         &self.notices
     }
 
-    /// The lines worth printing on stderr at start-up: everything but a
-    /// plain "connected".
-    pub fn problems(&self) -> Vec<String> {
-        let mut out: Vec<String> = self
-            .notices
-            .iter()
-            .filter(|line| !line.contains("): connected"))
-            .cloned()
-            .collect();
-        out.dedup();
-        out
+    /// The lines worth printing on stderr at start-up: discovery notices
+    /// and failed servers.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
     }
 
     /// The connected servers' tools.
@@ -218,8 +220,10 @@ pub fn run(command: McpCommand) -> anyhow::Result<ExitStatus> {
         }
     }
     for report in &reports {
+        // Reports are taken before the servers are closed again.
         let (status, reason) = match &report.status {
-            ServerStatus::Connected | ServerStatus::Closed => ("connected", None),
+            ServerStatus::Connected => ("connected", None),
+            ServerStatus::Closed => ("closed", None),
             ServerStatus::Failed { reason } => ("failed", Some(reason.clone())),
         };
         if json {
@@ -242,7 +246,7 @@ pub fn run(command: McpCommand) -> anyhow::Result<ExitStatus> {
                 report.origin.display(),
                 match &reason {
                     Some(reason) => format!("failed: {reason}"),
-                    None => format!("connected, tools: {}", report.tools.join(", ")),
+                    None => format!("{status}, tools: {}", report.tools.join(", ")),
                 }
             )?;
         }
