@@ -40,6 +40,7 @@ fn options(ctx: &TestContext, plugins: Vec<Arc<dyn Plugin>>, auto: AutoCompact) 
         prompt_limit: None,
         skip_prompts: 0,
         auto_compact: auto,
+        extra_tools: Vec::new(),
         project: Default::default(),
     }
 }

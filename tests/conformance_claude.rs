@@ -263,7 +263,10 @@ fn run_dsh(name: &str) -> DshRun {
         }
         for arg in setup["args"].as_array().unwrap() {
             let arg = arg.as_str().unwrap();
-            extra_args.push(arg.replace("<HOME>", &ctx.home().display().to_string()));
+            extra_args.push(
+                arg.replace("<HOME>", &ctx.home().display().to_string())
+                    .replace("<PROJECT>", &ctx.project().display().to_string()),
+            );
         }
     }
     // The capture harness's parent environment, where the capture recorded it.
@@ -279,6 +282,19 @@ fn run_dsh(name: &str) -> DshRun {
     )
     .unwrap();
     std::fs::copy(dir.join("behaviors.json"), run_dir.join("behaviors.json")).unwrap();
+    // MCP captures: the project's MCP configuration points at dsh's own stdio test server
+    // through `${ORACLE}` (fixtures/mcp/echo_server.py stands in for the capture's server).
+    if dir.join("project").is_dir() {
+        copy_tree(&dir.join("project"), &ctx.project());
+        std::fs::copy(
+            repo_root()
+                .join("fixtures")
+                .join("mcp")
+                .join("echo_server.py"),
+            oracle.join("echo_server.py"),
+        )
+        .unwrap();
+    }
     let requests_path = ctx.home().join("requests.jsonl");
     let mut command = ctx.dsh();
     command
@@ -1511,6 +1527,22 @@ scenarios! {
     u_settings_layers;
     v_shell_semantics;
     z2_async_hook [Known::AsyncHookRace];
+    // MCP tools (issue 15): a real stdio MCP server (fixtures/mcp/echo_server.py) behind
+    // `.mcp.json` / `--mcp-config`.
+    mcp_basic;
+    mcp_config_flag;
+    // Claude Code defers MCP tool schemas behind ToolSearch and appends a hint about that to an
+    // MCP error; dsh offers every schema up front, so its error text stops after the server's.
+    mcp_fail [Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "Error executing tool fail: FAIL: boom",
+    }];
+    mcp_pre_deny;
+    mcp_text_result;
+    mcp_unapproved;
+    mcp_updated_input;
+    mcp_updated_output;
+    mcp_updated_tool_output;
     // Subagents (issue 15): the `agent` tool's nested loop and its hook events.
     q_subagent [Known::AgentToolResponse, Known::ToolResultText {
         call: "toolu_oracle_001",

@@ -818,6 +818,11 @@ scenarios! {
     prompt_context, prompt_continue_false, prompt_plain_stdout, session_context,
     session_matcher_resume, session_matcher_startup, session_plain_stdout, shell_probe,
     stop_always_block, stop_continue, stop_exit2, timeout, unknown_field, untrusted,
+    // MCP tools (issue 15): `[mcp_servers.echo]` runs dsh's stdio test server
+    // (fixtures/mcp/echo_server.py); Codex's `tool_search` round and its result wrapper are
+    // normalized away by generate.py (README).
+    mcp_basic, mcp_matcher_exact, mcp_matcher_regex, mcp_post_block, mcp_post_updated_output,
+    mcp_pre_deny, mcp_pre_updated_input, mcp_text_result,
     // Compaction (issue 16).
     compact_once, compact_pre_exit2, compact_pre_continue_false,
 }

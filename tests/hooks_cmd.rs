@@ -254,6 +254,35 @@ fn check_knows_stop_failure_and_its_categories() {
 }
 
 #[test]
+fn check_warns_about_a_bare_mcp_server_matcher() {
+    let ctx = project();
+    std::fs::write(
+        ctx.project().join("mcp.settings.json"),
+        r#"{"hooks": {"PreToolUse": [
+            {"matcher": "mcp__echo", "hooks": [{"type": "command", "command": "true"}]},
+            {"matcher": "mcp__echo__.*|Bash", "hooks": [{"type": "command", "command": "true"}]},
+            {"matcher": "Bash|mcp__echo__echo", "hooks": [{"type": "command", "command": "true"}]}
+        ]}}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "mcp.settings.json", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let doc = json_stdout(&output);
+    let codes: Vec<&str> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, vec!["mcp-server-matcher"], "{doc}");
+    let message = doc["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("mcp__echo__.*"), "{message}");
+}
+
+#[test]
 fn check_of_a_missing_file_is_an_error() {
     let ctx = project();
     let output = dsh(&ctx)
@@ -636,6 +665,59 @@ fn test_post_tool_use_context_reaches_the_model() {
             "system message: PostToolUse:Write hook additional context: run the formatter before committing"
         ),
         "{stdout}"
+    );
+}
+
+#[test]
+fn test_of_an_mcp_tool_fires_its_matchers_with_the_server_key() {
+    let ctx = TestContext::new();
+    let claude = ctx.project().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "PreToolUse": [
+            { "matcher": "mcp__echo__.*", "hooks": [ { "type": "command",
+              "command": "cat > payload.json; echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no echo\"}}'" } ] },
+            { "matcher": "mcp__echo", "hooks": [ { "type": "command", "command": "touch bare-ran" } ] }
+        ] } }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ctx.project().join(".mcp.json"),
+        r#"{"mcpServers":{"echo":{"command":"/nonexistent/never-started"}}}"#,
+    )
+    .unwrap();
+    let output = ctx
+        .dsh()
+        .args([
+            "hooks",
+            "test",
+            "--trust-all",
+            "PreToolUse",
+            "--tool",
+            "mcp__echo__echo",
+            "--input",
+        ])
+        .arg(r#"{"tool_input":{"text":"hi"}}"#)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("PreToolUse:mcp__echo__echo hook error: no echo"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        !ctx.project().join("bare-ran").exists(),
+        "a bare mcp__echo matcher fired"
+    );
+    let payload: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ctx.project().join("payload.json")).unwrap())
+            .unwrap();
+    assert_eq!(payload["tool_input"], serde_json::json!({"text": "hi"}));
+    assert_eq!(
+        payload["mcp_server"],
+        serde_json::json!({"name": "echo", "source": "project"})
     );
 }
 

@@ -48,6 +48,7 @@ fn options(ctx: &TestContext, name: &str, plugins: Vec<Arc<dyn Plugin>>) -> Repl
         skip_prompts: 0,
         auto_compact: dsh_agent::AutoCompact::default(),
         project: Default::default(),
+        extra_tools: Vec::new(),
     }
 }
 

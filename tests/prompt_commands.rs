@@ -323,6 +323,7 @@ async fn a_native_plugin_amends_the_system_prompt_and_sees_instructions_and_expa
             skip_prompts: 0,
             project: ProjectContext::discover(&roots),
             auto_compact: dsh_agent::AutoCompact::default(),
+            extra_tools: Vec::new(),
         },
     )
     .await
@@ -712,6 +713,7 @@ async fn a_resumed_session_keeps_the_switched_model_and_loaded_rules() {
             skip_prompts: 0,
             project: ProjectContext::discover(&roots),
             auto_compact: dsh_agent::AutoCompact::default(),
+            extra_tools: Vec::new(),
         },
     )
     .await

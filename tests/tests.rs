@@ -23,6 +23,7 @@ mod fail_closed;
 mod hook_scenarios;
 mod hooks_cmd;
 mod many_hooks;
+mod mcp;
 mod native_fixtures;
 mod permissions;
 mod plugin_scenarios;

@@ -563,6 +563,7 @@ impl Server {
             hooks,
             first_seq,
             permissions: None,
+            mcp: Arc::new(crate::mcp_cmd::McpSession::none()),
         };
         let mut agent = sessions::agent(
             opened,

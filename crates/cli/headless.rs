@@ -76,6 +76,8 @@ pub struct HeadlessArgs {
     pub autocompact: Option<crate::compact::AutocompactFlag>,
     /// Permission mode and rules.
     pub permissions: crate::perms::PermissionFlags,
+    /// MCP configuration files (`--mcp-config`).
+    pub mcp_config: Vec<std::path::PathBuf>,
 }
 
 /// Answers every `ask` with allow-once (`--allow-ask`), telling stderr.
@@ -157,6 +159,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         &args.permissions,
         trust,
         args.wait,
+        &args.mcp_config,
     )?;
     for notice in &opened.hooks.notices {
         errln!("dsh: {notice}");
@@ -166,6 +169,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     let first_seq = opened.first_seq;
     let source = opened.source;
     let runner = opened.hooks.runner.clone();
+    let mcp = Arc::clone(&opened.mcp);
 
     let streaming = args.output_format == OutputFormat::StreamJson;
     if streaming {
@@ -245,6 +249,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         // Session-end hooks run even after a signal (with a fresh token,
         // inside their own budget).
         agent.end(SessionEndReason::Other).await;
+        mcp.close().await;
         // Detached (async) hooks do not outlive the session.
         runner.kill_all();
         watcher.abort();
@@ -362,6 +367,7 @@ mod tests {
             },
             first_seq: 0,
             permissions: None,
+            mcp: Arc::new(crate::mcp_cmd::McpSession::none()),
         };
         let mut agent = sessions::agent(
             opened,

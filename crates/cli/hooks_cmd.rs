@@ -227,8 +227,21 @@ fn sources(settings: Vec<PathBuf>) -> anyhow::Result<HookSources> {
                 cwd.join(path)
             }
         })
-        .collect();
-    Ok(HookSources::from_env(cwd, settings))
+        .collect::<Vec<PathBuf>>();
+    let mut sources = HookSources::from_env(cwd.clone(), settings.clone());
+    // MCP tool events carry their server's `mcp_server` key; only the
+    // configuration is read (no server starts). A configuration dsh cannot
+    // read is reported when a session starts, not by the hook tools.
+    if let Ok(discovered) = crate::mcp_cmd::discover(
+        &cwd,
+        &sources.home,
+        &settings,
+        &[],
+        crate::mcp_cmd::ProjectServers::StartAll,
+    ) {
+        sources.mcp_servers = crate::mcp_cmd::tags(&discovered);
+    }
+    Ok(sources)
 }
 
 /// A session log named by a path or an id (prefix) under `$DSH_HOME/sessions`.

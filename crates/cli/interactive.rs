@@ -63,6 +63,8 @@ pub struct InteractiveArgs {
     pub permissions: crate::perms::PermissionFlags,
     /// Colour.
     pub color: ColorChoice,
+    /// MCP configuration files (`--mcp-config`).
+    pub mcp_config: Vec<PathBuf>,
 }
 
 /// One thing read from stdin.
@@ -138,6 +140,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         &args.permissions,
         sessions::Trust::Interactive,
         args.wait,
+        &args.mcp_config,
     )?;
     let term = Arc::new(Terminal::new(crate::terminal::color_enabled(args.color)));
     let stdin_tty = std::io::stdin().is_terminal();
@@ -170,6 +173,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         let source = opened.source;
         let notices = opened.hooks.notices.clone();
         let runner = opened.hooks.runner.clone();
+        let mcp = Arc::clone(&opened.mcp);
         let observers = {
             let (text, event, notice) = (Arc::clone(&term), Arc::clone(&term), Arc::clone(&term));
             Observers {
@@ -386,6 +390,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         };
         // Session-end hooks run even after a signal, inside their budget.
         agent.end(reason).await;
+        mcp.close().await;
         // Detached (async) hooks do not outlive the session.
         runner.kill_all();
         anyhow::Ok(stop)

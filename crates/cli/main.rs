@@ -16,6 +16,7 @@ mod headless;
 mod hooks_cmd;
 mod interactive;
 mod log_view;
+mod mcp_cmd;
 mod output;
 mod perms;
 mod replay;
@@ -91,6 +92,9 @@ struct Cli {
     /// neither the flag nor settings' `defaultMode` names one).
     #[command(flatten)]
     permissions: perms::PermissionFlags,
+    /// Load MCP servers from this JSON file (`{"mcpServers":{…}}`), as `claude --mcp-config`.
+    #[arg(long = "mcp-config", value_name = "FILE")]
+    mcp_config: Vec<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -125,6 +129,9 @@ enum Command {
         /// Permission mode and rules (without `--permission-mode`, replay runs `bypassPermissions`).
         #[command(flatten)]
         permissions: perms::PermissionFlags,
+        /// Load MCP servers from this JSON file (`{"mcpServers":{…}}`), as `claude --mcp-config`.
+        #[arg(long = "mcp-config", value_name = "FILE")]
+        mcp_config: Vec<PathBuf>,
     },
     /// Lists stored sessions, newest first.
     Sessions {
@@ -148,6 +155,11 @@ enum Command {
         /// Bound on model requests per turn.
         #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
         max_steps: u64,
+    },
+    /// MCP servers: `dsh mcp list`.
+    Mcp {
+        #[command(subcommand)]
+        command: mcp_cmd::McpCommand,
     },
     /// Renders a session log for people.
     Log {
@@ -184,6 +196,7 @@ fn main() -> ExitCode {
             max_steps,
             autocompact,
             permissions,
+            mcp_config,
         }) => replay::run(replay::ReplayArgs {
             fixture,
             out,
@@ -194,6 +207,7 @@ fn main() -> ExitCode {
             max_steps,
             autocompact,
             permissions,
+            mcp_config,
         }),
         Some(Command::Acp {
             model,
@@ -207,6 +221,7 @@ fn main() -> ExitCode {
         Some(Command::Log { file, color }) => log_view::run(&file, color),
         Some(Command::Hooks { command }) => hooks_cmd::run(command),
         Some(Command::Sessions { json }) => sessions::run_list(json),
+        Some(Command::Mcp { command }) => mcp_cmd::run(command),
         None => {
             let pick = match (cli.resume, cli.continue_session) {
                 (Some(id), _) => sessions::Pick::Resume(id),
@@ -227,6 +242,7 @@ fn main() -> ExitCode {
                     max_steps: cli.max_steps,
                     autocompact: cli.autocompact,
                     permissions: cli.permissions,
+                    mcp_config: cli.mcp_config.clone(),
                 }),
                 None => interactive::run(interactive::InteractiveArgs {
                     pick,
@@ -238,6 +254,7 @@ fn main() -> ExitCode {
                     autocompact: cli.autocompact,
                     color: cli.color,
                     permissions: cli.permissions,
+                    mcp_config: cli.mcp_config.clone(),
                 }),
             }
         }

@@ -27,6 +27,8 @@ pub struct ReplayArgs {
     /// `--autocompact`.
     pub autocompact: Option<crate::compact::AutocompactFlag>,
     pub permissions: crate::perms::PermissionFlags,
+    /// MCP configuration files (`--mcp-config`).
+    pub mcp_config: Vec<PathBuf>,
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
@@ -44,6 +46,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         Some(dsh_permissions::Mode::BypassPermissions),
     )?;
     sources.permission_mode = Some(permissions.mode);
+    let mcp_servers = crate::mcp_cmd::discover(
+        &cwd,
+        &sources.home,
+        &args.settings,
+        &args.mcp_config,
+        crate::mcp_cmd::ProjectServers::StartAll,
+    )?;
+    sources.mcp_servers = crate::mcp_cmd::tags(&mcp_servers);
     let mut hooks = wiring::load_hooks(&sources)?;
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(permissions.plugin);
@@ -55,7 +65,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         .clone()
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     dsh_session::validate_session_id(&session_id).context("--session-id")?;
-    let header = wiring::header(&session_id, &cwd, hooks.notices.clone());
+    // MCP servers start before the header is written: it lists them.
+    let mcp = crate::mcp_cmd::McpSession::start(&mcp_servers, &cwd, hooks.runner.processes())?;
+    for problem in mcp.problems() {
+        errln!("dsh: {problem}");
+    }
+    let mut notices = hooks.notices.clone();
+    notices.extend(mcp.notices().iter().cloned());
+    let header = wiring::header(&session_id, &cwd, notices);
     // Both outputs are opened (and refused if they are not regular files)
     // before anything runs.
     let requests_file = args
@@ -107,6 +124,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         project: dsh_agent::ProjectContext::discover(
             &dsh_agent::instructions::ContextRoots::from_env(cwd.clone()),
         ),
+        extra_tools: mcp.tools(),
     };
     let ran = runtime.block_on(async {
         // Before the session-start hooks run: from here on SIGINT, SIGTERM
@@ -134,6 +152,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
             })
         };
         let output = replay_fixture_until(&fixture, options, stop).await;
+        mcp.close().await;
         // Detached (async) hooks do not outlive the replay.
         runner.kill_all();
         watcher.abort();

@@ -271,10 +271,17 @@ pub struct Opened {
     /// The session's permission stage (the approval prompt's session
     /// rules); `None` where the session has no permission model (ACP).
     pub permissions: Option<Arc<dsh_permissions::PermissionsPlugin>>,
+    /// The session's MCP servers (their tools join the registry); the
+    /// caller keeps a clone to close them when the session ends.
+    pub mcp: Arc<crate::mcp_cmd::McpSession>,
 }
 
 /// Finds the session `pick` names, or prepares a new one, loads the hooks
-/// for its directory (always through [`wiring::load_hooks`]) and opens its log.
+/// for its directory (always through [`wiring::load_hooks`]), starts its MCP
+/// servers and opens its log.
+// Each argument is one command-line input of the session; a struct for them
+// would only rename the call sites.
+#[allow(clippy::too_many_arguments)]
 pub fn open(
     dsh_home: &Path,
     pick: &Pick,
@@ -283,6 +290,7 @@ pub fn open(
     permissions: &crate::perms::PermissionFlags,
     trust: Trust,
     wait: LockWait,
+    mcp_config: &[PathBuf],
 ) -> anyhow::Result<Opened> {
     let current = wiring::current_dir()?;
     let existing = match pick {
@@ -301,7 +309,8 @@ pub fn open(
     match existing {
         None => {
             let cwd = current;
-            let (hooks, permissions) = load_hooks(&cwd, settings, plugin_dirs, permissions, trust)?;
+            let (hooks, permissions, mcp) =
+                load_hooks(&cwd, settings, plugin_dirs, permissions, trust, mcp_config)?;
             let session_id = uuid::Uuid::new_v4().to_string();
             let dir = sessions_dir(dsh_home);
             dsh_session::create_private_dir(&dir)?;
@@ -318,6 +327,7 @@ pub fn open(
                 hooks,
                 first_seq: 0,
                 permissions: Some(permissions),
+                mcp: Arc::new(mcp),
             })
         }
         Some(summary) => {
@@ -332,7 +342,8 @@ pub fn open(
             if cwd != current {
                 errln!("dsh: resuming in the session's directory {}", cwd.display());
             }
-            let (hooks, permissions) = load_hooks(&cwd, settings, plugin_dirs, permissions, trust)?;
+            let (hooks, permissions, mcp) =
+                load_hooks(&cwd, settings, plugin_dirs, permissions, trust, mcp_config)?;
             let (log, torn) = SessionLog::open_with(&summary.path, wait).with_context(|| {
                 format!("cannot reopen the session log {}", summary.path.display())
             })?;
@@ -353,6 +364,7 @@ pub fn open(
                 hooks,
                 first_seq,
                 permissions: Some(permissions),
+                mcp: Arc::new(mcp),
             })
         }
     }
@@ -379,8 +391,22 @@ fn load_hooks(
     plugin_dirs: &[PathBuf],
     permissions: &crate::perms::PermissionFlags,
     trust: Trust,
-) -> anyhow::Result<(LoadedHooks, Arc<dsh_permissions::PermissionsPlugin>)> {
+    mcp_config: &[PathBuf],
+) -> anyhow::Result<(
+    LoadedHooks,
+    Arc<dsh_permissions::PermissionsPlugin>,
+    crate::mcp_cmd::McpSession,
+)> {
     let mut sources = HookSources::from_env(cwd.to_owned(), settings.to_vec());
+    // Interactive sessions start only the project MCP servers approved in
+    // settings (Claude Code's dialog records its approvals there).
+    let project_servers = match trust {
+        Trust::Interactive => crate::mcp_cmd::ProjectServers::ApprovedOnly,
+        Trust::Headless { .. } => crate::mcp_cmd::ProjectServers::StartAll,
+    };
+    let mcp_servers =
+        crate::mcp_cmd::discover(cwd, &sources.home, settings, mcp_config, project_servers)?;
+    sources.mcp_servers = crate::mcp_cmd::tags(&mcp_servers);
     // Unlike replay there is no fallback: without the flag or a settings
     // `defaultMode` the session runs Claude Code's `default` mode, so a call
     // that needs approval asks (a person) or is denied (`-p`).
@@ -401,7 +427,10 @@ fn load_hooks(
     let mut hooks = wiring::load_hooks(&sources)?;
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(permissions.plugin);
-    Ok((hooks, permissions.permissions))
+    // Started before the log header is written: it lists them.
+    let mcp = crate::mcp_cmd::McpSession::start(&mcp_servers, cwd, hooks.runner.processes())?;
+    hooks.notices.extend(mcp.notices().iter().cloned());
+    Ok((hooks, permissions.permissions, mcp))
 }
 
 /// The session `id` names: an exact id, or a prefix only one session has.
@@ -445,6 +474,9 @@ pub fn agent(opened: Opened, options: AgentOptions) -> anyhow::Result<Agent> {
     let log_path = opened.log.path().map(Path::to_path_buf);
     let mut registry =
         dsh_agent::builtin_registry(&opened.hooks.plugins, opened.hooks.runner.processes());
+    for tool in opened.mcp.tools() {
+        registry.register_tool(tool);
+    }
     if let Some(approval) = options.approval {
         registry.set_approval(approval);
     }

@@ -469,6 +469,7 @@ mod tests {
             run_untrusted: false,
             excluded_hooks: Vec::new(),
             permission_mode: None,
+            mcp_servers: Vec::new(),
         }
     }
 

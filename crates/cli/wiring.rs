@@ -39,6 +39,9 @@ pub struct HookSources {
     /// The session's permission mode as hooks see it (`permission_mode`);
     /// `None` keeps the bridges' defaults.
     pub permission_mode: Option<dsh_permissions::Mode>,
+    /// The session's MCP servers (name, source) for the Claude Code bridge's
+    /// `mcp_server` key.
+    pub mcp_servers: Vec<dsh_hooks_claude::McpServerTag>,
 }
 
 impl HookSources {
@@ -59,6 +62,7 @@ impl HookSources {
             run_untrusted: true,
             excluded_hooks: Vec::new(),
             permission_mode: None,
+            mcp_servers: Vec::new(),
         }
     }
 }
@@ -93,6 +97,7 @@ pub fn load_hooks(sources: &HookSources) -> anyhow::Result<LoadedHooks> {
     if let Some(mode) = sources.permission_mode {
         claude.options.permission_mode = mode.hook_name().to_owned();
     }
+    claude.options.mcp_servers = sources.mcp_servers.clone();
     notices.extend(
         claude
             .notices()
@@ -135,7 +140,7 @@ pub fn load_hooks(sources: &HookSources) -> anyhow::Result<LoadedHooks> {
 /// The variables no hook or tool command may see: dsh's API key variables
 /// and the provider's configured `api_key_env`. An unreadable provider
 /// configuration leaves the defaults (the model set-up reports it).
-fn scrubbed_env(dsh_home: &Path) -> Vec<String> {
+pub(crate) fn scrubbed_env(dsh_home: &Path) -> Vec<String> {
     let mut names = dsh_hook_runner::default_scrubbed_env();
     if let Ok(settings) =
         dsh_provider::ProviderSettings::load(dsh_home, &|name| std::env::var(name).ok())

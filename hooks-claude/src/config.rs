@@ -122,6 +122,8 @@ pub struct ClaudeOptions {
     pub session_end_budget: Option<Duration>,
     /// Model-facing hook strings longer than this are spilled to a file (10,000).
     pub output_cap_chars: usize,
+    /// The session's MCP servers, for the `mcp_server` key of MCP tool events.
+    pub mcp_servers: Vec<crate::payload::McpServerTag>,
 }
 
 impl Default for ClaudeOptions {
@@ -134,6 +136,7 @@ impl Default for ClaudeOptions {
             stop_block_cap: 9,
             session_end_budget: None,
             output_cap_chars: 10_000,
+            mcp_servers: Vec::new(),
         }
     }
 }

@@ -619,8 +619,9 @@ fn apply_json(
                 out.contexts.push(text.clone());
                 out.effect = Effect::Block { text };
             }
+            let is_mcp = ctx.tool_name.is_some_and(|t| t.starts_with("mcp__"));
             if let Some(replacement) = specific.and_then(|s| s.get("updatedMCPToolOutput")) {
-                if ctx.tool_name.is_some_and(|t| t.starts_with("mcp__")) {
+                if is_mcp {
                     out.replace_output = Some(replacement.clone());
                 } else {
                     out.ignored.push(
@@ -629,10 +630,21 @@ fn apply_json(
                     );
                 }
             }
-            if specific.and_then(|s| s.get("updatedToolOutput")).is_some() {
-                out.ignored.push(
-                    "updatedToolOutput: not honoured for built-in tools (dsh cannot check it against Claude Code's output schema)".to_owned(),
-                );
+            if let Some(replacement) = specific.and_then(|s| s.get("updatedToolOutput")) {
+                if !is_mcp {
+                    out.ignored.push(
+                        "updatedToolOutput: not honoured for built-in tools (dsh cannot check it against Claude Code's output schema)".to_owned(),
+                    );
+                } else if out.replace_output.is_some() {
+                    out.ignored.push(
+                        "updatedToolOutput: updatedMCPToolOutput of the same hook wins".to_owned(),
+                    );
+                } else {
+                    // An MCP tool's output is what the model sees (a string or
+                    // blocks), so it is replaced as captured
+                    // (`mcp_updated_tool_output`).
+                    out.replace_output = Some(replacement.clone());
+                }
             }
             if stopped {
                 out.contexts.push(stopped_text(label, &stop_reason));

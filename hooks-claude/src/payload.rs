@@ -287,8 +287,9 @@ pub struct BatchCall {
     pub tool_input: Value,
     /// The model's call id.
     pub tool_use_id: String,
-    /// The model-facing result text (a string, as captured).
-    pub tool_response: String,
+    /// The model-facing result: a string, or for a text-only MCP result the
+    /// content block array (`mcp_text_result`), as captured.
+    pub tool_response: Value,
 }
 
 /// `PostToolBatch`'s `tool_input`: the model's input as Claude Code parsed it, paths left
@@ -571,6 +572,9 @@ pub fn tool_response(
     let Some(value) = value else {
         return json!(content);
     };
+    if is_mcp_tool(dsh_tool) {
+        return mcp_tool_response(value);
+    }
     let raw_path = arguments
         .get("file_path")
         .and_then(Value::as_str)
@@ -656,6 +660,110 @@ pub fn tool_response(
     }
 }
 
+/// One MCP server of the session as Claude Code names it in tool events:
+/// `"mcp_server":{"name":…,"source":…}` (`project`, `user`, `local`,
+/// `dynamic`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServerTag {
+    /// The configured server name.
+    pub name: String,
+    /// The configuration scope.
+    pub source: String,
+}
+
+/// Claude Code's name part rule for `mcp__<server>__<tool>`: anything but
+/// `[A-Za-z0-9_-]` becomes `_`.
+fn mcp_name_part(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Whether `tool` is an MCP tool (`mcp__…`).
+pub fn is_mcp_tool(tool: &str) -> bool {
+    tool.starts_with("mcp__")
+}
+
+/// The server of an MCP tool, among `servers`; the longest server prefix
+/// wins (a server named `a__b` against one named `a`).
+pub fn mcp_server_of<'a>(tool: &str, servers: &'a [McpServerTag]) -> Option<&'a McpServerTag> {
+    servers
+        .iter()
+        .filter(|tag| tool.starts_with(&format!("mcp__{}__", mcp_name_part(&tag.name))))
+        .max_by_key(|tag| tag.name.len())
+}
+
+/// Appends Claude Code's trailing `mcp_server` key to a tool event payload.
+pub fn with_mcp_server(payload: Value, server: Option<&McpServerTag>) -> Value {
+    match (payload, server) {
+        (Value::Object(mut map), Some(tag)) => {
+            map.insert(
+                "mcp_server".into(),
+                json!({"name": tag.name, "source": tag.source}),
+            );
+            Value::Object(map)
+        }
+        (payload, _) => payload,
+    }
+}
+
+/// The text of MCP content blocks as dsh's MCP tools render it (text
+/// blocks as they are, other blocks as JSON, one per line).
+fn mcp_content_text(content: &Value) -> String {
+    content
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .map(|block| match block.get("text").and_then(Value::as_str) {
+                    Some(text) if block.get("type").and_then(Value::as_str) == Some("text") => {
+                        text.to_owned()
+                    }
+                    Some(_) | None => block.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// An MCP tool's `tool_response` from its canonical result value: the
+/// structured content as a JSON *string* when there is one (`mcp_basic`),
+/// else the content block array (`mcp_text_result`).
+pub fn mcp_tool_response(value: &Value) -> Value {
+    match value.get("structuredContent") {
+        Some(structured) => json!(structured.to_string()),
+        None => value.get("content").cloned().unwrap_or_else(|| json!([])),
+    }
+}
+
+/// PostToolBatch's `tool_response` for one call: the model-facing text,
+/// except for a text-only MCP result nobody replaced, which Claude Code
+/// passes as its content block array.
+pub fn batch_tool_response(
+    dsh_tool: &str,
+    value: Option<&Value>,
+    content: &str,
+    is_error: bool,
+) -> Value {
+    if let Some(value) = value
+        && is_mcp_tool(dsh_tool)
+        && !is_error
+        && value.get("structuredContent").is_none()
+        && let Some(blocks) = value.get("content")
+        && mcp_content_text(blocks) == content
+    {
+        return blocks.clone();
+    }
+    json!(content)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -730,7 +838,7 @@ mod post_tool_batch_tests {
             tool_name: "Bash".into(),
             tool_input: json!({"command": "echo hi", "description": "x"}),
             tool_use_id: "toolu_oracle_001".into(),
-            tool_response: "hi".into(),
+            tool_response: json!("hi"),
         }];
         let stdin = String::from_utf8(to_stdin(&post_tool_batch(&common, &calls))).unwrap();
         assert_eq!(
@@ -759,5 +867,89 @@ mod tool_name_tests {
             assert_eq!(dsh_tool_name(&cc_tool_name(tool)), tool);
         }
         assert_eq!(dsh_tool_name("MultiEdit"), "edit");
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod mcp_tests {
+    use super::*;
+
+    fn common() -> Common {
+        Common {
+            session_id: "S".into(),
+            transcript_path: "T".into(),
+            cwd: "/p".into(),
+            prompt_id: Some("P".into()),
+            permission_mode: "bypassPermissions".into(),
+            effort: "medium".into(),
+        }
+    }
+
+    #[test]
+    fn mcp_tool_events_end_with_the_server_and_keep_the_captured_shapes() {
+        let servers = vec![
+            McpServerTag {
+                name: "echo".into(),
+                source: "project".into(),
+            },
+            McpServerTag {
+                name: "echo x".into(),
+                source: "user".into(),
+            },
+        ];
+        assert_eq!(
+            mcp_server_of("mcp__echo__echo", &servers),
+            Some(&servers[0])
+        );
+        assert_eq!(mcp_server_of("mcp__echo_x__t", &servers), Some(&servers[1]));
+        assert_eq!(mcp_server_of("mcp__other__t", &servers), None);
+        assert_eq!(mcp_server_of("bash", &servers), None);
+        let payload = with_mcp_server(
+            pre_tool_use(&common(), "mcp__echo__echo", &json!({"text":"hello"}), "t1"),
+            Some(&servers[0]),
+        );
+        let text = String::from_utf8(to_stdin(&payload)).unwrap();
+        assert!(
+            text.ends_with(
+                r#""tool_use_id":"t1","mcp_server":{"name":"echo","source":"project"}}
+"#
+            ),
+            "{text}"
+        );
+        let structured = json!({"content":[{"type":"text","text":"ECHO: hello"}],"structuredContent":{"result":"ECHO: hello"},"isError":false});
+        assert_eq!(
+            tool_response("mcp__echo__echo", Some(&structured), &json!({}), "", 1),
+            json!("{\"result\":\"ECHO: hello\"}")
+        );
+        let text_only =
+            json!({"content":[{"type":"text","text":"ECHO-TEXT: plain"}],"isError":false});
+        assert_eq!(
+            tool_response("mcp__echo__echo_text", Some(&text_only), &json!({}), "", 1),
+            json!([{"type":"text","text":"ECHO-TEXT: plain"}])
+        );
+        // PostToolBatch: blocks for an untouched text-only result, the text otherwise.
+        assert_eq!(
+            batch_tool_response(
+                "mcp__echo__echo_text",
+                Some(&text_only),
+                "ECHO-TEXT: plain",
+                false
+            ),
+            json!([{"type":"text","text":"ECHO-TEXT: plain"}])
+        );
+        assert_eq!(
+            batch_tool_response("mcp__echo__echo_text", Some(&text_only), "REPLACED", false),
+            json!("REPLACED")
+        );
+        assert_eq!(
+            batch_tool_response(
+                "mcp__echo__echo",
+                Some(&structured),
+                "{\"result\":\"ECHO: hello\"}",
+                false
+            ),
+            json!("{\"result\":\"ECHO: hello\"}")
+        );
     }
 }

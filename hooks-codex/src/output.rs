@@ -450,8 +450,9 @@ struct UniversalWire {
 
 // -------------------------------------------------------------- interpreter
 
-/// Interprets one run of a handler of `event`. dsh has no MCP tools, so a
-/// PostToolUse `updatedMCPToolOutput` always fails, as Codex fails it on non-MCP tools.
+/// Interprets one run of a handler of `event`. A PostToolUse
+/// `updatedMCPToolOutput` always fails: Codex 0.169 rejects it even for MCP
+/// tools (`mcp_post_updated_output`).
 pub fn interpret(event: CodexEvent, facts: &RunFacts<'_>) -> Interpretation {
     match &facts.end {
         RunEnd::SpawnFailed(message) => Interpretation::failed(message.clone()),

@@ -71,8 +71,17 @@ pub fn turn_id(session_id: &str, turn: u64) -> String {
     uuid::Uuid::from_bytes(bytes).to_string()
 }
 
-/// The model-facing text of a PreToolUse block.
+/// The model-facing text of a PreToolUse block: for an MCP tool Codex names
+/// the tool (`mcp_pre_deny`), for the others the command.
 pub fn pre_tool_block_text(reason: &str, tool_input: &Value) -> String {
+    pre_tool_block_text_for(None, reason, tool_input)
+}
+
+/// [`pre_tool_block_text`] for the dsh tool `tool`.
+pub fn pre_tool_block_text_for(tool: Option<&str>, reason: &str, tool_input: &Value) -> String {
+    if let Some(tool) = tool.filter(|tool| tool.starts_with("mcp__")) {
+        return format!("Tool call blocked by PreToolUse hook: {reason}. Tool: {tool}");
+    }
     let command = match tool_input.get("command").and_then(Value::as_str) {
         Some(command) => command.to_owned(),
         None => serde_json::to_string(tool_input).unwrap_or_default(),

@@ -12,6 +12,9 @@
 //!   `replace_all` is not expressible in a patch and is not shown).
 //! * `read`, `glob`, `grep` keep their dsh names and arguments (Codex has no
 //!   such tools); `tool_response` is the model-facing content.
+//! * MCP tools keep their `mcp__<server>__<tool>` name and arguments; the
+//!   `tool_response` is the whole MCP result object, camelCase
+//!   (`{"content":[…],"structuredContent":…,"isError":false}`, `mcp_basic`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -200,6 +203,10 @@ pub fn hook_tool_response(
                 "Exit code: 0\nWall time: {secs} seconds\nOutput:\nSuccess. Updated the following files:\n{letter} {path}\n"
             ))
         }
+        mcp if mcp.starts_with("mcp__") => match value {
+            Some(result) => result.clone(),
+            None => Value::from(content),
+        },
         _ => Value::from(content),
     }
 }
@@ -327,5 +334,56 @@ mod tool_name_tests {
         for tool in ["write", "edit"] {
             assert_eq!(dsh_tool(hook_tool_name(tool)), DshTool::WriteOrEdit);
         }
+    }
+}
+
+#[cfg(test)]
+mod mcp_tests {
+    use super::*;
+
+    #[test]
+    fn mcp_tools_keep_their_name_and_show_the_whole_result() {
+        assert_eq!(hook_tool_name("mcp__echo__echo"), "mcp__echo__echo");
+        let result = json!({"content":[{"type":"text","text":"ECHO: hello"}],"structuredContent":{"result":"ECHO: hello"},"isError":false});
+        let response = hook_tool_response(
+            "mcp__echo__echo",
+            &json!({"text":"hello"}),
+            Path::new("/p"),
+            false,
+            "{\"result\":\"ECHO: hello\"}",
+            Some(&result),
+            Duration::from_millis(3),
+        );
+        assert_eq!(
+            serde_json::to_string(&response).ok().as_deref(),
+            Some(
+                r#"{"content":[{"type":"text","text":"ECHO: hello"}],"structuredContent":{"result":"ECHO: hello"},"isError":false}"#
+            )
+        );
+        assert_eq!(
+            arguments_from_updated_input(
+                "mcp__echo__echo",
+                &json!({"text":"hello"}),
+                &json!({"text":"REWRITTEN"}),
+                Path::new("/p")
+            ),
+            Ok(json!({"text":"REWRITTEN"}))
+        );
+    }
+
+    #[test]
+    fn a_blocked_mcp_call_names_the_tool() {
+        assert_eq!(
+            crate::plugin::pre_tool_block_text_for(
+                Some("mcp__echo__echo"),
+                "MCP-DENY",
+                &json!({"text":"hello"})
+            ),
+            "Tool call blocked by PreToolUse hook: MCP-DENY. Tool: mcp__echo__echo"
+        );
+        assert_eq!(
+            crate::plugin::pre_tool_block_text_for(Some("bash"), "no", &json!({"command":"ls"})),
+            "Command blocked by PreToolUse hook: no. Command: ls"
+        );
     }
 }

@@ -48,6 +48,8 @@ pub struct ReplayOptions {
     /// Instruction files and custom commands (`ProjectContext::discover`);
     /// the default has none.
     pub project: crate::ProjectContext,
+    /// Tools offered besides the built-in ones (MCP server tools).
+    pub extra_tools: Vec<Arc<dyn dsh_tools::Tool>>,
 }
 
 /// What a replay produced.
@@ -123,7 +125,10 @@ async fn replay_inner(
             )));
         }
     }
-    let registry = builtin_registry(&options.plugins, &options.processes);
+    let mut registry = builtin_registry(&options.plugins, &options.processes);
+    for tool in &options.extra_tools {
+        registry.register_tool(Arc::clone(tool));
+    }
     let log_path = options.log.path().map(|path| path.to_path_buf());
     let mut agent = Agent::new(AgentParts {
         log: options.log,

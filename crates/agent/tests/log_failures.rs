@@ -37,6 +37,7 @@ fn options(dir: &std::path::Path, log: SessionLog) -> ReplayOptions {
         skip_prompts: 0,
         auto_compact: dsh_agent::AutoCompact::default(),
         project: Default::default(),
+        extra_tools: Vec::new(),
     }
 }
 

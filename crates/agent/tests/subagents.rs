@@ -39,6 +39,7 @@ fn options(dir: &std::path::Path, plugins: Vec<Arc<dyn Plugin>>) -> ReplayOption
         prompt_limit: None,
         skip_prompts: 0,
         auto_compact: dsh_agent::AutoCompact::default(),
+        extra_tools: Vec::new(),
         project: Default::default(),
     }
 }

@@ -661,6 +661,19 @@ fn check_matcher(
     if c.kind == Kind::Claude && event_name == "StopFailure" {
         check_stop_failure_matcher(c, pattern, &at);
     }
+    if c.kind == Kind::Claude
+        && let Some(server) = bare_mcp_server(pattern)
+    {
+        c.push(
+            Severity::Warning,
+            "mcp-server-matcher",
+            Some(at.clone()),
+            Some(pattern),
+            format!(
+                "matcher {pattern:?} matches no tool: MCP tools are named `mcp__{server}__<tool>` and a plain matcher must equal the whole name (use \"mcp__{server}__.*\")"
+            ),
+        );
+    }
     if let Some(info) = event
         && !info.honours_matcher
         && !pattern.is_empty()
@@ -696,6 +709,21 @@ fn check_stop_failure_matcher(c: &mut Checker<'_>, pattern: &str, at: &str) {
             errors.join(", ")
         ),
     );
+}
+
+/// The server of a bare `mcp__<server>` alternative in a plain (exact-match)
+/// Claude Code matcher: it matches nothing (`mcp_basic`).
+fn bare_mcp_server(pattern: &str) -> Option<&str> {
+    let plain = pattern
+        .chars()
+        .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '|');
+    if !plain {
+        return None;
+    }
+    pattern
+        .split('|')
+        .filter_map(|alternative| alternative.strip_prefix("mcp__"))
+        .find(|server| !server.is_empty() && !server.contains("__"))
 }
 
 const CLAUDE_COMMON_FIELDS: &[&str] = &["type", "timeout", "if", "statusMessage", "once"];

@@ -436,7 +436,11 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
             };
             // The registry's own dry run (seal, pre-execute, approval,
             // guards): what a session would decide, never dispatched.
-            let registry = dsh_agent::builtin_registry(plugins, &ProcessLayer::default());
+            let mut registry = dsh_agent::builtin_registry(plugins, &ProcessLayer::default());
+            // An MCP tool is asked about without starting its server.
+            if firing.tool.starts_with("mcp__") {
+                registry.register_tool(std::sync::Arc::new(dsh_mcp::McpStandIn::new(&firing.tool)));
+            }
             let decided = registry.decide(&ctx, call).await;
             let exec = &decided.execution;
             let rewritten_by = exec.rewritten_by.clone();

@@ -46,7 +46,7 @@ pub use http::{HttpHook, interpolate_header};
 pub use outcome::{Captured, Completeness, DshFault, HookExit, HookRun};
 pub use process::{
     KILL_SETTLE, OutputSink, ProcessCommand, ProcessExit, ProcessLayer, ProcessRun, ProcessSpec,
-    StdinSource, default_scrubbed_env,
+    ServiceGroup, StdinSource, default_scrubbed_env,
 };
 pub use record::RunRecord;
 pub use runner::HookRunner;

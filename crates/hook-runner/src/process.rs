@@ -63,7 +63,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::{ChildStdin, Command};
+use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tracing::debug;
@@ -289,6 +289,28 @@ impl ProcessLayer {
     pub fn live_groups(&self) -> usize {
         self.registry.len()
     }
+
+    /// Spawns a long-lived service child (an MCP server speaking on its
+    /// stdin/stdout) under the same policy as every other child: its own
+    /// process group, the scrubbed variables removed, registered so that
+    /// [`ProcessLayer::kill_all`] and the watchdog (dsh's death) reach its
+    /// whole group. The caller owns the pipes; dropping the returned
+    /// [`ServiceGroup`] SIGKILLs the group and deregisters it.
+    pub fn spawn_service(&self, mut command: Command) -> io::Result<(Child, ServiceGroup)> {
+        for name in self.scrub_env.iter() {
+            command.env_remove(name);
+        }
+        command.process_group(0).kill_on_drop(true);
+        let epoch_at_spawn = self.registry.epoch();
+        let child = command.spawn()?;
+        let Some(pid) = child.id() else {
+            return Err(io::Error::other(
+                "the service exited before it was registered",
+            ));
+        };
+        let guard = self.registry.register(pid, epoch_at_spawn);
+        Ok((child, ServiceGroup { guard }))
+    }
 }
 
 fn current_nofile_limit() -> u64 {
@@ -424,6 +446,27 @@ impl Drop for ProcessGroupGuard {
             signals::signal_group(self.pgid, GroupSignal::SIGKILL);
         }
         watchdog::unwatch(self.pgid);
+    }
+}
+
+/// A registered service child's process group (see
+/// [`ProcessLayer::spawn_service`]). Dropping it SIGKILLs the group (a
+/// service never ends on its own terms while dsh needs it) and removes it
+/// from the registry and the watchdog.
+#[derive(Debug)]
+pub struct ServiceGroup {
+    guard: ProcessGroupGuard,
+}
+
+impl ServiceGroup {
+    /// The group id (the service leader's pid).
+    pub fn pgid(&self) -> u32 {
+        self.guard.pgid
+    }
+
+    /// Whether [`ProcessLayer::kill_all`] has killed this group.
+    pub fn killed(&self) -> bool {
+        self.guard.killed_by_kill_all()
     }
 }
 

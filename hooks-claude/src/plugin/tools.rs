@@ -23,6 +23,11 @@ fn permission_rank_of(effect: &Effect) -> u8 {
 }
 
 impl ClaudePlugin {
+    /// The MCP server behind `tool`, when it is an MCP tool of this session.
+    fn mcp_server_of(&self, tool: &str) -> Option<&payload::McpServerTag> {
+        payload::mcp_server_of(tool, &self.config().options.mcp_servers)
+    }
+
     /// Runs PreToolUse for a proposed call: the rewrite and the verdict the
     /// pipeline carries to this plugin's pre-execute and approval.
     pub(super) async fn run_pre_tool_use(
@@ -42,7 +47,10 @@ impl ClaudePlugin {
             call_id: Some(call_id),
             ..Firing::new(
                 HookEvent::PreToolUse,
-                payload::pre_tool_use(&common, &tool_name, &tool_input, call_id),
+                payload::with_mcp_server(
+                    payload::pre_tool_use(&common, &tool_name, &tool_input, call_id),
+                    self.mcp_server_of(tool),
+                ),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
@@ -341,6 +349,7 @@ impl ClaudePlugin {
                 ),
             )
         };
+        let payload = payload::with_mcp_server(payload, self.mcp_server_of(&exec.tool));
         let firing = Firing {
             subject: Some(&tool_name),
             tool_name: Some(&tool_name),
@@ -395,7 +404,12 @@ impl ClaudePlugin {
                 tool_name: payload::cc_tool_name(&settled.call.tool),
                 tool_input: payload::batch_tool_input(&settled.call.tool, &settled.call.arguments),
                 tool_use_id: settled.call.call_id.clone(),
-                tool_response: settled.outcome.content.clone(),
+                tool_response: payload::batch_tool_response(
+                    &settled.call.tool,
+                    settled.outcome.value.as_ref(),
+                    &settled.outcome.content,
+                    settled.outcome.is_error,
+                ),
             })
             .collect();
         let common = self.common(ctx, true);

@@ -10,7 +10,7 @@ use dsh_seams::{
 };
 use serde_json::Value;
 
-use super::{CodexPlugin, permission_denied_text, pre_tool_block_text};
+use super::{CodexPlugin, permission_denied_text, pre_tool_block_text_for};
 use crate::config::approval::{NEVER_TEXT, PolicyApproval};
 use crate::event::CodexEvent;
 use crate::matcher::tool_aliases;
@@ -111,7 +111,7 @@ impl CodexPlugin {
         let contexts = Self::context_entries(event, &records);
         let decision = match &block {
             Some((_, reason)) => PreToolDecision::Deny {
-                reason: pre_tool_block_text(reason, &tool_input),
+                reason: pre_tool_block_text_for(Some(tool), reason, &tool_input),
             },
             None => PreToolDecision::Allow,
         };

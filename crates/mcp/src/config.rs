@@ -1,0 +1,791 @@
+//! Where MCP servers are configured, read the way Claude Code and Codex
+//! read them.
+//!
+//! * Claude Code: `--mcp-config FILE` (source `dynamic`), `~/.claude.json`
+//!   `projects[<cwd>].mcpServers` (`local`), the project's `.mcp.json`
+//!   (`project`), `~/.claude.json` `mcpServers` (`user`). A name defined in
+//!   several scopes is taken from the first in that order. `${VAR}` and
+//!   `${VAR:-default}` are expanded in `command`, `args`, `env` and `url`
+//!   (an unset variable without a default makes the entry unusable:
+//!   [`ServerConfig::problem`]; remote servers' `headers` are not read, as
+//!   remote servers are not connected yet).
+//! * Project servers and the approval settings: a server named in
+//!   `disabledMcpjsonServers` (any settings layer, or the project's entry in
+//!   `~/.claude.json`) is not started. Headless runs start every other
+//!   `.mcp.json` server without asking, as Claude Code does in `-p`
+//!   (`mcp_unapproved`). An interactive session
+//!   ([`McpDiscovery::require_project_approval`]) starts only the approved
+//!   ones — `enableAllProjectMcpServers: true` or the name in
+//!   `enabledMcpjsonServers`, where Claude Code records the approvals its
+//!   dialog gives — since a cloned repository's `.mcp.json` runs commands.
+//! * Codex: `[mcp_servers.NAME]` tables (`command`, `args`, `env`, `cwd`,
+//!   `url`, `enabled`) in `$CODEX_HOME/config.toml` (default `~/.codex`),
+//!   then the project's `.codex/config.toml` (a later layer replaces a server
+//!   of the same name). Codex does not expand variables. A Codex server whose
+//!   name a Claude Code scope already defines is skipped with a notice.
+//!
+//! A file that exists but cannot be read or parsed is an error naming the
+//! file (and the server, for a bad entry): dsh does not start a session on
+//! a configuration it cannot read.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::expand::{Expansion, expand};
+
+/// Which configuration scope a server came from: Claude Code's
+/// `mcp_server.source` for the hooks, and `dsh mcp list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ServerSource {
+    /// `--mcp-config FILE`.
+    Dynamic,
+    /// `~/.claude.json` `projects[<cwd>].mcpServers`.
+    Local,
+    /// The project's `.mcp.json`.
+    Project,
+    /// `~/.claude.json` `mcpServers`.
+    User,
+    /// Codex `config.toml` `[mcp_servers]`.
+    Codex,
+}
+
+impl ServerSource {
+    /// The name Claude Code uses (`codex` for Codex's configuration).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ServerSource::Dynamic => "dynamic",
+            ServerSource::Local => "local",
+            ServerSource::Project => "project",
+            ServerSource::User => "user",
+            ServerSource::Codex => "codex",
+        }
+    }
+}
+
+/// How dsh talks to a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerTransport {
+    /// A child process speaking MCP on its stdin/stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to dsh's environment.
+        env: BTreeMap<String, String>,
+        /// The working directory (the session's when absent).
+        cwd: Option<PathBuf>,
+    },
+    /// A remote server (`type: "http"` / `"sse"`, Codex `url`). Configured
+    /// servers are listed, but dsh does not connect them yet.
+    Remote {
+        /// `http`, `sse`, …: as configured.
+        kind: String,
+        /// The endpoint.
+        url: String,
+    },
+}
+
+/// One configured server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The configured name (`mcp__<name>__<tool>`).
+    pub name: String,
+    /// The scope it came from.
+    pub source: ServerSource,
+    /// The file that defined it.
+    pub origin: PathBuf,
+    /// How to reach it.
+    pub transport: ServerTransport,
+    /// Why the entry cannot be used as written (variables missing from the
+    /// environment); the server is then reported failed, not started.
+    pub problem: Option<String>,
+    /// The entry's own start-up bound (Codex `startup_timeout_sec`); the
+    /// session's (`MCP_TIMEOUT`) when absent.
+    pub startup_timeout: Option<std::time::Duration>,
+    /// The entry's own bound on one call (Codex `tool_timeout_sec`); the
+    /// session's (`MCP_TOOL_TIMEOUT`) when absent.
+    pub tool_timeout: Option<std::time::Duration>,
+}
+
+/// Where to look.
+#[derive(Debug, Clone)]
+pub struct McpDiscovery {
+    /// The project directory.
+    pub cwd: PathBuf,
+    /// `$HOME`.
+    pub home: PathBuf,
+    /// `$CODEX_HOME` (default `~/.codex`).
+    pub codex_home: PathBuf,
+    /// `--mcp-config` files, in order.
+    pub mcp_config_files: Vec<PathBuf>,
+    /// `--settings` files (for `disabledMcpjsonServers`).
+    pub extra_settings: Vec<PathBuf>,
+    /// Whether project servers need an approval recorded in settings
+    /// (interactive sessions); headless runs start them as `claude -p` does.
+    pub require_project_approval: bool,
+}
+
+impl McpDiscovery {
+    /// The usual places for a project at `cwd`, `CODEX_HOME` read from `env`.
+    pub fn new(cwd: PathBuf, home: PathBuf, env: &dyn Fn(&str) -> Option<String>) -> Self {
+        let codex_home = env("CODEX_HOME")
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".codex"));
+        McpDiscovery {
+            cwd,
+            home,
+            codex_home,
+            mcp_config_files: Vec::new(),
+            extra_settings: Vec::new(),
+            require_project_approval: false,
+        }
+    }
+}
+
+/// What discovery found.
+#[derive(Debug, Clone, Default)]
+pub struct Discovered {
+    /// The servers to start, in precedence order.
+    pub servers: Vec<ServerConfig>,
+    /// Servers not started and why (disabled, shadowed).
+    pub notices: Vec<String>,
+}
+
+/// A configuration dsh cannot use.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but cannot be read.
+    #[error("cannot read MCP configuration {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON / TOML, or not the expected shape.
+    #[error("invalid MCP configuration {path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// One server entry is not usable.
+    #[error("invalid MCP server `{server}` in {path}: {message}")]
+    Server {
+        /// The file.
+        path: PathBuf,
+        /// The server's name.
+        server: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// `None` when the file does not exist.
+fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
+    match fs_err::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+fn read_json(path: &Path) -> Result<Option<Value>, ConfigError> {
+    let Some(text) = read_optional(path)? else {
+        return Ok(None);
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|err| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: err.to_string(),
+        })
+}
+
+fn string_list(
+    value: Option<&Value>,
+    path: &Path,
+    server: &str,
+    key: &str,
+) -> Result<Vec<String>, ConfigError> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(text) => Ok(text.clone()),
+                Value::Null
+                | Value::Bool(_)
+                | Value::Number(_)
+                | Value::Array(_)
+                | Value::Object(_) => Err(ConfigError::Server {
+                    path: path.to_path_buf(),
+                    server: server.to_owned(),
+                    message: format!("`{key}` must be a list of strings"),
+                }),
+            })
+            .collect(),
+        Some(_) => Err(ConfigError::Server {
+            path: path.to_path_buf(),
+            server: server.to_owned(),
+            message: format!("`{key}` must be a list of strings"),
+        }),
+    }
+}
+
+fn string_map(
+    value: Option<&Value>,
+    path: &Path,
+    server: &str,
+    key: &str,
+) -> Result<BTreeMap<String, String>, ConfigError> {
+    match value {
+        None | Some(Value::Null) => Ok(BTreeMap::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(name, value)| match value {
+                Value::String(text) => Ok((name.clone(), text.clone())),
+                Value::Null
+                | Value::Bool(_)
+                | Value::Number(_)
+                | Value::Array(_)
+                | Value::Object(_) => Err(ConfigError::Server {
+                    path: path.to_path_buf(),
+                    server: server.to_owned(),
+                    message: format!("`{key}.{name}` must be a string"),
+                }),
+            })
+            .collect(),
+        Some(_) => Err(ConfigError::Server {
+            path: path.to_path_buf(),
+            server: server.to_owned(),
+            message: format!("`{key}` must be an object of strings"),
+        }),
+    }
+}
+
+/// One Claude Code `mcpServers` entry, variables expanded.
+fn claude_entry(
+    name: &str,
+    entry: &Value,
+    source: ServerSource,
+    path: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerConfig, ConfigError> {
+    let bad = |message: String| ConfigError::Server {
+        path: path.to_path_buf(),
+        server: name.to_owned(),
+        message,
+    };
+    let Value::Object(map) = entry else {
+        return Err(bad("an entry must be an object".to_owned()));
+    };
+    let kind = match map.get("type") {
+        None => None,
+        Some(Value::String(kind)) => Some(kind.clone()),
+        Some(_) => return Err(bad("`type` must be a string".to_owned())),
+    };
+    let mut expansion = Expansion::default();
+    let transport = match kind.as_deref() {
+        None | Some("stdio") => {
+            let command = match map.get("command") {
+                Some(Value::String(command)) if !command.is_empty() => command.clone(),
+                Some(_) | None => {
+                    return Err(bad("a stdio server needs a `command` string".to_owned()));
+                }
+            };
+            let args = string_list(map.get("args"), path, name, "args")?;
+            let server_env = string_map(map.get("env"), path, name, "env")?;
+            ServerTransport::Stdio {
+                command: expand(&command, env, &mut expansion),
+                args: args
+                    .iter()
+                    .map(|arg| expand(arg, env, &mut expansion))
+                    .collect(),
+                env: server_env
+                    .iter()
+                    .map(|(key, value)| (key.clone(), expand(value, env, &mut expansion)))
+                    .collect(),
+                cwd: None,
+            }
+        }
+        Some(other) => {
+            let url = match map.get("url") {
+                Some(Value::String(url)) => url.clone(),
+                Some(_) | None => return Err(bad(format!("a `{other}` server needs a `url`"))),
+            };
+            ServerTransport::Remote {
+                kind: other.to_owned(),
+                url: expand(&url, env, &mut expansion),
+            }
+        }
+    };
+    Ok(ServerConfig {
+        name: name.to_owned(),
+        source,
+        origin: path.to_path_buf(),
+        transport,
+        problem: expansion.problem(),
+        startup_timeout: None,
+        tool_timeout: None,
+    })
+}
+
+fn claude_servers(
+    servers: Option<&Value>,
+    source: ServerSource,
+    path: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<ServerConfig>, ConfigError> {
+    match servers {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(name, entry)| claude_entry(name, entry, source, path, env))
+            .collect(),
+        Some(_) => Err(ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: "`mcpServers` must be an object".to_owned(),
+        }),
+    }
+}
+
+/// What the settings layers say about project servers.
+#[derive(Debug, Default)]
+struct ProjectApprovals {
+    /// `disabledMcpjsonServers` entries and the file that named each.
+    disabled: Vec<(String, PathBuf)>,
+    /// `enabledMcpjsonServers` entries.
+    enabled: Vec<String>,
+    /// `enableAllProjectMcpServers: true` somewhere.
+    enable_all: bool,
+}
+
+fn read_approvals(approvals: &mut ProjectApprovals, layer: &Value, file: &Path) {
+    let list = |key: &str| string_list(layer.get(key), file, "(settings)", key).unwrap_or_default();
+    for name in list("disabledMcpjsonServers") {
+        approvals.disabled.push((name, file.to_path_buf()));
+    }
+    approvals.enabled.extend(list("enabledMcpjsonServers"));
+    if layer.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {
+        approvals.enable_all = true;
+    }
+}
+
+/// The approval settings of every layer.
+fn project_approvals(discovery: &McpDiscovery, claude_json: Option<&Value>) -> ProjectApprovals {
+    let mut files = vec![
+        discovery.home.join(".claude").join("settings.json"),
+        discovery.cwd.join(".claude").join("settings.json"),
+        discovery.cwd.join(".claude").join("settings.local.json"),
+    ];
+    files.extend(discovery.extra_settings.iter().cloned());
+    let mut approvals = ProjectApprovals::default();
+    for file in files {
+        // A settings file the hook loader reads too: its own errors are
+        // reported there; here an unreadable one approves nothing.
+        if let Ok(Some(settings)) = read_json(&file) {
+            read_approvals(&mut approvals, &settings, &file);
+        }
+    }
+    if let Some(project) = claude_json.and_then(|json| project_entry(json, &discovery.cwd)) {
+        read_approvals(
+            &mut approvals,
+            project,
+            &discovery.home.join(".claude.json"),
+        );
+    }
+    approvals
+}
+
+fn project_entry<'a>(claude_json: &'a Value, cwd: &Path) -> Option<&'a Value> {
+    claude_json
+        .get("projects")?
+        .get(cwd.to_string_lossy().as_ref())
+}
+
+/// A positive number of seconds (Codex's `*_timeout_sec`, integer or float).
+fn seconds(value: Option<&Value>) -> Option<std::time::Duration> {
+    value
+        .and_then(Value::as_f64)
+        .filter(|secs| secs.is_finite() && *secs > 0.0)
+        .map(std::time::Duration::from_secs_f64)
+}
+
+/// Codex `[mcp_servers]` of one `config.toml`.
+fn codex_servers(path: &Path) -> Result<Vec<ServerConfig>, ConfigError> {
+    let Some(text) = read_optional(path)? else {
+        return Ok(Vec::new());
+    };
+    let parsed: toml::Value = toml::from_str(&text).map_err(|err| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: err.to_string(),
+    })?;
+    let Some(table) = parsed.get("mcp_servers") else {
+        return Ok(Vec::new());
+    };
+    // TOML → JSON keeps one set of shape checks for both dialects.
+    let json = serde_json::to_value(table).map_err(|err| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: err.to_string(),
+    })?;
+    let Value::Object(map) = json else {
+        return Err(ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: "`mcp_servers` must be a table".to_owned(),
+        });
+    };
+    let mut out = Vec::new();
+    for (name, entry) in &map {
+        let bad = |message: String| ConfigError::Server {
+            path: path.to_path_buf(),
+            server: name.clone(),
+            message,
+        };
+        if entry.get("enabled") == Some(&Value::Bool(false)) {
+            continue;
+        }
+        let transport = match (entry.get("command"), entry.get("url")) {
+            (Some(Value::String(command)), _) => ServerTransport::Stdio {
+                command: command.clone(),
+                args: string_list(entry.get("args"), path, name, "args")?,
+                env: string_map(entry.get("env"), path, name, "env")?,
+                cwd: entry.get("cwd").and_then(Value::as_str).map(PathBuf::from),
+            },
+            (None, Some(Value::String(url))) => ServerTransport::Remote {
+                kind: "http".to_owned(),
+                url: url.clone(),
+            },
+            (Some(_), _) => return Err(bad("`command` must be a string".to_owned())),
+            (None, _) => return Err(bad("a server needs `command` or `url`".to_owned())),
+        };
+        out.push(ServerConfig {
+            name: name.clone(),
+            source: ServerSource::Codex,
+            origin: path.to_path_buf(),
+            transport,
+            problem: None,
+            startup_timeout: seconds(entry.get("startup_timeout_sec")),
+            tool_timeout: seconds(entry.get("tool_timeout_sec")),
+        });
+    }
+    Ok(out)
+}
+
+/// Reads every configuration layer. `env` looks variables up for `${VAR}`.
+pub fn discover(
+    discovery: &McpDiscovery,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Discovered, ConfigError> {
+    let mut found = Discovered::default();
+    let mut layers: Vec<ServerConfig> = Vec::new();
+
+    for file in &discovery.mcp_config_files {
+        // Named on the command line: a missing file is an error too.
+        let Some(json) = read_json(file)? else {
+            return Err(ConfigError::Read {
+                path: file.clone(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            });
+        };
+        layers.extend(claude_servers(
+            json.get("mcpServers"),
+            ServerSource::Dynamic,
+            file,
+            env,
+        )?);
+    }
+    let claude_json_path = discovery.home.join(".claude.json");
+    let claude_json = read_json(&claude_json_path)?;
+    if let Some(project) = claude_json
+        .as_ref()
+        .and_then(|json| project_entry(json, &discovery.cwd))
+    {
+        layers.extend(claude_servers(
+            project.get("mcpServers"),
+            ServerSource::Local,
+            &claude_json_path,
+            env,
+        )?);
+    }
+    let project_path = discovery.cwd.join(".mcp.json");
+    if let Some(json) = read_json(&project_path)? {
+        let approvals = project_approvals(discovery, claude_json.as_ref());
+        for server in claude_servers(
+            json.get("mcpServers"),
+            ServerSource::Project,
+            &project_path,
+            env,
+        )? {
+            let approved = approvals.enable_all || approvals.enabled.contains(&server.name);
+            match approvals
+                .disabled
+                .iter()
+                .find(|(name, _)| *name == server.name)
+            {
+                Some((_, file)) => found.notices.push(format!(
+                    "MCP server `{}` ({}) not started: disabledMcpjsonServers in {}",
+                    server.name,
+                    project_path.display(),
+                    file.display()
+                )),
+                None if discovery.require_project_approval && !approved => {
+                    found.notices.push(format!(
+                        "MCP server `{}` ({}) not started: not approved (add it to enabledMcpjsonServers in .claude/settings.local.json, or set enableAllProjectMcpServers)",
+                        server.name,
+                        project_path.display()
+                    ));
+                }
+                None => layers.push(server),
+            }
+        }
+    }
+    if let Some(json) = &claude_json {
+        layers.extend(claude_servers(
+            json.get("mcpServers"),
+            ServerSource::User,
+            &claude_json_path,
+            env,
+        )?);
+    }
+    let mut codex: Vec<ServerConfig> = Vec::new();
+    for path in [
+        discovery.codex_home.join("config.toml"),
+        discovery.cwd.join(".codex").join("config.toml"),
+    ] {
+        for server in codex_servers(&path)? {
+            codex.retain(|earlier| earlier.name != server.name);
+            codex.push(server);
+        }
+    }
+    layers.extend(codex);
+
+    for server in layers {
+        match found.servers.iter().find(|kept| kept.name == server.name) {
+            Some(kept) => found.notices.push(format!(
+                "MCP server `{}` in {} ({}) is shadowed by the one in {} ({})",
+                server.name,
+                server.origin.display(),
+                server.source.as_str(),
+                kept.origin.display(),
+                kept.source.as_str()
+            )),
+            None => found.servers.push(server),
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn write(path: &Path, text: &str) {
+        fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+        fs_err::write(path, text).unwrap();
+    }
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "ORACLE" => Some("/oracle".to_owned()),
+            _ => None,
+        }
+    }
+
+    fn setup() -> (tempfile::TempDir, McpDiscovery) {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path().join("project");
+        let home = dir.path().join("home");
+        fs_err::create_dir_all(&cwd).unwrap();
+        fs_err::create_dir_all(&home).unwrap();
+        let discovery = McpDiscovery::new(cwd, home, &|_| None);
+        (dir, discovery)
+    }
+
+    #[test]
+    fn project_servers_expand_variables_and_keep_their_scope() {
+        let (_dir, discovery) = setup();
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"python3","args":["${ORACLE}/s.py","${MODE:-fast}"],"env":{"LOG":"${ORACLE}/log"}}}}"#,
+        );
+        let found = discover(&discovery, &env).unwrap();
+        assert_eq!(found.servers.len(), 1);
+        let server = &found.servers[0];
+        assert_eq!(server.source, ServerSource::Project);
+        assert_eq!(server.problem, None);
+        assert_eq!(
+            server.transport,
+            ServerTransport::Stdio {
+                command: "python3".into(),
+                args: vec!["/oracle/s.py".into(), "fast".into()],
+                env: BTreeMap::from([("LOG".to_owned(), "/oracle/log".to_owned())]),
+                cwd: None,
+            }
+        );
+    }
+
+    #[test]
+    fn a_missing_variable_is_a_problem_naming_it() {
+        let (_dir, discovery) = setup();
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"${NOPE}/bin"}}}"#,
+        );
+        let found = discover(&discovery, &env).unwrap();
+        assert_eq!(
+            found.servers[0].problem.as_deref(),
+            Some("missing environment variables: NOPE")
+        );
+    }
+
+    #[test]
+    fn dynamic_beats_local_beats_project_beats_user_and_codex() {
+        let (_dir, mut discovery) = setup();
+        let extra = discovery.cwd.join("extra.json");
+        write(&extra, r#"{"mcpServers":{"a":{"command":"dyn"}}}"#);
+        discovery.mcp_config_files.push(extra);
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"a":{"command":"proj"},"b":{"command":"proj"}}}"#,
+        );
+        let claude_json = serde_json::json!({
+            "mcpServers": {"b": {"command": "user"}, "c": {"command": "user"}},
+            "projects": {discovery.cwd.to_string_lossy(): {"mcpServers": {"c": {"command": "local"}}}}
+        });
+        write(
+            &discovery.home.join(".claude.json"),
+            &claude_json.to_string(),
+        );
+        write(
+            &discovery.codex_home.join("config.toml"),
+            "[mcp_servers.d]\ncommand = \"codex\"\nargs = [\"x\"]\n[mcp_servers.a]\ncommand = \"codex\"\n",
+        );
+        let found = discover(&discovery, &env).unwrap();
+        let names: Vec<(&str, ServerSource)> = found
+            .servers
+            .iter()
+            .map(|s| (s.name.as_str(), s.source))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("a", ServerSource::Dynamic),
+                ("c", ServerSource::Local),
+                ("b", ServerSource::Project),
+                ("d", ServerSource::Codex),
+            ]
+        );
+        assert_eq!(found.notices.len(), 4, "{:?}", found.notices);
+    }
+
+    #[test]
+    fn disabled_project_servers_are_not_started() {
+        let (_dir, discovery) = setup();
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"x"},"other":{"command":"y"}}}"#,
+        );
+        write(
+            &discovery.cwd.join(".claude").join("settings.local.json"),
+            r#"{"disabledMcpjsonServers":["echo"]}"#,
+        );
+        let found = discover(&discovery, &env).unwrap();
+        assert_eq!(found.servers.len(), 1);
+        assert_eq!(found.servers[0].name, "other");
+        assert!(found.notices[0].contains("disabledMcpjsonServers"));
+    }
+
+    #[test]
+    fn interactive_sessions_start_only_approved_project_servers() {
+        let (_dir, mut discovery) = setup();
+        discovery.require_project_approval = true;
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"x"},"other":{"command":"y"}}}"#,
+        );
+        let found = discover(&discovery, &env).unwrap();
+        assert!(found.servers.is_empty());
+        assert!(
+            found.notices[0].contains("not approved"),
+            "{:?}",
+            found.notices
+        );
+        write(
+            &discovery.cwd.join(".claude").join("settings.local.json"),
+            r#"{"enabledMcpjsonServers":["other"]}"#,
+        );
+        let found = discover(&discovery, &env).unwrap();
+        assert_eq!(found.servers.len(), 1);
+        assert_eq!(found.servers[0].name, "other");
+        write(
+            &discovery.cwd.join(".claude").join("settings.json"),
+            r#"{"enableAllProjectMcpServers":true}"#,
+        );
+        assert_eq!(discover(&discovery, &env).unwrap().servers.len(), 2);
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_server() {
+        let (_dir, discovery) = setup();
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"args":["x"]}}}"#,
+        );
+        let error = discover(&discovery, &env).unwrap_err().to_string();
+        assert!(error.contains(".mcp.json"), "{error}");
+        assert!(error.contains("`echo`"), "{error}");
+        write(&discovery.cwd.join(".mcp.json"), "{not json");
+        let error = discover(&discovery, &env).unwrap_err().to_string();
+        assert!(error.contains(".mcp.json"), "{error}");
+    }
+
+    #[test]
+    fn a_missing_mcp_config_file_is_an_error() {
+        let (_dir, mut discovery) = setup();
+        discovery
+            .mcp_config_files
+            .push(discovery.cwd.join("nope.json"));
+        let error = discover(&discovery, &env).unwrap_err().to_string();
+        assert!(error.contains("nope.json"), "{error}");
+    }
+
+    #[test]
+    fn codex_project_layer_replaces_the_home_layer_and_disabled_is_skipped() {
+        let (_dir, discovery) = setup();
+        write(
+            &discovery.codex_home.join("config.toml"),
+            "[mcp_servers.x]\ncommand = \"home\"\n[mcp_servers.off]\ncommand = \"y\"\nenabled = false\n",
+        );
+        write(
+            &discovery.cwd.join(".codex").join("config.toml"),
+            "[mcp_servers.x]\ncommand = \"project\"\nenv = { A = \"1\" }\nstartup_timeout_sec = 2\ntool_timeout_sec = 0.5\n",
+        );
+        let found = discover(&discovery, &env).unwrap();
+        assert_eq!(found.servers.len(), 1);
+        let ServerTransport::Stdio { command, env, .. } = &found.servers[0].transport else {
+            panic!("stdio expected");
+        };
+        assert_eq!(command, "project");
+        assert_eq!(env.get("A").map(String::as_str), Some("1"));
+        assert_eq!(
+            found.servers[0].startup_timeout,
+            Some(std::time::Duration::from_secs(2))
+        );
+        assert_eq!(
+            found.servers[0].tool_timeout,
+            Some(std::time::Duration::from_millis(500))
+        );
+    }
+}

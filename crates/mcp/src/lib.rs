@@ -1,0 +1,32 @@
+//! dsh's MCP client.
+//!
+//! What this crate is for: reading MCP server configuration where Claude
+//! Code and Codex users keep it ([`config`]), starting and supervising the
+//! servers for one session on the official Rust SDK (`rmcp`) ([`manager`]),
+//! and offering each server tool to the model through dsh's tool registry as
+//! `mcp__<server>__<tool>` ([`tool`]).
+//!
+//! What it is not: it does not decide anything about a call (permission
+//! rules and hooks see MCP calls through the registry like any other tool),
+//! it does not build hook payloads (the bridges derive Claude Code's and
+//! Codex's shapes from the canonical result value, see [`tool`]), and it
+//! does not serve MCP. Only stdio servers are connected; remote (`http`,
+//! `sse`) entries are listed and reported as unsupported.
+
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
+pub mod config;
+mod expand;
+pub mod manager;
+pub mod tool;
+
+pub use config::{
+    ConfigError, Discovered, McpDiscovery, ServerConfig, ServerSource, ServerTransport, discover,
+};
+pub use manager::{
+    CallError, DEFAULT_STARTUP_TIMEOUT, McpManager, McpOptions, Server, ServerReport, ServerStatus,
+};
+pub use tool::{McpStandIn, McpTool, qualified_name};

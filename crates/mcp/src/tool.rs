@@ -1,0 +1,190 @@
+//! An MCP tool in dsh's registry: `mcp__<server>__<tool>`.
+//!
+//! The canonical value of a call is the MCP result object, camelCase, with
+//! `isError` always present: `{"content":[…],"structuredContent":…,
+//! "isError":false}` (the bridges derive their payload shapes from it).
+//! What the model sees is what Claude Code shows it: the structured content
+//! as compact JSON when there is one, else the content blocks' text; an
+//! `isError` result is an error outcome reading `Error executing tool
+//! <tool>: <text>`.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use dsh_protocol::ToolSpec;
+use dsh_tools::{Rendered, Tool, ToolContext, ToolError};
+use rmcp::model::{CallToolResult, Tool as ToolDef};
+use serde_json::{Map, Value, json};
+
+use crate::manager::Server;
+
+/// Claude Code's name part rule: anything but `[A-Za-z0-9_-]` becomes `_`.
+pub fn name_part(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The model-facing name of `tool` on `server`.
+pub fn qualified_name(server: &str, tool: &str) -> String {
+    format!("mcp__{}__{}", name_part(server), name_part(tool))
+}
+
+/// One server tool, offered under its qualified name.
+#[derive(Debug)]
+pub struct McpTool {
+    server: Arc<Server>,
+    tool: String,
+    spec: ToolSpec,
+}
+
+impl McpTool {
+    /// The tool `def` of `server`.
+    pub fn new(server: Arc<Server>, def: &ToolDef) -> Self {
+        let spec = ToolSpec {
+            name: qualified_name(&server.config().name, &def.name),
+            description: def.description.as_deref().unwrap_or_default().to_owned(),
+            input_schema: Value::Object((*def.input_schema).clone()),
+        };
+        McpTool {
+            server,
+            tool: def.name.to_string(),
+            spec,
+        }
+    }
+}
+
+/// The canonical value of a result (see the module docs).
+pub fn result_value(result: &CallToolResult) -> Value {
+    let mut map = Map::new();
+    let content = serde_json::to_value(&result.content).unwrap_or_else(|_| json!([]));
+    map.insert("content".into(), content);
+    if let Some(structured) = &result.structured_content {
+        map.insert("structuredContent".into(), structured.clone());
+    }
+    map.insert("isError".into(), json!(result.is_error.unwrap_or(false)));
+    Value::Object(map)
+}
+
+/// The text of the content blocks: text blocks as they are, any other
+/// block as its JSON.
+pub fn content_text(content: &Value) -> String {
+    let Some(blocks) = content.as_array() else {
+        return String::new();
+    };
+    blocks
+        .iter()
+        .map(|block| match block.get("text").and_then(Value::as_str) {
+            Some(text) if block.get("type").and_then(Value::as_str) == Some("text") => {
+                text.to_owned()
+            }
+            Some(_) | None => block.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[async_trait]
+impl Tool for McpTool {
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
+    }
+
+    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
+        let result = self
+            .server
+            .call(&self.tool, arguments, &ctx.cancel)
+            .await
+            .map_err(|err| ToolError(err.0))?;
+        Ok(result_value(&result))
+    }
+
+    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
+        let Some(object) = value.as_object() else {
+            return Err(ToolError(
+                "an MCP result must be an object with `content`".to_owned(),
+            ));
+        };
+        let text = content_text(object.get("content").unwrap_or(&Value::Null));
+        if object.get("isError").and_then(Value::as_bool) == Some(true) {
+            return Ok(Rendered {
+                content: format!("Error executing tool {}: {text}", self.tool),
+                is_error: true,
+            });
+        }
+        let content = match object.get("structuredContent") {
+            Some(structured) => structured.to_string(),
+            None => text,
+        };
+        Ok(Rendered {
+            content,
+            is_error: false,
+        })
+    }
+}
+
+/// An MCP tool name with no server behind it, for dry runs (`dsh hooks
+/// test --tool mcp__…`): it accepts any object as arguments so hooks and
+/// rules can be asked about the call, and fails if it is ever dispatched.
+#[derive(Debug)]
+pub struct McpStandIn {
+    spec: ToolSpec,
+}
+
+impl McpStandIn {
+    /// A stand-in named `name` (`mcp__<server>__<tool>`).
+    pub fn new(name: &str) -> Self {
+        McpStandIn {
+            spec: ToolSpec {
+                name: name.to_owned(),
+                description: "An MCP tool (no server connected in this dry run).".to_owned(),
+                input_schema: json!({"type": "object"}),
+            },
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for McpStandIn {
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
+    }
+
+    async fn run(&self, _ctx: &ToolContext, _arguments: &Value) -> Result<Value, ToolError> {
+        Err(ToolError(format!(
+            "`{}` has no MCP server in this dry run",
+            self.spec.name
+        )))
+    }
+
+    fn render(&self, _value: &Value) -> Result<Rendered, ToolError> {
+        Err(ToolError("a dry-run MCP tool has no results".to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_claude_code() {
+        assert_eq!(qualified_name("echo", "echo_text"), "mcp__echo__echo_text");
+        assert_eq!(qualified_name("my server", "a.b"), "mcp__my_server__a_b");
+    }
+
+    #[test]
+    fn content_text_joins_blocks() {
+        let content =
+            json!([{"type":"text","text":"a"},{"type":"image","data":"x","mimeType":"image/png"}]);
+        assert_eq!(
+            content_text(&content),
+            "a\n{\"type\":\"image\",\"data\":\"x\",\"mimeType\":\"image/png\"}"
+        );
+    }
+}

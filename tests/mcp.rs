@@ -1,0 +1,324 @@
+//! MCP servers end to end (issue 15): `.mcp.json` and `--mcp-config` through
+//! `dsh -p` against the loopback provider and `dsh replay`, `dsh mcp list`, and
+//! the servers' lifetime (gone when dsh is). The server is
+//! `fixtures/mcp/echo_server.py`, a real stdio MCP server.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use dsh_provider::mock::{MockResponse, MockToolCall};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::cli_headless::{dsh, events, mock, of_type, session_logs};
+use crate::support::{TestContext, repo_root};
+
+fn server() -> PathBuf {
+    repo_root()
+        .join("fixtures")
+        .join("mcp")
+        .join("echo_server.py")
+}
+
+/// A project `.mcp.json` with the test server as `echo`, logging its calls.
+fn project_server(ctx: &TestContext) -> PathBuf {
+    let log = ctx.home().join("mcp_calls.jsonl");
+    let config = json!({"mcpServers": {"echo": {
+        "command": "python3",
+        "args": ["${MCP_SERVER}"],
+        "env": {"MCP_ECHO_LOG": log},
+    }}});
+    std::fs::write(ctx.project().join(".mcp.json"), config.to_string()).unwrap();
+    log
+}
+
+fn calls(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn alive(pid: i32) -> bool {
+    // Signal 0: delivery check only.
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()
+}
+
+fn wait_gone(pid: i32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if !alive(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn headless_run_uses_an_mcp_tool_through_hooks_and_stops_the_server() {
+    let ctx = TestContext::new();
+    let log = project_server(&ctx);
+    // A PreToolUse hook on `mcp__echo__.*` rewrites the argument.
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "mcp__echo__.*", "hooks": [{
+        "type": "command",
+        "command": "cat > /dev/null; echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\",\"updatedInput\":{\"text\":\"from-hook\"}}}'"
+    }]}]}});
+    std::fs::create_dir_all(ctx.project().join(".claude")).unwrap();
+    std::fs::write(
+        ctx.project().join(".claude").join("settings.json"),
+        settings.to_string(),
+    )
+    .unwrap();
+    let provider = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "mcp__echo__echo",
+                &json!({"text": "hi"}),
+            )],
+        ),
+        MockResponse::text("Done."),
+    ]);
+    let output = dsh(&ctx, &provider)
+        .env("MCP_SERVER", server())
+        .args(["-p", "Echo hi", "--permission-mode", "bypassPermissions"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Done.\n");
+
+    // The tool was offered with its schema, and the model got the structured result.
+    let requests = provider.requests();
+    let tool = requests[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "mcp__echo__echo")
+        .expect("mcp__echo__echo offered");
+    assert_eq!(tool["function"]["parameters"]["required"], json!(["text"]));
+    let last = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "tool");
+    assert_eq!(last["content"], r#"{"result":"ECHO: from-hook"}"#);
+
+    // The header lists the server; the log has the call as any other.
+    let logs = session_logs(&ctx);
+    let events = events(&logs[0]);
+    assert_eq!(
+        events[0]["notices"],
+        json!(["mcp: echo (project): connected, 6 tools"])
+    );
+    let results = of_type(&events, "tool/result");
+    assert_eq!(results[0]["content"], r#"{"result":"ECHO: from-hook"}"#);
+
+    // The server got the rewritten argument, and it is gone now.
+    let calls = calls(&log);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["arguments"], json!({"text": "from-hook"}));
+    let pid = i32::try_from(calls[0]["pid"].as_i64().unwrap()).unwrap();
+    assert!(wait_gone(pid), "MCP server {pid} outlived dsh");
+}
+
+#[test]
+fn permission_rules_name_mcp_tools() {
+    let ctx = TestContext::new();
+    let log = project_server(&ctx);
+    let provider = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "mcp__echo__echo",
+                &json!({"text": "hi"}),
+            )],
+        ),
+        MockResponse::text("Done."),
+    ]);
+    let output = dsh(&ctx, &provider)
+        .env("MCP_SERVER", server())
+        .args([
+            "-p",
+            "Echo hi",
+            "--permission-mode",
+            "bypassPermissions",
+            "--disallowedTools",
+            "mcp__echo",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let events = events(&session_logs(&ctx)[0]);
+    let result = of_type(&events, "tool/result")[0].clone();
+    assert_eq!(result["is_error"], true, "{result}");
+    assert!(calls(&log).is_empty(), "the denied call reached the server");
+}
+
+#[test]
+fn replay_with_mcp_config_and_a_broken_server_reports_it() {
+    let ctx = TestContext::new();
+    let extra = ctx.project().join("extra.json");
+    let config = json!({"mcpServers": {
+        "echo": {"command": "python3", "args": [server()]},
+        "broken": {"command": "python3", "args": ["-c", "import sys; sys.stderr.write('no luck'); sys.exit(4)"]},
+        "unset": {"command": "${DSH_TEST_NOT_SET}/server"},
+    }});
+    std::fs::write(&extra, config.to_string()).unwrap();
+    let fixture = ctx.project().join("fixture.json");
+    let script = json!({"prompts": ["go"], "model": [
+        {"tool_calls": [
+            {"name": "mcp__echo__echo_text", "arguments": {"text": "plain"}},
+            {"name": "mcp__broken__anything", "arguments": {}}
+        ]},
+        {"text": "end"}
+    ]});
+    std::fs::write(&fixture, script.to_string()).unwrap();
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(&fixture)
+        .arg("--mcp-config")
+        .arg(&extra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+    assert!(
+        stderr.contains("mcp: broken (dynamic): failed: MCP server `broken`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no luck"), "{stderr}");
+    assert!(
+        stderr.contains("mcp: unset (dynamic): failed:") && stderr.contains("DSH_TEST_NOT_SET"),
+        "{stderr}"
+    );
+    let log: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let notices = log[0]["notices"].as_array().unwrap();
+    assert_eq!(notices[0], "mcp: echo (dynamic): connected, 6 tools");
+    let results = of_type(&log, "tool/result");
+    assert_eq!(results[0]["content"], "ECHO-TEXT: plain");
+    // The failed server offers no tools: the call is an unknown tool.
+    assert_eq!(results[1]["is_error"], true);
+    assert!(
+        results[1]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Unknown tool `mcp__broken__anything`"),
+        "{}",
+        results[1]
+    );
+}
+
+#[test]
+fn mcp_list_shows_servers_sources_and_tools() {
+    let ctx = TestContext::new();
+    project_server(&ctx);
+    std::fs::write(
+        ctx.home().join(".claude.json"),
+        json!({"mcpServers": {"far": {"type": "http", "url": "https://example.invalid/mcp"}}})
+            .to_string(),
+    )
+    .unwrap();
+    let output = ctx
+        .dsh()
+        .env("MCP_SERVER", server())
+        .args(["mcp", "list", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["name"], "echo");
+    assert_eq!(lines[0]["source"], "project");
+    assert_eq!(lines[0]["status"], "connected");
+    assert_eq!(
+        lines[0]["tools"],
+        json!(["echo", "echo_text", "fail", "crash", "env", "slow"])
+    );
+    assert_eq!(lines[1]["name"], "far");
+    assert_eq!(lines[1]["source"], "user");
+    assert_eq!(lines[1]["status"], "failed");
+    assert!(
+        lines[1]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not supported")
+    );
+
+    // An invalid configuration names the file and the server.
+    std::fs::write(
+        ctx.project().join(".mcp.json"),
+        r#"{"mcpServers":{"bad":{"args":[]}}}"#,
+    )
+    .unwrap();
+    let output = ctx.dsh().args(["mcp", "list"]).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(".mcp.json") && stderr.contains("`bad`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_killed_dsh_takes_its_mcp_servers_with_it() {
+    use crate::cli_signals::{finish, send, spawn_dsh, wait_for};
+    use dsh_provider::mock::MockReply;
+
+    let ctx = TestContext::new();
+    // The server's leader records its pid, and outlives the server's EOF on stdin (as a
+    // careless server would): only a kill of the whole group ends it.
+    let pid_file = ctx.home().join("server.pid");
+    let config = json!({"mcpServers": {"echo": {
+        "command": "bash",
+        "args": ["-c", "echo $$ > \"$0\"; python3 \"$1\"; sleep 300", pid_file, server()],
+    }}});
+    std::fs::write(ctx.project().join(".mcp.json"), config.to_string()).unwrap();
+    let provider = mock(vec![MockResponse::Reply(
+        MockReply::text("slow").with_delay(Duration::from_secs(30)),
+    )]);
+    let child = spawn_dsh(&ctx, &provider, &["-p", "hello"]);
+    // The request is only sent once the servers have started.
+    assert!(wait_for(Duration::from_secs(20), || !provider
+        .requests()
+        .is_empty()));
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(alive(pid));
+    send(&child, "KILL");
+    let _ = finish(child);
+    // dsh had no chance to clean up: the watchdog kills the server's group.
+    let gone = wait_gone(pid);
+    if !gone {
+        // Do not leave it behind when the test fails.
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    assert!(gone, "MCP server {pid} survived a SIGKILLed dsh");
+}
