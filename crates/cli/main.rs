@@ -22,6 +22,7 @@ mod signals;
 mod stdio;
 mod terminal;
 mod trust;
+mod tui;
 mod wiring;
 
 use std::path::PathBuf;
@@ -75,9 +76,9 @@ struct Cli {
     /// Load a Claude Code plugin from this directory for the session, as `claude --plugin-dir`.
     #[arg(long = "plugin-dir", value_name = "DIR")]
     plugin_dirs: Vec<PathBuf>,
-    /// Bound on model requests per turn.
-    #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
-    max_steps: u64,
+    /// Bound on model requests per turn (with -p: default 50; interactive: no bound unless given).
+    #[arg(long)]
+    max_steps: Option<u64>,
     /// Colour in the interactive session.
     #[arg(long, value_enum, default_value_t = log_view::ColorChoice::Auto)]
     color: log_view::ColorChoice,
@@ -211,7 +212,7 @@ fn main() -> ExitCode {
                     settings: cli.settings.clone(),
                     plugin_dirs: cli.plugin_dirs.clone(),
                     model: cli.model,
-                    max_steps: cli.max_steps,
+                    max_steps: cli.max_steps.unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
                     permissions: cli.permissions,
                 }),
                 None => interactive::run(interactive::InteractiveArgs {
@@ -220,7 +221,9 @@ fn main() -> ExitCode {
                     settings: cli.settings.clone(),
                     plugin_dirs: cli.plugin_dirs.clone(),
                     model: cli.model,
-                    max_steps: cli.max_steps,
+                    // A person is there to press Ctrl-C: no silent cap
+                    // unless `--max-steps` asks for one.
+                    max_steps: cli.max_steps.unwrap_or(u64::MAX),
                     color: cli.color,
                     permissions: cli.permissions,
                 }),
