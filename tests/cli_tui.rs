@@ -384,6 +384,8 @@ fn a_hook_block_shows_the_hooks_own_words_and_ctrl_o_the_rest() {
     screen.send("\x0f");
     screen.wait_text("exit code: 2");
     let detail = screen.wait_for("the rest of the detail", |s| s.trim_end().ends_with('>'));
+    // Shown with --nocapture (the README's transcript is this screen).
+    println!("{}", redact(&detail));
     assert!(
         detail.contains("project/bash_validator.sh --strict"),
         "{detail}"

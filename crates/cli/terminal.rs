@@ -368,7 +368,10 @@ impl Terminal {
                         detail.push_str(&format!("exit code: {code}\n"));
                     }
                     if let Some(reason) = decision.best_reason() {
-                        detail.push_str(&format!("reason (as the model is told):\n{reason}\n"));
+                        detail.push_str(&format!(
+                            "reason (as the model is told):\n{}\n",
+                            reason.trim_end()
+                        ));
                     }
                     if !stderr.trim().is_empty() {
                         detail.push_str(&format!("stderr:\n{}\n", stderr.trim_end()));
