@@ -203,6 +203,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         history: crate::tui::editor::history_path(&home, &opened.cwd),
         cwd: opened.cwd.clone(),
         color: term.color(),
+        editing: term.editing_flag(),
     };
     let mut status = StatusInfo {
         model: model.name(),

@@ -11,7 +11,8 @@
 //! what a hook did (blocked, rewrote, asked) reads the same here as in the log.
 
 use std::io::{IsTerminal as _, Write as _};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use dsh_protocol::{Event, EventBody, HookDecision, HookEffect, HookOutcomeKind, TurnEndReason};
@@ -111,6 +112,9 @@ pub struct Terminal {
     color: bool,
     tty: bool,
     state: Mutex<State>,
+    /// The line editor holds the terminal in raw mode (no `\n` → `\r\n`
+    /// translation): output then ends its lines with `\r\n` itself.
+    editing: Arc<AtomicBool>,
 }
 
 impl Terminal {
@@ -120,7 +124,13 @@ impl Terminal {
             color,
             tty: std::io::stdout().is_terminal(),
             state: Mutex::new(State::default()),
+            editing: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// The flag the line editor sets while it holds the terminal in raw mode.
+    pub fn editing_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.editing)
     }
 
     fn paint(&self, tone: Tone, text: &str) -> String {
@@ -136,6 +146,10 @@ impl Terminal {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let mut out = String::new();
         let value = f(&mut state, &mut out);
+        if self.editing.load(Ordering::SeqCst) {
+            // A notice while the prompt is being edited (e.g. an idle hook).
+            out = out.replace('\n', "\r\n");
+        }
         if !out.is_empty() {
             let mut stdout = std::io::stdout().lock();
             let _ = stdout.write_all(out.as_bytes());

@@ -18,6 +18,8 @@
 use std::io::{Read as _, Write as _};
 use std::os::fd::AsFd as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
@@ -79,6 +81,9 @@ pub struct EditorConfig {
     pub cwd: PathBuf,
     /// Colour in the prompt and menus.
     pub color: bool,
+    /// Set while the editor holds the terminal in raw mode (other output
+    /// then writes `\r\n` line ends).
+    pub editing: Arc<AtomicBool>,
 }
 
 /// The handle the main loop keeps: asks the thread for the next line.
@@ -253,7 +258,10 @@ fn editor_loop(
                 }
                 let reedline = editor.get_or_insert_with(|| build(config));
                 let prompt = DshPrompt;
-                let event = match reedline.read_line(&prompt) {
+                config.editing.store(true, Ordering::SeqCst);
+                let read = reedline.read_line(&prompt);
+                config.editing.store(false, Ordering::SeqCst);
+                let event = match read {
                     Ok(Signal::Success(text)) => EditorEvent::Line(join_continuations(&text)),
                     // Ctrl-O is bound to `/last`: shown after the prompt,
                     // as if typed, so its output starts on a line of its own.
