@@ -396,6 +396,14 @@ fn a_hook_block_shows_the_hooks_own_words_and_ctrl_o_the_rest() {
         ),
         "{detail}"
     );
+    // /hooks lists the hook with where it comes from and its trust state.
+    screen.type_text("/hooks\r");
+    let listed = screen.wait_text("no flag or defaultMode");
+    println!("{}", redact(&listed));
+    assert!(
+        listed.contains("     active — ") && listed.contains("settings.json#hooks.PreToolUse[0]"),
+        "{listed}"
+    );
     screen.exit_with_ctrl_d();
 
     let events = events(&session_logs(&ctx)[0]);
@@ -473,4 +481,54 @@ fn clear_starts_a_fresh_session() {
     let requests = mock.requests();
     let second = requests[1]["messages"].to_string();
     assert!(!second.contains("Before."), "{second}");
+}
+
+#[test]
+fn errors_read_as_one_line_ctrl_c_interrupts_and_the_status_line_counts_context() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::status(401, r#"{"error":{"message":"invalid api key"}}"#),
+        MockResponse::Reply(
+            dsh_provider::mock::MockReply::chunks(["Counting", " slowly", " forever"])
+                .with_delay(Duration::from_secs(30)),
+        ),
+        MockResponse::Reply(
+            dsh_provider::mock::MockReply::chunks(["Done."]).with_usage(12_000, 300),
+        ),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 120), &[]);
+    screen.wait_prompt();
+    screen.type_text("hello\r");
+    let shown = screen.wait_text("the provider rejected the API key");
+    assert!(shown.contains("set DSH_API_KEY"), "{shown}");
+    screen.wait_prompt();
+
+    // Ctrl-C while the model streams interrupts the turn, not dsh.
+    screen.type_text("count\r");
+    screen.wait_for("the request", |_| mock.requests().len() >= 2);
+    std::thread::sleep(Duration::from_millis(300));
+    screen.send("\x03");
+    screen.wait_text("interrupted");
+    screen.wait_prompt();
+
+    // Tab completes a command; the reply's usage reaches the status line.
+    screen.type_text("/perm\t");
+    let deadline = Instant::now() + WAIT;
+    while screen.prompt_line().trim_end() != "> /permissions" {
+        assert!(Instant::now() < deadline, "{}", screen.contents());
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    screen.send("\r");
+    screen.wait_text("this session: default mode");
+    screen.type_text("last one\r");
+    screen.wait_text("Done.");
+    screen.wait_text("context 12.3k/128k (9%)");
+    screen.exit_with_ctrl_d();
+
+    let events = events(&session_logs(&ctx)[0]);
+    let reasons: Vec<&str> = of_type(&events, "turn/end")
+        .iter()
+        .map(|end| end["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, ["error", "interrupted", "completed"]);
 }

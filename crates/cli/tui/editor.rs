@@ -339,6 +339,10 @@ fn build(config: &EditorConfig) -> Reedline {
             cwd: config.cwd.clone(),
         }))
         .with_menu(ReedlineMenu::EngineCompleter(Box::new(menu)))
+        // One match completes at once; several complete their common prefix
+        // and open the menu.
+        .with_quick_completions(true)
+        .with_partial_completions(true)
         .with_validator(Box::new(ContinuationValidator))
         .with_ansi_colors(config.color);
     if let Some(dir) = config.history.parent() {
