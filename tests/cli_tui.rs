@@ -532,3 +532,21 @@ fn errors_read_as_one_line_ctrl_c_interrupts_and_the_status_line_counts_context(
         .collect();
     assert_eq!(reasons, ["error", "interrupted", "completed"]);
 }
+
+#[test]
+fn a_slow_model_shows_a_spinner_until_its_text_arrives() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![MockResponse::Reply(
+        dsh_provider::mock::MockReply::chunks(["Here at last."])
+            .with_delay(Duration::from_millis(2500)),
+    )]);
+    let mut screen = Screen::spawn(&ctx, &mock, (20, 100), &[]);
+    screen.wait_prompt();
+    screen.type_text("take your time\r");
+    let waiting = screen.wait_text("waiting for the model…");
+    assert!(waiting.contains("Ctrl-C interrupts"), "{waiting}");
+    let done = screen.wait_text("Here at last.");
+    // The spinner's line was cleared, not left behind.
+    assert!(!done.contains("waiting for the model"), "{done}");
+    screen.exit_with_ctrl_d();
+}
