@@ -550,3 +550,39 @@ fn a_slow_model_shows_a_spinner_until_its_text_arrives() {
     assert!(!done.contains("waiting for the model"), "{done}");
     screen.exit_with_ctrl_d();
 }
+
+#[test]
+fn hooks_trust_from_the_prompt() {
+    let ctx = TestContext::new();
+    let claude = ctx.project().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "true project-hook-marker" } ] } ] } }"#,
+    )
+    .unwrap();
+    let mock = mock(Vec::new());
+    let mut screen = Screen::spawn(&ctx, &mock, (40, 120), &[]);
+    screen.wait_text("Trust and run them?");
+    screen.type_text("n\r");
+    screen.wait_text("Skipped: these hooks do not run in this session.");
+    screen.wait_prompt();
+    screen.type_text("/hooks\r");
+    let before = screen.wait_text("no flag or defaultMode");
+    screen.type_text("/hooks trust\r");
+    let after = screen.wait_text("(trust applies from the next session on)");
+    screen.wait_prompt();
+    screen.type_text("/hooks\r");
+    let listed = screen.wait_for("the second listing", |s| {
+        s.matches("no flag or defaultMode").count() >= 2
+    });
+    println!("{before}\n----\n{after}\n----\n{listed}");
+    let first = &listed[listed.find("> /hooks\n").unwrap()..listed.find("> /hooks trust").unwrap()];
+    let last = &listed[listed.rfind("> /hooks\n").unwrap()..];
+    assert!(first.contains("untrusted"), "{first}");
+    assert!(
+        !last.contains("untrusted") && last.contains("trusted"),
+        "{last}"
+    );
+    screen.exit_with_ctrl_d();
+}
