@@ -586,3 +586,31 @@ fn hooks_trust_from_the_prompt() {
     );
     screen.exit_with_ctrl_d();
 }
+
+#[test]
+fn model_reopens_the_session_with_another_model() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::text("From the first model."),
+        MockResponse::text("From the second model."),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (40, 120), &[]);
+    screen.wait_prompt();
+    screen.type_text("one\r");
+    screen.wait_text("From the first model.");
+    screen.type_text("/model other-model\r");
+    screen.wait_text("other-model · ");
+    screen.wait_prompt();
+    screen.type_text("two\r");
+    screen.wait_text("From the second model.");
+    screen.exit_with_ctrl_d();
+    // The same session, now talking to the other model with the history.
+    assert_eq!(session_logs(&ctx).len(), 1);
+    let requests = mock.requests();
+    assert_eq!(requests[1]["model"], "other-model");
+    assert!(
+        requests[1]["messages"]
+            .to_string()
+            .contains("From the first model.")
+    );
+}
