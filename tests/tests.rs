@@ -14,6 +14,7 @@ mod cli_interactive;
 mod cli_replay;
 mod cli_sessions_safety;
 mod cli_signals;
+mod cli_tui;
 mod codex_notify;
 mod compaction;
 mod conformance_claude;

@@ -188,6 +188,33 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
     }
 }
 
+/// For the interactive session's `/hooks` and `/permissions` (issue 18):
+/// the same listing and trust actions as `dsh hooks …`, for the session's
+/// directory and `--settings` files.
+pub mod session {
+    use super::{Format, HookSources, list, trust_cmd};
+
+    /// `/hooks`: `dsh hooks list`.
+    pub fn list(sources: &HookSources) -> anyhow::Result<()> {
+        list::run(sources, Format::Text).map(drop)
+    }
+
+    /// `/hooks trust [SELECTOR…]`.
+    pub fn trust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<()> {
+        trust_cmd::trust(sources, selectors).map(drop)
+    }
+
+    /// `/hooks untrust [SELECTOR…]`.
+    pub fn untrust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<()> {
+        trust_cmd::untrust(sources, selectors).map(drop)
+    }
+
+    /// `/permissions`: the rules and where they come from.
+    pub fn permissions(sources: &HookSources) -> anyhow::Result<String> {
+        list::permissions_text(sources)
+    }
+}
+
 /// `dsh hooks test` runs hooks as a session would, so it applies the same
 /// trust rules: on a terminal it asks about untrusted project hooks (a
 /// "no" leaves them out); without one it refuses them unless `--trust-all`.

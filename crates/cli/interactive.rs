@@ -1,6 +1,9 @@
 //! `dsh`: an interactive session in the current directory.
 //!
-//! Plain line input (no full-screen UI): each line is one send, one turn.
+//! No full-screen UI: each prompt is one send, one turn. On a terminal the
+//! prompt is a line editor (`tui::editor`: history, Ctrl-R, multi-line,
+//! completion), lines starting with `/` are slash commands (`tui::slash`),
+//! and a status line precedes the prompt; piped input is read line by line.
 //! While a turn runs, the assistant's text streams, every tool call is shown
 //! with its arguments and outcome, hook runs are shown as they finish (a
 //! spinner for hooks that take longer than a second), and notices appear as
@@ -28,7 +31,7 @@
 //!   signal exits at once.
 
 use crate::stdio::ExitStatus;
-use std::io::{BufRead as _, IsTerminal as _};
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -41,6 +44,10 @@ use crate::log_view::ColorChoice;
 use crate::sessions::{self, AgentOptions, Pick};
 use crate::signals::{Signals, Stop};
 use crate::terminal::{SPINNER_TICK, Terminal, Tone};
+use crate::tui::editor::{Editor, EditorConfig, EditorEvent, InputMode};
+use crate::tui::slash::{self, HooksAction, Parsed, SlashCommand};
+use crate::tui::status::StatusInfo;
+use dsh_agent::commands::PromptCommand;
 
 /// The interactive options.
 #[derive(Debug, Clone)]
@@ -80,38 +87,26 @@ pub(crate) type SharedInput = Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Inp
 /// The running turn's token, when a turn runs.
 pub(crate) type TurnSlot = Arc<Mutex<Option<CancellationToken>>>;
 
-/// Reads stdin line by line on a thread of its own (a blocking read cannot
-/// be cancelled; the thread simply ends with the process).
-fn spawn_reader() -> anyhow::Result<mpsc::UnboundedReceiver<Input>> {
+/// Reads stdin on a thread of its own (a blocking read cannot be
+/// cancelled; the thread simply ends with the process): the line editor at
+/// the prompt on a terminal, whole lines otherwise. Ctrl-C in the editor
+/// arrives as a Ctrl-C at the prompt.
+fn spawn_reader(
+    mode: InputMode,
+    config: EditorConfig,
+    ctrl_c: mpsc::UnboundedSender<()>,
+) -> anyhow::Result<(mpsc::UnboundedReceiver<Input>, Editor)> {
     let (tx, rx) = mpsc::unbounded_channel();
-    std::thread::Builder::new()
-        .name("dsh-stdin".to_owned())
-        .spawn(move || {
-            let stdin = std::io::stdin();
-            loop {
-                let mut line = String::new();
-                match stdin.lock().read_line(&mut line) {
-                    Ok(0) => {
-                        let _ = tx.send(Input::Eof);
-                        return;
-                    }
-                    Ok(_) => {
-                        let line = line.trim_end_matches(['\n', '\r']).to_owned();
-                        if tx.send(Input::Line(line)).is_err() {
-                            return;
-                        }
-                    }
-                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(error) => {
-                        tracing::warn!("cannot read stdin: {error}");
-                        let _ = tx.send(Input::Eof);
-                        return;
-                    }
-                }
-            }
-        })
-        .context("cannot start the input thread")?;
-    Ok(rx)
+    let editor = crate::tui::editor::spawn(
+        mode,
+        config,
+        Box::new(move |event| match event {
+            EditorEvent::Line(line) => tx.send(Input::Line(line)).is_ok(),
+            EditorEvent::Eof => tx.send(Input::Eof).is_ok(),
+            EditorEvent::Interrupt => ctrl_c.send(()).is_ok(),
+        }),
+    )?;
+    Ok((rx, editor))
 }
 
 pub(crate) async fn next_input(input: &SharedInput) -> Input {
@@ -144,6 +139,20 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
     )?;
     let term = Arc::new(Terminal::new(crate::terminal::color_enabled(args.color)));
     let stdin_tty = std::io::stdin().is_terminal();
+    let input_mode = InputMode::detect(stdin_tty, std::io::stdout().is_terminal());
+    let editor_config = EditorConfig {
+        history: crate::tui::editor::history_path(&home, &opened.cwd),
+        cwd: opened.cwd.clone(),
+        color: term.color(),
+        editing: term.editing_flag(),
+    };
+    let mut status = StatusInfo {
+        model: model.name(),
+        session_id: opened.session_id.clone(),
+        mode: permission_mode(&args, &opened.cwd),
+        context_tokens: None,
+    };
+    let log_path = opened.log.path().map(std::path::Path::to_path_buf);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -153,9 +162,10 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         // Installed before anything runs, so no signal kills dsh outright;
         // they are read once the agent exists (until then they wait).
         let (mut sigint, mut terminations) = Signals::install()?.split();
-        let input: SharedInput = Arc::new(tokio::sync::Mutex::new(spawn_reader()?));
-        let turn: TurnSlot = Arc::new(Mutex::new(None));
         let (ctrl_c_tx, mut ctrl_c_at_prompt) = mpsc::unbounded_channel::<()>();
+        let (reader, editor) = spawn_reader(input_mode, editor_config, ctrl_c_tx.clone())?;
+        let input: SharedInput = Arc::new(tokio::sync::Mutex::new(reader));
+        let turn: TurnSlot = Arc::new(Mutex::new(None));
         {
             let term = Arc::clone(&term);
             tokio::spawn(async move {
@@ -168,16 +178,28 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         }
 
         let resumed_turns = opened.log.last_turn();
+        status.context_tokens = last_usage(opened.log.events());
         let session_id = opened.session_id.clone();
         let cwd = opened.cwd.clone();
         let source = opened.source;
         let notices = opened.hooks.notices.clone();
         let runner = opened.hooks.runner.clone();
         let mcp = Arc::clone(&opened.mcp);
+        let usage: Arc<Mutex<Option<dsh_protocol::TokenUsage>>> = Arc::new(Mutex::new(None));
         let observers = {
             let (text, event, notice) = (Arc::clone(&term), Arc::clone(&term), Arc::clone(&term));
+            let usage = Arc::clone(&usage);
             Observers {
-                on_event: Some(Arc::new(move |e| event.event(e))),
+                on_event: Some(Arc::new(move |e| {
+                    if let dsh_protocol::EventBody::AssistantMessage {
+                        usage: Some(reported),
+                        ..
+                    } = &e.body
+                    {
+                        *usage.lock().unwrap_or_else(PoisonError::into_inner) = Some(*reported);
+                    }
+                    event.event(e)
+                })),
                 on_notice: Some(Arc::new(move |n| notice.notice(n))),
                 on_text: Some(Arc::new(move |t| text.text(t))),
             }
@@ -285,9 +307,19 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
 
         let idle_after = idle_notification_after();
         let mut armed = false;
+        let mut next = Next::Exit;
         while stopper.stopped().is_none() {
+            if let Some(reported) = usage.lock().unwrap_or_else(PoisonError::into_inner).take() {
+                status.record_usage(&reported);
+            }
             if stdin_tty {
-                term.prompt("> ");
+                let width = crate::tui::render::terminal_width();
+                term.lines(Tone::Dim, &crate::terminal::truncate(&status.line(), width));
+            }
+            match input_mode {
+                InputMode::Editor => editor.request(),
+                InputMode::Lines if stdin_tty => term.prompt("> "),
+                InputMode::Lines => {}
             }
             // Waiting at the prompt for a minute fires the notification
             // seam once (Claude Code's `idle_prompt` Notification hooks).
@@ -334,24 +366,109 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
             if text.is_empty() {
                 continue;
             }
-            if text == "/exit" || text == "/quit" {
-                break;
-            }
-            // Built-in commands (`/clear`, `/model`, `/compact`) and unknown
-            // `/name`s are not turns (issue 16); a custom command is.
-            if let Some(command) =
-                dsh_agent::commands::parse(text, &agent.project_context().commands)
-            {
-                match agent.run_builtin(command).await {
-                    Ok(true) => continue,
-                    Ok(false) => {}
-                    Err(error) => {
-                        agent.end(SessionEndReason::Exit).await;
-                        runner.kill_all();
-                        return Err(anyhow::Error::new(error).context("the session log failed"));
-                    }
+            // A custom command (`.claude/commands`, a skill, a Codex prompt)
+            // is a turn the agent expands (issue 16), not a terminal command.
+            let custom = matches!(
+                dsh_agent::commands::parse(text, &agent.project_context().commands),
+                Some(PromptCommand::Custom(_))
+            );
+            let parsed = if custom {
+                Parsed::Prompt
+            } else {
+                slash::parse(text)
+            };
+            let command = match parsed {
+                Parsed::Prompt => None,
+                Parsed::Command(command) => Some(command),
+                Parsed::Unknown { name, suggestion } => {
+                    let hint = suggestion
+                        .map(|s| format!(" — did you mean {s}?"))
+                        .unwrap_or_else(|| " — /help lists the commands".to_owned());
+                    term.lines(Tone::Warn, &format!("unknown command {name}{hint}"));
+                    continue;
                 }
+                Parsed::Usage(info) => {
+                    term.lines(
+                        Tone::Warn,
+                        &format!("usage: {} {} — {}", info.name, info.usage, info.about),
+                    );
+                    continue;
+                }
+            };
+            let mut compact_line = None;
+            // Commands that act on the running session go to the agent:
+            // `/clear` and `/model NAME` are durable events with their hooks
+            // (SessionEnd/SessionStart `clear`), `/compact` is a turn.
+            let builtin = match &command {
+                Some(SlashCommand::Clear) => Some(PromptCommand::Clear),
+                Some(SlashCommand::Model(Some(name))) => Some(PromptCommand::Model(name.clone())),
+                _ => None,
+            };
+            if let Some(builtin) = builtin {
+                let cleared = matches!(builtin, PromptCommand::Clear);
+                if let PromptCommand::Model(name) = &builtin {
+                    status.model = name.clone();
+                }
+                if let Err(error) = agent.run_builtin(builtin).await {
+                    agent.end(SessionEndReason::Exit).await;
+                    runner.kill_all();
+                    return Err(anyhow::Error::new(error).context("the session log failed"));
+                }
+                if cleared {
+                    term.lines(
+                        Tone::Dim,
+                        "context cleared: the model no longer sees the conversation so far",
+                    );
+                }
+                continue;
             }
+            let command = match command {
+                Some(SlashCommand::Compact(instructions)) => {
+                    compact_line = Some(match instructions {
+                        Some(instructions) => format!("/compact {instructions}"),
+                        None => "/compact".to_owned(),
+                    });
+                    None
+                }
+                Some(SlashCommand::Mcp) => {
+                    let lines = mcp.notices();
+                    if lines.is_empty() {
+                        term.lines(
+                            Tone::Plain,
+                            "no MCP servers (`dsh mcp list` shows where dsh looks)",
+                        );
+                    }
+                    for line in lines {
+                        term.lines(Tone::Plain, line);
+                    }
+                    continue;
+                }
+                other => other,
+            };
+            if let Some(command) = command {
+                let context = SlashContext {
+                    term: &term,
+                    status: &status,
+                    args: &args,
+                    cwd: &cwd,
+                    home: &home,
+                    log_path: log_path.as_deref(),
+                };
+                match run_slash(&context, command) {
+                    Ok(Some(then)) => {
+                        next = then;
+                        break;
+                    }
+                    Ok(None) => {}
+                    Err(error) => term.lines(Tone::Bad, &format!("✗ {error:#}")),
+                }
+                continue;
+            }
+            let line = match compact_line {
+                // `/compact` runs as a turn of its own (no mentions to expand).
+                Some(compact) => compact,
+                None => crate::tui::expand_mentions(&line, &cwd),
+            };
             // A Ctrl-C that raced the end of the previous turn is stale.
             while ctrl_c_at_prompt.try_recv().is_ok() {}
             let token = agent.session_cancel().child_token();
@@ -393,14 +510,246 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         mcp.close().await;
         // Detached (async) hooks do not outlive the session.
         runner.kill_all();
-        anyhow::Ok(stop)
+        anyhow::Ok((stop, next))
     });
+    // A signal may have ended the session while the editor held the
+    // terminal in raw mode.
+    if input_mode == InputMode::Editor {
+        crate::tui::editor::restore_terminal();
+    }
     // The stdin thread may be blocked in a read; it ends with the process.
     runtime.shutdown_background();
-    Ok(match result? {
-        Some(stop) => ExitStatus::from(stop),
-        None => ExitStatus::Success,
+    let (stop, next) = result?;
+    Ok(match (stop, next) {
+        (Some(stop), _) => ExitStatus::from(stop),
+        (None, Next::Exit) => ExitStatus::Success,
+        (None, Next::Restart(restart)) => return Err(reexec(&restart)),
     })
+}
+
+/// What follows the session loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Next {
+    /// dsh exits.
+    Exit,
+    /// dsh starts again in another session (`/clear`, `/resume ID`,
+    /// `/model NAME`): the session ended (its end hooks ran) and dsh
+    /// replaces itself with a fresh process for the next one, so no state
+    /// of the old session (hooks, trust answers, runtime) leaks into it.
+    Restart(Restart),
+}
+
+/// How dsh is started again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Restart {
+    /// `--resume ID`, or a new session.
+    resume: Option<String>,
+    /// `--model NAME` replacing the current one.
+    model: Option<String>,
+}
+
+/// The arguments this dsh was started with, without the session choice
+/// (`-r`/`--resume`, `-c`/`--continue`) and, when `drop_model`, `--model`.
+fn restart_args(args: &[std::ffi::OsString], drop_model: bool) -> Vec<std::ffi::OsString> {
+    let mut kept = Vec::new();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let text = arg.to_string_lossy();
+        let takes_value = text == "-r" || text == "--resume" || (drop_model && text == "--model");
+        if takes_value {
+            iter.next();
+            continue;
+        }
+        if text == "-c"
+            || text == "--continue"
+            || text.starts_with("--resume=")
+            || (drop_model && text.starts_with("--model="))
+        {
+            continue;
+        }
+        kept.push(arg.clone());
+    }
+    kept
+}
+
+/// Replaces this process with `dsh` in the next session; returns only on failure.
+fn reexec(restart: &Restart) -> anyhow::Error {
+    use std::os::unix::process::CommandExt as _;
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(error) => return anyhow::Error::new(error).context("cannot find dsh to restart it"),
+    };
+    let original: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let mut args = restart_args(&original, restart.model.is_some());
+    if let Some(id) = &restart.resume {
+        args.push("--resume".into());
+        args.push(id.into());
+    }
+    if let Some(model) = &restart.model {
+        args.push("--model".into());
+        args.push(model.into());
+    }
+    let error = std::process::Command::new(exe).args(args).exec();
+    anyhow::Error::new(error).context("cannot restart dsh for the next session")
+}
+
+/// The permission mode the session runs in, for the status line.
+fn permission_mode(args: &InteractiveArgs, cwd: &std::path::Path) -> String {
+    let sources = crate::wiring::HookSources::from_env(cwd.to_owned(), args.settings.clone());
+    crate::perms::build(&args.permissions, cwd, &sources.home, &args.settings, None)
+        .map_or_else(|_| "default".to_owned(), |built| built.mode.to_string())
+}
+
+/// The usage the session's last reply reported (a resumed session).
+fn last_usage(events: &[dsh_protocol::Event]) -> Option<u64> {
+    events.iter().rev().find_map(|event| {
+        if let dsh_protocol::EventBody::AssistantMessage {
+            usage: Some(usage), ..
+        } = &event.body
+        {
+            Some(usage.input_tokens + usage.output_tokens)
+        } else {
+            None
+        }
+    })
+}
+
+/// What a slash command can see.
+struct SlashContext<'a> {
+    term: &'a Terminal,
+    status: &'a StatusInfo,
+    args: &'a InteractiveArgs,
+    cwd: &'a std::path::Path,
+    home: &'a std::path::Path,
+    log_path: Option<&'a std::path::Path>,
+}
+
+/// Runs a slash command; `Some` when it ends this session.
+fn run_slash(context: &SlashContext<'_>, command: SlashCommand) -> anyhow::Result<Option<Next>> {
+    let term = context.term;
+    let sources = || {
+        crate::wiring::HookSources::from_env(context.cwd.to_owned(), context.args.settings.clone())
+    };
+    match command {
+        SlashCommand::Help => term.lines(Tone::Plain, &slash::help()),
+        SlashCommand::Exit => return Ok(Some(Next::Exit)),
+        SlashCommand::Status => {
+            let mut text = format!("{}\n", context.status.line());
+            text.push_str(&format!("session {}\n", context.status.session_id));
+            text.push_str(&format!("directory {}\n", context.cwd.display()));
+            if let Some(path) = context.log_path {
+                text.push_str(&format!("log {}\n", path.display()));
+            }
+            text.push_str(&format!(
+                "steps per turn: {}",
+                match context.args.max_steps {
+                    u64::MAX => "no bound (Ctrl-C interrupts)".to_owned(),
+                    bound => bound.to_string(),
+                }
+            ));
+            term.lines(Tone::Plain, &text);
+        }
+        SlashCommand::Hooks(HooksAction::List) => crate::hooks_cmd::session::list(&sources())?,
+        SlashCommand::Hooks(HooksAction::Trust(selectors)) => {
+            crate::hooks_cmd::session::trust(&sources(), &selectors)?;
+            term.lines(Tone::Dim, "(trust applies from the next session on)");
+        }
+        SlashCommand::Hooks(HooksAction::Untrust(selectors)) => {
+            crate::hooks_cmd::session::untrust(&sources(), &selectors)?;
+            term.lines(Tone::Dim, "(trust applies from the next session on)");
+        }
+        SlashCommand::Permissions => {
+            let rules = crate::hooks_cmd::session::permissions(&sources())?;
+            term.lines(
+                Tone::Plain,
+                &format!(
+                    "this session: {} mode{}",
+                    context.status.mode,
+                    rules.trim_end().replacen("\nPermissions", "", 1)
+                ),
+            );
+        }
+        SlashCommand::Model(None) => term.lines(
+            Tone::Plain,
+            &format!(
+                "model {} (/model NAME reopens this session with another model)",
+                context.status.model
+            ),
+        ),
+        // The session loop hands these to the agent before `run_slash`.
+        SlashCommand::Model(Some(_))
+        | SlashCommand::Clear
+        | SlashCommand::Compact(_)
+        | SlashCommand::Mcp => {}
+        SlashCommand::Resume(Some(id)) => {
+            return Ok(Some(Next::Restart(Restart {
+                resume: Some(id),
+                model: None,
+            })));
+        }
+        SlashCommand::Resume(None) => {
+            let here = context.cwd.display().to_string();
+            let sessions: Vec<_> = sessions::list(context.home)?
+                .into_iter()
+                .filter(|session| session.cwd == here && session.id != context.status.session_id)
+                .take(10)
+                .collect();
+            if sessions.is_empty() {
+                term.lines(Tone::Plain, "no other session in this directory");
+            }
+            for session in sessions {
+                let prompt = session.first_prompt.as_deref().unwrap_or("");
+                term.lines(
+                    Tone::Plain,
+                    &format!(
+                        "{}  {}  {} turns  {}",
+                        &session.id[..session.id.len().min(8)],
+                        session.updated,
+                        session.turns,
+                        crate::terminal::truncate(prompt.lines().next().unwrap_or(""), 60)
+                    ),
+                );
+            }
+            term.lines(Tone::Dim, "/resume ID switches to one");
+        }
+        SlashCommand::Last => match term.last_detail() {
+            Some(detail) => term.lines(Tone::Plain, &detail),
+            None => term.lines(
+                Tone::Dim,
+                "nothing yet: no hook has blocked, asked or failed",
+            ),
+        },
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restarting_drops_the_session_choice_and_keeps_the_rest() {
+        let args: Vec<std::ffi::OsString> = [
+            "--resume",
+            "abc",
+            "--settings",
+            "x.json",
+            "-c",
+            "--model",
+            "m1",
+            "--resume=def",
+        ]
+        .iter()
+        .map(Into::into)
+        .collect();
+        let kept: Vec<String> = restart_args(&args, false)
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(kept, ["--settings", "x.json", "--model", "m1"]);
+        let kept = restart_args(&args, true);
+        assert_eq!(kept.len(), 2);
+    }
 }
 
 /// Ends the session on SIGTERM, SIGHUP, or Ctrl-C during start-up: records

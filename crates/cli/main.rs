@@ -25,6 +25,7 @@ mod signals;
 mod stdio;
 mod terminal;
 mod trust;
+mod tui;
 mod wiring;
 
 use std::path::PathBuf;
@@ -78,9 +79,9 @@ struct Cli {
     /// Load a Claude Code plugin from this directory for the session, as `claude --plugin-dir`.
     #[arg(long = "plugin-dir", value_name = "DIR")]
     plugin_dirs: Vec<PathBuf>,
-    /// Bound on model requests per turn.
-    #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
-    max_steps: u64,
+    /// Bound on model requests per turn (with -p: default 50; interactive: no bound unless given).
+    #[arg(long)]
+    max_steps: Option<u64>,
     /// Compact automatically against this context window (tokens), or `off`
     /// (default: the model's window, DeepSeek's 128K).
     #[arg(long, value_name = "TOKENS|off", value_parser = compact::parse)]
@@ -239,7 +240,7 @@ fn main() -> ExitCode {
                     settings: cli.settings.clone(),
                     plugin_dirs: cli.plugin_dirs.clone(),
                     model: cli.model,
-                    max_steps: cli.max_steps,
+                    max_steps: cli.max_steps.unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
                     autocompact: cli.autocompact,
                     permissions: cli.permissions,
                     mcp_config: cli.mcp_config.clone(),
@@ -250,7 +251,9 @@ fn main() -> ExitCode {
                     settings: cli.settings.clone(),
                     plugin_dirs: cli.plugin_dirs.clone(),
                     model: cli.model,
-                    max_steps: cli.max_steps,
+                    // A person is there to press Ctrl-C: no silent cap
+                    // unless `--max-steps` asks for one.
+                    max_steps: cli.max_steps.unwrap_or(u64::MAX),
                     autocompact: cli.autocompact,
                     color: cli.color,
                     permissions: cli.permissions,

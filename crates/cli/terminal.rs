@@ -11,7 +11,8 @@
 //! what a hook did (blocked, rewrote, asked) reads the same here as in the log.
 
 use std::io::{IsTerminal as _, Write as _};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use dsh_protocol::{Event, EventBody, HookDecision, HookEffect, HookOutcomeKind, TurnEndReason};
@@ -19,6 +20,7 @@ use dsh_seams::{NoticeLevel, UserNotice};
 use serde_json::Value;
 
 use crate::log_view::ColorChoice;
+use crate::tui::render::{self, MarkdownStream, Span};
 
 /// How long a hook runs before the spinner shows it.
 pub const SPINNER_AFTER: Duration = Duration::from_secs(1);
@@ -77,6 +79,8 @@ pub fn color_enabled(choice: ColorChoice) -> bool {
 struct RunningHook {
     invocation_id: String,
     label: String,
+    /// The whole command, for `/last`.
+    command: String,
     started: Instant,
     announced: bool,
 }
@@ -91,6 +95,16 @@ struct State {
     spinner_shown: bool,
     frame: usize,
     hooks: Vec<RunningHook>,
+    /// Streamed assistant Markdown waiting for the end of its line.
+    markdown: Option<MarkdownStream>,
+    /// Since when a model reply is awaited (for the spinner).
+    model_wait: Option<Instant>,
+    /// The full texts behind the notable hook and tool outcomes of the
+    /// latest turn that had any (`/last`, Ctrl-O).
+    last_detail: Vec<String>,
+    /// A turn started since `last_detail` was written: the next detail
+    /// replaces them.
+    fresh_turn: bool,
 }
 
 /// The interactive session's output.
@@ -98,6 +112,9 @@ pub struct Terminal {
     color: bool,
     tty: bool,
     state: Mutex<State>,
+    /// The line editor holds the terminal in raw mode (no `\n` → `\r\n`
+    /// translation): output then ends its lines with `\r\n` itself.
+    editing: Arc<AtomicBool>,
 }
 
 impl Terminal {
@@ -107,7 +124,13 @@ impl Terminal {
             color,
             tty: std::io::stdout().is_terminal(),
             state: Mutex::new(State::default()),
+            editing: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// The flag the line editor sets while it holds the terminal in raw mode.
+    pub fn editing_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.editing)
     }
 
     fn paint(&self, tone: Tone, text: &str) -> String {
@@ -123,6 +146,10 @@ impl Terminal {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let mut out = String::new();
         let value = f(&mut state, &mut out);
+        if self.editing.load(Ordering::SeqCst) {
+            // A notice while the prompt is being edited (e.g. an idle hook).
+            out = out.replace('\n', "\r\n");
+        }
         if !out.is_empty() {
             let mut stdout = std::io::stdout().lock();
             let _ = stdout.write_all(out.as_bytes());
@@ -167,14 +194,20 @@ impl Terminal {
         if delta.is_empty() {
             return;
         }
+        let color = self.color;
         self.with_state(|state, out| {
-            if state.spinner_shown {
-                out.push_str("\r\x1b[2K");
-                state.spinner_shown = false;
-            }
-            out.push_str(delta);
-            state.mid_line = !delta.ends_with('\n');
+            state.model_wait = None;
             state.streamed = true;
+            let markdown = state
+                .markdown
+                .get_or_insert_with(|| MarkdownStream::new(color, render::terminal_width()));
+            markdown.set_width(render::terminal_width());
+            let ready = markdown.push(delta);
+            if ready.is_empty() {
+                return;
+            }
+            Self::start_line(state, out);
+            out.push_str(&ready);
         });
     }
 
@@ -211,17 +244,30 @@ impl Terminal {
                     truncate(content, LINE_CHARS)
                 ),
             ),
-            EventBody::UserMessage { .. } => {}
+            EventBody::UserMessage { .. } => {
+                self.with_state(|state, _| state.fresh_turn = true);
+                self.wait_for_model();
+            }
             EventBody::PromptBlocked { reason, .. } => {
                 self.lines(Tone::Bad, &format!("✗ prompt blocked: {reason}"));
             }
             EventBody::AssistantMessage { content, .. } => {
-                let streamed = self.with_state(|state, _| std::mem::take(&mut state.streamed));
-                if !streamed && !content.is_empty() {
-                    self.lines(Tone::Plain, content);
-                } else {
-                    self.with_state(Self::start_line);
-                }
+                let color = self.color;
+                self.with_state(|state, out| {
+                    state.model_wait = None;
+                    let streamed = std::mem::take(&mut state.streamed);
+                    let mut markdown = state
+                        .markdown
+                        .take()
+                        .unwrap_or_else(|| MarkdownStream::new(color, render::terminal_width()));
+                    let rest = if streamed {
+                        markdown.finish()
+                    } else {
+                        markdown.render(content)
+                    };
+                    Self::start_line(state, out);
+                    out.push_str(&rest);
+                });
             }
             EventBody::ToolCall {
                 tool,
@@ -230,6 +276,7 @@ impl Terminal {
                 rewritten_by,
                 ..
             } => {
+                self.with_state(|state, _| state.model_wait = None);
                 self.lines(
                     Tone::Accent,
                     &format!("● {tool} {}", summarize_arguments(tool, arguments)),
@@ -253,6 +300,13 @@ impl Terminal {
             } => {
                 let (tone, text) = describe_result(*is_error, content, disposition.as_deref());
                 self.lines(tone, &text);
+                if *is_error {
+                    let what = disposition.as_deref().unwrap_or("error").replace('_', " ");
+                    self.set_last(format!(
+                        "tool result ({what}), as the model sees it:\n{content}"
+                    ));
+                }
+                self.wait_for_model();
             }
             EventBody::ContextMessage {
                 content, source, ..
@@ -279,15 +333,18 @@ impl Terminal {
                 command,
                 ..
             } => {
+                // The command shortened in the middle: its program and its
+                // last argument both stay readable.
                 let label = format!(
                     "{} {event} hook `{}`",
                     dialect.as_str(),
-                    truncate(command, 60)
+                    render::shorten_middle(command, HOOK_COMMAND_CHARS)
                 );
                 self.with_state(|state, _| {
                     state.hooks.push(RunningHook {
                         invocation_id: invocation_id.clone(),
                         label,
+                        command: command.clone(),
                         started: Instant::now(),
                         announced: false,
                     });
@@ -301,17 +358,20 @@ impl Terminal {
                 duration_ms,
                 error,
                 decision,
+                stdout,
+                stderr,
                 ..
             } => {
-                let label = self.with_state(|state, _| {
+                let found = self.with_state(|state, _| {
                     let index = state
                         .hooks
                         .iter()
                         .position(|hook| hook.invocation_id == *invocation_id)?;
-                    Some(state.hooks.remove(index).label)
+                    let hook = state.hooks.remove(index);
+                    Some((hook.label, hook.command))
                 });
-                let label = label.unwrap_or_else(|| "hook".to_owned());
-                let (tone, text) = describe_hook(&HookReport {
+                let (label, command) = found.unwrap_or_else(|| ("hook".to_owned(), String::new()));
+                let report = HookReport {
                     label: &label,
                     outcome: *outcome,
                     exit_code: *exit_code,
@@ -319,8 +379,32 @@ impl Terminal {
                     duration_ms: *duration_ms,
                     error: error.as_deref(),
                     decision,
-                });
-                self.lines(tone, &text);
+                    stderr,
+                };
+                let (tone, text) = describe_hook(&report);
+                self.wrapped(tone, &text);
+                if tone != Tone::Dim {
+                    let mut detail = format!("{label}\ncommand: {command}\n");
+                    if let Some(code) = exit_code {
+                        detail.push_str(&format!("exit code: {code}\n"));
+                    }
+                    if let Some(reason) = decision.best_reason() {
+                        detail.push_str(&format!(
+                            "reason (as the model is told):\n{}\n",
+                            reason.trim_end()
+                        ));
+                    }
+                    if !stderr.trim().is_empty() {
+                        detail.push_str(&format!("stderr:\n{}\n", stderr.trim_end()));
+                    }
+                    if !stdout.trim().is_empty() {
+                        detail.push_str(&format!("stdout:\n{}\n", stdout.trim_end()));
+                    }
+                    if let Some(error) = error {
+                        detail.push_str(&format!("error: {error}\n"));
+                    }
+                    self.set_last(detail);
+                }
             }
         }
     }
@@ -334,6 +418,22 @@ impl Terminal {
                 .iter_mut()
                 .find(|hook| now.duration_since(hook.started) >= SPINNER_AFTER)
             else {
+                // No long hook: a model reply that keeps us waiting.
+                if let Some(since) = state.model_wait
+                    && self.tty
+                    && !state.mid_line
+                    && now.duration_since(since) >= SPINNER_AFTER
+                {
+                    state.frame = (state.frame + 1) % SPINNER_FRAMES.len();
+                    let elapsed = now.duration_since(since).as_secs_f32();
+                    let line = format!(
+                        "{} waiting for the model… {elapsed:.0}s · Ctrl-C interrupts",
+                        SPINNER_FRAMES[state.frame]
+                    );
+                    out.push_str("\r\x1b[2K");
+                    out.push_str(&self.paint(Tone::Dim, &line));
+                    state.spinner_shown = true;
+                }
                 return;
             };
             let elapsed = now.duration_since(hook.started).as_secs_f32();
@@ -362,6 +462,25 @@ impl Terminal {
 
     /// The closing line of a turn that did not complete.
     pub fn turn_end(&self, reason: TurnEndReason, message: Option<&str>) {
+        self.with_state(|state, out| {
+            state.model_wait = None;
+            if let Some(mut markdown) = state.markdown.take() {
+                let rest = markdown.finish();
+                Self::start_line(state, out);
+                out.push_str(&rest);
+            }
+        });
+        if reason == TurnEndReason::Error
+            && let Some(message) = message
+            && let Some(explained) = crate::tui::status::explain_provider_error(message)
+        {
+            self.set_last(format!("provider error:\n{message}"));
+            self.lines(
+                Tone::Bad,
+                &format!("✗ {explained} (Ctrl-O: the full error)"),
+            );
+            return;
+        }
         let tail = message.map(|m| format!(": {m}")).unwrap_or_default();
         match reason {
             TurnEndReason::Completed => self.with_state(Self::start_line),
@@ -375,6 +494,61 @@ impl Terminal {
         }
     }
 }
+
+impl Terminal {
+    /// Marks the start of a wait for the model (the spinner's clock).
+    fn wait_for_model(&self) {
+        self.with_state(|state, _| state.model_wait = Some(Instant::now()));
+    }
+
+    fn set_last(&self, detail: String) {
+        self.with_state(|state, _| {
+            if std::mem::take(&mut state.fresh_turn) {
+                state.last_detail.clear();
+            }
+            state.last_detail.push(detail);
+        });
+    }
+
+    /// The full texts behind the notable hook and tool outcomes of the
+    /// latest turn that had any.
+    pub fn last_detail(&self) -> Option<String> {
+        self.with_state(|state, _| {
+            (!state.last_detail.is_empty()).then(|| state.last_detail.join("\n"))
+        })
+    }
+
+    /// Whether colour is on.
+    pub fn color(&self) -> bool {
+        self.color
+    }
+
+    /// Prints `text` word-wrapped to the terminal's width (continuation
+    /// lines indented), never breaking inside a word.
+    pub fn wrapped(&self, tone: Tone, text: &str) {
+        let width = render::terminal_width();
+        let mut out = String::new();
+        for line in text.lines() {
+            let spans = [Span::new(line, tone.style())];
+            let first = Span::new("", anstyle::Style::new());
+            out.push_str(&render::wrap(
+                &spans,
+                width,
+                &first,
+                "    ",
+                self.color && tone != Tone::Plain,
+            ));
+            out.push('\n');
+        }
+        self.with_state(|state, buffer| {
+            Self::start_line(state, buffer);
+            buffer.push_str(&out);
+        });
+    }
+}
+
+/// How much of a hook's command its line shows (cut in the middle).
+const HOOK_COMMAND_CHARS: usize = 48;
 
 /// The one-line summary of a tool call's arguments.
 pub fn summarize_arguments(tool: &str, arguments: &Value) -> String {
@@ -409,6 +583,9 @@ pub fn describe_result(is_error: bool, content: &str, disposition: Option<&str>)
             format!("{} — ", other.replace('_', " ")),
         ),
     };
+    // A hook's denial reads `PreToolUse:Bash hook error: [<command>]: why`
+    // for the model; the person sees the why (Ctrl-O shows the rest).
+    let content = strip_hook_wrapper(content);
     let lines: Vec<&str> = content.lines().collect();
     let mut text = String::new();
     for (index, line) in lines.iter().take(RESULT_LINES).enumerate() {
@@ -431,6 +608,40 @@ pub fn describe_result(is_error: bool, content: &str, disposition: Option<&str>)
     (tone, text.trim_end().to_owned())
 }
 
+/// `<Event>:<Tool> hook error: [<command>]: why` → `why`; other text as is.
+fn strip_hook_wrapper(content: &str) -> &str {
+    let Some(start) = content.find(" hook error: [") else {
+        return content;
+    };
+    let after = &content[start + " hook error: [".len()..];
+    match after.find("]: ") {
+        Some(end) => after[end + 3..].trim_start_matches('\n'),
+        None => content,
+    }
+}
+
+/// The hook's own words: for an exit-2 block its stderr's first line, else
+/// the first line of its reason without the model-facing wrapper, else its
+/// stderr's first line.
+fn own_words<'a>(report: &HookReport<'a>) -> Option<&'a str> {
+    let stderr_line = report
+        .stderr
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty());
+    if report.exit_code == Some(2)
+        && let Some(line) = stderr_line
+    {
+        return Some(line);
+    }
+    report
+        .decision
+        .best_reason()
+        .map(strip_hook_wrapper)
+        .and_then(|reason| reason.lines().map(str::trim).find(|line| !line.is_empty()))
+        .or(stderr_line)
+}
+
 /// A finished hook, as [`describe_hook`] reads it.
 pub struct HookReport<'a> {
     /// `claude PreToolUse hook `./guard.sh``.
@@ -447,6 +658,8 @@ pub struct HookReport<'a> {
     pub error: Option<&'a str>,
     /// What it meant on the seam.
     pub decision: &'a HookDecision,
+    /// Its stderr (its own words when it blocks with exit code 2).
+    pub stderr: &'a str,
 }
 
 /// One line saying what a hook did: which hook blocked, rewrote or asked
@@ -454,7 +667,7 @@ pub struct HookReport<'a> {
 pub fn describe_hook(report: &HookReport<'_>) -> (Tone, String) {
     let decision = report.decision;
     let effect = decision.effect;
-    let reason = decision.best_reason();
+    let reason = own_words(report);
     let rewrote = decision.updated_input.is_some();
     let stops = decision.stops();
     let took = if report.duration_ms >= 1000 {
@@ -574,6 +787,7 @@ mod tests {
             timed_out: false,
             duration_ms: 1500,
             error: None,
+            stderr: "",
             decision: Box::leak(Box::new(
                 serde_json::from_value::<HookDecision>(decision).expect("a decision record"),
             )),

@@ -258,6 +258,11 @@ fn render(rows: &[Row], notices: &[String], sources: &HookSources) -> String {
     out
 }
 
+/// The permission section of the listing (the interactive `/permissions`).
+pub(super) fn permissions_text(sources: &HookSources) -> anyhow::Result<String> {
+    Ok(render_permissions(&permission_rows(sources)?, sources))
+}
+
 fn render_permissions(permissions: &PermissionRows, sources: &HookSources) -> String {
     let mut out = String::from("\nPermissions\n");
     let from = match &permissions.mode_from {

@@ -1,0 +1,180 @@
+//! The status line (model, session, context used, permission mode), the
+//! one-line explanations of provider errors, and the placeholder for
+//! commands whose engine side has not landed.
+
+use dsh_protocol::TokenUsage;
+
+/// What the status line shows.
+#[derive(Debug, Clone, Default)]
+pub struct StatusInfo {
+    /// The model's name.
+    pub model: String,
+    /// The session id.
+    pub session_id: String,
+    /// The permission mode (as Claude Code names it).
+    pub mode: String,
+    /// Tokens of the last request's prompt plus its reply: what the
+    /// conversation occupies now.
+    pub context_tokens: Option<u64>,
+}
+
+impl StatusInfo {
+    /// Takes the usage a reply reported.
+    pub fn record_usage(&mut self, usage: &TokenUsage) {
+        self.context_tokens = Some(usage.input_tokens + usage.output_tokens);
+    }
+
+    /// `deepseek-chat · 3c9a51e2 · context 12.3k/128k (10%) · default mode`.
+    pub fn line(&self) -> String {
+        let session: String = self.session_id.chars().take(8).collect();
+        let context = match (self.context_tokens, context_window(&self.model)) {
+            (Some(used), Some(window)) => format!(
+                "context {}/{} ({}%)",
+                tokens(used),
+                tokens(window),
+                (used.saturating_mul(100) / window.max(1)).min(100)
+            ),
+            (Some(used), None) => format!("context {}", tokens(used)),
+            (None, Some(window)) => format!("context 0/{}", tokens(window)),
+            (None, None) => "context —".to_owned(),
+        };
+        format!(
+            "{} · {session} · {context} · {} mode",
+            self.model, self.mode
+        )
+    }
+}
+
+/// `950`, `12.3k`, `128k`.
+fn tokens(count: u64) -> String {
+    if count < 1000 {
+        count.to_string()
+    } else if count.is_multiple_of(1000) || count >= 100_000 {
+        format!("{}k", count / 1000)
+    } else {
+        format!("{:.1}k", count as f64 / 1000.0)
+    }
+}
+
+/// The context window of well-known models, in tokens; `None` when dsh
+/// does not know the model (the status line then shows the count alone).
+pub fn context_window(model: &str) -> Option<u64> {
+    let model = model.to_ascii_lowercase();
+    let known: &[(&str, u64)] = &[
+        ("deepseek-chat", 128_000),
+        ("deepseek-reasoner", 128_000),
+        ("gpt-4.1", 1_047_576),
+        ("gpt-4o", 128_000),
+        ("gpt-5", 400_000),
+        ("o3", 200_000),
+        ("o4-mini", 200_000),
+        ("claude", 200_000),
+    ];
+    known
+        .iter()
+        .find(|(prefix, _)| model.starts_with(prefix))
+        .map(|(_, window)| *window)
+}
+
+/// A provider error in one line with what to do about it, when dsh
+/// recognizes it; `None` leaves the message as it is.
+///
+/// SEAM (issue 18 ↔ typed provider errors): this reads the provider's
+/// message text until the typed error categories land; then it becomes a
+/// match on the category.
+pub fn explain_provider_error(message: &str) -> Option<String> {
+    let lower = message.to_ascii_lowercase();
+    let retry = lower
+        .find("retrying in ")
+        .map(|index| &message[index + "retrying in ".len()..])
+        .and_then(|rest| rest.split([')', ';', ' ']).next())
+        .filter(|time| !time.is_empty());
+    if lower.contains("authentication failed")
+        || lower.contains("http 401")
+        || lower.contains("http 403")
+    {
+        return Some(
+            "the provider rejected the API key (HTTP 401/403) — set DSH_API_KEY (or the variable \
+             `api_key_env` names) to a valid key and restart dsh"
+                .to_owned(),
+        );
+    }
+    if lower.contains("no api key") {
+        return Some("no API key — set DSH_API_KEY or DEEPSEEK_API_KEY and restart dsh".to_owned());
+    }
+    if lower.contains("http 429") || lower.contains("too many requests") {
+        let when = match retry {
+            Some(time) => format!("the provider asked for {time} between attempts"),
+            None => "dsh already retried".to_owned(),
+        };
+        return Some(format!(
+            "rate limited by the provider (HTTP 429; {when}) — wait a moment and send again, or \
+             raise `max_retries` in [provider] of $DSH_HOME/config.toml"
+        ));
+    }
+    if lower.contains("cannot connect") {
+        return Some(
+            "cannot reach the provider — check DSH_BASE_URL / `base_url` and your network"
+                .to_owned(),
+        );
+    }
+    if lower.contains("timed out") {
+        return Some(
+            "the provider did not answer in time — send again, or raise `request_timeout_secs` \
+             in [provider]"
+                .to_owned(),
+        );
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_status_line_names_model_session_context_and_mode() {
+        let mut status = StatusInfo {
+            model: "deepseek-chat".to_owned(),
+            session_id: "3c9a51e2-6f0b-4a57".to_owned(),
+            mode: "default".to_owned(),
+            context_tokens: None,
+        };
+        assert_eq!(
+            status.line(),
+            "deepseek-chat · 3c9a51e2 · context 0/128k · default mode"
+        );
+        status.record_usage(&TokenUsage {
+            input_tokens: 12_000,
+            output_tokens: 300,
+        });
+        assert_eq!(
+            status.line(),
+            "deepseek-chat · 3c9a51e2 · context 12.3k/128k (9%) · default mode"
+        );
+        status.model = "local-model".to_owned();
+        assert_eq!(
+            status.line(),
+            "local-model · 3c9a51e2 · context 12.3k · default mode"
+        );
+    }
+
+    #[test]
+    fn provider_errors_come_with_the_fix() {
+        let auth = explain_provider_error(
+            "authentication failed (HTTP 401 Unauthorized) at http://x/chat/completions: check DSH_API_KEY or DEEPSEEK_API_KEY",
+        )
+        .unwrap();
+        assert!(auth.contains("DSH_API_KEY"), "{auth}");
+        let limited = explain_provider_error(
+            "HTTP 429 Too Many Requests from http://x (gave up after 4 attempts)",
+        )
+        .unwrap();
+        assert!(limited.contains("HTTP 429"), "{limited}");
+        let with_time =
+            explain_provider_error("HTTP 429 Too Many Requests from http://x; retrying in 7.0s")
+                .unwrap();
+        assert!(with_time.contains("7.0s"), "{with_time}");
+        assert_eq!(explain_provider_error("the model said no"), None);
+    }
+}

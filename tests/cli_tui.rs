@@ -1,0 +1,618 @@
+//! The interactive terminal as a person sees it (issue 18): dsh runs in a
+//! pseudo-terminal whose output is fed into a terminal emulator (`vt100`),
+//! and the tests type, edit, recall history, run slash commands, watch a
+//! hook's block reason and resize the window, asserting on the emulated
+//! screen. The emulator answers the cursor-position queries a real
+//! terminal answers (the line editor needs them).
+
+use std::io::{Read as _, Write as _};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use dsh_provider::mock::{MockProvider, MockResponse, MockToolCall};
+use rexpect::process::{PtyProcess, WaitStatus};
+use serde_json::json;
+
+use crate::cli_headless::{events, mock, of_type, session_logs};
+use crate::support::TestContext;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn nz(n: u16) -> std::num::NonZero<u16> {
+    std::num::NonZero::new(n).unwrap()
+}
+
+/// dsh in a pseudo-terminal, rendered by a terminal emulator.
+struct Screen {
+    process: PtyProcess,
+    writer: std::fs::File,
+    parser: Arc<Mutex<vt100::Parser>>,
+    /// The pty's slave device (for `stty -F … rows … cols …`).
+    tty: String,
+}
+
+impl Screen {
+    fn spawn(
+        ctx: &TestContext,
+        mock: &MockProvider,
+        (rows, cols): (u16, u16),
+        args: &[&str],
+    ) -> Screen {
+        let tty_file = ctx.home().join(format!("tty-{}", std::process::id()));
+        let _ = std::fs::remove_file(&tty_file);
+        // The shell sizes the terminal and names it, then becomes dsh.
+        let mut cmd = std::process::Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!(
+                "tty > '{}'; stty rows {rows} cols {cols}; exec \"$0\" \"$@\"",
+                tty_file.display()
+            ))
+            .arg(env!("CARGO_BIN_EXE_dsh"))
+            .args(args)
+            .current_dir(ctx.project())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", ctx.home())
+            .env("DSH_HOME", ctx.home().join(".dsh"))
+            .env("CODEX_HOME", ctx.home().join(".codex"))
+            .env("TERM", "xterm-256color")
+            .env("LANG", "C.UTF-8")
+            .env("DSH_BASE_URL", mock.base_url())
+            .env("DSH_API_KEY", "sk-test");
+        if !args.contains(&"--color") {
+            cmd.env("NO_COLOR", "1");
+        }
+        let mut process = PtyProcess::new(cmd).expect("dsh in a pty");
+        process.set_kill_timeout(Some(5_000));
+        let mut reader = process.get_file_handle().unwrap();
+        let mut answers = process.get_file_handle().unwrap();
+        let writer = process.get_file_handle().unwrap();
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(rows), nz(cols), 0)));
+        {
+            let parser = Arc::clone(&parser);
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 8192];
+                let mut tail: Vec<u8> = Vec::new();
+                loop {
+                    let n = match reader.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => n,
+                    };
+                    let mut parser = parser.lock().unwrap();
+                    if std::env::var_os("DSH_TUI_TEST_RAW").is_some() {
+                        eprintln!("RAW {:?}", String::from_utf8_lossy(&buf[..n]));
+                    }
+                    parser.process(&buf[..n]);
+                    // A cursor-position query (ESC [ 6 n), possibly split
+                    // across reads: answer where the emulator's cursor is.
+                    tail.extend_from_slice(&buf[..n]);
+                    let queries = tail.windows(4).filter(|w| w == b"\x1b[6n").count();
+                    if queries > 0 {
+                        let (row, col) = parser.screen().cursor_position();
+                        for _ in 0..queries {
+                            let _ = write!(answers, "\x1b[{};{}R", row + 1, col + 1);
+                        }
+                        let _ = answers.flush();
+                        tail.clear();
+                    } else if tail.len() > 3 {
+                        tail.drain(..tail.len() - 3);
+                    }
+                }
+            });
+        }
+        let deadline = Instant::now() + WAIT;
+        let tty = loop {
+            if let Ok(name) = std::fs::read_to_string(&tty_file)
+                && name.ends_with('\n')
+            {
+                break name.trim().to_owned();
+            }
+            assert!(Instant::now() < deadline, "the pty never got a name");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Screen {
+            process,
+            writer,
+            parser,
+            tty,
+        }
+    }
+
+    fn contents(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    /// Waits until the screen satisfies `probe`.
+    fn wait_for(&self, what: &str, probe: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let contents = self.contents();
+            if probe(&contents) {
+                return contents;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; the screen:\n{contents}"
+            );
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    fn wait_text(&self, needle: &str) -> String {
+        self.wait_for(needle, |screen| screen.contains(needle))
+    }
+
+    /// The screen's last line that starts with the prompt.
+    fn prompt_line(&self) -> String {
+        self.contents()
+            .lines()
+            .rev()
+            .find(|line| line.starts_with("> "))
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    fn wait_prompt(&self) {
+        self.wait_for("the prompt", |screen| {
+            screen
+                .lines()
+                .last()
+                .is_some_and(|line| line == ">" || line.starts_with("> "))
+                || screen.trim_end().ends_with('>')
+        });
+    }
+
+    fn send(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Types `text` a few characters at a time, as a person would.
+    fn type_text(&mut self, text: &str) {
+        for chunk in text.as_bytes().chunks(4) {
+            self.writer.write_all(chunk).unwrap();
+            self.writer.flush().unwrap();
+            std::thread::sleep(Duration::from_millis(15));
+        }
+    }
+
+    fn resize(&mut self, rows: u16, cols: u16) {
+        let status = std::process::Command::new("stty")
+            .args([
+                "-F",
+                &self.tty,
+                "rows",
+                &rows.to_string(),
+                "cols",
+                &cols.to_string(),
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success(), "stty failed");
+        self.parser
+            .lock()
+            .unwrap()
+            .screen_mut()
+            .set_size(nz(rows), nz(cols));
+    }
+
+    fn exit_with_ctrl_d(mut self) {
+        self.send("\x04");
+        let deadline = Instant::now() + WAIT;
+        let status = loop {
+            match self.process.status() {
+                Some(WaitStatus::StillAlive) | None => {}
+                Some(status) => break status,
+            }
+            assert!(
+                Instant::now() < deadline,
+                "dsh did not exit on Ctrl-D; the screen:\n{}",
+                self.contents()
+            );
+            std::thread::sleep(Duration::from_millis(30));
+        };
+        assert!(matches!(status, WaitStatus::Exited(_, 0)), "{status:?}");
+    }
+}
+
+/// The user messages the mock received, one per request (the last one).
+fn last_user_message(mock: &MockProvider, request: usize) -> String {
+    let requests = mock.requests();
+    let messages = requests[request]["messages"].as_array().unwrap();
+    messages
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn a_person_edits_recalls_history_and_runs_slash_commands() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::text("First answer."),
+        MockResponse::text("Second answer."),
+        MockResponse::text("Third answer."),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 100), &[]);
+    screen.wait_text("Ctrl-D exits");
+    screen.wait_text("default mode");
+    screen.wait_prompt();
+
+    // A typo in a command gets a suggestion; /help lists the commands.
+    screen.type_text("/hlep\r");
+    screen.wait_text("unknown command /hlep — did you mean /help?");
+    screen.type_text("/help\r");
+    screen.wait_text("Ctrl-R searches history");
+
+    // Editing: a typo fixed with backspace, a word inserted after moving
+    // the cursor to the start of the line (Ctrl-A).
+    screen.type_text("Say helo");
+    screen.send("\x7f");
+    screen.type_text("lo");
+    screen.send("\x01");
+    screen.type_text("Please ");
+    screen.wait_for("the edited line", |s| s.contains("> Please Say hello"));
+    screen.send("\r");
+    screen.wait_text("First answer.");
+    assert_eq!(last_user_message(&mock, 0), "Please Say hello");
+
+    // A trailing backslash continues the prompt on a new line.
+    screen.type_text("line one \\\r");
+    screen.wait_text("… ");
+    screen.type_text("line two\r");
+    screen.wait_text("Second answer.");
+    assert_eq!(last_user_message(&mock, 1), "line one \nline two");
+
+    // Up arrow recalls the first prompt; Enter sends it again.
+    screen.wait_prompt();
+    screen.send("\x1b[A\x1b[A");
+    screen.wait_for("the recalled prompt", |_| true);
+    let deadline = Instant::now() + WAIT;
+    while !screen.prompt_line().contains("Please Say hello") {
+        assert!(Instant::now() < deadline, "{}", screen.contents());
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    screen.send("\r");
+    screen.wait_text("Third answer.");
+    assert_eq!(last_user_message(&mock, 2), "Please Say hello");
+
+    // The status line counts what the mock reported.
+    screen.type_text("/status\r");
+    screen.wait_text("steps per turn: no bound");
+    screen.type_text("/mcp\r");
+    screen.wait_text("no MCP servers");
+    screen.exit_with_ctrl_d();
+
+    // History persists per project: a new dsh finds it with Ctrl-R.
+    let mock2 = crate::cli_headless::mock(Vec::new());
+    let mut screen = Screen::spawn(&ctx, &mock2, (30, 100), &[]);
+    screen.wait_prompt();
+    screen.send("\x12");
+    screen.type_text("Plea");
+    screen.wait_for("the history search", |s| {
+        s.contains("history search: Plea") && s.contains("Please Say hello")
+    });
+    screen.send("\x03"); // Ctrl-C leaves the search
+    screen.wait_text("Ctrl-C again or Ctrl-D to exit");
+    screen.wait_prompt();
+    screen.exit_with_ctrl_d();
+    let history = std::fs::read_dir(ctx.home().join(".dsh/history"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(history).unwrap();
+    assert!(text.contains("Please Say hello"), "{text}");
+    assert!(text.contains("/help"), "{text}");
+}
+
+#[test]
+fn a_hook_block_shows_the_hooks_own_words_and_ctrl_o_the_rest() {
+    let ctx = TestContext::new();
+    let hooks = ctx.project().join(".claude/hooks/guards/for/this/project");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(
+        hooks.join("bash_validator.sh"),
+        "cat >/dev/null\necho 'rm -rf is not allowed here; use trash instead' >&2\necho 'second line for the log' >&2\nexit 2\n",
+    )
+    .unwrap();
+    let claude = ctx.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guards/for/this/project/bash_validator.sh --strict" } ] } ] } }"#,
+    )
+    .unwrap();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "I'll clean it.",
+            vec![MockToolCall::new(
+                "call_1",
+                "bash",
+                &json!({ "command": "rm -rf build" }),
+            )],
+        ),
+        MockResponse::text("The hook blocked that."),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 80), &[]);
+    screen.wait_prompt();
+    screen.type_text("Clean the build directory\r");
+    let shown = screen.wait_text("The hook blocked that.");
+    assert!(
+        shown.contains("blocked: rm -rf is not allowed here; use trash instead"),
+        "{shown}"
+    );
+    // Not the model-facing wrapper with the whole command.
+    assert!(!shown.contains("hook error: ["), "{shown}");
+    // The command is shortened in the middle: both ends stay readable.
+    assert!(shown.contains("`bash \"$CLAUDE_PROJECT_D"), "{shown}");
+    assert!(shown.contains("validator.sh --strict`"), "{shown}");
+    // No screen row breaks inside a word of the reason.
+    assert!(
+        !shown
+            .lines()
+            .any(|l| l.ends_with("trash") && !l.contains("instead")),
+        "{shown}"
+    );
+
+    let redact = |text: &str| {
+        let text = regex::Regex::new(r"\(\d+ ms\)")
+            .unwrap()
+            .replace_all(text, "(N ms)");
+        let text = regex::Regex::new(r"[0-9a-f]{8} · context")
+            .unwrap()
+            .replace_all(&text, "SESSION · context");
+        let text = regex::Regex::new(r"session [0-9a-f-]{36}")
+            .unwrap()
+            .replace_all(&text, "session SESSION-ID");
+        ctx.redact(&text)
+            .lines()
+            .map(str::trim_end)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim_end()
+            .to_owned()
+    };
+    insta::assert_snapshot!("hook_block_screen", redact(&screen.contents()));
+
+    // Ctrl-O: the full text (the whole command, stderr, the model's text).
+    screen.wait_prompt();
+    screen.send("\x0f");
+    screen.wait_text("exit code: 2");
+    let detail = screen.wait_for("the rest of the detail", |s| s.trim_end().ends_with('>'));
+    // Shown with --nocapture (the README's transcript is this screen).
+    println!("{}", redact(&detail));
+    assert!(
+        detail.contains("project/bash_validator.sh --strict"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains(
+            "stderr:\nrm -rf is not allowed here; use trash instead\nsecond line for the log"
+        ),
+        "{detail}"
+    );
+    // /hooks lists the hook with where it comes from and its trust state.
+    screen.type_text("/hooks\r");
+    let listed = screen.wait_text("no flag or defaultMode");
+    println!("{}", redact(&listed));
+    assert!(
+        listed.contains("     active — ") && listed.contains("settings.json#hooks.PreToolUse[0]"),
+        "{listed}"
+    );
+    screen.exit_with_ctrl_d();
+
+    let events = events(&session_logs(&ctx)[0]);
+    let results = of_type(&events, "tool/result");
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["is_error"], true);
+}
+
+#[test]
+fn markdown_is_rendered_and_rewrapped_after_a_resize() {
+    let ctx = TestContext::new();
+    let paragraph = "Every word of this paragraph stays whole when the terminal is narrow, because dsh wraps between words and never inside one.";
+    let mock = mock(vec![
+        MockResponse::text(
+            "# Plan\n\n- first **bold** step\n- second `code` step\n\n```rust\nfn main() {}\n```\nDone.",
+        ),
+        MockResponse::text(paragraph),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (40, 100), &["--color", "always"]);
+    screen.wait_prompt();
+    screen.type_text("Make a plan\r");
+    let shown = screen.wait_text("Done.");
+    let lines: Vec<&str> = shown.lines().map(str::trim_end).collect();
+    assert!(lines.contains(&"Plan"), "{shown}");
+    assert!(lines.contains(&"• first bold step"), "{shown}");
+    assert!(lines.contains(&"• second code step"), "{shown}");
+    assert!(lines.contains(&"  fn main() {}"), "{shown}");
+    assert!(!shown.contains("```") && !shown.contains("**"), "{shown}");
+
+    screen.resize(40, 40);
+    screen.wait_prompt();
+    screen.type_text("Explain\r");
+    let shown = screen.wait_for("the wrapped paragraph and the prompt", |s| {
+        s.contains("Every word")
+            && s.trim_end()
+                .lines()
+                .last()
+                .is_some_and(|l| l.starts_with('>'))
+            && s.lines().filter(|l| l.contains(" · context")).count() >= 3
+    });
+    let rows: Vec<&str> = shown
+        .lines()
+        .map(str::trim_end)
+        .skip_while(|row| !row.starts_with("Every word"))
+        .take_while(|row| !row.contains(" · context"))
+        .collect();
+    assert!(rows.len() >= 3, "{shown}");
+    assert!(rows.iter().all(|row| row.chars().count() <= 40), "{shown}");
+    // Rejoined, the rows are the paragraph: no word was split.
+    assert_eq!(rows.join(" "), paragraph);
+    screen.exit_with_ctrl_d();
+}
+
+#[test]
+fn clear_empties_the_models_context() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::text("Before."),
+        MockResponse::text("After."),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 100), &[]);
+    screen.wait_prompt();
+    screen.type_text("one\r");
+    screen.wait_text("Before.");
+    screen.type_text("/clear\r");
+    screen.wait_text("context cleared");
+    screen.wait_prompt();
+    screen.type_text("two\r");
+    screen.wait_text("After.");
+    screen.exit_with_ctrl_d();
+    // One session, cleared durably (SessionEnd/SessionStart `clear` ran
+    // around it); the second request carries no trace of the first.
+    let logs = session_logs(&ctx);
+    assert_eq!(logs.len(), 1);
+    let log = std::fs::read_to_string(&logs[0]).unwrap();
+    assert!(log.contains("\"session/cleared\""), "{log}");
+    let requests = mock.requests();
+    let second = requests[1]["messages"].to_string();
+    assert!(!second.contains("Before."), "{second}");
+}
+
+#[test]
+fn errors_read_as_one_line_ctrl_c_interrupts_and_the_status_line_counts_context() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::status(401, r#"{"error":{"message":"invalid api key"}}"#),
+        MockResponse::Reply(
+            dsh_provider::mock::MockReply::chunks(["Counting", " slowly", " forever"])
+                .with_delay(Duration::from_secs(30)),
+        ),
+        MockResponse::Reply(
+            dsh_provider::mock::MockReply::chunks(["Done."]).with_usage(12_000, 300),
+        ),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 120), &[]);
+    screen.wait_prompt();
+    screen.type_text("hello\r");
+    let shown = screen.wait_text("the provider rejected the API key");
+    assert!(shown.contains("set DSH_API_KEY"), "{shown}");
+    screen.wait_prompt();
+
+    // Ctrl-C while the model streams interrupts the turn, not dsh.
+    screen.type_text("count\r");
+    screen.wait_for("the request", |_| mock.requests().len() >= 2);
+    std::thread::sleep(Duration::from_millis(300));
+    screen.send("\x03");
+    screen.wait_text("interrupted");
+    screen.wait_prompt();
+
+    // Tab completes a command; the reply's usage reaches the status line.
+    screen.type_text("/perm\t");
+    let deadline = Instant::now() + WAIT;
+    while screen.prompt_line().trim_end() != "> /permissions" {
+        assert!(Instant::now() < deadline, "{}", screen.contents());
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    screen.send("\r");
+    screen.wait_text("this session: default mode");
+    screen.type_text("last one\r");
+    screen.wait_text("Done.");
+    screen.wait_text("context 12.3k/128k (9%)");
+    screen.exit_with_ctrl_d();
+
+    let events = events(&session_logs(&ctx)[0]);
+    let reasons: Vec<&str> = of_type(&events, "turn/end")
+        .iter()
+        .map(|end| end["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, ["error", "interrupted", "completed"]);
+}
+
+#[test]
+fn a_slow_model_shows_a_spinner_until_its_text_arrives() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![MockResponse::Reply(
+        dsh_provider::mock::MockReply::chunks(["Here at last."])
+            .with_delay(Duration::from_millis(2500)),
+    )]);
+    let mut screen = Screen::spawn(&ctx, &mock, (20, 100), &[]);
+    screen.wait_prompt();
+    screen.type_text("take your time\r");
+    let waiting = screen.wait_text("waiting for the model…");
+    assert!(waiting.contains("Ctrl-C interrupts"), "{waiting}");
+    let done = screen.wait_text("Here at last.");
+    // The spinner's line was cleared, not left behind.
+    assert!(!done.contains("waiting for the model"), "{done}");
+    screen.exit_with_ctrl_d();
+}
+
+#[test]
+fn hooks_trust_from_the_prompt() {
+    let ctx = TestContext::new();
+    let claude = ctx.project().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "true project-hook-marker" } ] } ] } }"#,
+    )
+    .unwrap();
+    let mock = mock(Vec::new());
+    let mut screen = Screen::spawn(&ctx, &mock, (40, 120), &[]);
+    screen.wait_text("Trust and run them?");
+    screen.type_text("n\r");
+    screen.wait_text("Skipped: these hooks do not run in this session.");
+    screen.wait_prompt();
+    screen.type_text("/hooks\r");
+    let before = screen.wait_text("no flag or defaultMode");
+    screen.type_text("/hooks trust\r");
+    let after = screen.wait_text("(trust applies from the next session on)");
+    screen.wait_prompt();
+    screen.type_text("/hooks\r");
+    let listed = screen.wait_for("the second listing", |s| {
+        s.matches("no flag or defaultMode").count() >= 2
+    });
+    println!("{before}\n----\n{after}\n----\n{listed}");
+    let first = &listed[listed.find("> /hooks\n").unwrap()..listed.find("> /hooks trust").unwrap()];
+    let last = &listed[listed.rfind("> /hooks\n").unwrap()..];
+    assert!(first.contains("untrusted"), "{first}");
+    assert!(
+        !last.contains("untrusted") && last.contains("trusted"),
+        "{last}"
+    );
+    screen.exit_with_ctrl_d();
+}
+
+#[test]
+fn model_reopens_the_session_with_another_model() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::text("From the first model."),
+        MockResponse::text("From the second model."),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (40, 120), &[]);
+    screen.wait_prompt();
+    screen.type_text("one\r");
+    screen.wait_text("From the first model.");
+    screen.type_text("/model other-model\r");
+    screen.wait_text("other-model · ");
+    screen.wait_prompt();
+    screen.type_text("two\r");
+    screen.wait_text("From the second model.");
+    screen.exit_with_ctrl_d();
+    // The same session, now talking to the other model with the history.
+    assert_eq!(session_logs(&ctx).len(), 1);
+    let requests = mock.requests();
+    assert_eq!(requests[1]["model"], "other-model");
+    assert!(
+        requests[1]["messages"]
+            .to_string()
+            .contains("From the first model.")
+    );
+}
