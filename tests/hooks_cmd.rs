@@ -895,7 +895,7 @@ fn replay_against_an_unchanged_configuration_changes_nothing() {
     let ctx = project();
     let log = recorded_session(&ctx);
     let output = dsh(&ctx)
-        .args(["hooks", "replay"])
+        .args(["hooks", "replay", "--trust-all"])
         .arg(&log)
         .args(["--format", "json"])
         .output()
@@ -934,7 +934,7 @@ fn replay_shows_decisions_a_changed_configuration_flips() {
     )
     .unwrap();
     let output = dsh_with(&ctx, &hooks)
-        .args(["hooks", "replay"])
+        .args(["hooks", "replay", "--trust-all"])
         .arg(&log)
         .arg("--settings")
         .arg(&candidate)
@@ -1186,4 +1186,43 @@ fn check_flags_a_timeout_no_deadline_can_hold_and_replay_names_it() {
         "{stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+// ------------------------------------------- replay applies trust (hookstest)
+
+#[test]
+fn replay_refuses_untrusted_project_hooks_as_test_does() {
+    let ctx = project();
+    let log = recorded_session(&ctx);
+    let replay = |extra: &[&str]| {
+        dsh(&ctx)
+            .args(["hooks", "replay"])
+            .args(extra)
+            .arg(&log)
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+    };
+    // Nobody trusted the project's hooks and there is no terminal to ask on.
+    let refused = replay(&[]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("untrusted project hook"), "{stderr}");
+    assert!(stderr.contains("--trust-all"), "{stderr}");
+    assert!(refused.stdout.is_empty(), "{:?}", refused.stdout);
+
+    // --trust-all overrides; trusting them makes the override unnecessary.
+    let forced = replay(&["--trust-all"]);
+    assert_eq!(forced.status.code(), Some(0));
+    assert_eq!(json_stdout(&forced)["unchanged"], 6);
+    let trusted = dsh(&ctx).args(["hooks", "trust"]).output().unwrap();
+    assert!(trusted.status.success());
+    let after = replay(&[]);
+    assert_eq!(
+        after.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&after.stderr)
+    );
+    assert_eq!(json_stdout(&after)["unchanged"], 6);
 }

@@ -105,6 +105,10 @@ pub enum HooksCommand {
         /// Text or JSON.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Re-run project hooks nobody trusted yet without asking (without
+        /// a terminal they are refused otherwise, as in `dsh hooks test`).
+        #[arg(long)]
+        trust_all: bool,
     },
     /// The decision ledger of a session: every hook result and what followed.
     Log {
@@ -170,7 +174,13 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
             session,
             settings,
             format,
-        } => replay::run(&sources(settings)?, &session, format),
+            trust_all,
+        } => {
+            // A session that is not there is the first thing to say, before
+            // any question about trusting hooks.
+            let path = resolve_session(&session)?;
+            replay::run(&test_sources(settings, trust_all)?, &path, format)
+        }
         HooksCommand::Log {
             session,
             denied,
@@ -215,8 +225,8 @@ pub mod session {
     }
 }
 
-/// `dsh hooks test` runs hooks as a session would, so it applies the same
-/// trust rules: on a terminal it asks about untrusted project hooks (a
+/// `dsh hooks test` and `dsh hooks replay` run hooks as a session would,
+/// so they apply the same trust rules: on a terminal it asks about untrusted project hooks (a
 /// "no" leaves them out); without one it refuses them unless `--trust-all`.
 fn test_sources(settings: Vec<PathBuf>, trust_all: bool) -> anyhow::Result<HookSources> {
     use std::io::IsTerminal as _;

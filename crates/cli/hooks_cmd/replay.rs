@@ -4,6 +4,7 @@
 
 use crate::stdio::{ExitStatus, outln};
 use anyhow::Context as _;
+use std::path::Path;
 use std::sync::Arc;
 
 use dsh_protocol::{Dialect, EventBody, HookDecision};
@@ -12,7 +13,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fire::{self, Firing, RunReport, TestEvent};
-use super::{DialectArg, Format, excerpt, load_session, resolve_session};
+use super::{DialectArg, Format, excerpt, load_session};
 use crate::wiring::HookSources;
 
 /// One recorded firing: the invocations that shared an event and a payload.
@@ -256,11 +257,10 @@ fn diff(recorded: &Recorded, new_runs: &[RunReport]) -> (Vec<Change>, usize) {
 
 pub(super) fn run(
     sources: &HookSources,
-    session: &str,
+    path: &Path,
     format: Format,
 ) -> anyhow::Result<ExitStatus> {
-    let path = resolve_session(session)?;
-    let events = load_session(&path)?;
+    let events = load_session(path)?;
     let session_id = events.iter().find_map(|e| match &e.body {
         EventBody::SessionHeader { session_id, .. } => Some(session_id.clone()),
         EventBody::TurnStart { .. }
