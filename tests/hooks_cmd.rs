@@ -1226,3 +1226,262 @@ fn replay_refuses_untrusted_project_hooks_as_test_does() {
     );
     assert_eq!(json_stdout(&after)["unchanged"], 6);
 }
+
+// ------------------------- hooks test fires the newer events (hookstest)
+
+/// A project whose only configuration is this `.claude/settings.json`.
+fn project_with_claude_hooks(hooks: &str) -> TestContext {
+    let ctx = TestContext::new();
+    let claude = ctx.project().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        format!(r#"{{ "hooks": {hooks} }}"#),
+    )
+    .unwrap();
+    ctx
+}
+
+fn hooks_test(ctx: &TestContext, args: &[&str]) -> std::process::Output {
+    ctx.dsh()
+        .args(["hooks", "test", "--trust-all", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json_file(ctx: &TestContext, name: &str) -> Value {
+    let path = ctx.project().join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn test_fires_pre_compact_by_trigger_and_a_blocking_hook_cancels() {
+    let ctx = project_with_claude_hooks(
+        r#"{ "PreCompact": [
+            { "matcher": "auto", "hooks": [ { "type": "command", "command": "cat > auto.json; echo keep the error messages" } ] },
+            { "matcher": "manual", "hooks": [ { "type": "command", "command": "cat > manual.json; echo not now >&2; exit 2" } ] }
+        ] }"#,
+    );
+    let auto = json_stdout(&hooks_test(&ctx, &["PreCompact", "--trigger", "auto"]));
+    assert_eq!(auto["event"], "PreCompact");
+    assert_eq!(auto["summary"], "proceed", "{auto}");
+    assert_eq!(auto["runs"].as_array().unwrap().len(), 1, "{auto}");
+    assert_eq!(json_file(&ctx, "auto.json")["trigger"], "auto");
+    assert!(!ctx.project().join("manual.json").exists());
+    assert!(
+        auto["model_sees"][0]
+            .as_str()
+            .unwrap()
+            .contains("keep the error messages"),
+        "{auto}"
+    );
+
+    let manual = json_stdout(&hooks_test(&ctx, &["PreCompact", "--trigger", "manual"]));
+    assert_eq!(manual["summary"], "cancel (the history stays)", "{manual}");
+    assert_eq!(json_file(&ctx, "manual.json")["trigger"], "manual");
+
+    let bad = hooks_test(&ctx, &["PreCompact", "--trigger", "sometimes"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("manual, auto"));
+}
+
+#[test]
+fn test_fires_post_compact_with_the_summary() {
+    let ctx = project_with_claude_hooks(
+        r#"{ "PostCompact": [ { "matcher": "manual", "hooks": [ { "type": "command", "command": "cat > post.json" } ] } ] }"#,
+    );
+    let doc = json_stdout(&hooks_test(
+        &ctx,
+        &[
+            "PostCompact",
+            "--input",
+            r#"{"compact_summary": "we fixed the parser"}"#,
+        ],
+    ));
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 1, "{doc}");
+    let payload = json_file(&ctx, "post.json");
+    assert_eq!(payload["hook_event_name"], "PostCompact");
+    assert_eq!(payload["trigger"], "manual");
+    assert_eq!(payload["compact_summary"], "we fixed the parser");
+}
+
+#[test]
+fn test_fires_subagent_start_and_stop_for_the_agent_type() {
+    let ctx = project_with_claude_hooks(
+        r#"{
+        "SubagentStart": [ { "matcher": "Explore", "hooks": [ { "type": "command",
+            "command": "cat > start.json; echo '{\"hookSpecificOutput\":{\"hookEventName\":\"SubagentStart\",\"additionalContext\":\"read only, please\"}}'" } ] } ],
+        "SubagentStop": [ { "hooks": [ { "type": "command",
+            "command": "cat > stop.json; echo '{\"decision\":\"block\",\"reason\":\"check the tests too\"}'" } ] } ]
+        }"#,
+    );
+    let start = json_stdout(&hooks_test(
+        &ctx,
+        &["SubagentStart", "--agent-type", "Explore"],
+    ));
+    assert_eq!(start["summary"], "1 context(s) for the subagent", "{start}");
+    assert!(
+        start["model_sees"][0]
+            .as_str()
+            .unwrap()
+            .contains("read only, please"),
+        "{start}"
+    );
+    let payload = json_file(&ctx, "start.json");
+    assert_eq!(payload["agent_type"], "Explore");
+    assert_eq!(payload["agent_id"], "a0123456789abcdef");
+
+    // Another agent type: the matcher keeps the hook out.
+    let other = json_stdout(&hooks_test(
+        &ctx,
+        &["SubagentStart", "--agent-type", "general-purpose"],
+    ));
+    assert_eq!(other["runs"].as_array().unwrap().len(), 0, "{other}");
+
+    let stop = json_stdout(&hooks_test(
+        &ctx,
+        &["SubagentStop", "--agent-type", "Explore"],
+    ));
+    assert_eq!(stop["summary"], "continue (the subagent goes on)", "{stop}");
+    assert!(
+        stop["model_sees"][0]
+            .as_str()
+            .unwrap()
+            .contains("check the tests too"),
+        "{stop}"
+    );
+    assert_eq!(json_file(&ctx, "stop.json")["agent_type"], "Explore");
+}
+
+#[test]
+fn test_fires_stop_failure_for_the_error_category_and_waits_for_it() {
+    let ctx = project_with_claude_hooks(
+        r#"{ "StopFailure": [ { "matcher": "rate_limit", "hooks": [ { "type": "command", "command": "sleep 0.3; cat > failure.json" } ] } ] }"#,
+    );
+    let other = json_stdout(&hooks_test(
+        &ctx,
+        &["StopFailure", "--error", "server_error"],
+    ));
+    assert_eq!(other["runs"].as_array().unwrap().len(), 0, "{other}");
+    assert!(!ctx.project().join("failure.json").exists());
+
+    let doc = json_stdout(&hooks_test(&ctx, &["StopFailure", "--error", "rate_limit"]));
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 1, "{doc}");
+    assert!(
+        doc["summary"].as_str().unwrap().contains("detached"),
+        "{doc}"
+    );
+    // The hook was let finish although nothing awaited it.
+    let payload = json_file(&ctx, "failure.json");
+    assert_eq!(payload["hook_event_name"], "StopFailure");
+    assert_eq!(payload["error"], "rate_limit");
+
+    let bad = hooks_test(&ctx, &["StopFailure", "--error", "overloaded"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("rate_limit"));
+}
+
+#[test]
+fn test_fires_user_prompt_expansion_and_a_hook_blocks_the_command() {
+    let ctx = project_with_claude_hooks(
+        r#"{ "UserPromptExpansion": [ { "matcher": "deploy", "hooks": [ { "type": "command", "command": "cat > expansion.json; echo no deploys on friday >&2; exit 2" } ] } ] }"#,
+    );
+    let doc = json_stdout(&hooks_test(
+        &ctx,
+        &["UserPromptExpansion", "--command-name", "deploy"],
+    ));
+    assert_eq!(doc["summary"], "block", "{doc}");
+    assert!(
+        doc["user_sees"][0]
+            .as_str()
+            .unwrap()
+            .contains("no deploys on friday"),
+        "{doc}"
+    );
+    let payload = json_file(&ctx, "expansion.json");
+    assert_eq!(payload["command_name"], "deploy");
+    assert_eq!(payload["expansion_type"], "slash_command");
+
+    let other = json_stdout(&hooks_test(
+        &ctx,
+        &["UserPromptExpansion", "--command-name", "review"],
+    ));
+    assert_eq!(other["summary"], "allow", "{other}");
+    assert_eq!(other["runs"].as_array().unwrap().len(), 0, "{other}");
+}
+
+#[test]
+fn test_fires_instructions_loaded() {
+    let ctx = project_with_claude_hooks(
+        r#"{ "InstructionsLoaded": [ { "hooks": [ { "type": "command", "command": "cat > loaded.json" } ] } ] }"#,
+    );
+    let doc = json_stdout(&hooks_test(
+        &ctx,
+        &[
+            "InstructionsLoaded",
+            "--input",
+            r#"{"file_path": "CLAUDE.md", "memory_type": "Local"}"#,
+        ],
+    ));
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 1, "{doc}");
+    let payload = json_file(&ctx, "loaded.json");
+    assert_eq!(payload["memory_type"], "Local");
+    assert_eq!(payload["load_reason"], "session_start");
+    assert!(
+        payload["file_path"]
+            .as_str()
+            .unwrap()
+            .ends_with("/CLAUDE.md"),
+        "{payload}"
+    );
+}
+
+#[test]
+fn test_fires_permission_denied_and_a_hook_allows_a_retry() {
+    let ctx = project_with_claude_hooks(
+        r#"{ "PermissionDenied": [ { "matcher": "Bash", "hooks": [ { "type": "command",
+            "command": "cat > denied.json; echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionDenied\",\"retry\":true}}'" } ] } ] }"#,
+    );
+    let doc = json_stdout(&hooks_test(
+        &ctx,
+        &[
+            "PermissionDenied",
+            "--tool",
+            "Bash",
+            "--input",
+            r#"{"tool_input": {"command": "rm -rf /"}, "reason": "auto mode said no"}"#,
+        ],
+    ));
+    assert_eq!(doc["summary"], "retry allowed", "{doc}");
+    assert_eq!(doc["tool"], "bash");
+    let payload = json_file(&ctx, "denied.json");
+    assert_eq!(payload["hook_event_name"], "PermissionDenied");
+    assert_eq!(payload["reason"], "auto mode said no");
+    assert_eq!(payload["tool_input"]["command"], "rm -rf /");
+}
+
+#[test]
+fn test_fires_post_tool_use_of_an_mcp_tool_with_its_server_key() {
+    let ctx = project_with_claude_hooks(
+        r#"{ "PostToolUse": [ { "matcher": "mcp__echo__.*", "hooks": [ { "type": "command", "command": "cat > post.json" } ] } ] }"#,
+    );
+    std::fs::write(
+        ctx.project().join(".mcp.json"),
+        r#"{"mcpServers":{"echo":{"command":"/nonexistent/never-started"}}}"#,
+    )
+    .unwrap();
+    let doc = json_stdout(&hooks_test(
+        &ctx,
+        &["PostToolUse", "--tool", "mcp__echo__echo"],
+    ));
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 1, "{doc}");
+    let payload = json_file(&ctx, "post.json");
+    assert_eq!(payload["tool_name"], "mcp__echo__echo");
+    assert_eq!(
+        payload["mcp_server"],
+        serde_json::json!({"name": "echo", "source": "project"})
+    );
+}

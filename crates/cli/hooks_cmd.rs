@@ -69,8 +69,10 @@ pub enum HooksCommand {
     /// Fires one event's hooks without a model or a tool and shows the decision.
     Test {
         /// The event (`PreToolUse`, `PostToolUse`, `PostToolUseFailure`,
-        /// `PermissionRequest`, `UserPromptSubmit`, `SessionStart`, `Stop`,
-        /// `SessionEnd`, `Notification`).
+        /// `PermissionRequest`, `PermissionDenied`, `UserPromptSubmit`,
+        /// `UserPromptExpansion`, `SessionStart`, `InstructionsLoaded`,
+        /// `Stop`, `StopFailure`, `SubagentStart`, `SubagentStop`,
+        /// `PreCompact`, `PostCompact`, `SessionEnd`, `Notification`).
         event: String,
         /// The tool (Claude Code names `Bash`, `Read`, `Write`, `Edit`,
         /// `Glob`, `Grep`, or dsh names).
@@ -80,6 +82,19 @@ pub enum HooksCommand {
         /// `prompt`, `source`, `tool_response`, …) drive the firing.
         #[arg(long)]
         input: Option<String>,
+        /// SubagentStart/SubagentStop: the subagent's type (payload `agent_type`).
+        #[arg(long, value_name = "TYPE")]
+        agent_type: Option<String>,
+        /// PreCompact/PostCompact: `manual` or `auto` (payload `trigger`).
+        #[arg(long, value_name = "manual|auto")]
+        trigger: Option<String>,
+        /// StopFailure: the error category, e.g. `rate_limit` (payload `error`).
+        #[arg(long, value_name = "CATEGORY")]
+        error: Option<String>,
+        /// UserPromptExpansion: the command's name without the slash
+        /// (payload `command_name`).
+        #[arg(long, value_name = "NAME")]
+        command_name: Option<String>,
         /// Only this dialect's hooks.
         #[arg(long, value_enum)]
         dialect: Option<DialectArg>,
@@ -156,20 +171,36 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
             event,
             tool,
             input,
+            agent_type,
+            trigger,
+            error,
+            command_name,
             dialect,
             format,
             settings,
             trust_all,
-        } => fire::run_test(
-            &test_sources(settings, trust_all)?,
-            fire::TestArgs {
-                event,
-                tool,
-                input,
-                dialect,
-                format,
-            },
-        ),
+        } => {
+            let fields = [
+                ("agent_type", agent_type),
+                ("trigger", trigger),
+                ("error", error),
+                ("command_name", command_name),
+            ]
+            .into_iter()
+            .filter_map(|(key, value)| value.map(|value| (key, value)))
+            .collect();
+            fire::run_test(
+                &test_sources(settings, trust_all)?,
+                fire::TestArgs {
+                    event,
+                    tool,
+                    input,
+                    dialect,
+                    format,
+                    fields,
+                },
+            )
+        }
         HooksCommand::Replay {
             session,
             settings,

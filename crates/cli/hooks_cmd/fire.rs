@@ -24,6 +24,9 @@ use serde_json::{Value, json};
 use super::{DialectArg, Format, excerpt, nearest};
 use crate::wiring::{self, HookSources};
 
+mod lifecycle;
+pub(super) use lifecycle::LifecycleFields;
+
 /// The events `dsh hooks test` can fire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum TestEvent {
@@ -36,6 +39,15 @@ pub(super) enum TestEvent {
     Stop,
     SessionEnd,
     Notification,
+    // Fired by `lifecycle`.
+    SubagentStart,
+    SubagentStop,
+    PreCompact,
+    PostCompact,
+    StopFailure,
+    UserPromptExpansion,
+    InstructionsLoaded,
+    PermissionDenied,
 }
 
 const TESTABLE: &[(&str, TestEvent)] = &[
@@ -48,6 +60,14 @@ const TESTABLE: &[(&str, TestEvent)] = &[
     ("Stop", TestEvent::Stop),
     ("SessionEnd", TestEvent::SessionEnd),
     ("Notification", TestEvent::Notification),
+    ("SubagentStart", TestEvent::SubagentStart),
+    ("SubagentStop", TestEvent::SubagentStop),
+    ("PreCompact", TestEvent::PreCompact),
+    ("PostCompact", TestEvent::PostCompact),
+    ("StopFailure", TestEvent::StopFailure),
+    ("UserPromptExpansion", TestEvent::UserPromptExpansion),
+    ("InstructionsLoaded", TestEvent::InstructionsLoaded),
+    ("PermissionDenied", TestEvent::PermissionDenied),
 ];
 
 impl TestEvent {
@@ -87,6 +107,7 @@ impl TestEvent {
                 | TestEvent::PermissionRequest
                 | TestEvent::PostToolUse
                 | TestEvent::PostToolUseFailure
+                | TestEvent::PermissionDenied
         )
     }
 }
@@ -109,6 +130,8 @@ pub(super) struct Firing {
     pub last_assistant_message: String,
     pub end_reason: SessionEndReason,
     pub notification: Notification,
+    /// The fields of the events `lifecycle` fires.
+    pub lifecycle: LifecycleFields,
 }
 
 /// dsh's tool name for a Claude Code / Codex hook tool name (the bridges
@@ -199,6 +222,7 @@ impl Firing {
                 kind,
                 message: text("message").unwrap_or_else(|| "dsh needs your permission".to_owned()),
             },
+            lifecycle: LifecycleFields::from_payload(event, payload)?,
         })
     }
 
@@ -402,9 +426,14 @@ fn context_lines(contexts: &[dsh_seams::ContextEntry]) -> Vec<String> {
 /// would, and reports what the hooks decided.
 pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firing) -> FireReport {
     let recorder = Arc::new(Recorder::default());
+    // Instruction files are read before the session-start seam.
     let in_turn = !matches!(
         firing.event,
-        TestEvent::SessionStart | TestEvent::SessionEnd
+        TestEvent::SessionStart | TestEvent::SessionEnd | TestEvent::InstructionsLoaded
+    );
+    let in_subagent = matches!(
+        firing.event,
+        TestEvent::SubagentStart | TestEvent::SubagentStop
     );
     let ctx = SeamContext {
         session: Arc::new(SessionInfo {
@@ -420,7 +449,7 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
         cancel: CancellationToken::new(),
         sink: recorder.clone(),
         control: TurnControl::default(),
-        agent: None,
+        agent: in_subagent.then(|| firing.lifecycle.identity()),
         subagents: None,
     };
     let mut model_sees = Vec::new();
@@ -778,6 +807,23 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                 "observed (Notification cannot change anything)".to_owned(),
             )
         }
+        TestEvent::SubagentStart
+        | TestEvent::SubagentStop
+        | TestEvent::PreCompact
+        | TestEvent::PostCompact
+        | TestEvent::StopFailure
+        | TestEvent::UserPromptExpansion
+        | TestEvent::InstructionsLoaded
+        | TestEvent::PermissionDenied => {
+            if firing.event == TestEvent::PermissionDenied {
+                arguments_used = Some(firing.arguments.clone());
+            }
+            let sees = lifecycle::Sees {
+                model: &mut model_sees,
+                user: &mut user_sees,
+            };
+            lifecycle::fire(plugins, &ctx, firing, sees).await
+        }
     };
     if let Some(stop) = ctx.control.stop_requested() {
         user_sees.push(format!(
@@ -853,7 +899,33 @@ pub(super) struct TestArgs {
     pub input: Option<String>,
     pub dialect: Option<DialectArg>,
     pub format: Format,
+    /// Event fields given as flags: (payload key, value), written over the
+    /// payload's own.
+    pub fields: Vec<(&'static str, String)>,
 }
+
+/// Lets hooks that were started but not awaited (StopFailure's) do their
+/// work before the runner kills what is left: they are spawned on the
+/// runtime after the seam returned, so first wait (briefly) for one to
+/// show up, then for all to end.
+fn wait_for_detached(runner: &dsh_hook_runner::HookRunner) {
+    let start = std::time::Instant::now();
+    while runner.live_groups() == 0 && start.elapsed() < DETACHED_START {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    while runner.live_groups() > 0 && start.elapsed() < DETACHED_GRACE {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// How long a detached hook may take to be spawned (a quick one may also
+/// have come and gone by then).
+const DETACHED_START: Duration = Duration::from_secs(1);
+
+/// How long `dsh hooks test StopFailure` lets its detached hooks finish
+/// before they are killed (a session waits about a second at teardown; a
+/// test run is there to see them work, so it is more patient).
+const DETACHED_GRACE: Duration = Duration::from_secs(10);
 
 fn read_input(input: Option<&str>) -> anyhow::Result<Value> {
     let Some(input) = input else {
@@ -881,11 +953,19 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Value> {
 
 pub(super) fn run_test(sources: &HookSources, args: TestArgs) -> anyhow::Result<ExitStatus> {
     let event = TestEvent::parse(&args.event)?;
-    let payload = read_input(args.input.as_deref())?;
+    let mut payload = read_input(args.input.as_deref())?;
+    if let Value::Object(map) = &mut payload {
+        for (key, value) in args.fields {
+            map.insert(key.to_owned(), Value::String(value));
+        }
+    }
     let firing = Firing::from_payload(event, args.tool.as_deref(), &payload)?;
     let (plugins, runner) = plugins(sources, args.dialect)?;
     let runtime = runtime()?;
     let report = runtime.block_on(fire(&plugins, &sources.cwd, &firing));
+    if report.runs.iter().any(|run| run.outcome == "detached") {
+        wait_for_detached(&runner);
+    }
     runner.kill_all();
     match args.format {
         Format::Json => outln!("{}", serde_json::to_string_pretty(&report)?)?,
