@@ -1485,3 +1485,83 @@ fn test_fires_post_tool_use_of_an_mcp_tool_with_its_server_key() {
         serde_json::json!({"name": "echo", "source": "project"})
     );
 }
+
+// ------------------- check: matchers the newer events never match (hookstest)
+
+#[test]
+fn check_warns_about_matchers_the_newer_events_never_match_with_file_and_line() {
+    let ctx = project();
+    std::fs::write(
+        ctx.project().join("new.settings.json"),
+        r#"{"hooks": {
+  "PreCompact": [
+    {"matcher": "auto", "hooks": [{"type": "command", "command": "true"}]},
+    {"matcher": "Manual", "hooks": [{"type": "command", "command": "true"}]}
+  ],
+  "PostCompact": [
+    {"matcher": "manual|auto", "hooks": [{"type": "command", "command": "true"}]},
+    {"matcher": "compact", "hooks": [{"type": "command", "command": "true"}]}
+  ],
+  "SessionStart": [
+    {"matcher": "startup|resume", "hooks": [{"type": "command", "command": "true"}]},
+    {"matcher": "restart", "hooks": [{"type": "command", "command": "true"}]}
+  ],
+  "InstructionsLoaded": [
+    {"matcher": "session_start", "hooks": [{"type": "command", "command": "true"}]},
+    {"matcher": "CLAUDE.md", "hooks": [{"type": "command", "command": "true"}]}
+  ],
+  "SubagentStart": [
+    {"matcher": "my-own-reviewer", "hooks": [{"type": "command", "command": "true"}]}
+  ],
+  "UserPromptExpansion": [
+    {"matcher": "deploy", "hooks": [{"type": "command", "command": "true"}]}
+  ]
+}}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "new.settings.json", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let doc = json_stdout(&output);
+    let found: Vec<(&str, &str, &str)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap(),
+                d["at"].as_str().unwrap(),
+                d["position"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    let never = |at: &'static str, line: &'static str| ("matcher-never-matches", at, line);
+    let expected = vec![
+        never("hooks.PreCompact[1].matcher", "4:"),
+        never("hooks.PostCompact[1].matcher", "8:"),
+        never("hooks.SessionStart[1].matcher", "12:"),
+        never("hooks.InstructionsLoaded[1].matcher", "16:"),
+    ];
+    assert_eq!(found.len(), expected.len(), "{doc}");
+    for ((code, at, location), (want_code, want_at, want_line)) in found.iter().zip(&expected) {
+        assert_eq!((*code, *at), (*want_code, *want_at), "{doc}");
+        assert!(
+            location.starts_with(want_line),
+            "{location} vs {want_line}: {doc}"
+        );
+    }
+
+    // The text output names file:line.
+    let text = dsh(&ctx)
+        .args(["hooks", "check", "new.settings.json"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(stdout.contains("new.settings.json:4:"), "{stdout}");
+    assert!(
+        stdout.contains("PreCompact matches on the trigger (manual, auto)"),
+        "{stdout}"
+    );
+}

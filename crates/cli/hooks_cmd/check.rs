@@ -16,6 +16,7 @@ use super::resolve::{ShellVars, Word, resolve};
 
 /// Permission rules, `defaultMode` and `additionalDirectories` (issue 14).
 mod permission_rules;
+mod subjects;
 use super::{Format, nearest};
 use crate::trust::{named_scripts, words};
 use crate::wiring::HookSources;
@@ -658,8 +659,9 @@ fn check_matcher(
         );
         return;
     }
-    if c.kind == Kind::Claude && event_name == "StopFailure" {
-        check_stop_failure_matcher(c, pattern, &at);
+    // Only where the dialect honours the matcher (else `matcher-ignored`).
+    if event.is_none_or(|info| info.honours_matcher) {
+        subjects::check(c, event_name, pattern, &at);
     }
     if c.kind == Kind::Claude
         && let Some(server) = bare_mcp_server(pattern)
@@ -687,28 +689,6 @@ fn check_matcher(
             format!("{event_name} ignores matchers: matcher {pattern:?} has no effect, these hooks run every time"),
         );
     }
-}
-
-/// StopFailure matches on the error category: a matcher none of the
-/// categories satisfies (`overloaded` in `misc_stopfailure_matcher`) never runs.
-fn check_stop_failure_matcher(c: &mut Checker<'_>, pattern: &str, at: &str) {
-    let Ok(matcher) = dsh_hooks_claude::Matcher::compile(Some(pattern)) else {
-        return;
-    };
-    let errors = dsh_hooks_claude::events::STOP_FAILURE_ERRORS;
-    if errors.iter().any(|error| matcher.matches(error)) {
-        return;
-    }
-    c.push(
-        Severity::Warning,
-        "matcher-never-matches",
-        Some(at.to_owned()),
-        Some(pattern),
-        format!(
-            "StopFailure matches on the error category ({}); matcher {pattern:?} matches none, these hooks never run",
-            errors.join(", ")
-        ),
-    );
 }
 
 /// The server of a bare `mcp__<server>` alternative in a plain (exact-match)

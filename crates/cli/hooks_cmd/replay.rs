@@ -306,6 +306,11 @@ pub(super) fn run(
             unchanged: 0,
         };
         let prepared = TestEvent::parse(&firing.event).and_then(|event| {
+            if event == TestEvent::StopFailure {
+                // Its hooks run detached and their output is ignored: there
+                // is no decision to compare.
+                anyhow::bail!("StopFailure hooks decide nothing (their output is ignored)");
+            }
             let mut canonical = Firing::from_payload(event, None, &firing.input)?;
             if let Some(turn) = firing.turn {
                 canonical.turn = turn;
