@@ -16,7 +16,7 @@ use dsh_seams::{
 };
 use serde_json::{Value, json};
 
-use super::{Firing, TestEvent, context_lines};
+use super::{Firing, Sees, TestEvent, context_lines};
 
 /// The agent id a synthetic subagent gets when the payload names none
 /// (Claude Code's shape: `a` and 16 lowercase hex digits).
@@ -154,13 +154,6 @@ impl LifecycleFields {
             agent_type: self.agent_type.clone(),
         }
     }
-}
-
-/// What one firing decided: the decision document and its one-line summary;
-/// what the model and the user see is pushed onto `sees`.
-pub(super) struct Sees<'a> {
-    pub model: &'a mut Vec<String>,
-    pub user: &'a mut Vec<String>,
 }
 
 /// Fires one of this module's events through every plugin's seam.

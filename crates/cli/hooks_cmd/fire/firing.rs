@@ -1,0 +1,264 @@
+//! The events `dsh hooks test` fires and the canonical firing a hook
+//! payload (and the command's flags) describes.
+
+use anyhow::bail;
+use dsh_seams::{
+    Disposition, Notification, NotificationKind, SessionEndReason, SessionStartSource, ToolOutcome,
+};
+use serde_json::{Value, json};
+
+use super::LifecycleFields;
+use crate::hooks_cmd::nearest;
+
+/// The events `dsh hooks test` can fire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::hooks_cmd) enum TestEvent {
+    PreToolUse,
+    PermissionRequest,
+    PostToolUse,
+    PostToolUseFailure,
+    UserPromptSubmit,
+    SessionStart,
+    Stop,
+    SessionEnd,
+    Notification,
+    // Fired by `lifecycle`.
+    SubagentStart,
+    SubagentStop,
+    PreCompact,
+    PostCompact,
+    StopFailure,
+    UserPromptExpansion,
+    InstructionsLoaded,
+    PermissionDenied,
+}
+
+pub(super) const TESTABLE: &[(&str, TestEvent)] = &[
+    ("PreToolUse", TestEvent::PreToolUse),
+    ("PermissionRequest", TestEvent::PermissionRequest),
+    ("PostToolUse", TestEvent::PostToolUse),
+    ("PostToolUseFailure", TestEvent::PostToolUseFailure),
+    ("UserPromptSubmit", TestEvent::UserPromptSubmit),
+    ("SessionStart", TestEvent::SessionStart),
+    ("Stop", TestEvent::Stop),
+    ("SessionEnd", TestEvent::SessionEnd),
+    ("Notification", TestEvent::Notification),
+    ("SubagentStart", TestEvent::SubagentStart),
+    ("SubagentStop", TestEvent::SubagentStop),
+    ("PreCompact", TestEvent::PreCompact),
+    ("PostCompact", TestEvent::PostCompact),
+    ("StopFailure", TestEvent::StopFailure),
+    ("UserPromptExpansion", TestEvent::UserPromptExpansion),
+    ("InstructionsLoaded", TestEvent::InstructionsLoaded),
+    ("PermissionDenied", TestEvent::PermissionDenied),
+];
+
+impl TestEvent {
+    pub(in crate::hooks_cmd) fn parse(name: &str) -> anyhow::Result<TestEvent> {
+        if let Some((_, event)) = TESTABLE.iter().find(|(n, _)| *n == name) {
+            return Ok(*event);
+        }
+        let known_elsewhere = dsh_hooks_claude::HookEvent::parse(name).is_some()
+            || dsh_hooks_codex::CodexEvent::from_name(name).is_some();
+        if known_elsewhere {
+            bail!(
+                "`dsh hooks test` cannot fire {name}: dsh does not fire it, or it needs a model request (testable: {})",
+                TESTABLE
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let mut all: Vec<&str> = dsh_hooks_claude::HookEvent::ALL
+            .iter()
+            .map(|e| e.as_str())
+            .collect();
+        all.extend(dsh_hooks_codex::CodexEvent::ALL.iter().map(|e| e.as_str()));
+        bail!(
+            "unknown hook event `{name}`{}",
+            nearest(name, all)
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default()
+        )
+    }
+
+    pub(super) fn is_tool_event(self) -> bool {
+        matches!(
+            self,
+            TestEvent::PreToolUse
+                | TestEvent::PermissionRequest
+                | TestEvent::PostToolUse
+                | TestEvent::PostToolUseFailure
+                | TestEvent::PermissionDenied
+        )
+    }
+}
+
+/// Everything one firing needs, in dsh's canonical terms.
+#[derive(Debug, Clone)]
+pub(in crate::hooks_cmd) struct Firing {
+    pub event: TestEvent,
+    pub session_id: String,
+    pub turn: u64,
+    pub call_id: String,
+    /// dsh tool name.
+    pub tool: String,
+    pub arguments: Value,
+    pub tool_response: Option<Value>,
+    pub error: Option<String>,
+    pub prompt: String,
+    pub source: SessionStartSource,
+    pub stop_hook_active: bool,
+    pub last_assistant_message: String,
+    pub end_reason: SessionEndReason,
+    pub notification: Notification,
+    /// The fields of the events `lifecycle` fires.
+    pub lifecycle: LifecycleFields,
+}
+
+/// dsh's tool name for a Claude Code / Codex hook tool name (the bridges
+/// own both maps; dsh's own names pass through them).
+fn dsh_tool(name: &str) -> anyhow::Result<String> {
+    match dsh_hooks_codex::tools::dsh_tool(name) {
+        dsh_hooks_codex::tools::DshTool::Tool(tool) => {
+            Ok(dsh_hooks_claude::payload::dsh_tool_name(tool).to_owned())
+        }
+        dsh_hooks_codex::tools::DshTool::WriteOrEdit => bail!(
+            "`apply_patch` payloads cannot be mapped back to a dsh call; use --tool Write or --tool Edit with their arguments"
+        ),
+    }
+}
+
+fn default_arguments(tool: &str) -> Value {
+    match tool {
+        "bash" => json!({"command": "echo hello"}),
+        "read" => json!({"file_path": "README.md"}),
+        "write" => json!({"file_path": "example.txt", "content": "hello\n"}),
+        "edit" => {
+            json!({"file_path": "example.txt", "old_string": "hello", "new_string": "goodbye"})
+        }
+        "glob" => json!({"pattern": "**/*"}),
+        "grep" => json!({"pattern": "TODO"}),
+        _ => json!({}),
+    }
+}
+
+impl Firing {
+    /// From a hook payload (Claude Code or Codex shape; any subset of fields).
+    pub(in crate::hooks_cmd) fn from_payload(
+        event: TestEvent,
+        tool: Option<&str>,
+        payload: &Value,
+    ) -> anyhow::Result<Firing> {
+        let text = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_owned);
+        let tool_name = tool.map(str::to_owned).or_else(|| text("tool_name"));
+        let tool = match (&tool_name, event.is_tool_event()) {
+            (Some(name), _) => dsh_tool(name)?,
+            (None, true) => "bash".to_owned(),
+            (None, false) => String::new(),
+        };
+        let arguments = match payload.get("tool_input") {
+            Some(input) if input.is_object() => input.clone(),
+            Some(other) => bail!("`tool_input` must be an object, not {other}"),
+            None => default_arguments(&tool),
+        };
+        let source = match text("source").as_deref() {
+            None | Some("startup") => SessionStartSource::Startup,
+            Some("resume") => SessionStartSource::Resume,
+            Some("clear") => SessionStartSource::Clear,
+            Some("compact") => SessionStartSource::Compact,
+            Some(other) => {
+                bail!("unknown SessionStart source `{other}` (startup, resume, clear, compact)")
+            }
+        };
+        let end_reason = match text("reason").as_deref() {
+            Some("prompt_input_exit") => SessionEndReason::Exit,
+            _ => SessionEndReason::Other,
+        };
+        let kind = match text("notification_type").as_deref() {
+            Some("idle_prompt") => NotificationKind::Idle,
+            _ => NotificationKind::PermissionPrompt,
+        };
+        let session_id = text("session_id").unwrap_or_else(|| "hooks-test".to_owned());
+        // Bridges build paths (the transcript) from the session id.
+        dsh_session::validate_session_id(&session_id)
+            .map_err(|error| anyhow::anyhow!("the payload's session_id: {error}"))?;
+        Ok(Firing {
+            event,
+            session_id,
+            turn: 1,
+            call_id: text("tool_use_id").unwrap_or_else(|| "call_hooks_test".to_owned()),
+            tool,
+            arguments,
+            tool_response: payload.get("tool_response").cloned(),
+            error: text("error"),
+            prompt: text("prompt").unwrap_or_else(|| "hello".to_owned()),
+            source,
+            stop_hook_active: payload
+                .get("stop_hook_active")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            last_assistant_message: text("last_assistant_message").unwrap_or_default(),
+            end_reason,
+            notification: Notification {
+                kind,
+                message: text("message").unwrap_or_else(|| "dsh needs your permission".to_owned()),
+            },
+            lifecycle: LifecycleFields::from_payload(event, payload)?,
+        })
+    }
+
+    /// The synthetic outcome a post-execute seam sees.
+    pub(super) fn outcome(&self) -> ToolOutcome {
+        let failed = self.event == TestEvent::PostToolUseFailure;
+        let response = self.tool_response.clone();
+        let (content, value) = match self.tool.as_str() {
+            "bash" => {
+                let field = |key: &str| {
+                    response
+                        .as_ref()
+                        .and_then(|r| r.get(key))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()
+                };
+                let stdout = match &response {
+                    Some(Value::String(text)) => text.clone(),
+                    _ => field("stdout"),
+                };
+                let stderr = field("stderr");
+                let code = if failed { 1 } else { 0 };
+                let content = if failed {
+                    self.error
+                        .clone()
+                        .unwrap_or_else(|| format!("Exit code {code}\n{stdout}{stderr}"))
+                } else {
+                    format!("{stdout}{stderr}")
+                };
+                (
+                    content,
+                    Some(
+                        json!({"stdout": stdout, "stderr": stderr, "exit_code": code, "interrupted": false, "timed_out": false}),
+                    ),
+                )
+            }
+            _ => match response {
+                Some(Value::String(text)) => (text, None),
+                Some(value) => (value.to_string(), Some(value)),
+                None => (
+                    self.error
+                        .clone()
+                        .unwrap_or_else(|| "(synthetic tool output)".to_owned()),
+                    None,
+                ),
+            },
+        };
+        ToolOutcome {
+            is_error: failed,
+            content,
+            value,
+            disposition: Disposition::Executed,
+        }
+    }
+}
