@@ -6,25 +6,27 @@ use crate::stdio::{ExitStatus, outln};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use dsh_hooks_claude::events::EventSupport;
-use dsh_hooks_claude::{ClaudeDiscovery, HookEvent};
-use dsh_hooks_codex::{CodexDiscovery, CodexEvent};
+use dsh_hooks_claude::ClaudeDiscovery;
+use dsh_hooks_codex::CodexDiscovery;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::resolve::{ShellVars, Word, resolve};
+use super::resolve::ShellVars;
 
-/// Permission rules, `defaultMode` and `additionalDirectories` (issue 14).
-mod commands;
-mod events;
-mod handlers;
-mod permission_rules;
-mod subjects;
-use super::{Format, nearest};
-use crate::trust::{named_scripts, words};
+use super::Format;
 use crate::wiring::HookSources;
-#[allow(clippy::wildcard_imports)] // the split parts of this checker
-use {commands::*, events::*, handlers::*};
+use events::walk;
+
+/// A handler's command: what the shell runs.
+mod commands;
+/// The event table: events, matcher groups, matchers.
+mod events;
+/// One handler's fields and timeout.
+mod handlers;
+/// Permission rules, `defaultMode` and `additionalDirectories` (issue 14).
+mod permission_rules;
+/// Matchers the closed-subject events never match.
+mod subjects;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -1,8 +1,11 @@
 //! A handler's command: what the shell will run, and what it says about
 //! blocking.
 
-#[allow(clippy::wildcard_imports)] // a split of check.rs: its items and imports
-use super::*;
+use std::path::Path;
+
+use super::{Checker, Severity};
+use crate::hooks_cmd::resolve::{Word, resolve};
+use crate::trust::{named_scripts, words};
 
 pub(super) const BUILTINS: &[&str] = &[
     ".", ":", "[", "[[", "alias", "cd", "command", "echo", "eval", "exec", "exit", "export",

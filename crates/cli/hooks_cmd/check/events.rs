@@ -1,7 +1,13 @@
 //! The event table of a hook file: events, matcher groups and matchers.
 
-#[allow(clippy::wildcard_imports)] // a split of check.rs: its items and imports
-use super::*;
+use dsh_hooks_claude::HookEvent;
+use dsh_hooks_claude::events::EventSupport;
+use dsh_hooks_codex::CodexEvent;
+use serde_json::Value;
+
+use super::handlers::check_handler;
+use super::{Checker, Kind, Severity, subjects};
+use crate::hooks_cmd::nearest;
 
 pub(super) fn walk(c: &mut Checker<'_>, document: &Value) {
     let Some(hooks) = document.get("hooks") else {

@@ -1,7 +1,11 @@
 //! One hook handler: its fields and its timeout.
 
-#[allow(clippy::wildcard_imports)] // a split of check.rs: its items and imports
-use super::*;
+use serde_json::{Map, Value};
+
+use super::commands::{check_command, check_exit_one, check_transcript_glob};
+use super::events::EventInfo;
+use super::{Checker, Kind, Severity};
+use crate::hooks_cmd::nearest;
 
 pub(super) const CLAUDE_COMMON_FIELDS: &[&str] =
     &["type", "timeout", "if", "statusMessage", "once"];
