@@ -1565,3 +1565,39 @@ fn check_warns_about_matchers_the_newer_events_never_match_with_file_and_line() 
         "{stdout}"
     );
 }
+
+#[test]
+fn test_fires_the_newer_events_through_codex_hooks_too() {
+    let ctx = TestContext::new();
+    let codex = ctx.project().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    std::fs::write(
+        codex.join("hooks.json"),
+        r#"{"hooks": {
+            "SubagentStart": [{"hooks": [{"type": "command", "command": "cat > sub.json"}]}],
+            "PreCompact": [{"hooks": [{"type": "command", "command": "cat > pre.json"}]}]
+        }}"#,
+    )
+    .unwrap();
+    let start = json_stdout(&hooks_test(
+        &ctx,
+        &["SubagentStart", "--agent-type", "Explore"],
+    ));
+    assert_eq!(start["runs"][0]["dialect"], "codex", "{start}");
+    let payload = json_file(&ctx, "sub.json");
+    assert_eq!(payload["hook_event_name"], "SubagentStart");
+    assert_eq!(payload["agent_type"], "Explore");
+
+    let pre = json_stdout(&hooks_test(&ctx, &["PreCompact", "--trigger", "auto"]));
+    assert_eq!(pre["summary"], "proceed", "{pre}");
+    assert_eq!(json_file(&ctx, "pre.json")["trigger"], "auto");
+
+    // A field flag on an event without that field is refused, not ignored.
+    let wrong = hooks_test(&ctx, &["PreCompact", "--agent-type", "Explore"]);
+    assert_eq!(wrong.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        stderr.contains("--agent-type applies to SubagentStart and SubagentStop only"),
+        "{stderr}"
+    );
+}

@@ -22,7 +22,6 @@ mod firing;
 mod lifecycle;
 mod report;
 mod tools;
-use firing::TESTABLE;
 pub(super) use firing::{Firing, TestEvent};
 pub(super) use lifecycle::LifecycleFields;
 pub(super) use report::RunReport;
@@ -246,11 +245,7 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
         .unwrap_or_else(PoisonError::into_inner)
         .clone();
     FireReport {
-        event: TESTABLE
-            .iter()
-            .find(|(_, e)| *e == firing.event)
-            .map_or("", |(n, _)| *n)
-            .to_owned(),
+        event: firing.event.name().to_owned(),
         tool: firing.event.is_tool_event().then(|| firing.tool.clone()),
         arguments: arguments_used,
         runs: pair_runs(&events),
@@ -352,6 +347,9 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Value> {
 pub(super) fn run_test(sources: &HookSources, args: TestArgs) -> anyhow::Result<ExitStatus> {
     let event = TestEvent::parse(&args.event)?;
     let mut payload = read_input(args.input.as_deref())?;
+    for (key, _) in &args.fields {
+        event.check_flag(key)?;
+    }
     if let Value::Object(map) = &mut payload {
         for (key, value) in args.fields {
             map.insert(key.to_owned(), Value::String(value));

@@ -54,6 +54,41 @@ pub(super) const TESTABLE: &[(&str, TestEvent)] = &[
 ];
 
 impl TestEvent {
+    /// Refuses an event-field flag (`key` is the payload key it writes)
+    /// on an event that has no such field, rather than ignoring it.
+    pub(in crate::hooks_cmd) fn check_flag(self, key: &str) -> anyhow::Result<()> {
+        let (flag, events): (&str, &[TestEvent]) = match key {
+            "agent_type" => (
+                "--agent-type",
+                &[TestEvent::SubagentStart, TestEvent::SubagentStop],
+            ),
+            "trigger" => (
+                "--trigger",
+                &[TestEvent::PreCompact, TestEvent::PostCompact],
+            ),
+            "error" => ("--error", &[TestEvent::StopFailure]),
+            "command_name" => ("--command-name", &[TestEvent::UserPromptExpansion]),
+            _ => return Ok(()),
+        };
+        if events.contains(&self) {
+            return Ok(());
+        }
+        let names: Vec<&str> = events.iter().map(|event| event.name()).collect();
+        bail!(
+            "{flag} applies to {} only, not {}",
+            names.join(" and "),
+            self.name()
+        )
+    }
+
+    /// The event's name.
+    pub(in crate::hooks_cmd) fn name(self) -> &'static str {
+        TESTABLE
+            .iter()
+            .find(|(_, event)| *event == self)
+            .map_or("", |(name, _)| *name)
+    }
+
     pub(in crate::hooks_cmd) fn parse(name: &str) -> anyhow::Result<TestEvent> {
         if let Some((_, event)) = TESTABLE.iter().find(|(n, _)| *n == name) {
             return Ok(*event);
