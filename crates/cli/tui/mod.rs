@@ -11,18 +11,25 @@ pub mod status;
 
 use std::path::Path;
 
+use dsh_seams::ContextEntry;
+
 /// The largest file an `@path` mention attaches whole.
 pub const MENTION_MAX_BYTES: u64 = 256 * 1024;
 /// The most directory entries an `@dir/` mention lists.
 const MENTION_MAX_ENTRIES: usize = 200;
 
-/// Expands `@path` mentions: the prompt is kept as typed and each mentioned
-/// file that exists (relative to `cwd`, or absolute) is appended in a
-/// `<file path="…">…</file>` block (a directory as its listing). A file
-/// over [`MENTION_MAX_BYTES`] or not UTF-8 is named but not attached, so
-/// the model reads it with its tools. Mentions that name nothing stay text.
-/// Returns the prompt unchanged when it mentions nothing.
-pub fn expand_mentions(prompt: &str, cwd: &Path) -> String {
+/// Where an `@path` attachment's `context/message` says it came from.
+pub const MENTION_SOURCE_PREFIX: &str = "mention:";
+
+/// The attachments of a prompt's `@path` mentions. The prompt itself stays
+/// as typed (Claude Code hands hooks the typed prompt); each mentioned file
+/// that exists (relative to `cwd`, or absolute) becomes one context entry
+/// holding a `<file path="…">…</file>` block (a directory as its listing),
+/// which the agent records after the prompt-submit seam
+/// (`Agent::attach_to_next_prompt`). A file over [`MENTION_MAX_BYTES`] or
+/// not UTF-8 is named but not attached, so the model reads it with its
+/// tools. Mentions that name nothing stay text and attach nothing.
+pub fn mention_attachments(prompt: &str, cwd: &Path) -> Vec<ContextEntry> {
     let mut blocks = Vec::new();
     let mut seen = Vec::new();
     for word in prompt.split_whitespace() {
@@ -80,12 +87,12 @@ pub fn expand_mentions(prompt: &str, cwd: &Path) -> String {
             continue;
         };
         seen.push(mention.to_owned());
-        blocks.push(block);
+        blocks.push(ContextEntry::new(
+            block,
+            format!("{MENTION_SOURCE_PREFIX}{mention}"),
+        ));
     }
-    if blocks.is_empty() {
-        return prompt.to_owned();
-    }
-    format!("{prompt}\n\n{}", blocks.join("\n\n"))
+    blocks
 }
 
 #[cfg(test)]
@@ -97,28 +104,29 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs_err::create_dir(dir.path().join("src")).unwrap();
         fs_err::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
-        let out = expand_mentions(
+        let out = mention_attachments(
             "explain @src/main.rs, and @src/main.rs again; @src",
             dir.path(),
         );
         assert_eq!(
             out,
-            "explain @src/main.rs, and @src/main.rs again; @src\n\n\
-             <file path=\"src/main.rs\">\nfn main() {}\n</file>\n\n\
-             <directory path=\"src\">\nmain.rs\n</directory>"
+            [
+                ContextEntry::new(
+                    "<file path=\"src/main.rs\">\nfn main() {}\n</file>",
+                    "mention:src/main.rs"
+                ),
+                ContextEntry::new(
+                    "<directory path=\"src\">\nmain.rs\n</directory>",
+                    "mention:src"
+                ),
+            ]
         );
     }
 
     #[test]
-    fn prompts_without_real_mentions_are_unchanged() {
+    fn prompts_without_real_mentions_attach_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(
-            expand_mentions("mail me@example.com", dir.path()),
-            "mail me@example.com"
-        );
-        assert_eq!(
-            expand_mentions("@nothing here", dir.path()),
-            "@nothing here"
-        );
+        assert!(mention_attachments("mail me@example.com", dir.path()).is_empty());
+        assert!(mention_attachments("@nothing here", dir.path()).is_empty());
     }
 }
