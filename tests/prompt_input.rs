@@ -157,3 +157,39 @@ fn a_line_typed_during_a_tool_reaches_the_next_request_of_the_same_turn() {
     assert_eq!(steering.len(), 1, "{steering:?}");
     assert_eq!(steering[0]["content"], "also water the plants");
 }
+
+#[test]
+fn a_replayed_fixture_prompt_attaches_its_mentions_too() {
+    let ctx = TestContext::new();
+    install_prompt_recorder(&ctx);
+    std::fs::write(ctx.project().join("notes.txt"), format!("{FILE_TEXT}\n")).unwrap();
+    std::fs::write(
+        ctx.project().join("mention.json"),
+        r#"{"prompts": ["what does @notes.txt say?"], "model": [{"text": "Fennel."}]}"#,
+    )
+    .unwrap();
+    let out = ctx.home().join("replayed.jsonl");
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg("mention.json")
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(recorded_prompts(&ctx), ["what does @notes.txt say?"]);
+    let events = events(&out);
+    let users = of_type(&events, "user/message");
+    assert_eq!(users[0]["content"], "what does @notes.txt say?");
+    let contexts = of_type(&events, "context/message");
+    assert!(
+        contexts.iter().any(|c| c["source"] == "mention:notes.txt"
+            && c["content"].as_str().unwrap().contains(FILE_TEXT)),
+        "{contexts:?}"
+    );
+}

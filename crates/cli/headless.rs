@@ -169,7 +169,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     let first_seq = opened.first_seq;
     let source = opened.source;
     // `@path` mentions, as in the terminal: hooks see the prompt as typed.
-    let attachments = crate::tui::mention_attachments(&prompt, &opened.cwd);
+    let attachments = dsh_agent::mentions::mention_attachments(&prompt, &opened.cwd);
     let runner = opened.hooks.runner.clone();
     let mcp = Arc::clone(&opened.mcp);
 

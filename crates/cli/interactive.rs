@@ -490,7 +490,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                 // `@path` mentions: hooks see the prompt as typed, the
                 // model gets the files as context after the prompt.
                 None => {
-                    agent.attach_to_next_prompt(crate::tui::mention_attachments(&line, &cwd));
+                    agent.attach_to_next_prompt(dsh_agent::mentions::mention_attachments(&line, &cwd));
                     line
                 }
             };
