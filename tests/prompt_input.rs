@@ -193,3 +193,40 @@ fn a_replayed_fixture_prompt_attaches_its_mentions_too() {
         "{contexts:?}"
     );
 }
+
+#[test]
+fn piped_lines_stay_one_turn_each() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "bash",
+                &json!({ "command": "sleep 1" }),
+            )],
+        ),
+        MockResponse::text("One."),
+        MockResponse::text("Two."),
+    ]);
+    let output = dsh(&ctx, &mock)
+        .args(["--allowedTools", "Bash(sleep:*)"])
+        .write_stdin("take a nap\nsecond prompt\n")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    let third = messages(&requests[2]);
+    assert_eq!(
+        third.last().unwrap(),
+        &("user".to_owned(), "second prompt".to_owned())
+    );
+    let events = events(&session_logs(&ctx)[0]);
+    assert_eq!(of_type(&events, "turn/end").len(), 2);
+    assert!(of_type(&events, "steering/message").is_empty());
+}

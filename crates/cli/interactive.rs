@@ -508,7 +508,9 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                 );
                 tokio::pin!(running);
                 // Reading stops at the end of input; what is left waits.
-                let mut reading = true;
+                // Piped input is a script, not a person typing along: its
+                // lines stay one turn each.
+                let mut reading = stdin_tty;
                 loop {
                     tokio::select! {
                         outcome = &mut running => break outcome,
@@ -528,9 +530,19 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                     }
                 }
             };
-            // Typed after the turn's last model request: the next prompt.
+            // Typed after the turn's last model request: the next prompt,
+            // unless the person interrupted the turn (then nothing runs on
+            // its own; they can type it again).
             let late: Vec<String> = steering.drain().into_iter().map(|m| m.text).collect();
-            if !late.is_empty() {
+            let interrupted = matches!(
+                &outcome,
+                Ok(outcome) if outcome.reason == dsh_protocol::TurnEndReason::Interrupted
+            );
+            if interrupted {
+                for text in &late {
+                    term.lines(Tone::Warn, &format!("not sent (the turn was interrupted): {text}"));
+                }
+            } else if !late.is_empty() {
                 typed_ahead.push_front(Input::Line(late.join("\n")));
             }
             *turn.lock().unwrap_or_else(PoisonError::into_inner) = None;
