@@ -75,7 +75,7 @@ fn spawn_dsh(ctx: &TestContext, mock: &MockProvider) -> PtySession {
     spawn_dsh_with(ctx, mock, &[], &[])
 }
 
-fn spawn_dsh_with(
+pub(crate) fn spawn_dsh_with(
     ctx: &TestContext,
     mock: &MockProvider,
     env: &[(&str, &str)],
@@ -104,7 +104,7 @@ fn spawn_dsh_with(
 
 /// Waits for `needle`, echoing what dsh printed meanwhile (the harness
 /// shows it when the test fails).
-fn expect(session: &mut PtySession, needle: &str, what: &str) -> String {
+pub(crate) fn expect(session: &mut PtySession, needle: &str, what: &str) -> String {
     match session.exp_string(needle) {
         Ok(before) => {
             print!("{before}{needle}");

@@ -616,3 +616,36 @@ fn model_reopens_the_session_with_another_model() {
             .contains("From the first model.")
     );
 }
+
+// Lines typed during a turn (brief `prompt`).
+#[test]
+fn a_line_typed_while_a_tool_runs_joins_the_running_turn() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "Napping first.",
+            vec![MockToolCall::new(
+                "call_1",
+                "bash",
+                &json!({ "command": "sleep 3" }),
+            )],
+        ),
+        MockResponse::text("Rested, and noted."),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 100), &["--allowedTools", "Bash(sleep:*)"]);
+    screen.wait_prompt();
+    screen.type_text("take a nap\r");
+    screen.wait_text("sleep 3");
+    screen.type_text("also water the plants\r");
+    screen.wait_text("queued for the running turn: also water the plants");
+    screen.wait_text("Rested, and noted.");
+    screen.wait_prompt();
+    screen.exit_with_ctrl_d();
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert_eq!(last_user_message(&mock, 0), "take a nap");
+    assert_eq!(last_user_message(&mock, 1), "also water the plants");
+    let events = events(&session_logs(&ctx)[0]);
+    assert_eq!(of_type(&events, "turn/end").len(), 1, "no extra turn");
+    assert_eq!(of_type(&events, "steering/message").len(), 1);
+}

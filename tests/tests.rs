@@ -29,6 +29,8 @@ mod native_fixtures;
 mod permissions;
 mod plugin_scenarios;
 mod prompt_commands;
+// Mentions and lines typed during a turn (brief `prompt`).
+mod prompt_input;
 mod replay_fixtures;
 mod replay_signals;
 // Subagents (issue 15).

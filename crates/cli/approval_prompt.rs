@@ -239,6 +239,8 @@ pub(crate) struct TerminalApproval {
     pub term: Arc<Terminal>,
     /// The session's input (the question takes the next lines).
     pub input: SharedInput,
+    /// Gives the question the input over the steering reader (`steer.rs`).
+    pub gate: Arc<crate::steer::InputGate>,
     /// The running turn's token: Ctrl-C cancels the question with the turn.
     pub turn: TurnSlot,
     /// The session's permission stage: who asked, and where session rules go.
@@ -264,6 +266,7 @@ impl TerminalApproval {
             .clone()
             .unwrap_or_default();
         self.term.prompt(prompt);
+        let _asking = self.gate.ask();
         let answer = tokio::select! {
             answer = next_input(&self.input) => answer,
             () = token.cancelled() => {

@@ -168,6 +168,8 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     let log_path = opened.log.path().map(std::path::Path::to_path_buf);
     let first_seq = opened.first_seq;
     let source = opened.source;
+    // `@path` mentions, as in the terminal: hooks see the prompt as typed.
+    let attachments = dsh_agent::mentions::mention_attachments(&prompt, &opened.cwd);
     let runner = opened.hooks.runner.clone();
     let mcp = Arc::clone(&opened.mcp);
 
@@ -229,6 +231,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
                 ExitStatus::from(stop).exit_now();
             })
         };
+        agent.attach_to_next_prompt(attachments);
         agent.start(source).await;
         let stopped_early = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
         let outcome = match stopped_early {

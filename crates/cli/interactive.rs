@@ -7,8 +7,8 @@
 //! While a turn runs, the assistant's text streams, every tool call is shown
 //! with its arguments and outcome, hook runs are shown as they finish (a
 //! spinner for hooks that take longer than a second), and notices appear as
-//! plugins raise them. Lines typed while a turn runs are queued and sent
-//! after it. `ask` decisions become the approval prompt (`approval_prompt.rs`).
+//! plugins raise them. Lines typed while a turn runs go to that turn: they
+//! are queued for its next model request (`steer.rs`, `--queue-mode`). `ask` decisions become the approval prompt (`approval_prompt.rs`).
 //!
 //! # Signal policy
 //!
@@ -72,6 +72,8 @@ pub struct InteractiveArgs {
     pub color: ColorChoice,
     /// MCP configuration files (`--mcp-config`).
     pub mcp_config: Vec<PathBuf>,
+    /// `--queue-mode`: the steering queue's mode for lines typed during a turn.
+    pub queue_mode: Option<crate::steer::QueueModeFlag>,
 }
 
 /// One thing read from stdin.
@@ -204,9 +206,13 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                 on_text: Some(Arc::new(move |t| text.text(t))),
             }
         };
+        let gate = Arc::new(crate::steer::InputGate::default());
+        // The prompt loop shadows `input`; the steering reader keeps this.
+        let typed_input = Arc::clone(&input);
         let approval = Arc::new(crate::approval_prompt::TerminalApproval {
             term: Arc::clone(&term),
             input: Arc::clone(&input),
+            gate: Arc::clone(&gate),
             turn: Arc::clone(&turn),
             permissions: opened.permissions.clone(),
             project: cwd.clone(),
@@ -227,6 +233,12 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                 approval: Some(approval),
             },
         )?;
+        let steering_mode = crate::steer::configured(args.queue_mode, &home)?;
+        agent.set_queue_modes(dsh_agent::QueueModes {
+            steering: steering_mode,
+            follow_up: steering_mode,
+        });
+        let steering = agent.steering_queue();
         agent.set_auto_compact(crate::compact::configured(
             args.autocompact,
             &model_name,
@@ -308,6 +320,8 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         let idle_after = idle_notification_after();
         let mut armed = false;
         let mut next = Next::Exit;
+        // Input typed during a turn that waits for the prompt after it.
+        let mut typed_ahead: std::collections::VecDeque<Input> = std::collections::VecDeque::new();
         while stopper.stopped().is_none() {
             if let Some(reported) = usage.lock().unwrap_or_else(PoisonError::into_inner).take() {
                 status.record_usage(&reported);
@@ -316,10 +330,13 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                 let width = crate::tui::render::terminal_width();
                 term.lines(Tone::Dim, &crate::terminal::truncate(&status.line(), width));
             }
-            match input_mode {
-                InputMode::Editor => editor.request(),
-                InputMode::Lines if stdin_tty => term.prompt("> "),
-                InputMode::Lines => {}
+            let ahead = typed_ahead.pop_front();
+            if ahead.is_none() {
+                match input_mode {
+                    InputMode::Editor => editor.request(),
+                    InputMode::Lines if stdin_tty => term.prompt("> "),
+                    InputMode::Lines => {}
+                }
             }
             // Waiting at the prompt for a minute fires the notification
             // seam once (Claude Code's `idle_prompt` Notification hooks).
@@ -327,6 +344,9 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
             tokio::pin!(idle);
             let mut notified = false;
             let input = loop {
+                if let Some(ahead) = ahead {
+                    break Some(ahead);
+                }
                 tokio::select! {
                     input = next_input(&input) => break Some(input),
                     Some(()) = ctrl_c_at_prompt.recv() => break None,
@@ -467,21 +487,64 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
             let line = match compact_line {
                 // `/compact` runs as a turn of its own (no mentions to expand).
                 Some(compact) => compact,
-                None => crate::tui::expand_mentions(&line, &cwd),
+                // `@path` mentions: hooks see the prompt as typed, the
+                // model gets the files as context after the prompt.
+                None => {
+                    agent.attach_to_next_prompt(dsh_agent::mentions::mention_attachments(&line, &cwd));
+                    line
+                }
             };
             // A Ctrl-C that raced the end of the previous turn is stale.
             while ctrl_c_at_prompt.try_recv().is_ok() {}
             let token = agent.session_cancel().child_token();
             *turn.lock().unwrap_or_else(PoisonError::into_inner) = Some(token.clone());
-            let outcome = agent
-                .run_turn(
+            let outcome = {
+                let running = agent.run_turn(
                     QueuedPrompt {
                         text: line.clone(),
                         source: "user".to_owned(),
                     },
                     token,
-                )
-                .await;
+                );
+                tokio::pin!(running);
+                // Reading stops at the end of input; what is left waits.
+                // Piped input is a script, not a person typing along: its
+                // lines stay one turn each.
+                let mut reading = stdin_tty;
+                loop {
+                    tokio::select! {
+                        outcome = &mut running => break outcome,
+                        typed = crate::steer::next_typed(&typed_input, &gate), if reading => {
+                            match crate::steer::classify(typed) {
+                                crate::steer::Typed::Steer(text) => {
+                                    term.lines(Tone::Dim, &format!("⧗ queued for the running turn: {text}"));
+                                    steering.push(text, "user");
+                                }
+                                crate::steer::Typed::Later(later) => {
+                                    reading = !matches!(later, Input::Eof | Input::Stopped);
+                                    typed_ahead.push_back(later);
+                                }
+                                crate::steer::Typed::Ignore => {}
+                            }
+                        }
+                    }
+                }
+            };
+            // Typed after the turn's last model request: the next prompt,
+            // unless the person interrupted the turn (then nothing runs on
+            // its own; they can type it again).
+            let late: Vec<String> = steering.drain().into_iter().map(|m| m.text).collect();
+            let interrupted = matches!(
+                &outcome,
+                Ok(outcome) if outcome.reason == dsh_protocol::TurnEndReason::Interrupted
+            );
+            if interrupted {
+                for text in &late {
+                    term.lines(Tone::Warn, &format!("not sent (the turn was interrupted): {text}"));
+                }
+            } else if !late.is_empty() {
+                typed_ahead.push_front(Input::Line(late.join("\n")));
+            }
             *turn.lock().unwrap_or_else(PoisonError::into_inner) = None;
             match outcome {
                 Ok(outcome) => term.turn_end(outcome.reason, outcome.message.as_deref()),

@@ -23,6 +23,7 @@ mod replay;
 mod sessions;
 mod signals;
 mod stdio;
+mod steer;
 mod terminal;
 mod trust;
 mod tui;
@@ -96,6 +97,11 @@ struct Cli {
     /// Load MCP servers from this JSON file (`{"mcpServers":{…}}`), as `claude --mcp-config`.
     #[arg(long = "mcp-config", value_name = "FILE")]
     mcp_config: Vec<PathBuf>,
+    /// Interactive: lines typed while a turn runs go to that turn before its next
+    /// model request, all at once or one per request (default: `[queue] mode` of
+    /// config.toml, else `all`).
+    #[arg(long, value_enum, value_name = "MODE")]
+    queue_mode: Option<steer::QueueModeFlag>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -258,6 +264,7 @@ fn main() -> ExitCode {
                     color: cli.color,
                     permissions: cli.permissions,
                     mcp_config: cli.mcp_config.clone(),
+                    queue_mode: cli.queue_mode,
                 }),
             }
         }

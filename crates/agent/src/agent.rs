@@ -16,6 +16,7 @@ use dsh_session::{LogError, SessionLog, derive_messages};
 use dsh_tools::ToolRegistry;
 use futures::FutureExt;
 
+mod attachments;
 mod loop_seams;
 use loop_seams::QueueKind;
 pub use loop_seams::{MessageQueue, QueueMode, QueueModes};
@@ -178,6 +179,8 @@ pub struct Agent {
     inbox: VecDeque<QueuedPrompt>,
     started: bool,
     pending_session_contexts: Vec<ContextEntry>,
+    /// What the person attached to the next prompt (`attachments`).
+    prompt_attachments: Vec<ContextEntry>,
     /// A session-start listener's stop request (Codex SessionStart
     /// `continue: false`): the next turn ends `stopped` before its prompt is
     /// processed (no prompt-submit seam, no model request, no continuation).
@@ -262,6 +265,7 @@ impl Agent {
             inbox: VecDeque::new(),
             started: false,
             pending_session_contexts: Vec::new(),
+            prompt_attachments: Vec::new(),
             session_stop: None,
             session_cancel: CancellationToken::new(),
             queues: Queues::default(),
@@ -712,6 +716,8 @@ impl Agent {
         send: QueuedPrompt,
         cancel: CancellationToken,
     ) -> Result<TurnOutcome, AgentError> {
+        // Taken now, so a prompt the seam blocks drops them.
+        let attachments = self.take_prompt_attachments();
         if !self.started {
             self.start(SessionStartSource::Startup).await;
         }
@@ -847,7 +853,13 @@ impl Agent {
             original_content: (content != send.text).then(|| send.text.clone()),
         })?;
         let session_contexts = std::mem::take(&mut self.pending_session_contexts);
-        self.append_contexts(turn, session_contexts.into_iter().chain(prompt_contexts))?;
+        self.append_contexts(
+            turn,
+            session_contexts
+                .into_iter()
+                .chain(attachments)
+                .chain(prompt_contexts),
+        )?;
 
         let mut steering: VecDeque<(String, String)> = VecDeque::new();
         let mut steering_contexts: Vec<ContextEntry> = Vec::new();

@@ -26,6 +26,7 @@ mod compaction;
 mod fixture;
 mod frontmatter;
 pub mod instructions;
+pub mod mentions;
 mod prompt_layer;
 mod replay;
 mod scripted;

@@ -130,6 +130,7 @@ async fn replay_inner(
         registry.register_tool(Arc::clone(tool));
     }
     let log_path = options.log.path().map(|path| path.to_path_buf());
+    let cwd = options.cwd.clone();
     let mut agent = Agent::new(AgentParts {
         log: options.log,
         session: SessionInfo {
@@ -181,6 +182,8 @@ async fn replay_inner(
         if stop.is_cancelled() || agent.session_end_requested().is_some() {
             break;
         }
+        // `@path` mentions, as in the terminal and `dsh -p`.
+        agent.attach_to_next_prompt(crate::mentions::mention_attachments(prompt.text(), &cwd));
         agent.enqueue(QueuedPrompt {
             text: prompt.text().to_owned(),
             source: prompt.source().to_owned(),

@@ -62,6 +62,12 @@ impl MessageQueue {
         self.lock().is_empty()
     }
 
+    /// Takes everything queued (e.g. what arrived after the running turn
+    /// took its last delivery, for the caller to send on).
+    pub fn drain(&self) -> Vec<QueuedPrompt> {
+        self.take(QueueMode::All)
+    }
+
     fn take(&self, mode: QueueMode) -> Vec<QueuedPrompt> {
         let mut queue = self.lock();
         match mode {
