@@ -1,16 +1,17 @@
 //! The loop.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_model::{Model, StreamSink};
 use dsh_protocol::{Event, EventBody, Message, ModelRequest, ToolCall, TurnEndReason};
 use dsh_seams::{
-    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
-    Notification, Plugin, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
-    SessionInfo, SessionSink, SessionStartSource, SettledCall, StepReport, StopRequest,
-    SubagentRunner, ToolOutcome, TurnControl, TurnFailure, TurnSummary, UserNotice,
+    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Notification, Plugin,
+    PromptDecision, PromptInput, SeamContext, SessionEndReason, SessionInfo, SessionSink,
+    SessionStartSource, StepReport, StopRequest, SubagentRunner, TurnControl, TurnFailure,
+    TurnSummary, UserNotice,
 };
 use dsh_session::{LogError, SessionLog, derive_messages};
 use dsh_tools::ToolRegistry;
@@ -1014,8 +1015,7 @@ impl Agent {
                 }
             }
 
-            self.run_batch(&ctx, turn, &tool_calls, &renamed, &cancel, &control)
-                .await?;
+            self.run_batch(&ctx, turn, &tool_calls, &renamed).await?;
             if cancel.is_cancelled() {
                 return self
                     .finish(&ctx, summary, TurnEndReason::Interrupted, None)
@@ -1045,124 +1045,44 @@ impl Agent {
         ctx: &SeamContext,
         input: &ContinuationInput,
     ) -> ContinuationDecision {
-        // Halt beats Continue beats Stop; among Continues the first in
-        // registration order wins.
         let mut decided = ContinuationDecision::Stop;
         for plugin in self.registry.plugins() {
             let decision = AssertUnwindSafe(plugin.turn_continuation(ctx, input))
                 .catch_unwind()
                 .await
                 .unwrap_or(ContinuationDecision::Stop);
-            match decision {
-                ContinuationDecision::Stop => {}
-                ContinuationDecision::Halt { .. } => return decision,
-                ContinuationDecision::Continue { .. } => {
-                    if decided == ContinuationDecision::Stop {
-                        decided = decision;
-                    }
-                }
+            match crate::step::fold_continuation(decided, decision) {
+                ControlFlow::Continue(so_far) => decided = so_far,
+                ControlFlow::Break(halt) => return halt,
             }
         }
         decided
     }
 
-    /// Seals every call of the step (logging the batch of `tool/call`s),
-    /// runs them in order, appends each result, then the batch's context
-    /// FIFO after every result.
+    /// The step's tool batch (see [`crate::step::run_batch`]); the session
+    /// loop puts path-scoped rules first in the batch's context FIFO.
     async fn run_batch(
         &self,
         ctx: &SeamContext,
         turn: u64,
         calls: &[ToolCall],
         renamed: &BTreeMap<String, String>,
-        cancel: &CancellationToken,
-        control: &TurnControl,
     ) -> Result<(), AgentError> {
-        let mut sealed = Vec::with_capacity(calls.len());
-        for call in calls {
-            let proposed = ProposedCall {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                arguments: call.arguments.clone(),
-                parent_execution_id: None,
-            };
-            let sealed_call = self.registry.seal(ctx, proposed.clone()).await;
-            let exec = &sealed_call.execution;
-            self.append(EventBody::ToolCall {
-                turn,
-                call_id: exec.call_id.clone(),
-                execution_id: exec.execution_id.clone(),
-                parent_execution_id: exec.parent_execution_id.clone(),
-                tool: exec.tool.clone(),
-                arguments: (*exec.arguments).clone(),
-                original_arguments: exec.original_arguments.as_deref().cloned(),
-                rewritten_by: exec.rewritten_by.clone(),
-                rewrite_conflicts: sealed_call.rewrite_conflicts.clone(),
-                provider_call_id: renamed.get(&exec.call_id).cloned(),
-            })?;
-            sealed.push((proposed, sealed_call));
-        }
-        let mut fifo = Vec::new();
-        let mut settled = Vec::with_capacity(sealed.len());
-        for (proposed, sealed_call) in sealed {
-            let mut execution = sealed_call.execution.clone();
-            let logged_arguments = Arc::clone(&execution.arguments);
-            let mut decided_by = None;
-            let outcome = if cancel.is_cancelled() {
-                ToolOutcome::error(
-                    "Interrupted by the user before this call ran.",
-                    Disposition::Cancelled,
-                )
-            } else {
-                let result = self.registry.execute(ctx, sealed_call).await;
-                fifo.extend(result.contexts);
-                decided_by = result.decided_by;
-                if let Some(ran) = result.execution {
-                    execution = ran;
-                }
-                result.outcome
-            };
-            // Arguments an approval replaced after the tool/call was logged.
-            let rewrite = (!Arc::ptr_eq(&execution.arguments, &logged_arguments)).then(|| {
-                dsh_protocol::ResultRewrite {
-                    arguments: (*execution.arguments).clone(),
-                    by: execution.rewritten_by.clone().unwrap_or_default(),
-                }
-            });
-            self.append(EventBody::ToolResult {
-                turn,
-                call_id: execution.call_id.clone(),
-                is_error: outcome.is_error,
-                content: outcome.content.clone(),
-                disposition: Some(outcome.disposition.as_str().to_owned()),
-                decided_by,
-                rewrite,
-            })?;
-            settled.push(SettledCall {
-                call: proposed,
-                execution,
-                outcome,
-            });
-        }
+        let append = |body| self.append(body).map(|_| ());
+        let ran =
+            crate::step::run_batch(&self.registry, ctx, turn, calls, renamed, &append).await?;
+        let mut fifo = ran.fifo;
         fifo.extend(
             crate::prompt_layer::scoped_rules(
                 self.registry.plugins(),
                 ctx,
                 &self.project.instructions,
-                &settled,
+                &ran.settled,
                 &self.loaded_rules,
             )
             .await,
         );
-        fifo.extend(control.take_injected());
-        for plugin in self.registry.plugins() {
-            if let Ok(contexts) = AssertUnwindSafe(plugin.batch_settled(ctx, &settled))
-                .catch_unwind()
-                .await
-            {
-                fifo.extend(contexts);
-            }
-        }
+        let fifo = crate::step::settle_batch(&self.registry, ctx, &ran.settled, fifo).await;
         self.append_contexts(turn, fifo)
     }
 
@@ -1171,14 +1091,7 @@ impl Agent {
         turn: u64,
         contexts: impl IntoIterator<Item = ContextEntry>,
     ) -> Result<(), AgentError> {
-        for entry in contexts {
-            self.append(EventBody::ContextMessage {
-                turn,
-                content: entry.content,
-                source: entry.source,
-            })?;
-        }
-        Ok(())
+        crate::step::append_contexts(&|body| self.append(body).map(|_| ()), turn, contexts)
     }
 
     fn build_request(&self, turn: u64, step: u64) -> ModelRequest {

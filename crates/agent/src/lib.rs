@@ -29,6 +29,7 @@ pub mod instructions;
 mod prompt_layer;
 mod replay;
 mod scripted;
+mod step;
 mod subagent;
 
 pub use agent::*;
