@@ -10,7 +10,7 @@ use dsh_seams::{
 use super::{ClaudePlugin, Firing};
 use crate::config::HandlerStatus;
 use crate::events::HookEvent;
-use crate::output::{Interpretation, StopMerge, merge_stop};
+use crate::output::{Interpretation, merge_stop};
 use crate::payload;
 use crate::transcript::Transcript;
 
@@ -77,35 +77,6 @@ impl ClaudePlugin {
             self.config().options.stop_block_cap,
         );
         self.record(ctx, firing.event, &fired, &|_, _| {});
-        match merged {
-            StopMerge::Stop => ContinuationDecision::Stop,
-            StopMerge::Halt { reason } => ContinuationDecision::Halt { reason },
-            StopMerge::CapFired { message } => {
-                ctx.sink.tell_user(UserNotice {
-                    source: "claude:SubagentStop".to_owned(),
-                    text: message,
-                    level: NoticeLevel::Warning,
-                });
-                ContinuationDecision::Stop
-            }
-            StopMerge::Continue {
-                reason,
-                by,
-                context,
-            } => {
-                let sources: Vec<String> = by
-                    .iter()
-                    .map(|&i| fired[i].handler.command_text())
-                    .collect();
-                let source = format!("claude:SubagentStop:{}", sources.join(" + "));
-                ContinuationDecision::Continue {
-                    reason: Some(reason),
-                    contexts: context
-                        .map(|c| vec![ContextEntry::new(c, source.clone())])
-                        .unwrap_or_default(),
-                    source,
-                }
-            }
-        }
+        Self::stop_continuation(ctx, firing.event, &fired, merged)
     }
 }
