@@ -5,21 +5,24 @@ use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use dsh_model::{Model, StreamSink};
+use dsh_model::Model;
 use dsh_protocol::{Event, EventBody, Message, ModelRequest, ToolCall, TurnEndReason};
 use dsh_seams::{
-    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Notification, Plugin,
-    PromptDecision, PromptInput, SeamContext, SessionEndReason, SessionInfo, SessionSink,
-    SessionStartSource, StepReport, StopRequest, SubagentRunner, TurnControl, TurnFailure,
-    TurnSummary, UserNotice,
+    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Plugin,
+    PromptDecision, PromptInput, SeamContext, SessionInfo, SessionSink, SessionStartSource,
+    StepReport, StopRequest, SubagentRunner, TurnControl, TurnFailure, TurnSummary, UserNotice,
 };
 use dsh_session::{LogError, SessionLog, derive_messages};
 use dsh_tools::ToolRegistry;
 use futures::FutureExt;
 
+mod lifecycle;
 mod loop_seams;
+mod sink;
 use loop_seams::QueueKind;
 pub use loop_seams::{MessageQueue, QueueMode, QueueModes};
+pub use sink::{EventCallback, NoticeCallback, Observers, TextCallback};
+pub(crate) use sink::{LogSink, StreamForwarder};
 
 /// The steering and follow-up queues of a session and their modes.
 #[derive(Default)]
@@ -41,91 +44,6 @@ pub enum AgentError {
     /// A fixture prompt names a command dsh cannot run (`/nosuch`).
     #[error("{0}")]
     Command(String),
-}
-
-/// Called with every event after it is appended.
-pub type EventCallback = Arc<dyn Fn(&Event) + Send + Sync>;
-/// Called with every user notice.
-pub type NoticeCallback = Arc<dyn Fn(&UserNotice) + Send + Sync>;
-/// Called with streamed assistant text.
-pub type TextCallback = Arc<dyn Fn(&str) + Send + Sync>;
-
-/// Callbacks for whoever presents the session (terminal, replay, tests).
-#[derive(Clone, Default)]
-pub struct Observers {
-    /// Every event after it is durably appended.
-    pub on_event: Option<EventCallback>,
-    /// User-facing notices from plugins and hooks.
-    pub on_notice: Option<NoticeCallback>,
-    /// Assistant text as it streams.
-    pub on_text: Option<TextCallback>,
-}
-
-/// The one writer of the session log; plugins reach it through [`SessionSink`].
-pub(crate) struct LogSink {
-    log: Mutex<SessionLog>,
-    plugins: Vec<Arc<dyn Plugin>>,
-    pub(crate) observers: Observers,
-    record_errors: Mutex<Vec<String>>,
-}
-
-impl LogSink {
-    fn append(&self, body: EventBody) -> Result<Event, LogError> {
-        self.append_as(body, None)
-    }
-
-    /// Appends an event, tagged with a subagent's id when it belongs to a
-    /// nested run (see `subagent.rs`).
-    pub(crate) fn append_as(
-        &self,
-        body: EventBody,
-        agent_id: Option<&str>,
-    ) -> Result<Event, LogError> {
-        let event = {
-            let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-            log.append_as(body, agent_id)?.clone()
-        };
-        for plugin in &self.plugins {
-            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| plugin.on_event(&event)));
-        }
-        if let Some(on_event) = &self.observers.on_event {
-            on_event(&event);
-        }
-        Ok(event)
-    }
-
-    pub(crate) fn with_log<T>(&self, f: impl FnOnce(&SessionLog) -> T) -> T {
-        f(&self.log.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    /// [`SessionSink::record`] for a plugin's record, tagged as `append_as`.
-    pub(crate) fn record_as(&self, body: EventBody, agent_id: Option<&str>) {
-        if let Err(err) = self.append_as(body, agent_id) {
-            tracing::error!("a plugin's record was refused: {err}");
-            self.record_errors
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(err.to_string());
-        }
-    }
-}
-
-impl SessionSink for LogSink {
-    fn record(&self, body: EventBody) {
-        if let Err(err) = self.append(body) {
-            tracing::error!("a plugin's record was refused: {err}");
-            self.record_errors
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(err.to_string());
-        }
-    }
-
-    fn tell_user(&self, notice: UserNotice) {
-        if let Some(on_notice) = &self.observers.on_notice {
-            on_notice(&notice);
-        }
-    }
 }
 
 /// A queued send.
@@ -200,31 +118,6 @@ pub struct Agent {
     loaded_rules: Mutex<std::collections::HashSet<std::path::PathBuf>>,
     /// Runs the `agent` tool's nested loops (`subagent.rs`).
     subagents: Arc<dyn SubagentRunner>,
-}
-
-/// Forwards a streaming reply to the presentation callbacks: text as it
-/// arrives, and provider retries as user notices.
-pub(crate) struct StreamForwarder {
-    pub(crate) on_text: Option<TextCallback>,
-    pub(crate) on_notice: Option<NoticeCallback>,
-}
-
-impl StreamSink for StreamForwarder {
-    fn text_delta(&mut self, delta: &str) {
-        if let Some(on_text) = &self.on_text {
-            on_text(delta);
-        }
-    }
-
-    fn retrying(&mut self, attempt: u32, reason: &str) {
-        if let Some(on_notice) = &self.on_notice {
-            on_notice(&UserNotice {
-                source: "provider".to_owned(),
-                text: format!("retrying the model request (attempt {attempt}): {reason}"),
-                level: dsh_seams::NoticeLevel::Warning,
-            });
-        }
-    }
 }
 
 impl Agent {
@@ -380,111 +273,6 @@ impl Agent {
             .with_log(|log| crate::estimate_tokens(log.events(), &self.system_prompt))
     }
 
-    /// Closes what a crash left open in a reopened log: results for calls
-    /// that never finished and the open turn (`interrupted`).
-    pub fn repair_open_turn(&self) -> Result<(), AgentError> {
-        let (open_turn, uncalled, unresolved) = self
-            .sink
-            .with_log(|log| (log.open_turn(), log.uncalled(), log.unresolved_calls()));
-        let Some(turn) = open_turn else {
-            return Ok(());
-        };
-        for call_id in uncalled {
-            self.append(EventBody::ToolCall {
-                turn,
-                call_id: call_id.clone(),
-                execution_id: format!("exec_recovered_{call_id}"),
-                parent_execution_id: None,
-                tool: "unknown".to_owned(),
-                arguments: serde_json::Value::Object(serde_json::Map::new()),
-                original_arguments: None,
-                rewritten_by: None,
-                rewrite_conflicts: Vec::new(),
-                provider_call_id: None,
-            })?;
-        }
-        for call_id in unresolved {
-            self.append(EventBody::ToolResult {
-                turn,
-                call_id,
-                is_error: true,
-                content:
-                    "This call did not finish: the session ended before its result was recorded."
-                        .to_owned(),
-                disposition: Some("cancelled".to_owned()),
-                decided_by: None,
-                rewrite: None,
-            })?;
-        }
-        self.append(EventBody::TurnEnd {
-            turn,
-            reason: TurnEndReason::Interrupted,
-            message: Some("dsh stopped before this turn ended; closed on resume".to_owned()),
-        })?;
-        Ok(())
-    }
-
-    /// Fires the session-start seam, once, before turn 1. Listeners' contexts
-    /// reach the first model request.
-    pub async fn start(&mut self, source: SessionStartSource) {
-        if self.started {
-            return;
-        }
-        self.started = true;
-        let control = TurnControl::default();
-        let ctx = self.context(None, self.session_cancel.clone(), control.clone());
-        crate::prompt_layer::announce_instructions(
-            self.registry.plugins(),
-            &ctx,
-            &self.project.instructions,
-        )
-        .await;
-        self.run_session_start(&ctx, control, source).await;
-    }
-
-    /// The session-start seam again (`/clear`).
-    async fn fire_session_start(&mut self, source: SessionStartSource) {
-        let control = TurnControl::default();
-        let ctx = self.context(None, self.session_cancel.clone(), control.clone());
-        self.run_session_start(&ctx, control, source).await;
-    }
-
-    async fn run_session_start(
-        &mut self,
-        ctx: &SeamContext,
-        control: TurnControl,
-        source: SessionStartSource,
-    ) {
-        let ctx = ctx.clone();
-        for plugin in self.registry.plugins() {
-            match AssertUnwindSafe(plugin.session_start(&ctx, source))
-                .catch_unwind()
-                .await
-            {
-                Ok(contexts) => self.pending_session_contexts.extend(contexts),
-                Err(_) => tracing::error!(
-                    "session-start listener `{}` panicked; the session continues",
-                    plugin.name()
-                ),
-            }
-        }
-        self.session_stop = control.stop_requested();
-    }
-
-    /// Fires the notification seam (dsh is waiting for the user) outside any turn.
-    pub async fn notify(&self, notification: &Notification) {
-        let ctx = self.context(None, CancellationToken::new(), TurnControl::default());
-        for plugin in self.registry.plugins() {
-            if AssertUnwindSafe(plugin.notification(&ctx, notification))
-                .catch_unwind()
-                .await
-                .is_err()
-            {
-                tracing::error!("notification listener `{}` panicked", plugin.name());
-            }
-        }
-    }
-
     /// Queues a send.
     pub fn enqueue(&mut self, send: QueuedPrompt) {
         self.inbox.push_back(send);
@@ -539,67 +327,6 @@ impl Agent {
             PromptCommand::Model(name) => {
                 self.switch_model(&name)?;
                 Ok(true)
-            }
-        }
-    }
-
-    /// `/clear`: the session-end seam (reason `clear`), a durable
-    /// `session/cleared` (nothing before it reaches the model again), then
-    /// the session-start seam (source `clear`), whose contexts join the next
-    /// turn, as Claude Code does. The instruction files stay in the system
-    /// prompt; InstructionsLoaded does not fire again.
-    pub async fn clear(&mut self) -> Result<(), AgentError> {
-        self.end(SessionEndReason::Clear).await;
-        self.append(EventBody::SessionCleared {})?;
-        self.pending_session_contexts.clear();
-        self.loaded_rules
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clear();
-        self.started = true;
-        self.fire_session_start(SessionStartSource::Clear).await;
-        Ok(())
-    }
-
-    /// `/model NAME`: the following requests name NAME (a durable
-    /// `model/switched`, so a resumed session keeps it). Claude Code's
-    /// PreModelSwitch/PostModelSwitch are not fired: the reference has no
-    /// payload for them.
-    pub fn switch_model(&mut self, name: &str) -> Result<(), AgentError> {
-        let from = self
-            .model_override
-            .clone()
-            .unwrap_or_else(|| self.model.name());
-        self.append(EventBody::ModelSwitched {
-            from,
-            to: name.to_owned(),
-        })?;
-        self.model_override = Some(name.to_owned());
-        self.sink.tell_user(UserNotice {
-            source: "dsh".to_owned(),
-            text: format!("model set to {name} for the following requests"),
-            level: dsh_seams::NoticeLevel::Info,
-        });
-        Ok(())
-    }
-
-    /// The model the next request names.
-    pub fn current_model(&self) -> String {
-        self.model_override
-            .clone()
-            .unwrap_or_else(|| self.model.name())
-    }
-
-    /// Fires the session-end seam.
-    pub async fn end(&mut self, reason: SessionEndReason) {
-        let ctx = self.context(None, CancellationToken::new(), TurnControl::default());
-        for plugin in self.registry.plugins() {
-            if AssertUnwindSafe(plugin.session_end(&ctx, reason))
-                .catch_unwind()
-                .await
-                .is_err()
-            {
-                tracing::error!("session-end listener `{}` panicked", plugin.name());
             }
         }
     }
