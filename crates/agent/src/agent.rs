@@ -391,32 +391,13 @@ impl Agent {
             level: dsh_seams::NoticeLevel::Warning,
         });
         let closed = (|| {
-            for call_id in uncalled {
-                self.append(EventBody::ToolCall {
-                    turn,
-                    call_id: call_id.clone(),
-                    execution_id: format!("exec_unrecorded_{call_id}"),
-                    parent_execution_id: None,
-                    tool: "unknown".to_owned(),
-                    arguments: serde_json::Value::Object(serde_json::Map::new()),
-                    original_arguments: None,
-                    rewritten_by: None,
-                    rewrite_conflicts: Vec::new(),
-                    provider_call_id: None,
-                })?;
-            }
-            for call_id in unresolved {
-                self.append(EventBody::ToolResult {
-                    turn,
-                    call_id,
-                    is_error: true,
-                    content: "This call's result could not be recorded: the session log failed."
-                        .to_owned(),
-                    disposition: Some("cancelled".to_owned()),
-                    decided_by: None,
-                    rewrite: None,
-                })?;
-            }
+            self.close_open_calls(
+                turn,
+                uncalled,
+                unresolved,
+                "unrecorded",
+                "This call's result could not be recorded: the session log failed.",
+            )?;
             self.append(EventBody::TurnEnd {
                 turn,
                 reason: TurnEndReason::Error,
@@ -618,27 +599,23 @@ impl Agent {
             }
             step += 1;
             let request = self.request_for_step(&ctx, turn, step).await?;
-            for plugin in self.registry.plugins() {
-                let _ = AssertUnwindSafe(plugin.before_model_request(&ctx, &request))
-                    .catch_unwind()
-                    .await;
-            }
-            let mut forwarder = StreamForwarder {
+            let forwarder = StreamForwarder {
                 on_text: self.sink.observers.on_text.clone(),
                 on_notice: self.sink.observers.on_notice.clone(),
             };
-            let result = tokio::select! {
-                result = self.model.complete(&request, &mut forwarder) => result,
-                _ = cancel.cancelled() => {
-                    return self.finish(&ctx, summary, TurnEndReason::Interrupted, None).await;
-                }
+            let Some(result) = crate::step::complete(
+                &self.registry,
+                &ctx,
+                self.model.as_ref(),
+                &request,
+                forwarder,
+            )
+            .await
+            else {
+                return self
+                    .finish(&ctx, summary, TurnEndReason::Interrupted, None)
+                    .await;
             };
-            for plugin in self.registry.plugins() {
-                let _ =
-                    AssertUnwindSafe(plugin.after_model_request(&ctx, &request, result.as_ref()))
-                        .catch_unwind()
-                        .await;
-            }
             let reply = match result {
                 Ok(reply) => reply,
                 Err(error) => {

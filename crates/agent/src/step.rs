@@ -11,13 +11,16 @@ use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use dsh_protocol::{EventBody, ResultRewrite, ToolCall};
+use dsh_model::{Model, ModelError};
+use dsh_protocol::{EventBody, ModelReply, ModelRequest, ResultRewrite, ToolCall};
 use dsh_seams::{
     ContextEntry, ContinuationDecision, Disposition, ProposedCall, SeamContext, SettledCall,
     ToolOutcome,
 };
 use dsh_tools::ToolRegistry;
 use futures::FutureExt;
+
+use crate::agent::StreamForwarder;
 
 /// What a run batch leaves for its caller: every call settled, in order,
 /// and the contexts its executions produced (the start of the batch FIFO).
@@ -125,6 +128,34 @@ pub(crate) async fn settle_batch(
         }
     }
     fifo
+}
+
+/// One model request between the request seams: the before-request
+/// listeners, the model's reply streamed through `forwarder`, the
+/// after-request listeners. `None` when the turn is cancelled before the
+/// reply arrives (the after-request listeners then do not run).
+pub(crate) async fn complete(
+    registry: &ToolRegistry,
+    ctx: &SeamContext,
+    model: &dyn Model,
+    request: &ModelRequest,
+    mut forwarder: StreamForwarder,
+) -> Option<Result<ModelReply, ModelError>> {
+    for plugin in registry.plugins() {
+        let _ = AssertUnwindSafe(plugin.before_model_request(ctx, request))
+            .catch_unwind()
+            .await;
+    }
+    let result = tokio::select! {
+        result = model.complete(request, &mut forwarder) => result,
+        _ = ctx.cancel.cancelled() => return None,
+    };
+    for plugin in registry.plugins() {
+        let _ = AssertUnwindSafe(plugin.after_model_request(ctx, request, result.as_ref()))
+            .catch_unwind()
+            .await;
+    }
+    Some(result)
 }
 
 /// Appends contexts as `context` messages of `turn`, in order.

@@ -276,28 +276,21 @@ impl Run<'_> {
             }
             step += 1;
             let model_request = self.request(step);
-            for plugin in self.plan.registry.plugins() {
-                let _ = AssertUnwindSafe(plugin.before_model_request(&self.ctx, &model_request))
-                    .catch_unwind()
-                    .await;
-            }
-            let mut forwarder = StreamForwarder {
+            let forwarder = StreamForwarder {
                 on_text: None,
                 on_notice: self.runner.sink.observers.on_notice.clone(),
             };
-            let result = tokio::select! {
-                result = self.plan.model.complete(&model_request, &mut forwarder) => result,
-                _ = cancel.cancelled() => return Ok((last_text, Some("interrupted".to_owned()))),
+            let Some(result) = crate::step::complete(
+                &self.plan.registry,
+                &self.ctx,
+                self.plan.model.as_ref(),
+                &model_request,
+                forwarder,
+            )
+            .await
+            else {
+                return Ok((last_text, Some("interrupted".to_owned())));
             };
-            for plugin in self.plan.registry.plugins() {
-                let _ = AssertUnwindSafe(plugin.after_model_request(
-                    &self.ctx,
-                    &model_request,
-                    result.as_ref(),
-                ))
-                .catch_unwind()
-                .await;
-            }
             let reply = match result {
                 Ok(reply) => reply,
                 Err(error) => return Ok((last_text, Some(error.message))),

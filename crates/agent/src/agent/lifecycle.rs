@@ -24,11 +24,38 @@ impl Agent {
         let Some(turn) = open_turn else {
             return Ok(());
         };
+        self.close_open_calls(
+            turn,
+            uncalled,
+            unresolved,
+            "recovered",
+            "This call did not finish: the session ended before its result was recorded.",
+        )?;
+        self.append(EventBody::TurnEnd {
+            turn,
+            reason: TurnEndReason::Interrupted,
+            message: Some("dsh stopped before this turn ended; closed on resume".to_owned()),
+        })?;
+        Ok(())
+    }
+
+    /// Closes the calls `turn` left open: a placeholder `tool/call`
+    /// (execution id `exec_<label>_<call id>`) for each result without one,
+    /// and a cancelled `tool/result` saying `content` for each call without
+    /// a result. Shared by resume repair and a failed turn's close.
+    pub(super) fn close_open_calls(
+        &self,
+        turn: u64,
+        uncalled: Vec<String>,
+        unresolved: Vec<String>,
+        label: &str,
+        content: &str,
+    ) -> Result<(), AgentError> {
         for call_id in uncalled {
             self.append(EventBody::ToolCall {
                 turn,
                 call_id: call_id.clone(),
-                execution_id: format!("exec_recovered_{call_id}"),
+                execution_id: format!("exec_{label}_{call_id}"),
                 parent_execution_id: None,
                 tool: "unknown".to_owned(),
                 arguments: serde_json::Value::Object(serde_json::Map::new()),
@@ -43,19 +70,12 @@ impl Agent {
                 turn,
                 call_id,
                 is_error: true,
-                content:
-                    "This call did not finish: the session ended before its result was recorded."
-                        .to_owned(),
+                content: content.to_owned(),
                 disposition: Some("cancelled".to_owned()),
                 decided_by: None,
                 rewrite: None,
             })?;
         }
-        self.append(EventBody::TurnEnd {
-            turn,
-            reason: TurnEndReason::Interrupted,
-            message: Some("dsh stopped before this turn ended; closed on resume".to_owned()),
-        })?;
         Ok(())
     }
 
