@@ -425,7 +425,7 @@ mod tests {
 
     use super::*;
 
-    fn common() -> Common {
+    pub(super) fn common() -> Common {
         Common {
             session_id: "S".into(),
             transcript_path: "T".into(),
@@ -529,18 +529,8 @@ mod tool_name_tests {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod mcp_tests {
+    use super::tests::common;
     use super::*;
-
-    fn common() -> Common {
-        Common {
-            session_id: "S".into(),
-            transcript_path: "T".into(),
-            cwd: "/p".into(),
-            prompt_id: Some("P".into()),
-            permission_mode: "bypassPermissions".into(),
-            effort: "medium".into(),
-        }
-    }
 
     #[test]
     fn mcp_tool_events_end_with_the_server_and_keep_the_captured_shapes() {

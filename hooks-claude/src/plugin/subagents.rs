@@ -10,7 +10,6 @@ use dsh_seams::{
 use super::{ClaudePlugin, Firing};
 use crate::config::HandlerStatus;
 use crate::events::HookEvent;
-use crate::output::{Interpretation, merge_stop};
 use crate::payload;
 use crate::transcript::Transcript;
 
@@ -68,14 +67,9 @@ impl ClaudePlugin {
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.reading).collect();
         // Stop's merge: the same feedback text (`Stop hook feedback:`), the
         // same block cap.
-        let merged = merge_stop(
-            &answers,
-            input.forced_continuations,
-            self.config().options.stop_block_cap,
-        );
+        let merged = self.merged_stop(&fired, input.forced_continuations);
         self.record(ctx, firing.event, &fired, &|_, _| {});
         Self::stop_continuation(ctx, firing.event, &fired, merged)
     }

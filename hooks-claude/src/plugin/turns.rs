@@ -129,12 +129,7 @@ impl ClaudePlugin {
             ),
         );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.reading).collect();
-        let merged = merge_stop(
-            &answers,
-            input.forced_continuations,
-            self.config().options.stop_block_cap,
-        );
+        let merged = self.merged_stop(&fired, input.forced_continuations);
         let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
         self.record(ctx, firing.event, &fired, &|i, decision| {
             let interp = &fired[i].reading;
@@ -194,6 +189,13 @@ impl ClaudePlugin {
             });
         }
         None
+    }
+
+    /// Stop's merge of the runs' answers (the same feedback text, the
+    /// same consecutive-block cap), for Stop and SubagentStop alike.
+    pub(super) fn merged_stop(&self, fired: &[Fired], forced: u32) -> StopMerge {
+        let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.reading).collect();
+        merge_stop(&answers, forced, self.config().options.stop_block_cap)
     }
 
     /// Stop's and SubagentStop's merged answer as the loop's decision: a
