@@ -1,7 +1,6 @@
 //! The loop.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
-use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -749,18 +748,10 @@ impl Agent {
         ctx: &SeamContext,
         input: &ContinuationInput,
     ) -> ContinuationDecision {
-        let mut decided = ContinuationDecision::Stop;
-        for plugin in self.registry.plugins() {
-            let decision = AssertUnwindSafe(plugin.turn_continuation(ctx, input))
-                .catch_unwind()
-                .await
-                .unwrap_or(ContinuationDecision::Stop);
-            match crate::step::fold_continuation(decided, decision) {
-                ControlFlow::Continue(so_far) => decided = so_far,
-                ControlFlow::Break(halt) => return halt,
-            }
-        }
-        decided
+        crate::step::decide_continuation(self.registry.plugins(), |plugin| {
+            plugin.turn_continuation(ctx, input)
+        })
+        .await
     }
 
     /// The step's tool batch (see [`crate::step::run_batch`]); the session

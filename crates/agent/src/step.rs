@@ -7,6 +7,7 @@
 //! its agent id) and fail with the loop's own error type.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -14,8 +15,8 @@ use std::sync::Arc;
 use dsh_model::{Model, ModelError};
 use dsh_protocol::{EventBody, ModelReply, ModelRequest, ResultRewrite, ToolCall};
 use dsh_seams::{
-    ContextEntry, ContinuationDecision, Disposition, ProposedCall, SeamContext, SettledCall,
-    ToolOutcome,
+    ContextEntry, ContinuationDecision, Disposition, Plugin, ProposedCall, SeamContext,
+    SettledCall, ToolOutcome,
 };
 use dsh_tools::ToolRegistry;
 use futures::FutureExt;
@@ -174,11 +175,36 @@ pub(crate) fn append_contexts<E>(
     Ok(())
 }
 
+/// Asks every plugin in registration order for its continuation decision
+/// (turn continuation, subagent stop) and folds the answers with
+/// [`fold_continuation`]; a panicking listener counts as Stop.
+pub(crate) async fn decide_continuation<'a, F, Fut>(
+    plugins: &'a [Arc<dyn Plugin>],
+    ask: F,
+) -> ContinuationDecision
+where
+    F: Fn(&'a Arc<dyn Plugin>) -> Fut,
+    Fut: Future<Output = ContinuationDecision>,
+{
+    let mut decided = ContinuationDecision::Stop;
+    for plugin in plugins {
+        let decision = AssertUnwindSafe(ask(plugin))
+            .catch_unwind()
+            .await
+            .unwrap_or(ContinuationDecision::Stop);
+        match fold_continuation(decided, decision) {
+            ControlFlow::Continue(so_far) => decided = so_far,
+            ControlFlow::Break(halt) => return halt,
+        }
+    }
+    decided
+}
+
 /// Folds one listener's continuation decision into the decision so far:
 /// Halt beats Continue beats Stop, and among Continues the first in
 /// registration order wins. `Break` carries a Halt, which no later
 /// listener can change.
-pub(crate) fn fold_continuation(
+fn fold_continuation(
     decided: ContinuationDecision,
     next: ContinuationDecision,
 ) -> ControlFlow<ContinuationDecision, ContinuationDecision> {

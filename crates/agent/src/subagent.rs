@@ -15,7 +15,6 @@
 //! parent, as the `agent` call's result.
 
 use std::collections::BTreeMap;
-use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -210,19 +209,11 @@ impl Run<'_> {
     }
 
     async fn stop_decision(&self, input: &SubagentStopInput) -> ContinuationDecision {
-        // As the turn-continuation seam (see `step::fold_continuation`).
-        let mut decided = ContinuationDecision::Stop;
-        for plugin in self.plan.registry.plugins() {
-            let decision = AssertUnwindSafe(plugin.subagent_stop(&self.ctx, input))
-                .catch_unwind()
-                .await
-                .unwrap_or(ContinuationDecision::Stop);
-            match crate::step::fold_continuation(decided, decision) {
-                ControlFlow::Continue(so_far) => decided = so_far,
-                ControlFlow::Break(halt) => return halt,
-            }
-        }
-        decided
+        // As the turn-continuation seam (see `step::decide_continuation`).
+        crate::step::decide_continuation(self.plan.registry.plugins(), |plugin| {
+            plugin.subagent_stop(&self.ctx, input)
+        })
+        .await
     }
 
     /// Runs the nested loop; returns the last assistant text and, when the
