@@ -4,10 +4,11 @@
 //! Also the tool vocabulary: dsh tool names and values ↔ Claude Code's
 //! `tool_name`, `tool_input` and `tool_response` shapes.
 
-use std::path::Path;
-
 use dsh_seams::PermissionUpdate;
 use serde_json::{Map, Value, json};
+
+mod tools;
+pub use tools::*;
 
 /// The fields most events share.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +45,20 @@ impl Builder {
         map.insert("transcript_path".into(), json!(common.transcript_path));
         map.insert("cwd".into(), json!(common.cwd));
         Builder { map }
+    }
+    /// The head of the payloads fired around a turn's steps (tools, stop,
+    /// batch): the common fields, then prompt id, permission mode, effort.
+    fn in_step(common: &Common) -> Self {
+        Self::new(common)
+            .prompt_id(common)
+            .mode(common)
+            .effort(common)
+    }
+    /// Stop's and SubagentStop's tail: dsh runs no background tasks or
+    /// session crons, so both lists are always empty.
+    fn no_background_work(self) -> Self {
+        self.field("background_tasks", json!([]))
+            .field("session_crons", json!([]))
     }
     fn prompt_id(mut self, common: &Common) -> Self {
         if let Some(id) = &common.prompt_id {
@@ -177,10 +192,7 @@ pub fn pre_tool_use(
     tool_input: &Value,
     tool_use_id: &str,
 ) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .mode(common)
-        .effort(common)
+    Builder::in_step(common)
         .event("PreToolUse")
         .field("tool_name", json!(tool_name))
         .field("tool_input", tool_input.clone())
@@ -197,10 +209,7 @@ pub fn permission_request(
     tool_input: &Value,
     suggestions: Option<&[PermissionUpdate]>,
 ) -> Value {
-    let builder = Builder::new(common)
-        .prompt_id(common)
-        .mode(common)
-        .effort(common)
+    let builder = Builder::in_step(common)
         .event("PermissionRequest")
         .field("tool_name", json!(tool_name))
         .field("tool_input", tool_input.clone());
@@ -220,10 +229,7 @@ pub fn permission_denied(
     tool_use_id: &str,
     reason: &str,
 ) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .mode(common)
-        .effort(common)
+    Builder::in_step(common)
         .event("PermissionDenied")
         .field("tool_name", json!(tool_name))
         .field("tool_input", tool_input.clone())
@@ -241,10 +247,7 @@ pub fn post_tool_use(
     tool_use_id: &str,
     duration_ms: u64,
 ) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .mode(common)
-        .effort(common)
+    Builder::in_step(common)
         .event("PostToolUse")
         .field("tool_name", json!(tool_name))
         .field("tool_input", tool_input.clone())
@@ -264,10 +267,7 @@ pub fn post_tool_use_failure(
     is_interrupt: bool,
     duration_ms: u64,
 ) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .mode(common)
-        .effort(common)
+    Builder::in_step(common)
         .event("PostToolUseFailure")
         .field("tool_name", json!(tool_name))
         .field("tool_input", tool_input.clone())
@@ -321,10 +321,7 @@ pub fn post_tool_batch(common: &Common, calls: &[BatchCall]) -> Value {
             })
         })
         .collect();
-    Builder::new(common)
-        .prompt_id(common)
-        .mode(common)
-        .effort(common)
+    Builder::in_step(common)
         .event("PostToolBatch")
         .field("tool_calls", Value::Array(calls))
         .build()
@@ -332,15 +329,11 @@ pub fn post_tool_batch(common: &Common, calls: &[BatchCall]) -> Value {
 
 /// `Stop`.
 pub fn stop(common: &Common, stop_hook_active: bool, last_assistant_message: &str) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .mode(common)
-        .effort(common)
+    Builder::in_step(common)
         .event("Stop")
         .field("stop_hook_active", json!(stop_hook_active))
         .field("last_assistant_message", json!(last_assistant_message))
-        .field("background_tasks", json!([]))
-        .field("session_crons", json!([]))
+        .no_background_work()
         .build()
 }
 
@@ -373,16 +366,12 @@ pub fn subagent_stop(
     agent_transcript_path: &str,
     last_assistant_message: &str,
 ) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .mode(common)
-        .effort(common)
+    Builder::in_step(common)
         .event("SubagentStop")
         .field("stop_hook_active", json!(stop_hook_active))
         .field("agent_transcript_path", json!(agent_transcript_path))
         .field("last_assistant_message", json!(last_assistant_message))
-        .field("background_tasks", json!([]))
-        .field("session_crons", json!([]))
+        .no_background_work()
         .build()
 }
 
@@ -429,347 +418,14 @@ pub fn notification(common: &Common, message: &str, notification_type: &str) -> 
         .build()
 }
 
-/// Claude Code's name for a dsh tool (`bash` → `Bash`, …); other names pass through.
-pub fn cc_tool_name(dsh_tool: &str) -> String {
-    match dsh_tool {
-        "bash" => "Bash",
-        "read" => "Read",
-        "write" => "Write",
-        "edit" => "Edit",
-        "glob" => "Glob",
-        "grep" => "Grep",
-        "agent" => "Agent",
-        other => other,
-    }
-    .to_owned()
-}
-
-/// dsh's name for a Claude Code tool name, the reverse of [`cc_tool_name`]
-/// (`MultiEdit` is dsh's `edit` too); other names pass through.
-pub fn dsh_tool_name(cc_tool: &str) -> &str {
-    match cc_tool {
-        "Bash" => "bash",
-        "Read" => "read",
-        "Write" => "write",
-        "Edit" | "MultiEdit" => "edit",
-        "Glob" => "glob",
-        "Grep" => "grep",
-        "Agent" => "agent",
-        other => other,
-    }
-}
-
-fn absolute(path: &str, cwd: &Path) -> String {
-    let candidate = Path::new(path);
-    if candidate.is_absolute() {
-        path.to_owned()
-    } else {
-        cwd.join(candidate).to_string_lossy().into_owned()
-    }
-}
-
-/// `tool_input` as Claude Code shows it to Pre/PostToolUse hooks: the
-/// arguments with `file_path` made absolute and defaults filled in (Edit
-/// gets `replace_all: false`).
-pub fn normalize_tool_input(dsh_tool: &str, arguments: &Value, cwd: &Path) -> Value {
-    let Value::Object(map) = arguments else {
-        return arguments.clone();
-    };
-    let mut map = map.clone();
-    if matches!(dsh_tool, "read" | "write" | "edit")
-        && let Some(Value::String(path)) = map.get("file_path")
-    {
-        let abs = absolute(path, cwd);
-        map.insert("file_path".into(), json!(abs));
-    }
-    if dsh_tool == "edit" && !map.contains_key("replace_all") {
-        map.insert("replace_all".into(), json!(false));
-    }
-    // Claude Code rebuilds the input from its schema, so known keys come in
-    // schema order whatever order the model used (p1: the model sent
-    // `replace_all` first, PreToolUse saw it last); unknown keys follow.
-    let order: &[&str] = match dsh_tool {
-        "bash" => &[
-            "command",
-            "description",
-            "timeout",
-            "run_in_background",
-            "dangerouslyDisableSandbox",
-        ],
-        "read" => &["file_path", "offset", "limit", "pages"],
-        "write" => &["file_path", "content"],
-        "edit" => &["file_path", "old_string", "new_string", "replace_all"],
-        "glob" => &["pattern", "path"],
-        "grep" => &["pattern", "path", "glob", "output_mode"],
-        "agent" => &[
-            "description",
-            "prompt",
-            "subagent_type",
-            "run_in_background",
-        ],
-        _ => &[],
-    };
-    let mut ordered = Map::new();
-    for key in order {
-        if let Some(value) = map.remove(*key) {
-            ordered.insert((*key).to_owned(), value);
-        }
-    }
-    ordered.extend(map);
-    Value::Object(ordered)
-}
-
-fn str_field<'a>(value: &'a Value, key: &str) -> &'a str {
-    value.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn camel_patch(patch: &Value) -> Value {
-    let Some(hunks) = patch.as_array() else {
-        return json!([]);
-    };
-    Value::Array(
-        hunks
-            .iter()
-            .map(|hunk| {
-                json!({
-                    "oldStart": hunk.get("old_start").cloned().unwrap_or(json!(0)),
-                    "oldLines": hunk.get("old_lines").cloned().unwrap_or(json!(0)),
-                    "newStart": hunk.get("new_start").cloned().unwrap_or(json!(0)),
-                    "newLines": hunk.get("new_lines").cloned().unwrap_or(json!(0)),
-                    "lines": hunk.get("lines").cloned().unwrap_or(json!([])),
-                })
-            })
-            .collect(),
-    )
-}
-
-/// Whether Claude Code expects a command to print nothing: every command of
-/// the line is one of the silent file commands (`touch a.txt` → true,
-/// `touch a && echo done` → false, as captured in `perm_*`).
-fn no_output_expected(command: &str) -> bool {
-    const SILENT: &[&str] = &[
-        "touch", "mkdir", "rm", "rmdir", "mv", "cp", "chmod", "chown", "ln", "cd",
-    ];
-    let mut programs = command
-        .split(['\n', ';', '|', '&'])
-        .filter_map(|segment| segment.split_whitespace().next())
-        .peekable();
-    programs.peek().is_some() && programs.all(|program| SILENT.contains(&program))
-}
-
-/// `tool_response` for PostToolUse, from dsh's canonical tool value.
-/// `arguments` are the call's (unnormalized) arguments: Claude Code echoes
-/// the model's own `file_path` in `filePath` (`"notes.txt"` in `p1`).
-/// `duration_ms` fills Glob's `durationMs`. Unknown tools pass their value
-/// through, or the model-facing content when they have none.
-pub fn tool_response(
-    dsh_tool: &str,
-    value: Option<&Value>,
-    arguments: &Value,
-    content: &str,
-    duration_ms: u64,
-) -> Value {
-    let Some(value) = value else {
-        return json!(content);
-    };
-    if is_mcp_tool(dsh_tool) {
-        return mcp_tool_response(value);
-    }
-    let raw_path = arguments
-        .get("file_path")
-        .and_then(Value::as_str)
-        .unwrap_or_else(|| str_field(value, "file_path"));
-    match dsh_tool {
-        "bash" => json!({
-            "stdout": str_field(value, "stdout").trim_end_matches('\n'),
-            "stderr": str_field(value, "stderr").trim_end_matches('\n'),
-            "interrupted": value.get("interrupted").and_then(Value::as_bool).unwrap_or(false),
-            "isImage": false,
-            "noOutputExpected": no_output_expected(
-                arguments.get("command").and_then(Value::as_str).unwrap_or(""),
-            ),
-        }),
-        "read" => json!({
-            "type": "text",
-            "file": {
-                "filePath": raw_path,
-                "content": value.get("content").cloned().unwrap_or(json!("")),
-                "numLines": value.get("num_lines").cloned().unwrap_or(json!(0)),
-                "startLine": value.get("start_line").cloned().unwrap_or(json!(1)),
-                "totalLines": value.get("total_lines").cloned().unwrap_or(json!(0)),
-            }
-        }),
-        "write" => json!({
-            "type": value.get("type").cloned().unwrap_or(json!("create")),
-            "filePath": raw_path,
-            "content": value.get("content").cloned().unwrap_or(json!("")),
-            "structuredPatch": camel_patch(value.get("structured_patch").unwrap_or(&json!([]))),
-            "originalFile": value.get("original_file").cloned().unwrap_or(Value::Null),
-            "userModified": false,
-        }),
-        "edit" => json!({
-            "filePath": raw_path,
-            "oldString": value.get("old_string").cloned().unwrap_or(json!("")),
-            "newString": value.get("new_string").cloned().unwrap_or(json!("")),
-            "originalFile": value.get("original_file").cloned().unwrap_or(Value::Null),
-            "structuredPatch": camel_patch(value.get("structured_patch").unwrap_or(&json!([]))),
-            "userModified": false,
-            "replaceAll": value.get("replace_all").cloned().unwrap_or(json!(false)),
-        }),
-        "glob" => json!({
-            "durationMs": duration_ms,
-            "numFiles": value.get("num_files").cloned().unwrap_or(json!(0)),
-            "filenames": value.get("filenames").cloned().unwrap_or(json!([])),
-            "truncated": value.get("truncated").cloned().unwrap_or(json!(false)),
-        }),
-        "grep" => {
-            let mut map = Map::new();
-            if let Some(mode) = value.get("mode") {
-                map.insert("mode".into(), mode.clone());
-            }
-            map.insert(
-                "numFiles".into(),
-                value.get("num_files").cloned().unwrap_or(json!(0)),
-            );
-            map.insert(
-                "filenames".into(),
-                value.get("filenames").cloned().unwrap_or(json!([])),
-            );
-            if let Some(content) = value.get("content") {
-                map.insert("content".into(), content.clone());
-            }
-            if let Some(lines) = value.get("num_lines") {
-                map.insert("numLines".into(), lines.clone());
-            }
-            Value::Object(map)
-        }
-        // The Agent tool's response: dsh's value already uses Claude
-        // Code's keys; tool names are Claude Code's.
-        "agent" => {
-            let mut value = value.clone();
-            if let Some(Value::Array(tools)) = value.get_mut("toolsUsed") {
-                for tool in tools.iter_mut() {
-                    if let Some(name) = tool.as_str() {
-                        *tool = json!(cc_tool_name(name));
-                    }
-                }
-            }
-            value
-        }
-        _ => value.clone(),
-    }
-}
-
-/// One MCP server of the session as Claude Code names it in tool events:
-/// `"mcp_server":{"name":…,"source":…}` (`project`, `user`, `local`,
-/// `dynamic`, …).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpServerTag {
-    /// The configured server name.
-    pub name: String,
-    /// The configuration scope.
-    pub source: String,
-}
-
-/// Claude Code's name part rule for `mcp__<server>__<tool>`: anything but
-/// `[A-Za-z0-9_-]` becomes `_`.
-fn mcp_name_part(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// Whether `tool` is an MCP tool (`mcp__…`).
-pub fn is_mcp_tool(tool: &str) -> bool {
-    tool.starts_with("mcp__")
-}
-
-/// The server of an MCP tool, among `servers`; the longest server prefix
-/// wins (a server named `a__b` against one named `a`).
-pub fn mcp_server_of<'a>(tool: &str, servers: &'a [McpServerTag]) -> Option<&'a McpServerTag> {
-    servers
-        .iter()
-        .filter(|tag| tool.starts_with(&format!("mcp__{}__", mcp_name_part(&tag.name))))
-        .max_by_key(|tag| tag.name.len())
-}
-
-/// Appends Claude Code's trailing `mcp_server` key to a tool event payload.
-pub fn with_mcp_server(payload: Value, server: Option<&McpServerTag>) -> Value {
-    match (payload, server) {
-        (Value::Object(mut map), Some(tag)) => {
-            map.insert(
-                "mcp_server".into(),
-                json!({"name": tag.name, "source": tag.source}),
-            );
-            Value::Object(map)
-        }
-        (payload, _) => payload,
-    }
-}
-
-/// The text of MCP content blocks as dsh's MCP tools render it (text
-/// blocks as they are, other blocks as JSON, one per line).
-fn mcp_content_text(content: &Value) -> String {
-    content
-        .as_array()
-        .map(|blocks| {
-            blocks
-                .iter()
-                .map(|block| match block.get("text").and_then(Value::as_str) {
-                    Some(text) if block.get("type").and_then(Value::as_str) == Some("text") => {
-                        text.to_owned()
-                    }
-                    Some(_) | None => block.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default()
-}
-
-/// An MCP tool's `tool_response` from its canonical result value: the
-/// structured content as a JSON *string* when there is one (`mcp_basic`),
-/// else the content block array (`mcp_text_result`).
-pub fn mcp_tool_response(value: &Value) -> Value {
-    match value.get("structuredContent") {
-        Some(structured) => json!(structured.to_string()),
-        None => value.get("content").cloned().unwrap_or_else(|| json!([])),
-    }
-}
-
-/// PostToolBatch's `tool_response` for one call: the model-facing text,
-/// except for a text-only MCP result nobody replaced, which Claude Code
-/// passes as its content block array.
-pub fn batch_tool_response(
-    dsh_tool: &str,
-    value: Option<&Value>,
-    content: &str,
-    is_error: bool,
-) -> Value {
-    if let Some(value) = value
-        && is_mcp_tool(dsh_tool)
-        && !is_error
-        && value.get("structuredContent").is_none()
-        && let Some(blocks) = value.get("content")
-        && mcp_content_text(blocks) == content
-    {
-        return blocks.clone();
-    }
-    json!(content)
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
-    fn common() -> Common {
+    pub(super) fn common() -> Common {
         Common {
             session_id: "S".into(),
             transcript_path: "T".into(),
@@ -873,18 +529,8 @@ mod tool_name_tests {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod mcp_tests {
+    use super::tests::common;
     use super::*;
-
-    fn common() -> Common {
-        Common {
-            session_id: "S".into(),
-            transcript_path: "T".into(),
-            cwd: "/p".into(),
-            prompt_id: Some("P".into()),
-            permission_mode: "bypassPermissions".into(),
-            effort: "medium".into(),
-        }
-    }
 
     #[test]
     fn mcp_tool_events_end_with_the_server_and_keep_the_captured_shapes() {

@@ -4,22 +4,25 @@ use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use dsh_model::{Model, StreamSink};
+use dsh_model::Model;
 use dsh_protocol::{Event, EventBody, Message, ModelRequest, ToolCall, TurnEndReason};
 use dsh_seams::{
-    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
-    Notification, Plugin, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
-    SessionInfo, SessionSink, SessionStartSource, SettledCall, StepReport, StopRequest,
-    SubagentRunner, ToolOutcome, TurnControl, TurnFailure, TurnSummary, UserNotice,
+    CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Plugin,
+    PromptDecision, PromptInput, SeamContext, SessionInfo, SessionSink, SessionStartSource,
+    StepReport, StopRequest, SubagentRunner, TurnControl, TurnFailure, TurnSummary, UserNotice,
 };
 use dsh_session::{LogError, SessionLog, derive_messages};
 use dsh_tools::ToolRegistry;
 use futures::FutureExt;
 
 mod attachments;
+mod lifecycle;
 mod loop_seams;
+mod sink;
 use loop_seams::QueueKind;
 pub use loop_seams::{MessageQueue, QueueMode, QueueModes};
+pub use sink::{EventCallback, NoticeCallback, Observers, TextCallback};
+pub(crate) use sink::{LogSink, StreamForwarder};
 
 /// The steering and follow-up queues of a session and their modes.
 #[derive(Default)]
@@ -41,91 +44,6 @@ pub enum AgentError {
     /// A fixture prompt names a command dsh cannot run (`/nosuch`).
     #[error("{0}")]
     Command(String),
-}
-
-/// Called with every event after it is appended.
-pub type EventCallback = Arc<dyn Fn(&Event) + Send + Sync>;
-/// Called with every user notice.
-pub type NoticeCallback = Arc<dyn Fn(&UserNotice) + Send + Sync>;
-/// Called with streamed assistant text.
-pub type TextCallback = Arc<dyn Fn(&str) + Send + Sync>;
-
-/// Callbacks for whoever presents the session (terminal, replay, tests).
-#[derive(Clone, Default)]
-pub struct Observers {
-    /// Every event after it is durably appended.
-    pub on_event: Option<EventCallback>,
-    /// User-facing notices from plugins and hooks.
-    pub on_notice: Option<NoticeCallback>,
-    /// Assistant text as it streams.
-    pub on_text: Option<TextCallback>,
-}
-
-/// The one writer of the session log; plugins reach it through [`SessionSink`].
-pub(crate) struct LogSink {
-    log: Mutex<SessionLog>,
-    plugins: Vec<Arc<dyn Plugin>>,
-    pub(crate) observers: Observers,
-    record_errors: Mutex<Vec<String>>,
-}
-
-impl LogSink {
-    fn append(&self, body: EventBody) -> Result<Event, LogError> {
-        self.append_as(body, None)
-    }
-
-    /// Appends an event, tagged with a subagent's id when it belongs to a
-    /// nested run (see `subagent.rs`).
-    pub(crate) fn append_as(
-        &self,
-        body: EventBody,
-        agent_id: Option<&str>,
-    ) -> Result<Event, LogError> {
-        let event = {
-            let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-            log.append_as(body, agent_id)?.clone()
-        };
-        for plugin in &self.plugins {
-            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| plugin.on_event(&event)));
-        }
-        if let Some(on_event) = &self.observers.on_event {
-            on_event(&event);
-        }
-        Ok(event)
-    }
-
-    pub(crate) fn with_log<T>(&self, f: impl FnOnce(&SessionLog) -> T) -> T {
-        f(&self.log.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    /// [`SessionSink::record`] for a plugin's record, tagged as `append_as`.
-    pub(crate) fn record_as(&self, body: EventBody, agent_id: Option<&str>) {
-        if let Err(err) = self.append_as(body, agent_id) {
-            tracing::error!("a plugin's record was refused: {err}");
-            self.record_errors
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(err.to_string());
-        }
-    }
-}
-
-impl SessionSink for LogSink {
-    fn record(&self, body: EventBody) {
-        if let Err(err) = self.append(body) {
-            tracing::error!("a plugin's record was refused: {err}");
-            self.record_errors
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(err.to_string());
-        }
-    }
-
-    fn tell_user(&self, notice: UserNotice) {
-        if let Some(on_notice) = &self.observers.on_notice {
-            on_notice(&notice);
-        }
-    }
 }
 
 /// A queued send.
@@ -202,31 +120,6 @@ pub struct Agent {
     loaded_rules: Mutex<std::collections::HashSet<std::path::PathBuf>>,
     /// Runs the `agent` tool's nested loops (`subagent.rs`).
     subagents: Arc<dyn SubagentRunner>,
-}
-
-/// Forwards a streaming reply to the presentation callbacks: text as it
-/// arrives, and provider retries as user notices.
-pub(crate) struct StreamForwarder {
-    pub(crate) on_text: Option<TextCallback>,
-    pub(crate) on_notice: Option<NoticeCallback>,
-}
-
-impl StreamSink for StreamForwarder {
-    fn text_delta(&mut self, delta: &str) {
-        if let Some(on_text) = &self.on_text {
-            on_text(delta);
-        }
-    }
-
-    fn retrying(&mut self, attempt: u32, reason: &str) {
-        if let Some(on_notice) = &self.on_notice {
-            on_notice(&UserNotice {
-                source: "provider".to_owned(),
-                text: format!("retrying the model request (attempt {attempt}): {reason}"),
-                level: dsh_seams::NoticeLevel::Warning,
-            });
-        }
-    }
 }
 
 impl Agent {
@@ -383,111 +276,6 @@ impl Agent {
             .with_log(|log| crate::estimate_tokens(log.events(), &self.system_prompt))
     }
 
-    /// Closes what a crash left open in a reopened log: results for calls
-    /// that never finished and the open turn (`interrupted`).
-    pub fn repair_open_turn(&self) -> Result<(), AgentError> {
-        let (open_turn, uncalled, unresolved) = self
-            .sink
-            .with_log(|log| (log.open_turn(), log.uncalled(), log.unresolved_calls()));
-        let Some(turn) = open_turn else {
-            return Ok(());
-        };
-        for call_id in uncalled {
-            self.append(EventBody::ToolCall {
-                turn,
-                call_id: call_id.clone(),
-                execution_id: format!("exec_recovered_{call_id}"),
-                parent_execution_id: None,
-                tool: "unknown".to_owned(),
-                arguments: serde_json::Value::Object(serde_json::Map::new()),
-                original_arguments: None,
-                rewritten_by: None,
-                rewrite_conflicts: Vec::new(),
-                provider_call_id: None,
-            })?;
-        }
-        for call_id in unresolved {
-            self.append(EventBody::ToolResult {
-                turn,
-                call_id,
-                is_error: true,
-                content:
-                    "This call did not finish: the session ended before its result was recorded."
-                        .to_owned(),
-                disposition: Some("cancelled".to_owned()),
-                decided_by: None,
-                rewrite: None,
-            })?;
-        }
-        self.append(EventBody::TurnEnd {
-            turn,
-            reason: TurnEndReason::Interrupted,
-            message: Some("dsh stopped before this turn ended; closed on resume".to_owned()),
-        })?;
-        Ok(())
-    }
-
-    /// Fires the session-start seam, once, before turn 1. Listeners' contexts
-    /// reach the first model request.
-    pub async fn start(&mut self, source: SessionStartSource) {
-        if self.started {
-            return;
-        }
-        self.started = true;
-        let control = TurnControl::default();
-        let ctx = self.context(None, self.session_cancel.clone(), control.clone());
-        crate::prompt_layer::announce_instructions(
-            self.registry.plugins(),
-            &ctx,
-            &self.project.instructions,
-        )
-        .await;
-        self.run_session_start(&ctx, control, source).await;
-    }
-
-    /// The session-start seam again (`/clear`).
-    async fn fire_session_start(&mut self, source: SessionStartSource) {
-        let control = TurnControl::default();
-        let ctx = self.context(None, self.session_cancel.clone(), control.clone());
-        self.run_session_start(&ctx, control, source).await;
-    }
-
-    async fn run_session_start(
-        &mut self,
-        ctx: &SeamContext,
-        control: TurnControl,
-        source: SessionStartSource,
-    ) {
-        let ctx = ctx.clone();
-        for plugin in self.registry.plugins() {
-            match AssertUnwindSafe(plugin.session_start(&ctx, source))
-                .catch_unwind()
-                .await
-            {
-                Ok(contexts) => self.pending_session_contexts.extend(contexts),
-                Err(_) => tracing::error!(
-                    "session-start listener `{}` panicked; the session continues",
-                    plugin.name()
-                ),
-            }
-        }
-        self.session_stop = control.stop_requested();
-    }
-
-    /// Fires the notification seam (dsh is waiting for the user) outside any turn.
-    pub async fn notify(&self, notification: &Notification) {
-        let ctx = self.context(None, CancellationToken::new(), TurnControl::default());
-        for plugin in self.registry.plugins() {
-            if AssertUnwindSafe(plugin.notification(&ctx, notification))
-                .catch_unwind()
-                .await
-                .is_err()
-            {
-                tracing::error!("notification listener `{}` panicked", plugin.name());
-            }
-        }
-    }
-
     /// Queues a send.
     pub fn enqueue(&mut self, send: QueuedPrompt) {
         self.inbox.push_back(send);
@@ -542,67 +330,6 @@ impl Agent {
             PromptCommand::Model(name) => {
                 self.switch_model(&name)?;
                 Ok(true)
-            }
-        }
-    }
-
-    /// `/clear`: the session-end seam (reason `clear`), a durable
-    /// `session/cleared` (nothing before it reaches the model again), then
-    /// the session-start seam (source `clear`), whose contexts join the next
-    /// turn, as Claude Code does. The instruction files stay in the system
-    /// prompt; InstructionsLoaded does not fire again.
-    pub async fn clear(&mut self) -> Result<(), AgentError> {
-        self.end(SessionEndReason::Clear).await;
-        self.append(EventBody::SessionCleared {})?;
-        self.pending_session_contexts.clear();
-        self.loaded_rules
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clear();
-        self.started = true;
-        self.fire_session_start(SessionStartSource::Clear).await;
-        Ok(())
-    }
-
-    /// `/model NAME`: the following requests name NAME (a durable
-    /// `model/switched`, so a resumed session keeps it). Claude Code's
-    /// PreModelSwitch/PostModelSwitch are not fired: the reference has no
-    /// payload for them.
-    pub fn switch_model(&mut self, name: &str) -> Result<(), AgentError> {
-        let from = self
-            .model_override
-            .clone()
-            .unwrap_or_else(|| self.model.name());
-        self.append(EventBody::ModelSwitched {
-            from,
-            to: name.to_owned(),
-        })?;
-        self.model_override = Some(name.to_owned());
-        self.sink.tell_user(UserNotice {
-            source: "dsh".to_owned(),
-            text: format!("model set to {name} for the following requests"),
-            level: dsh_seams::NoticeLevel::Info,
-        });
-        Ok(())
-    }
-
-    /// The model the next request names.
-    pub fn current_model(&self) -> String {
-        self.model_override
-            .clone()
-            .unwrap_or_else(|| self.model.name())
-    }
-
-    /// Fires the session-end seam.
-    pub async fn end(&mut self, reason: SessionEndReason) {
-        let ctx = self.context(None, CancellationToken::new(), TurnControl::default());
-        for plugin in self.registry.plugins() {
-            if AssertUnwindSafe(plugin.session_end(&ctx, reason))
-                .catch_unwind()
-                .await
-                .is_err()
-            {
-                tracing::error!("session-end listener `{}` panicked", plugin.name());
             }
         }
     }
@@ -667,32 +394,13 @@ impl Agent {
             level: dsh_seams::NoticeLevel::Warning,
         });
         let closed = (|| {
-            for call_id in uncalled {
-                self.append(EventBody::ToolCall {
-                    turn,
-                    call_id: call_id.clone(),
-                    execution_id: format!("exec_unrecorded_{call_id}"),
-                    parent_execution_id: None,
-                    tool: "unknown".to_owned(),
-                    arguments: serde_json::Value::Object(serde_json::Map::new()),
-                    original_arguments: None,
-                    rewritten_by: None,
-                    rewrite_conflicts: Vec::new(),
-                    provider_call_id: None,
-                })?;
-            }
-            for call_id in unresolved {
-                self.append(EventBody::ToolResult {
-                    turn,
-                    call_id,
-                    is_error: true,
-                    content: "This call's result could not be recorded: the session log failed."
-                        .to_owned(),
-                    disposition: Some("cancelled".to_owned()),
-                    decided_by: None,
-                    rewrite: None,
-                })?;
-            }
+            self.close_open_calls(
+                turn,
+                uncalled,
+                unresolved,
+                "unrecorded",
+                "This call's result could not be recorded: the session log failed.",
+            )?;
             self.append(EventBody::TurnEnd {
                 turn,
                 reason: TurnEndReason::Error,
@@ -902,27 +610,23 @@ impl Agent {
             }
             step += 1;
             let request = self.request_for_step(&ctx, turn, step).await?;
-            for plugin in self.registry.plugins() {
-                let _ = AssertUnwindSafe(plugin.before_model_request(&ctx, &request))
-                    .catch_unwind()
-                    .await;
-            }
-            let mut forwarder = StreamForwarder {
+            let forwarder = StreamForwarder {
                 on_text: self.sink.observers.on_text.clone(),
                 on_notice: self.sink.observers.on_notice.clone(),
             };
-            let result = tokio::select! {
-                result = self.model.complete(&request, &mut forwarder) => result,
-                _ = cancel.cancelled() => {
-                    return self.finish(&ctx, summary, TurnEndReason::Interrupted, None).await;
-                }
+            let Some(result) = crate::step::complete(
+                &self.registry,
+                &ctx,
+                self.model.as_ref(),
+                &request,
+                forwarder,
+            )
+            .await
+            else {
+                return self
+                    .finish(&ctx, summary, TurnEndReason::Interrupted, None)
+                    .await;
             };
-            for plugin in self.registry.plugins() {
-                let _ =
-                    AssertUnwindSafe(plugin.after_model_request(&ctx, &request, result.as_ref()))
-                        .catch_unwind()
-                        .await;
-            }
             let reply = match result {
                 Ok(reply) => reply,
                 Err(error) => {
@@ -1026,8 +730,7 @@ impl Agent {
                 }
             }
 
-            self.run_batch(&ctx, turn, &tool_calls, &renamed, &cancel, &control)
-                .await?;
+            self.run_batch(&ctx, turn, &tool_calls, &renamed).await?;
             if cancel.is_cancelled() {
                 return self
                     .finish(&ctx, summary, TurnEndReason::Interrupted, None)
@@ -1057,124 +760,36 @@ impl Agent {
         ctx: &SeamContext,
         input: &ContinuationInput,
     ) -> ContinuationDecision {
-        // Halt beats Continue beats Stop; among Continues the first in
-        // registration order wins.
-        let mut decided = ContinuationDecision::Stop;
-        for plugin in self.registry.plugins() {
-            let decision = AssertUnwindSafe(plugin.turn_continuation(ctx, input))
-                .catch_unwind()
-                .await
-                .unwrap_or(ContinuationDecision::Stop);
-            match decision {
-                ContinuationDecision::Stop => {}
-                ContinuationDecision::Halt { .. } => return decision,
-                ContinuationDecision::Continue { .. } => {
-                    if decided == ContinuationDecision::Stop {
-                        decided = decision;
-                    }
-                }
-            }
-        }
-        decided
+        crate::step::decide_continuation(self.registry.plugins(), |plugin| {
+            plugin.turn_continuation(ctx, input)
+        })
+        .await
     }
 
-    /// Seals every call of the step (logging the batch of `tool/call`s),
-    /// runs them in order, appends each result, then the batch's context
-    /// FIFO after every result.
+    /// The step's tool batch (see [`crate::step::run_batch`]); the session
+    /// loop puts path-scoped rules first in the batch's context FIFO.
     async fn run_batch(
         &self,
         ctx: &SeamContext,
         turn: u64,
         calls: &[ToolCall],
         renamed: &BTreeMap<String, String>,
-        cancel: &CancellationToken,
-        control: &TurnControl,
     ) -> Result<(), AgentError> {
-        let mut sealed = Vec::with_capacity(calls.len());
-        for call in calls {
-            let proposed = ProposedCall {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                arguments: call.arguments.clone(),
-                parent_execution_id: None,
-            };
-            let sealed_call = self.registry.seal(ctx, proposed.clone()).await;
-            let exec = &sealed_call.execution;
-            self.append(EventBody::ToolCall {
-                turn,
-                call_id: exec.call_id.clone(),
-                execution_id: exec.execution_id.clone(),
-                parent_execution_id: exec.parent_execution_id.clone(),
-                tool: exec.tool.clone(),
-                arguments: (*exec.arguments).clone(),
-                original_arguments: exec.original_arguments.as_deref().cloned(),
-                rewritten_by: exec.rewritten_by.clone(),
-                rewrite_conflicts: sealed_call.rewrite_conflicts.clone(),
-                provider_call_id: renamed.get(&exec.call_id).cloned(),
-            })?;
-            sealed.push((proposed, sealed_call));
-        }
-        let mut fifo = Vec::new();
-        let mut settled = Vec::with_capacity(sealed.len());
-        for (proposed, sealed_call) in sealed {
-            let mut execution = sealed_call.execution.clone();
-            let logged_arguments = Arc::clone(&execution.arguments);
-            let mut decided_by = None;
-            let outcome = if cancel.is_cancelled() {
-                ToolOutcome::error(
-                    "Interrupted by the user before this call ran.",
-                    Disposition::Cancelled,
-                )
-            } else {
-                let result = self.registry.execute(ctx, sealed_call).await;
-                fifo.extend(result.contexts);
-                decided_by = result.decided_by;
-                if let Some(ran) = result.execution {
-                    execution = ran;
-                }
-                result.outcome
-            };
-            // Arguments an approval replaced after the tool/call was logged.
-            let rewrite = (!Arc::ptr_eq(&execution.arguments, &logged_arguments)).then(|| {
-                dsh_protocol::ResultRewrite {
-                    arguments: (*execution.arguments).clone(),
-                    by: execution.rewritten_by.clone().unwrap_or_default(),
-                }
-            });
-            self.append(EventBody::ToolResult {
-                turn,
-                call_id: execution.call_id.clone(),
-                is_error: outcome.is_error,
-                content: outcome.content.clone(),
-                disposition: Some(outcome.disposition.as_str().to_owned()),
-                decided_by,
-                rewrite,
-            })?;
-            settled.push(SettledCall {
-                call: proposed,
-                execution,
-                outcome,
-            });
-        }
+        let append = |body| self.append(body).map(|_| ());
+        let ran =
+            crate::step::run_batch(&self.registry, ctx, turn, calls, renamed, &append).await?;
+        let mut fifo = ran.fifo;
         fifo.extend(
             crate::prompt_layer::scoped_rules(
                 self.registry.plugins(),
                 ctx,
                 &self.project.instructions,
-                &settled,
+                &ran.settled,
                 &self.loaded_rules,
             )
             .await,
         );
-        fifo.extend(control.take_injected());
-        for plugin in self.registry.plugins() {
-            if let Ok(contexts) = AssertUnwindSafe(plugin.batch_settled(ctx, &settled))
-                .catch_unwind()
-                .await
-            {
-                fifo.extend(contexts);
-            }
-        }
+        let fifo = crate::step::settle_batch(&self.registry, ctx, &ran.settled, fifo).await;
         self.append_contexts(turn, fifo)
     }
 
@@ -1183,14 +798,7 @@ impl Agent {
         turn: u64,
         contexts: impl IntoIterator<Item = ContextEntry>,
     ) -> Result<(), AgentError> {
-        for entry in contexts {
-            self.append(EventBody::ContextMessage {
-                turn,
-                content: entry.content,
-                source: entry.source,
-            })?;
-        }
-        Ok(())
+        crate::step::append_contexts(&|body| self.append(body).map(|_| ()), turn, contexts)
     }
 
     fn build_request(&self, turn: u64, step: u64) -> ModelRequest {

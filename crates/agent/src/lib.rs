@@ -30,6 +30,7 @@ pub mod mentions;
 mod prompt_layer;
 mod replay;
 mod scripted;
+mod step;
 mod subagent;
 
 pub use agent::*;

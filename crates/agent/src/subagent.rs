@@ -14,6 +14,7 @@
 //! conversation (its own batch FIFO); only its final text comes back to the
 //! parent, as the `agent` call's result.
 
+use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -22,9 +23,8 @@ use dsh_model::Model;
 use dsh_protocol::{EventBody, Message, ModelRequest};
 use dsh_seams::{
     AgentDefinition, AgentIdentity, CancellationToken, ContextEntry, ContinuationDecision,
-    DEFAULT_AGENT_TYPE, Disposition, ProposedCall, SeamContext, SessionSink, SettledCall,
-    SubagentReport, SubagentRequest, SubagentRunner, SubagentStartInput, SubagentStopInput,
-    ToolOutcome, TurnControl, UserNotice,
+    DEFAULT_AGENT_TYPE, SeamContext, SessionSink, SubagentReport, SubagentRequest, SubagentRunner,
+    SubagentStartInput, SubagentStopInput, TurnControl, UserNotice,
 };
 use dsh_session::derive_messages_of;
 use dsh_tools::ToolRegistry;
@@ -184,14 +184,7 @@ impl Run<'_> {
         &self,
         contexts: impl IntoIterator<Item = ContextEntry>,
     ) -> Result<(), String> {
-        for entry in contexts {
-            self.append(EventBody::ContextMessage {
-                turn: self.turn,
-                content: entry.content,
-                source: entry.source,
-            })?;
-        }
-        Ok(())
+        crate::step::append_contexts(&|body| self.append(body), self.turn, contexts)
     }
 
     fn request(&self, step: u64) -> ModelRequest {
@@ -216,25 +209,11 @@ impl Run<'_> {
     }
 
     async fn stop_decision(&self, input: &SubagentStopInput) -> ContinuationDecision {
-        // As the turn-continuation seam: Halt beats Continue beats Stop;
-        // among Continues the first in registration order wins.
-        let mut decided = ContinuationDecision::Stop;
-        for plugin in self.plan.registry.plugins() {
-            let decision = AssertUnwindSafe(plugin.subagent_stop(&self.ctx, input))
-                .catch_unwind()
-                .await
-                .unwrap_or(ContinuationDecision::Stop);
-            match decision {
-                ContinuationDecision::Stop => {}
-                ContinuationDecision::Halt { .. } => return decision,
-                ContinuationDecision::Continue { .. } => {
-                    if decided == ContinuationDecision::Stop {
-                        decided = decision;
-                    }
-                }
-            }
-        }
-        decided
+        // As the turn-continuation seam (see `step::decide_continuation`).
+        crate::step::decide_continuation(self.plan.registry.plugins(), |plugin| {
+            plugin.subagent_stop(&self.ctx, input)
+        })
+        .await
     }
 
     /// Runs the nested loop; returns the last assistant text and, when the
@@ -288,28 +267,21 @@ impl Run<'_> {
             }
             step += 1;
             let model_request = self.request(step);
-            for plugin in self.plan.registry.plugins() {
-                let _ = AssertUnwindSafe(plugin.before_model_request(&self.ctx, &model_request))
-                    .catch_unwind()
-                    .await;
-            }
-            let mut forwarder = StreamForwarder {
+            let forwarder = StreamForwarder {
                 on_text: None,
                 on_notice: self.runner.sink.observers.on_notice.clone(),
             };
-            let result = tokio::select! {
-                result = self.plan.model.complete(&model_request, &mut forwarder) => result,
-                _ = cancel.cancelled() => return Ok((last_text, Some("interrupted".to_owned()))),
+            let Some(result) = crate::step::complete(
+                &self.plan.registry,
+                &self.ctx,
+                self.plan.model.as_ref(),
+                &model_request,
+                forwarder,
+            )
+            .await
+            else {
+                return Ok((last_text, Some("interrupted".to_owned())));
             };
-            for plugin in self.plan.registry.plugins() {
-                let _ = AssertUnwindSafe(plugin.after_model_request(
-                    &self.ctx,
-                    &model_request,
-                    result.as_ref(),
-                ))
-                .catch_unwind()
-                .await;
-            }
             let reply = match result {
                 Ok(reply) => reply,
                 Err(error) => return Ok((last_text, Some(error.message))),
@@ -353,99 +325,29 @@ impl Run<'_> {
                     }
                 }
             }
-            self.run_batch(&reply.tool_calls, cancel).await?;
+            self.run_batch(&reply.tool_calls).await?;
             if let Some(stop) = self.ctx.control.stop_requested() {
                 return Ok((last_text, Some(stop.reason)));
             }
         }
     }
 
-    /// The nested twin of the parent's batch: seal and log every call, run
-    /// them in order, log each result, then the batch's context FIFO.
-    async fn run_batch(
-        &mut self,
-        calls: &[dsh_protocol::ToolCall],
-        cancel: &CancellationToken,
-    ) -> Result<(), String> {
-        let mut sealed = Vec::with_capacity(calls.len());
+    /// The step's tool batch (see [`crate::step::run_batch`]), its events
+    /// tagged with the run's agent id and its contexts kept in the run.
+    async fn run_batch(&mut self, calls: &[dsh_protocol::ToolCall]) -> Result<(), String> {
         for call in calls {
-            let proposed = ProposedCall {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                arguments: call.arguments.clone(),
-                parent_execution_id: None,
-            };
-            let sealed_call = self.plan.registry.seal(&self.ctx, proposed.clone()).await;
-            let exec = &sealed_call.execution;
-            self.append(EventBody::ToolCall {
-                turn: self.turn,
-                call_id: exec.call_id.clone(),
-                execution_id: exec.execution_id.clone(),
-                parent_execution_id: exec.parent_execution_id.clone(),
-                tool: exec.tool.clone(),
-                arguments: (*exec.arguments).clone(),
-                original_arguments: exec.original_arguments.as_deref().cloned(),
-                rewritten_by: exec.rewritten_by.clone(),
-                rewrite_conflicts: sealed_call.rewrite_conflicts.clone(),
-                provider_call_id: None,
-            })?;
             if !self.tools_used.contains(&call.name) {
                 self.tools_used.push(call.name.clone());
             }
             self.tool_uses += 1;
-            sealed.push((proposed, sealed_call));
         }
-        let mut fifo = Vec::new();
-        let mut settled = Vec::with_capacity(sealed.len());
-        for (proposed, sealed_call) in sealed {
-            let mut execution = sealed_call.execution.clone();
-            let logged_arguments = Arc::clone(&execution.arguments);
-            let mut decided_by = None;
-            let outcome = if cancel.is_cancelled() {
-                ToolOutcome::error(
-                    "Interrupted by the user before this call ran.",
-                    Disposition::Cancelled,
-                )
-            } else {
-                let result = self.plan.registry.execute(&self.ctx, sealed_call).await;
-                fifo.extend(result.contexts);
-                decided_by = result.decided_by;
-                if let Some(ran) = result.execution {
-                    execution = ran;
-                }
-                result.outcome
-            };
-            // Arguments an approval replaced after the tool/call was logged.
-            let rewrite = (!Arc::ptr_eq(&execution.arguments, &logged_arguments)).then(|| {
-                dsh_protocol::ResultRewrite {
-                    arguments: (*execution.arguments).clone(),
-                    by: execution.rewritten_by.clone().unwrap_or_default(),
-                }
-            });
-            self.append(EventBody::ToolResult {
-                turn: self.turn,
-                call_id: execution.call_id.clone(),
-                is_error: outcome.is_error,
-                content: outcome.content.clone(),
-                disposition: Some(outcome.disposition.as_str().to_owned()),
-                decided_by,
-                rewrite,
-            })?;
-            settled.push(SettledCall {
-                call: proposed,
-                execution,
-                outcome,
-            });
-        }
-        fifo.extend(self.ctx.control.take_injected());
-        for plugin in self.plan.registry.plugins() {
-            if let Ok(contexts) = AssertUnwindSafe(plugin.batch_settled(&self.ctx, &settled))
-                .catch_unwind()
-                .await
-            {
-                fifo.extend(contexts);
-            }
-        }
+        let registry = &self.plan.registry;
+        let ctx = &self.ctx;
+        let append = |body| self.append(body);
+        let ran =
+            crate::step::run_batch(registry, ctx, self.turn, calls, &BTreeMap::new(), &append)
+                .await?;
+        let fifo = crate::step::settle_batch(registry, ctx, &ran.settled, ran.fifo).await;
         self.append_contexts(fifo)
     }
 }

@@ -7,7 +7,6 @@ use dsh_seams::{
 
 use super::{ClaudePlugin, Firing, lock};
 use crate::events::HookEvent;
-use crate::output::Effect;
 use crate::payload;
 
 impl ClaudePlugin {
@@ -101,30 +100,8 @@ impl ClaudePlugin {
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
-        let block_at = fired
-            .iter()
-            .position(|f| matches!(f.reading.effect, Effect::Block { .. }));
-        let decided = stop_at.or(block_at);
-        self.record(ctx, firing.event, &fired, &|i, decision| {
-            if fired[i].reading.stop.is_some()
-                || matches!(fired[i].reading.effect, Effect::Block { .. })
-            {
-                decision.won = Some(Some(i) == decided);
-            }
-        });
-        if let Some(i) = stop_at {
-            let reason = fired[i].reading.stop.clone().unwrap_or_default();
-            return PromptDecision::Stop {
-                reason: format!("Operation stopped by hook: {reason}"),
-            };
-        }
-        if let Some(i) = block_at
-            && let Effect::Block { text } = &fired[i].reading.effect
-        {
-            return PromptDecision::Block {
-                reason: text.clone(),
-            };
+        if let Some(decision) = self.prompt_verdict(ctx, firing.event, &fired) {
+            return decision;
         }
         PromptDecision::Allow {
             rewrite: None,

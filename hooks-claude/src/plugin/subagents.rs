@@ -10,7 +10,6 @@ use dsh_seams::{
 use super::{ClaudePlugin, Firing};
 use crate::config::HandlerStatus;
 use crate::events::HookEvent;
-use crate::output::{Interpretation, StopMerge, merge_stop};
 use crate::payload;
 use crate::transcript::Transcript;
 
@@ -68,44 +67,10 @@ impl ClaudePlugin {
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.reading).collect();
         // Stop's merge: the same feedback text (`Stop hook feedback:`), the
         // same block cap.
-        let merged = merge_stop(
-            &answers,
-            input.forced_continuations,
-            self.config().options.stop_block_cap,
-        );
+        let merged = self.merged_stop(&fired, input.forced_continuations);
         self.record(ctx, firing.event, &fired, &|_, _| {});
-        match merged {
-            StopMerge::Stop => ContinuationDecision::Stop,
-            StopMerge::Halt { reason } => ContinuationDecision::Halt { reason },
-            StopMerge::CapFired { message } => {
-                ctx.sink.tell_user(UserNotice {
-                    source: "claude:SubagentStop".to_owned(),
-                    text: message,
-                    level: NoticeLevel::Warning,
-                });
-                ContinuationDecision::Stop
-            }
-            StopMerge::Continue {
-                reason,
-                by,
-                context,
-            } => {
-                let sources: Vec<String> = by
-                    .iter()
-                    .map(|&i| fired[i].handler.command_text())
-                    .collect();
-                let source = format!("claude:SubagentStop:{}", sources.join(" + "));
-                ContinuationDecision::Continue {
-                    reason: Some(reason),
-                    contexts: context
-                        .map(|c| vec![ContextEntry::new(c, source.clone())])
-                        .unwrap_or_default(),
-                    source,
-                }
-            }
-        }
+        Self::stop_continuation(ctx, firing.event, &fired, merged)
     }
 }

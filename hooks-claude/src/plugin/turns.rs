@@ -6,7 +6,7 @@ use dsh_seams::{
     PromptInput, SeamContext, SessionStartSource, UserNotice,
 };
 
-use super::{ClaudePlugin, Firing};
+use super::{ClaudePlugin, Fired, Firing};
 use crate::envfile::parse_env_file;
 use crate::events::HookEvent;
 use crate::output::{Effect, Interpretation, StopMerge, merge_stop};
@@ -104,30 +104,8 @@ impl ClaudePlugin {
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
-        let block_at = fired
-            .iter()
-            .position(|f| matches!(f.reading.effect, Effect::Block { .. }));
-        let decided = stop_at.or(block_at);
-        self.record(ctx, firing.event, &fired, &|i, decision| {
-            if fired[i].reading.stop.is_some()
-                || matches!(fired[i].reading.effect, Effect::Block { .. })
-            {
-                decision.won = Some(Some(i) == decided);
-            }
-        });
-        if let Some(i) = stop_at {
-            let reason = fired[i].reading.stop.clone().unwrap_or_default();
-            return PromptDecision::Stop {
-                reason: format!("Operation stopped by hook: {reason}"),
-            };
-        }
-        if let Some(i) = block_at
-            && let Effect::Block { text } = &fired[i].reading.effect
-        {
-            return PromptDecision::Block {
-                reason: text.clone(),
-            };
+        if let Some(decision) = self.prompt_verdict(ctx, firing.event, &fired) {
+            return decision;
         }
         contexts.extend(Self::joined_contexts(&fired, HookEvent::UserPromptSubmit));
         PromptDecision::Allow {
@@ -151,12 +129,7 @@ impl ClaudePlugin {
             ),
         );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.reading).collect();
-        let merged = merge_stop(
-            &answers,
-            input.forced_continuations,
-            self.config().options.stop_block_cap,
-        );
+        let merged = self.merged_stop(&fired, input.forced_continuations);
         let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
         self.record(ctx, firing.event, &fired, &|i, decision| {
             let interp = &fired[i].reading;
@@ -177,12 +150,69 @@ impl ClaudePlugin {
                 | StopMerge::Continue { .. } => {}
             }
         });
+        Self::stop_continuation(ctx, firing.event, &fired, merged)
+    }
+
+    /// A prompt event's answer (UserPromptSubmit, UserPromptExpansion):
+    /// the first `continue: false` stops the turn, else the first block
+    /// rejects it; `None` lets the prompt through. Records each run, with
+    /// which stopping or blocking answer won.
+    pub(super) fn prompt_verdict(
+        &self,
+        ctx: &SeamContext,
+        event: HookEvent,
+        fired: &[Fired],
+    ) -> Option<PromptDecision> {
+        let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
+        let block_at = fired
+            .iter()
+            .position(|f| matches!(f.reading.effect, Effect::Block { .. }));
+        let decided = stop_at.or(block_at);
+        self.record(ctx, event, fired, &|i, decision| {
+            if fired[i].reading.stop.is_some()
+                || matches!(fired[i].reading.effect, Effect::Block { .. })
+            {
+                decision.won = Some(Some(i) == decided);
+            }
+        });
+        if let Some(i) = stop_at {
+            let reason = fired[i].reading.stop.clone().unwrap_or_default();
+            return Some(PromptDecision::Stop {
+                reason: format!("Operation stopped by hook: {reason}"),
+            });
+        }
+        if let Some(i) = block_at
+            && let Effect::Block { text } = &fired[i].reading.effect
+        {
+            return Some(PromptDecision::Block {
+                reason: text.clone(),
+            });
+        }
+        None
+    }
+
+    /// Stop's merge of the runs' answers (the same feedback text, the
+    /// same consecutive-block cap), for Stop and SubagentStop alike.
+    pub(super) fn merged_stop(&self, fired: &[Fired], forced: u32) -> StopMerge {
+        let answers: Vec<&Interpretation> = fired.iter().map(|f| &f.reading).collect();
+        merge_stop(&answers, forced, self.config().options.stop_block_cap)
+    }
+
+    /// Stop's and SubagentStop's merged answer as the loop's decision: a
+    /// fired block cap is told to the user, and a continuation names the
+    /// hooks that forced it (`claude:<event>:<commands>`).
+    pub(super) fn stop_continuation(
+        ctx: &SeamContext,
+        event: HookEvent,
+        fired: &[Fired],
+        merged: StopMerge,
+    ) -> ContinuationDecision {
         match merged {
             StopMerge::Stop => ContinuationDecision::Stop,
             StopMerge::Halt { reason } => ContinuationDecision::Halt { reason },
             StopMerge::CapFired { message } => {
                 ctx.sink.tell_user(UserNotice {
-                    source: "claude:Stop".to_owned(),
+                    source: format!("claude:{}", event.as_str()),
                     text: message,
                     level: NoticeLevel::Warning,
                 });
@@ -197,7 +227,7 @@ impl ClaudePlugin {
                     .iter()
                     .map(|&i| fired[i].handler.command_text())
                     .collect();
-                let source = format!("claude:Stop:{}", sources.join(" + "));
+                let source = format!("claude:{}:{}", event.as_str(), sources.join(" + "));
                 ContinuationDecision::Continue {
                     reason: Some(reason),
                     contexts: context

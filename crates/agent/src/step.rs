@@ -1,0 +1,257 @@
+//! The parts of a step that the session loop (`agent.rs`) and the nested
+//! loop (`subagent.rs`) share: one writer for a step's tool batch, for a
+//! batch's closing context FIFO, and for the continuation rule.
+//!
+//! Both loops hand in their own `append`, so the events land in the one
+//! session log under the right owner (the nested run tags its events with
+//! its agent id) and fail with the loop's own error type.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::ops::ControlFlow;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use dsh_model::{Model, ModelError};
+use dsh_protocol::{EventBody, ModelReply, ModelRequest, ResultRewrite, ToolCall};
+use dsh_seams::{
+    ContextEntry, ContinuationDecision, Disposition, Plugin, ProposedCall, SeamContext,
+    SettledCall, ToolOutcome,
+};
+use dsh_tools::ToolRegistry;
+use futures::FutureExt;
+
+use crate::agent::StreamForwarder;
+
+/// What a run batch leaves for its caller: every call settled, in order,
+/// and the contexts its executions produced (the start of the batch FIFO).
+pub(crate) struct RanBatch {
+    pub(crate) settled: Vec<SettledCall>,
+    pub(crate) fifo: Vec<ContextEntry>,
+}
+
+/// Seals every call of the step (logging the batch of `tool/call`s), then
+/// runs them in order and appends each `tool/result`. `renamed` maps an id
+/// the loop made unique back to the provider's id. A call whose turn was
+/// cancelled before it ran settles as cancelled without running.
+pub(crate) async fn run_batch<E>(
+    registry: &ToolRegistry,
+    ctx: &SeamContext,
+    turn: u64,
+    calls: &[ToolCall],
+    renamed: &BTreeMap<String, String>,
+    append: &impl Fn(EventBody) -> Result<(), E>,
+) -> Result<RanBatch, E> {
+    let mut sealed = Vec::with_capacity(calls.len());
+    for call in calls {
+        let proposed = ProposedCall {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            arguments: call.arguments.clone(),
+            parent_execution_id: None,
+        };
+        let sealed_call = registry.seal(ctx, proposed.clone()).await;
+        let exec = &sealed_call.execution;
+        append(EventBody::ToolCall {
+            turn,
+            call_id: exec.call_id.clone(),
+            execution_id: exec.execution_id.clone(),
+            parent_execution_id: exec.parent_execution_id.clone(),
+            tool: exec.tool.clone(),
+            arguments: (*exec.arguments).clone(),
+            original_arguments: exec.original_arguments.as_deref().cloned(),
+            rewritten_by: exec.rewritten_by.clone(),
+            rewrite_conflicts: sealed_call.rewrite_conflicts.clone(),
+            provider_call_id: renamed.get(&exec.call_id).cloned(),
+        })?;
+        sealed.push((proposed, sealed_call));
+    }
+    let mut fifo = Vec::new();
+    let mut settled = Vec::with_capacity(sealed.len());
+    for (proposed, sealed_call) in sealed {
+        let mut execution = sealed_call.execution.clone();
+        let logged_arguments = Arc::clone(&execution.arguments);
+        let mut decided_by = None;
+        let outcome = if ctx.cancel.is_cancelled() {
+            ToolOutcome::error(
+                "Interrupted by the user before this call ran.",
+                Disposition::Cancelled,
+            )
+        } else {
+            let result = registry.execute(ctx, sealed_call).await;
+            fifo.extend(result.contexts);
+            decided_by = result.decided_by;
+            if let Some(ran) = result.execution {
+                execution = ran;
+            }
+            result.outcome
+        };
+        // Arguments an approval replaced after the tool/call was logged.
+        let rewrite =
+            (!Arc::ptr_eq(&execution.arguments, &logged_arguments)).then(|| ResultRewrite {
+                arguments: (*execution.arguments).clone(),
+                by: execution.rewritten_by.clone().unwrap_or_default(),
+            });
+        append(EventBody::ToolResult {
+            turn,
+            call_id: execution.call_id.clone(),
+            is_error: outcome.is_error,
+            content: outcome.content.clone(),
+            disposition: Some(outcome.disposition.as_str().to_owned()),
+            decided_by,
+            rewrite,
+        })?;
+        settled.push(SettledCall {
+            call: proposed,
+            execution,
+            outcome,
+        });
+    }
+    Ok(RanBatch { settled, fifo })
+}
+
+/// The end of a batch's context FIFO, after what the caller already put in
+/// it: contexts injected during the batch, then each plugin's
+/// batch-settled contexts in registration order.
+pub(crate) async fn settle_batch(
+    registry: &ToolRegistry,
+    ctx: &SeamContext,
+    settled: &[SettledCall],
+    mut fifo: Vec<ContextEntry>,
+) -> Vec<ContextEntry> {
+    fifo.extend(ctx.control.take_injected());
+    for plugin in registry.plugins() {
+        if let Ok(contexts) = AssertUnwindSafe(plugin.batch_settled(ctx, settled))
+            .catch_unwind()
+            .await
+        {
+            fifo.extend(contexts);
+        }
+    }
+    fifo
+}
+
+/// One model request between the request seams: the before-request
+/// listeners, the model's reply streamed through `forwarder`, the
+/// after-request listeners. `None` when the turn is cancelled before the
+/// reply arrives (the after-request listeners then do not run).
+pub(crate) async fn complete(
+    registry: &ToolRegistry,
+    ctx: &SeamContext,
+    model: &dyn Model,
+    request: &ModelRequest,
+    mut forwarder: StreamForwarder,
+) -> Option<Result<ModelReply, ModelError>> {
+    for plugin in registry.plugins() {
+        let _ = AssertUnwindSafe(plugin.before_model_request(ctx, request))
+            .catch_unwind()
+            .await;
+    }
+    let result = tokio::select! {
+        result = model.complete(request, &mut forwarder) => result,
+        _ = ctx.cancel.cancelled() => return None,
+    };
+    for plugin in registry.plugins() {
+        let _ = AssertUnwindSafe(plugin.after_model_request(ctx, request, result.as_ref()))
+            .catch_unwind()
+            .await;
+    }
+    Some(result)
+}
+
+/// Appends contexts as `context` messages of `turn`, in order.
+pub(crate) fn append_contexts<E>(
+    append: &impl Fn(EventBody) -> Result<(), E>,
+    turn: u64,
+    contexts: impl IntoIterator<Item = ContextEntry>,
+) -> Result<(), E> {
+    for entry in contexts {
+        append(EventBody::ContextMessage {
+            turn,
+            content: entry.content,
+            source: entry.source,
+        })?;
+    }
+    Ok(())
+}
+
+/// Asks every plugin in registration order for its continuation decision
+/// (turn continuation, subagent stop) and folds the answers with
+/// [`fold_continuation`]; a panicking listener counts as Stop.
+pub(crate) async fn decide_continuation<'a, F, Fut>(
+    plugins: &'a [Arc<dyn Plugin>],
+    ask: F,
+) -> ContinuationDecision
+where
+    F: Fn(&'a Arc<dyn Plugin>) -> Fut,
+    Fut: Future<Output = ContinuationDecision>,
+{
+    let mut decided = ContinuationDecision::Stop;
+    for plugin in plugins {
+        let decision = AssertUnwindSafe(ask(plugin))
+            .catch_unwind()
+            .await
+            .unwrap_or(ContinuationDecision::Stop);
+        match fold_continuation(decided, decision) {
+            ControlFlow::Continue(so_far) => decided = so_far,
+            ControlFlow::Break(halt) => return halt,
+        }
+    }
+    decided
+}
+
+/// Folds one listener's continuation decision into the decision so far:
+/// Halt beats Continue beats Stop, and among Continues the first in
+/// registration order wins. `Break` carries a Halt, which no later
+/// listener can change.
+fn fold_continuation(
+    decided: ContinuationDecision,
+    next: ContinuationDecision,
+) -> ControlFlow<ContinuationDecision, ContinuationDecision> {
+    match next {
+        ContinuationDecision::Stop => ControlFlow::Continue(decided),
+        ContinuationDecision::Halt { .. } => ControlFlow::Break(next),
+        ContinuationDecision::Continue { .. } => match decided {
+            ContinuationDecision::Stop => ControlFlow::Continue(next),
+            ContinuationDecision::Continue { .. } | ContinuationDecision::Halt { .. } => {
+                ControlFlow::Continue(decided)
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cont(reason: &str) -> ContinuationDecision {
+        ContinuationDecision::Continue {
+            reason: Some(reason.to_owned()),
+            source: "test".to_owned(),
+            contexts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_first_continue_wins_over_stops_and_later_continues() {
+        let mut decided = ContinuationDecision::Stop;
+        for next in [ContinuationDecision::Stop, cont("a"), cont("b")] {
+            match fold_continuation(decided, next) {
+                ControlFlow::Continue(d) => decided = d,
+                ControlFlow::Break(d) => panic!("no halt was given: {d:?}"),
+            }
+        }
+        assert_eq!(decided, cont("a"));
+    }
+
+    #[test]
+    fn a_halt_ends_the_fold() {
+        let halt = ContinuationDecision::Halt {
+            reason: "enough".to_owned(),
+        };
+        assert_eq!(
+            fold_continuation(cont("a"), halt.clone()),
+            ControlFlow::Break(halt)
+        );
+    }
+}
