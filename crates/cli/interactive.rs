@@ -595,8 +595,9 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
 enum Next {
     /// dsh exits.
     Exit,
-    /// dsh starts again in another session (`/clear`, `/resume ID`,
-    /// `/model NAME`): the session ended (its end hooks ran) and dsh
+    /// dsh starts again in another session (`/resume ID`; `/clear` and
+    /// `/model NAME` act on the running session): the session ended (its
+    /// end hooks ran) and dsh
     /// replaces itself with a fresh process for the next one, so no state
     /// of the old session (hooks, trust answers, runtime) leaks into it.
     Restart(Restart),

@@ -290,10 +290,6 @@ impl Loader {
                         EntryStatus::Disabled {
                             reason: format!("enabled = false in [hooks.state.\"{key}\"]"),
                         }
-                    } else if !event.fired_by_dsh() {
-                        EntryStatus::Unsupported {
-                            reason: format!("{event} is not fired by dsh"),
-                        }
                     } else {
                         EntryStatus::Active
                     };
@@ -701,18 +697,6 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
     }
     let mut notices = loader.notices;
     notices.extend(approval.notices());
-    for event in CodexEvent::ALL {
-        if !event.fired_by_dsh()
-            && loader
-                .entries
-                .iter()
-                .any(|entry| entry.event == event.as_str())
-        {
-            notices.push(format!(
-                "{event} hooks are configured but {event} is not fired by dsh"
-            ));
-        }
-    }
     Ok(CodexConfig {
         handlers: loader.handlers,
         entries: loader.entries,

@@ -157,13 +157,6 @@ impl CodexEvent {
         )
     }
 
-    /// Whether dsh fires this event at all.
-    pub fn fired_by_dsh(self) -> bool {
-        // Every Codex event has a seam (compaction and subagents included).
-        let _ = self;
-        true
-    }
-
     /// Codex's default timeout in seconds when `timeout` is missing.
     pub fn default_timeout_secs(self) -> u64 {
         match self {

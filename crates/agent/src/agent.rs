@@ -272,8 +272,9 @@ impl Agent {
 
     /// The estimated size of the next request (without copying the log).
     pub(crate) fn estimated_tokens(&self) -> u64 {
+        let system_prompt = self.request_system_prompt();
         self.sink
-            .with_log(|log| crate::estimate_tokens(log.events(), &self.system_prompt))
+            .with_log(|log| crate::estimate_tokens(log.events(), &system_prompt))
     }
 
     /// Queues a send.

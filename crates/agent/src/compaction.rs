@@ -147,11 +147,17 @@ fn text_tokens(messages: &[Message]) -> u64 {
 /// a character estimate of everything after it; without a reported count,
 /// the character estimate of the whole model-facing conversation.
 pub fn estimate_tokens(events: &[Event], system_prompt: &str) -> u64 {
-    let since = events
+    // The session's own conversation: a subagent's nested run (tagged
+    // events) has its own context and its own usage reports.
+    let own: Vec<&Event> = events
+        .iter()
+        .filter(|event| event.agent_id.is_none())
+        .collect();
+    let since = own
         .iter()
         .rposition(|event| matches!(event.body, EventBody::CompactionCompleted { .. }))
         .map_or(0, |index| index + 1);
-    let counted = events[since..]
+    let counted = own[since..]
         .iter()
         .enumerate()
         .rev()
@@ -169,7 +175,7 @@ pub fn estimate_tokens(events: &[Event], system_prompt: &str) -> u64 {
         Some((index, tokens)) => {
             // Derived from the counted reply on, so its tool results are
             // recognized as answers to it; the reply itself is in `tokens`.
-            let after = derive_plain(&events[index..]);
+            let after = derive_plain(own[index..].iter().copied());
             tokens + text_tokens(after.get(1..).unwrap_or_default())
         }
         None => {

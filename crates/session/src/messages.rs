@@ -45,20 +45,11 @@ pub fn derive_messages(events: &[Event]) -> Vec<Message> {
 /// verbatim, then everything after it. Without a compaction this is
 /// [`derive_plain`] over that conversation's events.
 pub fn derive_messages_of(events: &[Event], agent_id: Option<&str>) -> Vec<Message> {
-    let own: Vec<Event>;
-    let events = if events
+    // References, not copies: this runs before every model request.
+    let events: Vec<&Event> = events
         .iter()
-        .all(|event| event.agent_id.as_deref() == agent_id)
-    {
-        events
-    } else {
-        own = events
-            .iter()
-            .filter(|event| event.agent_id.as_deref() == agent_id)
-            .cloned()
-            .collect();
-        &own
-    };
+        .filter(|event| event.agent_id.as_deref() == agent_id)
+        .collect();
     let last = events.iter().enumerate().rev().find_map(|(index, event)| {
         if let EventBody::CompactionCompleted {
             summary,
@@ -82,14 +73,14 @@ pub fn derive_messages_of(events: &[Event], agent_id: Option<&str>) -> Vec<Messa
         content: context.content.clone(),
     }));
     if let Some(from) = kept_from_seq {
-        let kept: Vec<Event> = events[..index]
-            .iter()
-            .filter(|event| event.seq >= from)
-            .cloned()
-            .collect();
-        messages.extend(derive_plain(&kept));
+        messages.extend(derive_plain(
+            events[..index]
+                .iter()
+                .copied()
+                .filter(|event| event.seq >= from),
+        ));
     }
-    messages.extend(derive_plain(&events[index + 1..]));
+    messages.extend(derive_plain(events[index + 1..].iter().copied()));
     messages
 }
 
@@ -99,7 +90,7 @@ pub fn derive_messages_of(events: &[Event], agent_id: Option<&str>) -> Vec<Messa
 /// `turn/*`, `prompt/blocked`, `hook/*`) never reach the model, and nor do
 /// results of nested calls the model did not make. Compaction events are
 /// ignored here ([`derive_messages`] applies them).
-pub fn derive_plain(events: &[Event]) -> Vec<Message> {
+pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Message> {
     let mut messages = Vec::new();
     let mut model_call_ids: Vec<String> = Vec::new();
     for event in events {

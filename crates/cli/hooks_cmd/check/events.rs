@@ -94,21 +94,11 @@ pub(super) fn check_event(c: &mut Checker<'_>, name: &str, at: &str) -> Option<E
             }
         },
         Kind::Codex => match CodexEvent::from_name(name) {
-            Some(event) => {
-                if !event.fired_by_dsh() {
-                    c.push(
-                        Severity::Warning,
-                        "event-not-fired",
-                        Some(at.to_owned()),
-                        Some(name),
-                        format!("dsh does not fire {name}; these hooks never run in dsh"),
-                    );
-                }
-                Some(EventInfo {
-                    honours_matcher: event.honours_matcher(),
-                    exit2_blocks: event.exit2_blocks(),
-                })
-            }
+            // dsh fires every Codex event (compaction and subagents included).
+            Some(event) => Some(EventInfo {
+                honours_matcher: event.honours_matcher(),
+                exit2_blocks: event.exit2_blocks(),
+            }),
             None => {
                 let suggestion = nearest(name, CodexEvent::ALL.iter().map(|e| e.as_str()));
                 c.push(
