@@ -506,4 +506,31 @@ mod tests {
         assert!(custom < extra);
         assert!(!summary_instructions(None, &[]).contains("Additional instructions"));
     }
+
+    /// A subagent's nested run reports its own usage: the session's
+    /// estimate counts the session's latest reply, not the subagent's.
+    #[test]
+    fn the_estimate_ignores_a_subagents_usage() {
+        let reply = |tokens: u64| EventBody::AssistantMessage {
+            turn: 1,
+            step: 1,
+            content: String::new(),
+            tool_calls: Vec::new(),
+            usage: Some(dsh_protocol::TokenUsage {
+                input_tokens: tokens,
+                output_tokens: 0,
+            }),
+        };
+        let event = |seq: u64, body: EventBody, agent_id: Option<&str>| Event {
+            seq,
+            ts: String::new(),
+            body,
+            agent_id: agent_id.map(str::to_owned),
+        };
+        let events = vec![
+            event(0, reply(1_000), None),
+            event(1, reply(90_000), Some("a0123456789abcdef")),
+        ];
+        assert_eq!(estimate_tokens(&events, "system"), 1_000);
+    }
 }
