@@ -322,3 +322,135 @@ fn a_killed_dsh_takes_its_mcp_servers_with_it() {
     }
     assert!(gone, "MCP server {pid} survived a SIGKILLed dsh");
 }
+
+/// `--mcp-config` file with the test server, `big` tool included, as `echo`.
+fn big_server_config(ctx: &TestContext) -> PathBuf {
+    let path = ctx.project().join("big-mcp.json");
+    let config = json!({"mcpServers": {"echo": {
+        "command": "python3",
+        "args": [server(), "--big"],
+    }}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn a_big_mcp_result_reaches_the_model_and_the_log_cut_like_bash_output() {
+    let ctx = TestContext::new();
+    let config = big_server_config(&ctx);
+    let provider = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "mcp__echo__big",
+                &json!({"bytes": 5_000_000}),
+            )],
+        ),
+        MockResponse::text("Done."),
+    ]);
+    let output = dsh(&ctx, &provider)
+        .arg("--mcp-config")
+        .arg(&config)
+        .args(["-p", "Big", "--permission-mode", "bypassPermissions"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+
+    // The next model request is bounded: the cut text, not 5 MB.
+    let requests = provider.requests();
+    let size = requests[1].to_string().len();
+    assert!(size < 100_000, "the second request is {size} bytes");
+    let last = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "tool");
+    let seen = last["content"].as_str().unwrap();
+    assert!(seen.starts_with("<xxxx"), "{}", &seen[..20]);
+    assert!(seen.ends_with("xxxx>"));
+    assert!(
+        seen.contains("\n\n... [4970000 bytes of output omitted] ...\n\n"),
+        "no bash-style notice"
+    );
+    assert!(seen.len() < 30_100, "{}", seen.len());
+
+    // The log keeps exactly what the model saw, and stays small.
+    let logs = session_logs(&ctx);
+    let events = events(&logs[0]);
+    let results = of_type(&events, "tool/result");
+    assert_eq!(results[0]["content"], seen);
+    let log_size = std::fs::metadata(&logs[0]).unwrap().len();
+    assert!(log_size < 200_000, "the session log is {log_size} bytes");
+}
+
+#[test]
+fn oversized_and_slow_mcp_answers_fail_their_calls_without_hanging_dsh() {
+    let ctx = TestContext::new();
+    let config = big_server_config(&ctx);
+    let provider = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![
+                MockToolCall::new(
+                    "call_big",
+                    "mcp__echo__big",
+                    &json!({"bytes": 17 * 1024 * 1024}),
+                ),
+                MockToolCall::new("call_slow", "mcp__echo__slow", &json!({"seconds": 60})),
+            ],
+        ),
+        MockResponse::text("Done."),
+    ]);
+    let mut child = ctx
+        .dsh_std()
+        .env("DSH_BASE_URL", provider.base_url())
+        .env("DSH_API_KEY", "sk-test")
+        .env("MCP_TOOL_TIMEOUT", "500")
+        .arg("--mcp-config")
+        .arg(&config)
+        .args(["-p", "Go", "--permission-mode", "bypassPermissions"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The test's own wait is bounded: a hang fails it instead of hanging it.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("dsh hung on an oversized or slow MCP answer");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Done.\n");
+
+    let requests = provider.requests();
+    let messages = requests[1]["messages"].as_array().unwrap();
+    let result = |id: &str| {
+        messages
+            .iter()
+            .find(|message| message["role"] == "tool" && message["tool_call_id"] == id)
+            .unwrap_or_else(|| panic!("no result for {id}"))["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        result("call_big"),
+        "MCP server `echo` answered `big` with a message of 16 MiB or more, which the MCP \
+         client drops; no result (ask the tool for less)"
+    );
+    assert_eq!(
+        result("call_slow"),
+        "MCP tool `slow` on server `echo` did not answer within 500 ms"
+    );
+}

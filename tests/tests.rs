@@ -23,6 +23,8 @@ mod durability;
 mod fail_closed;
 mod hook_scenarios;
 mod hooks_cmd;
+// The provider key out of dsh's own environment (issue 23).
+mod key_environ;
 mod many_hooks;
 mod mcp;
 mod native_fixtures;

@@ -653,7 +653,11 @@ fn reexec(restart: &Restart) -> anyhow::Error {
         args.push("--model".into());
         args.push(model.into());
     }
-    let error = std::process::Command::new(exe).args(args).exec();
+    let mut command = std::process::Command::new(exe);
+    command.args(args);
+    // The keys are no longer in this environment: the next image gets them back and hands them off anew.
+    dsh_provider::key_handoff::restore_keys_for_exec(&mut command);
+    let error = command.exec();
     anyhow::Error::new(error).context("cannot restart dsh for the next session")
 }
 

@@ -191,6 +191,12 @@ fn main() -> ExitCode {
                 && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty()),
         )
         .init();
+    // Provider keys leave dsh's own environment block: re-executes once
+    // with them passed over a pipe (`/proc/<pid>/environ` is readable by
+    // every hook and tool command).
+    if let Some(warning) = dsh_provider::key_handoff::keep_keys_out_of_environment() {
+        tracing::warn!("{warning}");
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Replay {

@@ -220,9 +220,14 @@ impl Default for ProcessLayer {
 
 /// The variables removed from every child's environment by default: dsh's
 /// own API key variables (the model's key must not reach a hook or a
-/// model-run `env`).
+/// model-run `env`) and `DSH_KEY_FD`, the marker of dsh's start-up key
+/// hand-off (a child dsh must never take it for its own).
 pub fn default_scrubbed_env() -> Vec<String> {
-    vec!["DSH_API_KEY".to_owned(), "DEEPSEEK_API_KEY".to_owned()]
+    vec![
+        "DSH_API_KEY".to_owned(),
+        "DEEPSEEK_API_KEY".to_owned(),
+        "DSH_KEY_FD".to_owned(),
+    ]
 }
 
 impl ProcessLayer {

@@ -21,12 +21,14 @@
 pub mod config;
 mod expand;
 pub mod manager;
+pub mod oversize;
 pub mod tool;
 
 pub use config::{
     ConfigError, Discovered, McpDiscovery, ServerConfig, ServerSource, ServerTransport, discover,
 };
 pub use manager::{
-    CallError, DEFAULT_STARTUP_TIMEOUT, McpManager, McpOptions, Server, ServerReport, ServerStatus,
+    CallError, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpManager, McpOptions, Server,
+    ServerReport, ServerStatus,
 };
 pub use tool::{McpStandIn, McpTool, qualified_name};

@@ -7,6 +7,14 @@
 //! variables scrubbed, registered so that `kill_all` and the watchdog (dsh
 //! dying, even by SIGKILL) take the whole group down.
 //!
+//! Every call is bounded by the tool timeout (`MCP_TOOL_TIMEOUT` in ms, a
+//! server's own Codex `tool_timeout_sec`, else [`DEFAULT_TOOL_TIMEOUT`]);
+//! on expiry the server is sent `notifications/cancelled` and the call
+//! fails naming the server and tool. An answer longer than `rmcp` accepts
+//! (16 MiB on one line) is dropped by the transport; the [`crate::oversize`]
+//! watch on the server's stdout notices and fails the call waiting for it
+//! at once instead of letting it wait for the timeout.
+//!
 //! A server that dies mid-session: the call in flight fails with an error
 //! naming the server (and its exit status and last stderr lines), and the
 //! next call restarts it once. A second death leaves it failed.
@@ -20,21 +28,30 @@ use std::time::Duration;
 
 use dsh_hook_runner::{ProcessLayer, ServiceGroup};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    ProtocolVersion, Tool as ToolDef,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientCapabilities, ClientConfig, ClientRequest, Implementation, ProtocolVersion, RequestId,
+    ServerResult, Tool as ToolDef,
 };
-use rmcp::service::RunningService;
+use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
 use rmcp::{Peer, RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, Command};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{ServerConfig, ServerSource, ServerTransport};
+use crate::oversize::{LineWatch, MAX_LINE, Oversized};
 
 /// `MCP_TIMEOUT`'s default: how long a server has to start and list its
 /// tools.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// `MCP_TOOL_TIMEOUT`'s default: Claude Code's, 100,000,000 ms (about 27.8
+/// hours; its documentation names the variable but not the default, this is
+/// the value its client falls back to). Long-running tools are legitimate;
+/// a lost answer is caught by the oversize watch, not by this bound.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_millis(100_000_000);
 
 /// How long a closing server gets to exit on its own before its group is
 /// killed.
@@ -50,14 +67,17 @@ pub struct McpOptions {
     pub cwd: std::path::PathBuf,
     /// Start-up bound per server (`MCP_TIMEOUT` in ms, as Claude Code).
     pub startup_timeout: Duration,
-    /// Bound on one tool call (`MCP_TOOL_TIMEOUT` in ms); `None`: unbounded.
+    /// Bound on one tool call (`MCP_TOOL_TIMEOUT` in ms, default
+    /// [`DEFAULT_TOOL_TIMEOUT`]); `None`: unbounded. A server's own
+    /// `tool_timeout_sec` wins.
     pub tool_timeout: Option<Duration>,
     /// The process layer children go through.
     pub processes: ProcessLayer,
 }
 
 impl McpOptions {
-    /// Options for `cwd`, timeouts from `MCP_TIMEOUT` / `MCP_TOOL_TIMEOUT`.
+    /// Options for `cwd`, timeouts from `MCP_TIMEOUT` / `MCP_TOOL_TIMEOUT`
+    /// (milliseconds; unset, zero or unparsable: the defaults).
     pub fn new(
         cwd: std::path::PathBuf,
         processes: ProcessLayer,
@@ -72,7 +92,7 @@ impl McpOptions {
         McpOptions {
             cwd,
             startup_timeout: millis("MCP_TIMEOUT").unwrap_or(DEFAULT_STARTUP_TIMEOUT),
-            tool_timeout: millis("MCP_TOOL_TIMEOUT"),
+            tool_timeout: Some(millis("MCP_TOOL_TIMEOUT").unwrap_or(DEFAULT_TOOL_TIMEOUT)),
             processes,
         }
     }
@@ -133,6 +153,8 @@ struct Connection {
     child: Child,
     group: ServiceGroup,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// Messages the transport dropped for their size (see `oversize`).
+    oversized: broadcast::Sender<Oversized>,
 }
 
 impl Connection {
@@ -278,6 +300,8 @@ impl Server {
         let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
             return Err(format!("MCP server `{name}`: no stdio pipes"));
         };
+        let (oversized, _) = broadcast::channel(16);
+        let stdout = LineWatch::new(stdout, MAX_LINE, oversized.clone());
         // The newest revision that still has the `initialize` handshake; a
         // server that knows only older ones answers with its own (negotiation).
         let client = ClientConfig::new(
@@ -312,6 +336,7 @@ impl Server {
                         child,
                         group,
                         stderr,
+                        oversized,
                     },
                     tools,
                 ))
@@ -338,8 +363,11 @@ impl Server {
         }
     }
 
-    /// A peer to call, restarting a dead server once.
-    async fn live_peer(&self) -> Result<Peer<RoleClient>, String> {
+    /// A peer to call and a subscription to its oversized messages,
+    /// restarting a dead server once.
+    async fn live_peer(
+        &self,
+    ) -> Result<(Peer<RoleClient>, broadcast::Receiver<Oversized>), String> {
         let mut slot = self.slot.lock().await;
         if let Slot::Live(connection) = &mut *slot
             && connection.service.is_transport_closed()
@@ -348,7 +376,9 @@ impl Server {
             *slot = Slot::Dead { reason };
         }
         match &*slot {
-            Slot::Live(connection) => return Ok(connection.peer()),
+            Slot::Live(connection) => {
+                return Ok((connection.peer(), connection.oversized.subscribe()));
+            }
             Slot::Closed => {
                 return Err(format!(
                     "MCP server `{}` is closed (the session is ending)",
@@ -374,7 +404,7 @@ impl Server {
         tracing::info!(server = %self.config.name, "restarting MCP server");
         match self.connect().await {
             Ok((connection, tools)) => {
-                let peer = connection.peer();
+                let peer = (connection.peer(), connection.oversized.subscribe());
                 *self.tools.lock().unwrap_or_else(PoisonError::into_inner) = tools;
                 *slot = Slot::Live(Box::new(connection));
                 self.set_status(ServerStatus::Connected);
@@ -400,71 +430,103 @@ impl Server {
         arguments: &Value,
         cancel: &CancellationToken,
     ) -> Result<CallToolResult, CallError> {
-        let peer = self.live_peer().await.map_err(CallError)?;
+        let name = &self.config.name;
+        let (peer, mut oversized) = self.live_peer().await.map_err(CallError)?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let Value::Object(map) = arguments {
             params = params.with_arguments(map.clone());
         }
-        let call = peer.call_tool(params);
         let timeout = self.config.tool_timeout.or(self.options.tool_timeout);
-        let result = tokio::select! {
-            result = async {
-                match timeout {
-                    Some(limit) => tokio::time::timeout(limit, call).await.map_err(|_| limit),
-                    None => Ok(call.await),
+        // rmcp bounds the wait and sends `notifications/cancelled` on expiry.
+        let options = timeout.map_or_else(
+            PeerRequestOptions::no_options,
+            PeerRequestOptions::with_timeout,
+        );
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = match peer.send_cancellable_request(request, options).await {
+            Ok(handle) => handle,
+            Err(err) => return Err(self.failed(tool, &err).await),
+        };
+        let id = handle.id.clone();
+        let wanted = serde_json::to_value(&id).ok();
+        let response = handle.await_response();
+        tokio::pin!(response);
+        let mut watching = true;
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut response => break outcome,
+                _ = cancel.cancelled() => {
+                    cancel_request(&peer, id, "interrupted").await;
+                    return Err(CallError(format!(
+                        "MCP tool `{tool}` on server `{name}` was interrupted"
+                    )));
                 }
-            } => result,
-            _ = cancel.cancelled() => {
-                return Err(CallError(format!(
-                    "MCP tool `{tool}` on server `{}` was interrupted",
-                    self.config.name
-                )));
+                report = oversized.recv(), if watching => match report {
+                    // Another request's answer (or a server request).
+                    Ok(Oversized { id: Some(other) }) if Some(&other) != wanted.as_ref() => {}
+                    // Ours, or one whose id could not be seen: fail rather
+                    // than wait for an answer that will never come.
+                    Ok(Oversized { .. }) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                        cancel_request(&peer, id, "the answer exceeded the client's message size limit").await;
+                        return Err(CallError(format!(
+                            "MCP server `{name}` answered `{tool}` with a message of {} MiB or more, \
+                             which the MCP client drops; no result (ask the tool for less)",
+                            MAX_LINE / (1024 * 1024)
+                        )));
+                    }
+                    Err(broadcast::error::RecvError::Closed) => watching = false,
+                },
             }
         };
-        match result {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(err)) => {
-                let mut slot = self.slot.lock().await;
-                let died = match &mut *slot {
-                    Slot::Live(connection) if connection.service.is_transport_closed() => {
-                        // Give the exit a moment to be reaped, for the status.
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        Some(connection.death())
-                    }
-                    Slot::Live(_) | Slot::Dead { .. } | Slot::Closed => None,
-                };
-                match died {
-                    Some(death) => {
-                        let reason = format!("MCP server `{}`: {death}", self.config.name);
-                        if let Slot::Live(connection) = std::mem::replace(
-                            &mut *slot,
-                            Slot::Dead {
-                                reason: reason.clone(),
-                            },
-                        ) {
-                            drop(slot);
-                            connection.close().await;
-                        }
-                        self.set_status(ServerStatus::Failed {
-                            reason: reason.clone(),
-                        });
-                        Err(CallError(format!(
-                            "MCP server `{}` failed during `{tool}`: {death}",
-                            self.config.name
-                        )))
-                    }
-                    None => Err(CallError(format!(
-                        "MCP server `{}` could not run `{tool}`: {err}",
-                        self.config.name
-                    ))),
-                }
-            }
-            Err(limit) => Err(CallError(format!(
-                "MCP tool `{tool}` on server `{}` did not answer within {} ms",
-                self.config.name,
-                limit.as_millis()
-            ))),
+        if let Err(ServiceError::Timeout { timeout }) = &outcome {
+            return Err(CallError(format!(
+                "MCP tool `{tool}` on server `{name}` did not answer within {} ms",
+                timeout.as_millis()
+            )));
         }
+        match outcome {
+            Ok(ServerResult::CallToolResult(result)) => Ok(result),
+            Ok(other) => Err(CallError(format!(
+                "MCP server `{name}` answered `{tool}` with something other than a tool result: {}",
+                serde_json::to_string(&other).unwrap_or_default()
+            ))),
+            Err(err) => Err(self.failed(tool, &err).await),
+        }
+    }
+
+    /// The error for a call that failed in the client: the server's death
+    /// (the slot is marked dead and the connection closed) or `err`.
+    async fn failed(&self, tool: &str, err: &ServiceError) -> CallError {
+        let mut slot = self.slot.lock().await;
+        let died = match &mut *slot {
+            Slot::Live(connection) if connection.service.is_transport_closed() => {
+                // Give the exit a moment to be reaped, for the status.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Some(connection.death())
+            }
+            Slot::Live(_) | Slot::Dead { .. } | Slot::Closed => None,
+        };
+        let Some(death) = died else {
+            return CallError(format!(
+                "MCP server `{}` could not run `{tool}`: {err}",
+                self.config.name
+            ));
+        };
+        let reason = format!("MCP server `{}`: {death}", self.config.name);
+        if let Slot::Live(connection) = std::mem::replace(
+            &mut *slot,
+            Slot::Dead {
+                reason: reason.clone(),
+            },
+        ) {
+            drop(slot);
+            connection.close().await;
+        }
+        self.set_status(ServerStatus::Failed { reason });
+        CallError(format!(
+            "MCP server `{}` failed during `{tool}`: {death}",
+            self.config.name
+        ))
     }
 
     async fn close(&self) {
@@ -476,6 +538,15 @@ impl Server {
             self.set_status(ServerStatus::Closed);
         }
     }
+}
+
+/// Tells the server to stop working on request `id` (best effort, briefly).
+async fn cancel_request(peer: &Peer<RoleClient>, id: RequestId, reason: &str) {
+    let notice = peer.notify_cancelled(CancelledNotificationParam::new(
+        Some(id),
+        Some(reason.to_owned()),
+    ));
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, notice).await;
 }
 
 /// Every configured server of a session.

@@ -7,11 +7,19 @@
 //! as compact JSON when there is one, else the content blocks' text; an
 //! `isError` result is an error outcome reading `Error executing tool
 //! <tool>: <text>`.
+//!
+//! Results are bounded like the bash tool's output: when that text is
+//! longer than the bash tool keeps of a stream, the value becomes one text
+//! block holding the text cut by the same function
+//! ([`dsh_tools::builtin::bound_output`], head and tail with `... [N bytes
+//! of output omitted] ...` between), `structuredContent` dropped. Hooks,
+//! the model and the session log all see that cut value.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
+use dsh_tools::builtin::bash::{HEAD_BYTES, TAIL_BYTES, bound_output};
 use dsh_tools::{Rendered, Tool, ToolContext, ToolError};
 use rmcp::model::{CallToolResult, Tool as ToolDef};
 use serde_json::{Map, Value, json};
@@ -72,6 +80,34 @@ pub fn result_value(result: &CallToolResult) -> Value {
     Value::Object(map)
 }
 
+/// The text the model is shown for a result value (before the error
+/// prefix): the structured content as compact JSON when the call succeeded
+/// and has one, else the content blocks' text.
+fn model_text(object: &Map<String, Value>) -> String {
+    let failed = object.get("isError").and_then(Value::as_bool) == Some(true);
+    match object.get("structuredContent") {
+        Some(structured) if !failed => structured.to_string(),
+        Some(_) | None => content_text(object.get("content").unwrap_or(&Value::Null)),
+    }
+}
+
+/// `value` (a canonical result) bounded to the bash tool's output budget
+/// (see the module docs); a value within it is returned unchanged.
+pub fn bound_result(value: Value) -> Value {
+    let Value::Object(object) = &value else {
+        return value;
+    };
+    let text = model_text(object);
+    if text.len() <= HEAD_BYTES + TAIL_BYTES {
+        return value;
+    }
+    let is_error = object.get("isError").cloned().unwrap_or(json!(false));
+    json!({
+        "content": [{"type": "text", "text": bound_output(&text)}],
+        "isError": is_error,
+    })
+}
+
 /// The text of the content blocks: text blocks as they are, any other
 /// block as its JSON.
 pub fn content_text(content: &Value) -> String {
@@ -102,7 +138,7 @@ impl Tool for McpTool {
             .call(&self.tool, arguments, &ctx.cancel)
             .await
             .map_err(|err| ToolError(err.0))?;
-        Ok(result_value(&result))
+        Ok(bound_result(result_value(&result)))
     }
 
     fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
@@ -111,19 +147,15 @@ impl Tool for McpTool {
                 "an MCP result must be an object with `content`".to_owned(),
             ));
         };
-        let text = content_text(object.get("content").unwrap_or(&Value::Null));
+        let text = model_text(object);
         if object.get("isError").and_then(Value::as_bool) == Some(true) {
             return Ok(Rendered {
                 content: format!("Error executing tool {}: {text}", self.tool),
                 is_error: true,
             });
         }
-        let content = match object.get("structuredContent") {
-            Some(structured) => structured.to_string(),
-            None => text,
-        };
         Ok(Rendered {
-            content,
+            content: text,
             is_error: false,
         })
     }
@@ -176,6 +208,34 @@ mod tests {
     fn names_follow_claude_code() {
         assert_eq!(qualified_name("echo", "echo_text"), "mcp__echo__echo_text");
         assert_eq!(qualified_name("my server", "a.b"), "mcp__my_server__a_b");
+    }
+
+    #[test]
+    fn results_over_the_bash_budget_are_cut_the_same_way() {
+        let small = json!({"content": [{"type": "text", "text": "ok"}], "isError": false});
+        assert_eq!(bound_result(small.clone()), small);
+        let big = "a".repeat(HEAD_BYTES) + &"b".repeat(50_000) + &"c".repeat(TAIL_BYTES);
+        let value = json!({
+            "content": [{"type": "text", "text": big}],
+            "structuredContent": {"result": big},
+            "isError": false,
+        });
+        let cut = bound_result(value);
+        // What the model saw (the structured JSON) is what is cut.
+        let expected = bound_output(&json!({"result": big}).to_string());
+        assert_eq!(
+            cut,
+            json!({"content": [{"type": "text", "text": expected}], "isError": false})
+        );
+        let text = cut["content"][0]["text"].as_str().unwrap();
+        assert!(text.len() < HEAD_BYTES + TAIL_BYTES + 100, "{}", text.len());
+        assert!(text.contains("bytes of output omitted"));
+        assert!(!text.contains("bbbb"));
+        // An error result keeps its flag and is cut from its text.
+        let failed = json!({"content": [{"type": "text", "text": big}], "isError": true});
+        let cut = bound_result(failed);
+        assert_eq!(cut["isError"], true);
+        assert_eq!(cut["content"][0]["text"], bound_output(&big));
     }
 
     #[test]

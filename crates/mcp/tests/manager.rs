@@ -288,3 +288,116 @@ async fn a_call_is_bounded_by_the_servers_tool_timeout() {
     manager.shutdown().await;
     assert_eq!(layer.live_groups(), 0);
 }
+
+#[test]
+fn the_tool_timeout_is_mcp_tool_timeout_with_claude_codes_default() {
+    let dir = std::env::temp_dir();
+    let none = McpOptions::new(dir.clone(), ProcessLayer::default(), &|_| None);
+    assert_eq!(none.tool_timeout, Some(Duration::from_millis(100_000_000)));
+    assert_eq!(none.tool_timeout, Some(dsh_mcp::DEFAULT_TOOL_TIMEOUT));
+    let set = McpOptions::new(dir.clone(), ProcessLayer::default(), &|name| {
+        (name == "MCP_TOOL_TIMEOUT").then(|| "250".to_owned())
+    });
+    assert_eq!(set.tool_timeout, Some(Duration::from_millis(250)));
+    let junk = McpOptions::new(dir, ProcessLayer::default(), &|name| {
+        (name == "MCP_TOOL_TIMEOUT").then(|| "soon".to_owned())
+    });
+    assert_eq!(junk.tool_timeout, Some(dsh_mcp::DEFAULT_TOOL_TIMEOUT));
+}
+
+#[tokio::test]
+async fn mcp_tool_timeout_bounds_a_call_and_names_the_server_and_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let layer = ProcessLayer::default();
+    let options = McpOptions::new(dir.path().to_path_buf(), layer.clone(), &|name| {
+        (name == "MCP_TOOL_TIMEOUT").then(|| "300".to_owned())
+    });
+    let manager = McpManager::start(vec![config("echo", &[], &[])], options).await;
+    let started = std::time::Instant::now();
+    let error = call(&manager, "mcp__echo__slow", json!({"seconds": 10}))
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        error,
+        "MCP tool `slow` on server `echo` did not answer within 300 ms"
+    );
+    // A timed-out call does not fail the server (which is still sleeping:
+    // it answers one request at a time).
+    assert_eq!(manager.reports()[0].status, ServerStatus::Connected);
+    manager.shutdown().await;
+    assert_eq!(layer.live_groups(), 0);
+}
+
+/// Over rmcp's 16 MiB line limit.
+const OVER_LIMIT: u64 = 17 * 1024 * 1024;
+
+#[tokio::test]
+async fn an_answer_the_client_drops_fails_the_call_instead_of_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let layer = ProcessLayer::default();
+    // No tool timeout at all: only the oversize watch can end the call.
+    let manager = McpManager::start(
+        vec![config("big", &["--big"], &[])],
+        options(dir.path(), &layer),
+    )
+    .await;
+    for id_last in [false, true] {
+        let started = std::time::Instant::now();
+        let error = tokio::time::timeout(
+            Duration::from_secs(60),
+            call(
+                &manager,
+                "mcp__big__big",
+                json!({"bytes": OVER_LIMIT, "id_last": id_last}),
+            ),
+        )
+        .await
+        .expect("the call must not hang")
+        .unwrap_err();
+        assert_eq!(
+            error,
+            "MCP server `big` answered `big` with a message of 16 MiB or more, which the MCP \
+             client drops; no result (ask the tool for less)",
+            "id_last: {id_last}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(60));
+        // The connection stays usable for the next call.
+        let value = call(
+            &manager,
+            "mcp__big__echo_text",
+            json!({"text": "still here"}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(value["content"][0]["text"], "ECHO-TEXT: still here");
+        assert_eq!(manager.reports()[0].status, ServerStatus::Connected);
+    }
+    manager.shutdown().await;
+    assert_eq!(layer.live_groups(), 0);
+}
+
+#[tokio::test]
+async fn a_five_megabyte_answer_is_cut_to_the_bash_tools_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let layer = ProcessLayer::default();
+    let manager = McpManager::start(
+        vec![config("big", &["--big"], &[])],
+        options(dir.path(), &layer),
+    )
+    .await;
+    let value = call(&manager, "mcp__big__big", json!({"bytes": 5_000_000}))
+        .await
+        .unwrap();
+    assert_eq!(value["isError"], false);
+    let blocks = value["content"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1);
+    let text = blocks[0]["text"].as_str().unwrap();
+    let full = format!("<{}>", "x".repeat(5_000_000 - 2));
+    assert_eq!(text, dsh_tools::builtin::bound_output(&full));
+    assert!(text.starts_with("<xxx") && text.ends_with("xxx>"));
+    assert!(text.contains("\n\n... [4970000 bytes of output omitted] ...\n\n"));
+    let rendered = tool(&manager, "mcp__big__big").render(&value).unwrap();
+    assert_eq!(rendered.content, text);
+    manager.shutdown().await;
+}

@@ -44,7 +44,9 @@
 //! ```
 //!
 //! The API key is deliberately not accepted in `config.toml`: secrets stay
-//! in the environment.
+//! in the environment. On Linux dsh then moves them out of its own
+//! environment block at start-up (see [`key_handoff`]): hooks and tool
+//! commands cannot read them from `/proc/<dsh pid>/environ`.
 //!
 //! # Behaviour
 //!
@@ -87,6 +89,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod client;
+pub mod key_handoff;
 #[cfg(feature = "mock")]
 pub mod mock;
 mod settings;

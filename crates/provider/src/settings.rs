@@ -183,7 +183,13 @@ impl ProviderSettings {
         dsh_home: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, SettingsError> {
-        let env = |name: &str| env(name).filter(|value| !value.trim().is_empty());
+        // A key dsh handed to itself at start-up (see `key_handoff`) is no
+        // longer in the environment; it wins over whatever `env` says.
+        let env = |name: &str| {
+            crate::key_handoff::handed_off_key(name)
+                .or_else(|| env(name))
+                .filter(|value| !value.trim().is_empty())
+        };
         let path = dsh_home.join(CONFIG_FILE_NAME);
         let mut settings = ProviderSettings::default();
 
@@ -273,6 +279,17 @@ impl ProviderSettings {
     pub fn completions_url(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
+}
+
+/// The `api_key_env` of `$DSH_HOME/config.toml`, read leniently: `None`
+/// when the file is missing, unreadable, malformed, or names no variable
+/// (the normal [`ProviderSettings::load`] reports the problems).
+pub(crate) fn configured_api_key_env(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let home = resolve_dsh_home(env)?;
+    let table = read_table(&home.join(CONFIG_FILE_NAME)).ok()??;
+    table
+        .api_key_env
+        .filter(|name| !name.trim().is_empty() && !name.contains(['=', '\0']))
 }
 
 fn read_table(path: &Path) -> Result<Option<ProviderTable>, SettingsError> {

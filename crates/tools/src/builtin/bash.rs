@@ -324,6 +324,17 @@ impl Capture {
     }
 }
 
+/// `text` bounded as the bash tool bounds each output stream: within
+/// [`HEAD_BYTES`] + [`TAIL_BYTES`] it is returned unchanged; longer, its
+/// first `HEAD_BYTES` and last `TAIL_BYTES` bytes are kept (whole UTF-8
+/// characters) with `... [N bytes of output omitted] ...` between them.
+/// Other tools whose output the model sees (MCP results) use this too.
+pub fn bound_output(text: &str) -> String {
+    let mut capture = Capture::default();
+    capture.push(text.as_bytes());
+    capture.text()
+}
+
 /// The bytes up to the last complete UTF-8 character (a cut may split one).
 fn utf8_prefix(bytes: &[u8]) -> &[u8] {
     match std::str::from_utf8(bytes) {
@@ -715,7 +726,7 @@ mod tests {
         // The default layer scrubs dsh's own key variables.
         assert_eq!(
             BashTool::default().processes().scrubbed_env(),
-            ["DSH_API_KEY", "DEEPSEEK_API_KEY"]
+            ["DSH_API_KEY", "DEEPSEEK_API_KEY", "DSH_KEY_FD"]
         );
     }
 

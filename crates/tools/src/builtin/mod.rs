@@ -34,7 +34,7 @@ mod walk;
 pub mod write;
 
 pub use agent::{AgentOutput, AgentTool};
-pub use bash::{BashOutput, BashTool};
+pub use bash::{BashOutput, BashTool, bound_output};
 pub use diff::Hunk;
 pub use edit::{EditOutput, EditTool};
 pub use glob::{GlobOutput, GlobTool};

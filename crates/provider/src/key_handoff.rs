@@ -1,0 +1,360 @@
+//! Keeping provider keys out of dsh's own environment block.
+//!
+//! Children never see the key variables (the process layer scrubs them),
+//! but `/proc/<dsh pid>/environ` shows the environment dsh was *executed*
+//! with, and any same-user process (a hook, the bash tool) can read it.
+//! Removing a variable at run time does not change that block. So at
+//! start-up [`keep_keys_out_of_environment`] re-executes dsh once:
+//!
+//! 1. The key variables are `DSH_API_KEY`, `DEEPSEEK_API_KEY` and the
+//!    variable `[provider] api_key_env` names in `config.toml` (read
+//!    leniently here: a broken file is reported later, by the normal load).
+//! 2. If any is set, their names and values go into a fresh pipe (created
+//!    close-on-exec; only its read end is made inheritable), and dsh
+//!    `exec`s `/proc/self/exe` with the same argv (bytes, `argv[0]`
+//!    included) and the environment minus those variables plus
+//!    `DSH_KEY_FD=<fd>:<pid>:<nonce>`. `exec` keeps the process id, the
+//!    open terminal and the signal dispositions.
+//! 3. The new image finds the marker, honours it only when `<pid>` is its
+//!    own (a marker inherited from another dsh names that dsh's pid) and
+//!    `<fd>` is a pipe whose contents start with the nonce, reads the keys
+//!    without ever blocking, and closes the fd. [`crate::ProviderSettings::load`]
+//!    then takes the keys from here before the environment.
+//!
+//! `DSH_KEY_FD` stays in the new environment block (changing it would need
+//! `unsafe`); it names a closed fd and a nonce that is useless without it,
+//! and the process layer scrubs it from every child. A failed re-exec is a
+//! warning: dsh then runs as before, with the key in its environment.
+//! Only Linux re-executes (elsewhere `/proc/<pid>/environ` does not exist).
+
+use std::ffi::{OsStr, OsString};
+use std::sync::OnceLock;
+
+use crate::settings::{DEFAULT_API_KEY_ENV, ENV_API_KEY, configured_api_key_env};
+
+/// The marker variable: `<fd>:<pid>:<nonce>`.
+pub const ENV_KEY_FD: &str = "DSH_KEY_FD";
+
+/// The most a hand-off may carry: well under a pipe's buffer, so the write
+/// before `exec` never blocks.
+const MAX_PAYLOAD: usize = 32 * 1024;
+
+/// The keys this process received from its pre-exec self.
+static RECEIVED: OnceLock<Vec<(String, String)>> = OnceLock::new();
+
+/// The key handed over for variable `name`, if dsh re-executed itself with
+/// it; `None` before (or without) a hand-off.
+pub fn handed_off_key(name: &str) -> Option<String> {
+    RECEIVED
+        .get()?
+        .iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.clone())
+}
+
+/// The variables whose values are provider keys: `DSH_API_KEY`,
+/// `DEEPSEEK_API_KEY` and the configured `api_key_env` (when
+/// `config.toml` is readable). `env` looks variables up.
+pub fn key_variable_names(env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut names = vec![ENV_API_KEY.to_owned(), DEFAULT_API_KEY_ENV.to_owned()];
+    if let Some(name) = configured_api_key_env(env)
+        && !names.contains(&name)
+    {
+        names.push(name);
+    }
+    names
+}
+
+/// Run first thing in `main`: moves provider keys out of this process's
+/// environment block by re-executing dsh (see the module docs), or, in the
+/// re-executed process, takes them from the hand-off. Returns only when
+/// there is nothing (more) to do; the `Some` is a warning for the user.
+pub fn keep_keys_out_of_environment() -> Option<String> {
+    #[cfg(target_os = "linux")]
+    {
+        linux::run()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// Before dsh `exec`s itself again (a restart inside a session): puts the
+/// handed-off keys back into `command`'s environment and drops the stale
+/// marker, so that the next image hands them off anew.
+pub fn restore_keys_for_exec(command: &mut std::process::Command) {
+    command.env_remove(ENV_KEY_FD);
+    if let Some(keys) = RECEIVED.get() {
+        for (name, value) in keys {
+            command.env(name, value);
+        }
+    }
+}
+
+/// A parsed `DSH_KEY_FD` value.
+#[derive(Debug, PartialEq, Eq)]
+struct Marker {
+    fd: i32,
+    pid: u32,
+    nonce: String,
+}
+
+impl Marker {
+    fn parse(value: &OsStr) -> Option<Marker> {
+        let mut parts = value.to_str()?.splitn(3, ':');
+        // 0–2 are stdio: never ours.
+        let fd = parts.next()?.parse::<i32>().ok().filter(|fd| *fd > 2)?;
+        let pid = parts.next()?.parse::<u32>().ok()?;
+        let nonce = parts.next()?.to_owned();
+        let plain = !nonce.is_empty() && nonce.chars().all(|c| c.is_ascii_alphanumeric());
+        plain.then_some(Marker { fd, pid, nonce })
+    }
+
+    fn value(&self) -> String {
+        format!("{}:{}:{}", self.fd, self.pid, self.nonce)
+    }
+}
+
+/// `nonce NUL (name NUL value NUL)*`: environment names and values never
+/// contain NUL.
+fn encode(nonce: &str, keys: &[(String, OsString)]) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let mut out = Vec::new();
+    out.extend_from_slice(nonce.as_bytes());
+    out.push(0);
+    for (name, value) in keys {
+        out.extend_from_slice(name.as_bytes());
+        out.push(0);
+        out.extend_from_slice(value.as_bytes());
+        out.push(0);
+    }
+    out
+}
+
+/// The keys of a payload written by [`encode`] with `nonce`. A value that
+/// is not UTF-8 is dropped (as `std::env::var` would not read it either).
+fn decode(nonce: &str, bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
+    let Some(body) = bytes.strip_suffix(&[0]) else {
+        return Err("the hand-off is incomplete".to_owned());
+    };
+    let mut fields = body.split(|byte| *byte == 0);
+    if fields.next() != Some(nonce.as_bytes()) {
+        return Err("the hand-off does not carry the expected nonce".to_owned());
+    }
+    let mut keys = Vec::new();
+    loop {
+        let Some(name) = fields.next() else {
+            return Ok(keys);
+        };
+        let Some(value) = fields.next() else {
+            return Err("the hand-off has a name without a value".to_owned());
+        };
+        if let (Ok(name), Ok(value)) = (std::str::from_utf8(name), std::str::from_utf8(value)) {
+            keys.push((name.to_owned(), value.to_owned()));
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::ffi::OsString;
+    use std::io::{ErrorKind, Read as _, Write as _};
+    use std::os::fd::AsRawFd as _;
+    use std::os::unix::fs::FileTypeExt as _;
+    use std::os::unix::process::CommandExt as _;
+
+    use fs_err::os::unix::fs::OpenOptionsExt as _;
+    use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
+
+    use super::{ENV_KEY_FD, MAX_PAYLOAD, Marker, RECEIVED, decode, encode, key_variable_names};
+
+    pub(super) fn run() -> Option<String> {
+        let marker = std::env::var_os(ENV_KEY_FD);
+        if let Some(marker) = marker.as_deref().and_then(Marker::parse)
+            && marker.pid == std::process::id()
+        {
+            // This image is the re-executed one: never exec again.
+            return match receive(&marker) {
+                Ok(keys) => {
+                    let _ = RECEIVED.set(keys);
+                    None
+                }
+                Err(problem) => Some(format!(
+                    "could not take over the API key from dsh's start-up ({problem}); \
+                     set it again and restart dsh"
+                )),
+            };
+        }
+        let names = key_variable_names(&|name| std::env::var(name).ok());
+        let present: Vec<(String, OsString)> = names
+            .into_iter()
+            .filter_map(|name| std::env::var_os(&name).map(|value| (name, value)))
+            .collect();
+        if present.is_empty() {
+            return None;
+        }
+        let problem = reexec(&present);
+        Some(format!(
+            "could not keep the API key out of dsh's own environment \
+             (re-executing dsh failed: {problem}); continuing with it there"
+        ))
+    }
+
+    /// Hands `keys` over and replaces this image; returns only on failure.
+    fn reexec(keys: &[(String, OsString)]) -> String {
+        let nonce = uuid::Uuid::new_v4().simple().to_string();
+        let payload = encode(&nonce, keys);
+        if payload.len() > MAX_PAYLOAD {
+            return format!("the key variables hold more than {MAX_PAYLOAD} bytes");
+        }
+        // Both ends close-on-exec and non-blocking: a full pipe fails the
+        // write instead of hanging start-up.
+        let (read_end, write_end) = match nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK) {
+            Ok(ends) => ends,
+            Err(errno) => return format!("cannot create a pipe: {errno}"),
+        };
+        let mut writer = std::fs::File::from(write_end);
+        if let Err(error) = writer.write_all(&payload) {
+            return format!("cannot write the hand-off: {error}");
+        }
+        drop(writer);
+        // Only the read end crosses the exec.
+        if let Err(errno) = fcntl(&read_end, FcntlArg::F_SETFD(FdFlag::empty())) {
+            return format!("cannot pass the pipe on: {errno}");
+        }
+        let marker = Marker {
+            fd: read_end.as_raw_fd(),
+            pid: std::process::id(),
+            nonce,
+        };
+        let mut command = std::process::Command::new("/proc/self/exe");
+        let mut args = std::env::args_os();
+        if let Some(arg0) = args.next() {
+            command.arg0(arg0);
+        }
+        command.args(args);
+        for (name, _) in keys {
+            command.env_remove(name);
+        }
+        command.env(ENV_KEY_FD, marker.value());
+        let error = command.exec();
+        // Still here: the read end closes on drop.
+        drop(read_end);
+        error.to_string()
+    }
+
+    /// Reads the hand-off named by `marker` (this process's own) and closes
+    /// its fd. Never blocks: the pipe is reopened non-blocking, and the
+    /// payload was written whole before the exec.
+    fn receive(marker: &Marker) -> Result<Vec<(String, String)>, String> {
+        let path = format!("/proc/self/fd/{}", marker.fd);
+        let is_pipe = fs_err::metadata(&path).is_ok_and(|meta| meta.file_type().is_fifo());
+        if !is_pipe {
+            return Err(format!("fd {} is not the hand-off pipe", marker.fd));
+        }
+        let read = read_all(&path);
+        // The fd has no close-on-exec flag: no child may inherit it.
+        if let Err(errno) = nix::unistd::close(marker.fd) {
+            tracing::debug!(%errno, fd = marker.fd, "closing the key hand-off fd");
+        }
+        decode(&marker.nonce, &read?)
+    }
+
+    fn read_all(path: &str) -> Result<Vec<u8>, String> {
+        let mut file = fs_err::OpenOptions::new()
+            .read(true)
+            .custom_flags(OFlag::O_NONBLOCK.bits())
+            .open(path)
+            .map_err(|error| error.to_string())?;
+        let mut bytes = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            match file.read(&mut chunk) {
+                Ok(0) => return Ok(bytes),
+                Ok(read) => {
+                    bytes.extend_from_slice(chunk.get(..read).unwrap_or_default());
+                    if bytes.len() > MAX_PAYLOAD {
+                        return Err("the hand-off is too long".to_owned());
+                    }
+                }
+                Err(error) if error.kind() == ErrorKind::WouldBlock => return Ok(bytes),
+                Err(error) if error.kind() == ErrorKind::Interrupted => {}
+                Err(error) => return Err(error.to_string()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_parse_only_in_their_own_shape() {
+        let marker = Marker::parse(OsStr::new("7:1234:abc123")).unwrap();
+        assert_eq!(
+            marker,
+            Marker {
+                fd: 7,
+                pid: 1234,
+                nonce: "abc123".to_owned()
+            }
+        );
+        assert_eq!(marker.value(), "7:1234:abc123");
+        for bad in [
+            "",
+            "7",
+            "7:1234",
+            "7:1234:",
+            "1:1234:abc",
+            "x:1:abc",
+            "7:1:a-b",
+        ] {
+            assert_eq!(Marker::parse(OsStr::new(bad)), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn payloads_round_trip_and_check_the_nonce() {
+        let keys = vec![
+            ("DSH_API_KEY".to_owned(), OsString::from("sk-1")),
+            ("MY_KEY".to_owned(), OsString::from("with = and spaces")),
+        ];
+        let bytes = encode("n1", &keys);
+        assert_eq!(
+            decode("n1", &bytes).unwrap(),
+            vec![
+                ("DSH_API_KEY".to_owned(), "sk-1".to_owned()),
+                ("MY_KEY".to_owned(), "with = and spaces".to_owned()),
+            ]
+        );
+        assert!(decode("n2", &bytes).is_err());
+        assert!(decode("n1", &bytes[..bytes.len() - 1]).is_err());
+        assert!(decode("n1", b"n1\0NAME\0").is_err());
+        assert_eq!(decode("n1", b"n1\0").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn key_names_include_the_configured_variable() {
+        let home = tempfile::tempdir().unwrap();
+        fs_err::write(
+            home.path().join("config.toml"),
+            "[provider]\napi_key_env = \"LOCAL_KEY\"\n",
+        )
+        .unwrap();
+        let dsh_home = home.path().display().to_string();
+        let env = |name: &str| (name == "DSH_HOME").then(|| dsh_home.clone());
+        assert_eq!(
+            key_variable_names(&env),
+            ["DSH_API_KEY", "DEEPSEEK_API_KEY", "LOCAL_KEY"]
+        );
+        // A broken file leaves the defaults (the normal load reports it).
+        fs_err::write(home.path().join("config.toml"), "[provider\n").unwrap();
+        assert_eq!(
+            key_variable_names(&env),
+            ["DSH_API_KEY", "DEEPSEEK_API_KEY"]
+        );
+    }
+}
