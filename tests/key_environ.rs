@@ -239,6 +239,11 @@ fn a_renamed_key_variable_is_handed_off_and_argv_survives_byte_for_byte() {
         "{:?}",
         String::from_utf8_lossy(argv[0])
     );
+    // Still called dsh (exec'ing /proc/self/exe alone would name it `exe`).
+    assert_eq!(
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap(),
+        "dsh\n"
+    );
 
     let output = child.finish();
     assert!(

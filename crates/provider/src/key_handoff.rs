@@ -14,7 +14,9 @@
 //!    `exec`s `/proc/self/exe` with the same argv (bytes, `argv[0]`
 //!    included) and the environment minus those variables plus
 //!    `DSH_KEY_FD=<fd>:<pid>:<nonce>`. `exec` keeps the process id, the
-//!    open terminal and the signal dispositions.
+//!    open terminal and the signal dispositions; the process name (`comm`,
+//!    what `ps` and `pgrep` show) travels in the pipe too and is set again,
+//!    since exec'ing `/proc/self/exe` would rename the process `exe`.
 //! 3. The new image finds the marker, honours it only when `<pid>` is its
 //!    own (a marker inherited from another dsh names that dsh's pid) and
 //!    `<fd>` is a pipe whose contents start with the nonce, reads the keys
@@ -116,12 +118,23 @@ impl Marker {
     }
 }
 
-/// `nonce NUL (name NUL value NUL)*`: environment names and values never
-/// contain NUL.
-fn encode(nonce: &str, keys: &[(String, OsString)]) -> Vec<u8> {
+/// What a hand-off carries.
+#[derive(Debug, PartialEq, Eq)]
+struct Payload {
+    /// The process name before the exec.
+    comm: Vec<u8>,
+    /// Key variables and their values.
+    keys: Vec<(String, String)>,
+}
+
+/// `nonce NUL comm NUL (name NUL value NUL)*`: process names, environment
+/// names and values never contain NUL.
+fn encode(nonce: &str, comm: &[u8], keys: &[(String, OsString)]) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt as _;
     let mut out = Vec::new();
     out.extend_from_slice(nonce.as_bytes());
+    out.push(0);
+    out.extend_from_slice(comm);
     out.push(0);
     for (name, value) in keys {
         out.extend_from_slice(name.as_bytes());
@@ -134,7 +147,7 @@ fn encode(nonce: &str, keys: &[(String, OsString)]) -> Vec<u8> {
 
 /// The keys of a payload written by [`encode`] with `nonce`. A value that
 /// is not UTF-8 is dropped (as `std::env::var` would not read it either).
-fn decode(nonce: &str, bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
+fn decode(nonce: &str, bytes: &[u8]) -> Result<Payload, String> {
     let Some(body) = bytes.strip_suffix(&[0]) else {
         return Err("the hand-off is incomplete".to_owned());
     };
@@ -142,10 +155,14 @@ fn decode(nonce: &str, bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
     if fields.next() != Some(nonce.as_bytes()) {
         return Err("the hand-off does not carry the expected nonce".to_owned());
     }
+    let Some(comm) = fields.next() else {
+        return Err("the hand-off is incomplete".to_owned());
+    };
+    let comm = comm.to_vec();
     let mut keys = Vec::new();
     loop {
         let Some(name) = fields.next() else {
-            return Ok(keys);
+            return Ok(Payload { comm, keys });
         };
         let Some(value) = fields.next() else {
             return Err("the hand-off has a name without a value".to_owned());
@@ -167,7 +184,9 @@ mod linux {
     use fs_err::os::unix::fs::OpenOptionsExt as _;
     use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
 
-    use super::{ENV_KEY_FD, MAX_PAYLOAD, Marker, RECEIVED, decode, encode, key_variable_names};
+    use super::{
+        ENV_KEY_FD, MAX_PAYLOAD, Marker, Payload, RECEIVED, decode, encode, key_variable_names,
+    };
 
     pub(super) fn run() -> Option<String> {
         let marker = std::env::var_os(ENV_KEY_FD);
@@ -176,8 +195,9 @@ mod linux {
         {
             // This image is the re-executed one: never exec again.
             return match receive(&marker) {
-                Ok(keys) => {
-                    let _ = RECEIVED.set(keys);
+                Ok(payload) => {
+                    restore_name(payload.comm);
+                    let _ = RECEIVED.set(payload.keys);
                     None
                 }
                 Err(problem) => Some(format!(
@@ -204,7 +224,10 @@ mod linux {
     /// Hands `keys` over and replaces this image; returns only on failure.
     fn reexec(keys: &[(String, OsString)]) -> String {
         let nonce = uuid::Uuid::new_v4().simple().to_string();
-        let payload = encode(&nonce, keys);
+        let comm = nix::sys::prctl::get_name()
+            .map(std::ffi::CString::into_bytes)
+            .unwrap_or_default();
+        let payload = encode(&nonce, &comm, keys);
         if payload.len() > MAX_PAYLOAD {
             return format!("the key variables hold more than {MAX_PAYLOAD} bytes");
         }
@@ -247,7 +270,7 @@ mod linux {
     /// Reads the hand-off named by `marker` (this process's own) and closes
     /// its fd. Never blocks: the pipe is reopened non-blocking, and the
     /// payload was written whole before the exec.
-    fn receive(marker: &Marker) -> Result<Vec<(String, String)>, String> {
+    fn receive(marker: &Marker) -> Result<Payload, String> {
         let path = format!("/proc/self/fd/{}", marker.fd);
         let is_pipe = fs_err::metadata(&path).is_ok_and(|meta| meta.file_type().is_fifo());
         if !is_pipe {
@@ -259,6 +282,18 @@ mod linux {
             tracing::debug!(%errno, fd = marker.fd, "closing the key hand-off fd");
         }
         decode(&marker.nonce, &read?)
+    }
+
+    /// Names the process as before the exec (`ps`, `pgrep dsh`).
+    fn restore_name(comm: Vec<u8>) {
+        if comm.is_empty() {
+            return;
+        }
+        if let Ok(name) = std::ffi::CString::new(comm)
+            && let Err(errno) = nix::sys::prctl::set_name(&name)
+        {
+            tracing::debug!(%errno, "restoring the process name");
+        }
     }
 
     fn read_all(path: &str) -> Result<Vec<u8>, String> {
@@ -322,18 +357,28 @@ mod tests {
             ("DSH_API_KEY".to_owned(), OsString::from("sk-1")),
             ("MY_KEY".to_owned(), OsString::from("with = and spaces")),
         ];
-        let bytes = encode("n1", &keys);
+        let bytes = encode("n1", b"dsh", &keys);
         assert_eq!(
             decode("n1", &bytes).unwrap(),
-            vec![
-                ("DSH_API_KEY".to_owned(), "sk-1".to_owned()),
-                ("MY_KEY".to_owned(), "with = and spaces".to_owned()),
-            ]
+            Payload {
+                comm: b"dsh".to_vec(),
+                keys: vec![
+                    ("DSH_API_KEY".to_owned(), "sk-1".to_owned()),
+                    ("MY_KEY".to_owned(), "with = and spaces".to_owned()),
+                ]
+            }
         );
         assert!(decode("n2", &bytes).is_err());
         assert!(decode("n1", &bytes[..bytes.len() - 1]).is_err());
-        assert!(decode("n1", b"n1\0NAME\0").is_err());
-        assert_eq!(decode("n1", b"n1\0").unwrap(), vec![]);
+        assert!(decode("n1", b"n1\0dsh\0NAME\0").is_err());
+        assert!(decode("n1", b"n1\0").is_err());
+        assert_eq!(
+            decode("n1", b"n1\0\0").unwrap(),
+            Payload {
+                comm: Vec::new(),
+                keys: Vec::new()
+            }
+        );
     }
 
     #[test]
