@@ -409,7 +409,7 @@ fn oversized_and_slow_mcp_answers_fail_their_calls_without_hanging_dsh() {
         .dsh_std()
         .env("DSH_BASE_URL", provider.base_url())
         .env("DSH_API_KEY", "sk-test")
-        .env("MCP_TOOL_TIMEOUT", "500")
+        .env("MCP_TOOL_TIMEOUT", "8000")
         .arg("--mcp-config")
         .arg(&config)
         .args(["-p", "Go", "--permission-mode", "bypassPermissions"])
@@ -418,7 +418,9 @@ fn oversized_and_slow_mcp_answers_fail_their_calls_without_hanging_dsh() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // The test's own wait is bounded: a hang fails it instead of hanging it.
+    // The timeout leaves the oversized answer time to arrive (it fails at
+    // once, long before 8 s). The test's own wait is bounded: a hang fails
+    // it instead of hanging it.
     let deadline = Instant::now() + Duration::from_secs(90);
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
@@ -451,6 +453,6 @@ fn oversized_and_slow_mcp_answers_fail_their_calls_without_hanging_dsh() {
     );
     assert_eq!(
         result("call_slow"),
-        "MCP tool `slow` on server `echo` did not answer within 500 ms"
+        "MCP tool `slow` on server `echo` did not answer within 8000 ms"
     );
 }
