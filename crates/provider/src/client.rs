@@ -57,12 +57,21 @@ impl ProviderError {
 ///
 /// Each [`Model::complete`] call is one streaming request, retried on 429,
 /// 5xx and connection failures. Dropping the future closes the connection.
-#[derive(Debug)]
 pub struct OpenAiProvider {
     settings: ProviderSettings,
     api_key: String,
     url: String,
     client: reqwest::Client,
+}
+
+impl std::fmt::Debug for OpenAiProvider {
+    // The key must never reach a log line (the settings redact their own).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiProvider")
+            .field("settings", &self.settings)
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
 }
 
 impl OpenAiProvider {
@@ -159,11 +168,23 @@ impl OpenAiProvider {
             .map_err(Failure::Fatal)
     }
 
+    /// `text` (from the server) with the API key replaced: a server that
+    /// echoes the key in an error must not put it in a message, and from
+    /// there in the session log or on the terminal. Keys under 8 characters
+    /// are left alone (replacing them would garble ordinary text).
+    fn redact(&self, text: &str) -> String {
+        if self.api_key.len() >= 8 && text.contains(&self.api_key) {
+            text.replace(&self.api_key, "[API key]")
+        } else {
+            text.to_owned()
+        }
+    }
+
     async fn status_failure(&self, response: reqwest::Response) -> Failure {
         let status = response.status();
         let retry_after = retry_after(response.headers());
         let body = read_error_body(response, self.settings.request_timeout).await;
-        let detail = error_detail(&body);
+        let detail = error_detail(&self.redact(&body));
         let status_text = status_text(status);
         let failure = ProviderFailure::from_status(status.as_u16(), detail.clone())
             .with_retry_after(retry_after)
@@ -285,7 +306,7 @@ impl OpenAiProvider {
             ModelError::new(format!(
                 "malformed completion from {} ({error}): {}",
                 self.url,
-                excerpt(&String::from_utf8_lossy(&bytes))
+                excerpt(&self.redact(&String::from_utf8_lossy(&bytes)))
             ))
         })?;
         let Some(choice) = completion.choices.into_iter().next() else {

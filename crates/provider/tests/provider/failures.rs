@@ -51,6 +51,33 @@ async fn unauthorized_names_the_key_variables_and_is_not_retried() {
 }
 
 #[tokio::test]
+async fn a_key_the_server_echoes_back_is_not_repeated_in_the_error() {
+    let mock = MockProvider::start(vec![MockResponse::status(
+        401,
+        r#"{"error":{"message":"Incorrect API key provided: sk-echoed-0123456789"}}"#,
+    )])
+    .unwrap();
+    let mut settings = settings_for(&mock);
+    settings.api_key = Some("sk-echoed-0123456789".to_owned());
+    let provider = OpenAiProvider::new(settings).unwrap();
+    assert!(!format!("{provider:?}").contains("0123456789"));
+    let error = provider
+        .complete(&request("hi"), &mut RecordingSink::default())
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .message
+            .contains("Incorrect API key provided: [API key]"),
+        "{}",
+        error.message
+    );
+    assert!(!error.message.contains("0123456789"), "{}", error.message);
+    let failure = format!("{:?}", error.failure);
+    assert!(!failure.contains("0123456789"), "{failure}");
+}
+
+#[tokio::test]
 async fn forbidden_names_a_configured_key_variable() {
     let mock = MockProvider::start(vec![MockResponse::status(403, "")]).unwrap();
     let mut settings = settings_for(&mock);
