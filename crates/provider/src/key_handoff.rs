@@ -382,6 +382,18 @@ mod tests {
     }
 
     #[test]
+    fn a_restart_drops_the_stale_marker() {
+        let mut command = std::process::Command::new("true");
+        command.env(ENV_KEY_FD, "3:1:abc");
+        restore_keys_for_exec(&mut command);
+        let marker: Vec<_> = command
+            .get_envs()
+            .filter(|(name, _)| *name == ENV_KEY_FD)
+            .collect();
+        assert_eq!(marker, [(OsStr::new(ENV_KEY_FD), None)]);
+    }
+
+    #[test]
     fn key_names_include_the_configured_variable() {
         let home = tempfile::tempdir().unwrap();
         fs_err::write(
