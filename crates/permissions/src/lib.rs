@@ -19,4 +19,6 @@ pub use policy::{Decider, DenyHooks, Permissions, PromptSurface, Trust, Verdict}
 pub use rule::{PathContext, Rule, RuleSyntaxError};
 
 #[cfg(test)]
+mod symlink_tests;
+#[cfg(test)]
 mod tests;
