@@ -530,13 +530,23 @@ fn path_rule_matches(pattern: &str, p: &str, ctx: &PathContext, judgement: PathJ
     match judgement {
         PathJudgement::Grant => path_pattern_matches(pattern, &real, &real_ctx),
         PathJudgement::Restrict => {
+            // Each distinct pattern is compiled once; most calls compile
+            // one (no link in the project, home or pattern).
             let written = ctx.resolve(p);
-            path_pattern_matches(pattern, &written, ctx)
-                || path_pattern_matches(pattern, &real, ctx)
-                || (real_ctx != *ctx && path_pattern_matches(pattern, &real, &real_ctx))
-                || real_prefix_pattern(&anchor_pattern(pattern, ctx))
-                    .and_then(|pat| compile_glob(&pat).ok())
-                    .is_some_and(|glob| glob_covers(&glob, &real))
+            let anchored = anchor_pattern(pattern, ctx);
+            if let Ok(glob) = compile_glob(&anchored)
+                && (glob_covers(&glob, &written) || (real != written && glob_covers(&glob, &real)))
+            {
+                return true;
+            }
+            let covers_real = |pat: &str| compile_glob(pat).is_ok_and(|g| glob_covers(&g, &real));
+            if real_ctx != *ctx {
+                let real_anchored = anchor_pattern(pattern, &real_ctx);
+                if real_anchored != anchored && covers_real(&real_anchored) {
+                    return true;
+                }
+            }
+            real_prefix_pattern(&anchored).is_some_and(|pat| covers_real(&pat))
         }
     }
 }
