@@ -664,3 +664,63 @@ fn a_denied_read_never_reaches_pre_tool_use_and_dsh_log_names_the_rule() {
         "{shown}"
     );
 }
+
+/// Issue 23: a repository's committed links do not carry a read past a deny
+/// rule, and acceptEdits does not auto-approve a write that a link carries
+/// out of the project.
+#[test]
+fn symlinks_are_judged_where_they_point() {
+    let ctx = TestContext::new();
+    let ssh = ctx.home().join(".ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    std::fs::write(ssh.join("id_rsa"), "PRIVATE KEY").unwrap();
+    let bashrc = ctx.home().join(".bashrc");
+    std::fs::write(&bashrc, "# mine\n").unwrap();
+    let outside = ctx.home().join("outside.txt");
+    std::fs::write(&outside, "untouched\n").unwrap();
+    std::os::unix::fs::symlink(&ssh, ctx.project().join("notes")).unwrap();
+    std::os::unix::fs::symlink(&bashrc, ctx.project().join("rc")).unwrap();
+    std::os::unix::fs::symlink(&outside, ctx.project().join("link")).unwrap();
+    project_settings(
+        &ctx,
+        r#"{"permissions":{"deny":["Read(~/.ssh/**)","Edit(~/.bashrc)"]}}"#,
+    );
+    let path = ctx.project().join("links.json");
+    let call = |id: &str, name: &str, args: serde_json::Value| serde_json::json!({"id": id, "name": name, "arguments": args});
+    let fixture = serde_json::json!({
+        "prompts": ["go"],
+        "model": [
+            {"tool_calls": [call("r1", "read", serde_json::json!({"file_path": "notes/id_rsa"}))]},
+            {"tool_calls": [call("w1", "write", serde_json::json!({"file_path": "rc", "content": "evil\n"}))]},
+            {"tool_calls": [call("w2", "write", serde_json::json!({"file_path": "link", "content": "evil\n"}))]},
+            {"tool_calls": [call("w3", "write", serde_json::json!({"file_path": "inside.txt", "content": "ok\n"}))]},
+            {"text": "done"}
+        ]
+    });
+    std::fs::write(&path, fixture.to_string()).unwrap();
+    let log = replay(&ctx, &path, &["--permission-mode", "acceptEdits"]);
+    let events = events(&log);
+    let text_of = |id: &str| result_of(&events, id).to_string();
+    // The read through `notes` hits the `~/.ssh` deny rule.
+    assert!(
+        text_of("r1")
+            .contains("File is in a directory that is denied by your permission settings."),
+        "{log}"
+    );
+    assert!(!log.contains("PRIVATE KEY"), "{log}");
+    // The write through `rc` hits the `~/.bashrc` deny rule.
+    assert!(text_of("w1").contains("Permission to use Write"), "{log}");
+    assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), "# mine\n");
+    // The write through `link` leaves the project: acceptEdits asks, and
+    // headless replay has nobody to answer.
+    assert!(
+        text_of("w2").contains("you haven't granted it yet"),
+        "{log}"
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "untouched\n");
+    // A plain file inside the project still runs unasked.
+    assert_eq!(
+        std::fs::read_to_string(ctx.project().join("inside.txt")).unwrap(),
+        "ok\n"
+    );
+}

@@ -496,7 +496,7 @@ impl Server {
         let (log, source, first_seq) = match &setup.origin {
             Origin::New => {
                 let dir = sessions::sessions_dir(&self.home);
-                fs_err::create_dir_all(&dir)
+                dsh_session::create_private_dir(&dir)
                     .map_err(|error| internal(anyhow::Error::new(error)))?;
                 let path = dir.join(format!("{}.jsonl", setup.id));
                 let header = wiring::header(&setup.id, &setup.cwd, hooks.notices.clone());

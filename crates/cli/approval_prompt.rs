@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError};
 
 use async_trait::async_trait;
-use dsh_permissions::rule::{ToolKind, normalize, path_of, tool_kind};
+use dsh_permissions::rule::{ToolKind, path_of, real_path, tool_kind};
 use dsh_permissions::{Behavior, Decider, Mode, PermissionsPlugin, Rule, Trust, Verdict};
 use dsh_seams::{ApprovalResponse, ToolExecution};
 use dsh_tools::ApprovalService;
@@ -174,8 +174,10 @@ fn rule_for_call(dsh_tool: &str, arguments: &Value, project: &Path) -> Option<St
             if path.contains(['*', '?', '[', ']', '{', '}']) {
                 return None;
             }
-            let absolute = normalize(&project.join(path));
-            match absolute.strip_prefix(project) {
+            // Where the path points: an allow rule covers only that, so a
+            // link leaving the project is remembered by its target.
+            let absolute = real_path(&project.join(path));
+            match absolute.strip_prefix(real_path(project)) {
                 Ok(relative) if !relative.as_os_str().is_empty() => {
                     format!("{family}(./{})", relative.display())
                 }
@@ -475,10 +477,39 @@ mod tests {
             let text = rule_for_call(tool, &args, project).unwrap();
             let parsed = Rule::parse(&text).unwrap();
             assert!(
-                parsed.matches(dsh_permissions::plugin::rule_tool_name(tool), &args, &ctx),
+                parsed.matches_for(
+                    Behavior::Allow,
+                    dsh_permissions::plugin::rule_tool_name(tool),
+                    &args,
+                    &ctx
+                ),
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_remembered_path_rule_names_where_a_link_points() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let project = root.join("proj");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::write(root.join("outside"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("outside"), project.join("out")).unwrap();
+        let args = json!({"file_path": "out"});
+        let text = rule_for_call("write", &args, &project).unwrap();
+        assert_eq!(text, format!("Edit(/{})", root.join("outside").display()));
+        let ctx = PathContext {
+            cwd: project.clone(),
+            home: None,
+        };
+        let parsed = Rule::parse(&text).unwrap();
+        assert!(parsed.matches_for(Behavior::Allow, "Write", &args, &ctx));
+        // Inside the project nothing changes.
+        assert_eq!(
+            rule_for_call("write", &json!({"file_path": "src/new.rs"}), &project).as_deref(),
+            Some("Edit(./src/new.rs)")
+        );
     }
 
     #[test]

@@ -446,11 +446,18 @@ mod tests {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
 
-        // Even at the exact temp path a planted symlink is refused, not followed.
+        // A link planted at the old predictable temp name is neither
+        // followed nor removed: the store goes through a fresh name.
         let tmp = home.join(format!("trust.json.{}.tmp", std::process::id()));
         std::os::unix::fs::symlink(&victim, &tmp).unwrap();
-        assert!(store.save().is_err());
+        store.save().unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(
+            std::fs::symlink_metadata(&tmp)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
 
         // A home dsh creates is private.
         let fresh = root.path().join("new-home");

@@ -1,7 +1,15 @@
 //! dsh's permission model, as Claude Code has it: modes, rule syntax and
 //! matching, layer precedence, workspace trust, which calls need approval
-//! in each mode, and the texts the model gets. Pure functions; the tool
-//! pipeline applies them.
+//! in each mode, and the texts the model gets. Pure functions (apart from
+//! looking up where a path points, [`rule::real_path`]); the tool pipeline
+//! applies them.
+//!
+//! Paths are judged where they point: deny and ask rules match a path as
+//! written or resolved, allow rules and the inside-the-working-directories
+//! shortcut only resolved ([`rule::PathJudgement`]).
+//!
+//! What it is not: it runs no tool and asks no one; hooks, prompts and the
+//! session's assembly are other crates' business.
 
 pub mod compound;
 pub mod layer;
@@ -18,5 +26,7 @@ pub use plugin::PermissionsPlugin;
 pub use policy::{Decider, DenyHooks, Permissions, PromptSurface, Trust, Verdict};
 pub use rule::{PathContext, Rule, RuleSyntaxError};
 
+#[cfg(test)]
+mod symlink_tests;
 #[cfg(test)]
 mod tests;

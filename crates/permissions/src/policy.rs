@@ -9,7 +9,9 @@ use serde_json::Value;
 use crate::compound::{self, Split};
 use crate::layer::{Behavior, Layer, Source, SourcedRule};
 use crate::mode::Mode;
-use crate::rule::{PathContext, Rule, Specifier, ToolKind, normalize, path_of, tool_kind};
+use crate::rule::{
+    PathContext, Rule, Specifier, ToolKind, normalize, path_of, real_path, tool_kind,
+};
 use crate::texts;
 
 /// Whether the user trusts this workspace (dsh's hook trust, or Claude
@@ -322,8 +324,20 @@ impl Permissions {
         &self.working_dirs
     }
 
-    fn inside_working_dirs(&self, p: &Path) -> bool {
-        self.working_dirs.iter().any(|d| p.starts_with(d))
+    /// Whether `p` (from a tool input) is inside the working directories
+    /// where it points: symlinks followed on both sides, so a link leaving
+    /// the project is outside and a project under a linked directory still
+    /// holds its own files.
+    fn inside_working_dirs(&self, p: &str) -> bool {
+        self.working_dir_of(p).is_some()
+    }
+
+    /// The working directory (as configured) that really holds `p`.
+    fn working_dir_of(&self, p: &str) -> Option<&PathBuf> {
+        let real = self.ctx.resolve_real(p);
+        self.working_dirs
+            .iter()
+            .find(|d| real.starts_with(real_path(d)))
     }
 
     fn first_match(&self, behavior: Behavior, tool: &str, input: &Value) -> Option<&SourcedRule> {
@@ -331,7 +345,7 @@ impl Permissions {
             self.rules
                 .iter()
                 .filter(|r| r.behavior == behavior)
-                .find(|r| r.rule.matches(tool, input, &self.ctx))
+                .find(|r| r.rule.matches_for(r.behavior, tool, input, &self.ctx))
         };
         let command = input.get("command").and_then(Value::as_str);
         let (ToolKind::Bash, Some(command)) = (tool_kind(tool), command) else {
@@ -359,7 +373,7 @@ impl Permissions {
                     .rules
                     .iter()
                     .filter(|r| r.behavior == behavior && consents_to_any_line(&r.rule))
-                    .find(|r| r.rule.matches(tool, input, &self.ctx));
+                    .find(|r| r.rule.matches_for(r.behavior, tool, input, &self.ctx));
                 if whole_line.is_some() {
                     return whole_line;
                 }
@@ -427,8 +441,7 @@ impl Permissions {
         let edits_run = matches!(self.mode, Mode::AcceptEdits | Mode::Auto);
         match kind {
             ToolKind::Read => {
-                let inside =
-                    path_of(input).is_none_or(|p| self.inside_working_dirs(&self.ctx.resolve(p)));
+                let inside = path_of(input).is_none_or(|p| self.inside_working_dirs(p));
                 if inside {
                     Verdict::Allow(Decider::ReadOnly)
                 } else {
@@ -436,8 +449,8 @@ impl Permissions {
                 }
             }
             ToolKind::Edit => {
+                let inside = path_of(input).is_some_and(|p| self.inside_working_dirs(p));
                 let path = path_of(input).map(|p| self.ctx.resolve(p));
-                let inside = path.as_deref().is_some_and(|p| self.inside_working_dirs(p));
                 match (self.mode, path) {
                     (Mode::Plan, Some(p)) => Verdict::Ask {
                         decider: mode,
@@ -460,11 +473,11 @@ impl Permissions {
                     CommandClass::FileChange { program, targets } => {
                         let resolved: Vec<PathBuf> =
                             targets.iter().map(|t| self.ctx.resolve(t)).collect();
-                        let dir = resolved
+                        let dir = targets
                             .first()
-                            .and_then(|p| self.working_dirs.iter().find(|d| p.starts_with(d)))
+                            .and_then(|t| self.working_dir_of(t))
                             .cloned();
-                        let all_inside = resolved.iter().all(|p| self.inside_working_dirs(p));
+                        let all_inside = targets.iter().all(|t| self.inside_working_dirs(t));
                         match dir {
                             Some(_) if all_inside && edits_run => Verdict::Allow(mode),
                             Some(dir) if all_inside => {

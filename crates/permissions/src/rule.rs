@@ -10,6 +10,8 @@ use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
 
+use crate::layer::Behavior;
+
 /// Why a rule string is not a rule. Positions are 0-based byte offsets into
 /// the rule string; [`crate::layer`] turns them into file:line:col.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -104,6 +106,20 @@ pub fn tool_kind(tool: &str) -> ToolKind {
     }
 }
 
+/// How a path rule meets a path that may be (or pass through) a symbolic
+/// link. A repository can commit `notes -> ~/.ssh`, so a rule is judged
+/// against where the path points as well as how it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathJudgement {
+    /// Deny and ask rules: they match if the path as written *or* where it
+    /// points matches (`Read(./secrets/**)` still catches `secrets/x` that
+    /// links elsewhere; `Read(~/.ssh/**)` catches a link into `~/.ssh`).
+    Restrict,
+    /// Allow rules: they cover a path only where it points, so a link
+    /// leaving what the rule names is not covered.
+    Grant,
+}
+
 /// Where relative path patterns and paths are anchored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathContext {
@@ -115,17 +131,36 @@ pub struct PathContext {
 
 impl PathContext {
     /// A path from a tool input made absolute and lexically normalised
-    /// (`..` cannot climb out of a pattern's reach by spelling).
+    /// (`..` cannot climb out of a pattern's reach by spelling): the path
+    /// *as written*. See [`PathContext::resolve_real`] for where it points.
     pub fn resolve(&self, p: &str) -> PathBuf {
-        let joined = if let Some(rest) = p.strip_prefix("~/") {
+        normalize(&self.join(p))
+    }
+
+    /// Where a path from a tool input points: made absolute, symlinks
+    /// followed and `..` applied as the kernel would (see [`real_path`]).
+    pub fn resolve_real(&self, p: &str) -> PathBuf {
+        real_path(&self.join(p))
+    }
+
+    /// The same context with the project and home where they point (a
+    /// project under a symlinked `/tmp`, a home under a linked `/home`).
+    pub fn real(&self) -> PathContext {
+        PathContext {
+            cwd: real_path(&self.cwd),
+            home: self.home.as_deref().map(real_path),
+        }
+    }
+
+    fn join(&self, p: &str) -> PathBuf {
+        if let Some(rest) = p.strip_prefix("~/") {
             match &self.home {
                 Some(h) => h.join(rest),
                 None => self.cwd.join(p),
             }
         } else {
             self.cwd.join(p)
-        };
-        normalize(&joined)
+        }
     }
 }
 
@@ -139,6 +174,85 @@ pub fn normalize(p: &Path) -> PathBuf {
                 out.pop();
             }
             Component::Prefix(_) | Component::RootDir | Component::Normal(_) => out.push(c),
+        }
+    }
+    out
+}
+
+/// How many symbolic links [`real_path`] follows before it stops (the
+/// kernel's own limit is 40).
+const MAX_LINK_HOPS: usize = 40;
+
+/// Where an absolute path points: every symbolic link followed and `..`
+/// applied to the directory it is really in. An existing path is its
+/// `canonicalize`; for one that does not exist yet, the existing part is
+/// resolved and the rest appended (a new file under a linked directory is
+/// judged where it will land); a dangling link resolves to its target.
+/// A link loop, or a relative path, is normalised lexically from there on.
+/// Never fails: a permission check must judge every path.
+pub fn real_path(p: &Path) -> PathBuf {
+    if !p.is_absolute() {
+        return normalize(p);
+    }
+    if let Ok(real) = fs_err::canonicalize(p) {
+        return real;
+    }
+    let owned = |c: Component<'_>| match c {
+        Component::Prefix(_) | Component::RootDir => None,
+        Component::CurDir => Some(std::ffi::OsString::from(".")),
+        Component::ParentDir => Some(std::ffi::OsString::from("..")),
+        Component::Normal(name) => Some(name.to_owned()),
+    };
+    // `None` is "back to the root" (an absolute link target).
+    let mut pending: std::collections::VecDeque<Option<std::ffi::OsString>> = p
+        .components()
+        .skip(1)
+        .map(|c| owned(c).or(Some(".".into())))
+        .collect();
+    let mut out = PathBuf::from("/");
+    // Once a component is missing (or loops), the rest is lexical.
+    let mut lexical = false;
+    let mut hops = 0;
+    while let Some(part) = pending.pop_front() {
+        let Some(name) = part else {
+            out = PathBuf::from("/");
+            continue;
+        };
+        if name == "." {
+            continue;
+        }
+        if name == ".." {
+            // `out` holds no links (until `lexical`), so popping is what
+            // the kernel's `..` does.
+            out.pop();
+            continue;
+        }
+        out.push(&name);
+        if lexical {
+            continue;
+        }
+        match fs_err::symlink_metadata(&out) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                hops += 1;
+                let target = match fs_err::read_link(&out) {
+                    Ok(target) if hops <= MAX_LINK_HOPS => target,
+                    _ => {
+                        lexical = true;
+                        continue;
+                    }
+                };
+                out.pop();
+                let mut parts: Vec<Option<std::ffi::OsString>> =
+                    target.components().map(owned).collect();
+                if !target.is_absolute() {
+                    parts.retain(Option::is_some);
+                }
+                for part in parts.into_iter().rev() {
+                    pending.push_front(part);
+                }
+            }
+            Ok(_) => {}
+            Err(_) => lexical = true,
         }
     }
     out
@@ -221,8 +335,38 @@ impl Rule {
         )
     }
 
-    /// Does this rule match a call of `tool` with `input`?
+    /// Does this rule match a call of `tool` with `input`? Path patterns
+    /// match as a restriction does ([`PathJudgement::Restrict`]); use
+    /// [`Rule::matches_for`] to judge an allow rule.
     pub fn matches(&self, tool: &str, input: &serde_json::Value, ctx: &PathContext) -> bool {
+        self.matches_as(tool, input, ctx, PathJudgement::Restrict)
+    }
+
+    /// [`Rule::matches`] for a rule with `behavior`: an allow rule grants
+    /// only where a path points, a deny or ask rule restricts it as
+    /// written too.
+    pub fn matches_for(
+        &self,
+        behavior: Behavior,
+        tool: &str,
+        input: &serde_json::Value,
+        ctx: &PathContext,
+    ) -> bool {
+        let judgement = match behavior {
+            Behavior::Allow => PathJudgement::Grant,
+            Behavior::Deny | Behavior::Ask => PathJudgement::Restrict,
+        };
+        self.matches_as(tool, input, ctx, judgement)
+    }
+
+    /// [`Rule::matches`] with an explicit [`PathJudgement`].
+    pub fn matches_as(
+        &self,
+        tool: &str,
+        input: &serde_json::Value,
+        ctx: &PathContext,
+        judgement: PathJudgement,
+    ) -> bool {
         if !self.names_tool(tool) {
             return false;
         }
@@ -239,7 +383,7 @@ impl Rule {
             }
             Specifier::CommandExact(exact) => command_of(input).is_some_and(|c| c.trim() == exact),
             Specifier::Path(pattern) => match path_of(input) {
-                Some(p) => path_pattern_matches(pattern, &ctx.resolve(p), ctx),
+                Some(p) => path_rule_matches(pattern, p, ctx, judgement),
                 None => false,
             },
             Specifier::Domain(domain) => input
@@ -330,14 +474,19 @@ fn wildcard_match(pat: &str, s: &str) -> bool {
 
 /// A path pattern made absolute: `//x` is absolute, `~/x` under home,
 /// `/x` and `./x` under the project, a bare name with no `/` anywhere below.
+/// The project and home are literal text in the pattern (a `[` in a
+/// directory name is not a character class).
 fn anchor_pattern(pattern: &str, ctx: &PathContext) -> String {
-    let cwd = ctx.cwd.to_string_lossy();
+    let cwd = globset::escape(&ctx.cwd.to_string_lossy());
     let cwd = cwd.trim_end_matches('/');
     if let Some(abs) = pattern.strip_prefix("//") {
         format!("/{abs}")
     } else if let Some(rest) = pattern.strip_prefix("~/") {
         match &ctx.home {
-            Some(h) => format!("{}/{rest}", h.to_string_lossy().trim_end_matches('/')),
+            Some(h) => format!(
+                "{}/{rest}",
+                globset::escape(&h.to_string_lossy()).trim_end_matches('/')
+            ),
             None => format!("{cwd}/{rest}"),
         }
     } else if let Some(rest) = pattern.strip_prefix("./") {
@@ -365,7 +514,71 @@ fn path_pattern_matches(pattern: &str, path: &Path, ctx: &PathContext) -> bool {
     let Ok(glob) = compile_glob(&anchor_pattern(pattern, ctx)) else {
         return false;
     };
+    glob_covers(&glob, path)
+}
+
+fn glob_covers(glob: &GlobMatcher, path: &Path) -> bool {
     path.ancestors().any(|p| glob.is_match(p))
+}
+
+/// Whether a path rule matches the tool's path `p` (see [`PathJudgement`]).
+fn path_rule_matches(pattern: &str, p: &str, ctx: &PathContext, judgement: PathJudgement) -> bool {
+    let real = ctx.resolve_real(p);
+    // The project and home where they point, so a project under a linked
+    // directory still covers its own files.
+    let real_ctx = ctx.real();
+    match judgement {
+        PathJudgement::Grant => path_pattern_matches(pattern, &real, &real_ctx),
+        PathJudgement::Restrict => {
+            // Each distinct pattern is compiled once; most calls compile
+            // one (no link in the project, home or pattern).
+            let written = ctx.resolve(p);
+            let anchored = anchor_pattern(pattern, ctx);
+            if let Ok(glob) = compile_glob(&anchored)
+                && (glob_covers(&glob, &written) || (real != written && glob_covers(&glob, &real)))
+            {
+                return true;
+            }
+            let covers_real = |pat: &str| compile_glob(pat).is_ok_and(|g| glob_covers(&g, &real));
+            if real_ctx != *ctx {
+                let real_anchored = anchor_pattern(pattern, &real_ctx);
+                if real_anchored != anchored && covers_real(&real_anchored) {
+                    return true;
+                }
+            }
+            real_prefix_pattern(&anchored).is_some_and(|pat| covers_real(&pat))
+        }
+    }
+}
+
+/// An anchored pattern whose literal leading directories are replaced by
+/// where they point (`/proj/secrets/**` with `secrets -> /vault` becomes
+/// `/vault/**`), so a restriction also catches the target named directly.
+/// `None` when nothing in the literal part is a link. Never used to grant:
+/// a repository could aim a literal directory anywhere.
+fn real_prefix_pattern(anchored: &str) -> Option<String> {
+    const GLOB_CHARS: &[char] = &['*', '?', '[', ']', '{', '}', '\\'];
+    let parts: Vec<&str> = anchored.split('/').collect();
+    let literal = parts
+        .iter()
+        .position(|part| part.contains(GLOB_CHARS))
+        .unwrap_or(parts.len());
+    let prefix = parts[..literal].join("/");
+    if prefix.is_empty() {
+        return None;
+    }
+    let real = real_path(Path::new(&prefix));
+    if real == Path::new(&prefix) {
+        return None;
+    }
+    let rest = parts[literal..].join("/");
+    let real = globset::escape(&real.to_string_lossy());
+    let real = real.trim_end_matches('/');
+    Some(if rest.is_empty() {
+        real.to_owned()
+    } else {
+        format!("{real}/{rest}")
+    })
 }
 
 #[cfg(test)]
@@ -498,6 +711,54 @@ mod tests {
             "Write",
             json!({"file_path": "docs/a.md"})
         ));
+    }
+
+    #[test]
+    fn real_path_follows_links_like_the_kernel() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("real");
+        let at = |p: &str| root.join(p);
+        std::fs::create_dir_all(at("a/b")).expect("mkdir");
+        std::fs::create_dir_all(at("t")).expect("mkdir");
+        symlink(at("a/b"), at("abs")).expect("link");
+        symlink("a/b", at("rel")).expect("link");
+        symlink("rel", at("chain")).expect("link");
+        symlink("../t/new", at("a/dangling")).expect("link");
+        symlink("loop2", at("loop1")).expect("link");
+        symlink("loop1", at("loop2")).expect("link");
+        // Existing paths: canonical.
+        assert_eq!(real_path(&at("abs")), at("a/b"));
+        assert_eq!(real_path(&at("chain/./")), at("a/b"));
+        // `..` after a link applies to its target's directory.
+        assert_eq!(real_path(&at("rel/../x/y")), at("a/x/y"));
+        assert_eq!(real_path(&at("chain/../../t")), at("t"));
+        // Not there yet: the existing part resolved, the rest appended.
+        assert_eq!(
+            real_path(&at("abs/new/deeper.txt")),
+            at("a/b/new/deeper.txt")
+        );
+        assert_eq!(real_path(&at("nope/../t/x")), at("t/x"));
+        // A dangling link is its target, relative to the link's directory.
+        assert_eq!(real_path(&at("a/dangling")), at("t/new"));
+        assert_eq!(real_path(&at("a/dangling/more")), at("t/new/more"));
+        // A loop stops (lexically) instead of spinning.
+        assert_eq!(real_path(&at("loop1/x")), at("loop1/x"));
+        // Relative paths are only normalised (no process cwd involved).
+        assert_eq!(real_path(Path::new("p/../q")), PathBuf::from("q"));
+    }
+
+    #[test]
+    fn project_and_home_names_are_literal_in_patterns() {
+        let ctx = PathContext {
+            cwd: PathBuf::from("/w/[x]"),
+            home: Some(PathBuf::from("/h/{u}")),
+        };
+        let rule = Rule::parse("Read(./a)").expect("parses");
+        assert!(rule.matches("Read", &json!({"file_path": "a"}), &ctx));
+        assert!(!rule.matches("Read", &json!({"file_path": "/w/x/a"}), &ctx));
+        let rule = Rule::parse("Read(~/.ssh/**)").expect("parses");
+        assert!(rule.matches("Read", &json!({"file_path": "/h/{u}/.ssh/id"}), &ctx));
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! workspace trust flag in `~/.claude.json`, and persisting an "always
 //! allow" rule to `.claude/settings.local.json`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -80,7 +79,11 @@ pub fn claude_json_trusts(claude_json: &Path, project: &Path) -> bool {
 /// `.claude/settings.local.json` (creating it), as Claude Code does for a
 /// PermissionRequest answer with `destination: localSettings` or "always
 /// allow". Other keys are kept; a rule already there is not duplicated.
-/// The file is replaced atomically through a temporary file beside it.
+/// The file is replaced atomically with [`dsh_session::write_atomic`]
+/// (0600, through a fresh temporary file beside it). A repository's
+/// planted links do not carry the write elsewhere: a `settings.local.json`
+/// that is a symbolic link, or a `.claude` that links out of the project,
+/// is refused.
 pub fn persist_local_rule(
     project: &Path,
     rule: &str,
@@ -115,22 +118,36 @@ pub fn persist_local_rule(
     if !list.iter().any(|v| v.as_str() == Some(rule)) {
         list.push(Value::String(rule.to_owned()));
     }
-    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    refuse_link_out_of(project, &dir).map_err(io(&dir))?;
+    fs_err::create_dir_all(&dir).map_err(io(&dir))?;
     let mut text = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or_default();
     text.push('\n');
-    let tmp = dir.join(format!(".settings.local.json.{}.tmp", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &path)
-    };
-    if let Err(e) = write() {
-        // Only our own temporary file is removed, never the user's.
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(&path)(e));
-    }
+    // A fresh temp file beside it (never a planted link), 0600, renamed
+    // over the file; a settings file that is itself a link is refused.
+    dsh_session::write_atomic(&path, text.as_bytes(), 0o600).map_err(io(&path))?;
     Ok(path)
+}
+
+/// Refuses `dir` when it is a symbolic link that leads out of `project`.
+fn refuse_link_out_of(project: &Path, dir: &Path) -> std::io::Result<()> {
+    match fs_err::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_symlink() => {}
+        Ok(_) => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    }
+    let inside = match (fs_err::canonicalize(dir), fs_err::canonicalize(project)) {
+        (Ok(real), Ok(project)) => real.starts_with(project),
+        _ => false,
+    };
+    if inside {
+        Ok(())
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "a symbolic link that leads out of the project (or nowhere); dsh does not write through it",
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -168,6 +185,72 @@ mod tests {
         assert!(doc.get("hooks").is_some());
         // No temporary file left behind.
         assert_eq!(std::fs::read_dir(&claude).expect("ls").count(), 1);
+    }
+
+    #[test]
+    fn persisting_never_writes_through_a_planted_temp_link() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let root = tempfile::tempdir().expect("tempdir");
+        let project = root.path().join("proj");
+        let claude = project.join(".claude");
+        std::fs::create_dir_all(&claude).expect("mkdir");
+        let victim = root.path().join("victim");
+        std::fs::write(&victim, "precious").expect("seed");
+        // The name dsh used to write with `File::create`.
+        let planted = claude.join(format!(".settings.local.json.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).expect("plant");
+        let path = persist_local_rule(&project, "Bash(ls:*)", Behavior::Allow).expect("persist");
+        assert_eq!(
+            std::fs::read_to_string(&victim).expect("victim"),
+            "precious"
+        );
+        assert!(
+            std::fs::symlink_metadata(&planted)
+                .expect("still there")
+                .file_type()
+                .is_symlink()
+        );
+        let mode = std::fs::metadata(&path)
+            .expect("written")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let layer = read_layer(Source::Local, &path).expect("reads back");
+        assert_eq!(layer.rules.len(), 1);
+        // Only the settings file and the planted link: no temp left.
+        assert_eq!(std::fs::read_dir(&claude).expect("ls").count(), 2);
+    }
+
+    #[test]
+    fn persisting_refuses_links_that_carry_the_write_elsewhere() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let outside = root.path().join("outside");
+        std::fs::create_dir_all(&outside).expect("mkdir");
+        let victim = outside.join("settings.json");
+        std::fs::write(&victim, "{}").expect("seed");
+
+        // `.claude/settings.local.json` -> a JSON object elsewhere.
+        let a = root.path().join("a");
+        std::fs::create_dir_all(a.join(".claude")).expect("mkdir");
+        std::os::unix::fs::symlink(&victim, a.join(".claude/settings.local.json")).expect("link");
+        let error = persist_local_rule(&a, "Bash", Behavior::Allow).expect_err("refused");
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+        assert_eq!(std::fs::read_to_string(&victim).expect("kept"), "{}");
+
+        // `.claude` -> a directory outside the project.
+        let b = root.path().join("b");
+        std::fs::create_dir_all(&b).expect("mkdir");
+        std::os::unix::fs::symlink(&outside, b.join(".claude")).expect("link");
+        let error = persist_local_rule(&b, "Bash", Behavior::Allow).expect_err("refused");
+        assert!(error.to_string().contains("out of the project"), "{error}");
+        assert!(!outside.join("settings.local.json").exists());
+
+        // A `.claude` linked within the project is the user's own layout.
+        let c = root.path().join("c");
+        std::fs::create_dir_all(c.join("config")).expect("mkdir");
+        std::os::unix::fs::symlink(c.join("config"), c.join(".claude")).expect("link");
+        persist_local_rule(&c, "Bash", Behavior::Allow).expect("inside is fine");
+        assert!(c.join("config/settings.local.json").is_file());
     }
 
     #[test]

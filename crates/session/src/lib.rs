@@ -9,6 +9,10 @@
 //! detecting and dropping a torn last line instead of parsing it as data, and
 //! [`derive_messages`] projects the model-facing conversation.
 //!
+//! [`safe_fs`] is the one way dsh writes a whole state file (trust store,
+//! `.claude/settings.local.json`): fresh temp file, no symlinks, fixed mode,
+//! atomic rename.
+//!
 //! What it is not: it decides nothing about a session and runs nothing; the
 //! agent loop is the only writer.
 
@@ -22,6 +26,7 @@ mod invariants;
 mod lock;
 mod log;
 mod messages;
+pub mod safe_fs;
 
 pub use id::{MAX_SESSION_ID_LEN, SessionIdError, validate_session_id};
 pub use invariants::InvariantError;
@@ -30,3 +35,4 @@ pub use log::*;
 pub use messages::{
     compacted_summary_message, derive_messages, derive_messages_of, derive_plain, summary_text,
 };
+pub use safe_fs::{create_private_dir, write_atomic};

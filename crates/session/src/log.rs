@@ -1,7 +1,7 @@
 //! Appending to and loading a JSONL session log.
 
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use dsh_protocol::{Event, EventBody};
@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::invariants::{InvariantError, InvariantState};
 use crate::lock::{LockError, LockWait, SessionLock};
+use crate::safe_fs::create_private_dir;
 
 /// Why a log operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -160,15 +161,6 @@ impl LogWriter for std::fs::File {
         self.seek(SeekFrom::Start(len))?;
         Ok(())
     }
-}
-
-/// Creates `dir` and its missing parents 0700 (private session state).
-pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|err| std::io::Error::new(err.kind(), format!("{}: {err}", dir.display())))
 }
 
 /// A torn last line: bytes a crash left without their newline, or a final

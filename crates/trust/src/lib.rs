@@ -200,13 +200,11 @@ impl TrustStore {
         Ok(TrustStore { path, file })
     }
 
-    /// Writes the store atomically and privately: a fresh temp file (0600,
-    /// `create_new`, so a planted file or symlink at the temp path is never
-    /// written through) is filled, synced and renamed over the store, in a
-    /// directory created 0700.
+    /// Writes the store atomically and privately with
+    /// [`dsh_session::write_atomic`] (a fresh 0600 temp file that is never
+    /// a planted link, synced and renamed over the store), in a directory
+    /// created 0700. A store that is a symbolic link is refused.
     pub fn save(&self) -> Result<(), TrustError> {
-        use std::io::Write as _;
-        use std::os::unix::fs::OpenOptionsExt as _;
         if let Some(dir) = self.path.parent() {
             dsh_session::create_private_dir(dir).map_err(|source| TrustError::Write {
                 path: dir.to_owned(),
@@ -218,33 +216,12 @@ impl TrustStore {
                 path: self.path.clone(),
                 source: source.into(),
             })?;
-        let tmp = self
-            .path
-            .with_extension(format!("json.{}.tmp", std::process::id()));
-        #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&tmp)
-            .map_err(|source| TrustError::Write {
-                path: tmp.clone(),
-                source,
-            })?;
-        let written = file
-            .write_all(format!("{text}\n").as_bytes())
-            .and_then(|()| file.sync_all())
-            .and_then(|()| fs_err::rename(&tmp, &self.path));
-        if let Err(error) = written {
-            // The temp file is ours (create_new made it): remove it.
-            let _ = fs_err::remove_file(&tmp);
-            return Err(TrustError::Write {
+        dsh_session::write_atomic(&self.path, format!("{text}\n").as_bytes(), 0o600).map_err(
+            |source| TrustError::Write {
                 path: self.path.clone(),
-                source: error,
-            });
-        }
-        Ok(())
+                source,
+            },
+        )
     }
 
     /// The file this store lives in.
@@ -498,6 +475,26 @@ pub const COMPUTED_NOTICE: &str = "dsh cannot see changes to what this command r
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_store_that_is_a_symlink_is_refused_and_its_target_kept() {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        let victim = root.path().join("victim.json");
+        std::fs::write(&victim, r#"{"version":1,"hooks":{}}"#).unwrap();
+        std::os::unix::fs::symlink(&victim, home.join(TRUST_FILE)).unwrap();
+        let mut store = TrustStore::load(&home).unwrap();
+        store.trust_project(Path::new("/p"));
+        let error = store.save().unwrap_err();
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            r#"{"version":1,"hooks":{}}"#
+        );
+        let link = std::fs::symlink_metadata(home.join(TRUST_FILE)).unwrap();
+        assert!(link.file_type().is_symlink());
+    }
 
     #[test]
     fn workspace_trust_is_per_directory_and_survives_a_reload() {
