@@ -923,10 +923,7 @@ impl Walker {
     /// Strips wrappers, then looks at the program for code it runs.
     fn finish(&mut self, mut cmd: Command) {
         let mut i = 0;
-        loop {
-            let Some(name) = cmd.words.get(i) else {
-                break;
-            };
+        while let Some(name) = cmd.words.get(i) {
             let Some(name) = name.value.clone() else {
                 self.opaque("its command name is computed at run time");
                 break;
@@ -949,11 +946,7 @@ impl Walker {
                     cmd.assignments.extend(env);
                     cmd.redirects.extend(writes);
                     cmd.open_args |= open_args;
-                    if next >= cmd.words.len() {
-                        // `xargs` alone runs `echo`; `env` alone prints.
-                        i = next;
-                        break;
-                    }
+                    // `xargs` alone runs `echo`: `i` may end past the words.
                     i = next;
                 }
             }
