@@ -15,7 +15,10 @@ use serde_json::json;
 const LINES: &[(&str, &str)] = &[
     ("simple", "git status"),
     ("simple", "ls -la src"),
-    ("compound", "cd sub && cargo build 2>&1 | tail -20; echo done"),
+    (
+        "compound",
+        "cd sub && cargo build 2>&1 | tail -20; echo done",
+    ),
     (
         "compound",
         "for f in *.rs; do grep -n TODO \"$f\" || true; done | sort | uniq -c",

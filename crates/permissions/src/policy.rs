@@ -543,7 +543,7 @@ impl Permissions {
 /// it unchanged (`sudo` and `doas` do not: a rule must name them).
 const ALLOW_TRANSPARENT_WRAPPERS: &[&str] = &[
     "command", "builtin", "env", "nice", "time", "timeout", "stdbuf", "ionice", "setsid", "chrt",
-    "taskset", "exec", "xargs", "nohup",
+    "taskset", "exec", "xargs", "nohup", "busybox",
 ];
 
 /// The forms of one parsed command an allow rule may match: the unwrapped

@@ -272,20 +272,17 @@ impl Walker {
             self.opaque("it nests substitutions too deeply");
             return;
         }
-        let parsed = std::panic::catch_unwind(|| {
-            Parser::new(text.as_bytes(), &options(), &SourceInfo::default()).parse_program()
-        });
-        match parsed {
-            Ok(Ok(program)) => {
+        match parse_program(text) {
+            Some((text, program)) => {
                 self.depth += 1;
-                self.texts.push(text.to_owned());
+                self.texts.push(text);
                 for list in &program.complete_commands {
                     self.list(list);
                 }
                 self.texts.pop();
                 self.depth -= 1;
             }
-            Ok(Err(_)) | Err(_) => {
+            None => {
                 self.opaque("it cannot be parsed as a shell command");
                 self.salvage(text);
             }
@@ -427,12 +424,9 @@ impl Walker {
         if self.depth >= MAX_DEPTH {
             return;
         }
-        let parsed = std::panic::catch_unwind(|| {
-            Parser::new(text.as_bytes(), &options(), &SourceInfo::default()).parse_program()
-        });
-        if let Ok(Ok(program)) = parsed {
+        if let Some((text, program)) = parse_program(text) {
             self.depth += 1;
-            self.texts.push(text.to_owned());
+            self.texts.push(text);
             for list in &program.complete_commands {
                 self.list(list);
             }
@@ -974,8 +968,9 @@ impl Walker {
                 }
             }
             "source" | "." => self.opaque(format!("it runs `{base}` on a script")),
-            "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash" | "posh" | "yash"
-            | "busybox" => self.shell(cmd, base, args),
+            "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash" | "posh" | "yash" | "hush" => {
+                self.shell(cmd, base, args);
+            }
             "find" => self.find_exec(args),
             "trap" => {
                 if let Some(first) = args.first() {
@@ -992,13 +987,6 @@ impl Walker {
 
     /// `sh -c CODE`, `bash script`, `sh` reading standard input.
     fn shell(&mut self, cmd: &mut Command, base: &str, args: &[Word]) {
-        let mut args = args;
-        if base == "busybox" {
-            match args.first().and_then(|w| w.value.as_deref()) {
-                Some("sh" | "ash" | "hush") => args = args.get(1..).unwrap_or_default(),
-                _ => return,
-            }
-        }
         let mut command_string = false;
         let mut i = 0;
         while let Some(w) = args.get(i) {
@@ -1086,6 +1074,63 @@ enum Item<'a> {
     Affix(&'a ast::CommandPrefixOrSuffixItem),
 }
 
+/// Parses shell code; returns the text the program was parsed from.
+fn parse_program(text: &str) -> Option<(String, ast::Program)> {
+    let parse = |text: &str| {
+        std::panic::catch_unwind(|| {
+            Parser::new(text.as_bytes(), &options(), &SourceInfo::default()).parse_program()
+        })
+        .ok()
+        .and_then(Result::ok)
+    };
+    if let Some(program) = parse(text) {
+        return Some((text.to_owned(), program));
+    }
+    let repaired = repair_here_docs(text)?;
+    parse(&repaired).map(|program| (repaired, program))
+}
+
+/// brush-parser 0.3 hands the code of a `$( … )` holding a here-doc with a
+/// quoted delimiter (`<<'EOF'`) back with the closing line quoted too
+/// (`'EOF'`), which then never closes. Unquotes such closing lines.
+fn repair_here_docs(text: &str) -> Option<String> {
+    let mut tags = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("<<") {
+        let after = rest.get(at + 2..).unwrap_or("");
+        let after = after.strip_prefix('-').unwrap_or(after).trim_start();
+        for q in ['\'', '"'] {
+            if let Some(tag) = after
+                .strip_prefix(q)
+                .and_then(|t| t.split_once(q))
+                .map(|(tag, _)| tag)
+                && !tag.is_empty()
+            {
+                tags.push((format!("{q}{tag}{q}"), tag.to_owned()));
+            }
+        }
+        rest = after;
+    }
+    if tags.is_empty() {
+        return None;
+    }
+    let mut changed = false;
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            let trimmed = line.trim_start_matches('\t');
+            match tags.iter().find(|(quoted, _)| trimmed == quoted) {
+                Some((_, tag)) => {
+                    changed = true;
+                    tag.clone()
+                }
+                None => line.to_owned(),
+            }
+        })
+        .collect();
+    changed.then(|| lines.join("\n"))
+}
+
 /// `NAME=…` (a shell assignment word).
 fn is_assignment(w: &str) -> bool {
     w.split_once('=').is_some_and(|(name, _)| {
@@ -1165,7 +1210,8 @@ fn spec(base: &str) -> Option<Spec> {
             stop: &["-v", "-V"],
             ..NO_SPEC
         },
-        "builtin" | "nohup" | "setsid" | "exec" => Spec {
+        // `busybox APPLET …` runs the applet.
+        "builtin" | "nohup" | "setsid" | "exec" | "busybox" => Spec {
             short_value: if base == "exec" { "a" } else { "" },
             ..NO_SPEC
         },

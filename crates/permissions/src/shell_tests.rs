@@ -106,6 +106,8 @@ const TABLE: &[(&str, char, char, char)] = &[
     ("r''m x", 'D', 'A', '-'),
     ("$'rm' x", 'D', 'A', '-'),
     ("/bin/rm x", 'D', '-', '-'),
+    ("busybox rm x", 'D', 'A', '-'),
+    ("busybox sh -c 'rm x'", 'D', 'A', '-'),
     // Code in strings.
     ("bash -c 'rm x'", 'D', 'A', '-'),
     ("sh -c \"rm x; echo done\"", 'D', 'A', '-'),
@@ -264,6 +266,24 @@ fn file_commands_are_judged_on_parsed_words() {
         "touch a; rm b",
     ] {
         assert!(matches!(verdict(&p, line), Verdict::Ask { .. }), "{line}");
+    }
+}
+
+/// The way agents write commit messages (a quoted here-doc inside a
+/// substitution) stays covered by a prefix rule for the program.
+#[test]
+fn a_here_doc_message_keeps_its_prefix_rule() {
+    let p = perms(
+        Mode::Default,
+        r#"{"permissions":{"allow":["Bash(git commit:*)","Bash(npm run test:*)"]}}"#,
+    );
+    for line in [
+        "git commit -m \"$(cat <<'EOF'\nFix: a; b && c\n\nit's done\nEOF\n)\"",
+        "npm run test -- --watch=false 2>&1 | tail -5",
+        "git add -A && git commit -m wip",
+    ] {
+        let allowed = matches!(verdict(&p, line), Verdict::Allow(_));
+        assert_eq!(allowed, !line.starts_with("git add"), "{line}");
     }
 }
 
