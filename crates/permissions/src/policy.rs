@@ -317,7 +317,7 @@ impl Permissions {
         // A line is judged command by command, on a real parse: a deny or
         // ask rule matches any command the line can run, an allow rule
         // must cover every one of them.
-        let line = shell::parse(command);
+        let line = shell::parse_cached(command);
         let part = |command: &str| serde_json::json!({ "command": command });
         match behavior {
             // One denied (or asked-about) command is enough.
@@ -437,7 +437,7 @@ impl Permissions {
             }
             ToolKind::Bash => {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or("");
-                match classify_line(&shell::parse(command)) {
+                match classify_line(&shell::parse_cached(command)) {
                     CommandClass::ReadOnly => Verdict::Allow(Decider::ReadOnly),
                     CommandClass::FileChange { program, targets } => {
                         let resolved: Vec<PathBuf> =

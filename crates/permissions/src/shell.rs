@@ -242,6 +242,31 @@ pub fn parse(line: &str) -> Line {
     Line { commands, opaque }
 }
 
+thread_local! {
+    /// The last line parsed on this thread: one decision asks for the same
+    /// line up to four times (deny, ask, allow, the mode).
+    static LAST: std::cell::RefCell<Option<(String, std::rc::Rc<Line>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// [`parse`], remembering the last line parsed on this thread.
+pub fn parse_cached(line: &str) -> std::rc::Rc<Line> {
+    let hit = LAST.with(|last| {
+        last.borrow()
+            .as_ref()
+            .filter(|(text, _)| text == line)
+            .map(|(_, parsed)| std::rc::Rc::clone(parsed))
+    });
+    if let Some(parsed) = hit {
+        return parsed;
+    }
+    let parsed = std::rc::Rc::new(parse(line));
+    LAST.with(|last| {
+        *last.borrow_mut() = Some((line.to_owned(), std::rc::Rc::clone(&parsed)));
+    });
+    parsed
+}
+
 #[derive(Default)]
 struct Walker {
     commands: Vec<Command>,
