@@ -1,13 +1,12 @@
-//! Splitting a shell command into the simple commands a permission rule is
-//! checked against.
+//! The quote-aware splitter that Bash rules used before the shell parse
+//! ([`crate::shell`]).
 //!
-//! A prefix rule such as `Bash(touch:*)` must not approve
-//! `touch a; rm -rf b`: Claude Code checks every command of a compound line
-//! on its own. This module only splits; [`crate::policy`] decides what a
-//! split means for allow, ask and deny rules. It is not a shell parser: a
-//! line it cannot split with confidence (command substitution, process
-//! substitution, an unterminated quote) is reported as [`Split::Opaque`] and
-//! the policy treats it as matching no prefix or wildcard allow rule.
+//! It splits a line at its unquoted control operators and reports anything
+//! it cannot split with confidence (command substitution, process
+//! substitution, an unterminated quote) as [`Split::Opaque`]. The policy no
+//! longer decides on it: [`crate::shell`] uses it only to salvage commands
+//! from text the parser rejects (for deny rules), and the decision
+//! benchmark runs it next to the parser. It is not a shell parser.
 
 /// The simple commands of one shell line.
 #[derive(Debug, Clone, PartialEq, Eq)]

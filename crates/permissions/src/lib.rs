@@ -16,7 +16,9 @@ pub mod layer;
 pub mod mode;
 pub mod plugin;
 pub mod policy;
+pub mod readonly;
 pub mod rule;
+pub mod shell;
 pub mod store;
 pub mod texts;
 
@@ -26,6 +28,8 @@ pub use plugin::PermissionsPlugin;
 pub use policy::{Decider, DenyHooks, Permissions, PromptSurface, Trust, Verdict};
 pub use rule::{PathContext, Rule, RuleSyntaxError};
 
+#[cfg(test)]
+mod shell_tests;
 #[cfg(test)]
 mod symlink_tests;
 #[cfg(test)]

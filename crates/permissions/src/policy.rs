@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use dsh_seams::{PermissionUpdate, RuleBehavior, RuleValue, UpdateDestination};
 use serde_json::Value;
 
-use crate::compound::{self, Split};
 use crate::layer::{Behavior, Layer, Source, SourcedRule};
 use crate::mode::Mode;
 use crate::rule::{
     PathContext, Rule, Specifier, ToolKind, normalize, path_of, real_path, tool_kind,
 };
 use crate::texts;
+use crate::{readonly, shell};
 
 /// Whether the user trusts this workspace (dsh's hook trust, or Claude
 /// Code's `hasTrustDialogAccepted` in `~/.claude.json`).
@@ -117,25 +117,6 @@ pub struct Permissions {
     dropped_allow: Vec<SourcedRule>,
 }
 
-/// Commands that only read; they run in every mode when nothing in the
-/// command line can write (no redirection, no substitution).
-const READ_ONLY_PROGRAMS: &[&str] = &[
-    "echo", "cat", "ls", "pwd", "head", "tail", "wc", "grep", "rg", "which", "true", "false",
-    "date", "printf", "stat", "file", "du", "df", "whoami", "id", "uname", "basename", "dirname",
-    "realpath", "sort", "uniq", "cut", "tr", "diff", "cmp", "test", "[",
-];
-
-/// Read-only git subcommands.
-const READ_ONLY_GIT: &[&str] = &[
-    "status",
-    "log",
-    "diff",
-    "show",
-    "rev-parse",
-    "ls-files",
-    "blame",
-];
-
 /// Commands that create, change or remove files: acceptEdits runs them
 /// inside the working directories; default mode asks with the captured text.
 const FILE_PROGRAMS: &[&str] = &["touch", "mkdir", "rm", "rmdir", "mv", "cp", "sed"];
@@ -159,40 +140,36 @@ enum CommandClass {
         program: String,
         targets: Vec<String>,
     },
+    /// The parse cannot see everything the line runs; the reason says why.
+    Opaque(String),
     Other,
 }
 
-fn classify_command(command: &str) -> CommandClass {
-    if command.contains('>') || command.contains("$(") || command.contains('`') {
-        return CommandClass::Other;
+/// Classifies a parsed line: read-only when every command is, a file
+/// change when one plain file command is all that is left, opaque when
+/// part of it cannot be seen.
+fn classify_line(line: &shell::Line) -> CommandClass {
+    if let Some(why) = line.opaque.first() {
+        return CommandClass::Opaque(why.clone());
     }
     let mut file_change: Option<(String, Vec<String>)> = None;
-    for segment in command.split(['\n', ';', '|', '&']) {
-        let mut words = segment
-            .split_whitespace()
-            .skip_while(|w| w.contains('=') && !w.starts_with('-'));
-        let Some(program) = words.next() else {
-            continue;
-        };
-        let args: Vec<&str> = words.collect();
-        if READ_ONLY_PROGRAMS.contains(&program) {
+    for cmd in line.commands.iter().filter(|c| c.runs) {
+        if readonly::is_read_only(cmd) {
             continue;
         }
-        if program == "git" && args.first().is_some_and(|s| READ_ONLY_GIT.contains(s)) {
-            continue;
-        }
-        if program == "find"
-            && !args
+        let plain = cmd.wrappers.is_empty()
+            && !cmd.open_args
+            && !cmd.is_dynamic()
+            && !cmd.redirects.iter().any(shell::Redirect::writes);
+        let program = cmd.program_name().unwrap_or("");
+        if plain && FILE_PROGRAMS.contains(&program) && file_change.is_none() {
+            let targets: Vec<String> = cmd
+                .argv()
                 .iter()
-                .any(|a| matches!(*a, "-delete" | "-exec" | "-execdir" | "-fprint" | "-ok"))
-        {
-            continue;
-        }
-        if FILE_PROGRAMS.contains(&program) && file_change.is_none() {
-            let targets: Vec<String> = args
-                .iter()
+                .skip(1)
+                .map(shell::Word::text)
                 .filter(|a| !a.starts_with('-'))
-                .map(|a| a.trim_matches(|c| c == '\'' || c == '"').to_owned())
+                .map(str::to_owned)
                 .collect();
             if targets.is_empty() {
                 return CommandClass::Other;
@@ -351,20 +328,18 @@ impl Permissions {
         let (ToolKind::Bash, Some(command)) = (tool_kind(tool), command) else {
             return matching(input);
         };
-        // A compound line is judged command by command, as Claude Code does:
-        // `Bash(touch:*)` must not approve `touch a; rm -rf b`.
-        let commands = match compound::split(command) {
-            Split::Commands(commands) => Some(commands),
-            Split::Opaque => None,
-        };
+        // A line is judged command by command, on a real parse: a deny or
+        // ask rule matches any command the line can run, an allow rule
+        // must cover every one of them.
+        let line = shell::parse_cached(command);
         let part = |command: &str| serde_json::json!({ "command": command });
         match behavior {
             // One denied (or asked-about) command is enough.
             Behavior::Deny | Behavior::Ask => matching(input).or_else(|| {
-                commands
+                line.commands
                     .iter()
-                    .flatten()
-                    .find_map(|command| matching(&part(command)))
+                    .flat_map(shell::Command::deny_texts)
+                    .find_map(|text| matching(&part(&text)))
             }),
             // Every command must be allowed, unless a rule consents to the
             // whole line (a bare `Bash`, `Bash(*)`, or this exact line).
@@ -377,16 +352,23 @@ impl Permissions {
                 if whole_line.is_some() {
                     return whole_line;
                 }
+                // What the parse cannot see is never approved by a rule
+                // about some of its commands.
+                if !line.is_transparent() {
+                    return None;
+                }
                 // A read-only command (`echo`, `ls`, …) needs no rule: the
                 // mode runs it anyway, so it does not spoil the line.
-                let commands = commands?;
                 let mut first = None;
-                for command in &commands {
-                    match matching(&part(command)) {
+                for cmd in line.commands.iter().filter(|c| c.runs) {
+                    let found = allow_texts(cmd)
+                        .iter()
+                        .find_map(|text| matching(&part(text)));
+                    match found {
                         Some(rule) => {
                             first.get_or_insert(rule);
                         }
-                        None if classify_command(command) == CommandClass::ReadOnly => {}
+                        None if readonly::is_read_only(cmd) => {}
                         None => return None,
                     }
                 }
@@ -468,7 +450,7 @@ impl Permissions {
             }
             ToolKind::Bash => {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or("");
-                match classify_command(command) {
+                match classify_line(&shell::parse_cached(command)) {
                     CommandClass::ReadOnly => Verdict::Allow(Decider::ReadOnly),
                     CommandClass::FileChange { program, targets } => {
                         let resolved: Vec<PathBuf> =
@@ -503,6 +485,12 @@ impl Permissions {
                             ),
                         }
                     }
+                    CommandClass::Opaque(why) => self.apply_mode_to_ask(
+                        tool,
+                        mode,
+                        None,
+                        texts::bash_not_checkable(command, &why),
+                    ),
                     CommandClass::Other => {
                         // Not captured: Claude Code's prompt offers a prefix
                         // rule for the program; dsh suggests the same.
@@ -562,6 +550,36 @@ impl Permissions {
             }
         }
     }
+}
+
+/// Wrappers an allow rule for the wrapped program sees through: they run
+/// it unchanged (`sudo` and `doas` do not: a rule must name them).
+const ALLOW_TRANSPARENT_WRAPPERS: &[&str] = &[
+    "command", "builtin", "env", "nice", "time", "timeout", "stdbuf", "ionice", "setsid", "chrt",
+    "taskset", "exec", "xargs", "nohup", "busybox",
+];
+
+/// The forms of one parsed command an allow rule may match: the unwrapped
+/// program and arguments (only when its wrappers and variables change
+/// nothing about what runs), and the command as written.
+fn allow_texts(cmd: &shell::Command) -> Vec<String> {
+    let mut texts = Vec::new();
+    let plain = cmd.assignments.iter().all(readonly::harmless_variable)
+        && cmd
+            .wrappers
+            .iter()
+            .all(|w| ALLOW_TRANSPARENT_WRAPPERS.contains(&w.as_str()));
+    if plain && !cmd.argv().is_empty() {
+        texts.push(cmd.rule_text());
+        if !cmd.open_args {
+            let argv: Vec<&str> = cmd.argv().iter().map(|w| w.raw.as_str()).collect();
+            texts.push(argv.join(" "));
+        }
+    }
+    if !cmd.words.is_empty() {
+        texts.push(cmd.written());
+    }
+    texts
 }
 
 /// A rule whose match on a whole command line is consent to everything the

@@ -23,6 +23,15 @@ pub fn ask_unanswered(tool: &str) -> String {
     format!("Claude requested permissions to use {tool}, but you haven't granted it yet.")
 }
 
+/// A shell command whose parse cannot see everything it runs (`eval`,
+/// `sh -c "$x"`, a computed command name, a parse error). dsh's own text:
+/// Claude Code has no such case.
+pub fn bash_not_checkable(command: &str, why: &str) -> String {
+    format!(
+        "dsh cannot check the Bash command `{command}` against the permission rules because {why}, so it needs explicit approval."
+    )
+}
+
 /// A shell command that changes files in the working directories, in
 /// `default` mode, when nobody approved it.
 pub fn file_command_needs_approval(program: &str, target: &Path, workdir: &Path) -> String {
