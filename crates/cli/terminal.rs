@@ -552,18 +552,7 @@ const HOOK_COMMAND_CHARS: usize = 48;
 
 /// The one-line summary of a tool call's arguments.
 pub fn summarize_arguments(tool: &str, arguments: &Value) -> String {
-    let field = |name: &str| arguments.get(name).and_then(Value::as_str);
-    let text = match tool {
-        "bash" => field("command").map(|command| format!("$ {command}")),
-        "read" | "write" | "edit" => field("file_path").map(str::to_owned),
-        "glob" | "grep" => field("pattern").map(|pattern| match field("path") {
-            Some(path) => format!("{pattern:?} in {path}"),
-            None => format!("{pattern:?}"),
-        }),
-        _ => None,
-    };
-    let text = text.unwrap_or_else(|| arguments.to_string());
-    truncate(&text.replace('\n', "⏎"), LINE_CHARS)
+    truncate(&dsh_tools::describe(tool, arguments).summary, LINE_CHARS)
 }
 
 /// How a tool result is shown: its first lines, marked by what decided it.

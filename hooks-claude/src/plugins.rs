@@ -184,11 +184,9 @@ fn market_source(value: &Value, home: &Path) -> Option<MarketSource> {
 }
 
 fn expand_home(path: &str, home: &Path) -> PathBuf {
-    match path.strip_prefix("~/") {
-        Some(rest) => home.join(rest),
-        None if path == "~" => home.to_owned(),
-        None => PathBuf::from(path),
-    }
+    PathBuf::from(&*dsh_hook_runner::vars::tilde(path, || {
+        home.to_str().map(Into::into)
+    }))
 }
 
 enum JsonFile {

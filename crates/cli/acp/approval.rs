@@ -26,7 +26,7 @@ use async_trait::async_trait;
 use dsh_seams::{ApprovalResponse, CancellationToken, ToolExecution};
 use dsh_tools::ApprovalService;
 
-use super::translate::{tool_kind, tool_locations, tool_title};
+use super::translate::describe_call;
 use crate::trust::{UntrustedHook, show_path};
 
 /// The option id that allows, once.
@@ -120,12 +120,13 @@ impl ApprovalService for AcpApproval {
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
             .unwrap_or_default();
+        let described = describe_call(&self.cwd, &exec.tool, &exec.arguments);
         let mut fields = ToolCallUpdateFields::new()
-            .title(tool_title(&exec.tool, &exec.arguments))
-            .kind(tool_kind(&exec.tool))
+            .title(described.title)
+            .kind(described.kind)
             .status(ToolCallStatus::Pending)
             .raw_input((*exec.arguments).clone())
-            .locations(tool_locations(&self.cwd, &exec.tool, &exec.arguments));
+            .locations(described.locations);
         if let Some(reason) = reason {
             fields = fields.content(vec![ToolCallContent::from(format!(
                 "Approval needed: {reason}"

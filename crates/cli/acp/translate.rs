@@ -77,50 +77,49 @@ fn agent_text(text: impl Into<String>) -> SessionUpdate {
     SessionUpdate::AgentMessageChunk(text_chunk(text))
 }
 
-/// The ACP kind of a dsh tool.
-pub fn tool_kind(tool: &str) -> ToolKind {
-    match tool {
-        "bash" => ToolKind::Execute,
-        "read" => ToolKind::Read,
-        "write" | "edit" => ToolKind::Edit,
-        "glob" | "grep" => ToolKind::Search,
-        _ => ToolKind::Other,
+/// A call as an editor lists it: dsh's description of the call
+/// ([`dsh_tools::describe`]) in ACP's terms, its paths resolved against the
+/// session's working directory.
+#[derive(Debug, Clone)]
+pub struct AcpCall {
+    /// The one-line title.
+    pub title: String,
+    /// The ACP kind (an editor picks an icon by it).
+    pub kind: ToolKind,
+    /// The files the call touches, for the editor to follow.
+    pub locations: Vec<ToolCallLocation>,
+    /// The file a `write` or `edit` changes, resolved.
+    pub changed_file: Option<PathBuf>,
+}
+
+/// Describes a call of `tool` for an editor.
+pub fn describe_call(cwd: &Path, tool: &str, arguments: &Value) -> AcpCall {
+    let described = dsh_tools::describe(tool, arguments);
+    AcpCall {
+        kind: acp_kind(described.kind),
+        locations: described
+            .paths
+            .iter()
+            .map(|path| ToolCallLocation::new(resolve(cwd, &path.path)).line(path.line))
+            .collect(),
+        changed_file: described.changed_file().map(|path| resolve(cwd, path)),
+        title: described.title,
     }
 }
 
-fn str_arg<'a>(arguments: &'a Value, key: &str) -> Option<&'a str> {
-    arguments.get(key).and_then(Value::as_str)
-}
-
-/// A one-line title for a tool call, as an editor lists it.
-pub fn tool_title(tool: &str, arguments: &Value) -> String {
-    let detail = match tool {
-        "bash" => str_arg(arguments, "description")
-            .filter(|d| !d.trim().is_empty())
-            .or_else(|| str_arg(arguments, "command")),
-        "read" | "write" | "edit" => str_arg(arguments, "file_path"),
-        "glob" | "grep" => str_arg(arguments, "pattern"),
-        _ => None,
-    };
-    let verb = match tool {
-        "bash" => "Run",
-        "read" => "Read",
-        "write" => "Write",
-        "edit" => "Edit",
-        "glob" => "Find files",
-        "grep" => "Search",
-        other => other,
-    };
-    match detail {
-        Some(detail) => {
-            let line = detail.lines().next().unwrap_or_default();
-            let mut title = format!("{verb} {line}");
-            if title.chars().count() > 120 {
-                title = title.chars().take(119).collect::<String>() + "…";
-            }
-            title
-        }
-        None => verb.to_owned(),
+/// ACP's name for a kind of call.
+fn acp_kind(kind: dsh_tools::ToolKind) -> ToolKind {
+    use dsh_tools::ToolKind as Dsh;
+    match kind {
+        Dsh::Read => ToolKind::Read,
+        Dsh::Edit => ToolKind::Edit,
+        Dsh::Delete => ToolKind::Delete,
+        Dsh::Move => ToolKind::Move,
+        Dsh::Search => ToolKind::Search,
+        Dsh::Execute => ToolKind::Execute,
+        Dsh::Think => ToolKind::Think,
+        Dsh::Fetch => ToolKind::Fetch,
+        Dsh::Other => ToolKind::Other,
     }
 }
 
@@ -131,25 +130,6 @@ fn resolve(cwd: &Path, path: &str) -> PathBuf {
     } else {
         cwd.join(path)
     }
-}
-
-/// The files a call touches, for the editor to follow.
-pub fn tool_locations(cwd: &Path, tool: &str, arguments: &Value) -> Vec<ToolCallLocation> {
-    let key = match tool {
-        "read" | "write" | "edit" => "file_path",
-        "glob" | "grep" => "path",
-        _ => return Vec::new(),
-    };
-    let Some(path) = str_arg(arguments, key) else {
-        return Vec::new();
-    };
-    let mut location = ToolCallLocation::new(resolve(cwd, path));
-    if tool == "read"
-        && let Some(offset) = arguments.get("offset").and_then(Value::as_u64)
-    {
-        location = location.line(u32::try_from(offset).ok());
-    }
-    vec![location]
 }
 
 fn read_small(path: &Path) -> Option<String> {
@@ -170,11 +150,12 @@ fn cut(text: &str) -> String {
 
 /// The `tool_call` update announcing a sealed call.
 pub fn tool_call(cwd: &Path, call_id: &str, tool: &str, arguments: &Value) -> AcpToolCall {
-    AcpToolCall::new(call_id.to_owned(), tool_title(tool, arguments))
-        .kind(tool_kind(tool))
+    let described = describe_call(cwd, tool, arguments);
+    AcpToolCall::new(call_id.to_owned(), described.title)
+        .kind(described.kind)
         .status(ToolCallStatus::Pending)
         .raw_input(arguments.clone())
-        .locations(tool_locations(cwd, tool, arguments))
+        .locations(described.locations)
 }
 
 impl Translator {
@@ -267,10 +248,7 @@ impl Translator {
                 arguments,
                 ..
             } => {
-                let changed_file = matches!(tool.as_str(), "write" | "edit")
-                    .then(|| str_arg(arguments, "file_path"))
-                    .flatten()
-                    .map(|path| resolve(&self.cwd, path));
+                let changed_file = describe_call(&self.cwd, tool, arguments).changed_file;
                 let before = match (mode, &changed_file) {
                     (Mode::Live, Some(path)) => read_small(path),
                     _ => None,
@@ -689,20 +667,35 @@ mod tests {
 
     #[test]
     fn titles_and_kinds_follow_the_tool() {
-        assert_eq!(tool_kind("bash"), ToolKind::Execute);
-        assert_eq!(tool_kind("grep"), ToolKind::Search);
-        assert_eq!(tool_kind("mystery"), ToolKind::Other);
+        let kind = |tool: &str| describe_call(Path::new("/p"), tool, &json!({})).kind;
+        assert_eq!(kind("bash"), ToolKind::Execute);
+        assert_eq!(kind("read"), ToolKind::Read);
+        assert_eq!(kind("write"), ToolKind::Edit);
+        assert_eq!(kind("grep"), ToolKind::Search);
+        assert_eq!(kind("mystery"), ToolKind::Other);
+        let bash = describe_call(Path::new("/p"), "bash", &json!({"command": "ls -la\nrm x"}));
+        assert_eq!(bash.title, "Run ls -la");
+        assert!(bash.locations.is_empty());
         assert_eq!(
-            tool_title("bash", &json!({"command": "ls -la\nrm x"})),
-            "Run ls -la"
+            describe_call(Path::new("/p"), "read", &json!({})).title,
+            "Read"
         );
-        assert_eq!(tool_title("read", &json!({})), "Read");
-        let locations = tool_locations(
+        let read = describe_call(
             Path::new("/p"),
             "read",
             &json!({"file_path": "/etc/hosts", "offset": 3}),
         );
-        let wire = serde_json::to_value(&locations).unwrap();
+        let wire = serde_json::to_value(&read.locations).unwrap();
         assert_eq!(wire, json!([{"path": "/etc/hosts", "line": 3}]));
+        assert_eq!(read.changed_file, None);
+        let grep = describe_call(
+            Path::new("/p"),
+            "grep",
+            &json!({"pattern": "x", "path": "src"}),
+        );
+        let wire = serde_json::to_value(&grep.locations).unwrap();
+        assert_eq!(wire, json!([{"path": "/p/src"}]));
+        let edit = describe_call(Path::new("/p"), "edit", &json!({"file_path": "a.rs"}));
+        assert_eq!(edit.changed_file, Some(PathBuf::from("/p/a.rs")));
     }
 }

@@ -88,47 +88,21 @@ pub(super) fn resolve(word: &str, vars: &ShellVars) -> Word {
     if word.contains("$(") || word.contains('`') {
         return Word::RunTime;
     }
-    let mut out = String::new();
-    let mut rest = word;
-    // A leading `~` or `~/` is the home directory (`~user` is left alone).
-    if rest == "~" || rest.starts_with("~/") {
-        match vars.lookup("HOME") {
-            Some(home) => out.push_str(&home),
-            None => return Word::UnknownVariable("HOME".to_owned()),
-        }
-        rest = &rest[1..];
-    }
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
-            let Some(end) = braced.find('}') else {
-                return Word::RunTime;
-            };
-            (&braced[..end], &braced[end + 1..])
-        } else {
-            let end = after
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(after.len());
-            (&after[..end], &after[end..])
-        };
-        if name.is_empty() {
-            out.push('$');
-            rest = after;
-            continue;
-        }
+    let forms = dsh_hook_runner::vars::Forms {
+        bare: true,
         // `${VAR:-default}` and friends are decided by the shell at run time.
-        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Word::RunTime;
-        }
-        match vars.lookup(name) {
-            Some(value) => out.push_str(&value),
-            None => return Word::UnknownVariable(name.to_owned()),
-        }
-        rest = tail;
+        defaults: false,
+        // A leading `~` or `~/` is the home directory (`~user` is left alone).
+        tilde: true,
+    };
+    let expanded = dsh_hook_runner::vars::expand(word, forms, |name| vars.lookup(name));
+    if expanded.dynamic {
+        return Word::RunTime;
     }
-    out.push_str(rest);
-    Word::Known(out)
+    match expanded.unset.into_iter().next() {
+        Some(name) => Word::UnknownVariable(name),
+        None => Word::Known(expanded.text),
+    }
 }
 
 #[cfg(test)]

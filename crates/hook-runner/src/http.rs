@@ -39,56 +39,27 @@ pub struct HttpHook {
 /// Replaces `$NAME` and `${NAME}` in a header value by the value of the
 /// environment variable `NAME` (empty when unset) when `NAME` is in
 /// `allowed`; references to any other name are left as written, so a header
-/// never carries a variable nobody allowed. A name is `[A-Za-z_][A-Za-z0-9_]*`
-/// and `$NAME` takes the longest such name (`$TOKEN_2` is `TOKEN_2`, never
-/// `TOKEN` followed by `_2`). `lookup` reads the environment
+/// never carries a variable nobody allowed, and so are `${NAME:-default}`
+/// and stray `$`s. Names are those of [`crate::vars`] (`$TOKEN_2` is
+/// `TOKEN_2`, never `TOKEN` followed by `_2`). `lookup` reads the environment
 /// (`|name| std::env::var(name).ok()` in dsh).
 pub fn interpolate_header(
     value: &str,
     allowed: &[String],
     lookup: impl Fn(&str) -> Option<String>,
 ) -> String {
-    let is_start = |c: char| c.is_ascii_alphabetic() || c == '_';
-    let is_part = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut out = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(dollar) = rest.find('$') {
-        out.push_str(&rest[..dollar]);
-        let after = &rest[dollar + 1..];
-        // `${NAME}` or `$NAME`: the name, and how many bytes the reference
-        // takes after the `$`.
-        let reference = if let Some(braced) = after.strip_prefix('{') {
-            braced.find('}').and_then(|close| {
-                let name = &braced[..close];
-                let valid = name.chars().next().is_some_and(is_start) && name.chars().all(is_part);
-                valid.then_some((name, close + 2))
-            })
-        } else {
-            let len = after
-                .char_indices()
-                .find(|&(i, c)| if i == 0 { !is_start(c) } else { !is_part(c) })
-                .map_or(after.len(), |(i, _)| i);
-            (len > 0).then(|| (&after[..len], len))
-        };
-        match reference {
-            Some((name, taken)) if allowed.iter().any(|a| a == name) => {
-                out.push_str(&lookup(name).unwrap_or_default());
-                rest = &after[taken..];
-            }
-            Some((_, taken)) => {
-                // Not allowed: kept literally.
-                out.push('$');
-                out.push_str(&after[..taken]);
-                rest = &after[taken..];
-            }
-            None => {
-                out.push('$');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    let forms = crate::vars::Forms {
+        bare: true,
+        defaults: false,
+        tilde: false,
+    };
+    crate::vars::expand(value, forms, |name| {
+        allowed
+            .iter()
+            .any(|a| a == name)
+            .then(|| lookup(name).unwrap_or_default())
+    })
+    .text
 }
 
 /// Why the exchange stopped early.

@@ -37,6 +37,7 @@ mod process;
 mod record;
 mod runner;
 pub mod signals;
+pub mod vars;
 mod watchdog;
 
 use std::path::PathBuf;

@@ -6,6 +6,8 @@
 //! missing names instead of being started with a broken command line. A
 //! bare `$VAR` is not expanded, nor is a `${` without its closing brace.
 
+use dsh_hook_runner::vars::{self, Forms};
+
 /// What one entry's expansion ran into.
 #[derive(Debug, Default)]
 pub(crate) struct Expansion {
@@ -26,40 +28,25 @@ impl Expansion {
     }
 }
 
-/// Expands every `${…}` in `text`.
+/// Expands every `${…}` in `text` (through dsh's one expander,
+/// [`dsh_hook_runner::vars`], with bare names off and defaults on).
 pub(crate) fn expand(
     text: &str,
     env: &dyn Fn(&str) -> Option<String>,
     expansion: &mut Expansion,
 ) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return out;
-        };
-        let inner = &after[..end];
-        let (name, default) = match inner.split_once(":-") {
-            Some((name, default)) => (name, Some(default)),
-            None => (inner, None),
-        };
-        match (env(name), default) {
-            (Some(value), _) => out.push_str(&value),
-            (None, Some(default)) => out.push_str(default),
-            (None, None) => {
-                if !expansion.missing.iter().any(|m| m == name) {
-                    expansion.missing.push(name.to_owned());
-                }
-                out.push_str(&rest[start..start + 2 + end + 1]);
-            }
+    let forms = Forms {
+        bare: false,
+        defaults: true,
+        tilde: false,
+    };
+    let expanded = vars::expand(text, forms, env);
+    for name in expanded.unset {
+        if !expansion.missing.contains(&name) {
+            expansion.missing.push(name);
         }
-        rest = &after[end + 1..];
     }
-    out.push_str(rest);
-    out
+    expanded.text
 }
 
 #[cfg(test)]
@@ -91,12 +78,13 @@ mod tests {
     #[test]
     fn leaves_other_dollar_forms_alone() {
         assert_eq!(run("$HOME ${unclosed").0, "$HOME ${unclosed");
+        assert_eq!(run("$$ $${HOME}").0, "$$ $/home/u");
     }
 
     #[test]
     fn reports_every_missing_variable_once() {
-        let (out, problem) = run("${A}/${B}/${A}");
-        assert_eq!(out, "${A}/${B}/${A}");
+        let (out, problem) = run("${A}/${B}/${A}/${C:-c}");
+        assert_eq!(out, "${A}/${B}/${A}/c");
         assert_eq!(
             problem.as_deref(),
             Some("missing environment variables: A, B")

@@ -12,7 +12,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 
 use crate::settings::{ENV_API_KEY, ProviderSettings};
-use crate::stream::{Accumulator, Progress, SseDecoder};
+use crate::stream::{Accumulator, MAX_LINE_BYTES, Progress, SseError, sse_data};
 use crate::wire;
 
 /// The longest `Retry-After` honoured; a server asking for more gets this.
@@ -218,17 +218,17 @@ impl OpenAiProvider {
         sink: &mut dyn StreamSink,
     ) -> Result<ModelReply, ModelError> {
         let idle = self.settings.request_timeout;
-        let mut body = response.bytes_stream();
-        let mut decoder = SseDecoder::default();
+        let mut events = std::pin::pin!(sse_data(response.bytes_stream(), idle));
         let mut accumulator = Accumulator::default();
         let fail = |accumulator: &Accumulator, message: String| ModelError {
             message,
             partial_text: accumulator.text().to_owned(),
             failure: None,
         };
-        loop {
-            let bytes = match tokio::time::timeout(idle, body.next()).await {
-                Err(_) => {
+        while let Some(event) = events.next().await {
+            let data = match event {
+                Ok(data) => data,
+                Err(SseError::Stalled) => {
                     return Err(fail(
                         &accumulator,
                         format!(
@@ -238,30 +238,20 @@ impl OpenAiProvider {
                         ),
                     ));
                 }
-                Ok(None) => break,
-                Ok(Some(Err(error))) => {
+                Err(SseError::Body(error)) => {
                     return Err(fail(
                         &accumulator,
                         format!("the connection broke mid-reply: {}", error_chain(&error)),
                     ));
                 }
-                Ok(Some(Ok(bytes))) => bytes,
-            };
-            let events = decoder
-                .feed(&bytes)
-                .map_err(|message| fail(&accumulator, message))?;
-            for data in events {
-                match accumulator.on_event(&data, sink) {
-                    Ok(Progress::Done) => return Ok(accumulator.into_reply()),
-                    Ok(Progress::More) => {}
-                    Err(message) => return Err(fail(&accumulator, message)),
+                Err(SseError::LineTooLong) => {
+                    return Err(fail(
+                        &accumulator,
+                        format!("an event-stream line exceeded {MAX_LINE_BYTES} bytes"),
+                    ));
                 }
-            }
-        }
-        if let Some(data) = decoder
-            .finish()
-            .map_err(|message| fail(&accumulator, message))?
-        {
+                Err(SseError::Malformed(message)) => return Err(fail(&accumulator, message)),
+            };
             match accumulator.on_event(&data, sink) {
                 Ok(Progress::Done) => return Ok(accumulator.into_reply()),
                 Ok(Progress::More) => {}

@@ -1,82 +1,108 @@
-//! Server-sent events → a [`ModelReply`]: a byte-level SSE decoder and the
-//! accumulator for Chat Completions deltas. Pure; the HTTP side lives in
-//! `client.rs`.
+//! Server-sent events → a [`ModelReply`]: the event stream of a reply
+//! (decoded by `eventsource-stream`, guarded against stalls and runaway
+//! lines) and the accumulator for Chat Completions deltas. The HTTP side
+//! lives in `client.rs`.
 
+use std::time::Duration;
+
+use bytes::Bytes;
 use dsh_model::StreamSink;
 use dsh_protocol::{ModelReply, TokenUsage, ToolCall};
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures::{Stream, StreamExt, stream};
 
 use crate::wire::{self, Chunk};
 
 /// The largest single SSE line accepted; a server that sends more without a
 /// newline is not speaking SSE.
-const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
-/// Splits a byte stream into SSE events and returns each event's data.
-#[derive(Debug, Default)]
-pub(crate) struct SseDecoder {
-    line: Vec<u8>,
-    data: Option<String>,
+/// Why an event stream stopped early.
+#[derive(Debug)]
+pub(crate) enum SseError<E> {
+    /// No bytes arrived for the idle timeout.
+    Stalled,
+    /// The body failed (the connection broke).
+    Body(E),
+    /// A line grew past [`MAX_LINE_BYTES`].
+    LineTooLong,
+    /// The stream is not UTF-8, or not SSE.
+    Malformed(String),
 }
 
-impl SseDecoder {
-    /// Feeds bytes; returns the data of every event they completed.
-    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<Vec<String>, String> {
-        let mut events = Vec::new();
-        for &byte in bytes {
-            if byte == b'\n' {
-                let line = std::mem::take(&mut self.line);
-                if let Some(data) = self.line_done(&line)? {
-                    events.push(data);
-                }
-            } else {
-                if self.line.len() >= MAX_LINE_BYTES {
-                    return Err(format!(
-                        "an event-stream line exceeded {MAX_LINE_BYTES} bytes"
-                    ));
-                }
-                self.line.push(byte);
-            }
-        }
-        Ok(events)
-    }
+/// The body and how many bytes its current line has so far.
+struct Guarded<S> {
+    body: S,
+    line: usize,
+    idle: Duration,
+    ended: bool,
+}
 
-    /// The stream ended: returns the data of an event left without its
-    /// closing blank line, if any.
-    pub(crate) fn finish(&mut self) -> Result<Option<String>, String> {
-        let line = std::mem::take(&mut self.line);
-        if !line.is_empty()
-            && let Some(data) = self.line_done(&line)?
-        {
-            return Ok(Some(data));
+/// The data of every server-sent event in `body`, in order. Each read of
+/// the body has `idle` to deliver bytes; comments (keep-alives) count as
+/// bytes. An event left without its closing blank line when the body ends
+/// is delivered too (servers that close right after their last `data:`).
+pub(crate) fn sse_data<S, E>(
+    body: S,
+    idle: Duration,
+) -> impl Stream<Item = Result<String, SseError<E>>>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+{
+    let guarded = Guarded {
+        body,
+        line: 0,
+        idle,
+        ended: false,
+    };
+    let bytes = stream::unfold(guarded, |mut state| async move {
+        if state.ended {
+            return None;
         }
-        Ok(self.data.take())
-    }
-
-    fn line_done(&mut self, line: &[u8]) -> Result<Option<String>, String> {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.is_empty() {
-            return Ok(self.data.take());
-        }
-        let line = std::str::from_utf8(line)
-            .map_err(|error| format!("the event stream is not UTF-8: {error}"))?;
-        if line.starts_with(':') {
-            // A comment; servers send these as keep-alives.
-            return Ok(None);
-        }
-        let (field, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
-        if field == "data" {
-            match &mut self.data {
-                Some(data) => {
-                    data.push('\n');
-                    data.push_str(value);
-                }
-                None => self.data = Some(value.to_owned()),
+        let item = match tokio::time::timeout(state.idle, state.body.next()).await {
+            Err(_) => Err(Guard::Stalled),
+            // The end closes a last line and event the server left open.
+            Ok(None) => {
+                state.ended = true;
+                Ok(Bytes::from_static(b"\n\n"))
             }
-        }
-        // `event`, `id` and `retry` carry nothing Chat Completions uses.
-        Ok(None)
-    }
+            Ok(Some(Err(error))) => Err(Guard::Body(error)),
+            Ok(Some(Ok(bytes))) => {
+                state.line = match bytes.iter().rposition(|&byte| byte == b'\n') {
+                    Some(at) => bytes.len() - at - 1,
+                    None => state.line.saturating_add(bytes.len()),
+                };
+                if state.line > MAX_LINE_BYTES {
+                    Err(Guard::LineTooLong)
+                } else {
+                    Ok(bytes)
+                }
+            }
+        };
+        // After an error the stream ends.
+        state.ended |= item.is_err();
+        Some((item, state))
+    });
+    bytes.eventsource().map(|event| match event {
+        Ok(event) => Ok(event.data),
+        Err(EventStreamError::Transport(Guard::Stalled)) => Err(SseError::Stalled),
+        Err(EventStreamError::Transport(Guard::Body(error))) => Err(SseError::Body(error)),
+        Err(EventStreamError::Transport(Guard::LineTooLong)) => Err(SseError::LineTooLong),
+        Err(EventStreamError::Utf8(error)) => Err(SseError::Malformed(format!(
+            "the event stream is not UTF-8: {error}"
+        ))),
+        Err(EventStreamError::Parser(error)) => Err(SseError::Malformed(format!(
+            "the event stream is not server-sent events: {error}"
+        ))),
+    })
+}
+
+/// What the byte guard in front of the decoder reports.
+#[derive(Debug)]
+enum Guard<E> {
+    Stalled,
+    Body(E),
+    LineTooLong,
 }
 
 /// What the stream said after one event.
@@ -240,25 +266,78 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
-    #[test]
-    fn decoder_handles_split_lines_crlf_comments_and_multiline_data() {
-        let mut decoder = SseDecoder::default();
-        assert_eq!(
-            decoder.feed(b": keep-alive\r\n\r\ndata: {\"a\"").unwrap(),
-            Vec::<String>::new()
+    /// The events of `chunks`, and how the stream ended.
+    async fn decode(chunks: &[&[u8]]) -> (Vec<String>, Option<SseError<String>>) {
+        let body = stream::iter(
+            chunks
+                .iter()
+                .map(|chunk| Ok::<_, String>(Bytes::copy_from_slice(chunk)))
+                .collect::<Vec<_>>(),
         );
-        assert_eq!(
-            decoder.feed(b":1}\r\n\r\ndata:x\ndata: y\n\n").unwrap(),
-            vec!["{\"a\":1}", "x\ny"]
-        );
-        assert_eq!(decoder.feed(b"data: tail").unwrap(), Vec::<String>::new());
-        assert_eq!(decoder.finish().unwrap(), Some("tail".to_owned()));
+        let mut events = std::pin::pin!(sse_data(body, Duration::from_secs(5)));
+        let mut data = Vec::new();
+        while let Some(event) = events.next().await {
+            match event {
+                Ok(event) => data.push(event),
+                Err(error) => return (data, Some(error)),
+            }
+        }
+        (data, None)
     }
 
-    #[test]
-    fn decoder_rejects_invalid_utf8() {
-        let mut decoder = SseDecoder::default();
-        assert!(decoder.feed(b"data: \xff\xfe\n").is_err());
+    #[tokio::test]
+    async fn decoder_handles_split_lines_crlf_comments_and_multiline_data() {
+        let (data, end) = decode(&[
+            b": keep-alive\r\n\r\ndata: {\"a\"",
+            b":1}\r\n\r\nevent: x\ndata:x\ndata: y\n\n",
+            "data: \u{e9}".as_bytes()[..7].as_ref(),
+            "data: \u{e9}".as_bytes()[7..].as_ref(),
+            b"\n\ndata: tail",
+        ])
+        .await;
+        assert_eq!(data, ["{\"a\":1}", "x\ny", "\u{e9}", "tail"]);
+        assert!(end.is_none());
+        // A stream that ends after its blank line has nothing more.
+        let (data, end) = decode(&[b"data: [DONE]\n\n"]).await;
+        assert_eq!(data, ["[DONE]"]);
+        assert!(end.is_none());
+    }
+
+    #[tokio::test]
+    async fn decoder_rejects_invalid_utf8() {
+        let (data, end) = decode(&[b"data: ok\n\n", b"data: \xff\xfe\n\n"]).await;
+        assert_eq!(data, ["ok"]);
+        let Some(SseError::Malformed(message)) = end else {
+            panic!("{end:?}");
+        };
+        assert!(message.contains("not UTF-8"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn decoder_stops_at_a_runaway_line_and_a_broken_body() {
+        let long = vec![b'x'; MAX_LINE_BYTES / 2 + 1];
+        let (_, end) = decode(&[b"data: ", &long, &long]).await;
+        assert!(matches!(end, Some(SseError::LineTooLong)), "{end:?}");
+        // A newline resets the count.
+        let (_, end) = decode(&[&long, b"\n", &long]).await;
+        assert!(end.is_none(), "{end:?}");
+
+        let body = stream::iter([Ok(Bytes::from_static(b"data: a\n\n")), Err("reset")]);
+        let mut events = std::pin::pin!(sse_data(body, Duration::from_secs(5)));
+        assert_eq!(events.next().await.unwrap().unwrap(), "a");
+        assert!(matches!(
+            events.next().await,
+            Some(Err(SseError::Body("reset")))
+        ));
+        assert!(events.next().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn decoder_reports_a_stall_when_bytes_stop() {
+        let body = stream::iter([Ok::<_, String>(Bytes::from_static(b": ping\n"))])
+            .chain(stream::pending());
+        let mut events = std::pin::pin!(sse_data(body, Duration::from_millis(50)));
+        assert!(matches!(events.next().await, Some(Err(SseError::Stalled))));
     }
 
     #[test]

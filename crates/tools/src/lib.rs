@@ -5,7 +5,8 @@
 //! `pre-execute → guards → execute wrappers → dispatch → post-execute →
 //! finalize_content → result`, normalizing every failure into an `is_error`
 //! outcome, and the built-in tools (`bash`, `read`, `write`, `edit`, `glob`,
-//! `grep`) with real behaviour.
+//! `grep`) with real behaviour, and how a call is described to people
+//! ([`describe()`]).
 //!
 //! What it is not: it does not run the agent loop, talk to a model, or write
 //! the session log; the agent appends what the registry reports.
@@ -16,8 +17,10 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 pub mod builtin;
+mod describe;
 mod tool;
 
+pub use describe::{TITLE_CHARS, ToolDescription, ToolKind, ToolPath, describe};
 pub use tool::*;
 mod registry;
 pub mod schema;

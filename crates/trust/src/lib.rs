@@ -428,38 +428,21 @@ pub fn words(command: &str) -> Vec<String> {
 }
 
 /// Expands `$VAR` and `${VAR}` from the environment (`CLAUDE_PROJECT_DIR` is
-/// the project); `None` when a variable is not set.
+/// the project); `None` when a variable is not set, or when the word holds
+/// a form the shell decides at run time (`${VAR:-x}`, an unclosed `${`).
 pub fn expand_vars(word: &str, project: &Path) -> Option<String> {
-    let lookup = |name: &str| -> Option<String> {
+    let forms = dsh_hook_runner::vars::Forms {
+        bare: true,
+        defaults: false,
+        tilde: false,
+    };
+    dsh_hook_runner::vars::expand(word, forms, |name| {
         if name == "CLAUDE_PROJECT_DIR" {
             return Some(project.display().to_string());
         }
         std::env::var(name).ok()
-    };
-    let mut out = String::new();
-    let mut rest = word;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
-            let end = braced.find('}')?;
-            (&braced[..end], &braced[end + 1..])
-        } else {
-            let end = after
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(after.len());
-            (&after[..end], &after[end..])
-        };
-        if name.is_empty() {
-            out.push('$');
-            rest = after;
-            continue;
-        }
-        out.push_str(&lookup(name)?);
-        rest = tail;
-    }
-    out.push_str(rest);
-    Some(out)
+    })
+    .complete()
 }
 
 /// The files inside the project a command executes or sources (see
@@ -534,7 +517,14 @@ mod tests {
             Some("/p/x")
         );
         assert_eq!(expand_vars("$DSH_SURELY_UNSET_VAR_42/x", project), None);
+        assert_eq!(expand_vars("${DSH_SURELY_UNSET_VAR_42}", project), None);
         assert_eq!(expand_vars("a$", project).as_deref(), Some("a$"));
+        assert_eq!(expand_vars("a$$", project).as_deref(), Some("a$$"));
+        assert_eq!(expand_vars("${}", project).as_deref(), Some("${}"));
+        // What the shell decides at run time is refused too.
+        assert_eq!(expand_vars("${CLAUDE_PROJECT_DIR:-/q}/x", project), None);
+        assert_eq!(expand_vars("${CLAUDE_PROJECT_DIR/x", project), None);
+        assert_eq!(expand_vars("${a b}", project), None);
     }
 
     #[test]
