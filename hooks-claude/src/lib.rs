@@ -39,6 +39,7 @@ pub mod plugin;
 pub mod plugins;
 pub mod settings_env;
 pub mod transcript;
+pub mod trust_identity;
 
 pub use config::{
     ClaudeConfig, ClaudeDiscovery, ClaudeOptions, ConfigError, HookEntry, HookHandler, load,
@@ -49,3 +50,4 @@ pub use matcher::Matcher;
 pub use payload::McpServerTag;
 pub use plugin::ClaudePlugin;
 pub use plugins::{PluginOrigin, PluginScope};
+pub use trust_identity::TrustIdentity;

@@ -32,6 +32,7 @@ pub mod plugin;
 pub mod plugins;
 pub mod spill;
 pub mod tools;
+pub mod trust_identity;
 
 pub use config::{
     CodexConfig, CodexDiscovery, ConfigError, EntryStatus, HookEntry, LayerSource, NotifyConfig,
@@ -40,3 +41,4 @@ pub use config::{
 pub use event::CodexEvent;
 pub use plugin::{CodexPlugin, TrustPolicy};
 pub use plugins::CodexPluginOrigin;
+pub use trust_identity::TrustIdentity;
