@@ -36,7 +36,7 @@ use crate::wiring::HookSources;
 // module finds a project's hooks and asks the user.
 pub use dsh_trust::{
     COMPUTED_NOTICE, NOT_TRUSTED, ProjectHook, TrustStatus, TrustStore, UntrustedHook,
-    hash_identity, named_scripts, store_status, words,
+    hash_identity, store_status,
 };
 
 /// Both dialects' configurations for `sources`, as the session would load them.

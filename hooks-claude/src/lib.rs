@@ -32,6 +32,7 @@ mod dialect;
 pub mod envfile;
 pub mod events;
 pub mod if_rule;
+pub mod lint;
 pub mod matcher;
 pub mod output;
 pub mod payload;

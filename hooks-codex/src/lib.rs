@@ -25,6 +25,7 @@
 pub mod config;
 mod dialect;
 pub mod event;
+pub mod lint;
 pub mod matcher;
 pub mod output;
 pub mod payload;
