@@ -12,8 +12,6 @@ mod fire;
 mod ledger;
 mod list;
 mod replay;
-mod resolve;
-mod settings_keys;
 mod trust_cmd;
 
 use crate::stdio::{ExitStatus, errln};
@@ -21,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::{Subcommand, ValueEnum};
+use dsh_hooks::lint::nearest;
 
 use crate::wiring::{self, HookSources};
 
@@ -367,23 +366,6 @@ fn load_session(path: &Path) -> anyhow::Result<Vec<dsh_protocol::Event>> {
         );
     }
     Ok(loaded.events)
-}
-
-/// The nearest of `candidates` to `name` by edit distance (case-insensitive),
-/// when it is close enough to be a plausible typo.
-fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let lower = name.to_ascii_lowercase();
-    candidates
-        .into_iter()
-        .map(|candidate| {
-            (
-                strsim::levenshtein(&lower, &candidate.to_ascii_lowercase()),
-                candidate,
-            )
-        })
-        .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(2))
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
 }
 
 /// First `max` characters of `text` on one line, for excerpts.

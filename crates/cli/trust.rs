@@ -22,14 +22,13 @@
 //! through [`HookSources::excluded_hooks`]).
 
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context as _;
-use dsh_hooks_claude::config::{HandlerKind, SettingsSource};
+use dsh_hooks_claude::config::SettingsSource;
 use dsh_hooks_claude::{ClaudeConfig, ClaudeDiscovery};
 use dsh_hooks_codex::{CodexConfig, CodexDiscovery, EntryStatus, LayerSource, TrustState};
 use dsh_protocol::Dialect;
-use serde_json::{Value, json};
 
 use crate::wiring::HookSources;
 
@@ -37,7 +36,7 @@ use crate::wiring::HookSources;
 // module finds a project's hooks and asks the user.
 pub use dsh_trust::{
     COMPUTED_NOTICE, NOT_TRUSTED, ProjectHook, TrustStatus, TrustStore, UntrustedHook,
-    hash_identity, named_scripts, store_status, words,
+    hash_identity, store_status,
 };
 
 /// Both dialects' configurations for `sources`, as the session would load them.
@@ -79,30 +78,7 @@ pub(crate) fn hooks_of(
         );
         let command = handler.command_text();
         let scan = crate::exec_scan::scan(&command, &sources.cwd);
-        // An http hook's headers and the variables they may expand decide
-        // what leaves the machine: a change there must ask again.
-        let (headers, allowed_env_vars) = match &handler.kind {
-            HandlerKind::Http {
-                headers,
-                allowed_env_vars,
-                ..
-            } => (json!(headers), json!(allowed_env_vars)),
-            HandlerKind::Command { .. } | HandlerKind::Unsupported { .. } => {
-                (Value::Null, Value::Null)
-            }
-        };
-        let identity = json!({
-            "dialect": "claude",
-            "file": handler.file,
-            "event": entry.event,
-            "matcher": entry.matcher,
-            "handler": entry.handler,
-            "timeout": entry.timeout_secs,
-            "if": handler.if_rule,
-            "headers": headers,
-            "allowedEnvVars": allowed_env_vars,
-        });
-        let (hash, notices) = hash_identity(identity, &scan.files);
+        let (hash, notices) = hash_identity(&handler.trust_identity(), &scan.files);
         let status = if !project {
             TrustStatus::UserLevel
         } else {
@@ -124,28 +100,13 @@ pub(crate) fn hooks_of(
         });
     }
     for entry in codex.entries() {
-        let file = entry
-            .origin
-            .split_once('#')
-            .map(|(file, _)| PathBuf::from(file))
-            .unwrap_or_default();
+        let file = entry.file();
         let command = entry
             .command
             .clone()
             .unwrap_or_else(|| format!("<{} hook>", entry.handler));
         let scan = crate::exec_scan::scan(&command, &sources.cwd);
-        let identity = json!({
-            "dialect": "codex",
-            "file": file,
-            "event": entry.event,
-            "matcher": entry.matcher,
-            "handler": entry.handler,
-            "command": entry.command,
-            "timeout": entry.timeout_secs,
-            "async": entry.is_async,
-            "statusMessage": entry.status_message,
-        });
-        let (hash, notices) = hash_identity(identity, &scan.files);
+        let (hash, notices) = hash_identity(&entry.trust_identity(), &scan.files);
         let status = if entry.source != LayerSource::Project {
             TrustStatus::UserLevel
         } else if entry.trust == TrustState::Trusted {
@@ -374,6 +335,8 @@ pub fn apply_headless(
 mod tests {
     use super::*;
     use dsh_trust::TRUST_FILE;
+    use serde_json::{Value, json};
+    use std::path::PathBuf;
 
     fn hook(origin: &str, hash: &str) -> ProjectHook {
         ProjectHook {

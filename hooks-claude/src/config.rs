@@ -699,43 +699,7 @@ impl ClaudeConfig {
 
     /// Rows for `dsh hooks list`.
     pub fn entries(&self) -> Vec<HookEntry> {
-        self.handlers
-            .iter()
-            .map(|handler| {
-                let handler_text = match &handler.kind {
-                    HandlerKind::Command { is_async, form } => {
-                        let form_text = match form {
-                            CommandForm::Shell { .. } => "command",
-                            CommandForm::Exec { .. } => "exec",
-                        };
-                        format!(
-                            "{form_text}{}: {}",
-                            if *is_async { " (async)" } else { "" },
-                            handler.command_text()
-                        )
-                    }
-                    HandlerKind::Http { url, .. } => format!("http: {url}"),
-                    HandlerKind::Unsupported { kind } => kind.clone(),
-                };
-                let timeout = match handler.event {
-                    Some(event) => handler.effective_timeout(event),
-                    None => handler.timeout.unwrap_or(Duration::from_secs(600)),
-                };
-                HookEntry {
-                    event: handler.event_name.clone(),
-                    matcher: handler.matcher.clone(),
-                    handler: handler_text,
-                    timeout_secs: timeout.as_secs_f64(),
-                    origin: handler.origin.clone(),
-                    status: match &handler.status {
-                        HandlerStatus::Active => "active".to_owned(),
-                        HandlerStatus::Disabled(why) => format!("disabled: {why}"),
-                        HandlerStatus::Unsupported(why) => format!("unsupported: {why}"),
-                    },
-                    plugin: handler.plugin.as_ref().map(|p| p.id.clone()),
-                }
-            })
-            .collect()
+        self.handlers.iter().map(HookHandler::entry).collect()
     }
 
     /// The active handlers for `event` whose matcher accepts `subject`

@@ -320,10 +320,7 @@ pub(crate) fn decision_of(interpretation: &Interpretation) -> HookDecision {
     decision.contexts = interpretation.contexts.clone();
     decision.steering = interpretation.steering.clone();
     decision.updated_input = interpretation.updated_input.clone();
-    decision.updated_permissions = interpretation
-        .updated_permissions
-        .as_ref()
-        .and_then(|u| serde_json::to_value(u).ok());
+    decision.updated_permissions = interpretation.updated_permissions.clone();
     decision.retry = interpretation.retry.then_some(true);
     if let Some(stop) = &interpretation.stop {
         decision.continues = Some(false);

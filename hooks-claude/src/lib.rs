@@ -32,6 +32,7 @@ mod dialect;
 pub mod envfile;
 pub mod events;
 pub mod if_rule;
+pub mod lint;
 pub mod matcher;
 pub mod output;
 pub mod payload;
@@ -39,6 +40,7 @@ pub mod plugin;
 pub mod plugins;
 pub mod settings_env;
 pub mod transcript;
+pub mod trust_identity;
 
 pub use config::{
     ClaudeConfig, ClaudeDiscovery, ClaudeOptions, ConfigError, HookEntry, HookHandler, load,
@@ -49,3 +51,4 @@ pub use matcher::Matcher;
 pub use payload::McpServerTag;
 pub use plugin::ClaudePlugin;
 pub use plugins::{PluginOrigin, PluginScope};
+pub use trust_identity::TrustIdentity;

@@ -356,7 +356,7 @@ impl Loader {
     }
 }
 
-fn project_dirs(cwd: &Path) -> Vec<PathBuf> {
+pub(crate) fn project_dirs(cwd: &Path) -> Vec<PathBuf> {
     let mut chain = Vec::new();
     let mut root = None;
     for dir in cwd.ancestors() {

@@ -25,6 +25,7 @@
 pub mod config;
 mod dialect;
 pub mod event;
+pub mod lint;
 pub mod matcher;
 pub mod output;
 pub mod payload;
@@ -32,6 +33,7 @@ pub mod plugin;
 pub mod plugins;
 pub mod spill;
 pub mod tools;
+pub mod trust_identity;
 
 pub use config::{
     CodexConfig, CodexDiscovery, ConfigError, EntryStatus, HookEntry, LayerSource, NotifyConfig,
@@ -40,3 +42,4 @@ pub use config::{
 pub use event::CodexEvent;
 pub use plugin::{CodexPlugin, TrustPolicy};
 pub use plugins::CodexPluginOrigin;
+pub use trust_identity::TrustIdentity;

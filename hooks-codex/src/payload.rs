@@ -1,8 +1,11 @@
 //! Stdin payloads, byte-for-byte as Codex 0.169 writes them: one line of
 //! compact JSON, no trailing newline, keys in the captured order (which
-//! differs per event; `serde_json`'s `preserve_order` keeps it).
+//! differs per event). Each event's stdin is a `#[derive(Serialize)]`
+//! struct whose field order is the captured key order; the functions build
+//! them from a [`PayloadBase`].
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// The fields every payload shares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,50 +23,123 @@ pub struct PayloadBase {
     pub permission_mode: String,
 }
 
+/// The common head of a turn-scoped payload (tool events, Stop,
+/// sub-agents, Interrupt), in Codex's captured order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TurnHead<'a> {
+    /// Codex's thread id.
+    pub session_id: &'a str,
+    /// The turn.
+    pub turn_id: &'a str,
+    /// Codex's rollout file (`null` in dsh).
+    pub transcript_path: Option<&'a str>,
+    /// The session cwd.
+    pub cwd: &'a str,
+    /// The event's name.
+    pub hook_event_name: &'a str,
+    /// The model slug.
+    pub model: &'a str,
+    /// The permission mode.
+    pub permission_mode: &'a str,
+}
+
 impl PayloadBase {
-    fn transcript(&self) -> Value {
-        self.transcript_path
-            .as_ref()
-            .map_or(Value::Null, |path| Value::from(path.as_str()))
+    fn head<'a>(&'a self, turn_id: &'a str, event: &'a str) -> TurnHead<'a> {
+        TurnHead {
+            session_id: &self.session_id,
+            turn_id,
+            transcript_path: self.transcript_path.as_deref(),
+            cwd: &self.cwd,
+            hook_event_name: event,
+            model: &self.model,
+            permission_mode: &self.permission_mode,
+        }
     }
+}
+
+/// A payload as a JSON value. The payload structs hold only strings,
+/// booleans, numbers and JSON values, so serializing them cannot fail.
+fn value_of(payload: &impl Serialize) -> Value {
+    serde_json::to_value(payload).unwrap_or(Value::Null)
+}
+
+/// `SessionStart`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionStartInput<'a> {
+    /// Codex's thread id.
+    pub session_id: &'a str,
+    /// Codex's rollout file (`null` in dsh).
+    pub transcript_path: Option<&'a str>,
+    /// The session cwd.
+    pub cwd: &'a str,
+    /// `SessionStart`.
+    pub hook_event_name: &'static str,
+    /// The model slug.
+    pub model: &'a str,
+    /// The permission mode.
+    pub permission_mode: &'a str,
+    /// `startup`, `resume`, `clear`, `compact`.
+    pub source: &'a str,
 }
 
 /// `SessionStart`.
 pub fn session_start(base: &PayloadBase, source: &str) -> Value {
-    json!({
-        "session_id": base.session_id,
-        "transcript_path": base.transcript(),
-        "cwd": base.cwd,
-        "hook_event_name": "SessionStart",
-        "model": base.model,
-        "permission_mode": base.permission_mode,
-        "source": source,
+    value_of(&SessionStartInput {
+        session_id: &base.session_id,
+        transcript_path: base.transcript_path.as_deref(),
+        cwd: &base.cwd,
+        hook_event_name: "SessionStart",
+        model: &base.model,
+        permission_mode: &base.permission_mode,
+        source,
     })
+}
+
+/// `UserPromptSubmit`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UserPromptSubmitInput<'a> {
+    /// The common head (event `UserPromptSubmit`).
+    #[serde(flatten)]
+    pub head: TurnHead<'a>,
+    /// The prompt text.
+    pub prompt: &'a str,
 }
 
 /// `UserPromptSubmit`.
 pub fn user_prompt_submit(base: &PayloadBase, turn_id: &str, prompt: &str) -> Value {
-    json!({
-        "session_id": base.session_id,
-        "turn_id": turn_id,
-        "transcript_path": base.transcript(),
-        "cwd": base.cwd,
-        "hook_event_name": "UserPromptSubmit",
-        "model": base.model,
-        "permission_mode": base.permission_mode,
-        "prompt": prompt,
+    value_of(&UserPromptSubmitInput {
+        head: base.head(turn_id, "UserPromptSubmit"),
+        prompt,
     })
+}
+
+/// `PreModelRequest`'s stdin (no `permission_mode`; `cwd` before
+/// `transcript_path`; the event name last).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PreModelRequestInput<'a> {
+    /// Codex's thread id.
+    pub session_id: &'a str,
+    /// The turn.
+    pub turn_id: &'a str,
+    /// The session cwd.
+    pub cwd: &'a str,
+    /// Codex's rollout file (`null` in dsh).
+    pub transcript_path: Option<&'a str>,
+    /// The model slug.
+    pub model: &'a str,
+    /// `PreModelRequest`.
+    pub hook_event_name: &'static str,
 }
 
 /// `PreModelRequest` (no `permission_mode`; `cwd` before `transcript_path`).
 pub fn pre_model_request(base: &PayloadBase, turn_id: &str) -> Value {
-    json!({
-        "session_id": base.session_id,
-        "turn_id": turn_id,
-        "cwd": base.cwd,
-        "transcript_path": base.transcript(),
-        "model": base.model,
-        "hook_event_name": "PreModelRequest",
+    value_of(&PreModelRequestInput {
+        session_id: &base.session_id,
+        turn_id,
+        cwd: &base.cwd,
+        transcript_path: base.transcript_path.as_deref(),
+        model: &base.model,
+        hook_event_name: "PreModelRequest",
     })
 }
 
@@ -82,17 +158,57 @@ pub struct CodexTokenUsage {
     pub reasoning_output_tokens: u64,
 }
 
+/// [`CodexTokenUsage`] on the wire, with its total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TokenUsageWire {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Cached prompt tokens.
+    pub cached_input_tokens: u64,
+    /// Cache-write tokens.
+    pub cache_write_input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// Reasoning tokens.
+    pub reasoning_output_tokens: u64,
+    /// Prompt plus completion tokens.
+    pub total_tokens: u64,
+}
+
 impl CodexTokenUsage {
-    fn to_value(self) -> Value {
-        json!({
-            "input_tokens": self.input_tokens,
-            "cached_input_tokens": self.cached_input_tokens,
-            "cache_write_input_tokens": self.cache_write_input_tokens,
-            "output_tokens": self.output_tokens,
-            "reasoning_output_tokens": self.reasoning_output_tokens,
-            "total_tokens": self.input_tokens + self.output_tokens,
-        })
+    fn wire(self) -> TokenUsageWire {
+        TokenUsageWire {
+            input_tokens: self.input_tokens,
+            cached_input_tokens: self.cached_input_tokens,
+            cache_write_input_tokens: self.cache_write_input_tokens,
+            output_tokens: self.output_tokens,
+            reasoning_output_tokens: self.reasoning_output_tokens,
+            total_tokens: self.input_tokens + self.output_tokens,
+        }
     }
+}
+
+/// `PostModelRequest`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PostModelRequestInput<'a> {
+    /// Codex's thread id.
+    pub session_id: &'a str,
+    /// The turn.
+    pub turn_id: &'a str,
+    /// The session cwd.
+    pub cwd: &'a str,
+    /// Codex's rollout file (`null` in dsh).
+    pub transcript_path: Option<&'a str>,
+    /// The model slug.
+    pub model: &'a str,
+    /// `PostModelRequest`.
+    pub hook_event_name: &'static str,
+    /// `completed` or `failed`.
+    pub status: &'static str,
+    /// The failure, for a failed request.
+    pub error: Option<&'a str>,
+    /// The usage, when the provider reported it.
+    pub token_usage: Option<TokenUsageWire>,
 }
 
 /// `PostModelRequest`: `Ok(usage)` for a completed request, `Err(message)` for a failed one.
@@ -101,40 +217,41 @@ pub fn post_model_request(
     turn_id: &str,
     result: Result<Option<CodexTokenUsage>, &str>,
 ) -> Value {
-    let (status, error, usage) = match result {
-        Ok(usage) => (
-            "completed",
-            Value::Null,
-            usage.map_or(Value::Null, CodexTokenUsage::to_value),
-        ),
-        Err(message) => ("failed", Value::from(message), Value::Null),
+    let (status, error, token_usage) = match result {
+        Ok(usage) => ("completed", None, usage.map(CodexTokenUsage::wire)),
+        Err(message) => ("failed", Some(message), None),
     };
-    json!({
-        "session_id": base.session_id,
-        "turn_id": turn_id,
-        "cwd": base.cwd,
-        "transcript_path": base.transcript(),
-        "model": base.model,
-        "hook_event_name": "PostModelRequest",
-        "status": status,
-        "error": error,
-        "token_usage": usage,
+    value_of(&PostModelRequestInput {
+        session_id: &base.session_id,
+        turn_id,
+        cwd: &base.cwd,
+        transcript_path: base.transcript_path.as_deref(),
+        model: &base.model,
+        hook_event_name: "PostModelRequest",
+        status,
+        error,
+        token_usage,
     })
 }
 
-fn tool_common(base: &PayloadBase, turn_id: &str, event: &str) -> Map<String, Value> {
-    let mut map = Map::new();
-    map.insert("session_id".into(), Value::from(base.session_id.as_str()));
-    map.insert("turn_id".into(), Value::from(turn_id));
-    map.insert("transcript_path".into(), base.transcript());
-    map.insert("cwd".into(), Value::from(base.cwd.as_str()));
-    map.insert("hook_event_name".into(), Value::from(event));
-    map.insert("model".into(), Value::from(base.model.as_str()));
-    map.insert(
-        "permission_mode".into(),
-        Value::from(base.permission_mode.as_str()),
-    );
-    map
+/// `PreToolUse`, `PermissionRequest` and `PostToolUse`'s stdin: the head,
+/// the tool, and what each event adds (`PermissionRequest` has no
+/// `tool_use_id`, only `PostToolUse` a `tool_response`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolInput<'a> {
+    /// The common head.
+    #[serde(flatten)]
+    pub head: TurnHead<'a>,
+    /// Codex's tool name.
+    pub tool_name: &'a str,
+    /// The tool's arguments.
+    pub tool_input: &'a Value,
+    /// What the tool returned (`PostToolUse`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_response: Option<&'a Value>,
+    /// The call's id (not on `PermissionRequest`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<&'a str>,
 }
 
 /// `PreToolUse`.
@@ -145,11 +262,13 @@ pub fn pre_tool_use(
     tool_input: &Value,
     tool_use_id: &str,
 ) -> Value {
-    let mut map = tool_common(base, turn_id, "PreToolUse");
-    map.insert("tool_name".into(), Value::from(tool_name));
-    map.insert("tool_input".into(), tool_input.clone());
-    map.insert("tool_use_id".into(), Value::from(tool_use_id));
-    Value::Object(map)
+    value_of(&ToolInput {
+        head: base.head(turn_id, "PreToolUse"),
+        tool_name,
+        tool_input,
+        tool_response: None,
+        tool_use_id: Some(tool_use_id),
+    })
 }
 
 /// `PermissionRequest` (no `tool_use_id`).
@@ -159,10 +278,13 @@ pub fn permission_request(
     tool_name: &str,
     tool_input: &Value,
 ) -> Value {
-    let mut map = tool_common(base, turn_id, "PermissionRequest");
-    map.insert("tool_name".into(), Value::from(tool_name));
-    map.insert("tool_input".into(), tool_input.clone());
-    Value::Object(map)
+    value_of(&ToolInput {
+        head: base.head(turn_id, "PermissionRequest"),
+        tool_name,
+        tool_input,
+        tool_response: None,
+        tool_use_id: None,
+    })
 }
 
 /// `PostToolUse`.
@@ -174,12 +296,25 @@ pub fn post_tool_use(
     tool_response: &Value,
     tool_use_id: &str,
 ) -> Value {
-    let mut map = tool_common(base, turn_id, "PostToolUse");
-    map.insert("tool_name".into(), Value::from(tool_name));
-    map.insert("tool_input".into(), tool_input.clone());
-    map.insert("tool_response".into(), tool_response.clone());
-    map.insert("tool_use_id".into(), Value::from(tool_use_id));
-    Value::Object(map)
+    value_of(&ToolInput {
+        head: base.head(turn_id, "PostToolUse"),
+        tool_name,
+        tool_input,
+        tool_response: Some(tool_response),
+        tool_use_id: Some(tool_use_id),
+    })
+}
+
+/// `Stop`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StopInput<'a> {
+    /// The common head (event `Stop`).
+    #[serde(flatten)]
+    pub head: TurnHead<'a>,
+    /// Whether a Stop hook already continued this turn.
+    pub stop_hook_active: bool,
+    /// The last assistant message, if any.
+    pub last_assistant_message: Option<&'a str>,
 }
 
 /// `Stop`.
@@ -189,13 +324,23 @@ pub fn stop(
     stop_hook_active: bool,
     last_assistant_message: Option<&str>,
 ) -> Value {
-    let mut map = tool_common(base, turn_id, "Stop");
-    map.insert("stop_hook_active".into(), Value::Bool(stop_hook_active));
-    map.insert(
-        "last_assistant_message".into(),
-        last_assistant_message.map_or(Value::Null, Value::from),
-    );
-    Value::Object(map)
+    value_of(&StopInput {
+        head: base.head(turn_id, "Stop"),
+        stop_hook_active,
+        last_assistant_message,
+    })
+}
+
+/// `SubagentStart`'s stdin: the head, then the sub-agent's id and type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SubagentStartInput<'a> {
+    /// The common head (event `SubagentStart`).
+    #[serde(flatten)]
+    pub head: TurnHead<'a>,
+    /// The sub-agent's id.
+    pub agent_id: &'a str,
+    /// Its type (Codex's name).
+    pub agent_type: &'a str,
 }
 
 /// `SubagentStart`: the common fields, then the sub-agent's id and type.
@@ -205,10 +350,40 @@ pub fn subagent_start(
     agent_id: &str,
     agent_type: &str,
 ) -> Value {
-    let mut map = tool_common(base, turn_id, "SubagentStart");
-    map.insert("agent_id".into(), Value::from(agent_id));
-    map.insert("agent_type".into(), Value::from(agent_type));
-    Value::Object(map)
+    value_of(&SubagentStartInput {
+        head: base.head(turn_id, "SubagentStart"),
+        agent_id,
+        agent_type,
+    })
+}
+
+/// `SubagentStop`'s stdin, in the captured order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SubagentStopInput<'a> {
+    /// Codex's thread id.
+    pub session_id: &'a str,
+    /// The turn.
+    pub turn_id: &'a str,
+    /// Codex's rollout file (`null` in dsh).
+    pub transcript_path: Option<&'a str>,
+    /// The sub-agent's rollout file (`null` in dsh).
+    pub agent_transcript_path: Option<&'a str>,
+    /// The session cwd.
+    pub cwd: &'a str,
+    /// `SubagentStop`.
+    pub hook_event_name: &'static str,
+    /// The model slug.
+    pub model: &'a str,
+    /// The permission mode.
+    pub permission_mode: &'a str,
+    /// Whether a Stop hook already continued this sub-agent.
+    pub stop_hook_active: bool,
+    /// The sub-agent's id.
+    pub agent_id: &'a str,
+    /// Its type (Codex's name).
+    pub agent_type: &'a str,
+    /// Its last assistant message, if any.
+    pub last_assistant_message: Option<&'a str>,
 }
 
 /// `SubagentStop`: `agent_transcript_path` after `transcript_path` (both
@@ -222,22 +397,20 @@ pub fn subagent_stop(
     stop_hook_active: bool,
     last_assistant_message: Option<&str>,
 ) -> Value {
-    let mut map = Map::new();
-    for (key, value) in tool_common(base, turn_id, "SubagentStop") {
-        let after_transcript = key == "transcript_path";
-        map.insert(key, value);
-        if after_transcript {
-            map.insert("agent_transcript_path".into(), base.transcript());
-        }
-    }
-    map.insert("stop_hook_active".into(), Value::Bool(stop_hook_active));
-    map.insert("agent_id".into(), Value::from(agent_id));
-    map.insert("agent_type".into(), Value::from(agent_type));
-    map.insert(
-        "last_assistant_message".into(),
-        last_assistant_message.map_or(Value::Null, Value::from),
-    );
-    Value::Object(map)
+    value_of(&SubagentStopInput {
+        session_id: &base.session_id,
+        turn_id,
+        transcript_path: base.transcript_path.as_deref(),
+        agent_transcript_path: base.transcript_path.as_deref(),
+        cwd: &base.cwd,
+        hook_event_name: "SubagentStop",
+        model: &base.model,
+        permission_mode: &base.permission_mode,
+        stop_hook_active,
+        agent_id,
+        agent_type,
+        last_assistant_message,
+    })
 }
 
 /// A payload fired inside a sub-agent: `agent_id` and `agent_type` go right
@@ -276,27 +449,86 @@ pub fn codex_agent_type(dsh_type: &str) -> &str {
 
 /// `Interrupt`.
 pub fn interrupt(base: &PayloadBase, turn_id: &str) -> Value {
-    Value::Object(tool_common(base, turn_id, "Interrupt"))
+    value_of(&base.head(turn_id, "Interrupt"))
+}
+
+/// `PreCompact` / `PostCompact`'s stdin (`compact*` captures): the turn,
+/// the model and `trigger`; no `permission_mode`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CompactInput<'a> {
+    /// Codex's thread id.
+    pub session_id: &'a str,
+    /// The turn.
+    pub turn_id: &'a str,
+    /// Codex's rollout file (`null` in dsh).
+    pub transcript_path: Option<&'a str>,
+    /// The session cwd.
+    pub cwd: &'a str,
+    /// `PreCompact` or `PostCompact`.
+    pub hook_event_name: &'a str,
+    /// The model slug.
+    pub model: &'a str,
+    /// `manual` or `auto`.
+    pub trigger: &'a str,
 }
 
 /// `PreCompact` / `PostCompact` (`compact*` captures): the turn, the model and
 /// `trigger`; no `permission_mode`.
 pub fn compact(base: &PayloadBase, turn_id: &str, event: &str, trigger: &str) -> Value {
-    let mut map = tool_common(base, turn_id, event);
-    map.remove("permission_mode");
-    map.insert("trigger".into(), Value::from(trigger));
-    Value::Object(map)
+    value_of(&CompactInput {
+        session_id: &base.session_id,
+        turn_id,
+        transcript_path: base.transcript_path.as_deref(),
+        cwd: &base.cwd,
+        hook_event_name: event,
+        model: &base.model,
+        trigger,
+    })
+}
+
+/// `SessionEnd`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionEndInput<'a> {
+    /// Codex's thread id.
+    pub session_id: &'a str,
+    /// Codex's rollout file (`null` in dsh).
+    pub transcript_path: Option<&'a str>,
+    /// The session cwd.
+    pub cwd: &'a str,
+    /// `SessionEnd`.
+    pub hook_event_name: &'static str,
+    /// Always `other` in Codex 0.169.
+    pub reason: &'static str,
 }
 
 /// `SessionEnd` (`reason` is always `other` in Codex 0.169).
 pub fn session_end(base: &PayloadBase) -> Value {
-    json!({
-        "session_id": base.session_id,
-        "transcript_path": base.transcript(),
-        "cwd": base.cwd,
-        "hook_event_name": "SessionEnd",
-        "reason": "other",
+    value_of(&SessionEndInput {
+        session_id: &base.session_id,
+        transcript_path: base.transcript_path.as_deref(),
+        cwd: &base.cwd,
+        hook_event_name: "SessionEnd",
+        reason: "other",
     })
+}
+
+/// The legacy `notify` argument, with kebab-case keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct NotifyArgument<'a> {
+    /// `agent-turn-complete`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Codex's thread id.
+    pub thread_id: &'a str,
+    /// The turn.
+    pub turn_id: &'a str,
+    /// The session cwd.
+    pub cwd: &'a str,
+    /// The turn's user messages.
+    pub input_messages: &'a [String],
+    /// The last assistant message, if any.
+    pub last_assistant_message: Option<&'a str>,
 }
 
 /// The legacy `notify` argument: `agent-turn-complete` with kebab-case keys.
@@ -308,13 +540,13 @@ pub fn notify(
     input_messages: &[String],
     last_assistant_message: Option<&str>,
 ) -> Value {
-    json!({
-        "type": "agent-turn-complete",
-        "thread-id": thread_id,
-        "turn-id": turn_id,
-        "cwd": cwd,
-        "input-messages": input_messages,
-        "last-assistant-message": last_assistant_message,
+    value_of(&NotifyArgument {
+        kind: "agent-turn-complete",
+        thread_id,
+        turn_id,
+        cwd,
+        input_messages,
+        last_assistant_message,
     })
 }
 

@@ -11,6 +11,10 @@
 //! types, payloads, the output interpreter and merge rules, and every
 //! model-facing string stay in the bridges (`hooks-claude`, `hooks-codex`),
 //! which implement [`Dialect`].
+//!
+//! It also holds the dialect-neutral half of `dsh hooks check`
+//! ([`lint`]): the finding type, the walk over a hook file's event table
+//! and the shell-command checks; each bridge adds its schema and discovery.
 
 // File system calls go through fs-err (clippy.toml `disallowed-methods`).
 #![cfg_attr(not(test), warn(clippy::disallowed_methods))]
@@ -18,6 +22,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod engine;
+pub mod lint;
 pub mod position;
 pub mod spill;
 

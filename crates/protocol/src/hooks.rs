@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::PermissionUpdate;
+
 /// The canonical dsh seam an external hook event runs on
 /// (`hook/invoked.seam`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -233,12 +235,28 @@ pub struct HookDecision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// The permission changes an approval hook made (Claude Code's
-    /// PermissionRequest `updatedPermissions`), as it wrote them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_permissions: Option<Value>,
+    /// PermissionRequest `updatedPermissions`). A log value that is not a
+    /// list of updates (older logs kept the hook's raw JSON) reads as none.
+    #[serde(
+        default,
+        deserialize_with = "updates_or_none",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub updated_permissions: Option<Vec<PermissionUpdate>>,
     /// A PermissionDenied hook's `retry: true`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<bool>,
+}
+
+/// `updated_permissions` as logged: the typed updates, or `None` when the
+/// value does not read as them (never an error: the rest of the record
+/// still loads).
+fn updates_or_none<'de, D>(deserializer: D) -> Result<Option<Vec<PermissionUpdate>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let value = Option::<Value>::deserialize(deserializer)?;
+    Ok(value.and_then(|value| serde_json::from_value(value).ok()))
 }
 
 impl HookDecision {
@@ -326,5 +344,33 @@ mod tests {
                 Value::String(seam.as_str().to_owned())
             );
         }
+    }
+
+    #[test]
+    fn updated_permissions_are_typed_and_a_raw_old_value_reads_as_none() {
+        let wire = json!({"effect": "allow", "updated_permissions": [
+            {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test:*"}],
+             "behavior": "allow", "destination": "session"},
+            {"type": "setMode", "mode": "acceptEdits", "destination": "localSettings"}
+        ]});
+        let decision: HookDecision = serde_json::from_value(wire.clone()).unwrap();
+        let updates = decision.updated_permissions.clone().unwrap();
+        assert_eq!(updates.len(), 2);
+        assert!(matches!(
+            &updates[0],
+            crate::PermissionUpdate::AddRules { rules, behavior: crate::RuleBehavior::Allow, .. }
+                if rules[0].to_rule_string() == "Bash(npm test:*)"
+        ));
+        // Written back byte for byte: the log keeps its shape.
+        assert_eq!(
+            serde_json::to_string(&decision).unwrap(),
+            serde_json::to_string(&wire).unwrap()
+        );
+        let old: HookDecision = serde_json::from_value(
+            json!({"effect": "allow", "updated_permissions": {"whatever": true}, "reason": "r"}),
+        )
+        .unwrap();
+        assert_eq!(old.updated_permissions, None);
+        assert_eq!(old.reason.as_deref(), Some("r"));
     }
 }

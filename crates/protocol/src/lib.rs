@@ -16,7 +16,9 @@
 mod events;
 mod hooks;
 mod messages;
+mod permission_update;
 
 pub use events::*;
 pub use hooks::*;
 pub use messages::*;
+pub use permission_update::*;

@@ -334,9 +334,16 @@ pub fn store_status(store: &TrustStore, hash: &str, origin: &str) -> TrustStatus
 /// large data file at every start costs more than it protects.
 pub const MAX_HASHED_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
-/// The hook's trust hash: its definition plus the streamed SHA-256 of each
-/// executed file. Returns notices for files left out.
-pub fn hash_identity(mut identity: Value, scripts: &[PathBuf]) -> (String, Vec<String>) {
+/// The hook's trust hash: its definition (a bridge's `TrustIdentity`,
+/// serialized in its field order) plus the streamed SHA-256 of each
+/// executed file, under a trailing `scripts` key. Returns notices for files
+/// left out.
+///
+/// An identity that cannot be serialized (never the bridges' own) hashes
+/// its error text instead: a hash no store holds, so the hook asks.
+pub fn hash_identity(identity: &impl Serialize, scripts: &[PathBuf]) -> (String, Vec<String>) {
+    let mut identity = serde_json::to_value(identity)
+        .unwrap_or_else(|error| Value::String(format!("unserializable identity: {error}")));
     let mut notices = Vec::new();
     let script_hashes: Vec<Value> = scripts
         .iter()
@@ -533,12 +540,12 @@ mod tests {
         let big = dir.path().join("big.sh");
         let file = std::fs::File::create(&big).unwrap();
         file.set_len(MAX_HASHED_FILE_BYTES + 1).unwrap();
-        let (hash, notices) = hash_identity(json!({}), std::slice::from_ref(&big));
+        let (hash, notices) = hash_identity(&json!({}), std::slice::from_ref(&big));
         assert_eq!(notices.len(), 1);
         assert!(notices[0].contains("big.sh") && notices[0].contains("hashing limit"));
         // The size is in the hash: growing it asks again.
         file.set_len(MAX_HASHED_FILE_BYTES + 2).unwrap();
-        assert_ne!(hash, hash_identity(json!({}), &[big]).0);
+        assert_ne!(hash, hash_identity(&json!({}), &[big]).0);
     }
 
     #[test]

@@ -158,6 +158,42 @@ impl HookHandler {
         }
     }
 
+    /// Its row for `dsh hooks list`.
+    pub fn entry(&self) -> HookEntry {
+        let handler_text = match &self.kind {
+            HandlerKind::Command { is_async, form } => {
+                let form_text = match form {
+                    CommandForm::Shell { .. } => "command",
+                    CommandForm::Exec { .. } => "exec",
+                };
+                format!(
+                    "{form_text}{}: {}",
+                    if *is_async { " (async)" } else { "" },
+                    self.command_text()
+                )
+            }
+            HandlerKind::Http { url, .. } => format!("http: {url}"),
+            HandlerKind::Unsupported { kind } => kind.clone(),
+        };
+        let timeout = match self.event {
+            Some(event) => self.effective_timeout(event),
+            None => self.timeout.unwrap_or(Duration::from_secs(600)),
+        };
+        HookEntry {
+            event: self.event_name.clone(),
+            matcher: self.matcher.clone(),
+            handler: handler_text,
+            timeout_secs: timeout.as_secs_f64(),
+            origin: self.origin.clone(),
+            status: match &self.status {
+                HandlerStatus::Active => "active".to_owned(),
+                HandlerStatus::Disabled(why) => format!("disabled: {why}"),
+                HandlerStatus::Unsupported(why) => format!("unsupported: {why}"),
+            },
+            plugin: self.plugin.as_ref().map(|p| p.id.clone()),
+        }
+    }
+
     /// The timeout this handler runs with on `event`.
     pub fn effective_timeout(&self, event: HookEvent) -> Duration {
         self.timeout.unwrap_or_else(|| event.default_timeout())

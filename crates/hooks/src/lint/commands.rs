@@ -3,25 +3,25 @@
 
 use std::path::Path;
 
+use super::resolve::{Word, reads_claude_projects, resolve};
 use super::{Checker, Severity};
-use crate::hooks_cmd::resolve::{Word, resolve};
-use crate::trust::{named_scripts, words};
+use dsh_trust::{named_scripts, words};
 
-pub(super) const BUILTINS: &[&str] = &[
+const BUILTINS: &[&str] = &[
     ".", ":", "[", "[[", "alias", "cd", "command", "echo", "eval", "exec", "exit", "export",
     "false", "printf", "read", "set", "source", "test", "true", "type", "if", "for", "while",
     "case", "{", "(", "!", "time", "env",
 ];
-pub(super) const INTERPRETERS: &[&str] = &[
+const INTERPRETERS: &[&str] = &[
     "bash", "sh", "zsh", "dash", "python", "python3", "node", "ruby", "perl", "deno", "bun", "uv",
 ];
 
-pub(super) fn is_executable(path: &Path) -> bool {
+fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
     fs_err::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-pub(super) fn on_path(name: &str) -> bool {
+fn on_path(name: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|paths| {
         std::env::split_paths(&paths).any(|dir| is_executable(&dir.join(name)))
     })
@@ -124,12 +124,7 @@ pub(super) fn check_command(c: &mut Checker<'_>, command: &str, exec_form: bool,
 
 /// The word as the shell will read it, or `None` (with a note when the path
 /// is computed at run time) when it cannot be checked now.
-pub(super) fn checkable(
-    c: &mut Checker<'_>,
-    word: &str,
-    command: &str,
-    at: &str,
-) -> Option<String> {
+fn checkable(c: &mut Checker<'_>, word: &str, command: &str, at: &str) -> Option<String> {
     match resolve(word, &c.vars) {
         Word::Known(text) => Some(text),
         Word::RunTime => {
@@ -154,12 +149,7 @@ pub(super) fn checkable(
 /// (hooks-claude README, "Transcripts") and passes it as `transcript_path`.
 pub(super) fn check_transcript_glob(c: &mut Checker<'_>, command: &str, at: &str) {
     let scripts = named_scripts(command, c.project);
-    if let Some(place) = crate::hooks_cmd::resolve::reads_claude_projects(
-        command,
-        &words(command),
-        &scripts,
-        &c.vars,
-    ) {
+    if let Some(place) = reads_claude_projects(command, &words(command), &scripts, &c.vars) {
         c.push(
             Severity::Warning,
             "transcript-glob",
@@ -172,7 +162,7 @@ pub(super) fn check_transcript_glob(c: &mut Checker<'_>, command: &str, at: &str
     }
 }
 
-pub(super) const BLOCK_WORDS: &[&str] = &[
+const BLOCK_WORDS: &[&str] = &[
     "deny",
     "denied",
     "block",

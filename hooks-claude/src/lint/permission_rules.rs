@@ -8,7 +8,7 @@
 use dsh_permissions::{Behavior, Mode, Rule, RuleSyntaxError};
 use serde_json::Value;
 
-use super::{Checker, Severity};
+use dsh_hooks::lint::{Checker, Severity};
 
 /// 1-based `line:column` of byte `offset` in `text`.
 fn line_col(text: &str, offset: usize) -> String {
@@ -45,7 +45,7 @@ pub(super) fn check(c: &mut Checker<'_>, document: &Value) {
     let Some(permissions) = document.get("permissions") else {
         return;
     };
-    let text = c.text.clone();
+    let text = c.text().to_owned();
     let block_at = string_at(&text, "permissions", 0).unwrap_or(0);
     let key_position = |key: &str| {
         string_at(&text, key, block_at)
@@ -136,54 +136,6 @@ pub(super) fn check(c: &mut Checker<'_>, document: &Value) {
                 Some(key_position("additionalDirectories")),
                 "`permissions.additionalDirectories` is not a list of paths".to_owned(),
             );
-        }
-    }
-}
-
-/// Checks a Codex `config.toml`'s `approval_policy` and `sandbox_mode`:
-/// a value Codex would not accept is ignored by dsh (a warning: the session
-/// still starts, with the notice). A confining sandbox is named as not
-/// enforced.
-pub(super) fn check_codex(c: &mut Checker<'_>, document: &Value) {
-    use dsh_hooks_codex::config::approval::{ApprovalPolicy, SandboxMode};
-    if let Some(policy) = document.get("approval_policy") {
-        let valid = policy.as_str().and_then(ApprovalPolicy::parse).is_some();
-        if !valid {
-            let text = policy.as_str().map(str::to_owned);
-            c.push(
-                Severity::Warning,
-                "invalid-approval-policy",
-                Some("approval_policy".to_owned()),
-                text.as_deref(),
-                format!(
-                    "approval_policy = {policy} is not untrusted, on-request, on-failure or never; dsh ignores it"
-                ),
-            );
-        }
-    }
-    if let Some(sandbox) = document.get("sandbox_mode") {
-        let text = sandbox.as_str().map(str::to_owned);
-        match sandbox.as_str().and_then(SandboxMode::parse) {
-            None => c.push(
-                Severity::Warning,
-                "invalid-sandbox-mode",
-                Some("sandbox_mode".to_owned()),
-                text.as_deref(),
-                format!(
-                    "sandbox_mode = {sandbox} is not read-only, workspace-write or danger-full-access; dsh ignores it"
-                ),
-            ),
-            Some(mode) if mode.confines() => c.push(
-                Severity::Warning,
-                "sandbox-not-enforced",
-                Some("sandbox_mode".to_owned()),
-                text.as_deref(),
-                format!(
-                    "sandbox_mode={} requested; no sandbox is enforced by dsh",
-                    mode.as_str()
-                ),
-            ),
-            Some(_) => {}
         }
     }
 }

@@ -3,28 +3,11 @@
 use serde_json::{Map, Value};
 
 use super::commands::{check_command, check_exit_one, check_transcript_glob};
-use super::events::EventInfo;
-use super::{Checker, Kind, Severity};
-use crate::hooks_cmd::nearest;
-
-pub(super) const CLAUDE_COMMON_FIELDS: &[&str] =
-    &["type", "timeout", "if", "statusMessage", "once"];
-pub(super) const CLAUDE_COMMAND_FIELDS: &[&str] =
-    &["command", "args", "shell", "async", "asyncRewake"];
-pub(super) const CLAUDE_HTTP_FIELDS: &[&str] = &["url", "headers", "allowedEnvVars"];
-pub(super) const CODEX_COMMAND_FIELDS: &[&str] = &[
-    "type",
-    "command",
-    "commandWindows",
-    "command_windows",
-    "timeout",
-    "async",
-    "statusMessage",
-    "additionalContextLimit",
-];
+use super::{Checker, EventInfo, Rules, Severity, nearest};
 
 pub(super) fn check_handler(
     c: &mut Checker<'_>,
+    rules: &dyn Rules,
     event: Option<&EventInfo>,
     handler: &Value,
     at: &str,
@@ -40,11 +23,9 @@ pub(super) fn check_handler(
         return;
     };
     let kind = object.get("type").and_then(Value::as_str).unwrap_or("");
-    let known: Vec<&str> = match (c.kind, kind) {
-        (Kind::Claude, "command") => [CLAUDE_COMMON_FIELDS, CLAUDE_COMMAND_FIELDS].concat(),
-        (Kind::Claude, "http") => [CLAUDE_COMMON_FIELDS, CLAUDE_HTTP_FIELDS].concat(),
-        (Kind::Codex, "command") => CODEX_COMMAND_FIELDS.to_vec(),
-        (_, "") => {
+    let known: Vec<&str> = match rules.handler_fields(kind) {
+        Some(fields) => fields,
+        None if kind.is_empty() => {
             c.push(
                 Severity::Error,
                 "missing-type",
@@ -54,8 +35,7 @@ pub(super) fn check_handler(
             );
             return;
         }
-        (Kind::Claude, "prompt" | "agent" | "mcp_tool")
-        | (Kind::Codex, "prompt" | "agent" | "mcp_tool") => {
+        None if matches!(kind, "prompt" | "agent" | "mcp_tool") => {
             c.push(
                 Severity::Warning,
                 "unsupported-handler",
@@ -65,15 +45,15 @@ pub(super) fn check_handler(
             );
             return;
         }
-        (_, other) => {
+        None => {
             c.push(
                 Severity::Error,
                 "unknown-handler-type",
                 Some(at.to_owned()),
-                Some(other),
+                Some(kind),
                 format!(
-                    "unknown handler type `{other}`{}",
-                    nearest(other, ["command", "http"])
+                    "unknown handler type `{kind}`{}",
+                    nearest(kind, ["command", "http"])
                         .map(|s| format!(" (did you mean `{s}`?)"))
                         .unwrap_or_default()
                 ),
@@ -94,45 +74,33 @@ pub(super) fn check_handler(
             Some(&key),
             format!(
                 "field `{key}` is not a {} hook field; it is ignored{}",
-                match c.kind {
-                    Kind::Claude => "Claude Code",
-                    Kind::Codex => "Codex",
-                },
+                rules.tool_name(),
                 nearest(&key, known.iter().copied())
                     .map(|s| format!(" (did you mean `{s}`?)"))
                     .unwrap_or_default()
             ),
         );
     }
-    if c.kind == Kind::Claude && object.get("shell").and_then(Value::as_str) == Some("powershell") {
-        c.push(
-            Severity::Warning,
-            "unsupported-handler",
-            Some(format!("{at}.shell")),
-            None,
-            "dsh cannot run `shell: \"powershell\"` hooks; this one never runs in dsh".into(),
-        );
-    }
+    rules.check_handler(c, object, at);
     check_timeout(c, object, at, object.get("command").and_then(Value::as_str));
     if kind == "command" {
         match object.get("command").and_then(Value::as_str) {
             Some(command) => {
-                let exec_form =
-                    c.kind == Kind::Claude && object.get("args").is_some_and(Value::is_array);
+                let exec_form = rules.is_exec_form(object);
                 check_command(c, command, exec_form, at);
-                if !exec_form && crate::exec_scan::scan(command, c.project).computed {
+                if !exec_form && dsh_trust::exec_scan::scan(command, c.project).computed {
                     c.push(
                         Severity::Warning,
                         "computed-command",
                         Some(format!("{at}.command")),
                         Some(command),
-                        crate::trust::COMPUTED_NOTICE.into(),
+                        dsh_trust::COMPUTED_NOTICE.into(),
                     );
                 }
                 if event.is_some_and(|e| e.exit2_blocks) {
                     check_exit_one(c, command, at);
                 }
-                if c.kind == Kind::Claude {
+                if rules.checks_transcript_glob() {
                     check_transcript_glob(c, command, at);
                 }
             }
@@ -147,12 +115,7 @@ pub(super) fn check_handler(
     }
 }
 
-pub(super) fn check_timeout(
-    c: &mut Checker<'_>,
-    object: &Map<String, Value>,
-    at: &str,
-    needle: Option<&str>,
-) {
+fn check_timeout(c: &mut Checker<'_>, object: &Map<String, Value>, at: &str, needle: Option<&str>) {
     let Some(value) = object.get("timeout") else {
         return;
     };

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// What the shell will have when the hook runs, as far as it is known now.
 #[derive(Debug, Clone, Default)]
-pub(super) struct ShellVars {
+pub struct ShellVars {
     /// `$CLAUDE_PROJECT_DIR` (and the directory relative paths start from).
     pub project: PathBuf,
     /// `~` and `$HOME`.
@@ -26,7 +26,7 @@ pub(super) struct ShellVars {
 
 impl ShellVars {
     /// The variables for checking `document` (a settings file) in `project`.
-    pub(super) fn for_settings(project: PathBuf, document: &Value) -> Self {
+    pub fn for_settings(project: PathBuf, document: &Value) -> Self {
         let settings_env = document
             .get("env")
             .and_then(Value::as_object)
@@ -72,7 +72,7 @@ impl ShellVars {
 
 /// One command word, read as the shell will.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Word {
+pub enum Word {
     /// Fully known: the expanded text.
     Known(String),
     /// Computed when the hook runs (a command substitution): not checkable
@@ -84,7 +84,7 @@ pub(super) enum Word {
 }
 
 /// Expands `~`, `$NAME` and `${NAME}` in `word`; see [`Word`].
-pub(super) fn resolve(word: &str, vars: &ShellVars) -> Word {
+pub fn resolve(word: &str, vars: &ShellVars) -> Word {
     if word.contains("$(") || word.contains('`') {
         return Word::RunTime;
     }
@@ -187,7 +187,7 @@ mod tests {
 
 /// `CLAUDE_PLUGIN_ROOT` for a plugin's `<root>/hooks/hooks.json` (the root
 /// holds `.claude-plugin/`); `None` for any other file.
-pub(super) fn plugin_root_of(file: &std::path::Path) -> Option<PathBuf> {
+pub fn plugin_root_of(file: &std::path::Path) -> Option<PathBuf> {
     let hooks_dir = file.parent()?;
     if file.file_name()? != "hooks.json" || hooks_dir.file_name()? != "hooks" {
         return None;
@@ -196,19 +196,6 @@ pub(super) fn plugin_root_of(file: &std::path::Path) -> Option<PathBuf> {
     root.join(".claude-plugin")
         .is_dir()
         .then(|| root.to_owned())
-}
-
-/// The hook files of the plugins a session loads (their entries' origins,
-/// `<file>#hooks.…`), in order, each once.
-pub(super) fn plugin_hook_files(entries: &[dsh_hooks_claude::config::HookEntry]) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    for entry in entries.iter().filter(|e| e.plugin.is_some()) {
-        let file = PathBuf::from(entry.origin.split('#').next().unwrap_or_default());
-        if !out.contains(&file) {
-            out.push(file);
-        }
-    }
-    out
 }
 
 /// Where Claude Code keeps its transcripts, as hook scripts name it.
@@ -268,7 +255,7 @@ mod transcript_tests {
         std::fs::write(&script, "ls ~/.claude/projects/*/\"$id\".jsonl\n").unwrap();
         let clean = dir.path().join("clean.sh");
         std::fs::write(&clean, "jq -r .transcript_path\n").unwrap();
-        let words = |c: &str| crate::trust::words(c);
+        let words = |c: &str| dsh_trust::words(c);
         assert_eq!(
             reads_claude_projects("cat ~/.claude/projects/*/x.jsonl", &[], &[], &vars),
             Some("the command".to_owned())
