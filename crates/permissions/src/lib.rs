@@ -3,6 +3,7 @@
 //! in each mode, and the texts the model gets. Pure functions; the tool
 //! pipeline applies them.
 
+pub mod always;
 pub mod compound;
 pub mod layer;
 pub mod mode;

@@ -1,0 +1,81 @@
+//! What an "allow for this session" or "always allow" answer adds: one rule
+//! for the call, kept for the session and (always) written to the
+//! project's `.claude/settings.local.json`, as Claude Code does. The
+//! terminal's approval prompt and the ACP server offer the same answers
+//! through these functions.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::rule::{ToolKind, normalize, path_of, tool_kind};
+use crate::store::StoreError;
+use crate::{Behavior, PermissionsPlugin, Rule};
+
+/// The rule "allow for this session" / "always allow" would add for a call
+/// of `dsh_tool`: `Bash(program:*)` for one simple command (the exact
+/// command when it has shell operators), `Edit(./path)` / `Read(./path)`
+/// for a file (`//abs/path` outside the project), the bare name for other
+/// tools. `None` when no rule would say exactly this (a path or command
+/// with glob characters, no command).
+pub fn rule_for_call(dsh_tool: &str, arguments: &Value, project: &Path) -> Option<String> {
+    let tool = crate::plugin::rule_tool_name(dsh_tool);
+    let candidate = match tool_kind(tool) {
+        ToolKind::Bash => {
+            let command = arguments.get("command")?.as_str()?.trim();
+            if command.is_empty() || command.contains('*') {
+                return None;
+            }
+            let compound = command.contains([';', '&', '|', '<', '>', '$', '`', '\n', '(', ')']);
+            if compound {
+                format!("Bash({command})")
+            } else {
+                format!("Bash({}:*)", command.split_whitespace().next()?)
+            }
+        }
+        kind @ (ToolKind::Read | ToolKind::Edit) => {
+            let family = if kind == ToolKind::Edit {
+                "Edit"
+            } else {
+                "Read"
+            };
+            let path = path_of(arguments)?;
+            if path.contains(['*', '?', '[', ']', '{', '}']) {
+                return None;
+            }
+            let absolute = normalize(&project.join(path));
+            match absolute.strip_prefix(project) {
+                Ok(relative) if !relative.as_os_str().is_empty() => {
+                    format!("{family}(./{})", relative.display())
+                }
+                Ok(_) | Err(_) => format!("{family}(/{})", absolute.display()),
+            }
+        }
+        ToolKind::Mcp | ToolKind::Other => tool.to_owned(),
+    };
+    Rule::parse(&candidate).ok().map(|_| candidate)
+}
+
+/// Adds `rule` as a session allow rule; false when it does not parse.
+pub fn allow_for_session(permissions: &PermissionsPlugin, rule: &str) -> bool {
+    match Rule::parse(rule) {
+        Ok(parsed) => {
+            permissions.add_session_rule(parsed, Behavior::Allow);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// "Always allow": `rule` written to `project`'s
+/// `.claude/settings.local.json` and kept for the session (even when the
+/// file cannot be written). Returns the file written.
+pub fn allow_always(
+    permissions: &PermissionsPlugin,
+    project: &Path,
+    rule: &str,
+) -> Result<PathBuf, StoreError> {
+    let written = crate::store::persist_local_rule(project, rule, Behavior::Allow);
+    allow_for_session(permissions, rule);
+    written
+}
