@@ -32,8 +32,19 @@ pub(crate) struct AcpClient {
 impl AcpClient {
     /// Starts `dsh acp` in the context's project, pointed at `mock`.
     pub(crate) fn start(ctx: &TestContext, mock: &MockProvider) -> Self {
+        Self::start_with(ctx, mock, &[], &[])
+    }
+
+    /// [`AcpClient::start`] with `dsh acp ARGS` and extra variables.
+    pub(crate) fn start_with(
+        ctx: &TestContext,
+        mock: &MockProvider,
+        args: &[std::ffi::OsString],
+        vars: &[(&str, &str)],
+    ) -> Self {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("dsh"))
             .arg("acp")
+            .args(args)
             .current_dir(ctx.project())
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -44,6 +55,7 @@ impl AcpClient {
             .env("DSH_API_KEY", "sk-test")
             .env("DSH_LOG", "error")
             .env("TZ", "UTC")
+            .envs(vars.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -3,9 +3,9 @@
 //! hooks, and whether to start project MCP servers nobody approved.
 //!
 //! A tool call's question offers the terminal's choices: allow always (when
-//! dsh-permissions can name a rule for the call: the rule is kept for the
-//! session and written to `.claude/settings.local.json`), allow once, and
-//! reject. The hook and server questions are one-shot (allow once / reject
+//! the permission mode asked and dsh-permissions can name a rule for the
+//! call: the rule is kept for the session and written to
+//! `.claude/settings.local.json`), allow once, and reject. The hook and server questions are one-shot (allow once / reject
 //! once), for this session only. Only an "allow" option id dsh offered
 //! allows; every other outcome is a refusal, told apart in the log
 //! (`tracing`) by why:
@@ -33,7 +33,7 @@ use super::translate::{tool_kind, tool_locations, tool_title};
 use crate::trust::{UntrustedHook, show_path};
 use dsh_core::McpConsent;
 use dsh_permissions::PermissionsPlugin;
-use dsh_permissions::always::rule_for_call;
+use dsh_permissions::always::{can_remember, rule_for_call};
 
 /// The option id that allows, once.
 pub const ALLOW_ONCE: &str = "allow_once";
@@ -146,7 +146,11 @@ impl ApprovalService for AcpApproval {
                 "Approval needed: {reason}"
             ))]);
         }
-        let rule = rule_for_call(&exec.tool, &exec.arguments, &self.cwd);
+        // As in the terminal: "allow always" only where a rule would keep
+        // the question from coming back (the permission mode asked).
+        let rule = can_remember(&self.permissions, &exec.tool, &exec.arguments, reason)
+            .then(|| rule_for_call(&exec.tool, &exec.arguments, &self.cwd))
+            .flatten();
         let mut choices = Vec::new();
         if let Some(rule) = &rule {
             choices.push(PermissionOption::new(

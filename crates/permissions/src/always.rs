@@ -79,3 +79,26 @@ pub fn allow_always(
     allow_for_session(permissions, rule);
     written
 }
+
+/// Whether an allow rule would keep this question from coming back: only
+/// when the permission mode itself asked (for an `ask` rule or a hook's
+/// `ask` the question comes back whatever allow rules say). `reason` is
+/// the question's reason; another reason than the model's own means a hook
+/// asked.
+pub fn can_remember(
+    permissions: &PermissionsPlugin,
+    dsh_tool: &str,
+    arguments: &Value,
+    reason: Option<&str>,
+) -> bool {
+    match permissions.verdict(dsh_tool, arguments) {
+        crate::Verdict::Ask {
+            reason: own_reason,
+            decider: crate::Decider::Mode(_),
+            ..
+        } => reason == Some(own_reason.as_str()),
+        crate::Verdict::Ask { .. } | crate::Verdict::Allow(_) | crate::Verdict::Deny { .. } => {
+            false
+        }
+    }
+}
