@@ -183,6 +183,13 @@ impl Drop for AcpClient {
     }
 }
 
+/// ACP sessions run Claude Code's permission model (issue 22): in the
+/// `default` mode `touch` or a redirect asks too. Tests of what the hooks'
+/// questions do run in `bypassPermissions`, so only the hooks ask.
+fn hooks_only() -> Vec<std::ffi::OsString> {
+    vec!["--permission-mode".into(), "bypassPermissions".into()]
+}
+
 pub(crate) fn is_method(message: &Value, method: &str) -> bool {
     message["method"] == method
 }
@@ -308,7 +315,7 @@ fn full_flow_over_stdio() {
     install_project_hooks(&ctx);
     std::fs::create_dir_all(ctx.project().join("build")).unwrap();
     let mock = mock(full_flow_script());
-    let mut client = AcpClient::start(&ctx, &mock);
+    let mut client = AcpClient::start_with(&ctx, &mock, &hooks_only(), &[]);
 
     let init = client.request(
         "initialize",
@@ -472,7 +479,7 @@ fn every_answer_but_allow_once_is_a_denial_with_its_own_disposition() {
         "errored",
         "allowed",
     ]));
-    let mut client = AcpClient::start(&ctx, &mock);
+    let mut client = AcpClient::start_with(&ctx, &mock, &hooks_only(), &[]);
     let session = start_session(&mut client, &ctx.project());
     let prompt = client.request(
         "session/prompt",
@@ -726,7 +733,7 @@ fn sigterm_ends_the_session_and_kills_the_running_command() {
             &json!({"command": "echo $$ > slow.pid && exec sleep 30"}),
         )],
     )]);
-    let mut client = AcpClient::start(&ctx, &mock);
+    let mut client = AcpClient::start_with(&ctx, &mock, &hooks_only(), &[]);
     let session = start_session(&mut client, &ctx.project());
     client.request(
         "session/prompt",

@@ -167,32 +167,28 @@ impl ApprovalService for AcpApproval {
         );
         match ask(&self.cx, request, &token).await {
             Answer::AllowOnce => ApprovalResponse::AllowedOnce,
-            Answer::AllowAlways => {
-                match &rule {
-                    Some(rule) => {
-                        match dsh_permissions::always::allow_always(
-                            &self.permissions,
-                            &self.cwd,
-                            rule,
-                        ) {
-                            Ok(path) => tracing::info!(
-                                "always allowed {rule} (saved to {})",
-                                path.display()
-                            ),
-                            Err(error) => tracing::warn!(
-                                "cannot save {rule}: {error}; allowed for this session"
-                            ),
+            Answer::AllowAlways => match &rule {
+                Some(rule) => {
+                    match dsh_permissions::always::allow_always(&self.permissions, &self.cwd, rule)
+                    {
+                        Ok(path) => {
+                            tracing::info!("always allowed {rule} (saved to {})", path.display());
+                        }
+                        Err(error) => {
+                            tracing::warn!("cannot save {rule}: {error}; allowed for this session");
                         }
                     }
-                    // Not offered without a rule: a client inventing it
-                    // gets allow-once.
-                    None => tracing::warn!(
-                        "permission for {}: allow-always without a rule; allowed once",
-                        exec.call_id
-                    ),
+                    ApprovalResponse::AllowedOnce
                 }
-                ApprovalResponse::AllowedOnce
-            }
+                // Not offered for this call: an answer, but not yes.
+                None => {
+                    tracing::warn!(
+                        "permission for {}: the client chose allow-always, which dsh did not offer; denied",
+                        exec.call_id
+                    );
+                    ApprovalResponse::Rejected
+                }
+            },
             Answer::RejectOnce => ApprovalResponse::Rejected,
             Answer::UnknownOption(id) => {
                 tracing::warn!(

@@ -128,3 +128,54 @@ impl DshConfig {
         })
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> (tempfile::TempDir, DshConfig) {
+        let home = tempfile::tempdir().unwrap();
+        fs_err::write(home.path().join("config.toml"), text).unwrap();
+        let config = DshConfig::load(home.path()).unwrap();
+        (home, config)
+    }
+
+    #[test]
+    fn one_read_serves_every_table() {
+        let (home, config) = config(
+            "[provider]\nmodel = \"m1\"\n[compaction]\nthreshold = 0.5\n[queue]\nmode = \"one-at-a-time\"\n",
+        );
+        // The file is gone: the tables come from the one read.
+        fs_err::remove_file(home.path().join("config.toml")).unwrap();
+        let env = Env::from_vars([("DSH_API_KEY".to_owned(), "k".to_owned())]);
+        assert_eq!(config.provider(&env, None).unwrap().model, "m1");
+        assert_eq!(config.provider(&env, Some("m2")).unwrap().model, "m2");
+        assert_eq!(
+            config
+                .compaction(Some(AutocompactFlag::Window(10_000)), "m1")
+                .unwrap()
+                .limit(),
+            Some(5_000)
+        );
+        assert_eq!(config.queue_mode(None).unwrap(), QueueMode::OneAtATime);
+        assert_eq!(
+            config.queue_mode(Some(QueueMode::All)).unwrap(),
+            QueueMode::All
+        );
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_table() {
+        let (_home, config) = config("[compaction]\nthreshold = 2.0\n[queue]\nmode = \"later\"\n");
+        let error = config.compaction(None, "m").unwrap_err().to_string();
+        assert!(
+            error.contains("config.toml: [compaction] threshold"),
+            "{error}"
+        );
+        let error = config.queue_mode(None).unwrap_err().to_string();
+        assert!(error.contains("config.toml: [queue]"), "{error}");
+        let missing = DshConfig::load(std::path::Path::new("/nonexistent-dsh-home")).unwrap();
+        assert_eq!(missing.queue_mode(None).unwrap(), QueueMode::All);
+    }
+}

@@ -338,3 +338,81 @@ impl SessionSpec {
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn project() -> (tempfile::TempDir, Env, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let cwd = root.path().join("project");
+        let home = root.path().join("home");
+        fs_err::create_dir_all(cwd.join(".claude")).unwrap();
+        fs_err::create_dir_all(&home).unwrap();
+        fs_err::write(
+            cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"python3","args":["s.py"]}}}"#,
+        )
+        .unwrap();
+        // The project approving itself counts for nothing.
+        fs_err::write(
+            cwd.join(".claude/settings.json"),
+            r#"{"enableAllProjectMcpServers":true}"#,
+        )
+        .unwrap();
+        let env = Env::from_vars([("HOME".to_owned(), home.display().to_string())]);
+        (root, env, cwd)
+    }
+
+    fn resolve(env: &Env, cwd: &Path, policy: TrustPolicy) -> SessionSpec {
+        let config = DshConfig::empty(&env.dsh_home().unwrap());
+        SessionSpec::resolve(Inputs {
+            env,
+            config: &config,
+            flags: &SessionFlags::default(),
+            cwd,
+            policy,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn project_servers_wait_for_consent_unless_replayed() {
+        let (_root, env, cwd) = project();
+        let mut spec = resolve(&env, &cwd, TrustPolicy::Ask);
+        assert_eq!(spec.consent.len(), 1);
+        assert_eq!(spec.consent[0].name, "echo");
+        assert_eq!(spec.consent[0].command, "python3 s.py");
+        spec.skip_servers();
+        assert!(spec.mcp.servers.is_empty());
+        assert!(spec.mcp.notices[0].contains("nobody approved"));
+
+        assert!(resolve(&env, &cwd, TrustPolicy::RunAll).consent.is_empty());
+
+        let mut strict = resolve(&env, &cwd, TrustPolicy::Headless { strict: true });
+        let mut err = Vec::new();
+        strict.decide_headless(&mut err).unwrap();
+        assert!(strict.mcp.servers.is_empty());
+        assert!(String::from_utf8(err).unwrap().contains("not starting 1"));
+
+        let mut lenient = resolve(&env, &cwd, TrustPolicy::Headless { strict: false });
+        lenient.decide_headless(&mut Vec::new()).unwrap();
+        assert_eq!(lenient.mcp.servers.len(), 1);
+        assert_eq!(lenient.unconsented.len(), 1);
+    }
+
+    #[test]
+    fn the_terminal_question_approves_for_the_session() {
+        let (_root, env, cwd) = project();
+        let mut spec = resolve(&env, &cwd, TrustPolicy::Ask);
+        let mut out = Vec::new();
+        spec.ask_in_terminal(&mut std::io::Cursor::new("maybe\ny\n"), &mut out)
+            .unwrap();
+        let shown = String::from_utf8(out).unwrap();
+        assert!(shown.contains("mcp server `echo`: python3 s.py"), "{shown}");
+        assert!(shown.contains("Please answer y or n."));
+        assert!(spec.consent.is_empty());
+        assert_eq!(spec.mcp.servers.len(), 1);
+    }
+}
