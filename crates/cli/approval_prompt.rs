@@ -357,7 +357,8 @@ impl ApprovalService for TerminalApproval {
 mod tests {
     use super::*;
     use dsh_permissions::{PathContext, Permissions, PromptSurface};
-    use serde_json::json;
+    use serde_json::{Value, json};
+    use std::path::Path;
 
     fn exec(tool: &str, arguments: Value) -> ToolExecution {
         ToolExecution {

@@ -344,7 +344,7 @@ mod tests {
             ]
         }))
         .unwrap();
-        let header = crate::wiring::header("s", dir.path(), Vec::new());
+        let header = dsh_core::hooks::header("s", dir.path(), Vec::new());
         let permissions = Arc::new(dsh_permissions::PermissionsPlugin::new(
             dsh_permissions::Permissions::new(
                 dsh_permissions::Mode::Default,

@@ -141,6 +141,14 @@ mod tests {
         assert_eq!(classify(Input::Eof), Typed::Later(Input::Eof));
     }
 
+    /// The queue mode as a session resolves it (`config.toml` through dsh-core).
+    fn configured(
+        flag: Option<QueueModeFlag>,
+        home: &std::path::Path,
+    ) -> dsh_core::Result<QueueMode> {
+        dsh_core::DshConfig::load(home)?.queue_mode(flag.map(Into::into))
+    }
+
     #[test]
     fn the_flag_wins_then_the_config_then_all() {
         let home = tempfile::tempdir().unwrap();
