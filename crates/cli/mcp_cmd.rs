@@ -39,7 +39,7 @@ pub fn run(command: McpCommand) -> anyhow::Result<ExitStatus> {
     let cwd = crate::wiring::current_dir()?;
     let discovered = discover(&env, &cwd, &settings, &mcp_config, ProjectServers::StartAll)?;
     let processes = ProcessLayer::new(crate::wiring::scrubbed_env(&env.dsh_home_or_default()));
-    let session = McpSession::start(&env, &discovered, &cwd, &processes)?;
+    let session = McpSession::start(&env.lookup(), &discovered, &cwd, &processes)?;
     let reports = session.reports();
     session.close_blocking();
     if !json {

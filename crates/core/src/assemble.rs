@@ -119,7 +119,12 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(Arc::clone(&spec.permissions.plugin));
     // Started before the log header is written: it lists them.
-    let mcp = McpSession::start(&spec.env, &spec.mcp, &spec.cwd, hooks.runner.processes())?;
+    let mcp = McpSession::start(
+        &spec.env.lookup(),
+        &spec.mcp,
+        &spec.cwd,
+        hooks.runner.processes(),
+    )?;
     let mut notices = hooks.notices.clone();
     notices.extend(mcp.notices().iter().cloned());
     let problems = mcp.problems().to_vec();

@@ -21,6 +21,7 @@
 pub mod config;
 mod expand;
 pub mod manager;
+mod session;
 pub mod tool;
 
 pub use config::{
@@ -29,4 +30,5 @@ pub use config::{
 pub use manager::{
     CallError, DEFAULT_STARTUP_TIMEOUT, McpManager, McpOptions, Server, ServerReport, ServerStatus,
 };
+pub use session::McpSession;
 pub use tool::{McpStandIn, McpTool, qualified_name};
