@@ -32,8 +32,19 @@ pub(crate) struct AcpClient {
 impl AcpClient {
     /// Starts `dsh acp` in the context's project, pointed at `mock`.
     pub(crate) fn start(ctx: &TestContext, mock: &MockProvider) -> Self {
+        Self::start_with(ctx, mock, &[], &[])
+    }
+
+    /// [`AcpClient::start`] with `dsh acp ARGS` and extra variables.
+    pub(crate) fn start_with(
+        ctx: &TestContext,
+        mock: &MockProvider,
+        args: &[std::ffi::OsString],
+        vars: &[(&str, &str)],
+    ) -> Self {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("dsh"))
             .arg("acp")
+            .args(args)
             .current_dir(ctx.project())
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -44,6 +55,7 @@ impl AcpClient {
             .env("DSH_API_KEY", "sk-test")
             .env("DSH_LOG", "error")
             .env("TZ", "UTC")
+            .envs(vars.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -171,6 +183,13 @@ impl Drop for AcpClient {
     }
 }
 
+/// ACP sessions run Claude Code's permission model (issue 22): in the
+/// `default` mode `touch` or a redirect asks too. Tests of what the hooks'
+/// questions do run in `bypassPermissions`, so only the hooks ask.
+fn hooks_only() -> Vec<std::ffi::OsString> {
+    vec!["--permission-mode".into(), "bypassPermissions".into()]
+}
+
 pub(crate) fn is_method(message: &Value, method: &str) -> bool {
     message["method"] == method
 }
@@ -296,7 +315,7 @@ fn full_flow_over_stdio() {
     install_project_hooks(&ctx);
     std::fs::create_dir_all(ctx.project().join("build")).unwrap();
     let mock = mock(full_flow_script());
-    let mut client = AcpClient::start(&ctx, &mock);
+    let mut client = AcpClient::start_with(&ctx, &mock, &hooks_only(), &[]);
 
     let init = client.request(
         "initialize",
@@ -460,7 +479,7 @@ fn every_answer_but_allow_once_is_a_denial_with_its_own_disposition() {
         "errored",
         "allowed",
     ]));
-    let mut client = AcpClient::start(&ctx, &mock);
+    let mut client = AcpClient::start_with(&ctx, &mock, &hooks_only(), &[]);
     let session = start_session(&mut client, &ctx.project());
     let prompt = client.request(
         "session/prompt",
@@ -714,7 +733,7 @@ fn sigterm_ends_the_session_and_kills_the_running_command() {
             &json!({"command": "echo $$ > slow.pid && exec sleep 30"}),
         )],
     )]);
-    let mut client = AcpClient::start(&ctx, &mock);
+    let mut client = AcpClient::start_with(&ctx, &mock, &hooks_only(), &[]);
     let session = start_session(&mut client, &ctx.project());
     client.request(
         "session/prompt",

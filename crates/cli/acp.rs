@@ -9,10 +9,13 @@
 //! its own — permission questions — whose answers come through that loop).
 //!
 //! - `initialize`: protocol v1; text prompts and resource links; `loadSession`.
-//! - `session/new`: a session in the client's cwd. MCP servers the client
-//!   passes are accepted and named as not supported yet (a message, not an
-//!   error). Hooks are loaded, and untrusted project hooks asked about, when
-//!   the first prompt arrives: the client knows the session by then.
+//! - `session/new`: a session in the client's cwd, resolved and assembled
+//!   by dsh-core like every other session: permission rules and modes,
+//!   `--plugin-dir` plugins, `.mcp.json` and `--mcp-config` servers,
+//!   compaction. MCP servers the client passes are accepted and named as
+//!   not used (a message, not an error). Hooks are loaded, untrusted
+//!   project hooks and unapproved project MCP servers asked about, when the
+//!   first prompt arrives: the client knows the session by then.
 //! - `session/load`: a stored dsh session (`$DSH_HOME/sessions/<id>.jsonl`);
 //!   its history is replayed as `session/update`s before the answer.
 //! - `session/prompt`: one turn. The stop reason follows the turn's end:
@@ -25,10 +28,12 @@
 //!   by their owners, and an open permission question is answered cancelled.
 //!
 //! Approvals: a pre-execute `ask` becomes `session/request_permission` for
-//! the exact tool call id with two one-shot options (allow once, reject
-//! once). Anything but "allow once" — a rejection, a cancelled outcome, an
-//! option id dsh did not offer, an error reply, a closed connection — is a
-//! denial (see `approval.rs`).
+//! the exact tool call id with the terminal's choices: allow always (the
+//! rule dsh-permissions derives for the call, kept for the session and
+//! written to `.claude/settings.local.json`), allow once, reject. Anything
+//! but an allow — a rejection, a cancelled outcome, an option id dsh did
+//! not offer, an error reply, a closed connection — is a denial (see
+//! `approval.rs`).
 //!
 //! When the connection closes, or dsh gets SIGTERM, SIGHUP or SIGINT, every
 //! session ends: running turns are interrupted, the session-end seam runs,
@@ -54,26 +59,21 @@ use agent_client_protocol::{Client, Error as RpcError};
 use anyhow::Context as _;
 use dsh_agent::{Agent, Observers, QueuedPrompt};
 use dsh_protocol::TurnEndReason;
-use dsh_seams::{CancellationToken, SessionEndReason, SessionStartSource};
-use dsh_session::SessionLog;
+use dsh_seams::{CancellationToken, SessionEndReason};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::sessions::{self, AgentOptions, Opened};
-use crate::wiring::{self, HookSources};
+use crate::sessions;
 use approval::{AcpApproval, TrustQuestion};
+use dsh_core::mcp::McpSession;
 use translate::{Mode, Translator};
 
 /// The `dsh acp` options.
 #[derive(Debug, Clone)]
 pub struct AcpArgs {
-    /// Extra Claude Code settings files.
-    pub settings: Vec<PathBuf>,
-    /// `--model`.
-    pub model: Option<String>,
-    /// Bound on model requests per turn.
-    pub max_steps: u64,
+    /// The session flags every session of the connection gets.
+    pub session: dsh_core::SessionFlags,
 }
 
 /// JSON-RPC "invalid params".
@@ -120,6 +120,8 @@ struct SessionSetup {
 /// Connection-wide state.
 struct Server {
     home: PathBuf,
+    env: dsh_core::Env,
+    config: dsh_core::DshConfig,
     args: AcpArgs,
     sessions: Mutex<HashMap<String, SessionHandle>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
@@ -184,7 +186,7 @@ fn mcp_notice(servers: &[McpServer]) -> Option<String> {
         return None;
     }
     Some(format!(
-        "> [dsh] {} MCP server(s) from the editor were accepted but are not used: dsh does not support MCP yet.\n\n",
+        "> [dsh] {} MCP server(s) from the editor were accepted but are not used: dsh starts the servers its own configuration names (.mcp.json, --mcp-config).\n\n",
         servers.len()
     ))
 }
@@ -219,6 +221,17 @@ fn checked_cwd(cwd: &Path) -> Result<PathBuf, RpcError> {
 }
 
 impl Server {
+    /// The provider settings and key, checked.
+    fn check_model(&self) -> Result<(), RpcError> {
+        self.config
+            .provider(&self.env, self.args.session.model.as_deref())
+            .and_then(|settings| {
+                dsh_provider::OpenAiProvider::new(settings).map_err(dsh_core::Error::from)
+            })
+            .map(drop)
+            .map_err(|error| rpc_error(INTERNAL_ERROR, crate::error_chain(&error.into())))
+    }
+
     /// Starts a session's task and registers it.
     fn spawn_session(self: &Arc<Self>, setup: SessionSetup, cx: ConnectionTo<Client>) {
         let (jobs, receiver) = mpsc::unbounded_channel();
@@ -240,8 +253,7 @@ impl Server {
         let cwd = checked_cwd(&request.cwd)?;
         // The model settings are checked now, so a missing key is an error
         // the editor shows at once rather than at the first prompt.
-        sessions::model(&self.home, self.args.model.as_deref())
-            .map_err(|error| rpc_error(INTERNAL_ERROR, crate::error_chain(&error)))?;
+        self.check_model()?;
         let id = uuid::Uuid::new_v4().to_string();
         self.spawn_session(
             SessionSetup {
@@ -381,7 +393,7 @@ impl Server {
     ) {
         let session_id = SessionId::new(setup.id.clone());
         let turn_slot: approval::TurnSlot = Arc::new(Mutex::new(None));
-        let mut running: Option<(Agent, dsh_hook_runner::HookRunner)> = None;
+        let mut running: Option<(Agent, dsh_hook_runner::HookRunner, Arc<McpSession>)> = None;
         while let Some(job) = jobs.recv().await {
             if job.cancel.is_cancelled() {
                 let _ = job
@@ -401,7 +413,7 @@ impl Server {
                     }
                 }
             }
-            let Some((agent, _)) = running.as_mut() else {
+            let Some((agent, _, _)) = running.as_mut() else {
                 continue;
             };
             // Built-in commands (`/clear`, `/model`, `/compact`) and unknown
@@ -458,15 +470,17 @@ impl Server {
                 Err(error) => job.responder.respond_with_error(error),
             };
         }
-        if let Some((mut agent, runner)) = running {
+        if let Some((mut agent, runner, mcp)) = running {
             agent.end(SessionEndReason::Exit).await;
+            mcp.close().await;
             // Detached (async) hooks do not outlive the session.
             runner.kill_all();
         }
     }
 
-    /// Loads the hooks (asking about untrusted project hooks first), opens
-    /// the log and starts the agent.
+    /// Resolves the session through dsh-core (asking about untrusted
+    /// project hooks and unapproved project MCP servers first), assembles
+    /// it and starts the agent.
     async fn build_agent(
         &self,
         setup: &SessionSetup,
@@ -474,54 +488,68 @@ impl Server {
         session_id: &SessionId,
         turn_slot: &approval::TurnSlot,
         cancel: &CancellationToken,
-    ) -> Result<(Agent, dsh_hook_runner::HookRunner), RpcError> {
+    ) -> Result<(Agent, dsh_hook_runner::HookRunner, Arc<McpSession>), RpcError> {
         let internal = |error: anyhow::Error| rpc_error(INTERNAL_ERROR, crate::error_chain(&error));
-        let model = sessions::model(&self.home, self.args.model.as_deref()).map_err(internal)?;
-        let mut sources = HookSources::from_env(setup.cwd.clone(), self.args.settings.clone());
-        let untrusted = crate::trust::untrusted_project_hooks(&sources).map_err(internal)?;
-        sources.run_untrusted = true;
-        if !untrusted.is_empty() {
-            let question = TrustQuestion::new(&setup.id, &setup.cwd, &untrusted);
+        let core = |error: dsh_core::Error| internal(error.into());
+        let mut spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
+            env: &self.env,
+            config: &self.config,
+            flags: &self.args.session,
+            cwd: &setup.cwd,
+            policy: dsh_core::TrustPolicy::Ask,
+        })
+        .map_err(core)?;
+        let model = spec.model().map_err(core)?;
+        if !spec.untrusted_hooks.is_empty() {
+            let question = TrustQuestion::new(&setup.id, &setup.cwd, &spec.untrusted_hooks);
             match question.ask(cx, session_id, cancel).await {
-                approval::TrustAnswer::RunThisSession => {}
+                approval::TrustAnswer::RunThisSession => spec.skip_hooks(&[]),
                 approval::TrustAnswer::Skip => {
-                    sources.excluded_hooks = untrusted.iter().map(|h| h.origin.clone()).collect();
+                    let origins: Vec<String> = spec
+                        .untrusted_hooks
+                        .iter()
+                        .map(|hook| hook.origin.clone())
+                        .collect();
+                    spec.skip_hooks(&origins);
                 }
             }
         }
-        let hooks = wiring::load_hooks(&sources).map_err(internal)?;
-        for notice in &hooks.notices {
+        if !spec.consent.is_empty() {
+            let question = approval::McpQuestion::new(&setup.id, &setup.cwd, &spec.consent);
+            match question.ask(cx, session_id, cancel).await {
+                approval::TrustAnswer::RunThisSession => spec.approve_servers(),
+                approval::TrustAnswer::Skip => spec.skip_servers(),
+            }
+        }
+        let target = match &setup.origin {
+            Origin::New => dsh_core::LogTarget::New {
+                id: setup.id.clone(),
+                dir: sessions::sessions_dir(&self.home),
+                wait: dsh_session::LockWait::Fail,
+            },
+            Origin::Stored(path) => dsh_core::LogTarget::Reopen {
+                path: path.clone(),
+                wait: dsh_session::LockWait::Fail,
+            },
+        };
+        // MCP servers start on a runtime of their own: off this one.
+        let assembled = tokio::task::spawn_blocking(move || dsh_core::assemble(spec, target))
+            .await
+            .map_err(|error| internal(anyhow::Error::new(error)))?
+            .map_err(core)?;
+        if let Some(torn) = &assembled.torn {
+            tracing::warn!(
+                "{}: dropped an incomplete last line ({} bytes)",
+                torn.line,
+                torn.bytes
+            );
+        }
+        for notice in &assembled.notices {
             send_update(cx, session_id, agent_text(format!("> [dsh] {notice}\n\n")));
         }
-        let (log, source, first_seq) = match &setup.origin {
-            Origin::New => {
-                let dir = sessions::sessions_dir(&self.home);
-                dsh_session::create_private_dir(&dir)
-                    .map_err(|error| internal(anyhow::Error::new(error)))?;
-                let path = dir.join(format!("{}.jsonl", setup.id));
-                let header = wiring::header(&setup.id, &setup.cwd, hooks.notices.clone());
-                let log = SessionLog::create(&path, header)
-                    .with_context(|| format!("cannot create the session log {}", path.display()))
-                    .map_err(internal)?;
-                (log, SessionStartSource::Startup, 0)
-            }
-            Origin::Stored(path) => {
-                let (log, torn) = SessionLog::open(path)
-                    .with_context(|| format!("cannot reopen the session log {}", path.display()))
-                    .map_err(internal)?;
-                if let Some(torn) = torn {
-                    tracing::warn!(
-                        "{}:{}: dropped an incomplete last line ({} bytes)",
-                        path.display(),
-                        torn.line,
-                        torn.bytes
-                    );
-                }
-                let first_seq = log.events().len() as u64;
-                (log, SessionStartSource::Resume, first_seq)
-            }
-        };
-        let runner = hooks.runner.clone();
+        let source = assembled.source;
+        let runner = assembled.runner.clone();
+        let mcp = Arc::clone(&assembled.mcp);
         let translator = Arc::new(Mutex::new(Translator::new(setup.cwd.clone())));
         let observers = {
             let (events, texts, notices) = (
@@ -554,38 +582,35 @@ impl Server {
             session_id.clone(),
             setup.cwd.clone(),
             Arc::clone(turn_slot),
+            Arc::clone(&assembled.permissions),
         );
-        let opened = Opened {
-            session_id: setup.id.clone(),
-            cwd: setup.cwd.clone(),
-            log,
-            source,
-            hooks,
-            first_seq,
-            permissions: None,
-            mcp: Arc::new(crate::mcp_cmd::McpSession::none()),
-        };
-        let mut agent = sessions::agent(
-            opened,
-            AgentOptions {
+        let mut agent = assembled
+            .agent(dsh_core::AgentOptions {
                 model,
                 interactive: true,
-                max_steps: self.args.max_steps,
+                max_steps: self
+                    .args
+                    .session
+                    .max_steps
+                    .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
                 observers,
                 approval: Some(Arc::new(approval)),
-            },
-        )
-        .map_err(internal)?;
+            })
+            .map_err(core)?;
         agent.start(source).await;
-        Ok((agent, runner))
+        Ok((agent, runner, mcp))
     }
 }
 
 /// Runs `dsh acp` until the client closes stdin.
 pub fn run(args: AcpArgs) -> anyhow::Result<ExitStatus> {
-    let home = sessions::dsh_home()?;
+    let env = dsh_core::Env::from_process();
+    let home = env.dsh_home()?;
+    let config = dsh_core::DshConfig::load(&home)?;
     let server = Arc::new(Server {
         home,
+        env,
+        config,
         args,
         sessions: Mutex::new(HashMap::new()),
         tasks: Mutex::new(Vec::new()),

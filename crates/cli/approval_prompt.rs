@@ -20,15 +20,13 @@
 //! prompt offers allow once / deny only. The `permission_prompt`
 //! Notification fires before this (the tool registry does it).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, PoisonError};
 
 use async_trait::async_trait;
-use dsh_permissions::rule::{ToolKind, path_of, real_path, tool_kind};
 use dsh_permissions::{Behavior, Decider, Mode, PermissionsPlugin, Rule, Trust, Verdict};
 use dsh_seams::{ApprovalResponse, ToolExecution};
 use dsh_tools::ApprovalService;
-use serde_json::Value;
 
 use crate::interactive::{Input, SharedInput, TurnSlot, next_input};
 use crate::terminal::{Terminal, Tone, summarize_arguments, truncate};
@@ -143,51 +141,7 @@ fn parse_choice(answer: &str, remember: bool) -> Option<Choice> {
     }
 }
 
-/// The rule "allow for this session" / "always allow" would add for a call
-/// of `dsh_tool`: `Bash(program:*)` for one simple command (the exact
-/// command when it has shell operators), `Edit(./path)` / `Read(./path)`
-/// for a file (`//abs/path` outside the project), the bare name for other
-/// tools. `None` when no rule would say exactly this (a path or command
-/// with glob characters, no command).
-fn rule_for_call(dsh_tool: &str, arguments: &Value, project: &Path) -> Option<String> {
-    let tool = dsh_permissions::plugin::rule_tool_name(dsh_tool);
-    let candidate = match tool_kind(tool) {
-        ToolKind::Bash => {
-            let command = arguments.get("command")?.as_str()?.trim();
-            if command.is_empty() || command.contains('*') {
-                return None;
-            }
-            let compound = command.contains([';', '&', '|', '<', '>', '$', '`', '\n', '(', ')']);
-            if compound {
-                format!("Bash({command})")
-            } else {
-                format!("Bash({}:*)", command.split_whitespace().next()?)
-            }
-        }
-        kind @ (ToolKind::Read | ToolKind::Edit) => {
-            let family = if kind == ToolKind::Edit {
-                "Edit"
-            } else {
-                "Read"
-            };
-            let path = path_of(arguments)?;
-            if path.contains(['*', '?', '[', ']', '{', '}']) {
-                return None;
-            }
-            // Where the path points: an allow rule covers only that, so a
-            // link leaving the project is remembered by its target.
-            let absolute = real_path(&project.join(path));
-            match absolute.strip_prefix(real_path(project)) {
-                Ok(relative) if !relative.as_os_str().is_empty() => {
-                    format!("{family}(./{})", relative.display())
-                }
-                Ok(_) | Err(_) => format!("{family}(/{})", absolute.display()),
-            }
-        }
-        ToolKind::Mcp | ToolKind::Other => tool.to_owned(),
-    };
-    Rule::parse(&candidate).ok().map(|_| candidate)
-}
+use dsh_permissions::always::rule_for_call;
 
 /// The question's lines, before the choice prompt.
 fn question_lines(
@@ -403,7 +357,8 @@ impl ApprovalService for TerminalApproval {
 mod tests {
     use super::*;
     use dsh_permissions::{PathContext, Permissions, PromptSurface};
-    use serde_json::json;
+    use serde_json::{Value, json};
+    use std::path::Path;
 
     fn exec(tool: &str, arguments: Value) -> ToolExecution {
         ToolExecution {

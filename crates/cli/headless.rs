@@ -21,7 +21,6 @@
 //! the session-end seam still runs.
 
 use crate::stdio::{ExitStatus, errln};
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context as _;
@@ -34,9 +33,10 @@ use dsh_session::encode;
 use dsh_tools::ApprovalService;
 use serde_json::{Value, json};
 
-use crate::sessions::{self, AgentOptions, Pick};
+use crate::sessions::{self, Pick};
 use crate::signals::{Signals, Stop};
 use crate::terminal::summarize_arguments;
+use dsh_core::AgentOptions;
 
 /// What `-p` prints on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -64,20 +64,8 @@ pub struct HeadlessArgs {
     pub pick: Pick,
     /// `--wait`: wait for another writer of the session instead of failing.
     pub wait: dsh_session::LockWait,
-    /// Extra Claude Code settings files.
-    pub settings: Vec<PathBuf>,
-    /// Claude Code plugin directories loaded for this run (`--plugin-dir`).
-    pub plugin_dirs: Vec<PathBuf>,
-    /// `--model`.
-    pub model: Option<String>,
-    /// Bound on model requests per turn.
-    pub max_steps: u64,
-    /// `--autocompact`.
-    pub autocompact: Option<crate::compact::AutocompactFlag>,
-    /// Permission mode and rules.
-    pub permissions: crate::perms::PermissionFlags,
-    /// MCP configuration files (`--mcp-config`).
-    pub mcp_config: Vec<std::path::PathBuf>,
+    /// The session flags.
+    pub session: dsh_core::SessionFlags,
 }
 
 /// Answers every `ask` with allow-once (`--allow-ask`), telling stderr.
@@ -146,22 +134,27 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         args.prompt.clone()
     };
     refuse_session_command(&prompt)?;
-    let home = sessions::dsh_home()?;
-    let model = sessions::model(&home, args.model.as_deref())?;
-    let trust = sessions::Trust::Headless {
-        strict: args.strict_hooks || crate::trust::strict_from_env(),
-    };
-    let opened = sessions::open(
-        &home,
-        &args.pick,
-        &args.settings,
-        &args.plugin_dirs,
-        &args.permissions,
-        trust,
-        args.wait,
-        &args.mcp_config,
+    let env = dsh_core::Env::from_process();
+    let home = env.dsh_home()?;
+    let config = dsh_core::DshConfig::load(&home)?;
+    let (cwd, existing) = sessions::pick(&home, &args.pick, &crate::wiring::current_dir()?)?;
+    let mut spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
+        env: &env,
+        config: &config,
+        flags: &args.session,
+        cwd: &cwd,
+        policy: dsh_core::TrustPolicy::Headless {
+            strict: args.strict_hooks || env.strict_hooks(),
+        },
+    })?;
+    let model = spec.model()?;
+    spec.decide_headless(&mut std::io::stderr())?;
+    let opened = dsh_core::assemble(
+        spec,
+        sessions::log_target(&home, existing.as_ref(), args.wait),
     )?;
-    for notice in &opened.hooks.notices {
+    sessions::report_torn(&opened);
+    for notice in &opened.notices {
         errln!("dsh: {notice}");
     }
     let session_id = opened.session_id.clone();
@@ -170,7 +163,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     let source = opened.source;
     // `@path` mentions, as in the terminal: hooks see the prompt as typed.
     let attachments = dsh_agent::mentions::mention_attachments(&prompt, &opened.cwd);
-    let runner = opened.hooks.runner.clone();
+    let runner = opened.runner.clone();
     let mcp = Arc::clone(&opened.mcp);
 
     let streaming = args.output_format == OutputFormat::StreamJson;
@@ -184,22 +177,16 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         on_notice: Some(crate::wiring::stderr_notices()),
         on_text: None,
     };
-    let mut agent = sessions::agent(
-        opened,
-        AgentOptions {
-            model,
-            interactive: false,
-            max_steps: args.max_steps,
-            observers,
-            approval: approval(args.allow_ask),
-        },
-    )?;
-    let model_name = agent.session().model.clone();
-    agent.set_auto_compact(crate::compact::configured(
-        args.autocompact,
-        &model_name,
-        &crate::sessions::dsh_home()?,
-    )?);
+    let mut agent = opened.agent(AgentOptions {
+        model,
+        interactive: false,
+        max_steps: args
+            .session
+            .max_steps
+            .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
+        observers,
+        approval: approval(args.allow_ask),
+    })?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -357,32 +344,43 @@ mod tests {
             ]
         }))
         .unwrap();
-        let header = crate::wiring::header("s", dir.path(), Vec::new());
-        let opened = sessions::Opened {
+        let header = dsh_core::hooks::header("s", dir.path(), Vec::new());
+        let permissions = Arc::new(dsh_permissions::PermissionsPlugin::new(
+            dsh_permissions::Permissions::new(
+                dsh_permissions::Mode::Default,
+                dsh_permissions::PathContext {
+                    cwd: dir.path().to_owned(),
+                    home: None,
+                },
+            ),
+            dsh_permissions::PromptSurface::Headless,
+        ));
+        let opened = dsh_core::Assembled {
             session_id: "s".to_owned(),
             cwd: dir.path().to_owned(),
             log: dsh_session::SessionLog::in_memory(header).unwrap(),
             source: dsh_seams::SessionStartSource::Startup,
-            hooks: crate::wiring::LoadedHooks {
-                plugins: vec![Arc::new(AlwaysAsk) as Arc<dyn Plugin>],
-                notices: Vec::new(),
-                runner: dsh_hook_runner::HookRunner::new(dsh_hook_runner::RunnerConfig::default()),
-            },
             first_seq: 0,
-            permissions: None,
-            mcp: Arc::new(crate::mcp_cmd::McpSession::none()),
+            plugins: vec![Arc::new(AlwaysAsk) as Arc<dyn Plugin>],
+            runner: dsh_hook_runner::HookRunner::new(dsh_hook_runner::RunnerConfig::default()),
+            permissions,
+            mcp: Arc::new(dsh_core::mcp::McpSession::none()),
+            project: dsh_agent::ProjectContext::default(),
+            auto_compact: dsh_agent::AutoCompact::Off,
+            notices: Vec::new(),
+            problems: Vec::new(),
+            hook_notices: Vec::new(),
+            torn: None,
         };
-        let mut agent = sessions::agent(
-            opened,
-            AgentOptions {
+        let mut agent = opened
+            .agent(AgentOptions {
                 model: Arc::new(ScriptedModel::new("t".to_owned(), fixture.script())),
                 interactive: false,
                 max_steps: 5,
                 observers: Observers::default(),
                 approval: approval(allow_ask),
-            },
-        )
-        .unwrap();
+            })
+            .unwrap();
         let cancel = agent.session_cancel();
         agent
             .run_turn(

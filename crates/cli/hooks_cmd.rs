@@ -295,18 +295,19 @@ fn sources(settings: Vec<PathBuf>) -> anyhow::Result<HookSources> {
             }
         })
         .collect::<Vec<PathBuf>>();
-    let mut sources = HookSources::from_env(cwd.clone(), settings.clone());
+    let env = dsh_core::Env::from_process();
+    let mut sources = HookSources::new(&env, cwd.clone(), settings.clone());
     // MCP tool events carry their server's `mcp_server` key; only the
     // configuration is read (no server starts). A configuration dsh cannot
     // read is reported when a session starts, not by the hook tools.
-    if let Ok(discovered) = crate::mcp_cmd::discover(
+    if let Ok(discovered) = dsh_core::mcp::discover(
+        &env,
         &cwd,
-        &sources.home,
         &settings,
         &[],
-        crate::mcp_cmd::ProjectServers::StartAll,
+        dsh_core::mcp::ProjectServers::StartAll,
     ) {
-        sources.mcp_servers = crate::mcp_cmd::tags(&discovered);
+        sources.mcp_servers = dsh_core::mcp::tags(&discovered);
     }
     Ok(sources)
 }

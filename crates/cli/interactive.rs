@@ -32,7 +32,6 @@
 
 use crate::stdio::ExitStatus;
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context as _;
@@ -41,13 +40,14 @@ use dsh_seams::{CancellationToken, Notification, NotificationKind, SessionEndRea
 use tokio::sync::mpsc;
 
 use crate::log_view::ColorChoice;
-use crate::sessions::{self, AgentOptions, Pick};
+use crate::sessions::{self, Pick};
 use crate::signals::{Signals, Stop};
 use crate::terminal::{SPINNER_TICK, Terminal, Tone};
 use crate::tui::editor::{Editor, EditorConfig, EditorEvent, InputMode};
 use crate::tui::slash::{self, HooksAction, Parsed, SlashCommand};
 use crate::tui::status::StatusInfo;
 use dsh_agent::commands::PromptCommand;
+use dsh_core::AgentOptions;
 
 /// The interactive options.
 #[derive(Debug, Clone)]
@@ -56,22 +56,10 @@ pub struct InteractiveArgs {
     pub pick: Pick,
     /// `--wait`: wait for another writer of the session instead of failing.
     pub wait: dsh_session::LockWait,
-    /// Extra Claude Code settings files.
-    pub settings: Vec<PathBuf>,
-    /// Claude Code plugin directories loaded for this run (`--plugin-dir`).
-    pub plugin_dirs: Vec<PathBuf>,
-    /// `--model`.
-    pub model: Option<String>,
-    /// Bound on model requests per turn.
-    pub max_steps: u64,
-    /// `--autocompact`.
-    pub autocompact: Option<crate::compact::AutocompactFlag>,
-    /// Permission mode and rules.
-    pub permissions: crate::perms::PermissionFlags,
+    /// The session flags.
+    pub session: dsh_core::SessionFlags,
     /// Colour.
     pub color: ColorChoice,
-    /// MCP configuration files (`--mcp-config`).
-    pub mcp_config: Vec<PathBuf>,
     /// `--queue-mode`: the steering queue's mode for lines typed during a turn.
     pub queue_mode: Option<crate::steer::QueueModeFlag>,
 }
@@ -127,18 +115,34 @@ fn idle_notification_after() -> std::time::Duration {
 
 /// Runs an interactive session.
 pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
-    let home = sessions::dsh_home()?;
-    let model = sessions::model(&home, args.model.as_deref())?;
-    let opened = sessions::open(
-        &home,
-        &args.pick,
-        &args.settings,
-        &args.plugin_dirs,
-        &args.permissions,
-        sessions::Trust::Interactive,
-        args.wait,
-        &args.mcp_config,
+    let env = dsh_core::Env::from_process();
+    let home = env.dsh_home()?;
+    let config = dsh_core::DshConfig::load(&home)?;
+    let (cwd, existing) = sessions::pick(&home, &args.pick, &crate::wiring::current_dir()?)?;
+    let mut spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
+        env: &env,
+        config: &config,
+        flags: &args.session,
+        cwd: &cwd,
+        policy: dsh_core::TrustPolicy::Ask,
+    })?;
+    let model = spec.model()?;
+    {
+        let stdin = std::io::stdin();
+        spec.ask_in_terminal(&mut stdin.lock(), &mut std::io::stdout())?;
+    }
+    // `/hooks`, `/permissions` and `/status` see what this session loaded
+    // (plugins and MCP tags included).
+    let session_spec = spec.clone();
+    let workspace = spec.workspace;
+    let opened = dsh_core::assemble(
+        spec,
+        sessions::log_target(&home, existing.as_ref(), args.wait),
     )?;
+    sessions::report_torn(&opened);
+    // A person is there to press Ctrl-C: no silent cap unless `--max-steps`
+    // asks for one.
+    let max_steps = args.session.max_steps.unwrap_or(u64::MAX);
     let term = Arc::new(Terminal::new(crate::terminal::color_enabled(args.color)));
     let stdin_tty = std::io::stdin().is_terminal();
     let input_mode = InputMode::detect(stdin_tty, std::io::stdout().is_terminal());
@@ -151,7 +155,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
     let mut status = StatusInfo {
         model: model.name(),
         session_id: opened.session_id.clone(),
-        mode: permission_mode(&args, &opened.cwd),
+        mode: session_spec.permissions.mode.to_string(),
         context_tokens: None,
     };
     let log_path = opened.log.path().map(std::path::Path::to_path_buf);
@@ -184,8 +188,8 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         let session_id = opened.session_id.clone();
         let cwd = opened.cwd.clone();
         let source = opened.source;
-        let notices = opened.hooks.notices.clone();
-        let runner = opened.hooks.runner.clone();
+        let notices = opened.notices.clone();
+        let runner = opened.runner.clone();
         let mcp = Arc::clone(&opened.mcp);
         let usage: Arc<Mutex<Option<dsh_protocol::TokenUsage>>> = Arc::new(Mutex::new(None));
         let observers = {
@@ -214,36 +218,24 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
             input: Arc::clone(&input),
             gate: Arc::clone(&gate),
             turn: Arc::clone(&turn),
-            permissions: opened.permissions.clone(),
+            permissions: Some(Arc::clone(&opened.permissions)),
             project: cwd.clone(),
-            workspace: crate::perms::workspace_trust(
-                &std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
-                &home,
-                &cwd,
-            ),
+            workspace,
         });
         let model_name = model.name();
-        let mut agent = sessions::agent(
-            opened,
-            AgentOptions {
-                model,
-                interactive: true,
-                max_steps: args.max_steps,
-                observers,
-                approval: Some(approval),
-            },
-        )?;
-        let steering_mode = crate::steer::configured(args.queue_mode, &home)?;
+        let mut agent = opened.agent(AgentOptions {
+            model,
+            interactive: true,
+            max_steps,
+            observers,
+            approval: Some(approval),
+        })?;
+        let steering_mode = config.queue_mode(args.queue_mode.map(Into::into))?;
         agent.set_queue_modes(dsh_agent::QueueModes {
             steering: steering_mode,
             follow_up: steering_mode,
         });
         let steering = agent.steering_queue();
-        agent.set_auto_compact(crate::compact::configured(
-            args.autocompact,
-            &model_name,
-            &crate::sessions::dsh_home()?,
-        )?);
 
         let stopper = Stopper {
             stopped: Arc::new(Mutex::new(None)),
@@ -469,7 +461,8 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                 let context = SlashContext {
                     term: &term,
                     status: &status,
-                    args: &args,
+                    spec: &session_spec,
+                    max_steps,
                     cwd: &cwd,
                     home: &home,
                     log_path: log_path.as_deref(),
@@ -661,13 +654,6 @@ fn reexec(restart: &Restart) -> anyhow::Error {
     anyhow::Error::new(error).context("cannot restart dsh for the next session")
 }
 
-/// The permission mode the session runs in, for the status line.
-fn permission_mode(args: &InteractiveArgs, cwd: &std::path::Path) -> String {
-    let sources = crate::wiring::HookSources::from_env(cwd.to_owned(), args.settings.clone());
-    crate::perms::build(&args.permissions, cwd, &sources.home, &args.settings, None)
-        .map_or_else(|_| "default".to_owned(), |built| built.mode.to_string())
-}
-
 /// The usage the session's last reply reported (a resumed session).
 fn last_usage(events: &[dsh_protocol::Event]) -> Option<u64> {
     events.iter().rev().find_map(|event| {
@@ -686,7 +672,10 @@ fn last_usage(events: &[dsh_protocol::Event]) -> Option<u64> {
 struct SlashContext<'a> {
     term: &'a Terminal,
     status: &'a StatusInfo,
-    args: &'a InteractiveArgs,
+    /// What the session resolved (its hook sources carry plugins and MCP tags).
+    spec: &'a dsh_core::SessionSpec,
+    /// Bound on model requests per turn.
+    max_steps: u64,
     cwd: &'a std::path::Path,
     home: &'a std::path::Path,
     log_path: Option<&'a std::path::Path>,
@@ -696,7 +685,9 @@ struct SlashContext<'a> {
 fn run_slash(context: &SlashContext<'_>, command: SlashCommand) -> anyhow::Result<Option<Next>> {
     let term = context.term;
     let sources = || {
-        crate::wiring::HookSources::from_env(context.cwd.to_owned(), context.args.settings.clone())
+        let mut sources = context.spec.sources.clone();
+        sources.excluded_hooks.clear();
+        sources
     };
     match command {
         SlashCommand::Help => term.lines(Tone::Plain, &slash::help()),
@@ -709,12 +700,14 @@ fn run_slash(context: &SlashContext<'_>, command: SlashCommand) -> anyhow::Resul
                 text.push_str(&format!("log {}\n", path.display()));
             }
             text.push_str(&format!(
-                "steps per turn: {}",
-                match context.args.max_steps {
+                "steps per turn: {}\n",
+                match context.max_steps {
                     u64::MAX => "no bound (Ctrl-C interrupts)".to_owned(),
                     bound => bound.to_string(),
                 }
             ));
+            // What `dsh status` shows for this session.
+            text.push_str(dsh_core::Status::of(context.spec)?.text().trim_end());
             term.lines(Tone::Plain, &text);
         }
         SlashCommand::Hooks(HooksAction::List) => crate::hooks_cmd::session::list(&sources())?,

@@ -11,28 +11,26 @@
 
 mod acp;
 mod approval_prompt;
-mod compact;
 mod headless;
 mod hooks_cmd;
 mod interactive;
 mod log_view;
 mod mcp_cmd;
 mod output;
-mod perms;
 mod replay;
 mod sessions;
 mod signals;
+mod status_cmd;
 mod stdio;
 mod steer;
 mod terminal;
-mod trust;
 mod tui;
 mod wiring;
 
 use std::path::PathBuf;
 
-// What a hook command executes lives with the rest of trust in dsh-trust.
-use dsh_trust::exec_scan;
+// Session assembly (trust, permission layering, compaction) is dsh-core's.
+use dsh_core::{perms, trust};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -71,32 +69,12 @@ struct Cli {
     /// instead of failing.
     #[arg(long)]
     wait: bool,
-    /// Use this model instead of the configured one.
-    #[arg(long)]
-    model: Option<String>,
-    /// Extra Claude Code settings file(s), as `claude --settings`.
-    #[arg(long = "settings", value_name = "FILE")]
-    settings: Vec<PathBuf>,
-    /// Load a Claude Code plugin from this directory for the session, as `claude --plugin-dir`.
-    #[arg(long = "plugin-dir", value_name = "DIR")]
-    plugin_dirs: Vec<PathBuf>,
-    /// Bound on model requests per turn (with -p: default 50; interactive: no bound unless given).
-    #[arg(long)]
-    max_steps: Option<u64>,
-    /// Compact automatically against this context window (tokens), or `off`
-    /// (default: the model's window, DeepSeek's 128K).
-    #[arg(long, value_name = "TOKENS|off", value_parser = compact::parse)]
-    autocompact: Option<compact::AutocompactFlag>,
     /// Colour in the interactive session.
     #[arg(long, value_enum, default_value_t = log_view::ColorChoice::Auto)]
     color: log_view::ColorChoice,
-    /// Permission mode and rules for the session (Claude Code's `default` mode when
-    /// neither the flag nor settings' `defaultMode` names one).
+    /// The session: settings, plugins, MCP configuration, model, permissions.
     #[command(flatten)]
-    permissions: perms::PermissionFlags,
-    /// Load MCP servers from this JSON file (`{"mcpServers":{…}}`), as `claude --mcp-config`.
-    #[arg(long = "mcp-config", value_name = "FILE")]
-    mcp_config: Vec<PathBuf>,
+    session: dsh_core::SessionFlags,
     /// Interactive: lines typed while a turn runs go to that turn before its next
     /// model request, all at once or one per request (default: `[queue] mode` of
     /// config.toml, else `all`).
@@ -119,26 +97,9 @@ enum Command {
         /// Use this session id (reproducible snapshots).
         #[arg(long)]
         session_id: Option<String>,
-        /// Extra Claude Code settings file(s), as `claude --settings`.
-        #[arg(long = "settings")]
-        settings: Vec<PathBuf>,
-        /// Load a Claude Code plugin from this directory for the run, as `claude --plugin-dir`.
-        #[arg(long = "plugin-dir", value_name = "DIR")]
-        plugin_dirs: Vec<PathBuf>,
-        /// Bound on model requests per turn.
-        #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
-        max_steps: u64,
-
-        /// Compact automatically against this context window (tokens), or `off`
-        /// (default: the model's window, DeepSeek's 128K).
-        #[arg(long, value_name = "TOKENS|off", value_parser = compact::parse)]
-        autocompact: Option<compact::AutocompactFlag>,
-        /// Permission mode and rules (without `--permission-mode`, replay runs `bypassPermissions`).
+        /// The session (without `--permission-mode`, replay runs `bypassPermissions`).
         #[command(flatten)]
-        permissions: perms::PermissionFlags,
-        /// Load MCP servers from this JSON file (`{"mcpServers":{…}}`), as `claude --mcp-config`.
-        #[arg(long = "mcp-config", value_name = "FILE")]
-        mcp_config: Vec<PathBuf>,
+        session: dsh_core::SessionFlags,
     },
     /// Lists stored sessions, newest first.
     Sessions {
@@ -153,15 +114,20 @@ enum Command {
     },
     /// Serves the Agent Client Protocol on stdin/stdout (for editors such as Zed).
     Acp {
-        /// Use this model instead of the configured one.
+        /// The sessions: settings, plugins, MCP configuration, model, permissions.
+        #[command(flatten)]
+        session: dsh_core::SessionFlags,
+    },
+    /// Shows what a session here would load: hooks and their trust, permission
+    /// mode and rules, MCP servers and their consent, plugins, instruction
+    /// files, compaction, provider and model (never the API key).
+    Status {
+        /// One JSON object instead of text.
         #[arg(long)]
-        model: Option<String>,
-        /// Extra Claude Code settings file(s), as `claude --settings`.
-        #[arg(long = "settings", value_name = "FILE")]
-        settings: Vec<PathBuf>,
-        /// Bound on model requests per turn.
-        #[arg(long, default_value_t = dsh_agent::DEFAULT_MAX_STEPS)]
-        max_steps: u64,
+        json: bool,
+        /// The session flags, as a session would get them.
+        #[command(flatten)]
+        session: dsh_core::SessionFlags,
     },
     /// MCP servers: `dsh mcp list`.
     Mcp {
@@ -204,33 +170,16 @@ fn main() -> ExitCode {
             out,
             requests_out,
             session_id,
-            settings,
-            plugin_dirs,
-            max_steps,
-            autocompact,
-            permissions,
-            mcp_config,
+            session,
         }) => replay::run(replay::ReplayArgs {
             fixture,
             out,
             requests_out,
             session_id,
-            settings,
-            plugin_dirs,
-            max_steps,
-            autocompact,
-            permissions,
-            mcp_config,
+            session,
         }),
-        Some(Command::Acp {
-            model,
-            settings,
-            max_steps,
-        }) => acp::run(acp::AcpArgs {
-            settings,
-            model,
-            max_steps,
-        }),
+        Some(Command::Acp { session }) => acp::run(acp::AcpArgs { session }),
+        Some(Command::Status { json, session }) => status_cmd::run(&session, json),
         Some(Command::Log { file, color }) => log_view::run(&file, color),
         Some(Command::Hooks { command }) => hooks_cmd::run(command),
         Some(Command::Sessions { json }) => sessions::run_list(json),
@@ -249,27 +198,13 @@ fn main() -> ExitCode {
                     strict_hooks: cli.strict_hooks,
                     pick,
                     wait: lock_wait(cli.wait),
-                    settings: cli.settings.clone(),
-                    plugin_dirs: cli.plugin_dirs.clone(),
-                    model: cli.model,
-                    max_steps: cli.max_steps.unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
-                    autocompact: cli.autocompact,
-                    permissions: cli.permissions,
-                    mcp_config: cli.mcp_config.clone(),
+                    session: cli.session,
                 }),
                 None => interactive::run(interactive::InteractiveArgs {
                     pick,
                     wait: lock_wait(cli.wait),
-                    settings: cli.settings.clone(),
-                    plugin_dirs: cli.plugin_dirs.clone(),
-                    model: cli.model,
-                    // A person is there to press Ctrl-C: no silent cap
-                    // unless `--max-steps` asks for one.
-                    max_steps: cli.max_steps.unwrap_or(u64::MAX),
-                    autocompact: cli.autocompact,
+                    session: cli.session,
                     color: cli.color,
-                    permissions: cli.permissions,
-                    mcp_config: cli.mcp_config.clone(),
                     queue_mode: cli.queue_mode,
                 }),
             }

@@ -11,68 +11,47 @@ use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture_until};
 use dsh_seams::CancellationToken;
 
 use crate::signals::Stop;
-use dsh_session::{SessionLog, encode};
+use dsh_session::encode;
 
-use crate::wiring::{self, HookSources};
+use crate::wiring;
 
+/// The `dsh replay` options.
 pub struct ReplayArgs {
+    /// The fixture.
     pub fixture: PathBuf,
+    /// `--out`: the session log's file instead of stdout.
     pub out: Option<PathBuf>,
+    /// `--requests-out`.
     pub requests_out: Option<PathBuf>,
+    /// `--session-id`.
     pub session_id: Option<String>,
-    pub settings: Vec<PathBuf>,
-    /// Claude Code plugin directories loaded for this run (`--plugin-dir`).
-    pub plugin_dirs: Vec<PathBuf>,
-    pub max_steps: u64,
-    /// `--autocompact`.
-    pub autocompact: Option<crate::compact::AutocompactFlag>,
-    pub permissions: crate::perms::PermissionFlags,
-    /// MCP configuration files (`--mcp-config`).
-    pub mcp_config: Vec<PathBuf>,
+    /// The session flags.
+    pub session: dsh_core::SessionFlags,
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
+    if args.session.model.is_some() {
+        anyhow::bail!("dsh replay runs the fixture's scripted model; --model does not apply");
+    }
     let fixture = Fixture::load(&args.fixture)?;
     let cwd = wiring::current_dir()?;
-    let mut sources = HookSources::from_env(cwd.clone(), args.settings.clone());
-    sources.claude_plugin_dirs = args.plugin_dirs.clone();
-    // Replay is the offline harness: without --permission-mode it runs
-    // bypassPermissions (contracts §6), so only deny and ask rules bite.
-    let permissions = crate::perms::build(
-        &args.permissions,
-        &cwd,
-        &sources.home,
-        &args.settings,
-        Some(dsh_permissions::Mode::BypassPermissions),
-    )?;
-    sources.permission_mode = Some(permissions.mode);
-    let mcp_servers = crate::mcp_cmd::discover(
-        &cwd,
-        &sources.home,
-        &args.settings,
-        &args.mcp_config,
-        crate::mcp_cmd::ProjectServers::StartAll,
-    )?;
-    sources.mcp_servers = crate::mcp_cmd::tags(&mcp_servers);
-    let mut hooks = wiring::load_hooks(&sources)?;
-    // After the bridges: PreToolUse hooks fire before the rules decide.
-    hooks.plugins.push(permissions.plugin);
-    for notice in &hooks.notices {
-        errln!("dsh: {notice}");
-    }
+    let env = dsh_core::Env::from_process();
+    // Replay runs offline and reads no config.toml (its model is scripted).
+    let config = dsh_core::DshConfig::empty(&env.dsh_home_or_default());
+    // Replay's contract: every hook runs whatever its trust state, and
+    // every configured MCP server starts (contracts.md).
+    let spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
+        env: &env,
+        config: &config,
+        flags: &args.session,
+        cwd: &cwd,
+        policy: dsh_core::TrustPolicy::RunAll,
+    })?;
     let session_id = args
         .session_id
         .clone()
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     dsh_session::validate_session_id(&session_id).context("--session-id")?;
-    // MCP servers start before the header is written: it lists them.
-    let mcp = crate::mcp_cmd::McpSession::start(&mcp_servers, &cwd, hooks.runner.processes())?;
-    for problem in mcp.problems() {
-        errln!("dsh: {problem}");
-    }
-    let mut notices = hooks.notices.clone();
-    notices.extend(mcp.notices().iter().cloned());
-    let header = wiring::header(&session_id, &cwd, notices);
     // Both outputs are opened (and refused if they are not regular files)
     // before anything runs.
     let requests_file = args
@@ -80,50 +59,59 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         .as_deref()
         .map(|path| crate::output::open(path, "requests"))
         .transpose()?;
-
     // Without --out the log streams to stdout as events are appended, so
     // what was acknowledged is out even if the run dies.
-    let log = match &args.out {
-        Some(path) => {
-            let file = crate::output::open(path, "session log")?;
-            SessionLog::over_writer(path, Box::new(file), header)
-                .with_context(|| format!("cannot write the session log {}", path.display()))?
-        }
-        None => {
-            let log = SessionLog::in_memory(header)?;
-            for event in log.events() {
-                wiring::stdout_line(&encode(event)?);
-            }
-            log
-        }
+    let target = match &args.out {
+        Some(path) => dsh_core::LogTarget::Writer {
+            id: session_id.clone(),
+            path: path.clone(),
+            writer: Box::new(crate::output::open(path, "session log")?),
+        },
+        None => dsh_core::LogTarget::InMemory {
+            id: session_id.clone(),
+        },
     };
+    let assembled = dsh_core::assemble(spec, target)?;
+    for notice in &assembled.hook_notices {
+        errln!("dsh: {notice}");
+    }
+    for problem in &assembled.problems {
+        errln!("dsh: {problem}");
+    }
+    if args.out.is_none() {
+        for event in assembled.log.events() {
+            wiring::stdout_line(&encode(event)?);
+        }
+    }
     let observers = Observers {
         on_event: args.out.is_none().then(wiring::stdout_events),
         on_notice: Some(wiring::stderr_notices()),
         on_text: None,
     };
+    let mcp = Arc::clone(&assembled.mcp);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let runner = hooks.runner.clone();
+    let runner = assembled.runner.clone();
     let options = ReplayOptions {
         label: args.fixture.display().to_string(),
         cwd: cwd.clone(),
         session_id,
-        log,
+        log: assembled.log,
         resumed: false,
-        plugins: hooks.plugins,
+        plugins: assembled.plugins,
         processes: runner.processes().clone(),
-        max_steps: args.max_steps,
-        system_prompt: wiring::system_prompt(&cwd),
+        max_steps: args
+            .session
+            .max_steps
+            .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
+        system_prompt: dsh_core::hooks::system_prompt(&cwd),
         observers,
         prompt_limit: None,
         skip_prompts: 0,
-        auto_compact: crate::compact::auto_compact(args.autocompact, "scripted"),
-        project: dsh_agent::ProjectContext::discover(
-            &dsh_agent::instructions::ContextRoots::from_env(cwd.clone()),
-        ),
+        auto_compact: assembled.auto_compact,
+        project: assembled.project,
         extra_tools: mcp.tools(),
     };
     let ran = runtime.block_on(async {

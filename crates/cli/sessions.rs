@@ -4,19 +4,12 @@
 
 use crate::stdio::{ExitStatus, errln, outln};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
-use dsh_agent::{Agent, AgentParts, Observers};
-use dsh_model::Model;
 use dsh_protocol::{Event, EventBody};
-use dsh_provider::{OpenAiProvider, ProviderSettings};
-use dsh_seams::{SessionEnv, SessionInfo, SessionStartSource};
-use dsh_session::{LockWait, SessionLog};
-use dsh_tools::ApprovalService;
+use dsh_session::LockWait;
 
 use crate::terminal::truncate;
-use crate::wiring::{self, HookSources, LoadedHooks};
 
 /// The directory under `$DSH_HOME` holding session logs.
 pub const SESSIONS_DIR: &str = "sessions";
@@ -32,26 +25,14 @@ pub enum Pick {
     Continue,
 }
 
-/// dsh's home: `$DSH_HOME`, else `~/.dsh`.
+/// dsh's home: `$DSH_HOME`, else `~/.dsh` (an empty `DSH_HOME` is unset).
 pub fn dsh_home() -> anyhow::Result<PathBuf> {
-    dsh_provider::resolve_dsh_home(&|name| std::env::var(name).ok())
-        .context("cannot find dsh's home: set DSH_HOME or HOME")
+    Ok(dsh_core::Env::from_process().dsh_home()?)
 }
 
 /// `$DSH_HOME/sessions`.
 pub fn sessions_dir(dsh_home: &Path) -> PathBuf {
     dsh_home.join(SESSIONS_DIR)
-}
-
-/// The model the settings point at (`[provider]` in `config.toml`, then
-/// `DSH_BASE_URL`, `DSH_MODEL`, `DSH_API_KEY`/`DEEPSEEK_API_KEY`);
-/// `model_override` is `--model`.
-pub fn model(dsh_home: &Path, model_override: Option<&str>) -> anyhow::Result<Arc<dyn Model>> {
-    let mut settings = ProviderSettings::load(dsh_home, &|name| std::env::var(name).ok())?;
-    if let Some(model) = model_override {
-        settings.model = model.to_owned();
-    }
-    Ok(Arc::new(OpenAiProvider::new(settings)?))
 }
 
 /// One stored session, as `dsh sessions` lists it.
@@ -253,46 +234,13 @@ pub fn run_list(json: bool) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// A session log ready for an agent.
-pub struct Opened {
-    /// The session id.
-    pub session_id: String,
-    /// The session's working directory.
-    pub cwd: PathBuf,
-    /// The open log (its header written, or reopened).
-    pub log: SessionLog,
-    /// How the session-start seam is told the session began.
-    pub source: SessionStartSource,
-    /// The hooks for `cwd`.
-    pub hooks: LoadedHooks,
-    /// The seq of the first event this run appends (0 for a new session,
-    /// counting the header).
-    pub first_seq: u64,
-    /// The session's permission stage (the approval prompt's session
-    /// rules); `None` where the session has no permission model (ACP).
-    pub permissions: Option<Arc<dsh_permissions::PermissionsPlugin>>,
-    /// The session's MCP servers (their tools join the registry); the
-    /// caller keeps a clone to close them when the session ends.
-    pub mcp: Arc<crate::mcp_cmd::McpSession>,
-}
-
-/// Finds the session `pick` names, or prepares a new one, loads the hooks
-/// for its directory (always through [`wiring::load_hooks`]), starts its MCP
-/// servers and opens its log.
-// Each argument is one command-line input of the session; a struct for them
-// would only rename the call sites.
-#[allow(clippy::too_many_arguments)]
-pub fn open(
+/// The stored session `pick` names (`None`: a new session in `current`),
+/// and the directory the session runs in.
+pub fn pick(
     dsh_home: &Path,
     pick: &Pick,
-    settings: &[PathBuf],
-    plugin_dirs: &[PathBuf],
-    permissions: &crate::perms::PermissionFlags,
-    trust: Trust,
-    wait: LockWait,
-    mcp_config: &[PathBuf],
-) -> anyhow::Result<Opened> {
-    let current = wiring::current_dir()?;
+    current: &Path,
+) -> anyhow::Result<(PathBuf, Option<SessionSummary>)> {
     let existing = match pick {
         Pick::New => None,
         Pick::Resume(id) => Some(find(dsh_home, id)?),
@@ -307,29 +255,7 @@ pub fn open(
         }
     };
     match existing {
-        None => {
-            let cwd = current;
-            let (hooks, permissions, mcp) =
-                load_hooks(&cwd, settings, plugin_dirs, permissions, trust, mcp_config)?;
-            let session_id = uuid::Uuid::new_v4().to_string();
-            let dir = sessions_dir(dsh_home);
-            dsh_session::create_private_dir(&dir)?;
-            check_inside_home(dsh_home, &dir)?;
-            let path = dir.join(format!("{session_id}.jsonl"));
-            let header = wiring::header(&session_id, &cwd, hooks.notices.clone());
-            let log = SessionLog::create_with(&path, header, wait)
-                .with_context(|| format!("cannot create the session log {}", path.display()))?;
-            Ok(Opened {
-                session_id,
-                cwd,
-                log,
-                source: SessionStartSource::Startup,
-                hooks,
-                first_seq: 0,
-                permissions: Some(permissions),
-                mcp: Arc::new(mcp),
-            })
-        }
+        None => Ok((current.to_owned(), None)),
         Some(summary) => {
             let cwd = PathBuf::from(&summary.cwd);
             if !cwd.is_dir() {
@@ -342,99 +268,48 @@ pub fn open(
             if cwd != current {
                 errln!("dsh: resuming in the session's directory {}", cwd.display());
             }
-            let (hooks, permissions, mcp) =
-                load_hooks(&cwd, settings, plugin_dirs, permissions, trust, mcp_config)?;
-            let (log, torn) = SessionLog::open_with(&summary.path, wait).with_context(|| {
-                format!("cannot reopen the session log {}", summary.path.display())
-            })?;
-            if let Some(torn) = torn {
-                errln!(
-                    "dsh: warning: {}:{}: the last line was incomplete ({} bytes, left by a crash); it was dropped",
-                    summary.path.display(),
-                    torn.line,
-                    torn.bytes
-                );
-            }
-            let first_seq = log.events().len() as u64;
-            Ok(Opened {
-                session_id: summary.id,
-                cwd,
-                log,
-                source: SessionStartSource::Resume,
-                hooks,
-                first_seq,
-                permissions: Some(permissions),
-                mcp: Arc::new(mcp),
-            })
+            Ok((cwd, Some(summary)))
         }
     }
 }
 
-/// How project hooks nobody trusted yet are handled (see `crate::trust`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trust {
-    /// Ask the person at the terminal once (before the session starts).
-    Interactive,
-    /// Headless: run them but name them on stderr, or refuse when `strict`.
-    Headless {
-        /// `DSH_STRICT_HOOKS`: refuse untrusted project hooks.
-        strict: bool,
-    },
+/// Where the session's log goes: a new one under `$DSH_HOME/sessions`, or
+/// the stored one reopened.
+pub fn log_target(
+    dsh_home: &Path,
+    existing: Option<&SessionSummary>,
+    wait: LockWait,
+) -> dsh_core::LogTarget {
+    match existing {
+        None => dsh_core::LogTarget::New {
+            id: uuid::Uuid::new_v4().to_string(),
+            dir: sessions_dir(dsh_home),
+            wait,
+        },
+        Some(summary) => dsh_core::LogTarget::Reopen {
+            path: summary.path.clone(),
+            wait,
+        },
+    }
 }
 
-/// The hooks of `cwd` under dsh's trust rules for interactive and headless
-/// sessions (replay runs everything and does not come here), followed by
-/// the permission rules (`permissions` flags over every settings layer).
-fn load_hooks(
-    cwd: &Path,
-    settings: &[PathBuf],
-    plugin_dirs: &[PathBuf],
-    permissions: &crate::perms::PermissionFlags,
-    trust: Trust,
-    mcp_config: &[PathBuf],
-) -> anyhow::Result<(
-    LoadedHooks,
-    Arc<dsh_permissions::PermissionsPlugin>,
-    crate::mcp_cmd::McpSession,
-)> {
-    let mut sources = HookSources::from_env(cwd.to_owned(), settings.to_vec());
-    // Interactive sessions start only the project MCP servers approved in
-    // settings (Claude Code's dialog records its approvals there).
-    let project_servers = match trust {
-        Trust::Interactive => crate::mcp_cmd::ProjectServers::ApprovedOnly,
-        Trust::Headless { .. } => crate::mcp_cmd::ProjectServers::StartAll,
-    };
-    let mcp_servers =
-        crate::mcp_cmd::discover(cwd, &sources.home, settings, mcp_config, project_servers)?;
-    sources.mcp_servers = crate::mcp_cmd::tags(&mcp_servers);
-    // Unlike replay there is no fallback: without the flag or a settings
-    // `defaultMode` the session runs Claude Code's `default` mode, so a call
-    // that needs approval asks (a person) or is denied (`-p`).
-    let permissions = crate::perms::build(permissions, cwd, &sources.home, settings, None)?;
-    sources.permission_mode = Some(permissions.mode);
-    // `--plugin-dir`: Claude Code plugins loaded for this run only.
-    sources.claude_plugin_dirs = plugin_dirs.to_vec();
-    match trust {
-        Trust::Interactive => {
-            let stdin = std::io::stdin();
-            let mut stdout = std::io::stdout();
-            crate::trust::apply_interactive(&mut sources, &mut stdin.lock(), &mut stdout)?;
-        }
-        Trust::Headless { strict } => {
-            crate::trust::apply_headless(&mut sources, strict, &mut std::io::stderr())?;
-        }
+/// Tells stderr about a reopened log's torn last line.
+pub fn report_torn(assembled: &dsh_core::Assembled) {
+    if let Some(torn) = &assembled.torn {
+        errln!(
+            "dsh: warning: {}:{}: the last line was incomplete ({} bytes, left by a crash); it was dropped",
+            assembled
+                .log
+                .path()
+                .map_or_else(String::new, |path| path.display().to_string()),
+            torn.line,
+            torn.bytes
+        );
     }
-    let mut hooks = wiring::load_hooks(&sources)?;
-    // After the bridges: PreToolUse hooks fire before the rules decide.
-    hooks.plugins.push(permissions.plugin);
-    // Started before the log header is written: it lists them.
-    let mcp = crate::mcp_cmd::McpSession::start(&mcp_servers, cwd, hooks.runner.processes())?;
-    hooks.notices.extend(mcp.notices().iter().cloned());
-    Ok((hooks, permissions.permissions, mcp))
 }
 
 /// The session `id` names: an exact id, or a prefix only one session has.
-fn find(dsh_home: &Path, id: &str) -> anyhow::Result<SessionSummary> {
+pub fn find(dsh_home: &Path, id: &str) -> anyhow::Result<SessionSummary> {
     dsh_session::validate_session_id(id).context("cannot resume")?;
     let sessions = list(dsh_home)?;
     if let Some(exact) = sessions.iter().find(|session| session.id == id) {
@@ -452,57 +327,6 @@ fn find(dsh_home: &Path, id: &str) -> anyhow::Result<SessionSummary> {
         ),
         many => bail!("{id} is ambiguous: {} sessions start with it", many.len()),
     }
-}
-
-/// What else an agent needs besides the opened session.
-pub struct AgentOptions {
-    /// The model.
-    pub model: Arc<dyn Model>,
-    /// Whether a person can answer prompts.
-    pub interactive: bool,
-    /// Bound on model requests per turn.
-    pub max_steps: u64,
-    /// Presentation callbacks.
-    pub observers: Observers,
-    /// Who answers `ask` decisions; `None` makes each one a denial.
-    pub approval: Option<Arc<dyn ApprovalService>>,
-}
-
-/// Builds the agent over an opened session and repairs a turn a crash left
-/// open. (`wiring::agent` does the same for replay, which has no approvals.)
-pub fn agent(opened: Opened, options: AgentOptions) -> anyhow::Result<Agent> {
-    let log_path = opened.log.path().map(Path::to_path_buf);
-    let mut registry =
-        dsh_agent::builtin_registry(&opened.hooks.plugins, opened.hooks.runner.processes());
-    for tool in opened.mcp.tools() {
-        registry.register_tool(tool);
-    }
-    if let Some(approval) = options.approval {
-        registry.set_approval(approval);
-    }
-    let info = SessionInfo {
-        session_id: opened.session_id,
-        cwd: opened.cwd.clone(),
-        model: options.model.name(),
-        log_path,
-        env: SessionEnv::default(),
-        interactive: options.interactive,
-    };
-    let mut agent = Agent::new(AgentParts {
-        log: opened.log,
-        session: info,
-        registry,
-        model: options.model,
-        system_prompt: wiring::system_prompt(&opened.cwd),
-        max_steps: options.max_steps,
-        observers: options.observers,
-    });
-    // Project instructions and custom commands (issue 16).
-    agent.set_project_context(dsh_agent::ProjectContext::discover(
-        &dsh_agent::instructions::ContextRoots::from_env(opened.cwd.clone()),
-    ));
-    agent.repair_open_turn()?;
-    Ok(agent)
 }
 
 #[cfg(test)]

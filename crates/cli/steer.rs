@@ -9,20 +9,16 @@
 //! [`InputGate`] gives it the input whenever it asks, so its answer never
 //! becomes a steering message.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use anyhow::Context as _;
 use dsh_agent::QueueMode;
-use serde::Deserialize;
 use tokio::sync::Notify;
 
 use crate::interactive::{Input, SharedInput};
 
 /// `--queue-mode`: how many typed messages one delivery takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum QueueModeFlag {
     /// Everything typed since the last request goes with the next one.
     All,
@@ -37,39 +33,6 @@ impl From<QueueModeFlag> for QueueMode {
             QueueModeFlag::OneAtATime => QueueMode::OneAtATime,
         }
     }
-}
-
-/// `[queue]` in `$DSH_HOME/config.toml`. Strict, like `[compaction]`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct QueueTable {
-    /// `all` (default) or `one-at-a-time`.
-    mode: Option<QueueModeFlag>,
-}
-
-/// The whole file; other tables belong to other parts of dsh.
-#[derive(Debug, Default, Deserialize)]
-struct ConfigFile {
-    #[serde(default)]
-    queue: Option<QueueTable>,
-}
-
-/// The steering queue's mode: the flag wins, then `[queue] mode` of
-/// `dsh_home/config.toml`, then `all`.
-pub fn configured(flag: Option<QueueModeFlag>, dsh_home: &Path) -> anyhow::Result<QueueMode> {
-    if let Some(flag) = flag {
-        return Ok(flag.into());
-    }
-    let path = dsh_home.join(dsh_provider::CONFIG_FILE_NAME);
-    let table = match fs_err::read_to_string(&path) {
-        Ok(text) => toml::from_str::<ConfigFile>(&text)
-            .with_context(|| format!("{}: [queue]", path.display()))?
-            .queue
-            .unwrap_or_default(),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => QueueTable::default(),
-        Err(error) => return Err(error.into()),
-    };
-    Ok(table.mode.map_or(QueueMode::All, QueueMode::from))
 }
 
 /// Who reads the session's input while a turn runs: the steering reader,
@@ -176,6 +139,14 @@ mod tests {
         );
         assert_eq!(classify(Input::Line("   ".into())), Typed::Ignore);
         assert_eq!(classify(Input::Eof), Typed::Later(Input::Eof));
+    }
+
+    /// The queue mode as a session resolves it (`config.toml` through dsh-core).
+    fn configured(
+        flag: Option<QueueModeFlag>,
+        home: &std::path::Path,
+    ) -> dsh_core::Result<QueueMode> {
+        dsh_core::DshConfig::load(home)?.queue_mode(flag.map(Into::into))
     }
 
     #[test]

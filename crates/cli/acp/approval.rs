@@ -1,11 +1,14 @@
 //! Questions dsh puts to the editor's user through `session/request_permission`:
-//! a pre-execute `ask` for one tool call, and whether to run untrusted
-//! project hooks.
+//! a pre-execute `ask` for one tool call, whether to run untrusted project
+//! hooks, and whether to start project MCP servers nobody approved.
 //!
-//! Both offer one-shot options only (allow once / reject once): nothing the
-//! client answers is remembered beyond the call or the session. Only the
-//! "allow" option id dsh offered allows; every other outcome is a refusal,
-//! told apart in the log (`tracing`) by why:
+//! A tool call's question offers the terminal's choices: allow always (when
+//! the permission mode asked and dsh-permissions can name a rule for the
+//! call: the rule is kept for the session and written to
+//! `.claude/settings.local.json`), allow once, and reject. The hook and server questions are one-shot (allow once / reject
+//! once), for this session only. Only an "allow" option id dsh offered
+//! allows; every other outcome is a refusal, told apart in the log
+//! (`tracing`) by why:
 //! - the user picked "reject once" → `ApprovalResponse::Rejected`;
 //! - the client answered `cancelled`, or the turn was cancelled while
 //!   asking → `ApprovalResponse::Cancelled` (the question was withdrawn);
@@ -28,9 +31,14 @@ use dsh_tools::ApprovalService;
 
 use super::translate::describe_call;
 use crate::trust::{UntrustedHook, show_path};
+use dsh_core::McpConsent;
+use dsh_permissions::PermissionsPlugin;
+use dsh_permissions::always::{can_remember, rule_for_call};
 
 /// The option id that allows, once.
 pub const ALLOW_ONCE: &str = "allow_once";
+/// The option id that allows always (adds the call's rule).
+pub const ALLOW_ALWAYS: &str = "allow_always";
 /// The option id that rejects, once.
 pub const REJECT_ONCE: &str = "reject_once";
 
@@ -42,6 +50,8 @@ pub type TurnSlot = Arc<Mutex<Option<CancellationToken>>>;
 enum Answer {
     /// The "allow once" option.
     AllowOnce,
+    /// The "allow always" option.
+    AllowAlways,
     /// The "reject once" option.
     RejectOnce,
     /// An option id dsh did not offer.
@@ -75,6 +85,7 @@ async fn ask(
         Ok(response) => match response.outcome {
             RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
                 ALLOW_ONCE => Answer::AllowOnce,
+                ALLOW_ALWAYS => Answer::AllowAlways,
                 REJECT_ONCE => Answer::RejectOnce,
                 other => Answer::UnknownOption(other.to_owned()),
             },
@@ -92,21 +103,25 @@ pub struct AcpApproval {
     session_id: SessionId,
     cwd: PathBuf,
     turn: TurnSlot,
+    permissions: Arc<PermissionsPlugin>,
 }
 
 impl AcpApproval {
-    /// An approval service for one session.
+    /// An approval service for one session; "allow always" adds its rule
+    /// to `permissions`.
     pub fn new(
         cx: ConnectionTo<Client>,
         session_id: SessionId,
         cwd: PathBuf,
         turn: TurnSlot,
+        permissions: Arc<PermissionsPlugin>,
     ) -> Self {
         AcpApproval {
             cx,
             session_id,
             cwd,
             turn,
+            permissions,
         }
     }
 }
@@ -132,13 +147,49 @@ impl ApprovalService for AcpApproval {
                 "Approval needed: {reason}"
             ))]);
         }
+        // As in the terminal: "allow always" only where a rule would keep
+        // the question from coming back (the permission mode asked).
+        let rule = can_remember(&self.permissions, &exec.tool, &exec.arguments, reason)
+            .then(|| rule_for_call(&exec.tool, &exec.arguments, &self.cwd))
+            .flatten();
+        let mut choices = Vec::new();
+        if let Some(rule) = &rule {
+            choices.push(PermissionOption::new(
+                ALLOW_ALWAYS,
+                format!("Always allow {rule}"),
+                PermissionOptionKind::AllowAlways,
+            ));
+        }
+        choices.extend(options("Allow once", "Reject"));
         let request = RequestPermissionRequest::new(
             self.session_id.clone(),
             ToolCallUpdate::new(exec.call_id.clone(), fields),
-            options("Allow once", "Reject"),
+            choices,
         );
         match ask(&self.cx, request, &token).await {
             Answer::AllowOnce => ApprovalResponse::AllowedOnce,
+            Answer::AllowAlways => match &rule {
+                Some(rule) => {
+                    match dsh_permissions::always::allow_always(&self.permissions, &self.cwd, rule)
+                    {
+                        Ok(path) => {
+                            tracing::info!("always allowed {rule} (saved to {})", path.display());
+                        }
+                        Err(error) => {
+                            tracing::warn!("cannot save {rule}: {error}; allowed for this session");
+                        }
+                    }
+                    ApprovalResponse::AllowedOnce
+                }
+                // Not offered for this call: an answer, but not yes.
+                None => {
+                    tracing::warn!(
+                        "permission for {}: the client chose allow-always, which dsh did not offer; denied",
+                        exec.call_id
+                    );
+                    ApprovalResponse::Rejected
+                }
+            },
             Answer::RejectOnce => ApprovalResponse::Rejected,
             Answer::UnknownOption(id) => {
                 tracing::warn!(
@@ -232,12 +283,77 @@ impl TrustQuestion {
         );
         match ask(cx, request, cancel).await {
             Answer::AllowOnce => TrustAnswer::RunThisSession,
-            other @ Answer::RejectOnce
+            other @ Answer::AllowAlways
+            | other @ Answer::RejectOnce
             | other @ Answer::UnknownOption(_)
             | other @ Answer::ClientCancelled
             | other @ Answer::TurnCancelled
             | other @ Answer::Failed(_) => {
                 tracing::info!("untrusted project hooks skipped: {other:?}");
+                TrustAnswer::Skip
+            }
+        }
+    }
+}
+
+/// The question naming project MCP servers nobody approved and what they run.
+pub struct McpQuestion {
+    call_id: String,
+    title: String,
+    description: String,
+}
+
+impl McpQuestion {
+    /// The question for `servers` of the project at `cwd`.
+    pub fn new(session: &str, cwd: &Path, servers: &[McpConsent]) -> Self {
+        let mut description = format!(
+            "This project configures {} MCP server(s) you have not approved. Starting them runs these commands on your machine:\n",
+            servers.len()
+        );
+        for server in servers {
+            description.push_str(&format!(
+                "\n- {}: `{}`\n  from {}",
+                server.name,
+                server.command,
+                show_path(&server.origin.display().to_string(), cwd)
+            ));
+        }
+        description.push_str(
+            "\n\nAllow starts them for this session only; `dsh hooks trust` trusts the workspace.",
+        );
+        McpQuestion {
+            call_id: format!("dsh-mcp-consent-{session}"),
+            title: format!("Start {} unapproved project MCP server(s)?", servers.len()),
+            description,
+        }
+    }
+
+    /// Asks the client; anything but "allow once" leaves the servers off.
+    pub async fn ask(
+        &self,
+        cx: &ConnectionTo<Client>,
+        session_id: &SessionId,
+        cancel: &CancellationToken,
+    ) -> TrustAnswer {
+        let fields = ToolCallUpdateFields::new()
+            .title(self.title.clone())
+            .kind(ToolKind::Execute)
+            .status(ToolCallStatus::Pending)
+            .content(vec![ToolCallContent::from(self.description.clone())]);
+        let request = RequestPermissionRequest::new(
+            session_id.clone(),
+            ToolCallUpdate::new(self.call_id.clone(), fields),
+            options("Start them this session", "Don't start them"),
+        );
+        match ask(cx, request, cancel).await {
+            Answer::AllowOnce => TrustAnswer::RunThisSession,
+            other @ Answer::AllowAlways
+            | other @ Answer::RejectOnce
+            | other @ Answer::UnknownOption(_)
+            | other @ Answer::ClientCancelled
+            | other @ Answer::TurnCancelled
+            | other @ Answer::Failed(_) => {
+                tracing::info!("unapproved project MCP servers skipped: {other:?}");
                 TrustAnswer::Skip
             }
         }

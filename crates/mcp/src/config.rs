@@ -13,11 +13,15 @@
 //!   `disabledMcpjsonServers` (any settings layer, or the project's entry in
 //!   `~/.claude.json`) is not started. Headless runs start every other
 //!   `.mcp.json` server without asking, as Claude Code does in `-p`
-//!   (`mcp_unapproved`). An interactive session
-//!   ([`McpDiscovery::require_project_approval`]) starts only the approved
-//!   ones — `enableAllProjectMcpServers: true` or the name in
-//!   `enabledMcpjsonServers`, where Claude Code records the approvals its
-//!   dialog gives — since a cloned repository's `.mcp.json` runs commands.
+//!   (`mcp_unapproved`). Approval (`enableAllProjectMcpServers: true` or
+//!   the name in `enabledMcpjsonServers`) counts only from user-level state:
+//!   `~/.claude.json` `projects[<cwd>]` (where Claude Code's dialog records
+//!   it), `~/.claude/settings.json` and `--settings` files — never from the
+//!   project's own `.claude/settings*.json`, since a cloned repository's
+//!   `.mcp.json` runs commands and could approve itself. The project's
+//!   `.codex/config.toml` servers have no user-level approval. Project
+//!   servers without one are listed in [`Discovered::unapproved`]; with
+//!   [`McpDiscovery::require_project_approval`] they are dropped instead.
 //! * Codex: `[mcp_servers.NAME]` tables (`command`, `args`, `env`, `cwd`,
 //!   `url`, `enabled`) in `$CODEX_HOME/config.toml` (default `~/.codex`),
 //!   then the project's `.codex/config.toml` (a later layer replaces a server
@@ -153,6 +157,10 @@ pub struct Discovered {
     pub servers: Vec<ServerConfig>,
     /// Servers not started and why (disabled, shadowed).
     pub notices: Vec<String>,
+    /// Names of kept servers a project configured (`.mcp.json`, the
+    /// project's `.codex/config.toml`) that no user-level state approved:
+    /// they need consent (or a trusted workspace) before they start.
+    pub unapproved: Vec<String>,
 }
 
 /// A configuration dsh cannot use.
@@ -383,18 +391,32 @@ fn read_approvals(approvals: &mut ProjectApprovals, layer: &Value, file: &Path) 
 
 /// The approval settings of every layer.
 fn project_approvals(discovery: &McpDiscovery, claude_json: Option<&Value>) -> ProjectApprovals {
-    let mut files = vec![
-        discovery.home.join(".claude").join("settings.json"),
+    let user_files: Vec<PathBuf> =
+        std::iter::once(discovery.home.join(".claude").join("settings.json"))
+            .chain(discovery.extra_settings.iter().cloned())
+            .collect();
+    let project_files = [
         discovery.cwd.join(".claude").join("settings.json"),
         discovery.cwd.join(".claude").join("settings.local.json"),
     ];
-    files.extend(discovery.extra_settings.iter().cloned());
     let mut approvals = ProjectApprovals::default();
-    for file in files {
+    for (file, user) in user_files
+        .iter()
+        .map(|file| (file, true))
+        .chain(project_files.iter().map(|file| (file, false)))
+    {
         // A settings file the hook loader reads too: its own errors are
         // reported there; here an unreadable one approves nothing.
-        if let Ok(Some(settings)) = read_json(&file) {
-            read_approvals(&mut approvals, &settings, &file);
+        if let Ok(Some(settings)) = read_json(file) {
+            if user {
+                read_approvals(&mut approvals, &settings, file);
+            } else {
+                // The project's own files may disable its servers, never
+                // approve them.
+                let mut ignored = ProjectApprovals::default();
+                read_approvals(&mut ignored, &settings, file);
+                approvals.disabled.extend(ignored.disabled);
+            }
         }
     }
     if let Some(project) = claude_json.and_then(|json| project_entry(json, &discovery.cwd)) {
@@ -540,12 +562,17 @@ pub fn discover(
                 )),
                 None if discovery.require_project_approval && !approved => {
                     found.notices.push(format!(
-                        "MCP server `{}` ({}) not started: not approved (add it to enabledMcpjsonServers in .claude/settings.local.json, or set enableAllProjectMcpServers)",
+                        "MCP server `{}` ({}) not started: not approved (approve it in Claude Code, which records it in ~/.claude.json, or trust the workspace: `dsh hooks trust`)",
                         server.name,
                         project_path.display()
                     ));
                 }
-                None => layers.push(server),
+                None => {
+                    if !approved {
+                        found.unapproved.push(server.name.clone());
+                    }
+                    layers.push(server);
+                }
             }
         }
     }
@@ -558,16 +585,34 @@ pub fn discover(
         )?);
     }
     let mut codex: Vec<ServerConfig> = Vec::new();
+    let project_codex = discovery.cwd.join(".codex").join("config.toml");
     for path in [
         discovery.codex_home.join("config.toml"),
-        discovery.cwd.join(".codex").join("config.toml"),
+        project_codex.clone(),
     ] {
         for server in codex_servers(&path)? {
             codex.retain(|earlier| earlier.name != server.name);
             codex.push(server);
         }
     }
-    layers.extend(codex);
+    for server in codex {
+        // The same file twice (CODEX_HOME is the project's `.codex`) counts
+        // as the user's.
+        let from_project = server.origin == project_codex
+            && discovery.codex_home.join("config.toml") != project_codex;
+        if from_project {
+            if discovery.require_project_approval {
+                found.notices.push(format!(
+                    "MCP server `{}` ({}) not started: not approved (a project's Codex servers start in a trusted workspace: `dsh hooks trust`)",
+                    server.name,
+                    server.origin.display()
+                ));
+                continue;
+            }
+            found.unapproved.push(server.name.clone());
+        }
+        layers.push(server);
+    }
 
     for server in layers {
         match found.servers.iter().find(|kept| kept.name == server.name) {
@@ -582,6 +627,17 @@ pub fn discover(
             None => found.servers.push(server),
         }
     }
+    // A shadowed project server is not started at all: nothing to approve.
+    let kept: Vec<(String, PathBuf)> = found
+        .servers
+        .iter()
+        .map(|server| (server.name.clone(), server.origin.clone()))
+        .collect();
+    found.unapproved.retain(|name| {
+        kept.iter().any(|(kept_name, origin)| {
+            kept_name == name && (*origin == project_path || *origin == project_codex)
+        })
+    });
     Ok(found)
 }
 
@@ -722,18 +778,60 @@ mod tests {
             "{:?}",
             found.notices
         );
+        // The project's own files approve nothing (issue 23).
         write(
             &discovery.cwd.join(".claude").join("settings.local.json"),
             r#"{"enabledMcpjsonServers":["other"]}"#,
+        );
+        write(
+            &discovery.cwd.join(".claude").join("settings.json"),
+            r#"{"enableAllProjectMcpServers":true}"#,
+        );
+        assert!(discover(&discovery, &env).unwrap().servers.is_empty());
+        // Claude Code's dialog records approvals in ~/.claude.json.
+        let project = discovery.cwd.to_string_lossy().into_owned();
+        write(
+            &discovery.home.join(".claude.json"),
+            &serde_json::json!({"projects": {project.clone(): {"enabledMcpjsonServers": ["other"]}}})
+                .to_string(),
         );
         let found = discover(&discovery, &env).unwrap();
         assert_eq!(found.servers.len(), 1);
         assert_eq!(found.servers[0].name, "other");
         write(
+            &discovery.home.join(".claude.json"),
+            &serde_json::json!({"projects": {project: {"enableAllProjectMcpServers": true}}})
+                .to_string(),
+        );
+        assert_eq!(discover(&discovery, &env).unwrap().servers.len(), 2);
+    }
+
+    #[test]
+    fn unapproved_project_servers_are_listed_for_consent() {
+        let (_dir, discovery) = setup();
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"x"}}}"#,
+        );
+        write(
             &discovery.cwd.join(".claude").join("settings.json"),
             r#"{"enableAllProjectMcpServers":true}"#,
         );
-        assert_eq!(discover(&discovery, &env).unwrap().servers.len(), 2);
+        write(
+            &discovery.cwd.join(".codex").join("config.toml"),
+            "[mcp_servers.codexy]\ncommand = \"y\"\n",
+        );
+        let found = discover(&discovery, &env).unwrap();
+        assert_eq!(found.servers.len(), 2);
+        assert_eq!(
+            found.unapproved,
+            vec!["echo".to_owned(), "codexy".to_owned()]
+        );
+        let mut strict = discovery.clone();
+        strict.require_project_approval = true;
+        let found = discover(&strict, &env).unwrap();
+        assert!(found.servers.is_empty(), "{:?}", found.servers);
+        assert!(found.unapproved.is_empty());
     }
 
     #[test]

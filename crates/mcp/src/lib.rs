@@ -22,6 +22,7 @@ pub mod config;
 mod expand;
 pub mod manager;
 pub mod oversize;
+mod session;
 pub mod tool;
 
 pub use config::{
@@ -31,4 +32,5 @@ pub use manager::{
     CallError, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpManager, McpOptions, Server,
     ServerReport, ServerStatus,
 };
+pub use session::McpSession;
 pub use tool::{McpStandIn, McpTool, qualified_name};

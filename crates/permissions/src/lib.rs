@@ -11,6 +11,7 @@
 //! What it is not: it runs no tool and asks no one; hooks, prompts and the
 //! session's assembly are other crates' business.
 
+pub mod always;
 pub mod compound;
 pub mod layer;
 pub mod mode;

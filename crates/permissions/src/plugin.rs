@@ -76,6 +76,16 @@ impl PermissionsPlugin {
         self.with(|p| p.set_mode(mode));
     }
 
+    /// Every rule in force, with its source (`dsh status`).
+    pub fn rules(&self) -> Vec<crate::SourcedRule> {
+        self.with(|p| p.rules().to_vec())
+    }
+
+    /// Project `allow` rules dropped because the workspace is not trusted.
+    pub fn dropped_allow(&self) -> Vec<crate::SourcedRule> {
+        self.with(|p| p.dropped_allow().to_vec())
+    }
+
     /// The verdict for a call, by dsh tool name.
     pub fn verdict(&self, dsh_tool: &str, arguments: &serde_json::Value) -> Verdict {
         self.with(|p| p.decide(rule_tool_name(dsh_tool), arguments))

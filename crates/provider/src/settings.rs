@@ -183,6 +183,18 @@ impl ProviderSettings {
         dsh_home: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, SettingsError> {
+        let path = dsh_home.join(CONFIG_FILE_NAME);
+        let text = read_config_text(&path)?;
+        Self::from_config_text(&path, text.as_deref(), env)
+    }
+
+    /// [`ProviderSettings::load`] over `config.toml`'s text, already read
+    /// (`None`: there is no file), so that one read serves every table.
+    pub fn from_config_text(
+        path: &Path,
+        text: Option<&str>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, SettingsError> {
         // A key dsh handed to itself at start-up (see `key_handoff`) is no
         // longer in the environment; it wins over whatever `env` says.
         let env = |name: &str| {
@@ -190,11 +202,12 @@ impl ProviderSettings {
                 .or_else(|| env(name))
                 .filter(|value| !value.trim().is_empty())
         };
-        let path = dsh_home.join(CONFIG_FILE_NAME);
         let mut settings = ProviderSettings::default();
 
-        if let Some(table) = read_table(&path)? {
-            settings.apply_table(table, &path)?;
+        if let Some(text) = text
+            && let Some(table) = parse_table(path, text)?
+        {
+            settings.apply_table(table, path)?;
         }
 
         if let Some(base_url) = env(ENV_BASE_URL) {
@@ -286,32 +299,36 @@ impl ProviderSettings {
 /// (the normal [`ProviderSettings::load`] reports the problems).
 pub(crate) fn configured_api_key_env(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
     let home = resolve_dsh_home(env)?;
-    let table = read_table(&home.join(CONFIG_FILE_NAME)).ok()??;
+    let path = home.join(CONFIG_FILE_NAME);
+    let text = read_config_text(&path).ok()??;
+    let table = parse_table(&path, &text).ok()??;
     table
         .api_key_env
         .filter(|name| !name.trim().is_empty() && !name.contains(['=', '\0']))
 }
 
-fn read_table(path: &Path) -> Result<Option<ProviderTable>, SettingsError> {
-    let text = match fs_err::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(SettingsError::Read {
-                path: path.to_owned(),
-                source,
-            });
-        }
-    };
-    let file: ConfigFile = toml::from_str(&text).map_err(|error| {
+/// `config.toml`'s text; `None` when there is no such file.
+pub fn read_config_text(path: &Path) -> Result<Option<String>, SettingsError> {
+    match fs_err::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(SettingsError::Read {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+fn parse_table(path: &Path, text: &str) -> Result<Option<ProviderTable>, SettingsError> {
+    let file: ConfigFile = toml::from_str(text).map_err(|error| {
         let start = error.span().map(|span| span.start);
         let (line, column) = start
-            .map(|start| line_and_column(&text, start))
+            .map(|start| line_and_column(text, start))
             .unwrap_or((0, 0));
         let mut message = error.message().trim().to_owned();
         // A wrong value's error points at the value and does not say whose
         // it is; the key is what a person needs to find it.
-        if let Some(key) = start.and_then(|start| key_of_value_at(&text, start))
+        if let Some(key) = start.and_then(|start| key_of_value_at(text, start))
             && !message.contains(&key)
         {
             message = format!("{key}: {message}");

@@ -2,16 +2,16 @@
 //! compacts a session's history on its own.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use anyhow::Context as _;
 use dsh_agent::{AutoCompact, DEFAULT_THRESHOLD, default_context_window};
 use serde::Deserialize;
+
+use crate::{DshConfig, Error, Result};
 
 /// `[compaction]` in `$DSH_HOME/config.toml`. Strict, like `[provider]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct CompactionTable {
+pub(crate) struct CompactionTable {
     /// `false` turns automatic compaction off (`/compact` still works).
     auto: Option<bool>,
     /// The share of the window (0 < share ≤ 1) that triggers compaction.
@@ -21,47 +21,33 @@ struct CompactionTable {
     context_windows: BTreeMap<String, u64>,
 }
 
-/// The whole file; other tables belong to other parts of dsh.
-#[derive(Debug, Default, Deserialize)]
-struct ConfigFile {
-    #[serde(default)]
-    compaction: Option<CompactionTable>,
-}
-
 /// The session's automatic compaction from `--autocompact` and the
-/// `[compaction]` table of `dsh_home/config.toml` (optional): the flag wins,
+/// `[compaction]` table of `config.toml` (optional): the flag wins,
 /// then the table's window for `model`, then the built-in window.
 pub fn configured(
     flag: Option<AutocompactFlag>,
     model: &str,
-    dsh_home: &Path,
-) -> anyhow::Result<AutoCompact> {
-    let path = dsh_home.join(dsh_provider::CONFIG_FILE_NAME);
-    let table = match fs_err::read_to_string(&path) {
-        Ok(text) => toml::from_str::<ConfigFile>(&text)
-            .with_context(|| format!("{}: [compaction]", path.display()))?
-            .compaction
-            .unwrap_or_default(),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => CompactionTable::default(),
-        Err(error) => return Err(error.into()),
-    };
+    config: &DshConfig,
+) -> Result<AutoCompact> {
+    let path = config.path();
+    let table = config.compaction_table()?;
     if let Some(threshold) = table.threshold
         && !(threshold > 0.0 && threshold <= 1.0)
     {
-        anyhow::bail!(
+        return Err(Error::msg(format!(
             "{}: [compaction] threshold: must be above 0 and at most 1, not {threshold}",
             path.display()
-        );
+        )));
     }
     if let Some((name, _)) = table
         .context_windows
         .iter()
         .find(|(_, tokens)| **tokens < 1000)
     {
-        anyhow::bail!(
+        return Err(Error::msg(format!(
             "{}: [compaction] context_windows.{name}: must be at least 1000 tokens",
             path.display()
-        );
+        )));
     }
     let threshold = table.threshold.unwrap_or(DEFAULT_THRESHOLD);
     let window = |tokens: u64| AutoCompact::On {

@@ -6,7 +6,7 @@
 //! hook is keyed by a SHA-256 of its definition (dialect, file, event,
 //! matcher, handler, timeout, `if`, an http hook's `headers` and
 //! `allowedEnvVars`) and of the contents of the project files its command
-//! executes or sources (see `crate::exec_scan`; data files it merely reads
+//! executes or sources (see `dsh_trust::exec_scan`; data files it merely reads
 //! or writes are left out, files over [`dsh_trust::MAX_HASHED_FILE_BYTES`] are named
 //! but not hashed). A changed definition or executed file is a new hash and
 //! asks again; a command that computes what it runs is flagged, since no
@@ -24,13 +24,13 @@
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use anyhow::Context as _;
+use crate::{Error, Result, ResultExt as _};
 use dsh_hooks_claude::config::SettingsSource;
 use dsh_hooks_claude::{ClaudeConfig, ClaudeDiscovery};
-use dsh_hooks_codex::{CodexConfig, CodexDiscovery, EntryStatus, LayerSource, TrustState};
+use dsh_hooks_codex::{CodexConfig, EntryStatus, LayerSource, TrustState};
 use dsh_protocol::Dialect;
 
-use crate::wiring::HookSources;
+use crate::hooks::HookSources;
 
 // The store, the hashes and the executed-file scan are dsh-trust's; this
 // module finds a project's hooks and asks the user.
@@ -40,30 +40,27 @@ pub use dsh_trust::{
 };
 
 /// Both dialects' configurations for `sources`, as the session would load them.
-pub(crate) fn load_configs(sources: &HookSources) -> anyhow::Result<(ClaudeConfig, CodexConfig)> {
+pub fn load_configs(sources: &HookSources) -> Result<(ClaudeConfig, CodexConfig)> {
     let mut discovery =
         ClaudeDiscovery::new(sources.cwd.clone(), sources.home.clone(), &sources.dsh_home);
     discovery.extra_settings = sources.claude_settings.clone();
     discovery.plugin_dirs = sources.claude_plugin_dirs.clone();
     let claude = dsh_hooks_claude::load(&discovery)
         .context("cannot load the Claude Code hook configuration")?;
-    let codex = dsh_hooks_codex::load(&CodexDiscovery::from_env(
-        sources.cwd.clone(),
-        sources.home.clone(),
-    ))
-    .context("cannot load the Codex hook configuration")?;
+    let codex = dsh_hooks_codex::load(&sources.codex_discovery())
+        .context("cannot load the Codex hook configuration")?;
     Ok((claude, codex))
 }
 
 /// Every configured hook of both dialects with its trust status, in
 /// configuration order (Claude Code, then Codex).
-pub fn all_hooks(sources: &HookSources, store: &TrustStore) -> anyhow::Result<Vec<ProjectHook>> {
+pub fn all_hooks(sources: &HookSources, store: &TrustStore) -> Result<Vec<ProjectHook>> {
     let (claude, codex) = load_configs(sources)?;
     Ok(hooks_of(sources, &claude, &codex, store))
 }
 
 /// [`all_hooks`] over configurations already loaded.
-pub(crate) fn hooks_of(
+pub fn hooks_of(
     sources: &HookSources,
     claude: &ClaudeConfig,
     codex: &CodexConfig,
@@ -77,7 +74,7 @@ pub(crate) fn hooks_of(
             SettingsSource::Project | SettingsSource::Local
         );
         let command = handler.command_text();
-        let scan = crate::exec_scan::scan(&command, &sources.cwd);
+        let scan = dsh_trust::exec_scan::scan(&command, &sources.cwd);
         let (hash, notices) = hash_identity(&handler.trust_identity(), &scan.files);
         let status = if !project {
             TrustStatus::UserLevel
@@ -105,7 +102,7 @@ pub(crate) fn hooks_of(
             .command
             .clone()
             .unwrap_or_else(|| format!("<{} hook>", entry.handler));
-        let scan = crate::exec_scan::scan(&command, &sources.cwd);
+        let scan = dsh_trust::exec_scan::scan(&command, &sources.cwd);
         let (hash, notices) = hash_identity(&entry.trust_identity(), &scan.files);
         let status = if entry.source != LayerSource::Project {
             TrustStatus::UserLevel
@@ -135,7 +132,7 @@ pub(crate) fn hooks_of(
 /// The project hooks that need trust before they run: active, from a
 /// project-level file, and neither in `trust.json` (current hash) nor
 /// trusted by Codex.
-pub fn untrusted_project_hooks(sources: &HookSources) -> anyhow::Result<Vec<UntrustedHook>> {
+pub fn untrusted_project_hooks(sources: &HookSources) -> Result<Vec<UntrustedHook>> {
     let store = TrustStore::load(&sources.dsh_home)?;
     Ok(all_hooks(sources, &store)?
         .into_iter()
@@ -144,7 +141,7 @@ pub fn untrusted_project_hooks(sources: &HookSources) -> anyhow::Result<Vec<Untr
 }
 
 /// A path for people: relative to `project` when below it.
-pub(crate) fn show_path(path: &str, project: &Path) -> String {
+pub fn show_path(path: &str, project: &Path) -> String {
     let prefix = format!("{}/", project.display());
     match path.strip_prefix(&prefix) {
         Some(rest) => rest.to_owned(),
@@ -154,7 +151,7 @@ pub(crate) fn show_path(path: &str, project: &Path) -> String {
 
 /// Lists `hooks` for people: event, command, origin, what it runs, and
 /// what trust cannot cover.
-pub(crate) fn describe(
+pub fn describe(
     out: &mut dyn Write,
     hooks: &[UntrustedHook],
     project: &Path,
@@ -216,7 +213,7 @@ pub fn ask(
     project: &Path,
     input: &mut dyn BufRead,
     output: &mut dyn Write,
-) -> anyhow::Result<TrustAnswer> {
+) -> Result<TrustAnswer> {
     if untrusted.is_empty() {
         return Ok(TrustAnswer::NothingToAsk);
     }
@@ -276,19 +273,19 @@ pub fn headless(
     strict: bool,
     project: &Path,
     err: &mut dyn Write,
-) -> anyhow::Result<()> {
+) -> Result<()> {
     if untrusted.is_empty() {
         return Ok(());
     }
     if strict {
         let mut text = Vec::new();
         describe(&mut text, untrusted, project)?;
-        anyhow::bail!(
+        return Err(Error::msg(format!(
             "refusing to run {} untrusted project hook(s) (strict hooks: --strict-hooks / DSH_STRICT_HOOKS):\n{}run `dsh hooks trust` in {} to trust them",
             untrusted.len(),
             String::from_utf8_lossy(&text),
             project.display()
-        );
+        )));
     }
     writeln!(
         err,
@@ -305,7 +302,7 @@ pub fn apply_interactive(
     sources: &mut HookSources,
     input: &mut dyn BufRead,
     output: &mut dyn Write,
-) -> anyhow::Result<TrustAnswer> {
+) -> Result<TrustAnswer> {
     let untrusted = untrusted_project_hooks(sources)?;
     let mut store = TrustStore::load(&sources.dsh_home)?;
     let answer = ask(&untrusted, &mut store, &sources.cwd, input, output)?;
@@ -319,11 +316,7 @@ pub fn apply_interactive(
 /// Headless runs: names (or, strict, refuses) untrusted project hooks and
 /// sets `sources` so that the hooks dsh's rules allow run (Codex hooks
 /// trusted only by dsh included). Call before `load_hooks`.
-pub fn apply_headless(
-    sources: &mut HookSources,
-    strict: bool,
-    err: &mut dyn Write,
-) -> anyhow::Result<()> {
+pub fn apply_headless(sources: &mut HookSources, strict: bool, err: &mut dyn Write) -> Result<()> {
     let untrusted = untrusted_project_hooks(sources)?;
     headless(&untrusted, strict, &sources.cwd, err)?;
     sources.run_untrusted = true;
@@ -440,6 +433,7 @@ mod tests {
             excluded_hooks: Vec::new(),
             permission_mode: None,
             mcp_servers: Vec::new(),
+            codex_home: home.join(".codex"),
         }
     }
 

@@ -1,16 +1,16 @@
-//! The CLI edge of the permission model: flags and settings files into a
+//! Permission layering for a session: flags and settings files into a
 //! [`PermissionsPlugin`] registered after the hook bridges.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Context as _;
+use crate::{Result, ResultExt as _};
 use dsh_permissions::{
     Layer, Mode, PathContext, Permissions, PermissionsPlugin, PromptSurface, Source, Trust, store,
 };
 use dsh_seams::Plugin;
 
-/// Permission flags shared by `dsh`, `dsh -p` and `dsh replay`.
+/// Permission flags of every session (part of [`crate::SessionFlags`]).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct PermissionFlags {
     /// Permission mode: acceptEdits, auto, bypassPermissions, manual (hooks see `default`), dontAsk, plan.
@@ -37,6 +37,7 @@ fn parse_mode(s: &str) -> Result<Mode, String> {
 }
 
 /// The session's permissions and the mode hooks are told.
+#[derive(Clone)]
 pub struct Built {
     /// The pipeline stage.
     pub plugin: Arc<dyn Plugin>,
@@ -100,9 +101,10 @@ pub fn build(
     flags: &PermissionFlags,
     cwd: &Path,
     home: &Path,
+    dsh_home: &Path,
     extra_settings: &[PathBuf],
     fallback: Option<Mode>,
-) -> anyhow::Result<Built> {
+) -> Result<Built> {
     let mut layers = Vec::new();
     for (source, path) in store::settings_paths(Some(home), cwd) {
         layers.push(store::read_layer(source, &path)?);
@@ -127,8 +129,7 @@ pub fn build(
         }
     };
     // Project allow rules apply only in a workspace the user trusts.
-    let dsh_home = crate::sessions::dsh_home().unwrap_or_else(|_| home.join(".dsh"));
-    let trust = workspace_trust(home, &dsh_home, cwd).trust();
+    let trust = workspace_trust(home, dsh_home, cwd).trust();
     let mut permissions = Permissions::new(
         mode,
         PathContext {

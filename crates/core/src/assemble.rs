@@ -1,0 +1,240 @@
+//! A resolved spec into a running session: hooks loaded, permissions after
+//! them, MCP servers started, the log opened. Every front end starts its
+//! sessions here.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use dsh_agent::{Agent, AgentParts, AutoCompact, Observers, ProjectContext};
+use dsh_hook_runner::HookRunner;
+use dsh_model::Model;
+use dsh_permissions::PermissionsPlugin;
+use dsh_seams::{Plugin, SessionEnv, SessionInfo, SessionStartSource};
+use dsh_session::{LockWait, SessionLog, TornTail};
+use dsh_tools::ApprovalService;
+
+use crate::mcp::McpSession;
+use crate::{Error, Result, ResultExt as _, SessionSpec, TrustPolicy};
+
+/// Where the session's log goes.
+pub enum LogTarget {
+    /// A new log `<sessions dir>/<id>.jsonl` (a private directory).
+    New {
+        /// The session id.
+        id: String,
+        /// The directory holding session logs.
+        dir: PathBuf,
+        /// Whether to wait for another writer.
+        wait: LockWait,
+    },
+    /// A stored log, reopened.
+    Reopen {
+        /// Its path.
+        path: PathBuf,
+        /// Whether to wait for another writer.
+        wait: LockWait,
+    },
+    /// A log written to `writer` (replay `--out`), named by `path`.
+    Writer {
+        /// The session id.
+        id: String,
+        /// The file's path (for messages).
+        path: PathBuf,
+        /// Where the lines go.
+        writer: Box<dyn dsh_session::LogWriter>,
+    },
+    /// A log in memory (replay to stdout, tests).
+    InMemory {
+        /// The session id.
+        id: String,
+    },
+}
+
+/// A session ready for a driver: the interactive or headless agent
+/// ([`Assembled::agent`]) or the replay loop (its parts).
+pub struct Assembled {
+    /// The session id.
+    pub session_id: String,
+    /// The project directory.
+    pub cwd: PathBuf,
+    /// The open log.
+    pub log: SessionLog,
+    /// How the session-start seam is told the session began.
+    pub source: SessionStartSource,
+    /// The seq of the first event this run appends.
+    pub first_seq: u64,
+    /// Hook bridges then the permission stage, in pipeline order.
+    pub plugins: Vec<Arc<dyn Plugin>>,
+    /// The runner every hook process goes through; `kill_all` on exit.
+    pub runner: HookRunner,
+    /// The permission stage, typed (approval answers add rules to it).
+    pub permissions: Arc<PermissionsPlugin>,
+    /// The running MCP servers; close them when the session ends.
+    pub mcp: Arc<McpSession>,
+    /// Instructions and custom commands.
+    pub project: ProjectContext,
+    /// Automatic compaction.
+    pub auto_compact: AutoCompact,
+    /// The start-up notices (hooks, then MCP), as in the log header.
+    pub notices: Vec<String>,
+    /// Lines worth stderr at start-up (discovery problems, failed servers).
+    pub problems: Vec<String>,
+    /// The hook bridges' own notices (the first part of `notices`).
+    pub hook_notices: Vec<String>,
+    /// A reopened log's incomplete last line, dropped.
+    pub torn: Option<TornTail>,
+}
+
+/// What else an agent needs besides the assembled session.
+pub struct AgentOptions {
+    /// The model.
+    pub model: Arc<dyn Model>,
+    /// Whether a person can answer prompts.
+    pub interactive: bool,
+    /// Bound on model requests per turn.
+    pub max_steps: u64,
+    /// Presentation callbacks.
+    pub observers: Observers,
+    /// Who answers `ask` decisions; `None` makes each one a denial.
+    pub approval: Option<Arc<dyn ApprovalService>>,
+}
+
+/// The system prompt every request starts with.
+pub fn system_prompt(cwd: &Path) -> String {
+    crate::hooks::system_prompt(cwd)
+}
+
+/// Starts what `spec` resolved. Servers still waiting for consent under
+/// [`TrustPolicy::Ask`] do not start (nobody approved them). Must be called
+/// outside any async runtime (MCP servers start on a runtime of their own).
+pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
+    if !spec.consent.is_empty() {
+        match spec.policy {
+            TrustPolicy::Ask | TrustPolicy::Headless { .. } => spec.skip_servers(),
+            TrustPolicy::RunAll => spec.approve_servers(),
+        }
+    }
+    let scrub = crate::hooks::scrubbed_env_for(&spec.env, &spec.config);
+    let mut hooks = crate::hooks::load_hooks_with(&spec.sources, scrub)?;
+    // After the bridges: PreToolUse hooks fire before the rules decide.
+    hooks.plugins.push(Arc::clone(&spec.permissions.plugin));
+    // Started before the log header is written: it lists them.
+    let mcp = McpSession::start(
+        &spec.env.lookup(),
+        &spec.mcp,
+        &spec.cwd,
+        hooks.runner.processes(),
+    )?;
+    let mut notices = hooks.notices.clone();
+    notices.extend(mcp.notices().iter().cloned());
+    let problems = mcp.problems().to_vec();
+    let header_for = |id: &str| crate::hooks::header(id, &spec.cwd, notices.clone());
+    let (session_id, log, source, first_seq, torn) = match target {
+        LogTarget::New { id, dir, wait } => {
+            dsh_session::create_private_dir(&dir)?;
+            check_inside(&dir, spec.sources.dsh_home.as_path())?;
+            let path = dir.join(format!("{id}.jsonl"));
+            let log = SessionLog::create_with(&path, header_for(&id), wait)
+                .with_context(|| format!("cannot create the session log {}", path.display()))?;
+            (id, log, SessionStartSource::Startup, 0, None)
+        }
+        LogTarget::Reopen { path, wait } => {
+            let (log, torn) = SessionLog::open_with(&path, wait)
+                .with_context(|| format!("cannot reopen the session log {}", path.display()))?;
+            let id = log
+                .events()
+                .first()
+                .and_then(|event| {
+                    if let dsh_protocol::EventBody::SessionHeader { session_id, .. } = &event.body {
+                        Some(session_id.clone())
+                    } else {
+                        None
+                    }
+                })
+                .ok_or_else(|| Error::msg(format!("{}: no session header", path.display())))?;
+            let first_seq = log.events().len() as u64;
+            (id, log, SessionStartSource::Resume, first_seq, torn)
+        }
+        LogTarget::Writer { id, path, writer } => {
+            let log = SessionLog::over_writer(&path, writer, header_for(&id))
+                .with_context(|| format!("cannot write the session log {}", path.display()))?;
+            (id, log, SessionStartSource::Startup, 0, None)
+        }
+        LogTarget::InMemory { id } => {
+            let log = SessionLog::in_memory(header_for(&id))?;
+            (id, log, SessionStartSource::Startup, 0, None)
+        }
+    };
+    let project = ProjectContext::discover(&spec.context_roots());
+    Ok(Assembled {
+        session_id,
+        cwd: spec.cwd.clone(),
+        log,
+        source,
+        first_seq,
+        plugins: hooks.plugins,
+        runner: hooks.runner.clone(),
+        permissions: Arc::clone(&spec.permissions.permissions),
+        mcp: Arc::new(mcp),
+        project,
+        auto_compact: spec.compaction,
+        notices,
+        problems,
+        hook_notices: hooks.notices,
+        torn,
+    })
+}
+
+/// Refuses a sessions directory that resolves outside dsh's home (a
+/// symlink planted at `$DSH_HOME/sessions`). A missing directory passes.
+pub fn check_inside(dir: &Path, dsh_home: &Path) -> Result<()> {
+    let (Ok(home), Ok(resolved)) = (dsh_home.canonicalize(), dir.canonicalize()) else {
+        return Ok(());
+    };
+    if !resolved.starts_with(&home) {
+        return Err(Error::msg(format!(
+            "{} leads to {}, outside dsh's home {}; dsh does not follow it",
+            dir.display(),
+            resolved.display(),
+            home.display()
+        )));
+    }
+    Ok(())
+}
+
+impl Assembled {
+    /// The agent of an interactive, headless or ACP session over this
+    /// session; a turn a crash left open is repaired.
+    pub fn agent(self, options: AgentOptions) -> Result<Agent> {
+        let log_path = self.log.path().map(Path::to_path_buf);
+        let mut registry = dsh_agent::builtin_registry(&self.plugins, self.runner.processes());
+        for tool in self.mcp.tools() {
+            registry.register_tool(tool);
+        }
+        if let Some(approval) = options.approval {
+            registry.set_approval(approval);
+        }
+        let info = SessionInfo {
+            session_id: self.session_id,
+            cwd: self.cwd.clone(),
+            model: options.model.name(),
+            log_path,
+            env: SessionEnv::default(),
+            interactive: options.interactive,
+        };
+        let mut agent = Agent::new(AgentParts {
+            log: self.log,
+            session: info,
+            registry,
+            model: options.model,
+            system_prompt: system_prompt(&self.cwd),
+            max_steps: options.max_steps,
+            observers: options.observers,
+        });
+        // Project instructions and custom commands (issue 16).
+        agent.set_project_context(self.project);
+        agent.set_auto_compact(self.auto_compact);
+        agent.repair_open_turn()?;
+        Ok(agent)
+    }
+}

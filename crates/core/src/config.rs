@@ -1,0 +1,181 @@
+//! `$DSH_HOME/config.toml`, read once: `[provider]`, `[compaction]`,
+//! `[queue]`. Each table is checked strictly where it is used, and errors
+//! name the file and the table or key.
+
+use std::path::{Path, PathBuf};
+
+use dsh_agent::QueueMode;
+use serde::Deserialize;
+
+use crate::compact::{AutocompactFlag, CompactionTable};
+use crate::{Env, Error, Result};
+
+/// `[queue]`. Strict, like `[compaction]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QueueTable {
+    /// `all` (default) or `one-at-a-time`.
+    mode: Option<QueueModeName>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum QueueModeName {
+    All,
+    OneAtATime,
+}
+
+/// The tables dsh reads; other keys belong to later parts of dsh.
+#[derive(Debug, Default, Deserialize)]
+struct Tables {
+    #[serde(default)]
+    compaction: Option<toml::Value>,
+    #[serde(default)]
+    queue: Option<toml::Value>,
+}
+
+/// `$DSH_HOME/config.toml` (optional).
+#[derive(Debug, Clone)]
+pub struct DshConfig {
+    path: PathBuf,
+    text: Option<String>,
+}
+
+impl DshConfig {
+    /// Reads `dsh_home/config.toml`; a missing file is an empty config.
+    pub fn load(dsh_home: &Path) -> Result<Self> {
+        let path = dsh_home.join(dsh_provider::CONFIG_FILE_NAME);
+        let text = dsh_provider::read_config_text(&path)?;
+        Ok(DshConfig { path, text })
+    }
+
+    /// A config with no file behind it.
+    pub fn empty(dsh_home: &Path) -> Self {
+        DshConfig {
+            path: dsh_home.join(dsh_provider::CONFIG_FILE_NAME),
+            text: None,
+        }
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `[provider]` with the environment's overrides and `--model`.
+    pub fn provider(
+        &self,
+        env: &Env,
+        model: Option<&str>,
+    ) -> Result<dsh_provider::ProviderSettings> {
+        let mut settings = dsh_provider::ProviderSettings::from_config_text(
+            &self.path,
+            self.text.as_deref(),
+            &env.lookup(),
+        )?;
+        if let Some(model) = model {
+            model.clone_into(&mut settings.model);
+        }
+        Ok(settings)
+    }
+
+    fn tables(&self, table: &str) -> Result<Tables> {
+        match &self.text {
+            None => Ok(Tables::default()),
+            Some(text) => toml::from_str::<Tables>(text).map_err(|error| Error::Context {
+                context: format!("{}: [{table}]", self.path.display()),
+                source: Box::new(error),
+            }),
+        }
+    }
+
+    /// `[compaction]`.
+    pub(crate) fn compaction_table(&self) -> Result<CompactionTable> {
+        let context = || format!("{}: [compaction]", self.path.display());
+        match self.tables("compaction")?.compaction {
+            None => Ok(CompactionTable::default()),
+            Some(value) => value.try_into().map_err(|error| Error::Context {
+                context: context(),
+                source: Box::new(error),
+            }),
+        }
+    }
+
+    /// The session's automatic compaction (see [`crate::compact::configured`]).
+    pub fn compaction(
+        &self,
+        flag: Option<AutocompactFlag>,
+        model: &str,
+    ) -> Result<dsh_agent::AutoCompact> {
+        crate::compact::configured(flag, model, self)
+    }
+
+    /// The steering queue's mode: `flag` wins, then `[queue] mode`, then `all`.
+    pub fn queue_mode(&self, flag: Option<QueueMode>) -> Result<QueueMode> {
+        if let Some(flag) = flag {
+            return Ok(flag);
+        }
+        let table: QueueTable = match self.tables("queue")?.queue {
+            None => QueueTable::default(),
+            Some(value) => value.try_into().map_err(|error| Error::Context {
+                context: format!("{}: [queue]", self.path.display()),
+                source: Box::new(error),
+            })?,
+        };
+        Ok(match table.mode {
+            None | Some(QueueModeName::All) => QueueMode::All,
+            Some(QueueModeName::OneAtATime) => QueueMode::OneAtATime,
+        })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> (tempfile::TempDir, DshConfig) {
+        let home = tempfile::tempdir().unwrap();
+        fs_err::write(home.path().join("config.toml"), text).unwrap();
+        let config = DshConfig::load(home.path()).unwrap();
+        (home, config)
+    }
+
+    #[test]
+    fn one_read_serves_every_table() {
+        let (home, config) = config(
+            "[provider]\nmodel = \"m1\"\n[compaction]\nthreshold = 0.5\n[queue]\nmode = \"one-at-a-time\"\n",
+        );
+        // The file is gone: the tables come from the one read.
+        fs_err::remove_file(home.path().join("config.toml")).unwrap();
+        let env = Env::from_vars([("DSH_API_KEY".to_owned(), "k".to_owned())]);
+        assert_eq!(config.provider(&env, None).unwrap().model, "m1");
+        assert_eq!(config.provider(&env, Some("m2")).unwrap().model, "m2");
+        assert_eq!(
+            config
+                .compaction(Some(AutocompactFlag::Window(10_000)), "m1")
+                .unwrap()
+                .limit(),
+            Some(5_000)
+        );
+        assert_eq!(config.queue_mode(None).unwrap(), QueueMode::OneAtATime);
+        assert_eq!(
+            config.queue_mode(Some(QueueMode::All)).unwrap(),
+            QueueMode::All
+        );
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_table() {
+        let (_home, config) = config("[compaction]\nthreshold = 2.0\n[queue]\nmode = \"later\"\n");
+        let error = config.compaction(None, "m").unwrap_err().to_string();
+        assert!(
+            error.contains("config.toml: [compaction] threshold"),
+            "{error}"
+        );
+        let error = config.queue_mode(None).unwrap_err().to_string();
+        assert!(error.contains("config.toml: [queue]"), "{error}");
+        let missing = DshConfig::load(std::path::Path::new("/nonexistent-dsh-home")).unwrap();
+        assert_eq!(missing.queue_mode(None).unwrap(), QueueMode::All);
+    }
+}

@@ -1,0 +1,53 @@
+//! The flags of every subcommand that starts a session, declared once.
+
+use std::path::PathBuf;
+
+use crate::compact::{AutocompactFlag, parse as parse_autocompact};
+use crate::perms::PermissionFlags;
+
+/// What the command line says about a session: flattened into `dsh`
+/// (interactive and `-p`), `dsh replay`, `dsh acp` and `dsh status`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SessionFlags {
+    /// Use this model instead of the configured one.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Extra Claude Code settings file(s), as `claude --settings`.
+    #[arg(long = "settings", value_name = "FILE")]
+    pub settings: Vec<PathBuf>,
+    /// Load a Claude Code plugin from this directory for the session, as `claude --plugin-dir`.
+    #[arg(long = "plugin-dir", value_name = "DIR")]
+    pub plugin_dirs: Vec<PathBuf>,
+    /// Load MCP servers from this JSON file (`{"mcpServers":{…}}`), as `claude --mcp-config`.
+    #[arg(long = "mcp-config", value_name = "FILE")]
+    pub mcp_config: Vec<PathBuf>,
+    /// Bound on model requests per turn (with -p, replay and acp: default 50;
+    /// interactive: no bound unless given).
+    #[arg(long)]
+    pub max_steps: Option<u64>,
+    /// Compact automatically against this context window (tokens), or `off`
+    /// (default: the model's window, DeepSeek's 128K).
+    #[arg(long, value_name = "TOKENS|off", value_parser = parse_autocompact)]
+    pub autocompact: Option<AutocompactFlag>,
+    /// Permission mode and rules for the session (Claude Code's `default` mode when
+    /// neither the flag nor settings' `defaultMode` names one; replay: `bypassPermissions`).
+    #[command(flatten)]
+    pub permissions: PermissionFlags,
+}
+
+impl SessionFlags {
+    /// `--settings` paths made absolute against `cwd` (a relative path means
+    /// the same file whichever directory a session later resolves in).
+    pub fn absolute_settings(&self, cwd: &std::path::Path) -> Vec<PathBuf> {
+        self.settings
+            .iter()
+            .map(|path| {
+                if path.is_absolute() {
+                    path.clone()
+                } else {
+                    cwd.join(path)
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,45 @@
+//! dsh-core: what a dsh session is made of, resolved once for every front
+//! end (the terminal, `dsh -p`, `dsh replay`, `dsh acp`, `dsh hooks
+//! test|replay` and `dsh status`).
+//!
+//! - [`Env`]: HOME, DSH_HOME, CODEX_HOME and the provider variables, read
+//!   once (an empty value is unset everywhere).
+//! - [`DshConfig`]: `$DSH_HOME/config.toml`, read once.
+//! - [`SessionFlags`]: the command-line flags of every subcommand that
+//!   starts a session.
+//! - [`SessionSpec::resolve`]: hooks of both dialects with plugins and the
+//!   trust decision, permission layers, MCP servers with their consent,
+//!   instructions, compaction, provider and model.
+//! - [`assemble`]: the spec into a running session (hooks, permissions, MCP
+//!   servers, log), from which a front end builds its agent.
+//!
+//! Not here: presentation (terminal rendering, ACP translation, output
+//! formats), how a front end asks its user (it answers the spec's
+//! questions), and the binary's dispatch. This crate depends on library
+//! crates only.
+
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
+mod assemble;
+pub mod compact;
+mod config;
+mod env;
+mod error;
+mod flags;
+pub mod hooks;
+pub mod mcp;
+pub mod perms;
+mod spec;
+mod status;
+pub mod trust;
+
+pub use assemble::{AgentOptions, Assembled, LogTarget, assemble};
+pub use config::DshConfig;
+pub use env::Env;
+pub use error::{Error, Result, ResultExt};
+pub use flags::SessionFlags;
+pub use spec::{Inputs, McpConsent, SessionSpec, TrustPolicy};
+pub use status::Status;

@@ -1,0 +1,418 @@
+//! The resolved session: everything a session in one directory is made of,
+//! before anything starts.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use dsh_agent::AutoCompact;
+use dsh_agent::instructions::ContextRoots;
+use dsh_mcp::{Discovered, ServerTransport};
+use dsh_permissions::Mode;
+use dsh_trust::{TrustStore, UntrustedHook};
+
+use crate::hooks::HookSources;
+use crate::mcp::{ProjectServers, discover, tags};
+use crate::perms::{self, Built, WorkspaceTrust, workspace_trust};
+use crate::{DshConfig, Env, Error, Result, SessionFlags};
+
+/// What happens to project hooks nobody trusted yet and to project MCP
+/// servers no user-level state approved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustPolicy {
+    /// A person answers (the terminal, ACP): the front end asks through
+    /// [`SessionSpec::ask_in_terminal`] or its own questions, then
+    /// [`SessionSpec::skip_hooks`] / [`SessionSpec::approve_servers`]. A
+    /// server nobody approved never starts.
+    Ask,
+    /// Headless (`-p`): as `claude -p`, untrusted hooks and unapproved
+    /// servers run and are named on stderr; `strict` (`--strict-hooks`,
+    /// `DSH_STRICT_HOOKS=1`) refuses the hooks and skips the servers.
+    Headless {
+        /// Refuse instead of naming.
+        strict: bool,
+    },
+    /// `dsh replay` and the hook tooling: everything configured runs (the
+    /// replay contract, contracts.md).
+    RunAll,
+}
+
+/// A project MCP server waiting for consent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpConsent {
+    /// Its name.
+    pub name: String,
+    /// The file that configures it.
+    pub origin: PathBuf,
+    /// What it runs (command and arguments, or its URL).
+    pub command: String,
+}
+
+/// Everything resolved for a session in one directory.
+#[derive(Clone)]
+pub struct SessionSpec {
+    /// The environment, read once.
+    pub env: Env,
+    /// `config.toml`, read once.
+    pub config: DshConfig,
+    /// The command line.
+    pub flags: SessionFlags,
+    /// The project directory.
+    pub cwd: PathBuf,
+    /// Trust and consent handling.
+    pub policy: TrustPolicy,
+    /// Where hooks come from (plugins, excluded origins, MCP tags, mode).
+    pub sources: HookSources,
+    /// Permission layers and mode.
+    pub permissions: Built,
+    /// Who vouched for the workspace.
+    pub workspace: WorkspaceTrust,
+    /// MCP servers to start (consent applied once decided).
+    pub mcp: Discovered,
+    /// Project servers waiting for consent.
+    pub consent: Vec<McpConsent>,
+    /// Project servers started without consent (headless, named on stderr).
+    pub unconsented: Vec<McpConsent>,
+    /// Project hooks nobody trusted yet (empty under [`TrustPolicy::RunAll`]).
+    pub untrusted_hooks: Vec<UntrustedHook>,
+    /// Automatic compaction.
+    pub compaction: AutoCompact,
+    /// The provider settings (`None` for replay, whose model is scripted).
+    pub provider: Option<dsh_provider::ProviderSettings>,
+}
+
+/// What [`SessionSpec::resolve`] needs besides flags.
+pub struct Inputs<'a> {
+    /// The environment.
+    pub env: &'a Env,
+    /// `config.toml`.
+    pub config: &'a DshConfig,
+    /// The command line.
+    pub flags: &'a SessionFlags,
+    /// The project directory.
+    pub cwd: &'a Path,
+    /// Trust and consent handling.
+    pub policy: TrustPolicy,
+}
+
+fn describe_transport(transport: &ServerTransport) -> String {
+    match transport {
+        ServerTransport::Stdio { command, args, .. } => std::iter::once(command.as_str())
+            .chain(args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        ServerTransport::Remote { url, .. } => url.clone(),
+    }
+}
+
+impl SessionSpec {
+    /// Resolves a session in `inputs.cwd`: reads every configuration layer,
+    /// decides trust and consent as far as they can be decided without
+    /// asking anyone. Nothing starts.
+    pub fn resolve(inputs: Inputs<'_>) -> Result<SessionSpec> {
+        let Inputs {
+            env,
+            config,
+            flags,
+            cwd,
+            policy,
+        } = inputs;
+        let settings = flags.settings.clone();
+        let mut sources = HookSources::new(env, cwd.to_owned(), settings.clone());
+        sources.claude_plugin_dirs = flags.plugin_dirs.clone();
+        let mut mcp = discover(
+            env,
+            cwd,
+            &settings,
+            &flags.mcp_config,
+            ProjectServers::StartAll,
+        )?;
+        sources.mcp_servers = tags(&mcp);
+        // Replay is the offline harness: without --permission-mode it runs
+        // bypassPermissions (contracts §6), so only deny and ask rules bite.
+        // Other sessions run Claude Code's `default` mode when neither the
+        // flag nor a settings `defaultMode` names one.
+        let fallback = match policy {
+            TrustPolicy::RunAll => Some(Mode::BypassPermissions),
+            TrustPolicy::Ask | TrustPolicy::Headless { .. } => None,
+        };
+        let permissions = perms::build(
+            &flags.permissions,
+            cwd,
+            &sources.home,
+            &sources.dsh_home,
+            &settings,
+            fallback,
+        )?;
+        sources.permission_mode = Some(permissions.mode);
+        let workspace = workspace_trust(&sources.home, &sources.dsh_home, cwd);
+        let untrusted_hooks = match policy {
+            TrustPolicy::RunAll => Vec::new(),
+            TrustPolicy::Ask | TrustPolicy::Headless { .. } => {
+                crate::trust::untrusted_project_hooks(&sources)?
+            }
+        };
+        // Consent: a trusted workspace approves its servers; replay runs
+        // everything; otherwise each unapproved project server waits.
+        let consent = match (policy, workspace) {
+            (TrustPolicy::RunAll, _)
+            | (_, WorkspaceTrust::ClaudeJson)
+            | (_, WorkspaceTrust::DshTrust) => Vec::new(),
+            (TrustPolicy::Ask | TrustPolicy::Headless { .. }, WorkspaceTrust::Untrusted) => mcp
+                .servers
+                .iter()
+                .filter(|server| mcp.unapproved.contains(&server.name))
+                .map(|server| McpConsent {
+                    name: server.name.clone(),
+                    origin: server.origin.clone(),
+                    command: describe_transport(&server.transport),
+                })
+                .collect(),
+        };
+        mcp.unapproved
+            .retain(|name| consent.iter().any(|c| c.name == *name));
+        let provider = match policy {
+            TrustPolicy::RunAll => None,
+            TrustPolicy::Ask | TrustPolicy::Headless { .. } => {
+                Some(config.provider(env, flags.model.as_deref())?)
+            }
+        };
+        let compaction = match &provider {
+            None => crate::compact::auto_compact(flags.autocompact, "scripted"),
+            Some(provider) => config.compaction(flags.autocompact, &provider.model)?,
+        };
+        Ok(SessionSpec {
+            env: env.clone(),
+            config: config.clone(),
+            flags: flags.clone(),
+            cwd: cwd.to_owned(),
+            policy,
+            sources,
+            permissions,
+            workspace,
+            mcp,
+            consent,
+            unconsented: Vec::new(),
+            untrusted_hooks,
+            compaction,
+            provider,
+        })
+    }
+
+    /// Where instruction files and commands are looked up.
+    pub fn context_roots(&self) -> ContextRoots {
+        ContextRoots {
+            cwd: self.cwd.clone(),
+            home: self.env.home(),
+            codex_home: Some(self.env.codex_home()),
+        }
+    }
+
+    /// The model the provider settings point at (a missing key is an error).
+    pub fn model(&self) -> Result<std::sync::Arc<dyn dsh_model::Model>> {
+        let settings = self.provider.clone().ok_or_else(|| {
+            Error::msg("this session has no provider (replay runs a scripted model)")
+        })?;
+        Ok(std::sync::Arc::new(dsh_provider::OpenAiProvider::new(
+            settings,
+        )?))
+    }
+
+    /// Leaves these hook origins out of the session (declined trust).
+    pub fn skip_hooks(&mut self, origins: &[String]) {
+        self.sources.excluded_hooks.extend(origins.iter().cloned());
+        self.untrusted_hooks.clear();
+    }
+
+    /// The person allowed the waiting servers for this session.
+    pub fn approve_servers(&mut self) {
+        self.consent.clear();
+        self.mcp.unapproved.clear();
+    }
+
+    /// The waiting servers do not start; each is named in a notice.
+    pub fn skip_servers(&mut self) {
+        let skipped: Vec<McpConsent> = std::mem::take(&mut self.consent);
+        self.mcp
+            .servers
+            .retain(|server| !skipped.iter().any(|c| c.name == server.name));
+        self.sources.mcp_servers = tags(&self.mcp);
+        self.mcp.unapproved.clear();
+        for server in skipped {
+            self.mcp.notices.push(format!(
+                "MCP server `{}` ({}) not started: the project configured it and nobody approved it (the workspace is not trusted: `dsh hooks trust` trusts it)",
+                server.name,
+                server.origin.display()
+            ));
+        }
+    }
+
+    /// Headless trust: untrusted project hooks and unapproved project
+    /// servers are named on `err` and run, or (strict) the hooks are
+    /// refused (an error) and the servers skipped.
+    pub fn decide_headless(&mut self, err: &mut dyn Write) -> Result<()> {
+        let strict = matches!(self.policy, TrustPolicy::Headless { strict: true });
+        crate::trust::headless(&self.untrusted_hooks, strict, &self.cwd, err)?;
+        self.untrusted_hooks.clear();
+        if self.consent.is_empty() {
+            return Ok(());
+        }
+        if strict {
+            writeln!(
+                err,
+                "dsh: not starting {} project MCP server(s) nobody approved (strict hooks: --strict-hooks / DSH_STRICT_HOOKS; `dsh hooks trust` trusts the workspace):",
+                self.consent.len()
+            )?;
+            self.describe_consent(err)?;
+            self.skip_servers();
+        } else {
+            writeln!(
+                err,
+                "dsh: starting {} project MCP server(s) nobody approved (headless runs start them, as Claude Code does; `dsh hooks trust` trusts the workspace, DSH_STRICT_HOOKS=1 skips them):",
+                self.consent.len()
+            )?;
+            self.describe_consent(err)?;
+            self.unconsented = std::mem::take(&mut self.consent);
+            self.mcp.unapproved.clear();
+        }
+        Ok(())
+    }
+
+    fn describe_consent(&self, out: &mut dyn Write) -> Result<()> {
+        for server in &self.consent {
+            writeln!(
+                out,
+                "  mcp server `{}`: {}\n      from {}",
+                server.name,
+                server.command,
+                crate::trust::show_path(&server.origin.display().to_string(), &self.cwd)
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The terminal's questions: untrusted project hooks (a yes is stored
+    /// in `trust.json`) and unapproved project servers (a yes holds for
+    /// this session). No answer, `n` or end of input declines.
+    pub fn ask_in_terminal(
+        &mut self,
+        input: &mut dyn BufRead,
+        output: &mut dyn Write,
+    ) -> Result<()> {
+        let mut store = TrustStore::load(&self.sources.dsh_home)?;
+        let untrusted = std::mem::take(&mut self.untrusted_hooks);
+        if let crate::trust::TrustAnswer::Skipped(origins) =
+            crate::trust::ask(&untrusted, &mut store, &self.cwd, input, output)?
+        {
+            self.skip_hooks(&origins);
+        }
+        if self.consent.is_empty() {
+            return Ok(());
+        }
+        writeln!(
+            output,
+            "This project configures {} MCP server(s) you have not approved. Starting them runs these commands on your machine:",
+            self.consent.len()
+        )?;
+        self.describe_consent(output)?;
+        loop {
+            write!(output, "Start them for this session? [y]es / [n]o: ")?;
+            output.flush()?;
+            let mut line = String::new();
+            let read = input.read_line(&mut line)?;
+            let answer = line.trim().to_ascii_lowercase();
+            match answer.as_str() {
+                "y" | "yes" => {
+                    self.approve_servers();
+                    return Ok(());
+                }
+                _ if read == 0 || matches!(answer.as_str(), "" | "n" | "no") => {
+                    writeln!(
+                        output,
+                        "Skipped: these servers do not start in this session. `dsh hooks trust` trusts the workspace."
+                    )?;
+                    self.skip_servers();
+                    return Ok(());
+                }
+                _ => writeln!(output, "Please answer y or n.")?,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn project() -> (tempfile::TempDir, Env, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let cwd = root.path().join("project");
+        let home = root.path().join("home");
+        fs_err::create_dir_all(cwd.join(".claude")).unwrap();
+        fs_err::create_dir_all(&home).unwrap();
+        fs_err::write(
+            cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"python3","args":["s.py"]}}}"#,
+        )
+        .unwrap();
+        // The project approving itself counts for nothing.
+        fs_err::write(
+            cwd.join(".claude/settings.json"),
+            r#"{"enableAllProjectMcpServers":true}"#,
+        )
+        .unwrap();
+        let env = Env::from_vars([("HOME".to_owned(), home.display().to_string())]);
+        (root, env, cwd)
+    }
+
+    fn resolve(env: &Env, cwd: &Path, policy: TrustPolicy) -> SessionSpec {
+        let config = DshConfig::empty(&env.dsh_home().unwrap());
+        SessionSpec::resolve(Inputs {
+            env,
+            config: &config,
+            flags: &SessionFlags::default(),
+            cwd,
+            policy,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn project_servers_wait_for_consent_unless_replayed() {
+        let (_root, env, cwd) = project();
+        let mut spec = resolve(&env, &cwd, TrustPolicy::Ask);
+        assert_eq!(spec.consent.len(), 1);
+        assert_eq!(spec.consent[0].name, "echo");
+        assert_eq!(spec.consent[0].command, "python3 s.py");
+        spec.skip_servers();
+        assert!(spec.mcp.servers.is_empty());
+        assert!(spec.mcp.notices[0].contains("nobody approved"));
+
+        assert!(resolve(&env, &cwd, TrustPolicy::RunAll).consent.is_empty());
+
+        let mut strict = resolve(&env, &cwd, TrustPolicy::Headless { strict: true });
+        let mut err = Vec::new();
+        strict.decide_headless(&mut err).unwrap();
+        assert!(strict.mcp.servers.is_empty());
+        assert!(String::from_utf8(err).unwrap().contains("not starting 1"));
+
+        let mut lenient = resolve(&env, &cwd, TrustPolicy::Headless { strict: false });
+        lenient.decide_headless(&mut Vec::new()).unwrap();
+        assert_eq!(lenient.mcp.servers.len(), 1);
+        assert_eq!(lenient.unconsented.len(), 1);
+    }
+
+    #[test]
+    fn the_terminal_question_approves_for_the_session() {
+        let (_root, env, cwd) = project();
+        let mut spec = resolve(&env, &cwd, TrustPolicy::Ask);
+        let mut out = Vec::new();
+        spec.ask_in_terminal(&mut std::io::Cursor::new("maybe\ny\n"), &mut out)
+            .unwrap();
+        let shown = String::from_utf8(out).unwrap();
+        assert!(shown.contains("mcp server `echo`: python3 s.py"), "{shown}");
+        assert!(shown.contains("Please answer y or n."));
+        assert!(spec.consent.is_empty());
+        assert_eq!(spec.mcp.servers.len(), 1);
+    }
+}

@@ -1,0 +1,196 @@
+//! `dsh status`: the resolved spec for people and for programs. The API
+//! key is never shown, only whether one is set.
+
+use serde_json::{Value, json};
+
+use crate::{Result, SessionSpec};
+use dsh_agent::AutoCompact;
+
+/// The resolved spec as `dsh status --json` prints it.
+#[derive(Debug, Clone)]
+pub struct Status {
+    /// The JSON object (keys `hooks`, `permissions`, `mcp_servers`,
+    /// `plugins`, `instructions`, `compaction`, `provider`).
+    pub json: Value,
+}
+
+fn compaction_json(compaction: &AutoCompact) -> Value {
+    match compaction {
+        AutoCompact::Off => json!({"auto": false}),
+        AutoCompact::On {
+            context_window,
+            threshold,
+        } => json!({
+            "auto": true,
+            "context_window": context_window,
+            "threshold": threshold,
+            "limit": compaction.limit(),
+        }),
+    }
+}
+
+impl Status {
+    /// Everything `spec` resolved.
+    pub fn of(spec: &SessionSpec) -> Result<Status> {
+        let store = dsh_trust::TrustStore::load(&spec.sources.dsh_home)?;
+        let hooks: Vec<Value> = crate::trust::all_hooks(&spec.sources, &store)?
+            .into_iter()
+            .map(|hook| {
+                json!({
+                    "dialect": hook.dialect.as_str(),
+                    "event": hook.event,
+                    "matcher": hook.matcher,
+                    "command": hook.command,
+                    "source": hook.origin,
+                    "trust": hook.status.as_str(),
+                    "active": hook.active,
+                })
+            })
+            .collect();
+        let rule = |rule: &dsh_permissions::SourcedRule| {
+            json!({
+                "rule": rule.rule.raw,
+                "behavior": rule.behavior.key(),
+                "source": rule.source.name(),
+                "origin": rule.origin,
+            })
+        };
+        let permissions = json!({
+            "mode": spec.permissions.mode.to_string(),
+            "workspace_trusted_by": spec.workspace.by(),
+            "rules": spec.permissions.permissions.rules().iter().map(rule).collect::<Vec<_>>(),
+            "dropped_project_allow": spec.permissions.permissions.dropped_allow().iter().map(rule).collect::<Vec<_>>(),
+        });
+        let mcp_servers: Vec<Value> = spec
+            .mcp
+            .servers
+            .iter()
+            .map(|server| {
+                let consent = if spec.consent.iter().any(|c| c.name == server.name) {
+                    "needs consent"
+                } else if spec.unconsented.iter().any(|c| c.name == server.name) {
+                    "unapproved (headless)"
+                } else {
+                    "approved"
+                };
+                json!({
+                    "name": server.name,
+                    "source": server.source.as_str(),
+                    "file": server.origin,
+                    "consent": consent,
+                })
+            })
+            .collect();
+        let plugins: Vec<Value> = spec
+            .flags
+            .plugin_dirs
+            .iter()
+            .map(|dir| json!({"dir": dir, "from": "--plugin-dir"}))
+            .collect();
+        let instructions = dsh_agent::ProjectContext::discover(&spec.context_roots()).instructions;
+        let instructions: Vec<Value> = instructions
+            .files
+            .iter()
+            .map(|file| json!({"path": file.path, "truncated": file.truncated}))
+            .collect();
+        let provider = match &spec.provider {
+            None => json!({"model": "scripted"}),
+            Some(provider) => json!({
+                "base_url": provider.base_url,
+                "model": provider.model,
+                "api_key_env": provider.api_key_env,
+                "api_key_set": provider.api_key.is_some(),
+            }),
+        };
+        Ok(Status {
+            json: json!({
+                "hooks": hooks,
+                "permissions": permissions,
+                "mcp_servers": mcp_servers,
+                "plugins": plugins,
+                "instructions": instructions,
+                "compaction": compaction_json(&spec.compaction),
+                "provider": provider,
+            }),
+        })
+    }
+
+    /// The same, for people.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let json = &self.json;
+        let str_of = |value: &Value| {
+            value
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| value.to_string())
+        };
+        out.push_str(&format!(
+            "provider: {} at {}\n",
+            str_of(&json["provider"]["model"]),
+            str_of(&json["provider"]["base_url"])
+        ));
+        match json["compaction"]["auto"].as_bool() {
+            Some(true) => out.push_str(&format!(
+                "compaction: at {} tokens (window {})\n",
+                json["compaction"]["limit"], json["compaction"]["context_window"]
+            )),
+            _ => out.push_str("compaction: off\n"),
+        }
+        out.push_str(&format!(
+            "permissions: mode {}, workspace {}\n",
+            str_of(&json["permissions"]["mode"]),
+            json["permissions"]["workspace_trusted_by"]
+                .as_str()
+                .map_or_else(|| "not trusted".to_owned(), |by| format!("trusted ({by})"))
+        ));
+        for rule in json["permissions"]["rules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            out.push_str(&format!(
+                "  {} {}  ({})\n",
+                str_of(&rule["behavior"]),
+                str_of(&rule["rule"]),
+                str_of(&rule["origin"])
+            ));
+        }
+        let list = |key: &str| json[key].as_array().cloned().unwrap_or_default();
+        out.push_str(&format!("hooks: {}\n", list("hooks").len()));
+        for hook in list("hooks") {
+            out.push_str(&format!(
+                "  [{}] {}: {}  ({}{})\n      from {}\n",
+                str_of(&hook["dialect"]),
+                str_of(&hook["event"]),
+                str_of(&hook["command"]),
+                str_of(&hook["trust"]),
+                if hook["active"] == Value::Bool(true) {
+                    ""
+                } else {
+                    ", inactive"
+                },
+                str_of(&hook["source"])
+            ));
+        }
+        out.push_str(&format!("mcp servers: {}\n", list("mcp_servers").len()));
+        for server in list("mcp_servers") {
+            out.push_str(&format!(
+                "  {} ({}, {})  from {}\n",
+                str_of(&server["name"]),
+                str_of(&server["source"]),
+                str_of(&server["consent"]),
+                str_of(&server["file"])
+            ));
+        }
+        out.push_str(&format!("plugins: {}\n", list("plugins").len()));
+        for plugin in list("plugins") {
+            out.push_str(&format!("  {}\n", str_of(&plugin["dir"])));
+        }
+        out.push_str(&format!("instructions: {}\n", list("instructions").len()));
+        for file in list("instructions") {
+            out.push_str(&format!("  {}\n", str_of(&file["path"])));
+        }
+        out
+    }
+}

@@ -1,0 +1,556 @@
+//! One session core for every front end (issue 22) and consent for the
+//! processes a project starts (issue 23): `dsh status`, `-p`, `replay` and
+//! `acp` resolve the same spec from the same project and enforce it; project
+//! MCP servers start only with user-level approval or a trusted workspace.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use dsh_provider::mock::{MockResponse, MockToolCall};
+use serde_json::{Value, json};
+
+use crate::acp_server::{AcpClient, is_method};
+use crate::cli_headless::{dsh, events, mock, of_type, session_logs};
+use crate::support::{TestContext, repo_root};
+
+fn echo_server() -> PathBuf {
+    repo_root()
+        .join("fixtures")
+        .join("mcp")
+        .join("echo_server.py")
+}
+
+fn write_json(path: &Path, value: &Value) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+}
+
+/// `.mcp.json` with the echo server.
+fn mcp_json(ctx: &TestContext) {
+    write_json(
+        &ctx.project().join(".mcp.json"),
+        &json!({"mcpServers": {"echo": {"command": "python3", "args": [echo_server()]}}}),
+    );
+}
+
+/// Claude Code's dialog approval of `echo`, where it records it: user-level
+/// `~/.claude.json`.
+fn approve_in_claude_json(ctx: &TestContext) {
+    let project = ctx.project().display().to_string();
+    write_json(
+        &ctx.home().join(".claude.json"),
+        &json!({"projects": {project: {"enabledMcpjsonServers": ["echo"]}}}),
+    );
+}
+
+/// The shared project: a deny rule, an ask rule, an untrusted project hook,
+/// an approved `.mcp.json` server, and a `--plugin-dir` plugin whose
+/// UserPromptSubmit hook adds `PLUGIN-FIRED` to the prompt. Returns the
+/// session flags.
+fn shared_project(ctx: &TestContext) -> Vec<OsString> {
+    write_json(
+        &ctx.project().join(".claude").join("settings.json"),
+        &json!({
+            "permissions": {"deny": ["Bash(rm:*)"], "ask": ["Bash(touch:*)"]},
+            "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}
+        }),
+    );
+    mcp_json(ctx);
+    approve_in_claude_json(ctx);
+    let plugin = ctx.home().join("src").join("probe");
+    write_json(
+        &plugin.join(".claude-plugin").join("plugin.json"),
+        &json!({"name": "probe", "version": "1.0.0"}),
+    );
+    write_json(
+        &plugin.join("hooks").join("hooks.json"),
+        &json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo PLUGIN-FIRED"}]}]}}),
+    );
+    vec![
+        "--plugin-dir".into(),
+        plugin.into_os_string(),
+        "--autocompact".into(),
+        "50000".into(),
+    ]
+}
+
+fn status_json(ctx: &TestContext, flags: &[OsString]) -> Value {
+    let output = ctx
+        .dsh()
+        .args(["status", "--json"])
+        .args(flags)
+        .env("DSH_API_KEY", "sk-secret-never-shown")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!stdout.contains("sk-secret-never-shown"), "{stdout}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+/// The `mcp: …` lines of a session log's header.
+fn header_mcp_lines(log: &[Value]) -> Vec<String> {
+    log[0]["notices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|notice| notice.starts_with("mcp: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|tool| tool["function"]["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn rm_then(rest: Vec<MockResponse>) -> Vec<MockResponse> {
+    let mut script = vec![MockResponse::tool_calls(
+        "",
+        vec![MockToolCall::new(
+            "call_rm",
+            "bash",
+            &json!({"command": "rm -f precious"}),
+        )],
+    )];
+    script.extend(rest);
+    script
+}
+
+#[test]
+fn every_front_end_resolves_and_enforces_the_same_spec() {
+    let ctx = TestContext::new();
+    let flags = shared_project(&ctx);
+    std::fs::write(ctx.project().join("precious"), "keep").unwrap();
+
+    // `dsh status --json`: the spec, with exactly the documented keys.
+    let status = status_json(&ctx, &flags);
+    let keys: Vec<&str> = status
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "hooks",
+            "permissions",
+            "mcp_servers",
+            "plugins",
+            "instructions",
+            "compaction",
+            "provider"
+        ]
+    );
+    let rules: Vec<(String, String)> = status["permissions"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|rule| {
+            (
+                rule["rule"].as_str().unwrap().to_owned(),
+                rule["behavior"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        rules.contains(&("Bash(rm:*)".to_owned(), "deny".to_owned())),
+        "{rules:?}"
+    );
+    assert!(
+        rules.contains(&("Bash(touch:*)".to_owned(), "ask".to_owned())),
+        "{rules:?}"
+    );
+    assert_eq!(status["permissions"]["mode"], "default");
+    let hooks = status["hooks"].as_array().unwrap();
+    let stop = hooks.iter().find(|h| h["event"] == "Stop").unwrap();
+    assert_eq!(stop["trust"], "untrusted", "{stop}");
+    let plugin_hook = hooks
+        .iter()
+        .find(|h| h["event"] == "UserPromptSubmit")
+        .unwrap();
+    assert_eq!(plugin_hook["command"], "echo PLUGIN-FIRED");
+    assert_eq!(status["mcp_servers"][0]["name"], "echo");
+    assert_eq!(status["mcp_servers"][0]["consent"], "approved");
+    assert_eq!(status["plugins"].as_array().unwrap().len(), 1);
+    assert_eq!(status["compaction"]["context_window"], 50_000);
+    assert_eq!(status["compaction"]["limit"], 42_500);
+    assert_eq!(status["provider"]["api_key_set"], true);
+
+    // `-p`: the deny rule stops `rm`; the MCP tool is listed; the plugin
+    // hook fired.
+    let provider = mock(rm_then(vec![MockResponse::text("done")]));
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "clean up"])
+        .args(&flags)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(ctx.project().join("precious").exists());
+    let requests = provider.requests();
+    assert!(
+        tool_names(&requests[0]).contains(&"mcp__echo__echo".to_owned()),
+        "{:?}",
+        tool_names(&requests[0])
+    );
+    assert!(requests[0].to_string().contains("PLUGIN-FIRED"));
+    let print_log = events(&session_logs(&ctx)[0]);
+    let result = of_type(&print_log, "tool/result")[0];
+    assert_eq!(result["is_error"], true, "{result}");
+    let print_mcp = header_mcp_lines(&print_log);
+    assert!(
+        print_mcp.iter().any(|line| line.starts_with("mcp: echo")),
+        "{print_mcp:?}"
+    );
+
+    // `replay`: the same deny rule (replay runs bypassPermissions, deny
+    // rules still bite), the same server.
+    let fixture = ctx.home().join("rm.json");
+    write_json(
+        &fixture,
+        &json!({"prompts": ["clean up"], "model": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "rm -f precious"}}]},
+            {"text": "done"}
+        ]}),
+    );
+    let replay_log = ctx.home().join("replay.jsonl");
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(&fixture)
+        .arg("--out")
+        .arg(&replay_log)
+        .args(&flags)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(ctx.project().join("precious").exists());
+    let replay_events = events(&replay_log);
+    assert_eq!(of_type(&replay_events, "tool/result")[0]["is_error"], true);
+    assert_eq!(header_mcp_lines(&replay_events), print_mcp);
+
+    // ACP: the deny rule stops the call without a question; the ask rule
+    // asks; the MCP tool is listed; the plugin hook fired.
+    let provider = mock(rm_then(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_touch",
+                "bash",
+                &json!({"command": "touch made"}),
+            )],
+        ),
+        MockResponse::text("done"),
+    ]));
+    let mut client = AcpClient::start_with(&ctx, &provider, &flags, &[]);
+    let init = client.request("initialize", json!({"protocolVersion": 1}));
+    client.response(init);
+    let new = client.request(
+        "session/new",
+        json!({"cwd": ctx.project(), "mcpServers": []}),
+    );
+    let session = client.response(new)["result"]["sessionId"].clone();
+    let prompt = client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "clean up"}]}),
+    );
+    // The untrusted project hook is asked about first.
+    let trust = client.until(|m| is_method(m, "session/request_permission"));
+    assert!(
+        trust["params"]["toolCall"]["toolCallId"]
+            .as_str()
+            .unwrap()
+            .starts_with("dsh-trust-"),
+        "{trust}"
+    );
+    client.pick(&trust, "reject_once");
+    let ask = client.until(|m| is_method(m, "session/request_permission"));
+    assert_eq!(ask["params"]["toolCall"]["toolCallId"], "call_touch");
+    let kinds: Vec<&str> = ask["params"]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|option| option["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["allow_once", "reject_once"]);
+    client.pick(&ask, "allow_once");
+    let done = client.response(prompt);
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    let (status_code, _) = client.finish();
+    assert!(status_code.success());
+    assert!(ctx.project().join("precious").exists(), "rm ran under ACP");
+    assert!(ctx.project().join("made").exists());
+    let requests = provider.requests();
+    assert!(tool_names(&requests[0]).contains(&"mcp__echo__echo".to_owned()));
+    assert!(requests[0].to_string().contains("PLUGIN-FIRED"));
+    let acp_log = session_logs(&ctx)
+        .into_iter()
+        .map(|path| events(&path))
+        .find(|log| log[0]["session_id"] == session)
+        .unwrap();
+    let results = of_type(&acp_log, "tool/result");
+    assert_eq!(results[0]["is_error"], true, "{}", results[0]);
+    assert_eq!(results[1]["is_error"], false, "{}", results[1]);
+    assert_eq!(header_mcp_lines(&acp_log), print_mcp);
+    // ACP session directories are private, like every other front end's.
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(ctx.home().join(".dsh").join("sessions"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700);
+}
+
+#[test]
+fn acp_offers_allow_always_when_the_mode_asks_and_remembers_the_rule() {
+    let ctx = TestContext::new();
+    let touch = |id: &str, file: &str| {
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                id,
+                "bash",
+                &json!({"command": format!("touch {file}")}),
+            )],
+        )
+    };
+    let provider = mock(vec![
+        touch("call_a", "a"),
+        touch("call_b", "b"),
+        MockResponse::text("done"),
+    ]);
+    let mut client = AcpClient::start(&ctx, &provider);
+    let init = client.request("initialize", json!({"protocolVersion": 1}));
+    client.response(init);
+    let new = client.request(
+        "session/new",
+        json!({"cwd": ctx.project(), "mcpServers": []}),
+    );
+    let session = client.response(new)["result"]["sessionId"].clone();
+    let prompt = client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "touch"}]}),
+    );
+    let ask = client.until(|m| is_method(m, "session/request_permission"));
+    let kinds: Vec<&str> = ask["params"]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|option| option["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["allow_always", "allow_once", "reject_once"]);
+    client.pick(&ask, "allow_always");
+    // The second touch is covered by the rule: no second question.
+    let done = client.until(|m| m["id"] == prompt && m.get("method").is_none());
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    client.finish();
+    assert!(ctx.project().join("a").exists() && ctx.project().join("b").exists());
+    let local = std::fs::read_to_string(ctx.project().join(".claude/settings.local.json")).unwrap();
+    assert!(local.contains("Bash(touch:*)"), "{local}");
+}
+
+/// A project that approves its own servers: `.mcp.json` plus
+/// `enableAllProjectMcpServers` in its own settings, and a Codex server in
+/// its `.codex/config.toml`.
+fn self_approving_project(ctx: &TestContext) {
+    mcp_json(ctx);
+    write_json(
+        &ctx.project().join(".claude").join("settings.json"),
+        &json!({"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["echo"]}),
+    );
+    std::fs::create_dir_all(ctx.project().join(".codex")).unwrap();
+    std::fs::write(
+        ctx.project().join(".codex").join("config.toml"),
+        format!(
+            "[mcp_servers.codexecho]\ncommand = \"python3\"\nargs = [\"{}\", \"--name\", \"codexecho\"]\n",
+            echo_server().display()
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn headless_names_unapproved_project_servers_and_strict_skips_them() {
+    let ctx = TestContext::new();
+    self_approving_project(&ctx);
+    let provider = mock(vec![MockResponse::text("one"), MockResponse::text("two")]);
+    let output = dsh(&ctx, &provider).args(["-p", "hi"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("starting 2 project MCP server(s) nobody approved"),
+        "{stderr}"
+    );
+    let tools = tool_names(&provider.requests()[0]);
+    assert!(tools.contains(&"mcp__echo__echo".to_owned()), "{tools:?}");
+    assert!(
+        tools.iter().any(|t| t.starts_with("mcp__codexecho__")),
+        "{tools:?}"
+    );
+
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "hi", "--strict-hooks"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("not starting 2 project MCP server(s) nobody approved"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("echo") && stderr.contains("codexecho"),
+        "{stderr}"
+    );
+    let tools = tool_names(&provider.requests()[1]);
+    assert!(!tools.iter().any(|t| t.starts_with("mcp__")), "{tools:?}");
+}
+
+#[test]
+fn a_trusted_workspace_approves_its_servers() {
+    let ctx = TestContext::new();
+    self_approving_project(&ctx);
+    let trusted = ctx.dsh().args(["hooks", "trust"]).output().unwrap();
+    assert!(trusted.status.success());
+    let status = status_json(&ctx, &[]);
+    let consents: Vec<&str> = status["mcp_servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|server| server["consent"].as_str().unwrap())
+        .collect();
+    assert_eq!(consents, ["approved", "approved"]);
+    let provider = mock(vec![MockResponse::text("one")]);
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "hi", "--strict-hooks"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("nobody approved"), "{stderr}");
+    let tools = tool_names(&provider.requests()[0]);
+    assert!(tools.contains(&"mcp__echo__echo".to_owned()), "{tools:?}");
+}
+
+#[test]
+fn acp_asks_before_starting_self_approved_project_servers() {
+    let ctx = TestContext::new();
+    self_approving_project(&ctx);
+    let provider = mock(vec![MockResponse::text("one")]);
+    let mut client = AcpClient::start(&ctx, &provider);
+    let init = client.request("initialize", json!({"protocolVersion": 1}));
+    client.response(init);
+    let new = client.request(
+        "session/new",
+        json!({"cwd": ctx.project(), "mcpServers": []}),
+    );
+    let session = client.response(new)["result"]["sessionId"].clone();
+    let prompt = client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}),
+    );
+    let consent = client.until(|m| is_method(m, "session/request_permission"));
+    assert!(
+        consent["params"]["toolCall"]["toolCallId"]
+            .as_str()
+            .unwrap()
+            .starts_with("dsh-mcp-consent-"),
+        "{consent}"
+    );
+    let text = consent["params"]["toolCall"]["content"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("echo_server.py"), "{text}");
+    assert!(text.contains("codexecho"), "{text}");
+    client.pick(&consent, "reject_once");
+    let done = client.response(prompt);
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    client.finish();
+    let tools = tool_names(&provider.requests()[0]);
+    assert!(!tools.iter().any(|t| t.starts_with("mcp__")), "{tools:?}");
+}
+
+#[test]
+fn the_terminal_asks_before_starting_self_approved_project_servers() {
+    let ctx = TestContext::new();
+    self_approving_project(&ctx);
+    let provider = mock(vec![MockResponse::text("answered")]);
+    let mut session = crate::cli_interactive::spawn_dsh_with(&ctx, &provider, &[], &[]);
+    crate::cli_interactive::expect(
+        &mut session,
+        "MCP server(s) you have not approved",
+        "the consent question",
+    );
+    crate::cli_interactive::expect(&mut session, "[n]o: ", "the choice");
+    session.send_line("n").unwrap();
+    crate::cli_interactive::expect(&mut session, "these servers do not start", "the refusal");
+    crate::cli_interactive::expect(&mut session, "Ctrl-D exits", "the banner");
+    crate::cli_interactive::expect(&mut session, "> ", "the prompt");
+    session.send_line("hello").unwrap();
+    crate::cli_interactive::expect(&mut session, "answered", "the answer");
+    crate::cli_interactive::expect(&mut session, "> ", "the prompt after the turn");
+    session.send_control('d').unwrap();
+    session.exp_eof().unwrap();
+    let tools = tool_names(&provider.requests()[0]);
+    assert!(!tools.iter().any(|t| t.starts_with("mcp__")), "{tools:?}");
+}
+
+#[test]
+fn an_empty_dsh_home_is_unset_for_sessions_and_trust_alike() {
+    let ctx = TestContext::new();
+    write_json(
+        &ctx.project().join(".claude").join("settings.json"),
+        &json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}),
+    );
+    let trusted = ctx
+        .dsh()
+        .args(["hooks", "trust"])
+        .env("DSH_HOME", "")
+        .output()
+        .unwrap();
+    assert!(
+        trusted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trusted.stderr)
+    );
+    assert!(!ctx.project().join("trust.json").exists());
+    assert!(ctx.home().join(".dsh").join("trust.json").is_file());
+    let provider = mock(vec![MockResponse::text("one")]);
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "hi", "--strict-hooks"])
+        .env("DSH_HOME", "")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(session_logs(&ctx).len(), 1);
+    let status = status_json(&ctx, &[]);
+    assert_eq!(
+        status["permissions"]["workspace_trusted_by"],
+        "dsh hooks trust"
+    );
+}
