@@ -13,7 +13,8 @@
 //! fails naming the server and tool. An answer longer than `rmcp` accepts
 //! (16 MiB on one line) is dropped by the transport; the [`crate::oversize`]
 //! watch on the server's stdout notices and fails the call waiting for it
-//! at once instead of letting it wait for the timeout.
+//! at once instead of letting it wait for the timeout (every call in flight
+//! on that server when the message's `id` is not in its first 4 KiB).
 //!
 //! A server that dies mid-session: the call in flight fails with an error
 //! naming the server (and its exit status and last stderr lines), and the

@@ -11,6 +11,11 @@ use dsh_tools::{Tool, ToolContext};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+/// Held by the tests that push megabytes through a server (CPU-heavy on a
+/// shared machine) and by the one with a tight start-up bound, so that the
+/// first cannot starve the second.
+static HEAVY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn server_script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../fixtures/mcp/echo_server.py")
@@ -189,6 +194,7 @@ async fn a_crashed_server_fails_its_call_and_is_restarted_once() {
 
 #[tokio::test]
 async fn start_up_is_bounded_and_failures_name_the_server() {
+    let _heavy = HEAVY.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let layer = ProcessLayer::default();
     let mut opts = options(dir.path(), &layer);
@@ -334,6 +340,7 @@ const OVER_LIMIT: u64 = 17 * 1024 * 1024;
 
 #[tokio::test]
 async fn an_answer_the_client_drops_fails_the_call_instead_of_hanging() {
+    let _heavy = HEAVY.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let layer = ProcessLayer::default();
     // No tool timeout at all: only the oversize watch can end the call.
@@ -379,6 +386,7 @@ async fn an_answer_the_client_drops_fails_the_call_instead_of_hanging() {
 
 #[tokio::test]
 async fn a_five_megabyte_answer_is_cut_to_the_bash_tools_budget() {
+    let _heavy = HEAVY.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let layer = ProcessLayer::default();
     let manager = McpManager::start(
