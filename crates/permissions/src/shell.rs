@@ -377,7 +377,8 @@ impl Walker {
 
     /// The last resort for a line that is opaque anyway: cut the text at
     /// every character that can start a command (`(`, `)`, `` ` ``, `;`,
-    /// `&`, `|`, `{`, `}`, `"`, newline), whatever the nesting, and take
+    /// `&`, `|`, `{`, `}`, newline), whatever the nesting, drop quote
+    /// characters, and take
     /// each piece as a command. Over-approximate on purpose: it can only
     /// add commands for deny and ask rules to match, on a line no rule or
     /// shortcut approves.
@@ -387,13 +388,13 @@ impl Walker {
             "!", "time", "$",
         ];
         let pieces: Vec<Vec<String>> = text
-            .split(['(', ')', '`', ';', '&', '|', '{', '}', '"', '\n'])
+            .split(['(', ')', '`', ';', '&', '|', '{', '}', '\n'])
             .map(|piece| {
                 piece
                     .split_whitespace()
                     .map(|w| {
                         w.trim_start_matches('\\')
-                            .replace(['\'', '\\'], "")
+                            .replace(['\'', '"', '\\'], "")
                             .trim_end_matches('$')
                             .to_owned()
                     })
@@ -904,7 +905,11 @@ impl Walker {
     /// `$(…)`): try each `$(` with each later `)` as its end, longest
     /// first, so a deny rule still sees the commands inside.
     fn salvage_word(&mut self, raw: &str) {
-        for (open, _) in raw.match_indices("$(") {
+        let opens: Vec<usize> = ["$(", "<(", ">("]
+            .iter()
+            .flat_map(|o| raw.match_indices(o).map(|(i, _)| i))
+            .collect();
+        for open in opens {
             let body_start = open + 2;
             let mut closes: Vec<usize> = raw
                 .get(body_start..)
