@@ -1,10 +1,14 @@
 //! Hook stdin payloads, byte-for-byte as Claude Code 2.1.328 writes them
 //! (docs/sources.md): compact JSON in a fixed key order, then one `\n`.
+//! Each event's stdin is a `#[derive(Serialize)]` struct whose field order
+//! is the captured key order (a shared [`Head`], then the event's fields);
+//! the functions build them from [`Common`].
 //!
 //! Also the tool vocabulary: dsh tool names and values ↔ Claude Code's
 //! `tool_name`, `tool_input` and `tool_response` shapes.
 
 use dsh_seams::PermissionUpdate;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 mod tools;
@@ -34,108 +38,201 @@ pub fn to_stdin(payload: &Value) -> Vec<u8> {
     bytes
 }
 
-struct Builder {
-    map: Map<String, Value>,
+/// A payload as a JSON value. The payload structs hold only strings,
+/// booleans, numbers, JSON values and permission updates, so serializing
+/// them cannot fail.
+fn value_of(payload: &impl Serialize) -> Value {
+    serde_json::to_value(payload).unwrap_or(Value::Null)
 }
 
-impl Builder {
-    fn new(common: &Common) -> Self {
-        let mut map = Map::new();
-        map.insert("session_id".into(), json!(common.session_id));
-        map.insert("transcript_path".into(), json!(common.transcript_path));
-        map.insert("cwd".into(), json!(common.cwd));
-        Builder { map }
+/// `effort`: `{"level": …}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Effort<'a> {
+    /// `low`, `medium`, `high`, …
+    pub level: &'a str,
+}
+
+/// The head every payload starts with, in Claude Code's order: the common
+/// fields, then (per event) the prompt id, the permission mode and the
+/// effort, then the event name. An absent optional is left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Head<'a> {
+    /// The session id.
+    pub session_id: &'a str,
+    /// The Claude-format transcript.
+    pub transcript_path: &'a str,
+    /// The session's cwd.
+    pub cwd: &'a str,
+    /// The current prompt's id, on events that carry it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_id: Option<&'a str>,
+    /// The permission mode, on events that carry it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission_mode: Option<&'a str>,
+    /// The effort, on events that carry it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effort: Option<Effort<'a>>,
+    /// The event's name.
+    pub hook_event_name: &'a str,
+}
+
+impl Common {
+    /// The bare head: session id, transcript, cwd, event name.
+    fn head<'a>(&'a self, event: &'a str) -> Head<'a> {
+        Head {
+            session_id: &self.session_id,
+            transcript_path: &self.transcript_path,
+            cwd: &self.cwd,
+            prompt_id: None,
+            permission_mode: None,
+            effort: None,
+            hook_event_name: event,
+        }
+    }
+    /// With the prompt id (when there is one).
+    fn head_prompt<'a>(&'a self, event: &'a str) -> Head<'a> {
+        Head {
+            prompt_id: self.prompt_id.as_deref(),
+            ..self.head(event)
+        }
+    }
+    /// With the prompt id and the permission mode.
+    fn head_prompt_mode<'a>(&'a self, event: &'a str) -> Head<'a> {
+        Head {
+            permission_mode: Some(&self.permission_mode),
+            ..self.head_prompt(event)
+        }
     }
     /// The head of the payloads fired around a turn's steps (tools, stop,
-    /// batch): the common fields, then prompt id, permission mode, effort.
-    fn in_step(common: &Common) -> Self {
-        Self::new(common)
-            .prompt_id(common)
-            .mode(common)
-            .effort(common)
-    }
-    /// Stop's and SubagentStop's tail: dsh runs no background tasks or
-    /// session crons, so both lists are always empty.
-    fn no_background_work(self) -> Self {
-        self.field("background_tasks", json!([]))
-            .field("session_crons", json!([]))
-    }
-    fn prompt_id(mut self, common: &Common) -> Self {
-        if let Some(id) = &common.prompt_id {
-            self.map.insert("prompt_id".into(), json!(id));
+    /// batch): prompt id, permission mode, effort.
+    fn head_step<'a>(&'a self, event: &'a str) -> Head<'a> {
+        Head {
+            effort: Some(Effort {
+                level: &self.effort,
+            }),
+            ..self.head_prompt_mode(event)
         }
-        self
     }
-    fn mode(mut self, common: &Common) -> Self {
-        self.map
-            .insert("permission_mode".into(), json!(common.permission_mode));
-        self
-    }
-    fn effort(mut self, common: &Common) -> Self {
-        self.map
-            .insert("effort".into(), json!({ "level": common.effort }));
-        self
-    }
-    fn event(self, name: &str) -> Self {
-        self.field("hook_event_name", json!(name))
-    }
-    fn field(mut self, key: &str, value: Value) -> Self {
-        self.map.insert(key.to_owned(), value);
-        self
-    }
-    fn build(self) -> Value {
-        Value::Object(self.map)
-    }
+}
+
+/// An event whose payload is the head and nothing else
+/// (`SubagentStart`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeadOnlyInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+}
+
+/// `SessionStart`'s stdin (`model` only for source `compact`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionStartInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// `startup`, `resume`, `clear`, `compact`.
+    pub source: &'a str,
+    /// The model, after a compaction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<&'a str>,
 }
 
 /// `SessionStart` (`source` startup/resume/clear/compact). Claude Code's
 /// resume-only cache statistics are not sent: dsh has no such figures.
 pub fn session_start(common: &Common, source: &str) -> Value {
-    Builder::new(common)
-        .event("SessionStart")
-        .field("source", json!(source))
-        .build()
+    value_of(&SessionStartInput {
+        head: common.head("SessionStart"),
+        source,
+        model: None,
+    })
 }
 
 /// `SessionStart` with source `compact`: unlike the other sources it
 /// carries the prompt id and the model (`cmp_*` captures).
 pub fn session_start_compact(common: &Common, model: &str) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .event("SessionStart")
-        .field("source", json!("compact"))
-        .field("model", json!(model))
-        .build()
+    value_of(&SessionStartInput {
+        head: common.head_prompt("SessionStart"),
+        source: "compact",
+        model: Some(model),
+    })
+}
+
+/// `PreCompact`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PreCompactInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// `manual` or `auto`.
+    pub trigger: &'a str,
+    /// The `/compact` text (`null` without).
+    pub custom_instructions: Option<&'a str>,
 }
 
 /// `PreCompact`: `trigger` manual|auto, `custom_instructions` (null without text).
 pub fn pre_compact(common: &Common, trigger: &str, custom_instructions: Option<&str>) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .event("PreCompact")
-        .field("trigger", json!(trigger))
-        .field("custom_instructions", json!(custom_instructions))
-        .build()
+    value_of(&PreCompactInput {
+        head: common.head_prompt("PreCompact"),
+        trigger,
+        custom_instructions,
+    })
+}
+
+/// `PostCompact`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PostCompactInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// `manual` or `auto`.
+    pub trigger: &'a str,
+    /// The summary reply as written.
+    pub compact_summary: &'a str,
 }
 
 /// `PostCompact`: `compact_summary` is the summary reply as written.
 pub fn post_compact(common: &Common, trigger: &str, compact_summary: &str) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .event("PostCompact")
-        .field("trigger", json!(trigger))
-        .field("compact_summary", json!(compact_summary))
-        .build()
+    value_of(&PostCompactInput {
+        head: common.head_prompt("PostCompact"),
+        trigger,
+        compact_summary,
+    })
+}
+
+/// `UserPromptSubmit`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UserPromptSubmitInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// The prompt text.
+    pub prompt: &'a str,
 }
 
 /// `UserPromptSubmit`.
 pub fn user_prompt_submit(common: &Common, prompt: &str) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .mode(common)
-        .event("UserPromptSubmit")
-        .field("prompt", json!(prompt))
-        .build()
+    value_of(&UserPromptSubmitInput {
+        head: common.head_prompt_mode("UserPromptSubmit"),
+        prompt,
+    })
+}
+
+/// `UserPromptExpansion`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UserPromptExpansionInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// `slash_command`, …
+    pub expansion_type: &'a str,
+    /// The command's name.
+    pub command_name: &'a str,
+    /// Its arguments.
+    pub command_args: &'a str,
+    /// Where it was defined.
+    pub command_source: &'a str,
+    /// The prompt as typed.
+    pub prompt: &'a str,
 }
 
 /// `UserPromptExpansion` (`misc_expansion`): after UserPromptSubmit, for a
@@ -148,16 +245,34 @@ pub fn user_prompt_expansion(
     command_source: &str,
     prompt: &str,
 ) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .mode(common)
-        .event("UserPromptExpansion")
-        .field("expansion_type", json!(expansion_type))
-        .field("command_name", json!(command_name))
-        .field("command_args", json!(command_args))
-        .field("command_source", json!(command_source))
-        .field("prompt", json!(prompt))
-        .build()
+    value_of(&UserPromptExpansionInput {
+        head: common.head_prompt_mode("UserPromptExpansion"),
+        expansion_type,
+        command_name,
+        command_args,
+        command_source,
+        prompt,
+    })
+}
+
+/// `InstructionsLoaded`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InstructionsLoadedInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// The instruction file.
+    pub file_path: &'a str,
+    /// `Project`, `User`, …
+    pub memory_type: &'a str,
+    /// Why it was loaded.
+    pub load_reason: &'a str,
+    /// A path-scoped rule's globs (left out when none).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub globs: &'a [String],
+    /// The file that triggered a path-scoped rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trigger_file_path: Option<&'a str>,
 }
 
 /// `InstructionsLoaded` (`misc_instructions_loaded`): one per instruction
@@ -171,18 +286,66 @@ pub fn instructions_loaded(
     globs: &[String],
     trigger_file_path: Option<&str>,
 ) -> Value {
-    let mut builder = Builder::new(common)
-        .event("InstructionsLoaded")
-        .field("file_path", json!(file_path))
-        .field("memory_type", json!(memory_type))
-        .field("load_reason", json!(load_reason));
-    if !globs.is_empty() {
-        builder = builder.field("globs", json!(globs));
+    value_of(&InstructionsLoadedInput {
+        head: common.head("InstructionsLoaded"),
+        file_path,
+        memory_type,
+        load_reason,
+        globs,
+        trigger_file_path,
+    })
+}
+
+/// The tool events' stdin (`PreToolUse`, `PermissionRequest`,
+/// `PermissionDenied`, `PostToolUse`, `PostToolUseFailure`): the step head,
+/// the tool, then what each event adds, in the captured order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// Claude Code's tool name.
+    pub tool_name: &'a str,
+    /// The tool's input.
+    pub tool_input: &'a Value,
+    /// What the tool returned (`PostToolUse`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_response: Option<&'a Value>,
+    /// The permission model's suggestions (`PermissionRequest`, when offered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission_suggestions: Option<&'a [PermissionUpdate]>,
+    /// The call's id (not on `PermissionRequest`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<&'a str>,
+    /// Why the call was denied (`PermissionDenied`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'a str>,
+    /// The model-facing error text (`PostToolUseFailure`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a str>,
+    /// Whether the failure was an interrupt (`PostToolUseFailure`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_interrupt: Option<bool>,
+    /// How long the call ran (`PostToolUse`, `PostToolUseFailure`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+}
+
+impl<'a> ToolInput<'a> {
+    fn new(head: Head<'a>, tool_name: &'a str, tool_input: &'a Value) -> Self {
+        ToolInput {
+            head,
+            tool_name,
+            tool_input,
+            tool_response: None,
+            permission_suggestions: None,
+            tool_use_id: None,
+            reason: None,
+            error: None,
+            is_interrupt: None,
+            duration_ms: None,
+        }
     }
-    if let Some(trigger) = trigger_file_path {
-        builder = builder.field("trigger_file_path", json!(trigger));
-    }
-    builder.build()
 }
 
 /// `PreToolUse`.
@@ -192,12 +355,10 @@ pub fn pre_tool_use(
     tool_input: &Value,
     tool_use_id: &str,
 ) -> Value {
-    Builder::in_step(common)
-        .event("PreToolUse")
-        .field("tool_name", json!(tool_name))
-        .field("tool_input", tool_input.clone())
-        .field("tool_use_id", json!(tool_use_id))
-        .build()
+    value_of(&ToolInput {
+        tool_use_id: Some(tool_use_id),
+        ..ToolInput::new(common.head_step("PreToolUse"), tool_name, tool_input)
+    })
 }
 
 /// `PermissionRequest` (no `tool_use_id`, as captured). `suggestions` are
@@ -209,15 +370,10 @@ pub fn permission_request(
     tool_input: &Value,
     suggestions: Option<&[PermissionUpdate]>,
 ) -> Value {
-    let builder = Builder::in_step(common)
-        .event("PermissionRequest")
-        .field("tool_name", json!(tool_name))
-        .field("tool_input", tool_input.clone());
-    match suggestions.map(serde_json::to_value) {
-        Some(Ok(list)) => builder.field("permission_suggestions", list),
-        Some(Err(_)) | None => builder,
-    }
-    .build()
+    value_of(&ToolInput {
+        permission_suggestions: suggestions,
+        ..ToolInput::new(common.head_step("PermissionRequest"), tool_name, tool_input)
+    })
 }
 
 /// `PermissionDenied` (auto mode's classifier denied the call): `reason` is
@@ -229,13 +385,11 @@ pub fn permission_denied(
     tool_use_id: &str,
     reason: &str,
 ) -> Value {
-    Builder::in_step(common)
-        .event("PermissionDenied")
-        .field("tool_name", json!(tool_name))
-        .field("tool_input", tool_input.clone())
-        .field("tool_use_id", json!(tool_use_id))
-        .field("reason", json!(reason))
-        .build()
+    value_of(&ToolInput {
+        tool_use_id: Some(tool_use_id),
+        reason: Some(reason),
+        ..ToolInput::new(common.head_step("PermissionDenied"), tool_name, tool_input)
+    })
 }
 
 /// `PostToolUse`.
@@ -247,14 +401,12 @@ pub fn post_tool_use(
     tool_use_id: &str,
     duration_ms: u64,
 ) -> Value {
-    Builder::in_step(common)
-        .event("PostToolUse")
-        .field("tool_name", json!(tool_name))
-        .field("tool_input", tool_input.clone())
-        .field("tool_response", tool_response.clone())
-        .field("tool_use_id", json!(tool_use_id))
-        .field("duration_ms", json!(duration_ms))
-        .build()
+    value_of(&ToolInput {
+        tool_response: Some(tool_response),
+        tool_use_id: Some(tool_use_id),
+        duration_ms: Some(duration_ms),
+        ..ToolInput::new(common.head_step("PostToolUse"), tool_name, tool_input)
+    })
 }
 
 /// `PostToolUseFailure`; `error` is the model-facing error text.
@@ -267,19 +419,22 @@ pub fn post_tool_use_failure(
     is_interrupt: bool,
     duration_ms: u64,
 ) -> Value {
-    Builder::in_step(common)
-        .event("PostToolUseFailure")
-        .field("tool_name", json!(tool_name))
-        .field("tool_input", tool_input.clone())
-        .field("tool_use_id", json!(tool_use_id))
-        .field("error", json!(error))
-        .field("is_interrupt", json!(is_interrupt))
-        .field("duration_ms", json!(duration_ms))
-        .build()
+    value_of(&ToolInput {
+        tool_use_id: Some(tool_use_id),
+        error: Some(error),
+        is_interrupt: Some(is_interrupt),
+        duration_ms: Some(duration_ms),
+        ..ToolInput::new(
+            common.head_step("PostToolUseFailure"),
+            tool_name,
+            tool_input,
+        )
+    })
 }
 
-/// One entry of `PostToolBatch`'s `tool_calls`.
-#[derive(Debug, Clone, PartialEq)]
+/// One entry of `PostToolBatch`'s `tool_calls`, serialized in the captured
+/// key order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BatchCall {
     /// Claude Code's tool name.
     pub tool_name: String,
@@ -308,55 +463,90 @@ pub fn batch_tool_input(dsh_tool: &str, arguments: &Value) -> Value {
     arguments.clone()
 }
 
+/// `PostToolBatch`'s stdin.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PostToolBatchInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// Every call of the batch.
+    pub tool_calls: &'a [BatchCall],
+}
+
 /// `PostToolBatch`: once per step, after every call of the batch settled.
 pub fn post_tool_batch(common: &Common, calls: &[BatchCall]) -> Value {
-    let calls: Vec<Value> = calls
-        .iter()
-        .map(|call| {
-            json!({
-                "tool_name": call.tool_name,
-                "tool_input": call.tool_input,
-                "tool_use_id": call.tool_use_id,
-                "tool_response": call.tool_response,
-            })
-        })
-        .collect();
-    Builder::in_step(common)
-        .event("PostToolBatch")
-        .field("tool_calls", Value::Array(calls))
-        .build()
+    value_of(&PostToolBatchInput {
+        head: common.head_step("PostToolBatch"),
+        tool_calls: calls,
+    })
+}
+
+/// `Stop`'s and `SubagentStop`'s stdin. dsh runs no background tasks or
+/// session crons, so both lists are always empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StopInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// Whether a Stop hook already continued this turn.
+    pub stop_hook_active: bool,
+    /// The subagent's transcript (`SubagentStop`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_transcript_path: Option<&'a str>,
+    /// The last assistant message.
+    pub last_assistant_message: &'a str,
+    /// Always empty.
+    pub background_tasks: &'a [Value],
+    /// Always empty.
+    pub session_crons: &'a [Value],
 }
 
 /// `Stop`.
 pub fn stop(common: &Common, stop_hook_active: bool, last_assistant_message: &str) -> Value {
-    Builder::in_step(common)
-        .event("Stop")
-        .field("stop_hook_active", json!(stop_hook_active))
-        .field("last_assistant_message", json!(last_assistant_message))
-        .no_background_work()
-        .build()
+    value_of(&StopInput {
+        head: common.head_step("Stop"),
+        stop_hook_active,
+        agent_transcript_path: None,
+        last_assistant_message,
+        background_tasks: &[],
+        session_crons: &[],
+    })
+}
+
+/// `StopFailure`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StopFailureInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// The error category.
+    pub error: &'a str,
+    /// Claude Code's error text.
+    pub last_assistant_message: &'a str,
 }
 
 /// `StopFailure` (`misc_stopfailure_*`): no `permission_mode`, `effort`
 /// before the event name, then the error category and Claude Code's error text.
 pub fn stop_failure(common: &Common, error: &str, last_assistant_message: &str) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .effort(common)
-        .event("StopFailure")
-        .field("error", json!(error))
-        .field("last_assistant_message", json!(last_assistant_message))
-        .build()
+    value_of(&StopFailureInput {
+        head: Head {
+            effort: Some(Effort {
+                level: &common.effort,
+            }),
+            ..common.head_prompt("StopFailure")
+        },
+        error,
+        last_assistant_message,
+    })
 }
 
 /// `SubagentStart`: no `permission_mode` or `effort`; the agent fields are
 /// added where every payload fired inside a subagent gets them
 /// ([`with_agent`]).
 pub fn subagent_start(common: &Common) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .event("SubagentStart")
-        .build()
+    value_of(&HeadOnlyInput {
+        head: common.head_prompt("SubagentStart"),
+    })
 }
 
 /// `SubagentStop`: `Stop`'s fields with the subagent's transcript.
@@ -366,13 +556,14 @@ pub fn subagent_stop(
     agent_transcript_path: &str,
     last_assistant_message: &str,
 ) -> Value {
-    Builder::in_step(common)
-        .event("SubagentStop")
-        .field("stop_hook_active", json!(stop_hook_active))
-        .field("agent_transcript_path", json!(agent_transcript_path))
-        .field("last_assistant_message", json!(last_assistant_message))
-        .no_background_work()
-        .build()
+    value_of(&StopInput {
+        head: common.head_step("SubagentStop"),
+        stop_hook_active,
+        agent_transcript_path: Some(agent_transcript_path),
+        last_assistant_message,
+        background_tasks: &[],
+        session_crons: &[],
+    })
 }
 
 /// A payload fired inside a subagent: `agent_id` and `agent_type` go
@@ -399,23 +590,43 @@ pub fn with_agent(payload: &Value, agent_id: &str, agent_type: &str) -> Value {
     Value::Object(out)
 }
 
+/// `SessionEnd`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionEndInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// Why the session ended.
+    pub reason: &'a str,
+}
+
 /// `SessionEnd`.
 pub fn session_end(common: &Common, reason: &str) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .event("SessionEnd")
-        .field("reason", json!(reason))
-        .build()
+    value_of(&SessionEndInput {
+        head: common.head_prompt("SessionEnd"),
+        reason,
+    })
+}
+
+/// `Notification`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotificationInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// The notification text.
+    pub message: &'a str,
+    /// Its kind.
+    pub notification_type: &'a str,
 }
 
 /// `Notification` (never captured headless; documented fields, docs/sources.md).
 pub fn notification(common: &Common, message: &str, notification_type: &str) -> Value {
-    Builder::new(common)
-        .prompt_id(common)
-        .event("Notification")
-        .field("message", json!(message))
-        .field("notification_type", json!(notification_type))
-        .build()
+    value_of(&NotificationInput {
+        head: common.head_prompt("Notification"),
+        message,
+        notification_type,
+    })
 }
 
 #[cfg(test)]
