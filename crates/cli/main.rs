@@ -19,15 +19,17 @@ mod mcp_cmd;
 mod output;
 mod replay;
 mod sessions;
-mod signals;
 mod status_cmd;
-mod stdio;
 mod steer;
 mod terminal;
 mod tui;
 mod wiring;
 
 use std::path::PathBuf;
+
+// Output, exit statuses and signals are shared with the front-end crates.
+use dsh_stdio::stdio::error_chain;
+pub(crate) use dsh_stdio::{signals, stdio};
 
 // Session assembly (trust, permission layering, compaction) is dsh-core's.
 use dsh_core::{perms, trust};
@@ -229,18 +231,4 @@ fn lock_wait(wait: bool) -> dsh_session::LockWait {
     } else {
         dsh_session::LockWait::Fail
     }
-}
-
-/// The error and its causes, skipping a cause whose text the message
-/// already contains (I/O errors from `fs-err` name their path and cause).
-fn error_chain(err: &anyhow::Error) -> String {
-    let mut message = err.to_string();
-    for cause in err.chain().skip(1) {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-    }
-    message
 }

@@ -136,22 +136,39 @@ pub fn is_stdout_closed(err: &anyhow::Error) -> bool {
 
 /// `println!` for the CLI: a line on stdout, `?`-able ([`StdoutClosed`] when
 /// the reader left).
+#[macro_export]
 macro_rules! outln {
     () => { $crate::stdio::write_out(format_args!("\n")) };
     ($($arg:tt)*) => { $crate::stdio::write_out(format_args!("{}\n", format_args!($($arg)*))) };
 }
 
 /// `print!` for the CLI, as [`outln!`] without the newline.
+#[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => { $crate::stdio::write_out(format_args!($($arg)*)) };
 }
 
 /// `eprintln!` for the CLI that never panics.
+#[macro_export]
 macro_rules! errln {
     ($($arg:tt)*) => { $crate::stdio::write_err(format_args!("{}\n", format_args!($($arg)*))) };
 }
 
-pub(crate) use {errln, out, outln};
+pub use crate::{errln, out, outln};
+
+/// An error and its causes on one line, each cause once (a cause whose text
+/// the message already holds is not repeated).
+pub fn error_chain(err: &anyhow::Error) -> String {
+    let mut message = err.to_string();
+    for cause in err.chain().skip(1) {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+    }
+    message
+}
 
 #[cfg(test)]
 mod tests {
