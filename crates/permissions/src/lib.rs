@@ -11,6 +11,11 @@
 //! What it is not: it runs no tool and asks no one; hooks, prompts and the
 //! session's assembly are other crates' business.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 pub mod always;
 pub mod compound;
 pub mod layer;

@@ -743,7 +743,14 @@ impl Walker {
                             return Some(Redirect {
                                 kind: match kind {
                                     ast::IoFileRedirectKind::DuplicateInput => RedirectKind::Input,
-                                    _ => RedirectKind::Output,
+                                    ast::IoFileRedirectKind::Read
+                                    | ast::IoFileRedirectKind::Write
+                                    | ast::IoFileRedirectKind::Append
+                                    | ast::IoFileRedirectKind::ReadAndWrite
+                                    | ast::IoFileRedirectKind::Clobber
+                                    | ast::IoFileRedirectKind::DuplicateOutput => {
+                                        RedirectKind::Output
+                                    }
                                 },
                                 target: Some(w),
                             });

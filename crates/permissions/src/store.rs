@@ -41,7 +41,10 @@ pub fn settings_paths(home: Option<&Path>, project: &Path) -> Vec<(Source, PathB
 
 /// Reads one layer; a missing file is an empty layer.
 pub fn read_layer(source: Source, path: &Path) -> Result<Layer, StoreError> {
-    match std::fs::read_to_string(path) {
+    // StoreError::Io names the path itself (fs-err would name it twice).
+    #[allow(clippy::disallowed_methods)]
+    let read = std::fs::read_to_string(path);
+    match read {
         Ok(text) => Ok(Layer::from_settings_text(
             source,
             path.display().to_string(),
@@ -61,6 +64,8 @@ pub fn read_layer(source: Source, path: &Path) -> Result<Layer, StoreError> {
 /// `project` (`projects.<path>.hasTrustDialogAccepted`). Unreadable or
 /// malformed files mean "not trusted": trust is never assumed.
 pub fn claude_json_trusts(claude_json: &Path, project: &Path) -> bool {
+    // Any failure means "not trusted"; the error itself is not shown.
+    #[allow(clippy::disallowed_methods)]
     let Ok(text) = std::fs::read_to_string(claude_json) else {
         return false;
     };
@@ -95,7 +100,10 @@ pub fn persist_local_rule(
         let path = path.to_owned();
         move |source| StoreError::Io { path, source }
     };
-    let mut doc = match std::fs::read_to_string(&path) {
+    // StoreError::Io names the path itself (fs-err would name it twice).
+    #[allow(clippy::disallowed_methods)]
+    let read = std::fs::read_to_string(&path);
+    let mut doc = match read {
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(map)) => map,
             _ => return Err(StoreError::NotAnObject(path)),
