@@ -13,7 +13,7 @@ use dsh_tools::{CallVerdict, builtin::ProcessLayer};
 use serde_json::{Value, json};
 
 use super::{Firing, Sees, TestEvent, context_lines};
-use crate::hooks_cmd::excerpt;
+use crate::excerpt;
 
 /// Fires one tool event; returns the decision, its summary, and the
 /// arguments the call would run with.

@@ -3,7 +3,7 @@
 //! hand-built [`SeamContext`] whose recording sink captures every
 //! `hook/invoked` / `hook/result` and user notice. No model, no tool.
 
-use crate::stdio::{ExitStatus, out, outln};
+use dsh_stdio::stdio::{ExitStatus, out, outln};
 use std::path::Path;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
@@ -16,7 +16,7 @@ use dsh_seams::{
 use serde_json::{Value, json};
 
 use super::{DialectArg, Format};
-use crate::wiring::{self, HookSources};
+use dsh_core::hooks::HookSources;
 
 mod firing;
 mod lifecycle;
@@ -264,7 +264,7 @@ pub(super) fn plugins(
 ) -> anyhow::Result<(Vec<Arc<dyn Plugin>>, dsh_hook_runner::HookRunner)> {
     let mut sources = sources.clone();
     sources.run_untrusted = true;
-    let loaded = wiring::load_hooks(&sources)?;
+    let loaded = dsh_core::hooks::load_hooks(&sources)?;
     let plugins = loaded
         .plugins
         .into_iter()

@@ -1,11 +1,21 @@
-//! `dsh hooks …`: tooling for the hooks a project runs — what is
-//! configured (`list`), whether it will load and do what the user thinks
-//! (`check`), what one event would decide (`test`), what a recorded session
-//! would decide under today's configuration (`replay`), the decision ledger
-//! of a session (`log`), and per-hook trust (`trust`, `untrust`).
+//! dsh's hook tooling, the `dsh hooks …` front end: what is configured
+//! (`list`), whether it will load and do what the user thinks (`check`),
+//! what one event would decide (`test`), what a recorded session would
+//! decide under today's configuration (`replay`), the decision ledger of a
+//! session (`log`), and per-hook trust (`trust`, `untrust`); plus the same
+//! listing and trust actions for the interactive session's `/hooks`.
 //!
 //! Everything here goes through the real bridges and the real runner; the
 //! only thing never run is a model or a tool.
+//!
+//! What it is not: it assembles no session and runs no agent loop (that is
+//! dsh-core's), and it owns no hook semantics (the bridges' and the
+//! runner's). The binary only parses `dsh hooks` and calls [`run`].
+
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod check;
 mod fire;
@@ -14,14 +24,15 @@ mod list;
 mod replay;
 mod trust_cmd;
 
-use crate::stdio::{ExitStatus, errln};
+use dsh_stdio::stdio::{ExitStatus, errln};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::{Subcommand, ValueEnum};
 use dsh_hooks::lint::nearest;
+use dsh_session::store::PrefixMatch;
 
-use crate::wiring::{self, HookSources};
+use dsh_core::hooks::HookSources;
 
 /// Output format of the hooks commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -267,13 +278,17 @@ fn test_sources(settings: Vec<PathBuf>, trust_all: bool) -> anyhow::Result<HookS
     if std::io::stdin().is_terminal() {
         // The prompt goes to stderr: stdout carries the report (maybe JSON).
         let stdin = std::io::stdin();
-        crate::trust::apply_interactive(&mut sources, &mut stdin.lock(), &mut std::io::stderr())?;
+        dsh_core::trust::apply_interactive(
+            &mut sources,
+            &mut stdin.lock(),
+            &mut std::io::stderr(),
+        )?;
         return Ok(sources);
     }
-    let untrusted = crate::trust::untrusted_project_hooks(&sources)?;
+    let untrusted = dsh_core::trust::untrusted_project_hooks(&sources)?;
     if !untrusted.is_empty() {
         let mut text = Vec::new();
-        crate::trust::describe(&mut text, &untrusted, &sources.cwd)?;
+        dsh_core::trust::describe(&mut text, &untrusted, &sources.cwd)?;
         anyhow::bail!(
             "refusing to run {} untrusted project hook(s) without a terminal to ask on:\n{}pass --trust-all to run them anyway, or trust them with `dsh hooks trust`",
             untrusted.len(),
@@ -284,7 +299,7 @@ fn test_sources(settings: Vec<PathBuf>, trust_all: bool) -> anyhow::Result<HookS
 }
 
 fn sources(settings: Vec<PathBuf>) -> anyhow::Result<HookSources> {
-    let cwd = wiring::current_dir()?;
+    let cwd = current_dir()?;
     let settings = settings
         .into_iter()
         .map(|path| {
@@ -318,8 +333,8 @@ fn resolve_session(session: &str) -> anyhow::Result<PathBuf> {
     if path.is_file() {
         return Ok(path.to_owned());
     }
-    let home = crate::sessions::dsh_home()?;
-    let dir = crate::sessions::sessions_dir(&home);
+    let home = dsh_core::Env::from_process().dsh_home()?;
+    let dir = dsh_session::store::sessions_dir(&home);
     let looks_like_path = session.contains('/') || session.ends_with(".jsonl");
     if !looks_like_path {
         // An id builds a path under the sessions directory: only safe ids.
@@ -330,28 +345,34 @@ fn resolve_session(session: &str) -> anyhow::Result<PathBuf> {
     if exact.is_file() {
         return Ok(exact);
     }
-    let mut matches: Vec<PathBuf> = fs_err::read_dir(&dir)
+    let mut logs: Vec<(String, PathBuf)> = fs_err::read_dir(&dir)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
                 .map(|entry| entry.path())
-                .filter(|p| {
-                    p.extension().is_some_and(|ext| ext == "jsonl")
-                        && p.file_stem()
-                            .is_some_and(|stem| stem.to_string_lossy().starts_with(session))
-                })
+                .filter(|p| p.extension().is_some_and(|ext| ext == "jsonl"))
+                .filter_map(|p| Some((p.file_stem()?.to_string_lossy().into_owned(), p)))
                 .collect()
         })
         .unwrap_or_default();
-    matches.sort();
-    match matches.len() {
-        1 if !looks_like_path => Ok(matches.remove(0)),
-        0 | 1 => anyhow::bail!(
+    logs.sort();
+    // The store's one id-prefix resolver, over the log names (no log is
+    // read to find one).
+    match dsh_session::store::resolve_prefix(logs, |(id, _)| id, session) {
+        PrefixMatch::One((_, path)) if !looks_like_path => Ok(path),
+        PrefixMatch::One(_) | PrefixMatch::None => anyhow::bail!(
             "no session log {session}: not a file, and no session with that id in {} (`dsh sessions` lists them)",
             dir.display()
         ),
-        n => anyhow::bail!("{n} sessions start with {session}; give more of the id"),
+        PrefixMatch::Ambiguous(n) => {
+            anyhow::bail!("{n} sessions start with {session}; give more of the id")
+        }
     }
+}
+
+/// The current directory, canonicalized.
+fn current_dir() -> anyhow::Result<PathBuf> {
+    dsh_core::current_dir().context("cannot read the current directory")
 }
 
 /// The session events of `path`, with a torn tail reported.
