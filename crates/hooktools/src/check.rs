@@ -15,7 +15,7 @@ use dsh_hooks_codex::CodexDiscovery;
 use serde::Serialize;
 use serde_json::json;
 
-use super::Format;
+use crate::common::Format;
 use dsh_core::hooks::HookSources;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -15,30 +15,18 @@ use dsh_seams::{
 };
 use serde_json::{Value, json};
 
-use super::{DialectArg, Format};
+use crate::common::{DialectArg, Format};
 use dsh_core::hooks::HookSources;
 
 mod firing;
 mod lifecycle;
 mod report;
+mod sees;
 mod tools;
 pub(super) use firing::{Firing, TestEvent};
-pub(super) use lifecycle::LifecycleFields;
 pub(super) use report::RunReport;
 use report::{FireReport, Recorder, pair_runs, render};
-
-/// Where a firing's "the model sees" / "the user sees" lines go.
-pub(super) struct Sees<'a> {
-    pub model: &'a mut Vec<String>,
-    pub user: &'a mut Vec<String>,
-}
-
-fn context_lines(contexts: &[dsh_seams::ContextEntry]) -> Vec<String> {
-    contexts
-        .iter()
-        .map(|c| format!("system message: {}", c.content))
-        .collect()
-}
+use sees::{Sees, context_lines};
 
 /// Fires `firing` through `plugins` the way the loop and the tool registry
 /// would, and reports what the hooks decided.

@@ -8,7 +8,7 @@ use dsh_protocol::{Event, EventBody, HookDecision, HookEffect, Seam};
 use serde::Serialize;
 use serde_json::json;
 
-use super::{Format, excerpt, load_session, resolve_session};
+use crate::common::{Format, excerpt, load_session, resolve_session};
 
 #[derive(Debug, Serialize)]
 struct Entry {
@@ -154,7 +154,7 @@ fn what_followed(
 
 fn default_session() -> anyhow::Result<PathBuf> {
     let home = dsh_core::Env::from_process().dsh_home()?;
-    let cwd = crate::current_dir()?.display().to_string();
+    let cwd = crate::common::current_dir()?.display().to_string();
     let sessions = dsh_session::store::list(&home, &mut |warning| errln!("{warning}"))?;
     match sessions.into_iter().find(|s| s.cwd == cwd) {
         Some(session) => Ok(session.path),

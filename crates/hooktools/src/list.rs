@@ -6,7 +6,7 @@ use dsh_stdio::stdio::{ExitStatus, out, outln};
 use serde::Serialize;
 use serde_json::json;
 
-use super::Format;
+use crate::common::Format;
 use dsh_core::hooks::HookSources;
 use dsh_core::trust::{self, TrustStatus, TrustStore, show_path};
 

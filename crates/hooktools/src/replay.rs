@@ -12,8 +12,8 @@ use dsh_seams::Plugin;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::fire::{self, Firing, RunReport, TestEvent};
-use super::{DialectArg, Format, excerpt, load_session};
+use crate::common::{DialectArg, Format, excerpt, load_session};
+use crate::fire::{self, Firing, RunReport, TestEvent};
 use dsh_core::hooks::HookSources;
 
 /// One recorded firing: the invocations that shared an event and a payload.

@@ -7,8 +7,8 @@ use dsh_seams::{
 };
 use serde_json::{Value, json};
 
-use super::LifecycleFields;
-use crate::nearest;
+use super::lifecycle::LifecycleFields;
+use dsh_hooks::lint::nearest;
 
 /// The events `dsh hooks test` can fire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,7 +16,8 @@ use dsh_seams::{
 };
 use serde_json::{Value, json};
 
-use super::{Firing, Sees, TestEvent, context_lines};
+use super::firing::{Firing, TestEvent};
+use super::sees::{Sees, context_lines};
 
 /// The agent id a synthetic subagent gets when the payload names none
 /// (Claude Code's shape: `a` and 16 lowercase hex digits).

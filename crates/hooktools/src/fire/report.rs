@@ -8,7 +8,7 @@ use dsh_seams::{SessionSink, UserNotice};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::excerpt;
+use crate::common::excerpt;
 
 /// A sink that keeps everything.
 #[derive(Default)]
