@@ -12,7 +12,6 @@
 mod acp;
 mod approval_prompt;
 mod headless;
-mod hooks_cmd;
 mod interactive;
 mod log_view;
 mod mcp_cmd;
@@ -33,6 +32,8 @@ pub(crate) use dsh_stdio::{signals, stdio};
 
 // Session assembly (trust, permission layering, compaction) is dsh-core's.
 use dsh_core::{perms, trust};
+// `dsh hooks …` is its own crate; the old path stays for the interactive `/hooks`.
+use dsh_hooktools as hooks_cmd;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

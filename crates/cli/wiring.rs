@@ -1,6 +1,6 @@
 //! The binary's side of a session: the current directory, stdout lines and
-//! stderr notices. Hook loading is dsh-core's (re-exported here for the
-//! hook tooling).
+//! stderr notices. Hook loading is dsh-core's (the environment scrub is
+//! re-exported here for `mcp list`).
 
 use crate::stdio::errln;
 use std::io::Write as _;
@@ -13,12 +13,11 @@ use dsh_protocol::Event;
 use dsh_seams::{NoticeLevel, UserNotice};
 use dsh_session::encode;
 
-pub use dsh_core::hooks::{HookSources, load_hooks, scrubbed_env};
+pub use dsh_core::hooks::scrubbed_env;
 
 /// The current directory, canonicalized.
 pub fn current_dir() -> anyhow::Result<PathBuf> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    Ok(cwd.canonicalize().unwrap_or(cwd))
+    dsh_core::current_dir().context("cannot read the current directory")
 }
 
 /// Writes one line to stdout and flushes it (stdout's own lock keeps

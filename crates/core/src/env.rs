@@ -14,6 +14,12 @@ pub struct Env {
     vars: BTreeMap<String, String>,
 }
 
+/// The current directory, canonicalized (as given when it cannot be).
+pub fn current_dir() -> std::io::Result<PathBuf> {
+    let cwd = std::env::current_dir()?;
+    Ok(cwd.canonicalize().unwrap_or(cwd))
+}
+
 impl Env {
     /// The current process's environment (variables that are not UTF-8
     /// are left out, as `std::env::var` would refuse them).

@@ -38,7 +38,7 @@ pub mod trust;
 
 pub use assemble::{AgentOptions, Assembled, LogTarget, assemble};
 pub use config::DshConfig;
-pub use env::Env;
+pub use env::{Env, current_dir};
 pub use error::{Error, Result, ResultExt};
 pub use flags::SessionFlags;
 pub use spec::{Inputs, McpConsent, SessionSpec, TrustPolicy};

@@ -13,6 +13,9 @@
 //! `.claude/settings.local.json`): fresh temp file, no symlinks, fixed mode,
 //! atomic rename.
 //!
+//! [`store`] is the session store under `$DSH_HOME/sessions`: listing,
+//! summaries and the one id-prefix resolver.
+//!
 //! What it is not: it decides nothing about a session and runs nothing; the
 //! agent loop is the only writer.
 
@@ -27,6 +30,7 @@ mod lock;
 mod log;
 mod messages;
 pub mod safe_fs;
+pub mod store;
 
 pub use id::{MAX_SESSION_ID_LEN, SessionIdError, validate_session_id};
 pub use invariants::InvariantError;

@@ -12,8 +12,9 @@ use dsh_seams::{
 use dsh_tools::{CallVerdict, builtin::ProcessLayer};
 use serde_json::{Value, json};
 
-use super::{Firing, Sees, TestEvent, context_lines};
-use crate::hooks_cmd::excerpt;
+use super::firing::{Firing, TestEvent};
+use super::sees::{Sees, context_lines};
+use crate::common::excerpt;
 
 /// Fires one tool event; returns the decision, its summary, and the
 /// arguments the call would run with.

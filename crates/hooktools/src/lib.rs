@@ -1,45 +1,39 @@
-//! `dsh hooks …`: tooling for the hooks a project runs — what is
-//! configured (`list`), whether it will load and do what the user thinks
-//! (`check`), what one event would decide (`test`), what a recorded session
-//! would decide under today's configuration (`replay`), the decision ledger
-//! of a session (`log`), and per-hook trust (`trust`, `untrust`).
+//! dsh's hook tooling, the `dsh hooks …` front end: what is configured
+//! (`list`), whether it will load and do what the user thinks (`check`),
+//! what one event would decide (`test`), what a recorded session would
+//! decide under today's configuration (`replay`), the decision ledger of a
+//! session (`log`), and per-hook trust (`trust`, `untrust`); plus the same
+//! listing and trust actions for the interactive session's `/hooks`.
 //!
 //! Everything here goes through the real bridges and the real runner; the
 //! only thing never run is a model or a tool.
+//!
+//! What it is not: it assembles no session and runs no agent loop (that is
+//! dsh-core's), and it owns no hook semantics (the bridges' and the
+//! runner's). The binary only parses `dsh hooks` and calls [`run`].
+
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod check;
+mod common;
 mod fire;
 mod ledger;
 mod list;
 mod replay;
 mod trust_cmd;
 
-use crate::stdio::{ExitStatus, errln};
-use std::path::{Path, PathBuf};
+use dsh_stdio::stdio::ExitStatus;
+use std::path::PathBuf;
 
-use anyhow::Context as _;
-use clap::{Subcommand, ValueEnum};
-use dsh_hooks::lint::nearest;
+use clap::Subcommand;
 
-use crate::wiring::{self, HookSources};
+use dsh_core::hooks::HookSources;
 
-/// Output format of the hooks commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// For people.
-    Text,
-    /// One JSON document (for CI and scripts).
-    Json,
-}
-
-/// A hook dialect on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DialectArg {
-    /// Claude Code hooks (`.claude/settings*.json`).
-    Claude,
-    /// Codex hooks (`.codex/hooks.json`, `[hooks]` in `config.toml`).
-    Codex,
-}
+pub use common::{DialectArg, Format};
+use common::{current_dir, resolve_session};
 
 /// `dsh hooks` subcommands.
 #[derive(Debug, Subcommand)]
@@ -267,13 +261,17 @@ fn test_sources(settings: Vec<PathBuf>, trust_all: bool) -> anyhow::Result<HookS
     if std::io::stdin().is_terminal() {
         // The prompt goes to stderr: stdout carries the report (maybe JSON).
         let stdin = std::io::stdin();
-        crate::trust::apply_interactive(&mut sources, &mut stdin.lock(), &mut std::io::stderr())?;
+        dsh_core::trust::apply_interactive(
+            &mut sources,
+            &mut stdin.lock(),
+            &mut std::io::stderr(),
+        )?;
         return Ok(sources);
     }
-    let untrusted = crate::trust::untrusted_project_hooks(&sources)?;
+    let untrusted = dsh_core::trust::untrusted_project_hooks(&sources)?;
     if !untrusted.is_empty() {
         let mut text = Vec::new();
-        crate::trust::describe(&mut text, &untrusted, &sources.cwd)?;
+        dsh_core::trust::describe(&mut text, &untrusted, &sources.cwd)?;
         anyhow::bail!(
             "refusing to run {} untrusted project hook(s) without a terminal to ask on:\n{}pass --trust-all to run them anyway, or trust them with `dsh hooks trust`",
             untrusted.len(),
@@ -284,7 +282,7 @@ fn test_sources(settings: Vec<PathBuf>, trust_all: bool) -> anyhow::Result<HookS
 }
 
 fn sources(settings: Vec<PathBuf>) -> anyhow::Result<HookSources> {
-    let cwd = wiring::current_dir()?;
+    let cwd = current_dir()?;
     let settings = settings
         .into_iter()
         .map(|path| {
@@ -312,76 +310,9 @@ fn sources(settings: Vec<PathBuf>) -> anyhow::Result<HookSources> {
     Ok(sources)
 }
 
-/// A session log named by a path or an id (prefix) under `$DSH_HOME/sessions`.
-fn resolve_session(session: &str) -> anyhow::Result<PathBuf> {
-    let path = Path::new(session);
-    if path.is_file() {
-        return Ok(path.to_owned());
-    }
-    let home = crate::sessions::dsh_home()?;
-    let dir = crate::sessions::sessions_dir(&home);
-    let looks_like_path = session.contains('/') || session.ends_with(".jsonl");
-    if !looks_like_path {
-        // An id builds a path under the sessions directory: only safe ids.
-        dsh_session::validate_session_id(session)
-            .with_context(|| format!("no session log {session}"))?;
-    }
-    let exact = dir.join(format!("{session}.jsonl"));
-    if exact.is_file() {
-        return Ok(exact);
-    }
-    let mut matches: Vec<PathBuf> = fs_err::read_dir(&dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|entry| entry.path())
-                .filter(|p| {
-                    p.extension().is_some_and(|ext| ext == "jsonl")
-                        && p.file_stem()
-                            .is_some_and(|stem| stem.to_string_lossy().starts_with(session))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    matches.sort();
-    match matches.len() {
-        1 if !looks_like_path => Ok(matches.remove(0)),
-        0 | 1 => anyhow::bail!(
-            "no session log {session}: not a file, and no session with that id in {} (`dsh sessions` lists them)",
-            dir.display()
-        ),
-        n => anyhow::bail!("{n} sessions start with {session}; give more of the id"),
-    }
-}
-
-/// The session events of `path`, with a torn tail reported.
-fn load_session(path: &Path) -> anyhow::Result<Vec<dsh_protocol::Event>> {
-    let loaded = dsh_session::load(path)
-        .with_context(|| format!("cannot read the session log {}", path.display()))?;
-    if let Some(torn) = loaded.torn_tail {
-        errln!(
-            "dsh: warning: {}:{}: incomplete last line ({} bytes) ignored",
-            path.display(),
-            torn.line,
-            torn.bytes
-        );
-    }
-    Ok(loaded.events)
-}
-
-/// First `max` characters of `text` on one line, for excerpts.
-fn excerpt(text: &str, max: usize) -> String {
-    let flat = text.trim_end().replace('\n', "⏎");
-    if flat.chars().count() <= max {
-        return flat;
-    }
-    let cut: String = flat.chars().take(max).collect();
-    format!("{cut}…")
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use dsh_hooks::lint::nearest;
 
     #[test]
     fn nearest_suggests_close_event_names_only() {

@@ -6,7 +6,7 @@
 //! `dsh_hooks_codex::lint`, on the walk they share in `dsh_hooks::lint`);
 //! this module picks the files and prints what they find.
 
-use crate::stdio::{ExitStatus, outln};
+use dsh_stdio::stdio::{ExitStatus, outln};
 use std::path::{Path, PathBuf};
 
 use dsh_hooks::lint::{Finding, Severity};
@@ -15,8 +15,8 @@ use dsh_hooks_codex::CodexDiscovery;
 use serde::Serialize;
 use serde_json::json;
 
-use super::Format;
-use crate::wiring::HookSources;
+use crate::common::Format;
+use dsh_core::hooks::HookSources;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -2,13 +2,13 @@
 //! dsh's seams fire them, Claude Code hooks before Codex hooks (plugin
 //! registration order), configuration order within each.
 
-use crate::stdio::{ExitStatus, out, outln};
+use dsh_stdio::stdio::{ExitStatus, out, outln};
 use serde::Serialize;
 use serde_json::json;
 
-use super::Format;
-use crate::trust::{self, TrustStatus, TrustStore, show_path};
-use crate::wiring::HookSources;
+use crate::common::Format;
+use dsh_core::hooks::HookSources;
+use dsh_core::trust::{self, TrustStatus, TrustStore, show_path};
 
 /// The order events are shown in: the order a session meets them.
 const EVENT_ORDER: &[&str] = &[
@@ -82,7 +82,8 @@ fn permission_rows(sources: &HookSources) -> anyhow::Result<PermissionRows> {
         .filter(|layer| layer.default_mode.is_some())
         .min_by_key(|layer| layer.source)
         .map(|layer| layer.origin.clone());
-    let workspace = crate::perms::workspace_trust(&sources.home, &sources.dsh_home, &sources.cwd);
+    let workspace =
+        dsh_core::perms::workspace_trust(&sources.home, &sources.dsh_home, &sources.cwd);
     let trusted = workspace.trust() == dsh_permissions::Trust::Trusted;
     let mut rules = Vec::new();
     // Highest precedence first, as they are consulted.

@@ -1,14 +1,14 @@
 //! `dsh hooks log [SESSION]`: the decision ledger of a session — every hook
 //! result, what it decided and why, and what the runtime did next.
 
-use crate::stdio::{ExitStatus, outln};
+use dsh_stdio::stdio::{ExitStatus, errln, outln};
 use std::path::PathBuf;
 
 use dsh_protocol::{Event, EventBody, HookDecision, HookEffect, Seam};
 use serde::Serialize;
 use serde_json::json;
 
-use super::{Format, excerpt, load_session, resolve_session};
+use crate::common::{Format, excerpt, load_session, resolve_session};
 
 #[derive(Debug, Serialize)]
 struct Entry {
@@ -153,14 +153,14 @@ fn what_followed(
 }
 
 fn default_session() -> anyhow::Result<PathBuf> {
-    let home = crate::sessions::dsh_home()?;
-    let cwd = crate::wiring::current_dir()?.display().to_string();
-    let sessions = crate::sessions::list(&home)?;
+    let home = dsh_core::Env::from_process().dsh_home()?;
+    let cwd = crate::common::current_dir()?.display().to_string();
+    let sessions = dsh_session::store::list(&home, &mut |warning| errln!("{warning}"))?;
     match sessions.into_iter().find(|s| s.cwd == cwd) {
         Some(session) => Ok(session.path),
         None => anyhow::bail!(
             "no session of {cwd} under {}; give a session log or id",
-            crate::sessions::sessions_dir(&home).display()
+            dsh_session::store::sessions_dir(&home).display()
         ),
     }
 }
@@ -313,7 +313,7 @@ pub(super) fn run(
                 )?;
                 if let Some(origin) = &entry.origin {
                     let shown = match &cwd {
-                        Some(cwd) => crate::trust::show_path(origin, cwd),
+                        Some(cwd) => dsh_core::trust::show_path(origin, cwd),
                         None => origin.clone(),
                     };
                     outln!("    from {shown}")?;

@@ -7,12 +7,12 @@ use dsh_seams::{
 };
 use serde_json::{Value, json};
 
-use super::LifecycleFields;
-use crate::hooks_cmd::nearest;
+use super::lifecycle::LifecycleFields;
+use dsh_hooks::lint::nearest;
 
 /// The events `dsh hooks test` can fire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::hooks_cmd) enum TestEvent {
+pub(crate) enum TestEvent {
     PreToolUse,
     PermissionRequest,
     PostToolUse,
@@ -56,7 +56,7 @@ pub(super) const TESTABLE: &[(&str, TestEvent)] = &[
 impl TestEvent {
     /// Refuses an event-field flag (`key` is the payload key it writes)
     /// on an event that has no such field, rather than ignoring it.
-    pub(in crate::hooks_cmd) fn check_flag(self, key: &str) -> anyhow::Result<()> {
+    pub(crate) fn check_flag(self, key: &str) -> anyhow::Result<()> {
         let (flag, events): (&str, &[TestEvent]) = match key {
             "agent_type" => (
                 "--agent-type",
@@ -82,14 +82,14 @@ impl TestEvent {
     }
 
     /// The event's name.
-    pub(in crate::hooks_cmd) fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         TESTABLE
             .iter()
             .find(|(_, event)| *event == self)
             .map_or("", |(name, _)| *name)
     }
 
-    pub(in crate::hooks_cmd) fn parse(name: &str) -> anyhow::Result<TestEvent> {
+    pub(crate) fn parse(name: &str) -> anyhow::Result<TestEvent> {
         if let Some((_, event)) = TESTABLE.iter().find(|(n, _)| *n == name) {
             return Ok(*event);
         }
@@ -132,7 +132,7 @@ impl TestEvent {
 
 /// Everything one firing needs, in dsh's canonical terms.
 #[derive(Debug, Clone)]
-pub(in crate::hooks_cmd) struct Firing {
+pub(crate) struct Firing {
     pub event: TestEvent,
     pub session_id: String,
     pub turn: u64,
@@ -181,7 +181,7 @@ fn default_arguments(tool: &str) -> Value {
 
 impl Firing {
     /// From a hook payload (Claude Code or Codex shape; any subset of fields).
-    pub(in crate::hooks_cmd) fn from_payload(
+    pub(crate) fn from_payload(
         event: TestEvent,
         tool: Option<&str>,
         payload: &Value,

@@ -2,8 +2,8 @@
 //! session (the exact recorded stdin payload drives the canonical call) through
 //! today's configuration and diffs each hook's decision with the recorded one.
 
-use crate::stdio::{ExitStatus, outln};
 use anyhow::Context as _;
+use dsh_stdio::stdio::{ExitStatus, outln};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -12,9 +12,9 @@ use dsh_seams::Plugin;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::fire::{self, Firing, RunReport, TestEvent};
-use super::{DialectArg, Format, excerpt, load_session};
-use crate::wiring::HookSources;
+use crate::common::{DialectArg, Format, excerpt, load_session};
+use crate::fire::{self, Firing, RunReport, TestEvent};
+use dsh_core::hooks::HookSources;
 
 /// One recorded firing: the invocations that shared an event and a payload.
 struct Recorded {

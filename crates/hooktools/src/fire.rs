@@ -3,7 +3,7 @@
 //! hand-built [`SeamContext`] whose recording sink captures every
 //! `hook/invoked` / `hook/result` and user notice. No model, no tool.
 
-use crate::stdio::{ExitStatus, out, outln};
+use dsh_stdio::stdio::{ExitStatus, out, outln};
 use std::path::Path;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
@@ -15,30 +15,18 @@ use dsh_seams::{
 };
 use serde_json::{Value, json};
 
-use super::{DialectArg, Format};
-use crate::wiring::{self, HookSources};
+use crate::common::{DialectArg, Format};
+use dsh_core::hooks::HookSources;
 
 mod firing;
 mod lifecycle;
 mod report;
+mod sees;
 mod tools;
 pub(super) use firing::{Firing, TestEvent};
-pub(super) use lifecycle::LifecycleFields;
 pub(super) use report::RunReport;
 use report::{FireReport, Recorder, pair_runs, render};
-
-/// Where a firing's "the model sees" / "the user sees" lines go.
-pub(super) struct Sees<'a> {
-    pub model: &'a mut Vec<String>,
-    pub user: &'a mut Vec<String>,
-}
-
-fn context_lines(contexts: &[dsh_seams::ContextEntry]) -> Vec<String> {
-    contexts
-        .iter()
-        .map(|c| format!("system message: {}", c.content))
-        .collect()
-}
+use sees::{Sees, context_lines};
 
 /// Fires `firing` through `plugins` the way the loop and the tool registry
 /// would, and reports what the hooks decided.
@@ -264,7 +252,7 @@ pub(super) fn plugins(
 ) -> anyhow::Result<(Vec<Arc<dyn Plugin>>, dsh_hook_runner::HookRunner)> {
     let mut sources = sources.clone();
     sources.run_untrusted = true;
-    let loaded = wiring::load_hooks(&sources)?;
+    let loaded = dsh_core::hooks::load_hooks(&sources)?;
     let plugins = loaded
         .plugins
         .into_iter()

@@ -8,11 +8,11 @@ use dsh_seams::{SessionSink, UserNotice};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::hooks_cmd::excerpt;
+use crate::common::excerpt;
 
 /// A sink that keeps everything.
 #[derive(Default)]
-pub(in crate::hooks_cmd) struct Recorder {
+pub(crate) struct Recorder {
     pub(super) events: Mutex<Vec<EventBody>>,
     pub(super) notices: Mutex<Vec<UserNotice>>,
 }
@@ -35,7 +35,7 @@ impl SessionSink for Recorder {
 
 /// One hook run, as recorded.
 #[derive(Debug, Clone, Serialize)]
-pub(in crate::hooks_cmd) struct RunReport {
+pub(crate) struct RunReport {
     pub dialect: String,
     pub event: String,
     pub matcher: Option<String>,
@@ -53,7 +53,7 @@ pub(in crate::hooks_cmd) struct RunReport {
 
 /// What one firing decided.
 #[derive(Debug, Clone, Serialize)]
-pub(in crate::hooks_cmd) struct FireReport {
+pub(crate) struct FireReport {
     pub event: String,
     pub tool: Option<String>,
     pub arguments: Option<Value>,
@@ -67,7 +67,7 @@ pub(in crate::hooks_cmd) struct FireReport {
 }
 
 /// Pairs `hook/invoked` with `hook/result` in record order.
-pub(in crate::hooks_cmd) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
+pub(crate) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
     let mut runs: Vec<RunReport> = Vec::new();
     let mut ids: Vec<String> = Vec::new();
     for body in events {
@@ -159,7 +159,7 @@ pub(super) fn render_run(out: &mut String, index: usize, run: &RunReport, projec
     if let Some(origin) = &run.origin {
         out.push_str(&format!(
             "     from {}\n",
-            crate::trust::show_path(origin, project)
+            dsh_core::trust::show_path(origin, project)
         ));
     }
     let exit = match run.exit_code {

@@ -16,7 +16,8 @@ use dsh_seams::{
 };
 use serde_json::{Value, json};
 
-use super::{Firing, Sees, TestEvent, context_lines};
+use super::firing::{Firing, TestEvent};
+use super::sees::{Sees, context_lines};
 
 /// The agent id a synthetic subagent gets when the payload names none
 /// (Claude Code's shape: `a` and 16 lowercase hex digits).
@@ -25,7 +26,7 @@ const DEFAULT_AGENT_ID: &str = "a0123456789abcdef";
 /// The fields of the events this module fires, from the payload (or the
 /// `dsh hooks test` flags, which write into the payload).
 #[derive(Debug, Clone)]
-pub(in crate::hooks_cmd) struct LifecycleFields {
+pub(crate) struct LifecycleFields {
     pub trigger: CompactionTrigger,
     pub custom_instructions: Option<String>,
     pub compact_summary: String,
@@ -45,7 +46,7 @@ pub(in crate::hooks_cmd) struct LifecycleFields {
 /// The StopFailure categories dsh itself sends, with the provider answer
 /// that produces each (so the bridge derives the category as in a session).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::hooks_cmd) enum FailureKind {
+pub(crate) enum FailureKind {
     RateLimit,
     AuthenticationFailed,
     BillingError,
@@ -95,7 +96,7 @@ impl FailureKind {
 }
 
 impl LifecycleFields {
-    pub(in crate::hooks_cmd) fn from_payload(
+    pub(crate) fn from_payload(
         event: TestEvent,
         payload: &Value,
     ) -> anyhow::Result<LifecycleFields> {
@@ -148,7 +149,7 @@ impl LifecycleFields {
     }
 
     /// The identity of the synthetic subagent.
-    pub(in crate::hooks_cmd) fn identity(&self) -> AgentIdentity {
+    pub(crate) fn identity(&self) -> AgentIdentity {
         AgentIdentity {
             agent_id: self.agent_id.clone(),
             agent_type: self.agent_type.clone(),

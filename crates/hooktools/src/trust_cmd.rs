@@ -1,8 +1,8 @@
 //! `dsh hooks trust` / `dsh hooks untrust`.
 
-use crate::stdio::{ExitStatus, outln};
-use crate::trust::{self, ProjectHook, TrustStatus, TrustStore, show_path};
-use crate::wiring::HookSources;
+use dsh_core::hooks::HookSources;
+use dsh_core::trust::{self, ProjectHook, TrustStatus, TrustStore, show_path};
+use dsh_stdio::stdio::{ExitStatus, outln};
 
 fn selected(hook: &ProjectHook, selectors: &[String]) -> bool {
     selectors.is_empty()
