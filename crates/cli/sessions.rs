@@ -6,13 +6,9 @@ use crate::stdio::{ExitStatus, errln, outln};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use dsh_protocol::{Event, EventBody};
 use dsh_session::LockWait;
 
 use crate::terminal::truncate;
-
-/// The directory under `$DSH_HOME` holding session logs.
-pub const SESSIONS_DIR: &str = "sessions";
 
 /// How the user asked to pick the session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,148 +26,23 @@ pub fn dsh_home() -> anyhow::Result<PathBuf> {
     Ok(dsh_core::Env::from_process().dsh_home()?)
 }
 
-/// `$DSH_HOME/sessions`.
-pub fn sessions_dir(dsh_home: &Path) -> PathBuf {
-    dsh_home.join(SESSIONS_DIR)
-}
+pub use dsh_session::store::{SessionSummary, sessions_dir};
 
-/// One stored session, as `dsh sessions` lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionSummary {
-    /// The session id.
-    pub id: String,
-    /// The log file.
-    pub path: PathBuf,
-    /// The session's working directory.
-    pub cwd: String,
-    /// When it started (the header's timestamp, RFC 3339).
-    pub started: String,
-    /// When it was last written to.
-    pub updated: String,
-    /// The first prompt, if any.
-    pub first_prompt: Option<String>,
-    /// How many turns it has.
-    pub turns: u64,
-}
-
-fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
-    let header = events.first()?;
-    let EventBody::SessionHeader {
-        session_id, cwd, ..
-    } = &header.body
-    else {
-        return None;
-    };
-    let first_prompt = events.iter().find_map(|event| match &event.body {
-        EventBody::UserMessage {
-            content,
-            original_content,
-            ..
-        } => Some(original_content.clone().unwrap_or_else(|| content.clone())),
-        EventBody::PromptBlocked { content, .. } => Some(content.clone()),
-        EventBody::SessionHeader { .. }
-        | EventBody::TurnStart { .. }
-        | EventBody::CompactionStarted { .. }
-        | EventBody::CompactionCompleted { .. }
-        | EventBody::CompactionFailed { .. }
-        | EventBody::AssistantMessage { .. }
-        | EventBody::ToolCall { .. }
-        | EventBody::ToolResult { .. }
-        | EventBody::ContextMessage { .. }
-        | EventBody::SteeringMessage { .. }
-        | EventBody::TurnEnd { .. }
-        | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. }
-        | EventBody::SeamNote { .. }
-        | EventBody::SessionCleared { .. }
-        | EventBody::ModelSwitched { .. } => None,
-    });
-    let turns = events
-        .iter()
-        .filter(|event| matches!(event.body, EventBody::TurnStart { .. }))
-        .count() as u64;
-    Some(SessionSummary {
-        id: session_id.clone(),
-        path: path.to_owned(),
-        cwd: cwd.clone(),
-        started: header.ts.clone(),
-        updated: events
-            .last()
-            .map_or_else(|| header.ts.clone(), |event| event.ts.clone()),
-        first_prompt,
-        turns,
-    })
-}
-
-/// Every readable session under `dsh_home`, newest activity first. Logs
-/// that cannot be read, entries that are not regular files (a FIFO would
-/// hang the read; a symlink could lead out of `$DSH_HOME`) and headers with
-/// an unsafe session id are reported on stderr and skipped.
+/// Every readable session under `dsh_home`, newest activity first; the
+/// ones skipped are named on stderr (see [`dsh_session::store::list`]).
 pub fn list(dsh_home: &Path) -> anyhow::Result<Vec<SessionSummary>> {
-    let dir = sessions_dir(dsh_home);
-    check_inside_home(dsh_home, &dir)?;
-    let entries = match fs_err::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error.into()),
-    };
-    let mut sessions = Vec::new();
-    for entry in entries {
-        let entry = entry?;
-        let path = entry.path();
-        if path.extension().and_then(|ext| ext.to_str()) != Some("jsonl") {
-            continue;
-        }
-        // The entry's own type: a symlink is not followed to find out.
-        let kind = entry.file_type()?;
-        if !kind.is_file() {
-            errln!(
-                "dsh: warning: {}: {}, not a regular file; skipped",
-                path.display(),
-                dsh_session::describe_kind(&kind)
-            );
-            continue;
-        }
-        match dsh_session::load_with(&path, dsh_session::Follow::NoSymlinks) {
-            Ok(loaded) => match summarize(&path, &loaded.events) {
-                Some(summary) => match dsh_session::validate_session_id(&summary.id) {
-                    Ok(()) => sessions.push(summary),
-                    Err(error) => {
-                        errln!("dsh: warning: {}: {error}; skipped", path.display());
-                    }
-                },
-                None => errln!(
-                    "dsh: warning: {}: no session header; skipped",
-                    path.display()
-                ),
-            },
-            Err(error) => errln!("dsh: warning: {error}; skipped"),
-        }
-    }
-    // RFC 3339 UTC timestamps of one writer sort as strings.
-    sessions.sort_by(|a, b| {
-        b.updated
-            .cmp(&a.updated)
-            .then_with(|| b.started.cmp(&a.started))
-    });
-    Ok(sessions)
+    Ok(dsh_session::store::list(dsh_home, &mut warn)?)
 }
 
-/// Refuses a sessions directory that resolves outside dsh's home (a
-/// symlink planted at `$DSH_HOME/sessions`). A missing directory passes.
-fn check_inside_home(dsh_home: &Path, dir: &Path) -> anyhow::Result<()> {
-    let (Ok(home), Ok(resolved)) = (dsh_home.canonicalize(), dir.canonicalize()) else {
-        return Ok(());
-    };
-    if !resolved.starts_with(&home) {
-        bail!(
-            "{} leads to {}, outside dsh's home {}; dsh does not follow it",
-            dir.display(),
-            resolved.display(),
-            home.display()
-        );
-    }
-    Ok(())
+/// The session `id` names: an exact id, or a prefix only one session has
+/// (see [`dsh_session::store::find`]).
+pub fn find(dsh_home: &Path, id: &str) -> anyhow::Result<SessionSummary> {
+    Ok(dsh_session::store::find(dsh_home, id, &mut warn)?)
+}
+
+/// Names a skipped session log on stderr.
+pub fn warn(message: String) {
+    errln!("dsh: warning: {message}");
 }
 
 fn local_time(ts: &str) -> String {
@@ -305,85 +176,5 @@ pub fn report_torn(assembled: &dsh_core::Assembled) {
             torn.line,
             torn.bytes
         );
-    }
-}
-
-/// The session `id` names: an exact id, or a prefix only one session has.
-pub fn find(dsh_home: &Path, id: &str) -> anyhow::Result<SessionSummary> {
-    dsh_session::validate_session_id(id).context("cannot resume")?;
-    let sessions = list(dsh_home)?;
-    if let Some(exact) = sessions.iter().find(|session| session.id == id) {
-        return Ok(exact.clone());
-    }
-    let matching: Vec<&SessionSummary> = sessions
-        .iter()
-        .filter(|session| session.id.starts_with(id))
-        .collect();
-    match matching.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => bail!(
-            "no session {id} in {}; `dsh sessions` lists them",
-            sessions_dir(dsh_home).display()
-        ),
-        many => bail!("{id} is ambiguous: {} sessions start with it", many.len()),
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-    use dsh_protocol::TurnEndReason;
-
-    fn event(seq: u64, ts: &str, body: EventBody) -> Event {
-        Event {
-            seq,
-            ts: ts.to_owned(),
-            body,
-            agent_id: None,
-        }
-    }
-
-    #[test]
-    fn a_summary_counts_turns_and_keeps_the_first_prompt_as_typed() {
-        let events = vec![
-            event(
-                0,
-                "2025-01-01T10:00:00Z",
-                EventBody::SessionHeader {
-                    session_id: "s1".into(),
-                    cwd: "/p".into(),
-                    version: "0".into(),
-                    notices: vec![],
-                },
-            ),
-            event(1, "2025-01-01T10:00:01Z", EventBody::TurnStart { turn: 1 }),
-            event(
-                2,
-                "2025-01-01T10:00:01Z",
-                EventBody::UserMessage {
-                    turn: 1,
-                    content: "rewritten".into(),
-                    source: "user".into(),
-                    original_content: Some("typed".into()),
-                },
-            ),
-            event(
-                3,
-                "2025-01-01T10:00:02Z",
-                EventBody::TurnEnd {
-                    turn: 1,
-                    reason: TurnEndReason::Completed,
-                    message: None,
-                },
-            ),
-            event(4, "2025-01-01T11:00:00Z", EventBody::TurnStart { turn: 2 }),
-        ];
-        let summary = summarize(Path::new("/x/s1.jsonl"), &events).unwrap();
-        assert_eq!(summary.turns, 2);
-        assert_eq!(summary.first_prompt.as_deref(), Some("typed"));
-        assert_eq!(summary.started, "2025-01-01T10:00:00Z");
-        assert_eq!(summary.updated, "2025-01-01T11:00:00Z");
-        assert_eq!(summary.cwd, "/p");
     }
 }

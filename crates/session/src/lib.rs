@@ -27,6 +27,7 @@ mod lock;
 mod log;
 mod messages;
 pub mod safe_fs;
+pub mod store;
 
 pub use id::{MAX_SESSION_ID_LEN, SessionIdError, validate_session_id};
 pub use invariants::InvariantError;
