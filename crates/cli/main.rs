@@ -9,7 +9,6 @@
 // A new variant of our own enums must be handled where it is matched.
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
-mod acp;
 mod approval_prompt;
 mod headless;
 mod interactive;
@@ -31,7 +30,7 @@ use dsh_stdio::stdio::error_chain;
 pub(crate) use dsh_stdio::{signals, stdio};
 
 // Session assembly (trust, permission layering, compaction) is dsh-core's.
-use dsh_core::{perms, trust};
+use dsh_core::perms;
 // `dsh hooks …` is its own crate; the old path stays for the interactive `/hooks`.
 use dsh_hooktools as hooks_cmd;
 use std::process::ExitCode;
@@ -181,7 +180,7 @@ fn main() -> ExitCode {
             session_id,
             session,
         }),
-        Some(Command::Acp { session }) => acp::run(acp::AcpArgs { session }),
+        Some(Command::Acp { session }) => dsh_acp::run(dsh_acp::AcpArgs { session }),
         Some(Command::Status { json, session }) => status_cmd::run(&session, json),
         Some(Command::Log { file, color }) => log_view::run(&file, color),
         Some(Command::Hooks { command }) => hooks_cmd::run(command),

@@ -19,7 +19,10 @@ if (!dshBin || !project) {
   process.exit(2);
 }
 
-const child = spawn(dshBin, ["acp"], {
+// ACP sessions run Claude Code's permission model: in the `default` mode
+// the slow command would ask too. This client checks what the hooks' own
+// questions do, so it runs in `bypassPermissions` and only the hooks ask.
+const child = spawn(dshBin, ["acp", "--permission-mode", "bypassPermissions"], {
   cwd: project,
   stdio: ["pipe", "pipe", "inherit"],
 });

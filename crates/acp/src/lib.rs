@@ -2,6 +2,17 @@
 //! (Zed and others) run dsh sessions with the user's Claude Code and Codex
 //! hooks.
 //!
+//! What this crate is for: the ACP front end, and only that. It turns ACP
+//! requests into sessions that dsh-core resolves and assembles like every
+//! other front end's, translates the session's events into
+//! `session/update`s and asks the client the questions a session has
+//! (approvals, untrusted hooks, project MCP servers).
+//!
+//! What it is not: it resolves no configuration, decides no permission and
+//! runs no hook of its own; session assembly is dsh-core's, the rules are
+//! dsh-permissions', the store of sessions is dsh-session's. The `dsh acp`
+//! subcommand of the binary only calls [`run`].
+//!
 //! One connection serves any number of sessions. Each session has a task of
 //! its own that owns the dsh agent and runs one prompt at a time through the
 //! real loop; the connection's handlers only parse, route and answer, so they
@@ -39,10 +50,15 @@
 //! session ends: running turns are interrupted, the session-end seam runs,
 //! detached hooks are killed, and dsh exits 0.
 
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
 mod approval;
 mod translate;
 
-use crate::stdio::ExitStatus;
+use dsh_stdio::stdio::{ExitStatus, errln, error_chain};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -64,9 +80,9 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::sessions;
 use approval::{AcpApproval, TrustQuestion};
 use dsh_core::mcp::McpSession;
+use dsh_session::store as sessions;
 use translate::{Mode, Translator};
 
 /// The `dsh acp` options.
@@ -229,7 +245,7 @@ impl Server {
                 dsh_provider::OpenAiProvider::new(settings).map_err(dsh_core::Error::from)
             })
             .map(drop)
-            .map_err(|error| rpc_error(INTERNAL_ERROR, crate::error_chain(&error.into())))
+            .map_err(|error| rpc_error(INTERNAL_ERROR, error_chain(&error.into())))
     }
 
     /// Starts a session's task and registers it.
@@ -283,19 +299,22 @@ impl Server {
                 format!("session {id} is already open on this connection"),
             ));
         }
-        let stored = sessions::list(&self.home)
-            .map_err(|error| rpc_error(INTERNAL_ERROR, crate::error_chain(&error)))?
-            .into_iter()
-            .find(|session| session.id == id)
-            .ok_or_else(|| {
-                rpc_error(
-                    NOT_FOUND,
-                    format!(
-                        "no stored dsh session {id} in {}",
-                        sessions::sessions_dir(&self.home).display()
-                    ),
-                )
-            })?;
+        // The store's warnings are whole lines ("dsh: warning: …").
+        let stored = sessions::list(&self.home, &mut |message| {
+            errln!("{message}");
+        })
+        .map_err(|error| rpc_error(INTERNAL_ERROR, error_chain(&error.into())))?
+        .into_iter()
+        .find(|session| session.id == id)
+        .ok_or_else(|| {
+            rpc_error(
+                NOT_FOUND,
+                format!(
+                    "no stored dsh session {id} in {}",
+                    sessions::sessions_dir(&self.home).display()
+                ),
+            )
+        })?;
         let cwd = PathBuf::from(&stored.cwd);
         if !cwd.is_dir() {
             return Err(rpc_error(
@@ -489,7 +508,7 @@ impl Server {
         turn_slot: &approval::TurnSlot,
         cancel: &CancellationToken,
     ) -> Result<(Agent, dsh_hook_runner::HookRunner, Arc<McpSession>), RpcError> {
-        let internal = |error: anyhow::Error| rpc_error(INTERNAL_ERROR, crate::error_chain(&error));
+        let internal = |error: anyhow::Error| rpc_error(INTERNAL_ERROR, error_chain(&error));
         let core = |error: dsh_core::Error| internal(error.into());
         let mut spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
             env: &self.env,

@@ -30,8 +30,8 @@ use dsh_seams::{ApprovalResponse, CancellationToken, ToolExecution};
 use dsh_tools::ApprovalService;
 
 use super::translate::describe_call;
-use crate::trust::{UntrustedHook, show_path};
 use dsh_core::McpConsent;
+use dsh_core::trust::{UntrustedHook, show_path};
 use dsh_permissions::PermissionsPlugin;
 use dsh_permissions::always::{can_remember, rule_for_call};
 
