@@ -10,22 +10,18 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod acp;
-mod approval_prompt;
 mod headless;
 mod hooks_cmd;
-mod interactive;
-mod log_view;
 mod mcp_cmd;
 mod output;
 mod replay;
 mod sessions;
-mod status_cmd;
-mod steer;
-mod terminal;
-mod tui;
 mod wiring;
 
 use std::path::PathBuf;
+
+// The interactive terminal, `dsh log` and `dsh status` are dsh-tui's.
+use dsh_tui::{interactive, log_view, status_cmd, steer};
 
 // Output, exit statuses and signals are shared with the front-end crates.
 use dsh_stdio::stdio::error_chain;
@@ -208,6 +204,12 @@ fn main() -> ExitCode {
                     session: cli.session,
                     color: cli.color,
                     queue_mode: cli.queue_mode,
+                    hooks: interactive::HookActions {
+                        list: hooks_cmd::session::list,
+                        trust: hooks_cmd::session::trust,
+                        untrust: hooks_cmd::session::untrust,
+                        permissions: hooks_cmd::session::permissions,
+                    },
                 }),
             }
         }

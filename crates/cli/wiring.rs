@@ -4,10 +4,8 @@
 
 use crate::stdio::errln;
 use std::io::Write as _;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Context as _;
 use dsh_agent::{EventCallback, NoticeCallback};
 use dsh_protocol::Event;
 use dsh_seams::{NoticeLevel, UserNotice};
@@ -15,11 +13,9 @@ use dsh_session::encode;
 
 pub use dsh_core::hooks::{HookSources, load_hooks, scrubbed_env};
 
-/// The current directory, canonicalized.
-pub fn current_dir() -> anyhow::Result<PathBuf> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    Ok(cwd.canonicalize().unwrap_or(cwd))
-}
+/// The current directory, canonicalized (dsh-core's, kept here for the
+/// other front ends).
+pub use dsh_core::current_dir;
 
 /// Writes one line to stdout and flushes it (stdout's own lock keeps
 /// concurrent lines whole).

@@ -84,6 +84,14 @@ impl Env {
     }
 }
 
+/// The current directory, canonicalized (as it is when the link cannot be
+/// resolved).
+pub fn current_dir() -> crate::Result<std::path::PathBuf> {
+    use crate::ResultExt as _;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    Ok(cwd.canonicalize().unwrap_or(cwd))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

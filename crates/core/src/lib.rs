@@ -32,13 +32,14 @@ mod flags;
 pub mod hooks;
 pub mod mcp;
 pub mod perms;
+pub mod sessions;
 mod spec;
 mod status;
 pub mod trust;
 
 pub use assemble::{AgentOptions, Assembled, LogTarget, assemble};
 pub use config::DshConfig;
-pub use env::Env;
+pub use env::{Env, current_dir};
 pub use error::{Error, Result, ResultExt};
 pub use flags::SessionFlags;
 pub use spec::{Inputs, McpConsent, SessionSpec, TrustPolicy};

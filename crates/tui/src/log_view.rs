@@ -1,6 +1,6 @@
 //! `dsh log FILE`: a session log rendered for people.
 
-use crate::stdio::{ExitStatus, errln};
+use dsh_stdio::stdio::{ExitStatus, errln};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
@@ -77,7 +77,7 @@ pub fn run(path: &Path, color: ColorChoice) -> anyhow::Result<ExitStatus> {
     let loaded = dsh_session::load(path)?;
     let on = crate::terminal::color_enabled(color);
     let text = render(&loaded.events, &Paint { on });
-    let mut stdout = crate::stdio::stdout();
+    let mut stdout = dsh_stdio::stdio::stdout();
     stdout.write_all(text.as_bytes())?;
     if let Some(torn) = loaded.torn_tail {
         errln!(

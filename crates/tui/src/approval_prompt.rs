@@ -204,7 +204,7 @@ pub(crate) struct TerminalApproval {
     /// The project, whose `.claude/settings.local.json` "always allow" writes.
     pub project: PathBuf,
     /// Whether later sessions here will apply that file's allow rules.
-    pub workspace: crate::perms::WorkspaceTrust,
+    pub workspace: dsh_core::perms::WorkspaceTrust,
 }
 
 /// One line from the person, or why there is none.
