@@ -28,7 +28,7 @@ use dsh_permissions::{Behavior, Decider, Mode, PermissionsPlugin, Rule, Trust, V
 use dsh_seams::{ApprovalResponse, ToolExecution};
 use dsh_tools::ApprovalService;
 
-use crate::interactive::{Input, SharedInput, TurnSlot, next_input};
+use crate::input::{Input, SharedInput, TurnSlot, next_input};
 use crate::terminal::{Terminal, Tone, summarize_arguments, truncate};
 
 /// Longest argument text shown on the question's line.

@@ -39,7 +39,8 @@ use dsh_agent::{Observers, QueuedPrompt};
 use dsh_seams::{CancellationToken, Notification, NotificationKind, SessionEndReason};
 use tokio::sync::mpsc;
 
-use crate::log_view::ColorChoice;
+use crate::input::{Input, SharedInput, TurnSlot, next_input};
+use crate::terminal::ColorChoice;
 use crate::terminal::{SPINNER_TICK, Terminal, Tone};
 use crate::tui::editor::{Editor, EditorConfig, EditorEvent, InputMode};
 use crate::tui::slash::{self, HooksAction, Parsed, SlashCommand};
@@ -83,19 +84,6 @@ pub struct HookActions {
     pub permissions: fn(&HookSources) -> anyhow::Result<String>,
 }
 
-/// One thing read from stdin.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Input {
-    Line(String),
-    Eof,
-    /// Not typed: a signal ended the session while dsh waited for input.
-    Stopped,
-}
-
-pub(crate) type SharedInput = Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Input>>>;
-/// The running turn's token, when a turn runs.
-pub(crate) type TurnSlot = Arc<Mutex<Option<CancellationToken>>>;
-
 /// Reads stdin on a thread of its own (a blocking read cannot be
 /// cancelled; the thread simply ends with the process): the line editor at
 /// the prompt on a terminal, whole lines otherwise. Ctrl-C in the editor
@@ -116,10 +104,6 @@ fn spawn_reader(
         }),
     )?;
     Ok((rx, editor))
-}
-
-pub(crate) async fn next_input(input: &SharedInput) -> Input {
-    input.lock().await.recv().await.unwrap_or(Input::Eof)
 }
 
 /// How long the prompt waits before the idle notification fires: 60 s, as

@@ -16,6 +16,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 pub mod approval_prompt;
+mod input;
 pub mod interactive;
 pub mod log_view;
 pub mod status_cmd;

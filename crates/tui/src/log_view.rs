@@ -7,17 +7,7 @@ use std::path::Path;
 
 use dsh_protocol::{EventBody, HookOutcomeKind};
 
-/// When to colour output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ColorChoice {
-    /// On a terminal, unless the environment says otherwise (`NO_COLOR`,
-    /// `CLICOLOR=0`, `TERM=dumb`; `CLICOLOR_FORCE` forces it on).
-    Auto,
-    /// Always.
-    Always,
-    /// Never.
-    Never,
-}
+pub use crate::terminal::ColorChoice;
 
 struct Paint {
     on: bool,
