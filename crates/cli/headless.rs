@@ -35,8 +35,8 @@ use serde_json::{Value, json};
 
 use crate::sessions::{self, Pick};
 use crate::signals::{Signals, Stop};
-use crate::terminal::summarize_arguments;
 use dsh_core::AgentOptions;
+use dsh_tui::terminal::summarize_arguments;
 
 /// What `-p` prints on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

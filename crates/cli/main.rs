@@ -9,28 +9,22 @@
 // A new variant of our own enums must be handled where it is matched.
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
-mod approval_prompt;
 mod headless;
-mod interactive;
-mod log_view;
 mod mcp_cmd;
 mod output;
 mod replay;
 mod sessions;
-mod status_cmd;
-mod steer;
-mod terminal;
-mod tui;
 mod wiring;
 
 use std::path::PathBuf;
+
+// The interactive terminal, `dsh log` and `dsh status` are dsh-tui's.
+use dsh_tui::{interactive, log_view, status_cmd, steer};
 
 // Output, exit statuses and signals are shared with the front-end crates.
 use dsh_stdio::stdio::error_chain;
 pub(crate) use dsh_stdio::{signals, stdio};
 
-// Session assembly (trust, permission layering, compaction) is dsh-core's.
-use dsh_core::perms;
 // `dsh hooks …` is its own crate; the old path stays for the interactive `/hooks`.
 use dsh_hooktools as hooks_cmd;
 use std::process::ExitCode;
@@ -208,6 +202,12 @@ fn main() -> ExitCode {
                     session: cli.session,
                     color: cli.color,
                     queue_mode: cli.queue_mode,
+                    hooks: interactive::HookActions {
+                        list: hooks_cmd::session::list,
+                        trust: hooks_cmd::session::trust,
+                        untrust: hooks_cmd::session::untrust,
+                        permissions: hooks_cmd::session::permissions,
+                    },
                 }),
             }
         }

@@ -1,42 +1,20 @@
-//! Where sessions live and how one is opened: `$DSH_HOME/sessions/<id>.jsonl`,
-//! the `dsh sessions` listing, `--resume ID` / `--continue`, the model, and
-//! the agent of an interactive or headless session.
+//! `dsh sessions`: the stored sessions as a table or JSON lines. The store
+//! itself (list, the id-prefix resolver, `--resume` / `--continue`) is
+//! `dsh_core::sessions`, re-exported here for the other front ends.
 
 use crate::stdio::{ExitStatus, errln, outln};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{Context as _, bail};
-use dsh_session::LockWait;
+pub use dsh_core::sessions::{
+    Pick, SessionSummary, dsh_home, log_target, pick, report_torn, sessions_dir,
+};
 
-use crate::terminal::truncate;
-
-// The session store (listing, summaries, the id-prefix resolver) is
-// dsh-session's; these names stay here for the other front ends.
-pub use dsh_session::store::{SessionSummary, sessions_dir};
-
-/// How the user asked to pick the session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pick {
-    /// A new session in the current directory.
-    New,
-    /// `--resume ID` (a full id or an unambiguous prefix).
-    Resume(String),
-    /// `--continue`: the newest session whose cwd is the current directory.
-    Continue,
-}
-
-/// dsh's home: `$DSH_HOME`, else `~/.dsh` (an empty `DSH_HOME` is unset).
-pub fn dsh_home() -> anyhow::Result<PathBuf> {
-    Ok(dsh_core::Env::from_process().dsh_home()?)
-}
-
-/// Every readable session under `dsh_home`, newest activity first;
-/// skipped logs are reported on stderr.
+/// Every readable session under `dsh_home`, newest first
+/// (`dsh_core::sessions::list`, as an `anyhow` result for the front ends).
 pub fn list(dsh_home: &Path) -> anyhow::Result<Vec<SessionSummary>> {
-    Ok(dsh_session::store::list(dsh_home, &mut |warning| {
-        errln!("{warning}");
-    })?)
+    Ok(dsh_core::sessions::list(dsh_home)?)
 }
+use dsh_tui::terminal::truncate;
 
 fn local_time(ts: &str) -> String {
     chrono::DateTime::parse_from_rfc3339(ts)
@@ -96,86 +74,4 @@ pub fn run_list(json: bool) -> anyhow::Result<ExitStatus> {
         )?;
     }
     Ok(ExitStatus::Success)
-}
-
-/// The stored session `pick` names (`None`: a new session in `current`),
-/// and the directory the session runs in.
-pub fn pick(
-    dsh_home: &Path,
-    pick: &Pick,
-    current: &Path,
-) -> anyhow::Result<(PathBuf, Option<SessionSummary>)> {
-    let existing = match pick {
-        Pick::New => None,
-        Pick::Resume(id) => Some(find(dsh_home, id)?),
-        Pick::Continue => {
-            let cwd = current.display().to_string();
-            let newest = list(dsh_home)?
-                .into_iter()
-                .find(|session| session.cwd == cwd);
-            Some(newest.with_context(|| {
-                format!("no session to continue in {cwd}; `dsh sessions` lists them")
-            })?)
-        }
-    };
-    match existing {
-        None => Ok((current.to_owned(), None)),
-        Some(summary) => {
-            let cwd = PathBuf::from(&summary.cwd);
-            if !cwd.is_dir() {
-                bail!(
-                    "session {} belongs to {}, which is no longer a directory",
-                    summary.id,
-                    cwd.display()
-                );
-            }
-            if cwd != current {
-                errln!("dsh: resuming in the session's directory {}", cwd.display());
-            }
-            Ok((cwd, Some(summary)))
-        }
-    }
-}
-
-/// Where the session's log goes: a new one under `$DSH_HOME/sessions`, or
-/// the stored one reopened.
-pub fn log_target(
-    dsh_home: &Path,
-    existing: Option<&SessionSummary>,
-    wait: LockWait,
-) -> dsh_core::LogTarget {
-    match existing {
-        None => dsh_core::LogTarget::New {
-            id: uuid::Uuid::new_v4().to_string(),
-            dir: sessions_dir(dsh_home),
-            wait,
-        },
-        Some(summary) => dsh_core::LogTarget::Reopen {
-            path: summary.path.clone(),
-            wait,
-        },
-    }
-}
-
-/// Tells stderr about a reopened log's torn last line.
-pub fn report_torn(assembled: &dsh_core::Assembled) {
-    if let Some(torn) = &assembled.torn {
-        errln!(
-            "dsh: warning: {}:{}: the last line was incomplete ({} bytes, left by a crash); it was dropped",
-            assembled
-                .log
-                .path()
-                .map_or_else(String::new, |path| path.display().to_string()),
-            torn.line,
-            torn.bytes
-        );
-    }
-}
-
-/// The session `id` names: an exact id, or a prefix only one session has.
-pub fn find(dsh_home: &Path, id: &str) -> anyhow::Result<SessionSummary> {
-    dsh_session::validate_session_id(id).context("cannot resume")?;
-    Ok(dsh_session::store::find(dsh_home, id, &mut |warning| {
-        errln!("{warning}");
-    })?)
 }

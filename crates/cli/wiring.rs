@@ -4,10 +4,8 @@
 
 use crate::stdio::errln;
 use std::io::Write as _;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Context as _;
 use dsh_agent::{EventCallback, NoticeCallback};
 use dsh_protocol::Event;
 use dsh_seams::{NoticeLevel, UserNotice};
@@ -15,10 +13,9 @@ use dsh_session::encode;
 
 pub use dsh_core::hooks::scrubbed_env;
 
-/// The current directory, canonicalized.
-pub fn current_dir() -> anyhow::Result<PathBuf> {
-    dsh_core::current_dir().context("cannot read the current directory")
-}
+/// The current directory, canonicalized (dsh-core's, kept here for the
+/// other front ends).
+pub use dsh_core::current_dir;
 
 /// Writes one line to stdout and flushes it (stdout's own lock keeps
 /// concurrent lines whole).

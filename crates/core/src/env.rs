@@ -14,12 +14,6 @@ pub struct Env {
     vars: BTreeMap<String, String>,
 }
 
-/// The current directory, canonicalized (as given when it cannot be).
-pub fn current_dir() -> std::io::Result<PathBuf> {
-    let cwd = std::env::current_dir()?;
-    Ok(cwd.canonicalize().unwrap_or(cwd))
-}
-
 impl Env {
     /// The current process's environment (variables that are not UTF-8
     /// are left out, as `std::env::var` would refuse them).
@@ -88,6 +82,14 @@ impl Env {
             )
         })
     }
+}
+
+/// The current directory, canonicalized (as it is when the link cannot be
+/// resolved).
+pub fn current_dir() -> crate::Result<std::path::PathBuf> {
+    use crate::ResultExt as _;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    Ok(cwd.canonicalize().unwrap_or(cwd))
 }
 
 #[cfg(test)]

@@ -53,6 +53,7 @@ passed_on!(
     dsh_session::LogError,
     dsh_agent::AgentError,
     dsh_session::SessionIdError,
+    dsh_session::store::StoreError,
 );
 
 impl From<dsh_trust::TrustError> for Error {

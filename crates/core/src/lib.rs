@@ -32,6 +32,7 @@ mod flags;
 pub mod hooks;
 pub mod mcp;
 pub mod perms;
+pub mod sessions;
 mod spec;
 mod status;
 pub mod trust;

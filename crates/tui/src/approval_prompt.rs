@@ -28,7 +28,7 @@ use dsh_permissions::{Behavior, Decider, Mode, PermissionsPlugin, Rule, Trust, V
 use dsh_seams::{ApprovalResponse, ToolExecution};
 use dsh_tools::ApprovalService;
 
-use crate::interactive::{Input, SharedInput, TurnSlot, next_input};
+use crate::input::{Input, SharedInput, TurnSlot, next_input};
 use crate::terminal::{Terminal, Tone, summarize_arguments, truncate};
 
 /// Longest argument text shown on the question's line.
@@ -204,7 +204,7 @@ pub(crate) struct TerminalApproval {
     /// The project, whose `.claude/settings.local.json` "always allow" writes.
     pub project: PathBuf,
     /// Whether later sessions here will apply that file's allow rules.
-    pub workspace: crate::perms::WorkspaceTrust,
+    pub workspace: dsh_core::perms::WorkspaceTrust,
 }
 
 /// One line from the person, or why there is none.

@@ -1,7 +1,7 @@
 //! `dsh status [--json]`: what a session in the current directory would
 //! load, resolved by dsh-core exactly as a session resolves it.
 
-use crate::stdio::{ExitStatus, outln};
+use dsh_stdio::stdio::{ExitStatus, outln};
 
 /// The spec of an interactive session here (the policy that asks), as
 /// text or one JSON object.
@@ -9,7 +9,7 @@ pub fn run(flags: &dsh_core::SessionFlags, json: bool) -> anyhow::Result<ExitSta
     let env = dsh_core::Env::from_process();
     let home = env.dsh_home()?;
     let config = dsh_core::DshConfig::load(&home)?;
-    let cwd = crate::wiring::current_dir()?;
+    let cwd = dsh_core::current_dir()?;
     let spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
         env: &env,
         config: &config,

@@ -19,8 +19,19 @@ use dsh_protocol::{Event, EventBody, HookDecision, HookEffect, HookOutcomeKind, 
 use dsh_seams::{NoticeLevel, UserNotice};
 use serde_json::Value;
 
-use crate::log_view::ColorChoice;
 use crate::tui::render::{self, MarkdownStream, Span};
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless the environment says otherwise (`NO_COLOR`,
+    /// `CLICOLOR=0`, `TERM=dumb`; `CLICOLOR_FORCE` forces it on).
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
 
 /// How long a hook runs before the spinner shows it.
 pub const SPINNER_AFTER: Duration = Duration::from_secs(1);

@@ -15,7 +15,7 @@ use std::time::Duration;
 use dsh_agent::QueueMode;
 use tokio::sync::Notify;
 
-use crate::interactive::{Input, SharedInput};
+use crate::input::{Input, SharedInput};
 
 /// `--queue-mode`: how many typed messages one delivery takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -188,7 +188,7 @@ mod tests {
         let answer = {
             let _asking = gate.ask();
             tx.send(Input::Line("y".into())).unwrap();
-            crate::interactive::next_input(&input).await
+            crate::input::next_input(&input).await
         };
         assert_eq!(answer, Input::Line("y".into()));
         tx.send(Input::Line("steer me".into())).unwrap();

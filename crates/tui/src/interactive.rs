@@ -30,7 +30,7 @@
 //!   within their budget, and dsh exits 130, 143 or 129. A second such
 //!   signal exits at once.
 
-use crate::stdio::ExitStatus;
+use dsh_stdio::stdio::ExitStatus;
 use std::io::IsTerminal as _;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -39,15 +39,17 @@ use dsh_agent::{Observers, QueuedPrompt};
 use dsh_seams::{CancellationToken, Notification, NotificationKind, SessionEndReason};
 use tokio::sync::mpsc;
 
-use crate::log_view::ColorChoice;
-use crate::sessions::{self, Pick};
-use crate::signals::{Signals, Stop};
+use crate::input::{Input, SharedInput, TurnSlot, next_input};
+use crate::terminal::ColorChoice;
 use crate::terminal::{SPINNER_TICK, Terminal, Tone};
 use crate::tui::editor::{Editor, EditorConfig, EditorEvent, InputMode};
 use crate::tui::slash::{self, HooksAction, Parsed, SlashCommand};
 use crate::tui::status::StatusInfo;
 use dsh_agent::commands::PromptCommand;
 use dsh_core::AgentOptions;
+use dsh_core::hooks::HookSources;
+use dsh_core::sessions::{self, Pick};
+use dsh_stdio::signals::{Signals, Stop};
 
 /// The interactive options.
 #[derive(Debug, Clone)]
@@ -62,20 +64,25 @@ pub struct InteractiveArgs {
     pub color: ColorChoice,
     /// `--queue-mode`: the steering queue's mode for lines typed during a turn.
     pub queue_mode: Option<crate::steer::QueueModeFlag>,
+    /// What `/hooks` and `/permissions` run: the hook tooling's session
+    /// entry points, passed in by the binary.
+    pub hooks: HookActions,
 }
 
-/// One thing read from stdin.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Input {
-    Line(String),
-    Eof,
-    /// Not typed: a signal ended the session while dsh waited for input.
-    Stopped,
+/// The hook tooling behind `/hooks` and `/permissions` (`dsh hooks list`,
+/// `trust`, `untrust` and the permission rules), for the session's hook
+/// sources.
+#[derive(Debug, Clone, Copy)]
+pub struct HookActions {
+    /// `/hooks`: prints the hook listing.
+    pub list: fn(&HookSources) -> anyhow::Result<()>,
+    /// `/hooks trust [SELECTOR…]`.
+    pub trust: fn(&HookSources, &[String]) -> anyhow::Result<()>,
+    /// `/hooks untrust [SELECTOR…]`.
+    pub untrust: fn(&HookSources, &[String]) -> anyhow::Result<()>,
+    /// `/permissions`: the rules and where they come from.
+    pub permissions: fn(&HookSources) -> anyhow::Result<String>,
 }
-
-pub(crate) type SharedInput = Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Input>>>;
-/// The running turn's token, when a turn runs.
-pub(crate) type TurnSlot = Arc<Mutex<Option<CancellationToken>>>;
 
 /// Reads stdin on a thread of its own (a blocking read cannot be
 /// cancelled; the thread simply ends with the process): the line editor at
@@ -99,10 +106,6 @@ fn spawn_reader(
     Ok((rx, editor))
 }
 
-pub(crate) async fn next_input(input: &SharedInput) -> Input {
-    input.lock().await.recv().await.unwrap_or(Input::Eof)
-}
-
 /// How long the prompt waits before the idle notification fires: 60 s, as
 /// Claude Code, or `DSH_IDLE_NOTIFY_SECS`.
 fn idle_notification_after() -> std::time::Duration {
@@ -118,7 +121,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
     let env = dsh_core::Env::from_process();
     let home = env.dsh_home()?;
     let config = dsh_core::DshConfig::load(&home)?;
-    let (cwd, existing) = sessions::pick(&home, &args.pick, &crate::wiring::current_dir()?)?;
+    let (cwd, existing) = sessions::pick(&home, &args.pick, &dsh_core::current_dir()?)?;
     let mut spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
         env: &env,
         config: &config,
@@ -466,6 +469,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                     cwd: &cwd,
                     home: &home,
                     log_path: log_path.as_deref(),
+                    hooks: args.hooks,
                 };
                 match run_slash(&context, command) {
                     Ok(Some(then)) => {
@@ -679,6 +683,8 @@ struct SlashContext<'a> {
     cwd: &'a std::path::Path,
     home: &'a std::path::Path,
     log_path: Option<&'a std::path::Path>,
+    /// The hook tooling `/hooks` and `/permissions` run.
+    hooks: HookActions,
 }
 
 /// Runs a slash command; `Some` when it ends this session.
@@ -710,17 +716,17 @@ fn run_slash(context: &SlashContext<'_>, command: SlashCommand) -> anyhow::Resul
             text.push_str(dsh_core::Status::of(context.spec)?.text().trim_end());
             term.lines(Tone::Plain, &text);
         }
-        SlashCommand::Hooks(HooksAction::List) => crate::hooks_cmd::session::list(&sources())?,
+        SlashCommand::Hooks(HooksAction::List) => (context.hooks.list)(&sources())?,
         SlashCommand::Hooks(HooksAction::Trust(selectors)) => {
-            crate::hooks_cmd::session::trust(&sources(), &selectors)?;
+            (context.hooks.trust)(&sources(), &selectors)?;
             term.lines(Tone::Dim, "(trust applies from the next session on)");
         }
         SlashCommand::Hooks(HooksAction::Untrust(selectors)) => {
-            crate::hooks_cmd::session::untrust(&sources(), &selectors)?;
+            (context.hooks.untrust)(&sources(), &selectors)?;
             term.lines(Tone::Dim, "(trust applies from the next session on)");
         }
         SlashCommand::Permissions => {
-            let rules = crate::hooks_cmd::session::permissions(&sources())?;
+            let rules = (context.hooks.permissions)(&sources())?;
             term.lines(
                 Tone::Plain,
                 &format!(

@@ -1,23 +1,13 @@
 //! `dsh log FILE`: a session log rendered for people.
 
-use crate::stdio::{ExitStatus, errln};
+use dsh_stdio::stdio::{ExitStatus, errln};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
 use dsh_protocol::{EventBody, HookOutcomeKind};
 
-/// When to colour output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ColorChoice {
-    /// On a terminal, unless the environment says otherwise (`NO_COLOR`,
-    /// `CLICOLOR=0`, `TERM=dumb`; `CLICOLOR_FORCE` forces it on).
-    Auto,
-    /// Always.
-    Always,
-    /// Never.
-    Never,
-}
+pub use crate::terminal::ColorChoice;
 
 struct Paint {
     on: bool,
@@ -77,7 +67,7 @@ pub fn run(path: &Path, color: ColorChoice) -> anyhow::Result<ExitStatus> {
     let loaded = dsh_session::load(path)?;
     let on = crate::terminal::color_enabled(color);
     let text = render(&loaded.events, &Paint { on });
-    let mut stdout = crate::stdio::stdout();
+    let mut stdout = dsh_stdio::stdio::stdout();
     stdout.write_all(text.as_bytes())?;
     if let Some(torn) = loaded.torn_tail {
         errln!(

@@ -1,0 +1,125 @@
+//! Where sessions live and how one is picked: `$DSH_HOME/sessions/<id>.jsonl`,
+//! the stored sessions newest first, `--resume ID` (an id or unambiguous
+//! prefix: the one resolver every front end uses) and `--continue`.
+//!
+//! Not here: how a front end shows the list (`dsh sessions`, ACP's
+//! `session/list`).
+
+use std::path::{Path, PathBuf};
+
+use dsh_session::LockWait;
+use dsh_stdio::stdio::errln;
+
+use crate::{Error, Result, ResultExt as _};
+
+// The store itself (summaries, listing, the one id-prefix resolver) is
+// dsh-session's; this module adds what a front end needs around it.
+pub use dsh_session::store::{SESSIONS_DIR, SessionSummary, sessions_dir};
+
+/// Every readable session under `dsh_home`, newest activity first; the logs
+/// skipped are named on stderr.
+pub fn list(dsh_home: &Path) -> Result<Vec<SessionSummary>> {
+    Ok(dsh_session::store::list(dsh_home, &mut |warning| {
+        errln!("{warning}");
+    })?)
+}
+
+/// The session `id` names: an exact id, or a prefix only one session has.
+pub fn find(dsh_home: &Path, id: &str) -> Result<SessionSummary> {
+    dsh_session::validate_session_id(id).context("cannot resume")?;
+    Ok(dsh_session::store::find(dsh_home, id, &mut |warning| {
+        errln!("{warning}");
+    })?)
+}
+
+/// How the user asked to pick the session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pick {
+    /// A new session in the current directory.
+    New,
+    /// `--resume ID` (a full id or an unambiguous prefix).
+    Resume(String),
+    /// `--continue`: the newest session whose cwd is the current directory.
+    Continue,
+}
+
+/// dsh's home: `$DSH_HOME`, else `~/.dsh` (an empty `DSH_HOME` is unset).
+pub fn dsh_home() -> Result<PathBuf> {
+    crate::Env::from_process().dsh_home()
+}
+
+/// The stored session `pick` names (`None`: a new session in `current`),
+/// and the directory the session runs in.
+pub fn pick(
+    dsh_home: &Path,
+    pick: &Pick,
+    current: &Path,
+) -> Result<(PathBuf, Option<SessionSummary>)> {
+    let existing = match pick {
+        Pick::New => None,
+        Pick::Resume(id) => Some(find(dsh_home, id)?),
+        Pick::Continue => {
+            let cwd = current.display().to_string();
+            let newest = list(dsh_home)?
+                .into_iter()
+                .find(|session| session.cwd == cwd);
+            Some(newest.ok_or_else(|| {
+                Error::msg(format!(
+                    "no session to continue in {cwd}; `dsh sessions` lists them"
+                ))
+            })?)
+        }
+    };
+    match existing {
+        None => Ok((current.to_owned(), None)),
+        Some(summary) => {
+            let cwd = PathBuf::from(&summary.cwd);
+            if !cwd.is_dir() {
+                return Err(Error::msg(format!(
+                    "session {} belongs to {}, which is no longer a directory",
+                    summary.id,
+                    cwd.display()
+                )));
+            }
+            if cwd != current {
+                errln!("dsh: resuming in the session's directory {}", cwd.display());
+            }
+            Ok((cwd, Some(summary)))
+        }
+    }
+}
+
+/// Where the session's log goes: a new one under `$DSH_HOME/sessions`, or
+/// the stored one reopened.
+pub fn log_target(
+    dsh_home: &Path,
+    existing: Option<&SessionSummary>,
+    wait: LockWait,
+) -> crate::LogTarget {
+    match existing {
+        None => crate::LogTarget::New {
+            id: uuid::Uuid::new_v4().to_string(),
+            dir: sessions_dir(dsh_home),
+            wait,
+        },
+        Some(summary) => crate::LogTarget::Reopen {
+            path: summary.path.clone(),
+            wait,
+        },
+    }
+}
+
+/// Tells stderr about a reopened log's torn last line.
+pub fn report_torn(assembled: &crate::Assembled) {
+    if let Some(torn) = &assembled.torn {
+        errln!(
+            "dsh: warning: {}:{}: the last line was incomplete ({} bytes, left by a crash); it was dropped",
+            assembled
+                .log
+                .path()
+                .map_or_else(String::new, |path| path.display().to_string()),
+            torn.line,
+            torn.bytes
+        );
+    }
+}
