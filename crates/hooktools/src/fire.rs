@@ -18,12 +18,15 @@ use serde_json::{Value, json};
 use crate::common::{DialectArg, Format};
 use dsh_core::hooks::HookSources;
 
+mod event;
+mod fields;
 mod firing;
 mod lifecycle;
 mod report;
 mod sees;
 mod tools;
-pub(super) use firing::{Firing, TestEvent};
+pub(super) use event::TestEvent;
+pub(super) use firing::Firing;
 pub(super) use report::RunReport;
 use report::{FireReport, Recorder, pair_runs, render};
 use sees::{Sees, context_lines};

@@ -12,7 +12,8 @@ use dsh_seams::{
 use dsh_tools::{CallVerdict, builtin::ProcessLayer};
 use serde_json::{Value, json};
 
-use super::firing::{Firing, TestEvent};
+use super::event::TestEvent;
+use super::firing::Firing;
 use super::sees::{Sees, context_lines};
 use crate::common::excerpt;
 
