@@ -444,3 +444,30 @@ proptest! {
         }
     }
 }
+
+/// Found by the property test: the salvage of a `case` inside `$(…)`
+/// inside a quoted `$(…)` lost the ANSI-C quoting of `$'rm'`; a deny rule
+/// still holds on such an opaque line.
+#[test]
+fn a_denied_command_in_ansi_c_quotes_deep_in_an_opaque_line_is_denied() {
+    let p = perms(
+        Mode::BypassPermissions,
+        r#"{"permissions":{"deny":["Bash(rm:*)"],"allow":["Bash(*)"]}}"#,
+    );
+    for line in [
+        "echo \"x $( for i in 1 2; do echo $( case $x in *) command command $'rm';; esac ); done ) y\"",
+        "echo $( case $x in *) command $'rm' -rf /;; esac )",
+    ] {
+        let v = verdict(&p, line);
+        assert!(
+            matches!(
+                v,
+                Verdict::Deny {
+                    decider: Decider::Rule { .. },
+                    ..
+                }
+            ),
+            "{line:?}: {v:?}"
+        );
+    }
+}
