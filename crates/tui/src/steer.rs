@@ -6,7 +6,7 @@
 //! of their own afterwards.
 //!
 //! The approval question reads the same input while the turn runs; the
-//! [`InputGate`] gives it the input whenever it asks, so its answer never
+//! `InputGate` gives it the input whenever it asks, so its answer never
 //! becomes a steering message.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
