@@ -226,16 +226,24 @@ pub enum TrustAnswer {
     Skip,
 }
 
-/// The question naming the untrusted project hooks and their commands.
-pub struct TrustQuestion {
+/// A question about something the project would run that nobody approved
+/// yet (untrusted hooks, unapproved MCP servers), asked once per session
+/// through `session/request_permission`.
+pub struct ConsentQuestion {
     call_id: String,
     title: String,
     description: String,
+    /// The "allow once" option's label.
+    allow: &'static str,
+    /// The "reject once" option's label.
+    reject: &'static str,
+    /// What is skipped on a refusal, for the diagnostics.
+    what: &'static str,
 }
 
-impl TrustQuestion {
-    /// The question for `hooks` of the project at `cwd`.
-    pub fn new(session: &str, cwd: &Path, hooks: &[UntrustedHook]) -> Self {
+impl ConsentQuestion {
+    /// The question for untrusted `hooks` of the project at `cwd`.
+    pub fn untrusted_hooks(session: &str, cwd: &Path, hooks: &[UntrustedHook]) -> Self {
         let mut description = format!(
             "This project has {} hook(s) you have not trusted yet. They run these commands on your machine:\n",
             hooks.len()
@@ -257,55 +265,18 @@ impl TrustQuestion {
         description.push_str(
             "\n\nAllow runs them for this session only; `dsh hooks trust` trusts them for good.",
         );
-        TrustQuestion {
+        ConsentQuestion {
+            allow: "Run them this session",
+            reject: "Don't run them",
+            what: "untrusted project hooks",
             call_id: format!("dsh-trust-{session}"),
             title: format!("Run {} untrusted project hook(s)?", hooks.len()),
             description,
         }
     }
 
-    /// Asks the client; anything but "allow once" skips the hooks.
-    pub async fn ask(
-        &self,
-        cx: &ConnectionTo<Client>,
-        session_id: &SessionId,
-        cancel: &CancellationToken,
-    ) -> TrustAnswer {
-        let fields = ToolCallUpdateFields::new()
-            .title(self.title.clone())
-            .kind(ToolKind::Execute)
-            .status(ToolCallStatus::Pending)
-            .content(vec![ToolCallContent::from(self.description.clone())]);
-        let request = RequestPermissionRequest::new(
-            session_id.clone(),
-            ToolCallUpdate::new(self.call_id.clone(), fields),
-            options("Run them this session", "Don't run them"),
-        );
-        match ask(cx, request, cancel).await {
-            Answer::AllowOnce => TrustAnswer::RunThisSession,
-            other @ Answer::AllowAlways
-            | other @ Answer::RejectOnce
-            | other @ Answer::UnknownOption(_)
-            | other @ Answer::ClientCancelled
-            | other @ Answer::TurnCancelled
-            | other @ Answer::Failed(_) => {
-                tracing::info!("untrusted project hooks skipped: {other:?}");
-                TrustAnswer::Skip
-            }
-        }
-    }
-}
-
-/// The question naming project MCP servers nobody approved and what they run.
-pub struct McpQuestion {
-    call_id: String,
-    title: String,
-    description: String,
-}
-
-impl McpQuestion {
-    /// The question for `servers` of the project at `cwd`.
-    pub fn new(session: &str, cwd: &Path, servers: &[McpConsent]) -> Self {
+    /// The question for unapproved MCP `servers` of the project at `cwd`.
+    pub fn mcp_servers(session: &str, cwd: &Path, servers: &[McpConsent]) -> Self {
         let mut description = format!(
             "This project configures {} MCP server(s) you have not approved. Starting them runs these commands on your machine:\n",
             servers.len()
@@ -321,14 +292,17 @@ impl McpQuestion {
         description.push_str(
             "\n\nAllow starts them for this session only; `dsh hooks trust` trusts the workspace.",
         );
-        McpQuestion {
+        ConsentQuestion {
+            allow: "Start them this session",
+            reject: "Don't start them",
+            what: "unapproved project MCP servers",
             call_id: format!("dsh-mcp-consent-{session}"),
             title: format!("Start {} unapproved project MCP server(s)?", servers.len()),
             description,
         }
     }
 
-    /// Asks the client; anything but "allow once" leaves the servers off.
+    /// Asks the client; anything but "allow once" skips what was asked about.
     pub async fn ask(
         &self,
         cx: &ConnectionTo<Client>,
@@ -343,7 +317,7 @@ impl McpQuestion {
         let request = RequestPermissionRequest::new(
             session_id.clone(),
             ToolCallUpdate::new(self.call_id.clone(), fields),
-            options("Start them this session", "Don't start them"),
+            options(self.allow, self.reject),
         );
         match ask(cx, request, cancel).await {
             Answer::AllowOnce => TrustAnswer::RunThisSession,
@@ -353,7 +327,7 @@ impl McpQuestion {
             | other @ Answer::ClientCancelled
             | other @ Answer::TurnCancelled
             | other @ Answer::Failed(_) => {
-                tracing::info!("unapproved project MCP servers skipped: {other:?}");
+                tracing::info!("{} skipped: {other:?}", self.what);
                 TrustAnswer::Skip
             }
         }

@@ -80,7 +80,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use approval::{AcpApproval, TrustQuestion};
+use approval::{AcpApproval, ConsentQuestion};
 use dsh_core::mcp::McpSession;
 use dsh_session::store as sessions;
 use translate::{Mode, Translator};
@@ -520,7 +520,8 @@ impl Server {
         .map_err(core)?;
         let model = spec.model().map_err(core)?;
         if !spec.untrusted_hooks.is_empty() {
-            let question = TrustQuestion::new(&setup.id, &setup.cwd, &spec.untrusted_hooks);
+            let question =
+                ConsentQuestion::untrusted_hooks(&setup.id, &setup.cwd, &spec.untrusted_hooks);
             match question.ask(cx, session_id, cancel).await {
                 approval::TrustAnswer::RunThisSession => spec.skip_hooks(&[]),
                 approval::TrustAnswer::Skip => {
@@ -534,7 +535,7 @@ impl Server {
             }
         }
         if !spec.consent.is_empty() {
-            let question = approval::McpQuestion::new(&setup.id, &setup.cwd, &spec.consent);
+            let question = ConsentQuestion::mcp_servers(&setup.id, &setup.cwd, &spec.consent);
             match question.ask(cx, session_id, cancel).await {
                 approval::TrustAnswer::RunThisSession => spec.approve_servers(),
                 approval::TrustAnswer::Skip => spec.skip_servers(),
