@@ -113,6 +113,9 @@ pub struct Permissions {
     mode: Mode,
     ctx: PathContext,
     working_dirs: Vec<PathBuf>,
+    /// `working_dirs` where they point, in the same order: resolved once
+    /// when a directory is added, not on every call a path is judged in.
+    real_working_dirs: Vec<PathBuf>,
     rules: Vec<SourcedRule>,
     dropped_allow: Vec<SourcedRule>,
 }
@@ -189,9 +192,11 @@ impl Permissions {
     /// Permissions for a session in `cwd` with `mode` (already resolved
     /// from flags and `defaultMode`; see [`Permissions::effective_mode`]).
     pub fn new(mode: Mode, ctx: PathContext) -> Permissions {
+        let project = normalize(&ctx.cwd);
         Permissions {
             mode,
-            working_dirs: vec![normalize(&ctx.cwd)],
+            real_working_dirs: vec![real_path(&project)],
+            working_dirs: vec![project],
             ctx,
             rules: Vec::new(),
             dropped_allow: Vec::new(),
@@ -215,10 +220,7 @@ impl Permissions {
     /// rules are kept aside (see [`Permissions::dropped_allow`]).
     pub fn add_layer(&mut self, layer: Layer, trust: Trust) {
         for dir in &layer.additional_directories {
-            let d = self.ctx.resolve(&dir.to_string_lossy());
-            if !self.working_dirs.contains(&d) {
-                self.working_dirs.push(d);
-            }
+            self.add_working_dir(&dir.to_string_lossy());
         }
         for r in layer.rules {
             if trust == Trust::Untrusted
@@ -252,6 +254,7 @@ impl Permissions {
     pub fn add_working_dir(&mut self, dir: &str) {
         let d = self.ctx.resolve(dir);
         if !self.working_dirs.contains(&d) {
+            self.real_working_dirs.push(real_path(&d));
             self.working_dirs.push(d);
         }
     }
@@ -261,8 +264,11 @@ impl Permissions {
     pub fn remove_working_dir(&mut self, dir: &str) {
         let d = self.ctx.resolve(dir);
         let project = normalize(&self.ctx.cwd);
-        if d != project {
-            self.working_dirs.retain(|w| *w != d);
+        if let Some(index) = self.working_dirs.iter().position(|w| *w == d)
+            && d != project
+        {
+            self.working_dirs.remove(index);
+            self.real_working_dirs.remove(index);
         }
     }
 
@@ -314,7 +320,9 @@ impl Permissions {
         let real = self.ctx.resolve_real(p);
         self.working_dirs
             .iter()
-            .find(|d| real.starts_with(real_path(d)))
+            .zip(&self.real_working_dirs)
+            .find(|(_, real_dir)| real.starts_with(real_dir))
+            .map(|(dir, _)| dir)
     }
 
     fn first_match(&self, behavior: Behavior, tool: &str, input: &Value) -> Option<&SourcedRule> {
