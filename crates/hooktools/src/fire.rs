@@ -16,7 +16,7 @@ use dsh_seams::{
 use serde_json::{Value, json};
 
 use crate::common::{DialectArg, Format};
-use dsh_core::hooks::HookSources;
+use dsh_core::{LogTarget, SessionSpec};
 
 mod event;
 mod fields;
@@ -247,25 +247,51 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
     }
 }
 
-/// The bridge plugins for `sources`, every hook the caller's trust
-/// decision left in (`excluded_hooks` stay out), optionally one dialect.
-pub(super) fn plugins(
-    sources: &HookSources,
-    dialect: Option<DialectArg>,
-) -> anyhow::Result<(Vec<Arc<dyn Plugin>>, dsh_hook_runner::HookRunner)> {
-    let mut sources = sources.clone();
-    sources.run_untrusted = true;
-    let loaded = dsh_core::hooks::load_hooks(&sources)?;
-    let plugins = loaded
-        .plugins
-        .into_iter()
-        .filter(|plugin| match dialect {
-            None => true,
-            Some(DialectArg::Claude) => plugin.name() == "claude",
-            Some(DialectArg::Codex) => plugin.name() != "claude",
+/// The hooks of a session assembled from `spec` (dsh-core's
+/// [`dsh_core::assemble`], as every front end starts its sessions), in
+/// memory: the bridge plugins, every hook the trust decision left in
+/// (`excluded_hooks` stay out), split by dialect. The permission stage
+/// is left out: the tools show what hooks decide.
+pub(super) struct Hooks {
+    /// Claude Code's bridge (empty when nothing is configured).
+    pub claude: Vec<Arc<dyn Plugin>>,
+    /// The other bridges.
+    pub codex: Vec<Arc<dyn Plugin>>,
+    /// The runner every hook process goes through.
+    pub runner: dsh_hook_runner::HookRunner,
+}
+
+impl Hooks {
+    /// Assembles `spec` in memory; no MCP server starts (the caller took
+    /// them out), no log is written.
+    pub(super) fn assemble(spec: &SessionSpec) -> anyhow::Result<Hooks> {
+        let assembled = dsh_core::assemble(
+            spec.clone(),
+            LogTarget::InMemory {
+                id: "hooks-tooling".to_owned(),
+            },
+        )?;
+        let permissions = Arc::clone(&assembled.permissions) as Arc<dyn Plugin>;
+        let (claude, codex) = assembled
+            .plugins
+            .into_iter()
+            .filter(|plugin| !Arc::ptr_eq(plugin, &permissions))
+            .partition(|plugin| plugin.name() == "claude");
+        Ok(Hooks {
+            claude,
+            codex,
+            runner: assembled.runner,
         })
-        .collect();
-    Ok((plugins, loaded.runner))
+    }
+
+    /// One dialect's plugins, or all of them in pipeline order.
+    pub(super) fn of(&self, dialect: Option<DialectArg>) -> Vec<Arc<dyn Plugin>> {
+        match dialect {
+            None => self.claude.iter().chain(&self.codex).cloned().collect(),
+            Some(DialectArg::Claude) => self.claude.clone(),
+            Some(DialectArg::Codex) => self.codex.clone(),
+        }
+    }
 }
 
 pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -335,7 +361,7 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Value> {
     Ok(value)
 }
 
-pub(super) fn run_test(sources: &HookSources, args: TestArgs) -> anyhow::Result<ExitStatus> {
+pub(super) fn run_test(spec: SessionSpec, args: TestArgs) -> anyhow::Result<ExitStatus> {
     let event = TestEvent::parse(&args.event)?;
     let mut payload = read_input(args.input.as_deref())?;
     for (key, _) in &args.fields {
@@ -347,16 +373,16 @@ pub(super) fn run_test(sources: &HookSources, args: TestArgs) -> anyhow::Result<
         }
     }
     let firing = Firing::from_payload(event, args.tool.as_deref(), &payload)?;
-    let (plugins, runner) = plugins(sources, args.dialect)?;
+    let hooks = Hooks::assemble(&spec)?;
     let runtime = runtime()?;
-    let report = runtime.block_on(fire(&plugins, &sources.cwd, &firing));
+    let report = runtime.block_on(fire(&hooks.of(args.dialect), &spec.cwd, &firing));
     if report.runs.iter().any(|run| run.outcome == "detached") {
-        wait_for_detached(&runner);
+        wait_for_detached(&hooks.runner);
     }
-    runner.kill_all();
+    hooks.runner.kill_all();
     match args.format {
         Format::Json => outln!("{}", serde_json::to_string_pretty(&report)?)?,
-        Format::Text => out!("{}", render(&report, &sources.cwd))?,
+        Format::Text => out!("{}", render(&report, &spec.cwd))?,
     }
     Ok(ExitStatus::Success)
 }

@@ -31,6 +31,7 @@ use std::path::PathBuf;
 use clap::Subcommand;
 
 use dsh_core::hooks::HookSources;
+use dsh_core::{SessionSpec, TrustPolicy};
 
 pub use common::{DialectArg, Format};
 use common::{current_dir, resolve_session};
@@ -183,7 +184,7 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
             .filter_map(|(key, value)| value.map(|value| (key, value)))
             .collect();
             fire::run_test(
-                &test_sources(settings, trust_all)?,
+                test_spec(settings, trust_all)?,
                 fire::TestArgs {
                     event,
                     tool,
@@ -203,7 +204,7 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
             // A session that is not there is the first thing to say, before
             // any question about trusting hooks.
             let path = resolve_session(&session)?;
-            replay::run(&test_sources(settings, trust_all)?, &path, format)
+            replay::run(test_spec(settings, trust_all)?, &path, format)
         }
         HooksCommand::Log {
             session,
@@ -249,36 +250,65 @@ pub mod session {
     }
 }
 
-/// `dsh hooks test` and `dsh hooks replay` run hooks as a session would,
-/// so they apply the same trust rules: on a terminal it asks about untrusted project hooks (a
-/// "no" leaves them out); without one it refuses them unless `--trust-all`.
-fn test_sources(settings: Vec<PathBuf>, trust_all: bool) -> anyhow::Result<HookSources> {
+/// `dsh hooks test` and `dsh hooks replay` fire hooks as a session would,
+/// so their session is resolved by dsh-core like every other front end's
+/// (and assembled by [`fire::plugins`]). Under the hook tooling's
+/// [`TrustPolicy::RunAll`] nothing is decided yet; the tools then apply the
+/// same trust rules as a session: on a terminal they ask about untrusted
+/// project hooks (a "no" leaves them out); without one they refuse them
+/// unless `--trust-all`.
+fn test_spec(settings: Vec<PathBuf>, trust_all: bool) -> anyhow::Result<SessionSpec> {
     use std::io::IsTerminal as _;
-    let mut sources = sources(settings)?;
+    let cwd = current_dir()?;
+    let env = dsh_core::Env::from_process();
+    let dsh_home = env.dsh_home_or_default();
+    // The configuration only names the provider's key variable to scrub
+    // from hook environments; one dsh cannot read scrubs the defaults.
+    let config = dsh_core::DshConfig::load(&dsh_home)
+        .unwrap_or_else(|_| dsh_core::DshConfig::empty(&dsh_home));
+    let mut flags = dsh_core::SessionFlags {
+        settings,
+        ..dsh_core::SessionFlags::default()
+    };
+    flags.settings = flags.absolute_settings(&cwd);
+    let mut spec = SessionSpec::resolve(dsh_core::Inputs {
+        env: &env,
+        config: &config,
+        flags: &flags,
+        cwd: &cwd,
+        policy: TrustPolicy::RunAll,
+    })?;
+    // Hooks see the bridges' default permission mode, not replay's
+    // `bypassPermissions` fallback: the tools show what hooks decide, and
+    // no permission rule runs after them here.
+    spec.sources.permission_mode = None;
+    // MCP tool events carry their server's `mcp_server` key (the tags stay
+    // in the hook sources); no server starts.
+    spec.mcp.servers.clear();
     if trust_all {
-        return Ok(sources);
+        return Ok(spec);
     }
     if std::io::stdin().is_terminal() {
         // The prompt goes to stderr: stdout carries the report (maybe JSON).
         let stdin = std::io::stdin();
         dsh_core::trust::apply_interactive(
-            &mut sources,
+            &mut spec.sources,
             &mut stdin.lock(),
             &mut std::io::stderr(),
         )?;
-        return Ok(sources);
+        return Ok(spec);
     }
-    let untrusted = dsh_core::trust::untrusted_project_hooks(&sources)?;
+    let untrusted = dsh_core::trust::untrusted_project_hooks(&spec.sources)?;
     if !untrusted.is_empty() {
         let mut text = Vec::new();
-        dsh_core::trust::describe(&mut text, &untrusted, &sources.cwd)?;
+        dsh_core::trust::describe(&mut text, &untrusted, &spec.cwd)?;
         anyhow::bail!(
             "refusing to run {} untrusted project hook(s) without a terminal to ask on:\n{}pass --trust-all to run them anyway, or trust them with `dsh hooks trust`",
             untrusted.len(),
             String::from_utf8_lossy(&text)
         );
     }
-    Ok(sources)
+    Ok(spec)
 }
 
 fn sources(settings: Vec<PathBuf>) -> anyhow::Result<HookSources> {

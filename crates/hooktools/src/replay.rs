@@ -12,9 +12,9 @@ use dsh_seams::Plugin;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::common::{DialectArg, Format, excerpt, load_session};
+use crate::common::{Format, excerpt, load_session};
 use crate::fire::{self, Firing, RunReport, TestEvent};
-use dsh_core::hooks::HookSources;
+use dsh_core::SessionSpec;
 
 /// One recorded firing: the invocations that shared an event and a payload.
 struct Recorded {
@@ -255,11 +255,7 @@ fn diff(recorded: &Recorded, new_runs: &[RunReport]) -> (Vec<Change>, usize) {
     (changes, unchanged)
 }
 
-pub(super) fn run(
-    sources: &HookSources,
-    path: &Path,
-    format: Format,
-) -> anyhow::Result<ExitStatus> {
+pub(super) fn run(spec: SessionSpec, path: &Path, format: Format) -> anyhow::Result<ExitStatus> {
     let events = load_session(path)?;
     let session_id = events.iter().find_map(|e| match &e.body {
         EventBody::SessionHeader { session_id, .. } => Some(session_id.clone()),
@@ -287,14 +283,13 @@ pub(super) fn run(
             .with_context(|| format!("{}: the header's session id", path.display()))?;
     }
     let recorded = group(&events);
-    let (claude, runner_a) = fire::plugins(sources, Some(DialectArg::Claude))?;
-    let (codex, runner_b) = fire::plugins(sources, Some(DialectArg::Codex))?;
+    let hooks = fire::Hooks::assemble(&spec)?;
     let runtime = fire::runtime()?;
     let mut diffs = Vec::new();
     for firing in &recorded {
         let plugins: &[Arc<dyn Plugin>] = match firing.dialect {
-            Dialect::Claude => &claude,
-            Dialect::Codex => &codex,
+            Dialect::Claude => &hooks.claude,
+            Dialect::Codex => &hooks.codex,
         };
         let mut entry = FiringDiff {
             dialect: firing.dialect.as_str(),
@@ -328,7 +323,7 @@ pub(super) fn run(
         match prepared {
             Err(error) => entry.skipped = Some(format!("{error:#}")),
             Ok(canonical) => {
-                let report = runtime.block_on(fire::fire(plugins, &sources.cwd, &canonical));
+                let report = runtime.block_on(fire::fire(plugins, &spec.cwd, &canonical));
                 let (changes, unchanged) = diff(firing, &report.runs);
                 entry.changes = changes;
                 entry.unchanged = unchanged;
@@ -336,8 +331,7 @@ pub(super) fn run(
         }
         diffs.push(entry);
     }
-    runner_a.kill_all();
-    runner_b.kill_all();
+    hooks.runner.kill_all();
 
     let count = |kind: &str| {
         diffs
