@@ -47,6 +47,7 @@ passed_on!(
     toml::de::Error,
     dsh_permissions::store::StoreError,
     dsh_permissions::LayerError,
+    dsh_permissions::layering::LayeringError,
     dsh_mcp::ConfigError,
     dsh_provider::SettingsError,
     dsh_provider::ProviderError,

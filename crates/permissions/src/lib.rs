@@ -8,8 +8,12 @@
 //! written or resolved, allow rules and the inside-the-working-directories
 //! shortcut only resolved ([`rule::PathJudgement`]).
 //!
+//! It also layers a session's permissions from its settings files and
+//! command line ([`layering`]) and says which rule an approval answer adds
+//! ([`always`]), so every front end offers the same answers.
+//!
 //! What it is not: it runs no tool and asks no one; hooks, prompts and the
-//! session's assembly are other crates' business.
+//! rest of the session's assembly are other crates' business.
 
 // File system calls go through fs-err (clippy.toml `disallowed-methods`).
 #![cfg_attr(not(test), warn(clippy::disallowed_methods))]
@@ -19,6 +23,7 @@
 pub mod always;
 pub mod compound;
 pub mod layer;
+pub mod layering;
 pub mod mode;
 pub mod plugin;
 pub mod policy;

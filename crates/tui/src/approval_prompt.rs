@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, PoisonError};
 
 use async_trait::async_trait;
-use dsh_permissions::{Behavior, Decider, Mode, PermissionsPlugin, Rule, Trust, Verdict};
+use dsh_permissions::{Behavior, Decider, Mode, PermissionsPlugin, Trust, Verdict};
 use dsh_seams::{ApprovalResponse, ToolExecution};
 use dsh_tools::ApprovalService;
 
@@ -244,12 +244,11 @@ impl TerminalApproval {
     /// Adds `rule` as a session allow rule; false (and a warning) when the
     /// session has no permission stage.
     fn allow_for_session(&self, rule: &str) -> bool {
-        match (&self.permissions, Rule::parse(rule)) {
-            (Some(permissions), Ok(parsed)) => {
-                permissions.add_session_rule(parsed, Behavior::Allow);
+        match &self.permissions {
+            Some(permissions) if dsh_permissions::always::allow_for_session(permissions, rule) => {
                 true
             }
-            (None, _) | (_, Err(_)) => {
+            Some(_) | None => {
                 self.term.lines(
                     Tone::Warn,
                     &format!("  cannot add {rule} for this session; allowed once"),
@@ -356,7 +355,7 @@ impl ApprovalService for TerminalApproval {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use dsh_permissions::{PathContext, Permissions, PromptSurface};
+    use dsh_permissions::{PathContext, Permissions, PromptSurface, Rule};
     use serde_json::{Value, json};
     use std::path::Path;
 

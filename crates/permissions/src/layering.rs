@@ -1,0 +1,276 @@
+//! A session's permissions, layered: every settings file Claude Code reads
+//! (user, project, local, then `--settings` files ranked with the command
+//! line), the command line's rules, the mode, and workspace trust deciding
+//! whether project `allow` rules count. Front ends call [`build`] through
+//! the session assembly; the result is the pipeline stage registered after
+//! the hook bridges.
+//!
+//! Which rule an approval answer adds is in [`crate::always`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use dsh_seams::Plugin;
+
+use crate::store::{self, StoreError};
+use crate::{
+    Layer, LayerError, Mode, PathContext, Permissions, PermissionsPlugin, PromptSurface, Source,
+    Trust,
+};
+
+/// What the command line says about permissions.
+#[derive(Debug, Clone, Default)]
+pub struct Requested {
+    /// `--permission-mode`.
+    pub mode: Option<Mode>,
+    /// `--allowedTools` values (comma- or space-separated rules).
+    pub allowed_tools: Vec<String>,
+    /// `--disallowedTools` values.
+    pub disallowed_tools: Vec<String>,
+    /// `--permission-prompts none` (nobody can answer an ask).
+    pub no_prompt_surface: bool,
+}
+
+/// Where a session's permission layers come from.
+pub struct Where<'a> {
+    /// The project directory.
+    pub cwd: &'a Path,
+    /// `$HOME`.
+    pub home: &'a Path,
+    /// dsh's home (its `trust.json` can vouch for the workspace).
+    pub dsh_home: &'a Path,
+    /// `--settings` files.
+    pub extra_settings: &'a [PathBuf],
+    /// The mode when neither the flag nor a `defaultMode` names one (replay:
+    /// `bypassPermissions`); `None`: Claude Code's `default`.
+    pub fallback: Option<Mode>,
+}
+
+/// Why a session's permissions could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum LayeringError {
+    /// A settings file could not be read or does not parse.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A rule given on the command line does not parse.
+    #[error("invalid permission rule on the command line")]
+    CommandLine(#[source] LayerError),
+}
+
+/// The session's permissions and the mode hooks are told.
+#[derive(Clone)]
+pub struct Built {
+    /// The pipeline stage.
+    pub plugin: Arc<dyn Plugin>,
+    /// The effective mode.
+    pub mode: Mode,
+    /// The same stage, typed: approval answers add session rules to it
+    /// and ask it who wanted a call approved.
+    pub permissions: Arc<PermissionsPlugin>,
+}
+
+/// Who vouched for the workspace, for its project `allow` rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkspaceTrust {
+    /// `~/.claude.json` `projects.<cwd>.hasTrustDialogAccepted` (Claude
+    /// Code's trust dialog).
+    ClaudeJson,
+    /// `dsh hooks trust` (no selector) in this directory: a workspace
+    /// record in `$DSH_HOME/trust.json`.
+    DshTrust,
+    /// Neither: project `allow` rules are dropped.
+    Untrusted,
+}
+
+impl WorkspaceTrust {
+    /// What the permission model does with it.
+    pub fn trust(self) -> Trust {
+        match self {
+            WorkspaceTrust::ClaudeJson | WorkspaceTrust::DshTrust => Trust::Trusted,
+            WorkspaceTrust::Untrusted => Trust::Untrusted,
+        }
+    }
+
+    /// How `hooks list` names it.
+    pub fn by(self) -> Option<&'static str> {
+        match self {
+            WorkspaceTrust::ClaudeJson => Some("~/.claude.json"),
+            WorkspaceTrust::DshTrust => Some("dsh hooks trust"),
+            WorkspaceTrust::Untrusted => None,
+        }
+    }
+}
+
+/// Whether the workspace `cwd` is trusted: either consent counts, Claude
+/// Code's trust dialog or dsh's own `dsh hooks trust`, each for exactly
+/// this directory. An unreadable trust store vouches for nothing (the
+/// hooks loader reports it).
+pub fn workspace_trust(home: &Path, dsh_home: &Path, cwd: &Path) -> WorkspaceTrust {
+    if store::claude_json_trusts(&home.join(".claude.json"), cwd) {
+        WorkspaceTrust::ClaudeJson
+    } else if dsh_trust::TrustStore::load(dsh_home).is_ok_and(|s| s.trusts_project(cwd)) {
+        WorkspaceTrust::DshTrust
+    } else {
+        WorkspaceTrust::Untrusted
+    }
+}
+
+/// Reads every settings layer and adds the command line's; the mode is the
+/// flag's, else the highest-ranked `defaultMode`, else `fallback`, else
+/// Claude Code's `default`.
+pub fn build(requested: &Requested, at: &Where<'_>) -> Result<Built, LayeringError> {
+    let mut layers = Vec::new();
+    for (source, path) in store::settings_paths(Some(at.home), at.cwd) {
+        layers.push(store::read_layer(source, &path)?);
+    }
+    for path in at.extra_settings {
+        // `--settings` files rank with the command line, as in Claude Code.
+        layers.push(store::read_layer(Source::CliArg, path)?);
+    }
+    layers.push(
+        Layer::from_cli(&requested.allowed_tools, &requested.disallowed_tools)
+            .map_err(LayeringError::CommandLine)?,
+    );
+    let mode = match requested.mode {
+        Some(mode) => mode,
+        None => {
+            let from_settings = Permissions::effective_mode(None, &layers);
+            let named = layers.iter().any(|layer| layer.default_mode.is_some());
+            match at.fallback {
+                Some(fallback) if !named => fallback,
+                Some(_) | None => from_settings,
+            }
+        }
+    };
+    // Project allow rules apply only in a workspace the user trusts.
+    let trust = workspace_trust(at.home, at.dsh_home, at.cwd).trust();
+    let mut permissions = Permissions::new(
+        mode,
+        PathContext {
+            cwd: at.cwd.to_owned(),
+            home: Some(at.home.to_owned()),
+        },
+    );
+    for layer in layers {
+        permissions.add_layer(layer, trust);
+    }
+    let surface = if requested.no_prompt_surface {
+        PromptSurface::None
+    } else {
+        PromptSurface::Headless
+    };
+    let permissions = Arc::new(PermissionsPlugin::new(permissions, surface));
+    Ok(Built {
+        plugin: Arc::clone(&permissions) as Arc<dyn Plugin>,
+        mode,
+        permissions,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let cwd = root.path().join("project");
+        let home = root.path().join("home");
+        fs_err::create_dir_all(cwd.join(".claude")).unwrap();
+        fs_err::create_dir_all(&home).unwrap();
+        (root, cwd, home)
+    }
+
+    #[test]
+    fn the_flag_beats_settings_and_settings_beat_the_fallback() {
+        let (root, cwd, home) = project();
+        let dsh_home = root.path().join("dsh");
+        let at = |fallback| Where {
+            cwd: &cwd,
+            home: &home,
+            dsh_home: &dsh_home,
+            extra_settings: &[],
+            fallback,
+        };
+        let built = build(&Requested::default(), &at(Some(Mode::BypassPermissions))).unwrap();
+        assert_eq!(built.mode, Mode::BypassPermissions);
+        let built = build(&Requested::default(), &at(None)).unwrap();
+        assert_eq!(built.mode, Mode::Default);
+        fs_err::write(
+            cwd.join(".claude/settings.json"),
+            r#"{"permissions":{"defaultMode":"acceptEdits"}}"#,
+        )
+        .unwrap();
+        let built = build(&Requested::default(), &at(Some(Mode::BypassPermissions))).unwrap();
+        assert_eq!(built.mode, Mode::AcceptEdits);
+        let flagged = Requested {
+            mode: Some(Mode::Plan),
+            ..Requested::default()
+        };
+        assert_eq!(build(&flagged, &at(None)).unwrap().mode, Mode::Plan);
+    }
+
+    #[test]
+    fn a_bad_command_line_rule_is_named_as_such() {
+        let (root, cwd, home) = project();
+        let dsh_home = root.path().join("dsh");
+        let requested = Requested {
+            allowed_tools: vec!["Bash(".to_owned()],
+            ..Requested::default()
+        };
+        let at = Where {
+            cwd: &cwd,
+            home: &home,
+            dsh_home: &dsh_home,
+            extra_settings: &[],
+            fallback: None,
+        };
+        let Err(error) = build(&requested, &at) else {
+            panic!("an unbalanced rule was accepted");
+        };
+        assert!(matches!(error, LayeringError::CommandLine(_)), "{error}");
+    }
+
+    #[test]
+    fn project_allow_rules_count_only_in_a_trusted_workspace() {
+        let (root, cwd, home) = project();
+        let dsh_home = root.path().join("dsh");
+        fs_err::write(
+            cwd.join(".claude/settings.json"),
+            r#"{"permissions":{"allow":["Bash(make:*)"]}}"#,
+        )
+        .unwrap();
+        let at = Where {
+            cwd: &cwd,
+            home: &home,
+            dsh_home: &dsh_home,
+            extra_settings: &[],
+            fallback: None,
+        };
+        let args = serde_json::json!({"command": "make all"});
+        let untrusted = build(&Requested::default(), &at).unwrap();
+        assert_eq!(
+            workspace_trust(&home, &dsh_home, &cwd),
+            WorkspaceTrust::Untrusted
+        );
+        assert!(!matches!(
+            untrusted.permissions.verdict("bash", &args),
+            crate::Verdict::Allow(_)
+        ));
+        fs_err::write(
+            home.join(".claude.json"),
+            serde_json::json!({"projects": {cwd.display().to_string(): {"hasTrustDialogAccepted": true}}})
+                .to_string(),
+        )
+        .unwrap();
+        assert_eq!(
+            workspace_trust(&home, &dsh_home, &cwd),
+            WorkspaceTrust::ClaudeJson
+        );
+        let trusted = build(&Requested::default(), &at).unwrap();
+        assert!(matches!(
+            trusted.permissions.verdict("bash", &args),
+            crate::Verdict::Allow(_)
+        ));
+    }
+}
