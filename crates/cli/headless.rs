@@ -31,7 +31,6 @@ use dsh_protocol::TurnEndReason;
 use dsh_seams::{ApprovalResponse, SessionEndReason, ToolExecution};
 use dsh_session::encode;
 use dsh_tools::ApprovalService;
-use serde_json::{Value, json};
 
 use crate::sessions::{self, Pick};
 use crate::signals::{Signals, Stop};
@@ -89,22 +88,49 @@ pub fn approval(allow_ask: bool) -> Option<Arc<dyn ApprovalService>> {
     allow_ask.then(|| Arc::new(AllowAsk) as Arc<dyn ApprovalService>)
 }
 
-/// The result object (`json` and the last `stream-json` line).
+/// The result object: `-p --output-format json` (with the turn's events)
+/// and the last `stream-json` line (without them). Keys in this order.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ResultObject {
+    /// Always `result`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The session id.
+    pub session_id: String,
+    /// The session log, when the session has one on disk.
+    pub log: Option<std::path::PathBuf>,
+    /// The turn number.
+    pub turn: u64,
+    /// Why the turn ended (`completed`, `max_steps`, …).
+    pub reason: String,
+    /// Whether it ended otherwise than completed.
+    pub is_error: bool,
+    /// The last assistant text.
+    pub result: Option<String>,
+    /// The error or stop message.
+    pub message: Option<String>,
+    /// `json` only: the events this run appended to the log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<dsh_protocol::Event>>,
+}
+
+/// The result object of `outcome` (without events).
 pub fn result_object(
     session_id: &str,
     log: Option<&std::path::Path>,
     outcome: &TurnOutcome,
-) -> Value {
-    json!({
-        "type": "result",
-        "session_id": session_id,
-        "log": log,
-        "turn": outcome.turn,
-        "reason": outcome.reason.as_str(),
-        "is_error": outcome.reason != TurnEndReason::Completed,
-        "result": outcome.final_text,
-        "message": outcome.message,
-    })
+) -> ResultObject {
+    ResultObject {
+        kind: "result".to_owned(),
+        session_id: session_id.to_owned(),
+        log: log.map(std::path::Path::to_path_buf),
+        turn: outcome.turn,
+        reason: outcome.reason.as_str().to_owned(),
+        is_error: outcome.reason != TurnEndReason::Completed,
+        result: outcome.final_text.clone(),
+        message: outcome.message.clone(),
+        events: None,
+    }
 }
 
 /// Issue 16: `-p` runs one turn, so a built-in command (`/clear`, `/model`,
@@ -269,16 +295,19 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             }
         }
         OutputFormat::Json => {
-            let mut result = result;
-            let events: Vec<Value> = events
-                .iter()
-                .filter(|event| event.seq >= first_seq)
-                .map(serde_json::to_value)
-                .collect::<Result<_, _>>()?;
-            result["events"] = Value::Array(events);
-            crate::wiring::stdout_line(&result.to_string());
+            let result = ResultObject {
+                events: Some(
+                    events
+                        .iter()
+                        .filter(|event| event.seq >= first_seq)
+                        .cloned()
+                        .collect(),
+                ),
+                ..result
+            };
+            crate::wiring::stdout_line(&serde_json::to_string(&result)?);
         }
-        OutputFormat::StreamJson => crate::wiring::stdout_line(&result.to_string()),
+        OutputFormat::StreamJson => crate::wiring::stdout_line(&serde_json::to_string(&result)?),
     }
     if let Some(stop) = stop {
         errln!(
@@ -312,6 +341,7 @@ mod tests {
     use dsh_agent::{Fixture, ScriptedModel};
     use dsh_protocol::EventBody;
     use dsh_seams::{Plugin, PreToolDecision, PreToolOutcome, PreToolVerdict, SeamContext};
+    use serde_json::json;
 
     /// Asks about every call, as a PreToolUse hook answering `ask` would.
     struct AlwaysAsk;
@@ -427,5 +457,59 @@ mod tests {
         assert!(!is_error, "{content}");
         assert_eq!(disposition.as_deref(), Some("executed"));
         assert!(content.contains("ran-it"), "{content}");
+    }
+
+    #[test]
+    fn the_result_object_keeps_its_keys_in_order_and_parses_back() {
+        let outcome = TurnOutcome {
+            turn: 3,
+            reason: TurnEndReason::MaxSteps,
+            final_text: Some("done".to_owned()),
+            message: None,
+        };
+        let path = std::path::Path::new("/tmp/s.jsonl");
+        let result = result_object("sess", Some(path), &outcome);
+        let line = serde_json::to_string(&result).unwrap();
+        let keys: Vec<String> =
+            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&line)
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+        assert_eq!(
+            keys,
+            [
+                "type",
+                "session_id",
+                "log",
+                "turn",
+                "reason",
+                "is_error",
+                "result",
+                "message"
+            ]
+        );
+        let parsed: ResultObject = serde_json::from_str(&line).unwrap();
+        assert_eq!(parsed, result);
+        assert_eq!(parsed.kind, "result");
+        assert!(parsed.is_error);
+        assert_eq!(parsed.reason, TurnEndReason::MaxSteps.as_str());
+
+        let header = dsh_protocol::Event {
+            seq: 0,
+            ts: "2026-01-01T00:00:00Z".to_owned(),
+            body: EventBody::TurnStart { turn: 3 },
+            agent_id: None,
+        };
+        let with_events = ResultObject {
+            events: Some(vec![header]),
+            ..result
+        };
+        let line = serde_json::to_string(&with_events).unwrap();
+        assert!(line.ends_with(r#""message":null,"events":[{"seq":0,"ts":"2026-01-01T00:00:00Z","type":"turn/start","turn":3}]}"#), "{line}");
+        assert_eq!(
+            serde_json::from_str::<ResultObject>(&line).unwrap(),
+            with_events
+        );
     }
 }

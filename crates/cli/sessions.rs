@@ -26,21 +26,47 @@ fn local_time(ts: &str) -> String {
         .unwrap_or_else(|_| ts.to_owned())
 }
 
+/// One line of `dsh sessions --json`, keys in this order.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SessionLine {
+    /// The session id.
+    pub id: String,
+    /// Its log file.
+    pub path: std::path::PathBuf,
+    /// Its working directory.
+    pub cwd: String,
+    /// When it started (RFC 3339).
+    pub started: String,
+    /// When it was last written to (RFC 3339).
+    pub updated: String,
+    /// How many turns it has.
+    pub turns: u64,
+    /// Its first prompt, if any.
+    pub first_prompt: Option<String>,
+}
+
+impl SessionLine {
+    /// The line of `session`.
+    pub fn of(session: &SessionSummary) -> Self {
+        SessionLine {
+            id: session.id.clone(),
+            path: session.path.clone(),
+            cwd: session.cwd.clone(),
+            started: session.started.clone(),
+            updated: session.updated.clone(),
+            turns: session.turns,
+            first_prompt: session.first_prompt.clone(),
+        }
+    }
+}
+
 /// `dsh sessions`: one line per session, newest first.
 pub fn run_list(json: bool) -> anyhow::Result<ExitStatus> {
     let home = dsh_home()?;
     let sessions = list(&home)?;
     if json {
         for session in &sessions {
-            let line = serde_json::json!({
-                "id": session.id,
-                "path": session.path,
-                "cwd": session.cwd,
-                "started": session.started,
-                "updated": session.updated,
-                "turns": session.turns,
-                "first_prompt": session.first_prompt,
-            });
+            let line = serde_json::to_string(&SessionLine::of(session))?;
             outln!("{line}")?;
         }
         return Ok(ExitStatus::Success);
@@ -74,4 +100,30 @@ pub fn run_list(json: bool) -> anyhow::Result<ExitStatus> {
         )?;
     }
     Ok(ExitStatus::Success)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_line_keeps_its_keys_in_order_and_parses_back() {
+        let summary = SessionSummary {
+            id: "0a1b".to_owned(),
+            path: "/home/u/.dsh/sessions/0a1b.jsonl".into(),
+            cwd: "/work/p".to_owned(),
+            started: "2026-01-01T00:00:00Z".to_owned(),
+            updated: "2026-01-01T00:01:00Z".to_owned(),
+            first_prompt: None,
+            turns: 2,
+        };
+        let line = serde_json::to_string(&SessionLine::of(&summary)).unwrap();
+        assert_eq!(
+            line,
+            r#"{"id":"0a1b","path":"/home/u/.dsh/sessions/0a1b.jsonl","cwd":"/work/p","started":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:01:00Z","turns":2,"first_prompt":null}"#
+        );
+        let parsed: SessionLine = serde_json::from_str(&line).unwrap();
+        assert_eq!(parsed, SessionLine::of(&summary));
+    }
 }

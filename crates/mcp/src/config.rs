@@ -35,7 +35,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize as _;
 use serde_json::Value;
+
+use crate::entry::McpServerEntry;
 
 use crate::expand::{Expansion, expand};
 
@@ -294,32 +297,28 @@ fn claude_entry(
         server: name.to_owned(),
         message,
     };
-    let Value::Object(map) = entry else {
+    if !entry.is_object() {
         return Err(bad("an entry must be an object".to_owned()));
-    };
-    let kind = match map.get("type") {
-        None => None,
-        Some(Value::String(kind)) => Some(kind.clone()),
-        Some(_) => return Err(bad("`type` must be a string".to_owned())),
-    };
+    }
+    let entry = McpServerEntry::deserialize(entry).map_err(|error| bad(error.to_string()))?;
     let mut expansion = Expansion::default();
-    let transport = match kind.as_deref() {
+    let transport = match entry.kind.as_deref() {
         None | Some("stdio") => {
-            let command = match map.get("command") {
-                Some(Value::String(command)) if !command.is_empty() => command.clone(),
+            let command = match entry.command {
+                Some(command) if !command.is_empty() => command,
                 Some(_) | None => {
                     return Err(bad("a stdio server needs a `command` string".to_owned()));
                 }
             };
-            let args = string_list(map.get("args"), path, name, "args")?;
-            let server_env = string_map(map.get("env"), path, name, "env")?;
             ServerTransport::Stdio {
                 command: expand(&command, env, &mut expansion),
-                args: args
+                args: entry
+                    .args
                     .iter()
                     .map(|arg| expand(arg, env, &mut expansion))
                     .collect(),
-                env: server_env
+                env: entry
+                    .env
                     .iter()
                     .map(|(key, value)| (key.clone(), expand(value, env, &mut expansion)))
                     .collect(),
@@ -327,9 +326,8 @@ fn claude_entry(
             }
         }
         Some(other) => {
-            let url = match map.get("url") {
-                Some(Value::String(url)) => url.clone(),
-                Some(_) | None => return Err(bad(format!("a `{other}` server needs a `url`"))),
+            let Some(url) = entry.url else {
+                return Err(bad(format!("a `{other}` server needs a `url`")));
             };
             ServerTransport::Remote {
                 kind: other.to_owned(),

@@ -19,6 +19,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 pub mod config;
+mod entry;
 mod expand;
 pub mod manager;
 pub mod oversize;
@@ -28,6 +29,7 @@ pub mod tool;
 pub use config::{
     ConfigError, Discovered, McpDiscovery, ServerConfig, ServerSource, ServerTransport, discover,
 };
+pub use entry::McpServerEntry;
 pub use manager::{
     CallError, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpManager, McpOptions, Server,
     ServerReport, ServerStatus,
