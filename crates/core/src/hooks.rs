@@ -96,7 +96,7 @@ pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<
     claude_discovery.plugin_dirs = sources.claude_plugin_dirs.clone();
     let mut claude = dsh_hooks_claude::load(&claude_discovery)
         .context("cannot load the Claude Code hook configuration")?;
-    claude.disable_origins(&sources.excluded_hooks, crate::trust::NOT_TRUSTED);
+    claude.disable_origins(&sources.excluded_hooks, dsh_trust::NOT_TRUSTED);
     if let Some(mode) = sources.permission_mode {
         claude.options.permission_mode = mode.hook_name().to_owned();
     }
@@ -115,7 +115,7 @@ pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<
 
     let mut codex = dsh_hooks_codex::load(&sources.codex_discovery())
         .context("cannot load the Codex hook configuration")?;
-    codex.disable_origins(&sources.excluded_hooks, crate::trust::NOT_TRUSTED);
+    codex.disable_origins(&sources.excluded_hooks, dsh_trust::NOT_TRUSTED);
     notices.extend(
         codex
             .notices()
