@@ -315,13 +315,33 @@ impl SessionSpec {
         )?;
         self.describe_consent(output)?;
         loop {
-            write!(output, "Start them for this session? [y]es / [n]o: ")?;
+            write!(
+                output,
+                "Start them for this session? [y]es / [a]lways (remembered in ~/.claude.json) / [n]o: "
+            )?;
             output.flush()?;
             let mut line = String::new();
             let read = input.read_line(&mut line)?;
             let answer = line.trim().to_ascii_lowercase();
             match answer.as_str() {
                 "y" | "yes" => {
+                    self.approve_servers();
+                    return Ok(());
+                }
+                "a" | "always" => {
+                    // Where Claude Code's own dialog records it, so either
+                    // tool starts them here from now on without asking.
+                    let names: Vec<String> = self.consent.iter().map(|c| c.name.clone()).collect();
+                    match dsh_mcp::config::remember_approved(&self.sources.home, &self.cwd, &names)
+                    {
+                        Ok(path) => {
+                            writeln!(output, "Approved; remembered in {}.", path.display())?
+                        }
+                        Err(error) => writeln!(
+                            output,
+                            "Approved for this session; cannot remember it: {error}"
+                        )?,
+                    }
                     self.approve_servers();
                     return Ok(());
                 }
@@ -333,7 +353,7 @@ impl SessionSpec {
                     self.skip_servers();
                     return Ok(());
                 }
-                _ => writeln!(output, "Please answer y or n.")?,
+                _ => writeln!(output, "Please answer y, a or n.")?,
             }
         }
     }
@@ -411,8 +431,25 @@ mod tests {
             .unwrap();
         let shown = String::from_utf8(out).unwrap();
         assert!(shown.contains("mcp server `echo`: python3 s.py"), "{shown}");
-        assert!(shown.contains("Please answer y or n."));
+        assert!(shown.contains("Please answer y, a or n."));
         assert!(spec.consent.is_empty());
         assert_eq!(spec.mcp.servers.len(), 1);
+        // For this session only: the next one asks again.
+        assert_eq!(resolve(&env, &cwd, TrustPolicy::Ask).consent.len(), 1);
+    }
+
+    #[test]
+    fn always_remembers_the_approval_where_claude_code_does() {
+        let (_root, env, cwd) = project();
+        let mut spec = resolve(&env, &cwd, TrustPolicy::Ask);
+        let mut out = Vec::new();
+        spec.ask_in_terminal(&mut std::io::Cursor::new("a\n"), &mut out)
+            .unwrap();
+        let shown = String::from_utf8(out).unwrap();
+        assert!(shown.contains("remembered in"), "{shown}");
+        assert_eq!(spec.mcp.servers.len(), 1);
+        let next = resolve(&env, &cwd, TrustPolicy::Ask);
+        assert!(next.consent.is_empty());
+        assert_eq!(next.mcp.servers.len(), 1);
     }
 }

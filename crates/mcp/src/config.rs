@@ -186,6 +186,15 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// The file cannot be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// One server entry is not usable.
     #[error("invalid MCP server `{server}` in {path}: {message}")]
     Server {
@@ -431,6 +440,69 @@ fn project_entry<'a>(claude_json: &'a Value, cwd: &Path) -> Option<&'a Value> {
     claude_json
         .get("projects")?
         .get(cwd.to_string_lossy().as_ref())
+}
+
+/// Remembers that the user approved the project servers `names` for
+/// `cwd`, where Claude Code's approval dialog records it and where
+/// [`discover`] reads it: `~/.claude.json` `projects[<cwd>]
+/// .enabledMcpjsonServers`. Every other key of the file is kept, in its
+/// order; the file is replaced atomically (mode 0600, a symlink is
+/// refused). Returns the file written.
+pub fn remember_approved(
+    home: &Path,
+    cwd: &Path,
+    names: &[String],
+) -> Result<PathBuf, ConfigError> {
+    let path = home.join(".claude.json");
+    let mut doc = read_json(&path)?.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    let shape = |what: &str| ConfigError::Parse {
+        path: path.clone(),
+        message: format!("{what} must be an object"),
+    };
+    let Value::Object(root) = &mut doc else {
+        return Err(shape("the file"));
+    };
+    let projects = root
+        .entry("projects")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    let Value::Object(projects) = projects else {
+        return Err(shape("`projects`"));
+    };
+    let project = projects
+        .entry(cwd.to_string_lossy().into_owned())
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    let Value::Object(project) = project else {
+        return Err(shape("the project's entry in `projects`"));
+    };
+    let enabled = project
+        .entry("enabledMcpjsonServers")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    let Value::Array(enabled) = enabled else {
+        return Err(ConfigError::Parse {
+            path: path.clone(),
+            message: "`enabledMcpjsonServers` must be a list".to_owned(),
+        });
+    };
+    for name in names {
+        if !enabled
+            .iter()
+            .any(|known| known.as_str() == Some(name.as_str()))
+        {
+            enabled.push(Value::String(name.clone()));
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&doc).map_err(|error| ConfigError::Parse {
+        path: path.clone(),
+        message: error.to_string(),
+    })?;
+    text.push('\n');
+    dsh_session::write_atomic(&path, text.as_bytes(), 0o600).map_err(|source| {
+        ConfigError::Write {
+            path: path.clone(),
+            source,
+        }
+    })?;
+    Ok(path)
 }
 
 /// A positive number of seconds (Codex's `*_timeout_sec`, integer or float).
@@ -883,5 +955,73 @@ mod tests {
             found.servers[0].tool_timeout,
             Some(std::time::Duration::from_millis(500))
         );
+    }
+
+    #[test]
+    fn an_approval_is_remembered_in_claude_json_keeping_every_other_key() {
+        let (_dir, discovery) = setup();
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"python3","args":["s.py"]},"other":{"command":"x"}}}"#,
+        );
+        let claude_json = discovery.home.join(".claude.json");
+        let cwd = discovery.cwd.display().to_string();
+        write(
+            &claude_json,
+            &serde_json::json!({
+                "zeta": 1,
+                "projects": {cwd.clone(): {"hasTrustDialogAccepted": false, "enabledMcpjsonServers": ["other"]}},
+                "alpha": {"kept": true}
+            })
+            .to_string(),
+        );
+        let mut asking = discovery.clone();
+        asking.require_project_approval = false;
+        assert_eq!(discover(&asking, &env).unwrap().unapproved, ["echo"]);
+
+        let written =
+            remember_approved(&discovery.home, &discovery.cwd, &["echo".to_owned()]).unwrap();
+        assert_eq!(written, claude_json);
+        // Twice: no duplicate.
+        remember_approved(&discovery.home, &discovery.cwd, &["echo".to_owned()]).unwrap();
+        let doc: Value =
+            serde_json::from_str(&fs_err::read_to_string(&claude_json).unwrap()).unwrap();
+        let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["zeta", "projects", "alpha"]);
+        assert_eq!(doc["alpha"]["kept"], Value::Bool(true));
+        assert_eq!(
+            doc["projects"][&cwd]["hasTrustDialogAccepted"],
+            Value::Bool(false)
+        );
+        assert_eq!(
+            doc["projects"][&cwd]["enabledMcpjsonServers"],
+            serde_json::json!(["other", "echo"])
+        );
+        assert!(discover(&asking, &env).unwrap().unapproved.is_empty());
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = fs_err::metadata(&claude_json).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn remembering_creates_claude_json_and_refuses_a_symlink() {
+        let (dir, discovery) = setup();
+        remember_approved(&discovery.home, &discovery.cwd, &["echo".to_owned()]).unwrap();
+        let doc: Value = serde_json::from_str(
+            &fs_err::read_to_string(discovery.home.join(".claude.json")).unwrap(),
+        )
+        .unwrap();
+        let cwd = discovery.cwd.display().to_string();
+        assert_eq!(
+            doc["projects"][&cwd]["enabledMcpjsonServers"],
+            serde_json::json!(["echo"])
+        );
+
+        let target = dir.path().join("elsewhere.json");
+        write(&target, "{}");
+        fs_err::remove_file(discovery.home.join(".claude.json")).unwrap();
+        std::os::unix::fs::symlink(&target, discovery.home.join(".claude.json")).unwrap();
+        assert!(remember_approved(&discovery.home, &discovery.cwd, &["echo".to_owned()]).is_err());
+        assert_eq!(fs_err::read_to_string(&target).unwrap(), "{}");
     }
 }
