@@ -32,11 +32,18 @@ struct Screen {
 }
 
 impl Screen {
-    fn spawn(
+    fn spawn(ctx: &TestContext, mock: &MockProvider, size: (u16, u16), args: &[&str]) -> Screen {
+        Self::spawn_with_stty(ctx, mock, size, args, "")
+    }
+
+    /// [`Screen::spawn`] with more `stty` settings for the terminal (the
+    /// pty starts without echo; a person's terminal echoes).
+    fn spawn_with_stty(
         ctx: &TestContext,
         mock: &MockProvider,
         (rows, cols): (u16, u16),
         args: &[&str],
+        stty: &str,
     ) -> Screen {
         let tty_file = ctx.home().join(format!("tty-{}", std::process::id()));
         let _ = std::fs::remove_file(&tty_file);
@@ -44,7 +51,7 @@ impl Screen {
         let mut cmd = std::process::Command::new("sh");
         cmd.arg("-c")
             .arg(format!(
-                "tty > '{}'; stty rows {rows} cols {cols}; exec \"$0\" \"$@\"",
+                "tty > '{}'; stty rows {rows} cols {cols} {stty}; exec \"$0\" \"$@\"",
                 tty_file.display()
             ))
             .arg(env!("CARGO_BIN_EXE_dsh"))
@@ -833,5 +840,44 @@ fn markdown_blocks_stay_apart_and_a_connected_mcp_server_is_no_warning() {
         ],
         "{shown}"
     );
+    screen.exit_with_ctrl_d();
+}
+
+#[test]
+fn ctrl_c_while_a_command_runs_reads_one_caret_c() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "bash",
+                &json!({ "command": "sleep 30" }),
+            )],
+        ),
+        MockResponse::text("Stopped."),
+    ]);
+    let mut screen = Screen::spawn_with_stty(
+        &ctx,
+        &mock,
+        (30, 100),
+        &["--permission-mode", "bypassPermissions"],
+        "echo echoctl",
+    );
+    screen.wait_prompt();
+    screen.type_text("Wait a while\r");
+    screen.wait_text("$ sleep 30");
+    std::thread::sleep(Duration::from_millis(300));
+    screen.send("\x03");
+    let shown = screen.wait_text("interrupting the turn");
+    // The terminal echoed `^C` itself (cooked mode): dsh's line takes it
+    // back instead of adding a second one.
+    assert!(!shown.contains("^C^C"), "{shown}");
+    let line = shown
+        .lines()
+        .find(|line| line.contains("interrupting the turn"))
+        .unwrap();
+    assert_eq!(line.trim_end(), "^C interrupting the turn…", "{shown}");
+    screen.wait_prompt();
     screen.exit_with_ctrl_d();
 }
