@@ -169,14 +169,15 @@ impl Block {
     /// `next` when the text has none: between blocks, never inside a
     /// paragraph, a list or a quote.
     fn needs_gap_before(self, next: Block) -> bool {
-        match (self, next) {
-            (Block::Start | Block::Blank, _) | (_, Block::Blank) => false,
-            (Block::Paragraph, Block::Paragraph)
-            | (Block::List, Block::List)
-            | (Block::Quote, Block::Quote)
-            | (Block::Code, Block::Code) => false,
-            _ => true,
-        }
+        !matches!(
+            (self, next),
+            (Block::Start | Block::Blank, _)
+                | (_, Block::Blank)
+                | (Block::Paragraph, Block::Paragraph)
+                | (Block::List, Block::List)
+                | (Block::Quote, Block::Quote)
+                | (Block::Code, Block::Code)
+        )
     }
 }
 
