@@ -425,7 +425,101 @@ fn full_flow_over_stdio() {
         [("denied", true), ("executed", false), ("executed", true)]
     );
 
+    // What an editor sees of each call, in order.
+    let sent: Vec<Value> = wire
+        .iter()
+        .filter_map(|line| line.strip_prefix("<- "))
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let trail = |id: &str| -> Vec<String> {
+        sent.iter()
+            .filter_map(|m| {
+                let update = &m["params"]["update"];
+                let tool_call = &m["params"]["toolCall"];
+                if is_method(m, "session/request_permission") && tool_call["toolCallId"] == id {
+                    Some("ask".to_owned())
+                } else if update["toolCallId"] == id {
+                    Some(format!(
+                        "{}:{}",
+                        update["sessionUpdate"].as_str().unwrap(),
+                        update["status"].as_str().unwrap_or("pending")
+                    ))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    };
+    // The trust question is announced as a call before it is asked, and settled.
+    let trust_id = trust["params"]["toolCall"]["toolCallId"].as_str().unwrap();
+    assert_eq!(
+        trail(trust_id),
+        ["tool_call:pending", "ask", "tool_call_update:completed"]
+    );
+    // A call runs `in_progress` from when it starts; a denied one never runs.
+    assert_eq!(
+        trail("call_rm"),
+        ["tool_call:pending", "tool_call_update:failed"]
+    );
+    assert_eq!(
+        trail("call_write"),
+        [
+            "tool_call:pending",
+            "ask",
+            "tool_call_update:in_progress",
+            "tool_call_update:completed"
+        ]
+    );
+    assert_eq!(
+        trail("call_slow"),
+        [
+            "tool_call:pending",
+            "tool_call_update:in_progress",
+            "tool_call_update:failed"
+        ]
+    );
+    // The hook's denial is shown once, by the failed call, not as a message too.
+    let messages: Vec<&str> = sent
+        .iter()
+        .filter(|m| is_update(m, "agent_message_chunk"))
+        .filter_map(|m| m["params"]["update"]["content"]["text"].as_str())
+        .collect();
+    assert!(
+        messages.iter().all(|text| !text.contains("bash policy")),
+        "{messages:?}"
+    );
+
     insta::assert_snapshot!(normalized(&ctx, &wire));
+}
+
+/// An editor's mistakes get JSON-RPC errors on stdout and nothing on
+/// stderr (the error is the client's to show).
+#[test]
+fn error_responses_write_nothing_to_stderr() {
+    let ctx = TestContext::new();
+    let input = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#,
+        "this is not json",
+        r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":42}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"nobody","prompt":[{"type":"text","text":"hi"}]}}"#,
+    ]
+    .join("\n");
+    let output = ctx
+        .dsh()
+        .arg("acp")
+        .env("DSH_BASE_URL", "http://127.0.0.1:9")
+        .env("DSH_API_KEY", "sk-test")
+        .write_stdin(format!("{input}\n"))
+        .timeout(WAIT)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let errors = stdout.lines().filter(|l| l.contains("\"error\"")).count();
+    assert_eq!(errors, 4, "{stdout}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.trim().is_empty(), "stderr: {stderr}");
 }
 
 /// Writes the same ask hook as [`install_project_hooks`] at user level

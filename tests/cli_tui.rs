@@ -32,11 +32,18 @@ struct Screen {
 }
 
 impl Screen {
-    fn spawn(
+    fn spawn(ctx: &TestContext, mock: &MockProvider, size: (u16, u16), args: &[&str]) -> Screen {
+        Self::spawn_with_stty(ctx, mock, size, args, "")
+    }
+
+    /// [`Screen::spawn`] with more `stty` settings for the terminal (the
+    /// pty starts without echo; a person's terminal echoes).
+    fn spawn_with_stty(
         ctx: &TestContext,
         mock: &MockProvider,
         (rows, cols): (u16, u16),
         args: &[&str],
+        stty: &str,
     ) -> Screen {
         let tty_file = ctx.home().join(format!("tty-{}", std::process::id()));
         let _ = std::fs::remove_file(&tty_file);
@@ -44,7 +51,7 @@ impl Screen {
         let mut cmd = std::process::Command::new("sh");
         cmd.arg("-c")
             .arg(format!(
-                "tty > '{}'; stty rows {rows} cols {cols}; exec \"$0\" \"$@\"",
+                "tty > '{}'; stty rows {rows} cols {cols} {stty}; exec \"$0\" \"$@\"",
                 tty_file.display()
             ))
             .arg(env!("CARGO_BIN_EXE_dsh"))
@@ -245,7 +252,13 @@ fn a_person_edits_recalls_history_and_runs_slash_commands() {
     screen.type_text("/hlep\r");
     screen.wait_text("unknown command /hlep — did you mean /help?");
     screen.type_text("/help\r");
-    screen.wait_text("Ctrl-R searches history");
+    // dsh wraps the keys paragraph itself: read it with its rows joined.
+    screen.wait_for("Ctrl-R searches history", |s| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains("Ctrl-R searches history")
+    });
 
     // Editing: a typo fixed with backspace, a word inserted after moving
     // the cursor to the start of the line (Ctrl-A).
@@ -386,8 +399,13 @@ fn a_hook_block_shows_the_hooks_own_words_and_ctrl_o_the_rest() {
     let detail = screen.wait_for("the rest of the detail", |s| s.trim_end().ends_with('>'));
     // Shown with --nocapture (the README's transcript is this screen).
     println!("{}", redact(&detail));
+    // The whole command, on rows dsh broke between its words.
     assert!(
-        detail.contains("project/bash_validator.sh --strict"),
+        detail
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains("project/bash_validator.sh --strict"),
         "{detail}"
     );
     assert!(
@@ -510,7 +528,12 @@ fn errors_read_as_one_line_ctrl_c_interrupts_and_the_status_line_counts_context(
     screen.wait_for("the request", |_| mock.requests().len() >= 2);
     std::thread::sleep(Duration::from_millis(300));
     screen.send("\x03");
-    screen.wait_text("interrupted");
+    let shown = screen.wait_text("interrupted");
+    // The terminal's own `^C` echo and dsh's line read as one `^C`.
+    screen.wait_text("interrupting the turn");
+    let shown = format!("{shown}{}", screen.contents());
+    assert!(!shown.contains("^C^C"), "{shown}");
+    assert!(shown.contains("^C interrupting the turn…"), "{shown}");
     screen.wait_prompt();
 
     // Tab completes a command; the reply's usage reaches the status line.
@@ -648,4 +671,213 @@ fn a_line_typed_while_a_tool_runs_joins_the_running_turn() {
     let events = events(&session_logs(&ctx)[0]);
     assert_eq!(of_type(&events, "turn/end").len(), 1, "no extra turn");
     assert_eq!(of_type(&events, "steering/message").len(), 1);
+}
+
+/// Screen rows `from` (a row containing it) through `to`, each as shown,
+/// with whether the terminal (not dsh) wrapped it onto the next row.
+fn region(screen: &Screen, from: &str, to: &str) -> Vec<(String, bool)> {
+    let parser = screen.parser.lock().unwrap();
+    let grid = parser.screen();
+    let (rows, cols) = grid.size();
+    let (rows, cols) = (rows.get(), cols.get());
+    let all: Vec<(String, bool)> = grid
+        .rows(0, cols)
+        .zip(0..rows)
+        .map(|(text, row)| (text, grid.row_wrapped(row)))
+        .collect();
+    let start = all.iter().position(|(text, _)| text.contains(from));
+    let Some(start) = start else {
+        return Vec::new();
+    };
+    let end = all[start..]
+        .iter()
+        .position(|(text, _)| text.contains(to))
+        .map_or(all.len(), |offset| start + offset + 1);
+    all[start..end].to_vec()
+}
+
+fn words(rows: &[(String, bool)]) -> Vec<String> {
+    rows.iter()
+        .flat_map(|(text, _)| text.split_whitespace().map(str::to_owned))
+        .collect::<Vec<_>>()
+}
+
+#[test]
+fn dshs_own_text_wraps_between_words_like_the_models() {
+    // The same /help, wide and narrow: the narrow one has the same words,
+    // each whole, on rows dsh broke itself (none the terminal wrapped).
+    let help_rows = |cols: u16| {
+        let ctx = TestContext::new();
+        let mock = mock(Vec::new());
+        let mut screen = Screen::spawn(&ctx, &mock, (60, cols), &[]);
+        screen.wait_prompt();
+        screen.type_text("/help\r");
+        screen.wait_text("Commands:");
+        screen.wait_prompt();
+        let rows = region(&screen, "Commands:", "model.");
+        screen.exit_with_ctrl_d();
+        rows
+    };
+    let wide = help_rows(250);
+    let narrow = help_rows(52);
+    assert!(narrow.len() > wide.len(), "{narrow:#?}");
+    assert_eq!(words(&narrow), words(&wide));
+    for (text, wrapped) in &narrow {
+        assert!(
+            !wrapped,
+            "the terminal broke this row: {text:?}\n{narrow:#?}"
+        );
+        assert!(text.trim_end().chars().count() <= 52, "{text:?}");
+    }
+}
+
+#[test]
+fn a_hook_that_says_blocked_reads_once_and_long_lines_wrap() {
+    let ctx = TestContext::new();
+    let hooks = ctx.project().join(".claude/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(
+        hooks.join("safe_clean_guard.sh"),
+        "cat >/dev/null\necho 'Blocked: use the safe-clean script instead of removing the build history by hand' >&2\nexit 2\n",
+    )
+    .unwrap();
+    let claude = ctx.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{ "hooks": { "PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/safe_clean_guard.sh" } ] } ] } }"#,
+    )
+    .unwrap();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "bash",
+                &json!({ "command": "rm -rf build" }),
+            )],
+        ),
+        MockResponse::text("Understood."),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (40, 60), &[]);
+    screen.wait_prompt();
+    screen.type_text("Clean up\r");
+    let shown = screen.wait_text("Understood.");
+    assert!(shown.contains("Blocked: use the safe-clean"), "{shown}");
+    assert!(
+        !shown.to_lowercase().contains("blocked: blocked"),
+        "{shown}"
+    );
+    screen.wait_prompt();
+    // /last's full text: every row broken by dsh, between words.
+    screen.send("/last\r");
+    screen.wait_text("exit code: 2");
+    screen.wait_prompt();
+    let rows = region(&screen, "safe_clean_guard", "exit code: 2");
+    assert!(!rows.is_empty(), "{}", screen.contents());
+    // Only a single word wider than the screen may run over its edge.
+    let unbreakable = |text: &str| text.split_whitespace().count() == 1;
+    for (text, wrapped) in &rows {
+        assert!(
+            !wrapped || unbreakable(text),
+            "the terminal broke this row: {text:?}\n{rows:#?}"
+        );
+    }
+    screen.exit_with_ctrl_d();
+}
+
+#[test]
+fn markdown_blocks_stay_apart_and_a_connected_mcp_server_is_no_warning() {
+    let ctx = TestContext::new();
+    let config = ctx.home().join("mcp.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"echo": {
+            "command": "python3",
+            "args": [crate::support::repo_root().join("fixtures/mcp/echo_server.py")],
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    let mock = mock(vec![MockResponse::text(
+        "# Plan\nFirst a paragraph.\n- one step\n- two steps\n```sh\nls -la\n```\nDone.",
+    )]);
+    let config = config.display().to_string();
+    let mut screen = Screen::spawn(
+        &ctx,
+        &mock,
+        (40, 100),
+        &["--color", "always", "--mcp-config", &config],
+    );
+    let banner = screen.wait_text("mcp: echo");
+    let line = banner
+        .lines()
+        .find(|line| line.contains("mcp: echo"))
+        .unwrap();
+    assert!(line.contains("connected"), "{banner}");
+    assert!(!line.contains('⚠'), "{banner}");
+    screen.wait_prompt();
+    screen.type_text("Make a plan\r");
+    let shown = screen.wait_text("Done.");
+    let rows: Vec<&str> = shown
+        .lines()
+        .map(str::trim_end)
+        .skip_while(|row| *row != "Plan")
+        .take_while(|row| *row != "Done.")
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "Plan",
+            "",
+            "First a paragraph.",
+            "",
+            "• one step",
+            "• two steps",
+            "",
+            "  ls -la",
+            ""
+        ],
+        "{shown}"
+    );
+    screen.exit_with_ctrl_d();
+}
+
+#[test]
+fn ctrl_c_while_a_command_runs_reads_one_caret_c() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "bash",
+                &json!({ "command": "sleep 30" }),
+            )],
+        ),
+        MockResponse::text("Stopped."),
+    ]);
+    let mut screen = Screen::spawn_with_stty(
+        &ctx,
+        &mock,
+        (30, 100),
+        &["--permission-mode", "bypassPermissions"],
+        "echo echoctl",
+    );
+    screen.wait_prompt();
+    screen.type_text("Wait a while\r");
+    screen.wait_text("$ sleep 30");
+    std::thread::sleep(Duration::from_millis(300));
+    screen.send("\x03");
+    let shown = screen.wait_text("interrupting the turn");
+    // The terminal echoed `^C` itself (cooked mode): dsh's line takes it
+    // back instead of adding a second one.
+    assert!(!shown.contains("^C^C"), "{shown}");
+    let line = shown
+        .lines()
+        .find(|line| line.contains("interrupting the turn"))
+        .unwrap();
+    assert_eq!(line.trim_end(), "^C interrupting the turn…", "{shown}");
+    screen.wait_prompt();
+    screen.exit_with_ctrl_d();
 }

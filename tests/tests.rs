@@ -10,6 +10,8 @@ mod support;
 mod acp_sdk;
 mod acp_server;
 mod cli_headless;
+// `dsh completions` and `dsh man`.
+mod cli_install;
 mod cli_interactive;
 mod cli_replay;
 mod cli_sessions_safety;

@@ -10,6 +10,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod headless;
+mod install;
 mod mcp_cmd;
 mod output;
 mod replay;
@@ -138,13 +139,26 @@ enum Command {
         #[arg(long, value_enum, default_value_t = log_view::ColorChoice::Auto)]
         color: log_view::ColorChoice,
     },
+    /// Prints a shell completion script: `dsh completions bash > …` (see the install guide).
+    Completions {
+        /// The shell the script is for.
+        #[arg(value_enum)]
+        shell: install::Shell,
+    },
+    /// Prints dsh's manual page (roff): `dsh man | man -l -`.
+    Man,
 }
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("DSH_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                // The ACP library warns about every error response it
+                // sends; the client already has the error, so by default
+                // only its errors reach stderr.
+                .unwrap_or_else(|_| {
+                    tracing_subscriber::EnvFilter::new("warn,agent_client_protocol=error")
+                }),
         )
         .with_writer(std::io::stderr)
         // Colour codes only for a person at a terminal, never into a pipe or file.
@@ -180,6 +194,8 @@ fn main() -> ExitCode {
         Some(Command::Hooks { command }) => hooks_cmd::run(command),
         Some(Command::Sessions { json }) => sessions::run_list(json),
         Some(Command::Mcp { command }) => mcp_cmd::run(command),
+        Some(Command::Completions { shell }) => install::completions::<Cli>(shell),
+        Some(Command::Man) => install::man::<Cli>(),
         None => {
             let pick = match (cli.resume, cli.continue_session) {
                 (Some(id), _) => sessions::Pick::Resume(id),

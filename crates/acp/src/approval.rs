@@ -23,7 +23,8 @@ use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
-    SessionId, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    SessionId, SessionUpdate, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind,
 };
 use async_trait::async_trait;
 use dsh_seams::{ApprovalResponse, CancellationToken, ToolExecution};
@@ -239,6 +240,10 @@ pub struct ConsentQuestion {
     reject: &'static str,
     /// What is skipped on a refusal, for the diagnostics.
     what: &'static str,
+    /// The settled question's text after an allow.
+    allowed: &'static str,
+    /// The settled question's text after anything else.
+    skipped: &'static str,
 }
 
 impl ConsentQuestion {
@@ -269,6 +274,8 @@ impl ConsentQuestion {
             allow: "Run them this session",
             reject: "Don't run them",
             what: "untrusted project hooks",
+            allowed: "The project's hooks run in this session.",
+            skipped: "The untrusted project hooks do not run in this session.",
             call_id: format!("dsh-trust-{session}"),
             title: format!("Run {} untrusted project hook(s)?", hooks.len()),
             description,
@@ -296,6 +303,8 @@ impl ConsentQuestion {
             allow: "Start them this session",
             reject: "Don't start them",
             what: "unapproved project MCP servers",
+            allowed: "The project's MCP servers start in this session.",
+            skipped: "The unapproved project MCP servers do not start in this session.",
             call_id: format!("dsh-mcp-consent-{session}"),
             title: format!("Start {} unapproved project MCP server(s)?", servers.len()),
             description,
@@ -309,17 +318,31 @@ impl ConsentQuestion {
         session_id: &SessionId,
         cancel: &CancellationToken,
     ) -> TrustAnswer {
+        // ACP asks permission only for a tool call, so the question is
+        // announced as one (pending) before it is asked, and settled after
+        // it: an editor never meets a call id it was not told about.
+        let content = vec![ToolCallContent::from(self.description.clone())];
+        super::send_update(
+            cx,
+            session_id,
+            SessionUpdate::ToolCall(
+                ToolCall::new(self.call_id.clone(), self.title.clone())
+                    .kind(ToolKind::Execute)
+                    .status(ToolCallStatus::Pending)
+                    .content(content.clone()),
+            ),
+        );
         let fields = ToolCallUpdateFields::new()
             .title(self.title.clone())
             .kind(ToolKind::Execute)
             .status(ToolCallStatus::Pending)
-            .content(vec![ToolCallContent::from(self.description.clone())]);
+            .content(content);
         let request = RequestPermissionRequest::new(
             session_id.clone(),
             ToolCallUpdate::new(self.call_id.clone(), fields),
             options(self.allow, self.reject),
         );
-        match ask(cx, request, cancel).await {
+        let answer = match ask(cx, request, cancel).await {
             Answer::AllowOnce => TrustAnswer::RunThisSession,
             other @ Answer::AllowAlways
             | other @ Answer::RejectOnce
@@ -330,6 +353,21 @@ impl ConsentQuestion {
                 tracing::info!("{} skipped: {other:?}", self.what);
                 TrustAnswer::Skip
             }
-        }
+        };
+        let (status, outcome) = match answer {
+            TrustAnswer::RunThisSession => (ToolCallStatus::Completed, self.allowed),
+            TrustAnswer::Skip => (ToolCallStatus::Failed, self.skipped),
+        };
+        super::send_update(
+            cx,
+            session_id,
+            SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                self.call_id.clone(),
+                ToolCallUpdateFields::new()
+                    .status(status)
+                    .content(vec![ToolCallContent::from(outcome)]),
+            )),
+        );
+        answer
     }
 }

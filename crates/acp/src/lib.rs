@@ -38,6 +38,12 @@
 //!   it; the turn ends `interrupted`, tool and hook process groups are killed
 //!   by their owners, and an open permission question is answered cancelled.
 //!
+//! Tool calls are announced `pending` when the model's call is sealed, turn
+//! `in_progress` when the tool starts running (`progress.rs`: after every
+//! hook, rule and approval let it through) and settle `completed` or
+//! `failed`. The questions about untrusted hooks and unapproved MCP servers
+//! are announced as tool calls of their own before they are asked.
+//!
 //! Approvals: a pre-execute `ask` becomes `session/request_permission` for
 //! the exact tool call id with the terminal's choices: allow always (the
 //! rule dsh-permissions derives for the call, kept for the session and
@@ -56,6 +62,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod approval;
+mod progress;
 mod translate;
 
 use dsh_stdio::stdio::{ExitStatus, errln, error_chain};
@@ -553,7 +560,7 @@ impl Server {
             },
         };
         // MCP servers start on a runtime of their own: off this one.
-        let assembled = tokio::task::spawn_blocking(move || dsh_core::assemble(spec, target))
+        let mut assembled = tokio::task::spawn_blocking(move || dsh_core::assemble(spec, target))
             .await
             .map_err(|error| internal(anyhow::Error::new(error)))?
             .map_err(core)?;
@@ -597,6 +604,13 @@ impl Server {
                 })),
             }
         };
+        // Last in the chain: it runs only for calls every check let through.
+        assembled
+            .plugins
+            .push(Arc::new(progress::ExecutionStarts::new(
+                cx.clone(),
+                session_id.clone(),
+            )));
         let approval = AcpApproval::new(
             cx.clone(),
             session_id.clone(),

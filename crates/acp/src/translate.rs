@@ -7,7 +7,7 @@
 //! reason, a `systemMessage`, a blocked prompt). It holds no connection; the
 //! server sends what it returns.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{
@@ -54,11 +54,18 @@ pub struct Translator {
     calls: HashMap<String, PendingCall>,
     /// `invocation_id` → the hook's dialect, event and tool call, for naming a block.
     hooks: HashMap<String, HookRun>,
-    /// Tool calls announced this turn.
-    announced: HashSet<String>,
-    /// Messages about a call whose hooks ran before it was announced (input
-    /// policy runs before `tool/call` is logged); sent right after it.
-    held: HashMap<String, Vec<SessionUpdate>>,
+    /// Hook blocks of a call, held until the call settles: a block whose
+    /// reason the failed call already shows is not shown a second time.
+    held: HashMap<String, Vec<HeldBlock>>,
+}
+
+/// A hook's block of one tool call, not yet shown.
+#[derive(Debug, Clone)]
+struct HeldBlock {
+    /// The hook's reason, as the call's result would carry it.
+    reason: String,
+    /// The message naming the hook, shown when the result does not.
+    message: SessionUpdate,
 }
 
 /// A hook run in flight.
@@ -166,7 +173,6 @@ impl Translator {
             streamed: false,
             calls: HashMap::new(),
             hooks: HashMap::new(),
-            announced: HashSet::new(),
             held: HashMap::new(),
         }
     }
@@ -260,12 +266,9 @@ impl Translator {
                         before,
                     },
                 );
-                self.announced.insert(call_id.clone());
-                let mut updates = vec![SessionUpdate::ToolCall(tool_call(
+                vec![SessionUpdate::ToolCall(tool_call(
                     &self.cwd, call_id, tool, arguments,
-                ))];
-                updates.extend(self.held.remove(call_id).unwrap_or_default());
-                updates
+                ))]
             }
             EventBody::ToolResult {
                 call_id,
@@ -298,10 +301,22 @@ impl Translator {
                     blocks.push(ToolCallContent::from(cut(content)));
                 }
                 let fields = ToolCallUpdateFields::new().status(status).content(blocks);
-                vec![SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                // A hook's block is shown once: by the failed call when its
+                // result carries the reason (a PreToolUse denial), else by
+                // a message naming the hook.
+                let mut updates: Vec<SessionUpdate> = self
+                    .held
+                    .remove(call_id)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|held| !(*is_error && content.contains(held.reason.as_str())))
+                    .map(|held| held.message)
+                    .collect();
+                updates.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
                     call_id.clone(),
                     fields,
-                ))]
+                )));
+                updates
             }
             EventBody::HookInvoked {
                 invocation_id,
@@ -347,18 +362,20 @@ impl Translator {
                 // Hook stderr arrives verbatim, usually newline-terminated;
                 // the frame below supplies the spacing, so the display (and
                 // only the display) drops the reason's trailing whitespace.
+                let reason = reason.trim_end();
                 let message = agent_text(format!(
-                    "\n> [{} {} hook] blocked: {}\n\n",
-                    run.dialect,
-                    run.event,
-                    reason.trim_end()
+                    "\n> [{} {} hook] blocked: {reason}\n\n",
+                    run.dialect, run.event,
                 ));
                 match run.call_id {
-                    Some(call_id) if !self.announced.contains(&call_id) => {
-                        self.held.entry(call_id).or_default().push(message);
+                    Some(call_id) => {
+                        self.held.entry(call_id).or_default().push(HeldBlock {
+                            reason: reason.to_owned(),
+                            message,
+                        });
                         Vec::new()
                     }
-                    _ => vec![message],
+                    None => vec![message],
                 }
             }
             EventBody::TurnEnd {
@@ -367,7 +384,6 @@ impl Translator {
                 self.streamed = false;
                 self.calls.clear();
                 self.hooks.clear();
-                self.announced.clear();
                 self.held.clear();
                 match (reason, message) {
                     (dsh_protocol::TurnEndReason::Stopped, Some(message)) => {
@@ -570,16 +586,71 @@ mod tests {
             http_status: None,
         });
         // The hook judged the call before it was logged: the message waits
-        // for the call's announcement.
+        // for the call to settle.
         assert!(t.event(&result, Mode::Live).is_empty());
         let shown = wire(&t.event(&call("bash", json!({"command": "rm -rf /"})), Mode::Live));
-        assert_eq!(shown.len(), 2);
+        assert_eq!(shown.len(), 1);
         assert_eq!(shown[0]["sessionUpdate"], "tool_call");
-        let text = shown[1]["content"]["text"].as_str().unwrap();
+        // A result that does not carry the reason: the message names the hook.
+        let settled = wire(&t.event(&self::result(true, "denied", "denied"), Mode::Live));
+        assert_eq!(settled.len(), 2, "{settled:?}");
+        let text = settled[0]["content"]["text"].as_str().unwrap();
         assert!(
             text.contains("claude PreToolUse hook") && text.contains("rm -rf is not allowed"),
             "{text}"
         );
+        assert_eq!(settled[1]["status"], "failed");
+    }
+
+    #[test]
+    fn a_denial_the_failed_call_shows_is_not_also_a_message() {
+        let mut t = Translator::new(PathBuf::from("/p"));
+        t.event(
+            &event(EventBody::HookInvoked {
+                turn: Some(1),
+                invocation_id: "h1".into(),
+                dialect: Dialect::Claude,
+                event: "PreToolUse".into(),
+                seam: dsh_protocol::Seam::PreExecute,
+                matcher: None,
+                origin: None,
+                command: "guard.sh".into(),
+                input: json!({}),
+                call_id: Some("c1".into()),
+            }),
+            Mode::Live,
+        );
+        let hook_result = event(EventBody::HookResult {
+            turn: Some(1),
+            invocation_id: "h1".into(),
+            outcome: HookOutcomeKind::Exited,
+            exit_code: Some(2),
+            signal: None,
+            timed_out: false,
+            duration_ms: 1,
+            stdout: String::new(),
+            stderr: "Blocked: use the safe script\n".into(),
+            error: None,
+            parsed_output: None,
+            decision: Box::new(dsh_protocol::HookDecision {
+                reason: Some("Blocked: use the safe script\n".into()),
+                ..dsh_protocol::HookDecision::of(HookEffect::Deny)
+            }),
+            http_status: None,
+        });
+        assert!(t.event(&hook_result, Mode::Live).is_empty());
+        t.event(&call("bash", json!({"command": "rm -rf /"})), Mode::Live);
+        let settled = wire(&t.event(
+            &result(
+                true,
+                "PreToolUse:Bash hook error: [guard.sh]: Blocked: use the safe script\n",
+                "denied",
+            ),
+            Mode::Live,
+        ));
+        assert_eq!(settled.len(), 1, "{settled:?}");
+        assert_eq!(settled[0]["sessionUpdate"], "tool_call_update");
+        assert_eq!(settled[0]["status"], "failed");
     }
 
     #[test]

@@ -192,6 +192,15 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         let cwd = opened.cwd.clone();
         let source = opened.source;
         let notices = opened.notices.clone();
+        // MCP servers that started are news, not a warning; hook notices,
+        // discovery notices and failed servers are warnings.
+        let settled_servers: Vec<String> = opened
+            .mcp
+            .notices()
+            .iter()
+            .filter(|line| !opened.problems.contains(line))
+            .cloned()
+            .collect();
         let runner = opened.runner.clone();
         let mcp = Arc::clone(&opened.mcp);
         let usage: Arc<Mutex<Option<dsh_protocol::TokenUsage>>> = Arc::new(Mutex::new(None));
@@ -267,7 +276,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                     match running {
                         Some(token) => {
                             if !token.is_cancelled() {
-                                term.lines(Tone::Warn, "^C interrupting the turn…");
+                                term.interrupting();
                                 token.cancel();
                             }
                         }
@@ -307,7 +316,11 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
             &format!("{how} · Ctrl-C interrupts · Ctrl-D exits"),
         );
         for notice in &notices {
-            term.lines(Tone::Warn, &format!("⚠ {notice}"));
+            if settled_servers.contains(notice) {
+                term.lines(Tone::Good, &format!("✓ {notice}"));
+            } else {
+                term.lines(Tone::Warn, &format!("⚠ {notice}"));
+            }
         }
         agent.start(source).await;
         starting.store(false, std::sync::atomic::Ordering::SeqCst);

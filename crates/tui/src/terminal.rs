@@ -181,14 +181,37 @@ impl Terminal {
         }
     }
 
-    /// Prints whole lines.
+    /// Prints whole lines; on a terminal each is word-wrapped to its width
+    /// (see [`wrap_line`]), as the Markdown renderer wraps the model's text.
     pub fn lines(&self, tone: Tone, text: &str) {
+        let width = self.tty.then(render::terminal_width);
         self.with_state(|state, out| {
             Self::start_line(state, out);
             for line in text.lines() {
-                out.push_str(&self.paint(tone, line));
-                out.push('\n');
+                let wrapped = match width {
+                    Some(width) => wrap_line(line, width),
+                    None => line.to_owned(),
+                };
+                for row in wrapped.split('\n') {
+                    out.push_str(&self.paint(tone, row));
+                    out.push('\n');
+                }
             }
+        });
+    }
+
+    /// "interrupting the turn…" after a Ctrl-C. The terminal may already
+    /// have echoed `^C` where the cursor was (ECHOCTL in cooked mode):
+    /// that echo is taken back first, so the line reads `^C` once.
+    pub fn interrupting(&self) {
+        let echoed = self.tty && echoes_control_chars();
+        self.with_state(|state, out| {
+            if echoed {
+                out.push_str("\x08\x08\x1b[K");
+            }
+            Self::start_line(state, out);
+            out.push_str(&self.paint(Tone::Warn, "^C interrupting the turn…"));
+            out.push('\n');
         });
     }
 
@@ -558,6 +581,65 @@ impl Terminal {
     }
 }
 
+/// Whether the terminal on stdin echoes a typed Ctrl-C as `^C` (cooked
+/// mode with ECHO and ECHOCTL; the line editor's raw mode echoes nothing).
+fn echoes_control_chars() -> bool {
+    use nix::sys::termios::{LocalFlags, tcgetattr};
+    tcgetattr(std::io::stdin()).is_ok_and(|attrs| {
+        attrs
+            .local_flags
+            .contains(LocalFlags::ECHO | LocalFlags::ECHOCTL | LocalFlags::ISIG)
+    })
+}
+
+/// `line` word-wrapped to `width` columns: breaks only between words, and
+/// continuation rows hang under the line's text (see [`hang_of`]).
+pub fn wrap_line(line: &str, width: usize) -> String {
+    if line.chars().count() <= width {
+        return line.to_owned();
+    }
+    let trimmed = line.trim_start();
+    let indent = &line[..line.len() - trimmed.len()];
+    let hang = hang_of(line);
+    // A column too far right would leave one word per row.
+    let hang = if hang > width / 2 {
+        indent.chars().count() + 4
+    } else {
+        hang
+    };
+    render::wrap(
+        &[Span::new(trimmed, anstyle::Style::new())],
+        width,
+        &Span::new(indent, anstyle::Style::new()),
+        &" ".repeat(hang),
+        false,
+    )
+}
+
+/// Where a line's continuation rows start: under the text after a leading
+/// mark (`⎿ `, `• `, `- `, `⚑ ` …), or under the second column of a
+/// two-column line (`  /help      shows this help`), else under its indent.
+fn hang_of(line: &str) -> usize {
+    let indent = line.chars().take_while(|c| c.is_whitespace()).count();
+    let rest: Vec<char> = line.chars().skip(indent).collect();
+    // A one-character mark followed by a space.
+    if rest.len() > 2 && rest[1] == ' ' && !rest[0].is_alphanumeric() && rest[0] != '/' {
+        return indent + 2;
+    }
+    // The first run of two or more spaces inside the text: a column.
+    let mut column = None;
+    let mut index = 0;
+    while index < rest.len() {
+        let run = rest[index..].iter().take_while(|c| **c == ' ').count();
+        if run >= 2 && index + run < rest.len() {
+            column = Some(index + run);
+            break;
+        }
+        index += run.max(1);
+    }
+    indent + column.unwrap_or(0)
+}
+
 /// How much of a hook's command its line shows (cut in the middle).
 const HOOK_COMMAND_CHARS: usize = 48;
 
@@ -694,6 +776,11 @@ pub fn describe_hook(report: &HookReport<'_>) -> (Tone, String) {
         return (Tone::Warn, format!("⚑ {label} {failure} ({took})"));
     }
     match effect {
+        // A hook whose own words already say so (`Blocked: use …`) is not
+        // prefixed with dsh's `blocked` as well.
+        HookEffect::Deny | HookEffect::Block if reason.is_some_and(says_blocked) => {
+            (Tone::Bad, format!("⚑ {label}{reason_tail} ({took})"))
+        }
         HookEffect::Deny | HookEffect::Block => (
             Tone::Bad,
             format!("⚑ {label} blocked{reason_tail} ({took})"),
@@ -724,6 +811,17 @@ pub fn describe_hook(report: &HookReport<'_>) -> (Tone, String) {
             (tone, format!("· {label} ran ({took}{code})"))
         }
     }
+}
+
+/// Whether a hook's reason opens by saying it blocks (`Blocked: …`,
+/// `BLOCKED - …`, `Block: …`).
+fn says_blocked(reason: &str) -> bool {
+    let word: String = reason
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .collect();
+    matches!(word.to_lowercase().as_str(), "blocked" | "block")
 }
 
 fn first_line(text: &str) -> &str {
@@ -776,6 +874,77 @@ mod tests {
         let (tone, text) = describe_result(true, "needs approval", Some("no_approval_service"));
         assert_eq!(tone, Tone::Bad);
         assert_eq!(text, "  ⎿ no approval service — needs approval");
+    }
+
+    #[test]
+    fn dsh_lines_wrap_between_words_under_their_text() {
+        let help = format!(
+            "  {:<30} {}",
+            "/hooks [trust|untrust]", "lists the hooks of this session with their trust and origin"
+        );
+        let wrapped = wrap_line(&help, 70);
+        let rows: Vec<&str> = wrapped.lines().collect();
+        assert!(rows.len() > 1, "{wrapped}");
+        assert!(
+            rows.iter().all(|row| row.chars().count() <= 70),
+            "{wrapped}"
+        );
+        // Continuation rows start under the description column.
+        let column = rows[0].find("lists").unwrap();
+        assert!(
+            rows[1..]
+                .iter()
+                .all(|row| row[..column].trim().is_empty() && !row[column..].starts_with(' ')),
+            "{wrapped}"
+        );
+        // Rejoined, no word was split.
+        let words: Vec<&str> = wrapped.split_whitespace().collect();
+        assert_eq!(words, help.split_whitespace().collect::<Vec<_>>());
+        // A marked line hangs under its text.
+        let result = "  ⎿ denied — safe_clean_guard.sh says this command removes the build history";
+        let wrapped = wrap_line(result, 40);
+        assert!(
+            wrapped
+                .lines()
+                .skip(1)
+                .all(|row| row.starts_with("    ") && !row.starts_with("     ")),
+            "{wrapped}"
+        );
+        assert!(wrapped.contains("safe_clean_guard.sh"), "{wrapped}");
+        // Short lines are left alone; a word longer than a row keeps a row.
+        assert_eq!(wrap_line("short", 40), "short");
+        assert_eq!(
+            wrap_line("a verylongwordthatdoesnotfit", 10),
+            "a\nverylongwordthatdoesnotfit"
+        );
+    }
+
+    #[test]
+    fn a_hook_that_says_blocked_is_not_prefixed_with_blocked() {
+        let decision: &'static HookDecision = Box::leak(Box::new(
+            serde_json::from_value::<HookDecision>(
+                json!({"effect": "deny", "reason": "Blocked: use the safe-clean script instead"}),
+            )
+            .expect("a decision record"),
+        ));
+        let report = HookReport {
+            label: "claude PreToolUse hook `./guard.sh`",
+            outcome: HookOutcomeKind::Exited,
+            exit_code: Some(0),
+            timed_out: false,
+            duration_ms: 5,
+            error: None,
+            stderr: "",
+            decision,
+        };
+        let (tone, text) = describe_hook(&report);
+        assert_eq!(tone, Tone::Bad);
+        assert_eq!(
+            text,
+            "⚑ claude PreToolUse hook `./guard.sh`: Blocked: use the safe-clean script instead (5 ms)"
+        );
+        assert!(says_blocked("BLOCKED - no"));
+        assert!(!says_blocked("Blockchain writes are not allowed"));
     }
 
     #[test]

@@ -145,13 +145,54 @@ struct CodeBlock {
     highlighter: Option<HighlightLines<'static>>,
 }
 
+/// The kind of Markdown block a line belongs to, for the blank line that
+/// separates blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    /// Nothing rendered yet in this message.
+    Start,
+    /// An empty line.
+    Blank,
+    Heading,
+    Paragraph,
+    List,
+    Quote,
+    Rule,
+    /// A line of a fenced code block, its fences included.
+    Code,
+    /// The line after a code block's closing fence is a new block.
+    CodeEnd,
+}
+
+impl Block {
+    /// Whether a blank line goes between a line of `self` and one of
+    /// `next` when the text has none: between blocks, never inside a
+    /// paragraph, a list or a quote.
+    fn needs_gap_before(self, next: Block) -> bool {
+        !matches!(
+            (self, next),
+            (Block::Start | Block::Blank, _)
+                | (_, Block::Blank)
+                | (Block::Paragraph, Block::Paragraph)
+                | (Block::List, Block::List)
+                | (Block::Quote, Block::Quote)
+                | (Block::Code, Block::Code)
+        )
+    }
+}
+
 /// Renders streamed Markdown line by line: each complete line is rendered
 /// when its newline arrives, the unfinished tail when the message ends.
+/// With colour (where the markers are dropped) blocks are kept apart by a
+/// blank line even where the text has none, as the model's Markdown reads
+/// in Claude Code.
 pub struct MarkdownStream {
     color: bool,
     width: usize,
     pending: String,
     code: Option<CodeBlock>,
+    /// The block of the last line rendered.
+    last: Block,
 }
 
 impl MarkdownStream {
@@ -162,6 +203,7 @@ impl MarkdownStream {
             width: width.max(20),
             pending: String::new(),
             code: None,
+            last: Block::Start,
         }
     }
 
@@ -212,8 +254,54 @@ impl MarkdownStream {
         out
     }
 
-    /// One rendered line; `None` for a fence line that colour hides.
+    /// One rendered line (with the blank line before it that starts a new
+    /// block, in colour); `None` for a fence line that colour hides.
     fn line(&mut self, line: &str) -> Option<String> {
+        let block = self.block_of(line);
+        let gap = self.color && self.last.needs_gap_before(block);
+        let rendered = self.render_line(line);
+        self.last = if block == Block::Code && self.code.is_none() {
+            Block::CodeEnd
+        } else {
+            block
+        };
+        if !gap {
+            return rendered;
+        }
+        Some(match rendered {
+            Some(text) => format!("\n{text}"),
+            None => String::new(),
+        })
+    }
+
+    /// Which block `line` belongs to, given the lines before it.
+    fn block_of(&self, line: &str) -> Block {
+        let trimmed = line.trim_start();
+        if self.code.is_some() || trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            return Block::Code;
+        }
+        if trimmed.is_empty() {
+            return Block::Blank;
+        }
+        let hashes = trimmed.chars().take_while(|c| *c == '#').count();
+        if (1..=6).contains(&hashes) && trimmed[hashes..].starts_with(' ') {
+            return Block::Heading;
+        }
+        if is_rule(trimmed) {
+            return Block::Rule;
+        }
+        if trimmed.starts_with('>') {
+            return Block::Quote;
+        }
+        // An indented line under a list item continues it.
+        if list_hang(trimmed) > 0 || (self.last == Block::List && trimmed.len() < line.len()) {
+            return Block::List;
+        }
+        Block::Paragraph
+    }
+
+    /// One line as shown; `None` for a fence line that colour hides.
+    fn render_line(&mut self, line: &str) -> Option<String> {
         let trimmed = line.trim_start();
         if let Some(code) = &mut self.code {
             if trimmed.starts_with(code.fence.as_str()) && trimmed.trim_end() == code.fence {
@@ -296,12 +384,7 @@ impl MarkdownStream {
             return wrap(&spans, self.width, &Span::new("", Style::new()), "", true);
         }
         // Rules.
-        let compact: String = trimmed.chars().filter(|c| !c.is_whitespace()).collect();
-        if compact.len() >= 3
-            && (compact.chars().all(|c| c == '-')
-                || compact.chars().all(|c| c == '*')
-                || compact.chars().all(|c| c == '_'))
-        {
+        if is_rule(trimmed) {
             let rule = "─".repeat(self.width.min(40));
             return paint(
                 &Span::new(rule, Style::new().effects(Effects::DIMMED)),
@@ -338,6 +421,15 @@ impl MarkdownStream {
             true,
         )
     }
+}
+
+/// Whether `line` is a thematic break (`---`, `***`, `___`, spaced or not).
+fn is_rule(line: &str) -> bool {
+    let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    compact.len() >= 3
+        && (compact.chars().all(|c| c == '-')
+            || compact.chars().all(|c| c == '*')
+            || compact.chars().all(|c| c == '_'))
 }
 
 /// The width of a list marker at the start of `line` (`- `, `* `, `12. `), or 0.
@@ -483,9 +575,10 @@ mod tests {
         let out =
             md.render("# Title\n- one **two** `x`\n1. first\n> quoted\nsee [docs](https://x.y)\n");
         let plain = strip_ansi(&out);
+        // Blocks the text ran together are kept apart by a blank line.
         assert_eq!(
             plain,
-            "Title\n• one two x\n1. first\n│ quoted\nsee docs (https://x.y)\n"
+            "Title\n\n• one two x\n1. first\n\n│ quoted\n\nsee docs (https://x.y)\n"
         );
         assert!(out.contains("\x1b[1m"), "bold: {out:?}");
     }
@@ -495,9 +588,33 @@ mod tests {
         let mut md = MarkdownStream::new(true, 80);
         let out = md.render("```rust\nfn main() {}\n```\nafter\n");
         let plain = strip_ansi(&out);
-        assert_eq!(plain, "  fn main() {}\nafter\n");
+        assert_eq!(plain, "  fn main() {}\n\nafter\n");
         // 24-bit colour from the theme.
         assert!(out.contains("\x1b[38;2;"), "{out:?}");
+    }
+
+    #[test]
+    fn blocks_keep_one_blank_line_between_them() {
+        let mut md = MarkdownStream::new(true, 80);
+        // As written, with its blank lines: they stay, none is added.
+        let spaced = "# Plan\n\nFirst a paragraph\nthat goes on.\n\n- one\n- two\n  more of two\n\n```sh\nls\n```\n\nDone.\n";
+        let out = strip_ansi(&md.render(spaced));
+        assert_eq!(
+            out,
+            "Plan\n\nFirst a paragraph\nthat goes on.\n\n• one\n• two\n  more of two\n\n  ls\n\nDone.\n"
+        );
+        // Run together: the same blocks, the same blank lines.
+        let mut md = MarkdownStream::new(true, 80);
+        let tight = "# Plan\nFirst a paragraph\nthat goes on.\n- one\n- two\n  more of two\n```sh\nls\n```\nDone.\n";
+        assert_eq!(strip_ansi(&md.render(tight)), out);
+        // Streamed in pieces, the result is the same.
+        let mut md = MarkdownStream::new(true, 80);
+        let mut streamed = String::new();
+        for piece in tight.as_bytes().chunks(5) {
+            streamed.push_str(&md.push(std::str::from_utf8(piece).unwrap()));
+        }
+        streamed.push_str(&md.finish());
+        assert_eq!(strip_ansi(&streamed), out);
     }
 
     #[test]
