@@ -32,6 +32,7 @@
 //! | env other than `PWD`, `CLAUDE_PROJECT_DIR`, `CLAUDE_ENV_FILE`, `CLAUDE_EFFORT`, `CLAUDECODE`, `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_CODE_SESSION_ID` | Claude Code internals (`CLAUDE_PID`, messaging socket, child notes dir…) | not set / dsh's own | only the documented hook variables are compared |
 //! | model requests: system prompt, `<Claude Code … elided>` blocks, env block, date | Claude Code's built-in prompts | dsh's system prompt | not hook output |
 //! | `~/.claude/CLAUDE.md` in InstructionsLoaded's `file_path` | `<HOME>/.claude/CLAUDE.md` | `$HOME/.claude/CLAUDE.md` | both `<USER_CLAUDE_MD>`, before the state-dir rule turns `<HOME>/.claude` into `<STATE>` |
+//! | tool result content blocks | a list of text blocks | one text, the blocks' texts one per line | dsh's tool results are text (an MCP result's blocks are joined the same way) |
 //! | message framing | opus-5-5 form: hook texts in `role:"system"` messages, the first turn's attachments joined into one system message after the prompt, tool results and the next prompt in one user message | one message per context/steering/tool result | between two assistant messages the view keeps user texts, tool results and hook texts as three ordered lists; hook texts are split where a `\n\n` paragraph opens with a hook label, so their own newlines stay |
 
 use std::collections::HashMap;
@@ -602,6 +603,19 @@ fn block_text(content: &Value) -> String {
     }
 }
 
+/// A captured tool result's text: its content blocks' texts one per line, as dsh shows an MCP
+/// result's blocks (dsh's tool results are text; `mcp_updated_output_blocks`).
+fn result_text(content: &Value) -> String {
+    match content {
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => block_text(other),
+    }
+}
+
 fn is_elided(text: &str) -> bool {
     text.starts_with("<Claude Code ") && text.ends_with(" elided>")
 }
@@ -689,7 +703,7 @@ fn captured_request_view(messages: &[Value], normalizer: &mut Normalizer) -> Vec
                             }
                             "tool_result" => {
                                 let (content, reminders) =
-                                    split_reminders(&block_text(&block["content"]));
+                                    split_reminders(&result_text(&block["content"]));
                                 segment.tool_results.push(json!({
                                     "id": block["tool_use_id"],
                                     "is_error": block["is_error"].as_bool().unwrap_or(false),
@@ -1628,6 +1642,17 @@ scenarios! {
     ];
     misc_stopfailure_529 [Known::OneRequestBeforeFailure, Known::KilledAtTeardown("sf")];
     misc_stopfailure_matcher [Known::OneRequestBeforeFailure];
+    // Behaviours that used to differ from Claude Code (captured with the reference harness).
+    b2_pre_exit2_json;
+    h5_ups_continue_false_resume;
+    misc_expansion_plain [Known::SlashCommandMarkup];
+    mcp_updated_output_blocks;
+    perm_mode_auto_retry;
+    tools_read_edit;
+    sub_stop_ctx [Known::AgentToolResponse, Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "SUBAGENT-SECOND",
+    }];
 }
 
 /// The StopFailure captures' shell hook (`cat > {RUN}/stopfailure_stdin.json; env | grep -E

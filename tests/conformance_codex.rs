@@ -823,6 +823,8 @@ scenarios! {
     // normalized away by generate.py (README).
     mcp_basic, mcp_matcher_exact, mcp_matcher_regex, mcp_post_block, mcp_post_updated_output,
     mcp_pre_deny, mcp_pre_updated_input, mcp_text_result,
+    // A failed MCP call (`isError`): PreToolUse, then Stop; no PostToolUse.
+    mcp_fail,
     // Compaction (issue 16).
     compact_once, compact_pre_exit2, compact_pre_continue_false,
 }

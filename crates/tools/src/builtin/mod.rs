@@ -30,12 +30,14 @@ pub mod edit;
 pub mod glob;
 pub mod grep;
 pub mod read;
+mod selection;
 mod walk;
 pub mod write;
 
 pub use agent::{AgentOutput, AgentTool};
 pub use bash::{BashOutput, BashTool, bound_output};
 pub use diff::Hunk;
+pub use selection::BuiltinSelection;
 pub use edit::{EditOutput, EditTool};
 pub use glob::{GlobOutput, GlobTool};
 pub use grep::{GrepMode, GrepOutput, GrepTool};
@@ -62,6 +64,14 @@ pub fn builtin_tools_with(processes: &ProcessLayer) -> Vec<Arc<dyn Tool>> {
         Arc::new(GrepTool),
         Arc::new(AgentTool),
     ]
+}
+
+/// The built-in tools `selection` keeps, in [`builtin_tools_with`]'s order.
+pub fn selected_tools(processes: &ProcessLayer, selection: &BuiltinSelection) -> Vec<Arc<dyn Tool>> {
+    builtin_tools_with(processes)
+        .into_iter()
+        .filter(|tool| selection.keeps(&tool.spec().name))
+        .collect()
 }
 
 /// Builds a tool spec whose schema is an object with `properties`, `required`
