@@ -140,6 +140,11 @@ enum Known {
     /// `totalToolUseCount`. PostToolUse(Agent) `tool_response` is compared on the fields both
     /// report the same way: `status`, `prompt`, `agentId`, `agentType`, `toolsUsed`.
     AgentToolResponse,
+    /// Claude Code sends the PermissionDenied `retry` note (`The PermissionDenied hook indicated
+    /// you may retry this tool call.`) as a user text after the tool result; dsh sends the same
+    /// text as a context (system role) after the step's results. The captured user text is
+    /// compared as a hook text.
+    RetryNoteAsContext,
 }
 
 /// The `Agent` tool response fields compared under [`Known::AgentToolResponse`].
@@ -1019,6 +1024,25 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
                 }
             }
             Known::AgentToolResponse => reduce_agent_responses(hooks),
+            Known::RetryNoteAsContext => {
+                let note =
+                    json!("The PermissionDenied hook indicated you may retry this tool call.");
+                for segment in segments_mut(model) {
+                    let moved = segment
+                        .get_mut("user")
+                        .and_then(Value::as_array_mut)
+                        .map(|user| {
+                            let before = user.len();
+                            user.retain(|text| *text != note);
+                            before - user.len()
+                        })
+                        .unwrap_or(0);
+                    if let Some(texts) = segment.get_mut("hook_texts").and_then(Value::as_array_mut)
+                    {
+                        texts.extend(std::iter::repeat_n(note.clone(), moved));
+                    }
+                }
+            }
             Known::DefaultPermissionMode => {
                 for record in hooks.iter_mut() {
                     if record["stdin"]["permission_mode"] == "default" {
@@ -1124,7 +1148,8 @@ fn apply_known_dsh(known: &[Known], model: &mut [Value]) {
             | Known::KilledAtTeardown(_)
             | Known::EnvNotCaptured(_)
             | Known::SlashCommandMarkup
-            | Known::AgentToolResponse => {}
+            | Known::AgentToolResponse
+            | Known::RetryNoteAsContext => {}
             Known::ToolResultOrder => sort_tool_results(model),
         }
     }
@@ -1647,7 +1672,7 @@ scenarios! {
     h5_ups_continue_false_resume;
     misc_expansion_plain [Known::SlashCommandMarkup];
     mcp_updated_output_blocks;
-    perm_mode_auto_retry;
+    perm_mode_auto_retry [Known::RetryNoteAsContext];
     tools_read_edit;
     sub_stop_ctx [Known::AgentToolResponse, Known::ToolResultText {
         call: "toolu_oracle_001",

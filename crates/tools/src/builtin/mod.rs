@@ -37,11 +37,11 @@ pub mod write;
 pub use agent::{AgentOutput, AgentTool};
 pub use bash::{BashOutput, BashTool, bound_output};
 pub use diff::Hunk;
-pub use selection::BuiltinSelection;
 pub use edit::{EditOutput, EditTool};
 pub use glob::{GlobOutput, GlobTool};
 pub use grep::{GrepMode, GrepOutput, GrepTool};
 pub use read::{ReadOutput, ReadTool};
+pub use selection::BuiltinSelection;
 pub use write::{WriteKind, WriteOutput, WriteTool};
 
 /// All built-in tools, in the order they are offered to the model. The
@@ -67,7 +67,10 @@ pub fn builtin_tools_with(processes: &ProcessLayer) -> Vec<Arc<dyn Tool>> {
 }
 
 /// The built-in tools `selection` keeps, in [`builtin_tools_with`]'s order.
-pub fn selected_tools(processes: &ProcessLayer, selection: &BuiltinSelection) -> Vec<Arc<dyn Tool>> {
+pub fn selected_tools(
+    processes: &ProcessLayer,
+    selection: &BuiltinSelection,
+) -> Vec<Arc<dyn Tool>> {
     builtin_tools_with(processes)
         .into_iter()
         .filter(|tool| selection.keeps(&tool.spec().name))

@@ -25,7 +25,10 @@ impl BuiltinSelection {
             .map(str::trim)
             .filter(|name| !name.is_empty())
             .collect();
-        if names.iter().any(|name| name.eq_ignore_ascii_case("default")) {
+        if names
+            .iter()
+            .any(|name| name.eq_ignore_ascii_case("default"))
+        {
             return BuiltinSelection::All;
         }
         BuiltinSelection::Only(names.into_iter().map(dsh_name).collect())
