@@ -145,6 +145,11 @@ enum Known {
     /// text as a context (system role) after the step's results. The captured user text is
     /// compared as a hook text.
     RetryNoteAsContext,
+    /// Claude Code ends a prompt with `\n` when it sends another user text right after it in
+    /// the same message (its merge of adjacent user messages: the prompt a UserPromptSubmit
+    /// `continue: false` stopped, then the `Operation stopped by hook` note); dsh sends the
+    /// prompt as typed. The captured side drops that `\n`.
+    MergedUserTextNewline,
 }
 
 /// The `Agent` tool response fields compared under [`Known::AgentToolResponse`].
@@ -655,7 +660,9 @@ fn split_reminders(text: &str) -> (String, Vec<String>) {
 /// additional context stays a user text: Claude Code sends it with the wrapper in both forms
 /// (`j4`), and so does dsh.
 fn captured_user_text(text: &str, segment: &mut Segment, normalizer: &Normalizer) {
-    if text.starts_with("<system-reminder>\nStop hook additional context:") {
+    if text.starts_with("<system-reminder>\nStop hook additional context:")
+        || text.starts_with("<system-reminder>\nSubagentStop hook additional context:")
+    {
         segment.user.push(json!(normalizer.text(text)));
         return;
     }
@@ -1024,6 +1031,19 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
                 }
             }
             Known::AgentToolResponse => reduce_agent_responses(hooks),
+            Known::MergedUserTextNewline => {
+                for segment in segments_mut(model) {
+                    if let Some(user) = segment.get_mut("user").and_then(Value::as_array_mut) {
+                        let followed = user.len().saturating_sub(1);
+                        for text in user.iter_mut().take(followed) {
+                            if let Some(trimmed) = text.as_str().and_then(|t| t.strip_suffix('\n'))
+                            {
+                                *text = json!(trimmed);
+                            }
+                        }
+                    }
+                }
+            }
             Known::RetryNoteAsContext => {
                 let note =
                     json!("The PermissionDenied hook indicated you may retry this tool call.");
@@ -1149,7 +1169,8 @@ fn apply_known_dsh(known: &[Known], model: &mut [Value]) {
             | Known::EnvNotCaptured(_)
             | Known::SlashCommandMarkup
             | Known::AgentToolResponse
-            | Known::RetryNoteAsContext => {}
+            | Known::RetryNoteAsContext
+            | Known::MergedUserTextNewline => {}
             Known::ToolResultOrder => sort_tool_results(model),
         }
     }
@@ -1669,11 +1690,15 @@ scenarios! {
     misc_stopfailure_matcher [Known::OneRequestBeforeFailure];
     // Behaviours that used to differ from Claude Code (captured with the reference harness).
     b2_pre_exit2_json;
-    h5_ups_continue_false_resume;
+    h5_ups_continue_false_resume [Known::MergedUserTextNewline];
     misc_expansion_plain [Known::SlashCommandMarkup];
     mcp_updated_output_blocks;
     perm_mode_auto_retry [Known::RetryNoteAsContext];
-    tools_read_edit;
+    // dsh's unknown-tool text is its own (crates/tools).
+    tools_read_edit [Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "Unknown tool `bash`. Available tools: edit, read.",
+    }];
     sub_stop_ctx [Known::AgentToolResponse, Known::ToolResultText {
         call: "toolu_oracle_001",
         dsh: "SUBAGENT-SECOND",

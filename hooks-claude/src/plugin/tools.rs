@@ -380,10 +380,10 @@ impl ClaudePlugin {
         let action = match replace_at.and_then(|i| fired[i].reading.replace_output.clone()) {
             Some(Value::String(content)) => PostToolAction::ReplaceContent { content },
             // Content blocks: Claude Code hands them to the model as the
-            // result (`mcp_updated_output_blocks`); dsh's results are text,
-            // so the blocks' texts are joined as an MCP result's are.
-            Some(Value::Array(blocks)) => PostToolAction::ReplaceContent {
-                content: blocks_text(&blocks),
+            // result and PostToolBatch sees them (`mcp_updated_output_blocks`):
+            // they become the MCP result, rendered as any MCP result is.
+            Some(Value::Array(blocks)) => PostToolAction::ReplaceValue {
+                value: serde_json::json!({"content": blocks, "isError": false}),
             },
             Some(other) => PostToolAction::ReplaceContent {
                 content: other.to_string(),
@@ -453,19 +453,4 @@ impl ClaudePlugin {
         }
         Self::joined_contexts(&fired, HookEvent::PostToolBatch)
     }
-}
-
-/// The text of MCP content blocks: a text block's text, any other block as
-/// its JSON, one per line (how dsh shows an MCP result's blocks).
-fn blocks_text(blocks: &[Value]) -> String {
-    blocks
-        .iter()
-        .map(|block| match block.get("text").and_then(Value::as_str) {
-            Some(text) if block.get("type").and_then(Value::as_str) == Some("text") => {
-                text.to_owned()
-            }
-            Some(_) | None => block.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
