@@ -902,6 +902,14 @@ fn expected_turn_end(result: &Value) -> &'static str {
         {
             "rejected"
         }
+        // A prompt a UserPromptSubmit `continue: false` stopped: no request, turn `stopped`.
+        None if result["num_turns"] == 0
+            && result["result"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("Operation stopped by hook: ")) =>
+        {
+            "stopped"
+        }
         None => panic!("unmapped result {result}"),
     }
 }
