@@ -41,6 +41,7 @@ fn options(ctx: &TestContext, plugins: Vec<Arc<dyn Plugin>>, auto: AutoCompact) 
         skip_prompts: 0,
         auto_compact: auto,
         extra_tools: Vec::new(),
+        tools: dsh_tools::builtin::BuiltinSelection::All,
         project: Default::default(),
     }
 }
@@ -538,4 +539,109 @@ async fn a_summary_that_leaves_the_request_over_the_limit_is_not_retried_every_s
     assert_eq!(out.requests.len(), 4);
     assert_eq!(of_type(&out.events, "compaction/started").len(), 1);
     assert_eq!(of_type(&out.events, "compaction/completed").len(), 1);
+}
+
+/// `dsh -p "/compact …" --resume ID` compacts the resumed session as the terminal's `/compact`
+/// does: PreCompact (`manual`, the instructions) and PostCompact run, the log records the
+/// compaction, the summary request carries the instructions, and the next turn's model sees
+/// the summary instead of the turns it replaced. Without a session to resume it is refused.
+#[test]
+fn headless_compact_on_a_resumed_session_runs_the_terminal_compaction() {
+    let ctx = TestContext::new();
+    let claude = ctx.project().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let pre = ctx.home().join("precompact.json");
+    let post = ctx.home().join("postcompact.json");
+    std::fs::write(
+        claude.join("settings.json"),
+        json!({"hooks": {
+            "PreCompact": [{"hooks": [{"type": "command",
+                                       "command": format!("cat > '{}'", pre.display())}]}],
+            "PostCompact": [{"hooks": [{"type": "command",
+                                        "command": format!("cat > '{}'", post.display())}]}]
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let mock = crate::cli_headless::mock(vec![
+        MockResponse::text("FIRST-ANSWER"),
+        MockResponse::text("<summary>HEADLESS-COMPACT-SUMMARY</summary>"),
+        MockResponse::text("AFTER-ANSWER"),
+    ]);
+    let refused = crate::cli_headless::dsh(&ctx, &mock)
+        .args(["-p", "/compact KEEP-NAMES"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--resume ID or --continue"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let first = crate::cli_headless::dsh(&ctx, &mock)
+        .args(["-p", "FIRST-QUESTION", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let first: Value = serde_json::from_slice(&first.stdout).unwrap();
+    let id = first["session_id"].as_str().unwrap().to_owned();
+
+    let compacted = crate::cli_headless::dsh(&ctx, &mock)
+        .args(["-p", "/compact KEEP-NAMES", "--resume", &id])
+        .args(["--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        compacted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compacted.stderr)
+    );
+    let result: Value = serde_json::from_slice(&compacted.stdout).unwrap();
+    assert_eq!(result["session_id"], id);
+    assert_eq!(result["reason"], "completed");
+    let types: Vec<&str> = result["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["type"].as_str())
+        .collect();
+    let started = types.iter().position(|t| *t == "compaction/started");
+    let completed = types.iter().position(|t| *t == "compaction/completed");
+    assert!(started.is_some() && started < completed, "{types:?}");
+    assert!(!types.contains(&"user/message"), "{types:?}");
+
+    let pre: Value = serde_json::from_str(&std::fs::read_to_string(&pre).unwrap()).unwrap();
+    assert_eq!(pre["hook_event_name"], "PreCompact");
+    assert_eq!(pre["trigger"], "manual");
+    assert_eq!(pre["custom_instructions"], "KEEP-NAMES");
+    assert_eq!(pre["session_id"], id.as_str());
+    let post: Value = serde_json::from_str(&std::fs::read_to_string(&post).unwrap()).unwrap();
+    assert_eq!(post["hook_event_name"], "PostCompact");
+    assert_eq!(post["trigger"], "manual");
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    let summary_request = requests[1]["messages"].to_string();
+    assert!(summary_request.contains("KEEP-NAMES"), "{summary_request}");
+    assert!(
+        summary_request.contains("FIRST-QUESTION"),
+        "{summary_request}"
+    );
+
+    let after = crate::cli_headless::dsh(&ctx, &mock)
+        .args(["-p", "NEXT-QUESTION", "--resume", &id])
+        .output()
+        .unwrap();
+    assert!(
+        after.status.success(),
+        "{}",
+        String::from_utf8_lossy(&after.stderr)
+    );
+    let next = mock.requests()[2]["messages"].to_string();
+    assert!(next.contains("HEADLESS-COMPACT-SUMMARY"), "{next}");
+    assert!(!next.contains("FIRST-QUESTION"), "{next}");
 }

@@ -32,6 +32,7 @@
 //! | env other than `PWD`, `CLAUDE_PROJECT_DIR`, `CLAUDE_ENV_FILE`, `CLAUDE_EFFORT`, `CLAUDECODE`, `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_CODE_SESSION_ID` | Claude Code internals (`CLAUDE_PID`, messaging socket, child notes dir…) | not set / dsh's own | only the documented hook variables are compared |
 //! | model requests: system prompt, `<Claude Code … elided>` blocks, env block, date | Claude Code's built-in prompts | dsh's system prompt | not hook output |
 //! | `~/.claude/CLAUDE.md` in InstructionsLoaded's `file_path` | `<HOME>/.claude/CLAUDE.md` | `$HOME/.claude/CLAUDE.md` | both `<USER_CLAUDE_MD>`, before the state-dir rule turns `<HOME>/.claude` into `<STATE>` |
+//! | tool result content blocks | a list of text blocks | one text, the blocks' texts one per line | dsh's tool results are text (an MCP result's blocks are joined the same way) |
 //! | message framing | opus-5-5 form: hook texts in `role:"system"` messages, the first turn's attachments joined into one system message after the prompt, tool results and the next prompt in one user message | one message per context/steering/tool result | between two assistant messages the view keeps user texts, tool results and hook texts as three ordered lists; hook texts are split where a `\n\n` paragraph opens with a hook label, so their own newlines stay |
 
 use std::collections::HashMap;
@@ -139,6 +140,16 @@ enum Known {
     /// `totalToolUseCount`. PostToolUse(Agent) `tool_response` is compared on the fields both
     /// report the same way: `status`, `prompt`, `agentId`, `agentType`, `toolsUsed`.
     AgentToolResponse,
+    /// Claude Code sends the PermissionDenied `retry` note (`The PermissionDenied hook indicated
+    /// you may retry this tool call.`) as a user text after the tool result; dsh sends the same
+    /// text as a context (system role) after the step's results. The captured user text is
+    /// compared as a hook text.
+    RetryNoteAsContext,
+    /// Claude Code ends a prompt with `\n` when it sends another user text right after it in
+    /// the same message (its merge of adjacent user messages: the prompt a UserPromptSubmit
+    /// `continue: false` stopped, then the `Operation stopped by hook` note); dsh sends the
+    /// prompt as typed. The captured side drops that `\n`.
+    MergedUserTextNewline,
 }
 
 /// The `Agent` tool response fields compared under [`Known::AgentToolResponse`].
@@ -602,6 +613,19 @@ fn block_text(content: &Value) -> String {
     }
 }
 
+/// A captured tool result's text: its content blocks' texts one per line, as dsh shows an MCP
+/// result's blocks (dsh's tool results are text; `mcp_updated_output_blocks`).
+fn result_text(content: &Value) -> String {
+    match content {
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => block_text(other),
+    }
+}
+
 fn is_elided(text: &str) -> bool {
     text.starts_with("<Claude Code ") && text.ends_with(" elided>")
 }
@@ -636,7 +660,9 @@ fn split_reminders(text: &str) -> (String, Vec<String>) {
 /// additional context stays a user text: Claude Code sends it with the wrapper in both forms
 /// (`j4`), and so does dsh.
 fn captured_user_text(text: &str, segment: &mut Segment, normalizer: &Normalizer) {
-    if text.starts_with("<system-reminder>\nStop hook additional context:") {
+    if text.starts_with("<system-reminder>\nStop hook additional context:")
+        || text.starts_with("<system-reminder>\nSubagentStop hook additional context:")
+    {
         segment.user.push(json!(normalizer.text(text)));
         return;
     }
@@ -689,7 +715,7 @@ fn captured_request_view(messages: &[Value], normalizer: &mut Normalizer) -> Vec
                             }
                             "tool_result" => {
                                 let (content, reminders) =
-                                    split_reminders(&block_text(&block["content"]));
+                                    split_reminders(&result_text(&block["content"]));
                                 segment.tool_results.push(json!({
                                     "id": block["tool_use_id"],
                                     "is_error": block["is_error"].as_bool().unwrap_or(false),
@@ -876,6 +902,14 @@ fn expected_turn_end(result: &Value) -> &'static str {
         {
             "rejected"
         }
+        // A prompt a UserPromptSubmit `continue: false` stopped: no request, turn `stopped`.
+        None if result["num_turns"] == 0
+            && result["result"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("Operation stopped by hook: ")) =>
+        {
+            "stopped"
+        }
         None => panic!("unmapped result {result}"),
     }
 }
@@ -1005,6 +1039,38 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
                 }
             }
             Known::AgentToolResponse => reduce_agent_responses(hooks),
+            Known::MergedUserTextNewline => {
+                for segment in segments_mut(model) {
+                    if let Some(user) = segment.get_mut("user").and_then(Value::as_array_mut) {
+                        let followed = user.len().saturating_sub(1);
+                        for text in user.iter_mut().take(followed) {
+                            if let Some(trimmed) = text.as_str().and_then(|t| t.strip_suffix('\n'))
+                            {
+                                *text = json!(trimmed);
+                            }
+                        }
+                    }
+                }
+            }
+            Known::RetryNoteAsContext => {
+                let note =
+                    json!("The PermissionDenied hook indicated you may retry this tool call.");
+                for segment in segments_mut(model) {
+                    let moved = segment
+                        .get_mut("user")
+                        .and_then(Value::as_array_mut)
+                        .map(|user| {
+                            let before = user.len();
+                            user.retain(|text| *text != note);
+                            before - user.len()
+                        })
+                        .unwrap_or(0);
+                    if let Some(texts) = segment.get_mut("hook_texts").and_then(Value::as_array_mut)
+                    {
+                        texts.extend(std::iter::repeat_n(note.clone(), moved));
+                    }
+                }
+            }
             Known::DefaultPermissionMode => {
                 for record in hooks.iter_mut() {
                     if record["stdin"]["permission_mode"] == "default" {
@@ -1110,7 +1176,9 @@ fn apply_known_dsh(known: &[Known], model: &mut [Value]) {
             | Known::KilledAtTeardown(_)
             | Known::EnvNotCaptured(_)
             | Known::SlashCommandMarkup
-            | Known::AgentToolResponse => {}
+            | Known::AgentToolResponse
+            | Known::RetryNoteAsContext
+            | Known::MergedUserTextNewline => {}
             Known::ToolResultOrder => sort_tool_results(model),
         }
     }
@@ -1628,6 +1696,21 @@ scenarios! {
     ];
     misc_stopfailure_529 [Known::OneRequestBeforeFailure, Known::KilledAtTeardown("sf")];
     misc_stopfailure_matcher [Known::OneRequestBeforeFailure];
+    // Behaviours that used to differ from Claude Code (captured with the reference harness).
+    b2_pre_exit2_json;
+    h5_ups_continue_false_resume [Known::MergedUserTextNewline];
+    misc_expansion_plain [Known::SlashCommandMarkup];
+    mcp_updated_output_blocks;
+    perm_mode_auto_retry [Known::RetryNoteAsContext];
+    // dsh's unknown-tool text is its own (crates/tools).
+    tools_read_edit [Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "Unknown tool `bash`. Available tools: edit, read.",
+    }];
+    sub_stop_ctx [Known::AgentToolResponse, Known::ToolResultText {
+        call: "toolu_oracle_001",
+        dsh: "SUBAGENT-SECOND",
+    }];
 }
 
 /// The StopFailure captures' shell hook (`cat > {RUN}/stopfailure_stdin.json; env | grep -E

@@ -95,7 +95,14 @@ enum Difference {
     /// are each tool's own (Codex summarizes everything and keeps the user
     /// messages; dsh follows Claude Code's structure, README "Compaction").
     CompactionLoop,
+    /// dsh shows an MCP error result (`isError`) as Claude Code does,
+    /// `Error executing tool <tool>: <text>`; Codex shows the blocks' text.
+    /// Compared: the model view with that prefix on the captured result.
+    McpErrorText,
 }
+
+/// dsh's prefix for the `fail` tool's error result ([`Difference::McpErrorText`]).
+const MCP_ERROR_PREFIX: &str = "Error executing tool fail: ";
 
 const STOP_CAP: usize = 8;
 
@@ -114,6 +121,7 @@ fn difference(name: &str) -> Difference {
         "plugin_hooks" => Difference::ParallelPluginHooks,
         "baseline_toml" => Difference::TomlPostModelRequest,
         "compact_once" | "compact_pre_exit2" => Difference::CompactionLoop,
+        "mcp_fail" => Difference::McpErrorText,
         "permission_approve_for_me" | "permission_approve_for_me_allow" => {
             Difference::PermissionViaClaudeAsk
         }
@@ -482,7 +490,7 @@ fn check(name: &str) -> Replayed {
         })
         .collect();
     match difference {
-        Difference::None | Difference::PermissionViaClaudeAsk => {
+        Difference::None | Difference::PermissionViaClaudeAsk | Difference::McpErrorText => {
             assert_eq!(payloads, want, "{name}: hook payloads");
         }
         Difference::TomlPostModelRequest => {
@@ -608,6 +616,20 @@ fn check(name: &str) -> Replayed {
             assert_eq!(got.len(), 3, "{name}: request, summary request, request");
             assert_eq!(got[0], want[0], "{name}: the first request");
         }
+        Difference::McpErrorText => {
+            let mut want = want_requests.clone();
+            for request in want.as_array_mut().into_iter().flatten() {
+                for item in request.as_array_mut().into_iter().flatten() {
+                    if let Some(text) = item.pointer_mut("/result/text") {
+                        *text = Value::String(format!(
+                            "{MCP_ERROR_PREFIX}{}",
+                            text.as_str().unwrap_or_default()
+                        ));
+                    }
+                }
+            }
+            assert_eq!(view, want, "{name}: model view");
+        }
         Difference::None
         | Difference::ReplayRunsUntrustedHooks
         | Difference::TomlPostModelRequest
@@ -638,7 +660,8 @@ fn check(name: &str) -> Replayed {
             }
             Difference::ReplayRunsUntrustedHooks
             | Difference::TomlPostModelRequest
-            | Difference::ParallelPluginHooks => {
+            | Difference::ParallelPluginHooks
+            | Difference::McpErrorText => {
                 unreachable!("no app-server capture")
             }
         }
@@ -823,6 +846,8 @@ scenarios! {
     // normalized away by generate.py (README).
     mcp_basic, mcp_matcher_exact, mcp_matcher_regex, mcp_post_block, mcp_post_updated_output,
     mcp_pre_deny, mcp_pre_updated_input, mcp_text_result,
+    // A failed MCP call (`isError`): PreToolUse, then Stop; no PostToolUse.
+    mcp_fail,
     // Compaction (issue 16).
     compact_once, compact_pre_exit2, compact_pre_continue_false,
 }

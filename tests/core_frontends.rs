@@ -554,3 +554,75 @@ fn an_empty_dsh_home_is_unset_for_sessions_and_trust_alike() {
         "dsh hooks trust"
     );
 }
+
+/// `--tools` (Claude Code's flag) chooses the built-in tools `dsh -p` offers: Claude Code's
+/// names select dsh's tools, `""` offers none, `default` all of them; a call to a tool left out
+/// is an unknown tool and runs nothing.
+#[test]
+fn headless_tools_flag_restricts_the_built_in_tools() {
+    let ctx = TestContext::new();
+    let mock = crate::cli_headless::mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "bash",
+                &json!({"command": "touch made-by-bash"}),
+            )],
+        ),
+        MockResponse::text("done"),
+        MockResponse::text("none"),
+        MockResponse::text("all"),
+    ]);
+    let output = crate::cli_headless::dsh(&ctx, &mock)
+        .args([
+            "-p",
+            "go",
+            "--tools",
+            "Read,Edit",
+            "--output-format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let requests = mock.requests();
+    assert_eq!(tool_names(&requests[0]), ["edit", "read"]);
+    assert!(!ctx.project().join("made-by-bash").exists());
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let tool_result = result["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "tool/result")
+        .unwrap()
+        .clone();
+    assert_eq!(tool_result["is_error"], true);
+    assert_eq!(tool_result["disposition"], "unknown_tool");
+
+    for (flag, expected) in [
+        ("", Vec::<&str>::new()),
+        (
+            "default",
+            vec!["agent", "bash", "edit", "glob", "grep", "read", "write"],
+        ),
+    ] {
+        let output = crate::cli_headless::dsh(&ctx, &mock)
+            .args(["-p", "go", "--tools", flag])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{flag}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let requests = mock.requests();
+        let mut offered = tool_names(requests.last().unwrap());
+        offered.sort();
+        assert_eq!(offered, expected, "{flag:?}");
+    }
+}

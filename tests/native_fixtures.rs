@@ -49,6 +49,7 @@ fn options(ctx: &TestContext, name: &str, plugins: Vec<Arc<dyn Plugin>>) -> Repl
         auto_compact: dsh_agent::AutoCompact::default(),
         project: Default::default(),
         extra_tools: Vec::new(),
+        tools: dsh_tools::builtin::BuiltinSelection::All,
     }
 }
 

@@ -592,7 +592,7 @@ fn permission_denied_fires_in_auto_mode_and_retry_tells_the_model() {
         .expect("the retry context");
     assert_eq!(
         context["content"],
-        "The permission denial above may be retried: you may try this action again."
+        "The PermissionDenied hook indicated you may retry this tool call."
     );
     // An ordinary denial does not fire it.
     let fixture = write_fixture(&ctx, "touch a.txt");

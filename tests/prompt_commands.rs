@@ -324,6 +324,7 @@ async fn a_native_plugin_amends_the_system_prompt_and_sees_instructions_and_expa
             project: ProjectContext::discover(&roots),
             auto_compact: dsh_agent::AutoCompact::default(),
             extra_tools: Vec::new(),
+            tools: dsh_tools::builtin::BuiltinSelection::All,
         },
     )
     .await
@@ -714,6 +715,7 @@ async fn a_resumed_session_keeps_the_switched_model_and_loaded_rules() {
             project: ProjectContext::discover(&roots),
             auto_compact: dsh_agent::AutoCompact::default(),
             extra_tools: Vec::new(),
+            tools: dsh_tools::builtin::BuiltinSelection::All,
         },
     )
     .await

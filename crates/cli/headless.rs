@@ -133,10 +133,13 @@ pub fn result_object(
     }
 }
 
-/// Issue 16: `-p` runs one turn, so a built-in command (`/clear`, `/model`,
-/// `/compact`) or an unknown `/name` cannot be its prompt; a custom command
-/// can (it expands into the turn's prompt). Checked before a session opens.
-fn refuse_session_command(prompt: &str) -> anyhow::Result<()> {
+/// `-p` runs one turn, so a built-in command (`/clear`, `/model`) or an
+/// unknown `/name` cannot be its prompt; a custom command can (it expands
+/// into the turn's prompt), and so can `/compact [instructions]` on a resumed
+/// session (`--resume`, `--continue`): it compacts that session as the
+/// terminal's `/compact` does, with the same hooks and events. Checked before
+/// a session opens.
+fn refuse_session_command(prompt: &str, resuming: bool) -> anyhow::Result<()> {
     use dsh_agent::commands::{CommandCatalog, PromptCommand, parse};
     let roots = dsh_agent::instructions::ContextRoots::from_env(crate::wiring::current_dir()?);
     match parse(prompt, &CommandCatalog::discover(&roots)) {
@@ -145,7 +148,11 @@ fn refuse_session_command(prompt: &str) -> anyhow::Result<()> {
         Some(PromptCommand::Model(_)) => {
             anyhow::bail!("/model changes a session's model; with -p use --model NAME")
         }
-        Some(PromptCommand::Clear | PromptCommand::Compact(_)) => anyhow::bail!(
+        Some(PromptCommand::Compact(_)) if resuming => Ok(()),
+        Some(PromptCommand::Compact(_)) => anyhow::bail!(
+            "/compact compacts an existing session: with -p name it with --resume ID or --continue"
+        ),
+        Some(PromptCommand::Clear) => anyhow::bail!(
             "{} acts on a session's history, not a turn: it cannot be a -p prompt",
             prompt.split_whitespace().next().unwrap_or_default()
         ),
@@ -159,11 +166,11 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     } else {
         args.prompt.clone()
     };
-    refuse_session_command(&prompt)?;
     let env = dsh_core::Env::from_process();
     let home = env.dsh_home()?;
     let config = dsh_core::DshConfig::load(&home)?;
     let (cwd, existing) = sessions::pick(&home, &args.pick, &crate::wiring::current_dir()?)?;
+    refuse_session_command(&prompt, existing.is_some())?;
     let mut spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
         env: &env,
         config: &config,
@@ -401,6 +408,7 @@ mod tests {
             problems: Vec::new(),
             hook_notices: Vec::new(),
             torn: None,
+            tools: dsh_tools::builtin::BuiltinSelection::All,
         };
         let mut agent = opened
             .agent(AgentOptions {

@@ -113,6 +113,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         auto_compact: assembled.auto_compact,
         project: assembled.project,
         extra_tools: mcp.tools(),
+        tools: args.session.builtin_selection(),
     };
     let ran = runtime.block_on(async {
         // Before the session-start hooks run: from here on SIGINT, SIGTERM

@@ -383,9 +383,12 @@ pub fn interpret(
             let invalid = matches!(out.parsed, ParsedOutput::InvalidJson(_));
             if code == 0 {
                 match ctx.event {
-                    HookEvent::UserPromptSubmit => {
+                    // Both prompt events show plain stdout to the model
+                    // (`h2_ups_plain_stdout`, `misc_expansion_plain`).
+                    HookEvent::UserPromptSubmit | HookEvent::UserPromptExpansion => {
                         out.contexts.push(format!(
-                            "UserPromptSubmit hook success: {}",
+                            "{} hook success: {}",
+                            ctx.event,
                             cap(text.trim_end())
                         ));
                     }
@@ -406,7 +409,6 @@ pub fn interpret(
                     | HookEvent::PostToolUseFailure
                     | HookEvent::PostToolBatch
                     | HookEvent::Notification
-                    | HookEvent::UserPromptExpansion
                     | HookEvent::SessionEnd
                     | HookEvent::Stop
                     | HookEvent::StopFailure
@@ -479,14 +481,34 @@ fn non_blocking_error(label: &str, code: i32, stderr: &str) -> String {
     }
 }
 
+/// The reason of a `{"decision":"block","reason":R}` object printed on stdout
+/// by a hook that exited 2; `None` when stdout is anything else.
+fn exit2_json_reason(stdout: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(stdout.trim()).ok()?;
+    if value.get("decision").and_then(Value::as_str) != Some("block") {
+        return None;
+    }
+    value
+        .get("reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
 fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interpretation {
     let mut out = Interpretation::new(ParsedOutput::IgnoredOnExit2);
     let reason = stderr_reason(&facts.stderr);
     let cmd = ctx.command;
     match ctx.event {
         HookEvent::PreToolUse => {
+            // A hook that exits 2 and also prints a legacy block on stdout
+            // (published hook tools run through `npm exec` do) is shown by
+            // its JSON reason alone, without the `[command]:` frame
+            // (`b2_pre_exit2_json`).
             out.effect = Effect::Deny {
-                text: format!("{label} hook error: [{cmd}]: {reason}"),
+                text: match exit2_json_reason(&facts.stdout) {
+                    Some(json_reason) => format!("{label} hook error: {json_reason}"),
+                    None => format!("{label} hook error: [{cmd}]: {reason}"),
+                },
             };
         }
         HookEvent::PostToolUse | HookEvent::PostToolUseFailure | HookEvent::PostToolBatch => {
@@ -711,9 +733,12 @@ fn apply_json(
                     text: reason.to_owned(),
                 };
             }
+            // Each event names itself (`j4_stop_additional_context`,
+            // `sub_stop_ctx`).
             if let Some(context) = context {
                 out.steering.push(format!(
-                    "<system-reminder>\nStop hook additional context: {}\n</system-reminder>",
+                    "<system-reminder>\n{} hook additional context: {}\n</system-reminder>",
+                    ctx.event,
                     cap(context)
                 ));
             }

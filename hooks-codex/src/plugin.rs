@@ -17,8 +17,8 @@ use dsh_protocol::{ModelReply, ModelRequest, TurnEndReason};
 use dsh_seams::{
     ApprovalDecision, CallReview, CancellationToken, ContextEntry, ContinuationDecision,
     ContinuationInput, Plugin, PostToolDecision, PreToolVerdict, PromptDecision, PromptInput,
-    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
-    TurnSummary,
+    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, StoppedPrompt, ToolExecution,
+    ToolOutcome, TurnSummary,
 };
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -307,8 +307,10 @@ impl Plugin for CodexPlugin {
             Some((_, true, reason)) => PromptDecision::Block {
                 reason: reason.unwrap_or_default(),
             },
+            // Codex keeps the stopped prompt alone (`prompt_continue_false`).
             Some((_, false, reason)) => PromptDecision::Stop {
                 reason: reason.unwrap_or_else(|| "UserPromptSubmit hook stopped the turn".into()),
+                kept: StoppedPrompt::PromptOnly,
             },
             None => PromptDecision::Allow {
                 rewrite: None,

@@ -9,7 +9,8 @@ use dsh_protocol::{Event, EventBody, Message, ModelRequest, ToolCall, TurnEndRea
 use dsh_seams::{
     CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Plugin,
     PromptDecision, PromptInput, SeamContext, SessionInfo, SessionSink, SessionStartSource,
-    StepReport, StopRequest, SubagentRunner, TurnControl, TurnFailure, TurnSummary, UserNotice,
+    StepReport, StopRequest, StoppedPrompt, SubagentRunner, TurnControl, TurnFailure, TurnSummary,
+    UserNotice,
 };
 use dsh_session::{LogError, SessionLog, derive_messages};
 use dsh_tools::ToolRegistry;
@@ -491,13 +492,8 @@ impl Agent {
                         .finish(&ctx, summary, TurnEndReason::Rejected, Some(reason))
                         .await;
                 }
-                PromptDecision::Stop { reason } => {
-                    self.append(EventBody::UserMessage {
-                        turn,
-                        content: content.clone(),
-                        source: send.source.clone(),
-                        original_content: (content != send.text).then(|| send.text.clone()),
-                    })?;
+                PromptDecision::Stop { reason, kept } => {
+                    self.keep_stopped_prompt(turn, &send, &content, &kept)?;
                     return self
                         .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
                         .await;
@@ -533,13 +529,8 @@ impl Agent {
                     .finish(&ctx, summary, TurnEndReason::Rejected, Some(reason))
                     .await;
             }
-            crate::prompt_layer::Expansion::Stopped(reason) => {
-                self.append(EventBody::UserMessage {
-                    turn,
-                    content: content.clone(),
-                    source: send.source.clone(),
-                    original_content: (content != send.text).then(|| send.text.clone()),
-                })?;
+            crate::prompt_layer::Expansion::Stopped(reason, kept) => {
+                self.keep_stopped_prompt(turn, &send, &content, &kept)?;
                 return self
                     .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
                     .await;
@@ -792,6 +783,47 @@ impl Agent {
         );
         let fifo = crate::step::settle_batch(&self.registry, ctx, &ran.settled, fifo).await;
         self.append_contexts(turn, fifo)
+    }
+
+    /// Records a prompt a listener stopped before any model request: the
+    /// prompt, and for a dialect that keeps it, the note saying why and the
+    /// assistant's reply, so that the next turn's model sees why no answer
+    /// came. The reply is step 0: no model request produced it.
+    fn keep_stopped_prompt(
+        &self,
+        turn: u64,
+        send: &QueuedPrompt,
+        content: &str,
+        kept: &StoppedPrompt,
+    ) -> Result<(), AgentError> {
+        self.append(EventBody::UserMessage {
+            turn,
+            content: content.to_owned(),
+            source: send.source.clone(),
+            original_content: (content != send.text).then(|| send.text.clone()),
+        })?;
+        match kept {
+            StoppedPrompt::PromptOnly => {}
+            StoppedPrompt::WithExchange {
+                note,
+                reply,
+                source,
+            } => {
+                self.append(EventBody::SteeringMessage {
+                    turn,
+                    content: note.clone(),
+                    source: source.clone(),
+                })?;
+                self.append(EventBody::AssistantMessage {
+                    turn,
+                    step: 0,
+                    content: reply.clone(),
+                    tool_calls: Vec::new(),
+                    usage: None,
+                })?;
+            }
+        }
+        Ok(())
     }
 
     fn append_contexts(

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use dsh_seams::{
     AgentStartInput, ContextEntry, ExpansionInput, ExpansionType, LoadReason, NoticeLevel, Plugin,
-    PromptDecision, SeamContext, UserNotice,
+    PromptDecision, SeamContext, StoppedPrompt, UserNotice,
 };
 use futures::FutureExt;
 
@@ -76,8 +76,9 @@ pub(crate) enum Expansion {
     },
     /// A listener blocked the expansion: no model request (`rejected`).
     Blocked(String),
-    /// A listener stopped the turn (`stopped`).
-    Stopped(String),
+    /// A listener stopped the turn (`stopped`), and what the conversation
+    /// keeps besides the prompt.
+    Stopped(String, StoppedPrompt),
 }
 
 /// Expands `content` when it invokes a custom command, firing the
@@ -113,7 +114,7 @@ pub(crate) async fn expand(
                 contexts: more,
             } => contexts.extend(more),
             PromptDecision::Block { reason } => return Expansion::Blocked(reason),
-            PromptDecision::Stop { reason } => return Expansion::Stopped(reason),
+            PromptDecision::Stop { reason, kept } => return Expansion::Stopped(reason, kept),
         }
     }
     Expansion::Expanded {

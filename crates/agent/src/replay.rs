@@ -10,7 +10,7 @@ use dsh_seams::{
 };
 use dsh_session::SessionLog;
 use dsh_tools::ToolRegistry;
-use dsh_tools::builtin::ProcessLayer;
+use dsh_tools::builtin::{BuiltinSelection, ProcessLayer};
 
 use crate::{
     Agent, AgentError, AgentParts, Fixture, Observers, QueuedPrompt, ScriptedModel, TurnOutcome,
@@ -50,6 +50,8 @@ pub struct ReplayOptions {
     pub project: crate::ProjectContext,
     /// Tools offered besides the built-in ones (MCP server tools).
     pub extra_tools: Vec<Arc<dyn dsh_tools::Tool>>,
+    /// Which built-in tools are offered (`--tools`).
+    pub tools: BuiltinSelection,
 }
 
 /// What a replay produced.
@@ -67,8 +69,18 @@ pub struct ReplayOutput {
 /// A registry with every built-in tool (the `bash` tool on `processes`) and
 /// `plugins`.
 pub fn builtin_registry(plugins: &[Arc<dyn Plugin>], processes: &ProcessLayer) -> ToolRegistry {
+    selected_registry(plugins, processes, &BuiltinSelection::All)
+}
+
+/// A registry with the built-in tools `selection` keeps (`--tools`) and
+/// `plugins`.
+pub fn selected_registry(
+    plugins: &[Arc<dyn Plugin>],
+    processes: &ProcessLayer,
+    selection: &BuiltinSelection,
+) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
-    for tool in dsh_tools::builtin::builtin_tools_with(processes) {
+    for tool in dsh_tools::builtin::selected_tools(processes, selection) {
         registry.register_tool(tool);
     }
     for plugin in plugins {
@@ -125,7 +137,7 @@ async fn replay_inner(
             )));
         }
     }
-    let mut registry = builtin_registry(&options.plugins, &options.processes);
+    let mut registry = selected_registry(&options.plugins, &options.processes, &options.tools);
     for tool in &options.extra_tools {
         registry.register_tool(Arc::clone(tool));
     }

@@ -38,6 +38,7 @@ fn options(dir: &std::path::Path, log: SessionLog) -> ReplayOptions {
         auto_compact: dsh_agent::AutoCompact::default(),
         project: Default::default(),
         extra_tools: Vec::new(),
+        tools: dsh_tools::builtin::BuiltinSelection::All,
     }
 }
 

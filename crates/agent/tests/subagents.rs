@@ -40,6 +40,7 @@ fn options(dir: &std::path::Path, plugins: Vec<Arc<dyn Plugin>>) -> ReplayOption
         skip_prompts: 0,
         auto_compact: dsh_agent::AutoCompact::default(),
         extra_tools: Vec::new(),
+        tools: dsh_tools::builtin::BuiltinSelection::All,
         project: Default::default(),
     }
 }

@@ -83,6 +83,8 @@ pub struct Assembled {
     pub hook_notices: Vec<String>,
     /// A reopened log's incomplete last line, dropped.
     pub torn: Option<TornTail>,
+    /// The built-in tools the session offers (`--tools`).
+    pub tools: dsh_tools::builtin::BuiltinSelection,
 }
 
 /// What else an agent needs besides the assembled session.
@@ -182,6 +184,7 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         problems,
         hook_notices: hooks.notices,
         torn,
+        tools: spec.flags.builtin_selection(),
     })
 }
 
@@ -207,7 +210,8 @@ impl Assembled {
     /// session; a turn a crash left open is repaired.
     pub fn agent(self, options: AgentOptions) -> Result<Agent> {
         let log_path = self.log.path().map(Path::to_path_buf);
-        let mut registry = dsh_agent::builtin_registry(&self.plugins, self.runner.processes());
+        let mut registry =
+            dsh_agent::selected_registry(&self.plugins, self.runner.processes(), &self.tools);
         for tool in self.mcp.tools() {
             registry.register_tool(tool);
         }

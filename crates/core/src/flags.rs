@@ -29,6 +29,11 @@ pub struct SessionFlags {
     /// (default: the model's window, DeepSeek's 128K).
     #[arg(long, value_name = "TOKENS|off", value_parser = parse_autocompact)]
     pub autocompact: Option<AutocompactFlag>,
+    /// Offer only these built-in tools, as `claude --tools`: names separated by
+    /// commas or spaces (`Bash,Read,Edit`), `default` for all of them, `""` for none.
+    /// MCP tools are not affected.
+    #[arg(long, value_name = "TOOLS")]
+    pub tools: Option<String>,
     /// Permission mode and rules for the session (Claude Code's `default` mode when
     /// neither the flag nor settings' `defaultMode` names one; replay: `bypassPermissions`).
     #[command(flatten)]
@@ -36,6 +41,14 @@ pub struct SessionFlags {
 }
 
 impl SessionFlags {
+    /// The built-in tools `--tools` selects (all of them without the flag).
+    pub fn builtin_selection(&self) -> dsh_tools::builtin::BuiltinSelection {
+        self.tools
+            .as_deref()
+            .map(dsh_tools::builtin::BuiltinSelection::parse)
+            .unwrap_or_default()
+    }
+
     /// `--settings` paths made absolute against `cwd` (a relative path means
     /// the same file whichever directory a session later resolves in).
     pub fn absolute_settings(&self, cwd: &std::path::Path) -> Vec<PathBuf> {

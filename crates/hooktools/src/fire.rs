@@ -118,7 +118,7 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                     user_sees.push(format!("prompt blocked: {reason}"));
                     "block"
                 }
-                PromptDecision::Stop { reason } => {
+                PromptDecision::Stop { reason, .. } => {
                     model_sees.push("nothing: the turn stops before a model request".into());
                     user_sees.push(format!("turn stopped: {reason}"));
                     "stop"

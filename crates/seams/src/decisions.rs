@@ -80,6 +80,28 @@ pub enum PromptDecision {
     Stop {
         /// Why (user-facing).
         reason: String,
+        /// What the conversation keeps besides the prompt.
+        kept: StoppedPrompt,
+    },
+}
+
+/// What the conversation keeps of a prompt stopped before any model request,
+/// so that the next turn's model sees (or does not see) why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StoppedPrompt {
+    /// The prompt alone (Codex).
+    PromptOnly,
+    /// The prompt, then a user-side note saying why and an assistant reply
+    /// that no request was made (Claude Code: `Operation stopped by hook: R`
+    /// and `No response requested.`).
+    WithExchange {
+        /// The user-side note (a steering message).
+        note: String,
+        /// The assistant's reply, recorded without a model request.
+        reply: String,
+        /// Who stopped the prompt.
+        source: String,
     },
 }
 

@@ -48,10 +48,10 @@ pub fn rejected_with_reason_text(reason: &str) -> String {
     format!("The user rejected this call and said: {reason}")
 }
 /// The model-facing context when a permission-denied listener lets the
-/// model retry an automatically denied call (Claude Code's PermissionDenied
-/// `retry: true`; its exact wording is not captured).
+/// model retry an automatically denied call: Claude Code's text for its
+/// PermissionDenied `retry: true` (`perm_mode_auto_retry`).
 pub const MAY_RETRY_TEXT: &str =
-    "The permission denial above may be retried: you may try this action again.";
+    "The PermissionDenied hook indicated you may retry this tool call.";
 
 /// A call after sealing: ready to run, or already resolved (unknown tool,
 /// invalid arguments) with the outcome that replaces every later phase.

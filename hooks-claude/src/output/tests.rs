@@ -37,6 +37,32 @@ fn exit2_ignores_stdout_and_uses_stderr() {
     assert_eq!(out.parsed, ParsedOutput::IgnoredOnExit2);
 }
 
+/// `b2_pre_exit2_json`: a legacy block printed by a hook that exits 2 is shown
+/// by its reason alone; any other stdout leaves the stderr frame.
+#[test]
+fn exit2_with_a_legacy_block_on_stdout_shows_its_reason() {
+    let facts = HookFacts::exited(
+        2,
+        r#"{"decision":"block","reason":"JSON-REASON-R"}"#,
+        "npm-exec-noise\n",
+    );
+    let out = interpret(&pre("CMD"), &facts, &id);
+    assert_eq!(
+        out.effect,
+        Effect::Deny {
+            text: "PreToolUse:Bash hook error: JSON-REASON-R".into()
+        }
+    );
+    let facts = HookFacts::exited(2, r#"{"decision":"approve","reason":"R"}"#, "STDERR\n");
+    let out = interpret(&pre("CMD"), &facts, &id);
+    assert_eq!(
+        out.effect,
+        Effect::Deny {
+            text: "PreToolUse:Bash hook error: [CMD]: STDERR\n".into()
+        }
+    );
+}
+
 #[test]
 fn leading_whitespace_before_json_is_allowed() {
     let out = interpret(

@@ -379,6 +379,12 @@ impl ClaudePlugin {
         }
         let action = match replace_at.and_then(|i| fired[i].reading.replace_output.clone()) {
             Some(Value::String(content)) => PostToolAction::ReplaceContent { content },
+            // Content blocks: Claude Code hands them to the model as the
+            // result and PostToolBatch sees them (`mcp_updated_output_blocks`):
+            // they become the MCP result, rendered as any MCP result is.
+            Some(Value::Array(blocks)) => PostToolAction::ReplaceValue {
+                value: serde_json::json!({"content": blocks, "isError": false}),
+            },
             Some(other) => PostToolAction::ReplaceContent {
                 content: other.to_string(),
             },

@@ -3,7 +3,7 @@
 
 use dsh_seams::{
     ContextEntry, ContinuationDecision, ContinuationInput, NoticeLevel, PromptDecision,
-    PromptInput, SeamContext, SessionStartSource, UserNotice,
+    PromptInput, SeamContext, SessionStartSource, StoppedPrompt, UserNotice,
 };
 
 use super::{ClaudePlugin, Fired, Firing};
@@ -11,6 +11,10 @@ use crate::envfile::parse_env_file;
 use crate::events::HookEvent;
 use crate::output::{Effect, Interpretation, StopMerge, merge_stop};
 use crate::payload;
+
+/// The assistant reply Claude Code records after a prompt stopped before any
+/// model request.
+const NO_RESPONSE_REQUESTED: &str = "No response requested.";
 
 impl ClaudePlugin {
     pub(super) async fn on_session_start(
@@ -177,9 +181,21 @@ impl ClaudePlugin {
         });
         if let Some(i) = stop_at {
             let reason = fired[i].reading.stop.clone().unwrap_or_default();
-            return Some(PromptDecision::Stop {
-                reason: format!("Operation stopped by hook: {reason}"),
-            });
+            let reason = format!("Operation stopped by hook: {reason}");
+            // UserPromptSubmit: Claude Code keeps the stopped prompt with
+            // its note and `No response requested.`, so a later turn's model
+            // sees why (`h5_ups_continue_false_resume`). Not captured for
+            // UserPromptExpansion: the prompt alone.
+            let kept = if event == HookEvent::UserPromptSubmit {
+                StoppedPrompt::WithExchange {
+                    note: reason.clone(),
+                    reply: NO_RESPONSE_REQUESTED.to_owned(),
+                    source: format!("claude:{event}"),
+                }
+            } else {
+                StoppedPrompt::PromptOnly
+            };
+            return Some(PromptDecision::Stop { reason, kept });
         }
         if let Some(i) = block_at
             && let Effect::Block { text } = &fired[i].reading.effect

@@ -229,6 +229,12 @@ impl CodexPlugin {
         if outcome.disposition != Disposition::Executed {
             return PostToolDecision::accept();
         }
+        // Codex fires no PostToolUse for an MCP call whose result is an
+        // error (`isError`): PreToolUse, then the next request (a failed shell
+        // command, which is a result with an exit code, still gets one).
+        if outcome.is_error && exec.tool.starts_with("mcp__") {
+            return PostToolDecision::accept();
+        }
         let event = CodexEvent::PostToolUse;
         let name = tools::hook_tool_name(&exec.tool);
         // The file a `write` replaced is gone from disk; its value keeps it.

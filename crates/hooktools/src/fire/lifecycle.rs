@@ -194,7 +194,7 @@ pub(super) async fn fire(
                     sees.user.push(format!("command blocked: {reason}"));
                     "block"
                 }
-                PromptDecision::Stop { reason } => {
+                PromptDecision::Stop { reason, .. } => {
                     sees.model
                         .push("nothing: the turn stops before a model request".into());
                     sees.user.push(format!("turn stopped: {reason}"));

@@ -30,6 +30,7 @@ pub mod edit;
 pub mod glob;
 pub mod grep;
 pub mod read;
+mod selection;
 mod walk;
 pub mod write;
 
@@ -40,6 +41,7 @@ pub use edit::{EditOutput, EditTool};
 pub use glob::{GlobOutput, GlobTool};
 pub use grep::{GrepMode, GrepOutput, GrepTool};
 pub use read::{ReadOutput, ReadTool};
+pub use selection::BuiltinSelection;
 pub use write::{WriteKind, WriteOutput, WriteTool};
 
 /// All built-in tools, in the order they are offered to the model. The
@@ -62,6 +64,17 @@ pub fn builtin_tools_with(processes: &ProcessLayer) -> Vec<Arc<dyn Tool>> {
         Arc::new(GrepTool),
         Arc::new(AgentTool),
     ]
+}
+
+/// The built-in tools `selection` keeps, in [`builtin_tools_with`]'s order.
+pub fn selected_tools(
+    processes: &ProcessLayer,
+    selection: &BuiltinSelection,
+) -> Vec<Arc<dyn Tool>> {
+    builtin_tools_with(processes)
+        .into_iter()
+        .filter(|tool| selection.keeps(&tool.spec().name))
+        .collect()
 }
 
 /// Builds a tool spec whose schema is an object with `properties`, `required`
