@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use dsh_model::{Model, ModelError, ProviderFailure, StreamSink};
 use dsh_protocol::{ModelReply, ModelRequest};
 
+use crate::anthropic::AnthropicApi;
 use crate::settings::{ENV_API_KEY, ProviderApi, ProviderSettings};
 use crate::transport::HttpModel;
 use crate::wire::ChatApi;
@@ -52,6 +53,7 @@ impl ProviderError {
 #[derive(Clone)]
 enum Wire {
     Chat(HttpModel<ChatApi>),
+    Anthropic(HttpModel<AnthropicApi>),
 }
 
 /// dsh's HTTP model provider: the wire API the settings choose (Chat
@@ -94,9 +96,11 @@ impl HttpProvider {
             ProviderApi::Chat => Wire::Chat(
                 HttpModel::new(settings, api_key, ChatApi).map_err(ProviderError::Client)?,
             ),
-            api @ (ProviderApi::Anthropic | ProviderApi::Responses) => {
-                return Err(ProviderError::Unavailable { api });
-            }
+            ProviderApi::Anthropic => Wire::Anthropic(
+                HttpModel::new(settings, api_key, AnthropicApi::default())
+                    .map_err(ProviderError::Client)?,
+            ),
+            api @ ProviderApi::Responses => return Err(ProviderError::Unavailable { api }),
         };
         Ok(HttpProvider { wire })
     }
@@ -105,6 +109,7 @@ impl HttpProvider {
     pub fn settings(&self) -> &ProviderSettings {
         match &self.wire {
             Wire::Chat(model) => &model.settings,
+            Wire::Anthropic(model) => &model.settings,
         }
     }
 
@@ -112,6 +117,7 @@ impl HttpProvider {
     pub fn url(&self) -> &str {
         match &self.wire {
             Wire::Chat(model) => model.url(),
+            Wire::Anthropic(model) => model.url(),
         }
     }
 }
@@ -125,6 +131,7 @@ impl Model for HttpProvider {
     ) -> Result<ModelReply, ModelError> {
         match &self.wire {
             Wire::Chat(model) => model.complete(request, sink).await,
+            Wire::Anthropic(model) => model.complete(request, sink).await,
         }
     }
 
@@ -135,6 +142,7 @@ impl Model for HttpProvider {
     fn with_model(&self, name: &str) -> Option<Arc<dyn Model>> {
         let wire = match &self.wire {
             Wire::Chat(model) => Wire::Chat(model.with_model(name)),
+            Wire::Anthropic(model) => Wire::Anthropic(model.with_model(name)),
         };
         Some(Arc::new(HttpProvider { wire }))
     }

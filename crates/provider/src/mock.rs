@@ -119,6 +119,7 @@ impl MockReply {
         self.usage = Some(TokenUsage {
             input_tokens,
             output_tokens,
+            ..Default::default()
         });
         self
     }
