@@ -162,7 +162,7 @@ mod tests {
         });
         assert_eq!(
             status.cache_line().as_deref(),
-            Some("prompt cache (last request): 11.0k read, 0 written")
+            Some("prompt cache (last request): 11k read, 0 written")
         );
         assert_eq!(
             status.line(),
