@@ -39,10 +39,7 @@ const CHARS_PER_TOKEN: u64 = 4;
 
 /// The context window of `model` when the configuration names none.
 pub fn default_context_window(model: &str) -> u64 {
-    match model {
-        "deepseek-chat" | "deepseek-reasoner" => 128_000,
-        _ => DEFAULT_CONTEXT_WINDOW,
-    }
+    dsh_model::context_window(model).unwrap_or(DEFAULT_CONTEXT_WINDOW)
 }
 
 /// Whether (and against what) dsh compacts on its own.
@@ -519,6 +516,7 @@ mod tests {
             usage: Some(dsh_protocol::TokenUsage {
                 input_tokens: tokens,
                 output_tokens: 0,
+                ..Default::default()
             }),
         };
         let event = |seq: u64, body: EventBody, agent_id: Option<&str>| Event {

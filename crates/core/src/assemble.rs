@@ -116,7 +116,14 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
             TrustPolicy::RunAll => spec.approve_servers(),
         }
     }
-    let scrub = crate::hooks::scrubbed_env_for(&spec.env, &spec.config);
+    let mut scrub = crate::hooks::scrubbed_env_for(&spec.env, &spec.config);
+    // The key variable of the API this session speaks (which
+    // `--provider-api` may have chosen) is kept from children too.
+    if let Some(provider) = &spec.provider
+        && !scrub.contains(&provider.api_key_env)
+    {
+        scrub.push(provider.api_key_env.clone());
+    }
     let mut hooks = crate::hooks::load_hooks_with(&spec.sources, scrub)?;
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(Arc::clone(&spec.permissions.plugin));
@@ -130,7 +137,20 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
     let mut notices = hooks.notices.clone();
     notices.extend(mcp.notices().iter().cloned());
     let problems = mcp.problems().to_vec();
-    let header_for = |id: &str| crate::hooks::header(id, &spec.cwd, notices.clone());
+    let provider_api = spec
+        .provider
+        .as_ref()
+        .map(|provider| provider.api.as_str().to_owned());
+    let header_for = |id: &str| {
+        let mut header = crate::hooks::header(id, &spec.cwd, notices.clone());
+        if let dsh_protocol::EventBody::SessionHeader {
+            provider_api: api, ..
+        } = &mut header
+        {
+            api.clone_from(&provider_api);
+        }
+        header
+    };
     let (session_id, log, source, first_seq, torn) = match target {
         LogTarget::New { id, dir, wait } => {
             dsh_session::create_private_dir(&dir)?;
