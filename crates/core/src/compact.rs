@@ -63,6 +63,7 @@ pub fn configured(
                 .context_windows
                 .get(model)
                 .copied()
+                .or_else(|| dsh_provider::context_window(model))
                 .unwrap_or_else(|| default_context_window(model)),
         ),
     })

@@ -92,13 +92,15 @@ mod client;
 pub mod key_handoff;
 #[cfg(feature = "mock")]
 pub mod mock;
+mod models;
 mod responses;
 mod settings;
 mod stream;
 mod wire;
 
 pub use client::{OpenAiProvider, ProviderError};
-pub use responses::{RESPONSES_DEFAULT_BASE_URL, responses_context_window};
+pub use models::context_window;
+pub use responses::RESPONSES_DEFAULT_BASE_URL;
 pub use settings::{
     CONFIG_FILE_NAME, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_API_KEY,
     ENV_BASE_URL, ENV_DSH_HOME, ENV_MODEL, ProviderSettings, SettingsError, read_config_text,

@@ -25,6 +25,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
+mod responses;
+pub use responses::{ResponsesExtras, responses_events, responses_failed};
+
 /// The largest request head the mock accepts.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
 

@@ -46,7 +46,7 @@ pub(crate) fn is_reasoning_model(model: &str) -> bool {
 
 /// The context window, in tokens, of OpenAI models served through the
 /// Responses API; `None` for a model dsh has no figure for.
-pub fn responses_context_window(model: &str) -> Option<u64> {
+pub(crate) fn responses_context_window(model: &str) -> Option<u64> {
     let model = model.to_ascii_lowercase();
     let model = model.rsplit('/').next().unwrap_or(&model);
     // Longest prefix first: `o1-mini` before `o1`, `gpt-4.1` before `gpt-4`.

@@ -59,6 +59,9 @@ fn tokens(count: u64) -> String {
 /// The context window of well-known models, in tokens; `None` when dsh
 /// does not know the model (the status line then shows the count alone).
 pub fn context_window(model: &str) -> Option<u64> {
+    if let Some(window) = dsh_provider::context_window(model) {
+        return Some(window);
+    }
     let model = model.to_ascii_lowercase();
     let known: &[(&str, u64)] = &[
         ("deepseek-chat", 128_000),
