@@ -10,7 +10,7 @@
 //! `include: ["reasoning.encrypted_content"]`. Private to this crate.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_model::{FailureCategory, ProviderFailure, StreamSink};
 use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
@@ -293,15 +293,24 @@ pub(crate) fn category_of_code(code: &str) -> Option<FailureCategory> {
     }
 }
 
+/// The error code of an OpenAI error body: its `code` when that names a
+/// category dsh knows, else its `type`.
+pub(crate) fn error_code(body: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    let error = value.get("error").unwrap_or(&value);
+    let field = |key: &str| error.get(key).and_then(Value::as_str);
+    match (field("code"), field("type")) {
+        (Some(code), _) if category_of_code(code).is_some() => Some(code.to_owned()),
+        (_, Some(kind)) => Some(kind.to_owned()),
+        (Some(code), None) => Some(code.to_owned()),
+        (None, None) => None,
+    }
+}
+
 /// The category an error body refines its HTTP status to (see
 /// [`category_of_code`]); `None` keeps the status's own category.
 pub(crate) fn category_of_error_body(body: &str) -> Option<FailureCategory> {
-    let value: Value = serde_json::from_str(body).ok()?;
-    let error = value.get("error").unwrap_or(&value);
-    ["code", "type"]
-        .iter()
-        .filter_map(|key| error.get(key).and_then(Value::as_str))
-        .find_map(category_of_code)
+    error_code(body).as_deref().and_then(category_of_code)
 }
 
 /// A function call being streamed.
@@ -335,6 +344,8 @@ pub(crate) struct ResponsesAccumulator {
     ids: HashMap<String, u64>,
     usage: Option<ResponsesUsage>,
     completed: bool,
+    /// Where the reply's reasoning is kept for the next requests.
+    reasoning: Option<Arc<ReasoningMemory>>,
 }
 
 /// One event's payload: only the fields dsh reads.
@@ -560,7 +571,7 @@ impl ResponsesAccumulator {
     /// The finished reply, and the reasoning items to send back with its
     /// tool calls (only those the API can read again without storage:
     /// the ones with encrypted content).
-    pub(crate) fn into_reply(self) -> (ModelReply, Vec<Value>) {
+    pub(crate) fn finish(self) -> (ModelReply, Vec<Value>) {
         let mut tool_calls = Vec::new();
         let mut reasoning = Vec::new();
         for (index, item) in self.items {
@@ -812,7 +823,7 @@ mod tests {
         );
         let usage = accumulator.usage().unwrap();
         assert_eq!((usage.cached_tokens(), usage.reasoning_tokens()), (64, 12));
-        let (reply, reasoning) = accumulator.into_reply();
+        let (reply, reasoning) = accumulator.finish();
         assert_eq!(reply.text, "Hello");
         assert_eq!(
             reply.tool_calls,
@@ -855,7 +866,7 @@ mod tests {
                 ]}}),
             ],
         );
-        let (reply, reasoning) = accumulator.into_reply();
+        let (reply, reasoning) = accumulator.finish();
         assert_eq!(reply.text, "hi");
         assert_eq!(reply.tool_calls.len(), 1);
         // No encrypted content: nothing the API could read back.
