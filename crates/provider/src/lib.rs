@@ -96,13 +96,14 @@ mod models;
 mod responses;
 mod settings;
 mod stream;
+mod transport;
 mod wire;
 
-pub use client::{OpenAiProvider, ProviderError};
+pub use client::{HttpProvider, OpenAiProvider, ProviderError};
 pub use models::context_window;
 pub use responses::RESPONSES_DEFAULT_BASE_URL;
 pub use settings::{
     CONFIG_FILE_NAME, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_API_KEY,
-    ENV_BASE_URL, ENV_DSH_HOME, ENV_MODEL, ProviderSettings, SettingsError, read_config_text,
-    resolve_dsh_home,
+    ENV_BASE_URL, ENV_DSH_HOME, ENV_MODEL, ProviderApi, ProviderSettings, SettingsError,
+    read_config_text, resolve_dsh_home,
 };

@@ -28,12 +28,58 @@ const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const DEFAULT_MAX_RETRIES: u32 = 3;
 const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
 
+/// The wire API a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ProviderApi {
+    /// OpenAI-compatible Chat Completions (`{base_url}/chat/completions`).
+    #[default]
+    Chat,
+    /// Anthropic's Messages API (`{base_url}/v1/messages`).
+    Anthropic,
+    /// OpenAI's Responses API (`{base_url}/responses`).
+    Responses,
+}
+
+impl ProviderApi {
+    /// The name used in `config.toml`, `DSH_PROVIDER_API` and `--provider-api`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderApi::Chat => "chat",
+            ProviderApi::Anthropic => "anthropic",
+            ProviderApi::Responses => "responses",
+        }
+    }
+}
+
+impl std::fmt::Display for ProviderApi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ProviderApi {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "chat" => Ok(ProviderApi::Chat),
+            "anthropic" => Ok(ProviderApi::Anthropic),
+            "responses" => Ok(ProviderApi::Responses),
+            _ => Err(format!(
+                "{value:?} is not a provider api; expected \"chat\", \"anthropic\" or \"responses\""
+            )),
+        }
+    }
+}
+
 /// Everything the HTTP provider needs to reach a model.
 ///
 /// Build it with [`ProviderSettings::load`]; [`Default`] gives the built-in
 /// defaults (DeepSeek, no key).
 #[derive(Clone, PartialEq)]
 pub struct ProviderSettings {
+    /// The wire API spoken.
+    pub api: ProviderApi,
     /// OpenAI-compatible base URL; requests go to `{base_url}/chat/completions`.
     pub base_url: String,
     /// The model name sent in every request.
@@ -62,6 +108,7 @@ impl std::fmt::Debug for ProviderSettings {
     // The key must never reach a log line.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ProviderSettings")
+            .field("api", &self.api)
             .field("base_url", &self.base_url)
             .field("model", &self.model)
             .field("api_key_env", &self.api_key_env)
@@ -79,6 +126,7 @@ impl std::fmt::Debug for ProviderSettings {
 impl Default for ProviderSettings {
     fn default() -> Self {
         ProviderSettings {
+            api: ProviderApi::Chat,
             base_url: DEFAULT_BASE_URL.to_owned(),
             model: DEFAULT_MODEL.to_owned(),
             api_key_env: DEFAULT_API_KEY_ENV.to_owned(),

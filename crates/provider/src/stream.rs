@@ -11,6 +11,7 @@ use dsh_protocol::{ModelReply, TokenUsage, ToolCall};
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures::{Stream, StreamExt, stream};
 
+use crate::transport::{EventAccumulator, EventError};
 use crate::wire::{self, Chunk};
 
 /// The largest single SSE line accepted; a server that sends more without a
@@ -121,7 +122,35 @@ struct PartialCall {
     arguments: String,
 }
 
-/// Accumulates deltas into a reply.
+impl EventAccumulator for Accumulator {
+    fn on_event(&mut self, data: &str, sink: &mut dyn StreamSink) -> Result<Progress, EventError> {
+        Accumulator::on_event(self, data, sink).map_err(EventError::from)
+    }
+
+    fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn started(&self) -> bool {
+        !self.text.is_empty() || !self.calls.is_empty()
+    }
+
+    /// Whether a `finish_reason` arrived: the reply itself is complete even
+    /// if the connection closes before `[DONE]` (or before the usage chunk).
+    fn finished(&self) -> bool {
+        self.finish_reason.is_some()
+    }
+
+    fn missing_end(&self) -> &'static str {
+        "no finish_reason or [DONE]"
+    }
+
+    fn into_reply(self) -> ModelReply {
+        Accumulator::into_reply(self)
+    }
+}
+
+/// Accumulates Chat Completions deltas into a reply.
 #[derive(Debug, Default)]
 pub(crate) struct Accumulator {
     text: String,
@@ -131,17 +160,6 @@ pub(crate) struct Accumulator {
 }
 
 impl Accumulator {
-    /// The text streamed so far.
-    pub(crate) fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// Whether a `finish_reason` arrived: the reply itself is complete even
-    /// if the connection closes before `[DONE]` (or before the usage chunk).
-    pub(crate) fn finished(&self) -> bool {
-        self.finish_reason.is_some()
-    }
-
     /// Applies one event's data.
     pub(crate) fn on_event(
         &mut self,
@@ -158,7 +176,7 @@ impl Accumulator {
         let chunk: Chunk = serde_json::from_str(data).map_err(|error| {
             format!(
                 "malformed stream chunk ({error}): {}",
-                crate::client::excerpt(data)
+                crate::transport::excerpt(data)
             )
         })?;
         if let Some(error) = chunk.error {

@@ -1,11 +1,71 @@
 //! The Chat Completions wire format: dsh messages → request body, and the
 //! streamed chunk shapes. Private to this crate; nothing else speaks it.
 
-use dsh_protocol::{Message, ModelRequest, TokenUsage, ToolCall};
+use dsh_model::StreamSink;
+use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::settings::ProviderSettings;
+use crate::stream::Accumulator;
+use crate::transport::WireApi;
+
+/// OpenAI-compatible Chat Completions: `POST {base_url}/chat/completions`
+/// with a bearer token.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ChatApi;
+
+impl WireApi for ChatApi {
+    type Accumulator = Accumulator;
+
+    fn url(&self, base_url: &str) -> String {
+        format!("{}/chat/completions", base_url.trim_end_matches('/'))
+    }
+
+    fn authorize(
+        &self,
+        request: reqwest::RequestBuilder,
+        api_key: &str,
+    ) -> reqwest::RequestBuilder {
+        request.bearer_auth(api_key)
+    }
+
+    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Value {
+        request_body(settings, request)
+    }
+
+    fn accumulator(&self) -> Accumulator {
+        Accumulator::default()
+    }
+
+    fn whole_reply(&self, bytes: &[u8], sink: &mut dyn StreamSink) -> Result<ModelReply, String> {
+        let completion: Completion = serde_json::from_slice(bytes)
+            .map_err(|error| format!("malformed completion ({error})"))?;
+        let Some(choice) = completion.choices.into_iter().next() else {
+            return Err("the completion has no choices".to_owned());
+        };
+        let text = choice.message.content.unwrap_or_default();
+        if !text.is_empty() {
+            sink.text_delta(&text);
+        }
+        let tool_calls = choice
+            .message
+            .tool_calls
+            .into_iter()
+            .enumerate()
+            .map(|(index, call)| ToolCall {
+                id: call.id.unwrap_or_else(|| format!("call_{}", index + 1)),
+                name: call.function.name,
+                arguments: parse_arguments(&call.function.arguments),
+            })
+            .collect();
+        Ok(ModelReply {
+            text,
+            tool_calls,
+            usage: completion.usage.map(Into::into),
+        })
+    }
+}
 
 /// Builds the JSON body of one streaming request.
 pub(crate) fn request_body(settings: &ProviderSettings, request: &ModelRequest) -> Value {
