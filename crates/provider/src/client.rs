@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use dsh_model::{Model, ModelError, ProviderFailure, StreamSink};
 use dsh_protocol::{ModelReply, ModelRequest};
 
+use crate::responses::ResponsesApi;
 use crate::settings::{ENV_API_KEY, ProviderApi, ProviderSettings};
 use crate::transport::HttpModel;
 use crate::wire::ChatApi;
@@ -52,6 +53,7 @@ impl ProviderError {
 #[derive(Clone)]
 enum Wire {
     Chat(HttpModel<ChatApi>),
+    Responses(HttpModel<ResponsesApi>),
 }
 
 /// dsh's HTTP model provider: the wire API the settings choose (Chat
@@ -94,7 +96,11 @@ impl HttpProvider {
             ProviderApi::Chat => Wire::Chat(
                 HttpModel::new(settings, api_key, ChatApi).map_err(ProviderError::Client)?,
             ),
-            api @ (ProviderApi::Anthropic | ProviderApi::Responses) => {
+            ProviderApi::Responses => Wire::Responses(
+                HttpModel::new(settings, api_key, ResponsesApi::default())
+                    .map_err(ProviderError::Client)?,
+            ),
+            api @ ProviderApi::Anthropic => {
                 return Err(ProviderError::Unavailable { api });
             }
         };
@@ -105,6 +111,7 @@ impl HttpProvider {
     pub fn settings(&self) -> &ProviderSettings {
         match &self.wire {
             Wire::Chat(model) => &model.settings,
+            Wire::Responses(model) => &model.settings,
         }
     }
 
@@ -112,6 +119,7 @@ impl HttpProvider {
     pub fn url(&self) -> &str {
         match &self.wire {
             Wire::Chat(model) => model.url(),
+            Wire::Responses(model) => model.url(),
         }
     }
 }
@@ -125,6 +133,7 @@ impl Model for HttpProvider {
     ) -> Result<ModelReply, ModelError> {
         match &self.wire {
             Wire::Chat(model) => model.complete(request, sink).await,
+            Wire::Responses(model) => model.complete(request, sink).await,
         }
     }
 
@@ -135,6 +144,7 @@ impl Model for HttpProvider {
     fn with_model(&self, name: &str) -> Option<Arc<dyn Model>> {
         let wire = match &self.wire {
             Wire::Chat(model) => Wire::Chat(model.with_model(name)),
+            Wire::Responses(model) => Wire::Responses(model.with_model(name)),
         };
         Some(Arc::new(HttpProvider { wire }))
     }

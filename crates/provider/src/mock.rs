@@ -2,7 +2,9 @@
 //!
 //! [`MockProvider`] binds `127.0.0.1:0` and answers each
 //! `POST …/chat/completions` with the next [`MockResponse`] of its script,
-//! recording every request. A request past the end of the script gets HTTP
+//! recording every request; `POST …/responses` gets the same script encoded
+//! as OpenAI's Responses API event stream (see [`responses_events`]). A
+//! request past the end of the script gets HTTP
 //! 500 with a body saying so, so over-consumption fails loudly. It is a
 //! small hand-written HTTP/1.1 server: one request per connection
 //! (`Connection: close`), streamed replies as chunked `text/event-stream`.
@@ -86,6 +88,8 @@ pub struct MockReply {
     pub chunk_delay: Duration,
     /// The usage chunk (`stream_options.include_usage`), when set.
     pub usage: Option<TokenUsage>,
+    /// What the reply carries when served as the Responses API.
+    pub responses: ResponsesExtras,
 }
 
 impl MockReply {
@@ -114,6 +118,20 @@ impl MockReply {
     /// Sets the pause before every event after the first.
     pub fn with_delay(mut self, delay: Duration) -> Self {
         self.chunk_delay = delay;
+        self
+    }
+
+    /// Served as the Responses API: a reasoning item with this encrypted
+    /// content comes first.
+    pub fn with_reasoning(mut self, encrypted_content: &str) -> Self {
+        self.responses.encrypted_reasoning = Some(encrypted_content.to_owned());
+        self
+    }
+
+    /// Served as the Responses API: the usage reports this many cached
+    /// prompt tokens.
+    pub fn with_cached_tokens(mut self, cached_tokens: u64) -> Self {
+        self.responses.cached_tokens = cached_tokens;
         self
     }
 
@@ -531,7 +549,17 @@ async fn handle_connection(mut socket: TcpStream, shared: &Shared) -> io::Result
     };
     let body = serde_json::from_slice(&body)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
-    let is_completion = head.method == "POST" && head.path.ends_with("/chat/completions");
+    // The path says which API the client speaks; replies are encoded in it.
+    let responses_api = head.path.ends_with("/responses");
+    let is_completion =
+        head.method == "POST" && (head.path.ends_with("/chat/completions") || responses_api);
+    let encode = |reply: &MockReply| {
+        if responses_api {
+            responses_events(reply, &reply.responses)
+        } else {
+            reply.events()
+        }
+    };
     let response = {
         let mut state = shared.lock();
         state.requests.push(RecordedRequest {
@@ -563,8 +591,11 @@ async fn handle_connection(mut socket: TcpStream, shared: &Shared) -> io::Result
     };
     let outcome = match response {
         MockResponse::Reply(reply) => {
-            let mut events = reply.events();
-            events.push("[DONE]".to_owned());
+            let mut events = encode(&reply);
+            // The Responses stream ends with `response.completed`, no `[DONE]`.
+            if !responses_api {
+                events.push("[DONE]".to_owned());
+            }
             stream_events(&mut socket, &events, reply.chunk_delay, End::Clean).await
         }
         MockResponse::Status {
@@ -582,7 +613,7 @@ async fn handle_connection(mut socket: TcpStream, shared: &Shared) -> io::Result
             .await
         }
         MockResponse::CutAfter { reply, events } => {
-            let all = reply.events();
+            let all = encode(&reply);
             let head: Vec<String> = all.into_iter().take(events).collect();
             stream_events(&mut socket, &head, reply.chunk_delay, End::Cut).await
         }
@@ -591,7 +622,7 @@ async fn handle_connection(mut socket: TcpStream, shared: &Shared) -> io::Result
             after_events,
             raw,
         } => {
-            let mut head: Vec<String> = reply.events().into_iter().take(after_events).collect();
+            let mut head: Vec<String> = encode(&reply).into_iter().take(after_events).collect();
             head.push(raw);
             stream_events(&mut socket, &head, reply.chunk_delay, End::Clean).await
         }

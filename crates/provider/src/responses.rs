@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 
 use crate::settings::ProviderSettings;
 use crate::stream::Progress;
+use crate::transport::{ErrorBody, EventAccumulator, EventError, WireApi, generic_error_body};
 use crate::wire::{arguments_string, parse_arguments};
 
 /// OpenAI's API; requests go to `{base}/responses`.
@@ -248,24 +249,6 @@ impl From<ResponsesUsage> for TokenUsage {
     }
 }
 
-/// An in-stream failure: what to tell people, and what the provider said.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct StreamFailure {
-    /// For people.
-    pub message: String,
-    /// The provider's typed answer, when it sent an error event.
-    pub failure: Option<ProviderFailure>,
-}
-
-impl StreamFailure {
-    fn plain(message: String) -> Self {
-        StreamFailure {
-            message,
-            failure: None,
-        }
-    }
-}
-
 /// The category of an OpenAI error `code` (or `type`), when it says more
 /// than the HTTP status: a 429 `insufficient_quota` is a billing problem
 /// that no retry fixes, not a rate limit.
@@ -305,12 +288,6 @@ pub(crate) fn error_code(body: &str) -> Option<String> {
         (Some(code), None) => Some(code.to_owned()),
         (None, None) => None,
     }
-}
-
-/// The category an error body refines its HTTP status to (see
-/// [`category_of_code`]); `None` keeps the status's own category.
-pub(crate) fn category_of_error_body(body: &str) -> Option<FailureCategory> {
-    error_code(body).as_deref().and_then(category_of_code)
 }
 
 /// A function call being streamed.
@@ -373,36 +350,17 @@ struct Event {
 }
 
 impl ResponsesAccumulator {
-    /// The text streamed so far.
-    pub(crate) fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// Whether the response completed (or stopped incomplete).
-    pub(crate) fn finished(&self) -> bool {
-        self.completed
-    }
-
-    /// The usage reported, with the cache and reasoning details.
-    pub(crate) fn usage(&self) -> Option<ResponsesUsage> {
-        self.usage
-    }
-
     /// Applies one event's data.
-    pub(crate) fn on_event(
-        &mut self,
-        data: &str,
-        sink: &mut dyn StreamSink,
-    ) -> Result<Progress, StreamFailure> {
+    fn apply(&mut self, data: &str, sink: &mut dyn StreamSink) -> Result<Progress, EventError> {
         let data = data.trim();
         // Not part of the Responses stream, but harmless from gateways.
         if data.is_empty() || data == "[DONE]" {
             return Ok(Progress::More);
         }
         let event: Event = serde_json::from_str(data).map_err(|error| {
-            StreamFailure::plain(format!(
+            EventError::from(format!(
                 "malformed stream event ({error}): {}",
-                crate::client::excerpt(data)
+                crate::transport::excerpt(data)
             ))
         })?;
         match event.kind.as_str() {
@@ -604,6 +562,124 @@ impl ResponsesAccumulator {
     }
 }
 
+/// The Responses API for the shared transport: its URL, bearer
+/// authentication, request body, events and error codes. Clones share the
+/// reasoning memory, so a model switch keeps it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ResponsesApi {
+    reasoning: Arc<ReasoningMemory>,
+}
+
+impl WireApi for ResponsesApi {
+    type Accumulator = ResponsesAccumulator;
+
+    fn url(&self, base_url: &str) -> String {
+        format!("{}/responses", base_url.trim_end_matches('/'))
+    }
+
+    fn authorize(
+        &self,
+        request: reqwest::RequestBuilder,
+        api_key: &str,
+    ) -> reqwest::RequestBuilder {
+        request.bearer_auth(api_key)
+    }
+
+    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Value {
+        request_body(settings, request, &self.reasoning)
+    }
+
+    fn accumulator(&self) -> ResponsesAccumulator {
+        ResponsesAccumulator {
+            reasoning: Some(Arc::clone(&self.reasoning)),
+            ..ResponsesAccumulator::default()
+        }
+    }
+
+    fn error_body(&self, body: &str) -> ErrorBody {
+        let mut error = generic_error_body(body);
+        // OpenAI's `code` is the precise one (`insufficient_quota`,
+        // `rate_limit_exceeded`); its `type` is sometimes only `requests`.
+        if let Some(code) = error_code(body) {
+            error.kind = Some(code);
+        }
+        error
+    }
+
+    fn category(&self, status: u16, body: &ErrorBody) -> FailureCategory {
+        let from_status = FailureCategory::from_status(status);
+        match from_status {
+            // A server failure stays one whatever its body says.
+            FailureCategory::ServerError => from_status,
+            FailureCategory::MissingKey
+            | FailureCategory::AuthenticationFailed
+            | FailureCategory::BillingError
+            | FailureCategory::RateLimit
+            | FailureCategory::InvalidRequest
+            | FailureCategory::Unknown => body
+                .kind
+                .as_deref()
+                .and_then(category_of_code)
+                .unwrap_or(from_status),
+        }
+    }
+
+    fn whole_reply(&self, bytes: &[u8], sink: &mut dyn StreamSink) -> Result<ModelReply, String> {
+        let response: Value = serde_json::from_slice(bytes)
+            .map_err(|error| format!("malformed response ({error})"))?;
+        let completed = json!({"type": "response.completed", "response": response});
+        let mut accumulator = self.accumulator();
+        accumulator
+            .on_event(&completed.to_string(), sink)
+            .map_err(|error| error.message)?;
+        Ok(accumulator.into_reply())
+    }
+}
+
+impl EventAccumulator for ResponsesAccumulator {
+    fn on_event(&mut self, data: &str, sink: &mut dyn StreamSink) -> Result<Progress, EventError> {
+        self.apply(data, sink)
+    }
+
+    fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn started(&self) -> bool {
+        !self.text.is_empty()
+            || self
+                .items
+                .values()
+                .any(|item| matches!(item, OutputItem::Call(_)))
+    }
+
+    fn finished(&self) -> bool {
+        self.completed
+    }
+
+    fn missing_end(&self) -> &'static str {
+        "no response.completed event"
+    }
+
+    fn into_reply(self) -> ModelReply {
+        if let Some(usage) = &self.usage {
+            tracing::debug!(
+                input = usage.input_tokens,
+                cached = usage.cached_tokens(),
+                output = usage.output_tokens,
+                reasoning = usage.reasoning_tokens(),
+                "responses usage"
+            );
+        }
+        let memory = self.reasoning.clone();
+        let (reply, reasoning) = self.finish();
+        if let (Some(memory), Some(first)) = (memory, reply.tool_calls.first()) {
+            memory.remember(&first.id, reasoning);
+        }
+        reply
+    }
+}
+
 /// The text of a finished `message` item.
 fn message_text(item: &Value) -> String {
     let Some(Value::Array(parts)) = item.get("content") else {
@@ -635,13 +711,13 @@ fn replayable_reasoning(item: &Value) -> Option<Value> {
     }))
 }
 
-fn error_event(code: Option<&str>, message: Option<&str>) -> StreamFailure {
+fn error_event(code: Option<&str>, message: Option<&str>) -> EventError {
     let message = message.unwrap_or("no message").to_owned();
     let category = code
         .and_then(category_of_code)
         .unwrap_or(FailureCategory::Unknown);
     let code_text = code.map(|code| format!(" ({code})")).unwrap_or_default();
-    StreamFailure {
+    EventError {
         message: format!("the provider reported an error mid-stream{code_text}: {message}"),
         failure: Some(ProviderFailure {
             category,
@@ -821,7 +897,7 @@ mod tests {
                 .unwrap(),
             Progress::Done
         );
-        let usage = accumulator.usage().unwrap();
+        let usage = accumulator.usage.unwrap();
         assert_eq!((usage.cached_tokens(), usage.reasoning_tokens()), (64, 12));
         let (reply, reasoning) = accumulator.finish();
         assert_eq!(reply.text, "Hello");
@@ -896,6 +972,10 @@ mod tests {
         let error = accumulator.on_event("{nope", &mut NoStream).unwrap_err();
         assert!(error.message.contains("malformed"), "{}", error.message);
         assert!(error.failure.is_none());
+    }
+
+    fn category_of_error_body(body: &str) -> Option<FailureCategory> {
+        error_code(body).as_deref().and_then(category_of_code)
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 mod failures;
 mod mock_server;
+mod responses;
 mod settings;
 mod streaming;
 mod support;

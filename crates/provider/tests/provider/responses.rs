@@ -25,11 +25,7 @@ fn settings(mock: &MockProvider) -> ProviderSettings {
 }
 
 fn reply(reply: MockReply) -> MockResponse {
-    MockResponse::Events(responses_events(&reply, &ResponsesExtras::default()))
-}
-
-fn reply_with(reply: MockReply, extras: ResponsesExtras) -> MockResponse {
-    MockResponse::Events(responses_events(&reply, &extras))
+    MockResponse::Reply(reply)
 }
 
 /// The request after `first` called `calls` and each call answered `out:ID`.
@@ -66,8 +62,8 @@ fn kinds(input: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn streamed_text_arrives_in_pieces_at_the_responses_endpoint() {
-    let mock = MockProvider::start(vec![reply(MockReply::chunks(["Hello", ", ", "world!"]))])
-        .unwrap();
+    let mock =
+        MockProvider::start(vec![reply(MockReply::chunks(["Hello", ", ", "world!"]))]).unwrap();
     let provider = HttpProvider::new(settings(&mock)).unwrap();
     let mut sink = RecordingSink::default();
 
@@ -97,8 +93,8 @@ async fn parallel_tool_calls_round_trip() {
     ];
     let mut first_reply = MockReply::text("Two at once.");
     first_reply.tool_calls = calls;
-    let mock = MockProvider::start(vec![reply(first_reply), reply(MockReply::text("done"))])
-        .unwrap();
+    let mock =
+        MockProvider::start(vec![reply(first_reply), reply(MockReply::text("done"))]).unwrap();
     let provider = HttpProvider::new(settings(&mock)).unwrap();
     let first = request("list and locate");
 
@@ -159,13 +155,13 @@ async fn parallel_tool_calls_round_trip() {
 #[tokio::test]
 async fn reasoning_is_sent_back_with_the_tool_call_it_led_to() {
     let mut first_reply = MockReply::default();
-    first_reply.tool_calls = vec![MockToolCall::new("call_r", "bash", &json!({"command": "ls"}))];
-    let extras = ResponsesExtras {
-        encrypted_reasoning: Some("ENCRYPTED-1".into()),
-        ..ResponsesExtras::default()
-    };
+    first_reply.tool_calls = vec![MockToolCall::new(
+        "call_r",
+        "bash",
+        &json!({"command": "ls"}),
+    )];
     let mock = MockProvider::start(vec![
-        reply_with(first_reply, extras),
+        reply(first_reply.with_reasoning("ENCRYPTED-1")),
         reply(MockReply::text("listed")),
         reply(MockReply::text("again")),
     ])
@@ -192,7 +188,10 @@ async fn reasoning_is_sent_back_with_the_tool_call_it_led_to() {
         .unwrap();
 
     let requests = mock.requests();
-    assert_eq!(requests[0]["include"], json!(["reasoning.encrypted_content"]));
+    assert_eq!(
+        requests[0]["include"],
+        json!(["reasoning.encrypted_content"])
+    );
     for body in &requests[1..] {
         assert_eq!(
             kinds(&body["input"]),
@@ -213,14 +212,10 @@ async fn reasoning_is_sent_back_with_the_tool_call_it_led_to() {
 
 #[tokio::test]
 async fn usage_is_reported_with_cached_tokens_counted_in_the_input() {
-    let extras = ResponsesExtras {
-        cached_tokens: 1024,
-        reasoning_tokens: 7,
-        ..ResponsesExtras::default()
-    };
-    let mock = MockProvider::start(vec![reply_with(
-        MockReply::text("ok").with_usage(1500, 20),
-        extras,
+    let mock = MockProvider::start(vec![reply(
+        MockReply::text("ok")
+            .with_usage(1500, 20)
+            .with_cached_tokens(1024),
     )])
     .unwrap();
     let provider = HttpProvider::new(settings(&mock)).unwrap();
@@ -254,7 +249,11 @@ async fn rate_limit_waits_for_retry_after_then_succeeds() {
 
     assert_eq!(answer.text, "after the wait");
     assert_eq!(sink.retries.len(), 1);
-    assert!(sink.retries[0].1.contains("HTTP 429"), "{}", sink.retries[0].1);
+    assert!(
+        sink.retries[0].1.contains("HTTP 429"),
+        "{}",
+        sink.retries[0].1
+    );
     let times: Vec<_> = mock.recorded().iter().map(|r| r.received_at).collect();
     assert!(times[1].duration_since(times[0]) >= Duration::from_millis(180));
 }
@@ -300,7 +299,11 @@ async fn server_errors_are_retried_then_reported_as_server_errors() {
     assert_eq!(error.category(), FailureCategory::ServerError);
     assert_eq!(sink.retries.len(), 2);
     assert!(error.message.contains("HTTP 502"), "{}", error.message);
-    assert!(error.message.contains("gave up after 3 attempts"), "{}", error.message);
+    assert!(
+        error.message.contains("gave up after 3 attempts"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]
@@ -321,8 +324,16 @@ async fn unauthorized_is_an_authentication_failure_naming_the_key() {
         .unwrap_err();
 
     assert_eq!(error.category(), FailureCategory::AuthenticationFailed);
-    assert!(error.message.contains("OPENAI_API_KEY"), "{}", error.message);
-    assert!(error.message.contains("Incorrect API key"), "{}", error.message);
+    assert!(
+        error.message.contains("OPENAI_API_KEY"),
+        "{}",
+        error.message
+    );
+    assert!(
+        error.message.contains("Incorrect API key"),
+        "{}",
+        error.message
+    );
     assert!(sink.retries.is_empty());
 }
 
@@ -368,7 +379,11 @@ async fn a_stream_without_response_completed_is_incomplete() {
         .await
         .unwrap_err();
     assert_eq!(error.partial_text, "cut short");
-    assert!(error.message.contains("response.completed"), "{}", error.message);
+    assert!(
+        error.message.contains("response.completed"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]
@@ -384,7 +399,10 @@ async fn dropping_the_future_mid_stream_closes_the_connection() {
     )
     .await;
     assert!(outcome.is_err(), "the reply should still be streaming");
-    assert!(!sink.deltas.is_empty(), "some text streamed before the drop");
+    assert!(
+        !sink.deltas.is_empty(),
+        "some text streamed before the drop"
+    );
     assert!(
         eventually(Duration::from_secs(5), || mock.disconnects() == 1).await,
         "the mock saw no disconnect"
@@ -396,7 +414,10 @@ async fn dropping_the_future_mid_stream_closes_the_connection() {
 fn codex_baseline() -> Vec<Value> {
     let text = include_str!("data/codex_baseline_requests.json");
     let records: Vec<Value> = serde_json::from_str(text).unwrap();
-    records.into_iter().map(|record| record["body"].clone()).collect()
+    records
+        .into_iter()
+        .map(|record| record["body"].clone())
+        .collect()
 }
 
 /// The (type, role) sequence of the items after the built-in preamble,
@@ -434,8 +455,8 @@ async fn requests_have_the_shape_codex_sends() {
         "bash",
         &json!({"command": "echo hi"}),
     )];
-    let mock = MockProvider::start(vec![reply(first_reply), reply(MockReply::text("done"))])
-        .unwrap();
+    let mock =
+        MockProvider::start(vec![reply(first_reply), reply(MockReply::text("done"))]).unwrap();
     let mut settings = settings(&mock);
     // Codex's captured model: a reasoning model.
     settings.model = codex[0]["model"].as_str().unwrap().to_owned();
@@ -489,7 +510,13 @@ async fn requests_have_the_shape_codex_sends() {
             expected.remove(codex_only);
         }
         assert_eq!(keys(ours), expected);
-        for field in ["stream", "store", "include", "tool_choice", "parallel_tool_calls"] {
+        for field in [
+            "stream",
+            "store",
+            "include",
+            "tool_choice",
+            "parallel_tool_calls",
+        ] {
             assert_eq!(ours[field], theirs[field], "{field}");
         }
         // Tools are function tools named at the top level (the captures
