@@ -154,12 +154,11 @@ async fn parallel_tool_calls_round_trip() {
 
 #[tokio::test]
 async fn reasoning_is_sent_back_with_the_tool_call_it_led_to() {
-    let mut first_reply = MockReply::default();
-    first_reply.tool_calls = vec![MockToolCall::new(
+    let first_reply = MockReply::default().with_tool_call(MockToolCall::new(
         "call_r",
         "bash",
         &json!({"command": "ls"}),
-    )];
+    ));
     let mock = MockProvider::start(vec![
         reply(first_reply.with_reasoning("ENCRYPTED-1")),
         reply(MockReply::text("listed")),
@@ -449,12 +448,11 @@ fn conversation_shape(input: &Value, skip_developer: bool) -> Vec<(String, BTree
 #[tokio::test]
 async fn requests_have_the_shape_codex_sends() {
     let codex = codex_baseline();
-    let mut first_reply = MockReply::default();
-    first_reply.tool_calls = vec![MockToolCall::new(
+    let first_reply = MockReply::default().with_tool_call(MockToolCall::new(
         "call_1",
         "bash",
         &json!({"command": "echo hi"}),
-    )];
+    ));
     let mock =
         MockProvider::start(vec![reply(first_reply), reply(MockReply::text("done"))]).unwrap();
     let mut settings = settings(&mock);
