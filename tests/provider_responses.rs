@@ -5,9 +5,7 @@
 
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
-use dsh_provider::mock::{
-    MockProvider, MockReply, MockResponse, MockToolCall, ResponsesExtras, responses_events,
-};
+use dsh_provider::mock::{MockProvider, MockReply, MockResponse, MockToolCall, MockWire};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -51,10 +49,14 @@ fn install_hooks(ctx: &TestContext) {
 
 /// What the hooks saw in one run, without the fields that differ between
 /// two sessions (their ids and transcript paths).
-fn run(api: &str, script: Vec<MockResponse>) -> (Vec<Value>, Vec<Value>, String) {
+fn run(api: &str, wire: MockWire) -> (Vec<Value>, Vec<Value>, String) {
     let ctx = TestContext::new();
     install_hooks(&ctx);
-    let mock = MockProvider::start_blocking(script).unwrap();
+    let script = conversation()
+        .into_iter()
+        .map(MockResponse::Reply)
+        .collect();
+    let mock = MockProvider::start_blocking_with(wire, script).unwrap();
     let output = ctx
         .dsh()
         .env("DSH_BASE_URL", mock.base_url())
@@ -89,14 +91,9 @@ fn run(api: &str, script: Vec<MockResponse>) -> (Vec<Value>, Vec<Value>, String)
 
 #[test]
 fn hooks_see_the_same_payloads_through_chat_and_responses() {
-    let chat_script = conversation().into_iter().map(MockResponse::Reply).collect();
-    let responses_script = conversation()
-        .iter()
-        .map(|reply| MockResponse::Events(responses_events(reply, &ResponsesExtras::default())))
-        .collect();
-
-    let (chat_hooks, chat_requests, chat_out) = run("chat", chat_script);
-    let (responses_hooks, responses_requests, responses_out) = run("responses", responses_script);
+    let (chat_hooks, chat_requests, chat_out) = run("chat", MockWire::Chat);
+    let (responses_hooks, responses_requests, responses_out) =
+        run("responses", MockWire::Responses);
 
     assert_eq!(chat_out, "All done.\n");
     assert_eq!(responses_out, chat_out);
@@ -139,7 +136,7 @@ fn an_exhausted_quota_reaches_stop_failure_as_a_billing_error() {
         {"type": "command", "command": "cat > \"$HOME/stopfailure.json\""}
     ]}]}});
     std::fs::write(claude.join("settings.json"), settings.to_string()).unwrap();
-    let mock = MockProvider::start_blocking(vec![MockResponse::status(
+    let mock = MockProvider::start_blocking_with(MockWire::Responses, vec![MockResponse::status(
         429,
         r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#,
     )])

@@ -35,6 +35,7 @@ mod plugin_scenarios;
 mod prompt_commands;
 // Mentions and lines typed during a turn (brief `prompt`).
 mod prompt_input;
+mod provider_responses;
 mod replay_fixtures;
 mod replay_signals;
 // Subagents (issue 15).

@@ -148,9 +148,9 @@ pub fn pre_model_request(base: &PayloadBase, turn_id: &str) -> Value {
 pub struct CodexTokenUsage {
     /// Prompt tokens.
     pub input_tokens: u64,
-    /// Cached prompt tokens (dsh's providers do not report them: 0).
+    /// Cached prompt tokens (0 unless the provider reports cache reads).
     pub cached_input_tokens: u64,
-    /// Cache-write tokens (0).
+    /// Cache-write tokens (0 unless the provider reports cache writes).
     pub cache_write_input_tokens: u64,
     /// Completion tokens.
     pub output_tokens: u64,

@@ -391,6 +391,8 @@ impl Plugin for CodexPlugin {
         let result = match result {
             Ok(reply) => Ok(reply.usage.map(|usage| CodexTokenUsage {
                 input_tokens: usage.input_tokens,
+                cached_input_tokens: usage.cache_read_input_tokens,
+                cache_write_input_tokens: usage.cache_creation_input_tokens,
                 output_tokens: usage.output_tokens,
                 ..CodexTokenUsage::default()
             })),

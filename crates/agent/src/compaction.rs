@@ -519,6 +519,7 @@ mod tests {
             usage: Some(dsh_protocol::TokenUsage {
                 input_tokens: tokens,
                 output_tokens: 0,
+                ..Default::default()
             }),
         };
         let event = |seq: u64, body: EventBody, agent_id: Option<&str>| Event {

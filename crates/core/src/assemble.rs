@@ -114,7 +114,14 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
             TrustPolicy::RunAll => spec.approve_servers(),
         }
     }
-    let scrub = crate::hooks::scrubbed_env_for(&spec.env, &spec.config);
+    let mut scrub = crate::hooks::scrubbed_env_for(&spec.env, &spec.config);
+    // The key variable of the API this session speaks (which
+    // `--provider-api` may have chosen) is kept from children too.
+    if let Some(provider) = &spec.provider
+        && !scrub.contains(&provider.api_key_env)
+    {
+        scrub.push(provider.api_key_env.clone());
+    }
     let mut hooks = crate::hooks::load_hooks_with(&spec.sources, scrub)?;
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(Arc::clone(&spec.permissions.plugin));

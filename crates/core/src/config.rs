@@ -68,13 +68,26 @@ impl DshConfig {
         env: &Env,
         model: Option<&str>,
     ) -> Result<dsh_provider::ProviderSettings> {
-        let mut settings = dsh_provider::ProviderSettings::from_config_text(
+        self.provider_for(env, model, None)
+    }
+
+    /// `[provider]` with the environment's overrides, `--model` and
+    /// `--provider-api`.
+    pub fn provider_for(
+        &self,
+        env: &Env,
+        model: Option<&str>,
+        api: Option<dsh_provider::ProviderApi>,
+    ) -> Result<dsh_provider::ProviderSettings> {
+        let mut settings = dsh_provider::ProviderSettings::resolve(
             &self.path,
             self.text.as_deref(),
             &env.lookup(),
+            api,
         )?;
         if let Some(model) = model {
             model.clone_into(&mut settings.model);
+            settings.origins.model = dsh_provider::SettingOrigin::Flag("--model".to_owned());
         }
         Ok(settings)
     }

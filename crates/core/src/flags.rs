@@ -12,6 +12,11 @@ pub struct SessionFlags {
     /// Use this model instead of the configured one.
     #[arg(long)]
     pub model: Option<String>,
+    /// The model API to speak: `chat` (OpenAI-compatible Chat Completions),
+    /// `anthropic` (Messages) or `responses` (OpenAI Responses); wins over
+    /// `DSH_PROVIDER_API` and `[provider] api`.
+    #[arg(long = "provider-api", value_name = "API", value_parser = parse_provider_api)]
+    pub provider_api: Option<dsh_provider::ProviderApi>,
     /// Extra Claude Code settings file(s), as `claude --settings`.
     #[arg(long = "settings", value_name = "FILE")]
     pub settings: Vec<PathBuf>,
@@ -33,6 +38,10 @@ pub struct SessionFlags {
     /// neither the flag nor settings' `defaultMode` names one; replay: `bypassPermissions`).
     #[command(flatten)]
     pub permissions: PermissionFlags,
+}
+
+fn parse_provider_api(value: &str) -> Result<dsh_provider::ProviderApi, String> {
+    value.parse()
 }
 
 impl SessionFlags {

@@ -173,7 +173,7 @@ impl SessionSpec {
         let provider = match policy {
             TrustPolicy::RunAll => None,
             TrustPolicy::Ask | TrustPolicy::Headless { .. } => {
-                Some(config.provider(env, flags.model.as_deref())?)
+                Some(config.provider_for(env, flags.model.as_deref(), flags.provider_api)?)
             }
         };
         let compaction = match &provider {
@@ -212,7 +212,7 @@ impl SessionSpec {
         let settings = self.provider.clone().ok_or_else(|| {
             Error::msg("this session has no provider (replay runs a scripted model)")
         })?;
-        Ok(std::sync::Arc::new(dsh_provider::OpenAiProvider::new(
+        Ok(std::sync::Arc::new(dsh_provider::HttpProvider::new(
             settings,
         )?))
     }

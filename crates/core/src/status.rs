@@ -96,10 +96,17 @@ impl Status {
         let provider = match &spec.provider {
             None => json!({"model": "scripted"}),
             Some(provider) => json!({
+                "api": provider.api.as_str(),
                 "base_url": provider.base_url,
+                "url": provider.endpoint_url(),
                 "model": provider.model,
                 "api_key_env": provider.api_key_env,
                 "api_key_set": provider.api_key.is_some(),
+                "why": {
+                    "api": provider.origins.api.to_string(),
+                    "base_url": provider.origins.base_url.to_string(),
+                    "model": provider.origins.model.to_string(),
+                },
             }),
         };
         Ok(Status {
@@ -130,6 +137,15 @@ impl Status {
             str_of(&json["provider"]["model"]),
             str_of(&json["provider"]["base_url"])
         ));
+        if let Some(api) = json["provider"]["api"].as_str() {
+            let why = &json["provider"]["why"];
+            out.push_str(&format!(
+                "  api: {api} ({}); base URL: {}; model: {}\n",
+                str_of(&why["api"]),
+                str_of(&why["base_url"]),
+                str_of(&why["model"])
+            ));
+        }
         match json["compaction"]["auto"].as_bool() {
             Some(true) => out.push_str(&format!(
                 "compaction: at {} tokens (window {})\n",

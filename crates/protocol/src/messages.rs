@@ -108,6 +108,19 @@ pub struct TokenUsage {
     /// Completion tokens.
     #[serde(default)]
     pub output_tokens: u64,
+    /// Of `input_tokens`, those read from the provider's prompt cache
+    /// (absent when the provider reports none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_input_tokens: u64,
+    /// Of `input_tokens`, those written to the provider's prompt cache
+    /// (absent when the provider reports none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_creation_input_tokens: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 /// A complete model reply.

@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use dsh_model::{Model, ModelError, ProviderFailure, StreamSink};
 use dsh_protocol::{ModelReply, ModelRequest};
 
+use crate::anthropic::AnthropicApi;
 use crate::responses::ResponsesApi;
 use crate::settings::{ENV_API_KEY, ProviderApi, ProviderSettings};
 use crate::transport::HttpModel;
@@ -53,6 +54,7 @@ impl ProviderError {
 #[derive(Clone)]
 enum Wire {
     Chat(HttpModel<ChatApi>),
+    Anthropic(HttpModel<AnthropicApi>),
     Responses(HttpModel<ResponsesApi>),
 }
 
@@ -96,13 +98,14 @@ impl HttpProvider {
             ProviderApi::Chat => Wire::Chat(
                 HttpModel::new(settings, api_key, ChatApi).map_err(ProviderError::Client)?,
             ),
+            ProviderApi::Anthropic => Wire::Anthropic(
+                HttpModel::new(settings, api_key, AnthropicApi::default())
+                    .map_err(ProviderError::Client)?,
+            ),
             ProviderApi::Responses => Wire::Responses(
                 HttpModel::new(settings, api_key, ResponsesApi::default())
                     .map_err(ProviderError::Client)?,
             ),
-            api @ ProviderApi::Anthropic => {
-                return Err(ProviderError::Unavailable { api });
-            }
         };
         Ok(HttpProvider { wire })
     }
@@ -111,6 +114,7 @@ impl HttpProvider {
     pub fn settings(&self) -> &ProviderSettings {
         match &self.wire {
             Wire::Chat(model) => &model.settings,
+            Wire::Anthropic(model) => &model.settings,
             Wire::Responses(model) => &model.settings,
         }
     }
@@ -119,6 +123,7 @@ impl HttpProvider {
     pub fn url(&self) -> &str {
         match &self.wire {
             Wire::Chat(model) => model.url(),
+            Wire::Anthropic(model) => model.url(),
             Wire::Responses(model) => model.url(),
         }
     }
@@ -133,6 +138,7 @@ impl Model for HttpProvider {
     ) -> Result<ModelReply, ModelError> {
         match &self.wire {
             Wire::Chat(model) => model.complete(request, sink).await,
+            Wire::Anthropic(model) => model.complete(request, sink).await,
             Wire::Responses(model) => model.complete(request, sink).await,
         }
     }
@@ -144,6 +150,7 @@ impl Model for HttpProvider {
     fn with_model(&self, name: &str) -> Option<Arc<dyn Model>> {
         let wire = match &self.wire {
             Wire::Chat(model) => Wire::Chat(model.with_model(name)),
+            Wire::Anthropic(model) => Wire::Anthropic(model.with_model(name)),
             Wire::Responses(model) => Wire::Responses(model.with_model(name)),
         };
         Some(Arc::new(HttpProvider { wire }))

@@ -88,6 +88,7 @@
 // A new variant of our own enums must be handled where it is matched.
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
+mod anthropic;
 mod client;
 pub mod key_handoff;
 #[cfg(feature = "mock")]
@@ -103,7 +104,9 @@ pub use client::{HttpProvider, OpenAiProvider, ProviderError};
 pub use models::context_window;
 pub use responses::RESPONSES_DEFAULT_BASE_URL;
 pub use settings::{
-    CONFIG_FILE_NAME, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_API_KEY,
-    ENV_BASE_URL, ENV_DSH_HOME, ENV_MODEL, ProviderApi, ProviderSettings, SettingsError,
-    read_config_text, resolve_dsh_home,
+    ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, CONFIG_FILE_NAME,
+    DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_ANTHROPIC_BASE_URL, ENV_API_KEY,
+    ENV_BASE_URL, ENV_DSH_HOME, ENV_MODEL, ENV_OPENAI_BASE_URL, ENV_PROVIDER_API,
+    OPENAI_API_KEY_ENV, OPENAI_BASE_URL, OPENAI_MODEL, ProviderApi, ProviderSettings,
+    SettingOrigin, SettingOrigins, SettingsError, read_config_text, resolve_dsh_home,
 };

@@ -1,10 +1,10 @@
-//! A scripted Chat Completions server on loopback, for tests (feature `mock`).
+//! A scripted model server on loopback, for tests (feature `mock`).
 //!
-//! [`MockProvider`] binds `127.0.0.1:0` and answers each
-//! `POST …/chat/completions` with the next [`MockResponse`] of its script,
-//! recording every request; `POST …/responses` gets the same script encoded
-//! as OpenAI's Responses API event stream (see [`responses_events`]). A
-//! request past the end of the script gets HTTP
+//! [`MockProvider`] binds `127.0.0.1:0` and answers each model request
+//! (`POST …/chat/completions`, or `POST …/v1/messages` when it speaks
+//! [`MockWire::Anthropic`], or `POST …/responses` when it speaks
+//! [`MockWire::Responses`]) with the next [`MockResponse`] of its script,
+//! recording every request. A request past the end of the script gets HTTP
 //! 500 with a body saying so, so over-consumption fails loudly. It is a
 //! small hand-written HTTP/1.1 server: one request per connection
 //! (`Connection: close`), streamed replies as chunked `text/event-stream`.
@@ -12,8 +12,14 @@
 //! Two ways to run it: [`MockProvider::start`] inside a tokio runtime (the
 //! server's tasks run on that runtime), or [`MockProvider::start_blocking`]
 //! from any thread (the server gets its own thread and runtime, for CLI
-//! tests that point `DSH_BASE_URL` at it). Dropping the handle stops the
-//! server and closes its connections.
+//! tests that point `DSH_BASE_URL` at it); `start_with` and
+//! `start_blocking_with` choose the wire format. Dropping the handle stops
+//! the server and closes its connections.
+//!
+//! The server is hand-written rather than built on a mocking crate: the
+//! failure cases need a stream cut mid-body, headers followed by silence,
+//! paced events and a count of connections the client dropped, which a
+//! request/response matcher does not express.
 
 use std::collections::VecDeque;
 use std::io;
@@ -28,7 +34,44 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 mod responses;
-pub use responses::{ResponsesExtras, responses_events, responses_failed};
+pub use responses::{responses_events, responses_failed};
+
+/// The wire format the mock speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MockWire {
+    /// OpenAI-compatible Chat Completions (`/chat/completions`).
+    #[default]
+    Chat,
+    /// Anthropic Messages (`/v1/messages`), events named by their `type`.
+    Anthropic,
+    /// OpenAI Responses (`/responses`), events named by their `type`.
+    Responses,
+}
+
+impl MockWire {
+    /// Whether `path` is this wire's model endpoint.
+    fn serves(self, path: &str) -> bool {
+        match self {
+            MockWire::Chat => path.ends_with("/chat/completions"),
+            MockWire::Anthropic => path.ends_with("/v1/messages"),
+            MockWire::Responses => path.ends_with("/responses"),
+        }
+    }
+
+    /// One server-sent event carrying `data`.
+    fn frame(self, data: &str) -> String {
+        match self {
+            MockWire::Chat => format!("data: {data}\n\n"),
+            MockWire::Anthropic | MockWire::Responses => {
+                let name = serde_json::from_str::<Value>(data)
+                    .ok()
+                    .and_then(|value| value.get("type").and_then(Value::as_str).map(str::to_owned))
+                    .unwrap_or_else(|| "message".to_owned());
+                format!("event: {name}\ndata: {data}\n\n")
+            }
+        }
+    }
+}
 
 /// The largest request head the mock accepts.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -88,8 +131,9 @@ pub struct MockReply {
     pub chunk_delay: Duration,
     /// The usage chunk (`stream_options.include_usage`), when set.
     pub usage: Option<TokenUsage>,
-    /// What the reply carries when served as the Responses API.
-    pub responses: ResponsesExtras,
+    /// Thinking blocks (Anthropic) before the text: each its thinking text
+    /// and signature.
+    pub thinking: Vec<(String, String)>,
 }
 
 impl MockReply {
@@ -121,27 +165,111 @@ impl MockReply {
         self
     }
 
-    /// Served as the Responses API: a reasoning item with this encrypted
-    /// content comes first.
-    pub fn with_reasoning(mut self, encrypted_content: &str) -> Self {
-        self.responses.encrypted_reasoning = Some(encrypted_content.to_owned());
-        self
-    }
-
-    /// Served as the Responses API: the usage reports this many cached
-    /// prompt tokens.
-    pub fn with_cached_tokens(mut self, cached_tokens: u64) -> Self {
-        self.responses.cached_tokens = cached_tokens;
-        self
-    }
-
     /// Sets the usage the reply reports.
     pub fn with_usage(mut self, input_tokens: u64, output_tokens: u64) -> Self {
         self.usage = Some(TokenUsage {
             input_tokens,
             output_tokens,
+            ..Default::default()
         });
         self
+    }
+
+    /// Sets the prompt-cache figures the reply reports (Anthropic): of
+    /// the usage's `input_tokens`, `read` came from the cache and
+    /// `creation` was written to it.
+    pub fn with_cache(mut self, read: u64, creation: u64) -> Self {
+        let usage = self.usage.get_or_insert_with(TokenUsage::default);
+        usage.cache_read_input_tokens = read;
+        usage.cache_creation_input_tokens = creation;
+        self
+    }
+
+    /// Adds a signed thinking block (Anthropic), streamed before the text.
+    /// Served as the Responses API it is a reasoning item: the thinking its
+    /// summary, the signature its encrypted content.
+    pub fn with_thinking(mut self, thinking: &str, signature: &str) -> Self {
+        self.thinking
+            .push((thinking.to_owned(), signature.to_owned()));
+        self
+    }
+
+    /// The `data:` payloads of this reply in `wire`'s format (Chat
+    /// Completions' without the final `[DONE]`; Anthropic's ending in
+    /// `message_stop`).
+    pub fn events_for(&self, wire: MockWire) -> Vec<String> {
+        match wire {
+            MockWire::Chat => self.events(),
+            MockWire::Anthropic => self.anthropic_events(),
+            MockWire::Responses => responses_events(self),
+        }
+    }
+
+    /// The Messages API events of this reply: `message_start` (with the
+    /// prompt usage), one content block per thinking block, the text and
+    /// each tool call, `message_delta` with the stop reason and output
+    /// tokens, `message_stop`.
+    pub fn anthropic_events(&self) -> Vec<String> {
+        let usage = self.usage.unwrap_or_default();
+        // The API's `input_tokens` excludes the cached part.
+        let uncached = usage
+            .input_tokens
+            .saturating_sub(usage.cache_read_input_tokens)
+            .saturating_sub(usage.cache_creation_input_tokens);
+        let mut events = vec![
+            json!({"type": "message_start", "message": {
+                "id": "msg_mock", "type": "message", "role": "assistant", "model": "mock",
+                "content": [], "stop_reason": null, "stop_sequence": null,
+                "usage": {
+                    "input_tokens": uncached,
+                    "cache_read_input_tokens": usage.cache_read_input_tokens,
+                    "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+                    "output_tokens": 1,
+                },
+            }}),
+            json!({"type": "ping"}),
+        ];
+        let mut index = 0;
+        for (thinking, signature) in &self.thinking {
+            events.push(json!({"type": "content_block_start", "index": index,
+                "content_block": {"type": "thinking", "thinking": ""}}));
+            events.push(json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "thinking_delta", "thinking": thinking}}));
+            events.push(json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "signature_delta", "signature": signature}}));
+            events.push(json!({"type": "content_block_stop", "index": index}));
+            index += 1;
+        }
+        if !self.text_chunks.is_empty() {
+            events.push(json!({"type": "content_block_start", "index": index,
+                "content_block": {"type": "text", "text": ""}}));
+            for text in &self.text_chunks {
+                events.push(json!({"type": "content_block_delta", "index": index,
+                    "delta": {"type": "text_delta", "text": text}}));
+            }
+            events.push(json!({"type": "content_block_stop", "index": index}));
+            index += 1;
+        }
+        for call in &self.tool_calls {
+            events.push(json!({"type": "content_block_start", "index": index,
+                "content_block": {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}}));
+            for piece in &call.argument_chunks {
+                events.push(json!({"type": "content_block_delta", "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": piece}}));
+            }
+            events.push(json!({"type": "content_block_stop", "index": index}));
+            index += 1;
+        }
+        let stop_reason = if self.tool_calls.is_empty() {
+            "end_turn"
+        } else {
+            "tool_use"
+        };
+        events.push(json!({"type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": null},
+            "usage": {"output_tokens": usage.output_tokens}}));
+        events.push(json!({"type": "message_stop"}));
+        events.into_iter().map(|event| event.to_string()).collect()
     }
 
     /// The `data:` payloads of this reply, without the final `[DONE]`.
@@ -308,6 +436,7 @@ impl RecordedRequest {
 
 #[derive(Debug, Default)]
 struct State {
+    wire: MockWire,
     script: VecDeque<MockResponse>,
     scripted: usize,
     requests: Vec<RecordedRequest>,
@@ -337,11 +466,16 @@ pub struct MockProvider {
 }
 
 impl MockProvider {
-    /// Starts the server on the current tokio runtime.
+    /// Starts a Chat Completions server on the current tokio runtime.
     ///
     /// Fails outside a runtime (use [`MockProvider::start_blocking`]) or
     /// when loopback cannot be bound.
     pub fn start(script: Vec<MockResponse>) -> io::Result<Self> {
+        Self::start_with(MockWire::Chat, script)
+    }
+
+    /// Starts a server speaking `wire` on the current tokio runtime.
+    pub fn start_with(wire: MockWire, script: Vec<MockResponse>) -> io::Result<Self> {
         let handle = tokio::runtime::Handle::try_current().map_err(|_| {
             io::Error::other("MockProvider::start needs a tokio runtime; use start_blocking")
         })?;
@@ -353,6 +487,7 @@ impl MockProvider {
             TcpListener::from_std(listener)?
         };
         let shared = Shared::default();
+        shared.lock().wire = wire;
         shared.lock().scripted = script.len();
         shared.lock().script = script.into();
         let stop = CancellationToken::new();
@@ -365,9 +500,14 @@ impl MockProvider {
         })
     }
 
-    /// Starts the server on a thread of its own with its own runtime; usable
-    /// from synchronous tests.
+    /// Starts a Chat Completions server on a thread of its own with its own
+    /// runtime; usable from synchronous tests.
     pub fn start_blocking(script: Vec<MockResponse>) -> io::Result<Self> {
+        Self::start_blocking_with(MockWire::Chat, script)
+    }
+
+    /// Starts a server speaking `wire` on a thread of its own.
+    pub fn start_blocking_with(wire: MockWire, script: Vec<MockResponse>) -> io::Result<Self> {
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
         listener.set_nonblocking(true)?;
         let address = listener.local_addr()?;
@@ -375,6 +515,7 @@ impl MockProvider {
             .enable_all()
             .build()?;
         let shared = Shared::default();
+        shared.lock().wire = wire;
         shared.lock().scripted = script.len();
         shared.lock().script = script.into();
         let stop = CancellationToken::new();
@@ -549,19 +690,10 @@ async fn handle_connection(mut socket: TcpStream, shared: &Shared) -> io::Result
     };
     let body = serde_json::from_slice(&body)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
-    // The path says which API the client speaks; replies are encoded in it.
-    let responses_api = head.path.ends_with("/responses");
-    let is_completion =
-        head.method == "POST" && (head.path.ends_with("/chat/completions") || responses_api);
-    let encode = |reply: &MockReply| {
-        if responses_api {
-            responses_events(reply, &reply.responses)
-        } else {
-            reply.events()
-        }
-    };
-    let response = {
+    let (wire, response) = {
         let mut state = shared.lock();
+        let wire = state.wire;
+        let is_completion = head.method == "POST" && wire.serves(&head.path);
         state.requests.push(RecordedRequest {
             method: head.method.clone(),
             path: head.path.clone(),
@@ -569,7 +701,7 @@ async fn handle_connection(mut socket: TcpStream, shared: &Shared) -> io::Result
             body,
             received_at: Instant::now(),
         });
-        if is_completion {
+        let response = if is_completion {
             let number = state.requests.len();
             let scripted = state.scripted;
             Some(state.script.pop_front().unwrap_or_else(|| {
@@ -583,7 +715,8 @@ async fn handle_connection(mut socket: TcpStream, shared: &Shared) -> io::Result
             }))
         } else {
             None
-        }
+        };
+        (wire, response)
     };
     let Some(response) = response else {
         let body = format!("mock provider: no route for {} {}", head.method, head.path);
@@ -591,12 +724,11 @@ async fn handle_connection(mut socket: TcpStream, shared: &Shared) -> io::Result
     };
     let outcome = match response {
         MockResponse::Reply(reply) => {
-            let mut events = encode(&reply);
-            // The Responses stream ends with `response.completed`, no `[DONE]`.
-            if !responses_api {
+            let mut events = reply.events_for(wire);
+            if wire == MockWire::Chat {
                 events.push("[DONE]".to_owned());
             }
-            stream_events(&mut socket, &events, reply.chunk_delay, End::Clean).await
+            stream_events(&mut socket, wire, &events, reply.chunk_delay, End::Clean).await
         }
         MockResponse::Status {
             status,
@@ -613,21 +745,25 @@ async fn handle_connection(mut socket: TcpStream, shared: &Shared) -> io::Result
             .await
         }
         MockResponse::CutAfter { reply, events } => {
-            let all = encode(&reply);
+            let all = reply.events_for(wire);
             let head: Vec<String> = all.into_iter().take(events).collect();
-            stream_events(&mut socket, &head, reply.chunk_delay, End::Cut).await
+            stream_events(&mut socket, wire, &head, reply.chunk_delay, End::Cut).await
         }
         MockResponse::Malformed {
             reply,
             after_events,
             raw,
         } => {
-            let mut head: Vec<String> = encode(&reply).into_iter().take(after_events).collect();
+            let mut head: Vec<String> = reply
+                .events_for(wire)
+                .into_iter()
+                .take(after_events)
+                .collect();
             head.push(raw);
-            stream_events(&mut socket, &head, reply.chunk_delay, End::Clean).await
+            stream_events(&mut socket, wire, &head, reply.chunk_delay, End::Clean).await
         }
         MockResponse::Events(events) => {
-            stream_events(&mut socket, &events, Duration::ZERO, End::Clean).await
+            stream_events(&mut socket, wire, &events, Duration::ZERO, End::Clean).await
         }
         MockResponse::Hang { send_headers } => {
             if send_headers {
@@ -668,6 +804,7 @@ fn stream_head() -> String {
 
 async fn stream_events(
     socket: &mut TcpStream,
+    wire: MockWire,
     events: &[String],
     delay: Duration,
     end: End,
@@ -677,7 +814,7 @@ async fn stream_events(
         if index > 0 && !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
-        let payload = format!("data: {data}\n\n");
+        let payload = wire.frame(data);
         let chunk = format!("{:x}\r\n{payload}\r\n", payload.len());
         socket.write_all(chunk.as_bytes()).await?;
         socket.flush().await?;
@@ -710,6 +847,7 @@ async fn write_plain(
         500 => "Internal Server Error",
         502 => "Bad Gateway",
         503 => "Service Unavailable",
+        529 => "Overloaded",
         _ => "Status",
     };
     let mut head = format!(

@@ -242,9 +242,13 @@ impl ResponsesUsage {
 
 impl From<ResponsesUsage> for TokenUsage {
     fn from(usage: ResponsesUsage) -> Self {
+        // OpenAI's `input_tokens` already include the cached ones, as
+        // dsh's do; the API reports no cache writes (caching is automatic).
         TokenUsage {
             input_tokens: usage.input_tokens,
             output_tokens: usage.output_tokens,
+            cache_read_input_tokens: usage.cached_tokens(),
+            cache_creation_input_tokens: 0,
         }
     }
 }
@@ -920,7 +924,9 @@ mod tests {
             reply.usage,
             Some(TokenUsage {
                 input_tokens: 100,
-                output_tokens: 20
+                output_tokens: 20,
+                cache_read_input_tokens: 64,
+                cache_creation_input_tokens: 0,
             })
         );
         assert_eq!(

@@ -12,6 +12,24 @@ pub const DEFAULT_BASE_URL: &str = "https://api.deepseek.com";
 pub const DEFAULT_MODEL: &str = "deepseek-chat";
 /// The variable the API key is read from when `DSH_API_KEY` is unset.
 pub const DEFAULT_API_KEY_ENV: &str = "DEEPSEEK_API_KEY";
+/// Anthropic's API, the default endpoint of the `anthropic` API.
+pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+/// The default model of the `anthropic` API.
+pub const ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
+/// The key variable of the `anthropic` API (Claude Code's).
+pub const ANTHROPIC_API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
+/// The base URL variable Anthropic's SDKs (and Claude Code) read.
+pub const ENV_ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
+/// OpenAI's API, the default endpoint of the `responses` API.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+/// The default model of the `responses` API.
+pub const OPENAI_MODEL: &str = "gpt-5";
+/// The key variable of the `responses` API (Codex's).
+pub const OPENAI_API_KEY_ENV: &str = "OPENAI_API_KEY";
+/// The base URL variable OpenAI's SDKs (and Codex) read.
+pub const ENV_OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
+/// Chooses the wire API (`chat`, `anthropic`, `responses`).
+pub const ENV_PROVIDER_API: &str = "DSH_PROVIDER_API";
 /// Overrides `base_url`.
 pub const ENV_BASE_URL: &str = "DSH_BASE_URL";
 /// Overrides `model`.
@@ -41,6 +59,43 @@ pub enum ProviderApi {
 }
 
 impl ProviderApi {
+    /// The endpoint this API is reached at when nothing names one.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderApi::Chat => DEFAULT_BASE_URL,
+            ProviderApi::Anthropic => ANTHROPIC_BASE_URL,
+            ProviderApi::Responses => OPENAI_BASE_URL,
+        }
+    }
+
+    /// The model asked for when nothing names one.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            ProviderApi::Chat => DEFAULT_MODEL,
+            ProviderApi::Anthropic => ANTHROPIC_MODEL,
+            ProviderApi::Responses => OPENAI_MODEL,
+        }
+    }
+
+    /// The variable the key is read from when `DSH_API_KEY` is unset and
+    /// `api_key_env` names none.
+    pub fn default_api_key_env(self) -> &'static str {
+        match self {
+            ProviderApi::Chat => DEFAULT_API_KEY_ENV,
+            ProviderApi::Anthropic => ANTHROPIC_API_KEY_ENV,
+            ProviderApi::Responses => OPENAI_API_KEY_ENV,
+        }
+    }
+
+    /// The variable the vendor's own tools read the base URL from.
+    fn base_url_env(self) -> Option<&'static str> {
+        match self {
+            ProviderApi::Chat => None,
+            ProviderApi::Anthropic => Some(ENV_ANTHROPIC_BASE_URL),
+            ProviderApi::Responses => Some(ENV_OPENAI_BASE_URL),
+        }
+    }
+
     /// The name used in `config.toml`, `DSH_PROVIDER_API` and `--provider-api`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -70,6 +125,45 @@ impl std::str::FromStr for ProviderApi {
             )),
         }
     }
+}
+
+/// Where a setting's value came from, for `dsh status`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum SettingOrigin {
+    /// dsh's built-in default (for the chosen API).
+    #[default]
+    Default,
+    /// The `[provider]` table of `config.toml`.
+    ConfigFile,
+    /// This environment variable.
+    Env(String),
+    /// This command-line flag.
+    Flag(String),
+    /// Chosen because this key variable is set (the API).
+    KeySet(String),
+}
+
+impl std::fmt::Display for SettingOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettingOrigin::Default => f.write_str("default"),
+            SettingOrigin::ConfigFile => f.write_str("config.toml [provider]"),
+            SettingOrigin::Env(name) => write!(f, "${name}"),
+            SettingOrigin::Flag(flag) => f.write_str(flag),
+            SettingOrigin::KeySet(name) => write!(f, "${name} is set"),
+        }
+    }
+}
+
+/// Where the API, base URL and model came from.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SettingOrigins {
+    /// Of [`ProviderSettings::api`].
+    pub api: SettingOrigin,
+    /// Of [`ProviderSettings::base_url`].
+    pub base_url: SettingOrigin,
+    /// Of [`ProviderSettings::model`].
+    pub model: SettingOrigin,
 }
 
 /// Everything the HTTP provider needs to reach a model.
@@ -102,6 +196,10 @@ pub struct ProviderSettings {
     pub max_tokens: Option<u32>,
     /// `temperature` sent with each request, when set.
     pub temperature: Option<f32>,
+    /// Extended thinking's token budget (Anthropic), when thinking is on.
+    pub thinking_budget_tokens: Option<u32>,
+    /// Where the API, base URL and model came from.
+    pub origins: SettingOrigins,
 }
 
 impl std::fmt::Debug for ProviderSettings {
@@ -119,6 +217,8 @@ impl std::fmt::Debug for ProviderSettings {
             .field("retry_base_delay", &self.retry_base_delay)
             .field("max_tokens", &self.max_tokens)
             .field("temperature", &self.temperature)
+            .field("thinking_budget_tokens", &self.thinking_budget_tokens)
+            .field("origins", &self.origins)
             .finish()
     }
 }
@@ -137,6 +237,8 @@ impl Default for ProviderSettings {
             retry_base_delay: DEFAULT_RETRY_BASE_DELAY,
             max_tokens: None,
             temperature: None,
+            thinking_budget_tokens: None,
+            origins: SettingOrigins::default(),
         }
     }
 }
@@ -190,6 +292,7 @@ pub enum SettingsError {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ProviderTable {
+    api: Option<String>,
     base_url: Option<String>,
     model: Option<String>,
     api_key_env: Option<String>,
@@ -198,6 +301,7 @@ struct ProviderTable {
     max_retries: Option<u32>,
     max_tokens: Option<u32>,
     temperature: Option<f32>,
+    thinking_budget_tokens: Option<u32>,
 }
 
 /// The whole file. Other tables belong to other parts of dsh and are not
@@ -243,6 +347,17 @@ impl ProviderSettings {
         text: Option<&str>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, SettingsError> {
+        Self::resolve(path, text, env, None)
+    }
+
+    /// [`ProviderSettings::from_config_text`] with the API a command-line
+    /// flag (`--provider-api`) chose, which wins over everything else.
+    pub fn resolve(
+        path: &Path,
+        text: Option<&str>,
+        env: &dyn Fn(&str) -> Option<String>,
+        api_flag: Option<ProviderApi>,
+    ) -> Result<Self, SettingsError> {
         // A key dsh handed to itself at start-up (see `key_handoff`) is no
         // longer in the environment; it wins over whatever `env` says.
         let env = |name: &str| {
@@ -250,13 +365,32 @@ impl ProviderSettings {
                 .or_else(|| env(name))
                 .filter(|value| !value.trim().is_empty())
         };
-        let mut settings = ProviderSettings::default();
-
-        if let Some(text) = text
-            && let Some(table) = parse_table(path, text)?
+        let table = match text {
+            Some(text) => parse_table(path, text)?.unwrap_or_default(),
+            None => ProviderTable::default(),
+        };
+        let (api, api_origin) = choose_api(path, &table, &env, api_flag)?;
+        let mut settings = ProviderSettings {
+            api,
+            base_url: api.default_base_url().to_owned(),
+            model: api.default_model().to_owned(),
+            api_key_env: api.default_api_key_env().to_owned(),
+            origins: SettingOrigins {
+                api: api_origin,
+                base_url: SettingOrigin::Default,
+                model: SettingOrigin::Default,
+            },
+            ..ProviderSettings::default()
+        };
+        if let Some(name) = api.base_url_env()
+            && let Some(base_url) = env(name)
         {
-            settings.apply_table(table, path)?;
+            check_base_url(&base_url)
+                .map_err(|message| SettingsError::InvalidEnv { var: name, message })?;
+            settings.base_url = base_url;
+            settings.origins.base_url = SettingOrigin::Env(name.to_owned());
         }
+        settings.apply_table(table, path)?;
 
         if let Some(base_url) = env(ENV_BASE_URL) {
             check_base_url(&base_url).map_err(|message| SettingsError::InvalidEnv {
@@ -264,9 +398,11 @@ impl ProviderSettings {
                 message,
             })?;
             settings.base_url = base_url;
+            settings.origins.base_url = SettingOrigin::Env(ENV_BASE_URL.to_owned());
         }
         if let Some(model) = env(ENV_MODEL) {
             settings.model = model;
+            settings.origins.model = SettingOrigin::Env(ENV_MODEL.to_owned());
         }
         settings.api_key = env(ENV_API_KEY).or_else(|| env(&settings.api_key_env));
         Ok(settings)
@@ -281,12 +417,14 @@ impl ProviderSettings {
         if let Some(base_url) = table.base_url {
             check_base_url(&base_url).map_err(|message| invalid("base_url", message))?;
             self.base_url = base_url;
+            self.origins.base_url = SettingOrigin::ConfigFile;
         }
         if let Some(model) = table.model {
             if model.trim().is_empty() {
                 return Err(invalid("model", "must not be empty".to_owned()));
             }
             self.model = model;
+            self.origins.model = SettingOrigin::ConfigFile;
         }
         if let Some(api_key_env) = table.api_key_env {
             if api_key_env.trim().is_empty() || api_key_env.contains('=') {
@@ -333,13 +471,84 @@ impl ProviderSettings {
             }
             self.temperature = Some(temperature);
         }
+        if let Some(budget) = table.thinking_budget_tokens {
+            // The Messages API's own minimum.
+            if budget < 1024 {
+                return Err(invalid(
+                    "thinking_budget_tokens",
+                    format!("{budget} is below the minimum of 1024"),
+                ));
+            }
+            self.thinking_budget_tokens = Some(budget);
+        }
         Ok(())
     }
 
-    /// The full URL requests are posted to.
+    /// The full URL Chat Completions requests are posted to.
     pub fn completions_url(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
+
+    /// The full URL requests of the configured API are posted to.
+    pub fn endpoint_url(&self) -> String {
+        let base = self.base_url.trim_end_matches('/');
+        match self.api {
+            ProviderApi::Chat => format!("{base}/chat/completions"),
+            ProviderApi::Anthropic => format!("{base}/v1/messages"),
+            ProviderApi::Responses => format!("{base}/responses"),
+        }
+    }
+}
+
+/// The API: `--provider-api`, else `DSH_PROVIDER_API`, else `[provider]
+/// api`; otherwise Chat Completions when anything points at it (a DSH or
+/// chat key, a configured base URL or model), else Anthropic when
+/// `ANTHROPIC_API_KEY` is set, else Responses when `OPENAI_API_KEY` is,
+/// else Chat Completions (DeepSeek).
+fn choose_api(
+    path: &Path,
+    table: &ProviderTable,
+    env: &dyn Fn(&str) -> Option<String>,
+    api_flag: Option<ProviderApi>,
+) -> Result<(ProviderApi, SettingOrigin), SettingsError> {
+    if let Some(api) = api_flag {
+        return Ok((api, SettingOrigin::Flag("--provider-api".to_owned())));
+    }
+    if let Some(value) = env(ENV_PROVIDER_API) {
+        let api = value.parse().map_err(|message| SettingsError::InvalidEnv {
+            var: ENV_PROVIDER_API,
+            message,
+        })?;
+        return Ok((api, SettingOrigin::Env(ENV_PROVIDER_API.to_owned())));
+    }
+    if let Some(value) = &table.api {
+        let api = value
+            .parse()
+            .map_err(|message| SettingsError::InvalidValue {
+                path: path.to_owned(),
+                key: "api",
+                message,
+            })?;
+        return Ok((api, SettingOrigin::ConfigFile));
+    }
+    let chat_key = table.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
+    for name in [ENV_API_KEY, chat_key] {
+        if env(name).is_some() {
+            return Ok((ProviderApi::Chat, SettingOrigin::KeySet(name.to_owned())));
+        }
+    }
+    if table.base_url.is_some() || table.model.is_some() {
+        return Ok((ProviderApi::Chat, SettingOrigin::ConfigFile));
+    }
+    for (name, api) in [
+        (ANTHROPIC_API_KEY_ENV, ProviderApi::Anthropic),
+        (OPENAI_API_KEY_ENV, ProviderApi::Responses),
+    ] {
+        if env(name).is_some() {
+            return Ok((api, SettingOrigin::KeySet(name.to_owned())));
+        }
+    }
+    Ok((ProviderApi::Chat, SettingOrigin::Default))
 }
 
 /// The `api_key_env` of `$DSH_HOME/config.toml`, read leniently: `None`

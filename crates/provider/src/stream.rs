@@ -404,7 +404,8 @@ mod tests {
             reply.usage,
             Some(TokenUsage {
                 input_tokens: 3,
-                output_tokens: 4
+                output_tokens: 4,
+                ..Default::default()
             })
         );
     }

@@ -231,6 +231,7 @@ impl From<Usage> for TokenUsage {
         TokenUsage {
             input_tokens: usage.prompt_tokens,
             output_tokens: usage.completion_tokens,
+            ..Default::default()
         }
     }
 }

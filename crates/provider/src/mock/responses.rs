@@ -2,38 +2,36 @@
 //! OpenAI's Responses API sends (and Codex accepts): `response.created`,
 //! per output item `response.output_item.added`, its deltas and
 //! `response.output_item.done`, then `response.completed` with usage.
+//! A reply's thinking blocks become reasoning items (the thinking their
+//! summary, the signature their encrypted content); its cache reads are
+//! the usage's cached tokens.
 
 use serde_json::{Value, json};
 
 use super::MockReply;
 
-/// What a Responses reply carries beyond a [`MockReply`].
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ResponsesExtras {
-    /// A reasoning item first in the output, with this encrypted content.
-    pub encrypted_reasoning: Option<String>,
-    /// Prompt tokens reported as served from the cache.
-    pub cached_tokens: u64,
-    /// Output tokens reported as reasoning.
-    pub reasoning_tokens: u64,
-}
-
 /// The `data:` payloads of `reply` in the Responses API's event stream.
-pub fn responses_events(reply: &MockReply, extras: &ResponsesExtras) -> Vec<String> {
+pub fn responses_events(reply: &MockReply) -> Vec<String> {
     let mut events = vec![event(
         "response.created",
         json!({"response": {"id": "resp_mock", "status": "in_progress", "output": []}}),
     )];
     let mut output = Vec::new();
-    if let Some(encrypted) = &extras.encrypted_reasoning {
+    for (number, (thinking, signature)) in reply.thinking.iter().enumerate() {
         let index = output.len();
-        let item = json!({"type": "reasoning", "id": "rs_mock", "summary": []});
+        let id = format!("rs_mock_{number}");
+        let item = json!({"type": "reasoning", "id": id, "summary": []});
         events.push(event(
             "response.output_item.added",
             json!({"output_index": index, "item": item}),
         ));
-        let done = json!({"type": "reasoning", "id": "rs_mock", "summary": [],
-                          "encrypted_content": encrypted});
+        let summary = json!([{"type": "summary_text", "text": thinking}]);
+        events.push(event(
+            "response.reasoning_summary_text.delta",
+            json!({"item_id": id, "output_index": index, "summary_index": 0, "delta": thinking}),
+        ));
+        let done = json!({"type": "reasoning", "id": id, "summary": summary,
+                          "encrypted_content": signature});
         events.push(event(
             "response.output_item.done",
             json!({"output_index": index, "item": done}),
@@ -94,9 +92,9 @@ pub fn responses_events(reply: &MockReply, extras: &ResponsesExtras) -> Vec<Stri
     let usage = reply.usage.map(|usage| {
         json!({
             "input_tokens": usage.input_tokens,
-            "input_tokens_details": {"cached_tokens": extras.cached_tokens},
+            "input_tokens_details": {"cached_tokens": usage.cache_read_input_tokens},
             "output_tokens": usage.output_tokens,
-            "output_tokens_details": {"reasoning_tokens": extras.reasoning_tokens},
+            "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": usage.input_tokens + usage.output_tokens,
         })
     });

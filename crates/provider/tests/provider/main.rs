@@ -4,6 +4,7 @@
 // Tests may unwrap: a failure is the point.
 #![allow(clippy::unwrap_used)]
 
+mod anthropic;
 mod failures;
 mod mock_server;
 mod responses;

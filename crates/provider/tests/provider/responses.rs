@@ -8,7 +8,7 @@ use std::time::Duration;
 use dsh_model::{FailureCategory, Model};
 use dsh_protocol::{Message, ModelRequest, ToolCall, ToolSpec};
 use dsh_provider::mock::{
-    MockProvider, MockReply, MockResponse, MockToolCall, ResponsesExtras, responses_events,
+    MockProvider, MockReply, MockResponse, MockToolCall, MockWire, responses_events,
     responses_failed,
 };
 use dsh_provider::{HttpProvider, ProviderApi, ProviderSettings};
@@ -22,6 +22,10 @@ fn settings(mock: &MockProvider) -> ProviderSettings {
         model: "gpt-4.1".to_owned(),
         ..settings_for(mock)
     }
+}
+
+fn start(script: Vec<MockResponse>) -> std::io::Result<MockProvider> {
+    MockProvider::start_with(MockWire::Responses, script)
 }
 
 fn reply(reply: MockReply) -> MockResponse {
@@ -62,8 +66,7 @@ fn kinds(input: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn streamed_text_arrives_in_pieces_at_the_responses_endpoint() {
-    let mock =
-        MockProvider::start(vec![reply(MockReply::chunks(["Hello", ", ", "world!"]))]).unwrap();
+    let mock = start(vec![reply(MockReply::chunks(["Hello", ", ", "world!"]))]).unwrap();
     let provider = HttpProvider::new(settings(&mock)).unwrap();
     let mut sink = RecordingSink::default();
 
@@ -93,8 +96,7 @@ async fn parallel_tool_calls_round_trip() {
     ];
     let mut first_reply = MockReply::text("Two at once.");
     first_reply.tool_calls = calls;
-    let mock =
-        MockProvider::start(vec![reply(first_reply), reply(MockReply::text("done"))]).unwrap();
+    let mock = start(vec![reply(first_reply), reply(MockReply::text("done"))]).unwrap();
     let provider = HttpProvider::new(settings(&mock)).unwrap();
     let first = request("list and locate");
 
@@ -159,8 +161,8 @@ async fn reasoning_is_sent_back_with_the_tool_call_it_led_to() {
         "bash",
         &json!({"command": "ls"}),
     ));
-    let mock = MockProvider::start(vec![
-        reply(first_reply.with_reasoning("ENCRYPTED-1")),
+    let mock = start(vec![
+        reply(first_reply.with_thinking("I should list.", "ENCRYPTED-1")),
         reply(MockReply::text("listed")),
         reply(MockReply::text("again")),
     ])
@@ -204,17 +206,19 @@ async fn reasoning_is_sent_back_with_the_tool_call_it_led_to() {
         );
         assert_eq!(
             body["input"][2],
-            json!({"type": "reasoning", "summary": [], "encrypted_content": "ENCRYPTED-1"})
+            json!({"type": "reasoning",
+                   "summary": [{"type": "summary_text", "text": "I should list."}],
+                   "encrypted_content": "ENCRYPTED-1"})
         );
     }
 }
 
 #[tokio::test]
 async fn usage_is_reported_with_cached_tokens_counted_in_the_input() {
-    let mock = MockProvider::start(vec![reply(
+    let mock = start(vec![reply(
         MockReply::text("ok")
             .with_usage(1500, 20)
-            .with_cached_tokens(1024),
+            .with_cache(1024, 0),
     )])
     .unwrap();
     let provider = HttpProvider::new(settings(&mock)).unwrap();
@@ -225,14 +229,21 @@ async fn usage_is_reported_with_cached_tokens_counted_in_the_input() {
         .unwrap();
 
     let usage = answer.usage.unwrap();
-    // OpenAI's input_tokens already include the cached ones: the context
-    // size compaction reads is input + output.
-    assert_eq!(usage.input_tokens + usage.output_tokens, 1520);
+    // OpenAI's input_tokens already include the cached ones, as dsh's do.
+    assert_eq!(
+        (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_input_tokens
+        ),
+        (1500, 20, 1024)
+    );
+    assert_eq!(usage.cache_creation_input_tokens, 0);
 }
 
 #[tokio::test]
 async fn rate_limit_waits_for_retry_after_then_succeeds() {
-    let mock = MockProvider::start(vec![
+    let mock = start(vec![
         MockResponse::status_retry_after(
             429,
             "0.2",
@@ -259,7 +270,7 @@ async fn rate_limit_waits_for_retry_after_then_succeeds() {
 
 #[tokio::test]
 async fn insufficient_quota_is_a_billing_error_and_not_retried() {
-    let mock = MockProvider::start(vec![MockResponse::status(
+    let mock = start(vec![MockResponse::status(
         429,
         r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#,
     )])
@@ -281,7 +292,7 @@ async fn insufficient_quota_is_a_billing_error_and_not_retried() {
 #[tokio::test]
 async fn server_errors_are_retried_then_reported_as_server_errors() {
     let body = r#"{"error":{"message":"The server had an error","type":"server_error"}}"#;
-    let mock = MockProvider::start(vec![
+    let mock = start(vec![
         MockResponse::status(500, body),
         MockResponse::status(503, body),
         MockResponse::status(502, body),
@@ -307,7 +318,7 @@ async fn server_errors_are_retried_then_reported_as_server_errors() {
 
 #[tokio::test]
 async fn unauthorized_is_an_authentication_failure_naming_the_key() {
-    let mock = MockProvider::start(vec![MockResponse::status(
+    let mock = start(vec![MockResponse::status(
         401,
         r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#,
     )])
@@ -338,7 +349,7 @@ async fn unauthorized_is_an_authentication_failure_naming_the_key() {
 
 #[tokio::test]
 async fn a_failed_response_before_any_output_is_retried_and_after_text_is_final() {
-    let mock = MockProvider::start(vec![
+    let mock = start(vec![
         MockResponse::Events(responses_failed("server_error", "try again")),
         reply(MockReply::text("second time lucky")),
     ])
@@ -350,12 +361,12 @@ async fn a_failed_response_before_any_output_is_retried_and_after_text_is_final(
     assert_eq!(sink.retries.len(), 1);
 
     // Text already streamed: the failure ends the reply, keeping the text.
-    let mut events = responses_events(&MockReply::text("partial"), &ResponsesExtras::default());
+    let mut events = responses_events(&MockReply::text("partial"));
     events.pop();
     events.push(
         json!({"type": "error", "code": "rate_limit_exceeded", "message": "slow down"}).to_string(),
     );
-    let mock = MockProvider::start(vec![MockResponse::Events(events)]).unwrap();
+    let mock = start(vec![MockResponse::Events(events)]).unwrap();
     let provider = HttpProvider::new(settings(&mock)).unwrap();
     let error = provider
         .complete(&request("hi"), &mut RecordingSink::default())
@@ -369,9 +380,9 @@ async fn a_failed_response_before_any_output_is_retried_and_after_text_is_final(
 
 #[tokio::test]
 async fn a_stream_without_response_completed_is_incomplete() {
-    let mut events = responses_events(&MockReply::text("cut short"), &ResponsesExtras::default());
+    let mut events = responses_events(&MockReply::text("cut short"));
     events.pop();
-    let mock = MockProvider::start(vec![MockResponse::Events(events)]).unwrap();
+    let mock = start(vec![MockResponse::Events(events)]).unwrap();
     let provider = HttpProvider::new(settings(&mock)).unwrap();
     let error = provider
         .complete(&request("hi"), &mut RecordingSink::default())
@@ -389,7 +400,7 @@ async fn a_stream_without_response_completed_is_incomplete() {
 async fn dropping_the_future_mid_stream_closes_the_connection() {
     let chunks: Vec<String> = (0..200).map(|n| format!("w{n} ")).collect();
     let slow = MockReply::chunks(chunks).with_delay(Duration::from_millis(50));
-    let mock = MockProvider::start(vec![reply(slow)]).unwrap();
+    let mock = start(vec![reply(slow)]).unwrap();
     let provider = HttpProvider::new(settings(&mock)).unwrap();
     let mut sink = RecordingSink::default();
     let outcome = tokio::time::timeout(
@@ -453,8 +464,7 @@ async fn requests_have_the_shape_codex_sends() {
         "bash",
         &json!({"command": "echo hi"}),
     ));
-    let mock =
-        MockProvider::start(vec![reply(first_reply), reply(MockReply::text("done"))]).unwrap();
+    let mock = start(vec![reply(first_reply), reply(MockReply::text("done"))]).unwrap();
     let mut settings = settings(&mock);
     // Codex's captured model: a reasoning model.
     settings.model = codex[0]["model"].as_str().unwrap().to_owned();

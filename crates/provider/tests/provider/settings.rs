@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-use dsh_provider::{ProviderSettings, SettingsError};
+use dsh_provider::{ProviderApi, ProviderSettings, SettingOrigin, SettingOrigins, SettingsError};
 use pretty_assertions::assert_eq;
 
 fn load(home: &Path, vars: &[(&str, &str)]) -> Result<ProviderSettings, SettingsError> {
@@ -94,6 +94,11 @@ anything = "belongs to someone else"
             max_retries: 5,
             max_tokens: Some(1000),
             temperature: Some(0.25),
+            origins: SettingOrigins {
+                api: SettingOrigin::KeySet("LOCAL_LLM_KEY".into()),
+                base_url: SettingOrigin::ConfigFile,
+                model: SettingOrigin::ConfigFile,
+            },
             ..ProviderSettings::default()
         }
     );
@@ -213,4 +218,101 @@ fn debug_output_never_shows_the_key() {
     let debug = format!("{settings:?}");
     assert!(!debug.contains("sk-very-secret"), "{debug}");
     assert!(debug.contains("redacted"), "{debug}");
+}
+
+/// The API each environment selects, with its base URL, model, key
+/// variable and the reason `dsh status` gives.
+#[test]
+fn the_api_follows_the_keys_present_unless_configured() {
+    let home = tempfile::tempdir().unwrap();
+    let anthropic = load(home.path(), &[("ANTHROPIC_API_KEY", "sk-ant")]).unwrap();
+    assert_eq!(anthropic.api, ProviderApi::Anthropic);
+    assert_eq!(anthropic.base_url, "https://api.anthropic.com");
+    assert_eq!(anthropic.model, "claude-sonnet-4-5");
+    assert_eq!(anthropic.api_key_env, "ANTHROPIC_API_KEY");
+    assert_eq!(anthropic.api_key.as_deref(), Some("sk-ant"));
+    assert_eq!(
+        anthropic.endpoint_url(),
+        "https://api.anthropic.com/v1/messages"
+    );
+    assert_eq!(
+        anthropic.origins.api.to_string(),
+        "$ANTHROPIC_API_KEY is set"
+    );
+
+    let with_base = load(
+        home.path(),
+        &[
+            ("ANTHROPIC_API_KEY", "sk-ant"),
+            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:7/anthropic"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(with_base.base_url, "http://127.0.0.1:7/anthropic");
+    assert_eq!(
+        with_base.origins.base_url,
+        SettingOrigin::Env("ANTHROPIC_BASE_URL".into())
+    );
+
+    let openai = load(home.path(), &[("OPENAI_API_KEY", "sk-oa")]).unwrap();
+    assert_eq!(openai.api, ProviderApi::Responses);
+    assert_eq!(openai.base_url, "https://api.openai.com/v1");
+    assert_eq!(openai.api_key_env, "OPENAI_API_KEY");
+
+    // Both vendor keys: Anthropic's wins; a DeepSeek or DSH key keeps chat.
+    let both = load(
+        home.path(),
+        &[("ANTHROPIC_API_KEY", "a"), ("OPENAI_API_KEY", "o")],
+    )
+    .unwrap();
+    assert_eq!(both.api, ProviderApi::Anthropic);
+    for key in ["DEEPSEEK_API_KEY", "DSH_API_KEY"] {
+        let chat = load(home.path(), &[("ANTHROPIC_API_KEY", "a"), (key, "k")]).unwrap();
+        assert_eq!(chat.api, ProviderApi::Chat, "{key}");
+        assert_eq!(chat.base_url, "https://api.deepseek.com");
+        assert_eq!(chat.api_key.as_deref(), Some("k"));
+    }
+
+    // DSH_PROVIDER_API wins over the keys, and the key follows the API.
+    let chosen = load(
+        home.path(),
+        &[
+            ("DSH_PROVIDER_API", "anthropic"),
+            ("DEEPSEEK_API_KEY", "ds"),
+            ("ANTHROPIC_API_KEY", "a"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(chosen.api, ProviderApi::Anthropic);
+    assert_eq!(chosen.api_key.as_deref(), Some("a"));
+    assert_eq!(chosen.origins.api.to_string(), "$DSH_PROVIDER_API");
+    let error = load(home.path(), &[("DSH_PROVIDER_API", "grpc")]).unwrap_err();
+    assert!(error.to_string().contains("DSH_PROVIDER_API"), "{error}");
+}
+
+#[test]
+fn the_configured_api_wins_over_keys_and_the_flag_over_everything() {
+    let home = home_with("[provider]\napi = \"anthropic\"\nthinking_budget_tokens = 4096\n");
+    let settings = load(home.path(), &[("DEEPSEEK_API_KEY", "ds")]).unwrap();
+    assert_eq!(settings.api, ProviderApi::Anthropic);
+    assert_eq!(settings.origins.api, SettingOrigin::ConfigFile);
+    assert_eq!(settings.thinking_budget_tokens, Some(4096));
+    assert_eq!(settings.api_key, None, "the Anthropic key is not set");
+
+    let text = std::fs::read_to_string(home.path().join("config.toml")).unwrap();
+    let flagged = ProviderSettings::resolve(
+        &home.path().join("config.toml"),
+        Some(&text),
+        &|_| None,
+        Some(ProviderApi::Chat),
+    )
+    .unwrap();
+    assert_eq!(flagged.api, ProviderApi::Chat);
+    assert_eq!(flagged.origins.api.to_string(), "--provider-api");
+
+    let bad = home_with("[provider]\napi = \"soap\"\n");
+    let error = load(bad.path(), &[]).unwrap_err();
+    assert!(error.to_string().contains("[provider] api"), "{error}");
+    let low = home_with("[provider]\nthinking_budget_tokens = 10\n");
+    assert!(load(low.path(), &[]).is_err());
 }

@@ -150,6 +150,7 @@ mod tests {
         status.record_usage(&TokenUsage {
             input_tokens: 12_000,
             output_tokens: 300,
+            ..Default::default()
         });
         assert_eq!(
             status.line(),

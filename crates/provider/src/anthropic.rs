@@ -1,0 +1,769 @@
+//! Anthropic's Messages API: dsh messages → a Messages request (system
+//! blocks, tools, `tool_use` / `tool_result` blocks, prompt-cache
+//! breakpoints, extended thinking), and the streamed events → a reply.
+//! Private to this crate.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use dsh_model::{FailureCategory, ProviderFailure, StreamSink};
+use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
+use serde_json::{Map, Value, json};
+
+use crate::settings::ProviderSettings;
+use crate::stream::Progress;
+use crate::transport::{ErrorBody, EventAccumulator, EventError, WireApi, excerpt};
+use crate::wire::parse_arguments;
+
+/// The API version every request names (`anthropic-version`).
+pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// `max_tokens` when the settings name none (the API requires one).
+const DEFAULT_MAX_TOKENS: u32 = 8192;
+/// How many replies' thinking blocks are remembered.
+const THINKING_MEMORY: usize = 64;
+
+/// The thinking blocks of recent replies that called tools, keyed by the
+/// id of the reply's first tool call. With extended thinking on, the API
+/// wants the thinking blocks of the assistant message whose tool results
+/// are being sent, unchanged and signed; dsh's messages carry text and
+/// tool calls only, so the provider keeps the blocks it received.
+#[derive(Debug, Default)]
+pub(crate) struct ThinkingMemory {
+    blocks: HashMap<String, Vec<Value>>,
+    order: VecDeque<String>,
+}
+
+impl ThinkingMemory {
+    fn remember(&mut self, first_call: &str, blocks: Vec<Value>) {
+        if self.blocks.insert(first_call.to_owned(), blocks).is_none() {
+            self.order.push_back(first_call.to_owned());
+        }
+        while self.order.len() > THINKING_MEMORY {
+            if let Some(oldest) = self.order.pop_front() {
+                self.blocks.remove(&oldest);
+            }
+        }
+    }
+
+    fn recall(&self, first_call: &str) -> Option<&Vec<Value>> {
+        self.blocks.get(first_call)
+    }
+}
+
+/// Shared between a provider and the copies `/model` makes of it.
+type Memory = Arc<Mutex<ThinkingMemory>>;
+
+fn lock(memory: &Memory) -> std::sync::MutexGuard<'_, ThinkingMemory> {
+    // The memory holds plain data; a panic elsewhere leaves it usable.
+    memory.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Anthropic Messages: `POST {base_url}/v1/messages` with `x-api-key`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AnthropicApi {
+    memory: Memory,
+}
+
+impl WireApi for AnthropicApi {
+    type Accumulator = MessagesAccumulator;
+
+    fn url(&self, base_url: &str) -> String {
+        format!("{}/v1/messages", base_url.trim_end_matches('/'))
+    }
+
+    fn authorize(
+        &self,
+        request: reqwest::RequestBuilder,
+        api_key: &str,
+    ) -> reqwest::RequestBuilder {
+        request
+            .header("x-api-key", api_key)
+            .header("anthropic-version", ANTHROPIC_VERSION)
+    }
+
+    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Value {
+        request_body(settings, request, &lock(&self.memory))
+    }
+
+    fn accumulator(&self) -> MessagesAccumulator {
+        MessagesAccumulator {
+            memory: Some(self.memory.clone()),
+            ..MessagesAccumulator::default()
+        }
+    }
+
+    fn category(&self, status: u16, body: &ErrorBody) -> FailureCategory {
+        body.kind
+            .as_deref()
+            .and_then(category_of_type)
+            .unwrap_or_else(|| FailureCategory::from_status(status))
+    }
+}
+
+/// The category of one of the API's error types.
+fn category_of_type(kind: &str) -> Option<FailureCategory> {
+    Some(match kind {
+        "authentication_error" | "permission_error" => FailureCategory::AuthenticationFailed,
+        "billing_error" => FailureCategory::BillingError,
+        "rate_limit_error" => FailureCategory::RateLimit,
+        "overloaded_error" | "api_error" | "timeout_error" => FailureCategory::ServerError,
+        "invalid_request_error" | "not_found_error" | "request_too_large" => {
+            FailureCategory::InvalidRequest
+        }
+        _ => return None,
+    })
+}
+
+/// The status the API answers an error type with, for a typed failure that
+/// arrived inside a stream (whose own status was 200).
+fn status_of_type(kind: &str) -> Option<u16> {
+    Some(match kind {
+        "invalid_request_error" => 400,
+        "authentication_error" => 401,
+        "billing_error" => 402,
+        "permission_error" => 403,
+        "not_found_error" => 404,
+        "request_too_large" => 413,
+        "rate_limit_error" => 429,
+        "api_error" => 500,
+        "timeout_error" => 504,
+        "overloaded_error" => 529,
+        _ => return None,
+    })
+}
+
+/// Builds the JSON body of one streaming request.
+pub(crate) fn request_body(
+    settings: &ProviderSettings,
+    request: &ModelRequest,
+    memory: &ThinkingMemory,
+) -> Value {
+    let mut body = Map::new();
+    let model = request.model.as_ref().unwrap_or(&settings.model);
+    body.insert("model".into(), Value::String(model.clone()));
+
+    // Leading system messages are the system prompt; later ones (context a
+    // hook or plugin added mid-conversation) go to the model as user text,
+    // since the API has no system role inside `messages`.
+    let first_other = request
+        .messages
+        .iter()
+        .position(|message| !matches!(message, Message::System { .. }))
+        .unwrap_or(request.messages.len());
+    let (system, conversation) = request.messages.split_at(first_other);
+    let mut system_blocks: Vec<Value> = system
+        .iter()
+        .filter_map(|message| match message {
+            Message::System { content } if !content.is_empty() => {
+                Some(json!({"type": "text", "text": content}))
+            }
+            Message::System { .. }
+            | Message::User { .. }
+            | Message::Assistant { .. }
+            | Message::Tool { .. } => None,
+        })
+        .collect();
+    // Breakpoint 1: the system prompt (with the tools before it, the
+    // stable prefix of every request).
+    if let Some(last) = system_blocks.last_mut() {
+        last["cache_control"] = json!({"type": "ephemeral"});
+    }
+
+    let (mut messages, missing_thinking) = conversation_json(conversation, memory);
+    // Breakpoint 2: the moving end of the conversation, as Claude Code
+    // places it: the last block of the last message, so the next request
+    // reads everything up to here from the cache.
+    if let Some(block) = messages
+        .last_mut()
+        .and_then(|message| message["content"].as_array_mut())
+        .and_then(|blocks| blocks.last_mut())
+        && !matches!(
+            block["type"].as_str(),
+            Some("thinking" | "redacted_thinking")
+        )
+    {
+        block["cache_control"] = json!({"type": "ephemeral"});
+    }
+
+    if !system_blocks.is_empty() {
+        body.insert("system".into(), Value::Array(system_blocks));
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    if !request.tools.is_empty() {
+        let mut tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.input_schema,
+                })
+            })
+            .collect();
+        // Breakpoint 3: the tools, so a changed system prompt still reads
+        // them from the cache.
+        if let Some(last) = tools.last_mut() {
+            last["cache_control"] = json!({"type": "ephemeral"});
+        }
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    let budget = settings.thinking_budget_tokens;
+    let max_tokens = settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+    // Thinking stays off for a request continuing a tool call whose
+    // thinking blocks dsh no longer has (a resumed session): the API
+    // refuses that history with thinking on, and accepts it with it off.
+    match budget.filter(|_| !missing_thinking) {
+        Some(budget) => {
+            // The budget counts against max_tokens, which must exceed it.
+            let max_tokens = max_tokens.max(budget.saturating_add(DEFAULT_MAX_TOKENS));
+            body.insert("max_tokens".into(), json!(max_tokens));
+            body.insert(
+                "thinking".into(),
+                json!({"type": "enabled", "budget_tokens": budget}),
+            );
+        }
+        None => {
+            body.insert("max_tokens".into(), json!(max_tokens));
+            // The API rejects a temperature other than 1 with thinking on.
+            if let Some(temperature) = settings.temperature {
+                body.insert("temperature".into(), json!(temperature));
+            }
+        }
+    }
+    body.insert("stream".into(), Value::Bool(true));
+    Value::Object(body)
+}
+
+/// The conversation as Messages API messages (same-role neighbours merged,
+/// so parallel tool results share one user message), and whether the
+/// assistant message the request continues called tools without thinking
+/// blocks dsh remembers.
+fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<Value>, bool) {
+    let mut messages: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut push = |role: &str, blocks: Vec<Value>| {
+        if blocks.is_empty() {
+            return;
+        }
+        match messages.last_mut() {
+            Some((last_role, last_blocks)) if last_role == role => last_blocks.extend(blocks),
+            _ => messages.push((role.to_owned(), blocks)),
+        }
+    };
+    // Whether the latest assistant message called tools with no
+    // remembered thinking.
+    let mut missing_thinking = false;
+    for message in conversation {
+        match message {
+            Message::System { content } | Message::User { content } => {
+                if !content.is_empty() {
+                    push("user", vec![json!({"type": "text", "text": content})]);
+                }
+            }
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                let mut blocks = Vec::new();
+                let thinking = tool_calls.first().and_then(|call| memory.recall(&call.id));
+                missing_thinking = !tool_calls.is_empty() && thinking.is_none();
+                if let Some(thinking) = thinking {
+                    blocks.extend(thinking.iter().cloned());
+                }
+                if !content.is_empty() {
+                    blocks.push(json!({"type": "text", "text": content}));
+                }
+                for call in tool_calls {
+                    blocks.push(json!({
+                        "type": "tool_use",
+                        "id": call.id,
+                        "name": call.name,
+                        "input": tool_input(&call.arguments),
+                    }));
+                }
+                push("assistant", blocks);
+            }
+            Message::Tool {
+                tool_call_id,
+                content,
+            } => push(
+                "user",
+                vec![json!({
+                    "type": "tool_result",
+                    "tool_use_id": tool_call_id,
+                    "content": content,
+                })],
+            ),
+        }
+    }
+    let messages = messages
+        .into_iter()
+        .map(|(role, mut content)| {
+            // The API wants a user message's tool results before its text
+            // (context a hook added between two results moves after them).
+            content.sort_by_key(|block| block["type"] != "tool_result");
+            json!({"role": role, "content": content})
+        })
+        .collect();
+    (messages, missing_thinking)
+}
+
+/// A tool call's `input`: the API takes an object. Arguments the model
+/// sent as invalid JSON are kept by dsh as a string; they go back under
+/// one key rather than being dropped.
+fn tool_input(arguments: &Value) -> Value {
+    match arguments {
+        Value::Object(_) => arguments.clone(),
+        Value::String(raw) => json!({ "arguments": raw }),
+        Value::Null => json!({}),
+        other @ (Value::Bool(_) | Value::Number(_) | Value::Array(_)) => {
+            json!({ "arguments": other })
+        }
+    }
+}
+
+/// One content block of a reply as it streams.
+#[derive(Debug)]
+enum Block {
+    Text,
+    ToolUse {
+        id: String,
+        name: String,
+        json: String,
+    },
+    /// `thinking` (with its signature) or `redacted_thinking`, kept as
+    /// the API sent it so that it can go back unchanged.
+    Thinking(Value),
+    /// A block type dsh does not use (server tools and the like).
+    Other,
+}
+
+/// Accumulates Messages API events into a reply.
+#[derive(Debug, Default)]
+pub(crate) struct MessagesAccumulator {
+    text: String,
+    blocks: Vec<(usize, Block)>,
+    usage: Option<Usage>,
+    stop_reason: Option<String>,
+    memory: Option<Memory>,
+}
+
+/// Usage as the API reports it: `input_tokens` excludes the cached part.
+#[derive(Debug, Default, Clone, Copy)]
+struct Usage {
+    input: u64,
+    output: u64,
+    cache_read: u64,
+    cache_creation: u64,
+}
+
+impl Usage {
+    fn update(&mut self, usage: &Value) {
+        let field = |name: &str| usage.get(name).and_then(Value::as_u64);
+        if let Some(input) = field("input_tokens") {
+            self.input = input;
+        }
+        if let Some(output) = field("output_tokens") {
+            self.output = output;
+        }
+        if let Some(read) = field("cache_read_input_tokens") {
+            self.cache_read = read;
+        }
+        if let Some(creation) = field("cache_creation_input_tokens") {
+            self.cache_creation = creation;
+        }
+    }
+}
+
+impl From<Usage> for TokenUsage {
+    // dsh's input tokens are the whole prompt (what fills the context
+    // window, which compaction and the status line measure), cached or not.
+    fn from(usage: Usage) -> Self {
+        TokenUsage {
+            input_tokens: usage.input + usage.cache_read + usage.cache_creation,
+            output_tokens: usage.output,
+            cache_read_input_tokens: usage.cache_read,
+            cache_creation_input_tokens: usage.cache_creation,
+        }
+    }
+}
+
+impl MessagesAccumulator {
+    fn block(&mut self, index: usize) -> Option<&mut Block> {
+        self.blocks
+            .iter_mut()
+            .find(|(at, _)| *at == index)
+            .map(|(_, block)| block)
+    }
+
+    fn on_delta(&mut self, index: usize, delta: &Value, sink: &mut dyn StreamSink) {
+        let text = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or_default();
+        match delta.get("type").and_then(Value::as_str) {
+            Some("text_delta") => {
+                let piece = text("text");
+                if !piece.is_empty() {
+                    sink.text_delta(piece);
+                    self.text.push_str(piece);
+                }
+            }
+            Some("input_json_delta") => {
+                if let Some(Block::ToolUse { json, .. }) = self.block(index) {
+                    json.push_str(text("partial_json"));
+                }
+            }
+            Some(kind @ ("thinking_delta" | "signature_delta")) => {
+                let (key, piece) = match kind {
+                    "thinking_delta" => ("thinking", text("thinking").to_owned()),
+                    _ => ("signature", text("signature").to_owned()),
+                };
+                if let Some(Block::Thinking(block)) = self.block(index) {
+                    let so_far = block.get(key).and_then(Value::as_str).unwrap_or_default();
+                    block[key] = Value::String(format!("{so_far}{piece}"));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl EventAccumulator for MessagesAccumulator {
+    fn on_event(&mut self, data: &str, sink: &mut dyn StreamSink) -> Result<Progress, EventError> {
+        let data = data.trim();
+        if data.is_empty() {
+            return Ok(Progress::More);
+        }
+        let event: Value = serde_json::from_str(data)
+            .map_err(|error| format!("malformed stream event ({error}): {}", excerpt(data)))?;
+        let index = event
+            .get("index")
+            .and_then(Value::as_u64)
+            .and_then(|index| usize::try_from(index).ok())
+            .unwrap_or(0);
+        match event.get("type").and_then(Value::as_str) {
+            Some("message_start") => {
+                if let Some(usage) = event.pointer("/message/usage") {
+                    self.usage.get_or_insert_with(Usage::default).update(usage);
+                }
+            }
+            Some("content_block_start") => {
+                let block = event.get("content_block").cloned().unwrap_or(Value::Null);
+                let block = match block.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        let initial = block.get("text").and_then(Value::as_str);
+                        if let Some(initial) = initial.filter(|text| !text.is_empty()) {
+                            sink.text_delta(initial);
+                            self.text.push_str(initial);
+                        }
+                        Block::Text
+                    }
+                    Some("tool_use") => Block::ToolUse {
+                        id: block["id"].as_str().unwrap_or_default().to_owned(),
+                        name: block["name"].as_str().unwrap_or_default().to_owned(),
+                        json: String::new(),
+                    },
+                    Some("thinking" | "redacted_thinking") => Block::Thinking(block),
+                    _ => Block::Other,
+                };
+                self.blocks.push((index, block));
+            }
+            Some("content_block_delta") => {
+                let delta = event.get("delta").cloned().unwrap_or(Value::Null);
+                self.on_delta(index, &delta, sink);
+            }
+            Some("message_delta") => {
+                if let Some(reason) = event.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    if reason == "max_tokens" {
+                        tracing::warn!(
+                            "the model stopped at its token limit (stop_reason=max_tokens)"
+                        );
+                    }
+                    self.stop_reason = Some(reason.to_owned());
+                }
+                if let Some(usage) = event.get("usage") {
+                    self.usage.get_or_insert_with(Usage::default).update(usage);
+                }
+            }
+            Some("message_stop") => return Ok(Progress::Done),
+            Some("error") => {
+                let kind = event
+                    .pointer("/error/type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("error");
+                let message = event
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let failure = match status_of_type(kind) {
+                    Some(status) => ProviderFailure::from_status(status, message),
+                    None => ProviderFailure {
+                        category: FailureCategory::Unknown,
+                        status: None,
+                        message: message.to_owned(),
+                        retry_after: None,
+                        gateway: None,
+                    },
+                };
+                return Err(EventError {
+                    message: format!(
+                        "the provider reported an error mid-stream ({kind}): {}",
+                        excerpt(message)
+                    ),
+                    failure: Some(failure),
+                });
+            }
+            // `ping`, `content_block_stop` and event types added later.
+            _ => {}
+        }
+        Ok(Progress::More)
+    }
+
+    fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn started(&self) -> bool {
+        !self.text.is_empty() || !self.blocks.is_empty()
+    }
+
+    fn finished(&self) -> bool {
+        self.stop_reason.is_some()
+    }
+
+    fn missing_end(&self) -> &'static str {
+        "no stop_reason or message_stop"
+    }
+
+    fn into_reply(self) -> ModelReply {
+        let mut tool_calls = Vec::new();
+        let mut thinking = Vec::new();
+        for (position, (_, block)) in self.blocks.into_iter().enumerate() {
+            match block {
+                Block::ToolUse { id, name, json } => tool_calls.push(ToolCall {
+                    id: if id.is_empty() {
+                        format!("call_{}", position + 1)
+                    } else {
+                        id
+                    },
+                    name,
+                    arguments: parse_arguments(&json),
+                }),
+                Block::Thinking(block) => thinking.push(block),
+                Block::Text | Block::Other => {}
+            }
+        }
+        if let (Some(memory), Some(first)) = (&self.memory, tool_calls.first())
+            && !thinking.is_empty()
+        {
+            lock(memory).remember(&first.id, thinking);
+        }
+        ModelReply {
+            text: self.text,
+            tool_calls,
+            usage: self.usage.map(Into::into),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use dsh_model::NoStream;
+    use dsh_protocol::ToolSpec;
+    use pretty_assertions::assert_eq;
+
+    fn conversation() -> ModelRequest {
+        ModelRequest {
+            turn: 1,
+            step: 2,
+            messages: vec![
+                Message::System {
+                    content: "sys".into(),
+                },
+                Message::User {
+                    content: "hi".into(),
+                },
+                Message::Assistant {
+                    content: "Running both.".into(),
+                    tool_calls: vec![
+                        ToolCall {
+                            id: "toolu_1".into(),
+                            name: "bash".into(),
+                            arguments: json!({"command": "ls"}),
+                        },
+                        ToolCall {
+                            id: "toolu_2".into(),
+                            name: "read".into(),
+                            arguments: Value::String("{not json".into()),
+                        },
+                    ],
+                },
+                Message::Tool {
+                    tool_call_id: "toolu_1".into(),
+                    content: "out".into(),
+                },
+                Message::System {
+                    content: "hook context".into(),
+                },
+                Message::Tool {
+                    tool_call_id: "toolu_2".into(),
+                    content: "err".into(),
+                },
+            ],
+            tools: vec![ToolSpec {
+                name: "bash".into(),
+                description: "runs".into(),
+                input_schema: json!({"type": "object"}),
+            }],
+            model: None,
+        }
+    }
+
+    #[test]
+    fn messages_map_to_blocks_with_cache_breakpoints() {
+        let settings = ProviderSettings {
+            model: "claude-x".into(),
+            temperature: Some(0.5),
+            ..ProviderSettings::default()
+        };
+        let body = request_body(&settings, &conversation(), &ThinkingMemory::default());
+        let cache = json!({"type": "ephemeral"});
+        assert_eq!(
+            body,
+            json!({
+                "model": "claude-x",
+                "system": [{"type": "text", "text": "sys", "cache_control": cache}],
+                "messages": [
+                    {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                    {"role": "assistant", "content": [
+                        {"type": "text", "text": "Running both."},
+                        {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {"command": "ls"}},
+                        {"type": "tool_use", "id": "toolu_2", "name": "read", "input": {"arguments": "{not json"}},
+                    ]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "out"},
+                        {"type": "tool_result", "tool_use_id": "toolu_2", "content": "err"},
+                        {"type": "text", "text": "hook context", "cache_control": cache},
+                    ]},
+                ],
+                "tools": [{"name": "bash", "description": "runs", "input_schema": {"type": "object"}, "cache_control": cache}],
+                "max_tokens": 8192,
+                "temperature": 0.5,
+                "stream": true,
+            })
+        );
+    }
+
+    fn feed(accumulator: &mut MessagesAccumulator, events: &[Value]) -> Progress {
+        let mut progress = Progress::More;
+        for event in events {
+            progress = accumulator
+                .on_event(&event.to_string(), &mut NoStream)
+                .unwrap();
+        }
+        progress
+    }
+
+    #[test]
+    fn thinking_is_remembered_and_sent_back_with_its_tool_call() {
+        let api = AnthropicApi::default();
+        let mut accumulator = api.accumulator();
+        let progress = feed(
+            &mut accumulator,
+            &[
+                json!({"type": "message_start", "message": {"usage": {"input_tokens": 5, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 20, "output_tokens": 1}}}),
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me "}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "think."}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "sig"}}),
+                json!({"type": "content_block_stop", "index": 0}),
+                json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_9", "name": "bash", "input": {}}}),
+                json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"command\":"}}),
+                json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "\"ls\"}"}}),
+                json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 7}}),
+                json!({"type": "message_stop"}),
+            ],
+        );
+        assert_eq!(progress, Progress::Done);
+        let reply = accumulator.into_reply();
+        assert_eq!(reply.tool_calls[0].arguments, json!({"command": "ls"}));
+        assert_eq!(
+            reply.usage,
+            Some(TokenUsage {
+                input_tokens: 125,
+                output_tokens: 7,
+                cache_read_input_tokens: 100,
+                cache_creation_input_tokens: 20,
+            })
+        );
+        let request = ModelRequest {
+            turn: 1,
+            step: 2,
+            messages: vec![
+                Message::User {
+                    content: "go".into(),
+                },
+                Message::Assistant {
+                    content: String::new(),
+                    tool_calls: reply.tool_calls.clone(),
+                },
+                Message::Tool {
+                    tool_call_id: "toolu_9".into(),
+                    content: "a b".into(),
+                },
+            ],
+            tools: Vec::new(),
+            model: None,
+        };
+        let settings = ProviderSettings {
+            thinking_budget_tokens: Some(2048),
+            temperature: Some(0.2),
+            ..ProviderSettings::default()
+        };
+        let body = api.request_body(&settings, &request);
+        assert_eq!(
+            body["messages"][1]["content"][0],
+            json!({"type": "thinking", "thinking": "Let me think.", "signature": "sig"})
+        );
+        assert_eq!(
+            body["thinking"],
+            json!({"type": "enabled", "budget_tokens": 2048})
+        );
+        assert_eq!(body["max_tokens"], json!(2048 + 8192));
+        assert!(body.get("temperature").is_none(), "{body}");
+
+        // A tool call whose thinking dsh does not have: thinking stays off.
+        let other = AnthropicApi::default();
+        let body = other.request_body(&settings, &request);
+        assert!(body.get("thinking").is_none(), "{body}");
+        assert_eq!(body["messages"][1]["content"][0]["type"], "tool_use");
+    }
+
+    #[test]
+    fn error_events_are_typed_failures() {
+        let mut accumulator = MessagesAccumulator::default();
+        let error = accumulator
+            .on_event(
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+                &mut NoStream,
+            )
+            .unwrap_err();
+        let failure = error.failure.unwrap();
+        assert_eq!(failure.category, FailureCategory::ServerError);
+        assert_eq!(failure.status, Some(529));
+        assert!(
+            error.message.contains("overloaded_error"),
+            "{}",
+            error.message
+        );
+        assert_eq!(
+            category_of_type("rate_limit_error"),
+            Some(FailureCategory::RateLimit)
+        );
+        assert_eq!(
+            category_of_type("authentication_error"),
+            Some(FailureCategory::AuthenticationFailed)
+        );
+        assert_eq!(category_of_type("new_error"), None);
+    }
+}
