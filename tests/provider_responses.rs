@@ -48,7 +48,7 @@ fn install_hooks(ctx: &TestContext) {
 }
 
 /// What the hooks saw in one run, without the fields that differ between
-/// two sessions (their ids and transcript paths).
+/// any two sessions (their ids, transcript paths and timings).
 fn run(api: &str, wire: MockWire) -> (Vec<Value>, Vec<Value>, String) {
     let ctx = TestContext::new();
     install_hooks(&ctx);
@@ -74,8 +74,10 @@ fn run(api: &str, wire: MockWire) -> (Vec<Value>, Vec<Value>, String) {
         .map(|line| {
             let mut payload: Value = serde_json::from_str(line).unwrap();
             let object = payload.as_object_mut().unwrap();
-            object.remove("session_id");
-            object.remove("transcript_path");
+            // Per-session ids and timings.
+            for key in ["session_id", "transcript_path", "prompt_id", "duration_ms"] {
+                object.remove(key);
+            }
             // Each run has its own temporary project.
             let mut payload = payload.to_string().replace(&project, "<PROJECT>");
             payload = payload.replace(&ctx.home().display().to_string(), "<HOME>");
