@@ -102,7 +102,6 @@ mod wire;
 
 pub use client::{HttpProvider, OpenAiProvider, ProviderError};
 pub use models::context_window;
-pub use responses::RESPONSES_DEFAULT_BASE_URL;
 pub use settings::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, CONFIG_FILE_NAME,
     DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_ANTHROPIC_BASE_URL, ENV_API_KEY,

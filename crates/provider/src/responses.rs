@@ -22,9 +22,6 @@ use crate::stream::Progress;
 use crate::transport::{ErrorBody, EventAccumulator, EventError, WireApi, generic_error_body};
 use crate::wire::{arguments_string, parse_arguments};
 
-/// OpenAI's API; requests go to `{base}/responses`.
-pub const RESPONSES_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-
 /// How many replies' reasoning items are remembered. A reasoning item only
 /// matters while its tool calls are still in the conversation being sent;
 /// older ones are dropped first.
