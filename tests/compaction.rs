@@ -29,6 +29,7 @@ fn options(ctx: &TestContext, plugins: Vec<Arc<dyn Plugin>>, auto: AutoCompact) 
             cwd: ctx.project().display().to_string(),
             version: "test".into(),
             notices: vec![],
+            provider_api: None,
         })
         .unwrap(),
         resumed: false,

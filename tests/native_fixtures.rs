@@ -29,6 +29,7 @@ fn header(ctx: &TestContext) -> EventBody {
         cwd: ctx.project().display().to_string(),
         version: "test".into(),
         notices: vec![],
+        provider_api: None,
     }
 }
 

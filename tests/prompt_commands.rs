@@ -305,6 +305,7 @@ async fn a_native_plugin_amends_the_system_prompt_and_sees_instructions_and_expa
         cwd: ctx.project().display().to_string(),
         version: "test".into(),
         notices: vec![],
+        provider_api: None,
     };
     let output = replay_fixture(
         &fixture,
@@ -659,6 +660,7 @@ async fn a_resumed_session_keeps_the_switched_model_and_loaded_rules() {
         cwd: ctx.project().display().to_string(),
         version: "test".into(),
         notices: vec![],
+        provider_api: None,
     })
     .unwrap();
     log.append(EventBody::TurnStart { turn: 1 }).unwrap();

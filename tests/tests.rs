@@ -33,6 +33,8 @@ mod native_fixtures;
 mod permissions;
 mod plugin_scenarios;
 mod prompt_commands;
+// The model APIs (Chat Completions, Anthropic Messages) end to end.
+mod provider_apis;
 // Mentions and lines typed during a turn (brief `prompt`).
 mod prompt_input;
 mod provider_responses;

@@ -393,6 +393,7 @@ async fn formatter_after_edit_and_transcript() {
             cwd: s.project.to_string_lossy().into_owned(),
             version: "0".into(),
             notices: vec![],
+            provider_api: None,
         },
     });
     let value = json!({"file_path": file.to_string_lossy(), "old_string": "a", "new_string": "a",

@@ -39,10 +39,7 @@ const CHARS_PER_TOKEN: u64 = 4;
 
 /// The context window of `model` when the configuration names none.
 pub fn default_context_window(model: &str) -> u64 {
-    match model {
-        "deepseek-chat" | "deepseek-reasoner" => 128_000,
-        _ => DEFAULT_CONTEXT_WINDOW,
-    }
+    dsh_model::context_window(model).unwrap_or(DEFAULT_CONTEXT_WINDOW)
 }
 
 /// Whether (and against what) dsh compacts on its own.

@@ -18,6 +18,7 @@ fn header() -> EventBody {
         cwd: "/tmp".into(),
         version: "test".into(),
         notices: vec![],
+        provider_api: None,
     }
 }
 

@@ -40,6 +40,7 @@ fn agent(fixture_json: &str, plugins: Vec<Arc<dyn Plugin>>) -> Run {
         cwd: dir.path().display().to_string(),
         version: "test".into(),
         notices: vec![],
+        provider_api: None,
     })
     .unwrap();
     let agent = Agent::new(AgentParts {

@@ -58,6 +58,7 @@ async fn attachments_follow_the_typed_prompt_and_a_blocked_prompt_drops_them() {
         cwd: dir.path().display().to_string(),
         version: "test".into(),
         notices: vec![],
+        provider_api: None,
     })
     .unwrap();
     let mut agent = Agent::new(AgentParts {

@@ -21,6 +21,7 @@ fn header() -> EventBody {
         cwd: "/tmp".into(),
         version: "test".into(),
         notices: vec![],
+        provider_api: None,
     }
 }
 

@@ -135,7 +135,20 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
     let mut notices = hooks.notices.clone();
     notices.extend(mcp.notices().iter().cloned());
     let problems = mcp.problems().to_vec();
-    let header_for = |id: &str| crate::hooks::header(id, &spec.cwd, notices.clone());
+    let provider_api = spec
+        .provider
+        .as_ref()
+        .map(|provider| provider.api.as_str().to_owned());
+    let header_for = |id: &str| {
+        let mut header = crate::hooks::header(id, &spec.cwd, notices.clone());
+        if let dsh_protocol::EventBody::SessionHeader {
+            provider_api: api, ..
+        } = &mut header
+        {
+            api.clone_from(&provider_api);
+        }
+        header
+    };
     let (session_id, log, source, first_seq, torn) = match target {
         LogTarget::New { id, dir, wait } => {
             dsh_session::create_private_dir(&dir)?;

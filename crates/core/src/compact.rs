@@ -63,7 +63,6 @@ pub fn configured(
                 .context_windows
                 .get(model)
                 .copied()
-                .or_else(|| dsh_provider::context_window(model))
                 .unwrap_or_else(|| default_context_window(model)),
         ),
     })

@@ -184,5 +184,6 @@ pub fn header(session_id: &str, cwd: &Path, notices: Vec<String>) -> EventBody {
         cwd: cwd.display().to_string(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         notices,
+        provider_api: None,
     }
 }

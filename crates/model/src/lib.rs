@@ -71,6 +71,34 @@ impl ModelError {
 mod failure;
 pub use failure::{FailureCategory, ProviderFailure};
 
+/// The context window of well-known models, in tokens, by name prefix;
+/// `None` when dsh does not know the model.
+pub fn context_window(model: &str) -> Option<u64> {
+    let model = model.to_ascii_lowercase();
+    // Longer prefixes first where one model family's name starts another's.
+    let known: &[(&str, u64)] = &[
+        ("deepseek-chat", 128_000),
+        ("deepseek-reasoner", 128_000),
+        ("gpt-4.1", 1_047_576),
+        ("gpt-4o", 128_000),
+        // The chat-tuned gpt-5 snapshots have the smaller window.
+        ("gpt-5-chat", 128_000),
+        ("gpt-5", 400_000),
+        ("codex-mini", 200_000),
+        ("o1-mini", 128_000),
+        ("o1", 200_000),
+        ("o3", 200_000),
+        ("o4-mini", 200_000),
+        // Every Claude model of the Messages API: 200K without the
+        // long-context beta.
+        ("claude", 200_000),
+    ];
+    known
+        .iter()
+        .find(|(prefix, _)| model.starts_with(prefix))
+        .map(|(_, window)| *window)
+}
+
 /// A model provider: one request in, one reply out.
 ///
 /// Cancellation is by dropping the returned future; implementations must

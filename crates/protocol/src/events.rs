@@ -200,6 +200,10 @@ pub enum EventBody {
         /// Start-up notices (unsupported hook events or handler types, config warnings).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         notices: Vec<String>,
+        /// The model API that served the session (`chat`, `anthropic`,
+        /// `responses`); absent for a scripted model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provider_api: Option<String>,
     },
     /// A turn opens (one per claimed send).
     #[serde(rename = "turn/start")]

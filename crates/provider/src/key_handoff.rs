@@ -6,9 +6,11 @@
 //! Removing a variable at run time does not change that block. So at
 //! start-up [`keep_keys_out_of_environment`] re-executes dsh once:
 //!
-//! 1. The key variables are `DSH_API_KEY`, `DEEPSEEK_API_KEY` and the
-//!    variable `[provider] api_key_env` names in `config.toml` (read
-//!    leniently here: a broken file is reported later, by the normal load).
+//! 1. The key variables are `DSH_API_KEY`, `DEEPSEEK_API_KEY`, the
+//!    variable `[provider] api_key_env` names in `config.toml` and the key
+//!    variable of the API the settings select (`ANTHROPIC_API_KEY` when
+//!    only that key is set; read leniently here: a broken file is reported
+//!    later, by the normal load).
 //! 2. If any is set, their names and values go into a fresh pipe (created
 //!    close-on-exec; only its read end is made inheritable), and dsh
 //!    `exec`s `/proc/self/exe` with the same argv (bytes, `argv[0]`
@@ -32,7 +34,9 @@
 use std::ffi::{OsStr, OsString};
 use std::sync::OnceLock;
 
-use crate::settings::{DEFAULT_API_KEY_ENV, ENV_API_KEY, configured_api_key_env};
+use crate::settings::{
+    DEFAULT_API_KEY_ENV, ENV_API_KEY, configured_api_key_env, selected_api_key_env,
+};
 
 /// The marker variable: `<fd>:<pid>:<nonce>`.
 pub const ENV_KEY_FD: &str = "DSH_KEY_FD";
@@ -55,14 +59,19 @@ pub fn handed_off_key(name: &str) -> Option<String> {
 }
 
 /// The variables whose values are provider keys: `DSH_API_KEY`,
-/// `DEEPSEEK_API_KEY` and the configured `api_key_env` (when
-/// `config.toml` is readable). `env` looks variables up.
+/// `DEEPSEEK_API_KEY`, the configured `api_key_env` (when `config.toml` is
+/// readable) and the selected API's key variable. `env` looks variables up.
 pub fn key_variable_names(env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
     let mut names = vec![ENV_API_KEY.to_owned(), DEFAULT_API_KEY_ENV.to_owned()];
-    if let Some(name) = configured_api_key_env(env)
-        && !names.contains(&name)
+    // The configured variable, and the selected API's own (ANTHROPIC_API_KEY
+    // when only that key is set).
+    for name in [configured_api_key_env(env), selected_api_key_env(env)]
+        .into_iter()
+        .flatten()
     {
-        names.push(name);
+        if !names.contains(&name) {
+            names.push(name);
+        }
     }
     names
 }
@@ -406,6 +415,17 @@ mod tests {
         assert_eq!(
             key_variable_names(&env),
             ["DSH_API_KEY", "DEEPSEEK_API_KEY", "LOCAL_KEY"]
+        );
+        // With only an Anthropic key, that API's key variable is one too.
+        let env_anthropic = |name: &str| match name {
+            "DSH_HOME" => Some(dsh_home.clone()),
+            "ANTHROPIC_API_KEY" => Some("sk-ant".to_owned()),
+            _ => None,
+        };
+        fs_err::write(home.path().join("config.toml"), "").unwrap();
+        assert_eq!(
+            key_variable_names(&env_anthropic),
+            ["DSH_API_KEY", "DEEPSEEK_API_KEY", "ANTHROPIC_API_KEY"]
         );
         // A broken file leaves the defaults (the normal load reports it).
         fs_err::write(home.path().join("config.toml"), "[provider\n").unwrap();

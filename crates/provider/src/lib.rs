@@ -1,15 +1,26 @@
-//! dsh's real model provider: an OpenAI-compatible Chat Completions client.
+//! dsh's real model providers: Chat Completions and Anthropic Messages
+//! over one shared HTTP transport.
 //!
-//! What this crate is for: [`OpenAiProvider`] implements [`dsh_model::Model`]
-//! over HTTP with streaming (server-sent events) and tool calls, with
-//! DeepSeek's API as the default endpoint; [`ProviderSettings`] resolves
-//! where and how to reach it. Behind the `mock` feature, `mock` (the module) is a
-//! scripted loopback server that records every request, for this crate's
-//! tests and the CLI's end-to-end tests.
+//! What this crate is for: [`HttpProvider`] implements [`dsh_model::Model`]
+//! over HTTP with streaming (server-sent events) and tool calls, speaking
+//! the wire API the settings choose ([`ProviderApi`]): OpenAI-compatible
+//! Chat Completions (DeepSeek by default) or Anthropic's Messages API (the
+//! OpenAI Responses API is chosen the same way). Retries, timeouts,
+//! cancellation, key redaction, the typed failures and the event-stream
+//! reading are shared (`transport`); each API supplies only its URL and
+//! headers, request body, event accumulator and error types.
+//! [`ProviderSettings`] resolves which API, where and how to reach it, and
+//! why. Behind the `mock` feature, `mock` (the module) is a scripted
+//! loopback server speaking either wire format that records every request,
+//! for this crate's tests and the CLI's end-to-end tests.
 //!
 //! What it is not: no agent loop, no conversation state, no tool execution.
 //! It maps one [`dsh_protocol::ModelRequest`] to one request and streams one
-//! [`dsh_protocol::ModelReply`] back.
+//! [`dsh_protocol::ModelReply`] back. (The one thing it remembers across
+//! requests is the Anthropic thinking blocks of recent tool calls, which the
+//! API wants back and dsh's messages do not carry.)
+//!
+//! User documentation: `docs/guide/providers.md`.
 //!
 //! # Settings
 //!
@@ -23,14 +34,16 @@
 //!
 //! | `config.toml` `[provider]` key | environment variable | default | meaning |
 //! |---|---|---|---|
-//! | `base_url` | `DSH_BASE_URL` | `https://api.deepseek.com` | OpenAI-compatible base URL; requests go to `{base_url}/chat/completions` |
-//! | `model` | `DSH_MODEL` | `deepseek-chat` | model name sent with each request |
-//! | `api_key_env` | — | `DEEPSEEK_API_KEY` | the variable the API key is read from when `DSH_API_KEY` is unset |
+//! | `api` | `DSH_PROVIDER_API` (and `--provider-api`) | chosen from the keys present | `chat`, `anthropic` or `responses` |
+//! | `base_url` | `DSH_BASE_URL`; `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` for their API | `https://api.deepseek.com` (chat) | requests go to `{base_url}/chat/completions`, `{base_url}/v1/messages` or `{base_url}/responses` |
+//! | `model` | `DSH_MODEL` | `deepseek-chat` (chat) | model name sent with each request |
+//! | `api_key_env` | — | `DEEPSEEK_API_KEY` (chat) | the variable the API key is read from when `DSH_API_KEY` is unset |
+//! | `thinking_budget_tokens` | — | unset | Anthropic extended thinking's budget (≥ 1024) |
 //! | — (never in the file) | `DSH_API_KEY`, else `$api_key_env` | none: required | the bearer token |
 //! | `request_timeout_secs` | — | `120` | idle timeout: longest wait for response headers and for each next piece of the stream |
 //! | `connect_timeout_secs` | — | `10` | longest wait for a connection |
 //! | `max_retries` | — | `3` | retries after the first attempt on 429, 5xx and connection failures |
-//! | `max_tokens` | — | unset | `max_tokens` sent with each request |
+//! | `max_tokens` | — | unset (Anthropic: 8192) | `max_tokens` sent with each request |
 //! | `temperature` | — | unset | `temperature` sent with each request (0.0–2.0) |
 //!
 //! Example:
@@ -48,7 +61,14 @@
 //! environment block at start-up (see [`key_handoff`]): hooks and tool
 //! commands cannot read them from `/proc/<dsh pid>/environ`.
 //!
-//! # Behaviour
+//! Without `api`, `DSH_PROVIDER_API` or `--provider-api`: a Chat
+//! Completions key (`DSH_API_KEY`, `$api_key_env`) or a configured
+//! `base_url`/`model` means `chat`; else `ANTHROPIC_API_KEY` means
+//! `anthropic`; else `OPENAI_API_KEY` means `responses`; else `chat`. Each
+//! API has its own default base URL, model and key variable
+//! ([`ProviderApi`]); [`SettingOrigins`] says where each came from.
+//!
+//! # Behaviour (Chat Completions; Anthropic in `anthropic.rs`)
 //!
 //! - Request: `model`, `messages` (system/user/assistant with
 //!   `tool_calls`/tool with `tool_call_id`), `tools` (as `function` tools,
@@ -93,7 +113,6 @@ mod client;
 pub mod key_handoff;
 #[cfg(feature = "mock")]
 pub mod mock;
-mod models;
 mod responses;
 mod settings;
 mod stream;
@@ -101,7 +120,6 @@ mod transport;
 mod wire;
 
 pub use client::{HttpProvider, OpenAiProvider, ProviderError};
-pub use models::context_window;
 pub use settings::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, CONFIG_FILE_NAME,
     DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_ANTHROPIC_BASE_URL, ENV_API_KEY,

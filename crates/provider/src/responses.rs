@@ -42,29 +42,6 @@ pub(crate) fn is_reasoning_model(model: &str) -> bool {
         .any(|prefix| model.starts_with(prefix))
 }
 
-/// The context window, in tokens, of OpenAI models served through the
-/// Responses API; `None` for a model dsh has no figure for.
-pub(crate) fn responses_context_window(model: &str) -> Option<u64> {
-    let model = model.to_ascii_lowercase();
-    let model = model.rsplit('/').next().unwrap_or(&model);
-    // Longest prefix first: `o1-mini` before `o1`, `gpt-4.1` before `gpt-4`.
-    let known: &[(&str, u64)] = &[
-        ("gpt-5-chat", 128_000),
-        ("gpt-5", 400_000),
-        ("gpt-4.1", 1_047_576),
-        ("gpt-4o", 128_000),
-        ("o1-mini", 128_000),
-        ("o1", 200_000),
-        ("o3", 200_000),
-        ("o4-mini", 200_000),
-        ("codex-mini", 200_000),
-    ];
-    known
-        .iter()
-        .find(|(prefix, _)| model.starts_with(prefix))
-        .map(|(_, window)| *window)
-}
-
 /// Reasoning items a reasoning model returned with its tool calls, by the
 /// id of the reply's first call. dsh's messages carry no reasoning, so the
 /// provider keeps them: when the conversation sends that call back, its
@@ -850,16 +827,6 @@ mod tests {
         assert!(is_reasoning_model("gpt-5-codex"));
         assert!(!is_reasoning_model("gpt-5-chat-latest"));
         assert!(!is_reasoning_model("gpt-4o"));
-    }
-
-    #[test]
-    fn context_windows_of_known_models() {
-        assert_eq!(responses_context_window("gpt-5-mini"), Some(400_000));
-        assert_eq!(responses_context_window("GPT-4.1"), Some(1_047_576));
-        assert_eq!(responses_context_window("o1-mini"), Some(128_000));
-        assert_eq!(responses_context_window("o3"), Some(200_000));
-        assert_eq!(responses_context_window("openai/gpt-5"), Some(400_000));
-        assert_eq!(responses_context_window("llama3"), None);
     }
 
     #[test]

@@ -564,6 +564,16 @@ pub(crate) fn configured_api_key_env(env: &dyn Fn(&str) -> Option<String>) -> Op
         .filter(|name| !name.trim().is_empty() && !name.contains(['=', '\0']))
 }
 
+/// The key variable of the API the environment and `config.toml` select
+/// (before any `--provider-api`), read leniently: `None` when the settings
+/// do not resolve (the normal load reports why).
+pub(crate) fn selected_api_key_env(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let path = resolve_dsh_home(env)?.join(CONFIG_FILE_NAME);
+    let text = read_config_text(&path).ok()?;
+    let settings = ProviderSettings::resolve(&path, text.as_deref(), env, None).ok()?;
+    Some(settings.api_key_env).filter(|name| !name.contains(['=', '\0']))
+}
+
 /// `config.toml`'s text; `None` when there is no such file.
 pub fn read_config_text(path: &Path) -> Result<Option<String>, SettingsError> {
     match fs_err::read_to_string(path) {

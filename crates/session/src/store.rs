@@ -283,6 +283,7 @@ mod tests {
                     cwd: "/p".into(),
                     version: "0".into(),
                     notices: vec![],
+                    provider_api: None,
                 },
             ),
             event(1, "2025-01-01T10:00:01Z", EventBody::TurnStart { turn: 1 }),

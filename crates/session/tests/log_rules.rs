@@ -12,6 +12,7 @@ fn header() -> EventBody {
         cwd: "/tmp".into(),
         version: "test".into(),
         notices: vec![],
+        provider_api: None,
     }
 }
 

@@ -160,6 +160,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         session_id: opened.session_id.clone(),
         mode: session_spec.permissions.mode.to_string(),
         context_tokens: None,
+        cache: None,
     };
     let log_path = opened.log.path().map(std::path::Path::to_path_buf);
 
@@ -187,7 +188,9 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         }
 
         let resumed_turns = opened.log.last_turn();
-        status.context_tokens = last_usage(opened.log.events());
+        if let Some(usage) = last_usage(opened.log.events()) {
+            status.record_usage(&usage);
+        }
         let session_id = opened.session_id.clone();
         let cwd = opened.cwd.clone();
         let source = opened.source;
@@ -659,13 +662,13 @@ fn reexec(restart: &Restart) -> anyhow::Error {
 }
 
 /// The usage the session's last reply reported (a resumed session).
-fn last_usage(events: &[dsh_protocol::Event]) -> Option<u64> {
+fn last_usage(events: &[dsh_protocol::Event]) -> Option<dsh_protocol::TokenUsage> {
     events.iter().rev().find_map(|event| {
         if let dsh_protocol::EventBody::AssistantMessage {
             usage: Some(usage), ..
         } = &event.body
         {
-            Some(usage.input_tokens + usage.output_tokens)
+            Some(*usage)
         } else {
             None
         }
@@ -700,6 +703,10 @@ fn run_slash(context: &SlashContext<'_>, command: SlashCommand) -> anyhow::Resul
         SlashCommand::Exit => return Ok(Some(Next::Exit)),
         SlashCommand::Status => {
             let mut text = format!("{}\n", context.status.line());
+            if let Some(cache) = context.status.cache_line() {
+                text.push_str(&cache);
+                text.push('\n');
+            }
             text.push_str(&format!("session {}\n", context.status.session_id));
             text.push_str(&format!("directory {}\n", context.cwd.display()));
             if let Some(path) = context.log_path {

@@ -91,6 +91,7 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                 cwd,
                 version,
                 notices,
+                provider_api,
             } => {
                 let _ = writeln!(
                     out,
@@ -98,6 +99,9 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
                     paint.bold("session"),
                     cwd
                 );
+                if let Some(api) = provider_api {
+                    let _ = writeln!(out, "  {} {api} API", paint.dim("model:"));
+                }
                 for notice in notices {
                     let _ = writeln!(out, "  {} {notice}", paint.yellow("notice:"));
                 }

@@ -16,12 +16,26 @@ pub struct StatusInfo {
     /// Tokens of the last request's prompt plus its reply: what the
     /// conversation occupies now.
     pub context_tokens: Option<u64>,
+    /// The last request's prompt-cache figures (tokens read, written),
+    /// when the provider reported any.
+    pub cache: Option<(u64, u64)>,
 }
 
 impl StatusInfo {
     /// Takes the usage a reply reported.
     pub fn record_usage(&mut self, usage: &TokenUsage) {
         self.context_tokens = Some(usage.input_tokens + usage.output_tokens);
+        self.cache = cache_of(usage);
+    }
+
+    /// `/status`'s line on the prompt cache, when the provider reported it.
+    pub fn cache_line(&self) -> Option<String> {
+        let (read, written) = self.cache?;
+        Some(format!(
+            "prompt cache (last request): {} read, {} written",
+            tokens(read),
+            tokens(written)
+        ))
     }
 
     /// `deepseek-chat · 3c9a51e2 · context 12.3k/128k (10%) · default mode`.
@@ -56,27 +70,19 @@ fn tokens(count: u64) -> String {
     }
 }
 
+/// The prompt-cache figures of `usage` (read, written), when there are any.
+pub fn cache_of(usage: &TokenUsage) -> Option<(u64, u64)> {
+    let figures = (
+        usage.cache_read_input_tokens,
+        usage.cache_creation_input_tokens,
+    );
+    (figures != (0, 0)).then_some(figures)
+}
+
 /// The context window of well-known models, in tokens; `None` when dsh
 /// does not know the model (the status line then shows the count alone).
 pub fn context_window(model: &str) -> Option<u64> {
-    if let Some(window) = dsh_provider::context_window(model) {
-        return Some(window);
-    }
-    let model = model.to_ascii_lowercase();
-    let known: &[(&str, u64)] = &[
-        ("deepseek-chat", 128_000),
-        ("deepseek-reasoner", 128_000),
-        ("gpt-4.1", 1_047_576),
-        ("gpt-4o", 128_000),
-        ("gpt-5", 400_000),
-        ("o3", 200_000),
-        ("o4-mini", 200_000),
-        ("claude", 200_000),
-    ];
-    known
-        .iter()
-        .find(|(prefix, _)| model.starts_with(prefix))
-        .map(|(_, window)| *window)
+    dsh_model::context_window(model)
 }
 
 /// A provider error in one line with what to do about it, when dsh
@@ -142,6 +148,7 @@ mod tests {
             session_id: "3c9a51e2-6f0b-4a57".to_owned(),
             mode: "default".to_owned(),
             context_tokens: None,
+            cache: None,
         };
         assert_eq!(
             status.line(),
@@ -150,8 +157,13 @@ mod tests {
         status.record_usage(&TokenUsage {
             input_tokens: 12_000,
             output_tokens: 300,
-            ..Default::default()
+            cache_read_input_tokens: 11_000,
+            cache_creation_input_tokens: 0,
         });
+        assert_eq!(
+            status.cache_line().as_deref(),
+            Some("prompt cache (last request): 11k read, 0 written")
+        );
         assert_eq!(
             status.line(),
             "deepseek-chat · 3c9a51e2 · context 12.3k/128k (9%) · default mode"
