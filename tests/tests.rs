@@ -39,6 +39,7 @@ mod prompt_commands;
 mod provider_apis;
 // Mentions and lines typed during a turn (brief `prompt`).
 mod prompt_input;
+mod provider_responses;
 mod replay_fixtures;
 mod replay_signals;
 // Subagents (issue 15).

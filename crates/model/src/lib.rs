@@ -81,8 +81,12 @@ pub fn context_window(model: &str) -> Option<u64> {
         ("deepseek-reasoner", 128_000),
         ("gpt-4.1", 1_047_576),
         ("gpt-4o", 128_000),
+        // The chat-tuned gpt-5 snapshots have the smaller window.
+        ("gpt-5-chat", 128_000),
         ("gpt-5", 400_000),
         ("codex-mini", 200_000),
+        ("o1-mini", 128_000),
+        ("o1", 200_000),
         ("o3", 200_000),
         ("o4-mini", 200_000),
         // Every Claude model of the Messages API: 200K without the

@@ -106,5 +106,5 @@ async fn main() {
         .unwrap_or(200);
     measure(MockWire::Chat, ProviderApi::Chat, requests).await;
     measure(MockWire::Anthropic, ProviderApi::Anthropic, requests).await;
-    // The Responses API's row goes here once the mock speaks it.
+    measure(MockWire::Responses, ProviderApi::Responses, requests).await;
 }

@@ -8,6 +8,7 @@ use dsh_model::{Model, ModelError, ProviderFailure, StreamSink};
 use dsh_protocol::{ModelReply, ModelRequest};
 
 use crate::anthropic::AnthropicApi;
+use crate::responses::ResponsesApi;
 use crate::settings::{ENV_API_KEY, ProviderApi, ProviderSettings};
 use crate::transport::HttpModel;
 use crate::wire::ChatApi;
@@ -54,6 +55,7 @@ impl ProviderError {
 enum Wire {
     Chat(HttpModel<ChatApi>),
     Anthropic(HttpModel<AnthropicApi>),
+    Responses(HttpModel<ResponsesApi>),
 }
 
 /// dsh's HTTP model provider: the wire API the settings choose (Chat
@@ -100,7 +102,10 @@ impl HttpProvider {
                 HttpModel::new(settings, api_key, AnthropicApi::default())
                     .map_err(ProviderError::Client)?,
             ),
-            api @ ProviderApi::Responses => return Err(ProviderError::Unavailable { api }),
+            ProviderApi::Responses => Wire::Responses(
+                HttpModel::new(settings, api_key, ResponsesApi::default())
+                    .map_err(ProviderError::Client)?,
+            ),
         };
         Ok(HttpProvider { wire })
     }
@@ -110,6 +115,7 @@ impl HttpProvider {
         match &self.wire {
             Wire::Chat(model) => &model.settings,
             Wire::Anthropic(model) => &model.settings,
+            Wire::Responses(model) => &model.settings,
         }
     }
 
@@ -118,6 +124,7 @@ impl HttpProvider {
         match &self.wire {
             Wire::Chat(model) => model.url(),
             Wire::Anthropic(model) => model.url(),
+            Wire::Responses(model) => model.url(),
         }
     }
 }
@@ -132,6 +139,7 @@ impl Model for HttpProvider {
         match &self.wire {
             Wire::Chat(model) => model.complete(request, sink).await,
             Wire::Anthropic(model) => model.complete(request, sink).await,
+            Wire::Responses(model) => model.complete(request, sink).await,
         }
     }
 
@@ -143,6 +151,7 @@ impl Model for HttpProvider {
         let wire = match &self.wire {
             Wire::Chat(model) => Wire::Chat(model.with_model(name)),
             Wire::Anthropic(model) => Wire::Anthropic(model.with_model(name)),
+            Wire::Responses(model) => Wire::Responses(model.with_model(name)),
         };
         Some(Arc::new(HttpProvider { wire }))
     }

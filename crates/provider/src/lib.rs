@@ -113,6 +113,7 @@ mod client;
 pub mod key_handoff;
 #[cfg(feature = "mock")]
 pub mod mock;
+mod responses;
 mod settings;
 mod stream;
 mod transport;

@@ -2,7 +2,8 @@
 //!
 //! [`MockProvider`] binds `127.0.0.1:0` and answers each model request
 //! (`POST …/chat/completions`, or `POST …/v1/messages` when it speaks
-//! [`MockWire::Anthropic`]) with the next [`MockResponse`] of its script,
+//! [`MockWire::Anthropic`], or `POST …/responses` when it speaks
+//! [`MockWire::Responses`]) with the next [`MockResponse`] of its script,
 //! recording every request. A request past the end of the script gets HTTP
 //! 500 with a body saying so, so over-consumption fails loudly. It is a
 //! small hand-written HTTP/1.1 server: one request per connection
@@ -32,6 +33,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
+mod responses;
+pub use responses::{responses_events, responses_failed};
+
 /// The wire format the mock speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MockWire {
@@ -40,6 +44,8 @@ pub enum MockWire {
     Chat,
     /// Anthropic Messages (`/v1/messages`), events named by their `type`.
     Anthropic,
+    /// OpenAI Responses (`/responses`), events named by their `type`.
+    Responses,
 }
 
 impl MockWire {
@@ -48,6 +54,7 @@ impl MockWire {
         match self {
             MockWire::Chat => path.ends_with("/chat/completions"),
             MockWire::Anthropic => path.ends_with("/v1/messages"),
+            MockWire::Responses => path.ends_with("/responses"),
         }
     }
 
@@ -55,7 +62,7 @@ impl MockWire {
     fn frame(self, data: &str) -> String {
         match self {
             MockWire::Chat => format!("data: {data}\n\n"),
-            MockWire::Anthropic => {
+            MockWire::Anthropic | MockWire::Responses => {
                 let name = serde_json::from_str::<Value>(data)
                     .ok()
                     .and_then(|value| value.get("type").and_then(Value::as_str).map(str::to_owned))
@@ -179,6 +186,8 @@ impl MockReply {
     }
 
     /// Adds a signed thinking block (Anthropic), streamed before the text.
+    /// Served as the Responses API it is a reasoning item: the thinking its
+    /// summary, the signature its encrypted content.
     pub fn with_thinking(mut self, thinking: &str, signature: &str) -> Self {
         self.thinking
             .push((thinking.to_owned(), signature.to_owned()));
@@ -192,6 +201,7 @@ impl MockReply {
         match wire {
             MockWire::Chat => self.events(),
             MockWire::Anthropic => self.anthropic_events(),
+            MockWire::Responses => responses_events(self),
         }
     }
 

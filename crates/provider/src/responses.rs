@@ -1,0 +1,979 @@
+//! The OpenAI Responses API wire format: dsh messages → one streaming
+//! `POST {base}/responses` body, the event stream → a [`ModelReply`], the
+//! API's error codes → typed failures, and the reasoning items a reasoning
+//! model returns, kept so they go back with the tool calls they led to.
+//!
+//! Shapes follow what Codex itself sends (its captured requests): system
+//! text as `developer` messages in `input` (Codex sends no `instructions`),
+//! `function_call` / `function_call_output` items, function tools with
+//! `strict: false`, `store: false`, and for reasoning models
+//! `include: ["reasoning.encrypted_content"]`. Private to this crate.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use dsh_model::{FailureCategory, ProviderFailure, StreamSink};
+use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::settings::ProviderSettings;
+use crate::stream::Progress;
+use crate::transport::{ErrorBody, EventAccumulator, EventError, WireApi, generic_error_body};
+use crate::wire::{arguments_string, parse_arguments};
+
+/// How many replies' reasoning items are remembered. A reasoning item only
+/// matters while its tool calls are still in the conversation being sent;
+/// older ones are dropped first.
+const REASONING_MEMORY: usize = 256;
+
+/// Whether `model` is a reasoning model, which returns (encrypted)
+/// reasoning items and accepts `include: ["reasoning.encrypted_content"]`;
+/// other models reject that `include`.
+pub(crate) fn is_reasoning_model(model: &str) -> bool {
+    let model = model.to_ascii_lowercase();
+    let model = model.rsplit('/').next().unwrap_or(&model);
+    if model.starts_with("gpt-5") {
+        // The chat-tuned gpt-5 snapshots do not reason.
+        return !model.contains("-chat");
+    }
+    ["o1", "o3", "o4", "codex-"]
+        .iter()
+        .any(|prefix| model.starts_with(prefix))
+}
+
+/// Reasoning items a reasoning model returned with its tool calls, by the
+/// id of the reply's first call. dsh's messages carry no reasoning, so the
+/// provider keeps them: when the conversation sends that call back, its
+/// reasoning goes in front of it, as the API asks for reasoning that led to
+/// a function call. Shared by the provider's model switches; lost when dsh
+/// exits (a resumed session sends its old calls without reasoning, which
+/// the API accepts).
+#[derive(Debug, Default)]
+pub(crate) struct ReasoningMemory {
+    entries: Mutex<VecDeque<(String, Vec<Value>)>>,
+}
+
+impl ReasoningMemory {
+    /// Keeps `items` for the reply whose first tool call is `call_id`.
+    pub(crate) fn remember(&self, call_id: &str, items: Vec<Value>) {
+        if items.is_empty() || call_id.is_empty() {
+            return;
+        }
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        entries.retain(|(id, _)| id != call_id);
+        if entries.len() >= REASONING_MEMORY {
+            entries.pop_front();
+        }
+        entries.push_back((call_id.to_owned(), items));
+    }
+
+    /// The reasoning items kept for the reply whose first call is `call_id`.
+    pub(crate) fn recall(&self, call_id: &str) -> Vec<Value> {
+        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        entries
+            .iter()
+            .find(|(id, _)| id == call_id)
+            .map(|(_, items)| items.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// Builds the JSON body of one streaming Responses request.
+pub(crate) fn request_body(
+    settings: &ProviderSettings,
+    request: &ModelRequest,
+    reasoning: &ReasoningMemory,
+) -> Value {
+    let mut body = Map::new();
+    // `/model NAME` names the model per request; otherwise the configured one.
+    let model = request.model.as_ref().unwrap_or(&settings.model);
+    body.insert("model".into(), Value::String(model.clone()));
+    let mut input = Vec::new();
+    for message in &request.messages {
+        push_items(&mut input, message, reasoning);
+    }
+    body.insert("input".into(), Value::Array(input));
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({
+                    "type": "function",
+                    "name": tool.name,
+                    "description": tool.description,
+                    // dsh's schemas are not written for strict mode (optional
+                    // properties, open objects); Codex sends its own non-strict too.
+                    "strict": false,
+                    "parameters": tool.input_schema,
+                })
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+        body.insert("tool_choice".into(), json!("auto"));
+        body.insert("parallel_tool_calls".into(), Value::Bool(true));
+    }
+    // Nothing is kept on OpenAI's side: every request carries the whole
+    // conversation, reasoning included (encrypted), as Codex does.
+    body.insert("store".into(), Value::Bool(false));
+    body.insert("stream".into(), Value::Bool(true));
+    if is_reasoning_model(model) {
+        body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+    }
+    if let Some(max_tokens) = settings.max_tokens {
+        body.insert("max_output_tokens".into(), json!(max_tokens));
+    }
+    if let Some(temperature) = settings.temperature {
+        body.insert("temperature".into(), json!(temperature));
+    }
+    Value::Object(body)
+}
+
+fn text_message(role: &str, kind: &str, text: &str) -> Value {
+    json!({
+        "type": "message",
+        "role": role,
+        "content": [{ "type": kind, "text": text }],
+    })
+}
+
+fn push_items(input: &mut Vec<Value>, message: &Message, reasoning: &ReasoningMemory) {
+    match message {
+        Message::System { content } => input.push(text_message("developer", "input_text", content)),
+        Message::User { content } => input.push(text_message("user", "input_text", content)),
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => {
+            // The model's own order: reasoning, then text, then calls.
+            if let Some(first) = tool_calls.first() {
+                input.extend(reasoning.recall(&first.id));
+            }
+            if !content.is_empty() {
+                input.push(text_message("assistant", "output_text", content));
+            }
+            input.extend(tool_calls.iter().map(function_call_item));
+        }
+        Message::Tool {
+            tool_call_id,
+            content,
+        } => input.push(json!({
+            "type": "function_call_output",
+            "call_id": tool_call_id,
+            "output": content,
+        })),
+    }
+}
+
+fn function_call_item(call: &ToolCall) -> Value {
+    json!({
+        "type": "function_call",
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": arguments_string(&call.arguments),
+    })
+}
+
+/// Usage as the Responses API reports it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub(crate) struct ResponsesUsage {
+    /// Prompt tokens, cached ones included.
+    #[serde(default)]
+    pub input_tokens: u64,
+    /// Output tokens, reasoning included.
+    #[serde(default)]
+    pub output_tokens: u64,
+    #[serde(default)]
+    input_tokens_details: InputDetails,
+    #[serde(default)]
+    output_tokens_details: OutputDetails,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+struct InputDetails {
+    #[serde(default)]
+    cached_tokens: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+struct OutputDetails {
+    #[serde(default)]
+    reasoning_tokens: u64,
+}
+
+impl ResponsesUsage {
+    /// Prompt tokens served from OpenAI's prompt cache.
+    pub(crate) fn cached_tokens(&self) -> u64 {
+        self.input_tokens_details.cached_tokens
+    }
+
+    /// Output tokens spent on reasoning.
+    pub(crate) fn reasoning_tokens(&self) -> u64 {
+        self.output_tokens_details.reasoning_tokens
+    }
+}
+
+impl From<ResponsesUsage> for TokenUsage {
+    fn from(usage: ResponsesUsage) -> Self {
+        // OpenAI's `input_tokens` already include the cached ones, as
+        // dsh's do; the API reports no cache writes (caching is automatic).
+        TokenUsage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cache_read_input_tokens: usage.cached_tokens(),
+            cache_creation_input_tokens: 0,
+        }
+    }
+}
+
+/// The category of an OpenAI error `code` (or `type`), when it says more
+/// than the HTTP status: a 429 `insufficient_quota` is a billing problem
+/// that no retry fixes, not a rate limit.
+pub(crate) fn category_of_code(code: &str) -> Option<FailureCategory> {
+    match code {
+        "insufficient_quota" | "billing_hard_limit_reached" | "billing_not_active" => {
+            Some(FailureCategory::BillingError)
+        }
+        "rate_limit_exceeded" | "rate_limit_error" | "tokens" | "requests" => {
+            Some(FailureCategory::RateLimit)
+        }
+        "invalid_api_key" | "invalid_authentication" | "authentication_error" => {
+            Some(FailureCategory::AuthenticationFailed)
+        }
+        "server_error" | "server_is_overloaded" | "slow_down" | "overloaded" => {
+            Some(FailureCategory::ServerError)
+        }
+        "invalid_request_error"
+        | "invalid_prompt"
+        | "context_length_exceeded"
+        | "model_not_found"
+        | "unsupported_parameter"
+        | "invalid_value" => Some(FailureCategory::InvalidRequest),
+        _ => None,
+    }
+}
+
+/// The error code of an OpenAI error body: its `code` when that names a
+/// category dsh knows, else its `type`.
+pub(crate) fn error_code(body: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    let error = value.get("error").unwrap_or(&value);
+    let field = |key: &str| error.get(key).and_then(Value::as_str);
+    match (field("code"), field("type")) {
+        (Some(code), _) if category_of_code(code).is_some() => Some(code.to_owned()),
+        (_, Some(kind)) => Some(kind.to_owned()),
+        (Some(code), None) => Some(code.to_owned()),
+        (None, None) => None,
+    }
+}
+
+/// A function call being streamed.
+#[derive(Debug, Default)]
+struct PartialCall {
+    item_id: String,
+    call_id: String,
+    name: String,
+    arguments: String,
+}
+
+/// One streamed output item, by its `output_index`.
+#[derive(Debug)]
+enum OutputItem {
+    /// An assistant message; whether any of its text arrived as deltas.
+    Message { streamed: bool },
+    /// A function call.
+    Call(PartialCall),
+    /// A reasoning item, once done (the whole item as the API sent it).
+    Reasoning(Option<Value>),
+    /// Anything else (web search calls, …): not dsh's.
+    Other,
+}
+
+/// Accumulates Responses stream events into a reply.
+#[derive(Debug, Default)]
+pub(crate) struct ResponsesAccumulator {
+    text: String,
+    items: BTreeMap<u64, OutputItem>,
+    /// `item_id` → `output_index`, for events that name only the item.
+    ids: HashMap<String, u64>,
+    usage: Option<ResponsesUsage>,
+    completed: bool,
+    /// Where the reply's reasoning is kept for the next requests.
+    reasoning: Option<Arc<ReasoningMemory>>,
+}
+
+/// One event's payload: only the fields dsh reads.
+#[derive(Debug, Deserialize)]
+struct Event {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    output_index: Option<u64>,
+    #[serde(default)]
+    item_id: Option<String>,
+    #[serde(default)]
+    item: Option<Value>,
+    #[serde(default)]
+    delta: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
+    #[serde(default)]
+    response: Option<Value>,
+    // The `error` event's own fields.
+    #[serde(default)]
+    code: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+impl ResponsesAccumulator {
+    /// Applies one event's data.
+    fn apply(&mut self, data: &str, sink: &mut dyn StreamSink) -> Result<Progress, EventError> {
+        let data = data.trim();
+        // Not part of the Responses stream, but harmless from gateways.
+        if data.is_empty() || data == "[DONE]" {
+            return Ok(Progress::More);
+        }
+        let event: Event = serde_json::from_str(data).map_err(|error| {
+            EventError::from(format!(
+                "malformed stream event ({error}): {}",
+                crate::transport::excerpt(data)
+            ))
+        })?;
+        match event.kind.as_str() {
+            "response.output_item.added" => {
+                if let (Some(index), Some(item)) = (event.output_index, &event.item) {
+                    self.item_added(index, item);
+                }
+            }
+            "response.output_text.delta" | "response.refusal.delta" => {
+                if let Some(delta) = event.delta.filter(|delta| !delta.is_empty()) {
+                    if let Some(index) = self.index_of(event.output_index, event.item_id.as_deref())
+                    {
+                        let item = self
+                            .items
+                            .entry(index)
+                            .or_insert(OutputItem::Message { streamed: false });
+                        if let OutputItem::Message { streamed } = item {
+                            *streamed = true;
+                        }
+                    }
+                    sink.text_delta(&delta);
+                    self.text.push_str(&delta);
+                }
+            }
+            "response.function_call_arguments.delta" => {
+                if let Some(delta) = event.delta
+                    && let Some(call) = self.call_mut(event.output_index, event.item_id.as_deref())
+                {
+                    call.arguments.push_str(&delta);
+                }
+            }
+            "response.function_call_arguments.done" => {
+                if let Some(arguments) = event.arguments
+                    && let Some(call) = self.call_mut(event.output_index, event.item_id.as_deref())
+                {
+                    call.arguments = arguments;
+                }
+            }
+            "response.output_item.done" => {
+                if let (Some(index), Some(item)) = (event.output_index, event.item) {
+                    self.item_done(index, item, sink);
+                }
+            }
+            "response.completed" | "response.incomplete" => {
+                let response = event.response.unwrap_or(Value::Null);
+                if event.kind == "response.incomplete" {
+                    let reason = response
+                        .pointer("/incomplete_details/reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown");
+                    tracing::warn!("the response stopped incomplete ({reason})");
+                }
+                if let Some(usage) = response.get("usage").filter(|usage| !usage.is_null()) {
+                    self.usage = serde_json::from_value(usage.clone()).ok();
+                }
+                // A server that streamed no items still lists them here.
+                if self.items.is_empty()
+                    && let Some(Value::Array(output)) = response.get("output")
+                {
+                    for (index, item) in output.iter().enumerate() {
+                        let index = index as u64;
+                        self.item_added(index, item);
+                        self.item_done(index, item.clone(), sink);
+                    }
+                }
+                self.completed = true;
+                return Ok(Progress::Done);
+            }
+            "response.failed" => {
+                let error = event
+                    .response
+                    .as_ref()
+                    .and_then(|response| response.get("error"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                return Err(error_event(
+                    error.get("code").and_then(Value::as_str),
+                    error.get("message").and_then(Value::as_str),
+                ));
+            }
+            "error" => {
+                return Err(error_event(event.code.as_deref(), event.message.as_deref()));
+            }
+            // response.created, in_progress, content_part.*, reasoning
+            // summaries, output_text.done, …: nothing dsh needs.
+            _ => {}
+        }
+        Ok(Progress::More)
+    }
+
+    fn index_of(&self, index: Option<u64>, item_id: Option<&str>) -> Option<u64> {
+        index.or_else(|| item_id.and_then(|id| self.ids.get(id).copied()))
+    }
+
+    fn call_mut(&mut self, index: Option<u64>, item_id: Option<&str>) -> Option<&mut PartialCall> {
+        let index = self.index_of(index, item_id)?;
+        match self.items.get_mut(&index) {
+            Some(OutputItem::Call(call)) => Some(call),
+            Some(OutputItem::Message { .. } | OutputItem::Reasoning(_) | OutputItem::Other)
+            | None => None,
+        }
+    }
+
+    fn item_added(&mut self, index: u64, item: &Value) {
+        let field = |name: &str| {
+            item.get(name)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let id = field("id");
+        if !id.is_empty() {
+            self.ids.insert(id.clone(), index);
+        }
+        let entry = match item.get("type").and_then(Value::as_str) {
+            Some("message") => OutputItem::Message { streamed: false },
+            Some("function_call") => OutputItem::Call(PartialCall {
+                item_id: id,
+                call_id: field("call_id"),
+                name: field("name"),
+                arguments: field("arguments"),
+            }),
+            Some("reasoning") => OutputItem::Reasoning(None),
+            _ => OutputItem::Other,
+        };
+        self.items.entry(index).or_insert(entry);
+    }
+
+    fn item_done(&mut self, index: u64, item: Value, sink: &mut dyn StreamSink) {
+        if !self.items.contains_key(&index) {
+            self.item_added(index, &item);
+        }
+        let Some(entry) = self.items.get_mut(&index) else {
+            return;
+        };
+        match entry {
+            OutputItem::Message { streamed } => {
+                // Text the server did not stream arrives whole here.
+                if !*streamed {
+                    *streamed = true;
+                    let text = message_text(&item);
+                    if !text.is_empty() {
+                        sink.text_delta(&text);
+                        self.text.push_str(&text);
+                    }
+                }
+            }
+            OutputItem::Call(call) => {
+                // The finished item is authoritative.
+                let field = |name: &str| item.get(name).and_then(Value::as_str);
+                if let Some(call_id) = field("call_id").filter(|id| !id.is_empty()) {
+                    call.call_id = call_id.to_owned();
+                }
+                if let Some(name) = field("name").filter(|name| !name.is_empty()) {
+                    call.name = name.to_owned();
+                }
+                if let Some(arguments) = field("arguments") {
+                    call.arguments = arguments.to_owned();
+                }
+            }
+            OutputItem::Reasoning(kept) => *kept = Some(item),
+            OutputItem::Other => {}
+        }
+    }
+
+    /// The finished reply, and the reasoning items to send back with its
+    /// tool calls (only those the API can read again without storage:
+    /// the ones with encrypted content).
+    pub(crate) fn finish(self) -> (ModelReply, Vec<Value>) {
+        let mut tool_calls = Vec::new();
+        let mut reasoning = Vec::new();
+        for (index, item) in self.items {
+            match item {
+                OutputItem::Call(call) => tool_calls.push(ToolCall {
+                    id: if !call.call_id.is_empty() {
+                        call.call_id
+                    } else if !call.item_id.is_empty() {
+                        call.item_id
+                    } else {
+                        format!("call_{}", index + 1)
+                    },
+                    name: call.name,
+                    arguments: parse_arguments(&call.arguments),
+                }),
+                OutputItem::Reasoning(Some(item)) => {
+                    if let Some(kept) = replayable_reasoning(&item) {
+                        reasoning.push(kept);
+                    }
+                }
+                OutputItem::Reasoning(None) | OutputItem::Message { .. } | OutputItem::Other => {}
+            }
+        }
+        let reply = ModelReply {
+            text: self.text,
+            tool_calls,
+            usage: self.usage.map(Into::into),
+        };
+        (reply, reasoning)
+    }
+}
+
+/// The Responses API for the shared transport: its URL, bearer
+/// authentication, request body, events and error codes. Clones share the
+/// reasoning memory, so a model switch keeps it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ResponsesApi {
+    reasoning: Arc<ReasoningMemory>,
+}
+
+impl WireApi for ResponsesApi {
+    type Accumulator = ResponsesAccumulator;
+
+    fn url(&self, base_url: &str) -> String {
+        format!("{}/responses", base_url.trim_end_matches('/'))
+    }
+
+    fn authorize(
+        &self,
+        request: reqwest::RequestBuilder,
+        api_key: &str,
+    ) -> reqwest::RequestBuilder {
+        request.bearer_auth(api_key)
+    }
+
+    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Value {
+        request_body(settings, request, &self.reasoning)
+    }
+
+    fn accumulator(&self) -> ResponsesAccumulator {
+        ResponsesAccumulator {
+            reasoning: Some(Arc::clone(&self.reasoning)),
+            ..ResponsesAccumulator::default()
+        }
+    }
+
+    fn error_body(&self, body: &str) -> ErrorBody {
+        let mut error = generic_error_body(body);
+        // OpenAI's `code` is the precise one (`insufficient_quota`,
+        // `rate_limit_exceeded`); its `type` is sometimes only `requests`.
+        if let Some(code) = error_code(body) {
+            error.kind = Some(code);
+        }
+        error
+    }
+
+    fn category(&self, status: u16, body: &ErrorBody) -> FailureCategory {
+        let from_status = FailureCategory::from_status(status);
+        match from_status {
+            // A server failure stays one whatever its body says.
+            FailureCategory::ServerError => from_status,
+            FailureCategory::MissingKey
+            | FailureCategory::AuthenticationFailed
+            | FailureCategory::BillingError
+            | FailureCategory::RateLimit
+            | FailureCategory::InvalidRequest
+            | FailureCategory::Unknown => body
+                .kind
+                .as_deref()
+                .and_then(category_of_code)
+                .unwrap_or(from_status),
+        }
+    }
+
+    fn whole_reply(&self, bytes: &[u8], sink: &mut dyn StreamSink) -> Result<ModelReply, String> {
+        let response: Value = serde_json::from_slice(bytes)
+            .map_err(|error| format!("malformed response ({error})"))?;
+        let completed = json!({"type": "response.completed", "response": response});
+        let mut accumulator = self.accumulator();
+        accumulator
+            .on_event(&completed.to_string(), sink)
+            .map_err(|error| error.message)?;
+        Ok(accumulator.into_reply())
+    }
+}
+
+impl EventAccumulator for ResponsesAccumulator {
+    fn on_event(&mut self, data: &str, sink: &mut dyn StreamSink) -> Result<Progress, EventError> {
+        self.apply(data, sink)
+    }
+
+    fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn started(&self) -> bool {
+        !self.text.is_empty()
+            || self
+                .items
+                .values()
+                .any(|item| matches!(item, OutputItem::Call(_)))
+    }
+
+    fn finished(&self) -> bool {
+        self.completed
+    }
+
+    fn missing_end(&self) -> &'static str {
+        "no response.completed event"
+    }
+
+    fn into_reply(self) -> ModelReply {
+        if let Some(usage) = &self.usage {
+            tracing::debug!(
+                input = usage.input_tokens,
+                cached = usage.cached_tokens(),
+                output = usage.output_tokens,
+                reasoning = usage.reasoning_tokens(),
+                "responses usage"
+            );
+        }
+        let memory = self.reasoning.clone();
+        let (reply, reasoning) = self.finish();
+        if let (Some(memory), Some(first)) = (memory, reply.tool_calls.first()) {
+            memory.remember(&first.id, reasoning);
+        }
+        reply
+    }
+}
+
+/// The text of a finished `message` item.
+fn message_text(item: &Value) -> String {
+    let Some(Value::Array(parts)) = item.get("content") else {
+        return String::new();
+    };
+    parts
+        .iter()
+        .filter_map(|part| {
+            part.get("text")
+                .or_else(|| part.get("refusal"))
+                .and_then(Value::as_str)
+        })
+        .collect()
+}
+
+/// A reasoning item as it goes back in `input`: type, summary and the
+/// encrypted content. The `id` stays behind: with `store: false` the API
+/// has no item of that id to look up and would refuse the reference.
+fn replayable_reasoning(item: &Value) -> Option<Value> {
+    let encrypted = item
+        .get("encrypted_content")
+        .and_then(Value::as_str)
+        .filter(|content| !content.is_empty())?;
+    let summary = item.get("summary").cloned().unwrap_or_else(|| json!([]));
+    Some(json!({
+        "type": "reasoning",
+        "summary": summary,
+        "encrypted_content": encrypted,
+    }))
+}
+
+fn error_event(code: Option<&str>, message: Option<&str>) -> EventError {
+    let message = message.unwrap_or("no message").to_owned();
+    let category = code
+        .and_then(category_of_code)
+        .unwrap_or(FailureCategory::Unknown);
+    let code_text = code.map(|code| format!(" ({code})")).unwrap_or_default();
+    EventError {
+        message: format!("the provider reported an error mid-stream{code_text}: {message}"),
+        failure: Some(ProviderFailure {
+            category,
+            status: None,
+            message,
+            retry_after: None,
+            gateway: None,
+        }),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use dsh_model::NoStream;
+    use dsh_protocol::ToolSpec;
+    use pretty_assertions::assert_eq;
+
+    fn request(messages: Vec<Message>, model: &str) -> ModelRequest {
+        ModelRequest {
+            turn: 1,
+            step: 1,
+            messages,
+            tools: vec![ToolSpec {
+                name: "bash".into(),
+                description: "runs".into(),
+                input_schema: json!({"type": "object"}),
+            }],
+            model: Some(model.into()),
+        }
+    }
+
+    fn feed(accumulator: &mut ResponsesAccumulator, events: &[Value]) {
+        for event in events {
+            accumulator
+                .on_event(&event.to_string(), &mut NoStream)
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn messages_map_to_input_items() {
+        let memory = ReasoningMemory::default();
+        memory.remember(
+            "call_1",
+            vec![json!({"type": "reasoning", "summary": [], "encrypted_content": "E"})],
+        );
+        let messages = vec![
+            Message::System {
+                content: "sys".into(),
+            },
+            Message::User {
+                content: "hi".into(),
+            },
+            Message::Assistant {
+                content: "looking".into(),
+                tool_calls: vec![
+                    ToolCall {
+                        id: "call_1".into(),
+                        name: "bash".into(),
+                        arguments: json!({"command": "ls"}),
+                    },
+                    ToolCall {
+                        id: "call_2".into(),
+                        name: "bash".into(),
+                        arguments: Value::String("{not json".into()),
+                    },
+                ],
+            },
+            Message::Tool {
+                tool_call_id: "call_1".into(),
+                content: "a".into(),
+            },
+            Message::Tool {
+                tool_call_id: "call_2".into(),
+                content: "b".into(),
+            },
+            Message::Assistant {
+                content: "done".into(),
+                tool_calls: vec![],
+            },
+        ];
+        let settings = ProviderSettings {
+            max_tokens: Some(99),
+            ..ProviderSettings::default()
+        };
+        let body = request_body(&settings, &request(messages, "gpt-5"), &memory);
+        assert_eq!(
+            body,
+            json!({
+                "model": "gpt-5",
+                "input": [
+                    {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "sys"}]},
+                    {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+                    {"type": "reasoning", "summary": [], "encrypted_content": "E"},
+                    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "looking"}]},
+                    {"type": "function_call", "call_id": "call_1", "name": "bash", "arguments": "{\"command\":\"ls\"}"},
+                    {"type": "function_call", "call_id": "call_2", "name": "bash", "arguments": "{not json"},
+                    {"type": "function_call_output", "call_id": "call_1", "output": "a"},
+                    {"type": "function_call_output", "call_id": "call_2", "output": "b"},
+                    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]},
+                ],
+                "tools": [{"type": "function", "name": "bash", "description": "runs", "strict": false,
+                           "parameters": {"type": "object"}}],
+                "tool_choice": "auto",
+                "parallel_tool_calls": true,
+                "store": false,
+                "stream": true,
+                "include": ["reasoning.encrypted_content"],
+                "max_output_tokens": 99,
+            })
+        );
+    }
+
+    #[test]
+    fn non_reasoning_models_get_no_include_and_empty_tools_are_omitted() {
+        let mut req = request(vec![], "gpt-4.1-mini");
+        req.tools.clear();
+        let body = request_body(
+            &ProviderSettings::default(),
+            &req,
+            &ReasoningMemory::default(),
+        );
+        assert_eq!(body.get("include"), None);
+        assert_eq!(body.get("tools"), None);
+        assert_eq!(body.get("tool_choice"), None);
+        assert!(is_reasoning_model("o4-mini"));
+        assert!(is_reasoning_model("gpt-5-codex"));
+        assert!(!is_reasoning_model("gpt-5-chat-latest"));
+        assert!(!is_reasoning_model("gpt-4o"));
+    }
+
+    #[test]
+    fn streamed_text_calls_reasoning_and_usage_accumulate() {
+        let mut accumulator = ResponsesAccumulator::default();
+        feed(
+            &mut accumulator,
+            &[
+                json!({"type": "response.created", "response": {"id": "r"}}),
+                json!({"type": "response.output_item.added", "output_index": 0,
+                       "item": {"type": "reasoning", "id": "rs_1", "summary": []}}),
+                json!({"type": "response.output_item.done", "output_index": 0,
+                       "item": {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "ENC"}}),
+                json!({"type": "response.output_item.added", "output_index": 1,
+                       "item": {"type": "message", "id": "m", "role": "assistant", "content": []}}),
+                json!({"type": "response.output_text.delta", "item_id": "m", "output_index": 1, "delta": "Hel"}),
+                json!({"type": "response.output_text.delta", "item_id": "m", "output_index": 1, "delta": "lo"}),
+                json!({"type": "response.output_item.done", "output_index": 1,
+                       "item": {"type": "message", "id": "m", "content": [{"type": "output_text", "text": "Hello"}]}}),
+                json!({"type": "response.output_item.added", "output_index": 2,
+                       "item": {"type": "function_call", "id": "fc_a", "call_id": "call_a", "name": "bash", "arguments": ""}}),
+                json!({"type": "response.output_item.added", "output_index": 3,
+                       "item": {"type": "function_call", "id": "fc_b", "call_id": "call_b", "name": "read", "arguments": ""}}),
+                json!({"type": "response.function_call_arguments.delta", "item_id": "fc_b", "delta": "{\"path\":"}),
+                json!({"type": "response.function_call_arguments.delta", "item_id": "fc_a", "output_index": 2, "delta": "{\"command\":\"ls\"}"}),
+                json!({"type": "response.function_call_arguments.delta", "item_id": "fc_b", "delta": "\"x\"}"}),
+            ],
+        );
+        assert!(!accumulator.finished());
+        let done = json!({"type": "response.completed", "response": {"usage": {
+            "input_tokens": 100, "input_tokens_details": {"cached_tokens": 64},
+            "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 12}}}});
+        assert_eq!(
+            accumulator
+                .on_event(&done.to_string(), &mut NoStream)
+                .unwrap(),
+            Progress::Done
+        );
+        let usage = accumulator.usage.unwrap();
+        assert_eq!((usage.cached_tokens(), usage.reasoning_tokens()), (64, 12));
+        let (reply, reasoning) = accumulator.finish();
+        assert_eq!(reply.text, "Hello");
+        assert_eq!(
+            reply.tool_calls,
+            vec![
+                ToolCall {
+                    id: "call_a".into(),
+                    name: "bash".into(),
+                    arguments: json!({"command": "ls"})
+                },
+                ToolCall {
+                    id: "call_b".into(),
+                    name: "read".into(),
+                    arguments: json!({"path": "x"})
+                },
+            ]
+        );
+        assert_eq!(
+            reply.usage,
+            Some(TokenUsage {
+                input_tokens: 100,
+                output_tokens: 20,
+                cache_read_input_tokens: 64,
+                cache_creation_input_tokens: 0,
+            })
+        );
+        assert_eq!(
+            reasoning,
+            vec![json!({"type": "reasoning", "summary": [], "encrypted_content": "ENC"})]
+        );
+    }
+
+    #[test]
+    fn items_only_in_the_completed_response_are_read() {
+        let mut accumulator = ResponsesAccumulator::default();
+        feed(
+            &mut accumulator,
+            &[
+                json!({"type": "response.completed", "response": {"output": [
+                    {"type": "message", "content": [{"type": "output_text", "text": "hi"}]},
+                    {"type": "function_call", "call_id": "c", "name": "bash", "arguments": "{}"},
+                    {"type": "reasoning", "summary": []},
+                ]}}),
+            ],
+        );
+        let (reply, reasoning) = accumulator.finish();
+        assert_eq!(reply.text, "hi");
+        assert_eq!(reply.tool_calls.len(), 1);
+        // No encrypted content: nothing the API could read back.
+        assert!(reasoning.is_empty());
+    }
+
+    #[test]
+    fn error_events_are_typed() {
+        let mut accumulator = ResponsesAccumulator::default();
+        let failed = json!({"type": "response.failed", "response": {"error": {
+            "code": "rate_limit_exceeded", "message": "slow down"}}});
+        let error = accumulator
+            .on_event(&failed.to_string(), &mut NoStream)
+            .unwrap_err();
+        assert!(error.message.contains("slow down"), "{}", error.message);
+        assert_eq!(error.failure.unwrap().category, FailureCategory::RateLimit);
+        let error = accumulator
+            .on_event(
+                r#"{"type":"error","code":"insufficient_quota","message":"pay up"}"#,
+                &mut NoStream,
+            )
+            .unwrap_err();
+        assert_eq!(
+            error.failure.unwrap().category,
+            FailureCategory::BillingError
+        );
+        let error = accumulator.on_event("{nope", &mut NoStream).unwrap_err();
+        assert!(error.message.contains("malformed"), "{}", error.message);
+        assert!(error.failure.is_none());
+    }
+
+    fn category_of_error_body(body: &str) -> Option<FailureCategory> {
+        error_code(body).as_deref().and_then(category_of_code)
+    }
+
+    #[test]
+    fn error_bodies_refine_the_status() {
+        assert_eq!(
+            category_of_error_body(
+                r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#
+            ),
+            Some(FailureCategory::BillingError)
+        );
+        assert_eq!(
+            category_of_error_body(
+                r#"{"error":{"message":"x","type":"requests","code":"rate_limit_exceeded"}}"#
+            ),
+            Some(FailureCategory::RateLimit)
+        );
+        assert_eq!(category_of_error_body("not json"), None);
+    }
+
+    #[test]
+    fn reasoning_memory_is_bounded_and_keyed_by_first_call() {
+        let memory = ReasoningMemory::default();
+        for index in 0..=REASONING_MEMORY {
+            memory.remember(&format!("c{index}"), vec![json!(index)]);
+        }
+        assert!(memory.recall("c0").is_empty());
+        assert_eq!(memory.recall("c1"), vec![json!(1)]);
+        memory.remember("", vec![json!(1)]);
+        assert!(memory.recall("").is_empty());
+    }
+}
