@@ -310,6 +310,11 @@ fn run_dsh(name: &str) -> DshRun {
     let mut command = ctx.dsh();
     command
         .env("ORACLE", &oracle)
+        // SessionEnd hooks share a 1.5 s budget, as in Claude Code. The recorders here are
+        // Python processes that can take longer than that just to start on a loaded 2-core
+        // machine, and no capture tests the budget itself (the runner's own tests do), so
+        // the budget is widened: what is compared is each hook's stdin and what it did.
+        .env("CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS", "30000")
         .arg("replay")
         .arg(dir.join("fixture.json"))
         .args(["--session-id", SESSION_ID, "--requests-out"])
