@@ -829,3 +829,86 @@ fn x_cc_event_names() {
     let run = check("x_cc_event_names");
     assert!(run.stderr.contains("PreToolUse"), "{}", run.stderr);
 }
+
+/// One project with a Claude Code, a Codex and a Gemini CLI hook on the same
+/// tool call: each hook gets its own dialect's payload, they run in
+/// registration order (Claude Code, Codex, Gemini CLI), and a deny from any
+/// dialect (here Gemini's) denies the call with that dialect's text.
+#[test]
+fn three_dialects_on_one_tool_call() {
+    let ctx = TestContext::new();
+    let project = ctx.project();
+    let home = ctx.home();
+    let record = home.join("record");
+    std::fs::create_dir_all(&record).unwrap();
+    let write = |path: PathBuf, value: Value| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    };
+    let hook = |command: &str| json!([{"hooks": [{"type": "command", "command": command}]}]);
+    write(
+        project.join(".claude/settings.json"),
+        json!({"hooks": {"PreToolUse": hook("cat > \"$REC/1-claude.json\"")}}),
+    );
+    write(
+        home.join(".codex/hooks.json"),
+        json!({"hooks": {"PreToolUse": hook("cat > \"$REC/2-codex.json\"")}}),
+    );
+    write(
+        project.join(".gemini/settings.json"),
+        json!({"hooks": {"BeforeTool": hook(
+            "cat > \"${REC}/3-gemini.json\"; echo '{\"decision\":\"deny\",\"reason\":\"NO FROM GEMINI\"}'"
+        )}}),
+    );
+    write(
+        home.join(".gemini/trustedFolders.json"),
+        json!({ project.display().to_string(): "TRUST_FOLDER" }),
+    );
+    let fixture = home.join("fixture.json");
+    write(
+        fixture.clone(),
+        json!({"prompts": ["run it"], "model": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]},
+            {"text": "ok"}
+        ]}),
+    );
+    let requests_path = home.join("requests.jsonl");
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--session-id", SESSION_ID, "--requests-out"])
+        .arg(&requests_path)
+        .env("REC", &record)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let log = parse_lines(&String::from_utf8_lossy(&output.stdout));
+    let order: Vec<(&str, &str)> = log
+        .iter()
+        .filter(|e| e["type"] == "hook/invoked" && e["call_id"] == "call_1")
+        .map(|e| (e["dialect"].as_str().unwrap(), e["event"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        order,
+        [("claude", "PreToolUse"), ("codex", "PreToolUse"), ("gemini", "BeforeTool")]
+    );
+    let read = |name: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(record.join(name)).unwrap()).unwrap()
+    };
+    let claude = read("1-claude.json");
+    let codex = read("2-codex.json");
+    let gemini = read("3-gemini.json");
+    assert_eq!(claude["tool_name"], "Bash");
+    assert_eq!(claude["hook_event_name"], "PreToolUse");
+    assert_eq!(codex["tool_name"], "Bash");
+    assert!(codex["turn_id"].is_string(), "Codex's own key: {codex}");
+    assert_eq!(gemini["tool_name"], "run_shell_command");
+    assert_eq!(gemini["hook_event_name"], "BeforeTool");
+    assert_eq!(gemini["tool_input"], json!({"command": "echo hi"}));
+    assert!(gemini.get("turn_id").is_none() && gemini["timestamp"].is_string());
+    let requests = parse_lines(&std::fs::read_to_string(&requests_path).unwrap());
+    let last = requests.last().unwrap()["messages"].as_array().unwrap().clone();
+    let tool = last.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool["content"], "Tool execution blocked: NO FROM GEMINI");
+}
