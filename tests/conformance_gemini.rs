@@ -882,7 +882,11 @@ fn three_dialects_on_one_tool_call() {
         .env("REC", &record)
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let log = parse_lines(&String::from_utf8_lossy(&output.stdout));
     let order: Vec<(&str, &str)> = log
         .iter()
@@ -891,7 +895,11 @@ fn three_dialects_on_one_tool_call() {
         .collect();
     assert_eq!(
         order,
-        [("claude", "PreToolUse"), ("codex", "PreToolUse"), ("gemini", "BeforeTool")]
+        [
+            ("claude", "PreToolUse"),
+            ("codex", "PreToolUse"),
+            ("gemini", "BeforeTool")
+        ]
     );
     let read = |name: &str| -> Value {
         serde_json::from_str(&std::fs::read_to_string(record.join(name)).unwrap()).unwrap()
@@ -908,7 +916,10 @@ fn three_dialects_on_one_tool_call() {
     assert_eq!(gemini["tool_input"], json!({"command": "echo hi"}));
     assert!(gemini.get("turn_id").is_none() && gemini["timestamp"].is_string());
     let requests = parse_lines(&std::fs::read_to_string(&requests_path).unwrap());
-    let last = requests.last().unwrap()["messages"].as_array().unwrap().clone();
+    let last = requests.last().unwrap()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
     let tool = last.iter().find(|m| m["role"] == "tool").unwrap();
     assert_eq!(tool["content"], "Tool execution blocked: NO FROM GEMINI");
 }

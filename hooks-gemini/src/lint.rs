@@ -226,7 +226,14 @@ fn check_matcher(c: &mut Checker<'_>, event: GeminiEvent, matcher: &str, at: &st
             GeminiEvent::SessionStart => &["startup", "resume", "clear"],
             GeminiEvent::SessionEnd => &["exit", "clear", "logout", "prompt_input_exit", "other"],
             GeminiEvent::PreCompress => &["auto", "manual"],
-            _ => &[],
+            GeminiEvent::BeforeAgent
+            | GeminiEvent::BeforeModel
+            | GeminiEvent::BeforeToolSelection
+            | GeminiEvent::AfterModel
+            | GeminiEvent::BeforeTool
+            | GeminiEvent::AfterTool
+            | GeminiEvent::AfterAgent
+            | GeminiEvent::Notification => &[],
         };
         if !values.contains(&matcher) {
             c.push(

@@ -236,13 +236,13 @@ impl Plugin for GeminiPlugin {
         if event.agent_id.is_some() {
             return;
         }
-        match &event.body {
-            // The prompt is set by prompt-submit, which may come first.
-            EventBody::TurnStart { .. } => self.lock().texts.clear(),
-            EventBody::AssistantMessage { content, .. } if !content.is_empty() => {
-                self.lock().texts.push(content.clone());
-            }
-            _ => {}
+        // The prompt is set by prompt-submit, which may come first.
+        if let EventBody::TurnStart { .. } = &event.body {
+            self.lock().texts.clear();
+        } else if let EventBody::AssistantMessage { content, .. } = &event.body
+            && !content.is_empty()
+        {
+            self.lock().texts.push(content.clone());
         }
     }
 
