@@ -265,6 +265,8 @@ pub fn read_document(path: &Path) -> Result<Option<(String, Value)>, ConfigError
             });
         }
     };
+    // Gemini CLI accepts comments in its settings files.
+    let text = strip_comments(&text);
     if text.trim().is_empty() {
         return Ok(Some((text, Value::Object(Default::default()))));
     }
@@ -420,6 +422,58 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
     })
 }
 
+/// `text` without JSON comments (`// …` and `/* … */` outside strings), as
+/// Gemini CLI reads its settings files. Comments become spaces (newlines
+/// kept), so positions in errors stay right.
+pub fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if c == '\\' {
+                if let Some(next) = chars.next() {
+                    out.push(next);
+                }
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                out.push(' ');
+                for next in chars.by_ref() {
+                    if next == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                    out.push(' ');
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                out.push_str("  ");
+                let mut last = ' ';
+                for next in chars.by_ref() {
+                    out.push(if next == '\n' { '\n' } else { ' ' });
+                    if last == '*' && next == '/' {
+                        break;
+                    }
+                    last = next;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     match (fs_err::canonicalize(a), fs_err::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
@@ -518,6 +572,17 @@ mod tests {
         );
         assert!(config.handlers[3].sequential);
         assert_eq!(config.handlers[0].timeout_ms, DEFAULT_TIMEOUT_MS);
+    }
+
+    #[test]
+    fn comments_are_allowed_as_gemini_allows_them() {
+        let text =
+            "{\n  // a comment \"with quotes\"\n  \"hooks\": {/* x */}, \"a\": \"// kept\"\n}";
+        let stripped = strip_comments(text);
+        let value: Value = serde_json::from_str(&stripped).unwrap();
+        assert_eq!(value["a"], "// kept");
+        assert_eq!(stripped.lines().count(), text.lines().count());
+        assert_eq!(stripped.chars().count(), text.chars().count());
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     let document: Value = if text.trim().is_empty() {
         Value::Object(Map::new())
     } else {
-        match serde_json::from_str(&text) {
+        match serde_json::from_str(&crate::config::strip_comments(&text)) {
             Ok(value) => value,
             Err(error) => {
                 return vec![Finding {
