@@ -21,6 +21,8 @@ mod codex_notify;
 mod compaction;
 mod conformance_claude;
 mod conformance_codex;
+// Gemini CLI hooks.
+mod conformance_gemini;
 // One session core for every front end; MCP consent (issues 22, 23).
 mod core_frontends;
 mod durability;

@@ -255,8 +255,10 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
 pub(super) struct Hooks {
     /// Claude Code's bridge (empty when nothing is configured).
     pub claude: Vec<Arc<dyn Plugin>>,
-    /// The other bridges.
+    /// Codex's bridge.
     pub codex: Vec<Arc<dyn Plugin>>,
+    /// Gemini CLI's bridge.
+    pub gemini: Vec<Arc<dyn Plugin>>,
     /// The runner every hook process goes through.
     pub runner: dsh_hook_runner::HookRunner,
 }
@@ -272,24 +274,41 @@ impl Hooks {
             },
         )?;
         let permissions = Arc::clone(&assembled.permissions) as Arc<dyn Plugin>;
-        let (claude, codex) = assembled
-            .plugins
-            .into_iter()
-            .filter(|plugin| !Arc::ptr_eq(plugin, &permissions))
-            .partition(|plugin| plugin.name() == "claude");
-        Ok(Hooks {
-            claude,
-            codex,
+        let mut hooks = Hooks {
+            claude: Vec::new(),
+            codex: Vec::new(),
+            gemini: Vec::new(),
             runner: assembled.runner,
-        })
+        };
+        for plugin in assembled.plugins {
+            if Arc::ptr_eq(&plugin, &permissions) {
+                continue;
+            }
+            let name = plugin.name();
+            if name == dsh_hooks_gemini::plugin::PLUGIN_NAME {
+                hooks.gemini.push(plugin);
+            } else if name == dsh_hooks_codex::plugin::PLUGIN_NAME {
+                hooks.codex.push(plugin);
+            } else {
+                hooks.claude.push(plugin);
+            }
+        }
+        Ok(hooks)
     }
 
     /// One dialect's plugins, or all of them in pipeline order.
     pub(super) fn of(&self, dialect: Option<DialectArg>) -> Vec<Arc<dyn Plugin>> {
         match dialect {
-            None => self.claude.iter().chain(&self.codex).cloned().collect(),
+            None => self
+                .claude
+                .iter()
+                .chain(&self.codex)
+                .chain(&self.gemini)
+                .cloned()
+                .collect(),
             Some(DialectArg::Claude) => self.claude.clone(),
             Some(DialectArg::Codex) => self.codex.clone(),
+            Some(DialectArg::Gemini) => self.gemini.clone(),
         }
     }
 }

@@ -252,7 +252,7 @@ pub mod session {
 
 /// `dsh hooks test` and `dsh hooks replay` fire hooks as a session would,
 /// so their session is resolved by dsh-core like every other front end's
-/// (and assembled by [`fire::plugins`]). Under the hook tooling's
+/// (and assembled by [`fire::Hooks::assemble`]). Under the hook tooling's
 /// [`TrustPolicy::RunAll`] nothing is decided yet; the tools then apply the
 /// same trust rules as a session: on a terminal they ask about untrusted
 /// project hooks (a "no" leaves them out); without one they refuse them

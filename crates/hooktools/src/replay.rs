@@ -290,6 +290,7 @@ pub(super) fn run(spec: SessionSpec, path: &Path, format: Format) -> anyhow::Res
         let plugins: &[Arc<dyn Plugin>] = match firing.dialect {
             Dialect::Claude => &hooks.claude,
             Dialect::Codex => &hooks.codex,
+            Dialect::Gemini => &hooks.gemini,
         };
         let mut entry = FiringDiff {
             dialect: firing.dialect.as_str(),
