@@ -295,6 +295,8 @@ pub(super) fn run(
         let plugins: &[Arc<dyn Plugin>] = match firing.dialect {
             Dialect::Claude => &claude,
             Dialect::Codex => &codex,
+            // Gemini firings are not replayed by this build.
+            Dialect::Gemini => &[],
         };
         let mut entry = FiringDiff {
             dialect: firing.dialect.as_str(),

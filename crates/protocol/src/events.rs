@@ -151,6 +151,8 @@ pub enum Dialect {
     Claude,
     /// Codex hooks (`.codex/hooks.json`, `config.toml`).
     Codex,
+    /// Gemini CLI hooks (`.gemini/settings.json`).
+    Gemini,
 }
 
 impl Dialect {
@@ -159,6 +161,7 @@ impl Dialect {
         match self {
             Dialect::Claude => "claude",
             Dialect::Codex => "codex",
+            Dialect::Gemini => "gemini",
         }
     }
 }

@@ -1,0 +1,1 @@
+//! Describes Gemini CLI to the shared hook engine.
