@@ -584,8 +584,8 @@ mod tests {
         assert_eq!(leftovers.extra_messages, 1);
         assert!(leftovers.config_keys.is_empty());
 
-        let short = LlmRequestPatch::from_value(&json!({"messages": [{"content": "ONLY"}]}))
-            .unwrap();
+        let short =
+            LlmRequestPatch::from_value(&json!({"messages": [{"content": "ONLY"}]})).unwrap();
         let (sent, _) = apply_llm_request(&original, &map, &short);
         assert_eq!(sent.messages.get(1), Some(&user("ONLY")));
         assert_eq!(sent.messages.get(2), original.messages.get(3));
@@ -642,7 +642,8 @@ mod tests {
     /// `am_replace_response`: the hook's replacement as Gemini reads it.
     #[test]
     fn a_replacement_is_the_first_candidates_text() {
-        let hook = json!({"candidates": [{"content": {"role": "model", "parts": ["REDACTED-A "]}}]});
+        let hook =
+            json!({"candidates": [{"content": {"role": "model", "parts": ["REDACTED-A "]}}]});
         assert_eq!(response_text(&hook).as_deref(), Some("REDACTED-A "));
         let objects = json!({"candidates": [{"content": {"parts": [{"text": "a"}, {"functionCall": {}}, "b"]}}]});
         assert_eq!(response_text(&objects).as_deref(), Some("ab"));
