@@ -1,23 +1,569 @@
-//! Discovery of Gemini CLI's hook configuration.
+//! Discovery of Gemini CLI's hook configuration: `~/.gemini/settings.json`
+//! then the project's `.gemini/settings.json`, concatenated (user first) and
+//! deduplicated by `name:command`; `hooksConfig.enabled` / `disabled`;
+//! Gemini's own trusted folders (`~/.gemini/trustedFolders.json`).
 
-/// A discovery error.
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::event::GeminiEvent;
+
+/// Gemini's default hook timeout, in milliseconds.
+pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+
+/// A discovery error: a settings file that exists but cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// A settings file could not be read or parsed.
     #[error("{path}: {message}")]
     Invalid {
         /// The file.
-        path: std::path::PathBuf,
+        path: PathBuf,
         /// What was wrong.
         message: String,
     },
 }
 
-/// Gemini's discovered hook configuration.
-#[derive(Debug, Clone, Default)]
-pub struct GeminiConfig {}
+/// Where the bridge looks.
+#[derive(Debug, Clone)]
+pub struct GeminiDiscovery {
+    /// The project directory (session cwd).
+    pub cwd: PathBuf,
+    /// `$HOME` (the user settings are `~/.gemini/settings.json`).
+    pub home: PathBuf,
+    /// `GEMINI_CLI_TRUST_WORKSPACE=true`: Gemini trusts the folder whatever
+    /// `trustedFolders.json` says.
+    pub trust_workspace: bool,
+    /// The shell hooks run under (Gemini: `bash`).
+    pub shell: PathBuf,
+}
 
-/// Loads the configuration (skeleton).
-pub fn load() -> Result<GeminiConfig, ConfigError> {
-    Ok(GeminiConfig::default())
+impl GeminiDiscovery {
+    /// Discovery for a project and home.
+    pub fn new(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>) -> Self {
+        GeminiDiscovery {
+            cwd: cwd.into(),
+            home: home.into(),
+            trust_workspace: false,
+            shell: PathBuf::from("bash"),
+        }
+    }
+
+    /// `~/.gemini/settings.json`.
+    pub fn user_settings(&self) -> PathBuf {
+        self.home.join(".gemini").join("settings.json")
+    }
+
+    /// `<project>/.gemini/settings.json`.
+    pub fn project_settings(&self) -> PathBuf {
+        self.cwd.join(".gemini").join("settings.json")
+    }
+
+    /// `~/.gemini/trustedFolders.json`.
+    pub fn trusted_folders(&self) -> PathBuf {
+        self.home.join(".gemini").join("trustedFolders.json")
+    }
+}
+
+/// Which settings file a hook came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsSource {
+    /// `~/.gemini/settings.json`.
+    User,
+    /// `.gemini/settings.json` in the project.
+    Project,
+}
+
+impl SettingsSource {
+    /// The name used in listings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SettingsSource::User => "user",
+            SettingsSource::Project => "project",
+        }
+    }
+}
+
+/// Whether a configured hook runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryStatus {
+    /// It runs.
+    Active,
+    /// `hooksConfig.disabled` names it.
+    DisabledByName,
+    /// `hooksConfig.enabled: false`.
+    HooksDisabled,
+    /// Gemini does not trust the project folder, so Gemini runs no hook.
+    FolderUntrusted,
+    /// Same `name:command` as an earlier hook: Gemini runs it once.
+    Duplicate,
+    /// dsh's own trust: a project hook the user has not trusted.
+    Excluded(String),
+}
+
+impl EntryStatus {
+    /// The listing's word for it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            EntryStatus::Active => "active",
+            EntryStatus::DisabledByName => "disabled (hooksConfig.disabled)",
+            EntryStatus::HooksDisabled => "disabled (hooksConfig.enabled: false)",
+            EntryStatus::FolderUntrusted => "not run (folder not trusted by Gemini CLI)",
+            EntryStatus::Duplicate => "duplicate (runs once)",
+            EntryStatus::Excluded(why) => why,
+        }
+    }
+}
+
+/// One configured Gemini hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handler {
+    /// The event.
+    pub event: GeminiEvent,
+    /// The file's layer.
+    pub source: SettingsSource,
+    /// The settings file.
+    pub file: PathBuf,
+    /// `<file>#hooks.<Event>[i].hooks[j]`.
+    pub origin: String,
+    /// The group's matcher as written.
+    pub matcher: Option<String>,
+    /// The group's `sequential`.
+    pub sequential: bool,
+    /// `name` (Gemini names the hook by its command when absent).
+    pub name: Option<String>,
+    /// The command as configured.
+    pub command: String,
+    /// The timeout in milliseconds.
+    pub timeout_ms: u64,
+    /// The per-hook `env` object, in file order.
+    pub env: Vec<(String, String)>,
+    /// Whether it runs.
+    pub status: EntryStatus,
+    /// Position in configuration order (after concatenation).
+    pub order: usize,
+}
+
+impl Handler {
+    /// The name Gemini reports and `hooksConfig.disabled` matches.
+    pub fn display_name(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.command)
+    }
+
+    /// Gemini's deduplication key, `name:command`.
+    pub fn dedup_key(&self) -> String {
+        format!("{}:{}", self.display_name(), self.command)
+    }
+
+    /// Whether it runs.
+    pub fn is_active(&self) -> bool {
+        self.status == EntryStatus::Active
+    }
+}
+
+/// Gemini's verdict on the project folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FolderTrust {
+    /// Trusted (`TRUST_FOLDER`, `TRUST_PARENT`, folder trust off, or
+    /// `GEMINI_CLI_TRUST_WORKSPACE=true`).
+    Trusted,
+    /// Not trusted: Gemini would refuse to start, so no Gemini hook runs.
+    Untrusted,
+}
+
+/// An event name Gemini skips (`Invalid hook event name`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedEvent {
+    /// The file.
+    pub file: PathBuf,
+    /// The name as written.
+    pub name: String,
+}
+
+/// Gemini's discovered hook configuration.
+#[derive(Debug, Clone)]
+pub struct GeminiConfig {
+    /// Where it was found.
+    pub discovery: GeminiDiscovery,
+    /// Every configured hook in Gemini's order (user file first).
+    pub handlers: Vec<Handler>,
+    /// Gemini's verdict on the project folder.
+    pub folder: FolderTrust,
+    /// Event names Gemini skips.
+    pub skipped: Vec<SkippedEvent>,
+    /// Whether the project's `.gemini/settings.json` is the user's own (the
+    /// project is `$HOME`): the file is then read once, as user settings.
+    pub project_is_home: bool,
+}
+
+impl GeminiConfig {
+    /// Every configured hook.
+    pub fn handlers(&self) -> &[Handler] {
+        &self.handlers
+    }
+
+    /// Whether no hook is configured.
+    pub fn is_empty(&self) -> bool {
+        self.handlers.is_empty()
+    }
+
+    /// Marks the hooks whose origin is in `origins` as not running (dsh's
+    /// trust), with `why`.
+    pub fn disable_origins(&mut self, origins: &[String], why: &str) {
+        for handler in &mut self.handlers {
+            if handler.is_active() && origins.contains(&handler.origin) {
+                handler.status = EntryStatus::Excluded(why.to_owned());
+            }
+        }
+    }
+
+    /// What the user is told at start-up.
+    pub fn notices(&self) -> Vec<String> {
+        let mut notices = Vec::new();
+        if self.folder == FolderTrust::Untrusted && !self.handlers.is_empty() {
+            notices.push(format!(
+                "{} is not trusted by Gemini CLI ({}); its Gemini hooks do not run, as Gemini CLI would not start there",
+                self.discovery.cwd.display(),
+                self.discovery.trusted_folders().display()
+            ));
+        }
+        for skipped in &self.skipped {
+            notices.push(format!(
+                "{}: invalid hook event name {:?}: Gemini CLI skips it{}",
+                skipped.file.display(),
+                skipped.name,
+                claude_hint(&skipped.name)
+            ));
+        }
+        notices
+    }
+}
+
+/// A hint when `name` is a Claude Code event name.
+pub fn claude_hint(name: &str) -> String {
+    let gemini = match name {
+        "PreToolUse" => "BeforeTool",
+        "PostToolUse" => "AfterTool",
+        "UserPromptSubmit" => "BeforeAgent",
+        "Stop" => "AfterAgent",
+        "PreCompact" => "PreCompress",
+        _ => return String::new(),
+    };
+    format!(" (a Claude Code event name; Gemini's is `{gemini}`)")
+}
+
+/// Reads a settings file: `None` when it does not exist.
+pub fn read_document(path: &Path) -> Result<Option<(String, Value)>, ConfigError> {
+    let text = match fs_err::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => {
+            return Err(ConfigError::Invalid {
+                path: path.to_owned(),
+                message: error.to_string(),
+            });
+        }
+    };
+    if text.trim().is_empty() {
+        return Ok(Some((text, Value::Object(Default::default()))));
+    }
+    let value: Value = serde_json::from_str(&text).map_err(|error| ConfigError::Invalid {
+        path: path.to_owned(),
+        message: format!(
+            "{} at line {} column {}",
+            dsh_hooks::position::without_position(&error),
+            error.line(),
+            error.column()
+        ),
+    })?;
+    Ok(Some((text, value)))
+}
+
+/// Loads the configuration.
+pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
+    let user_path = discovery.user_settings();
+    let project_path = discovery.project_settings();
+    let project_is_home = same_file(&user_path, &project_path);
+    let mut layers = Vec::new();
+    if let Some((_, doc)) = read_document(&user_path)? {
+        layers.push((SettingsSource::User, user_path.clone(), doc));
+    }
+    if !project_is_home && let Some((_, doc)) = read_document(&project_path)? {
+        layers.push((SettingsSource::Project, project_path.clone(), doc));
+    }
+    // hooksConfig: the project's `enabled` wins over the user's; the
+    // `disabled` lists add up.
+    let mut enabled = true;
+    let mut disabled: Vec<String> = Vec::new();
+    let mut folder_trust_enabled = true;
+    for (_, _, doc) in &layers {
+        if let Some(value) = doc.pointer("/hooksConfig/enabled").and_then(Value::as_bool) {
+            enabled = value;
+        }
+        if let Some(names) = doc
+            .pointer("/hooksConfig/disabled")
+            .and_then(Value::as_array)
+        {
+            disabled.extend(names.iter().filter_map(Value::as_str).map(str::to_owned));
+        }
+        if let Some(value) = doc
+            .pointer("/security/folderTrust/enabled")
+            .and_then(Value::as_bool)
+        {
+            folder_trust_enabled = value;
+        }
+    }
+    let folder = if !folder_trust_enabled || discovery.trust_workspace {
+        FolderTrust::Trusted
+    } else {
+        folder_trust(discovery)?
+    };
+    let mut handlers: Vec<Handler> = Vec::new();
+    let mut skipped = Vec::new();
+    for (source, file, doc) in &layers {
+        let Some(events) = doc.get("hooks").and_then(Value::as_object) else {
+            continue;
+        };
+        for (name, groups) in events {
+            let Some(event) = GeminiEvent::parse(name) else {
+                skipped.push(SkippedEvent {
+                    file: file.clone(),
+                    name: name.clone(),
+                });
+                continue;
+            };
+            let Some(groups) = groups.as_array() else {
+                continue;
+            };
+            for (i, group) in groups.iter().enumerate() {
+                let matcher = group
+                    .get("matcher")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                let sequential = group
+                    .get("sequential")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                let Some(hooks) = group.get("hooks").and_then(Value::as_array) else {
+                    continue;
+                };
+                for (j, hook) in hooks.iter().enumerate() {
+                    // Only command hooks run from settings; Gemini drops an
+                    // entry without `type` or `command` silently.
+                    if hook.get("type").and_then(Value::as_str) != Some("command") {
+                        continue;
+                    }
+                    let Some(command) = hook.get("command").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let env = hook
+                        .get("env")
+                        .and_then(Value::as_object)
+                        .map(|env| {
+                            env.iter()
+                                .map(|(k, v)| {
+                                    let v = match v {
+                                        Value::String(s) => s.clone(),
+                                        other => other.to_string(),
+                                    };
+                                    (k.clone(), v)
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let timeout_ms = hook
+                        .get("timeout")
+                        .and_then(Value::as_u64)
+                        .filter(|t| *t > 0)
+                        .unwrap_or(DEFAULT_TIMEOUT_MS);
+                    handlers.push(Handler {
+                        event,
+                        source: *source,
+                        file: file.clone(),
+                        origin: format!("{}#hooks.{name}[{i}].hooks[{j}]", file.display()),
+                        matcher: matcher.clone(),
+                        sequential,
+                        name: hook.get("name").and_then(Value::as_str).map(str::to_owned),
+                        command: command.to_owned(),
+                        timeout_ms,
+                        env,
+                        status: EntryStatus::Active,
+                        order: 0,
+                    });
+                }
+            }
+        }
+    }
+    // Gemini concatenates per event, user first; our list is already in
+    // file order, so order it by event keeping each event's file order.
+    handlers.sort_by_key(|handler| handler.event);
+    let mut seen = std::collections::HashSet::new();
+    for (order, handler) in handlers.iter_mut().enumerate() {
+        handler.order = order;
+        let key = (handler.event, handler.dedup_key());
+        handler.status = if folder == FolderTrust::Untrusted {
+            EntryStatus::FolderUntrusted
+        } else if !enabled {
+            EntryStatus::HooksDisabled
+        } else if disabled.iter().any(|name| name == handler.display_name()) {
+            EntryStatus::DisabledByName
+        } else if !seen.insert(key) {
+            EntryStatus::Duplicate
+        } else {
+            EntryStatus::Active
+        };
+    }
+    Ok(GeminiConfig {
+        discovery: discovery.clone(),
+        handlers,
+        folder,
+        skipped,
+        project_is_home,
+    })
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (fs_err::canonicalize(a), fs_err::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Gemini's folder trust for the project, from `trustedFolders.json`:
+/// `TRUST_FOLDER` trusts the folder and everything below it, `TRUST_PARENT`
+/// the folder's parent and everything below that, `DO_NOT_TRUST` nothing;
+/// the most specific rule wins. No rule (or no file): not trusted.
+fn folder_trust(discovery: &GeminiDiscovery) -> Result<FolderTrust, ConfigError> {
+    let Some((_, doc)) = read_document(&discovery.trusted_folders())? else {
+        return Ok(FolderTrust::Untrusted);
+    };
+    let cwd = fs_err::canonicalize(&discovery.cwd).unwrap_or_else(|_| discovery.cwd.clone());
+    let mut best: Option<(usize, bool)> = None;
+    for (path, rule) in doc.as_object().into_iter().flatten() {
+        let path = PathBuf::from(path);
+        let path = fs_err::canonicalize(&path).unwrap_or(path);
+        let (root, trusts) = match rule.as_str() {
+            Some("TRUST_FOLDER") => (path, true),
+            Some("TRUST_PARENT") => match path.parent() {
+                Some(parent) => (parent.to_owned(), true),
+                None => continue,
+            },
+            Some("DO_NOT_TRUST") => (path, false),
+            _ => continue,
+        };
+        if cwd.starts_with(&root) {
+            let depth = root.components().count();
+            if best.is_none_or(|(d, _)| depth >= d) {
+                best = Some((depth, trusts));
+            }
+        }
+    }
+    Ok(match best {
+        Some((_, true)) => FolderTrust::Trusted,
+        Some((_, false)) | None => FolderTrust::Untrusted,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn setup(user: &str, project: &str, trusted: bool) -> (tempfile::TempDir, GeminiDiscovery) {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        let proj = root.path().join("proj");
+        std::fs::create_dir_all(home.join(".gemini")).unwrap();
+        std::fs::create_dir_all(proj.join(".gemini")).unwrap();
+        std::fs::write(home.join(".gemini/settings.json"), user).unwrap();
+        std::fs::write(proj.join(".gemini/settings.json"), project).unwrap();
+        if trusted {
+            std::fs::write(
+                home.join(".gemini/trustedFolders.json"),
+                serde_json::json!({ proj.display().to_string(): "TRUST_FOLDER" }).to_string(),
+            )
+            .unwrap();
+        }
+        let discovery = GeminiDiscovery::new(proj, home);
+        (root, discovery)
+    }
+
+    fn hook(command: &str, name: Option<&str>) -> Value {
+        let mut hook = serde_json::json!({"type": "command", "command": command});
+        if let Some(name) = name {
+            hook["name"] = name.into();
+        }
+        hook
+    }
+
+    #[test]
+    fn user_hooks_come_first_and_identical_ones_run_once() {
+        let user = serde_json::json!({"hooks": {"BeforeTool": [{"hooks": [hook("u", None), hook("both", Some("b"))]}]}});
+        let project = serde_json::json!({"hooks": {"BeforeTool": [{"sequential": true, "hooks": [hook("both", Some("b")), hook("p", Some("P")), hook("off", Some("off"))]}]},
+            "hooksConfig": {"disabled": ["off"]}});
+        let (_root, discovery) = setup(&user.to_string(), &project.to_string(), true);
+        let config = load(&discovery).unwrap();
+        let seen: Vec<(&str, &str)> = config
+            .handlers
+            .iter()
+            .map(|h| (h.command.as_str(), h.status.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("u", "active"),
+                ("both", "active"),
+                ("both", "duplicate (runs once)"),
+                ("p", "active"),
+                ("off", "disabled (hooksConfig.disabled)")
+            ]
+        );
+        assert!(config.handlers[3].sequential);
+        assert_eq!(config.handlers[0].timeout_ms, DEFAULT_TIMEOUT_MS);
+    }
+
+    #[test]
+    fn project_enabled_false_disables_user_hooks_too() {
+        let user = serde_json::json!({"hooks": {"AfterTool": [{"hooks": [hook("u", None)]}]}});
+        let project = serde_json::json!({"hooksConfig": {"enabled": false}});
+        let (_root, discovery) = setup(&user.to_string(), &project.to_string(), true);
+        let config = load(&discovery).unwrap();
+        assert_eq!(config.handlers[0].status, EntryStatus::HooksDisabled);
+    }
+
+    #[test]
+    fn an_untrusted_folder_runs_no_gemini_hook_and_claude_names_are_skipped() {
+        let project = serde_json::json!({"hooks": {"PreToolUse": [{"hooks": [hook("x", None)]}],
+            "SessionStart": [{"hooks": [hook("y", None)]}]}});
+        let (_root, mut discovery) = setup("{}", &project.to_string(), false);
+        let config = load(&discovery).unwrap();
+        assert_eq!(config.folder, FolderTrust::Untrusted);
+        assert_eq!(config.handlers[0].status, EntryStatus::FolderUntrusted);
+        assert_eq!(config.skipped[0].name, "PreToolUse");
+        assert!(config.notices().iter().any(|n| n.contains("BeforeTool")));
+        discovery.trust_workspace = true;
+        assert_eq!(
+            load(&discovery).unwrap().handlers[0].status,
+            EntryStatus::Active
+        );
+    }
+
+    #[test]
+    fn timeouts_are_milliseconds_and_env_is_kept() {
+        let project = serde_json::json!({"hooks": {"BeforeTool": [{"matcher": "shell", "hooks": [
+            {"type": "command", "command": "c", "timeout": 1000, "env": {"A": "1", "B": 2}},
+            {"command": "no type"}]}]}});
+        let (_root, discovery) = setup("{}", &project.to_string(), true);
+        let config = load(&discovery).unwrap();
+        assert_eq!(config.handlers.len(), 1);
+        let handler = &config.handlers[0];
+        assert_eq!(handler.timeout_ms, 1000);
+        assert_eq!(
+            handler.env,
+            [("A".into(), "1".into()), ("B".into(), "2".into())]
+        );
+        assert_eq!(handler.matcher.as_deref(), Some("shell"));
+        assert!(handler.origin.ends_with("#hooks.BeforeTool[0].hooks[0]"));
+    }
 }

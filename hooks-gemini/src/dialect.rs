@@ -1,1 +1,371 @@
-//! Describes Gemini CLI to the shared hook engine.
+//! The Gemini dialect as the shared hook engine sees it: how a handler is
+//! selected, run (`bash -c` in the project directory, Gemini's variables,
+//! the command text's `$GEMINI_PROJECT_DIR` & co. replaced shell-quoted) and
+//! read, and what its run meant in the log.
+
+use std::convert::Infallible;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
+use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch};
+use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
+use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
+use serde_json::Value;
+
+use crate::config::{Handler, SettingsSource};
+use crate::event::GeminiEvent;
+use crate::output::{Decision, Interpretation, RunEnd, interpret};
+
+/// The Gemini dialect.
+pub(crate) struct Gemini {
+    /// Every configured handler, in Gemini's order.
+    pub handlers: Vec<Handler>,
+    /// The shell (`bash`).
+    pub shell: PathBuf,
+    /// `$HOME`, for `GEMINI_PLANS_DIR`.
+    pub home: PathBuf,
+}
+
+/// The words every fail-closed reason starts with.
+pub(crate) const DSH_COULD_NOT_READ: &str = "dsh could not read this hook's decision";
+
+/// npm `shell-quote`'s `quote` for one argument, as Gemini applies it to
+/// the values it substitutes into a command: unchanged when only safe
+/// characters; single-quoted when it holds a double quote or whitespace
+/// but no single quote; double-quoted when it holds a single quote;
+/// otherwise special characters backslash-escaped.
+pub fn shell_quote(value: &str) -> String {
+    let has = |chars: &[char]| {
+        value
+            .chars()
+            .any(|c| chars.contains(&c) || c.is_whitespace())
+    };
+    if value.is_empty() {
+        return "''".to_owned();
+    }
+    if has(&['"']) && !value.contains('\'') {
+        let escaped: String = value
+            .chars()
+            .flat_map(|c| match c {
+                '\'' | '\\' => vec!['\\', c],
+                c => vec![c],
+            })
+            .collect();
+        return format!("'{escaped}'");
+    }
+    if has(&['"', '\'']) {
+        let escaped: String = value
+            .chars()
+            .flat_map(|c| match c {
+                '"' | '\\' | '$' | '`' | '!' => vec!['\\', c],
+                c => vec![c],
+            })
+            .collect();
+        return format!("\"{escaped}\"");
+    }
+    value
+        .chars()
+        .flat_map(|c| {
+            if "#!\"$&'()*,:;<=>?@[\\]^`{|}".contains(c) {
+                vec!['\\', c]
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+/// The variables Gemini gives every hook (before the hook's own `env`).
+pub fn gemini_vars(cwd: &Path, session_id: &str, home: &Path) -> Vec<(String, String)> {
+    let project = cwd.display().to_string();
+    let slug = cwd
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let plans = home
+        .join(".gemini/tmp")
+        .join(slug)
+        .join(session_id)
+        .join("plans")
+        .display()
+        .to_string();
+    vec![
+        ("GEMINI_PROJECT_DIR".to_owned(), project.clone()),
+        ("GEMINI_CWD".to_owned(), project.clone()),
+        ("CLAUDE_PROJECT_DIR".to_owned(), project),
+        ("GEMINI_SESSION_ID".to_owned(), session_id.to_owned()),
+        ("GEMINI_PLANS_DIR".to_owned(), plans),
+    ]
+}
+
+/// The command text bash runs: each literal `$NAME` of Gemini's variables
+/// replaced by its value, shell-quoted (`${NAME}` is left to bash).
+pub fn expand_command(command: &str, vars: &[(String, String)]) -> String {
+    let mut text = command.to_owned();
+    // Longest names first, so no name replaces part of a longer one.
+    let mut ordered: Vec<&(String, String)> = vars.iter().collect();
+    ordered.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
+    for (name, value) in ordered {
+        text = text.replace(&format!("${name}"), &shell_quote(value));
+    }
+    text
+}
+
+impl Gemini {
+    /// How `handler` runs for one firing with `stdin`.
+    pub fn launch<'a>(
+        &self,
+        ctx: &SeamContext,
+        handler: &Handler,
+        stdin: &[u8],
+    ) -> Launch<'a, Self> {
+        let cwd = ctx.session.cwd.clone();
+        let mut env = gemini_vars(&cwd, &ctx.session.session_id, &self.home);
+        let command = expand_command(&handler.command, &env);
+        env.extend(handler.env.iter().cloned());
+        Launch::Process(HookSpec {
+            program: HookProgram::Shell {
+                shell: self.shell.clone(),
+                command,
+            },
+            cwd,
+            env,
+            stdin: stdin.to_vec(),
+            timeout: Duration::from_millis(handler.timeout_ms),
+        })
+    }
+
+    /// Reads a finished run of `handler` on `event`.
+    pub fn read(
+        &self,
+        event: GeminiEvent,
+        handler: &Handler,
+        finished: Finished<'_, Infallible>,
+    ) -> Interpretation {
+        let run = match finished {
+            Finished::Process(run) => run,
+            Finished::Custom(never) => match *never {},
+        };
+        if let Some(fault) = run.dsh_fault() {
+            return Interpretation::unreadable(
+                format!("{DSH_COULD_NOT_READ}: {fault}"),
+                blocks(event),
+            );
+        }
+        interpret(
+            &run_end(run, handler.timeout_ms),
+            &run.stdout.text(),
+            &run.stderr.text(),
+        )
+    }
+}
+
+/// Whether a deny on `event` blocks something (dsh's own faults fail closed
+/// there).
+fn blocks(event: GeminiEvent) -> bool {
+    matches!(
+        event,
+        GeminiEvent::BeforeTool
+            | GeminiEvent::AfterTool
+            | GeminiEvent::BeforeAgent
+            | GeminiEvent::BeforeModel
+    )
+}
+
+fn run_end(run: &HookRun, timeout_ms: u64) -> RunEnd {
+    match &run.exit {
+        HookExit::Exited(code) => RunEnd::Exited(*code),
+        HookExit::TimedOut => RunEnd::TimedOut { ms: timeout_ms },
+        HookExit::Signaled(_) | HookExit::Cancelled => RunEnd::Killed,
+        HookExit::SpawnFailed(message) | HookExit::DshLimit(message) => {
+            RunEnd::SpawnFailed(message.clone())
+        }
+        HookExit::Responded(status) => RunEnd::SpawnFailed(format!("HTTP status {status}")),
+    }
+}
+
+impl Dialect for Gemini {
+    type Event = GeminiEvent;
+    type Handler = Handler;
+    /// The tool name, session-start source, session-end reason or
+    /// compression trigger the matcher is tested against.
+    type Subject<'s> = Option<&'s str>;
+    type Custom = Infallible;
+    type Reading = Interpretation;
+    type Note = ();
+
+    fn dialect(&self) -> dsh_protocol::Dialect {
+        dsh_protocol::Dialect::Gemini
+    }
+
+    fn event_name(&self, event: GeminiEvent) -> &'static str {
+        event.as_str()
+    }
+
+    fn seam(&self, event: GeminiEvent) -> Seam {
+        event.seam()
+    }
+
+    fn candidates(&self, event: GeminiEvent, subject: &Option<&str>) -> Vec<&Handler> {
+        self.handlers
+            .iter()
+            .filter(|handler| handler.event == event && handler.is_active())
+            .filter(|handler| crate::matcher::matches(event, handler.matcher.as_deref(), *subject))
+            .collect()
+    }
+
+    fn dedup_key(&self, handler: &Handler) -> Option<String> {
+        Some(handler.dedup_key())
+    }
+
+    fn describe(&self, handler: &Handler) -> HandlerInfo {
+        HandlerInfo {
+            matcher: handler.matcher.clone(),
+            origin: handler.origin.clone(),
+            command: handler.command.clone(),
+        }
+    }
+
+    fn custom_record(&self, custom: &Infallible) -> RunRecord {
+        match *custom {}
+    }
+
+    fn adjust_record(&self, reading: &Interpretation, record: RunRecord) -> RunRecord {
+        match &reading.error {
+            Some(error) if record.error.is_none() => RunRecord {
+                error: Some(error.clone()),
+                ..record
+            },
+            Some(_) | None => record,
+        }
+    }
+
+    fn decision(&self, handler: &Handler, reading: &Interpretation) -> HookDecision {
+        let mut entries = Vec::new();
+        if let Some(message) = &reading.system_message {
+            entries.push(HookEntry {
+                kind: "system_message".to_owned(),
+                text: message.clone(),
+            });
+        }
+        if let Some(error) = &reading.error {
+            entries.push(HookEntry {
+                kind: "error".to_owned(),
+                text: error.clone(),
+            });
+        }
+        let base = if let Some(stop) = &reading.stop {
+            HookDecision {
+                reason: stop.clone(),
+                ..HookDecision::of(HookEffect::Stop)
+            }
+        } else {
+            match &reading.decision {
+                Decision::Deny { reason } => HookDecision {
+                    reason: reason.clone(),
+                    ..HookDecision::of(HookEffect::Block)
+                },
+                Decision::Ask { reason } => HookDecision {
+                    reason: reason.clone(),
+                    ..HookDecision::of(HookEffect::Ask)
+                },
+                Decision::Allow => match &reading.tool_input {
+                    Some(input) => HookDecision {
+                        updated_input: Some(input.clone()),
+                        ..HookDecision::of(HookEffect::Rewrite)
+                    },
+                    None => HookDecision::of(HookEffect::None),
+                },
+            }
+        };
+        HookDecision {
+            status: Some(reading.status.hook_status()),
+            entries: Some(entries),
+            contexts: reading
+                .additional_context
+                .iter()
+                .map(|c| crate::output::hook_context(c))
+                .collect(),
+            trust: Some(
+                match handler.source {
+                    SettingsSource::User => "user",
+                    SettingsSource::Project => "project",
+                }
+                .to_owned(),
+            ),
+            ..base
+        }
+    }
+
+    fn parsed_output(&self, reading: &Interpretation) -> Option<Value> {
+        reading.parsed.clone()
+    }
+
+    fn notices(
+        &self,
+        event: GeminiEvent,
+        handler: &Handler,
+        reading: &Interpretation,
+    ) -> Vec<UserNotice> {
+        let mut notices = Vec::new();
+        if let Some(message) = &reading.system_message {
+            notices.push(UserNotice {
+                source: format!("gemini:{}", event.as_str()),
+                text: message.clone(),
+                level: NoticeLevel::Info,
+            });
+        }
+        if reading.status == crate::output::RunStatus::Failed {
+            notices.push(UserNotice {
+                source: format!("gemini:{}", event.as_str()),
+                text: format!(
+                    "Hook(s) [{}] failed for event {}{}",
+                    handler.display_name(),
+                    event.as_str(),
+                    reading
+                        .error
+                        .as_deref()
+                        .map(|e| format!(": {e}"))
+                        .unwrap_or_default()
+                ),
+                level: NoticeLevel::Warning,
+            });
+        }
+        notices
+    }
+
+    fn detached_decision(&self, _handler: &Handler) -> HookDecision {
+        HookDecision {
+            status: Some(HookRunStatus::Running),
+            ..HookDecision::of(HookEffect::None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `x_env_and_expansion`: the project path with a space becomes one
+    /// single-quoted word; braces are left to bash.
+    #[test]
+    fn substituted_variables_are_shell_quoted_like_npm_shell_quote() {
+        assert_eq!(shell_quote("/w/proj"), "/w/proj");
+        assert_eq!(shell_quote("/w/my proj"), "'/w/my proj'");
+        assert_eq!(shell_quote("it's"), "\"it's\"");
+        assert_eq!(shell_quote("a$b"), "a\\$b");
+        let vars = gemini_vars(Path::new("/w/my proj"), "S", Path::new("/h"));
+        assert_eq!(
+            expand_command(
+                "cat $GEMINI_PROJECT_DIR/x \"$CLAUDE_PROJECT_DIR\" ${GEMINI_PROJECT_DIR} $GEMINI_SESSION_ID $GEMINI_CWD",
+                &vars
+            ),
+            "cat '/w/my proj'/x \"'/w/my proj'\" ${GEMINI_PROJECT_DIR} S '/w/my proj'"
+        );
+        assert!(vars.contains(&(
+            "GEMINI_PLANS_DIR".into(),
+            "/h/.gemini/tmp/my proj/S/plans".into()
+        )));
+    }
+}

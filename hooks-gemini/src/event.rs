@@ -65,6 +65,24 @@ impl GeminiEvent {
         GeminiEvent::ALL.into_iter().find(|e| e.as_str() == name)
     }
 
+    /// The canonical seam the event runs on.
+    pub fn seam(self) -> dsh_protocol::Seam {
+        use dsh_protocol::Seam;
+        match self {
+            GeminiEvent::SessionStart => Seam::SessionStart,
+            GeminiEvent::BeforeAgent => Seam::PromptSubmit,
+            GeminiEvent::BeforeModel
+            | GeminiEvent::BeforeToolSelection
+            | GeminiEvent::AfterModel => Seam::ModelRequest,
+            GeminiEvent::BeforeTool => Seam::PreExecute,
+            GeminiEvent::AfterTool => Seam::PostExecute,
+            GeminiEvent::AfterAgent => Seam::TurnContinuation,
+            GeminiEvent::PreCompress => Seam::Compaction,
+            GeminiEvent::Notification => Seam::Notification,
+            GeminiEvent::SessionEnd => Seam::SessionEnd,
+        }
+    }
+
     /// Whether the matcher is a regex over tool names (else an exact
     /// lifecycle string such as `startup`).
     pub fn matches_tools(self) -> bool {

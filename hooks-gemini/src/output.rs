@@ -1,1 +1,420 @@
-//! Work in progress.
+//! Gemini's reading of a hook run, and its merge of several runs.
+//!
+//! Gemini parses `stdout.trim()`, or `stderr.trim()` when stdout is empty,
+//! whatever the exit code: JSON (a JSON string holding JSON is decoded
+//! again) is the output; plain text is `allow` + `systemMessage` on exit 0,
+//! `allow` + `systemMessage: "Warning: TEXT"` on exit 1, and `deny` with
+//! the text as reason on **any other** exit code. A run that timed out (or
+//! was killed) failed: its output is ignored and the action proceeds.
+//!
+//! Merging (BeforeTool, AfterTool, BeforeAgent, AfterAgent, SessionStart):
+//! any `deny`/`block` wins; reasons, system messages and additional
+//! contexts are each joined with `"\n"`; any `continue: false` wins.
+
+use serde_json::Value;
+
+/// How a run ended, as the reader needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunEnd {
+    /// Exited with this code.
+    Exited(i32),
+    /// Killed at its deadline (milliseconds).
+    TimedOut {
+        /// The hook's timeout.
+        ms: u64,
+    },
+    /// Killed by a signal, or cancelled with the work it guarded.
+    Killed,
+    /// Never started.
+    SpawnFailed(String),
+}
+
+/// What a run decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// No objection.
+    Allow,
+    /// `deny` / `block` (or a plain-text exit ≥ 2).
+    Deny {
+        /// The reason, if any.
+        reason: Option<String>,
+    },
+    /// `ask`: the user must confirm.
+    Ask {
+        /// The reason, if any.
+        reason: Option<String>,
+    },
+}
+
+/// The run's status in the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Exit 0.
+    Succeeded,
+    /// Exit ≠ 0, timed out, killed or not started: Gemini reports the hook
+    /// as failed (a decision in its output still counts, except after a
+    /// timeout).
+    Failed,
+}
+
+impl RunStatus {
+    /// The log's status.
+    pub fn hook_status(self) -> dsh_protocol::HookRunStatus {
+        match self {
+            RunStatus::Succeeded => dsh_protocol::HookRunStatus::Completed,
+            RunStatus::Failed => dsh_protocol::HookRunStatus::Failed,
+        }
+    }
+}
+
+/// One run, read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interpretation {
+    /// Succeeded or failed.
+    pub status: RunStatus,
+    /// The decision.
+    pub decision: Decision,
+    /// `continue: false` with its `stopReason` (or `reason`).
+    pub stop: Option<Option<String>>,
+    /// `systemMessage` (shown to the user, never the model).
+    pub system_message: Option<String>,
+    /// `hookSpecificOutput.additionalContext`.
+    pub additional_context: Option<String>,
+    /// `hookSpecificOutput.tool_input` (BeforeTool).
+    pub tool_input: Option<Value>,
+    /// `hookSpecificOutput.clearContext` (AfterAgent).
+    pub clear_context: bool,
+    /// The output object, as parsed.
+    pub parsed: Option<Value>,
+    /// Why the run failed, for the log.
+    pub error: Option<String>,
+}
+
+impl Interpretation {
+    fn empty(status: RunStatus) -> Self {
+        Interpretation {
+            status,
+            decision: Decision::Allow,
+            stop: None,
+            system_message: None,
+            additional_context: None,
+            tool_input: None,
+            clear_context: false,
+            parsed: None,
+            error: None,
+        }
+    }
+
+    /// A run whose decision dsh could not read: `deny` with `reason`
+    /// (blocking events fail closed), or ignored.
+    pub fn unreadable(reason: String, fail_closed: bool) -> Self {
+        Interpretation {
+            decision: if fail_closed {
+                Decision::Deny {
+                    reason: Some(reason.clone()),
+                }
+            } else {
+                Decision::Allow
+            },
+            error: Some(reason),
+            ..Interpretation::empty(RunStatus::Failed)
+        }
+    }
+}
+
+fn parse_json(text: &str) -> Option<Value> {
+    let value: Value = serde_json::from_str(text).ok()?;
+    match value {
+        // A JSON string whose content is JSON is decoded again.
+        Value::String(inner) => match serde_json::from_str::<Value>(&inner) {
+            Ok(object @ Value::Object(_)) => Some(object),
+            _ => None,
+        },
+        object @ Value::Object(_) => Some(object),
+        _ => None,
+    }
+}
+
+fn string(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// Reads one run.
+pub fn interpret(end: &RunEnd, stdout: &str, stderr: &str) -> Interpretation {
+    let code = match end {
+        RunEnd::Exited(code) => *code,
+        RunEnd::TimedOut { ms } => {
+            return Interpretation {
+                error: Some(format!("Hook timed out after {ms}ms")),
+                ..Interpretation::empty(RunStatus::Failed)
+            };
+        }
+        RunEnd::Killed => {
+            return Interpretation {
+                error: Some("the hook was killed".to_owned()),
+                ..Interpretation::empty(RunStatus::Failed)
+            };
+        }
+        RunEnd::SpawnFailed(message) => {
+            return Interpretation {
+                error: Some(message.clone()),
+                ..Interpretation::empty(RunStatus::Failed)
+            };
+        }
+    };
+    let status = if code == 0 {
+        RunStatus::Succeeded
+    } else {
+        RunStatus::Failed
+    };
+    let stdout = stdout.trim();
+    let text = if stdout.is_empty() {
+        stderr.trim()
+    } else {
+        stdout
+    };
+    let error = (code != 0).then(|| format!("exit code {code}"));
+    if text.is_empty() {
+        return Interpretation {
+            error,
+            ..Interpretation::empty(status)
+        };
+    }
+    let Some(output) = parse_json(text) else {
+        let mut read = Interpretation {
+            error,
+            ..Interpretation::empty(status)
+        };
+        match code {
+            0 => read.system_message = Some(text.to_owned()),
+            1 => read.system_message = Some(format!("Warning: {text}")),
+            _ => {
+                read.decision = Decision::Deny {
+                    reason: Some(text.to_owned()),
+                }
+            }
+        }
+        return read;
+    };
+    let reason = string(&output, "reason");
+    let decision = match output.get("decision").and_then(Value::as_str) {
+        Some("deny" | "block") => Decision::Deny {
+            reason: reason.clone(),
+        },
+        Some("ask") => Decision::Ask {
+            reason: reason.clone(),
+        },
+        _ => Decision::Allow,
+    };
+    let stop = (output.get("continue").and_then(Value::as_bool) == Some(false))
+        .then(|| string(&output, "stopReason").or_else(|| reason.clone()));
+    let specific = output.get("hookSpecificOutput");
+    let additional_context = specific.and_then(|s| string(s, "additionalContext"));
+    let tool_input = specific
+        .and_then(|s| s.get("tool_input"))
+        .filter(|v| v.is_object())
+        .cloned();
+    let clear_context = specific
+        .and_then(|s| s.get("clearContext"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Interpretation {
+        status,
+        decision,
+        stop,
+        system_message: string(&output, "systemMessage"),
+        additional_context,
+        tool_input,
+        clear_context,
+        parsed: Some(output),
+        error,
+    }
+}
+
+/// Several runs of one event, merged by Gemini's rules.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Merged {
+    /// Whether any run denied.
+    pub deny: bool,
+    /// The deniers' reasons joined with `\n` (`None`: none gave one).
+    pub reason: Option<String>,
+    /// Whether any run asked (and none denied).
+    pub ask: bool,
+    /// `continue: false` from any run, with the stop reasons joined.
+    pub stop: Option<Option<String>>,
+    /// The system messages joined with `\n`.
+    pub system_message: Option<String>,
+    /// The additional contexts joined with `\n`.
+    pub additional_context: Option<String>,
+    /// The runs' `tool_input`s merged in order (later keys win).
+    pub tool_input: Option<Value>,
+    /// Any `clearContext: true`.
+    pub clear_context: bool,
+}
+
+fn join(parts: Vec<String>) -> Option<String> {
+    (!parts.is_empty()).then(|| parts.join("\n"))
+}
+
+/// Merges runs in configuration order.
+pub fn merge<'a>(runs: impl IntoIterator<Item = &'a Interpretation>) -> Merged {
+    let mut merged = Merged::default();
+    let (mut reasons, mut messages, mut contexts, mut stops) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut stopped = false;
+    let mut ask = false;
+    for run in runs {
+        match &run.decision {
+            Decision::Deny { reason } => {
+                merged.deny = true;
+                reasons.extend(reason.clone());
+            }
+            Decision::Ask { reason } => {
+                ask = true;
+                reasons.extend(reason.clone());
+            }
+            Decision::Allow => {}
+        }
+        if let Some(stop) = &run.stop {
+            stopped = true;
+            stops.extend(stop.clone());
+        }
+        messages.extend(run.system_message.clone());
+        contexts.extend(run.additional_context.clone());
+        if let Some(input) = &run.tool_input {
+            merged.tool_input = Some(match &merged.tool_input {
+                Some(base) => crate::tools::merge_input(base, input),
+                None => input.clone(),
+            });
+        }
+        merged.clear_context |= run.clear_context;
+    }
+    merged.ask = ask && !merged.deny;
+    merged.reason = join(reasons);
+    merged.stop = stopped.then(|| join(stops));
+    merged.system_message = join(messages);
+    merged.additional_context = join(contexts);
+    merged
+}
+
+/// `<` → `&lt;`, `>` → `&gt;`, as Gemini escapes additional contexts.
+pub fn escape(text: &str) -> String {
+    text.replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// An additional context as the model sees it.
+pub fn hook_context(context: &str) -> String {
+    format!("<hook_context>{}</hook_context>", escape(context))
+}
+
+/// The model-facing text of a BeforeTool block.
+pub fn before_tool_block_text(reason: Option<&str>) -> String {
+    format!(
+        "Tool execution blocked: {}",
+        reason.unwrap_or("No reason provided")
+    )
+}
+
+/// What the model sees when `continue: false` stops the agent at a tool.
+pub fn stopped_text(reason: Option<&str>) -> String {
+    format!(
+        "Agent execution stopped by hook: {}",
+        reason.unwrap_or("No reason provided")
+    )
+}
+
+/// Appended to a tool's output when a BeforeTool hook rewrote its input.
+pub const REWRITE_NOTICE: &str =
+    "\n\n[System] Tool input parameters were modified by a hook before execution.";
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn exited(code: i32, stdout: &str, stderr: &str) -> Interpretation {
+        interpret(&RunEnd::Exited(code), stdout, stderr)
+    }
+
+    #[test]
+    fn plain_text_is_a_message_a_warning_or_a_deny_by_exit_code() {
+        assert_eq!(
+            exited(0, "hello\n", "").system_message.as_deref(),
+            Some("hello")
+        );
+        let warning = exited(1, "", "careful");
+        assert_eq!(warning.system_message.as_deref(), Some("Warning: careful"));
+        assert_eq!(warning.decision, Decision::Allow);
+        assert_eq!(warning.status, RunStatus::Failed);
+        for code in [2, 3, 127] {
+            assert_eq!(
+                exited(code, "", "no\n").decision,
+                Decision::Deny {
+                    reason: Some("no".into())
+                },
+                "{code}"
+            );
+        }
+        // Stdout first, whatever the exit code.
+        assert_eq!(
+            exited(2, "from stdout", "from stderr").decision,
+            Decision::Deny {
+                reason: Some("from stdout".into())
+            }
+        );
+        assert_eq!(exited(2, "", "").decision, Decision::Allow);
+    }
+
+    #[test]
+    fn json_decides_even_on_exit_2_and_a_json_string_is_decoded_twice() {
+        assert_eq!(
+            exited(2, r#"{"decision":"allow"}"#, "").decision,
+            Decision::Allow
+        );
+        let twice = exited(0, r#""{\"decision\":\"block\"}""#, "");
+        assert_eq!(twice.decision, Decision::Deny { reason: None });
+        let stderr_json = exited(0, "", r#"{"decision":"deny","reason":"r"}"#);
+        assert_eq!(
+            stderr_json.decision,
+            Decision::Deny {
+                reason: Some("r".into())
+            }
+        );
+    }
+
+    #[test]
+    fn a_timed_out_run_is_ignored() {
+        let read = interpret(&RunEnd::TimedOut { ms: 1000 }, r#"{"decision":"deny"}"#, "");
+        assert_eq!(read.decision, Decision::Allow);
+        assert_eq!(read.error.as_deref(), Some("Hook timed out after 1000ms"));
+    }
+
+    /// `x_parallel_merge`: reasons and contexts joined with a newline.
+    #[test]
+    fn parallel_runs_merge_by_geminis_rules() {
+        let runs = [
+            exited(0, r#"{"decision":"allow"}"#, ""),
+            exited(0, r#"{"decision":"deny","reason":"REASON-1"}"#, ""),
+            exited(
+                0,
+                r#"{"decision":"block","reason":"REASON-2","hookSpecificOutput":{"additionalContext":"<b>"}}"#,
+                "",
+            ),
+        ];
+        let merged = merge(&runs);
+        assert!(merged.deny);
+        assert_eq!(
+            before_tool_block_text(merged.reason.as_deref()),
+            "Tool execution blocked: REASON-1\nREASON-2"
+        );
+        assert_eq!(
+            hook_context(merged.additional_context.as_deref().unwrap()),
+            "<hook_context>&lt;b&gt;</hook_context>"
+        );
+        assert_eq!(
+            before_tool_block_text(None),
+            "Tool execution blocked: No reason provided"
+        );
+    }
+}

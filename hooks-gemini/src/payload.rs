@@ -1,1 +1,213 @@
-//! Work in progress.
+//! Gemini's stdin payloads, one typed struct per event, serialized in the
+//! key order Gemini CLI 0.61 sends: the common keys (`session_id`,
+//! `transcript_path`, `cwd`, `hook_event_name`, `timestamp`) first, then the
+//! event's own. Sent as compact JSON without a trailing newline
+//! ([`to_stdin`]).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::event::GeminiEvent;
+
+/// The keys every payload starts with.
+#[derive(Debug, Clone, Serialize)]
+pub struct Common {
+    /// The session id.
+    pub session_id: String,
+    /// Gemini's chat-recording file; dsh writes none and sends `null`.
+    pub transcript_path: Option<String>,
+    /// The session's working directory.
+    pub cwd: String,
+    /// The event's name.
+    pub hook_event_name: &'static str,
+    /// ISO 8601 UTC with milliseconds.
+    pub timestamp: String,
+}
+
+impl Common {
+    /// The common keys for `event` now.
+    pub fn new(session_id: &str, cwd: &str, event: GeminiEvent) -> Self {
+        Common {
+            session_id: session_id.to_owned(),
+            transcript_path: None,
+            cwd: cwd.to_owned(),
+            hook_event_name: event.as_str(),
+            timestamp: now(),
+        }
+    }
+}
+
+/// The current time as Gemini writes it (`2026-12-01T14:40:03.085Z`).
+pub fn now() -> String {
+    chrono::Utc::now()
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
+}
+
+/// SessionStart.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionStart {
+    /// Common keys.
+    #[serde(flatten)]
+    pub common: Common,
+    /// `startup`, `resume` or `clear`.
+    pub source: &'static str,
+}
+
+/// SessionEnd.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionEnd {
+    /// Common keys.
+    #[serde(flatten)]
+    pub common: Common,
+    /// `exit`, `clear`, …
+    pub reason: &'static str,
+}
+
+/// BeforeAgent.
+#[derive(Debug, Clone, Serialize)]
+pub struct BeforeAgent {
+    /// Common keys.
+    #[serde(flatten)]
+    pub common: Common,
+    /// The user's prompt.
+    pub prompt: String,
+}
+
+/// AfterAgent.
+#[derive(Debug, Clone, Serialize)]
+pub struct AfterAgent {
+    /// Common keys.
+    #[serde(flatten)]
+    pub common: Common,
+    /// The turn's original prompt.
+    pub prompt: String,
+    /// The turn's model texts, joined with `\n`.
+    pub prompt_response: String,
+    /// Whether this answer follows an AfterAgent retry.
+    pub stop_hook_active: bool,
+}
+
+/// BeforeTool.
+#[derive(Debug, Clone, Serialize)]
+pub struct BeforeTool {
+    /// Common keys.
+    #[serde(flatten)]
+    pub common: Common,
+    /// Gemini's tool name.
+    pub tool_name: String,
+    /// The arguments under Gemini's names.
+    pub tool_input: Value,
+}
+
+/// AfterTool.
+#[derive(Debug, Clone, Serialize)]
+pub struct AfterTool {
+    /// Common keys.
+    #[serde(flatten)]
+    pub common: Common,
+    /// Gemini's tool name.
+    pub tool_name: String,
+    /// The arguments the tool ran with, under Gemini's names.
+    pub tool_input: Value,
+    /// `{"llmContent", "returnDisplay", "error"?}`.
+    pub tool_response: Value,
+}
+
+/// PreCompress.
+#[derive(Debug, Clone, Serialize)]
+pub struct PreCompress {
+    /// Common keys.
+    #[serde(flatten)]
+    pub common: Common,
+    /// `auto` or `manual`.
+    pub trigger: &'static str,
+}
+
+/// Notification.
+#[derive(Debug, Clone, Serialize)]
+pub struct Notification {
+    /// Common keys.
+    #[serde(flatten)]
+    pub common: Common,
+    /// `ToolPermission`.
+    pub notification_type: &'static str,
+    /// `Tool <title> requires execution`.
+    pub message: String,
+    /// What is to be confirmed.
+    pub details: Value,
+}
+
+/// Any payload as the JSON value the log records.
+pub fn to_value(payload: &impl Serialize) -> Value {
+    serde_json::to_value(payload).unwrap_or(Value::Null)
+}
+
+/// The exact stdin bytes: compact JSON, no trailing newline.
+pub fn to_stdin(payload: &Value) -> Vec<u8> {
+    serde_json::to_vec(payload).unwrap_or_default()
+}
+
+/// The Notification `details` Gemini sends for a call awaiting confirmation.
+pub fn confirmation_details(tool: &str, arguments: &Value) -> (String, Value) {
+    match tool {
+        "bash" => {
+            let command = arguments
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let root = command.split_whitespace().next().unwrap_or_default();
+            (
+                "Confirm Shell Command".to_owned(),
+                serde_json::json!({"type": "exec", "title": "Confirm Shell Command", "command": command, "rootCommand": root}),
+            )
+        }
+        "write" | "edit" => {
+            let path = arguments
+                .get("file_path")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            (
+                "Confirm Edit".to_owned(),
+                serde_json::json!({"type": "edit", "title": "Confirm Edit", "fileName": path}),
+            )
+        }
+        other => {
+            let title = format!("Confirm {}", crate::tools::hook_tool_name(other));
+            (
+                title.clone(),
+                serde_json::json!({"type": "info", "title": title}),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Key order and compactness as captured (`bt_deny_json`).
+    #[test]
+    fn payloads_keep_geminis_key_order_and_have_no_trailing_newline() {
+        let mut common = Common::new("S", "/p", GeminiEvent::BeforeTool);
+        common.timestamp = "T".into();
+        let payload = to_value(&BeforeTool {
+            common,
+            tool_name: "run_shell_command".into(),
+            tool_input: serde_json::json!({"command": "echo hi"}),
+        });
+        let stdin = String::from_utf8(to_stdin(&payload)).unwrap();
+        assert_eq!(
+            stdin,
+            r#"{"session_id":"S","transcript_path":null,"cwd":"/p","hook_event_name":"BeforeTool","timestamp":"T","tool_name":"run_shell_command","tool_input":{"command":"echo hi"}}"#
+        );
+    }
+
+    #[test]
+    fn timestamps_are_iso_utc_with_milliseconds() {
+        let now = now();
+        assert_eq!(now.len(), 24, "{now}");
+        assert!(now.ends_with('Z'));
+    }
+}

@@ -1,1 +1,596 @@
-//! Work in progress.
+//! The Gemini bridge as one `dsh_seams::Plugin`: builds each event's
+//! payload, hands the firing to the shared engine (`dsh-hooks`), which
+//! records `hook/invoked`, runs the handlers (in parallel, or one after the
+//! other when a matching group is `sequential`) and reads them with
+//! Gemini's interpreter; the bridge merges the runs by Gemini's rules into
+//! seam decisions with Gemini's model-facing texts, and the engine records
+//! `hook/result` in configuration order.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use dsh_hook_runner::HookRunner;
+use dsh_hooks::{Engine, Firing, mark_winner};
+use dsh_protocol::{Event, EventBody};
+use dsh_seams::{
+    ApprovalAsk, ApprovalDecision, CallReview, CancellationToken, CompactionDecision,
+    CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
+    InputRewrite, NoticeLevel, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
+    PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext,
+    SessionEndReason, SessionStartSource, StopRequest, ToolExecution, ToolOutcome, UserNotice,
+};
+use serde_json::Value;
+
+use crate::config::GeminiConfig;
+use crate::dialect::Gemini;
+use crate::event::GeminiEvent;
+use crate::output::{self, Decision, Interpretation, Merged};
+use crate::payload::{self, Common};
+use crate::tools;
+
+/// The plugin's name.
+pub const PLUGIN_NAME: &str = "gemini-hooks";
+
+/// How many consecutive AfterAgent denials dsh follows in one turn before it
+/// ends the turn (Gemini CLI has no limit and loops until killed).
+pub const AFTER_AGENT_CAP: u32 = 8;
+
+/// The AfterAgent `prompt_response` when the turn has no model text.
+pub const NO_RESPONSE_TEXT: &str = "[no response text]";
+
+type Fired = dsh_hooks::Fired<Gemini>;
+
+/// What the bridge remembers about the open turn (for AfterAgent).
+#[derive(Debug, Default)]
+struct TurnState {
+    prompt: String,
+    texts: Vec<String>,
+}
+
+/// The Gemini hooks bridge.
+pub struct GeminiPlugin {
+    engine: Engine<Gemini>,
+    turn: Mutex<TurnState>,
+}
+
+impl GeminiConfig {
+    /// The bridge plugin over this configuration.
+    pub fn into_plugin(self, runner: HookRunner) -> Arc<dyn Plugin> {
+        Arc::new(GeminiPlugin::new(self, runner))
+    }
+}
+
+fn source(event: GeminiEvent) -> String {
+    format!("gemini:{}", event.as_str())
+}
+
+impl GeminiPlugin {
+    /// A plugin over `config`.
+    pub fn new(config: GeminiConfig, runner: HookRunner) -> Self {
+        GeminiPlugin {
+            engine: Engine::new(
+                Gemini {
+                    handlers: config.handlers,
+                    shell: config.discovery.shell.clone(),
+                    home: config.discovery.home.clone(),
+                },
+                runner,
+            ),
+            turn: Mutex::new(TurnState::default()),
+        }
+    }
+
+    fn common(ctx: &SeamContext, event: GeminiEvent) -> Common {
+        Common::new(
+            &ctx.session.session_id,
+            &ctx.session.cwd.display().to_string(),
+            event,
+        )
+    }
+
+    /// Runs every selected handler of `event`: in parallel, or — when any
+    /// selected group is `sequential` — one at a time in configuration
+    /// order, each seeing the previous one's changes (`chain`). Results are
+    /// recorded by the caller after merging ([`GeminiPlugin::record`]).
+    async fn run_event(
+        &self,
+        ctx: &SeamContext,
+        event: GeminiEvent,
+        payload: Value,
+        subject: Option<&str>,
+        call_id: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Vec<Fired> {
+        let selected = self.engine.select(event, &subject);
+        if selected.is_empty() {
+            return Vec::new();
+        }
+        let gemini = self.engine.dialect();
+        if !selected.iter().any(|handler| handler.sequential) {
+            let stdin = payload::to_stdin(&payload);
+            let firing = Firing {
+                event,
+                payload: &payload,
+                call_id,
+                cancel,
+            };
+            return self
+                .engine
+                .fire(
+                    ctx,
+                    &firing,
+                    selected,
+                    |_, handler| gemini.launch(ctx, handler, &stdin),
+                    |handler, finished| gemini.read(event, handler, finished),
+                )
+                .await;
+        }
+        let mut payload = payload;
+        let mut fired = Vec::new();
+        for handler in selected {
+            let stdin = payload::to_stdin(&payload);
+            let firing = Firing {
+                event,
+                payload: &payload,
+                call_id,
+                cancel,
+            };
+            let mut runs = self
+                .engine
+                .fire(
+                    ctx,
+                    &firing,
+                    vec![handler],
+                    |_, handler| gemini.launch(ctx, handler, &stdin),
+                    |handler, finished| gemini.read(event, handler, finished),
+                )
+                .await;
+            if let Some(run) = runs.first() {
+                chain(event, &mut payload, &run.reading);
+            }
+            fired.append(&mut runs);
+        }
+        fired
+    }
+
+    fn record(&self, ctx: &SeamContext, event: GeminiEvent, fired: &[Fired]) {
+        self.engine.record(ctx, event, fired, &|_, _| {});
+    }
+
+    fn merged(fired: &[Fired]) -> Merged {
+        output::merge(fired.iter().map(|run| &run.reading))
+    }
+
+    /// Marks every run that carried the merged decision as a winner.
+    fn mark(fired: &mut [Fired], decisive: impl Fn(&Interpretation) -> bool) {
+        let first = fired.iter().position(|run| decisive(&run.reading));
+        mark_winner(fired, first, &decisive);
+        for run in fired.iter_mut() {
+            if decisive(&run.reading) {
+                run.won = Some(true);
+            }
+        }
+    }
+
+    fn context_entry(event: GeminiEvent, merged: &Merged) -> Vec<ContextEntry> {
+        merged
+            .additional_context
+            .iter()
+            .map(|context| ContextEntry::new(output::hook_context(context), source(event)))
+            .collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TurnState> {
+        self.turn.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A sequential group's next hook sees the previous hook's changes:
+/// BeforeTool's `tool_input` merged, BeforeAgent's prompt with the context
+/// appended.
+fn chain(event: GeminiEvent, payload: &mut Value, reading: &Interpretation) {
+    match event {
+        GeminiEvent::BeforeTool => {
+            if let (Some(update), Some(input)) =
+                (&reading.tool_input, payload.get_mut("tool_input"))
+            {
+                *input = tools::merge_input(input, update);
+            }
+        }
+        GeminiEvent::BeforeAgent => {
+            if let (Some(context), Some(Value::String(prompt))) =
+                (&reading.additional_context, payload.get_mut("prompt"))
+            {
+                prompt.push_str("\n\n");
+                prompt.push_str(context);
+            }
+        }
+        GeminiEvent::SessionStart
+        | GeminiEvent::BeforeModel
+        | GeminiEvent::BeforeToolSelection
+        | GeminiEvent::AfterModel
+        | GeminiEvent::AfterTool
+        | GeminiEvent::AfterAgent
+        | GeminiEvent::PreCompress
+        | GeminiEvent::Notification
+        | GeminiEvent::SessionEnd => {}
+    }
+}
+
+fn denies(reading: &Interpretation) -> bool {
+    matches!(reading.decision, Decision::Deny { .. })
+}
+
+#[async_trait]
+impl Plugin for GeminiPlugin {
+    fn name(&self) -> &str {
+        PLUGIN_NAME
+    }
+
+    fn on_event(&self, event: &Event) {
+        if event.agent_id.is_some() {
+            return;
+        }
+        match &event.body {
+            EventBody::TurnStart { .. } => *self.lock() = TurnState::default(),
+            EventBody::AssistantMessage { content, .. } if !content.is_empty() => {
+                self.lock().texts.push(content.clone());
+            }
+            _ => {}
+        }
+    }
+
+    async fn session_start(
+        &self,
+        ctx: &SeamContext,
+        start: SessionStartSource,
+    ) -> Vec<ContextEntry> {
+        let source_name = match start {
+            SessionStartSource::Startup => "startup",
+            SessionStartSource::Resume => "resume",
+            SessionStartSource::Clear => "clear",
+            // Gemini fires no SessionStart after compressing.
+            SessionStartSource::Compact => return Vec::new(),
+        };
+        let event = GeminiEvent::SessionStart;
+        let body = payload::to_value(&payload::SessionStart {
+            common: Self::common(ctx, event),
+            source: source_name,
+        });
+        let fired = self
+            .run_event(ctx, event, body, Some(source_name), None, &ctx.cancel)
+            .await;
+        // Gemini ignores `decision` and `continue` here.
+        self.record(ctx, event, &fired);
+        Self::context_entry(event, &Self::merged(&fired))
+    }
+
+    async fn prompt_submit(&self, ctx: &SeamContext, prompt: &PromptInput) -> PromptDecision {
+        self.lock().prompt = prompt.content.clone();
+        let event = GeminiEvent::BeforeAgent;
+        let body = payload::to_value(&payload::BeforeAgent {
+            common: Self::common(ctx, event),
+            prompt: prompt.content.clone(),
+        });
+        let mut fired = self
+            .run_event(ctx, event, body, None, None, &ctx.cancel)
+            .await;
+        let merged = Self::merged(&fired);
+        if merged.deny {
+            Self::mark(&mut fired, denies);
+            self.record(ctx, event, &fired);
+            return PromptDecision::Block {
+                reason: merged.reason.unwrap_or_default(),
+            };
+        }
+        if let Some(stop) = merged.stop {
+            Self::mark(&mut fired, |r| r.stop.is_some());
+            self.record(ctx, event, &fired);
+            return PromptDecision::Stop {
+                reason: stop.unwrap_or_else(|| "BeforeAgent hook stopped the turn".to_owned()),
+            };
+        }
+        self.record(ctx, event, &fired);
+        PromptDecision::Allow {
+            rewrite: None,
+            contexts: Self::context_entry(event, &merged),
+        }
+    }
+
+    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
+        let event = GeminiEvent::BeforeTool;
+        let name = tools::hook_tool_name(&call.tool);
+        let tool_input = tools::hook_tool_input(&call.tool, &call.arguments);
+        let body = payload::to_value(&payload::BeforeTool {
+            common: Self::common(ctx, event),
+            tool_name: name.to_owned(),
+            tool_input: tool_input.clone(),
+        });
+        let mut fired = self
+            .run_event(
+                ctx,
+                event,
+                body,
+                Some(name),
+                Some(&call.call_id),
+                &ctx.cancel,
+            )
+            .await;
+        let merged = Self::merged(&fired);
+        let (decision, stop, rewrite) = if let Some(stop) = &merged.stop {
+            Self::mark(&mut fired, |r| r.stop.is_some());
+            let text = output::stopped_text(stop.as_deref());
+            (
+                PreToolDecision::Deny {
+                    reason: text.clone(),
+                },
+                Some(StopRequest {
+                    reason: text,
+                    source: source(event),
+                }),
+                InputRewrite::Keep,
+            )
+        } else if merged.deny {
+            Self::mark(&mut fired, denies);
+            (
+                PreToolDecision::Deny {
+                    reason: output::before_tool_block_text(merged.reason.as_deref()),
+                },
+                None,
+                InputRewrite::Keep,
+            )
+        } else if merged.ask {
+            // Gemini waits for a confirmation; dsh asks its approval seam,
+            // which never hangs (headless: no one to ask, the call is denied).
+            Self::mark(&mut fired, |r| matches!(r.decision, Decision::Ask { .. }));
+            (
+                PreToolDecision::ask(merged.reason.clone()),
+                None,
+                InputRewrite::Keep,
+            )
+        } else if let Some(update) = &merged.tool_input {
+            Self::mark(&mut fired, |r| r.tool_input.is_some());
+            let by = fired
+                .iter()
+                .find(|run| run.reading.tool_input.is_some())
+                .map(|run| format!("gemini:BeforeTool:{}", run.handler.origin))
+                .unwrap_or_else(|| source(event));
+            let input = tools::merge_input(&tool_input, update);
+            (
+                PreToolDecision::Allow,
+                None,
+                InputRewrite::Rewrite {
+                    arguments: tools::arguments_from_tool_input(
+                        &call.tool,
+                        &call.arguments,
+                        &input,
+                    ),
+                    by,
+                    conflicts: Vec::new(),
+                },
+            )
+        } else {
+            (PreToolDecision::Allow, None, InputRewrite::Keep)
+        };
+        self.record(ctx, event, &fired);
+        let mut verdict = PreToolVerdict::of(PreToolOutcome {
+            decision,
+            contexts: Vec::new(),
+        });
+        verdict.stop = stop;
+        CallReview {
+            rewrite,
+            verdict: Some(verdict),
+        }
+    }
+
+    async fn approve(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        _ask: &ApprovalAsk,
+        _review: Option<&PreToolVerdict>,
+    ) -> ApprovalDecision {
+        // Gemini fires Notification (ToolPermission) whenever a call waits
+        // for confirmation; it is advisory.
+        let event = GeminiEvent::Notification;
+        let (title, details) = payload::confirmation_details(&exec.tool, &exec.arguments);
+        let body = payload::to_value(&payload::Notification {
+            common: Self::common(ctx, event),
+            notification_type: "ToolPermission",
+            message: format!("Tool {title} requires execution"),
+            details,
+        });
+        let fired = self
+            .run_event(ctx, event, body, None, Some(&exec.call_id), &ctx.cancel)
+            .await;
+        self.record(ctx, event, &fired);
+        ApprovalDecision::Abstain
+    }
+
+    async fn post_execute(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        outcome: &ToolOutcome,
+        _duration: Duration,
+    ) -> PostToolDecision {
+        if outcome.disposition != Disposition::Executed {
+            return PostToolDecision::accept();
+        }
+        let rewritten = exec
+            .rewritten_by
+            .as_deref()
+            .is_some_and(|by| by.starts_with("gemini:"));
+        let mut content = outcome.content.clone();
+        if rewritten {
+            content.push_str(output::REWRITE_NOTICE);
+        }
+        let event = GeminiEvent::AfterTool;
+        let name = tools::hook_tool_name(&exec.tool);
+        let body = payload::to_value(&payload::AfterTool {
+            common: Self::common(ctx, event),
+            tool_name: name.to_owned(),
+            tool_input: tools::hook_tool_input(&exec.tool, &exec.arguments),
+            tool_response: tools::hook_tool_response(
+                &exec.tool,
+                &exec.arguments,
+                &ctx.session.cwd,
+                outcome.is_error,
+                &outcome.content,
+                outcome.value.as_ref(),
+            ),
+        });
+        let mut fired = self
+            .run_event(
+                ctx,
+                event,
+                body,
+                Some(name),
+                Some(&exec.call_id),
+                &ctx.cancel,
+            )
+            .await;
+        let merged = Self::merged(&fired);
+        let action = if let Some(stop) = &merged.stop {
+            Self::mark(&mut fired, |r| r.stop.is_some());
+            let text = output::stopped_text(stop.as_deref());
+            ctx.control.request_stop(text.clone(), source(event));
+            PostToolAction::Block { feedback: text }
+        } else if merged.deny {
+            Self::mark(&mut fired, denies);
+            // The model gets the reason with no prefix (`Tool result
+            // blocked: ` is Gemini's display text only).
+            PostToolAction::Block {
+                feedback: merged.reason.clone().unwrap_or_default(),
+            }
+        } else if let Some(context) = &merged.additional_context {
+            content.push_str("\n\n");
+            content.push_str(&output::hook_context(context));
+            PostToolAction::ReplaceContent { content }
+        } else if rewritten {
+            PostToolAction::ReplaceContent { content }
+        } else {
+            PostToolAction::Accept
+        };
+        self.record(ctx, event, &fired);
+        PostToolDecision {
+            action,
+            contexts: Vec::new(),
+        }
+    }
+
+    async fn turn_continuation(
+        &self,
+        ctx: &SeamContext,
+        input: &ContinuationInput,
+    ) -> ContinuationDecision {
+        let event = GeminiEvent::AfterAgent;
+        let (prompt, response) = {
+            let state = self.lock();
+            let mut texts = state.texts.clone();
+            let last = input.last_assistant_message.as_str();
+            if !last.is_empty() && texts.last().map(String::as_str) != Some(last) {
+                texts.push(last.to_owned());
+            }
+            let response = if texts.is_empty() {
+                NO_RESPONSE_TEXT.to_owned()
+            } else {
+                texts.join("\n")
+            };
+            (state.prompt.clone(), response)
+        };
+        let body = payload::to_value(&payload::AfterAgent {
+            common: Self::common(ctx, event),
+            prompt,
+            prompt_response: response,
+            stop_hook_active: input.forced_continuations > 0,
+        });
+        let mut fired = self
+            .run_event(ctx, event, body, None, None, &ctx.cancel)
+            .await;
+        let merged = Self::merged(&fired);
+        if let Some(stop) = merged.stop {
+            Self::mark(&mut fired, |r| r.stop.is_some());
+            self.record(ctx, event, &fired);
+            return ContinuationDecision::Halt {
+                reason: stop.unwrap_or_else(|| "AfterAgent hook stopped the turn".to_owned()),
+            };
+        }
+        if !merged.deny {
+            self.record(ctx, event, &fired);
+            return ContinuationDecision::Stop;
+        }
+        if input.forced_continuations >= AFTER_AGENT_CAP {
+            let text = format!(
+                "Gemini AfterAgent hooks denied {} consecutive answers in this turn; dsh's cap is {AFTER_AGENT_CAP}, so the turn ends (Gemini CLI itself has no cap)",
+                input.forced_continuations
+            );
+            mark_winner(&mut fired, None, denies);
+            self.engine.record(ctx, event, &fired, &|i, decision| {
+                if fired.get(i).is_some_and(|run| run.won.is_some()) {
+                    decision.capped = Some(text.clone());
+                }
+            });
+            tracing::warn!("{text}");
+            ctx.sink.tell_user(UserNotice {
+                source: source(event),
+                text,
+                level: NoticeLevel::Warning,
+            });
+            return ContinuationDecision::Stop;
+        }
+        Self::mark(&mut fired, denies);
+        self.record(ctx, event, &fired);
+        // The reason is the retry's new user message, verbatim.
+        ContinuationDecision::Continue {
+            reason: Some(merged.reason.unwrap_or_default()),
+            source: source(event),
+            contexts: Vec::new(),
+        }
+    }
+
+    async fn session_before_compact(
+        &self,
+        ctx: &SeamContext,
+        input: &CompactionInput,
+    ) -> CompactionDecision {
+        let event = GeminiEvent::PreCompress;
+        let trigger = input.trigger.as_str();
+        let body = payload::to_value(&payload::PreCompress {
+            common: Self::common(ctx, event),
+            trigger,
+        });
+        let fired = self
+            .run_event(ctx, event, body, Some(trigger), None, &ctx.cancel)
+            .await;
+        // Advisory in Gemini: nothing it says changes the compression.
+        self.record(ctx, event, &fired);
+        CompactionDecision::proceed()
+    }
+
+    async fn session_end(&self, ctx: &SeamContext, reason: SessionEndReason) {
+        let reason = match reason {
+            SessionEndReason::Exit | SessionEndReason::Other => "exit",
+            SessionEndReason::Clear => "clear",
+        };
+        let event = GeminiEvent::SessionEnd;
+        let body = payload::to_value(&payload::SessionEnd {
+            common: Self::common(ctx, event),
+            reason,
+        });
+        // The turn's token may be cancelled: run on a fresh one.
+        let fired = self
+            .run_event(
+                ctx,
+                event,
+                body,
+                Some(reason),
+                None,
+                &CancellationToken::new(),
+            )
+            .await;
+        self.record(ctx, event, &fired);
+    }
+}
