@@ -44,6 +44,10 @@ use crate::llm::{
     LlmRequestPatch, PatchLeftovers, apply_llm_request, reply_from_llm_response, response_text,
     to_llm_request, to_llm_response,
 };
+use crate::output::{Decision, Interpretation};
+use crate::payload;
+use crate::plugin::GeminiPlugin;
+use crate::tools;
 
 /// The text Gemini shows for a blocked model event.
 pub fn blocked_text(reason: &str) -> String {
@@ -293,8 +297,78 @@ impl ShownReplies {
         self.lock().retain(|(t, _), _| *t != turn);
     }
 
+    /// Forgets everything (a new turn opens).
+    pub fn clear(&self) {
+        self.lock().clear();
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<(u64, u64), String>> {
         self.shown.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl ModelHookAnswer {
+    /// A run as Gemini's output rules read it: the deny's text is the
+    /// `systemMessage` when set, else the reason (Gemini's "Agent execution
+    /// blocked" text).
+    pub(crate) fn from_reading(reading: &Interpretation) -> ModelHookAnswer {
+        let denied = match &reading.decision {
+            Decision::Deny { reason } => Some(
+                reading
+                    .system_message
+                    .clone()
+                    .or_else(|| reason.clone())
+                    .unwrap_or_else(|| NO_REASON.to_owned()),
+            ),
+            Decision::Allow | Decision::Ask { .. } => None,
+        };
+        let stopped = reading
+            .stop
+            .as_ref()
+            .map(|reason| reason.clone().unwrap_or_else(|| NO_REASON.to_owned()));
+        let specific = reading
+            .parsed
+            .as_ref()
+            .and_then(|parsed| parsed.get("hookSpecificOutput"))
+            .and_then(Value::as_object)
+            .cloned();
+        ModelHookAnswer {
+            denied,
+            stopped,
+            specific,
+        }
+    }
+}
+
+#[async_trait]
+impl ModelHookFiring for GeminiPlugin {
+    fn configured(&self, event: GeminiEvent) -> bool {
+        // Gemini ignores matchers on model events.
+        !self.engine.select(event, &None).is_empty()
+    }
+
+    async fn fire(
+        &self,
+        ctx: &SeamContext,
+        event: GeminiEvent,
+        fields: Map<String, Value>,
+    ) -> Vec<ModelHookAnswer> {
+        let mut body = payload::to_value(&GeminiPlugin::common(ctx, event));
+        if let Value::Object(map) = &mut body {
+            map.extend(fields);
+        }
+        let fired = self
+            .run_event(ctx, event, body, None, None, &ctx.cancel)
+            .await;
+        self.record(ctx, event, &fired);
+        fired
+            .iter()
+            .map(|run| ModelHookAnswer::from_reading(&run.reading))
+            .collect()
+    }
+
+    fn native_tool_name(&self, gemini: &str) -> Option<String> {
+        Some(tools::dsh_tool_name(gemini).to_owned())
     }
 }
 

@@ -50,8 +50,10 @@ struct TurnState {
 
 /// The Gemini hooks bridge.
 pub struct GeminiPlugin {
-    engine: Engine<Gemini>,
+    pub(crate) engine: Engine<Gemini>,
     turn: Mutex<TurnState>,
+    /// What AfterModel hooks put in place of replies (for AfterAgent).
+    shown: crate::model_events::ShownReplies,
 }
 
 impl GeminiConfig {
@@ -78,10 +80,11 @@ impl GeminiPlugin {
                 runner,
             ),
             turn: Mutex::new(TurnState::default()),
+            shown: crate::model_events::ShownReplies::default(),
         }
     }
 
-    fn common(ctx: &SeamContext, event: GeminiEvent) -> Common {
+    pub(crate) fn common(ctx: &SeamContext, event: GeminiEvent) -> Common {
         Common::new(
             &ctx.session.session_id,
             &ctx.session.cwd.display().to_string(),
@@ -93,7 +96,7 @@ impl GeminiPlugin {
     /// selected group is `sequential` — one at a time in configuration
     /// order, each seeing the previous one's changes (`chain`). Results are
     /// recorded by the caller after merging ([`GeminiPlugin::record`]).
-    async fn run_event(
+    pub(crate) async fn run_event(
         &self,
         ctx: &SeamContext,
         event: GeminiEvent,
@@ -154,7 +157,7 @@ impl GeminiPlugin {
         fired
     }
 
-    fn record(&self, ctx: &SeamContext, event: GeminiEvent, fired: &[Fired]) {
+    pub(crate) fn record(&self, ctx: &SeamContext, event: GeminiEvent, fired: &[Fired]) {
         self.engine.record(ctx, event, fired, &|_, _| {});
     }
 
@@ -233,9 +236,19 @@ impl Plugin for GeminiPlugin {
             return;
         }
         match &event.body {
-            EventBody::TurnStart { .. } => *self.lock() = TurnState::default(),
-            EventBody::AssistantMessage { content, .. } if !content.is_empty() => {
-                self.lock().texts.push(content.clone());
+            EventBody::TurnStart { .. } => {
+                *self.lock() = TurnState::default();
+                self.shown.clear();
+            }
+            EventBody::AssistantMessage {
+                content,
+                turn,
+                step,
+                ..
+            } if !content.is_empty() => {
+                // AfterAgent hears what AfterModel hooks had shown instead.
+                let text = self.shown.shown(*turn, *step).unwrap_or(content.clone());
+                self.lock().texts.push(text);
             }
             _ => {}
         }
@@ -548,6 +561,25 @@ impl Plugin for GeminiPlugin {
             reason: Some(merged.reason.unwrap_or_default()),
             source: source(event),
             contexts: Vec::new(),
+        }
+    }
+
+    async fn before_provider_request(
+        &self,
+        ctx: &SeamContext,
+        request: &dsh_protocol::ModelRequest,
+    ) -> dsh_seams::ProviderRequestDecision {
+        crate::model_events::before_provider_request(self, ctx, request).await
+    }
+
+    async fn after_model_request(
+        &self,
+        ctx: &SeamContext,
+        request: &dsh_protocol::ModelRequest,
+        result: Result<&dsh_protocol::ModelReply, &dsh_model::ModelError>,
+    ) {
+        if let Ok(reply) = result {
+            crate::model_events::after_model_request(self, ctx, request, reply, &self.shown).await;
         }
     }
 
