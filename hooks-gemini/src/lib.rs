@@ -37,6 +37,7 @@ pub mod plugin;
 pub mod tools;
 pub mod trust_identity;
 
-pub use config::{ConfigError, GeminiConfig, load};
+pub use config::{ConfigError, GeminiConfig, GeminiDiscovery, load};
+pub use plugin::GeminiPlugin;
 pub use event::GeminiEvent;
 pub use trust_identity::TrustIdentity;

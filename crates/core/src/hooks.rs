@@ -1,5 +1,6 @@
-//! Where a session's hooks come from and how both dialects' bridges are
-//! loaded.
+//! Where a session's hooks come from and how the dialects' bridges are
+//! loaded (Claude Code, then Codex, then Gemini CLI: the registration order
+//! is the order their hooks run in on a shared seam).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,6 +41,9 @@ pub struct HookSources {
     pub mcp_servers: Vec<dsh_hooks_claude::McpServerTag>,
     /// `$CODEX_HOME` (default `~/.codex`).
     pub codex_home: PathBuf,
+    /// `GEMINI_CLI_TRUST_WORKSPACE=true`: Gemini CLI trusts the project
+    /// folder whatever `~/.gemini/trustedFolders.json` says.
+    pub gemini_trust_workspace: bool,
 }
 
 impl HookSources {
@@ -55,6 +59,7 @@ impl HookSources {
             home: env.home_or_root(),
             dsh_home: env.dsh_home_or_default(),
             codex_home: env.codex_home(),
+            gemini_trust_workspace: env.var("GEMINI_CLI_TRUST_WORKSPACE").as_deref() == Some("true"),
             claude_settings,
             claude_plugin_dirs: Vec::new(),
             run_untrusted: true,
@@ -67,7 +72,7 @@ impl HookSources {
 
 /// The hook plugins and the start-up notices their configuration produced.
 pub struct LoadedHooks {
-    /// Plugins in registration order (Claude Code, then Codex).
+    /// Plugins in registration order (Claude Code, then Codex, then Gemini).
     pub plugins: Vec<Arc<dyn Plugin>>,
     /// Notices for the session header and stderr.
     pub notices: Vec<String>,
@@ -130,6 +135,19 @@ pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<
         };
         plugins.push(codex.into_plugin(runner.clone(), policy));
     }
+
+    let mut gemini = dsh_hooks_gemini::load(&sources.gemini_discovery())
+        .context("cannot load the Gemini CLI hook configuration")?;
+    gemini.disable_origins(&sources.excluded_hooks, crate::trust::NOT_TRUSTED);
+    notices.extend(
+        gemini
+            .notices()
+            .into_iter()
+            .map(|notice| format!("gemini: {notice}")),
+    );
+    if gemini.handlers().iter().any(|handler| handler.is_active()) {
+        plugins.push(gemini.into_plugin(runner.clone()));
+    }
     Ok(LoadedHooks {
         plugins,
         notices,
@@ -138,6 +156,14 @@ pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<
 }
 
 impl HookSources {
+    /// The Gemini bridge's discovery for these sources.
+    pub fn gemini_discovery(&self) -> dsh_hooks_gemini::GeminiDiscovery {
+        let mut discovery =
+            dsh_hooks_gemini::GeminiDiscovery::new(self.cwd.clone(), self.home.clone());
+        discovery.trust_workspace = self.gemini_trust_workspace;
+        discovery
+    }
+
     /// The Codex bridge's discovery for these sources (`CODEX_HOME` as
     /// [`Env`] read it).
     pub fn codex_discovery(&self) -> CodexDiscovery {

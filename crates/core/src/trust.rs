@@ -1,5 +1,6 @@
 //! dsh's trust for project hooks: a project's `.claude/settings.json`,
-//! `.claude/settings.local.json` and `.codex/…` can run arbitrary commands,
+//! `.claude/settings.local.json`, `.codex/…` and `.gemini/settings.json` can
+//! run arbitrary commands,
 //! so dsh asks before running the ones the user has not seen.
 //!
 //! Unlike Claude Code's folder-level dialog, trust is per hook: each project
@@ -28,6 +29,8 @@ use crate::{Error, Result, ResultExt as _};
 use dsh_hooks_claude::config::SettingsSource;
 use dsh_hooks_claude::{ClaudeConfig, ClaudeDiscovery};
 use dsh_hooks_codex::{CodexConfig, EntryStatus, LayerSource, TrustState};
+use dsh_hooks_gemini::GeminiConfig;
+use dsh_hooks_gemini::config::{EntryStatus as GeminiStatus, SettingsSource as GeminiSource};
 use dsh_protocol::Dialect;
 
 use crate::hooks::HookSources;
@@ -39,8 +42,8 @@ pub use dsh_trust::{
     hash_identity, store_status,
 };
 
-/// Both dialects' configurations for `sources`, as the session would load them.
-pub fn load_configs(sources: &HookSources) -> Result<(ClaudeConfig, CodexConfig)> {
+/// Every dialect's configuration for `sources`, as the session would load them.
+pub fn load_configs(sources: &HookSources) -> Result<(ClaudeConfig, CodexConfig, GeminiConfig)> {
     let mut discovery =
         ClaudeDiscovery::new(sources.cwd.clone(), sources.home.clone(), &sources.dsh_home);
     discovery.extra_settings = sources.claude_settings.clone();
@@ -49,14 +52,16 @@ pub fn load_configs(sources: &HookSources) -> Result<(ClaudeConfig, CodexConfig)
         .context("cannot load the Claude Code hook configuration")?;
     let codex = dsh_hooks_codex::load(&sources.codex_discovery())
         .context("cannot load the Codex hook configuration")?;
-    Ok((claude, codex))
+    let gemini = dsh_hooks_gemini::load(&sources.gemini_discovery())
+        .context("cannot load the Gemini CLI hook configuration")?;
+    Ok((claude, codex, gemini))
 }
 
-/// Every configured hook of both dialects with its trust status, in
-/// configuration order (Claude Code, then Codex).
+/// Every configured hook of every dialect with its trust status, in
+/// configuration order (Claude Code, then Codex, then Gemini CLI).
 pub fn all_hooks(sources: &HookSources, store: &TrustStore) -> Result<Vec<ProjectHook>> {
-    let (claude, codex) = load_configs(sources)?;
-    Ok(hooks_of(sources, &claude, &codex, store))
+    let (claude, codex, gemini) = load_configs(sources)?;
+    Ok(hooks_of(sources, &claude, &codex, &gemini, store))
 }
 
 /// [`all_hooks`] over configurations already loaded.
@@ -64,6 +69,7 @@ pub fn hooks_of(
     sources: &HookSources,
     claude: &ClaudeConfig,
     codex: &CodexConfig,
+    gemini: &GeminiConfig,
     store: &TrustStore,
 ) -> Vec<ProjectHook> {
     let mut hooks = Vec::new();
@@ -124,6 +130,32 @@ pub fn hooks_of(
             notices,
             status,
             active: entry.status == EntryStatus::Active,
+        });
+    }
+    for handler in gemini.handlers() {
+        let scan = dsh_trust::exec_scan::scan(&handler.command, &sources.cwd);
+        let (hash, notices) = hash_identity(&handler.trust_identity(), &scan.files);
+        let status = match handler.source {
+            GeminiSource::User => TrustStatus::UserLevel,
+            GeminiSource::Project => store_status(store, &hash, &handler.origin),
+        };
+        hooks.push(ProjectHook {
+            dialect: Dialect::Gemini,
+            event: handler.event.as_str().to_owned(),
+            matcher: handler.matcher.clone(),
+            command: handler.command.clone(),
+            file: handler.file.clone(),
+            origin: handler.origin.clone(),
+            hash,
+            scripts: scan.files,
+            computed: scan.computed,
+            notices,
+            status,
+            // Excluded by dsh's trust still counts: that is what asking is for.
+            active: matches!(
+                handler.status,
+                GeminiStatus::Active | GeminiStatus::Excluded(_)
+            ),
         });
     }
     hooks
@@ -434,6 +466,7 @@ mod tests {
             permission_mode: None,
             mcp_servers: Vec::new(),
             codex_home: home.join(".codex"),
+            gemini_trust_workspace: false,
         }
     }
 

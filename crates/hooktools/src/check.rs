@@ -3,7 +3,8 @@
 //! warnings alone leave it 0.
 //!
 //! The checks are the bridges' (`dsh_hooks_claude::lint`,
-//! `dsh_hooks_codex::lint`, on the walk they share in `dsh_hooks::lint`);
+//! `dsh_hooks_codex::lint`, on the walk they share in `dsh_hooks::lint`;
+//! `dsh_hooks_gemini::lint` for Gemini CLI settings);
 //! this module picks the files and prints what they find.
 
 use dsh_stdio::stdio::{ExitStatus, outln};
@@ -23,6 +24,7 @@ use dsh_core::hooks::HookSources;
 enum Kind {
     Claude,
     Codex,
+    Gemini,
 }
 
 fn kind_of(path: &Path) -> Kind {
@@ -38,6 +40,8 @@ fn kind_of(path: &Path) -> Kind {
     // Claude's format, not Codex's file of the same name.
     if dsh_hooks_claude::lint::is_plugin_hook_file(path) {
         Kind::Claude
+    } else if dsh_hooks_gemini::lint::is_gemini_settings(path) {
+        Kind::Gemini
     } else if name == "hooks.json" || name.ends_with(".toml") || in_codex_dir {
         Kind::Codex
     } else {
@@ -68,6 +72,11 @@ fn discovered(sources: &HookSources) -> (Vec<(PathBuf, Kind)>, Vec<Finding>) {
         dsh_hooks_codex::lint::lint_targets(&codex_discovery)
             .into_iter()
             .map(|path| (path, Kind::Codex)),
+    );
+    found.extend(
+        dsh_hooks_gemini::lint::lint_targets(&sources.gemini_discovery())
+            .into_iter()
+            .map(|path| (path, Kind::Gemini)),
     );
     // Plugins are what a session loads, and a session loads nothing when
     // either dialect's configuration fails.
@@ -110,6 +119,7 @@ pub(super) fn run(
         diagnostics.extend(match kind {
             Kind::Claude => dsh_hooks_claude::lint::lint_file(file, &sources.cwd),
             Kind::Codex => dsh_hooks_codex::lint::lint_file(file, &sources.cwd),
+            Kind::Gemini => dsh_hooks_gemini::lint::lint_file(file, &sources.cwd),
         });
     }
     diagnostics.extend(setup_findings);
@@ -136,6 +146,7 @@ pub(super) fn run(
                 let label = match kind {
                     Kind::Claude => "claude",
                     Kind::Codex => "codex",
+                    Kind::Gemini => "gemini",
                 };
                 outln!("checked {} ({label})", file.display())?;
             }

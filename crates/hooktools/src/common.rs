@@ -24,6 +24,8 @@ pub enum DialectArg {
     Claude,
     /// Codex hooks (`.codex/hooks.json`, `[hooks]` in `config.toml`).
     Codex,
+    /// Gemini CLI hooks (`~/.gemini/settings.json`, `.gemini/settings.json`).
+    Gemini,
 }
 
 /// A session log named by a path or an id (prefix) under `$DSH_HOME/sessions`.

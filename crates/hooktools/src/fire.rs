@@ -262,7 +262,8 @@ pub(super) fn plugins(
         .filter(|plugin| match dialect {
             None => true,
             Some(DialectArg::Claude) => plugin.name() == "claude",
-            Some(DialectArg::Codex) => plugin.name() != "claude",
+            Some(DialectArg::Codex) => plugin.name() == dsh_hooks_codex::plugin::PLUGIN_NAME,
+            Some(DialectArg::Gemini) => plugin.name() == dsh_hooks_gemini::plugin::PLUGIN_NAME,
         })
         .collect();
     Ok((plugins, loaded.runner))

@@ -14,14 +14,22 @@ use dsh_core::trust::{self, TrustStatus, TrustStore, show_path};
 const EVENT_ORDER: &[&str] = &[
     "SessionStart",
     "UserPromptSubmit",
+    "BeforeAgent",
     "PreModelRequest",
+    "BeforeModel",
+    "BeforeToolSelection",
     "PostModelRequest",
+    "AfterModel",
     "PreToolUse",
+    "BeforeTool",
     "PermissionRequest",
     "PostToolUse",
     "PostToolUseFailure",
+    "AfterTool",
     "Stop",
+    "AfterAgent",
     "Interrupt",
+    "PreCompress",
     "Notification",
     "SessionEnd",
 ];
@@ -112,9 +120,9 @@ fn permission_rows(sources: &HookSources) -> anyhow::Result<PermissionRows> {
 
 pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitStatus> {
     let permissions = permission_rows(sources)?;
-    let (claude, codex) = trust::load_configs(sources)?;
+    let (claude, codex, gemini) = trust::load_configs(sources)?;
     let store = TrustStore::load(&sources.dsh_home)?;
-    let hooks = trust::hooks_of(sources, &claude, &codex, &store);
+    let hooks = trust::hooks_of(sources, &claude, &codex, &gemini, &store);
     let trust_of = |origin: &str| {
         hooks
             .iter()
@@ -160,6 +168,19 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
             plugin: entry.plugin.clone(),
         });
     }
+    for handler in gemini.handlers() {
+        rows.push(Row {
+            dialect: "gemini",
+            trust: trust_of(&handler.origin),
+            event: handler.event.as_str().to_owned(),
+            matcher: handler.matcher.clone(),
+            handler: format!("command: {}", handler.command),
+            timeout_secs: handler.timeout_ms as f64 / 1000.0,
+            origin: handler.origin.clone(),
+            status: handler.status.as_str().to_owned(),
+            plugin: None,
+        });
+    }
     // Stable sort: event order first; dialect and configuration order kept.
     rows.sort_by_key(|row| {
         EVENT_ORDER
@@ -173,6 +194,7 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
         .map(|n| format!("claude: {n}"))
         .collect();
     notices.extend(codex.notices().into_iter().map(|n| format!("codex: {n}")));
+    notices.extend(gemini.notices().into_iter().map(|n| format!("gemini: {n}")));
 
     // Codex's approval policy and sandbox: dsh enforces no sandbox, and
     // says so whatever the configuration asks for.

@@ -289,14 +289,14 @@ pub(super) fn run(
     let recorded = group(&events);
     let (claude, runner_a) = fire::plugins(sources, Some(DialectArg::Claude))?;
     let (codex, runner_b) = fire::plugins(sources, Some(DialectArg::Codex))?;
+    let (gemini, runner_c) = fire::plugins(sources, Some(DialectArg::Gemini))?;
     let runtime = fire::runtime()?;
     let mut diffs = Vec::new();
     for firing in &recorded {
         let plugins: &[Arc<dyn Plugin>] = match firing.dialect {
             Dialect::Claude => &claude,
             Dialect::Codex => &codex,
-            // Gemini firings are not replayed by this build.
-            Dialect::Gemini => &[],
+            Dialect::Gemini => &gemini,
         };
         let mut entry = FiringDiff {
             dialect: firing.dialect.as_str(),
@@ -340,6 +340,7 @@ pub(super) fn run(
     }
     runner_a.kill_all();
     runner_b.kill_all();
+    runner_c.kill_all();
 
     let count = |kind: &str| {
         diffs

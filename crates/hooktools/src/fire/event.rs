@@ -45,6 +45,12 @@ pub(super) const TESTABLE: &[(&str, TestEvent)] = &[
     ("UserPromptExpansion", TestEvent::UserPromptExpansion),
     ("InstructionsLoaded", TestEvent::InstructionsLoaded),
     ("PermissionDenied", TestEvent::PermissionDenied),
+    // Gemini CLI's names for the same seams.
+    ("BeforeTool", TestEvent::PreToolUse),
+    ("AfterTool", TestEvent::PostToolUse),
+    ("BeforeAgent", TestEvent::UserPromptSubmit),
+    ("AfterAgent", TestEvent::Stop),
+    ("PreCompress", TestEvent::PreCompact),
 ];
 
 impl TestEvent {
