@@ -70,6 +70,13 @@ fn replay(name: &str) -> Replayed {
     copy_tree(&scenario.join("project"), &ctx.project());
     let gemini_dir = ctx.project().join(".gemini");
     std::fs::copy(scenarios().join("hook.sh"), gemini_dir.join("hook.sh")).unwrap();
+    // Trusted as in the captures: Gemini runs no hook in an untrusted folder.
+    std::fs::create_dir_all(ctx.home().join(".gemini")).unwrap();
+    std::fs::write(
+        ctx.home().join(".gemini/trustedFolders.json"),
+        json!({ ctx.project().display().to_string(): "TRUST_FOLDER" }).to_string(),
+    )
+    .unwrap();
     let requests_path = ctx.home().join("requests.jsonl");
     let output = ctx
         .dsh()
@@ -121,7 +128,10 @@ impl Replayed {
     }
 
     fn events_fired(&self) -> Vec<String> {
-        self.fired().into_iter().map(|(event, _, _)| event).collect()
+        self.fired()
+            .into_iter()
+            .map(|(event, _, _)| event)
+            .collect()
     }
 
     /// The stdin of call `n` (1-based) of the hook labelled `label`.
@@ -135,7 +145,11 @@ impl Replayed {
         // What the hook read is, byte for byte, what the log says was sent.
         let read = std::fs::read_to_string(self.gemini_dir.join(format!("runs/{label}.{n}.stdin")))
             .unwrap();
-        assert_eq!(read, serde_json::to_string(&input).unwrap(), "{label} call {n}");
+        assert_eq!(
+            read,
+            serde_json::to_string(&input).unwrap(),
+            "{label} call {n}"
+        );
         assert!(!read.ends_with('\n'));
         input
     }
@@ -176,7 +190,10 @@ fn assert_keys(input: &Value, own: &[&str]) {
     ];
     expected.extend_from_slice(own);
     assert_eq!(keys(input), expected);
-    assert_eq!(keys(&input["llm_request"]), vec!["model", "messages", "config"]);
+    assert_eq!(
+        keys(&input["llm_request"]),
+        vec!["model", "messages", "config"]
+    );
     assert_eq!(input["llm_request"]["config"], json!({}));
 }
 
@@ -190,7 +207,11 @@ fn model(text: &str) -> Value {
 
 /// The hook-facing reply, as Gemini shows a reply's last chunk.
 fn response(text: &str) -> Value {
-    let parts = if text.is_empty() { json!([]) } else { json!([text]) };
+    let parts = if text.is_empty() {
+        json!([])
+    } else {
+        json!([text])
+    };
     json!({
         "text": text,
         "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
@@ -214,7 +235,10 @@ fn bm_deny_exit2_blocks_the_request_without_a_synthetic_response() {
         json!([user("Just say something")])
     );
     assert!(run.requests.is_empty(), "the model was not asked");
-    assert!(run.of_type("assistant/message").is_empty(), "no synthetic reply");
+    assert!(
+        run.of_type("assistant/message").is_empty(),
+        "no synthetic reply"
+    );
     let end = run.turn_end();
     assert_eq!(end["reason"], "stopped");
     assert_eq!(
@@ -299,7 +323,10 @@ fn am_replace_response_changes_what_is_shown_not_the_history() {
     );
     let first = run.stdin("am", 1);
     assert_keys(&first, &["llm_request", "llm_response"]);
-    assert_eq!(first["llm_response"], response("ORIGINAL TEXT with secret-1234"));
+    assert_eq!(
+        first["llm_response"],
+        response("ORIGINAL TEXT with secret-1234")
+    );
     // The call in the replaced reply still ran.
     assert_eq!(run.of_type("tool/result").len(), 1);
     // The model gets its original text back.
@@ -319,7 +346,11 @@ fn bts_allowed_names_unions_the_names_and_offers_only_those_tools() {
     let run = replay("bts_allowed_names");
     let input = run.stdin("bts1", 1);
     assert_keys(&input, &["llm_request"]);
-    assert_eq!(input, run.stdin("bts2", 1), "both hooks read the same stdin");
+    assert_eq!(
+        input,
+        run.stdin("bts2", 1),
+        "both hooks read the same stdin"
+    );
     // read_file ∪ glob, as dsh's tools, for every request.
     for request in &run.requests {
         let mut tools: Vec<&str> = request["tools"]
@@ -332,6 +363,24 @@ fn bts_allowed_names_unions_the_names_and_offers_only_those_tools() {
         assert_eq!(tools, vec!["glob", "read"]);
     }
     assert_eq!(run.requests.len(), 2);
+    // The model called a tool outside the list anyway: it still runs, as
+    // in Gemini (the capture's run_shell_command call ran).
+    assert_eq!(
+        run.events_fired(),
+        vec![
+            "BeforeToolSelection",
+            "BeforeToolSelection",
+            "BeforeTool",
+            "BeforeToolSelection",
+            "BeforeToolSelection",
+            "AfterAgent",
+        ]
+    );
+    assert_eq!(
+        run.stdin("rec_BeforeTool", 1)["tool_name"],
+        "run_shell_command"
+    );
+    assert_eq!(run.of_type("tool/result")[0]["content"], "hi");
     assert_eq!(run.turn_end()["reason"], "completed");
 }
 
