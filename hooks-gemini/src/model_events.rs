@@ -507,7 +507,11 @@ pub async fn after_model_request(
             text: format!("the reply is shown as: {text}"),
             level: NoticeLevel::Info,
         });
-        shown.record(request.turn, request.step, text);
+        // Only the session's own replies reach AfterAgent; a subagent's
+        // turn and step numbers are its own.
+        if ctx.agent.is_none() {
+            shown.record(request.turn, request.step, text);
+        }
     }
 }
 
