@@ -1,7 +1,9 @@
 //! End-to-end conformance of the Gemini dialect's model events (BeforeModel,
 //! BeforeToolSelection, AfterModel) against the Gemini CLI 0.61 captures
 //! `bm_deny_exit2`, `bm_modify_request`, `am_replace_response`,
-//! `bts_allowed_names` and `a_streaming_chunks`.
+//! `bts_allowed_names` and `a_streaming_chunks`, plus one scenario the
+//! captures do not show but PROTOCOL.md §6 describes from the CLI source
+//! (`bm_deny_synthetic_response`: a deny with `llm_response`).
 //!
 //! Each scenario under `fixtures/gemini/model/` holds a `dsh replay` fixture
 //! (the capture's prompt and mock model replies, in dsh's tool names) and a
@@ -402,4 +404,29 @@ fn a_streaming_chunks_after_model_fires_once_per_reply() {
         "Once upon a time there was a tiny oracle."
     );
     assert_eq!(run.turn_end()["reason"], "completed");
+}
+
+/// Not a capture (PROTOCOL.md §6, read in the CLI source): a deny that
+/// carries `llm_response` answers in the model's place.
+#[test]
+fn a_deny_with_a_synthetic_response_answers_without_the_model() {
+    let run = replay("bm_deny_synthetic_response");
+    assert!(run.requests.is_empty(), "the model was not asked");
+    let replies = run.of_type("assistant/message");
+    assert_eq!(replies.len(), 1);
+    assert_eq!(replies[0]["content"], "CANNED ANSWER");
+    assert_eq!(
+        run.events_fired(),
+        vec!["BeforeModel", "AfterAgent"],
+        "no AfterModel: no request was sent"
+    );
+    assert_eq!(
+        run.stdin("rec_AfterAgent", 1)["prompt_response"],
+        "CANNED ANSWER"
+    );
+    assert_eq!(run.turn_end()["reason"], "completed");
+    let notes = run.of_type("seam/note");
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["kind"], "request_answered");
+    assert_eq!(notes[0]["detail"]["text"], "CANNED ANSWER");
 }

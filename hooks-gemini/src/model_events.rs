@@ -104,8 +104,14 @@ pub enum BeforeModelOutcome {
     Patch(LlmRequestPatch),
     /// Do not send it; the turn ends with this text.
     Block(String),
-    /// Do not send it; this reply answers instead.
-    Answer(ModelReply),
+    /// Do not send it; `reply` answers instead and the user is shown the
+    /// block's text, as Gemini shows it.
+    Answer {
+        /// `Agent execution blocked: REASON`.
+        shown: String,
+        /// The synthetic reply.
+        reply: ModelReply,
+    },
 }
 
 /// Folds BeforeModel answers in configuration order. Any deny blocks (its
@@ -146,7 +152,10 @@ pub fn fold_before_model(answers: &[ModelHookAnswer]) -> BeforeModelOutcome {
         }
     }
     match (denied, synthetic, stopped, patch) {
-        (Some(_), Some(reply), _, _) => BeforeModelOutcome::Answer(reply),
+        (Some(reason), Some(reply), _, _) => BeforeModelOutcome::Answer {
+            shown: blocked_text(&reason),
+            reply,
+        },
         (Some(reason), None, _, _) => BeforeModelOutcome::Block(blocked_text(&reason)),
         (None, _, Some(reason), _) => BeforeModelOutcome::Block(blocked_text(&reason)),
         (None, _, None, Some(patch)) => BeforeModelOutcome::Patch(patch),
@@ -415,7 +424,14 @@ pub async fn before_provider_request(
             BeforeModelOutcome::Block(reason) => {
                 return ProviderRequestDecision::Block { reason };
             }
-            BeforeModelOutcome::Answer(reply) => return ProviderRequestDecision::Answer(reply),
+            BeforeModelOutcome::Answer { shown, reply } => {
+                ctx.sink.tell_user(UserNotice {
+                    source: "gemini BeforeModel".to_owned(),
+                    text: shown,
+                    level: NoticeLevel::Warning,
+                });
+                return ProviderRequestDecision::Answer(reply);
+            }
         }
     }
     if firing.configured(GeminiEvent::BeforeToolSelection) {
@@ -606,7 +622,10 @@ mod tests {
         let mut with_deny = answer(response);
         with_deny.denied = Some("r".to_owned());
         match fold_before_model(&[with_deny]) {
-            BeforeModelOutcome::Answer(reply) => assert_eq!(reply.text, "CANNED"),
+            BeforeModelOutcome::Answer { shown, reply } => {
+                assert_eq!(reply.text, "CANNED");
+                assert_eq!(shown, "Agent execution blocked: r");
+            }
             other => panic!("expected an answer, got {other:?}"),
         }
     }
