@@ -14,23 +14,55 @@
 # are reported.
 #
 #   ./scripts/dispatch-overhead.sh [ROUNDS]     (default 7; builds dsh --release)
+#
+# DIALECT=claude|codex|gemini (default claude) picks whose two hooks guard
+# each call (Claude Code PreToolUse, Codex PreToolUse, Gemini CLI
+# BeforeTool); DSH=/path/to/dsh uses that binary instead of building one.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-7}
-cargo build --quiet --release --bin dsh --manifest-path "$repo/Cargo.toml"
-dsh="${CARGO_TARGET_DIR:-$repo/target}/release/dsh"
+dialect=${DIALECT:-claude}
+if [ -n "${DSH:-}" ]; then
+  dsh=$DSH
+else
+  cargo build --quiet --release --bin dsh --manifest-path "$repo/Cargo.toml"
+  dsh="${CARGO_TARGET_DIR:-$repo/target}/release/dsh"
+fi
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 hooked="$scratch/hooked"
 plain="$scratch/plain"
-mkdir -p "$hooked/.claude" "$plain"
+mkdir -p "$plain"
 # Two distinct handlers (identical commands would be deduplicated).
-cat > "$hooked/.claude/settings.json" <<'JSON'
+case $dialect in
+  claude)
+    mkdir -p "$hooked/.claude"
+    cat > "$hooked/.claude/settings.json" <<'JSON'
 { "hooks": { "PreToolUse": [ { "matcher": "Bash", "hooks": [
   { "type": "command", "command": "true # first" },
   { "type": "command", "command": "true # second" } ] } ] } }
 JSON
+    ;;
+  codex)
+    mkdir -p "$hooked/.codex"
+    cat > "$hooked/.codex/hooks.json" <<'JSON'
+{ "hooks": { "PreToolUse": [ { "matcher": "Bash", "hooks": [
+  { "type": "command", "command": "true # first" },
+  { "type": "command", "command": "true # second" } ] } ] } }
+JSON
+    ;;
+  gemini)
+    mkdir -p "$hooked/.gemini" "$scratch/.gemini"
+    cat > "$hooked/.gemini/settings.json" <<'JSON'
+{ "hooks": { "BeforeTool": [ { "matcher": "run_shell_command", "hooks": [
+  { "type": "command", "command": "true # first" },
+  { "type": "command", "command": "true # second" } ] } ] } }
+JSON
+    printf '{ "%s": "TRUST_FOLDER" }\n' "$hooked" > "$scratch/.gemini/trustedFolders.json"
+    ;;
+  *) echo "DIALECT must be claude, codex or gemini" >&2; exit 2 ;;
+esac
 fixture="$scratch/fixture.json"
 {
   printf '{ "description": "50 bash calls", "prompts": ["go"], "model": ['
@@ -93,10 +125,10 @@ m_without=$(median "${without[@]}")
 m_raw=$(median "${raw[@]}")
 m_pairs=$(median "${pairs[@]}")
 overhead=$((m_with - m_without))
-echo "## hook dispatch overhead, $rounds interleaved rounds (medians)"
+echo "## hook dispatch overhead ($dialect hooks), $rounds interleaved rounds (medians)"
 echo "| variant | time |"
 echo "|---|---|"
-echo "| dsh replay, 50 bash calls, 2 PreToolUse hooks each (100 hook runs) | $(ms "$m_with") |"
+echo "| dsh replay, 50 bash calls, 2 $dialect pre-tool hooks each (100 hook runs) | $(ms "$m_with") |"
 echo "| dsh replay, same fixture, no hooks | $(ms "$m_without") |"
 echo "| dispatch overhead of the 100 hook runs (difference) | $(ms "$overhead") |"
 echo "| 100 raw \`sh -c true\` spawns, 50 parallel pairs (shell loop) | $(ms "$m_pairs") |"

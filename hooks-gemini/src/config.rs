@@ -363,10 +363,7 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
                         .map(|env| {
                             env.iter()
                                 .map(|(k, v)| {
-                                    let v = match v {
-                                        Value::String(s) => s.clone(),
-                                        other => other.to_string(),
-                                    };
+                                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
                                     (k.clone(), v)
                                 })
                                 .collect()

@@ -79,10 +79,21 @@ pub fn shell_quote(value: &str) -> String {
 /// The variables Gemini gives every hook (before the hook's own `env`).
 pub fn gemini_vars(cwd: &Path, session_id: &str, home: &Path) -> Vec<(String, String)> {
     let project = cwd.display().to_string();
-    let slug = cwd
+    // Gemini's project slug: the folder name, lower-case, each run of other
+    // characters than letters and digits one `-` (`my proj` → `my-proj`).
+    let mut slug = String::new();
+    for c in cwd
         .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
+        .map(|name| name.to_string_lossy().to_lowercase())
+        .unwrap_or_default()
+        .chars()
+    {
+        if c.is_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
     let plans = home
         .join(".gemini/tmp")
         .join(slug)
@@ -365,7 +376,7 @@ mod tests {
         );
         assert!(vars.contains(&(
             "GEMINI_PLANS_DIR".into(),
-            "/h/.gemini/tmp/my proj/S/plans".into()
+            "/h/.gemini/tmp/my-proj/S/plans".into()
         )));
     }
 }

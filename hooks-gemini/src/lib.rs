@@ -38,6 +38,6 @@ pub mod tools;
 pub mod trust_identity;
 
 pub use config::{ConfigError, GeminiConfig, GeminiDiscovery, load};
-pub use plugin::GeminiPlugin;
 pub use event::GeminiEvent;
+pub use plugin::GeminiPlugin;
 pub use trust_identity::TrustIdentity;

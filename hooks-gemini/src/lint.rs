@@ -206,7 +206,10 @@ fn check_matcher(c: &mut Checker<'_>, event: GeminiEvent, matcher: &str, at: &st
             "matcher-ignored",
             Some(at),
             Some(matcher),
-            format!("Gemini CLI ignores matchers on {}: the hooks run every time", event.as_str()),
+            format!(
+                "Gemini CLI ignores matchers on {}: the hooks run every time",
+                event.as_str()
+            ),
         );
     } else if event.matches_tools() {
         if regex::Regex::new(matcher).is_err() {
@@ -223,7 +226,14 @@ fn check_matcher(c: &mut Checker<'_>, event: GeminiEvent, matcher: &str, at: &st
             GeminiEvent::SessionStart => &["startup", "resume", "clear"],
             GeminiEvent::SessionEnd => &["exit", "clear", "logout", "prompt_input_exit", "other"],
             GeminiEvent::PreCompress => &["auto", "manual"],
-            _ => &[],
+            GeminiEvent::BeforeAgent
+            | GeminiEvent::BeforeModel
+            | GeminiEvent::BeforeToolSelection
+            | GeminiEvent::AfterModel
+            | GeminiEvent::BeforeTool
+            | GeminiEvent::AfterTool
+            | GeminiEvent::AfterAgent
+            | GeminiEvent::Notification => &[],
         };
         if !values.contains(&matcher) {
             c.push(
@@ -353,6 +363,10 @@ mod tests {
                 ("matcher-ignored", Some("6:33")),
             ]
         );
-        assert!(findings[0].message.contains("BeforeTool"), "{}", findings[0].message);
+        assert!(
+            findings[0].message.contains("BeforeTool"),
+            "{}",
+            findings[0].message
+        );
     }
 }

@@ -126,12 +126,11 @@ fn parse_json(text: &str) -> Option<Value> {
     let value: Value = serde_json::from_str(text).ok()?;
     match value {
         // A JSON string whose content is JSON is decoded again.
-        Value::String(inner) => match serde_json::from_str::<Value>(&inner) {
-            Ok(object @ Value::Object(_)) => Some(object),
-            _ => None,
-        },
+        Value::String(inner) => serde_json::from_str::<Value>(&inner)
+            .ok()
+            .filter(Value::is_object),
         object @ Value::Object(_) => Some(object),
-        _ => None,
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) => None,
     }
 }
 

@@ -46,6 +46,10 @@ type Fired = dsh_hooks::Fired<Gemini>;
 struct TurnState {
     prompt: String,
     texts: Vec<String>,
+    /// SessionStart's context, which Gemini puts in front of the first
+    /// prompt (`<hook_context>CTX</hook_context>\n\nPROMPT`) — so that is
+    /// the prompt BeforeAgent and AfterAgent hooks see.
+    session_context: Option<String>,
 }
 
 /// The Gemini hooks bridge.
@@ -235,22 +239,24 @@ impl Plugin for GeminiPlugin {
         if event.agent_id.is_some() {
             return;
         }
-        match &event.body {
-            EventBody::TurnStart { .. } => {
-                *self.lock() = TurnState::default();
-                self.shown.clear();
-            }
-            EventBody::AssistantMessage {
-                content,
-                turn,
-                step,
-                ..
-            } if !content.is_empty() => {
-                // AfterAgent hears what AfterModel hooks had shown instead.
-                let text = self.shown.shown(*turn, *step).unwrap_or(content.clone());
-                self.lock().texts.push(text);
-            }
-            _ => {}
+        // The prompt is set by prompt-submit, which may come first.
+        if let EventBody::TurnStart { .. } = &event.body {
+            self.lock().texts.clear();
+            self.shown.clear();
+        } else if let EventBody::AssistantMessage {
+            content,
+            turn,
+            step,
+            ..
+        } = &event.body
+            && !content.is_empty()
+        {
+            // AfterAgent hears what AfterModel hooks had shown instead.
+            let text = self
+                .shown
+                .shown(*turn, *step)
+                .unwrap_or_else(|| content.clone());
+            self.lock().texts.push(text);
         }
     }
 
@@ -276,15 +282,24 @@ impl Plugin for GeminiPlugin {
             .await;
         // Gemini ignores `decision` and `continue` here.
         self.record(ctx, event, &fired);
-        Self::context_entry(event, &Self::merged(&fired))
+        let contexts = Self::context_entry(event, &Self::merged(&fired));
+        self.lock().session_context = contexts.first().map(|entry| entry.content.clone());
+        contexts
     }
 
     async fn prompt_submit(&self, ctx: &SeamContext, prompt: &PromptInput) -> PromptDecision {
-        self.lock().prompt = prompt.content.clone();
+        let text = {
+            let mut state = self.lock();
+            state.prompt = match state.session_context.take() {
+                Some(context) => format!("{context}\n\n{}", prompt.content),
+                None => prompt.content.clone(),
+            };
+            state.prompt.clone()
+        };
         let event = GeminiEvent::BeforeAgent;
         let body = payload::to_value(&payload::BeforeAgent {
             common: Self::common(ctx, event),
-            prompt: prompt.content.clone(),
+            prompt: text,
         });
         let mut fired = self
             .run_event(ctx, event, body, None, None, &ctx.cancel)

@@ -59,7 +59,8 @@ impl HookSources {
             home: env.home_or_root(),
             dsh_home: env.dsh_home_or_default(),
             codex_home: env.codex_home(),
-            gemini_trust_workspace: env.var("GEMINI_CLI_TRUST_WORKSPACE").as_deref() == Some("true"),
+            gemini_trust_workspace: env.var("GEMINI_CLI_TRUST_WORKSPACE").as_deref()
+                == Some("true"),
             claude_settings,
             claude_plugin_dirs: Vec::new(),
             run_untrusted: true,

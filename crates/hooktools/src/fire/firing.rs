@@ -32,9 +32,14 @@ pub(crate) struct Firing {
     pub lifecycle: LifecycleFields,
 }
 
-/// dsh's tool name for a Claude Code / Codex hook tool name (the bridges
+/// dsh's tool name for a Claude Code / Codex / Gemini CLI hook tool name (the bridges
 /// own both maps; dsh's own names pass through them).
 fn dsh_tool(name: &str) -> anyhow::Result<String> {
+    // Gemini CLI's names (`run_shell_command`, `replace`, …).
+    let gemini = dsh_hooks_gemini::tools::dsh_tool_name(name);
+    if gemini != name {
+        return Ok(gemini.to_owned());
+    }
     match dsh_hooks_codex::tools::dsh_tool(name) {
         dsh_hooks_codex::tools::DshTool::Tool(tool) => {
             Ok(dsh_hooks_claude::payload::dsh_tool_name(tool).to_owned())
@@ -73,7 +78,14 @@ impl Firing {
             (None, true) => "bash".to_owned(),
             (None, false) => String::new(),
         };
+        let gemini_names = tool_name
+            .as_deref()
+            .is_some_and(|name| dsh_hooks_gemini::tools::dsh_tool_name(name) != name);
         let arguments = match payload.get("tool_input") {
+            // Gemini's argument names (`start_line`, `allow_multiple`).
+            Some(input) if input.is_object() && gemini_names => {
+                dsh_hooks_gemini::tools::arguments_from_tool_input(&tool, &json!({}), input)
+            }
             Some(input) if input.is_object() => input.clone(),
             Some(other) => bail!("`tool_input` must be an object, not {other}"),
             None => default_arguments(&tool),
