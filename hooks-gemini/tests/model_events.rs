@@ -198,12 +198,13 @@ async fn bm_modify_request_rewrites_the_request_and_tool_selection_sees_it() {
         invoked[1].1["llm_request"]["messages"],
         json!([{"role": "user", "content": "REWRITTEN-PROMPT by BeforeModel"}])
     );
-    let notices = h.recorder.notices.lock().unwrap();
-    assert!(
-        notices.iter().any(|n| n.text.contains("temperature")),
-        "the ignored sampling setting is named: {notices:?}"
-    );
-    drop(notices);
+    {
+        let notices = h.recorder.notices.lock().unwrap();
+        assert!(
+            notices.iter().any(|n| n.text.contains("temperature")),
+            "the ignored sampling setting is named: {notices:?}"
+        );
+    }
 
     // The second request: the hook answers nothing, the request is kept.
     let second = request(
