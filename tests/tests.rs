@@ -23,6 +23,8 @@ mod conformance_claude;
 mod conformance_codex;
 // Gemini CLI hooks.
 mod conformance_gemini;
+// Gemini model events against the captures (issue 25).
+mod conformance_gemini_model;
 // One session core for every front end; MCP consent (issues 22, 23).
 mod core_frontends;
 mod durability;

@@ -54,8 +54,10 @@ struct TurnState {
 
 /// The Gemini hooks bridge.
 pub struct GeminiPlugin {
-    engine: Engine<Gemini>,
+    pub(crate) engine: Engine<Gemini>,
     turn: Mutex<TurnState>,
+    /// What AfterModel hooks put in place of replies (for AfterAgent).
+    shown: crate::model_events::ShownReplies,
 }
 
 impl GeminiConfig {
@@ -82,10 +84,11 @@ impl GeminiPlugin {
                 runner,
             ),
             turn: Mutex::new(TurnState::default()),
+            shown: crate::model_events::ShownReplies::default(),
         }
     }
 
-    fn common(ctx: &SeamContext, event: GeminiEvent) -> Common {
+    pub(crate) fn common(ctx: &SeamContext, event: GeminiEvent) -> Common {
         Common::new(
             &ctx.session.session_id,
             &ctx.session.cwd.display().to_string(),
@@ -97,7 +100,7 @@ impl GeminiPlugin {
     /// selected group is `sequential` — one at a time in configuration
     /// order, each seeing the previous one's changes (`chain`). Results are
     /// recorded by the caller after merging ([`GeminiPlugin::record`]).
-    async fn run_event(
+    pub(crate) async fn run_event(
         &self,
         ctx: &SeamContext,
         event: GeminiEvent,
@@ -158,7 +161,7 @@ impl GeminiPlugin {
         fired
     }
 
-    fn record(&self, ctx: &SeamContext, event: GeminiEvent, fired: &[Fired]) {
+    pub(crate) fn record(&self, ctx: &SeamContext, event: GeminiEvent, fired: &[Fired]) {
         self.engine.record(ctx, event, fired, &|_, _| {});
     }
 
@@ -239,10 +242,21 @@ impl Plugin for GeminiPlugin {
         // The prompt is set by prompt-submit, which may come first.
         if let EventBody::TurnStart { .. } = &event.body {
             self.lock().texts.clear();
-        } else if let EventBody::AssistantMessage { content, .. } = &event.body
+            self.shown.clear();
+        } else if let EventBody::AssistantMessage {
+            content,
+            turn,
+            step,
+            ..
+        } = &event.body
             && !content.is_empty()
         {
-            self.lock().texts.push(content.clone());
+            // AfterAgent hears what AfterModel hooks had shown instead.
+            let text = self
+                .shown
+                .shown(*turn, *step)
+                .unwrap_or_else(|| content.clone());
+            self.lock().texts.push(text);
         }
     }
 
@@ -562,6 +576,25 @@ impl Plugin for GeminiPlugin {
             reason: Some(merged.reason.unwrap_or_default()),
             source: source(event),
             contexts: Vec::new(),
+        }
+    }
+
+    async fn before_provider_request(
+        &self,
+        ctx: &SeamContext,
+        request: &dsh_protocol::ModelRequest,
+    ) -> dsh_seams::ProviderRequestDecision {
+        crate::model_events::before_provider_request(self, ctx, request).await
+    }
+
+    async fn after_model_request(
+        &self,
+        ctx: &SeamContext,
+        request: &dsh_protocol::ModelRequest,
+        result: Result<&dsh_protocol::ModelReply, &dsh_model::ModelError>,
+    ) {
+        if let Ok(reply) = result {
+            crate::model_events::after_model_request(self, ctx, request, reply, &self.shown).await;
         }
     }
 

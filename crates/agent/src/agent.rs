@@ -20,8 +20,8 @@ mod attachments;
 mod lifecycle;
 mod loop_seams;
 mod sink;
-use loop_seams::QueueKind;
 pub use loop_seams::{MessageQueue, QueueMode, QueueModes};
+use loop_seams::{PlannedRequest, QueueKind};
 pub use sink::{EventCallback, NoticeCallback, Observers, TextCallback};
 pub(crate) use sink::{LogSink, StreamForwarder};
 
@@ -601,23 +601,34 @@ impl Agent {
                 return self.finish(&ctx, summary, reason, message).await;
             }
             step += 1;
-            let request = self.request_for_step(&ctx, turn, step).await?;
-            let forwarder = StreamForwarder {
-                on_text: self.sink.observers.on_text.clone(),
-                on_notice: self.sink.observers.on_notice.clone(),
-            };
-            let Some(result) = crate::step::complete(
-                &self.registry,
-                &ctx,
-                self.model.as_ref(),
-                &request,
-                forwarder,
-            )
-            .await
-            else {
-                return self
-                    .finish(&ctx, summary, TurnEndReason::Interrupted, None)
-                    .await;
+            let result = match self.request_for_step(&ctx, turn, step).await? {
+                PlannedRequest::Send(request) => {
+                    let forwarder = StreamForwarder {
+                        on_text: self.sink.observers.on_text.clone(),
+                        on_notice: self.sink.observers.on_notice.clone(),
+                    };
+                    let Some(result) = crate::step::complete(
+                        &self.registry,
+                        &ctx,
+                        self.model.as_ref(),
+                        &request,
+                        forwarder,
+                    )
+                    .await
+                    else {
+                        return self
+                            .finish(&ctx, summary, TurnEndReason::Interrupted, None)
+                            .await;
+                    };
+                    result
+                }
+                PlannedRequest::Blocked(reason) => {
+                    return self
+                        .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
+                        .await;
+                }
+                // Nothing was sent, so the request observers are not told.
+                PlannedRequest::Answered(reply) => Ok(reply),
             };
             let reply = match result {
                 Ok(reply) => reply,

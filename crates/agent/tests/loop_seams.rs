@@ -257,6 +257,82 @@ async fn a_replaced_provider_request_is_sent_and_logged() {
     );
 }
 
+/// Blocks the first request of every turn, or answers it in the model's
+/// place; later plugins must not be asked.
+struct Gate {
+    answer: bool,
+}
+
+#[async_trait]
+impl Plugin for Gate {
+    fn name(&self) -> &str {
+        "gate"
+    }
+    async fn before_provider_request(
+        &self,
+        _ctx: &SeamContext,
+        request: &ModelRequest,
+    ) -> ProviderRequestDecision {
+        match (request.step, self.answer) {
+            (1, false) => ProviderRequestDecision::Block {
+                reason: "no model today".to_owned(),
+            },
+            (1, true) => ProviderRequestDecision::Answer(dsh_protocol::ModelReply {
+                text: "canned".to_owned(),
+                tool_calls: Vec::new(),
+                usage: None,
+            }),
+            _ => ProviderRequestDecision::Keep,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_blocked_provider_request_is_not_sent_and_ends_the_turn_stopped() {
+    let mut run = agent(
+        TWO_STEPS,
+        vec![Arc::new(Gate { answer: false }), Arc::new(Stamp)],
+    );
+    let outcomes = send(&mut run, &["go"]).await;
+    assert_eq!(outcomes[0].reason, TurnEndReason::Stopped);
+    assert_eq!(outcomes[0].message.as_deref(), Some("no model today"));
+    assert!(run.model.requests().is_empty(), "nothing was sent");
+    let events = run.agent.events();
+    assert_eq!(
+        notes(&events),
+        vec![(SeamNoteKind::RequestBlocked, "gate".to_owned())],
+        "the stamp after the gate was not asked"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e.body, EventBody::AssistantMessage { .. })),
+        "no reply is recorded"
+    );
+}
+
+#[tokio::test]
+async fn an_answered_provider_request_uses_the_reply_without_the_model() {
+    let mut run = agent(
+        r#"{"prompts": [], "model": [{"text": "from the model"}]}"#,
+        vec![Arc::new(Gate { answer: true })],
+    );
+    let outcomes = send(&mut run, &["go"]).await;
+    assert_eq!(outcomes[0].reason, TurnEndReason::Completed);
+    assert_eq!(outcomes[0].final_text.as_deref(), Some("canned"));
+    assert!(run.model.requests().is_empty(), "nothing was sent");
+    let events = run.agent.events();
+    let detail = events.iter().find_map(|e| match &e.body {
+        EventBody::SeamNote {
+            kind: SeamNoteKind::RequestAnswered,
+            detail,
+            ..
+        } => detail.clone(),
+        _ => None,
+    });
+    assert_eq!(detail.unwrap()["text"], "canned");
+}
+
 /// Ends the turn, or the whole session, after the first step.
 struct StopAfterFirst {
     session: bool,

@@ -495,6 +495,10 @@ pub enum SeamNoteKind {
     ContextReplaced,
     /// The outgoing provider request was replaced.
     RequestReplaced,
+    /// A plugin kept the provider request from being sent; the turn ended.
+    RequestBlocked,
+    /// A plugin answered in the model's place; no request was sent.
+    RequestAnswered,
     /// A plugin ended the turn after a step.
     TurnEndRequested,
     /// A plugin ended the session after a step: no further queued send runs.

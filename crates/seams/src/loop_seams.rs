@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use dsh_model::Model;
-use dsh_protocol::{Message, ModelRequest};
+use dsh_protocol::{Message, ModelReply, ModelRequest};
 
 /// The context seam's answer for one request.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +28,16 @@ pub enum ProviderRequestDecision {
     Keep,
     /// Send this request instead; recorded durably (`seam/note`).
     Replace(ModelRequest),
+    /// Send nothing: the turn ends `stopped` with this reason, shown to the
+    /// user; recorded durably (`seam/note`). Later listeners are not asked.
+    Block {
+        /// Why, for the log and the user.
+        reason: String,
+    },
+    /// Send nothing and use this reply as the model's answer to this
+    /// request (a hook's synthetic response); recorded durably
+    /// (`seam/note` with the reply). Later listeners are not asked.
+    Answer(ModelReply),
 }
 
 /// What the step-end seams are told: one step (a model request and the

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use dsh_protocol::{EventBody, ModelRequest, RequestRecord, Seam, SeamNoteKind};
+use dsh_protocol::{EventBody, ModelReply, ModelRequest, RequestRecord, Seam, SeamNoteKind};
 use dsh_seams::{
     ContextDecision, NoticeLevel, ProviderRequestDecision, SeamContext, SessionSink, StepReport,
     StepStop, UserNotice, check_adjacency,
@@ -79,6 +79,17 @@ impl MessageQueue {
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<QueuedPrompt>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// What the request seams decided for one step.
+#[derive(Debug)]
+pub(super) enum PlannedRequest {
+    /// Send this request.
+    Send(ModelRequest),
+    /// Send nothing; the turn ends `stopped` with this reason.
+    Blocked(String),
+    /// Send nothing; this reply answers the request.
+    Answered(ModelReply),
 }
 
 /// Which queue a delivery drains.
@@ -152,13 +163,15 @@ impl Agent {
     }
 
     /// The request for one step: the derived messages through the context
-    /// seam, then the request through the before-provider-request seam.
+    /// seam, then the request through the before-provider-request seam,
+    /// which may also keep it from being sent (a block or an answer in the
+    /// model's place ends the waterfall).
     pub(super) async fn request_for_step(
         &self,
         ctx: &SeamContext,
         turn: u64,
         step: u64,
-    ) -> Result<ModelRequest, AgentError> {
+    ) -> Result<PlannedRequest, AgentError> {
         let mut request = self.build_request(turn, step);
         for plugin in self.registry.plugins() {
             let decision = AssertUnwindSafe(plugin.context(ctx, &request.messages))
@@ -224,9 +237,32 @@ impl Agent {
                     )?;
                     request = replacement;
                 }
+                ProviderRequestDecision::Block { reason } => {
+                    self.note(
+                        turn,
+                        Seam::ModelRequest,
+                        plugin.name(),
+                        SeamNoteKind::RequestBlocked,
+                        format!("step {step}: the provider request was not sent: {reason}"),
+                        None,
+                    )?;
+                    return Ok(PlannedRequest::Blocked(reason));
+                }
+                ProviderRequestDecision::Answer(reply) => {
+                    let detail = serde_json::to_value(&reply).ok();
+                    self.note(
+                        turn,
+                        Seam::ModelRequest,
+                        plugin.name(),
+                        SeamNoteKind::RequestAnswered,
+                        format!("step {step}: the provider request was answered without the model"),
+                        detail,
+                    )?;
+                    return Ok(PlannedRequest::Answered(reply));
+                }
             }
         }
-        Ok(request)
+        Ok(PlannedRequest::Send(request))
     }
 
     /// After a step: the stop-after-step seam (an end of the turn or of the
