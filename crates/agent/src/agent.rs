@@ -135,7 +135,14 @@ impl Agent {
             }
         });
         let loaded_rules = Mutex::new(crate::prompt_layer::loaded_rules(parts.log.events()));
+        // Ids of this session's records, derived so that a replay repeats
+        // them; a resume opens on a longer log, so never reuses them.
+        let ids = dsh_seams::IdSource::new(
+            &parts.session.session_id,
+            u64::try_from(parts.log.events().len()).unwrap_or(u64::MAX),
+        );
         let sink = Arc::new(LogSink {
+            ids,
             log: Mutex::new(parts.log),
             plugins,
             observers: parts.observers,

@@ -29,6 +29,7 @@ pub struct Observers {
 
 /// The one writer of the session log; plugins reach it through [`SessionSink`].
 pub(crate) struct LogSink {
+    pub(super) ids: dsh_seams::IdSource,
     pub(super) log: Mutex<SessionLog>,
     pub(super) plugins: Vec<Arc<dyn Plugin>>,
     pub(crate) observers: Observers,
@@ -91,6 +92,10 @@ impl SessionSink for LogSink {
         if let Some(on_notice) = &self.observers.on_notice {
             on_notice(&notice);
         }
+    }
+
+    fn new_id(&self) -> String {
+        self.ids.next_id()
     }
 }
 
