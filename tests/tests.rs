@@ -35,6 +35,9 @@ mod plugin_scenarios;
 mod prompt_commands;
 // Mentions and lines typed during a turn (brief `prompt`).
 mod prompt_input;
+// The terminal's prompt history on every exit path.
+mod prompt_history;
+mod replay_determinism;
 mod replay_fixtures;
 mod replay_signals;
 // Subagents (issue 15).

@@ -16,6 +16,7 @@ use dsh_tools::ToolRegistry;
 use futures::FutureExt;
 
 mod attachments;
+mod hook_output;
 mod lifecycle;
 mod loop_seams;
 mod sink;
@@ -143,6 +144,7 @@ impl Agent {
         );
         let sink = Arc::new(LogSink {
             ids,
+            hook_output_dir: hook_output::spill_dir(parts.session.log_path.as_deref()),
             log: Mutex::new(parts.log),
             plugins,
             observers: parts.observers,
