@@ -107,16 +107,19 @@ fn bound_stream(text: &mut String, dir: Option<&Path>, invocation_id: &str, stre
             }
         }
     });
-    text.truncate(head_end);
+    // A new string, not a truncated one: truncating keeps the capacity,
+    // and the log would hold on to the whole output's memory.
+    let mut bounded = text.get(..head_end).unwrap_or_default().to_owned();
     match saved {
-        Some(path) => text.push_str(&format!(
+        Some(path) => bounded.push_str(&format!(
             "\n[dsh: output truncated: kept {head_end} of {total} bytes; the whole {stream} is in {}]",
             path.display()
         )),
-        None => text.push_str(&format!(
+        None => bounded.push_str(&format!(
             "\n[dsh: output truncated: kept {head_end} of {total} bytes]"
         )),
     }
+    *text = bounded;
     true
 }
 
@@ -197,6 +200,8 @@ mod tests {
             "{stdout}"
         );
         assert_eq!(std::fs::read_to_string(&file).unwrap(), json);
+        // The log must not keep the whole output's memory either.
+        assert!(stdout.capacity() < INLINE_LIMIT, "{}", stdout.capacity());
     }
 
     #[test]
