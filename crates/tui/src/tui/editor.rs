@@ -25,10 +25,9 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use reedline::{
-    ColumnarMenu, Completer, EditCommand, Emacs, FileBackedHistory, History as _, KeyCode,
-    KeyModifiers, MenuBuilder as _, Prompt, PromptEditMode, PromptHistorySearch,
-    PromptHistorySearchStatus, Reedline, ReedlineEvent, ReedlineMenu, Signal, Span, Suggestion,
-    ValidationResult, Validator,
+    ColumnarMenu, Completer, EditCommand, Emacs, FileBackedHistory, KeyCode, KeyModifiers,
+    MenuBuilder as _, Prompt, PromptEditMode, PromptHistorySearch, PromptHistorySearchStatus,
+    Reedline, ReedlineEvent, ReedlineMenu, Signal, Span, Suggestion, ValidationResult, Validator,
 };
 use sha2::Digest as _;
 
