@@ -187,8 +187,15 @@ fn recalled_by_the_next_session(ctx: &TestContext, prompt: &str) {
     let mut pty = Pty::spawn(ctx, &mock);
     pty.wait_text("Ctrl-D exits");
     pty.wait_prompt();
-    pty.send("\x1b[A");
-    pty.wait_text(&format!("> {prompt}"));
+    // Up walks back from the newest entry (`/exit` itself is one).
+    let wanted = format!("> {prompt}");
+    let mut presses = 0;
+    while !pty.contents().contains(&wanted) {
+        assert!(presses < 3, "Up never recalled {prompt:?}:\n{}", pty.contents());
+        pty.send("\x1b[A");
+        presses += 1;
+        std::thread::sleep(Duration::from_millis(300));
+    }
     pty.send("\x15"); // Ctrl-U: clear the recalled line
     pty.send("\x04");
     pty.wait_exit("Ctrl-D");
