@@ -44,6 +44,9 @@ mod provider_apis;
 // Mentions and lines typed during a turn (brief `prompt`).
 mod prompt_input;
 mod provider_responses;
+// The terminal's prompt history on every exit path.
+mod prompt_history;
+mod replay_determinism;
 mod replay_fixtures;
 mod replay_signals;
 // Subagents (issue 15).

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture_until};
+use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture_streaming};
 use dsh_seams::CancellationToken;
 
 use crate::signals::Stop;
@@ -88,6 +88,26 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         on_notice: Some(wiring::stderr_notices()),
         on_text: None,
     };
+    // Each request goes to `--requests-out` as it is made: keeping them
+    // (each carries the whole conversation) would grow with the square of
+    // the steps. The first write error is kept and reported at the end.
+    let requests_out = requests_file.map(|file| {
+        Arc::new(Mutex::new(RequestsOut {
+            file: std::io::BufWriter::new(file),
+            error: None,
+        }))
+    });
+    let requests_sink: dsh_agent::RequestSink = match &requests_out {
+        Some(out) => {
+            let out = Arc::clone(out);
+            Box::new(move |request| {
+                out.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .write(request);
+            })
+        }
+        None => Box::new(|_| {}),
+    };
     let mcp = Arc::clone(&assembled.mcp);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -140,7 +160,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
                 ExitStatus::from(signal).exit_now();
             })
         };
-        let output = replay_fixture_until(&fixture, options, stop).await;
+        let output = replay_fixture_streaming(&fixture, options, stop, requests_sink).await;
         mcp.close().await;
         // Detached (async) hooks do not outlive the replay.
         runner.kill_all();
@@ -160,15 +180,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
             );
         }
     }
-    let requests = output.requests;
-    if let (Some(path), Some(requests_file)) = (&args.requests_out, requests_file) {
-        let mut file = std::io::BufWriter::new(requests_file);
-        for request in &requests {
-            serde_json::to_writer(&mut file, request)?;
-            file.write_all(b"\n")?;
-        }
-        file.flush()
-            .with_context(|| format!("cannot write the requests to {}", path.display()))?;
+    if let (Some(path), Some(out)) = (&args.requests_out, requests_out) {
+        let mut out = out.lock().unwrap_or_else(PoisonError::into_inner);
+        let flushed = match out.error.take() {
+            Some(error) => Err(error),
+            None => out.file.flush(),
+        };
+        flushed.with_context(|| format!("cannot write the requests to {}", path.display()))?;
     }
     if let Some(signal) = signal {
         errln!(
@@ -178,4 +196,25 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::from(signal));
     }
     Ok(ExitStatus::Success)
+}
+
+/// `--requests-out`, written one request per line as the model receives it.
+struct RequestsOut {
+    file: std::io::BufWriter<std::fs::File>,
+    /// The first write error; later requests are not written.
+    error: Option<std::io::Error>,
+}
+
+impl RequestsOut {
+    fn write(&mut self, request: &dsh_protocol::RequestRecord) {
+        if self.error.is_some() {
+            return;
+        }
+        let written = serde_json::to_writer(&mut self.file, request)
+            .map_err(std::io::Error::from)
+            .and_then(|()| self.file.write_all(b"\n"));
+        if let Err(error) = written {
+            self.error = Some(error);
+        }
+    }
 }

@@ -140,7 +140,9 @@ impl Claude {
             .state_dir
             .join("tool-results")
             .join(session_id);
-        let name = dsh_hooks::spill::unique_name("hook-", "-stdout.txt");
+        // Named by its content within the session's directory: a replay
+        // names the same file, and equal texts share one.
+        let name = format!("hook-{}-stdout.txt", dsh_seams::derived_id(text));
         let path = match dsh_hooks::spill::write(&dir, &name, text) {
             Ok(path) => path,
             Err(error) => {

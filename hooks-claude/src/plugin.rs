@@ -117,7 +117,7 @@ impl ClaudePlugin {
                 let id = state
                     .prompt_ids
                     .entry(turn)
-                    .or_insert_with(|| uuid::Uuid::new_v4().to_string())
+                    .or_insert_with(|| prompt_id_for(&ctx.session.session_id, turn))
                     .clone();
                 state.last_prompt_id = Some(id.clone());
                 Some(id)
@@ -501,10 +501,15 @@ impl Plugin for ClaudePlugin {
                 return;
             }
             EventBody::TurnStart { turn } => {
+                let session_id = state
+                    .transcript
+                    .as_ref()
+                    .map(|transcript| transcript.session_id().to_owned())
+                    .unwrap_or_default();
                 let id = state
                     .prompt_ids
                     .entry(*turn)
-                    .or_insert_with(|| uuid::Uuid::new_v4().to_string())
+                    .or_insert_with(|| prompt_id_for(&session_id, *turn))
                     .clone();
                 state.last_prompt_id = Some(id);
                 return;
@@ -579,4 +584,10 @@ impl Plugin for ClaudePlugin {
             tracing::warn!(%error, "cannot append to the Claude-format transcript");
         }
     }
+}
+
+/// The prompt id of turn `turn`: derived from the session and the turn, so
+/// a replay repeats it.
+fn prompt_id_for(session_id: &str, turn: u64) -> String {
+    dsh_seams::derived_id(&format!("{session_id}:prompt:{turn}"))
 }

@@ -42,6 +42,11 @@ impl Transcript {
         }
     }
 
+    /// The session this is the transcript of.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
     /// Where the sidechain transcript of subagent `agent_id` lives next to
     /// the session transcript at `session_path` (Claude Code's layout:
     /// `<dir>/<session_id>/subagents/agent-<agent_id>.jsonl`).

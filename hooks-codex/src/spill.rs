@@ -66,7 +66,8 @@ pub fn limit_context(
         return (text.to_owned(), None);
     }
     let dir = spill_dir.join(thread_id);
-    let name = dsh_hooks::spill::unique_name("", ".txt");
+    // Named by its content: a replay names the same file.
+    let name = format!("{}.txt", dsh_seams::derived_id(text));
     let path: PathBuf = dir.join(&name);
     let error = dsh_hooks::spill::write(&dir, &name, text)
         .err()

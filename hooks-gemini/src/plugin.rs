@@ -317,6 +317,9 @@ impl Plugin for GeminiPlugin {
             self.record(ctx, event, &fired);
             return PromptDecision::Stop {
                 reason: stop.unwrap_or_else(|| "BeforeAgent hook stopped the turn".to_owned()),
+                // No capture shows what Gemini keeps of a stopped prompt; like
+                // Codex, the prompt alone.
+                kept: dsh_seams::StoppedPrompt::PromptOnly,
             };
         }
         self.record(ctx, event, &fired);

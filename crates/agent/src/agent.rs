@@ -17,6 +17,7 @@ use dsh_tools::ToolRegistry;
 use futures::FutureExt;
 
 mod attachments;
+mod hook_output;
 mod lifecycle;
 mod loop_seams;
 mod sink;
@@ -136,7 +137,15 @@ impl Agent {
             }
         });
         let loaded_rules = Mutex::new(crate::prompt_layer::loaded_rules(parts.log.events()));
+        // Ids of this session's records, derived so that a replay repeats
+        // them; a resume opens on a longer log, so never reuses them.
+        let ids = dsh_seams::IdSource::new(
+            &parts.session.session_id,
+            u64::try_from(parts.log.events().len()).unwrap_or(u64::MAX),
+        );
         let sink = Arc::new(LogSink {
+            ids,
+            hook_output_dir: hook_output::spill_dir(parts.session.log_path.as_deref()),
             log: Mutex::new(parts.log),
             plugins,
             observers: parts.observers,

@@ -109,6 +109,23 @@ pub async fn replay_fixture_until(
     replay_inner(fixture, options, model, stop).await
 }
 
+/// Like [`replay_fixture_until`], handing each model request to `requests`
+/// as it is made instead of keeping them all ([`ReplayOutput::requests`] is
+/// empty): what `dsh replay` does, so a long fixture's memory stays linear.
+pub async fn replay_fixture_streaming(
+    fixture: &Fixture,
+    options: ReplayOptions,
+    stop: CancellationToken,
+    requests: crate::scripted::RequestSink,
+) -> Result<ReplayOutput, AgentError> {
+    let model = Arc::new(ScriptedModel::streaming(
+        options.label.clone(),
+        fixture.script(),
+        requests,
+    ));
+    replay_inner(fixture, options, model, stop).await
+}
+
 /// Like [`replay_fixture`], with a model the caller keeps (to continue the
 /// script in a resumed session).
 pub async fn replay_with_model(
@@ -164,7 +181,7 @@ async fn replay_inner(
     if options.resumed {
         agent.repair_open_turn()?;
     }
-    let requests_before = model.requests().len();
+    let requests_before = model.served();
     // `stop` also reaches the session-start hooks, which run on the
     // session's own token.
     let session_cancel = agent.session_cancel();
@@ -211,7 +228,7 @@ async fn replay_inner(
     link.abort();
     agent.end(SessionEndReason::Other).await;
     Ok(ReplayOutput {
-        requests: model.requests()[requests_before..].to_vec(),
+        requests: model.requests_since(requests_before),
         outcomes,
         events: agent.events(),
         record_errors: agent.record_errors(),

@@ -16,11 +16,39 @@ pub enum ScriptStep {
     Error(ModelError),
 }
 
-#[derive(Debug, Default)]
+/// Called with each request as it is received (`--requests-out` writes it
+/// out), in place of keeping it.
+pub type RequestSink = Box<dyn FnMut(&RequestRecord) + Send>;
+
+/// What happens to each request the model receives.
+enum Recording {
+    /// Kept in memory for [`ScriptedModel::requests`] (tests, resumes).
+    Keep(Vec<RequestRecord>),
+    /// Handed to a sink and dropped: every request carries the whole
+    /// conversation, so keeping them all grows with the square of the steps.
+    Stream(RequestSink),
+}
+
 struct ScriptState {
     steps: VecDeque<ScriptStep>,
     served: usize,
-    requests: Vec<RequestRecord>,
+    recording: Recording,
+}
+
+impl std::fmt::Debug for ScriptState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScriptState")
+            .field("steps", &self.steps)
+            .field("served", &self.served)
+            .field(
+                "recording",
+                &match &self.recording {
+                    Recording::Keep(requests) => format!("kept ({})", requests.len()),
+                    Recording::Stream(_) => "streamed".to_owned(),
+                },
+            )
+            .finish()
+    }
 }
 
 /// Serves scripted replies in order, one per request, across the whole
@@ -40,18 +68,57 @@ impl ScriptedModel {
             state: Mutex::new(ScriptState {
                 steps: steps.into(),
                 served: 0,
-                requests: Vec::new(),
+                recording: Recording::Keep(Vec::new()),
             }),
         }
     }
 
-    /// Every request received so far, in order.
+    /// A model serving `steps` that hands each request to `sink` instead of
+    /// keeping it ([`ScriptedModel::requests`] is then empty): memory stays
+    /// linear in the session's length.
+    pub fn streaming(label: impl Into<String>, steps: Vec<ScriptStep>, sink: RequestSink) -> Self {
+        ScriptedModel {
+            label: label.into(),
+            state: Mutex::new(ScriptState {
+                steps: steps.into(),
+                served: 0,
+                recording: Recording::Stream(sink),
+            }),
+        }
+    }
+
+    /// Every request received so far, in order (none when streaming).
     pub fn requests(&self) -> Vec<RequestRecord> {
+        match &self
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .recording
+        {
+            Recording::Keep(requests) => requests.clone(),
+            Recording::Stream(_) => Vec::new(),
+        }
+    }
+
+    /// The requests received after the first `skip` (none when streaming).
+    pub fn requests_since(&self, skip: usize) -> Vec<RequestRecord> {
+        match &self
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .recording
+        {
+            Recording::Keep(requests) => requests.get(skip..).unwrap_or_default().to_vec(),
+            Recording::Stream(_) => Vec::new(),
+        }
+    }
+
+    /// How many requests were received so far.
+    pub fn served(&self) -> usize {
         self.state
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .requests
-            .clone()
+            .served
     }
 
     /// Steps not yet served.
@@ -73,7 +140,11 @@ impl Model for ScriptedModel {
     ) -> Result<ModelReply, ModelError> {
         let step = {
             let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-            state.requests.push(RequestRecord::from(request));
+            let record = RequestRecord::from(request);
+            match &mut state.recording {
+                Recording::Keep(requests) => requests.push(record),
+                Recording::Stream(sink) => sink(&record),
+            }
             state.served += 1;
             match state.steps.pop_front() {
                 Some(step) => step,

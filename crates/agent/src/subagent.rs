@@ -55,6 +55,10 @@ impl SessionSink for TaggedSink {
     fn tell_user(&self, notice: UserNotice) {
         self.inner.tell_user(notice);
     }
+
+    fn new_id(&self) -> String {
+        self.inner.new_id()
+    }
 }
 
 /// The agent loop's [`SubagentRunner`]: shares the session's log, model,
@@ -85,10 +89,17 @@ pub(crate) fn runner(
     })
 }
 
-/// A fresh agent id: `a` and 16 lowercase hex digits.
-fn new_agent_id() -> String {
-    let hex = uuid::Uuid::new_v4().simple().to_string();
-    format!("a{}", &hex[..16])
+/// An agent id with the captured shape (`a` and 16 lowercase hex digits),
+/// made from a fresh id of the session's (derived, so replays repeat it).
+fn new_agent_id(fresh: &str) -> String {
+    let hex: String = fresh
+        .chars()
+        .filter(char::is_ascii_hexdigit)
+        .map(|c| c.to_ascii_lowercase())
+        .chain(std::iter::repeat('0'))
+        .take(16)
+        .collect();
+    format!("a{hex}")
 }
 
 /// What one nested run is, once its type is resolved.
@@ -369,7 +380,7 @@ impl SubagentRunner for NestedRunner {
         };
         let plan = self.plan(&request.subagent_type)?;
         let identity = AgentIdentity {
-            agent_id: new_agent_id(),
+            agent_id: new_agent_id(&self.sink.new_id()),
             agent_type: request.subagent_type.clone(),
         };
         let ctx = SeamContext {
@@ -413,7 +424,9 @@ mod tests {
     #[test]
     fn agent_ids_have_the_captured_shape() {
         for _ in 0..20 {
-            assert!(AgentIdentity::is_valid_id(&new_agent_id()));
+            assert!(AgentIdentity::is_valid_id(&new_agent_id(
+                &dsh_seams::random_id()
+            )));
         }
     }
 }

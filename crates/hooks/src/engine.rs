@@ -251,7 +251,7 @@ impl<D: Dialect> Engine<D> {
         let mut awaited: Vec<(D::Handler, String)> = Vec::new();
         for (index, handler) in handlers.into_iter().enumerate() {
             let info = self.dialect.describe(&handler);
-            let invocation_id = uuid::Uuid::new_v4().to_string();
+            let invocation_id = ctx.sink.new_id();
             ctx.sink.record(EventBody::HookInvoked {
                 turn: ctx.turn,
                 invocation_id: invocation_id.clone(),

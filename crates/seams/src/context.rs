@@ -79,6 +79,12 @@ pub trait SessionSink: Send + Sync {
     fn record(&self, body: EventBody);
     /// Shows a notice to the user.
     fn tell_user(&self, notice: UserNotice);
+    /// A fresh, UUID-shaped id for a record (a tool execution, a hook run, a
+    /// subagent). The session's own sink derives them from the session (see
+    /// [`crate::IdSource`]) so that replays repeat them; elsewhere, random.
+    fn new_id(&self) -> String {
+        crate::random_id()
+    }
 }
 
 /// A sink that drops everything (tests, tools run outside a session).

@@ -209,7 +209,8 @@ impl ToolRegistry {
     /// Validates a proposed call, runs the input-rewrite seam, re-validates a
     /// rewrite, and freezes the call's identity.
     pub async fn seal(&self, ctx: &SeamContext, call: ProposedCall) -> SealedCall {
-        let execution_id = format!("exec_{}", uuid::Uuid::new_v4().simple());
+        // Derived by the session's sink, so a replay repeats it.
+        let execution_id = format!("exec_{}", ctx.sink.new_id().replace('-', ""));
         let mut execution = ToolExecution {
             execution_id,
             call_id: call.call_id.clone(),

@@ -156,7 +156,7 @@ impl CodexPlugin {
         let json_arg = serde_json::to_string(&payload).unwrap_or_default();
         let mut argv = args.to_vec();
         argv.push(json_arg);
-        let invocation_id = uuid::Uuid::new_v4().to_string();
+        let invocation_id = ctx.sink.new_id();
         ctx.sink.record(EventBody::HookInvoked {
             turn: None,
             invocation_id: invocation_id.clone(),

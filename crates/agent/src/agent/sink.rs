@@ -29,6 +29,9 @@ pub struct Observers {
 
 /// The one writer of the session log; plugins reach it through [`SessionSink`].
 pub(crate) struct LogSink {
+    pub(super) ids: dsh_seams::IdSource,
+    /// Where long hook output is spilled (`hook_output.rs`).
+    pub(super) hook_output_dir: Option<std::path::PathBuf>,
     pub(super) log: Mutex<SessionLog>,
     pub(super) plugins: Vec<Arc<dyn Plugin>>,
     pub(crate) observers: Observers,
@@ -47,6 +50,9 @@ impl LogSink {
         body: EventBody,
         agent_id: Option<&str>,
     ) -> Result<Event, LogError> {
+        let mut body = body;
+        // Before the log keeps it (in memory, for the session's life).
+        super::hook_output::bound(&mut body, self.hook_output_dir.as_deref());
         let event = {
             let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
             log.append_as(body, agent_id)?.clone()
@@ -91,6 +97,10 @@ impl SessionSink for LogSink {
         if let Some(on_notice) = &self.observers.on_notice {
             on_notice(&notice);
         }
+    }
+
+    fn new_id(&self) -> String {
+        self.ids.next_id()
     }
 }
 

@@ -213,16 +213,17 @@ fn editor_loop(
     let mut splitter = LineSplitter::default();
     let mut editor: Option<Reedline> = None;
     let mut broken = false;
-    // Lines read in cooked mode (typed ahead) go out before any editor opens.
-    let cooked = |splitter: &mut LineSplitter| -> bool {
+    // Lines read in cooked mode (typed ahead) go out before any editor
+    // opens, and into the history as typed prompts do.
+    let cooked = |splitter: &mut LineSplitter, editor: &mut Option<Reedline>| -> bool {
         if !stdin_ready() {
             return true;
         }
         match read_chunk() {
-            Some(chunk) => splitter
-                .push(&chunk)
-                .into_iter()
-                .all(|line| deliver(EditorEvent::Line(line))),
+            Some(chunk) => splitter.push(&chunk).into_iter().all(|line| {
+                remember(editor.get_or_insert_with(|| build(config)), &line);
+                deliver(EditorEvent::Line(line))
+            }),
             None => {
                 let _ = deliver(EditorEvent::Eof);
                 false
@@ -234,7 +235,7 @@ fn editor_loop(
             Ok(()) => {
                 if stdin_ready() {
                     // Typed while the last turn ran: that is the next prompt.
-                    if !cooked(&mut splitter) {
+                    if !cooked(&mut splitter, &mut editor) {
                         return;
                     }
                     continue;
@@ -262,7 +263,12 @@ fn editor_loop(
                 let read = reedline.read_line(&prompt);
                 config.editing.store(false, Ordering::SeqCst);
                 let event = match read {
-                    Ok(Signal::Success(text)) => EditorEvent::Line(join_continuations(&text)),
+                    Ok(Signal::Success(text)) => {
+                        // On disk before the prompt is sent, as a shell's
+                        // history is: nothing waits for this thread at exit.
+                        sync_history(reedline);
+                        EditorEvent::Line(join_continuations(&text))
+                    }
                     // Ctrl-O is bound to `/last`: shown after the prompt,
                     // as if typed, so its output starts on a line of its own.
                     Ok(Signal::HostCommand(command)) => {
@@ -292,13 +298,35 @@ fn editor_loop(
                 }
             }
             Err(RecvTimeoutError::Timeout) => {
-                if !cooked(&mut splitter) {
+                if !cooked(&mut splitter, &mut editor) {
                     return;
                 }
             }
             Err(RecvTimeoutError::Disconnected) => return,
         }
     }
+}
+
+/// Writes the history's new entries to its file now (appended and flushed
+/// under the file's lock) rather than when the editor is dropped.
+fn sync_history(reedline: &mut Reedline) {
+    if let Err(error) = reedline.sync_history() {
+        tracing::warn!("could not save the prompt history: {error}");
+    }
+}
+
+/// Adds a prompt read outside the editor (typed ahead while a turn ran) to
+/// the history, and saves it.
+fn remember(reedline: &mut Reedline, line: &str) {
+    if line.trim().is_empty() {
+        return;
+    }
+    let item = reedline::HistoryItem::from_command_line(line);
+    if let Err(error) = reedline.history_mut().save(item) {
+        tracing::warn!("could not add a prompt to the history: {error}");
+        return;
+    }
+    sync_history(reedline);
 }
 
 /// Restores the terminal's cooked mode: for a session that ends (a signal)
