@@ -617,6 +617,7 @@ mod tests {
             usage: Some(TokenUsage {
                 input_tokens: 100,
                 output_tokens: 10,
+                ..TokenUsage::default()
             }),
         };
         let expected = json!({
