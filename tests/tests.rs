@@ -19,13 +19,14 @@ mod codex_notify;
 mod compaction;
 mod conformance_claude;
 mod conformance_codex;
-// One session core for every front end; MCP consent (issues 22, 23).
+// One session core for every front end; MCP consent.
 mod core_frontends;
+mod docs;
 mod durability;
 mod fail_closed;
 mod hook_scenarios;
 mod hooks_cmd;
-// The provider key out of dsh's own environment (issue 23).
+// The provider key out of dsh's own environment.
 mod key_environ;
 mod many_hooks;
 mod mcp;
@@ -33,9 +34,9 @@ mod native_fixtures;
 mod permissions;
 mod plugin_scenarios;
 mod prompt_commands;
-// Mentions and lines typed during a turn (brief `prompt`).
+// Mentions and lines typed during a turn.
 mod prompt_input;
 mod replay_fixtures;
 mod replay_signals;
-// Subagents (issue 15).
+// Subagents.
 mod subagents;

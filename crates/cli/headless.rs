@@ -107,7 +107,7 @@ pub fn result_object(
     })
 }
 
-/// Issue 16: `-p` runs one turn, so a built-in command (`/clear`, `/model`,
+/// `-p` runs one turn, so a built-in command (`/clear`, `/model`,
 /// `/compact`) or an unknown `/name` cannot be its prompt; a custom command
 /// can (it expands into the turn's prompt). Checked before a session opens.
 fn refuse_session_command(prompt: &str) -> anyhow::Result<()> {
