@@ -183,7 +183,7 @@ impl Drop for AcpClient {
     }
 }
 
-/// ACP sessions run Claude Code's permission model (issue 22): in the
+/// ACP sessions run Claude Code's permission model: in the
 /// `default` mode `touch` or a redirect asks too. Tests of what the hooks'
 /// questions do run in `bypassPermissions`, so only the hooks ask.
 fn hooks_only() -> Vec<std::ffi::OsString> {

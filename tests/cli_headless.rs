@@ -700,7 +700,7 @@ fn print_loads_a_plugin_dir_for_the_run() {
     assert!(!requests[1].to_string().contains("PLUGIN-ROOT="));
 }
 
-/// Issue 14 on `-p`: Claude Code's `default` mode asks before `touch`, and
+/// On `-p`: Claude Code's `default` mode asks before `touch`, and
 /// with nobody to ask the call is denied with the captured text.
 #[test]
 fn print_runs_the_default_mode_and_denies_what_needs_approval() {
@@ -776,7 +776,7 @@ fn print_reads_default_mode_from_settings() {
     assert!(ctx.project().join("accepted.txt").exists());
 }
 
-/// StopFailure end to end (seams004): the real provider client's typed
+/// StopFailure end to end: the real provider client's typed
 /// failure reaches the Claude Code bridge — category, Claude Code's 529 text
 /// naming the endpoint — and SessionEnd still runs.
 #[test]

@@ -1,4 +1,4 @@
-//! The interactive terminal as a person sees it (issue 18): dsh runs in a
+//! The interactive terminal as a person sees it: dsh runs in a
 //! pseudo-terminal whose output is fed into a terminal emulator (`vt100`),
 //! and the tests type, edit, recall history, run slash commands, watch a
 //! hook's block reason and resize the window, asserting on the emulated
@@ -640,7 +640,7 @@ fn model_reopens_the_session_with_another_model() {
     );
 }
 
-// Lines typed during a turn (brief `prompt`).
+// Lines typed during a turn.
 #[test]
 fn a_line_typed_while_a_tool_runs_joins_the_running_turn() {
     let ctx = TestContext::new();

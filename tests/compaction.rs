@@ -1,4 +1,4 @@
-//! Compaction (issue 16): the native `session_before_compact` seam through
+//! Compaction: the native `session_before_compact` seam through
 //! the real loop, automatic compaction driven by reported usage, and a
 //! headless run against the loopback provider that crosses the context
 //! limit, compacts, then resumes from the compacted log.

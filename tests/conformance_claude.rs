@@ -93,7 +93,7 @@ enum Known {
     /// refuses to run, a plugin hook whose script path the shell empties): the log's
     /// `hook/invoked` records hold that many more inputs than the hooks recorded.
     UnrecordedRuns(usize),
-    /// StopFailure (seams004): Claude Code made this request again after it failed (its own
+    /// StopFailure: Claude Code made this request again after it failed (its own
     /// fallbacks, `CLAUDE_CODE_MAX_RETRIES=0` notwithstanding); dsh's scripted provider is asked
     /// once, so only the first captured request is compared.
     OneRequestBeforeFailure,
@@ -104,7 +104,7 @@ enum Known {
     /// Claude Code killed this StopFailure shell hook after `cat` but before `env` ran (its env
     /// file is empty in the capture); dsh's run gets to `env`. The env is not compared.
     EnvNotCaptured(&'static str),
-    // Compaction (issue 16).
+    // Compaction.
     /// Claude Code ran each follow-up prompt as a `--resume` run (SessionEnd, then SessionStart
     /// `resume`); `dsh replay` sends them in one session: those runs are left out of the
     /// captured side (the last SessionEnd stays).
@@ -250,7 +250,7 @@ fn run_dsh(name: &str) -> DshRun {
     let dir = scenario_dir(name);
     let ctx = TestContext::new();
     copy_tree(&dir.join(".claude"), &ctx.project().join(".claude"));
-    // Files the capture put into the project (CLAUDE.md, commands, skills; issue 16).
+    // Files the capture put into the project (CLAUDE.md, commands, skills).
     if dir.join("project").is_dir() {
         copy_tree(&dir.join("project"), &ctx.project());
     }
@@ -899,7 +899,7 @@ fn expected_turn_end(result: &Value) -> &'static str {
         {
             "rejected"
         }
-        // Issue 16: a blocked slash-command expansion is a zero-step rejected turn too.
+        // A blocked slash-command expansion is a zero-step rejected turn too.
         None if result["num_turns"] == 0
             && result["result"].as_str().is_some_and(|r| {
                 r.starts_with("UserPromptExpansion operation blocked by hook")
@@ -1600,7 +1600,7 @@ scenarios! {
     u_settings_layers;
     v_shell_semantics;
     z2_async_hook [Known::AsyncHookRace];
-    // MCP tools (issue 15): a real stdio MCP server (fixtures/mcp/echo_server.py) behind
+    // MCP tools: a real stdio MCP server (fixtures/mcp/echo_server.py) behind
     // `.mcp.json` / `--mcp-config`.
     mcp_basic;
     mcp_config_flag;
@@ -1616,7 +1616,7 @@ scenarios! {
     mcp_updated_input;
     mcp_updated_output;
     mcp_updated_tool_output;
-    // Subagents (issue 15): the `agent` tool's nested loop and its hook events.
+    // Subagents: the `agent` tool's nested loop and its hook events.
     q_subagent [Known::AgentToolResponse, Known::ToolResultText {
         call: "toolu_oracle_001",
         dsh: "SUBAGENT-RESULT: hi",
@@ -1641,13 +1641,13 @@ scenarios! {
         call: "toolu_oracle_001",
         dsh: "SUBAGENT-RESULT: sub",
     }];
-    // Issue 16: project instructions and slash commands.
+    // Project instructions and slash commands.
     misc_instructions_loaded;
     misc_expansion [Known::SlashCommandMarkup];
     misc_expansion_ctx [Known::SlashCommandMarkup];
     misc_expansion_exit2 [Known::SlashCommandMarkup];
     misc_expansion_skill [Known::SlashCommandMarkup];
-    // Permissions (issue 14): the captures' permission flags passed unchanged.
+    // Permissions: the captures' permission flags passed unchanged.
     perm_allow_rule;
     perm_allow_rule_trusted;
     perm_ask_rule;
@@ -1665,7 +1665,7 @@ scenarios! {
     perm_permreq_updated_input;
     perm_permreq_updated_permissions;
     perm_prompts_none;
-    // Compaction (issue 16).
+    // Compaction.
     cmp_auto [
         Known::ModelName,
         Known::CompactionTexts,
@@ -1692,7 +1692,7 @@ scenarios! {
         Known::ElidedCompactContext("SessionStart hook additional context: SS-CTX-AFTER-COMPACT")
     ];
     cmp_precompact_exit2 [Known::ResumedFollowUps, Known::CompactionTexts];
-    // StopFailure (issue 16, seams004).
+    // StopFailure.
     misc_stopfailure_400 [Known::OneRequestBeforeFailure, Known::KilledAtTeardown("sf")];
     misc_stopfailure_429 [
         Known::OneRequestBeforeFailure,

@@ -125,7 +125,7 @@ fn difference(name: &str) -> Difference {
         "permission_approve_for_me" | "permission_approve_for_me_allow" => {
             Difference::PermissionViaClaudeAsk
         }
-        // Permission area (issue 14): Codex's approval policy.
+        // Permission area: Codex's approval policy.
         "permission_allow"
         | "permission_allow_cli"
         | "permission_deny"
@@ -786,7 +786,7 @@ fn check_extra(replayed: &Replayed) {
                     .is_dir()
             );
         }
-        // Permission area (issue 14): under `approval_policy = "never"` the
+        // Permission area: under `approval_policy = "never"` the
         // call needing approval was rejected without a PermissionRequest and
         // did not run; under on-request the PermissionRequest hook's allow
         // applied the patch.
@@ -841,14 +841,14 @@ scenarios! {
     prompt_context, prompt_continue_false, prompt_plain_stdout, session_context,
     session_matcher_resume, session_matcher_startup, session_plain_stdout, shell_probe,
     stop_always_block, stop_continue, stop_exit2, timeout, unknown_field, untrusted,
-    // MCP tools (issue 15): `[mcp_servers.echo]` runs dsh's stdio test server
+    // MCP tools: `[mcp_servers.echo]` runs dsh's stdio test server
     // (fixtures/mcp/echo_server.py); Codex's `tool_search` round and its result wrapper are
     // normalized away by generate.py (README).
     mcp_basic, mcp_matcher_exact, mcp_matcher_regex, mcp_post_block, mcp_post_updated_output,
     mcp_pre_deny, mcp_pre_updated_input, mcp_text_result,
     // A failed MCP call (`isError`): PreToolUse, then Stop; no PostToolUse.
     mcp_fail,
-    // Compaction (issue 16).
+    // Compaction.
     compact_once, compact_pre_exit2, compact_pre_continue_false,
 }
 
@@ -1022,7 +1022,7 @@ fn session_continue_false_stops_before_the_first_prompt() {
     assert_eq!(ends[0]["message"], "SESSION-HALT: not today");
 }
 
-// Permission area (issue 14): Codex's `approval_policy` decides whether the
+// Permission area: Codex's `approval_policy` decides whether the
 // PermissionRequest hooks run (`on-request`) or the call is rejected
 // (`never`); see `hooks-codex/src/config/approval.rs`.
 scenarios! {

@@ -1,5 +1,5 @@
-//! One session core for every front end (issue 22) and consent for the
-//! processes a project starts (issue 23): `dsh status`, `-p`, `replay` and
+//! One session core for every front end and consent for the
+//! processes a project starts: `dsh status`, `-p`, `replay` and
 //! `acp` resolve the same spec from the same project and enforce it; project
 //! MCP servers start only with user-level approval or a trusted workspace.
 

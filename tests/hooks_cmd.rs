@@ -222,7 +222,7 @@ fn check_json_is_machine_readable_and_warnings_alone_exit_zero() {
 }
 
 /// StopFailure is fired (no `event-not-fired`), and a matcher none of its
-/// error categories satisfies is pointed out (seams004).
+/// error categories satisfies is pointed out.
 #[test]
 fn check_knows_stop_failure_and_its_categories() {
     let ctx = project();
@@ -456,7 +456,7 @@ fn check_warns_about_ignored_settings_keys_and_plugins_it_cannot_load() {
         .iter()
         .filter(|d| d["code"] == "ignored-key")
         .collect();
-    // `permissions` is dsh's own now (issue 14); `statusLine` is not.
+    // `permissions` is dsh's own now; `statusLine` is not.
     assert!(ignored.iter().all(|d| d["at"] != "permissions"), "{doc:#}");
     assert!(
         ignored.iter().any(|d| d["at"] == "statusLine"

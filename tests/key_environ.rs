@@ -1,4 +1,4 @@
-//! The provider key is not in dsh's own environment block (issue 23): a
+//! The provider key is not in dsh's own environment block: a
 //! hook or the bash tool reading `/proc/<dsh pid>/environ` finds no key,
 //! while the requests still carry it and the session log never holds it.
 

@@ -1,4 +1,4 @@
-//! MCP servers end to end (issue 15): `.mcp.json` and `--mcp-config` through
+//! MCP servers end to end: `.mcp.json` and `--mcp-config` through
 //! `dsh -p` against the loopback provider and `dsh replay`, `dsh mcp list`, and
 //! the servers' lifetime (gone when dsh is). The server is
 //! `fixtures/mcp/echo_server.py`, a real stdio MCP server.

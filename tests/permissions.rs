@@ -1,4 +1,4 @@
-//! Issue 14 through the real `dsh replay`: modes, rules and workspace trust
+//! Permissions through the real `dsh replay`: modes, rules and workspace trust
 //! decide whether a call runs, and the model gets Claude Code's texts.
 
 use crate::support::TestContext;
@@ -221,7 +221,7 @@ fn codex_policy(ctx: &TestContext, policy: &str, sandbox: &str) -> std::path::Pa
     record
 }
 
-/// Permission area (issue 14), Codex's approval policy: under `never` a
+/// Permission area, Codex's approval policy: under `never` a
 /// call that needs approval is rejected with Codex's text and no
 /// PermissionRequest hook runs; under `on-request` the hook runs and is
 /// told `permission_mode: default`. The sandbox Codex would use is named,
@@ -267,7 +267,7 @@ fn codex_approval_policy_decides_permission_requests_and_no_sandbox_is_claimed()
     assert!(!ctx.project().join("never.txt").exists());
 }
 
-/// Permission area (issue 14): `dsh hooks check` parses every permission
+/// Permission area: `dsh hooks check` parses every permission
 /// rule of every settings layer with the session's own parser and reports
 /// each bad one (not only the first) at `file:line:col` with the rule text,
 /// and a `defaultMode` that is not a mode.
@@ -313,7 +313,7 @@ fn hooks_check_reports_every_bad_rule_and_default_mode_with_positions() {
     assert!(!text.contains("git push"), "{text}");
 }
 
-/// Permission area (issue 14): `dsh hooks trust` (no selector) trusts the
+/// Permission area: `dsh hooks trust` (no selector) trusts the
 /// workspace as a whole, as Claude Code's trust dialog does, so the
 /// project's `allow` rules apply without `~/.claude.json`; `dsh hooks
 /// untrust` takes it back. Trust is per directory.
@@ -362,7 +362,7 @@ fn dsh_hooks_trust_lets_project_allow_rules_apply() {
     assert!(!ctx.project().join("allowed.txt").exists());
 }
 
-/// Permission area (issue 14): `dsh hooks check` on a Codex `config.toml`
+/// Permission area: `dsh hooks check` on a Codex `config.toml`
 /// warns about an `approval_policy` dsh ignores and names a requested
 /// sandbox as not enforced (warnings: exit 0).
 #[test]
@@ -665,7 +665,7 @@ fn a_denied_read_never_reaches_pre_tool_use_and_dsh_log_names_the_rule() {
     );
 }
 
-/// Issue 23: a repository's committed links do not carry a read past a deny
+/// A repository's committed links do not carry a read past a deny
 /// rule, and acceptEdits does not auto-approve a write that a link carries
 /// out of the project.
 #[test]

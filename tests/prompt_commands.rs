@@ -1,4 +1,4 @@
-//! Issue 16: prompts that are commands (`/clear`, `/model`, custom commands,
+//! Prompts that are commands (`/clear`, `/model`, custom commands,
 //! unknown names) through the real `dsh replay`, and the system-prompt seam
 //! (seed 004's `before_agent_start`) with a native plugin through the real loop.
 

@@ -1,4 +1,4 @@
-//! Prompts as Claude Code treats them (brief `prompt`): `@path` mentions
+//! Prompts as Claude Code treats them: `@path` mentions
 //! reach hooks as typed while the model gets the file, and lines typed
 //! while a turn runs go to that turn's next model request.
 

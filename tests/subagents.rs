@@ -1,4 +1,4 @@
-//! Subagents end to end (issue 15): the `agent` tool's nested run through
+//! Subagents end to end: the `agent` tool's nested run through
 //! `dsh replay` and `dsh -p` against the loopback provider, its durable
 //! record (tagged events, `dsh log`, `dsh hooks log`), the sidechain
 //! transcript SubagentStop points at, and a custom agent with frontmatter

@@ -27,11 +27,12 @@ mod conformance_gemini;
 mod conformance_gemini_model;
 // One session core for every front end; MCP consent (issues 22, 23).
 mod core_frontends;
+mod docs;
 mod durability;
 mod fail_closed;
 mod hook_scenarios;
 mod hooks_cmd;
-// The provider key out of dsh's own environment (issue 23).
+// The provider key out of dsh's own environment.
 mod key_environ;
 mod many_hooks;
 mod mcp;
@@ -49,5 +50,5 @@ mod prompt_history;
 mod replay_determinism;
 mod replay_fixtures;
 mod replay_signals;
-// Subagents (issue 15).
+// Subagents.
 mod subagents;

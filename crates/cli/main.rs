@@ -9,6 +9,8 @@
 // A new variant of our own enums must be handled where it is matched.
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
+#[cfg(test)]
+mod cli_reference;
 mod headless;
 mod install;
 mod mcp_cmd;

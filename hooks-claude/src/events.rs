@@ -404,7 +404,7 @@ mod tests {
         assert_eq!(HookEvent::parse("pretooluse"), None);
     }
 
-    /// Issue 16: the prompt-layer events fire (so `dsh hooks check` and the
+    /// The prompt-layer events fire (so `dsh hooks check` and the
     /// start-up notices no longer call them unsupported); the model-switch
     /// events still do not.
     #[test]

@@ -447,7 +447,7 @@ impl Server {
                 continue;
             };
             // Built-in commands (`/clear`, `/model`, `/compact`) and unknown
-            // `/name`s are no turns (issue 16): answered `end_turn`.
+            // `/name`s are no turns: answered `end_turn`.
             if let Some(command) =
                 dsh_agent::commands::parse(&job.text, &agent.project_context().commands)
             {

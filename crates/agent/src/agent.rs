@@ -112,7 +112,7 @@ pub struct Agent {
     session_end_requested: Option<String>,
     /// When dsh compacts on its own (`crate::compaction`).
     auto_compact: crate::AutoCompact,
-    /// Instruction files and custom commands (issue 16; empty unless set).
+    /// Instruction files and custom commands (empty unless set).
     project: crate::ProjectContext,
     /// The open turn's system prompt, after the system-prompt seam.
     turn_system_prompt: Option<String>,

@@ -6,8 +6,8 @@
 //! request → assistant message → the batch of tool calls through the
 //! registry → results → the batch's context FIFO), turn continuation, and
 //! every way a turn ends. Also the scripted model and the fixture format
-//! that `dsh replay` and the snapshot tests use, and the prompt layer
-//! (issue 16): project instruction files in the system prompt
+//! that `dsh replay` and the snapshot tests use, and the prompt layer:
+//! project instruction files in the system prompt
 //! ([`instructions`]), the `/name` command parser and custom-command catalog
 //! ([`commands`]), and the seams they fire ([`ProjectContext`]).
 //!

@@ -1,4 +1,4 @@
-//! The loop's prompt layer (issue 16): instruction files in the system
+//! The loop's prompt layer: instruction files in the system
 //! prompt, custom commands expanding a turn's prompt, and the system-prompt
 //! seam. The loop (`agent.rs`) calls these at three points: session start,
 //! after prompt-submit policy, and before a turn's first request.

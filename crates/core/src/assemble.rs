@@ -255,7 +255,7 @@ impl Assembled {
             max_steps: options.max_steps,
             observers: options.observers,
         });
-        // Project instructions and custom commands (issue 16).
+        // Project instructions and custom commands.
         agent.set_project_context(self.project);
         agent.set_auto_compact(self.auto_compact);
         agent.repair_open_turn()?;

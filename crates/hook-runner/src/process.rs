@@ -17,7 +17,7 @@
 //! * **What happens to a hook's children.** A shell hook forks: `sh -c 'a | b'`
 //!   or `sleep 100 & wait`. Killing only the shell (what Codex does) leaves
 //!   those children running and, worse, holding the stdout pipe open, so a
-//!   reader waiting for EOF hangs (Claude Code issues #77078, #85250). Every
+//!   reader waiting for EOF hangs (reported upstream as anthropics/claude-code#77078 and #85250). Every
 //!   signal here goes to the whole group (`kill(-pgid, sig)`), children
 //!   included.
 //! * **How a hook is stopped.** On its deadline or on cancellation: SIGTERM

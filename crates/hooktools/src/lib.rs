@@ -223,7 +223,7 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
     }
 }
 
-/// For the interactive session's `/hooks` and `/permissions` (issue 18):
+/// For the interactive session's `/hooks` and `/permissions`:
 /// the same listing and trust actions as `dsh hooks …`, for the session's
 /// directory and `--settings` files.
 pub mod session {

@@ -848,7 +848,7 @@ mod tests {
             "{:?}",
             found.notices
         );
-        // The project's own files approve nothing (issue 23).
+        // The project's own files approve nothing.
         write(
             &discovery.cwd.join(".claude").join("settings.local.json"),
             r#"{"enabledMcpjsonServers":["other"]}"#,

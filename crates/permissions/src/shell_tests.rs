@@ -1,4 +1,4 @@
-//! Bash permission decisions on the parsed line (issue 23): a table of
+//! Bash permission decisions on the parsed line: a table of
 //! command lines, each judged under a deny rule, an allow rule and the
 //! read-only shortcut, and a property test that a denied command cannot
 //! hide inside generated compound lines.

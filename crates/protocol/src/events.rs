@@ -469,12 +469,12 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<Value>,
     },
-    /// `/clear` (issue 16): nothing before this reaches the model again.
+    /// `/clear`: nothing before this reaches the model again.
     /// Between turns; the session-end and session-start hooks of the clear
     /// are recorded around it.
     #[serde(rename = "session/cleared")]
     SessionCleared {},
-    /// `/model NAME` (issue 16): the following requests name `to`. Between turns.
+    /// `/model NAME`: the following requests name `to`. Between turns.
     #[serde(rename = "model/switched")]
     ModelSwitched {
         /// The model used until now.

@@ -380,7 +380,7 @@ pub trait Plugin: Send + Sync {
         Vec::new()
     }
 
-    // Prompt-layer seams (issue 16).
+    // Prompt-layer seams.
 
     /// Instruction files were loaded into the system prompt (before the
     /// session-start seam, and again after `/clear`). Observation only.

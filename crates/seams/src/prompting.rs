@@ -1,4 +1,4 @@
-//! Types for the prompt-layer seams (issue 16): project instruction files
+//! Types for the prompt-layer seams: project instruction files
 //! loaded into the system prompt, slash commands expanding into prompts, and
 //! the system-prompt seam a native plugin may use to amend the prompt (seed
 //! 004's `before_agent_start`).

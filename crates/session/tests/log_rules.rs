@@ -309,7 +309,7 @@ fn derive_messages_skips_non_surface_events() {
     );
 }
 
-/// Issue 16: `/clear` and `/model` are recorded between turns only, and
+/// `/clear` and `/model` are recorded between turns only, and
 /// nothing before a `session/cleared` reaches the model again.
 #[test]
 fn session_commands_sit_between_turns_and_clear_the_model_view() {

@@ -398,7 +398,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
                 continue;
             }
             // A custom command (`.claude/commands`, a skill, a Codex prompt)
-            // is a turn the agent expands (issue 16), not a terminal command.
+            // is a turn the agent expands, not a terminal command.
             let custom = matches!(
                 dsh_agent::commands::parse(text, &agent.project_context().commands),
                 Some(PromptCommand::Custom(_))

@@ -1,4 +1,4 @@
-//! Lines typed while a turn runs (brief `prompt`): Claude Code and Codex
+//! Lines typed while a turn runs: Claude Code and Codex
 //! hand them to the running turn (Codex "steer"; Claude Code shows them
 //! queued and the model sees them at its next request), so dsh pushes them
 //! onto the agent's steering queue (`Agent::steering_queue`), delivered

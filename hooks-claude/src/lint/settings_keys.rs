@@ -12,7 +12,7 @@ const HONOURED: &[&str] = &[
     "extraKnownMarketplaces",
     "disableAllHooks",
     "allowManagedHooksOnly",
-    // Modes, rules, additionalDirectories (dsh-permissions, issue 14).
+    // Modes, rules, additionalDirectories (dsh-permissions).
     "permissions",
     // A plugin's `hooks/hooks.json` may describe itself.
     "description",

@@ -1,4 +1,4 @@
-//! The prompt-layer events (issue 16): InstructionsLoaded and
+//! The prompt-layer events: InstructionsLoaded and
 //! UserPromptExpansion.
 
 use dsh_seams::{

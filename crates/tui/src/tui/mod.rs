@@ -1,4 +1,4 @@
-//! The interactive terminal (issue 18): the line editor, Markdown and hook
+//! The interactive terminal: the line editor, Markdown and hook
 //! rendering helpers, slash commands and the status line (`@path` mentions
 //! are `dsh_agent::mentions`).
 //!

@@ -88,7 +88,7 @@ pub fn context_window(model: &str) -> Option<u64> {
 /// A provider error in one line with what to do about it, when dsh
 /// recognizes it; `None` leaves the message as it is.
 ///
-/// SEAM (issue 18 ↔ typed provider errors): this reads the provider's
+/// SEAM (terminal ↔ typed provider errors): this reads the provider's
 /// message text until the typed error categories land; then it becomes a
 /// match on the category.
 pub fn explain_provider_error(message: &str) -> Option<String> {
