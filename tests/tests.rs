@@ -23,9 +23,9 @@ mod conformance_claude;
 mod conformance_codex;
 // Gemini CLI hooks.
 mod conformance_gemini;
-// Gemini model events against the captures (issue 25).
+// Gemini model events against the captures.
 mod conformance_gemini_model;
-// One session core for every front end; MCP consent (issues 22, 23).
+// One session core for every front end; MCP consent.
 mod core_frontends;
 mod docs;
 mod durability;
@@ -42,7 +42,7 @@ mod plugin_scenarios;
 mod prompt_commands;
 // The model APIs (Chat Completions, Anthropic Messages) end to end.
 mod provider_apis;
-// Mentions and lines typed during a turn (brief `prompt`).
+// Mentions and lines typed during a turn.
 mod prompt_input;
 mod provider_responses;
 // The terminal's prompt history on every exit path.
