@@ -16,7 +16,14 @@ use crate::support::repo_root;
 fn markdown_files() -> Vec<PathBuf> {
     let root = repo_root();
     let mut files = vec![root.join("README.md")];
-    for top in ["docs", "crates", "hooks-claude", "hooks-codex", "hooks-gemini", "fixtures"] {
+    for top in [
+        "docs",
+        "crates",
+        "hooks-claude",
+        "hooks-codex",
+        "hooks-gemini",
+        "fixtures",
+    ] {
         collect(&root.join(top), &mut files, &|path| {
             path.extension().is_some_and(|ext| ext == "md")
         });
@@ -128,10 +135,7 @@ fn every_internal_link_and_anchor_resolves() {
         let text = fs_err::read_to_string(&file).unwrap();
         for (number, line) in prose_lines(&text) {
             for target in link_targets(&line) {
-                if target.is_empty()
-                    || target.contains("://")
-                    || target.starts_with("mailto:")
-                {
+                if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
                     continue;
                 }
                 checked += 1;
@@ -144,23 +148,32 @@ fn every_internal_link_and_anchor_resolves() {
                 } else {
                     file.parent().unwrap().join(path)
                 };
-                let shown = file.strip_prefix(&root).unwrap_or(&file).display().to_string();
+                let shown = file
+                    .strip_prefix(&root)
+                    .unwrap_or(&file)
+                    .display()
+                    .to_string();
                 if !resolved.exists() {
                     broken.push(format!("{shown}:{number}: {target}: no such file"));
                     continue;
                 }
-                if let Some(anchor) = anchor {
-                    if resolved.extension().is_some_and(|ext| ext == "md") {
-                        let ids = heading_ids(&fs_err::read_to_string(&resolved).unwrap());
-                        if !ids.contains(anchor) {
-                            broken.push(format!("{shown}:{number}: {target}: no heading with id `{anchor}`"));
-                        }
+                if let Some(anchor) = anchor
+                    && resolved.extension().is_some_and(|ext| ext == "md")
+                {
+                    let ids = heading_ids(&fs_err::read_to_string(&resolved).unwrap());
+                    if !ids.contains(anchor) {
+                        broken.push(format!(
+                            "{shown}:{number}: {target}: no heading with id `{anchor}`"
+                        ));
                     }
                 }
             }
         }
     }
-    assert!(checked > 50, "only {checked} links found: is the parser broken?");
+    assert!(
+        checked > 50,
+        "only {checked} links found: is the parser broken?"
+    );
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
@@ -236,7 +249,15 @@ fn runnable_shell_examples_run() {
 fn the_project_speaks_only_of_itself() {
     let root = repo_root();
     let mut files = markdown_files();
-    for top in ["crates", "hooks-claude", "hooks-codex", "hooks-gemini", "tests", "scripts", ".ci"] {
+    for top in [
+        "crates",
+        "hooks-claude",
+        "hooks-codex",
+        "hooks-gemini",
+        "tests",
+        "scripts",
+        ".ci",
+    ] {
         collect(&root.join(top), &mut files, &|path| {
             path.extension()
                 .is_some_and(|ext| ext == "rs" || ext == "sh" || ext == "toml" || ext == "py")
@@ -256,10 +277,18 @@ fn the_project_speaks_only_of_itself() {
         };
         for (index, line) in text.lines().enumerate() {
             if pattern.is_match(line) {
-                let shown = file.strip_prefix(&root).unwrap_or(&file).display().to_string();
+                let shown = file
+                    .strip_prefix(&root)
+                    .unwrap_or(&file)
+                    .display()
+                    .to_string();
                 found.push(format!("{shown}:{}: {}", index + 1, line.trim()));
             }
         }
     }
-    assert!(found.is_empty(), "planning references left in the project:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "planning references left in the project:\n{}",
+        found.join("\n")
+    );
 }

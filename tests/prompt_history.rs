@@ -191,7 +191,11 @@ fn recalled_by_the_next_session(ctx: &TestContext, prompt: &str) {
     let wanted = format!("> {prompt}");
     let mut presses = 0;
     while !pty.contents().contains(&wanted) {
-        assert!(presses < 3, "Up never recalled {prompt:?}:\n{}", pty.contents());
+        assert!(
+            presses < 3,
+            "Up never recalled {prompt:?}:\n{}",
+            pty.contents()
+        );
         pty.send("\x1b[A");
         presses += 1;
         std::thread::sleep(Duration::from_millis(300));

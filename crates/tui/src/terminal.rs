@@ -593,7 +593,7 @@ fn echoes_control_chars() -> bool {
 }
 
 /// `line` word-wrapped to `width` columns: breaks only between words, and
-/// continuation rows hang under the line's text (see [`hang_of`]).
+/// continuation rows hang under the line's text (see `hang_of`).
 pub fn wrap_line(line: &str, width: usize) -> String {
     if line.chars().count() <= width {
         return line.to_owned();
