@@ -7,7 +7,9 @@
 #   dispatch overhead = replay with hooks - replay without hooks
 # is what the 100 hook runs cost dsh, everything included (payload building,
 # records in the session log, spawn, capture, reap). It is set side by side
-# with 100 raw `sh -c true` spawns from a shell loop, in the same shape as
+# with 100 raw `SHELL -c true` spawns from a shell loop (SHELL being the
+# shell the dialect runs hooks in: /bin/sh for Claude Code, /bin/bash for
+# Codex and Gemini CLI, as the real tools do), in the same shape as
 # dsh runs them (the two hooks of a call run in parallel: 50 parallel pairs),
 # and, for reference, one after another; target ratio <= 1.3 against pairs.
 # Rounds are interleaved so machine noise hits every variant alike; medians
@@ -22,6 +24,10 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-7}
 dialect=${DIALECT:-claude}
+case $dialect in
+  claude) hook_shell=/bin/sh ;;
+  *) hook_shell=/bin/bash ;;
+esac
 if [ -n "${DSH:-}" ]; then
   dsh=$DSH
 else
@@ -85,7 +91,7 @@ replay_ns() {
 raw_ns() {
   local start end
   start=$(now_ns)
-  for _ in $(seq 1 100); do sh -c true; done
+  for _ in $(seq 1 100); do "$hook_shell" -c true; done
   end=$(now_ns)
   echo $((end - start))
 }
@@ -93,7 +99,7 @@ raw_ns() {
 raw_pairs_ns() {
   local start end
   start=$(now_ns)
-  for _ in $(seq 1 50); do sh -c true & sh -c true & wait; done
+  for _ in $(seq 1 50); do "$hook_shell" -c true & "$hook_shell" -c true & wait; done
   end=$(now_ns)
   echo $((end - start))
 }
@@ -131,7 +137,7 @@ echo "|---|---|"
 echo "| dsh replay, 50 bash calls, 2 $dialect pre-tool hooks each (100 hook runs) | $(ms "$m_with") |"
 echo "| dsh replay, same fixture, no hooks | $(ms "$m_without") |"
 echo "| dispatch overhead of the 100 hook runs (difference) | $(ms "$overhead") |"
-echo "| 100 raw \`sh -c true\` spawns, 50 parallel pairs (shell loop) | $(ms "$m_pairs") |"
-echo "| 100 raw \`sh -c true\` spawns, one after another (shell loop) | $(ms "$m_raw") |"
+echo "| 100 raw \`$hook_shell -c true\` spawns, 50 parallel pairs (shell loop) | $(ms "$m_pairs") |"
+echo "| 100 raw \`$hook_shell -c true\` spawns, one after another (shell loop) | $(ms "$m_raw") |"
 awk -v o="$overhead" -v r="$m_pairs" 'BEGIN { printf "ratio dispatch overhead / raw spawns in pairs: %.2fx (target <= 1.3x)\n", o / r }'
 awk -v o="$overhead" -v r="$m_raw" 'BEGIN { printf "ratio dispatch overhead / raw spawns one by one: %.2fx\n", o / r }'
