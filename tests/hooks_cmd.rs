@@ -591,6 +591,47 @@ fn test_pre_tool_use_allows_a_safe_command_for_one_dialect() {
 }
 
 #[test]
+fn test_loads_a_plugin_dir_as_a_session_would() {
+    // `--plugin-dir` takes the plugin into the session `hooks test`
+    // assembles, as it does for `dsh`, `-p` and `replay`: its PreToolUse
+    // hook runs and denies, with Claude Code's plugin line.
+    let ctx = TestContext::new();
+    let plugin = repo_root().join("fixtures/plugins/acme-tools/plugins/safety-guard");
+    let output = dsh(&ctx)
+        .env("SAFETY_GUARD_MODE", "strict")
+        .args([
+            "hooks",
+            "test",
+            "PreToolUse",
+            "--format",
+            "json",
+            "--plugin-dir",
+        ])
+        .arg(&plugin)
+        .args([
+            "--input",
+            r#"{"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}"#,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc = json_stdout(&output);
+    assert_eq!(doc["summary"], "deny", "{doc}");
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "the plugin's one PreToolUse hook: {doc}");
+    assert!(
+        doc.to_string()
+            .contains("This hook comes from the safety-guard@inline plugin."),
+        "{doc}"
+    );
+}
+
+#[test]
 fn test_pre_tool_use_validates_the_call_as_a_session_would() {
     // `bash` needs `command`: a session rejects this call before any hook
     // runs, and `hooks test` decides through the same registry, so it says

@@ -98,6 +98,9 @@ pub enum HooksCommand {
         /// Extra Claude Code settings file(s), as `dsh --settings`.
         #[arg(long = "settings", value_name = "FILE")]
         settings: Vec<PathBuf>,
+        /// Load a Claude Code plugin from this directory, as `dsh --plugin-dir`.
+        #[arg(long = "plugin-dir", value_name = "DIR")]
+        plugin_dirs: Vec<PathBuf>,
         /// Run project hooks nobody trusted yet without asking (without a
         /// terminal they are refused otherwise).
         #[arg(long)]
@@ -111,6 +114,9 @@ pub enum HooksCommand {
         /// Candidate Claude Code settings file(s), layered as `dsh --settings`.
         #[arg(long = "settings", value_name = "FILE")]
         settings: Vec<PathBuf>,
+        /// Load a Claude Code plugin from this directory, as `dsh --plugin-dir`.
+        #[arg(long = "plugin-dir", value_name = "DIR")]
+        plugin_dirs: Vec<PathBuf>,
         /// Text or JSON.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -172,6 +178,7 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
             dialect,
             format,
             settings,
+            plugin_dirs,
             trust_all,
         } => {
             let fields = [
@@ -184,7 +191,7 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
             .filter_map(|(key, value)| value.map(|value| (key, value)))
             .collect();
             fire::run_test(
-                test_spec(settings, trust_all)?,
+                test_spec(settings, plugin_dirs, trust_all)?,
                 fire::TestArgs {
                     event,
                     tool,
@@ -198,13 +205,14 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
         HooksCommand::Replay {
             session,
             settings,
+            plugin_dirs,
             format,
             trust_all,
         } => {
             // A session that is not there is the first thing to say, before
             // any question about trusting hooks.
             let path = resolve_session(&session)?;
-            replay::run(test_spec(settings, trust_all)?, &path, format)
+            replay::run(test_spec(settings, plugin_dirs, trust_all)?, &path, format)
         }
         HooksCommand::Log {
             session,
@@ -257,7 +265,11 @@ pub mod session {
 /// same trust rules as a session: on a terminal they ask about untrusted
 /// project hooks (a "no" leaves them out); without one they refuse them
 /// unless `--trust-all`.
-fn test_spec(settings: Vec<PathBuf>, trust_all: bool) -> anyhow::Result<SessionSpec> {
+fn test_spec(
+    settings: Vec<PathBuf>,
+    plugin_dirs: Vec<PathBuf>,
+    trust_all: bool,
+) -> anyhow::Result<SessionSpec> {
     use std::io::IsTerminal as _;
     let cwd = current_dir()?;
     let env = dsh_core::Env::from_process();
@@ -268,6 +280,7 @@ fn test_spec(settings: Vec<PathBuf>, trust_all: bool) -> anyhow::Result<SessionS
         .unwrap_or_else(|_| dsh_core::DshConfig::empty(&dsh_home));
     let mut flags = dsh_core::SessionFlags {
         settings,
+        plugin_dirs,
         ..dsh_core::SessionFlags::default()
     };
     flags.settings = flags.absolute_settings(&cwd);
