@@ -632,6 +632,39 @@ fn test_loads_a_plugin_dir_as_a_session_would() {
 }
 
 #[test]
+fn test_that_runs_nothing_says_why_a_configured_hook_did_not_run() {
+    // A Gemini hook in a folder Gemini CLI does not trust does not run; the
+    // report says so instead of only "no configured hook matches".
+    let ctx = TestContext::new();
+    let gemini = ctx.project().join(".gemini");
+    fs_err::create_dir_all(&gemini).unwrap();
+    fs_err::write(
+        gemini.join("settings.json"),
+        r#"{"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "exit 2"}]}]}}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args([
+            "hooks",
+            "test",
+            "--trust-all",
+            "PreToolUse",
+            "--tool",
+            "Bash",
+        ])
+        .args(["--input", r#"{"tool_input": {"command": "ls"}}"#])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("hooks run: none"), "{stdout}");
+    assert!(
+        stdout.contains("notices:") && stdout.contains("not trusted by Gemini CLI"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn test_pre_tool_use_validates_the_call_as_a_session_would() {
     // `bash` needs `command`: a session rejects this call before any hook
     // runs, and `hooks test` decides through the same registry, so it says

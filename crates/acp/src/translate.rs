@@ -549,25 +549,25 @@ mod tests {
         assert_eq!(replayed[0]["sessionUpdate"], "agent_message_chunk");
     }
 
-    #[test]
-    fn a_hook_block_names_the_hook_and_its_reason() {
-        let mut t = Translator::new(PathBuf::from("/p"));
-        t.event(
-            &event(EventBody::HookInvoked {
-                turn: Some(1),
-                invocation_id: "h1".into(),
-                dialect: Dialect::Claude,
-                event: "PreToolUse".into(),
-                seam: dsh_protocol::Seam::PreExecute,
-                matcher: None,
-                origin: None,
-                command: "guard.sh".into(),
-                input: json!({}),
-                call_id: Some("c1".into()),
-            }),
-            Mode::Live,
-        );
-        let result = event(EventBody::HookResult {
+    /// The `hook/invoked` of a Claude PreToolUse hook `guard.sh` on call `c1`.
+    fn guard_invoked() -> Event {
+        event(EventBody::HookInvoked {
+            turn: Some(1),
+            invocation_id: "h1".into(),
+            dialect: Dialect::Claude,
+            event: "PreToolUse".into(),
+            seam: dsh_protocol::Seam::PreExecute,
+            matcher: None,
+            origin: None,
+            command: "guard.sh".into(),
+            input: json!({}),
+            call_id: Some("c1".into()),
+        })
+    }
+
+    /// Its `hook/result`: exit 2 with `stderr`, denying with `reason`.
+    fn guard_denied(stderr: &str, reason: &str) -> Event {
+        event(EventBody::HookResult {
             turn: Some(1),
             invocation_id: "h1".into(),
             outcome: HookOutcomeKind::Exited,
@@ -576,15 +576,22 @@ mod tests {
             timed_out: false,
             duration_ms: 1,
             stdout: String::new(),
-            stderr: "no".into(),
+            stderr: stderr.into(),
             error: None,
             parsed_output: None,
             decision: Box::new(dsh_protocol::HookDecision {
-                reason: Some("rm -rf is not allowed".into()),
+                reason: Some(reason.into()),
                 ..dsh_protocol::HookDecision::of(HookEffect::Deny)
             }),
             http_status: None,
-        });
+        })
+    }
+
+    #[test]
+    fn a_hook_block_names_the_hook_and_its_reason() {
+        let mut t = Translator::new(PathBuf::from("/p"));
+        t.event(&guard_invoked(), Mode::Live);
+        let result = guard_denied("no", "rm -rf is not allowed");
         // The hook judged the call before it was logged: the message waits
         // for the call to settle.
         assert!(t.event(&result, Mode::Live).is_empty());
@@ -605,39 +612,11 @@ mod tests {
     #[test]
     fn a_denial_the_failed_call_shows_is_not_also_a_message() {
         let mut t = Translator::new(PathBuf::from("/p"));
-        t.event(
-            &event(EventBody::HookInvoked {
-                turn: Some(1),
-                invocation_id: "h1".into(),
-                dialect: Dialect::Claude,
-                event: "PreToolUse".into(),
-                seam: dsh_protocol::Seam::PreExecute,
-                matcher: None,
-                origin: None,
-                command: "guard.sh".into(),
-                input: json!({}),
-                call_id: Some("c1".into()),
-            }),
-            Mode::Live,
+        t.event(&guard_invoked(), Mode::Live);
+        let hook_result = guard_denied(
+            "Blocked: use the safe script\n",
+            "Blocked: use the safe script\n",
         );
-        let hook_result = event(EventBody::HookResult {
-            turn: Some(1),
-            invocation_id: "h1".into(),
-            outcome: HookOutcomeKind::Exited,
-            exit_code: Some(2),
-            signal: None,
-            timed_out: false,
-            duration_ms: 1,
-            stdout: String::new(),
-            stderr: "Blocked: use the safe script\n".into(),
-            error: None,
-            parsed_output: None,
-            decision: Box::new(dsh_protocol::HookDecision {
-                reason: Some("Blocked: use the safe script\n".into()),
-                ..dsh_protocol::HookDecision::of(HookEffect::Deny)
-            }),
-            http_status: None,
-        });
         assert!(t.event(&hook_result, Mode::Live).is_empty());
         t.event(&call("bash", json!({"command": "rm -rf /"})), Mode::Live);
         let settled = wire(&t.event(

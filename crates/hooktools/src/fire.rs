@@ -261,6 +261,8 @@ pub(super) struct Hooks {
     pub gemini: Vec<Arc<dyn Plugin>>,
     /// The runner every hook process goes through.
     pub runner: dsh_hook_runner::HookRunner,
+    /// The bridges' start-up notices (a hook that will not run, and why).
+    pub notices: Vec<String>,
 }
 
 impl Hooks {
@@ -279,6 +281,7 @@ impl Hooks {
             codex: Vec::new(),
             gemini: Vec::new(),
             runner: assembled.runner,
+            notices: assembled.hook_notices,
         };
         for plugin in assembled.plugins {
             if Arc::ptr_eq(&plugin, &permissions) {
@@ -401,7 +404,17 @@ pub(super) fn run_test(spec: SessionSpec, args: TestArgs) -> anyhow::Result<Exit
     hooks.runner.kill_all();
     match args.format {
         Format::Json => outln!("{}", serde_json::to_string_pretty(&report)?)?,
-        Format::Text => out!("{}", render(&report, &spec.cwd))?,
+        Format::Text => {
+            out!("{}", render(&report, &spec.cwd))?;
+            // Nothing ran: the notices say why a configured hook may not
+            // (a folder Gemini CLI does not trust, an unsupported event, …).
+            if report.runs.is_empty() && !hooks.notices.is_empty() {
+                outln!("notices:")?;
+                for notice in &hooks.notices {
+                    outln!("  {notice}")?;
+                }
+            }
+        }
     }
     Ok(ExitStatus::Success)
 }

@@ -139,7 +139,7 @@ impl ProviderFailure {
     pub fn fix(&self) -> String {
         match self.category {
             FailureCategory::MissingKey | FailureCategory::AuthenticationFailed => {
-                "set DSH_API_KEY (or the variable `api_key_env` names, DEEPSEEK_API_KEY by default) to a valid key for this endpoint".to_owned()
+                "set DSH_API_KEY (or the API's own key variable: DEEPSEEK_API_KEY, ANTHROPIC_API_KEY or OPENAI_API_KEY, or the one `api_key_env` names) to a valid key for this endpoint".to_owned()
             }
             FailureCategory::BillingError => {
                 "check the account's balance or plan with the provider".to_owned()

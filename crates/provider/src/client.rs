@@ -24,14 +24,6 @@ pub enum ProviderError {
         /// The endpoint the key is for.
         base_url: String,
     },
-    /// The configured wire API is not available in this build.
-    #[error(
-        "provider api {api:?} is not available in this version of dsh; use \"chat\" or \"anthropic\""
-    )]
-    Unavailable {
-        /// The API asked for.
-        api: ProviderApi,
-    },
     /// The HTTP client could not be set up (e.g. no TLS backend).
     #[error("cannot set up the HTTP client: {0}")]
     Client(#[source] reqwest::Error),
@@ -45,7 +37,7 @@ impl ProviderError {
             ProviderError::MissingApiKey { .. } => {
                 Some(ProviderFailure::missing_key(self.to_string()))
             }
-            ProviderError::Unavailable { .. } | ProviderError::Client(_) => None,
+            ProviderError::Client(_) => None,
         }
     }
 }

@@ -42,11 +42,12 @@ pub(crate) fn bound(body: &mut EventBody, dir: Option<&Path>) {
         let spilled = bound_stream(stdout, dir, invocation_id, "stdout");
         bound_stream(stderr, dir, invocation_id, "stderr");
         // The parsed form of a spilled stdout is as large as the stdout:
-        // the file has it, and the decision records what it meant.
+        // the file has it, and the decision records what it meant. (It is
+        // stored as a JSON value, so its serialized length is its cost.)
         if spilled
             && parsed_output
                 .as_ref()
-                .is_some_and(|value| json_len(&value.to_string()) > INLINE_LIMIT)
+                .is_some_and(|value| value.to_string().len() > INLINE_LIMIT)
         {
             *parsed_output = None;
         }
