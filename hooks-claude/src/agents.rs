@@ -11,10 +11,9 @@
 //! run (`dsh hooks trust`), and an untrusted project's frontmatter hooks
 //! are skipped with Claude Code's message (`sub_custom_agent`).
 //!
-//! The frontmatter is read with a small YAML subset (block mappings and
-//! sequences, plain and quoted scalars, `[a, b]` lists, `#` comments),
-//! which is what agent files use; anything else is reported, naming the
-//! file and line, and the file is skipped.
+//! The frontmatter is YAML, read by `dsh-frontmatter` as for every other
+//! Markdown file dsh reads; a block that is not YAML is reported, naming
+//! the file and line, and the file is skipped.
 
 use std::path::{Path, PathBuf};
 
@@ -98,46 +97,33 @@ pub fn load_agents(project: &Path, home: &Path) -> (Vec<AgentFile>, Vec<String>)
 
 /// Parses one agent file.
 pub fn parse_agent(path: &Path, text: &str, scope: AgentScope) -> Result<AgentFile, String> {
-    let (front, body) = split_frontmatter(text).ok_or("no `---` frontmatter")?;
-    let fields = parse_yaml(front)?;
-    let Value::Object(fields) = fields else {
-        return Err("the frontmatter is not a mapping".to_owned());
-    };
+    let document = dsh_frontmatter::parse(text).map_err(|error| error.to_string())?;
+    let front = document.frontmatter.ok_or("no `---` frontmatter")?;
+    let body = document.body;
+    let fields = front.fields();
     let stem = path
         .file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let name = match fields.get("name") {
-        Some(Value::String(name)) if !name.is_empty() => name.clone(),
-        _ => stem,
+    let name = match front.text("name") {
+        Some(name) if !name.is_empty() => name,
+        Some(_) | None => stem,
     };
-    let description = fields
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+    let description = front.text("description").unwrap_or_default();
     let tools = match fields.get("tools") {
         None | Some(Value::Null) => None,
-        Some(Value::String(list)) => Some(
-            list.split(',')
-                .map(str::trim)
-                .filter(|tool| !tool.is_empty())
-                .map(|tool| dsh_tool_name(tool).to_owned())
-                .collect(),
-        ),
-        Some(Value::Array(list)) => Some(
-            list.iter()
-                .filter_map(Value::as_str)
+        Some(Value::String(_) | Value::Array(_)) => Some(
+            front
+                .list("tools")
+                .iter()
                 .map(|tool| dsh_tool_name(tool.trim()).to_owned())
                 .collect(),
         ),
         Some(other) => return Err(format!("`tools` is neither a list nor a string: {other}")),
     };
-    let model = fields
-        .get("model")
-        .and_then(Value::as_str)
-        .filter(|model| !model.is_empty() && *model != "inherit")
-        .map(str::to_owned);
+    let model = front
+        .text("model")
+        .filter(|model| !model.is_empty() && model != "inherit");
     let hooks = match fields.get("hooks") {
         None | Some(Value::Null) => None,
         Some(Value::Object(events)) => {
@@ -166,203 +152,6 @@ pub fn parse_agent(path: &Path, text: &str, scope: AgentScope) -> Result<AgentFi
         },
         scope,
         hooks,
-    })
-}
-
-/// The frontmatter (between a first `---` line and the next) and the body.
-fn split_frontmatter(text: &str) -> Option<(&str, &str)> {
-    let rest = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))?;
-    let mut offset = 0;
-    for line in rest.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            return Some((&rest[..offset], &rest[offset + line.len()..]));
-        }
-        offset += line.len();
-    }
-    None
-}
-
-/// One meaningful line: its indentation and content.
-struct Line<'a> {
-    number: usize,
-    indent: usize,
-    text: &'a str,
-}
-
-/// Parses the YAML subset agent files use into JSON.
-pub fn parse_yaml(text: &str) -> Result<Value, String> {
-    let lines: Vec<Line<'_>> = text
-        .lines()
-        .enumerate()
-        .filter_map(|(index, raw)| {
-            let trimmed = raw.trim_start();
-            if trimmed.is_empty() || trimmed.starts_with('#') {
-                return None;
-            }
-            Some(Line {
-                number: index + 1,
-                indent: raw.len() - trimmed.len(),
-                text: trimmed.trim_end(),
-            })
-        })
-        .collect();
-    if lines.is_empty() {
-        return Ok(Value::Object(Map::new()));
-    }
-    let mut at = 0;
-    let value = block(&lines, &mut at, lines[0].indent)?;
-    match lines.get(at) {
-        Some(line) => Err(format!("line {}: unexpected indentation", line.number)),
-        None => Ok(value),
-    }
-}
-
-/// A block (mapping or sequence) whose lines start at `indent`.
-fn block(lines: &[Line<'_>], at: &mut usize, indent: usize) -> Result<Value, String> {
-    let Some(first) = lines.get(*at) else {
-        return Ok(Value::Null);
-    };
-    if first.text == "-" || first.text.starts_with("- ") {
-        let mut items = Vec::new();
-        while let Some(line) = lines.get(*at) {
-            if line.indent != indent || !(line.text == "-" || line.text.starts_with("- ")) {
-                break;
-            }
-            let rest = line.text[1..].trim_start();
-            *at += 1;
-            if rest.is_empty() {
-                items.push(nested(lines, at, indent)?);
-            } else if let Some((key, value)) = key_value(rest) {
-                // `- key: value` opens a mapping whose other keys sit two
-                // columns further in.
-                let item_indent = indent + (line.text.len() - rest.len());
-                let mut map = Map::new();
-                insert_entry(&mut map, key, value, lines, at, item_indent, line.number)?;
-                while let Some(next) = lines.get(*at) {
-                    if next.indent != item_indent {
-                        break;
-                    }
-                    let Some((key, value)) = key_value(next.text) else {
-                        return Err(format!("line {}: expected `key: value`", next.number));
-                    };
-                    *at += 1;
-                    insert_entry(&mut map, key, value, lines, at, item_indent, next.number)?;
-                }
-                items.push(Value::Object(map));
-            } else {
-                items.push(scalar(rest, line.number)?);
-            }
-        }
-        return Ok(Value::Array(items));
-    }
-    let mut map = Map::new();
-    while let Some(line) = lines.get(*at) {
-        if line.indent != indent {
-            break;
-        }
-        let Some((key, value)) = key_value(line.text) else {
-            return Err(format!("line {}: expected `key: value`", line.number));
-        };
-        *at += 1;
-        insert_entry(&mut map, key, value, lines, at, indent, line.number)?;
-    }
-    Ok(Value::Object(map))
-}
-
-/// The block nested under a line at `indent` (more indented), or null.
-fn nested(lines: &[Line<'_>], at: &mut usize, indent: usize) -> Result<Value, String> {
-    match lines.get(*at) {
-        Some(next) if next.indent > indent => block(lines, at, next.indent),
-        // A sequence may sit at its key's own indentation.
-        Some(next) if next.indent == indent && next.text.starts_with("- ") => {
-            block(lines, at, indent)
-        }
-        Some(_) | None => Ok(Value::Null),
-    }
-}
-
-fn insert_entry(
-    map: &mut Map<String, Value>,
-    key: &str,
-    value: &str,
-    lines: &[Line<'_>],
-    at: &mut usize,
-    indent: usize,
-    number: usize,
-) -> Result<(), String> {
-    let parsed = if value.is_empty() {
-        nested(lines, at, indent)?
-    } else {
-        scalar(value, number)?
-    };
-    map.insert(unquote(key).to_owned(), parsed);
-    Ok(())
-}
-
-/// `key: value` (value may be empty); `None` for a line that is not one.
-fn key_value(text: &str) -> Option<(&str, &str)> {
-    if text.starts_with('"') || text.starts_with('\'') {
-        let quote = text.chars().next()?;
-        let end = text[1..].find(quote)? + 1;
-        let rest = text[end + 1..].strip_prefix(':')?;
-        return Some((&text[..=end], rest.trim()));
-    }
-    let colon = text
-        .find(": ")
-        .or_else(|| text.ends_with(':').then(|| text.len() - 1))?;
-    Some((text[..colon].trim_end(), text[colon + 1..].trim()))
-}
-
-fn unquote(text: &str) -> &str {
-    let quoted = text.len() >= 2
-        && ((text.starts_with('"') && text.ends_with('"'))
-            || (text.starts_with('\'') && text.ends_with('\'')));
-    if quoted {
-        &text[1..text.len() - 1]
-    } else {
-        text
-    }
-}
-
-/// A scalar or a flow sequence.
-fn scalar(text: &str, number: usize) -> Result<Value, String> {
-    if let Some(inner) = text.strip_prefix('[') {
-        let inner = inner
-            .strip_suffix(']')
-            .ok_or_else(|| format!("line {number}: unclosed `[`"))?;
-        return Ok(Value::Array(
-            inner
-                .split(',')
-                .map(str::trim)
-                .filter(|item| !item.is_empty())
-                .map(|item| Value::String(unquote(item).to_owned()))
-                .collect(),
-        ));
-    }
-    if text.starts_with('{') || text.starts_with('|') || text.starts_with('>') {
-        return Err(format!(
-            "line {number}: flow mappings and block scalars are not supported"
-        ));
-    }
-    if text.starts_with('"') {
-        return serde_json::from_str(text)
-            .map_err(|error| format!("line {number}: bad quoted string: {error}"));
-    }
-    if text.len() >= 2 && text.starts_with('\'') && text.ends_with('\'') {
-        return Ok(Value::String(text[1..text.len() - 1].replace("''", "'")));
-    }
-    // A plain scalar ends at ` #` (a comment).
-    let text = text.split(" #").next().unwrap_or(text).trim_end();
-    Ok(match text {
-        "true" => Value::Bool(true),
-        "false" => Value::Bool(false),
-        "null" | "~" => Value::Null,
-        _ => match text.parse::<i64>() {
-            Ok(number) => Value::from(number),
-            Err(_) => Value::String(text.to_owned()),
-        },
     })
 }
 
@@ -409,18 +198,32 @@ mod tests {
     }
 
     #[test]
-    fn yaml_subset_scalars_lists_and_errors() {
+    fn frontmatter_shapes_and_errors() {
+        let agent = parse_agent(
+            Path::new("/p/.claude/agents/x.md"),
+            "---\ndescription: Use when: the tests fail\ntools: [Bash, 'Read']\nmodel: opus\n---\nbody\n",
+            AgentScope::User,
+        )
+        .unwrap();
+        assert_eq!(agent.definition.name, "x");
+        assert_eq!(agent.definition.description, "Use when: the tests fail");
         assert_eq!(
-            parse_yaml("a: [Bash, 'Read']\nb: \"x: y\"\nc: 3 # n\nd: true\ne:\n- 1\n- two\n")
-                .unwrap(),
-            json!({"a": ["Bash", "Read"], "b": "x: y", "c": 3, "d": true, "e": [1, "two"]})
+            agent.definition.tools,
+            Some(vec!["bash".to_owned(), "read".to_owned()])
         );
-        assert!(parse_yaml("a: {b: 1}").unwrap_err().contains("line 1"));
-        assert!(parse_yaml("a: 1\n   b: 2").is_err());
+        assert_eq!(agent.definition.model.as_deref(), Some("opus"));
+        let error = parse_agent(Path::new("x.md"), "---\na: 1\n   b: 2\n---\n", AgentScope::User)
+            .unwrap_err();
+        assert!(error.contains("line 3"), "{error}");
         assert!(
             parse_agent(Path::new("x.md"), "no frontmatter", AgentScope::User)
                 .unwrap_err()
                 .contains("frontmatter")
+        );
+        assert!(
+            parse_agent(Path::new("x.md"), "---\nhooks: [a]\n---\n", AgentScope::User)
+                .unwrap_err()
+                .contains("`hooks` is not a mapping")
         );
     }
 
@@ -438,7 +241,7 @@ mod tests {
             )
             .unwrap();
         }
-        std::fs::write(home.join(".claude/agents/bad.md"), "---\na: {x}\n---\n").unwrap();
+        std::fs::write(home.join(".claude/agents/bad.md"), "---\na: 1\n   b: 2\n---\n").unwrap();
         let (agents, notices) = load_agents(&project, &home);
         assert_eq!(agents.len(), 1);
         assert_eq!(agents[0].definition.name, "helper");

@@ -283,21 +283,21 @@ impl CommandCatalog {
                 .and_then(|parent| parent.strip_prefix(dir).ok())
                 .map(|rel| rel.to_string_lossy().replace('/', ":"))
                 .filter(|rel| !rel.is_empty());
-            let (front, body) = frontmatter::split(&text);
+            let (front, body) = frontmatter::split(&path, &text);
             let scope = match source {
                 CommandSource::Project => "project",
                 CommandSource::User => "user",
             };
-            let description = front.scalar("description").map(|d| match &namespace {
+            let description = front.text("description").map(|d| match &namespace {
                 Some(ns) => format!("{d} ({scope}:{ns})"),
-                None => d.to_owned(),
+                None => d,
             });
             self.insert(CustomCommand {
                 name: stem.to_owned(),
                 kind: CommandKind::ClaudeCommand,
                 source,
                 description,
-                argument_hint: front.scalar("argument-hint").map(str::to_owned),
+                argument_hint: front.text("argument-hint"),
                 allowed_tools: front.list("allowed-tools"),
                 body: body.to_owned(),
                 path,
@@ -316,10 +316,9 @@ impl CommandCatalog {
             let Ok(text) = fs_err::read_to_string(&path) else {
                 continue;
             };
-            let (front, body) = frontmatter::split(&text);
+            let (front, body) = frontmatter::split(&path, &text);
             let name = front
-                .scalar("name")
-                .map(str::to_owned)
+                .text("name")
                 .or_else(|| {
                     skill_dir
                         .file_name()
@@ -333,8 +332,8 @@ impl CommandCatalog {
                 name,
                 kind: CommandKind::ClaudeSkill,
                 source,
-                description: front.scalar("description").map(str::to_owned),
-                argument_hint: front.scalar("argument-hint").map(str::to_owned),
+                description: front.text("description"),
+                argument_hint: front.text("argument-hint"),
                 allowed_tools: front.list("allowed-tools"),
                 body: body.to_owned(),
                 path,
@@ -359,13 +358,13 @@ impl CommandCatalog {
             let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
                 continue;
             };
-            let (front, body) = frontmatter::split(&text);
+            let (front, body) = frontmatter::split(&path, &text);
             self.insert(CustomCommand {
                 name: format!("prompts:{stem}"),
                 kind: CommandKind::CodexPrompt,
                 source: CommandSource::User,
-                description: front.scalar("description").map(str::to_owned),
-                argument_hint: front.scalar("argument-hint").map(str::to_owned),
+                description: front.text("description"),
+                argument_hint: front.text("argument-hint"),
                 allowed_tools: Vec::new(),
                 body: body.to_owned(),
                 path,

@@ -108,7 +108,7 @@ impl Instructions {
             let Some(text) = read_nonempty(&path) else {
                 continue;
             };
-            let (front, body) = frontmatter::split(&text);
+            let (front, body) = frontmatter::split(&path, &text);
             let globs = front.list("paths");
             if globs.is_empty() {
                 found.push((

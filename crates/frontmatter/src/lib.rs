@@ -1,0 +1,372 @@
+//! The YAML frontmatter of the Markdown files Claude Code and Codex read
+//! for commands, skills, prompts, rules and agents: a first line `---`, a
+//! YAML mapping, a closing `---` line, then the body.
+//!
+//! The block is read as real YAML (`yaml-rust2`), so everything an agent
+//! file can hold (nested `hooks`, flow lists, block scalars, anchors) reads
+//! as it does in Claude Code. Hand-written files often hold values strict
+//! YAML rejects, such as `argument-hint: [file] [line]` or
+//! `description: Use when: tests fail`; Claude Code reads those as text,
+//! so when the strict parse fails, each top-level `key: value` line whose
+//! value does not parse on its own is read again as a quoted string. What
+//! still fails is an error naming the line and column in the file.
+//!
+//! What it is not: it knows no field's meaning. Which keys a command, a
+//! rule or an agent reads, and what a missing or odd value means for it,
+//! stays with the code that owns that file kind.
+
+use serde_json::{Map, Value};
+use yaml_rust2::{Yaml, YamlLoader};
+
+/// A file split into its frontmatter and body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document<'a> {
+    /// The frontmatter, or `None` when the file has no `---` block (or an
+    /// unclosed one, which is then body text).
+    pub frontmatter: Option<Frontmatter>,
+    /// Everything after the closing `---` line (the whole text without a
+    /// block).
+    pub body: &'a str,
+}
+
+/// The fields of one frontmatter block, in file order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Frontmatter {
+    fields: Map<String, Value>,
+}
+
+/// Why a frontmatter block could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FrontmatterError {
+    /// The block is not YAML, even with plain values read as text.
+    #[error("frontmatter line {line}, column {column}: {message}")]
+    Yaml {
+        /// The line in the file (the opening `---` is line 1).
+        line: usize,
+        /// The column, from 1.
+        column: usize,
+        /// The parser's description.
+        message: String,
+    },
+    /// The block is YAML but not a mapping of fields.
+    #[error("the frontmatter is not a mapping of `key: value` fields")]
+    NotAMapping,
+    /// A mapping key is itself a list or a mapping.
+    #[error("the frontmatter has a key that is not plain text")]
+    ComplexKey,
+}
+
+/// Splits `text` and reads its frontmatter.
+pub fn parse(text: &str) -> Result<Document<'_>, FrontmatterError> {
+    let Some((block, body)) = split(text) else {
+        return Ok(Document {
+            frontmatter: None,
+            body: text,
+        });
+    };
+    Ok(Document {
+        frontmatter: Some(Frontmatter::from_yaml(block)?),
+        body,
+    })
+}
+
+/// The text between a first `---` line and the next `---` line, and what
+/// follows that line; `None` without a closed block.
+pub fn split(text: &str) -> Option<(&str, &str)> {
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))?;
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            return Some((&rest[..offset], &rest[offset + line.len()..]));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+impl Frontmatter {
+    /// Reads a block's YAML (without its `---` lines).
+    pub fn from_yaml(block: &str) -> Result<Self, FrontmatterError> {
+        let document = match load(block) {
+            Ok(document) => document,
+            Err(strict) => {
+                let lenient = quote_unparsable_values(block);
+                match load(&lenient) {
+                    Ok(document) => document,
+                    // The first error names what the user wrote.
+                    Err(_) => return Err(strict),
+                }
+            }
+        };
+        match document {
+            // An empty block, or one of comments only.
+            None | Some(Yaml::Null) => Ok(Frontmatter::default()),
+            Some(Yaml::Hash(hash)) => {
+                let mut fields = Map::new();
+                for (key, value) in hash {
+                    fields.insert(key_text(&key)?, to_json(value)?);
+                }
+                Ok(Frontmatter { fields })
+            }
+            Some(_) => Err(FrontmatterError::NotAMapping),
+        }
+    }
+
+    /// Every field, in file order.
+    pub fn fields(&self) -> &Map<String, Value> {
+        &self.fields
+    }
+
+    /// The fields, owned.
+    pub fn into_fields(self) -> Map<String, Value> {
+        self.fields
+    }
+
+    /// The raw value of `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.fields.get(key)
+    }
+
+    /// `key` as text: a string as it is, a number or boolean as written, a
+    /// list of scalars as `[a, b]` (what `argument-hint: [message]` means
+    /// to the person who wrote it). A null, a mapping or a nested list has
+    /// no text.
+    pub fn text(&self, key: &str) -> Option<String> {
+        match self.fields.get(key)? {
+            Value::Array(items) => {
+                let items: Option<Vec<String>> = items.iter().map(scalar_text).collect();
+                items.map(|items| format!("[{}]", items.join(", ")))
+            }
+            other => scalar_text(other),
+        }
+    }
+
+    /// `key` as a list of texts: a YAML list's scalar items, or a string
+    /// split on commas (`allowed-tools: Bash, Read`). Missing is empty.
+    pub fn list(&self, key: &str) -> Vec<String> {
+        match self.fields.get(key) {
+            None | Some(Value::Null) | Some(Value::Object(_)) => Vec::new(),
+            Some(Value::Array(items)) => items.iter().filter_map(scalar_text).collect(),
+            Some(Value::String(text)) => text
+                .split(',')
+                .map(str::trim)
+                .filter(|item| !item.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            Some(other @ (Value::Bool(_) | Value::Number(_))) => {
+                scalar_text(other).into_iter().collect()
+            }
+        }
+    }
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        Value::Null | Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+/// The block's one document; a block line is the file's line + 1.
+fn load(block: &str) -> Result<Option<Yaml>, FrontmatterError> {
+    match YamlLoader::load_from_str(block) {
+        Ok(documents) => Ok(documents.into_iter().next()),
+        Err(error) => Err(FrontmatterError::Yaml {
+            line: error.marker().line() + 1,
+            column: error.marker().col() + 1,
+            message: error.info().to_owned(),
+        }),
+    }
+}
+
+/// The block with every top-level `key: value` line whose value is not
+/// YAML on its own rewritten as `key: "value"`.
+fn quote_unparsable_values(block: &str) -> String {
+    let mut out = String::with_capacity(block.len() + 16);
+    for line in block.split_inclusive('\n') {
+        let content = line.trim_end_matches(['\n', '\r']);
+        let ending = &line[content.len()..];
+        match top_level_entry(content) {
+            Some((key, value)) if YamlLoader::load_from_str(content).is_err() => {
+                let quoted = value.replace('\\', "\\\\").replace('"', "\\\"");
+                out.push_str(&format!("{key}: \"{quoted}\"{ending}"));
+            }
+            Some(_) | None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// `key: value` at column 0 with a plain key and a non-empty value that is
+/// not already quoted.
+fn top_level_entry(line: &str) -> Option<(&str, &str)> {
+    let (key, value) = line.split_once(':')?;
+    let plain_key = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let value = value.strip_prefix([' ', '\t'])?.trim();
+    let quoted = value.starts_with('"') || value.starts_with('\'');
+    (plain_key && !value.is_empty() && !quoted).then_some((key, value))
+}
+
+fn key_text(key: &Yaml) -> Result<String, FrontmatterError> {
+    match key {
+        Yaml::String(text) | Yaml::Real(text) => Ok(text.clone()),
+        Yaml::Integer(number) => Ok(number.to_string()),
+        Yaml::Boolean(flag) => Ok(flag.to_string()),
+        Yaml::Null => Ok("null".to_owned()),
+        Yaml::Array(_) | Yaml::Hash(_) | Yaml::Alias(_) | Yaml::BadValue => {
+            Err(FrontmatterError::ComplexKey)
+        }
+    }
+}
+
+fn to_json(value: Yaml) -> Result<Value, FrontmatterError> {
+    Ok(match value {
+        Yaml::String(text) => Value::String(text),
+        Yaml::Integer(number) => Value::from(number),
+        Yaml::Real(text) => text
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or(Value::String(text), Value::Number),
+        Yaml::Boolean(flag) => Value::Bool(flag),
+        Yaml::Null | Yaml::Alias(_) | Yaml::BadValue => Value::Null,
+        Yaml::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(to_json)
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        Yaml::Hash(hash) => {
+            let mut map = Map::new();
+            for (key, value) in hash {
+                map.insert(key_text(&key)?, to_json(value)?);
+            }
+            Value::Object(map)
+        }
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn front(text: &str) -> Frontmatter {
+        parse(text).unwrap().frontmatter.unwrap()
+    }
+
+    #[test]
+    fn scalars_lists_and_body() {
+        let doc = parse(
+            "---\ndescription: \"do x\"\npaths:\n  - \"**/*.py\"\n  - src/**\nallowed-tools: Bash, Read\n---\nBODY $1\n",
+        )
+        .unwrap();
+        let front = doc.frontmatter.unwrap();
+        assert_eq!(front.text("description").as_deref(), Some("do x"));
+        assert_eq!(front.list("paths"), vec!["**/*.py", "src/**"]);
+        assert_eq!(front.list("allowed-tools"), vec!["Bash", "Read"]);
+        assert_eq!(doc.body, "BODY $1\n");
+    }
+
+    #[test]
+    fn no_or_unclosed_frontmatter_is_all_body() {
+        for text in ["hello\n", "---\nkey: v\nno end\n"] {
+            let doc = parse(text).unwrap();
+            assert_eq!(doc.frontmatter, None);
+            assert_eq!(doc.body, text);
+        }
+        let doc = parse("---\n---\nx").unwrap();
+        assert_eq!(doc.frontmatter, Some(Frontmatter::default()));
+        assert_eq!(doc.body, "x");
+        assert_eq!(parse("---\r\na: 1\r\n---\r\nx").unwrap().body, "x");
+    }
+
+    #[test]
+    fn real_yaml_nests_and_types() {
+        let front = front(
+            "---\nname: reviewer\ntools: [Bash, 'Read']\ncount: 3 # a comment\non: true\nratio: 0.5\nnothing: ~\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: \"echo 'x: y'\"}\nprompt: |\n  line one\n  line two\n---\n",
+        );
+        assert_eq!(
+            Value::Object(front.into_fields()),
+            json!({
+                "name": "reviewer",
+                "tools": ["Bash", "Read"],
+                "count": 3,
+                "on": true,
+                "ratio": 0.5,
+                "nothing": null,
+                "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                    {"type": "command", "command": "echo 'x: y'"}]}]},
+                "prompt": "line one\nline two\n",
+            })
+        );
+    }
+
+    /// Values people write that strict YAML rejects read as the text they
+    /// wrote; the other fields keep their YAML meaning.
+    #[test]
+    fn values_strict_yaml_rejects_read_as_text() {
+        let front = front(
+            "---\nargument-hint: [file] [line]\ndescription: Use when: tests fail\ntools: [Bash, Read]\nmodel: sonnet\n---\n",
+        );
+        assert_eq!(front.text("argument-hint").as_deref(), Some("[file] [line]"));
+        assert_eq!(
+            front.text("description").as_deref(),
+            Some("Use when: tests fail")
+        );
+        assert_eq!(front.list("tools"), vec!["Bash", "Read"]);
+        assert_eq!(front.text("model").as_deref(), Some("sonnet"));
+        // A flow list as the whole value is YAML, shown as written.
+        assert_eq!(
+            self::front("---\nargument-hint: [message]\n---\n")
+                .text("argument-hint")
+                .as_deref(),
+            Some("[message]")
+        );
+        // Quotes inside the salvaged value survive.
+        assert_eq!(
+            self::front("---\nd: say \"hi\": [now] \\o/\n---\n")
+                .text("d")
+                .as_deref(),
+            Some("say \"hi\": [now] \\o/")
+        );
+    }
+
+    #[test]
+    fn errors_name_the_line_in_the_file() {
+        let error = parse("---\na: 1\n   b: 2\n---\n").unwrap_err();
+        let FrontmatterError::Yaml { line, .. } = &error else {
+            panic!("{error:?}");
+        };
+        assert_eq!(*line, 3, "{error}");
+        assert!(error.to_string().starts_with("frontmatter line 3"), "{error}");
+        assert_eq!(
+            parse("---\n- a\n- b\n---\n").unwrap_err(),
+            FrontmatterError::NotAMapping
+        );
+        assert_eq!(
+            parse("---\n? [a]\n: b\n---\n").unwrap_err(),
+            FrontmatterError::ComplexKey
+        );
+    }
+
+    #[test]
+    fn text_and_list_of_other_shapes() {
+        let front = front("---\nn: 7\nmap: {a: 1}\nnested: [[a]]\nempty:\n---\n");
+        assert_eq!(front.text("n").as_deref(), Some("7"));
+        assert_eq!(front.list("n"), vec!["7"]);
+        assert_eq!(front.text("map"), None);
+        assert!(front.list("map").is_empty());
+        assert_eq!(front.text("nested"), None);
+        assert!(front.list("empty").is_empty());
+        assert_eq!(front.text("missing"), None);
+    }
+}
