@@ -212,8 +212,12 @@ mod tests {
             Some(vec!["bash".to_owned(), "read".to_owned()])
         );
         assert_eq!(agent.definition.model.as_deref(), Some("opus"));
-        let error = parse_agent(Path::new("x.md"), "---\na: 1\n   b: 2\n---\n", AgentScope::User)
-            .unwrap_err();
+        let error = parse_agent(
+            Path::new("x.md"),
+            "---\na: 1\n   b: 2\n---\n",
+            AgentScope::User,
+        )
+        .unwrap_err();
         assert!(error.contains("line 3"), "{error}");
         assert!(
             parse_agent(Path::new("x.md"), "no frontmatter", AgentScope::User)
@@ -221,9 +225,13 @@ mod tests {
                 .contains("frontmatter")
         );
         assert!(
-            parse_agent(Path::new("x.md"), "---\nhooks: [a]\n---\n", AgentScope::User)
-                .unwrap_err()
-                .contains("`hooks` is not a mapping")
+            parse_agent(
+                Path::new("x.md"),
+                "---\nhooks: [a]\n---\n",
+                AgentScope::User
+            )
+            .unwrap_err()
+            .contains("`hooks` is not a mapping")
         );
     }
 
@@ -241,7 +249,11 @@ mod tests {
             )
             .unwrap();
         }
-        std::fs::write(home.join(".claude/agents/bad.md"), "---\na: 1\n   b: 2\n---\n").unwrap();
+        std::fs::write(
+            home.join(".claude/agents/bad.md"),
+            "---\na: 1\n   b: 2\n---\n",
+        )
+        .unwrap();
         let (agents, notices) = load_agents(&project, &home);
         assert_eq!(agents.len(), 1);
         assert_eq!(agents[0].definition.name, "helper");

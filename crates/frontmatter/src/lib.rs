@@ -317,7 +317,10 @@ mod tests {
         let front = front(
             "---\nargument-hint: [file] [line]\ndescription: Use when: tests fail\ntools: [Bash, Read]\nmodel: sonnet\n---\n",
         );
-        assert_eq!(front.text("argument-hint").as_deref(), Some("[file] [line]"));
+        assert_eq!(
+            front.text("argument-hint").as_deref(),
+            Some("[file] [line]")
+        );
         assert_eq!(
             front.text("description").as_deref(),
             Some("Use when: tests fail")
@@ -347,7 +350,10 @@ mod tests {
             panic!("{error:?}");
         };
         assert_eq!(*line, 3, "{error}");
-        assert!(error.to_string().starts_with("frontmatter line 3"), "{error}");
+        assert!(
+            error.to_string().starts_with("frontmatter line 3"),
+            "{error}"
+        );
         assert_eq!(
             parse("---\n- a\n- b\n---\n").unwrap_err(),
             FrontmatterError::NotAMapping

@@ -343,26 +343,12 @@ impl Permissions {
         let part = |command: &str| serde_json::json!({ "command": command });
         match behavior {
             // One denied (or asked-about) command is enough.
-            Behavior::Deny | Behavior::Ask => matching(input)
-                .or_else(|| {
-                    line.commands
-                        .iter()
-                        .flat_map(shell::Command::deny_texts)
-                        .find_map(|text| matching(&part(&text)))
-                })
-                .or_else(|| {
-                    // A line the parse could not see through may still run
-                    // what a deny rule names in a form the salvage missed
-                    // (`$'rm'` inside a `case` inside `$(…)`): every run of
-                    // its words, with quoting and `$` stripped, is tried too.
-                    // This only ever turns an opaque line's "ask" into the
-                    // rule's verdict.
-                    if line.is_transparent() {
-                        return None;
-                    }
-                    let words = bare_words(command);
-                    (0..words.len()).find_map(|i| matching(&part(&words[i..].join(" "))))
-                }),
+            Behavior::Deny | Behavior::Ask => matching(input).or_else(|| {
+                line.commands
+                    .iter()
+                    .flat_map(shell::Command::deny_texts)
+                    .find_map(|text| matching(&part(&text)))
+            }),
             // Every command must be allowed, unless a rule consents to the
             // whole line (a bare `Bash`, `Bash(*)`, or this exact line).
             Behavior::Allow => {
@@ -602,22 +588,6 @@ fn allow_texts(cmd: &shell::Command) -> Vec<String> {
         texts.push(cmd.written());
     }
     texts
-}
-
-/// The words of a command line with every quoting and expansion character
-/// dropped and every operator read as a separator: the text a deny rule is
-/// tried against when the parse could not see through the line.
-fn bare_words(line: &str) -> Vec<String> {
-    line.chars()
-        .filter(|c| !matches!(c, '\'' | '"' | '\\' | '$' | '`'))
-        .map(|c| match c {
-            '(' | ')' | ';' | '&' | '|' | '{' | '}' | '<' | '>' | '\n' => ' ',
-            other => other,
-        })
-        .collect::<String>()
-        .split_whitespace()
-        .map(str::to_owned)
-        .collect()
 }
 
 /// A rule whose match on a whole command line is consent to everything the

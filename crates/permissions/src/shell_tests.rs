@@ -348,6 +348,9 @@ fn denied() -> impl Strategy<Value = String> {
         Just("r''m"),
         Just("r\"\"m"),
         Just("$'rm'"),
+        Just("$'\\x72m'"),
+        Just("$'r\\155'"),
+        Just("$\"rm\""),
     ];
     let args = prop_oneof![Just(""), Just(" -rf x"), Just(" \"$f\""), Just(" a b")];
     (name, args).prop_map(|(n, a)| format!("{n}{a}"))
@@ -446,8 +449,8 @@ proptest! {
 }
 
 /// Found by the property test: the salvage of a `case` inside `$(…)`
-/// inside a quoted `$(…)` lost the ANSI-C quoting of `$'rm'`; a deny rule
-/// still holds on such an opaque line.
+/// inside a quoted `$(…)` lost the ANSI-C quoting of `$'rm'`. The parse
+/// itself now sees `rm` there, and the rule denies the line.
 #[test]
 fn a_denied_command_in_ansi_c_quotes_deep_in_an_opaque_line_is_denied() {
     let p = perms(
@@ -457,7 +460,13 @@ fn a_denied_command_in_ansi_c_quotes_deep_in_an_opaque_line_is_denied() {
     for line in [
         "echo \"x $( for i in 1 2; do echo $( case $x in *) command command $'rm';; esac ); done ) y\"",
         "echo $( case $x in *) command $'rm' -rf /;; esac )",
+        "echo $( case $x in *) $'\\x72\\155' -rf /;; esac )",
     ] {
+        let seen = crate::shell::parse(line);
+        assert!(
+            seen.commands.iter().any(|c| c.program_name() == Some("rm")),
+            "{line:?}: {seen:?}"
+        );
         let v = verdict(&p, line);
         assert!(
             matches!(
@@ -470,4 +479,38 @@ fn a_denied_command_in_ansi_c_quotes_deep_in_an_opaque_line_is_denied() {
             "{line:?}: {v:?}"
         );
     }
+}
+
+/// `$'…'` is decoded as bash decodes it, so a rule sees the program that
+/// runs; a byte that is not ASCII text leaves the word dynamic.
+#[test]
+fn ansi_c_quoted_words_are_decoded() {
+    let program = |line: &str| {
+        crate::shell::parse(line).commands[0]
+            .program_name()
+            .map(str::to_owned)
+    };
+    for line in [
+        "$'rm' x",
+        "$'\\x72m' x",
+        "$'\\162\\155' x",
+        "$'\\u0072m' x",
+        "r$'m' x",
+        "$'rm\\0tail' x",
+    ] {
+        assert_eq!(program(line).as_deref(), Some("rm"), "{line}");
+    }
+    assert_eq!(program("$'a\\tb'").as_deref(), Some("a\tb"));
+    assert_eq!(program("$'it\\'s'").as_deref(), Some("it's"));
+    assert_eq!(program("$'\\xff'"), None);
+    let p = perms(
+        Mode::Default,
+        r#"{"permissions":{"deny":["Bash(rm:*)"],"allow":["Bash(git status)"]}}"#,
+    );
+    assert!(matches!(
+        verdict(&p, "$'\\x72m' -rf /"),
+        Verdict::Deny { .. }
+    ));
+    // A decoded line is transparent, so an allow rule can cover it too.
+    assert!(matches!(verdict(&p, "$'git' status"), Verdict::Allow(_)));
 }
