@@ -491,6 +491,122 @@ fn acp_asks_before_starting_self_approved_project_servers() {
     assert!(!tools.iter().any(|t| t.starts_with("mcp__")), "{tools:?}");
 }
 
+/// One ACP session in the project: answers every consent question with
+/// `answer` and returns the questions asked (with the updates that settled
+/// them) and the tools the model was offered.
+fn acp_session_answering(ctx: &TestContext, answer: &str) -> (Vec<(Value, Value)>, Vec<String>) {
+    let provider = mock(vec![MockResponse::text("one")]);
+    let mut client = AcpClient::start(ctx, &provider);
+    let init = client.request("initialize", json!({"protocolVersion": 1}));
+    client.response(init);
+    let new = client.request(
+        "session/new",
+        json!({"cwd": ctx.project(), "mcpServers": []}),
+    );
+    let session = client.response(new)["result"]["sessionId"].clone();
+    let prompt = client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}),
+    );
+    let mut asked = Vec::new();
+    loop {
+        let message =
+            client.until(|m| is_method(m, "session/request_permission") || m["id"] == prompt);
+        if message["id"] == prompt {
+            assert_eq!(message["result"]["stopReason"], "end_turn", "{message}");
+            break;
+        }
+        let id = message["params"]["toolCall"]["toolCallId"].clone();
+        client.pick(&message, answer);
+        let settled = client.until(|m| {
+            m["params"]["update"]["sessionUpdate"] == "tool_call_update"
+                && m["params"]["update"]["toolCallId"] == id
+        });
+        asked.push((message, settled));
+    }
+    client.finish();
+    (asked, tool_names(&provider.requests()[0]))
+}
+
+#[test]
+fn acp_always_stores_trust_and_remembers_project_servers_as_the_terminal_does() {
+    let ctx = TestContext::new();
+    self_approving_project(&ctx);
+    write_json(
+        &ctx.project().join(".claude").join("settings.json"),
+        &json!({
+            "enableAllProjectMcpServers": true,
+            "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}
+        }),
+    );
+    let (asked, tools) = acp_session_answering(&ctx, "allow_always");
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    for (question, _) in &asked {
+        let kinds: Vec<&str> = question["params"]["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|option| option["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["allow_always", "allow_once", "reject_once"]);
+    }
+    let settled = |i: usize| {
+        let update = &asked[i].1["params"]["update"];
+        assert_eq!(update["status"], "completed", "{update}");
+        update["content"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let trust_json = ctx.home().join(".dsh").join("trust.json");
+    assert!(
+        settled(0).contains(&trust_json.display().to_string()),
+        "{}",
+        settled(0)
+    );
+    assert!(trust_json.exists());
+    let servers = settled(1);
+    assert!(servers.contains(".claude.json"), "{servers}");
+    assert!(
+        servers.contains("`codexecho` (a project's Codex server)"),
+        "{servers}"
+    );
+    assert!(tools.contains(&"mcp__echo__echo".to_owned()), "{tools:?}");
+    assert!(
+        tools.iter().any(|t| t.starts_with("mcp__codexecho__")),
+        "{tools:?}"
+    );
+    // Where Claude Code's dialog records it: only the `.mcp.json` server.
+    let claude_json: Value =
+        serde_json::from_str(&std::fs::read_to_string(ctx.home().join(".claude.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        claude_json["projects"][ctx.project().display().to_string()]["enabledMcpjsonServers"],
+        json!(["echo"])
+    );
+
+    // The next session asks only about what could not be remembered.
+    let (asked, tools) = acp_session_answering(&ctx, "reject_once");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let question = &asked[0].0["params"]["toolCall"];
+    assert!(
+        question["toolCallId"]
+            .as_str()
+            .unwrap()
+            .starts_with("dsh-mcp-consent-"),
+        "{question}"
+    );
+    assert_eq!(
+        question["title"],
+        "Start 1 unapproved project MCP server(s)?"
+    );
+    assert!(tools.contains(&"mcp__echo__echo".to_owned()), "{tools:?}");
+    assert!(
+        !tools.iter().any(|t| t.starts_with("mcp__codexecho__")),
+        "{tools:?}"
+    );
+}
+
 #[test]
 fn the_terminal_asks_before_starting_self_approved_project_servers() {
     let ctx = TestContext::new();

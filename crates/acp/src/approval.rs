@@ -218,10 +218,13 @@ impl ApprovalService for AcpApproval {
     }
 }
 
-/// Whether untrusted project hooks run in this session.
+/// What the person answered a consent question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TrustAnswer {
-    /// The user allowed them, for this session only (nothing is stored).
+    /// Allowed for good: the caller stores it (`trust.json` for hooks,
+    /// `~/.claude.json` for MCP servers), as the terminal's answer does.
+    Always,
+    /// Allowed for this session only (nothing is stored).
     RunThisSession,
     /// Anything else: they do not run.
     Skip,
@@ -234,13 +237,16 @@ pub struct ConsentQuestion {
     call_id: String,
     title: String,
     description: String,
+    /// The "allow always" option's label.
+    always: &'static str,
     /// The "allow once" option's label.
     allow: &'static str,
     /// The "reject once" option's label.
     reject: &'static str,
     /// What is skipped on a refusal, for the diagnostics.
     what: &'static str,
-    /// The settled question's text after an allow.
+    /// The settled question's text after an allow (for good: the file
+    /// follows).
     allowed: &'static str,
     /// The settled question's text after anything else.
     skipped: &'static str,
@@ -268,13 +274,14 @@ impl ConsentQuestion {
             ));
         }
         description.push_str(
-            "\n\nAllow runs them for this session only; `dsh hooks trust` trusts them for good.",
+            "\n\nTrusting them stores that in dsh's trust.json, as `dsh hooks trust` does; running them this session stores nothing.",
         );
         ConsentQuestion {
+            always: "Trust them (stored in trust.json)",
             allow: "Run them this session",
             reject: "Don't run them",
             what: "untrusted project hooks",
-            allowed: "The project's hooks run in this session.",
+            allowed: "The project's hooks run.",
             skipped: "The untrusted project hooks do not run in this session.",
             call_id: format!("dsh-trust-{session}"),
             title: format!("Run {} untrusted project hook(s)?", hooks.len()),
@@ -297,13 +304,14 @@ impl ConsentQuestion {
             ));
         }
         description.push_str(
-            "\n\nAllow starts them for this session only; `dsh hooks trust` trusts the workspace.",
+            "\n\nAlways starting them remembers that where Claude Code's own dialog does (~/.claude.json); starting them this session remembers nothing.",
         );
         ConsentQuestion {
+            always: "Always start them here (remembered in ~/.claude.json)",
             allow: "Start them this session",
             reject: "Don't start them",
             what: "unapproved project MCP servers",
-            allowed: "The project's MCP servers start in this session.",
+            allowed: "The project's MCP servers start.",
             skipped: "The unapproved project MCP servers do not start in this session.",
             call_id: format!("dsh-mcp-consent-{session}"),
             title: format!("Start {} unapproved project MCP server(s)?", servers.len()),
@@ -311,7 +319,8 @@ impl ConsentQuestion {
         }
     }
 
-    /// Asks the client; anything but "allow once" skips what was asked about.
+    /// Asks the client; anything but an allow skips what was asked about.
+    /// The caller acts on the answer, then [`Self::settle`]s the question.
     pub async fn ask(
         &self,
         cx: &ConnectionTo<Client>,
@@ -340,12 +349,16 @@ impl ConsentQuestion {
         let request = RequestPermissionRequest::new(
             session_id.clone(),
             ToolCallUpdate::new(self.call_id.clone(), fields),
-            options(self.allow, self.reject),
+            vec![
+                PermissionOption::new(ALLOW_ALWAYS, self.always, PermissionOptionKind::AllowAlways),
+                PermissionOption::new(ALLOW_ONCE, self.allow, PermissionOptionKind::AllowOnce),
+                PermissionOption::new(REJECT_ONCE, self.reject, PermissionOptionKind::RejectOnce),
+            ],
         );
-        let answer = match ask(cx, request, cancel).await {
+        match ask(cx, request, cancel).await {
+            Answer::AllowAlways => TrustAnswer::Always,
             Answer::AllowOnce => TrustAnswer::RunThisSession,
-            other @ Answer::AllowAlways
-            | other @ Answer::RejectOnce
+            other @ Answer::RejectOnce
             | other @ Answer::UnknownOption(_)
             | other @ Answer::ClientCancelled
             | other @ Answer::TurnCancelled
@@ -353,10 +366,27 @@ impl ConsentQuestion {
                 tracing::info!("{} skipped: {other:?}", self.what);
                 TrustAnswer::Skip
             }
-        };
-        let (status, outcome) = match answer {
-            TrustAnswer::RunThisSession => (ToolCallStatus::Completed, self.allowed),
-            TrustAnswer::Skip => (ToolCallStatus::Failed, self.skipped),
+        }
+    }
+
+    /// Settles the question after the caller acted on `answer`; `stored`
+    /// says where an "always" answer was written, or why it was not.
+    pub fn settle(
+        &self,
+        cx: &ConnectionTo<Client>,
+        session_id: &SessionId,
+        answer: TrustAnswer,
+        stored: Option<String>,
+    ) {
+        let (status, outcome) = match (answer, stored) {
+            (TrustAnswer::Always | TrustAnswer::RunThisSession, Some(stored)) => (
+                ToolCallStatus::Completed,
+                format!("{} {stored}", self.allowed),
+            ),
+            (TrustAnswer::Always | TrustAnswer::RunThisSession, None) => {
+                (ToolCallStatus::Completed, self.allowed.to_owned())
+            }
+            (TrustAnswer::Skip, _) => (ToolCallStatus::Failed, self.skipped.to_owned()),
         };
         super::send_update(
             cx,
@@ -368,6 +398,5 @@ impl ConsentQuestion {
                     .content(vec![ToolCallContent::from(outcome)]),
             )),
         );
-        answer
     }
 }

@@ -533,8 +533,16 @@ impl Server {
         if !spec.untrusted_hooks.is_empty() {
             let question =
                 ConsentQuestion::untrusted_hooks(&setup.id, &setup.cwd, &spec.untrusted_hooks);
-            match question.ask(cx, session_id, cancel).await {
-                approval::TrustAnswer::RunThisSession => spec.skip_hooks(&[]),
+            let answer = question.ask(cx, session_id, cancel).await;
+            let stored = match answer {
+                approval::TrustAnswer::Always => Some(match spec.trust_hooks() {
+                    Ok(file) => format!("Stored in {}.", file.display()),
+                    Err(error) => format!("It could not be stored: {error}"),
+                }),
+                approval::TrustAnswer::RunThisSession => {
+                    spec.skip_hooks(&[]);
+                    None
+                }
                 approval::TrustAnswer::Skip => {
                     let origins: Vec<String> = spec
                         .untrusted_hooks
@@ -542,15 +550,29 @@ impl Server {
                         .map(|hook| hook.origin.clone())
                         .collect();
                     spec.skip_hooks(&origins);
+                    None
                 }
-            }
+            };
+            question.settle(cx, session_id, answer, stored);
         }
         if !spec.consent.is_empty() {
             let question = ConsentQuestion::mcp_servers(&setup.id, &setup.cwd, &spec.consent);
-            match question.ask(cx, session_id, cancel).await {
-                approval::TrustAnswer::RunThisSession => spec.approve_servers(),
-                approval::TrustAnswer::Skip => spec.skip_servers(),
-            }
+            let answer = question.ask(cx, session_id, cancel).await;
+            let stored = match answer {
+                approval::TrustAnswer::Always => Some(match spec.remember_servers() {
+                    Ok(remembered) => remembered.to_string(),
+                    Err(error) => format!("It could not be remembered: {error}"),
+                }),
+                approval::TrustAnswer::RunThisSession => {
+                    spec.approve_servers();
+                    None
+                }
+                approval::TrustAnswer::Skip => {
+                    spec.skip_servers();
+                    None
+                }
+            };
+            question.settle(cx, session_id, answer, stored);
         }
         let target = match &setup.origin {
             Origin::New => dsh_core::LogTarget::New {

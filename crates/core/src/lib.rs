@@ -42,5 +42,5 @@ pub use config::DshConfig;
 pub use env::{Env, current_dir};
 pub use error::{Error, Result, ResultExt};
 pub use flags::SessionFlags;
-pub use spec::{Inputs, McpConsent, SessionSpec, TrustPolicy};
+pub use spec::{Inputs, McpConsent, RememberedServers, SessionSpec, TrustPolicy};
 pub use status::Status;

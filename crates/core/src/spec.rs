@@ -47,6 +47,36 @@ pub struct McpConsent {
     pub command: String,
 }
 
+/// What an "always" answer to the MCP consent question remembered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RememberedServers {
+    /// The file the approval went to (none when only Codex servers waited).
+    pub file: Option<PathBuf>,
+    /// Servers approved for this session only: a project's Codex servers,
+    /// which start for good in a trusted workspace (`dsh hooks trust`).
+    pub session_only: Vec<String>,
+}
+
+impl std::fmt::Display for RememberedServers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "Remembered in {}.", file.display())?;
+        }
+        if !self.session_only.is_empty() {
+            if self.file.is_some() {
+                f.write_str(" ")?;
+            }
+            let names: Vec<String> = self.session_only.iter().map(|n| format!("`{n}`")).collect();
+            write!(
+                f,
+                "{} (a project's Codex server) start this session only: Codex servers start for good in a trusted workspace (`dsh hooks trust`).",
+                names.join(", ")
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// Everything resolved for a session in one directory.
 #[derive(Clone)]
 pub struct SessionSpec {
@@ -223,6 +253,50 @@ impl SessionSpec {
         self.untrusted_hooks.clear();
     }
 
+    /// The person trusted the waiting project hooks for good: they are
+    /// stored in `trust.json`, as `dsh hooks trust` stores them, and run.
+    /// They run in this session even when storing fails (the error says
+    /// why it was not stored). Returns the file written.
+    pub fn trust_hooks(&mut self) -> Result<PathBuf> {
+        let untrusted = std::mem::take(&mut self.untrusted_hooks);
+        let mut store = TrustStore::load(&self.sources.dsh_home)?;
+        for hook in &untrusted {
+            store.trust(hook);
+        }
+        store.save()?;
+        Ok(store.path().to_owned())
+    }
+
+    /// The person approved the waiting servers for good. A `.mcp.json`
+    /// server is remembered where Claude Code's approval dialog records it
+    /// (`~/.claude.json` `projects[<cwd>].enabledMcpjsonServers`), so either
+    /// tool starts it here from now on without asking. A project's Codex
+    /// server has no such record (Codex starts them in a trusted project),
+    /// so it starts for this session only. All of them start in this
+    /// session even when remembering fails (the error says why).
+    pub fn remember_servers(&mut self) -> Result<RememberedServers> {
+        let (mcp_json, session_only): (Vec<McpConsent>, Vec<McpConsent>) = self
+            .consent
+            .iter()
+            .cloned()
+            .partition(|c| c.origin.file_name().is_some_and(|name| name == ".mcp.json"));
+        self.approve_servers();
+        let names: Vec<String> = mcp_json.into_iter().map(|c| c.name).collect();
+        let file = if names.is_empty() {
+            None
+        } else {
+            Some(dsh_mcp::config::remember_approved(
+                &self.sources.home,
+                &self.cwd,
+                &names,
+            )?)
+        };
+        Ok(RememberedServers {
+            file,
+            session_only: session_only.into_iter().map(|c| c.name).collect(),
+        })
+    }
+
     /// The person allowed the waiting servers for this session.
     pub fn approve_servers(&mut self) {
         self.consent.clear();
@@ -329,20 +403,13 @@ impl SessionSpec {
                     return Ok(());
                 }
                 "a" | "always" => {
-                    // Where Claude Code's own dialog records it, so either
-                    // tool starts them here from now on without asking.
-                    let names: Vec<String> = self.consent.iter().map(|c| c.name.clone()).collect();
-                    match dsh_mcp::config::remember_approved(&self.sources.home, &self.cwd, &names)
-                    {
-                        Ok(path) => {
-                            writeln!(output, "Approved; remembered in {}.", path.display())?
-                        }
+                    match self.remember_servers() {
+                        Ok(remembered) => writeln!(output, "Approved. {remembered}")?,
                         Err(error) => writeln!(
                             output,
                             "Approved for this session; cannot remember it: {error}"
                         )?,
                     }
-                    self.approve_servers();
                     return Ok(());
                 }
                 _ if read == 0 || matches!(answer.as_str(), "" | "n" | "no") => {
