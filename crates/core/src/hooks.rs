@@ -139,7 +139,7 @@ pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<
 
     let mut gemini = dsh_hooks_gemini::load(&sources.gemini_discovery())
         .context("cannot load the Gemini CLI hook configuration")?;
-    gemini.disable_origins(&sources.excluded_hooks, crate::trust::NOT_TRUSTED);
+    gemini.disable_origins(&sources.excluded_hooks, dsh_trust::NOT_TRUSTED);
     notices.extend(
         gemini
             .notices()

@@ -630,20 +630,6 @@ impl McpManager {
             .collect()
     }
 
-    /// The connected servers' tools, for the registry.
-    pub fn tools(&self) -> Vec<Arc<dyn dsh_tools::Tool>> {
-        let mut out: Vec<Arc<dyn dsh_tools::Tool>> = Vec::new();
-        for server in &self.servers {
-            for def in server.tool_defs() {
-                out.push(Arc::new(crate::tool::McpTool::new(
-                    Arc::clone(server),
-                    &def,
-                )));
-            }
-        }
-        out
-    }
-
     /// `(name, source)` of every configured server: what the Claude Code
     /// bridge needs for its `mcp_server` key.
     pub fn identities(&self) -> Vec<(String, ServerSource)> {

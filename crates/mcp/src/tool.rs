@@ -24,7 +24,7 @@ use dsh_tools::{Rendered, Tool, ToolContext, ToolError};
 use rmcp::model::{CallToolResult, Tool as ToolDef};
 use serde_json::{Map, Value, json};
 
-use crate::manager::Server;
+use crate::manager::{McpManager, Server};
 
 /// Claude Code's name part rule: anything but `[A-Za-z0-9_-]` becomes `_`.
 pub fn name_part(name: &str) -> String {
@@ -197,6 +197,19 @@ impl Tool for McpStandIn {
 
     fn render(&self, _value: &Value) -> Result<Rendered, ToolError> {
         Err(ToolError("a dry-run MCP tool has no results".to_owned()))
+    }
+}
+
+impl McpManager {
+    /// The connected servers' tools, for the registry.
+    pub fn tools(&self) -> Vec<Arc<dyn dsh_tools::Tool>> {
+        let mut out: Vec<Arc<dyn dsh_tools::Tool>> = Vec::new();
+        for server in self.servers() {
+            for def in server.tool_defs() {
+                out.push(Arc::new(McpTool::new(Arc::clone(server), &def)));
+            }
+        }
+        out
     }
 }
 

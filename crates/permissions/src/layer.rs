@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::mode::Mode;
+pub use crate::rule::Behavior;
 use crate::rule::{Rule, RuleSyntaxError};
 
 /// Where a rule came from, highest precedence first for `defaultMode`.
@@ -40,28 +41,6 @@ impl Source {
     /// Project-scoped layers lose their `allow` rules in an untrusted workspace.
     pub fn is_project_scoped(self) -> bool {
         matches!(self, Source::Project | Source::Local)
-    }
-}
-
-/// What a rule does when it matches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Behavior {
-    /// Runs without asking.
-    Allow,
-    /// Never runs.
-    Deny,
-    /// Always asks.
-    Ask,
-}
-
-impl Behavior {
-    /// The settings key.
-    pub fn key(self) -> &'static str {
-        match self {
-            Behavior::Allow => "allow",
-            Behavior::Deny => "deny",
-            Behavior::Ask => "ask",
-        }
     }
 }
 

@@ -10,7 +10,27 @@ use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
 
-use crate::layer::Behavior;
+/// What a rule does when it matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Behavior {
+    /// Runs without asking.
+    Allow,
+    /// Never runs.
+    Deny,
+    /// Always asks.
+    Ask,
+}
+
+impl Behavior {
+    /// The settings key.
+    pub fn key(self) -> &'static str {
+        match self {
+            Behavior::Allow => "allow",
+            Behavior::Deny => "deny",
+            Behavior::Ask => "ask",
+        }
+    }
+}
 
 /// Why a rule string is not a rule. Positions are 0-based byte offsets into
 /// the rule string; [`crate::layer`] turns them into file:line:col.
