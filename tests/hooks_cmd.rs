@@ -632,6 +632,68 @@ fn test_loads_a_plugin_dir_as_a_session_would() {
 }
 
 #[test]
+fn test_and_replay_take_the_session_flags_and_hooks_see_the_permission_mode() {
+    // `dsh hooks test` takes the flags every session takes; the mode a
+    // hook is shown is the one `--permission-mode` names.
+    let ctx = TestContext::new();
+    let seen = ctx.project().join("seen.json");
+    let extra = ctx.project().join("extra.json");
+    fs_err::write(
+        &extra,
+        serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": format!("cat > '{}'", seen.display())}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let run = |mode: Option<&str>| {
+        let mut command = dsh(&ctx);
+        command.args([
+            "hooks",
+            "test",
+            "PreToolUse",
+            "--tool",
+            "Bash",
+            "--settings",
+        ]);
+        command.arg(&extra);
+        if let Some(mode) = mode {
+            command.args(["--permission-mode", mode]);
+        }
+        let output = command.output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let payload: serde_json::Value =
+            serde_json::from_str(&fs_err::read_to_string(&seen).unwrap()).unwrap();
+        payload["permission_mode"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(run(Some("plan")), "plan");
+    assert_eq!(run(Some("acceptEdits")), "acceptEdits");
+    // Without the flag, the bridge's default, as before.
+    assert_eq!(run(None), "bypassPermissions");
+    // A flag a session rejects is rejected here too, naming the value.
+    let output = dsh(&ctx)
+        .args([
+            "hooks",
+            "test",
+            "PreToolUse",
+            "--permission-mode",
+            "sometimes",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("sometimes"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
 fn test_that_runs_nothing_says_why_a_configured_hook_did_not_run() {
     // A Gemini hook in a folder Gemini CLI does not trust does not run; the
     // report says so instead of only "no configured hook matches".

@@ -31,7 +31,7 @@ use std::path::PathBuf;
 use clap::Subcommand;
 
 use dsh_core::hooks::HookSources;
-use dsh_core::{SessionSpec, TrustPolicy};
+use dsh_core::{SessionFlags, SessionSpec, TrustPolicy};
 
 pub use common::{DialectArg, Format};
 use common::{current_dir, resolve_session};
@@ -95,28 +95,21 @@ pub enum HooksCommand {
         /// Text or JSON.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
-        /// Extra Claude Code settings file(s), as `dsh --settings`.
-        #[arg(long = "settings", value_name = "FILE")]
-        settings: Vec<PathBuf>,
-        /// Load a Claude Code plugin from this directory, as `dsh --plugin-dir`.
-        #[arg(long = "plugin-dir", value_name = "DIR")]
-        plugin_dirs: Vec<PathBuf>,
         /// Run project hooks nobody trusted yet without asking (without a
         /// terminal they are refused otherwise).
         #[arg(long)]
         trust_all: bool,
+        /// The session's flags, as `dsh` takes them: hooks load as a session
+        /// here would (`--settings`, `--plugin-dir`), see its
+        /// `--permission-mode` and the `--mcp-config` servers' names.
+        #[command(flatten, next_help_heading = "Session")]
+        flags: SessionFlags,
     },
     /// Re-runs a session's recorded hook invocations against today's
     /// configuration and shows the decisions that changed.
     Replay {
         /// A session log path, or a session id (prefix) under `$DSH_HOME/sessions`.
         session: String,
-        /// Candidate Claude Code settings file(s), layered as `dsh --settings`.
-        #[arg(long = "settings", value_name = "FILE")]
-        settings: Vec<PathBuf>,
-        /// Load a Claude Code plugin from this directory, as `dsh --plugin-dir`.
-        #[arg(long = "plugin-dir", value_name = "DIR")]
-        plugin_dirs: Vec<PathBuf>,
         /// Text or JSON.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -124,6 +117,11 @@ pub enum HooksCommand {
         /// a terminal they are refused otherwise, as in `dsh hooks test`).
         #[arg(long)]
         trust_all: bool,
+        /// The session's flags, as `dsh` takes them: candidate settings
+        /// (`--settings`, layered as in a session), `--plugin-dir`,
+        /// `--permission-mode` as hooks see it.
+        #[command(flatten, next_help_heading = "Session")]
+        flags: SessionFlags,
     },
     /// The decision ledger of a session: every hook result and what followed.
     Log {
@@ -177,9 +175,8 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
             command_name,
             dialect,
             format,
-            settings,
-            plugin_dirs,
             trust_all,
+            flags,
         } => {
             let fields = [
                 ("agent_type", agent_type),
@@ -191,7 +188,7 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
             .filter_map(|(key, value)| value.map(|value| (key, value)))
             .collect();
             fire::run_test(
-                test_spec(settings, plugin_dirs, trust_all)?,
+                test_spec(flags, trust_all)?,
                 fire::TestArgs {
                     event,
                     tool,
@@ -204,15 +201,14 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
         }
         HooksCommand::Replay {
             session,
-            settings,
-            plugin_dirs,
             format,
             trust_all,
+            flags,
         } => {
             // A session that is not there is the first thing to say, before
             // any question about trusting hooks.
             let path = resolve_session(&session)?;
-            replay::run(test_spec(settings, plugin_dirs, trust_all)?, &path, format)
+            replay::run(test_spec(flags, trust_all)?, &path, format)
         }
         HooksCommand::Log {
             session,
@@ -265,11 +261,7 @@ pub mod session {
 /// same trust rules as a session: on a terminal they ask about untrusted
 /// project hooks (a "no" leaves them out); without one they refuse them
 /// unless `--trust-all`.
-fn test_spec(
-    settings: Vec<PathBuf>,
-    plugin_dirs: Vec<PathBuf>,
-    trust_all: bool,
-) -> anyhow::Result<SessionSpec> {
+fn test_spec(mut flags: SessionFlags, trust_all: bool) -> anyhow::Result<SessionSpec> {
     use std::io::IsTerminal as _;
     let cwd = current_dir()?;
     let env = dsh_core::Env::from_process();
@@ -278,11 +270,6 @@ fn test_spec(
     // from hook environments; one dsh cannot read scrubs the defaults.
     let config = dsh_core::DshConfig::load(&dsh_home)
         .unwrap_or_else(|_| dsh_core::DshConfig::empty(&dsh_home));
-    let mut flags = dsh_core::SessionFlags {
-        settings,
-        plugin_dirs,
-        ..dsh_core::SessionFlags::default()
-    };
     flags.settings = flags.absolute_settings(&cwd);
     let mut spec = SessionSpec::resolve(dsh_core::Inputs {
         env: &env,
@@ -291,10 +278,12 @@ fn test_spec(
         cwd: &cwd,
         policy: TrustPolicy::RunAll,
     })?;
-    // Hooks see the bridges' default permission mode, not replay's
-    // `bypassPermissions` fallback: the tools show what hooks decide, and
-    // no permission rule runs after them here.
-    spec.sources.permission_mode = None;
+    // Hooks see `--permission-mode` when it is given, and otherwise the
+    // bridges' default rather than replay's fallback: the tools show what
+    // hooks decide, and no permission rule runs after them here.
+    if flags.permissions.permission_mode.is_none() {
+        spec.sources.permission_mode = None;
+    }
     // MCP tool events carry their server's `mcp_server` key (the tags stay
     // in the hook sources); no server starts.
     spec.mcp.servers.clear();
