@@ -7,8 +7,10 @@
 
 mod support;
 
+// The crate structure: no import circles, a thin binary.
 mod acp_sdk;
 mod acp_server;
+mod architecture;
 mod cli_headless;
 // `dsh completions` and `dsh man`.
 mod cli_install;

@@ -1,0 +1,306 @@
+//! The crate structure the design asks for, checked on the sources: the
+//! binary stays glue (a line budget), and no crate's files name each other
+//! in a circle (`crate::`/`super::` paths, comments and inline tests
+//! aside). The circles still left are listed by name, so a new one fails
+//! this test and so does one that was untangled without updating the list.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::support::repo_root;
+
+/// The binary's budget outside inline tests (issue: "at most 2,500 lines").
+const CLI_MAX_LINES: usize = 2_500;
+
+/// Circles that remain, inside library crates below the front ends: each
+/// as its crate's source directory and its modules, sorted.
+const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
+    ("crates/agent/src", &["agent", "step", "subagent"]),
+    ("crates/provider/src", &["key_handoff", "settings"]),
+    ("crates/provider/src", &["stream", "transport", "wire"]),
+    ("hooks-claude/src", &["config", "plugins", "settings_env"]),
+    (
+        "hooks-codex/src",
+        &["config", "dialect", "plugin", "plugins"],
+    ),
+    ("hooks-gemini/src", &["model_events", "plugin"]),
+];
+
+/// The crates where no circle may be: the binary, the front ends and the
+/// session core.
+const NO_CIRCLES_EVER: &[&str] = &[
+    "crates/cli",
+    "crates/tui/src",
+    "crates/acp/src",
+    "crates/hooktools/src",
+    "crates/core/src",
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code of a file without its inline test module and comments.
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let text = text.split("#[cfg(test)]").next().unwrap_or_default();
+    text.lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A module path (`["plugin", "subagents"]`) for each file under `src`.
+fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files
+        .into_iter()
+        .map(|path| {
+            let rel = path.strip_prefix(src).unwrap().with_extension("");
+            let mut parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if parts.last().is_some_and(|last| last == "mod") {
+                parts.pop();
+            }
+            if parts == ["lib"] || parts == ["main"] {
+                parts.clear();
+            }
+            (parts, path)
+        })
+        .collect()
+}
+
+/// The modules of `mods` that `me`'s code names.
+fn references(
+    code: &str,
+    me: &[String],
+    mods: &BTreeMap<Vec<String>, PathBuf>,
+) -> BTreeSet<Vec<String>> {
+    let mut out = BTreeSet::new();
+    let mut add = |target: Vec<String>| {
+        // The longest module prefix of the path is the file it names.
+        for n in (1..=target.len()).rev() {
+            if mods.contains_key(&target[..n]) {
+                if target[..n] != *me {
+                    out.insert(target[..n].to_vec());
+                }
+                return;
+            }
+        }
+    };
+    let words: Vec<&str> = code
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .collect();
+    for word in words {
+        let mut parts = word.split("::").filter(|part| !part.is_empty());
+        let base: Vec<String> = match parts.next() {
+            Some("crate") => Vec::new(),
+            Some("super") => {
+                let mut base = me[..me.len().saturating_sub(1)].to_vec();
+                let rest: Vec<&str> = parts.clone().collect();
+                let supers = rest.iter().take_while(|p| **p == "super").count();
+                for _ in 0..supers {
+                    base.pop();
+                    parts.next();
+                }
+                base
+            }
+            Some(_) | None => continue,
+        };
+        let mut target = base;
+        target.extend(parts.map(str::to_owned));
+        add(target);
+    }
+    // `use crate::{a, b::C}`.
+    for group in code.split("use crate::{").skip(1) {
+        let inner = group.split('}').next().unwrap_or_default();
+        for item in inner.split(',') {
+            let path: Vec<String> = item
+                .trim()
+                .split("::")
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect();
+            add(path);
+        }
+    }
+    out
+}
+
+/// Strongly connected components of more than one module (Tarjan).
+fn circles(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<String>> {
+    struct State<'g> {
+        graph: &'g BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        index: BTreeMap<&'g Vec<String>, usize>,
+        low: BTreeMap<&'g Vec<String>, usize>,
+        stack: Vec<&'g Vec<String>>,
+        next: usize,
+        found: Vec<Vec<String>>,
+    }
+    fn visit<'g>(s: &mut State<'g>, v: &'g Vec<String>) {
+        s.index.insert(v, s.next);
+        s.low.insert(v, s.next);
+        s.next += 1;
+        s.stack.push(v);
+        for w in s.graph.get(v).into_iter().flatten() {
+            let Some((w, _)) = s.graph.get_key_value(w) else {
+                continue;
+            };
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let low = s.low[v].min(s.low[w]);
+                s.low.insert(v, low);
+            } else if s.stack.contains(&w) {
+                let low = s.low[v].min(s.index[w]);
+                s.low.insert(v, low);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                component.push(w.join("::"));
+                if w == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                s.found.push(component);
+            }
+        }
+    }
+    let mut state = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        next: 0,
+        found: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !state.index.contains_key(v) {
+            visit(&mut state, v);
+        }
+    }
+    state.found
+}
+
+fn circles_in(src: &Path) -> Vec<Vec<String>> {
+    let mods = modules(src);
+    let graph: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = mods
+        .iter()
+        .map(|(me, path)| (me.clone(), references(&code(path), me, &mods)))
+        .collect();
+    circles(&graph)
+}
+
+fn source_dirs() -> Vec<String> {
+    let root = repo_root();
+    let mut dirs = vec!["crates/cli".to_owned()];
+    for parent in ["crates"] {
+        for entry in std::fs::read_dir(root.join(parent)).unwrap().flatten() {
+            if entry.path().join("src").is_dir() {
+                dirs.push(format!(
+                    "{parent}/{}/src",
+                    entry.file_name().to_string_lossy()
+                ));
+            }
+        }
+    }
+    for bridge in ["hooks-claude", "hooks-codex", "hooks-gemini"] {
+        dirs.push(format!("{bridge}/src"));
+    }
+    dirs.sort();
+    dirs
+}
+
+#[test]
+fn no_new_import_circles_and_none_in_the_binary_front_ends_or_core() {
+    let root = repo_root();
+    let mut found: Vec<(String, Vec<String>)> = Vec::new();
+    for dir in source_dirs() {
+        for circle in circles_in(&root.join(&dir)) {
+            found.push((dir.clone(), circle));
+        }
+    }
+    found.sort();
+    for (dir, circle) in &found {
+        assert!(
+            !NO_CIRCLES_EVER.contains(&dir.as_str()),
+            "{dir}: the modules {circle:?} name each other in a circle"
+        );
+    }
+    let mut known: Vec<(String, Vec<String>)> = KNOWN_CIRCLES
+        .iter()
+        .map(|(dir, mods)| {
+            (
+                (*dir).to_owned(),
+                mods.iter().map(|m| (*m).to_owned()).collect(),
+            )
+        })
+        .collect();
+    known.sort();
+    assert_eq!(
+        found, known,
+        "import circles changed: a new one is a design problem; an untangled one leaves KNOWN_CIRCLES"
+    );
+}
+
+/// The checker itself finds a circle, through `super::`, `crate::{…}` and
+/// nested modules, and ignores comments and inline tests.
+#[test]
+fn the_circle_checker_sees_circles() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("b")).unwrap();
+    std::fs::write(src.join("lib.rs"), "mod a; mod b;\n").unwrap();
+    std::fs::write(src.join("a.rs"), "use crate::{b::inner::X};\n").unwrap();
+    std::fs::write(src.join("b/mod.rs"), "mod inner;\n").unwrap();
+    std::fs::write(src.join("b/inner.rs"), "use super::super::a::Y;\n").unwrap();
+    std::fs::write(
+        src.join("c.rs"),
+        "// crate::a\n#[cfg(test)]\nuse crate::a;\n",
+    )
+    .unwrap();
+    assert_eq!(
+        circles_in(src),
+        vec![vec!["a".to_owned(), "b::inner".to_owned()]]
+    );
+    std::fs::write(src.join("b/inner.rs"), "// use super::super::a::Y;\n").unwrap();
+    assert!(circles_in(src).is_empty());
+}
+
+#[test]
+fn the_binary_stays_glue() {
+    let mut files = Vec::new();
+    rust_files(&repo_root().join("crates").join("cli"), &mut files);
+    let lines: usize = files
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            text.split("#[cfg(test)]")
+                .next()
+                .unwrap_or_default()
+                .lines()
+                .count()
+        })
+        .sum();
+    eprintln!("crates/cli: {lines} lines outside inline tests");
+    assert!(
+        lines <= CLI_MAX_LINES,
+        "crates/cli has {lines} lines outside tests; session and domain code belongs below it"
+    );
+}
