@@ -84,8 +84,10 @@ fn the_official_typescript_sdk_drives_a_session() {
     );
     assert_eq!(seen["exit"]["code"], 0, "dsh acp exit: {}", seen["exit"]);
 
-    // Two permission requests: the untrusted project hooks, then the Write
-    // a hook asked about, under its exact tool call id, one-shot options only.
+    // Two permission requests: the untrusted project hooks (which may be
+    // trusted for good, as in the terminal), then the Write a hook asked
+    // about, under its exact tool call id, with one-shot options only (a
+    // hook's ask has no rule an "always" could add).
     let permissions = seen["permissions"].as_array().unwrap();
     assert_eq!(permissions.len(), 2, "{permissions:?}");
     assert!(
@@ -95,15 +97,19 @@ fn the_official_typescript_sdk_drives_a_session() {
             .contains("bash_validator.sh")
     );
     assert_eq!(permissions[1]["toolCall"]["toolCallId"], "call_write");
-    for permission in permissions {
-        let kinds: Vec<&str> = permission["options"]
+    let kinds = |permission: &Value| -> Vec<String> {
+        permission["options"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|o| o["kind"].as_str().unwrap())
-            .collect();
-        assert_eq!(kinds, ["allow_once", "reject_once"]);
-    }
+            .map(|o| o["kind"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        kinds(&permissions[0]),
+        ["allow_always", "allow_once", "reject_once"]
+    );
+    assert_eq!(kinds(&permissions[1]), ["allow_once", "reject_once"]);
 
     // What the editor showed.
     let updates = seen["updates"].as_array().unwrap();
