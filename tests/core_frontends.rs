@@ -457,20 +457,9 @@ fn a_trusted_workspace_approves_its_servers() {
 fn acp_asks_before_starting_self_approved_project_servers() {
     let ctx = TestContext::new();
     self_approving_project(&ctx);
-    let provider = mock(vec![MockResponse::text("one")]);
-    let mut client = AcpClient::start(&ctx, &provider);
-    let init = client.request("initialize", json!({"protocolVersion": 1}));
-    client.response(init);
-    let new = client.request(
-        "session/new",
-        json!({"cwd": ctx.project(), "mcpServers": []}),
-    );
-    let session = client.response(new)["result"]["sessionId"].clone();
-    let prompt = client.request(
-        "session/prompt",
-        json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}),
-    );
-    let consent = client.until(|m| is_method(m, "session/request_permission"));
+    let (asked, tools) = acp_session_answering(&ctx, "reject_once");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let (consent, settled) = &asked[0];
     assert!(
         consent["params"]["toolCall"]["toolCallId"]
             .as_str()
@@ -483,12 +472,10 @@ fn acp_asks_before_starting_self_approved_project_servers() {
         .unwrap();
     assert!(text.contains("echo_server.py"), "{text}");
     assert!(text.contains("codexecho"), "{text}");
-    client.pick(&consent, "reject_once");
-    let done = client.response(prompt);
-    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
-    client.finish();
-    let tools = tool_names(&provider.requests()[0]);
+    assert_eq!(settled["params"]["update"]["status"], "failed", "{settled}");
     assert!(!tools.iter().any(|t| t.starts_with("mcp__")), "{tools:?}");
+    // Nothing was remembered.
+    assert!(!ctx.home().join(".claude.json").exists());
 }
 
 /// One ACP session in the project: answers every consent question with
