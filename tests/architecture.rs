@@ -23,7 +23,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
         "hooks-codex/src",
         &["config", "dialect", "plugin", "plugins"],
     ),
-    ("hooks-gemini/src", &["model_events", "plugin"]),
 ];
 
 /// The crates where no circle may be: the binary, the front ends and the

@@ -31,8 +31,7 @@
 //! The hook runs themselves go through [`ModelHookFiring`], which the
 //! plugin implements with the shared engine; everything else is pure.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Mutex, PoisonError};
+use std::collections::BTreeSet;
 
 use async_trait::async_trait;
 use dsh_protocol::{ModelReply, ModelRequest};
@@ -47,6 +46,7 @@ use crate::llm::{
 use crate::output::{Decision, Interpretation};
 use crate::payload;
 use crate::plugin::GeminiPlugin;
+pub use crate::plugin::ShownReplies;
 use crate::tools;
 
 /// The text Gemini shows for a blocked model event.
@@ -282,40 +282,6 @@ pub fn fold_after_model(answers: &[ModelHookAnswer]) -> AfterModelOutcome {
     outcome
 }
 
-/// The texts AfterModel hooks put in place of replies, per (turn, step):
-/// AfterAgent's `prompt_response` uses them instead of the model's text.
-#[derive(Debug, Default)]
-pub struct ShownReplies {
-    shown: Mutex<BTreeMap<(u64, u64), String>>,
-}
-
-impl ShownReplies {
-    /// Records what is shown for a reply.
-    pub fn record(&self, turn: u64, step: u64, text: String) {
-        self.lock().insert((turn, step), text);
-    }
-
-    /// What is shown for the reply of `step` in `turn`, when a hook
-    /// replaced it.
-    pub fn shown(&self, turn: u64, step: u64) -> Option<String> {
-        self.lock().get(&(turn, step)).cloned()
-    }
-
-    /// Forgets a finished turn.
-    pub fn forget_turn(&self, turn: u64) {
-        self.lock().retain(|(t, _), _| *t != turn);
-    }
-
-    /// Forgets everything (a new turn opens).
-    pub fn clear(&self) {
-        self.lock().clear();
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<(u64, u64), String>> {
-        self.shown.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
 impl ModelHookAnswer {
     /// A run as Gemini's output rules read it: the deny's text is the
     /// `systemMessage` when set, else the reason (Gemini's "Agent execution
@@ -378,6 +344,29 @@ impl ModelHookFiring for GeminiPlugin {
 
     fn native_tool_name(&self, gemini: &str) -> Option<String> {
         Some(tools::dsh_tool_name(gemini).to_owned())
+    }
+}
+
+impl GeminiPlugin {
+    /// The provider-request seam for this plugin: BeforeModel, then
+    /// BeforeToolSelection ([`before_provider_request`]).
+    pub(crate) async fn fire_before_model_hooks(
+        &self,
+        ctx: &SeamContext,
+        request: &ModelRequest,
+    ) -> ProviderRequestDecision {
+        before_provider_request(self, ctx, request).await
+    }
+
+    /// AfterModel on a reply ([`after_model_request`]), recording what the
+    /// hooks show in its place.
+    pub(crate) async fn fire_after_model_hooks(
+        &self,
+        ctx: &SeamContext,
+        request: &ModelRequest,
+        reply: &ModelReply,
+    ) {
+        after_model_request(self, ctx, request, reply, &self.shown).await;
     }
 }
 
@@ -534,7 +523,8 @@ pub async fn after_model_request(
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
-    use std::sync::Arc;
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
 
     use dsh_protocol::{Message, ToolSpec};
     use pretty_assertions::assert_eq;

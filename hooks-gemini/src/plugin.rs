@@ -6,6 +6,7 @@
 //! seam decisions with Gemini's model-facing texts, and the engine records
 //! `hook/result` in configuration order.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -57,7 +58,7 @@ pub struct GeminiPlugin {
     pub(crate) engine: Engine<Gemini>,
     turn: Mutex<TurnState>,
     /// What AfterModel hooks put in place of replies (for AfterAgent).
-    shown: crate::model_events::ShownReplies,
+    pub(crate) shown: ShownReplies,
 }
 
 impl GeminiConfig {
@@ -84,7 +85,7 @@ impl GeminiPlugin {
                 runner,
             ),
             turn: Mutex::new(TurnState::default()),
-            shown: crate::model_events::ShownReplies::default(),
+            shown: ShownReplies::default(),
         }
     }
 
@@ -587,7 +588,7 @@ impl Plugin for GeminiPlugin {
         ctx: &SeamContext,
         request: &dsh_protocol::ModelRequest,
     ) -> dsh_seams::ProviderRequestDecision {
-        crate::model_events::before_provider_request(self, ctx, request).await
+        self.fire_before_model_hooks(ctx, request).await
     }
 
     async fn after_model_request(
@@ -597,7 +598,7 @@ impl Plugin for GeminiPlugin {
         result: Result<&dsh_protocol::ModelReply, &dsh_model::ModelError>,
     ) {
         if let Ok(reply) = result {
-            crate::model_events::after_model_request(self, ctx, request, reply, &self.shown).await;
+            self.fire_after_model_hooks(ctx, request, reply).await;
         }
     }
 
@@ -642,5 +643,38 @@ impl Plugin for GeminiPlugin {
             )
             .await;
         self.record(ctx, event, &fired);
+    }
+}
+/// The texts AfterModel hooks put in place of replies, per (turn, step):
+/// AfterAgent's `prompt_response` uses them instead of the model's text.
+#[derive(Debug, Default)]
+pub struct ShownReplies {
+    shown: Mutex<BTreeMap<(u64, u64), String>>,
+}
+
+impl ShownReplies {
+    /// Records what is shown for a reply.
+    pub fn record(&self, turn: u64, step: u64, text: String) {
+        self.lock().insert((turn, step), text);
+    }
+
+    /// What is shown for the reply of `step` in `turn`, when a hook
+    /// replaced it.
+    pub fn shown(&self, turn: u64, step: u64) -> Option<String> {
+        self.lock().get(&(turn, step)).cloned()
+    }
+
+    /// Forgets a finished turn.
+    pub fn forget_turn(&self, turn: u64) {
+        self.lock().retain(|(t, _), _| *t != turn);
+    }
+
+    /// Forgets everything (a new turn opens).
+    pub fn clear(&self) {
+        self.lock().clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<(u64, u64), String>> {
+        self.shown.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
