@@ -20,7 +20,7 @@ mod attachments;
 mod hook_output;
 mod lifecycle;
 mod loop_seams;
-mod sink;
+pub(crate) mod sink;
 pub use loop_seams::{MessageQueue, QueueMode, QueueModes};
 use loop_seams::{PlannedRequest, QueueKind};
 pub use sink::{EventCallback, NoticeCallback, Observers, TextCallback};

@@ -21,7 +21,7 @@ use dsh_seams::{
 use dsh_tools::ToolRegistry;
 use futures::FutureExt;
 
-use crate::agent::StreamForwarder;
+use crate::agent::sink::StreamForwarder;
 
 /// What a run batch leaves for its caller: every call settled, in order,
 /// and the contexts its executions produced (the start of the batch FIFO).

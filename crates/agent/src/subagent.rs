@@ -30,7 +30,7 @@ use dsh_session::derive_messages_of;
 use dsh_tools::ToolRegistry;
 use futures::FutureExt;
 
-use crate::agent::{LogSink, StreamForwarder};
+use crate::agent::sink::{LogSink, StreamForwarder};
 
 /// The `agent` tool's name: never offered inside a subagent (no nesting).
 const AGENT_TOOL: &str = "agent";
