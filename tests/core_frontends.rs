@@ -104,6 +104,16 @@ fn header_mcp_lines(log: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// The option kinds of a `session/request_permission`, in order.
+fn option_kinds(request: &Value) -> Vec<String> {
+    request["params"]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|option| option["kind"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 fn tool_names(request: &Value) -> Vec<String> {
     request["tools"]
         .as_array()
@@ -287,12 +297,7 @@ fn every_front_end_resolves_and_enforces_the_same_spec() {
     client.pick(&trust, "reject_once");
     let ask = client.until(|m| is_method(m, "session/request_permission"));
     assert_eq!(ask["params"]["toolCall"]["toolCallId"], "call_touch");
-    let kinds: Vec<&str> = ask["params"]["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|option| option["kind"].as_str().unwrap())
-        .collect();
+    let kinds = option_kinds(&ask);
     assert_eq!(kinds, ["allow_once", "reject_once"]);
     client.pick(&ask, "allow_once");
     let done = client.response(prompt);
@@ -353,12 +358,7 @@ fn acp_offers_allow_always_when_the_mode_asks_and_remembers_the_rule() {
         json!({"sessionId": session, "prompt": [{"type": "text", "text": "touch"}]}),
     );
     let ask = client.until(|m| is_method(m, "session/request_permission"));
-    let kinds: Vec<&str> = ask["params"]["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|option| option["kind"].as_str().unwrap())
-        .collect();
+    let kinds = option_kinds(&ask);
     assert_eq!(kinds, ["allow_always", "allow_once", "reject_once"]);
     client.pick(&ask, "allow_always");
     // The second touch is covered by the rule: no second question.
@@ -529,12 +529,7 @@ fn acp_always_stores_trust_and_remembers_project_servers_as_the_terminal_does() 
     let (asked, tools) = acp_session_answering(&ctx, "allow_always");
     assert_eq!(asked.len(), 2, "{asked:?}");
     for (question, _) in &asked {
-        let kinds: Vec<&str> = question["params"]["options"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|option| option["kind"].as_str().unwrap())
-            .collect();
+        let kinds = option_kinds(&question);
         assert_eq!(kinds, ["allow_always", "allow_once", "reject_once"]);
     }
     let settled = |i: usize| {
