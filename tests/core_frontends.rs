@@ -529,7 +529,7 @@ fn acp_always_stores_trust_and_remembers_project_servers_as_the_terminal_does() 
     let (asked, tools) = acp_session_answering(&ctx, "allow_always");
     assert_eq!(asked.len(), 2, "{asked:?}");
     for (question, _) in &asked {
-        let kinds = option_kinds(&question);
+        let kinds = option_kinds(question);
         assert_eq!(kinds, ["allow_always", "allow_once", "reject_once"]);
     }
     let settled = |i: usize| {
