@@ -81,9 +81,15 @@ pub(crate) trait WireApi: Clone + Send + Sync + 'static {
     type Accumulator: EventAccumulator;
     /// The endpoint requests are posted to.
     fn url(&self, base_url: &str) -> String;
-    /// The request with its authentication (and version) headers.
-    fn authorize(&self, request: reqwest::RequestBuilder, api_key: &str)
-    -> reqwest::RequestBuilder;
+    /// The request with its authentication (and version) headers: a
+    /// bearer token unless the API says otherwise.
+    fn authorize(
+        &self,
+        request: reqwest::RequestBuilder,
+        api_key: &str,
+    ) -> reqwest::RequestBuilder {
+        request.bearer_auth(api_key)
+    }
     /// The JSON body of one streaming request.
     fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Value;
     /// A fresh accumulator for one attempt.

@@ -22,14 +22,6 @@ impl WireApi for ChatApi {
         format!("{}/chat/completions", base_url.trim_end_matches('/'))
     }
 
-    fn authorize(
-        &self,
-        request: reqwest::RequestBuilder,
-        api_key: &str,
-    ) -> reqwest::RequestBuilder {
-        request.bearer_auth(api_key)
-    }
-
     fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Value {
         request_body(settings, request)
     }
