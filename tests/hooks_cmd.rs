@@ -283,6 +283,26 @@ fn check_warns_about_a_bare_mcp_server_matcher() {
 }
 
 #[test]
+fn check_names_an_agent_file_a_session_would_skip() {
+    let ctx = project();
+    let agents = ctx.project().join(".claude").join("agents");
+    fs_err::create_dir_all(&agents).unwrap();
+    fs_err::write(
+        agents.join("reviewer.md"),
+        "---\nname: reviewer\ndescription: x\n  bad: indent\n---\nbody\n",
+    )
+    .unwrap();
+    let output = dsh(&ctx).args(["hooks", "check"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("warning[agent-not-loaded]")
+            && stdout.contains("reviewer.md: the agent is skipped: frontmatter line 4"),
+        "{stdout}"
+    );
+    assert_eq!(output.status.code(), Some(0), "a warning alone exits 0");
+}
+
+#[test]
 fn check_of_a_missing_file_is_an_error() {
     let ctx = project();
     let output = dsh(&ctx)

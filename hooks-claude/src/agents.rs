@@ -43,6 +43,11 @@ pub struct AgentFile {
     pub hooks: Option<Value>,
 }
 
+/// The session notice for an agent file that could not be read.
+pub fn skipped_agent_notice(path: &Path, why: &str) -> String {
+    format!("agent file {} skipped: {why}", path.display())
+}
+
 /// The message Claude Code logs for an untrusted project's agent hooks.
 pub fn skipped_hooks_notice(agent: &str) -> String {
     format!(
@@ -51,9 +56,9 @@ pub fn skipped_hooks_notice(agent: &str) -> String {
 }
 
 /// Reads every agent file: project first, then user; a name defined in the
-/// project hides the user's. Returns the agents and notices for files that
-/// could not be read.
-pub fn load_agents(project: &Path, home: &Path) -> (Vec<AgentFile>, Vec<String>) {
+/// project hides the user's. Returns the agents and, for each file that
+/// could not be read, its path and why.
+pub fn load_agents(project: &Path, home: &Path) -> (Vec<AgentFile>, Vec<(PathBuf, String)>) {
     let mut agents: Vec<AgentFile> = Vec::new();
     let mut notices = Vec::new();
     for (dir, scope) in [
@@ -73,7 +78,10 @@ pub fn load_agents(project: &Path, home: &Path) -> (Vec<AgentFile>, Vec<String>)
             let text = match fs_err::read_to_string(&path) {
                 Ok(text) => text,
                 Err(error) => {
-                    notices.push(format!("agent file skipped: {error}"));
+                    // The io error itself: the path is said once, by the caller.
+                    let why = std::error::Error::source(&error)
+                        .map_or_else(|| error.to_string(), ToString::to_string);
+                    notices.push((path, why));
                     continue;
                 }
             };
@@ -86,9 +94,7 @@ pub fn load_agents(project: &Path, home: &Path) -> (Vec<AgentFile>, Vec<String>)
                         agents.push(agent);
                     }
                 }
-                Err(problem) => {
-                    notices.push(format!("agent file {} skipped: {problem}", path.display()))
-                }
+                Err(problem) => notices.push((path, problem)),
             }
         }
     }
@@ -260,6 +266,7 @@ mod tests {
         assert_eq!(agents[0].definition.system_prompt, "project prompt");
         assert_eq!(agents[0].scope, AgentScope::Project);
         assert_eq!(notices.len(), 1, "{notices:?}");
-        assert!(notices[0].contains("bad.md"));
+        assert!(notices[0].0.ends_with("bad.md"));
+        assert!(notices[0].1.contains("line 3"), "{notices:?}");
     }
 }

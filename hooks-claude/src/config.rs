@@ -178,6 +178,8 @@ pub struct ClaudeConfig {
     pub settings_env: Vec<(String, String)>,
     /// Custom agents from `.claude/agents/*.md` (project, then user).
     pub agents: Vec<crate::agents::AgentFile>,
+    /// Agent files that could not be read: each path and why.
+    pub skipped_agents: Vec<(PathBuf, String)>,
 }
 
 struct SettingsFile {
@@ -302,7 +304,11 @@ pub fn load_with_options(
     // Custom agents: their frontmatter hooks are read like a settings
     // file's, then scoped to the agent (they fire only inside it).
     let (agents, agent_notices) = crate::agents::load_agents(&discovery.cwd, &discovery.home);
-    notices.extend(agent_notices);
+    notices.extend(
+        agent_notices
+            .iter()
+            .map(|(path, why)| crate::agents::skipped_agent_notice(path, why)),
+    );
     for agent in &agents {
         if let Some(hooks) = &agent.hooks {
             files.push(SettingsFile {
@@ -325,6 +331,7 @@ pub fn load_with_options(
     }
     config.settings_env = settings_env;
     config.agents = agents;
+    config.skipped_agents = agent_notices;
     Ok(config)
 }
 
@@ -541,6 +548,7 @@ fn build(
         files: files.into_iter().map(|f| f.path).collect(),
         settings_env: Vec::new(),
         agents: Vec::new(),
+        skipped_agents: Vec::new(),
     })
 }
 

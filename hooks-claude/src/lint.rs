@@ -211,9 +211,10 @@ pub struct LintTargets {
     /// The hook files of the installed and enabled plugins a session loads,
     /// in order, each once (empty when the configuration does not load).
     pub plugins: Vec<PathBuf>,
-    /// The loader's notices that say a plugin's hooks will not run, as
-    /// `plugin-not-loaded` warnings.
-    pub plugin_findings: Vec<Finding>,
+    /// What the loader says will not run: a plugin's hooks
+    /// (`plugin-not-loaded`) and agent files it could not read
+    /// (`agent-not-loaded`), as warnings.
+    pub load_findings: Vec<Finding>,
 }
 
 /// What `dsh hooks check` looks at for `discovery`.
@@ -237,7 +238,7 @@ pub fn lint_targets(discovery: &ClaudeDiscovery) -> LintTargets {
             plugins.push(file);
         }
     }
-    let plugin_findings = settings_keys::plugin_notices(&config.notices())
+    let mut load_findings: Vec<Finding> = settings_keys::plugin_notices(&config.notices())
         .into_iter()
         .map(|notice| Finding {
             severity: Severity::Warning,
@@ -248,10 +249,18 @@ pub fn lint_targets(discovery: &ClaudeDiscovery) -> LintTargets {
             message: notice,
         })
         .collect();
+    load_findings.extend(config.skipped_agents.iter().map(|(path, why)| Finding {
+        severity: Severity::Warning,
+        code: "agent-not-loaded",
+        file: path.clone(),
+        position: None,
+        at: None,
+        message: format!("the agent is skipped: {why}"),
+    }));
     LintTargets {
         settings,
         plugins,
-        plugin_findings,
+        load_findings,
     }
 }
 
@@ -278,7 +287,7 @@ pub fn lint(discovery: &ClaudeDiscovery) -> Lint {
         .iter()
         .flat_map(|file| lint_file(file, &discovery.cwd))
         .collect();
-    findings.extend(targets.plugin_findings);
+    findings.extend(targets.load_findings);
     Lint { files, findings }
 }
 

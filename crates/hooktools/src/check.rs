@@ -88,7 +88,7 @@ fn discovered(sources: &HookSources) -> (Vec<(PathBuf, Kind)>, Vec<Finding>) {
             found.push((file, Kind::Claude));
         }
     }
-    (found, claude.plugin_findings)
+    (found, claude.load_findings)
 }
 
 pub(super) fn run(
