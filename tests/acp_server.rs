@@ -42,7 +42,7 @@ impl AcpClient {
         args: &[std::ffi::OsString],
         vars: &[(&str, &str)],
     ) -> Self {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("dsh"))
+        let mut child = Command::new(crate::support::dsh_bin())
             .arg("acp")
             .args(args)
             .current_dir(ctx.project())

@@ -34,6 +34,8 @@ mod durability;
 mod fail_closed;
 mod hook_scenarios;
 mod hooks_cmd;
+// The installed release binary, as users run it (`DSH_TEST_BIN` in CI).
+mod installed_smoke;
 // The provider key out of dsh's own environment.
 mod key_environ;
 mod many_hooks;

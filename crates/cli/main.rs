@@ -32,6 +32,8 @@ pub(crate) use dsh_stdio::{signals, stdio};
 use dsh_hooktools as hooks_cmd;
 use std::process::ExitCode;
 
+use dsh_provider::key_handoff::StartupKeys;
+
 use clap::{Parser, Subcommand};
 
 /// dsh: an agent harness whose hook system is the product.
@@ -172,8 +174,14 @@ fn main() -> ExitCode {
     // Provider keys leave dsh's own environment block: re-executes once
     // with them passed over a pipe (`/proc/<pid>/environ` is readable by
     // every hook and tool command).
-    if let Some(warning) = dsh_provider::key_handoff::keep_keys_out_of_environment() {
-        tracing::warn!("{warning}");
+    match dsh_provider::key_handoff::keep_keys_out_of_environment() {
+        StartupKeys::Ready => {}
+        StartupKeys::KeptInEnvironment(warning) => tracing::warn!("{warning}"),
+        // Never run keyless after the keys were taken out of the environment.
+        StartupKeys::Lost(problem) => {
+            stdio::errln!("dsh: error: {problem}");
+            return ExitCode::from(stdio::ExitStatus::Error);
+        }
     }
     let cli = Cli::parse();
     let result = match cli.command {

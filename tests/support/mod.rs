@@ -17,6 +17,15 @@ pub fn fixture(name: &str) -> PathBuf {
     repo_root().join("fixtures").join(name)
 }
 
+/// The `dsh` binary under test: `$DSH_TEST_BIN` when set (CI points it
+/// at the release binary `cargo install` put in place, so the smoke suite
+/// runs what users run), else the one cargo built for this test run.
+pub fn dsh_bin() -> PathBuf {
+    std::env::var_os("DSH_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| assert_cmd::cargo::cargo_bin("dsh"))
+}
+
 /// A temporary project directory with its own HOME, DSH_HOME and CODEX_HOME.
 pub struct TestContext {
     project: tempfile::TempDir,
@@ -55,7 +64,7 @@ impl TestContext {
 
     /// [`TestContext::dsh`] as a `std` command (to spawn and signal it).
     pub fn dsh_std(&self) -> std::process::Command {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dsh"));
+        let mut cmd = std::process::Command::new(dsh_bin());
         cmd.current_dir(self.project())
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())

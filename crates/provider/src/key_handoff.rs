@@ -25,13 +25,26 @@
 //!    without ever blocking, and closes the fd. [`crate::ProviderSettings::load`]
 //!    then takes the keys from here before the environment.
 //!
+//! The hand-off cannot lose a key:
+//!
+//! - The process name is read from `/proc/thread-self/comm`, never through
+//!   `prctl(PR_GET_NAME)` wrappers: nix 0.31's `get_name` lets the kernel
+//!   write into an immutable buffer, and the optimized build then read the
+//!   name as zeros, which broke the payload for every odd-length name.
+//! - Before `exec`, the payload is decoded again and must give back exactly
+//!   the keys (and name) that went in. A name that does not survive is
+//!   dropped; if the keys do not survive, dsh does not re-execute at all
+//!   and keeps them in its environment (a warning says so).
+//! - A re-executed image that still cannot read its keys does not run
+//!   keyless: [`StartupKeys::Lost`] makes `main` report once and exit.
+//!
 //! `DSH_KEY_FD` stays in the new environment block (changing it would need
 //! `unsafe`); it names a closed fd and a nonce that is useless without it,
 //! and the process layer scrubs it from every child. A failed re-exec is a
 //! warning: dsh then runs as before, with the key in its environment.
 //! Only Linux re-executes (elsewhere `/proc/<pid>/environ` does not exist).
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::sync::OnceLock;
 
 use crate::settings::{
@@ -76,18 +89,32 @@ pub fn key_variable_names(env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
     names
 }
 
+/// What [`keep_keys_out_of_environment`] did, as far as `main` must know.
+#[derive(Debug, PartialEq, Eq)]
+pub enum StartupKeys {
+    /// Nothing to hand off, or this image received its keys.
+    Ready,
+    /// The keys could not leave the environment block (re-executing failed,
+    /// or the payload would not carry them); dsh runs with them there. The
+    /// text is a warning for the user.
+    KeptInEnvironment(String),
+    /// This is the re-executed image and its keys did not arrive. dsh must
+    /// not run without them: `main` reports the text and exits.
+    Lost(String),
+}
+
 /// Run first thing in `main`: moves provider keys out of this process's
 /// environment block by re-executing dsh (see the module docs), or, in the
 /// re-executed process, takes them from the hand-off. Returns only when
-/// there is nothing (more) to do; the `Some` is a warning for the user.
-pub fn keep_keys_out_of_environment() -> Option<String> {
+/// there is nothing (more) to do.
+pub fn keep_keys_out_of_environment() -> StartupKeys {
     #[cfg(target_os = "linux")]
     {
         linux::run()
     }
     #[cfg(not(target_os = "linux"))]
     {
-        None
+        StartupKeys::Ready
     }
 }
 
@@ -138,8 +165,7 @@ struct Payload {
 
 /// `nonce NUL comm NUL (name NUL value NUL)*`: process names, environment
 /// names and values never contain NUL.
-fn encode(nonce: &str, comm: &[u8], keys: &[(String, OsString)]) -> Vec<u8> {
-    use std::os::unix::ffi::OsStrExt as _;
+fn encode(nonce: &str, comm: &[u8], keys: &[(String, String)]) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(nonce.as_bytes());
     out.push(0);
@@ -182,9 +208,44 @@ fn decode(nonce: &str, bytes: &[u8]) -> Result<Payload, String> {
     }
 }
 
+/// The payload to hand `keys` over in, checked by decoding it again: the
+/// keys must come back exactly, and so should the process name `comm`. A
+/// name that does not survive is left out (the process is then named as
+/// the kernel names it after `exec`); keys that do not survive are an
+/// error, and dsh must not re-execute with that payload.
+fn checked_payload(nonce: &str, comm: &[u8], keys: &[(String, String)]) -> Result<Vec<u8>, String> {
+    let survives = |comm: &[u8], bytes: &[u8]| {
+        decode(nonce, bytes).is_ok_and(|payload| payload.comm == comm && payload.keys == keys)
+    };
+    let bytes = encode(nonce, comm, keys);
+    if survives(comm, &bytes) {
+        return Ok(bytes);
+    }
+    let without_name = encode(nonce, b"", keys);
+    if survives(b"", &without_name) {
+        return Ok(without_name);
+    }
+    Err("the key variables cannot be passed on intact".to_owned())
+}
+
+/// This thread's name as the kernel keeps it (`comm`; for the main thread,
+/// the process name), without the newline `/proc` adds. Empty when it
+/// cannot be read.
+fn current_name() -> Vec<u8> {
+    ["/proc/thread-self/comm", "/proc/self/comm"]
+        .into_iter()
+        .find_map(|path| fs_err::read(path).ok())
+        .map(|mut name| {
+            if name.last() == Some(&b'\n') {
+                name.pop();
+            }
+            name
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(target_os = "linux")]
 mod linux {
-    use std::ffi::OsString;
     use std::io::{ErrorKind, Read as _, Write as _};
     use std::os::fd::AsRawFd as _;
     use std::os::unix::fs::FileTypeExt as _;
@@ -194,10 +255,11 @@ mod linux {
     use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
 
     use super::{
-        ENV_KEY_FD, MAX_PAYLOAD, Marker, Payload, RECEIVED, decode, encode, key_variable_names,
+        ENV_KEY_FD, MAX_PAYLOAD, Marker, Payload, RECEIVED, StartupKeys, checked_payload,
+        current_name, decode, key_variable_names,
     };
 
-    pub(super) fn run() -> Option<String> {
+    pub(super) fn run() -> StartupKeys {
         let marker = std::env::var_os(ENV_KEY_FD);
         if let Some(marker) = marker.as_deref().and_then(Marker::parse)
             && marker.pid == std::process::id()
@@ -207,36 +269,39 @@ mod linux {
                 Ok(payload) => {
                     restore_name(payload.comm);
                     let _ = RECEIVED.set(payload.keys);
-                    None
+                    StartupKeys::Ready
                 }
-                Err(problem) => Some(format!(
-                    "could not take over the API key from dsh's start-up ({problem}); \
-                     set it again and restart dsh"
+                Err(problem) => StartupKeys::Lost(format!(
+                    "the API key did not survive dsh's start-up ({problem}); \
+                     nothing was run. Run dsh again; if this repeats, report it"
                 )),
             };
         }
         let names = key_variable_names(&|name| std::env::var(name).ok());
-        let present: Vec<(String, OsString)> = names
+        // Only values dsh can read travel (`std::env::var` reads UTF-8); any
+        // other value stays where it is, in the environment.
+        let present: Vec<(String, String)> = names
             .into_iter()
-            .filter_map(|name| std::env::var_os(&name).map(|value| (name, value)))
+            .filter_map(|name| std::env::var(&name).ok().map(|value| (name, value)))
             .collect();
         if present.is_empty() {
-            return None;
+            return StartupKeys::Ready;
         }
         let problem = reexec(&present);
-        Some(format!(
+        StartupKeys::KeptInEnvironment(format!(
             "could not keep the API key out of dsh's own environment \
              (re-executing dsh failed: {problem}); continuing with it there"
         ))
     }
 
-    /// Hands `keys` over and replaces this image; returns only on failure.
-    fn reexec(keys: &[(String, OsString)]) -> String {
+    /// Hands `keys` over and replaces this image; returns only on failure,
+    /// before anything was removed from the environment.
+    fn reexec(keys: &[(String, String)]) -> String {
         let nonce = uuid::Uuid::new_v4().simple().to_string();
-        let comm = nix::sys::prctl::get_name()
-            .map(std::ffi::CString::into_bytes)
-            .unwrap_or_default();
-        let payload = encode(&nonce, &comm, keys);
+        let payload = match checked_payload(&nonce, &current_name(), keys) {
+            Ok(payload) => payload,
+            Err(problem) => return problem,
+        };
         if payload.len() > MAX_PAYLOAD {
             return format!("the key variables hold more than {MAX_PAYLOAD} bytes");
         }
@@ -363,8 +428,8 @@ mod tests {
     #[test]
     fn payloads_round_trip_and_check_the_nonce() {
         let keys = vec![
-            ("DSH_API_KEY".to_owned(), OsString::from("sk-1")),
-            ("MY_KEY".to_owned(), OsString::from("with = and spaces")),
+            ("DSH_API_KEY".to_owned(), "sk-1".to_owned()),
+            ("MY_KEY".to_owned(), "with = and spaces".to_owned()),
         ];
         let bytes = encode("n1", b"dsh", &keys);
         assert_eq!(
@@ -388,6 +453,63 @@ mod tests {
                 keys: Vec::new()
             }
         );
+    }
+
+    #[test]
+    fn a_name_that_cannot_travel_is_dropped_never_the_keys() {
+        let keys = vec![("DSH_API_KEY".to_owned(), "sk-test".to_owned())];
+        // The shape of the release-build defect: a name read as NULs.
+        let payload = checked_payload("n1", b"\0\0\0", &keys).unwrap();
+        assert_eq!(
+            decode("n1", &payload).unwrap(),
+            Payload {
+                comm: Vec::new(),
+                keys: keys.clone()
+            }
+        );
+        let payload = checked_payload("n1", b"dsh", &keys).unwrap();
+        assert_eq!(decode("n1", &payload).unwrap().comm, b"dsh");
+        // Keys that would not come back whole stop the re-exec.
+        let broken = vec![("NAME\0X".to_owned(), "v".to_owned())];
+        assert!(checked_payload("n1", b"dsh", &broken).is_err());
+    }
+
+    /// The hand-off as the start-up builds it, from the name the kernel
+    /// holds for this thread: odd and even lengths, any bytes `comm` takes,
+    /// any set of keys. CI runs it under the release profile too, where the
+    /// old `prctl(PR_GET_NAME)` read broke every odd-length name.
+    #[cfg(target_os = "linux")]
+    mod handoff_property {
+        use proptest::prelude::*;
+
+        use super::super::{checked_payload, current_name, decode};
+
+        fn key_name() -> impl Strategy<Value = String> {
+            "[A-Z_][A-Z0-9_]{0,30}"
+        }
+
+        fn key_value() -> impl Strategy<Value = String> {
+            // Anything an environment value holds except NUL.
+            "[^\u{0}]{0,64}"
+        }
+
+        proptest! {
+            #[test]
+            fn every_name_and_key_set_survives(
+                name in proptest::collection::vec(1u8..=255, 1..=15),
+                keys in proptest::collection::vec((key_name(), key_value()), 0..6),
+            ) {
+                let name = std::ffi::CString::new(name).unwrap();
+                nix::sys::prctl::set_name(&name).unwrap();
+                let comm = current_name();
+                // The kernel keeps the name byte for byte (it is at most 15).
+                prop_assert_eq!(&comm, &name.as_bytes().to_vec());
+                let payload = checked_payload("nonce1", &comm, &keys).unwrap();
+                let decoded = decode("nonce1", &payload).unwrap();
+                prop_assert_eq!(decoded.keys, keys);
+                prop_assert_eq!(decoded.comm, comm);
+            }
+        }
     }
 
     #[test]
