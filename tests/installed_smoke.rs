@@ -178,7 +178,8 @@ fn acp_initializes_opens_a_session_and_answers_a_prompt() {
         "initialize",
         json!({"protocolVersion": 1, "clientCapabilities": {}}),
     );
-    assert_eq!(client.response(init)["result"]["protocolVersion"], 1);
+    let init = client.response(init);
+    assert_eq!(init["result"]["protocolVersion"], 1, "{init}");
     let new = client.request(
         "session/new",
         json!({"cwd": ctx.project(), "mcpServers": []}),
