@@ -20,6 +20,8 @@ mod cli_sessions_safety;
 mod cli_signals;
 mod cli_tui;
 mod codex_notify;
+// `dsh exec`: Codex's exec command and its JSONL events.
+mod codex_exec;
 mod compaction;
 mod conformance_claude;
 mod conformance_codex;
