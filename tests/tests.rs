@@ -22,6 +22,8 @@ mod cli_tui;
 mod codex_notify;
 // `dsh exec`: Codex's exec command and its JSONL events.
 mod codex_exec;
+// `dsh exec` under the official Codex SDK.
+mod codex_sdk;
 mod compaction;
 mod conformance_claude;
 mod conformance_codex;
