@@ -513,7 +513,11 @@ impl Translator {
                         status,
                     }
                 }
-                other => with_status(
+                other @ (ItemDetails::FileChange { .. }
+                | ItemDetails::AgentMessage { .. }
+                | ItemDetails::Reasoning { .. }
+                | ItemDetails::TodoList { .. }
+                | ItemDetails::Error { .. }) => with_status(
                     &other,
                     if is_error {
                         ItemStatus::Failed
