@@ -415,3 +415,54 @@ fn outside_a_git_repository_and_under_a_sandbox_dsh_refuses_in_one_line() {
     );
     assert!(Path::new(&ctx.project().join(".git")).is_dir());
 }
+
+#[test]
+fn model_flags_and_config_overrides_reach_the_request() {
+    let ctx = TestContext::new();
+    let mock = responses_mock(vec![
+        MockResponse::Reply(MockReply::text("one")),
+        MockResponse::Reply(MockReply::text("two")),
+    ]);
+    // `-c model_provider="openai"` selects the Responses API over the
+    // environment's Chat Completions; `-c model` names the model.
+    let output = exec(&ctx, &mock)
+        .env("DSH_PROVIDER_API", "chat")
+        .args([
+            "--json",
+            "--skip-git-repo-check",
+            "-c",
+            "model_provider=\"openai\"",
+            "-c",
+            "model=\"gpt-from-config\"",
+            "-c",
+            "model_reasoning_effort=\"high\"",
+            "--add-dir",
+            "/tmp",
+            "hi",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(mock.requests()[0]["model"], "gpt-from-config");
+    assert!(
+        stderr.contains("-c model_reasoning_effort=\"high\" is ignored"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--add-dir is ignored"), "{stderr}");
+    // `-m` wins over `-c model`.
+    let output = exec(&ctx, &mock)
+        .args([
+            "--skip-git-repo-check",
+            "-m",
+            "gpt-from-flag",
+            "-c",
+            "model=\"gpt-from-config\"",
+            "hi",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "two\n");
+    assert_eq!(mock.requests()[1]["model"], "gpt-from-flag");
+}
