@@ -81,7 +81,7 @@ fn the_official_codex_sdk_runs_threads_on_dsh_exec() {
         .env("DSH_HOME", ctx.home().join(".dsh"))
         .env("CODEX_HOME", ctx.home().join(".codex"))
         .env("DSH_BASE_URL", mock.base_url())
-        .env("DSH_API_KEY", "sk-test")
+        .env("CODEX_TEST_API_KEY", "sk-from-the-sdk")
         .env("DSH_PROVIDER_API", "responses")
         .env("DSH_MODEL", "gpt-5")
         .env("DSH_LOG", "error")
@@ -97,6 +97,14 @@ fn the_official_codex_sdk_runs_threads_on_dsh_exec() {
             String::from_utf8_lossy(&output.stdout)
         )
     });
+
+    // The SDK's `apiKey` (CODEX_API_KEY) was the key: no dsh key is set.
+    for request in mock.recorded() {
+        assert_eq!(
+            request.header("authorization"),
+            Some("Bearer sk-from-the-sdk")
+        );
+    }
 
     // The thread id is the dsh session's, and every turn stayed on it.
     let thread = seen["threadId"].as_str().unwrap();

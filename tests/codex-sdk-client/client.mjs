@@ -5,7 +5,11 @@
 // the JSON this prints on stdout.
 import { Codex } from "@openai/codex-sdk";
 
-const codex = new Codex({ codexPathOverride: process.env.DSH_BIN });
+const codex = new Codex({
+  codexPathOverride: process.env.DSH_BIN,
+  // The SDK passes it as CODEX_API_KEY.
+  apiKey: process.env.CODEX_TEST_API_KEY,
+});
 const options = {
   workingDirectory: process.env.CODEX_PROJECT,
   skipGitRepoCheck: true,

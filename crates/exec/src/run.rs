@@ -217,6 +217,18 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Failure);
     }
     if let Some(provider) = spec.provider.as_mut() {
+        // The Codex SDK's `apiKey` arrives as CODEX_API_KEY: the key when
+        // dsh has none (kept out of children like every provider key).
+        let codex_key = || {
+            dsh_provider::key_handoff::handed_off_key(dsh_provider::key_handoff::CODEX_API_KEY_ENV)
+                .or_else(|| env.var(dsh_provider::key_handoff::CODEX_API_KEY_ENV))
+        };
+        if provider.api_key.is_none()
+            && let Some(key) = codex_key()
+        {
+            provider.api_key = Some(key);
+            dsh_provider::key_handoff::CODEX_API_KEY_ENV.clone_into(&mut provider.api_key_env);
+        }
         if let Some(url) = &overrides.base_url {
             provider.base_url.clone_from(url);
             provider.origins.base_url =
