@@ -30,6 +30,7 @@ const NO_CIRCLES_EVER: &[&str] = &[
     "crates/cli",
     "crates/tui/src",
     "crates/acp/src",
+    "crates/exec/src",
     "crates/hooktools/src",
     "crates/core/src",
 ];

@@ -20,6 +20,10 @@ mod cli_sessions_safety;
 mod cli_signals;
 mod cli_tui;
 mod codex_notify;
+// `dsh exec`: Codex's exec command and its JSONL events.
+mod codex_exec;
+// `dsh exec` under the official Codex SDK.
+mod codex_sdk;
 mod compaction;
 mod conformance_claude;
 mod conformance_codex;

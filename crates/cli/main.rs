@@ -151,6 +151,9 @@ enum Command {
     },
     /// Prints dsh's manual page (roff): `dsh man | man -l -`.
     Man,
+    /// Codex's `exec`: one turn without a person, with `--json` events in
+    /// Codex's shapes (for `codex exec --json` scripts and the Codex SDK).
+    Exec(dsh_exec::ExecArgs),
 }
 
 fn main() -> ExitCode {
@@ -206,6 +209,7 @@ fn main() -> ExitCode {
         Some(Command::Mcp { command }) => mcp_cmd::run(command),
         Some(Command::Completions { shell }) => install::completions::<Cli>(shell),
         Some(Command::Man) => install::man::<Cli>(),
+        Some(Command::Exec(args)) => dsh_exec::run(args),
         None => {
             let pick = match (cli.resume, cli.continue_session) {
                 (Some(id), _) => sessions::Pick::Resume(id),

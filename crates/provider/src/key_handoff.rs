@@ -71,11 +71,19 @@ pub fn handed_off_key(name: &str) -> Option<String> {
         .map(|(_, value)| value.clone())
 }
 
+/// The variable the Codex SDK passes its `apiKey` in (`dsh exec` reads it
+/// when no dsh key is set).
+pub const CODEX_API_KEY_ENV: &str = "CODEX_API_KEY";
+
 /// The variables whose values are provider keys: `DSH_API_KEY`,
 /// `DEEPSEEK_API_KEY`, the configured `api_key_env` (when `config.toml` is
-/// readable) and the selected API's key variable. `env` looks variables up.
+/// readable), the selected API's key variable, and `CODEX_API_KEY` when it
+/// is set. `env` looks variables up.
 pub fn key_variable_names(env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
     let mut names = vec![ENV_API_KEY.to_owned(), DEFAULT_API_KEY_ENV.to_owned()];
+    if env(CODEX_API_KEY_ENV).is_some() {
+        names.push(CODEX_API_KEY_ENV.to_owned());
+    }
     // The configured variable, and the selected API's own (ANTHROPIC_API_KEY
     // when only that key is set).
     for name in [configured_api_key_env(env), selected_api_key_env(env)]
@@ -554,6 +562,12 @@ mod tests {
         assert_eq!(
             key_variable_names(&env),
             ["DSH_API_KEY", "DEEPSEEK_API_KEY"]
+        );
+        // The Codex SDK's key, when it is set.
+        let env_codex = |name: &str| (name == "CODEX_API_KEY").then(|| "sk-codex".to_owned());
+        assert_eq!(
+            key_variable_names(&env_codex),
+            ["DSH_API_KEY", "DEEPSEEK_API_KEY", "CODEX_API_KEY"]
         );
     }
 }

@@ -127,6 +127,19 @@ pub(crate) fn request_body(
     if let Some(temperature) = settings.temperature {
         body.insert("temperature".into(), json!(temperature));
     }
+    // Structured output (`dsh exec --output-schema`), in the shape and key
+    // order Codex sends: the final answer is JSON following the schema.
+    if let Some(schema) = &settings.output_schema {
+        body.insert(
+            "text".into(),
+            json!({"format": {
+                "type": "json_schema",
+                "strict": true,
+                "schema": schema,
+                "name": "codex_output_schema",
+            }}),
+        );
+    }
     Value::Object(body)
 }
 
@@ -727,6 +740,33 @@ mod tests {
                 .on_event(&event.to_string(), &mut NoStream)
                 .unwrap();
         }
+    }
+
+    #[test]
+    fn an_output_schema_becomes_the_text_format_codex_sends() {
+        let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
+        let settings = ProviderSettings {
+            output_schema: Some(schema.clone()),
+            ..ProviderSettings::default()
+        };
+        let messages = vec![Message::User {
+            content: "hi".into(),
+        }];
+        let memory = ReasoningMemory::default();
+        let body = request_body(&settings, &request(messages.clone(), "m"), &memory);
+        assert_eq!(
+            body["text"],
+            json!({"format": {"type": "json_schema", "strict": true, "schema": schema, "name": "codex_output_schema"}})
+        );
+        let keys: Vec<&String> = body["text"]["format"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["type", "strict", "schema", "name"]);
+        // Without a schema the body has no `text` at all.
+        let plain = request_body(
+            &ProviderSettings::default(),
+            &request(messages, "m"),
+            &memory,
+        );
+        assert!(plain.get("text").is_none(), "{plain}");
     }
 
     #[test]

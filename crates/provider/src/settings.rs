@@ -198,6 +198,11 @@ pub struct ProviderSettings {
     pub temperature: Option<f32>,
     /// Extended thinking's token budget (Anthropic), when thinking is on.
     pub thinking_budget_tokens: Option<u32>,
+    /// A JSON Schema the model's final answer must follow (`dsh exec
+    /// --output-schema`): sent as the Responses API's `text.format`
+    /// (`json_schema`). Only the Responses API carries it; a front end that
+    /// sets it checks [`ProviderSettings::api`] first.
+    pub output_schema: Option<serde_json::Value>,
     /// Where the API, base URL and model came from.
     pub origins: SettingOrigins,
 }
@@ -218,6 +223,7 @@ impl std::fmt::Debug for ProviderSettings {
             .field("max_tokens", &self.max_tokens)
             .field("temperature", &self.temperature)
             .field("thinking_budget_tokens", &self.thinking_budget_tokens)
+            .field("output_schema", &self.output_schema)
             .field("origins", &self.origins)
             .finish()
     }
@@ -238,6 +244,7 @@ impl Default for ProviderSettings {
             max_tokens: None,
             temperature: None,
             thinking_budget_tokens: None,
+            output_schema: None,
             origins: SettingOrigins::default(),
         }
     }
