@@ -17,7 +17,12 @@
 //! there). Codex's own `trusted_hash` entries count as trust. Interactive
 //! sessions ask once ([`ask`]); headless runs keep Claude Code's behaviour
 //! (the folder counts as trusted) but name the untrusted hooks on stderr, or
-//! refuse them when strict ([`headless`]). `dsh replay` runs everything.
+//! refuse them when strict ([`headless`]). A hook changed since it was
+//! trusted is untrusted everywhere: no front end runs it until it is trusted
+//! again. `dsh replay` runs everything.
+//!
+//! Trust is decided on the session's one parse of the configuration
+//! ([`HookConfigs`], [`untrusted_of`]); the same parsed hooks run.
 //!
 //! Not here: the bridges' own loading (they only learn which origins to skip,
 //! through [`HookSources::excluded_hooks`]).
@@ -355,34 +360,6 @@ pub fn headless(
     )?;
     describe(err, untrusted, project)?;
     Ok(skipped)
-}
-
-/// Interactive sessions: asks about untrusted project hooks and sets
-/// `sources` so that declined ones do not run. Call before `load_hooks`.
-pub fn apply_interactive(
-    sources: &mut HookSources,
-    input: &mut dyn BufRead,
-    output: &mut dyn Write,
-) -> Result<TrustAnswer> {
-    let untrusted = untrusted_project_hooks(sources)?;
-    let mut store = TrustStore::load(&sources.dsh_home)?;
-    let answer = ask(&untrusted, &mut store, &sources.cwd, input, output)?;
-    sources.run_untrusted = true;
-    if let TrustAnswer::Skipped(origins) = &answer {
-        sources.excluded_hooks = origins.clone();
-    }
-    Ok(answer)
-}
-
-/// Headless runs: names (or, strict, refuses) untrusted project hooks and
-/// sets `sources` so that the hooks dsh's rules allow run (Codex hooks
-/// trusted only by dsh included). Call before `load_hooks`.
-pub fn apply_headless(sources: &mut HookSources, strict: bool, err: &mut dyn Write) -> Result<()> {
-    let untrusted = untrusted_project_hooks(sources)?;
-    let changed = headless(&untrusted, strict, &sources.cwd, err)?;
-    sources.excluded_hooks.extend(changed);
-    sources.run_untrusted = true;
-    Ok(())
 }
 
 #[cfg(test)]
