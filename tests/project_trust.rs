@@ -1,5 +1,5 @@
-//! A cloned repository's own configuration before and after trust (issue
-//! 33): project settings that change how the user's hooks and tools run
+//! A cloned repository's own configuration before and after trust: project
+//! settings that change how the user's hooks and tools run
 //! wait for a trusted workspace; hook trust pins every script a command
 //! names, is decided on the parse that runs, and a changed hook runs in no
 //! front end until it is trusted again.
