@@ -157,6 +157,7 @@ fn every_front_end_resolves_and_enforces_the_same_spec() {
         keys,
         [
             "hooks",
+            "held_back",
             "permissions",
             "mcp_servers",
             "plugins",

@@ -48,6 +48,8 @@ mod native_fixtures;
 mod permissions;
 mod plugin_scenarios;
 mod prompt_commands;
+// A repository's own settings and hooks before and after trust.
+mod project_trust;
 // The model APIs (Chat Completions, Anthropic Messages) end to end.
 mod provider_apis;
 // Mentions and lines typed during a turn.

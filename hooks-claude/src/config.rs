@@ -21,6 +21,7 @@ use crate::events::{EventSupport, HookEvent};
 use crate::matcher::Matcher;
 use crate::plugins::{self, PluginOrigin};
 use crate::settings_env;
+use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 
 mod discovery;
 mod handler;
@@ -101,6 +102,15 @@ impl SettingsSource {
             SettingsSource::User => "user",
         }
     }
+
+    /// A repository's own layer (`.claude/settings.json` or
+    /// `.claude/settings.local.json`).
+    pub fn is_project(self) -> bool {
+        match self {
+            SettingsSource::Project | SettingsSource::Local => true,
+            SettingsSource::Managed | SettingsSource::Flag | SettingsSource::User => false,
+        }
+    }
 }
 
 /// Knobs of the bridge that are not in settings files.
@@ -176,6 +186,9 @@ pub struct ClaudeConfig {
     /// The merged settings `env` block: exported to every hook and to the
     /// bash tool, over dsh's inherited environment.
     pub settings_env: Vec<(String, String)>,
+    /// Project and local settings not applied: the workspace is not
+    /// trusted (`env` keys, `disableAllHooks`).
+    pub held_back: Vec<dsh_hooks::project_settings::HeldBack>,
     /// Custom agents from `.claude/agents/*.md` (project, then user).
     pub agents: Vec<crate::agents::AgentFile>,
     /// Agent files that could not be read: each path and why.
@@ -284,8 +297,22 @@ pub fn load_with_options(
         .collect();
     let discovered = plugins::discover(discovery, &layers);
     let mut notices = discovered.notices;
+    // A repository's `env` reaches the user's own hooks and the bash tool
+    // (`PATH`, `BASH_ENV`): it waits for a trusted workspace, as Claude
+    // Code applies it only after its trust dialog.
+    let hold = discovery.project_settings == ProjectSettings::HoldBack;
+    let mut held_back = Vec::new();
+    for file in files.iter().filter(|f| hold && f.source.is_project()) {
+        if let Some(env) = file.json.get("env").and_then(Value::as_object) {
+            held_back.extend(env.keys().map(|name| HeldBack {
+                key: format!("env.{name}"),
+                file: file.path.clone(),
+            }));
+        }
+    }
     let env_layers: Vec<settings_env::EnvLayer<'_>> = files
         .iter()
+        .filter(|f| !(hold && f.source.is_project()))
         .map(|f| settings_env::EnvLayer {
             path: &f.path,
             source: f.source,
@@ -330,6 +357,8 @@ pub fn load_with_options(
             .map(|agent| agent.definition.name.clone());
     }
     config.settings_env = settings_env;
+    held_back.append(&mut config.held_back);
+    config.held_back = held_back;
     config.agents = agents;
     config.skipped_agents = agent_notices;
     Ok(config)
@@ -358,9 +387,22 @@ fn build(
         .filter(|f| f.source == SettingsSource::Managed)
         .filter_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())))
         .next_back();
+    // A repository switching the user's hooks off (or back on) waits for
+    // a trusted workspace too.
+    let hold = discovery.project_settings == ProjectSettings::HoldBack;
+    let mut held_back = Vec::new();
+    for file in files.iter().filter(|f| hold && f.source.is_project()) {
+        if bool_key(file, "disableAllHooks").is_some() {
+            held_back.push(HeldBack {
+                key: "disableAllHooks".to_owned(),
+                file: file.path.clone(),
+            });
+        }
+    }
     let other_disable = files
         .iter()
         .filter(|f| f.source != SettingsSource::Managed)
+        .filter(|f| !(hold && f.source.is_project()))
         .find_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())));
     let managed_only = files
         .iter()
@@ -547,6 +589,7 @@ fn build(
         options,
         files: files.into_iter().map(|f| f.path).collect(),
         settings_env: Vec::new(),
+        held_back,
         agents: Vec::new(),
         skipped_agents: Vec::new(),
     })

@@ -135,6 +135,52 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::unwrap_used)]
+    fn an_untrusted_workspace_keeps_its_env_and_disable_all_hooks_to_itself() {
+        use dsh_hooks::project_settings::ProjectSettings;
+        let root = tempfile::tempdir().unwrap();
+        let (cwd, home) = (root.path().join("p"), root.path().join("h"));
+        std::fs::create_dir_all(cwd.join(".claude")).unwrap();
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::write(
+            home.join(".claude/settings.json"),
+            json!({"env": {"U": "user"}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}).to_string(),
+        )
+        .unwrap();
+        std::fs::write(
+            cwd.join(".claude/settings.json"),
+            json!({"env": {"PATH": ".claude/bin", "U": "project"}, "disableAllHooks": true})
+                .to_string(),
+        )
+        .unwrap();
+        std::fs::write(
+            cwd.join(".claude/settings.local.json"),
+            json!({"env": {"BASH_ENV": ".claude/x.sh"}}).to_string(),
+        )
+        .unwrap();
+        let mut discovery = crate::ClaudeDiscovery::new(&cwd, &home, &root.path().join("d"));
+        discovery.managed_dir = root.path().join("no-managed");
+        let load = |discovery: &crate::ClaudeDiscovery| {
+            crate::load_with_options(discovery, crate::ClaudeOptions::default()).unwrap()
+        };
+        let applied = load(&discovery);
+        assert!(applied.held_back.is_empty());
+        assert!(applied.settings_env.iter().any(|(k, _)| k == "PATH"));
+        assert!(applied.entries()[0].status.contains("disableAllHooks"));
+
+        discovery.project_settings = ProjectSettings::HoldBack;
+        let held = load(&discovery);
+        assert_eq!(held.settings_env, [("U".to_owned(), "user".to_owned())]);
+        let mut keys: Vec<&str> = held.held_back.iter().map(|h| h.key.as_str()).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            ["disableAllHooks", "env.BASH_ENV", "env.PATH", "env.U"]
+        );
+        assert_eq!(held.entries()[0].status, "active");
+    }
+
+    #[test]
     fn managed_wins_and_odd_values_are_notices() {
         let managed = json!({"env": {"X": "managed"}});
         let flag = json!({"env": {"X": "cli", "BAD": {"a": 1}}});

@@ -39,6 +39,9 @@ pub struct CodexDiscovery {
     pub stop_block_cap: u32,
     /// The shell hook commands run with (`<shell> -c <command>`; Codex 0.169: `/bin/bash`).
     pub shell: PathBuf,
+    /// Whether a project layer's `approval_policy`, `sandbox_mode` and
+    /// plugin switches apply in a project neither dsh nor Codex trusts.
+    pub project_settings: ProjectSettings,
 }
 
 impl CodexDiscovery {
@@ -54,6 +57,7 @@ impl CodexDiscovery {
             spill_dir: PathBuf::from("/tmp/hook_outputs"),
             stop_block_cap: 8,
             shell: PathBuf::from("/bin/bash"),
+            project_settings: ProjectSettings::Apply,
         }
     }
 
@@ -77,6 +81,7 @@ impl CodexDiscovery {
 pub mod approval;
 mod error;
 pub use approval::ApprovalSettings;
+use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 pub use error::ConfigError;
 mod entry;
 mod trust;
@@ -104,6 +109,8 @@ pub struct CodexConfig {
     pub(crate) notify: Option<NotifyConfig>,
     pub(crate) discovery: CodexDiscovery,
     pub(crate) approval: ApprovalSettings,
+    /// Project settings not applied: the workspace is not trusted.
+    pub held_back: Vec<HeldBack>,
 }
 
 mod wire;
@@ -398,6 +405,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
     let mut plugins_feature: Option<(bool, PathBuf)> = None;
     // `approval_policy` / `sandbox_mode`: the last layer that sets one wins.
     let mut approval = ApprovalSettings::default();
+    let mut held_back: Vec<HeldBack> = Vec::new();
 
     let mut read_layer = |dir: &Path,
                           layer: LayerSource,
@@ -431,12 +439,53 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         }
         if let Some(text) = read_if_exists(&toml_path)? {
             let (config, unknown) = parse_config_toml(&toml_path, &text)?;
+            // A project layer's settings that change how the user's hooks
+            // run wait for trust: dsh's workspace trust or Codex's own
+            // (user-level `trust_level`, read before any project layer).
+            let hold = layer == LayerSource::Project
+                && discovery.project_settings == ProjectSettings::HoldBack
+                && !files.project_dir.as_deref().is_some_and(|dir| {
+                    trusted_projects.iter().any(|path| {
+                        dir == path || discovery.cwd.starts_with(path) && dir.starts_with(path)
+                    })
+                });
+            let mut hold_key = |key: &str| {
+                held_back.push(HeldBack {
+                    key: key.to_owned(),
+                    file: toml_path.clone(),
+                });
+            };
             if let Ok(table) = toml::from_str::<toml::Table>(&text) {
-                plugin_layers.push((toml_path.clone(), plugins::enabled_in(&table)));
-                if let Some(on) = plugins::feature_flag(&table) {
-                    plugins_feature = Some((on, toml_path.clone()));
+                let enabled = plugins::enabled_in(&table);
+                let feature = plugins::feature_flag(&table);
+                if hold {
+                    if !enabled.is_empty() {
+                        hold_key("plugins");
+                    }
+                    if feature.is_some() {
+                        hold_key("features.plugins");
+                    }
+                } else {
+                    plugin_layers.push((toml_path.clone(), enabled));
+                    if let Some(on) = feature {
+                        plugins_feature = Some((on, toml_path.clone()));
+                    }
                 }
             }
+            let (policy, sandbox) = if hold {
+                if config.approval_policy.is_some() {
+                    hold_key("approval_policy");
+                }
+                if config.sandbox_mode.is_some() {
+                    hold_key("sandbox_mode");
+                }
+                (None, None)
+            } else {
+                (
+                    config.approval_policy.as_deref(),
+                    config.sandbox_mode.as_deref(),
+                )
+            };
             for key in unknown {
                 notices.push(format!(
                     "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
@@ -455,12 +504,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
                 });
                 *notify_project = files.project_dir.clone();
             }
-            approval.apply_layer(
-                &toml_path,
-                config.approval_policy.as_deref(),
-                config.sandbox_mode.as_deref(),
-                notices,
-            );
+            approval.apply_layer(&toml_path, policy, sandbox, notices);
             if config.allow_managed_hooks_only == Some(true) && layer.managed() {
                 *allow_managed_only = true;
             }
@@ -704,6 +748,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         notify,
         discovery: discovery.clone(),
         approval,
+        held_back,
     })
 }
 

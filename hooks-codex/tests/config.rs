@@ -611,3 +611,45 @@ fn approval_policy_and_sandbox_mode_are_layered() {
     let empty = env();
     assert!(load(&empty.discovery()).unwrap().is_empty());
 }
+
+/// A project's own `approval_policy` and `sandbox_mode` wait for trust:
+/// dsh's workspace trust (`ProjectSettings::Apply`) or Codex's own
+/// user-level `trust_level`.
+#[test]
+fn an_untrusted_project_layer_keeps_its_approval_policy_to_itself() {
+    use dsh_hooks::project_settings::ProjectSettings;
+    use dsh_hooks_codex::config::approval::ApprovalPolicy;
+    let e = env();
+    e.write(
+        &e.codex_home().join("config.toml"),
+        "approval_policy = \"on-request\"\n",
+    );
+    e.write(
+        &e.project.join(".codex/config.toml"),
+        "approval_policy = \"never\"\nsandbox_mode = \"read-only\"\n",
+    );
+    let mut discovery = e.discovery();
+    discovery.project_settings = ProjectSettings::HoldBack;
+    let config = load(&discovery).unwrap();
+    assert_eq!(
+        config.approval().policy.as_ref().map(|p| p.value),
+        Some(ApprovalPolicy::OnRequest)
+    );
+    let keys: Vec<&str> = config.held_back.iter().map(|h| h.key.as_str()).collect();
+    assert_eq!(keys, ["approval_policy", "sandbox_mode"]);
+
+    // Codex's own trust of the project counts.
+    e.write(
+        &e.codex_home().join("config.toml"),
+        &format!(
+            "approval_policy = \"on-request\"\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            e.project.display()
+        ),
+    );
+    let config = load(&discovery).unwrap();
+    assert_eq!(
+        config.approval().policy.as_ref().map(|p| p.value),
+        Some(ApprovalPolicy::Never)
+    );
+    assert!(config.held_back.is_empty());
+}

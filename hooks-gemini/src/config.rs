@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::event::GeminiEvent;
+use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 
 /// Gemini's default hook timeout, in milliseconds.
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
@@ -37,6 +38,8 @@ pub struct GeminiDiscovery {
     pub trust_workspace: bool,
     /// The shell hooks run under (Gemini: `bash`).
     pub shell: PathBuf,
+    /// Whether the project's `hooksConfig` applies (a trusted workspace).
+    pub project_settings: ProjectSettings,
 }
 
 impl GeminiDiscovery {
@@ -47,6 +50,7 @@ impl GeminiDiscovery {
             home: home.into(),
             trust_workspace: false,
             shell: PathBuf::from("bash"),
+            project_settings: ProjectSettings::Apply,
         }
     }
 
@@ -195,6 +199,10 @@ pub struct GeminiConfig {
     /// Whether the project's `.gemini/settings.json` is the user's own (the
     /// project is `$HOME`): the file is then read once, as user settings.
     pub project_is_home: bool,
+    /// Project settings not applied: the workspace is not trusted.
+    pub held_back: Vec<HeldBack>,
+    /// Notices about settings read and ignored.
+    pub ignored: Vec<String>,
 }
 
 impl GeminiConfig {
@@ -228,6 +236,7 @@ impl GeminiConfig {
                 self.discovery.trusted_folders().display()
             ));
         }
+        notices.extend(self.ignored.iter().cloned());
         for skipped in &self.skipped {
             notices.push(format!(
                 "{}: invalid hook event name {:?}: Gemini CLI skips it{}",
@@ -299,21 +308,50 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
     let mut enabled = true;
     let mut disabled: Vec<String> = Vec::new();
     let mut folder_trust_enabled = true;
-    for (_, _, doc) in &layers {
+    let mut held_back = Vec::new();
+    let mut ignored = Vec::new();
+    for (source, file, doc) in &layers {
+        let project = *source == SettingsSource::Project;
+        // A repository's own `hooksConfig` switches the user's hooks off
+        // (or back on): it waits for a trusted workspace.
+        let hold = project && discovery.project_settings == ProjectSettings::HoldBack;
         if let Some(value) = doc.pointer("/hooksConfig/enabled").and_then(Value::as_bool) {
-            enabled = value;
+            if hold {
+                held_back.push(HeldBack {
+                    key: "hooksConfig.enabled".to_owned(),
+                    file: file.clone(),
+                });
+            } else {
+                enabled = value;
+            }
         }
         if let Some(names) = doc
             .pointer("/hooksConfig/disabled")
             .and_then(Value::as_array)
         {
-            disabled.extend(names.iter().filter_map(Value::as_str).map(str::to_owned));
+            if hold {
+                held_back.push(HeldBack {
+                    key: "hooksConfig.disabled".to_owned(),
+                    file: file.clone(),
+                });
+            } else {
+                disabled.extend(names.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
         }
         if let Some(value) = doc
             .pointer("/security/folderTrust/enabled")
             .and_then(Value::as_bool)
         {
-            folder_trust_enabled = value;
+            // Folder trust protects the user from the folder: only the
+            // user's own settings may switch it off.
+            if project {
+                ignored.push(format!(
+                    "{}: security.folderTrust.enabled is ignored in a project's settings (only ~/.gemini/settings.json may switch folder trust off)",
+                    file.display()
+                ));
+            } else {
+                folder_trust_enabled = value;
+            }
         }
     }
     let folder = if !folder_trust_enabled || discovery.trust_workspace {
@@ -419,6 +457,8 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
         folder,
         skipped,
         project_is_home,
+        held_back,
+        ignored,
     })
 }
 
@@ -609,6 +649,41 @@ mod tests {
             load(&discovery).unwrap().handlers[0].status,
             EntryStatus::Active
         );
+    }
+
+    #[test]
+    fn a_project_cannot_switch_folder_trust_off_for_itself() {
+        let project = serde_json::json!({"security": {"folderTrust": {"enabled": false}},
+            "hooks": {"BeforeTool": [{"hooks": [hook("x", None)]}]}});
+        let (_root, discovery) = setup("{}", &project.to_string(), false);
+        let config = load(&discovery).unwrap();
+        assert_eq!(config.folder, FolderTrust::Untrusted);
+        assert_eq!(config.handlers[0].status, EntryStatus::FolderUntrusted);
+        assert!(
+            config
+                .notices()
+                .iter()
+                .any(|n| n.contains("security.folderTrust.enabled is ignored")),
+            "{:?}",
+            config.notices()
+        );
+        // The user's own settings still may.
+        let user = serde_json::json!({"security": {"folderTrust": {"enabled": false}}});
+        let (_root, discovery) = setup(&user.to_string(), &project.to_string(), false);
+        assert_eq!(load(&discovery).unwrap().folder, FolderTrust::Trusted);
+    }
+
+    #[test]
+    fn an_untrusted_workspace_keeps_its_hooks_config_to_itself() {
+        let user =
+            serde_json::json!({"hooks": {"AfterTool": [{"hooks": [hook("u", Some("guard"))]}]}});
+        let project = serde_json::json!({"hooksConfig": {"enabled": false, "disabled": ["guard"]}});
+        let (_root, mut discovery) = setup(&user.to_string(), &project.to_string(), true);
+        discovery.project_settings = ProjectSettings::HoldBack;
+        let config = load(&discovery).unwrap();
+        assert_eq!(config.handlers[0].status, EntryStatus::Active);
+        let keys: Vec<&str> = config.held_back.iter().map(|h| h.key.as_str()).collect();
+        assert_eq!(keys, ["hooksConfig.enabled", "hooksConfig.disabled"]);
     }
 
     #[test]

@@ -265,8 +265,13 @@ impl ConsentQuestion {
                 .as_deref()
                 .map(|m| format!(" (matcher {m:?})"))
                 .unwrap_or_default();
+            let changed = if hook.status == dsh_core::trust::TrustStatus::Changed {
+                " (changed since you trusted it: runs only if trusted again)"
+            } else {
+                ""
+            };
             description.push_str(&format!(
-                "\n- [{}] {}{matcher}: `{}`\n  from {}",
+                "\n- [{}] {}{matcher}{changed}: `{}`\n  from {}",
                 hook.dialect.as_str(),
                 hook.event,
                 hook.command,

@@ -540,8 +540,13 @@ impl Server {
                     Err(error) => format!("It could not be stored: {error}"),
                 }),
                 approval::TrustAnswer::RunThisSession => {
-                    spec.skip_hooks(&[]);
-                    None
+                    let changed = spec.run_untrusted_this_session();
+                    (!changed.is_empty()).then(|| {
+                        format!(
+                            "{} hook(s) changed since you trusted them do not run: only trusting them again (`dsh hooks trust`) runs a changed hook.",
+                            changed.len()
+                        )
+                    })
                 }
                 approval::TrustAnswer::Skip => {
                     let origins: Vec<String> = spec

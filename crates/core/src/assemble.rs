@@ -124,7 +124,8 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
     {
         scrub.push(provider.api_key_env.clone());
     }
-    let mut hooks = crate::hooks::load_hooks_with(&spec.sources, scrub)?;
+    // The configuration trust was decided on: parsed once, in `resolve`.
+    let mut hooks = crate::hooks::plugins_from(spec.hooks.clone(), &spec.sources, scrub);
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(Arc::clone(&spec.permissions.plugin));
     // Started before the log header is written: it lists them.

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use dsh_hook_runner::{HookRunner, RunnerConfig};
-use dsh_hooks_claude::ClaudeDiscovery;
-use dsh_hooks_codex::{CodexDiscovery, TrustPolicy};
+use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
+use dsh_hooks_claude::{ClaudeConfig, ClaudeDiscovery};
+use dsh_hooks_codex::{CodexConfig, CodexDiscovery, TrustPolicy};
+use dsh_hooks_gemini::GeminiConfig;
 use dsh_protocol::EventBody;
 use dsh_seams::Plugin;
 
@@ -44,6 +46,10 @@ pub struct HookSources {
     /// `GEMINI_CLI_TRUST_WORKSPACE=true`: Gemini CLI trusts the project
     /// folder whatever `~/.gemini/trustedFolders.json` says.
     pub gemini_trust_workspace: bool,
+    /// Whether the project layers' settings that change how the user's
+    /// own hooks and tools run apply (a trusted workspace, replay, the hook
+    /// tooling) or wait for trust (sessions in an untrusted workspace).
+    pub project_settings: ProjectSettings,
 }
 
 impl HookSources {
@@ -67,7 +73,64 @@ impl HookSources {
             excluded_hooks: Vec::new(),
             permission_mode: None,
             mcp_servers: Vec::new(),
+            project_settings: ProjectSettings::Apply,
         }
+    }
+
+    /// The Claude Code bridge's discovery for these sources.
+    pub fn claude_discovery(&self) -> ClaudeDiscovery {
+        let mut discovery =
+            ClaudeDiscovery::new(self.cwd.clone(), self.home.clone(), &self.dsh_home);
+        discovery.extra_settings = self.claude_settings.clone();
+        discovery.plugin_dirs = self.claude_plugin_dirs.clone();
+        discovery.project_settings = self.project_settings;
+        discovery
+    }
+}
+
+/// Every dialect's hook configuration, parsed once per session: trust is
+/// decided on these parsed hooks ([`crate::trust::hooks_of`]) and the same
+/// parsed hooks run ([`plugins_from`]), so a file changed while the trust
+/// question is on screen is never run unhashed.
+#[derive(Debug, Clone)]
+pub struct HookConfigs {
+    /// Claude Code's settings layers, plugins and agents.
+    pub claude: ClaudeConfig,
+    /// Codex's config layers.
+    pub codex: CodexConfig,
+    /// Gemini CLI's settings layers.
+    pub gemini: GeminiConfig,
+}
+
+impl HookConfigs {
+    /// Reads every dialect's configuration for `sources`.
+    pub fn load(sources: &HookSources) -> Result<HookConfigs> {
+        let claude = dsh_hooks_claude::load(&sources.claude_discovery())
+            .context("cannot load the Claude Code hook configuration")?;
+        let codex = dsh_hooks_codex::load(&sources.codex_discovery())
+            .context("cannot load the Codex hook configuration")?;
+        let gemini = dsh_hooks_gemini::load(&sources.gemini_discovery())
+            .context("cannot load the Gemini CLI hook configuration")?;
+        Ok(HookConfigs {
+            claude,
+            codex,
+            gemini,
+        })
+    }
+
+    /// The project settings every dialect left out (the workspace is not
+    /// trusted), with the dialect that reads them.
+    pub fn held_back(&self) -> Vec<(dsh_protocol::Dialect, HeldBack)> {
+        let tag = |dialect: dsh_protocol::Dialect, list: &[HeldBack]| {
+            list.iter()
+                .cloned()
+                .map(move |held| (dialect, held))
+                .collect::<Vec<_>>()
+        };
+        let mut all = tag(dsh_protocol::Dialect::Claude, &self.claude.held_back);
+        all.extend(tag(dsh_protocol::Dialect::Codex, &self.codex.held_back));
+        all.extend(tag(dsh_protocol::Dialect::Gemini, &self.gemini.held_back));
+        all
     }
 }
 
@@ -89,19 +152,45 @@ pub fn load_hooks(sources: &HookSources) -> Result<LoadedHooks> {
 
 /// [`load_hooks`] with the variables to scrub already known.
 pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<LoadedHooks> {
+    Ok(plugins_from(
+        HookConfigs::load(sources)?,
+        sources,
+        scrub_env,
+    ))
+}
+
+/// The hook plugins of configurations already parsed (the session's one
+/// parse), with the origins `sources` excludes disabled.
+pub fn plugins_from(
+    configs: HookConfigs,
+    sources: &HookSources,
+    scrub_env: Vec<String>,
+) -> LoadedHooks {
     let runner = HookRunner::new(RunnerConfig {
         scrub_env,
         ..RunnerConfig::default()
     });
     let mut plugins: Vec<Arc<dyn Plugin>> = Vec::new();
     let mut notices = Vec::new();
-
-    let mut claude_discovery =
-        ClaudeDiscovery::new(sources.cwd.clone(), sources.home.clone(), &sources.dsh_home);
-    claude_discovery.extra_settings = sources.claude_settings.clone();
-    claude_discovery.plugin_dirs = sources.claude_plugin_dirs.clone();
-    let mut claude = dsh_hooks_claude::load(&claude_discovery)
-        .context("cannot load the Claude Code hook configuration")?;
+    let HookConfigs {
+        mut claude,
+        mut codex,
+        mut gemini,
+    } = configs;
+    for (dialect, held) in [
+        ("claude", &claude.held_back),
+        ("codex", &codex.held_back),
+        ("gemini", &gemini.held_back),
+    ] {
+        for held in held {
+            notices.push(format!(
+                "{dialect}: {} in {} is not applied: {}",
+                held.key,
+                held.file.display(),
+                dsh_hooks::project_settings::HELD_BACK_WHY
+            ));
+        }
+    }
     claude.disable_origins(&sources.excluded_hooks, dsh_trust::NOT_TRUSTED);
     if let Some(mode) = sources.permission_mode {
         claude.options.permission_mode = mode.hook_name().to_owned();
@@ -119,8 +208,6 @@ pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<
         plugins.push(claude.into_plugin(runner.clone()));
     }
 
-    let mut codex = dsh_hooks_codex::load(&sources.codex_discovery())
-        .context("cannot load the Codex hook configuration")?;
     codex.disable_origins(&sources.excluded_hooks, dsh_trust::NOT_TRUSTED);
     notices.extend(
         codex
@@ -137,8 +224,6 @@ pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<
         plugins.push(codex.into_plugin(runner.clone(), policy));
     }
 
-    let mut gemini = dsh_hooks_gemini::load(&sources.gemini_discovery())
-        .context("cannot load the Gemini CLI hook configuration")?;
     gemini.disable_origins(&sources.excluded_hooks, dsh_trust::NOT_TRUSTED);
     notices.extend(
         gemini
@@ -149,11 +234,11 @@ pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<
     if gemini.handlers().iter().any(|handler| handler.is_active()) {
         plugins.push(gemini.into_plugin(runner.clone()));
     }
-    Ok(LoadedHooks {
+    LoadedHooks {
         plugins,
         notices,
         runner,
-    })
+    }
 }
 
 impl HookSources {
@@ -162,6 +247,7 @@ impl HookSources {
         let mut discovery =
             dsh_hooks_gemini::GeminiDiscovery::new(self.cwd.clone(), self.home.clone());
         discovery.trust_workspace = self.gemini_trust_workspace;
+        discovery.project_settings = self.project_settings;
         discovery
     }
 
@@ -170,6 +256,7 @@ impl HookSources {
     pub fn codex_discovery(&self) -> CodexDiscovery {
         let mut discovery = CodexDiscovery::new(self.cwd.clone(), self.home.clone());
         discovery.codex_home = Some(self.codex_home.clone());
+        discovery.project_settings = self.project_settings;
         discovery
     }
 }

@@ -10,10 +10,11 @@ use dsh_mcp::{Discovered, ServerTransport};
 use dsh_permissions::Mode;
 use dsh_trust::{TrustStore, UntrustedHook};
 
-use crate::hooks::HookSources;
+use crate::hooks::{HookConfigs, HookSources};
 use crate::mcp::{ProjectServers, discover, tags};
 use crate::perms::{self, Built, WorkspaceTrust, workspace_trust};
 use crate::{DshConfig, Env, Error, Result, SessionFlags};
+use dsh_hooks::project_settings::ProjectSettings;
 
 /// What happens to project hooks nobody trusted yet and to project MCP
 /// servers no user-level state approved.
@@ -104,6 +105,9 @@ pub struct SessionSpec {
     pub unconsented: Vec<McpConsent>,
     /// Project hooks nobody trusted yet (empty under [`TrustPolicy::RunAll`]).
     pub untrusted_hooks: Vec<UntrustedHook>,
+    /// Every dialect's hook configuration, parsed once: trust was decided
+    /// on it and [`crate::assemble`] runs it.
+    pub hooks: HookConfigs,
     /// Automatic compaction.
     pub compaction: AutoCompact,
     /// The provider settings (`None` for replay, whose model is scripted).
@@ -175,10 +179,23 @@ impl SessionSpec {
         )?;
         sources.permission_mode = Some(permissions.mode);
         let workspace = workspace_trust(&sources.home, &sources.dsh_home, cwd);
+        // A repository's settings that change how the user's own hooks and
+        // tools run (`env`, `disableAllHooks`, `hooksConfig`, Codex's
+        // `approval_policy`) wait for a trusted workspace; replay runs
+        // everything configured.
+        sources.project_settings = match (policy, workspace) {
+            (TrustPolicy::RunAll, _)
+            | (_, WorkspaceTrust::ClaudeJson)
+            | (_, WorkspaceTrust::DshTrust) => ProjectSettings::Apply,
+            (TrustPolicy::Ask | TrustPolicy::Headless { .. }, WorkspaceTrust::Untrusted) => {
+                ProjectSettings::HoldBack
+            }
+        };
+        let hooks = HookConfigs::load(&sources)?;
         let untrusted_hooks = match policy {
             TrustPolicy::RunAll => Vec::new(),
             TrustPolicy::Ask | TrustPolicy::Headless { .. } => {
-                crate::trust::untrusted_project_hooks(&sources)?
+                crate::trust::untrusted_of(&sources, &hooks)?
             }
         };
         // Consent: a trusted workspace approves its servers; replay runs
@@ -223,6 +240,7 @@ impl SessionSpec {
             consent,
             unconsented: Vec::new(),
             untrusted_hooks,
+            hooks,
             compaction,
             provider,
         })
@@ -251,6 +269,21 @@ impl SessionSpec {
     pub fn skip_hooks(&mut self, origins: &[String]) {
         self.sources.excluded_hooks.extend(origins.iter().cloned());
         self.untrusted_hooks.clear();
+    }
+
+    /// The person let the waiting project hooks run for this session only:
+    /// those never trusted run; a hook changed since it was trusted does
+    /// not (a changed hook runs only once trusted again). Returns the
+    /// origins left out.
+    pub fn run_untrusted_this_session(&mut self) -> Vec<String> {
+        let changed: Vec<String> = self
+            .untrusted_hooks
+            .iter()
+            .filter(|hook| hook.status == dsh_trust::TrustStatus::Changed)
+            .map(|hook| hook.origin.clone())
+            .collect();
+        self.skip_hooks(&changed);
+        changed
     }
 
     /// The person trusted the waiting project hooks for good: they are
@@ -325,8 +358,8 @@ impl SessionSpec {
     /// refused (an error) and the servers skipped.
     pub fn decide_headless(&mut self, err: &mut dyn Write) -> Result<()> {
         let strict = matches!(self.policy, TrustPolicy::Headless { strict: true });
-        crate::trust::headless(&self.untrusted_hooks, strict, &self.cwd, err)?;
-        self.untrusted_hooks.clear();
+        let changed = crate::trust::headless(&self.untrusted_hooks, strict, &self.cwd, err)?;
+        self.skip_hooks(&changed);
         if self.consent.is_empty() {
             return Ok(());
         }

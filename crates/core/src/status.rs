@@ -9,7 +9,7 @@ use dsh_agent::AutoCompact;
 /// The resolved spec as `dsh status --json` prints it.
 #[derive(Debug, Clone)]
 pub struct Status {
-    /// The JSON object (keys `hooks`, `permissions`, `mcp_servers`,
+    /// The JSON object (keys `hooks`, `held_back`, `permissions`, `mcp_servers`,
     /// `plugins`, `instructions`, `compaction`, `provider`).
     pub json: Value,
 }
@@ -33,17 +33,36 @@ impl Status {
     /// Everything `spec` resolved.
     pub fn of(spec: &SessionSpec) -> Result<Status> {
         let store = dsh_trust::TrustStore::load(&spec.sources.dsh_home)?;
-        let hooks: Vec<Value> = crate::trust::all_hooks(&spec.sources, &store)?
+        let parsed = &spec.hooks;
+        let hooks: Vec<Value> = crate::trust::hooks_of(
+            &spec.sources,
+            &parsed.claude,
+            &parsed.codex,
+            &parsed.gemini,
+            &store,
+        )
+        .into_iter()
+        .map(|hook| {
+            json!({
+                "dialect": hook.dialect.as_str(),
+                "event": hook.event,
+                "matcher": hook.matcher,
+                "command": hook.command,
+                "source": hook.origin,
+                "trust": hook.status.as_str(),
+                "active": hook.active,
+            })
+        })
+        .collect();
+        let held_back: Vec<Value> = parsed
+            .held_back()
             .into_iter()
-            .map(|hook| {
+            .map(|(dialect, held)| {
                 json!({
-                    "dialect": hook.dialect.as_str(),
-                    "event": hook.event,
-                    "matcher": hook.matcher,
-                    "command": hook.command,
-                    "source": hook.origin,
-                    "trust": hook.status.as_str(),
-                    "active": hook.active,
+                    "dialect": dialect.as_str(),
+                    "key": held.key,
+                    "file": held.file,
+                    "why": dsh_hooks::project_settings::HELD_BACK_WHY,
                 })
             })
             .collect();
@@ -112,6 +131,7 @@ impl Status {
         Ok(Status {
             json: json!({
                 "hooks": hooks,
+                "held_back": held_back,
                 "permissions": permissions,
                 "mcp_servers": mcp_servers,
                 "plugins": plugins,
@@ -188,6 +208,22 @@ impl Status {
                 },
                 str_of(&hook["source"])
             ));
+        }
+        let held = list("held_back");
+        if !held.is_empty() {
+            out.push_str(&format!(
+                "project settings held back: {} ({})\n",
+                held.len(),
+                dsh_hooks::project_settings::HELD_BACK_WHY
+            ));
+            for entry in held {
+                out.push_str(&format!(
+                    "  [{}] {}  from {}\n",
+                    str_of(&entry["dialect"]),
+                    str_of(&entry["key"]),
+                    str_of(&entry["file"])
+                ));
+            }
         }
         out.push_str(&format!("mcp servers: {}\n", list("mcp_servers").len()));
         for server in list("mcp_servers") {

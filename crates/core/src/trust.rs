@@ -17,7 +17,12 @@
 //! there). Codex's own `trusted_hash` entries count as trust. Interactive
 //! sessions ask once ([`ask`]); headless runs keep Claude Code's behaviour
 //! (the folder counts as trusted) but name the untrusted hooks on stderr, or
-//! refuse them when strict ([`headless`]). `dsh replay` runs everything.
+//! refuse them when strict ([`headless`]). A hook changed since it was
+//! trusted is untrusted everywhere: no front end runs it until it is trusted
+//! again. `dsh replay` runs everything.
+//!
+//! Trust is decided on the session's one parse of the configuration
+//! ([`HookConfigs`], [`untrusted_of`]); the same parsed hooks run.
 //!
 //! Not here: the bridges' own loading (they only learn which origins to skip,
 //! through [`HookSources::excluded_hooks`]).
@@ -25,15 +30,15 @@
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use crate::{Error, Result, ResultExt as _};
+use crate::{Error, Result};
+use dsh_hooks_claude::ClaudeConfig;
 use dsh_hooks_claude::config::SettingsSource;
-use dsh_hooks_claude::{ClaudeConfig, ClaudeDiscovery};
 use dsh_hooks_codex::{CodexConfig, EntryStatus, LayerSource, TrustState};
 use dsh_hooks_gemini::GeminiConfig;
 use dsh_hooks_gemini::config::{EntryStatus as GeminiStatus, SettingsSource as GeminiSource};
 use dsh_protocol::Dialect;
 
-use crate::hooks::HookSources;
+use crate::hooks::{HookConfigs, HookSources};
 
 // The store, the hashes and the executed-file scan are dsh-trust's; this
 // module finds a project's hooks and asks the user.
@@ -44,16 +49,11 @@ pub use dsh_trust::{
 
 /// Every dialect's configuration for `sources`, as the session would load them.
 pub fn load_configs(sources: &HookSources) -> Result<(ClaudeConfig, CodexConfig, GeminiConfig)> {
-    let mut discovery =
-        ClaudeDiscovery::new(sources.cwd.clone(), sources.home.clone(), &sources.dsh_home);
-    discovery.extra_settings = sources.claude_settings.clone();
-    discovery.plugin_dirs = sources.claude_plugin_dirs.clone();
-    let claude = dsh_hooks_claude::load(&discovery)
-        .context("cannot load the Claude Code hook configuration")?;
-    let codex = dsh_hooks_codex::load(&sources.codex_discovery())
-        .context("cannot load the Codex hook configuration")?;
-    let gemini = dsh_hooks_gemini::load(&sources.gemini_discovery())
-        .context("cannot load the Gemini CLI hook configuration")?;
+    let HookConfigs {
+        claude,
+        codex,
+        gemini,
+    } = HookConfigs::load(sources)?;
     Ok((claude, codex, gemini))
 }
 
@@ -165,11 +165,23 @@ pub fn hooks_of(
 /// project-level file, and neither in `trust.json` (current hash) nor
 /// trusted by Codex.
 pub fn untrusted_project_hooks(sources: &HookSources) -> Result<Vec<UntrustedHook>> {
+    untrusted_of(sources, &HookConfigs::load(sources)?)
+}
+
+/// [`untrusted_project_hooks`] of configurations already parsed: the
+/// session decides trust on the parse it runs.
+pub fn untrusted_of(sources: &HookSources, configs: &HookConfigs) -> Result<Vec<UntrustedHook>> {
     let store = TrustStore::load(&sources.dsh_home)?;
-    Ok(all_hooks(sources, &store)?
-        .into_iter()
-        .filter(|hook| hook.active && !hook.status.is_trusted())
-        .collect())
+    Ok(hooks_of(
+        sources,
+        &configs.claude,
+        &configs.codex,
+        &configs.gemini,
+        &store,
+    )
+    .into_iter()
+    .filter(|hook| hook.active && !hook.status.is_trusted())
+    .collect())
 }
 
 /// A path for people: relative to `project` when below it.
@@ -299,15 +311,37 @@ pub fn strict_from_env() -> bool {
 
 /// Headless trust: Claude Code's behaviour (the folder counts as trusted, so
 /// CI keeps working) with the untrusted hooks named on `err`; `strict`
-/// refuses to run them instead (an error naming `dsh hooks trust`).
+/// refuses to run them instead (an error naming `dsh hooks trust`). A hook
+/// changed since it was trusted is not run either way: its origin is
+/// returned, for the caller to leave out.
 pub fn headless(
     untrusted: &[UntrustedHook],
     strict: bool,
     project: &Path,
     err: &mut dyn Write,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     if untrusted.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
+    }
+    let (changed, new): (Vec<UntrustedHook>, Vec<UntrustedHook>) = untrusted
+        .iter()
+        .cloned()
+        .partition(|hook| hook.status == TrustStatus::Changed);
+    if !strict && !changed.is_empty() {
+        // A changed hook is an untrusted hook: it is not run, even where
+        // headless runs trust the folder (only hooks never seen do).
+        writeln!(
+            err,
+            "dsh: not running {} project hook(s) changed since you trusted them (`dsh hooks trust` in {} trusts them again):",
+            changed.len(),
+            project.display()
+        )?;
+        describe(err, &changed, project)?;
+    }
+    let skipped: Vec<String> = changed.iter().map(|hook| hook.origin.clone()).collect();
+    let untrusted = if strict { untrusted } else { &new[..] };
+    if untrusted.is_empty() {
+        return Ok(skipped);
     }
     if strict {
         let mut text = Vec::new();
@@ -325,34 +359,7 @@ pub fn headless(
         untrusted.len()
     )?;
     describe(err, untrusted, project)?;
-    Ok(())
-}
-
-/// Interactive sessions: asks about untrusted project hooks and sets
-/// `sources` so that declined ones do not run. Call before `load_hooks`.
-pub fn apply_interactive(
-    sources: &mut HookSources,
-    input: &mut dyn BufRead,
-    output: &mut dyn Write,
-) -> Result<TrustAnswer> {
-    let untrusted = untrusted_project_hooks(sources)?;
-    let mut store = TrustStore::load(&sources.dsh_home)?;
-    let answer = ask(&untrusted, &mut store, &sources.cwd, input, output)?;
-    sources.run_untrusted = true;
-    if let TrustAnswer::Skipped(origins) = &answer {
-        sources.excluded_hooks = origins.clone();
-    }
-    Ok(answer)
-}
-
-/// Headless runs: names (or, strict, refuses) untrusted project hooks and
-/// sets `sources` so that the hooks dsh's rules allow run (Codex hooks
-/// trusted only by dsh included). Call before `load_hooks`.
-pub fn apply_headless(sources: &mut HookSources, strict: bool, err: &mut dyn Write) -> Result<()> {
-    let untrusted = untrusted_project_hooks(sources)?;
-    headless(&untrusted, strict, &sources.cwd, err)?;
-    sources.run_untrusted = true;
-    Ok(())
+    Ok(skipped)
 }
 
 #[cfg(test)]
@@ -467,6 +474,7 @@ mod tests {
             mcp_servers: Vec::new(),
             codex_home: home.join(".codex"),
             gemini_trust_workspace: false,
+            project_settings: dsh_hooks::project_settings::ProjectSettings::Apply,
         }
     }
 
@@ -547,7 +555,11 @@ mod tests {
     fn headless_names_untrusted_hooks_and_strict_refuses_them() {
         let untrusted = [hook("o#1", "sha256:dd")];
         let mut err = Vec::new();
-        headless(&untrusted, false, Path::new("/p"), &mut err).unwrap();
+        assert!(
+            headless(&untrusted, false, Path::new("/p"), &mut err)
+                .unwrap()
+                .is_empty()
+        );
         let text = String::from_utf8(err).unwrap();
         assert!(
             text.contains("running 1 untrusted project hook(s)"),
@@ -564,5 +576,28 @@ mod tests {
         );
         assert!(refused.contains("dsh hooks trust"));
         headless(&[], true, Path::new("/p"), &mut Vec::new()).unwrap();
+
+        // A changed hook is not run, and the notice says how to trust it.
+        let mut changed = hook("o#2", "sha256:ee");
+        changed.status = TrustStatus::Changed;
+        let mut err = Vec::new();
+        let skipped = headless(
+            &[untrusted[0].clone(), changed],
+            false,
+            Path::new("/p"),
+            &mut err,
+        )
+        .unwrap();
+        assert_eq!(skipped, ["o#2"]);
+        let text = String::from_utf8(err).unwrap();
+        assert!(
+            text.contains("not running 1 project hook(s) changed"),
+            "{text}"
+        );
+        assert!(text.contains("dsh hooks trust"), "{text}");
+        assert!(
+            text.contains("running 1 untrusted project hook(s)"),
+            "{text}"
+        );
     }
 }

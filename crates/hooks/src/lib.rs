@@ -24,6 +24,7 @@
 mod engine;
 pub mod lint;
 pub mod position;
+pub mod project_settings;
 pub mod spill;
 
 pub use engine::*;

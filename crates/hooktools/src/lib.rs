@@ -292,15 +292,22 @@ fn test_spec(mut flags: SessionFlags, trust_all: bool) -> anyhow::Result<Session
     }
     if std::io::stdin().is_terminal() {
         // The prompt goes to stderr: stdout carries the report (maybe JSON).
+        // Asked about the parse that runs (`spec.hooks`), not a re-read.
         let stdin = std::io::stdin();
-        dsh_core::trust::apply_interactive(
-            &mut spec.sources,
+        let untrusted = dsh_core::trust::untrusted_of(&spec.sources, &spec.hooks)?;
+        let mut store = dsh_core::trust::TrustStore::load(&spec.sources.dsh_home)?;
+        if let dsh_core::trust::TrustAnswer::Skipped(origins) = dsh_core::trust::ask(
+            &untrusted,
+            &mut store,
+            &spec.cwd,
             &mut stdin.lock(),
             &mut std::io::stderr(),
-        )?;
+        )? {
+            spec.skip_hooks(&origins);
+        }
         return Ok(spec);
     }
-    let untrusted = dsh_core::trust::untrusted_project_hooks(&spec.sources)?;
+    let untrusted = dsh_core::trust::untrusted_of(&spec.sources, &spec.hooks)?;
     if !untrusted.is_empty() {
         let mut text = Vec::new();
         dsh_core::trust::describe(&mut text, &untrusted, &spec.cwd)?;

@@ -302,6 +302,26 @@ mod tests {
     }
 
     #[test]
+    fn every_dialects_project_dir_spelling_pins_the_script() {
+        let dir = project();
+        let p = dir.path();
+        for command in [
+            r#""${GEMINI_PROJECT_DIR}"/shebang"#,
+            r#""$GEMINI_PROJECT_DIR"/shebang"#,
+            "$GEMINI_PROJECT_DIR/shebang",
+            r#""$GEMINI_PROJECT_DIR/shebang" --flag"#,
+            "${GEMINI_CWD}/shebang",
+            r#""${CLAUDE_PROJECT_DIR}"/shebang"#,
+            "${CLAUDE_PROJECT_DIR}/shebang",
+            r#"bash "$GEMINI_PROJECT_DIR/shebang""#,
+        ] {
+            let scan = scan(command, p);
+            assert_eq!(names(&scan, p), ["shebang"], "{command}");
+            assert!(!scan.computed, "{command}");
+        }
+    }
+
+    #[test]
     fn data_files_are_not_executed() {
         let dir = project();
         let p = dir.path();

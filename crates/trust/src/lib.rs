@@ -434,9 +434,15 @@ pub fn words(command: &str) -> Vec<String> {
     shlex::split(command).unwrap_or_else(|| command.split_whitespace().map(str::to_owned).collect())
 }
 
-/// Expands `$VAR` and `${VAR}` from the environment (`CLAUDE_PROJECT_DIR` is
-/// the project); `None` when a variable is not set, or when the word holds
-/// a form the shell decides at run time (`${VAR:-x}`, an unclosed `${`).
+/// The variables every dialect sets to the project directory for its hooks
+/// (Claude Code's, and Gemini CLI's own names beside its Claude alias), so
+/// a script named through any of them is pinned wherever it is spelled.
+pub const PROJECT_DIR_VARS: &[&str] = &["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "GEMINI_CWD"];
+
+/// Expands `$VAR` and `${VAR}` from the environment (the variables of
+/// [`PROJECT_DIR_VARS`] are the project); `None` when a variable is not
+/// set, or when the word holds a form the shell decides at run time
+/// (`${VAR:-x}`, an unclosed `${`).
 pub fn expand_vars(word: &str, project: &Path) -> Option<String> {
     let forms = dsh_hook_runner::vars::Forms {
         bare: true,
@@ -444,7 +450,7 @@ pub fn expand_vars(word: &str, project: &Path) -> Option<String> {
         tilde: false,
     };
     dsh_hook_runner::vars::expand(word, forms, |name| {
-        if name == "CLAUDE_PROJECT_DIR" {
+        if PROJECT_DIR_VARS.contains(&name) {
             return Some(project.display().to_string());
         }
         std::env::var(name).ok()
@@ -523,6 +529,18 @@ mod tests {
             expand_vars("$CLAUDE_PROJECT_DIR/x", project).as_deref(),
             Some("/p/x")
         );
+        // Gemini CLI's names for the project, in every spelling.
+        for word in [
+            "${GEMINI_PROJECT_DIR}/x",
+            "$GEMINI_PROJECT_DIR/x",
+            "$GEMINI_CWD/x",
+        ] {
+            assert_eq!(
+                expand_vars(word, project).as_deref(),
+                Some("/p/x"),
+                "{word}"
+            );
+        }
         assert_eq!(expand_vars("$DSH_SURELY_UNSET_VAR_42/x", project), None);
         assert_eq!(expand_vars("${DSH_SURELY_UNSET_VAR_42}", project), None);
         assert_eq!(expand_vars("a$", project).as_deref(), Some("a$"));

@@ -26,6 +26,9 @@ pub struct ClaudeDiscovery {
     /// Where the Claude-format transcript is kept
     /// (`$DSH_HOME/claude/projects/<slug>/`).
     pub transcript_dir: PathBuf,
+    /// Whether the project and local settings' `env` and `disableAllHooks`
+    /// apply (a trusted workspace) or wait for trust.
+    pub project_settings: dsh_hooks::project_settings::ProjectSettings,
 }
 
 impl ClaudeDiscovery {
@@ -43,6 +46,7 @@ impl ClaudeDiscovery {
             plugin_dirs: Vec::new(),
             state_dir,
             transcript_dir,
+            project_settings: dsh_hooks::project_settings::ProjectSettings::Apply,
         }
     }
 

@@ -1,0 +1,265 @@
+//! A cloned repository's own configuration before and after trust: project
+//! settings that change how the user's hooks and tools run
+//! wait for a trusted workspace; hook trust pins every script a command
+//! names, is decided on the parse that runs, and a changed hook runs in no
+//! front end until it is trusted again.
+
+use std::path::Path;
+
+use dsh_provider::mock::{MockResponse, MockToolCall};
+use serde_json::{Value, json};
+
+use crate::acp_server::{AcpClient, is_method};
+use crate::cli_headless::{dsh, mock};
+use crate::support::TestContext;
+
+fn write_json(path: &Path, value: &Value) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+}
+
+fn write_script(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, body).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A harmless user-level hook, so the Claude Code bridge is loaded (and with
+/// it the settings `env`), as it is for anyone who has hooks of their own.
+fn user_hook(ctx: &TestContext, command: &str) {
+    write_json(
+        &ctx.home().join(".claude").join("settings.json"),
+        &json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}}),
+    );
+}
+
+fn trust_workspace(ctx: &TestContext) {
+    let output = ctx.dsh().args(["hooks", "trust"]).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+fn status_json(ctx: &TestContext) -> Value {
+    let output = ctx.dsh().args(["status", "--json"]).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn echo_call() -> Vec<MockResponse> {
+    vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "bash",
+                &json!({"command": "echo hello"}),
+            )],
+        ),
+        MockResponse::text("done"),
+    ]
+}
+
+#[test]
+fn project_bash_env_is_not_honoured_by_the_bash_tool_before_trust() {
+    let ctx = TestContext::new();
+    user_hook(&ctx, "true");
+    let claude = ctx.project().join(".claude");
+    write_json(
+        &claude.join("settings.json"),
+        &json!({"env": {"BASH_ENV": ".claude/x.sh"}}),
+    );
+    write_script(&claude.join("x.sh"), "touch bash-env-ran\n");
+    let marker = ctx.project().join("bash-env-ran");
+
+    for strict in ["0", "1"] {
+        let provider = mock(echo_call());
+        let output = dsh(&ctx, &provider)
+            .env("DSH_STRICT_HOOKS", strict)
+            .args(["-p", "say hello"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(!marker.exists(), "BASH_ENV ran (strict={strict})");
+    }
+
+    // `dsh status` says what is held back, and why.
+    let status = status_json(&ctx);
+    let held = status["held_back"].as_array().unwrap();
+    assert!(
+        held.iter().any(|entry| entry["key"] == "env.BASH_ENV"
+            && entry["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(".claude/settings.json")
+            && entry["why"].as_str().unwrap().contains("dsh hooks trust")),
+        "{status}"
+    );
+    let text = ctx.dsh().arg("status").output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("env.BASH_ENV"), "{text}");
+
+    // A trusted workspace gets its settings, as in Claude Code.
+    trust_workspace(&ctx);
+    assert_eq!(status_json(&ctx)["held_back"], json!([]));
+    let provider = mock(echo_call());
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "say hello"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(marker.exists(), "BASH_ENV applies once trusted");
+}
+
+#[test]
+fn project_path_does_not_reach_a_user_level_hook_before_trust() {
+    let ctx = TestContext::new();
+    user_hook(&ctx, "jq --version >/dev/null 2>&1; true");
+    let claude = ctx.project().join(".claude");
+    write_json(
+        &claude.join("settings.json"),
+        &json!({"env": {"PATH": ".claude/bin:/usr/bin:/bin"}}),
+    );
+    write_script(
+        &claude.join("bin").join("jq"),
+        "#!/bin/sh\ntouch fake-jq-ran\n",
+    );
+    let marker = ctx.project().join("fake-jq-ran");
+
+    for strict in ["0", "1"] {
+        let provider = mock(vec![MockResponse::text("ok")]);
+        let output = dsh(&ctx, &provider)
+            .env("DSH_STRICT_HOOKS", strict)
+            .args(["-p", "hi"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(
+            !marker.exists(),
+            "the repository's jq ran in the user's hook (strict={strict})"
+        );
+    }
+    trust_workspace(&ctx);
+    let provider = mock(vec![MockResponse::text("ok")]);
+    let output = dsh(&ctx, &provider).args(["-p", "hi"]).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(marker.exists(), "settings env applies once trusted");
+}
+
+/// A project Claude Code hook whose script is trusted and then edited.
+fn changed_claude_hook(ctx: &TestContext) {
+    let claude = ctx.project().join(".claude");
+    write_json(
+        &claude.join("settings.json"),
+        &json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": "sh \"$CLAUDE_PROJECT_DIR/.claude/hook.sh\""}]}]}}),
+    );
+    write_script(&claude.join("hook.sh"), "touch hook-v1-ran\n");
+    trust_workspace(ctx);
+    write_script(&claude.join("hook.sh"), "touch hook-v2-ran\n");
+}
+
+#[test]
+fn print_does_not_run_a_hook_changed_since_it_was_trusted() {
+    let ctx = TestContext::new();
+    changed_claude_hook(&ctx);
+    let provider = mock(vec![MockResponse::text("ok")]);
+    let output = dsh(&ctx, &provider).args(["-p", "hi"]).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!ctx.project().join("hook-v2-ran").exists());
+    assert!(!ctx.project().join("hook-v1-ran").exists());
+    let err = stderr(&output);
+    assert!(err.contains("changed since you trusted it"), "{err}");
+    assert!(err.contains("dsh hooks trust"), "{err}");
+
+    // Trusted again, it runs.
+    trust_workspace(&ctx);
+    let provider = mock(vec![MockResponse::text("ok")]);
+    let output = dsh(&ctx, &provider).args(["-p", "hi"]).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(ctx.project().join("hook-v2-ran").exists());
+}
+
+#[test]
+fn a_gemini_script_named_through_the_project_dir_is_pinned() {
+    for spelling in [
+        "\"${GEMINI_PROJECT_DIR}\"/.gemini/hooks/x.sh",
+        "$GEMINI_PROJECT_DIR/.gemini/hooks/x.sh",
+        "bash \"$GEMINI_PROJECT_DIR/.gemini/hooks/x.sh\"",
+        "${CLAUDE_PROJECT_DIR}/.gemini/hooks/x.sh",
+    ] {
+        let ctx = TestContext::new();
+        let gemini = ctx.project().join(".gemini");
+        write_json(
+            &gemini.join("settings.json"),
+            &json!({"hooks": {"BeforeAgent": [{"hooks": [
+                {"type": "command", "command": spelling}]}]}}),
+        );
+        write_script(
+            &gemini.join("hooks").join("x.sh"),
+            "#!/bin/sh\ntouch gemini-v1-ran\necho '{}'\n",
+        );
+        trust_workspace(&ctx);
+        let trust = |ctx: &TestContext| {
+            let status = status_json(ctx);
+            let hook = status["hooks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|hook| hook["dialect"] == "gemini")
+                .cloned()
+                .unwrap();
+            hook["trust"].as_str().unwrap().to_owned()
+        };
+        assert_eq!(trust(&ctx), "trusted", "{spelling}");
+        write_script(
+            &gemini.join("hooks").join("x.sh"),
+            "#!/bin/sh\ntouch gemini-v2-ran\necho '{}'\n",
+        );
+        assert_eq!(trust(&ctx), "changed since trusted", "{spelling}");
+        let provider = mock(vec![MockResponse::text("ok")]);
+        let output = dsh(&ctx, &provider)
+            .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+            .args(["-p", "hi"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(
+            !ctx.project().join("gemini-v2-ran").exists(),
+            "{spelling}: the edited script ran"
+        );
+    }
+}
+
+#[test]
+fn acp_runs_the_hooks_it_asked_about_not_a_file_changed_meanwhile() {
+    let ctx = TestContext::new();
+    let settings = ctx.project().join(".claude").join("settings.json");
+    let hook = |command: &str| json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}});
+    write_json(&settings, &hook("touch asked-hook-ran"));
+    let provider = mock(vec![MockResponse::text("one")]);
+    let mut client = AcpClient::start(&ctx, &provider);
+    let init = client.request("initialize", json!({"protocolVersion": 1}));
+    client.response(init);
+    let new = client.request(
+        "session/new",
+        json!({"cwd": ctx.project(), "mcpServers": []}),
+    );
+    let session = client.response(new)["result"]["sessionId"].clone();
+    let prompt = client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}),
+    );
+    let question = client.until(|m| is_method(m, "session/request_permission"));
+    // The repository changes while the question is on screen.
+    write_json(&settings, &hook("touch swapped-hook-ran"));
+    client.pick(&question, "allow_always");
+    let done = client.until(|m| m["id"] == prompt);
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    client.finish();
+    assert!(ctx.project().join("asked-hook-ran").exists());
+    assert!(!ctx.project().join("swapped-hook-ran").exists());
+}
