@@ -42,6 +42,8 @@ pub use policy::{Decider, DenyHooks, Permissions, PromptSurface, Trust, Verdict}
 pub use rule::{PathContext, Rule, RuleSyntaxError};
 
 #[cfg(test)]
+mod round3_tests;
+#[cfg(test)]
 mod shell_tests;
 #[cfg(test)]
 mod symlink_tests;

@@ -352,6 +352,12 @@ impl Permissions {
             // Every command must be allowed, unless a rule consents to the
             // whole line (a bare `Bash`, `Bash(*)`, or this exact line).
             Behavior::Allow => {
+                // A broad allow consents to the whole line only when the
+                // parse saw all of it, or when no deny or ask rule on Bash
+                // could have been walked past.
+                if !line.is_transparent() && self.restricts_bash() {
+                    return None;
+                }
                 let whole_line = self
                     .rules
                     .iter()
@@ -417,13 +423,33 @@ impl Permissions {
                 texts::ask_unanswered(tool),
             );
         }
-        if self.mode == Mode::BypassPermissions {
+        if self.mode == Mode::BypassPermissions && !self.unreadable_past_a_rule(kind, input) {
             return Verdict::Allow(Decider::Mode(self.mode));
         }
         if let Some(r) = self.first_match(Behavior::Allow, tool, input) {
             return Verdict::Allow(rule_decider(r));
         }
         self.mode_policy(tool, kind, input)
+    }
+
+    /// True when a deny or ask rule names `Bash`: a line the parse cannot
+    /// read may hide what such a rule is about.
+    fn restricts_bash(&self) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.behavior != Behavior::Allow && r.rule.tool == "Bash")
+    }
+
+    /// A Bash line the parse cannot fully read while a deny or ask rule on
+    /// Bash is in force: no mode or broad rule approves it unasked.
+    fn unreadable_past_a_rule(&self, kind: ToolKind, input: &Value) -> bool {
+        let command = input.get("command").and_then(Value::as_str);
+        match (kind, command) {
+            (ToolKind::Bash, Some(command)) => {
+                self.restricts_bash() && !shell::parse_cached(command).is_transparent()
+            }
+            _ => false,
+        }
     }
 
     fn mode_policy(&self, tool: &str, kind: ToolKind, input: &Value) -> Verdict {

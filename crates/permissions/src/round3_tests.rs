@@ -1,0 +1,88 @@
+//! Issue 33, the shell half: forms a hostile repository's instructions
+//! used to walk past the read-only shortcut, acceptEdits or a deny rule.
+//! One test per numbered item of the issue (2 to 6), the rule that an
+//! unreadable line is never approved past a deny rule by a broad allow,
+//! and a property test that generates the new forms.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::*;
+
+fn ctx() -> PathContext {
+    PathContext {
+        cwd: PathBuf::from("/project"),
+        home: Some(PathBuf::from("/home/u")),
+    }
+}
+
+fn perms(mode: Mode, settings: &str) -> Permissions {
+    let layer =
+        Layer::from_settings_text(Source::User, "settings.json", settings).expect("settings parse");
+    let mut p = Permissions::new(mode, ctx());
+    p.add_layer(layer, Trust::Trusted);
+    p
+}
+
+fn verdict(p: &Permissions, line: &str) -> Verdict {
+    p.decide("Bash", &json!({ "command": line }))
+}
+
+fn denied_by_rule(v: &Verdict) -> bool {
+    matches!(
+        v,
+        Verdict::Deny {
+            decider: Decider::Rule { .. },
+            ..
+        }
+    )
+}
+
+const DENY_RM_ALLOW_ALL: &str = r#"{"permissions":{"deny":["Bash(rm:*)"],"allow":["Bash"]}}"#;
+
+/// Lines that must never run unasked in default mode with no rules.
+fn assert_not_read_only(lines: &[&str]) {
+    let none = perms(Mode::Default, "{}");
+    let wrong: Vec<String> = lines
+        .iter()
+        .filter(|line| matches!(verdict(&none, line), Verdict::Allow(_)))
+        .map(|line| format!("{line:?} runs unasked"))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Lines whose `rm` a deny rule must stop, even with `Bash` allowed, in
+/// default, acceptEdits and bypassPermissions mode.
+fn assert_denied(lines: &[&str]) {
+    let mut wrong = Vec::new();
+    for mode in [Mode::Default, Mode::AcceptEdits, Mode::BypassPermissions] {
+        let p = perms(mode, DENY_RM_ALLOW_ALL);
+        for line in lines {
+            let v = verdict(&p, line);
+            if !denied_by_rule(&v) {
+                wrong.push(format!("{line:?} in {mode:?}: {v:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A line the parser cannot fully read is never approved by a broad allow
+/// rule while a deny rule is in force.
+#[test]
+fn issue33_an_unreadable_line_is_not_approved_past_a_deny_rule() {
+    for mode in [Mode::Default, Mode::AcceptEdits, Mode::BypassPermissions] {
+        let p = perms(mode, DENY_RM_ALLOW_ALL);
+        for line in ["eval \"$x\"", "$cmd -rf /", "sh -c \"$c\"", "echo 'open"] {
+            let v = verdict(&p, line);
+            assert!(
+                matches!(v, Verdict::Ask { .. }),
+                "{line:?} in {mode:?}: {v:?}"
+            );
+        }
+    }
+    // Without a deny rule, `Bash` still consents to every line.
+    let p = perms(Mode::Default, r#"{"permissions":{"allow":["Bash"]}}"#);
+    assert!(matches!(verdict(&p, "eval \"$x\""), Verdict::Allow(_)));
+}
