@@ -68,6 +68,35 @@ fn assert_denied(lines: &[&str]) {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Item 6: shell code the parse did not follow: `coproc`, here-strings
+/// and process substitution fed to a shell, `env -S`, `flock`, git
+/// aliases.
+#[test]
+fn issue33_item6_shell_code_the_parse_now_follows() {
+    assert_denied(&[
+        "coproc rm -f x",
+        "{ coproc rm -f x; }",
+        "coproc N { rm -f x; }",
+        "bash <<< 'rm -f x'",
+        "sh <<< \"rm -f x\"",
+        "bash <<'EOF'\nrm -f x\nEOF",
+        ". <(echo rm -f x)",
+        "source <(printf 'rm -f x')",
+        "bash <(echo rm -f x)",
+        "echo rm -f x | bash",
+        "env -S 'rm -f x'",
+        "env -S'rm -f' x",
+        "env --split-string='rm -f x'",
+        "flock /tmp/l rm -f x",
+        "flock -w 5 /tmp/l rm -f x",
+        "flock /tmp/l -c 'rm -f x'",
+        "git -c alias.x='!rm -f x' x",
+        "git -c 'alias.x=!rm -f x' x",
+        "git -c core.pager='rm -f x' log",
+    ]);
+    assert_not_read_only(&["coproc ls", "flock /tmp/l ls", "git -c alias.x='!ls' x"]);
+}
+
 /// A line the parser cannot fully read is never approved by a broad allow
 /// rule while a deny rule is in force.
 #[test]

@@ -112,7 +112,7 @@ pub struct Assignment {
 }
 
 /// One simple command the line can run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Command {
     /// Every word, wrappers included, assignments excluded.
     pub words: Vec<Word>,
@@ -135,6 +135,19 @@ pub struct Command {
     /// already walked (`sh -c 'literal'`): the carrier itself needs no
     /// approval of its own, the code inside does.
     pub runs: bool,
+    /// Why some word of the command is code bash or the program evaluates
+    /// (an array subscript, arithmetic, a prompt expansion, a `sed`
+    /// script's `e` or `w`, a git alias); empty when none is. Such a
+    /// command is never read-only, and the code found is walked as well.
+    pub evaluates: Vec<String>,
+    /// Static text on its standard input (a here-string, a here-doc, or
+    /// the output of a plain `echo`/`printf` piped into it), and whether
+    /// that text is exact (`false` when it is read from a command's
+    /// output, which may differ).
+    pub input: Option<(String, bool)>,
+    /// The output of a plain `echo`/`printf` in a `<(…)` argument, by the
+    /// index of that argument in `words`.
+    pub fed: Vec<(usize, String)>,
 }
 
 impl Command {

@@ -118,6 +118,7 @@ impl Walker {
                 redirects: Vec::new(),
                 open_args: false,
                 runs: true,
+                ..Command::default()
             });
         }
     }
@@ -136,6 +137,7 @@ impl Walker {
             redirects: Vec::new(),
             open_args: false,
             runs: true,
+            ..Command::default()
         });
     }
 

@@ -23,6 +23,12 @@ pub(crate) struct Walker {
     pub(crate) salvage_tries: usize,
     /// The code being walked, innermost last (to read source positions).
     pub(crate) texts: Vec<String>,
+    /// Static text a here-string or here-doc of the command being walked
+    /// puts on its standard input.
+    pub(crate) here_input: Option<String>,
+    /// What a plain `echo`/`printf` before a `|` writes into the command
+    /// being walked.
+    pub(crate) pipe_input: Option<String>,
 }
 
 pub(crate) fn options() -> ParserOptions {
@@ -93,8 +99,15 @@ impl Walker {
     }
 
     pub(crate) fn pipeline(&mut self, pipeline: &ast::Pipeline) {
+        let mut output: Option<String> = None;
         for command in &pipeline.seq {
+            let start = self.commands.len();
+            self.pipe_input = output.take();
             self.command(command);
+            self.pipe_input = None;
+            if self.commands.len() == start + 1 {
+                output = self.commands.get(start).and_then(printed_text);
+            }
         }
     }
 
@@ -139,6 +152,7 @@ impl Walker {
                 redirects: seen.clone(),
                 open_args: false,
                 runs: true,
+                ..Command::default()
             });
         }
         for c in self.commands.get_mut(start..).unwrap_or_default() {
@@ -226,6 +240,7 @@ impl Walker {
             redirects: Vec::new(),
             open_args: false,
             runs: true,
+            ..Command::default()
         });
     }
 
@@ -249,6 +264,9 @@ impl Walker {
     }
 
     pub(crate) fn simple(&mut self, simple: &ast::SimpleCommand) {
+        let piped = self.pipe_input.take();
+        self.here_input = None;
+        let mut fed = Vec::new();
         let mut words = Vec::new();
         let mut assignments = Vec::new();
         let mut redirects = Vec::new();
@@ -285,7 +303,13 @@ impl Walker {
                     }
                 }
                 Item::Affix(ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub)) => {
+                    let start = self.commands.len();
                     self.list(&sub.list);
+                    if self.commands.len() == start + 1
+                        && let Some(text) = self.commands.get(start).and_then(printed_text)
+                    {
+                        fed.push((words.len(), text));
+                    }
                     words.push(Word {
                         raw: "<(…)".to_owned(),
                         value: None,
@@ -293,6 +317,11 @@ impl Walker {
                 }
             }
         }
+        let input = match (self.here_input.take(), piped) {
+            (Some(here), _) => Some((here, true)),
+            (None, Some(piped)) => Some((piped, false)),
+            (None, None) => None,
+        };
         self.finish(Command {
             words,
             program: 0,
@@ -302,6 +331,9 @@ impl Walker {
             redirects,
             open_args: false,
             runs: true,
+            input,
+            fed,
+            ..Command::default()
         });
     }
 
@@ -386,13 +418,18 @@ impl Walker {
                 Some(Redirect { kind, target })
             }
             ast::IoRedirect::HereDocument(_, doc) => {
+                let body = &doc.doc.value;
                 if doc.requires_expansion {
-                    self.here_doc(&doc.doc.value);
+                    self.here_doc(body);
                 }
+                let literal = !doc.requires_expansion
+                    || !(body.contains('$') || body.contains('`') || body.contains('\\'));
+                self.here_input = literal.then(|| body.clone());
                 None
             }
             ast::IoRedirect::HereString(_, w) => {
-                self.word(&w.value);
+                let word = self.word(&w.value);
+                self.here_input = word.value;
                 None
             }
             ast::IoRedirect::OutputAndError(w, append) => Some(Redirect {
@@ -525,6 +562,14 @@ impl Walker {
         }
     }
 
+    /// Code a wrapper runs from a string (`env -S`, `flock -c`).
+    fn wrapped_code(&mut self, code: &str, exact: bool, why: &str) {
+        if !exact {
+            self.opaque(why.to_owned());
+        }
+        self.code(code);
+    }
+
     /// Strips wrappers, then looks at the program for code it runs.
     pub(crate) fn finish(&mut self, mut cmd: Command) {
         let mut i = 0;
@@ -539,6 +584,10 @@ impl Walker {
                 Unwrap::Stop => break,
                 Unwrap::Opaque(why) => {
                     self.opaque(why);
+                    break;
+                }
+                Unwrap::Code { code, exact, why } => {
+                    self.wrapped_code(&code, exact, &why);
                     break;
                 }
                 Unwrap::Inner {
@@ -578,7 +627,18 @@ impl Walker {
                     self.code(&code);
                 }
             }
-            "source" | "." => self.opaque(format!("it runs `{base}` on a script")),
+            "source" | "." => {
+                self.opaque(format!("it runs `{base}` on a script"));
+                // `. <(echo CODE)`: what it sources is that output.
+                if let Some((_, text)) = cmd.fed.iter().find(|(at, _)| *at == cmd.program + 1) {
+                    let text = text.clone();
+                    self.code(&text);
+                }
+            }
+            "git" if self.git_config(args) => {
+                cmd.evaluates
+                    .push("a `git -c` setting names a command git runs".to_owned());
+            }
             "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash" | "posh" | "yash" | "hush" => {
                 self.shell(cmd, base, args);
             }
@@ -639,9 +699,82 @@ impl Walker {
                 Some(None) => self.opaque(format!("it runs `{base} -c` with a computed string")),
                 None => self.opaque(format!("it runs `{base} -c` without a command")),
             }
-        } else if operand.is_none() {
-            self.opaque(format!("`{base}` reads its commands from standard input"));
+        } else if let Some(operand) = operand {
+            // `bash <(echo CODE)`: the script is that output.
+            let at = cmd.program + 1 + i;
+            if operand.is_dynamic()
+                && let Some((_, text)) = cmd.fed.iter().find(|(index, _)| *index == at)
+            {
+                let text = text.clone();
+                self.opaque(format!("`{base}` runs the output of a command"));
+                self.code(&text);
+            }
+        } else {
+            match cmd.input.clone() {
+                // `bash <<< 'CODE'`, `bash <<'EOF'`: the code is static.
+                Some((code, true)) => {
+                    self.code(&code);
+                    cmd.runs = false;
+                }
+                Some((code, false)) => {
+                    self.opaque(format!("`{base}` runs the output of a command"));
+                    self.code(&code);
+                }
+                None => self.opaque(format!("`{base}` reads its commands from standard input")),
+            }
         }
+    }
+
+    /// `git -c KEY=VALUE`: configuration that names a command git runs
+    /// (an alias starting with `!`, a pager, an editor, a filter, …) is
+    /// walked as code; configuration read from elsewhere is opaque.
+    fn git_config(&mut self, args: &[Word]) -> bool {
+        let mut i = 0;
+        let mut evaluates = false;
+        while let Some(w) = args.get(i) {
+            i += 1;
+            let Some(v) = w.value.as_deref() else {
+                break;
+            };
+            let setting = if v == "-c" {
+                let Some(next) = args.get(i) else { break };
+                i += 1;
+                match next.value.as_deref() {
+                    Some(s) => s.to_owned(),
+                    None => {
+                        self.opaque("it runs `git -c` with a computed setting");
+                        return evaluates;
+                    }
+                }
+            } else if let Some(s) = v.strip_prefix("-c") {
+                s.to_owned()
+            } else if v.starts_with("--config-env") {
+                self.opaque(
+                    "it runs `git --config-env`, which reads settings from the environment",
+                );
+                return evaluates;
+            } else if v.starts_with('-') {
+                continue;
+            } else {
+                break;
+            };
+            let Some((key, value)) = setting.split_once('=') else {
+                continue;
+            };
+            match git_setting_runs(key, value) {
+                GitSetting::Inert => {}
+                GitSetting::Code(code) => {
+                    evaluates = true;
+                    self.code(code);
+                }
+                GitSetting::Opaque => {
+                    self.opaque(format!(
+                        "it runs `git -c {key}=…`, which git may run as a command"
+                    ));
+                }
+            }
+        }
+        evaluates
     }
 
     /// `find … -exec CMD … ;` (and `-execdir`, `-ok`, `-okdir`) runs CMD.
@@ -675,6 +808,7 @@ impl Walker {
                 redirects: Vec::new(),
                 open_args: true,
                 runs: true,
+                ..Command::default()
             });
         }
     }
@@ -683,4 +817,80 @@ impl Walker {
 enum Item<'a> {
     Name(&'a ast::Word),
     Affix(&'a ast::CommandPrefixOrSuffixItem),
+}
+
+/// What a plain `echo` or `printf` with static arguments writes: the
+/// arguments joined by spaces (an over-approximation for `printf`
+/// formats; the caller only uses it to show deny rules what may run).
+pub(crate) fn printed_text(cmd: &Command) -> Option<String> {
+    let argv = cmd.argv();
+    let name = argv.first()?.value.as_deref()?;
+    if !matches!(name, "echo" | "printf") || cmd.is_dynamic() {
+        return None;
+    }
+    let args: Vec<&str> = argv
+        .get(1..)
+        .unwrap_or_default()
+        .iter()
+        .map(Word::text)
+        .skip_while(|a| name == "echo" && matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
+        .collect();
+    Some(args.join(" "))
+}
+
+/// What a `git -c KEY=VALUE` setting does with its value.
+enum GitSetting<'a> {
+    /// Nothing runs.
+    Inert,
+    /// Git runs this shell code.
+    Code(&'a str),
+    /// Git may run something dsh cannot see (a hooks path, an include).
+    Opaque,
+}
+
+/// Settings whose value git runs as a shell command (compared in lower
+/// case; `*` stands for one name part).
+fn git_setting_runs<'a>(key: &str, value: &'a str) -> GitSetting<'a> {
+    let key = key.to_ascii_lowercase();
+    let parts: Vec<&str> = key.split('.').collect();
+    let (first, last) = (parts.first().copied(), parts.last().copied());
+    if first == Some("alias") {
+        return match value.strip_prefix('!') {
+            Some(code) => GitSetting::Code(code),
+            None => GitSetting::Inert,
+        };
+    }
+    if matches!(
+        key.as_str(),
+        "core.hookspath" | "include.path" | "core.gitproxy" | "core.worktree"
+    ) || first == Some("includeif")
+    {
+        return GitSetting::Opaque;
+    }
+    let runs = matches!(
+        key.as_str(),
+        "core.pager"
+            | "core.editor"
+            | "core.sshcommand"
+            | "core.fsmonitor"
+            | "core.askpass"
+            | "diff.external"
+            | "sequence.editor"
+            | "gpg.program"
+            | "credential.helper"
+            | "uploadpack.packobjectshook"
+            | "web.browser"
+            | "sendemail.sendmailcmd"
+    ) || first == Some("pager")
+        || (parts.len() >= 2 && last == Some("program"))
+        || (first == Some("filter") && matches!(last, Some("clean" | "smudge" | "process")))
+        || (first == Some("diff") && matches!(last, Some("textconv" | "command")))
+        || (first == Some("merge") && last == Some("driver"))
+        || (matches!(first, Some("mergetool" | "difftool")) && last == Some("cmd"))
+        || (first == Some("credential") && last == Some("helper"));
+    if runs {
+        GitSetting::Code(value.strip_prefix('!').unwrap_or(value))
+    } else {
+        GitSetting::Inert
+    }
 }

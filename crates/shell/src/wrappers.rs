@@ -13,6 +13,13 @@ pub(crate) enum Unwrap {
     Stop,
     /// The command it runs cannot be seen.
     Opaque(String),
+    /// It runs code given as a string (`env -S`, `flock … -c`); `exact`
+    /// when the string is shell code as written, `why` says otherwise.
+    Code {
+        code: String,
+        exact: bool,
+        why: String,
+    },
     /// It runs the command starting at `next`.
     Inner {
         next: usize,
@@ -136,8 +143,19 @@ fn spec(base: &str) -> Option<Spec> {
 
 /// Strips one wrapper at `words[at]`.
 pub(crate) fn unwrap_one(base: &str, words: &[Word], at: usize) -> Unwrap {
-    if base == "env" {
-        return unwrap_env(words, at);
+    match base {
+        "env" => return unwrap_env(words, at),
+        "flock" => return unwrap_flock(words, at),
+        // `coproc CMD …`: bash runs CMD as a coprocess.
+        "coproc" if at + 1 < words.len() => {
+            return Unwrap::Inner {
+                next: at + 1,
+                env: Vec::new(),
+                writes: Vec::new(),
+                open_args: false,
+            };
+        }
+        _ => {}
     }
     let Some(spec) = spec(base) else {
         return Unwrap::NotWrapper;
@@ -234,8 +252,37 @@ fn unwrap_env(words: &[Word], at: usize) -> Unwrap {
             i += 1;
             continue;
         }
-        if v.starts_with("-S") || v.starts_with("--split-string") {
-            return Unwrap::Opaque("it runs `env -S` with a command string".to_owned());
+        let split = if let Some(s) = v.strip_prefix("-S").filter(|s| !s.is_empty()) {
+            Some(Some(s.to_owned()))
+        } else if let Some(s) = v.strip_prefix("--split-string=") {
+            Some(Some(s.to_owned()))
+        } else if v == "-S" || v == "--split-string" {
+            Some(words.get(i + 1).and_then(|w| w.value.clone()))
+        } else {
+            None
+        };
+        if let Some(split) = split {
+            let consumed = if v == "-S" || v == "--split-string" {
+                2
+            } else {
+                1
+            };
+            let Some(split) = split else {
+                return Unwrap::Opaque("it runs `env -S` with a computed string".to_owned());
+            };
+            // `env -S 'CMD ARGS' MORE…` runs CMD ARGS MORE…; env's own
+            // escapes differ from the shell's, so the line stays opaque.
+            let rest = words.get(i + consumed..).unwrap_or_default();
+            let mut code = split;
+            for w in rest {
+                code.push(' ');
+                code.push_str(&w.raw);
+            }
+            return Unwrap::Code {
+                code,
+                exact: false,
+                why: "it runs `env -S` with a command string".to_owned(),
+            };
         }
         if matches!(v, "-u" | "-C" | "--unset" | "--chdir") {
             i += 2;
@@ -268,5 +315,51 @@ fn unwrap_env(words: &[Word], at: usize) -> Unwrap {
         env,
         writes: Vec::new(),
         open_args: false,
+    }
+}
+
+/// `flock [OPTIONS] FILE COMMAND …`, `flock [OPTIONS] FILE -c CODE`,
+/// `flock [OPTIONS] FD` (no command).
+fn unwrap_flock(words: &[Word], at: usize) -> Unwrap {
+    let mut i = at + 1;
+    while let Some(w) = words.get(i) {
+        let Some(v) = w.value.as_deref() else {
+            return Unwrap::Opaque("`flock` has computed arguments".to_owned());
+        };
+        if v == "--" {
+            i += 1;
+            break;
+        }
+        if !v.starts_with('-') || v == "-" {
+            break;
+        }
+        let takes_value = matches!(
+            v,
+            "-w" | "-E" | "--wait" | "--timeout" | "--conflict-exit-code"
+        ) || (v.starts_with('-')
+            && !v.starts_with("--")
+            && v.len() > 2
+            && v.ends_with(['w', 'E']));
+        i += if takes_value { 2 } else { 1 };
+    }
+    // The lock file or descriptor.
+    i += 1;
+    match words.get(i).map(|w| w.value.as_deref()) {
+        None => Unwrap::Stop,
+        Some(Some("-c" | "--command")) => match words.get(i + 1).map(|w| w.value.clone()) {
+            Some(Some(code)) => Unwrap::Code {
+                code,
+                exact: true,
+                why: String::new(),
+            },
+            Some(None) => Unwrap::Opaque("it runs `flock -c` with a computed string".to_owned()),
+            None => Unwrap::Stop,
+        },
+        Some(_) => Unwrap::Inner {
+            next: i,
+            env: Vec::new(),
+            writes: Vec::new(),
+            open_args: false,
+        },
     }
 }
