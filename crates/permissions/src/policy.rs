@@ -161,6 +161,7 @@ fn classify_line(line: &shell::Line) -> CommandClass {
             continue;
         }
         let plain = cmd.wrappers.is_empty()
+            && cmd.evaluates.is_empty()
             && !cmd.open_args
             && !cmd.is_dynamic()
             && !cmd.redirects.iter().any(shell::Redirect::writes);

@@ -83,6 +83,11 @@ pub fn harmless_variable(a: &Assignment) -> bool {
 /// True when `cmd` only reads: a known program, harmless options, no
 /// writing redirection, no variable that names a program.
 pub fn is_read_only(cmd: &Command) -> bool {
+    // Code bash evaluates in its words (subscripts, arithmetic, prompt
+    // expansion), or a builtin that assigns variables.
+    if !cmd.evaluates.is_empty() {
+        return false;
+    }
     if cmd.redirects.iter().any(|r| r.writes()) {
         return false;
     }

@@ -68,6 +68,43 @@ fn assert_denied(lines: &[&str]) {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Item 2: words bash evaluates (array subscripts, arithmetic, prompt
+/// expansion) are code, and builtins that assign variables are not
+/// read-only.
+#[test]
+fn issue33_item2_code_hidden_in_read_only_words() {
+    let hidden = [
+        "test -v 'a[$(rm -f x)]'",
+        "[ -v 'a[$(rm -f x)]' ]",
+        "[[ 'a[$(rm -f x)]' -eq 0 ]]",
+        "[[ -v 'a[$(rm -f x)]' ]]",
+        "printf -v 'a[$(rm -f x)]' x",
+        "read 'a[$(rm -f x)]' < f",
+        "declare 'a[$(rm -f x)]=1'",
+        "let 'a[$(rm -f x)]'",
+        "echo $(( 'a[$(rm -f x)]' ))",
+    ];
+    assert_denied(&hidden);
+    assert_not_read_only(&hidden);
+    assert_not_read_only(&[
+        "printf -v x %s '$(id)'; echo ${x@P}",
+        "echo ${x@P}",
+        "printf -v PATH %s /tmp/evil; ls",
+        "printf -vPATH %s /tmp/evil; ls",
+        "x='a[$(id)]'; echo $((x))",
+        "echo $((x + 1))",
+        "echo ${a[x]}",
+        "mapfile -t lines < f",
+        "read -r line < f",
+    ]);
+    // Plain arithmetic on numbers stays read-only.
+    let none = perms(Mode::Default, "{}");
+    assert!(matches!(
+        verdict(&none, "echo $((1 + 2))"),
+        Verdict::Allow(Decider::ReadOnly)
+    ));
+}
+
 /// Item 6: shell code the parse did not follow: `coproc`, here-strings
 /// and process substitution fed to a shell, `env -S`, `flock`, git
 /// aliases.

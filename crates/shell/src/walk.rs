@@ -29,6 +29,9 @@ pub(crate) struct Walker {
     /// What a plain `echo`/`printf` before a `|` writes into the command
     /// being walked.
     pub(crate) pipe_input: Option<String>,
+    /// Why words of the simple command being walked are code bash
+    /// evaluates (arithmetic, subscripts, prompt expansion).
+    pub(crate) evaluating: Vec<String>,
 }
 
 pub(crate) fn options() -> ParserOptions {
@@ -124,7 +127,22 @@ impl Walker {
                 self.compound(&def.body.0);
                 self.around(start, def.body.1.as_ref());
             }
-            ast::Command::ExtendedTest(test) => self.extended_test(&test.expr),
+            ast::Command::ExtendedTest(test) => {
+                let saved = std::mem::take(&mut self.evaluating);
+                self.extended_test(&test.expr);
+                let evaluates = std::mem::replace(&mut self.evaluating, saved);
+                if !evaluates.is_empty() {
+                    self.commands.push(Command {
+                        words: vec![Word {
+                            raw: "[[".to_owned(),
+                            value: Some("[[".to_owned()),
+                        }],
+                        runs: true,
+                        evaluates,
+                        ..Command::default()
+                    });
+                }
+            }
         }
     }
 
@@ -172,7 +190,7 @@ impl Walker {
                     .and_then(|t| t.get(index..))
                     .is_some_and(|t| t.starts_with("(("));
                 if literal {
-                    self.rescan(&a.expr.value);
+                    self.arithmetic_code(&a.expr.value);
                     self.arithmetic();
                 } else {
                     self.code(&format!("( {} )", a.expr.value));
@@ -183,7 +201,7 @@ impl Walker {
                     .into_iter()
                     .flatten()
                 {
-                    self.rescan(&e.value);
+                    self.arithmetic_code(&e.value);
                 }
                 self.arithmetic();
                 self.list(&f.body.list);
@@ -253,12 +271,31 @@ impl Walker {
             ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
                 self.extended_test(a);
             }
-            ast::ExtendedTestExpr::UnaryTest(_, w) => {
-                self.word(&w.value);
+            ast::ExtendedTestExpr::UnaryTest(op, w) => {
+                let word = self.word(&w.value);
+                if matches!(
+                    op,
+                    ast::UnaryPredicate::ShellVariableIsSetAndAssigned
+                        | ast::UnaryPredicate::ShellVariableIsSetAndNameRef
+                ) {
+                    self.variable_name(&word);
+                }
             }
-            ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
-                self.word(&a.value);
-                self.word(&b.value);
+            ast::ExtendedTestExpr::BinaryTest(op, a, b) => {
+                let words = [self.word(&a.value), self.word(&b.value)];
+                if matches!(
+                    op,
+                    ast::BinaryPredicate::ArithmeticEqualTo
+                        | ast::BinaryPredicate::ArithmeticNotEqualTo
+                        | ast::BinaryPredicate::ArithmeticLessThan
+                        | ast::BinaryPredicate::ArithmeticLessThanOrEqualTo
+                        | ast::BinaryPredicate::ArithmeticGreaterThan
+                        | ast::BinaryPredicate::ArithmeticGreaterThanOrEqualTo
+                ) {
+                    for word in &words {
+                        self.arithmetic_word(word);
+                    }
+                }
             }
         }
     }
@@ -266,6 +303,7 @@ impl Walker {
     pub(crate) fn simple(&mut self, simple: &ast::SimpleCommand) {
         let piped = self.pipe_input.take();
         self.here_input = None;
+        let saved = std::mem::take(&mut self.evaluating);
         let mut fed = Vec::new();
         let mut words = Vec::new();
         let mut assignments = Vec::new();
@@ -317,6 +355,7 @@ impl Walker {
                 }
             }
         }
+        let evaluates = std::mem::replace(&mut self.evaluating, saved);
         let input = match (self.here_input.take(), piped) {
             (Some(here), _) => Some((here, true)),
             (None, Some(piped)) => Some((piped, false)),
@@ -333,7 +372,7 @@ impl Walker {
             runs: true,
             input,
             fed,
-            ..Command::default()
+            evaluates,
         });
     }
 
@@ -527,6 +566,9 @@ impl Walker {
                     let text = slice(src, p.start_index..p.end_index);
                     if let Some(inner) = text.strip_prefix("${").and_then(|t| t.strip_suffix('}')) {
                         self.rescan(inner);
+                        if let Some(why) = expansion_evaluates(inner) {
+                            self.evaluating.push(why.to_owned());
+                        }
                     }
                 }
                 WordPiece::CommandSubstitution(code)
@@ -548,7 +590,7 @@ impl Walker {
                 }
                 WordPiece::ArithmeticExpression(e) => {
                     *value = None;
-                    self.rescan(&e.value);
+                    self.arithmetic_code(&e.value);
                 }
             }
         }
@@ -643,6 +685,9 @@ impl Walker {
                 self.shell(cmd, base, args);
             }
             "find" => self.find_exec(args),
+            "test" | "[" | "printf" | "read" | "declare" | "typeset" | "local" | "export"
+            | "readonly" | "mapfile" | "readarray" | "let" | "unset" | "getopts" | "wait"
+            | "alias" => self.builtin_names(cmd, base, args),
             "trap" => {
                 if let Some(first) = args.first() {
                     match &first.value {
@@ -723,6 +768,178 @@ impl Walker {
                 None => self.opaque(format!("`{base}` reads its commands from standard input")),
             }
         }
+    }
+
+    /// A word bash reads as a variable name (`test -v`, `printf -v`,
+    /// `read`, `declare`, …): an array subscript in it is arithmetic, and
+    /// the code in it runs.
+    fn variable_name(&mut self, word: &Word) {
+        let Some(name) = word.value.as_deref() else {
+            self.evaluating
+                .push("a variable name is computed at run time".to_owned());
+            return;
+        };
+        if let Some(open) = name.find('[') {
+            let subscript = name.get(open + 1..).unwrap_or("");
+            let subscript = subscript.rsplit_once(']').map_or(subscript, |(s, _)| s);
+            self.evaluating
+                .push("an array subscript is evaluated as arithmetic".to_owned());
+            let subscript = subscript.to_owned();
+            self.arithmetic_code(&subscript);
+        }
+    }
+
+    /// A word whose value bash evaluates as arithmetic (`[[ A -eq B ]]`,
+    /// `let`, `declare -i`): anything but a number is code.
+    fn arithmetic_word(&mut self, word: &Word) {
+        match word.value.as_deref() {
+            Some(v) => {
+                let v = v.to_owned();
+                self.arithmetic_code(&v);
+            }
+            None => self
+                .evaluating
+                .push("a computed value is evaluated as arithmetic".to_owned()),
+        }
+    }
+
+    /// Arithmetic text: variables in it are evaluated (a variable holding
+    /// `a[$(CMD)]` runs CMD), so anything but numbers and operators is
+    /// code; substitutions in it are walked, whatever quotes surround
+    /// them.
+    fn arithmetic_code(&mut self, text: &str) {
+        let numeric = text
+            .chars()
+            .all(|c| c.is_ascii_digit() || c.is_whitespace() || "+-*/%()<>=!&|^~?:,".contains(c));
+        if numeric {
+            return;
+        }
+        self.evaluating
+            .push("an arithmetic expression is evaluated".to_owned());
+        if text.contains("$(") || text.contains('`') || text.contains("${") {
+            let unquoted: String = text.chars().filter(|c| !matches!(c, '\'' | '"')).collect();
+            self.word(&unquoted);
+        }
+    }
+
+    /// Builtins that take variable names (`test -v`, `printf -v`, `read`,
+    /// `declare`, `mapfile`, …) or arithmetic (`let`): they assign or
+    /// evaluate, so they are never read-only, and subscripts in the names
+    /// are walked as code.
+    fn builtin_names(&mut self, cmd: &mut Command, base: &str, args: &[Word]) {
+        let saved = std::mem::take(&mut self.evaluating);
+        let static_args: Vec<Option<&str>> = args.iter().map(|w| w.value.as_deref()).collect();
+        match base {
+            "test" | "[" => {
+                for (i, a) in static_args.iter().enumerate() {
+                    if *a == Some("-v")
+                        && let Some(name) = args.get(i + 1)
+                    {
+                        self.variable_name(name);
+                    }
+                }
+            }
+            "let" => {
+                for a in args {
+                    self.arithmetic_word(a);
+                }
+                self.evaluating
+                    .push("`let` evaluates arithmetic".to_owned());
+            }
+            "alias" => {
+                for a in args {
+                    if let Some((_, value)) = a.value.as_deref().and_then(|v| v.split_once('=')) {
+                        let value = value.to_owned();
+                        self.code(&value);
+                    }
+                }
+                self.evaluating.push("`alias` defines a command".to_owned());
+            }
+            _ => {
+                self.evaluating
+                    .push(format!("`{base}` assigns shell variables"));
+                // Which arguments are names: every operand, and the value
+                // of the options that take a name.
+                let name_options: &[&str] = match base {
+                    "printf" => &["-v"],
+                    "read" => &["-a"],
+                    "wait" => &["-p"],
+                    _ => &[],
+                };
+                let value_options: &[&str] = match base {
+                    "read" => &["-d", "-i", "-n", "-N", "-p", "-t", "-u"],
+                    "mapfile" | "readarray" => &["-d", "-n", "-O", "-s", "-u", "-c"],
+                    _ => &[],
+                };
+                let arithmetic = base != "printf"
+                    && static_args
+                        .iter()
+                        .any(|a| a.is_some_and(|a| a.starts_with('-') && a.contains('i')));
+                let mut i = 0;
+                let mut operands_done = false;
+                while let Some(w) = args.get(i) {
+                    i += 1;
+                    let Some(v) = w.value.as_deref() else {
+                        self.variable_name(w);
+                        continue;
+                    };
+                    if base == "printf" && operands_done {
+                        break;
+                    }
+                    if let Some(option) = name_options.iter().find(|o| v.starts_with(**o)) {
+                        let attached = v.get(option.len()..).unwrap_or("");
+                        if attached.is_empty() {
+                            if let Some(name) = args.get(i) {
+                                self.variable_name(name);
+                            }
+                            i += 1;
+                        } else {
+                            self.variable_name(&Word {
+                                raw: attached.to_owned(),
+                                value: Some(attached.to_owned()),
+                            });
+                        }
+                        continue;
+                    }
+                    if (base == "mapfile" || base == "readarray") && v == "-C" {
+                        // The callback is code.
+                        if let Some(code) = args.get(i).and_then(|w| w.value.clone()) {
+                            self.code(&code);
+                        } else {
+                            self.opaque("it runs `mapfile -C` with a computed callback");
+                        }
+                        i += 1;
+                        continue;
+                    }
+                    if value_options.contains(&v) {
+                        i += 1;
+                        continue;
+                    }
+                    if v.starts_with('-') || v.starts_with('+') {
+                        continue;
+                    }
+                    if base == "printf" {
+                        // The format and its arguments are not names.
+                        operands_done = true;
+                        continue;
+                    }
+                    let (name, value) = match v.split_once('=') {
+                        Some((name, value)) => (name, Some(value)),
+                        None => (v, None),
+                    };
+                    self.variable_name(&Word {
+                        raw: name.to_owned(),
+                        value: Some(name.to_owned()),
+                    });
+                    if arithmetic && let Some(value) = value {
+                        let value = value.to_owned();
+                        self.arithmetic_code(&value);
+                    }
+                }
+            }
+        }
+        let found = std::mem::replace(&mut self.evaluating, saved);
+        cmd.evaluates.extend(found);
     }
 
     /// `git -c KEY=VALUE`: configuration that names a command git runs
@@ -893,4 +1110,38 @@ fn git_setting_runs<'a>(key: &str, value: &'a str) -> GitSetting<'a> {
     } else {
         GitSetting::Inert
     }
+}
+
+/// Why the body of a `${…}` expansion is code bash evaluates: a prompt
+/// expansion (`@P`), an array subscript or a substring offset that is not
+/// a number, an indirection (`${!x}`).
+fn expansion_evaluates(inner: &str) -> Option<&'static str> {
+    if inner.ends_with("@P") {
+        return Some("a prompt expansion (`${x@P}`) runs the code in a value");
+    }
+    if let Some(rest) = inner.strip_prefix('!')
+        && !rest.ends_with('*')
+        && !rest.ends_with("[@]")
+        && !rest.ends_with('@')
+    {
+        return Some("an indirect expansion (`${!x}`) evaluates a value as a name");
+    }
+    let name_end = inner
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '#'))
+        .unwrap_or(inner.len());
+    let rest = inner.get(name_end..).unwrap_or("");
+    if let Some(subscript) = rest.strip_prefix('[') {
+        let subscript = subscript.split(']').next().unwrap_or("");
+        let numeric = subscript.chars().all(|c| c.is_ascii_digit() || c == '-');
+        if !(numeric || subscript == "@" || subscript == "*") {
+            return Some("an array subscript is evaluated as arithmetic");
+        }
+    }
+    if let Some(offset) = rest.strip_prefix(':')
+        && !offset.starts_with(['-', '=', '+', '?'])
+        && offset.contains(|c: char| c.is_ascii_alphabetic() || c == '$')
+    {
+        return Some("a substring offset is evaluated as arithmetic");
+    }
+    None
 }
