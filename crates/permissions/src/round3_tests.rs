@@ -105,6 +105,34 @@ fn issue33_item2_code_hidden_in_read_only_words() {
     ));
 }
 
+/// Item 5: long options are matched as getopt matches them, abbreviations
+/// included; an option the table does not know is not read-only.
+#[test]
+fn issue33_item5_abbreviated_long_options() {
+    assert_not_read_only(&[
+        "sort --o=/tmp/x data",
+        "sort --outp=/tmp/x data",
+        "sort --comp=./x.sh data",
+        "sort --te=/tmp data",
+        "sort data --o /tmp/x",
+        "time --o=/tmp/x ls",
+        "time --out /tmp/x ls",
+        "git diff --outp=/tmp/x",
+        "git diff --ext",
+        "rg --pr ./x.sh foo",
+        "date --se tomorrow",
+        "sort --no-such-option data",
+        "uniq --no-such-option in",
+    ]);
+    let none = perms(Mode::Default, "{}");
+    for line in ["sort --rev data", "sort -rn data", "time ls"] {
+        assert!(
+            matches!(verdict(&none, line), Verdict::Allow(Decider::ReadOnly)),
+            "{line:?} should stay read-only"
+        );
+    }
+}
+
 /// Item 6: shell code the parse did not follow: `coproc`, here-strings
 /// and process substitution fed to a shell, `env -S`, `flock`, git
 /// aliases.

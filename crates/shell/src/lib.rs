@@ -16,7 +16,7 @@
 //!
 //! The modules, by job: [`walk`] (the AST walker), `salvage` (reading
 //! text the parser rejects, for deny rules), `workarounds` (brush-parser
-//! gaps), [`wrappers`] (the wrapper table), `quoting` (ANSI-C
+//! gaps), [`wrappers`] (the wrapper table), [`getopt`] (options read as GNU getopt does), `quoting` (ANSI-C
 //! decoding and word helpers) and [`compound`] (the old quote-aware
 //! splitter).
 //!
@@ -24,6 +24,7 @@
 //! rules match and what a mode does are `dsh-permissions`' business.
 
 pub mod compound;
+pub mod getopt;
 mod quoting;
 mod salvage;
 pub mod walk;

@@ -2,6 +2,7 @@
 //! `timeout`, `xargs`, `sudo`, …), the options each takes, and how one is
 //! stripped so a rule sees the program that really runs.
 
+use crate::getopt::{self, Takes};
 use crate::{Assignment, Redirect, RedirectKind, Word};
 
 /// What one wrapper word does.
@@ -29,196 +30,274 @@ pub(crate) enum Unwrap {
     },
 }
 
-/// Options a wrapper takes: which take a separate value, and which make it
-/// run nothing else.
+/// Options a wrapper takes, read with [`getopt`] (stopping at the first
+/// operand), which make it run nothing else, and which write a file.
 struct Spec {
-    /// Short options taking a value (`-n` of `nice`), as letters.
-    short_value: &'static str,
-    /// Long options taking a value when not written `--opt=value`.
-    long_value: &'static [&'static str],
-    /// Letters or long options after which nothing else runs.
+    options: getopt::Spec,
+    /// Options (`-l`, `--list`) after which nothing else runs.
     stop: &'static [&'static str],
+    /// Options whose value is a file the wrapper writes (`time -o`).
+    writes: &'static [&'static str],
     /// Positional words between the options and the command (`timeout`'s
     /// duration, `chrt`'s priority, `taskset`'s mask).
     positional: usize,
 }
 
-const NO_SPEC: Spec = Spec {
-    short_value: "",
-    long_value: &[],
-    stop: &[],
-    positional: 0,
-};
+const fn wrapper(short: &'static str, long: &'static [(&'static str, Takes)]) -> Spec {
+    Spec {
+        options: getopt::Spec {
+            short,
+            long,
+            permute: false,
+            numeric: false,
+        },
+        stop: &[],
+        writes: &[],
+        positional: 0,
+    }
+}
+
+const HELP: &[(&str, Takes)] = &[("help", Takes::No), ("version", Takes::No)];
 
 fn spec(base: &str) -> Option<Spec> {
+    use Takes::{No, Optional, Required};
     Some(match base {
         "command" => Spec {
             stop: &["-v", "-V"],
-            ..NO_SPEC
+            ..wrapper("pvV", &[])
         },
         // `busybox APPLET …` runs the applet.
-        "builtin" | "nohup" | "setsid" | "exec" | "busybox" => Spec {
-            short_value: if base == "exec" { "a" } else { "" },
-            ..NO_SPEC
-        },
+        "builtin" | "busybox" => wrapper("", &[]),
+        "exec" => wrapper("cla:", &[]),
+        "nohup" => wrapper("", HELP),
+        "setsid" => wrapper(
+            "cfw",
+            &[
+                ("ctty", No),
+                ("fork", No),
+                ("wait", No),
+                ("help", No),
+                ("version", No),
+            ],
+        ),
         "nice" => Spec {
-            short_value: "n",
-            long_value: &["--adjustment"],
-            ..NO_SPEC
+            options: getopt::Spec {
+                short: "n:",
+                long: &[("adjustment", Required), ("help", No), ("version", No)],
+                permute: false,
+                numeric: true,
+            },
+            ..wrapper("", &[])
         },
         "time" => Spec {
-            short_value: "fo",
-            long_value: &["--format", "--output"],
-            ..NO_SPEC
+            writes: &["-o", "--output"],
+            ..wrapper(
+                "af:o:pqv",
+                &[
+                    ("append", No),
+                    ("format", Required),
+                    ("output", Required),
+                    ("portability", No),
+                    ("quiet", No),
+                    ("verbose", No),
+                    ("help", No),
+                    ("version", No),
+                ],
+            )
         },
         "timeout" => Spec {
-            short_value: "sk",
-            long_value: &["--signal", "--kill-after"],
             positional: 1,
-            ..NO_SPEC
+            ..wrapper(
+                "fk:ps:v",
+                &[
+                    ("foreground", No),
+                    ("kill-after", Required),
+                    ("preserve-status", No),
+                    ("signal", Required),
+                    ("verbose", No),
+                    ("help", No),
+                    ("version", No),
+                ],
+            )
         },
         "xargs" => Spec {
-            short_value: "adEILnPs",
-            long_value: &[
-                "--arg-file",
-                "--delimiter",
-                "--max-lines",
-                "--max-args",
-                "--max-procs",
-                "--max-chars",
-                "--process-slot-var",
-            ],
-            stop: &["--help", "--version"],
-            ..NO_SPEC
+            stop: &["--help", "--version", "--show-limits"],
+            ..wrapper(
+                "0a:d:E:e::I:i::L:l::n:opP:rs:tx",
+                &[
+                    ("null", No),
+                    ("arg-file", Required),
+                    ("delimiter", Required),
+                    ("eof", Optional),
+                    ("replace", Optional),
+                    ("max-lines", Optional),
+                    ("max-args", Required),
+                    ("open-tty", No),
+                    ("interactive", No),
+                    ("max-procs", Required),
+                    ("process-slot-var", Required),
+                    ("no-run-if-empty", No),
+                    ("max-chars", Required),
+                    ("show-limits", No),
+                    ("verbose", No),
+                    ("exit", No),
+                    ("help", No),
+                    ("version", No),
+                ],
+            )
         },
         "sudo" => Spec {
-            short_value: "ughpCDrtTUR",
-            long_value: &[
-                "--user",
-                "--group",
-                "--host",
-                "--prompt",
-                "--close-from",
-                "--chdir",
-                "--role",
-                "--type",
-                "--command-timeout",
-                "--other-user",
-                "--chroot",
-            ],
             stop: &[
-                "-l", "-v", "-k", "-K", "-V", "-e", "--list", "--edit", "--help",
+                "-l",
+                "-v",
+                "-k",
+                "-K",
+                "-V",
+                "-e",
+                "-h",
+                "--list",
+                "--edit",
+                "--help",
+                "--validate",
+                "--version",
+                "--remove-timestamp",
+                "--reset-timestamp",
             ],
-            ..NO_SPEC
+            ..wrapper(
+                "Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv",
+                &[
+                    ("askpass", No),
+                    ("auth-type", Required),
+                    ("background", No),
+                    ("bell", No),
+                    ("close-from", Required),
+                    ("login-class", Required),
+                    ("chdir", Required),
+                    ("preserve-env", Optional),
+                    ("edit", No),
+                    ("group", Required),
+                    ("set-home", No),
+                    ("help", No),
+                    ("host", Required),
+                    ("login", No),
+                    ("remove-timestamp", No),
+                    ("reset-timestamp", No),
+                    ("list", No),
+                    ("no-update", No),
+                    ("non-interactive", No),
+                    ("preserve-groups", No),
+                    ("prompt", Required),
+                    ("chroot", Required),
+                    ("role", Required),
+                    ("stdin", No),
+                    ("shell", No),
+                    ("command-timeout", Required),
+                    ("type", Required),
+                    ("other-user", Required),
+                    ("user", Required),
+                    ("version", No),
+                    ("validate", No),
+                ],
+            )
         },
         "doas" => Spec {
-            short_value: "uC",
-            ..NO_SPEC
+            stop: &["-L"],
+            ..wrapper("a:C:Lnsu:", &[])
         },
-        "stdbuf" => Spec {
-            short_value: "ioe",
-            long_value: &["--input", "--output", "--error"],
-            ..NO_SPEC
-        },
+        "stdbuf" => wrapper(
+            "i:o:e:",
+            &[
+                ("input", Required),
+                ("output", Required),
+                ("error", Required),
+                ("help", No),
+                ("version", No),
+            ],
+        ),
         "ionice" => Spec {
-            short_value: "cnP",
-            long_value: &["--class", "--classdata"],
             stop: &["-p", "--pid", "-P", "--pgid", "-u", "--uid"],
-            ..NO_SPEC
+            ..wrapper(
+                "c:n:p:P:tu:hV",
+                &[
+                    ("class", Required),
+                    ("classdata", Required),
+                    ("pid", Required),
+                    ("pgid", Required),
+                    ("ignore", No),
+                    ("uid", Required),
+                    ("help", No),
+                    ("version", No),
+                ],
+            )
         },
         "chrt" => Spec {
-            short_value: "TPD",
-            long_value: &["--sched-runtime", "--sched-period", "--sched-deadline"],
             stop: &["-p", "--pid", "-m", "--max"],
             positional: 1,
+            ..wrapper(
+                "abdD:efhimoP:prRT:vV",
+                &[
+                    ("all-tasks", No),
+                    ("batch", No),
+                    ("deadline", No),
+                    ("ext", No),
+                    ("fifo", No),
+                    ("help", No),
+                    ("idle", No),
+                    ("max", No),
+                    ("other", No),
+                    ("pid", No),
+                    ("rr", No),
+                    ("reset-on-fork", No),
+                    ("sched-runtime", Required),
+                    ("sched-period", Required),
+                    ("sched-deadline", Required),
+                    ("verbose", No),
+                    ("version", No),
+                ],
+            )
         },
         "taskset" => Spec {
             stop: &["-p", "--pid"],
             positional: 1,
-            ..NO_SPEC
+            ..wrapper(
+                "acphV",
+                &[
+                    ("all-tasks", No),
+                    ("cpu-list", No),
+                    ("pid", No),
+                    ("help", No),
+                    ("version", No),
+                ],
+            )
         },
         _ => return None,
     })
 }
 
-/// Strips one wrapper at `words[at]`.
-pub(crate) fn unwrap_one(base: &str, words: &[Word], at: usize) -> Unwrap {
-    match base {
-        "env" => return unwrap_env(words, at),
-        "flock" => return unwrap_flock(words, at),
-        // `coproc CMD …`: bash runs CMD as a coprocess.
-        "coproc" if at + 1 < words.len() => {
-            return Unwrap::Inner {
-                next: at + 1,
-                env: Vec::new(),
-                writes: Vec::new(),
-                open_args: false,
-            };
-        }
-        _ => {}
-    }
-    let Some(spec) = spec(base) else {
-        return Unwrap::NotWrapper;
+/// Strips the wrapper `base` at `words[at]`, read with its [`Spec`].
+fn unwrap_one_spec(base: &str, spec: &Spec, words: &[Word], at: usize) -> Unwrap {
+    let rest = words.get(at + 1..).unwrap_or_default();
+    let args: Vec<Option<&str>> = rest.iter().map(|w| w.value.as_deref()).collect();
+    let parsed = match getopt::parse(&spec.options, &args) {
+        Ok(parsed) => parsed,
+        Err(error) => return Unwrap::Opaque(format!("`{base}` has {error}")),
     };
-    let mut i = at + 1;
-    let mut writes = Vec::new();
-    while let Some(w) = words.get(i) {
-        let Some(v) = w.value.as_deref() else {
-            return Unwrap::Opaque(format!("`{base}` has computed options"));
-        };
-        if v == "--" {
-            i += 1;
-            break;
-        }
-        if !v.starts_with('-') || v == "-" {
-            break;
-        }
-        // `nice -5`: a numeric adjustment.
-        if base == "nice"
-            && v.get(1..)
-                .is_some_and(|d| d.chars().all(|c| c.is_ascii_digit()))
-        {
-            i += 1;
-            continue;
-        }
-        if spec.stop.contains(&v) {
-            return Unwrap::Stop;
-        }
-        let value_follows = if let Some(long) = v.strip_prefix("--") {
-            !long.contains('=') && spec.long_value.contains(&v)
-        } else {
-            // A cluster like `-pn5`: the first letter taking a value ends it.
-            let letters = v.get(1..).unwrap_or("");
-            let mut follows = false;
-            for (n, c) in letters.char_indices() {
-                if spec.stop.iter().any(|s| s.len() == 2 && s.ends_with(c)) {
-                    return Unwrap::Stop;
-                }
-                if spec.short_value.contains(c) {
-                    follows = n + c.len_utf8() == letters.len();
-                    break;
-                }
-            }
-            follows
-        };
-        // GNU time's `-o FILE` writes the timing to FILE.
-        let writes_to = base == "time" && (v == "-o" || v.starts_with("--output"));
-        if writes_to {
-            let target = if value_follows {
-                words.get(i + 1).cloned()
-            } else {
-                v.split_once('=').map(|(_, f)| Word {
-                    raw: f.to_owned(),
-                    value: Some(f.to_owned()),
-                })
-            };
-            writes.push(Redirect {
-                kind: RedirectKind::Output,
-                target,
-            });
-        }
-        i += if value_follows { 2 } else { 1 };
+    if parsed.options.iter().any(|o| o.is(spec.stop)) {
+        return Unwrap::Stop;
     }
+    let writes = parsed
+        .options
+        .iter()
+        .filter(|o| o.is(spec.writes))
+        .map(|o| Redirect {
+            kind: RedirectKind::Output,
+            target: o.value.as_ref().map(|f| Word {
+                raw: f.clone(),
+                value: Some(f.clone()),
+            }),
+        })
+        .collect();
+    let mut i = at + 1 + parsed.end;
     for _ in 0..spec.positional {
         match words.get(i) {
             Some(w) if w.is_dynamic() => {
@@ -240,72 +319,100 @@ pub(crate) fn unwrap_one(base: &str, words: &[Word], at: usize) -> Unwrap {
     }
 }
 
-/// `env [-i] [-u NAME] [-C DIR] [NAME=VALUE]… [COMMAND …]`.
+/// Strips one wrapper at `words[at]`.
+pub(crate) fn unwrap_one(base: &str, words: &[Word], at: usize) -> Unwrap {
+    match base {
+        "env" => return unwrap_env(words, at),
+        "flock" => return unwrap_flock(words, at),
+        // `coproc CMD …`: bash runs CMD as a coprocess.
+        "coproc" if at + 1 < words.len() => {
+            return Unwrap::Inner {
+                next: at + 1,
+                env: Vec::new(),
+                writes: Vec::new(),
+                open_args: false,
+            };
+        }
+        _ => {}
+    }
+    match spec(base) {
+        Some(spec) => unwrap_one_spec(base, &spec, words, at),
+        None => Unwrap::NotWrapper,
+    }
+}
+
+/// `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… [COMMAND …]`.
 fn unwrap_env(words: &[Word], at: usize) -> Unwrap {
-    let mut i = at + 1;
+    use Takes::{No, Optional, Required};
+    const ENV: getopt::Spec = getopt::Spec {
+        short: "0C:iu:vS:",
+        long: &[
+            ("null", No),
+            ("chdir", Required),
+            ("ignore-environment", No),
+            ("unset", Required),
+            ("debug", No),
+            ("split-string", Required),
+            ("block-signal", Optional),
+            ("default-signal", Optional),
+            ("ignore-signal", Optional),
+            ("list-signal-handling", No),
+            ("help", No),
+            ("version", No),
+        ],
+        permute: false,
+        numeric: false,
+    };
+    let rest = words.get(at + 1..).unwrap_or_default();
+    let args: Vec<Option<&str>> = rest.iter().map(|w| w.value.as_deref()).collect();
+    let parsed = match getopt::parse(&ENV, &args) {
+        Ok(parsed) => parsed,
+        Err(error) => return Unwrap::Opaque(format!("`env` has {error}")),
+    };
+    let mut i = at + 1 + parsed.end;
+    if let Some(split) = parsed
+        .options
+        .iter()
+        .find(|o| o.is(&["-S", "--split-string"]))
+    {
+        // `env -S 'CMD ARGS' MORE…` runs CMD ARGS MORE…; env's own
+        // escapes differ from the shell's, so the line stays opaque.
+        let mut code = split.value.clone().unwrap_or_default();
+        for w in words.get(i..).unwrap_or_default() {
+            code.push(' ');
+            code.push_str(&w.raw);
+        }
+        return Unwrap::Code {
+            code,
+            exact: false,
+            why: "it runs `env -S` with a command string".to_owned(),
+        };
+    }
+    if parsed
+        .options
+        .iter()
+        .any(|o| o.is(&["--help", "--version"]))
+    {
+        return Unwrap::Stop;
+    }
     let mut env = Vec::new();
     while let Some(w) = words.get(i) {
         let Some(v) = w.value.as_deref() else {
             return Unwrap::Opaque("`env` has computed arguments".to_owned());
         };
-        if v == "--" {
-            i += 1;
-            continue;
-        }
-        let split = if let Some(s) = v.strip_prefix("-S").filter(|s| !s.is_empty()) {
-            Some(Some(s.to_owned()))
-        } else if let Some(s) = v.strip_prefix("--split-string=") {
-            Some(Some(s.to_owned()))
-        } else if v == "-S" || v == "--split-string" {
-            Some(words.get(i + 1).and_then(|w| w.value.clone()))
-        } else {
-            None
-        };
-        if let Some(split) = split {
-            let consumed = if v == "-S" || v == "--split-string" {
-                2
-            } else {
-                1
-            };
-            let Some(split) = split else {
-                return Unwrap::Opaque("it runs `env -S` with a computed string".to_owned());
-            };
-            // `env -S 'CMD ARGS' MORE…` runs CMD ARGS MORE…; env's own
-            // escapes differ from the shell's, so the line stays opaque.
-            let rest = words.get(i + consumed..).unwrap_or_default();
-            let mut code = split;
-            for w in rest {
-                code.push(' ');
-                code.push_str(&w.raw);
+        match v.split_once('=') {
+            Some((name, value)) if !name.is_empty() => {
+                env.push(Assignment {
+                    name: name.to_owned(),
+                    value: Word {
+                        raw: value.to_owned(),
+                        value: Some(value.to_owned()),
+                    },
+                });
+                i += 1;
             }
-            return Unwrap::Code {
-                code,
-                exact: false,
-                why: "it runs `env -S` with a command string".to_owned(),
-            };
+            _ => break,
         }
-        if matches!(v, "-u" | "-C" | "--unset" | "--chdir") {
-            i += 2;
-            continue;
-        }
-        if v.starts_with('-') {
-            i += 1;
-            continue;
-        }
-        if let Some((name, value)) = v.split_once('=')
-            && !name.is_empty()
-        {
-            env.push(Assignment {
-                name: name.to_owned(),
-                value: Word {
-                    raw: value.to_owned(),
-                    value: Some(value.to_owned()),
-                },
-            });
-            i += 1;
-            continue;
-        }
-        break;
     }
     if i >= words.len() {
         return Unwrap::Stop;
@@ -321,27 +428,33 @@ fn unwrap_env(words: &[Word], at: usize) -> Unwrap {
 /// `flock [OPTIONS] FILE COMMAND …`, `flock [OPTIONS] FILE -c CODE`,
 /// `flock [OPTIONS] FD` (no command).
 fn unwrap_flock(words: &[Word], at: usize) -> Unwrap {
-    let mut i = at + 1;
-    while let Some(w) = words.get(i) {
-        let Some(v) = w.value.as_deref() else {
-            return Unwrap::Opaque("`flock` has computed arguments".to_owned());
-        };
-        if v == "--" {
-            i += 1;
-            break;
-        }
-        if !v.starts_with('-') || v == "-" {
-            break;
-        }
-        let takes_value = matches!(
-            v,
-            "-w" | "-E" | "--wait" | "--timeout" | "--conflict-exit-code"
-        ) || (v.starts_with('-')
-            && !v.starts_with("--")
-            && v.len() > 2
-            && v.ends_with(['w', 'E']));
-        i += if takes_value { 2 } else { 1 };
-    }
+    use Takes::{No, Required};
+    const FLOCK: getopt::Spec = getopt::Spec {
+        short: "sexnoFuw:E:hV",
+        long: &[
+            ("shared", No),
+            ("exclusive", No),
+            ("unlock", No),
+            ("nonblocking", No),
+            ("nb", No),
+            ("timeout", Required),
+            ("wait", Required),
+            ("conflict-exit-code", Required),
+            ("close", No),
+            ("no-fork", No),
+            ("verbose", No),
+            ("help", No),
+            ("version", No),
+        ],
+        permute: false,
+        numeric: false,
+    };
+    let rest = words.get(at + 1..).unwrap_or_default();
+    let args: Vec<Option<&str>> = rest.iter().map(|w| w.value.as_deref()).collect();
+    let mut i = match getopt::parse(&FLOCK, &args) {
+        Ok(parsed) => at + 1 + parsed.end,
+        Err(error) => return Unwrap::Opaque(format!("`flock` has {error}")),
+    };
     // The lock file or descriptor.
     i += 1;
     match words.get(i).map(|w| w.value.as_deref()) {
