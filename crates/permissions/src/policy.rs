@@ -145,19 +145,26 @@ enum CommandClass {
     },
     /// The parse cannot see everything the line runs; the reason says why.
     Opaque(String),
+    /// Only reads, but reads outside the working directories (or files it
+    /// cannot name); the reason says what.
+    ReadsOutside(String),
     Other,
 }
 
-/// Classifies a parsed line: read-only when every command is, a file
-/// change when one plain file command is all that is left, opaque when
-/// part of it cannot be seen.
-fn classify_line(line: &shell::Line) -> CommandClass {
+/// Classifies a parsed line: read-only when every command is (and reads
+/// inside the working directories), a file change when one plain file
+/// command is all that is left, opaque when part of it cannot be seen.
+fn classify_line(perms: &Permissions, line: &shell::Line) -> CommandClass {
     if let Some(why) = line.opaque.first() {
         return CommandClass::Opaque(why.clone());
     }
     let mut file_change: Option<(String, Vec<String>)> = None;
+    let mut outside = None;
     for cmd in line.commands.iter().filter(|c| c.runs) {
         if readonly::is_read_only(cmd) {
+            if outside.is_none() {
+                outside = perms.reads_outside(cmd);
+            }
             continue;
         }
         let plain = cmd.wrappers.is_empty()
@@ -183,9 +190,10 @@ fn classify_line(line: &shell::Line) -> CommandClass {
         }
         return CommandClass::Other;
     }
-    match file_change {
-        Some((program, targets)) => CommandClass::FileChange { program, targets },
-        None => CommandClass::ReadOnly,
+    match (file_change, outside) {
+        (_, Some(why)) => CommandClass::ReadsOutside(why),
+        (Some((program, targets)), None) => CommandClass::FileChange { program, targets },
+        (None, None) => CommandClass::ReadOnly,
     }
 }
 
@@ -316,6 +324,32 @@ impl Permissions {
         self.working_dir_of(p).is_some()
     }
 
+    /// Why a read-only command does not only read inside the working
+    /// directories (a path outside them, or one it cannot name); `None`
+    /// when it does.
+    fn reads_outside(&self, cmd: &shell::Command) -> Option<String> {
+        match readonly::read_paths(cmd) {
+            readonly::Reads::Unknown(why) => Some(why),
+            readonly::Reads::Paths(paths) => paths.into_iter().find_map(|p| {
+                let home;
+                let path = if p == "~" {
+                    home = self.ctx.home.as_ref()?.to_string_lossy().into_owned();
+                    home.as_str()
+                } else {
+                    p
+                };
+                // `~user/…` is another user's home.
+                let other_home = path.starts_with('~') && !path.starts_with("~/");
+                (other_home || !self.inside_working_dirs(path)).then(|| {
+                    format!(
+                        "it reads '{}', outside the working directories",
+                        self.ctx.resolve(path).display()
+                    )
+                })
+            }),
+        }
+    }
+
     /// The working directory (as configured) that really holds `p`.
     fn working_dir_of(&self, p: &str) -> Option<&PathBuf> {
         let real = self.ctx.resolve_real(p);
@@ -383,7 +417,8 @@ impl Permissions {
                         Some(rule) => {
                             first.get_or_insert(rule);
                         }
-                        None if readonly::is_read_only(cmd) => {}
+                        None if readonly::is_read_only(cmd)
+                            && self.reads_outside(cmd).is_none() => {}
                         None => return None,
                     }
                 }
@@ -485,7 +520,7 @@ impl Permissions {
             }
             ToolKind::Bash => {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or("");
-                match classify_line(&shell::parse_cached(command)) {
+                match classify_line(self, &shell::parse_cached(command)) {
                     CommandClass::ReadOnly => Verdict::Allow(Decider::ReadOnly),
                     CommandClass::FileChange { program, targets } => {
                         let resolved: Vec<PathBuf> =
@@ -520,6 +555,12 @@ impl Permissions {
                             ),
                         }
                     }
+                    CommandClass::ReadsOutside(why) => self.apply_mode_to_ask(
+                        tool,
+                        mode,
+                        None,
+                        texts::bash_reads_outside(command, &why),
+                    ),
                     CommandClass::Opaque(why) => self.apply_mode_to_ask(
                         tool,
                         mode,

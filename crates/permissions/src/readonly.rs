@@ -8,7 +8,7 @@
 //! This module judges one [`Command`]; it does not see rules or modes.
 
 use crate::shell::getopt::{self, Takes};
-use crate::shell::{Assignment, Command};
+use crate::shell::{Assignment, Command, RedirectKind};
 
 /// Programs that only read or print whatever their arguments are, so
 /// arguments computed at run time cannot make them write.
@@ -89,7 +89,7 @@ pub fn is_read_only(cmd: &Command) -> bool {
     if !cmd.evaluates.is_empty() {
         return false;
     }
-    if cmd.redirects.iter().any(|r| r.writes()) {
+    if cmd.redirects.iter().any(|r| r.writes() || r.network()) || cmd.duplicates_unopened() {
         return false;
     }
     if !cmd.assignments.iter().all(harmless_variable) {
@@ -336,4 +336,128 @@ fn git_read_only(args: &[&str]) -> bool {
     };
     READ_ONLY_GIT.contains(&sub)
         && !rest.any(|a| prefix_of_any(a, &["--output", "--ext-diff", "--open-files-in-pager"]))
+}
+
+/// What a read-only command reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reads<'a> {
+    /// These paths (as written: `~` and relative paths are for the caller
+    /// to resolve), and nothing else.
+    Paths(Vec<&'a str>),
+    /// Files dsh cannot name: a computed path, or arguments added at run
+    /// time (`xargs cat`). The text says which.
+    Unknown(String),
+}
+
+/// Read-only programs that read no file named by an argument.
+const NO_FILE_ARGS: &[&str] = &[
+    "echo", "printf", "pwd", "true", "false", "whoami", "id", "uname", "basename", "dirname",
+    "date", "which", "command", "tr", "test", "[", "realpath",
+];
+
+/// The files a read-only command reads (its input redirections and the
+/// arguments that name files), for the caller to check against the
+/// working directories. Over-approximate: an option's value may be taken
+/// for a path (`sort -t /`), which only ever makes a line ask.
+pub fn read_paths(cmd: &Command) -> Reads<'_> {
+    let mut paths = Vec::new();
+    for r in &cmd.redirects {
+        if r.dup.is_some() || matches!(r.kind, RedirectKind::Duplicate) {
+            continue;
+        }
+        if let (RedirectKind::Input | RedirectKind::ReadWrite, Some(target)) = (r.kind, &r.target) {
+            match path_of_word(target) {
+                Some(p) => paths.push(p),
+                None => {
+                    return Reads::Unknown(format!(
+                        "it reads `{}`, a path computed at run time",
+                        target.raw
+                    ));
+                }
+            }
+        }
+    }
+    let argv = cmd.argv();
+    let Some(name) = argv.first().and_then(|w| w.value.as_deref()) else {
+        return Reads::Paths(paths);
+    };
+    if NO_FILE_ARGS.contains(&name) {
+        return Reads::Paths(paths);
+    }
+    if cmd.open_args {
+        return Reads::Unknown(format!("`{name}` reads files named at run time"));
+    }
+    let args = argv.get(1..).unwrap_or_default();
+    if name == "git" {
+        // Only `--no-index` compares files outside the repository.
+        let no_index = args
+            .iter()
+            .any(|a| a.value.as_deref().is_some_and(|v| v.starts_with("--no-i")));
+        if !no_index {
+            return Reads::Paths(paths);
+        }
+    }
+    // grep and rg take a pattern first, unless -e/-f give it.
+    let mut pattern_pending = matches!(name, "grep" | "egrep" | "fgrep" | "rg")
+        && !args.iter().any(|a| {
+            a.value.as_deref().is_some_and(|v| {
+                v.starts_with("-e")
+                    || v.starts_with("-f")
+                    || v.starts_with("--regexp")
+                    || v.starts_with("--file")
+            })
+        });
+    let mut options_done = false;
+    for (i, w) in args.iter().enumerate() {
+        let text = w.value.as_deref();
+        if !options_done && text == Some("--") {
+            options_done = true;
+            continue;
+        }
+        if !options_done && let Some(v) = text.filter(|v| v.starts_with('-') && v.len() > 1) {
+            // `--file=PATH`: a value that looks like a path is one.
+            if let Some((_, value)) = v.split_once('=')
+                && (value.starts_with(['/', '~']) || value.contains(".."))
+            {
+                paths.push(value);
+            }
+            continue;
+        }
+        // find's expression starts at its first `-`, `(` or `!` word.
+        if name == "find"
+            && i > 0
+            && text.is_some_and(|v| v.starts_with(['-', '(', '!']) || v == ")")
+        {
+            break;
+        }
+        if pattern_pending {
+            pattern_pending = false;
+            continue;
+        }
+        match path_of_word(w) {
+            Some(p) => paths.push(p),
+            None => {
+                return Reads::Unknown(format!("it reads `{}`, a path computed at run time", w.raw));
+            }
+        }
+    }
+    Reads::Paths(paths)
+}
+
+/// The path a word names: its static value, or for a glob the directory
+/// part before the first pattern character; `None` when a parameter or
+/// substitution computes it.
+fn path_of_word(w: &crate::shell::Word) -> Option<&str> {
+    if let Some(v) = w.value.as_deref() {
+        return Some(v);
+    }
+    if w.raw.contains(['$', '`', '\'', '"', '\\']) {
+        return None;
+    }
+    let literal = w.raw.split(['*', '?', '[', '{']).next().unwrap_or("");
+    Some(
+        literal
+            .rsplit_once('/')
+            .map_or(".", |(dir, _)| if dir.is_empty() { "/" } else { dir }),
+    )
 }

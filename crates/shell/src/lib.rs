@@ -83,9 +83,37 @@ pub struct Redirect {
     pub kind: RedirectKind,
     /// The file it names (`None` for descriptors and here-docs).
     pub target: Option<Word>,
+    /// The descriptor it redirects, when written (`3` of `3<file`).
+    pub fd: Option<i32>,
+    /// The descriptor it duplicates or closes (`3` of `>&3`, `-`).
+    pub dup: Option<String>,
 }
 
 impl Redirect {
+    /// True when it opens a network connection: bash treats
+    /// `/dev/tcp/HOST/PORT` and `/dev/udp/HOST/PORT` as sockets.
+    pub fn network(&self) -> bool {
+        self.target.as_ref().is_some_and(|t| {
+            let text = t.text();
+            text.starts_with("/dev/tcp/") || text.starts_with("/dev/udp/")
+        })
+    }
+
+    /// The descriptor this redirection opens (a file redirection's `fd`,
+    /// or the default for its kind), if it opens one.
+    fn opens(&self) -> Option<i32> {
+        if self.dup.is_some() || self.target.is_none() {
+            return None;
+        }
+        Some(self.fd.unwrap_or(match self.kind {
+            RedirectKind::Input | RedirectKind::ReadWrite => 0,
+            RedirectKind::Output
+            | RedirectKind::Append
+            | RedirectKind::Clobber
+            | RedirectKind::Duplicate => 1,
+        }))
+    }
+
     /// True when the redirection can create or change a file: output,
     /// append, clobber or read-write to anything but `/dev/null`.
     pub fn writes(&self) -> bool {
@@ -190,6 +218,20 @@ impl Command {
             .chain(self.words.iter().map(|w| w.raw.clone()))
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    /// True when a redirection duplicates a descriptor the command's
+    /// redirections did not open and that is not standard input, output or
+    /// error (`>&3`): it writes to, or reads from, whatever the descriptor
+    /// was left open on.
+    pub fn duplicates_unopened(&self) -> bool {
+        let opened: Vec<i32> = self.redirects.iter().filter_map(Redirect::opens).collect();
+        self.redirects.iter().any(|r| {
+            r.dup
+                .as_deref()
+                .and_then(|d| d.parse::<i32>().ok())
+                .is_some_and(|d| d > 2 && !opened.contains(&d))
+        })
     }
 
     /// Every form of the command a deny or ask rule is matched against:

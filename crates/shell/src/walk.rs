@@ -404,10 +404,15 @@ impl Walker {
 
     pub(crate) fn redirect(&mut self, r: &ast::IoRedirect) -> Option<Redirect> {
         match r {
-            ast::IoRedirect::File(_, kind, target) => {
+            ast::IoRedirect::File(fd, kind, target) => {
+                let fd = *fd;
+                let mut dup = None;
                 let target = match target {
                     ast::IoFileRedirectTarget::Filename(w) => Some(self.word(&w.value)),
-                    ast::IoFileRedirectTarget::Fd(_) => None,
+                    ast::IoFileRedirectTarget::Fd(n) => {
+                        dup = Some(n.to_string());
+                        None
+                    }
                     ast::IoFileRedirectTarget::ProcessSubstitution(_, sub) => {
                         self.list(&sub.list);
                         None
@@ -415,11 +420,12 @@ impl Walker {
                     ast::IoFileRedirectTarget::Duplicate(w) => {
                         let w = self.word(&w.value);
                         // `>&2`, `>&-` duplicate; `>&file` writes a file.
-                        let fd = w
+                        let is_fd = w
                             .value
                             .as_deref()
                             .is_some_and(|v| v == "-" || v.chars().all(|c| c.is_ascii_digit()));
-                        if fd {
+                        if is_fd {
+                            dup = w.value;
                             None
                         } else {
                             return Some(Redirect {
@@ -435,6 +441,8 @@ impl Walker {
                                     }
                                 },
                                 target: Some(w),
+                                fd,
+                                dup: None,
                             });
                         }
                     }
@@ -454,7 +462,12 @@ impl Walker {
                         }
                     }
                 };
-                Some(Redirect { kind, target })
+                Some(Redirect {
+                    kind,
+                    target,
+                    fd,
+                    dup,
+                })
             }
             ast::IoRedirect::HereDocument(_, doc) => {
                 let body = &doc.doc.value;
@@ -478,6 +491,8 @@ impl Walker {
                     RedirectKind::Output
                 },
                 target: Some(self.word(&w.value)),
+                fd: None,
+                dup: None,
             }),
         }
     }

@@ -295,6 +295,8 @@ fn unwrap_one_spec(base: &str, spec: &Spec, words: &[Word], at: usize) -> Unwrap
                 raw: f.clone(),
                 value: Some(f.clone()),
             }),
+            fd: None,
+            dup: None,
         })
         .collect();
     let mut i = at + 1 + parsed.end;
