@@ -174,14 +174,10 @@ fn classify_line(perms: &Permissions, line: &shell::Line) -> CommandClass {
             && !cmd.redirects.iter().any(shell::Redirect::writes);
         let program = cmd.program_name().unwrap_or("");
         if plain && FILE_PROGRAMS.contains(&program) && file_change.is_none() {
-            let targets: Vec<String> = cmd
-                .argv()
-                .iter()
-                .skip(1)
-                .map(shell::Word::text)
-                .filter(|a| !a.starts_with('-'))
-                .map(str::to_owned)
-                .collect();
+            let args: Vec<&str> = cmd.argv().iter().skip(1).map(shell::Word::text).collect();
+            let Some(targets) = file_targets(program, &args) else {
+                return CommandClass::Other;
+            };
             if targets.is_empty() {
                 return CommandClass::Other;
             }
@@ -195,6 +191,151 @@ fn classify_line(perms: &Permissions, line: &shell::Line) -> CommandClass {
         (Some((program, targets)), None) => CommandClass::FileChange { program, targets },
         (None, None) => CommandClass::ReadOnly,
     }
+}
+
+/// The paths a file command creates, changes or removes: its operands
+/// and the directory `-t`/`--target-directory` names, its options read as
+/// getopt reads them. `None` when an option is not in the table (or a
+/// backup suffix names another directory): dsh cannot say where it writes.
+fn file_targets(program: &str, args: &[&str]) -> Option<Vec<String>> {
+    use Takes::{No, Optional, Required};
+    use shell::getopt::{self, Takes};
+    const HELP: [(&str, Takes); 2] = [("help", No), ("version", No)];
+    if program == "sed" {
+        let words: Vec<Option<&str>> = args.iter().map(|a| Some(*a)).collect();
+        let sed = shell::sed::read(&words);
+        let plain = sed.runs.is_empty()
+            && !sed.runs_unknown
+            && sed.writes.is_empty()
+            && sed.unreadable.is_none();
+        return plain.then_some(sed.files);
+    }
+    let (short, long): (&'static str, &'static [(&'static str, Takes)]) = match program {
+        "touch" => (
+            "acd:fhmr:t:",
+            &[
+                ("no-create", No),
+                ("date", Required),
+                ("no-dereference", No),
+                ("reference", Required),
+                ("time", Required),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        "mkdir" => (
+            "m:pvZ",
+            &[
+                ("mode", Required),
+                ("parents", No),
+                ("verbose", No),
+                ("context", Optional),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        "rm" => (
+            "dfiIrRv",
+            &[
+                ("dir", No),
+                ("force", No),
+                ("interactive", Optional),
+                ("one-file-system", No),
+                ("preserve-root", Optional),
+                ("recursive", No),
+                ("verbose", No),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        "rmdir" => (
+            "pv",
+            &[
+                ("ignore-fail-on-non-empty", No),
+                ("parents", No),
+                ("verbose", No),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        "mv" => (
+            "bfinS:t:TuvZ",
+            &[
+                ("backup", Optional),
+                ("debug", No),
+                ("exchange", No),
+                ("force", No),
+                ("interactive", No),
+                ("no-clobber", No),
+                ("no-copy", No),
+                ("strip-trailing-slashes", No),
+                ("suffix", Required),
+                ("target-directory", Required),
+                ("no-target-directory", No),
+                ("update", Optional),
+                ("verbose", No),
+                ("context", No),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        "cp" => (
+            "abdfHilLnPpRrsS:t:TuvxZ",
+            &[
+                ("archive", No),
+                ("attributes-only", No),
+                ("backup", Optional),
+                ("copy-contents", No),
+                ("debug", No),
+                ("force", No),
+                ("interactive", No),
+                ("link", No),
+                ("dereference", No),
+                ("no-clobber", No),
+                ("no-dereference", No),
+                ("preserve", Optional),
+                ("no-preserve", Required),
+                ("parents", No),
+                ("recursive", No),
+                ("reflink", Optional),
+                ("remove-destination", No),
+                ("sparse", Required),
+                ("strip-trailing-slashes", No),
+                ("symbolic-link", No),
+                ("suffix", Required),
+                ("target-directory", Required),
+                ("no-target-directory", No),
+                ("update", Optional),
+                ("verbose", No),
+                ("one-file-system", No),
+                ("context", Optional),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        _ => return None,
+    };
+    let spec = getopt::Spec {
+        short,
+        long,
+        permute: true,
+        numeric: false,
+    };
+    let words: Vec<Option<&str>> = args.iter().map(|a| Some(*a)).collect();
+    let parsed = getopt::parse(&spec, &words).ok()?;
+    let mut targets = Vec::new();
+    for o in &parsed.options {
+        if o.is(&["-t", "--target-directory"]) {
+            targets.push(o.value.clone()?);
+        }
+        // A backup suffix is appended to a name: with a `/` it points
+        // somewhere else. `cp -s` links name their sources, fine.
+        if o.is(&["-S", "--suffix"]) && o.value.as_deref().is_none_or(|s| s.contains('/')) {
+            return None;
+        }
+    }
+    targets.extend(parsed.operands);
+    Some(targets)
 }
 
 impl Permissions {

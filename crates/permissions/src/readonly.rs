@@ -437,7 +437,10 @@ pub fn read_paths(cmd: &Command) -> Reads<'_> {
         match path_of_word(w) {
             Some(p) => paths.push(p),
             None => {
-                return Reads::Unknown(format!("it reads `{}`, a path computed at run time", w.raw));
+                return Reads::Unknown(format!(
+                    "it reads `{}`, a path computed at run time",
+                    w.raw
+                ));
             }
         }
     }

@@ -161,6 +161,46 @@ fn issue33_item3_reads_outside_the_project_and_network_redirections_ask() {
     ));
 }
 
+/// Item 4: acceptEdits does not run `sed` scripts that execute or write
+/// elsewhere, nor `cp` with a target directory outside the project.
+#[test]
+fn issue33_item4_accept_edits_reads_sed_scripts_and_cp_options() {
+    let p = perms(Mode::AcceptEdits, "{}");
+    for line in [
+        "sed -i '1e id' a.txt",
+        "sed -i -e '1e id' a.txt",
+        "sed -n 'w /out' a.txt",
+        "sed -i 's/a/b/w /out' a.txt",
+        "sed -i 's/a/b/e' a.txt",
+        "sed -i'/out/*' s/a/b/ a.txt",
+        "sed --in-place='/out/*' s/a/b/ a.txt",
+        "sed -i -f script.sed a.txt",
+        "cp --target-directory=/out a.txt",
+        "cp --t=/out a.txt",
+        "cp -t /out a.txt",
+        "mv --target-dir=/out a.txt",
+        "cp --weird-option a.txt b.txt",
+    ] {
+        assert!(
+            !matches!(verdict(&p, line), Verdict::Allow(_)),
+            "{line:?} runs unasked in acceptEdits"
+        );
+    }
+    for line in [
+        "sed -i 's/a/b/g' a.txt",
+        "sed -i.bak -e 's/a/b/' -e '/x/d' a.txt",
+        "cp -r src dst",
+        "cp -t dst a.txt",
+    ] {
+        assert!(
+            matches!(verdict(&p, line), Verdict::Allow(_)),
+            "{line:?} should run in acceptEdits"
+        );
+    }
+    // What an `e` command runs is checked against deny rules.
+    assert_denied(&["sed -i '1e rm -f x' a.txt", "sed 's/a/b/;e rm x' a.txt"]);
+}
+
 /// Item 5: long options are matched as getopt matches them, abbreviations
 /// included; an option the table does not know is not read-only.
 #[test]

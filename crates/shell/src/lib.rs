@@ -16,7 +16,7 @@
 //!
 //! The modules, by job: [`walk`] (the AST walker), `salvage` (reading
 //! text the parser rejects, for deny rules), `workarounds` (brush-parser
-//! gaps), [`wrappers`] (the wrapper table), [`getopt`] (options read as GNU getopt does), `quoting` (ANSI-C
+//! gaps), [`wrappers`] (the wrapper table), [`getopt`] (options read as GNU getopt does), [`sed`] (what a `sed` script runs or writes), `quoting` (ANSI-C
 //! decoding and word helpers) and [`compound`] (the old quote-aware
 //! splitter).
 //!
@@ -27,6 +27,7 @@ pub mod compound;
 pub mod getopt;
 mod quoting;
 mod salvage;
+pub mod sed;
 pub mod walk;
 mod workarounds;
 pub mod wrappers;

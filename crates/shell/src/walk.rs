@@ -700,6 +700,7 @@ impl Walker {
                 self.shell(cmd, base, args);
             }
             "find" => self.find_exec(args),
+            "sed" => self.sed(cmd, args),
             "test" | "[" | "printf" | "read" | "declare" | "typeset" | "local" | "export"
             | "readonly" | "mapfile" | "readarray" | "let" | "unset" | "getopts" | "wait"
             | "alias" => self.builtin_names(cmd, base, args),
@@ -782,6 +783,39 @@ impl Walker {
                 }
                 None => self.opaque(format!("`{base}` reads its commands from standard input")),
             }
+        }
+    }
+
+    /// `sed`: the shell commands its script runs are walked, the files
+    /// it writes besides its operands become write redirections.
+    fn sed(&mut self, cmd: &mut Command, args: &[Word]) {
+        let words: Vec<Option<&str>> = args.iter().map(|w| w.value.as_deref()).collect();
+        let sed = crate::sed::read(&words);
+        for code in &sed.runs {
+            self.code(code);
+        }
+        if !sed.runs.is_empty() {
+            cmd.evaluates
+                .push("its `sed` script runs shell commands".to_owned());
+        }
+        if sed.runs_unknown {
+            cmd.evaluates
+                .push("its `sed` script may run shell commands".to_owned());
+            self.opaque("its `sed` script runs commands dsh cannot see");
+        }
+        if let Some(why) = sed.unreadable {
+            cmd.evaluates.push(why);
+        }
+        for file in sed.writes {
+            cmd.redirects.push(Redirect {
+                kind: RedirectKind::Output,
+                target: Some(Word {
+                    raw: file.clone(),
+                    value: Some(file),
+                }),
+                fd: None,
+                dup: None,
+            });
         }
     }
 
