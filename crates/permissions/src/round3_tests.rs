@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use proptest::prelude::*;
 use serde_json::json;
 
 use crate::*;
@@ -211,8 +212,8 @@ fn issue33_item5_abbreviated_long_options() {
         "sort --comp=./x.sh data",
         "sort --te=/tmp data",
         "sort data --o /tmp/x",
-        "time --o=/tmp/x ls",
-        "time --out /tmp/x ls",
+        "/usr/bin/time --o=/tmp/x ls",
+        "command time --out /tmp/x ls",
         "git diff --outp=/tmp/x",
         "git diff --ext",
         "rg --pr ./x.sh foo",
@@ -275,4 +276,84 @@ fn issue33_an_unreadable_line_is_not_approved_past_a_deny_rule() {
     // Without a deny rule, `Bash` still consents to every line.
     let p = perms(Mode::Default, r#"{"permissions":{"allow":["Bash"]}}"#);
     assert!(matches!(verdict(&p, "eval \"$x\""), Verdict::Allow(_)));
+}
+
+/// The denied command, its name quoted in ways that survive inside single
+/// quotes.
+fn denied_cmd() -> impl Strategy<Value = String> {
+    let name = prop_oneof![Just("rm"), Just("\\rm"), Just("\"rm\""), Just("r\"\"m")];
+    let args = prop_oneof![Just(" -f x"), Just(" -rf /"), Just("")];
+    (name, args).prop_map(|(n, a)| format!("{n}{a}"))
+}
+
+/// Where the denied command sits, in the forms issue 33 found.
+fn hidden() -> impl Strategy<Value = String> {
+    let forms: &[&str] = &[
+        "test -v 'a[$({})]'",
+        "[ -v 'a[$({})]' ]",
+        "[[ 'a[$({})]' -eq 0 ]]",
+        "[[ -v \"a[$({})]\" ]]",
+        "printf -v 'a[$({})]' x",
+        "read 'a[`{}`]'",
+        "declare -i 'n=a[$({})]'",
+        "let 'a[$({})]'",
+        "echo $(( 'a[$({})]' ))",
+        "mapfile -C '{}' -c 1 a",
+        "coproc {}",
+        "bash <<< '{}'",
+        "sh <<'EOF'\n{}\nEOF\n",
+        ". <(echo {})",
+        "bash <(echo {})",
+        "echo {} | sh",
+        "env -S '{}'",
+        "env --sp='{}'",
+        "flock f {}",
+        "flock -w 1 f -c '{}'",
+        "git -c alias.x='!{}' x",
+        "git -c core.pager='{}' log",
+        "sed -i '1e {}' a",
+        "sed 's/a/b/;e {}' a",
+        "/usr/bin/time --o=/dev/null {}",
+        "nice --adj=5 {}",
+        "timeout --sig=KILL 5 {}",
+        "xargs --max-a=1 {}",
+        "sudo --us=root {}",
+    ];
+    (proptest::sample::select(forms), denied_cmd()).prop_map(|(form, cmd)| form.replace("{}", &cmd))
+}
+
+/// What the form is then wrapped in (up to three times).
+fn around() -> impl Strategy<Value = &'static str> {
+    prop_oneof![
+        Just("ls && {}"),
+        Just("( {} )"),
+        Just("{ {}; }"),
+        Just("echo $( {} )"),
+        Just("echo \"x $( {} ) y\""),
+        Just("if true; then {}; fi"),
+        Just("true | {}"),
+        Just("coproc { {}; }"),
+        Just("f() { {}; }; f"),
+        Just("for i in 1; do {}; done"),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// The denied command, hidden in one of the new forms and then wrapped
+    /// in lists, groups, subshells, substitutions and control structures,
+    /// is denied in every mode (bypassPermissions included).
+    #[test]
+    fn a_denied_command_in_the_new_forms_never_escapes(
+        inner in hidden(),
+        arounds in proptest::collection::vec(around(), 0..3),
+    ) {
+        let line = arounds.iter().fold(inner, |line, a| a.replace("{}", &line));
+        for mode in [Mode::BypassPermissions, Mode::Default, Mode::AcceptEdits] {
+            let p = perms(mode, DENY_RM_ALLOW_ALL);
+            let v = verdict(&p, &line);
+            prop_assert!(denied_by_rule(&v), "{line:?} in {mode:?}: {v:?}");
+        }
+    }
 }
