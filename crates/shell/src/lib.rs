@@ -298,6 +298,49 @@ impl Line {
     }
 }
 
+/// A word after quote removal with its parameter expansions kept as
+/// written (`"$HOME"/x` reads `$HOME/x`), for a caller that expands
+/// variables it knows; `None` when the word holds a substitution, or does
+/// not parse.
+pub fn template(raw: &str) -> Option<String> {
+    use brush_parser::word::{WordPiece, WordPieceWithSource};
+    fn build(src: &str, pieces: &[WordPieceWithSource], out: &mut String) -> Option<()> {
+        for p in pieces {
+            match &p.piece {
+                WordPiece::Text(t) | WordPiece::SingleQuotedText(t) => out.push_str(t),
+                WordPiece::AnsiCQuotedText(t) => out.push_str(&quoting::ansi_c(t)?),
+                WordPiece::DoubleQuotedSequence(inner)
+                | WordPiece::GettextDoubleQuotedSequence(inner) => build(src, inner, out)?,
+                WordPiece::TildePrefix(user) => {
+                    out.push('~');
+                    out.push_str(user);
+                }
+                WordPiece::EscapeSequence(e) => {
+                    let rest = e.strip_prefix('\\').unwrap_or(e);
+                    if rest != "\n" {
+                        out.push_str(rest);
+                    }
+                }
+                WordPiece::ParameterExpansion(_) => {
+                    out.push_str(quoting::slice(src, p.start_index..p.end_index));
+                }
+                WordPiece::CommandSubstitution(_)
+                | WordPiece::BackquotedCommandSubstitution(_)
+                | WordPiece::ArithmeticExpression(_) => return None,
+            }
+        }
+        Some(())
+    }
+    let pieces = std::panic::catch_unwind(|| {
+        brush_parser::word::parse(raw, &brush_parser::ParserOptions::default())
+    })
+    .ok()?
+    .ok()?;
+    let mut out = String::new();
+    build(raw, &pieces, &mut out)?;
+    Some(out)
+}
+
 /// Parses `line` and collects every simple command it can run.
 pub fn parse(line: &str) -> Line {
     let mut walker = Walker::default();
