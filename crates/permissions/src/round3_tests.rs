@@ -1,8 +1,9 @@
-//! Issue 33, the shell half: forms a hostile repository's instructions
-//! used to walk past the read-only shortcut, acceptEdits or a deny rule.
-//! One test per numbered item of the issue (2 to 6), the rule that an
-//! unreadable line is never approved past a deny rule by a broad allow,
-//! and a property test that generates the new forms.
+//! Forms a hostile repository's instructions used to walk past the
+//! read-only shortcut, acceptEdits or a deny rule: code in words bash
+//! evaluates, reads outside the project, acceptEdits' sed and cp, long
+//! option abbreviations, shell code the parse did not follow; the rule
+//! that an unreadable line is never approved past a deny rule by a broad
+//! allow; and a property test that generates these forms.
 
 use std::path::PathBuf;
 
@@ -69,11 +70,11 @@ fn assert_denied(lines: &[&str]) {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// Item 2: words bash evaluates (array subscripts, arithmetic, prompt
+/// Words bash evaluates (array subscripts, arithmetic, prompt
 /// expansion) are code, and builtins that assign variables are not
 /// read-only.
 #[test]
-fn issue33_item2_code_hidden_in_read_only_words() {
+fn code_hidden_in_read_only_words_is_code() {
     let hidden = [
         "test -v 'a[$(rm -f x)]'",
         "[ -v 'a[$(rm -f x)]' ]",
@@ -106,12 +107,12 @@ fn issue33_item2_code_hidden_in_read_only_words() {
     ));
 }
 
-/// Item 3: reading outside the working directories asks, as the Read
+/// Reading outside the working directories asks, as the Read
 /// and Grep tools do; `/dev/tcp` and `/dev/udp` redirections and
 /// duplications onto descriptors the line did not open are never
 /// read-only.
 #[test]
-fn issue33_item3_reads_outside_the_project_and_network_redirections_ask() {
+fn reads_outside_the_project_and_network_redirections_ask() {
     let none = perms(Mode::Default, "{}");
     for line in [
         "cat ~/.ssh/id_rsa",
@@ -162,10 +163,10 @@ fn issue33_item3_reads_outside_the_project_and_network_redirections_ask() {
     ));
 }
 
-/// Item 4: acceptEdits does not run `sed` scripts that execute or write
+/// acceptEdits does not run `sed` scripts that execute or write
 /// elsewhere, nor `cp` with a target directory outside the project.
 #[test]
-fn issue33_item4_accept_edits_reads_sed_scripts_and_cp_options() {
+fn accept_edits_reads_sed_scripts_and_cp_options() {
     let p = perms(Mode::AcceptEdits, "{}");
     for line in [
         "sed -i '1e id' a.txt",
@@ -202,10 +203,10 @@ fn issue33_item4_accept_edits_reads_sed_scripts_and_cp_options() {
     assert_denied(&["sed -i '1e rm -f x' a.txt", "sed 's/a/b/;e rm x' a.txt"]);
 }
 
-/// Item 5: long options are matched as getopt matches them, abbreviations
+/// Long options are matched as getopt matches them, abbreviations
 /// included; an option the table does not know is not read-only.
 #[test]
-fn issue33_item5_abbreviated_long_options() {
+fn abbreviated_long_options_are_matched() {
     assert_not_read_only(&[
         "sort --o=/tmp/x data",
         "sort --outp=/tmp/x data",
@@ -230,11 +231,11 @@ fn issue33_item5_abbreviated_long_options() {
     }
 }
 
-/// Item 6: shell code the parse did not follow: `coproc`, here-strings
+/// Shell code the parse did not follow: `coproc`, here-strings
 /// and process substitution fed to a shell, `env -S`, `flock`, git
 /// aliases.
 #[test]
-fn issue33_item6_shell_code_the_parse_now_follows() {
+fn shell_code_in_coproc_here_strings_env_s_flock_and_git_aliases_is_followed() {
     assert_denied(&[
         "coproc rm -f x",
         "{ coproc rm -f x; }",
@@ -262,7 +263,7 @@ fn issue33_item6_shell_code_the_parse_now_follows() {
 /// A line the parser cannot fully read is never approved by a broad allow
 /// rule while a deny rule is in force.
 #[test]
-fn issue33_an_unreadable_line_is_not_approved_past_a_deny_rule() {
+fn an_unreadable_line_is_not_approved_past_a_deny_rule() {
     for mode in [Mode::Default, Mode::AcceptEdits, Mode::BypassPermissions] {
         let p = perms(mode, DENY_RM_ALLOW_ALL);
         for line in ["eval \"$x\"", "$cmd -rf /", "sh -c \"$c\"", "echo 'open"] {
@@ -286,7 +287,7 @@ fn denied_cmd() -> impl Strategy<Value = String> {
     (name, args).prop_map(|(n, a)| format!("{n}{a}"))
 }
 
-/// Where the denied command sits, in the forms issue 33 found.
+/// Where the denied command sits, in the forms found by hostile use.
 fn hidden() -> impl Strategy<Value = String> {
     let forms: &[&str] = &[
         "test -v 'a[$({})]'",

@@ -72,7 +72,7 @@ const TABLE: &[(&str, char, char, char)] = &[
     ("echo \"$(echo \"$(rm x)\")\"", 'D', 'A', '-'),
     ("echo ${x:-$(rm x)}", 'D', 'A', '-'),
     // A substitution's output is evaluated as arithmetic: code, so the
-    // `echo` around it is not read-only (issue 33).
+    // `echo` around it is not read-only.
     ("echo $((1 + $(rm x | wc -l)))", 'D', '-', '-'),
     ("echo $(( rm x) )", 'D', 'A', '-'),
     ("[[ -n $(rm x) ]]", 'D', 'A', '-'),

@@ -38,6 +38,9 @@ use crate::walk::Walker;
 /// treated as opaque.
 pub(crate) const MAX_DEPTH: usize = 24;
 
+/// How many extra parses salvaging one line may cost.
+pub(crate) const MAX_SALVAGE: usize = 256;
+
 /// One word of a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {

@@ -6,10 +6,7 @@
 
 use crate::quoting::{is_assignment, loose_word, slice};
 use crate::walk::Walker;
-use crate::{Command, MAX_DEPTH, Word};
-
-/// How many extra parses salvaging one line may cost.
-pub(crate) const MAX_SALVAGE: usize = 256;
+use crate::{Command, MAX_DEPTH, MAX_SALVAGE, Word};
 
 impl Walker {
     /// The parse failed (a shell may still run the lines before a syntax

@@ -3,15 +3,13 @@
 //! stripped through [`crate::wrappers`], and code given as a static string
 //! (`sh -c`, `trap`, `find -exec`, `eval`) is walked too.
 
-use brush_parser::ParserOptions;
 use brush_parser::ast;
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 
 use crate::quoting::{ansi_c, expands, slice};
-use crate::salvage::MAX_SALVAGE;
-use crate::workarounds::parse_program;
+use crate::workarounds::{options, parse_program};
 use crate::wrappers::{Unwrap, unwrap_one};
-use crate::{Assignment, Command, MAX_DEPTH, Redirect, RedirectKind, Word, join};
+use crate::{Assignment, Command, MAX_DEPTH, MAX_SALVAGE, Redirect, RedirectKind, Word, join};
 
 #[derive(Default)]
 pub(crate) struct Walker {
@@ -32,10 +30,6 @@ pub(crate) struct Walker {
     /// Why words of the simple command being walked are code bash
     /// evaluates (arithmetic, subscripts, prompt expansion).
     pub(crate) evaluating: Vec<String>,
-}
-
-pub(crate) fn options() -> ParserOptions {
-    ParserOptions::default()
 }
 
 impl Walker {

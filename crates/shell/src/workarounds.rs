@@ -4,9 +4,12 @@
 //! does not parse, and the parser panics on some input (caught here).
 
 use brush_parser::ast;
-use brush_parser::{Parser, SourceInfo};
+use brush_parser::{Parser, ParserOptions, SourceInfo};
 
-use crate::walk::options;
+/// The parser options every parse here uses.
+pub(crate) fn options() -> ParserOptions {
+    ParserOptions::default()
+}
 
 /// Parses shell code; returns the text the program was parsed from.
 pub(crate) fn parse_program(text: &str) -> Option<(String, ast::Program)> {
