@@ -482,10 +482,12 @@ impl Permissions {
                 // `~user/…` is another user's home.
                 let other_home = path.starts_with('~') && !path.starts_with("~/");
                 (other_home || !self.inside_working_dirs(path)).then(|| {
-                    format!(
-                        "it reads '{}', outside the working directories",
-                        self.ctx.resolve(path).display()
-                    )
+                    let shown = if other_home {
+                        path.to_owned()
+                    } else {
+                        self.ctx.resolve(path).display().to_string()
+                    };
+                    format!("it reads '{shown}', outside the working directories")
                 })
             }),
         }

