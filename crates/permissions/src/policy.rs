@@ -145,35 +145,39 @@ enum CommandClass {
     },
     /// The parse cannot see everything the line runs; the reason says why.
     Opaque(String),
+    /// Only reads, but reads outside the working directories (or files it
+    /// cannot name); the reason says what.
+    ReadsOutside(String),
     Other,
 }
 
-/// Classifies a parsed line: read-only when every command is, a file
-/// change when one plain file command is all that is left, opaque when
-/// part of it cannot be seen.
-fn classify_line(line: &shell::Line) -> CommandClass {
+/// Classifies a parsed line: read-only when every command is (and reads
+/// inside the working directories), a file change when one plain file
+/// command is all that is left, opaque when part of it cannot be seen.
+fn classify_line(perms: &Permissions, line: &shell::Line) -> CommandClass {
     if let Some(why) = line.opaque.first() {
         return CommandClass::Opaque(why.clone());
     }
     let mut file_change: Option<(String, Vec<String>)> = None;
+    let mut outside = None;
     for cmd in line.commands.iter().filter(|c| c.runs) {
         if readonly::is_read_only(cmd) {
+            if outside.is_none() {
+                outside = perms.reads_outside(cmd);
+            }
             continue;
         }
         let plain = cmd.wrappers.is_empty()
+            && cmd.evaluates.is_empty()
             && !cmd.open_args
             && !cmd.is_dynamic()
             && !cmd.redirects.iter().any(shell::Redirect::writes);
         let program = cmd.program_name().unwrap_or("");
         if plain && FILE_PROGRAMS.contains(&program) && file_change.is_none() {
-            let targets: Vec<String> = cmd
-                .argv()
-                .iter()
-                .skip(1)
-                .map(shell::Word::text)
-                .filter(|a| !a.starts_with('-'))
-                .map(str::to_owned)
-                .collect();
+            let args: Vec<&str> = cmd.argv().iter().skip(1).map(shell::Word::text).collect();
+            let Some(targets) = file_targets(program, &args) else {
+                return CommandClass::Other;
+            };
             if targets.is_empty() {
                 return CommandClass::Other;
             }
@@ -182,10 +186,156 @@ fn classify_line(line: &shell::Line) -> CommandClass {
         }
         return CommandClass::Other;
     }
-    match file_change {
-        Some((program, targets)) => CommandClass::FileChange { program, targets },
-        None => CommandClass::ReadOnly,
+    match (file_change, outside) {
+        (_, Some(why)) => CommandClass::ReadsOutside(why),
+        (Some((program, targets)), None) => CommandClass::FileChange { program, targets },
+        (None, None) => CommandClass::ReadOnly,
     }
+}
+
+/// The paths a file command creates, changes or removes: its operands
+/// and the directory `-t`/`--target-directory` names, its options read as
+/// getopt reads them. `None` when an option is not in the table (or a
+/// backup suffix names another directory): dsh cannot say where it writes.
+fn file_targets(program: &str, args: &[&str]) -> Option<Vec<String>> {
+    use Takes::{No, Optional, Required};
+    use shell::getopt::{self, Takes};
+    const HELP: [(&str, Takes); 2] = [("help", No), ("version", No)];
+    if program == "sed" {
+        let words: Vec<Option<&str>> = args.iter().map(|a| Some(*a)).collect();
+        let sed = shell::sed::read(&words);
+        let plain = sed.runs.is_empty()
+            && !sed.runs_unknown
+            && sed.writes.is_empty()
+            && sed.unreadable.is_none();
+        return plain.then_some(sed.files);
+    }
+    let (short, long): (&'static str, &'static [(&'static str, Takes)]) = match program {
+        "touch" => (
+            "acd:fhmr:t:",
+            &[
+                ("no-create", No),
+                ("date", Required),
+                ("no-dereference", No),
+                ("reference", Required),
+                ("time", Required),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        "mkdir" => (
+            "m:pvZ",
+            &[
+                ("mode", Required),
+                ("parents", No),
+                ("verbose", No),
+                ("context", Optional),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        "rm" => (
+            "dfiIrRv",
+            &[
+                ("dir", No),
+                ("force", No),
+                ("interactive", Optional),
+                ("one-file-system", No),
+                ("preserve-root", Optional),
+                ("recursive", No),
+                ("verbose", No),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        "rmdir" => (
+            "pv",
+            &[
+                ("ignore-fail-on-non-empty", No),
+                ("parents", No),
+                ("verbose", No),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        "mv" => (
+            "bfinS:t:TuvZ",
+            &[
+                ("backup", Optional),
+                ("debug", No),
+                ("exchange", No),
+                ("force", No),
+                ("interactive", No),
+                ("no-clobber", No),
+                ("no-copy", No),
+                ("strip-trailing-slashes", No),
+                ("suffix", Required),
+                ("target-directory", Required),
+                ("no-target-directory", No),
+                ("update", Optional),
+                ("verbose", No),
+                ("context", No),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        "cp" => (
+            "abdfHilLnPpRrsS:t:TuvxZ",
+            &[
+                ("archive", No),
+                ("attributes-only", No),
+                ("backup", Optional),
+                ("copy-contents", No),
+                ("debug", No),
+                ("force", No),
+                ("interactive", No),
+                ("link", No),
+                ("dereference", No),
+                ("no-clobber", No),
+                ("no-dereference", No),
+                ("preserve", Optional),
+                ("no-preserve", Required),
+                ("parents", No),
+                ("recursive", No),
+                ("reflink", Optional),
+                ("remove-destination", No),
+                ("sparse", Required),
+                ("strip-trailing-slashes", No),
+                ("symbolic-link", No),
+                ("suffix", Required),
+                ("target-directory", Required),
+                ("no-target-directory", No),
+                ("update", Optional),
+                ("verbose", No),
+                ("one-file-system", No),
+                ("context", Optional),
+                HELP[0],
+                HELP[1],
+            ],
+        ),
+        _ => return None,
+    };
+    let spec = getopt::Spec {
+        short,
+        long,
+        permute: true,
+        numeric: false,
+    };
+    let words: Vec<Option<&str>> = args.iter().map(|a| Some(*a)).collect();
+    let parsed = getopt::parse(&spec, &words).ok()?;
+    let mut targets = Vec::new();
+    for o in &parsed.options {
+        if o.is(&["-t", "--target-directory"]) {
+            targets.push(o.value.clone()?);
+        }
+        // A backup suffix is appended to a name: with a `/` it points
+        // somewhere else. `cp -s` links name their sources, fine.
+        if o.is(&["-S", "--suffix"]) && o.value.as_deref().is_none_or(|s| s.contains('/')) {
+            return None;
+        }
+    }
+    targets.extend(parsed.operands);
+    Some(targets)
 }
 
 impl Permissions {
@@ -315,6 +465,34 @@ impl Permissions {
         self.working_dir_of(p).is_some()
     }
 
+    /// Why a read-only command does not only read inside the working
+    /// directories (a path outside them, or one it cannot name); `None`
+    /// when it does.
+    fn reads_outside(&self, cmd: &shell::Command) -> Option<String> {
+        match readonly::read_paths(cmd) {
+            readonly::Reads::Unknown(why) => Some(why),
+            readonly::Reads::Paths(paths) => paths.into_iter().find_map(|p| {
+                let home;
+                let path = if p == "~" {
+                    home = self.ctx.home.as_ref()?.to_string_lossy().into_owned();
+                    home.as_str()
+                } else {
+                    p
+                };
+                // `~user/…` is another user's home.
+                let other_home = path.starts_with('~') && !path.starts_with("~/");
+                (other_home || !self.inside_working_dirs(path)).then(|| {
+                    let shown = if other_home {
+                        path.to_owned()
+                    } else {
+                        self.ctx.resolve(path).display().to_string()
+                    };
+                    format!("it reads '{shown}', outside the working directories")
+                })
+            }),
+        }
+    }
+
     /// The working directory (as configured) that really holds `p`.
     fn working_dir_of(&self, p: &str) -> Option<&PathBuf> {
         let real = self.ctx.resolve_real(p);
@@ -352,6 +530,12 @@ impl Permissions {
             // Every command must be allowed, unless a rule consents to the
             // whole line (a bare `Bash`, `Bash(*)`, or this exact line).
             Behavior::Allow => {
+                // A broad allow consents to the whole line only when the
+                // parse saw all of it, or when no deny or ask rule on Bash
+                // could have been walked past.
+                if !line.is_transparent() && self.restricts_bash() {
+                    return None;
+                }
                 let whole_line = self
                     .rules
                     .iter()
@@ -376,7 +560,8 @@ impl Permissions {
                         Some(rule) => {
                             first.get_or_insert(rule);
                         }
-                        None if readonly::is_read_only(cmd) => {}
+                        None if readonly::is_read_only(cmd)
+                            && self.reads_outside(cmd).is_none() => {}
                         None => return None,
                     }
                 }
@@ -417,13 +602,33 @@ impl Permissions {
                 texts::ask_unanswered(tool),
             );
         }
-        if self.mode == Mode::BypassPermissions {
+        if self.mode == Mode::BypassPermissions && !self.unreadable_past_a_rule(kind, input) {
             return Verdict::Allow(Decider::Mode(self.mode));
         }
         if let Some(r) = self.first_match(Behavior::Allow, tool, input) {
             return Verdict::Allow(rule_decider(r));
         }
         self.mode_policy(tool, kind, input)
+    }
+
+    /// True when a deny or ask rule names `Bash`: a line the parse cannot
+    /// read may hide what such a rule is about.
+    fn restricts_bash(&self) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.behavior != Behavior::Allow && r.rule.tool == "Bash")
+    }
+
+    /// A Bash line the parse cannot fully read while a deny or ask rule on
+    /// Bash is in force: no mode or broad rule approves it unasked.
+    fn unreadable_past_a_rule(&self, kind: ToolKind, input: &Value) -> bool {
+        let command = input.get("command").and_then(Value::as_str);
+        match (kind, command) {
+            (ToolKind::Bash, Some(command)) => {
+                self.restricts_bash() && !shell::parse_cached(command).is_transparent()
+            }
+            _ => false,
+        }
     }
 
     fn mode_policy(&self, tool: &str, kind: ToolKind, input: &Value) -> Verdict {
@@ -458,7 +663,7 @@ impl Permissions {
             }
             ToolKind::Bash => {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or("");
-                match classify_line(&shell::parse_cached(command)) {
+                match classify_line(self, &shell::parse_cached(command)) {
                     CommandClass::ReadOnly => Verdict::Allow(Decider::ReadOnly),
                     CommandClass::FileChange { program, targets } => {
                         let resolved: Vec<PathBuf> =
@@ -493,6 +698,12 @@ impl Permissions {
                             ),
                         }
                     }
+                    CommandClass::ReadsOutside(why) => self.apply_mode_to_ask(
+                        tool,
+                        mode,
+                        None,
+                        texts::bash_reads_outside(command, &why),
+                    ),
                     CommandClass::Opaque(why) => self.apply_mode_to_ask(
                         tool,
                         mode,

@@ -32,6 +32,15 @@ pub fn bash_not_checkable(command: &str, why: &str) -> String {
     )
 }
 
+/// A read-only shell command that reads outside the working directories
+/// (or files dsh cannot name). dsh's own text: the Read and Grep tools
+/// ask for the same files.
+pub fn bash_reads_outside(command: &str, why: &str) -> String {
+    format!(
+        "The Bash command `{command}` only reads, but {why}, so it needs approval as reading that file with Read would."
+    )
+}
+
 /// A shell command that changes files in the working directories, in
 /// `default` mode, when nobody approved it.
 pub fn file_command_needs_approval(program: &str, target: &Path, workdir: &Path) -> String {

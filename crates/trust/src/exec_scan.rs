@@ -1,8 +1,9 @@
 //! What a hook command executes: the files whose contents belong in its
 //! trust hash, and whether dsh can see them at all.
 //!
-//! A reader's approximation of the shell, not a parser: the command is cut
-//! at `&&`, `||`, `;`, `|`, `&` and newlines (outside quotes), `cd DIR`
+//! The command is read with `dsh-shell`, the shell parse the permission
+//! model uses: every simple command it can run, in lists, pipelines,
+//! groups, subshells, control structures and `bash -c` strings; `cd DIR`
 //! moves the base for later relative paths, and in each simple command
 //! these count as executed:
 //!
@@ -22,7 +23,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{expand_vars, words};
+use crate::expand_vars;
 
 /// What [`scan`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -59,13 +60,13 @@ fn scan_into(command: &str, project: &Path, out: &mut Scan, depth: u32) {
         out.computed = true;
     }
     let mut base = project.to_owned();
-    for segment in segments(command) {
+    for words in simple_commands(command, &mut out.computed) {
         // An unset variable leaves a word unknown (`None`): harmless as a
         // plain argument, but as the program or a script operand what runs
         // is decided at run time.
-        let expanded: Vec<Option<String>> = words(&segment)
+        let expanded: Vec<Option<String>> = words
             .iter()
-            .map(|word| expand_vars(word, project))
+            .map(|word| word.as_deref().and_then(|w| expand_vars(w, project)))
             .collect();
         // Leading assignments and wrappers do not name the program.
         let mut rest = expanded.as_slice();
@@ -217,37 +218,42 @@ fn looks_executable(path: &Path) -> bool {
     first_bytes::<2>(path).is_some_and(|magic| magic == *b"#!")
 }
 
-/// The simple commands of `command`: cut at `&&`, `||`, `;`, `|`, `&` and
-/// newlines outside quotes.
-fn segments(command: &str) -> Vec<String> {
-    let mut segments = Vec::new();
-    let mut current = String::new();
-    let mut quote: Option<char> = None;
-    for c in command.chars() {
-        match quote {
-            Some(q) => {
-                if c == q {
-                    quote = None;
-                }
-                current.push(c);
-            }
-            None if c == '"' || c == '\'' => {
-                quote = Some(c);
-                current.push(c);
-            }
-            None if matches!(c, ';' | '|' | '&' | '\n') => {
-                if !current.trim().is_empty() {
-                    segments.push(std::mem::take(&mut current));
-                }
-                current.clear();
-            }
-            None => current.push(c),
-        }
+/// The simple commands of `command`, as `dsh-shell` (the parse the
+/// permission model uses) finds them: in lists, pipelines, groups,
+/// subshells, control structures and `bash -c` strings, each with its
+/// words after quote removal and `$VAR` kept for [`expand_vars`] (`None`
+/// for a word holding a substitution). What the parse cannot see through
+/// sets `computed`.
+fn simple_commands(command: &str, computed: &mut bool) -> Vec<Vec<Option<String>>> {
+    let line = dsh_shell::parse(command);
+    // A line (or word) the parser rejects is computed. Other opaque
+    // reasons are the permission model's (`source FILE`, `$VAR/x` as the
+    // program): here the file is hashed and known variables expanded, and
+    // substitutions, `eval` and unset variables are caught by the scan.
+    if line
+        .opaque
+        .iter()
+        .any(|why| why.contains("cannot be parsed") || why.contains("too deeply"))
+    {
+        *computed = true;
     }
-    if !current.trim().is_empty() {
-        segments.push(current);
-    }
-    segments
+    line.commands
+        .iter()
+        .filter(|c| !c.words.is_empty())
+        .map(|c| {
+            let assignments = c
+                .assignments
+                .iter()
+                .take(c.shell_assignments)
+                .map(|a| Some(format!("{}={}", a.name, a.value.text())));
+            assignments
+                .chain(c.words.iter().map(|w| match &w.value {
+                    Some(v) => Some(v.clone()),
+                    None => dsh_shell::template(&w.raw),
+                }))
+                .collect()
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -294,6 +300,26 @@ mod tests {
             ("bash -c 'bash guard.sh'", vec!["guard.sh"]),
             ("FOO=1 env ./shebang", vec!["shebang"]),
             ("xargs ./shebang < data.json", vec!["shebang"]),
+        ] {
+            let scan = scan(command, p);
+            assert_eq!(names(&scan, p), expected, "{command}");
+            assert!(!scan.computed, "{command}");
+        }
+    }
+
+    /// The shell parse finds scripts inside groups, subshells and control
+    /// structures, where cutting the text at operators saw `then` or `(`
+    /// as the program.
+    #[test]
+    fn scripts_inside_compound_commands_are_found() {
+        let dir = project();
+        let p = dir.path();
+        for (command, expected) in [
+            ("if true; then bash guard.sh; fi", vec!["guard.sh"]),
+            ("( cd d && bash inner.sh )", vec!["d/inner.sh"]),
+            ("{ source lib.sh; helper; }", vec!["lib.sh"]),
+            ("for i in 1; do python3 check.py; done", vec!["check.py"]),
+            ("bash guard.sh # ; bash d/inner.sh", vec!["guard.sh"]),
         ] {
             let scan = scan(command, p);
             assert_eq!(names(&scan, p), expected, "{command}");

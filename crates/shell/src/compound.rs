@@ -1,10 +1,10 @@
 //! The quote-aware splitter that Bash rules used before the shell parse
-//! ([`crate::shell`]).
+//! ([`crate::parse`]).
 //!
 //! It splits a line at its unquoted control operators and reports anything
 //! it cannot split with confidence (command substitution, process
 //! substitution, an unterminated quote) as [`Split::Opaque`]. The policy no
-//! longer decides on it: [`crate::shell`] uses it only to salvage commands
+//! longer decides on it: [`crate::parse`] uses it only to salvage commands
 //! from text the parser rejects (for deny rules), and the decision
 //! benchmark runs it next to the parser. It is not a shell parser.
 
