@@ -107,3 +107,75 @@ fn a_billion_laughs_frontmatter_is_skipped_with_a_notice() {
         "{stdout}"
     );
 }
+
+/// The highest resident set size `/proc` reported for `pid` (KiB).
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// A model reply whose tool-call arguments stream as 48 pieces of 1 MiB is
+/// cut at the 16 MiB reply limit: the turn ends with the provider's error,
+/// dsh's memory stays far below the stream's size, the session log does
+/// not hold the arguments and no next request carries them.
+#[test]
+fn a_48_mib_tool_call_ends_the_turn_at_the_reply_limit() {
+    use dsh_provider::mock::{MockProvider, MockReply, MockResponse, MockToolCall};
+    const MIB: usize = 1024 * 1024;
+    const MARK: &str = "@PIECE@";
+    let piece = "x".repeat(MIB);
+    let call = MockToolCall::raw("call_1", "bash", vec![MARK.to_owned(); 48]);
+    let events: Vec<String> = MockReply::default()
+        .with_tool_call(call)
+        .events()
+        .into_iter()
+        .map(|event| event.replace(MARK, &piece))
+        .collect();
+    let mock = MockProvider::start_blocking(vec![MockResponse::Events(events)]).unwrap();
+
+    let ctx = TestContext::new();
+    let mut child = ctx
+        .dsh_std()
+        .env("DSH_BASE_URL", mock.base_url())
+        .env("DSH_API_KEY", "sk-test")
+        .args(["-p", "go"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let started = Instant::now();
+    let mut peak = 0;
+    // Until it exits (a zombie reports no memory), or two minutes.
+    while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(120) {
+        peak = peak.max(peak_rss_kib(pid).unwrap_or(0));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("grew past 16777216 bytes") && stderr.contains("max_reply_mib"),
+        "{stderr}"
+    );
+    eprintln!(
+        "dsh -p over a 48 MiB tool call: peak RSS {} MiB",
+        peak / 1024
+    );
+    assert!(peak > 0 && peak < 400 * 1024, "peak RSS {peak} KiB");
+    assert_eq!(
+        mock.requests().len(),
+        1,
+        "no request after the failed reply"
+    );
+    let logs = crate::cli_headless::session_logs(&ctx);
+    assert_eq!(logs.len(), 1);
+    let size = fs_err::metadata(&logs[0]).unwrap().len();
+    assert!(size < 64 * 1024, "the session log holds {size} bytes");
+    let log = fs_err::read_to_string(&logs[0]).unwrap();
+    assert!(log.contains("max_reply_mib"), "{log}");
+}

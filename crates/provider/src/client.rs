@@ -13,7 +13,7 @@ use crate::settings::{ENV_API_KEY, ProviderApi, ProviderSettings};
 use crate::transport::HttpModel;
 use crate::wire::ChatApi;
 
-/// Why an [`HttpProvider`] could not be built.
+/// Why an [`HttpProvider`] could not be built, or refused a reply.
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderError {
     /// No API key in `DSH_API_KEY` nor in the configured key variable.
@@ -27,6 +27,17 @@ pub enum ProviderError {
     /// The HTTP client could not be set up (e.g. no TLS backend).
     #[error("cannot set up the HTTP client: {0}")]
     Client(#[source] reqwest::Error),
+    /// One reply grew past [`ProviderSettings::max_reply_bytes`]: its text,
+    /// tool-call arguments and thinking together (or, for a reply sent as
+    /// one JSON document, its body) are over the limit. The connection is
+    /// dropped there; the model's error message carries this text.
+    #[error(
+        "the model's reply grew past {limit} bytes (text, tool-call arguments and thinking together) and was refused; `max_reply_mib` in the [provider] table of config.toml sets the limit"
+    )]
+    ReplyTooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
 }
 
 impl ProviderError {
@@ -37,7 +48,7 @@ impl ProviderError {
             ProviderError::MissingApiKey { .. } => {
                 Some(ProviderFailure::missing_key(self.to_string()))
             }
-            ProviderError::Client(_) => None,
+            ProviderError::Client(_) | ProviderError::ReplyTooLarge { .. } => None,
         }
     }
 }
