@@ -114,6 +114,7 @@
 
 mod anthropic;
 mod client;
+mod error;
 pub mod key_handoff;
 #[cfg(feature = "mock")]
 pub mod mock;

@@ -18,7 +18,7 @@ use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 
-use crate::client::ProviderError;
+use crate::error::ProviderError;
 use crate::settings::{ENV_API_KEY, ProviderSettings};
 use crate::stream::{MAX_LINE_BYTES, Progress, SseError, sse_data};
 
