@@ -227,10 +227,14 @@ fn replay_with_mcp_config_and_a_broken_server_reports_it() {
 fn mcp_list_shows_servers_sources_and_tools() {
     let ctx = TestContext::new();
     project_server(&ctx);
+    // Approved where Claude Code's dialog records it.
     std::fs::write(
         ctx.home().join(".claude.json"),
-        json!({"mcpServers": {"far": {"type": "http", "url": "https://example.invalid/mcp"}}})
-            .to_string(),
+        json!({
+            "mcpServers": {"far": {"type": "http", "url": "https://example.invalid/mcp"}},
+            "projects": {ctx.project().display().to_string(): {"enabledMcpjsonServers": ["echo"]}},
+        })
+        .to_string(),
     )
     .unwrap();
     let output = ctx
@@ -251,6 +255,14 @@ fn mcp_list_shows_servers_sources_and_tools() {
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert_eq!(lines[0]["name"], "echo");
     assert_eq!(lines[0]["source"], "project");
+    assert_eq!(lines[0]["consent"], "approved");
+    assert_eq!(
+        lines[0]["consent_by"],
+        format!(
+            "enabledMcpjsonServers in {}",
+            ctx.home().join(".claude.json").display()
+        )
+    );
     assert_eq!(lines[0]["status"], "connected");
     assert_eq!(
         lines[0]["tools"],
@@ -258,6 +270,7 @@ fn mcp_list_shows_servers_sources_and_tools() {
     );
     assert_eq!(lines[1]["name"], "far");
     assert_eq!(lines[1]["source"], "user");
+    assert_eq!(lines[1]["consent"], "approved");
     assert_eq!(lines[1]["status"], "failed");
     assert!(
         lines[1]["reason"]
@@ -279,6 +292,90 @@ fn mcp_list_shows_servers_sources_and_tools() {
         stderr.contains(".mcp.json") && stderr.contains("`bad`"),
         "{stderr}"
     );
+}
+
+/// `dsh mcp list` asks nobody, so it starts only what a session starts
+/// unasked: a project server nobody approved is listed as such and never
+/// started (its command would leave a marker file), a disabled one is
+/// listed with the setting that disables it.
+#[test]
+fn mcp_list_never_starts_a_project_server_nobody_approved() {
+    let ctx = TestContext::new();
+    let marker = ctx.home().join("started");
+    let config = json!({"mcpServers": {
+        "sneaky": {"command": "sh", "args": ["-c", format!("touch '{}'", marker.display())]},
+        "off": {"command": "sh", "args": ["-c", format!("touch '{}.off'", marker.display())]},
+    }});
+    std::fs::write(ctx.project().join(".mcp.json"), config.to_string()).unwrap();
+    std::fs::create_dir_all(ctx.home().join(".claude")).unwrap();
+    let user_settings = ctx.home().join(".claude").join("settings.json");
+    std::fs::write(&user_settings, r#"{"disabledMcpjsonServers":["off"]}"#).unwrap();
+
+    let output = ctx.dsh().args(["mcp", "list", "--json"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mcp_json = ctx.project().join(".mcp.json");
+    assert_eq!(
+        lines,
+        vec![
+            json!({"name": "sneaky", "source": "project", "file": mcp_json,
+                   "consent": "not approved", "consent_by": null,
+                   "status": "not started", "reason": null, "tools": []}),
+            json!({"name": "off", "source": "project", "file": mcp_json,
+                   "consent": "disabled",
+                   "consent_by": format!("disabledMcpjsonServers in {}", user_settings.display()),
+                   "status": "not started", "reason": null, "tools": []}),
+        ]
+    );
+    let output = ctx.dsh().args(["mcp", "list"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "sneaky  project  {}  not approved (approve it in Claude Code",
+            mcp_json.display()
+        )) && stdout.contains("`dsh hooks trust`): not started"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("off  project") && stdout.contains("disabled (disabledMcpjsonServers in"),
+        "{stdout}"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!marker.exists(), "the unapproved server was started");
+    assert!(
+        !marker.with_extension("off").exists(),
+        "the disabled server was started"
+    );
+
+    // Once the workspace is trusted, the session would start it, and so
+    // does the list.
+    let output = ctx.dsh().args(["hooks", "trust"]).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = ctx.dsh().args(["mcp", "list", "--json"]).output().unwrap();
+    let first: Value = serde_json::from_str(
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(first["consent"], "approved");
+    assert!(
+        first["consent_by"]
+            .as_str()
+            .unwrap()
+            .contains("dsh hooks trust"),
+        "{first}"
+    );
+    assert!(marker.exists(), "a trusted workspace's server starts");
 }
 
 #[test]

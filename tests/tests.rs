@@ -11,6 +11,8 @@ mod support;
 mod acp_sdk;
 mod acp_server;
 mod architecture;
+// Bounds on what a repository's files make dsh build.
+mod bounds;
 mod cli_headless;
 // `dsh completions` and `dsh man`.
 mod cli_install;

@@ -1,9 +1,10 @@
-//! `dsh mcp list`: every configured MCP server, started, listed, stopped.
+//! `dsh mcp list`: every configured MCP server with its consent state; the
+//! ones a session starts unasked are started, listed and stopped.
 
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use dsh_core::mcp::{McpSession, ProjectServers, discover};
+use dsh_core::mcp::{McpSession, ServerConsent, listing};
 use dsh_hook_runner::ProcessLayer;
 use dsh_mcp::ServerStatus;
 use serde_json::json;
@@ -13,8 +14,12 @@ use crate::stdio::{ExitStatus, outln};
 /// `dsh mcp …`.
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
-    /// Starts every configured MCP server, lists it (source, file, status,
-    /// tools) and stops it again.
+    /// Lists every configured MCP server with its consent state.
+    ///
+    /// Each server is approved, not approved or disabled, with where that
+    /// is recorded. The servers a session starts without asking are
+    /// started, listed with their status and tools, and stopped again; a
+    /// project server nobody approved is never started here.
     List {
         /// Extra MCP configuration file(s), as `claude --mcp-config`.
         #[arg(long = "mcp-config", value_name = "FILE")]
@@ -37,50 +42,64 @@ pub fn run(command: McpCommand) -> anyhow::Result<ExitStatus> {
     } = command;
     let env = dsh_core::Env::from_process();
     let cwd = crate::wiring::current_dir()?;
-    let discovered = discover(&env, &cwd, &settings, &mcp_config, ProjectServers::StartAll)?;
+    let listed = listing(&env, &cwd, &settings, &mcp_config)?;
     let processes = ProcessLayer::new(crate::wiring::scrubbed_env(&env.dsh_home_or_default()));
-    let session = McpSession::start(&env.lookup(), &discovered, &cwd, &processes)?;
+    let session = McpSession::start(&env.lookup(), &listed.startable, &cwd, &processes)?;
     let reports = session.reports();
     session.close_blocking();
     if !json {
-        for notice in &discovered.notices {
+        for notice in &listed.startable.notices {
             outln!("note: {notice}")?;
         }
-        if reports.is_empty() {
+        if listed.servers.is_empty() {
             outln!("no MCP servers configured")?;
         }
     }
-    for report in &reports {
+    for server in &listed.servers {
         // Reports are taken before the servers are closed again.
-        let (status, reason) = match &report.status {
-            ServerStatus::Connected => ("connected", None),
-            ServerStatus::Closed => ("closed", None),
-            ServerStatus::Failed { reason } => ("failed", Some(reason.clone())),
+        let report = reports.iter().find(|report| report.name == server.name);
+        let (status, reason, tools) = match report.map(|report| (&report.status, report)) {
+            None => ("not started", None, Vec::new()),
+            Some((ServerStatus::Connected, report)) => ("connected", None, report.tools.clone()),
+            Some((ServerStatus::Closed, report)) => ("closed", None, report.tools.clone()),
+            Some((ServerStatus::Failed { reason }, _)) => {
+                ("failed", Some(reason.clone()), Vec::new())
+            }
         };
         if json {
             outln!(
                 "{}",
                 json!({
-                    "name": report.name,
-                    "source": report.source.as_str(),
-                    "file": report.origin,
+                    "name": server.name,
+                    "source": server.source.as_str(),
+                    "file": server.origin,
+                    "consent": server.consent.as_str(),
+                    "consent_by": server.consent.by(),
                     "status": status,
                     "reason": reason,
-                    "tools": report.tools,
+                    "tools": tools,
                 })
             )?;
-        } else {
-            outln!(
-                "{}  {}  {}  {}",
-                report.name,
-                report.source.as_str(),
-                report.origin.display(),
-                match &reason {
-                    Some(reason) => format!("failed: {reason}"),
-                    None => format!("{status}, tools: {}", report.tools.join(", ")),
-                }
-            )?;
+            continue;
         }
+        let consent = match &server.consent {
+            ServerConsent::NotApproved => {
+                "not approved (approve it in Claude Code, which records it in ~/.claude.json, or trust the workspace: `dsh hooks trust`)".to_owned()
+            }
+            ServerConsent::Approved { by } => format!("approved ({by})"),
+            ServerConsent::Disabled { by } => format!("disabled ({by})"),
+        };
+        let state = match (&reason, status) {
+            (Some(reason), _) => format!("failed: {reason}"),
+            (None, "not started") => "not started".to_owned(),
+            (None, status) => format!("{status}, tools: {}", tools.join(", ")),
+        };
+        outln!(
+            "{}  {}  {}  {consent}: {state}",
+            server.name,
+            server.source.as_str(),
+            server.origin.display(),
+        )?;
     }
     Ok(ExitStatus::Success)
 }

@@ -283,7 +283,9 @@ impl CommandCatalog {
                 .and_then(|parent| parent.strip_prefix(dir).ok())
                 .map(|rel| rel.to_string_lossy().replace('/', ":"))
                 .filter(|rel| !rel.is_empty());
-            let (front, body) = frontmatter::split(&path, &text);
+            let Some((front, body)) = frontmatter::split(&path, &text) else {
+                continue;
+            };
             let scope = match source {
                 CommandSource::Project => "project",
                 CommandSource::User => "user",
@@ -316,7 +318,9 @@ impl CommandCatalog {
             let Ok(text) = fs_err::read_to_string(&path) else {
                 continue;
             };
-            let (front, body) = frontmatter::split(&path, &text);
+            let Some((front, body)) = frontmatter::split(&path, &text) else {
+                continue;
+            };
             let name = front
                 .text("name")
                 .or_else(|| {
@@ -358,7 +362,9 @@ impl CommandCatalog {
             let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
                 continue;
             };
-            let (front, body) = frontmatter::split(&path, &text);
+            let Some((front, body)) = frontmatter::split(&path, &text) else {
+                continue;
+            };
             self.insert(CustomCommand {
                 name: format!("prompts:{stem}"),
                 kind: CommandKind::CodexPrompt,

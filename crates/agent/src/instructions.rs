@@ -108,7 +108,9 @@ impl Instructions {
             let Some(text) = read_nonempty(&path) else {
                 continue;
             };
-            let (front, body) = frontmatter::split(&path, &text);
+            let Some((front, body)) = frontmatter::split(&path, &text) else {
+                continue;
+            };
             let globs = front.list("paths");
             if globs.is_empty() {
                 found.push((

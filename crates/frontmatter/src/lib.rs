@@ -11,12 +11,32 @@
 //! value does not parse on its own is read again as a quoted string. What
 //! still fails is an error naming the line and column in the file.
 //!
+//! The block comes from files anyone can put in a repository, so it is
+//! bounded before it is built: aliases are counted as the nodes they
+//! repeat, and a block that would expand to more than [`MAX_NODES`] nodes,
+//! uses more than [`MAX_ALIASES`] aliases or nests deeper than
+//! [`MAX_DEPTH`] is refused ([`FrontmatterError::TooLarge`]) without being
+//! expanded (a 476-byte "billion laughs" block would otherwise need
+//! gigabytes).
+//!
 //! What it is not: it knows no field's meaning. Which keys a command, a
 //! rule or an agent reads, and what a missing or odd value means for it,
 //! stays with the code that owns that file kind.
 
 use serde_json::{Map, Value};
+use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::{Yaml, YamlLoader};
+
+/// The most nodes one block may hold once its aliases are expanded (every
+/// scalar, list and mapping counts one). Real frontmatter holds a few
+/// dozen; an agent with many hooks a few hundred.
+pub const MAX_NODES: usize = 10_000;
+
+/// The most aliases (`*name`) one block may use.
+pub const MAX_ALIASES: usize = 100;
+
+/// The deepest one block may nest lists and mappings.
+pub const MAX_DEPTH: usize = 64;
 
 /// A file split into its frontmatter and body.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,6 +74,19 @@ pub enum FrontmatterError {
     /// A mapping key is itself a list or a mapping.
     #[error("the frontmatter has a key that is not plain text")]
     ComplexKey,
+    /// The block is over one of the bounds ([`MAX_NODES`], [`MAX_ALIASES`],
+    /// [`MAX_DEPTH`]); it is not read at all.
+    #[error(
+        "frontmatter line {line}: more than {limit} {what} (aliases count as the nodes they repeat)"
+    )]
+    TooLarge {
+        /// The line in the file where the bound was passed.
+        line: usize,
+        /// What is counted: `nodes`, `aliases` or `levels of nesting`.
+        what: &'static str,
+        /// The bound.
+        limit: usize,
+    },
 }
 
 /// Splits `text` and reads its frontmatter.
@@ -91,8 +124,10 @@ impl Frontmatter {
     pub fn from_yaml(block: &str) -> Result<Self, FrontmatterError> {
         let document = match load(block) {
             Ok(document) => document,
+            // Over a bound: not read again as text either.
+            Err(too_large @ FrontmatterError::TooLarge { .. }) => return Err(too_large),
             Err(strict) => {
-                let lenient = quote_unparsable_values(block);
+                let lenient = quote_unparsable_values(block)?;
                 match load(&lenient) {
                     Ok(document) => document,
                     // The first error names what the user wrote.
@@ -171,34 +206,110 @@ fn scalar_text(value: &Value) -> Option<String> {
     }
 }
 
-/// The block's one document; a block line is the file's line + 1.
+/// The block's one document; a block line is the file's line + 1. The
+/// block is measured ([`measure`]) before it is built.
 fn load(block: &str) -> Result<Option<Yaml>, FrontmatterError> {
+    measure(block)?;
     match YamlLoader::load_from_str(block) {
         Ok(documents) => Ok(documents.into_iter().next()),
-        Err(error) => Err(FrontmatterError::Yaml {
-            line: error.marker().line() + 1,
-            column: error.marker().col() + 1,
-            message: error.info().to_owned(),
-        }),
+        Err(error) => Err(yaml_error(&error)),
+    }
+}
+
+fn yaml_error(error: &yaml_rust2::ScanError) -> FrontmatterError {
+    FrontmatterError::Yaml {
+        line: error.marker().line() + 1,
+        column: error.marker().col() + 1,
+        message: error.info().to_owned(),
+    }
+}
+
+/// Reads `block`'s events without building anything: a syntax error as
+/// [`FrontmatterError::Yaml`], a block over a bound as
+/// [`FrontmatterError::TooLarge`] (found as soon as the bound is passed).
+/// An alias counts as the nodes of what it names, so the count is the size
+/// of the document the loader would build.
+fn measure(block: &str) -> Result<(), FrontmatterError> {
+    let mut parser = Parser::new_from_str(block);
+    // Expanded size of each anchored node, by anchor id.
+    let mut anchored: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    // Open lists and mappings: (anchor id, node count when they opened).
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut nodes: usize = 0;
+    let mut aliases: usize = 0;
+    loop {
+        let (event, mark) = parser.next_token().map_err(|error| yaml_error(&error))?;
+        let over = |what: &'static str, limit: usize| FrontmatterError::TooLarge {
+            line: mark.line() + 1,
+            what,
+            limit,
+        };
+        match event {
+            Event::StreamEnd => return Ok(()),
+            Event::Nothing | Event::StreamStart | Event::DocumentStart | Event::DocumentEnd => {}
+            Event::Scalar(_, _, anchor, _) => {
+                nodes = nodes.saturating_add(1);
+                if anchor > 0 {
+                    anchored.insert(anchor, 1);
+                }
+            }
+            Event::Alias(anchor) => {
+                aliases += 1;
+                if aliases > MAX_ALIASES {
+                    return Err(over("aliases", MAX_ALIASES));
+                }
+                nodes = nodes.saturating_add(anchored.get(&anchor).copied().unwrap_or(1));
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                open.push((anchor, nodes));
+                nodes = nodes.saturating_add(1);
+                if open.len() > MAX_DEPTH {
+                    return Err(over("levels of nesting", MAX_DEPTH));
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some((anchor, start)) = open.pop()
+                    && anchor > 0
+                {
+                    anchored.insert(anchor, nodes - start);
+                }
+            }
+        }
+        if nodes > MAX_NODES {
+            return Err(over("nodes", MAX_NODES));
+        }
     }
 }
 
 /// The block with every top-level `key: value` line whose value is not
-/// YAML on its own rewritten as `key: "value"`.
-fn quote_unparsable_values(block: &str) -> String {
+/// YAML on its own rewritten as `key: "value"`. A line over a bound is
+/// not made text: the block is refused.
+fn quote_unparsable_values(block: &str) -> Result<String, FrontmatterError> {
     let mut out = String::with_capacity(block.len() + 16);
-    for line in block.split_inclusive('\n') {
+    for (index, line) in block.split_inclusive('\n').enumerate() {
         let content = line.trim_end_matches(['\n', '\r']);
         let ending = &line[content.len()..];
+        let unparsable = |content: &str| match measure(content) {
+            // The line in the file, not in the one-line document.
+            Err(FrontmatterError::TooLarge { what, limit, .. }) => {
+                Err(FrontmatterError::TooLarge {
+                    line: index + 2,
+                    what,
+                    limit,
+                })
+            }
+            Err(_) => Ok(true),
+            Ok(()) => Ok(YamlLoader::load_from_str(content).is_err()),
+        };
         match top_level_entry(content) {
-            Some((key, value)) if YamlLoader::load_from_str(content).is_err() => {
+            Some((key, value)) if unparsable(content)? => {
                 let quoted = value.replace('\\', "\\\\").replace('"', "\\\"");
                 out.push_str(&format!("{key}: \"{quoted}\"{ending}"));
             }
             Some(_) | None => out.push_str(line),
         }
     }
-    out
+    Ok(out)
 }
 
 /// `key: value` at column 0 with a plain key and a non-empty value that is
@@ -374,5 +485,105 @@ mod tests {
         assert_eq!(front.text("nested"), None);
         assert!(front.list("empty").is_empty());
         assert_eq!(front.text("missing"), None);
+    }
+
+    /// Nine lines of nine aliases each name the line before: 9^9 strings
+    /// once expanded, from a few hundred bytes.
+    pub(crate) fn billion_laughs() -> String {
+        let mut text =
+            String::from("---\nname: x\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for level in 1..9 {
+            let previous = format!("*a{}", level - 1);
+            let items = [previous.as_str(); 9].join(", ");
+            text.push_str(&format!("a{level}: &a{level} [{items}]\n"));
+        }
+        text.push_str("---\nbody\n");
+        text
+    }
+
+    #[test]
+    fn alias_expansion_is_bounded_before_anything_is_built() {
+        let text = billion_laughs();
+        assert!(text.len() < 600, "{}", text.len());
+        let started = std::time::Instant::now();
+        let error = parse(&text).unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert_eq!(
+            error,
+            FrontmatterError::TooLarge {
+                line: 7,
+                what: "nodes",
+                limit: MAX_NODES
+            }
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("frontmatter line 7: more than 10000 nodes"),
+            "{error}"
+        );
+        // A line strict YAML rejects before the laugh sends the block down
+        // the lenient path: each alias line on its own names an anchor it
+        // lacks, so it reads as the text written, never expanded.
+        let broken = text.replace("name: x\n", "name: x\ndescription: Use when: x\n");
+        let front = parse(&broken).unwrap().frontmatter.unwrap();
+        assert_eq!(
+            front.text("a8").as_deref(),
+            Some(["*a7"; 9].join(", "))
+                .map(|items| format!("&a8 [{items}]"))
+                .as_deref()
+        );
+        // Nor does a whole laugh on one line next to a broken one.
+        let one_line = "---\nd: Use when: x\nl: [&a [x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a, *a, *a, *a], &c [*b, *b, *b, *b, *b, *b, *b, *b, *b], &d [*c, *c, *c, *c, *c, *c, *c, *c, *c], &e [*d, *d, *d, *d, *d, *d, *d, *d, *d], [*e, *e, *e, *e, *e, *e, *e, *e, *e]]\n---\n";
+        assert!(
+            matches!(
+                parse(one_line),
+                Err(FrontmatterError::TooLarge { line: 3, .. })
+            ),
+            "{:?}",
+            parse(one_line)
+        );
+    }
+
+    #[test]
+    fn aliases_and_depth_within_the_bounds_read_and_beyond_them_do_not() {
+        let front = front("---\nbase: &b {type: command, command: x}\nhooks: [*b, *b]\n---\n");
+        assert_eq!(
+            front.get("hooks"),
+            Some(
+                &json!([{"type": "command", "command": "x"}, {"type": "command", "command": "x"}])
+            )
+        );
+        let many = format!(
+            "---\nx: &x 1\nl: [{}]\n---\n",
+            vec!["*x"; MAX_ALIASES + 1].join(", ")
+        );
+        assert_eq!(
+            parse(&many).unwrap_err(),
+            FrontmatterError::TooLarge {
+                line: 3,
+                what: "aliases",
+                limit: MAX_ALIASES
+            }
+        );
+        let deep = format!(
+            "---\nx: {}1{}\n---\n",
+            "[".repeat(MAX_DEPTH),
+            "]".repeat(MAX_DEPTH)
+        );
+        assert!(matches!(
+            parse(&deep).unwrap_err(),
+            FrontmatterError::TooLarge {
+                what: "levels of nesting",
+                ..
+            }
+        ));
+        let wide = format!("---\nl: [{}]\n---\n", vec!["1"; MAX_NODES + 1].join(", "));
+        assert!(matches!(
+            parse(&wide).unwrap_err(),
+            FrontmatterError::TooLarge { what: "nodes", .. }
+        ));
+        let fine = format!("---\nl: [{}]\n---\n", vec!["1"; MAX_NODES - 10].join(", "));
+        assert!(parse(&fine).is_ok());
     }
 }

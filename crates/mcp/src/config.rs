@@ -164,6 +164,53 @@ pub struct Discovered {
     /// project's `.codex/config.toml`) that no user-level state approved:
     /// they need consent (or a trusted workspace) before they start.
     pub unapproved: Vec<String>,
+    /// Kept `.mcp.json` servers that user-level state approved, and where.
+    pub approved: Vec<(String, Recorded)>,
+    /// Configured servers that are not started because a setting turns
+    /// them off (`disabledMcpjsonServers`, Codex `enabled = false`).
+    pub disabled: Vec<DisabledServer>,
+}
+
+/// A setting about a server and the file that holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// The setting: `enabledMcpjsonServers`, `enableAllProjectMcpServers`,
+    /// `disabledMcpjsonServers` or `enabled = false`.
+    pub setting: &'static str,
+    /// The file it is in.
+    pub file: PathBuf,
+}
+
+impl std::fmt::Display for Recorded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} in {}", self.setting, self.file.display())
+    }
+}
+
+/// A configured server a setting keeps from starting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DisabledServer {
+    /// Its name.
+    pub name: String,
+    /// The scope that configures it.
+    pub source: ServerSource,
+    /// The file that configures it.
+    pub origin: PathBuf,
+    /// The setting that turns it off.
+    pub by: Recorded,
+}
+
+impl DisabledServer {
+    /// What a session says about it (sessions name disabled `.mcp.json`
+    /// servers among their notices; a Codex `enabled = false` is silent).
+    pub fn notice(&self) -> String {
+        format!(
+            "MCP server `{}` ({}) not started: {}",
+            self.name,
+            self.origin.display(),
+            self.by
+        )
+    }
 }
 
 /// A configuration dsh cannot use.
@@ -379,10 +426,29 @@ fn claude_servers(
 struct ProjectApprovals {
     /// `disabledMcpjsonServers` entries and the file that named each.
     disabled: Vec<(String, PathBuf)>,
-    /// `enabledMcpjsonServers` entries.
-    enabled: Vec<String>,
-    /// `enableAllProjectMcpServers: true` somewhere.
-    enable_all: bool,
+    /// `enabledMcpjsonServers` entries and the file that named each.
+    enabled: Vec<(String, PathBuf)>,
+    /// The first file with `enableAllProjectMcpServers: true`.
+    enable_all: Option<PathBuf>,
+}
+
+impl ProjectApprovals {
+    /// Where the server `name` is approved, if it is.
+    fn approval(&self, name: &str) -> Option<Recorded> {
+        if let Some(file) = &self.enable_all {
+            return Some(Recorded {
+                setting: "enableAllProjectMcpServers",
+                file: file.clone(),
+            });
+        }
+        self.enabled
+            .iter()
+            .find(|(enabled, _)| enabled == name)
+            .map(|(_, file)| Recorded {
+                setting: "enabledMcpjsonServers",
+                file: file.clone(),
+            })
+    }
 }
 
 fn read_approvals(approvals: &mut ProjectApprovals, layer: &Value, file: &Path) {
@@ -390,9 +456,13 @@ fn read_approvals(approvals: &mut ProjectApprovals, layer: &Value, file: &Path) 
     for name in list("disabledMcpjsonServers") {
         approvals.disabled.push((name, file.to_path_buf()));
     }
-    approvals.enabled.extend(list("enabledMcpjsonServers"));
-    if layer.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {
-        approvals.enable_all = true;
+    for name in list("enabledMcpjsonServers") {
+        approvals.enabled.push((name, file.to_path_buf()));
+    }
+    if layer.get("enableAllProjectMcpServers") == Some(&Value::Bool(true))
+        && approvals.enable_all.is_none()
+    {
+        approvals.enable_all = Some(file.to_path_buf());
     }
 }
 
@@ -514,16 +584,16 @@ fn seconds(value: Option<&Value>) -> Option<std::time::Duration> {
 }
 
 /// Codex `[mcp_servers]` of one `config.toml`.
-fn codex_servers(path: &Path) -> Result<Vec<ServerConfig>, ConfigError> {
+fn codex_servers(path: &Path) -> Result<(Vec<ServerConfig>, Vec<DisabledServer>), ConfigError> {
     let Some(text) = read_optional(path)? else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
     let parsed: toml::Value = toml::from_str(&text).map_err(|err| ConfigError::Parse {
         path: path.to_path_buf(),
         message: err.to_string(),
     })?;
     let Some(table) = parsed.get("mcp_servers") else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
     // TOML → JSON keeps one set of shape checks for both dialects.
     let json = serde_json::to_value(table).map_err(|err| ConfigError::Parse {
@@ -537,6 +607,7 @@ fn codex_servers(path: &Path) -> Result<Vec<ServerConfig>, ConfigError> {
         });
     };
     let mut out = Vec::new();
+    let mut disabled = Vec::new();
     for (name, entry) in &map {
         let bad = |message: String| ConfigError::Server {
             path: path.to_path_buf(),
@@ -544,6 +615,15 @@ fn codex_servers(path: &Path) -> Result<Vec<ServerConfig>, ConfigError> {
             message,
         };
         if entry.get("enabled") == Some(&Value::Bool(false)) {
+            disabled.push(DisabledServer {
+                name: name.clone(),
+                source: ServerSource::Codex,
+                origin: path.to_path_buf(),
+                by: Recorded {
+                    setting: "enabled = false",
+                    file: path.to_path_buf(),
+                },
+            });
             continue;
         }
         let transport = match (entry.get("command"), entry.get("url")) {
@@ -570,7 +650,7 @@ fn codex_servers(path: &Path) -> Result<Vec<ServerConfig>, ConfigError> {
             tool_timeout: seconds(entry.get("tool_timeout_sec")),
         });
     }
-    Ok(out)
+    Ok((out, disabled))
 }
 
 /// Reads every configuration layer. `env` looks variables up for `${VAR}`.
@@ -618,18 +698,26 @@ pub fn discover(
             &project_path,
             env,
         )? {
-            let approved = approvals.enable_all || approvals.enabled.contains(&server.name);
+            let approval = approvals.approval(&server.name);
+            let approved = approval.is_some();
             match approvals
                 .disabled
                 .iter()
                 .find(|(name, _)| *name == server.name)
             {
-                Some((_, file)) => found.notices.push(format!(
-                    "MCP server `{}` ({}) not started: disabledMcpjsonServers in {}",
-                    server.name,
-                    project_path.display(),
-                    file.display()
-                )),
+                Some((_, file)) => {
+                    let disabled = DisabledServer {
+                        name: server.name.clone(),
+                        source: server.source,
+                        origin: project_path.clone(),
+                        by: Recorded {
+                            setting: "disabledMcpjsonServers",
+                            file: file.clone(),
+                        },
+                    };
+                    found.notices.push(disabled.notice());
+                    found.disabled.push(disabled);
+                }
                 None if discovery.require_project_approval && !approved => {
                     found.notices.push(format!(
                         "MCP server `{}` ({}) not started: not approved (approve it in Claude Code, which records it in ~/.claude.json, or trust the workspace: `dsh hooks trust`)",
@@ -638,8 +726,9 @@ pub fn discover(
                     ));
                 }
                 None => {
-                    if !approved {
-                        found.unapproved.push(server.name.clone());
+                    match approval {
+                        Some(recorded) => found.approved.push((server.name.clone(), recorded)),
+                        None => found.unapproved.push(server.name.clone()),
                     }
                     layers.push(server);
                 }
@@ -660,10 +749,12 @@ pub fn discover(
         discovery.codex_home.join("config.toml"),
         project_codex.clone(),
     ] {
-        for server in codex_servers(&path)? {
+        let (servers, disabled) = codex_servers(&path)?;
+        for server in servers {
             codex.retain(|earlier| earlier.name != server.name);
             codex.push(server);
         }
+        found.disabled.extend(disabled);
     }
     for server in codex {
         // The same file twice (CODEX_HOME is the project's `.codex`) counts
@@ -707,6 +798,16 @@ pub fn discover(
         kept.iter().any(|(kept_name, origin)| {
             kept_name == name && (*origin == project_path || *origin == project_codex)
         })
+    });
+    found.approved.retain(|(name, _)| {
+        kept.iter()
+            .any(|(kept_name, origin)| kept_name == name && *origin == project_path)
+    });
+    // A server another scope starts is not one a setting turned off.
+    found.disabled.retain(|disabled| {
+        !kept
+            .iter()
+            .any(|(kept_name, _)| *kept_name == disabled.name)
     });
     Ok(found)
 }
@@ -831,6 +932,69 @@ mod tests {
         assert_eq!(found.servers.len(), 1);
         assert_eq!(found.servers[0].name, "other");
         assert!(found.notices[0].contains("disabledMcpjsonServers"));
+    }
+
+    /// Where each project server's approval or disabling is recorded, for
+    /// `dsh mcp list`.
+    #[test]
+    fn approvals_and_disabled_servers_name_their_setting_and_file() {
+        let (_dir, discovery) = setup();
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"x"},"other":{"command":"y"},"third":{"command":"z"}}}"#,
+        );
+        let local = discovery.cwd.join(".claude").join("settings.local.json");
+        write(&local, r#"{"disabledMcpjsonServers":["echo"]}"#);
+        let project = discovery.cwd.to_string_lossy().into_owned();
+        let claude_json = discovery.home.join(".claude.json");
+        write(
+            &claude_json,
+            &serde_json::json!({"projects": {project: {"enabledMcpjsonServers": ["other"]}}})
+                .to_string(),
+        );
+        let codex = discovery.codex_home.join("config.toml");
+        write(
+            &codex,
+            "[mcp_servers.off]\ncommand = \"x\"\nenabled = false\n",
+        );
+        let found = discover(&discovery, &env).unwrap();
+        assert_eq!(
+            found.approved,
+            vec![(
+                "other".to_owned(),
+                Recorded {
+                    setting: "enabledMcpjsonServers",
+                    file: claude_json
+                }
+            )]
+        );
+        assert_eq!(found.unapproved, ["third"]);
+        assert_eq!(
+            found.disabled,
+            vec![
+                DisabledServer {
+                    name: "echo".to_owned(),
+                    source: ServerSource::Project,
+                    origin: discovery.cwd.join(".mcp.json"),
+                    by: Recorded {
+                        setting: "disabledMcpjsonServers",
+                        file: local
+                    },
+                },
+                DisabledServer {
+                    name: "off".to_owned(),
+                    source: ServerSource::Codex,
+                    origin: codex.clone(),
+                    by: Recorded {
+                        setting: "enabled = false",
+                        file: codex
+                    },
+                },
+            ]
+        );
+        // Sessions say what they said before: the disabled project server
+        // only.
+        assert_eq!(found.notices, [found.disabled[0].notice()]);
     }
 
     #[test]

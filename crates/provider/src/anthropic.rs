@@ -417,8 +417,11 @@ impl MessagesAccumulator {
                     _ => ("signature", text("signature").to_owned()),
                 };
                 if let Some(Block::Thinking(block)) = self.block(index) {
-                    let so_far = block.get(key).and_then(Value::as_str).unwrap_or_default();
-                    block[key] = Value::String(format!("{so_far}{piece}"));
+                    // Appended in place: many small pieces stay linear.
+                    match block.get_mut(key) {
+                        Some(Value::String(so_far)) => so_far.push_str(&piece),
+                        Some(_) | None => block[key] = Value::String(piece),
+                    }
                 }
             }
             _ => {}
@@ -519,6 +522,26 @@ impl EventAccumulator for MessagesAccumulator {
 
     fn text(&self) -> &str {
         &self.text
+    }
+
+    fn size(&self) -> usize {
+        let text_of =
+            |block: &Value, key: &str| block.get(key).and_then(Value::as_str).map_or(0, str::len);
+        self.blocks
+            .iter()
+            .fold(self.text.len(), |size, (_, block)| {
+                let held = match block {
+                    Block::ToolUse { id, name, json } => id.len() + name.len() + json.len(),
+                    // Redacted thinking holds its `data`.
+                    Block::Thinking(block) => {
+                        text_of(block, "thinking")
+                            + text_of(block, "signature")
+                            + text_of(block, "data")
+                    }
+                    Block::Text | Block::Other => 0,
+                };
+                size.saturating_add(crate::transport::PART_BYTES + held)
+            })
     }
 
     fn started(&self) -> bool {

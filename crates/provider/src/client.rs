@@ -4,43 +4,15 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use dsh_model::{Model, ModelError, ProviderFailure, StreamSink};
+use dsh_model::{Model, ModelError, StreamSink};
 use dsh_protocol::{ModelReply, ModelRequest};
 
 use crate::anthropic::AnthropicApi;
+pub use crate::error::ProviderError;
 use crate::responses::ResponsesApi;
-use crate::settings::{ENV_API_KEY, ProviderApi, ProviderSettings};
+use crate::settings::{ProviderApi, ProviderSettings};
 use crate::transport::HttpModel;
 use crate::wire::ChatApi;
-
-/// Why an [`HttpProvider`] could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum ProviderError {
-    /// No API key in `DSH_API_KEY` nor in the configured key variable.
-    #[error("no API key for {base_url}: set {ENV_API_KEY} or {api_key_env}")]
-    MissingApiKey {
-        /// The configured key variable (default `DEEPSEEK_API_KEY`).
-        api_key_env: String,
-        /// The endpoint the key is for.
-        base_url: String,
-    },
-    /// The HTTP client could not be set up (e.g. no TLS backend).
-    #[error("cannot set up the HTTP client: {0}")]
-    Client(#[source] reqwest::Error),
-}
-
-impl ProviderError {
-    /// The typed failure, for errors the user fixes in the provider's set-up
-    /// (a missing key); `None` for dsh's own set-up failures.
-    pub fn failure(&self) -> Option<ProviderFailure> {
-        match self {
-            ProviderError::MissingApiKey { .. } => {
-                Some(ProviderFailure::missing_key(self.to_string()))
-            }
-            ProviderError::Client(_) => None,
-        }
-    }
-}
 
 /// The wire API a provider speaks, each over the shared transport.
 #[derive(Clone)]

@@ -45,6 +45,7 @@
 //! | `max_retries` | — | `3` | retries after the first attempt on 429, 5xx and connection failures |
 //! | `max_tokens` | — | unset (Anthropic: 8192) | `max_tokens` sent with each request |
 //! | `temperature` | — | unset | `temperature` sent with each request (0.0–2.0) |
+//! | `max_reply_mib` | — | `16` | the most one reply may hold (text, tool-call arguments and thinking together), in MiB |
 //!
 //! Example:
 //!
@@ -99,7 +100,10 @@
 //!   A stream that breaks, stalls past the idle timeout, ends early or
 //!   carries a malformed chunk fails with the text streamed so far in
 //!   `partial_text`; it is not retried, since that text already reached the
-//!   sink.
+//!   sink. A reply whose text, tool-call arguments and thinking together
+//!   grow past `max_reply_mib` fails the same way the moment it passes
+//!   the limit ([`ProviderError::ReplyTooLarge`]'s message), on every API;
+//!   the 16 MiB bound on one event-stream line is separate.
 //! - Cancellation: dropping the future drops the connection.
 //! - A proxy from the environment is bypassed for loopback base URLs.
 
@@ -110,6 +114,7 @@
 
 mod anthropic;
 mod client;
+mod error;
 pub mod key_handoff;
 #[cfg(feature = "mock")]
 pub mod mock;
@@ -122,8 +127,9 @@ mod wire;
 pub use client::{HttpProvider, OpenAiProvider, ProviderError};
 pub use settings::{
     ANTHROPIC_API_KEY_ENV, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, CONFIG_FILE_NAME,
-    DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_ANTHROPIC_BASE_URL, ENV_API_KEY,
-    ENV_BASE_URL, ENV_DSH_HOME, ENV_MODEL, ENV_OPENAI_BASE_URL, ENV_PROVIDER_API,
-    OPENAI_API_KEY_ENV, OPENAI_BASE_URL, OPENAI_MODEL, ProviderApi, ProviderSettings,
-    SettingOrigin, SettingOrigins, SettingsError, read_config_text, resolve_dsh_home,
+    DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MAX_REPLY_MIB, DEFAULT_MODEL,
+    ENV_ANTHROPIC_BASE_URL, ENV_API_KEY, ENV_BASE_URL, ENV_DSH_HOME, ENV_MODEL,
+    ENV_OPENAI_BASE_URL, ENV_PROVIDER_API, OPENAI_API_KEY_ENV, OPENAI_BASE_URL, OPENAI_MODEL,
+    ProviderApi, ProviderSettings, SettingOrigin, SettingOrigins, SettingsError, read_config_text,
+    resolve_dsh_home,
 };

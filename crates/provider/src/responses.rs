@@ -312,6 +312,9 @@ pub(crate) struct ResponsesAccumulator {
     ids: HashMap<String, u64>,
     usage: Option<ResponsesUsage>,
     completed: bool,
+    /// The text held in finished reasoning items (summaries, encrypted
+    /// content), for the reply limit.
+    reasoning_bytes: usize,
     /// Where the reply's reasoning is kept for the next requests.
     reasoning: Option<Arc<ReasoningMemory>>,
 }
@@ -512,7 +515,14 @@ impl ResponsesAccumulator {
                     call.arguments = arguments.to_owned();
                 }
             }
-            OutputItem::Reasoning(kept) => *kept = Some(item),
+            OutputItem::Reasoning(kept) => {
+                let held = value_bytes(&item);
+                if let Some(earlier) = kept.replace(item) {
+                    self.reasoning_bytes =
+                        self.reasoning_bytes.saturating_sub(value_bytes(&earlier));
+                }
+                self.reasoning_bytes = self.reasoning_bytes.saturating_add(held);
+            }
             OutputItem::Other => {}
         }
     }
@@ -628,6 +638,20 @@ impl EventAccumulator for ResponsesAccumulator {
         &self.text
     }
 
+    fn size(&self) -> usize {
+        let held = self.items.values().fold(0usize, |size, item| {
+            let held = match item {
+                OutputItem::Call(call) => {
+                    call.item_id.len() + call.call_id.len() + call.name.len() + call.arguments.len()
+                }
+                OutputItem::Message { .. } | OutputItem::Reasoning(_) | OutputItem::Other => 0,
+            };
+            size.saturating_add(crate::transport::PART_BYTES + held)
+        });
+        held.saturating_add(self.text.len())
+            .saturating_add(self.reasoning_bytes)
+    }
+
     fn started(&self) -> bool {
         !self.text.is_empty()
             || self
@@ -660,6 +684,19 @@ impl EventAccumulator for ResponsesAccumulator {
             memory.remember(&first.id, reasoning);
         }
         reply
+    }
+}
+
+/// The bytes of text a JSON value holds (strings and keys).
+fn value_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(text) => text.len(),
+        Value::Array(items) => items.iter().map(value_bytes).sum(),
+        Value::Object(map) => map
+            .iter()
+            .map(|(key, value)| key.len() + value_bytes(value))
+            .sum(),
+        Value::Null | Value::Bool(_) | Value::Number(_) => 0,
     }
 }
 

@@ -45,6 +45,8 @@ const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const DEFAULT_MAX_RETRIES: u32 = 3;
 const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
+/// The default bound on one reply, in MiB (`max_reply_mib`).
+pub const DEFAULT_MAX_REPLY_MIB: u64 = 16;
 
 /// The wire API a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -194,6 +196,10 @@ pub struct ProviderSettings {
     pub retry_base_delay: Duration,
     /// `max_tokens` sent with each request, when set.
     pub max_tokens: Option<u32>,
+    /// The most bytes one reply may hold (text, tool-call arguments and
+    /// thinking together); a reply that grows past it fails with
+    /// [`crate::ProviderError::ReplyTooLarge`] (`max_reply_mib`).
+    pub max_reply_bytes: usize,
     /// `temperature` sent with each request, when set.
     pub temperature: Option<f32>,
     /// Extended thinking's token budget (Anthropic), when thinking is on.
@@ -221,6 +227,7 @@ impl std::fmt::Debug for ProviderSettings {
             .field("max_retries", &self.max_retries)
             .field("retry_base_delay", &self.retry_base_delay)
             .field("max_tokens", &self.max_tokens)
+            .field("max_reply_bytes", &self.max_reply_bytes)
             .field("temperature", &self.temperature)
             .field("thinking_budget_tokens", &self.thinking_budget_tokens)
             .field("output_schema", &self.output_schema)
@@ -242,6 +249,7 @@ impl Default for ProviderSettings {
             max_retries: DEFAULT_MAX_RETRIES,
             retry_base_delay: DEFAULT_RETRY_BASE_DELAY,
             max_tokens: None,
+            max_reply_bytes: mib_to_bytes(DEFAULT_MAX_REPLY_MIB),
             temperature: None,
             thinking_budget_tokens: None,
             output_schema: None,
@@ -307,8 +315,14 @@ struct ProviderTable {
     connect_timeout_secs: Option<u64>,
     max_retries: Option<u32>,
     max_tokens: Option<u32>,
+    max_reply_mib: Option<u64>,
     temperature: Option<f32>,
     thinking_budget_tokens: Option<u32>,
+}
+
+/// `mib` MiB in bytes (saturating: a limit past the address space is none).
+fn mib_to_bytes(mib: u64) -> usize {
+    usize::try_from(mib.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX)
 }
 
 /// The whole file. Other tables belong to other parts of dsh and are not
@@ -468,6 +482,12 @@ impl ProviderSettings {
                 return Err(invalid("max_tokens", "must be at least 1".to_owned()));
             }
             self.max_tokens = Some(max_tokens);
+        }
+        if let Some(mib) = table.max_reply_mib {
+            if mib == 0 {
+                return Err(invalid("max_reply_mib", "must be at least 1".to_owned()));
+            }
+            self.max_reply_bytes = mib_to_bytes(mib);
         }
         if let Some(temperature) = table.temperature {
             if !(0.0..=2.0).contains(&temperature) {

@@ -18,6 +18,10 @@ use crate::wire::{self, Chunk};
 /// newline is not speaking SSE.
 pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
+/// The most tool calls one Chat Completions reply may index: a fragment's
+/// `index` sizes the list of calls, so a huge one must not allocate.
+const MAX_TOOL_CALLS: usize = 4096;
+
 /// Why an event stream stopped early.
 #[derive(Debug)]
 pub(crate) enum SseError<E> {
@@ -131,6 +135,17 @@ impl EventAccumulator for Accumulator {
         &self.text
     }
 
+    fn size(&self) -> usize {
+        self.calls.iter().fold(self.text.len(), |size, call| {
+            size.saturating_add(
+                crate::transport::PART_BYTES
+                    + call.id.len()
+                    + call.name.len()
+                    + call.arguments.len(),
+            )
+        })
+    }
+
     fn started(&self) -> bool {
         !self.text.is_empty() || !self.calls.is_empty()
     }
@@ -199,7 +214,7 @@ impl Accumulator {
                     self.text.push_str(&content);
                 }
                 for call in delta.tool_calls.unwrap_or_default() {
-                    self.on_tool_call_delta(call);
+                    self.on_tool_call_delta(call)?;
                 }
             }
             // Some servers send `""` rather than `null` while streaming.
@@ -213,7 +228,7 @@ impl Accumulator {
         Ok(Progress::More)
     }
 
-    fn on_tool_call_delta(&mut self, delta: wire::ToolCallDelta) {
+    fn on_tool_call_delta(&mut self, delta: wire::ToolCallDelta) -> Result<(), String> {
         // The index says which call a fragment continues. Servers that omit
         // it start a new call with each new id and continue the last one
         // otherwise.
@@ -225,11 +240,16 @@ impl Accumulator {
                 (_, None) => 0,
             },
         };
+        if index >= MAX_TOOL_CALLS {
+            return Err(format!(
+                "a tool call's index {index} is past the {MAX_TOOL_CALLS} calls one reply may hold"
+            ));
+        }
         if self.calls.len() <= index {
             self.calls.resize_with(index + 1, PartialCall::default);
         }
         let Some(call) = self.calls.get_mut(index) else {
-            return;
+            return Ok(());
         };
         if let Some(id) = delta.id.filter(|id| !id.is_empty())
             && call.id.is_empty()
@@ -246,6 +266,7 @@ impl Accumulator {
                 call.arguments.push_str(&arguments);
             }
         }
+        Ok(())
     }
 
     /// The finished reply.
@@ -436,6 +457,19 @@ mod tests {
         let reply = accumulator.into_reply();
         assert_eq!(reply.tool_calls.len(), 2);
         assert_eq!(reply.tool_calls[1].arguments, json!({}));
+    }
+
+    /// A fragment's index sizes the list of calls: a huge one is an error,
+    /// not an allocation.
+    #[test]
+    fn a_tool_call_index_past_the_bound_is_an_error() {
+        let mut accumulator = Accumulator::default();
+        let event = json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":4_000_000_000_u64,"id":"a","function":{"name":"x","arguments":"{}"}}]}}]});
+        let error = accumulator
+            .on_event(&event.to_string(), &mut NoStream)
+            .unwrap_err();
+        assert!(error.contains("index 4000000000"), "{error}");
+        assert!(accumulator.calls.is_empty());
     }
 
     #[test]

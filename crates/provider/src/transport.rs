@@ -18,6 +18,7 @@ use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 
+use crate::error::ProviderError;
 use crate::settings::{ENV_API_KEY, ProviderSettings};
 use crate::stream::{MAX_LINE_BYTES, Progress, SseError, sse_data};
 
@@ -57,12 +58,21 @@ impl From<String> for EventError {
     }
 }
 
+/// What one held part of a reply (a tool call, a content block, an output
+/// item) counts towards the reply limit besides its text, so that a stream
+/// of empty parts is bounded too.
+pub(crate) const PART_BYTES: usize = 64;
+
 /// Turns one API's stream events into a reply.
 pub(crate) trait EventAccumulator: Send {
     /// Applies one event's data, streaming text to `sink`.
     fn on_event(&mut self, data: &str, sink: &mut dyn StreamSink) -> Result<Progress, EventError>;
     /// The text streamed so far.
     fn text(&self) -> &str;
+    /// The bytes the reply holds so far: text, tool-call ids, names and
+    /// arguments, and thinking, plus [`PART_BYTES`] for each part. Checked against
+    /// [`ProviderSettings::max_reply_bytes`] after every event.
+    fn size(&self) -> usize;
     /// Whether anything of the reply arrived (text or a tool call): the
     /// attempt can no longer be repeated without the sink seeing it twice.
     fn started(&self) -> bool;
@@ -346,7 +356,17 @@ impl<W: WireApi> HttpModel<W> {
                 }
                 Err(SseError::Malformed(message)) => return Err(fail(&accumulator, message)),
             };
-            match accumulator.on_event(&data, sink) {
+            let progress = accumulator.on_event(&data, sink);
+            // Before anything else: past the limit the reply is refused,
+            // whatever the event said, and the connection dropped.
+            let limit = self.settings.max_reply_bytes;
+            if accumulator.size() > limit {
+                return Err(fail(
+                    &accumulator,
+                    ProviderError::ReplyTooLarge { limit }.to_string(),
+                ));
+            }
+            match progress {
                 Ok(Progress::Done) => return Ok(accumulator.into_reply()),
                 Ok(Progress::More) => {}
                 Err(EventError { message, failure }) => {
@@ -395,7 +415,8 @@ impl<W: WireApi> HttpModel<W> {
         sink: &mut dyn StreamSink,
     ) -> Result<ModelReply, ModelError> {
         let timeout = self.settings.request_timeout;
-        let bytes = match tokio::time::timeout(timeout, response.bytes()).await {
+        let limit = self.settings.max_reply_bytes;
+        let bytes = match tokio::time::timeout(timeout, read_body(response, limit)).await {
             Err(_) => {
                 return Err(ModelError::new(format!(
                     "the reply stalled: no complete body from {} within {}s",
@@ -403,11 +424,16 @@ impl<W: WireApi> HttpModel<W> {
                     timeout.as_secs_f64()
                 )));
             }
-            Ok(Err(error)) => {
+            Ok(Err(BodyError::Broken(error))) => {
                 return Err(ModelError::new(format!(
                     "the connection broke mid-reply: {}",
                     error_chain(&error)
                 )));
+            }
+            Ok(Err(BodyError::TooLarge)) => {
+                return Err(ModelError::new(
+                    ProviderError::ReplyTooLarge { limit }.to_string(),
+                ));
             }
             Ok(Ok(bytes)) => bytes,
         };
@@ -453,6 +479,27 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     Some(Duration::from_secs_f64(
         seconds.min(MAX_RETRY_AFTER.as_secs_f64()),
     ))
+}
+
+/// Why a whole body was not read.
+enum BodyError {
+    /// The connection broke.
+    Broken(reqwest::Error),
+    /// The body passed the limit (it is not read further).
+    TooLarge,
+}
+
+/// The whole body, refused once it passes `limit` bytes (a reply sent as
+/// one JSON document is bounded by its body).
+async fn read_body(mut response: reqwest::Response, limit: usize) -> Result<Vec<u8>, BodyError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(BodyError::Broken)? {
+        if body.len().saturating_add(chunk.len()) > limit {
+            return Err(BodyError::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 async fn read_error_body(mut response: reqwest::Response, timeout: Duration) -> String {

@@ -7,6 +7,7 @@
 mod anthropic;
 mod failures;
 mod mock_server;
+mod reply_limit;
 mod responses;
 mod settings;
 mod streaming;

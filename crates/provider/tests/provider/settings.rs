@@ -316,3 +316,23 @@ fn the_configured_api_wins_over_keys_and_the_flag_over_everything() {
     let low = home_with("[provider]\nthinking_budget_tokens = 10\n");
     assert!(load(low.path(), &[]).is_err());
 }
+
+#[test]
+fn the_reply_limit_is_16_mib_unless_max_reply_mib_says_otherwise() {
+    let home = tempfile::tempdir().unwrap();
+    assert_eq!(
+        load(home.path(), &[]).unwrap().max_reply_bytes,
+        16 * 1024 * 1024
+    );
+    let home = home_with("[provider]\nmax_reply_mib = 64\n");
+    assert_eq!(
+        load(home.path(), &[]).unwrap().max_reply_bytes,
+        64 * 1024 * 1024
+    );
+    let home = home_with("[provider]\nmax_reply_mib = 0\n");
+    let message = load(home.path(), &[]).unwrap_err().to_string();
+    assert!(
+        message.contains("[provider] max_reply_mib: must be at least 1"),
+        "{message}"
+    );
+}
