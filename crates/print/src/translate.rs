@@ -145,6 +145,12 @@ impl Translator {
         }
     }
 
+    /// Sets the tools `system/init` lists (dsh's names; the agent knows
+    /// them only once it is built, after the translator).
+    pub fn set_tools(&mut self, tools: Vec<String>) {
+        self.init.tools = tools;
+    }
+
     /// The `system/init` message.
     pub fn init_message(&self) -> Message {
         let naming = self.options.naming;
