@@ -12,6 +12,8 @@ mod acp_sdk;
 mod acp_server;
 mod architecture;
 mod cli_headless;
+// `dsh -p` as Claude Code's print mode, against the captures.
+mod claude_print;
 // `dsh completions` and `dsh man`.
 mod cli_install;
 mod cli_interactive;
