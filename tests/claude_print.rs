@@ -878,3 +878,31 @@ fn a_positional_prompt_without_p_starts_the_terminal_with_it() {
         stderr(&output)
     );
 }
+
+#[test]
+fn text_verbose_names_each_tool_call_and_result_on_stderr() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "Bash",
+                &json!({"command": "echo seen"}),
+            )],
+        ),
+        MockResponse::text("done"),
+    ]);
+    let output = dsh(&ctx, &mock)
+        .args(["-p", "go", "--verbose", "--allowedTools", "Bash"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "done\n");
+    let err = stderr(&output);
+    assert!(
+        err.contains(r#"dsh: tool Bash {"command":"echo seen"}"#),
+        "{err}"
+    );
+    assert!(err.contains("dsh: result seen"), "{err}");
+}
