@@ -14,6 +14,8 @@ mod architecture;
 // Bounds on what a repository's files make dsh build.
 mod bounds;
 mod cli_headless;
+// `dsh -p` as Claude Code's print mode, against the captures.
+mod claude_print;
 // `dsh completions` and `dsh man`.
 mod cli_install;
 mod cli_interactive;

@@ -42,12 +42,13 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Run PROMPT as one headless turn and print the answer (`-` reads the prompt from stdin).
-    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
-    print: Option<String>,
-    /// What `-p` prints: the final text, one JSON object, or JSON lines as events happen.
-    #[arg(long, value_enum, default_value_t = headless::OutputFormat::Text, requires = "print")]
-    output_format: headless::OutputFormat,
+    /// The prompt: with `-p`, the turn to run (none or `-`: read standard
+    /// input); without, the interactive terminal's first prompt.
+    #[arg(value_name = "PROMPT")]
+    prompt: Option<String>,
+    /// Claude Code's print mode: `-p`, `--output-format`, `--verbose`, ….
+    #[command(flatten)]
+    print: dsh_print::PrintFlags,
     /// With `-p`: answer a hook's `ask` with "allow once" instead of denying the call.
     #[arg(long, requires = "print")]
     allow_ask: bool,
@@ -216,29 +217,37 @@ fn main() -> ExitCode {
                 (None, true) => sessions::Pick::Continue,
                 (None, false) => sessions::Pick::New,
             };
-            match cli.print {
-                Some(prompt) => headless::run(headless::HeadlessArgs {
-                    prompt,
-                    output_format: cli.output_format,
+            match cli.print.print {
+                true => headless::run(headless::HeadlessArgs {
+                    prompt: cli.prompt,
+                    print: cli.print,
                     allow_ask: cli.allow_ask,
                     strict_hooks: cli.strict_hooks,
                     pick,
                     wait: lock_wait(cli.wait),
                     session: cli.session,
                 }),
-                None => interactive::run(interactive::InteractiveArgs {
-                    pick,
-                    wait: lock_wait(cli.wait),
-                    session: cli.session,
-                    color: cli.color,
-                    queue_mode: cli.queue_mode,
-                    hooks: interactive::HookActions {
-                        list: hooks_cmd::session::list,
-                        trust: hooks_cmd::session::trust,
-                        untrust: hooks_cmd::session::untrust,
-                        permissions: hooks_cmd::session::permissions,
-                    },
-                }),
+                false => cli
+                    .print
+                    .check(!matches!(pick, sessions::Pick::New))
+                    .map_err(anyhow::Error::from)
+                    .and_then(|()| {
+                        refuse_print_only(&cli.print)?;
+                        interactive::run(interactive::InteractiveArgs {
+                            pick,
+                            wait: lock_wait(cli.wait),
+                            session: cli.session,
+                            color: cli.color,
+                            queue_mode: cli.queue_mode,
+                            hooks: interactive::HookActions {
+                                list: hooks_cmd::session::list,
+                                trust: hooks_cmd::session::trust,
+                                untrust: hooks_cmd::session::untrust,
+                                permissions: hooks_cmd::session::permissions,
+                            },
+                            first_prompt: cli.prompt,
+                        })
+                    }),
             }
         }
     };
@@ -253,6 +262,25 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(status)
+}
+
+/// The interactive terminal takes none of print mode's output and prompt
+/// flags: say so rather than ignore them.
+fn refuse_print_only(print: &dsh_print::PrintFlags) -> anyhow::Result<()> {
+    let given = [
+        (print.verbose, "--verbose"),
+        (print.system_prompt.is_some(), "--system-prompt"),
+        (
+            print.append_system_prompt.is_some(),
+            "--append-system-prompt",
+        ),
+        (print.session_id.is_some(), "--session-id"),
+        (print.fork_session, "--fork-session"),
+    ];
+    match given.iter().find(|(on, _)| *on) {
+        Some((_, flag)) => anyhow::bail!("{flag} only applies with -p/--print in dsh"),
+        None => Ok(()),
+    }
 }
 
 fn lock_wait(wait: bool) -> dsh_session::LockWait {
