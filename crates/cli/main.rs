@@ -44,14 +44,14 @@ struct Cli {
     #[arg(short = 'p', long = "print", value_name = "PROMPT")]
     print: Option<String>,
     /// What `-p` prints: the final text, one JSON object, or JSON lines as events happen.
-    #[arg(long, value_enum, default_value_t = headless::OutputFormat::Text, requires = "print")]
+    #[arg(long, value_enum, default_value_t = headless::OutputFormat::Text)]
     output_format: headless::OutputFormat,
     /// With `-p`: answer a hook's `ask` with "allow once" instead of denying the call.
     #[arg(long, requires = "print")]
     allow_ask: bool,
     /// With `-p`: refuse untrusted project hooks instead of naming them on
     /// stderr (also `DSH_STRICT_HOOKS=1`); `dsh hooks trust` trusts them.
-    #[arg(long, requires = "print")]
+    #[arg(long)]
     strict_hooks: bool,
     /// Reopen the session with this id (or unambiguous id prefix); see `dsh sessions`.
     #[arg(
@@ -79,6 +79,9 @@ struct Cli {
     /// config.toml, else `all`).
     #[arg(long, value_enum, value_name = "MODE")]
     queue_mode: Option<steer::QueueModeFlag>,
+    /// The Claude Agent SDK's stream-json input and control protocol.
+    #[command(flatten)]
+    sdk: dsh_sdk::SdkFlags,
 }
 
 #[derive(Debug, Subcommand)]
@@ -204,29 +207,43 @@ fn main() -> ExitCode {
                 (None, true) => sessions::Pick::Continue,
                 (None, false) => sessions::Pick::New,
             };
-            match cli.print {
-                Some(prompt) => headless::run(headless::HeadlessArgs {
-                    prompt,
-                    output_format: cli.output_format,
-                    allow_ask: cli.allow_ask,
-                    strict_hooks: cli.strict_hooks,
+            if cli.sdk.streaming() {
+                sdk_run(
+                    cli.output_format,
+                    cli.sdk,
                     pick,
-                    wait: lock_wait(cli.wait),
-                    session: cli.session,
-                }),
-                None => interactive::run(interactive::InteractiveArgs {
-                    pick,
-                    wait: lock_wait(cli.wait),
-                    session: cli.session,
-                    color: cli.color,
-                    queue_mode: cli.queue_mode,
-                    hooks: interactive::HookActions {
-                        list: hooks_cmd::session::list,
-                        trust: hooks_cmd::session::trust,
-                        untrust: hooks_cmd::session::untrust,
-                        permissions: hooks_cmd::session::permissions,
-                    },
-                }),
+                    cli.strict_hooks,
+                    cli.session,
+                )
+            } else if cli.print.is_none() && cli.output_format != headless::OutputFormat::Text {
+                Err(anyhow::anyhow!(
+                    "--output-format needs -p (or --input-format stream-json)"
+                ))
+            } else {
+                match cli.print {
+                    Some(prompt) => headless::run(headless::HeadlessArgs {
+                        prompt,
+                        output_format: cli.output_format,
+                        allow_ask: cli.allow_ask,
+                        strict_hooks: cli.strict_hooks,
+                        pick,
+                        wait: lock_wait(cli.wait),
+                        session: cli.session,
+                    }),
+                    None => interactive::run(interactive::InteractiveArgs {
+                        pick,
+                        wait: lock_wait(cli.wait),
+                        session: cli.session,
+                        color: cli.color,
+                        queue_mode: cli.queue_mode,
+                        hooks: interactive::HookActions {
+                            list: hooks_cmd::session::list,
+                            trust: hooks_cmd::session::trust,
+                            untrust: hooks_cmd::session::untrust,
+                            permissions: hooks_cmd::session::permissions,
+                        },
+                    }),
+                }
             }
         }
     };
@@ -241,6 +258,26 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(status)
+}
+
+/// `--input-format stream-json`: the Claude Agent SDK drives the session.
+fn sdk_run(
+    output: headless::OutputFormat,
+    sdk: dsh_sdk::SdkFlags,
+    pick: sessions::Pick,
+    strict_hooks: bool,
+    session: dsh_core::SessionFlags,
+) -> anyhow::Result<stdio::ExitStatus> {
+    anyhow::ensure!(
+        output == headless::OutputFormat::StreamJson,
+        "--input-format stream-json needs --output-format stream-json"
+    );
+    dsh_sdk::run(dsh_sdk::SdkArgs {
+        pick,
+        permission_prompt_tool: sdk.permission_prompt_tool,
+        strict_hooks,
+        session,
+    })
 }
 
 fn lock_wait(wait: bool) -> dsh_session::LockWait {

@@ -180,6 +180,8 @@ pub struct ClaudeConfig {
     pub agents: Vec<crate::agents::AgentFile>,
     /// Agent files that could not be read: each path and why.
     pub skipped_agents: Vec<(PathBuf, String)>,
+    /// Where SDK hook callbacks go ([`ClaudeConfig::add_sdk_hooks`]).
+    pub(crate) sdk: Option<crate::sdk::SdkCallbacks>,
 }
 
 struct SettingsFile {
@@ -549,6 +551,7 @@ fn build(
         settings_env: Vec::new(),
         agents: Vec::new(),
         skipped_agents: Vec::new(),
+        sdk: None,
     })
 }
 

@@ -44,6 +44,11 @@ pub struct HookSources {
     /// `GEMINI_CLI_TRUST_WORKSPACE=true`: Gemini CLI trusts the project
     /// folder whatever `~/.gemini/trustedFolders.json` says.
     pub gemini_trust_workspace: bool,
+    /// Hooks an application registered through the Claude Agent SDK
+    /// (`dsh-sdk`): they join the Claude Code bridge ahead of the settings
+    /// hooks. Trust does not apply: the application that drives the
+    /// session registered them.
+    pub sdk_hooks: Option<dsh_hooks_claude::SdkHookSet>,
 }
 
 impl HookSources {
@@ -67,6 +72,7 @@ impl HookSources {
             excluded_hooks: Vec::new(),
             permission_mode: None,
             mcp_servers: Vec::new(),
+            sdk_hooks: None,
         }
     }
 }
@@ -107,6 +113,16 @@ pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<
         claude.options.permission_mode = mode.hook_name().to_owned();
     }
     claude.options.mcp_servers = sources.mcp_servers.clone();
+    if let Some(sdk) = &sources.sdk_hooks {
+        let sdk_notices = claude
+            .add_sdk_hooks(&sdk.hooks, std::sync::Arc::clone(&sdk.transport))
+            .context("cannot register the SDK's hooks")?;
+        notices.extend(
+            sdk_notices
+                .into_iter()
+                .map(|notice| format!("sdk: {notice}")),
+        );
+    }
     notices.extend(
         claude
             .notices()

@@ -467,6 +467,7 @@ mod tests {
             mcp_servers: Vec::new(),
             codex_home: home.join(".codex"),
             gemini_trust_workspace: false,
+            sdk_hooks: None,
         }
     }
 

@@ -47,6 +47,12 @@ pub enum HandlerKind {
         /// Variables that may be interpolated into header values.
         allowed_env_vars: Vec<String>,
     },
+    /// A callback the application registered through the Claude Agent
+    /// SDK (`initialize.hooks`): fired as a `hook_callback` request.
+    Callback {
+        /// The SDK's id for it (`hook_0`).
+        callback_id: String,
+    },
     /// A handler type dsh cannot honour (`prompt`, `agent`, `mcp_tool`, …).
     Unsupported {
         /// The configured `type`.
@@ -117,6 +123,7 @@ impl HookHandler {
                 text
             }
             HandlerKind::Http { url, .. } => url.clone(),
+            HandlerKind::Callback { callback_id } => format!("sdk:{callback_id}"),
             HandlerKind::Unsupported { kind } => format!("<{kind} hook>"),
         }
     }
@@ -154,6 +161,7 @@ impl HookHandler {
                 }
             },
             HandlerKind::Http { url, .. } => format!("http:{url}"),
+            HandlerKind::Callback { callback_id } => format!("sdk:{callback_id}"),
             HandlerKind::Unsupported { kind } => format!("unsupported:{kind}:{}", self.origin),
         }
     }
@@ -173,6 +181,7 @@ impl HookHandler {
                 )
             }
             HandlerKind::Http { url, .. } => format!("http: {url}"),
+            HandlerKind::Callback { callback_id } => format!("sdk callback: {callback_id}"),
             HandlerKind::Unsupported { kind } => kind.clone(),
         };
         let timeout = match self.event {
