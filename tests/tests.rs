@@ -11,6 +11,8 @@ mod support;
 mod acp_sdk;
 mod acp_server;
 mod architecture;
+// The Claude Agent SDKs (TypeScript and Python) drive dsh.
+mod claude_sdk;
 mod cli_headless;
 // `dsh completions` and `dsh man`.
 mod cli_install;

@@ -276,6 +276,7 @@ fn sdk_run(
         pick,
         permission_prompt_tool: sdk.permission_prompt_tool,
         strict_hooks,
+        max_turns: sdk.print.max_turns,
         session,
     })
 }

@@ -82,9 +82,36 @@ pub struct SdkFlags {
     /// as `can_use_tool` control requests.
     #[arg(long, value_name = "TOOL")]
     pub permission_prompt_tool: Option<String>,
+    /// Claude Code's print-mode flags the SDKs pass.
+    #[command(flatten)]
+    pub print: InterimPrintFlags,
+}
+
+/// Claude Code flags the SDKs pass, read here until the print front end
+/// (`dsh-print`) owns them; each is named where the driver uses it.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct InterimPrintFlags {
     /// Accepted as Claude Code accepts it: stream-json output is always whole.
     #[arg(long)]
     pub verbose: bool,
+    /// Which settings layers to read (`user,project,local`); dsh reads all.
+    #[arg(long, value_name = "SOURCES")]
+    pub setting_sources: Option<String>,
+    /// Replaces the system prompt (an empty value: dsh's own).
+    #[arg(long, value_name = "PROMPT")]
+    pub system_prompt: Option<String>,
+    /// Appended to the system prompt.
+    #[arg(long, value_name = "PROMPT")]
+    pub append_system_prompt: Option<String>,
+    /// Bound on model requests per turn (`--max-steps`).
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u64>,
+    /// Partial messages (`stream_event`); dsh sends whole messages only.
+    #[arg(long)]
+    pub include_partial_messages: bool,
+    /// Lets `--permission-mode bypassPermissions` through, as Claude Code requires.
+    #[arg(long)]
+    pub allow_dangerously_skip_permissions: bool,
 }
 
 impl SdkFlags {
@@ -103,6 +130,8 @@ pub struct SdkArgs {
     pub permission_prompt_tool: Option<String>,
     /// Refuse untrusted project hooks instead of naming them on stderr.
     pub strict_hooks: bool,
+    /// `--max-turns`.
+    pub max_turns: Option<u64>,
     /// The session flags.
     pub session: dsh_core::SessionFlags,
 }
@@ -358,8 +387,8 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
         model,
         interactive: false,
         max_steps: args
-            .session
-            .max_steps
+            .max_turns
+            .or(args.session.max_steps)
             .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
         observers,
         approval: None,
