@@ -71,6 +71,8 @@ impl ModelError {
 mod failure;
 pub use failure::{FailureCategory, ProviderFailure};
 
+pub mod pricing;
+
 /// The context window of well-known models, in tokens, by name prefix;
 /// `None` when dsh does not know the model.
 pub fn context_window(model: &str) -> Option<u64> {
