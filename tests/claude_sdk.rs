@@ -85,7 +85,7 @@ fn bash(id: &str, command: &str) -> MockResponse {
         "",
         vec![MockToolCall::new(
             id,
-            "bash",
+            "Bash",
             &json!({"command": command, "description": "test step"}),
         )],
     )
@@ -364,7 +364,7 @@ fn write(id: &str, path: &str, content: &str) -> MockResponse {
         "",
         vec![MockToolCall::new(
             id,
-            "write",
+            "Write",
             &json!({"file_path": path, "content": content}),
         )],
     )

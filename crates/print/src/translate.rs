@@ -145,6 +145,12 @@ impl Translator {
         }
     }
 
+    /// The permission mode `system/init` reports from now on (the SDK's
+    /// `set_permission_mode`).
+    pub fn set_permission_mode(&mut self, mode: &str) {
+        mode.clone_into(&mut self.init.permission_mode);
+    }
+
     /// The `system/init` message.
     pub fn init_message(&self) -> Message {
         let naming = self.options.naming;

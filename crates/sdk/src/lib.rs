@@ -38,7 +38,6 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod approval;
-mod messages;
 mod peer;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -159,8 +158,22 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The tools `system/init` lists: dsh's built-in tools by Claude Code's names.
-const TOOLS: [&str; 7] = ["Agent", "Bash", "Edit", "Glob", "Grep", "Read", "Write"];
+/// The tools `system/init` lists (dsh's names; the translator says them
+/// in Claude Code's).
+const TOOLS: [&str; 7] = ["agent", "bash", "edit", "glob", "grep", "read", "write"];
+
+/// The `user` line a `set_model` answer is preceded by, as Claude Code's.
+fn model_set(session_id: &str, model: &str) -> serde_json::Value {
+    json!({
+        "type": "user",
+        "message": {"role": "user", "content": format!("<local-command-stdout>Set model to `{model}`</local-command-stdout>")},
+        "session_id": session_id,
+        "parent_tool_use_id": null,
+        "uuid": uuid::Uuid::new_v4().to_string(),
+        "timestamp": chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+        "isReplay": true,
+    })
+}
 
 /// Reads stdin until it closes: answers to the CLI's requests and the
 /// requests that cannot wait for a turn (interrupt, permission mode) are
@@ -332,7 +345,14 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
             transport: Arc::new(Callbacks(Arc::clone(&peer))),
         });
     }
-    let model = spec.model()?;
+    // The model sees Claude Code's tool names; usage and cost go to the meter.
+    let meter = dsh_print::Meter::new();
+    let model = dsh_print::PrintModel::wrap(
+        spec.model()?,
+        dsh_print::ToolNaming::ClaudeCode,
+        meter.clone(),
+        None,
+    );
     spec.decide_headless(&mut std::io::stderr())?;
     let target =
         dsh_core::sessions::log_target(&home, existing.as_ref(), dsh_session::LockWait::Fail);
@@ -346,7 +366,6 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     }
     peer.set_session_id(&assembled.session_id);
     let session_id = assembled.session_id.clone();
-    let cwd_text = assembled.cwd.to_string_lossy().into_owned();
     if args.permission_prompt_tool.as_deref() == Some("stdio") {
         // After the permission stage and the bridges' PermissionRequest hooks.
         assembled
@@ -363,18 +382,40 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     let mcp = Arc::clone(&assembled.mcp);
     let source = assembled.source;
 
-    let turn: Arc<Mutex<Option<messages::Turn>>> = Arc::new(Mutex::new(None));
+    let max_steps = args
+        .max_turns
+        .or(args.session.max_steps)
+        .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS);
+    let translator = Arc::new(Mutex::new(dsh_print::Translator::new(
+        session_id.clone(),
+        dsh_print::InitInfo {
+            cwd: assembled.cwd.clone(),
+            tools: TOOLS.iter().map(|&t| t.to_owned()).collect(),
+            model: model.name(),
+            permission_mode: permissions.mode().hook_name().to_owned(),
+            ..dsh_print::InitInfo::default()
+        },
+        dsh_print::Options {
+            partial_messages: false,
+            naming: dsh_print::ToolNaming::ClaudeCode,
+        },
+        meter,
+        Some(max_steps),
+    )));
+    // Whether the last result was an error (the exit status).
+    let last_error = Arc::new(Mutex::new(false));
     let observers = {
-        let turn = Arc::clone(&turn);
+        let translator = Arc::clone(&translator);
         let peer = Arc::clone(&peer);
+        let last_error = Arc::clone(&last_error);
         Observers {
             on_event: Some(Arc::new(move |event| {
-                let lines = lock(&turn)
-                    .as_mut()
-                    .map(|turn| turn.event(event))
-                    .unwrap_or_default();
-                for line in lines {
-                    peer.send(&line);
+                let out = lock(&translator).event(event);
+                for message in out {
+                    if let dsh_print::Message::Result(result) = &message {
+                        *lock(&last_error) = result.is_error;
+                    }
+                    peer.send(&message.to_value());
                 }
             })),
             on_notice: Some(Arc::new(|notice: &dsh_seams::UserNotice| {
@@ -386,10 +427,7 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     let mut agent = assembled.agent(dsh_core::AgentOptions {
         model,
         interactive: false,
-        max_steps: args
-            .max_turns
-            .or(args.session.max_steps)
-            .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
+        max_steps,
         observers,
         approval: None,
     })?;
@@ -430,7 +468,6 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     };
 
     agent.start(source).await;
-    let mut last_error = false;
     let mut pending = pending.into_iter();
     loop {
         let input = match pending.next() {
@@ -448,18 +485,12 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
         match input {
             Input::Prompt(text) => {
                 peer.state(SessionState::Running);
-                let model_name = agent.current_model();
-                peer.send(&messages::init(&messages::InitFacts {
-                    cwd: &cwd_text,
-                    session_id: &session_id,
-                    tools: TOOLS.iter().map(|&t| t.to_owned()).collect(),
-                    model: &model_name,
-                    permission_mode: permissions.mode().hook_name(),
-                }));
-                *lock(&turn) = Some(messages::Turn::new(session_id.clone(), model_name));
+                lock(&translator).set_permission_mode(permissions.mode().hook_name());
                 let cancel = session_cancel.child_token();
                 *lock(&shared.turn) = Some(cancel.clone());
-                let outcome = agent
+                // system/init, the messages and the result come from the
+                // turn's events (the translator).
+                agent
                     .run_turn(
                         QueuedPrompt {
                             text,
@@ -469,22 +500,13 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
                     )
                     .await?;
                 *lock(&shared.turn) = None;
-                if let Some(done) = lock(&turn).take() {
-                    let (result, is_error) = done.result(
-                        outcome.reason,
-                        outcome.final_text.as_deref(),
-                        outcome.message.as_deref(),
-                    );
-                    last_error = is_error;
-                    peer.send(&result);
-                }
                 peer.state(SessionState::Idle);
             }
             Input::SetModel(id, model) => {
                 let name = model.unwrap_or_else(|| agent.current_model());
                 match agent.switch_model(&name) {
                     Ok(()) => {
-                        peer.send(&messages::model_set(&session_id, &name));
+                        peer.send(&model_set(&session_id, &name));
                         peer.send(&ControlResponseLine::success(&id, json!({"model": name})));
                     }
                     Err(error) => peer.send(&ControlResponseLine::error(&id, error.to_string())),
@@ -501,7 +523,7 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     // Detached (async) hooks do not outlive the session.
     runner.kill_all();
     watcher.abort();
-    Ok(if last_error {
+    Ok(if *lock(&last_error) {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
