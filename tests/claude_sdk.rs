@@ -457,6 +457,45 @@ fn typescript_interrupt_stops_the_turn_and_the_session_goes_on() {
     assert_eq!(ends, ["interrupted", "completed"]);
 }
 
+#[test]
+fn typescript_sdk_mcp_server_tool_joins_the_session() {
+    if !Sdk::TypeScript.available("typescript_sdk_mcp_server_tool_joins_the_session") {
+        return;
+    }
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "toolu_1",
+                "mcp__calc__add",
+                &json!({"a": 2, "b": 3}),
+            )],
+        ),
+        MockResponse::text("2 + 3 = 5"),
+    ]);
+    let seen = drive(Sdk::TypeScript, &ctx, &mock, "mcp");
+    // The model was offered the tool, the application ran it, the model got 5.
+    let offered = serde_json::to_string(&mock.requests()[0]["tools"]).unwrap();
+    assert!(offered.contains("mcp__calc__add"), "{offered}");
+    assert_eq!(
+        seen["callbacks"],
+        json!([{"kind": "mcp", "tool": "add", "args": {"a": 2, "b": 3}}]),
+        "{seen}"
+    );
+    let told = serde_json::to_string(&mock.requests()[1]["messages"]).unwrap();
+    assert!(told.contains("\"5\""), "{told}");
+    let init = messages(&seen, "system")[0];
+    assert!(
+        init["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("mcp__calc__add")),
+        "{init}"
+    );
+    assert_eq!(messages(&seen, "result")[0]["result"], "2 + 3 = 5");
+}
+
 fn resume(sdk: Sdk) {
     let ctx = TestContext::new();
     let mock = mock(vec![

@@ -4,7 +4,8 @@
 // SDK_PROJECT (cwd). Prints one JSON object: what the application saw
 // (every SDK message, callback inputs and answers, control-call results,
 // thrown errors).
-import { query } from "@anthropic-ai/claude-agent-sdk";
+import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk";
+import { z } from "zod";
 
 const seen = { messages: [], callbacks: [], calls: [], errors: [] };
 const base = () => ({ pathToClaudeCodeExecutable: process.env.DSH_BIN, cwd: process.env.SDK_PROJECT });
@@ -125,6 +126,20 @@ S.interrupt = async () => {
     if (results === 1) box.push(userMsg("Still there?"));
     else box.end();
   });
+};
+
+S.mcp = () => {
+  const calc = createSdkMcpServer({
+    name: "calc",
+    version: "1.0.0",
+    tools: [
+      tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async (args) => {
+        seen.callbacks.push({ kind: "mcp", tool: "add", args });
+        return { content: [{ type: "text", text: String(args.a + args.b) }] };
+      }),
+    ],
+  });
+  return run("Add 2 and 3", { ...base(), mcpServers: { calc }, allowedTools: ["mcp__calc__add"] });
 };
 
 S.resume = async () => {

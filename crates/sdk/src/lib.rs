@@ -38,6 +38,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod approval;
+mod mcp;
 mod peer;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -386,11 +387,24 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
         .max_turns
         .or(args.session.max_steps)
         .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS);
+    // The application's in-process MCP servers: their tools join the list.
+    let sdk_tools = init
+        .as_ref()
+        .map(|(_, init)| {
+            mcp::tools_of(
+                &peer,
+                init.sdk_mcp_servers.as_deref().unwrap_or_default(),
+                init.sdk_mcp_server_manifests.as_ref(),
+            )
+        })
+        .unwrap_or_default();
+    let mut tool_names: Vec<String> = TOOLS.iter().map(|&t| t.to_owned()).collect();
+    tool_names.extend(sdk_tools.iter().map(|tool| tool.spec().name));
     let translator = Arc::new(Mutex::new(dsh_print::Translator::new(
         session_id.clone(),
         dsh_print::InitInfo {
             cwd: assembled.cwd.clone(),
-            tools: TOOLS.iter().map(|&t| t.to_owned()).collect(),
+            tools: tool_names,
             model: model.name(),
             permission_mode: permissions.mode().hook_name().to_owned(),
             ..dsh_print::InitInfo::default()
@@ -432,6 +446,9 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
         approval: None,
     })?;
 
+    for tool in sdk_tools {
+        agent.register_tool(tool);
+    }
     if let Some((id, init)) = &init {
         let answer = InitializeResponse {
             commands: Vec::new(),
