@@ -689,12 +689,16 @@ fn headless_tools_flag_restricts_the_built_in_tools() {
         String::from_utf8_lossy(&output.stderr)
     );
     let requests = mock.requests();
-    assert_eq!(tool_names(&requests[0]), ["edit", "read"]);
+    // Through `-p` the model sees Claude Code's tool names.
+    assert_eq!(tool_names(&requests[0]), ["Edit", "Read"]);
     assert!(!ctx.project().join("made-by-bash").exists());
     let result: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let tool_result = result["events"]
-        .as_array()
-        .unwrap()
+    let log = crate::cli_headless::events(
+        &ctx.home()
+            .join(".dsh/sessions")
+            .join(format!("{}.jsonl", result["session_id"].as_str().unwrap())),
+    );
+    let tool_result = log
         .iter()
         .find(|e| e["type"] == "tool/result")
         .unwrap()
@@ -706,7 +710,7 @@ fn headless_tools_flag_restricts_the_built_in_tools() {
         ("", Vec::<&str>::new()),
         (
             "default",
-            vec!["agent", "bash", "edit", "glob", "grep", "read", "write"],
+            vec!["Agent", "Bash", "Edit", "Glob", "Grep", "Read", "Write"],
         ),
     ] {
         let output = crate::cli_headless::dsh(&ctx, &mock)

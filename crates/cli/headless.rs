@@ -1,19 +1,24 @@
-//! `dsh -p PROMPT`: one headless turn.
+//! `dsh -p [PROMPT]`: one headless turn, Claude Code's print mode.
 //!
-//! The prompt runs as one turn of a new session (or of the session named by
-//! `--resume`/`--continue`), stored like any other under
-//! `$DSH_HOME/sessions/`. stdout carries only the result, in the format
-//! `--output-format` chose; notices, warnings and errors go to stderr.
+//! The prompt is the positional argument, or standard input when there is
+//! none (`-` also reads stdin). It runs as one turn of a new session (or of
+//! the session named by `--resume`/`--continue`, or a fork of it with
+//! `--fork-session`), stored like any other under `$DSH_HOME/sessions/`.
+//! stdout carries what `--output-format` asks for, in Claude Code's shapes
+//! (dsh-print's translator): the final text, one `result` object, or the
+//! `stream-json` messages; notices, warnings and errors go to stderr. The
+//! model and the messages see Claude Code's tool names (`Bash`, `Read`, …).
 //!
 //! Approvals: nobody can answer an `ask` here, so by default it becomes a
-//! denial (the registry records disposition `no_approval_service` and the
-//! model is told the call needed approval). `--allow-ask` answers every
-//! `ask` with "allow once" instead, and says so on stderr. A `deny` from a
-//! hook stays a denial either way.
+//! denial (the registry records disposition `no_approval_service`, the
+//! model is told the call needed approval, and the result lists it in
+//! `permission_denials`). `--allow-ask` answers every `ask` with "allow
+//! once" instead, and says so on stderr. A `deny` from a hook stays a
+//! denial either way.
 //!
-//! Exit status: 0 only when the turn ended `completed`; 1 for any other
-//! ending (error, interrupted, rejected, stopped, max_steps), with the
-//! reason on stderr; 2 when the session could not start (configuration,
+//! Exit status: 0 when the result is not an error; 1 when it is (API
+//! error, max turns, interrupted, rejected, stopped), with the reason on
+//! stderr; 2 when the session could not start (bad flags, configuration,
 //! missing API key, unreadable log).
 //!
 //! Signals: Ctrl-C (SIGINT) cancels the turn's token; the turn ends
@@ -25,11 +30,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context as _;
 use async_trait::async_trait;
-use clap::ValueEnum;
-use dsh_agent::{Observers, QueuedPrompt, TurnOutcome};
-use dsh_protocol::TurnEndReason;
+use dsh_agent::{Observers, QueuedPrompt};
+use dsh_print::{Message, OutputFormat, PrintFlags, ToolNaming, Translator};
 use dsh_seams::{ApprovalResponse, SessionEndReason, ToolExecution};
-use dsh_session::encode;
 use dsh_tools::ApprovalService;
 
 use crate::sessions::{self, Pick};
@@ -37,24 +40,13 @@ use crate::signals::{Signals, Stop};
 use dsh_core::AgentOptions;
 use dsh_tui::terminal::summarize_arguments;
 
-/// What `-p` prints on stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// The final assistant text.
-    Text,
-    /// One JSON object at the end: the result, the session id, the events.
-    Json,
-    /// Each session event as a JSON line as it is appended, then a result line.
-    StreamJson,
-}
-
 /// The `-p` options.
 #[derive(Debug, Clone)]
 pub struct HeadlessArgs {
-    /// The prompt (`-` reads it from stdin).
-    pub prompt: String,
-    /// The output format.
-    pub output_format: OutputFormat,
+    /// The positional prompt (`None` or `-`: read standard input).
+    pub prompt: Option<String>,
+    /// Claude Code's print-mode flags.
+    pub print: PrintFlags,
     /// Answer `ask` with allow-once instead of denying.
     pub allow_ask: bool,
     /// Refuse untrusted project hooks (`--strict-hooks` or `DSH_STRICT_HOOKS`).
@@ -88,51 +80,6 @@ pub fn approval(allow_ask: bool) -> Option<Arc<dyn ApprovalService>> {
     allow_ask.then(|| Arc::new(AllowAsk) as Arc<dyn ApprovalService>)
 }
 
-/// The result object: `-p --output-format json` (with the turn's events)
-/// and the last `stream-json` line (without them). Keys in this order.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ResultObject {
-    /// Always `result`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The session id.
-    pub session_id: String,
-    /// The session log, when the session has one on disk.
-    pub log: Option<std::path::PathBuf>,
-    /// The turn number.
-    pub turn: u64,
-    /// Why the turn ended (`completed`, `max_steps`, …).
-    pub reason: String,
-    /// Whether it ended otherwise than completed.
-    pub is_error: bool,
-    /// The last assistant text.
-    pub result: Option<String>,
-    /// The error or stop message.
-    pub message: Option<String>,
-    /// `json` only: the events this run appended to the log.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub events: Option<Vec<dsh_protocol::Event>>,
-}
-
-/// The result object of `outcome` (without events).
-pub fn result_object(
-    session_id: &str,
-    log: Option<&std::path::Path>,
-    outcome: &TurnOutcome,
-) -> ResultObject {
-    ResultObject {
-        kind: "result".to_owned(),
-        session_id: session_id.to_owned(),
-        log: log.map(std::path::Path::to_path_buf),
-        turn: outcome.turn,
-        reason: outcome.reason.as_str().to_owned(),
-        is_error: outcome.reason != TurnEndReason::Completed,
-        result: outcome.final_text.clone(),
-        message: outcome.message.clone(),
-        events: None,
-    }
-}
-
 /// `-p` runs one turn, so a built-in command (`/clear`, `/model`) or an
 /// unknown `/name` cannot be its prompt; a custom command can (it expands
 /// into the turn's prompt), and so can `/compact [instructions]` on a resumed
@@ -159,13 +106,91 @@ fn refuse_session_command(prompt: &str, resuming: bool) -> anyhow::Result<()> {
     }
 }
 
+/// The prompt: the positional argument, else standard input.
+fn read_prompt(prompt: Option<&str>) -> anyhow::Result<String> {
+    match prompt {
+        Some(prompt) if prompt != "-" => Ok(prompt.to_owned()),
+        _ => {
+            if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                anyhow::bail!(
+                    "Input must be provided either through stdin or as a prompt argument when using --print"
+                );
+            }
+            let text = std::io::read_to_string(std::io::stdin())
+                .context("cannot read the prompt from stdin")?;
+            if text.trim().is_empty() {
+                anyhow::bail!(
+                    "Input must be provided either through stdin or as a prompt argument when using --print"
+                );
+            }
+            Ok(text)
+        }
+    }
+}
+
+/// Where the session's log goes: the picked session, a fork of it, or a new
+/// one (with `--session-id`'s id when given).
+fn log_target(
+    home: &std::path::Path,
+    existing: Option<&dsh_core::sessions::SessionSummary>,
+    print: &PrintFlags,
+    wait: dsh_session::LockWait,
+) -> anyhow::Result<dsh_core::LogTarget> {
+    let id = print.session_id.clone();
+    match (existing, print.fork_session) {
+        (Some(old), true) => {
+            let id = id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+            let path = dsh_core::sessions::fork(home, old, &id)?;
+            Ok(dsh_core::LogTarget::Reopen { path, wait })
+        }
+        (None, _) => match id {
+            Some(id) => {
+                let dir = sessions::sessions_dir(home);
+                if dir.join(format!("{id}.jsonl")).exists() {
+                    anyhow::bail!("Session ID {id} is already in use.");
+                }
+                Ok(dsh_core::LogTarget::New { id, dir, wait })
+            }
+            None => Ok(sessions::log_target(home, None, wait)),
+        },
+        (Some(_), false) => Ok(sessions::log_target(home, existing, wait)),
+    }
+}
+
+/// `--verbose` in text mode: each tool call and result, one line on stderr.
+fn verbose_line(message: &Message) {
+    let value = message.to_value();
+    for block in value["message"]["content"].as_array().into_iter().flatten() {
+        match block["type"].as_str() {
+            Some("tool_use") => errln!(
+                "dsh: tool {} {}",
+                block["name"].as_str().unwrap_or(""),
+                block["input"]
+            ),
+            Some("tool_result") => errln!(
+                "dsh: result{} {}",
+                if block["is_error"] == true {
+                    " (error)"
+                } else {
+                    ""
+                },
+                block["content"]
+                    .as_str()
+                    .unwrap_or("")
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+            ),
+            _ => {}
+        }
+    }
+}
+
 /// Runs `dsh -p`.
 pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
-    let prompt = if args.prompt == "-" {
-        std::io::read_to_string(std::io::stdin()).context("cannot read the prompt from stdin")?
-    } else {
-        args.prompt.clone()
-    };
+    let resuming = !matches!(args.pick, Pick::New);
+    args.print.check(resuming)?;
+    let prompt = read_prompt(args.prompt.as_deref())?;
     let env = dsh_core::Env::from_process();
     let home = env.dsh_home()?;
     let config = dsh_core::DshConfig::load(&home)?;
@@ -180,46 +205,130 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             strict: args.strict_hooks || env.strict_hooks(),
         },
     })?;
-    let model = spec.model()?;
+    let meter = dsh_print::Meter::new();
+    let naming = ToolNaming::ClaudeCode;
+    let model = dsh_print::PrintModel::wrap(
+        spec.model()?,
+        naming,
+        meter.clone(),
+        args.print.fallback_model.clone(),
+    );
+    let model_name = model.name();
     spec.decide_headless(&mut std::io::stderr())?;
-    let opened = dsh_core::assemble(
-        spec,
-        sessions::log_target(&home, existing.as_ref(), args.wait),
-    )?;
+    let target = log_target(&home, existing.as_ref(), &args.print, args.wait)?;
+    let opened = dsh_core::assemble(spec, target)?;
     sessions::report_torn(&opened);
     for notice in &opened.notices {
         errln!("dsh: {notice}");
     }
     let session_id = opened.session_id.clone();
-    let log_path = opened.log.path().map(std::path::Path::to_path_buf);
-    let first_seq = opened.first_seq;
     let source = opened.source;
     // `@path` mentions, as in the terminal: hooks see the prompt as typed.
     let attachments = dsh_agent::mentions::mention_attachments(&prompt, &opened.cwd);
     let runner = opened.runner.clone();
     let mcp = Arc::clone(&opened.mcp);
-
-    let streaming = args.output_format == OutputFormat::StreamJson;
-    if streaming {
-        for event in opened.log.events().iter().filter(|e| e.seq >= first_seq) {
-            crate::wiring::stdout_line(&encode(event)?);
-        }
-    }
+    let init = dsh_print::InitInfo {
+        cwd: opened.cwd.clone(),
+        mcp_servers: mcp
+            .reports()
+            .iter()
+            .map(|report| {
+                let status = match report.status {
+                    dsh_mcp::ServerStatus::Connected => "connected",
+                    dsh_mcp::ServerStatus::Failed { .. } => "failed",
+                    dsh_mcp::ServerStatus::Closed => "closed",
+                };
+                (report.name.clone(), status.to_owned())
+            })
+            .collect(),
+        model: model_name,
+        permission_mode: opened.permissions.mode().to_string(),
+        slash_commands: opened
+            .project
+            .commands
+            .iter()
+            .map(|command| command.name.clone())
+            .collect(),
+        additional_directories: args.session.permissions.add_dirs.clone(),
+        ..dsh_print::InitInfo::default()
+    };
+    let max_steps = args
+        .session
+        .max_steps
+        .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS);
+    let format = args.print.output_format;
+    let verbose = args.print.verbose;
+    let translator = Arc::new(Mutex::new(Translator::new(
+        session_id.clone(),
+        init,
+        dsh_print::Options {
+            partial_messages: args.print.include_partial_messages,
+            naming,
+        },
+        meter,
+        Some(max_steps),
+    )));
+    // Every message of the run, for `json --verbose`, and the last result.
+    let collected: Arc<Mutex<Vec<Message>>> = Arc::new(Mutex::new(Vec::new()));
+    let emit = {
+        let collected = Arc::clone(&collected);
+        Arc::new(move |messages: Vec<Message>| {
+            for message in messages {
+                match format {
+                    OutputFormat::StreamJson => crate::wiring::stdout_line(&message.to_line()),
+                    OutputFormat::Text if verbose => verbose_line(&message),
+                    OutputFormat::Text | OutputFormat::Json => {}
+                }
+                collected
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(message);
+            }
+        })
+    };
     let observers = Observers {
-        on_event: streaming.then(crate::wiring::stdout_events),
+        on_event: Some({
+            let translator = Arc::clone(&translator);
+            let emit = Arc::clone(&emit);
+            Arc::new(move |event: &dsh_protocol::Event| {
+                let messages = translator
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .event(event);
+                emit(messages);
+            })
+        }),
         on_notice: Some(crate::wiring::stderr_notices()),
-        on_text: None,
+        on_text: args.print.include_partial_messages.then(|| {
+            let translator = Arc::clone(&translator);
+            let emit = Arc::clone(&emit);
+            Arc::new(move |delta: &str| {
+                let messages = translator
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .text_delta(delta);
+                emit(messages);
+            }) as dsh_agent::TextCallback
+        }),
     };
     let mut agent = opened.agent(AgentOptions {
         model,
         interactive: false,
-        max_steps: args
-            .session
-            .max_steps
-            .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
+        max_steps,
         observers,
         approval: approval(args.allow_ask),
     })?;
+    if let Some(prompt) = &args.print.system_prompt {
+        agent.replace_system_prompt(prompt.clone());
+    }
+    if let Some(text) = &args.print.append_system_prompt {
+        agent.append_system_prompt(text.clone());
+    }
+    {
+        let mut translator = translator.lock().unwrap_or_else(PoisonError::into_inner);
+        let tools = agent.tool_names();
+        translator.set_tools(tools);
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -278,11 +387,11 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         watcher.abort();
         let stop = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
         let outcome = outcome.transpose()?;
-        anyhow::Ok((outcome, stop, agent.events()))
+        anyhow::Ok((outcome, stop))
     });
     // The runtime's blocking pool may hold a stdin reader; do not wait for it.
     runtime.shutdown_background();
-    let (outcome, stop, events) = ran?;
+    let (outcome, stop) = ran?;
     let Some(outcome) = outcome else {
         let stop = stop.unwrap_or(Stop::Interrupt);
         errln!(
@@ -291,30 +400,38 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         );
         return Ok(ExitStatus::from(stop));
     };
-
-    let result = result_object(&session_id, log_path.as_deref(), &outcome);
-    match args.output_format {
+    let messages = std::mem::take(&mut *collected.lock().unwrap_or_else(PoisonError::into_inner));
+    let translator = translator.lock().unwrap_or_else(PoisonError::into_inner);
+    for model in translator.unpriced_models() {
+        errln!("dsh: note: no list price is known for model `{model}`; its cost is reported as 0");
+    }
+    let Some(result) = messages.iter().rev().find_map(|message| match message {
+        Message::Result(result) => Some(result.clone()),
+        Message::System(_) | Message::Assistant(_) | Message::User(_) | Message::StreamEvent(_) => {
+            None
+        }
+    }) else {
+        anyhow::bail!(
+            "turn {} ended without a result (session {session_id})",
+            outcome.turn
+        );
+    };
+    match format {
         OutputFormat::Text => {
-            if let Some(text) = &outcome.final_text
-                && outcome.reason == TurnEndReason::Completed
+            if !result.is_error
+                && let Some(text) = &result.result
             {
                 crate::wiring::stdout_line(text.trim_end_matches('\n'));
             }
         }
-        OutputFormat::Json => {
-            let result = ResultObject {
-                events: Some(
-                    events
-                        .iter()
-                        .filter(|event| event.seq >= first_seq)
-                        .cloned()
-                        .collect(),
-                ),
-                ..result
-            };
-            crate::wiring::stdout_line(&serde_json::to_string(&result)?);
+        OutputFormat::Json if verbose => {
+            let all: Vec<serde_json::Value> = messages.iter().map(Message::to_value).collect();
+            crate::wiring::stdout_line(&serde_json::to_string(&all)?);
         }
-        OutputFormat::StreamJson => crate::wiring::stdout_line(&serde_json::to_string(&result)?),
+        OutputFormat::Json => {
+            crate::wiring::stdout_line(&Message::Result(result.clone()).to_line())
+        }
+        OutputFormat::StreamJson => {}
     }
     if let Some(stop) = stop {
         errln!(
@@ -324,7 +441,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             outcome.reason.as_str()
         );
         Ok(ExitStatus::from(stop))
-    } else if outcome.reason == TurnEndReason::Completed {
+    } else if !result.is_error {
         Ok(ExitStatus::Success)
     } else {
         let message = outcome

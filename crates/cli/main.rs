@@ -40,12 +40,13 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Run PROMPT as one headless turn and print the answer (`-` reads the prompt from stdin).
-    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
-    print: Option<String>,
-    /// What `-p` prints: the final text, one JSON object, or JSON lines as events happen.
-    #[arg(long, value_enum, default_value_t = headless::OutputFormat::Text)]
-    output_format: headless::OutputFormat,
+    /// The prompt: with `-p`, the turn to run (none or `-`: read standard
+    /// input); without, the interactive terminal's first prompt.
+    #[arg(value_name = "PROMPT")]
+    prompt: Option<String>,
+    /// Claude Code's print mode: `-p`, `--output-format`, `--verbose`, ….
+    #[command(flatten)]
+    print: dsh_print::PrintFlags,
     /// With `-p`: answer a hook's `ask` with "allow once" instead of denying the call.
     #[arg(long, requires = "print")]
     allow_ask: bool,
@@ -208,41 +209,39 @@ fn main() -> ExitCode {
                 (None, false) => sessions::Pick::New,
             };
             if cli.sdk.streaming() {
-                sdk_run(
-                    cli.output_format,
-                    cli.sdk,
-                    pick,
-                    cli.strict_hooks,
-                    cli.session,
-                )
-            } else if cli.print.is_none() && cli.output_format != headless::OutputFormat::Text {
-                Err(anyhow::anyhow!(
-                    "--output-format needs -p (or --input-format stream-json)"
-                ))
+                sdk_run(cli.print, cli.sdk, pick, cli.strict_hooks, cli.session)
             } else {
-                match cli.print {
-                    Some(prompt) => headless::run(headless::HeadlessArgs {
-                        prompt,
-                        output_format: cli.output_format,
+                match cli.print.print {
+                    true => headless::run(headless::HeadlessArgs {
+                        prompt: cli.prompt,
+                        print: cli.print,
                         allow_ask: cli.allow_ask,
                         strict_hooks: cli.strict_hooks,
                         pick,
                         wait: lock_wait(cli.wait),
                         session: cli.session,
                     }),
-                    None => interactive::run(interactive::InteractiveArgs {
-                        pick,
-                        wait: lock_wait(cli.wait),
-                        session: cli.session,
-                        color: cli.color,
-                        queue_mode: cli.queue_mode,
-                        hooks: interactive::HookActions {
-                            list: hooks_cmd::session::list,
-                            trust: hooks_cmd::session::trust,
-                            untrust: hooks_cmd::session::untrust,
-                            permissions: hooks_cmd::session::permissions,
-                        },
-                    }),
+                    false => cli
+                        .print
+                        .check(!matches!(pick, sessions::Pick::New))
+                        .map_err(anyhow::Error::from)
+                        .and_then(|()| {
+                            refuse_print_only(&cli.print)?;
+                            interactive::run(interactive::InteractiveArgs {
+                                pick,
+                                wait: lock_wait(cli.wait),
+                                session: cli.session,
+                                color: cli.color,
+                                queue_mode: cli.queue_mode,
+                                hooks: interactive::HookActions {
+                                    list: hooks_cmd::session::list,
+                                    trust: hooks_cmd::session::trust,
+                                    untrust: hooks_cmd::session::untrust,
+                                    permissions: hooks_cmd::session::permissions,
+                                },
+                                first_prompt: cli.prompt,
+                            })
+                        }),
                 }
             }
         }
@@ -260,23 +259,42 @@ fn main() -> ExitCode {
     ExitCode::from(status)
 }
 
+/// The interactive terminal takes none of print mode's output and prompt
+/// flags: say so rather than ignore them.
+fn refuse_print_only(print: &dsh_print::PrintFlags) -> anyhow::Result<()> {
+    let given = [
+        (print.verbose, "--verbose"),
+        (print.system_prompt.is_some(), "--system-prompt"),
+        (
+            print.append_system_prompt.is_some(),
+            "--append-system-prompt",
+        ),
+        (print.session_id.is_some(), "--session-id"),
+        (print.fork_session, "--fork-session"),
+    ];
+    match given.iter().find(|(on, _)| *on) {
+        Some((_, flag)) => anyhow::bail!("{flag} only applies with -p/--print in dsh"),
+        None => Ok(()),
+    }
+}
+
 /// `--input-format stream-json`: the Claude Agent SDK drives the session.
 fn sdk_run(
-    output: headless::OutputFormat,
+    print: dsh_print::PrintFlags,
     sdk: dsh_sdk::SdkFlags,
     pick: sessions::Pick,
     strict_hooks: bool,
     session: dsh_core::SessionFlags,
 ) -> anyhow::Result<stdio::ExitStatus> {
     anyhow::ensure!(
-        output == headless::OutputFormat::StreamJson,
+        print.output_format == dsh_print::OutputFormat::StreamJson,
         "--input-format stream-json needs --output-format stream-json"
     );
     dsh_sdk::run(dsh_sdk::SdkArgs {
         pick,
         permission_prompt_tool: sdk.permission_prompt_tool,
         strict_hooks,
-        max_turns: sdk.print.max_turns,
+        print,
         session,
     })
 }

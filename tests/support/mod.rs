@@ -190,3 +190,56 @@ pub fn events_of(text: &str, kind: &str) -> Vec<Value> {
         .filter(|event| event["type"] == kind)
         .collect()
 }
+
+/// Whether every Claude Code message a `stream-json` reader saw (`lines`)
+/// is backed by the session log (`events`, dsh's JSON events): the stream
+/// never acknowledges what the log lost. `Err` names the first message
+/// that has no event behind it.
+pub fn claude_stream_in_log(lines: &[Value], events: &[Value]) -> Result<usize, String> {
+    fn of<'a>(events: &'a [Value], kind: &'a str) -> impl Iterator<Item = &'a Value> {
+        events.iter().filter(move |e| e["type"] == kind)
+    }
+    let mut checked = 0;
+    for line in lines {
+        let backed = match line["type"].as_str() {
+            Some("system") if line["subtype"] == "init" => {
+                of(events, "turn/start").next().is_some()
+            }
+            Some("assistant") => line["message"]["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .all(|block| match block["type"].as_str() {
+                    Some("text") => {
+                        of(events, "assistant/message").any(|e| e["content"] == block["text"])
+                    }
+                    Some("tool_use") => of(events, "assistant/message").any(|e| {
+                        e["tool_calls"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .any(|call| call["id"] == block["id"])
+                    }),
+                    _ => false,
+                }),
+            Some("user") => line["message"]["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .all(|block| {
+                    of(events, "tool/result").any(|e| {
+                        e["call_id"] == block["tool_use_id"]
+                            && e["content"] == block["content"]
+                            && e["is_error"] == block["is_error"]
+                    })
+                }),
+            Some("result") => of(events, "turn/end").next().is_some(),
+            _ => true,
+        };
+        if !backed {
+            return Err(format!("streamed but not in the log: {line}"));
+        }
+        checked += 1;
+    }
+    Ok(checked)
+}

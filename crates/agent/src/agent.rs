@@ -95,6 +95,8 @@ pub struct Agent {
     registry: ToolRegistry,
     model: Arc<dyn Model>,
     system_prompt: String,
+    /// Text after the whole system prompt (`--append-system-prompt`).
+    system_prompt_suffix: Option<String>,
     max_steps: u64,
     inbox: VecDeque<QueuedPrompt>,
     started: bool,
@@ -164,6 +166,7 @@ impl Agent {
             registry: parts.registry,
             model: parts.model,
             system_prompt: parts.system_prompt,
+            system_prompt_suffix: None,
             max_steps: parts.max_steps,
             inbox: VecDeque::new(),
             started: false,
@@ -199,7 +202,32 @@ impl Agent {
 
     /// The system prompt with the project's instructions.
     pub fn system_prompt(&self) -> String {
-        self.project.instructions.system_prompt(&self.system_prompt)
+        let prompt = self.project.instructions.system_prompt(&self.system_prompt);
+        match &self.system_prompt_suffix {
+            Some(suffix) => format!("{prompt}\n\n{suffix}"),
+            None => prompt,
+        }
+    }
+
+    /// Replaces dsh's base system prompt (Claude Code's `--system-prompt`);
+    /// the project's instructions still follow it.
+    pub fn replace_system_prompt(&mut self, base: String) {
+        self.system_prompt = base;
+    }
+
+    /// Puts `text` at the end of the system prompt, after the project's
+    /// instructions (Claude Code's `--append-system-prompt`).
+    pub fn append_system_prompt(&mut self, text: String) {
+        self.system_prompt_suffix = Some(text);
+    }
+
+    /// The names of the tools on offer to the model (dsh's names).
+    pub fn tool_names(&self) -> Vec<String> {
+        self.registry
+            .specs()
+            .into_iter()
+            .map(|spec| spec.name)
+            .collect()
     }
 
     /// Offers one more tool from the next request on (the tools of a

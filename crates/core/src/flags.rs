@@ -26,9 +26,13 @@ pub struct SessionFlags {
     /// Load MCP servers from this JSON file (`{"mcpServers":{…}}`), as `claude --mcp-config`.
     #[arg(long = "mcp-config", value_name = "FILE")]
     pub mcp_config: Vec<PathBuf>,
-    /// Bound on model requests per turn (with -p, replay and acp: default 50;
-    /// interactive: no bound unless given).
+    /// Only the MCP servers of `--mcp-config` files; every other MCP
+    /// configuration is ignored, as `claude --strict-mcp-config`.
     #[arg(long)]
+    pub strict_mcp_config: bool,
+    /// Bound on model requests per turn (with -p, replay and acp: default 50;
+    /// interactive: no bound unless given). `--max-turns` is Claude Code's name.
+    #[arg(long, visible_alias = "max-turns", value_name = "N")]
     pub max_steps: Option<u64>,
     /// Compact automatically against this context window (tokens), or `off`
     /// (default: the model's window, DeepSeek's 128K).

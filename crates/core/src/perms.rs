@@ -26,6 +26,13 @@ pub struct PermissionFlags {
     /// with Claude Code's "no approval surface" text.
     #[arg(long = "permission-prompts", value_name = "SURFACE", value_parser = ["none"])]
     pub permission_prompts: Option<String>,
+    /// Also allow tools to work in these directories, as `claude --add-dir`.
+    #[arg(long = "add-dir", value_name = "DIR")]
+    pub add_dirs: Vec<PathBuf>,
+    /// Run every tool call without a permission check: the
+    /// `bypassPermissions` mode (deny rules and hooks still apply).
+    #[arg(long, conflicts_with = "permission_mode")]
+    pub dangerously_skip_permissions: bool,
 }
 
 fn parse_mode(s: &str) -> Result<Mode, String> {
@@ -48,7 +55,10 @@ pub fn build(
     fallback: Option<Mode>,
 ) -> Result<Built> {
     let requested = layering::Requested {
-        mode: flags.permission_mode,
+        mode: flags.permission_mode.or(flags
+            .dangerously_skip_permissions
+            .then_some(Mode::BypassPermissions)),
+        additional_directories: flags.add_dirs.clone(),
         allowed_tools: flags.allowed_tools.clone(),
         disallowed_tools: flags.disallowed_tools.clone(),
         no_prompt_surface: flags.permission_prompts.as_deref() == Some("none"),

@@ -109,6 +109,49 @@ pub fn log_target(
     }
 }
 
+/// `--fork-session`: a copy of `summary`'s log as the new session `new_id`
+/// (its header names the new id; every other line is the old log's), whose
+/// path a front end then reopens. The old session is left as it was.
+pub fn fork(dsh_home: &Path, summary: &SessionSummary, new_id: &str) -> Result<PathBuf> {
+    dsh_session::validate_session_id(new_id).context("cannot fork the session")?;
+    let dir = sessions_dir(dsh_home);
+    let target = dir.join(format!("{new_id}.jsonl"));
+    if target.exists() {
+        return Err(Error::msg(format!(
+            "Session ID {new_id} is already in use."
+        )));
+    }
+    let text = fs_err::read_to_string(&summary.path).context("cannot fork the session")?;
+    let (first, rest) = text.split_once('\n').unwrap_or((text.as_str(), ""));
+    let mut header: dsh_protocol::Event = serde_json::from_str(first).map_err(|err| {
+        Error::msg(format!(
+            "{}:1: not a session header: {err}",
+            summary.path.display()
+        ))
+    })?;
+    let dsh_protocol::EventBody::SessionHeader { session_id, .. } = &mut header.body else {
+        return Err(Error::msg(format!(
+            "{}:1: not a session header",
+            summary.path.display()
+        )));
+    };
+    new_id.clone_into(session_id);
+    let header = dsh_session::encode(&header).context("cannot fork the session")?;
+    // Private, as every session log, and never over an existing file.
+    let mut file = {
+        use fs_err::os::unix::fs::OpenOptionsExt as _;
+        fs_err::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&target)
+            .context("cannot fork the session")?
+    };
+    std::io::Write::write_all(&mut file, format!("{header}\n{rest}").as_bytes())
+        .context("cannot fork the session")?;
+    Ok(target)
+}
+
 /// Tells stderr about a reopened log's torn last line.
 pub fn report_torn(assembled: &crate::Assembled) {
     if let Some(torn) = &assembled.torn {

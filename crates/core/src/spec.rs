@@ -156,6 +156,13 @@ impl SessionSpec {
             &flags.mcp_config,
             ProjectServers::StartAll,
         )?;
+        if flags.strict_mcp_config {
+            // `--strict-mcp-config`: the `--mcp-config` files' servers only.
+            mcp.servers
+                .retain(|server| server.source == dsh_mcp::ServerSource::Dynamic);
+            let kept: Vec<String> = mcp.servers.iter().map(|s| s.name.clone()).collect();
+            mcp.unapproved.retain(|name| kept.contains(name));
+        }
         sources.mcp_servers = tags(&mcp);
         // Replay is the offline harness: without --permission-mode it runs
         // bypassPermissions (contracts §6), so only deny and ask rules bite.

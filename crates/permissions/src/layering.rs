@@ -25,6 +25,8 @@ pub struct Requested {
     pub mode: Option<Mode>,
     /// `--allowedTools` values (comma- or space-separated rules).
     pub allowed_tools: Vec<String>,
+    /// `--add-dir` directories (working directories beside the project).
+    pub additional_directories: Vec<PathBuf>,
     /// `--disallowedTools` values.
     pub disallowed_tools: Vec<String>,
     /// `--permission-prompts none` (nobody can answer an ask).
@@ -127,10 +129,12 @@ pub fn build(requested: &Requested, at: &Where<'_>) -> Result<Built, LayeringErr
         // `--settings` files rank with the command line, as in Claude Code.
         layers.push(store::read_layer(Source::CliArg, path)?);
     }
-    layers.push(
-        Layer::from_cli(&requested.allowed_tools, &requested.disallowed_tools)
-            .map_err(LayeringError::CommandLine)?,
-    );
+    let mut command_line = Layer::from_cli(&requested.allowed_tools, &requested.disallowed_tools)
+        .map_err(LayeringError::CommandLine)?;
+    command_line
+        .additional_directories
+        .extend(requested.additional_directories.iter().cloned());
+    layers.push(command_line);
     let mode = match requested.mode {
         Some(mode) => mode,
         None => {

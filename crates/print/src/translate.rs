@@ -151,6 +151,12 @@ impl Translator {
         mode.clone_into(&mut self.init.permission_mode);
     }
 
+    /// Sets the tools `system/init` lists (dsh's names; the agent knows
+    /// them only once it is built, after the translator).
+    pub fn set_tools(&mut self, tools: Vec<String>) {
+        self.init.tools = tools;
+    }
+
     /// The `system/init` message.
     pub fn init_message(&self) -> Message {
         let naming = self.options.naming;

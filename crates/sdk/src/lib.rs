@@ -82,34 +82,8 @@ pub struct SdkFlags {
     /// as `can_use_tool` control requests.
     #[arg(long, value_name = "TOOL")]
     pub permission_prompt_tool: Option<String>,
-    /// Claude Code's print-mode flags the SDKs pass.
-    #[command(flatten)]
-    pub print: InterimPrintFlags,
-}
-
-/// Claude Code flags the SDKs pass, read here until the print front end
-/// (`dsh-print`) owns them; each is named where the driver uses it.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct InterimPrintFlags {
-    /// Accepted as Claude Code accepts it: stream-json output is always whole.
-    #[arg(long)]
-    pub verbose: bool,
-    /// Which settings layers to read (`user,project,local`); dsh reads all.
-    #[arg(long, value_name = "SOURCES")]
-    pub setting_sources: Option<String>,
-    /// Replaces the system prompt (an empty value: dsh's own).
-    #[arg(long, value_name = "PROMPT")]
-    pub system_prompt: Option<String>,
-    /// Appended to the system prompt.
-    #[arg(long, value_name = "PROMPT")]
-    pub append_system_prompt: Option<String>,
-    /// Bound on model requests per turn (`--max-steps`).
-    #[arg(long, value_name = "N")]
-    pub max_turns: Option<u64>,
-    /// Partial messages (`stream_event`); dsh sends whole messages only.
-    #[arg(long)]
-    pub include_partial_messages: bool,
-    /// Lets `--permission-mode bypassPermissions` through, as Claude Code requires.
+    /// `allowDangerouslySkipPermissions`: accepted; `--permission-mode
+    /// bypassPermissions` is what dsh acts on.
     #[arg(long)]
     pub allow_dangerously_skip_permissions: bool,
 }
@@ -130,8 +104,8 @@ pub struct SdkArgs {
     pub permission_prompt_tool: Option<String>,
     /// Refuse untrusted project hooks instead of naming them on stderr.
     pub strict_hooks: bool,
-    /// `--max-turns`.
-    pub max_turns: Option<u64>,
+    /// Claude Code's print-mode flags (`--system-prompt`, `--append-system-prompt`, …).
+    pub print: dsh_print::PrintFlags,
     /// The session flags.
     pub session: dsh_core::SessionFlags,
 }
@@ -158,10 +132,6 @@ struct Shared {
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
-
-/// The tools `system/init` lists (dsh's names; the translator says them
-/// in Claude Code's).
-const TOOLS: [&str; 7] = ["agent", "bash", "edit", "glob", "grep", "read", "write"];
 
 /// The `user` line a `set_model` answer is preceded by, as Claude Code's.
 fn model_set(session_id: &str, model: &str) -> serde_json::Value {
@@ -384,8 +354,8 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     let source = assembled.source;
 
     let max_steps = args
-        .max_turns
-        .or(args.session.max_steps)
+        .session
+        .max_steps
         .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS);
     // The application's in-process MCP servers: their tools join the list.
     let sdk_tools = init
@@ -398,13 +368,10 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
             )
         })
         .unwrap_or_default();
-    let mut tool_names: Vec<String> = TOOLS.iter().map(|&t| t.to_owned()).collect();
-    tool_names.extend(sdk_tools.iter().map(|tool| tool.spec().name));
     let translator = Arc::new(Mutex::new(dsh_print::Translator::new(
         session_id.clone(),
         dsh_print::InitInfo {
             cwd: assembled.cwd.clone(),
-            tools: tool_names,
             model: model.name(),
             permission_mode: permissions.mode().hook_name().to_owned(),
             ..dsh_print::InitInfo::default()
@@ -448,6 +415,29 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
 
     for tool in sdk_tools {
         agent.register_tool(tool);
+    }
+    lock(&translator).set_tools(agent.tool_names());
+    // The system prompt: `--system-prompt` (Python) or `initialize.systemPrompt`
+    // (TypeScript) replaces dsh's base prompt when it says something; the
+    // SDKs' default (an empty prompt) keeps dsh's.
+    let init_prompt = init
+        .as_ref()
+        .and_then(|(_, init)| init.system_prompt.as_ref())
+        .map(|parts| parts.join("\n"));
+    if let Some(prompt) = args
+        .print
+        .system_prompt
+        .clone()
+        .or(init_prompt)
+        .filter(|prompt| !prompt.trim().is_empty())
+    {
+        agent.replace_system_prompt(prompt);
+    }
+    if let Some(text) = args.print.append_system_prompt.clone().or_else(|| {
+        init.as_ref()
+            .and_then(|(_, init)| init.append_system_prompt.clone())
+    }) {
+        agent.append_system_prompt(text);
     }
     if let Some((id, init)) = &init {
         let answer = InitializeResponse {

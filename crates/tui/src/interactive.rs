@@ -64,6 +64,8 @@ pub struct InteractiveArgs {
     pub color: ColorChoice,
     /// `--queue-mode`: the steering queue's mode for lines typed during a turn.
     pub queue_mode: Option<crate::steer::QueueModeFlag>,
+    /// `dsh "PROMPT"`: the first prompt, handled as if typed at the prompt.
+    pub first_prompt: Option<String>,
     /// What `/hooks` and `/permissions` run: the hook tooling's session
     /// entry points, passed in by the binary.
     pub hooks: HookActions,
@@ -333,6 +335,9 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         let mut next = Next::Exit;
         // Input typed during a turn that waits for the prompt after it.
         let mut typed_ahead: std::collections::VecDeque<Input> = std::collections::VecDeque::new();
+        if let Some(first) = args.first_prompt.clone() {
+            typed_ahead.push_back(Input::Line(first));
+        }
         while stopper.stopped().is_none() {
             if let Some(reported) = usage.lock().unwrap_or_else(PoisonError::into_inner).take() {
                 status.record_usage(&reported);
