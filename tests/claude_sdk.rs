@@ -526,3 +526,123 @@ fn python_resume_continues_the_session() {
         resume(Sdk::Python);
     }
 }
+
+/// No SDK: `-p --input-format stream-json` with one user line and EOF, no
+/// `initialize` (the `cli_stdin_stream_json` capture): the turn runs, and
+/// stdout holds Claude Code's messages only, no control or state lines.
+#[test]
+fn stdin_stream_json_without_an_sdk() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![MockResponse::text("Hello from the mock.")]);
+    let output = ctx
+        .dsh()
+        .env("ANTHROPIC_BASE_URL", mock.base_url())
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .args([
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ])
+        .write_stdin(
+            r#"{"type":"user","message":{"role":"user","content":"Say hello"},"parent_tool_use_id":null,"session_id":""}
+"#,
+        )
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let kinds: Vec<String> = lines
+        .iter()
+        .map(|m| {
+            let subtype = m["subtype"]
+                .as_str()
+                .map(|s| format!("/{s}"))
+                .unwrap_or_default();
+            format!("{}{subtype}", m["type"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(kinds, ["system/init", "assistant", "result/success"]);
+    assert_eq!(lines[2]["result"], "Hello from the mock.");
+}
+
+/// A line that is not the protocol is named on stderr and skipped; a
+/// control request dsh does not serve is answered with an error; a
+/// bad `--input-format` combination is refused in one line.
+#[test]
+fn stream_json_input_refuses_clearly() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![MockResponse::text("ok")]);
+    let output = ctx
+        .dsh()
+        .env("ANTHROPIC_BASE_URL", mock.base_url())
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .args(["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"])
+        .write_stdin(concat!(
+            "{\"type\":\"control_request\",\"request_id\":\"r1\",\"request\":{\"subtype\":\"initialize\"}}\n",
+            "not json\n",
+            "{\"type\":\"control_request\",\"request_id\":\"r2\",\"request\":{\"subtype\":\"rewind_files\"}}\n",
+            "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+        ))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("stream-json input: not a JSON object"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let init = lines
+        .iter()
+        .find(|l| l["response"]["request_id"] == "r1")
+        .unwrap();
+    assert_eq!(init["type"], "control_response");
+    assert_eq!(
+        keys(&init["response"]),
+        [
+            "subtype",
+            "request_id",
+            "response",
+            "pending_permission_requests",
+            "pending_user_dialog_requests"
+        ]
+    );
+    let refused = lines
+        .iter()
+        .find(|l| l["response"]["request_id"] == "r2")
+        .unwrap();
+    assert_eq!(refused["response"]["subtype"], "error");
+    assert!(
+        refused["response"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("rewind_files")
+    );
+    assert_eq!(lines.last().unwrap()["type"], "result");
+
+    let refused = ctx
+        .dsh()
+        .args(["--input-format", "stream-json"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr)
+            .contains("--input-format stream-json needs --output-format stream-json")
+    );
+}
