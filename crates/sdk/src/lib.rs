@@ -377,7 +377,7 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
             ..dsh_print::InitInfo::default()
         },
         dsh_print::Options {
-            partial_messages: false,
+            partial_messages: args.print.include_partial_messages,
             naming: dsh_print::ToolNaming::ClaudeCode,
         },
         meter,
@@ -386,23 +386,32 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     // Whether the last result was an error (the exit status).
     let last_error = Arc::new(Mutex::new(false));
     let observers = {
-        let translator = Arc::clone(&translator);
-        let peer = Arc::clone(&peer);
+        let events = Arc::clone(&translator);
+        let events_peer = Arc::clone(&peer);
         let last_error = Arc::clone(&last_error);
         Observers {
             on_event: Some(Arc::new(move |event| {
-                let out = lock(&translator).event(event);
+                let out = lock(&events).event(event);
                 for message in out {
                     if let dsh_print::Message::Result(result) = &message {
                         *lock(&last_error) = result.is_error;
                     }
-                    peer.send(&message.to_value());
+                    events_peer.send(&message.to_value());
                 }
             })),
             on_notice: Some(Arc::new(|notice: &dsh_seams::UserNotice| {
                 errln!("dsh: [{}] {}", notice.source, notice.text);
             })),
-            on_text: None,
+            on_text: args.print.include_partial_messages.then(|| {
+                let translator = Arc::clone(&translator);
+                let peer = Arc::clone(&peer);
+                Arc::new(move |delta: &str| {
+                    let out = lock(&translator).text_delta(delta);
+                    for message in out {
+                        peer.send(&message.to_value());
+                    }
+                }) as dsh_agent::TextCallback
+            }),
         }
     };
     let mut agent = assembled.agent(dsh_core::AgentOptions {
