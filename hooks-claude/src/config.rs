@@ -26,7 +26,8 @@ mod discovery;
 mod handler;
 
 pub use discovery::{ClaudeDiscovery, project_slug};
-pub use handler::{CommandForm, HandlerKind, HandlerStatus, HookEntry, HookHandler};
+pub(crate) use handler::SdkCallbacks;
+pub use handler::{CommandForm, HandlerKind, HandlerStatus, HookCallbacks, HookEntry, HookHandler};
 
 /// A configuration that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -181,7 +182,7 @@ pub struct ClaudeConfig {
     /// Agent files that could not be read: each path and why.
     pub skipped_agents: Vec<(PathBuf, String)>,
     /// Where SDK hook callbacks go ([`ClaudeConfig::add_sdk_hooks`]).
-    pub(crate) sdk: Option<crate::sdk::SdkCallbacks>,
+    pub(crate) sdk: Option<SdkCallbacks>,
 }
 
 struct SettingsFile {

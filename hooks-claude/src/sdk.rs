@@ -19,11 +19,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
 use dsh_hook_runner::{Captured, HookExit, HookRun};
 use dsh_seams::CancellationToken;
 use serde_json::Value;
 
+pub use crate::config::HookCallbacks;
+use crate::config::SdkCallbacks;
 use crate::config::{ClaudeConfig, HandlerKind, HandlerStatus, HookHandler, SettingsSource};
 use crate::events::HookEvent;
 use crate::matcher::Matcher;
@@ -41,21 +42,6 @@ pub struct SdkHook {
     pub timeout: Option<Duration>,
 }
 
-/// Where an SDK hook's firing goes: the front end that speaks the control
-/// protocol.
-#[async_trait]
-pub trait HookCallbacks: Send + Sync {
-    /// Sends `hook_callback` for `callback_id` with the hook's stdin JSON
-    /// and returns the application's answer (the hook output JSON), or why
-    /// there is none.
-    async fn call(
-        &self,
-        callback_id: &str,
-        input: &Value,
-        tool_use_id: &str,
-    ) -> Result<Value, String>;
-}
-
 /// An application's SDK hooks and where their firings go, as a front end
 /// hands them to session assembly.
 #[derive(Clone)]
@@ -71,16 +57,6 @@ impl std::fmt::Debug for SdkHookSet {
         f.debug_struct("SdkHookSet")
             .field("hooks", &self.hooks)
             .finish_non_exhaustive()
-    }
-}
-
-/// The transport of a configuration's SDK hooks.
-#[derive(Clone)]
-pub struct SdkCallbacks(pub(crate) Arc<dyn HookCallbacks>);
-
-impl std::fmt::Debug for SdkCallbacks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SdkCallbacks")
     }
 }
 
@@ -198,5 +174,69 @@ fn captured(text: String) -> Captured {
     Captured {
         total_bytes: bytes.len() as u64,
         bytes,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::events::HookEvent;
+    use serde_json::json;
+
+    struct Never;
+
+    #[async_trait::async_trait]
+    impl HookCallbacks for Never {
+        async fn call(&self, _: &str, _: &Value, _: &str) -> Result<Value, String> {
+            Err("not in this test".to_owned())
+        }
+    }
+
+    fn hook(event: &str, matcher: Option<&str>, id: &str) -> SdkHook {
+        SdkHook {
+            event: event.to_owned(),
+            matcher: matcher.map(str::to_owned),
+            callback_id: id.to_owned(),
+            timeout: None,
+        }
+    }
+
+    #[test]
+    fn sdk_hooks_come_before_settings_hooks_and_session_start_is_never_called() {
+        let project = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir(project.path().join(".claude")).unwrap();
+        std::fs::write(
+            project.path().join(".claude/settings.json"),
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}).to_string(),
+        )
+        .unwrap();
+        let discovery =
+            crate::ClaudeDiscovery::new(project.path(), home.path(), &home.path().join(".dsh"));
+        let mut config = crate::load(&discovery).unwrap();
+        let notices = config
+            .add_sdk_hooks(
+                &[
+                    hook("PreToolUse", Some("Bash"), "hook_0"),
+                    hook("SessionStart", None, "hook_1"),
+                    hook("NoSuchEvent", None, "hook_2"),
+                ],
+                Arc::new(Never),
+            )
+            .unwrap();
+        assert_eq!(notices.len(), 2, "{notices:?}");
+        assert!(notices[0].contains("never called"), "{notices:?}");
+        let selected = config.select(HookEvent::PreToolUse, Some("Bash"));
+        let commands: Vec<String> = selected.iter().map(|h| h.command_text()).collect();
+        assert_eq!(commands, ["sdk:hook_0", "true"]);
+        assert_eq!(selected[0].origin, "sdk#hooks.PreToolUse.hook_0");
+        assert!(selected[0].is_user_installed());
+        assert!(
+            config
+                .select(HookEvent::PreToolUse, Some("Write"))
+                .is_empty()
+        );
+        assert!(config.select(HookEvent::SessionStart, None).is_empty());
     }
 }

@@ -2,6 +2,7 @@
 //! keys dedup and matching use.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::SettingsSource;
@@ -234,4 +235,29 @@ pub struct HookEntry {
     /// `<plugin>@<marketplace>` for a plugin hook.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plugin: Option<String>,
+}
+
+/// Where an SDK hook's firing goes: the front end that speaks the control
+/// protocol.
+#[async_trait::async_trait]
+pub trait HookCallbacks: Send + Sync {
+    /// Sends `hook_callback` for `callback_id` with the hook's stdin JSON
+    /// and returns the application's answer (the hook output JSON), or why
+    /// there is none.
+    async fn call(
+        &self,
+        callback_id: &str,
+        input: &serde_json::Value,
+        tool_use_id: &str,
+    ) -> Result<serde_json::Value, String>;
+}
+
+/// The transport of a configuration's SDK hooks.
+#[derive(Clone)]
+pub struct SdkCallbacks(pub(crate) Arc<dyn HookCallbacks>);
+
+impl std::fmt::Debug for SdkCallbacks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SdkCallbacks")
+    }
 }
