@@ -222,7 +222,8 @@ fn requests_have_claude_codes_shape() {
             assert_eq!(tool["input_schema"]["type"], "object", "{tool}");
         }
         assert!(tools.last().unwrap().get("cache_control").is_some());
-        assert!(tools.iter().any(|tool| tool["name"] == "bash"));
+        // Through `-p` the model sees Claude Code's tool names.
+        assert!(tools.iter().any(|tool| tool["name"] == "Bash"));
     }
     // The conversation the capture starts from, role by role.
     assert_eq!(

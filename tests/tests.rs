@@ -14,6 +14,8 @@ mod architecture;
 // The Claude Agent SDKs (TypeScript and Python) drive dsh.
 mod claude_sdk;
 mod cli_headless;
+// `dsh -p` as Claude Code's print mode, against the captures.
+mod claude_print;
 // `dsh completions` and `dsh man`.
 mod cli_install;
 mod cli_interactive;

@@ -26,7 +26,7 @@ pub struct PermissionFlags {
     /// with Claude Code's "no approval surface" text.
     #[arg(long = "permission-prompts", value_name = "SURFACE", value_parser = ["none"])]
     pub permission_prompts: Option<String>,
-    /// Also allow tools to work in these directories, as `claude --add-dir`.
+    /// Also let tools work in DIR as in the project, as `claude --add-dir` (repeat for more).
     #[arg(long = "add-dir", value_name = "DIR")]
     pub add_dirs: Vec<PathBuf>,
     /// Run every tool call without a permission check: the

@@ -595,3 +595,164 @@ impl Translator {
             .collect()
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use dsh_protocol::ToolCall;
+
+    fn event(body: EventBody) -> Event {
+        Event {
+            seq: 0,
+            ts: String::new(),
+            body,
+            agent_id: None,
+        }
+    }
+
+    fn translator(partial: bool) -> Translator {
+        Translator::new(
+            "s-1",
+            InitInfo {
+                model: "m".into(),
+                tools: vec!["bash".into(), "mcp__x__y".into()],
+                ..InitInfo::default()
+            },
+            Options {
+                partial_messages: partial,
+                naming: ToolNaming::ClaudeCode,
+            },
+            Meter::new(),
+            Some(1),
+        )
+    }
+
+    fn assistant_with_call() -> EventBody {
+        EventBody::AssistantMessage {
+            turn: 1,
+            step: 1,
+            content: "Looking.".into(),
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "bash".into(),
+                arguments: json!({"command": "ls"}),
+            }],
+            usage: None,
+        }
+    }
+
+    #[test]
+    fn a_turn_becomes_init_assistant_lines_user_and_result() {
+        let mut t = translator(false);
+        let init = t.event(&event(EventBody::TurnStart { turn: 1 }));
+        assert_eq!(init[0].to_value()["tools"], json!(["Bash", "mcp__x__y"]));
+        let lines = t.event(&event(assistant_with_call()));
+        assert_eq!(lines.len(), 2, "one line per content block");
+        let (text, tool) = (lines[0].to_value(), lines[1].to_value());
+        assert_eq!(text["message"]["id"], tool["message"]["id"]);
+        assert_eq!(tool["message"]["content"][0]["name"], "Bash");
+        t.event(&event(EventBody::ToolCall {
+            turn: 1,
+            call_id: "c1".into(),
+            execution_id: "e".into(),
+            parent_execution_id: None,
+            tool: "bash".into(),
+            arguments: json!({"command": "ls"}),
+            original_arguments: None,
+            rewritten_by: None,
+            rewrite_conflicts: Vec::new(),
+            provider_call_id: None,
+        }));
+        let denied = t.event(&event(EventBody::ToolResult {
+            turn: 1,
+            call_id: "c1".into(),
+            is_error: true,
+            content: "needs approval".into(),
+            disposition: Some("no_approval_service".into()),
+            decided_by: None,
+            rewrite: None,
+        }));
+        assert_eq!(denied[0].to_value()["subtype"], "permission_denied");
+        assert_eq!(
+            denied[1].to_value()["tool_use_result"],
+            "Error: needs approval"
+        );
+        let end = t.event(&event(EventBody::TurnEnd {
+            turn: 1,
+            reason: TurnEndReason::MaxSteps,
+            message: None,
+        }));
+        let result = end[0].to_value();
+        assert_eq!(result["subtype"], "error_max_turns");
+        assert_eq!(
+            result["errors"],
+            json!(["Reached maximum number of turns (1)"])
+        );
+        assert_eq!(result["num_turns"], 2);
+        assert_eq!(result["permission_denials"][0]["tool_name"], "Bash");
+        assert!(result.get("result").is_none() && result.get("api_error_status").is_none());
+        let keys: Vec<&String> = result.as_object().unwrap().keys().collect();
+        assert_eq!(keys[0], "duration_api_ms");
+        assert_eq!(keys.last().unwrap().as_str(), "result_index");
+    }
+
+    #[test]
+    fn partial_messages_close_the_text_block_after_its_assistant_line() {
+        let mut t = translator(true);
+        t.event(&event(EventBody::TurnStart { turn: 1 }));
+        let streamed: Vec<Value> = ["Look", "ing."]
+            .iter()
+            .flat_map(|delta| t.text_delta(delta))
+            .map(|m| m.to_value())
+            .collect();
+        let kinds: Vec<&str> = streamed
+            .iter()
+            .map(|m| m["event"]["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "message_start",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_delta"
+            ]
+        );
+        let rest: Vec<Value> = t
+            .event(&event(assistant_with_call()))
+            .iter()
+            .map(Message::to_value)
+            .collect();
+        let kinds: Vec<String> = rest
+            .iter()
+            .map(|m| {
+                m["event"]["type"]
+                    .as_str()
+                    .map_or_else(|| m["type"].as_str().unwrap().to_owned(), str::to_owned)
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "assistant",
+                "content_block_stop",
+                "content_block_start",
+                "content_block_delta",
+                "assistant",
+                "content_block_stop",
+                "message_delta",
+                "message_stop"
+            ]
+        );
+        assert_eq!(
+            rest[3]["event"]["delta"]["partial_json"],
+            r#"{"command":"ls"}"#
+        );
+        let id = &streamed[0]["api_message_id"];
+        assert!(
+            rest.iter()
+                .all(|m| m["api_message_id"] == *id || m["message"]["id"] == *id)
+        );
+    }
+}
