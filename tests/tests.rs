@@ -13,6 +13,8 @@ mod acp_server;
 mod architecture;
 // Bounds on what a repository's files make dsh build.
 mod bounds;
+// The Claude Agent SDKs (TypeScript and Python) drive dsh.
+mod claude_sdk;
 mod cli_headless;
 // `dsh -p` as Claude Code's print mode, against the captures.
 mod claude_print;

@@ -54,7 +54,7 @@ struct Cli {
     allow_ask: bool,
     /// With `-p`: refuse untrusted project hooks instead of naming them on
     /// stderr (also `DSH_STRICT_HOOKS=1`); `dsh hooks trust` trusts them.
-    #[arg(long, requires = "print")]
+    #[arg(long)]
     strict_hooks: bool,
     /// Reopen the session with this id (or unambiguous id prefix); see `dsh sessions`.
     #[arg(
@@ -82,6 +82,9 @@ struct Cli {
     /// config.toml, else `all`).
     #[arg(long, value_enum, value_name = "MODE")]
     queue_mode: Option<steer::QueueModeFlag>,
+    /// The Claude Agent SDK's stream-json input and control protocol.
+    #[command(flatten)]
+    sdk: dsh_sdk::SdkFlags,
 }
 
 #[derive(Debug, Subcommand)]
@@ -217,37 +220,41 @@ fn main() -> ExitCode {
                 (None, true) => sessions::Pick::Continue,
                 (None, false) => sessions::Pick::New,
             };
-            match cli.print.print {
-                true => headless::run(headless::HeadlessArgs {
-                    prompt: cli.prompt,
-                    print: cli.print,
-                    allow_ask: cli.allow_ask,
-                    strict_hooks: cli.strict_hooks,
-                    pick,
-                    wait: lock_wait(cli.wait),
-                    session: cli.session,
-                }),
-                false => cli
-                    .print
-                    .check(!matches!(pick, sessions::Pick::New))
-                    .map_err(anyhow::Error::from)
-                    .and_then(|()| {
-                        refuse_print_only(&cli.print)?;
-                        interactive::run(interactive::InteractiveArgs {
-                            pick,
-                            wait: lock_wait(cli.wait),
-                            session: cli.session,
-                            color: cli.color,
-                            queue_mode: cli.queue_mode,
-                            hooks: interactive::HookActions {
-                                list: hooks_cmd::session::list,
-                                trust: hooks_cmd::session::trust,
-                                untrust: hooks_cmd::session::untrust,
-                                permissions: hooks_cmd::session::permissions,
-                            },
-                            first_prompt: cli.prompt,
-                        })
+            if cli.sdk.streaming() {
+                sdk_run(cli.print, cli.sdk, pick, cli.strict_hooks, cli.session)
+            } else {
+                match cli.print.print {
+                    true => headless::run(headless::HeadlessArgs {
+                        prompt: cli.prompt,
+                        print: cli.print,
+                        allow_ask: cli.allow_ask,
+                        strict_hooks: cli.strict_hooks,
+                        pick,
+                        wait: lock_wait(cli.wait),
+                        session: cli.session,
                     }),
+                    false => cli
+                        .print
+                        .check(!matches!(pick, sessions::Pick::New))
+                        .map_err(anyhow::Error::from)
+                        .and_then(|()| {
+                            refuse_print_only(&cli.print)?;
+                            interactive::run(interactive::InteractiveArgs {
+                                pick,
+                                wait: lock_wait(cli.wait),
+                                session: cli.session,
+                                color: cli.color,
+                                queue_mode: cli.queue_mode,
+                                hooks: interactive::HookActions {
+                                    list: hooks_cmd::session::list,
+                                    trust: hooks_cmd::session::trust,
+                                    untrust: hooks_cmd::session::untrust,
+                                    permissions: hooks_cmd::session::permissions,
+                                },
+                                first_prompt: cli.prompt,
+                            })
+                        }),
+                }
             }
         }
     };
@@ -281,6 +288,27 @@ fn refuse_print_only(print: &dsh_print::PrintFlags) -> anyhow::Result<()> {
         Some((_, flag)) => anyhow::bail!("{flag} only applies with -p/--print in dsh"),
         None => Ok(()),
     }
+}
+
+/// `--input-format stream-json`: the Claude Agent SDK drives the session.
+fn sdk_run(
+    print: dsh_print::PrintFlags,
+    sdk: dsh_sdk::SdkFlags,
+    pick: sessions::Pick,
+    strict_hooks: bool,
+    session: dsh_core::SessionFlags,
+) -> anyhow::Result<stdio::ExitStatus> {
+    anyhow::ensure!(
+        print.output_format == dsh_print::OutputFormat::StreamJson,
+        "--input-format stream-json needs --output-format stream-json"
+    );
+    dsh_sdk::run(dsh_sdk::SdkArgs {
+        pick,
+        permission_prompt_tool: sdk.permission_prompt_tool,
+        strict_hooks,
+        print,
+        session,
+    })
 }
 
 fn lock_wait(wait: bool) -> dsh_session::LockWait {

@@ -27,7 +27,8 @@ mod discovery;
 mod handler;
 
 pub use discovery::{ClaudeDiscovery, project_slug};
-pub use handler::{CommandForm, HandlerKind, HandlerStatus, HookEntry, HookHandler};
+pub(crate) use handler::SdkCallbacks;
+pub use handler::{CommandForm, HandlerKind, HandlerStatus, HookCallbacks, HookEntry, HookHandler};
 
 /// A configuration that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -193,6 +194,8 @@ pub struct ClaudeConfig {
     pub agents: Vec<crate::agents::AgentFile>,
     /// Agent files that could not be read: each path and why.
     pub skipped_agents: Vec<(PathBuf, String)>,
+    /// Where SDK hook callbacks go ([`ClaudeConfig::add_sdk_hooks`]).
+    pub(crate) sdk: Option<SdkCallbacks>,
 }
 
 struct SettingsFile {
@@ -592,6 +595,7 @@ fn build(
         held_back,
         agents: Vec::new(),
         skipped_agents: Vec::new(),
+        sdk: None,
     })
 }
 

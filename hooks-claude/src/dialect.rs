@@ -15,8 +15,9 @@ use crate::output::{
     Effect, EventCtx, ExitFact, HookFacts, HookNotice, Interpretation, ParsedOutput, interpret,
 };
 
-/// A run the bridge settles without starting anything: a settings hook
-/// that names `${CLAUDE_PLUGIN_ROOT}` fails as Claude Code fails it.
+/// A run the bridge settles without starting a process: a settings hook
+/// that names `${CLAUDE_PLUGIN_ROOT}` fails as Claude Code fails it, and an
+/// SDK hook's answer reads as the run of a command that printed it.
 pub(crate) struct Refused(pub HookRun);
 
 /// What an async hook's late result is read with.
@@ -346,6 +347,15 @@ impl Dialect for Claude {
 
     fn dialect(&self) -> dsh_protocol::Dialect {
         dsh_protocol::Dialect::Claude
+    }
+
+    fn handler_dialect(&self, handler: &HookHandler) -> dsh_protocol::Dialect {
+        match handler.kind {
+            crate::config::HandlerKind::Callback { .. } => dsh_protocol::Dialect::Sdk,
+            crate::config::HandlerKind::Command { .. }
+            | crate::config::HandlerKind::Http { .. }
+            | crate::config::HandlerKind::Unsupported { .. } => dsh_protocol::Dialect::Claude,
+        }
     }
 
     fn event_name(&self, event: HookEvent) -> &'static str {

@@ -224,6 +224,24 @@ impl ClaudePlugin {
                     stdin: payload::to_stdin(&firing.payload),
                     timeout,
                 }),
+                HandlerKind::Callback { callback_id } => match &self.config().sdk {
+                    Some(sdk) => {
+                        // Claude Code: the tool's id for tool events, a fresh one otherwise.
+                        let tool_use_id = firing
+                            .call_id
+                            .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
+                        let run = crate::sdk::run_callback(
+                            Arc::clone(&sdk.0),
+                            callback_id.clone(),
+                            firing.payload.clone(),
+                            tool_use_id,
+                            timeout,
+                            ctx.cancel.clone(),
+                        );
+                        Launch::Custom(Box::pin(async move { Refused(run.await) }))
+                    }
+                    None => Launch::Skip,
+                },
                 HandlerKind::Unsupported { .. } => Launch::Skip,
             }
         };

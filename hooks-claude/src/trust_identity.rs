@@ -47,7 +47,9 @@ impl HookHandler {
                 allowed_env_vars,
                 ..
             } => (Some(headers.clone()), Some(allowed_env_vars.clone())),
-            HandlerKind::Command { .. } | HandlerKind::Unsupported { .. } => (None, None),
+            HandlerKind::Command { .. }
+            | HandlerKind::Callback { .. }
+            | HandlerKind::Unsupported { .. } => (None, None),
         };
         TrustIdentity {
             dialect: "claude",

@@ -230,6 +230,12 @@ impl Agent {
             .collect()
     }
 
+    /// Offers one more tool from the next request on (the tools of a
+    /// Claude Agent SDK application's in-process MCP servers).
+    pub fn register_tool(&mut self, tool: Arc<dyn dsh_tools::Tool>) {
+        self.registry.register_tool(tool);
+    }
+
     /// A copy of every event so far.
     pub fn events(&self) -> Vec<Event> {
         self.sink.with_log(|log| log.events().to_vec())

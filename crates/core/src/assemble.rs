@@ -125,7 +125,7 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         scrub.push(provider.api_key_env.clone());
     }
     // The configuration trust was decided on: parsed once, in `resolve`.
-    let mut hooks = crate::hooks::plugins_from(spec.hooks.clone(), &spec.sources, scrub);
+    let mut hooks = crate::hooks::plugins_from(spec.hooks.clone(), &spec.sources, scrub)?;
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(Arc::clone(&spec.permissions.plugin));
     // Started before the log header is written: it lists them.

@@ -50,6 +50,11 @@ pub struct HookSources {
     /// own hooks and tools run apply (a trusted workspace, replay, the hook
     /// tooling) or wait for trust (sessions in an untrusted workspace).
     pub project_settings: ProjectSettings,
+    /// Hooks an application registered through the Claude Agent SDK
+    /// (`dsh-sdk`): they join the Claude Code bridge ahead of the settings
+    /// hooks. Trust does not apply: the application that drives the
+    /// session registered them.
+    pub sdk_hooks: Option<dsh_hooks_claude::SdkHookSet>,
 }
 
 impl HookSources {
@@ -74,6 +79,7 @@ impl HookSources {
             permission_mode: None,
             mcp_servers: Vec::new(),
             project_settings: ProjectSettings::Apply,
+            sdk_hooks: None,
         }
     }
 
@@ -152,20 +158,17 @@ pub fn load_hooks(sources: &HookSources) -> Result<LoadedHooks> {
 
 /// [`load_hooks`] with the variables to scrub already known.
 pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<LoadedHooks> {
-    Ok(plugins_from(
-        HookConfigs::load(sources)?,
-        sources,
-        scrub_env,
-    ))
+    plugins_from(HookConfigs::load(sources)?, sources, scrub_env)
 }
 
 /// The hook plugins of configurations already parsed (the session's one
-/// parse), with the origins `sources` excludes disabled.
+/// parse), with the origins `sources` excludes disabled. Fails only when
+/// an SDK's hook registrations cannot be added.
 pub fn plugins_from(
     configs: HookConfigs,
     sources: &HookSources,
     scrub_env: Vec<String>,
-) -> LoadedHooks {
+) -> Result<LoadedHooks> {
     let runner = HookRunner::new(RunnerConfig {
         scrub_env,
         ..RunnerConfig::default()
@@ -196,6 +199,16 @@ pub fn plugins_from(
         claude.options.permission_mode = mode.hook_name().to_owned();
     }
     claude.options.mcp_servers = sources.mcp_servers.clone();
+    if let Some(sdk) = &sources.sdk_hooks {
+        let sdk_notices = claude
+            .add_sdk_hooks(&sdk.hooks, std::sync::Arc::clone(&sdk.transport))
+            .context("cannot register the SDK's hooks")?;
+        notices.extend(
+            sdk_notices
+                .into_iter()
+                .map(|notice| format!("sdk: {notice}")),
+        );
+    }
     notices.extend(
         claude
             .notices()
@@ -234,11 +247,11 @@ pub fn plugins_from(
     if gemini.handlers().iter().any(|handler| handler.is_active()) {
         plugins.push(gemini.into_plugin(runner.clone()));
     }
-    LoadedHooks {
+    Ok(LoadedHooks {
         plugins,
         notices,
         runner,
-    }
+    })
 }
 
 impl HookSources {

@@ -475,6 +475,7 @@ mod tests {
             codex_home: home.join(".codex"),
             gemini_trust_workspace: false,
             project_settings: dsh_hooks::project_settings::ProjectSettings::Apply,
+            sdk_hooks: None,
         }
     }
 

@@ -41,6 +41,12 @@ pub trait Dialect: Send + Sync {
 
     /// Which dialect this is (`hook/invoked.dialect`).
     fn dialect(&self) -> dsh_protocol::Dialect;
+    /// Which dialect one handler's runs are recorded under (default:
+    /// [`Dialect::dialect`]); a bridge that also runs handlers registered
+    /// another way (the Claude Agent SDK's callbacks) tells them apart here.
+    fn handler_dialect(&self, _handler: &Self::Handler) -> dsh_protocol::Dialect {
+        self.dialect()
+    }
     /// The event's wire name.
     fn event_name(&self, event: Self::Event) -> &'static str;
     /// The canonical seam the event runs on.
@@ -255,7 +261,7 @@ impl<D: Dialect> Engine<D> {
             ctx.sink.record(EventBody::HookInvoked {
                 turn: ctx.turn,
                 invocation_id: invocation_id.clone(),
-                dialect: self.dialect.dialect(),
+                dialect: self.dialect.handler_dialect(&handler),
                 event: self.dialect.event_name(firing.event).to_owned(),
                 seam: self.dialect.seam(firing.event),
                 matcher: info.matcher,

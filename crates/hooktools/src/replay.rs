@@ -291,6 +291,9 @@ pub(super) fn run(spec: SessionSpec, path: &Path, format: Format) -> anyhow::Res
             Dialect::Claude => &hooks.claude,
             Dialect::Codex => &hooks.codex,
             Dialect::Gemini => &hooks.gemini,
+            // Answered by the application that drove the session; nothing
+            // here can ask it again.
+            Dialect::Sdk => &[],
         };
         let mut entry = FiringDiff {
             dialect: firing.dialect.as_str(),
@@ -302,6 +305,9 @@ pub(super) fn run(spec: SessionSpec, path: &Path, format: Format) -> anyhow::Res
             unchanged: 0,
         };
         let prepared = TestEvent::parse(&firing.event).and_then(|event| {
+            if firing.dialect == Dialect::Sdk {
+                anyhow::bail!("an SDK hook is answered by the application that registered it");
+            }
             if event == TestEvent::StopFailure {
                 // Its hooks run detached and their output is ignored: there
                 // is no decision to compare.

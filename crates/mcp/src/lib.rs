@@ -36,4 +36,4 @@ pub use manager::{
     ServerReport, ServerStatus,
 };
 pub use session::McpSession;
-pub use tool::{McpStandIn, McpTool, qualified_name};
+pub use tool::{McpStandIn, McpTool, bound_result, content_text, qualified_name};

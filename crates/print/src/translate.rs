@@ -145,6 +145,12 @@ impl Translator {
         }
     }
 
+    /// The permission mode `system/init` reports from now on (the SDK's
+    /// `set_permission_mode`).
+    pub fn set_permission_mode(&mut self, mode: &str) {
+        mode.clone_into(&mut self.init.permission_mode);
+    }
+
     /// Sets the tools `system/init` lists (dsh's names; the agent knows
     /// them only once it is built, after the translator).
     pub fn set_tools(&mut self, tools: Vec<String>) {

@@ -153,6 +153,9 @@ pub enum Dialect {
     Codex,
     /// Gemini CLI hooks (`.gemini/settings.json`).
     Gemini,
+    /// Hooks an application registered through an SDK's control protocol
+    /// (the Claude Agent SDK's `hooks` option).
+    Sdk,
 }
 
 impl Dialect {
@@ -162,6 +165,7 @@ impl Dialect {
             Dialect::Claude => "claude",
             Dialect::Codex => "codex",
             Dialect::Gemini => "gemini",
+            Dialect::Sdk => "sdk",
         }
     }
 }

@@ -2,6 +2,7 @@
 //! keys dedup and matching use.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::SettingsSource;
@@ -46,6 +47,12 @@ pub enum HandlerKind {
         headers: Vec<(String, String)>,
         /// Variables that may be interpolated into header values.
         allowed_env_vars: Vec<String>,
+    },
+    /// A callback the application registered through the Claude Agent
+    /// SDK (`initialize.hooks`): fired as a `hook_callback` request.
+    Callback {
+        /// The SDK's id for it (`hook_0`).
+        callback_id: String,
     },
     /// A handler type dsh cannot honour (`prompt`, `agent`, `mcp_tool`, …).
     Unsupported {
@@ -117,6 +124,7 @@ impl HookHandler {
                 text
             }
             HandlerKind::Http { url, .. } => url.clone(),
+            HandlerKind::Callback { callback_id } => format!("sdk:{callback_id}"),
             HandlerKind::Unsupported { kind } => format!("<{kind} hook>"),
         }
     }
@@ -154,6 +162,7 @@ impl HookHandler {
                 }
             },
             HandlerKind::Http { url, .. } => format!("http:{url}"),
+            HandlerKind::Callback { callback_id } => format!("sdk:{callback_id}"),
             HandlerKind::Unsupported { kind } => format!("unsupported:{kind}:{}", self.origin),
         }
     }
@@ -173,6 +182,7 @@ impl HookHandler {
                 )
             }
             HandlerKind::Http { url, .. } => format!("http: {url}"),
+            HandlerKind::Callback { callback_id } => format!("sdk callback: {callback_id}"),
             HandlerKind::Unsupported { kind } => kind.clone(),
         };
         let timeout = match self.event {
@@ -225,4 +235,29 @@ pub struct HookEntry {
     /// `<plugin>@<marketplace>` for a plugin hook.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plugin: Option<String>,
+}
+
+/// Where an SDK hook's firing goes: the front end that speaks the control
+/// protocol.
+#[async_trait::async_trait]
+pub trait HookCallbacks: Send + Sync {
+    /// Sends `hook_callback` for `callback_id` with the hook's stdin JSON
+    /// and returns the application's answer (the hook output JSON), or why
+    /// there is none.
+    async fn call(
+        &self,
+        callback_id: &str,
+        input: &serde_json::Value,
+        tool_use_id: &str,
+    ) -> Result<serde_json::Value, String>;
+}
+
+/// The transport of a configuration's SDK hooks.
+#[derive(Clone)]
+pub struct SdkCallbacks(pub(crate) Arc<dyn HookCallbacks>);
+
+impl std::fmt::Debug for SdkCallbacks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SdkCallbacks")
+    }
 }

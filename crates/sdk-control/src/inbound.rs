@@ -1,0 +1,476 @@
+//! What the SDK writes on the CLI's stdin: user messages, its control
+//! requests, and its answers to the CLI's control requests.
+
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+/// Why a stdin line is not a protocol message.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    /// Not JSON at all.
+    #[error("not a JSON object: {0}")]
+    Json(#[source] serde_json::Error),
+    /// JSON without a string `type`.
+    #[error("the line has no string \"type\"")]
+    NoType,
+    /// A `type` this protocol does not have.
+    #[error("unknown message type {0:?}")]
+    UnknownType(String),
+    /// A known `type` whose fields do not fit.
+    #[error("{kind}: {source}")]
+    Fields {
+        /// The `type` (and `subtype`, for control requests).
+        kind: String,
+        /// What did not fit.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// One line from the SDK.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Inbound {
+    /// A user message: the next turn's prompt.
+    User(UserLine),
+    /// A request the SDK sends (`initialize`, `interrupt`, …).
+    ControlRequest {
+        /// Echoed in the answer.
+        request_id: String,
+        /// The request.
+        request: SdkRequest,
+    },
+    /// The SDK's answer to a request of the CLI's.
+    ControlResponse(ControlAnswer),
+    /// The SDK withdraws a request it sent (`control_cancel_request`).
+    ControlCancel {
+        /// The request withdrawn.
+        request_id: String,
+    },
+    /// `keep_alive`: nothing to do.
+    KeepAlive,
+}
+
+/// A user message line:
+/// `{"type":"user","session_id":"","message":{"role":"user","content":…},"parent_tool_use_id":null}`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct UserLine {
+    /// The SDK sends `""`; a resumed session is named by `--resume`.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The Anthropic-style message.
+    pub message: UserMessage,
+    /// Set for messages inside a subagent; `null` from applications.
+    #[serde(default)]
+    pub parent_tool_use_id: Option<String>,
+    /// An id the application chose, if any.
+    #[serde(default)]
+    pub uuid: Option<String>,
+}
+
+/// The `message` of a user line.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct UserMessage {
+    /// Always `user`.
+    #[serde(default)]
+    pub role: Option<String>,
+    /// A string (Python, async iterables) or content blocks (TypeScript).
+    pub content: UserContent,
+}
+
+/// User content: a string or a list of content blocks.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum UserContent {
+    /// Plain text.
+    Text(String),
+    /// Anthropic content blocks (`{"type":"text","text":…}`, images, …).
+    Blocks(Vec<Value>),
+}
+
+impl UserContent {
+    /// The text of the message: a string as it is, text blocks joined by
+    /// newlines. `Err` names the first block that is not text (dsh takes
+    /// text prompts).
+    pub fn text(&self) -> Result<String, String> {
+        match self {
+            UserContent::Text(text) => Ok(text.clone()),
+            UserContent::Blocks(blocks) => {
+                let mut parts = Vec::with_capacity(blocks.len());
+                for block in blocks {
+                    match (
+                        block.get("type").and_then(Value::as_str),
+                        block.get("text").and_then(Value::as_str),
+                    ) {
+                        (Some("text"), Some(text)) => parts.push(text.to_owned()),
+                        (kind, _) => {
+                            return Err(format!(
+                                "dsh takes text prompts; this message holds a {:?} block",
+                                kind.unwrap_or("untyped")
+                            ));
+                        }
+                    }
+                }
+                Ok(parts.join("\n"))
+            }
+        }
+    }
+}
+
+/// A control request from the SDK, by `subtype`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SdkRequest {
+    /// Always first: hooks, SDK MCP servers, the system prompt.
+    Initialize(InitializeRequest),
+    /// Stop the running turn.
+    Interrupt,
+    /// `{"subtype":"set_permission_mode","mode":"acceptEdits"}`.
+    SetPermissionMode {
+        /// Claude Code's mode name.
+        mode: String,
+    },
+    /// `{"subtype":"set_model","model":"claude-haiku-4-5"}`; no model: the default.
+    SetModel {
+        /// The model.
+        model: Option<String>,
+    },
+    /// A subtype dsh does not serve (`mcp_status`, `rewind_files`, …): answered
+    /// with an error naming it.
+    Other {
+        /// The subtype.
+        subtype: String,
+    },
+}
+
+/// `initialize`. TypeScript leaves undefined fields out; Python sends
+/// `"hooks": null` when there are none.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeRequest {
+    /// SDK hook callbacks by event, in registration order.
+    #[serde(default)]
+    pub hooks: Option<HookRegistrations>,
+    /// Names of in-process MCP servers (TypeScript).
+    #[serde(default)]
+    pub sdk_mcp_servers: Option<Vec<String>>,
+    /// Their `initialize` and `tools/list` results (TypeScript).
+    #[serde(default)]
+    pub sdk_mcp_server_manifests: Option<Map<String, Value>>,
+    /// The system prompt: `[""]` by default, `["<text>"]` for a string.
+    #[serde(default, deserialize_with = "string_or_list")]
+    pub system_prompt: Option<Vec<String>>,
+    /// Text appended to the default system prompt (`preset` + `append`).
+    #[serde(default)]
+    pub append_system_prompt: Option<String>,
+}
+
+fn string_or_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(
+        Option::<Either>::deserialize(d)?.map(|either| match either {
+            Either::One(text) => vec![text],
+            Either::Many(list) => list,
+        }),
+    )
+}
+
+/// One matcher group of an event's SDK hooks.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookMatcher {
+    /// The tool-name matcher (Claude Code's syntax); absent or `null`: all.
+    #[serde(default)]
+    pub matcher: Option<String>,
+    /// `hook_0`, `hook_1`, … counted across all events.
+    pub hook_callback_ids: Vec<String>,
+    /// Seconds, when the application set one.
+    #[serde(default)]
+    pub timeout: Option<f64>,
+}
+
+/// `initialize.hooks`: event name → matcher groups, in the order sent.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookRegistrations(pub Vec<(String, Vec<HookMatcher>)>);
+
+impl<'de> Deserialize<'de> for HookRegistrations {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Ordered;
+        impl<'de> Visitor<'de> for Ordered {
+            type Value = HookRegistrations;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of hook event names to matcher lists")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut events = Vec::new();
+                while let Some((event, matchers)) = map.next_entry::<String, Vec<HookMatcher>>()? {
+                    events.push((event, matchers));
+                }
+                Ok(HookRegistrations(events))
+            }
+        }
+        d.deserialize_map(Ordered)
+    }
+}
+
+/// The SDK's answer to one of the CLI's control requests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ControlAnswer {
+    /// The request answered.
+    pub request_id: String,
+    /// `success` with its payload, or `error` with its message.
+    pub result: Result<Value, String>,
+}
+
+/// An SDK `canUseTool` answer (the inner `response` of a `can_use_tool`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "behavior", rename_all = "camelCase")]
+pub enum PermissionAnswer {
+    /// Run the call, with `updatedInput` in place of the model's input when given.
+    #[serde(rename_all = "camelCase")]
+    Allow {
+        /// The input to run (Python always sends one).
+        #[serde(default)]
+        updated_input: Option<Value>,
+        /// Permission updates to apply (rules, mode).
+        #[serde(default)]
+        updated_permissions: Option<Vec<Value>>,
+    },
+    /// Refuse the call; the model gets `message` as an error tool result.
+    #[serde(rename_all = "camelCase")]
+    Deny {
+        /// Model-facing text.
+        #[serde(default)]
+        message: String,
+        /// Also stop the turn.
+        #[serde(default)]
+        interrupt: Option<bool>,
+    },
+}
+
+/// An `mcp_message` answer: `{"mcp_response": <JSON-RPC reply>}`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct McpAnswer {
+    /// The server's JSON-RPC reply.
+    pub mcp_response: Value,
+}
+
+fn fields<T: serde::de::DeserializeOwned>(kind: &str, value: Value) -> Result<T, LineError> {
+    serde_json::from_value(value).map_err(|source| LineError::Fields {
+        kind: kind.to_owned(),
+        source,
+    })
+}
+
+fn string_field(object: &Map<String, Value>, key: &str) -> Option<String> {
+    object.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// Reads one stdin line.
+pub fn parse_line(line: &str) -> Result<Inbound, LineError> {
+    let value: Value = serde_json::from_str(line).map_err(LineError::Json)?;
+    let Value::Object(object) = value else {
+        return Err(LineError::NoType);
+    };
+    let kind = string_field(&object, "type").ok_or(LineError::NoType)?;
+    match kind.as_str() {
+        "user" => Ok(Inbound::User(fields("user", Value::Object(object))?)),
+        "control_request" => {
+            let request_id =
+                string_field(&object, "request_id").ok_or_else(|| missing(&kind, "request_id"))?;
+            let request = object
+                .get("request")
+                .cloned()
+                .ok_or_else(|| missing(&kind, "request"))?;
+            Ok(Inbound::ControlRequest {
+                request_id,
+                request: sdk_request(request)?,
+            })
+        }
+        "control_response" => {
+            let response = object
+                .get("response")
+                .and_then(Value::as_object)
+                .ok_or_else(|| missing(&kind, "response"))?;
+            let request_id = string_field(response, "request_id")
+                .ok_or_else(|| missing(&kind, "response.request_id"))?;
+            let result = match string_field(response, "subtype").as_deref() {
+                Some("success") => Ok(response.get("response").cloned().unwrap_or(Value::Null)),
+                _ => Err(string_field(response, "error")
+                    .unwrap_or_else(|| "the SDK answered with an error".to_owned())),
+            };
+            Ok(Inbound::ControlResponse(ControlAnswer {
+                request_id,
+                result,
+            }))
+        }
+        "control_cancel_request" => Ok(Inbound::ControlCancel {
+            request_id: string_field(&object, "request_id")
+                .ok_or_else(|| missing(&kind, "request_id"))?,
+        }),
+        "keep_alive" => Ok(Inbound::KeepAlive),
+        _ => Err(LineError::UnknownType(kind)),
+    }
+}
+
+fn missing(kind: &str, key: &str) -> LineError {
+    LineError::Fields {
+        kind: kind.to_owned(),
+        source: serde::de::Error::custom(format!("missing {key}")),
+    }
+}
+
+fn sdk_request(request: Value) -> Result<SdkRequest, LineError> {
+    let subtype = request
+        .get("subtype")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| missing("control_request", "request.subtype"))?;
+    let kind = format!("control_request {subtype}");
+    Ok(match subtype.as_str() {
+        "initialize" => SdkRequest::Initialize(fields(&kind, request)?),
+        "interrupt" => SdkRequest::Interrupt,
+        "set_permission_mode" => {
+            #[derive(Deserialize)]
+            struct Mode {
+                mode: String,
+            }
+            SdkRequest::SetPermissionMode {
+                mode: fields::<Mode>(&kind, request)?.mode,
+            }
+        }
+        "set_model" => {
+            #[derive(Deserialize)]
+            struct Model {
+                #[serde(default)]
+                model: Option<String>,
+            }
+            SdkRequest::SetModel {
+                model: fields::<Model>(&kind, request)?.model,
+            }
+        }
+        _ => SdkRequest::Other { subtype },
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn user_lines_of_both_sdks_read_as_text() {
+        // TS: content blocks; Python and async iterables: a string.
+        let ts = r#"{"type":"user","session_id":"","message":{"role":"user","content":[{"type":"text","text":"Say hello"}]},"parent_tool_use_id":null}"#;
+        let py = r#"{"type":"user","message":{"role":"user","content":"First message"},"parent_tool_use_id":null,"session_id":""}"#;
+        let Inbound::User(ts) = parse_line(ts).unwrap() else {
+            panic!()
+        };
+        let Inbound::User(py) = parse_line(py).unwrap() else {
+            panic!()
+        };
+        assert_eq!(ts.message.content.text().unwrap(), "Say hello");
+        assert_eq!(py.message.content.text().unwrap(), "First message");
+        let image = UserContent::Blocks(vec![json!({"type":"image"})]);
+        assert!(image.text().unwrap_err().contains("\"image\""));
+    }
+
+    #[test]
+    fn initialize_keeps_hook_registration_order_and_callback_ids() {
+        let line = r#"{"request_id":"5ko43wwuk6x","type":"control_request","request":{"subtype":"initialize","hooks":{"PreToolUse":[{"matcher":"Bash","hookCallbackIds":["hook_0"]}],"PostToolUse":[{"matcher":"Bash","hookCallbackIds":["hook_1"]}],"UserPromptSubmit":[{"hookCallbackIds":["hook_2"]}],"Stop":[{"matcher":null,"hookCallbackIds":["hook_3"],"timeout":5}]},"systemPrompt":[""]}}"#;
+        let Inbound::ControlRequest {
+            request_id,
+            request: SdkRequest::Initialize(init),
+        } = parse_line(line).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(request_id, "5ko43wwuk6x");
+        let hooks = init.hooks.unwrap().0;
+        let events: Vec<&str> = hooks.iter().map(|(e, _)| e.as_str()).collect();
+        assert_eq!(
+            events,
+            ["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"]
+        );
+        assert_eq!(hooks[0].1[0].matcher.as_deref(), Some("Bash"));
+        assert_eq!(hooks[2].1[0].matcher, None);
+        assert_eq!(hooks[3].1[0].hook_callback_ids, ["hook_3"]);
+        assert_eq!(hooks[3].1[0].timeout, Some(5.0));
+        assert_eq!(init.system_prompt, Some(vec![String::new()]));
+        // Python: hooks null, no system prompt key.
+        let py = r#"{"type":"control_request","request_id":"req_1_abcd","request":{"subtype":"initialize","hooks":null}}"#;
+        let Inbound::ControlRequest {
+            request: SdkRequest::Initialize(init),
+            ..
+        } = parse_line(py).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(init, InitializeRequest::default());
+    }
+
+    #[test]
+    fn session_requests_and_answers_parse() {
+        let mode = r#"{"request_id":"zp3l4n38h7","type":"control_request","request":{"subtype":"set_permission_mode","mode":"acceptEdits"}}"#;
+        assert!(matches!(
+            parse_line(mode).unwrap(),
+            Inbound::ControlRequest { request: SdkRequest::SetPermissionMode { mode }, .. } if mode == "acceptEdits"
+        ));
+        let other =
+            r#"{"request_id":"x","type":"control_request","request":{"subtype":"rewind_files"}}"#;
+        assert!(matches!(
+            parse_line(other).unwrap(),
+            Inbound::ControlRequest { request: SdkRequest::Other { subtype }, .. } if subtype == "rewind_files"
+        ));
+        let allow = r#"{"type":"control_response","response":{"subtype":"success","request_id":"184715e0","response":{"behavior":"allow","updatedInput":{"file_path":"a.txt"},"toolUseID":"toolu_1"}}}"#;
+        let Inbound::ControlResponse(answer) = parse_line(allow).unwrap() else {
+            panic!()
+        };
+        assert_eq!(answer.request_id, "184715e0");
+        let permission: PermissionAnswer = serde_json::from_value(answer.result.unwrap()).unwrap();
+        assert_eq!(
+            permission,
+            PermissionAnswer::Allow {
+                updated_input: Some(json!({"file_path":"a.txt"})),
+                updated_permissions: None
+            }
+        );
+        let deny: PermissionAnswer =
+            serde_json::from_value(json!({"behavior":"deny","message":"no","interrupt":true}))
+                .unwrap();
+        assert_eq!(
+            deny,
+            PermissionAnswer::Deny {
+                message: "no".to_owned(),
+                interrupt: Some(true)
+            }
+        );
+        let error = r#"{"type":"control_response","response":{"subtype":"error","request_id":"r","error":"boom"}}"#;
+        let Inbound::ControlResponse(answer) = parse_line(error).unwrap() else {
+            panic!()
+        };
+        assert_eq!(answer.result, Err("boom".to_owned()));
+    }
+
+    #[test]
+    fn bad_lines_say_why() {
+        assert!(matches!(parse_line("hi"), Err(LineError::Json(_))));
+        assert!(matches!(parse_line("{}"), Err(LineError::NoType)));
+        assert!(
+            matches!(parse_line(r#"{"type":"nope"}"#), Err(LineError::UnknownType(t)) if t == "nope")
+        );
+        let err = parse_line(r#"{"type":"control_request","request_id":"r","request":{"subtype":"set_permission_mode"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("set_permission_mode") && err.contains("mode"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,376 @@
+//! What the CLI writes on stdout besides the conversation messages: its
+//! control requests to the SDK, its answers to the SDK's, and the
+//! SDK-host system messages. Field order is wire order.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// `{"type":"control_request","request_id":…,"request":{…}}` (CLI → SDK).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ControlRequestLine {
+    /// Always `control_request`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// A fresh UUID; the SDK's answer echoes it.
+    pub request_id: String,
+    /// The request.
+    pub request: CliRequest,
+}
+
+impl ControlRequestLine {
+    /// A request line with `request_id`.
+    pub fn new(request_id: String, request: CliRequest) -> Self {
+        ControlRequestLine {
+            kind: "control_request",
+            request_id,
+            request,
+        }
+    }
+}
+
+/// A request the CLI sends the SDK, by `subtype`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum CliRequest {
+    /// The permission check reached "ask" and the application has `canUseTool`.
+    CanUseTool(CanUseTool),
+    /// An SDK hook callback fires.
+    HookCallback(HookCallback),
+    /// A JSON-RPC message for an in-process SDK MCP server.
+    McpMessage(McpMessage),
+}
+
+/// `can_use_tool`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CanUseTool {
+    /// Claude Code's tool name (`Bash`, `Write`, `mcp__calc__add`).
+    pub tool_name: String,
+    /// The name shown to people (the tool name).
+    pub display_name: String,
+    /// The call's input as the model made it.
+    pub input: Value,
+    /// Why the call needs a decision, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Permission updates the application may grant (`addRules`, `setMode`, …).
+    pub permission_suggestions: Vec<Value>,
+    /// The path outside the workspace the call touches, if that is why it asks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked_path: Option<String>,
+    /// The model's id for the call.
+    pub tool_use_id: String,
+}
+
+/// `hook_callback`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HookCallback {
+    /// The id from `initialize.hooks` (`hook_0`, …).
+    pub callback_id: String,
+    /// Exactly the hook's stdin JSON.
+    pub input: Value,
+    /// The tool's id for tool events; a fresh UUID for others.
+    pub tool_use_id: String,
+}
+
+/// `mcp_message`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct McpMessage {
+    /// The SDK MCP server's name.
+    pub server_name: String,
+    /// The JSON-RPC message.
+    pub message: Value,
+}
+
+/// `{"type":"control_response","response":{…}}` (CLI → SDK).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ControlResponseLine {
+    /// Always `control_response`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The answer.
+    pub response: ResponseBody,
+}
+
+/// The answer inside a [`ControlResponseLine`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum ResponseBody {
+    /// The request was served.
+    Success {
+        /// The request answered.
+        request_id: String,
+        /// Its payload.
+        response: Value,
+        /// `initialize` only: `[]`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pending_permission_requests: Option<Vec<Value>>,
+        /// `initialize` only: `[]`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pending_user_dialog_requests: Option<Vec<Value>>,
+    },
+    /// The request failed.
+    Error {
+        /// The request answered.
+        request_id: String,
+        /// Why.
+        error: String,
+    },
+}
+
+impl ControlResponseLine {
+    /// A success answer carrying `response`.
+    pub fn success(request_id: &str, response: Value) -> Self {
+        ControlResponseLine {
+            kind: "control_response",
+            response: ResponseBody::Success {
+                request_id: request_id.to_owned(),
+                response,
+                pending_permission_requests: None,
+                pending_user_dialog_requests: None,
+            },
+        }
+    }
+
+    /// The answer to `initialize` (with the two empty pending lists).
+    pub fn initialized(request_id: &str, response: &InitializeResponse) -> Self {
+        ControlResponseLine {
+            kind: "control_response",
+            response: ResponseBody::Success {
+                request_id: request_id.to_owned(),
+                response: serde_json::to_value(response).unwrap_or(Value::Null),
+                pending_permission_requests: Some(Vec::new()),
+                pending_user_dialog_requests: Some(Vec::new()),
+            },
+        }
+    }
+
+    /// An error answer.
+    pub fn error(request_id: &str, error: impl Into<String>) -> Self {
+        ControlResponseLine {
+            kind: "control_response",
+            response: ResponseBody::Error {
+                request_id: request_id.to_owned(),
+                error: error.into(),
+            },
+        }
+    }
+}
+
+/// The inner `response` of the `initialize` answer: the keys of Claude
+/// Code's, in its order, with what dsh has (no account, no remote
+/// control, no fast mode).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InitializeResponse {
+    /// Slash commands: `{name, description, argumentHint}`.
+    pub commands: Vec<Value>,
+    /// Agent types: `{name, description}`.
+    pub agents: Vec<Value>,
+    /// Always `default`.
+    pub output_style: &'static str,
+    /// `["default"]`.
+    pub available_output_styles: Vec<&'static str>,
+    /// The model in use: `[{value, displayName, description}]`.
+    pub models: Vec<Value>,
+    /// dsh has no Claude account: `{}`.
+    pub account: Value,
+    /// dsh's process id.
+    pub pid: u32,
+    /// The protocol level dsh speaks ([`crate::CLAUDE_CODE_PROTOCOL_VERSION`]).
+    pub claude_code_version: &'static str,
+    /// The permission mode in force.
+    pub current_permission_mode: String,
+    /// Present when `initialize` registered hooks: the callback ids taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hooks_applied: Option<Vec<String>>,
+    /// Present with SDK MCP servers: their names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sdk_mcp_manifests_parked: Option<Vec<String>>,
+    /// `idle`.
+    pub session_state: &'static str,
+    /// What this CLI is.
+    pub capabilities: Value,
+}
+
+/// `system/session_state_changed`, emitted when the SDK sets
+/// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionStateChanged {
+    /// `system`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// `session_state_changed`.
+    pub subtype: &'static str,
+    /// The new state.
+    pub state: SessionState,
+    /// Always true.
+    pub sdk_host_only: bool,
+    /// A fresh id.
+    pub uuid: String,
+    /// The session.
+    pub session_id: String,
+}
+
+/// The session states the SDK tracks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionState {
+    /// A turn runs.
+    Running,
+    /// A permission question waits for the application.
+    RequiresAction,
+    /// No turn runs.
+    Idle,
+}
+
+impl SessionStateChanged {
+    /// The message for `state`.
+    pub fn new(state: SessionState, uuid: String, session_id: String) -> Self {
+        SessionStateChanged {
+            kind: "system",
+            subtype: "session_state_changed",
+            state,
+            sdk_host_only: true,
+            uuid,
+            session_id,
+        }
+    }
+}
+
+/// `system/status` after a permission-mode change:
+/// `{"type":"system","subtype":"status","status":null,"permissionMode":…,"uuid":…,"session_id":…}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModeStatus {
+    /// `system`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// `status`.
+    pub subtype: &'static str,
+    /// `null`.
+    pub status: Option<String>,
+    /// The new mode.
+    #[serde(rename = "permissionMode")]
+    pub permission_mode: String,
+    /// A fresh id.
+    pub uuid: String,
+    /// The session.
+    pub session_id: String,
+}
+
+impl ModeStatus {
+    /// The message for `mode`.
+    pub fn new(mode: String, uuid: String, session_id: String) -> Self {
+        ModeStatus {
+            kind: "system",
+            subtype: "status",
+            status: None,
+            permission_mode: mode,
+            uuid,
+            session_id,
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn keys(value: &Value) -> Vec<String> {
+        value.as_object().unwrap().keys().cloned().collect()
+    }
+
+    #[test]
+    fn control_requests_keep_claude_codes_key_order() {
+        let line = ControlRequestLine::new(
+            "u-1".to_owned(),
+            CliRequest::CanUseTool(CanUseTool {
+                tool_name: "Write".to_owned(),
+                display_name: "Write".to_owned(),
+                input: json!({"file_path": "a.txt", "content": "A\n"}),
+                description: Some("a.txt".to_owned()),
+                permission_suggestions: vec![
+                    json!({"type":"setMode","mode":"acceptEdits","destination":"session"}),
+                ],
+                blocked_path: None,
+                tool_use_id: "toolu_1".to_owned(),
+            }),
+        );
+        let value = serde_json::to_value(&line).unwrap();
+        assert_eq!(keys(&value), ["type", "request_id", "request"]);
+        // KEYS.md (can_use_tool), without server_policy_ask_only.
+        assert_eq!(
+            keys(&value["request"]),
+            [
+                "subtype",
+                "tool_name",
+                "display_name",
+                "input",
+                "description",
+                "permission_suggestions",
+                "tool_use_id"
+            ]
+        );
+        let hook = ControlRequestLine::new(
+            "u-2".to_owned(),
+            CliRequest::HookCallback(HookCallback {
+                callback_id: "hook_0".to_owned(),
+                input: json!({"hook_event_name": "PreToolUse"}),
+                tool_use_id: "toolu_1".to_owned(),
+            }),
+        );
+        let value = serde_json::to_value(&hook).unwrap();
+        assert_eq!(
+            keys(&value["request"]),
+            ["subtype", "callback_id", "input", "tool_use_id"]
+        );
+        assert_eq!(value["request"]["subtype"], "hook_callback");
+    }
+
+    #[test]
+    fn responses_and_state_messages_match_the_captures() {
+        let ok = serde_json::to_string(&ControlResponseLine::success(
+            "zp3l4n38h7",
+            json!({"mode": "acceptEdits"}),
+        ))
+        .unwrap();
+        assert_eq!(
+            ok,
+            r#"{"type":"control_response","response":{"subtype":"success","request_id":"zp3l4n38h7","response":{"mode":"acceptEdits"}}}"#
+        );
+        let err = serde_json::to_string(&ControlResponseLine::error("r", "no")).unwrap();
+        assert_eq!(
+            err,
+            r#"{"type":"control_response","response":{"subtype":"error","request_id":"r","error":"no"}}"#
+        );
+        let state = serde_json::to_value(SessionStateChanged::new(
+            SessionState::RequiresAction,
+            "u".to_owned(),
+            "s".to_owned(),
+        ))
+        .unwrap();
+        assert_eq!(
+            keys(&state),
+            [
+                "type",
+                "subtype",
+                "state",
+                "sdk_host_only",
+                "uuid",
+                "session_id"
+            ]
+        );
+        assert_eq!(state["state"], "requires_action");
+        let status = serde_json::to_string(&ModeStatus::new(
+            "acceptEdits".into(),
+            "u".into(),
+            "s".into(),
+        ))
+        .unwrap();
+        assert_eq!(
+            status,
+            r#"{"type":"system","subtype":"status","status":null,"permissionMode":"acceptEdits","uuid":"u","session_id":"s"}"#
+        );
+    }
+}
