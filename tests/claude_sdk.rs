@@ -459,9 +459,21 @@ fn typescript_interrupt_stops_the_turn_and_the_session_goes_on() {
 
 #[test]
 fn typescript_sdk_mcp_server_tool_joins_the_session() {
-    if !Sdk::TypeScript.available("typescript_sdk_mcp_server_tool_joins_the_session") {
-        return;
+    if Sdk::TypeScript.available("typescript_sdk_mcp_server_tool_joins_the_session") {
+        sdk_mcp_server_tool_joins_the_session(Sdk::TypeScript);
     }
+}
+
+/// Python names its server in `--mcp-config` as inline JSON
+/// (`"type": "sdk"`) and sends no manifest: dsh asks it for its tools.
+#[test]
+fn python_sdk_mcp_server_tool_joins_the_session() {
+    if Sdk::Python.available("python_sdk_mcp_server_tool_joins_the_session") {
+        sdk_mcp_server_tool_joins_the_session(Sdk::Python);
+    }
+}
+
+fn sdk_mcp_server_tool_joins_the_session(sdk: Sdk) {
     let ctx = TestContext::new();
     let mock = mock(vec![
         MockResponse::tool_calls(
@@ -474,7 +486,7 @@ fn typescript_sdk_mcp_server_tool_joins_the_session() {
         ),
         MockResponse::text("2 + 3 = 5"),
     ]);
-    let seen = drive(Sdk::TypeScript, &ctx, &mock, "mcp");
+    let seen = drive(sdk, &ctx, &mock, "mcp");
     // The model was offered the tool, the application ran it, the model got 5.
     let offered = serde_json::to_string(&mock.requests()[0]["tools"]).unwrap();
     assert!(offered.contains("mcp__calc__add"), "{offered}");

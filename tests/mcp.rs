@@ -223,6 +223,55 @@ fn replay_with_mcp_config_and_a_broken_server_reports_it() {
     );
 }
 
+/// `--mcp-config` takes the JSON itself, as Claude Code does (the Python
+/// Agent SDK passes it that way): the server starts and its tool runs.
+#[test]
+fn replay_with_inline_mcp_config_json_runs_the_server() {
+    let ctx = TestContext::new();
+    let config = json!({"mcpServers": {"echo": {"command": "python3", "args": [server()]}}});
+    let fixture = ctx.project().join("fixture.json");
+    let script = json!({"prompts": ["go"], "model": [
+        {"tool_calls": [{"name": "mcp__echo__echo_text", "arguments": {"text": "inline"}}]},
+        {"text": "end"}
+    ]});
+    std::fs::write(&fixture, script.to_string()).unwrap();
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(&fixture)
+        .arg("--mcp-config")
+        .arg(config.to_string())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+    let log: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let notices = log[0]["notices"].as_array().unwrap();
+    assert_eq!(notices[0], "mcp: echo (dynamic): connected, 6 tools");
+    let results = of_type(&log, "tool/result");
+    assert_eq!(results[0]["content"], "ECHO-TEXT: inline");
+}
+
+#[test]
+fn malformed_inline_mcp_config_json_is_refused_clearly() {
+    let ctx = TestContext::new();
+    let output = ctx
+        .dsh()
+        .args(["-p", "hi", "--mcp-config", r#"{"mcpServers": {"echo": }"#])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--mcp-config")
+            && stderr.contains("not valid JSON (expected value at line 1 column"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn mcp_list_shows_servers_sources_and_tools() {
     let ctx = TestContext::new();

@@ -21,9 +21,9 @@ pub enum McpCommand {
     /// started, listed with their status and tools, and stopped again; a
     /// project server nobody approved is never started here.
     List {
-        /// Extra MCP configuration file(s), as `claude --mcp-config`.
-        #[arg(long = "mcp-config", value_name = "FILE")]
-        mcp_config: Vec<PathBuf>,
+        /// Extra MCP configuration file(s) or JSON text, as `claude --mcp-config`.
+        #[arg(long = "mcp-config", value_name = "FILE|JSON", value_parser = dsh_mcp::McpConfigArg::parse)]
+        mcp_config: Vec<dsh_mcp::McpConfigArg>,
         /// Extra Claude Code settings file(s) (for `disabledMcpjsonServers`).
         #[arg(long = "settings", value_name = "FILE")]
         settings: Vec<PathBuf>,

@@ -20,7 +20,9 @@ from claude_agent_sdk import (
     HookMatcher,
     PermissionResultAllow,
     PermissionResultDeny,
+    create_sdk_mcp_server,
     query,
+    tool,
 )
 
 SEEN = {"messages": [], "callbacks": [], "calls": [], "errors": []}
@@ -146,6 +148,21 @@ async def mode_and_model():
         SEEN["calls"].append({"fn": "set_permission_mode", "ret": await client.set_permission_mode("acceptEdits")})
         SEEN["calls"].append({"fn": "set_model", "ret": await client.set_model("claude-haiku-4-5")})
         await turn(client, "Write b.txt")
+
+
+@scenario
+async def mcp():
+    @tool("add", "Add two numbers", {"a": float, "b": float})
+    async def add(args):
+        SEEN["callbacks"].append({"kind": "mcp", "tool": "add", "args": args})
+        total = args["a"] + args["b"]
+        text = str(int(total)) if float(total).is_integer() else str(total)
+        return {"content": [{"type": "text", "text": text}]}
+
+    calc = create_sdk_mcp_server(name="calc", version="1.0.0", tools=[add])
+    # SDK MCP servers need streaming input in Python: a client session.
+    async with ClaudeSDKClient(base(mcp_servers={"calc": calc}, allowed_tools=["mcp__calc__add"])) as client:
+        await turn(client, "Add 2 and 3")
 
 
 @scenario

@@ -23,10 +23,11 @@ pub struct SessionFlags {
     /// Load a Claude Code plugin from this directory for the session, as `claude --plugin-dir`.
     #[arg(long = "plugin-dir", value_name = "DIR")]
     pub plugin_dirs: Vec<PathBuf>,
-    /// Load MCP servers from this JSON file (`{"mcpServers":{…}}`), as `claude --mcp-config`.
-    #[arg(long = "mcp-config", value_name = "FILE")]
-    pub mcp_config: Vec<PathBuf>,
-    /// Only the MCP servers of `--mcp-config` files; every other MCP
+    /// Load MCP servers from this JSON file, or from this JSON text
+    /// (`{"mcpServers":{…}}`), as `claude --mcp-config`.
+    #[arg(long = "mcp-config", value_name = "FILE|JSON", value_parser = dsh_mcp::McpConfigArg::parse)]
+    pub mcp_config: Vec<dsh_mcp::McpConfigArg>,
+    /// Only the MCP servers of `--mcp-config`; every other MCP
     /// configuration is ignored, as `claude --strict-mcp-config`.
     #[arg(long)]
     pub strict_mcp_config: bool,

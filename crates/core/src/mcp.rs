@@ -29,13 +29,13 @@ pub fn discover(
     env: &Env,
     cwd: &Path,
     settings: &[PathBuf],
-    mcp_config: &[PathBuf],
+    mcp_config: &[dsh_mcp::McpConfigArg],
     project: ProjectServers,
 ) -> Result<Discovered> {
     let lookup = env.lookup();
     let mut discovery = McpDiscovery::new(cwd.to_owned(), env.home_or_root(), &lookup);
     discovery.codex_home = env.codex_home();
-    discovery.mcp_config_files = mcp_config.to_vec();
+    discovery.mcp_configs = mcp_config.to_vec();
     discovery.extra_settings = settings.to_vec();
     discovery.require_project_approval = match project {
         ProjectServers::StartAll => false,
@@ -128,7 +128,7 @@ pub fn listing(
     env: &Env,
     cwd: &Path,
     settings: &[PathBuf],
-    mcp_config: &[PathBuf],
+    mcp_config: &[dsh_mcp::McpConfigArg],
 ) -> Result<McpListing> {
     let mut discovered = discover(env, cwd, settings, mcp_config, ProjectServers::StartAll)?;
     let trusted_by = match workspace_trust(&env.home_or_root(), &env.dsh_home_or_default(), cwd) {

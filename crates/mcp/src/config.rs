@@ -126,8 +126,8 @@ pub struct McpDiscovery {
     pub home: PathBuf,
     /// `$CODEX_HOME` (default `~/.codex`).
     pub codex_home: PathBuf,
-    /// `--mcp-config` files, in order.
-    pub mcp_config_files: Vec<PathBuf>,
+    /// `--mcp-config` values (files or inline JSON), in order.
+    pub mcp_configs: Vec<McpConfigArg>,
     /// `--settings` files (for `disabledMcpjsonServers`).
     pub extra_settings: Vec<PathBuf>,
     /// Whether project servers need an approval recorded in settings
@@ -146,7 +146,7 @@ impl McpDiscovery {
             cwd,
             home,
             codex_home,
-            mcp_config_files: Vec::new(),
+            mcp_configs: Vec::new(),
             extra_settings: Vec::new(),
             require_project_approval: false,
         }
@@ -169,6 +169,78 @@ pub struct Discovered {
     /// Configured servers that are not started because a setting turns
     /// them off (`disabledMcpjsonServers`, Codex `enabled = false`).
     pub disabled: Vec<DisabledServer>,
+    /// `--mcp-config` servers of `"type": "sdk"`: they live inside the
+    /// Claude Agent SDK application that started dsh, which reaches them
+    /// over its control protocol; nothing here starts them.
+    pub sdk_servers: Vec<String>,
+}
+
+/// One `--mcp-config` value. Claude Code takes a file path or the JSON
+/// text itself; the Python Agent SDK passes the JSON
+/// (`{"mcpServers":{"calc":{"type":"sdk","name":"calc"}}}`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpConfigArg {
+    /// A file holding `{"mcpServers":{…}}`.
+    File(PathBuf),
+    /// The configuration given inline on the command line.
+    Inline(Value),
+}
+
+impl McpConfigArg {
+    /// Reads one command-line value: text starting with `{` is the JSON
+    /// itself and must parse; anything else names a file.
+    pub fn parse(value: &str) -> Result<Self, String> {
+        if !value.trim_start().starts_with('{') {
+            return Ok(McpConfigArg::File(PathBuf::from(value)));
+        }
+        match serde_json::from_str::<Value>(value) {
+            Ok(json @ Value::Object(_)) => Ok(McpConfigArg::Inline(json)),
+            Ok(_) => Err("inline JSON must be an object `{\"mcpServers\":{…}}`".to_owned()),
+            Err(error) => Err(format!("not valid JSON ({error})")),
+        }
+    }
+
+    /// What messages name as its origin: the file, or `--mcp-config` for
+    /// inline JSON.
+    pub fn origin(&self) -> PathBuf {
+        match self {
+            McpConfigArg::File(path) => path.clone(),
+            McpConfigArg::Inline(_) => PathBuf::from("--mcp-config"),
+        }
+    }
+
+    /// The configuration, read from the file when it is one (a missing
+    /// file is an error: it was named on the command line).
+    pub fn load(&self) -> Result<Value, ConfigError> {
+        match self {
+            McpConfigArg::Inline(json) => Ok(json.clone()),
+            McpConfigArg::File(path) => read_json(path)?.ok_or_else(|| ConfigError::Read {
+                path: path.clone(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            }),
+        }
+    }
+
+    /// The names of its `"type": "sdk"` servers, in order; none when the
+    /// file cannot be read (discovery reports that).
+    pub fn sdk_servers(&self) -> Vec<String> {
+        let Ok(json) = self.load() else {
+            return Vec::new();
+        };
+        let Some(Value::Object(servers)) = json.get("mcpServers") else {
+            return Vec::new();
+        };
+        servers
+            .iter()
+            .filter(|(_, entry)| is_sdk(entry))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+}
+
+/// Whether a server entry is one of the SDK application's in-process servers.
+fn is_sdk(entry: &Value) -> bool {
+    entry.get("type").and_then(Value::as_str) == Some("sdk")
 }
 
 /// A setting about a server and the file that holds it.
@@ -661,18 +733,20 @@ pub fn discover(
     let mut found = Discovered::default();
     let mut layers: Vec<ServerConfig> = Vec::new();
 
-    for file in &discovery.mcp_config_files {
-        // Named on the command line: a missing file is an error too.
-        let Some(json) = read_json(file)? else {
-            return Err(ConfigError::Read {
-                path: file.clone(),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-            });
-        };
+    for config in &discovery.mcp_configs {
+        let mut json = config.load()?;
+        // The SDK application's own servers are reached through its
+        // control protocol (dsh-sdk), not started from here.
+        if let Some(Value::Object(servers)) = json.get_mut("mcpServers") {
+            for (name, _) in servers.iter().filter(|(_, entry)| is_sdk(entry)) {
+                found.sdk_servers.push(name.clone());
+            }
+            servers.retain(|_, entry| !is_sdk(entry));
+        }
         layers.extend(claude_servers(
             json.get("mcpServers"),
             ServerSource::Dynamic,
-            file,
+            &config.origin(),
             env,
         )?);
     }
@@ -882,7 +956,7 @@ mod tests {
         let (_dir, mut discovery) = setup();
         let extra = discovery.cwd.join("extra.json");
         write(&extra, r#"{"mcpServers":{"a":{"command":"dyn"}}}"#);
-        discovery.mcp_config_files.push(extra);
+        discovery.mcp_configs.push(McpConfigArg::File(extra));
         write(
             &discovery.cwd.join(".mcp.json"),
             r#"{"mcpServers":{"a":{"command":"proj"},"b":{"command":"proj"}}}"#,
@@ -1084,11 +1158,41 @@ mod tests {
     }
 
     #[test]
+    fn inline_mcp_config_json_starts_its_servers_and_sets_sdk_ones_aside() {
+        let (_dir, mut discovery) = setup();
+        let arg = McpConfigArg::parse(
+            r#"{"mcpServers":{"calc":{"type":"sdk","name":"calc"},"echo":{"command":"echo-server","args":["-v"]}}}"#,
+        )
+        .unwrap();
+        assert_eq!(arg.sdk_servers(), ["calc"]);
+        discovery.mcp_configs.push(arg);
+        let found = discover(&discovery, &env).unwrap();
+        let names: Vec<&str> = found.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["echo"]);
+        assert_eq!(found.servers[0].source, ServerSource::Dynamic);
+        assert_eq!(found.servers[0].origin, PathBuf::from("--mcp-config"));
+        assert_eq!(found.sdk_servers, ["calc"]);
+    }
+
+    #[test]
+    fn an_mcp_config_value_is_a_file_unless_it_is_json() {
+        assert_eq!(
+            McpConfigArg::parse("servers.json").unwrap(),
+            McpConfigArg::File(PathBuf::from("servers.json"))
+        );
+        let error = McpConfigArg::parse(r#"{"mcpServers": {"a": }"#).unwrap_err();
+        assert!(error.starts_with("not valid JSON ("), "{error}");
+        assert!(error.contains("column"), "{error}");
+        let error = McpConfigArg::parse("{").unwrap_err();
+        assert!(error.contains("not valid JSON"), "{error}");
+    }
+
+    #[test]
     fn a_missing_mcp_config_file_is_an_error() {
         let (_dir, mut discovery) = setup();
         discovery
-            .mcp_config_files
-            .push(discovery.cwd.join("nope.json"));
+            .mcp_configs
+            .push(McpConfigArg::File(discovery.cwd.join("nope.json")));
         let error = discover(&discovery, &env).unwrap_err().to_string();
         assert!(error.contains("nope.json"), "{error}");
     }

@@ -27,8 +27,8 @@ mod session;
 pub mod tool;
 
 pub use config::{
-    ConfigError, DisabledServer, Discovered, McpDiscovery, Recorded, ServerConfig, ServerSource,
-    ServerTransport, discover,
+    ConfigError, DisabledServer, Discovered, McpConfigArg, McpDiscovery, Recorded, ServerConfig,
+    ServerSource, ServerTransport, discover,
 };
 pub use entry::McpServerEntry;
 pub use manager::{

@@ -358,16 +358,32 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
         .max_steps
         .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS);
     // The application's in-process MCP servers: their tools join the list.
-    let sdk_tools = init
-        .as_ref()
-        .map(|(_, init)| {
-            mcp::tools_of(
-                &peer,
-                init.sdk_mcp_servers.as_deref().unwrap_or_default(),
-                init.sdk_mcp_server_manifests.as_ref(),
-            )
-        })
-        .unwrap_or_default();
+    // TypeScript lists them in `initialize` with their tools; Python names
+    // them in `--mcp-config` (`"type": "sdk"`) and is asked for the tools.
+    let sdk_tools = match init.as_ref() {
+        Some((_, init)) => {
+            let mut servers = init.sdk_mcp_servers.clone().unwrap_or_default();
+            let mut manifests = init.sdk_mcp_server_manifests.clone().unwrap_or_default();
+            let mut unlisted: Vec<String> = Vec::new();
+            for name in args.session.mcp_config.iter().flat_map(|c| c.sdk_servers()) {
+                if !manifests.contains_key(&name) && !unlisted.contains(&name) {
+                    unlisted.push(name);
+                }
+            }
+            let (asked, notices) = mcp::list_tools(&peer, &unlisted).await;
+            for notice in notices {
+                errln!("dsh: {notice}");
+            }
+            manifests.extend(asked);
+            for name in unlisted {
+                if !servers.contains(&name) {
+                    servers.push(name);
+                }
+            }
+            mcp::tools_of(&peer, &servers, Some(&manifests))
+        }
+        None => Vec::new(),
+    };
     let translator = Arc::new(Mutex::new(dsh_print::Translator::new(
         session_id.clone(),
         dsh_print::InitInfo {

@@ -4,7 +4,10 @@
 //! `mcp_message` control request carrying the JSON-RPC `tools/call`.
 //!
 //! The TypeScript SDK sends each server's tool list in `initialize`
-//! (`sdkMcpServerManifests`); that is what dsh offers.
+//! (`sdkMcpServerManifests`); that is what dsh offers. The Python SDK names
+//! its servers in `--mcp-config` (`"type": "sdk"`) and sends no manifest:
+//! dsh asks each one as Claude Code does (`initialize`,
+//! `notifications/initialized`, `tools/list`, all as `mcp_message`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -64,6 +67,84 @@ pub fn tools_of(
         }
     }
     out
+}
+
+/// Asks each of `servers` for its tools over `mcp_message`, before the
+/// `initialize` answer as Claude Code does, and returns manifests shaped as
+/// the TypeScript SDK sends them (`{"<server>": {"initializeResult": …,
+/// "toolsListResult": {"tools": […]}}}`). A server that fails to answer is
+/// left out and named in the notices.
+pub async fn list_tools(peer: &Peer, servers: &[String]) -> (Map<String, Value>, Vec<String>) {
+    let mut manifests = Map::new();
+    let mut notices = Vec::new();
+    for server in servers {
+        match ask_manifest(peer, server).await {
+            Ok(manifest) => {
+                manifests.insert(server.clone(), manifest);
+            }
+            Err(error) => notices.push(format!(
+                "SDK MCP server `{server}` offers no tools: {error}"
+            )),
+        }
+    }
+    (manifests, notices)
+}
+
+async fn ask_manifest(peer: &Peer, server: &str) -> Result<Value, String> {
+    let initialized = rpc(
+        peer,
+        server,
+        json!({
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "dsh", "version": env!("CARGO_PKG_VERSION")},
+            },
+            "jsonrpc": "2.0",
+            "id": 0,
+        }),
+    )
+    .await?;
+    rpc(
+        peer,
+        server,
+        json!({"method": "notifications/initialized", "jsonrpc": "2.0"}),
+    )
+    .await?;
+    let listed = rpc(
+        peer,
+        server,
+        json!({"method": "tools/list", "jsonrpc": "2.0", "id": 1}),
+    )
+    .await?;
+    if !listed.get("tools").is_some_and(Value::is_array) {
+        return Err(format!(
+            "`tools/list` answered without a `tools` list: {listed}"
+        ));
+    }
+    Ok(json!({"initializeResult": initialized, "toolsListResult": listed}))
+}
+
+/// One JSON-RPC exchange with an SDK server: the reply's `result`.
+async fn rpc(peer: &Peer, server: &str, message: Value) -> Result<Value, String> {
+    let method = message["method"].as_str().unwrap_or_default().to_owned();
+    let answer = peer
+        .request(CliRequest::McpMessage(McpMessage {
+            server_name: server.to_owned(),
+            message,
+        }))
+        .await?;
+    let reply: McpAnswer =
+        serde_json::from_value(answer).map_err(|error| format!("`{method}`: {error}"))?;
+    if let Some(error) = reply.mcp_response.get("error") {
+        return Err(format!("`{method}`: MCP error {error}"));
+    }
+    Ok(reply
+        .mcp_response
+        .get("result")
+        .cloned()
+        .unwrap_or(Value::Null))
 }
 
 #[async_trait]
