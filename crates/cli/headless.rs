@@ -30,13 +30,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context as _;
 use async_trait::async_trait;
-use dsh_agent::{Observers, QueuedPrompt};
+use dsh_agent::Observers;
 use dsh_print::{Message, OutputFormat, PrintFlags, ToolNaming, Translator};
-use dsh_seams::{ApprovalResponse, SessionEndReason, ToolExecution};
+use dsh_seams::{ApprovalResponse, ToolExecution};
 use dsh_tools::ApprovalService;
 
 use crate::sessions::{self, Pick};
-use crate::signals::{Signals, Stop};
+use crate::signals::Stop;
 use dsh_core::AgentOptions;
 use dsh_tui::terminal::summarize_arguments;
 
@@ -335,68 +335,16 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         translator.set_tools(tools);
     }
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let ran = runtime.block_on(async {
-        // Before the session-start hooks run: from here on SIGINT, SIGTERM
-        // and SIGHUP end the session in order instead of killing dsh.
-        let mut signals = Signals::install()?;
-        let session_cancel = agent.session_cancel();
-        let stopped: Arc<Mutex<Option<Stop>>> = Arc::new(Mutex::new(None));
-        let watcher = {
-            let session_cancel = session_cancel.clone();
-            let stopped = Arc::clone(&stopped);
-            let runner = runner.clone();
-            tokio::spawn(async move {
-                let stop = signals.recv().await;
-                *stopped.lock().unwrap_or_else(PoisonError::into_inner) = Some(stop);
-                // kill_all ends running and detached hooks; cancelling makes
-                // the owners of tool processes kill their groups. kill_all
-                // comes first: once the token is cancelled the session-end
-                // hooks may start, and they must not be killed.
-                runner.kill_all();
-                session_cancel.cancel();
-                // A second signal while the session ends: stop waiting.
-                let again = signals.recv().await;
-                runner.kill_all();
-                errln!("dsh: {} again; exiting now", again.name());
-                ExitStatus::from(stop).exit_now();
-            })
-        };
-        agent.attach_to_next_prompt(attachments);
-        agent.start(source).await;
-        let stopped_early = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
-        let outcome = match stopped_early {
-            // Stopped while the session-start hooks ran: no turn is opened.
-            Some(_) => None,
-            None => Some(
-                agent
-                    .run_turn(
-                        QueuedPrompt {
-                            text: prompt,
-                            source: "user".to_owned(),
-                        },
-                        session_cancel.child_token(),
-                    )
-                    .await,
-            ),
-        };
-        // Session-end hooks run even after a signal (with a fresh token,
-        // inside their own budget).
-        agent.end(SessionEndReason::Other).await;
-        mcp.close().await;
-        // Detached (async) hooks do not outlive the session.
-        runner.kill_all();
-        watcher.abort();
-        let stop = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
-        let outcome = outcome.transpose()?;
-        anyhow::Ok((outcome, stop))
-    });
-    // The runtime's blocking pool may hold a stdin reader; do not wait for it.
-    runtime.shutdown_background();
-    let (outcome, stop) = ran?;
+    let dsh_core::TurnRun { outcome, stop } = dsh_core::run_one_turn(
+        &mut agent,
+        dsh_core::OneTurn {
+            prompt,
+            attachments,
+            source,
+            mcp,
+            runner,
+        },
+    )?;
     let Some(outcome) = outcome else {
         let stop = stop.unwrap_or(Stop::Interrupt);
         errln!(
@@ -544,7 +492,7 @@ mod tests {
         let cancel = agent.session_cancel();
         agent
             .run_turn(
-                QueuedPrompt {
+                dsh_agent::QueuedPrompt {
                     text: "go".to_owned(),
                     source: "user".to_owned(),
                 },

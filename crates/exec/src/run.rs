@@ -13,11 +13,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context as _, bail};
-use dsh_agent::{Observers, QueuedPrompt};
+use dsh_agent::Observers;
 use dsh_core::AgentOptions;
 use dsh_core::sessions::{self, Pick};
-use dsh_seams::{NoticeLevel, SessionEndReason, UserNotice};
-use dsh_stdio::signals::{Signals, Stop};
+use dsh_seams::{NoticeLevel, UserNotice};
 use dsh_stdio::stdio::{ExitStatus, errln};
 
 use crate::args::{ExecArgs, ExecCommand, SandboxMode};
@@ -319,55 +318,16 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
         approval: None,
     })?;
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let ran = runtime.block_on(async {
-        let mut signals = Signals::install()?;
-        let session_cancel = agent.session_cancel();
-        let stopped: Arc<Mutex<Option<Stop>>> = Arc::new(Mutex::new(None));
-        let watcher = {
-            let session_cancel = session_cancel.clone();
-            let stopped = Arc::clone(&stopped);
-            let runner = runner.clone();
-            tokio::spawn(async move {
-                let stop = signals.recv().await;
-                *stopped.lock().unwrap_or_else(PoisonError::into_inner) = Some(stop);
-                runner.kill_all();
-                session_cancel.cancel();
-                let again = signals.recv().await;
-                runner.kill_all();
-                errln!("dsh: {} again; exiting now", again.name());
-                ExitStatus::from(stop).exit_now();
-            })
-        };
-        agent.attach_to_next_prompt(attachments);
-        agent.start(source).await;
-        let stopped_early = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
-        let outcome = match stopped_early {
-            Some(_) => None,
-            None => Some(
-                agent
-                    .run_turn(
-                        QueuedPrompt {
-                            text: prompt,
-                            source: "user".to_owned(),
-                        },
-                        session_cancel.child_token(),
-                    )
-                    .await,
-            ),
-        };
-        agent.end(SessionEndReason::Other).await;
-        mcp.close().await;
-        runner.kill_all();
-        watcher.abort();
-        let stop = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
-        anyhow::Ok((outcome.transpose()?, stop))
-    });
-    runtime.shutdown_background();
-    let (outcome, stop) = ran?;
+    let dsh_core::TurnRun { outcome, stop } = dsh_core::run_one_turn(
+        &mut agent,
+        dsh_core::OneTurn {
+            prompt,
+            attachments,
+            source,
+            mcp,
+            runner,
+        },
+    )?;
 
     let (ended, last_message) = {
         let translator = printer.translator();
