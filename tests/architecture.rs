@@ -301,20 +301,55 @@ fn the_circle_checker_sees_circles() {
 fn the_binary_stays_glue() {
     let mut files = Vec::new();
     rust_files(&repo_root().join("crates").join("cli"), &mut files);
-    let lines: usize = files
-        .iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(path).unwrap();
-            text.split("#[cfg(test)]")
-                .next()
-                .unwrap_or_default()
-                .lines()
-                .count()
-        })
-        .sum();
+    let lines: usize = files.iter().map(|path| lines_outside_tests(path)).sum();
     eprintln!("crates/cli: {lines} lines outside inline tests");
     assert!(
         lines <= CLI_MAX_LINES,
         "crates/cli has {lines} lines outside tests; session and domain code belongs below it"
+    );
+}
+
+/// The most lines a source file may hold outside its inline tests: past
+/// that it is doing more than one job and is split by responsibility.
+const FILE_MAX_LINES: usize = 900;
+
+/// Lines of a file before its inline test module (comments included).
+fn lines_outside_tests(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.split("#[cfg(test)]")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+#[test]
+fn no_source_file_does_more_than_one_job() {
+    let mut files = Vec::new();
+    for dir in ["crates", "hooks-claude", "hooks-codex", "hooks-gemini"] {
+        rust_files(&repo_root().join(dir), &mut files);
+    }
+    let mut long: Vec<String> = files
+        .iter()
+        // Integration tests and test-only modules are not source files.
+        .filter(|path| {
+            !path.components().any(|part| part.as_os_str() == "tests")
+                && !path
+                    .file_name()
+                    .is_some_and(|name| name.to_string_lossy().ends_with("tests.rs"))
+        })
+        .filter_map(|path| {
+            let lines = lines_outside_tests(path);
+            (lines > FILE_MAX_LINES).then(|| {
+                let shown = path.strip_prefix(repo_root()).unwrap_or(path);
+                format!("{} ({lines})", shown.display())
+            })
+        })
+        .collect();
+    long.sort();
+    assert!(
+        long.is_empty(),
+        "over {FILE_MAX_LINES} lines outside tests (split them by responsibility): {}",
+        long.join(", ")
     );
 }
