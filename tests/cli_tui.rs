@@ -390,10 +390,11 @@ fn a_hook_block_shows_the_hooks_own_words_and_ctrl_o_the_rest() {
             .trim_end()
             .to_owned()
     };
+    // The turn is over once the prompt is back: the screen is settled.
+    screen.wait_prompt();
     insta::assert_snapshot!("hook_block_screen", redact(&screen.contents()));
 
     // Ctrl-O: the full text (the whole command, stderr, the model's text).
-    screen.wait_prompt();
     screen.send("\x0f");
     screen.wait_text("exit code: 2");
     let detail = screen.wait_for("the rest of the detail", |s| s.trim_end().ends_with('>'));
