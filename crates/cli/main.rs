@@ -56,14 +56,17 @@ struct Cli {
     /// stderr (also `DSH_STRICT_HOOKS=1`); `dsh hooks trust` trusts them.
     #[arg(long)]
     strict_hooks: bool,
-    /// Reopen the session with this id (or unambiguous id prefix); see `dsh sessions`.
+    /// Reopen the session with this id (or unambiguous id prefix); see
+    /// `dsh sessions`. Without an id, the terminal lists this directory's
+    /// sessions to pick from.
     #[arg(
         short = 'r',
         long,
         value_name = "ID",
+        num_args = 0..=1,
         conflicts_with = "continue_session"
     )]
-    resume: Option<String>,
+    resume: Option<Option<String>>,
     /// Reopen the newest session started in the current directory.
     #[arg(short = 'c', long = "continue")]
     continue_session: bool,
@@ -215,7 +218,15 @@ fn main() -> ExitCode {
         Some(Command::Man) => install::man::<Cli>(),
         Some(Command::Exec(args)) => dsh_exec::run(args),
         None => {
-            let pick = match (cli.resume, cli.continue_session) {
+            // `-r` without an id: the terminal's picker.
+            let pick_session = matches!(cli.resume, Some(None));
+            if pick_session && (cli.print.print || cli.sdk.streaming()) {
+                stdio::errln!(
+                    "dsh: error: --resume needs a session id with -p (`dsh sessions` lists them)"
+                );
+                return ExitCode::from(stdio::ExitStatus::Error);
+            }
+            let pick = match (cli.resume.flatten(), cli.continue_session) {
                 (Some(id), _) => sessions::Pick::Resume(id),
                 (None, true) => sessions::Pick::Continue,
                 (None, false) => sessions::Pick::New,
@@ -252,6 +263,8 @@ fn main() -> ExitCode {
                                     permissions: hooks_cmd::session::permissions,
                                 },
                                 first_prompt: cli.prompt,
+                                pick_session,
+                                verbose: cli.print.verbose,
                             })
                         }),
                 }
@@ -275,7 +288,6 @@ fn main() -> ExitCode {
 /// flags: say so rather than ignore them.
 fn refuse_print_only(print: &dsh_print::PrintFlags) -> anyhow::Result<()> {
     let given = [
-        (print.verbose, "--verbose"),
         (print.system_prompt.is_some(), "--system-prompt"),
         (
             print.append_system_prompt.is_some(),

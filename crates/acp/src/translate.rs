@@ -16,10 +16,9 @@ use agent_client_protocol::v1::schema::{
 };
 use dsh_protocol::{Event, EventBody, HookEffect};
 use dsh_seams::{NoticeLevel, UserNotice};
+use dsh_tools::change::{FileChange, PendingChange};
 use serde_json::Value;
 
-/// Files larger than this are not read for a diff (the result text still shows).
-const DIFF_LIMIT_BYTES: u64 = 1024 * 1024;
 /// Tool output beyond this many characters is cut in the update (the model
 /// and the session log keep all of it).
 const CONTENT_LIMIT_CHARS: usize = 16 * 1024;
@@ -35,13 +34,17 @@ pub enum Mode {
     Replay,
 }
 
-/// What the translator remembers about a tool call until its result.
+/// What the translator remembers about a tool call until its result: the
+/// file a live `write`/`edit` changes and its text before the call (the
+/// terminal shows the same [`FileChange`] as a unified diff).
 #[derive(Debug, Clone)]
 struct PendingCall {
-    /// The file a `write`/`edit` changes, resolved against the session cwd.
-    changed_file: Option<PathBuf>,
-    /// That file's text before the call (`None`: it did not exist or was unreadable).
-    before: Option<String>,
+    change: Option<PendingChange>,
+}
+
+/// A change as ACP `diff` content.
+fn acp_diff(change: FileChange) -> ToolCallContent {
+    ToolCallContent::from(Diff::new(change.path, change.new_text).old_text(change.old_text))
 }
 
 /// Turns dsh session events, text deltas and notices into ACP updates.
@@ -95,8 +98,6 @@ pub struct AcpCall {
     pub kind: ToolKind,
     /// The files the call touches, for the editor to follow.
     pub locations: Vec<ToolCallLocation>,
-    /// The file a `write` or `edit` changes, resolved.
-    pub changed_file: Option<PathBuf>,
 }
 
 /// Describes a call of `tool` for an editor.
@@ -109,7 +110,6 @@ pub fn describe_call(cwd: &Path, tool: &str, arguments: &Value) -> AcpCall {
             .iter()
             .map(|path| ToolCallLocation::new(resolve(cwd, &path.path)).line(path.line))
             .collect(),
-        changed_file: described.changed_file().map(|path| resolve(cwd, path)),
         title: described.title,
     }
 }
@@ -137,14 +137,6 @@ fn resolve(cwd: &Path, path: &str) -> PathBuf {
     } else {
         cwd.join(path)
     }
-}
-
-fn read_small(path: &Path) -> Option<String> {
-    let metadata = fs_err::metadata(path).ok()?;
-    if !metadata.is_file() || metadata.len() > DIFF_LIMIT_BYTES {
-        return None;
-    }
-    fs_err::read_to_string(path).ok()
 }
 
 fn cut(text: &str) -> String {
@@ -254,21 +246,19 @@ impl Translator {
                 arguments,
                 ..
             } => {
-                let changed_file = describe_call(&self.cwd, tool, arguments).changed_file;
-                let before = match (mode, &changed_file) {
-                    (Mode::Live, Some(path)) => read_small(path),
-                    _ => None,
+                let change = match mode {
+                    Mode::Live => PendingChange::capture(&self.cwd, tool, arguments),
+                    Mode::Replay => None,
                 };
-                self.calls.insert(
-                    call_id.clone(),
-                    PendingCall {
-                        changed_file: changed_file.filter(|_| mode == Mode::Live),
-                        before,
-                    },
-                );
-                vec![SessionUpdate::ToolCall(tool_call(
-                    &self.cwd, call_id, tool, arguments,
-                ))]
+                self.calls.insert(call_id.clone(), PendingCall { change });
+                let mut call = tool_call(&self.cwd, call_id, tool, arguments);
+                // What the call would change, while it waits for approval.
+                if mode == Mode::Live
+                    && let Some(proposed) = FileChange::proposed(&self.cwd, tool, arguments)
+                {
+                    call = call.content(vec![acp_diff(proposed)]);
+                }
+                vec![SessionUpdate::ToolCall(call)]
             }
             EventBody::ToolResult {
                 call_id,
@@ -288,14 +278,11 @@ impl Translator {
                 if !*is_error
                     && executed
                     && let Some(PendingCall {
-                        changed_file: Some(path),
-                        before,
+                        change: Some(change),
                     }) = pending
-                    && let Some(after) = read_small(&path)
+                    && let Some(change) = change.settle()
                 {
-                    blocks.push(ToolCallContent::from(
-                        Diff::new(path, after).old_text(before),
-                    ));
+                    blocks.push(acp_diff(change));
                 }
                 if !content.is_empty() {
                     blocks.push(ToolCallContent::from(cut(content)));
@@ -478,6 +465,10 @@ mod tests {
         assert_eq!(announced[0]["kind"], "edit");
         assert_eq!(announced[0]["title"], "Write a.txt");
         assert_eq!(announced[0]["rawInput"]["content"], "new\n");
+        // While it waits (for approval), the call shows the change it proposes.
+        assert_eq!(announced[0]["content"][0]["type"], "diff");
+        assert_eq!(announced[0]["content"][0]["oldText"], "old\n");
+        assert_eq!(announced[0]["content"][0]["newText"], "new\n");
         assert_eq!(
             announced[0]["locations"][0]["path"],
             dir.path().join("a.txt").display().to_string()
@@ -737,7 +728,6 @@ mod tests {
         );
         let wire = serde_json::to_value(&read.locations).unwrap();
         assert_eq!(wire, json!([{"path": "/etc/hosts", "line": 3}]));
-        assert_eq!(read.changed_file, None);
         let grep = describe_call(
             Path::new("/p"),
             "grep",
@@ -746,6 +736,6 @@ mod tests {
         let wire = serde_json::to_value(&grep.locations).unwrap();
         assert_eq!(wire, json!([{"path": "/p/src"}]));
         let edit = describe_call(Path::new("/p"), "edit", &json!({"file_path": "a.rs"}));
-        assert_eq!(edit.changed_file, Some(PathBuf::from("/p/a.rs")));
+        assert_eq!(edit.kind, ToolKind::Edit);
     }
 }

@@ -17,6 +17,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 pub mod builtin;
+pub mod change;
 mod describe;
 mod tool;
 

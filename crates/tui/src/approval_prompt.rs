@@ -30,6 +30,8 @@ use dsh_tools::ApprovalService;
 
 use crate::input::{Input, SharedInput, TurnSlot, next_input};
 use crate::terminal::{Terminal, Tone, summarize_arguments, truncate};
+use crate::tui::diff;
+use dsh_tools::change::FileChange;
 
 /// Longest argument text shown on the question's line.
 const ARGUMENTS_WIDTH: usize = 300;
@@ -149,6 +151,7 @@ fn question_lines(
     reason: Option<&str>,
     asker: &Asker,
     remember: Option<&str>,
+    cwd: &std::path::Path,
 ) -> Vec<(Tone, String)> {
     let arguments =
         serde_json::to_string(&*exec.arguments).unwrap_or_else(|_| exec.arguments.to_string());
@@ -166,10 +169,29 @@ fn question_lines(
     if let Some(reason) = reason {
         lines.push((Tone::Warn, format!("  reason: {reason}")));
     }
-    lines.push((
-        Tone::Dim,
-        format!("  arguments: {}", truncate(&arguments, ARGUMENTS_WIDTH)),
-    ));
+    // A `write`/`edit`: the change it would make, as a diff; anything
+    // else: its arguments.
+    match FileChange::proposed(cwd, &exec.tool, &exec.arguments) {
+        Some(change) => {
+            lines.push((
+                Tone::Plain,
+                format!(
+                    "  {}: {}",
+                    diff::shown_path(&change, cwd),
+                    if change.created() {
+                        "a new file".to_owned()
+                    } else {
+                        diff::counts_text(&change)
+                    }
+                ),
+            ));
+            lines.extend(diff::lines(&change, "    "));
+        }
+        None => lines.push((
+            Tone::Dim,
+            format!("  arguments: {}", truncate(&arguments, ARGUMENTS_WIDTH)),
+        )),
+    }
     lines.push((Tone::Plain, "  1 (y) allow once".to_owned()));
     if let Some(rule) = remember {
         lines.push((
@@ -267,7 +289,8 @@ impl ApprovalService for TerminalApproval {
             .can_remember()
             .then(|| rule_for_call(&exec.tool, &exec.arguments, &self.project))
             .flatten();
-        for (tone, line) in question_lines(exec, reason, &asker, remember.as_deref()) {
+        for (tone, line) in question_lines(exec, reason, &asker, remember.as_deref(), &self.project)
+        {
             self.term.lines(tone, &line);
         }
         let choices = if remember.is_some() { "1-4" } else { "1/4" };
@@ -511,6 +534,7 @@ mod tests {
             Some("why not"),
             &asker,
             rule_for_call("bash", &echo.arguments, Path::new("/proj")).as_deref(),
+            Path::new("/proj"),
         );
         let text: Vec<&str> = lines.iter().map(|(_, line)| line.as_str()).collect();
         assert_eq!(text[0], "? bash $ echo hi needs your approval");

@@ -32,24 +32,22 @@
 
 use dsh_stdio::stdio::ExitStatus;
 use std::io::IsTerminal as _;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context as _;
-use dsh_agent::{Observers, QueuedPrompt};
-use dsh_seams::{CancellationToken, Notification, NotificationKind, SessionEndReason};
+use dsh_seams::CancellationToken;
 use tokio::sync::mpsc;
 
-use crate::input::{Input, SharedInput, TurnSlot, next_input};
+use crate::input::Input;
 use crate::terminal::ColorChoice;
-use crate::terminal::{SPINNER_TICK, Terminal, Tone};
+use crate::terminal::{Terminal, Tone};
 use crate::tui::editor::{Editor, EditorConfig, EditorEvent, InputMode};
-use crate::tui::slash::{self, HooksAction, Parsed, SlashCommand};
+use crate::tui::slash::{self, HooksAction, SlashCommand};
 use crate::tui::status::StatusInfo;
-use dsh_agent::commands::PromptCommand;
-use dsh_core::AgentOptions;
 use dsh_core::hooks::HookSources;
 use dsh_core::sessions::{self, Pick};
-use dsh_stdio::signals::{Signals, Stop};
+use dsh_stdio::signals::Stop;
 
 /// The interactive options.
 #[derive(Debug, Clone)]
@@ -66,6 +64,11 @@ pub struct InteractiveArgs {
     pub queue_mode: Option<crate::steer::QueueModeFlag>,
     /// `dsh "PROMPT"`: the first prompt, handled as if typed at the prompt.
     pub first_prompt: Option<String>,
+    /// `-r`/`--resume` without an id: pick the session from a list.
+    pub pick_session: bool,
+    /// `--verbose`: show every hook run and the context hooks add (Ctrl-O
+    /// toggles it).
+    pub verbose: bool,
     /// What `/hooks` and `/permissions` run: the hook tooling's session
     /// entry points, passed in by the binary.
     pub hooks: HookActions,
@@ -90,7 +93,7 @@ pub struct HookActions {
 /// cancelled; the thread simply ends with the process): the line editor at
 /// the prompt on a terminal, whole lines otherwise. Ctrl-C in the editor
 /// arrives as a Ctrl-C at the prompt.
-fn spawn_reader(
+pub(crate) fn spawn_reader(
     mode: InputMode,
     config: EditorConfig,
     ctrl_c: mpsc::UnboundedSender<()>,
@@ -110,7 +113,7 @@ fn spawn_reader(
 
 /// How long the prompt waits before the idle notification fires: 60 s, as
 /// Claude Code, or `DSH_IDLE_NOTIFY_SECS`.
-fn idle_notification_after() -> std::time::Duration {
+pub(crate) fn idle_notification_after() -> std::time::Duration {
     let seconds = std::env::var("DSH_IDLE_NOTIFY_SECS")
         .ok()
         .and_then(|value| value.trim().parse::<u64>().ok())
@@ -118,12 +121,41 @@ fn idle_notification_after() -> std::time::Duration {
     std::time::Duration::from_secs(seconds)
 }
 
-/// Runs an interactive session.
-pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
+/// What the session needs before its runtime starts.
+pub(crate) struct Prepared {
+    pub home: PathBuf,
+    pub config: dsh_core::DshConfig,
+    /// What the session resolved: `/hooks`, `/permissions` and `/status`
+    /// see what it loaded (plugins and MCP tags included).
+    pub spec: dsh_core::SessionSpec,
+    pub workspace: dsh_core::perms::WorkspaceTrust,
+    pub opened: dsh_core::Assembled,
+    pub model: Arc<dyn dsh_model::Model>,
+    /// Bound on model requests per turn.
+    pub max_steps: u64,
+    pub term: Arc<Terminal>,
+    pub stdin_tty: bool,
+    pub input_mode: InputMode,
+    pub editor_config: EditorConfig,
+    pub status: StatusInfo,
+    pub log_path: Option<PathBuf>,
+}
+
+/// Opens the session: which one (the picker for `-r` without an id), its
+/// spec, the trust question, its log and agent parts, and the terminal.
+fn prepare(args: &InteractiveArgs) -> anyhow::Result<Prepared> {
     let env = dsh_core::Env::from_process();
     let home = env.dsh_home()?;
     let config = dsh_core::DshConfig::load(&home)?;
-    let (cwd, existing) = sessions::pick(&home, &args.pick, &dsh_core::current_dir()?)?;
+    let current = dsh_core::current_dir()?;
+    let pick = match (&args.pick, args.pick_session) {
+        (Pick::New, true) => match crate::picker::pick_at_start(&home, &current)? {
+            Some(id) => Pick::Resume(id),
+            None => Pick::New,
+        },
+        (pick, _) => pick.clone(),
+    };
+    let (cwd, existing) = sessions::pick(&home, &pick, &current)?;
     let mut spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
         env: &env,
         config: &config,
@@ -136,8 +168,6 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         let stdin = std::io::stdin();
         spec.ask_in_terminal(&mut stdin.lock(), &mut std::io::stdout())?;
     }
-    // `/hooks`, `/permissions` and `/status` see what this session loaded
-    // (plugins and MCP tags included).
     let session_spec = spec.clone();
     let workspace = spec.workspace;
     let opened = dsh_core::assemble(
@@ -145,12 +175,10 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         sessions::log_target(&home, existing.as_ref(), args.wait),
     )?;
     sessions::report_torn(&opened);
-    // A person is there to press Ctrl-C: no silent cap unless `--max-steps`
-    // asks for one.
-    let max_steps = args.session.max_steps.unwrap_or(u64::MAX);
     let term = Arc::new(Terminal::new(crate::terminal::color_enabled(args.color)));
+    term.set_cwd(&opened.cwd);
+    term.set_verbose(args.verbose);
     let stdin_tty = std::io::stdin().is_terminal();
-    let input_mode = InputMode::detect(stdin_tty, std::io::stdout().is_terminal());
     let editor_config = EditorConfig {
         history: crate::tui::editor::history_path(&home, &opened.cwd),
         cwd: opened.cwd.clone(),
@@ -163,436 +191,39 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         mode: session_spec.permissions.mode.to_string(),
         context_tokens: None,
         cache: None,
+        meter: crate::tui::usage::Meter::of_events(opened.log.events()),
     };
-    let log_path = opened.log.path().map(std::path::Path::to_path_buf);
+    if let Some(usage) = last_usage(opened.log.events()) {
+        status.record_usage(&usage);
+    }
+    Ok(Prepared {
+        home,
+        config,
+        spec: session_spec,
+        workspace,
+        log_path: opened.log.path().map(std::path::Path::to_path_buf),
+        opened,
+        model,
+        // A person is there to press Ctrl-C: no silent cap unless
+        // `--max-steps` asks for one.
+        max_steps: args.session.max_steps.unwrap_or(u64::MAX),
+        term,
+        stdin_tty,
+        input_mode: InputMode::detect(stdin_tty, std::io::stdout().is_terminal()),
+        editor_config,
+        status,
+    })
+}
 
+/// Runs an interactive session.
+pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
+    let prepared = prepare(&args)?;
+    let input_mode = prepared.input_mode;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let result = runtime.block_on(async {
-        // Installed before anything runs, so no signal kills dsh outright;
-        // they are read once the agent exists (until then they wait).
-        let (mut sigint, mut terminations) = Signals::install()?.split();
-        let (ctrl_c_tx, mut ctrl_c_at_prompt) = mpsc::unbounded_channel::<()>();
-        let (reader, editor) = spawn_reader(input_mode, editor_config, ctrl_c_tx.clone())?;
-        let input: SharedInput = Arc::new(tokio::sync::Mutex::new(reader));
-        let turn: TurnSlot = Arc::new(Mutex::new(None));
-        {
-            let term = Arc::clone(&term);
-            tokio::spawn(async move {
-                let mut interval = tokio::time::interval(SPINNER_TICK);
-                loop {
-                    interval.tick().await;
-                    term.tick();
-                }
-            });
-        }
-
-        let resumed_turns = opened.log.last_turn();
-        if let Some(usage) = last_usage(opened.log.events()) {
-            status.record_usage(&usage);
-        }
-        let session_id = opened.session_id.clone();
-        let cwd = opened.cwd.clone();
-        let source = opened.source;
-        let notices = opened.notices.clone();
-        // MCP servers that started are news, not a warning; hook notices,
-        // discovery notices and failed servers are warnings.
-        let settled_servers: Vec<String> = opened
-            .mcp
-            .notices()
-            .iter()
-            .filter(|line| !opened.problems.contains(line))
-            .cloned()
-            .collect();
-        let runner = opened.runner.clone();
-        let mcp = Arc::clone(&opened.mcp);
-        let usage: Arc<Mutex<Option<dsh_protocol::TokenUsage>>> = Arc::new(Mutex::new(None));
-        let observers = {
-            let (text, event, notice) = (Arc::clone(&term), Arc::clone(&term), Arc::clone(&term));
-            let usage = Arc::clone(&usage);
-            Observers {
-                on_event: Some(Arc::new(move |e| {
-                    if let dsh_protocol::EventBody::AssistantMessage {
-                        usage: Some(reported),
-                        ..
-                    } = &e.body
-                    {
-                        *usage.lock().unwrap_or_else(PoisonError::into_inner) = Some(*reported);
-                    }
-                    event.event(e)
-                })),
-                on_notice: Some(Arc::new(move |n| notice.notice(n))),
-                on_text: Some(Arc::new(move |t| text.text(t))),
-            }
-        };
-        let gate = Arc::new(crate::steer::InputGate::default());
-        // The prompt loop shadows `input`; the steering reader keeps this.
-        let typed_input = Arc::clone(&input);
-        let approval = Arc::new(crate::approval_prompt::TerminalApproval {
-            term: Arc::clone(&term),
-            input: Arc::clone(&input),
-            gate: Arc::clone(&gate),
-            turn: Arc::clone(&turn),
-            permissions: Some(Arc::clone(&opened.permissions)),
-            project: cwd.clone(),
-            workspace,
-        });
-        let model_name = model.name();
-        let mut agent = opened.agent(AgentOptions {
-            model,
-            interactive: true,
-            max_steps,
-            observers,
-            approval: Some(approval),
-        })?;
-        let steering_mode = config.queue_mode(args.queue_mode.map(Into::into))?;
-        agent.set_queue_modes(dsh_agent::QueueModes {
-            steering: steering_mode,
-            follow_up: steering_mode,
-        });
-        let steering = agent.steering_queue();
-
-        let stopper = Stopper {
-            stopped: Arc::new(Mutex::new(None)),
-            session_cancel: agent.session_cancel(),
-            runner: runner.clone(),
-            term: Arc::clone(&term),
-        };
-        let (stop_tx, mut stop_rx) = mpsc::unbounded_channel::<Stop>();
-        // Ctrl-C while the session-start hooks run ends the session like
-        // SIGTERM does; afterwards it interrupts the turn or warns at the prompt.
-        let starting = Arc::new(std::sync::atomic::AtomicBool::new(true));
-        {
-            let turn = Arc::clone(&turn);
-            let term = Arc::clone(&term);
-            let starting = Arc::clone(&starting);
-            let stopper = stopper.clone();
-            let stop_tx = stop_tx.clone();
-            tokio::spawn(async move {
-                while sigint.recv().await.is_some() {
-                    if starting.load(std::sync::atomic::Ordering::SeqCst) {
-                        stopper.stop(Stop::Interrupt);
-                        let _ = stop_tx.send(Stop::Interrupt);
-                        continue;
-                    }
-                    let running = turn.lock().unwrap_or_else(PoisonError::into_inner).clone();
-                    match running {
-                        Some(token) => {
-                            if !token.is_cancelled() {
-                                term.interrupting();
-                                token.cancel();
-                            }
-                        }
-                        None => {
-                            let _ = ctrl_c_tx.send(());
-                        }
-                    }
-                }
-            });
-        }
-        {
-            let stopper = stopper.clone();
-            tokio::spawn(async move {
-                loop {
-                    let stop = terminations.recv().await;
-                    stopper.stop(stop);
-                    let _ = stop_tx.send(stop);
-                }
-            });
-        }
-
-        term.lines(
-            Tone::Accent,
-            &format!(
-                "dsh {} · {model_name} · {}",
-                env!("CARGO_PKG_VERSION"),
-                cwd.display()
-            ),
-        );
-        let how = if resumed_turns > 0 {
-            format!("resumed session {session_id} ({resumed_turns} turns so far)")
-        } else {
-            format!("session {session_id}")
-        };
-        term.lines(
-            Tone::Dim,
-            &format!("{how} · Ctrl-C interrupts · Ctrl-D exits"),
-        );
-        for notice in &notices {
-            if settled_servers.contains(notice) {
-                term.lines(Tone::Good, &format!("✓ {notice}"));
-            } else {
-                term.lines(Tone::Warn, &format!("⚠ {notice}"));
-            }
-        }
-        agent.start(source).await;
-        starting.store(false, std::sync::atomic::Ordering::SeqCst);
-
-        let idle_after = idle_notification_after();
-        let mut armed = false;
-        let mut next = Next::Exit;
-        // Input typed during a turn that waits for the prompt after it.
-        let mut typed_ahead: std::collections::VecDeque<Input> = std::collections::VecDeque::new();
-        if let Some(first) = args.first_prompt.clone() {
-            typed_ahead.push_back(Input::Line(first));
-        }
-        while stopper.stopped().is_none() {
-            if let Some(reported) = usage.lock().unwrap_or_else(PoisonError::into_inner).take() {
-                status.record_usage(&reported);
-            }
-            if stdin_tty {
-                let width = crate::tui::render::terminal_width();
-                term.lines(Tone::Dim, &crate::terminal::truncate(&status.line(), width));
-            }
-            let ahead = typed_ahead.pop_front();
-            if ahead.is_none() {
-                match input_mode {
-                    InputMode::Editor => editor.request(),
-                    InputMode::Lines if stdin_tty => term.prompt("> "),
-                    InputMode::Lines => {}
-                }
-            }
-            // Waiting at the prompt for a minute fires the notification
-            // seam once (Claude Code's `idle_prompt` Notification hooks).
-            let idle = tokio::time::sleep(idle_after);
-            tokio::pin!(idle);
-            let mut notified = false;
-            let input = loop {
-                if let Some(ahead) = ahead {
-                    break Some(ahead);
-                }
-                tokio::select! {
-                    input = next_input(&input) => break Some(input),
-                    Some(()) = ctrl_c_at_prompt.recv() => break None,
-                    Some(_) = stop_rx.recv() => break Some(Input::Stopped),
-                    () = &mut idle, if !notified => {
-                        notified = true;
-                        agent
-                            .notify(&Notification {
-                                kind: NotificationKind::Idle,
-                                message: "dsh is waiting for your input".to_owned(),
-                            })
-                            .await;
-                    }
-                }
-            };
-            let line = match input {
-                None if armed => {
-                    term.lines(Tone::Plain, "");
-                    break;
-                }
-                None => {
-                    armed = true;
-                    term.lines(Tone::Dim, "\n(Ctrl-C again or Ctrl-D to exit)");
-                    continue;
-                }
-                Some(Input::Eof) => {
-                    if stdin_tty {
-                        term.lines(Tone::Plain, "");
-                    }
-                    break;
-                }
-                Some(Input::Line(line)) => line,
-                Some(Input::Stopped) => break,
-            };
-            armed = false;
-            let text = line.trim();
-            if text.is_empty() {
-                continue;
-            }
-            // A custom command (`.claude/commands`, a skill, a Codex prompt)
-            // is a turn the agent expands, not a terminal command.
-            let custom = matches!(
-                dsh_agent::commands::parse(text, &agent.project_context().commands),
-                Some(PromptCommand::Custom(_))
-            );
-            let parsed = if custom {
-                Parsed::Prompt
-            } else {
-                slash::parse(text)
-            };
-            let command = match parsed {
-                Parsed::Prompt => None,
-                Parsed::Command(command) => Some(command),
-                Parsed::Unknown { name, suggestion } => {
-                    let hint = suggestion
-                        .map(|s| format!(" — did you mean {s}?"))
-                        .unwrap_or_else(|| " — /help lists the commands".to_owned());
-                    term.lines(Tone::Warn, &format!("unknown command {name}{hint}"));
-                    continue;
-                }
-                Parsed::Usage(info) => {
-                    term.lines(
-                        Tone::Warn,
-                        &format!("usage: {} {} — {}", info.name, info.usage, info.about),
-                    );
-                    continue;
-                }
-            };
-            let mut compact_line = None;
-            // Commands that act on the running session go to the agent:
-            // `/clear` and `/model NAME` are durable events with their hooks
-            // (SessionEnd/SessionStart `clear`), `/compact` is a turn.
-            let builtin = match &command {
-                Some(SlashCommand::Clear) => Some(PromptCommand::Clear),
-                Some(SlashCommand::Model(Some(name))) => Some(PromptCommand::Model(name.clone())),
-                _ => None,
-            };
-            if let Some(builtin) = builtin {
-                let cleared = matches!(builtin, PromptCommand::Clear);
-                if let PromptCommand::Model(name) = &builtin {
-                    status.model = name.clone();
-                }
-                if let Err(error) = agent.run_builtin(builtin).await {
-                    agent.end(SessionEndReason::Exit).await;
-                    runner.kill_all();
-                    return Err(anyhow::Error::new(error).context("the session log failed"));
-                }
-                if cleared {
-                    term.lines(
-                        Tone::Dim,
-                        "context cleared: the model no longer sees the conversation so far",
-                    );
-                }
-                continue;
-            }
-            let command = match command {
-                Some(SlashCommand::Compact(instructions)) => {
-                    compact_line = Some(match instructions {
-                        Some(instructions) => format!("/compact {instructions}"),
-                        None => "/compact".to_owned(),
-                    });
-                    None
-                }
-                Some(SlashCommand::Mcp) => {
-                    let lines = mcp.notices();
-                    if lines.is_empty() {
-                        term.lines(
-                            Tone::Plain,
-                            "no MCP servers (`dsh mcp list` shows where dsh looks)",
-                        );
-                    }
-                    for line in lines {
-                        term.lines(Tone::Plain, line);
-                    }
-                    continue;
-                }
-                other => other,
-            };
-            if let Some(command) = command {
-                let context = SlashContext {
-                    term: &term,
-                    status: &status,
-                    spec: &session_spec,
-                    max_steps,
-                    cwd: &cwd,
-                    home: &home,
-                    log_path: log_path.as_deref(),
-                    hooks: args.hooks,
-                };
-                match run_slash(&context, command) {
-                    Ok(Some(then)) => {
-                        next = then;
-                        break;
-                    }
-                    Ok(None) => {}
-                    Err(error) => term.lines(Tone::Bad, &format!("✗ {error:#}")),
-                }
-                continue;
-            }
-            let line = match compact_line {
-                // `/compact` runs as a turn of its own (no mentions to expand).
-                Some(compact) => compact,
-                // `@path` mentions: hooks see the prompt as typed, the
-                // model gets the files as context after the prompt.
-                None => {
-                    agent.attach_to_next_prompt(dsh_agent::mentions::mention_attachments(&line, &cwd));
-                    line
-                }
-            };
-            // A Ctrl-C that raced the end of the previous turn is stale.
-            while ctrl_c_at_prompt.try_recv().is_ok() {}
-            let token = agent.session_cancel().child_token();
-            *turn.lock().unwrap_or_else(PoisonError::into_inner) = Some(token.clone());
-            let outcome = {
-                let running = agent.run_turn(
-                    QueuedPrompt {
-                        text: line.clone(),
-                        source: "user".to_owned(),
-                    },
-                    token,
-                );
-                tokio::pin!(running);
-                // Reading stops at the end of input; what is left waits.
-                // Piped input is a script, not a person typing along: its
-                // lines stay one turn each.
-                let mut reading = stdin_tty;
-                loop {
-                    tokio::select! {
-                        outcome = &mut running => break outcome,
-                        typed = crate::steer::next_typed(&typed_input, &gate), if reading => {
-                            match crate::steer::classify(typed) {
-                                crate::steer::Typed::Steer(text) => {
-                                    term.lines(Tone::Dim, &format!("⧗ queued for the running turn: {text}"));
-                                    steering.push(text, "user");
-                                }
-                                crate::steer::Typed::Later(later) => {
-                                    reading = !matches!(later, Input::Eof | Input::Stopped);
-                                    typed_ahead.push_back(later);
-                                }
-                                crate::steer::Typed::Ignore => {}
-                            }
-                        }
-                    }
-                }
-            };
-            // Typed after the turn's last model request: the next prompt,
-            // unless the person interrupted the turn (then nothing runs on
-            // its own; they can type it again).
-            let late: Vec<String> = steering.drain().into_iter().map(|m| m.text).collect();
-            let interrupted = matches!(
-                &outcome,
-                Ok(outcome) if outcome.reason == dsh_protocol::TurnEndReason::Interrupted
-            );
-            if interrupted {
-                for text in &late {
-                    term.lines(Tone::Warn, &format!("not sent (the turn was interrupted): {text}"));
-                }
-            } else if !late.is_empty() {
-                typed_ahead.push_front(Input::Line(late.join("\n")));
-            }
-            *turn.lock().unwrap_or_else(PoisonError::into_inner) = None;
-            match outcome {
-                Ok(outcome) => term.turn_end(outcome.reason, outcome.message.as_deref()),
-                Err(error) => {
-                    agent.end(SessionEndReason::Exit).await;
-                    runner.kill_all();
-                    return Err(anyhow::Error::new(error).context("the session log failed"));
-                }
-            }
-            // A native plugin's stop-after-step ended the session (seed 004).
-            if let Some(why) = agent.session_end_requested() {
-                term.lines(Tone::Warn, &format!("a plugin ended the session: {why}"));
-                break;
-            }
-        }
-        let stop = stopper.stopped();
-        if let Some(stop) = stop {
-            term.lines(Tone::Warn, &format!("{}: ending the session", stop.name()));
-        }
-        let reason = match stop {
-            Some(_) => SessionEndReason::Other,
-            None => SessionEndReason::Exit,
-        };
-        // Session-end hooks run even after a signal, inside their budget.
-        agent.end(reason).await;
-        mcp.close().await;
-        // Detached (async) hooks do not outlive the session.
-        runner.kill_all();
-        anyhow::Ok((stop, next))
-    });
+    let result = runtime.block_on(crate::prompt_loop::drive(&args, prepared));
     // A signal may have ended the session while the editor held the
     // terminal in raw mode.
     if input_mode == InputMode::Editor {
@@ -608,26 +239,59 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
     })
 }
 
+/// The environment variable a `/clear` restart sets so the new session's
+/// SessionStart hooks see `clear` as its source.
+const START_SOURCE_ENV: &str = "DSH_START_SOURCE";
+
+/// How the session starts: `clear` after a `/clear` restart, else as the
+/// session was opened (`startup`, `resume`).
+pub(crate) fn start_source(opened: dsh_seams::SessionStartSource) -> dsh_seams::SessionStartSource {
+    match std::env::var(START_SOURCE_ENV).as_deref() {
+        Ok("clear") => dsh_seams::SessionStartSource::Clear,
+        _ => opened,
+    }
+}
+
+/// `/clear`: a new session with the model in use.
+pub(crate) fn cleared(model: String) -> Next {
+    Next::Restart(Restart {
+        resume: None,
+        model: Some(model),
+        clear: true,
+    })
+}
+
+/// `/resume ID`.
+pub(crate) fn resume(id: String) -> Next {
+    Next::Restart(Restart {
+        resume: Some(id),
+        model: None,
+        clear: false,
+    })
+}
+
 /// What follows the session loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Next {
+pub(crate) enum Next {
     /// dsh exits.
     Exit,
-    /// dsh starts again in another session (`/resume ID`; `/clear` and
-    /// `/model NAME` act on the running session): the session ended (its
-    /// end hooks ran) and dsh
-    /// replaces itself with a fresh process for the next one, so no state
-    /// of the old session (hooks, trust answers, runtime) leaks into it.
+    /// dsh starts again in another session (`/resume`, `/clear`; `/model
+    /// NAME` acts on the running session): the session ended (its end
+    /// hooks ran) and dsh replaces itself with a fresh process for the
+    /// next one, so no state of the old session (hooks, trust answers,
+    /// runtime, usage) leaks into it.
     Restart(Restart),
 }
 
 /// How dsh is started again.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Restart {
+pub(crate) struct Restart {
     /// `--resume ID`, or a new session.
-    resume: Option<String>,
+    pub resume: Option<String>,
     /// `--model NAME` replacing the current one.
-    model: Option<String>,
+    pub model: Option<String>,
+    /// `/clear`: the new session starts with the source `clear`.
+    pub clear: bool,
 }
 
 /// The arguments this dsh was started with, without the session choice
@@ -637,8 +301,18 @@ fn restart_args(args: &[std::ffi::OsString], drop_model: bool) -> Vec<std::ffi::
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         let text = arg.to_string_lossy();
-        let takes_value = text == "-r" || text == "--resume" || (drop_model && text == "--model");
-        if takes_value {
+        if text == "-r" || text == "--resume" {
+            // Its id is optional (`-r` alone opens the picker).
+            if iter
+                .clone()
+                .next()
+                .is_some_and(|next| !next.to_string_lossy().starts_with('-'))
+            {
+                iter.next();
+            }
+            continue;
+        }
+        if drop_model && text == "--model" {
             iter.next();
             continue;
         }
@@ -673,6 +347,11 @@ fn reexec(restart: &Restart) -> anyhow::Error {
     }
     let mut command = std::process::Command::new(exe);
     command.args(args);
+    if restart.clear {
+        command.env(START_SOURCE_ENV, "clear");
+    } else {
+        command.env_remove(START_SOURCE_ENV);
+    }
     // The keys are no longer in this environment: the next image gets them back and hands them off anew.
     dsh_provider::key_handoff::restore_keys_for_exec(&mut command);
     let error = command.exec();
@@ -694,22 +373,24 @@ fn last_usage(events: &[dsh_protocol::Event]) -> Option<dsh_protocol::TokenUsage
 }
 
 /// What a slash command can see.
-struct SlashContext<'a> {
-    term: &'a Terminal,
-    status: &'a StatusInfo,
+pub(crate) struct SlashContext<'a> {
+    pub term: &'a Terminal,
+    pub status: &'a StatusInfo,
     /// What the session resolved (its hook sources carry plugins and MCP tags).
-    spec: &'a dsh_core::SessionSpec,
+    pub spec: &'a dsh_core::SessionSpec,
     /// Bound on model requests per turn.
-    max_steps: u64,
-    cwd: &'a std::path::Path,
-    home: &'a std::path::Path,
-    log_path: Option<&'a std::path::Path>,
+    pub max_steps: u64,
+    pub cwd: &'a std::path::Path,
+    pub log_path: Option<&'a std::path::Path>,
     /// The hook tooling `/hooks` and `/permissions` run.
-    hooks: HookActions,
+    pub hooks: HookActions,
 }
 
 /// Runs a slash command; `Some` when it ends this session.
-fn run_slash(context: &SlashContext<'_>, command: SlashCommand) -> anyhow::Result<Option<Next>> {
+pub(crate) fn run_slash(
+    context: &SlashContext<'_>,
+    command: SlashCommand,
+) -> anyhow::Result<Option<Next>> {
     let term = context.term;
     let sources = || {
         let mut sources = context.spec.sources.clone();
@@ -772,38 +453,12 @@ fn run_slash(context: &SlashContext<'_>, command: SlashCommand) -> anyhow::Resul
         SlashCommand::Model(Some(_))
         | SlashCommand::Clear
         | SlashCommand::Compact(_)
-        | SlashCommand::Mcp => {}
-        SlashCommand::Resume(Some(id)) => {
-            return Ok(Some(Next::Restart(Restart {
-                resume: Some(id),
-                model: None,
-            })));
-        }
-        SlashCommand::Resume(None) => {
-            let here = context.cwd.display().to_string();
-            let sessions: Vec<_> = sessions::list(context.home)?
-                .into_iter()
-                .filter(|session| session.cwd == here && session.id != context.status.session_id)
-                .take(10)
-                .collect();
-            if sessions.is_empty() {
-                term.lines(Tone::Plain, "no other session in this directory");
-            }
-            for session in sessions {
-                let prompt = session.first_prompt.as_deref().unwrap_or("");
-                term.lines(
-                    Tone::Plain,
-                    &format!(
-                        "{}  {}  {} turns  {}",
-                        &session.id[..session.id.len().min(8)],
-                        session.updated,
-                        session.turns,
-                        crate::terminal::truncate(prompt.lines().next().unwrap_or(""), 60)
-                    ),
-                );
-            }
-            term.lines(Tone::Dim, "/resume ID switches to one");
-        }
+        | SlashCommand::Mcp
+        | SlashCommand::Cost
+        | SlashCommand::Verbose
+        | SlashCommand::Mode(_)
+        | SlashCommand::Resume(None) => {}
+        SlashCommand::Resume(Some(id)) => return Ok(Some(resume(id))),
         SlashCommand::Last => match term.last_detail() {
             Some(detail) => term.lines(Tone::Plain, &detail),
             None => term.lines(
@@ -849,15 +504,15 @@ mod tests {
 /// processes kill their groups) and kills detached hooks. A second signal
 /// exits at once.
 #[derive(Clone)]
-struct Stopper {
-    stopped: Arc<Mutex<Option<Stop>>>,
-    session_cancel: CancellationToken,
-    runner: dsh_hook_runner::HookRunner,
-    term: Arc<Terminal>,
+pub(crate) struct Stopper {
+    pub stopped: Arc<Mutex<Option<Stop>>>,
+    pub session_cancel: CancellationToken,
+    pub runner: dsh_hook_runner::HookRunner,
+    pub term: Arc<Terminal>,
 }
 
 impl Stopper {
-    fn stop(&self, stop: Stop) {
+    pub(crate) fn stop(&self, stop: Stop) {
         let first = {
             let mut stopped = self.stopped.lock().unwrap_or_else(PoisonError::into_inner);
             let first = stopped.is_none();
@@ -874,7 +529,7 @@ impl Stopper {
         }
     }
 
-    fn stopped(&self) -> Option<Stop> {
+    pub(crate) fn stopped(&self) -> Option<Stop> {
         *self.stopped.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -19,6 +19,8 @@ pub mod approval_prompt;
 mod input;
 pub mod interactive;
 pub mod log_view;
+pub mod picker;
+mod prompt_loop;
 pub mod status_cmd;
 pub mod steer;
 pub mod terminal;

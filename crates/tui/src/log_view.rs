@@ -86,304 +86,24 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
     for event in events {
         let start = out.len();
         let _ = match &event.body {
-            EventBody::SessionHeader {
-                session_id,
-                cwd,
-                version,
-                notices,
-                provider_api,
-            } => {
-                let _ = writeln!(
-                    out,
-                    "{} {session_id}  {}  dsh {version}",
-                    paint.bold("session"),
-                    cwd
-                );
-                if let Some(api) = provider_api {
-                    let _ = writeln!(out, "  {} {api} API", paint.dim("model:"));
-                }
-                for notice in notices {
-                    let _ = writeln!(out, "  {} {notice}", paint.yellow("notice:"));
-                }
-                Ok(())
-            }
-            EventBody::TurnStart { turn } => {
-                writeln!(out, "\n{}", paint.bold(&format!("── turn {turn} ──")))
-            }
-            EventBody::SessionCleared {} => writeln!(
-                out,
-                "\n{}",
-                paint.bold("── /clear: the conversation starts again ──")
-            ),
-            EventBody::ModelSwitched { from, to } => {
-                writeln!(out, "{} {from} → {to}", paint.bold("/model"))
-            }
-            EventBody::UserMessage {
-                content,
-                source,
-                original_content,
-                ..
-            } => {
-                let _ = writeln!(
-                    out,
-                    "{} {}",
-                    paint.cyan(&format!("{source} ›")),
-                    indent(content, "  ").trim_start()
-                );
-                if let Some(original) = original_content {
-                    let _ = writeln!(out, "  {} {}", paint.dim("(rewritten from)"), original);
-                }
-                Ok(())
-            }
-            EventBody::PromptBlocked {
-                content,
-                source,
-                reason,
-                ..
-            } => writeln!(
-                out,
-                "{} {}\n{}",
-                paint.red(&format!("{source} › [blocked]")),
-                content,
-                indent(reason, "  ")
-            ),
-            EventBody::AssistantMessage {
-                content,
-                tool_calls,
-                step,
-                ..
-            } => {
-                if !content.is_empty() {
-                    let _ = writeln!(
-                        out,
-                        "{} {}",
-                        paint.green(&format!("assistant (step {step}) ›")),
-                        content
-                    );
-                }
-                for call in tool_calls {
-                    let _ = writeln!(
-                        out,
-                        "  {} {} {}",
-                        paint.bold("call"),
-                        call.name,
-                        call.arguments
-                    );
-                }
-                Ok(())
-            }
-            EventBody::ToolCall {
-                call_id,
-                tool,
-                arguments,
-                original_arguments,
-                rewritten_by,
-                ..
-            } => {
-                if let (Some(original), Some(by)) = (original_arguments, rewritten_by) {
-                    let _ = writeln!(
-                        out,
-                        "  {} {tool} [{call_id}] rewritten by {by}\n    was: {original}\n    now: {arguments}",
-                        paint.yellow("rewrite")
-                    );
-                }
-                Ok(())
-            }
-            EventBody::ToolResult {
-                call_id,
-                is_error,
-                content,
-                disposition,
-                decided_by,
-                rewrite,
-                ..
-            } => {
-                let label = if *is_error {
-                    paint.red(&format!("  error [{call_id}]"))
-                } else {
-                    paint.dim(&format!("  result [{call_id}]"))
-                };
-                let ran = matches!(disposition.as_deref(), Some("executed") | None);
-                let extra = match disposition.as_deref() {
-                    Some("executed") | None => String::new(),
-                    Some(other) => format!(" ({other})"),
-                };
-                // The mode letting a call run is the everyday case; every
-                // other decider is worth a line.
-                let decider = decided_by
-                    .as_ref()
-                    .filter(|d| !(ran && d.kind == dsh_protocol::DeciderKind::Mode))
-                    .map(|d| {
-                        format!(
-                            " {}",
-                            paint.dim(&format!("decided by {}", describe_decider(d)))
-                        )
-                    })
-                    .unwrap_or_default();
-                if let Some(rewrite) = rewrite {
-                    let _ = writeln!(
-                        out,
-                        "  {} [{call_id}] approved with new arguments by {}\n    now: {}",
-                        paint.yellow("rewrite"),
-                        rewrite.by,
-                        rewrite.arguments
-                    );
-                }
-                writeln!(
-                    out,
-                    "{label}{extra}{decider}\n{}",
-                    indent(&clip(content, 8), "    ")
-                )
-            }
-            EventBody::ContextMessage {
-                content, source, ..
-            } => writeln!(
-                out,
-                "  {} {}",
-                paint.dim(&format!("context from {source}:")),
-                indent(&clip(content, 6), "    ").trim_start()
-            ),
-            EventBody::SteeringMessage {
-                content, source, ..
-            } => writeln!(
-                out,
-                "  {} {}",
-                paint.yellow(&format!("steering from {source}:")),
-                content
-            ),
-            EventBody::CompactionStarted {
-                trigger,
-                custom_instructions,
-                estimated_tokens,
-                ..
-            } => {
-                let label = paint.yellow(&format!("compaction ({}):", trigger.as_str()));
-                match custom_instructions {
-                    Some(text) => writeln!(
-                        out,
-                        "  {label} started at ~{estimated_tokens} tokens, instructions: {text}"
-                    ),
-                    None => writeln!(out, "  {label} started at ~{estimated_tokens} tokens"),
-                }
-            }
-            EventBody::CompactionCompleted {
-                trigger,
-                summary,
-                summarized_by,
-                kept_from_seq,
-                contexts,
-                ..
-            } => {
-                let kept = match kept_from_seq {
-                    Some(seq) => format!("kept verbatim from event {seq}"),
-                    None => "nothing kept verbatim".to_owned(),
-                };
-                let _ = writeln!(
-                    out,
-                    "  {} summary by {summarized_by}, {kept}\n{}",
-                    paint.yellow(&format!("compaction ({}) completed:", trigger.as_str())),
-                    indent(&clip(summary, 8), "    ")
-                );
-                for context in contexts {
-                    let _ = writeln!(
-                        out,
-                        "    {} {}",
-                        paint.dim(&format!("context from {}:", context.source)),
-                        indent(&clip(&context.content, 4), "      ").trim_start()
-                    );
-                }
-                Ok(())
-            }
-            EventBody::CompactionFailed {
-                trigger, reason, ..
-            } => writeln!(
-                out,
-                "  {} {reason}",
-                paint.red(&format!(
-                    "compaction ({}) did not happen:",
-                    trigger.as_str()
-                ))
-            ),
-            EventBody::TurnEnd {
-                turn,
-                reason,
-                message,
-            } => {
-                let text = format!("── turn {turn} ended: {}", reason.as_str());
-                let text = match reason {
-                    dsh_protocol::TurnEndReason::Completed => paint.bold(&text),
-                    dsh_protocol::TurnEndReason::Rejected
-                    | dsh_protocol::TurnEndReason::Interrupted
-                    | dsh_protocol::TurnEndReason::Error
-                    | dsh_protocol::TurnEndReason::MaxSteps
-                    | dsh_protocol::TurnEndReason::Stopped => paint.red(&text),
-                };
-                match message {
-                    Some(message) => writeln!(out, "{text} — {message}"),
-                    None => writeln!(out, "{text}"),
-                }
-            }
-            EventBody::SeamNote {
-                seam,
-                plugin,
-                kind,
-                message,
-                ..
-            } => writeln!(
-                out,
-                "  {} {seam} [{plugin}] {}: {message}",
-                paint.yellow("seam note"),
-                serde_json::to_value(kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default()
-            ),
-            EventBody::HookInvoked {
-                dialect,
-                event: hook_event,
-                command,
-                invocation_id,
-                ..
-            } => writeln!(
-                out,
-                "  {} {} {hook_event} `{command}` [{}]",
-                paint.dim("hook"),
-                dialect.as_str(),
-                short(invocation_id)
-            ),
-            EventBody::HookResult {
-                invocation_id,
-                outcome,
-                exit_code,
-                duration_ms,
-                decision,
-                stderr,
-                http_status,
-                ..
-            } => {
-                let how = match outcome {
-                    HookOutcomeKind::HttpError => {
-                        format!("HTTP status {}", http_status.unwrap_or_default())
-                    }
-                    HookOutcomeKind::Exited => format!("exit {}", exit_code.unwrap_or(-1)),
-                    HookOutcomeKind::Signaled => "killed by a signal".to_owned(),
-                    HookOutcomeKind::TimedOut => "timed out".to_owned(),
-                    HookOutcomeKind::Cancelled => "cancelled".to_owned(),
-                    HookOutcomeKind::SpawnFailed => "failed to start".to_owned(),
-                    HookOutcomeKind::Detached => "running in the background".to_owned(),
-                };
-                let decision = serde_json::to_string(decision).unwrap_or_default();
-                let _ = writeln!(
-                    out,
-                    "  {} [{}] {how} in {duration_ms} ms → {decision}",
-                    paint.dim("hook result"),
-                    short(invocation_id)
-                );
-                if !stderr.trim().is_empty() {
-                    let _ = writeln!(out, "{}", indent(&clip(stderr, 4), "    stderr: "));
-                }
-                Ok(())
-            }
+            EventBody::SessionHeader { .. }
+            | EventBody::TurnStart { .. }
+            | EventBody::SessionCleared { .. }
+            | EventBody::ModelSwitched { .. }
+            | EventBody::UserMessage { .. }
+            | EventBody::PromptBlocked { .. }
+            | EventBody::AssistantMessage { .. }
+            | EventBody::ToolCall { .. }
+            | EventBody::ToolResult { .. } => render_conversation(&mut out, &event.body, paint),
+            EventBody::ContextMessage { .. }
+            | EventBody::SteeringMessage { .. }
+            | EventBody::CompactionStarted { .. }
+            | EventBody::CompactionCompleted { .. }
+            | EventBody::CompactionFailed { .. }
+            | EventBody::TurnEnd { .. }
+            | EventBody::SeamNote { .. }
+            | EventBody::HookInvoked { .. }
+            | EventBody::HookResult { .. } => render_activity(&mut out, &event.body, paint),
         };
         // A subagent's events (tagged with its id) are shown indented under
         // a line naming it, inside the parent's `agent` call.
@@ -400,6 +120,334 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
         current_agent = agent;
     }
     out
+}
+
+/// The conversation: the header, turns, prompts, replies and tool calls.
+fn render_conversation(out: &mut String, body: &EventBody, paint: &Paint) -> std::fmt::Result {
+    match body {
+        EventBody::SessionHeader {
+            session_id,
+            cwd,
+            version,
+            notices,
+            provider_api,
+        } => {
+            let _ = writeln!(
+                out,
+                "{} {session_id}  {}  dsh {version}",
+                paint.bold("session"),
+                cwd
+            );
+            if let Some(api) = provider_api {
+                let _ = writeln!(out, "  {} {api} API", paint.dim("model:"));
+            }
+            for notice in notices {
+                let _ = writeln!(out, "  {} {notice}", paint.yellow("notice:"));
+            }
+            Ok(())
+        }
+        EventBody::TurnStart { turn } => {
+            writeln!(out, "\n{}", paint.bold(&format!("── turn {turn} ──")))
+        }
+        EventBody::SessionCleared {} => writeln!(
+            out,
+            "\n{}",
+            paint.bold("── /clear: the conversation starts again ──")
+        ),
+        EventBody::ModelSwitched { from, to } => {
+            writeln!(out, "{} {from} → {to}", paint.bold("/model"))
+        }
+        EventBody::UserMessage {
+            content,
+            source,
+            original_content,
+            ..
+        } => {
+            let _ = writeln!(
+                out,
+                "{} {}",
+                paint.cyan(&format!("{source} ›")),
+                indent(content, "  ").trim_start()
+            );
+            if let Some(original) = original_content {
+                let _ = writeln!(out, "  {} {}", paint.dim("(rewritten from)"), original);
+            }
+            Ok(())
+        }
+        EventBody::PromptBlocked {
+            content,
+            source,
+            reason,
+            ..
+        } => writeln!(
+            out,
+            "{} {}\n{}",
+            paint.red(&format!("{source} › [blocked]")),
+            content,
+            indent(reason, "  ")
+        ),
+        EventBody::AssistantMessage {
+            content,
+            tool_calls,
+            step,
+            ..
+        } => {
+            if !content.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "{} {}",
+                    paint.green(&format!("assistant (step {step}) ›")),
+                    content
+                );
+            }
+            for call in tool_calls {
+                let _ = writeln!(
+                    out,
+                    "  {} {} {}",
+                    paint.bold("call"),
+                    call.name,
+                    call.arguments
+                );
+            }
+            Ok(())
+        }
+        EventBody::ToolCall {
+            call_id,
+            tool,
+            arguments,
+            original_arguments,
+            rewritten_by,
+            ..
+        } => {
+            if let (Some(original), Some(by)) = (original_arguments, rewritten_by) {
+                let _ = writeln!(
+                    out,
+                    "  {} {tool} [{call_id}] rewritten by {by}\n    was: {original}\n    now: {arguments}",
+                    paint.yellow("rewrite")
+                );
+            }
+            Ok(())
+        }
+        EventBody::ToolResult {
+            call_id,
+            is_error,
+            content,
+            disposition,
+            decided_by,
+            rewrite,
+            ..
+        } => {
+            let label = if *is_error {
+                paint.red(&format!("  error [{call_id}]"))
+            } else {
+                paint.dim(&format!("  result [{call_id}]"))
+            };
+            let ran = matches!(disposition.as_deref(), Some("executed") | None);
+            let extra = match disposition.as_deref() {
+                Some("executed") | None => String::new(),
+                Some(other) => format!(" ({other})"),
+            };
+            // The mode letting a call run is the everyday case; every
+            // other decider is worth a line.
+            let decider = decided_by
+                .as_ref()
+                .filter(|d| !(ran && d.kind == dsh_protocol::DeciderKind::Mode))
+                .map(|d| {
+                    format!(
+                        " {}",
+                        paint.dim(&format!("decided by {}", describe_decider(d)))
+                    )
+                })
+                .unwrap_or_default();
+            if let Some(rewrite) = rewrite {
+                let _ = writeln!(
+                    out,
+                    "  {} [{call_id}] approved with new arguments by {}\n    now: {}",
+                    paint.yellow("rewrite"),
+                    rewrite.by,
+                    rewrite.arguments
+                );
+            }
+            writeln!(
+                out,
+                "{label}{extra}{decider}\n{}",
+                indent(&clip(content, 8), "    ")
+            )
+        }
+        EventBody::ContextMessage { .. }
+        | EventBody::SteeringMessage { .. }
+        | EventBody::CompactionStarted { .. }
+        | EventBody::CompactionCompleted { .. }
+        | EventBody::CompactionFailed { .. }
+        | EventBody::TurnEnd { .. }
+        | EventBody::SeamNote { .. }
+        | EventBody::HookInvoked { .. }
+        | EventBody::HookResult { .. } => Ok(()),
+    }
+}
+
+/// What happened around it: context, steering, compaction, turn ends, seam notes and hooks.
+fn render_activity(out: &mut String, body: &EventBody, paint: &Paint) -> std::fmt::Result {
+    match body {
+        EventBody::ContextMessage {
+            content, source, ..
+        } => writeln!(
+            out,
+            "  {} {}",
+            paint.dim(&format!("context from {source}:")),
+            indent(&clip(content, 6), "    ").trim_start()
+        ),
+        EventBody::SteeringMessage {
+            content, source, ..
+        } => writeln!(
+            out,
+            "  {} {}",
+            paint.yellow(&format!("steering from {source}:")),
+            content
+        ),
+        EventBody::CompactionStarted {
+            trigger,
+            custom_instructions,
+            estimated_tokens,
+            ..
+        } => {
+            let label = paint.yellow(&format!("compaction ({}):", trigger.as_str()));
+            match custom_instructions {
+                Some(text) => writeln!(
+                    out,
+                    "  {label} started at ~{estimated_tokens} tokens, instructions: {text}"
+                ),
+                None => writeln!(out, "  {label} started at ~{estimated_tokens} tokens"),
+            }
+        }
+        EventBody::CompactionCompleted {
+            trigger,
+            summary,
+            summarized_by,
+            kept_from_seq,
+            contexts,
+            ..
+        } => {
+            let kept = match kept_from_seq {
+                Some(seq) => format!("kept verbatim from event {seq}"),
+                None => "nothing kept verbatim".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "  {} summary by {summarized_by}, {kept}\n{}",
+                paint.yellow(&format!("compaction ({}) completed:", trigger.as_str())),
+                indent(&clip(summary, 8), "    ")
+            );
+            for context in contexts {
+                let _ = writeln!(
+                    out,
+                    "    {} {}",
+                    paint.dim(&format!("context from {}:", context.source)),
+                    indent(&clip(&context.content, 4), "      ").trim_start()
+                );
+            }
+            Ok(())
+        }
+        EventBody::CompactionFailed {
+            trigger, reason, ..
+        } => writeln!(
+            out,
+            "  {} {reason}",
+            paint.red(&format!(
+                "compaction ({}) did not happen:",
+                trigger.as_str()
+            ))
+        ),
+        EventBody::TurnEnd {
+            turn,
+            reason,
+            message,
+        } => {
+            let text = format!("── turn {turn} ended: {}", reason.as_str());
+            let text = match reason {
+                dsh_protocol::TurnEndReason::Completed => paint.bold(&text),
+                dsh_protocol::TurnEndReason::Rejected
+                | dsh_protocol::TurnEndReason::Interrupted
+                | dsh_protocol::TurnEndReason::Error
+                | dsh_protocol::TurnEndReason::MaxSteps
+                | dsh_protocol::TurnEndReason::Stopped => paint.red(&text),
+            };
+            match message {
+                Some(message) => writeln!(out, "{text} — {message}"),
+                None => writeln!(out, "{text}"),
+            }
+        }
+        EventBody::SeamNote {
+            seam,
+            plugin,
+            kind,
+            message,
+            ..
+        } => writeln!(
+            out,
+            "  {} {seam} [{plugin}] {}: {message}",
+            paint.yellow("seam note"),
+            serde_json::to_value(kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        ),
+        EventBody::HookInvoked {
+            dialect,
+            event: hook_event,
+            command,
+            invocation_id,
+            ..
+        } => writeln!(
+            out,
+            "  {} {} {hook_event} `{command}` [{}]",
+            paint.dim("hook"),
+            dialect.as_str(),
+            short(invocation_id)
+        ),
+        EventBody::HookResult {
+            invocation_id,
+            outcome,
+            exit_code,
+            duration_ms,
+            decision,
+            stderr,
+            http_status,
+            ..
+        } => {
+            let how = match outcome {
+                HookOutcomeKind::HttpError => {
+                    format!("HTTP status {}", http_status.unwrap_or_default())
+                }
+                HookOutcomeKind::Exited => format!("exit {}", exit_code.unwrap_or(-1)),
+                HookOutcomeKind::Signaled => "killed by a signal".to_owned(),
+                HookOutcomeKind::TimedOut => "timed out".to_owned(),
+                HookOutcomeKind::Cancelled => "cancelled".to_owned(),
+                HookOutcomeKind::SpawnFailed => "failed to start".to_owned(),
+                HookOutcomeKind::Detached => "running in the background".to_owned(),
+            };
+            let decision = serde_json::to_string(decision).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {} [{}] {how} in {duration_ms} ms → {decision}",
+                paint.dim("hook result"),
+                short(invocation_id)
+            );
+            if !stderr.trim().is_empty() {
+                let _ = writeln!(out, "{}", indent(&clip(stderr, 4), "    stderr: "));
+            }
+            Ok(())
+        }
+        EventBody::SessionHeader { .. }
+        | EventBody::TurnStart { .. }
+        | EventBody::SessionCleared { .. }
+        | EventBody::ModelSwitched { .. }
+        | EventBody::UserMessage { .. }
+        | EventBody::PromptBlocked { .. }
+        | EventBody::AssistantMessage { .. }
+        | EventBody::ToolCall { .. }
+        | EventBody::ToolResult { .. } => Ok(()),
+    }
 }
 
 fn short(id: &str) -> &str {

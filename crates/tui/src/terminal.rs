@@ -19,6 +19,8 @@ use dsh_protocol::{Event, EventBody, HookDecision, HookEffect, HookOutcomeKind, 
 use dsh_seams::{NoticeLevel, UserNotice};
 use serde_json::Value;
 
+use dsh_tools::change::PendingChange;
+
 use crate::tui::render::{self, MarkdownStream, Span};
 
 /// When to colour output.
@@ -110,12 +112,20 @@ struct State {
     markdown: Option<MarkdownStream>,
     /// Since when a model reply is awaited (for the spinner).
     model_wait: Option<Instant>,
+    /// The provider's latest retry of the awaited request (one updating
+    /// line, not a warning per attempt).
+    retry: Option<String>,
     /// The full texts behind the notable hook and tool outcomes of the
     /// latest turn that had any (`/last`, Ctrl-O).
     last_detail: Vec<String>,
     /// A turn started since `last_detail` was written: the next detail
     /// replaces them.
     fresh_turn: bool,
+    /// The session's working directory (where `write`/`edit` paths resolve).
+    cwd: std::path::PathBuf,
+    /// The files `write`/`edit` calls in flight change, with their text
+    /// before, by call id: their results show the diff.
+    changes: std::collections::HashMap<String, PendingChange>,
 }
 
 /// The interactive session's output.
@@ -126,6 +136,9 @@ pub struct Terminal {
     /// The line editor holds the terminal in raw mode (no `\n` → `\r\n`
     /// translation): output then ends its lines with `\r\n` itself.
     editing: Arc<AtomicBool>,
+    /// Show everything (`--verbose`, Ctrl-O): hook runs that changed
+    /// nothing and the context hooks add, which are hidden by default.
+    verbose: AtomicBool,
 }
 
 impl Terminal {
@@ -136,6 +149,31 @@ impl Terminal {
             tty: std::io::stdout().is_terminal(),
             state: Mutex::new(State::default()),
             editing: Arc::new(AtomicBool::new(false)),
+            verbose: AtomicBool::new(false),
+        }
+    }
+
+    /// Sets the session's working directory (where `write`/`edit` paths
+    /// resolve for their diffs).
+    pub fn set_cwd(&self, cwd: &std::path::Path) {
+        self.with_state(|state, _| state.cwd = cwd.to_owned());
+    }
+
+    /// Shows (or hides again) what is hidden by default: hook runs that
+    /// changed nothing and the context hooks add.
+    pub fn set_verbose(&self, verbose: bool) {
+        self.verbose.store(verbose, Ordering::SeqCst);
+    }
+
+    /// Whether everything is shown.
+    pub fn verbose(&self) -> bool {
+        self.verbose.load(Ordering::SeqCst)
+    }
+
+    /// Prints lines each in its own tone.
+    pub fn toned_lines(&self, lines: &[(Tone, String)]) {
+        for (tone, line) in lines {
+            self.lines(*tone, line);
         }
     }
 
@@ -230,7 +268,7 @@ impl Terminal {
         }
         let color = self.color;
         self.with_state(|state, out| {
-            state.model_wait = None;
+            state.stop_waiting();
             state.streamed = true;
             let markdown = state
                 .markdown
@@ -247,6 +285,9 @@ impl Terminal {
 
     /// A user notice from a plugin or hook.
     pub fn notice(&self, notice: &UserNotice) {
+        if let Some(retry) = retry_summary(notice) {
+            return self.retrying(retry);
+        }
         let (tone, mark) = match notice.level {
             NoticeLevel::Info => (Tone::Plain, "ⓘ"),
             NoticeLevel::Warning => (Tone::Warn, "⚠"),
@@ -288,7 +329,7 @@ impl Terminal {
             EventBody::AssistantMessage { content, .. } => {
                 let color = self.color;
                 self.with_state(|state, out| {
-                    state.model_wait = None;
+                    state.stop_waiting();
                     let streamed = std::mem::take(&mut state.streamed);
                     let mut markdown = state
                         .markdown
@@ -304,13 +345,19 @@ impl Terminal {
                 });
             }
             EventBody::ToolCall {
+                call_id,
                 tool,
                 arguments,
                 original_arguments,
                 rewritten_by,
                 ..
             } => {
-                self.with_state(|state, _| state.model_wait = None);
+                self.with_state(|state, _| {
+                    state.stop_waiting();
+                    if let Some(change) = PendingChange::capture(&state.cwd, tool, arguments) {
+                        state.changes.insert(call_id.clone(), change);
+                    }
+                });
                 self.lines(
                     Tone::Accent,
                     &format!("● {tool} {}", summarize_arguments(tool, arguments)),
@@ -327,13 +374,30 @@ impl Terminal {
                 }
             }
             EventBody::ToolResult {
+                call_id,
                 is_error,
                 content,
                 disposition,
                 ..
             } => {
-                let (tone, text) = describe_result(*is_error, content, disposition.as_deref());
-                self.lines(tone, &text);
+                let executed = !*is_error && disposition.as_deref().is_none_or(|d| d == "executed");
+                let (pending, cwd) =
+                    self.with_state(|state, _| (state.changes.remove(call_id), state.cwd.clone()));
+                match pending.filter(|_| executed).and_then(PendingChange::settle) {
+                    // A `write`/`edit` that ran: what it changed, as a diff.
+                    Some(change) => {
+                        self.lines(
+                            Tone::Dim,
+                            &format!("  ⎿ {}", crate::tui::diff::summary(&change, &cwd)),
+                        );
+                        self.toned_lines(&crate::tui::diff::lines(&change, "      "));
+                    }
+                    None => {
+                        let (tone, text) =
+                            describe_result(*is_error, content, disposition.as_deref());
+                        self.lines(tone, &text);
+                    }
+                }
                 if *is_error {
                     let what = disposition.as_deref().unwrap_or("error").replace('_', " ");
                     self.set_last(format!(
@@ -342,6 +406,9 @@ impl Terminal {
                 }
                 self.wait_for_model();
             }
+            // Hook context (UserPromptSubmit, SessionStart) reaches the
+            // model each prompt: shown only when everything is.
+            EventBody::ContextMessage { .. } if !self.verbose() => {}
             EventBody::ContextMessage {
                 content, source, ..
             } => self.lines(
@@ -384,62 +451,74 @@ impl Terminal {
                     });
                 });
             }
-            EventBody::HookResult {
-                invocation_id,
-                outcome,
-                exit_code,
-                timed_out,
-                duration_ms,
-                error,
-                decision,
-                stdout,
-                stderr,
-                ..
-            } => {
-                let found = self.with_state(|state, _| {
-                    let index = state
-                        .hooks
-                        .iter()
-                        .position(|hook| hook.invocation_id == *invocation_id)?;
-                    let hook = state.hooks.remove(index);
-                    Some((hook.label, hook.command))
-                });
-                let (label, command) = found.unwrap_or_else(|| ("hook".to_owned(), String::new()));
-                let report = HookReport {
-                    label: &label,
-                    outcome: *outcome,
-                    exit_code: *exit_code,
-                    timed_out: *timed_out,
-                    duration_ms: *duration_ms,
-                    error: error.as_deref(),
-                    decision,
-                    stderr,
-                };
-                let (tone, text) = describe_hook(&report);
-                self.wrapped(tone, &text);
-                if tone != Tone::Dim {
-                    let mut detail = format!("{label}\ncommand: {command}\n");
-                    if let Some(code) = exit_code {
-                        detail.push_str(&format!("exit code: {code}\n"));
-                    }
-                    if let Some(reason) = decision.best_reason() {
-                        detail.push_str(&format!(
-                            "reason (as the model is told):\n{}\n",
-                            reason.trim_end()
-                        ));
-                    }
-                    if !stderr.trim().is_empty() {
-                        detail.push_str(&format!("stderr:\n{}\n", stderr.trim_end()));
-                    }
-                    if !stdout.trim().is_empty() {
-                        detail.push_str(&format!("stdout:\n{}\n", stdout.trim_end()));
-                    }
-                    if let Some(error) = error {
-                        detail.push_str(&format!("error: {error}\n"));
-                    }
-                    self.set_last(detail);
-                }
+            EventBody::HookResult { .. } => self.hook_result(&event.body),
+        }
+    }
+
+    /// A finished hook: one line saying what it did (routine runs only
+    /// when everything is shown), and its full text for `/last`.
+    fn hook_result(&self, body: &EventBody) {
+        let EventBody::HookResult {
+            invocation_id,
+            outcome,
+            exit_code,
+            timed_out,
+            duration_ms,
+            error,
+            decision,
+            stdout,
+            stderr,
+            ..
+        } = body
+        else {
+            return;
+        };
+        let found = self.with_state(|state, _| {
+            let index = state
+                .hooks
+                .iter()
+                .position(|hook| hook.invocation_id == *invocation_id)?;
+            let hook = state.hooks.remove(index);
+            Some((hook.label, hook.command))
+        });
+        let (label, command) = found.unwrap_or_else(|| ("hook".to_owned(), String::new()));
+        let report = HookReport {
+            label: &label,
+            outcome: *outcome,
+            exit_code: *exit_code,
+            timed_out: *timed_out,
+            duration_ms: *duration_ms,
+            error: error.as_deref(),
+            decision,
+            stderr,
+        };
+        let (tone, text) = describe_hook(&report);
+        // A run that changed nothing is shown only when everything is.
+        if tone == Tone::Dim && !self.verbose() {
+            return;
+        }
+        self.wrapped(tone, &text);
+        if tone != Tone::Dim {
+            let mut detail = format!("{label}\ncommand: {command}\n");
+            if let Some(code) = exit_code {
+                detail.push_str(&format!("exit code: {code}\n"));
             }
+            if let Some(reason) = decision.best_reason() {
+                detail.push_str(&format!(
+                    "reason (as the model is told):\n{}\n",
+                    reason.trim_end()
+                ));
+            }
+            if !stderr.trim().is_empty() {
+                detail.push_str(&format!("stderr:\n{}\n", stderr.trim_end()));
+            }
+            if !stdout.trim().is_empty() {
+                detail.push_str(&format!("stdout:\n{}\n", stdout.trim_end()));
+            }
+            if let Some(error) = error {
+                detail.push_str(&format!("error: {error}\n"));
+            }
+            self.set_last(detail);
         }
     }
 
@@ -459,13 +538,14 @@ impl Terminal {
                     && now.duration_since(since) >= SPINNER_AFTER
                 {
                     state.frame = (state.frame + 1) % SPINNER_FRAMES.len();
-                    let elapsed = now.duration_since(since).as_secs_f32();
-                    let line = format!(
-                        "{} waiting for the model… {elapsed:.0}s · Ctrl-C interrupts",
-                        SPINNER_FRAMES[state.frame]
-                    );
+                    let line = model_wait_line(state, now.duration_since(since));
+                    let tone = if state.retry.is_some() {
+                        Tone::Warn
+                    } else {
+                        Tone::Dim
+                    };
                     out.push_str("\r\x1b[2K");
-                    out.push_str(&self.paint(Tone::Dim, &line));
+                    out.push_str(&self.paint(tone, &line));
                     state.spinner_shown = true;
                 }
                 return;
@@ -497,7 +577,7 @@ impl Terminal {
     /// The closing line of a turn that did not complete.
     pub fn turn_end(&self, reason: TurnEndReason, message: Option<&str>) {
         self.with_state(|state, out| {
-            state.model_wait = None;
+            state.stop_waiting();
             if let Some(mut markdown) = state.markdown.take() {
                 let rest = markdown.finish();
                 Self::start_line(state, out);
@@ -529,7 +609,61 @@ impl Terminal {
     }
 }
 
+impl State {
+    /// The model answered (or the wait ended otherwise).
+    fn stop_waiting(&mut self) {
+        self.model_wait = None;
+        self.retry = None;
+    }
+}
+
+/// The spinner's line while the model is awaited, with the latest retry.
+fn model_wait_line(state: &State, elapsed: Duration) -> String {
+    let retry = state
+        .retry
+        .as_deref()
+        .map(|retry| format!(" · {retry}"))
+        .unwrap_or_default();
+    let line = format!(
+        "{} waiting for the model… {:.0}s{retry} · Ctrl-C interrupts",
+        SPINNER_FRAMES[state.frame],
+        elapsed.as_secs_f32()
+    );
+    truncate(&line, render::terminal_width().saturating_sub(1).max(20))
+}
+
+/// `retrying (attempt 2): cannot connect to …; retrying in 1.0s` for the
+/// provider's retry notice, on one line; `None` for other notices.
+fn retry_summary(notice: &UserNotice) -> Option<String> {
+    let rest = notice
+        .text
+        .strip_prefix("retrying the model request ")
+        .filter(|_| notice.source == "provider")?;
+    Some(format!("retrying {}", first_line(rest).trim()))
+}
+
 impl Terminal {
+    /// The provider retries the awaited request: on a terminal the
+    /// spinner's one line says so (each retry replaces the last), else one
+    /// line per retry.
+    fn retrying(&self, retry: String) {
+        if !self.tty {
+            return self.lines(Tone::Warn, &format!("↻ {retry}"));
+        }
+        self.with_state(|state, out| {
+            let since = *state.model_wait.get_or_insert_with(Instant::now);
+            state.retry = Some(retry);
+            if state.mid_line {
+                out.push('\n');
+                state.mid_line = false;
+            }
+            let line = model_wait_line(state, since.elapsed());
+            out.push_str("\r\x1b[2K");
+            out.push_str(&self.paint(Tone::Warn, &line));
+            state.spinner_shown = true;
+        });
+    }
+
     /// Marks the start of a wait for the model (the spinner's clock).
     fn wait_for_model(&self) {
         self.with_state(|state, _| state.model_wait = Some(Instant::now()));

@@ -25,7 +25,7 @@ use crate::{Tool, ToolContext, ToolError};
 
 pub mod agent;
 pub mod bash;
-mod diff;
+pub(crate) mod diff;
 pub mod edit;
 pub mod glob;
 pub mod grep;

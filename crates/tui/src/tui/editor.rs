@@ -9,7 +9,8 @@
 //! What the editor offers: persistent history per project
 //! (`$DSH_HOME/history/<project-hash>.txt`), Ctrl-R history search,
 //! multi-line prompts (Alt-Enter, or a line ending in `\`), Tab completion of
-//! slash commands and `@path` file mentions, Ctrl-O for `/last`.
+//! slash commands and `@path` file mentions, Ctrl-O for `/verbose`,
+//! Shift-Tab for `/mode`.
 //!
 //! A terminal that cannot be driven (`TERM=dumb`, or reedline failing to
 //! start, e.g. a terminal that does not answer the cursor-position query)
@@ -269,7 +270,7 @@ fn editor_loop(
                         sync_history(reedline);
                         EditorEvent::Line(join_continuations(&text))
                     }
-                    // Ctrl-O is bound to `/last`: shown after the prompt,
+                    // Ctrl-O is bound to `/verbose`, Shift-Tab to `/mode`: shown after the prompt,
                     // as if typed, so its output starts on a line of its own.
                     Ok(Signal::HostCommand(command)) => {
                         let mut stdout = std::io::stdout().lock();
@@ -358,8 +359,17 @@ fn build(config: &EditorConfig) -> Reedline {
     keybindings.add_binding(
         KeyModifiers::CONTROL,
         KeyCode::Char('o'),
-        ReedlineEvent::ExecuteHostCommand("/last".to_owned()),
+        ReedlineEvent::ExecuteHostCommand("/verbose".to_owned()),
     );
+    // Shift-Tab cycles the permission mode (terminals send it as BackTab,
+    // with or without the Shift modifier).
+    for modifiers in [KeyModifiers::SHIFT, KeyModifiers::NONE] {
+        keybindings.add_binding(
+            modifiers,
+            KeyCode::BackTab,
+            ReedlineEvent::ExecuteHostCommand("/mode".to_owned()),
+        );
+    }
     let menu = ColumnarMenu::default().with_name(COMPLETION_MENU);
     let mut editor = Reedline::create()
         .with_edit_mode(Box::new(Emacs::new(keybindings)))

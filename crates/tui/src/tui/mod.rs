@@ -5,7 +5,10 @@
 //! `interactive.rs` owns the session loop and `terminal.rs` the output
 //! stream; this tree holds what they call.
 
+pub mod diff;
 pub mod editor;
+pub mod modes;
 pub mod render;
 pub mod slash;
 pub mod status;
+pub mod usage;

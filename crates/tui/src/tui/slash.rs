@@ -28,6 +28,16 @@ pub const COMMANDS: &[CommandInfo] = &[
         about: "model, session, context used, permission mode",
     },
     CommandInfo {
+        name: "/cost",
+        usage: "",
+        about: "tokens in, out and cached, and their cost, for the last turn and the session",
+    },
+    CommandInfo {
+        name: "/mode",
+        usage: "[NAME]",
+        about: "the permission mode; Shift-Tab cycles default, acceptEdits, plan",
+    },
+    CommandInfo {
         name: "/hooks",
         usage: "[trust|untrust [SELECTOR…]]",
         about: "the hooks with their trust state; trust or untrust project hooks",
@@ -45,12 +55,12 @@ pub const COMMANDS: &[CommandInfo] = &[
     CommandInfo {
         name: "/clear",
         usage: "",
-        about: "end this session and start a fresh one (empty context)",
+        about: "start a new session (new id, empty context, usage from zero)",
     },
     CommandInfo {
         name: "/resume",
         usage: "[ID]",
-        about: "list this directory's sessions, or switch to one",
+        about: "pick one of this directory's sessions, or switch to ID",
     },
     CommandInfo {
         name: "/compact",
@@ -65,7 +75,12 @@ pub const COMMANDS: &[CommandInfo] = &[
     CommandInfo {
         name: "/last",
         usage: "",
-        about: "the full text of the last hook or tool outcome (Ctrl-O)",
+        about: "the full text of the last hook or tool outcome",
+    },
+    CommandInfo {
+        name: "/verbose",
+        usage: "",
+        about: "show every hook run and hook context, or hide them again (Ctrl-O)",
     },
     CommandInfo {
         name: "/exit",
@@ -108,6 +123,12 @@ pub enum SlashCommand {
     Mcp,
     /// `/last`.
     Last,
+    /// `/cost`.
+    Cost,
+    /// `/mode [NAME]`: `None` cycles (Shift-Tab).
+    Mode(Option<String>),
+    /// `/verbose` (Ctrl-O).
+    Verbose,
     /// `/exit`, `/quit`.
     Exit,
 }
@@ -169,8 +190,13 @@ pub fn parse(line: &str) -> Parsed {
         "compact" => SlashCommand::Compact(arg),
         "mcp" => SlashCommand::Mcp,
         "last" if arg.is_none() => SlashCommand::Last,
+        "cost" if arg.is_none() => SlashCommand::Cost,
+        "verbose" if arg.is_none() => SlashCommand::Verbose,
+        "mode" => SlashCommand::Mode(arg),
         "exit" | "quit" => SlashCommand::Exit,
-        "permissions" | "clear" | "last" => return usage(&format!("/{name}")),
+        "permissions" | "clear" | "last" | "cost" | "verbose" => {
+            return usage(&format!("/{name}"));
+        }
         other => {
             return Parsed::Unknown {
                 name: format!("/{other}"),
@@ -221,8 +247,9 @@ pub fn help() -> String {
     }
     text.push_str(
         "Keys: Enter sends · Alt-Enter or a trailing \\ starts a new line · ↑/↓ history · \
-         Ctrl-R searches history · Tab completes /commands and @paths · Ctrl-O shows the last \
-         hook outcome in full · Ctrl-C interrupts a turn (twice at the prompt exits) · Ctrl-D exits\n",
+         Ctrl-R searches history · Tab completes /commands and @paths · Ctrl-O shows every hook run \
+         (and the last outcome in full) or hides them again · Shift-Tab cycles the permission \
+         mode · Ctrl-C interrupts a turn (twice at the prompt exits) · Ctrl-D exits\n",
     );
     text.push_str("@path in a prompt attaches that file (or directory listing) for the model.");
     text

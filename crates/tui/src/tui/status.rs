@@ -19,6 +19,8 @@ pub struct StatusInfo {
     /// The last request's prompt-cache figures (tokens read, written),
     /// when the provider reported any.
     pub cache: Option<(u64, u64)>,
+    /// Tokens and cost of the session so far.
+    pub meter: crate::tui::usage::Meter,
 }
 
 impl StatusInfo {
@@ -38,7 +40,9 @@ impl StatusInfo {
         ))
     }
 
-    /// `deepseek-chat · 3c9a51e2 · context 12.3k/128k (10%) · default mode`.
+    /// `deepseek-chat · 3c9a51e2 · context 12.3k/128k (10%) · 12.0k in ·
+    /// 300 out · $0.0035 · default mode` (no cost for a model without a
+    /// known price).
     pub fn line(&self) -> String {
         let session: String = self.session_id.chars().take(8).collect();
         let context = match (self.context_tokens, context_window(&self.model)) {
@@ -52,23 +56,19 @@ impl StatusInfo {
             (None, Some(window)) => format!("context 0/{}", tokens(window)),
             (None, None) => "context —".to_owned(),
         };
+        let usage = self
+            .meter
+            .short(&self.model)
+            .map(|usage| format!("{usage} · "))
+            .unwrap_or_default();
         format!(
-            "{} · {session} · {context} · {} mode",
+            "{} · {session} · {context} · {usage}{} mode",
             self.model, self.mode
         )
     }
 }
 
-/// `950`, `12.3k`, `128k`.
-fn tokens(count: u64) -> String {
-    if count < 1000 {
-        count.to_string()
-    } else if count.is_multiple_of(1000) || count >= 100_000 {
-        format!("{}k", count / 1000)
-    } else {
-        format!("{:.1}k", count as f64 / 1000.0)
-    }
-}
+use crate::tui::usage::tokens;
 
 /// The prompt-cache figures of `usage` (read, written), when there are any.
 pub fn cache_of(usage: &TokenUsage) -> Option<(u64, u64)> {
@@ -149,6 +149,7 @@ mod tests {
             mode: "default".to_owned(),
             context_tokens: None,
             cache: None,
+            meter: Default::default(),
         };
         assert_eq!(
             status.line(),
