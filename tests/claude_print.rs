@@ -814,14 +814,18 @@ fn usage_and_cost_come_from_the_providers_tokens_and_the_price_table() {
         .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     let result = result_of(&output);
-    // 1000 in × $0.28 + 100 out × $0.42, per million (cache prices: dsh-model's tests).
-    let expected = (1000.0 * 0.28 + 100.0 * 0.42) / 1_000_000.0;
+    // 600 uncached in × $0.28 + 400 cache reads × $0.028 (the mock reports
+    // them as DeepSeek does) + 100 out × $0.42, per million.
+    let expected = (600.0 * 0.28 + 400.0 * 0.028 + 100.0 * 0.42) / 1_000_000.0;
     let cost = result["total_cost_usd"].as_f64().unwrap();
     assert!((cost - expected).abs() < 1e-12, "{cost} vs {expected}");
-    assert_eq!(result["usage"]["input_tokens"], 1000);
+    // Claude's usage counts cache reads apart from the input.
+    assert_eq!(result["usage"]["input_tokens"], 600);
+    assert_eq!(result["usage"]["cache_read_input_tokens"], 400);
     assert_eq!(result["usage"]["output_tokens"], 100);
     let row = &result["modelUsage"]["deepseek-chat"];
-    assert_eq!(row["inputTokens"], 1000);
+    assert_eq!(row["inputTokens"], 600);
+    assert_eq!(row["cacheReadInputTokens"], 400);
     assert_eq!(row["costUSD"].as_f64().unwrap(), cost);
     assert_eq!(row["costBasis"], "list");
     assert_eq!(row["contextWindow"], 128_000);

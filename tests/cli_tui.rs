@@ -477,31 +477,83 @@ fn markdown_is_rendered_and_rewrapped_after_a_resize() {
 }
 
 #[test]
-fn clear_empties_the_models_context() {
+fn clear_starts_a_new_session_with_an_empty_context() {
     let ctx = TestContext::new();
+    // SessionStart and SessionEnd hooks record what they were told.
+    let claude = ctx.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let record = |file: &str| json!([{ "hooks": [{ "type": "command", "command": format!("cat >> \"$HOME/{file}\"; echo >> \"$HOME/{file}\"") }] }]);
+    std::fs::write(
+        claude.join("settings.json"),
+        json!({ "hooks": { "SessionStart": record("starts.jsonl"), "SessionEnd": record("ends.jsonl") } })
+            .to_string(),
+    )
+    .unwrap();
     let mock = mock(vec![
-        MockResponse::text("Before."),
+        MockResponse::Reply(
+            dsh_provider::mock::MockReply::chunks(["Before."]).with_usage(2_000, 100),
+        ),
         MockResponse::text("After."),
     ]);
-    let mut screen = Screen::spawn(&ctx, &mock, (30, 100), &[]);
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 120), &[]);
     screen.wait_prompt();
     screen.type_text("one\r");
     screen.wait_text("Before.");
+    screen.wait_text("2k in · 100 out");
     screen.type_text("/clear\r");
     screen.wait_text("context cleared");
+    // The new session's header, with another id.
+    let shown = screen.wait_for("the new session", |s| {
+        s.matches("· Ctrl-C interrupts").count() == 2
+    });
+    let ids: Vec<&str> = shown
+        .lines()
+        .filter_map(|line| line.strip_prefix("session "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .collect();
+    assert_eq!(ids.len(), 2, "{shown}");
+    assert_ne!(ids[0], ids[1], "{shown}");
+    assert!(
+        shown.contains(&format!("this one resumes with `dsh -r {}`", ids[0])),
+        "{shown}"
+    );
     screen.wait_prompt();
+    // Usage starts from zero: the status line shows no tokens yet.
+    let status = screen
+        .contents()
+        .lines()
+        .rev()
+        .find(|line| line.contains("· context"))
+        .unwrap()
+        .to_owned();
+    assert!(!status.contains(" in · "), "{status}");
     screen.type_text("two\r");
     screen.wait_text("After.");
     screen.exit_with_ctrl_d();
-    // One session, cleared durably (SessionEnd/SessionStart `clear` ran
-    // around it); the second request carries no trace of the first.
-    let logs = session_logs(&ctx);
-    assert_eq!(logs.len(), 1);
-    let log = std::fs::read_to_string(&logs[0]).unwrap();
-    assert!(log.contains("\"session/cleared\""), "{log}");
+    // Two sessions; the second request carries no trace of the first.
+    assert_eq!(session_logs(&ctx).len(), 2);
     let requests = mock.requests();
     let second = requests[1]["messages"].to_string();
     assert!(!second.contains("Before."), "{second}");
+    // SessionEnd `clear` ended the first, SessionStart `clear` opened the second.
+    let read = |file: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(ctx.home().join(file))
+            .unwrap()
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    };
+    let starts = read("starts.jsonl");
+    let sources: Vec<&str> = starts
+        .iter()
+        .map(|s| s["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources, ["startup", "clear"]);
+    assert_ne!(starts[0]["session_id"], starts[1]["session_id"]);
+    let ends = read("ends.jsonl");
+    let reasons: Vec<&str> = ends.iter().map(|e| e["reason"].as_str().unwrap()).collect();
+    assert_eq!(reasons, ["clear", "prompt_input_exit"]);
 }
 
 #[test]
@@ -880,5 +932,275 @@ fn ctrl_c_while_a_command_runs_reads_one_caret_c() {
         .unwrap();
     assert_eq!(line.trim_end(), "^C interrupting the turn…", "{shown}");
     screen.wait_prompt();
+    screen.exit_with_ctrl_d();
+}
+
+/// The screen with its session ids, timings and temp paths replaced.
+fn settled(ctx: &TestContext, text: &str) -> String {
+    let text = regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f-]{27}")
+        .unwrap()
+        .replace_all(text, "SESSION-ID");
+    let text = regex::Regex::new(r"· [0-9a-f]{8} · context")
+        .unwrap()
+        .replace_all(&text, "· SESSION · context");
+    ctx.redact(&text)
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim_end()
+        .to_owned()
+}
+
+#[test]
+fn an_edit_is_approved_from_its_diff_and_usage_and_cost_are_counted() {
+    use dsh_provider::mock::MockReply;
+    let ctx = TestContext::new();
+    std::fs::write(
+        ctx.project().join("notes.txt"),
+        "alpha\nbeta\ngamma\ndelta\n",
+    )
+    .unwrap();
+    let edit = MockToolCall::new(
+        "call_1",
+        "edit",
+        &json!({"file_path": "notes.txt", "old_string": "beta", "new_string": "BETA"}),
+    );
+    let mock = mock(vec![
+        MockResponse::Reply(
+            MockReply::chunks(["I'll capitalize it."])
+                .with_tool_call(edit)
+                .with_usage(12_000, 300),
+        ),
+        MockResponse::Reply(
+            MockReply::chunks(["Done."])
+                .with_usage(13_000, 50)
+                .with_cache(11_000, 0),
+        ),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (40, 100), &[]);
+    screen.wait_prompt();
+    screen.type_text("Capitalize beta in notes.txt\r");
+    // The approval shows the change, not the JSON arguments.
+    let question = screen.wait_text("choice [1-4]:");
+    assert!(
+        question.contains("? edit notes.txt needs your approval"),
+        "{question}"
+    );
+    assert!(
+        question.contains("notes.txt: 1 addition and 1 removal"),
+        "{question}"
+    );
+    assert!(question.contains("    2 -beta"), "{question}");
+    assert!(question.contains("    2 +BETA"), "{question}");
+    assert!(question.contains("    1  alpha"), "{question}");
+    assert!(!question.contains("arguments: {"), "{question}");
+    println!("the approval:\n{}", settled(&ctx, &question));
+    screen.type_text("1\r");
+    // The result is the diff of what changed on disk.
+    let shown = screen.wait_text("Done.");
+    assert!(
+        shown.contains("⎿ Updated notes.txt with 1 addition and 1 removal"),
+        "{shown}"
+    );
+    assert!(shown.contains("      2 +BETA"), "{shown}");
+    assert!(!shown.contains("has been updated successfully"), "{shown}");
+    assert_eq!(
+        std::fs::read_to_string(ctx.project().join("notes.txt")).unwrap(),
+        "alpha\nBETA\ngamma\ndelta\n"
+    );
+    // The status line: the context window and the session's tokens and cost.
+    screen.wait_prompt();
+    let shown = screen.wait_text("25k in · 350 out · $");
+    let status = shown
+        .lines()
+        .rev()
+        .find(|line| line.contains("· context"))
+        .unwrap();
+    assert!(status.contains("context 13.1k/128k (10%)"), "{status}");
+    assert!(status.ends_with("default mode"), "{status}");
+    println!("the turn and the status line:\n{}", settled(&ctx, &shown));
+    // /cost: the last turn and the session, cache reads included.
+    screen.type_text("/cost\r");
+    let cost = screen.wait_text("list prices");
+    assert!(
+        cost.contains("last turn: 25k in (11k cache read, 0 cache write) · 350 out · $"),
+        "{cost}"
+    );
+    assert!(cost.contains("(2 model requests)"), "{cost}");
+    screen.wait_prompt();
+    // Shift-Tab cycles the permission mode; the status line shows it.
+    screen.send("\x1b[Z");
+    screen.wait_text("permission mode: acceptEdits");
+    screen.wait_for("the status line in acceptEdits", |s| {
+        s.lines()
+            .any(|l| l.contains("· context") && l.ends_with("acceptEdits mode"))
+    });
+    screen.wait_prompt();
+    screen.send("\x1b[Z");
+    screen.wait_text("permission mode: plan");
+    screen.wait_prompt();
+    screen.send("\x1b[Z");
+    screen.wait_text("permission mode: default");
+    screen.wait_prompt();
+    // Leaving names the command that resumes the session.
+    let id = session_logs(&ctx)[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    screen.send("\x04");
+    screen.wait_text(&format!("resume this session with `dsh -r {id}`"));
+}
+
+#[test]
+fn a_model_without_a_price_shows_tokens_and_no_cost() {
+    use dsh_provider::mock::MockReply;
+    let ctx = TestContext::new();
+    let mock = mock(vec![MockResponse::Reply(
+        MockReply::chunks(["Hi."]).with_usage(1_500, 20),
+    )]);
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 100), &["--model", "my-local-model"]);
+    screen.wait_prompt();
+    screen.type_text("hello\r");
+    screen.wait_text("Hi.");
+    let shown = screen.wait_text("1.5k in · 20 out");
+    let status = shown
+        .lines()
+        .rev()
+        .find(|l| l.contains("· context"))
+        .unwrap();
+    assert!(!status.contains('$'), "{status}");
+    screen.wait_prompt();
+    screen.type_text("/cost\r");
+    let cost = screen.wait_text("no price known for my-local-model");
+    assert!(!cost.contains('$'), "{cost}");
+    screen.exit_with_ctrl_d();
+}
+
+#[test]
+fn hook_runs_that_change_nothing_are_quiet_until_ctrl_o() {
+    let ctx = TestContext::new();
+    let claude = ctx.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let context = r#"echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CTX-NOTE for the model"}}'"#;
+    std::fs::write(
+        claude.join("settings.json"),
+        json!({ "hooks": {
+            "UserPromptSubmit": [{ "hooks": [{ "type": "command", "command": context }] }],
+            "Stop": [{ "hooks": [{ "type": "command", "command": "echo '{}'" }] }]
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let mock = mock(vec![
+        MockResponse::text("First."),
+        MockResponse::text("Second."),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (40, 110), &[]);
+    screen.wait_prompt();
+    screen.type_text("one\r");
+    screen.wait_text("First.");
+    screen.wait_prompt();
+    let quiet = screen.contents();
+    assert!(!quiet.contains("hook `"), "{quiet}");
+    assert!(!quiet.contains("CTX-NOTE"), "{quiet}");
+    // The model still got the context.
+    assert!(
+        mock.requests()[0]["messages"]
+            .to_string()
+            .contains("CTX-NOTE")
+    );
+    // Ctrl-O shows everything from now on.
+    screen.send("\x0f");
+    screen.wait_text("showing every hook run");
+    screen.wait_prompt();
+    screen.type_text("two\r");
+    let shown = screen.wait_text("Second.");
+    screen.wait_prompt();
+    let shown = format!("{shown}{}", screen.contents());
+    assert!(shown.contains("claude UserPromptSubmit hook"), "{shown}");
+    assert!(shown.contains("context from"), "{shown}");
+    assert!(shown.contains("CTX-NOTE"), "{shown}");
+    screen.exit_with_ctrl_d();
+
+    // `--verbose` starts with everything shown.
+    let mock = crate::cli_headless::mock(vec![MockResponse::text("Third.")]);
+    let mut screen = Screen::spawn(&ctx, &mock, (40, 110), &["--verbose"]);
+    screen.wait_prompt();
+    screen.type_text("three\r");
+    screen.wait_text("Third.");
+    screen.wait_text("claude Stop hook");
+    screen.exit_with_ctrl_d();
+}
+
+#[test]
+fn resume_without_an_id_opens_a_picker() {
+    let ctx = TestContext::new();
+    let mock = mock(vec![
+        MockResponse::text("Noted."),
+        MockResponse::text("Still here."),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 110), &[]);
+    screen.wait_prompt();
+    screen.type_text("remember the picker test\r");
+    screen.wait_text("Noted.");
+    screen.wait_prompt();
+    // No other session here yet.
+    screen.type_text("/resume\r");
+    screen.wait_text("no other session in this directory");
+    screen.exit_with_ctrl_d();
+    let id = session_logs(&ctx)[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 110), &["-r"]);
+    let picker = screen.wait_text("resume which?");
+    assert!(
+        picker.contains("Resume a session of this directory:"),
+        "{picker}"
+    );
+    assert!(picker.contains(&format!("1. {}", &id[..8])), "{picker}");
+    assert!(picker.contains("remember the picker test"), "{picker}");
+    screen.type_text("1\r");
+    screen.wait_text(&format!("resumed session {id} (1 turns so far)"));
+    screen.wait_prompt();
+    screen.type_text("and now?\r");
+    screen.wait_text("Still here.");
+    let second = mock.requests()[1]["messages"].to_string();
+    assert!(second.contains("remember the picker test"), "{second}");
+    screen.exit_with_ctrl_d();
+}
+
+#[test]
+fn a_retried_request_is_one_updating_line() {
+    let ctx = TestContext::new();
+    let dsh_home = ctx.home().join(".dsh");
+    std::fs::create_dir_all(&dsh_home).unwrap();
+    std::fs::write(
+        dsh_home.join("config.toml"),
+        "[provider]\nmax_retries = 2\n",
+    )
+    .unwrap();
+    let mock = mock(vec![
+        MockResponse::status_retry_after(503, "1", "busy"),
+        MockResponse::status_retry_after(503, "1", "busy"),
+        MockResponse::text("After the retries."),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 140), &[]);
+    screen.wait_prompt();
+    screen.type_text("hello\r");
+    screen.wait_text("retrying (attempt 1)");
+    let second = screen.wait_text("retrying (attempt 2)");
+    // The second retry replaced the first: one line says it.
+    assert_eq!(second.matches("retrying (attempt").count(), 1, "{second}");
+    assert!(!second.contains("[provider]"), "{second}");
+    let done = screen.wait_text("After the retries.");
+    screen.wait_prompt();
+    let done = format!("{done}{}", screen.contents());
+    assert!(!done.contains("retrying"), "{done}");
+    assert!(!done.contains("[provider]"), "{done}");
     screen.exit_with_ctrl_d();
 }

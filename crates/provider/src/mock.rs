@@ -324,6 +324,16 @@ impl MockReply {
                 "completion_tokens": usage.output_tokens,
                 "total_tokens": usage.input_tokens + usage.output_tokens,
             });
+            // As DeepSeek reports its prompt cache (Chat Completions has
+            // no cache writes).
+            if usage.cache_read_input_tokens > 0 {
+                last["usage"]["prompt_cache_hit_tokens"] = json!(usage.cache_read_input_tokens);
+                last["usage"]["prompt_cache_miss_tokens"] = json!(
+                    usage
+                        .input_tokens
+                        .saturating_sub(usage.cache_read_input_tokens)
+                );
+            }
             events.push(last.to_string());
         }
         events

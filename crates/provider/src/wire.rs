@@ -210,21 +210,70 @@ pub(crate) struct FunctionDelta {
     pub arguments: Option<String>,
 }
 
+/// Chat Completions usage. Prompt-cache reads come as OpenAI's
+/// `prompt_tokens_details.cached_tokens` or DeepSeek's
+/// `prompt_cache_hit_tokens` (both part of `prompt_tokens`); neither API
+/// reports cache writes.
 #[derive(Debug, Clone, Copy, Deserialize)]
 pub(crate) struct Usage {
     #[serde(default)]
     pub prompt_tokens: u64,
     #[serde(default)]
     pub completion_tokens: u64,
+    #[serde(default)]
+    pub prompt_tokens_details: Option<PromptTokensDetails>,
+    #[serde(default)]
+    pub prompt_cache_hit_tokens: Option<u64>,
+}
+
+/// OpenAI's breakdown of `prompt_tokens`.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+pub(crate) struct PromptTokensDetails {
+    #[serde(default)]
+    pub cached_tokens: u64,
 }
 
 impl From<Usage> for TokenUsage {
     fn from(usage: Usage) -> Self {
+        let cached = usage
+            .prompt_tokens_details
+            .unwrap_or_default()
+            .cached_tokens
+            .max(usage.prompt_cache_hit_tokens.unwrap_or(0))
+            .min(usage.prompt_tokens);
         TokenUsage {
             input_tokens: usage.prompt_tokens,
             output_tokens: usage.completion_tokens,
+            cache_read_input_tokens: cached,
             ..Default::default()
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod usage_tests {
+    use super::*;
+
+    #[test]
+    fn cache_reads_come_from_openai_or_deepseek_fields() {
+        let usage = |value: serde_json::Value| -> TokenUsage {
+            serde_json::from_value::<Usage>(value).unwrap().into()
+        };
+        let openai = usage(
+            serde_json::json!({"prompt_tokens": 100, "completion_tokens": 5,
+            "prompt_tokens_details": {"cached_tokens": 64}}),
+        );
+        assert_eq!(openai.cache_read_input_tokens, 64);
+        assert_eq!(openai.input_tokens, 100);
+        let deepseek = usage(
+            serde_json::json!({"prompt_tokens": 100, "completion_tokens": 5,
+            "prompt_cache_hit_tokens": 80, "prompt_cache_miss_tokens": 20}),
+        );
+        assert_eq!(deepseek.cache_read_input_tokens, 80);
+        let plain = usage(serde_json::json!({"prompt_tokens": 3, "completion_tokens": 4}));
+        assert_eq!(plain.cache_read_input_tokens, 0);
+        assert_eq!(plain.cache_creation_input_tokens, 0);
     }
 }
 

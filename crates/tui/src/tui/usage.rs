@@ -180,10 +180,7 @@ mod tests {
             Some(format!("22k in · 500 out · {}", dollars(expected)).as_str())
         );
         let report = meter.report("deepseek-chat");
-        assert!(
-            report.contains("8k cache read, 0 cache write"),
-            "{report}"
-        );
+        assert!(report.contains("8k cache read, 0 cache write"), "{report}");
         assert!(report.contains("(2 model requests)"), "{report}");
     }
 
