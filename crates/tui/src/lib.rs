@@ -21,6 +21,8 @@ pub mod interactive;
 pub mod log_view;
 pub mod picker;
 mod prompt_loop;
+mod restart;
+mod slash_commands;
 pub mod status_cmd;
 pub mod steer;
 pub mod terminal;

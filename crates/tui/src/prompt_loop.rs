@@ -17,14 +17,15 @@ use dsh_stdio::signals::{Signals, Stop};
 use tokio::sync::mpsc;
 
 use crate::input::{Input, SharedInput, TurnSlot, next_input};
-use crate::interactive::{
-    HookActions, InteractiveArgs, Next, Prepared, SlashContext, Stopper, run_slash, spawn_reader,
-};
+use crate::restart::{Next, cleared, resume, start_source};
+use crate::slash_commands::{HookActions, SlashContext, run_slash};
 use crate::terminal::{SPINNER_TICK, Terminal, Tone};
-use crate::tui::editor::{Editor, InputMode};
+use crate::tui::editor::{Editor, EditorConfig, EditorEvent, InputMode};
 use crate::tui::slash::{self, Parsed, SlashCommand};
 use crate::tui::status::StatusInfo;
 use crate::tui::usage::Meter;
+use dsh_seams::CancellationToken;
+use dsh_stdio::stdio::ExitStatus;
 
 /// The running session, as the prompt loop drives it.
 struct Session {
@@ -78,9 +79,19 @@ enum Handled {
     Send(String),
 }
 
+/// What the session loop takes from the command line.
+pub(crate) struct LoopOptions {
+    /// `--queue-mode`.
+    pub queue_mode: Option<crate::steer::QueueModeFlag>,
+    /// `dsh "PROMPT"`: the first prompt, handled as if typed.
+    pub first_prompt: Option<String>,
+    /// What `/hooks` and `/permissions` run.
+    pub hooks: HookActions,
+}
+
 /// Runs the session: start-up hooks, the prompt loop, the end hooks.
 pub(crate) async fn drive(
-    args: &InteractiveArgs,
+    args: LoopOptions,
     prepared: Prepared,
 ) -> anyhow::Result<(Option<Stop>, Next)> {
     let Prepared {
@@ -110,7 +121,7 @@ pub(crate) async fn drive(
     let resumed_turns = opened.log.last_turn();
     let session_id = opened.session_id.clone();
     let cwd = opened.cwd.clone();
-    let source = crate::interactive::start_source(opened.source);
+    let source = start_source(opened.source);
     let notices = opened.notices.clone();
     // MCP servers that started are news, not a warning; hook notices,
     // discovery notices and failed servers are warnings.
@@ -230,7 +241,7 @@ pub(crate) async fn drive(
         max_steps,
         hooks: args.hooks,
         permissions,
-        idle_after: crate::interactive::idle_notification_after(),
+        idle_after: idle_notification_after(),
         turns: resumed_turns,
     };
     let next = session.prompt_loop().await?;
@@ -520,9 +531,7 @@ impl Session {
                         self.status.session_id
                     ),
                 );
-                return Ok(Handled::End(crate::interactive::cleared(
-                    self.agent.current_model(),
-                )));
+                return Ok(Handled::End(cleared(self.agent.current_model())));
             }
             SlashCommand::Model(Some(name)) => {
                 self.status.model = name.clone();
@@ -566,7 +575,7 @@ impl Session {
                 )
                 .await?;
                 if let Some(id) = picked {
-                    return Ok(Handled::End(crate::interactive::resume(id)));
+                    return Ok(Handled::End(resume(id)));
                 }
             }
             other @ (SlashCommand::Help
@@ -721,5 +730,92 @@ impl Session {
             return Ok(Step::End(Next::Exit));
         }
         Ok(Step::Continue)
+    }
+}
+
+/// What the session needs before its runtime starts.
+pub(crate) struct Prepared {
+    pub home: PathBuf,
+    pub config: dsh_core::DshConfig,
+    /// What the session resolved: `/hooks`, `/permissions` and `/status`
+    /// see what it loaded (plugins and MCP tags included).
+    pub spec: dsh_core::SessionSpec,
+    pub workspace: dsh_core::perms::WorkspaceTrust,
+    pub opened: dsh_core::Assembled,
+    pub model: Arc<dyn dsh_model::Model>,
+    /// Bound on model requests per turn.
+    pub max_steps: u64,
+    pub term: Arc<Terminal>,
+    pub stdin_tty: bool,
+    pub input_mode: InputMode,
+    pub editor_config: EditorConfig,
+    pub status: StatusInfo,
+    pub log_path: Option<PathBuf>,
+}
+
+/// Reads stdin on a thread of its own (a blocking read cannot be
+/// cancelled; the thread simply ends with the process): the line editor at
+/// the prompt on a terminal, whole lines otherwise. Ctrl-C in the editor
+/// arrives as a Ctrl-C at the prompt.
+pub(crate) fn spawn_reader(
+    mode: InputMode,
+    config: EditorConfig,
+    ctrl_c: mpsc::UnboundedSender<()>,
+) -> anyhow::Result<(mpsc::UnboundedReceiver<Input>, Editor)> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let editor = crate::tui::editor::spawn(
+        mode,
+        config,
+        Box::new(move |event| match event {
+            EditorEvent::Line(line) => tx.send(Input::Line(line)).is_ok(),
+            EditorEvent::Eof => tx.send(Input::Eof).is_ok(),
+            EditorEvent::Interrupt => ctrl_c.send(()).is_ok(),
+        }),
+    )?;
+    Ok((rx, editor))
+}
+
+/// How long the prompt waits before the idle notification fires: 60 s, as
+/// Claude Code, or `DSH_IDLE_NOTIFY_SECS`.
+pub(crate) fn idle_notification_after() -> std::time::Duration {
+    let seconds = std::env::var("DSH_IDLE_NOTIFY_SECS")
+        .ok()
+        .and_then(|value| value.trim().parse::<u64>().ok())
+        .unwrap_or(60);
+    std::time::Duration::from_secs(seconds)
+}
+
+/// Ends the session on SIGTERM, SIGHUP, or Ctrl-C during start-up: records
+/// the first signal, cancels everything running (owners of hook and tool
+/// processes kill their groups) and kills detached hooks. A second signal
+/// exits at once.
+#[derive(Clone)]
+pub(crate) struct Stopper {
+    pub stopped: Arc<Mutex<Option<Stop>>>,
+    pub session_cancel: CancellationToken,
+    pub runner: dsh_hook_runner::HookRunner,
+    pub term: Arc<Terminal>,
+}
+
+impl Stopper {
+    pub(crate) fn stop(&self, stop: Stop) {
+        let first = {
+            let mut stopped = self.stopped.lock().unwrap_or_else(PoisonError::into_inner);
+            let first = stopped.is_none();
+            stopped.get_or_insert(stop);
+            first
+        };
+        self.runner.kill_all();
+        if first {
+            self.session_cancel.cancel();
+        } else {
+            self.term
+                .lines(Tone::Warn, &format!("{} again; exiting now", stop.name()));
+            ExitStatus::from(stop).exit_now();
+        }
+    }
+
+    pub(crate) fn stopped(&self) -> Option<Stop> {
+        *self.stopped.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

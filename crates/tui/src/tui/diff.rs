@@ -7,7 +7,7 @@ use std::path::Path;
 
 use dsh_tools::change::FileChange;
 
-use crate::terminal::Tone;
+use crate::tui::text::Tone;
 
 /// The most diff lines shown for one change (the rest is counted).
 pub const DIFF_LINES: usize = 40;

@@ -7,8 +7,10 @@
 
 pub mod diff;
 pub mod editor;
+pub mod hook_line;
 pub mod modes;
 pub mod render;
 pub mod slash;
 pub mod status;
+pub mod text;
 pub mod usage;
