@@ -68,7 +68,8 @@ pub struct PrintFlags {
     #[arg(long)]
     pub include_partial_messages: bool,
     /// Every message: required by `stream-json`; `json` prints them all as
-    /// an array; `text` names each tool call and result on stderr.
+    /// an array; `text` names each tool call and result on stderr. In the
+    /// terminal: every hook run and hook context is shown (Ctrl-O toggles).
     #[arg(long)]
     pub verbose: bool,
     /// Replace dsh's base system prompt (project instructions still follow).
