@@ -1204,3 +1204,27 @@ fn a_retried_request_is_one_updating_line() {
     assert!(!done.contains("[provider]"), "{done}");
     screen.exit_with_ctrl_d();
 }
+
+#[test]
+fn print_mode_needs_the_id_that_the_picker_would_ask_for() {
+    let ctx = TestContext::new();
+    let mock = mock(Vec::new());
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .args(["-p", "hello", "-r"])
+        .current_dir(ctx.project())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", ctx.home())
+        .env("DSH_HOME", ctx.home().join(".dsh"))
+        .env("DSH_BASE_URL", mock.base_url())
+        .env("DSH_API_KEY", "sk-test")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--resume needs a session id with -p (`dsh sessions` lists them)"),
+        "{stderr}"
+    );
+    assert!(mock.requests().is_empty());
+}
