@@ -1228,3 +1228,32 @@ fn print_mode_needs_the_id_that_the_picker_would_ask_for() {
     );
     assert!(mock.requests().is_empty());
 }
+
+#[test]
+fn an_unreachable_provider_is_one_updating_line_then_one_error() {
+    let ctx = TestContext::new();
+    let mock = mock(Vec::new());
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 160), &[]);
+    screen.wait_prompt();
+    // Nothing listens at the base URL any more.
+    drop(mock);
+    screen.type_text("hello\r");
+    let retrying = screen.wait_text("retrying (attempt 2)");
+    assert_eq!(
+        retrying.matches("retrying (attempt").count(),
+        1,
+        "{retrying}"
+    );
+    let shown = screen.wait_text("cannot reach the provider");
+    screen.wait_prompt();
+    let shown = format!("{shown}{}", screen.contents());
+    assert!(!shown.contains("retrying"), "{shown}");
+    assert!(!shown.contains("[provider]"), "{shown}");
+    let contents = screen.contents();
+    let errors = contents
+        .lines()
+        .filter(|line| line.starts_with('✗'))
+        .count();
+    assert_eq!(errors, 1, "{shown}");
+    screen.exit_with_ctrl_d();
+}
