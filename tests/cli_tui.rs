@@ -495,9 +495,9 @@ fn clear_starts_a_new_session_with_an_empty_context() {
         ),
         MockResponse::text("After."),
     ]);
-    let mut screen = Screen::spawn(&ctx, &mock, (30, 120), &[]);
-    screen.wait_prompt();
-    screen.type_text("one\r");
+    // The first prompt from the command line: sent once, not again by the
+    // restarted dsh.
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 120), &["one"]);
     screen.wait_text("Before.");
     screen.wait_text("2k in · 100 out");
     screen.type_text("/clear\r");
@@ -533,8 +533,10 @@ fn clear_starts_a_new_session_with_an_empty_context() {
     // Two sessions; the second request carries no trace of the first.
     assert_eq!(session_logs(&ctx).len(), 2);
     let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
     let second = requests[1]["messages"].to_string();
     assert!(!second.contains("Before."), "{second}");
+    assert!(second.contains("two"), "{second}");
     // SessionEnd `clear` ended the first, SessionStart `clear` opened the second.
     let read = |file: &str| -> Vec<serde_json::Value> {
         std::fs::read_to_string(ctx.home().join(file))

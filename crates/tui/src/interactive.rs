@@ -153,7 +153,12 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         .context("cannot start the async runtime")?;
     let options = crate::prompt_loop::LoopOptions {
         queue_mode: args.queue_mode,
-        first_prompt: args.first_prompt.clone(),
+        // A restarted dsh (`/clear`, `/resume`) keeps its arguments, but
+        // their first prompt was sent in the session before.
+        first_prompt: args
+            .first_prompt
+            .clone()
+            .filter(|_| !crate::restart::restarted()),
         hooks: args.hooks,
     };
     let result = runtime.block_on(crate::prompt_loop::drive(options, prepared));

@@ -5,13 +5,30 @@
 
 /// The environment variable a `/clear` restart sets so the new session's
 /// SessionStart hooks see `clear` as its source.
+/// `clear:<pid>` after `/clear`, `restart:<pid>` after `/resume`: either
+/// way the first prompt of the command line (`dsh "PROMPT"`) was already
+/// sent. `exec` keeps the process id, so only the restarted dsh itself
+/// honours it; a dsh that a hook or tool starts inherits a marker naming
+/// another pid and ignores it.
 const START_SOURCE_ENV: &str = "DSH_START_SOURCE";
+
+/// How this process was restarted (`clear`, `restart`), if it was.
+fn restart_kind() -> Option<String> {
+    let value = std::env::var(START_SOURCE_ENV).ok()?;
+    let (kind, pid) = value.split_once(':')?;
+    (pid == std::process::id().to_string()).then(|| kind.to_owned())
+}
+
+/// Whether this process is dsh started again by `/clear` or `/resume`.
+pub(crate) fn restarted() -> bool {
+    restart_kind().is_some()
+}
 
 /// How the session starts: `clear` after a `/clear` restart, else as the
 /// session was opened (`startup`, `resume`).
 pub(crate) fn start_source(opened: dsh_seams::SessionStartSource) -> dsh_seams::SessionStartSource {
-    match std::env::var(START_SOURCE_ENV).as_deref() {
-        Ok("clear") => dsh_seams::SessionStartSource::Clear,
+    match restart_kind().as_deref() {
+        Some("clear") => dsh_seams::SessionStartSource::Clear,
         _ => opened,
     }
 }
@@ -112,9 +129,9 @@ pub(crate) fn reexec(restart: &Restart) -> anyhow::Error {
     let mut command = std::process::Command::new(exe);
     command.args(args);
     if restart.clear {
-        command.env(START_SOURCE_ENV, "clear");
+        command.env(START_SOURCE_ENV, format!("clear:{}", std::process::id()));
     } else {
-        command.env_remove(START_SOURCE_ENV);
+        command.env(START_SOURCE_ENV, format!("restart:{}", std::process::id()));
     }
     // The keys are no longer in this environment: the next image gets them back and hands them off anew.
     dsh_provider::key_handoff::restore_keys_for_exec(&mut command);
