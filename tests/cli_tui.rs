@@ -1259,3 +1259,33 @@ fn an_unreachable_provider_is_one_updating_line_then_one_error() {
     assert_eq!(errors, 1, "{shown}");
     screen.exit_with_ctrl_d();
 }
+
+#[test]
+fn shift_tab_tells_hooks_the_new_mode() {
+    let ctx = TestContext::new();
+    let claude = ctx.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        json!({ "hooks": { "UserPromptSubmit": [{ "hooks": [{ "type": "command",
+            "command": "cat >> \"$HOME/prompts.jsonl\"; echo >> \"$HOME/prompts.jsonl\"" }] }] } })
+        .to_string(),
+    )
+    .unwrap();
+    let mock = mock(vec![MockResponse::text("Planned.")]);
+    let mut screen = Screen::spawn(&ctx, &mock, (30, 110), &[]);
+    screen.wait_prompt();
+    screen.send("\x1b[Z");
+    screen.wait_text("permission mode: acceptEdits");
+    screen.wait_prompt();
+    screen.send("\x1b[Z");
+    screen.wait_text("permission mode: plan");
+    screen.wait_prompt();
+    screen.type_text("make a plan\r");
+    screen.wait_text("Planned.");
+    screen.exit_with_ctrl_d();
+    let recorded = std::fs::read_to_string(ctx.home().join("prompts.jsonl")).unwrap();
+    let payload: serde_json::Value =
+        serde_json::from_str(recorded.lines().find(|l| !l.trim().is_empty()).unwrap()).unwrap();
+    assert_eq!(payload["permission_mode"], "plan", "{recorded}");
+}

@@ -564,7 +564,7 @@ impl Session {
                     .lines(Tone::Plain, &meter.report(&self.status.model));
             }
             SlashCommand::Verbose => self.toggle_verbose(),
-            SlashCommand::Mode(name) => self.switch_mode(name.as_deref()),
+            SlashCommand::Mode(name) => self.switch_mode(name.as_deref()).await,
             SlashCommand::Resume(None) => {
                 let picked = crate::picker::pick_in_session(
                     &self.term,
@@ -627,8 +627,9 @@ impl Session {
     }
 
     /// `/mode NAME` sets the permission mode; `/mode` (Shift-Tab) moves to
-    /// the next one.
-    fn switch_mode(&self, name: Option<&str>) {
+    /// the next one. Every plugin hears of it (a session `setMode`), so
+    /// hooks are told the new mode too.
+    async fn switch_mode(&self, name: Option<&str>) {
         let current = self.permissions.mode();
         let mode = match name {
             None => crate::tui::modes::next(current, self.bypass_allowed),
@@ -648,6 +649,12 @@ impl Session {
                 }
             },
         };
+        self.agent
+            .permissions_updated(&[dsh_protocol::PermissionUpdate::SetMode {
+                mode: mode.to_string(),
+                destination: dsh_protocol::UpdateDestination::Session,
+            }])
+            .await;
         self.permissions.set_mode(mode);
         self.term.lines(
             Tone::Accent,

@@ -140,6 +140,23 @@ impl Agent {
         }
     }
 
+    /// Tells every plugin about permission changes made outside an
+    /// approval (the terminal's Shift-Tab mode switch): the permission
+    /// stage applies them, and hook dialects tell later hooks the mode in
+    /// effect.
+    pub async fn permissions_updated(&self, updates: &[dsh_protocol::PermissionUpdate]) {
+        let ctx = self.context(None, CancellationToken::new(), TurnControl::default());
+        for plugin in self.registry.plugins() {
+            if AssertUnwindSafe(plugin.permissions_updated(&ctx, updates))
+                .catch_unwind()
+                .await
+                .is_err()
+            {
+                tracing::error!("permission listener `{}` panicked", plugin.name());
+            }
+        }
+    }
+
     /// `/clear`: the session-end seam (reason `clear`), a durable
     /// `session/cleared` (nothing before it reaches the model again), then
     /// the session-start seam (source `clear`), whose contexts join the next
