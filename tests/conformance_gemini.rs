@@ -41,7 +41,6 @@
 //! | model view: BeforeAgent context part, dsh context messages | `context` items | Gemini sends a second text part in the user content; dsh a context message after the prompt |
 //! | model view: the `<session_context>` part | dropped | Gemini's own preamble, as dsh's system prompt |
 //! | hooks of BeforeModel, AfterModel, BeforeToolSelection | not compared here | the model events' own suite |
-//! | `PreCompress` (`trigger: auto`) before every model request | not compared | Gemini fires it whether or not it compresses; dsh fires it when it compacts |
 //!
 //! Deliberate differences are [`Difference`]; captures that cannot be
 //! expressed are listed in `fixtures/gemini/scenarios.json` with the reason.
@@ -87,7 +86,9 @@ enum Difference {
 
 fn difference(name: &str) -> Difference {
     match name {
-        "aa_deny_retry" => Difference::AfterAgentRetry,
+        "aa_deny_retry" | "aa_clear_context" | "aa_exit2_then_stop" => {
+            Difference::AfterAgentRetry
+        }
         "aa_always_deny" => Difference::AfterAgentCap,
         "bt_ask" => Difference::AskDoesNotHang,
         "x_untrusted_folder" => Difference::UntrustedFolder,
@@ -103,6 +104,7 @@ const COMPARED: &[&str] = &[
     "AfterTool",
     "AfterAgent",
     "Notification",
+    "PreCompress",
     "SessionEnd",
 ];
 
@@ -732,7 +734,10 @@ scenarios!(
     a_baseline_all_events,
     a_file_tools,
     a_text_only,
+    aa_clear_context,
     aa_deny_retry,
+    aa_exit2_then_stop,
+    at_tail_tool_call,
     at_additional_context,
     at_continue_false,
     at_deny,
@@ -743,9 +748,12 @@ scenarios!(
     bt_continue_false,
     bt_exit2_stderr,
     bt_exit3_other,
+    bt_rewrite_invalid,
     m_tool_matchers,
+    pc_auto,
     ss_context,
     x_env_and_expansion,
+    x_parallel_after_tool,
     x_parallel_merge,
     x_untrusted_folder,
     x_user_vs_project,
