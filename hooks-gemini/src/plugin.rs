@@ -214,6 +214,44 @@ impl GeminiPlugin {
 }
 
 impl GeminiPlugin {
+    /// BeforeAgent over `text`: the user's prompt, or an AfterAgent
+    /// retry's reason (Gemini fires BeforeAgent again for the retry).
+    async fn before_agent(&self, ctx: &SeamContext, text: String) -> PromptDecision {
+        let event = GeminiEvent::BeforeAgent;
+        let body = payload::to_value(&payload::BeforeAgent {
+            common: Self::common(ctx, event),
+            prompt: text,
+        });
+        let mut fired = self
+            .run_event(ctx, event, body, None, None, &ctx.cancel)
+            .await;
+        let merged = Self::merged(&fired);
+        if merged.deny {
+            Self::mark(&mut fired, denies);
+            self.record(ctx, event, &fired);
+            return PromptDecision::Block {
+                reason: merged.reason.unwrap_or_default(),
+            };
+        }
+        if let Some(stop) = merged.stop {
+            Self::mark(&mut fired, |r| r.stop.is_some());
+            self.record(ctx, event, &fired);
+            return PromptDecision::Stop {
+                reason: stop.unwrap_or_else(|| "BeforeAgent hook stopped the turn".to_owned()),
+                // No capture shows what Gemini keeps of a stopped prompt; like
+                // Codex, the prompt alone.
+                kept: dsh_seams::StoppedPrompt::PromptOnly,
+            };
+        }
+        self.record(ctx, event, &fired);
+        PromptDecision::Allow {
+            rewrite: None,
+            contexts: Self::context_entry(event, &merged),
+        }
+    }
+}
+
+impl GeminiPlugin {
     /// Fires PreCompress with `trigger` (advisory).
     async fn pre_compress(&self, ctx: &SeamContext, trigger: &'static str) {
         let event = GeminiEvent::PreCompress;
@@ -331,37 +369,7 @@ impl Plugin for GeminiPlugin {
             };
             state.prompt.clone()
         };
-        let event = GeminiEvent::BeforeAgent;
-        let body = payload::to_value(&payload::BeforeAgent {
-            common: Self::common(ctx, event),
-            prompt: text,
-        });
-        let mut fired = self
-            .run_event(ctx, event, body, None, None, &ctx.cancel)
-            .await;
-        let merged = Self::merged(&fired);
-        if merged.deny {
-            Self::mark(&mut fired, denies);
-            self.record(ctx, event, &fired);
-            return PromptDecision::Block {
-                reason: merged.reason.unwrap_or_default(),
-            };
-        }
-        if let Some(stop) = merged.stop {
-            Self::mark(&mut fired, |r| r.stop.is_some());
-            self.record(ctx, event, &fired);
-            return PromptDecision::Stop {
-                reason: stop.unwrap_or_else(|| "BeforeAgent hook stopped the turn".to_owned()),
-                // No capture shows what Gemini keeps of a stopped prompt; like
-                // Codex, the prompt alone.
-                kept: dsh_seams::StoppedPrompt::PromptOnly,
-            };
-        }
-        self.record(ctx, event, &fired);
-        PromptDecision::Allow {
-            rewrite: None,
-            contexts: Self::context_entry(event, &merged),
-        }
+        self.before_agent(ctx, text).await
     }
 
     async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
@@ -642,6 +650,16 @@ impl Plugin for GeminiPlugin {
         }
         Self::mark(&mut fired, denies);
         self.record(ctx, event, &fired);
+        let reason = merged.reason.unwrap_or_default();
+        // Gemini sends the reason as a new prompt, so BeforeAgent fires for
+        // it (`aa_deny_retry`): its block or stop ends the turn, its context
+        // follows the reason. AfterAgent's `prompt` stays the user's.
+        let contexts = match self.before_agent(ctx, reason.clone()).await {
+            PromptDecision::Allow { contexts, .. } => contexts,
+            PromptDecision::Block { reason } | PromptDecision::Stop { reason, .. } => {
+                return ContinuationDecision::Halt { reason };
+            }
+        };
         if merged.clear_context {
             // `clearContext`: the retry starts from a fresh history holding
             // only the reason (`aa_clear_context`).
@@ -649,9 +667,9 @@ impl Plugin for GeminiPlugin {
         }
         // The reason is the retry's new user message, verbatim.
         ContinuationDecision::Continue {
-            reason: Some(merged.reason.unwrap_or_default()),
+            reason: Some(reason),
             source: source(event),
-            contexts: Vec::new(),
+            contexts,
         }
     }
 

@@ -309,8 +309,10 @@ fn derive_messages_skips_non_surface_events() {
     );
 }
 
-/// `/clear` and `/model` are recorded between turns only, and
-/// nothing before a `session/cleared` reaches the model again.
+/// `/model` is recorded between turns only; `session/cleared` between
+/// turns, or inside one between steps (a hook's `clearContext`) but never
+/// while a call waits for its result; nothing before a `session/cleared`
+/// reaches the model again.
 #[test]
 fn session_commands_sit_between_turns_and_clear_the_model_view() {
     let mut log = SessionLog::in_memory(header()).unwrap();
@@ -322,13 +324,29 @@ fn session_commands_sit_between_turns_and_clear_the_model_view() {
         original_content: None,
     })
     .unwrap();
+    log.append(assistant(1, vec![call("a")])).unwrap();
+    log.append(tool_call(1, "a")).unwrap();
     assert!(log.append(EventBody::SessionCleared {}).is_err());
+    log.append(tool_result(1, "a")).unwrap();
     assert!(
         log.append(EventBody::ModelSwitched {
             from: "a".into(),
             to: "b".into()
         })
         .is_err()
+    );
+    log.append(EventBody::SessionCleared {}).unwrap();
+    log.append(EventBody::SteeringMessage {
+        turn: 1,
+        content: "again".into(),
+        source: "hook".into(),
+    })
+    .unwrap();
+    assert_eq!(
+        derive_messages(log.events()),
+        vec![Message::User {
+            content: "again".into()
+        }]
     );
     log.append(EventBody::TurnEnd {
         turn: 1,
