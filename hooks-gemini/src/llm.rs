@@ -447,6 +447,7 @@ mod tests {
             Message::Tool {
                 tool_call_id: "call_1".to_owned(),
                 content: "hi".to_owned(),
+                is_error: false,
             },
         ])
     }
@@ -480,6 +481,7 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "call_1".to_owned(),
                     content: "hi".to_owned(),
+                    is_error: false,
                 },
                 system(""),
                 Message::Assistant {
@@ -578,6 +580,7 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "call_1".to_owned(),
                     content: "hi".to_owned(),
+                    is_error: false,
                 },
             ]
         );

@@ -42,6 +42,11 @@ pub enum Message {
         tool_call_id: String,
         /// The text the model sees.
         content: String,
+        /// Whether the model is told the call failed (`tool_result`
+        /// `is_error` on the Messages API). Not part of the recorded
+        /// request shape (`--requests-out`, contract §4).
+        #[serde(default, skip_serializing)]
+        is_error: bool,
     },
 }
 

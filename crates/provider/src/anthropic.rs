@@ -286,12 +286,16 @@ fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<
             Message::Tool {
                 tool_call_id,
                 content,
+                is_error,
             } => push(
                 "user",
+                // Claude Code marks every result, failed or not
+                // (`"is_error": true` on a failed call, `b_pre_exit2`).
                 vec![json!({
                     "type": "tool_result",
                     "tool_use_id": tool_call_id,
                     "content": content,
+                    "is_error": is_error,
                 })],
             ),
         }
@@ -624,6 +628,7 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "toolu_1".into(),
                     content: "out".into(),
+                    is_error: false,
                 },
                 Message::System {
                     content: "hook context".into(),
@@ -631,6 +636,7 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "toolu_2".into(),
                     content: "err".into(),
+                    is_error: true,
                 },
             ],
             tools: vec![ToolSpec {
@@ -664,8 +670,8 @@ mod tests {
                         {"type": "tool_use", "id": "toolu_2", "name": "read", "input": {"arguments": "{not json"}},
                     ]},
                     {"role": "user", "content": [
-                        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "out"},
-                        {"type": "tool_result", "tool_use_id": "toolu_2", "content": "err"},
+                        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "out", "is_error": false},
+                        {"type": "tool_result", "tool_use_id": "toolu_2", "content": "err", "is_error": true},
                         {"type": "text", "text": "hook context", "cache_control": cache},
                     ]},
                 ],
@@ -733,6 +739,7 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "toolu_9".into(),
                     content: "a b".into(),
+                    is_error: false,
                 },
             ],
             tools: Vec::new(),

@@ -171,6 +171,7 @@ fn push_items(input: &mut Vec<Value>, message: &Message, reasoning: &ReasoningMe
         Message::Tool {
             tool_call_id,
             content,
+            ..
         } => input.push(json!({
             "type": "function_call_output",
             "call_id": tool_call_id,
@@ -838,10 +839,12 @@ mod tests {
             Message::Tool {
                 tool_call_id: "call_1".into(),
                 content: "a".into(),
+                is_error: false,
             },
             Message::Tool {
                 tool_call_id: "call_2".into(),
                 content: "b".into(),
+                is_error: false,
             },
             Message::Assistant {
                 content: "done".into(),

@@ -121,6 +121,7 @@ fn message_json(message: &Message) -> Value {
         Message::Tool {
             tool_call_id,
             content,
+            ..
         } => json!({ "role": "tool", "tool_call_id": tool_call_id, "content": content }),
     }
 }
@@ -301,6 +302,7 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "call_1".into(),
                     content: "out".into(),
+                    is_error: false,
                 },
                 Message::Assistant {
                     content: "done".into(),

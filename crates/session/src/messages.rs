@@ -112,12 +112,16 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
                 });
             }
             EventBody::ToolResult {
-                call_id, content, ..
+                call_id,
+                content,
+                is_error,
+                ..
             } => {
                 if model_call_ids.iter().any(|id| id == call_id) {
                     messages.push(Message::Tool {
                         tool_call_id: call_id.clone(),
                         content: content.clone(),
+                        is_error: *is_error,
                     });
                 }
             }

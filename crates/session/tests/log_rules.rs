@@ -297,7 +297,8 @@ fn derive_messages_skips_non_surface_events() {
             },
             Message::Tool {
                 tool_call_id: "a".into(),
-                content: "ok".into()
+                content: "ok".into(),
+                is_error: false,
             },
             Message::System {
                 content: "ctx".into()
@@ -492,7 +493,8 @@ fn nested_runs_are_tagged_and_projected_apart() {
             },
             Message::Tool {
                 tool_call_id: "inner".into(),
-                content: "ok".into()
+                content: "ok".into(),
+                is_error: false,
             },
         ]
     );
