@@ -448,6 +448,7 @@ mod tests {
                 tool_call_id: "call_1".to_owned(),
                 content: "hi".to_owned(),
                 is_error: false,
+                blocks: None,
             },
         ])
     }
@@ -482,6 +483,7 @@ mod tests {
                     tool_call_id: "call_1".to_owned(),
                     content: "hi".to_owned(),
                     is_error: false,
+                    blocks: None,
                 },
                 system(""),
                 Message::Assistant {
@@ -581,6 +583,7 @@ mod tests {
                     tool_call_id: "call_1".to_owned(),
                     content: "hi".to_owned(),
                     is_error: false,
+                    blocks: None,
                 },
             ]
         );

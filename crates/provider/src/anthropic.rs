@@ -287,17 +287,29 @@ fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<
                 tool_call_id,
                 content,
                 is_error,
-            } => push(
-                "user",
-                // Claude Code marks every result, failed or not
-                // (`"is_error": true` on a failed call, `b_pre_exit2`).
-                vec![json!({
+                blocks,
+            } => {
+                let mut block = json!({
                     "type": "tool_result",
                     "tool_use_id": tool_call_id,
                     "content": content,
-                    "is_error": is_error,
-                })],
-            ),
+                });
+                match blocks {
+                    // An MCP result goes as its content blocks, with no
+                    // `is_error` unless it failed, as Claude Code sends it
+                    // (`mcp_text_result`, `mcp_updated_output_blocks`).
+                    Some(blocks) => {
+                        block["content"] = Value::Array(blocks.clone());
+                        if *is_error {
+                            block["is_error"] = Value::Bool(true);
+                        }
+                    }
+                    // Claude Code marks every other result, failed or not
+                    // (`"is_error": true` on a failed call, `b_pre_exit2`).
+                    None => block["is_error"] = Value::Bool(*is_error),
+                }
+                push("user", vec![block]);
+            }
         }
     }
     let messages = messages
@@ -629,6 +641,7 @@ mod tests {
                     tool_call_id: "toolu_1".into(),
                     content: "out".into(),
                     is_error: false,
+                    blocks: None,
                 },
                 Message::System {
                     content: "hook context".into(),
@@ -637,6 +650,7 @@ mod tests {
                     tool_call_id: "toolu_2".into(),
                     content: "err".into(),
                     is_error: true,
+                    blocks: None,
                 },
             ],
             tools: vec![ToolSpec {
@@ -740,6 +754,7 @@ mod tests {
                     tool_call_id: "toolu_9".into(),
                     content: "a b".into(),
                     is_error: false,
+                    blocks: None,
                 },
             ],
             tools: Vec::new(),

@@ -171,12 +171,25 @@ fn push_items(input: &mut Vec<Value>, message: &Message, reasoning: &ReasoningMe
         Message::Tool {
             tool_call_id,
             content,
+            blocks,
             ..
-        } => input.push(json!({
-            "type": "function_call_output",
-            "call_id": tool_call_id,
-            "output": content,
-        })),
+        } => {
+            // An MCP result's text blocks stay blocks (`input_text` items).
+            let output = match blocks {
+                Some(blocks) => Value::Array(
+                    blocks
+                        .iter()
+                        .map(|block| json!({"type": "input_text", "text": block["text"]}))
+                        .collect(),
+                ),
+                None => Value::String(content.clone()),
+            };
+            input.push(json!({
+                "type": "function_call_output",
+                "call_id": tool_call_id,
+                "output": output,
+            }))
+        }
     }
 }
 
@@ -840,11 +853,13 @@ mod tests {
                 tool_call_id: "call_1".into(),
                 content: "a".into(),
                 is_error: false,
+                blocks: None,
             },
             Message::Tool {
                 tool_call_id: "call_2".into(),
                 content: "b".into(),
                 is_error: false,
+                blocks: None,
             },
             Message::Assistant {
                 content: "done".into(),

@@ -121,8 +121,21 @@ fn message_json(message: &Message) -> Value {
         Message::Tool {
             tool_call_id,
             content,
+            blocks,
             ..
-        } => json!({ "role": "tool", "tool_call_id": tool_call_id, "content": content }),
+        } => {
+            // An MCP result's text blocks stay blocks (content parts).
+            let content = match blocks {
+                Some(blocks) => Value::Array(
+                    blocks
+                        .iter()
+                        .map(|block| json!({"type": "text", "text": block["text"]}))
+                        .collect(),
+                ),
+                None => Value::String(content.clone()),
+            };
+            json!({ "role": "tool", "tool_call_id": tool_call_id, "content": content })
+        }
     }
 }
 
@@ -303,6 +316,7 @@ mod tests {
                     tool_call_id: "call_1".into(),
                     content: "out".into(),
                     is_error: false,
+                    blocks: None,
                 },
                 Message::Assistant {
                     content: "done".into(),

@@ -168,6 +168,7 @@ mod tests {
             tool_call_id: id.to_owned(),
             content: "ok".to_owned(),
             is_error: false,
+            blocks: None,
         }
     }
 

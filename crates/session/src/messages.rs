@@ -115,6 +115,7 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
                 call_id,
                 content,
                 is_error,
+                content_blocks,
                 ..
             } => {
                 if model_call_ids.iter().any(|id| id == call_id) {
@@ -122,6 +123,7 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
                         tool_call_id: call_id.clone(),
                         content: content.clone(),
                         is_error: *is_error,
+                        blocks: content_blocks.clone(),
                     });
                 }
             }
@@ -206,6 +208,7 @@ mod tests {
             disposition: None,
             decided_by: None,
             rewrite: None,
+            content_blocks: None,
         }
     }
 

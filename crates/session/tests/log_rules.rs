@@ -48,6 +48,7 @@ fn tool_result(turn: u64, id: &str) -> EventBody {
         disposition: None,
         decided_by: None,
         rewrite: None,
+        content_blocks: None,
     }
 }
 
@@ -299,6 +300,7 @@ fn derive_messages_skips_non_surface_events() {
                 tool_call_id: "a".into(),
                 content: "ok".into(),
                 is_error: false,
+                blocks: None,
             },
             Message::System {
                 content: "ctx".into()
@@ -439,6 +441,7 @@ fn nested_runs_are_tagged_and_projected_apart() {
         disposition: None,
         decided_by: None,
         rewrite: None,
+        content_blocks: None,
     };
     log.append_as(inner_result, agent).unwrap();
     // Session-level events never belong to a subagent.
@@ -461,6 +464,7 @@ fn nested_runs_are_tagged_and_projected_apart() {
         disposition: None,
         decided_by: None,
         rewrite: None,
+        content_blocks: None,
     })
     .unwrap();
     log.append(EventBody::TurnEnd {
@@ -495,6 +499,7 @@ fn nested_runs_are_tagged_and_projected_apart() {
                 tool_call_id: "inner".into(),
                 content: "ok".into(),
                 is_error: false,
+                blocks: None,
             },
         ]
     );

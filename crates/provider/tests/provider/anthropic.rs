@@ -36,6 +36,7 @@ fn continued(reply_calls: &[ToolCall], results: &[(&str, &str)]) -> ModelRequest
             tool_call_id: (*id).to_owned(),
             content: (*content).to_owned(),
             is_error: false,
+            blocks: None,
         });
     }
     next

@@ -45,6 +45,7 @@ fn follow_up(first: &ModelRequest, text: &str, calls: &[ToolCall]) -> ModelReque
             tool_call_id: call.id.clone(),
             content: format!("out:{}", call.id),
             is_error: false,
+            blocks: None,
         });
     }
     next
