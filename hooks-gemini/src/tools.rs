@@ -151,12 +151,18 @@ impl ParamType {
     }
 }
 
+/// A tool's required parameter names and its parameters with their types.
+type Declared = (
+    &'static [&'static str],
+    &'static [(&'static str, ParamType)],
+);
+
 /// Gemini CLI 0.61's declared parameters (names and types, in declaration
 /// order) and required names of the tools dsh offers under Gemini names
 /// (`a_baseline_all_events/tools.json` in the reference). `replace`'s
 /// required `instruction` is left out: dsh's `edit` has no such argument,
 /// so a model's call to it never carries one.
-fn declared(hook_name: &str) -> Option<(&'static [&'static str], &'static [(&'static str, ParamType)])> {
+fn declared(hook_name: &str) -> Option<Declared> {
     use ParamType::{Boolean, Integer, String};
     Some(match hook_name {
         "run_shell_command" => (

@@ -255,8 +255,9 @@ pub(super) async fn fire(
                     "replace value"
                 }
                 PostToolAction::TailCall { tool, arguments } => {
-                    sees.model
-                        .push(format!("tool result: that of a tail call {tool} {arguments}"));
+                    sees.model.push(format!(
+                        "tool result: that of a tail call {tool} {arguments}"
+                    ));
                     "tail call"
                 }
             };
