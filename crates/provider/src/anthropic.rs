@@ -697,6 +697,45 @@ mod tests {
         );
     }
 
+    /// An MCP result's blocks go as the `tool_result` content, without
+    /// `is_error` unless it failed (`mcp_updated_output_blocks`).
+    #[test]
+    fn an_mcp_results_blocks_stay_blocks() {
+        let blocks = vec![
+            json!({"type": "text", "text": "BLOCK-ONE"}),
+            json!({"type": "text", "text": "BLOCK-TWO"}),
+        ];
+        let request = ModelRequest {
+            turn: 1,
+            step: 2,
+            messages: vec![
+                Message::User {
+                    content: "go".into(),
+                },
+                Message::Assistant {
+                    content: String::new(),
+                    tool_calls: vec![ToolCall {
+                        id: "toolu_1".into(),
+                        name: "mcp__echo__echo".into(),
+                        arguments: json!({"text": "hello"}),
+                    }],
+                },
+                Message::Tool {
+                    tool_call_id: "toolu_1".into(),
+                    content: "BLOCK-ONE\nBLOCK-TWO".into(),
+                    is_error: false,
+                    blocks: Some(blocks.clone()),
+                },
+            ],
+            tools: Vec::new(),
+            model: None,
+        };
+        let body = AnthropicApi::default().request_body(&ProviderSettings::default(), &request);
+        let result = &body["messages"][2]["content"][0];
+        assert_eq!(result["content"], Value::Array(blocks));
+        assert!(result.get("is_error").is_none(), "{result}");
+    }
+
     fn feed(accumulator: &mut MessagesAccumulator, events: &[Value]) -> Progress {
         let mut progress = Progress::More;
         for event in events {

@@ -174,15 +174,16 @@ fn push_items(input: &mut Vec<Value>, message: &Message, reasoning: &ReasoningMe
             blocks,
             ..
         } => {
-            // An MCP result's text blocks stay blocks (`input_text` items).
+            // An MCP result of several text blocks stays blocks
+            // (`input_text` items); one block is its text.
             let output = match blocks {
-                Some(blocks) => Value::Array(
+                Some(blocks) if blocks.len() > 1 => Value::Array(
                     blocks
                         .iter()
                         .map(|block| json!({"type": "input_text", "text": block["text"]}))
                         .collect(),
                 ),
-                None => Value::String(content.clone()),
+                Some(_) | None => Value::String(content.clone()),
             };
             input.push(json!({
                 "type": "function_call_output",

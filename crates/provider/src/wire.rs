@@ -118,24 +118,14 @@ fn message_json(message: &Message) -> Value {
                 json!({ "role": "assistant", "content": content, "tool_calls": calls })
             }
         }
+        // An MCP result's blocks go as their text: OpenAI-compatible servers
+        // (DeepSeek, the default) are not all known to take content parts on
+        // a tool message.
         Message::Tool {
             tool_call_id,
             content,
-            blocks,
             ..
-        } => {
-            // An MCP result's text blocks stay blocks (content parts).
-            let content = match blocks {
-                Some(blocks) => Value::Array(
-                    blocks
-                        .iter()
-                        .map(|block| json!({"type": "text", "text": block["text"]}))
-                        .collect(),
-                ),
-                None => Value::String(content.clone()),
-            };
-            json!({ "role": "tool", "tool_call_id": tool_call_id, "content": content })
-        }
+        } => json!({ "role": "tool", "tool_call_id": tool_call_id, "content": content }),
     }
 }
 

@@ -545,7 +545,11 @@ async fn post_execute_tail_call_runs_next_and_its_result_stands() {
     let execution = result.execution.unwrap();
     assert_eq!(execution.call_id, "call_1");
     assert_eq!(*execution.arguments, json!({"text": "first"}));
-    let posts = probe.seen().iter().filter(|s| s.starts_with("post:")).count();
+    let posts = probe
+        .seen()
+        .iter()
+        .filter(|s| s.starts_with("post:"))
+        .count();
     assert_eq!(posts, 1 + dsh_tools::MAX_TAIL_CALLS);
 }
 
