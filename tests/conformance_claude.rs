@@ -32,7 +32,7 @@
 //! | env other than `PWD`, `CLAUDE_PROJECT_DIR`, `CLAUDE_ENV_FILE`, `CLAUDE_EFFORT`, `CLAUDECODE`, `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_CODE_SESSION_ID` | Claude Code internals (`CLAUDE_PID`, messaging socket, child notes dir…) | not set / dsh's own | only the documented hook variables are compared |
 //! | model requests: system prompt, `<Claude Code … elided>` blocks, env block, date | Claude Code's built-in prompts | dsh's system prompt | not hook output |
 //! | `~/.claude/CLAUDE.md` in InstructionsLoaded's `file_path` | `<HOME>/.claude/CLAUDE.md` | `$HOME/.claude/CLAUDE.md` | both `<USER_CLAUDE_MD>`, before the state-dir rule turns `<HOME>/.claude` into `<STATE>` |
-//! | tool result content blocks | a list of text blocks | one text, the blocks' texts one per line | dsh's tool results are text (an MCP result's blocks are joined the same way) |
+//! | tool result content blocks | a list of text blocks | `content`: the blocks' texts one per line; `content_blocks`: the blocks | the text is compared as text and the blocks as blocks (types and texts) |
 //! | message framing | opus-5-5 form: hook texts in `role:"system"` messages, the first turn's attachments joined into one system message after the prompt, tool results and the next prompt in one user message | one message per context/steering/tool result | between two assistant messages the view keeps user texts, tool results and hook texts as three ordered lists; hook texts are split where a `\n\n` paragraph opens with a hook label, so their own newlines stay |
 
 use std::collections::HashMap;
@@ -618,8 +618,9 @@ fn block_text(content: &Value) -> String {
     }
 }
 
-/// A captured tool result's text: its content blocks' texts one per line, as dsh shows an MCP
-/// result's blocks (dsh's tool results are text; `mcp_updated_output_blocks`).
+/// A captured tool result's text: its content blocks' texts one per line, as dsh's `content`
+/// shows an MCP result's blocks (the blocks themselves are compared apart, `result_blocks`;
+/// `mcp_updated_output_blocks`).
 fn result_text(content: &Value) -> String {
     match content {
         Value::Array(blocks) => blocks
@@ -628,6 +629,22 @@ fn result_text(content: &Value) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         other => block_text(other),
+    }
+}
+
+/// An MCP result given as content blocks gets `blocks`: their types and texts (Claude Code's
+/// reminder blocks left out). A result given as one string has none.
+fn with_blocks(result: &mut Value, content: &Value) {
+    if let Value::Array(blocks) = content {
+        result["blocks"] = blocks
+            .iter()
+            .filter(|block| {
+                !block["text"]
+                    .as_str()
+                    .is_some_and(|text| text.starts_with("<system-reminder>"))
+            })
+            .map(|block| json!([block["type"], block["text"]]))
+            .collect();
     }
 }
 
@@ -686,6 +703,8 @@ fn captured_user_text(text: &str, segment: &mut Segment, normalizer: &Normalizer
 fn captured_request_view(messages: &[Value], normalizer: &mut Normalizer) -> Vec<Value> {
     let mut out = Vec::new();
     let mut segment = Segment::default();
+    // MCP calls: their results' blocks are compared (`with_blocks`).
+    let mut mcp_calls: Vec<String> = Vec::new();
     for message in messages {
         match message["role"].as_str().unwrap_or_default() {
             "assistant" => {
@@ -696,6 +715,13 @@ fn captured_request_view(messages: &[Value], normalizer: &mut Normalizer) -> Vec
                     .filter(|b| b["type"] == "text")
                     .filter_map(|b| b["text"].as_str())
                     .collect();
+                mcp_calls.extend(
+                    blocks
+                        .iter()
+                        .filter(|b| b["type"] == "tool_use")
+                        .filter(|b| b["name"].as_str().is_some_and(|n| n.starts_with("mcp__")))
+                        .filter_map(|b| b["id"].as_str().map(str::to_owned)),
+                );
                 let calls: Vec<Value> = blocks
                     .iter()
                     .filter(|b| b["type"] == "tool_use")
@@ -721,11 +747,15 @@ fn captured_request_view(messages: &[Value], normalizer: &mut Normalizer) -> Vec
                             "tool_result" => {
                                 let (content, reminders) =
                                     split_reminders(&result_text(&block["content"]));
-                                segment.tool_results.push(json!({
+                                let mut result = json!({
                                     "id": block["tool_use_id"],
                                     "is_error": block["is_error"].as_bool().unwrap_or(false),
                                     "content": normalizer.text(&content),
-                                }));
+                                });
+                                if mcp_calls.iter().any(|id| block["tool_use_id"] == *id) {
+                                    with_blocks(&mut result, &block["content"]);
+                                }
+                                segment.tool_results.push(result);
                                 for reminder in reminders {
                                     if is_hook_paragraph(&reminder) {
                                         segment.hook_texts.push(json!(normalizer.text(&reminder)));
@@ -784,11 +814,13 @@ fn dsh_request_view(
             "user" => segment.user.push(json!(normalizer.text(content))),
             "tool" => {
                 let id = message["tool_call_id"].as_str().unwrap_or_default();
-                segment.tool_results.push(json!({
+                let mut result = json!({
                     "id": id,
                     "is_error": errors.get(id).copied().unwrap_or(false),
                     "content": normalizer.text(content),
-                }));
+                });
+                with_blocks(&mut result, &message["content_blocks"]);
+                segment.tool_results.push(result);
             }
             "system" => {
                 // Every system message dsh sends after its prompt is hook text.

@@ -114,6 +114,8 @@ fn hooks_see_no_difference_between_the_apis() {
     // The blocked call's feedback reached the model through both APIs.
     let feedback = &anthropic_mock.requests()[1]["messages"][2]["content"][0];
     assert_eq!(feedback["type"], "tool_result");
+    // A failed call is marked as Claude Code marks it.
+    assert_eq!(feedback["is_error"], true, "{feedback}");
     assert!(
         feedback["content"]
             .as_str()

@@ -442,6 +442,7 @@ async fn formatter_after_edit_and_transcript() {
             disposition: None,
             decided_by: None,
             rewrite: None,
+            content_blocks: None,
         },
     });
     let events = s.sink.events.lock().unwrap().clone();

@@ -447,6 +447,8 @@ mod tests {
             Message::Tool {
                 tool_call_id: "call_1".to_owned(),
                 content: "hi".to_owned(),
+                is_error: false,
+                blocks: None,
             },
         ])
     }
@@ -480,6 +482,8 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "call_1".to_owned(),
                     content: "hi".to_owned(),
+                    is_error: false,
+                    blocks: None,
                 },
                 system(""),
                 Message::Assistant {
@@ -578,6 +582,8 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "call_1".to_owned(),
                     content: "hi".to_owned(),
+                    is_error: false,
+                    blocks: None,
                 },
             ]
         );

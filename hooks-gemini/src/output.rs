@@ -84,6 +84,9 @@ pub struct Interpretation {
     pub tool_input: Option<Value>,
     /// `hookSpecificOutput.clearContext` (AfterAgent).
     pub clear_context: bool,
+    /// AfterTool `hookSpecificOutput.tailToolCallRequest` `{name, args}`:
+    /// the tool Gemini runs next in place of the result.
+    pub tail_call: Option<TailCall>,
     /// The output object, as parsed.
     pub parsed: Option<Value>,
     /// Why the run failed, for the log.
@@ -100,6 +103,7 @@ impl Interpretation {
             additional_context: None,
             tool_input: None,
             clear_context: false,
+            tail_call: None,
             parsed: None,
             error: None,
         }
@@ -217,6 +221,17 @@ pub fn interpret(end: &RunEnd, stdout: &str, stderr: &str) -> Interpretation {
         .and_then(|s| s.get("clearContext"))
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    let tail_call = specific
+        .and_then(|s| s.get("tailToolCallRequest"))
+        .and_then(|tail| {
+            Some(TailCall {
+                name: string(tail, "name")?,
+                args: tail
+                    .get("args")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Default::default())),
+            })
+        });
     Interpretation {
         status,
         decision,
@@ -225,9 +240,20 @@ pub fn interpret(end: &RunEnd, stdout: &str, stderr: &str) -> Interpretation {
         additional_context,
         tool_input,
         clear_context,
+        tail_call,
         parsed: Some(output),
         error,
     }
+}
+
+/// A tool call an AfterTool hook asks to run next
+/// (`hookSpecificOutput.tailToolCallRequest`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TailCall {
+    /// Gemini's tool name.
+    pub name: String,
+    /// Its arguments under Gemini's names.
+    pub args: Value,
 }
 
 /// Several runs of one event, merged by Gemini's rules.
@@ -249,6 +275,8 @@ pub struct Merged {
     pub tool_input: Option<Value>,
     /// Any `clearContext: true`.
     pub clear_context: bool,
+    /// The first run's tail call request.
+    pub tail_call: Option<TailCall>,
 }
 
 fn join(parts: Vec<String>) -> Option<String> {
@@ -287,6 +315,9 @@ pub fn merge<'a>(runs: impl IntoIterator<Item = &'a Interpretation>) -> Merged {
             });
         }
         merged.clear_context |= run.clear_context;
+        if merged.tail_call.is_none() {
+            merged.tail_call = run.tail_call.clone();
+        }
     }
     merged.ask = ask && !merged.deny;
     merged.reason = join(reasons);

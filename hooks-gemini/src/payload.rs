@@ -98,6 +98,10 @@ pub struct BeforeTool {
     pub tool_name: String,
     /// The arguments under Gemini's names.
     pub tool_input: Value,
+    /// On a call an AfterTool hook requested (`tailToolCallRequest`): the
+    /// name of the call it follows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_request_name: Option<String>,
 }
 
 /// AfterTool.
@@ -112,6 +116,9 @@ pub struct AfterTool {
     pub tool_input: Value,
     /// `{"llmContent", "returnDisplay", "error"?}`.
     pub tool_response: Value,
+    /// As in [`BeforeTool`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_request_name: Option<String>,
 }
 
 /// PreCompress.
@@ -196,6 +203,7 @@ mod tests {
             common,
             tool_name: "run_shell_command".into(),
             tool_input: serde_json::json!({"command": "echo hi"}),
+            original_request_name: None,
         });
         let stdin = String::from_utf8(to_stdin(&payload)).unwrap();
         assert_eq!(

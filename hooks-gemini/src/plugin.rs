@@ -7,6 +7,7 @@
 //! `hook/result` in configuration order.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -59,6 +60,13 @@ pub struct GeminiPlugin {
     turn: Mutex<TurnState>,
     /// What AfterModel hooks put in place of replies (for AfterAgent).
     pub(crate) shown: ShownReplies,
+    /// An automatic compaction fired PreCompress (`auto`) for the request
+    /// about to go out, so that request does not fire it again.
+    compress_fired: AtomicBool,
+    /// Calls an AfterTool hook asked for (`tailToolCallRequest`), by call
+    /// id: the name of the model's original call, which their BeforeTool
+    /// and AfterTool payloads carry as `original_request_name`.
+    tails: Mutex<BTreeMap<String, String>>,
 }
 
 impl GeminiConfig {
@@ -86,6 +94,8 @@ impl GeminiPlugin {
             ),
             turn: Mutex::new(TurnState::default()),
             shown: ShownReplies::default(),
+            compress_fired: AtomicBool::new(false),
+            tails: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -192,6 +202,68 @@ impl GeminiPlugin {
     fn lock(&self) -> std::sync::MutexGuard<'_, TurnState> {
         self.turn.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// The original call's name when `call_id` runs a tail call.
+    fn original_request_name(&self, call_id: &str) -> Option<String> {
+        self.tails
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(call_id)
+            .cloned()
+    }
+}
+
+impl GeminiPlugin {
+    /// BeforeAgent over `text`: the user's prompt, or an AfterAgent
+    /// retry's reason (Gemini fires BeforeAgent again for the retry).
+    async fn before_agent(&self, ctx: &SeamContext, text: String) -> PromptDecision {
+        let event = GeminiEvent::BeforeAgent;
+        let body = payload::to_value(&payload::BeforeAgent {
+            common: Self::common(ctx, event),
+            prompt: text,
+        });
+        let mut fired = self
+            .run_event(ctx, event, body, None, None, &ctx.cancel)
+            .await;
+        let merged = Self::merged(&fired);
+        if merged.deny {
+            Self::mark(&mut fired, denies);
+            self.record(ctx, event, &fired);
+            return PromptDecision::Block {
+                reason: merged.reason.unwrap_or_default(),
+            };
+        }
+        if let Some(stop) = merged.stop {
+            Self::mark(&mut fired, |r| r.stop.is_some());
+            self.record(ctx, event, &fired);
+            return PromptDecision::Stop {
+                reason: stop.unwrap_or_else(|| "BeforeAgent hook stopped the turn".to_owned()),
+                // No capture shows what Gemini keeps of a stopped prompt; like
+                // Codex, the prompt alone.
+                kept: dsh_seams::StoppedPrompt::PromptOnly,
+            };
+        }
+        self.record(ctx, event, &fired);
+        PromptDecision::Allow {
+            rewrite: None,
+            contexts: Self::context_entry(event, &merged),
+        }
+    }
+}
+
+impl GeminiPlugin {
+    /// Fires PreCompress with `trigger` (advisory).
+    async fn pre_compress(&self, ctx: &SeamContext, trigger: &'static str) {
+        let event = GeminiEvent::PreCompress;
+        let body = payload::to_value(&payload::PreCompress {
+            common: Self::common(ctx, event),
+            trigger,
+        });
+        let fired = self
+            .run_event(ctx, event, body, Some(trigger), None, &ctx.cancel)
+            .await;
+        self.record(ctx, event, &fired);
+    }
 }
 
 /// A sequential group's next hook sees the previous hook's changes:
@@ -297,37 +369,7 @@ impl Plugin for GeminiPlugin {
             };
             state.prompt.clone()
         };
-        let event = GeminiEvent::BeforeAgent;
-        let body = payload::to_value(&payload::BeforeAgent {
-            common: Self::common(ctx, event),
-            prompt: text,
-        });
-        let mut fired = self
-            .run_event(ctx, event, body, None, None, &ctx.cancel)
-            .await;
-        let merged = Self::merged(&fired);
-        if merged.deny {
-            Self::mark(&mut fired, denies);
-            self.record(ctx, event, &fired);
-            return PromptDecision::Block {
-                reason: merged.reason.unwrap_or_default(),
-            };
-        }
-        if let Some(stop) = merged.stop {
-            Self::mark(&mut fired, |r| r.stop.is_some());
-            self.record(ctx, event, &fired);
-            return PromptDecision::Stop {
-                reason: stop.unwrap_or_else(|| "BeforeAgent hook stopped the turn".to_owned()),
-                // No capture shows what Gemini keeps of a stopped prompt; like
-                // Codex, the prompt alone.
-                kept: dsh_seams::StoppedPrompt::PromptOnly,
-            };
-        }
-        self.record(ctx, event, &fired);
-        PromptDecision::Allow {
-            rewrite: None,
-            contexts: Self::context_entry(event, &merged),
-        }
+        self.before_agent(ctx, text).await
     }
 
     async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
@@ -338,6 +380,7 @@ impl Plugin for GeminiPlugin {
             common: Self::common(ctx, event),
             tool_name: name.to_owned(),
             tool_input: tool_input.clone(),
+            original_request_name: self.original_request_name(&call.call_id),
         });
         let mut fired = self
             .run_event(
@@ -389,19 +432,30 @@ impl Plugin for GeminiPlugin {
                 .map(|run| format!("gemini:BeforeTool:{}", run.handler.origin))
                 .unwrap_or_else(|| source(event));
             let input = tools::merge_input(&tool_input, update);
-            (
-                PreToolDecision::Allow,
-                None,
-                InputRewrite::Rewrite {
-                    arguments: tools::arguments_from_tool_input(
-                        &call.tool,
-                        &call.arguments,
-                        &input,
-                    ),
-                    by,
-                    conflicts: Vec::new(),
-                },
-            )
+            match tools::validate_tool_input(name, &input) {
+                // Gemini re-validates the merged input; a failure is the
+                // call's error result and the tool does not run.
+                Err(problem) => (
+                    PreToolDecision::Deny {
+                        reason: tools::invalid_rewrite_text(&problem),
+                    },
+                    None,
+                    InputRewrite::Keep,
+                ),
+                Ok(()) => (
+                    PreToolDecision::Allow,
+                    None,
+                    InputRewrite::Rewrite {
+                        arguments: tools::arguments_from_tool_input(
+                            &call.tool,
+                            &call.arguments,
+                            &input,
+                        ),
+                        by,
+                        conflicts: Vec::new(),
+                    },
+                ),
+            }
         } else {
             (PreToolDecision::Allow, None, InputRewrite::Keep)
         };
@@ -448,6 +502,10 @@ impl Plugin for GeminiPlugin {
         outcome: &ToolOutcome,
         _duration: Duration,
     ) -> PostToolDecision {
+        let original_request_name = {
+            let mut tails = self.tails.lock().unwrap_or_else(PoisonError::into_inner);
+            tails.remove(&exec.call_id)
+        };
         if outcome.disposition != Disposition::Executed {
             return PostToolDecision::accept();
         }
@@ -473,6 +531,7 @@ impl Plugin for GeminiPlugin {
                 &outcome.content,
                 outcome.value.as_ref(),
             ),
+            original_request_name: original_request_name.clone(),
         });
         let mut fired = self
             .run_event(
@@ -497,6 +556,22 @@ impl Plugin for GeminiPlugin {
             PostToolAction::Block {
                 feedback: merged.reason.clone().unwrap_or_default(),
             }
+        } else if let Some(tail) = &merged.tail_call {
+            // The requested call runs next under this call's id; its
+            // result replaces this one for the model.
+            let tool = tools::dsh_tool_name(&tail.name).to_owned();
+            let arguments = tools::arguments_from_tool_input(
+                &tool,
+                &Value::Object(Default::default()),
+                &tail.args,
+            );
+            let original = original_request_name.unwrap_or_else(|| name.to_owned());
+            self.tails
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(exec.call_id.clone(), original);
+            Self::mark(&mut fired, |r| r.tail_call.is_some());
+            PostToolAction::TailCall { tool, arguments }
         } else if let Some(context) = &merged.additional_context {
             content.push_str("\n\n");
             content.push_str(&output::hook_context(context));
@@ -575,11 +650,26 @@ impl Plugin for GeminiPlugin {
         }
         Self::mark(&mut fired, denies);
         self.record(ctx, event, &fired);
+        let reason = merged.reason.unwrap_or_default();
+        // Gemini sends the reason as a new prompt, so BeforeAgent fires for
+        // it (`aa_deny_retry`): its block or stop ends the turn, its context
+        // follows the reason. AfterAgent's `prompt` stays the user's.
+        let contexts = match self.before_agent(ctx, reason.clone()).await {
+            PromptDecision::Allow { contexts, .. } => contexts,
+            PromptDecision::Block { reason } | PromptDecision::Stop { reason, .. } => {
+                return ContinuationDecision::Halt { reason };
+            }
+        };
+        if merged.clear_context {
+            // `clearContext`: the retry starts from a fresh history holding
+            // only the reason (`aa_clear_context`).
+            ctx.control.request_clear_history();
+        }
         // The reason is the retry's new user message, verbatim.
         ContinuationDecision::Continue {
-            reason: Some(merged.reason.unwrap_or_default()),
+            reason: Some(reason),
             source: source(event),
-            contexts: Vec::new(),
+            contexts,
         }
     }
 
@@ -588,6 +678,12 @@ impl Plugin for GeminiPlugin {
         ctx: &SeamContext,
         request: &dsh_protocol::ModelRequest,
     ) -> dsh_seams::ProviderRequestDecision {
+        // Gemini fires PreCompress (`auto`) before every main-agent model
+        // request, whether or not it compresses (`pc_auto`): once per
+        // request, ahead of BeforeModel.
+        if ctx.agent.is_none() && !self.compress_fired.swap(false, Ordering::SeqCst) {
+            self.pre_compress(ctx, "auto").await;
+        }
         self.fire_before_model_hooks(ctx, request).await
     }
 
@@ -607,17 +703,14 @@ impl Plugin for GeminiPlugin {
         ctx: &SeamContext,
         input: &CompactionInput,
     ) -> CompactionDecision {
-        let event = GeminiEvent::PreCompress;
         let trigger = input.trigger.as_str();
-        let body = payload::to_value(&payload::PreCompress {
-            common: Self::common(ctx, event),
-            trigger,
-        });
-        let fired = self
-            .run_event(ctx, event, body, Some(trigger), None, &ctx.cancel)
-            .await;
+        self.pre_compress(ctx, trigger).await;
+        // An automatic compaction runs just before a model request, which
+        // would fire PreCompress (`auto`) again: that request skips it.
+        if trigger == "auto" && ctx.agent.is_none() {
+            self.compress_fired.store(true, Ordering::SeqCst);
+        }
         // Advisory in Gemini: nothing it says changes the compression.
-        self.record(ctx, event, &fired);
         CompactionDecision::proceed()
     }
 

@@ -125,6 +125,134 @@ pub fn merge_input(base: &Value, update: &Value) -> Value {
     }
 }
 
+/// A parameter type in Gemini's tool declarations.
+#[derive(Debug, Clone, Copy)]
+enum ParamType {
+    String,
+    Integer,
+    Boolean,
+}
+
+impl ParamType {
+    fn name(self) -> &'static str {
+        match self {
+            ParamType::String => "string",
+            ParamType::Integer => "integer",
+            ParamType::Boolean => "boolean",
+        }
+    }
+
+    fn accepts(self, value: &Value) -> bool {
+        match self {
+            ParamType::String => value.is_string(),
+            ParamType::Integer => value.is_i64() || value.is_u64(),
+            ParamType::Boolean => value.is_boolean(),
+        }
+    }
+}
+
+/// A tool's required parameter names and its parameters with their types.
+type Declared = (
+    &'static [&'static str],
+    &'static [(&'static str, ParamType)],
+);
+
+/// Gemini CLI 0.61's declared parameters (names and types, in declaration
+/// order) and required names of the tools dsh offers under Gemini names
+/// (`a_baseline_all_events/tools.json` in the reference). `replace`'s
+/// required `instruction` is left out: dsh's `edit` has no such argument,
+/// so a model's call to it never carries one.
+fn declared(hook_name: &str) -> Option<Declared> {
+    use ParamType::{Boolean, Integer, String};
+    Some(match hook_name {
+        "run_shell_command" => (
+            &["command"],
+            &[
+                ("command", String),
+                ("description", String),
+                ("dir_path", String),
+                ("is_background", Boolean),
+                ("delay_ms", Integer),
+            ],
+        ),
+        "read_file" => (
+            &["file_path"],
+            &[
+                ("file_path", String),
+                ("start_line", Integer),
+                ("end_line", Integer),
+            ],
+        ),
+        "write_file" => (
+            &["file_path", "content"],
+            &[("file_path", String), ("content", String)],
+        ),
+        "replace" => (
+            &["file_path", "old_string", "new_string"],
+            &[
+                ("file_path", String),
+                ("instruction", String),
+                ("old_string", String),
+                ("new_string", String),
+                ("allow_multiple", Boolean),
+            ],
+        ),
+        "grep_search" => (
+            &["pattern"],
+            &[
+                ("pattern", String),
+                ("dir_path", String),
+                ("include_pattern", String),
+                ("exclude_pattern", String),
+                ("names_only", Boolean),
+                ("max_matches_per_file", Integer),
+                ("total_max_matches", Integer),
+            ],
+        ),
+        "glob" => (
+            &["pattern"],
+            &[
+                ("pattern", String),
+                ("dir_path", String),
+                ("case_sensitive", Boolean),
+                ("respect_git_ignore", Boolean),
+                ("respect_gemini_ignore", Boolean),
+            ],
+        ),
+        _ => return None,
+    })
+}
+
+/// Gemini's check of a hook-modified `tool_input` against the tool's
+/// declared parameters: the first problem in its validator's wording
+/// (`params/command must be string`, `params must have required property
+/// 'command'`). Tools Gemini declares no parameters for pass.
+pub fn validate_tool_input(hook_name: &str, input: &Value) -> Result<(), String> {
+    let Some((required, params)) = declared(hook_name) else {
+        return Ok(());
+    };
+    let Some(map) = input.as_object() else {
+        return Err("params must be object".to_owned());
+    };
+    if let Some(missing) = required.iter().find(|name| !map.contains_key(**name)) {
+        return Err(format!("params must have required property '{missing}'"));
+    }
+    for (name, kind) in params {
+        if let Some(value) = map.get(*name)
+            && !kind.accepts(value)
+        {
+            return Err(format!("params/{name} must be {}", kind.name()));
+        }
+    }
+    Ok(())
+}
+
+/// What the model gets when a hook's `tool_input` fails Gemini's check
+/// (`bt_rewrite_invalid`).
+pub fn invalid_rewrite_text(problem: &str) -> String {
+    format!("Tool parameter modification by hook failed validation: {problem}")
+}
+
 fn file_name(path: &str) -> String {
     Path::new(path)
         .file_name()
@@ -245,6 +373,28 @@ mod tests {
             arguments_from_tool_input("bash", &original, &merged),
             json!({"command": "echo REWRITTEN", "timeout": 5})
         );
+    }
+
+    /// `bt_rewrite_invalid`: Gemini's validator wording.
+    #[test]
+    fn a_rewritten_input_is_checked_against_geminis_declarations() {
+        assert_eq!(
+            validate_tool_input("run_shell_command", &json!({"command": 42})),
+            Err("params/command must be string".to_owned())
+        );
+        assert_eq!(
+            validate_tool_input("run_shell_command", &json!({"description": "x"})),
+            Err("params must have required property 'command'".to_owned())
+        );
+        assert_eq!(
+            validate_tool_input("read_file", &json!({"file_path": "a", "start_line": "3"})),
+            Err("params/start_line must be integer".to_owned())
+        );
+        assert_eq!(
+            validate_tool_input("run_shell_command", &json!({"command": "ls"})),
+            Ok(())
+        );
+        assert_eq!(validate_tool_input("mcp_tool", &json!(7)), Ok(()));
     }
 
     /// `a_file_tools`: a failing shell command has no `error`, only its exit

@@ -222,6 +222,8 @@ async fn bm_modify_request_rewrites_the_request_and_tool_selection_sees_it() {
             Message::Tool {
                 tool_call_id: "call_1".into(),
                 content: "hi".into(),
+                is_error: false,
+                blocks: None,
             },
         ],
     );

@@ -449,6 +449,7 @@ mod tests {
             disposition: Some(disposition.into()),
             decided_by: None,
             rewrite: None,
+            content_blocks: None,
         })
     }
 

@@ -100,6 +100,7 @@ pub(crate) async fn run_batch<E>(
             disposition: Some(outcome.disposition.as_str().to_owned()),
             decided_by,
             rewrite,
+            content_blocks: content_blocks(&execution.tool, &outcome),
         })?;
         settled.push(SettledCall {
             call: proposed,
@@ -108,6 +109,35 @@ pub(crate) async fn run_batch<E>(
         });
     }
     Ok(RanBatch { settled, fifo })
+}
+
+/// The content blocks an MCP tool's result goes to the model as, where the
+/// API takes blocks (Claude Code hands the Messages API an MCP result's
+/// blocks, `mcp_text_result`): the result's text blocks, when the model's
+/// text is exactly their text one per line — no structured content shown
+/// instead, no error prefix, nothing a listener replaced or appended.
+fn content_blocks(tool: &str, outcome: &ToolOutcome) -> Option<Vec<serde_json::Value>> {
+    if !tool.starts_with("mcp__") || outcome.is_error {
+        return None;
+    }
+    let value = outcome.value.as_ref()?;
+    if value.get("structuredContent").is_some() {
+        return None;
+    }
+    let blocks = value.get("content")?.as_array()?;
+    let mut texts = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        if block.get("type").and_then(serde_json::Value::as_str) != Some("text") {
+            return None;
+        }
+        texts.push(block.get("text")?.as_str()?);
+    }
+    (!blocks.is_empty() && texts.join("\n") == outcome.content).then(|| {
+        blocks
+            .iter()
+            .map(|block| serde_json::json!({"type": "text", "text": block["text"]}))
+            .collect()
+    })
 }
 
 /// The end of a batch's context FIFO, after what the caller already put in

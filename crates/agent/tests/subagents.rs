@@ -191,7 +191,9 @@ async fn a_subagent_runs_nested_with_interleaved_steps_and_its_own_seams() {
         last.last().unwrap(),
         &Message::Tool {
             tool_call_id: "t1".to_owned(),
-            content: "SUB DONE".to_owned()
+            content: "SUB DONE".to_owned(),
+            is_error: false,
+            blocks: None,
         }
     );
 

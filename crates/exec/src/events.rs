@@ -621,6 +621,7 @@ mod tests {
             disposition: Some("executed".into()),
             decided_by: None,
             rewrite: None,
+            content_blocks: None,
         }));
         assert_eq!(
             lines(&[started, done].concat()),
@@ -667,6 +668,7 @@ mod tests {
             disposition: Some("denied".into()),
             decided_by: None,
             rewrite: None,
+            content_blocks: None,
         }));
         let line = &lines(&done)[0];
         let expected = format!(

@@ -672,6 +672,7 @@ mod tests {
             disposition: Some("no_approval_service".into()),
             decided_by: None,
             rewrite: None,
+            content_blocks: None,
         }));
         assert_eq!(denied[0].to_value()["subtype"], "permission_denied");
         assert_eq!(

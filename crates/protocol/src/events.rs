@@ -310,6 +310,10 @@ pub enum EventBody {
         /// (PermissionRequest `updatedInput`): what the tool ran with.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rewrite: Option<ResultRewrite>,
+        /// An MCP result's content blocks as the model is given them on APIs
+        /// that take blocks (`content` is their text, one block per line).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content_blocks: Option<Vec<Value>>,
     },
     /// Model-facing context added by a plugin or hook.
     #[serde(rename = "context/message")]

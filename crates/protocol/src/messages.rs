@@ -42,6 +42,20 @@ pub enum Message {
         tool_call_id: String,
         /// The text the model sees.
         content: String,
+        /// Whether the model is told the call failed (`tool_result`
+        /// `is_error` on the Messages API). Not part of the recorded
+        /// request shape (`--requests-out`, contract §4).
+        #[serde(default, skip_serializing)]
+        is_error: bool,
+        /// An MCP result's content blocks, given as blocks on the APIs that
+        /// take them (the Messages API `tool_result` content, Responses and
+        /// Chat Completions content parts); `content` is their text.
+        #[serde(
+            default,
+            rename = "content_blocks",
+            skip_serializing_if = "Option::is_none"
+        )]
+        blocks: Option<Vec<Value>>,
     },
 }
 

@@ -286,14 +286,30 @@ fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<
             Message::Tool {
                 tool_call_id,
                 content,
-            } => push(
-                "user",
-                vec![json!({
+                is_error,
+                blocks,
+            } => {
+                let mut block = json!({
                     "type": "tool_result",
                     "tool_use_id": tool_call_id,
                     "content": content,
-                })],
-            ),
+                });
+                match blocks {
+                    // An MCP result goes as its content blocks, with no
+                    // `is_error` unless it failed, as Claude Code sends it
+                    // (`mcp_text_result`, `mcp_updated_output_blocks`).
+                    Some(blocks) => {
+                        block["content"] = Value::Array(blocks.clone());
+                        if *is_error {
+                            block["is_error"] = Value::Bool(true);
+                        }
+                    }
+                    // Claude Code marks every other result, failed or not
+                    // (`"is_error": true` on a failed call, `b_pre_exit2`).
+                    None => block["is_error"] = Value::Bool(*is_error),
+                }
+                push("user", vec![block]);
+            }
         }
     }
     let messages = messages
@@ -624,6 +640,8 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "toolu_1".into(),
                     content: "out".into(),
+                    is_error: false,
+                    blocks: None,
                 },
                 Message::System {
                     content: "hook context".into(),
@@ -631,6 +649,8 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "toolu_2".into(),
                     content: "err".into(),
+                    is_error: true,
+                    blocks: None,
                 },
             ],
             tools: vec![ToolSpec {
@@ -664,8 +684,8 @@ mod tests {
                         {"type": "tool_use", "id": "toolu_2", "name": "read", "input": {"arguments": "{not json"}},
                     ]},
                     {"role": "user", "content": [
-                        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "out"},
-                        {"type": "tool_result", "tool_use_id": "toolu_2", "content": "err"},
+                        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "out", "is_error": false},
+                        {"type": "tool_result", "tool_use_id": "toolu_2", "content": "err", "is_error": true},
                         {"type": "text", "text": "hook context", "cache_control": cache},
                     ]},
                 ],
@@ -675,6 +695,45 @@ mod tests {
                 "stream": true,
             })
         );
+    }
+
+    /// An MCP result's blocks go as the `tool_result` content, without
+    /// `is_error` unless it failed (`mcp_updated_output_blocks`).
+    #[test]
+    fn an_mcp_results_blocks_stay_blocks() {
+        let blocks = vec![
+            json!({"type": "text", "text": "BLOCK-ONE"}),
+            json!({"type": "text", "text": "BLOCK-TWO"}),
+        ];
+        let request = ModelRequest {
+            turn: 1,
+            step: 2,
+            messages: vec![
+                Message::User {
+                    content: "go".into(),
+                },
+                Message::Assistant {
+                    content: String::new(),
+                    tool_calls: vec![ToolCall {
+                        id: "toolu_1".into(),
+                        name: "mcp__echo__echo".into(),
+                        arguments: json!({"text": "hello"}),
+                    }],
+                },
+                Message::Tool {
+                    tool_call_id: "toolu_1".into(),
+                    content: "BLOCK-ONE\nBLOCK-TWO".into(),
+                    is_error: false,
+                    blocks: Some(blocks.clone()),
+                },
+            ],
+            tools: Vec::new(),
+            model: None,
+        };
+        let body = AnthropicApi::default().request_body(&ProviderSettings::default(), &request);
+        let result = &body["messages"][2]["content"][0];
+        assert_eq!(result["content"], Value::Array(blocks));
+        assert!(result.get("is_error").is_none(), "{result}");
     }
 
     fn feed(accumulator: &mut MessagesAccumulator, events: &[Value]) -> Progress {
@@ -733,6 +792,8 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "toolu_9".into(),
                     content: "a b".into(),
+                    is_error: false,
+                    blocks: None,
                 },
             ],
             tools: Vec::new(),

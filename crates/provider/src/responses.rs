@@ -171,11 +171,26 @@ fn push_items(input: &mut Vec<Value>, message: &Message, reasoning: &ReasoningMe
         Message::Tool {
             tool_call_id,
             content,
-        } => input.push(json!({
-            "type": "function_call_output",
-            "call_id": tool_call_id,
-            "output": content,
-        })),
+            blocks,
+            ..
+        } => {
+            // An MCP result of several text blocks stays blocks
+            // (`input_text` items); one block is its text.
+            let output = match blocks {
+                Some(blocks) if blocks.len() > 1 => Value::Array(
+                    blocks
+                        .iter()
+                        .map(|block| json!({"type": "input_text", "text": block["text"]}))
+                        .collect(),
+                ),
+                Some(_) | None => Value::String(content.clone()),
+            };
+            input.push(json!({
+                "type": "function_call_output",
+                "call_id": tool_call_id,
+                "output": output,
+            }))
+        }
     }
 }
 
@@ -838,10 +853,14 @@ mod tests {
             Message::Tool {
                 tool_call_id: "call_1".into(),
                 content: "a".into(),
+                is_error: false,
+                blocks: None,
             },
             Message::Tool {
                 tool_call_id: "call_2".into(),
                 content: "b".into(),
+                is_error: false,
+                blocks: None,
             },
             Message::Assistant {
                 content: "done".into(),

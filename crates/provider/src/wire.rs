@@ -118,9 +118,13 @@ fn message_json(message: &Message) -> Value {
                 json!({ "role": "assistant", "content": content, "tool_calls": calls })
             }
         }
+        // An MCP result's blocks go as their text: OpenAI-compatible servers
+        // (DeepSeek, the default) are not all known to take content parts on
+        // a tool message.
         Message::Tool {
             tool_call_id,
             content,
+            ..
         } => json!({ "role": "tool", "tool_call_id": tool_call_id, "content": content }),
     }
 }
@@ -350,6 +354,8 @@ mod tests {
                 Message::Tool {
                     tool_call_id: "call_1".into(),
                     content: "out".into(),
+                    is_error: false,
+                    blocks: None,
                 },
                 Message::Assistant {
                     content: "done".into(),

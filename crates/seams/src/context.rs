@@ -109,6 +109,7 @@ pub struct StopRequest {
 struct TurnControlState {
     stop: Option<StopRequest>,
     injected: Vec<ContextEntry>,
+    clear_history: bool,
 }
 
 /// Per-turn channel from listeners to the loop: stop requests and context
@@ -138,6 +139,28 @@ impl TurnControl {
             .unwrap_or_else(PoisonError::into_inner)
             .stop
             .clone()
+    }
+
+    /// Asks the loop to start the conversation again before a forced
+    /// continuation it is about to make (Gemini CLI's AfterAgent
+    /// `clearContext`): the loop records `session/cleared` inside the turn,
+    /// so the next request holds only what follows it.
+    pub fn request_clear_history(&self) {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear_history = true;
+    }
+
+    /// Whether a listener asked to clear the history; the request is taken.
+    pub fn take_clear_history(&self) -> bool {
+        std::mem::take(
+            &mut self
+                .state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear_history,
+        )
     }
 
     /// Queues model-facing context; the loop appends it when the batch settles.

@@ -348,6 +348,16 @@ pub enum PostToolAction {
         /// The new value (re-validated by the tool).
         value: Value,
     },
+    /// Run another tool call next, under the same call id, and give the
+    /// model its result in place of this one (Gemini CLI's AfterTool
+    /// `tailToolCallRequest`). The tail goes through the whole pipeline
+    /// (sealing, pre-execute, approval, post-execute) as a call of its own.
+    TailCall {
+        /// dsh's tool name.
+        tool: String,
+        /// Its arguments.
+        arguments: Value,
+    },
 }
 
 /// The full result of one post-execute listener.

@@ -167,6 +167,8 @@ mod tests {
         Message::Tool {
             tool_call_id: id.to_owned(),
             content: "ok".to_owned(),
+            is_error: false,
+            blocks: None,
         }
     }
 

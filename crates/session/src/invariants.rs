@@ -232,6 +232,14 @@ impl InvariantState {
                 self.agents.clear();
                 Ok(())
             }
+            // A hook's forced continuation may start the conversation again
+            // inside a turn (Gemini CLI's AfterAgent `clearContext`), between
+            // steps: never while a call waits for its result.
+            EventBody::SessionCleared { .. }
+                if self.open_turn.is_some() && self.unresolved_calls().is_empty() =>
+            {
+                Ok(())
+            }
             // Session commands (`/clear`, `/model`) run between turns.
             EventBody::SessionCleared { .. } | EventBody::ModelSwitched { .. } => {
                 match self.open_turn {

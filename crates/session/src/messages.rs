@@ -112,12 +112,18 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
                 });
             }
             EventBody::ToolResult {
-                call_id, content, ..
+                call_id,
+                content,
+                is_error,
+                content_blocks,
+                ..
             } => {
                 if model_call_ids.iter().any(|id| id == call_id) {
                     messages.push(Message::Tool {
                         tool_call_id: call_id.clone(),
                         content: content.clone(),
+                        is_error: *is_error,
+                        blocks: content_blocks.clone(),
                     });
                 }
             }
@@ -202,6 +208,7 @@ mod tests {
             disposition: None,
             decided_by: None,
             rewrite: None,
+            content_blocks: None,
         }
     }
 

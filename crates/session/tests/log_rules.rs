@@ -48,6 +48,7 @@ fn tool_result(turn: u64, id: &str) -> EventBody {
         disposition: None,
         decided_by: None,
         rewrite: None,
+        content_blocks: None,
     }
 }
 
@@ -297,7 +298,9 @@ fn derive_messages_skips_non_surface_events() {
             },
             Message::Tool {
                 tool_call_id: "a".into(),
-                content: "ok".into()
+                content: "ok".into(),
+                is_error: false,
+                blocks: None,
             },
             Message::System {
                 content: "ctx".into()
@@ -309,8 +312,10 @@ fn derive_messages_skips_non_surface_events() {
     );
 }
 
-/// `/clear` and `/model` are recorded between turns only, and
-/// nothing before a `session/cleared` reaches the model again.
+/// `/model` is recorded between turns only; `session/cleared` between
+/// turns, or inside one between steps (a hook's `clearContext`) but never
+/// while a call waits for its result; nothing before a `session/cleared`
+/// reaches the model again.
 #[test]
 fn session_commands_sit_between_turns_and_clear_the_model_view() {
     let mut log = SessionLog::in_memory(header()).unwrap();
@@ -322,13 +327,29 @@ fn session_commands_sit_between_turns_and_clear_the_model_view() {
         original_content: None,
     })
     .unwrap();
+    log.append(assistant(1, vec![call("a")])).unwrap();
+    log.append(tool_call(1, "a")).unwrap();
     assert!(log.append(EventBody::SessionCleared {}).is_err());
+    log.append(tool_result(1, "a")).unwrap();
     assert!(
         log.append(EventBody::ModelSwitched {
             from: "a".into(),
             to: "b".into()
         })
         .is_err()
+    );
+    log.append(EventBody::SessionCleared {}).unwrap();
+    log.append(EventBody::SteeringMessage {
+        turn: 1,
+        content: "again".into(),
+        source: "hook".into(),
+    })
+    .unwrap();
+    assert_eq!(
+        derive_messages(log.events()),
+        vec![Message::User {
+            content: "again".into()
+        }]
     );
     log.append(EventBody::TurnEnd {
         turn: 1,
@@ -420,6 +441,7 @@ fn nested_runs_are_tagged_and_projected_apart() {
         disposition: None,
         decided_by: None,
         rewrite: None,
+        content_blocks: None,
     };
     log.append_as(inner_result, agent).unwrap();
     // Session-level events never belong to a subagent.
@@ -442,6 +464,7 @@ fn nested_runs_are_tagged_and_projected_apart() {
         disposition: None,
         decided_by: None,
         rewrite: None,
+        content_blocks: None,
     })
     .unwrap();
     log.append(EventBody::TurnEnd {
@@ -474,7 +497,9 @@ fn nested_runs_are_tagged_and_projected_apart() {
             },
             Message::Tool {
                 tool_call_id: "inner".into(),
-                content: "ok".into()
+                content: "ok".into(),
+                is_error: false,
+                blocks: None,
             },
         ]
     );

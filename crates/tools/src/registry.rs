@@ -82,7 +82,13 @@ struct Ran {
     outcome: ToolOutcome,
     rewritten: Option<ToolExecution>,
     decided_by: Option<DecidedBy>,
+    /// A post-execute listener's tail call: (tool, arguments).
+    tail: Option<(String, Value)>,
 }
+
+/// How many tail calls (`PostToolAction::TailCall`) one model call may
+/// chain before the last one's result stands.
+pub const MAX_TAIL_CALLS: usize = 8;
 
 /// `plugin`'s account of a decision it made, or the plugin itself as a hook.
 fn explain(
@@ -361,9 +367,60 @@ impl ToolRegistry {
         }
     }
 
-    /// Runs a sealed call through the pipeline.
+    /// Runs a sealed call through the pipeline. A post-execute listener's
+    /// tail call runs next under the same call id (sealed and executed as a
+    /// call of its own), and its result is the call's, up to
+    /// [`MAX_TAIL_CALLS`] in a chain.
     pub async fn execute(&self, ctx: &SeamContext, sealed: SealedCall) -> ToolExecutionResult {
+        let (mut result, mut tail) = self.execute_once(ctx, sealed).await;
+        let mut chained = 0;
+        while let Some((tool, arguments)) = tail.take() {
+            if chained >= MAX_TAIL_CALLS {
+                ctx.sink.tell_user(dsh_seams::UserNotice {
+                    source: "dsh".to_owned(),
+                    text: format!(
+                        "a post-execute listener asked for more than {MAX_TAIL_CALLS} tail calls in a row; the last result stands"
+                    ),
+                    level: dsh_seams::NoticeLevel::Warning,
+                });
+                break;
+            }
+            chained += 1;
+            let call_id = result
+                .execution
+                .as_ref()
+                .map(|exec| exec.call_id.clone())
+                .unwrap_or_default();
+            let proposed = ProposedCall {
+                call_id,
+                tool,
+                arguments,
+                parent_execution_id: None,
+            };
+            let sealed = self.seal(ctx, proposed).await;
+            let (next, next_tail) = Box::pin(self.execute_once(ctx, sealed)).await;
+            let mut contexts = std::mem::take(&mut result.contexts);
+            contexts.extend(next.contexts);
+            // The model's call keeps its own execution; the result is the
+            // tail's.
+            result = ToolExecutionResult {
+                execution: result.execution,
+                outcome: next.outcome,
+                contexts,
+                decided_by: next.decided_by.or(result.decided_by),
+            };
+            tail = next_tail;
+        }
+        result
+    }
+
+    async fn execute_once(
+        &self,
+        ctx: &SeamContext,
+        sealed: SealedCall,
+    ) -> (ToolExecutionResult, Option<(String, Value)>) {
         let mut exec = sealed.execution;
+        let mut tail = None;
         let tool = self.tools.get(&exec.tool).cloned();
         let mut contexts = Vec::new();
         let mut decided_by = sealed.screened_by;
@@ -378,6 +435,7 @@ impl ToolRegistry {
                         exec = rewritten;
                     }
                     decided_by = ran.decided_by;
+                    tail = ran.tail;
                     ran.outcome
                 }
                 None => ToolOutcome::error(
@@ -393,12 +451,15 @@ impl ToolRegistry {
                 plugin.tool_result(ctx, &exec, &outcome)
             }));
         }
-        ToolExecutionResult {
-            execution: Some(exec),
-            outcome,
-            contexts,
-            decided_by,
-        }
+        (
+            ToolExecutionResult {
+                execution: Some(exec),
+                outcome,
+                contexts,
+                decided_by,
+            },
+            tail,
+        )
     }
 
     async fn run_phases(
@@ -427,6 +488,7 @@ impl ToolRegistry {
                     outcome,
                     rewritten: None,
                     decided_by: None,
+                    tail: None,
                 };
             }
         };
@@ -450,6 +512,7 @@ impl ToolRegistry {
         // Phase 5: post-execute waterfall, for every resolved decision.
         let mut decision_contexts = Vec::new();
         let mut blocked = false;
+        let mut tail = None;
         for plugin in &self.plugins {
             let decision = AssertUnwindSafe(plugin.post_execute(ctx, exec, &outcome, duration))
                 .catch_unwind()
@@ -469,6 +532,12 @@ impl ToolRegistry {
                             };
                         }
                         PostToolAction::ReplaceContent { content } => outcome.content = content,
+                        // The first listener's tail call wins.
+                        PostToolAction::TailCall { tool, arguments } => {
+                            if tail.is_none() {
+                                tail = Some((tool, arguments));
+                            }
+                        }
                         PostToolAction::ReplaceValue { value } => match tool.render(&value) {
                             Ok(rendered) => {
                                 outcome.content = rendered.content;
@@ -511,6 +580,8 @@ impl ToolRegistry {
             outcome,
             rewritten,
             decided_by,
+            // A blocked result stands.
+            tail: tail.filter(|_| !blocked),
         }
     }
 

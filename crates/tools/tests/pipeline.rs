@@ -528,6 +528,31 @@ async fn post_execute_block_replaces_the_outcome_with_feedback() {
     assert_eq!(result.outcome.content, "bad output");
 }
 
+/// A tail call runs next as a call of its own (sealed, post-execute again)
+/// under the model's call id, its result stands for the call's, and a chain
+/// that never ends stops after `MAX_TAIL_CALLS`.
+#[tokio::test]
+async fn post_execute_tail_call_runs_next_and_its_result_stands() {
+    let mut probe = Probe::named("p");
+    probe.post = Some(PostToolAction::TailCall {
+        tool: "echo".into(),
+        arguments: json!({"text": "tail"}),
+    });
+    let probe = Arc::new(probe);
+    let fx = fixture(vec![probe.clone()]);
+    let result = run(&fx, &ctx(), json!({"text": "first"})).await;
+    assert_eq!(result.outcome.content, "tail");
+    let execution = result.execution.unwrap();
+    assert_eq!(execution.call_id, "call_1");
+    assert_eq!(*execution.arguments, json!({"text": "first"}));
+    let posts = probe
+        .seen()
+        .iter()
+        .filter(|s| s.starts_with("post:"))
+        .count();
+    assert_eq!(posts, 1 + dsh_tools::MAX_TAIL_CALLS);
+}
+
 #[tokio::test]
 async fn post_execute_content_replacement_keeps_the_value() {
     let mut probe = Probe::named("p");

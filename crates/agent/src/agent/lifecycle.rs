@@ -74,6 +74,7 @@ impl Agent {
                 disposition: Some("cancelled".to_owned()),
                 decided_by: None,
                 rewrite: None,
+                content_blocks: None,
             })?;
         }
         Ok(())

@@ -407,6 +407,12 @@ impl Agent {
                         contexts,
                     } => {
                         forced_continuations += 1;
+                        // A listener that asked for a fresh history (Gemini's
+                        // AfterAgent `clearContext`): the continuation starts
+                        // the conversation again.
+                        if control.take_clear_history() {
+                            self.append(EventBody::SessionCleared {})?;
+                        }
                         if let Some(reason) = reason {
                             steering.push_back((reason, source));
                         }

@@ -254,6 +254,12 @@ pub(super) async fn fire(
                     sees.model.push(format!("tool result value: {value}"));
                     "replace value"
                 }
+                PostToolAction::TailCall { tool, arguments } => {
+                    sees.model.push(format!(
+                        "tool result: that of a tail call {tool} {arguments}"
+                    ));
+                    "tail call"
+                }
             };
             sees.model.extend(context_lines(&combined.contexts));
             (

@@ -35,6 +35,8 @@ fn continued(reply_calls: &[ToolCall], results: &[(&str, &str)]) -> ModelRequest
         next.messages.push(Message::Tool {
             tool_call_id: (*id).to_owned(),
             content: (*content).to_owned(),
+            is_error: false,
+            blocks: None,
         });
     }
     next
@@ -135,8 +137,8 @@ async fn a_tool_round_trip_with_parallel_calls() {
     assert_eq!(
         messages[2],
         json!({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "a.txt"},
-            {"type": "tool_result", "tool_use_id": "toolu_b", "content": "/w",
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "a.txt", "is_error": false},
+            {"type": "tool_result", "tool_use_id": "toolu_b", "content": "/w", "is_error": false,
              "cache_control": {"type": "ephemeral"}},
         ]})
     );

@@ -44,6 +44,8 @@ fn follow_up(first: &ModelRequest, text: &str, calls: &[ToolCall]) -> ModelReque
         next.messages.push(Message::Tool {
             tool_call_id: call.id.clone(),
             content: format!("out:{}", call.id),
+            is_error: false,
+            blocks: None,
         });
     }
     next

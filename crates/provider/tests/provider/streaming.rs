@@ -167,6 +167,8 @@ async fn invalid_tool_arguments_are_kept_verbatim_and_sent_back_unchanged() {
     next.messages.push(Message::Tool {
         tool_call_id: "call_1".into(),
         content: "invalid arguments".into(),
+        is_error: false,
+        blocks: None,
     });
     provider.complete(&next, &mut sink).await.unwrap();
 
