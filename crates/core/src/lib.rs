@@ -37,6 +37,7 @@ pub mod sessions;
 mod spec;
 mod status;
 pub mod trust;
+pub mod trust_question;
 
 pub use assemble::{AgentOptions, Assembled, LogTarget, assemble};
 pub use config::DshConfig;
@@ -46,3 +47,4 @@ pub use flags::SessionFlags;
 pub use one_turn::{OneTurn, TurnRun, run_one_turn};
 pub use spec::{Inputs, McpConsent, RememberedServers, SessionSpec, TrustPolicy};
 pub use status::Status;
+pub use trust_question::{ProjectAnswer, ProjectOffer};

@@ -152,6 +152,52 @@ pub fn fork(dsh_home: &Path, summary: &SessionSummary, new_id: &str) -> Result<P
     Ok(target)
 }
 
+/// Whether the session log at `path` never reached the model: no
+/// assistant message and no tool call, and every turn it has ended in a
+/// provider error (a refused key, an unreachable endpoint).
+pub fn never_answered(path: &Path) -> bool {
+    let Ok(loaded) = dsh_session::load(path) else {
+        return false;
+    };
+    let mut turns = 0;
+    for event in &loaded.events {
+        if matches!(
+            &event.body,
+            dsh_protocol::EventBody::AssistantMessage { .. }
+                | dsh_protocol::EventBody::ToolCall { .. }
+        ) {
+            return false;
+        }
+        if let dsh_protocol::EventBody::TurnEnd { reason, .. } = &event.body {
+            if *reason != dsh_protocol::TurnEndReason::Error {
+                return false;
+            }
+            turns += 1;
+        }
+    }
+    turns > 0
+}
+
+/// A new session that failed to start (see [`never_answered`]) is not
+/// kept: its log and lock file are removed, so `dsh sessions` and
+/// `/resume` list only sessions that reached the model. Only a regular
+/// file is removed. Returns whether it was.
+pub fn forget_failed_start(path: &Path) -> bool {
+    if !never_answered(path) {
+        return false;
+    }
+    let regular =
+        |path: &Path| fs_err::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_file());
+    if !regular(path) || fs_err::remove_file(path).is_err() {
+        return false;
+    }
+    let lock = dsh_session::SessionLock::path_for(path);
+    if regular(&lock) {
+        let _ = fs_err::remove_file(&lock);
+    }
+    true
+}
+
 /// Tells stderr about a reopened log's torn last line.
 pub fn report_torn(assembled: &crate::Assembled) {
     if let Some(torn) = &assembled.torn {

@@ -247,6 +247,8 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
             observers,
             approval: Some(approval),
         })?;
+        // config.toml's `system_prompt` / `append_system_prompt`.
+        config.apply_system_prompt(&mut agent, None, None)?;
         let steering_mode = config.queue_mode(args.queue_mode.map(Into::into))?;
         agent.set_queue_modes(dsh_agent::QueueModes {
             steering: steering_mode,
@@ -600,6 +602,13 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
     }
     // The stdin thread may be blocked in a read; it ends with the process.
     runtime.shutdown_background();
+    // A new session whose every turn failed before the model answered (a
+    // refused key, an unreachable endpoint) is not kept.
+    if existing.is_none()
+        && let Some(path) = &log_path
+    {
+        dsh_core::sessions::forget_failed_start(path);
+    }
     let (stop, next) = result?;
     Ok(match (stop, next) {
         (Some(stop), _) => ExitStatus::from(stop),
