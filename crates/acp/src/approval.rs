@@ -264,7 +264,8 @@ impl ConsentQuestion {
             allow: "Trust it for this session only",
             reject: "Don't trust it",
             what: "the project's configuration",
-            allowed: "The project is trusted.",
+            // The answer's own line says what was trusted and where.
+            allowed: "",
             skipped: "Not trusted: its hooks do not run, its servers do not start and its allow rules and env do not apply in this session.",
             call_id: format!("dsh-trust-{session}"),
             title: "Trust this project?".to_owned(),
@@ -334,7 +335,7 @@ impl ConsentQuestion {
         let (status, outcome) = match (answer, stored) {
             (TrustAnswer::Always | TrustAnswer::RunThisSession, Some(stored)) => (
                 ToolCallStatus::Completed,
-                format!("{} {stored}", self.allowed),
+                format!("{} {stored}", self.allowed).trim_start().to_owned(),
             ),
             (TrustAnswer::Always | TrustAnswer::RunThisSession, None) => {
                 (ToolCallStatus::Completed, self.allowed.to_owned())

@@ -152,9 +152,14 @@ pub fn fork(dsh_home: &Path, summary: &SessionSummary, new_id: &str) -> Result<P
     Ok(target)
 }
 
+/// The provider errors that mean a session never started: the key was
+/// refused, or the endpoint could not be reached (dsh-provider's texts).
+const START_UP_FAILURES: [&str; 2] = ["authentication failed", "cannot connect to"];
+
 /// Whether the session log at `path` never reached the model: no
 /// assistant message and no tool call, and every turn it has ended in a
-/// provider error (a refused key, an unreachable endpoint).
+/// start-up failure (a refused key, an unreachable endpoint). A server
+/// error or a refused request keeps the session: the model was reached.
 pub fn never_answered(path: &Path) -> bool {
     let Ok(loaded) = dsh_session::load(path) else {
         return false;
@@ -168,8 +173,14 @@ pub fn never_answered(path: &Path) -> bool {
         ) {
             return false;
         }
-        if let dsh_protocol::EventBody::TurnEnd { reason, .. } = &event.body {
-            if *reason != dsh_protocol::TurnEndReason::Error {
+        if let dsh_protocol::EventBody::TurnEnd {
+            reason, message, ..
+        } = &event.body
+        {
+            let start_up = message
+                .as_deref()
+                .is_some_and(|text| START_UP_FAILURES.iter().any(|f| text.contains(f)));
+            if *reason != dsh_protocol::TurnEndReason::Error || !start_up {
                 return false;
             }
             turns += 1;

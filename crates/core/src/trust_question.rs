@@ -191,9 +191,13 @@ impl SessionSpec {
         offer
     }
 
-    /// Resolves the session again (after trust changed), keeping what the
-    /// front end added to its sources.
-    fn resolve_again(&mut self) -> Result<()> {
+    /// Resolves the session again after trust changed, so the project's
+    /// rules, settings and servers apply now. `asked`: the hashes of the
+    /// hooks the question named; `runs`: those allowed to run. When the
+    /// configuration changed while the question was open (a hook not asked
+    /// about appeared), the parse that was asked about runs instead, and a
+    /// hook not asked about never runs. Returns the origins left out.
+    fn resolve_again(&mut self, asked: &[String], runs: &[String]) -> Result<Vec<String>> {
         let mut fresh = SessionSpec::resolve(Inputs {
             env: &self.env,
             config: &self.config,
@@ -201,42 +205,57 @@ impl SessionSpec {
             cwd: &self.cwd,
             policy: self.policy,
         })?;
-        fresh.sources.sdk_hooks = self.sources.sdk_hooks.take();
+        fresh.sources.sdk_hooks = self.sources.sdk_hooks.clone();
         fresh
             .sources
             .excluded_hooks
-            .extend(std::mem::take(&mut self.sources.excluded_hooks));
-        *self = fresh;
-        Ok(())
-    }
-
-    /// Leaves out the hooks still untrusted after a yes that were not
-    /// asked about (`asked`: their hashes), or changed since trusted.
-    fn skip_unasked(&mut self, asked: &[String]) -> Vec<String> {
-        let left: Vec<String> = self
+            .extend(self.sources.excluded_hooks.iter().cloned());
+        let unchanged = fresh
             .untrusted_hooks
             .iter()
-            .filter(|hook| hook.status == TrustStatus::Changed || !asked.contains(&hook.hash))
-            .map(|hook| hook.origin.clone())
-            .collect();
-        self.skip_hooks(&left);
-        left
+            .all(|hook| asked.contains(&hook.hash));
+        let left_out: Vec<String> = if unchanged {
+            fresh
+                .untrusted_hooks
+                .iter()
+                .filter(|hook| !runs.contains(&hook.hash))
+                .map(|hook| hook.origin.clone())
+                .collect()
+        } else {
+            // The files changed under the question: run what was asked about.
+            let left_out: Vec<String> = self
+                .untrusted_hooks
+                .iter()
+                .filter(|hook| !runs.contains(&hook.hash))
+                .map(|hook| hook.origin.clone())
+                .collect();
+            let servers = std::mem::take(&mut fresh.sources.mcp_servers);
+            fresh.hooks = self.hooks.clone();
+            fresh.sources = self.sources.clone();
+            fresh.sources.mcp_servers = servers;
+            left_out
+        };
+        fresh.skip_hooks(&left_out);
+        *self = fresh;
+        Ok(left_out)
     }
 
     /// Trust: stores the waiting hooks and the workspace in `trust.json`,
     /// as `dsh hooks trust` does, and resolves the session again so the
     /// project's rules and settings apply now. Returns the file written.
     pub fn trust_project(&mut self) -> Result<PathBuf> {
-        let asked = std::mem::take(&mut self.untrusted_hooks);
         let mut store = TrustStore::load(&self.sources.dsh_home)?;
-        for hook in &asked {
+        for hook in &self.untrusted_hooks {
             store.trust(hook);
         }
         store.trust_project(&self.cwd);
         store.save()?;
-        let hashes: Vec<String> = asked.iter().map(|hook| hook.hash.clone()).collect();
-        self.resolve_again()?;
-        self.skip_unasked(&hashes);
+        let hashes: Vec<String> = self
+            .untrusted_hooks
+            .iter()
+            .map(|hook| hook.hash.clone())
+            .collect();
+        self.resolve_again(&hashes, &hashes)?;
         Ok(store.path().to_owned())
     }
 
@@ -244,15 +263,19 @@ impl SessionSpec {
     /// was trusted does not) and the workspace counts as trusted until the
     /// session ends; nothing is stored. Returns the origins left out.
     pub fn trust_project_this_session(&mut self) -> Result<Vec<String>> {
-        let hashes: Vec<String> = self
+        let asked: Vec<String> = self
+            .untrusted_hooks
+            .iter()
+            .map(|hook| hook.hash.clone())
+            .collect();
+        let runs: Vec<String> = self
             .untrusted_hooks
             .iter()
             .filter(|hook| hook.status != TrustStatus::Changed)
             .map(|hook| hook.hash.clone())
             .collect();
         self.flags.workspace_trusted_this_session = true;
-        self.resolve_again()?;
-        Ok(self.skip_unasked(&hashes))
+        self.resolve_again(&asked, &runs)
     }
 
     /// No: the waiting hooks do not run and the waiting servers do not
