@@ -1,4 +1,4 @@
-//! What a Claude Code, Codex or Gemini CLI user meets first (issue 36): the
+//! What a Claude Code, Codex or Gemini CLI user meets first: the
 //! one trust question and what it trusts, the dialects' own trust notices,
 //! sessions that never started, `dsh sessions rm`, id prefixes, provider
 //! errors that name the variable in use, the system prompt keys of

@@ -21,7 +21,7 @@ mod claude_print;
 // `dsh completions` and `dsh man`.
 mod cli_install;
 mod cli_interactive;
-// Issue 36: the trust question, sessions, provider errors, man pages.
+// First contact: the trust question, sessions, provider errors, man pages.
 mod cli_onboarding;
 mod cli_replay;
 mod cli_sessions_safety;

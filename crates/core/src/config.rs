@@ -46,6 +46,38 @@ struct PromptKeys {
     append_system_prompt: Option<String>,
 }
 
+/// Every key `config.toml` accepts, as `table.key` (top-level keys bare),
+/// read from the code's own tables: the docs test compares it with the
+/// reference page.
+pub fn config_keys() -> Vec<String> {
+    /// The top level, strict for the probe only (other parts of dsh may
+    /// read other tables).
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct TopLevel {
+        provider: toml::Value,
+        compaction: toml::Value,
+        queue: toml::Value,
+        system_prompt: String,
+        append_system_prompt: String,
+    }
+    let mut keys = Vec::new();
+    for top in dsh_provider::accepted_keys::<TopLevel>() {
+        let table = match top.as_str() {
+            "provider" => dsh_provider::provider_table_keys(),
+            "compaction" => dsh_provider::accepted_keys::<CompactionTable>(),
+            "queue" => dsh_provider::accepted_keys::<QueueTable>(),
+            _ => {
+                keys.push(top);
+                continue;
+            }
+        };
+        keys.extend(table.into_iter().map(|key| format!("{top}.{key}")));
+    }
+    keys
+}
+
 /// `$DSH_HOME/config.toml` (optional).
 #[derive(Debug, Clone)]
 pub struct DshConfig {

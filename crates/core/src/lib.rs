@@ -40,7 +40,7 @@ pub mod trust;
 pub mod trust_question;
 
 pub use assemble::{AgentOptions, Assembled, LogTarget, assemble};
-pub use config::DshConfig;
+pub use config::{DshConfig, config_keys};
 pub use env::{Env, current_dir};
 pub use error::{Error, Result, ResultExt};
 pub use flags::SessionFlags;

@@ -324,6 +324,36 @@ struct ProviderTable {
     thinking_budget_tokens: Option<u32>,
 }
 
+/// The field names a strict (`deny_unknown_fields`) table accepts, read
+/// from serde's own refusal of a key no table has: the code is the source
+/// of truth for the config reference's check.
+pub fn accepted_keys<T: serde::de::DeserializeOwned>() -> Vec<String> {
+    let probe = "__dsh_probe__ = 0";
+    let Err(error) = toml::from_str::<T>(probe) else {
+        return Vec::new();
+    };
+    let text = error.to_string();
+    let Some((_, expected)) = text.split_once("expected one of") else {
+        // One field only: "expected `name`".
+        return text
+            .split_once("expected `")
+            .and_then(|(_, rest)| rest.split_once('`'))
+            .map(|(name, _)| vec![name.to_owned()])
+            .unwrap_or_default();
+    };
+    expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The keys of `config.toml`'s `[provider]` table.
+pub fn provider_table_keys() -> Vec<String> {
+    accepted_keys::<ProviderTable>()
+}
+
 /// `mib` MiB in bytes (saturating: a limit past the address space is none).
 fn mib_to_bytes(mib: u64) -> usize {
     usize::try_from(mib.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX)
