@@ -117,6 +117,12 @@ fn codex_and_gemini_trust_notices_appear_only_with_their_project_config() {
     let output = dsh(&ctx, &provider).args(["-p", "hi"]).output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(!stderr(&output).contains("Codex"), "{}", stderr(&output));
+    // Headless asks nothing, and names what does not apply.
+    assert!(
+        stderr(&output).contains("not applying the project's allow rule(s) Bash(ls:*)"),
+        "{}",
+        stderr(&output)
+    );
     assert!(!stderr(&output).contains("Gemini"), "{}", stderr(&output));
     let listed = ctx.dsh().args(["hooks", "list"]).output().unwrap();
     assert!(

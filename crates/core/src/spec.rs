@@ -343,6 +343,7 @@ impl SessionSpec {
     /// refused (an error) and the servers skipped.
     pub fn decide_headless(&mut self, err: &mut dyn Write) -> Result<()> {
         let strict = matches!(self.policy, TrustPolicy::Headless { strict: true });
+        self.name_held_back(err)?;
         let changed = crate::trust::headless(&self.untrusted_hooks, strict, &self.cwd, err)?;
         self.skip_hooks(&changed);
         if self.consent.is_empty() {

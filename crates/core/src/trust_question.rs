@@ -278,6 +278,36 @@ impl SessionSpec {
         self.resolve_again(&asked, &runs)
     }
 
+    /// Headless runs ask nothing: they name on `err` what an untrusted
+    /// workspace brings that does not apply (its allow rules and settings
+    /// `env`), with the command that trusts it.
+    pub fn name_held_back(&self, err: &mut dyn Write) -> Result<()> {
+        if self.workspace != WorkspaceTrust::Untrusted {
+            return Ok(());
+        }
+        let mut offer = ProjectOffer::default();
+        settings_items(&self.cwd, &mut offer);
+        if offer.allow_rules.is_empty() && offer.env.is_empty() {
+            return Ok(());
+        }
+        let rules: Vec<&str> = offer.allow_rules.iter().map(|(r, _)| r.as_str()).collect();
+        let env: Vec<&str> = offer.env.iter().map(|(n, _)| n.as_str()).collect();
+        let mut parts = Vec::new();
+        if !rules.is_empty() {
+            parts.push(format!("allow rule(s) {}", rules.join(", ")));
+        }
+        if !env.is_empty() {
+            parts.push(format!("settings env {}", env.join(", ")));
+        }
+        writeln!(
+            err,
+            "dsh: not applying the project's {}: the workspace is not trusted (`dsh hooks trust` in {} trusts it)",
+            parts.join(" and "),
+            self.cwd.display()
+        )?;
+        Ok(())
+    }
+
     /// No: the waiting hooks do not run and the waiting servers do not
     /// start; the workspace stays untrusted (its allow rules and `env`
     /// stay held back).
