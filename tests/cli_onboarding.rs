@@ -113,7 +113,11 @@ fn yes_to_the_trust_question_trusts_hooks_and_workspace_at_once() {
 fn codex_and_gemini_trust_notices_appear_only_with_their_project_config() {
     let ctx = TestContext::new();
     project_with_hook_and_allow_rule(&ctx);
-    let provider = mock(vec![MockResponse::text("one"), MockResponse::text("two")]);
+    let provider = mock(vec![
+        MockResponse::text("one"),
+        MockResponse::text("two"),
+        MockResponse::text("three"),
+    ]);
     let output = dsh(&ctx, &provider).args(["-p", "hi"]).output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(!stderr(&output).contains("Codex"), "{}", stderr(&output));
@@ -142,6 +146,16 @@ fn codex_and_gemini_trust_notices_appear_only_with_their_project_config() {
     assert!(err.contains("is not trusted in Codex"), "{err}");
     assert!(err.contains("trust_level = \"trusted\"` to "), "{err}");
     assert!(err.contains("config.toml"), "{err}");
+    // Once dsh trusts them, Codex's own trust is no start-up news.
+    let trusted = ctx.dsh().args(["hooks", "trust"]).output().unwrap();
+    assert!(trusted.status.success(), "{}", stderr(&trusted));
+    let output = dsh(&ctx, &provider).args(["-p", "hi"]).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        !stderr(&output).contains("not trusted in Codex"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
