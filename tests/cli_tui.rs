@@ -575,7 +575,8 @@ fn errors_read_as_one_line_ctrl_c_interrupts_and_the_status_line_counts_context(
     screen.wait_prompt();
     screen.type_text("hello\r");
     let shown = screen.wait_text("the provider rejected the API key");
-    assert!(shown.contains("set DSH_API_KEY"), "{shown}");
+    // The variable the key came from.
+    assert!(shown.contains("set a valid key in DSH_API_KEY"), "{shown}");
     screen.wait_prompt();
 
     // Ctrl-C while the model streams interrupts the turn, not dsh.
@@ -643,9 +644,9 @@ fn hooks_trust_from_the_prompt() {
     .unwrap();
     let mock = mock(Vec::new());
     let mut screen = Screen::spawn(&ctx, &mock, (40, 120), &[]);
-    screen.wait_text("Trust and run them?");
+    screen.wait_text("Trust this project?");
     screen.type_text("n\r");
-    screen.wait_text("Skipped: these hooks do not run in this session.");
+    screen.wait_text("Not trusted: its hooks do not run");
     screen.wait_prompt();
     screen.type_text("/hooks\r");
     let before = screen.wait_text("no flag or defaultMode");

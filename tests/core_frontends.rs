@@ -461,12 +461,17 @@ fn acp_asks_before_starting_self_approved_project_servers() {
     let (asked, tools) = acp_session_answering(&ctx, "reject_once");
     assert_eq!(asked.len(), 1, "{asked:?}");
     let (consent, settled) = &asked[0];
+    // The one trust question names the servers.
     assert!(
         consent["params"]["toolCall"]["toolCallId"]
             .as_str()
             .unwrap()
-            .starts_with("dsh-mcp-consent-"),
+            .starts_with("dsh-trust-"),
         "{consent}"
+    );
+    assert_eq!(
+        consent["params"]["toolCall"]["title"],
+        "Trust this project?"
     );
     let text = consent["params"]["toolCall"]["content"][0]["content"]["text"]
         .as_str()
@@ -517,7 +522,7 @@ fn acp_session_answering(ctx: &TestContext, answer: &str) -> (Vec<(Value, Value)
 }
 
 #[test]
-fn acp_always_stores_trust_and_remembers_project_servers_as_the_terminal_does() {
+fn acp_always_trusts_the_project_as_dsh_hooks_trust_does() {
     let ctx = TestContext::new();
     self_approving_project(&ctx);
     write_json(
@@ -528,64 +533,42 @@ fn acp_always_stores_trust_and_remembers_project_servers_as_the_terminal_does() 
         }),
     );
     let (asked, tools) = acp_session_answering(&ctx, "allow_always");
-    assert_eq!(asked.len(), 2, "{asked:?}");
-    for (question, _) in &asked {
-        let kinds = option_kinds(question);
-        assert_eq!(kinds, ["allow_always", "allow_once", "reject_once"]);
-    }
-    let settled = |i: usize| {
-        let update = &asked[i].1["params"]["update"];
-        assert_eq!(update["status"], "completed", "{update}");
-        update["content"][0]["content"]["text"]
-            .as_str()
-            .unwrap()
-            .to_owned()
-    };
+    // One question for the hook and both servers.
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let (question, settled) = &asked[0];
+    let kinds = option_kinds(question);
+    assert_eq!(kinds, ["allow_always", "allow_once", "reject_once"]);
+    let text = question["params"]["toolCall"]["content"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("[claude] Stop"), "{text}");
+    assert!(
+        text.contains("`echo`") && text.contains("`codexecho`"),
+        "{text}"
+    );
+    let update = &settled["params"]["update"];
+    assert_eq!(update["status"], "completed", "{update}");
     let trust_json = ctx.home().join(".dsh").join("trust.json");
-    assert!(
-        settled(0).contains(&trust_json.display().to_string()),
-        "{}",
-        settled(0)
-    );
-    assert!(trust_json.exists());
-    let servers = settled(1);
-    assert!(servers.contains(".claude.json"), "{servers}");
-    assert!(
-        servers.contains("`codexecho` (a project's Codex server)"),
-        "{servers}"
-    );
+    let said = update["content"][0]["content"]["text"].as_str().unwrap();
+    assert!(said.contains(&trust_json.display().to_string()), "{said}");
     assert!(tools.contains(&"mcp__echo__echo".to_owned()), "{tools:?}");
     assert!(
         tools.iter().any(|t| t.starts_with("mcp__codexecho__")),
         "{tools:?}"
     );
-    // Where Claude Code's dialog records it: only the `.mcp.json` server.
-    let claude_json: Value =
-        serde_json::from_str(&std::fs::read_to_string(ctx.home().join(".claude.json")).unwrap())
-            .unwrap();
+    // Stored as `dsh hooks trust` stores it: the workspace too.
+    let status = status_json(&ctx, &[]);
     assert_eq!(
-        claude_json["projects"][ctx.project().display().to_string()]["enabledMcpjsonServers"],
-        json!(["echo"])
+        status["permissions"]["workspace_trusted_by"],
+        "dsh hooks trust"
     );
 
-    // The next session asks only about what could not be remembered.
+    // The next session asks nothing and starts both servers.
     let (asked, tools) = acp_session_answering(&ctx, "reject_once");
-    assert_eq!(asked.len(), 1, "{asked:?}");
-    let question = &asked[0].0["params"]["toolCall"];
-    assert!(
-        question["toolCallId"]
-            .as_str()
-            .unwrap()
-            .starts_with("dsh-mcp-consent-"),
-        "{question}"
-    );
-    assert_eq!(
-        question["title"],
-        "Start 1 unapproved project MCP server(s)?"
-    );
+    assert!(asked.is_empty(), "{asked:?}");
     assert!(tools.contains(&"mcp__echo__echo".to_owned()), "{tools:?}");
     assert!(
-        !tools.iter().any(|t| t.starts_with("mcp__codexecho__")),
+        tools.iter().any(|t| t.starts_with("mcp__codexecho__")),
         "{tools:?}"
     );
 }
@@ -598,12 +581,12 @@ fn the_terminal_asks_before_starting_self_approved_project_servers() {
     let mut session = crate::cli_interactive::spawn_dsh_with(&ctx, &provider, &[], &[]);
     crate::cli_interactive::expect(
         &mut session,
-        "MCP server(s) you have not approved",
-        "the consent question",
+        "MCP servers (starting one runs its command)",
+        "the trust question",
     );
     crate::cli_interactive::expect(&mut session, "[n]o: ", "the choice");
     session.send_line("n").unwrap();
-    crate::cli_interactive::expect(&mut session, "these servers do not start", "the refusal");
+    crate::cli_interactive::expect(&mut session, "its servers do not start", "the refusal");
     crate::cli_interactive::expect(&mut session, "Ctrl-D exits", "the banner");
     crate::cli_interactive::expect(&mut session, "> ", "the prompt");
     session.send_line("hello").unwrap();

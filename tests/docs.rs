@@ -177,6 +177,109 @@ fn every_internal_link_and_anchor_resolves() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
+/// Every page of the book is in its table of contents: mdBook renders
+/// only the pages `docs/SUMMARY.md` links, so any other page is one no
+/// reader can reach.
+#[test]
+fn every_page_is_reachable_from_the_summary() {
+    let docs = repo_root().join("docs");
+    let summary = fs_err::read_to_string(docs.join("SUMMARY.md")).unwrap();
+    let listed: BTreeSet<PathBuf> = prose_lines(&summary)
+        .iter()
+        .flat_map(|(_, line)| link_targets(line))
+        .map(|target| docs.join(target.split('#').next().unwrap_or_default()))
+        .collect();
+    let mut pages = Vec::new();
+    collect(&docs, &mut pages, &|path| {
+        path.extension().is_some_and(|ext| ext == "md")
+    });
+    let unreachable: Vec<String> = pages
+        .iter()
+        .filter(|page| page.file_name().is_some_and(|name| name != "SUMMARY.md"))
+        .filter(|page| !listed.contains(*page))
+        .map(|page| page.strip_prefix(&docs).unwrap().display().to_string())
+        .collect();
+    assert!(
+        pages.len() > 20,
+        "only {} pages found: is the walk broken?",
+        pages.len()
+    );
+    assert!(
+        unreachable.is_empty(),
+        "pages not in docs/SUMMARY.md: {unreachable:?}"
+    );
+}
+
+/// The keys `docs/reference/config.md` documents: the first cell of each
+/// table row, under `## \`[table]\`` headings (`table.key`) or `## Top-level
+/// keys` (bare).
+fn documented_config_keys(text: &str) -> BTreeSet<String> {
+    let mut keys = BTreeSet::new();
+    let mut table: Option<String> = None;
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        if let Some(heading) = line.strip_prefix("## ") {
+            table = if heading.trim() == "Top-level keys" {
+                Some(String::new())
+            } else {
+                heading
+                    .trim()
+                    .strip_prefix("`[")
+                    .and_then(|rest| rest.strip_suffix("]`"))
+                    .map(|name| format!("{name}."))
+            };
+            continue;
+        }
+        let Some(prefix) = &table else {
+            continue;
+        };
+        let Some(cell) = line
+            .strip_prefix("| `")
+            .and_then(|rest| rest.split_once('`'))
+        else {
+            continue;
+        };
+        let key = cell.0.trim_start_matches('[').trim_end_matches(']');
+        let key = key.strip_prefix(prefix.as_str()).unwrap_or(key);
+        // A header row, and the per-API table's first column (API values).
+        if matches!(
+            key,
+            "config.toml" | "key" | "chat" | "anthropic" | "responses"
+        ) {
+            continue;
+        }
+        keys.insert(format!("{prefix}{key}"));
+    }
+    keys
+}
+
+/// The config reference and the code agree on the keys of `config.toml`:
+/// a key the code reads and the page does not name fails, and so does a
+/// key the page names that the code does not read.
+#[test]
+fn the_config_reference_names_exactly_the_keys_the_code_reads() {
+    let page = fs_err::read_to_string(repo_root().join("docs/reference/config.md")).unwrap();
+    let documented = documented_config_keys(&page);
+    let code: BTreeSet<String> = dsh_core::config_keys().into_iter().collect();
+    assert!(
+        code.contains("provider.base_url") && code.contains("system_prompt"),
+        "the key probe found {code:?}"
+    );
+    let undocumented: Vec<&String> = code.difference(&documented).collect();
+    let unknown: Vec<&String> = documented.difference(&code).collect();
+    assert!(
+        undocumented.is_empty() && unknown.is_empty(),
+        "docs/reference/config.md and the code disagree:\n  read by the code, not documented: {undocumented:?}\n  documented, not read: {unknown:?}"
+    );
+}
+
 /// Fenced blocks marked ```` ```sh,runnable ```` run, file by file, in one
 /// `bash` each (so a block may use what an earlier block of the same page
 /// made), in a scratch directory with its own HOME, the built `dsh` first on

@@ -21,6 +21,8 @@ mod claude_print;
 // `dsh completions` and `dsh man`.
 mod cli_install;
 mod cli_interactive;
+// First contact: the trust question, sessions, provider errors, man pages.
+mod cli_onboarding;
 mod cli_replay;
 mod cli_sessions_safety;
 mod cli_signals;

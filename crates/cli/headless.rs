@@ -227,6 +227,11 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         errln!("dsh: {notice}");
     }
     let session_id = opened.session_id.clone();
+    // A new session that never reaches the model is not kept.
+    let new_log = match existing {
+        None => opened.log.path().map(std::path::Path::to_path_buf),
+        Some(_) => None,
+    };
     let source = opened.source;
     // `@path` mentions, as in the terminal: hooks see the prompt as typed.
     let attachments = dsh_agent::mentions::mention_attachments(&prompt, &opened.cwd);
@@ -323,12 +328,12 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         observers,
         approval: approval(args.allow_ask),
     })?;
-    if let Some(prompt) = &args.print.system_prompt {
-        agent.replace_system_prompt(prompt.clone());
-    }
-    if let Some(text) = &args.print.append_system_prompt {
-        agent.append_system_prompt(text.clone());
-    }
+    // The flags, else config.toml's `system_prompt` / `append_system_prompt`.
+    config.apply_system_prompt(
+        &mut agent,
+        args.print.system_prompt.as_deref(),
+        args.print.append_system_prompt.as_deref(),
+    )?;
     {
         let mut translator = translator.lock().unwrap_or_else(PoisonError::into_inner);
         let tools = agent.tool_names();
@@ -402,8 +407,15 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             .as_deref()
             .map(|m| format!(": {m}"))
             .unwrap_or_default();
+        drop(agent);
+        let kept = match &new_log {
+            Some(path) if dsh_core::sessions::forget_failed_start(path) => {
+                "nothing reached the model; no session was kept".to_owned()
+            }
+            Some(_) | None => format!("session {session_id}"),
+        };
         errln!(
-            "dsh: turn {} ended {}{message} (session {session_id})",
+            "dsh: turn {} ended {}{message} ({kept})",
             outcome.turn,
             outcome.reason.as_str()
         );

@@ -38,7 +38,13 @@ use clap::{Parser, Subcommand};
 
 /// dsh: an agent harness whose hook system is the product.
 #[derive(Debug, Parser)]
-#[command(name = "dsh", version, about, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "dsh",
+    version,
+    about,
+    long_about = LONG_ABOUT,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -90,6 +96,18 @@ struct Cli {
     sdk: dsh_sdk::SdkFlags,
 }
 
+/// The manual's DESCRIPTION and `dsh --help`'s opening.
+const LONG_ABOUT: &str = "dsh: an agent harness whose hook system is the product.
+
+dsh runs a coding agent on any model (DeepSeek, Anthropic, OpenAI or any \
+OpenAI-compatible endpoint) and runs the hooks you wrote for Claude Code, \
+Codex and Gemini CLI unchanged: it reads their settings files, sends each \
+hook the payload its own tool sends, and honours its answers. Without a \
+subcommand dsh opens the interactive terminal; with -p it runs one turn \
+headless, as `claude -p`. Project hooks, permission rules, settings env and \
+MCP servers run only once you trust the project (one question, or \
+`dsh hooks trust`).";
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Runs a fixture transcript offline through the real loop, tools and hooks.
@@ -109,11 +127,13 @@ enum Command {
         #[command(flatten)]
         session: dsh_core::SessionFlags,
     },
-    /// Lists stored sessions, newest first.
+    /// Lists stored sessions, newest first; `dsh sessions rm ID` deletes one.
     Sessions {
         /// One JSON object per line instead of a table.
         #[arg(long)]
         json: bool,
+        #[command(subcommand)]
+        command: Option<sessions::SessionsCommand>,
     },
     /// Hook tooling: list, check, test, replay, log, trust, untrust.
     Hooks {
@@ -144,7 +164,8 @@ enum Command {
     },
     /// Renders a session log for people.
     Log {
-        /// The session log (JSONL).
+        /// The session log (JSONL), or a session id or unambiguous id prefix.
+        #[arg(value_name = "FILE|ID")]
         file: PathBuf,
         /// Force colour on or off.
         #[arg(long, value_enum, default_value_t = log_view::ColorChoice::Auto)]
@@ -156,8 +177,16 @@ enum Command {
         #[arg(value_enum)]
         shell: install::Shell,
     },
-    /// Prints dsh's manual page (roff): `dsh man | man -l -`.
-    Man,
+    /// Prints dsh's manual page (roff): `dsh man | man -l -`; `dsh man hooks`
+    /// prints dsh-hooks(1); `--out-dir DIR` writes every page.
+    Man {
+        /// The subcommand whose page to print (`hooks list`: dsh-hooks-list(1)).
+        #[arg(value_name = "SUBCOMMAND")]
+        path: Vec<String>,
+        /// Write every page (dsh.1, dsh-hooks.1, …) into this directory instead.
+        #[arg(long, value_name = "DIR", conflicts_with = "path")]
+        out_dir: Option<PathBuf>,
+    },
     /// Codex's `exec`: one turn without a person, with `--json` events in
     /// Codex's shapes (for `codex exec --json` scripts and the Codex SDK).
     Exec(dsh_exec::ExecArgs),
@@ -210,12 +239,17 @@ fn main() -> ExitCode {
         }),
         Some(Command::Acp { session }) => dsh_acp::run(dsh_acp::AcpArgs { session }),
         Some(Command::Status { json, session }) => status_cmd::run(&session, json),
-        Some(Command::Log { file, color }) => log_view::run(&file, color),
+        Some(Command::Log { file, color }) => {
+            sessions::log_file(&file).and_then(|file| log_view::run(&file, color))
+        }
         Some(Command::Hooks { command }) => hooks_cmd::run(command),
-        Some(Command::Sessions { json }) => sessions::run_list(json),
+        Some(Command::Sessions { json, command }) => match command {
+            None => sessions::run_list(json),
+            Some(sessions::SessionsCommand::Rm { ids }) => sessions::run_rm(&ids),
+        },
         Some(Command::Mcp { command }) => mcp_cmd::run(command),
         Some(Command::Completions { shell }) => install::completions::<Cli>(shell),
-        Some(Command::Man) => install::man::<Cli>(),
+        Some(Command::Man { path, out_dir }) => install::man::<Cli>(&path, out_dir.as_deref()),
         Some(Command::Exec(args)) => dsh_exec::run(args),
         None => {
             // `-r` without an id: the terminal's picker.

@@ -9,6 +9,17 @@ pub use dsh_core::sessions::{
     Pick, SessionSummary, dsh_home, log_target, pick, report_torn, sessions_dir,
 };
 
+/// `dsh sessions …` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum SessionsCommand {
+    /// Deletes stored sessions: each ID is a full id or an unambiguous prefix.
+    Rm {
+        /// The sessions (ids or unambiguous id prefixes).
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<String>,
+    },
+}
+
 /// Every readable session under `dsh_home`, newest first
 /// (`dsh_core::sessions::list`, as an `anyhow` result for the front ends).
 pub fn list(dsh_home: &Path) -> anyhow::Result<Vec<SessionSummary>> {
@@ -58,6 +69,58 @@ impl SessionLine {
             first_prompt: session.first_prompt.clone(),
         }
     }
+}
+
+/// `dsh sessions rm ID…`: deletes stored sessions. Each id is an exact id
+/// or a prefix only one session has (the resolver `--resume` uses); an
+/// ambiguous prefix deletes nothing. Only a regular file directly in the
+/// sessions directory is removed, with its lock file, and never while
+/// another dsh holds the session.
+pub fn run_rm(ids: &[String]) -> anyhow::Result<ExitStatus> {
+    let home = dsh_home()?;
+    let dir = sessions_dir(&home);
+    // Every id is resolved before anything is deleted.
+    let mut found = Vec::new();
+    for id in ids {
+        found.push(dsh_core::sessions::find(&home, id)?);
+    }
+    for session in found {
+        let path = &session.path;
+        let canonical_dir = fs_err::canonicalize(&dir)?;
+        let inside = path
+            .parent()
+            .and_then(|parent| fs_err::canonicalize(parent).ok())
+            .is_some_and(|parent| parent == canonical_dir);
+        let regular = fs_err::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_file());
+        anyhow::ensure!(
+            inside && regular,
+            "refusing to delete {}: not a session log in {}",
+            path.display(),
+            dir.display()
+        );
+        // Held by a running dsh: leave it.
+        let lock = dsh_session::SessionLock::acquire(path, dsh_session::LockWait::Fail)
+            .map_err(|error| anyhow::anyhow!("cannot delete session {}: {error}", session.id))?;
+        fs_err::remove_file(path)?;
+        let lock_path = dsh_session::SessionLock::path_for(path);
+        drop(lock);
+        if fs_err::symlink_metadata(&lock_path).is_ok_and(|meta| meta.file_type().is_file()) {
+            fs_err::remove_file(&lock_path)?;
+        }
+        outln!("deleted session {} ({})", session.id, path.display())?;
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// `dsh log`'s argument: a session log file, or else a session id or
+/// unambiguous id prefix (the same rules as `--resume`).
+pub fn log_file(arg: &Path) -> anyhow::Result<std::path::PathBuf> {
+    if arg.exists() || arg.components().count() != 1 {
+        return Ok(arg.to_owned());
+    }
+    let id = arg.to_string_lossy();
+    let home = dsh_home()?;
+    Ok(dsh_core::sessions::find(&home, &id)?.path)
 }
 
 /// `dsh sessions`: one line per session, newest first.

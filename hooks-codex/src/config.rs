@@ -637,9 +637,10 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
                 let trusted = is_trusted_project(dir);
                 if !trusted && (files.json.is_some() || files.toml.is_some()) {
                     loader.notices.push(format!(
-                        "project {} is not trusted in Codex ([projects.\"{}\"] trust_level = \"trusted\"); its hooks count as untrusted",
+                        "project {} is not trusted in Codex, so Codex would not run its hooks; dsh runs them once you trust them (`dsh hooks trust`). To trust it in Codex too, add `[projects.\"{}\"] trust_level = \"trusted\"` to {}",
                         dir.display(),
-                        dir.display()
+                        dir.display(),
+                        codex_home.join("config.toml").display()
                     ));
                 }
                 trusted

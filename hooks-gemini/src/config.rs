@@ -226,15 +226,33 @@ impl GeminiConfig {
         }
     }
 
+    /// Gemini CLI does not trust the folder: what that means and the exact
+    /// line that trusts it.
+    pub fn untrusted_folder_notice(&self) -> String {
+        format!(
+            "{cwd} is not trusted by Gemini CLI, so its Gemini hooks do not run (Gemini CLI would not start there); to trust it, add `\"{cwd}\": \"TRUST_FOLDER\"` to {file} (or set GEMINI_CLI_TRUST_WORKSPACE=true)",
+            cwd = self.discovery.cwd.display(),
+            file = self.discovery.trusted_folders().display()
+        )
+    }
+
+    /// Whether Gemini CLI trusts the project folder.
+    pub fn folder_trusted(&self) -> bool {
+        self.folder == FolderTrust::Trusted
+    }
+
     /// What the user is told at start-up.
     pub fn notices(&self) -> Vec<String> {
         let mut notices = Vec::new();
-        if self.folder == FolderTrust::Untrusted && !self.handlers.is_empty() {
-            notices.push(format!(
-                "{} is not trusted by Gemini CLI ({}); its Gemini hooks do not run, as Gemini CLI would not start there",
-                self.discovery.cwd.display(),
-                self.discovery.trusted_folders().display()
-            ));
+        // Only where the project itself configures Gemini hooks: a user's
+        // own hooks are no reason to name every other folder.
+        if self.folder == FolderTrust::Untrusted
+            && self
+                .handlers
+                .iter()
+                .any(|handler| handler.source == SettingsSource::Project)
+        {
+            notices.push(self.untrusted_folder_notice());
         }
         notices.extend(self.ignored.iter().cloned());
         for skipped in &self.skipped {

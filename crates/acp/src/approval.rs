@@ -31,8 +31,6 @@ use dsh_seams::{ApprovalResponse, CancellationToken, ToolExecution};
 use dsh_tools::ApprovalService;
 
 use super::translate::describe_call;
-use dsh_core::McpConsent;
-use dsh_core::trust::{UntrustedHook, show_path};
 use dsh_permissions::PermissionsPlugin;
 use dsh_permissions::always::{can_remember, rule_for_call};
 
@@ -253,73 +251,24 @@ pub struct ConsentQuestion {
 }
 
 impl ConsentQuestion {
-    /// The question for untrusted `hooks` of the project at `cwd`.
-    pub fn untrusted_hooks(session: &str, cwd: &Path, hooks: &[UntrustedHook]) -> Self {
-        let mut description = format!(
-            "This project has {} hook(s) you have not trusted yet. They run these commands on your machine:\n",
-            hooks.len()
-        );
-        for hook in hooks {
-            let matcher = hook
-                .matcher
-                .as_deref()
-                .map(|m| format!(" (matcher {m:?})"))
-                .unwrap_or_default();
-            let changed = if hook.status == dsh_core::trust::TrustStatus::Changed {
-                " (changed since you trusted it: runs only if trusted again)"
-            } else {
-                ""
-            };
-            description.push_str(&format!(
-                "\n- [{}] {}{matcher}{changed}: `{}`\n  from {}",
-                hook.dialect.as_str(),
-                hook.event,
-                hook.command,
-                show_path(&hook.origin, cwd)
-            ));
-        }
+    /// The one trust question: everything the project at `cwd` brings
+    /// that waits for trust (hooks, allow rules, `env`, MCP servers,
+    /// plugins), as the terminal asks it.
+    pub fn project(session: &str, cwd: &Path, offer: &dsh_core::ProjectOffer) -> Self {
+        let mut description = offer.describe(cwd);
         description.push_str(
-            "\n\nTrusting them stores that in dsh's trust.json, as `dsh hooks trust` does; running them this session stores nothing.",
+            "\nTrusting it stores that in dsh's trust.json, as `dsh hooks trust` does (its hooks run, its allow rules and env apply, its MCP servers start); this session only stores nothing.",
         );
         ConsentQuestion {
-            always: "Trust them (stored in trust.json)",
-            allow: "Run them this session",
-            reject: "Don't run them",
-            what: "untrusted project hooks",
-            allowed: "The project's hooks run.",
-            skipped: "The untrusted project hooks do not run in this session.",
+            always: "Trust this project (as `dsh hooks trust`)",
+            allow: "Trust it for this session only",
+            reject: "Don't trust it",
+            what: "the project's configuration",
+            // The answer's own line says what was trusted and where.
+            allowed: "",
+            skipped: "Not trusted: its hooks do not run, its servers do not start and its allow rules and env do not apply in this session.",
             call_id: format!("dsh-trust-{session}"),
-            title: format!("Run {} untrusted project hook(s)?", hooks.len()),
-            description,
-        }
-    }
-
-    /// The question for unapproved MCP `servers` of the project at `cwd`.
-    pub fn mcp_servers(session: &str, cwd: &Path, servers: &[McpConsent]) -> Self {
-        let mut description = format!(
-            "This project configures {} MCP server(s) you have not approved. Starting them runs these commands on your machine:\n",
-            servers.len()
-        );
-        for server in servers {
-            description.push_str(&format!(
-                "\n- {}: `{}`\n  from {}",
-                server.name,
-                server.command,
-                show_path(&server.origin.display().to_string(), cwd)
-            ));
-        }
-        description.push_str(
-            "\n\nAlways starting them remembers that where Claude Code's own dialog does (~/.claude.json); starting them this session remembers nothing.",
-        );
-        ConsentQuestion {
-            always: "Always start them here (remembered in ~/.claude.json)",
-            allow: "Start them this session",
-            reject: "Don't start them",
-            what: "unapproved project MCP servers",
-            allowed: "The project's MCP servers start.",
-            skipped: "The unapproved project MCP servers do not start in this session.",
-            call_id: format!("dsh-mcp-consent-{session}"),
-            title: format!("Start {} unapproved project MCP server(s)?", servers.len()),
+            title: "Trust this project?".to_owned(),
             description,
         }
     }
@@ -386,7 +335,7 @@ impl ConsentQuestion {
         let (status, outcome) = match (answer, stored) {
             (TrustAnswer::Always | TrustAnswer::RunThisSession, Some(stored)) => (
                 ToolCallStatus::Completed,
-                format!("{} {stored}", self.allowed),
+                format!("{} {stored}", self.allowed).trim_start().to_owned(),
             ),
             (TrustAnswer::Always | TrustAnswer::RunThisSession, None) => {
                 (ToolCallStatus::Completed, self.allowed.to_owned())

@@ -530,54 +530,18 @@ impl Server {
         })
         .map_err(core)?;
         let model = spec.model().map_err(core)?;
-        if !spec.untrusted_hooks.is_empty() {
-            let question =
-                ConsentQuestion::untrusted_hooks(&setup.id, &setup.cwd, &spec.untrusted_hooks);
+        // The one trust question: hooks, allow rules, env, MCP servers
+        // and plugins, answered together.
+        let offer = spec.project_offer();
+        if !offer.is_empty() {
+            let question = ConsentQuestion::project(&setup.id, &setup.cwd, &offer);
             let answer = question.ask(cx, session_id, cancel).await;
-            let stored = match answer {
-                approval::TrustAnswer::Always => Some(match spec.trust_hooks() {
-                    Ok(file) => format!("Stored in {}.", file.display()),
-                    Err(error) => format!("It could not be stored: {error}"),
-                }),
-                approval::TrustAnswer::RunThisSession => {
-                    let changed = spec.run_untrusted_this_session();
-                    (!changed.is_empty()).then(|| {
-                        format!(
-                            "{} hook(s) changed since you trusted them do not run: only trusting them again (`dsh hooks trust`) runs a changed hook.",
-                            changed.len()
-                        )
-                    })
-                }
-                approval::TrustAnswer::Skip => {
-                    let origins: Vec<String> = spec
-                        .untrusted_hooks
-                        .iter()
-                        .map(|hook| hook.origin.clone())
-                        .collect();
-                    spec.skip_hooks(&origins);
-                    None
-                }
-            };
-            question.settle(cx, session_id, answer, stored);
-        }
-        if !spec.consent.is_empty() {
-            let question = ConsentQuestion::mcp_servers(&setup.id, &setup.cwd, &spec.consent);
-            let answer = question.ask(cx, session_id, cancel).await;
-            let stored = match answer {
-                approval::TrustAnswer::Always => Some(match spec.remember_servers() {
-                    Ok(remembered) => remembered.to_string(),
-                    Err(error) => format!("It could not be remembered: {error}"),
-                }),
-                approval::TrustAnswer::RunThisSession => {
-                    spec.approve_servers();
-                    None
-                }
-                approval::TrustAnswer::Skip => {
-                    spec.skip_servers();
-                    None
-                }
-            };
-            question.settle(cx, session_id, answer, stored);
+            let said = spec.answer_project(match answer {
+                approval::TrustAnswer::Always => dsh_core::ProjectAnswer::Trust,
+                approval::TrustAnswer::RunThisSession => dsh_core::ProjectAnswer::ThisSession,
+                approval::TrustAnswer::Skip => dsh_core::ProjectAnswer::Decline,
+            });
+            question.settle(cx, session_id, answer, Some(said));
         }
         let target = match &setup.origin {
             Origin::New => dsh_core::LogTarget::New {
@@ -661,6 +625,10 @@ impl Server {
                 observers,
                 approval: Some(Arc::new(approval)),
             })
+            .map_err(core)?;
+        // config.toml's `system_prompt` / `append_system_prompt`.
+        self.config
+            .apply_system_prompt(&mut agent, None, None)
             .map_err(core)?;
         agent.start(source).await;
         Ok((agent, runner, mcp))

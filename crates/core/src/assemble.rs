@@ -16,6 +16,9 @@ use dsh_tools::ApprovalService;
 use crate::mcp::McpSession;
 use crate::{Error, Result, ResultExt as _, SessionSpec, TrustPolicy};
 
+/// The Codex bridge's notice for a project Codex does not trust.
+const CODEX_UNTRUSTED: &str = "is not trusted in Codex";
+
 /// Where the session's log goes.
 pub enum LogTarget {
     /// A new log `<sessions dir>/<id>.jsonl` (a private directory).
@@ -136,6 +139,18 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         hooks.runner.processes(),
     )?;
     let mut notices = hooks.notices.clone();
+    // Codex's own trust matters no more once dsh trusts every one of the
+    // project's Codex hooks (`dsh hooks trust`, the trust question): the
+    // start-up notice is left to `dsh hooks list`.
+    if notices.iter().any(|n| n.contains(CODEX_UNTRUSTED)) {
+        let untrusted = crate::trust::untrusted_of(&spec.sources, &spec.hooks)?;
+        if !untrusted
+            .iter()
+            .any(|hook| hook.dialect == dsh_protocol::Dialect::Codex)
+        {
+            notices.retain(|n| !n.contains(CODEX_UNTRUSTED));
+        }
+    }
     notices.extend(mcp.notices().iter().cloned());
     let problems = mcp.problems().to_vec();
     let provider_api = spec

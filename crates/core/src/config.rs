@@ -34,6 +34,50 @@ struct Tables {
     queue: Option<toml::Value>,
 }
 
+/// The top-level prompt keys of `config.toml`: the terminal's (and every
+/// session's) equivalent of `-p --system-prompt` / `--append-system-prompt`.
+#[derive(Debug, Default, Deserialize)]
+struct PromptKeys {
+    /// Replaces dsh's built-in system prompt.
+    #[serde(default)]
+    system_prompt: Option<String>,
+    /// Added at the end of the system prompt, after the project's instructions.
+    #[serde(default)]
+    append_system_prompt: Option<String>,
+}
+
+/// Every key `config.toml` accepts, as `table.key` (top-level keys bare),
+/// read from the code's own tables: the docs test compares it with the
+/// reference page.
+pub fn config_keys() -> Vec<String> {
+    /// The top level, strict for the probe only (other parts of dsh may
+    /// read other tables).
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct TopLevel {
+        provider: toml::Value,
+        compaction: toml::Value,
+        queue: toml::Value,
+        system_prompt: String,
+        append_system_prompt: String,
+    }
+    let mut keys = Vec::new();
+    for top in dsh_provider::accepted_keys::<TopLevel>() {
+        let table = match top.as_str() {
+            "provider" => dsh_provider::provider_table_keys(),
+            "compaction" => dsh_provider::accepted_keys::<CompactionTable>(),
+            "queue" => dsh_provider::accepted_keys::<QueueTable>(),
+            _ => {
+                keys.push(top);
+                continue;
+            }
+        };
+        keys.extend(table.into_iter().map(|key| format!("{top}.{key}")));
+    }
+    keys
+}
+
 /// `$DSH_HOME/config.toml` (optional).
 #[derive(Debug, Clone)]
 pub struct DshConfig {
@@ -100,6 +144,34 @@ impl DshConfig {
                 source: Box::new(error),
             }),
         }
+    }
+
+    /// Applies the system prompt keys (`system_prompt`,
+    /// `append_system_prompt`) to `agent`; a command-line flag given
+    /// (`replace`, `append`) wins over its key.
+    pub fn apply_system_prompt(
+        &self,
+        agent: &mut dsh_agent::Agent,
+        replace: Option<&str>,
+        append: Option<&str>,
+    ) -> Result<()> {
+        let keys = match &self.text {
+            None => PromptKeys::default(),
+            Some(text) => toml::from_str::<PromptKeys>(text).map_err(|error| Error::Context {
+                context: format!(
+                    "{}: system_prompt / append_system_prompt",
+                    self.path.display()
+                ),
+                source: Box::new(error),
+            })?,
+        };
+        if let Some(prompt) = replace.map(str::to_owned).or(keys.system_prompt) {
+            agent.replace_system_prompt(prompt);
+        }
+        if let Some(text) = append.map(str::to_owned).or(keys.append_system_prompt) {
+            agent.append_system_prompt(text);
+        }
+        Ok(())
     }
 
     /// `[compaction]`.

@@ -15,7 +15,7 @@ pub struct SessionFlags {
     /// The model API to speak: `chat` (OpenAI-compatible Chat Completions),
     /// `anthropic` (Messages) or `responses` (OpenAI Responses); wins over
     /// `DSH_PROVIDER_API` and `[provider] api`.
-    #[arg(long = "provider-api", value_name = "API", value_parser = parse_provider_api)]
+    #[arg(long = "provider-api", value_name = "API", value_parser = provider_api_parser())]
     pub provider_api: Option<dsh_provider::ProviderApi>,
     /// Extra Claude Code settings file(s), as `claude --settings`.
     #[arg(long = "settings", value_name = "FILE")]
@@ -48,10 +48,19 @@ pub struct SessionFlags {
     /// neither the flag nor settings' `defaultMode` names one; replay: `bypassPermissions`).
     #[command(flatten)]
     pub permissions: PermissionFlags,
+    /// Not a flag: the person answered the trust question "this session
+    /// only", so the workspace counts as trusted until the session ends.
+    #[arg(skip)]
+    pub workspace_trusted_this_session: bool,
 }
 
-fn parse_provider_api(value: &str) -> Result<dsh_provider::ProviderApi, String> {
-    value.parse()
+/// `--provider-api`: `chat`, `anthropic` or `responses`, which shell
+/// completions offer.
+fn provider_api_parser() -> impl clap::builder::TypedValueParser<Value = dsh_provider::ProviderApi>
+{
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(["chat", "anthropic", "responses"])
+        .try_map(|value| value.parse::<dsh_provider::ProviderApi>())
 }
 
 impl SessionFlags {

@@ -37,12 +37,14 @@ pub mod sessions;
 mod spec;
 mod status;
 pub mod trust;
+pub mod trust_question;
 
 pub use assemble::{AgentOptions, Assembled, LogTarget, assemble};
-pub use config::DshConfig;
+pub use config::{DshConfig, config_keys};
 pub use env::{Env, current_dir};
 pub use error::{Error, Result, ResultExt};
 pub use flags::SessionFlags;
 pub use one_turn::{OneTurn, TurnRun, run_one_turn};
 pub use spec::{Inputs, McpConsent, RememberedServers, SessionSpec, TrustPolicy};
 pub use status::Status;
+pub use trust_question::{ProjectAnswer, ProjectOffer};

@@ -140,7 +140,7 @@ pub fn listing(
             "workspace trusted: `dsh hooks trust`, in {}",
             env.dsh_home_or_default().join("trust.json").display()
         )),
-        WorkspaceTrust::Untrusted => None,
+        WorkspaceTrust::ThisSession | WorkspaceTrust::Untrusted => None,
     };
     let mut servers: Vec<ListedServer> = discovered
         .servers

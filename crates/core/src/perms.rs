@@ -10,7 +10,7 @@ use dsh_permissions::{Mode, layering};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct PermissionFlags {
     /// Permission mode: acceptEdits, auto, bypassPermissions, manual (hooks see `default`), dontAsk, plan.
-    #[arg(long = "permission-mode", value_name = "MODE", value_parser = parse_mode)]
+    #[arg(long = "permission-mode", value_name = "MODE", value_parser = mode_parser())]
     pub permission_mode: Option<Mode>,
     /// Rules that run without asking (`Bash(npm test:*)`, `Read`, …), comma- or space-separated.
     #[arg(long = "allowedTools", alias = "allowed-tools", value_name = "RULES")]
@@ -35,15 +35,31 @@ pub struct PermissionFlags {
     pub dangerously_skip_permissions: bool,
 }
 
-fn parse_mode(s: &str) -> Result<Mode, String> {
-    s.parse::<Mode>().map_err(|e| e.to_string())
+/// The mode names, as completions offer them (`manual` is `default`).
+pub const MODE_NAMES: [&str; 7] = [
+    "acceptEdits",
+    "auto",
+    "bypassPermissions",
+    "default",
+    "dontAsk",
+    "manual",
+    "plan",
+];
+
+/// `--permission-mode`: one of [`MODE_NAMES`], which shell completions
+/// offer.
+fn mode_parser() -> impl clap::builder::TypedValueParser<Value = Mode> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(MODE_NAMES).try_map(|s| s.parse::<Mode>())
 }
 
 pub use dsh_permissions::layering::{Built, WorkspaceTrust, workspace_trust};
 
 /// The session's permission layers (dsh-permissions' [`layering`]) for
 /// these flags. `fallback` is the mode when neither the flag nor a
-/// `defaultMode` names one (replay: `bypassPermissions`, per contracts §6).
+/// `defaultMode` names one (replay: `bypassPermissions`, per contracts §6);
+/// `trusted_this_session`: the person trusted the workspace for this
+/// session only.
 ///
 /// [`layering`]: dsh_permissions::layering
 pub fn build(
@@ -53,6 +69,7 @@ pub fn build(
     dsh_home: &Path,
     extra_settings: &[PathBuf],
     fallback: Option<Mode>,
+    trusted_this_session: bool,
 ) -> Result<Built> {
     let requested = layering::Requested {
         mode: flags.permission_mode.or(flags
@@ -69,6 +86,7 @@ pub fn build(
         dsh_home,
         extra_settings,
         fallback,
+        trusted_this_session,
     };
     Ok(layering::build(&requested, &at)?)
 }

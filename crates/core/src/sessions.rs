@@ -152,6 +152,63 @@ pub fn fork(dsh_home: &Path, summary: &SessionSummary, new_id: &str) -> Result<P
     Ok(target)
 }
 
+/// The provider errors that mean a session never started: the key was
+/// refused, or the endpoint could not be reached (dsh-provider's texts).
+const START_UP_FAILURES: [&str; 2] = ["authentication failed", "cannot connect to"];
+
+/// Whether the session log at `path` never reached the model: no
+/// assistant message and no tool call, and every turn it has ended in a
+/// start-up failure (a refused key, an unreachable endpoint). A server
+/// error or a refused request keeps the session: the model was reached.
+pub fn never_answered(path: &Path) -> bool {
+    let Ok(loaded) = dsh_session::load(path) else {
+        return false;
+    };
+    let mut turns = 0;
+    for event in &loaded.events {
+        if matches!(
+            &event.body,
+            dsh_protocol::EventBody::AssistantMessage { .. }
+                | dsh_protocol::EventBody::ToolCall { .. }
+        ) {
+            return false;
+        }
+        if let dsh_protocol::EventBody::TurnEnd {
+            reason, message, ..
+        } = &event.body
+        {
+            let start_up = message
+                .as_deref()
+                .is_some_and(|text| START_UP_FAILURES.iter().any(|f| text.contains(f)));
+            if *reason != dsh_protocol::TurnEndReason::Error || !start_up {
+                return false;
+            }
+            turns += 1;
+        }
+    }
+    turns > 0
+}
+
+/// A new session that failed to start (see [`never_answered`]) is not
+/// kept: its log and lock file are removed, so `dsh sessions` and
+/// `/resume` list only sessions that reached the model. Only a regular
+/// file is removed. Returns whether it was.
+pub fn forget_failed_start(path: &Path) -> bool {
+    if !never_answered(path) {
+        return false;
+    }
+    let regular =
+        |path: &Path| fs_err::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_file());
+    if !regular(path) || fs_err::remove_file(path).is_err() {
+        return false;
+    }
+    let lock = dsh_session::SessionLock::path_for(path);
+    if regular(&lock) {
+        let _ = fs_err::remove_file(&lock);
+    }
+    true
+}
+
 /// Tells stderr about a reopened log's torn last line.
 pub fn report_torn(assembled: &crate::Assembled) {
     if let Some(torn) = &assembled.torn {

@@ -1,14 +1,14 @@
 //! The resolved session: everything a session in one directory is made of,
 //! before anything starts.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use dsh_agent::AutoCompact;
 use dsh_agent::instructions::ContextRoots;
 use dsh_mcp::{Discovered, ServerTransport};
 use dsh_permissions::Mode;
-use dsh_trust::{TrustStore, UntrustedHook};
+use dsh_trust::UntrustedHook;
 
 use crate::hooks::{HookConfigs, HookSources};
 use crate::mcp::{ProjectServers, discover, tags};
@@ -183,9 +183,14 @@ impl SessionSpec {
             &sources.dsh_home,
             &settings,
             fallback,
+            flags.workspace_trusted_this_session,
         )?;
         sources.permission_mode = Some(permissions.mode);
-        let workspace = workspace_trust(&sources.home, &sources.dsh_home, cwd);
+        let workspace = if flags.workspace_trusted_this_session {
+            WorkspaceTrust::ThisSession
+        } else {
+            workspace_trust(&sources.home, &sources.dsh_home, cwd)
+        };
         // A repository's settings that change how the user's own hooks and
         // tools run (`env`, `disableAllHooks`, `hooksConfig`, Codex's
         // `approval_policy`) wait for a trusted workspace; replay runs
@@ -193,7 +198,8 @@ impl SessionSpec {
         sources.project_settings = match (policy, workspace) {
             (TrustPolicy::RunAll, _)
             | (_, WorkspaceTrust::ClaudeJson)
-            | (_, WorkspaceTrust::DshTrust) => ProjectSettings::Apply,
+            | (_, WorkspaceTrust::DshTrust)
+            | (_, WorkspaceTrust::ThisSession) => ProjectSettings::Apply,
             (TrustPolicy::Ask | TrustPolicy::Headless { .. }, WorkspaceTrust::Untrusted) => {
                 ProjectSettings::HoldBack
             }
@@ -210,7 +216,8 @@ impl SessionSpec {
         let consent = match (policy, workspace) {
             (TrustPolicy::RunAll, _)
             | (_, WorkspaceTrust::ClaudeJson)
-            | (_, WorkspaceTrust::DshTrust) => Vec::new(),
+            | (_, WorkspaceTrust::DshTrust)
+            | (_, WorkspaceTrust::ThisSession) => Vec::new(),
             (TrustPolicy::Ask | TrustPolicy::Headless { .. }, WorkspaceTrust::Untrusted) => mcp
                 .servers
                 .iter()
@@ -278,35 +285,6 @@ impl SessionSpec {
         self.untrusted_hooks.clear();
     }
 
-    /// The person let the waiting project hooks run for this session only:
-    /// those never trusted run; a hook changed since it was trusted does
-    /// not (a changed hook runs only once trusted again). Returns the
-    /// origins left out.
-    pub fn run_untrusted_this_session(&mut self) -> Vec<String> {
-        let changed: Vec<String> = self
-            .untrusted_hooks
-            .iter()
-            .filter(|hook| hook.status == dsh_trust::TrustStatus::Changed)
-            .map(|hook| hook.origin.clone())
-            .collect();
-        self.skip_hooks(&changed);
-        changed
-    }
-
-    /// The person trusted the waiting project hooks for good: they are
-    /// stored in `trust.json`, as `dsh hooks trust` stores them, and run.
-    /// They run in this session even when storing fails (the error says
-    /// why it was not stored). Returns the file written.
-    pub fn trust_hooks(&mut self) -> Result<PathBuf> {
-        let untrusted = std::mem::take(&mut self.untrusted_hooks);
-        let mut store = TrustStore::load(&self.sources.dsh_home)?;
-        for hook in &untrusted {
-            store.trust(hook);
-        }
-        store.save()?;
-        Ok(store.path().to_owned())
-    }
-
     /// The person approved the waiting servers for good. A `.mcp.json`
     /// server is remembered where Claude Code's approval dialog records it
     /// (`~/.claude.json` `projects[<cwd>].enabledMcpjsonServers`), so either
@@ -365,6 +343,7 @@ impl SessionSpec {
     /// refused (an error) and the servers skipped.
     pub fn decide_headless(&mut self, err: &mut dyn Write) -> Result<()> {
         let strict = matches!(self.policy, TrustPolicy::Headless { strict: true });
+        self.name_held_back(err)?;
         let changed = crate::trust::headless(&self.untrusted_hooks, strict, &self.cwd, err)?;
         self.skip_hooks(&changed);
         if self.consent.is_empty() {
@@ -402,67 +381,6 @@ impl SessionSpec {
             )?;
         }
         Ok(())
-    }
-
-    /// The terminal's questions: untrusted project hooks (a yes is stored
-    /// in `trust.json`) and unapproved project servers (a yes holds for
-    /// this session). No answer, `n` or end of input declines.
-    pub fn ask_in_terminal(
-        &mut self,
-        input: &mut dyn BufRead,
-        output: &mut dyn Write,
-    ) -> Result<()> {
-        let mut store = TrustStore::load(&self.sources.dsh_home)?;
-        let untrusted = std::mem::take(&mut self.untrusted_hooks);
-        if let crate::trust::TrustAnswer::Skipped(origins) =
-            crate::trust::ask(&untrusted, &mut store, &self.cwd, input, output)?
-        {
-            self.skip_hooks(&origins);
-        }
-        if self.consent.is_empty() {
-            return Ok(());
-        }
-        writeln!(
-            output,
-            "This project configures {} MCP server(s) you have not approved. Starting them runs these commands on your machine:",
-            self.consent.len()
-        )?;
-        self.describe_consent(output)?;
-        loop {
-            write!(
-                output,
-                "Start them for this session? [y]es / [a]lways (remembered in ~/.claude.json) / [n]o: "
-            )?;
-            output.flush()?;
-            let mut line = String::new();
-            let read = input.read_line(&mut line)?;
-            let answer = line.trim().to_ascii_lowercase();
-            match answer.as_str() {
-                "y" | "yes" => {
-                    self.approve_servers();
-                    return Ok(());
-                }
-                "a" | "always" => {
-                    match self.remember_servers() {
-                        Ok(remembered) => writeln!(output, "Approved. {remembered}")?,
-                        Err(error) => writeln!(
-                            output,
-                            "Approved for this session; cannot remember it: {error}"
-                        )?,
-                    }
-                    return Ok(());
-                }
-                _ if read == 0 || matches!(answer.as_str(), "" | "n" | "no") => {
-                    writeln!(
-                        output,
-                        "Skipped: these servers do not start in this session. `dsh hooks trust` trusts the workspace."
-                    )?;
-                    self.skip_servers();
-                    return Ok(());
-                }
-                _ => writeln!(output, "Please answer y, a or n.")?,
-            }
-        }
     }
 }
 
@@ -530,33 +448,68 @@ mod tests {
     }
 
     #[test]
-    fn the_terminal_question_approves_for_the_session() {
+    fn the_terminal_question_names_everything_and_this_session_stores_nothing() {
         let (_root, env, cwd) = project();
+        fs_err::write(
+            cwd.join(".claude/settings.json"),
+            r#"{"enableAllProjectMcpServers":true,"permissions":{"allow":["Bash(ls:*)"]},"env":{"PROJECT_VAR":"1"}}"#,
+        )
+        .unwrap();
         let mut spec = resolve(&env, &cwd, TrustPolicy::Ask);
         let mut out = Vec::new();
-        spec.ask_in_terminal(&mut std::io::Cursor::new("maybe\ny\n"), &mut out)
+        spec.ask_in_terminal(&mut std::io::Cursor::new("maybe\ns\n"), &mut out)
             .unwrap();
         let shown = String::from_utf8(out).unwrap();
-        assert!(shown.contains("mcp server `echo`: python3 s.py"), "{shown}");
-        assert!(shown.contains("Please answer y, a or n."));
+        assert!(shown.contains("`echo`: python3 s.py"), "{shown}");
+        assert!(shown.contains("allow Bash(ls:*)"), "{shown}");
+        assert!(shown.contains("PROJECT_VAR"), "{shown}");
+        assert!(shown.contains("Please answer y, s or n."), "{shown}");
         assert!(spec.consent.is_empty());
         assert_eq!(spec.mcp.servers.len(), 1);
+        assert_eq!(spec.workspace, WorkspaceTrust::ThisSession);
         // For this session only: the next one asks again.
         assert_eq!(resolve(&env, &cwd, TrustPolicy::Ask).consent.len(), 1);
     }
 
     #[test]
-    fn always_remembers_the_approval_where_claude_code_does() {
+    fn yes_trusts_the_workspace_as_dsh_hooks_trust_does() {
+        let (_root, env, cwd) = project();
+        fs_err::write(
+            cwd.join(".claude/settings.json"),
+            r#"{"permissions":{"allow":["Bash(ls:*)"]},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}"#,
+        )
+        .unwrap();
+        let mut spec = resolve(&env, &cwd, TrustPolicy::Ask);
+        assert_eq!(spec.untrusted_hooks.len(), 1);
+        let mut out = Vec::new();
+        spec.ask_in_terminal(&mut std::io::Cursor::new("y\n"), &mut out)
+            .unwrap();
+        let shown = String::from_utf8(out).unwrap();
+        assert!(shown.contains("hooks (1 claude)"), "{shown}");
+        assert!(shown.contains("Trusted"), "{shown}");
+        // This session: the workspace is trusted and the servers start.
+        assert_eq!(spec.workspace, WorkspaceTrust::DshTrust);
+        assert!(spec.untrusted_hooks.is_empty());
+        assert_eq!(spec.mcp.servers.len(), 1);
+        // The next session: nothing to ask.
+        let next = resolve(&env, &cwd, TrustPolicy::Ask);
+        assert_eq!(next.workspace, WorkspaceTrust::DshTrust);
+        assert!(
+            next.project_offer().is_empty(),
+            "{:?}",
+            next.project_offer()
+        );
+    }
+
+    #[test]
+    fn no_declines_hooks_and_servers() {
         let (_root, env, cwd) = project();
         let mut spec = resolve(&env, &cwd, TrustPolicy::Ask);
         let mut out = Vec::new();
-        spec.ask_in_terminal(&mut std::io::Cursor::new("a\n"), &mut out)
+        spec.ask_in_terminal(&mut std::io::Cursor::new(""), &mut out)
             .unwrap();
-        let shown = String::from_utf8(out).unwrap();
-        assert!(shown.contains("remembered in"), "{shown}");
-        assert_eq!(spec.mcp.servers.len(), 1);
-        let next = resolve(&env, &cwd, TrustPolicy::Ask);
-        assert!(next.consent.is_empty());
-        assert_eq!(next.mcp.servers.len(), 1);
+        assert!(spec.mcp.servers.is_empty());
+        assert_eq!(spec.workspace, WorkspaceTrust::Untrusted);
+        assert!(String::from_utf8(out).unwrap().contains("Not trusted"));
     }
 }

@@ -121,6 +121,8 @@ impl Status {
                 "model": provider.model,
                 "api_key_env": provider.api_key_env,
                 "api_key_set": provider.api_key.is_some(),
+                "api_key_from": provider.origins.api_key,
+                "api_key_looked_at": provider.looked_at_key_variables(),
                 "why": {
                     "api": provider.origins.api.to_string(),
                     "base_url": provider.origins.base_url.to_string(),
@@ -165,6 +167,13 @@ impl Status {
                 str_of(&why["base_url"]),
                 str_of(&why["model"])
             ));
+            match json["provider"]["api_key_from"].as_str() {
+                Some(from) => out.push_str(&format!("  key: set (from ${from})\n")),
+                None => out.push_str(&format!(
+                    "  key: none set ({} unset): sessions cannot start until one is\n",
+                    str_of(&json["provider"]["api_key_looked_at"])
+                )),
+            }
         }
         match json["compaction"]["auto"].as_bool() {
             Some(true) => out.push_str(&format!(

@@ -88,7 +88,35 @@ fn discovered(sources: &HookSources) -> (Vec<(PathBuf, Kind)>, Vec<Finding>) {
             found.push((file, Kind::Claude));
         }
     }
-    (found, claude.load_findings)
+    let mut findings = claude.load_findings;
+    findings.extend(gemini_folder_trust(sources));
+    (found, findings)
+}
+
+/// Gemini CLI runs no hook in a folder it does not trust: the project's
+/// Gemini hooks are inactive, which the files alone do not show.
+fn gemini_folder_trust(sources: &HookSources) -> Option<Finding> {
+    let discovery = sources.gemini_discovery();
+    let config = dsh_hooks_gemini::config::load(&discovery).ok()?;
+    let project_hooks = config
+        .handlers()
+        .iter()
+        .filter(|handler| handler.source == dsh_hooks_gemini::config::SettingsSource::Project)
+        .count();
+    if config.folder_trusted() || project_hooks == 0 {
+        return None;
+    }
+    Some(Finding {
+        severity: Severity::Warning,
+        code: "gemini-folder-untrusted",
+        file: sources.cwd.join(".gemini").join("settings.json"),
+        position: None,
+        at: None,
+        message: format!(
+            "{project_hooks} Gemini hook(s) inactive: {}",
+            config.untrusted_folder_notice()
+        ),
+    })
 }
 
 pub(super) fn run(

@@ -80,7 +80,7 @@ pub enum HooksCommand {
         #[arg(long, value_name = "TYPE")]
         agent_type: Option<String>,
         /// PreCompact/PostCompact: `manual` or `auto` (payload `trigger`).
-        #[arg(long, value_name = "manual|auto")]
+        #[arg(long, value_name = "manual|auto", value_parser = ["manual", "auto"])]
         trigger: Option<String>,
         /// StopFailure: the error category, e.g. `rate_limit` (payload `error`).
         #[arg(long, value_name = "CATEGORY")]

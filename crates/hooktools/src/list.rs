@@ -215,12 +215,23 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
             });
             outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         }
-        Format::Text => out!(
-            "{}{}  codex: {}\n",
-            render(&rows, &notices, sources),
-            render_permissions(&permissions, sources),
-            codex_approval.describe()
-        )?,
+        Format::Text => {
+            // The Codex line only where Codex configuration says something
+            // (hooks, an approval policy or a sandbox mode).
+            let codex_line = if codex_approval.policy.is_some()
+                || codex_approval.sandbox.is_some()
+                || rows.iter().any(|row| row.dialect == "codex")
+            {
+                format!("  codex: {}\n", codex_approval.describe())
+            } else {
+                String::new()
+            };
+            out!(
+                "{}{}{codex_line}",
+                render(&rows, &notices, sources),
+                render_permissions(&permissions, sources),
+            )?
+        }
     }
     Ok(ExitStatus::Success)
 }

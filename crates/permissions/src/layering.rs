@@ -46,6 +46,9 @@ pub struct Where<'a> {
     /// The mode when neither the flag nor a `defaultMode` names one (replay:
     /// `bypassPermissions`); `None`: Claude Code's `default`.
     pub fallback: Option<Mode>,
+    /// The person trusted the workspace for this session only (nothing
+    /// on disk says so).
+    pub trusted_this_session: bool,
 }
 
 /// Why a session's permissions could not be built.
@@ -80,6 +83,9 @@ pub enum WorkspaceTrust {
     /// `dsh hooks trust` (no selector) in this directory: a workspace
     /// record in `$DSH_HOME/trust.json`.
     DshTrust,
+    /// The person trusted the project for this session only (the trust
+    /// question's "this session" answer): nothing is stored.
+    ThisSession,
     /// Neither: project `allow` rules are dropped.
     Untrusted,
 }
@@ -88,7 +94,9 @@ impl WorkspaceTrust {
     /// What the permission model does with it.
     pub fn trust(self) -> Trust {
         match self {
-            WorkspaceTrust::ClaudeJson | WorkspaceTrust::DshTrust => Trust::Trusted,
+            WorkspaceTrust::ClaudeJson | WorkspaceTrust::DshTrust | WorkspaceTrust::ThisSession => {
+                Trust::Trusted
+            }
             WorkspaceTrust::Untrusted => Trust::Untrusted,
         }
     }
@@ -98,6 +106,7 @@ impl WorkspaceTrust {
         match self {
             WorkspaceTrust::ClaudeJson => Some("~/.claude.json"),
             WorkspaceTrust::DshTrust => Some("dsh hooks trust"),
+            WorkspaceTrust::ThisSession => Some("this session only"),
             WorkspaceTrust::Untrusted => None,
         }
     }
@@ -147,7 +156,11 @@ pub fn build(requested: &Requested, at: &Where<'_>) -> Result<Built, LayeringErr
         }
     };
     // Project allow rules apply only in a workspace the user trusts.
-    let trust = workspace_trust(at.home, at.dsh_home, at.cwd).trust();
+    let trust = if at.trusted_this_session {
+        Trust::Trusted
+    } else {
+        workspace_trust(at.home, at.dsh_home, at.cwd).trust()
+    };
     let mut permissions = Permissions::new(
         mode,
         PathContext {
@@ -195,6 +208,7 @@ mod tests {
             dsh_home: &dsh_home,
             extra_settings: &[],
             fallback,
+            trusted_this_session: false,
         };
         let built = build(&Requested::default(), &at(Some(Mode::BypassPermissions))).unwrap();
         assert_eq!(built.mode, Mode::BypassPermissions);
@@ -228,6 +242,7 @@ mod tests {
             dsh_home: &dsh_home,
             extra_settings: &[],
             fallback: None,
+            trusted_this_session: false,
         };
         let Err(error) = build(&requested, &at) else {
             panic!("an unbalanced rule was accepted");
@@ -250,6 +265,7 @@ mod tests {
             dsh_home: &dsh_home,
             extra_settings: &[],
             fallback: None,
+            trusted_this_session: false,
         };
         let args = serde_json::json!({"command": "make all"});
         let untrusted = build(&Requested::default(), &at).unwrap();

@@ -53,6 +53,8 @@ impl HttpProvider {
             Some(key) if !key.is_empty() => key.to_owned(),
             _ => {
                 return Err(ProviderError::MissingApiKey {
+                    api: settings.api.to_string(),
+                    looked_at: settings.looked_at_key_variables(),
                     api_key_env: settings.api_key_env.clone(),
                     base_url: settings.base_url.clone(),
                 });

@@ -9,8 +9,14 @@ use crate::settings::ENV_API_KEY;
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderError {
     /// No API key in `DSH_API_KEY` nor in the configured key variable.
-    #[error("no API key for {base_url}: set {ENV_API_KEY} or {api_key_env}")]
+    #[error(
+        "no API key for {base_url} ({api} API): {looked_at} unset; set {api_key_env} (or {ENV_API_KEY}) to your key"
+    )]
     MissingApiKey {
+        /// The API spoken (`chat`, `anthropic`, `responses`).
+        api: String,
+        /// Every variable looked at, for people (`A, B and C are all`).
+        looked_at: String,
         /// The configured key variable (default `DEEPSEEK_API_KEY`).
         api_key_env: String,
         /// The endpoint the key is for.

@@ -130,6 +130,6 @@ pub use settings::{
     DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MAX_REPLY_MIB, DEFAULT_MODEL,
     ENV_ANTHROPIC_BASE_URL, ENV_API_KEY, ENV_BASE_URL, ENV_DSH_HOME, ENV_MODEL,
     ENV_OPENAI_BASE_URL, ENV_PROVIDER_API, OPENAI_API_KEY_ENV, OPENAI_BASE_URL, OPENAI_MODEL,
-    ProviderApi, ProviderSettings, SettingOrigin, SettingOrigins, SettingsError, read_config_text,
-    resolve_dsh_home,
+    ProviderApi, ProviderSettings, SettingOrigin, SettingOrigins, SettingsError, accepted_keys,
+    provider_table_keys, read_config_text, resolve_dsh_home,
 };

@@ -166,6 +166,8 @@ pub struct SettingOrigins {
     pub base_url: SettingOrigin,
     /// Of [`ProviderSettings::model`].
     pub model: SettingOrigin,
+    /// The variable the API key was read from (`None`: no key is set).
+    pub api_key: Option<String>,
 }
 
 /// Everything the HTTP provider needs to reach a model.
@@ -176,7 +178,9 @@ pub struct SettingOrigins {
 pub struct ProviderSettings {
     /// The wire API spoken.
     pub api: ProviderApi,
-    /// OpenAI-compatible base URL; requests go to `{base_url}/chat/completions`.
+    /// The endpoint's base URL: requests go to `{base_url}/chat/completions`
+    /// (chat), `{base_url}/v1/messages` (anthropic) or
+    /// `{base_url}/responses` (responses).
     pub base_url: String,
     /// The model name sent in every request.
     pub model: String,
@@ -320,6 +324,36 @@ struct ProviderTable {
     thinking_budget_tokens: Option<u32>,
 }
 
+/// The field names a strict (`deny_unknown_fields`) table accepts, read
+/// from serde's own refusal of a key no table has: the code is the source
+/// of truth for the config reference's check.
+pub fn accepted_keys<T: serde::de::DeserializeOwned>() -> Vec<String> {
+    let probe = "__dsh_probe__ = 0";
+    let Err(error) = toml::from_str::<T>(probe) else {
+        return Vec::new();
+    };
+    let text = error.to_string();
+    let Some((_, expected)) = text.split_once("expected one of") else {
+        // One field only: "expected `name`".
+        return text
+            .split_once("expected `")
+            .and_then(|(_, rest)| rest.split_once('`'))
+            .map(|(name, _)| vec![name.to_owned()])
+            .unwrap_or_default();
+    };
+    expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The keys of `config.toml`'s `[provider]` table.
+pub fn provider_table_keys() -> Vec<String> {
+    accepted_keys::<ProviderTable>()
+}
+
 /// `mib` MiB in bytes (saturating: a limit past the address space is none).
 fn mib_to_bytes(mib: u64) -> usize {
     usize::try_from(mib.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX)
@@ -343,6 +377,51 @@ pub fn resolve_dsh_home(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf>
 }
 
 impl ProviderSettings {
+    /// Every variable the API key is looked up in, in order.
+    pub fn key_variables(&self) -> Vec<String> {
+        let mut names = vec![ENV_API_KEY.to_owned()];
+        if self.api_key_env != ENV_API_KEY {
+            names.push(self.api_key_env.clone());
+        }
+        names
+    }
+
+    /// Every variable looked at for a key, for people: `DSH_API_KEY` and
+    /// the API's key variable, and (when no setting chose the API) the
+    /// Anthropic and OpenAI key variables that would have chosen theirs.
+    /// Ends with `is` / `are` (`are all`) for the sentence it goes in.
+    pub fn looked_at_key_variables(&self) -> String {
+        let mut names = self.key_variables();
+        if self.origins.api == SettingOrigin::Default {
+            for name in [ANTHROPIC_API_KEY_ENV, OPENAI_API_KEY_ENV] {
+                if !names.iter().any(|n| n == name) {
+                    names.push(name.to_owned());
+                }
+            }
+        }
+        match names.as_slice() {
+            [one] => format!("{one} is"),
+            [first, second] => format!("{first} and {second} are"),
+            [rest @ .., last] => format!("{} and {last} are all", rest.join(", ")),
+            [] => String::new(),
+        }
+    }
+
+    /// Where the base URL is set, for a fix: the variable, the file, or
+    /// how to set it when it is the built-in default.
+    pub fn base_url_fix(&self) -> String {
+        match &self.origins.base_url {
+            SettingOrigin::Env(name) => format!("check ${name}"),
+            SettingOrigin::ConfigFile => {
+                "check base_url in the [provider] table of config.toml".to_owned()
+            }
+            SettingOrigin::Flag(flag) => format!("check {flag}"),
+            SettingOrigin::Default | SettingOrigin::KeySet(_) => format!(
+                "check your network, or point {ENV_BASE_URL} (or [provider] base_url in config.toml) at another endpoint"
+            ),
+        }
+    }
+
     /// Loads settings: built-in defaults, overridden by the `[provider]`
     /// table of `$DSH_HOME/config.toml` (the file is optional), overridden
     /// by `DSH_BASE_URL`, `DSH_MODEL` and `DSH_API_KEY`. Without
@@ -400,6 +479,7 @@ impl ProviderSettings {
                 api: api_origin,
                 base_url: SettingOrigin::Default,
                 model: SettingOrigin::Default,
+                api_key: None,
             },
             ..ProviderSettings::default()
         };
@@ -426,6 +506,13 @@ impl ProviderSettings {
             settings.origins.model = SettingOrigin::Env(ENV_MODEL.to_owned());
         }
         settings.api_key = env(ENV_API_KEY).or_else(|| env(&settings.api_key_env));
+        settings.origins.api_key = if env(ENV_API_KEY).is_some() {
+            Some(ENV_API_KEY.to_owned())
+        } else if settings.api_key.is_some() {
+            Some(settings.api_key_env.clone())
+        } else {
+            None
+        };
         Ok(settings)
     }
 

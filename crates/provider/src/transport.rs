@@ -227,7 +227,12 @@ impl<W: WireApi> HttpModel<W> {
             }
             Ok(Err(error)) if error.is_connect() => {
                 return Err(Failure::Retryable {
-                    reason: format!("cannot connect to {}: {}", self.url, error_chain(&error)),
+                    reason: format!(
+                        "cannot connect to {}: {}; {}",
+                        self.url,
+                        root_cause(&error),
+                        self.settings.base_url_fix()
+                    ),
                     retry_after: None,
                     failure: None,
                 });
@@ -286,9 +291,13 @@ impl<W: WireApi> HttpModel<W> {
         if failure.category == FailureCategory::AuthenticationFailed {
             return Failure::Fatal(
                 ModelError::new(format!(
-                    "authentication failed ({status_text}) at {}: check {ENV_API_KEY} or {}{}",
+                    "authentication failed ({status_text}) at {}: {}{}",
                     self.url,
-                    self.settings.api_key_env,
+                    match &self.settings.origins.api_key {
+                        Some(name) =>
+                            format!("the key in {name} was refused; set a valid key in {name}"),
+                        None => format!("check {ENV_API_KEY} or {}", self.settings.api_key_env),
+                    },
                     suffix(&detail)
                 ))
                 .with_failure(failure),
@@ -568,6 +577,16 @@ pub(crate) fn excerpt(text: &str) -> String {
 }
 
 /// An error with its sources, which is where reqwest keeps the useful part.
+/// The innermost cause of `error` (`Connection refused (os error 111)`),
+/// the part a person acts on.
+fn root_cause(error: &dyn std::error::Error) -> String {
+    let mut cause = error;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause.to_string()
+}
+
 fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();

@@ -130,6 +130,7 @@ fn prepare(args: &InteractiveArgs) -> anyhow::Result<crate::prompt_loop::Prepare
         spec: session_spec,
         workspace,
         log_path: opened.log.path().map(std::path::Path::to_path_buf),
+        new_session: existing.is_none(),
         opened,
         model,
         // A person is there to press Ctrl-C: no silent cap unless
@@ -147,6 +148,10 @@ fn prepare(args: &InteractiveArgs) -> anyhow::Result<crate::prompt_loop::Prepare
 pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
     let prepared = prepare(&args)?;
     let input_mode = prepared.input_mode;
+    let fresh_log = prepared
+        .log_path
+        .clone()
+        .filter(|_| prepared.new_session);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -169,6 +174,11 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
     }
     // The stdin thread may be blocked in a read; it ends with the process.
     runtime.shutdown_background();
+    // A new session whose every turn failed before the model answered (a
+    // refused key, an unreachable endpoint) is not kept.
+    if let Some(path) = &fresh_log {
+        dsh_core::sessions::forget_failed_start(path);
+    }
     let (stop, next) = result?;
     Ok(match (stop, next) {
         (Some(stop), _) => ExitStatus::from(stop),

@@ -155,6 +155,8 @@ pub(crate) async fn drive(
         observers: observers(&term, &meter, &usage),
         approval: Some(approval),
     })?;
+    // config.toml's `system_prompt` / `append_system_prompt`.
+    config.apply_system_prompt(&mut agent, None, None)?;
     let steering_mode = config.queue_mode(args.queue_mode.map(Into::into))?;
     agent.set_queue_modes(dsh_agent::QueueModes {
         steering: steering_mode,
@@ -758,6 +760,9 @@ pub(crate) struct Prepared {
     pub editor_config: EditorConfig,
     pub status: StatusInfo,
     pub log_path: Option<PathBuf>,
+    /// The session was created by this start (not resumed): a failed
+    /// start-up does not keep it.
+    pub new_session: bool,
 }
 
 /// Reads stdin on a thread of its own (a blocking read cannot be

@@ -17,7 +17,9 @@ async fn unauthorized_names_the_key_variables_and_is_not_retried() {
         r#"{"error":{"message":"Authentication Fails (no such user)","type":"authentication_error"}}"#,
     )])
     .unwrap();
-    let provider = OpenAiProvider::new(settings_for(&mock)).unwrap();
+    let mut settings = settings_for(&mock);
+    settings.origins.api_key = Some("DSH_API_KEY".to_owned());
+    let provider = OpenAiProvider::new(settings).unwrap();
     let mut sink = RecordingSink::default();
 
     let error = provider
@@ -30,12 +32,19 @@ async fn unauthorized_names_the_key_variables_and_is_not_retried() {
         "{}",
         error.message
     );
+    // The variable the key actually came from, and only that one.
     assert!(
-        error.message.contains("DEEPSEEK_API_KEY"),
+        error
+            .message
+            .contains("the key in DSH_API_KEY was refused; set a valid key in DSH_API_KEY"),
         "{}",
         error.message
     );
-    assert!(error.message.contains("DSH_API_KEY"), "{}", error.message);
+    assert!(
+        !error.message.contains("DEEPSEEK_API_KEY"),
+        "{}",
+        error.message
+    );
     assert!(
         error.message.contains("Authentication Fails"),
         "{}",
@@ -500,6 +509,11 @@ fn a_missing_key_names_the_variables() {
     let message = error.to_string();
     assert!(message.contains("DSH_API_KEY"), "{message}");
     assert!(message.contains("DEEPSEEK_API_KEY"), "{message}");
+    // With no API chosen, the Anthropic and OpenAI keys were looked at too.
+    assert!(
+        message.contains("ANTHROPIC_API_KEY and OPENAI_API_KEY are all unset"),
+        "{message}"
+    );
 
     let settings = ProviderSettings {
         api_key_env: "MY_KEY".into(),

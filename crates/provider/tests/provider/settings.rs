@@ -98,6 +98,8 @@ anything = "belongs to someone else"
                 api: SettingOrigin::KeySet("LOCAL_LLM_KEY".into()),
                 base_url: SettingOrigin::ConfigFile,
                 model: SettingOrigin::ConfigFile,
+                // The key came from the variable `api_key_env` names.
+                api_key: Some("LOCAL_LLM_KEY".into()),
             },
             ..ProviderSettings::default()
         }

@@ -102,14 +102,32 @@ pub fn explain_provider_error(message: &str) -> Option<String> {
         || lower.contains("http 401")
         || lower.contains("http 403")
     {
-        return Some(
-            "the provider rejected the API key (HTTP 401/403) — set DSH_API_KEY (or the variable \
-             `api_key_env` names) to a valid key and restart dsh"
+        // The provider names the variable the key came from.
+        let variable = message
+            .find("set a valid key in ")
+            .map(|index| &message[index + "set a valid key in ".len()..])
+            .map(|rest| {
+                rest.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect::<String>()
+            })
+            .filter(|name| !name.is_empty());
+        return Some(match variable {
+            Some(name) => format!(
+                "the provider rejected the API key in {name} (HTTP 401/403) — set a valid key in \
+                 {name} and restart dsh"
+            ),
+            None => "the provider rejected the API key (HTTP 401/403) — set DSH_API_KEY (or the \
+                     variable `api_key_env` names) to a valid key and restart dsh"
                 .to_owned(),
-        );
+        });
     }
     if lower.contains("no api key") {
-        return Some("no API key — set DSH_API_KEY or DEEPSEEK_API_KEY and restart dsh".to_owned());
+        // The provider's text names every variable it looked at.
+        return Some(match message.split_once("): ") {
+            Some((_, fix)) => format!("no API key — {fix}, and restart dsh"),
+            None => "no API key — set DSH_API_KEY or DEEPSEEK_API_KEY and restart dsh".to_owned(),
+        });
     }
     if lower.contains("http 429") || lower.contains("too many requests") {
         let when = match retry {
@@ -183,6 +201,15 @@ mod tests {
         )
         .unwrap();
         assert!(auth.contains("DSH_API_KEY"), "{auth}");
+        let named = explain_provider_error(
+            "authentication failed (HTTP 401 Unauthorized) at http://x/v1/messages: the key in ANTHROPIC_API_KEY was refused; set a valid key in ANTHROPIC_API_KEY",
+        )
+        .unwrap();
+        assert!(
+            named.contains("set a valid key in ANTHROPIC_API_KEY"),
+            "{named}"
+        );
+        assert!(!named.contains("DSH_API_KEY"), "{named}");
         let limited = explain_provider_error(
             "HTTP 429 Too Many Requests from http://x (gave up after 4 attempts)",
         )
