@@ -108,6 +108,7 @@ pub(crate) async fn drive(
         editor_config,
         status,
         log_path,
+        new_session: _,
     } = prepared;
     // Installed before anything runs, so no signal kills dsh outright;
     // they are read once the agent exists (until then they wait).
