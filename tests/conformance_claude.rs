@@ -27,7 +27,7 @@
 //! | `duration_ms` | measured | measured | timing |
 //! | the `[CMD]` in model-facing texts | `python3 <ORACLE>/hook.py …` | `python3 $ORACLE/hook.py …` | the fixture's settings are the captured ones with `<ORACLE>` → `$ORACLE`; dsh shows the command as configured |
 //! | hook run order inside one event | completion order of parallel hooks | completion order | parallel hooks of one event are compared as a set |
-//! | `MessageDisplay` runs | fired | not fired | dsh has no display hook (hooks-claude README) |
+//! | MessageDisplay `turn_id`, `message_id` | uuids | derived ids | numbered by first appearance (`<TURN_1>`, `<MESSAGE_1>`…) |
 //! | "woke after sleep" notes | harness notes | harness notes | timing-dependent (z2's async sleeper races session end) |
 //! | env other than `PWD`, `CLAUDE_PROJECT_DIR`, `CLAUDE_ENV_FILE`, `CLAUDE_EFFORT`, `CLAUDECODE`, `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_CODE_SESSION_ID` | Claude Code internals (`CLAUDE_PID`, messaging socket, child notes dir…) | not set / dsh's own | only the documented hook variables are compared |
 //! | model requests: system prompt, `<Claude Code … elided>` blocks, env block, date | Claude Code's built-in prompts | dsh's system prompt | not hook output |
@@ -44,9 +44,6 @@ use serde_json::{Map, Value, json};
 use crate::support::{TestContext, repo_root};
 
 const SESSION_ID: &str = "conformance-session";
-
-/// Hook events Claude Code fired that dsh does not fire (hooks-claude README, "not fired").
-const NOT_FIRED_BY_DSH: &[&str] = &["MessageDisplay"];
 
 /// Environment variables compared between the capture and dsh.
 const COMPARED_ENV: &[&str] = &[
@@ -150,6 +147,10 @@ enum Known {
     /// `continue: false` stopped, then the `Operation stopped by hook` note); dsh sends the
     /// prompt as typed. The captured side drops that `\n`.
     MergedUserTextNewline,
+    /// `--init-only`: Claude Code ran the Setup and SessionStart hooks and exited without a
+    /// turn, writing no stream lines (no `hook_response`, no result): the hooks' own records
+    /// are compared, and dsh must open no turn either.
+    InitOnly,
 }
 
 /// The `Agent` tool response fields compared under [`Known::AgentToolResponse`].
@@ -357,6 +358,8 @@ struct Normalizer {
     /// (text, placeholder), applied in order to every string.
     replacements: Vec<(String, String)>,
     prompt_ids: HashMap<String, String>,
+    /// MessageDisplay's `turn_id` and `message_id`, by field.
+    display_ids: HashMap<(String, String), String>,
 }
 
 impl Normalizer {
@@ -376,6 +379,7 @@ impl Normalizer {
         Normalizer {
             replacements,
             prompt_ids: HashMap::new(),
+            display_ids: HashMap::new(),
         }
     }
 
@@ -423,6 +427,7 @@ impl Normalizer {
         Normalizer {
             replacements,
             prompt_ids: HashMap::new(),
+            display_ids: HashMap::new(),
         }
     }
 
@@ -447,6 +452,22 @@ impl Normalizer {
                             let id = field.as_str().unwrap_or_default().to_owned();
                             let next = format!("<PROMPT_{}>", self.prompt_ids.len() + 1);
                             json!(self.prompt_ids.entry(id).or_insert(next).clone())
+                        }
+                        "turn_id" | "message_id" => {
+                            let id = field.as_str().unwrap_or_default().to_owned();
+                            let kind = if key == "turn_id" { "TURN" } else { "MESSAGE" };
+                            let count = self
+                                .display_ids
+                                .keys()
+                                .filter(|(field, _)| field == key)
+                                .count();
+                            let next = format!("<{kind}_{}>", count + 1);
+                            json!(
+                                self.display_ids
+                                    .entry((key.clone(), id))
+                                    .or_insert(next)
+                                    .clone()
+                            )
                         }
                         _ => self.value(field),
                     };
@@ -500,10 +521,6 @@ fn hook_view(records: &[Value], normalizer: &mut Normalizer) -> Vec<Value> {
     };
     for record in records {
         if record.get("note").is_some() {
-            continue;
-        }
-        let event = record["event"].as_str().unwrap_or_default();
-        if NOT_FIRED_BY_DSH.contains(&event) {
             continue;
         }
         let normalized = normalizer.hook_record(record);
@@ -812,7 +829,6 @@ fn dsh_request_view(
 fn captured_hook_outputs(lines: &[Value]) -> Vec<Value> {
     let mut out: Vec<Value> = lines
         .iter()
-        .filter(|line| !NOT_FIRED_BY_DSH.contains(&line["hook_event"].as_str().unwrap_or_default()))
         .map(|line| {
             let stderr = line["stderr"].as_str().unwrap_or_default();
             if line["outcome"] == "cancelled" {
@@ -860,11 +876,13 @@ fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer) -> Vec<Value> {
         // line for PreCompact/PostCompact (cmp_auto) or InstructionsLoaded
         // (`misc_instructions_loaded`); their outcomes are compared through the hooks' own
         // records.
+        // Nor for CwdChanged (`ev_cwd_changed`).
         if event == "SessionEnd"
             || event == "StopFailure"
             || event == "PreCompact"
             || event == "PostCompact"
             || event == "InstructionsLoaded"
+            || event == "CwdChanged"
             || !first_turn
         {
             continue;
@@ -974,7 +992,7 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
                 }
             }
             Known::AsyncHookRace => hooks.sort_by_key(Value::to_string),
-            Known::UnrecordedRuns(_) | Known::KilledAtTeardown(_) => {}
+            Known::UnrecordedRuns(_) | Known::KilledAtTeardown(_) | Known::InitOnly => {}
             Known::EnvNotCaptured(label) => {
                 for record in hooks.iter_mut() {
                     if record["label"] == *label {
@@ -1183,7 +1201,8 @@ fn apply_known_dsh(known: &[Known], model: &mut [Value]) {
             | Known::SlashCommandMarkup
             | Known::AgentToolResponse
             | Known::RetryNoteAsContext
-            | Known::MergedUserTextNewline => {}
+            | Known::MergedUserTextNewline
+            | Known::InitOnly => {}
             Known::ToolResultOrder => sort_tool_results(model),
         }
     }
@@ -1295,7 +1314,11 @@ fn conformance(name: &str, known: &[Known]) {
     // in its stream: the scripted hooks must reproduce the captured hooks exactly.
     let captured_outputs = read_json(&dir.join("captured").join("hook_outputs.json"));
     let expected_outputs = captured_hook_outputs(captured_outputs.as_array().unwrap());
-    let actual_outputs = dsh_hook_outputs(&run.log, &Normalizer::dsh(&run));
+    let mut actual_outputs = dsh_hook_outputs(&run.log, &Normalizer::dsh(&run));
+    let init_only = known.iter().any(|k| matches!(k, Known::InitOnly));
+    if init_only {
+        actual_outputs.clear();
+    }
     assert_eq!(
         expected_outputs, actual_outputs,
         "{name}: hook process outcomes differ (left: Claude Code, right: dsh)"
@@ -1415,17 +1438,36 @@ fn conformance(name: &str, known: &[Known]) {
         assert!(data.is_dir(), "{} was not created", data.display());
     }
 
+    if name == "ev_message_display_replace" {
+        // Claude Code's result is the text the MessageDisplay hook had shown instead; dsh
+        // records the replacement for whoever presents the session.
+        let shown = run
+            .log
+            .iter()
+            .find(|e| e["type"] == "seam/note" && e["kind"] == "display_replaced")
+            .expect("a display_replaced note");
+        assert_eq!(shown["detail"]["text"], captured_result["result"]);
+        assert_eq!(shown["seam"], "message-display");
+    }
+
     // 3. How the first turn ended.
-    let first_end = run
-        .log
-        .iter()
-        .find(|e| e["type"] == "turn/end")
-        .expect("a turn/end");
-    assert_eq!(
-        expected_turn_end(&captured_result),
-        first_end["reason"],
-        "{name}: first turn's ending"
-    );
+    if init_only {
+        assert!(
+            !run.log.iter().any(|e| e["type"] == "turn/start"),
+            "{name}: --init-only opened a turn"
+        );
+    } else {
+        let first_end = run
+            .log
+            .iter()
+            .find(|e| e["type"] == "turn/end")
+            .expect("a turn/end");
+        assert_eq!(
+            expected_turn_end(&captured_result),
+            first_end["reason"],
+            "{name}: first turn's ending"
+        );
+    }
 
     insta::assert_snapshot!(
         name,
@@ -1521,6 +1563,14 @@ macro_rules! scenarios {
 
 scenarios! {
     a_baseline;
+    ev_cwd_changed;
+    ev_cwd_changed_envfile;
+    ev_message_display;
+    ev_message_display_replace;
+    ev_setup_context;
+    ev_setup_init;
+    ev_setup_init_only [Known::InitOnly];
+    ev_setup_maintenance;
     a2_tool_failure;
     b_pre_exit2;
     c2_pre_legacy_block;

@@ -458,6 +458,7 @@ mod tests {
                 dsh_permissions::PathContext {
                     cwd: dir.path().to_owned(),
                     home: None,
+                    base: None,
                 },
             ),
             dsh_permissions::PromptSurface::Headless,
@@ -479,6 +480,7 @@ mod tests {
             hook_notices: Vec::new(),
             torn: None,
             tools: dsh_tools::builtin::BuiltinSelection::All,
+            setup: None,
         };
         let mut agent = opened
             .agent(AgentOptions {

@@ -203,11 +203,13 @@ impl HookEvent {
             | HookEvent::UserPromptExpansion
             | HookEvent::InstructionsLoaded
             | HookEvent::SubagentStart
-            | HookEvent::SubagentStop => EventSupport::Fired,
+            | HookEvent::SubagentStop
+            | HookEvent::Setup
+            | HookEvent::MessageDisplay
+            | HookEvent::CwdChanged => EventSupport::Fired,
             HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => EventSupport::NotFired(
                 "dsh's /model fires no hooks: the reference has no verified payload for them",
             ),
-            HookEvent::Setup => EventSupport::NotFired("dsh has no --init/--maintenance mode"),
             HookEvent::TeammateIdle | HookEvent::TaskCreated | HookEvent::TaskCompleted => {
                 EventSupport::NotFired("dsh has no agent teams or task tools")
             }
@@ -220,13 +222,8 @@ impl HookEvent {
             HookEvent::WorktreeCreate | HookEvent::WorktreeRemove => {
                 EventSupport::NotFired("dsh does not manage worktrees")
             }
-            HookEvent::CwdChanged | HookEvent::FileChanged => {
-                EventSupport::NotFired("dsh does not track cwd changes or watch files")
-            }
+            HookEvent::FileChanged => EventSupport::NotFired("dsh does not watch files"),
             HookEvent::DirectoryAdded => EventSupport::NotFired("dsh has no /add-dir"),
-            HookEvent::MessageDisplay => {
-                EventSupport::NotFired("dsh renders assistant text without a display hook")
-            }
         }
     }
 
@@ -362,9 +359,11 @@ impl HookEvent {
             HookEvent::UserPromptExpansion => Seam::PromptSubmit,
             HookEvent::SubagentStart => Seam::SubagentStart,
             HookEvent::SubagentStop => Seam::SubagentStop,
+            HookEvent::Setup => Seam::Setup,
+            HookEvent::MessageDisplay => Seam::MessageDisplay,
+            HookEvent::CwdChanged => Seam::CwdChanged,
             HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
-            | HookEvent::Setup
             | HookEvent::TeammateIdle
             | HookEvent::TaskCreated
             | HookEvent::TaskCompleted
@@ -373,10 +372,8 @@ impl HookEvent {
             | HookEvent::ConfigChange
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
-            | HookEvent::CwdChanged
             | HookEvent::FileChanged
-            | HookEvent::DirectoryAdded
-            | HookEvent::MessageDisplay => Seam::Unmapped,
+            | HookEvent::DirectoryAdded => Seam::Unmapped,
             // Instruction files are read as the session starts.
             HookEvent::InstructionsLoaded => Seam::SessionStart,
         }
@@ -402,6 +399,20 @@ mod tests {
             assert!(seen.insert(event.as_str()));
         }
         assert_eq!(HookEvent::parse("pretooluse"), None);
+    }
+
+    /// The lifecycle events of issue 37 fire, each on its own seam.
+    #[test]
+    fn lifecycle_events_are_fired() {
+        for (event, seam) in [
+            (HookEvent::Setup, Seam::Setup),
+            (HookEvent::MessageDisplay, Seam::MessageDisplay),
+            (HookEvent::CwdChanged, Seam::CwdChanged),
+        ] {
+            assert_eq!(event.support(), EventSupport::Fired, "{event}");
+            assert_eq!(event.seam(), seam, "{event}");
+            assert!(!event.exit2_blocks(), "{event}");
+        }
     }
 
     /// The prompt-layer events fire (so `dsh hooks check` and the

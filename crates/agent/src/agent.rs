@@ -121,6 +121,9 @@ pub struct Agent {
     loaded_rules: Mutex<std::collections::HashSet<std::path::PathBuf>>,
     /// Runs the `agent` tool's nested loops (`subagent.rs`).
     subagents: Arc<dyn SubagentRunner>,
+    /// The set-up run asked for (`--init`, `--maintenance`), fired by
+    /// [`Agent::start`].
+    setup: Option<dsh_seams::SetupTrigger>,
 }
 
 impl Agent {
@@ -178,7 +181,14 @@ impl Agent {
             turn_system_prompt: None,
             model_override,
             loaded_rules,
+            setup: None,
         }
+    }
+
+    /// Asks for the set-up seam (`--init`, `--init-only`, `--maintenance`):
+    /// [`Agent::start`] fires it first. Call before [`Agent::start`].
+    pub fn set_setup(&mut self, trigger: Option<dsh_seams::SetupTrigger>) {
+        self.setup = trigger;
     }
 
     /// Sets when dsh compacts automatically (default: 85 % of a 128K window).

@@ -11,6 +11,7 @@ fn ctx() -> PathContext {
     PathContext {
         cwd: PathBuf::from("<PROJECT>"),
         home: Some(PathBuf::from("/home/u")),
+        base: None,
     }
 }
 

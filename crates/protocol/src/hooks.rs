@@ -49,6 +49,12 @@ pub enum Seam {
     SubagentStart,
     /// A subagent reached a natural stop.
     SubagentStop,
+    /// The set-up run (`--init`, `--init-only`, `--maintenance`).
+    Setup,
+    /// Assistant text about to be displayed.
+    MessageDisplay,
+    /// The session's working directory moved (bash `cd`).
+    CwdChanged,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -75,6 +81,9 @@ impl Seam {
             Seam::Compaction => "compaction",
             Seam::SubagentStart => "subagent-start",
             Seam::SubagentStop => "subagent-stop",
+            Seam::Setup => "setup",
+            Seam::MessageDisplay => "message-display",
+            Seam::CwdChanged => "cwd-changed",
             Seam::Unmapped => "none",
         }
     }

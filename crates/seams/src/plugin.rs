@@ -18,6 +18,7 @@ use crate::{
     PreToolVerdict, PromptDecision, ProposedCall, ProviderRequestDecision, Screening, SeamContext,
     SessionEndReason, SessionStartSource, StepReport, StepStop, ToolExecution, ToolOutcome,
 };
+use crate::{CwdChange, DisplayDecision, DisplayInput, SetupTrigger};
 
 /// A prompt claimed for a turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -379,6 +380,25 @@ pub trait Plugin: Send + Sync {
     ) -> Vec<ContextEntry> {
         Vec::new()
     }
+
+    // Lifecycle seams.
+
+    /// The set-up run (`--init`, `--init-only`, `--maintenance`): once,
+    /// before the instruction files are announced and before the
+    /// session-start seam. Observation only.
+    async fn setup(&self, _ctx: &SeamContext, _trigger: SetupTrigger) {}
+
+    /// An assistant message's text is about to be shown (after it is
+    /// recorded). The first `Replace` in registration order is shown instead;
+    /// the history keeps the model's text either way.
+    async fn message_display(&self, _ctx: &SeamContext, _input: &DisplayInput) -> DisplayDecision {
+        DisplayDecision::Keep
+    }
+
+    /// The session's working directory moved (the bash tool ran `cd`):
+    /// fired after the call's post-execute seam, with the new directory
+    /// already in effect. Observation only.
+    async fn cwd_changed(&self, _ctx: &SeamContext, _change: &CwdChange) {}
 
     // Prompt-layer seams.
 

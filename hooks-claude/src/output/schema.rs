@@ -82,6 +82,13 @@ pub fn validate(json: &Value, event: HookEvent) -> Result<(), String> {
             "object",
         )?;
     }
+    if event == HookEvent::MessageDisplay {
+        expect(
+            specific.get("displayContent"),
+            "hookSpecificOutput.displayContent",
+            "string",
+        )?;
+    }
     if event == HookEvent::PermissionRequest
         && let Some(decision) = specific.get("decision")
     {

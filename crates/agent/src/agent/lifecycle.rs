@@ -88,6 +88,17 @@ impl Agent {
         self.started = true;
         let control = TurnControl::default();
         let ctx = self.context(None, self.session_cancel.clone(), control.clone());
+        if let Some(trigger) = self.setup {
+            for plugin in self.registry.plugins() {
+                if AssertUnwindSafe(plugin.setup(&ctx, trigger))
+                    .catch_unwind()
+                    .await
+                    .is_err()
+                {
+                    tracing::error!("setup listener `{}` panicked", plugin.name());
+                }
+            }
+        }
         crate::prompt_layer::announce_instructions(
             self.registry.plugins(),
             &ctx,
@@ -124,6 +135,49 @@ impl Agent {
             }
         }
         self.session_stop = control.stop_requested();
+    }
+
+    /// The display seam for an assistant message's text: the first listener
+    /// that replaces it wins, recorded as a `seam/note` (`display_replaced`,
+    /// `detail.text`) for whoever presents the session; the history keeps the
+    /// model's text.
+    pub(super) async fn display(
+        &self,
+        ctx: &SeamContext,
+        turn: u64,
+        step: u64,
+        text: &str,
+    ) -> Result<(), AgentError> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        let input = dsh_seams::DisplayInput {
+            turn,
+            step,
+            message_id: dsh_seams::derived_id(&format!(
+                "{}:message:{turn}:{step}",
+                self.session.session_id
+            )),
+            text: text.to_owned(),
+        };
+        for plugin in self.registry.plugins() {
+            let decision = AssertUnwindSafe(plugin.message_display(ctx, &input))
+                .catch_unwind()
+                .await
+                .unwrap_or_default();
+            if let dsh_seams::DisplayDecision::Replace { text } = decision {
+                self.append(EventBody::SeamNote {
+                    turn: Some(turn),
+                    seam: dsh_protocol::Seam::MessageDisplay,
+                    plugin: plugin.name().to_owned(),
+                    kind: dsh_protocol::SeamNoteKind::DisplayReplaced,
+                    message: "the assistant's text is shown replaced".to_owned(),
+                    detail: Some(serde_json::json!({ "text": text })),
+                })?;
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Fires the notification seam (dsh is waiting for the user) outside any turn.

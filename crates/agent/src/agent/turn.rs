@@ -359,6 +359,7 @@ impl Agent {
                 usage: reply.usage,
             })?;
             summary.last_assistant_message = Some(reply.text.clone());
+            self.display(&ctx, turn, step, &reply.text).await?;
 
             if reply.tool_calls.is_empty() {
                 if let Some(stop) = control.stop_requested() {
