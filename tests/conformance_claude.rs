@@ -151,6 +151,14 @@ enum Known {
     /// turn, writing no stream lines (no `hook_response`, no result): the hooks' own records
     /// are compared, and dsh must open no turn either.
     InitOnly,
+    /// The capture drove one Claude Code process through several turns over the Agent SDK's
+    /// stream-json input, and a `set_model` control request switched the model (PreModelSwitch
+    /// / PostModelSwitch `source: "sdk"`); `dsh replay` sends the same switch as the
+    /// `/model NAME` prompt (`source: "command"`). Its stream has every turn's `hook_response`
+    /// lines, so dsh's hook outcomes of every turn are compared (SessionEnd aside). Claude
+    /// Code's record of the switch in the conversation (`<local-command-caveat>`,
+    /// `<command-name>`, `<local-command-stdout>`) is not model-facing in dsh and is left out.
+    SdkModelSwitch,
 }
 
 /// The `Agent` tool response fields compared under [`Known::AgentToolResponse`].
@@ -854,7 +862,7 @@ fn captured_hook_outputs(lines: &[Value]) -> Vec<Value> {
 
 /// dsh's `hook/result` events in the same shape: the first turn (and SessionStart), no
 /// SessionEnd. A timed-out hook and a detached (async) one count as `cancelled`.
-fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer) -> Vec<Value> {
+fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer, every_turn: bool) -> Vec<Value> {
     let invoked: HashMap<&str, &Value> = log
         .iter()
         .filter(|e| e["type"] == "hook/invoked")
@@ -870,7 +878,7 @@ fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer) -> Vec<Value> {
         }
         let invocation = invoked[id];
         let event = invocation["event"].as_str().unwrap_or_default();
-        let first_turn = invocation.get("turn").is_none_or(|turn| turn == 1);
+        let first_turn = every_turn || invocation.get("turn").is_none_or(|turn| turn == 1);
         // StopFailure hooks are not awaited and Claude Code's stream ends with its result line
         // before they report, like SessionEnd's. Claude Code's stream has no `hook_response`
         // line for PreCompact/PostCompact (cmp_auto) or InstructionsLoaded
@@ -993,6 +1001,29 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
             }
             Known::AsyncHookRace => hooks.sort_by_key(Value::to_string),
             Known::UnrecordedRuns(_) | Known::KilledAtTeardown(_) | Known::InitOnly => {}
+            Known::SdkModelSwitch => {
+                for record in hooks.iter_mut() {
+                    if record["stdin"]["source"] == "sdk" {
+                        record["stdin"]["source"] = json!("command");
+                    }
+                }
+                // Claude Code records the switch in the conversation as a local command's
+                // output; dsh's `model/switched` is not model-facing.
+                for segment in segments_mut(model) {
+                    if let Some(user) = segment.get_mut("user").and_then(Value::as_array_mut) {
+                        user.retain(|text| {
+                            let text = text.as_str().unwrap_or_default();
+                            ![
+                                "<local-command-caveat>",
+                                "<command-name>",
+                                "<local-command-std",
+                            ]
+                            .iter()
+                            .any(|prefix| text.starts_with(prefix))
+                        });
+                    }
+                }
+            }
             Known::EnvNotCaptured(label) => {
                 for record in hooks.iter_mut() {
                     if record["label"] == *label {
@@ -1026,8 +1057,10 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
             Known::CompactionTexts => compaction_texts(model, Side::Captured),
             Known::ModelName => {
                 for record in hooks.iter_mut() {
-                    if record["stdin"]["model"] == "claude-opus-5-5" {
-                        record["stdin"]["model"] = json!("scripted");
+                    for field in ["model", "from_model"] {
+                        if record["stdin"][field] == "claude-opus-5-5" {
+                            record["stdin"][field] = json!("scripted");
+                        }
                     }
                 }
             }
@@ -1202,7 +1235,8 @@ fn apply_known_dsh(known: &[Known], model: &mut [Value]) {
             | Known::AgentToolResponse
             | Known::RetryNoteAsContext
             | Known::MergedUserTextNewline
-            | Known::InitOnly => {}
+            | Known::InitOnly
+            | Known::SdkModelSwitch => {}
             Known::ToolResultOrder => sort_tool_results(model),
         }
     }
@@ -1314,7 +1348,8 @@ fn conformance(name: &str, known: &[Known]) {
     // in its stream: the scripted hooks must reproduce the captured hooks exactly.
     let captured_outputs = read_json(&dir.join("captured").join("hook_outputs.json"));
     let expected_outputs = captured_hook_outputs(captured_outputs.as_array().unwrap());
-    let mut actual_outputs = dsh_hook_outputs(&run.log, &Normalizer::dsh(&run));
+    let every_turn = known.iter().any(|k| matches!(k, Known::SdkModelSwitch));
+    let mut actual_outputs = dsh_hook_outputs(&run.log, &Normalizer::dsh(&run), every_turn);
     let init_only = known.iter().any(|k| matches!(k, Known::InitOnly));
     if init_only {
         actual_outputs.clear();
@@ -1436,6 +1471,26 @@ fn conformance(name: &str, known: &[Known]) {
         // The data directory exists by the time the hook runs, so a hook can write there.
         let data = run.ctx.home().join(".claude/plugins/data/guard-oracle-mkt");
         assert!(data.is_dir(), "{} was not created", data.display());
+    }
+
+    if name.starts_with("ev_model_sdk") {
+        // The switch happened only where no PreModelSwitch hook refused it (Claude Code's
+        // `set_model` answered `blocked_by_hook` in `_deny` and `_exit2`), and the requests
+        // after it name the model it switched to.
+        let switched: Vec<&Value> = run
+            .log
+            .iter()
+            .filter(|e| e["type"] == "model/switched")
+            .collect();
+        let last_model = run.requests.last().map(|r| r["model"].clone());
+        if name == "ev_model_sdk" {
+            assert_eq!(switched.len(), 1, "{name}: one model/switched");
+            assert_eq!(switched[0]["to"], "claude-sonnet-4-5");
+            assert_eq!(last_model, Some(json!("claude-sonnet-4-5")));
+        } else {
+            assert!(switched.is_empty(), "{name}: a refused switch was recorded");
+            assert_ne!(last_model, Some(json!("claude-sonnet-4-5")));
+        }
     }
 
     if name == "ev_message_display_replace" {
@@ -1566,6 +1621,9 @@ scenarios! {
     ev_cwd_changed;
     ev_cwd_changed_envfile;
     ev_message_display;
+    ev_model_sdk [Known::SdkModelSwitch, Known::ModelName];
+    ev_model_sdk_deny [Known::SdkModelSwitch, Known::ModelName];
+    ev_model_sdk_exit2 [Known::SdkModelSwitch, Known::ModelName];
     ev_message_display_replace;
     ev_setup_context;
     ev_setup_init;

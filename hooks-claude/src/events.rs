@@ -206,10 +206,9 @@ impl HookEvent {
             | HookEvent::SubagentStop
             | HookEvent::Setup
             | HookEvent::MessageDisplay
-            | HookEvent::CwdChanged => EventSupport::Fired,
-            HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => EventSupport::NotFired(
-                "dsh's /model fires no hooks: the reference has no verified payload for them",
-            ),
+            | HookEvent::CwdChanged
+            | HookEvent::PreModelSwitch
+            | HookEvent::PostModelSwitch => EventSupport::Fired,
             HookEvent::TeammateIdle | HookEvent::TaskCreated | HookEvent::TaskCompleted => {
                 EventSupport::NotFired("dsh has no agent teams or task tools")
             }
@@ -259,14 +258,14 @@ impl HookEvent {
             | HookEvent::UserPromptExpansion
             | HookEvent::Stop
             | HookEvent::SubagentStop
-            | HookEvent::PreCompact => true,
+            | HookEvent::PreCompact
+            | HookEvent::PreModelSwitch => true,
             HookEvent::Notification
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
             | HookEvent::StopFailure
             | HookEvent::SubagentStart
             | HookEvent::PostCompact
-            | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
             | HookEvent::PermissionRequest
             | HookEvent::PermissionDenied
@@ -362,9 +361,8 @@ impl HookEvent {
             HookEvent::Setup => Seam::Setup,
             HookEvent::MessageDisplay => Seam::MessageDisplay,
             HookEvent::CwdChanged => Seam::CwdChanged,
-            HookEvent::PreModelSwitch
-            | HookEvent::PostModelSwitch
-            | HookEvent::TeammateIdle
+            HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => Seam::ModelSwitch,
+            HookEvent::TeammateIdle
             | HookEvent::TaskCreated
             | HookEvent::TaskCompleted
             | HookEvent::Elicitation
@@ -408,16 +406,18 @@ mod tests {
             (HookEvent::Setup, Seam::Setup),
             (HookEvent::MessageDisplay, Seam::MessageDisplay),
             (HookEvent::CwdChanged, Seam::CwdChanged),
+            (HookEvent::PostModelSwitch, Seam::ModelSwitch),
         ] {
             assert_eq!(event.support(), EventSupport::Fired, "{event}");
             assert_eq!(event.seam(), seam, "{event}");
             assert!(!event.exit2_blocks(), "{event}");
         }
+        // An exit 2 refuses a model switch (`ev_model_sdk_exit2`).
+        assert!(HookEvent::PreModelSwitch.exit2_blocks());
     }
 
     /// The prompt-layer events fire (so `dsh hooks check` and the
-    /// start-up notices no longer call them unsupported); the model-switch
-    /// events still do not.
+    /// start-up notices no longer call them unsupported); agent teams do not.
     #[test]
     fn prompt_layer_events_are_fired() {
         assert_eq!(HookEvent::InstructionsLoaded.support(), EventSupport::Fired);
@@ -428,7 +428,7 @@ mod tests {
         assert!(HookEvent::UserPromptExpansion.exit2_blocks());
         assert!(!HookEvent::InstructionsLoaded.exit2_blocks());
         assert!(matches!(
-            HookEvent::PreModelSwitch.support(),
+            HookEvent::TeammateIdle.support(),
             EventSupport::NotFired(_)
         ));
     }

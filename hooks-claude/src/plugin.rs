@@ -353,6 +353,18 @@ impl Plugin for ClaudePlugin {
         self.on_cwd_changed(ctx, change).await;
     }
 
+    async fn before_model_switch(
+        &self,
+        ctx: &SeamContext,
+        switch: &dsh_seams::ModelSwitch,
+    ) -> dsh_seams::ModelSwitchDecision {
+        self.on_before_model_switch(ctx, switch).await
+    }
+
+    async fn model_switched(&self, ctx: &SeamContext, switch: &dsh_seams::ModelSwitch) {
+        self.on_model_switched(ctx, switch).await;
+    }
+
     async fn instructions_loaded(
         &self,
         ctx: &SeamContext,

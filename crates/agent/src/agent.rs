@@ -124,6 +124,9 @@ pub struct Agent {
     /// The set-up run asked for (`--init`, `--maintenance`), fired by
     /// [`Agent::start`].
     setup: Option<dsh_seams::SetupTrigger>,
+    /// When the session's last model response came, and its usage (the
+    /// model-switch seam reports them).
+    last_response: Option<(std::time::Instant, Option<dsh_protocol::TokenUsage>)>,
 }
 
 impl Agent {
@@ -182,6 +185,7 @@ impl Agent {
             model_override,
             loaded_rules,
             setup: None,
+            last_response: None,
         }
     }
 
@@ -380,7 +384,10 @@ impl Agent {
                 Ok(true)
             }
             PromptCommand::Model(name) => {
-                self.switch_model(&name)?;
+                // A refused switch was told to the user by the seam.
+                let _refused = self
+                    .switch_model(&name, dsh_seams::ModelSwitchSource::Command)
+                    .await?;
                 Ok(true)
             }
         }

@@ -55,6 +55,8 @@ pub enum Seam {
     MessageDisplay,
     /// The session's working directory moved (bash `cd`).
     CwdChanged,
+    /// Around a model switch (`/model`, a host's `set_model`).
+    ModelSwitch,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -84,6 +86,7 @@ impl Seam {
             Seam::Setup => "setup",
             Seam::MessageDisplay => "message-display",
             Seam::CwdChanged => "cwd-changed",
+            Seam::ModelSwitch => "model-switch",
             Seam::Unmapped => "none",
         }
     }

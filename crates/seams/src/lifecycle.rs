@@ -63,3 +63,54 @@ pub struct CwdChange {
     /// The directory now.
     pub new: PathBuf,
 }
+
+/// Who asked for a model switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelSwitchSource {
+    /// `/model NAME` typed in a session.
+    Command,
+    /// A host's `set_model` (the Agent SDK control protocol).
+    Sdk,
+}
+
+impl ModelSwitchSource {
+    /// The wire name, as Claude Code spells it (`command`, `sdk`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelSwitchSource::Command => "command",
+            ModelSwitchSource::Sdk => "sdk",
+        }
+    }
+}
+
+/// A model switch about to happen (or that just happened).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelSwitch {
+    /// The model used until now.
+    pub from: String,
+    /// The model used from now on.
+    pub to: String,
+    /// What was asked for.
+    pub requested: String,
+    /// Who asked.
+    pub source: ModelSwitchSource,
+    /// The usage of the session's last model response (what the next
+    /// request re-sends), if there was one.
+    pub last_usage: Option<dsh_protocol::TokenUsage>,
+    /// How long ago that response came, if there was one.
+    pub since_last_response: Option<std::time::Duration>,
+}
+
+/// What the model-switch seam answers before the switch.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ModelSwitchDecision {
+    /// The switch goes ahead.
+    #[default]
+    Allow,
+    /// The switch is refused; the session keeps its model.
+    Deny {
+        /// Why (shown to whoever asked).
+        reason: String,
+    },
+}

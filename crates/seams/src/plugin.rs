@@ -18,7 +18,9 @@ use crate::{
     PreToolVerdict, PromptDecision, ProposedCall, ProviderRequestDecision, Screening, SeamContext,
     SessionEndReason, SessionStartSource, StepReport, StepStop, ToolExecution, ToolOutcome,
 };
-use crate::{CwdChange, DisplayDecision, DisplayInput, SetupTrigger};
+use crate::{
+    CwdChange, DisplayDecision, DisplayInput, ModelSwitch, ModelSwitchDecision, SetupTrigger,
+};
 
 /// A prompt claimed for a turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -399,6 +401,20 @@ pub trait Plugin: Send + Sync {
     /// fired after the call's post-execute seam, with the new directory
     /// already in effect. Observation only.
     async fn cwd_changed(&self, _ctx: &SeamContext, _change: &CwdChange) {}
+
+    /// A model switch (`/model`, a host's `set_model`) is about to happen,
+    /// between turns. The first `Deny` in registration order refuses it.
+    async fn before_model_switch(
+        &self,
+        _ctx: &SeamContext,
+        _switch: &ModelSwitch,
+    ) -> ModelSwitchDecision {
+        ModelSwitchDecision::Allow
+    }
+
+    /// A model switch happened (after its `model/switched` is recorded).
+    /// Observation only.
+    async fn model_switched(&self, _ctx: &SeamContext, _switch: &ModelSwitch) {}
 
     // Prompt-layer seams.
 

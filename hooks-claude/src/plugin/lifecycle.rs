@@ -1,19 +1,21 @@
 //! The lifecycle events: Setup (`--init`, `--maintenance`), MessageDisplay
-//! (the assistant's text as shown) and CwdChanged (the bash tool's `cd`),
+//! (the assistant's text as shown), CwdChanged (the bash tool's `cd`) and
+//! PreModelSwitch/PostModelSwitch (`/model`, a host's `set_model`),
 //! and the per-hook `CLAUDE_ENV_FILE` files SessionStart, Setup and
 //! CwdChanged hooks write to.
 
 use std::path::PathBuf;
 
 use dsh_seams::{
-    CwdChange, DisplayDecision, DisplayInput, NoticeLevel, SeamContext, SetupTrigger, UserNotice,
+    CwdChange, DisplayDecision, DisplayInput, ModelSwitch, ModelSwitchDecision, NoticeLevel,
+    SeamContext, SetupTrigger, UserNotice,
 };
 use serde_json::Value;
 
 use super::{ClaudePlugin, Fired, Firing};
 use crate::envfile::parse_env_file;
 use crate::events::HookEvent;
-use crate::output::ParsedOutput;
+use crate::output::{Effect, ParsedOutput};
 use crate::payload;
 
 /// The `CLAUDE_ENV_FILE` of each hook of one firing:
@@ -156,4 +158,70 @@ fn display_content(fired: &Fired) -> Option<String> {
         .and_then(|specific| specific.get("displayContent"))
         .and_then(Value::as_str)
         .map(str::to_owned)
+}
+
+/// Claude Code's prompt-cache lifetime (`cache_ttl: "5m"`).
+const CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(300);
+
+impl ClaudePlugin {
+    /// PreModelSwitch (matcher on the requested model): a `deny` (or `ask`,
+    /// with no one to ask) or an exit 2 refuses the switch; the first in
+    /// configuration order gives the reason.
+    pub(super) async fn on_before_model_switch(
+        &self,
+        ctx: &SeamContext,
+        switch: &ModelSwitch,
+    ) -> ModelSwitchDecision {
+        let (fired, event) = self
+            .fire_switch(ctx, switch, HookEvent::PreModelSwitch)
+            .await;
+        self.record(ctx, event, &fired, &|_, _| {});
+        fired
+            .iter()
+            .find_map(|f| match &f.reading.effect {
+                Effect::Deny { text } => Some(text.clone()),
+                _ => None,
+            })
+            .map_or(ModelSwitchDecision::Allow, |reason| {
+                ModelSwitchDecision::Deny { reason }
+            })
+    }
+
+    /// PostModelSwitch: observation only.
+    pub(super) async fn on_model_switched(&self, ctx: &SeamContext, switch: &ModelSwitch) {
+        let (fired, event) = self
+            .fire_switch(ctx, switch, HookEvent::PostModelSwitch)
+            .await;
+        self.record(ctx, event, &fired, &|_, _| {});
+    }
+
+    async fn fire_switch(
+        &self,
+        ctx: &SeamContext,
+        switch: &ModelSwitch,
+        event: HookEvent,
+    ) -> (Vec<Fired>, HookEvent) {
+        let common = self.common(ctx, true);
+        let facts = payload::SwitchFacts {
+            from: &switch.from,
+            to: &switch.to,
+            requested: &switch.requested,
+            source: switch.source.as_str(),
+            context_tokens: switch
+                .last_usage
+                .map_or(0, |usage| usage.input_tokens + usage.output_tokens),
+            cache_warm: switch
+                .since_last_response
+                .is_some_and(|since| since < CACHE_TTL),
+        };
+        let firing = Firing {
+            subject: Some(&switch.requested),
+            ..Firing::new(
+                event,
+                payload::model_switch(&common, event.as_str(), &facts),
+            )
+        };
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        (fired, event)
+    }
 }

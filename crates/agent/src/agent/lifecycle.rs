@@ -212,15 +212,42 @@ impl Agent {
         Ok(())
     }
 
-    /// `/model NAME`: the following requests name NAME (a durable
-    /// `model/switched`, so a resumed session keeps it). Claude Code's
-    /// PreModelSwitch/PostModelSwitch are not fired: the reference has no
-    /// payload for them.
-    pub fn switch_model(&mut self, name: &str) -> Result<(), AgentError> {
+    /// `/model NAME` or a host's `set_model`: the model-switch seam first
+    /// (a listener may refuse: the user is told why and `Ok(Err(reason))`
+    /// comes back), then a durable `model/switched` (a resumed session keeps
+    /// the model) and the switched seam. Between turns.
+    pub async fn switch_model(
+        &mut self,
+        name: &str,
+        source: dsh_seams::ModelSwitchSource,
+    ) -> Result<Result<(), String>, AgentError> {
         let from = self
             .model_override
             .clone()
             .unwrap_or_else(|| self.model.name());
+        let switch = dsh_seams::ModelSwitch {
+            from: from.clone(),
+            to: name.to_owned(),
+            requested: name.to_owned(),
+            source,
+            last_usage: self.last_response.and_then(|(_, usage)| usage),
+            since_last_response: self.last_response.map(|(at, _)| at.elapsed()),
+        };
+        let ctx = self.context(None, self.session_cancel.clone(), TurnControl::default());
+        for plugin in self.registry.plugins() {
+            let decision = AssertUnwindSafe(plugin.before_model_switch(&ctx, &switch))
+                .catch_unwind()
+                .await
+                .unwrap_or_default();
+            if let dsh_seams::ModelSwitchDecision::Deny { reason } = decision {
+                self.sink.tell_user(UserNotice {
+                    source: plugin.name().to_owned(),
+                    text: format!("the model stays {from}: {reason}"),
+                    level: dsh_seams::NoticeLevel::Warning,
+                });
+                return Ok(Err(reason));
+            }
+        }
         self.append(EventBody::ModelSwitched {
             from,
             to: name.to_owned(),
@@ -231,7 +258,16 @@ impl Agent {
             text: format!("model set to {name} for the following requests"),
             level: dsh_seams::NoticeLevel::Info,
         });
-        Ok(())
+        for plugin in self.registry.plugins() {
+            if AssertUnwindSafe(plugin.model_switched(&ctx, &switch))
+                .catch_unwind()
+                .await
+                .is_err()
+            {
+                tracing::error!("model-switched listener `{}` panicked", plugin.name());
+            }
+        }
+        Ok(Ok(()))
     }
 
     /// The model the next request names.
