@@ -415,6 +415,38 @@ mod tests {
         ToolContext::new(dir, CancellationToken::new())
     }
 
+    /// Inside a session the shell's `cd` is kept for the next call; the
+    /// command's exit code and output are untouched; outside a session
+    /// (no seam) nothing is tracked.
+    #[tokio::test]
+    async fn cd_moves_the_session_working_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(project.join("sub")).unwrap();
+        let seam = dsh_seams::SeamContext::detached(&project);
+        let mut inside = ctx(&project);
+        inside.seam = Some(seam.clone());
+        let out = run(&inside, json!({"command": "cd sub && echo moved; exit 3"})).await;
+        assert_eq!((out.stdout.as_str(), out.exit_code), ("moved", Some(3)));
+        assert_eq!(seam.session.env.work_dir(), Some(project.join("sub")));
+        assert_eq!(seam.session.current_dir(), project.join("sub"));
+        // A command that stays put changes nothing.
+        let mut again = ctx(&project.join("sub"));
+        again.seam = Some(seam.clone());
+        run(&again, json!({"command": "true"})).await;
+        assert_eq!(seam.session.env.work_dir(), Some(project.join("sub")));
+        // Outside a session: no tracking.
+        let outside = ctx(&project);
+        run(&outside, json!({"command": "cd sub"})).await;
+        assert_eq!(
+            dsh_seams::SeamContext::detached(&project)
+                .session
+                .env
+                .work_dir(),
+            None
+        );
+    }
+
     async fn run(ctx: &ToolContext, args: Value) -> BashOutput {
         let value = BashTool::default().run(ctx, &args).await.unwrap();
         serde_json::from_value(value).unwrap()
