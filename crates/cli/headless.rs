@@ -343,9 +343,14 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             source,
             mcp,
             runner,
+            init_only: args.session.init_only,
         },
     )?;
     let Some(outcome) = outcome else {
+        if args.session.init_only && stop.is_none() {
+            // `--init-only`: the Setup and SessionStart hooks ran; nothing else to do.
+            return Ok(ExitStatus::Success);
+        }
         let stop = stop.unwrap_or(Stop::Interrupt);
         errln!(
             "dsh: {} before the turn started (session {session_id})",

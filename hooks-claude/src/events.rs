@@ -399,7 +399,7 @@ mod tests {
         assert_eq!(HookEvent::parse("pretooluse"), None);
     }
 
-    /// The lifecycle events of issue 37 fire, each on its own seam.
+    /// The lifecycle events (Setup, MessageDisplay, CwdChanged, the model switch) fire, each on its own seam.
     #[test]
     fn lifecycle_events_are_fired() {
         for (event, seam) in [

@@ -338,7 +338,8 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         if let Some(first) = args.first_prompt.clone() {
             typed_ahead.push_back(Input::Line(first));
         }
-        while stopper.stopped().is_none() {
+        // `--init-only`: the Setup and session-start hooks were the whole session.
+        while stopper.stopped().is_none() && !args.session.init_only {
             if let Some(reported) = usage.lock().unwrap_or_else(PoisonError::into_inner).take() {
                 status.record_usage(&reported);
             }
