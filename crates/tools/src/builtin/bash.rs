@@ -235,7 +235,8 @@ async fn run_command(
     };
     let script = match &cwd_record {
         Some(file) => format!(
-            "trap 'pwd -P >| {} 2>/dev/null' EXIT\n{command}",
+            // On the command's first line, so bash's `line N` in its errors is unchanged.
+            "trap 'pwd -P >| {} 2>/dev/null' EXIT; {command}",
             shell_quote(&file.path().to_string_lossy())
         ),
         None => command.to_owned(),
@@ -413,6 +414,16 @@ mod tests {
 
     fn ctx(dir: &std::path::Path) -> ToolContext {
         ToolContext::new(dir, CancellationToken::new())
+    }
+
+    /// The cwd record does not shift bash's line numbers in its own errors.
+    #[tokio::test]
+    async fn syntax_errors_keep_their_line_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut inside = ctx(dir.path());
+        inside.seam = Some(dsh_seams::SeamContext::detached(dir.path()));
+        let out = run(&inside, json!({"command": "echo ok\nif then"})).await;
+        assert!(out.stderr.contains("line 2"), "{}", out.stderr);
     }
 
     /// Inside a session the shell's `cd` is kept for the next call; the
