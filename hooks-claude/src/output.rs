@@ -811,21 +811,20 @@ fn apply_json(
             // `permissionDecision` as on PreToolUse (`ev_model_sdk_deny`): `deny`
             // refuses the switch with the reason; `ask` is refused too, as in a
             // headless Claude Code session (dsh asks no one about a switch).
-            match specific.and_then(|s| get_str(s, "permissionDecision")) {
-                Some(kind @ ("deny" | "ask")) => {
-                    let why = specific
-                        .and_then(|s| get_str(s, "permissionDecisionReason"))
-                        .unwrap_or(BLOCKED_BY_HOOK);
-                    out.effect = Effect::Deny {
-                        text: why.to_owned(),
-                    };
-                    if kind == "ask" {
-                        out.ignored.push(
-                            "permissionDecision: ask refuses the switch (no one to ask)".to_owned(),
-                        );
-                    }
+            if let Some(kind @ ("deny" | "ask")) =
+                specific.and_then(|s| get_str(s, "permissionDecision"))
+            {
+                let why = specific
+                    .and_then(|s| get_str(s, "permissionDecisionReason"))
+                    .unwrap_or(BLOCKED_BY_HOOK);
+                out.effect = Effect::Deny {
+                    text: why.to_owned(),
+                };
+                if kind == "ask" {
+                    out.ignored.push(
+                        "permissionDecision: ask refuses the switch (no one to ask)".to_owned(),
+                    );
                 }
-                Some(_) | None => {}
             }
             if stopped {
                 out.ignored

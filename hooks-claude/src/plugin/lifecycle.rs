@@ -180,7 +180,11 @@ impl ClaudePlugin {
             .iter()
             .find_map(|f| match &f.reading.effect {
                 Effect::Deny { text } => Some(text.clone()),
-                _ => None,
+                Effect::None
+                | Effect::Allow { .. }
+                | Effect::Ask { .. }
+                | Effect::Defer { .. }
+                | Effect::Block { .. } => None,
             })
             .map_or(ModelSwitchDecision::Allow, |reason| {
                 ModelSwitchDecision::Deny { reason }
