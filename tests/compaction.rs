@@ -43,6 +43,7 @@ fn options(ctx: &TestContext, plugins: Vec<Arc<dyn Plugin>>, auto: AutoCompact) 
         auto_compact: auto,
         extra_tools: Vec::new(),
         tools: dsh_tools::builtin::BuiltinSelection::All,
+        setup: None,
         project: Default::default(),
     }
 }

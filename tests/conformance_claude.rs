@@ -27,7 +27,7 @@
 //! | `duration_ms` | measured | measured | timing |
 //! | the `[CMD]` in model-facing texts | `python3 <ORACLE>/hook.py …` | `python3 $ORACLE/hook.py …` | the fixture's settings are the captured ones with `<ORACLE>` → `$ORACLE`; dsh shows the command as configured |
 //! | hook run order inside one event | completion order of parallel hooks | completion order | parallel hooks of one event are compared as a set |
-//! | `MessageDisplay` runs | fired | not fired | dsh has no display hook (hooks-claude README) |
+//! | MessageDisplay `turn_id`, `message_id` | uuids | derived ids | numbered by first appearance (`<TURN_1>`, `<MESSAGE_1>`…) |
 //! | "woke after sleep" notes | harness notes | harness notes | timing-dependent (z2's async sleeper races session end) |
 //! | env other than `PWD`, `CLAUDE_PROJECT_DIR`, `CLAUDE_ENV_FILE`, `CLAUDE_EFFORT`, `CLAUDECODE`, `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_CODE_SESSION_ID` | Claude Code internals (`CLAUDE_PID`, messaging socket, child notes dir…) | not set / dsh's own | only the documented hook variables are compared |
 //! | model requests: system prompt, `<Claude Code … elided>` blocks, env block, date | Claude Code's built-in prompts | dsh's system prompt | not hook output |
@@ -44,9 +44,6 @@ use serde_json::{Map, Value, json};
 use crate::support::{TestContext, repo_root};
 
 const SESSION_ID: &str = "conformance-session";
-
-/// Hook events Claude Code fired that dsh does not fire (hooks-claude README, "not fired").
-const NOT_FIRED_BY_DSH: &[&str] = &["MessageDisplay"];
 
 /// Environment variables compared between the capture and dsh.
 const COMPARED_ENV: &[&str] = &[
@@ -150,6 +147,18 @@ enum Known {
     /// `continue: false` stopped, then the `Operation stopped by hook` note); dsh sends the
     /// prompt as typed. The captured side drops that `\n`.
     MergedUserTextNewline,
+    /// `--init-only`: Claude Code ran the Setup and SessionStart hooks and exited without a
+    /// turn, writing no stream lines (no `hook_response`, no result): the hooks' own records
+    /// are compared, and dsh must open no turn either.
+    InitOnly,
+    /// The capture drove one Claude Code process through several turns over the Agent SDK's
+    /// stream-json input, and a `set_model` control request switched the model (PreModelSwitch
+    /// / PostModelSwitch `source: "sdk"`); `dsh replay` sends the same switch as the
+    /// `/model NAME` prompt (`source: "command"`). Its stream has every turn's `hook_response`
+    /// lines, so dsh's hook outcomes of every turn are compared (SessionEnd aside). Claude
+    /// Code's record of the switch in the conversation (`<local-command-caveat>`,
+    /// `<command-name>`, `<local-command-stdout>`) is not model-facing in dsh and is left out.
+    SdkModelSwitch,
 }
 
 /// The `Agent` tool response fields compared under [`Known::AgentToolResponse`].
@@ -357,6 +366,8 @@ struct Normalizer {
     /// (text, placeholder), applied in order to every string.
     replacements: Vec<(String, String)>,
     prompt_ids: HashMap<String, String>,
+    /// MessageDisplay's `turn_id` and `message_id`, by field.
+    display_ids: HashMap<(String, String), String>,
 }
 
 impl Normalizer {
@@ -376,6 +387,7 @@ impl Normalizer {
         Normalizer {
             replacements,
             prompt_ids: HashMap::new(),
+            display_ids: HashMap::new(),
         }
     }
 
@@ -423,6 +435,7 @@ impl Normalizer {
         Normalizer {
             replacements,
             prompt_ids: HashMap::new(),
+            display_ids: HashMap::new(),
         }
     }
 
@@ -447,6 +460,22 @@ impl Normalizer {
                             let id = field.as_str().unwrap_or_default().to_owned();
                             let next = format!("<PROMPT_{}>", self.prompt_ids.len() + 1);
                             json!(self.prompt_ids.entry(id).or_insert(next).clone())
+                        }
+                        "turn_id" | "message_id" => {
+                            let id = field.as_str().unwrap_or_default().to_owned();
+                            let kind = if key == "turn_id" { "TURN" } else { "MESSAGE" };
+                            let count = self
+                                .display_ids
+                                .keys()
+                                .filter(|(field, _)| field == key)
+                                .count();
+                            let next = format!("<{kind}_{}>", count + 1);
+                            json!(
+                                self.display_ids
+                                    .entry((key.clone(), id))
+                                    .or_insert(next)
+                                    .clone()
+                            )
                         }
                         _ => self.value(field),
                     };
@@ -500,10 +529,6 @@ fn hook_view(records: &[Value], normalizer: &mut Normalizer) -> Vec<Value> {
     };
     for record in records {
         if record.get("note").is_some() {
-            continue;
-        }
-        let event = record["event"].as_str().unwrap_or_default();
-        if NOT_FIRED_BY_DSH.contains(&event) {
             continue;
         }
         let normalized = normalizer.hook_record(record);
@@ -844,7 +869,6 @@ fn dsh_request_view(
 fn captured_hook_outputs(lines: &[Value]) -> Vec<Value> {
     let mut out: Vec<Value> = lines
         .iter()
-        .filter(|line| !NOT_FIRED_BY_DSH.contains(&line["hook_event"].as_str().unwrap_or_default()))
         .map(|line| {
             let stderr = line["stderr"].as_str().unwrap_or_default();
             if line["outcome"] == "cancelled" {
@@ -870,7 +894,7 @@ fn captured_hook_outputs(lines: &[Value]) -> Vec<Value> {
 
 /// dsh's `hook/result` events in the same shape: the first turn (and SessionStart), no
 /// SessionEnd. A timed-out hook and a detached (async) one count as `cancelled`.
-fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer) -> Vec<Value> {
+fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer, every_turn: bool) -> Vec<Value> {
     let invoked: HashMap<&str, &Value> = log
         .iter()
         .filter(|e| e["type"] == "hook/invoked")
@@ -886,17 +910,19 @@ fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer) -> Vec<Value> {
         }
         let invocation = invoked[id];
         let event = invocation["event"].as_str().unwrap_or_default();
-        let first_turn = invocation.get("turn").is_none_or(|turn| turn == 1);
+        let first_turn = every_turn || invocation.get("turn").is_none_or(|turn| turn == 1);
         // StopFailure hooks are not awaited and Claude Code's stream ends with its result line
         // before they report, like SessionEnd's. Claude Code's stream has no `hook_response`
         // line for PreCompact/PostCompact (cmp_auto) or InstructionsLoaded
         // (`misc_instructions_loaded`); their outcomes are compared through the hooks' own
         // records.
+        // Nor for CwdChanged (`ev_cwd_changed`).
         if event == "SessionEnd"
             || event == "StopFailure"
             || event == "PreCompact"
             || event == "PostCompact"
             || event == "InstructionsLoaded"
+            || event == "CwdChanged"
             || !first_turn
         {
             continue;
@@ -1006,7 +1032,30 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
                 }
             }
             Known::AsyncHookRace => hooks.sort_by_key(Value::to_string),
-            Known::UnrecordedRuns(_) | Known::KilledAtTeardown(_) => {}
+            Known::UnrecordedRuns(_) | Known::KilledAtTeardown(_) | Known::InitOnly => {}
+            Known::SdkModelSwitch => {
+                for record in hooks.iter_mut() {
+                    if record["stdin"]["source"] == "sdk" {
+                        record["stdin"]["source"] = json!("command");
+                    }
+                }
+                // Claude Code records the switch in the conversation as a local command's
+                // output; dsh's `model/switched` is not model-facing.
+                for segment in segments_mut(model) {
+                    if let Some(user) = segment.get_mut("user").and_then(Value::as_array_mut) {
+                        user.retain(|text| {
+                            let text = text.as_str().unwrap_or_default();
+                            ![
+                                "<local-command-caveat>",
+                                "<command-name>",
+                                "<local-command-std",
+                            ]
+                            .iter()
+                            .any(|prefix| text.starts_with(prefix))
+                        });
+                    }
+                }
+            }
             Known::EnvNotCaptured(label) => {
                 for record in hooks.iter_mut() {
                     if record["label"] == *label {
@@ -1040,8 +1089,10 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
             Known::CompactionTexts => compaction_texts(model, Side::Captured),
             Known::ModelName => {
                 for record in hooks.iter_mut() {
-                    if record["stdin"]["model"] == "claude-opus-5-5" {
-                        record["stdin"]["model"] = json!("scripted");
+                    for field in ["model", "from_model"] {
+                        if record["stdin"][field] == "claude-opus-5-5" {
+                            record["stdin"][field] = json!("scripted");
+                        }
                     }
                 }
             }
@@ -1215,7 +1266,9 @@ fn apply_known_dsh(known: &[Known], model: &mut [Value]) {
             | Known::SlashCommandMarkup
             | Known::AgentToolResponse
             | Known::RetryNoteAsContext
-            | Known::MergedUserTextNewline => {}
+            | Known::MergedUserTextNewline
+            | Known::InitOnly
+            | Known::SdkModelSwitch => {}
             Known::ToolResultOrder => sort_tool_results(model),
         }
     }
@@ -1327,7 +1380,12 @@ fn conformance(name: &str, known: &[Known]) {
     // in its stream: the scripted hooks must reproduce the captured hooks exactly.
     let captured_outputs = read_json(&dir.join("captured").join("hook_outputs.json"));
     let expected_outputs = captured_hook_outputs(captured_outputs.as_array().unwrap());
-    let actual_outputs = dsh_hook_outputs(&run.log, &Normalizer::dsh(&run));
+    let every_turn = known.iter().any(|k| matches!(k, Known::SdkModelSwitch));
+    let mut actual_outputs = dsh_hook_outputs(&run.log, &Normalizer::dsh(&run), every_turn);
+    let init_only = known.iter().any(|k| matches!(k, Known::InitOnly));
+    if init_only {
+        actual_outputs.clear();
+    }
     assert_eq!(
         expected_outputs, actual_outputs,
         "{name}: hook process outcomes differ (left: Claude Code, right: dsh)"
@@ -1447,17 +1505,56 @@ fn conformance(name: &str, known: &[Known]) {
         assert!(data.is_dir(), "{} was not created", data.display());
     }
 
+    if name.starts_with("ev_model_sdk") {
+        // The switch happened only where no PreModelSwitch hook refused it (Claude Code's
+        // `set_model` answered `blocked_by_hook` in `_deny` and `_exit2`), and the requests
+        // after it name the model it switched to.
+        let switched: Vec<&Value> = run
+            .log
+            .iter()
+            .filter(|e| e["type"] == "model/switched")
+            .collect();
+        let last_model = run.requests.last().map(|r| r["model"].clone());
+        if name == "ev_model_sdk" {
+            assert_eq!(switched.len(), 1, "{name}: one model/switched");
+            assert_eq!(switched[0]["to"], "claude-sonnet-4-5");
+            assert_eq!(last_model, Some(json!("claude-sonnet-4-5")));
+        } else {
+            assert!(switched.is_empty(), "{name}: a refused switch was recorded");
+            assert_ne!(last_model, Some(json!("claude-sonnet-4-5")));
+        }
+    }
+
+    if name == "ev_message_display_replace" {
+        // Claude Code's result is the text the MessageDisplay hook had shown instead; dsh
+        // records the replacement for whoever presents the session.
+        let shown = run
+            .log
+            .iter()
+            .find(|e| e["type"] == "seam/note" && e["kind"] == "display_replaced")
+            .expect("a display_replaced note");
+        assert_eq!(shown["detail"]["text"], captured_result["result"]);
+        assert_eq!(shown["seam"], "message-display");
+    }
+
     // 3. How the first turn ended.
-    let first_end = run
-        .log
-        .iter()
-        .find(|e| e["type"] == "turn/end")
-        .expect("a turn/end");
-    assert_eq!(
-        expected_turn_end(&captured_result),
-        first_end["reason"],
-        "{name}: first turn's ending"
-    );
+    if init_only {
+        assert!(
+            !run.log.iter().any(|e| e["type"] == "turn/start"),
+            "{name}: --init-only opened a turn"
+        );
+    } else {
+        let first_end = run
+            .log
+            .iter()
+            .find(|e| e["type"] == "turn/end")
+            .expect("a turn/end");
+        assert_eq!(
+            expected_turn_end(&captured_result),
+            first_end["reason"],
+            "{name}: first turn's ending"
+        );
+    }
 
     insta::assert_snapshot!(
         name,
@@ -1553,6 +1650,17 @@ macro_rules! scenarios {
 
 scenarios! {
     a_baseline;
+    ev_cwd_changed;
+    ev_cwd_changed_envfile;
+    ev_message_display;
+    ev_model_sdk [Known::SdkModelSwitch, Known::ModelName];
+    ev_model_sdk_deny [Known::SdkModelSwitch, Known::ModelName];
+    ev_model_sdk_exit2 [Known::SdkModelSwitch, Known::ModelName];
+    ev_message_display_replace;
+    ev_setup_context;
+    ev_setup_init;
+    ev_setup_init_only [Known::InitOnly];
+    ev_setup_maintenance;
     a2_tool_failure;
     b_pre_exit2;
     c2_pre_legacy_block;

@@ -253,6 +253,45 @@ fn check_knows_stop_failure_and_its_categories() {
     );
 }
 
+/// The lifecycle events are known and fired: no `unsupported-event` for Setup,
+/// MessageDisplay, CwdChanged or the model-switch events, and a Setup matcher neither trigger
+/// (`init`, `maintenance`) satisfies is pointed out.
+#[test]
+fn check_knows_the_lifecycle_events() {
+    let ctx = project();
+    std::fs::write(
+        ctx.project().join("lc.settings.json"),
+        r#"{"hooks": {
+            "Setup": [
+                {"matcher": "init", "hooks": [{"type": "command", "command": "true"}]},
+                {"matcher": "install", "hooks": [{"type": "command", "command": "true"}]}
+            ],
+            "MessageDisplay": [{"hooks": [{"type": "command", "command": "true"}]}],
+            "CwdChanged": [{"hooks": [{"type": "command", "command": "true"}]}],
+            "PreModelSwitch": [{"matcher": "claude-sonnet-4-5", "hooks": [{"type": "command", "command": "true"}]}],
+            "PostModelSwitch": [{"hooks": [{"type": "command", "command": "true"}]}]
+        }}"#,
+    )
+    .unwrap();
+    let output = dsh(&ctx)
+        .args(["hooks", "check", "lc.settings.json", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let doc = json_stdout(&output);
+    let found: Vec<(&str, &str)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["at"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![("matcher-never-matches", "hooks.Setup[1].matcher")],
+        "{doc}"
+    );
+}
+
 #[test]
 fn check_warns_about_a_bare_mcp_server_matcher() {
     let ctx = project();

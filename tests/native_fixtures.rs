@@ -51,6 +51,7 @@ fn options(ctx: &TestContext, name: &str, plugins: Vec<Arc<dyn Plugin>>) -> Repl
         project: Default::default(),
         extra_tools: Vec::new(),
         tools: dsh_tools::builtin::BuiltinSelection::All,
+        setup: None,
     }
 }
 

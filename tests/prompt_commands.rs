@@ -326,6 +326,7 @@ async fn a_native_plugin_amends_the_system_prompt_and_sees_instructions_and_expa
             auto_compact: dsh_agent::AutoCompact::default(),
             extra_tools: Vec::new(),
             tools: dsh_tools::builtin::BuiltinSelection::All,
+            setup: None,
         },
     )
     .await
@@ -718,6 +719,7 @@ async fn a_resumed_session_keeps_the_switched_model_and_loaded_rules() {
             auto_compact: dsh_agent::AutoCompact::default(),
             extra_tools: Vec::new(),
             tools: dsh_tools::builtin::BuiltinSelection::All,
+            setup: None,
         },
     )
     .await

@@ -348,9 +348,14 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             source,
             mcp,
             runner,
+            init_only: args.session.init_only,
         },
     )?;
     let Some(outcome) = outcome else {
+        if args.session.init_only && stop.is_none() {
+            // `--init-only`: the Setup and SessionStart hooks ran; nothing else to do.
+            return Ok(ExitStatus::Success);
+        }
         let stop = stop.unwrap_or(Stop::Interrupt);
         errln!(
             "dsh: {} before the turn started (session {session_id})",
@@ -470,6 +475,7 @@ mod tests {
                 dsh_permissions::PathContext {
                     cwd: dir.path().to_owned(),
                     home: None,
+                    base: None,
                 },
             ),
             dsh_permissions::PromptSurface::Headless,
@@ -491,6 +497,7 @@ mod tests {
             hook_notices: Vec::new(),
             torn: None,
             tools: dsh_tools::builtin::BuiltinSelection::All,
+            setup: None,
         };
         let mut agent = opened
             .agent(AgentOptions {

@@ -128,12 +128,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
             .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
         system_prompt: dsh_core::hooks::system_prompt(&cwd),
         observers,
-        prompt_limit: None,
+        // `--init-only`: the set-up and session-start hooks, then no prompt.
+        prompt_limit: args.session.init_only.then_some(0),
         skip_prompts: 0,
         auto_compact: assembled.auto_compact,
         project: assembled.project,
         extra_tools: mcp.tools(),
         tools: args.session.builtin_selection(),
+        setup: args.session.setup_trigger(),
     };
     let ran = runtime.block_on(async {
         // Before the session-start hooks run: from here on SIGINT, SIGTERM

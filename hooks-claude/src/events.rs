@@ -203,11 +203,12 @@ impl HookEvent {
             | HookEvent::UserPromptExpansion
             | HookEvent::InstructionsLoaded
             | HookEvent::SubagentStart
-            | HookEvent::SubagentStop => EventSupport::Fired,
-            HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => EventSupport::NotFired(
-                "dsh's /model fires no hooks: the reference has no verified payload for them",
-            ),
-            HookEvent::Setup => EventSupport::NotFired("dsh has no --init/--maintenance mode"),
+            | HookEvent::SubagentStop
+            | HookEvent::Setup
+            | HookEvent::MessageDisplay
+            | HookEvent::CwdChanged
+            | HookEvent::PreModelSwitch
+            | HookEvent::PostModelSwitch => EventSupport::Fired,
             HookEvent::TeammateIdle | HookEvent::TaskCreated | HookEvent::TaskCompleted => {
                 EventSupport::NotFired("dsh has no agent teams or task tools")
             }
@@ -220,13 +221,8 @@ impl HookEvent {
             HookEvent::WorktreeCreate | HookEvent::WorktreeRemove => {
                 EventSupport::NotFired("dsh does not manage worktrees")
             }
-            HookEvent::CwdChanged | HookEvent::FileChanged => {
-                EventSupport::NotFired("dsh does not track cwd changes or watch files")
-            }
+            HookEvent::FileChanged => EventSupport::NotFired("dsh does not watch files"),
             HookEvent::DirectoryAdded => EventSupport::NotFired("dsh has no /add-dir"),
-            HookEvent::MessageDisplay => {
-                EventSupport::NotFired("dsh renders assistant text without a display hook")
-            }
         }
     }
 
@@ -262,14 +258,14 @@ impl HookEvent {
             | HookEvent::UserPromptExpansion
             | HookEvent::Stop
             | HookEvent::SubagentStop
-            | HookEvent::PreCompact => true,
+            | HookEvent::PreCompact
+            | HookEvent::PreModelSwitch => true,
             HookEvent::Notification
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
             | HookEvent::StopFailure
             | HookEvent::SubagentStart
             | HookEvent::PostCompact
-            | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
             | HookEvent::PermissionRequest
             | HookEvent::PermissionDenied
@@ -362,10 +358,11 @@ impl HookEvent {
             HookEvent::UserPromptExpansion => Seam::PromptSubmit,
             HookEvent::SubagentStart => Seam::SubagentStart,
             HookEvent::SubagentStop => Seam::SubagentStop,
-            HookEvent::PreModelSwitch
-            | HookEvent::PostModelSwitch
-            | HookEvent::Setup
-            | HookEvent::TeammateIdle
+            HookEvent::Setup => Seam::Setup,
+            HookEvent::MessageDisplay => Seam::MessageDisplay,
+            HookEvent::CwdChanged => Seam::CwdChanged,
+            HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => Seam::ModelSwitch,
+            HookEvent::TeammateIdle
             | HookEvent::TaskCreated
             | HookEvent::TaskCompleted
             | HookEvent::Elicitation
@@ -373,10 +370,8 @@ impl HookEvent {
             | HookEvent::ConfigChange
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
-            | HookEvent::CwdChanged
             | HookEvent::FileChanged
-            | HookEvent::DirectoryAdded
-            | HookEvent::MessageDisplay => Seam::Unmapped,
+            | HookEvent::DirectoryAdded => Seam::Unmapped,
             // Instruction files are read as the session starts.
             HookEvent::InstructionsLoaded => Seam::SessionStart,
         }
@@ -404,9 +399,25 @@ mod tests {
         assert_eq!(HookEvent::parse("pretooluse"), None);
     }
 
+    /// The lifecycle events (Setup, MessageDisplay, CwdChanged, the model switch) fire, each on its own seam.
+    #[test]
+    fn lifecycle_events_are_fired() {
+        for (event, seam) in [
+            (HookEvent::Setup, Seam::Setup),
+            (HookEvent::MessageDisplay, Seam::MessageDisplay),
+            (HookEvent::CwdChanged, Seam::CwdChanged),
+            (HookEvent::PostModelSwitch, Seam::ModelSwitch),
+        ] {
+            assert_eq!(event.support(), EventSupport::Fired, "{event}");
+            assert_eq!(event.seam(), seam, "{event}");
+            assert!(!event.exit2_blocks(), "{event}");
+        }
+        // An exit 2 refuses a model switch (`ev_model_sdk_exit2`).
+        assert!(HookEvent::PreModelSwitch.exit2_blocks());
+    }
+
     /// The prompt-layer events fire (so `dsh hooks check` and the
-    /// start-up notices no longer call them unsupported); the model-switch
-    /// events still do not.
+    /// start-up notices no longer call them unsupported); agent teams do not.
     #[test]
     fn prompt_layer_events_are_fired() {
         assert_eq!(HookEvent::InstructionsLoaded.support(), EventSupport::Fired);
@@ -417,7 +428,7 @@ mod tests {
         assert!(HookEvent::UserPromptExpansion.exit2_blocks());
         assert!(!HookEvent::InstructionsLoaded.exit2_blocks());
         assert!(matches!(
-            HookEvent::PreModelSwitch.support(),
+            HookEvent::TeammateIdle.support(),
             EventSupport::NotFired(_)
         ));
     }

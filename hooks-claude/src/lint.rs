@@ -80,6 +80,7 @@ impl Rules for ClaudeRules {
     fn closed_subjects(&self, event: &str) -> Option<(&'static str, &'static [&'static str])> {
         const TRIGGERS: &[&str] = &["manual", "auto"];
         const SOURCES: &[&str] = &["startup", "resume", "clear", "compact"];
+        const SETUP_TRIGGERS: &[&str] = &["init", "maintenance"];
         // Claude Code's documented `load_reason` values (dsh sends the first
         // and `path_glob_match`).
         const LOAD_REASONS: &[&str] = &[
@@ -94,6 +95,7 @@ impl Rules for ClaudeRules {
             "PreCompact" | "PostCompact" => Some(("the trigger", TRIGGERS)),
             "SessionStart" => Some(("the source", SOURCES)),
             "InstructionsLoaded" => Some(("the load reason", LOAD_REASONS)),
+            "Setup" => Some(("the trigger", SETUP_TRIGGERS)),
             _ => None,
         }
     }

@@ -537,13 +537,18 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
                 text: format!("Compaction blocked by PreCompact hook: [{cmd}]: {reason}"),
             };
         }
+        HookEvent::PreModelSwitch => {
+            // ev_model_sdk_exit2: the switch is refused, `[CMD]: <stderr>` the reason.
+            out.effect = Effect::Deny {
+                text: format!("[{cmd}]: {reason}"),
+            };
+        }
         HookEvent::Notification
         | HookEvent::SessionStart
         | HookEvent::SessionEnd
         | HookEvent::StopFailure
         | HookEvent::SubagentStart
         | HookEvent::PostCompact
-        | HookEvent::PreModelSwitch
         | HookEvent::PostModelSwitch
         | HookEvent::PermissionRequest
         | HookEvent::PermissionDenied
@@ -802,11 +807,34 @@ fn apply_json(
                 out.retry = true;
             }
         }
+        HookEvent::PreModelSwitch => {
+            // `permissionDecision` as on PreToolUse (`ev_model_sdk_deny`): `deny`
+            // refuses the switch with the reason; `ask` is refused too, as in a
+            // headless Claude Code session (dsh asks no one about a switch).
+            if let Some(kind @ ("deny" | "ask")) =
+                specific.and_then(|s| get_str(s, "permissionDecision"))
+            {
+                let why = specific
+                    .and_then(|s| get_str(s, "permissionDecisionReason"))
+                    .unwrap_or(BLOCKED_BY_HOOK);
+                out.effect = Effect::Deny {
+                    text: why.to_owned(),
+                };
+                if kind == "ask" {
+                    out.ignored.push(
+                        "permissionDecision: ask refuses the switch (no one to ask)".to_owned(),
+                    );
+                }
+            }
+            if stopped {
+                out.ignored
+                    .push("continue: PreModelSwitch cannot stop anything".to_owned());
+            }
+        }
         HookEvent::Notification
         | HookEvent::SessionEnd
         | HookEvent::StopFailure
         | HookEvent::PostCompact
-        | HookEvent::PreModelSwitch
         | HookEvent::PostModelSwitch
         | HookEvent::Setup
         | HookEvent::TeammateIdle

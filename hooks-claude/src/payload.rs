@@ -11,7 +11,9 @@ use dsh_seams::PermissionUpdate;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+mod lifecycle;
 mod tools;
+pub use lifecycle::*;
 pub use tools::*;
 
 /// The fields most events share.

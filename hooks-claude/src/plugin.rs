@@ -33,6 +33,7 @@ use crate::transcript::Transcript;
 mod compact;
 mod failure;
 mod launch;
+mod lifecycle;
 mod prompting;
 mod subagents;
 mod tools;
@@ -134,7 +135,7 @@ impl ClaudePlugin {
                 .transcript_path(&ctx.session.session_id)
                 .to_string_lossy()
                 .into_owned(),
-            cwd: ctx.session.cwd.to_string_lossy().into_owned(),
+            cwd: ctx.session.current_dir().to_string_lossy().into_owned(),
             prompt_id: if with_prompt {
                 self.prompt_id(ctx)
             } else {
@@ -219,7 +220,7 @@ impl ClaudePlugin {
                         headers: headers.clone(),
                         allowed_env_vars: allowed_env_vars.clone(),
                     }),
-                    cwd: ctx.session.cwd.clone(),
+                    cwd: ctx.session.current_dir(),
                     env: Vec::new(),
                     stdin: payload::to_stdin(&firing.payload),
                     timeout,
@@ -334,6 +335,34 @@ impl Plugin for ClaudePlugin {
         let contexts = self.on_session_start(ctx, source).await;
         self.fire_pending_rules(ctx).await;
         contexts
+    }
+
+    async fn setup(&self, ctx: &SeamContext, trigger: dsh_seams::SetupTrigger) {
+        self.on_setup(ctx, trigger).await;
+    }
+
+    async fn message_display(
+        &self,
+        ctx: &SeamContext,
+        input: &dsh_seams::DisplayInput,
+    ) -> dsh_seams::DisplayDecision {
+        self.on_message_display(ctx, input).await
+    }
+
+    async fn cwd_changed(&self, ctx: &SeamContext, change: &dsh_seams::CwdChange) {
+        self.on_cwd_changed(ctx, change).await;
+    }
+
+    async fn before_model_switch(
+        &self,
+        ctx: &SeamContext,
+        switch: &dsh_seams::ModelSwitch,
+    ) -> dsh_seams::ModelSwitchDecision {
+        self.on_before_model_switch(ctx, switch).await
+    }
+
+    async fn model_switched(&self, ctx: &SeamContext, switch: &dsh_seams::ModelSwitch) {
+        self.on_model_switched(ctx, switch).await;
     }
 
     async fn instructions_loaded(

@@ -121,6 +121,12 @@ pub struct Agent {
     loaded_rules: Mutex<std::collections::HashSet<std::path::PathBuf>>,
     /// Runs the `agent` tool's nested loops (`subagent.rs`).
     subagents: Arc<dyn SubagentRunner>,
+    /// The set-up run asked for (`--init`, `--maintenance`), fired by
+    /// [`Agent::start`].
+    setup: Option<dsh_seams::SetupTrigger>,
+    /// When the session's last model response came, and its usage (the
+    /// model-switch seam reports them).
+    last_response: Option<(std::time::Instant, Option<dsh_protocol::TokenUsage>)>,
 }
 
 impl Agent {
@@ -178,7 +184,15 @@ impl Agent {
             turn_system_prompt: None,
             model_override,
             loaded_rules,
+            setup: None,
+            last_response: None,
         }
+    }
+
+    /// Asks for the set-up seam (`--init`, `--init-only`, `--maintenance`):
+    /// [`Agent::start`] fires it first. Call before [`Agent::start`].
+    pub fn set_setup(&mut self, trigger: Option<dsh_seams::SetupTrigger>) {
+        self.setup = trigger;
     }
 
     /// Sets when dsh compacts automatically (default: 85 % of a 128K window).
@@ -370,7 +384,10 @@ impl Agent {
                 Ok(true)
             }
             PromptCommand::Model(name) => {
-                self.switch_model(&name)?;
+                // A refused switch was told to the user by the seam.
+                let _refused = self
+                    .switch_model(&name, dsh_seams::ModelSwitchSource::Command)
+                    .await?;
                 Ok(true)
             }
         }

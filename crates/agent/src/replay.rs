@@ -52,6 +52,9 @@ pub struct ReplayOptions {
     pub extra_tools: Vec<Arc<dyn dsh_tools::Tool>>,
     /// Which built-in tools are offered (`--tools`).
     pub tools: BuiltinSelection,
+    /// The set-up run to fire before the session starts (`--init`,
+    /// `--init-only`, `--maintenance`).
+    pub setup: Option<dsh_seams::SetupTrigger>,
 }
 
 /// What a replay produced.
@@ -178,6 +181,7 @@ async fn replay_inner(
     });
     agent.set_auto_compact(options.auto_compact);
     agent.set_project_context(options.project);
+    agent.set_setup(options.setup);
     if options.resumed {
         agent.repair_open_turn()?;
     }

@@ -40,6 +40,7 @@ fn options(dir: &std::path::Path, log: SessionLog) -> ReplayOptions {
         project: Default::default(),
         extra_tools: Vec::new(),
         tools: dsh_tools::builtin::BuiltinSelection::All,
+        setup: None,
     }
 }
 

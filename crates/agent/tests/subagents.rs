@@ -42,6 +42,7 @@ fn options(dir: &std::path::Path, plugins: Vec<Arc<dyn Plugin>>) -> ReplayOption
         auto_compact: dsh_agent::AutoCompact::default(),
         extra_tools: Vec::new(),
         tools: dsh_tools::builtin::BuiltinSelection::All,
+        setup: None,
         project: Default::default(),
     }
 }

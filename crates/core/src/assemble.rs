@@ -88,6 +88,8 @@ pub struct Assembled {
     pub torn: Option<TornTail>,
     /// The built-in tools the session offers (`--tools`).
     pub tools: dsh_tools::builtin::BuiltinSelection,
+    /// The set-up run the flags ask for (`--init`, `--maintenance`).
+    pub setup: Option<dsh_seams::SetupTrigger>,
 }
 
 /// What else an agent needs besides the assembled session.
@@ -221,6 +223,7 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         hook_notices: hooks.notices,
         torn,
         tools: spec.flags.builtin_selection(),
+        setup: spec.flags.setup_trigger(),
     })
 }
 
@@ -274,6 +277,7 @@ impl Assembled {
         // Project instructions and custom commands.
         agent.set_project_context(self.project);
         agent.set_auto_compact(self.auto_compact);
+        agent.set_setup(self.setup);
         agent.repair_open_turn()?;
         Ok(agent)
     }

@@ -44,6 +44,18 @@ pub struct SessionFlags {
     /// MCP tools are not affected.
     #[arg(long, value_name = "TOOLS")]
     pub tools: Option<String>,
+    /// Run the Setup hooks (trigger `init`) before the session starts, as
+    /// `claude --init`.
+    #[arg(long, conflicts_with_all = ["init_only", "maintenance"])]
+    pub init: bool,
+    /// Run the Setup hooks (trigger `init`) and the session-start hooks, then
+    /// exit without a prompt, as `claude --init-only`.
+    #[arg(long = "init-only", conflicts_with = "maintenance")]
+    pub init_only: bool,
+    /// Run the Setup hooks (trigger `maintenance`) before the session starts,
+    /// as `claude --maintenance`.
+    #[arg(long)]
+    pub maintenance: bool,
     /// Permission mode and rules for the session (Claude Code's `default` mode when
     /// neither the flag nor settings' `defaultMode` names one; replay: `bypassPermissions`).
     #[command(flatten)]
@@ -70,6 +82,18 @@ impl SessionFlags {
             .as_deref()
             .map(dsh_tools::builtin::BuiltinSelection::parse)
             .unwrap_or_default()
+    }
+
+    /// The set-up run the flags ask for (`--init`, `--init-only`: `init`;
+    /// `--maintenance`: `maintenance`).
+    pub fn setup_trigger(&self) -> Option<dsh_seams::SetupTrigger> {
+        if self.init || self.init_only {
+            Some(dsh_seams::SetupTrigger::Init)
+        } else if self.maintenance {
+            Some(dsh_seams::SetupTrigger::Maintenance)
+        } else {
+            None
+        }
     }
 
     /// `--settings` paths made absolute against `cwd` (a relative path means

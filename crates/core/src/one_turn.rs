@@ -26,13 +26,15 @@ pub struct OneTurn {
     pub mcp: Arc<McpSession>,
     /// The hook runner, whose running and detached hooks end with the turn.
     pub runner: HookRunner,
+    /// `--init-only`: the set-up and session-start hooks, then no turn.
+    pub init_only: bool,
 }
 
 /// How the turn went.
 #[derive(Debug)]
 pub struct TurnRun {
     /// The turn's outcome; `None` when a signal came while the
-    /// session-start hooks ran, so no turn was opened.
+    /// session-start hooks ran, or with `--init-only`: no turn was opened.
     pub outcome: Option<TurnOutcome>,
     /// The stop signal that ended the run early, if one did.
     pub stop: Option<Stop>,
@@ -49,6 +51,7 @@ pub fn run_one_turn(agent: &mut Agent, turn: OneTurn) -> Result<TurnRun> {
         source,
         mcp,
         runner,
+        init_only,
     } = turn;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -89,6 +92,8 @@ pub fn run_one_turn(agent: &mut Agent, turn: OneTurn) -> Result<TurnRun> {
         let outcome = match stopped_early {
             // Stopped while the session-start hooks ran: no turn is opened.
             Some(_) => None,
+            // `--init-only`: the set-up is the whole run.
+            None if init_only => None,
             None => Some(
                 agent
                     .run_turn(

@@ -326,6 +326,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
             source,
             mcp,
             runner,
+            init_only: false,
         },
     )?;
 

@@ -62,6 +62,7 @@ fn main() {
     let ctx = PathContext {
         cwd: PathBuf::from("/project"),
         home: Some(PathBuf::from("/home/u")),
+        base: None,
     };
     let settings = r#"{"permissions":{"deny":["Bash(rm:*)","Bash(curl:*)"],"allow":["Bash(cargo build:*)","Bash(git log:*)"]}}"#;
     let layer = Layer::from_settings_text(Source::User, "settings.json", settings).unwrap();

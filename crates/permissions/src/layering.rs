@@ -166,6 +166,7 @@ pub fn build(requested: &Requested, at: &Where<'_>) -> Result<Built, LayeringErr
         PathContext {
             cwd: at.cwd.to_owned(),
             home: Some(at.home.to_owned()),
+            base: None,
         },
     );
     for layer in layers {

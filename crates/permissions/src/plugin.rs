@@ -86,6 +86,13 @@ impl PermissionsPlugin {
         self.with(|p| p.dropped_allow().to_vec())
     }
 
+    /// Relative paths in the next calls' inputs start where the session's
+    /// working directory is now (the bash tool keeps its `cd`).
+    fn follow_dir(&self, ctx: &SeamContext) {
+        let dir = ctx.session.env.work_dir();
+        self.with(|p| p.set_input_base(dir));
+    }
+
     /// The verdict for a call, by dsh tool name.
     pub fn verdict(&self, dsh_tool: &str, arguments: &serde_json::Value) -> Verdict {
         self.with(|p| p.decide(rule_tool_name(dsh_tool), arguments))
@@ -203,7 +210,8 @@ impl Plugin for PermissionsPlugin {
 
     /// A deny rule on a file a reading tool asks for settles the call
     /// before any hook sees it (Claude Code does not fire PreToolUse then).
-    async fn screen(&self, _ctx: &SeamContext, call: &ProposedCall) -> Screening {
+    async fn screen(&self, ctx: &SeamContext, call: &ProposedCall) -> Screening {
+        self.follow_dir(ctx);
         match self.verdict(&call.tool, &call.arguments) {
             Verdict::Deny {
                 message,
@@ -238,10 +246,11 @@ impl Plugin for PermissionsPlugin {
 
     async fn pre_execute(
         &self,
-        _ctx: &SeamContext,
+        ctx: &SeamContext,
         exec: &ToolExecution,
         _review: Option<&PreToolVerdict>,
     ) -> PreToolOutcome {
+        self.follow_dir(ctx);
         let decision = match self.verdict(&exec.tool, &exec.arguments) {
             Verdict::Allow(_) => PreToolDecision::Allow,
             Verdict::Deny {
@@ -299,6 +308,7 @@ mod tests {
         let ctx = PathContext {
             cwd: PathBuf::from("/proj"),
             home: None,
+            base: None,
         };
         PermissionsPlugin::new(Permissions::new(mode, ctx), surface)
     }
@@ -372,6 +382,7 @@ mod tests {
                 PathContext {
                     cwd: project.clone(),
                     home: None,
+                    base: None,
                 },
             ),
             PromptSurface::Headless,

@@ -432,6 +432,14 @@ impl Permissions {
         });
     }
 
+    /// Where relative paths in tool inputs start: `None` for the project,
+    /// else the directory the bash tool's last `cd` left the session in.
+    pub fn set_input_base(&mut self, base: Option<PathBuf>) {
+        self.ctx.base = base
+            .map(|dir| normalize(&dir))
+            .filter(|dir| *dir != normalize(&self.ctx.cwd));
+    }
+
     /// The project directory (where `.claude/settings.local.json` lives).
     pub fn project_dir(&self) -> &Path {
         &self.ctx.cwd

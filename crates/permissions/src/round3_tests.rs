@@ -16,6 +16,7 @@ fn ctx() -> PathContext {
     PathContext {
         cwd: PathBuf::from("/project"),
         home: Some(PathBuf::from("/home/u")),
+        base: None,
     }
 }
 

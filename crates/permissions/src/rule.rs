@@ -147,6 +147,10 @@ pub struct PathContext {
     pub cwd: PathBuf,
     /// The user's home, for `~/` patterns.
     pub home: Option<PathBuf>,
+    /// Where relative paths in tool inputs start when that is not the
+    /// project: the shell's directory after a `cd` the bash tool kept.
+    /// Rule patterns stay anchored at `cwd`.
+    pub base: Option<PathBuf>,
 }
 
 impl PathContext {
@@ -169,17 +173,19 @@ impl PathContext {
         PathContext {
             cwd: real_path(&self.cwd),
             home: self.home.as_deref().map(real_path),
+            base: self.base.as_deref().map(real_path),
         }
     }
 
     fn join(&self, p: &str) -> PathBuf {
+        let base = self.base.as_deref().unwrap_or(&self.cwd);
         if let Some(rest) = p.strip_prefix("~/") {
             match &self.home {
                 Some(h) => h.join(rest),
-                None => self.cwd.join(p),
+                None => base.join(p),
             }
         } else {
-            self.cwd.join(p)
+            base.join(p)
         }
     }
 }
@@ -435,6 +441,7 @@ fn specifier_for(tool: &str, inner: &str, offset: usize) -> Result<Specifier, Ru
                 &PathContext {
                     cwd: PathBuf::from("/"),
                     home: None,
+                    base: None,
                 },
             ))
             .map_err(|message| RuleSyntaxError::BadPattern { offset, message })?;
@@ -610,6 +617,7 @@ mod tests {
         PathContext {
             cwd: PathBuf::from("/proj"),
             home: Some(PathBuf::from("/home/u")),
+            base: None,
         }
     }
 
@@ -773,6 +781,7 @@ mod tests {
         let ctx = PathContext {
             cwd: PathBuf::from("/w/[x]"),
             home: Some(PathBuf::from("/h/{u}")),
+            base: None,
         };
         let rule = Rule::parse("Read(./a)").expect("parses");
         assert!(rule.matches("Read", &json!({"file_path": "a"}), &ctx));

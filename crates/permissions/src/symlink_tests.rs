@@ -67,6 +67,7 @@ impl World {
         let ctx = PathContext {
             cwd: self.at(cwd),
             home: Some(self.at(home)),
+            base: None,
         };
         let layer = Layer::from_settings_text(Source::User, "settings.json", &settings.to_string())
             .expect("settings parse");

@@ -11,6 +11,7 @@ fn ctx() -> PathContext {
     PathContext {
         cwd: PathBuf::from("<PROJECT>"),
         home: Some(PathBuf::from("/home/u")),
+        base: None,
     }
 }
 
@@ -476,5 +477,49 @@ fn deny_and_ask_rules_catch_any_command_of_a_line() {
     assert!(matches!(
         p.decide("Bash", &bash("ls; echo rm")),
         Verdict::Allow(_)
+    ));
+}
+
+/// After the bash tool's `cd` moved the session, relative paths in tool inputs start there:
+/// a `touch` that acceptEdits allows in the project asks once the shell stands outside it,
+/// and a project rule keeps its anchor (`Read(./secret.txt)` still covers `../secret.txt`
+/// from a subdirectory).
+#[test]
+fn relative_paths_follow_the_shell_directory_rules_stay_anchored() {
+    let mut p = perms(
+        Mode::AcceptEdits,
+        r#"{"permissions":{"deny":["Read(./secret.txt)"]}}"#,
+        Trust::Trusted,
+    );
+    assert!(matches!(
+        p.decide("Bash", &bash("touch created.txt")),
+        Verdict::Allow(_)
+    ));
+    p.set_input_base(Some(PathBuf::from("/etc")));
+    assert!(matches!(
+        p.decide("Bash", &bash("touch created.txt")),
+        Verdict::Ask { .. }
+    ));
+    assert!(matches!(
+        p.decide(
+            "Write",
+            &json!({"file_path": "notes.txt", "content": "hello\n"})
+        ),
+        Verdict::Ask { .. }
+    ));
+    p.set_input_base(Some(PathBuf::from("<PROJECT>/sub")));
+    assert!(matches!(
+        p.decide("Read", &json!({"file_path": "../secret.txt"})),
+        Verdict::Deny { .. }
+    ));
+    assert!(matches!(
+        p.decide("Bash", &bash("touch created.txt")),
+        Verdict::Allow(_)
+    ));
+    // Back in the project: the base is dropped.
+    p.set_input_base(Some(PathBuf::from("<PROJECT>")));
+    assert!(matches!(
+        p.decide("Read", &json!({"file_path": "secret.txt"})),
+        Verdict::Deny { .. }
     ));
 }

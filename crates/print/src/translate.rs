@@ -451,6 +451,19 @@ impl Translator {
                 self.init.model.clone_from(to);
                 Vec::new()
             }
+            // A display hook (Claude Code's MessageDisplay) replaced the
+            // assistant's text as shown: the result says what was shown, as
+            // Claude Code's does (`ev_message_display_replace`).
+            EventBody::SeamNote {
+                kind: dsh_protocol::SeamNoteKind::DisplayReplaced,
+                detail: Some(detail),
+                ..
+            } => {
+                if let Some(text) = detail.get("text").and_then(Value::as_str) {
+                    self.turn.last_text = Some(text.to_owned());
+                }
+                Vec::new()
+            }
             EventBody::SessionHeader { .. }
             | EventBody::UserMessage { .. }
             | EventBody::PromptBlocked { .. }

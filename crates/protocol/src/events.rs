@@ -515,6 +515,9 @@ pub enum SeamNoteKind {
     ModelSwitched,
     /// A plugin set the system prompt for the next step.
     SystemPromptReplaced,
+    /// A plugin replaced the assistant text shown to the user (display
+    /// only; `detail.text` is what is shown, the history keeps the model's).
+    DisplayReplaced,
 }
 
 impl EventBody {

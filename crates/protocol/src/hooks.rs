@@ -49,6 +49,14 @@ pub enum Seam {
     SubagentStart,
     /// A subagent reached a natural stop.
     SubagentStop,
+    /// The set-up run (`--init`, `--init-only`, `--maintenance`).
+    Setup,
+    /// Assistant text about to be displayed.
+    MessageDisplay,
+    /// The session's working directory moved (bash `cd`).
+    CwdChanged,
+    /// Around a model switch (`/model`, a host's `set_model`).
+    ModelSwitch,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -75,6 +83,10 @@ impl Seam {
             Seam::Compaction => "compaction",
             Seam::SubagentStart => "subagent-start",
             Seam::SubagentStop => "subagent-stop",
+            Seam::Setup => "setup",
+            Seam::MessageDisplay => "message-display",
+            Seam::CwdChanged => "cwd-changed",
+            Seam::ModelSwitch => "model-switch",
             Seam::Unmapped => "none",
         }
     }

@@ -536,11 +536,19 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
             }
             Input::SetModel(id, model) => {
                 let name = model.unwrap_or_else(|| agent.current_model());
-                match agent.switch_model(&name) {
-                    Ok(()) => {
+                match agent
+                    .switch_model(&name, dsh_seams::ModelSwitchSource::Sdk)
+                    .await
+                {
+                    Ok(Ok(())) => {
                         peer.send(&model_set(&session_id, &name));
                         peer.send(&ControlResponseLine::success(&id, json!({"model": name})));
                     }
+                    // A PreModelSwitch hook refused it (Claude Code's text).
+                    Ok(Err(reason)) => peer.send(&ControlResponseLine::error(
+                        &id,
+                        format!("Model switch blocked by a PreModelSwitch hook: {reason}"),
+                    )),
                     Err(error) => peer.send(&ControlResponseLine::error(&id, error.to_string())),
                 }
             }

@@ -9,10 +9,12 @@ use tokio_util::sync::CancellationToken;
 use crate::{AgentIdentity, ContextEntry, SubagentRunner};
 
 /// Environment variables that later tool calls run with (e.g. from Claude
-/// Code's `CLAUDE_ENV_FILE`). Shared by the session; cheap to clone.
+/// Code's `CLAUDE_ENV_FILE`), and the working directory they start in once
+/// the bash tool has moved it. Shared by the session; cheap to clone.
 #[derive(Debug, Clone, Default)]
 pub struct SessionEnv {
     vars: Arc<RwLock<Vec<(String, String)>>>,
+    work_dir: Arc<RwLock<Option<PathBuf>>>,
 }
 
 impl SessionEnv {
@@ -29,6 +31,23 @@ impl SessionEnv {
     /// All variables, in the order first set.
     pub fn snapshot(&self) -> Vec<(String, String)> {
         self.vars
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Moves the working directory later tool calls and hooks start in
+    /// (the bash tool's `cd`, kept from one call to the next).
+    pub fn set_work_dir(&self, dir: PathBuf) {
+        *self
+            .work_dir
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(dir);
+    }
+
+    /// The working directory a tool call moved to, if one did.
+    pub fn work_dir(&self) -> Option<PathBuf> {
+        self.work_dir
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
@@ -50,6 +69,15 @@ pub struct SessionInfo {
     pub env: SessionEnv,
     /// Whether a person can answer prompts (approvals, trust).
     pub interactive: bool,
+}
+
+impl SessionInfo {
+    /// The directory tools and hooks run in now: where the bash tool's last
+    /// `cd` left it, else the session's directory. (`cwd` stays the project:
+    /// Claude Code's `CLAUDE_PROJECT_DIR`.)
+    pub fn current_dir(&self) -> PathBuf {
+        self.env.work_dir().unwrap_or_else(|| self.cwd.clone())
+    }
 }
 
 /// How loud a user notice is.

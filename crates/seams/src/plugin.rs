@@ -18,6 +18,9 @@ use crate::{
     PreToolVerdict, PromptDecision, ProposedCall, ProviderRequestDecision, Screening, SeamContext,
     SessionEndReason, SessionStartSource, StepReport, StepStop, ToolExecution, ToolOutcome,
 };
+use crate::{
+    CwdChange, DisplayDecision, DisplayInput, ModelSwitch, ModelSwitchDecision, SetupTrigger,
+};
 
 /// A prompt claimed for a turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -379,6 +382,39 @@ pub trait Plugin: Send + Sync {
     ) -> Vec<ContextEntry> {
         Vec::new()
     }
+
+    // Lifecycle seams.
+
+    /// The set-up run (`--init`, `--init-only`, `--maintenance`): once,
+    /// before the instruction files are announced and before the
+    /// session-start seam. Observation only.
+    async fn setup(&self, _ctx: &SeamContext, _trigger: SetupTrigger) {}
+
+    /// An assistant message's text is about to be shown (after it is
+    /// recorded). The first `Replace` in registration order is shown instead;
+    /// the history keeps the model's text either way.
+    async fn message_display(&self, _ctx: &SeamContext, _input: &DisplayInput) -> DisplayDecision {
+        DisplayDecision::Keep
+    }
+
+    /// The session's working directory moved (the bash tool ran `cd`):
+    /// fired after the call's post-execute seam, with the new directory
+    /// already in effect. Observation only.
+    async fn cwd_changed(&self, _ctx: &SeamContext, _change: &CwdChange) {}
+
+    /// A model switch (`/model`, a host's `set_model`) is about to happen,
+    /// between turns. The first `Deny` in registration order refuses it.
+    async fn before_model_switch(
+        &self,
+        _ctx: &SeamContext,
+        _switch: &ModelSwitch,
+    ) -> ModelSwitchDecision {
+        ModelSwitchDecision::Allow
+    }
+
+    /// A model switch happened (after its `model/switched` is recorded).
+    /// Observation only.
+    async fn model_switched(&self, _ctx: &SeamContext, _switch: &ModelSwitch) {}
 
     // Prompt-layer seams.
 

@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use dsh_protocol::{DecidedBy, DeciderKind, ToolSpec};
 use dsh_seams::{
-    ApprovalResponse, CancellationToken, ContextEntry, DenialKind, Disposition, InputRewrite, Next,
-    Plugin, PostToolAction, PreToolDecision, PreToolVerdict, ProposedCall, Screening, SeamContext,
-    ToolExecution, ToolExecutionResult, ToolOutcome,
+    ApprovalResponse, CancellationToken, ContextEntry, CwdChange, DenialKind, Disposition,
+    InputRewrite, Next, Plugin, PostToolAction, PreToolDecision, PreToolVerdict, ProposedCall,
+    Screening, SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
 };
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -497,6 +497,7 @@ impl ToolRegistry {
         let exec = rewritten.as_ref().unwrap_or(exec);
 
         // Phases 3–4: execute wrappers around dispatch.
+        let dir_before = ctx.session.current_dir();
         let started = Instant::now();
         let mut deferred = Vec::new();
         let mut outcome = match outcome {
@@ -576,6 +577,24 @@ impl ToolRegistry {
             contexts.extend(deferred);
         }
         contexts.extend(decision_contexts);
+        // The call moved the session's working directory (bash `cd`): the
+        // lifecycle seam, after post-execute, with the new directory in effect.
+        let dir_after = ctx.session.current_dir();
+        if dir_after != dir_before {
+            let change = CwdChange {
+                old: dir_before,
+                new: dir_after,
+            };
+            for plugin in &self.plugins {
+                if AssertUnwindSafe(plugin.cwd_changed(ctx, &change))
+                    .catch_unwind()
+                    .await
+                    .is_err()
+                {
+                    tracing::error!("cwd-changed listener `{}` panicked", plugin.name());
+                }
+            }
+        }
         Ran {
             outcome,
             rewritten,
@@ -622,7 +641,7 @@ impl ToolRegistry {
         exec: &ToolExecution,
         tool: &Arc<dyn Tool>,
     ) -> (ToolOutcome, Vec<ContextEntry>) {
-        let mut tool_ctx = ToolContext::new(ctx.session.cwd.clone(), ctx.cancel.clone());
+        let mut tool_ctx = ToolContext::new(ctx.session.current_dir(), ctx.cancel.clone());
         tool_ctx.env = ctx.session.env.snapshot();
         tool_ctx.execution_id = exec.execution_id.clone();
         tool_ctx.seam = Some(ctx.clone());

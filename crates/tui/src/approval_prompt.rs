@@ -445,6 +445,7 @@ mod tests {
         let ctx = PathContext {
             cwd: project.to_owned(),
             home: None,
+            base: None,
         };
         for (tool, args) in [
             ("bash", json!({"command": "touch a.txt"})),
@@ -479,6 +480,7 @@ mod tests {
         let ctx = PathContext {
             cwd: project.clone(),
             home: None,
+            base: None,
         };
         let parsed = Rule::parse(&text).unwrap();
         assert!(parsed.matches_for(Behavior::Allow, "Write", &args, &ctx));
@@ -494,6 +496,7 @@ mod tests {
         let ctx = PathContext {
             cwd: PathBuf::from("/proj"),
             home: None,
+            base: None,
         };
         let mut permissions = Permissions::new(Mode::Default, ctx);
         permissions.add_session_rule(Rule::parse("Bash(echo:*)").unwrap(), Behavior::Ask);

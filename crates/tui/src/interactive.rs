@@ -165,6 +165,7 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
             .clone()
             .filter(|_| !crate::restart::restarted()),
         hooks: args.hooks,
+        init_only: args.session.init_only,
     };
     let result = runtime.block_on(crate::prompt_loop::drive(options, prepared));
     // A signal may have ended the session while the editor held the

@@ -87,6 +87,8 @@ pub(crate) struct LoopOptions {
     pub first_prompt: Option<String>,
     /// What `/hooks` and `/permissions` run.
     pub hooks: HookActions,
+    /// `--init-only`: end after the start-up hooks.
+    pub init_only: bool,
 }
 
 /// Runs the session: start-up hooks, the prompt loop, the end hooks.
@@ -214,6 +216,7 @@ pub(crate) async fn drive(
     agent.start(source).await;
     starting.store(false, std::sync::atomic::Ordering::SeqCst);
 
+    let init_only = args.init_only;
     let mut typed_ahead = VecDeque::new();
     if let Some(first) = args.first_prompt.clone() {
         typed_ahead.push_back(Input::Line(first));
@@ -247,7 +250,12 @@ pub(crate) async fn drive(
         idle_after: idle_notification_after(),
         turns: resumed_turns,
     };
-    let next = session.prompt_loop().await?;
+    // `--init-only`: the Setup and session-start hooks were the whole session.
+    let next = if init_only {
+        Next::Exit
+    } else {
+        session.prompt_loop().await?
+    };
     let stop = stopper.stopped();
     if let Some(stop) = stop {
         term.lines(Tone::Warn, &format!("{}: ending the session", stop.name()));

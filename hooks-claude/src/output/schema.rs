@@ -82,6 +82,25 @@ pub fn validate(json: &Value, event: HookEvent) -> Result<(), String> {
             "object",
         )?;
     }
+    if event == HookEvent::PreModelSwitch {
+        expect_option(
+            specific.get("permissionDecision"),
+            "hookSpecificOutput.permissionDecision",
+            &["allow", "deny", "ask"],
+        )?;
+        expect(
+            specific.get("permissionDecisionReason"),
+            "hookSpecificOutput.permissionDecisionReason",
+            "string",
+        )?;
+    }
+    if event == HookEvent::MessageDisplay {
+        expect(
+            specific.get("displayContent"),
+            "hookSpecificOutput.displayContent",
+            "string",
+        )?;
+    }
     if event == HookEvent::PermissionRequest
         && let Some(decision) = specific.get("decision")
     {

@@ -84,7 +84,7 @@ impl ClaudePlugin {
         env.extend(extra_env);
         Some(HookSpec {
             program,
-            cwd: ctx.session.cwd.clone(),
+            cwd: ctx.session.current_dir(),
             env,
             stdin: payload::to_stdin(&firing.payload),
             timeout,

@@ -38,7 +38,7 @@ impl ClaudePlugin {
         arguments: &Value,
     ) -> CallReview {
         let tool_name = payload::cc_tool_name(tool);
-        let tool_input = payload::normalize_tool_input(tool, arguments, &ctx.session.cwd);
+        let tool_input = payload::normalize_tool_input(tool, arguments, &ctx.session.current_dir());
         let common = self.common(ctx, true);
         let firing = Firing {
             subject: Some(&tool_name),
@@ -194,7 +194,7 @@ impl ClaudePlugin {
         }
         let tool_name = payload::cc_tool_name(&exec.tool);
         let tool_input =
-            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd);
+            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.current_dir());
         let common = self.common(ctx, true);
         let firing = Firing {
             subject: Some(&tool_name),
@@ -264,7 +264,7 @@ impl ClaudePlugin {
     ) -> DeniedFollowUp {
         let tool_name = payload::cc_tool_name(&exec.tool);
         let tool_input =
-            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd);
+            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.current_dir());
         let common = self.common(ctx, true);
         let firing = Firing {
             subject: Some(&tool_name),
@@ -306,7 +306,7 @@ impl ClaudePlugin {
         let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
         let tool_name = payload::cc_tool_name(&exec.tool);
         let tool_input =
-            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.cwd);
+            payload::normalize_tool_input(&exec.tool, &exec.arguments, &ctx.session.current_dir());
         let response = payload::tool_response(
             &exec.tool,
             outcome.value.as_ref(),

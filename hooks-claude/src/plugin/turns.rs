@@ -6,8 +6,8 @@ use dsh_seams::{
     PromptInput, SeamContext, SessionStartSource, StoppedPrompt, UserNotice,
 };
 
+use super::lifecycle::EnvFiles;
 use super::{ClaudePlugin, Fired, Firing};
-use crate::envfile::parse_env_file;
 use crate::events::HookEvent;
 use crate::output::{Effect, Interpretation, StopMerge, merge_stop};
 use crate::payload;
@@ -29,26 +29,9 @@ impl ClaudePlugin {
         for (name, value) in &self.config().settings_env {
             ctx.session.env.set(name.clone(), value.clone());
         }
-        let env_dir = self
-            .config()
-            .discovery
-            .state_dir
-            .join("session-env")
-            .join(&ctx.session.session_id);
         // One CLAUDE_ENV_FILE per SessionStart hook (Claude Code:
-        // `sessionstart-hook-<i>.sh`); stale files of an earlier start of the
-        // same session are removed first.
-        let env_file = {
-            let env_dir = env_dir.clone();
-            move |i: usize| env_dir.join(format!("sessionstart-hook-{i}.sh"))
-        };
-        if let Err(error) = fs_err::create_dir_all(&env_dir) {
-            tracing::warn!(%error, "cannot create CLAUDE_ENV_FILE directory");
-        }
-        let handler_count = self.config().handlers().len();
-        for i in 0..handler_count {
-            let _ = fs_err::remove_file(env_file(i));
-        }
+        // `sessionstart-hook-<i>.sh`).
+        let env_files = EnvFiles::prepare(self, ctx, "sessionstart");
         let firing = Firing {
             subject: Some(source.as_str()),
             source: Some(source.as_str()),
@@ -61,35 +44,9 @@ impl ClaudePlugin {
                 },
             )
         };
-        let fired = self
-            .fire(ctx, &firing, &|i| {
-                vec![(
-                    "CLAUDE_ENV_FILE".to_owned(),
-                    env_file(i).to_string_lossy().into_owned(),
-                )]
-            })
-            .await;
+        let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
-        for i in 0..handler_count {
-            let file = env_file(i);
-            let Ok(text) = fs_err::read_to_string(&file) else {
-                continue;
-            };
-            let parsed = parse_env_file(&text);
-            for (name, value) in parsed.vars {
-                ctx.session.env.set(name, value);
-            }
-            for (line, text) in parsed.skipped {
-                ctx.sink.tell_user(UserNotice {
-                    source: "claude:SessionStart".to_owned(),
-                    text: format!(
-                        "CLAUDE_ENV_FILE {}:{line}: not a simple assignment, not applied: {text}",
-                        file.display()
-                    ),
-                    level: NoticeLevel::Warning,
-                });
-            }
-        }
+        env_files.apply(ctx, HookEvent::SessionStart);
         Self::joined_contexts(&fired, HookEvent::SessionStart)
     }
 

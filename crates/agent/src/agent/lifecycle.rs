@@ -89,6 +89,17 @@ impl Agent {
         self.started = true;
         let control = TurnControl::default();
         let ctx = self.context(None, self.session_cancel.clone(), control.clone());
+        if let Some(trigger) = self.setup {
+            for plugin in self.registry.plugins() {
+                if AssertUnwindSafe(plugin.setup(&ctx, trigger))
+                    .catch_unwind()
+                    .await
+                    .is_err()
+                {
+                    tracing::error!("setup listener `{}` panicked", plugin.name());
+                }
+            }
+        }
         crate::prompt_layer::announce_instructions(
             self.registry.plugins(),
             &ctx,
@@ -125,6 +136,49 @@ impl Agent {
             }
         }
         self.session_stop = control.stop_requested();
+    }
+
+    /// The display seam for an assistant message's text: the first listener
+    /// that replaces it wins, recorded as a `seam/note` (`display_replaced`,
+    /// `detail.text`) for whoever presents the session; the history keeps the
+    /// model's text.
+    pub(super) async fn display(
+        &self,
+        ctx: &SeamContext,
+        turn: u64,
+        step: u64,
+        text: &str,
+    ) -> Result<(), AgentError> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        let input = dsh_seams::DisplayInput {
+            turn,
+            step,
+            message_id: dsh_seams::derived_id(&format!(
+                "{}:message:{turn}:{step}",
+                self.session.session_id
+            )),
+            text: text.to_owned(),
+        };
+        for plugin in self.registry.plugins() {
+            let decision = AssertUnwindSafe(plugin.message_display(ctx, &input))
+                .catch_unwind()
+                .await
+                .unwrap_or_default();
+            if let dsh_seams::DisplayDecision::Replace { text } = decision {
+                self.append(EventBody::SeamNote {
+                    turn: Some(turn),
+                    seam: dsh_protocol::Seam::MessageDisplay,
+                    plugin: plugin.name().to_owned(),
+                    kind: dsh_protocol::SeamNoteKind::DisplayReplaced,
+                    message: "the assistant's text is shown replaced".to_owned(),
+                    detail: Some(serde_json::json!({ "text": text })),
+                })?;
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Fires the notification seam (dsh is waiting for the user) outside any turn.
@@ -176,15 +230,42 @@ impl Agent {
         Ok(())
     }
 
-    /// `/model NAME`: the following requests name NAME (a durable
-    /// `model/switched`, so a resumed session keeps it). Claude Code's
-    /// PreModelSwitch/PostModelSwitch are not fired: the reference has no
-    /// payload for them.
-    pub fn switch_model(&mut self, name: &str) -> Result<(), AgentError> {
+    /// `/model NAME` or a host's `set_model`: the model-switch seam first
+    /// (a listener may refuse: the user is told why and `Ok(Err(reason))`
+    /// comes back), then a durable `model/switched` (a resumed session keeps
+    /// the model) and the switched seam. Between turns.
+    pub async fn switch_model(
+        &mut self,
+        name: &str,
+        source: dsh_seams::ModelSwitchSource,
+    ) -> Result<Result<(), String>, AgentError> {
         let from = self
             .model_override
             .clone()
             .unwrap_or_else(|| self.model.name());
+        let switch = dsh_seams::ModelSwitch {
+            from: from.clone(),
+            to: name.to_owned(),
+            requested: name.to_owned(),
+            source,
+            last_usage: self.last_response.and_then(|(_, usage)| usage),
+            since_last_response: self.last_response.map(|(at, _)| at.elapsed()),
+        };
+        let ctx = self.context(None, self.session_cancel.clone(), TurnControl::default());
+        for plugin in self.registry.plugins() {
+            let decision = AssertUnwindSafe(plugin.before_model_switch(&ctx, &switch))
+                .catch_unwind()
+                .await
+                .unwrap_or_default();
+            if let dsh_seams::ModelSwitchDecision::Deny { reason } = decision {
+                self.sink.tell_user(UserNotice {
+                    source: plugin.name().to_owned(),
+                    text: format!("the model stays {from}: {reason}"),
+                    level: dsh_seams::NoticeLevel::Warning,
+                });
+                return Ok(Err(reason));
+            }
+        }
         self.append(EventBody::ModelSwitched {
             from,
             to: name.to_owned(),
@@ -195,7 +276,16 @@ impl Agent {
             text: format!("model set to {name} for the following requests"),
             level: dsh_seams::NoticeLevel::Info,
         });
-        Ok(())
+        for plugin in self.registry.plugins() {
+            if AssertUnwindSafe(plugin.model_switched(&ctx, &switch))
+                .catch_unwind()
+                .await
+                .is_err()
+            {
+                tracing::error!("model-switched listener `{}` panicked", plugin.name());
+            }
+        }
+        Ok(Ok(()))
     }
 
     /// The model the next request names.

@@ -359,6 +359,8 @@ impl Agent {
                 usage: reply.usage,
             })?;
             summary.last_assistant_message = Some(reply.text.clone());
+            self.last_response = Some((std::time::Instant::now(), reply.usage));
+            self.display(&ctx, turn, step, &reply.text).await?;
 
             if reply.tool_calls.is_empty() {
                 if let Some(stop) = control.stop_requested() {

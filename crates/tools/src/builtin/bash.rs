@@ -28,6 +28,16 @@
 //!   of them still holds our stdout/stderr, we stop reading after
 //!   [`POST_EXIT_DRAIN`] and return what we have rather than waiting for it.
 //!
+//! # Working directory
+//!
+//! Inside a session the shell keeps its working directory from one call to
+//! the next, as Claude Code's Bash tool does: the command runs with an
+//! `EXIT` trap that writes `pwd -P` to a private temporary file, and when that
+//! names another existing directory the session's working directory moves
+//! there ([`dsh_seams::SessionEnv::set_work_dir`]); the tool pipeline then
+//! fires the cwd-changed seam. A command that replaces the shell (`exec`) or
+//! clears the trap leaves the directory where it was.
+//!
 //! stdout and stderr are read concurrently (a sequential read deadlocks on a
 //! full pipe) and bounded: the first [`HEAD_BYTES`] and last [`TAIL_BYTES`]
 //! bytes of each stream are kept, the rest is drained and counted, and a
@@ -218,8 +228,21 @@ async fn run_command(
     command: &str,
     timeout: Duration,
 ) -> Result<BashOutput, ToolError> {
+    // Inside a session, where the shell ends up is kept for the next call.
+    let cwd_record = match &ctx.seam {
+        Some(_) => tempfile::NamedTempFile::new().ok(),
+        None => None,
+    };
+    let script = match &cwd_record {
+        Some(file) => format!(
+            // On the command's first line, so bash's `line N` in its errors is unchanged.
+            "trap 'pwd -P >| {} 2>/dev/null' EXIT; {command}",
+            shell_quote(&file.path().to_string_lossy())
+        ),
+        None => command.to_owned(),
+    };
     let spec = ProcessSpec {
-        command: ProcessCommand::shell(SHELL, command),
+        command: ProcessCommand::shell(SHELL, &script),
         cwd: ctx.cwd.clone(),
         env: ctx.env.clone(),
         stdin: StdinSource::Null,
@@ -244,6 +267,9 @@ async fn run_command(
         }
     };
 
+    if let (Some(file), Some(seam)) = (&cwd_record, &ctx.seam) {
+        follow_cd(file.path(), ctx, seam);
+    }
     let mut stdout = run.stdout.text();
     let mut stderr = run.stderr.text();
     trim_trailing_newlines(&mut stdout);
@@ -271,6 +297,27 @@ async fn run_command(
         interrupted,
         timed_out,
     })
+}
+
+/// Moves the session's working directory where the shell's `EXIT` trap said
+/// it ended, when that is another existing directory.
+fn follow_cd(record: &std::path::Path, ctx: &ToolContext, seam: &dsh_seams::SeamContext) {
+    let Ok(text) = fs_err::read_to_string(record) else {
+        return;
+    };
+    let ended = std::path::PathBuf::from(text.trim_end_matches('\n'));
+    if !ended.is_absolute() || !ended.is_dir() {
+        return;
+    }
+    let before = ctx.cwd.canonicalize().unwrap_or_else(|_| ctx.cwd.clone());
+    if ended != before {
+        seam.session.env.set_work_dir(ended);
+    }
+}
+
+/// `text` as one single-quoted shell word.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// A bounded capture of one stream: head, tail, and a count of what was
@@ -367,6 +414,48 @@ mod tests {
 
     fn ctx(dir: &std::path::Path) -> ToolContext {
         ToolContext::new(dir, CancellationToken::new())
+    }
+
+    /// The cwd record does not shift bash's line numbers in its own errors.
+    #[tokio::test]
+    async fn syntax_errors_keep_their_line_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut inside = ctx(dir.path());
+        inside.seam = Some(dsh_seams::SeamContext::detached(dir.path()));
+        let out = run(&inside, json!({"command": "echo ok\nif then"})).await;
+        assert!(out.stderr.contains("line 2"), "{}", out.stderr);
+    }
+
+    /// Inside a session the shell's `cd` is kept for the next call; the
+    /// command's exit code and output are untouched; outside a session
+    /// (no seam) nothing is tracked.
+    #[tokio::test]
+    async fn cd_moves_the_session_working_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(project.join("sub")).unwrap();
+        let seam = dsh_seams::SeamContext::detached(&project);
+        let mut inside = ctx(&project);
+        inside.seam = Some(seam.clone());
+        let out = run(&inside, json!({"command": "cd sub && echo moved; exit 3"})).await;
+        assert_eq!((out.stdout.as_str(), out.exit_code), ("moved", Some(3)));
+        assert_eq!(seam.session.env.work_dir(), Some(project.join("sub")));
+        assert_eq!(seam.session.current_dir(), project.join("sub"));
+        // A command that stays put changes nothing.
+        let mut again = ctx(&project.join("sub"));
+        again.seam = Some(seam.clone());
+        run(&again, json!({"command": "true"})).await;
+        assert_eq!(seam.session.env.work_dir(), Some(project.join("sub")));
+        // Outside a session: no tracking.
+        let outside = ctx(&project);
+        run(&outside, json!({"command": "cd sub"})).await;
+        assert_eq!(
+            dsh_seams::SeamContext::detached(&project)
+                .session
+                .env
+                .work_dir(),
+            None
+        );
     }
 
     async fn run(ctx: &ToolContext, args: Value) -> BashOutput {

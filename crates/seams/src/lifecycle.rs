@@ -1,0 +1,116 @@
+//! Session lifecycle points outside the turn loop's tool pipeline: the
+//! set-up run (`--init` / `--maintenance`), the assistant text as it is
+//! displayed, and the working directory the bash tool moved to.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// Why the set-up seam fires (`dsh --init`, `--init-only`, `--maintenance`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SetupTrigger {
+    /// `--init` or `--init-only`: first-time set-up of the repository.
+    Init,
+    /// `--maintenance`: periodic upkeep.
+    Maintenance,
+}
+
+impl SetupTrigger {
+    /// The wire name, as Claude Code spells it (`init`, `maintenance`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SetupTrigger::Init => "init",
+            SetupTrigger::Maintenance => "maintenance",
+        }
+    }
+}
+
+/// Assistant text about to be shown to the user (once per assistant message
+/// with text, when the message is complete).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DisplayInput {
+    /// The turn.
+    pub turn: u64,
+    /// The step whose reply this is.
+    pub step: u64,
+    /// A stable id for the message (derived from the session, turn and step).
+    pub message_id: String,
+    /// The text as the model wrote it.
+    pub text: String,
+}
+
+/// What the display seam answers: show the text as written, or instead
+/// show `text` (display only: the history keeps what the model wrote).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum DisplayDecision {
+    /// Show the model's text.
+    #[default]
+    Keep,
+    /// Show this instead.
+    Replace {
+        /// The text to show.
+        text: String,
+    },
+}
+
+/// The session's working directory moved (a `cd` in the bash tool, which
+/// keeps its working directory from one call to the next).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CwdChange {
+    /// The directory before.
+    pub old: PathBuf,
+    /// The directory now.
+    pub new: PathBuf,
+}
+
+/// Who asked for a model switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelSwitchSource {
+    /// `/model NAME` typed in a session.
+    Command,
+    /// A host's `set_model` (the Agent SDK control protocol).
+    Sdk,
+}
+
+impl ModelSwitchSource {
+    /// The wire name, as Claude Code spells it (`command`, `sdk`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelSwitchSource::Command => "command",
+            ModelSwitchSource::Sdk => "sdk",
+        }
+    }
+}
+
+/// A model switch about to happen (or that just happened).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelSwitch {
+    /// The model used until now.
+    pub from: String,
+    /// The model used from now on.
+    pub to: String,
+    /// What was asked for.
+    pub requested: String,
+    /// Who asked.
+    pub source: ModelSwitchSource,
+    /// The usage of the session's last model response (what the next
+    /// request re-sends), if there was one.
+    pub last_usage: Option<dsh_protocol::TokenUsage>,
+    /// How long ago that response came, if there was one.
+    pub since_last_response: Option<std::time::Duration>,
+}
+
+/// What the model-switch seam answers before the switch.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ModelSwitchDecision {
+    /// The switch goes ahead.
+    #[default]
+    Allow,
+    /// The switch is refused; the session keeps its model.
+    Deny {
+        /// Why (shown to whoever asked).
+        reason: String,
+    },
+}

@@ -1,0 +1,161 @@
+//! Payloads of the lifecycle events: Setup, MessageDisplay, CwdChanged.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Common, Head, value_of};
+
+/// `Setup`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SetupInput<'a> {
+    /// The head (no prompt id, mode or effort).
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// `init` or `maintenance`.
+    pub trigger: &'a str,
+}
+
+/// `Setup` (`ev_setup_*` captures): the bare head, then `trigger`.
+pub fn setup(common: &Common, trigger: &str) -> Value {
+    value_of(&SetupInput {
+        head: common.head("Setup"),
+        trigger,
+    })
+}
+
+/// `MessageDisplay`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MessageDisplayInput<'a> {
+    /// The head with the prompt id.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// The turn's id (not the prompt id).
+    pub turn_id: &'a str,
+    /// The message's id.
+    pub message_id: &'a str,
+    /// The chunk's index within the message (dsh shows a message whole: 0).
+    pub index: u64,
+    /// Whether this is the message's last chunk (always, for dsh).
+    #[serde(rename = "final")]
+    pub is_final: bool,
+    /// The text shown.
+    pub delta: &'a str,
+}
+
+/// `MessageDisplay` (`ev_message_display`): the head with the prompt id,
+/// then the turn and message ids, `index` 0, `final` true and the whole text.
+pub fn message_display(common: &Common, turn_id: &str, message_id: &str, text: &str) -> Value {
+    value_of(&MessageDisplayInput {
+        head: common.head_prompt("MessageDisplay"),
+        turn_id,
+        message_id,
+        index: 0,
+        is_final: true,
+        delta: text,
+    })
+}
+
+/// `CwdChanged`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CwdChangedInput<'a> {
+    /// The head with the prompt id (its `cwd` is already the new one).
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// The directory before.
+    pub old_cwd: &'a str,
+    /// The directory now.
+    pub new_cwd: &'a str,
+}
+
+/// `CwdChanged` (`ev_cwd_changed`): the head with the prompt id, then the
+/// old and new directories.
+pub fn cwd_changed(common: &Common, old_cwd: &str, new_cwd: &str) -> Value {
+    value_of(&CwdChangedInput {
+        head: common.head_prompt("CwdChanged"),
+        old_cwd,
+        new_cwd,
+    })
+}
+
+/// `PreModelSwitch` / `PostModelSwitch`'s stdin (`ev_model_sdk`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelSwitchInput<'a> {
+    /// The head with the prompt id.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// The model until now.
+    pub from_model: &'a str,
+    /// The model from now on.
+    pub to_model: &'a str,
+    /// What was asked for.
+    pub requested_model: &'a str,
+    /// `command` (`/model`) or `sdk` (`set_model`).
+    pub source: &'a str,
+    /// What the next request re-sends: the last response's input and
+    /// output tokens (0 before the first response).
+    pub context_tokens: u64,
+    /// Whether the prompt cache is likely still warm (last response within
+    /// `cache_ttl`).
+    pub prompt_cache_warm: bool,
+    /// The cache lifetime assumed (`5m`).
+    pub cache_ttl: &'a str,
+    /// Re-caching `context_tokens` on `to_model` at its cache-write rate.
+    pub estimated_cache_write_usd: f64,
+    /// `catalog` (a list price dsh knows) or `default` (assumed).
+    pub pricing: &'a str,
+}
+
+/// The facts of one switch, as the payload reports them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwitchFacts<'a> {
+    /// The model until now.
+    pub from: &'a str,
+    /// The model from now on.
+    pub to: &'a str,
+    /// What was asked for.
+    pub requested: &'a str,
+    /// `command` or `sdk`.
+    pub source: &'a str,
+    /// The last response's input + output tokens.
+    pub context_tokens: u64,
+    /// The last response came within the cache lifetime.
+    pub cache_warm: bool,
+}
+
+/// Claude's 5-minute cache-write list prices (USD per million tokens) by
+/// model family; any other model is priced as Sonnet (`pricing: default`).
+fn cache_write_price(model: &str) -> (f64, &'static str) {
+    let model = model.to_ascii_lowercase();
+    if !model.starts_with("claude-") {
+        (3.75, "default")
+    } else if model.contains("haiku") {
+        (1.25, "catalog")
+    } else if model.contains("opus-4-1") || model.contains("opus-4-0") || model == "claude-opus-4" {
+        (18.75, "catalog")
+    } else if model.contains("opus") {
+        (6.25, "catalog")
+    } else {
+        (3.75, "catalog")
+    }
+}
+
+/// `PreModelSwitch` / `PostModelSwitch` (`event`): the head with the prompt
+/// id, then the switch; the estimate is rounded to 4 decimals as captured.
+pub fn model_switch(common: &Common, event: &str, facts: &SwitchFacts<'_>) -> Value {
+    let (price, pricing) = cache_write_price(facts.to);
+    // Token counts stay far below 2^52, where f64 is exact.
+    #[allow(clippy::cast_precision_loss)]
+    let usd = facts.context_tokens as f64 * price / 1_000_000.0;
+    value_of(&ModelSwitchInput {
+        head: common.head_prompt(event),
+        from_model: facts.from,
+        to_model: facts.to,
+        requested_model: facts.requested,
+        source: facts.source,
+        context_tokens: facts.context_tokens,
+        prompt_cache_warm: facts.cache_warm,
+        cache_ttl: "5m",
+        estimated_cache_write_usd: (usd * 10_000.0).round() / 10_000.0,
+        pricing,
+    })
+}

@@ -1,0 +1,231 @@
+//! The lifecycle events: Setup (`--init`, `--maintenance`), MessageDisplay
+//! (the assistant's text as shown), CwdChanged (the bash tool's `cd`) and
+//! PreModelSwitch/PostModelSwitch (`/model`, a host's `set_model`),
+//! and the per-hook `CLAUDE_ENV_FILE` files SessionStart, Setup and
+//! CwdChanged hooks write to.
+
+use std::path::PathBuf;
+
+use dsh_seams::{
+    CwdChange, DisplayDecision, DisplayInput, ModelSwitch, ModelSwitchDecision, NoticeLevel,
+    SeamContext, SetupTrigger, UserNotice,
+};
+use serde_json::Value;
+
+use super::{ClaudePlugin, Fired, Firing};
+use crate::envfile::parse_env_file;
+use crate::events::HookEvent;
+use crate::output::{Effect, ParsedOutput};
+use crate::payload;
+
+/// The `CLAUDE_ENV_FILE` of each hook of one firing:
+/// `<state_dir>/session-env/<sid>/<prefix>-hook-<i>.sh`, as Claude Code names
+/// them (`sessionstart`, `setup`, `cwdchanged`). Stale files of an earlier
+/// firing are removed first; after the hooks ran, their exports reach later
+/// bash calls.
+pub(super) struct EnvFiles {
+    dir: PathBuf,
+    prefix: &'static str,
+    count: usize,
+}
+
+impl EnvFiles {
+    pub(super) fn prepare(plugin: &ClaudePlugin, ctx: &SeamContext, prefix: &'static str) -> Self {
+        let dir = plugin
+            .config()
+            .discovery
+            .state_dir
+            .join("session-env")
+            .join(&ctx.session.session_id);
+        if let Err(error) = fs_err::create_dir_all(&dir) {
+            tracing::warn!(%error, "cannot create CLAUDE_ENV_FILE directory");
+        }
+        let files = EnvFiles {
+            dir,
+            prefix,
+            count: plugin.config().handlers().len(),
+        };
+        for i in 0..files.count {
+            let _ = fs_err::remove_file(files.path(i));
+        }
+        files
+    }
+
+    fn path(&self, i: usize) -> PathBuf {
+        self.dir.join(format!("{}-hook-{i}.sh", self.prefix))
+    }
+
+    /// The variable for the i-th hook.
+    pub(super) fn env(&self, i: usize) -> Vec<(String, String)> {
+        vec![(
+            "CLAUDE_ENV_FILE".to_owned(),
+            self.path(i).to_string_lossy().into_owned(),
+        )]
+    }
+
+    /// Applies what the hooks wrote to the session's environment; lines
+    /// that are not simple assignments are reported, not run.
+    pub(super) fn apply(&self, ctx: &SeamContext, event: HookEvent) {
+        for i in 0..self.count {
+            let file = self.path(i);
+            let Ok(text) = fs_err::read_to_string(&file) else {
+                continue;
+            };
+            let parsed = parse_env_file(&text);
+            for (name, value) in parsed.vars {
+                ctx.session.env.set(name, value);
+            }
+            for (line, text) in parsed.skipped {
+                ctx.sink.tell_user(UserNotice {
+                    source: format!("claude:{event}"),
+                    text: format!(
+                        "CLAUDE_ENV_FILE {}:{line}: not a simple assignment, not applied: {text}",
+                        file.display()
+                    ),
+                    level: NoticeLevel::Warning,
+                });
+            }
+        }
+    }
+}
+
+impl ClaudePlugin {
+    /// Setup: matcher on the trigger; hooks may write `CLAUDE_ENV_FILE`.
+    /// Claude Code 2.1.328 sends a Setup `additionalContext` nowhere in a
+    /// headless run (`ev_setup_context`), so none is returned.
+    pub(super) async fn on_setup(&self, ctx: &SeamContext, trigger: SetupTrigger) {
+        let common = self.common(ctx, false);
+        let env_files = EnvFiles::prepare(self, ctx, "setup");
+        let firing = Firing {
+            subject: Some(trigger.as_str()),
+            source: Some(trigger.as_str()),
+            ..Firing::new(HookEvent::Setup, payload::setup(&common, trigger.as_str()))
+        };
+        let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
+        self.record(ctx, firing.event, &fired, &|_, _| {});
+        env_files.apply(ctx, HookEvent::Setup);
+    }
+
+    /// MessageDisplay: the whole text of one assistant message; the first
+    /// `hookSpecificOutput.displayContent` in configuration order is shown
+    /// instead (display only).
+    pub(super) async fn on_message_display(
+        &self,
+        ctx: &SeamContext,
+        input: &DisplayInput,
+    ) -> DisplayDecision {
+        let common = self.common(ctx, true);
+        let turn_id =
+            dsh_seams::derived_id(&format!("{}:turn:{}", ctx.session.session_id, input.turn));
+        let firing = Firing::new(
+            HookEvent::MessageDisplay,
+            payload::message_display(&common, &turn_id, &input.message_id, &input.text),
+        );
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        self.record(ctx, firing.event, &fired, &|_, _| {});
+        fired
+            .iter()
+            .find_map(display_content)
+            .map_or(DisplayDecision::Keep, |text| DisplayDecision::Replace {
+                text,
+            })
+    }
+
+    /// CwdChanged: no matcher; hooks may write `CLAUDE_ENV_FILE` (direnv).
+    pub(super) async fn on_cwd_changed(&self, ctx: &SeamContext, change: &CwdChange) {
+        let common = self.common(ctx, true);
+        let env_files = EnvFiles::prepare(self, ctx, "cwdchanged");
+        let firing = Firing::new(
+            HookEvent::CwdChanged,
+            payload::cwd_changed(
+                &common,
+                &change.old.to_string_lossy(),
+                &change.new.to_string_lossy(),
+            ),
+        );
+        let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
+        self.record(ctx, firing.event, &fired, &|_, _| {});
+        env_files.apply(ctx, HookEvent::CwdChanged);
+    }
+}
+
+/// A MessageDisplay hook's `displayContent`, when its output was valid.
+fn display_content(fired: &Fired) -> Option<String> {
+    let ParsedOutput::Json(json) = &fired.reading.parsed else {
+        return None;
+    };
+    json.get("hookSpecificOutput")
+        .and_then(|specific| specific.get("displayContent"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// Claude Code's prompt-cache lifetime (`cache_ttl: "5m"`).
+const CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(300);
+
+impl ClaudePlugin {
+    /// PreModelSwitch (matcher on the requested model): a `deny` (or `ask`,
+    /// with no one to ask) or an exit 2 refuses the switch; the first in
+    /// configuration order gives the reason.
+    pub(super) async fn on_before_model_switch(
+        &self,
+        ctx: &SeamContext,
+        switch: &ModelSwitch,
+    ) -> ModelSwitchDecision {
+        let (fired, event) = self
+            .fire_switch(ctx, switch, HookEvent::PreModelSwitch)
+            .await;
+        self.record(ctx, event, &fired, &|_, _| {});
+        fired
+            .iter()
+            .find_map(|f| match &f.reading.effect {
+                Effect::Deny { text } => Some(text.clone()),
+                Effect::None
+                | Effect::Allow { .. }
+                | Effect::Ask { .. }
+                | Effect::Defer { .. }
+                | Effect::Block { .. } => None,
+            })
+            .map_or(ModelSwitchDecision::Allow, |reason| {
+                ModelSwitchDecision::Deny { reason }
+            })
+    }
+
+    /// PostModelSwitch: observation only.
+    pub(super) async fn on_model_switched(&self, ctx: &SeamContext, switch: &ModelSwitch) {
+        let (fired, event) = self
+            .fire_switch(ctx, switch, HookEvent::PostModelSwitch)
+            .await;
+        self.record(ctx, event, &fired, &|_, _| {});
+    }
+
+    async fn fire_switch(
+        &self,
+        ctx: &SeamContext,
+        switch: &ModelSwitch,
+        event: HookEvent,
+    ) -> (Vec<Fired>, HookEvent) {
+        let common = self.common(ctx, true);
+        let facts = payload::SwitchFacts {
+            from: &switch.from,
+            to: &switch.to,
+            requested: &switch.requested,
+            source: switch.source.as_str(),
+            context_tokens: switch
+                .last_usage
+                .map_or(0, |usage| usage.input_tokens + usage.output_tokens),
+            cache_warm: switch
+                .since_last_response
+                .is_some_and(|since| since < CACHE_TTL),
+        };
+        let firing = Firing {
+            subject: Some(&switch.requested),
+            ..Firing::new(
+                event,
+                payload::model_switch(&common, event.as_str(), &facts),
+            )
+        };
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        (fired, event)
+    }
+}
