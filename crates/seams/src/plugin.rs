@@ -18,6 +18,7 @@ use crate::{
     PreToolVerdict, PromptDecision, ProposedCall, ProviderRequestDecision, Screening, SeamContext,
     SessionEndReason, SessionStartSource, StepReport, StepStop, ToolExecution, ToolOutcome,
 };
+use crate::{TaskEvent, TaskVerdict};
 
 /// A prompt claimed for a turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -423,5 +424,13 @@ pub trait Plugin: Send + Sync {
         _input: &SubagentStopInput,
     ) -> ContinuationDecision {
         ContinuationDecision::Stop
+    }
+
+    /// A task tool created a task or marked one completed (Claude Code's
+    /// TaskCreated / TaskCompleted). Plugins are asked in order; the first
+    /// `Block` rolls the change back and the tool call fails with its
+    /// feedback.
+    async fn task_event(&self, _ctx: &SeamContext, _event: &TaskEvent) -> TaskVerdict {
+        TaskVerdict::Allow
     }
 }

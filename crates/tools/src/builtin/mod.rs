@@ -29,8 +29,12 @@ mod diff;
 pub mod edit;
 pub mod glob;
 pub mod grep;
+pub mod names;
+pub mod notebook;
 pub mod read;
 mod selection;
+pub mod shells;
+pub mod tasks;
 mod walk;
 pub mod write;
 
@@ -40,8 +44,11 @@ pub use diff::Hunk;
 pub use edit::{EditOutput, EditTool};
 pub use glob::{GlobOutput, GlobTool};
 pub use grep::{GrepMode, GrepOutput, GrepTool};
+pub use notebook::{NotebookEditOutput, NotebookEditTool};
 pub use read::{ReadOutput, ReadTool};
 pub use selection::BuiltinSelection;
+pub use shells::{BashOutputTool, KillShellTool, ShellStore};
+pub use tasks::{TaskStore, task_tools};
 pub use write::{WriteKind, WriteOutput, WriteTool};
 
 /// All built-in tools, in the order they are offered to the model. The
@@ -55,15 +62,21 @@ pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
 /// `processes` (pass `HookRunner::processes()`, so that `kill_all` reaches
 /// tool commands and hooks alike and both have the same variables scrubbed).
 pub fn builtin_tools_with(processes: &ProcessLayer) -> Vec<Arc<dyn Tool>> {
-    vec![
-        Arc::new(BashTool::new(processes.clone())),
+    let shells = ShellStore::new();
+    let mut tools: Vec<Arc<dyn Tool>> = vec![
+        Arc::new(BashTool::with_shells(processes.clone(), shells.clone())),
+        Arc::new(BashOutputTool(shells.clone())),
+        Arc::new(KillShellTool(shells)),
         Arc::new(ReadTool),
         Arc::new(WriteTool),
         Arc::new(EditTool),
+        Arc::new(NotebookEditTool),
         Arc::new(GlobTool),
         Arc::new(GrepTool),
-        Arc::new(AgentTool),
-    ]
+    ];
+    tools.extend(task_tools(&TaskStore::new()));
+    tools.push(Arc::new(AgentTool));
+    tools
 }
 
 /// The built-in tools `selection` keeps, in [`builtin_tools_with`]'s order.
@@ -201,7 +214,22 @@ mod tests {
         let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();
         assert_eq!(
             names,
-            ["bash", "read", "write", "edit", "glob", "grep", "agent"]
+            [
+                "bash",
+                "bash_output",
+                "kill_shell",
+                "read",
+                "write",
+                "edit",
+                "notebook_edit",
+                "glob",
+                "grep",
+                "task_create",
+                "task_get",
+                "task_update",
+                "task_list",
+                "agent"
+            ]
         );
         for tool in &tools {
             let spec = tool.spec();
