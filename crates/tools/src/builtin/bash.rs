@@ -159,7 +159,8 @@ impl Tool for BashTool {
     async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
         let args: Args = parse_args(NAME, arguments)?;
         if args.run_in_background == Some(true) {
-            let id = self.shells.spawn(&self.processes, ctx, &args.command);
+            let spec = process_spec(ctx, &args.command, Duration::from_millis(MAX_TIMEOUT_MS));
+            let id = self.shells.spawn(&self.processes, spec, &args.command);
             return to_value(
                 NAME,
                 &BashOutput {
@@ -253,13 +254,9 @@ fn render_output(output: &BashOutput) -> Rendered {
     }
 }
 
-async fn run_command(
-    processes: &ProcessLayer,
-    ctx: &ToolContext,
-    command: &str,
-    timeout: Duration,
-) -> Result<BashOutput, ToolError> {
-    let spec = ProcessSpec {
+/// How a command of this tool runs: `bash -c` in the session cwd.
+fn process_spec(ctx: &ToolContext, command: &str, timeout: Duration) -> ProcessSpec {
+    ProcessSpec {
         command: ProcessCommand::shell(SHELL, command),
         cwd: ctx.cwd.clone(),
         env: ctx.env.clone(),
@@ -267,7 +264,16 @@ async fn run_command(
         timeout,
         kill_grace: KILL_GRACE,
         drain_after_exit: POST_EXIT_DRAIN,
-    };
+    }
+}
+
+async fn run_command(
+    processes: &ProcessLayer,
+    ctx: &ToolContext,
+    command: &str,
+    timeout: Duration,
+) -> Result<BashOutput, ToolError> {
+    let spec = process_spec(ctx, command, timeout);
     let run = processes
         .run(spec, Capture::default(), Capture::default(), &ctx.cancel)
         .await;

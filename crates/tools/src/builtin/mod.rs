@@ -1,5 +1,9 @@
-//! The built-in tools: `bash`, `read`, `write`, `edit`, `glob`, `grep` and
-//! `agent` (a subagent through the loop's runner).
+//! The built-in tools: `bash` (with background shells, `bash_output` and
+//! `kill_shell`), `read`, `write`, `edit`, `notebook_edit`, `glob`, `grep`,
+//! `web_fetch`, the task tools (`task_create`, `task_get`, `task_update`,
+//! `task_list`), `ask_user_question`, `exit_plan_mode` and `agent` (a
+//! subagent through the loop's runner). [`names`] gives each one's name in
+//! each dialect.
 //!
 //! Each tool's arguments follow Claude Code's tool inputs (so hook bridges
 //! pass them through unchanged) and each produces a canonical JSON value whose
@@ -29,6 +33,7 @@ mod diff;
 pub mod edit;
 pub mod glob;
 pub mod grep;
+pub mod interaction;
 pub mod names;
 pub mod notebook;
 pub mod read;
@@ -36,6 +41,7 @@ mod selection;
 pub mod shells;
 pub mod tasks;
 mod walk;
+pub mod web_fetch;
 pub mod write;
 
 pub use agent::{AgentOutput, AgentTool};
@@ -44,11 +50,13 @@ pub use diff::Hunk;
 pub use edit::{EditOutput, EditTool};
 pub use glob::{GlobOutput, GlobTool};
 pub use grep::{GrepMode, GrepOutput, GrepTool};
+pub use interaction::{AskUserQuestionTool, ExitPlanModeTool};
 pub use notebook::{NotebookEditOutput, NotebookEditTool};
 pub use read::{ReadOutput, ReadTool};
 pub use selection::BuiltinSelection;
 pub use shells::{BashOutputTool, KillShellTool, ShellStore};
 pub use tasks::{TaskStore, task_tools};
+pub use web_fetch::{FetchLimits, WebFetchOutput, WebFetchTool};
 pub use write::{WriteKind, WriteOutput, WriteTool};
 
 /// All built-in tools, in the order they are offered to the model. The
@@ -73,8 +81,11 @@ pub fn builtin_tools_with(processes: &ProcessLayer) -> Vec<Arc<dyn Tool>> {
         Arc::new(NotebookEditTool),
         Arc::new(GlobTool),
         Arc::new(GrepTool),
+        Arc::new(WebFetchTool::default()),
     ];
     tools.extend(task_tools(&TaskStore::new()));
+    tools.push(Arc::new(AskUserQuestionTool));
+    tools.push(Arc::new(ExitPlanModeTool));
     tools.push(Arc::new(AgentTool));
     tools
 }
@@ -224,10 +235,13 @@ mod tests {
                 "notebook_edit",
                 "glob",
                 "grep",
+                "web_fetch",
                 "task_create",
                 "task_get",
                 "task_update",
                 "task_list",
+                "ask_user_question",
+                "exit_plan_mode",
                 "agent"
             ]
         );

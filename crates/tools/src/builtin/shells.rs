@@ -15,15 +15,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use dsh_hook_runner::{
-    OutputSink, ProcessCommand, ProcessExit, ProcessLayer, ProcessSpec, StdinSource,
-};
+use dsh_hook_runner::{OutputSink, ProcessExit, ProcessLayer, ProcessSpec};
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::bash::{KILL_GRACE, POST_EXIT_DRAIN, SHELL};
 use super::{parse_args, parse_value, spec, to_value};
 use crate::{Rendered, Tool, ToolContext, ToolError};
 
@@ -159,11 +156,13 @@ impl ShellStore {
             .count()
     }
 
-    /// Starts `command` in the background and returns its id (`bash_1`, …).
+    /// Starts `spec` (whose shell runs `command`) in the background and
+    /// returns its id (`bash_1`, …). Its timeout becomes
+    /// [`BACKGROUND_TIMEOUT`].
     pub(crate) fn spawn(
         &self,
         processes: &ProcessLayer,
-        ctx: &ToolContext,
+        mut spec: ProcessSpec,
         command: &str,
     ) -> String {
         let cancel = CancellationToken::new();
@@ -182,15 +181,7 @@ impl ShellStore {
             shells.shells.insert(id.clone(), Arc::clone(&shell));
             id
         };
-        let spec = ProcessSpec {
-            command: ProcessCommand::shell(SHELL, command),
-            cwd: ctx.cwd.clone(),
-            env: ctx.env.clone(),
-            stdin: StdinSource::Null,
-            timeout: BACKGROUND_TIMEOUT,
-            kill_grace: KILL_GRACE,
-            drain_after_exit: POST_EXIT_DRAIN,
-        };
+        spec.timeout = BACKGROUND_TIMEOUT;
         let processes = processes.clone();
         tokio::spawn(async move {
             let stdout = Sink {
@@ -377,7 +368,7 @@ impl Tool for KillShellTool {
         };
         cancel.cancel();
         // Wait (boundedly) until the layer has killed and reaped the group.
-        let deadline = tokio::time::Instant::now() + KILL_GRACE + Duration::from_secs(2);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         while shell.lock().unwrap_or_else(PoisonError::into_inner).status == ShellStatus::Running
             && tokio::time::Instant::now() < deadline
         {
