@@ -479,6 +479,7 @@ mod tests {
             hook_notices: Vec::new(),
             torn: None,
             tools: dsh_tools::builtin::BuiltinSelection::All,
+            web_fetch: true,
         };
         let mut agent = opened
             .agent(AgentOptions {

@@ -154,7 +154,10 @@ impl Tool for AskUserQuestionTool {
                         .filter_map(Value::as_str)
                         .collect::<Vec<_>>()
                         .join(", "),
-                    other => other.to_string(),
+                    other
+                    @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_)) => {
+                        other.to_string()
+                    }
                 };
                 (question, answer)
             })

@@ -356,28 +356,24 @@ impl TaskStore {
         let mut calls: BTreeMap<&str, (&str, &Value)> = BTreeMap::new();
         for event in events {
             // A subagent's task calls share the session's list too.
-            match &event.body {
-                EventBody::ToolCall {
-                    call_id,
-                    tool,
-                    arguments,
-                    ..
-                } => {
-                    calls.insert(call_id, (tool, arguments));
-                }
-                EventBody::ToolResult {
-                    call_id,
-                    is_error: false,
-                    rewrite,
-                    ..
-                } => {
-                    let Some((tool, arguments)) = calls.remove(call_id.as_str()) else {
-                        continue;
-                    };
-                    let arguments = rewrite.as_ref().map_or(arguments, |r| &r.arguments);
-                    self.reapply(tool, arguments);
-                }
-                _ => {}
+            if let EventBody::ToolCall {
+                call_id,
+                tool,
+                arguments,
+                ..
+            } = &event.body
+            {
+                calls.insert(call_id, (tool, arguments));
+            } else if let EventBody::ToolResult {
+                call_id,
+                is_error: false,
+                rewrite,
+                ..
+            } = &event.body
+                && let Some((tool, arguments)) = calls.remove(call_id.as_str())
+            {
+                let arguments = rewrite.as_ref().map_or(arguments, |r| &r.arguments);
+                self.reapply(tool, arguments);
             }
         }
     }
@@ -642,10 +638,11 @@ impl Tool for TaskUpdateTool {
         let args: UpdateArgs = parse_args(UPDATE, arguments)?;
         self.0.ensure_loaded(ctx).await;
         let applied = self.0.update(args)?;
-        let status_change = (applied.before.status != applied.after.status).then(|| StatusChange {
-            from: applied.before.status,
-            to: applied.after.status,
-        });
+        let status_change =
+            (applied.before.status != applied.after.status).then_some(StatusChange {
+                from: applied.before.status,
+                to: applied.after.status,
+            });
         if applied.after.status == TaskStatus::Completed
             && applied.before.status != TaskStatus::Completed
             && let TaskVerdict::Block { feedback } = ctx
