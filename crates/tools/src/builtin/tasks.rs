@@ -810,6 +810,110 @@ mod tests {
         assert!(err.0.contains("no task with id 9"), "{err}");
     }
 
+    /// Vetoes every task event of one kind, recording what it saw.
+    struct Veto(TaskEventKind, std::sync::Mutex<Vec<TaskEvent>>);
+
+    #[async_trait]
+    impl dsh_seams::Plugin for Veto {
+        fn name(&self) -> &str {
+            "veto"
+        }
+        async fn task_event(
+            &self,
+            _ctx: &dsh_seams::SeamContext,
+            event: &TaskEvent,
+        ) -> TaskVerdict {
+            self.1.lock().unwrap().push(event.clone());
+            if event.kind == self.0 {
+                TaskVerdict::Block {
+                    feedback: format!("no: {}", event.subject),
+                }
+            } else {
+                TaskVerdict::Allow
+            }
+        }
+    }
+
+    async fn call(
+        registry: &crate::ToolRegistry,
+        id: &str,
+        tool: &str,
+        arguments: Value,
+    ) -> dsh_seams::ToolOutcome {
+        let ctx = dsh_seams::SeamContext::detached("/");
+        let sealed = registry
+            .seal(
+                &ctx,
+                dsh_seams::ProposedCall {
+                    call_id: id.to_owned(),
+                    tool: tool.to_owned(),
+                    arguments,
+                    parent_execution_id: None,
+                },
+            )
+            .await;
+        registry.execute(&ctx, sealed).await.outcome
+    }
+
+    #[tokio::test]
+    async fn a_plugin_block_rolls_the_task_back_through_the_registry() {
+        for kind in [TaskEventKind::Created, TaskEventKind::Completed] {
+            let store = TaskStore::new();
+            let mut registry = crate::ToolRegistry::new();
+            for tool in task_tools(&store) {
+                registry.register_tool(tool);
+            }
+            let veto = Arc::new(Veto(kind, std::sync::Mutex::default()));
+            registry.register_plugin(veto.clone());
+            let created = call(
+                &registry,
+                "c1",
+                CREATE,
+                json!({"subject": "Ship", "description": "release"}),
+            )
+            .await;
+            if kind == TaskEventKind::Created {
+                assert!(created.is_error);
+                assert_eq!(created.content, "no: Ship");
+                assert!(store.tasks().is_empty(), "the vetoed task was removed");
+                // Its id is given back.
+                let again = call(
+                    &registry,
+                    "c2",
+                    CREATE,
+                    json!({"subject": "B", "description": "x"}),
+                )
+                .await;
+                assert!(again.is_error);
+                continue;
+            }
+            assert!(!created.is_error, "{}", created.content);
+            let done = call(
+                &registry,
+                "c2",
+                UPDATE,
+                json!({"taskId": "1", "status": "completed", "owner": "me"}),
+            )
+            .await;
+            assert!(done.is_error);
+            assert_eq!(done.content, "no: Ship");
+            let task = store.get("1").unwrap();
+            assert_eq!(
+                task.status,
+                TaskStatus::Pending,
+                "the completion was rolled back"
+            );
+            assert_eq!(task.owner, None);
+            let seen = veto.1.lock().unwrap();
+            assert_eq!(
+                seen.iter().map(|e| e.kind).collect::<Vec<_>>(),
+                [TaskEventKind::Created, TaskEventKind::Completed]
+            );
+            assert_eq!(seen[1].owner.as_deref(), Some("me"));
+            assert_eq!(seen[1].task["status"], "completed");
+        }
+    }
+
     #[test]
     fn restore_rebuilds_the_list_from_a_log() {
         let body = |body: EventBody| Event {
