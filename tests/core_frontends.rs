@@ -163,8 +163,22 @@ fn every_front_end_resolves_and_enforces_the_same_spec() {
             "plugins",
             "instructions",
             "compaction",
-            "provider"
+            "provider",
+            "system_prompt"
         ]
+    );
+    assert_eq!(
+        status["system_prompt"]["version"],
+        dsh_core::system_prompt::SYSTEM_PROMPT_VERSION
+    );
+    let prompt = status["system_prompt"]["text"].as_str().unwrap();
+    assert!(
+        prompt.starts_with("You are dsh, a coding agent."),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains(&format!("- Working directory: {}", ctx.project().display())),
+        "{prompt}"
     );
     let rules: Vec<(String, String)> = status["permissions"]["rules"]
         .as_array()
@@ -694,7 +708,25 @@ fn headless_tools_flag_restricts_the_built_in_tools() {
         ("", Vec::<&str>::new()),
         (
             "default",
-            vec!["Agent", "Bash", "Edit", "Glob", "Grep", "Read", "Write"],
+            vec![
+                "Agent",
+                "AskUserQuestion",
+                "Bash",
+                "BashOutput",
+                "Edit",
+                "ExitPlanMode",
+                "Glob",
+                "Grep",
+                "KillShell",
+                "NotebookEdit",
+                "Read",
+                "TaskCreate",
+                "TaskGet",
+                "TaskList",
+                "TaskUpdate",
+                "WebFetch",
+                "Write",
+            ],
         ),
     ] {
         let output = crate::cli_headless::dsh(&ctx, &mock)

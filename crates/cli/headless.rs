@@ -498,6 +498,7 @@ mod tests {
             torn: None,
             tools: dsh_tools::builtin::BuiltinSelection::All,
             setup: None,
+            web_fetch: true,
         };
         let mut agent = opened
             .agent(AgentOptions {

@@ -16,6 +16,7 @@ pub fn hook_tool_name(tool: &str) -> &str {
         "write" => "write_file",
         "edit" => "replace",
         "grep" => "grep_search",
+        "bash_output" => "read_background_output",
         other => other,
     }
 }
@@ -29,6 +30,7 @@ pub fn dsh_tool_name(hook_name: &str) -> &str {
         "write_file" => "write",
         "replace" => "edit",
         "grep_search" => "grep",
+        "read_background_output" => "bash_output",
         other => other,
     }
 }

@@ -90,6 +90,8 @@ pub struct Assembled {
     pub tools: dsh_tools::builtin::BuiltinSelection,
     /// The set-up run the flags ask for (`--init`, `--maintenance`).
     pub setup: Option<dsh_seams::SetupTrigger>,
+    /// Whether `web_fetch` is offered (`[tools] web_fetch`).
+    pub web_fetch: bool,
 }
 
 /// What else an agent needs besides the assembled session.
@@ -104,11 +106,6 @@ pub struct AgentOptions {
     pub observers: Observers,
     /// Who answers `ask` decisions; `None` makes each one a denial.
     pub approval: Option<Arc<dyn ApprovalService>>,
-}
-
-/// The system prompt every request starts with.
-pub fn system_prompt(cwd: &Path) -> String {
-    crate::hooks::system_prompt(cwd)
 }
 
 /// Starts what `spec` resolved. Servers still waiting for consent under
@@ -224,6 +221,7 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         torn,
         tools: spec.flags.builtin_selection(),
         setup: spec.flags.setup_trigger(),
+        web_fetch: spec.config.web_fetch()?,
     })
 }
 
@@ -251,9 +249,23 @@ impl Assembled {
         let log_path = self.log.path().map(Path::to_path_buf);
         let mut registry =
             dsh_agent::selected_registry(&self.plugins, self.runner.processes(), &self.tools);
+        if !self.web_fetch {
+            registry.retain_tools(|name| name != dsh_tools::builtin::web_fetch::NAME);
+        }
         for tool in self.mcp.tools() {
             registry.register_tool(tool);
         }
+        let offered: Vec<String> = registry.specs().into_iter().map(|spec| spec.name).collect();
+        let working_dirs = self.permissions.working_dirs();
+        let environment = crate::system_prompt::Environment::detect(
+            &self.cwd,
+            working_dirs
+                .into_iter()
+                .filter(|dir| *dir != self.cwd)
+                .collect(),
+            &options.model.name(),
+        );
+        let prompt = crate::system_prompt::render(&offered, &environment);
         if let Some(approval) = options.approval {
             registry.set_approval(approval);
         }
@@ -270,7 +282,7 @@ impl Assembled {
             session: info,
             registry,
             model: options.model,
-            system_prompt: system_prompt(&self.cwd),
+            system_prompt: prompt,
             max_steps: options.max_steps,
             observers: options.observers,
         });

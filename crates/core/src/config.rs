@@ -32,6 +32,17 @@ struct Tables {
     compaction: Option<toml::Value>,
     #[serde(default)]
     queue: Option<toml::Value>,
+    #[serde(default)]
+    tools: Option<toml::Value>,
+}
+
+/// `[tools]`. Strict, like `[compaction]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolsTable {
+    /// Whether `web_fetch` is offered (default true; `false` where dsh has
+    /// no network).
+    web_fetch: Option<bool>,
 }
 
 /// The top-level prompt keys of `config.toml`: the terminal's (and every
@@ -172,6 +183,20 @@ impl DshConfig {
             agent.append_system_prompt(text);
         }
         Ok(())
+    }
+
+    /// `[tools] web_fetch`: whether the session offers `web_fetch`
+    /// (default yes).
+    pub fn web_fetch(&self) -> Result<bool> {
+        let context = || format!("{}: [tools]", self.path.display());
+        let table: ToolsTable = match self.tables("tools")?.tools {
+            None => ToolsTable::default(),
+            Some(value) => value.try_into().map_err(|error| Error::Context {
+                context: context(),
+                source: Box::new(error),
+            })?,
+        };
+        Ok(table.web_fetch.unwrap_or(true))
     }
 
     /// `[compaction]`.

@@ -295,7 +295,8 @@ pub fn scrubbed_env_for(env: &Env, config: &crate::DshConfig) -> Vec<String> {
     names
 }
 
-/// The system prompt every request starts with.
+/// The fixed system prompt of `dsh replay`: deterministic, so fixture
+/// request snapshots hold. Live sessions render [`crate::system_prompt`].
 pub fn system_prompt(cwd: &Path) -> String {
     format!(
         "You are dsh, a coding agent working in a terminal. The project is at {}. \

@@ -10,6 +10,8 @@
 //! - [`SessionSpec::resolve`]: hooks of both dialects with plugins and the
 //!   trust decision, permission layers, MCP servers with their consent,
 //!   instructions, compaction, provider and model.
+//! - [`system_prompt`]: dsh's versioned system prompt with tool guidance
+//!   and an environment block.
 //! - [`assemble`]: the spec into a running session (hooks, permissions, MCP
 //!   servers, log), from which a front end builds its agent.
 //!
@@ -36,6 +38,7 @@ pub mod perms;
 pub mod sessions;
 mod spec;
 mod status;
+pub mod system_prompt;
 pub mod trust;
 pub mod trust_question;
 

@@ -29,6 +29,35 @@ fn compaction_json(compaction: &AutoCompact) -> Value {
     }
 }
 
+/// The system prompt a session with these flags would start with (the
+/// built-in tools `--tools` and `[tools]` keep; MCP tools are not started
+/// here, so their guidance is not shown).
+fn system_prompt_preview(spec: &SessionSpec) -> String {
+    let selection = spec.flags.builtin_selection();
+    let web_fetch = spec.config.web_fetch().unwrap_or(true);
+    let tools: Vec<String> = dsh_tools::builtin::builtin_tools()
+        .into_iter()
+        .map(|tool| tool.spec().name)
+        .filter(|name| selection.keeps(name))
+        .filter(|name| web_fetch || name != dsh_tools::builtin::web_fetch::NAME)
+        .collect();
+    let model = spec
+        .provider
+        .as_ref()
+        .map_or("scripted", |provider| provider.model.as_str());
+    let environment = crate::system_prompt::Environment::detect(
+        &spec.cwd,
+        spec.permissions
+            .permissions
+            .working_dirs()
+            .into_iter()
+            .filter(|dir| *dir != spec.cwd)
+            .collect(),
+        model,
+    );
+    crate::system_prompt::render(&tools, &environment)
+}
+
 impl Status {
     /// Everything `spec` resolved.
     pub fn of(spec: &SessionSpec) -> Result<Status> {
@@ -140,6 +169,10 @@ impl Status {
                 "instructions": instructions,
                 "compaction": compaction_json(&spec.compaction),
                 "provider": provider,
+                "system_prompt": {
+                    "version": crate::system_prompt::SYSTEM_PROMPT_VERSION,
+                    "text": system_prompt_preview(spec),
+                },
             }),
         })
     }

@@ -12,7 +12,7 @@ use std::sync::{Mutex, PoisonError};
 use async_trait::async_trait;
 use dsh_seams::{
     PermissionUpdate, Plugin, PreToolDecision, PreToolOutcome, PreToolVerdict, ProposedCall,
-    RuleBehavior, RuleValue, Screening, SeamContext, ToolExecution, UpdateDestination,
+    RuleBehavior, RuleValue, Screening, SeamContext, ToolExecution, ToolOutcome, UpdateDestination,
 };
 
 use dsh_protocol::{DecidedBy, DeciderKind};
@@ -28,11 +28,21 @@ use crate::store;
 pub fn rule_tool_name(dsh_tool: &str) -> &str {
     match dsh_tool {
         "bash" => "Bash",
+        "bash_output" => "BashOutput",
+        "kill_shell" => "KillShell",
         "read" => "Read",
         "write" => "Write",
         "edit" => "Edit",
+        "notebook_edit" => "NotebookEdit",
         "glob" => "Glob",
         "grep" => "Grep",
+        "web_fetch" => "WebFetch",
+        "task_create" => "TaskCreate",
+        "task_get" => "TaskGet",
+        "task_update" => "TaskUpdate",
+        "task_list" => "TaskList",
+        "ask_user_question" => "AskUserQuestion",
+        "exit_plan_mode" => "ExitPlanMode",
         "agent" => "Agent",
         other => other,
     }
@@ -74,6 +84,11 @@ impl PermissionsPlugin {
     /// Switches mode (an accepted `setMode` suggestion).
     pub fn set_mode(&self, mode: Mode) {
         self.with(|p| p.set_mode(mode));
+    }
+
+    /// The working directories: the project and `additionalDirectories`.
+    pub fn working_dirs(&self) -> Vec<std::path::PathBuf> {
+        self.with(|p| p.working_dirs().to_vec())
     }
 
     /// Every rule in force, with its source (`dsh status`).
@@ -244,6 +259,13 @@ impl Plugin for PermissionsPlugin {
         }
     }
 
+    /// An approved plan (`exit_plan_mode` succeeded) ends plan mode.
+    fn tool_result(&self, _ctx: &SeamContext, exec: &ToolExecution, outcome: &ToolOutcome) {
+        if exec.tool == "exit_plan_mode" && !outcome.is_error && self.mode() == Mode::Plan {
+            self.set_mode(Mode::Default);
+        }
+    }
+
     async fn pre_execute(
         &self,
         ctx: &SeamContext,
@@ -342,6 +364,41 @@ mod tests {
         assert!(
             text.starts_with("Permission for this tool use was denied."),
             "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_approved_plan_ends_plan_mode() {
+        let ctx = SeamContext::detached("/proj");
+        let call = exec("exit_plan_mode", json!({"plan": "1. edit"}));
+        let p = plugin(Mode::Plan, PromptSurface::Headless);
+        let asked = p.pre_execute(&ctx, &call, None).await;
+        assert!(
+            matches!(asked.decision, PreToolDecision::Ask { .. }),
+            "{:?}",
+            asked.decision
+        );
+        p.tool_result(
+            &ctx,
+            &call,
+            &ToolOutcome::error("rejected", dsh_seams::Disposition::Executed),
+        );
+        assert_eq!(p.mode(), Mode::Plan, "a failed call keeps plan mode");
+        let ok = ToolOutcome {
+            is_error: false,
+            content: "approved".into(),
+            value: None,
+            disposition: dsh_seams::Disposition::Executed,
+        };
+        p.tool_result(&ctx, &call, &ok);
+        assert_eq!(p.mode(), Mode::Default);
+        // Outside plan mode the tool runs unasked.
+        let default = plugin(Mode::Default, PromptSurface::Headless);
+        let ran = default.pre_execute(&ctx, &call, None).await;
+        assert!(
+            matches!(ran.decision, PreToolDecision::Allow),
+            "{:?}",
+            ran.decision
         );
     }
 

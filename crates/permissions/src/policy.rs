@@ -132,6 +132,11 @@ const HARMLESS_TOOLS: &[&str] = &[
     "ExitPlanMode",
     "BashOutput",
     "KillShell",
+    "TaskCreate",
+    "TaskGet",
+    "TaskUpdate",
+    "TaskList",
+    "AskUserQuestion",
 ];
 
 /// How a shell command looks to the permission model.
@@ -737,7 +742,15 @@ impl Permissions {
                 }
             }
             ToolKind::Mcp | ToolKind::Other => {
-                if HARMLESS_TOOLS.contains(&tool) {
+                if tool == "ExitPlanMode" && self.mode == Mode::Plan {
+                    // The plan is shown for approval; approving it ends
+                    // plan mode (the stage's `tool_result`).
+                    Verdict::Ask {
+                        decider: mode,
+                        suggestions: None,
+                        reason: texts::EXIT_PLAN_MODE.to_owned(),
+                    }
+                } else if HARMLESS_TOOLS.contains(&tool) {
                     Verdict::Allow(Decider::ReadOnly)
                 } else {
                     self.apply_mode_to_ask(tool, mode, None, texts::ask_unanswered(tool))

@@ -56,6 +56,9 @@ pub fn plan_mode_write(path: &Path) -> String {
     format!("Cannot write to {} while in plan mode.", path.display())
 }
 
+/// The approval question of `exit_plan_mode` in plan mode.
+pub const EXIT_PLAN_MODE: &str = "Approve this plan and leave plan mode?";
+
 /// `--permission-prompts none`: nobody can answer, so every ask is denied.
 pub fn no_approval_surface(reason: &str) -> String {
     format!(

@@ -15,32 +15,18 @@ pub enum ToolNaming {
     /// dsh's own canonical names (`bash`, `read`, …).
     #[default]
     Dsh,
-    /// Claude Code's (`Bash`, `Read`, `Write`, `Edit`, `Glob`, `Grep`,
-    /// `Agent`); MCP tools keep `mcp__server__tool` either way.
+    /// Claude Code's (`Bash`, `Read`, `WebFetch`, `TaskCreate`, `Agent`, …:
+    /// hooks-claude's `cc_tool_name`); MCP tools keep `mcp__server__tool`
+    /// either way.
     ClaudeCode,
 }
-
-/// dsh's built-in tools and Claude Code's names for them.
-const CLAUDE_NAMES: &[(&str, &str)] = &[
-    ("bash", "Bash"),
-    ("read", "Read"),
-    ("write", "Write"),
-    ("edit", "Edit"),
-    ("glob", "Glob"),
-    ("grep", "Grep"),
-    ("agent", "Agent"),
-];
 
 impl ToolNaming {
     /// The name the outside world sees for dsh tool `name`.
     pub fn outward(self, name: &str) -> String {
         match self {
             ToolNaming::Dsh => name.to_owned(),
-            ToolNaming::ClaudeCode => CLAUDE_NAMES
-                .iter()
-                .find(|(dsh, _)| *dsh == name)
-                .map_or(name, |(_, claude)| claude)
-                .to_owned(),
+            ToolNaming::ClaudeCode => dsh_hooks_claude::payload::cc_tool_name(name),
         }
     }
 
@@ -49,11 +35,7 @@ impl ToolNaming {
     pub fn inward(self, name: &str) -> String {
         match self {
             ToolNaming::Dsh => name.to_owned(),
-            ToolNaming::ClaudeCode => CLAUDE_NAMES
-                .iter()
-                .find(|(_, claude)| *claude == name)
-                .map_or(name, |(dsh, _)| dsh)
-                .to_owned(),
+            ToolNaming::ClaudeCode => dsh_hooks_claude::payload::dsh_tool_name(name).to_owned(),
         }
     }
 

@@ -29,6 +29,7 @@ mod permission;
 mod plugin;
 mod prompting;
 mod subagent;
+mod tasks;
 
 pub use compaction::*;
 pub use context::*;
@@ -41,5 +42,6 @@ pub use permission::*;
 pub use plugin::*;
 pub use prompting::*;
 pub use subagent::*;
+pub use tasks::*;
 
 pub use tokio_util::sync::CancellationToken;

@@ -21,6 +21,7 @@ use crate::{
 use crate::{
     CwdChange, DisplayDecision, DisplayInput, ModelSwitch, ModelSwitchDecision, SetupTrigger,
 };
+use crate::{TaskEvent, TaskVerdict};
 
 /// A prompt claimed for a turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -459,5 +460,13 @@ pub trait Plugin: Send + Sync {
         _input: &SubagentStopInput,
     ) -> ContinuationDecision {
         ContinuationDecision::Stop
+    }
+
+    /// A task tool created a task or marked one completed (Claude Code's
+    /// TaskCreated / TaskCompleted). Plugins are asked in order; the first
+    /// `Block` rolls the change back and the tool call fails with its
+    /// feedback.
+    async fn task_event(&self, _ctx: &SeamContext, _event: &TaskEvent) -> TaskVerdict {
+        TaskVerdict::Allow
     }
 }

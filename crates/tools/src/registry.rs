@@ -645,6 +645,7 @@ impl ToolRegistry {
         tool_ctx.env = ctx.session.env.snapshot();
         tool_ctx.execution_id = exec.execution_id.clone();
         tool_ctx.seam = Some(ctx.clone());
+        tool_ctx.set_plugins(self.plugins.clone());
         let original_signal = ctx.cancel.clone();
         let core = {
             let tool = Arc::clone(tool);

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
-use dsh_seams::{ContextEntry, SeamContext, ToolOutcome};
+use dsh_seams::{ContextEntry, Plugin, SeamContext, TaskEvent, TaskVerdict, ToolOutcome};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -25,6 +25,20 @@ pub struct ToolContext {
     /// `agent` tool reaches the subagent runner through it).
     pub seam: Option<SeamContext>,
     deferred: Arc<Mutex<Vec<ContextEntry>>>,
+    plugins: PluginList,
+}
+
+/// The session's plugins, as a tool sees them (task tools ask them about
+/// task events).
+#[derive(Clone, Default)]
+struct PluginList(Vec<Arc<dyn Plugin>>);
+
+impl std::fmt::Debug for PluginList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|plugin| plugin.name().to_owned()))
+            .finish()
+    }
 }
 
 impl ToolContext {
@@ -37,7 +51,28 @@ impl ToolContext {
             execution_id: String::new(),
             seam: None,
             deferred: Arc::default(),
+            plugins: PluginList::default(),
         }
+    }
+
+    /// Hands the session's plugins to the tool (the registry does this for
+    /// every dispatched call).
+    pub fn set_plugins(&mut self, plugins: Vec<Arc<dyn Plugin>>) {
+        self.plugins = PluginList(plugins);
+    }
+
+    /// Asks every plugin about a task event, in order; the first `Block`
+    /// wins. Without a seam context (a bare tool run) every event stands.
+    pub async fn task_event(&self, event: &TaskEvent) -> TaskVerdict {
+        let Some(seam) = &self.seam else {
+            return TaskVerdict::Allow;
+        };
+        for plugin in &self.plugins.0 {
+            if let verdict @ TaskVerdict::Block { .. } = plugin.task_event(seam, event).await {
+                return verdict;
+            }
+        }
+        TaskVerdict::Allow
     }
 
     /// Defers model-facing context to the end of the batch (seed decision 2):

@@ -10,11 +10,21 @@ use serde_json::{Map, Value, json};
 pub fn cc_tool_name(dsh_tool: &str) -> String {
     match dsh_tool {
         "bash" => "Bash",
+        "bash_output" => "BashOutput",
+        "kill_shell" => "KillShell",
         "read" => "Read",
         "write" => "Write",
         "edit" => "Edit",
+        "notebook_edit" => "NotebookEdit",
         "glob" => "Glob",
         "grep" => "Grep",
+        "web_fetch" => "WebFetch",
+        "task_create" => "TaskCreate",
+        "task_get" => "TaskGet",
+        "task_update" => "TaskUpdate",
+        "task_list" => "TaskList",
+        "ask_user_question" => "AskUserQuestion",
+        "exit_plan_mode" => "ExitPlanMode",
         "agent" => "Agent",
         other => other,
     }
@@ -22,16 +32,27 @@ pub fn cc_tool_name(dsh_tool: &str) -> String {
 }
 
 /// dsh's name for a Claude Code tool name, the reverse of [`cc_tool_name`]
-/// (`MultiEdit` is dsh's `edit` too); other names pass through.
+/// (`MultiEdit` is dsh's `edit` too, `Task` is `agent`); other names pass
+/// through.
 pub fn dsh_tool_name(cc_tool: &str) -> &str {
     match cc_tool {
         "Bash" => "bash",
+        "BashOutput" | "TaskOutput" => "bash_output",
+        "KillShell" | "TaskStop" => "kill_shell",
         "Read" => "read",
         "Write" => "write",
         "Edit" | "MultiEdit" => "edit",
+        "NotebookEdit" => "notebook_edit",
         "Glob" => "glob",
         "Grep" => "grep",
-        "Agent" => "agent",
+        "WebFetch" => "web_fetch",
+        "TaskCreate" => "task_create",
+        "TaskGet" => "task_get",
+        "TaskUpdate" => "task_update",
+        "TaskList" => "task_list",
+        "AskUserQuestion" => "ask_user_question",
+        "ExitPlanMode" => "exit_plan_mode",
+        "Agent" | "Task" => "agent",
         other => other,
     }
 }
@@ -157,15 +178,22 @@ pub fn tool_response(
         .and_then(Value::as_str)
         .unwrap_or_else(|| str_field(value, "file_path"));
     match dsh_tool {
-        "bash" => json!({
-            "stdout": str_field(value, "stdout").trim_end_matches('\n'),
-            "stderr": str_field(value, "stderr").trim_end_matches('\n'),
-            "interrupted": value.get("interrupted").and_then(Value::as_bool).unwrap_or(false),
-            "isImage": false,
-            "noOutputExpected": no_output_expected(
-                arguments.get("command").and_then(Value::as_str).unwrap_or(""),
-            ),
-        }),
+        "bash" => {
+            let mut response = json!({
+                "stdout": str_field(value, "stdout").trim_end_matches('\n'),
+                "stderr": str_field(value, "stderr").trim_end_matches('\n'),
+                "interrupted": value.get("interrupted").and_then(Value::as_bool).unwrap_or(false),
+                "isImage": false,
+                "noOutputExpected": no_output_expected(
+                    arguments.get("command").and_then(Value::as_str).unwrap_or(""),
+                ),
+            });
+            if let (Some(id), Value::Object(map)) = (value.get("background_task_id"), &mut response)
+            {
+                map.insert("backgroundTaskId".into(), id.clone());
+            }
+            response
+        }
         "read" => json!({
             "type": "text",
             "file": {

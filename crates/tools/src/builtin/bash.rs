@@ -54,6 +54,7 @@ use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::shells::ShellStore;
 use super::{parse_args, parse_value, spec, to_value};
 use crate::{Rendered, Tool, ToolContext, ToolError};
 
@@ -82,12 +83,20 @@ pub const SHELL: &str = "bash";
 #[derive(Debug, Clone, Default)]
 pub struct BashTool {
     processes: ProcessLayer,
+    shells: ShellStore,
 }
 
 impl BashTool {
-    /// A `bash` tool whose commands run through `processes`.
+    /// A `bash` tool whose commands run through `processes`, with a
+    /// background-shell store of its own.
     pub fn new(processes: ProcessLayer) -> Self {
-        BashTool { processes }
+        BashTool::with_shells(processes, ShellStore::default())
+    }
+
+    /// A `bash` tool whose background commands (`run_in_background`) go to
+    /// `shells`, which `bash_output` and `kill_shell` share.
+    pub fn with_shells(processes: ProcessLayer, shells: ShellStore) -> Self {
+        BashTool { processes, shells }
     }
 
     /// The process layer its commands go through.
@@ -105,6 +114,8 @@ struct Args {
     description: Option<String>,
     #[serde(default)]
     timeout: Option<u64>,
+    #[serde(default)]
+    run_in_background: Option<bool>,
 }
 
 /// The canonical value of a `bash` call.
@@ -122,6 +133,10 @@ pub struct BashOutput {
     pub interrupted: bool,
     /// The command ran past its timeout and was killed.
     pub timed_out: bool,
+    /// The background shell's id, when the command was started with
+    /// `run_in_background` (read it with `bash_output`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background_task_id: Option<String>,
 }
 
 #[async_trait]
@@ -141,6 +156,10 @@ impl Tool for BashTool {
                 "timeout": {
                     "type": "integer",
                     "description": "Timeout in milliseconds (default 120000, max 600000)."
+                },
+                "run_in_background": {
+                    "type": "boolean",
+                    "description": "Start the command in the background and return its shell id at once; read its output with bash_output, stop it with kill_shell."
                 }
             }),
             &["command"],
@@ -149,6 +168,21 @@ impl Tool for BashTool {
 
     async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
         let args: Args = parse_args(NAME, arguments)?;
+        if args.run_in_background == Some(true) {
+            let spec = process_spec(ctx, &args.command, Duration::from_millis(MAX_TIMEOUT_MS));
+            let id = self.shells.spawn(&self.processes, spec, &args.command);
+            return to_value(
+                NAME,
+                &BashOutput {
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    exit_code: None,
+                    interrupted: false,
+                    timed_out: false,
+                    background_task_id: Some(id),
+                },
+            );
+        }
         let timeout_ms = match args.timeout {
             None => DEFAULT_TIMEOUT_MS,
             Some(0) => return Err(ToolError(format!("{NAME}: timeout must be positive"))),
@@ -171,6 +205,14 @@ impl Tool for BashTool {
 }
 
 fn render_output(output: &BashOutput) -> Rendered {
+    if let Some(id) = &output.background_task_id {
+        return Rendered {
+            content: format!(
+                "Command running in the background with id {id}. Read its output with bash_output."
+            ),
+            is_error: false,
+        };
+    }
     let joined = [output.stdout.as_str(), output.stderr.as_str()]
         .into_iter()
         .filter(|part| !part.is_empty())
@@ -222,6 +264,19 @@ fn render_output(output: &BashOutput) -> Rendered {
     }
 }
 
+/// How a command of this tool runs: `bash -c` in the session cwd.
+fn process_spec(ctx: &ToolContext, command: &str, timeout: Duration) -> ProcessSpec {
+    ProcessSpec {
+        command: ProcessCommand::shell(SHELL, command),
+        cwd: ctx.cwd.clone(),
+        env: ctx.env.clone(),
+        stdin: StdinSource::Null,
+        timeout,
+        kill_grace: KILL_GRACE,
+        drain_after_exit: POST_EXIT_DRAIN,
+    }
+}
+
 async fn run_command(
     processes: &ProcessLayer,
     ctx: &ToolContext,
@@ -241,15 +296,7 @@ async fn run_command(
         ),
         None => command.to_owned(),
     };
-    let spec = ProcessSpec {
-        command: ProcessCommand::shell(SHELL, &script),
-        cwd: ctx.cwd.clone(),
-        env: ctx.env.clone(),
-        stdin: StdinSource::Null,
-        timeout,
-        kill_grace: KILL_GRACE,
-        drain_after_exit: POST_EXIT_DRAIN,
-    };
+    let spec = process_spec(ctx, &script, timeout);
     let run = processes
         .run(spec, Capture::default(), Capture::default(), &ctx.cancel)
         .await;
@@ -296,6 +343,7 @@ async fn run_command(
         exit_code,
         interrupted,
         timed_out,
+        background_task_id: None,
     })
 }
 
@@ -517,6 +565,7 @@ mod tests {
                 exit_code: Some(0),
                 interrupted: false,
                 timed_out: false,
+                background_task_id: None,
             }
         );
         let rendered = BashTool::default()

@@ -1,5 +1,9 @@
-//! The built-in tools: `bash`, `read`, `write`, `edit`, `glob`, `grep` and
-//! `agent` (a subagent through the loop's runner).
+//! The built-in tools: `bash` (with background shells, `bash_output` and
+//! `kill_shell`), `read`, `write`, `edit`, `notebook_edit`, `glob`, `grep`,
+//! `web_fetch`, the task tools (`task_create`, `task_get`, `task_update`,
+//! `task_list`), `ask_user_question`, `exit_plan_mode` and `agent` (a
+//! subagent through the loop's runner). [`names`] gives each one's name in
+//! each dialect.
 //!
 //! Each tool's arguments follow Claude Code's tool inputs (so hook bridges
 //! pass them through unchanged) and each produces a canonical JSON value whose
@@ -29,9 +33,15 @@ pub(crate) mod diff;
 pub mod edit;
 pub mod glob;
 pub mod grep;
+pub mod interaction;
+pub mod names;
+pub mod notebook;
 pub mod read;
 mod selection;
+pub mod shells;
+pub mod tasks;
 mod walk;
+pub mod web_fetch;
 pub mod write;
 
 pub use agent::{AgentOutput, AgentTool};
@@ -40,8 +50,13 @@ pub use diff::Hunk;
 pub use edit::{EditOutput, EditTool};
 pub use glob::{GlobOutput, GlobTool};
 pub use grep::{GrepMode, GrepOutput, GrepTool};
+pub use interaction::{AskUserQuestionTool, ExitPlanModeTool};
+pub use notebook::{NotebookEditOutput, NotebookEditTool};
 pub use read::{ReadOutput, ReadTool};
 pub use selection::BuiltinSelection;
+pub use shells::{BashOutputTool, KillShellTool, ShellStore};
+pub use tasks::{TaskStore, task_tools};
+pub use web_fetch::{FetchLimits, WebFetchOutput, WebFetchTool};
 pub use write::{WriteKind, WriteOutput, WriteTool};
 
 /// All built-in tools, in the order they are offered to the model. The
@@ -55,15 +70,24 @@ pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
 /// `processes` (pass `HookRunner::processes()`, so that `kill_all` reaches
 /// tool commands and hooks alike and both have the same variables scrubbed).
 pub fn builtin_tools_with(processes: &ProcessLayer) -> Vec<Arc<dyn Tool>> {
-    vec![
-        Arc::new(BashTool::new(processes.clone())),
+    let shells = ShellStore::new();
+    let mut tools: Vec<Arc<dyn Tool>> = vec![
+        Arc::new(BashTool::with_shells(processes.clone(), shells.clone())),
+        Arc::new(BashOutputTool(shells.clone())),
+        Arc::new(KillShellTool(shells)),
         Arc::new(ReadTool),
         Arc::new(WriteTool),
         Arc::new(EditTool),
+        Arc::new(NotebookEditTool),
         Arc::new(GlobTool),
         Arc::new(GrepTool),
-        Arc::new(AgentTool),
-    ]
+        Arc::new(WebFetchTool::default()),
+    ];
+    tools.extend(task_tools(&TaskStore::new()));
+    tools.push(Arc::new(AskUserQuestionTool));
+    tools.push(Arc::new(ExitPlanModeTool));
+    tools.push(Arc::new(AgentTool));
+    tools
 }
 
 /// The built-in tools `selection` keeps, in [`builtin_tools_with`]'s order.
@@ -201,7 +225,25 @@ mod tests {
         let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();
         assert_eq!(
             names,
-            ["bash", "read", "write", "edit", "glob", "grep", "agent"]
+            [
+                "bash",
+                "bash_output",
+                "kill_shell",
+                "read",
+                "write",
+                "edit",
+                "notebook_edit",
+                "glob",
+                "grep",
+                "web_fetch",
+                "task_create",
+                "task_get",
+                "task_update",
+                "task_list",
+                "ask_user_question",
+                "exit_plan_mode",
+                "agent"
+            ]
         );
         for tool in &tools {
             let spec = tool.spec();

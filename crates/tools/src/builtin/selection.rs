@@ -18,7 +18,7 @@ impl BuiltinSelection {
     /// separated by commas or spaces. Claude Code's names (`Bash`, `Read`,
     /// `Write`, `Edit`, `Glob`, `Grep`, `Agent`, `Task`) and dsh's own
     /// (`bash`, …) both work; a name no built-in tool has selects nothing
-    /// (Claude Code's tools dsh does not offer, such as `WebFetch`).
+    /// (Claude Code's tools dsh does not offer, such as `WebSearch`).
     pub fn parse(list: &str) -> Self {
         let names: Vec<&str> = list
             .split([',', ' '])
@@ -45,18 +45,7 @@ impl BuiltinSelection {
 
 /// dsh's name for a tool named in a `--tools` list.
 fn dsh_name(name: &str) -> String {
-    match name {
-        "Bash" => "bash",
-        "Read" => "read",
-        "Write" => "write",
-        "Edit" => "edit",
-        "Glob" => "glob",
-        "Grep" => "grep",
-        // Claude Code's subagent tool, under its current and former name.
-        "Agent" | "Task" => super::agent::NAME,
-        other => other,
-    }
-    .to_owned()
+    super::names::dsh_name_for_claude(name).to_owned()
 }
 
 #[cfg(test)]

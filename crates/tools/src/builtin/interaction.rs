@@ -1,0 +1,330 @@
+//! Tools that talk to the user: `ask_user_question` (Claude Code's
+//! `AskUserQuestion`) and `exit_plan_mode` (`ExitPlanMode`).
+//!
+//! `ask_user_question` returns the answers its input carries (`answers`,
+//! question text → chosen label, as Claude Code's hooks and approval
+//! surfaces supply them through an updated input). Without answers nobody
+//! was able to answer, and the call fails with a text telling the model to
+//! state its assumption and go on: what a headless run gets.
+//!
+//! `exit_plan_mode` carries the plan. The permission stage asks the user to
+//! approve it while the session is in plan mode, and ends plan mode when the
+//! call succeeds; a rejected plan never reaches the tool.
+
+use std::collections::BTreeSet;
+
+use async_trait::async_trait;
+use dsh_protocol::ToolSpec;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::{parse_args, parse_value, spec, to_value};
+use crate::{Rendered, Tool, ToolContext, ToolError};
+
+/// `ask_user_question`'s name.
+pub const ASK: &str = "ask_user_question";
+/// `exit_plan_mode`'s name.
+pub const EXIT_PLAN: &str = "exit_plan_mode";
+
+/// The model-facing text when nobody could answer the questions.
+pub const NO_ANSWER_TEXT: &str = "No one could answer these questions: this session has no way to put questions to the user. Do not wait for an answer. Choose the option you think best, say which one and why, and continue.";
+
+/// One option of a question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuestionOption {
+    /// What the user picks.
+    pub label: String,
+    /// What picking it means.
+    pub description: String,
+}
+
+/// One question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Question {
+    /// The full question.
+    pub question: String,
+    /// A short label (a dozen characters) shown as its heading.
+    pub header: String,
+    /// Two to four options.
+    pub options: Vec<QuestionOption>,
+    /// Whether several options may be chosen.
+    #[serde(default)]
+    pub multi_select: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AskArgs {
+    questions: Vec<Question>,
+    #[serde(default)]
+    answers: Option<Map<String, Value>>,
+}
+
+/// `ask_user_question`'s value: Claude Code's `AskUserQuestion` output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AskOutput {
+    /// The questions asked.
+    pub questions: Vec<Question>,
+    /// Question text → the chosen label(s), comma-separated for several.
+    pub answers: std::collections::BTreeMap<String, String>,
+}
+
+/// The `ask_user_question` tool.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AskUserQuestionTool;
+
+fn check_questions(questions: &[Question]) -> Result<(), ToolError> {
+    if questions.is_empty() || questions.len() > 4 {
+        return Err(ToolError(format!(
+            "{ASK}: ask one to four questions, not {}",
+            questions.len()
+        )));
+    }
+    let mut seen = BTreeSet::new();
+    for question in questions {
+        if !seen.insert(question.question.as_str()) {
+            return Err(ToolError(format!(
+                "{ASK}: the question `{}` is asked twice",
+                question.question
+            )));
+        }
+        if question.options.len() < 2 || question.options.len() > 4 {
+            return Err(ToolError(format!(
+                "{ASK}: `{}` needs two to four options, not {}",
+                question.question,
+                question.options.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl Tool for AskUserQuestionTool {
+    fn spec(&self) -> ToolSpec {
+        let option = json!({
+            "type": "object",
+            "properties": {
+                "label": {"type": "string", "description": "The choice, in a few words."},
+                "description": {"type": "string", "description": "What choosing it means."}
+            },
+            "required": ["label", "description"]
+        });
+        spec(
+            ASK,
+            "Asks the user one to four multiple-choice questions and returns the answers. The \
+             user may also answer in their own words. Fails when nobody can answer.",
+            json!({
+                "questions": {
+                    "type": "array",
+                    "description": "One to four questions.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "question": {"type": "string", "description": "The full question, ending with a question mark."},
+                            "header": {"type": "string", "description": "A very short label for the question."},
+                            "options": {"type": "array", "items": option, "description": "Two to four options."},
+                            "multiSelect": {"type": "boolean", "description": "Whether several options may be chosen."}
+                        },
+                        "required": ["question", "header", "options"]
+                    }
+                },
+                "answers": {"type": "object", "description": "Filled in by dsh with the user's answers; leave it out."}
+            }),
+            &["questions"],
+        )
+    }
+
+    async fn run(&self, _ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
+        let args: AskArgs = parse_args(ASK, arguments)?;
+        check_questions(&args.questions)?;
+        let Some(given) = args.answers.filter(|answers| !answers.is_empty()) else {
+            return Err(ToolError(NO_ANSWER_TEXT.to_owned()));
+        };
+        let answers = given
+            .into_iter()
+            .map(|(question, answer)| {
+                let answer = match answer {
+                    Value::String(text) => text,
+                    Value::Array(items) => items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    other
+                    @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_)) => {
+                        other.to_string()
+                    }
+                };
+                (question, answer)
+            })
+            .collect();
+        to_value(
+            ASK,
+            &AskOutput {
+                questions: args.questions,
+                answers,
+            },
+        )
+    }
+
+    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
+        let output: AskOutput = parse_value(ASK, value)?;
+        let lines: Vec<String> = output
+            .questions
+            .iter()
+            .map(|question| {
+                let answer = output
+                    .answers
+                    .get(&question.question)
+                    .map_or("(no answer)", String::as_str);
+                format!("\"{}\" = \"{answer}\"", question.question)
+            })
+            .collect();
+        Ok(Rendered {
+            content: format!(
+                "The user answered:\n{}\nGo on with these answers in mind.",
+                lines.join("\n")
+            ),
+            is_error: false,
+        })
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlanArgs {
+    plan: String,
+}
+
+/// `exit_plan_mode`'s value: Claude Code's `ExitPlanMode` output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlanOutput {
+    /// The plan the user approved.
+    pub plan: String,
+    /// Whether a subagent proposed it (dsh's subagents have no plan mode).
+    pub is_agent: bool,
+}
+
+/// The `exit_plan_mode` tool.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExitPlanModeTool;
+
+#[async_trait]
+impl Tool for ExitPlanModeTool {
+    fn spec(&self) -> ToolSpec {
+        spec(
+            EXIT_PLAN,
+            "In plan mode: presents the plan to the user for approval. When the user approves, \
+             plan mode ends and you may start the changes; when they reject it, revise the plan \
+             with their feedback.",
+            json!({
+                "plan": {"type": "string", "description": "The plan, in Markdown: the steps, the files involved, how the result will be checked."}
+            }),
+            &["plan"],
+        )
+    }
+
+    async fn run(&self, _ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
+        let args: PlanArgs = parse_args(EXIT_PLAN, arguments)?;
+        if args.plan.trim().is_empty() {
+            return Err(ToolError(format!("{EXIT_PLAN}: the plan is empty")));
+        }
+        to_value(
+            EXIT_PLAN,
+            &PlanOutput {
+                plan: args.plan,
+                is_agent: false,
+            },
+        )
+    }
+
+    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
+        let _: PlanOutput = parse_value(EXIT_PLAN, value)?;
+        Ok(Rendered {
+            content: "The user approved the plan and plan mode has ended. Start on it now, \
+                      keeping to the plan."
+                .to_owned(),
+            is_error: false,
+        })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may unwrap
+mod tests {
+    use super::*;
+    use tokio_util::sync::CancellationToken;
+
+    fn ctx() -> ToolContext {
+        ToolContext::new("/", CancellationToken::new())
+    }
+
+    fn question() -> Value {
+        json!({"question": "Which database?", "header": "Database", "options": [
+            {"label": "SQLite", "description": "a file"},
+            {"label": "Postgres", "description": "a server"}]})
+    }
+
+    #[tokio::test]
+    async fn without_answers_the_model_is_told_to_go_on() {
+        let err = AskUserQuestionTool
+            .run(&ctx(), &json!({"questions": [question()]}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.0, NO_ANSWER_TEXT);
+    }
+
+    #[tokio::test]
+    async fn supplied_answers_are_returned_and_rendered() {
+        let value = AskUserQuestionTool
+            .run(
+                &ctx(),
+                &json!({"questions": [question()], "answers": {"Which database?": "SQLite"}}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(value["answers"], json!({"Which database?": "SQLite"}));
+        let rendered = AskUserQuestionTool.render(&value).unwrap();
+        assert_eq!(
+            rendered.content,
+            "The user answered:\n\"Which database?\" = \"SQLite\"\nGo on with these answers in mind."
+        );
+    }
+
+    #[tokio::test]
+    async fn malformed_questions_are_refused() {
+        let one_option = json!({"question": "Q?", "header": "Q", "options": [
+            {"label": "a", "description": "a"}]});
+        for (args, expected) in [
+            (json!({"questions": []}), "one to four questions"),
+            (json!({"questions": [one_option]}), "two to four options"),
+            (
+                json!({"questions": [question(), question()]}),
+                "asked twice",
+            ),
+        ] {
+            let err = AskUserQuestionTool.run(&ctx(), &args).await.unwrap_err();
+            assert!(err.0.contains(expected), "{args}: {err}");
+        }
+    }
+
+    #[tokio::test]
+    async fn exit_plan_mode_returns_the_plan() {
+        let value = ExitPlanModeTool
+            .run(&ctx(), &json!({"plan": "1. do it"}))
+            .await
+            .unwrap();
+        assert_eq!(value, json!({"plan": "1. do it", "isAgent": false}));
+        assert!(
+            ExitPlanModeTool
+                .run(&ctx(), &json!({"plan": " "}))
+                .await
+                .is_err()
+        );
+    }
+}
