@@ -70,6 +70,7 @@ pub fn config_keys() -> Vec<String> {
         provider: toml::Value,
         compaction: toml::Value,
         queue: toml::Value,
+        tools: toml::Value,
         system_prompt: String,
         append_system_prompt: String,
     }
@@ -79,6 +80,7 @@ pub fn config_keys() -> Vec<String> {
             "provider" => dsh_provider::provider_table_keys(),
             "compaction" => dsh_provider::accepted_keys::<CompactionTable>(),
             "queue" => dsh_provider::accepted_keys::<QueueTable>(),
+            "tools" => dsh_provider::accepted_keys::<ToolsTable>(),
             _ => {
                 keys.push(top);
                 continue;
