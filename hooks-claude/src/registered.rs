@@ -180,7 +180,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_plugin_hook_file_outranks_codex_names() {
+    fn a_file_nobody_else_claims_is_claude_settings() {
         let dir = std::env::temp_dir();
         assert_eq!(
             ClaudeDialect.claims_file(&dir.join("settings.json")),
