@@ -448,9 +448,7 @@ fn blank_literals(code: &str) -> String {
                 j += 1;
             }
             j = (j + end.len()).min(chars.len());
-            for k in i..j {
-                out.push(blank(chars[k]));
-            }
+            out.extend(chars[i..j].iter().map(|&c| blank(c)));
             i = j;
         } else if c == '"' {
             out.push(' ');
@@ -532,7 +530,7 @@ fn function_lengths(code: &str) -> Vec<(String, usize)> {
             continue;
         };
         let before = &line[..at];
-        let item = before.trim().split_whitespace().all(|word| {
+        let item = before.split_whitespace().all(|word| {
             matches!(
                 word,
                 "pub" | "async" | "const" | "unsafe" | "extern" | "default"
