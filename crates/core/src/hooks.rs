@@ -55,8 +55,11 @@ pub struct HookSources {
     /// Agent SDK's registered hooks, for `claude`). Trust does not apply to
     /// them: the application that drives the session registered them.
     pub attachments: Attachments,
-    /// The session's configuration files, each read from disk once.
-    pub files: ConfigFiles,
+    /// The reader every configuration read goes through while
+    /// [`crate::SessionSpec::resolve`] runs (each file read from disk once,
+    /// every consumer sees the same text); `None` elsewhere: each load
+    /// reads the files afresh (the terminal's `/hooks` after an edit).
+    pub files: Option<ConfigFiles>,
 }
 
 impl HookSources {
@@ -80,8 +83,13 @@ impl HookSources {
             mcp_servers: Vec::new(),
             project_settings: ProjectSettings::Apply,
             attachments: Attachments::default(),
-            files: ConfigFiles::default(),
+            files: None,
         }
+    }
+
+    /// The reader for one load: the resolution's, or a fresh one.
+    pub fn reader(&self) -> ConfigFiles {
+        self.files.clone().unwrap_or_default()
     }
 
     /// What every dialect's discovery reads.
@@ -94,7 +102,7 @@ impl HookSources {
             project_settings: self.project_settings,
             settings_files: self.settings_files.clone(),
             plugin_dirs: self.plugin_dirs.clone(),
-            files: self.files.clone(),
+            files: self.reader(),
         }
     }
 }

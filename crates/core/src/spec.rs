@@ -110,6 +110,9 @@ pub struct SessionSpec {
     pub hooks: HookConfigs,
     /// Automatic compaction.
     pub compaction: AutoCompact,
+    /// The reader the resolution read every configuration file through
+    /// (`disk_reads` says how often each was read: once).
+    pub read: dsh_files::ConfigFiles,
     /// The provider settings (`None` for replay, whose model is scripted).
     pub provider: Option<dsh_provider::ProviderSettings>,
 }
@@ -156,7 +159,8 @@ impl SessionSpec {
         // One reader for the whole resolution: permissions, MCP, trust and
         // every dialect read each configuration file from disk once, and
         // see the same text.
-        let files = sources.files.clone();
+        let files = dsh_files::ConfigFiles::new();
+        sources.files = Some(files.clone());
         let mut mcp = discover_with(
             env,
             cwd,
@@ -240,7 +244,11 @@ impl SessionSpec {
             None => crate::compact::auto_compact(flags.autocompact, "scripted"),
             Some(provider) => config.compaction(flags.autocompact, &provider.model)?,
         };
+        // Resolved: later reads (a trust answer written, the terminal's
+        // `/hooks`) read the files afresh.
+        sources.files = None;
         Ok(SessionSpec {
+            read: files,
             env: env.clone(),
             config: config.clone(),
             flags: flags.clone(),
@@ -310,8 +318,6 @@ impl SessionSpec {
             store.trust(hook);
         }
         store.save()?;
-        // Written: whoever reads it next reads it again.
-        self.sources.files.forget(store.path());
         Ok(store.path().to_owned())
     }
 
@@ -333,11 +339,11 @@ impl SessionSpec {
         let file = if names.is_empty() {
             None
         } else {
-            let written =
-                dsh_mcp::config::remember_approved(&self.sources.home, &self.cwd, &names)?;
-            // Written: whoever reads it next reads it again.
-            self.sources.files.forget(&written);
-            Some(written)
+            Some(dsh_mcp::config::remember_approved(
+                &self.sources.home,
+                &self.cwd,
+                &names,
+            )?)
         };
         Ok(RememberedServers {
             file,
@@ -599,7 +605,7 @@ mod tests {
             TrustPolicy::RunAll,
         ] {
             let spec = resolve(&env, &cwd, policy);
-            let reads = spec.sources.files.all_disk_reads();
+            let reads = spec.read.all_disk_reads();
             let read: Vec<&PathBuf> = reads.iter().map(|(path, _)| path).collect();
             // Permissions, MCP, trust and the dialects all read these.
             for shared in [

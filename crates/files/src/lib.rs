@@ -34,21 +34,27 @@ struct Cache {
     disk_reads: HashMap<PathBuf, usize>,
 }
 
-/// A shared, memoizing reader of configuration files. Clones share one
-/// cache; [`ConfigFiles::default`] is a fresh one.
+/// A reader of configuration files. [`ConfigFiles::new`] memoizes: clones
+/// share one cache, so each file is read from disk once. The default
+/// reads through to disk every time (a library caller that does not hold
+/// a session's reader sees the file as it is now).
 #[derive(Debug, Clone, Default)]
 pub struct ConfigFiles {
-    cache: Arc<Mutex<Cache>>,
+    cache: Option<Arc<Mutex<Cache>>>,
 }
 
 impl ConfigFiles {
-    /// A fresh reader (nothing read yet).
+    /// A memoizing reader (nothing read yet).
     pub fn new() -> Self {
-        ConfigFiles::default()
+        ConfigFiles {
+            cache: Some(Arc::default()),
+        }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Cache> {
-        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> Option<MutexGuard<'_, Cache>> {
+        self.cache
+            .as_ref()
+            .map(|cache| cache.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// The text of `path`, read from disk the first time it is asked for.
@@ -68,14 +74,19 @@ impl ConfigFiles {
         path: &Path,
         read: impl FnOnce(&Path) -> io::Result<String>,
     ) -> io::Result<String> {
-        if let Some(read) = self.lock().reads.get(path) {
-            return answer(read);
+        if self.cache.is_none() {
+            return read(path);
+        }
+        if let Some(read) = self.lock().and_then(|cache| cache.reads.get(path).cloned()) {
+            return answer(&read);
         }
         let read = match read(path) {
             Ok(text) => Read::Text(Arc::from(text)),
             Err(error) => Read::Failed(error.kind(), error.to_string()),
         };
-        let mut cache = self.lock();
+        let Some(mut cache) = self.lock() else {
+            return answer(&read);
+        };
         *cache.disk_reads.entry(path.to_owned()).or_default() += 1;
         let read = cache.reads.entry(path.to_owned()).or_insert(read).clone();
         answer(&read)
@@ -93,24 +104,32 @@ impl ConfigFiles {
     /// How many times `path` was read from disk through this reader (and
     /// its clones).
     pub fn disk_reads(&self, path: &Path) -> usize {
-        self.lock().disk_reads.get(path).copied().unwrap_or(0)
+        self.lock()
+            .and_then(|cache| cache.disk_reads.get(path).copied())
+            .unwrap_or(0)
     }
 
     /// Every path read from disk, with how often (tests).
     pub fn all_disk_reads(&self) -> Vec<(PathBuf, usize)> {
         let mut all: Vec<(PathBuf, usize)> = self
             .lock()
-            .disk_reads
-            .iter()
-            .map(|(path, count)| (path.clone(), *count))
-            .collect();
+            .map(|cache| {
+                cache
+                    .disk_reads
+                    .iter()
+                    .map(|(path, count)| (path.clone(), *count))
+                    .collect()
+            })
+            .unwrap_or_default();
         all.sort();
         all
     }
 
     /// Forgets `path` (dsh wrote it): the next reader reads it again.
     pub fn forget(&self, path: &Path) {
-        self.lock().reads.remove(path);
+        if let Some(mut cache) = self.lock() {
+            cache.reads.remove(path);
+        }
     }
 }
 
@@ -148,11 +167,15 @@ mod tests {
         std::fs::write(&path, "{\"a\":2}").unwrap();
         assert_eq!(other.read_to_string(&path).unwrap(), "{\"a\":1}");
         assert_eq!(files.disk_reads(&path), 1);
-        // A fresh reader reads again.
+        // A fresh reader reads again; the default reads through.
         assert_eq!(
             ConfigFiles::new().read_to_string(&path).unwrap(),
             "{\"a\":2}"
         );
+        let through = ConfigFiles::default();
+        assert_eq!(through.read_to_string(&path).unwrap(), "{\"a\":2}");
+        std::fs::write(&path, "{\"a\":3}").unwrap();
+        assert_eq!(through.read_to_string(&path).unwrap(), "{\"a\":3}");
     }
 
     #[test]
