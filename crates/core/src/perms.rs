@@ -53,7 +53,7 @@ fn mode_parser() -> impl clap::builder::TypedValueParser<Value = Mode> {
     clap::builder::PossibleValuesParser::new(MODE_NAMES).try_map(|s| s.parse::<Mode>())
 }
 
-pub use dsh_permissions::layering::{Built, WorkspaceTrust, workspace_trust};
+pub use dsh_permissions::layering::{Built, WorkspaceTrust, workspace_trust, workspace_trust_with};
 
 /// The session's permission layers (dsh-permissions' [`layering`]) for
 /// these flags. `fallback` is the mode when neither the flag nor a
@@ -70,6 +70,29 @@ pub fn build(
     extra_settings: &[PathBuf],
     fallback: Option<Mode>,
     trusted_this_session: bool,
+) -> Result<Built> {
+    build_with(
+        flags,
+        cwd,
+        home,
+        dsh_home,
+        extra_settings,
+        fallback,
+        trusted_this_session,
+        &dsh_files::ConfigFiles::default(),
+    )
+}
+
+/// [`build`] through the session's reader (each file read once).
+pub fn build_with(
+    flags: &PermissionFlags,
+    cwd: &Path,
+    home: &Path,
+    dsh_home: &Path,
+    extra_settings: &[PathBuf],
+    fallback: Option<Mode>,
+    trusted_this_session: bool,
+    files: &dsh_files::ConfigFiles,
 ) -> Result<Built> {
     let requested = layering::Requested {
         mode: flags.permission_mode.or(flags
@@ -88,5 +111,5 @@ pub fn build(
         fallback,
         trusted_this_session,
     };
-    Ok(layering::build(&requested, &at)?)
+    Ok(layering::build_with(&requested, &at, files)?)
 }

@@ -11,8 +11,8 @@ use dsh_permissions::Mode;
 use dsh_trust::UntrustedHook;
 
 use crate::hooks::{HookConfigs, HookSources};
-use crate::mcp::{ProjectServers, discover, tags};
-use crate::perms::{self, Built, WorkspaceTrust, workspace_trust};
+use crate::mcp::{ProjectServers, discover_with, tags};
+use crate::perms::{self, Built, WorkspaceTrust, workspace_trust_with};
 use crate::{DshConfig, Env, Error, Result, SessionFlags};
 use dsh_hooks::project_settings::ProjectSettings;
 
@@ -110,6 +110,9 @@ pub struct SessionSpec {
     pub hooks: HookConfigs,
     /// Automatic compaction.
     pub compaction: AutoCompact,
+    /// The reader the resolution read every configuration file through
+    /// (`disk_reads` says how often each was read: once).
+    pub read: dsh_files::ConfigFiles,
     /// The provider settings (`None` for replay, whose model is scripted).
     pub provider: Option<dsh_provider::ProviderSettings>,
 }
@@ -152,13 +155,19 @@ impl SessionSpec {
         } = inputs;
         let settings = flags.settings.clone();
         let mut sources = HookSources::new(env, cwd.to_owned(), settings.clone());
-        sources.claude_plugin_dirs = flags.plugin_dirs.clone();
-        let mut mcp = discover(
+        sources.plugin_dirs = flags.plugin_dirs.clone();
+        // One reader for the whole resolution: permissions, MCP, trust and
+        // every dialect read each configuration file from disk once, and
+        // see the same text.
+        let files = dsh_files::ConfigFiles::new();
+        sources.files = Some(files.clone());
+        let mut mcp = discover_with(
             env,
             cwd,
             &settings,
             &flags.mcp_config,
             ProjectServers::StartAll,
+            &files,
         )?;
         if flags.strict_mcp_config {
             // `--strict-mcp-config`: the `--mcp-config` files' servers only.
@@ -176,7 +185,7 @@ impl SessionSpec {
             TrustPolicy::RunAll => Some(Mode::BypassPermissions),
             TrustPolicy::Ask | TrustPolicy::Headless { .. } => None,
         };
-        let permissions = perms::build(
+        let permissions = perms::build_with(
             &flags.permissions,
             cwd,
             &sources.home,
@@ -184,12 +193,13 @@ impl SessionSpec {
             &settings,
             fallback,
             flags.workspace_trusted_this_session,
+            &files,
         )?;
         sources.permission_mode = Some(permissions.mode);
         let workspace = if flags.workspace_trusted_this_session {
             WorkspaceTrust::ThisSession
         } else {
-            workspace_trust(&sources.home, &sources.dsh_home, cwd)
+            workspace_trust_with(&files, &sources.home, &sources.dsh_home, cwd)
         };
         // A repository's settings that change how the user's own hooks and
         // tools run (`env`, `disableAllHooks`, `hooksConfig`, Codex's
@@ -241,7 +251,11 @@ impl SessionSpec {
             None => crate::compact::auto_compact(flags.autocompact, "scripted"),
             Some(provider) => config.compaction(flags.autocompact, &provider.model)?,
         };
+        // Resolved: later reads (a trust answer written, the terminal's
+        // `/hooks`) read the files afresh.
+        sources.files = None;
         Ok(SessionSpec {
+            read: files,
             env: env.clone(),
             config: config.clone(),
             flags: flags.clone(),
@@ -511,5 +525,59 @@ mod tests {
         assert!(spec.mcp.servers.is_empty());
         assert_eq!(spec.workspace, WorkspaceTrust::Untrusted);
         assert!(String::from_utf8(out).unwrap().contains("Not trusted"));
+    }
+
+    #[test]
+    fn resolve_reads_every_configuration_file_from_disk_once() {
+        let (root, env, cwd) = project();
+        let home = root.path().join("home");
+        for (path, text) in [
+            (
+                home.join(".claude/settings.json"),
+                r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]},"permissions":{"allow":["Read"]}}"#,
+            ),
+            (
+                cwd.join(".claude/settings.local.json"),
+                r#"{"permissions":{"deny":["Bash(rm:*)"]},"env":{"A":"1"}}"#,
+            ),
+            (home.join(".claude.json"), r#"{"projects":{}}"#),
+            (
+                home.join(".codex/config.toml"),
+                "[mcp_servers.c]\ncommand = \"true\"\n",
+            ),
+            (home.join(".codex/hooks.json"), r#"{"hooks":{}}"#),
+            (home.join(".gemini/settings.json"), "{}"),
+            (home.join(".dsh/trust.json"), r#"{"version":1,"hooks":{}}"#),
+        ] {
+            fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+            fs_err::write(&path, text).unwrap();
+        }
+        for policy in [
+            TrustPolicy::Ask,
+            TrustPolicy::Headless { strict: false },
+            TrustPolicy::RunAll,
+        ] {
+            let spec = resolve(&env, &cwd, policy);
+            let reads = spec.read.all_disk_reads();
+            let read: Vec<&PathBuf> = reads.iter().map(|(path, _)| path).collect();
+            // Permissions, MCP, trust and the dialects all read these.
+            for shared in [
+                cwd.join(".claude/settings.json"),
+                home.join(".claude/settings.json"),
+                home.join(".claude.json"),
+                home.join(".codex/config.toml"),
+            ] {
+                assert!(
+                    read.contains(&&shared),
+                    "{} not read: {reads:?}",
+                    shared.display()
+                );
+            }
+            let twice: Vec<_> = reads.iter().filter(|(_, count)| *count > 1).collect();
+            assert!(
+                twice.is_empty(),
+                "{policy:?}: read more than once: {twice:?}"
+            );
+        }
     }
 }

@@ -205,7 +205,7 @@ impl SessionSpec {
             cwd: &self.cwd,
             policy: self.policy,
         })?;
-        fresh.sources.sdk_hooks = self.sources.sdk_hooks.clone();
+        fresh.sources.attachments = self.sources.attachments.clone();
         fresh
             .sources
             .excluded_hooks
