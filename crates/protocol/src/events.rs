@@ -153,6 +153,8 @@ pub enum Dialect {
     Codex,
     /// Gemini CLI hooks (`.gemini/settings.json`).
     Gemini,
+    /// GitHub Copilot CLI hooks (`.github/hooks/*.json`).
+    Copilot,
     /// Hooks an application registered through an SDK's control protocol
     /// (the Claude Agent SDK's `hooks` option).
     Sdk,
@@ -165,6 +167,7 @@ impl Dialect {
             Dialect::Claude => "claude",
             Dialect::Codex => "codex",
             Dialect::Gemini => "gemini",
+            Dialect::Copilot => "copilot",
             Dialect::Sdk => "sdk",
         }
     }
