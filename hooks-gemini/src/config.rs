@@ -40,6 +40,8 @@ pub struct GeminiDiscovery {
     pub shell: PathBuf,
     /// Whether the project's `hooksConfig` applies (a trusted workspace).
     pub project_settings: ProjectSettings,
+    /// The session's reader: each settings file is read from disk once.
+    pub files: dsh_files::ConfigFiles,
 }
 
 impl GeminiDiscovery {
@@ -51,6 +53,7 @@ impl GeminiDiscovery {
             trust_workspace: false,
             shell: PathBuf::from("bash"),
             project_settings: ProjectSettings::Apply,
+            files: dsh_files::ConfigFiles::default(),
         }
     }
 
@@ -264,7 +267,15 @@ pub fn claude_hint(name: &str) -> String {
 
 /// Reads a settings file: `None` when it does not exist.
 pub fn read_document(path: &Path) -> Result<Option<(String, Value)>, ConfigError> {
-    let text = match fs_err::read_to_string(path) {
+    read_document_with(&dsh_files::ConfigFiles::default(), path)
+}
+
+/// [`read_document`] through the session's reader.
+pub fn read_document_with(
+    files: &dsh_files::ConfigFiles,
+    path: &Path,
+) -> Result<Option<(String, Value)>, ConfigError> {
+    let text = match files.read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => {
@@ -297,10 +308,11 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
     let project_path = discovery.project_settings();
     let project_is_home = same_file(&user_path, &project_path);
     let mut layers = Vec::new();
-    if let Some((_, doc)) = read_document(&user_path)? {
+    if let Some((_, doc)) = read_document_with(&discovery.files, &user_path)? {
         layers.push((SettingsSource::User, user_path.clone(), doc));
     }
-    if !project_is_home && let Some((_, doc)) = read_document(&project_path)? {
+    if !project_is_home && let Some((_, doc)) = read_document_with(&discovery.files, &project_path)?
+    {
         layers.push((SettingsSource::Project, project_path.clone(), doc));
     }
     // hooksConfig: the project's `enabled` wins over the user's; the
@@ -526,7 +538,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// the folder's parent and everything below that, `DO_NOT_TRUST` nothing;
 /// the most specific rule wins. No rule (or no file): not trusted.
 fn folder_trust(discovery: &GeminiDiscovery) -> Result<FolderTrust, ConfigError> {
-    let Some((_, doc)) = read_document(&discovery.trusted_folders())? else {
+    let Some((_, doc)) = read_document_with(&discovery.files, &discovery.trusted_folders())? else {
         return Ok(FolderTrust::Untrusted);
     };
     let cwd = fs_err::canonicalize(&discovery.cwd).unwrap_or_else(|_| discovery.cwd.clone());

@@ -34,10 +34,12 @@ pub mod model_events;
 pub mod output;
 pub mod payload;
 pub mod plugin;
+mod registered;
 pub mod tools;
 pub mod trust_identity;
 
 pub use config::{ConfigError, GeminiConfig, GeminiDiscovery, load};
 pub use event::GeminiEvent;
 pub use plugin::GeminiPlugin;
+pub use registered::GeminiDialect;
 pub use trust_identity::TrustIdentity;

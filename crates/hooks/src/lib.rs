@@ -12,6 +12,10 @@
 //! model-facing string stay in the bridges (`hooks-claude`, `hooks-codex`),
 //! which implement [`Dialect`].
 //!
+//! Dialects plug in through [`registry::HookDialect`] (discovery, trust
+//! identities, lint, vocabulary, the session plugin) and are listed in a
+//! [`registry::Registry`] that core iterates.
+//!
 //! It also holds the dialect-neutral half of `dsh hooks check`
 //! ([`lint`]): the finding type, the walk over a hook file's event table
 //! and the shell-command checks; each bridge adds its schema and discovery.
@@ -25,6 +29,7 @@ mod engine;
 pub mod lint;
 pub mod position;
 pub mod project_settings;
+pub mod registry;
 pub mod spill;
 
 pub use engine::*;

@@ -143,33 +143,105 @@ pub struct CompactionContext {
     pub source: String,
 }
 
-/// The external hook dialect a `hook/*` event belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Dialect {
+/// The external hook dialect a `hook/*` event belongs to: its id
+/// (contracts §8: `claude`, `codex`, `gemini`, `copilot`, `sdk`).
+///
+/// An id, not a closed list: a dialect crate names its own
+/// ([`Dialect::new`]) and registers with the hook registry, so adding one
+/// needs no change here. The associated constants name the ids the
+/// contracts list (they keep the spelling of the old enum variants).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Dialect(&'static str);
+
+#[allow(non_upper_case_globals)]
+impl Dialect {
     /// Claude Code hooks (`.claude/settings*.json`).
-    Claude,
+    pub const Claude: Dialect = Dialect("claude");
     /// Codex hooks (`.codex/hooks.json`, `config.toml`).
-    Codex,
+    pub const Codex: Dialect = Dialect("codex");
     /// Gemini CLI hooks (`.gemini/settings.json`).
-    Gemini,
+    pub const Gemini: Dialect = Dialect("gemini");
     /// GitHub Copilot CLI hooks (`.github/hooks/*.json`).
-    Copilot,
+    pub const Copilot: Dialect = Dialect("copilot");
     /// Hooks an application registered through an SDK's control protocol
     /// (the Claude Agent SDK's `hooks` option).
-    Sdk,
-}
+    pub const Sdk: Dialect = Dialect("sdk");
 
-impl Dialect {
+    /// A dialect named by its id (lowercase, as records carry it).
+    pub const fn new(id: &'static str) -> Dialect {
+        Dialect(id)
+    }
+
     /// The wire name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Dialect::Claude => "claude",
-            Dialect::Codex => "codex",
-            Dialect::Gemini => "gemini",
-            Dialect::Copilot => "copilot",
-            Dialect::Sdk => "sdk",
+        self.0
+    }
+
+    /// The dialect of a wire name: a known id is its constant; another id
+    /// is kept once for the life of the process (a log names a handful).
+    /// `None` for a name no dialect can have (empty, over 32 bytes, or not
+    /// `[a-z0-9_-]`).
+    pub fn from_wire(name: &str) -> Option<Dialect> {
+        let valid = !name.is_empty()
+            && name.len() <= 32
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+        if !valid {
+            return None;
         }
+        for known in [
+            Dialect::Claude,
+            Dialect::Codex,
+            Dialect::Gemini,
+            Dialect::Copilot,
+            Dialect::Sdk,
+        ] {
+            if known.0 == name {
+                return Some(known);
+            }
+        }
+        static OTHERS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+        let mut others = OTHERS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(id) = others.iter().find(|id| **id == name) {
+            return Some(Dialect(id));
+        }
+        let id: &'static str = Box::leak(name.to_owned().into_boxed_str());
+        others.push(id);
+        Some(Dialect(id))
+    }
+}
+
+impl std::fmt::Debug for Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // As the enum printed: `Claude`, `Codex`, …
+        let mut chars = self.0.chars();
+        match chars.next() {
+            Some(first) => write!(f, "{}{}", first.to_ascii_uppercase(), chars.as_str()),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::fmt::Display for Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl Serialize for Dialect {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Dialect {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Dialect, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Dialect::from_wire(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("`{name}` is not a hook dialect id")))
     }
 }
 

@@ -1,0 +1,163 @@
+//! Gemini CLI as a registered hook dialect ([`dsh_hooks::registry`]).
+
+use std::path::Path;
+
+use dsh_hooks::lint::Finding;
+use dsh_hooks::project_settings::HeldBack;
+use dsh_hooks::registry::{
+    BuiltPlugin, ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect,
+    HookScope, LintTargets, LoadError, SessionHooks,
+};
+use dsh_protocol::Dialect;
+
+use crate::config::{EntryStatus, SettingsSource};
+use crate::{GeminiConfig, GeminiDiscovery, GeminiEvent};
+
+/// The Gemini CLI dialect.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GeminiDialect;
+
+/// Every Gemini CLI event name, in the order a session meets them.
+const EVENTS: [&str; 11] = [
+    "SessionStart",
+    "BeforeAgent",
+    "BeforeModel",
+    "BeforeToolSelection",
+    "AfterModel",
+    "BeforeTool",
+    "AfterTool",
+    "AfterAgent",
+    "PreCompress",
+    "Notification",
+    "SessionEnd",
+];
+
+impl GeminiDialect {
+    /// Gemini's discovery for `sources`.
+    pub fn discovery(sources: &DialectSources) -> GeminiDiscovery {
+        let mut discovery = GeminiDiscovery::new(sources.cwd.clone(), sources.home.clone());
+        discovery.trust_workspace = sources.var("GEMINI_CLI_TRUST_WORKSPACE") == Some("true");
+        discovery.project_settings = sources.project_settings;
+        discovery.files = sources.files.clone();
+        discovery
+    }
+}
+
+impl HookDialect for GeminiDialect {
+    fn id(&self) -> Dialect {
+        Dialect::Gemini
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
+    fn config_files(&self, sources: &DialectSources) -> Vec<ConfigFile> {
+        let discovery = GeminiDialect::discovery(sources);
+        vec![
+            ConfigFile {
+                path: discovery.user_settings(),
+                layer: "user",
+            },
+            ConfigFile {
+                path: discovery.project_settings(),
+                layer: "project",
+            },
+        ]
+    }
+
+    fn load(&self, sources: &DialectSources) -> Result<Box<dyn DialectConfig>, LoadError> {
+        crate::load(&GeminiDialect::discovery(sources))
+            .map(|config| Box::new(config) as Box<dyn DialectConfig>)
+            .map_err(|error| LoadError {
+                dialect: "Gemini CLI",
+                message: error.to_string(),
+            })
+    }
+
+    fn lint_targets(&self, sources: &DialectSources) -> LintTargets {
+        LintTargets {
+            files: crate::lint::lint_targets(&GeminiDialect::discovery(sources)),
+            ..LintTargets::default()
+        }
+    }
+
+    fn claims_file(&self, path: &Path) -> Option<FileClaim> {
+        crate::lint::is_gemini_settings(path).then_some(FileClaim::Path)
+    }
+
+    fn lint_file(&self, path: &Path, project: &Path) -> Vec<Finding> {
+        crate::lint::lint_file(path, project)
+    }
+
+    fn event_names(&self) -> &'static [&'static str] {
+        debug_assert_eq!(EVENTS.len(), GeminiEvent::ALL.len());
+        &EVENTS
+    }
+
+    fn hook_tool_name(&self, dsh_tool: &str) -> String {
+        crate::tools::hook_tool_name(dsh_tool).to_owned()
+    }
+}
+
+impl DialectConfig for GeminiConfig {
+    fn dialect(&self) -> Dialect {
+        Dialect::Gemini
+    }
+
+    fn clone_box(&self) -> Box<dyn DialectConfig> {
+        Box::new(self.clone())
+    }
+
+    fn hooks(&self) -> Vec<ConfiguredHook> {
+        self.handlers()
+            .iter()
+            .map(|handler| ConfiguredHook {
+                event: handler.event.as_str().to_owned(),
+                matcher: handler.matcher.clone(),
+                command: handler.command.clone(),
+                handler: format!("command: {}", handler.command),
+                timeout_secs: handler.timeout_ms as f64 / 1000.0,
+                file: handler.file.clone(),
+                origin: handler.origin.clone(),
+                identity: serde_json::to_value(handler.trust_identity())
+                    .unwrap_or(serde_json::Value::Null),
+                scope: match handler.source {
+                    SettingsSource::User => HookScope::User,
+                    SettingsSource::Project => HookScope::Project,
+                },
+                // Excluded by dsh's trust still counts: that is what asking is for.
+                active: matches!(
+                    handler.status,
+                    EntryStatus::Active | EntryStatus::Excluded(_)
+                ),
+                status: handler.status.as_str().to_owned(),
+                plugin: None,
+            })
+            .collect()
+    }
+
+    fn held_back(&self) -> Vec<HeldBack> {
+        self.held_back.clone()
+    }
+
+    fn notices(&self) -> Vec<String> {
+        GeminiConfig::notices(self)
+    }
+
+    fn disable_origins(&mut self, origins: &[String], reason: &str) {
+        GeminiConfig::disable_origins(self, origins, reason);
+    }
+
+    fn into_plugin(self: Box<Self>, session: &SessionHooks<'_>) -> Result<BuiltPlugin, LoadError> {
+        let plugin = self
+            .handlers()
+            .iter()
+            .any(|handler| handler.is_active())
+            .then(|| GeminiConfig::into_plugin(*self, session.runner.clone()));
+        Ok(BuiltPlugin {
+            plugin,
+            notices: Vec::new(),
+        })
+    }
+}
