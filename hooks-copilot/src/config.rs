@@ -33,6 +33,8 @@ pub struct CopilotDiscovery {
     pub copilot_home: Option<PathBuf>,
     /// The shell `bash` entries run under.
     pub shell: PathBuf,
+    /// The session's file reader (each file read once).
+    pub files: dsh_files::ConfigFiles,
 }
 
 impl CopilotDiscovery {
@@ -43,6 +45,7 @@ impl CopilotDiscovery {
             home: home.into(),
             copilot_home: None,
             shell: PathBuf::from("/bin/bash"),
+            files: dsh_files::ConfigFiles::new(),
         }
     }
 
@@ -306,10 +309,11 @@ fn as_text(value: &Value) -> String {
         .unwrap_or_else(|| value.to_string())
 }
 
-fn read(path: &Path) -> Result<Option<Value>, String> {
-    let text = match fs_err::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+/// Parses one file's text: `None` when it does not exist.
+pub fn read(files: &dsh_files::ConfigFiles, path: &Path) -> Result<Option<Value>, String> {
+    let text = match files.read_if_exists(path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(None),
         Err(error) => return Err(error.to_string()),
     };
     serde_json::from_str(&text).map(Some).map_err(|error| {
@@ -330,7 +334,7 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
     let mut problems = Vec::new();
     let mut disabled_by = None;
     for (path, kind, source) in discovery.files() {
-        let doc = match read(&path) {
+        let doc = match read(&discovery.files, &path) {
             Ok(Some(doc)) => doc,
             Ok(None) => continue,
             Err(message) => {
@@ -383,15 +387,15 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
     }
 }
 
-struct FileContext<'a> {
-    path: &'a Path,
-    source: Source,
-    hook_dir: Option<PathBuf>,
-    display_file: &'a str,
+pub(crate) struct FileContext<'a> {
+    pub path: &'a Path,
+    pub source: Source,
+    pub hook_dir: Option<PathBuf>,
+    pub display_file: &'a str,
 }
 
 /// Parses one document's `hooks` object into `handlers` (pure).
-fn parse_hooks(
+pub(crate) fn parse_hooks(
     doc: &Value,
     file: &FileContext<'_>,
     handlers: &mut Vec<Handler>,
@@ -637,6 +641,8 @@ mod tests {
             &project.join(".github/copilot/settings.json"),
             r#"{"disableAllHooks":true}"#,
         );
+        // A new session reads the files afresh.
+        discovery.files = dsh_files::ConfigFiles::new();
         let config = load(&discovery);
         assert!(!config.has_active());
         assert!(config.disabled_by.is_some());

@@ -32,9 +32,11 @@ pub mod matcher;
 pub mod output;
 pub mod payload;
 pub mod plugin;
+mod registered;
 pub mod tools;
 
 pub use config::{CopilotConfig, CopilotDiscovery, load};
 pub use dialect::copilot_vars;
 pub use event::{CopilotEvent, Mode};
 pub use plugin::CopilotPlugin;
+pub use registered::CopilotDialect;
