@@ -195,6 +195,33 @@ impl CopilotPlugin {
     }
 }
 
+impl CopilotPlugin {
+    /// userPromptSubmitted and userPromptTransformed for a prompt Copilot
+    /// makes itself (an agentStop block's reason), recorded only.
+    async fn fire_prompt_hooks(&self, ctx: &SeamContext, prompt: &str) {
+        let body = Body::UserPromptSubmitted {
+            prompt: prompt.to_owned(),
+        };
+        let fired = self.run(ctx, body, None, None, &ctx.cancel).await;
+        self.record(ctx, CopilotEvent::UserPromptSubmitted, &fired);
+        let fired = self
+            .run(ctx, transformed(prompt), None, None, &ctx.cancel)
+            .await;
+        self.record(ctx, CopilotEvent::UserPromptTransformed, &fired);
+    }
+}
+
+/// userPromptTransformed's body: the prompt after Copilot's date preamble.
+fn transformed(prompt: &str) -> Body {
+    Body::UserPromptTransformed {
+        prompt: prompt.to_owned(),
+        transformed: format!(
+            "<current_datetime>{}</current_datetime>\n\n{prompt}",
+            chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00")
+        ),
+    }
+}
+
 /// The tool result text for a finished call, as `postToolUse` reports it.
 fn result_text(outcome: &ToolOutcome) -> String {
     outcome.content.clone()
@@ -250,14 +277,9 @@ impl Plugin for CopilotPlugin {
             ));
         }
         let effective = rewrite.clone().unwrap_or_else(|| prompt.content.clone());
-        let transformed = Body::UserPromptTransformed {
-            prompt: effective.clone(),
-            transformed: format!(
-                "<current_datetime>{}</current_datetime>\n\n{effective}",
-                chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00")
-            ),
-        };
-        let fired = self.run(ctx, transformed, None, None, &ctx.cancel).await;
+        let fired = self
+            .run(ctx, transformed(&effective), None, None, &ctx.cancel)
+            .await;
         self.record(ctx, CopilotEvent::UserPromptTransformed, &fired);
         PromptDecision::Allow { rewrite, contexts }
     }
@@ -501,6 +523,9 @@ impl Plugin for CopilotPlugin {
         }
         Self::mark(&mut fired, |r| r.block.is_some(), false);
         self.record(ctx, event, &fired);
+        // The reason is a new user turn: userPromptSubmitted fires for it
+        // (stop_block_once); what those hooks answer is not applied to it.
+        self.fire_prompt_hooks(ctx, &reason).await;
         ContinuationDecision::Continue {
             reason: Some(reason),
             source: source(event),
