@@ -212,6 +212,7 @@ fn normalize_stdin(raw: &str, paths: &Paths) -> String {
     // Byte for byte: compact, in this key order, no trailing newline.
     assert_eq!(input.to_string(), raw, "stdin is compact JSON");
     let pascal = input.get("hook_event_name").is_some();
+    let iso = regex::Regex::new(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$").unwrap();
     let mut out = Map::new();
     for (key, value) in input.as_object().unwrap() {
         let mut value = value.clone();
@@ -220,12 +221,7 @@ fn normalize_stdin(raw: &str, paths: &Paths) -> String {
             "timestamp" => {
                 if pascal {
                     let text = value.as_str().unwrap_or_default();
-                    assert!(
-                        regex::Regex::new(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-                            .unwrap()
-                            .is_match(text),
-                        "ISO timestamp: {raw}"
-                    );
+                    assert!(iso.is_match(text), "ISO timestamp: {raw}");
                 } else {
                     assert!(value.is_i64(), "epoch-ms timestamp: {raw}");
                 }
