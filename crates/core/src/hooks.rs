@@ -46,8 +46,6 @@ pub struct HookSources {
     /// `GEMINI_CLI_TRUST_WORKSPACE=true`: Gemini CLI trusts the project
     /// folder whatever `~/.gemini/trustedFolders.json` says.
     pub gemini_trust_workspace: bool,
-    /// `$COPILOT_HOME` (replaces `~/.copilot` for Copilot CLI hooks).
-    pub copilot_home: Option<PathBuf>,
     /// Whether the project layers' settings that change how the user's
     /// own hooks and tools run apply (a trusted workspace, replay, the hook
     /// tooling) or wait for trust (sessions in an untrusted workspace).
@@ -74,7 +72,6 @@ impl HookSources {
             codex_home: env.codex_home(),
             gemini_trust_workspace: env.var("GEMINI_CLI_TRUST_WORKSPACE").as_deref()
                 == Some("true"),
-            copilot_home: env.var("COPILOT_HOME").map(PathBuf::from),
             claude_settings,
             claude_plugin_dirs: Vec::new(),
             run_untrusted: true,
@@ -109,8 +106,6 @@ pub struct HookConfigs {
     pub codex: CodexConfig,
     /// Gemini CLI's settings layers.
     pub gemini: GeminiConfig,
-    /// GitHub Copilot CLI's hook files.
-    pub copilot: dsh_hooks_copilot::CopilotConfig,
 }
 
 impl HookConfigs {
@@ -122,12 +117,10 @@ impl HookConfigs {
             .context("cannot load the Codex hook configuration")?;
         let gemini = dsh_hooks_gemini::load(&sources.gemini_discovery())
             .context("cannot load the Gemini CLI hook configuration")?;
-        let copilot = dsh_hooks_copilot::load(&sources.copilot_discovery());
         Ok(HookConfigs {
             claude,
             codex,
             gemini,
-            copilot,
         })
     }
 
@@ -186,7 +179,6 @@ pub fn plugins_from(
         mut claude,
         mut codex,
         mut gemini,
-        mut copilot,
     } = configs;
     for (dialect, held) in [
         ("claude", &claude.held_back),
@@ -255,17 +247,6 @@ pub fn plugins_from(
     if gemini.handlers().iter().any(|handler| handler.is_active()) {
         plugins.push(gemini.into_plugin(runner.clone()));
     }
-
-    copilot.disable_origins(&sources.excluded_hooks, dsh_trust::NOT_TRUSTED);
-    notices.extend(
-        copilot
-            .notices()
-            .into_iter()
-            .map(|n| format!("copilot: {n}")),
-    );
-    if copilot.has_active() {
-        plugins.push(copilot.into_plugin(runner.clone()));
-    }
     Ok(LoadedHooks {
         plugins,
         notices,
@@ -274,14 +255,6 @@ pub fn plugins_from(
 }
 
 impl HookSources {
-    /// The Copilot CLI bridge's discovery for these sources.
-    pub fn copilot_discovery(&self) -> dsh_hooks_copilot::CopilotDiscovery {
-        let mut discovery =
-            dsh_hooks_copilot::CopilotDiscovery::new(self.cwd.clone(), self.home.clone());
-        discovery.copilot_home = self.copilot_home.clone();
-        discovery
-    }
-
     /// The Gemini bridge's discovery for these sources.
     pub fn gemini_discovery(&self) -> dsh_hooks_gemini::GeminiDiscovery {
         let mut discovery =

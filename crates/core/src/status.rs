@@ -34,32 +34,26 @@ impl Status {
     pub fn of(spec: &SessionSpec) -> Result<Status> {
         let store = dsh_trust::TrustStore::load(&spec.sources.dsh_home)?;
         let parsed = &spec.hooks;
-        let mut hooks = crate::trust::hooks_of(
+        let hooks: Vec<Value> = crate::trust::hooks_of(
             &spec.sources,
             &parsed.claude,
             &parsed.codex,
             &parsed.gemini,
             &store,
-        );
-        hooks.extend(crate::trust::registered_hooks(
-            &spec.sources,
-            &parsed.copilot,
-            &store,
-        ));
-        let hooks: Vec<Value> = hooks
-            .into_iter()
-            .map(|hook| {
-                json!({
-                    "dialect": hook.dialect.as_str(),
-                    "event": hook.event,
-                    "matcher": hook.matcher,
-                    "command": hook.command,
-                    "source": hook.origin,
-                    "trust": hook.status.as_str(),
-                    "active": hook.active,
-                })
+        )
+        .into_iter()
+        .map(|hook| {
+            json!({
+                "dialect": hook.dialect.as_str(),
+                "event": hook.event,
+                "matcher": hook.matcher,
+                "command": hook.command,
+                "source": hook.origin,
+                "trust": hook.status.as_str(),
+                "active": hook.active,
             })
-            .collect();
+        })
+        .collect();
         let held_back: Vec<Value> = parsed
             .held_back()
             .into_iter()

@@ -31,7 +31,6 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 use crate::{Error, Result};
-use dsh_hooks::registry::{DialectConfig, HookScope};
 use dsh_hooks_claude::ClaudeConfig;
 use dsh_hooks_claude::config::SettingsSource;
 use dsh_hooks_codex::{CodexConfig, EntryStatus, LayerSource, TrustState};
@@ -54,60 +53,15 @@ pub fn load_configs(sources: &HookSources) -> Result<(ClaudeConfig, CodexConfig,
         claude,
         codex,
         gemini,
-        ..
     } = HookConfigs::load(sources)?;
     Ok((claude, codex, gemini))
-}
-
-/// The hooks of a dialect registered through [`DialectConfig`] (GitHub
-/// Copilot CLI), with their trust status.
-pub fn registered_hooks(
-    sources: &HookSources,
-    config: &dyn DialectConfig,
-    store: &TrustStore,
-) -> Vec<ProjectHook> {
-    config
-        .hooks()
-        .into_iter()
-        .map(|hook| {
-            let scan = dsh_trust::exec_scan::scan(&hook.command, &sources.cwd);
-            let (hash, notices) = hash_identity(&hook.identity, &scan.files);
-            let status = match hook.scope {
-                HookScope::User => TrustStatus::UserLevel,
-                HookScope::TrustedByDialect => TrustStatus::TrustedByCodex,
-                HookScope::Project => store_status(store, &hash, &hook.origin),
-            };
-            ProjectHook {
-                dialect: config.dialect(),
-                event: hook.event,
-                matcher: hook.matcher,
-                command: hook.command,
-                file: hook.file,
-                origin: hook.origin,
-                hash,
-                scripts: scan.files,
-                computed: scan.computed,
-                notices,
-                status,
-                active: hook.active,
-            }
-        })
-        .collect()
 }
 
 /// Every configured hook of every dialect with its trust status, in
 /// configuration order (Claude Code, then Codex, then Gemini CLI).
 pub fn all_hooks(sources: &HookSources, store: &TrustStore) -> Result<Vec<ProjectHook>> {
-    let configs = HookConfigs::load(sources)?;
-    let mut hooks = hooks_of(
-        sources,
-        &configs.claude,
-        &configs.codex,
-        &configs.gemini,
-        store,
-    );
-    hooks.extend(registered_hooks(sources, &configs.copilot, store));
-    Ok(hooks)
+    let (claude, codex, gemini) = load_configs(sources)?;
+    Ok(hooks_of(sources, &claude, &codex, &gemini, store))
 }
 
 /// [`all_hooks`] over configurations already loaded.
@@ -218,18 +172,16 @@ pub fn untrusted_project_hooks(sources: &HookSources) -> Result<Vec<UntrustedHoo
 /// session decides trust on the parse it runs.
 pub fn untrusted_of(sources: &HookSources, configs: &HookConfigs) -> Result<Vec<UntrustedHook>> {
     let store = TrustStore::load(&sources.dsh_home)?;
-    let mut hooks = hooks_of(
+    Ok(hooks_of(
         sources,
         &configs.claude,
         &configs.codex,
         &configs.gemini,
         &store,
-    );
-    hooks.extend(registered_hooks(sources, &configs.copilot, &store));
-    Ok(hooks
-        .into_iter()
-        .filter(|hook| hook.active && !hook.status.is_trusted())
-        .collect())
+    )
+    .into_iter()
+    .filter(|hook| hook.active && !hook.status.is_trusted())
+    .collect())
 }
 
 /// A path for people: relative to `project` when below it.
@@ -522,7 +474,6 @@ mod tests {
             mcp_servers: Vec::new(),
             codex_home: home.join(".codex"),
             gemini_trust_workspace: false,
-            copilot_home: None,
             project_settings: dsh_hooks::project_settings::ProjectSettings::Apply,
             sdk_hooks: None,
         }

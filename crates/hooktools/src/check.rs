@@ -25,7 +25,6 @@ enum Kind {
     Claude,
     Codex,
     Gemini,
-    Copilot,
 }
 
 fn kind_of(path: &Path) -> Kind {
@@ -43,8 +42,6 @@ fn kind_of(path: &Path) -> Kind {
         Kind::Claude
     } else if dsh_hooks_gemini::lint::is_gemini_settings(path) {
         Kind::Gemini
-    } else if dsh_hooks_copilot::lint::is_copilot_file(path) {
-        Kind::Copilot
     } else if name == "hooks.json" || name.ends_with(".toml") || in_codex_dir {
         Kind::Codex
     } else {
@@ -81,13 +78,6 @@ fn discovered(sources: &HookSources) -> (Vec<(PathBuf, Kind)>, Vec<Finding>) {
             .into_iter()
             .map(|path| (path, Kind::Gemini)),
     );
-    let copilot = sources.copilot_discovery();
-    found.extend(
-        dsh_hooks_copilot::lint::lint_targets(&copilot)
-            .into_iter()
-            .map(|path| (path, Kind::Copilot)),
-    );
-    let copilot_findings = dsh_hooks_copilot::lint::claude_settings_findings(&copilot).findings;
     // Plugins are what a session loads, and a session loads nothing when
     // either dialect's configuration fails.
     if dsh_hooks_codex::load(&codex_discovery).is_err() {
@@ -98,9 +88,7 @@ fn discovered(sources: &HookSources) -> (Vec<(PathBuf, Kind)>, Vec<Finding>) {
             found.push((file, Kind::Claude));
         }
     }
-    let mut findings = claude.load_findings;
-    findings.extend(copilot_findings);
-    (found, findings)
+    (found, claude.load_findings)
 }
 
 pub(super) fn run(
@@ -132,7 +120,6 @@ pub(super) fn run(
             Kind::Claude => dsh_hooks_claude::lint::lint_file(file, &sources.cwd),
             Kind::Codex => dsh_hooks_codex::lint::lint_file(file, &sources.cwd),
             Kind::Gemini => dsh_hooks_gemini::lint::lint_file(file, &sources.cwd),
-            Kind::Copilot => dsh_hooks_copilot::lint::lint_file(file, &sources.cwd),
         });
     }
     diagnostics.extend(setup_findings);
@@ -160,7 +147,6 @@ pub(super) fn run(
                     Kind::Claude => "claude",
                     Kind::Codex => "codex",
                     Kind::Gemini => "gemini",
-                    Kind::Copilot => "copilot",
                 };
                 outln!("checked {} ({label})", file.display())?;
             }

@@ -26,8 +26,6 @@ pub enum DialectArg {
     Codex,
     /// Gemini CLI hooks (`~/.gemini/settings.json`, `.gemini/settings.json`).
     Gemini,
-    /// GitHub Copilot CLI hooks (`.github/hooks/*.json`, `~/.copilot/hooks/`).
-    Copilot,
 }
 
 /// A session log named by a path or an id (prefix) under `$DSH_HOME/sessions`.

@@ -259,8 +259,6 @@ pub(super) struct Hooks {
     pub codex: Vec<Arc<dyn Plugin>>,
     /// Gemini CLI's bridge.
     pub gemini: Vec<Arc<dyn Plugin>>,
-    /// GitHub Copilot CLI's bridge.
-    pub copilot: Vec<Arc<dyn Plugin>>,
     /// The runner every hook process goes through.
     pub runner: dsh_hook_runner::HookRunner,
     /// The bridges' start-up notices (a hook that will not run, and why).
@@ -282,7 +280,6 @@ impl Hooks {
             claude: Vec::new(),
             codex: Vec::new(),
             gemini: Vec::new(),
-            copilot: Vec::new(),
             runner: assembled.runner,
             notices: assembled.hook_notices,
         };
@@ -293,8 +290,6 @@ impl Hooks {
             let name = plugin.name();
             if name == dsh_hooks_gemini::plugin::PLUGIN_NAME {
                 hooks.gemini.push(plugin);
-            } else if name == dsh_hooks_copilot::plugin::PLUGIN_NAME {
-                hooks.copilot.push(plugin);
             } else if name == dsh_hooks_codex::plugin::PLUGIN_NAME {
                 hooks.codex.push(plugin);
             } else {
@@ -312,13 +307,11 @@ impl Hooks {
                 .iter()
                 .chain(&self.codex)
                 .chain(&self.gemini)
-                .chain(&self.copilot)
                 .cloned()
                 .collect(),
             Some(DialectArg::Claude) => self.claude.clone(),
             Some(DialectArg::Codex) => self.codex.clone(),
             Some(DialectArg::Gemini) => self.gemini.clone(),
-            Some(DialectArg::Copilot) => self.copilot.clone(),
         }
     }
 }

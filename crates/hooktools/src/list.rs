@@ -122,9 +122,7 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
     let permissions = permission_rows(sources)?;
     let (claude, codex, gemini) = trust::load_configs(sources)?;
     let store = TrustStore::load(&sources.dsh_home)?;
-    let mut hooks = trust::hooks_of(sources, &claude, &codex, &gemini, &store);
-    let copilot = dsh_hooks_copilot::load(&sources.copilot_discovery());
-    hooks.extend(trust::registered_hooks(sources, &copilot, &store));
+    let hooks = trust::hooks_of(sources, &claude, &codex, &gemini, &store);
     let trust_of = |origin: &str| {
         hooks
             .iter()
@@ -183,19 +181,6 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
             plugin: None,
         });
     }
-    for hook in dsh_hooks::registry::DialectConfig::hooks(&copilot) {
-        rows.push(Row {
-            dialect: "copilot",
-            trust: trust_of(&hook.origin),
-            event: hook.event,
-            matcher: hook.matcher,
-            handler: hook.handler,
-            timeout_secs: hook.timeout_secs,
-            origin: hook.origin,
-            status: hook.status,
-            plugin: None,
-        });
-    }
     // Stable sort: event order first; dialect and configuration order kept.
     rows.sort_by_key(|row| {
         EVENT_ORDER
@@ -210,12 +195,6 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
         .collect();
     notices.extend(codex.notices().into_iter().map(|n| format!("codex: {n}")));
     notices.extend(gemini.notices().into_iter().map(|n| format!("gemini: {n}")));
-    notices.extend(
-        copilot
-            .notices()
-            .into_iter()
-            .map(|n| format!("copilot: {n}")),
-    );
 
     // Codex's approval policy and sandbox: dsh enforces no sandbox, and
     // says so whatever the configuration asks for.

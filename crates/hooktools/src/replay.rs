@@ -291,10 +291,9 @@ pub(super) fn run(spec: SessionSpec, path: &Path, format: Format) -> anyhow::Res
             Dialect::Claude => &hooks.claude,
             Dialect::Codex => &hooks.codex,
             Dialect::Gemini => &hooks.gemini,
-            Dialect::Copilot => &hooks.copilot,
-            // Answered by the application that drove the session (`sdk`);
-            // nothing here can ask it again.
-            _ => &[],
+            // Answered by the application that drove the session; nothing
+            // here can ask it again.
+            Dialect::Sdk => &[],
         };
         let mut entry = FiringDiff {
             dialect: firing.dialect.as_str(),

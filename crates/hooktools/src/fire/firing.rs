@@ -40,10 +40,6 @@ fn dsh_tool(name: &str) -> anyhow::Result<String> {
     if gemini != name {
         return Ok(gemini.to_owned());
     }
-    // Copilot CLI's own names (`view`, `create`, `task`).
-    if matches!(name, "view" | "create" | "task") {
-        return Ok(dsh_hooks_copilot::tools::dsh_name(name).to_owned());
-    }
     match dsh_hooks_codex::tools::dsh_tool(name) {
         dsh_hooks_codex::tools::DshTool::Tool(tool) => {
             Ok(dsh_hooks_claude::payload::dsh_tool_name(tool).to_owned())
@@ -82,19 +78,6 @@ impl Firing {
             (None, true) => "bash".to_owned(),
             (None, false) => String::new(),
         };
-        // Copilot CLI's names and argument names (`view {path}`,
-        // `create {path, file_text}`, `edit {path, old_str, new_str}`).
-        let copilot_names = tool_name.as_deref().is_some_and(|name| {
-            matches!(name, "view" | "create")
-                || payload.get("tool_input").is_some_and(|input| {
-                    input.get("path").is_some()
-                        && input.get("file_path").is_none()
-                        && name != "glob"
-                        && name != "grep"
-                        && name != "Glob"
-                        && name != "Grep"
-                })
-        });
         let gemini_names = tool_name
             .as_deref()
             .is_some_and(|name| dsh_hooks_gemini::tools::dsh_tool_name(name) != name);
@@ -102,9 +85,6 @@ impl Firing {
             // Gemini's argument names (`start_line`, `allow_multiple`).
             Some(input) if input.is_object() && gemini_names => {
                 dsh_hooks_gemini::tools::arguments_from_tool_input(&tool, &json!({}), input)
-            }
-            Some(input) if input.is_object() && copilot_names => {
-                dsh_hooks_copilot::tools::arguments_from(&tool, input)
             }
             Some(input) if input.is_object() => input.clone(),
             Some(other) => bail!("`tool_input` must be an object, not {other}"),
