@@ -477,6 +477,7 @@ mod tests {
             notices: Vec::new(),
             problems: Vec::new(),
             hook_notices: Vec::new(),
+            hook_dialects: Vec::new(),
             torn: None,
             tools: dsh_tools::builtin::BuiltinSelection::All,
         };

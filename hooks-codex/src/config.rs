@@ -42,6 +42,8 @@ pub struct CodexDiscovery {
     /// Whether a project layer's `approval_policy`, `sandbox_mode` and
     /// plugin switches apply in a project neither dsh nor Codex trusts.
     pub project_settings: ProjectSettings,
+    /// The session's reader: each configuration file is read from disk once.
+    pub files: dsh_files::ConfigFiles,
 }
 
 impl CodexDiscovery {
@@ -58,6 +60,7 @@ impl CodexDiscovery {
             stop_block_cap: 8,
             shell: PathBuf::from("/bin/bash"),
             project_settings: ProjectSettings::Apply,
+            files: dsh_files::ConfigFiles::default(),
         }
     }
 

@@ -31,6 +31,7 @@ pub mod output;
 pub mod payload;
 pub mod plugin;
 pub mod plugins;
+mod registered;
 pub mod spill;
 pub mod tools;
 pub mod trust_identity;
@@ -42,4 +43,5 @@ pub use config::{
 pub use event::CodexEvent;
 pub use plugin::{CodexPlugin, TrustPolicy};
 pub use plugins::CodexPluginOrigin;
+pub use registered::CodexDialect;
 pub use trust_identity::TrustIdentity;

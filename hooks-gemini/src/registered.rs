@@ -17,21 +17,6 @@ use crate::{GeminiConfig, GeminiDiscovery, GeminiEvent};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GeminiDialect;
 
-/// Every Gemini CLI event name, in the order a session meets them.
-const EVENTS: [&str; 11] = [
-    "SessionStart",
-    "BeforeAgent",
-    "BeforeModel",
-    "BeforeToolSelection",
-    "AfterModel",
-    "BeforeTool",
-    "AfterTool",
-    "AfterAgent",
-    "PreCompress",
-    "Notification",
-    "SessionEnd",
-];
-
 impl GeminiDialect {
     /// Gemini's discovery for `sources`.
     pub fn discovery(sources: &DialectSources) -> GeminiDiscovery {
@@ -69,10 +54,7 @@ impl HookDialect for GeminiDialect {
     fn load(&self, sources: &DialectSources) -> Result<Box<dyn DialectConfig>, LoadError> {
         crate::load(&GeminiDialect::discovery(sources))
             .map(|config| Box::new(config) as Box<dyn DialectConfig>)
-            .map_err(|error| LoadError {
-                dialect: "Gemini CLI",
-                message: error.to_string(),
-            })
+            .map_err(|error| LoadError::loading("Gemini CLI", error))
     }
 
     fn lint_targets(&self, sources: &DialectSources) -> LintTargets {
@@ -90,13 +72,33 @@ impl HookDialect for GeminiDialect {
         crate::lint::lint_file(path, project)
     }
 
-    fn event_names(&self) -> &'static [&'static str] {
-        debug_assert_eq!(EVENTS.len(), GeminiEvent::ALL.len());
-        &EVENTS
+    fn event_names(&self) -> Vec<&'static str> {
+        GeminiEvent::ALL
+            .iter()
+            .map(|event| event.as_str())
+            .collect()
     }
 
     fn hook_tool_name(&self, dsh_tool: &str) -> String {
         crate::tools::hook_tool_name(dsh_tool).to_owned()
+    }
+
+    fn dsh_tool_name(&self, hook_tool: &str) -> Result<Option<String>, String> {
+        let tool = crate::tools::dsh_tool_name(hook_tool);
+        Ok((tool != hook_tool).then(|| tool.to_owned()))
+    }
+
+    fn dsh_arguments(
+        &self,
+        dsh_tool: &str,
+        tool_input: &serde_json::Value,
+    ) -> Option<serde_json::Value> {
+        // Gemini's argument names (`start_line`, `allow_multiple`).
+        Some(crate::tools::arguments_from_tool_input(
+            dsh_tool,
+            &serde_json::json!({}),
+            tool_input,
+        ))
     }
 }
 

@@ -81,6 +81,9 @@ pub struct Assembled {
     pub problems: Vec<String>,
     /// The hook bridges' own notices (the first part of `notices`).
     pub hook_notices: Vec<String>,
+    /// The dialect of each hook bridge, in order: the first
+    /// `hook_dialects.len()` entries of `plugins` are theirs.
+    pub hook_dialects: Vec<dsh_protocol::Dialect>,
     /// A reopened log's incomplete last line, dropped.
     pub torn: Option<TornTail>,
     /// The built-in tools the session offers (`--tools`).
@@ -204,6 +207,7 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         notices,
         problems,
         hook_notices: hooks.notices,
+        hook_dialects: hooks.dialects,
         torn,
         tools: spec.flags.builtin_selection(),
     })

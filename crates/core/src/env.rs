@@ -38,6 +38,11 @@ impl Env {
         self.vars.get(name).cloned()
     }
 
+    /// Every variable of the snapshot.
+    pub fn vars(&self) -> &BTreeMap<String, String> {
+        &self.vars
+    }
+
     /// A lookup function over this snapshot, for the crates that take one.
     pub fn lookup(&self) -> impl Fn(&str) -> Option<String> + '_ {
         |name| self.var(name)

@@ -26,6 +26,7 @@
 mod assemble;
 pub mod compact;
 mod config;
+pub mod dialects;
 mod env;
 mod error;
 mod flags;

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks_claude::McpServerTag;
+use dsh_hooks::registry::McpServerTag;
 use dsh_mcp::{Discovered, McpDiscovery, ServerSource};
 use dsh_permissions::layering::{WorkspaceTrust, workspace_trust};
 

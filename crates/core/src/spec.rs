@@ -152,7 +152,7 @@ impl SessionSpec {
         } = inputs;
         let settings = flags.settings.clone();
         let mut sources = HookSources::new(env, cwd.to_owned(), settings.clone());
-        sources.claude_plugin_dirs = flags.plugin_dirs.clone();
+        sources.plugin_dirs = flags.plugin_dirs.clone();
         let mut mcp = discover(
             env,
             cwd,

@@ -34,26 +34,20 @@ impl Status {
     pub fn of(spec: &SessionSpec) -> Result<Status> {
         let store = dsh_trust::TrustStore::load(&spec.sources.dsh_home)?;
         let parsed = &spec.hooks;
-        let hooks: Vec<Value> = crate::trust::hooks_of(
-            &spec.sources,
-            &parsed.claude,
-            &parsed.codex,
-            &parsed.gemini,
-            &store,
-        )
-        .into_iter()
-        .map(|hook| {
-            json!({
-                "dialect": hook.dialect.as_str(),
-                "event": hook.event,
-                "matcher": hook.matcher,
-                "command": hook.command,
-                "source": hook.origin,
-                "trust": hook.status.as_str(),
-                "active": hook.active,
+        let hooks: Vec<Value> = crate::trust::hooks_of(&spec.sources, parsed, &store)
+            .into_iter()
+            .map(|hook| {
+                json!({
+                    "dialect": hook.dialect.as_str(),
+                    "event": hook.event,
+                    "matcher": hook.matcher,
+                    "command": hook.command,
+                    "source": hook.origin,
+                    "trust": hook.status.as_str(),
+                    "active": hook.active,
+                })
             })
-        })
-        .collect();
+            .collect();
         let held_back: Vec<Value> = parsed
             .held_back()
             .into_iter()

@@ -31,12 +31,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 use crate::{Error, Result};
-use dsh_hooks_claude::ClaudeConfig;
-use dsh_hooks_claude::config::SettingsSource;
-use dsh_hooks_codex::{CodexConfig, EntryStatus, LayerSource, TrustState};
-use dsh_hooks_gemini::GeminiConfig;
-use dsh_hooks_gemini::config::{EntryStatus as GeminiStatus, SettingsSource as GeminiSource};
-use dsh_protocol::Dialect;
+use dsh_hooks::registry::HookScope;
 
 use crate::hooks::{HookConfigs, HookSources};
 
@@ -47,123 +42,51 @@ pub use dsh_trust::{
     hash_identity, store_status,
 };
 
-/// Every dialect's configuration for `sources`, as the session would load them.
-pub fn load_configs(sources: &HookSources) -> Result<(ClaudeConfig, CodexConfig, GeminiConfig)> {
-    let HookConfigs {
-        claude,
-        codex,
-        gemini,
-    } = HookConfigs::load(sources)?;
-    Ok((claude, codex, gemini))
-}
-
 /// Every configured hook of every dialect with its trust status, in
-/// configuration order (Claude Code, then Codex, then Gemini CLI).
+/// configuration order (registration order of the dialects).
 pub fn all_hooks(sources: &HookSources, store: &TrustStore) -> Result<Vec<ProjectHook>> {
-    let (claude, codex, gemini) = load_configs(sources)?;
-    Ok(hooks_of(sources, &claude, &codex, &gemini, store))
+    Ok(hooks_of(sources, &HookConfigs::load(sources)?, store))
 }
 
 /// [`all_hooks`] over configurations already loaded.
 pub fn hooks_of(
     sources: &HookSources,
-    claude: &ClaudeConfig,
-    codex: &CodexConfig,
-    gemini: &GeminiConfig,
+    configs: &HookConfigs,
     store: &TrustStore,
 ) -> Vec<ProjectHook> {
     let mut hooks = Vec::new();
-    let entries = claude.entries();
-    for (handler, entry) in claude.handlers().iter().zip(entries) {
-        let project = matches!(
-            handler.source,
-            SettingsSource::Project | SettingsSource::Local
-        );
-        let command = handler.command_text();
-        let scan = dsh_trust::exec_scan::scan(&command, &sources.cwd);
-        let (hash, notices) = hash_identity(&handler.trust_identity(), &scan.files);
-        let status = if !project {
-            TrustStatus::UserLevel
-        } else {
-            store_status(store, &hash, &entry.origin)
-        };
-        hooks.push(ProjectHook {
-            dialect: Dialect::Claude,
-            event: entry.event,
-            matcher: entry.matcher,
-            command,
-            file: handler.file.clone(),
-            origin: entry.origin,
-            hash,
-            scripts: scan.files,
-            computed: scan.computed,
-            notices,
-            status,
-            active: entry.status == "active",
-        });
-    }
-    for entry in codex.entries() {
-        let file = entry.file();
-        let command = entry
-            .command
-            .clone()
-            .unwrap_or_else(|| format!("<{} hook>", entry.handler));
-        let scan = dsh_trust::exec_scan::scan(&command, &sources.cwd);
-        let (hash, notices) = hash_identity(&entry.trust_identity(), &scan.files);
-        let status = if entry.source != LayerSource::Project {
-            TrustStatus::UserLevel
-        } else if entry.trust == TrustState::Trusted {
-            TrustStatus::TrustedByCodex
-        } else {
-            store_status(store, &hash, &entry.origin)
-        };
-        hooks.push(ProjectHook {
-            dialect: Dialect::Codex,
-            event: entry.event.clone(),
-            matcher: entry.matcher.clone(),
-            command,
-            file,
-            origin: entry.origin.clone(),
-            hash,
-            scripts: scan.files,
-            computed: scan.computed,
-            notices,
-            status,
-            active: entry.status == EntryStatus::Active,
-        });
-    }
-    for handler in gemini.handlers() {
-        let scan = dsh_trust::exec_scan::scan(&handler.command, &sources.cwd);
-        let (hash, notices) = hash_identity(&handler.trust_identity(), &scan.files);
-        let status = match handler.source {
-            GeminiSource::User => TrustStatus::UserLevel,
-            GeminiSource::Project => store_status(store, &hash, &handler.origin),
-        };
-        hooks.push(ProjectHook {
-            dialect: Dialect::Gemini,
-            event: handler.event.as_str().to_owned(),
-            matcher: handler.matcher.clone(),
-            command: handler.command.clone(),
-            file: handler.file.clone(),
-            origin: handler.origin.clone(),
-            hash,
-            scripts: scan.files,
-            computed: scan.computed,
-            notices,
-            status,
-            // Excluded by dsh's trust still counts: that is what asking is for.
-            active: matches!(
-                handler.status,
-                GeminiStatus::Active | GeminiStatus::Excluded(_)
-            ),
-        });
+    for config in configs.iter() {
+        let dialect = config.dialect();
+        for hook in config.hooks() {
+            let scan = dsh_trust::exec_scan::scan(&hook.command, &sources.cwd);
+            let (hash, notices) = hash_identity(&hook.identity, &scan.files);
+            let status = match hook.scope {
+                HookScope::User => TrustStatus::UserLevel,
+                HookScope::TrustedByDialect => TrustStatus::TrustedByCodex,
+                HookScope::Project => store_status(store, &hash, &hook.origin),
+            };
+            hooks.push(ProjectHook {
+                dialect,
+                event: hook.event,
+                matcher: hook.matcher,
+                command: hook.command,
+                file: hook.file,
+                origin: hook.origin,
+                hash,
+                scripts: scan.files,
+                computed: scan.computed,
+                notices,
+                status,
+                active: hook.active,
+            });
+        }
     }
     hooks
 }
 
 /// The project hooks that need trust before they run: active, from a
 /// project-level file, and neither in `trust.json` (current hash) nor
-/// trusted by Codex.
+/// trusted by the dialect's own mechanism.
 pub fn untrusted_project_hooks(sources: &HookSources) -> Result<Vec<UntrustedHook>> {
     untrusted_of(sources, &HookConfigs::load(sources)?)
 }
@@ -172,16 +95,10 @@ pub fn untrusted_project_hooks(sources: &HookSources) -> Result<Vec<UntrustedHoo
 /// session decides trust on the parse it runs.
 pub fn untrusted_of(sources: &HookSources, configs: &HookConfigs) -> Result<Vec<UntrustedHook>> {
     let store = TrustStore::load(&sources.dsh_home)?;
-    Ok(hooks_of(
-        sources,
-        &configs.claude,
-        &configs.codex,
-        &configs.gemini,
-        &store,
-    )
-    .into_iter()
-    .filter(|hook| hook.active && !hook.status.is_trusted())
-    .collect())
+    Ok(hooks_of(sources, configs, &store)
+        .into_iter()
+        .filter(|hook| hook.active && !hook.status.is_trusted())
+        .collect())
 }
 
 /// A path for people: relative to `project` when below it.
@@ -366,6 +283,7 @@ pub fn headless(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use dsh_protocol::Dialect;
     use dsh_trust::TRUST_FILE;
     use serde_json::{Value, json};
     use std::path::PathBuf;
@@ -462,21 +380,16 @@ mod tests {
     }
 
     fn sources_for(project: &Path, home: &Path) -> HookSources {
-        HookSources {
-            cwd: project.to_owned(),
-            home: home.to_owned(),
-            dsh_home: home.join(".dsh"),
-            claude_settings: Vec::new(),
-            claude_plugin_dirs: Vec::new(),
-            run_untrusted: false,
-            excluded_hooks: Vec::new(),
-            permission_mode: None,
-            mcp_servers: Vec::new(),
-            codex_home: home.join(".codex"),
-            gemini_trust_workspace: false,
-            project_settings: dsh_hooks::project_settings::ProjectSettings::Apply,
-            sdk_hooks: None,
-        }
+        let env = crate::Env::from_vars([
+            ("HOME".to_owned(), home.display().to_string()),
+            (
+                "DSH_HOME".to_owned(),
+                home.join(".dsh").display().to_string(),
+            ),
+        ]);
+        let mut sources = HookSources::new(&env, project.to_owned(), Vec::new());
+        sources.run_untrusted = false;
+        sources
     }
 
     #[test]

@@ -233,14 +233,40 @@ pub enum FileClaim {
     Path,
 }
 
-/// A dialect's configuration failed to load: the session does not start.
+/// A dialect's configuration failed to load (or its plugin could not be
+/// built): the session does not start.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot load the {dialect} hook configuration: {message}")]
+#[error("{context}")]
 pub struct LoadError {
-    /// The dialect's display name.
-    pub dialect: &'static str,
-    /// What went wrong (file, line, field).
-    pub message: String,
+    /// What was being done (`cannot load the Codex hook configuration`).
+    pub context: String,
+    /// Why it failed (file, line, field).
+    #[source]
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl LoadError {
+    /// `context`, caused by `source`.
+    pub fn new(
+        context: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        LoadError {
+            context: context.into(),
+            source: Box::new(source),
+        }
+    }
+
+    /// Loading `display_name`'s configuration failed with `source`.
+    pub fn loading(
+        display_name: &str,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        LoadError::new(
+            format!("cannot load the {display_name} hook configuration"),
+            source,
+        )
+    }
 }
 
 /// One external hook dialect. Implemented by each dialect crate on a unit
@@ -266,10 +292,26 @@ pub trait HookDialect: Send + Sync {
     fn lint_file(&self, path: &Path, project: &Path) -> Vec<Finding>;
     /// The events this dialect configures, in the order a session meets
     /// them.
-    fn event_names(&self) -> &'static [&'static str];
+    fn event_names(&self) -> Vec<&'static str>;
     /// The name a dsh tool (`bash`, `read`, `mcp__srv__t`, …) has in this
     /// dialect's payloads and matchers.
     fn hook_tool_name(&self, dsh_tool: &str) -> String;
+    /// The dsh tool a tool name of this dialect's payloads stands for (the
+    /// reverse of [`HookDialect::hook_tool_name`], for `dsh hooks test
+    /// --tool`): `Ok(None)` when it is not one of this dialect's own names,
+    /// an error when the name alone cannot say which tool it is.
+    fn dsh_tool_name(&self, _hook_tool: &str) -> Result<Option<String>, String> {
+        Ok(None)
+    }
+    /// dsh's arguments for a `tool_input` written in this dialect's
+    /// argument names; `None` when they are dsh's own.
+    fn dsh_arguments(
+        &self,
+        _dsh_tool: &str,
+        _tool_input: &serde_json::Value,
+    ) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 /// One dialect's configuration, parsed once per session: trust is decided

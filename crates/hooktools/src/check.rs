@@ -2,93 +2,70 @@
 //! and warns where a user would be surprised. Errors make the exit status 1;
 //! warnings alone leave it 0.
 //!
-//! The checks are the bridges' (`dsh_hooks_claude::lint`,
-//! `dsh_hooks_codex::lint`, on the walk they share in `dsh_hooks::lint`;
-//! `dsh_hooks_gemini::lint` for Gemini CLI settings);
-//! this module picks the files and prints what they find.
+//! The checks are the registered dialects' ([`dsh_hooks::registry::HookDialect`]:
+//! their lint targets, file claims and lints, on the walk they share in
+//! `dsh_hooks::lint`); this module picks the files and prints what they
+//! find.
 
 use dsh_stdio::stdio::{ExitStatus, outln};
 use std::path::{Path, PathBuf};
 
 use dsh_hooks::lint::{Finding, Severity};
-use dsh_hooks_claude::ClaudeDiscovery;
-use dsh_hooks_codex::CodexDiscovery;
-use serde::Serialize;
+use dsh_hooks::registry::{FileClaim, Registry};
+use dsh_protocol::Dialect;
 use serde_json::json;
 
 use crate::common::Format;
 use dsh_core::hooks::HookSources;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-enum Kind {
-    Claude,
-    Codex,
-    Gemini,
-}
-
-fn kind_of(path: &Path) -> Kind {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let in_codex_dir = path
-        .parent()
-        .and_then(Path::file_name)
-        .is_some_and(|dir| dir == ".codex");
-    // A Claude Code plugin's `hooks/hooks.json` (next to `.claude-plugin/`) is
-    // Claude's format, not Codex's file of the same name.
-    if dsh_hooks_claude::lint::is_plugin_hook_file(path) {
-        Kind::Claude
-    } else if dsh_hooks_gemini::lint::is_gemini_settings(path) {
-        Kind::Gemini
-    } else if name == "hooks.json" || name.ends_with(".toml") || in_codex_dir {
-        Kind::Codex
-    } else {
-        Kind::Claude
+/// The dialect whose format a file named on the command line is in: the
+/// strongest claim of the registered dialects, the first registered on a
+/// tie (Claude Code settings take any file nobody else claims).
+fn kind_of(registry: &Registry, path: &Path) -> Option<Dialect> {
+    let mut best: Option<(FileClaim, Dialect)> = None;
+    for dialect in registry.iter() {
+        if let Some(claim) = dialect.claims_file(path)
+            && best.is_none_or(|(held, _)| claim > held)
+        {
+            best = Some((claim, dialect.id()));
+        }
     }
-}
-
-fn claude_discovery(sources: &HookSources) -> ClaudeDiscovery {
-    let mut discovery =
-        ClaudeDiscovery::new(sources.cwd.clone(), sources.home.clone(), &sources.dsh_home);
-    discovery.extra_settings = sources.claude_settings.clone();
-    discovery.plugin_dirs = sources.claude_plugin_dirs.clone();
-    discovery
+    best.map(|(_, dialect)| dialect)
 }
 
 /// The files dsh would load in this directory, with their dialect, and the
-/// setup's own findings: the bridges' discovery, in the order the check
-/// has always listed them (Claude Code settings, Codex layers, plugins).
-fn discovered(sources: &HookSources) -> (Vec<(PathBuf, Kind)>, Vec<Finding>) {
-    let claude = dsh_hooks_claude::lint::lint_targets(&claude_discovery(sources));
-    let codex_discovery = CodexDiscovery::from_env(sources.cwd.clone(), sources.home.clone());
-    let mut found: Vec<(PathBuf, Kind)> = claude
-        .settings
-        .into_iter()
-        .map(|path| (path, Kind::Claude))
-        .collect();
-    found.extend(
-        dsh_hooks_codex::lint::lint_targets(&codex_discovery)
-            .into_iter()
-            .map(|path| (path, Kind::Codex)),
-    );
-    found.extend(
-        dsh_hooks_gemini::lint::lint_targets(&sources.gemini_discovery())
-            .into_iter()
-            .map(|path| (path, Kind::Gemini)),
-    );
+/// setup's own findings: each dialect's discovery in registration order,
+/// then the files loaded only when every configuration loads (plugins).
+fn discovered(
+    registry: &Registry,
+    sources: &HookSources,
+) -> (Vec<(PathBuf, Dialect)>, Vec<Finding>) {
+    let dialect_sources = sources.dialect_sources();
+    let mut found: Vec<(PathBuf, Dialect)> = Vec::new();
+    let mut late: Vec<(PathBuf, Dialect)> = Vec::new();
+    let mut findings = Vec::new();
+    for dialect in registry.iter() {
+        let targets = dialect.lint_targets(&dialect_sources);
+        found.extend(targets.files.into_iter().map(|path| (path, dialect.id())));
+        late.extend(
+            targets
+                .loaded_files
+                .into_iter()
+                .map(|path| (path, dialect.id())),
+        );
+        findings.extend(targets.findings);
+    }
     // Plugins are what a session loads, and a session loads nothing when
-    // either dialect's configuration fails.
-    if dsh_hooks_codex::load(&codex_discovery).is_err() {
+    // any dialect's configuration fails.
+    if registry.load(&dialect_sources).is_err() {
         return (found, Vec::new());
     }
-    for file in claude.plugins {
+    for (file, dialect) in late {
         if !found.iter().any(|(path, _)| *path == file) {
-            found.push((file, Kind::Claude));
+            found.push((file, dialect));
         }
     }
-    (found, claude.load_findings)
+    (found, findings)
 }
 
 pub(super) fn run(
@@ -96,8 +73,9 @@ pub(super) fn run(
     files: &[PathBuf],
     format: Format,
 ) -> anyhow::Result<ExitStatus> {
+    let registry = dsh_core::dialects::registry();
     let (targets, setup_findings) = if files.is_empty() {
-        discovered(sources)
+        discovered(&registry, sources)
     } else {
         let named = files
             .iter()
@@ -107,7 +85,7 @@ pub(super) fn run(
                 } else {
                     sources.cwd.join(f)
                 };
-                let kind = kind_of(&path);
+                let kind = kind_of(&registry, &path).unwrap_or(Dialect::Claude);
                 (path, kind)
             })
             .collect();
@@ -116,11 +94,9 @@ pub(super) fn run(
     };
     let mut diagnostics = Vec::new();
     for (file, kind) in &targets {
-        diagnostics.extend(match kind {
-            Kind::Claude => dsh_hooks_claude::lint::lint_file(file, &sources.cwd),
-            Kind::Codex => dsh_hooks_codex::lint::lint_file(file, &sources.cwd),
-            Kind::Gemini => dsh_hooks_gemini::lint::lint_file(file, &sources.cwd),
-        });
+        if let Some(dialect) = registry.get(kind.as_str()) {
+            diagnostics.extend(dialect.lint_file(file, &sources.cwd));
+        }
     }
     diagnostics.extend(setup_findings);
     let errors = diagnostics
@@ -143,12 +119,7 @@ pub(super) fn run(
                 outln!("No hook configuration found for {}.", sources.cwd.display())?;
             }
             for (file, kind) in &targets {
-                let label = match kind {
-                    Kind::Claude => "claude",
-                    Kind::Codex => "codex",
-                    Kind::Gemini => "gemini",
-                };
-                outln!("checked {} ({label})", file.display())?;
+                outln!("checked {} ({kind})", file.display())?;
             }
             for d in &diagnostics {
                 let position = d

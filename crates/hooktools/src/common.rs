@@ -1,5 +1,5 @@
 //! What the `dsh hooks` subcommands share: the output format and dialect
-//! arguments, finding and reading a session log, excerpts.
+//! arguments (checked against the registry), finding and reading a session log, excerpts.
 
 use std::path::{Path, PathBuf};
 
@@ -17,15 +17,12 @@ pub enum Format {
     Json,
 }
 
-/// A hook dialect on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DialectArg {
-    /// Claude Code hooks (`.claude/settings*.json`).
-    Claude,
-    /// Codex hooks (`.codex/hooks.json`, `[hooks]` in `config.toml`).
-    Codex,
-    /// Gemini CLI hooks (`~/.gemini/settings.json`, `.gemini/settings.json`).
-    Gemini,
+/// A hook dialect on the command line (`--dialect <id>`), checked against
+/// the registered dialects; the error lists the known ids.
+pub fn parse_dialect(id: &str) -> Result<dsh_protocol::Dialect, String> {
+    dsh_core::dialects::registry()
+        .parse(id)
+        .map_err(|error| error.to_string())
 }
 
 /// A session log named by a path or an id (prefix) under `$DSH_HOME/sessions`.

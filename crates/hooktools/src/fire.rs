@@ -15,8 +15,9 @@ use dsh_seams::{
 };
 use serde_json::{Value, json};
 
-use crate::common::{DialectArg, Format};
+use crate::common::Format;
 use dsh_core::{LogTarget, SessionSpec};
+use dsh_protocol::Dialect;
 
 mod event;
 mod fields;
@@ -253,12 +254,9 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
 /// (`excluded_hooks` stay out), split by dialect. The permission stage
 /// is left out: the tools show what hooks decide.
 pub(super) struct Hooks {
-    /// Claude Code's bridge (empty when nothing is configured).
-    pub claude: Vec<Arc<dyn Plugin>>,
-    /// Codex's bridge.
-    pub codex: Vec<Arc<dyn Plugin>>,
-    /// Gemini CLI's bridge.
-    pub gemini: Vec<Arc<dyn Plugin>>,
+    /// Each dialect's bridge with its dialect, in pipeline order (a dialect
+    /// with nothing configured has none).
+    pub bridges: Vec<(Dialect, Arc<dyn Plugin>)>,
     /// The runner every hook process goes through.
     pub runner: dsh_hook_runner::HookRunner,
     /// The bridges' start-up notices (a hook that will not run, and why).
@@ -275,44 +273,26 @@ impl Hooks {
                 id: "hooks-tooling".to_owned(),
             },
         )?;
-        let permissions = Arc::clone(&assembled.permissions) as Arc<dyn Plugin>;
-        let mut hooks = Hooks {
-            claude: Vec::new(),
-            codex: Vec::new(),
-            gemini: Vec::new(),
+        let bridges = assembled
+            .hook_dialects
+            .iter()
+            .copied()
+            .zip(assembled.plugins)
+            .collect();
+        Ok(Hooks {
+            bridges,
             runner: assembled.runner,
             notices: assembled.hook_notices,
-        };
-        for plugin in assembled.plugins {
-            if Arc::ptr_eq(&plugin, &permissions) {
-                continue;
-            }
-            let name = plugin.name();
-            if name == dsh_hooks_gemini::plugin::PLUGIN_NAME {
-                hooks.gemini.push(plugin);
-            } else if name == dsh_hooks_codex::plugin::PLUGIN_NAME {
-                hooks.codex.push(plugin);
-            } else {
-                hooks.claude.push(plugin);
-            }
-        }
-        Ok(hooks)
+        })
     }
 
     /// One dialect's plugins, or all of them in pipeline order.
-    pub(super) fn of(&self, dialect: Option<DialectArg>) -> Vec<Arc<dyn Plugin>> {
-        match dialect {
-            None => self
-                .claude
-                .iter()
-                .chain(&self.codex)
-                .chain(&self.gemini)
-                .cloned()
-                .collect(),
-            Some(DialectArg::Claude) => self.claude.clone(),
-            Some(DialectArg::Codex) => self.codex.clone(),
-            Some(DialectArg::Gemini) => self.gemini.clone(),
-        }
+    pub(super) fn of(&self, dialect: Option<Dialect>) -> Vec<Arc<dyn Plugin>> {
+        self.bridges
+            .iter()
+            .filter(|(of, _)| dialect.is_none_or(|wanted| *of == wanted))
+            .map(|(_, plugin)| Arc::clone(plugin))
+            .collect()
     }
 }
 
@@ -329,7 +309,7 @@ pub(super) struct TestArgs {
     pub event: String,
     pub tool: Option<String>,
     pub input: Option<String>,
-    pub dialect: Option<DialectArg>,
+    pub dialect: Option<Dialect>,
     pub format: Format,
     /// Event fields given as flags: (payload key, value), written over the
     /// payload's own.

@@ -33,7 +33,7 @@ use clap::Subcommand;
 use dsh_core::hooks::HookSources;
 use dsh_core::{SessionFlags, SessionSpec, TrustPolicy};
 
-pub use common::{DialectArg, Format};
+pub use common::{Format, parse_dialect};
 use common::{current_dir, resolve_session};
 
 /// `dsh hooks` subcommands.
@@ -89,9 +89,10 @@ pub enum HooksCommand {
         /// (payload `command_name`).
         #[arg(long, value_name = "NAME")]
         command_name: Option<String>,
-        /// Only this dialect's hooks.
-        #[arg(long, value_enum)]
-        dialect: Option<DialectArg>,
+        /// Only this dialect's hooks: its id (`claude`, `codex`, `gemini`,
+        /// … as in `hook/*` records; `dsh hooks list` shows each hook's).
+        #[arg(long, value_name = "ID", value_parser = parse_dialect)]
+        dialect: Option<dsh_protocol::Dialect>,
         /// Text or JSON.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,

@@ -7,8 +7,9 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::common::Format;
-use dsh_core::hooks::HookSources;
+use dsh_core::hooks::{HookConfigs, HookSources};
 use dsh_core::trust::{self, TrustStatus, TrustStore, show_path};
+use dsh_hooks::registry::ListFact;
 
 /// The order events are shown in: the order a session meets them.
 const EVENT_ORDER: &[&str] = &[
@@ -80,7 +81,7 @@ fn permission_rows(sources: &HookSources) -> anyhow::Result<PermissionRows> {
     for (source, path) in store::settings_paths(Some(&sources.home), &sources.cwd) {
         layers.push(store::read_layer(source, &path)?);
     }
-    for path in &sources.claude_settings {
+    for path in &sources.settings_files {
         layers.push(store::read_layer(Source::CliArg, path)?);
     }
     let mode = Permissions::effective_mode(None, &layers);
@@ -120,9 +121,9 @@ fn permission_rows(sources: &HookSources) -> anyhow::Result<PermissionRows> {
 
 pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitStatus> {
     let permissions = permission_rows(sources)?;
-    let (claude, codex, gemini) = trust::load_configs(sources)?;
+    let configs = HookConfigs::load(sources)?;
     let store = TrustStore::load(&sources.dsh_home)?;
-    let hooks = trust::hooks_of(sources, &claude, &codex, &gemini, &store);
+    let hooks = trust::hooks_of(sources, &configs, &store);
     let trust_of = |origin: &str| {
         hooks
             .iter()
@@ -130,56 +131,21 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
             .map_or(TrustStatus::UserLevel, |hook| hook.status)
     };
     let mut rows = Vec::new();
-    for entry in claude.entries() {
-        rows.push(Row {
-            dialect: "claude",
-            trust: trust_of(&entry.origin),
-            event: entry.event,
-            matcher: entry.matcher,
-            handler: entry.handler,
-            timeout_secs: entry.timeout_secs,
-            origin: entry.origin,
-            status: entry.status,
-            plugin: entry.plugin,
-        });
-    }
-    for entry in codex.entries() {
-        let handler = match &entry.command {
-            Some(command) if entry.is_async => format!("command (async): {command}"),
-            Some(command) => format!("command: {command}"),
-            None => entry.handler.clone(),
-        };
-        let status = match &entry.status {
-            dsh_hooks_codex::EntryStatus::Active => "active".to_owned(),
-            dsh_hooks_codex::EntryStatus::Disabled { reason } => format!("disabled: {reason}"),
-            dsh_hooks_codex::EntryStatus::Unsupported { reason } => {
-                format!("unsupported: {reason}")
-            }
-        };
-        rows.push(Row {
-            dialect: "codex",
-            trust: trust_of(&entry.origin),
-            event: entry.event.clone(),
-            matcher: entry.matcher.clone(),
-            handler,
-            timeout_secs: entry.timeout_secs as f64,
-            origin: entry.origin.clone(),
-            status,
-            plugin: entry.plugin.clone(),
-        });
-    }
-    for handler in gemini.handlers() {
-        rows.push(Row {
-            dialect: "gemini",
-            trust: trust_of(&handler.origin),
-            event: handler.event.as_str().to_owned(),
-            matcher: handler.matcher.clone(),
-            handler: format!("command: {}", handler.command),
-            timeout_secs: handler.timeout_ms as f64 / 1000.0,
-            origin: handler.origin.clone(),
-            status: handler.status.as_str().to_owned(),
-            plugin: None,
-        });
+    for config in configs.iter() {
+        let dialect = config.dialect().as_str();
+        for hook in config.hooks() {
+            rows.push(Row {
+                dialect,
+                trust: trust_of(&hook.origin),
+                event: hook.event,
+                matcher: hook.matcher,
+                handler: hook.handler,
+                timeout_secs: hook.timeout_secs,
+                origin: hook.origin,
+                status: hook.status,
+                plugin: hook.plugin,
+            });
+        }
     }
     // Stable sort: event order first; dialect and configuration order kept.
     rows.sort_by_key(|row| {
@@ -188,39 +154,31 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
             .position(|event| *event == row.event)
             .unwrap_or(EVENT_ORDER.len())
     });
-    let mut notices: Vec<String> = claude
-        .notices()
-        .into_iter()
-        .map(|n| format!("claude: {n}"))
-        .collect();
-    notices.extend(codex.notices().into_iter().map(|n| format!("codex: {n}")));
-    notices.extend(gemini.notices().into_iter().map(|n| format!("gemini: {n}")));
-
-    // Codex's approval policy and sandbox: dsh enforces no sandbox, and
-    // says so whatever the configuration asks for.
-    let codex_approval = codex.approval();
+    let notices = configs.notices();
+    // Facts a dialect adds (Codex's approval policy and sandbox, which
+    // dsh does not enforce).
+    let facts: Vec<ListFact> = configs.iter().flat_map(|c| c.list_facts()).collect();
     match format {
         Format::Json => {
-            let doc = json!({
+            let mut doc = json!({
                 "cwd": sources.cwd,
                 "hooks": rows,
                 "notices": notices,
                 "permissions": permissions,
-                "codex_approval": {
-                    "approval_policy": codex_approval.policy.as_ref().map(|p| p.value.as_str()),
-                    "sandbox_mode": codex_approval.sandbox.as_ref().map(|s| s.value.as_str()),
-                    "sandbox_enforced": false,
-                    "summary": codex_approval.describe(),
-                },
             });
+            for fact in facts {
+                doc[fact.key.as_str()] = fact.json;
+            }
             outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         }
-        Format::Text => out!(
-            "{}{}  codex: {}\n",
-            render(&rows, &notices, sources),
-            render_permissions(&permissions, sources),
-            codex_approval.describe()
-        )?,
+        Format::Text => {
+            let mut text = render(&rows, &notices, sources);
+            text.push_str(&render_permissions(&permissions, sources));
+            for fact in facts {
+                text.push_str(&format!("  {}\n", fact.text));
+            }
+            out!("{text}")?;
+        }
     }
     Ok(ExitStatus::Success)
 }

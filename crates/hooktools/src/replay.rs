@@ -287,14 +287,9 @@ pub(super) fn run(spec: SessionSpec, path: &Path, format: Format) -> anyhow::Res
     let runtime = fire::runtime()?;
     let mut diffs = Vec::new();
     for firing in &recorded {
-        let plugins: &[Arc<dyn Plugin>] = match firing.dialect {
-            Dialect::Claude => &hooks.claude,
-            Dialect::Codex => &hooks.codex,
-            Dialect::Gemini => &hooks.gemini,
-            // Answered by the application that drove the session; nothing
-            // here can ask it again.
-            Dialect::Sdk => &[],
-        };
+        // SDK hooks were answered by the application that drove the
+        // session; nothing here can ask it again (no bridge is `sdk`).
+        let plugins: &[Arc<dyn Plugin>] = &hooks.of(Some(firing.dialect));
         let mut entry = FiringDiff {
             dialect: firing.dialect.as_str(),
             event: firing.event.clone(),

@@ -311,10 +311,14 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
         .map(|(_, init)| sdk_hooks(init))
         .unwrap_or_default();
     if !registered.is_empty() {
-        spec.sources.sdk_hooks = Some(dsh_hooks_claude::SdkHookSet {
-            hooks: registered.clone(),
-            transport: Arc::new(Callbacks(Arc::clone(&peer))),
-        });
+        // The SDK's callbacks join the Claude Code dialect's hooks.
+        spec.sources.attachments.insert(
+            dsh_protocol::Dialect::Claude,
+            dsh_hooks_claude::SdkHookSet {
+                hooks: registered.clone(),
+                transport: Arc::new(Callbacks(Arc::clone(&peer))),
+            },
+        );
     }
     // The model sees Claude Code's tool names; usage and cost go to the meter.
     let meter = dsh_print::Meter::new();

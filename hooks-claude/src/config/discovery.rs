@@ -29,6 +29,8 @@ pub struct ClaudeDiscovery {
     /// Whether the project and local settings' `env` and `disableAllHooks`
     /// apply (a trusted workspace) or wait for trust.
     pub project_settings: dsh_hooks::project_settings::ProjectSettings,
+    /// The session's reader: each settings file is read from disk once.
+    pub files: dsh_files::ConfigFiles,
 }
 
 impl ClaudeDiscovery {
@@ -47,6 +49,7 @@ impl ClaudeDiscovery {
             state_dir,
             transcript_dir,
             project_settings: dsh_hooks::project_settings::ProjectSettings::Apply,
+            files: dsh_files::ConfigFiles::default(),
         }
     }
 

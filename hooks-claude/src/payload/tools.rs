@@ -240,13 +240,7 @@ pub fn tool_response(
 /// One MCP server of the session as Claude Code names it in tool events:
 /// `"mcp_server":{"name":…,"source":…}` (`project`, `user`, `local`,
 /// `dynamic`, …).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpServerTag {
-    /// The configured server name.
-    pub name: String,
-    /// The configuration scope.
-    pub source: String,
-}
+pub use dsh_hooks::registry::McpServerTag;
 
 /// Claude Code's name part rule for `mcp__<server>__<tool>`: anything but
 /// `[A-Za-z0-9_-]` becomes `_`.

@@ -93,8 +93,9 @@ impl TestEvent {
         if let Some((_, event)) = TESTABLE.iter().find(|(n, _)| *n == name) {
             return Ok(*event);
         }
-        let known_elsewhere = dsh_hooks_claude::HookEvent::parse(name).is_some()
-            || dsh_hooks_codex::CodexEvent::from_name(name).is_some();
+        let registry = dsh_core::dialects::registry();
+        let all: Vec<&str> = registry.iter().flat_map(|d| d.event_names()).collect();
+        let known_elsewhere = all.contains(&name);
         if known_elsewhere {
             bail!(
                 "`dsh hooks test` cannot fire {name}: dsh does not fire it, or it needs a model request (testable: {})",
@@ -105,11 +106,6 @@ impl TestEvent {
                     .join(", ")
             );
         }
-        let mut all: Vec<&str> = dsh_hooks_claude::HookEvent::ALL
-            .iter()
-            .map(|e| e.as_str())
-            .collect();
-        all.extend(dsh_hooks_codex::CodexEvent::ALL.iter().map(|e| e.as_str()));
         bail!(
             "unknown hook event `{name}`{}",
             nearest(name, all)

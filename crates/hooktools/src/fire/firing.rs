@@ -1,7 +1,10 @@
 //! The events `dsh hooks test` fires and the canonical firing a hook
 //! payload (and the command's flags) describes.
 
+use std::sync::Arc;
+
 use anyhow::bail;
+use dsh_hooks::registry::HookDialect;
 use dsh_seams::{
     Disposition, Notification, NotificationKind, SessionEndReason, SessionStartSource, ToolOutcome,
 };
@@ -32,22 +35,18 @@ pub(crate) struct Firing {
     pub lifecycle: LifecycleFields,
 }
 
-/// dsh's tool name for a Claude Code / Codex / Gemini CLI hook tool name (the bridges
-/// own both maps; dsh's own names pass through them).
-fn dsh_tool(name: &str) -> anyhow::Result<String> {
-    // Gemini CLI's names (`run_shell_command`, `replace`, …).
-    let gemini = dsh_hooks_gemini::tools::dsh_tool_name(name);
-    if gemini != name {
-        return Ok(gemini.to_owned());
-    }
-    match dsh_hooks_codex::tools::dsh_tool(name) {
-        dsh_hooks_codex::tools::DshTool::Tool(tool) => {
-            Ok(dsh_hooks_claude::payload::dsh_tool_name(tool).to_owned())
+/// dsh's tool name for a hook tool name of any registered dialect (the
+/// dialects own the maps; dsh's own names pass through), with the dialect
+/// whose name it was.
+fn dsh_tool(name: &str) -> anyhow::Result<(String, Option<Arc<dyn HookDialect>>)> {
+    for dialect in dsh_core::dialects::registry().iter() {
+        match dialect.dsh_tool_name(name) {
+            Ok(Some(tool)) => return Ok((tool, Some(Arc::clone(dialect)))),
+            Ok(None) => {}
+            Err(why) => bail!("{why}"),
         }
-        dsh_hooks_codex::tools::DshTool::WriteOrEdit => bail!(
-            "`apply_patch` payloads cannot be mapped back to a dsh call; use --tool Write or --tool Edit with their arguments"
-        ),
     }
+    Ok((name.to_owned(), None))
 }
 
 fn default_arguments(tool: &str) -> Value {
@@ -73,20 +72,16 @@ impl Firing {
     ) -> anyhow::Result<Firing> {
         let text = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_owned);
         let tool_name = tool.map(str::to_owned).or_else(|| text("tool_name"));
-        let tool = match (&tool_name, event.is_tool_event()) {
+        let (tool, named_by) = match (&tool_name, event.is_tool_event()) {
             (Some(name), _) => dsh_tool(name)?,
-            (None, true) => "bash".to_owned(),
-            (None, false) => String::new(),
+            (None, true) => ("bash".to_owned(), None),
+            (None, false) => (String::new(), None),
         };
-        let gemini_names = tool_name
-            .as_deref()
-            .is_some_and(|name| dsh_hooks_gemini::tools::dsh_tool_name(name) != name);
         let arguments = match payload.get("tool_input") {
-            // Gemini's argument names (`start_line`, `allow_multiple`).
-            Some(input) if input.is_object() && gemini_names => {
-                dsh_hooks_gemini::tools::arguments_from_tool_input(&tool, &json!({}), input)
-            }
-            Some(input) if input.is_object() => input.clone(),
+            // The argument names of the dialect that named the tool.
+            Some(input) if input.is_object() => named_by
+                .and_then(|dialect| dialect.dsh_arguments(&tool, input))
+                .unwrap_or_else(|| input.clone()),
             Some(other) => bail!("`tool_input` must be an object, not {other}"),
             None => default_arguments(&tool),
         };
