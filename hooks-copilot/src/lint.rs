@@ -24,11 +24,15 @@ pub fn lint_targets(discovery: &CopilotDiscovery) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The repository's `.claude/settings*.json` with hooks: Copilot CLI runs
-/// those too; dsh runs them once, as Claude Code hooks.
+/// For a Copilot user (a project or user with Copilot hook files): the
+/// repository's `.claude/settings*.json` with hooks, which Copilot CLI runs
+/// too; dsh runs them once, as Claude Code hooks.
 pub fn claude_settings_findings(discovery: &CopilotDiscovery) -> LintTargets {
     let repo = discovery.repo_root();
     let mut findings = Vec::new();
+    if lint_targets(discovery).is_empty() {
+        return LintTargets::default();
+    }
     for name in ["settings.json", "settings.local.json"] {
         let path = repo.join(".claude").join(name);
         let has_hooks = crate::config::read(&discovery.files, &path)
@@ -280,5 +284,26 @@ mod tests {
         )));
         assert!(!is_copilot_file(Path::new("/p/.claude/settings.json")));
         assert!(!is_copilot_file(Path::new("/p/.codex/hooks.json")));
+    }
+
+    /// Only a Copilot user hears that `.claude/settings.json` hooks run
+    /// once, as Claude Code's.
+    #[test]
+    fn claude_settings_are_pointed_out_to_copilot_users_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs_err::create_dir_all(project.join(".claude")).unwrap();
+        fs_err::write(
+            project.join(".claude/settings.json"),
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}}"#,
+        )
+        .unwrap();
+        let discovery = || CopilotDiscovery::new(&project, dir.path().join("h"));
+        assert!(claude_settings_findings(&discovery()).findings.is_empty());
+        fs_err::create_dir_all(project.join(".github/hooks")).unwrap();
+        fs_err::write(project.join(".github/hooks/a.json"), r#"{"version":1}"#).unwrap();
+        let findings = claude_settings_findings(&discovery()).findings;
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].code, "copilot-claude-settings");
     }
 }

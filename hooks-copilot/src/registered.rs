@@ -90,12 +90,26 @@ impl HookDialect for CopilotDialect {
         crate::lint::lint_file(path, project)
     }
 
-    fn event_names(&self) -> &'static [&'static str] {
-        &EVENTS
+    fn event_names(&self) -> Vec<&'static str> {
+        EVENTS.to_vec()
     }
 
     fn hook_tool_name(&self, dsh_tool: &str) -> String {
         crate::tools::native_name(dsh_tool).to_owned()
+    }
+
+    fn dsh_tool_name(&self, hook_tool: &str) -> Result<Option<String>, String> {
+        // Copilot's own names; `bash`, `edit`, `glob`, `grep` are dsh's too.
+        Ok(matches!(hook_tool, "view" | "create" | "task")
+            .then(|| crate::tools::dsh_name(hook_tool).to_owned()))
+    }
+
+    fn dsh_arguments(
+        &self,
+        dsh_tool: &str,
+        tool_input: &serde_json::Value,
+    ) -> Option<serde_json::Value> {
+        Some(crate::tools::arguments_from(dsh_tool, tool_input))
     }
 }
 
