@@ -206,10 +206,13 @@ struct SettingsFile {
     plugin: Option<PluginOrigin>,
 }
 
-fn read_settings(path: &Path, source: SettingsSource) -> Result<Option<SettingsFile>, ConfigError> {
-    // std: `ConfigError::Read` names the path itself.
-    #[allow(clippy::disallowed_methods)]
-    let read = std::fs::read_to_string(path);
+fn read_settings(
+    files: &dsh_files::ConfigFiles,
+    path: &Path,
+    source: SettingsSource,
+) -> Result<Option<SettingsFile>, ConfigError> {
+    // Through the session's reader: `ConfigError::Read` names the path.
+    let read = files.read_to_string(path);
     let text = match read {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -283,7 +286,7 @@ pub fn load_with_options(
                 path,
             });
         }
-        if let Some(file) = read_settings(&path, source)? {
+        if let Some(file) = read_settings(&discovery.files, &path, source)? {
             files.push(file);
         }
     }

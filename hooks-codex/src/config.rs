@@ -428,7 +428,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
             toml: None,
             project_dir,
         };
-        if let Some(text) = read_if_exists(&json_path)? {
+        if let Some(text) = read_if_exists(&discovery.files, &json_path)? {
             let (events, unknown) = parse_hooks_json(&json_path, &text)?;
             for key in unknown {
                 notices.push(format!(
@@ -440,7 +440,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
                 files.json = Some((json_path.clone(), events));
             }
         }
-        if let Some(text) = read_if_exists(&toml_path)? {
+        if let Some(text) = read_if_exists(&discovery.files, &toml_path)? {
             let (config, unknown) = parse_config_toml(&toml_path, &text)?;
             // A project layer's settings that change how the user's hooks
             // run wait for trust: dsh's workspace trust or Codex's own
@@ -554,7 +554,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
 
     if let Some(managed_dir) = &discovery.managed_dir {
         let requirements = managed_dir.join("requirements.toml");
-        if let Some(text) = read_if_exists(&requirements)? {
+        if let Some(text) = read_if_exists(&discovery.files, &requirements)? {
             let (config, _unknown) = parse_config_toml(&requirements, &text)?;
             if config.allow_managed_hooks_only == Some(true) {
                 allow_managed_only = true;

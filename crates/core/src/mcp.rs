@@ -32,9 +32,29 @@ pub fn discover(
     mcp_config: &[dsh_mcp::McpConfigArg],
     project: ProjectServers,
 ) -> Result<Discovered> {
+    discover_with(
+        env,
+        cwd,
+        settings,
+        mcp_config,
+        project,
+        &dsh_files::ConfigFiles::default(),
+    )
+}
+
+/// [`discover`] through the session's reader (each file read once).
+pub fn discover_with(
+    env: &Env,
+    cwd: &Path,
+    settings: &[PathBuf],
+    mcp_config: &[dsh_mcp::McpConfigArg],
+    project: ProjectServers,
+    files: &dsh_files::ConfigFiles,
+) -> Result<Discovered> {
     let lookup = env.lookup();
     let mut discovery = McpDiscovery::new(cwd.to_owned(), env.home_or_root(), &lookup);
     discovery.codex_home = env.codex_home();
+    discovery.files = files.clone();
     discovery.mcp_configs = mcp_config.to_vec();
     discovery.extra_settings = settings.to_vec();
     discovery.require_project_approval = match project {

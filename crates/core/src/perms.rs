@@ -39,7 +39,7 @@ fn parse_mode(s: &str) -> Result<Mode, String> {
     s.parse::<Mode>().map_err(|e| e.to_string())
 }
 
-pub use dsh_permissions::layering::{Built, WorkspaceTrust, workspace_trust};
+pub use dsh_permissions::layering::{Built, WorkspaceTrust, workspace_trust, workspace_trust_with};
 
 /// The session's permission layers (dsh-permissions' [`layering`]) for
 /// these flags. `fallback` is the mode when neither the flag nor a
@@ -53,6 +53,27 @@ pub fn build(
     dsh_home: &Path,
     extra_settings: &[PathBuf],
     fallback: Option<Mode>,
+) -> Result<Built> {
+    build_with(
+        flags,
+        cwd,
+        home,
+        dsh_home,
+        extra_settings,
+        fallback,
+        &dsh_files::ConfigFiles::default(),
+    )
+}
+
+/// [`build`] through the session's reader (each file read once).
+pub fn build_with(
+    flags: &PermissionFlags,
+    cwd: &Path,
+    home: &Path,
+    dsh_home: &Path,
+    extra_settings: &[PathBuf],
+    fallback: Option<Mode>,
+    files: &dsh_files::ConfigFiles,
 ) -> Result<Built> {
     let requested = layering::Requested {
         mode: flags.permission_mode.or(flags
@@ -70,5 +91,5 @@ pub fn build(
         extra_settings,
         fallback,
     };
-    Ok(layering::build(&requested, &at)?)
+    Ok(layering::build_with(&requested, &at, files)?)
 }

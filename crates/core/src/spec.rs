@@ -11,8 +11,8 @@ use dsh_permissions::Mode;
 use dsh_trust::{TrustStore, UntrustedHook};
 
 use crate::hooks::{HookConfigs, HookSources};
-use crate::mcp::{ProjectServers, discover, tags};
-use crate::perms::{self, Built, WorkspaceTrust, workspace_trust};
+use crate::mcp::{ProjectServers, discover_with, tags};
+use crate::perms::{self, Built, WorkspaceTrust, workspace_trust_with};
 use crate::{DshConfig, Env, Error, Result, SessionFlags};
 use dsh_hooks::project_settings::ProjectSettings;
 
@@ -153,12 +153,17 @@ impl SessionSpec {
         let settings = flags.settings.clone();
         let mut sources = HookSources::new(env, cwd.to_owned(), settings.clone());
         sources.plugin_dirs = flags.plugin_dirs.clone();
-        let mut mcp = discover(
+        // One reader for the whole resolution: permissions, MCP, trust and
+        // every dialect read each configuration file from disk once, and
+        // see the same text.
+        let files = sources.files.clone();
+        let mut mcp = discover_with(
             env,
             cwd,
             &settings,
             &flags.mcp_config,
             ProjectServers::StartAll,
+            &files,
         )?;
         if flags.strict_mcp_config {
             // `--strict-mcp-config`: the `--mcp-config` files' servers only.
@@ -176,16 +181,17 @@ impl SessionSpec {
             TrustPolicy::RunAll => Some(Mode::BypassPermissions),
             TrustPolicy::Ask | TrustPolicy::Headless { .. } => None,
         };
-        let permissions = perms::build(
+        let permissions = perms::build_with(
             &flags.permissions,
             cwd,
             &sources.home,
             &sources.dsh_home,
             &settings,
             fallback,
+            &files,
         )?;
         sources.permission_mode = Some(permissions.mode);
-        let workspace = workspace_trust(&sources.home, &sources.dsh_home, cwd);
+        let workspace = workspace_trust_with(&files, &sources.home, &sources.dsh_home, cwd);
         // A repository's settings that change how the user's own hooks and
         // tools run (`env`, `disableAllHooks`, `hooksConfig`, Codex's
         // `approval_policy`) wait for a trusted workspace; replay runs
@@ -304,6 +310,8 @@ impl SessionSpec {
             store.trust(hook);
         }
         store.save()?;
+        // Written: whoever reads it next reads it again.
+        self.sources.files.forget(store.path());
         Ok(store.path().to_owned())
     }
 
@@ -325,11 +333,11 @@ impl SessionSpec {
         let file = if names.is_empty() {
             None
         } else {
-            Some(dsh_mcp::config::remember_approved(
-                &self.sources.home,
-                &self.cwd,
-                &names,
-            )?)
+            let written =
+                dsh_mcp::config::remember_approved(&self.sources.home, &self.cwd, &names)?;
+            // Written: whoever reads it next reads it again.
+            self.sources.files.forget(&written);
+            Some(written)
         };
         Ok(RememberedServers {
             file,
@@ -558,5 +566,59 @@ mod tests {
         let next = resolve(&env, &cwd, TrustPolicy::Ask);
         assert!(next.consent.is_empty());
         assert_eq!(next.mcp.servers.len(), 1);
+    }
+
+    #[test]
+    fn resolve_reads_every_configuration_file_from_disk_once() {
+        let (root, env, cwd) = project();
+        let home = root.path().join("home");
+        for (path, text) in [
+            (
+                home.join(".claude/settings.json"),
+                r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]},"permissions":{"allow":["Read"]}}"#,
+            ),
+            (
+                cwd.join(".claude/settings.local.json"),
+                r#"{"permissions":{"deny":["Bash(rm:*)"]},"env":{"A":"1"}}"#,
+            ),
+            (home.join(".claude.json"), r#"{"projects":{}}"#),
+            (
+                home.join(".codex/config.toml"),
+                "[mcp_servers.c]\ncommand = \"true\"\n",
+            ),
+            (home.join(".codex/hooks.json"), r#"{"hooks":{}}"#),
+            (home.join(".gemini/settings.json"), "{}"),
+            (home.join(".dsh/trust.json"), r#"{"version":1,"hooks":{}}"#),
+        ] {
+            fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+            fs_err::write(&path, text).unwrap();
+        }
+        for policy in [
+            TrustPolicy::Ask,
+            TrustPolicy::Headless { strict: false },
+            TrustPolicy::RunAll,
+        ] {
+            let spec = resolve(&env, &cwd, policy);
+            let reads = spec.sources.files.all_disk_reads();
+            let read: Vec<&PathBuf> = reads.iter().map(|(path, _)| path).collect();
+            // Permissions, MCP, trust and the dialects all read these.
+            for shared in [
+                cwd.join(".claude/settings.json"),
+                home.join(".claude/settings.json"),
+                home.join(".claude.json"),
+                home.join(".codex/config.toml"),
+            ] {
+                assert!(
+                    read.contains(&&shared),
+                    "{} not read: {reads:?}",
+                    shared.display()
+                );
+            }
+            let twice: Vec<_> = reads.iter().filter(|(_, count)| *count > 1).collect();
+            assert!(
+                twice.is_empty(),
+                "{policy:?}: read more than once: {twice:?}"
+            );
+        }
     }
 }

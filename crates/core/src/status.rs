@@ -32,7 +32,7 @@ fn compaction_json(compaction: &AutoCompact) -> Value {
 impl Status {
     /// Everything `spec` resolved.
     pub fn of(spec: &SessionSpec) -> Result<Status> {
-        let store = dsh_trust::TrustStore::load(&spec.sources.dsh_home)?;
+        let store = dsh_trust::TrustStore::load_with(&spec.sources.files, &spec.sources.dsh_home)?;
         let parsed = &spec.hooks;
         let hooks: Vec<Value> = crate::trust::hooks_of(&spec.sources, parsed, &store)
             .into_iter()

@@ -94,7 +94,7 @@ pub fn untrusted_project_hooks(sources: &HookSources) -> Result<Vec<UntrustedHoo
 /// [`untrusted_project_hooks`] of configurations already parsed: the
 /// session decides trust on the parse it runs.
 pub fn untrusted_of(sources: &HookSources, configs: &HookConfigs) -> Result<Vec<UntrustedHook>> {
-    let store = TrustStore::load(&sources.dsh_home)?;
+    let store = TrustStore::load_with(&sources.files, &sources.dsh_home)?;
     Ok(hooks_of(sources, configs, &store)
         .into_iter()
         .filter(|hook| hook.active && !hook.status.is_trusted())

@@ -55,10 +55,23 @@ impl ConfigFiles {
     /// The error of a failed read (not found, not UTF-8, …) is the same
     /// kind every time, with the message of the first read.
     pub fn read_to_string(&self, path: &Path) -> io::Result<String> {
+        // std, not fs-err: callers name the path in their own errors.
+        #[allow(clippy::disallowed_methods)]
+        self.read_with(path, |path| std::fs::read_to_string(path))
+    }
+
+    /// [`ConfigFiles::read_to_string`] with the caller's own way of
+    /// reading the first time (fs-err's messages, a non-blocking open that
+    /// refuses a FIFO, …).
+    pub fn read_with(
+        &self,
+        path: &Path,
+        read: impl FnOnce(&Path) -> io::Result<String>,
+    ) -> io::Result<String> {
         if let Some(read) = self.lock().reads.get(path) {
             return answer(read);
         }
-        let read = match fs_err::read_to_string(path) {
+        let read = match read(path) {
             Ok(text) => Read::Text(Arc::from(text)),
             Err(error) => Read::Failed(error.kind(), error.to_string()),
         };

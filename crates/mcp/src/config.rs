@@ -133,6 +133,8 @@ pub struct McpDiscovery {
     /// Whether project servers need an approval recorded in settings
     /// (interactive sessions); headless runs start them as `claude -p` does.
     pub require_project_approval: bool,
+    /// The session's reader: each configuration file is read from disk once.
+    pub files: dsh_files::ConfigFiles,
 }
 
 impl McpDiscovery {
@@ -149,6 +151,7 @@ impl McpDiscovery {
             mcp_configs: Vec::new(),
             extra_settings: Vec::new(),
             require_project_approval: false,
+            files: dsh_files::ConfigFiles::default(),
         }
     }
 }
@@ -214,10 +217,11 @@ impl McpConfigArg {
     pub fn load(&self) -> Result<Value, ConfigError> {
         match self {
             McpConfigArg::Inline(json) => Ok(json.clone()),
-            McpConfigArg::File(path) => read_json(path)?.ok_or_else(|| ConfigError::Read {
-                path: path.clone(),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-            }),
+            McpConfigArg::File(path) => read_json(&dsh_files::ConfigFiles::default(), path)?
+                .ok_or_else(|| ConfigError::Read {
+                    path: path.clone(),
+                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                }),
         }
     }
 
@@ -327,8 +331,11 @@ pub enum ConfigError {
 }
 
 /// `None` when the file does not exist.
-fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
-    match fs_err::read_to_string(path) {
+fn read_optional(
+    files: &dsh_files::ConfigFiles,
+    path: &Path,
+) -> Result<Option<String>, ConfigError> {
+    match files.read_with(path, |path| fs_err::read_to_string(path)) {
         Ok(text) => Ok(Some(text)),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(ConfigError::Read {
@@ -338,8 +345,8 @@ fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
     }
 }
 
-fn read_json(path: &Path) -> Result<Option<Value>, ConfigError> {
-    let Some(text) = read_optional(path)? else {
+fn read_json(files: &dsh_files::ConfigFiles, path: &Path) -> Result<Option<Value>, ConfigError> {
+    let Some(text) = read_optional(files, path)? else {
         return Ok(None);
     };
     serde_json::from_str(&text)
@@ -556,7 +563,7 @@ fn project_approvals(discovery: &McpDiscovery, claude_json: Option<&Value>) -> P
     {
         // A settings file the hook loader reads too: its own errors are
         // reported there; here an unreadable one approves nothing.
-        if let Ok(Some(settings)) = read_json(file) {
+        if let Ok(Some(settings)) = read_json(&discovery.files, file) {
             if user {
                 read_approvals(&mut approvals, &settings, file);
             } else {
@@ -596,7 +603,8 @@ pub fn remember_approved(
     names: &[String],
 ) -> Result<PathBuf, ConfigError> {
     let path = home.join(".claude.json");
-    let mut doc = read_json(&path)?.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    let mut doc = read_json(&dsh_files::ConfigFiles::default(), &path)?
+        .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
     let shape = |what: &str| ConfigError::Parse {
         path: path.clone(),
         message: format!("{what} must be an object"),
@@ -656,8 +664,11 @@ fn seconds(value: Option<&Value>) -> Option<std::time::Duration> {
 }
 
 /// Codex `[mcp_servers]` of one `config.toml`.
-fn codex_servers(path: &Path) -> Result<(Vec<ServerConfig>, Vec<DisabledServer>), ConfigError> {
-    let Some(text) = read_optional(path)? else {
+fn codex_servers(
+    files: &dsh_files::ConfigFiles,
+    path: &Path,
+) -> Result<(Vec<ServerConfig>, Vec<DisabledServer>), ConfigError> {
+    let Some(text) = read_optional(files, path)? else {
         return Ok((Vec::new(), Vec::new()));
     };
     let parsed: toml::Value = toml::from_str(&text).map_err(|err| ConfigError::Parse {
@@ -751,7 +762,7 @@ pub fn discover(
         )?);
     }
     let claude_json_path = discovery.home.join(".claude.json");
-    let claude_json = read_json(&claude_json_path)?;
+    let claude_json = read_json(&discovery.files, &claude_json_path)?;
     if let Some(project) = claude_json
         .as_ref()
         .and_then(|json| project_entry(json, &discovery.cwd))
@@ -764,7 +775,7 @@ pub fn discover(
         )?);
     }
     let project_path = discovery.cwd.join(".mcp.json");
-    if let Some(json) = read_json(&project_path)? {
+    if let Some(json) = read_json(&discovery.files, &project_path)? {
         let approvals = project_approvals(discovery, claude_json.as_ref());
         for server in claude_servers(
             json.get("mcpServers"),
@@ -823,7 +834,7 @@ pub fn discover(
         discovery.codex_home.join("config.toml"),
         project_codex.clone(),
     ] {
-        let (servers, disabled) = codex_servers(&path)?;
+        let (servers, disabled) = codex_servers(&discovery.files, &path)?;
         for server in servers {
             codex.retain(|earlier| earlier.name != server.name);
             codex.push(server);

@@ -108,9 +108,20 @@ impl WorkspaceTrust {
 /// this directory. An unreadable trust store vouches for nothing (the
 /// hooks loader reports it).
 pub fn workspace_trust(home: &Path, dsh_home: &Path, cwd: &Path) -> WorkspaceTrust {
-    if store::claude_json_trusts(&home.join(".claude.json"), cwd) {
+    workspace_trust_with(&dsh_files::ConfigFiles::default(), home, dsh_home, cwd)
+}
+
+/// [`workspace_trust`] through a session's reader.
+pub fn workspace_trust_with(
+    files: &dsh_files::ConfigFiles,
+    home: &Path,
+    dsh_home: &Path,
+    cwd: &Path,
+) -> WorkspaceTrust {
+    if store::claude_json_trusts_with(files, &home.join(".claude.json"), cwd) {
         WorkspaceTrust::ClaudeJson
-    } else if dsh_trust::TrustStore::load(dsh_home).is_ok_and(|s| s.trusts_project(cwd)) {
+    } else if dsh_trust::TrustStore::load_with(files, dsh_home).is_ok_and(|s| s.trusts_project(cwd))
+    {
         WorkspaceTrust::DshTrust
     } else {
         WorkspaceTrust::Untrusted
@@ -121,13 +132,23 @@ pub fn workspace_trust(home: &Path, dsh_home: &Path, cwd: &Path) -> WorkspaceTru
 /// flag's, else the highest-ranked `defaultMode`, else `fallback`, else
 /// Claude Code's `default`.
 pub fn build(requested: &Requested, at: &Where<'_>) -> Result<Built, LayeringError> {
+    build_with(requested, at, &dsh_files::ConfigFiles::default())
+}
+
+/// [`build`] through a session's reader (each settings file, `~/.claude.json`
+/// and `trust.json` read from disk once per session).
+pub fn build_with(
+    requested: &Requested,
+    at: &Where<'_>,
+    files: &dsh_files::ConfigFiles,
+) -> Result<Built, LayeringError> {
     let mut layers = Vec::new();
     for (source, path) in store::settings_paths(Some(at.home), at.cwd) {
-        layers.push(store::read_layer(source, &path)?);
+        layers.push(store::read_layer_with(files, source, &path)?);
     }
     for path in at.extra_settings {
         // `--settings` files rank with the command line, as in Claude Code.
-        layers.push(store::read_layer(Source::CliArg, path)?);
+        layers.push(store::read_layer_with(files, Source::CliArg, path)?);
     }
     let mut command_line = Layer::from_cli(&requested.allowed_tools, &requested.disallowed_tools)
         .map_err(LayeringError::CommandLine)?;
@@ -147,7 +168,7 @@ pub fn build(requested: &Requested, at: &Where<'_>) -> Result<Built, LayeringErr
         }
     };
     // Project allow rules apply only in a workspace the user trusts.
-    let trust = workspace_trust(at.home, at.dsh_home, at.cwd).trust();
+    let trust = workspace_trust_with(files, at.home, at.dsh_home, at.cwd).trust();
     let mut permissions = Permissions::new(
         mode,
         PathContext {

@@ -41,9 +41,17 @@ pub fn settings_paths(home: Option<&Path>, project: &Path) -> Vec<(Source, PathB
 
 /// Reads one layer; a missing file is an empty layer.
 pub fn read_layer(source: Source, path: &Path) -> Result<Layer, StoreError> {
+    read_layer_with(&dsh_files::ConfigFiles::default(), source, path)
+}
+
+/// [`read_layer`] through a session's reader (each file read once).
+pub fn read_layer_with(
+    files: &dsh_files::ConfigFiles,
+    source: Source,
+    path: &Path,
+) -> Result<Layer, StoreError> {
     // StoreError::Io names the path itself (fs-err would name it twice).
-    #[allow(clippy::disallowed_methods)]
-    let read = std::fs::read_to_string(path);
+    let read = files.read_to_string(path);
     match read {
         Ok(text) => Ok(Layer::from_settings_text(
             source,
@@ -64,9 +72,17 @@ pub fn read_layer(source: Source, path: &Path) -> Result<Layer, StoreError> {
 /// `project` (`projects.<path>.hasTrustDialogAccepted`). Unreadable or
 /// malformed files mean "not trusted": trust is never assumed.
 pub fn claude_json_trusts(claude_json: &Path, project: &Path) -> bool {
+    claude_json_trusts_with(&dsh_files::ConfigFiles::default(), claude_json, project)
+}
+
+/// [`claude_json_trusts`] through a session's reader.
+pub fn claude_json_trusts_with(
+    files: &dsh_files::ConfigFiles,
+    claude_json: &Path,
+    project: &Path,
+) -> bool {
     // Any failure means "not trusted"; the error itself is not shown.
-    #[allow(clippy::disallowed_methods)]
-    let Ok(text) = std::fs::read_to_string(claude_json) else {
+    let Ok(text) = files.read_to_string(claude_json) else {
         return false;
     };
     let Ok(doc) = serde_json::from_str::<Value>(&text) else {

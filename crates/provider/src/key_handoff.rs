@@ -86,10 +86,20 @@ pub fn key_variable_names(env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
     }
     // The configured variable, and the selected API's own (ANTHROPIC_API_KEY
     // when only that key is set).
-    for name in [configured_api_key_env(env), selected_api_key_env(env)]
-        .into_iter()
-        .flatten()
-    {
+    // `config.toml` is read once for both; an unreadable file names none.
+    let config = crate::settings::resolve_dsh_home(env)
+        .map(|home| home.join(crate::CONFIG_FILE_NAME))
+        .and_then(|path| {
+            let text = crate::settings::read_config_text(&path).ok()?;
+            Some((path, text))
+        });
+    let from_config = config.map(|(path, text)| {
+        [
+            configured_api_key_env(&path, text.as_deref()),
+            selected_api_key_env(&path, text.as_deref(), env),
+        ]
+    });
+    for name in from_config.into_iter().flatten().flatten() {
         if !names.contains(&name) {
             names.push(name);
         }

@@ -578,26 +578,26 @@ fn choose_api(
     Ok((ProviderApi::Chat, SettingOrigin::Default))
 }
 
-/// The `api_key_env` of `$DSH_HOME/config.toml`, read leniently: `None`
-/// when the file is missing, unreadable, malformed, or names no variable
-/// (the normal [`ProviderSettings::load`] reports the problems).
-pub(crate) fn configured_api_key_env(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-    let home = resolve_dsh_home(env)?;
-    let path = home.join(CONFIG_FILE_NAME);
-    let text = read_config_text(&path).ok()??;
-    let table = parse_table(&path, &text).ok()??;
+/// The `api_key_env` of `$DSH_HOME/config.toml` (`path`, whose text is
+/// `text`; `None`: no file), read leniently: `None` when the file is
+/// malformed or names no variable (the normal [`ProviderSettings::load`]
+/// reports the problems).
+pub(crate) fn configured_api_key_env(path: &Path, text: Option<&str>) -> Option<String> {
+    let table = parse_table(path, text?).ok()??;
     table
         .api_key_env
         .filter(|name| !name.trim().is_empty() && !name.contains(['=', '\0']))
 }
 
-/// The key variable of the API the environment and `config.toml` select
-/// (before any `--provider-api`), read leniently: `None` when the settings
-/// do not resolve (the normal load reports why).
-pub(crate) fn selected_api_key_env(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-    let path = resolve_dsh_home(env)?.join(CONFIG_FILE_NAME);
-    let text = read_config_text(&path).ok()?;
-    let settings = ProviderSettings::resolve(&path, text.as_deref(), env, None).ok()?;
+/// The key variable of the API the environment and `config.toml` (`path`,
+/// `text`) select (before any `--provider-api`), read leniently: `None`
+/// when the settings do not resolve (the normal load reports why).
+pub(crate) fn selected_api_key_env(
+    path: &Path,
+    text: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let settings = ProviderSettings::resolve(path, text, env, None).ok()?;
     Some(settings.api_key_env).filter(|name| !name.contains(['=', '\0']))
 }
 

@@ -177,8 +177,18 @@ pub struct TrustStore {
 impl TrustStore {
     /// Reads the store under `dsh_home` (empty when the file does not exist).
     pub fn load(dsh_home: &Path) -> Result<TrustStore, TrustError> {
+        TrustStore::load_with(&dsh_files::ConfigFiles::default(), dsh_home)
+    }
+
+    /// [`TrustStore::load`] through a session's reader: `trust.json` is
+    /// read from disk once per session (whoever writes it next reads it
+    /// again through a fresh reader, or after [`dsh_files::ConfigFiles::forget`]).
+    pub fn load_with(
+        files: &dsh_files::ConfigFiles,
+        dsh_home: &Path,
+    ) -> Result<TrustStore, TrustError> {
         let path = dsh_home.join(TRUST_FILE);
-        let file = match read_regular(&path) {
+        let file = match files.read_with(&path, read_regular) {
             Ok(text) => {
                 serde_json::from_str(&text).map_err(|source| TrustError::NotATrustFile {
                     path: path.clone(),

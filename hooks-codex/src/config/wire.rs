@@ -176,17 +176,21 @@ pub(super) struct ConfigTomlWire {
 
 // ------------------------------------------------------------------ parsing
 
-pub(super) fn read_if_exists(path: &Path) -> Result<Option<String>, ConfigError> {
+pub(super) fn read_if_exists(
+    files: &dsh_files::ConfigFiles,
+    path: &Path,
+) -> Result<Option<String>, ConfigError> {
     if !path.is_file() {
         return Ok(None);
     }
-    // std: `ConfigError::Read` names the path itself.
-    #[allow(clippy::disallowed_methods)]
-    let read = std::fs::read_to_string(path);
-    read.map(Some).map_err(|source| ConfigError::Read {
-        path: path.to_owned(),
-        source,
-    })
+    // Through the session's reader: `ConfigError::Read` names the path.
+    files
+        .read_to_string(path)
+        .map(Some)
+        .map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })
 }
 
 pub(super) fn json_error(path: &Path, err: &serde_json::Error) -> ConfigError {
