@@ -446,8 +446,9 @@ fn push_entry(
     problems: &mut Vec<Problem>,
 ) {
     let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
-    let program = match (text("bash").or_else(|| text("command")), text("exec")) {
-        (None, Some(program)) => Program::Exec {
+    let shell = text("bash").or_else(|| text("command"));
+    let program = match (shell, text("exec"), text("powershell")) {
+        (None, Some(program), _) => Program::Exec {
             program,
             args: entry
                 .get("args")
@@ -455,22 +456,9 @@ fn push_entry(
                 .map(|args| args.iter().map(as_text).collect())
                 .unwrap_or_default(),
         },
-        (Some(command), None) => Program::Bash(command),
-        (None, None) => match text("powershell") {
-            Some(command) => Program::Powershell(command),
-            None => {
-                problems.push(Problem {
-                    file: file.path.to_path_buf(),
-                    message: format!(
-                        "{}: Specify either 'exec' (native executable) or 'bash'/'powershell'/'command' (shell), but not both — hook will be skipped",
-                        origin.rsplit('#').next().unwrap_or(&origin)
-                    ),
-                    fatal: false,
-                });
-                return;
-            }
-        },
-        (Some(_), Some(_)) => {
+        (Some(command), None, _) => Program::Bash(command),
+        (None, None, Some(command)) => Program::Powershell(command),
+        (None, None, None) | (Some(_), Some(_), _) => {
             problems.push(Problem {
                 file: file.path.to_path_buf(),
                 message: format!(

@@ -47,65 +47,87 @@ pub enum Mode {
     Pascal,
 }
 
+/// Each event with its camelCase and PascalCase names, in the order of
+/// Copilot's documentation.
+const NAMES: [(CopilotEvent, &str, Option<&str>); 15] = [
+    (
+        CopilotEvent::SessionStart,
+        "sessionStart",
+        Some("SessionStart"),
+    ),
+    (
+        CopilotEvent::UserPromptSubmitted,
+        "userPromptSubmitted",
+        Some("UserPromptSubmit"),
+    ),
+    (
+        CopilotEvent::UserPromptTransformed,
+        "userPromptTransformed",
+        None,
+    ),
+    (CopilotEvent::PreToolUse, "preToolUse", Some("PreToolUse")),
+    (
+        CopilotEvent::PermissionRequest,
+        "permissionRequest",
+        Some("PermissionRequest"),
+    ),
+    (
+        CopilotEvent::PostToolUse,
+        "postToolUse",
+        Some("PostToolUse"),
+    ),
+    (
+        CopilotEvent::PostToolUseFailure,
+        "postToolUseFailure",
+        Some("PostToolUseFailure"),
+    ),
+    (CopilotEvent::AgentStop, "agentStop", Some("Stop")),
+    (
+        CopilotEvent::SubagentStart,
+        "subagentStart",
+        Some("SubagentStart"),
+    ),
+    (
+        CopilotEvent::SubagentStop,
+        "subagentStop",
+        Some("SubagentStop"),
+    ),
+    (CopilotEvent::PreCompact, "preCompact", Some("PreCompact")),
+    (
+        CopilotEvent::Notification,
+        "notification",
+        Some("Notification"),
+    ),
+    (
+        CopilotEvent::ErrorOccurred,
+        "errorOccurred",
+        Some("ErrorOccurred"),
+    ),
+    (CopilotEvent::SessionEnd, "sessionEnd", Some("SessionEnd")),
+    (CopilotEvent::PreMcpToolCall, "preMcpToolCall", None),
+];
+
 impl CopilotEvent {
     /// Every event, in the order of Copilot's documentation.
-    pub const ALL: [CopilotEvent; 15] = [
-        CopilotEvent::SessionStart,
-        CopilotEvent::UserPromptSubmitted,
-        CopilotEvent::UserPromptTransformed,
-        CopilotEvent::PreToolUse,
-        CopilotEvent::PermissionRequest,
-        CopilotEvent::PostToolUse,
-        CopilotEvent::PostToolUseFailure,
-        CopilotEvent::AgentStop,
-        CopilotEvent::SubagentStart,
-        CopilotEvent::SubagentStop,
-        CopilotEvent::PreCompact,
-        CopilotEvent::Notification,
-        CopilotEvent::ErrorOccurred,
-        CopilotEvent::SessionEnd,
-        CopilotEvent::PreMcpToolCall,
-    ];
+    pub fn all() -> impl Iterator<Item = CopilotEvent> {
+        NAMES.iter().map(|(event, _, _)| *event)
+    }
+
+    fn names(self) -> (&'static str, Option<&'static str>) {
+        NAMES
+            .iter()
+            .find(|(event, _, _)| *event == self)
+            .map_or(("", None), |(_, camel, pascal)| (*camel, *pascal))
+    }
 
     /// The camelCase name (`hookType` in Copilot's log).
     pub fn as_str(self) -> &'static str {
-        match self {
-            CopilotEvent::SessionStart => "sessionStart",
-            CopilotEvent::UserPromptSubmitted => "userPromptSubmitted",
-            CopilotEvent::UserPromptTransformed => "userPromptTransformed",
-            CopilotEvent::PreToolUse => "preToolUse",
-            CopilotEvent::PermissionRequest => "permissionRequest",
-            CopilotEvent::PostToolUse => "postToolUse",
-            CopilotEvent::PostToolUseFailure => "postToolUseFailure",
-            CopilotEvent::AgentStop => "agentStop",
-            CopilotEvent::SubagentStart => "subagentStart",
-            CopilotEvent::SubagentStop => "subagentStop",
-            CopilotEvent::PreCompact => "preCompact",
-            CopilotEvent::Notification => "notification",
-            CopilotEvent::ErrorOccurred => "errorOccurred",
-            CopilotEvent::SessionEnd => "sessionEnd",
-            CopilotEvent::PreMcpToolCall => "preMcpToolCall",
-        }
+        self.names().0
     }
 
     /// The PascalCase name, for the events that have one.
     pub fn pascal(self) -> Option<&'static str> {
-        Some(match self {
-            CopilotEvent::SessionStart => "SessionStart",
-            CopilotEvent::UserPromptSubmitted => "UserPromptSubmit",
-            CopilotEvent::PreToolUse => "PreToolUse",
-            CopilotEvent::PermissionRequest => "PermissionRequest",
-            CopilotEvent::PostToolUse => "PostToolUse",
-            CopilotEvent::PostToolUseFailure => "PostToolUseFailure",
-            CopilotEvent::AgentStop => "Stop",
-            CopilotEvent::SubagentStart => "SubagentStart",
-            CopilotEvent::SubagentStop => "SubagentStop",
-            CopilotEvent::PreCompact => "PreCompact",
-            CopilotEvent::Notification => "Notification",
-            CopilotEvent::ErrorOccurred => "ErrorOccurred",
-            CopilotEvent::SessionEnd => "SessionEnd",
-            CopilotEvent::UserPromptTransformed | CopilotEvent::PreMcpToolCall => return None,
-        })
+        self.names().1
     }
 
     /// The name an entry is configured under in `mode`.
@@ -119,11 +141,11 @@ impl CopilotEvent {
     /// Parses a configured event name (exact, case-sensitive): the event
     /// and which payload mode the name selects.
     pub fn parse(name: &str) -> Option<(CopilotEvent, Mode)> {
-        CopilotEvent::ALL.into_iter().find_map(|event| {
-            if event.as_str() == name {
-                Some((event, Mode::Camel))
-            } else if event.pascal() == Some(name) {
-                Some((event, Mode::Pascal))
+        NAMES.iter().find_map(|(event, camel, pascal)| {
+            if *camel == name {
+                Some((*event, Mode::Camel))
+            } else if *pascal == Some(name) {
+                Some((*event, Mode::Pascal))
             } else {
                 None
             }

@@ -147,8 +147,7 @@ pub fn lint_file(file: &Path, _project: &Path) -> Vec<Finding> {
         ));
         return findings;
     }
-    let names: Vec<&str> = CopilotEvent::ALL
-        .iter()
+    let names: Vec<&str> = CopilotEvent::all()
         .flat_map(|e| [Some(e.as_str()), e.pascal()])
         .flatten()
         .collect();

@@ -19,11 +19,10 @@ use dsh_seams::{
     PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
     SessionStartSource, ToolExecution, ToolOutcome, TurnFailure,
 };
-use serde_json::Value;
 
 use crate::config::CopilotConfig;
 use crate::dialect::Copilot;
-use crate::event::{CopilotEvent, Mode};
+use crate::event::CopilotEvent;
 use crate::output::{self, Decision, Reading};
 use crate::payload::{self, Body, Common, ToolResult};
 use crate::tools;
@@ -143,10 +142,9 @@ impl CopilotPlugin {
                 )
                 .await;
             let deny = runs.iter().any(|run| denies(&run.reading));
-            if let (Body::PreToolUse { tool, args }, Some(run)) = (&mut body, runs.first())
+            if let (Body::PreToolUse { args, .. }, Some(run)) = (&mut body, runs.first())
                 && let Some(modified) = &run.reading.modified_args
             {
-                let _ = tool;
                 *args = modified.clone();
             }
             fired.append(&mut runs);
@@ -220,11 +218,6 @@ fn transformed(prompt: &str) -> Body {
             chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00")
         ),
     }
-}
-
-/// The tool result text for a finished call, as `postToolUse` reports it.
-fn result_text(outcome: &ToolOutcome) -> String {
-    outcome.content.clone()
 }
 
 #[async_trait]
@@ -464,7 +457,7 @@ impl Plugin for CopilotPlugin {
             args,
             result: ToolResult {
                 result_type: "success".to_owned(),
-                text: result_text(outcome),
+                text: outcome.content.clone(),
             },
         };
         let mut fired = self
@@ -577,10 +570,4 @@ impl Plugin for CopilotPlugin {
             .await;
         self.record(ctx, event, &fired);
     }
-}
-
-/// The payload one configured entry of `event` would get, for `dsh hooks
-/// test` and the documentation: `body` built in `mode`.
-pub fn sample_payload(common: &Common, body: &Body, mode: Mode) -> Value {
-    payload::build(common, body, mode)
 }

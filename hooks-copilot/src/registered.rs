@@ -19,25 +19,6 @@ use crate::{CopilotConfig, CopilotDiscovery};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CopilotDialect;
 
-/// Every camelCase event, in the order a session meets them.
-const EVENTS: [&str; 15] = [
-    "sessionStart",
-    "userPromptSubmitted",
-    "userPromptTransformed",
-    "preToolUse",
-    "permissionRequest",
-    "postToolUse",
-    "postToolUseFailure",
-    "subagentStart",
-    "subagentStop",
-    "agentStop",
-    "preCompact",
-    "notification",
-    "errorOccurred",
-    "preMcpToolCall",
-    "sessionEnd",
-];
-
 impl CopilotDialect {
     /// Copilot's discovery for `sources`.
     pub fn discovery(sources: &DialectSources) -> CopilotDiscovery {
@@ -91,7 +72,9 @@ impl HookDialect for CopilotDialect {
     }
 
     fn event_names(&self) -> Vec<&'static str> {
-        EVENTS.to_vec()
+        crate::CopilotEvent::all()
+            .map(crate::CopilotEvent::as_str)
+            .collect()
     }
 
     fn hook_tool_name(&self, dsh_tool: &str) -> String {
