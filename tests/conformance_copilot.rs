@@ -105,8 +105,10 @@ fn replay(name: &str) -> Replayed {
         record.join("behaviors.json"),
     )
     .unwrap();
-    copy_tree(&scenario.join("project"), &project, &dir(), &record);
-    copy_tree(&scenario.join("home"), &home, &dir(), &record);
+    for base in [scenario.clone(), scenario.join("bad")] {
+        copy_tree(&base.join("project"), &project, &dir(), &record);
+        copy_tree(&base.join("home"), &home, &dir(), &record);
+    }
     if expected["git"] == true {
         std::fs::create_dir_all(project.join(".git")).unwrap();
     }
