@@ -39,6 +39,8 @@ mod conformance_codex;
 mod conformance_gemini;
 // Gemini model events against the captures.
 mod conformance_gemini_model;
+// GitHub Copilot CLI hooks.
+mod conformance_copilot;
 // One session core for every front end; MCP consent.
 mod core_frontends;
 mod docs;

@@ -13,4 +13,5 @@ pub fn registry() -> Registry {
         .register(Arc::new(dsh_hooks_claude::ClaudeDialect))
         .register(Arc::new(dsh_hooks_codex::CodexDialect))
         .register(Arc::new(dsh_hooks_gemini::GeminiDialect))
+        .register(Arc::new(dsh_hooks_copilot::CopilotDialect))
 }

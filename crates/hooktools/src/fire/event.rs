@@ -51,6 +51,16 @@ pub(super) const TESTABLE: &[(&str, TestEvent)] = &[
     ("BeforeAgent", TestEvent::UserPromptSubmit),
     ("AfterAgent", TestEvent::Stop),
     ("PreCompress", TestEvent::PreCompact),
+    // GitHub Copilot CLI's camelCase names.
+    ("sessionStart", TestEvent::SessionStart),
+    ("userPromptSubmitted", TestEvent::UserPromptSubmit),
+    ("preToolUse", TestEvent::PreToolUse),
+    ("permissionRequest", TestEvent::PermissionRequest),
+    ("postToolUse", TestEvent::PostToolUse),
+    ("postToolUseFailure", TestEvent::PostToolUseFailure),
+    ("agentStop", TestEvent::Stop),
+    ("preCompact", TestEvent::PreCompact),
+    ("sessionEnd", TestEvent::SessionEnd),
 ];
 
 impl TestEvent {

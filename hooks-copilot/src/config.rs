@@ -1,0 +1,638 @@
+//! Discovery of Copilot CLI's hook configuration, in Copilot's run order:
+//! user hook files (`$COPILOT_HOME/hooks/*.json`, default
+//! `~/.copilot/hooks/`), inline `hooks` in the user's `settings.json`, the
+//! repository's `.github/hooks/*.json` (reverse lexicographic by file
+//! name), then inline `hooks` in `.github/copilot/settings.json` and
+//! `settings.local.json`. The repository is the git root above the session
+//! directory (the directory itself outside a repository).
+//!
+//! A repository's `.claude/settings*.json` is *not* read here: it stays the
+//! Claude Code dialect's, so each hook fires once (issue 35).
+//!
+//! Like Copilot, a file that cannot be used (invalid JSON, `version` other
+//! than 1) is left out and the other files still load; dsh says so in a
+//! notice (Copilot only writes it to its log).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::event::{CopilotEvent, Mode};
+
+/// Copilot's default hook timeout, in seconds.
+pub const DEFAULT_TIMEOUT_SEC: u64 = 30;
+
+/// Where the bridge looks.
+#[derive(Debug, Clone)]
+pub struct CopilotDiscovery {
+    /// The session directory.
+    pub cwd: PathBuf,
+    /// `$HOME`.
+    pub home: PathBuf,
+    /// `$COPILOT_HOME` when set (replaces `~/.copilot`).
+    pub copilot_home: Option<PathBuf>,
+    /// The shell `bash` entries run under.
+    pub shell: PathBuf,
+    /// The session's file reader (each file read once).
+    pub files: dsh_files::ConfigFiles,
+}
+
+impl CopilotDiscovery {
+    /// Discovery for a session directory and home.
+    pub fn new(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>) -> Self {
+        CopilotDiscovery {
+            cwd: cwd.into(),
+            home: home.into(),
+            copilot_home: None,
+            shell: PathBuf::from("/bin/bash"),
+            files: dsh_files::ConfigFiles::new(),
+        }
+    }
+
+    /// `$COPILOT_HOME`, default `~/.copilot`.
+    pub fn user_dir(&self) -> PathBuf {
+        self.copilot_home
+            .clone()
+            .unwrap_or_else(|| self.home.join(".copilot"))
+    }
+
+    /// The repository root: the nearest ancestor of the session directory
+    /// holding `.git`, else the session directory.
+    pub fn repo_root(&self) -> PathBuf {
+        self.cwd
+            .ancestors()
+            .find(|dir| dir.join(".git").exists())
+            .unwrap_or(&self.cwd)
+            .to_path_buf()
+    }
+
+    /// Every file that may hold hooks, in run order, with its kind.
+    pub fn files(&self) -> Vec<(PathBuf, FileKind, Source)> {
+        let user = self.user_dir();
+        let repo = self.repo_root();
+        let mut files = Vec::new();
+        for path in hook_files(&user.join("hooks")) {
+            files.push((path, FileKind::HookFile, Source::User));
+        }
+        files.push((user.join("settings.json"), FileKind::Settings, Source::User));
+        for path in hook_files(&repo.join(".github/hooks")) {
+            files.push((path, FileKind::HookFile, Source::Repo));
+        }
+        for name in ["settings.json", "settings.local.json"] {
+            files.push((
+                repo.join(".github/copilot").join(name),
+                FileKind::Settings,
+                Source::Repo,
+            ));
+        }
+        files
+    }
+}
+
+/// The `*.json` files of a hooks folder, reverse lexicographic by name
+/// (pre_two_files_deny_deny: `b.json` runs before `a.json`).
+pub fn hook_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs_err::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json") && path.is_file())
+        .collect();
+    files.sort();
+    files.reverse();
+    files
+}
+
+/// What a configuration file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A hook file (`{"version": 1, "hooks": {…}}`); its hooks get
+    /// `COPILOT_HOOK_DIR`.
+    HookFile,
+    /// A settings file with inline `hooks`.
+    Settings,
+}
+
+/// Whose file it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// The user's (`~/.copilot`).
+    User,
+    /// The repository's: needs trust.
+    Repo,
+}
+
+impl Source {
+    /// `user` / `project`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::User => "user",
+            Source::Repo => "project",
+        }
+    }
+}
+
+/// How an entry runs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Program {
+    /// `bash` (or `command`): run by `/bin/bash -c`.
+    Bash(String),
+    /// `exec` + `args`: no shell.
+    Exec {
+        /// The executable.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// Only `powershell`: Copilot spawns `pwsh` (x_powershell_only_entry).
+    Powershell(String),
+}
+
+impl Program {
+    /// The command as shown to people.
+    pub fn text(&self) -> String {
+        match self {
+            Program::Bash(command) => command.clone(),
+            Program::Exec { program, args } => std::iter::once(program.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Program::Powershell(command) => format!("pwsh: {command}"),
+        }
+    }
+}
+
+/// Whether a configured entry runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryStatus {
+    /// It runs.
+    Active,
+    /// `disableAllHooks` is set.
+    Disabled,
+    /// Left out by dsh (an untrusted project hook), with why.
+    Excluded(String),
+}
+
+impl EntryStatus {
+    /// `active`, `disabled`, or the exclusion reason.
+    pub fn as_str(&self) -> &str {
+        match self {
+            EntryStatus::Active => "active",
+            EntryStatus::Disabled => "disabled",
+            EntryStatus::Excluded(why) => why,
+        }
+    }
+}
+
+/// One configured hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handler {
+    /// The event.
+    pub event: CopilotEvent,
+    /// The payload mode its event name selects.
+    pub mode: Mode,
+    /// Whose file.
+    pub source: Source,
+    /// The file.
+    pub file: PathBuf,
+    /// `<file>#hooks.<Event>[i]` (`[i].hooks[j]` in the nested form).
+    pub origin: String,
+    /// The matcher, if any.
+    pub matcher: Option<String>,
+    /// What runs.
+    pub program: Program,
+    /// `cwd`, relative to the repository root.
+    pub cwd: Option<String>,
+    /// `env`, applied last.
+    pub env: Vec<(String, String)>,
+    /// `timeoutSec` (or `timeout`), seconds.
+    pub timeout_sec: u64,
+    /// `COPILOT_HOOK_DIR` (hook files only).
+    pub hook_dir: Option<PathBuf>,
+    /// The file as shown in Copilot's deny texts (`.github/hooks/h.json`).
+    pub display_file: String,
+    /// Whether it runs.
+    pub status: EntryStatus,
+}
+
+impl Handler {
+    /// Whether it runs.
+    pub fn is_active(&self) -> bool {
+        self.status == EntryStatus::Active
+    }
+
+    /// The event name it is configured under.
+    pub fn event_name(&self) -> &'static str {
+        self.event.name(self.mode)
+    }
+}
+
+/// A file left out, and why (Copilot logs it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The file.
+    pub file: PathBuf,
+    /// What is wrong.
+    pub message: String,
+    /// Whether the whole file was left out (else one entry or name).
+    pub fatal: bool,
+}
+
+/// The parsed configuration.
+#[derive(Debug, Clone)]
+pub struct CopilotConfig {
+    /// Where it came from.
+    pub discovery: CopilotDiscovery,
+    /// Every entry, in run order.
+    pub handlers: Vec<Handler>,
+    /// Files and entries left out.
+    pub problems: Vec<Problem>,
+    /// The file that set `disableAllHooks`, if any.
+    pub disabled_by: Option<PathBuf>,
+}
+
+impl CopilotConfig {
+    /// Every configured entry.
+    pub fn handlers(&self) -> &[Handler] {
+        &self.handlers
+    }
+
+    /// Whether any entry runs.
+    pub fn has_active(&self) -> bool {
+        self.handlers.iter().any(Handler::is_active)
+    }
+
+    /// Marks the entries whose origin is in `origins` as not running.
+    pub fn disable_origins(&mut self, origins: &[String], why: &str) {
+        for handler in &mut self.handlers {
+            if handler.is_active() && origins.contains(&handler.origin) {
+                handler.status = EntryStatus::Excluded(why.to_owned());
+            }
+        }
+    }
+
+    /// What the user is told at start-up.
+    pub fn notices(&self) -> Vec<String> {
+        let mut notices: Vec<String> = self
+            .problems
+            .iter()
+            .map(|problem| {
+                format!(
+                    "{}: {}{}",
+                    problem.file.display(),
+                    problem.message,
+                    if problem.fatal {
+                        " (the file is not loaded, as Copilot CLI skips it)"
+                    } else {
+                        ""
+                    }
+                )
+            })
+            .collect();
+        if let Some(file) = &self.disabled_by {
+            notices.push(format!(
+                "disableAllHooks in {} turns every Copilot hook off",
+                file.display()
+            ));
+        }
+        notices
+    }
+}
+
+/// A JSON value as a string: strings as they are, others as JSON text.
+fn as_text(value: &Value) -> String {
+    value
+        .as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| value.to_string())
+}
+
+/// Parses one file's text: `None` when it does not exist.
+pub fn read(files: &dsh_files::ConfigFiles, path: &Path) -> Result<Option<Value>, String> {
+    let text = match files.read_if_exists(path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(None),
+        Err(error) => return Err(error.to_string()),
+    };
+    serde_json::from_str(&text).map(Some).map_err(|error| {
+        format!(
+            "Invalid JSON: {} at line {} column {}",
+            dsh_hooks::position::without_position(&error),
+            error.line(),
+            error.column()
+        )
+    })
+}
+
+/// Loads the configuration. Never fails: unusable files are reported in
+/// [`CopilotConfig::problems`] and left out, as Copilot leaves them out.
+pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
+    let repo = discovery.repo_root();
+    let mut handlers = Vec::new();
+    let mut problems = Vec::new();
+    let mut disabled_by = None;
+    for (path, kind, source) in discovery.files() {
+        let doc = match read(&discovery.files, &path) {
+            Ok(Some(doc)) => doc,
+            Ok(None) => continue,
+            Err(message) => {
+                problems.push(Problem {
+                    file: path,
+                    message,
+                    fatal: true,
+                });
+                continue;
+            }
+        };
+        if kind == FileKind::HookFile
+            && let Some(version) = doc.get("version")
+            && version != &Value::from(1)
+        {
+            problems.push(Problem {
+                file: path,
+                message: "version: Invalid hook config version (only 1 is read)".to_owned(),
+                fatal: true,
+            });
+            continue;
+        }
+        if doc.get("disableAllHooks") == Some(&Value::Bool(true)) && disabled_by.is_none() {
+            disabled_by = Some(path.clone());
+        }
+        let display_file = match path.strip_prefix(&repo) {
+            Ok(rel) if source == Source::Repo => rel.display().to_string(),
+            Ok(_) | Err(_) => path.display().to_string(),
+        };
+        let context = FileContext {
+            path: &path,
+            source,
+            hook_dir: (kind == FileKind::HookFile)
+                .then(|| path.parent().map(Path::to_path_buf))
+                .flatten(),
+            display_file: &display_file,
+        };
+        parse_hooks(&doc, &context, &mut handlers, &mut problems);
+    }
+    if disabled_by.is_some() {
+        for handler in &mut handlers {
+            handler.status = EntryStatus::Disabled;
+        }
+    }
+    CopilotConfig {
+        discovery: discovery.clone(),
+        handlers,
+        problems,
+        disabled_by,
+    }
+}
+
+pub(crate) struct FileContext<'a> {
+    pub path: &'a Path,
+    pub source: Source,
+    pub hook_dir: Option<PathBuf>,
+    pub display_file: &'a str,
+}
+
+/// Parses one document's `hooks` object into `handlers` (pure).
+pub(crate) fn parse_hooks(
+    doc: &Value,
+    file: &FileContext<'_>,
+    handlers: &mut Vec<Handler>,
+    problems: &mut Vec<Problem>,
+) {
+    let Some(hooks) = doc.get("hooks").and_then(Value::as_object) else {
+        return;
+    };
+    for (name, entries) in hooks {
+        // Unknown event names are ignored silently (x_invalid_configs).
+        let Some((event, mode)) = CopilotEvent::parse(name) else {
+            continue;
+        };
+        let Some(entries) = entries.as_array() else {
+            problems.push(Problem {
+                file: file.path.to_path_buf(),
+                message: format!("hooks.{name}: expected an array of hook entries"),
+                fatal: false,
+            });
+            continue;
+        };
+        for (i, entry) in entries.iter().enumerate() {
+            let base = format!("{}#hooks.{name}[{i}]", file.path.display());
+            // Claude Code's nested group: `{matcher, hooks: [...]}`.
+            if let Some(inner) = entry.get("hooks").and_then(Value::as_array) {
+                let matcher = entry.get("matcher").and_then(Value::as_str);
+                for (j, hook) in inner.iter().enumerate() {
+                    let origin = format!("{base}.hooks[{j}]");
+                    push_entry(hook, matcher, event, mode, origin, file, handlers, problems);
+                }
+                continue;
+            }
+            let matcher = entry.get("matcher").and_then(Value::as_str);
+            push_entry(entry, matcher, event, mode, base, file, handlers, problems);
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn push_entry(
+    entry: &Value,
+    matcher: Option<&str>,
+    event: CopilotEvent,
+    mode: Mode,
+    origin: String,
+    file: &FileContext<'_>,
+    handlers: &mut Vec<Handler>,
+    problems: &mut Vec<Problem>,
+) {
+    let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
+    let shell = text("bash").or_else(|| text("command"));
+    let program = match (shell, text("exec"), text("powershell")) {
+        (None, Some(program), _) => Program::Exec {
+            program,
+            args: entry
+                .get("args")
+                .and_then(Value::as_array)
+                .map(|args| args.iter().map(as_text).collect())
+                .unwrap_or_default(),
+        },
+        (Some(command), None, _) => Program::Bash(command),
+        (None, None, Some(command)) => Program::Powershell(command),
+        (None, None, None) | (Some(_), Some(_), _) => {
+            problems.push(Problem {
+                file: file.path.to_path_buf(),
+                message: format!(
+                    "{}: Specify either 'exec' (native executable) or 'bash'/'powershell'/'command' (shell), but not both — hook will be skipped",
+                    origin.rsplit('#').next().unwrap_or(&origin)
+                ),
+                fatal: false,
+            });
+            return;
+        }
+    };
+    let timeout_sec = entry
+        .get("timeoutSec")
+        .or_else(|| entry.get("timeout"))
+        .and_then(Value::as_f64)
+        .filter(|secs| *secs > 0.0)
+        .map(|secs| secs.ceil() as u64)
+        .unwrap_or(DEFAULT_TIMEOUT_SEC);
+    let env = entry
+        .get("env")
+        .and_then(Value::as_object)
+        .map(|env| {
+            env.iter()
+                .map(|(key, value)| (key.clone(), as_text(value)))
+                .collect()
+        })
+        .unwrap_or_default();
+    handlers.push(Handler {
+        event,
+        mode,
+        source: file.source,
+        file: file.path.to_path_buf(),
+        origin,
+        matcher: matcher.map(str::to_owned),
+        program,
+        cwd: text("cwd"),
+        env,
+        timeout_sec,
+        hook_dir: file.hook_dir.clone(),
+        display_file: file.display_file.to_owned(),
+        status: EntryStatus::Active,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn write(path: &Path, text: &str) {
+        fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+        fs_err::write(path, text).unwrap();
+    }
+
+    /// x_invalid_configs, pre_two_files_deny_deny, x_subdir_cwd: bad files
+    /// are left out, the rest load in reverse name order from the git root.
+    #[test]
+    fn discovery_follows_copilots_order_and_skips_bad_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        let home = dir.path().join("h");
+        fs_err::create_dir_all(project.join(".git")).unwrap();
+        let hooks = project.join(".github/hooks");
+        write(&hooks.join("a_broken.json"), "{ this is not json");
+        write(
+            &hooks.join("b_v2.json"),
+            r#"{"version":2,"hooks":{"preToolUse":[{"bash":"v2"}]}}"#,
+        );
+        write(
+            &hooks.join("c_unknown.json"),
+            r#"{"version":1,"hooks":{"beforeToolUse":[{"bash":"x"}],"preToolUse":[{"type":"command","bash":"c"}]}}"#,
+        );
+        write(
+            &hooks.join("d_nobash.json"),
+            r#"{"version":1,"hooks":{"preToolUse":[{"type":"command","timeoutSec":5}]}}"#,
+        );
+        write(
+            &hooks.join("e_ok.json"),
+            r#"{"version":1,"hooks":{"preToolUse":[{"bash":"e","timeoutSec":2}]}}"#,
+        );
+        write(
+            &hooks.join("notjson.txt"),
+            r#"{"hooks":{"preToolUse":[{"bash":"t"}]}}"#,
+        );
+        write(
+            &home.join(".copilot/hooks/u.json"),
+            r#"{"version":1,"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"u","timeout":1}]}]}}"#,
+        );
+        write(
+            &project.join(".github/copilot/settings.json"),
+            r#"{"hooks":{"agentStop":[{"bash":"s","cwd":"sub","env":{"A":"1"}}]}}"#,
+        );
+        write(
+            &project.join(".claude/settings.json"),
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"claude"}]}]}}"#,
+        );
+        let sub = project.join("sub/deeper");
+        fs_err::create_dir_all(&sub).unwrap();
+        let config = load(&CopilotDiscovery::new(&sub, &home));
+        let commands: Vec<String> = config.handlers.iter().map(|h| h.program.text()).collect();
+        assert_eq!(commands, ["u", "e", "c", "s"]);
+        let user = &config.handlers[0];
+        assert_eq!((user.mode, user.timeout_sec), (Mode::Pascal, 1));
+        assert_eq!(user.matcher.as_deref(), Some("Bash"));
+        assert!(user.origin.ends_with("u.json#hooks.PreToolUse[0].hooks[0]"));
+        assert_eq!(config.handlers[1].display_file, ".github/hooks/e_ok.json");
+        assert_eq!(
+            config.handlers[1].hook_dir.as_deref(),
+            Some(hooks.as_path())
+        );
+        let inline = &config.handlers[3];
+        assert_eq!(inline.hook_dir, None);
+        assert_eq!(inline.cwd.as_deref(), Some("sub"));
+        assert_eq!(inline.env, [("A".to_owned(), "1".to_owned())]);
+        let problems: Vec<(bool, String)> = config
+            .problems
+            .iter()
+            .map(|p| {
+                (
+                    p.fatal,
+                    p.file.file_name().unwrap().to_string_lossy().into_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                (false, "d_nobash.json".to_owned()),
+                (true, "b_v2.json".to_owned()),
+                (true, "a_broken.json".to_owned()),
+            ]
+        );
+    }
+
+    /// x_disable_all_hooks, x_exec_form, x_copilot_home.
+    #[test]
+    fn disable_all_exec_form_and_copilot_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        let home = dir.path().join("h");
+        write(
+            &home.join(".copilot/hooks/ignored.json"),
+            r#"{"version":1,"hooks":{"sessionEnd":[{"bash":"old"}]}}"#,
+        );
+        write(
+            &dir.path().join("ch/hooks/x.json"),
+            r#"{"version":1,"hooks":{"preToolUse":[{"exec":"/bin/x","args":["a","b"]},{"powershell":"Get-Item"}]}}"#,
+        );
+        fs_err::create_dir_all(&project).unwrap();
+        let mut discovery = CopilotDiscovery::new(&project, &home);
+        discovery.copilot_home = Some(dir.path().join("ch"));
+        let config = load(&discovery);
+        assert_eq!(
+            config
+                .handlers
+                .iter()
+                .map(|h| h.program.clone())
+                .collect::<Vec<_>>(),
+            [
+                Program::Exec {
+                    program: "/bin/x".into(),
+                    args: vec!["a".into(), "b".into()]
+                },
+                Program::Powershell("Get-Item".into())
+            ]
+        );
+        write(
+            &project.join(".github/copilot/settings.json"),
+            r#"{"disableAllHooks":true}"#,
+        );
+        // A new session reads the files afresh.
+        discovery.files = dsh_files::ConfigFiles::new();
+        let config = load(&discovery);
+        assert!(!config.has_active());
+        assert!(config.disabled_by.is_some());
+    }
+}

@@ -1,0 +1,236 @@
+//! The Copilot dialect as the shared hook engine sees it: which entries a
+//! firing selects, how one runs (`/bin/bash -c` or `exec` in the
+//! repository root, Copilot's variables, the entry's `env` last) and what
+//! its run meant in the log.
+
+use std::convert::Infallible;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
+use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch};
+use dsh_protocol::{HookDecision, HookEffect, HookRunStatus, Seam};
+use dsh_seams::{NoticeLevel, UserNotice};
+use serde_json::Value;
+
+use crate::config::{Handler, Program};
+use crate::event::CopilotEvent;
+use crate::output::{Decision, Reading, RunEnd, Status, interpret};
+
+/// The Copilot dialect.
+pub(crate) struct Copilot {
+    /// Every configured entry, in Copilot's run order.
+    pub handlers: Vec<Handler>,
+    /// The shell `bash` entries run under.
+    pub shell: PathBuf,
+    /// The repository root (hooks' cwd, `COPILOT_PROJECT_DIR`).
+    pub repo: PathBuf,
+}
+
+/// The variables Copilot adds for one entry (a_baseline_all_events,
+/// cl_settings_recorders: `COPILOT_HOOK_DIR` only for hook files).
+pub fn copilot_vars(
+    repo: &std::path::Path,
+    hook_dir: Option<&std::path::Path>,
+) -> Vec<(String, String)> {
+    let project = repo.display().to_string();
+    let mut vars = vec![
+        ("COPILOT_PROJECT_DIR".to_owned(), project.clone()),
+        ("CLAUDE_PROJECT_DIR".to_owned(), project),
+        ("COPILOT_CLI".to_owned(), "1".to_owned()),
+    ];
+    if let Some(dir) = hook_dir {
+        vars.push(("COPILOT_HOOK_DIR".to_owned(), dir.display().to_string()));
+    }
+    vars
+}
+
+impl Copilot {
+    /// How `handler` runs with `stdin`.
+    pub fn launch<'a>(&self, handler: &Handler, stdin: &[u8]) -> Launch<'a, Self> {
+        let program = match &handler.program {
+            Program::Bash(command) => HookProgram::Shell {
+                shell: self.shell.clone(),
+                command: command.clone(),
+            },
+            Program::Exec { program, args } => HookProgram::Exec {
+                program: program.clone(),
+                args: args.clone(),
+            },
+            // Copilot spawns pwsh for a powershell-only entry, even on Linux.
+            Program::Powershell(command) => HookProgram::Exec {
+                program: "pwsh".to_owned(),
+                args: vec![
+                    "-NoProfile".to_owned(),
+                    "-Command".to_owned(),
+                    command.clone(),
+                ],
+            },
+        };
+        let cwd = match &handler.cwd {
+            Some(dir) => self.repo.join(dir),
+            None => self.repo.clone(),
+        };
+        let mut env = copilot_vars(&self.repo, handler.hook_dir.as_deref());
+        env.extend(handler.env.iter().cloned());
+        Launch::Process(HookSpec {
+            program,
+            cwd,
+            env,
+            stdin: stdin.to_vec(),
+            timeout: Duration::from_secs(handler.timeout_sec),
+        })
+    }
+
+    /// Reads a finished run of `handler` on `event`.
+    pub fn read(
+        &self,
+        event: CopilotEvent,
+        handler: &Handler,
+        finished: Finished<'_, Infallible>,
+    ) -> Reading {
+        let run = match finished {
+            Finished::Process(run) => run,
+            Finished::Custom(never) => match *never {},
+        };
+        interpret(
+            event,
+            handler.mode,
+            &handler.display_file,
+            &run_end(run, handler.timeout_sec),
+            &run.stdout.text(),
+            &run.stderr.text(),
+        )
+    }
+}
+
+fn run_end(run: &HookRun, secs: u64) -> RunEnd {
+    match &run.exit {
+        HookExit::Exited(code) => RunEnd::Exited(*code),
+        HookExit::TimedOut => RunEnd::TimedOut { secs },
+        HookExit::Signaled(signal) => RunEnd::Failed(format!("killed by signal {signal}")),
+        HookExit::Cancelled => RunEnd::Failed("cancelled".to_owned()),
+        HookExit::SpawnFailed(message) | HookExit::DshLimit(message) => {
+            RunEnd::Failed(message.clone())
+        }
+        HookExit::Responded(status) => RunEnd::Failed(format!("HTTP status {status}")),
+    }
+}
+
+impl Dialect for Copilot {
+    type Event = CopilotEvent;
+    type Handler = Handler;
+    /// The native tool name the matcher is tested against (tool events).
+    type Subject<'s> = Option<&'s str>;
+    type Custom = Infallible;
+    type Reading = Reading;
+    type Note = ();
+
+    fn dialect(&self) -> dsh_protocol::Dialect {
+        dsh_protocol::Dialect::Copilot
+    }
+
+    fn event_name(&self, event: CopilotEvent) -> &'static str {
+        event.as_str()
+    }
+
+    fn seam(&self, event: CopilotEvent) -> Seam {
+        event.seam()
+    }
+
+    fn candidates(&self, event: CopilotEvent, subject: &Option<&str>) -> Vec<&Handler> {
+        self.handlers
+            .iter()
+            .filter(|handler| handler.event == event && handler.is_active())
+            .filter(|handler| match subject {
+                Some(tool) if event.matches_tools() => {
+                    crate::matcher::matches(handler.mode, handler.matcher.as_deref(), tool)
+                }
+                Some(_) | None => true,
+            })
+            .collect()
+    }
+
+    fn describe(&self, handler: &Handler) -> HandlerInfo {
+        HandlerInfo {
+            matcher: handler.matcher.clone(),
+            origin: handler.origin.clone(),
+            command: handler.program.text(),
+        }
+    }
+
+    fn custom_record(&self, custom: &Infallible) -> RunRecord {
+        match *custom {}
+    }
+
+    fn decision(&self, handler: &Handler, reading: &Reading) -> HookDecision {
+        let base = if let Some(reason) = &reading.block {
+            HookDecision {
+                reason: Some(reason.clone()),
+                ..HookDecision::of(HookEffect::Block)
+            }
+        } else {
+            match &reading.decision {
+                Some(Decision::Deny(text)) => HookDecision {
+                    reason: Some(text.clone()),
+                    ..HookDecision::of(HookEffect::Deny)
+                },
+                Some(Decision::Ask(text)) => HookDecision {
+                    reason: Some(text.clone()),
+                    ..HookDecision::of(HookEffect::Ask)
+                },
+                Some(Decision::Allow) => HookDecision::of(HookEffect::Allow),
+                None => match (&reading.modified_args, &reading.modified_prompt) {
+                    (Some(input), _) => HookDecision {
+                        updated_input: Some(input.clone()),
+                        ..HookDecision::of(HookEffect::Rewrite)
+                    },
+                    (None, Some(_)) => HookDecision::of(HookEffect::Rewrite),
+                    (None, None) => HookDecision::of(HookEffect::None),
+                },
+            }
+        };
+        HookDecision {
+            status: Some(match reading.status.as_ref().unwrap_or(&Status::Ok) {
+                Status::Ok => HookRunStatus::Completed,
+                Status::Blocked => HookRunStatus::Blocked,
+                Status::Failed(_) => HookRunStatus::Failed,
+            }),
+            contexts: reading.additional_context.iter().cloned().collect(),
+            why: reading.failed().map(str::to_owned),
+            trust: Some(handler.source.as_str().to_owned()),
+            user_notices: reading.warning.iter().cloned().collect(),
+            ..base
+        }
+    }
+
+    fn parsed_output(&self, reading: &Reading) -> Option<Value> {
+        reading.parsed.clone()
+    }
+
+    fn notices(
+        &self,
+        event: CopilotEvent,
+        _handler: &Handler,
+        reading: &Reading,
+    ) -> Vec<UserNotice> {
+        // Copilot shows an exit-2 stderr as a `session.warning`; failures
+        // only go to its log (dsh records them in `hook/result`).
+        reading
+            .warning
+            .iter()
+            .map(|text| UserNotice {
+                source: format!("copilot:{}", event.as_str()),
+                text: text.clone(),
+                level: NoticeLevel::Warning,
+            })
+            .collect()
+    }
+
+    fn detached_decision(&self, _handler: &Handler) -> HookDecision {
+        HookDecision {
+            status: Some(HookRunStatus::Running),
+            ..HookDecision::of(HookEffect::None)
+        }
+    }
+}

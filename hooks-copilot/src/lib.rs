@@ -1,0 +1,42 @@
+//! Runs users' existing GitHub Copilot CLI hooks unchanged, as Copilot CLI
+//! 1.0 does: dsh's fourth hook dialect (record id `copilot`).
+//!
+//! What this crate is for: discovering Copilot's hook files
+//! (`~/.copilot/hooks/*.json`, inline `hooks` in `~/.copilot/settings.json`,
+//! the repository's `.github/hooks/*.json` and `.github/copilot/settings*.json`)
+//! in Copilot's order, building its stdin payloads byte for byte in both
+//! modes (camelCase events with Copilot's payloads, PascalCase events with
+//! Claude-style payloads), reading hook output with Copilot's exit-code
+//! rules, producing the exact texts Copilot shows the model, and mapping it
+//! onto dsh's canonical seams as one [`dsh_seams::Plugin`]. The translation
+//! is pure ([`config`], [`payload`], [`output`], [`tools`], [`matcher`]);
+//! `dialect` describes Copilot to the shared hook engine (`dsh-hooks`);
+//! [`plugin`] maps outcomes onto the seams.
+//!
+//! What it is not: it does not read a repository's `.claude/settings*.json`
+//! (Copilot does; dsh leaves that file to the Claude Code dialect so each
+//! hook fires once), does not implement Copilot's folder trust (dsh's own
+//! project trust gates repository hooks), and does not write Copilot's
+//! session-state files. See `docs/reference/dialect-copilot.md`.
+
+// File system calls go through fs-err (clippy.toml `disallowed-methods`).
+#![cfg_attr(not(test), warn(clippy::disallowed_methods))]
+// A new variant of our own enums must be handled where it is matched.
+#![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
+
+pub mod config;
+mod dialect;
+pub mod event;
+pub mod lint;
+pub mod matcher;
+pub mod output;
+pub mod payload;
+pub mod plugin;
+mod registered;
+pub mod tools;
+
+pub use config::{CopilotConfig, CopilotDiscovery, load};
+pub use dialect::copilot_vars;
+pub use event::{CopilotEvent, Mode};
+pub use plugin::CopilotPlugin;
+pub use registered::CopilotDialect;

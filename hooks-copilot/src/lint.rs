@@ -1,0 +1,308 @@
+//! `dsh hooks check` for Copilot hook files (`.github/hooks/*.json`,
+//! `~/.copilot/hooks/*.json`, `.github/copilot/settings*.json`,
+//! `~/.copilot/settings.json`): what Copilot would only write to its log (a
+//! file it skips, an entry it drops, an event name it ignores, a matcher
+//! that never matches), and the Claude Code expectations its PascalCase
+//! mode does not honour.
+
+use std::path::{Path, PathBuf};
+
+use dsh_hooks::lint::{Finding, Severity, did_you_mean, nearest};
+use dsh_hooks::registry::LintTargets;
+use serde_json::Value;
+
+use crate::config::{CopilotDiscovery, FileContext, Source, parse_hooks};
+use crate::event::{CopilotEvent, Mode};
+
+/// The Copilot files a session in `discovery.cwd` would load.
+pub fn lint_targets(discovery: &CopilotDiscovery) -> Vec<PathBuf> {
+    discovery
+        .files()
+        .into_iter()
+        .map(|(path, _, _)| path)
+        .filter(|path| path.is_file())
+        .collect()
+}
+
+/// For a Copilot user (a project or user with Copilot hook files): the
+/// repository's `.claude/settings*.json` with hooks, which Copilot CLI runs
+/// too; dsh runs them once, as Claude Code hooks.
+pub fn claude_settings_findings(discovery: &CopilotDiscovery) -> LintTargets {
+    let repo = discovery.repo_root();
+    let mut findings = Vec::new();
+    if lint_targets(discovery).is_empty() {
+        return LintTargets::default();
+    }
+    for name in ["settings.json", "settings.local.json"] {
+        let path = repo.join(".claude").join(name);
+        let has_hooks = crate::config::read(&discovery.files, &path)
+            .ok()
+            .flatten()
+            .is_some_and(|doc| {
+                doc.get("hooks")
+                    .is_some_and(|h| h.as_object().is_some_and(|h| !h.is_empty()))
+            });
+        if has_hooks {
+            findings.push(Finding {
+                severity: Severity::Warning,
+                code: "copilot-claude-settings",
+                file: path,
+                position: None,
+                at: Some("hooks".to_owned()),
+                message: "GitHub Copilot CLI also runs these hooks (with its PascalCase payloads: native tool input keys such as `path` and `file_text`, no exit-2 block on Stop or UserPromptSubmit); dsh runs them once, as Claude Code hooks with Claude Code's payloads".to_owned(),
+            });
+        }
+    }
+    LintTargets {
+        findings,
+        ..LintTargets::default()
+    }
+}
+
+/// Whether `path` is in a Copilot location (`.github/hooks/*.json`,
+/// `.github/copilot/settings*.json`, `.copilot/hooks/*.json`,
+/// `.copilot/settings.json`).
+pub fn is_copilot_file(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let parent = path.parent();
+    let dir = parent
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned());
+    let grand = parent
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned());
+    let json = name.as_deref().is_some_and(|n| n.ends_with(".json"));
+    match (dir.as_deref(), grand.as_deref()) {
+        (Some("hooks"), Some(".github" | ".copilot")) => json,
+        (Some("copilot"), Some(".github")) => {
+            matches!(
+                name.as_deref(),
+                Some("settings.json" | "settings.local.json")
+            )
+        }
+        (Some(".copilot"), _) => name.as_deref() == Some("settings.json"),
+        _ => false,
+    }
+}
+
+fn finding(
+    file: &Path,
+    severity: Severity,
+    code: &'static str,
+    at: Option<String>,
+    message: String,
+) -> Finding {
+    Finding {
+        severity,
+        code,
+        file: file.to_owned(),
+        position: None,
+        at,
+        message,
+    }
+}
+
+/// Checks one Copilot file.
+pub fn lint_file(file: &Path, _project: &Path) -> Vec<Finding> {
+    let text = match dsh_hooks::lint::read(file) {
+        Ok(text) => text,
+        Err(finding) => return vec![finding],
+    };
+    let doc: Value = match serde_json::from_str(&text) {
+        Ok(doc) => doc,
+        Err(error) => {
+            return vec![Finding {
+                position: Some(format!("{}:{}", error.line(), error.column())),
+                ..finding(
+                    file,
+                    Severity::Error,
+                    "malformed-json",
+                    None,
+                    format!(
+                        "Invalid JSON: {}; Copilot CLI skips the whole file",
+                        dsh_hooks::position::without_position(&error)
+                    ),
+                )
+            }];
+        }
+    };
+    let mut findings = Vec::new();
+    let hook_file = file
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == "hooks");
+    if hook_file
+        && let Some(version) = doc.get("version")
+        && version != &Value::from(1)
+    {
+        findings.push(finding(
+            file,
+            Severity::Error,
+            "bad-version",
+            Some("version".to_owned()),
+            format!(
+                "version is {version}; Copilot CLI reads only version 1 and skips the whole file"
+            ),
+        ));
+        return findings;
+    }
+    let names: Vec<&str> = CopilotEvent::all()
+        .flat_map(|e| [Some(e.as_str()), e.pascal()])
+        .flatten()
+        .collect();
+    if let Some(hooks) = doc.get("hooks").and_then(Value::as_object) {
+        for (name, entries) in hooks {
+            let Some((event, mode)) = CopilotEvent::parse(name) else {
+                findings.push(finding(
+                    file,
+                    Severity::Warning,
+                    "unknown-event",
+                    Some(format!("hooks.{name}")),
+                    format!(
+                        "`{name}` is not a Copilot CLI event; Copilot ignores it silently{}",
+                        did_you_mean(nearest(name, names.iter().copied()))
+                    ),
+                ));
+                continue;
+            };
+            lint_entries(file, name, event, mode, entries, &mut findings);
+        }
+    }
+    let mut handlers = Vec::new();
+    let mut problems = Vec::new();
+    let context = FileContext {
+        path: file,
+        source: Source::Repo,
+        hook_dir: None,
+        display_file: "",
+    };
+    parse_hooks(&doc, &context, &mut handlers, &mut problems);
+    for problem in problems {
+        let (at, message) = match problem.message.split_once(": ") {
+            Some((at, message)) => (Some(at.to_owned()), message.to_owned()),
+            None => (None, problem.message),
+        };
+        findings.push(finding(file, Severity::Error, "no-command", at, message));
+    }
+    findings
+}
+
+fn lint_entries(
+    file: &Path,
+    name: &str,
+    event: CopilotEvent,
+    mode: Mode,
+    entries: &Value,
+    findings: &mut Vec<Finding>,
+) {
+    let Some(entries) = entries.as_array() else {
+        return;
+    };
+    for (i, entry) in entries.iter().enumerate() {
+        let at = format!("hooks.{name}[{i}]");
+        if let Some(matcher) = entry.get("matcher").and_then(Value::as_str)
+            && !(mode == Mode::Pascal && matcher == "*")
+            && regex::Regex::new(&format!("^(?:{matcher})$")).is_err()
+        {
+            findings.push(finding(
+                file,
+                Severity::Warning,
+                "invalid-matcher",
+                Some(format!("{at}.matcher")),
+                format!("`{matcher}` is not a valid regular expression; Copilot CLI never runs this entry"),
+            ));
+        }
+        if mode == Mode::Camel
+            && let Some(matcher) = entry.get("matcher").and_then(Value::as_str)
+            && event.matches_tools()
+            && matcher.chars().next().is_some_and(char::is_uppercase)
+        {
+            findings.push(finding(
+                file,
+                Severity::Warning,
+                "claude-tool-name",
+                Some(format!("{at}.matcher")),
+                format!("camelCase events match Copilot's own tool names (`bash`, `view`, `create`, `edit`, …), case-sensitively; `{matcher}` looks like a Claude Code name"),
+            ));
+        }
+        if mode == Mode::Pascal
+            && matches!(
+                event,
+                CopilotEvent::AgentStop
+                    | CopilotEvent::UserPromptSubmitted
+                    | CopilotEvent::PostToolUse
+            )
+        {
+            findings.push(finding(
+                file,
+                Severity::Warning,
+                "pascal-expectations",
+                Some(at),
+                format!("Copilot CLI runs PascalCase `{name}` with Claude-style payloads but its own output rules: exit 2 only warns, `hookSpecificOutput.additionalContext` is ignored (use a top-level `additionalContext`), `continue: false` is ignored"),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_name_what_copilot_would_skip() {
+        let dir = tempfile::tempdir().unwrap();
+        let hooks = dir.path().join(".github/hooks");
+        fs_err::create_dir_all(&hooks).unwrap();
+        let file = hooks.join("h.json");
+        fs_err::write(
+            &file,
+            r#"{"version":1,"hooks":{"preTooluse":[{"bash":"x"}],"preToolUse":[{"bash":"x","matcher":"Bash"},{"timeoutSec":1},{"bash":"y","matcher":"("}],"Stop":[{"bash":"z"}]}}"#,
+        )
+        .unwrap();
+        let codes: Vec<&str> = lint_file(&file, dir.path())
+            .iter()
+            .map(|f| f.code)
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                "unknown-event",
+                "claude-tool-name",
+                "invalid-matcher",
+                "pascal-expectations",
+                "no-command"
+            ]
+        );
+        fs_err::write(&file, r#"{"version":2,"hooks":{}}"#).unwrap();
+        assert_eq!(lint_file(&file, dir.path())[0].code, "bad-version");
+        assert!(is_copilot_file(&file));
+        assert!(is_copilot_file(Path::new("/h/.copilot/settings.json")));
+        assert!(is_copilot_file(Path::new(
+            "/p/.github/copilot/settings.local.json"
+        )));
+        assert!(!is_copilot_file(Path::new("/p/.claude/settings.json")));
+        assert!(!is_copilot_file(Path::new("/p/.codex/hooks.json")));
+    }
+
+    /// Only a Copilot user hears that `.claude/settings.json` hooks run
+    /// once, as Claude Code's.
+    #[test]
+    fn claude_settings_are_pointed_out_to_copilot_users_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs_err::create_dir_all(project.join(".claude")).unwrap();
+        fs_err::write(
+            project.join(".claude/settings.json"),
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}}"#,
+        )
+        .unwrap();
+        let discovery = || CopilotDiscovery::new(&project, dir.path().join("h"));
+        assert!(claude_settings_findings(&discovery()).findings.is_empty());
+        fs_err::create_dir_all(project.join(".github/hooks")).unwrap();
+        fs_err::write(project.join(".github/hooks/a.json"), r#"{"version":1}"#).unwrap();
+        let findings = claude_settings_findings(&discovery()).findings;
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].code, "copilot-claude-settings");
+    }
+}

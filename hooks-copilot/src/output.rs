@@ -1,0 +1,485 @@
+//! Reading a Copilot hook's run (exit code, stdout, stderr) with Copilot's
+//! rules, merging an event's runs, and the exact texts Copilot shows the
+//! model. Everything here is pure.
+//!
+//! stdout is one JSON document, read when the hook exits 0 (and for exit 2
+//! on preToolUse); anything else on stdout means "no output"
+//! (pre_output_parsing). `hookSpecificOutput` is read only from PascalCase
+//! preToolUse entries (pre_pascal_deny, pre_updated_input_cc).
+
+use serde_json::Value;
+
+use crate::event::{CopilotEvent, Mode};
+
+/// How a run ended, as the interpreter needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunEnd {
+    /// Exited with a code.
+    Exited(i32),
+    /// Killed at its deadline.
+    TimedOut {
+        /// The deadline in seconds.
+        secs: u64,
+    },
+    /// Could not start (`spawn pwsh ENOENT`, …) or was killed.
+    Failed(String),
+}
+
+/// A preToolUse / permissionRequest decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Run without the permission flow.
+    Allow,
+    /// Do not run; the model-facing text.
+    Deny(String),
+    /// Ask the user; the model-facing text if nobody can answer.
+    Ask(String),
+}
+
+/// How the run went, for the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// It ran and exited 0.
+    Ok,
+    /// Exit 2 on an event where that means something.
+    Blocked,
+    /// A non-zero exit, a timeout or a failed start: Copilot logs it as
+    /// failed (`hook.end.error.message`).
+    Failed(String),
+}
+
+/// What one run said, in Copilot's terms.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Reading {
+    /// How it went.
+    pub status: Option<Status>,
+    /// stdout as parsed, when it was one JSON document.
+    pub parsed: Option<Value>,
+    /// preToolUse / permissionRequest decision.
+    pub decision: Option<Decision>,
+    /// preToolUse `modifiedArgs` (or Pascal `updatedInput`).
+    pub modified_args: Option<Value>,
+    /// `additionalContext`.
+    pub additional_context: Option<String>,
+    /// postToolUse `modifiedResult.textResultForLlm`.
+    pub modified_result: Option<String>,
+    /// `decision: "block"` with its reason (userPromptSubmitted, postToolUse,
+    /// agentStop).
+    pub block: Option<String>,
+    /// userPromptSubmitted `modifiedPrompt`.
+    pub modified_prompt: Option<String>,
+    /// permissionRequest `interrupt: true` (with a deny).
+    pub interrupt: bool,
+    /// A `session.warning` Copilot emits (exit 2 on a non-blocking event:
+    /// the stderr).
+    pub warning: Option<String>,
+}
+
+impl Reading {
+    fn status(&self) -> &Status {
+        self.status.as_ref().unwrap_or(&Status::Ok)
+    }
+
+    /// Whether Copilot counts the run as failed.
+    pub fn failed(&self) -> Option<&str> {
+        match self.status() {
+            Status::Failed(message) => Some(message),
+            Status::Ok | Status::Blocked => None,
+        }
+    }
+}
+
+fn text(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// `Denied by preToolUse hook: <reason>`.
+pub fn deny_text(reason: Option<&str>) -> String {
+    format!(
+        "Denied by preToolUse hook: {}",
+        reason
+            .filter(|r| !r.is_empty())
+            .unwrap_or("No reason provided")
+    )
+}
+
+/// A headless `ask` (pre_ask).
+pub fn ask_text(reason: Option<&str>) -> String {
+    format!(
+        "Denied by preToolUse hook (unable to ask user for confirmation): {}",
+        reason
+            .filter(|r| !r.is_empty())
+            .unwrap_or("No reason provided")
+    )
+}
+
+/// A preToolUse hook that errored (pre_missing_script).
+pub fn errored_text(display_file: &str) -> String {
+    format!("Denied by preToolUse hook from \"{display_file}\" (hook errored)")
+}
+
+/// A permissionRequest deny.
+pub fn permission_deny_text(message: Option<&str>) -> String {
+    format!(
+        "Permission denied by a PermissionRequest hook: {}",
+        message
+            .filter(|m| !m.is_empty())
+            .unwrap_or("Permission denied by hook.")
+    )
+}
+
+/// preToolUse `additionalContext`: a user message after the tool result.
+pub fn pre_context_text(context: &str) -> String {
+    format!("Additional context from preToolUse hook:\n{context}")
+}
+
+/// postToolUse `additionalContext`, appended to the tool result.
+pub fn post_context_suffix(native_tool: &str, context: &str) -> String {
+    format!(
+        "\n\nTool \"{native_tool}\" succeeded. Additional guidance from postToolUse hooks:\n{context}"
+    )
+}
+
+/// postToolUseFailure `additionalContext`: a user message after the result.
+pub fn failure_context_text(native_tool: &str, context: &str) -> String {
+    format!(
+        "Tool \"{native_tool}\" failed. Additional guidance from postToolUseFailure hooks:\n{context}"
+    )
+}
+
+/// postToolUse `decision: "block"`.
+pub fn post_block_text(reason: &str) -> String {
+    format!("Tool result blocked: {reason}")
+}
+
+/// userPromptSubmitted `additionalContext`, as Copilot appends it to the
+/// user message.
+pub fn prompt_context_text(context: &str) -> String {
+    format!("<system_reminder>\n{context}\n</system_reminder>")
+}
+
+/// Reads one run of an entry of `mode` on `event`. `display_file` names the
+/// entry's file in Copilot's "hook errored" text.
+pub fn interpret(
+    event: CopilotEvent,
+    mode: Mode,
+    display_file: &str,
+    end: &RunEnd,
+    stdout: &str,
+    stderr: &str,
+) -> Reading {
+    let parse = || {
+        serde_json::from_str::<Value>(stdout.trim())
+            .ok()
+            .filter(Value::is_object)
+    };
+    match end {
+        RunEnd::Exited(0) => {
+            let Some(doc) = parse() else {
+                return Reading::default();
+            };
+            read_fields(event, mode, doc)
+        }
+        RunEnd::Exited(2) => exit_two(event, mode, parse(), stderr),
+        RunEnd::Exited(code) => {
+            let message = format!("Error: Hook command failed with code {code}\nStderr: {stderr}");
+            failed(event, display_file, message)
+        }
+        RunEnd::Failed(why) => failed(event, display_file, why.clone()),
+        RunEnd::TimedOut { secs } => Reading {
+            // Fail-open, even on preToolUse (cl_timeout_field).
+            status: Some(Status::Failed(format!(
+                "HookTimeoutError: Hook command timed out after {secs} seconds"
+            ))),
+            ..Reading::default()
+        },
+    }
+}
+
+fn failed(event: CopilotEvent, display_file: &str, message: String) -> Reading {
+    Reading {
+        status: Some(Status::Failed(message)),
+        // preToolUse fails closed (pre_missing_script, x_powershell_only_entry).
+        decision: (event == CopilotEvent::PreToolUse)
+            .then(|| Decision::Deny(errored_text(display_file))),
+        ..Reading::default()
+    }
+}
+
+fn exit_two(event: CopilotEvent, mode: Mode, doc: Option<Value>, stderr: &str) -> Reading {
+    let blocked = |reading: Reading| Reading {
+        status: Some(Status::Blocked),
+        ..reading
+    };
+    match event {
+        CopilotEvent::PreToolUse => {
+            // A deny JSON's reason is used; else a fixed text (cl_exit2).
+            let json = doc.map(|doc| read_fields(event, mode, doc));
+            let reason = match json.as_ref().and_then(|r| r.decision.clone()) {
+                Some(Decision::Deny(text)) => text,
+                Some(Decision::Allow | Decision::Ask(_)) | None => {
+                    deny_text(Some("hook exited with code 2"))
+                }
+            };
+            blocked(Reading {
+                parsed: json.and_then(|r| r.parsed),
+                decision: Some(Decision::Deny(reason)),
+                ..Reading::default()
+            })
+        }
+        CopilotEvent::PermissionRequest => blocked(Reading {
+            decision: Some(Decision::Deny(permission_deny_text(None))),
+            ..Reading::default()
+        }),
+        CopilotEvent::PostToolUseFailure => blocked(Reading {
+            additional_context: Some(stderr.to_owned()).filter(|s| !s.is_empty()),
+            ..Reading::default()
+        }),
+        CopilotEvent::SessionStart
+        | CopilotEvent::UserPromptSubmitted
+        | CopilotEvent::UserPromptTransformed
+        | CopilotEvent::PostToolUse
+        | CopilotEvent::AgentStop
+        | CopilotEvent::SubagentStart
+        | CopilotEvent::SubagentStop
+        | CopilotEvent::PreCompact
+        | CopilotEvent::Notification
+        | CopilotEvent::ErrorOccurred
+        | CopilotEvent::SessionEnd
+        | CopilotEvent::PreMcpToolCall => Reading {
+            status: Some(Status::Failed(format!(
+                "Error: Hook command failed with code 2\nStderr: {stderr}"
+            ))),
+            warning: Some(stderr.to_owned()).filter(|s| !s.is_empty()),
+            ..Reading::default()
+        },
+    }
+}
+
+fn read_fields(event: CopilotEvent, mode: Mode, doc: Value) -> Reading {
+    let mut reading = Reading {
+        additional_context: text(&doc, "additionalContext"),
+        ..Reading::default()
+    };
+    let block = || {
+        (doc.get("decision").and_then(Value::as_str) == Some("block"))
+            .then(|| text(&doc, "reason").unwrap_or_default())
+    };
+    match event {
+        CopilotEvent::PreToolUse => {
+            let specific = (mode == Mode::Pascal)
+                .then(|| doc.get("hookSpecificOutput"))
+                .flatten();
+            let field = |key: &str| {
+                specific
+                    .and_then(|s| s.get(key))
+                    .or_else(|| doc.get(key))
+                    .cloned()
+            };
+            let reason =
+                field("permissionDecisionReason").and_then(|r| r.as_str().map(str::to_owned));
+            reading.decision = match field("permissionDecision").as_ref().and_then(Value::as_str) {
+                Some("deny") => Some(Decision::Deny(deny_text(reason.as_deref()))),
+                Some("ask") => Some(Decision::Ask(ask_text(reason.as_deref()))),
+                Some("allow") => Some(Decision::Allow),
+                Some(_) | None => None,
+            };
+            reading.modified_args = doc
+                .get("modifiedArgs")
+                .cloned()
+                .or_else(|| specific.and_then(|s| s.get("updatedInput")).cloned())
+                .filter(Value::is_object);
+        }
+        CopilotEvent::PermissionRequest => {
+            let message = text(&doc, "message");
+            reading.decision = match doc.get("behavior").and_then(Value::as_str) {
+                Some("allow") => Some(Decision::Allow),
+                Some("deny") => Some(Decision::Deny(permission_deny_text(message.as_deref()))),
+                Some(_) | None => None,
+            };
+            reading.interrupt = doc.get("interrupt") == Some(&Value::Bool(true));
+        }
+        CopilotEvent::PostToolUse => {
+            reading.modified_result = doc
+                .get("modifiedResult")
+                .and_then(|r| r.get("textResultForLlm"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            reading.block = block();
+        }
+        CopilotEvent::UserPromptSubmitted => {
+            reading.modified_prompt = text(&doc, "modifiedPrompt");
+            reading.block = block();
+        }
+        CopilotEvent::AgentStop | CopilotEvent::SubagentStop => reading.block = block(),
+        CopilotEvent::SessionStart
+        | CopilotEvent::UserPromptTransformed
+        | CopilotEvent::PostToolUseFailure
+        | CopilotEvent::SubagentStart
+        | CopilotEvent::PreCompact
+        | CopilotEvent::Notification
+        | CopilotEvent::ErrorOccurred
+        | CopilotEvent::SessionEnd
+        | CopilotEvent::PreMcpToolCall => {}
+    }
+    reading.parsed = Some(doc);
+    reading
+}
+
+/// All `additionalContext`s of an event's runs, in run order, joined by a
+/// blank line.
+pub fn joined_context<'a>(readings: impl IntoIterator<Item = &'a Reading>) -> Option<String> {
+    let contexts: Vec<&str> = readings
+        .into_iter()
+        .filter_map(|r| r.additional_context.as_deref())
+        .filter(|c| !c.is_empty())
+        .collect();
+    (!contexts.is_empty()).then(|| contexts.join("\n\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn pre(mode: Mode, end: RunEnd, stdout: &str) -> Reading {
+        interpret(
+            CopilotEvent::PreToolUse,
+            mode,
+            ".github/hooks/h.json",
+            &end,
+            stdout,
+            "ERR",
+        )
+    }
+
+    #[test]
+    fn pre_tool_use_decisions_and_exit_codes() {
+        // pre_deny_no_reason, pre_ask.
+        assert_eq!(
+            pre(
+                Mode::Camel,
+                RunEnd::Exited(0),
+                r#"{"permissionDecision":"deny"}"#
+            )
+            .decision,
+            Some(Decision::Deny(
+                "Denied by preToolUse hook: No reason provided".into()
+            ))
+        );
+        assert_eq!(
+            pre(
+                Mode::Camel,
+                RunEnd::Exited(0),
+                r#"{"permissionDecision":"ask","permissionDecisionReason":"sure?"}"#
+            )
+            .decision,
+            Some(Decision::Ask(
+                "Denied by preToolUse hook (unable to ask user for confirmation): sure?".into()
+            ))
+        );
+        // pre_output_parsing: a log line before the JSON means no output.
+        assert_eq!(
+            pre(
+                Mode::Camel,
+                RunEnd::Exited(0),
+                "log\n{\"permissionDecision\":\"deny\"}"
+            )
+            .decision,
+            None
+        );
+        // pre_updated_input_cc / pre_pascal_deny.
+        let specific = r#"{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"R","updatedInput":{"command":"x"}}}"#;
+        assert_eq!(pre(Mode::Camel, RunEnd::Exited(0), specific).decision, None);
+        let pascal = pre(Mode::Pascal, RunEnd::Exited(0), specific);
+        assert_eq!(
+            pascal.decision,
+            Some(Decision::Deny("Denied by preToolUse hook: R".into()))
+        );
+        assert_eq!(
+            pascal.modified_args,
+            Some(serde_json::json!({"command": "x"}))
+        );
+        // cl_exit2; exit 3 with a deny JSON is an errored deny.
+        assert_eq!(
+            pre(Mode::Pascal, RunEnd::Exited(2), "").decision,
+            Some(Decision::Deny(
+                "Denied by preToolUse hook: hook exited with code 2".into()
+            ))
+        );
+        assert_eq!(
+            pre(
+                Mode::Camel,
+                RunEnd::Exited(3),
+                r#"{"permissionDecision":"deny"}"#
+            )
+            .decision,
+            Some(Decision::Deny(
+                "Denied by preToolUse hook from \".github/hooks/h.json\" (hook errored)".into()
+            ))
+        );
+        // cl_timeout_field: fail-open.
+        let timed_out = pre(Mode::Camel, RunEnd::TimedOut { secs: 1 }, "");
+        assert_eq!(timed_out.decision, None);
+        assert!(timed_out.failed().is_some());
+    }
+
+    #[test]
+    fn other_events_read_their_fields() {
+        let ups = interpret(
+            CopilotEvent::UserPromptSubmitted,
+            Mode::Pascal,
+            "f",
+            &RunEnd::Exited(0),
+            r#"{"decision":"block","reason":"no","hookSpecificOutput":{"additionalContext":"x"}}"#,
+            "",
+        );
+        assert_eq!(ups.block.as_deref(), Some("no"));
+        assert_eq!(ups.additional_context, None);
+        // ups_exit2: a warning only.
+        let warned = interpret(
+            CopilotEvent::UserPromptSubmitted,
+            Mode::Camel,
+            "f",
+            &RunEnd::Exited(2),
+            "",
+            "careful",
+        );
+        assert_eq!(
+            (warned.block, warned.warning.as_deref()),
+            (None, Some("careful"))
+        );
+        // post_failure_context: exit 2's stderr is the context.
+        let failure = interpret(
+            CopilotEvent::PostToolUseFailure,
+            Mode::Camel,
+            "f",
+            &RunEnd::Exited(2),
+            "",
+            "FAIL-EXIT2-STDERR",
+        );
+        assert_eq!(
+            failure.additional_context.as_deref(),
+            Some("FAIL-EXIT2-STDERR")
+        );
+        // perm_exit2_and_interrupt.
+        let perm = interpret(
+            CopilotEvent::PermissionRequest,
+            Mode::Camel,
+            "f",
+            &RunEnd::Exited(2),
+            "",
+            "x",
+        );
+        assert_eq!(
+            perm.decision,
+            Some(Decision::Deny(
+                "Permission denied by a PermissionRequest hook: Permission denied by hook.".into()
+            ))
+        );
+        assert_eq!(
+            post_context_suffix("bash", "CTX"),
+            "\n\nTool \"bash\" succeeded. Additional guidance from postToolUse hooks:\nCTX"
+        );
+    }
+}

@@ -1,0 +1,380 @@
+//! Copilot's stdin payloads, byte for byte: one compact JSON object, no
+//! trailing newline. camelCase entries get `sessionId, timestamp (epoch
+//! ms), cwd` then the event's camelCase keys; PascalCase entries get
+//! `hook_event_name, session_id, timestamp (ISO-8601), cwd` then snake_case
+//! keys and Claude tool names. `permissionRequest` has one shape in both
+//! modes (`hookName` first). Key orders are the captures'.
+
+use serde_json::{Map, Value};
+
+use crate::event::{CopilotEvent, Mode};
+use crate::tools;
+
+/// What every payload starts with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Common {
+    /// The session (or subagent) id.
+    pub session_id: String,
+    /// Epoch milliseconds.
+    pub timestamp_ms: i64,
+    /// The session directory.
+    pub cwd: String,
+}
+
+impl Common {
+    /// Now, for `session_id` in `cwd`.
+    pub fn now(session_id: &str, cwd: &str) -> Self {
+        Common {
+            session_id: session_id.to_owned(),
+            timestamp_ms: chrono::Utc::now().timestamp_millis(),
+            cwd: cwd.to_owned(),
+        }
+    }
+
+    fn iso(&self) -> String {
+        chrono::DateTime::from_timestamp_millis(self.timestamp_ms)
+            .unwrap_or_default()
+            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string()
+    }
+}
+
+/// A tool's result as `postToolUse` reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    /// `success` (Copilot's only observed value here).
+    pub result_type: String,
+    /// What the model is shown.
+    pub text: String,
+}
+
+/// One event's own fields (the keys after the common prefix).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    /// `source` (`new`, `resume`), `initialPrompt`.
+    SessionStart {
+        /// `new` or `resume`.
+        source: String,
+        /// The first prompt.
+        initial_prompt: String,
+    },
+    /// `reason` (`complete`, `error`).
+    SessionEnd {
+        /// Why.
+        reason: String,
+    },
+    /// The raw prompt.
+    UserPromptSubmitted {
+        /// The user's text.
+        prompt: String,
+    },
+    /// The prompt and what the model gets.
+    UserPromptTransformed {
+        /// The user's text.
+        prompt: String,
+        /// The prompt after Copilot's preamble.
+        transformed: String,
+    },
+    /// A call about to run.
+    PreToolUse {
+        /// The dsh tool.
+        tool: String,
+        /// Copilot's arguments.
+        args: Value,
+    },
+    /// A call that ran.
+    PostToolUse {
+        /// The dsh tool.
+        tool: String,
+        /// Copilot's arguments.
+        args: Value,
+        /// Its result.
+        result: ToolResult,
+    },
+    /// A call that failed.
+    PostToolUseFailure {
+        /// The dsh tool.
+        tool: String,
+        /// Copilot's arguments.
+        args: Value,
+        /// The error text.
+        error: String,
+    },
+    /// The permission flow of a call.
+    PermissionRequest {
+        /// The permission view's tool name.
+        tool_name: String,
+        /// The permission view.
+        tool_input: Value,
+    },
+    /// The agent ended its turn.
+    AgentStop {
+        /// Copilot's session log path.
+        transcript_path: String,
+        /// `end_turn`.
+        stop_reason: String,
+        /// Whether a stop hook already blocked in this turn.
+        stop_hook_active: bool,
+    },
+    /// Before compaction.
+    PreCompact {
+        /// Copilot's session log path.
+        transcript_path: String,
+        /// `manual` / `auto`.
+        trigger: String,
+        /// Extra instructions (`""`).
+        custom_instructions: String,
+    },
+    /// An error.
+    ErrorOccurred {
+        /// `model_call`, …
+        context: String,
+        /// Whether the session can go on.
+        recoverable: bool,
+        /// The error message.
+        message: String,
+        /// The error's name.
+        name: String,
+    },
+}
+
+impl Body {
+    /// The event it belongs to.
+    pub fn event(&self) -> CopilotEvent {
+        match self {
+            Body::SessionStart { .. } => CopilotEvent::SessionStart,
+            Body::SessionEnd { .. } => CopilotEvent::SessionEnd,
+            Body::UserPromptSubmitted { .. } => CopilotEvent::UserPromptSubmitted,
+            Body::UserPromptTransformed { .. } => CopilotEvent::UserPromptTransformed,
+            Body::PreToolUse { .. } => CopilotEvent::PreToolUse,
+            Body::PostToolUse { .. } => CopilotEvent::PostToolUse,
+            Body::PostToolUseFailure { .. } => CopilotEvent::PostToolUseFailure,
+            Body::PermissionRequest { .. } => CopilotEvent::PermissionRequest,
+            Body::AgentStop { .. } => CopilotEvent::AgentStop,
+            Body::PreCompact { .. } => CopilotEvent::PreCompact,
+            Body::ErrorOccurred { .. } => CopilotEvent::ErrorOccurred,
+        }
+    }
+}
+
+struct Keys {
+    map: Map<String, Value>,
+    mode: Mode,
+}
+
+impl Keys {
+    /// Inserts under the camelCase or the snake_case key.
+    fn put(&mut self, camel: &str, snake: &str, value: impl Into<Value>) {
+        let key = match self.mode {
+            Mode::Camel => camel,
+            Mode::Pascal => snake,
+        };
+        self.map.insert(key.to_owned(), value.into());
+    }
+}
+
+/// The payload an entry of `mode` gets.
+pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
+    let event = body.event();
+    if let Body::PermissionRequest {
+        tool_name,
+        tool_input,
+    } = body
+    {
+        // The same camelCase shape in both modes (cc_pascal_flat).
+        let mut map = Map::new();
+        map.insert("hookName".into(), "permissionRequest".into());
+        map.insert("sessionId".into(), common.session_id.clone().into());
+        map.insert("timestamp".into(), common.timestamp_ms.into());
+        map.insert("cwd".into(), common.cwd.clone().into());
+        map.insert("toolName".into(), tool_name.clone().into());
+        map.insert("toolInput".into(), tool_input.clone());
+        map.insert("permissionSuggestions".into(), Value::Array(Vec::new()));
+        return Value::Object(map);
+    }
+    let mut keys = Keys {
+        map: Map::new(),
+        mode,
+    };
+    match mode {
+        Mode::Camel => {
+            keys.put("sessionId", "", common.session_id.clone());
+            keys.put("timestamp", "", common.timestamp_ms);
+        }
+        Mode::Pascal => {
+            keys.put("", "hook_event_name", event.name(Mode::Pascal));
+            keys.put("", "session_id", common.session_id.clone());
+            keys.put("", "timestamp", common.iso());
+        }
+    }
+    keys.put("cwd", "cwd", common.cwd.clone());
+    match body {
+        Body::SessionStart {
+            source,
+            initial_prompt,
+        } => {
+            keys.put("source", "source", source.clone());
+            keys.put("initialPrompt", "initial_prompt", initial_prompt.clone());
+        }
+        Body::SessionEnd { reason } => keys.put("reason", "reason", reason.clone()),
+        Body::UserPromptSubmitted { prompt } => keys.put("prompt", "prompt", prompt.clone()),
+        Body::UserPromptTransformed {
+            prompt,
+            transformed,
+        } => {
+            keys.put("prompt", "prompt", prompt.clone());
+            keys.put(
+                "transformedPrompt",
+                "transformed_prompt",
+                transformed.clone(),
+            );
+        }
+        Body::PreToolUse { tool, args } => {
+            keys.put("toolName", "tool_name", tools::payload_name(tool, mode));
+            keys.put("toolArgs", "tool_input", args.clone());
+        }
+        Body::PostToolUse { tool, args, result } => {
+            keys.put("toolName", "tool_name", tools::payload_name(tool, mode));
+            keys.put("toolArgs", "tool_input", args.clone());
+            let mut inner = Keys {
+                map: Map::new(),
+                mode,
+            };
+            inner.put("resultType", "result_type", result.result_type.clone());
+            inner.put(
+                "textResultForLlm",
+                "text_result_for_llm",
+                result.text.clone(),
+            );
+            keys.put("toolResult", "tool_result", Value::Object(inner.map));
+        }
+        Body::PostToolUseFailure { tool, args, error } => {
+            keys.put("toolName", "tool_name", tools::payload_name(tool, mode));
+            keys.put("toolArgs", "tool_input", args.clone());
+            keys.put("error", "error", error.clone());
+        }
+        Body::AgentStop {
+            transcript_path,
+            stop_reason,
+            stop_hook_active,
+        } => {
+            keys.put("transcriptPath", "transcript_path", transcript_path.clone());
+            keys.put("stopReason", "stop_reason", stop_reason.clone());
+            // snake_case even in camel mode.
+            keys.put("stop_hook_active", "stop_hook_active", *stop_hook_active);
+        }
+        Body::PreCompact {
+            transcript_path,
+            trigger,
+            custom_instructions,
+        } => {
+            keys.put("transcriptPath", "transcript_path", transcript_path.clone());
+            keys.put("trigger", "trigger", trigger.clone());
+            keys.put(
+                "customInstructions",
+                "custom_instructions",
+                custom_instructions.clone(),
+            );
+        }
+        Body::ErrorOccurred {
+            context,
+            recoverable,
+            message,
+            name,
+        } => {
+            keys.put("errorContext", "error_context", context.clone());
+            keys.put("recoverable", "recoverable", *recoverable);
+            let mut error = Map::new();
+            error.insert("message".into(), message.clone().into());
+            error.insert("name".into(), name.clone().into());
+            error.insert("stack".into(), "".into());
+            keys.put("error", "error", Value::Object(error));
+        }
+        Body::PermissionRequest { .. } => {}
+    }
+    Value::Object(keys.map)
+}
+
+/// The exact stdin bytes: compact, no trailing newline.
+pub fn to_stdin(payload: &Value) -> Vec<u8> {
+    payload.to_string().into_bytes()
+}
+
+/// `transcriptPath`: where Copilot keeps the session log
+/// (`~/.copilot/session-state/<id>/events.jsonl`). dsh writes no such file;
+/// the path is Copilot's convention, for hooks that only log it.
+pub fn transcript_path(copilot_dir: &std::path::Path, session_id: &str) -> String {
+    copilot_dir
+        .join("session-state")
+        .join(session_id)
+        .join("events.jsonl")
+        .display()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn common() -> Common {
+        Common {
+            session_id: "S".into(),
+            timestamp_ms: 1_796_523_851_486,
+            cwd: "/p".into(),
+        }
+    }
+
+    /// a_baseline_all_events, cc_pascal_flat: key orders and timestamps.
+    #[test]
+    fn payloads_are_copilots_bytes() {
+        let pre = Body::PreToolUse {
+            tool: "bash".into(),
+            args: json!({"command": "echo hi", "description": "run it"}),
+        };
+        assert_eq!(
+            String::from_utf8(to_stdin(&build(&common(), &pre, Mode::Camel))).unwrap(),
+            r#"{"sessionId":"S","timestamp":1796523851486,"cwd":"/p","toolName":"bash","toolArgs":{"command":"echo hi","description":"run it"}}"#
+        );
+        assert_eq!(
+            build(&common(), &pre, Mode::Pascal).to_string(),
+            r#"{"hook_event_name":"PreToolUse","session_id":"S","timestamp":"2026-12-06T02:24:11.486Z","cwd":"/p","tool_name":"Bash","tool_input":{"command":"echo hi","description":"run it"}}"#
+        );
+        let stop = Body::AgentStop {
+            transcript_path: "/h/e.jsonl".into(),
+            stop_reason: "end_turn".into(),
+            stop_hook_active: false,
+        };
+        assert_eq!(
+            build(&common(), &stop, Mode::Camel).to_string(),
+            r#"{"sessionId":"S","timestamp":1796523851486,"cwd":"/p","transcriptPath":"/h/e.jsonl","stopReason":"end_turn","stop_hook_active":false}"#
+        );
+        assert_eq!(
+            build(&common(), &stop, Mode::Pascal).to_string(),
+            r#"{"hook_event_name":"Stop","session_id":"S","timestamp":"2026-12-06T02:24:11.486Z","cwd":"/p","transcript_path":"/h/e.jsonl","stop_reason":"end_turn","stop_hook_active":false}"#
+        );
+        let perm = Body::PermissionRequest {
+            tool_name: "bash".into(),
+            tool_input: json!({"command": "echo hi"}),
+        };
+        let camel = build(&common(), &perm, Mode::Camel);
+        assert_eq!(camel, build(&common(), &perm, Mode::Pascal));
+        assert_eq!(
+            camel.to_string(),
+            r#"{"hookName":"permissionRequest","sessionId":"S","timestamp":1796523851486,"cwd":"/p","toolName":"bash","toolInput":{"command":"echo hi"},"permissionSuggestions":[]}"#
+        );
+        let post = Body::PostToolUse {
+            tool: "read".into(),
+            args: json!({"path": "/p/n"}),
+            result: ToolResult {
+                result_type: "success".into(),
+                text: "alpha\n".into(),
+            },
+        };
+        assert_eq!(
+            build(&common(), &post, Mode::Pascal).to_string(),
+            r#"{"hook_event_name":"PostToolUse","session_id":"S","timestamp":"2026-12-06T02:24:11.486Z","cwd":"/p","tool_name":"Read","tool_input":{"path":"/p/n"},"tool_result":{"result_type":"success","text_result_for_llm":"alpha\n"}}"#
+        );
+    }
+}

@@ -1,0 +1,573 @@
+//! The Copilot bridge as one `dsh_seams::Plugin`. Each seam builds its
+//! event's payload ([`crate::payload`]), runs the selected entries one
+//! after the other in Copilot's order through the shared engine
+//! (`dsh-hooks`, which records `hook/invoked` and `hook/result`), reads
+//! them with [`crate::output`] and maps the result onto the seam with
+//! Copilot's model-facing texts.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use dsh_hook_runner::HookRunner;
+use dsh_hooks::{Engine, Firing, mark_winner};
+use dsh_seams::{
+    ApprovalAsk, ApprovalDecision, CallReview, CancellationToken, CompactionDecision,
+    CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
+    InputRewrite, Plugin, PostToolAction, PostToolDecision, PreToolDecision, PreToolOutcome,
+    PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
+    SessionStartSource, ToolExecution, ToolOutcome, TurnFailure,
+};
+
+use crate::config::CopilotConfig;
+use crate::dialect::Copilot;
+use crate::event::CopilotEvent;
+use crate::output::{self, Decision, Reading};
+use crate::payload::{self, Body, Common, ToolResult};
+use crate::tools;
+
+/// The plugin's name.
+pub const PLUGIN_NAME: &str = "copilot-hooks";
+
+/// How many consecutive agentStop blocks Copilot follows before it ends
+/// the run anyway (cl_stop_block: 9 agentStop calls).
+pub const AGENT_STOP_CAP: u32 = 8;
+
+type Fired = dsh_hooks::Fired<Copilot>;
+
+/// What the bridge remembers across seams.
+#[derive(Debug, Default)]
+struct State {
+    /// sessionStart waits for the first prompt (its payload carries it).
+    pending_start: Option<&'static str>,
+    /// A model call failed in this session (sessionEnd `reason: error`).
+    errored: bool,
+    /// permissionRequest answers per call id, for the approval seam.
+    permission: HashMap<String, bool>,
+}
+
+/// The Copilot hooks bridge.
+pub struct CopilotPlugin {
+    engine: Engine<Copilot>,
+    user_dir: std::path::PathBuf,
+    state: Mutex<State>,
+}
+
+impl CopilotConfig {
+    /// The bridge plugin over this configuration.
+    pub fn into_plugin(self, runner: HookRunner) -> Arc<dyn Plugin> {
+        Arc::new(CopilotPlugin::new(self, runner))
+    }
+}
+
+fn source(event: CopilotEvent) -> String {
+    format!("copilot:{}", event.as_str())
+}
+
+fn denies(reading: &Reading) -> bool {
+    matches!(reading.decision, Some(Decision::Deny(_)))
+}
+
+impl CopilotPlugin {
+    /// A plugin over `config`.
+    pub fn new(config: CopilotConfig, runner: HookRunner) -> Self {
+        let repo = config.discovery.repo_root();
+        CopilotPlugin {
+            user_dir: config.discovery.user_dir(),
+            engine: Engine::new(
+                Copilot {
+                    handlers: config.handlers,
+                    shell: config.discovery.shell.clone(),
+                    repo,
+                },
+                runner,
+            ),
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn common(ctx: &SeamContext) -> Common {
+        Common::now(
+            &ctx.session.session_id,
+            &ctx.session.cwd.display().to_string(),
+        )
+    }
+
+    fn transcript(&self, ctx: &SeamContext) -> String {
+        match &ctx.session.log_path {
+            Some(path) => path.display().to_string(),
+            None => payload::transcript_path(&self.user_dir, &ctx.session.session_id),
+        }
+    }
+
+    /// Runs the entries of `body`'s event one after the other, in
+    /// Copilot's order; `stop` ends the chain early (a preToolUse deny).
+    /// preToolUse `modifiedArgs` chain: the next entry sees the new args.
+    async fn run(
+        &self,
+        ctx: &SeamContext,
+        body: Body,
+        subject: Option<&str>,
+        call_id: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Vec<Fired> {
+        let event = body.event();
+        let selected = self.engine.select(event, &subject);
+        let copilot = self.engine.dialect();
+        let common = Self::common(ctx);
+        let mut body = body;
+        let mut fired = Vec::new();
+        for handler in selected {
+            let payload = payload::build(&common, &body, handler.mode);
+            let stdin = payload::to_stdin(&payload);
+            let firing = Firing {
+                event,
+                payload: &payload,
+                call_id,
+                cancel,
+            };
+            let mut runs = self
+                .engine
+                .fire(
+                    ctx,
+                    &firing,
+                    vec![handler],
+                    |_, handler| copilot.launch(handler, &stdin),
+                    |handler, finished| copilot.read(event, handler, finished),
+                )
+                .await;
+            let deny = runs.iter().any(|run| denies(&run.reading));
+            if let (Body::PreToolUse { args, .. }, Some(run)) = (&mut body, runs.first())
+                && let Some(modified) = &run.reading.modified_args
+            {
+                *args = modified.clone();
+            }
+            fired.append(&mut runs);
+            if deny && event == CopilotEvent::PreToolUse {
+                // The first deny ends the chain (pre_two_files_deny_deny).
+                break;
+            }
+        }
+        fired
+    }
+
+    fn record(&self, ctx: &SeamContext, event: CopilotEvent, fired: &[Fired]) {
+        self.engine.record(ctx, event, fired, &|_, _| {});
+    }
+
+    fn mark(fired: &mut [Fired], decisive: impl Fn(&Reading) -> bool, last: bool) {
+        let winner = if last {
+            fired.iter().rposition(|run| decisive(&run.reading))
+        } else {
+            fired.iter().position(|run| decisive(&run.reading))
+        };
+        mark_winner(fired, winner, decisive);
+    }
+
+    /// Fires sessionStart (held until the first prompt, which its payload
+    /// carries); returns its contexts.
+    async fn fire_session_start(&self, ctx: &SeamContext, prompt: &str) -> Vec<ContextEntry> {
+        let Some(start) = self.lock().pending_start.take() else {
+            return Vec::new();
+        };
+        let event = CopilotEvent::SessionStart;
+        let body = Body::SessionStart {
+            source: start.to_owned(),
+            initial_prompt: prompt.to_owned(),
+        };
+        let fired = self.run(ctx, body, None, None, &ctx.cancel).await;
+        self.record(ctx, event, &fired);
+        // On --continue the context is not injected again
+        // (ss_context_and_resume).
+        if start == "resume" {
+            return Vec::new();
+        }
+        output::joined_context(fired.iter().map(|run| &run.reading))
+            .map(|text| vec![ContextEntry::new(text, source(event))])
+            .unwrap_or_default()
+    }
+}
+
+impl CopilotPlugin {
+    /// userPromptSubmitted and userPromptTransformed for a prompt Copilot
+    /// makes itself (an agentStop block's reason), recorded only.
+    async fn fire_prompt_hooks(&self, ctx: &SeamContext, prompt: &str) {
+        let body = Body::UserPromptSubmitted {
+            prompt: prompt.to_owned(),
+        };
+        let fired = self.run(ctx, body, None, None, &ctx.cancel).await;
+        self.record(ctx, CopilotEvent::UserPromptSubmitted, &fired);
+        let fired = self
+            .run(ctx, transformed(prompt), None, None, &ctx.cancel)
+            .await;
+        self.record(ctx, CopilotEvent::UserPromptTransformed, &fired);
+    }
+}
+
+/// userPromptTransformed's body: the prompt after Copilot's date preamble.
+fn transformed(prompt: &str) -> Body {
+    Body::UserPromptTransformed {
+        prompt: prompt.to_owned(),
+        transformed: format!(
+            "<current_datetime>{}</current_datetime>\n\n{prompt}",
+            chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00")
+        ),
+    }
+}
+
+#[async_trait]
+impl Plugin for CopilotPlugin {
+    fn name(&self) -> &str {
+        PLUGIN_NAME
+    }
+
+    async fn session_start(
+        &self,
+        _ctx: &SeamContext,
+        start: SessionStartSource,
+    ) -> Vec<ContextEntry> {
+        let name = match start {
+            SessionStartSource::Startup | SessionStartSource::Clear => "new",
+            SessionStartSource::Resume => "resume",
+            // Copilot fires no sessionStart after compacting.
+            SessionStartSource::Compact => return Vec::new(),
+        };
+        self.lock().pending_start = Some(name);
+        Vec::new()
+    }
+
+    async fn prompt_submit(&self, ctx: &SeamContext, prompt: &PromptInput) -> PromptDecision {
+        let mut contexts = self.fire_session_start(ctx, &prompt.content).await;
+        let event = CopilotEvent::UserPromptSubmitted;
+        let body = Body::UserPromptSubmitted {
+            prompt: prompt.content.clone(),
+        };
+        let mut fired = self.run(ctx, body, None, None, &ctx.cancel).await;
+        if let Some(index) = fired.iter().position(|run| run.reading.block.is_some()) {
+            let reason = fired
+                .get(index)
+                .and_then(|run| run.reading.block.clone())
+                .unwrap_or_default();
+            Self::mark(&mut fired, |r| r.block.is_some(), false);
+            self.record(ctx, event, &fired);
+            return PromptDecision::Block { reason };
+        }
+        let rewrite = fired
+            .iter()
+            .rev()
+            .find_map(|run| run.reading.modified_prompt.clone());
+        Self::mark(&mut fired, |r| r.modified_prompt.is_some(), true);
+        self.record(ctx, event, &fired);
+        if let Some(text) = output::joined_context(fired.iter().map(|run| &run.reading)) {
+            contexts.push(ContextEntry::new(
+                output::prompt_context_text(&text),
+                source(event),
+            ));
+        }
+        let effective = rewrite.clone().unwrap_or_else(|| prompt.content.clone());
+        let fired = self
+            .run(ctx, transformed(&effective), None, None, &ctx.cancel)
+            .await;
+        self.record(ctx, CopilotEvent::UserPromptTransformed, &fired);
+        PromptDecision::Allow { rewrite, contexts }
+    }
+
+    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
+        let event = CopilotEvent::PreToolUse;
+        let native = tools::native_name(&call.tool).to_owned();
+        let body = Body::PreToolUse {
+            tool: call.tool.clone(),
+            args: tools::tool_args(&call.tool, &call.arguments),
+        };
+        let mut fired = self
+            .run(ctx, body, Some(&native), Some(&call.call_id), &ctx.cancel)
+            .await;
+        let decided = fired
+            .iter()
+            .rev()
+            .find_map(|run| run.reading.decision.clone());
+        // A deny ends the chain, so it is the last decision when present.
+        let modified = fired
+            .iter()
+            .rev()
+            .find_map(|run| run.reading.modified_args.clone());
+        let contexts: Vec<ContextEntry> = fired
+            .iter()
+            .filter_map(|run| run.reading.additional_context.as_deref())
+            .filter(|text| !text.is_empty())
+            .map(|text| ContextEntry::new(output::pre_context_text(text), source(event)))
+            .collect();
+        let (decision, approval) = match &decided {
+            Some(Decision::Deny(text)) => {
+                Self::mark(&mut fired, denies, true);
+                (
+                    PreToolDecision::Deny {
+                        reason: text.clone(),
+                    },
+                    None,
+                )
+            }
+            Some(Decision::Ask(text)) => {
+                Self::mark(
+                    &mut fired,
+                    |r| matches!(r.decision, Some(Decision::Ask(_))),
+                    true,
+                );
+                (PreToolDecision::ask(Some(text.clone())), None)
+            }
+            Some(Decision::Allow) => {
+                Self::mark(&mut fired, |r| r.decision == Some(Decision::Allow), true);
+                (PreToolDecision::Allow, Some(ApprovalDecision::AllowOnce))
+            }
+            None => (PreToolDecision::Allow, None),
+        };
+        let rewrite = match (&decision, modified) {
+            (PreToolDecision::Allow, Some(args)) => InputRewrite::Rewrite {
+                arguments: tools::arguments_from(&call.tool, &args),
+                by: source(event),
+                conflicts: Vec::new(),
+            },
+            _ => InputRewrite::Keep,
+        };
+        self.record(ctx, event, &fired);
+        if decided.is_some() {
+            // A preToolUse decision skips the permission flow.
+            self.lock().permission.insert(call.call_id.clone(), true);
+        }
+        let mut verdict = PreToolVerdict::of(PreToolOutcome { decision, contexts });
+        verdict.approval = approval;
+        CallReview {
+            rewrite,
+            verdict: Some(verdict),
+        }
+    }
+
+    async fn pre_execute(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        review: Option<&PreToolVerdict>,
+    ) -> PreToolOutcome {
+        let outcome = review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(ctx));
+        let decided = self.lock().permission.remove(&exec.call_id).is_some();
+        if decided || tools::is_read_only(&exec.tool) {
+            return outcome;
+        }
+        // permissionRequest: only for calls no preToolUse hook decided,
+        // never for read-only tools (a_file_tools, pre_allow_no_allow_all).
+        let event = CopilotEvent::PermissionRequest;
+        let (tool_name, tool_input) = tools::permission_view(&exec.tool, &exec.arguments, None);
+        let body = Body::PermissionRequest {
+            tool_name,
+            tool_input,
+        };
+        let native = tools::native_name(&exec.tool).to_owned();
+        let mut fired = self
+            .run(ctx, body, Some(&native), Some(&exec.call_id), &ctx.cancel)
+            .await;
+        // All run; the later output wins (perm_merge).
+        let last = fired.iter().rev().find_map(|run| {
+            run.reading
+                .decision
+                .clone()
+                .map(|decision| (decision, run.reading.interrupt))
+        });
+        Self::mark(&mut fired, |r| r.decision.is_some(), true);
+        self.record(ctx, event, &fired);
+        match last {
+            Some((Decision::Deny(text), interrupt)) => {
+                if interrupt {
+                    ctx.control.request_stop(text.clone(), source(event));
+                }
+                PreToolOutcome {
+                    decision: PreToolDecision::Deny { reason: text },
+                    contexts: outcome.contexts,
+                }
+            }
+            Some((Decision::Allow, _)) => {
+                self.lock().permission.insert(exec.call_id.clone(), true);
+                outcome
+            }
+            Some((Decision::Ask(_), _)) | None => outcome,
+        }
+    }
+
+    async fn approve(
+        &self,
+        _ctx: &SeamContext,
+        exec: &ToolExecution,
+        _ask: &ApprovalAsk,
+        review: Option<&PreToolVerdict>,
+    ) -> ApprovalDecision {
+        if let Some(approval) = review.and_then(|verdict| verdict.approval.clone()) {
+            return approval;
+        }
+        if self.lock().permission.remove(&exec.call_id).is_some() {
+            return ApprovalDecision::AllowOnce;
+        }
+        ApprovalDecision::Abstain
+    }
+
+    async fn post_execute(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        outcome: &ToolOutcome,
+        _duration: Duration,
+    ) -> PostToolDecision {
+        if outcome.disposition != Disposition::Executed {
+            return PostToolDecision::accept();
+        }
+        let native = tools::native_name(&exec.tool).to_owned();
+        let args = tools::tool_args(&exec.tool, &exec.arguments);
+        // A failing command is a success with its exit code (a_file_tools).
+        let failed = outcome.is_error && exec.tool != "bash";
+        if failed {
+            let event = CopilotEvent::PostToolUseFailure;
+            let body = Body::PostToolUseFailure {
+                tool: exec.tool.clone(),
+                args,
+                error: outcome.content.clone(),
+            };
+            let fired = self
+                .run(ctx, body, Some(&native), Some(&exec.call_id), &ctx.cancel)
+                .await;
+            self.record(ctx, event, &fired);
+            let contexts = output::joined_context(fired.iter().map(|run| &run.reading))
+                .map(|text| {
+                    vec![ContextEntry::new(
+                        output::failure_context_text(&native, &text),
+                        source(event),
+                    )]
+                })
+                .unwrap_or_default();
+            return PostToolDecision {
+                action: PostToolAction::Accept,
+                contexts,
+            };
+        }
+        let event = CopilotEvent::PostToolUse;
+        let body = Body::PostToolUse {
+            tool: exec.tool.clone(),
+            args,
+            result: ToolResult {
+                result_type: "success".to_owned(),
+                text: outcome.content.clone(),
+            },
+        };
+        let mut fired = self
+            .run(ctx, body, Some(&native), Some(&exec.call_id), &ctx.cancel)
+            .await;
+        let block = fired.iter().find_map(|run| run.reading.block.clone());
+        let modified = fired
+            .iter()
+            .rev()
+            .find_map(|run| run.reading.modified_result.clone());
+        let context = output::joined_context(fired.iter().map(|run| &run.reading));
+        let action = if let Some(reason) = block {
+            Self::mark(&mut fired, |r| r.block.is_some(), false);
+            PostToolAction::Block {
+                feedback: output::post_block_text(&reason),
+            }
+        } else if modified.is_some() || context.is_some() {
+            Self::mark(&mut fired, |r| r.modified_result.is_some(), true);
+            let mut content = modified.unwrap_or_else(|| outcome.content.clone());
+            if let Some(context) = context {
+                content.push_str(&output::post_context_suffix(&native, &context));
+            }
+            PostToolAction::ReplaceContent { content }
+        } else {
+            PostToolAction::Accept
+        };
+        self.record(ctx, event, &fired);
+        PostToolDecision {
+            action,
+            contexts: Vec::new(),
+        }
+    }
+
+    async fn turn_continuation(
+        &self,
+        ctx: &SeamContext,
+        input: &ContinuationInput,
+    ) -> ContinuationDecision {
+        let event = CopilotEvent::AgentStop;
+        let body = Body::AgentStop {
+            transcript_path: self.transcript(ctx),
+            stop_reason: "end_turn".to_owned(),
+            stop_hook_active: input.forced_continuations > 0,
+        };
+        let mut fired = self.run(ctx, body, None, None, &ctx.cancel).await;
+        let block = fired.iter().find_map(|run| run.reading.block.clone());
+        let Some(reason) = block else {
+            self.record(ctx, event, &fired);
+            return ContinuationDecision::Stop;
+        };
+        if input.forced_continuations >= AGENT_STOP_CAP {
+            // Copilot ends the run after 8 consecutive blocks.
+            mark_winner(&mut fired, None, |r: &Reading| r.block.is_some());
+            self.record(ctx, event, &fired);
+            return ContinuationDecision::Stop;
+        }
+        Self::mark(&mut fired, |r| r.block.is_some(), false);
+        self.record(ctx, event, &fired);
+        // The reason is a new user turn: userPromptSubmitted fires for it
+        // (stop_block_once); what those hooks answer is not applied to it.
+        self.fire_prompt_hooks(ctx, &reason).await;
+        ContinuationDecision::Continue {
+            reason: Some(reason),
+            source: source(event),
+            contexts: Vec::new(),
+        }
+    }
+
+    async fn turn_failed(&self, ctx: &SeamContext, failure: &TurnFailure) {
+        self.lock().errored = true;
+        let event = CopilotEvent::ErrorOccurred;
+        let body = Body::ErrorOccurred {
+            context: "model_call".to_owned(),
+            recoverable: true,
+            message: failure.error.to_string(),
+            name: "Error".to_owned(),
+        };
+        let fired = self
+            .run(ctx, body, None, None, &CancellationToken::new())
+            .await;
+        self.record(ctx, event, &fired);
+    }
+
+    async fn session_before_compact(
+        &self,
+        ctx: &SeamContext,
+        input: &CompactionInput,
+    ) -> CompactionDecision {
+        let event = CopilotEvent::PreCompact;
+        let body = Body::PreCompact {
+            transcript_path: self.transcript(ctx),
+            trigger: input.trigger.as_str().to_owned(),
+            custom_instructions: input.custom_instructions.clone().unwrap_or_default(),
+        };
+        let fired = self.run(ctx, body, None, None, &ctx.cancel).await;
+        // Advisory: nothing it says changes the compaction.
+        self.record(ctx, event, &fired);
+        CompactionDecision::proceed()
+    }
+
+    async fn session_end(&self, ctx: &SeamContext, _reason: SessionEndReason) {
+        let errored = self.lock().errored;
+        let event = CopilotEvent::SessionEnd;
+        let body = Body::SessionEnd {
+            reason: if errored { "error" } else { "complete" }.to_owned(),
+        };
+        // The turn's token may be cancelled: run on a fresh one.
+        let fired = self
+            .run(ctx, body, None, None, &CancellationToken::new())
+            .await;
+        self.record(ctx, event, &fired);
+    }
+}

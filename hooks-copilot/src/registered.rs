@@ -1,0 +1,184 @@
+//! GitHub Copilot CLI as a registered hook dialect
+//! ([`dsh_hooks::registry`]).
+
+use std::path::Path;
+
+use dsh_hooks::lint::Finding;
+use dsh_hooks::project_settings::HeldBack;
+use dsh_hooks::registry::{
+    BuiltPlugin, ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect,
+    HookScope, LintTargets, LoadError, SessionHooks,
+};
+use dsh_protocol::Dialect;
+use serde_json::json;
+
+use crate::config::{EntryStatus, Handler, Program, Source};
+use crate::{CopilotConfig, CopilotDiscovery};
+
+/// The GitHub Copilot CLI dialect.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CopilotDialect;
+
+impl CopilotDialect {
+    /// Copilot's discovery for `sources`.
+    pub fn discovery(sources: &DialectSources) -> CopilotDiscovery {
+        let mut discovery = CopilotDiscovery::new(sources.cwd.clone(), sources.home.clone());
+        discovery.copilot_home = sources.var("COPILOT_HOME").map(Into::into);
+        discovery.files = sources.files.clone();
+        discovery
+    }
+}
+
+impl HookDialect for CopilotDialect {
+    fn id(&self) -> Dialect {
+        Dialect::Copilot
+    }
+
+    fn display_name(&self) -> &'static str {
+        "GitHub Copilot CLI"
+    }
+
+    fn config_files(&self, sources: &DialectSources) -> Vec<ConfigFile> {
+        CopilotDialect::discovery(sources)
+            .files()
+            .into_iter()
+            .map(|(path, _, source)| ConfigFile {
+                path,
+                layer: source.as_str(),
+            })
+            .collect()
+    }
+
+    fn load(&self, sources: &DialectSources) -> Result<Box<dyn DialectConfig>, LoadError> {
+        // Never fails: Copilot skips a file it cannot use and so does dsh
+        // (with a notice; `dsh hooks check` reports it as an error).
+        Ok(Box::new(crate::load(&CopilotDialect::discovery(sources))))
+    }
+
+    fn lint_targets(&self, sources: &DialectSources) -> LintTargets {
+        let discovery = CopilotDialect::discovery(sources);
+        LintTargets {
+            files: crate::lint::lint_targets(&discovery),
+            ..crate::lint::claude_settings_findings(&discovery)
+        }
+    }
+
+    fn claims_file(&self, path: &Path) -> Option<FileClaim> {
+        crate::lint::is_copilot_file(path).then_some(FileClaim::Path)
+    }
+
+    fn lint_file(&self, path: &Path, project: &Path) -> Vec<Finding> {
+        crate::lint::lint_file(path, project)
+    }
+
+    fn event_names(&self) -> Vec<&'static str> {
+        crate::CopilotEvent::all()
+            .map(crate::CopilotEvent::as_str)
+            .collect()
+    }
+
+    fn hook_tool_name(&self, dsh_tool: &str) -> String {
+        crate::tools::native_name(dsh_tool).to_owned()
+    }
+
+    fn dsh_tool_name(&self, hook_tool: &str) -> Result<Option<String>, String> {
+        // Copilot's own names; `bash`, `edit`, `glob`, `grep` are dsh's too.
+        Ok(matches!(hook_tool, "view" | "create" | "task")
+            .then(|| crate::tools::dsh_name(hook_tool).to_owned()))
+    }
+
+    fn dsh_arguments(
+        &self,
+        dsh_tool: &str,
+        tool_input: &serde_json::Value,
+    ) -> Option<serde_json::Value> {
+        Some(crate::tools::arguments_from(dsh_tool, tool_input))
+    }
+}
+
+/// What `dsh hooks trust` pins of an entry: change any of it and the hook
+/// asks again.
+fn identity(handler: &Handler) -> serde_json::Value {
+    let program = match &handler.program {
+        Program::Bash(command) => json!({"bash": command}),
+        Program::Exec { program, args } => json!({"exec": program, "args": args}),
+        Program::Powershell(command) => json!({"powershell": command}),
+    };
+    json!({
+        "dialect": "copilot",
+        "file": handler.file.display().to_string(),
+        "event": handler.event_name(),
+        "matcher": handler.matcher,
+        "program": program,
+        "cwd": handler.cwd,
+        "env": handler.env,
+        "timeout_sec": handler.timeout_sec,
+    })
+}
+
+impl DialectConfig for CopilotConfig {
+    fn dialect(&self) -> Dialect {
+        Dialect::Copilot
+    }
+
+    fn clone_box(&self) -> Box<dyn DialectConfig> {
+        Box::new(self.clone())
+    }
+
+    fn hooks(&self) -> Vec<ConfiguredHook> {
+        self.handlers()
+            .iter()
+            .map(|handler| {
+                let command = handler.program.text();
+                ConfiguredHook {
+                    event: handler.event_name().to_owned(),
+                    matcher: handler.matcher.clone(),
+                    handler: format!("command: {command}"),
+                    command,
+                    timeout_secs: handler.timeout_sec as f64,
+                    file: handler.file.clone(),
+                    origin: handler.origin.clone(),
+                    identity: identity(handler),
+                    scope: match handler.source {
+                        Source::User => HookScope::User,
+                        Source::Repo => HookScope::Project,
+                    },
+                    // Excluded by dsh's trust still counts: that is what
+                    // asking is for.
+                    active: matches!(
+                        handler.status,
+                        EntryStatus::Active | EntryStatus::Excluded(_)
+                    ),
+                    status: match &handler.status {
+                        EntryStatus::Active => "active".to_owned(),
+                        EntryStatus::Disabled => "disabled: disableAllHooks".to_owned(),
+                        EntryStatus::Excluded(why) => format!("disabled: {why}"),
+                    },
+                    plugin: None,
+                }
+            })
+            .collect()
+    }
+
+    fn held_back(&self) -> Vec<HeldBack> {
+        Vec::new()
+    }
+
+    fn notices(&self) -> Vec<String> {
+        CopilotConfig::notices(self)
+    }
+
+    fn disable_origins(&mut self, origins: &[String], reason: &str) {
+        CopilotConfig::disable_origins(self, origins, reason);
+    }
+
+    fn into_plugin(self: Box<Self>, session: &SessionHooks<'_>) -> Result<BuiltPlugin, LoadError> {
+        let plugin = self
+            .has_active()
+            .then(|| CopilotConfig::into_plugin(*self, session.runner.clone()));
+        Ok(BuiltPlugin {
+            plugin,
+            notices: Vec::new(),
+        })
+    }
+}

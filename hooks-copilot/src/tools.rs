@@ -1,0 +1,204 @@
+//! How dsh's tools look to Copilot hooks: Copilot's native names and
+//! argument names (`bash`, `read` ↔ `view {path, view_range}`, `write` ↔
+//! `create {path, file_text}`, `edit` ↔ `edit {path, old_str, new_str}`,
+//! `glob`, `grep`, `agent` ↔ `task`), and the Claude names PascalCase
+//! entries see (`bash→Bash, view→Read, create→Write, edit→Edit,
+//! glob→Glob, grep→Grep`; the input keys stay native,
+//! cc_pascal_tool_names).
+
+use serde_json::{Map, Value};
+
+use crate::event::Mode;
+
+/// The native Copilot name of a dsh tool.
+pub fn native_name(tool: &str) -> &str {
+    match tool {
+        "read" => "view",
+        "write" => "create",
+        "agent" => "task",
+        other => other,
+    }
+}
+
+/// The dsh tool a Copilot name (native or Claude) stands for.
+pub fn dsh_name(name: &str) -> &str {
+    match name {
+        "view" | "Read" => "read",
+        "create" | "Write" => "write",
+        "task" | "Task" => "agent",
+        "Bash" => "bash",
+        "Edit" => "edit",
+        "Glob" => "glob",
+        "Grep" => "grep",
+        other => other,
+    }
+}
+
+/// The Claude Code name PascalCase payloads carry for a native name.
+pub fn claude_name(native: &str) -> &str {
+    match native {
+        "bash" => "Bash",
+        "view" => "Read",
+        "create" => "Write",
+        "edit" => "Edit",
+        "glob" => "Glob",
+        "grep" => "Grep",
+        "task" => "Task",
+        other => other,
+    }
+}
+
+/// The tool name a payload of `mode` carries.
+pub fn payload_name(tool: &str, mode: Mode) -> &str {
+    match mode {
+        Mode::Camel => native_name(tool),
+        Mode::Pascal => claude_name(native_name(tool)),
+    }
+}
+
+/// Whether a tool only reads: Copilot asks no permission for it, so no
+/// `permissionRequest` fires (a_file_tools).
+pub fn is_read_only(tool: &str) -> bool {
+    matches!(tool, "read" | "glob" | "grep")
+}
+
+fn copy(from: &Value, to: &mut Map<String, Value>, key: &str, as_key: &str) {
+    if let Some(value) = from.get(key) {
+        to.insert(as_key.to_owned(), value.clone());
+    }
+}
+
+/// `toolArgs` / `tool_input` for a dsh call: the arguments under Copilot's
+/// names, as Copilot's model would have sent them.
+pub fn tool_args(tool: &str, arguments: &Value) -> Value {
+    let mut out = Map::new();
+    match tool {
+        "bash" => {
+            copy(arguments, &mut out, "command", "command");
+            copy(arguments, &mut out, "description", "description");
+        }
+        "read" => {
+            copy(arguments, &mut out, "file_path", "path");
+            let offset = arguments.get("offset").and_then(Value::as_u64);
+            if let Some(limit) = arguments.get("limit").and_then(Value::as_u64) {
+                let start = offset.unwrap_or(1);
+                out.insert(
+                    "view_range".into(),
+                    Value::from(vec![start, start + limit.saturating_sub(1)]),
+                );
+            } else if let Some(start) = offset {
+                out.insert("view_range".into(), Value::from(vec![start as i64, -1]));
+            }
+        }
+        "write" => {
+            copy(arguments, &mut out, "file_path", "path");
+            copy(arguments, &mut out, "content", "file_text");
+        }
+        "edit" => {
+            copy(arguments, &mut out, "file_path", "path");
+            copy(arguments, &mut out, "old_string", "old_str");
+            copy(arguments, &mut out, "new_string", "new_str");
+        }
+        _ => return arguments.clone(),
+    }
+    Value::Object(out)
+}
+
+/// dsh arguments for Copilot `toolArgs` (a hook's `modifiedArgs`, which
+/// replace the arguments wholesale): the reverse of [`tool_args`].
+pub fn arguments_from(tool: &str, args: &Value) -> Value {
+    let mut out = Map::new();
+    match tool {
+        "bash" => {
+            copy(args, &mut out, "command", "command");
+            copy(args, &mut out, "description", "description");
+        }
+        "read" => {
+            copy(args, &mut out, "path", "file_path");
+            if let Some(range) = args.get("view_range").and_then(Value::as_array) {
+                let start = range.first().and_then(Value::as_i64).unwrap_or(1);
+                out.insert("offset".into(), start.into());
+                if let Some(end) = range
+                    .get(1)
+                    .and_then(Value::as_i64)
+                    .filter(|end| *end >= start)
+                {
+                    out.insert("limit".into(), (end - start + 1).into());
+                }
+            }
+        }
+        "write" => {
+            copy(args, &mut out, "path", "file_path");
+            copy(args, &mut out, "file_text", "content");
+        }
+        "edit" => {
+            copy(args, &mut out, "path", "file_path");
+            copy(args, &mut out, "old_str", "old_string");
+            copy(args, &mut out, "new_str", "new_string");
+        }
+        _ => return args.clone(),
+    }
+    Value::Object(out)
+}
+
+/// `permissionRequest`'s `toolName` and `toolInput`: a permission view, not
+/// the arguments (bash → `{command}`; create and edit → `edit` with
+/// `{file_path, diff}`; a_file_tools).
+pub fn permission_view(tool: &str, arguments: &Value, diff: Option<&str>) -> (String, Value) {
+    let mut out = Map::new();
+    match tool {
+        "bash" => {
+            copy(arguments, &mut out, "command", "command");
+            ("bash".to_owned(), Value::Object(out))
+        }
+        "write" | "edit" => {
+            copy(arguments, &mut out, "file_path", "file_path");
+            out.insert("diff".into(), diff.unwrap_or_default().into());
+            ("edit".to_owned(), Value::Object(out))
+        }
+        other => (native_name(other).to_owned(), tool_args(other, arguments)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    /// a_file_tools, cc_pascal_tool_names.
+    #[test]
+    fn dsh_tools_have_copilots_names_and_arguments() {
+        assert_eq!(payload_name("read", Mode::Camel), "view");
+        assert_eq!(payload_name("read", Mode::Pascal), "Read");
+        assert_eq!(payload_name("write", Mode::Pascal), "Write");
+        assert_eq!(dsh_name("create"), "write");
+        let write = json!({"file_path": "/p/out.txt", "content": "new\n"});
+        assert_eq!(
+            tool_args("write", &write),
+            json!({"path": "/p/out.txt", "file_text": "new\n"})
+        );
+        assert_eq!(arguments_from("write", &tool_args("write", &write)), write);
+        let edit = json!({"file_path": "/p/n", "old_string": "beta", "new_string": "gamma"});
+        assert_eq!(
+            tool_args("edit", &edit).to_string(),
+            r#"{"path":"/p/n","old_str":"beta","new_str":"gamma"}"#
+        );
+        assert_eq!(
+            tool_args("read", &json!({"file_path": "/a", "offset": 3, "limit": 2})),
+            json!({"path": "/a", "view_range": [3, 4]})
+        );
+        assert_eq!(
+            arguments_from("read", &json!({"path": "/a", "view_range": [3, 4]})),
+            json!({"file_path": "/a", "offset": 3, "limit": 2})
+        );
+        let (name, view) =
+            permission_view("bash", &json!({"command": "ls", "description": "d"}), None);
+        assert_eq!((name.as_str(), view), ("bash", json!({"command": "ls"})));
+        let (name, view) = permission_view("write", &write, Some("DIFF"));
+        assert_eq!(
+            (name.as_str(), view),
+            ("edit", json!({"file_path": "/p/out.txt", "diff": "DIFF"}))
+        );
+    }
+}

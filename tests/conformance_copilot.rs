@@ -1,0 +1,541 @@
+//! End-to-end conformance of dsh's GitHub Copilot CLI bridge
+//! (`hooks-copilot`) against the real Copilot CLI 1.0.102 captures
+//! (`fixtures/copilot/`, generated from
+//! `shared/reference/copilot-cli/captures/` by
+//! `fixtures/copilot/generate.py`, output committed).
+//!
+//! Every expressible capture runs through the real `dsh replay`: the real
+//! loop, the real tools and real hook processes (`fixtures/copilot/hook.py`,
+//! which records the exact stdin, argv, cwd and Copilot variables it got
+//! and answers as the captured hook did). The captured hook files go where
+//! the capture wrote them (`.github/hooks/`, `.github/copilot/`,
+//! `~/.copilot/hooks/`, `$COPILOT_HOME/hooks/`). Then, for each scenario:
+//!
+//! 1. **hooks fired and their stdin**: the hooks that ran, in order, each
+//!    with the configured event, the exact stdin bytes (key order, compact,
+//!    no trailing newline), normalized, its argv, its cwd and Copilot's
+//!    variables (`COPILOT_PROJECT_DIR`, `CLAUDE_PROJECT_DIR`,
+//!    `COPILOT_HOOK_DIR`, `COPILOT_CLI`) equal Copilot's;
+//! 2. **model view**: each model request's user prompts, assistant texts,
+//!    calls, tool results and hook contexts equal what Copilot sent its
+//!    model, hook-made texts byte for byte.
+//!
+//! ## Normalizations (applied identically to both sides)
+//!
+//! | what | normalized to | why |
+//! |---|---|---|
+//! | `sessionId` / `session_id` | `<SESSION>` | Copilot's UUID vs the replay's id |
+//! | `timestamp` | `<TS>` (after checking its type: epoch ms number in camelCase, ISO-8601 string in PascalCase) | wall clock |
+//! | `transcriptPath` / `transcript_path` | `<TRANSCRIPT>` | Copilot's `session-state/<id>/events.jsonl`; dsh gives its own session log |
+//! | `<current_datetime>…</current_datetime>` | dropped from the model view, its value dropped in `transformedPrompt` | wall clock |
+//! | `textResultForLlm` / `text_result_for_llm` and tool results the tool itself wrote | `<TOOL TEXT>` (hook-made prefixes and suffixes kept) | each tool's own wording (`<shellId: 0 completed with exit code 0>`) |
+//! | `postToolUseFailure` `error` | `<ERROR TEXT>` | each tool's own error wording |
+//! | `permissionRequest` `toolInput.diff` | `<DIFF>` | Copilot's own diff rendering |
+//! | project / home / record paths | `<PROJECT>`, `<HOME>`, `<RUN>` | temp dirs |
+//! | model view: sessionStart context | a context after the prompt | Copilot puts it as the first text block of the first user message; dsh adds a context message after it |
+//! | model view: userPromptSubmitted `\n\n<system_reminder>…` | a context after the prompt | Copilot appends it to the user message; dsh adds a context message |
+//!
+//! Captures that cannot be expressed are listed in
+//! `fixtures/copilot/scenarios.json` with the reason.
+
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Map, Value, json};
+
+use crate::support::{TestContext, repo_root};
+
+const SESSION_ID: &str = "01a227a2-0000-7000-8000-c0dec0de0102";
+
+fn dir() -> PathBuf {
+    repo_root().join("fixtures/copilot")
+}
+
+/// Copies a tree, writing the harness paths into every file.
+fn copy_tree(from: &Path, to: &Path, oracle: &Path, record: &Path) {
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return;
+    };
+    std::fs::create_dir_all(to).unwrap();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_tree(&path, &target, oracle, record);
+        } else {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let text = text
+                .replace("${CP_ORACLE}", &oracle.display().to_string())
+                .replace("${CP_RECORD}", &record.display().to_string());
+            std::fs::write(&target, text).unwrap();
+        }
+    }
+}
+
+fn parse_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn expected(name: &str) -> Value {
+    let text = std::fs::read_to_string(dir().join(name).join("expected.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+struct Replayed {
+    log: Vec<Value>,
+    requests: Vec<Value>,
+    records: Vec<Value>,
+    paths: Paths,
+    _ctx: TestContext,
+}
+
+fn replay(name: &str) -> Replayed {
+    let expected = expected(name);
+    let ctx = TestContext::new();
+    let project = ctx.project();
+    let home = ctx.home();
+    let scenario = dir().join(name);
+    let record = home.join("record");
+    std::fs::create_dir_all(&record).unwrap();
+    std::fs::copy(
+        scenario.join("behaviors.json"),
+        record.join("behaviors.json"),
+    )
+    .unwrap();
+    for base in [scenario.clone(), scenario.join("bad")] {
+        copy_tree(&base.join("project"), &project, &dir(), &record);
+        copy_tree(&base.join("home"), &home, &dir(), &record);
+    }
+    if expected["git"] == true {
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+    }
+    let cwd = match expected["cwd_rel"].as_str() {
+        Some(rel) => project.join(rel),
+        None => project.clone(),
+    };
+    std::fs::create_dir_all(&cwd).unwrap();
+    let fixture = home.join("fixture.json");
+    let text = std::fs::read_to_string(scenario.join("fixture.json")).unwrap();
+    std::fs::write(
+        &fixture,
+        text.replace("{PROJ}", &project.display().to_string()),
+    )
+    .unwrap();
+    let requests_path = home.join("requests.jsonl");
+    let mut command = ctx.dsh();
+    command
+        .current_dir(&cwd)
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--session-id", SESSION_ID, "--requests-out"])
+        .arg(&requests_path);
+    for (key, value) in expected["env"].as_object().into_iter().flatten() {
+        let value = value
+            .as_str()
+            .unwrap()
+            .replace("{HOME}", &home.display().to_string());
+        command.env(key, value);
+    }
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "dsh replay {name} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Replayed {
+        log: parse_lines(&String::from_utf8_lossy(&output.stdout)),
+        requests: parse_lines(&std::fs::read_to_string(&requests_path).unwrap_or_default()),
+        records: parse_lines(
+            &std::fs::read_to_string(record.join("hooks.jsonl")).unwrap_or_default(),
+        ),
+        paths: Paths {
+            project: project.display().to_string(),
+            home: home.display().to_string(),
+            record: record.display().to_string(),
+            oracle: dir().display().to_string(),
+        },
+        _ctx: ctx,
+    }
+}
+
+struct Paths {
+    project: String,
+    home: String,
+    record: String,
+    oracle: String,
+}
+
+impl Paths {
+    fn text(&self, text: &str) -> String {
+        text.replace(&self.record, "<RUN>")
+            .replace(&self.oracle, "<ORACLE>")
+            .replace(&self.project, "<PROJECT>")
+            .replace(&self.home, "<HOME>")
+    }
+
+    fn value(&self, value: &mut Value) {
+        match value {
+            Value::String(text) => *text = self.text(text),
+            Value::Array(items) => items.iter_mut().for_each(|item| self.value(item)),
+            Value::Object(map) => map.values_mut().for_each(|item| self.value(item)),
+            _ => {}
+        }
+    }
+}
+
+const HOOK_MADE: [&str; 3] = [
+    "Denied by preToolUse hook",
+    "Permission denied by",
+    "Tool result blocked:",
+];
+
+/// A tool result with the tool's own text replaced (hook-made text kept).
+fn tool_text(text: &str) -> String {
+    if HOOK_MADE.iter().any(|prefix| text.starts_with(prefix)) {
+        return text.to_owned();
+    }
+    let suffix = text
+        .find("\n\nTool \"")
+        .map(|at| &text[at..])
+        .unwrap_or_default();
+    format!("<TOOL TEXT>{suffix}")
+}
+
+fn datetime() -> regex::Regex {
+    regex::Regex::new(r"<current_datetime>[^<]*</current_datetime>").unwrap()
+}
+
+/// One stdin, normalized (the timestamp's type is checked first).
+fn normalize_stdin(raw: &str, paths: &Paths) -> String {
+    let input: Value = serde_json::from_str(raw).unwrap();
+    // Byte for byte: compact, in this key order, no trailing newline.
+    assert_eq!(input.to_string(), raw, "stdin is compact JSON");
+    let pascal = input.get("hook_event_name").is_some();
+    let iso = regex::Regex::new(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$").unwrap();
+    let mut out = Map::new();
+    for (key, value) in input.as_object().unwrap() {
+        let mut value = value.clone();
+        match key.as_str() {
+            "sessionId" | "session_id" => value = json!("<SESSION>"),
+            "timestamp" => {
+                if pascal {
+                    let text = value.as_str().unwrap_or_default();
+                    assert!(iso.is_match(text), "ISO timestamp: {raw}");
+                } else {
+                    assert!(value.is_i64(), "epoch-ms timestamp: {raw}");
+                }
+                value = json!("<TS>");
+            }
+            "transcriptPath" | "transcript_path" => value = json!("<TRANSCRIPT>"),
+            "transformedPrompt" => {
+                let text = value.as_str().unwrap_or_default();
+                value = json!(datetime().replace_all(text, "<current_datetime/>"));
+            }
+            "toolResult" | "tool_result" => {
+                for text_key in ["textResultForLlm", "text_result_for_llm"] {
+                    if let Some(Value::String(text)) = value.get_mut(text_key) {
+                        *text = tool_text(text);
+                    }
+                }
+            }
+            "error" if input.get("toolName").is_some() => value = json!("<ERROR TEXT>"),
+            "toolInput" => {
+                if let Some(diff) = value.get_mut("diff") {
+                    *diff = json!("<DIFF>");
+                }
+            }
+            _ => {}
+        }
+        paths.value(&mut value);
+        out.insert(key.clone(), value);
+    }
+    serde_json::to_string(&Value::Object(out)).unwrap()
+}
+
+/// One hook run: (event, label, stdin, argv, cwd, env).
+type Run = (
+    String,
+    String,
+    String,
+    Vec<String>,
+    String,
+    Vec<(String, String)>,
+);
+
+fn run_of(record: &Value, paths: &Paths) -> Run {
+    let strings = |value: &Value| paths.text(value.as_str().unwrap_or_default());
+    let mut env: Vec<(String, String)> = record["env"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), strings(v)))
+        .collect();
+    env.sort();
+    (
+        record["event"].as_str().unwrap_or_default().to_owned(),
+        record["label"].as_str().unwrap().to_owned(),
+        normalize_stdin(record["stdin"].as_str().unwrap(), paths),
+        record["argv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(strings)
+            .collect(),
+        strings(&record["cwd"]),
+        env,
+    )
+}
+
+impl Replayed {
+    fn runs(&self) -> Vec<Run> {
+        self.records
+            .iter()
+            .map(|r| run_of(r, &self.paths))
+            .collect()
+    }
+
+    /// Every model request as (kind, text) items.
+    fn model_view(&self) -> Vec<Vec<(String, String)>> {
+        self.requests
+            .iter()
+            .map(|request| {
+                let mut items = Vec::new();
+                for (index, message) in request["messages"].as_array().unwrap().iter().enumerate() {
+                    let content = message["content"].as_str().unwrap_or_default().to_owned();
+                    match message["role"].as_str().unwrap() {
+                        "system" if index == 0 => {}
+                        "system" => items.push(("context".to_owned(), content)),
+                        "user" => items.push(("user".to_owned(), content)),
+                        "assistant" => {
+                            if !content.is_empty() {
+                                items.push(("assistant".to_owned(), content));
+                            }
+                            for call in message["tool_calls"].as_array().into_iter().flatten() {
+                                items.push((
+                                    "call".to_owned(),
+                                    call["name"].as_str().unwrap().to_owned(),
+                                ));
+                            }
+                        }
+                        "tool" => items.push(("tool".to_owned(), tool_text(&content))),
+                        other => panic!("role {other}"),
+                    }
+                }
+                items
+                    .into_iter()
+                    .map(|(kind, text)| (kind, self.paths.text(&text)))
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn copilot_results(&self) -> Vec<&Value> {
+        let invoked: Vec<&str> = self
+            .log
+            .iter()
+            .filter(|e| e["type"] == "hook/invoked" && e["dialect"] == "copilot")
+            .map(|e| e["invocation_id"].as_str().unwrap())
+            .collect();
+        self.log
+            .iter()
+            .filter(|e| {
+                e["type"] == "hook/result"
+                    && invoked.contains(&e["invocation_id"].as_str().unwrap_or_default())
+            })
+            .collect()
+    }
+}
+
+fn expected_runs(expected: &Value) -> Vec<Run> {
+    let paths = Paths {
+        project: "<PROJECT>".into(),
+        home: "<HOME>".into(),
+        record: "<RUN>".into(),
+        oracle: "<ORACLE>".into(),
+    };
+    expected["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hook| {
+            let record = json!({
+                "event": hook["event"],
+                "label": hook["label"],
+                "stdin": hook["stdin"],
+                "argv": hook["argv"],
+                "cwd": hook["cwd"],
+                "env": hook["env"],
+            });
+            run_of(&record, &paths)
+        })
+        .collect()
+}
+
+fn expected_model(expected: &Value) -> Vec<Vec<(String, String)>> {
+    expected["model"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|request| {
+            request
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|item| {
+                    (
+                        item[0].as_str().unwrap().to_owned(),
+                        item[1].as_str().unwrap().to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Runs one capture and compares everything; returns the replay for the
+/// scenario's own checks.
+fn conforms(name: &str) -> Replayed {
+    let expected = expected(name);
+    let replayed = replay(name);
+    assert_eq!(
+        replayed.runs(),
+        expected_runs(&expected),
+        "{name}: hooks fired, their stdin, argv, cwd and variables"
+    );
+    assert_eq!(
+        replayed.model_view(),
+        expected_model(&expected),
+        "{name}: what the model was sent"
+    );
+    for result in replayed.copilot_results() {
+        assert!(result.get("decision").is_some(), "{name}: {result}");
+    }
+    replayed
+}
+
+macro_rules! captures {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                conforms(stringify!($name));
+            }
+        )*
+
+        /// Every capture is either generated and tested here or listed with
+        /// why it cannot be expressed.
+        #[test]
+        fn every_capture_is_tested_or_listed() {
+            let listed: Value = serde_json::from_str(
+                &std::fs::read_to_string(dir().join("scenarios.json")).unwrap(),
+            )
+            .unwrap();
+            let mut generated: Vec<&str> = listed["generated"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|name| name.as_str().unwrap())
+                .collect();
+            generated.sort();
+            let mut tested = vec![$(stringify!($name)),*];
+            tested.sort();
+            assert_eq!(generated, tested);
+            for (name, why) in listed["skipped"].as_object().unwrap() {
+                assert!(!why.as_str().unwrap().is_empty(), "{name}");
+            }
+        }
+    };
+}
+
+captures!(
+    a_baseline_all_events,
+    a_file_tools,
+    a_text_only,
+    cc_mixed_case_one_file,
+    cc_pascal_exit2_prompt,
+    cc_pascal_flat,
+    cc_pascal_flat_outputs,
+    cc_pascal_nested_command,
+    cc_pascal_tool_names,
+    perm_allow_no_allow_all,
+    perm_exit2_and_interrupt,
+    perm_merge,
+    post_failure_context,
+    pre_additional_context,
+    pre_allow_no_allow_all,
+    pre_allow_then_deny,
+    pre_ask,
+    pre_continue_false,
+    pre_deny_no_reason,
+    pre_matchers,
+    pre_missing_script,
+    pre_modified_args,
+    pre_output_parsing,
+    pre_pascal_deny,
+    pre_two_files_deny_deny,
+    pre_updated_input_cc,
+    stop_block_once,
+    ups_exit2,
+    ups_pascal_block,
+    x_copilot_home,
+    x_disable_all_hooks,
+    x_exec_form,
+    x_invalid_configs,
+    x_no_git_repo,
+    x_powershell_only_entry,
+    x_sequential_timing,
+    x_subdir_cwd,
+);
+
+/// `hook/*` records carry `dialect: "copilot"`, the camelCase event and
+/// the exact stdin as `input`.
+#[test]
+fn records_carry_the_copilot_dialect() {
+    let replayed = conforms("cc_mixed_case_one_file");
+    let invoked: Vec<&Value> = replayed
+        .log
+        .iter()
+        .filter(|e| e["type"] == "hook/invoked")
+        .collect();
+    assert!(!invoked.is_empty());
+    for record in &invoked {
+        assert_eq!(record["dialect"], "copilot", "{record}");
+    }
+    let events: Vec<&str> = invoked
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        events,
+        ["preToolUse", "preToolUse", "agentStop", "agentStop"]
+    );
+    // The Pascal entry's input is the snake_case payload.
+    assert!(invoked[1]["input"].get("hook_event_name").is_some());
+    assert_eq!(replayed.copilot_results().len(), invoked.len());
+}
+
+/// ups_pascal_block: a userPromptSubmitted block sends nothing to the
+/// model and ends the turn rejected; perm_exit2_and_interrupt: a deny with
+/// `interrupt` ends the run without another model request.
+#[test]
+fn blocks_end_the_turn_as_copilot_does() {
+    let replayed = conforms("ups_pascal_block");
+    assert!(replayed.requests.is_empty());
+    let ends: Vec<&str> = replayed
+        .log
+        .iter()
+        .filter(|e| e["type"] == "turn/end")
+        .map(|e| e["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(ends, ["rejected"]);
+    let replayed = conforms("perm_exit2_and_interrupt");
+    let won: Vec<&Value> = replayed
+        .copilot_results()
+        .into_iter()
+        .filter(|r| r["decision"]["won"] == true)
+        .collect();
+    assert!(!won.is_empty());
+}
