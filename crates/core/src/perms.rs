@@ -1,7 +1,7 @@
 //! The permission flags of every session, handed to dsh-permissions'
 //! layering (settings files, rules, mode, workspace trust), which owns it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::Result;
 use dsh_permissions::{Mode, layering};
@@ -56,42 +56,15 @@ fn mode_parser() -> impl clap::builder::TypedValueParser<Value = Mode> {
 pub use dsh_permissions::layering::{Built, WorkspaceTrust, workspace_trust, workspace_trust_with};
 
 /// The session's permission layers (dsh-permissions' [`layering`]) for
-/// these flags. `fallback` is the mode when neither the flag nor a
-/// `defaultMode` names one (replay: `bypassPermissions`, per contracts §6);
-/// `trusted_this_session`: the person trusted the workspace for this
-/// session only.
+/// these flags, from the places `at` names (its `fallback` is the mode when
+/// neither the flag nor a `defaultMode` names one: replay's
+/// `bypassPermissions`, per contracts §6), read through the session's
+/// reader (each file read once).
 ///
 /// [`layering`]: dsh_permissions::layering
-pub fn build(
-    flags: &PermissionFlags,
-    cwd: &Path,
-    home: &Path,
-    dsh_home: &Path,
-    extra_settings: &[PathBuf],
-    fallback: Option<Mode>,
-    trusted_this_session: bool,
-) -> Result<Built> {
-    build_with(
-        flags,
-        cwd,
-        home,
-        dsh_home,
-        extra_settings,
-        fallback,
-        trusted_this_session,
-        &dsh_files::ConfigFiles::default(),
-    )
-}
-
-/// [`build`] through the session's reader (each file read once).
 pub fn build_with(
     flags: &PermissionFlags,
-    cwd: &Path,
-    home: &Path,
-    dsh_home: &Path,
-    extra_settings: &[PathBuf],
-    fallback: Option<Mode>,
-    trusted_this_session: bool,
+    at: &layering::Where<'_>,
     files: &dsh_files::ConfigFiles,
 ) -> Result<Built> {
     let requested = layering::Requested {
@@ -103,13 +76,5 @@ pub fn build_with(
         disallowed_tools: flags.disallowed_tools.clone(),
         no_prompt_surface: flags.permission_prompts.as_deref() == Some("none"),
     };
-    let at = layering::Where {
-        cwd,
-        home,
-        dsh_home,
-        extra_settings,
-        fallback,
-        trusted_this_session,
-    };
-    Ok(layering::build_with(&requested, &at, files)?)
+    Ok(layering::build_with(&requested, at, files)?)
 }

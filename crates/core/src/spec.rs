@@ -187,12 +187,14 @@ impl SessionSpec {
         };
         let permissions = perms::build_with(
             &flags.permissions,
-            cwd,
-            &sources.home,
-            &sources.dsh_home,
-            &settings,
-            fallback,
-            flags.workspace_trusted_this_session,
+            &dsh_permissions::layering::Where {
+                cwd,
+                home: &sources.home,
+                dsh_home: &sources.dsh_home,
+                extra_settings: &settings,
+                fallback,
+                trusted_this_session: flags.workspace_trusted_this_session,
+            },
             &files,
         )?;
         sources.permission_mode = Some(permissions.mode);

@@ -148,10 +148,7 @@ fn prepare(args: &InteractiveArgs) -> anyhow::Result<crate::prompt_loop::Prepare
 pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
     let prepared = prepare(&args)?;
     let input_mode = prepared.input_mode;
-    let fresh_log = prepared
-        .log_path
-        .clone()
-        .filter(|_| prepared.new_session);
+    let fresh_log = prepared.log_path.clone().filter(|_| prepared.new_session);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
