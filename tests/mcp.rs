@@ -480,22 +480,28 @@ fn big_server_config(ctx: &TestContext) -> PathBuf {
     path
 }
 
-#[test]
-fn a_big_mcp_result_reaches_the_model_and_the_log_cut_like_bash_output() {
-    let ctx = TestContext::new();
-    let config = big_server_config(&ctx);
+/// Runs one `big` call of `bytes` bytes with `MAX_MCP_OUTPUT_TOKENS` set to
+/// `max_tokens` (unset for `None`); returns what the model saw of it, the
+/// session log's path and the second model request's size.
+fn big_call(ctx: &TestContext, bytes: u64, max_tokens: Option<&str>) -> (String, PathBuf, usize) {
+    let config = big_server_config(ctx);
     let provider = mock(vec![
         MockResponse::tool_calls(
             "",
             vec![MockToolCall::new(
                 "call_1",
                 "mcp__echo__big",
-                &json!({"bytes": 5_000_000}),
+                &json!({"bytes": bytes}),
             )],
         ),
         MockResponse::text("Done."),
     ]);
-    let output = dsh(&ctx, &provider)
+    let mut command = dsh(ctx, &provider);
+    command.env_remove("MAX_MCP_OUTPUT_TOKENS");
+    if let Some(max) = max_tokens {
+        command.env("MAX_MCP_OUTPUT_TOKENS", max);
+    }
+    let output = command
         .arg("--mcp-config")
         .arg(&config)
         .args(["-p", "Big", "--permission-mode", "bypassPermissions"])
@@ -503,11 +509,8 @@ fn a_big_mcp_result_reaches_the_model_and_the_log_cut_like_bash_output() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "stderr: {stderr}");
-
-    // The next model request is bounded: the cut text, not 5 MB.
     let requests = provider.requests();
     let size = requests[1].to_string().len();
-    assert!(size < 100_000, "the second request is {size} bytes");
     let last = requests[1]["messages"]
         .as_array()
         .unwrap()
@@ -515,22 +518,85 @@ fn a_big_mcp_result_reaches_the_model_and_the_log_cut_like_bash_output() {
         .unwrap()
         .clone();
     assert_eq!(last["role"], "tool");
-    let seen = last["content"].as_str().unwrap();
-    assert!(seen.starts_with("<xxxx"), "{}", &seen[..20]);
-    assert!(seen.ends_with("xxxx>"));
-    assert!(
-        seen.contains("\n\n... [4970000 bytes of output omitted] ...\n\n"),
-        "no bash-style notice"
-    );
-    assert!(seen.len() < 30_100, "{}", seen.len());
-
-    // The log keeps exactly what the model saw, and stays small.
-    let logs = session_logs(&ctx);
+    let seen = last["content"].as_str().unwrap().to_owned();
+    // The log keeps exactly what the model saw.
+    let logs = session_logs(ctx);
     let events = events(&logs[0]);
     let results = of_type(&events, "tool/result");
-    assert_eq!(results[0]["content"], seen);
-    let log_size = std::fs::metadata(&logs[0]).unwrap().len();
+    assert_eq!(results[0]["content"], seen.as_str());
+    (seen, logs[0].clone(), size)
+}
+
+/// The saved file's path in `seen`, between `before` and `after`; it must lie
+/// in the session's `tool-results` directory.
+fn saved_path(seen: &str, before: &str, after: &str, log: &Path) -> PathBuf {
+    let start = seen.find(before).unwrap_or_else(|| panic!("{seen}")) + before.len();
+    let end = start + seen[start..].find(after).unwrap();
+    let path = PathBuf::from(&seen[start..end]);
+    assert_eq!(
+        path.parent().unwrap(),
+        log.with_extension("").join("tool-results")
+    );
+    path
+}
+
+#[test]
+fn a_big_mcp_result_is_saved_and_the_model_sees_a_preview() {
+    // Claude Code's default: over 50,000 characters the content is saved
+    // as pretty JSON and the model gets the first 2,000 characters.
+    let ctx = TestContext::new();
+    let (seen, log, size) = big_call(&ctx, 5_000_000, None);
+    assert!(size < 100_000, "the second request is {size} bytes");
+    assert!(
+        seen.starts_with("<persisted-output>\nOutput too large (4882.9KB). Full output saved to: "),
+        "{}",
+        &seen[..200]
+    );
+    let path = saved_path(&seen, "Full output saved to: ", "\n", &log);
+    // Named after the call's execution id (Claude Code: the tool use id).
+    assert_eq!(path.extension().unwrap(), "json");
+    let saved = std::fs::read_to_string(&path).unwrap();
+    let blocks: Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(blocks[0]["text"].as_str().unwrap().len(), 5_000_000);
+    let preview: String = saved.chars().take(2_000).collect();
+    assert!(seen.ends_with(&format!(
+        "Preview (first 2KB):\n{preview}\n...\n</persisted-output>"
+    )));
+    let log_size = std::fs::metadata(&log).unwrap().len();
     assert!(log_size < 200_000, "the session log is {log_size} bytes");
+}
+
+#[test]
+fn max_mcp_output_tokens_sets_the_limit_in_characters_over_four() {
+    // 400 characters are 100 tokens: within the limit.
+    let ctx = TestContext::new();
+    let (seen, _, _) = big_call(&ctx, 400, Some("100"));
+    assert_eq!(seen.len(), 400);
+    assert!(seen.starts_with("<xxx"));
+    // 401 are over it: saved as text, and the model gets Claude Code's error.
+    let ctx = TestContext::new();
+    let (seen, log, _) = big_call(&ctx, 4_011, Some("100"));
+    assert!(
+        seen.starts_with(
+            "Error: result (4,011 characters across 1 line) exceeds maximum allowed tokens. \
+             Output has been saved to "
+        ),
+        "{seen}"
+    );
+    let path = saved_path(
+        &seen,
+        "Output has been saved to ",
+        ".\nFormat: Plain text\n",
+        &log,
+    );
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("mcp-echo-big-") && name.ends_with(".txt"),
+        "{name}"
+    );
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(saved.len(), 4_011);
+    assert!(saved.starts_with("<xxx") && saved.ends_with("xx>"));
 }
 
 #[test]

@@ -21,6 +21,7 @@
 pub mod config;
 mod entry;
 mod expand;
+pub mod limit;
 pub mod manager;
 pub mod oversize;
 mod session;
@@ -31,6 +32,7 @@ pub use config::{
     ServerSource, ServerTransport, discover,
 };
 pub use entry::McpServerEntry;
+pub use limit::{MAX_TOKENS_VAR, ResultStore};
 pub use manager::{
     CallError, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpManager, McpOptions, Server,
     ServerReport, ServerStatus,

@@ -8,22 +8,20 @@
 //! `isError` result is an error outcome reading `Error executing tool
 //! <tool>: <text>`.
 //!
-//! Results are bounded like the bash tool's output: when that text is
-//! longer than the bash tool keeps of a stream, the value becomes one text
-//! block holding the text cut by the same function
-//! ([`dsh_tools::builtin::bound_output`], head and tail with `... [N bytes
-//! of output omitted] ...` between), `structuredContent` dropped. Hooks,
-//! the model and the session log all see that cut value.
+//! Results are bounded as Claude Code bounds them ([`crate::limit`]): an
+//! oversized result is saved to a file and the value becomes one text block
+//! naming it (`structuredContent` dropped). Hooks, the model and the
+//! session log all see that value.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
-use dsh_tools::builtin::bash::{HEAD_BYTES, TAIL_BYTES, bound_output};
 use dsh_tools::{Rendered, Tool, ToolContext, ToolError};
 use rmcp::model::{CallToolResult, Tool as ToolDef};
 use serde_json::{Map, Value, json};
 
+use crate::limit::{ResultStore, limit_result};
 use crate::manager::{McpManager, Server};
 
 /// Claude Code's name part rule: anything but `[A-Za-z0-9_-]` becomes `_`.
@@ -91,21 +89,14 @@ fn model_text(object: &Map<String, Value>) -> String {
     }
 }
 
-/// `value` (a canonical result) bounded to the bash tool's output budget
-/// (see the module docs); a value within it is returned unchanged.
-pub fn bound_result(value: Value) -> Value {
+/// `value` (a canonical result) within the MCP output limits of `store`
+/// (see [`crate::limit`]); a value within them is returned unchanged.
+pub fn bound_result(value: Value, store: &ResultStore) -> Value {
     let Value::Object(object) = &value else {
         return value;
     };
     let text = model_text(object);
-    if text.len() <= HEAD_BYTES + TAIL_BYTES {
-        return value;
-    }
-    let is_error = object.get("isError").cloned().unwrap_or(json!(false));
-    json!({
-        "content": [{"type": "text", "text": bound_output(&text)}],
-        "isError": is_error,
-    })
+    limit_result(value, &text, store)
 }
 
 /// The text of the content blocks: text blocks as they are, any other
@@ -138,7 +129,8 @@ impl Tool for McpTool {
             .call(&self.tool, arguments, &ctx.cancel)
             .await
             .map_err(|err| ToolError(err.0))?;
-        Ok(bound_result(result_value(&result)))
+        let store = ResultStore::for_call(ctx, &self.server.config().name, &self.tool);
+        Ok(bound_result(result_value(&result), &store))
     }
 
     fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
@@ -224,31 +216,39 @@ mod tests {
     }
 
     #[test]
-    fn results_over_the_bash_budget_are_cut_the_same_way() {
-        let small = json!({"content": [{"type": "text", "text": "ok"}], "isError": false});
-        assert_eq!(bound_result(small.clone()), small);
-        let big = "a".repeat(HEAD_BYTES) + &"b".repeat(50_000) + &"c".repeat(TAIL_BYTES);
+    fn the_structured_text_is_what_is_limited() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ResultStore {
+            dir: dir.path().to_path_buf(),
+            max_tokens: Some(10),
+            server: "s".into(),
+            tool: "t".into(),
+            call_id: "c".into(),
+        };
+        // Short content, long structured content: the model sees the
+        // structured JSON, so that is what is measured and saved.
+        let structured = json!({"result": "z".repeat(100)});
         let value = json!({
-            "content": [{"type": "text", "text": big}],
-            "structuredContent": {"result": big},
+            "content": [{"type": "text", "text": "ok"}],
+            "structuredContent": structured,
             "isError": false,
         });
-        let cut = bound_result(value);
-        // What the model saw (the structured JSON) is what is cut.
-        let expected = bound_output(&json!({"result": big}).to_string());
-        assert_eq!(
-            cut,
-            json!({"content": [{"type": "text", "text": expected}], "isError": false})
-        );
+        let cut = bound_result(value, &store);
+        assert!(cut.get("structuredContent").is_none());
         let text = cut["content"][0]["text"].as_str().unwrap();
-        assert!(text.len() < HEAD_BYTES + TAIL_BYTES + 100, "{}", text.len());
-        assert!(text.contains("bytes of output omitted"));
-        assert!(!text.contains("bbbb"));
-        // An error result keeps its flag and is cut from its text.
-        let failed = json!({"content": [{"type": "text", "text": big}], "isError": true});
-        let cut = bound_result(failed);
-        assert_eq!(cut["isError"], true);
-        assert_eq!(cut["content"][0]["text"], bound_output(&big));
+        assert!(
+            text.starts_with("Error: result (113 characters across 1 line)"),
+            "{text}"
+        );
+        let saved = fs_err::read_dir(dir.path())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            fs_err::read_to_string(saved.path()).unwrap(),
+            structured.to_string()
+        );
     }
 
     #[test]

@@ -178,7 +178,8 @@ impl Tool for SdkMcpTool {
             .get("result")
             .cloned()
             .unwrap_or(Value::Null);
-        Ok(dsh_mcp::bound_result(result))
+        let store = dsh_mcp::ResultStore::for_call(ctx, &self.server, &self.tool);
+        Ok(dsh_mcp::bound_result(result, &store))
     }
 
     fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
