@@ -484,16 +484,19 @@ fn big_server_config(ctx: &TestContext) -> PathBuf {
 /// `max_tokens` (unset for `None`); returns what the model saw of it, the
 /// session log's path and the second model request's size.
 fn big_call(ctx: &TestContext, bytes: u64, max_tokens: Option<&str>) -> (String, PathBuf, usize) {
+    limited_call(ctx, "mcp__echo__big", &json!({"bytes": bytes}), max_tokens)
+}
+
+/// Runs one call of `tool` with `arguments` (see [`big_call`]).
+fn limited_call(
+    ctx: &TestContext,
+    tool: &str,
+    arguments: &Value,
+    max_tokens: Option<&str>,
+) -> (String, PathBuf, usize) {
     let config = big_server_config(ctx);
     let provider = mock(vec![
-        MockResponse::tool_calls(
-            "",
-            vec![MockToolCall::new(
-                "call_1",
-                "mcp__echo__big",
-                &json!({"bytes": bytes}),
-            )],
-        ),
+        MockResponse::tool_calls("", vec![MockToolCall::new("call_1", tool, arguments)]),
         MockResponse::text("Done."),
     ]);
     let mut command = dsh(ctx, &provider);
@@ -597,6 +600,60 @@ fn max_mcp_output_tokens_sets_the_limit_in_characters_over_four() {
     let saved = std::fs::read_to_string(&path).unwrap();
     assert_eq!(saved.len(), 4_011);
     assert!(saved.starts_with("<xxx") && saved.ends_with("xx>"));
+}
+
+/// `text` with the saved file's path (the word after `marker`, a final `.`
+/// dropped) replaced by `<PATH>` everywhere.
+fn without_saved_path(text: &str, marker: &str) -> String {
+    let start = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker:?} in {text}"))
+        + marker.len();
+    let word = text[start..].split_whitespace().next().unwrap();
+    let path = word.strip_suffix('.').unwrap_or(word);
+    text.replace(path, "<PATH>")
+}
+
+#[test]
+fn mcp_output_limits_match_the_claude_code_captures() {
+    // fixtures/claude/captures/mcp_*: the same echo_text call, with and
+    // without MAX_MCP_OUTPUT_TOKENS; the model-facing text must be Claude
+    // Code's but for the saved file's path (dsh saves under its session).
+    for (scenario, marker) in [
+        ("mcp_max_output_tokens", "Output has been saved to "),
+        ("mcp_default_output_limit", "Full output saved to: "),
+    ] {
+        let dir = repo_root().join("fixtures/claude/captures").join(scenario);
+        let read = |name: &str| -> Value {
+            serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+        };
+        let setup = read("scenario.json");
+        let call = &setup["mock"]["main"][0]["content"][0];
+        let max_tokens = setup["env"]["MAX_MCP_OUTPUT_TOKENS"].as_str();
+        let model = read("model.json");
+        let captured = model[1]["new_or_changed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|message| message["content"].as_array().unwrap().iter())
+            .find(|block| block["type"] == "tool_result")
+            .unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let ctx = TestContext::new();
+        let (seen, _, _) = limited_call(
+            &ctx,
+            call["name"].as_str().unwrap(),
+            &call["input"],
+            max_tokens,
+        );
+        assert_eq!(
+            without_saved_path(&seen, marker),
+            without_saved_path(&captured, marker),
+            "{scenario}"
+        );
+    }
 }
 
 #[test]
