@@ -22,7 +22,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use dsh_tools::ToolContext;
 use dsh_tools::builtin::bash::bound_output;
-use serde_json::{Value, json};
 
 /// The variable that sets the token limit.
 pub const MAX_TOKENS_VAR: &str = "MAX_MCP_OUTPUT_TOKENS";
@@ -82,19 +81,21 @@ pub fn parse_max_tokens(raw: Option<&str>) -> Option<usize> {
         .filter(|n| *n > 0)
 }
 
-/// `value` (a canonical result) within the limits (see the module docs); a
-/// value within them is returned unchanged. `text` is what the model would
-/// be shown. When the file cannot be written, the text is cut like the bash
-/// tool's output instead.
-pub fn limit_result(value: Value, text: &str, store: &ResultStore) -> Value {
-    let Value::Object(object) = &value else {
-        return value;
-    };
-    let is_error = object.get("isError").cloned().unwrap_or(json!(false));
+/// The text the model gets instead of `text` (what it would be shown of
+/// a result) when the result is over the limits of `store` (see the module
+/// docs), after saving it; `None` when it is within them. `pretty_content`
+/// gives the result's content as pretty JSON (what the default limit
+/// measures and saves). When the file cannot be written, the text is cut
+/// like the bash tool's output instead.
+pub fn limited_text(
+    text: &str,
+    pretty_content: impl FnOnce() -> String,
+    store: &ResultStore,
+) -> Option<String> {
     let message = match store.max_tokens {
         Some(max) => {
             if text.chars().count() <= max.saturating_mul(4) {
-                return value;
+                return None;
             }
             let name = format!(
                 "mcp-{}-{}-{}.txt",
@@ -105,17 +106,15 @@ pub fn limit_result(value: Value, text: &str, store: &ResultStore) -> Value {
             save(&store.dir, &name, text).map(|path| over_tokens_message(text, &path))
         }
         None => {
-            let content = object.get("content").cloned().unwrap_or(json!([]));
-            let pretty = serde_json::to_string_pretty(&content).unwrap_or_default();
+            let pretty = pretty_content();
             if pretty.chars().count() <= PERSIST_CHARS {
-                return value;
+                return None;
             }
             let name = format!("{}.json", file_part(&store.call_id));
             save(&store.dir, &name, &pretty).map(|path| persisted_message(&pretty, &path))
         }
     };
-    let text = message.unwrap_or_else(|_| bound_output(text));
-    json!({"content": [{"type": "text", "text": text}], "isError": is_error})
+    Some(message.unwrap_or_else(|_| bound_output(text)))
 }
 
 fn save(dir: &Path, name: &str, text: &str) -> std::io::Result<PathBuf> {
@@ -223,6 +222,16 @@ fn unique_suffix() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn limit(text: &str, store: &ResultStore) -> Option<String> {
+        let content = json!([{"type": "text", "text": text}]);
+        limited_text(
+            text,
+            || serde_json::to_string_pretty(&content).unwrap(),
+            store,
+        )
+    }
 
     fn store(dir: &Path, max_tokens: Option<usize>) -> ResultStore {
         ResultStore {
@@ -253,15 +262,9 @@ mod tests {
     fn the_token_limit_counts_characters_over_four() {
         let dir = tempfile::tempdir().unwrap();
         let text = "x".repeat(400);
-        let value = json!({"content": [{"type": "text", "text": text}], "isError": false});
-        assert_eq!(
-            limit_result(value.clone(), &text, &store(dir.path(), Some(100))),
-            value
-        );
+        assert_eq!(limit(&text, &store(dir.path(), Some(100))), None);
         let text = "x".repeat(401);
-        let value = json!({"content": [{"type": "text", "text": text}], "isError": false});
-        let cut = limit_result(value, &text, &store(dir.path(), Some(100)));
-        let message = cut["content"][0]["text"].as_str().unwrap();
+        let message = limit(&text, &store(dir.path(), Some(100))).unwrap();
         assert!(message.starts_with("Error: result (401 characters across 1 line)"));
         let saved = fs_err::read_dir(dir.path())
             .unwrap()
@@ -278,19 +281,12 @@ mod tests {
     fn the_default_persists_over_fifty_thousand_characters() {
         let dir = tempfile::tempdir().unwrap();
         let text = "y".repeat(60_000);
-        let value = json!({"content": [{"type": "text", "text": text}], "isError": true});
-        let cut = limit_result(value, &text, &store(dir.path(), None));
-        assert_eq!(cut["isError"], true);
-        let message = cut["content"][0]["text"].as_str().unwrap();
+        let message = limit(&text, &store(dir.path(), None)).unwrap();
         let path = dir.path().join("toolu_1.json");
         let saved = fs_err::read_to_string(&path).unwrap();
         assert!(saved.starts_with("[\n  {\n"));
         assert_eq!(message, persisted_message(&saved, &path));
         assert!(message.contains("Output too large (58.6KB)"), "{message}");
-        let small = json!({"content": [{"type": "text", "text": "ok"}], "isError": false});
-        assert_eq!(
-            limit_result(small.clone(), "ok", &store(dir.path(), None)),
-            small
-        );
+        assert_eq!(limit("ok", &store(dir.path(), None)), None);
     }
 }

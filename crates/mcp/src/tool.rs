@@ -21,7 +21,7 @@ use dsh_tools::{Rendered, Tool, ToolContext, ToolError};
 use rmcp::model::{CallToolResult, Tool as ToolDef};
 use serde_json::{Map, Value, json};
 
-use crate::limit::{ResultStore, limit_result};
+use crate::limit::{ResultStore, limited_text};
 use crate::manager::{McpManager, Server};
 
 /// Claude Code's name part rule: anything but `[A-Za-z0-9_-]` becomes `_`.
@@ -96,7 +96,17 @@ pub fn bound_result(value: Value, store: &ResultStore) -> Value {
         return value;
     };
     let text = model_text(object);
-    limit_result(value, &text, store)
+    let pretty_content = || {
+        serde_json::to_string_pretty(object.get("content").unwrap_or(&json!([])))
+            .unwrap_or_default()
+    };
+    match limited_text(&text, pretty_content, store) {
+        None => value,
+        Some(text) => json!({
+            "content": [{"type": "text", "text": text}],
+            "isError": object.get("isError").cloned().unwrap_or(json!(false)),
+        }),
+    }
 }
 
 /// The text of the content blocks: text blocks as they are, any other
