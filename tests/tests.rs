@@ -72,3 +72,4 @@ mod replay_fixtures;
 mod replay_signals;
 // Subagents.
 mod subagents;
+mod task_hooks;

@@ -208,10 +208,10 @@ impl HookEvent {
             | HookEvent::MessageDisplay
             | HookEvent::CwdChanged
             | HookEvent::PreModelSwitch
-            | HookEvent::PostModelSwitch => EventSupport::Fired,
-            HookEvent::TeammateIdle | HookEvent::TaskCreated | HookEvent::TaskCompleted => {
-                EventSupport::NotFired("dsh has no agent teams or task tools")
-            }
+            | HookEvent::PostModelSwitch
+            | HookEvent::TaskCreated
+            | HookEvent::TaskCompleted => EventSupport::Fired,
+            HookEvent::TeammateIdle => EventSupport::NotFired("dsh has no agent teams"),
             HookEvent::Elicitation | HookEvent::ElicitationResult => {
                 EventSupport::NotFired("dsh has no MCP elicitation")
             }
@@ -259,7 +259,9 @@ impl HookEvent {
             | HookEvent::Stop
             | HookEvent::SubagentStop
             | HookEvent::PreCompact
-            | HookEvent::PreModelSwitch => true,
+            | HookEvent::PreModelSwitch
+            | HookEvent::TaskCreated
+            | HookEvent::TaskCompleted => true,
             HookEvent::Notification
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
@@ -271,8 +273,6 @@ impl HookEvent {
             | HookEvent::PermissionDenied
             | HookEvent::Setup
             | HookEvent::TeammateIdle
-            | HookEvent::TaskCreated
-            | HookEvent::TaskCompleted
             | HookEvent::Elicitation
             | HookEvent::ElicitationResult
             | HookEvent::ConfigChange
@@ -362,9 +362,8 @@ impl HookEvent {
             HookEvent::MessageDisplay => Seam::MessageDisplay,
             HookEvent::CwdChanged => Seam::CwdChanged,
             HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => Seam::ModelSwitch,
+            HookEvent::TaskCreated | HookEvent::TaskCompleted => Seam::Task,
             HookEvent::TeammateIdle
-            | HookEvent::TaskCreated
-            | HookEvent::TaskCompleted
             | HookEvent::Elicitation
             | HookEvent::ElicitationResult
             | HookEvent::ConfigChange
@@ -431,5 +430,16 @@ mod tests {
             HookEvent::TeammateIdle.support(),
             EventSupport::NotFired(_)
         ));
+    }
+
+    /// The task events fire on the task seam, and exit 2 blocks them.
+    #[test]
+    fn task_events_are_fired_and_blockable() {
+        for event in [HookEvent::TaskCreated, HookEvent::TaskCompleted] {
+            assert_eq!(event.support(), EventSupport::Fired, "{event}");
+            assert_eq!(event.seam(), Seam::Task, "{event}");
+            assert!(event.exit2_blocks(), "{event}");
+            assert!(!event.supports_matcher(), "{event}");
+        }
     }
 }

@@ -543,6 +543,14 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
                 text: format!("[{cmd}]: {reason}"),
             };
         }
+        HookEvent::TaskCreated | HookEvent::TaskCompleted => {
+            // PROTOCOL.md (not captured: headless Claude Code offers no
+            // TaskCreate): the task is rolled back and stderr reaches the
+            // model as the task tool's error, framed as Stop's feedback is.
+            out.effect = Effect::Block {
+                text: format!("[{cmd}]: {reason}"),
+            };
+        }
         HookEvent::Notification
         | HookEvent::SessionStart
         | HookEvent::SessionEnd
@@ -554,8 +562,6 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
         | HookEvent::PermissionDenied
         | HookEvent::Setup
         | HookEvent::TeammateIdle
-        | HookEvent::TaskCreated
-        | HookEvent::TaskCompleted
         | HookEvent::Elicitation
         | HookEvent::ElicitationResult
         | HookEvent::ConfigChange
@@ -831,6 +837,26 @@ fn apply_json(
                     .push("continue: PreModelSwitch cannot stop anything".to_owned());
             }
         }
+        HookEvent::TaskCreated | HookEvent::TaskCompleted => {
+            // PROTOCOL.md: TaskCreated takes the top-level `decision:
+            // "block"` (and ignores `continue: false`); TaskCompleted is
+            // decided by its exit code, a `continue: false` stopping a
+            // teammate, which dsh does not have.
+            if decision == Some("block") {
+                if ctx.event == HookEvent::TaskCreated {
+                    out.effect = Effect::Block {
+                        text: reason.unwrap_or(BLOCKED_BY_HOOK).to_owned(),
+                    };
+                } else {
+                    out.ignored
+                        .push("decision: TaskCompleted is blocked by exit code 2 only".to_owned());
+                }
+            }
+            if stopped {
+                out.ignored
+                    .push(format!("continue: {} cannot stop anything", ctx.event));
+            }
+        }
         HookEvent::Notification
         | HookEvent::SessionEnd
         | HookEvent::StopFailure
@@ -838,8 +864,6 @@ fn apply_json(
         | HookEvent::PostModelSwitch
         | HookEvent::Setup
         | HookEvent::TeammateIdle
-        | HookEvent::TaskCreated
-        | HookEvent::TaskCompleted
         | HookEvent::Elicitation
         | HookEvent::ElicitationResult
         | HookEvent::ConfigChange

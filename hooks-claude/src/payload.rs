@@ -568,6 +568,41 @@ pub fn subagent_stop(
     })
 }
 
+/// `TaskCreated` / `TaskCompleted`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskInput<'a> {
+    /// The head.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// The task's id.
+    pub task_id: &'a str,
+    /// The task's subject.
+    pub task_subject: &'a str,
+    /// The task's description, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_description: Option<&'a str>,
+}
+
+/// `TaskCreated` or `TaskCompleted` (`event`): `task_id`, `task_subject`,
+/// `task_description` after the head of a turn's steps. Not captured
+/// (headless Claude Code does not offer `TaskCreate`): the fields are
+/// PROTOCOL.md's; the head is the one every tool-time event carries.
+/// `teammate_name`/`team_name` are left out: dsh has no agent teams.
+pub fn task_event<'a>(
+    common: &'a Common,
+    event: &'a str,
+    task_id: &'a str,
+    task_subject: &'a str,
+    task_description: &'a str,
+) -> Value {
+    value_of(&TaskInput {
+        head: common.head_step(event),
+        task_id,
+        task_subject,
+        task_description: (!task_description.is_empty()).then_some(task_description),
+    })
+}
+
 /// A payload fired inside a subagent: `agent_id` and `agent_type` go
 /// before `effort` (or before `hook_event_name` when there is no
 /// `effort`), as captured; `session_id`/`transcript_path` stay the

@@ -36,6 +36,7 @@ mod launch;
 mod lifecycle;
 mod prompting;
 mod subagents;
+mod tasks;
 mod tools;
 mod turns;
 
@@ -475,6 +476,14 @@ impl Plugin for ClaudePlugin {
         input: &SubagentStopInput,
     ) -> ContinuationDecision {
         self.on_subagent_stop(ctx, input).await
+    }
+
+    async fn task_event(
+        &self,
+        ctx: &SeamContext,
+        event: &dsh_seams::TaskEvent,
+    ) -> dsh_seams::TaskVerdict {
+        self.on_task_event(ctx, event).await
     }
 
     async fn session_end(&self, ctx: &SeamContext, reason: SessionEndReason) {

@@ -57,6 +57,8 @@ pub enum Seam {
     CwdChanged,
     /// Around a model switch (`/model`, a host's `set_model`).
     ModelSwitch,
+    /// A task tool created a task or marked one completed.
+    Task,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -87,6 +89,7 @@ impl Seam {
             Seam::MessageDisplay => "message-display",
             Seam::CwdChanged => "cwd-changed",
             Seam::ModelSwitch => "model-switch",
+            Seam::Task => "task",
             Seam::Unmapped => "none",
         }
     }

@@ -282,3 +282,53 @@ fn pre_compact_json_block_skips_compaction_in_the_same_frame() {
         }
     );
 }
+
+fn task(event: HookEvent) -> EventCtx<'static> {
+    EventCtx {
+        event,
+        tool_name: None,
+        source: None,
+        prompt: None,
+        command: "CMD",
+    }
+}
+
+/// TaskCreated and TaskCompleted: exit 2 blocks with stderr (PROTOCOL.md:
+/// the task is rolled back, stderr reaches the model).
+#[test]
+fn task_events_block_on_exit2() {
+    for event in [HookEvent::TaskCreated, HookEvent::TaskCompleted] {
+        let facts = HookFacts::exited(2, "", "not yet\n");
+        let out = interpret(&task(event), &facts, &id);
+        assert_eq!(
+            out.effect,
+            Effect::Block {
+                text: "[CMD]: not yet\n".into()
+            },
+            "{event}"
+        );
+        assert!(out.user_notices.is_empty(), "{event}");
+    }
+}
+
+/// `decision: "block"` cancels a TaskCreated (style A); on TaskCompleted it
+/// is recorded as ignored, and `continue: false` stops nothing on either.
+#[test]
+fn task_created_takes_a_json_block() {
+    let facts = HookFacts::exited(0, r#"{"decision":"block","reason":"too vague"}"#, "");
+    let out = interpret(&task(HookEvent::TaskCreated), &facts, &id);
+    assert_eq!(
+        out.effect,
+        Effect::Block {
+            text: "too vague".into()
+        }
+    );
+    let out = interpret(&task(HookEvent::TaskCompleted), &facts, &id);
+    assert_eq!(out.effect, Effect::None);
+    assert_eq!(out.ignored.len(), 1, "{:?}", out.ignored);
+    let facts = HookFacts::exited(0, r#"{"continue":false,"stopReason":"halt"}"#, "");
+    let out = interpret(&task(HookEvent::TaskCreated), &facts, &id);
+    assert_eq!(out.effect, Effect::None);
+    assert_eq!(out.stop, None);
+    assert!(out.ignored[0].starts_with("continue:"), "{:?}", out.ignored);
+}

@@ -1,0 +1,52 @@
+//! The task seam: TaskCreated and TaskCompleted, fired by dsh's task tools
+//! (`task_create`, `task_update` to `completed`). A blocking answer (exit 2,
+//! or TaskCreated's `decision: "block"`) rolls the task back and its text
+//! is the tool's error for the model.
+
+use dsh_seams::{SeamContext, TaskEvent, TaskEventKind, TaskVerdict};
+
+use super::{ClaudePlugin, Firing};
+use crate::events::HookEvent;
+use crate::output::Effect;
+use crate::payload;
+
+impl ClaudePlugin {
+    pub(super) async fn on_task_event(&self, ctx: &SeamContext, task: &TaskEvent) -> TaskVerdict {
+        let event = match task.kind {
+            TaskEventKind::Created => HookEvent::TaskCreated,
+            TaskEventKind::Completed => HookEvent::TaskCompleted,
+        };
+        let common = self.common(ctx, true);
+        let firing = Firing::new(
+            event,
+            payload::task_event(
+                &common,
+                event.as_str(),
+                &task.task_id,
+                &task.subject,
+                &task.description,
+            ),
+        );
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        self.record(ctx, event, &fired, &|_, _| {});
+        // Every blocking hook's text, in configuration order.
+        let texts: Vec<&str> = fired
+            .iter()
+            .filter_map(|f| match &f.reading.effect {
+                Effect::Block { text } => Some(text.as_str()),
+                Effect::None
+                | Effect::Allow { .. }
+                | Effect::Ask { .. }
+                | Effect::Defer { .. }
+                | Effect::Deny { .. } => None,
+            })
+            .collect();
+        if texts.is_empty() {
+            TaskVerdict::Allow
+        } else {
+            TaskVerdict::Block {
+                feedback: texts.join("\n"),
+            }
+        }
+    }
+}
