@@ -35,6 +35,12 @@ pub enum Message {
         /// Tool calls the reply made, in order.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// The provider's thinking / reasoning blocks for this reply
+        /// (Messages API `thinking` blocks with their signatures, Responses
+        /// `reasoning` items), opaque to dsh and sent back unchanged; absent
+        /// when the reply had none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thinking: Option<Vec<Value>>,
     },
     /// The authoritative result of one tool call.
     Tool {
@@ -146,4 +152,8 @@ pub struct ModelReply {
     pub tool_calls: Vec<ToolCall>,
     /// Usage, when the provider reports it.
     pub usage: Option<TokenUsage>,
+    /// Thinking / reasoning blocks the provider wants sent back with this
+    /// reply's tool calls (see [`Message::Assistant`]'s `thinking`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<Vec<Value>>,
 }

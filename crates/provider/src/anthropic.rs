@@ -263,12 +263,34 @@ fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<
             Message::Assistant {
                 content,
                 tool_calls,
+                thinking: logged,
             } => {
                 let mut blocks = Vec::new();
-                let thinking = tool_calls.first().and_then(|call| memory.recall(&call.id));
+                // The blocks the session log kept (a resumed session), else
+                // the ones remembered; only Messages API thinking blocks
+                // (another API's reasoning is not for this one).
+                let logged: Vec<Value> = logged
+                    .iter()
+                    .flatten()
+                    .filter(|block| {
+                        matches!(
+                            block["type"].as_str(),
+                            Some("thinking" | "redacted_thinking")
+                        )
+                    })
+                    .cloned()
+                    .collect();
+                let thinking = if logged.is_empty() {
+                    tool_calls
+                        .first()
+                        .and_then(|call| memory.recall(&call.id))
+                        .cloned()
+                } else {
+                    Some(logged)
+                };
                 missing_thinking = !tool_calls.is_empty() && thinking.is_none();
                 if let Some(thinking) = thinking {
-                    blocks.extend(thinking.iter().cloned());
+                    blocks.extend(thinking);
                 }
                 if !content.is_empty() {
                     blocks.push(json!({"type": "text", "text": content}));
@@ -590,15 +612,19 @@ impl EventAccumulator for MessagesAccumulator {
                 Block::Text | Block::Other => {}
             }
         }
-        if let (Some(memory), Some(first)) = (&self.memory, tool_calls.first())
-            && !thinking.is_empty()
+        // Kept for the next request, in memory and (through the reply) in
+        // the session log, so a resumed session sends them back too.
+        let thinking = (!tool_calls.is_empty() && !thinking.is_empty()).then_some(thinking);
+        if let (Some(memory), Some(first), Some(thinking)) =
+            (&self.memory, tool_calls.first(), &thinking)
         {
-            lock(memory).remember(&first.id, thinking);
+            lock(memory).remember(&first.id, thinking.clone());
         }
         ModelReply {
             text: self.text,
             tool_calls,
             usage: self.usage.map(Into::into),
+            thinking,
         }
     }
 }
@@ -624,6 +650,7 @@ mod tests {
                 },
                 Message::Assistant {
                     content: "Running both.".into(),
+                    thinking: None,
                     tool_calls: vec![
                         ToolCall {
                             id: "toolu_1".into(),
@@ -719,6 +746,7 @@ mod tests {
                         name: "mcp__echo__echo".into(),
                         arguments: json!({"text": "hello"}),
                     }],
+                    thinking: None,
                 },
                 Message::Tool {
                     tool_call_id: "toolu_1".into(),
@@ -788,6 +816,7 @@ mod tests {
                 Message::Assistant {
                     content: String::new(),
                     tool_calls: reply.tool_calls.clone(),
+                    thinking: None,
                 },
                 Message::Tool {
                     tool_call_id: "toolu_9".into(),

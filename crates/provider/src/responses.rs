@@ -158,9 +158,20 @@ fn push_items(input: &mut Vec<Value>, message: &Message, reasoning: &ReasoningMe
         Message::Assistant {
             content,
             tool_calls,
+            thinking,
         } => {
-            // The model's own order: reasoning, then text, then calls.
-            if let Some(first) = tool_calls.first() {
+            // The model's own order: reasoning, then text, then calls. The
+            // reasoning items the session log kept (a resumed session), else
+            // the ones remembered; only Responses reasoning items.
+            let logged: Vec<Value> = thinking
+                .iter()
+                .flatten()
+                .filter(|item| item["type"] == "reasoning")
+                .cloned()
+                .collect();
+            if !logged.is_empty() {
+                input.extend(logged);
+            } else if let Some(first) = tool_calls.first() {
                 input.extend(reasoning.recall(&first.id));
             }
             if !content.is_empty() {
@@ -569,10 +580,14 @@ impl ResponsesAccumulator {
                 OutputItem::Reasoning(None) | OutputItem::Message { .. } | OutputItem::Other => {}
             }
         }
+        // Kept in the session log too (through the reply), so a resumed
+        // session sends them back as the memory does.
+        let thinking = (!tool_calls.is_empty() && !reasoning.is_empty()).then(|| reasoning.clone());
         let reply = ModelReply {
             text: self.text,
             tool_calls,
             usage: self.usage.map(Into::into),
+            thinking,
         };
         (reply, reasoning)
     }
@@ -837,6 +852,7 @@ mod tests {
             },
             Message::Assistant {
                 content: "looking".into(),
+                thinking: None,
                 tool_calls: vec![
                     ToolCall {
                         id: "call_1".into(),
@@ -865,6 +881,7 @@ mod tests {
             Message::Assistant {
                 content: "done".into(),
                 tool_calls: vec![],
+                thinking: None,
             },
         ];
         let settings = ProviderSettings {
