@@ -25,8 +25,9 @@ const THINKING_MEMORY: usize = 64;
 /// The thinking blocks of recent replies that called tools, keyed by the
 /// id of the reply's first tool call. With extended thinking on, the API
 /// wants the thinking blocks of the assistant message whose tool results
-/// are being sent, unchanged and signed; dsh's messages carry text and
-/// tool calls only, so the provider keeps the blocks it received.
+/// are being sent, unchanged and signed. The reply carries the blocks too
+/// (`ModelReply::thinking`), so the session log keeps them; a message
+/// without them (a log written before dsh kept them) falls back to these.
 #[derive(Debug, Default)]
 pub(crate) struct ThinkingMemory {
     blocks: HashMap<String, Vec<Value>>,
@@ -211,7 +212,7 @@ pub(crate) fn request_body(
     let budget = settings.thinking_budget_tokens;
     let max_tokens = settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
     // Thinking stays off for a request continuing a tool call whose
-    // thinking blocks dsh no longer has (a resumed session): the API
+    // thinking blocks dsh does not have (a log written before dsh kept them): the API
     // refuses that history with thinking on, and accepts it with it off.
     match budget.filter(|_| !missing_thinking) {
         Some(budget) => {

@@ -43,12 +43,11 @@ pub(crate) fn is_reasoning_model(model: &str) -> bool {
 }
 
 /// Reasoning items a reasoning model returned with its tool calls, by the
-/// id of the reply's first call. dsh's messages carry no reasoning, so the
-/// provider keeps them: when the conversation sends that call back, its
-/// reasoning goes in front of it, as the API asks for reasoning that led to
-/// a function call. Shared by the provider's model switches; lost when dsh
-/// exits (a resumed session sends its old calls without reasoning, which
-/// the API accepts).
+/// id of the reply's first call: when the conversation sends that call
+/// back, its reasoning goes in front of it, as the API asks for reasoning
+/// that led to a function call. Shared by the provider's model switches.
+/// The reply carries the items too (`ModelReply::thinking`), so the
+/// session log keeps them and a resumed session sends them from there.
 #[derive(Debug, Default)]
 pub(crate) struct ReasoningMemory {
     entries: Mutex<VecDeque<(String, Vec<Value>)>>,
