@@ -336,7 +336,7 @@ pub enum EventBody {
         /// session sends them back as an uninterrupted one would; absent
         /// when the reply had none.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        thinking: Option<Vec<Value>>,
+        thinking: Option<crate::ThinkingBlocks>,
     },
     /// A sealed tool execution, before policy.
     #[serde(rename = "tool/call")]

@@ -3,6 +3,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// A reply's thinking / reasoning blocks as the provider's API sent them
+/// (Messages API `thinking` blocks with their signatures, Responses
+/// `reasoning` items): opaque to dsh, sent back unchanged.
+pub type ThinkingBlocks = Vec<Value>;
+
 /// A tool call the model asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
@@ -40,7 +45,7 @@ pub enum Message {
         /// `reasoning` items), opaque to dsh and sent back unchanged; absent
         /// when the reply had none.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        thinking: Option<Vec<Value>>,
+        thinking: Option<ThinkingBlocks>,
     },
     /// The authoritative result of one tool call.
     Tool {
@@ -155,5 +160,5 @@ pub struct ModelReply {
     /// Thinking / reasoning blocks the provider wants sent back with this
     /// reply's tool calls (see [`Message::Assistant`]'s `thinking`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thinking: Option<Vec<Value>>,
+    pub thinking: Option<ThinkingBlocks>,
 }

@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_model::{FailureCategory, ProviderFailure, StreamSink};
-use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
+use dsh_protocol::{Message, ModelReply, ModelRequest, ThinkingBlocks, TokenUsage, ToolCall};
 use serde_json::{Map, Value, json};
 
 use crate::settings::ProviderSettings;
@@ -30,12 +30,12 @@ const THINKING_MEMORY: usize = 64;
 /// without them (a log written before dsh kept them) falls back to these.
 #[derive(Debug, Default)]
 pub(crate) struct ThinkingMemory {
-    blocks: HashMap<String, Vec<Value>>,
+    blocks: HashMap<String, ThinkingBlocks>,
     order: VecDeque<String>,
 }
 
 impl ThinkingMemory {
-    fn remember(&mut self, first_call: &str, blocks: Vec<Value>) {
+    fn remember(&mut self, first_call: &str, blocks: ThinkingBlocks) {
         if self.blocks.insert(first_call.to_owned(), blocks).is_none() {
             self.order.push_back(first_call.to_owned());
         }
@@ -46,7 +46,7 @@ impl ThinkingMemory {
         }
     }
 
-    fn recall(&self, first_call: &str) -> Option<&Vec<Value>> {
+    fn recall(&self, first_call: &str) -> Option<&ThinkingBlocks> {
         self.blocks.get(first_call)
     }
 }
@@ -270,7 +270,7 @@ fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<
                 // The blocks the session log kept (a resumed session), else
                 // the ones remembered; only Messages API thinking blocks
                 // (another API's reasoning is not for this one).
-                let logged: Vec<Value> = logged
+                let logged: Vec<_> = logged
                     .iter()
                     .flatten()
                     .filter(|block| {

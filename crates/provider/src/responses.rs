@@ -162,7 +162,7 @@ fn push_items(input: &mut Vec<Value>, message: &Message, reasoning: &ReasoningMe
             // The model's own order: reasoning, then text, then calls. The
             // reasoning items the session log kept (a resumed session), else
             // the ones remembered; only Responses reasoning items.
-            let logged: Vec<Value> = thinking
+            let logged: Vec<_> = thinking
                 .iter()
                 .flatten()
                 .filter(|item| item["type"] == "reasoning")
