@@ -242,7 +242,8 @@ async fn a_native_plugin_supplies_the_summary_and_its_context_follows_it() {
         after[3],
         Message::Assistant {
             content: "one".into(),
-            tool_calls: vec![]
+            tool_calls: vec![],
+            thinking: None,
         }
     );
     assert_eq!(

@@ -273,3 +273,146 @@ fn status_names_the_api_and_why_with_only_an_anthropic_key() {
     );
     assert!(text.contains("api: chat (--provider-api)"), "{text}");
 }
+
+/// The request bodies a run of `dsh -p --input-format stream-json` sent,
+/// one user line per prompt, resuming `resume` when given: the mock's
+/// recorded bodies, and the session id from the run's stdout.
+fn stream_run(
+    ctx: &TestContext,
+    wire: MockWire,
+    api: &str,
+    model: &str,
+    script: Vec<MockResponse>,
+    prompts: &[&str],
+    resume: Option<&str>,
+) -> (Vec<Value>, String) {
+    let mock = MockProvider::start_blocking_with(wire, script).unwrap();
+    let stdin: String = prompts
+        .iter()
+        .map(|prompt| {
+            format!(
+                "{}\n",
+                json!({"type": "user", "message": {"role": "user", "content": prompt}})
+            )
+        })
+        .collect();
+    let mut cmd = ctx.dsh();
+    cmd.env("DSH_BASE_URL", mock.base_url())
+        .env("DSH_API_KEY", "sk-test")
+        .args(["--provider-api", api, "--model", model, "-p"])
+        .args([
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+        ])
+        .arg("--verbose");
+    if let Some(id) = resume {
+        cmd.args(["--resume", id]);
+    }
+    let output = cmd.write_stdin(stdin).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let session = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find_map(|line| line["session_id"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| {
+            panic!(
+                "{api}: no session id\n{stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+    assert_eq!(mock.remaining(), 0, "{api}: script not used up\n{stdout}");
+    (mock.requests(), session)
+}
+
+/// A session whose turn ended right after a tool call the model made with
+/// thinking (here: the next request failed), then resumed in a new dsh
+/// process, sends the same request as one process that went on: the
+/// thinking is kept in the session log and sent back, signed and
+/// unchanged, with thinking still on.
+fn resumed_thinking_is_sent_as_uninterrupted(wire: MockWire, api: &str, model: &str) {
+    let tool_turn = || {
+        let mut reply = dsh_provider::mock::MockReply::text("Listing.")
+            .with_thinking("I should list the files.", "SIGNED-THINKING-1");
+        reply.tool_calls = vec![MockToolCall::new(
+            "toolu_think_1",
+            "bash",
+            &json!({"command": "echo hi"}),
+        )];
+        MockResponse::Reply(reply)
+    };
+    let failure = || {
+        MockResponse::status(
+            400,
+            r#"{"error":{"type":"invalid_request_error","message":"mock: stop here"}}"#,
+        )
+    };
+    let config = "[provider]\nmax_retries = 0\nthinking_budget_tokens = 2048\n";
+
+    let straight = TestContext::new();
+    std::fs::create_dir_all(straight.home().join(".dsh")).unwrap();
+    std::fs::write(straight.home().join(".dsh/config.toml"), config).unwrap();
+    let (requests, _) = stream_run(
+        &straight,
+        wire,
+        api,
+        model,
+        vec![tool_turn(), failure(), MockResponse::text("done")],
+        &["Please list", "Go on"],
+        None,
+    );
+    assert_eq!(requests.len(), 3, "{api}");
+    let uninterrupted = &requests[2];
+
+    let broken = TestContext::new();
+    std::fs::create_dir_all(broken.home().join(".dsh")).unwrap();
+    std::fs::write(broken.home().join(".dsh/config.toml"), config).unwrap();
+    let (_, id) = stream_run(
+        &broken,
+        wire,
+        api,
+        model,
+        vec![tool_turn(), failure()],
+        &["Please list"],
+        None,
+    );
+    let (requests, _) = stream_run(
+        &broken,
+        wire,
+        api,
+        model,
+        vec![MockResponse::text("done")],
+        &["Go on"],
+        Some(&id),
+    );
+    assert_eq!(requests.len(), 1, "{api}");
+    let text = uninterrupted.to_string();
+    assert!(text.contains("SIGNED-THINKING-1"), "{api}: {text}");
+    // Project paths differ between the two contexts: compare with each
+    // context's root replaced.
+    let normal = |body: &Value, ctx: &TestContext| {
+        body.to_string()
+            .replace(&ctx.project().display().to_string(), "<project>")
+            .replace(&ctx.home().display().to_string(), "<home>")
+    };
+    assert_eq!(
+        normal(&requests[0], &broken),
+        normal(uninterrupted, &straight),
+        "{api}"
+    );
+}
+
+#[test]
+fn anthropic_thinking_survives_a_resume() {
+    resumed_thinking_is_sent_as_uninterrupted(
+        MockWire::Anthropic,
+        "anthropic",
+        "claude-sonnet-4-5",
+    );
+}
+
+#[test]
+fn responses_reasoning_survives_a_resume() {
+    resumed_thinking_is_sent_as_uninterrupted(MockWire::Responses, "responses", "gpt-5");
+}

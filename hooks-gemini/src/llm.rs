@@ -239,9 +239,17 @@ pub fn apply_llm_request(
             continue;
         };
         let new = match (slot.role, request.messages.get(first)) {
-            (LlmRole::Model, Some(Message::Assistant { tool_calls, .. })) => Message::Assistant {
+            (
+                LlmRole::Model,
+                Some(Message::Assistant {
+                    tool_calls,
+                    thinking,
+                    ..
+                }),
+            ) => Message::Assistant {
                 content: patch.content.clone(),
                 tool_calls: tool_calls.clone(),
+                thinking: thinking.clone(),
             },
             (LlmRole::User | LlmRole::Model, _) => Message::User {
                 content: patch.content.clone(),
@@ -383,6 +391,7 @@ pub fn reply_from_llm_response(value: &Value) -> Option<ModelReply> {
         text,
         tool_calls: Vec::new(),
         usage: None,
+        thinking: None,
     })
 }
 
@@ -443,6 +452,7 @@ mod tests {
             Message::Assistant {
                 content: "I'll run it.".to_owned(),
                 tool_calls: vec![shell_call()],
+                thinking: None,
             },
             Message::Tool {
                 tool_call_id: "call_1".to_owned(),
@@ -478,6 +488,7 @@ mod tests {
                 Message::Assistant {
                     content: String::new(),
                     tool_calls: vec![shell_call()],
+                    thinking: None,
                 },
                 Message::Tool {
                     tool_call_id: "call_1".to_owned(),
@@ -489,6 +500,7 @@ mod tests {
                 Message::Assistant {
                     content: "done".to_owned(),
                     tool_calls: Vec::new(),
+                    thinking: None,
                 },
                 user("more"),
                 system("ctx"),
@@ -578,6 +590,7 @@ mod tests {
                 Message::Assistant {
                     content: "M".to_owned(),
                     tool_calls: vec![shell_call()],
+                    thinking: None,
                 },
                 Message::Tool {
                     tool_call_id: "call_1".to_owned(),
@@ -625,6 +638,7 @@ mod tests {
                 output_tokens: 10,
                 ..TokenUsage::default()
             }),
+            thinking: None,
         };
         let expected = json!({
             "text": "FINAL: all done.",
@@ -640,6 +654,7 @@ mod tests {
             text: String::new(),
             tool_calls: vec![shell_call()],
             usage: None,
+            thinking: None,
         };
         let shown = serde_json::to_value(to_llm_response(&calls_only)).unwrap();
         assert_eq!(shown["candidates"][0]["content"]["parts"], json!([]));

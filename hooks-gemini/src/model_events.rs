@@ -811,6 +811,7 @@ mod tests {
             text: "ORIGINAL TEXT with secret-1234".to_owned(),
             tool_calls: Vec::new(),
             usage: None,
+            thinking: None,
         };
         after_model_request(firing.as_ref(), &ctx, &request(), &reply, &shown).await;
         assert_eq!(shown.shown(1, 1).as_deref(), Some("REDACTED"));

@@ -218,6 +218,7 @@ async fn bm_modify_request_rewrites_the_request_and_tool_selection_sees_it() {
                     name: "bash".into(),
                     arguments: json!({"command": "echo hi"}),
                 }],
+                thinking: None,
             },
             Message::Tool {
                 tool_call_id: "call_1".into(),
@@ -264,6 +265,7 @@ async fn am_replace_response_sees_the_whole_reply_and_keeps_it() {
         text: "ORIGINAL TEXT with secret-1234".into(),
         tool_calls: Vec::new(),
         usage: None,
+        thinking: None,
     };
     h.plugin
         .after_model_request(&h.ctx, &sent, Ok(&reply))

@@ -515,6 +515,7 @@ mod tests {
             content: "inner".into(),
             tool_calls: vec![],
             usage: None,
+            thinking: None,
         });
         nested.agent_id = Some("a0123456789abcdef".into());
         assert!(t.event(&nested, Mode::Replay).is_empty());
@@ -532,6 +533,7 @@ mod tests {
             content: "Hello".into(),
             tool_calls: Vec::new(),
             usage: None,
+            thinking: None,
         });
         assert!(t.event(&message, Mode::Live).is_empty());
         // Without deltas (a model that does not stream) the text is sent whole.

@@ -126,6 +126,7 @@ fn text_tokens(messages: &[Message]) -> u64 {
             Message::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 content.len()
                     + tool_calls
@@ -518,6 +519,7 @@ mod tests {
                 output_tokens: 0,
                 ..Default::default()
             }),
+            thinking: None,
         };
         let event = |seq: u64, body: EventBody, agent_id: Option<&str>| Event {
             seq,

@@ -242,6 +242,7 @@ impl Fixture {
                         })
                         .collect(),
                     usage: step.usage,
+                    thinking: None,
                 }),
             })
             .collect()

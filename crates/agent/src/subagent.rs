@@ -303,6 +303,7 @@ impl Run<'_> {
                 content: reply.text.clone(),
                 tool_calls: reply.tool_calls.clone(),
                 usage: reply.usage,
+                thinking: reply.thinking.clone(),
             })?;
             last_text = reply.text.clone();
             if reply.tool_calls.is_empty() {

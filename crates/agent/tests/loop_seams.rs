@@ -279,6 +279,7 @@ impl Plugin for Gate {
             },
             (1, true) => ProviderRequestDecision::Answer(dsh_protocol::ModelReply {
                 text: "canned".to_owned(),
+                thinking: None,
                 tool_calls: Vec::new(),
                 usage: None,
             }),

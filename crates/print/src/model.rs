@@ -295,6 +295,7 @@ mod tests {
                     output_tokens: 2,
                     ..TokenUsage::default()
                 }),
+                thinking: None,
             })
         }
         fn name(&self) -> String {
@@ -317,6 +318,7 @@ mod tests {
                     name: "read".into(),
                     arguments: json!({}),
                 }],
+                thinking: None,
             }],
             tools: vec![ToolSpec {
                 name: "bash".into(),

@@ -652,6 +652,7 @@ mod tests {
                 arguments: json!({"command": "ls"}),
             }],
             usage: None,
+            thinking: None,
         }
     }
 

@@ -332,6 +332,11 @@ pub enum EventBody {
         /// Token usage when the provider reported it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         usage: Option<TokenUsage>,
+        /// The provider's thinking / reasoning blocks, kept so a resumed
+        /// session sends them back as an uninterrupted one would; absent
+        /// when the reply had none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thinking: Option<crate::ThinkingBlocks>,
     },
     /// A sealed tool execution, before policy.
     #[serde(rename = "tool/call")]

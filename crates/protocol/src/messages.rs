@@ -3,6 +3,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// A reply's thinking / reasoning blocks as the provider's API sent them
+/// (Messages API `thinking` blocks with their signatures, Responses
+/// `reasoning` items): opaque to dsh, sent back unchanged.
+pub type ThinkingBlocks = Vec<Value>;
+
 /// A tool call the model asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
@@ -35,6 +40,12 @@ pub enum Message {
         /// Tool calls the reply made, in order.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// The provider's thinking / reasoning blocks for this reply
+        /// (Messages API `thinking` blocks with their signatures, Responses
+        /// `reasoning` items), opaque to dsh and sent back unchanged; absent
+        /// when the reply had none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thinking: Option<ThinkingBlocks>,
     },
     /// The authoritative result of one tool call.
     Tool {
@@ -146,4 +157,8 @@ pub struct ModelReply {
     pub tool_calls: Vec<ToolCall>,
     /// Usage, when the provider reports it.
     pub usage: Option<TokenUsage>,
+    /// Thinking / reasoning blocks the provider wants sent back with this
+    /// reply's tool calls (see [`Message::Assistant`]'s `thinking`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<ThinkingBlocks>,
 }

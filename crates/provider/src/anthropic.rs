@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_model::{FailureCategory, ProviderFailure, StreamSink};
-use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
+use dsh_protocol::{Message, ModelReply, ModelRequest, ThinkingBlocks, TokenUsage, ToolCall};
 use serde_json::{Map, Value, json};
 
 use crate::settings::ProviderSettings;
@@ -25,16 +25,17 @@ const THINKING_MEMORY: usize = 64;
 /// The thinking blocks of recent replies that called tools, keyed by the
 /// id of the reply's first tool call. With extended thinking on, the API
 /// wants the thinking blocks of the assistant message whose tool results
-/// are being sent, unchanged and signed; dsh's messages carry text and
-/// tool calls only, so the provider keeps the blocks it received.
+/// are being sent, unchanged and signed. The reply carries the blocks too
+/// (`ModelReply::thinking`), so the session log keeps them; a message
+/// without them (a log written before dsh kept them) falls back to these.
 #[derive(Debug, Default)]
 pub(crate) struct ThinkingMemory {
-    blocks: HashMap<String, Vec<Value>>,
+    blocks: HashMap<String, ThinkingBlocks>,
     order: VecDeque<String>,
 }
 
 impl ThinkingMemory {
-    fn remember(&mut self, first_call: &str, blocks: Vec<Value>) {
+    fn remember(&mut self, first_call: &str, blocks: ThinkingBlocks) {
         if self.blocks.insert(first_call.to_owned(), blocks).is_none() {
             self.order.push_back(first_call.to_owned());
         }
@@ -45,7 +46,7 @@ impl ThinkingMemory {
         }
     }
 
-    fn recall(&self, first_call: &str) -> Option<&Vec<Value>> {
+    fn recall(&self, first_call: &str) -> Option<&ThinkingBlocks> {
         self.blocks.get(first_call)
     }
 }
@@ -211,7 +212,7 @@ pub(crate) fn request_body(
     let budget = settings.thinking_budget_tokens;
     let max_tokens = settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
     // Thinking stays off for a request continuing a tool call whose
-    // thinking blocks dsh no longer has (a resumed session): the API
+    // thinking blocks dsh does not have (a log written before dsh kept them): the API
     // refuses that history with thinking on, and accepts it with it off.
     match budget.filter(|_| !missing_thinking) {
         Some(budget) => {
@@ -263,12 +264,34 @@ fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<
             Message::Assistant {
                 content,
                 tool_calls,
+                thinking: logged,
             } => {
                 let mut blocks = Vec::new();
-                let thinking = tool_calls.first().and_then(|call| memory.recall(&call.id));
+                // The blocks the session log kept (a resumed session), else
+                // the ones remembered; only Messages API thinking blocks
+                // (another API's reasoning is not for this one).
+                let logged: Vec<_> = logged
+                    .iter()
+                    .flatten()
+                    .filter(|block| {
+                        matches!(
+                            block["type"].as_str(),
+                            Some("thinking" | "redacted_thinking")
+                        )
+                    })
+                    .cloned()
+                    .collect();
+                let thinking = if logged.is_empty() {
+                    tool_calls
+                        .first()
+                        .and_then(|call| memory.recall(&call.id))
+                        .cloned()
+                } else {
+                    Some(logged)
+                };
                 missing_thinking = !tool_calls.is_empty() && thinking.is_none();
                 if let Some(thinking) = thinking {
-                    blocks.extend(thinking.iter().cloned());
+                    blocks.extend(thinking);
                 }
                 if !content.is_empty() {
                     blocks.push(json!({"type": "text", "text": content}));
@@ -590,15 +613,19 @@ impl EventAccumulator for MessagesAccumulator {
                 Block::Text | Block::Other => {}
             }
         }
-        if let (Some(memory), Some(first)) = (&self.memory, tool_calls.first())
-            && !thinking.is_empty()
+        // Kept for the next request, in memory and (through the reply) in
+        // the session log, so a resumed session sends them back too.
+        let thinking = (!tool_calls.is_empty() && !thinking.is_empty()).then_some(thinking);
+        if let (Some(memory), Some(first), Some(thinking)) =
+            (&self.memory, tool_calls.first(), &thinking)
         {
-            lock(memory).remember(&first.id, thinking);
+            lock(memory).remember(&first.id, thinking.clone());
         }
         ModelReply {
             text: self.text,
             tool_calls,
             usage: self.usage.map(Into::into),
+            thinking,
         }
     }
 }
@@ -624,6 +651,7 @@ mod tests {
                 },
                 Message::Assistant {
                     content: "Running both.".into(),
+                    thinking: None,
                     tool_calls: vec![
                         ToolCall {
                             id: "toolu_1".into(),
@@ -719,6 +747,7 @@ mod tests {
                         name: "mcp__echo__echo".into(),
                         arguments: json!({"text": "hello"}),
                     }],
+                    thinking: None,
                 },
                 Message::Tool {
                     tool_call_id: "toolu_1".into(),
@@ -788,6 +817,7 @@ mod tests {
                 Message::Assistant {
                     content: String::new(),
                     tool_calls: reply.tool_calls.clone(),
+                    thinking: None,
                 },
                 Message::Tool {
                     tool_call_id: "toolu_9".into(),

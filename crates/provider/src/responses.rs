@@ -43,12 +43,11 @@ pub(crate) fn is_reasoning_model(model: &str) -> bool {
 }
 
 /// Reasoning items a reasoning model returned with its tool calls, by the
-/// id of the reply's first call. dsh's messages carry no reasoning, so the
-/// provider keeps them: when the conversation sends that call back, its
-/// reasoning goes in front of it, as the API asks for reasoning that led to
-/// a function call. Shared by the provider's model switches; lost when dsh
-/// exits (a resumed session sends its old calls without reasoning, which
-/// the API accepts).
+/// id of the reply's first call: when the conversation sends that call
+/// back, its reasoning goes in front of it, as the API asks for reasoning
+/// that led to a function call. Shared by the provider's model switches.
+/// The reply carries the items too (`ModelReply::thinking`), so the
+/// session log keeps them and a resumed session sends them from there.
 #[derive(Debug, Default)]
 pub(crate) struct ReasoningMemory {
     entries: Mutex<VecDeque<(String, Vec<Value>)>>,
@@ -158,9 +157,20 @@ fn push_items(input: &mut Vec<Value>, message: &Message, reasoning: &ReasoningMe
         Message::Assistant {
             content,
             tool_calls,
+            thinking,
         } => {
-            // The model's own order: reasoning, then text, then calls.
-            if let Some(first) = tool_calls.first() {
+            // The model's own order: reasoning, then text, then calls. The
+            // reasoning items the session log kept (a resumed session), else
+            // the ones remembered; only Responses reasoning items.
+            let logged: Vec<_> = thinking
+                .iter()
+                .flatten()
+                .filter(|item| item["type"] == "reasoning")
+                .cloned()
+                .collect();
+            if !logged.is_empty() {
+                input.extend(logged);
+            } else if let Some(first) = tool_calls.first() {
                 input.extend(reasoning.recall(&first.id));
             }
             if !content.is_empty() {
@@ -569,10 +579,14 @@ impl ResponsesAccumulator {
                 OutputItem::Reasoning(None) | OutputItem::Message { .. } | OutputItem::Other => {}
             }
         }
+        // Kept in the session log too (through the reply), so a resumed
+        // session sends them back as the memory does.
+        let thinking = (!tool_calls.is_empty() && !reasoning.is_empty()).then(|| reasoning.clone());
         let reply = ModelReply {
             text: self.text,
             tool_calls,
             usage: self.usage.map(Into::into),
+            thinking,
         };
         (reply, reasoning)
     }
@@ -837,6 +851,7 @@ mod tests {
             },
             Message::Assistant {
                 content: "looking".into(),
+                thinking: None,
                 tool_calls: vec![
                     ToolCall {
                         id: "call_1".into(),
@@ -865,6 +880,7 @@ mod tests {
             Message::Assistant {
                 content: "done".into(),
                 tool_calls: vec![],
+                thinking: None,
             },
         ];
         let settings = ProviderSettings {

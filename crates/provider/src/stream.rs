@@ -293,6 +293,7 @@ impl Accumulator {
             text: self.text,
             tool_calls,
             usage: self.usage,
+            thinking: None,
         }
     }
 }

@@ -55,6 +55,7 @@ impl WireApi for ChatApi {
             text,
             tool_calls,
             usage: completion.usage.map(Into::into),
+            thinking: None,
         })
     }
 }
@@ -104,6 +105,7 @@ fn message_json(message: &Message) -> Value {
         Message::Assistant {
             content,
             tool_calls,
+            ..
         } => {
             if tool_calls.is_empty() {
                 json!({ "role": "assistant", "content": content })
@@ -338,6 +340,7 @@ mod tests {
                 },
                 Message::Assistant {
                     content: String::new(),
+                    thinking: None,
                     tool_calls: vec![
                         ToolCall {
                             id: "call_1".into(),
@@ -360,6 +363,7 @@ mod tests {
                 Message::Assistant {
                     content: "done".into(),
                     tool_calls: vec![],
+                    thinking: None,
                 },
             ],
             tools: vec![ToolSpec {

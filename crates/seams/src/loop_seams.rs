@@ -160,6 +160,7 @@ mod tests {
                     arguments: json!({}),
                 })
                 .collect(),
+            thinking: None,
         }
     }
 

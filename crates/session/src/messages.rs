@@ -103,12 +103,14 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
             EventBody::AssistantMessage {
                 content,
                 tool_calls,
+                thinking,
                 ..
             } => {
                 model_call_ids = tool_calls.iter().map(|call| call.id.clone()).collect();
                 messages.push(Message::Assistant {
                     content: content.clone(),
                     tool_calls: tool_calls.clone(),
+                    thinking: thinking.clone(),
                 });
             }
             EventBody::ToolResult {
@@ -196,6 +198,7 @@ mod tests {
                 })
                 .collect(),
             usage: None,
+            thinking: None,
         }
     }
 

@@ -59,6 +59,7 @@ fn assistant(turn: u64, calls: Vec<ToolCall>) -> EventBody {
         content: "hi".into(),
         tool_calls: calls,
         usage: None,
+        thinking: None,
     }
 }
 
@@ -294,7 +295,8 @@ fn derive_messages_skips_non_surface_events() {
             },
             Message::Assistant {
                 content: "hi".into(),
-                tool_calls: vec![call("a")]
+                tool_calls: vec![call("a")],
+                thinking: None,
             },
             Message::Tool {
                 tool_call_id: "a".into(),
@@ -406,6 +408,7 @@ fn nested_runs_are_tagged_and_projected_apart() {
         content: String::new(),
         tool_calls: vec![agent_call],
         usage: None,
+        thinking: None,
     })
     .unwrap();
     log.append(tool_call(1, "outer")).unwrap();
@@ -426,6 +429,7 @@ fn nested_runs_are_tagged_and_projected_apart() {
             content: String::new(),
             tool_calls: vec![call("inner")],
             usage: None,
+            thinking: None,
         },
         agent,
     )
@@ -493,7 +497,8 @@ fn nested_runs_are_tagged_and_projected_apart() {
             },
             Message::Assistant {
                 content: String::new(),
-                tool_calls: vec![call("inner")]
+                tool_calls: vec![call("inner")],
+                thinking: None,
             },
             Message::Tool {
                 tool_call_id: "inner".into(),

@@ -323,6 +323,7 @@ impl Agent {
                             content: error.partial_text.clone(),
                             tool_calls: Vec::new(),
                             usage: None,
+                            thinking: None,
                         })?;
                         summary.last_assistant_message = Some(error.partial_text.clone());
                     }
@@ -357,6 +358,7 @@ impl Agent {
                 content: reply.text.clone(),
                 tool_calls: tool_calls.clone(),
                 usage: reply.usage,
+                thinking: reply.thinking.clone(),
             })?;
             summary.last_assistant_message = Some(reply.text.clone());
             self.last_response = Some((std::time::Instant::now(), reply.usage));
@@ -522,6 +524,7 @@ impl Agent {
                     content: reply.clone(),
                     tool_calls: Vec::new(),
                     usage: None,
+                    thinking: None,
                 })?;
             }
         }

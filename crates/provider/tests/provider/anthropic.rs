@@ -30,6 +30,7 @@ fn continued(reply_calls: &[ToolCall], results: &[(&str, &str)]) -> ModelRequest
     next.messages.push(Message::Assistant {
         content: String::new(),
         tool_calls: reply_calls.to_vec(),
+        thinking: None,
     });
     for (id, content) in results {
         next.messages.push(Message::Tool {

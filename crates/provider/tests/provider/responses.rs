@@ -39,6 +39,7 @@ fn follow_up(first: &ModelRequest, text: &str, calls: &[ToolCall]) -> ModelReque
     next.messages.push(Message::Assistant {
         content: text.to_owned(),
         tool_calls: calls.to_vec(),
+        thinking: None,
     });
     for call in calls {
         next.messages.push(Message::Tool {

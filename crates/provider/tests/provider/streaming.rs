@@ -163,6 +163,7 @@ async fn invalid_tool_arguments_are_kept_verbatim_and_sent_back_unchanged() {
     next.messages.push(Message::Assistant {
         content: reply.text.clone(),
         tool_calls: reply.tool_calls.clone(),
+        thinking: None,
     });
     next.messages.push(Message::Tool {
         tool_call_id: "call_1".into(),

@@ -160,6 +160,7 @@ mod tests {
                     cache_read_input_tokens: read,
                     cache_creation_input_tokens: 0,
                 }),
+                thinking: None,
             },
             agent_id: None,
         }
