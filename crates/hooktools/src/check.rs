@@ -46,7 +46,13 @@ fn discovered(
     let mut findings = Vec::new();
     for dialect in registry.iter() {
         let targets = dialect.lint_targets(&dialect_sources);
-        found.extend(targets.files.into_iter().map(|path| (path, dialect.id())));
+        // In the home directory the project's files are the user's: each
+        // file is checked once.
+        for path in targets.files {
+            if !found.iter().any(|(seen, _)| *seen == path) {
+                found.push((path, dialect.id()));
+            }
+        }
         late.extend(
             targets
                 .loaded_files
