@@ -219,8 +219,20 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         args.print.fallback_model.clone(),
     );
     let model_name = model.name();
-    spec.decide_headless(&mut std::io::stderr())?;
     let target = log_target(&home, existing.as_ref(), &args.print, args.wait)?;
+    // `--worktree`: the session moves there (a `-p` run keeps it).
+    if let Some(name) = &args.session.worktree {
+        let id = target.new_session_id().map(str::to_owned);
+        let id = id.ok_or_else(|| anyhow::anyhow!("--worktree starts a new session"))?;
+        match dsh_core::worktree::enter(&spec, name, &id)? {
+            Ok((moved, _)) => spec = moved,
+            Err(failed) => {
+                errln!("{failed}");
+                return Ok(ExitStatus::Failure);
+            }
+        }
+    }
+    spec.decide_headless(&mut std::io::stderr())?;
     let opened = dsh_core::assemble(spec, target)?;
     sessions::report_torn(&opened);
     for notice in &opened.notices {

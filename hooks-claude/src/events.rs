@@ -210,7 +210,10 @@ impl HookEvent {
             | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
             | HookEvent::TaskCreated
-            | HookEvent::TaskCompleted => EventSupport::Fired,
+            | HookEvent::TaskCompleted
+            | HookEvent::WorktreeCreate
+            | HookEvent::WorktreeRemove
+            | HookEvent::DirectoryAdded => EventSupport::Fired,
             HookEvent::TeammateIdle => EventSupport::NotFired("dsh has no agent teams"),
             HookEvent::Elicitation | HookEvent::ElicitationResult => {
                 EventSupport::NotFired("dsh has no MCP elicitation")
@@ -218,11 +221,7 @@ impl HookEvent {
             HookEvent::ConfigChange => EventSupport::NotFired(
                 "dsh reads settings once at start-up and does not watch them",
             ),
-            HookEvent::WorktreeCreate | HookEvent::WorktreeRemove => {
-                EventSupport::NotFired("dsh does not manage worktrees")
-            }
             HookEvent::FileChanged => EventSupport::NotFired("dsh does not watch files"),
-            HookEvent::DirectoryAdded => EventSupport::NotFired("dsh has no /add-dir"),
         }
     }
 

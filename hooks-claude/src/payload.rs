@@ -13,8 +13,10 @@ use serde_json::{Map, Value, json};
 
 mod lifecycle;
 mod tools;
+mod worktree;
 pub use lifecycle::*;
 pub use tools::*;
+pub use worktree::*;
 
 /// The fields most events share.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -39,6 +39,8 @@ mod subagents;
 mod tasks;
 mod tools;
 mod turns;
+mod worktree;
+pub use worktree::NO_WORKTREE_PATH;
 
 const NAME: &str = "claude";
 
@@ -352,6 +354,22 @@ impl Plugin for ClaudePlugin {
 
     async fn cwd_changed(&self, ctx: &SeamContext, change: &dsh_seams::CwdChange) {
         self.on_cwd_changed(ctx, change).await;
+    }
+
+    async fn worktree_create(&self, ctx: &SeamContext, name: &str) -> dsh_seams::WorktreeCreation {
+        self.on_worktree_create(ctx, name).await
+    }
+
+    async fn worktree_remove(
+        &self,
+        ctx: &SeamContext,
+        path: &std::path::Path,
+    ) -> dsh_seams::WorktreeRemoval {
+        self.on_worktree_remove(ctx, path).await
+    }
+
+    async fn directory_added(&self, ctx: &SeamContext, added: &dsh_seams::DirectoryAddition) {
+        self.on_directory_added(ctx, added).await;
     }
 
     async fn before_model_switch(

@@ -19,6 +19,7 @@ mod lifecycle;
 mod loop_seams;
 pub(crate) mod sink;
 mod turn;
+mod worktree;
 pub use loop_seams::{MessageQueue, QueueMode, QueueModes};
 pub(crate) use sink::LogSink;
 pub use sink::{EventCallback, NoticeCallback, Observers, TextCallback};

@@ -53,6 +53,19 @@ pub enum LogTarget {
     },
 }
 
+impl LogTarget {
+    /// The id of the session a new log is made for (`None` for a reopened
+    /// log, whose header has it).
+    pub fn new_session_id(&self) -> Option<&str> {
+        match self {
+            LogTarget::New { id, .. }
+            | LogTarget::Writer { id, .. }
+            | LogTarget::InMemory { id } => Some(id),
+            LogTarget::Reopen { .. } => None,
+        }
+    }
+}
+
 /// A session ready for a driver: the interactive or headless agent
 /// ([`Assembled::agent`]) or the replay loop (its parts).
 pub struct Assembled {

@@ -56,6 +56,14 @@ pub struct SessionFlags {
     /// as `claude --maintenance`.
     #[arg(long)]
     pub maintenance: bool,
+    /// Work in a worktree of the project, as `claude --worktree NAME`: the
+    /// WorktreeCreate hooks of the project make it (their last stdout line is
+    /// its path), else dsh runs `git worktree add` to
+    /// `.claude/worktrees/NAME` on branch `worktree-NAME`. The session
+    /// then runs there, with the worktree's settings; an interactive
+    /// session removes a worktree without changes when it ends.
+    #[arg(long, value_name = "NAME")]
+    pub worktree: Option<String>,
     /// Permission mode and rules for the session (Claude Code's `default` mode when
     /// neither the flag nor settings' `defaultMode` names one; replay: `bypassPermissions`).
     #[command(flatten)]

@@ -42,6 +42,7 @@ mod status;
 pub mod system_prompt;
 pub mod trust;
 pub mod trust_question;
+pub mod worktree;
 
 pub use assemble::{AgentOptions, Assembled, LogTarget, assemble};
 pub use config::{DshConfig, config_keys};

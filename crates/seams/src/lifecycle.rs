@@ -1,6 +1,7 @@
 //! Session lifecycle points outside the turn loop's tool pipeline: the
 //! set-up run (`--init` / `--maintenance`), the assistant text as it is
-//! displayed, and the working directory the bash tool moved to.
+//! displayed, the working directory the bash tool moved to, the worktree
+//! a session works in (`--worktree`) and directories added mid-session.
 
 use std::path::PathBuf;
 
@@ -113,4 +114,61 @@ pub enum ModelSwitchDecision {
         /// Why (shown to whoever asked).
         reason: String,
     },
+}
+
+/// What the worktree-creation seam answers (`--worktree NAME`): the first
+/// listener that handles it decides where the session works.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum WorktreeCreation {
+    /// Nobody creates worktrees: dsh makes a git worktree itself.
+    #[default]
+    NotHandled,
+    /// The worktree is at `path`; the session moves there.
+    Created {
+        /// The worktree's directory.
+        path: PathBuf,
+    },
+    /// A listener tried and failed; the session does not start.
+    Failed {
+        /// Why (shown to the user).
+        message: String,
+    },
+}
+
+/// What the worktree-removal seam answers when a session that created a
+/// worktree ends.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum WorktreeRemoval {
+    /// Nobody removes worktrees made this way: the worktree is kept.
+    #[default]
+    NotHandled,
+    /// A listener removed it.
+    Removed,
+}
+
+/// Why a working directory was added during a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DirectorySource {
+    /// `/add-dir PATH` typed in the terminal.
+    SlashCommand,
+}
+
+impl DirectorySource {
+    /// The wire name, as Claude Code spells it (`slash_command`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DirectorySource::SlashCommand => "slash_command",
+        }
+    }
+}
+
+/// A working directory added during a session (`--add-dir` at start-up is
+/// not one: it is part of the session from the start).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectoryAddition {
+    /// The directory, absolute.
+    pub directory: PathBuf,
+    /// Who added it.
+    pub source: DirectorySource,
 }

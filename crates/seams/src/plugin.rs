@@ -21,6 +21,7 @@ use crate::{
 use crate::{
     CwdChange, DisplayDecision, DisplayInput, ModelSwitch, ModelSwitchDecision, SetupTrigger,
 };
+use crate::{DirectoryAddition, WorktreeCreation, WorktreeRemoval};
 use crate::{TaskEvent, TaskVerdict};
 
 /// A prompt claimed for a turn.
@@ -416,6 +417,23 @@ pub trait Plugin: Send + Sync {
     /// A model switch happened (after its `model/switched` is recorded).
     /// Observation only.
     async fn model_switched(&self, _ctx: &SeamContext, _switch: &ModelSwitch) {}
+
+    /// Before a session starts in a worktree (`--worktree NAME`), in the
+    /// original project: the first listener that handles it creates the
+    /// worktree and says where it is.
+    async fn worktree_create(&self, _ctx: &SeamContext, _name: &str) -> WorktreeCreation {
+        WorktreeCreation::NotHandled
+    }
+
+    /// When a session that created a worktree through
+    /// [`Plugin::worktree_create`] ends: the first listener that handles it
+    /// removes the worktree.
+    async fn worktree_remove(&self, _ctx: &SeamContext, _path: &std::path::Path) -> WorktreeRemoval {
+        WorktreeRemoval::NotHandled
+    }
+
+    /// After a working directory was added mid-session (`/add-dir`).
+    async fn directory_added(&self, _ctx: &SeamContext, _added: &DirectoryAddition) {}
 
     // Prompt-layer seams.
 

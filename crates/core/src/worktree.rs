@@ -1,0 +1,325 @@
+//! `--worktree NAME`: the session works in a worktree of the project.
+//!
+//! The worktree-creation seam fires first, with the original project's
+//! hooks (Claude Code's WorktreeCreate); the first listener that handles it
+//! says where the worktree is. With none, dsh makes a git worktree itself,
+//! where Claude Code 2.1.328 makes one (`ev_worktree_git`):
+//! `<repository>/.claude/worktrees/NAME` on a new branch `worktree-NAME`,
+//! locked while the session uses it. The front end then resolves the
+//! session again in the worktree, whose own settings apply from then on.
+//! When an interactive session that made the worktree ends, the
+//! worktree-removal seam fires ([`Worktree::settle`] says what became of
+//! it); a `-p` run keeps it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use dsh_seams::{
+    CancellationToken, NullSink, SeamContext, SessionEnv, SessionInfo, TurnControl,
+    WorktreeCreation, WorktreeRemoval,
+};
+
+use crate::{Error, Result, SessionSpec};
+
+/// Who made the worktree (and so who removes it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MadeBy {
+    /// A worktree-creation listener (a WorktreeCreate hook).
+    Hook,
+    /// dsh, with `git worktree add` on this branch.
+    Git {
+        /// The repository the worktree belongs to.
+        repository: PathBuf,
+        /// The worktree's branch (`worktree-NAME`).
+        branch: String,
+        /// The commit it started from.
+        base: String,
+    },
+}
+
+/// The worktree a session moved to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Worktree {
+    /// The name given to `--worktree`.
+    pub name: String,
+    /// Its directory: the session's directory from now on.
+    pub path: PathBuf,
+    /// The directory the session was started in.
+    pub origin: PathBuf,
+    /// Who made it.
+    pub made_by: MadeBy,
+}
+
+/// A worktree that could not be made; the session does not start. Shown
+/// as Claude Code shows it: `Error creating worktree: …`, exit status 1.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Error creating worktree: {0}")]
+pub struct WorktreeFailed(pub String);
+
+/// Makes the worktree `name` for the session `session_id` resolved in
+/// `spec` (the original project): the creation seam with the project's
+/// hooks, else `git worktree add`. Must be called outside any async
+/// runtime.
+pub fn create(
+    spec: &SessionSpec,
+    name: &str,
+    session_id: &str,
+) -> Result<std::result::Result<Worktree, WorktreeFailed>> {
+    if let Err(why) = check_name(name) {
+        return Ok(Err(WorktreeFailed(why)));
+    }
+    let scrub = crate::hooks::scrubbed_env_for(&spec.env, &spec.config);
+    let hooks = crate::hooks::plugins_from(spec.hooks.clone(), &spec.sources, scrub)?;
+    let ctx = SeamContext {
+        session: Arc::new(SessionInfo {
+            session_id: session_id.to_owned(),
+            cwd: spec.cwd.clone(),
+            model: String::new(),
+            log_path: None,
+            env: SessionEnv::default(),
+            interactive: false,
+        }),
+        turn: None,
+        cancel: CancellationToken::new(),
+        sink: Arc::new(NullSink),
+        control: TurnControl::default(),
+        agent: None,
+        subagents: None,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::msg(format!("cannot start the async runtime: {e}")))?;
+    let answer = runtime.block_on(async {
+        for plugin in &hooks.plugins {
+            match plugin.worktree_create(&ctx, name).await {
+                WorktreeCreation::NotHandled => continue,
+                answer => return answer,
+            }
+        }
+        WorktreeCreation::NotHandled
+    });
+    hooks.runner.kill_all();
+    Ok(match answer {
+        WorktreeCreation::Created { path } => Ok(Worktree {
+            name: name.to_owned(),
+            path: path.canonicalize().unwrap_or(path),
+            origin: spec.cwd.clone(),
+            made_by: MadeBy::Hook,
+        }),
+        WorktreeCreation::Failed { message } => Err(WorktreeFailed(message)),
+        WorktreeCreation::NotHandled => git_worktree(&spec.cwd, name, session_id),
+    })
+}
+
+/// `--worktree NAME` for a new session `session_id` resolved in `spec`:
+/// makes the worktree ([`create`]) and resolves the session again there
+/// (same environment, configuration, flags and trust policy), whose own
+/// settings apply from then on.
+pub fn enter(
+    spec: &SessionSpec,
+    name: &str,
+    session_id: &str,
+) -> Result<std::result::Result<(SessionSpec, Worktree), WorktreeFailed>> {
+    let worktree = match create(spec, name, session_id)? {
+        Ok(worktree) => worktree,
+        Err(failed) => return Ok(Err(failed)),
+    };
+    let mut flags = spec.flags.clone();
+    flags.settings = spec.flags.absolute_settings(&spec.cwd);
+    let moved = SessionSpec::resolve(crate::Inputs {
+        env: &spec.env,
+        config: &spec.config,
+        flags: &flags,
+        cwd: &worktree.path,
+        policy: spec.policy,
+    })?;
+    Ok(Ok((moved, worktree)))
+}
+
+/// A name is one path component: no `/`, no `..`, not empty.
+fn check_name(name: &str) -> std::result::Result<(), String> {
+    if name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.contains(['/', '\\'])
+        || name.chars().any(char::is_control)
+    {
+        return Err(format!(
+            "invalid worktree name {name:?}: use letters, digits, `-`, `_` or `.` (one path component)"
+        ));
+    }
+    Ok(())
+}
+
+fn git(cwd: &Path, args: &[&str]) -> std::result::Result<String, String> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(cwd)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).trim_end().to_owned())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).trim().to_owned())
+    }
+}
+
+/// `git worktree add --lock -b worktree-NAME <repo>/.claude/worktrees/NAME`;
+/// a worktree already there (an earlier session's) is reused.
+fn git_worktree(
+    cwd: &Path,
+    name: &str,
+    session_id: &str,
+) -> std::result::Result<Worktree, WorktreeFailed> {
+    let repository = git(cwd, &["rev-parse", "--show-toplevel"]).map_err(|_| {
+        WorktreeFailed(format!(
+            "{} is not in a git repository: --worktree needs one, or a WorktreeCreate hook",
+            cwd.display()
+        ))
+    })?;
+    let repository = PathBuf::from(repository);
+    let path = repository.join(".claude").join("worktrees").join(name);
+    let branch = format!("worktree-{name}");
+    let base = git(&repository, &["rev-parse", "HEAD"])
+        .map_err(|why| WorktreeFailed(format!("git rev-parse HEAD failed: {why}")))?;
+    if !path.is_dir() {
+        let reason = format!("dsh session {session_id}");
+        let target = path.to_string_lossy().into_owned();
+        git(
+            &repository,
+            &[
+                "worktree", "add", "--lock", "--reason", &reason, "-b", &branch, &target, "HEAD",
+            ],
+        )
+        .map_err(|why| WorktreeFailed(format!("git worktree add failed: {why}")))?;
+    }
+    Ok(Worktree {
+        name: name.to_owned(),
+        path: path.canonicalize().unwrap_or(path),
+        origin: cwd.to_path_buf(),
+        made_by: MadeBy::Git {
+            repository,
+            branch,
+            base,
+        },
+    })
+}
+
+impl Worktree {
+    /// Whether the worktree has changes a removal would lose: uncommitted
+    /// changes (git status) or, for one dsh made, commits on its branch.
+    pub fn has_changes(&self) -> bool {
+        let dirty = git(&self.path, &["status", "--porcelain"]).is_ok_and(|s| !s.is_empty());
+        let committed = match &self.made_by {
+            MadeBy::Git { base, .. } => {
+                git(&self.path, &["rev-list", "--count", &format!("{base}..HEAD")])
+                    .is_ok_and(|count| count != "0" && !count.is_empty())
+            }
+            MadeBy::Hook => false,
+        };
+        dirty || committed
+    }
+
+    /// After the removal seam answered `removal` (a session that made the
+    /// worktree ended): removes a worktree dsh made when it has no
+    /// changes, and says what became of it, in Claude Code's words where
+    /// it has them (`ev_worktree_remove`, `ev_worktree_tui`).
+    pub fn settle(&self, removal: WorktreeRemoval) -> String {
+        match (&self.made_by, removal) {
+            (_, WorktreeRemoval::Removed) => "Worktree removed (no changes)".to_owned(),
+            (MadeBy::Hook, WorktreeRemoval::NotHandled) => {
+                format!("Couldn't remove worktree. Kept at {}", self.path.display())
+            }
+            (
+                MadeBy::Git {
+                    repository, branch, ..
+                },
+                WorktreeRemoval::NotHandled,
+            ) => {
+                let target = self.path.to_string_lossy().into_owned();
+                let _ = git(repository, &["worktree", "unlock", &target]);
+                match git(repository, &["worktree", "remove", &target]) {
+                    Ok(_) => {
+                        let _ = git(repository, &["branch", "-D", branch]);
+                        "Worktree removed (no changes)".to_owned()
+                    }
+                    Err(_) => {
+                        format!("Couldn't remove worktree. Kept at {}", self.path.display())
+                    }
+                }
+            }
+        }
+    }
+
+    /// What is said when the worktree is kept because it has changes.
+    pub fn kept_message(&self) -> String {
+        format!(
+            "Worktree kept at {} (it has changes)",
+            self.path.display()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_one_path_component() {
+        assert!(check_name("feat1").is_ok());
+        for bad in ["", "..", "a/b", "a\\b", "x\ny"] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn outside_git_without_a_hook_the_creation_fails_and_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let failed = git_worktree(dir.path(), "feat1", "s").unwrap_err();
+        assert!(failed.to_string().starts_with("Error creating worktree: "));
+        assert!(failed.0.contains("not in a git repository"), "{failed}");
+    }
+
+    #[test]
+    fn a_git_worktree_is_made_locked_on_its_branch_and_removed_when_clean() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().canonicalize().unwrap();
+        let run = |args: &[&str]| {
+            let out = Command::new("git")
+                .arg("-C")
+                .arg(&repo)
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        run(&["init", "-q"]);
+        run(&[
+            "-c",
+            "user.email=a@b",
+            "-c",
+            "user.name=o",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "init",
+        ]);
+        let wt = git_worktree(&repo, "feat1", "sid").unwrap();
+        assert_eq!(wt.path, repo.join(".claude/worktrees/feat1"));
+        let list = run(&["worktree", "list", "--porcelain"]);
+        assert!(list.contains("branch refs/heads/worktree-feat1"), "{list}");
+        assert!(list.contains("locked dsh session sid"), "{list}");
+        assert!(!wt.has_changes());
+        assert_eq!(
+            wt.settle(WorktreeRemoval::NotHandled),
+            "Worktree removed (no changes)"
+        );
+        assert!(!wt.path.exists());
+        assert!(!run(&["branch"]).contains("worktree-feat1"));
+    }
+}

@@ -1,0 +1,177 @@
+//! The worktree events (`--worktree NAME`: WorktreeCreate before the
+//! session, WorktreeRemove when the session that made the worktree ends) and
+//! DirectoryAdded (`/add-dir`).
+
+use std::path::{Path, PathBuf};
+
+use dsh_seams::{DirectoryAddition, SeamContext, WorktreeCreation, WorktreeRemoval};
+use serde_json::Value;
+
+use super::{ClaudePlugin, Fired, Firing};
+use crate::events::HookEvent;
+use crate::output::ParsedOutput;
+use crate::payload;
+
+/// Claude Code 2.1.328's words for a WorktreeCreate hook that exited 0
+/// without a path (`ev_worktree`; the CLI puts `Error creating worktree: `
+/// before them).
+pub const NO_WORKTREE_PATH: &str = "WorktreeCreate hook failed: hook succeeded but returned no worktree path (command: echo the path to stdout; http/callback: return hookSpecificOutput.worktreePath)";
+
+impl ClaudePlugin {
+    /// WorktreeCreate: no matcher; the first hook in configuration order
+    /// that names a path wins (a command's last non-empty stdout line, an
+    /// HTTP hook's `hookSpecificOutput.worktreePath`). Any non-zero exit
+    /// fails the creation.
+    pub(super) async fn on_worktree_create(
+        &self,
+        ctx: &SeamContext,
+        name: &str,
+    ) -> WorktreeCreation {
+        let common = self.common(ctx, false);
+        let firing = Firing::new(
+            HookEvent::WorktreeCreate,
+            payload::worktree_create(&common, name),
+        );
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        self.record(ctx, firing.event, &fired, &|_, _| {});
+        creation_of(&fired, &ctx.session.current_dir())
+    }
+
+    /// WorktreeRemove: no matcher, no decision; handled when a hook ran
+    /// and exited 0.
+    pub(super) async fn on_worktree_remove(&self, ctx: &SeamContext, path: &Path) -> WorktreeRemoval {
+        let common = self.common(ctx, true);
+        let firing = Firing::new(
+            HookEvent::WorktreeRemove,
+            payload::worktree_remove(&common, &path.to_string_lossy()),
+        );
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        self.record(ctx, firing.event, &fired, &|_, _| {});
+        if !fired.is_empty() && fired.iter().all(|f| f.record.exit_code == Some(0)) {
+            WorktreeRemoval::Removed
+        } else {
+            WorktreeRemoval::NotHandled
+        }
+    }
+
+    /// DirectoryAdded: observation only (Claude Code's matcher is the
+    /// source).
+    pub(super) async fn on_directory_added(&self, ctx: &SeamContext, added: &DirectoryAddition) {
+        let common = self.common(ctx, true);
+        let firing = Firing {
+            subject: Some(added.source.as_str()),
+            source: Some(added.source.as_str()),
+            ..Firing::new(
+                HookEvent::DirectoryAdded,
+                payload::directory_added(
+                    &common,
+                    &added.directory.to_string_lossy(),
+                    added.source.as_str(),
+                ),
+            )
+        };
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        self.record(ctx, firing.event, &fired, &|_, _| {});
+    }
+}
+
+/// What the WorktreeCreate runs answer, in configuration order.
+fn creation_of(fired: &[Fired], cwd: &Path) -> WorktreeCreation {
+    if fired.is_empty() {
+        return WorktreeCreation::NotHandled;
+    }
+    for f in fired {
+        match f.record.exit_code {
+            Some(0) => {}
+            Some(code) => {
+                let why = f.record.stderr.lines().next().unwrap_or("").trim();
+                return WorktreeCreation::Failed {
+                    message: format!("WorktreeCreate hook failed: exit code {code}: {why}")
+                        .trim_end_matches([' ', ':'])
+                        .to_owned(),
+                };
+            }
+            None => {
+                return WorktreeCreation::Failed {
+                    message: format!(
+                        "WorktreeCreate hook failed: {}",
+                        f.record.error.as_deref().unwrap_or("it did not finish")
+                    ),
+                };
+            }
+        }
+        if let Some(path) = path_of(f) {
+            return match checked(&path, cwd) {
+                Ok(path) => WorktreeCreation::Created { path },
+                Err(message) => WorktreeCreation::Failed { message },
+            };
+        }
+    }
+    WorktreeCreation::Failed {
+        message: NO_WORKTREE_PATH.to_owned(),
+    }
+}
+
+/// The path one run names: `hookSpecificOutput.worktreePath` in JSON, else
+/// the last non-empty stdout line.
+fn path_of(fired: &Fired) -> Option<String> {
+    if let ParsedOutput::Json(json) = &fired.reading.parsed
+        && let Some(path) = json
+            .get("hookSpecificOutput")
+            .and_then(|specific| specific.get("worktreePath"))
+            .and_then(Value::as_str)
+    {
+        return Some(path.to_owned());
+    }
+    fired
+        .record
+        .stdout
+        .lines()
+        .map(str::trim)
+        .rfind(|line| !line.is_empty())
+        .map(str::to_owned)
+}
+
+/// The path made absolute against `cwd`, refused when it climbs (`..`) or
+/// is not a directory (Claude Code validates hook paths since 2.1.216).
+fn checked(path: &str, cwd: &Path) -> Result<PathBuf, String> {
+    let raw = Path::new(path);
+    if raw
+        .components()
+        .any(|part| matches!(part, std::path::Component::ParentDir))
+    {
+        return Err(format!(
+            "WorktreeCreate hook failed: the worktree path {path} contains `..`"
+        ));
+    }
+    let full = if raw.is_absolute() {
+        raw.to_path_buf()
+    } else {
+        cwd.join(raw)
+    };
+    if !full.is_dir() {
+        return Err(format!(
+            "WorktreeCreate hook failed: the worktree path {} is not a directory",
+            full.display()
+        ));
+    }
+    Ok(full)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_with_dot_dot_or_no_directory_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(checked("../x", dir.path()).unwrap_err().contains("`..`"));
+        assert!(
+            checked("missing", dir.path())
+                .unwrap_err()
+                .contains("is not a directory")
+        );
+        std::fs::create_dir(dir.path().join("wt")).unwrap();
+        assert_eq!(checked("wt", dir.path()).unwrap(), dir.path().join("wt"));
+    }
+}
