@@ -73,3 +73,5 @@ mod replay_signals;
 // Subagents.
 mod subagents;
 mod task_hooks;
+// `--worktree` and `/add-dir`.
+mod worktree;

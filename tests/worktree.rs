@@ -1,0 +1,273 @@
+//! `--worktree NAME` (WorktreeCreate, WorktreeRemove) and `/add-dir`
+//! (DirectoryAdded) against the Claude Code 2.1.328 captures in
+//! `fixtures/claude/captures/ev_worktree*` and `ev_add_dir_*`: which hooks
+//! fire, their stdin key for key, the session's directory afterwards and
+//! Claude Code's words.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use dsh_provider::mock::MockResponse;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use crate::cli_headless::{dsh, events, mock, session_logs};
+use crate::support::{TestContext, fixture};
+
+/// A capture's file, parsed.
+fn capture(scenario: &str, file: &str) -> Value {
+    let path = fixture("claude/captures").join(scenario).join(file);
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("capture file")).expect("JSON")
+}
+
+/// The capture's hook invocations: (event, stdin with placeholders).
+fn captured_hooks(scenario: &str) -> Vec<(String, Value)> {
+    capture(scenario, "hooks.json")
+        .as_array()
+        .expect("hooks")
+        .iter()
+        .map(|record| {
+            let raw = record["stdin_raw"].as_str().expect("stdin_raw");
+            assert!(raw.ends_with('\n'), "Claude Code ends stdin with a newline");
+            (
+                record["event"].as_str().expect("event").to_owned(),
+                serde_json::from_str(raw).expect("stdin JSON"),
+            )
+        })
+        .collect()
+}
+
+/// A recorder every hook runs: appends its stdin to `<home>/rec/<EVENT>`
+/// (and to `<home>/rec/order`), and a WorktreeCreate prints `creating`
+/// then `$WT_PATH` when that is set.
+fn recorder(ctx: &TestContext) -> PathBuf {
+    let script = ctx.home().join("rec.sh");
+    std::fs::create_dir_all(ctx.home().join("rec")).unwrap();
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nd=\"$(dirname \"$0\")/rec\"\ncat >> \"$d/$1\"\necho \"$1\" >> \"$d/order\"\n\
+         if [ \"$1\" = WorktreeCreate ] && [ -n \"$WT_PATH\" ]; then printf 'creating\\n%s\\n' \"$WT_PATH\"; fi\n",
+    )
+    .unwrap();
+    script
+}
+
+/// Claude Code settings with the recorder on `events`.
+fn settings(script: &Path, events: &[&str]) -> String {
+    let hooks: serde_json::Map<String, Value> = events
+        .iter()
+        .map(|event| {
+            (
+                (*event).to_owned(),
+                serde_json::json!([{"hooks": [{"type": "command",
+                    "command": format!("sh {} {event}", script.display())}]}]),
+            )
+        })
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({ "hooks": hooks })).unwrap()
+}
+
+/// The events the recorder saw, in order.
+fn fired(ctx: &TestContext) -> Vec<String> {
+    std::fs::read_to_string(ctx.home().join("rec/order"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The stdin one event's hook got (its first run).
+fn recorded(ctx: &TestContext, event: &str) -> Value {
+    let text = std::fs::read_to_string(ctx.home().join("rec").join(event)).expect("recorded");
+    let first = text.lines().next().expect("one line");
+    serde_json::from_str(first).expect("stdin JSON")
+}
+
+fn keys(value: &Value) -> Vec<String> {
+    value.as_object().expect("object").keys().cloned().collect()
+}
+
+/// Replaces the capture's placeholders with this run's paths.
+fn placed(value: &Value, ctx: &TestContext) -> Value {
+    let text = value
+        .to_string()
+        .replace("<PROJECT>", &ctx.project().display().to_string())
+        .replace("<HOME>", &ctx.home().display().to_string());
+    serde_json::from_str(&text).unwrap()
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `git init` and an empty first commit, as the captures' set-up does.
+fn git_project(ctx: &TestContext) {
+    let project = ctx.project();
+    git(&project, &["init", "-q"]);
+    git(
+        &project,
+        &[
+            "-c",
+            "user.email=a@b",
+            "-c",
+            "user.name=o",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "init",
+        ],
+    );
+}
+
+fn header_cwd(ctx: &TestContext) -> String {
+    let logs = session_logs(ctx);
+    assert_eq!(logs.len(), 1, "one session");
+    let events = events(&logs[0]);
+    assert_eq!(events[0]["type"], "session/header");
+    events[0]["cwd"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn worktree_create_names_the_path_and_the_session_moves_there_as_captured() {
+    // ev_worktree_path: the project's settings hook WorktreeCreate (and
+    // SessionStart, UserPromptSubmit, SessionEnd, WorktreeRemove); the hook
+    // prints `creating` then the path. Only WorktreeCreate fires: the session
+    // moved to the worktree, whose own settings have no hooks.
+    let ctx = TestContext::new();
+    git_project(&ctx);
+    let script = recorder(&ctx);
+    let configured: Vec<String> = capture("ev_worktree_path", "settings.json")["hooks"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let configured: Vec<&str> = configured.iter().map(String::as_str).collect();
+    std::fs::create_dir_all(ctx.project().join(".claude")).unwrap();
+    std::fs::write(
+        ctx.project().join(".claude/settings.json"),
+        settings(&script, &configured),
+    )
+    .unwrap();
+    let worktree = ctx.home().join("wt/feat1");
+    std::fs::create_dir_all(&worktree).unwrap();
+    let model = mock(vec![MockResponse::text("FINAL: hi.")]);
+    let output = dsh(&ctx, &model)
+        .env("WT_PATH", &worktree)
+        .args(["-p", "Please say hi", "--worktree", "feat1"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "FINAL: hi.\n");
+
+    let expected = captured_hooks("ev_worktree_path");
+    let events: Vec<&str> = expected.iter().map(|(event, _)| event.as_str()).collect();
+    assert_eq!(fired(&ctx), events);
+    let (_, want) = &expected[0];
+    let got = recorded(&ctx, "WorktreeCreate");
+    assert_eq!(keys(&got), keys(want));
+    let want = placed(want, &ctx);
+    for key in ["cwd", "hook_event_name", "name"] {
+        assert_eq!(got[key], want[key], "{key}");
+    }
+    // The session (its log, its model request) is in the worktree.
+    assert_eq!(header_cwd(&ctx), worktree.display().to_string());
+    let sid = session_logs(&ctx)[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(got["session_id"], sid.as_str());
+    assert_eq!(model.requests().len(), 1);
+}
+
+#[test]
+fn a_worktree_create_hook_without_a_path_fails_the_run_in_claude_codes_words() {
+    // ev_worktree: the hook exits 0 and prints nothing; the run exits 1
+    // with Claude Code's stderr, before any model request.
+    let ctx = TestContext::new();
+    git_project(&ctx);
+    let script = recorder(&ctx);
+    std::fs::create_dir_all(ctx.project().join(".claude")).unwrap();
+    std::fs::write(
+        ctx.project().join(".claude/settings.json"),
+        settings(
+            &script,
+            &["WorktreeCreate", "WorktreeRemove", "SessionStart", "SessionEnd"],
+        ),
+    )
+    .unwrap();
+    let model = mock(vec![MockResponse::text("FINAL: hi.")]);
+    let output = dsh(&ctx, &model)
+        .args(["-p", "Please say hi", "--worktree", "feat1"])
+        .output()
+        .unwrap();
+    let exit = capture("ev_worktree", "exit.json");
+    assert_eq!(output.status.code(), Some(exit["rc"].as_i64().unwrap() as i32));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let want = exit["stderr"].as_str().unwrap();
+    assert!(
+        stderr.lines().any(|line| format!("{line}\n") == want),
+        "stderr: {stderr}"
+    );
+    let expected: Vec<String> = captured_hooks("ev_worktree")
+        .into_iter()
+        .map(|(event, _)| event)
+        .collect();
+    assert_eq!(fired(&ctx), expected);
+    assert!(model.requests().is_empty());
+    assert!(session_logs(&ctx).is_empty(), "no session was kept");
+}
+
+#[test]
+fn without_a_hook_dsh_makes_a_git_worktree_where_claude_code_does_and_p_keeps_it() {
+    // ev_worktree_git: no WorktreeCreate hook; Claude Code runs in
+    // <PROJECT>/.claude/worktrees/feat1 on branch worktree-feat1, locked, and
+    // a -p run leaves it there.
+    let ctx = TestContext::new();
+    git_project(&ctx);
+    let model = mock(vec![MockResponse::text("FINAL: hi.")]);
+    let output = dsh(&ctx, &model)
+        .args(["-p", "Please say hi", "--worktree", "feat1"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let captured = capture("ev_worktree_git", "model.json");
+    let listing = captured[1]["new_or_changed"].to_string();
+    assert!(
+        listing.contains("<PROJECT>/.claude/worktrees/feat1")
+            && listing.contains("[worktree-feat1] locked"),
+        "the capture shows where Claude Code put it: {listing}"
+    );
+    let path = ctx.project().join(".claude/worktrees/feat1");
+    assert_eq!(header_cwd(&ctx), path.display().to_string());
+    let list = git(&ctx.project(), &["worktree", "list", "--porcelain"]);
+    assert!(list.contains(&format!("worktree {}", path.display())), "{list}");
+    assert!(list.contains("branch refs/heads/worktree-feat1"), "{list}");
+    assert!(list.contains("\nlocked"), "{list}");
+}
+
+#[test]
+fn outside_a_git_repository_without_a_hook_the_run_fails_before_the_model() {
+    let ctx = TestContext::new();
+    let model = mock(vec![MockResponse::text("FINAL: hi.")]);
+    let output = dsh(&ctx, &model)
+        .args(["-p", "Please say hi", "--worktree", "feat1"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Error creating worktree: ") && stderr.contains("not in a git repository"),
+        "{stderr}"
+    );
+    assert!(model.requests().is_empty());
+}
