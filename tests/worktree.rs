@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use dsh_provider::mock::MockResponse;
+use dsh_provider::mock::{MockResponse, MockToolCall};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -201,7 +201,12 @@ fn a_worktree_create_hook_without_a_path_fails_the_run_in_claude_codes_words() {
         ctx.project().join(".claude/settings.json"),
         settings(
             &script,
-            &["WorktreeCreate", "WorktreeRemove", "SessionStart", "SessionEnd"],
+            &[
+                "WorktreeCreate",
+                "WorktreeRemove",
+                "SessionStart",
+                "SessionEnd",
+            ],
         ),
     )
     .unwrap();
@@ -211,7 +216,10 @@ fn a_worktree_create_hook_without_a_path_fails_the_run_in_claude_codes_words() {
         .output()
         .unwrap();
     let exit = capture("ev_worktree", "exit.json");
-    assert_eq!(output.status.code(), Some(exit["rc"].as_i64().unwrap() as i32));
+    assert_eq!(
+        output.status.code(),
+        Some(exit["rc"].as_i64().unwrap() as i32)
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     let want = exit["stderr"].as_str().unwrap();
     assert!(
@@ -250,7 +258,10 @@ fn without_a_hook_dsh_makes_a_git_worktree_where_claude_code_does_and_p_keeps_it
     let path = ctx.project().join(".claude/worktrees/feat1");
     assert_eq!(header_cwd(&ctx), path.display().to_string());
     let list = git(&ctx.project(), &["worktree", "list", "--porcelain"]);
-    assert!(list.contains(&format!("worktree {}", path.display())), "{list}");
+    assert!(
+        list.contains(&format!("worktree {}", path.display())),
+        "{list}"
+    );
     assert!(list.contains("branch refs/heads/worktree-feat1"), "{list}");
     assert!(list.contains("\nlocked"), "{list}");
 }
@@ -270,4 +281,198 @@ fn outside_a_git_repository_without_a_hook_the_run_fails_before_the_model() {
         "{stderr}"
     );
     assert!(model.requests().is_empty());
+}
+
+/// Claude Code user settings (`~/.claude/settings.json`, no trust
+/// question) with the recorder on the events the capture's settings hook.
+fn user_settings(ctx: &TestContext, scenario: &str, file: &str) {
+    let script = recorder(ctx);
+    let configured: Vec<String> = capture(scenario, file)["hooks"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let configured: Vec<&str> = configured.iter().map(String::as_str).collect();
+    std::fs::create_dir_all(ctx.home().join(".claude")).unwrap();
+    std::fs::write(
+        ctx.home().join(".claude/settings.json"),
+        settings(&script, &configured),
+    )
+    .unwrap();
+}
+
+/// Waits for `needle` in the terminal, failing with what was seen.
+fn expect(session: &mut rexpect::session::PtySession, needle: &str) -> String {
+    match session.exp_string(needle) {
+        Ok(before) => before,
+        Err(error) => panic!("waiting for {needle:?}: {error}"),
+    }
+}
+
+#[test]
+fn add_dir_in_the_terminal_adds_a_working_directory_and_fires_directory_added() {
+    // ev_add_dir_tui: `/add-dir <HOME>/extra` typed in the terminal, then a
+    // prompt, then /exit. (Claude Code asks whether to trust the directory and
+    // whether to remember it; the capture answered "yes, for this session".)
+    let ctx = TestContext::new();
+    user_settings(&ctx, "ev_add_dir_tui", "settings.json");
+    let extra = ctx.home().join("extra");
+    std::fs::create_dir_all(&extra).unwrap();
+    std::fs::write(extra.join("readme.txt"), "extra\n").unwrap();
+    let model = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "write",
+                &serde_json::json!({"file_path": extra.join("new.txt"), "content": "x\n"}),
+            )],
+        ),
+        MockResponse::text("FINAL: hi."),
+    ]);
+    // acceptEdits: edits inside the working directories need no approval,
+    // edits outside them ask (nobody answers here).
+    let mut session = crate::cli_interactive::spawn_dsh_with(
+        &ctx,
+        &model,
+        &[],
+        &["--permission-mode", "acceptEdits"],
+    );
+    session
+        .send_line(&format!("/add-dir {}", extra.display()))
+        .unwrap();
+    expect(
+        &mut session,
+        &format!(
+            "Added {} as a working directory for this session",
+            extra.display()
+        ),
+    );
+    session.send_line("Please say hi").unwrap();
+    expect(&mut session, "FINAL: hi.");
+    session.send_line("/exit").unwrap();
+    session.exp_eof().unwrap();
+
+    let expected = captured_hooks("ev_add_dir_tui");
+    let events: Vec<&str> = expected.iter().map(|(event, _)| event.as_str()).collect();
+    assert_eq!(fired(&ctx), events);
+    let (_, want) = expected
+        .iter()
+        .find(|(event, _)| event == "DirectoryAdded")
+        .unwrap();
+    let got = recorded(&ctx, "DirectoryAdded");
+    assert_eq!(keys(&got), keys(want));
+    let want = placed(want, &ctx);
+    for key in ["cwd", "hook_event_name", "directory", "source"] {
+        assert_eq!(got[key], want[key], "{key}");
+    }
+    // The added directory is a working directory: the edit in it needed no
+    // approval.
+    assert_eq!(
+        std::fs::read_to_string(extra.join("new.txt")).unwrap(),
+        "x\n"
+    );
+}
+
+#[test]
+fn add_dir_at_start_up_fires_no_directory_added() {
+    // ev_add_dir_flag: `--add-dir` is part of the session from the start.
+    let ctx = TestContext::new();
+    user_settings(&ctx, "ev_add_dir_flag", "settings.json");
+    let extra = ctx.home().join("extra");
+    std::fs::create_dir_all(&extra).unwrap();
+    let model = mock(vec![MockResponse::text("FINAL: hi.")]);
+    let output = dsh(&ctx, &model)
+        .args(["-p", "Please say hi", "--add-dir"])
+        .arg(&extra)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let expected: Vec<String> = captured_hooks("ev_add_dir_flag")
+        .into_iter()
+        .map(|(event, _)| event)
+        .collect();
+    assert_eq!(fired(&ctx), expected);
+}
+
+#[test]
+fn an_interactive_worktree_session_fires_worktree_remove_when_it_ends() {
+    // ev_worktree_remove: the hooks are the user's, so they apply in the
+    // worktree too; /exit fires WorktreeRemove (in the worktree) before
+    // SessionEnd, and Claude Code then prints `Worktree removed (no changes)`.
+    let ctx = TestContext::new();
+    git_project(&ctx);
+    user_settings(&ctx, "ev_worktree_remove", "home-settings.json");
+    let worktree = ctx.home().join("wt/feat1");
+    std::fs::create_dir_all(&worktree).unwrap();
+    let model = mock(vec![MockResponse::text("FINAL: hi.")]);
+    let wt = worktree.display().to_string();
+    let mut session = crate::cli_interactive::spawn_dsh_with(
+        &ctx,
+        &model,
+        &[("WT_PATH", wt.as_str())],
+        &["--worktree", "feat1"],
+    );
+    session.send_line("Please say hi").unwrap();
+    expect(&mut session, "FINAL: hi.");
+    session.send_line("/exit").unwrap();
+    let terminal = capture("ev_worktree_remove", "terminal.json");
+    let said = terminal["after_exit"][0].as_str().unwrap();
+    expect(&mut session, said);
+    session.exp_eof().unwrap();
+
+    let expected = captured_hooks("ev_worktree_remove");
+    let events: Vec<&str> = expected.iter().map(|(event, _)| event.as_str()).collect();
+    assert_eq!(fired(&ctx), events);
+    let (_, want) = expected
+        .iter()
+        .find(|(event, _)| event == "WorktreeRemove")
+        .unwrap();
+    let got = recorded(&ctx, "WorktreeRemove");
+    assert_eq!(keys(&got), keys(want));
+    let want = placed(want, &ctx);
+    for key in ["cwd", "hook_event_name", "worktree_path"] {
+        assert_eq!(got[key], want[key], "{key}");
+    }
+}
+
+#[test]
+fn without_a_worktree_remove_hook_a_hook_made_worktree_is_kept_in_claude_codes_words() {
+    // ev_worktree_tui: the project's hooks made the worktree; in the
+    // worktree no hook removes it.
+    let ctx = TestContext::new();
+    git_project(&ctx);
+    let script = recorder(&ctx);
+    std::fs::create_dir_all(ctx.project().join(".claude")).unwrap();
+    std::fs::write(
+        ctx.project().join(".claude/settings.json"),
+        settings(&script, &["WorktreeCreate", "WorktreeRemove"]),
+    )
+    .unwrap();
+    let worktree = ctx.home().join("wt/feat1");
+    std::fs::create_dir_all(&worktree).unwrap();
+    let model = mock(vec![MockResponse::text("FINAL: hi.")]);
+    let wt = worktree.display().to_string();
+    let mut session = crate::cli_interactive::spawn_dsh_with(
+        &ctx,
+        &model,
+        &[("WT_PATH", wt.as_str())],
+        &["--worktree", "feat1"],
+    );
+    // The project's hooks are not trusted yet: trust them for the session.
+    let _ = session.exp_string("trust");
+    session.send_line("y").unwrap();
+    session.send_line("Please say hi").unwrap();
+    expect(&mut session, "FINAL: hi.");
+    session.send_line("/exit").unwrap();
+    let terminal = capture("ev_worktree_tui", "terminal.json");
+    let said = terminal["after_exit"][0]
+        .as_str()
+        .unwrap()
+        .replace("<HOME>", &ctx.home().display().to_string());
+    expect(&mut session, &said);
+    session.exp_eof().unwrap();
+    assert_eq!(fired(&ctx), ["WorktreeCreate"]);
+    assert!(worktree.is_dir(), "kept");
 }

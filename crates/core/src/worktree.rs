@@ -161,7 +161,9 @@ fn git(cwd: &Path, args: &[&str]) -> std::result::Result<String, String> {
         .output()
         .map_err(|e| format!("cannot run git: {e}"))?;
     if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).trim_end().to_owned())
+        Ok(String::from_utf8_lossy(&output.stdout)
+            .trim_end()
+            .to_owned())
     } else {
         Err(String::from_utf8_lossy(&output.stderr).trim().to_owned())
     }
@@ -214,10 +216,11 @@ impl Worktree {
     pub fn has_changes(&self) -> bool {
         let dirty = git(&self.path, &["status", "--porcelain"]).is_ok_and(|s| !s.is_empty());
         let committed = match &self.made_by {
-            MadeBy::Git { base, .. } => {
-                git(&self.path, &["rev-list", "--count", &format!("{base}..HEAD")])
-                    .is_ok_and(|count| count != "0" && !count.is_empty())
-            }
+            MadeBy::Git { base, .. } => git(
+                &self.path,
+                &["rev-list", "--count", &format!("{base}..HEAD")],
+            )
+            .is_ok_and(|count| count != "0" && !count.is_empty()),
             MadeBy::Hook => false,
         };
         dirty || committed
@@ -256,10 +259,7 @@ impl Worktree {
 
     /// What is said when the worktree is kept because it has changes.
     pub fn kept_message(&self) -> String {
-        format!(
-            "Worktree kept at {} (it has changes)",
-            self.path.display()
-        )
+        format!("Worktree kept at {} (it has changes)", self.path.display())
     }
 }
 

@@ -428,7 +428,11 @@ pub trait Plugin: Send + Sync {
     /// When a session that created a worktree through
     /// [`Plugin::worktree_create`] ends: the first listener that handles it
     /// removes the worktree.
-    async fn worktree_remove(&self, _ctx: &SeamContext, _path: &std::path::Path) -> WorktreeRemoval {
+    async fn worktree_remove(
+        &self,
+        _ctx: &SeamContext,
+        _path: &std::path::Path,
+    ) -> WorktreeRemoval {
         WorktreeRemoval::NotHandled
     }
 

@@ -96,12 +96,22 @@ fn prepare(args: &InteractiveArgs) -> anyhow::Result<crate::prompt_loop::Prepare
         let stdin = std::io::stdin();
         spec.ask_in_terminal(&mut stdin.lock(), &mut std::io::stdout())?;
     }
+    let target = sessions::log_target(&home, existing.as_ref(), args.wait);
+    // `--worktree`: the session moves there; the worktree's own settings
+    // (and their trust) apply from then on.
+    let mut worktree = None;
+    if let Some(name) = &args.session.worktree {
+        let id = target.new_session_id().map(str::to_owned);
+        let id = id.ok_or_else(|| anyhow::anyhow!("--worktree starts a new session"))?;
+        let (moved, made) = dsh_core::worktree::enter(&spec, name, &id)??;
+        spec = moved;
+        let stdin = std::io::stdin();
+        spec.ask_in_terminal(&mut stdin.lock(), &mut std::io::stdout())?;
+        worktree = Some(made);
+    }
     let session_spec = spec.clone();
     let workspace = spec.workspace;
-    let opened = dsh_core::assemble(
-        spec,
-        sessions::log_target(&home, existing.as_ref(), args.wait),
-    )?;
+    let opened = dsh_core::assemble(spec, target)?;
     sessions::report_torn(&opened);
     let term = Arc::new(Terminal::new(crate::terminal::color_enabled(args.color)));
     term.set_cwd(&opened.cwd);
@@ -131,6 +141,7 @@ fn prepare(args: &InteractiveArgs) -> anyhow::Result<crate::prompt_loop::Prepare
         workspace,
         log_path: opened.log.path().map(std::path::Path::to_path_buf),
         new_session: existing.is_none(),
+        worktree,
         opened,
         model,
         // A person is there to press Ctrl-C: no silent cap unless

@@ -27,3 +27,4 @@ pub mod status_cmd;
 pub mod steer;
 pub mod terminal;
 pub mod tui;
+mod worktree_dirs;

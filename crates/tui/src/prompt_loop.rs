@@ -111,6 +111,7 @@ pub(crate) async fn drive(
         status,
         log_path,
         new_session: _,
+        worktree,
     } = prepared;
     // Installed before anything runs, so no signal kills dsh outright;
     // they are read once the agent exists (until then they wait).
@@ -265,11 +266,16 @@ pub(crate) async fn drive(
         (None, Next::Restart(restart)) if restart.clear => SessionEndReason::Clear,
         (None, _) => SessionEndReason::Exit,
     };
+    let left = crate::worktree_dirs::leave_worktree(&session.agent, worktree.as_ref(), reason);
+    let left = left.await;
     // Session-end hooks run even after a signal, inside their budget.
     session.agent.end(reason).await;
     mcp.close().await;
     // Detached (async) hooks do not outlive the session.
     runner.kill_all();
+    if let Some(left) = left {
+        term.lines(Tone::Plain, &left);
+    }
     if next == Next::Exit && session.turns > 0 {
         term.lines(
             Tone::Dim,
@@ -576,6 +582,11 @@ impl Session {
             }
             SlashCommand::Verbose => self.toggle_verbose(),
             SlashCommand::Mode(name) => self.switch_mode(name.as_deref()).await,
+            SlashCommand::AddDir(path) => {
+                let (term, agent, cwd) = (&self.term, &self.agent, &self.cwd);
+                crate::worktree_dirs::add_dir(term, agent, &self.permissions, cwd, path.as_deref())
+                    .await;
+            }
             SlashCommand::Resume(None) => {
                 let picked = crate::picker::pick_in_session(
                     &self.term,
@@ -772,6 +783,8 @@ pub(crate) struct Prepared {
     /// The session was created by this start (not resumed): a failed
     /// start-up does not keep it.
     pub new_session: bool,
+    /// The worktree `--worktree` made for the session.
+    pub worktree: Option<dsh_core::worktree::Worktree>,
 }
 
 /// Reads stdin on a thread of its own (a blocking read cannot be

@@ -108,6 +108,7 @@ pub(crate) fn run_slash(
         | SlashCommand::Cost
         | SlashCommand::Verbose
         | SlashCommand::Mode(_)
+        | SlashCommand::AddDir(_)
         | SlashCommand::Resume(None) => {}
         SlashCommand::Resume(Some(id)) => return Ok(Some(resume(id))),
         SlashCommand::Last => match term.last_detail() {

@@ -39,7 +39,11 @@ impl ClaudePlugin {
 
     /// WorktreeRemove: no matcher, no decision; handled when a hook ran
     /// and exited 0.
-    pub(super) async fn on_worktree_remove(&self, ctx: &SeamContext, path: &Path) -> WorktreeRemoval {
+    pub(super) async fn on_worktree_remove(
+        &self,
+        ctx: &SeamContext,
+        path: &Path,
+    ) -> WorktreeRemoval {
         let common = self.common(ctx, true);
         let firing = Firing::new(
             HookEvent::WorktreeRemove,
@@ -55,9 +59,19 @@ impl ClaudePlugin {
     }
 
     /// DirectoryAdded: observation only (Claude Code's matcher is the
-    /// source).
+    /// source). The `/add-dir` line is an input of its own: Claude Code
+    /// gives it a prompt id of its own (`ev_add_dir_tui`), which later
+    /// payloads outside a turn carry.
     pub(super) async fn on_directory_added(&self, ctx: &SeamContext, added: &DirectoryAddition) {
-        let common = self.common(ctx, true);
+        let mut common = self.common(ctx, true);
+        let id = dsh_seams::derived_id(&format!(
+            "{}:add-dir:{}:{}",
+            ctx.session.session_id,
+            added.directory.display(),
+            common.prompt_id.as_deref().unwrap_or("")
+        ));
+        super::lock(&self.state).last_prompt_id = Some(id.clone());
+        common.prompt_id = Some(id);
         let firing = Firing {
             subject: Some(added.source.as_str()),
             source: Some(added.source.as_str()),

@@ -68,6 +68,11 @@ pub const COMMANDS: &[CommandInfo] = &[
         about: "summarize the conversation to free context",
     },
     CommandInfo {
+        name: "/add-dir",
+        usage: "PATH",
+        about: "add a working directory for this session (DirectoryAdded hooks fire)",
+    },
+    CommandInfo {
         name: "/mcp",
         usage: "",
         about: "MCP servers and their tools",
@@ -127,6 +132,8 @@ pub enum SlashCommand {
     Cost,
     /// `/mode [NAME]`: `None` cycles (Shift-Tab).
     Mode(Option<String>),
+    /// `/add-dir PATH`.
+    AddDir(Option<String>),
     /// `/verbose` (Ctrl-O).
     Verbose,
     /// `/exit`, `/quit`.
@@ -193,6 +200,7 @@ pub fn parse(line: &str) -> Parsed {
         "cost" if arg.is_none() => SlashCommand::Cost,
         "verbose" if arg.is_none() => SlashCommand::Verbose,
         "mode" => SlashCommand::Mode(arg),
+        "add-dir" => SlashCommand::AddDir(arg),
         "exit" | "quit" => SlashCommand::Exit,
         "permissions" | "clear" | "last" | "cost" | "verbose" => {
             return usage(&format!("/{name}"));

@@ -1,0 +1,100 @@
+//! `/add-dir PATH` (a working directory added mid-session, then the
+//! DirectoryAdded hooks) and the end of a session that made its worktree
+//! (`--worktree`: the WorktreeRemove hooks, or dsh's own `git worktree
+//! remove`).
+
+use std::path::Path;
+
+use dsh_agent::Agent;
+use dsh_core::worktree::Worktree;
+use dsh_permissions::PermissionsPlugin;
+use dsh_protocol::{PermissionUpdate, UpdateDestination};
+use dsh_seams::{DirectoryAddition, DirectorySource, SessionEndReason};
+
+use crate::terminal::{Terminal, Tone};
+
+/// `/add-dir PATH`: the directory (relative to the session's directory, `~`
+/// for home) becomes a working directory for the session, as `--add-dir`
+/// makes one at start-up; then the directory-added seam fires. Claude Code
+/// 2.1.328 says `Added PATH as a working directory for this session`
+/// (`ev_add_dir_tui`).
+pub(crate) async fn add_dir(
+    term: &Terminal,
+    agent: &Agent,
+    permissions: &PermissionsPlugin,
+    cwd: &Path,
+    path: Option<&str>,
+) {
+    let Some(path) = path else {
+        term.lines(Tone::Warn, "usage: /add-dir PATH — add a working directory");
+        return;
+    };
+    let expanded = match (path.strip_prefix('~'), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
+            Path::new(&home).join(rest.trim_start_matches('/'))
+        }
+        _ => cwd.join(path),
+    };
+    let Ok(directory) = expanded.canonicalize() else {
+        term.lines(
+            Tone::Bad,
+            &format!("✗ {} does not exist", expanded.display()),
+        );
+        return;
+    };
+    if !directory.is_dir() {
+        term.lines(
+            Tone::Bad,
+            &format!("✗ {} is not a directory", directory.display()),
+        );
+        return;
+    }
+    if permissions.working_dirs().contains(&directory) {
+        term.lines(
+            Tone::Dim,
+            &format!("{} is already a working directory", directory.display()),
+        );
+        return;
+    }
+    let update = PermissionUpdate::AddDirectories {
+        directories: vec![directory.to_string_lossy().into_owned()],
+        destination: UpdateDestination::Session,
+    };
+    for problem in permissions.apply_update(&update) {
+        term.lines(Tone::Warn, &problem);
+    }
+    term.lines(
+        Tone::Plain,
+        &format!(
+            "Added {} as a working directory for this session",
+            directory.display()
+        ),
+    );
+    agent
+        .directory_added(&DirectoryAddition {
+            directory,
+            source: DirectorySource::SlashCommand,
+        })
+        .await;
+}
+
+/// Before the session-end seam of a session that made `worktree` and ends
+/// for good (not `/clear` or `/resume`): a worktree with changes is kept;
+/// otherwise the removal seam fires (WorktreeRemove, `ev_worktree_remove`)
+/// and a worktree dsh made is removed. Returns what to say once the
+/// session has ended (Claude Code prints it after its screen is gone).
+pub(crate) async fn leave_worktree(
+    agent: &Agent,
+    worktree: Option<&Worktree>,
+    reason: SessionEndReason,
+) -> Option<String> {
+    let worktree = worktree?;
+    if reason != SessionEndReason::Exit {
+        return None;
+    }
+    if worktree.has_changes() {
+        return Some(worktree.kept_message());
+    }
+    let removal = agent.remove_worktree(&worktree.path).await;
+    Some(worktree.settle(removal))
+}
