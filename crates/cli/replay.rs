@@ -71,6 +71,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
             id: session_id.clone(),
         },
     };
+    // `--worktree`: the fixture's session runs in the worktree.
+    let spec = match &args.session.worktree {
+        Some(name) => dsh_core::worktree::enter(&spec, name, &session_id)??.0,
+        None => spec,
+    };
     let assembled = dsh_core::assemble(spec, target)?;
     for notice in &assembled.hook_notices {
         errln!("dsh: {notice}");

@@ -45,7 +45,7 @@ pub fn to_stdin(payload: &Value) -> Vec<u8> {
 /// A payload as a JSON value. The payload structs hold only strings,
 /// booleans, numbers, JSON values and permission updates, so serializing
 /// them cannot fail.
-fn value_of(payload: &impl Serialize) -> Value {
+pub(crate) fn value_of(payload: &impl Serialize) -> Value {
     serde_json::to_value(payload).unwrap_or(Value::Null)
 }
 

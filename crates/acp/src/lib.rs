@@ -637,6 +637,7 @@ impl Server {
 
 /// Runs `dsh acp` until the client closes stdin.
 pub fn run(args: AcpArgs) -> anyhow::Result<ExitStatus> {
+    args.session.refuse_worktree("dsh acp")?;
     let env = dsh_core::Env::from_process();
     let home = env.dsh_home()?;
     let config = dsh_core::DshConfig::load(&home)?;

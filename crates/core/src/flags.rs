@@ -61,7 +61,8 @@ pub struct SessionFlags {
     /// its path), else dsh runs `git worktree add` to
     /// `.claude/worktrees/NAME` on branch `worktree-NAME`. The session
     /// then runs there, with the worktree's settings; an interactive
-    /// session removes a worktree without changes when it ends.
+    /// session removes a worktree without changes when it ends (`dsh`,
+    /// `dsh -p`, `dsh replay`; `dsh acp` and `dsh status` refuse it).
     #[arg(long, value_name = "NAME")]
     pub worktree: Option<String>,
     /// Permission mode and rules for the session (Claude Code's `default` mode when
@@ -101,6 +102,17 @@ impl SessionFlags {
             Some(dsh_seams::SetupTrigger::Maintenance)
         } else {
             None
+        }
+    }
+
+    /// Refuses `--worktree` for a command that does not start a session in
+    /// one (`dsh acp`, `dsh status`).
+    pub fn refuse_worktree(&self, command: &str) -> crate::Result<()> {
+        match &self.worktree {
+            Some(_) => Err(crate::Error::msg(format!(
+                "{command} does not take --worktree (dsh, dsh -p and dsh replay do)"
+            ))),
+            None => Ok(()),
         }
     }
 

@@ -95,7 +95,9 @@ pub fn create(
         for plugin in &hooks.plugins {
             match plugin.worktree_create(&ctx, name).await {
                 WorktreeCreation::NotHandled => continue,
-                answer => return answer,
+                answer @ (WorktreeCreation::Created { .. } | WorktreeCreation::Failed { .. }) => {
+                    return answer;
+                }
             }
         }
         WorktreeCreation::NotHandled

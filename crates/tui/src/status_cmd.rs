@@ -6,6 +6,7 @@ use dsh_stdio::stdio::{ExitStatus, outln};
 /// The spec of an interactive session here (the policy that asks), as
 /// text or one JSON object.
 pub fn run(flags: &dsh_core::SessionFlags, json: bool) -> anyhow::Result<ExitStatus> {
+    flags.refuse_worktree("dsh status")?;
     let env = dsh_core::Env::from_process();
     let home = env.dsh_home()?;
     let config = dsh_core::DshConfig::load(&home)?;

@@ -2,9 +2,8 @@
 //! WorktreeRemove, DirectoryAdded.
 
 use serde::Serialize;
-use serde_json::Value;
 
-use super::{Common, Head, value_of};
+use super::{Common, Head};
 
 /// `WorktreeCreate`'s stdin.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -18,11 +17,11 @@ pub struct WorktreeCreateInput<'a> {
 
 /// `WorktreeCreate` (`ev_worktree`, `ev_worktree_path`): the bare head,
 /// then `name`.
-pub fn worktree_create(common: &Common, name: &str) -> Value {
-    value_of(&WorktreeCreateInput {
+pub fn worktree_create<'a>(common: &'a Common, name: &'a str) -> WorktreeCreateInput<'a> {
+    WorktreeCreateInput {
         head: common.head("WorktreeCreate"),
         name,
-    })
+    }
 }
 
 /// `WorktreeRemove`'s stdin.
@@ -37,11 +36,11 @@ pub struct WorktreeRemoveInput<'a> {
 
 /// `WorktreeRemove` (`ev_worktree_remove`): the head with the prompt id,
 /// then `worktree_path`.
-pub fn worktree_remove(common: &Common, worktree_path: &str) -> Value {
-    value_of(&WorktreeRemoveInput {
+pub fn worktree_remove<'a>(common: &'a Common, worktree_path: &'a str) -> WorktreeRemoveInput<'a> {
+    WorktreeRemoveInput {
         head: common.head_prompt("WorktreeRemove"),
         worktree_path,
-    })
+    }
 }
 
 /// `DirectoryAdded`'s stdin.
@@ -58,10 +57,14 @@ pub struct DirectoryAddedInput<'a> {
 
 /// `DirectoryAdded` (`ev_add_dir_tui`): the head with the prompt id, then
 /// `directory` and `source`.
-pub fn directory_added(common: &Common, directory: &str, source: &str) -> Value {
-    value_of(&DirectoryAddedInput {
+pub fn directory_added<'a>(
+    common: &'a Common,
+    directory: &'a str,
+    source: &'a str,
+) -> DirectoryAddedInput<'a> {
+    DirectoryAddedInput {
         head: common.head_prompt("DirectoryAdded"),
         directory,
         source,
-    })
+    }
 }

@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use dsh_seams::{DirectoryAddition, SeamContext, WorktreeCreation, WorktreeRemoval};
-use serde_json::Value;
 
 use super::{ClaudePlugin, Fired, Firing};
 use crate::events::HookEvent;
@@ -30,7 +29,7 @@ impl ClaudePlugin {
         let common = self.common(ctx, false);
         let firing = Firing::new(
             HookEvent::WorktreeCreate,
-            payload::worktree_create(&common, name),
+            payload::value_of(&payload::worktree_create(&common, name)),
         );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
@@ -47,7 +46,7 @@ impl ClaudePlugin {
         let common = self.common(ctx, true);
         let firing = Firing::new(
             HookEvent::WorktreeRemove,
-            payload::worktree_remove(&common, &path.to_string_lossy()),
+            payload::value_of(&payload::worktree_remove(&common, &path.to_string_lossy())),
         );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
@@ -77,11 +76,11 @@ impl ClaudePlugin {
             source: Some(added.source.as_str()),
             ..Firing::new(
                 HookEvent::DirectoryAdded,
-                payload::directory_added(
+                payload::value_of(&payload::directory_added(
                     &common,
                     &added.directory.to_string_lossy(),
                     added.source.as_str(),
-                ),
+                )),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
@@ -133,7 +132,7 @@ fn path_of(fired: &Fired) -> Option<String> {
         && let Some(path) = json
             .get("hookSpecificOutput")
             .and_then(|specific| specific.get("worktreePath"))
-            .and_then(Value::as_str)
+            .and_then(|path| path.as_str())
     {
         return Some(path.to_owned());
     }

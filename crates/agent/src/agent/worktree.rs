@@ -20,7 +20,7 @@ impl Agent {
                 .await
             {
                 Ok(WorktreeRemoval::NotHandled) => {}
-                Ok(removal) => return removal,
+                Ok(WorktreeRemoval::Removed) => return WorktreeRemoval::Removed,
                 Err(_) => tracing::error!("worktree-remove listener `{}` panicked", plugin.name()),
             }
         }
