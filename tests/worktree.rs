@@ -476,3 +476,38 @@ fn without_a_worktree_remove_hook_a_hook_made_worktree_is_kept_in_claude_codes_w
     assert_eq!(fired(&ctx), ["WorktreeCreate"]);
     assert!(worktree.is_dir(), "kept");
 }
+
+#[test]
+fn replay_runs_the_fixture_in_the_worktree() {
+    let ctx = TestContext::new();
+    git_project(&ctx);
+    let out = ctx.home().join("replay.jsonl");
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(fixture("plain_answer.json"))
+        .args(["--worktree", "feat1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let events = events(&out);
+    assert_eq!(events[0]["type"], "session/header");
+    let path = ctx.project().join(".claude/worktrees/feat1");
+    assert_eq!(events[0]["cwd"], path.display().to_string());
+}
+
+#[test]
+fn acp_and_status_refuse_worktree() {
+    let ctx = TestContext::new();
+    for command in ["acp", "status"] {
+        let output = ctx
+            .dsh()
+            .args([command, "--worktree", "feat1"])
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{command}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("does not take --worktree"), "{stderr}");
+    }
+}
