@@ -216,7 +216,11 @@ impl Worktree {
     /// Whether the worktree has changes a removal would lose: uncommitted
     /// changes (git status) or, for one dsh made, commits on its branch.
     pub fn has_changes(&self) -> bool {
-        let dirty = git(&self.path, &["status", "--porcelain"]).is_ok_and(|s| !s.is_empty());
+        // Only a checkout of its own: a hook's directory inside some other
+        // repository does not take that repository's changes as its own.
+        let own = git(&self.path, &["rev-parse", "--show-toplevel"])
+            .is_ok_and(|top| Path::new(&top).canonicalize().ok().as_deref() == Some(&self.path));
+        let dirty = own && git(&self.path, &["status", "--porcelain"]).is_ok_and(|s| !s.is_empty());
         let committed = match &self.made_by {
             MadeBy::Git { base, .. } => git(
                 &self.path,
@@ -317,6 +321,22 @@ mod tests {
         assert!(list.contains("branch refs/heads/worktree-feat1"), "{list}");
         assert!(list.contains("locked dsh session sid"), "{list}");
         assert!(!wt.has_changes());
+        std::fs::write(wt.path.join("new.txt"), "x").unwrap();
+        assert!(wt.has_changes(), "an untracked file is a change");
+        std::fs::remove_file(wt.path.join("new.txt")).unwrap();
+        let inside = Worktree {
+            path: repo.join("plain"),
+            made_by: MadeBy::Hook,
+            ..wt.clone()
+        };
+        std::fs::create_dir(&inside.path).unwrap();
+        std::fs::write(repo.join("dirty.txt"), "x").unwrap();
+        assert!(
+            !inside.has_changes(),
+            "a hook's directory inside a repository is not that repository"
+        );
+        std::fs::remove_file(repo.join("dirty.txt")).unwrap();
+        std::fs::remove_dir(&inside.path).unwrap();
         assert_eq!(
             wt.settle(WorktreeRemoval::NotHandled),
             "Worktree removed (no changes)"
