@@ -89,6 +89,8 @@ pub(crate) trait EventAccumulator: Send {
 pub(crate) trait WireApi: Clone + Send + Sync + 'static {
     /// The accumulator of one reply.
     type Accumulator: EventAccumulator;
+    /// The typed body of one request (its fields in wire order).
+    type Body: serde::Serialize + Send + Sync;
     /// The endpoint requests are posted to.
     fn url(&self, base_url: &str) -> String;
     /// The request with its authentication (and version) headers: a
@@ -100,8 +102,8 @@ pub(crate) trait WireApi: Clone + Send + Sync + 'static {
     ) -> reqwest::RequestBuilder {
         request.bearer_auth(api_key)
     }
-    /// The JSON body of one streaming request.
-    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Value;
+    /// The body of one streaming request.
+    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Self::Body;
     /// A fresh accumulator for one attempt.
     fn accumulator(&self) -> Self::Accumulator;
     /// What an error body says.
@@ -207,7 +209,7 @@ impl<W: WireApi> HttpModel<W> {
     /// One attempt: send, check the status, read the reply.
     async fn attempt(
         &self,
-        body: &Value,
+        body: &W::Body,
         sink: &mut dyn StreamSink,
     ) -> Result<ModelReply, Failure> {
         let timeout = self.settings.request_timeout;
