@@ -7,8 +7,10 @@
 //!   several scopes is taken from the first in that order. `${VAR}` and
 //!   `${VAR:-default}` are expanded in `command`, `args`, `env` and `url`
 //!   (an unset variable without a default makes the entry unusable:
-//!   [`ServerConfig::problem`]; remote servers' `headers` are not read, as
-//!   remote servers are not connected yet).
+//!   [`ServerConfig::problem`]; remote servers' `headers` are checked to
+//!   be strings but not expanded or sent, as remote servers are not
+//!   connected yet). A key of the wrong type is an error naming the file,
+//!   the server and the key (`files.rs` holds the files' shapes).
 //! * Project servers and the approval settings: a server named in
 //!   `disabledMcpjsonServers` (any settings layer, or the project's entry in
 //!   `~/.claude.json`) is not started. Headless runs start every other
