@@ -16,11 +16,11 @@ use dsh_model::{FailureCategory, ProviderFailure, StreamSink};
 use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
 use serde_json::{Value, json};
 
-use crate::api::Function;
 use crate::api::responses::{
     self, ContentPart, Event, InputItem, Item, Output, Response, Role, ToolChoice,
     Usage as ResponsesUsage,
 };
+use crate::api::{Function, Loose};
 
 use crate::settings::ProviderSettings;
 use crate::stream::Progress;
@@ -271,13 +271,18 @@ pub(crate) fn category_of_code(code: &str) -> Option<FailureCategory> {
 /// The error code of an OpenAI error body: its `code` when that names a
 /// category dsh knows, else its `type`.
 pub(crate) fn error_code(body: &str) -> Option<String> {
-    let value: Value = serde_json::from_str(body).ok()?;
-    let error = value.get("error").unwrap_or(&value);
-    let field = |key: &str| error.get(key).and_then(Value::as_str);
-    match (field("code"), field("type")) {
-        (Some(code), _) if category_of_code(code).is_some() => Some(code.to_owned()),
-        (_, Some(kind)) => Some(kind.to_owned()),
-        (Some(code), None) => Some(code.to_owned()),
+    let parsed = crate::api::ErrorBody::parse(body)?;
+    // The `error` object when there is one (of any type), else the top.
+    let fields = match parsed.error {
+        Some(error) => error.ok().unwrap_or_default(),
+        None => parsed.top,
+    };
+    let code = fields.code.and_then(Loose::ok);
+    let kind = fields.kind.and_then(Loose::ok);
+    match (code, kind) {
+        (Some(code), _) if category_of_code(&code).is_some() => Some(code),
+        (_, Some(kind)) => Some(kind),
+        (Some(code), None) => Some(code),
         (None, None) => None,
     }
 }
@@ -1044,5 +1049,21 @@ mod tests {
         assert_eq!(memory.recall("c1"), vec![json!(1)]);
         memory.remember("", vec![json!(1)]);
         assert!(memory.recall("").is_empty());
+    }
+
+    #[test]
+    fn error_codes_come_from_the_error_object_or_the_top() {
+        let code = |body: &str| error_code(body);
+        assert_eq!(
+            code(r#"{"error":{"code":"insufficient_quota","type":"requests"}}"#).as_deref(),
+            Some("insufficient_quota")
+        );
+        assert_eq!(
+            code(r#"{"error":{"code":"odd","type":"invalid_request_error"}}"#).as_deref(),
+            Some("invalid_request_error")
+        );
+        assert_eq!(code(r#"{"code":"odd"}"#).as_deref(), Some("odd"));
+        assert_eq!(code(r#"{"error":"text","code":"odd"}"#), None);
+        assert_eq!(code("not json"), None);
     }
 }

@@ -9,6 +9,9 @@
 //! opaque thinking and reasoning items an API hands out to get back
 //! unchanged.
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
 pub(crate) mod chat;
 pub(crate) mod messages;
 pub(crate) mod responses;
@@ -18,4 +21,51 @@ pub(crate) mod responses;
 pub(crate) enum Function {
     #[serde(rename = "function")]
     Function,
+}
+
+/// A value of the expected type, or a note that the key held another (a
+/// server's error body is read as far as it has the usual shape).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum Loose<T> {
+    Is(T),
+    Not(IgnoredAny),
+}
+
+impl<T> Loose<T> {
+    /// The value when it has the expected type.
+    pub fn ok(self) -> Option<T> {
+        match self {
+            Loose::Is(value) => Some(value),
+            Loose::Not(_) => None,
+        }
+    }
+}
+
+/// A refused request's body, in the shape OpenAI and Anthropic share:
+/// `{"error": {"message", "type", "code"}}`, or those keys at the top.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ErrorBody {
+    #[serde(default)]
+    pub error: Option<Loose<ErrorFields>>,
+    #[serde(flatten)]
+    pub top: ErrorFields,
+}
+
+/// `message`, `type` and `code` of an error.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ErrorFields {
+    #[serde(default)]
+    pub message: Option<Loose<String>>,
+    #[serde(rename = "type", default)]
+    pub kind: Option<Loose<String>>,
+    #[serde(default)]
+    pub code: Option<Loose<String>>,
+}
+
+impl ErrorBody {
+    /// Reads a body; `None` when it is not a JSON object.
+    pub fn parse(body: &str) -> Option<Self> {
+        serde_json::from_str(body).ok()
+    }
 }
