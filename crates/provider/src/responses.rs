@@ -17,7 +17,7 @@ use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
 use serde_json::{Value, json};
 
 use crate::api::responses::{
-    self, ContentPart, Event, InputItem, Item, Output, Response, Role, ToolChoice,
+    self, ContentPart, Event, InputItem, Item, ItemView, Output, Response, Role, ToolChoice,
     Usage as ResponsesUsage,
 };
 use crate::api::{Function, Loose};
@@ -442,23 +442,19 @@ impl ResponsesAccumulator {
     }
 
     fn item_added(&mut self, index: u64, item: &Value) {
-        let field = |name: &str| {
-            item.get(name)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        let id = field("id");
+        let view = ItemView::of(item);
+        let owned = |text: Option<&str>| text.unwrap_or_default().to_owned();
+        let id = owned(view.id());
         if !id.is_empty() {
             self.ids.insert(id.clone(), index);
         }
-        let entry = match item.get("type").and_then(Value::as_str) {
+        let entry = match view.kind() {
             Some("message") => OutputItem::Message { streamed: false },
             Some("function_call") => OutputItem::Call(PartialCall {
                 item_id: id,
-                call_id: field("call_id"),
-                name: field("name"),
-                arguments: field("arguments"),
+                call_id: owned(view.call_id()),
+                name: owned(view.name()),
+                arguments: owned(view.arguments()),
             }),
             Some("reasoning") => OutputItem::Reasoning(None),
             _ => OutputItem::Other,
@@ -478,7 +474,7 @@ impl ResponsesAccumulator {
                 // Text the server did not stream arrives whole here.
                 if !*streamed {
                     *streamed = true;
-                    let text = message_text(&item);
+                    let text = ItemView::of(&item).message_text();
                     if !text.is_empty() {
                         sink.text_delta(&text);
                         self.text.push_str(&text);
@@ -487,14 +483,14 @@ impl ResponsesAccumulator {
             }
             OutputItem::Call(call) => {
                 // The finished item is authoritative.
-                let field = |name: &str| item.get(name).and_then(Value::as_str);
-                if let Some(call_id) = field("call_id").filter(|id| !id.is_empty()) {
+                let view = ItemView::of(&item);
+                if let Some(call_id) = view.call_id().filter(|id| !id.is_empty()) {
                     call.call_id = call_id.to_owned();
                 }
-                if let Some(name) = field("name").filter(|name| !name.is_empty()) {
+                if let Some(name) = view.name().filter(|name| !name.is_empty()) {
                     call.name = name.to_owned();
                 }
-                if let Some(arguments) = field("arguments") {
+                if let Some(arguments) = view.arguments() {
                     call.arguments = arguments.to_owned();
                 }
             }
@@ -687,21 +683,6 @@ fn value_bytes(value: &Value) -> usize {
             .sum(),
         Value::Null | Value::Bool(_) | Value::Number(_) => 0,
     }
-}
-
-/// The text of a finished `message` item.
-fn message_text(item: &Value) -> String {
-    let Some(Value::Array(parts)) = item.get("content") else {
-        return String::new();
-    };
-    parts
-        .iter()
-        .filter_map(|part| {
-            part.get("text")
-                .or_else(|| part.get("refusal"))
-                .and_then(Value::as_str)
-        })
-        .collect()
 }
 
 /// A reasoning item as it goes back in `input`: type, summary and the
@@ -1065,5 +1046,23 @@ mod tests {
         assert_eq!(code(r#"{"code":"odd"}"#).as_deref(), Some("odd"));
         assert_eq!(code(r#"{"error":"text","code":"odd"}"#), None);
         assert_eq!(code("not json"), None);
+    }
+
+    /// A finished message item's text: `text` parts, else `refusal`; keys
+    /// of another type read as absent, an item that is no object as empty.
+    #[test]
+    fn item_views_read_what_they_can() {
+        let item = json!({"type": "message", "content": [
+            {"type": "output_text", "text": "Hi"},
+            {"type": "refusal", "refusal": " no"},
+            {"type": "output_text", "text": 5, "refusal": "skipped"},
+            "odd",
+        ]});
+        assert_eq!(ItemView::of(&item).message_text(), "Hi no");
+        let call = ItemView::of(&json!({"type": "function_call", "call_id": 7, "name": "bash"}));
+        assert_eq!(call.kind(), Some("function_call"));
+        assert_eq!(call.call_id(), None);
+        assert_eq!(call.name(), Some("bash"));
+        assert_eq!(ItemView::of(&json!([1])).kind(), None);
     }
 }

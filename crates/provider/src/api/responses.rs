@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Function;
+use super::{Function, Loose};
 
 /// One streaming request.
 #[derive(Debug, Serialize)]
@@ -210,4 +210,90 @@ pub(crate) struct InputDetails {
 pub(crate) struct OutputDetails {
     #[serde(default)]
     pub reasoning_tokens: u64,
+}
+
+/// What dsh reads of an output item: its type, ids, name, arguments and
+/// message text. (The item itself is kept whole besides: a reasoning item
+/// goes back exactly as it came.) A key of another type reads as absent.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ItemView {
+    #[serde(rename = "type", default)]
+    pub kind: Option<Loose<String>>,
+    #[serde(default)]
+    pub id: Option<Loose<String>>,
+    #[serde(default)]
+    pub call_id: Option<Loose<String>>,
+    #[serde(default)]
+    pub name: Option<Loose<String>>,
+    #[serde(default)]
+    pub arguments: Option<Loose<String>>,
+    #[serde(default)]
+    pub content: Option<Loose<Vec<Loose<PartView>>>>,
+}
+
+/// A part of a message item's content: `output_text` or `refusal`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct PartView {
+    #[serde(default)]
+    pub text: Option<Loose<String>>,
+    #[serde(default)]
+    pub refusal: Option<Loose<String>>,
+}
+
+impl ItemView {
+    /// The view of an item (all absent when it is not an object).
+    pub fn of(item: &Value) -> Self {
+        ItemView::deserialize(item).unwrap_or_default()
+    }
+
+    fn text(key: &Option<Loose<String>>) -> Option<&str> {
+        match key {
+            Some(Loose::Is(text)) => Some(text),
+            Some(Loose::Not(_)) | None => None,
+        }
+    }
+
+    /// `type`, when a string.
+    pub fn kind(&self) -> Option<&str> {
+        Self::text(&self.kind)
+    }
+
+    /// `id`, when a string.
+    pub fn id(&self) -> Option<&str> {
+        Self::text(&self.id)
+    }
+
+    /// `call_id`, when a string.
+    pub fn call_id(&self) -> Option<&str> {
+        Self::text(&self.call_id)
+    }
+
+    /// `name`, when a string.
+    pub fn name(&self) -> Option<&str> {
+        Self::text(&self.name)
+    }
+
+    /// `arguments`, when a string.
+    pub fn arguments(&self) -> Option<&str> {
+        Self::text(&self.arguments)
+    }
+
+    /// A message item's text: each part's `text`, or its `refusal`.
+    pub fn message_text(&self) -> String {
+        let Some(Loose::Is(parts)) = &self.content else {
+            return String::new();
+        };
+        parts
+            .iter()
+            .filter_map(|part| match part {
+                // A `text` of another type does not fall back to `refusal`.
+                Loose::Is(part) => match &part.text {
+                    Some(Loose::Is(text)) => Some(text.clone()),
+                    Some(Loose::Not(_)) => None,
+                    None => Self::text(&part.refusal).map(str::to_owned),
+                },
+                Loose::Not(_) => None,
+            })
+            .collect()
+    }
 }
