@@ -7,8 +7,10 @@
 //!   several scopes is taken from the first in that order. `${VAR}` and
 //!   `${VAR:-default}` are expanded in `command`, `args`, `env` and `url`
 //!   (an unset variable without a default makes the entry unusable:
-//!   [`ServerConfig::problem`]; remote servers' `headers` are not read, as
-//!   remote servers are not connected yet).
+//!   [`ServerConfig::problem`]; remote servers' `headers` are checked to
+//!   be strings but not expanded or sent, as remote servers are not
+//!   connected yet). A key of the wrong type is an error naming the file,
+//!   the server and the key (`files.rs` holds the files' shapes).
 //! * Project servers and the approval settings: a server named in
 //!   `disabledMcpjsonServers` (any settings layer, or the project's entry in
 //!   `~/.claude.json`) is not started. Headless runs start every other
@@ -35,10 +37,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize as _;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::entry::McpServerEntry;
+use crate::files::{Approvals, ClaudeMcpFile, CodexFile, CodexServer, Loose, ServerTable};
 
 use crate::expand::{Expansion, expand};
 
@@ -185,8 +188,9 @@ pub struct Discovered {
 pub enum McpConfigArg {
     /// A file holding `{"mcpServers":{…}}`.
     File(PathBuf),
-    /// The configuration given inline on the command line.
-    Inline(Value),
+    /// The configuration given inline on the command line (its JSON
+    /// text, checked when it was read).
+    Inline(String),
 }
 
 impl McpConfigArg {
@@ -196,9 +200,8 @@ impl McpConfigArg {
         if !value.trim_start().starts_with('{') {
             return Ok(McpConfigArg::File(PathBuf::from(value)));
         }
-        match serde_json::from_str::<Value>(value) {
-            Ok(json @ Value::Object(_)) => Ok(McpConfigArg::Inline(json)),
-            Ok(_) => Err("inline JSON must be an object `{\"mcpServers\":{…}}`".to_owned()),
+        match serde_json::from_str::<ClaudeMcpFile>(value) {
+            Ok(_) => Ok(McpConfigArg::Inline(value.to_owned())),
             Err(error) => Err(format!("not valid JSON ({error})")),
         }
     }
@@ -214,9 +217,14 @@ impl McpConfigArg {
 
     /// The configuration, read from the file when it is one (a missing
     /// file is an error: it was named on the command line).
-    pub fn load(&self) -> Result<Value, ConfigError> {
+    pub(crate) fn load(&self) -> Result<ClaudeMcpFile, ConfigError> {
         match self {
-            McpConfigArg::Inline(json) => Ok(json.clone()),
+            McpConfigArg::Inline(json) => {
+                serde_json::from_str(json).map_err(|error| ConfigError::Parse {
+                    path: self.origin(),
+                    message: error.to_string(),
+                })
+            }
             McpConfigArg::File(path) => read_json(&dsh_files::ConfigFiles::default(), path)?
                 .ok_or_else(|| ConfigError::Read {
                     path: path.clone(),
@@ -228,13 +236,11 @@ impl McpConfigArg {
     /// The names of its `"type": "sdk"` servers, in order; none when the
     /// file cannot be read (discovery reports that).
     pub fn sdk_servers(&self) -> Vec<String> {
-        let Ok(json) = self.load() else {
+        let Ok(file) = self.load() else {
             return Vec::new();
         };
-        let Some(Value::Object(servers)) = json.get("mcpServers") else {
-            return Vec::new();
-        };
-        servers
+        file.mcp_servers
+            .entries()
             .iter()
             .filter(|(_, entry)| is_sdk(entry))
             .map(|(name, _)| name.clone())
@@ -243,8 +249,10 @@ impl McpConfigArg {
 }
 
 /// Whether a server entry is one of the SDK application's in-process servers.
-fn is_sdk(entry: &Value) -> bool {
-    entry.get("type").and_then(Value::as_str) == Some("sdk")
+fn is_sdk(entry: &Result<McpServerEntry, String>) -> bool {
+    entry
+        .as_ref()
+        .is_ok_and(|entry| entry.kind.as_deref() == Some("sdk"))
 }
 
 /// A setting about a server and the file that holds it.
@@ -345,7 +353,10 @@ fn read_optional(
     }
 }
 
-fn read_json(files: &dsh_files::ConfigFiles, path: &Path) -> Result<Option<Value>, ConfigError> {
+fn read_json<T: DeserializeOwned>(
+    files: &dsh_files::ConfigFiles,
+    path: &Path,
+) -> Result<Option<T>, ConfigError> {
     let Some(text) = read_optional(files, path)? else {
         return Ok(None);
     };
@@ -357,72 +368,10 @@ fn read_json(files: &dsh_files::ConfigFiles, path: &Path) -> Result<Option<Value
         })
 }
 
-fn string_list(
-    value: Option<&Value>,
-    path: &Path,
-    server: &str,
-    key: &str,
-) -> Result<Vec<String>, ConfigError> {
-    match value {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| match item {
-                Value::String(text) => Ok(text.clone()),
-                Value::Null
-                | Value::Bool(_)
-                | Value::Number(_)
-                | Value::Array(_)
-                | Value::Object(_) => Err(ConfigError::Server {
-                    path: path.to_path_buf(),
-                    server: server.to_owned(),
-                    message: format!("`{key}` must be a list of strings"),
-                }),
-            })
-            .collect(),
-        Some(_) => Err(ConfigError::Server {
-            path: path.to_path_buf(),
-            server: server.to_owned(),
-            message: format!("`{key}` must be a list of strings"),
-        }),
-    }
-}
-
-fn string_map(
-    value: Option<&Value>,
-    path: &Path,
-    server: &str,
-    key: &str,
-) -> Result<BTreeMap<String, String>, ConfigError> {
-    match value {
-        None | Some(Value::Null) => Ok(BTreeMap::new()),
-        Some(Value::Object(map)) => map
-            .iter()
-            .map(|(name, value)| match value {
-                Value::String(text) => Ok((name.clone(), text.clone())),
-                Value::Null
-                | Value::Bool(_)
-                | Value::Number(_)
-                | Value::Array(_)
-                | Value::Object(_) => Err(ConfigError::Server {
-                    path: path.to_path_buf(),
-                    server: server.to_owned(),
-                    message: format!("`{key}.{name}` must be a string"),
-                }),
-            })
-            .collect(),
-        Some(_) => Err(ConfigError::Server {
-            path: path.to_path_buf(),
-            server: server.to_owned(),
-            message: format!("`{key}` must be an object of strings"),
-        }),
-    }
-}
-
 /// One Claude Code `mcpServers` entry, variables expanded.
 fn claude_entry(
     name: &str,
-    entry: &Value,
+    entry: &Result<McpServerEntry, String>,
     source: ServerSource,
     path: &Path,
     env: &dyn Fn(&str) -> Option<String>,
@@ -432,10 +381,7 @@ fn claude_entry(
         server: name.to_owned(),
         message,
     };
-    if !entry.is_object() {
-        return Err(bad("an entry must be an object".to_owned()));
-    }
-    let entry = McpServerEntry::deserialize(entry).map_err(|error| bad(error.to_string()))?;
+    let entry = entry.clone().map_err(bad)?;
     let mut expansion = Expansion::default();
     let transport = match entry.kind.as_deref() {
         None | Some("stdio") => {
@@ -482,18 +428,18 @@ fn claude_entry(
 }
 
 fn claude_servers(
-    servers: Option<&Value>,
+    servers: &ServerTable,
     source: ServerSource,
     path: &Path,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<ServerConfig>, ConfigError> {
     match servers {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Object(map)) => map
+        ServerTable::Absent => Ok(Vec::new()),
+        ServerTable::Entries(entries) => entries
             .iter()
             .map(|(name, entry)| claude_entry(name, entry, source, path, env))
             .collect(),
-        Some(_) => Err(ConfigError::Parse {
+        ServerTable::NotAnObject => Err(ConfigError::Parse {
             path: path.to_path_buf(),
             message: "`mcpServers` must be an object".to_owned(),
         }),
@@ -530,15 +476,16 @@ impl ProjectApprovals {
     }
 }
 
-fn read_approvals(approvals: &mut ProjectApprovals, layer: &Value, file: &Path) {
-    let list = |key: &str| string_list(layer.get(key), file, "(settings)", key).unwrap_or_default();
-    for name in list("disabledMcpjsonServers") {
+fn read_approvals(approvals: &mut ProjectApprovals, layer: &Approvals, file: &Path) {
+    let list =
+        |key: &Option<Loose<Vec<String>>>| key.clone().and_then(Loose::ok).unwrap_or_default();
+    for name in list(&layer.disabled_mcpjson_servers) {
         approvals.disabled.push((name, file.to_path_buf()));
     }
-    for name in list("enabledMcpjsonServers") {
+    for name in list(&layer.enabled_mcpjson_servers) {
         approvals.enabled.push((name, file.to_path_buf()));
     }
-    if layer.get("enableAllProjectMcpServers") == Some(&Value::Bool(true))
+    if layer.enable_all_project_mcp_servers.and_then(Loose::ok) == Some(true)
         && approvals.enable_all.is_none()
     {
         approvals.enable_all = Some(file.to_path_buf());
@@ -546,7 +493,10 @@ fn read_approvals(approvals: &mut ProjectApprovals, layer: &Value, file: &Path) 
 }
 
 /// The approval settings of every layer.
-fn project_approvals(discovery: &McpDiscovery, claude_json: Option<&Value>) -> ProjectApprovals {
+fn project_approvals(
+    discovery: &McpDiscovery,
+    claude_json: Option<&ClaudeMcpFile>,
+) -> ProjectApprovals {
     let user_files: Vec<PathBuf> =
         std::iter::once(discovery.home.join(".claude").join("settings.json"))
             .chain(discovery.extra_settings.iter().cloned())
@@ -563,7 +513,7 @@ fn project_approvals(discovery: &McpDiscovery, claude_json: Option<&Value>) -> P
     {
         // A settings file the hook loader reads too: its own errors are
         // reported there; here an unreadable one approves nothing.
-        if let Ok(Some(settings)) = read_json(&discovery.files, file) {
+        if let Ok(Some(settings)) = read_json::<Approvals>(&discovery.files, file) {
             if user {
                 read_approvals(&mut approvals, &settings, file);
             } else {
@@ -578,17 +528,18 @@ fn project_approvals(discovery: &McpDiscovery, claude_json: Option<&Value>) -> P
     if let Some(project) = claude_json.and_then(|json| project_entry(json, &discovery.cwd)) {
         read_approvals(
             &mut approvals,
-            project,
+            &project.approvals,
             &discovery.home.join(".claude.json"),
         );
     }
     approvals
 }
 
-fn project_entry<'a>(claude_json: &'a Value, cwd: &Path) -> Option<&'a Value> {
-    claude_json
-        .get("projects")?
-        .get(cwd.to_string_lossy().as_ref())
+fn project_entry<'a>(
+    claude_json: &'a ClaudeMcpFile,
+    cwd: &Path,
+) -> Option<&'a crate::files::ProjectState> {
+    claude_json.project(cwd.to_string_lossy().as_ref())
 }
 
 /// Remembers that the user approved the project servers `names` for
@@ -603,7 +554,7 @@ pub fn remember_approved(
     names: &[String],
 ) -> Result<PathBuf, ConfigError> {
     let path = home.join(".claude.json");
-    let mut doc = read_json(&dsh_files::ConfigFiles::default(), &path)?
+    let mut doc = read_json::<Value>(&dsh_files::ConfigFiles::default(), &path)?
         .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
     let shape = |what: &str| ConfigError::Parse {
         path: path.clone(),
@@ -656,9 +607,9 @@ pub fn remember_approved(
 }
 
 /// A positive number of seconds (Codex's `*_timeout_sec`, integer or float).
-fn seconds(value: Option<&Value>) -> Option<std::time::Duration> {
+fn seconds(value: Option<Loose<f64>>) -> Option<std::time::Duration> {
     value
-        .and_then(Value::as_f64)
+        .and_then(Loose::ok)
         .filter(|secs| secs.is_finite() && *secs > 0.0)
         .map(std::time::Duration::from_secs_f64)
 }
@@ -671,35 +622,28 @@ fn codex_servers(
     let Some(text) = read_optional(files, path)? else {
         return Ok((Vec::new(), Vec::new()));
     };
-    let parsed: toml::Value = toml::from_str(&text).map_err(|err| ConfigError::Parse {
+    let parsed: CodexFile = toml::from_str(&text).map_err(|err| ConfigError::Parse {
         path: path.to_path_buf(),
         message: err.to_string(),
     })?;
-    let Some(table) = parsed.get("mcp_servers") else {
-        return Ok((Vec::new(), Vec::new()));
-    };
-    // TOML → JSON keeps one set of shape checks for both dialects.
-    let json = serde_json::to_value(table).map_err(|err| ConfigError::Parse {
-        path: path.to_path_buf(),
-        message: err.to_string(),
-    })?;
-    let Value::Object(map) = json else {
-        return Err(ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: "`mcp_servers` must be a table".to_owned(),
-        });
+    let map = match parsed.mcp_servers {
+        None => return Ok((Vec::new(), Vec::new())),
+        Some(Loose::Is(map)) => map,
+        Some(Loose::Not(_)) => {
+            return Err(ConfigError::Parse {
+                path: path.to_path_buf(),
+                message: "`mcp_servers` must be a table".to_owned(),
+            });
+        }
     };
     let mut out = Vec::new();
     let mut disabled = Vec::new();
-    for (name, entry) in &map {
-        let bad = |message: String| ConfigError::Server {
-            path: path.to_path_buf(),
-            server: name.clone(),
-            message,
-        };
-        if entry.get("enabled") == Some(&Value::Bool(false)) {
+    for (name, entry) in map {
+        // Not a table: it has none of the keys a server needs.
+        let entry = entry.ok().unwrap_or_default();
+        if entry.enabled.and_then(Loose::ok) == Some(false) {
             disabled.push(DisabledServer {
-                name: name.clone(),
+                name,
                 source: ServerSource::Codex,
                 origin: path.to_path_buf(),
                 by: Recorded {
@@ -709,31 +653,63 @@ fn codex_servers(
             });
             continue;
         }
-        let transport = match (entry.get("command"), entry.get("url")) {
-            (Some(Value::String(command)), _) => ServerTransport::Stdio {
-                command: command.clone(),
-                args: string_list(entry.get("args"), path, name, "args")?,
-                env: string_map(entry.get("env"), path, name, "env")?,
-                cwd: entry.get("cwd").and_then(Value::as_str).map(PathBuf::from),
-            },
-            (None, Some(Value::String(url))) => ServerTransport::Remote {
-                kind: "http".to_owned(),
-                url: url.clone(),
-            },
-            (Some(_), _) => return Err(bad("`command` must be a string".to_owned())),
-            (None, _) => return Err(bad("a server needs `command` or `url`".to_owned())),
-        };
-        out.push(ServerConfig {
-            name: name.clone(),
-            source: ServerSource::Codex,
-            origin: path.to_path_buf(),
-            transport,
-            problem: None,
-            startup_timeout: seconds(entry.get("startup_timeout_sec")),
-            tool_timeout: seconds(entry.get("tool_timeout_sec")),
-        });
+        out.push(codex_server(name, entry, path)?);
     }
     Ok((out, disabled))
+}
+
+/// One Codex server table, checked.
+fn codex_server(
+    name: String,
+    entry: CodexServer,
+    path: &Path,
+) -> Result<ServerConfig, ConfigError> {
+    let bad = |message: String| ConfigError::Server {
+        path: path.to_path_buf(),
+        server: name.clone(),
+        message,
+    };
+    let transport = match (entry.command, entry.url) {
+        (Some(Loose::Is(command)), _) => ServerTransport::Stdio {
+            command,
+            args: match entry.args {
+                None => Vec::new(),
+                Some(Loose::Is(args)) => args,
+                Some(Loose::Not(_)) => {
+                    return Err(bad("`args` must be a list of strings".to_owned()));
+                }
+            },
+            env: match entry.env {
+                None => BTreeMap::new(),
+                Some(Loose::Is(env)) => env
+                    .into_iter()
+                    .map(|(key, value)| match value {
+                        Loose::Is(value) => Ok((key, value)),
+                        Loose::Not(_) => Err(bad(format!("`env.{key}` must be a string"))),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(Loose::Not(_)) => {
+                    return Err(bad("`env` must be an object of strings".to_owned()));
+                }
+            },
+            cwd: entry.cwd.and_then(Loose::ok).map(PathBuf::from),
+        },
+        (None, Some(Loose::Is(url))) => ServerTransport::Remote {
+            kind: "http".to_owned(),
+            url,
+        },
+        (Some(Loose::Not(_)), _) => return Err(bad("`command` must be a string".to_owned())),
+        (None, _) => return Err(bad("a server needs `command` or `url`".to_owned())),
+    };
+    Ok(ServerConfig {
+        name: name.clone(),
+        source: ServerSource::Codex,
+        origin: path.to_path_buf(),
+        transport,
+        problem: None,
+        startup_timeout: seconds(entry.startup_timeout_sec),
+        tool_timeout: seconds(entry.tool_timeout_sec),
+    })
 }
 
 /// Reads every configuration layer. `env` looks variables up for `${VAR}`.
@@ -745,44 +721,40 @@ pub fn discover(
     let mut layers: Vec<ServerConfig> = Vec::new();
 
     for config in &discovery.mcp_configs {
-        let mut json = config.load()?;
+        let mut file = config.load()?;
         // The SDK application's own servers are reached through its
         // control protocol (dsh-sdk), not started from here.
-        if let Some(Value::Object(servers)) = json.get_mut("mcpServers") {
+        if let ServerTable::Entries(servers) = &mut file.mcp_servers {
             for (name, _) in servers.iter().filter(|(_, entry)| is_sdk(entry)) {
                 found.sdk_servers.push(name.clone());
             }
-            servers.retain(|_, entry| !is_sdk(entry));
+            servers.retain(|(_, entry)| !is_sdk(entry));
         }
         layers.extend(claude_servers(
-            json.get("mcpServers"),
+            &file.mcp_servers,
             ServerSource::Dynamic,
             &config.origin(),
             env,
         )?);
     }
     let claude_json_path = discovery.home.join(".claude.json");
-    let claude_json = read_json(&discovery.files, &claude_json_path)?;
+    let claude_json = read_json::<ClaudeMcpFile>(&discovery.files, &claude_json_path)?;
     if let Some(project) = claude_json
         .as_ref()
         .and_then(|json| project_entry(json, &discovery.cwd))
     {
         layers.extend(claude_servers(
-            project.get("mcpServers"),
+            &project.mcp_servers,
             ServerSource::Local,
             &claude_json_path,
             env,
         )?);
     }
     let project_path = discovery.cwd.join(".mcp.json");
-    if let Some(json) = read_json(&discovery.files, &project_path)? {
+    if let Some(json) = read_json::<ClaudeMcpFile>(&discovery.files, &project_path)? {
         let approvals = project_approvals(discovery, claude_json.as_ref());
-        for server in claude_servers(
-            json.get("mcpServers"),
-            ServerSource::Project,
-            &project_path,
-            env,
-        )? {
+        for server in claude_servers(&json.mcp_servers, ServerSource::Project, &project_path, env)?
+        {
             let approval = approvals.approval(&server.name);
             let approved = approval.is_some();
             match approvals
@@ -822,7 +794,7 @@ pub fn discover(
     }
     if let Some(json) = &claude_json {
         layers.extend(claude_servers(
-            json.get("mcpServers"),
+            &json.mcp_servers,
             ServerSource::User,
             &claude_json_path,
             env,
@@ -1166,6 +1138,76 @@ mod tests {
         write(&discovery.cwd.join(".mcp.json"), "{not json");
         let error = discover(&discovery, &env).unwrap_err().to_string();
         assert!(error.contains(".mcp.json"), "{error}");
+    }
+
+    /// A key of the wrong type is an error naming the file, the server and
+    /// the key, in every file a server is configured in; one bad entry does
+    /// not hide which one it is.
+    #[test]
+    fn a_bad_key_names_the_file_the_server_and_the_key() {
+        let (_dir, discovery) = setup();
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"ok":{"command":"x"},"web":{"type":"http","url":"u","headers":{"Authorization":7}}}}"#,
+        );
+        let error = discover(&discovery, &env).unwrap_err().to_string();
+        assert!(error.contains(".mcp.json"), "{error}");
+        assert!(error.contains("`web`"), "{error}");
+        assert!(
+            error.contains("`headers.Authorization` must be a string"),
+            "{error}"
+        );
+
+        let (_dir, discovery) = setup();
+        write(
+            &discovery.cwd.join(".codex").join("config.toml"),
+            "[mcp_servers.tools]\ncommand = \"t\"\nenv = { A = 1 }\n",
+        );
+        let error = discover(&discovery, &env).unwrap_err().to_string();
+        assert!(error.contains("config.toml"), "{error}");
+        assert!(error.contains("`tools`"), "{error}");
+        assert!(error.contains("`env.A` must be a string"), "{error}");
+
+        let (_dir, discovery) = setup();
+        write(
+            &discovery.home.join(".claude.json"),
+            r#"{"mcpServers":{"user":{"command":"u","args":"-v"}}}"#,
+        );
+        let error = discover(&discovery, &env).unwrap_err().to_string();
+        assert!(error.contains(".claude.json"), "{error}");
+        assert!(error.contains("`user`"), "{error}");
+        assert!(
+            error.contains("`args` must be a list of strings"),
+            "{error}"
+        );
+    }
+
+    /// What Claude Code ignores when malformed, dsh ignores too: a
+    /// `projects` entry that is not an object, approval lists of the wrong
+    /// type. They approve nothing and fail nothing.
+    #[test]
+    fn malformed_approval_state_approves_nothing() {
+        let (_dir, discovery) = setup();
+        let cwd = discovery.cwd.to_string_lossy().into_owned();
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"e"}}}"#,
+        );
+        write(
+            &discovery.home.join(".claude.json"),
+            &serde_json::json!({"projects": {
+                cwd: {"enabledMcpjsonServers": "echo", "enableAllProjectMcpServers": "yes"},
+                "/elsewhere": 5,
+            }})
+            .to_string(),
+        );
+        write(
+            &discovery.home.join(".claude").join("settings.json"),
+            r#"{"enabledMcpjsonServers": ["echo", 1]}"#,
+        );
+        let found = discover(&discovery, &env).unwrap();
+        assert_eq!(found.unapproved, ["echo"]);
+        assert!(found.approved.is_empty(), "{:?}", found.approved);
     }
 
     #[test]

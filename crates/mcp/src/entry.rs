@@ -1,11 +1,11 @@
 //! One Claude Code MCP server entry, typed: a value of `mcpServers` in
 //! `.mcp.json`, a `--mcp-config` file or `~/.claude.json`. A key of the
 //! wrong type is an error naming the key, as dsh reported it before the
-//! entry had a type; keys dsh does not read (`headers`, …) are kept.
+//! entry had a type; keys dsh does not read are kept.
 
 use std::collections::BTreeMap;
 
-use serde::de::{Deserializer, Error as _};
+use serde::de::{Deserializer, Error as _, IgnoredAny};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -49,72 +49,105 @@ pub struct McpServerEntry {
         skip_serializing_if = "Option::is_none"
     )]
     pub url: Option<String>,
+    /// `headers` of a remote server (read, not sent yet: dsh does not
+    /// connect remote servers).
+    #[serde(
+        default,
+        deserialize_with = "headers",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub headers: BTreeMap<String, String>,
     /// Every other key, as written.
     #[serde(flatten)]
     pub rest: Map<String, Value>,
 }
 
-fn kind<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    match Value::deserialize(deserializer)? {
-        Value::String(kind) => Ok(Some(kind)),
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => {
-            Err(D::Error::custom("`type` must be a string"))
+/// A value read only as far as dsh needs it: a string, or anything else.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Text {
+    Text(String),
+    Other(IgnoredAny),
+}
+
+impl Text {
+    fn into_string(self) -> Option<String> {
+        match self {
+            Text::Text(text) => Some(text),
+            Text::Other(_) => None,
         }
     }
+}
+
+/// A list whose items are read as [`Text`], or anything else.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum TextList {
+    List(Vec<Text>),
+    Other(IgnoredAny),
+}
+
+/// An object whose values are read as [`Text`], or anything else.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum TextMap {
+    Map(BTreeMap<String, Text>),
+    Other(IgnoredAny),
+}
+
+fn kind<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    Text::deserialize(deserializer)?
+        .into_string()
+        .map(Some)
+        .ok_or_else(|| D::Error::custom("`type` must be a string"))
 }
 
 /// A string, or `None` for anything else: what is missing is named where
 /// the transport needs it.
 fn lenient_string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    match Value::deserialize(deserializer)? {
-        Value::String(text) => Ok(Some(text)),
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => {
-            Ok(None)
-        }
-    }
+    Ok(Text::deserialize(deserializer)?.into_string())
 }
 
 fn args<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
     let not_a_list = || D::Error::custom("`args` must be a list of strings");
-    match Value::deserialize(deserializer)? {
-        Value::Null => Ok(Vec::new()),
-        Value::Array(items) => items
+    match Option::<TextList>::deserialize(deserializer)? {
+        None => Ok(Vec::new()),
+        Some(TextList::List(items)) => items
             .into_iter()
-            .map(|item| match item {
-                Value::String(text) => Ok(text),
-                Value::Null
-                | Value::Bool(_)
-                | Value::Number(_)
-                | Value::Array(_)
-                | Value::Object(_) => Err(not_a_list()),
+            .map(|item| item.into_string().ok_or_else(not_a_list))
+            .collect(),
+        Some(TextList::Other(_)) => Err(not_a_list()),
+    }
+}
+
+/// An object of strings under `key` (`null` is none).
+fn strings<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    key: &str,
+) -> Result<BTreeMap<String, String>, D::Error> {
+    match Option::<TextMap>::deserialize(deserializer)? {
+        None => Ok(BTreeMap::new()),
+        Some(TextMap::Map(map)) => map
+            .into_iter()
+            .map(|(name, value)| match value.into_string() {
+                Some(text) => Ok((name, text)),
+                None => Err(D::Error::custom(format!("`{key}.{name}` must be a string"))),
             })
             .collect(),
-        Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Object(_) => {
-            Err(not_a_list())
-        }
+        Some(TextMap::Other(_)) => Err(D::Error::custom(format!(
+            "`{key}` must be an object of strings"
+        ))),
     }
 }
 
 fn env<'de, D: Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<String, String>, D::Error> {
-    match Value::deserialize(deserializer)? {
-        Value::Null => Ok(BTreeMap::new()),
-        Value::Object(map) => map
-            .into_iter()
-            .map(|(name, value)| match value {
-                Value::String(text) => Ok((name, text)),
-                Value::Null
-                | Value::Bool(_)
-                | Value::Number(_)
-                | Value::Array(_)
-                | Value::Object(_) => {
-                    Err(D::Error::custom(format!("`env.{name}` must be a string")))
-                }
-            })
-            .collect(),
-        Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => {
-            Err(D::Error::custom("`env` must be an object of strings"))
-        }
-    }
+    strings(deserializer, "env")
+}
+
+fn headers<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<BTreeMap<String, String>, D::Error> {
+    strings(deserializer, "headers")
 }
 
 #[cfg(test)]
@@ -138,7 +171,7 @@ mod tests {
         let web = McpServerEntry::deserialize(&servers["web"]).unwrap();
         assert_eq!(web.kind.as_deref(), Some("http"));
         assert_eq!(web.url.as_deref(), Some("https://example.test/mcp"));
-        assert_eq!(web.rest["headers"], json!({"X": "y"}));
+        assert_eq!(web.headers["X"], "y");
         // What it serializes back to parses to the same entry.
         for entry in [echo, web] {
             let again = serde_json::to_value(&entry).unwrap();
@@ -165,6 +198,14 @@ mod tests {
         assert_eq!(
             error(json!({"command": "x", "env": []})),
             "`env` must be an object of strings"
+        );
+        assert_eq!(
+            error(json!({"type": "http", "url": "u", "headers": {"X": 1}})),
+            "`headers.X` must be a string"
+        );
+        assert_eq!(
+            error(json!({"type": "http", "url": "u", "headers": "X: y"})),
+            "`headers` must be an object of strings"
         );
         // Not a string: named later, where the transport needs it.
         let entry = McpServerEntry::deserialize(&json!({"command": 7})).unwrap();

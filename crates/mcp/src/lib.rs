@@ -21,6 +21,7 @@
 pub mod config;
 mod entry;
 mod expand;
+mod files;
 pub mod limit;
 pub mod manager;
 pub mod oversize;

@@ -8,7 +8,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_model::{FailureCategory, ProviderFailure, StreamSink};
 use dsh_protocol::{Message, ModelReply, ModelRequest, ThinkingBlocks, TokenUsage, ToolCall};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
+
+use crate::api::messages::{
+    self, Block, CacheControl, Content, Delta, Event, RequestMessage, Role, Thinking,
+    ToolResultContent,
+};
 
 use crate::settings::ProviderSettings;
 use crate::stream::Progress;
@@ -67,6 +72,7 @@ pub(crate) struct AnthropicApi {
 
 impl WireApi for AnthropicApi {
     type Accumulator = MessagesAccumulator;
+    type Body = messages::Request;
 
     fn url(&self, base_url: &str) -> String {
         format!("{}/v1/messages", base_url.trim_end_matches('/'))
@@ -82,7 +88,11 @@ impl WireApi for AnthropicApi {
             .header("anthropic-version", ANTHROPIC_VERSION)
     }
 
-    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Value {
+    fn request_body(
+        &self,
+        settings: &ProviderSettings,
+        request: &ModelRequest,
+    ) -> messages::Request {
         request_body(settings, request, &lock(&self.memory))
     }
 
@@ -133,15 +143,13 @@ fn status_of_type(kind: &str) -> Option<u16> {
     })
 }
 
-/// Builds the JSON body of one streaming request.
+/// Builds the body of one streaming request.
 pub(crate) fn request_body(
     settings: &ProviderSettings,
     request: &ModelRequest,
     memory: &ThinkingMemory,
-) -> Value {
-    let mut body = Map::new();
+) -> messages::Request {
     let model = request.model.as_ref().unwrap_or(&settings.model);
-    body.insert("model".into(), Value::String(model.clone()));
 
     // Leading system messages are the system prompt; later ones (context a
     // hook or plugin added mid-conversation) go to the model as user text,
@@ -152,12 +160,10 @@ pub(crate) fn request_body(
         .position(|message| !matches!(message, Message::System { .. }))
         .unwrap_or(request.messages.len());
     let (system, conversation) = request.messages.split_at(first_other);
-    let mut system_blocks: Vec<Value> = system
+    let mut system_blocks: Vec<Block> = system
         .iter()
         .filter_map(|message| match message {
-            Message::System { content } if !content.is_empty() => {
-                Some(json!({"type": "text", "text": content}))
-            }
+            Message::System { content } if !content.is_empty() => Some(Block::text(content)),
             Message::System { .. }
             | Message::User { .. }
             | Message::Assistant { .. }
@@ -167,88 +173,83 @@ pub(crate) fn request_body(
     // Breakpoint 1: the system prompt (with the tools before it, the
     // stable prefix of every request).
     if let Some(last) = system_blocks.last_mut() {
-        last["cache_control"] = json!({"type": "ephemeral"});
+        last.cache();
     }
 
-    let (mut messages, missing_thinking) = conversation_json(conversation, memory);
+    let (mut messages, missing_thinking) = conversation_messages(conversation, memory);
     // Breakpoint 2: the moving end of the conversation, as Claude Code
     // places it: the last block of the last message, so the next request
-    // reads everything up to here from the cache.
-    if let Some(block) = messages
+    // reads everything up to here from the cache (not a thinking block).
+    if let Some(Content::Block(block)) = messages
         .last_mut()
-        .and_then(|message| message["content"].as_array_mut())
-        .and_then(|blocks| blocks.last_mut())
-        && !matches!(
-            block["type"].as_str(),
-            Some("thinking" | "redacted_thinking")
-        )
+        .and_then(|message| message.content.last_mut())
     {
-        block["cache_control"] = json!({"type": "ephemeral"});
+        block.cache();
     }
 
-    if !system_blocks.is_empty() {
-        body.insert("system".into(), Value::Array(system_blocks));
-    }
-    body.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
-        let mut tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|tool| {
-                json!({
-                    "name": tool.name,
-                    "description": tool.description,
-                    "input_schema": tool.input_schema,
-                })
-            })
-            .collect();
-        // Breakpoint 3: the tools, so a changed system prompt still reads
-        // them from the cache.
-        if let Some(last) = tools.last_mut() {
-            last["cache_control"] = json!({"type": "ephemeral"});
-        }
-        body.insert("tools".into(), Value::Array(tools));
+    let mut tools: Vec<messages::Tool> = request
+        .tools
+        .iter()
+        .map(|tool| messages::Tool {
+            name: tool.name.clone(),
+            description: tool.description.clone(),
+            input_schema: tool.input_schema.clone(),
+            cache_control: None,
+        })
+        .collect();
+    // Breakpoint 3: the tools, so a changed system prompt still reads
+    // them from the cache.
+    if let Some(last) = tools.last_mut() {
+        last.cache_control = Some(CacheControl::Ephemeral);
     }
     let budget = settings.thinking_budget_tokens;
     let max_tokens = settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
     // Thinking stays off for a request continuing a tool call whose
     // thinking blocks dsh does not have (a log written before dsh kept them): the API
     // refuses that history with thinking on, and accepts it with it off.
-    match budget.filter(|_| !missing_thinking) {
-        Some(budget) => {
-            // The budget counts against max_tokens, which must exceed it.
-            let max_tokens = max_tokens.max(budget.saturating_add(DEFAULT_MAX_TOKENS));
-            body.insert("max_tokens".into(), json!(max_tokens));
-            body.insert(
-                "thinking".into(),
-                json!({"type": "enabled", "budget_tokens": budget}),
-            );
-        }
-        None => {
-            body.insert("max_tokens".into(), json!(max_tokens));
+    let (max_tokens, thinking, temperature) = match budget.filter(|_| !missing_thinking) {
+        // The budget counts against max_tokens, which must exceed it.
+        Some(budget) => (
+            max_tokens.max(budget.saturating_add(DEFAULT_MAX_TOKENS)),
+            Some(Thinking::Enabled {
+                budget_tokens: budget,
+            }),
             // The API rejects a temperature other than 1 with thinking on.
-            if let Some(temperature) = settings.temperature {
-                body.insert("temperature".into(), json!(temperature));
-            }
-        }
+            None,
+        ),
+        None => (max_tokens, None, settings.temperature.map(f64::from)),
+    };
+    messages::Request {
+        model: model.clone(),
+        system: system_blocks,
+        messages,
+        tools,
+        max_tokens,
+        thinking,
+        temperature,
+        stream: true,
     }
-    body.insert("stream".into(), Value::Bool(true));
-    Value::Object(body)
 }
 
 /// The conversation as Messages API messages (same-role neighbours merged,
 /// so parallel tool results share one user message), and whether the
 /// assistant message the request continues called tools without thinking
 /// blocks dsh remembers.
-fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<Value>, bool) {
-    let mut messages: Vec<(String, Vec<Value>)> = Vec::new();
-    let mut push = |role: &str, blocks: Vec<Value>| {
+fn conversation_messages(
+    conversation: &[Message],
+    memory: &ThinkingMemory,
+) -> (Vec<RequestMessage>, bool) {
+    let mut messages: Vec<RequestMessage> = Vec::new();
+    let mut push = |role: Role, blocks: Vec<Content>| {
         if blocks.is_empty() {
             return;
         }
         match messages.last_mut() {
-            Some((last_role, last_blocks)) if last_role == role => last_blocks.extend(blocks),
-            _ => messages.push((role.to_owned(), blocks)),
+            Some(last) if last.role == role => last.content.extend(blocks),
+            _ => messages.push(RequestMessage {
+                role,
+                content: blocks,
+            }),
         }
     };
     // Whether the latest assistant message called tools with no
@@ -258,7 +259,7 @@ fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<
         match message {
             Message::System { content } | Message::User { content } => {
                 if !content.is_empty() {
-                    push("user", vec![json!({"type": "text", "text": content})]);
+                    push(Role::User, vec![Content::Block(Block::text(content))]);
                 }
             }
             Message::Assistant {
@@ -273,12 +274,7 @@ fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<
                 let logged: Vec<_> = logged
                     .iter()
                     .flatten()
-                    .filter(|block| {
-                        matches!(
-                            block["type"].as_str(),
-                            Some("thinking" | "redacted_thinking")
-                        )
-                    })
+                    .filter(|block| is_thinking(block))
                     .cloned()
                     .collect();
                 let thinking = if logged.is_empty() {
@@ -291,20 +287,20 @@ fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<
                 };
                 missing_thinking = !tool_calls.is_empty() && thinking.is_none();
                 if let Some(thinking) = thinking {
-                    blocks.extend(thinking);
+                    blocks.extend(thinking.into_iter().map(Content::Thinking));
                 }
                 if !content.is_empty() {
-                    blocks.push(json!({"type": "text", "text": content}));
+                    blocks.push(Content::Block(Block::text(content)));
                 }
                 for call in tool_calls {
-                    blocks.push(json!({
-                        "type": "tool_use",
-                        "id": call.id,
-                        "name": call.name,
-                        "input": tool_input(&call.arguments),
+                    blocks.push(Content::Block(Block::ToolUse {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        input: tool_input(&call.arguments),
+                        cache_control: None,
                     }));
                 }
-                push("assistant", blocks);
+                push(Role::Assistant, blocks);
             }
             Message::Tool {
                 tool_call_id,
@@ -312,39 +308,46 @@ fn conversation_json(conversation: &[Message], memory: &ThinkingMemory) -> (Vec<
                 is_error,
                 blocks,
             } => {
-                let mut block = json!({
-                    "type": "tool_result",
-                    "tool_use_id": tool_call_id,
-                    "content": content,
-                });
-                match blocks {
+                let (content, is_error) = match blocks {
                     // An MCP result goes as its content blocks, with no
                     // `is_error` unless it failed, as Claude Code sends it
                     // (`mcp_text_result`, `mcp_updated_output_blocks`).
-                    Some(blocks) => {
-                        block["content"] = Value::Array(blocks.clone());
-                        if *is_error {
-                            block["is_error"] = Value::Bool(true);
-                        }
-                    }
+                    Some(blocks) => (
+                        ToolResultContent::Blocks(blocks.clone()),
+                        is_error.then_some(true),
+                    ),
                     // Claude Code marks every other result, failed or not
                     // (`"is_error": true` on a failed call, `b_pre_exit2`).
-                    None => block["is_error"] = Value::Bool(*is_error),
-                }
-                push("user", vec![block]);
+                    None => (ToolResultContent::Text(content.clone()), Some(*is_error)),
+                };
+                push(
+                    Role::User,
+                    vec![Content::Block(Block::ToolResult {
+                        tool_use_id: tool_call_id.clone(),
+                        content,
+                        is_error,
+                        cache_control: None,
+                    })],
+                );
             }
         }
     }
-    let messages = messages
-        .into_iter()
-        .map(|(role, mut content)| {
-            // The API wants a user message's tool results before its text
-            // (context a hook added between two results moves after them).
-            content.sort_by_key(|block| block["type"] != "tool_result");
-            json!({"role": role, "content": content})
-        })
-        .collect();
+    for message in &mut messages {
+        // The API wants a user message's tool results before its text
+        // (context a hook added between two results moves after them).
+        message
+            .content
+            .sort_by_key(|block| !matches!(block, Content::Block(Block::ToolResult { .. })));
+    }
     (messages, missing_thinking)
+}
+
+/// Whether a kept block is one of the Messages API's thinking blocks.
+fn is_thinking(block: &Value) -> bool {
+    matches!(
+        block.get("type").and_then(Value::as_str),
+        Some("thinking" | "redacted_thinking")
+    )
 }
 
 /// A tool call's `input`: the API takes an object. Arguments the model
@@ -363,7 +366,7 @@ fn tool_input(arguments: &Value) -> Value {
 
 /// One content block of a reply as it streams.
 #[derive(Debug)]
-enum Block {
+enum Streamed {
     Text,
     ToolUse {
         id: String,
@@ -381,7 +384,7 @@ enum Block {
 #[derive(Debug, Default)]
 pub(crate) struct MessagesAccumulator {
     text: String,
-    blocks: Vec<(usize, Block)>,
+    blocks: Vec<(usize, Streamed)>,
     usage: Option<Usage>,
     stop_reason: Option<String>,
     memory: Option<Memory>,
@@ -397,18 +400,17 @@ struct Usage {
 }
 
 impl Usage {
-    fn update(&mut self, usage: &Value) {
-        let field = |name: &str| usage.get(name).and_then(Value::as_u64);
-        if let Some(input) = field("input_tokens") {
+    fn update(&mut self, usage: &messages::Usage) {
+        if let Some(input) = usage.input_tokens {
             self.input = input;
         }
-        if let Some(output) = field("output_tokens") {
+        if let Some(output) = usage.output_tokens {
             self.output = output;
         }
-        if let Some(read) = field("cache_read_input_tokens") {
+        if let Some(read) = usage.cache_read_input_tokens {
             self.cache_read = read;
         }
-        if let Some(creation) = field("cache_creation_input_tokens") {
+        if let Some(creation) = usage.cache_creation_input_tokens {
             self.cache_creation = creation;
         }
     }
@@ -428,42 +430,38 @@ impl From<Usage> for TokenUsage {
 }
 
 impl MessagesAccumulator {
-    fn block(&mut self, index: usize) -> Option<&mut Block> {
+    fn block(&mut self, index: usize) -> Option<&mut Streamed> {
         self.blocks
             .iter_mut()
             .find(|(at, _)| *at == index)
             .map(|(_, block)| block)
     }
 
-    fn on_delta(&mut self, index: usize, delta: &Value, sink: &mut dyn StreamSink) {
-        let text = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or_default();
-        match delta.get("type").and_then(Value::as_str) {
-            Some("text_delta") => {
-                let piece = text("text");
-                if !piece.is_empty() {
-                    sink.text_delta(piece);
-                    self.text.push_str(piece);
+    fn on_delta(&mut self, index: usize, delta: Delta, sink: &mut dyn StreamSink) {
+        let (key, piece) = match delta {
+            Delta::Text { text } => {
+                if !text.is_empty() {
+                    sink.text_delta(&text);
+                    self.text.push_str(&text);
                 }
+                return;
             }
-            Some("input_json_delta") => {
-                if let Some(Block::ToolUse { json, .. }) = self.block(index) {
-                    json.push_str(text("partial_json"));
+            Delta::InputJson { partial_json } => {
+                if let Some(Streamed::ToolUse { json, .. }) = self.block(index) {
+                    json.push_str(&partial_json);
                 }
+                return;
             }
-            Some(kind @ ("thinking_delta" | "signature_delta")) => {
-                let (key, piece) = match kind {
-                    "thinking_delta" => ("thinking", text("thinking").to_owned()),
-                    _ => ("signature", text("signature").to_owned()),
-                };
-                if let Some(Block::Thinking(block)) = self.block(index) {
-                    // Appended in place: many small pieces stay linear.
-                    match block.get_mut(key) {
-                        Some(Value::String(so_far)) => so_far.push_str(&piece),
-                        Some(_) | None => block[key] = Value::String(piece),
-                    }
-                }
+            Delta::Thinking { thinking } => ("thinking", thinking),
+            Delta::Signature { signature } => ("signature", signature),
+            Delta::Other => return,
+        };
+        if let Some(Streamed::Thinking(block)) = self.block(index) {
+            // Appended in place: many small pieces stay linear.
+            match block.get_mut(key) {
+                Some(Value::String(so_far)) => so_far.push_str(&piece),
+                Some(_) | None => block[key] = Value::String(piece),
             }
-            _ => {}
         }
     }
 }
@@ -474,67 +472,58 @@ impl EventAccumulator for MessagesAccumulator {
         if data.is_empty() {
             return Ok(Progress::More);
         }
-        let event: Value = serde_json::from_str(data)
+        let event: Event = serde_json::from_str(data)
             .map_err(|error| format!("malformed stream event ({error}): {}", excerpt(data)))?;
-        let index = event
-            .get("index")
-            .and_then(Value::as_u64)
-            .and_then(|index| usize::try_from(index).ok())
-            .unwrap_or(0);
-        match event.get("type").and_then(Value::as_str) {
-            Some("message_start") => {
-                if let Some(usage) = event.pointer("/message/usage") {
+        match event {
+            Event::MessageStart { message } => {
+                if let Some(usage) = &message.usage {
                     self.usage.get_or_insert_with(Usage::default).update(usage);
                 }
             }
-            Some("content_block_start") => {
-                let block = event.get("content_block").cloned().unwrap_or(Value::Null);
-                let block = match block.get("type").and_then(Value::as_str) {
+            Event::ContentBlockStart {
+                index,
+                content_block,
+            } => {
+                let block = match content_block.get("type").and_then(Value::as_str) {
                     Some("text") => {
-                        let initial = block.get("text").and_then(Value::as_str);
+                        let initial = content_block.get("text").and_then(Value::as_str);
                         if let Some(initial) = initial.filter(|text| !text.is_empty()) {
                             sink.text_delta(initial);
                             self.text.push_str(initial);
                         }
-                        Block::Text
+                        Streamed::Text
                     }
-                    Some("tool_use") => Block::ToolUse {
-                        id: block["id"].as_str().unwrap_or_default().to_owned(),
-                        name: block["name"].as_str().unwrap_or_default().to_owned(),
+                    Some("tool_use") => Streamed::ToolUse {
+                        id: content_block["id"].as_str().unwrap_or_default().to_owned(),
+                        name: content_block["name"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_owned(),
                         json: String::new(),
                     },
-                    Some("thinking" | "redacted_thinking") => Block::Thinking(block),
-                    _ => Block::Other,
+                    Some("thinking" | "redacted_thinking") => Streamed::Thinking(content_block),
+                    _ => Streamed::Other,
                 };
                 self.blocks.push((index, block));
             }
-            Some("content_block_delta") => {
-                let delta = event.get("delta").cloned().unwrap_or(Value::Null);
-                self.on_delta(index, &delta, sink);
-            }
-            Some("message_delta") => {
-                if let Some(reason) = event.pointer("/delta/stop_reason").and_then(Value::as_str) {
+            Event::ContentBlockDelta { index, delta } => self.on_delta(index, delta, sink),
+            Event::MessageDelta { delta, usage } => {
+                if let Some(reason) = delta.stop_reason {
                     if reason == "max_tokens" {
                         tracing::warn!(
                             "the model stopped at its token limit (stop_reason=max_tokens)"
                         );
                     }
-                    self.stop_reason = Some(reason.to_owned());
+                    self.stop_reason = Some(reason);
                 }
-                if let Some(usage) = event.get("usage") {
+                if let Some(usage) = &usage {
                     self.usage.get_or_insert_with(Usage::default).update(usage);
                 }
             }
-            Some("message_stop") => return Ok(Progress::Done),
-            Some("error") => {
-                let kind = event
-                    .pointer("/error/type")
-                    .and_then(Value::as_str)
-                    .unwrap_or("error");
-                let message = event
-                    .pointer("/error/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
+            Event::MessageStop => return Ok(Progress::Done),
+            Event::Error { error } => {
+                let kind = error.kind.as_deref().unwrap_or("error");
+                let message = error.message.as_deref().unwrap_or_default();
                 let failure = match status_of_type(kind) {
                     Some(status) => ProviderFailure::from_status(status, message),
                     None => ProviderFailure {
@@ -553,8 +542,7 @@ impl EventAccumulator for MessagesAccumulator {
                     failure: Some(failure),
                 });
             }
-            // `ping`, `content_block_stop` and event types added later.
-            _ => {}
+            Event::Other => {}
         }
         Ok(Progress::More)
     }
@@ -570,14 +558,14 @@ impl EventAccumulator for MessagesAccumulator {
             .iter()
             .fold(self.text.len(), |size, (_, block)| {
                 let held = match block {
-                    Block::ToolUse { id, name, json } => id.len() + name.len() + json.len(),
+                    Streamed::ToolUse { id, name, json } => id.len() + name.len() + json.len(),
                     // Redacted thinking holds its `data`.
-                    Block::Thinking(block) => {
+                    Streamed::Thinking(block) => {
                         text_of(block, "thinking")
                             + text_of(block, "signature")
                             + text_of(block, "data")
                     }
-                    Block::Text | Block::Other => 0,
+                    Streamed::Text | Streamed::Other => 0,
                 };
                 size.saturating_add(crate::transport::PART_BYTES + held)
             })
@@ -600,7 +588,7 @@ impl EventAccumulator for MessagesAccumulator {
         let mut thinking = Vec::new();
         for (position, (_, block)) in self.blocks.into_iter().enumerate() {
             match block {
-                Block::ToolUse { id, name, json } => tool_calls.push(ToolCall {
+                Streamed::ToolUse { id, name, json } => tool_calls.push(ToolCall {
                     id: if id.is_empty() {
                         format!("call_{}", position + 1)
                     } else {
@@ -609,8 +597,8 @@ impl EventAccumulator for MessagesAccumulator {
                     name,
                     arguments: parse_arguments(&json),
                 }),
-                Block::Thinking(block) => thinking.push(block),
-                Block::Text | Block::Other => {}
+                Streamed::Thinking(block) => thinking.push(block),
+                Streamed::Text | Streamed::Other => {}
             }
         }
         // Kept for the next request, in memory and (through the reply) in
@@ -699,8 +687,9 @@ mod tests {
         };
         let body = request_body(&settings, &conversation(), &ThinkingMemory::default());
         let cache = json!({"type": "ephemeral"});
+        // The bytes sent, keys in order.
         assert_eq!(
-            body,
+            serde_json::to_string(&body).unwrap(),
             json!({
                 "model": "claude-x",
                 "system": [{"type": "text", "text": "sys", "cache_control": cache}],
@@ -722,6 +711,7 @@ mod tests {
                 "temperature": 0.5,
                 "stream": true,
             })
+            .to_string()
         );
     }
 
@@ -760,6 +750,7 @@ mod tests {
             model: None,
         };
         let body = AnthropicApi::default().request_body(&ProviderSettings::default(), &request);
+        let body = serde_json::to_value(body).unwrap();
         let result = &body["messages"][2]["content"][0];
         assert_eq!(result["content"], Value::Array(blocks));
         assert!(result.get("is_error").is_none(), "{result}");
@@ -834,7 +825,7 @@ mod tests {
             temperature: Some(0.2),
             ..ProviderSettings::default()
         };
-        let body = api.request_body(&settings, &request);
+        let body = serde_json::to_value(api.request_body(&settings, &request)).unwrap();
         assert_eq!(
             body["messages"][1]["content"][0],
             json!({"type": "thinking", "thinking": "Let me think.", "signature": "sig"})
@@ -848,7 +839,7 @@ mod tests {
 
         // A tool call whose thinking dsh does not have: thinking stays off.
         let other = AnthropicApi::default();
-        let body = other.request_body(&settings, &request);
+        let body = serde_json::to_value(other.request_body(&settings, &request)).unwrap();
         assert!(body.get("thinking").is_none(), "{body}");
         assert_eq!(body["messages"][1]["content"][0]["type"], "tool_use");
     }

@@ -113,6 +113,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod anthropic;
+mod api;
 mod client;
 mod error;
 pub mod key_handoff;

@@ -14,8 +14,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_model::{FailureCategory, ProviderFailure, StreamSink};
 use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
+
+use crate::api::responses::{
+    self, ContentPart, Event, InputItem, Item, ItemView, Output, Response, Role, ToolChoice,
+    Usage as ResponsesUsage,
+};
+use crate::api::{Function, Loose};
 
 use crate::settings::ProviderSettings;
 use crate::stream::Progress;
@@ -78,82 +83,78 @@ impl ReasoningMemory {
     }
 }
 
-/// Builds the JSON body of one streaming Responses request.
+/// Builds the body of one streaming Responses request.
 pub(crate) fn request_body(
     settings: &ProviderSettings,
     request: &ModelRequest,
     reasoning: &ReasoningMemory,
-) -> Value {
-    let mut body = Map::new();
+) -> responses::Request {
     // `/model NAME` names the model per request; otherwise the configured one.
     let model = request.model.as_ref().unwrap_or(&settings.model);
-    body.insert("model".into(), Value::String(model.clone()));
     let mut input = Vec::new();
     for message in &request.messages {
         push_items(&mut input, message, reasoning);
     }
-    body.insert("input".into(), Value::Array(input));
-    if !request.tools.is_empty() {
-        let tools = request
-            .tools
-            .iter()
-            .map(|tool| {
-                json!({
-                    "type": "function",
-                    "name": tool.name,
-                    "description": tool.description,
-                    // dsh's schemas are not written for strict mode (optional
-                    // properties, open objects); Codex sends its own non-strict too.
-                    "strict": false,
-                    "parameters": tool.input_schema,
-                })
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
-        body.insert("tool_choice".into(), json!("auto"));
-        body.insert("parallel_tool_calls".into(), Value::Bool(true));
+    let tools: Vec<responses::Tool> = request
+        .tools
+        .iter()
+        .map(|tool| responses::Tool {
+            kind: Function::Function,
+            name: tool.name.clone(),
+            description: tool.description.clone(),
+            strict: false,
+            parameters: tool.input_schema.clone(),
+        })
+        .collect();
+    let offers_tools = !tools.is_empty();
+    responses::Request {
+        model: model.clone(),
+        input,
+        tools,
+        tool_choice: offers_tools.then_some(ToolChoice::Auto),
+        parallel_tool_calls: offers_tools.then_some(true),
+        // Nothing is kept on OpenAI's side: every request carries the whole
+        // conversation, reasoning included (encrypted), as Codex does.
+        store: false,
+        stream: true,
+        include: if is_reasoning_model(model) {
+            vec!["reasoning.encrypted_content"]
+        } else {
+            Vec::new()
+        },
+        max_output_tokens: settings.max_tokens,
+        temperature: settings.temperature.map(f64::from),
+        // Structured output (`dsh exec --output-schema`), in the shape and
+        // key order Codex sends: the final answer is JSON following the schema.
+        text: settings
+            .output_schema
+            .as_ref()
+            .map(|schema| responses::TextOptions {
+                format: responses::TextFormat::JsonSchema {
+                    strict: true,
+                    schema: schema.clone(),
+                    name: "codex_output_schema",
+                },
+            }),
     }
-    // Nothing is kept on OpenAI's side: every request carries the whole
-    // conversation, reasoning included (encrypted), as Codex does.
-    body.insert("store".into(), Value::Bool(false));
-    body.insert("stream".into(), Value::Bool(true));
-    if is_reasoning_model(model) {
-        body.insert("include".into(), json!(["reasoning.encrypted_content"]));
-    }
-    if let Some(max_tokens) = settings.max_tokens {
-        body.insert("max_output_tokens".into(), json!(max_tokens));
-    }
-    if let Some(temperature) = settings.temperature {
-        body.insert("temperature".into(), json!(temperature));
-    }
-    // Structured output (`dsh exec --output-schema`), in the shape and key
-    // order Codex sends: the final answer is JSON following the schema.
-    if let Some(schema) = &settings.output_schema {
-        body.insert(
-            "text".into(),
-            json!({"format": {
-                "type": "json_schema",
-                "strict": true,
-                "schema": schema,
-                "name": "codex_output_schema",
-            }}),
-        );
-    }
-    Value::Object(body)
 }
 
-fn text_message(role: &str, kind: &str, text: &str) -> Value {
-    json!({
-        "type": "message",
-        "role": role,
-        "content": [{ "type": kind, "text": text }],
+fn text_message(role: Role, text: &str) -> InputItem {
+    let text = text.to_owned();
+    let part = match role {
+        Role::Assistant => ContentPart::OutputText { text },
+        Role::Developer | Role::User => ContentPart::InputText { text: Some(text) },
+    };
+    InputItem::Item(Item::Message {
+        role,
+        content: vec![part],
     })
 }
 
-fn push_items(input: &mut Vec<Value>, message: &Message, reasoning: &ReasoningMemory) {
+fn push_items(input: &mut Vec<InputItem>, message: &Message, reasoning: &ReasoningMemory) {
     match message {
-        Message::System { content } => input.push(text_message("developer", "input_text", content)),
-        Message::User { content } => input.push(text_message("user", "input_text", content)),
+        Message::System { content } => input.push(text_message(Role::Developer, content)),
+        Message::User { content } => input.push(text_message(Role::User, content)),
         Message::Assistant {
             content,
             tool_calls,
@@ -168,15 +169,25 @@ fn push_items(input: &mut Vec<Value>, message: &Message, reasoning: &ReasoningMe
                 .filter(|item| item["type"] == "reasoning")
                 .cloned()
                 .collect();
-            if !logged.is_empty() {
-                input.extend(logged);
-            } else if let Some(first) = tool_calls.first() {
-                input.extend(reasoning.recall(&first.id));
-            }
+            let kept = if logged.is_empty() {
+                tool_calls
+                    .first()
+                    .map(|first| reasoning.recall(&first.id))
+                    .unwrap_or_default()
+            } else {
+                logged
+            };
+            input.extend(kept.into_iter().map(InputItem::Reasoning));
             if !content.is_empty() {
-                input.push(text_message("assistant", "output_text", content));
+                input.push(text_message(Role::Assistant, content));
             }
-            input.extend(tool_calls.iter().map(function_call_item));
+            input.extend(tool_calls.iter().map(|call| {
+                InputItem::Item(Item::FunctionCall {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    arguments: arguments_string(&call.arguments),
+                })
+            }));
         }
         Message::Tool {
             tool_call_id,
@@ -187,57 +198,22 @@ fn push_items(input: &mut Vec<Value>, message: &Message, reasoning: &ReasoningMe
             // An MCP result of several text blocks stays blocks
             // (`input_text` items); one block is its text.
             let output = match blocks {
-                Some(blocks) if blocks.len() > 1 => Value::Array(
+                Some(blocks) if blocks.len() > 1 => Output::Parts(
                     blocks
                         .iter()
-                        .map(|block| json!({"type": "input_text", "text": block["text"]}))
+                        .map(|block| ContentPart::InputText {
+                            text: block["text"].as_str().map(str::to_owned),
+                        })
                         .collect(),
                 ),
-                Some(_) | None => Value::String(content.clone()),
+                Some(_) | None => Output::Text(content.clone()),
             };
-            input.push(json!({
-                "type": "function_call_output",
-                "call_id": tool_call_id,
-                "output": output,
-            }))
+            input.push(InputItem::Item(Item::FunctionCallOutput {
+                call_id: tool_call_id.clone(),
+                output,
+            }));
         }
     }
-}
-
-fn function_call_item(call: &ToolCall) -> Value {
-    json!({
-        "type": "function_call",
-        "call_id": call.id,
-        "name": call.name,
-        "arguments": arguments_string(&call.arguments),
-    })
-}
-
-/// Usage as the Responses API reports it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-pub(crate) struct ResponsesUsage {
-    /// Prompt tokens, cached ones included.
-    #[serde(default)]
-    pub input_tokens: u64,
-    /// Output tokens, reasoning included.
-    #[serde(default)]
-    pub output_tokens: u64,
-    #[serde(default)]
-    input_tokens_details: InputDetails,
-    #[serde(default)]
-    output_tokens_details: OutputDetails,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-struct InputDetails {
-    #[serde(default)]
-    cached_tokens: u64,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-struct OutputDetails {
-    #[serde(default)]
-    reasoning_tokens: u64,
 }
 
 impl ResponsesUsage {
@@ -295,13 +271,18 @@ pub(crate) fn category_of_code(code: &str) -> Option<FailureCategory> {
 /// The error code of an OpenAI error body: its `code` when that names a
 /// category dsh knows, else its `type`.
 pub(crate) fn error_code(body: &str) -> Option<String> {
-    let value: Value = serde_json::from_str(body).ok()?;
-    let error = value.get("error").unwrap_or(&value);
-    let field = |key: &str| error.get(key).and_then(Value::as_str);
-    match (field("code"), field("type")) {
-        (Some(code), _) if category_of_code(code).is_some() => Some(code.to_owned()),
-        (_, Some(kind)) => Some(kind.to_owned()),
-        (Some(code), None) => Some(code.to_owned()),
+    let parsed = crate::api::ErrorBody::parse(body)?;
+    // The `error` object when there is one (of any type), else the top.
+    let fields = match parsed.error {
+        Some(error) => error.ok().unwrap_or_default(),
+        None => parsed.top,
+    };
+    let code = fields.code.and_then(Loose::ok);
+    let kind = fields.kind.and_then(Loose::ok);
+    match (code, kind) {
+        (Some(code), _) if category_of_code(&code).is_some() => Some(code),
+        (_, Some(kind)) => Some(kind),
+        (Some(code), None) => Some(code),
         (None, None) => None,
     }
 }
@@ -342,30 +323,6 @@ pub(crate) struct ResponsesAccumulator {
     reasoning_bytes: usize,
     /// Where the reply's reasoning is kept for the next requests.
     reasoning: Option<Arc<ReasoningMemory>>,
-}
-
-/// One event's payload: only the fields dsh reads.
-#[derive(Debug, Deserialize)]
-struct Event {
-    #[serde(rename = "type", default)]
-    kind: String,
-    #[serde(default)]
-    output_index: Option<u64>,
-    #[serde(default)]
-    item_id: Option<String>,
-    #[serde(default)]
-    item: Option<Value>,
-    #[serde(default)]
-    delta: Option<String>,
-    #[serde(default)]
-    arguments: Option<String>,
-    #[serde(default)]
-    response: Option<Value>,
-    // The `error` event's own fields.
-    #[serde(default)]
-    code: Option<String>,
-    #[serde(default)]
-    message: Option<String>,
 }
 
 impl ResponsesAccumulator {
@@ -424,41 +381,24 @@ impl ResponsesAccumulator {
                 }
             }
             "response.completed" | "response.incomplete" => {
-                let response = event.response.unwrap_or(Value::Null);
+                let response = event.response.unwrap_or_default();
                 if event.kind == "response.incomplete" {
                     let reason = response
-                        .pointer("/incomplete_details/reason")
-                        .and_then(Value::as_str)
+                        .incomplete_details
+                        .as_ref()
+                        .and_then(|details| details.reason.as_deref())
                         .unwrap_or("unknown");
                     tracing::warn!("the response stopped incomplete ({reason})");
                 }
-                if let Some(usage) = response.get("usage").filter(|usage| !usage.is_null()) {
-                    self.usage = serde_json::from_value(usage.clone()).ok();
-                }
-                // A server that streamed no items still lists them here.
-                if self.items.is_empty()
-                    && let Some(Value::Array(output)) = response.get("output")
-                {
-                    for (index, item) in output.iter().enumerate() {
-                        let index = index as u64;
-                        self.item_added(index, item);
-                        self.item_done(index, item.clone(), sink);
-                    }
-                }
-                self.completed = true;
+                self.complete(response, sink);
                 return Ok(Progress::Done);
             }
             "response.failed" => {
                 let error = event
                     .response
-                    .as_ref()
-                    .and_then(|response| response.get("error"))
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                return Err(error_event(
-                    error.get("code").and_then(Value::as_str),
-                    error.get("message").and_then(Value::as_str),
-                ));
+                    .and_then(|response| response.error)
+                    .unwrap_or_default();
+                return Err(error_event(error.code.as_deref(), error.message.as_deref()));
             }
             "error" => {
                 return Err(error_event(event.code.as_deref(), event.message.as_deref()));
@@ -468,6 +408,24 @@ impl ResponsesAccumulator {
             _ => {}
         }
         Ok(Progress::More)
+    }
+
+    /// The finished response: its usage, and the items of a server that
+    /// streamed none.
+    fn complete(&mut self, response: Response, sink: &mut dyn StreamSink) {
+        if let Some(usage) = response.usage {
+            self.usage = Some(usage);
+        }
+        if self.items.is_empty()
+            && let Some(output) = response.output
+        {
+            for (index, item) in output.into_iter().enumerate() {
+                let index = index as u64;
+                self.item_added(index, &item);
+                self.item_done(index, item, sink);
+            }
+        }
+        self.completed = true;
     }
 
     fn index_of(&self, index: Option<u64>, item_id: Option<&str>) -> Option<u64> {
@@ -484,23 +442,19 @@ impl ResponsesAccumulator {
     }
 
     fn item_added(&mut self, index: u64, item: &Value) {
-        let field = |name: &str| {
-            item.get(name)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        let id = field("id");
+        let view = ItemView::of(item);
+        let owned = |text: Option<&str>| text.unwrap_or_default().to_owned();
+        let id = owned(view.id());
         if !id.is_empty() {
             self.ids.insert(id.clone(), index);
         }
-        let entry = match item.get("type").and_then(Value::as_str) {
+        let entry = match view.kind() {
             Some("message") => OutputItem::Message { streamed: false },
             Some("function_call") => OutputItem::Call(PartialCall {
                 item_id: id,
-                call_id: field("call_id"),
-                name: field("name"),
-                arguments: field("arguments"),
+                call_id: owned(view.call_id()),
+                name: owned(view.name()),
+                arguments: owned(view.arguments()),
             }),
             Some("reasoning") => OutputItem::Reasoning(None),
             _ => OutputItem::Other,
@@ -520,7 +474,7 @@ impl ResponsesAccumulator {
                 // Text the server did not stream arrives whole here.
                 if !*streamed {
                     *streamed = true;
-                    let text = message_text(&item);
+                    let text = ItemView::of(&item).message_text();
                     if !text.is_empty() {
                         sink.text_delta(&text);
                         self.text.push_str(&text);
@@ -529,14 +483,14 @@ impl ResponsesAccumulator {
             }
             OutputItem::Call(call) => {
                 // The finished item is authoritative.
-                let field = |name: &str| item.get(name).and_then(Value::as_str);
-                if let Some(call_id) = field("call_id").filter(|id| !id.is_empty()) {
+                let view = ItemView::of(&item);
+                if let Some(call_id) = view.call_id().filter(|id| !id.is_empty()) {
                     call.call_id = call_id.to_owned();
                 }
-                if let Some(name) = field("name").filter(|name| !name.is_empty()) {
+                if let Some(name) = view.name().filter(|name| !name.is_empty()) {
                     call.name = name.to_owned();
                 }
-                if let Some(arguments) = field("arguments") {
+                if let Some(arguments) = view.arguments() {
                     call.arguments = arguments.to_owned();
                 }
             }
@@ -602,12 +556,17 @@ pub(crate) struct ResponsesApi {
 
 impl WireApi for ResponsesApi {
     type Accumulator = ResponsesAccumulator;
+    type Body = responses::Request;
 
     fn url(&self, base_url: &str) -> String {
         format!("{}/responses", base_url.trim_end_matches('/'))
     }
 
-    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Value {
+    fn request_body(
+        &self,
+        settings: &ProviderSettings,
+        request: &ModelRequest,
+    ) -> responses::Request {
         request_body(settings, request, &self.reasoning)
     }
 
@@ -647,13 +606,10 @@ impl WireApi for ResponsesApi {
     }
 
     fn whole_reply(&self, bytes: &[u8], sink: &mut dyn StreamSink) -> Result<ModelReply, String> {
-        let response: Value = serde_json::from_slice(bytes)
+        let response: Response = serde_json::from_slice(bytes)
             .map_err(|error| format!("malformed response ({error})"))?;
-        let completed = json!({"type": "response.completed", "response": response});
         let mut accumulator = self.accumulator();
-        accumulator
-            .on_event(&completed.to_string(), sink)
-            .map_err(|error| error.message)?;
+        accumulator.complete(response, sink);
         Ok(accumulator.into_reply())
     }
 }
@@ -729,21 +685,6 @@ fn value_bytes(value: &Value) -> usize {
     }
 }
 
-/// The text of a finished `message` item.
-fn message_text(item: &Value) -> String {
-    let Some(Value::Array(parts)) = item.get("content") else {
-        return String::new();
-    };
-    parts
-        .iter()
-        .filter_map(|part| {
-            part.get("text")
-                .or_else(|| part.get("refusal"))
-                .and_then(Value::as_str)
-        })
-        .collect()
-}
-
 /// A reasoning item as it goes back in `input`: type, summary and the
 /// encrypted content. The `id` stays behind: with `store: false` the API
 /// has no item of that id to look up and would refuse the reference.
@@ -782,6 +723,15 @@ fn error_event(code: Option<&str>, message: Option<&str>) -> EventError {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// The body as the JSON it is sent as, keys in wire order.
+    fn request_body(
+        settings: &ProviderSettings,
+        request: &ModelRequest,
+        reasoning: &ReasoningMemory,
+    ) -> Value {
+        serde_json::to_value(super::request_body(settings, request, reasoning)).unwrap()
+    }
     use dsh_model::NoStream;
     use dsh_protocol::ToolSpec;
     use pretty_assertions::assert_eq;
@@ -889,7 +839,7 @@ mod tests {
         };
         let body = request_body(&settings, &request(messages, "gpt-5"), &memory);
         assert_eq!(
-            body,
+            body.to_string(),
             json!({
                 "model": "gpt-5",
                 "input": [
@@ -912,6 +862,7 @@ mod tests {
                 "include": ["reasoning.encrypted_content"],
                 "max_output_tokens": 99,
             })
+            .to_string()
         );
     }
 
@@ -1079,5 +1030,39 @@ mod tests {
         assert_eq!(memory.recall("c1"), vec![json!(1)]);
         memory.remember("", vec![json!(1)]);
         assert!(memory.recall("").is_empty());
+    }
+
+    #[test]
+    fn error_codes_come_from_the_error_object_or_the_top() {
+        let code = |body: &str| error_code(body);
+        assert_eq!(
+            code(r#"{"error":{"code":"insufficient_quota","type":"requests"}}"#).as_deref(),
+            Some("insufficient_quota")
+        );
+        assert_eq!(
+            code(r#"{"error":{"code":"odd","type":"invalid_request_error"}}"#).as_deref(),
+            Some("invalid_request_error")
+        );
+        assert_eq!(code(r#"{"code":"odd"}"#).as_deref(), Some("odd"));
+        assert_eq!(code(r#"{"error":"text","code":"odd"}"#), None);
+        assert_eq!(code("not json"), None);
+    }
+
+    /// A finished message item's text: `text` parts, else `refusal`; keys
+    /// of another type read as absent, an item that is no object as empty.
+    #[test]
+    fn item_views_read_what_they_can() {
+        let item = json!({"type": "message", "content": [
+            {"type": "output_text", "text": "Hi"},
+            {"type": "refusal", "refusal": " no"},
+            {"type": "output_text", "text": 5, "refusal": "skipped"},
+            "odd",
+        ]});
+        assert_eq!(ItemView::of(&item).message_text(), "Hi no");
+        let call = ItemView::of(&json!({"type": "function_call", "call_id": 7, "name": "bash"}));
+        assert_eq!(call.kind(), Some("function_call"));
+        assert_eq!(call.call_id(), None);
+        assert_eq!(call.name(), Some("bash"));
+        assert_eq!(ItemView::of(&json!([1])).kind(), None);
     }
 }

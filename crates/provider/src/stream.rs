@@ -11,8 +11,9 @@ use dsh_protocol::{ModelReply, TokenUsage, ToolCall};
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures::{Stream, StreamExt, stream};
 
+use crate::api::chat::{Chunk, ChunkError, ToolCallDelta};
 use crate::transport::{EventAccumulator, EventError};
-use crate::wire::{self, Chunk};
+use crate::wire;
 
 /// The largest single SSE line accepted; a server that sends more without a
 /// newline is not speaking SSE.
@@ -195,10 +196,10 @@ impl Accumulator {
             )
         })?;
         if let Some(error) = chunk.error {
-            let message = error
-                .get("message")
-                .and_then(|message| message.as_str())
-                .map_or_else(|| error.to_string(), str::to_owned);
+            let message = match error {
+                ChunkError::Message { message } => message,
+                ChunkError::Other(other) => other.to_string(),
+            };
             return Err(format!(
                 "the provider reported an error mid-stream: {message}"
             ));
@@ -228,7 +229,7 @@ impl Accumulator {
         Ok(Progress::More)
     }
 
-    fn on_tool_call_delta(&mut self, delta: wire::ToolCallDelta) -> Result<(), String> {
+    fn on_tool_call_delta(&mut self, delta: ToolCallDelta) -> Result<(), String> {
         // The index says which call a fragment continues. Servers that omit
         // it start a new call with each new id and continue the last one
         // otherwise.

@@ -11,12 +11,12 @@
 
 use std::time::Duration;
 
+use crate::api::Loose;
 use dsh_model::{FailureCategory, ModelError, ProviderFailure, StreamSink};
 use dsh_protocol::{ModelReply, ModelRequest};
 use futures::StreamExt;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, RETRY_AFTER};
-use serde_json::Value;
 
 use crate::error::ProviderError;
 use crate::settings::{ENV_API_KEY, ProviderSettings};
@@ -89,6 +89,8 @@ pub(crate) trait EventAccumulator: Send {
 pub(crate) trait WireApi: Clone + Send + Sync + 'static {
     /// The accumulator of one reply.
     type Accumulator: EventAccumulator;
+    /// The typed body of one request (its fields in wire order).
+    type Body: serde::Serialize + Send + Sync;
     /// The endpoint requests are posted to.
     fn url(&self, base_url: &str) -> String;
     /// The request with its authentication (and version) headers: a
@@ -100,8 +102,8 @@ pub(crate) trait WireApi: Clone + Send + Sync + 'static {
     ) -> reqwest::RequestBuilder {
         request.bearer_auth(api_key)
     }
-    /// The JSON body of one streaming request.
-    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Value;
+    /// The body of one streaming request.
+    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Self::Body;
     /// A fresh accumulator for one attempt.
     fn accumulator(&self) -> Self::Accumulator;
     /// What an error body says.
@@ -207,7 +209,7 @@ impl<W: WireApi> HttpModel<W> {
     /// One attempt: send, check the status, read the reply.
     async fn attempt(
         &self,
-        body: &Value,
+        body: &W::Body,
         sink: &mut dyn StreamSink,
     ) -> Result<ModelReply, Failure> {
         let timeout = self.settings.request_timeout;
@@ -530,20 +532,20 @@ async fn read_error_body(mut response: reqwest::Response, timeout: Duration) -> 
 /// object in the shape OpenAI and Anthropic share (`error.message`,
 /// `error.type`), otherwise an excerpt of the body.
 pub(crate) fn generic_error_body(body: &str) -> ErrorBody {
-    let parsed: Option<Value> = serde_json::from_str(body).ok();
-    let message = parsed.as_ref().and_then(|value| {
-        value
-            .pointer("/error/message")
-            .or_else(|| value.get("message"))
-            .and_then(Value::as_str)
-    });
-    let kind = parsed
-        .as_ref()
-        .and_then(|value| value.pointer("/error/type"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let parsed = crate::api::ErrorBody::parse(body);
+    let (inner, top) = match parsed {
+        Some(parsed) => (parsed.error.and_then(Loose::ok), Some(parsed.top)),
+        None => (None, None),
+    };
+    // `error.message` when the key is there (even of another type), else
+    // a top-level `message`.
+    let message = match inner.as_ref().and_then(|error| error.message.clone()) {
+        Some(found) => found.ok(),
+        None => top.and_then(|top| top.message).and_then(Loose::ok),
+    };
+    let kind = inner.and_then(|error| error.kind).and_then(Loose::ok);
     ErrorBody {
-        message: excerpt(message.unwrap_or(body)),
+        message: excerpt(message.as_deref().unwrap_or(body)),
         kind,
     }
 }
@@ -642,6 +644,25 @@ mod tests {
         );
         assert_eq!(generic_error_body("  plain\n text ").message, "plain text");
         assert!(excerpt(&"x".repeat(1000)).ends_with('…'));
+    }
+
+    /// Bodies of other shapes: a top-level `message`, an `error` that is a
+    /// string, an array; none fails, each falls back to what it has.
+    #[test]
+    fn error_bodies_of_other_shapes_fall_back() {
+        let top = generic_error_body(r#"{"message":"Model not found","type":"t"}"#);
+        assert_eq!(top.message, "Model not found");
+        assert_eq!(top.kind, None);
+        let string = generic_error_body(r#"{"error":"bad key","message":"denied"}"#);
+        assert_eq!(string.message, "denied");
+        assert_eq!(string.kind, None);
+        let odd = generic_error_body(r#"{"error":{"message":7,"type":"x"},"message":"m"}"#);
+        assert_eq!(
+            odd.message,
+            r#"{"error":{"message":7,"type":"x"},"message":"m"}"#
+        );
+        assert_eq!(odd.kind.as_deref(), Some("x"));
+        assert_eq!(generic_error_body("[1,2]").message, "[1,2]");
     }
 
     #[test]

@@ -3,8 +3,10 @@
 
 use dsh_model::StreamSink;
 use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+use crate::api::Function;
+use crate::api::chat::{self, Completion, Usage};
 
 use crate::settings::ProviderSettings;
 use crate::stream::Accumulator;
@@ -17,12 +19,13 @@ pub(crate) struct ChatApi;
 
 impl WireApi for ChatApi {
     type Accumulator = Accumulator;
+    type Body = chat::Request;
 
     fn url(&self, base_url: &str) -> String {
         format!("{}/chat/completions", base_url.trim_end_matches('/'))
     }
 
-    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> Value {
+    fn request_body(&self, settings: &ProviderSettings, request: &ModelRequest) -> chat::Request {
         request_body(settings, request)
     }
 
@@ -60,66 +63,51 @@ impl WireApi for ChatApi {
     }
 }
 
-/// Builds the JSON body of one streaming request.
-pub(crate) fn request_body(settings: &ProviderSettings, request: &ModelRequest) -> Value {
-    let mut body = Map::new();
+/// Builds the body of one streaming request.
+pub(crate) fn request_body(settings: &ProviderSettings, request: &ModelRequest) -> chat::Request {
     // `/model NAME` names the model per request; otherwise the configured one.
     let model = request.model.as_ref().unwrap_or(&settings.model);
-    body.insert("model".into(), Value::String(model.clone()));
-    body.insert(
-        "messages".into(),
-        Value::Array(request.messages.iter().map(message_json).collect()),
-    );
-    if !request.tools.is_empty() {
-        let tools = request
+    chat::Request {
+        model: model.clone(),
+        messages: request.messages.iter().map(request_message).collect(),
+        tools: request
             .tools
             .iter()
-            .map(|tool| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": tool.input_schema,
-                    }
-                })
+            .map(|tool| chat::Tool {
+                kind: Function::Function,
+                function: chat::FunctionSpec {
+                    name: tool.name.clone(),
+                    description: tool.description.clone(),
+                    parameters: tool.input_schema.clone(),
+                },
             })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
+            .collect(),
+        stream: true,
+        stream_options: chat::StreamOptions {
+            include_usage: true,
+        },
+        max_tokens: settings.max_tokens,
+        temperature: settings.temperature.map(f64::from),
     }
-    body.insert("stream".into(), Value::Bool(true));
-    body.insert("stream_options".into(), json!({ "include_usage": true }));
-    if let Some(max_tokens) = settings.max_tokens {
-        body.insert("max_tokens".into(), json!(max_tokens));
-    }
-    if let Some(temperature) = settings.temperature {
-        body.insert("temperature".into(), json!(temperature));
-    }
-    Value::Object(body)
 }
 
-fn message_json(message: &Message) -> Value {
+fn request_message(message: &Message) -> chat::RequestMessage {
     match message {
-        Message::System { content } => json!({ "role": "system", "content": content }),
-        Message::User { content } => json!({ "role": "user", "content": content }),
+        Message::System { content } => chat::RequestMessage::System {
+            content: content.clone(),
+        },
+        Message::User { content } => chat::RequestMessage::User {
+            content: content.clone(),
+        },
         Message::Assistant {
             content,
             tool_calls,
             ..
-        } => {
-            if tool_calls.is_empty() {
-                json!({ "role": "assistant", "content": content })
-            } else {
-                // OpenAI documents `content: null` for a reply that only calls tools.
-                let content = if content.is_empty() {
-                    Value::Null
-                } else {
-                    Value::String(content.clone())
-                };
-                let calls: Vec<Value> = tool_calls.iter().map(tool_call_json).collect();
-                json!({ "role": "assistant", "content": content, "tool_calls": calls })
-            }
-        }
+        } => chat::RequestMessage::Assistant {
+            // OpenAI documents `content: null` for a reply that only calls tools.
+            content: (tool_calls.is_empty() || !content.is_empty()).then(|| content.clone()),
+            tool_calls: tool_calls.iter().map(request_tool_call).collect(),
+        },
         // An MCP result's blocks go as their text: OpenAI-compatible servers
         // (DeepSeek, the default) are not all known to take content parts on
         // a tool message.
@@ -127,16 +115,22 @@ fn message_json(message: &Message) -> Value {
             tool_call_id,
             content,
             ..
-        } => json!({ "role": "tool", "tool_call_id": tool_call_id, "content": content }),
+        } => chat::RequestMessage::Tool {
+            tool_call_id: tool_call_id.clone(),
+            content: content.clone(),
+        },
     }
 }
 
-fn tool_call_json(call: &ToolCall) -> Value {
-    json!({
-        "id": call.id,
-        "type": "function",
-        "function": { "name": call.name, "arguments": arguments_string(&call.arguments) },
-    })
+fn request_tool_call(call: &ToolCall) -> chat::RequestToolCall {
+    chat::RequestToolCall {
+        id: call.id.clone(),
+        kind: Function::Function,
+        function: chat::FunctionCall {
+            name: call.name.clone(),
+            arguments: arguments_string(&call.arguments),
+        },
+    }
 }
 
 /// The `arguments` string sent back to the model. Arguments the model sent
@@ -166,77 +160,6 @@ pub(crate) fn parse_arguments(raw: &str) -> Value {
         return Value::Object(Map::new());
     }
     serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()))
-}
-
-/// One `data:` payload of a streamed reply.
-#[derive(Debug, Deserialize)]
-pub(crate) struct Chunk {
-    #[serde(default)]
-    pub choices: Vec<Choice>,
-    #[serde(default)]
-    pub usage: Option<Usage>,
-    /// Some servers report a failure inside the stream.
-    #[serde(default)]
-    pub error: Option<Value>,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct Choice {
-    #[serde(default)]
-    pub index: u32,
-    #[serde(default)]
-    pub delta: Option<Delta>,
-    #[serde(default)]
-    pub finish_reason: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct Delta {
-    #[serde(default)]
-    pub content: Option<String>,
-    #[serde(default)]
-    pub tool_calls: Option<Vec<ToolCallDelta>>,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct ToolCallDelta {
-    #[serde(default)]
-    pub index: Option<usize>,
-    #[serde(default)]
-    pub id: Option<String>,
-    #[serde(default)]
-    pub function: Option<FunctionDelta>,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct FunctionDelta {
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub arguments: Option<String>,
-}
-
-/// Chat Completions usage. Prompt-cache reads come as OpenAI's
-/// `prompt_tokens_details.cached_tokens` or DeepSeek's
-/// `prompt_cache_hit_tokens` (both part of `prompt_tokens`); neither API
-/// reports cache writes.
-#[derive(Debug, Clone, Copy, Deserialize)]
-pub(crate) struct Usage {
-    #[serde(default)]
-    pub prompt_tokens: u64,
-    #[serde(default)]
-    pub completion_tokens: u64,
-    #[serde(default)]
-    pub prompt_tokens_details: Option<PromptTokensDetails>,
-    #[serde(default)]
-    pub prompt_cache_hit_tokens: Option<u64>,
-}
-
-/// OpenAI's breakdown of `prompt_tokens`.
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
-pub(crate) struct PromptTokensDetails {
-    #[serde(default)]
-    pub cached_tokens: u64,
 }
 
 impl From<Usage> for TokenUsage {
@@ -283,48 +206,13 @@ mod usage_tests {
     }
 }
 
-/// A whole (non-streamed) completion, for servers that ignore `stream: true`.
-#[derive(Debug, Deserialize)]
-pub(crate) struct Completion {
-    #[serde(default)]
-    pub choices: Vec<CompletionChoice>,
-    #[serde(default)]
-    pub usage: Option<Usage>,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct CompletionChoice {
-    pub message: CompletionMessage,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct CompletionMessage {
-    #[serde(default)]
-    pub content: Option<String>,
-    #[serde(default)]
-    pub tool_calls: Vec<CompletionToolCall>,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct CompletionToolCall {
-    #[serde(default)]
-    pub id: Option<String>,
-    pub function: CompletionFunction,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct CompletionFunction {
-    pub name: String,
-    #[serde(default)]
-    pub arguments: String,
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use dsh_protocol::ToolSpec;
     use pretty_assertions::assert_eq;
+    use serde_json::json;
 
     #[test]
     fn messages_and_tools_map_to_chat_completions() {
@@ -378,8 +266,9 @@ mod tests {
             max_tokens: Some(10),
             ..ProviderSettings::default()
         };
+        // The bytes sent, keys in order.
         assert_eq!(
-            request_body(&settings, &request),
+            serde_json::to_string(&request_body(&settings, &request)).unwrap(),
             json!({
                 "model": "m",
                 "messages": [
@@ -400,6 +289,7 @@ mod tests {
                 "stream_options": {"include_usage": true},
                 "max_tokens": 10,
             })
+            .to_string()
         );
     }
 
@@ -416,10 +306,7 @@ mod tests {
             model: "deepseek-chat".into(),
             ..ProviderSettings::default()
         };
-        assert_eq!(
-            request_body(&settings, &request)["model"],
-            json!("deepseek-reasoner")
-        );
+        assert_eq!(request_body(&settings, &request).model, "deepseek-reasoner");
     }
 
     #[test]

@@ -161,18 +161,18 @@ impl ControlResponseLine {
 /// control, no fast mode).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InitializeResponse {
-    /// Slash commands: `{name, description, argumentHint}`.
-    pub commands: Vec<Value>,
-    /// Agent types: `{name, description}`.
-    pub agents: Vec<Value>,
+    /// Slash commands.
+    pub commands: Vec<SlashCommandInfo>,
+    /// Agent types.
+    pub agents: Vec<AgentInfo>,
     /// Always `default`.
     pub output_style: &'static str,
     /// `["default"]`.
     pub available_output_styles: Vec<&'static str>,
-    /// The model in use: `[{value, displayName, description}]`.
-    pub models: Vec<Value>,
+    /// The model in use.
+    pub models: Vec<ModelInfo>,
     /// dsh has no Claude account: `{}`.
-    pub account: Value,
+    pub account: Account,
     /// dsh's process id.
     pub pid: u32,
     /// The protocol level dsh speaks ([`crate::CLAUDE_CODE_PROTOCOL_VERSION`]).
@@ -188,7 +188,51 @@ pub struct InitializeResponse {
     /// `idle`.
     pub session_state: &'static str,
     /// What this CLI is.
-    pub capabilities: Value,
+    pub capabilities: Capabilities,
+}
+
+/// A slash command in the `initialize` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SlashCommandInfo {
+    /// Its name, without the slash.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// The hint for its arguments.
+    pub argument_hint: String,
+}
+
+/// An agent type in the `initialize` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentInfo {
+    /// Its name (`subagent_type`).
+    pub name: String,
+    /// What it is for.
+    pub description: String,
+}
+
+/// A model in the `initialize` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelInfo {
+    /// The name requests carry.
+    pub value: String,
+    /// The name shown to people.
+    pub display_name: String,
+    /// What it is.
+    pub description: String,
+}
+
+/// The Claude account in the `initialize` answer: dsh has none (`{}`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Account {}
+
+/// What the CLI answering `initialize` is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Capabilities {
+    /// dsh's version.
+    pub dsh_version: String,
 }
 
 /// `system/session_state_changed`, emitted when the SDK sets

@@ -49,8 +49,8 @@ use dsh_agent::{Observers, QueuedPrompt};
 use dsh_core::sessions::Pick;
 use dsh_permissions::{Mode, PermissionsPlugin};
 use dsh_sdk_control::{
-    ControlResponseLine, Inbound, InitializeRequest, InitializeResponse, ModeStatus, SdkRequest,
-    SessionState,
+    Account, Capabilities, ControlResponseLine, Inbound, InitializeRequest, InitializeResponse,
+    ModeStatus, ModelInfo, SdkRequest, SessionState,
 };
 use dsh_seams::{CancellationToken, SessionEndReason};
 use dsh_stdio::stdio::{ExitStatus, errln};
@@ -474,10 +474,12 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
             agents: Vec::new(),
             output_style: "default",
             available_output_styles: vec!["default"],
-            models: vec![
-                json!({"value": agent.current_model(), "displayName": agent.current_model(), "description": "the model dsh is configured with"}),
-            ],
-            account: json!({}),
+            models: vec![ModelInfo {
+                value: agent.current_model(),
+                display_name: agent.current_model(),
+                description: "the model dsh is configured with".to_owned(),
+            }],
+            account: Account::default(),
             pid: std::process::id(),
             claude_code_version: dsh_sdk_control::CLAUDE_CODE_PROTOCOL_VERSION,
             current_permission_mode: permissions.mode().hook_name().to_owned(),
@@ -485,7 +487,9 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
                 .then(|| registered.iter().map(|h| h.callback_id.clone()).collect()),
             sdk_mcp_manifests_parked: init.sdk_mcp_servers.clone(),
             session_state: "idle",
-            capabilities: json!({"dsh_version": env!("CARGO_PKG_VERSION")}),
+            capabilities: Capabilities {
+                dsh_version: env!("CARGO_PKG_VERSION").to_owned(),
+            },
         };
         peer.send(&ControlResponseLine::initialized(id, &answer));
     }

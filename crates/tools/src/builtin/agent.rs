@@ -10,10 +10,10 @@ use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use dsh_seams::{DEFAULT_AGENT_TYPE, SubagentRequest};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{parse_args, parse_value, spec, to_value};
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use super::{TypedTool, spec};
+use crate::{Rendered, ToolContext, ToolError};
 
 /// The tool's name.
 pub const NAME: &str = "agent";
@@ -24,7 +24,7 @@ pub struct AgentTool;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub(crate) struct Args {
     description: String,
     prompt: String,
     #[serde(default)]
@@ -73,8 +73,12 @@ pub struct AgentOutput {
 }
 
 #[async_trait]
-impl Tool for AgentTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for AgentTool {
+    const NAME: &'static str = NAME;
+    type Args = Args;
+    type Output = AgentOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             NAME,
             "Delegates a task to a subagent: a fresh conversation with its own context that \
@@ -90,8 +94,7 @@ impl Tool for AgentTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: Args = parse_args(NAME, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: Args) -> Result<AgentOutput, ToolError> {
         let Some(parent) = ctx.seam.as_ref() else {
             return Err(ToolError(format!(
                 "{NAME}: subagents need a running session"
@@ -114,36 +117,32 @@ impl Tool for AgentTool {
             .run(parent, request, &ctx.execution_id, ctx.cancel.clone())
             .await
             .map_err(|reason| ToolError(format!("{NAME}: {reason}")))?;
-        to_value(
-            NAME,
-            &AgentOutput {
-                status: if report.completed {
-                    "completed"
-                } else {
-                    "incomplete"
-                }
-                .to_owned(),
-                prompt: args.prompt,
-                agent_id: report.identity.agent_id,
-                agent_type: report.identity.agent_type,
-                tools_used: report.tools_used,
-                content: vec![AgentContentBlock {
-                    kind: "text".to_owned(),
-                    text: match (report.completed, report.message) {
-                        (false, Some(message)) if report.final_text.is_empty() => {
-                            format!("The subagent stopped before answering: {message}")
-                        }
-                        (true, _) | (false, _) => report.final_text,
-                    },
-                }],
-                resolved_model: report.model,
-                total_tool_use_count: report.tool_uses,
-            },
-        )
+        Ok(AgentOutput {
+            status: if report.completed {
+                "completed"
+            } else {
+                "incomplete"
+            }
+            .to_owned(),
+            prompt: args.prompt,
+            agent_id: report.identity.agent_id,
+            agent_type: report.identity.agent_type,
+            tools_used: report.tools_used,
+            content: vec![AgentContentBlock {
+                kind: "text".to_owned(),
+                text: match (report.completed, report.message) {
+                    (false, Some(message)) if report.final_text.is_empty() => {
+                        format!("The subagent stopped before answering: {message}")
+                    }
+                    (true, _) | (false, _) => report.final_text,
+                },
+            }],
+            resolved_model: report.model,
+            total_tool_use_count: report.tool_uses,
+        })
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: AgentOutput = parse_value(NAME, value)?;
+    fn show(&self, output: AgentOutput) -> Result<Rendered, ToolError> {
         let content: String = output
             .content
             .iter()
@@ -160,6 +159,7 @@ impl Tool for AgentTool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Tool;
     use tokio_util::sync::CancellationToken;
 
     #[tokio::test]

@@ -52,11 +52,11 @@ use dsh_hook_runner::{
 };
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::shells::ShellStore;
-use super::{parse_args, parse_value, spec, to_value};
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use super::{TypedTool, spec};
+use crate::{Rendered, ToolContext, ToolError};
 
 const NAME: &str = "bash";
 
@@ -107,7 +107,7 @@ impl BashTool {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub(crate) struct Args {
     command: String,
     #[serde(default)]
     #[allow(dead_code)] // for the model and for hooks; not used to run
@@ -140,8 +140,12 @@ pub struct BashOutput {
 }
 
 #[async_trait]
-impl Tool for BashTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for BashTool {
+    const NAME: &'static str = NAME;
+    type Args = Args;
+    type Output = BashOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             NAME,
             "Runs a shell command with `bash -c` in the session's working directory and returns \
@@ -166,22 +170,18 @@ impl Tool for BashTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: Args = parse_args(NAME, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: Args) -> Result<BashOutput, ToolError> {
         if args.run_in_background == Some(true) {
             let spec = process_spec(ctx, &args.command, Duration::from_millis(MAX_TIMEOUT_MS));
             let id = self.shells.spawn(&self.processes, spec, &args.command);
-            return to_value(
-                NAME,
-                &BashOutput {
-                    stdout: String::new(),
-                    stderr: String::new(),
-                    exit_code: None,
-                    interrupted: false,
-                    timed_out: false,
-                    background_task_id: Some(id),
-                },
-            );
+            return Ok(BashOutput {
+                stdout: String::new(),
+                stderr: String::new(),
+                exit_code: None,
+                interrupted: false,
+                timed_out: false,
+                background_task_id: Some(id),
+            });
         }
         let timeout_ms = match args.timeout {
             None => DEFAULT_TIMEOUT_MS,
@@ -195,11 +195,10 @@ impl Tool for BashTool {
             Duration::from_millis(timeout_ms),
         )
         .await?;
-        to_value(NAME, &output)
+        Ok(output)
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: BashOutput = parse_value(NAME, value)?;
+    fn show(&self, output: BashOutput) -> Result<Rendered, ToolError> {
         Ok(render_output(&output))
     }
 }
@@ -457,6 +456,8 @@ fn trim_trailing_newlines(text: &mut String) {
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
+    use crate::Tool;
+    use serde_json::Value;
     use std::time::Instant;
     use tokio_util::sync::CancellationToken;
 

@@ -9,11 +9,11 @@
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::diff::{Hunk, structured_patch};
-use super::{decode_text, display_path, parse_args, parse_value, read_existing, spec, to_value};
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use super::{TypedTool, decode_text, display_path, read_existing, spec};
+use crate::{Rendered, ToolContext, ToolError};
 
 const NAME: &str = "edit";
 
@@ -23,7 +23,7 @@ pub struct EditTool;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub(crate) struct Args {
     file_path: String,
     old_string: String,
     new_string: String,
@@ -50,8 +50,12 @@ pub struct EditOutput {
 }
 
 #[async_trait]
-impl Tool for EditTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for EditTool {
+    const NAME: &'static str = NAME;
+    type Args = Args;
+    type Output = EditOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             NAME,
             "Replaces old_string with new_string in a file. old_string must match the file \
@@ -66,8 +70,7 @@ impl Tool for EditTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: Args = parse_args(NAME, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: Args) -> Result<EditOutput, ToolError> {
         if args.old_string == args.new_string {
             return Err(ToolError(format!(
                 "{NAME}: no changes to make: old_string and new_string are exactly the same"
@@ -121,11 +124,10 @@ impl Tool for EditTool {
             original_file,
             replace_all: args.replace_all,
         };
-        to_value(NAME, &output)
+        Ok(output)
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: EditOutput = parse_value(NAME, value)?;
+    fn show(&self, output: EditOutput) -> Result<Rendered, ToolError> {
         if output.old_string == output.new_string {
             return Err(ToolError(format!(
                 "{NAME}: invalid result value: old_string equals new_string"
@@ -167,7 +169,9 @@ fn replace(text: &str, args: &Args, shown: &str) -> Result<String, ToolError> {
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
+    use crate::Tool;
     use pretty_assertions::assert_eq;
+    use serde_json::Value;
     use tokio_util::sync::CancellationToken;
 
     fn ctx(dir: &std::path::Path) -> ToolContext {

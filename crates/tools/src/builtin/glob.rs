@@ -13,13 +13,13 @@ use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
 use super::walk::files_under;
-use super::{blocking, display_path, parse_args, parse_value, resolve_root, spec, to_value};
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use super::{TypedTool, blocking, display_path, resolve_root, spec};
+use crate::{Rendered, ToolContext, ToolError};
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use globset::GlobBuilder;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const NAME: &str = "glob";
 
@@ -32,7 +32,7 @@ pub struct GlobTool;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub(crate) struct Args {
     pattern: String,
     #[serde(default)]
     path: Option<String>,
@@ -51,8 +51,12 @@ pub struct GlobOutput {
 }
 
 #[async_trait]
-impl Tool for GlobTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for GlobTool {
+    const NAME: &'static str = NAME;
+    type Args = Args;
+    type Output = GlobOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             NAME,
             "Finds files by glob pattern (e.g. `**/*.rs`, `src/*.{ts,tsx}`), matched against \
@@ -66,8 +70,7 @@ impl Tool for GlobTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: Args = parse_args(NAME, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: Args) -> Result<GlobOutput, ToolError> {
         let (root, pattern) = if Path::new(&args.pattern).is_absolute() {
             split_absolute_pattern(&args.pattern)
         } else {
@@ -121,11 +124,10 @@ impl Tool for GlobTool {
             })
         })
         .await?;
-        to_value(NAME, &output)
+        Ok(output)
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: GlobOutput = parse_value(NAME, value)?;
+    fn show(&self, output: GlobOutput) -> Result<Rendered, ToolError> {
         if output.num_files != output.filenames.len() as u64 {
             return Err(ToolError(format!(
                 "{NAME}: invalid result value: num_files is {} but filenames has {}",
@@ -193,7 +195,9 @@ fn globset_escape(text: &str) -> String {
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
+    use crate::Tool;
     use pretty_assertions::assert_eq;
+    use serde_json::Value;
     use std::time::Duration;
     use tokio_util::sync::CancellationToken;
 

@@ -21,14 +21,11 @@ use dsh_protocol::ToolSpec;
 use globset::{GlobBuilder, GlobMatcher};
 use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::walk::files_under;
-use super::{
-    blocking, check_cancelled, decode_text, display_path, parse_args, parse_value, resolve_root,
-    spec, to_value,
-};
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use super::{TypedTool, blocking, check_cancelled, decode_text, display_path, resolve_root, spec};
+use crate::{Rendered, ToolContext, ToolError};
 
 const NAME: &str = "grep";
 
@@ -56,7 +53,7 @@ pub enum GrepMode {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub(crate) struct Args {
     pattern: String,
     #[serde(default)]
     path: Option<String>,
@@ -86,8 +83,12 @@ pub struct GrepOutput {
 }
 
 #[async_trait]
-impl Tool for GrepTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for GrepTool {
+    const NAME: &'static str = NAME;
+    type Args = Args;
+    type Output = GrepOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             NAME,
             "Searches file contents with a regular expression (Rust regex syntax). Skips files \
@@ -109,8 +110,7 @@ impl Tool for GrepTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: Args = parse_args(NAME, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: Args) -> Result<GrepOutput, ToolError> {
         let regex = RegexBuilder::new(&args.pattern)
             .case_insensitive(args.case_insensitive)
             .build()
@@ -127,11 +127,10 @@ impl Tool for GrepTool {
             search(files, &regex, mode, &cancel)
         })
         .await?;
-        to_value(NAME, &output)
+        Ok(output)
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: GrepOutput = parse_value(NAME, value)?;
+    fn show(&self, output: GrepOutput) -> Result<Rendered, ToolError> {
         let invalid = |why: String| ToolError(format!("{NAME}: invalid result value: {why}"));
         if output.num_files != output.filenames.len() as u64 {
             return Err(invalid(format!(
@@ -321,7 +320,9 @@ fn search(
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
+    use crate::Tool;
     use pretty_assertions::assert_eq;
+    use serde_json::Value;
     use std::time::Duration;
     use tokio_util::sync::CancellationToken;
 

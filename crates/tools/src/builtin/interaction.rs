@@ -18,8 +18,8 @@ use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{parse_args, parse_value, spec, to_value};
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use super::{TypedTool, spec};
+use crate::{Rendered, ToolContext, ToolError};
 
 /// `ask_user_question`'s name.
 pub const ASK: &str = "ask_user_question";
@@ -56,7 +56,7 @@ pub struct Question {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct AskArgs {
+pub(crate) struct AskArgs {
     questions: Vec<Question>,
     #[serde(default)]
     answers: Option<Map<String, Value>>,
@@ -103,8 +103,12 @@ fn check_questions(questions: &[Question]) -> Result<(), ToolError> {
 }
 
 #[async_trait]
-impl Tool for AskUserQuestionTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for AskUserQuestionTool {
+    const NAME: &'static str = ASK;
+    type Args = AskArgs;
+    type Output = AskOutput;
+
+    fn describe(&self) -> ToolSpec {
         let option = json!({
             "type": "object",
             "properties": {
@@ -138,8 +142,7 @@ impl Tool for AskUserQuestionTool {
         )
     }
 
-    async fn run(&self, _ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: AskArgs = parse_args(ASK, arguments)?;
+    async fn call(&self, _ctx: &ToolContext, args: AskArgs) -> Result<AskOutput, ToolError> {
         check_questions(&args.questions)?;
         let Some(given) = args.answers.filter(|answers| !answers.is_empty()) else {
             return Err(ToolError(NO_ANSWER_TEXT.to_owned()));
@@ -162,17 +165,13 @@ impl Tool for AskUserQuestionTool {
                 (question, answer)
             })
             .collect();
-        to_value(
-            ASK,
-            &AskOutput {
-                questions: args.questions,
-                answers,
-            },
-        )
+        Ok(AskOutput {
+            questions: args.questions,
+            answers,
+        })
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: AskOutput = parse_value(ASK, value)?;
+    fn show(&self, output: AskOutput) -> Result<Rendered, ToolError> {
         let lines: Vec<String> = output
             .questions
             .iter()
@@ -196,7 +195,7 @@ impl Tool for AskUserQuestionTool {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PlanArgs {
+pub(crate) struct PlanArgs {
     plan: String,
 }
 
@@ -215,8 +214,12 @@ pub struct PlanOutput {
 pub struct ExitPlanModeTool;
 
 #[async_trait]
-impl Tool for ExitPlanModeTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for ExitPlanModeTool {
+    const NAME: &'static str = EXIT_PLAN;
+    type Args = PlanArgs;
+    type Output = PlanOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             EXIT_PLAN,
             "In plan mode: presents the plan to the user for approval. When the user approves, \
@@ -229,22 +232,17 @@ impl Tool for ExitPlanModeTool {
         )
     }
 
-    async fn run(&self, _ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: PlanArgs = parse_args(EXIT_PLAN, arguments)?;
+    async fn call(&self, _ctx: &ToolContext, args: PlanArgs) -> Result<PlanOutput, ToolError> {
         if args.plan.trim().is_empty() {
             return Err(ToolError(format!("{EXIT_PLAN}: the plan is empty")));
         }
-        to_value(
-            EXIT_PLAN,
-            &PlanOutput {
-                plan: args.plan,
-                is_agent: false,
-            },
-        )
+        Ok(PlanOutput {
+            plan: args.plan,
+            is_agent: false,
+        })
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let _: PlanOutput = parse_value(EXIT_PLAN, value)?;
+    fn show(&self, _output: PlanOutput) -> Result<Rendered, ToolError> {
         Ok(Rendered {
             content: "The user approved the plan and plan mode has ended. Start on it now, \
                       keeping to the plan."
@@ -258,6 +256,8 @@ impl Tool for ExitPlanModeTool {
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
+    use crate::Tool;
+    use serde_json::Value;
     use tokio_util::sync::CancellationToken;
 
     fn ctx() -> ToolContext {

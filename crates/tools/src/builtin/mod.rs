@@ -25,7 +25,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::{Tool, ToolContext, ToolError};
+use async_trait::async_trait;
+
+use crate::{Rendered, Tool, ToolContext, ToolError};
 
 pub mod agent;
 pub mod bash;
@@ -113,6 +115,47 @@ fn spec(name: &str, description: &str, properties: Value, required: &[&str]) -> 
             "required": required,
             "additionalProperties": false,
         }),
+    }
+}
+
+/// A built-in tool over typed arguments and a typed canonical value. The
+/// [`Tool`] it is comes from this once, for every built-in tool: the
+/// arguments are parsed into [`TypedTool::Args`], the value is encoded from
+/// [`TypedTool::Output`], and `render` parses a value back into it (so a
+/// value a hook supplied gets the same checks) before [`TypedTool::show`].
+#[async_trait]
+pub(crate) trait TypedTool: Send + Sync {
+    /// The tool's name, as its errors give it.
+    const NAME: &'static str;
+    /// The arguments, as the tool's schema describes them.
+    type Args: DeserializeOwned + Send;
+    /// The canonical value of a call.
+    type Output: Serialize + DeserializeOwned + Send;
+
+    /// Name, description and JSON Schema of the arguments.
+    fn describe(&self) -> ToolSpec;
+
+    /// Runs the tool with validated, frozen arguments.
+    async fn call(&self, ctx: &ToolContext, args: Self::Args) -> Result<Self::Output, ToolError>;
+
+    /// The model-facing text of a value.
+    fn show(&self, output: Self::Output) -> Result<Rendered, ToolError>;
+}
+
+#[async_trait]
+impl<T: TypedTool> Tool for T {
+    fn spec(&self) -> ToolSpec {
+        self.describe()
+    }
+
+    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
+        let args = parse_args(T::NAME, arguments)?;
+        let output = self.call(ctx, args).await?;
+        to_value(T::NAME, &output)
+    }
+
+    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
+        self.show(parse_value(T::NAME, value)?)
     }
 }
 

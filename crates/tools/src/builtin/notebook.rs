@@ -12,8 +12,8 @@ use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{display_path, parse_args, parse_value, read_existing, spec, to_value};
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use super::{TypedTool, display_path, read_existing, spec};
+use crate::{Rendered, ToolContext, ToolError};
 
 /// The tool's name.
 pub const NAME: &str = "notebook_edit";
@@ -43,7 +43,7 @@ impl EditMode {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub(crate) struct Args {
     notebook_path: String,
     #[serde(default)]
     cell_id: Option<String>,
@@ -250,8 +250,12 @@ fn edit(original: &str, args: &Args, shown: &str) -> Result<NotebookEditOutput, 
 }
 
 #[async_trait]
-impl Tool for NotebookEditTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for NotebookEditTool {
+    const NAME: &'static str = NAME;
+    type Args = Args;
+    type Output = NotebookEditOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             NAME,
             "Edits one cell of a Jupyter notebook (.ipynb): replaces its source, inserts a new \
@@ -268,8 +272,7 @@ impl Tool for NotebookEditTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: Args = parse_args(NAME, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: Args) -> Result<NotebookEditOutput, ToolError> {
         let path = ctx.resolve(&args.notebook_path);
         let shown = display_path(&path);
         if path.extension().and_then(|e| e.to_str()) != Some("ipynb") {
@@ -285,11 +288,10 @@ impl Tool for NotebookEditTool {
         tokio::fs::write(&path, &output.updated_file)
             .await
             .map_err(|err| fail(format!("cannot write {shown}: {err}")))?;
-        to_value(NAME, &output)
+        Ok(output)
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: NotebookEditOutput = parse_value(NAME, value)?;
+    fn show(&self, output: NotebookEditOutput) -> Result<Rendered, ToolError> {
         if let Some(error) = output.error {
             return Ok(Rendered {
                 content: error,
@@ -313,6 +315,8 @@ impl Tool for NotebookEditTool {
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
+    use crate::Tool;
+    use serde_json::Value;
     use tokio_util::sync::CancellationToken;
 
     const NOTEBOOK: &str = r##"{

@@ -7,10 +7,10 @@
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{decode_text, display_path, parse_args, parse_value, spec, to_value};
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use super::{TypedTool, decode_text, display_path, spec};
+use crate::{Rendered, ToolContext, ToolError};
 
 const NAME: &str = "read";
 
@@ -27,7 +27,7 @@ pub struct ReadTool;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub(crate) struct Args {
     file_path: String,
     #[serde(default)]
     offset: Option<u64>,
@@ -52,8 +52,12 @@ pub struct ReadOutput {
 }
 
 #[async_trait]
-impl Tool for ReadTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for ReadTool {
+    const NAME: &'static str = NAME;
+    type Args = Args;
+    type Output = ReadOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             NAME,
             "Reads a text file and returns its lines numbered like `cat -n`. By default up to \
@@ -67,8 +71,7 @@ impl Tool for ReadTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: Args = parse_args(NAME, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: Args) -> Result<ReadOutput, ToolError> {
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
         if limit == 0 {
             return Err(ToolError(format!("{NAME}: limit must be at least 1")));
@@ -100,11 +103,10 @@ impl Tool for ReadTool {
                 "{NAME}: {shown} appears to be a binary file; it cannot be read as text"
             ))
         })?;
-        to_value(NAME, &select_lines(shown, &text, start_line, limit))
+        Ok(select_lines(shown, &text, start_line, limit))
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: ReadOutput = parse_value(NAME, value)?;
+    fn show(&self, output: ReadOutput) -> Result<Rendered, ToolError> {
         render_output(&output).map(|content| Rendered {
             content,
             is_error: false,
@@ -251,6 +253,7 @@ fn cut_line(line: &str) -> std::borrow::Cow<'_, str> {
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
+    use crate::Tool;
     use pretty_assertions::assert_eq;
     use tokio_util::sync::CancellationToken;
 

@@ -18,11 +18,11 @@ use async_trait::async_trait;
 use dsh_hook_runner::{OutputSink, ProcessExit, ProcessLayer, ProcessSpec};
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{parse_args, parse_value, spec, to_value};
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use super::{TypedTool, spec};
+use crate::{Rendered, ToolContext, ToolError};
 
 /// `bash_output`'s name.
 pub const OUTPUT: &str = "bash_output";
@@ -214,7 +214,7 @@ impl ShellStore {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct OutputArgs {
+pub(crate) struct OutputArgs {
     bash_id: String,
     #[serde(default)]
     filter: Option<String>,
@@ -222,7 +222,7 @@ struct OutputArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct KillArgs {
+pub(crate) struct KillArgs {
     shell_id: String,
 }
 
@@ -275,8 +275,12 @@ fn filtered(text: String, filter: Option<&regex::Regex>) -> String {
 }
 
 #[async_trait]
-impl Tool for BashOutputTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for BashOutputTool {
+    const NAME: &'static str = OUTPUT;
+    type Args = OutputArgs;
+    type Output = ShellOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             OUTPUT,
             "Returns what a background shell (bash with run_in_background) printed since the \
@@ -289,8 +293,7 @@ impl Tool for BashOutputTool {
         )
     }
 
-    async fn run(&self, _ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: OutputArgs = parse_args(OUTPUT, arguments)?;
+    async fn call(&self, _ctx: &ToolContext, args: OutputArgs) -> Result<ShellOutput, ToolError> {
         let filter = args
             .filter
             .as_deref()
@@ -304,21 +307,17 @@ impl Tool for BashOutputTool {
         let mut shell = shell.lock().unwrap_or_else(PoisonError::into_inner);
         let stdout = filtered(shell.stdout.take(), filter.as_ref());
         let stderr = filtered(shell.stderr.take(), filter.as_ref());
-        to_value(
-            OUTPUT,
-            &ShellOutput {
-                shell_id: args.bash_id,
-                command: shell.command.clone(),
-                status: shell.status,
-                exit_code: shell.exit_code,
-                stdout,
-                stderr,
-            },
-        )
+        Ok(ShellOutput {
+            shell_id: args.bash_id,
+            command: shell.command.clone(),
+            status: shell.status,
+            exit_code: shell.exit_code,
+            stdout,
+            stderr,
+        })
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: ShellOutput = parse_value(OUTPUT, value)?;
+    fn show(&self, output: ShellOutput) -> Result<Rendered, ToolError> {
         let status = match (output.status, output.exit_code) {
             (ShellStatus::Completed, Some(code)) => format!("completed (exit code {code})"),
             (ShellStatus::Running, _) => "running".to_owned(),
@@ -340,8 +339,12 @@ impl Tool for BashOutputTool {
 }
 
 #[async_trait]
-impl Tool for KillShellTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for KillShellTool {
+    const NAME: &'static str = KILL;
+    type Args = KillArgs;
+    type Output = KillOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             KILL,
             "Stops a background shell and everything it started.",
@@ -350,8 +353,7 @@ impl Tool for KillShellTool {
         )
     }
 
-    async fn run(&self, _ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: KillArgs = parse_args(KILL, arguments)?;
+    async fn call(&self, _ctx: &ToolContext, args: KillArgs) -> Result<KillOutput, ToolError> {
         let shell = self
             .0
             .get(&args.shell_id)
@@ -374,17 +376,13 @@ impl Tool for KillShellTool {
         {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        to_value(
-            KILL,
-            &KillOutput {
-                message: format!("Killed shell {}", args.shell_id),
-                shell_id: args.shell_id,
-            },
-        )
+        Ok(KillOutput {
+            message: format!("Killed shell {}", args.shell_id),
+            shell_id: args.shell_id,
+        })
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: KillOutput = parse_value(KILL, value)?;
+    fn show(&self, output: KillOutput) -> Result<Rendered, ToolError> {
         Ok(Rendered {
             content: output.message,
             is_error: false,
@@ -396,6 +394,7 @@ impl Tool for KillShellTool {
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
+    use crate::Tool;
     use crate::builtin::BashTool;
 
     fn ctx(dir: &std::path::Path) -> ToolContext {

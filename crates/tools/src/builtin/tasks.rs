@@ -25,7 +25,7 @@ use dsh_seams::{TaskEvent, TaskEventKind, TaskVerdict};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{parse_args, parse_value, spec, to_value};
+use super::{TypedTool, parse_args, parse_value, spec, to_value};
 use crate::{Rendered, Tool, ToolContext, ToolError};
 
 /// `task_create`'s name.
@@ -105,7 +105,7 @@ pub struct TaskStore {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct CreateArgs {
+pub(crate) struct CreateArgs {
     subject: String,
     description: String,
     #[serde(default)]
@@ -116,13 +116,13 @@ struct CreateArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct GetArgs {
+pub(crate) struct GetArgs {
     task_id: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct UpdateArgs {
+pub(crate) struct UpdateArgs {
     task_id: String,
     #[serde(default)]
     subject: Option<String>,
@@ -507,8 +507,12 @@ pub struct ListOutput {
 }
 
 #[async_trait]
-impl Tool for TaskCreateTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for TaskCreateTool {
+    const NAME: &'static str = CREATE;
+    type Args = CreateArgs;
+    type Output = CreateOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             CREATE,
             "Adds a task to this session's task list and returns its id. Use it to plan \
@@ -523,8 +527,7 @@ impl Tool for TaskCreateTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: CreateArgs = parse_args(CREATE, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: CreateArgs) -> Result<CreateOutput, ToolError> {
         self.0.ensure_loaded(ctx).await;
         let task = self.0.create(args);
         if let TaskVerdict::Block { feedback } =
@@ -533,19 +536,15 @@ impl Tool for TaskCreateTool {
             self.0.remove(&task.id);
             return Err(ToolError(feedback));
         }
-        to_value(
-            CREATE,
-            &CreateOutput {
-                task: TaskRef {
-                    id: task.id,
-                    subject: task.subject,
-                },
+        Ok(CreateOutput {
+            task: TaskRef {
+                id: task.id,
+                subject: task.subject,
             },
-        )
+        })
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: CreateOutput = parse_value(CREATE, value)?;
+    fn show(&self, output: CreateOutput) -> Result<Rendered, ToolError> {
         Ok(Rendered {
             content: format!("Task #{} created: {}", output.task.id, output.task.subject),
             is_error: false,
@@ -612,8 +611,12 @@ impl Tool for TaskGetTool {
 }
 
 #[async_trait]
-impl Tool for TaskUpdateTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for TaskUpdateTool {
+    const NAME: &'static str = UPDATE;
+    type Args = UpdateArgs;
+    type Output = UpdateOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             UPDATE,
             "Changes a task of this session's task list: its status (pending, in_progress, \
@@ -634,8 +637,7 @@ impl Tool for TaskUpdateTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: UpdateArgs = parse_args(UPDATE, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: UpdateArgs) -> Result<UpdateOutput, ToolError> {
         self.0.ensure_loaded(ctx).await;
         let applied = self.0.update(args)?;
         let status_change =
@@ -654,23 +656,19 @@ impl Tool for TaskUpdateTool {
             self.0.put(applied.before);
             return Err(ToolError(feedback));
         }
-        to_value(
-            UPDATE,
-            &UpdateOutput {
-                success: true,
-                task_id: applied.after.id,
-                updated_fields: applied
-                    .updated_fields
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect(),
-                status_change,
-            },
-        )
+        Ok(UpdateOutput {
+            success: true,
+            task_id: applied.after.id,
+            updated_fields: applied
+                .updated_fields
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+            status_change,
+        })
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: UpdateOutput = parse_value(UPDATE, value)?;
+    fn show(&self, output: UpdateOutput) -> Result<Rendered, ToolError> {
         let content = if output.updated_fields.is_empty() {
             format!("Task #{}: nothing changed", output.task_id)
         } else {
@@ -688,8 +686,12 @@ impl Tool for TaskUpdateTool {
 }
 
 #[async_trait]
-impl Tool for TaskListTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for TaskListTool {
+    const NAME: &'static str = LIST;
+    type Args = Map<String, Value>;
+    type Output = ListOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             LIST,
             "Lists this session's tasks with their ids, status, owner and what blocks them.",
@@ -698,8 +700,11 @@ impl Tool for TaskListTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let _: Map<String, Value> = parse_args(LIST, arguments)?;
+    async fn call(
+        &self,
+        ctx: &ToolContext,
+        _args: Map<String, Value>,
+    ) -> Result<ListOutput, ToolError> {
         self.0.ensure_loaded(ctx).await;
         let tasks = self.0.tasks();
         let open: BTreeSet<&str> = tasks
@@ -722,11 +727,10 @@ impl Tool for TaskListTool {
                     .collect(),
             })
             .collect();
-        to_value(LIST, &ListOutput { tasks: listed })
+        Ok(ListOutput { tasks: listed })
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: ListOutput = parse_value(LIST, value)?;
+    fn show(&self, output: ListOutput) -> Result<Rendered, ToolError> {
         if output.tasks.is_empty() {
             return Ok(Rendered {
                 content: "No tasks".to_owned(),

@@ -19,10 +19,10 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{parse_args, parse_value, spec, to_value};
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use super::{TypedTool, spec};
+use crate::{Rendered, ToolContext, ToolError};
 
 /// The tool's name.
 pub const NAME: &str = "web_fetch";
@@ -91,7 +91,7 @@ impl WebFetchTool {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub(crate) struct Args {
     url: String,
     #[serde(default)]
     prompt: Option<String>,
@@ -234,8 +234,12 @@ fn elapsed_ms(started: Instant) -> u64 {
 }
 
 #[async_trait]
-impl Tool for WebFetchTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for WebFetchTool {
+    const NAME: &'static str = NAME;
+    type Args = Args;
+    type Output = WebFetchOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             NAME,
             "Fetches an http(s) URL and returns the page as Markdown (HTML is converted, other \
@@ -249,14 +253,12 @@ impl Tool for WebFetchTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: Args = parse_args(NAME, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: Args) -> Result<WebFetchOutput, ToolError> {
         let output = self.fetch(ctx, &args).await?;
-        to_value(NAME, &output)
+        Ok(output)
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: WebFetchOutput = parse_value(NAME, value)?;
+    fn show(&self, output: WebFetchOutput) -> Result<Rendered, ToolError> {
         if output.code >= 400 {
             return Ok(Rendered {
                 content: format!(
@@ -277,6 +279,7 @@ impl Tool for WebFetchTool {
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
+    use crate::Tool;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio_util::sync::CancellationToken;
 

@@ -3,10 +3,10 @@
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{display_path, parse_args, parse_value, read_existing, spec, to_value};
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use super::{TypedTool, display_path, read_existing, spec};
+use crate::{Rendered, ToolContext, ToolError};
 
 const NAME: &str = "write";
 
@@ -16,7 +16,7 @@ pub struct WriteTool;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub(crate) struct Args {
     file_path: String,
     content: String,
 }
@@ -48,8 +48,12 @@ pub struct WriteOutput {
 }
 
 #[async_trait]
-impl Tool for WriteTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for WriteTool {
+    const NAME: &'static str = NAME;
+    type Args = Args;
+    type Output = WriteOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             NAME,
             "Writes a file, replacing it if it exists and creating missing parent directories.",
@@ -61,8 +65,7 @@ impl Tool for WriteTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: Args = parse_args(NAME, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: Args) -> Result<WriteOutput, ToolError> {
         let path = ctx.resolve(&args.file_path);
         let shown = display_path(&path);
 
@@ -90,11 +93,10 @@ impl Tool for WriteTool {
             content: args.content,
             original_file,
         };
-        to_value(NAME, &output)
+        Ok(output)
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let output: WriteOutput = parse_value(NAME, value)?;
+    fn show(&self, output: WriteOutput) -> Result<Rendered, ToolError> {
         let content = match (output.kind, &output.original_file) {
             (WriteKind::Create, None) => {
                 format!("File created successfully at: {}", output.file_path)
@@ -127,6 +129,7 @@ impl Tool for WriteTool {
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
+    use crate::Tool;
     use pretty_assertions::assert_eq;
     use tokio_util::sync::CancellationToken;
 
