@@ -210,18 +210,16 @@ impl HookEvent {
             | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
             | HookEvent::TaskCreated
-            | HookEvent::TaskCompleted => EventSupport::Fired,
+            | HookEvent::TaskCompleted
+            | HookEvent::ConfigChange
+            | HookEvent::FileChanged => EventSupport::Fired,
             HookEvent::TeammateIdle => EventSupport::NotFired("dsh has no agent teams"),
             HookEvent::Elicitation | HookEvent::ElicitationResult => {
                 EventSupport::NotFired("dsh has no MCP elicitation")
             }
-            HookEvent::ConfigChange => EventSupport::NotFired(
-                "dsh reads settings once at start-up and does not watch them",
-            ),
             HookEvent::WorktreeCreate | HookEvent::WorktreeRemove => {
                 EventSupport::NotFired("dsh does not manage worktrees")
             }
-            HookEvent::FileChanged => EventSupport::NotFired("dsh does not watch files"),
             HookEvent::DirectoryAdded => EventSupport::NotFired("dsh has no /add-dir"),
         }
     }
@@ -261,7 +259,8 @@ impl HookEvent {
             | HookEvent::PreCompact
             | HookEvent::PreModelSwitch
             | HookEvent::TaskCreated
-            | HookEvent::TaskCompleted => true,
+            | HookEvent::TaskCompleted
+            | HookEvent::ConfigChange => true,
             HookEvent::Notification
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
@@ -275,7 +274,6 @@ impl HookEvent {
             | HookEvent::TeammateIdle
             | HookEvent::Elicitation
             | HookEvent::ElicitationResult
-            | HookEvent::ConfigChange
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
             | HookEvent::InstructionsLoaded
@@ -363,13 +361,13 @@ impl HookEvent {
             HookEvent::CwdChanged => Seam::CwdChanged,
             HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => Seam::ModelSwitch,
             HookEvent::TaskCreated | HookEvent::TaskCompleted => Seam::Task,
+            HookEvent::ConfigChange => Seam::ConfigChange,
+            HookEvent::FileChanged => Seam::FileChanged,
             HookEvent::TeammateIdle
             | HookEvent::Elicitation
             | HookEvent::ElicitationResult
-            | HookEvent::ConfigChange
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
-            | HookEvent::FileChanged
             | HookEvent::DirectoryAdded => Seam::Unmapped,
             // Instruction files are read as the session starts.
             HookEvent::InstructionsLoaded => Seam::SessionStart,

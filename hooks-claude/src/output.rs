@@ -543,6 +543,13 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
                 text: format!("[{cmd}]: {reason}"),
             };
         }
+        HookEvent::ConfigChange => {
+            // ev_config_change_block: the change is not applied; Claude
+            // Code shows the text nowhere (debug log only).
+            out.effect = Effect::Block {
+                text: format!("[{cmd}]: {reason}"),
+            };
+        }
         HookEvent::TaskCreated | HookEvent::TaskCompleted => {
             // PROTOCOL.md (not captured: headless Claude Code offers no
             // TaskCreate): the task is rolled back and stderr reaches the
@@ -564,7 +571,6 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
         | HookEvent::TeammateIdle
         | HookEvent::Elicitation
         | HookEvent::ElicitationResult
-        | HookEvent::ConfigChange
         | HookEvent::WorktreeCreate
         | HookEvent::WorktreeRemove
         | HookEvent::InstructionsLoaded
@@ -837,6 +843,19 @@ fn apply_json(
                     .push("continue: PreModelSwitch cannot stop anything".to_owned());
             }
         }
+        HookEvent::ConfigChange => {
+            // PROTOCOL.md: ConfigChange takes the top-level `decision:
+            // "block"`: the change is not applied.
+            if decision == Some("block") {
+                out.effect = Effect::Block {
+                    text: reason.unwrap_or(BLOCKED_BY_HOOK).to_owned(),
+                };
+            }
+            if stopped {
+                out.ignored
+                    .push("continue: ConfigChange cannot stop anything".to_owned());
+            }
+        }
         HookEvent::TaskCreated | HookEvent::TaskCompleted => {
             // PROTOCOL.md: TaskCreated takes the top-level `decision:
             // "block"` (and ignores `continue: false`); TaskCompleted is
@@ -866,7 +885,6 @@ fn apply_json(
         | HookEvent::TeammateIdle
         | HookEvent::Elicitation
         | HookEvent::ElicitationResult
-        | HookEvent::ConfigChange
         | HookEvent::WorktreeCreate
         | HookEvent::WorktreeRemove
         | HookEvent::InstructionsLoaded

@@ -199,6 +199,11 @@ pub fn build_with(
         PromptSurface::Headless
     };
     let permissions = Arc::new(PermissionsPlugin::new(permissions, surface));
+    permissions.set_reload(crate::plugin::Reload {
+        home: at.home.to_owned(),
+        dsh_home: at.dsh_home.to_owned(),
+        trusted_this_session: at.trusted_this_session,
+    });
     Ok(Built {
         plugin: Arc::clone(&permissions) as Arc<dyn Plugin>,
         mode,

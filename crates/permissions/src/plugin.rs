@@ -53,6 +53,18 @@ pub fn rule_tool_name(dsh_tool: &str) -> &str {
 pub struct PermissionsPlugin {
     state: Mutex<Permissions>,
     surface: PromptSurface,
+    reload: Mutex<Option<Reload>>,
+}
+
+/// What re-reading a changed settings file needs: where trust is recorded.
+#[derive(Debug, Clone)]
+pub struct Reload {
+    /// `$HOME` (`~/.claude.json`).
+    pub home: std::path::PathBuf,
+    /// dsh's home (`trust.json`).
+    pub dsh_home: std::path::PathBuf,
+    /// The person trusted the workspace for this session only.
+    pub trusted_this_session: bool,
 }
 
 impl PermissionsPlugin {
@@ -61,7 +73,38 @@ impl PermissionsPlugin {
         PermissionsPlugin {
             state: Mutex::new(permissions),
             surface,
+            reload: Mutex::new(None),
         }
+    }
+
+    /// Lets a settings file that changed during the session replace its
+    /// layer ([`Plugin::config_applied`]), trust checked again then.
+    pub fn set_reload(&self, reload: Reload) {
+        *self.reload.lock().unwrap_or_else(PoisonError::into_inner) = Some(reload);
+    }
+
+    /// Reads `path` again as the `source` layer and puts it in place of the
+    /// old one; the workspace's trust is checked again (a fresh read of
+    /// `~/.claude.json` and `trust.json`). Returns why not, when it could
+    /// not (the old rules stay).
+    pub fn reload_layer(&self, source: Source, path: &std::path::Path) -> Result<(), String> {
+        let Some(reload) = self
+            .reload
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+        else {
+            return Err("this session's permissions are not reloadable".to_owned());
+        };
+        let layer = store::read_layer(source, path).map_err(|e| e.to_string())?;
+        let project = self.with(|p| p.project_dir().to_path_buf());
+        let trust = if reload.trusted_this_session {
+            crate::Trust::Trusted
+        } else {
+            crate::layering::workspace_trust(&reload.home, &reload.dsh_home, &project).trust()
+        };
+        self.with(|p| p.replace_layer(layer, trust));
+        Ok(())
     }
 
     fn with<R>(&self, f: impl FnOnce(&mut Permissions) -> R) -> R {
@@ -221,6 +264,18 @@ pub fn decided_by(decider: &Decider, mode: Mode) -> DecidedBy {
 impl Plugin for PermissionsPlugin {
     fn name(&self) -> &str {
         "permissions"
+    }
+
+    /// A changed settings file nobody kept out: its rules replace the old.
+    async fn config_applied(&self, _ctx: &SeamContext, change: &dsh_seams::ConfigChange) {
+        let source = match change.source {
+            dsh_seams::ConfigSource::UserSettings => Source::User,
+            dsh_seams::ConfigSource::ProjectSettings => Source::Project,
+            dsh_seams::ConfigSource::LocalSettings => Source::Local,
+        };
+        if let Err(why) = self.reload_layer(source, &change.path) {
+            tracing::warn!(file = %change.path.display(), %why, "changed permission rules not applied");
+        }
     }
 
     /// A deny rule on a file a reading tool asks for settles the call

@@ -146,6 +146,11 @@ impl ClaudePlugin {
         let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         env_files.apply(ctx, HookEvent::CwdChanged);
+        // `watchPaths` replaces the paths an earlier CwdChanged or
+        // FileChanged asked for (PROTOCOL.md).
+        if let Some(paths) = super::watch::watch_paths(&fired) {
+            ctx.session.env.set_dynamic_watch(paths);
+        }
     }
 }
 
