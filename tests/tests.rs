@@ -73,3 +73,4 @@ mod replay_signals;
 // Subagents.
 mod subagents;
 mod task_hooks;
+mod watch_events;

@@ -413,6 +413,19 @@ mod tests {
         assert!(HookEvent::PreModelSwitch.exit2_blocks());
     }
 
+    /// The watched-file events fire from the session's watcher; a
+    /// ConfigChange exit 2 keeps the old settings (`ev_config_change_block`).
+    #[test]
+    fn watched_file_events_are_fired() {
+        assert_eq!(HookEvent::ConfigChange.support(), EventSupport::Fired);
+        assert_eq!(HookEvent::ConfigChange.seam(), Seam::ConfigChange);
+        assert!(HookEvent::ConfigChange.exit2_blocks());
+        assert_eq!(HookEvent::FileChanged.support(), EventSupport::Fired);
+        assert_eq!(HookEvent::FileChanged.seam(), Seam::FileChanged);
+        assert!(!HookEvent::FileChanged.exit2_blocks());
+        assert!(HookEvent::FileChanged.supports_matcher());
+    }
+
     /// The prompt-layer events fire (so `dsh hooks check` and the
     /// start-up notices no longer call them unsupported); agent teams do not.
     #[test]
