@@ -345,7 +345,10 @@ mod tests {
         // The file now allows `make` and no longer denies `rm`: the old rule
         // goes, the new allow is kept aside (the workspace is not trusted).
         fs_err::write(&local, r#"{"permissions":{"allow":["Bash(make:*)"]}}"#).unwrap();
-        built.permissions.reload_layer(Source::Local, &local).unwrap();
+        built
+            .permissions
+            .reload_layer(Source::Local, &local)
+            .unwrap();
         assert!(!matches!(
             built.permissions.verdict("bash", &rm),
             crate::Verdict::Deny { .. }
@@ -362,7 +365,10 @@ mod tests {
                 .to_string(),
         )
         .unwrap();
-        built.permissions.reload_layer(Source::Local, &local).unwrap();
+        built
+            .permissions
+            .reload_layer(Source::Local, &local)
+            .unwrap();
         assert!(matches!(
             built.permissions.verdict("bash", &make),
             crate::Verdict::Allow(_)
@@ -370,7 +376,12 @@ mod tests {
         assert_eq!(built.permissions.dropped_allow().len(), 0);
         // A file that no longer parses keeps the rules in force.
         fs_err::write(&local, "{not json").unwrap();
-        assert!(built.permissions.reload_layer(Source::Local, &local).is_err());
+        assert!(
+            built
+                .permissions
+                .reload_layer(Source::Local, &local)
+                .is_err()
+        );
         assert!(matches!(
             built.permissions.verdict("bash", &make),
             crate::Verdict::Allow(_)

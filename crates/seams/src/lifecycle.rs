@@ -195,7 +195,7 @@ pub enum ConfigDecision {
 /// What a session's file watcher saw since it last looked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionChange {
-    /// A file a listener asked to watch ([`SessionEnv::watch_names`] and
+    /// A file a listener asked to watch ([`crate::SessionEnv::watch_names`] and
     /// friends).
     File(FileChange),
     /// A settings file.

@@ -120,11 +120,18 @@ mod tests {
     use super::*;
     use dsh_seams::{FileChange, FileChangeKind};
 
-    #[tokio::test]
-    async fn settings_and_requested_files_are_reported_and_the_watcher_ends_with_the_session() {
+    #[test]
+    fn settings_and_requested_files_are_reported_and_the_watcher_ends_with_the_session() {
         let _guard = crate::watcher::tests::SERIAL
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        runtime.block_on(reported_and_ended());
+    }
+
+    async fn reported_and_ended() {
         let dir = tempfile::tempdir().unwrap();
         let local = dir.path().join(".claude").join("settings.local.json");
         std::fs::create_dir(dir.path().join(".claude")).unwrap();
