@@ -543,17 +543,12 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
                 text: format!("[{cmd}]: {reason}"),
             };
         }
-        HookEvent::ConfigChange => {
-            // ev_config_change_block: the change is not applied; Claude
-            // Code shows the text nowhere (debug log only).
-            out.effect = Effect::Block {
-                text: format!("[{cmd}]: {reason}"),
-            };
-        }
-        HookEvent::TaskCreated | HookEvent::TaskCompleted => {
+        HookEvent::TaskCreated | HookEvent::TaskCompleted | HookEvent::ConfigChange => {
             // PROTOCOL.md (not captured: headless Claude Code offers no
             // TaskCreate): the task is rolled back and stderr reaches the
             // model as the task tool's error, framed as Stop's feedback is.
+            // ConfigChange (`ev_config_change_block`): the change is not
+            // applied, the text is logged only.
             out.effect = Effect::Block {
                 text: format!("[{cmd}]: {reason}"),
             };
@@ -843,13 +838,11 @@ fn apply_json(
                     .push("continue: PreModelSwitch cannot stop anything".to_owned());
             }
         }
+        // PROTOCOL.md: a top-level `decision: "block"` keeps the old settings.
         HookEvent::ConfigChange => {
-            // PROTOCOL.md: ConfigChange takes the top-level `decision:
-            // "block"`: the change is not applied.
             if decision == Some("block") {
-                out.effect = Effect::Block {
-                    text: reason.unwrap_or(BLOCKED_BY_HOOK).to_owned(),
-                };
+                let text = reason.unwrap_or(BLOCKED_BY_HOOK).to_owned();
+                out.effect = Effect::Block { text };
             }
             if stopped {
                 out.ignored

@@ -199,11 +199,19 @@ pub fn build_with(
         PromptSurface::Headless
     };
     let permissions = Arc::new(PermissionsPlugin::new(permissions, surface));
-    permissions.set_reload(crate::plugin::Reload {
-        home: at.home.to_owned(),
-        dsh_home: at.dsh_home.to_owned(),
-        trusted_this_session: at.trusted_this_session,
-    });
+    let (home, dsh_home, cwd) = (
+        at.home.to_owned(),
+        at.dsh_home.to_owned(),
+        at.cwd.to_owned(),
+    );
+    let this_session = at.trusted_this_session;
+    permissions.set_reload(Arc::new(move || {
+        if this_session {
+            Trust::Trusted
+        } else {
+            workspace_trust(&home, &dsh_home, &cwd).trust()
+        }
+    }));
     Ok(Built {
         plugin: Arc::clone(&permissions) as Arc<dyn Plugin>,
         mode,

@@ -49,23 +49,25 @@ pub fn rule_tool_name(dsh_tool: &str) -> &str {
 }
 
 /// The pipeline stage.
-#[derive(Debug)]
 pub struct PermissionsPlugin {
     state: Mutex<Permissions>,
     surface: PromptSurface,
     reload: Mutex<Option<Reload>>,
 }
 
-/// What re-reading a changed settings file needs: where trust is recorded.
-#[derive(Debug, Clone)]
-pub struct Reload {
-    /// `$HOME` (`~/.claude.json`).
-    pub home: std::path::PathBuf,
-    /// dsh's home (`trust.json`).
-    pub dsh_home: std::path::PathBuf,
-    /// The person trusted the workspace for this session only.
-    pub trusted_this_session: bool,
+impl std::fmt::Debug for PermissionsPlugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PermissionsPlugin")
+            .field("state", &self.state)
+            .field("surface", &self.surface)
+            .finish_non_exhaustive()
+    }
 }
+
+/// What re-reading a changed settings file needs: the workspace's trust,
+/// checked again each time (`~/.claude.json`, `trust.json`, or the
+/// person's answer for this session).
+pub type Reload = std::sync::Arc<dyn Fn() -> crate::Trust + Send + Sync>;
 
 impl PermissionsPlugin {
     /// A stage applying `permissions`; `surface` says who can answer asks.
@@ -97,12 +99,7 @@ impl PermissionsPlugin {
             return Err("this session's permissions are not reloadable".to_owned());
         };
         let layer = store::read_layer(source, path).map_err(|e| e.to_string())?;
-        let project = self.with(|p| p.project_dir().to_path_buf());
-        let trust = if reload.trusted_this_session {
-            crate::Trust::Trusted
-        } else {
-            crate::layering::workspace_trust(&reload.home, &reload.dsh_home, &project).trust()
-        };
+        let trust = reload();
         self.with(|p| p.replace_layer(layer, trust));
         Ok(())
     }

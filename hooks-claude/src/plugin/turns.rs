@@ -49,7 +49,7 @@ impl ClaudePlugin {
         self.record(ctx, firing.event, &fired, &|_, _| {});
         env_files.apply(ctx, HookEvent::SessionStart);
         // `watchPaths` adds files to watch for the rest of the session.
-        if let Some(paths) = super::watch::watch_paths(&fired) {
+        if let Some(paths) = super::lifecycle::watch_paths(&fired) {
             ctx.session.env.watch_paths(paths);
         }
         Self::joined_contexts(&fired, HookEvent::SessionStart)

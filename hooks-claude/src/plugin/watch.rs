@@ -2,16 +2,13 @@
 //! the session) and FileChanged (a file the FileChanged matcher names, or a
 //! hook's `watchPaths` asked for), and the watch list those hooks build.
 
-use std::path::PathBuf;
-
 use dsh_seams::{ConfigChange, ConfigDecision, FileChange, SeamContext};
-use serde_json::Value;
 
-use super::lifecycle::EnvFiles;
-use super::{ClaudePlugin, Fired, Firing, lock};
+use super::lifecycle::{EnvFiles, watch_paths};
+use super::{ClaudePlugin, Firing, lock};
 use crate::config::HandlerStatus;
 use crate::events::HookEvent;
-use crate::output::{Effect, ParsedOutput};
+use crate::output::Effect;
 use crate::payload;
 
 impl ClaudePlugin {
@@ -117,25 +114,4 @@ impl ClaudePlugin {
             ctx.session.env.set_dynamic_watch(paths);
         }
     }
-}
-
-/// The `hookSpecificOutput.watchPaths` of the hooks of one firing, in
-/// configuration order; `None` when no hook gave any.
-pub(super) fn watch_paths(fired: &[Fired]) -> Option<Vec<PathBuf>> {
-    let mut found = None;
-    for f in fired {
-        let ParsedOutput::Json(json) = &f.reading.parsed else {
-            continue;
-        };
-        let Some(paths) = json
-            .get("hookSpecificOutput")
-            .and_then(|specific| specific.get("watchPaths"))
-            .and_then(Value::as_array)
-        else {
-            continue;
-        };
-        let list: &mut Vec<PathBuf> = found.get_or_insert_with(Vec::new);
-        list.extend(paths.iter().filter_map(Value::as_str).map(PathBuf::from));
-    }
-    found
 }
