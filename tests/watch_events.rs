@@ -165,3 +165,45 @@ fn a_file_changed_hook_exports_reach_the_next_bash_call() {
         .unwrap();
     assert!(echo.to_string().contains("value=loaded"), "{echo}");
 }
+
+#[test]
+fn a_change_made_between_turns_fires_as_the_next_turn_starts() {
+    let ctx = TestContext::new();
+    let claude = ctx.project().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    // The Stop hook changes `.envrc` after the turn's last tool call: only
+    // the next turn's start can report it, before its prompt hooks.
+    let order = "\"$CLAUDE_PROJECT_DIR/order.txt\"";
+    std::fs::write(
+        claude.join("settings.json"),
+        json!({"hooks": {
+            "Stop": [{"hooks": [{"type": "command",
+                "command": "echo changed >> \"$CLAUDE_PROJECT_DIR/.envrc\""}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "command",
+                "command": format!("echo prompt >> {order}")}]}],
+            "FileChanged": [{"matcher": ".envrc", "hooks": [{"type": "command",
+                "command": format!("echo file_changed >> {order}")}]}]
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let fixture = ctx.home().join("fixture.json");
+    std::fs::write(
+        &fixture,
+        json!({"prompts": ["one", "two"], "model": [{"text": "first"}, {"text": "second"}]})
+            .to_string(),
+    )
+    .unwrap();
+    ctx.dsh()
+        .current_dir(ctx.project())
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--session-id", "watch-session"])
+        .assert()
+        .success();
+    let order = std::fs::read_to_string(ctx.project().join("order.txt")).unwrap();
+    assert_eq!(
+        order.lines().collect::<Vec<_>>(),
+        ["prompt", "file_changed", "prompt"]
+    );
+}

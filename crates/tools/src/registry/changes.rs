@@ -2,7 +2,7 @@
 //! listeners asked to watch) is reported before and after a call's
 //! dispatch, the later one before post-execute, so the change a tool made
 //! fires while that call is still open (as Claude Code's ConfigChange and
-//! FileChanged do).
+//! FileChanged do), and as each turn starts.
 
 use std::panic::AssertUnwindSafe;
 
@@ -15,8 +15,10 @@ impl ToolRegistry {
     /// Asks the listeners what changed and fires the matching seams: a
     /// settings file goes through the config-change seam (the first `Keep`
     /// keeps the old settings, else every listener applies it), a watched
-    /// file through the file-changed seam.
-    pub(super) async fn fire_session_changes(&self, ctx: &SeamContext) {
+    /// file through the file-changed seam. The pipeline calls it around
+    /// each call's dispatch; the agent also calls it as a turn starts, for
+    /// what changed between turns.
+    pub async fn fire_session_changes(&self, ctx: &SeamContext) {
         let mut changes = Vec::new();
         for plugin in &self.plugins {
             match std::panic::catch_unwind(AssertUnwindSafe(|| plugin.session_changes(ctx))) {
