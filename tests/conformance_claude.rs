@@ -101,6 +101,17 @@ enum Known {
     /// Claude Code killed this StopFailure shell hook after `cat` but before `env` ran (its env
     /// file is empty in the capture); dsh's run gets to `env`. The env is not compared.
     EnvNotCaptured(&'static str),
+    /// Claude Code 2.1.328 drops a changed settings file's `env` before its ConfigChange hooks
+    /// run and does not put it back when a hook keeps the old settings
+    /// (`ev_config_change_block`: that hook's environment lacks the variable, and the next Bash
+    /// call prints `X=`), although the change is reported as not applied. dsh keeps the old
+    /// settings whole, `env` included: the captured side gets the variable back in this
+    /// label's environment (the Bash result is a [`Known::ToolResultText`]).
+    KeptSettingsEnv {
+        label: &'static str,
+        name: &'static str,
+        value: &'static str,
+    },
     // Compaction.
     /// Claude Code ran each follow-up prompt as a `--resume` run (SessionEnd, then SessionStart
     /// `resume`); `dsh replay` sends them in one session: those runs are left out of the
@@ -916,13 +927,16 @@ fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer, every_turn: bool) ->
         // line for PreCompact/PostCompact (cmp_auto) or InstructionsLoaded
         // (`misc_instructions_loaded`); their outcomes are compared through the hooks' own
         // records.
-        // Nor for CwdChanged (`ev_cwd_changed`).
+        // Nor for CwdChanged (`ev_cwd_changed`), ConfigChange (`ev_config_change*`) or
+        // FileChanged (`ev_file_changed*`).
         if event == "SessionEnd"
             || event == "StopFailure"
             || event == "PreCompact"
             || event == "PostCompact"
             || event == "InstructionsLoaded"
             || event == "CwdChanged"
+            || event == "ConfigChange"
+            || event == "FileChanged"
             || !first_turn
         {
             continue;
@@ -1060,6 +1074,13 @@ fn apply_known(known: &[Known], hooks: &mut [Value], model: &mut [Value]) {
                 for record in hooks.iter_mut() {
                     if record["label"] == *label {
                         record["env"] = json!({});
+                    }
+                }
+            }
+            Known::KeptSettingsEnv { label, name, value } => {
+                for record in hooks.iter_mut() {
+                    if record["label"] == *label {
+                        record["env"][*name] = json!(value);
                     }
                 }
             }
@@ -1263,6 +1284,7 @@ fn apply_known_dsh(known: &[Known], model: &mut [Value]) {
             | Known::OneRequestBeforeFailure
             | Known::KilledAtTeardown(_)
             | Known::EnvNotCaptured(_)
+            | Known::KeptSettingsEnv { .. }
             | Known::SlashCommandMarkup
             | Known::AgentToolResponse
             | Known::RetryNoteAsContext
@@ -1650,8 +1672,15 @@ macro_rules! scenarios {
 
 scenarios! {
     a_baseline;
+    ev_config_change;
+    ev_config_change_block [
+        Known::KeptSettingsEnv { label: "rec_ConfigChange", name: "ORACLE_X", value: "original" },
+        Known::ToolResultText { call: "toolu_oracle_002", dsh: "X=original" }
+    ];
     ev_cwd_changed;
     ev_cwd_changed_envfile;
+    ev_file_changed;
+    ev_file_changed_watch;
     ev_message_display;
     ev_model_sdk [Known::SdkModelSwitch, Known::ModelName];
     ev_model_sdk_deny [Known::SdkModelSwitch, Known::ModelName];

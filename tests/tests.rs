@@ -75,3 +75,4 @@ mod subagents;
 mod task_hooks;
 // `--worktree` and `/add-dir`.
 mod worktree;
+mod watch_events;

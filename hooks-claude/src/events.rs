@@ -213,15 +213,13 @@ impl HookEvent {
             | HookEvent::TaskCompleted
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
-            | HookEvent::DirectoryAdded => EventSupport::Fired,
+            | HookEvent::DirectoryAdded
+            | HookEvent::ConfigChange
+            | HookEvent::FileChanged => EventSupport::Fired,
             HookEvent::TeammateIdle => EventSupport::NotFired("dsh has no agent teams"),
             HookEvent::Elicitation | HookEvent::ElicitationResult => {
                 EventSupport::NotFired("dsh has no MCP elicitation")
             }
-            HookEvent::ConfigChange => EventSupport::NotFired(
-                "dsh reads settings once at start-up and does not watch them",
-            ),
-            HookEvent::FileChanged => EventSupport::NotFired("dsh does not watch files"),
         }
     }
 
@@ -260,7 +258,8 @@ impl HookEvent {
             | HookEvent::PreCompact
             | HookEvent::PreModelSwitch
             | HookEvent::TaskCreated
-            | HookEvent::TaskCompleted => true,
+            | HookEvent::TaskCompleted
+            | HookEvent::ConfigChange => true,
             HookEvent::Notification
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
@@ -274,7 +273,6 @@ impl HookEvent {
             | HookEvent::TeammateIdle
             | HookEvent::Elicitation
             | HookEvent::ElicitationResult
-            | HookEvent::ConfigChange
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
             | HookEvent::InstructionsLoaded
@@ -362,13 +360,13 @@ impl HookEvent {
             HookEvent::CwdChanged => Seam::CwdChanged,
             HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => Seam::ModelSwitch,
             HookEvent::TaskCreated | HookEvent::TaskCompleted => Seam::Task,
+            HookEvent::ConfigChange => Seam::ConfigChange,
+            HookEvent::FileChanged => Seam::FileChanged,
             HookEvent::TeammateIdle
             | HookEvent::Elicitation
             | HookEvent::ElicitationResult
-            | HookEvent::ConfigChange
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
-            | HookEvent::FileChanged
             | HookEvent::DirectoryAdded => Seam::Unmapped,
             // Instruction files are read as the session starts.
             HookEvent::InstructionsLoaded => Seam::SessionStart,
@@ -412,6 +410,19 @@ mod tests {
         }
         // An exit 2 refuses a model switch (`ev_model_sdk_exit2`).
         assert!(HookEvent::PreModelSwitch.exit2_blocks());
+    }
+
+    /// The watched-file events fire from the session's watcher; a
+    /// ConfigChange exit 2 keeps the old settings (`ev_config_change_block`).
+    #[test]
+    fn watched_file_events_are_fired() {
+        assert_eq!(HookEvent::ConfigChange.support(), EventSupport::Fired);
+        assert_eq!(HookEvent::ConfigChange.seam(), Seam::ConfigChange);
+        assert!(HookEvent::ConfigChange.exit2_blocks());
+        assert_eq!(HookEvent::FileChanged.support(), EventSupport::Fired);
+        assert_eq!(HookEvent::FileChanged.seam(), Seam::FileChanged);
+        assert!(!HookEvent::FileChanged.exit2_blocks());
+        assert!(HookEvent::FileChanged.supports_matcher());
     }
 
     /// The prompt-layer events fire (so `dsh hooks check` and the

@@ -543,10 +543,12 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
                 text: format!("[{cmd}]: {reason}"),
             };
         }
-        HookEvent::TaskCreated | HookEvent::TaskCompleted => {
+        HookEvent::TaskCreated | HookEvent::TaskCompleted | HookEvent::ConfigChange => {
             // PROTOCOL.md (not captured: headless Claude Code offers no
             // TaskCreate): the task is rolled back and stderr reaches the
             // model as the task tool's error, framed as Stop's feedback is.
+            // ConfigChange (`ev_config_change_block`): the change is not
+            // applied, the text is logged only.
             out.effect = Effect::Block {
                 text: format!("[{cmd}]: {reason}"),
             };
@@ -564,7 +566,6 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
         | HookEvent::TeammateIdle
         | HookEvent::Elicitation
         | HookEvent::ElicitationResult
-        | HookEvent::ConfigChange
         | HookEvent::WorktreeCreate
         | HookEvent::WorktreeRemove
         | HookEvent::InstructionsLoaded
@@ -837,6 +838,17 @@ fn apply_json(
                     .push("continue: PreModelSwitch cannot stop anything".to_owned());
             }
         }
+        // PROTOCOL.md: a top-level `decision: "block"` keeps the old settings.
+        HookEvent::ConfigChange => {
+            if decision == Some("block") {
+                let text = reason.unwrap_or(BLOCKED_BY_HOOK).to_owned();
+                out.effect = Effect::Block { text };
+            }
+            if stopped {
+                out.ignored
+                    .push("continue: ConfigChange cannot stop anything".to_owned());
+            }
+        }
         HookEvent::TaskCreated | HookEvent::TaskCompleted => {
             // PROTOCOL.md: TaskCreated takes the top-level `decision:
             // "block"` (and ignores `continue: false`); TaskCompleted is
@@ -866,7 +878,6 @@ fn apply_json(
         | HookEvent::TeammateIdle
         | HookEvent::Elicitation
         | HookEvent::ElicitationResult
-        | HookEvent::ConfigChange
         | HookEvent::WorktreeCreate
         | HookEvent::WorktreeRemove
         | HookEvent::InstructionsLoaded

@@ -41,6 +41,7 @@ mod tools;
 mod turns;
 mod worktree;
 pub use worktree::NO_WORKTREE_PATH;
+mod watch;
 
 const NAME: &str = "claude";
 
@@ -72,6 +73,9 @@ struct State {
     pending_rules: Vec<(dsh_seams::InstructionFile, dsh_seams::LoadReason)>,
     /// Sidechain transcripts of subagents, by agent id.
     agent_transcripts: HashMap<String, Transcript>,
+    /// The settings `env` read again after an applied ConfigChange (else
+    /// the configuration's).
+    settings_env: Option<Vec<(String, String)>>,
 }
 
 /// One awaited run, read.
@@ -93,6 +97,15 @@ impl ClaudePlugin {
     /// The configuration this plugin runs.
     pub fn config(&self) -> &ClaudeConfig {
         &self.engine.dialect().config
+    }
+
+    /// The merged settings `env`: as read again after an applied
+    /// ConfigChange, else as configured.
+    pub fn settings_env(&self) -> Vec<(String, String)> {
+        lock(&self.state)
+            .settings_env
+            .clone()
+            .unwrap_or_else(|| self.config().settings_env.clone())
     }
 
     /// The transcript file for `session_id`.
@@ -370,6 +383,22 @@ impl Plugin for ClaudePlugin {
 
     async fn directory_added(&self, ctx: &SeamContext, added: &dsh_seams::DirectoryAddition) {
         self.on_directory_added(ctx, added).await;
+    }
+
+    async fn config_change(
+        &self,
+        ctx: &SeamContext,
+        change: &dsh_seams::ConfigChange,
+    ) -> dsh_seams::ConfigDecision {
+        self.on_config_change(ctx, change).await
+    }
+
+    async fn config_applied(&self, ctx: &SeamContext, change: &dsh_seams::ConfigChange) {
+        self.on_config_applied(ctx, change);
+    }
+
+    async fn file_changed(&self, ctx: &SeamContext, change: &dsh_seams::FileChange) {
+        self.on_file_changed(ctx, change).await;
     }
 
     async fn before_model_switch(

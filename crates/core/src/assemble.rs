@@ -146,6 +146,13 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
     let mut hooks = crate::hooks::plugins_from(spec.hooks.clone(), &spec.sources, scrub)?;
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(Arc::clone(&spec.permissions.plugin));
+    // Last: its session start follows the hooks that ask for files to watch.
+    hooks
+        .plugins
+        .push(Arc::new(dsh_watch::WatchPlugin::new(watched_settings(
+            &spec.env.home_or_root(),
+            &spec.cwd,
+        ))));
     // Started before the log header is written: it lists them.
     let mcp = McpSession::start(
         &spec.env.lookup(),
@@ -240,6 +247,25 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         setup: spec.flags.setup_trigger(),
         web_fetch: spec.config.web_fetch()?,
     })
+}
+
+/// The settings files a session watches, by layer: the ones Claude Code
+/// reports in ConfigChange (`~/.claude/settings.json`, the project's
+/// `.claude/settings.json` and `.claude/settings.local.json`).
+fn watched_settings(home: &Path, cwd: &Path) -> Vec<(dsh_seams::ConfigSource, PathBuf)> {
+    use dsh_permissions::Source;
+    dsh_permissions::store::settings_paths(Some(home), cwd)
+        .into_iter()
+        .filter_map(|(source, path)| {
+            let source = match source {
+                Source::User => dsh_seams::ConfigSource::UserSettings,
+                Source::Project => dsh_seams::ConfigSource::ProjectSettings,
+                Source::Local => dsh_seams::ConfigSource::LocalSettings,
+                Source::Policy | Source::CliArg | Source::Session => return None,
+            };
+            Some((source, path))
+        })
+        .collect()
 }
 
 /// Refuses a sessions directory that resolves outside dsh's home (a

@@ -199,6 +199,19 @@ pub fn build_with(
         PromptSurface::Headless
     };
     let permissions = Arc::new(PermissionsPlugin::new(permissions, surface));
+    let (home, dsh_home, cwd) = (
+        at.home.to_owned(),
+        at.dsh_home.to_owned(),
+        at.cwd.to_owned(),
+    );
+    let this_session = at.trusted_this_session;
+    permissions.set_reload(Arc::new(move || {
+        if this_session {
+            Trust::Trusted
+        } else {
+            workspace_trust(&home, &dsh_home, &cwd).trust()
+        }
+    }));
     Ok(Built {
         plugin: Arc::clone(&permissions) as Arc<dyn Plugin>,
         mode,
@@ -312,6 +325,73 @@ mod tests {
         let trusted = build(&Requested::default(), &at).unwrap();
         assert!(matches!(
             trusted.permissions.verdict("bash", &args),
+            crate::Verdict::Allow(_)
+        ));
+    }
+
+    #[test]
+    fn a_changed_settings_file_replaces_its_rules_with_trust_checked_again() {
+        let (root, cwd, home) = project();
+        let dsh_home = root.path().join("dsh");
+        let at = Where {
+            cwd: &cwd,
+            home: &home,
+            dsh_home: &dsh_home,
+            extra_settings: &[],
+            fallback: None,
+            trusted_this_session: false,
+        };
+        let local = cwd.join(".claude/settings.local.json");
+        fs_err::write(&local, r#"{"permissions":{"deny":["Bash(rm:*)"]}}"#).unwrap();
+        let built = build(&Requested::default(), &at).unwrap();
+        let rm = serde_json::json!({"command": "rm x"});
+        let make = serde_json::json!({"command": "make all"});
+        assert!(matches!(
+            built.permissions.verdict("bash", &rm),
+            crate::Verdict::Deny { .. }
+        ));
+        // The file now allows `make` and no longer denies `rm`: the old rule
+        // goes, the new allow is kept aside (the workspace is not trusted).
+        fs_err::write(&local, r#"{"permissions":{"allow":["Bash(make:*)"]}}"#).unwrap();
+        built
+            .permissions
+            .reload_layer(Source::Local, &local)
+            .unwrap();
+        assert!(!matches!(
+            built.permissions.verdict("bash", &rm),
+            crate::Verdict::Deny { .. }
+        ));
+        assert!(!matches!(
+            built.permissions.verdict("bash", &make),
+            crate::Verdict::Allow(_)
+        ));
+        assert_eq!(built.permissions.dropped_allow().len(), 1);
+        // Trusted since: the next change is read with the new trust.
+        fs_err::write(
+            home.join(".claude.json"),
+            serde_json::json!({"projects": {cwd.display().to_string(): {"hasTrustDialogAccepted": true}}})
+                .to_string(),
+        )
+        .unwrap();
+        built
+            .permissions
+            .reload_layer(Source::Local, &local)
+            .unwrap();
+        assert!(matches!(
+            built.permissions.verdict("bash", &make),
+            crate::Verdict::Allow(_)
+        ));
+        assert_eq!(built.permissions.dropped_allow().len(), 0);
+        // A file that no longer parses keeps the rules in force.
+        fs_err::write(&local, "{not json").unwrap();
+        assert!(
+            built
+                .permissions
+                .reload_layer(Source::Local, &local)
+                .is_err()
+        );
+        assert!(matches!(
+            built.permissions.verdict("bash", &make),
             crate::Verdict::Allow(_)
         ));
     }

@@ -49,11 +49,25 @@ pub fn rule_tool_name(dsh_tool: &str) -> &str {
 }
 
 /// The pipeline stage.
-#[derive(Debug)]
 pub struct PermissionsPlugin {
     state: Mutex<Permissions>,
     surface: PromptSurface,
+    reload: Mutex<Option<Reload>>,
 }
+
+impl std::fmt::Debug for PermissionsPlugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PermissionsPlugin")
+            .field("state", &self.state)
+            .field("surface", &self.surface)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What re-reading a changed settings file needs: the workspace's trust,
+/// checked again each time (`~/.claude.json`, `trust.json`, or the
+/// person's answer for this session).
+pub type Reload = std::sync::Arc<dyn Fn() -> crate::Trust + Send + Sync>;
 
 impl PermissionsPlugin {
     /// A stage applying `permissions`; `surface` says who can answer asks.
@@ -61,7 +75,33 @@ impl PermissionsPlugin {
         PermissionsPlugin {
             state: Mutex::new(permissions),
             surface,
+            reload: Mutex::new(None),
         }
+    }
+
+    /// Lets a settings file that changed during the session replace its
+    /// layer ([`Plugin::config_applied`]), trust checked again then.
+    pub fn set_reload(&self, reload: Reload) {
+        *self.reload.lock().unwrap_or_else(PoisonError::into_inner) = Some(reload);
+    }
+
+    /// Reads `path` again as the `source` layer and puts it in place of the
+    /// old one; the workspace's trust is checked again (a fresh read of
+    /// `~/.claude.json` and `trust.json`). Returns why not, when it could
+    /// not (the old rules stay).
+    pub fn reload_layer(&self, source: Source, path: &std::path::Path) -> Result<(), String> {
+        let Some(reload) = self
+            .reload
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+        else {
+            return Err("this session's permissions are not reloadable".to_owned());
+        };
+        let layer = store::read_layer(source, path).map_err(|e| e.to_string())?;
+        let trust = reload();
+        self.with(|p| p.replace_layer(layer, trust));
+        Ok(())
     }
 
     fn with<R>(&self, f: impl FnOnce(&mut Permissions) -> R) -> R {
@@ -221,6 +261,18 @@ pub fn decided_by(decider: &Decider, mode: Mode) -> DecidedBy {
 impl Plugin for PermissionsPlugin {
     fn name(&self) -> &str {
         "permissions"
+    }
+
+    /// A changed settings file nobody kept out: its rules replace the old.
+    async fn config_applied(&self, _ctx: &SeamContext, change: &dsh_seams::ConfigChange) {
+        let source = match change.source {
+            dsh_seams::ConfigSource::UserSettings => Source::User,
+            dsh_seams::ConfigSource::ProjectSettings => Source::Project,
+            dsh_seams::ConfigSource::LocalSettings => Source::Local,
+        };
+        if let Err(why) = self.reload_layer(source, &change.path) {
+            tracing::warn!(file = %change.path.display(), %why, "changed permission rules not applied");
+        }
     }
 
     /// A deny rule on a file a reading tool asks for settles the call

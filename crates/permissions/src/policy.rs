@@ -389,6 +389,17 @@ impl Permissions {
         }
     }
 
+    /// Replaces the rules of `layer`'s source with `layer`'s (a settings
+    /// file changed during the session), trust applied as [`Self::add_layer`]
+    /// does. Its `additionalDirectories` are added; directories it no longer
+    /// names stay for the session.
+    pub fn replace_layer(&mut self, layer: Layer, trust: Trust) {
+        let source = layer.source;
+        self.rules.retain(|r| r.source != source);
+        self.dropped_allow.retain(|r| r.source != source);
+        self.add_layer(layer, trust);
+    }
+
     /// A session rule (PermissionRequest `updatedPermissions`, or "allow
     /// for this session").
     pub fn add_session_rule(&mut self, rule: crate::rule::Rule, behavior: Behavior) {

@@ -59,6 +59,10 @@ pub enum Seam {
     ModelSwitch,
     /// A task tool created a task or marked one completed.
     Task,
+    /// A settings file changed during the session.
+    ConfigChange,
+    /// A watched file changed.
+    FileChanged,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -90,6 +94,8 @@ impl Seam {
             Seam::CwdChanged => "cwd-changed",
             Seam::ModelSwitch => "model-switch",
             Seam::Task => "task",
+            Seam::ConfigChange => "config-change",
+            Seam::FileChanged => "file-changed",
             Seam::Unmapped => "none",
         }
     }

@@ -15,6 +15,41 @@ use crate::{AgentIdentity, ContextEntry, SubagentRunner};
 pub struct SessionEnv {
     vars: Arc<RwLock<Vec<(String, String)>>>,
     work_dir: Arc<RwLock<Option<PathBuf>>>,
+    watch: Arc<RwLock<WatchRequests>>,
+}
+
+/// Files listeners asked the session to watch (Claude Code's FileChanged
+/// matcher and `watchPaths`); the session's watcher reads them each time it
+/// looks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WatchRequests {
+    /// Basenames, looked for in the current working directory.
+    pub names: Vec<String>,
+    /// Paths kept for the whole session (SessionStart `watchPaths`).
+    pub fixed: Vec<PathBuf>,
+    /// Paths each new request replaces (CwdChanged / FileChanged
+    /// `watchPaths`).
+    pub dynamic: Vec<PathBuf>,
+}
+
+impl WatchRequests {
+    /// Every requested path, names (and relative paths) resolved in `dir`,
+    /// each once, in request order.
+    pub fn paths(&self, dir: &std::path::Path) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        let named = self.names.iter().map(|name| dir.join(name));
+        let given = self
+            .fixed
+            .iter()
+            .chain(&self.dynamic)
+            .map(|path| dir.join(path));
+        for path in named.chain(given) {
+            if !out.contains(&path) {
+                out.push(path);
+            }
+        }
+        out
+    }
 }
 
 impl SessionEnv {
@@ -43,6 +78,43 @@ impl SessionEnv {
             .work_dir
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Some(dir);
+    }
+
+    /// Watches these basenames in the current working directory (added to
+    /// what is watched already).
+    pub fn watch_names(&self, names: impl IntoIterator<Item = String>) {
+        let mut watch = self.watch.write().unwrap_or_else(PoisonError::into_inner);
+        for name in names {
+            if !watch.names.contains(&name) {
+                watch.names.push(name);
+            }
+        }
+    }
+
+    /// Watches these paths for the rest of the session.
+    pub fn watch_paths(&self, paths: impl IntoIterator<Item = PathBuf>) {
+        let mut watch = self.watch.write().unwrap_or_else(PoisonError::into_inner);
+        for path in paths {
+            if !watch.fixed.contains(&path) {
+                watch.fixed.push(path);
+            }
+        }
+    }
+
+    /// Replaces the paths an earlier call of this method asked for.
+    pub fn set_dynamic_watch(&self, paths: Vec<PathBuf>) {
+        self.watch
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .dynamic = paths;
+    }
+
+    /// What listeners asked to watch.
+    pub fn watch_requests(&self) -> WatchRequests {
+        self.watch
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The working directory a tool call moved to, if one did.

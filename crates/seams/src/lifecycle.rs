@@ -163,6 +163,29 @@ impl DirectorySource {
     }
 }
 
+/// How a watched file changed between two looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileChangeKind {
+    /// It did not exist and now does.
+    Add,
+    /// It existed and was written.
+    Change,
+    /// It existed and is gone.
+    Unlink,
+}
+
+impl FileChangeKind {
+    /// The wire name, as Claude Code spells it (`add`, `change`, `unlink`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileChangeKind::Add => "add",
+            FileChangeKind::Change => "change",
+            FileChangeKind::Unlink => "unlink",
+        }
+    }
+}
+
 /// A working directory added during a session (`--add-dir` at start-up is
 /// not one: it is part of the session from the start).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,4 +194,68 @@ pub struct DirectoryAddition {
     pub directory: PathBuf,
     /// Who added it.
     pub source: DirectorySource,
+}
+
+/// A watched file changed (one per file per look, however many writes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// The file, absolute.
+    pub path: PathBuf,
+    /// How it changed.
+    pub kind: FileChangeKind,
+}
+
+/// Which settings file changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfigSource {
+    /// `~/.claude/settings.json`.
+    UserSettings,
+    /// `.claude/settings.json`.
+    ProjectSettings,
+    /// `.claude/settings.local.json`.
+    LocalSettings,
+}
+
+impl ConfigSource {
+    /// The wire name, as Claude Code spells it (`user_settings`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfigSource::UserSettings => "user_settings",
+            ConfigSource::ProjectSettings => "project_settings",
+            ConfigSource::LocalSettings => "local_settings",
+        }
+    }
+}
+
+/// A settings file changed during the session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigChange {
+    /// Which layer.
+    pub source: ConfigSource,
+    /// The file, absolute.
+    pub path: PathBuf,
+}
+
+/// What the config-change seam answers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ConfigDecision {
+    /// Re-read the file: listeners apply it ([`crate::Plugin::config_applied`]).
+    #[default]
+    Apply,
+    /// Keep the settings the session has.
+    Keep {
+        /// Why (logged).
+        reason: String,
+    },
+}
+
+/// What a session's file watcher saw since it last looked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionChange {
+    /// A file a listener asked to watch ([`crate::SessionEnv::watch_names`] and
+    /// friends).
+    File(FileChange),
+    /// A settings file.
+    Config(ConfigChange),
 }

@@ -18,6 +18,7 @@ use crate::{
     PreToolVerdict, PromptDecision, ProposedCall, ProviderRequestDecision, Screening, SeamContext,
     SessionEndReason, SessionStartSource, StepReport, StepStop, ToolExecution, ToolOutcome,
 };
+use crate::{ConfigChange, ConfigDecision, FileChange, SessionChange};
 use crate::{
     CwdChange, DisplayDecision, DisplayInput, ModelSwitch, ModelSwitchDecision, SetupTrigger,
 };
@@ -438,6 +439,27 @@ pub trait Plugin: Send + Sync {
 
     /// After a working directory was added mid-session (`/add-dir`).
     async fn directory_added(&self, _ctx: &SeamContext, _added: &DirectoryAddition) {}
+    /// What a session's watcher saw since it last looked: the tool pipeline
+    /// asks every listener before and after each call's dispatch (before
+    /// post-execute), so a change a tool made is reported while that call
+    /// is still open. Only the watcher answers.
+    fn session_changes(&self, _ctx: &SeamContext) -> Vec<SessionChange> {
+        Vec::new()
+    }
+
+    /// A settings file changed during the session. The first `Keep` in
+    /// registration order keeps the settings the session has; otherwise
+    /// [`Plugin::config_applied`] follows.
+    async fn config_change(&self, _ctx: &SeamContext, _change: &ConfigChange) -> ConfigDecision {
+        ConfigDecision::Apply
+    }
+
+    /// A changed settings file is to be applied: each listener re-reads
+    /// what it takes from it (rules, `env`).
+    async fn config_applied(&self, _ctx: &SeamContext, _change: &ConfigChange) {}
+
+    /// A watched file changed. Observation only.
+    async fn file_changed(&self, _ctx: &SeamContext, _change: &FileChange) {}
 
     // Prompt-layer seams.
 

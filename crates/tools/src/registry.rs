@@ -28,6 +28,7 @@ use serde_json::Value;
 
 use crate::{Tool, ToolContext, schema};
 
+mod changes;
 mod gate;
 use gate::Gate;
 
@@ -496,7 +497,10 @@ impl ToolRegistry {
         // (dispatch, post-execute) sees the replacement.
         let exec = rewritten.as_ref().unwrap_or(exec);
 
-        // Phases 3–4: execute wrappers around dispatch.
+        // Phases 3–4: execute wrappers around dispatch. What changed on disk
+        // since the last look is reported first, so that the look after
+        // dispatch sees this call's changes only.
+        self.fire_session_changes(ctx).await;
         let dir_before = ctx.session.current_dir();
         let started = Instant::now();
         let mut deferred = Vec::new();
@@ -509,6 +513,9 @@ impl ToolRegistry {
             }
         };
         let duration = started.elapsed();
+        // What the call changed (a settings file, a watched file) fires
+        // while the call is still open: before its post-execute.
+        self.fire_session_changes(ctx).await;
 
         // Phase 5: post-execute waterfall, for every resolved decision.
         let mut decision_contexts = Vec::new();

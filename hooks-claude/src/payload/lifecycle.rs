@@ -1,4 +1,5 @@
-//! Payloads of the lifecycle events: Setup, MessageDisplay, CwdChanged.
+//! Payloads of the lifecycle events: Setup, MessageDisplay, CwdChanged,
+//! the model switch, ConfigChange and FileChanged.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -157,5 +158,49 @@ pub fn model_switch(common: &Common, event: &str, facts: &SwitchFacts<'_>) -> Va
         cache_ttl: "5m",
         estimated_cache_write_usd: (usd * 10_000.0).round() / 10_000.0,
         pricing,
+    })
+}
+
+/// `ConfigChange`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigChangeInput<'a> {
+    /// The head with the prompt id.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// `user_settings`, `project_settings`, `local_settings`.
+    pub source: &'a str,
+    /// The settings file.
+    pub file_path: &'a str,
+}
+
+/// `ConfigChange` (`ev_config_change`): the head with the prompt id, then
+/// the layer and the file.
+pub fn config_change(common: &Common, source: &str, file_path: &str) -> Value {
+    value_of(&ConfigChangeInput {
+        head: common.head_prompt("ConfigChange"),
+        source,
+        file_path,
+    })
+}
+
+/// `FileChanged`'s stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileChangedInput<'a> {
+    /// The head with the prompt id.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// The file.
+    pub file_path: &'a str,
+    /// `change`, `add` or `unlink`.
+    pub event: &'a str,
+}
+
+/// `FileChanged` (`ev_file_changed`, `ev_file_changed_watch`): the head with
+/// the prompt id, then the file and how it changed.
+pub fn file_changed(common: &Common, file_path: &str, event: &str) -> Value {
+    value_of(&FileChangedInput {
+        head: common.head_prompt("FileChanged"),
+        file_path,
+        event,
     })
 }

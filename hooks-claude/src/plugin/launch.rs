@@ -76,7 +76,7 @@ impl ClaudePlugin {
         };
         // Settings `env` first: it overrides dsh's inherited environment,
         // and Claude Code's own variables (and a plugin's) override it.
-        let mut env = self.config().settings_env.clone();
+        let mut env = self.settings_env();
         env.extend(self.base_env(ctx, firing.event));
         if let Some(plugin) = &handler.plugin {
             env.extend(crate::plugins::hook_env(plugin));

@@ -10,7 +10,7 @@ use dsh_seams::{
     CwdChange, DisplayDecision, DisplayInput, ModelSwitch, ModelSwitchDecision, NoticeLevel,
     SeamContext, SetupTrigger, UserNotice,
 };
-use serde_json::Value;
+use serde::Deserialize;
 
 use super::{ClaudePlugin, Fired, Firing};
 use crate::envfile::parse_env_file;
@@ -146,18 +146,55 @@ impl ClaudePlugin {
         let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         env_files.apply(ctx, HookEvent::CwdChanged);
+        // `watchPaths` replaces the paths an earlier CwdChanged or
+        // FileChanged asked for (PROTOCOL.md).
+        if let Some(paths) = watch_paths(&fired) {
+            ctx.session.env.set_dynamic_watch(paths);
+        }
     }
+}
+
+/// The `hookSpecificOutput` fields the lifecycle events read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LifecycleOutput {
+    #[serde(default)]
+    hook_specific_output: Option<LifecycleSpecific>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LifecycleSpecific {
+    /// MessageDisplay: the text to show instead.
+    display_content: Option<String>,
+    /// SessionStart, CwdChanged, FileChanged: files to watch.
+    watch_paths: Option<Vec<PathBuf>>,
+}
+
+/// A hook's `hookSpecificOutput`, when its output was valid JSON of that
+/// shape.
+fn specific(fired: &Fired) -> Option<LifecycleSpecific> {
+    let ParsedOutput::Json(json) = &fired.reading.parsed else {
+        return None;
+    };
+    LifecycleOutput::deserialize(json)
+        .ok()?
+        .hook_specific_output
 }
 
 /// A MessageDisplay hook's `displayContent`, when its output was valid.
 fn display_content(fired: &Fired) -> Option<String> {
-    let ParsedOutput::Json(json) = &fired.reading.parsed else {
-        return None;
-    };
-    json.get("hookSpecificOutput")
-        .and_then(|specific| specific.get("displayContent"))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+    specific(fired)?.display_content
+}
+
+/// The `hookSpecificOutput.watchPaths` of the hooks of one firing, in
+/// configuration order; `None` when no hook gave any.
+pub(super) fn watch_paths(fired: &[Fired]) -> Option<Vec<PathBuf>> {
+    let mut found: Option<Vec<PathBuf>> = None;
+    for paths in fired.iter().filter_map(|f| specific(f)?.watch_paths) {
+        found.get_or_insert_with(Vec::new).extend(paths);
+    }
+    found
 }
 
 /// Claude Code's prompt-cache lifetime (`cache_ttl: "5m"`).

@@ -26,9 +26,10 @@ impl ClaudePlugin {
         let common = self.common(ctx, compact);
         // Settings `env` reaches the bash tool; a CLAUDE_ENV_FILE export
         // (applied below) replaces it there, as captured.
-        for (name, value) in &self.config().settings_env {
-            ctx.session.env.set(name.clone(), value.clone());
+        for (name, value) in self.settings_env() {
+            ctx.session.env.set(name, value);
         }
+        self.watch_matcher_names(ctx);
         // One CLAUDE_ENV_FILE per SessionStart hook (Claude Code:
         // `sessionstart-hook-<i>.sh`).
         let env_files = EnvFiles::prepare(self, ctx, "sessionstart");
@@ -47,6 +48,10 @@ impl ClaudePlugin {
         let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         env_files.apply(ctx, HookEvent::SessionStart);
+        // `watchPaths` adds files to watch for the rest of the session.
+        if let Some(paths) = super::lifecycle::watch_paths(&fired) {
+            ctx.session.env.watch_paths(paths);
+        }
         Self::joined_contexts(&fired, HookEvent::SessionStart)
     }
 

@@ -121,6 +121,9 @@ impl Agent {
         self.turn_system_prompt = None;
         let control = TurnControl::default();
         let ctx = self.context(Some(turn), cancel.clone(), control.clone());
+        // What changed on disk since the last tool call (settings files,
+        // watched files) is reported before the prompt is looked at.
+        self.registry.fire_session_changes(&ctx).await;
         let mut summary = TurnSummary {
             turn,
             reason: TurnEndReason::Completed,
