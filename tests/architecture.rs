@@ -511,7 +511,6 @@ const LONG_FUNCTIONS: &[&str] = &[
     "crates/hooktools/src/fire.rs::fire",
     "crates/hooktools/src/fire/lifecycle.rs::fire",
     "crates/hooktools/src/fire/tools.rs::fire",
-    "crates/sdk/src/lib.rs::drive",
     "crates/shell/src/wrappers.rs::spec",
     "hooks-claude/src/config.rs::build",
     "hooks-claude/src/output.rs::apply_json",

@@ -232,10 +232,8 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         None => opened.log.path().map(std::path::Path::to_path_buf),
         Some(_) => None,
     };
-    let source = opened.source;
     // `@path` mentions, as in the terminal: hooks see the prompt as typed.
     let attachments = dsh_agent::mentions::mention_attachments(&prompt, &opened.cwd);
-    let runner = opened.runner.clone();
     let mcp = Arc::clone(&opened.mcp);
     let init = dsh_print::InitInfo {
         cwd: opened.cwd.clone(),
@@ -321,33 +319,33 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             }) as dsh_agent::TextCallback
         }),
     };
-    let mut agent = opened.agent(AgentOptions {
-        model,
-        interactive: false,
-        max_steps,
-        observers,
-        approval: approval(args.allow_ask),
-    })?;
+    let mut session = dsh_core::Session::from_assembled(
+        opened,
+        AgentOptions {
+            model,
+            interactive: false,
+            max_steps,
+            observers,
+            approval: approval(args.allow_ask),
+        },
+    )?;
     // The flags, else config.toml's `system_prompt` / `append_system_prompt`.
     config.apply_system_prompt(
-        &mut agent,
+        session.agent(),
         args.print.system_prompt.as_deref(),
         args.print.append_system_prompt.as_deref(),
     )?;
     {
         let mut translator = translator.lock().unwrap_or_else(PoisonError::into_inner);
-        let tools = agent.tool_names();
+        let tools = session.agent().tool_names();
         translator.set_tools(tools);
     }
 
     let dsh_core::TurnRun { outcome, stop } = dsh_core::run_one_turn(
-        &mut agent,
+        &mut session,
         dsh_core::OneTurn {
             prompt,
             attachments,
-            source,
-            mcp,
-            runner,
             init_only: args.session.init_only,
         },
     )?;
@@ -412,7 +410,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             .as_deref()
             .map(|m| format!(": {m}"))
             .unwrap_or_default();
-        drop(agent);
+        drop(session);
         let kept = match &new_log {
             Some(path) if dsh_core::sessions::forget_failed_start(path) => {
                 "nothing reached the model; no session was kept".to_owned()
