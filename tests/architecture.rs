@@ -506,7 +506,6 @@ const FN_MAX_LINES: usize = 200;
 const LONG_FUNCTIONS: &[&str] = &[
     "crates/acp/src/translate.rs::event",
     "crates/agent/src/agent/turn.rs::run_turn_inner",
-    "crates/cli/headless.rs::run",
     "crates/exec/src/run.rs::run",
     "crates/hooktools/src/fire.rs::fire",
     "crates/hooktools/src/fire/lifecycle.rs::fire",

@@ -177,6 +177,11 @@ impl Session {
         &mut self.agent
     }
 
+    /// The agent, shared (what `&Agent` methods need).
+    pub fn agent_ref(&self) -> &Agent {
+        &self.agent
+    }
+
     /// The hook runner every hook and tool process goes through.
     pub fn runner(&self) -> &HookRunner {
         &self.runner
@@ -226,5 +231,51 @@ impl Session {
         if let Some(signals) = &self.signals {
             signals.stop_watching();
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use dsh_hook_runner::{HookProgram, HookRunner, HookSpec, RunnerConfig};
+
+    use super::ProcessGuard;
+
+    /// A hook that would outlive the test by far, started detached (as an
+    /// async hook is), in its own process group.
+    fn sleeper(runner: &HookRunner) -> tokio::task::JoinHandle<dsh_hook_runner::HookRun> {
+        runner.spawn_detached(HookSpec {
+            program: HookProgram::Shell {
+                shell: "/bin/sh".into(),
+                command: "sleep 300".to_owned(),
+            },
+            cwd: std::env::temp_dir(),
+            env: Vec::new(),
+            stdin: Vec::new(),
+            timeout: Duration::from_secs(600),
+        })
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn dropping_the_guard_kills_the_process_groups_left_running() {
+        let runner = HookRunner::new(RunnerConfig::default());
+        let guard = ProcessGuard::new(runner.clone());
+        let hook = sleeper(&runner);
+        let started = Instant::now();
+        while runner.live_groups() == 0 {
+            assert!(started.elapsed() < Duration::from_secs(20), "never started");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // An error path: the session is dropped, never shut down.
+        drop(guard);
+        let run = tokio::time::timeout(Duration::from_secs(20), hook)
+            .await
+            .expect("the hook outlived its session")
+            .unwrap();
+        assert!(run.pid.is_some());
+        assert!(run.duration < Duration::from_secs(60), "{run:?}");
+        assert_eq!(runner.live_groups(), 0);
     }
 }
