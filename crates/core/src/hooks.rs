@@ -63,11 +63,6 @@ pub struct HookSources {
 }
 
 impl HookSources {
-    /// From the process environment (read once, through [`Env`]).
-    pub fn from_env(cwd: PathBuf, settings_files: Vec<PathBuf>) -> Self {
-        HookSources::new(&Env::from_process(), cwd, settings_files)
-    }
-
     /// From `env`: an empty `DSH_HOME` or `CODEX_HOME` is unset.
     pub fn new(env: &Env, cwd: PathBuf, settings_files: Vec<PathBuf>) -> Self {
         HookSources {
