@@ -210,6 +210,8 @@ impl SessionSpec {
             },
             &files,
         )?;
+        sources.permission_mode_requested = flags.permissions.permission_mode.is_some()
+            || flags.permissions.dangerously_skip_permissions;
         sources.permission_mode = match policy {
             TrustPolicy::HookTools if flags.permissions.permission_mode.is_none() => None,
             TrustPolicy::HookTools
