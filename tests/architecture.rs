@@ -506,12 +506,10 @@ const FN_MAX_LINES: usize = 200;
 const LONG_FUNCTIONS: &[&str] = &[
     "crates/acp/src/translate.rs::event",
     "crates/agent/src/agent/turn.rs::run_turn_inner",
-    "crates/cli/headless.rs::run",
     "crates/exec/src/run.rs::run",
     "crates/hooktools/src/fire.rs::fire",
     "crates/hooktools/src/fire/lifecycle.rs::fire",
     "crates/hooktools/src/fire/tools.rs::fire",
-    "crates/sdk/src/lib.rs::drive",
     "crates/shell/src/wrappers.rs::spec",
     "hooks-claude/src/config.rs::build",
     "hooks-claude/src/output.rs::apply_json",

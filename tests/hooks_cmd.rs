@@ -753,6 +753,31 @@ fn test_and_replay_take_the_session_flags_and_hooks_see_the_permission_mode() {
 }
 
 #[test]
+fn codex_hooks_see_the_permission_mode_the_flag_names() {
+    // Codex derives `permission_mode` itself (from its approval policy;
+    // `bypassPermissions` without one, as `codex exec` runs); a
+    // `--permission-mode` given to dsh is what Codex hooks see.
+    let ctx = TestContext::new();
+    let codex = ctx.project().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    std::fs::write(
+        codex.join("hooks.json"),
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "cat > seen.json"}]}]}}"#,
+    )
+    .unwrap();
+    let mode = |flags: &[&str]| {
+        let mut args = vec!["PreToolUse", "--tool", "Bash", "--dialect", "codex"];
+        args.extend_from_slice(flags);
+        let report = json_stdout(&hooks_test(&ctx, &args));
+        assert_eq!(report["runs"][0]["dialect"], "codex", "{report}");
+        json_file(&ctx, "seen.json")["permission_mode"].clone()
+    };
+    assert_eq!(mode(&["--permission-mode", "plan"]), "plan");
+    assert_eq!(mode(&["--permission-mode", "acceptEdits"]), "acceptEdits");
+    assert_eq!(mode(&[]), "bypassPermissions");
+}
+
+#[test]
 fn test_that_runs_nothing_says_why_a_configured_hook_did_not_run() {
     // A Gemini hook in a folder Gemini CLI does not trust does not run; the
     // report says so instead of only "no configured hook matches".

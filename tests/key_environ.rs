@@ -302,3 +302,98 @@ fn an_inherited_marker_is_not_trusted_and_config_errors_still_show() {
     assert!(stderr.contains("config.toml"), "stderr: {stderr}");
     assert!(!stderr.contains(&key), "stderr: {stderr}");
 }
+
+/// Counts the opens of `files` (inotify `IN_OPEN`) while it lives. Closes
+/// are watched too: inotify merges an event into an identical one still
+/// unread, so two opens in a row would count once.
+struct OpenCounter {
+    inotify: nix::sys::inotify::Inotify,
+    watches: Vec<(nix::sys::inotify::WatchDescriptor, std::path::PathBuf)>,
+}
+
+impl OpenCounter {
+    fn watch(files: &[std::path::PathBuf]) -> OpenCounter {
+        use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+        let inotify = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).unwrap();
+        let watches = files
+            .iter()
+            .map(|file| {
+                let flags = AddWatchFlags::IN_OPEN | AddWatchFlags::IN_CLOSE;
+                let watch = inotify.add_watch(file, flags).unwrap();
+                (watch, file.clone())
+            })
+            .collect();
+        OpenCounter { inotify, watches }
+    }
+
+    /// Each watched file with how often it was opened.
+    fn opens(&self) -> Vec<(std::path::PathBuf, usize)> {
+        let mut counts: Vec<(std::path::PathBuf, usize)> = self
+            .watches
+            .iter()
+            .map(|(_, file)| (file.clone(), 0))
+            .collect();
+        while let Ok(events) = self.inotify.read_events() {
+            if events.is_empty() {
+                break;
+            }
+            for event in events {
+                if !event
+                    .mask
+                    .contains(nix::sys::inotify::AddWatchFlags::IN_OPEN)
+                {
+                    continue;
+                }
+                let at = self.watches.iter().position(|(wd, _)| *wd == event.wd);
+                if let Some(at) = at {
+                    counts[at].1 += 1;
+                }
+            }
+        }
+        counts
+    }
+}
+
+/// One `dsh -p` start opens each configuration file once, `config.toml`
+/// included: the key hand-off reads it before re-executing dsh and hands
+/// the text over with the keys, so the new image does not open it again.
+#[test]
+fn a_start_with_a_key_opens_each_configuration_file_once() {
+    let ctx = TestContext::new();
+    let key = secret();
+    let dsh_home = ctx.home().join(".dsh");
+    std::fs::create_dir_all(&dsh_home).unwrap();
+    std::fs::create_dir_all(ctx.home().join(".claude")).unwrap();
+    std::fs::create_dir_all(ctx.project().join(".claude")).unwrap();
+    let files = [
+        dsh_home.join("config.toml"),
+        ctx.home().join(".claude").join("settings.json"),
+        ctx.home().join(".claude.json"),
+        ctx.project().join(".claude").join("settings.json"),
+        ctx.project().join(".claude").join("settings.local.json"),
+    ];
+    std::fs::write(&files[0], "[provider]\napi_key_env = \"MY_LLM_KEY\"\n").unwrap();
+    for file in &files[1..] {
+        std::fs::write(file, "{}").unwrap();
+    }
+    let mock = MockProvider::start_blocking(vec![MockResponse::text("ok")]).unwrap();
+    let counter = OpenCounter::watch(&files);
+    let output = ctx
+        .dsh()
+        .env("DSH_BASE_URL", mock.base_url())
+        .env("MY_LLM_KEY", &key)
+        .args(["-p", "Hello"])
+        .output()
+        .unwrap();
+    let opens = counter.opens();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+    // The key came through the hand-off, named by config.toml.
+    assert_eq!(
+        mock.recorded()[0].header("authorization"),
+        Some(format!("Bearer {key}").as_str())
+    );
+    let expected: Vec<(std::path::PathBuf, usize)> =
+        files.iter().map(|file| (file.clone(), 1)).collect();
+    assert_eq!(opens, expected);
+}

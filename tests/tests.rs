@@ -74,5 +74,5 @@ mod replay_signals;
 mod subagents;
 mod task_hooks;
 // `--worktree` and `/add-dir`.
-mod worktree;
 mod watch_events;
+mod worktree;

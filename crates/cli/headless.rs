@@ -187,6 +187,71 @@ fn verbose_line(message: &Message) {
     }
 }
 
+/// The `system/init` facts of a session: its directory, servers, model,
+/// permission mode, commands and extra directories.
+fn init_info(
+    opened: &dsh_core::Assembled,
+    model_name: String,
+    session: &dsh_core::SessionFlags,
+) -> dsh_print::InitInfo {
+    dsh_print::InitInfo {
+        cwd: opened.cwd.clone(),
+        mcp_servers: opened
+            .mcp
+            .reports()
+            .iter()
+            .map(|report| {
+                let status = match report.status {
+                    dsh_mcp::ServerStatus::Connected => "connected",
+                    dsh_mcp::ServerStatus::Failed { .. } => "failed",
+                    dsh_mcp::ServerStatus::Closed => "closed",
+                };
+                (report.name.clone(), status.to_owned())
+            })
+            .collect(),
+        model: model_name,
+        permission_mode: opened.permissions.mode().to_string(),
+        slash_commands: opened
+            .project
+            .commands
+            .iter()
+            .map(|command| command.name.clone())
+            .collect(),
+        additional_directories: session.permissions.add_dirs.clone(),
+        ..dsh_print::InitInfo::default()
+    }
+}
+
+/// What `--output-format` prints at the end: the result's text, the
+/// result object, or every message (`json --verbose`); `stream-json`
+/// printed them as they came.
+fn print_result(
+    format: OutputFormat,
+    verbose: bool,
+    messages: &[Message],
+    result: &dsh_print::ResultMessage,
+) -> anyhow::Result<()> {
+    match format {
+        OutputFormat::Text => {
+            if !result.is_error
+                && let Some(text) = &result.result
+            {
+                crate::wiring::stdout_line(text.trim_end_matches('\n'));
+            }
+        }
+        OutputFormat::Json if verbose => {
+            let all: Vec<serde_json::Value> = messages.iter().map(Message::to_value).collect();
+            crate::wiring::stdout_line(&serde_json::to_string(&all)?);
+        }
+        OutputFormat::Json => {
+            let message = Message::Result(Box::new(result.clone()));
+            crate::wiring::stdout_line(&message.to_line());
+        }
+        OutputFormat::StreamJson => {}
+    }
+    Ok(())
+}
+
 /// Runs `dsh -p`.
 pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     let resuming = !matches!(args.pick, Pick::New);
@@ -244,36 +309,9 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         None => opened.log.path().map(std::path::Path::to_path_buf),
         Some(_) => None,
     };
-    let source = opened.source;
     // `@path` mentions, as in the terminal: hooks see the prompt as typed.
     let attachments = dsh_agent::mentions::mention_attachments(&prompt, &opened.cwd);
-    let runner = opened.runner.clone();
-    let mcp = Arc::clone(&opened.mcp);
-    let init = dsh_print::InitInfo {
-        cwd: opened.cwd.clone(),
-        mcp_servers: mcp
-            .reports()
-            .iter()
-            .map(|report| {
-                let status = match report.status {
-                    dsh_mcp::ServerStatus::Connected => "connected",
-                    dsh_mcp::ServerStatus::Failed { .. } => "failed",
-                    dsh_mcp::ServerStatus::Closed => "closed",
-                };
-                (report.name.clone(), status.to_owned())
-            })
-            .collect(),
-        model: model_name,
-        permission_mode: opened.permissions.mode().to_string(),
-        slash_commands: opened
-            .project
-            .commands
-            .iter()
-            .map(|command| command.name.clone())
-            .collect(),
-        additional_directories: args.session.permissions.add_dirs.clone(),
-        ..dsh_print::InitInfo::default()
-    };
+    let init = init_info(&opened, model_name, &args.session);
     let max_steps = args
         .session
         .max_steps
@@ -333,33 +371,33 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             }) as dsh_agent::TextCallback
         }),
     };
-    let mut agent = opened.agent(AgentOptions {
-        model,
-        interactive: false,
-        max_steps,
-        observers,
-        approval: approval(args.allow_ask),
-    })?;
+    let mut session = dsh_core::Session::from_assembled(
+        opened,
+        AgentOptions {
+            model,
+            interactive: false,
+            max_steps,
+            observers,
+            approval: approval(args.allow_ask),
+        },
+    )?;
     // The flags, else config.toml's `system_prompt` / `append_system_prompt`.
     config.apply_system_prompt(
-        &mut agent,
+        session.agent(),
         args.print.system_prompt.as_deref(),
         args.print.append_system_prompt.as_deref(),
     )?;
     {
         let mut translator = translator.lock().unwrap_or_else(PoisonError::into_inner);
-        let tools = agent.tool_names();
+        let tools = session.agent().tool_names();
         translator.set_tools(tools);
     }
 
     let dsh_core::TurnRun { outcome, stop } = dsh_core::run_one_turn(
-        &mut agent,
+        &mut session,
         dsh_core::OneTurn {
             prompt,
             attachments,
-            source,
-            mcp,
-            runner,
             init_only: args.session.init_only,
         },
     )?;
@@ -391,23 +429,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             outcome.turn
         );
     };
-    match format {
-        OutputFormat::Text => {
-            if !result.is_error
-                && let Some(text) = &result.result
-            {
-                crate::wiring::stdout_line(text.trim_end_matches('\n'));
-            }
-        }
-        OutputFormat::Json if verbose => {
-            let all: Vec<serde_json::Value> = messages.iter().map(Message::to_value).collect();
-            crate::wiring::stdout_line(&serde_json::to_string(&all)?);
-        }
-        OutputFormat::Json => {
-            crate::wiring::stdout_line(&Message::Result(result.clone()).to_line())
-        }
-        OutputFormat::StreamJson => {}
-    }
+    print_result(format, verbose, &messages, &result)?;
     if let Some(stop) = stop {
         errln!(
             "dsh: {}: turn {} ended {} (session {session_id})",
@@ -424,7 +446,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
             .as_deref()
             .map(|m| format!(": {m}"))
             .unwrap_or_default();
-        drop(agent);
+        drop(session);
         let kept = match &new_log {
             Some(path) if dsh_core::sessions::forget_failed_start(path) => {
                 "nothing reached the model; no session was kept".to_owned()

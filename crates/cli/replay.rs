@@ -7,10 +7,8 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture_streaming};
-use dsh_seams::CancellationToken;
-
-use crate::signals::Stop;
+use dsh_agent::{Fixture, Observers, ScriptedModel};
+use dsh_seams::SessionEndReason;
 use dsh_session::encode;
 
 use crate::wiring;
@@ -113,72 +111,50 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         }
         None => Box::new(|_| {}),
     };
-    let mcp = Arc::clone(&assembled.mcp);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let runner = assembled.runner.clone();
-    let options = ReplayOptions {
-        label: args.fixture.display().to_string(),
-        cwd: cwd.clone(),
-        session_id,
-        log: assembled.log,
-        resumed: false,
-        plugins: assembled.plugins,
-        processes: runner.processes().clone(),
-        max_steps: args
-            .session
-            .max_steps
-            .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
-        system_prompt: dsh_core::hooks::system_prompt(&cwd),
-        observers,
+    // A session like any other, with the fixture's scripted model.
+    let label = args.fixture.display().to_string();
+    dsh_agent::check_prompts(&fixture, &assembled.project.commands, &label)?;
+    let model = Arc::new(ScriptedModel::streaming(
+        label,
+        fixture.script(),
+        requests_sink,
+    ));
+    let mut session = dsh_core::Session::from_assembled(
+        assembled,
+        dsh_core::AgentOptions {
+            model,
+            interactive: false,
+            max_steps: args
+                .session
+                .max_steps
+                .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
+            observers,
+            approval: None,
+        },
+    )?;
+    // Replay's prompt names the project, nothing else (stable snapshots).
+    session
+        .agent()
+        .replace_system_prompt(dsh_core::hooks::system_prompt(&cwd));
+    let prompts = dsh_agent::PromptRange {
+        skip: 0,
         // `--init-only`: the set-up and session-start hooks, then no prompt.
-        prompt_limit: args.session.init_only.then_some(0),
-        skip_prompts: 0,
-        auto_compact: assembled.auto_compact,
-        project: assembled.project,
-        extra_tools: mcp.tools(),
-        tools: args.session.builtin_selection(),
-        setup: args.session.setup_trigger(),
+        limit: args.session.init_only.then_some(0),
     };
-    let ran = runtime.block_on(async {
+    let ran = dsh_core::block_on(async {
         // Before the session-start hooks run: from here on SIGINT, SIGTERM
         // and SIGHUP end the replay in order (the open turn closes
         // `interrupted`, session-end hooks run) instead of dropping it.
-        let mut signals = crate::signals::Signals::install()?;
-        let stop = CancellationToken::new();
-        let stopped: Arc<Mutex<Option<Stop>>> = Arc::new(Mutex::new(None));
-        let watcher = {
-            let stop = stop.clone();
-            let stopped = Arc::clone(&stopped);
-            let runner = runner.clone();
-            tokio::spawn(async move {
-                let signal = signals.recv().await;
-                *stopped.lock().unwrap_or_else(PoisonError::into_inner) = Some(signal);
-                // kill_all first: once the token is cancelled the session-end
-                // hooks may start, and they must not be killed.
-                runner.kill_all();
-                stop.cancel();
-                // A second signal while the session ends: stop waiting.
-                let again = signals.recv().await;
-                runner.kill_all();
-                errln!("dsh: {} again; exiting now", again.name());
-                ExitStatus::from(signal).exit_now();
-            })
-        };
-        let output = replay_fixture_streaming(&fixture, options, stop, requests_sink).await;
-        mcp.close().await;
-        // Detached (async) hooks do not outlive the replay.
-        runner.kill_all();
-        watcher.abort();
-        let signal = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
-        anyhow::Ok((output?, signal))
-    });
-    // The runtime's blocking pool may hold a reader; do not wait for it.
-    runtime.shutdown_background();
-    let (output, signal) = ran?;
-    for outcome in &output.outcomes {
+        session.watch_signals()?;
+        session.begin().await;
+        let stop = session.agent().session_cancel().child_token();
+        let outcomes =
+            dsh_agent::run_prompts(session.agent(), &fixture, &cwd, prompts, &stop).await;
+        session.shutdown(SessionEndReason::Other).await;
+        anyhow::Ok((outcomes?, session.stopped()))
+    })?;
+    let (outcomes, signal) = ran?;
+    for outcome in &outcomes {
         if let Some(message) = &outcome.message {
             errln!(
                 "dsh: turn {} ended {}: {message}",

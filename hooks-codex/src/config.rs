@@ -64,15 +64,6 @@ impl CodexDiscovery {
         }
     }
 
-    /// [`CodexDiscovery::new`] with `CODEX_HOME` taken from the environment when set.
-    pub fn from_env(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>) -> Self {
-        let mut discovery = CodexDiscovery::new(cwd, home);
-        discovery.codex_home = std::env::var_os("CODEX_HOME")
-            .filter(|value| !value.is_empty())
-            .map(PathBuf::from);
-        discovery
-    }
-
     /// The effective `CODEX_HOME`.
     pub fn codex_home(&self) -> PathBuf {
         self.codex_home

@@ -1,6 +1,7 @@
 //! Codex as a registered hook dialect ([`dsh_hooks::registry`]).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use dsh_hooks::lint::Finding;
 use dsh_hooks::project_settings::HeldBack;
@@ -11,7 +12,8 @@ use dsh_hooks::registry::{
 use dsh_protocol::Dialect;
 
 use crate::{
-    CodexConfig, CodexDiscovery, CodexEvent, EntryStatus, LayerSource, TrustPolicy, TrustState,
+    CodexConfig, CodexDiscovery, CodexEvent, CodexPlugin, EntryStatus, LayerSource, TrustPolicy,
+    TrustState,
 };
 
 /// The Codex dialect.
@@ -208,8 +210,19 @@ impl DialectConfig for CodexConfig {
         } else {
             TrustPolicy::TrustedOnly
         };
-        let plugin = (!self.is_empty())
-            .then(|| CodexConfig::into_plugin(*self, session.runner.clone(), policy));
+        // The session's mode when it was asked for; otherwise Codex's own
+        // (from its approval policy).
+        let mode = session
+            .permission_mode
+            .filter(|_| session.permission_mode_requested);
+        let plugin = (!self.is_empty()).then(|| {
+            let plugin = CodexPlugin::new(*self, session.runner.clone(), policy);
+            let plugin = match mode {
+                Some(mode) => plugin.with_permission_mode(mode),
+                None => plugin,
+            };
+            Arc::new(plugin) as Arc<dyn dsh_seams::Plugin>
+        });
         Ok(BuiltPlugin {
             plugin,
             notices: Vec::new(),

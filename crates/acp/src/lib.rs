@@ -79,8 +79,7 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error as RpcError};
-use anyhow::Context as _;
-use dsh_agent::{Agent, Observers, QueuedPrompt};
+use dsh_agent::{Observers, QueuedPrompt};
 use dsh_protocol::TurnEndReason;
 use dsh_seams::{CancellationToken, SessionEndReason};
 use tokio::signal::unix::{SignalKind, signal};
@@ -88,7 +87,6 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use approval::{AcpApproval, ConsentQuestion};
-use dsh_core::mcp::McpSession;
 use dsh_session::store as sessions;
 use translate::{Mode, Translator};
 
@@ -423,7 +421,7 @@ impl Server {
     ) {
         let session_id = SessionId::new(setup.id.clone());
         let turn_slot: approval::TurnSlot = Arc::new(Mutex::new(None));
-        let mut running: Option<(Agent, dsh_hook_runner::HookRunner, Arc<McpSession>)> = None;
+        let mut running: Option<dsh_core::Session> = None;
         while let Some(job) = jobs.recv().await {
             if job.cancel.is_cancelled() {
                 let _ = job
@@ -443,9 +441,10 @@ impl Server {
                     }
                 }
             }
-            let Some((agent, _, _)) = running.as_mut() else {
+            let Some(session) = running.as_mut() else {
                 continue;
             };
+            let agent = session.agent();
             // Built-in commands (`/clear`, `/model`, `/compact`) and unknown
             // `/name`s are no turns: answered `end_turn`.
             if let Some(command) =
@@ -500,11 +499,8 @@ impl Server {
                 Err(error) => job.responder.respond_with_error(error),
             };
         }
-        if let Some((mut agent, runner, mcp)) = running {
-            agent.end(SessionEndReason::Exit).await;
-            mcp.close().await;
-            // Detached (async) hooks do not outlive the session.
-            runner.kill_all();
+        if let Some(mut session) = running {
+            session.shutdown(SessionEndReason::Exit).await;
         }
     }
 
@@ -518,7 +514,7 @@ impl Server {
         session_id: &SessionId,
         turn_slot: &approval::TurnSlot,
         cancel: &CancellationToken,
-    ) -> Result<(Agent, dsh_hook_runner::HookRunner, Arc<McpSession>), RpcError> {
+    ) -> Result<dsh_core::Session, RpcError> {
         let internal = |error: anyhow::Error| rpc_error(INTERNAL_ERROR, error_chain(&error));
         let core = |error: dsh_core::Error| internal(error.into());
         let mut spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
@@ -569,9 +565,6 @@ impl Server {
         for notice in &assembled.notices {
             send_update(cx, session_id, agent_text(format!("> [dsh] {notice}\n\n")));
         }
-        let source = assembled.source;
-        let runner = assembled.runner.clone();
-        let mcp = Arc::clone(&assembled.mcp);
         let translator = Arc::new(Mutex::new(Translator::new(setup.cwd.clone())));
         let observers = {
             let (events, texts, notices) = (
@@ -613,8 +606,9 @@ impl Server {
             Arc::clone(turn_slot),
             Arc::clone(&assembled.permissions),
         );
-        let mut agent = assembled
-            .agent(dsh_core::AgentOptions {
+        let mut session = dsh_core::Session::from_assembled(
+            assembled,
+            dsh_core::AgentOptions {
                 model,
                 interactive: true,
                 max_steps: self
@@ -624,14 +618,15 @@ impl Server {
                     .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS),
                 observers,
                 approval: Some(Arc::new(approval)),
-            })
-            .map_err(core)?;
+            },
+        )
+        .map_err(core)?;
         // config.toml's `system_prompt` / `append_system_prompt`.
         self.config
-            .apply_system_prompt(&mut agent, None, None)
+            .apply_system_prompt(session.agent(), None, None)
             .map_err(core)?;
-        agent.start(source).await;
-        Ok((agent, runner, mcp))
+        session.begin().await;
+        Ok(session)
     }
 }
 
@@ -649,11 +644,8 @@ pub fn run(args: AcpArgs) -> anyhow::Result<ExitStatus> {
         sessions: Mutex::new(HashMap::new()),
         tasks: Mutex::new(Vec::new()),
     });
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let result = runtime.block_on(async {
+    // A blocking stdin read may still be parked; it ends with the process.
+    let result = dsh_core::block_on(async {
         // Editors stop agents with a signal as often as by closing stdin;
         // either way sessions end properly (session-end hooks, process
         // groups killed) instead of leaving tool processes behind.
@@ -741,9 +733,7 @@ pub fn run(args: AcpArgs) -> anyhow::Result<ExitStatus> {
         };
         server.shut_down().await;
         served
-    });
-    // A blocking stdin read may still be parked; it ends with the process.
-    runtime.shutdown_background();
+    })?;
     result?;
     Ok(ExitStatus::Success)
 }

@@ -145,18 +145,7 @@ async fn replay_inner(
     model: Arc<ScriptedModel>,
     stop: CancellationToken,
 ) -> Result<ReplayOutput, AgentError> {
-    // A prompt naming a command dsh cannot run is the fixture's error,
-    // named by its position, before anything runs.
-    for (index, prompt) in fixture.prompts.iter().enumerate() {
-        if let Some(crate::commands::PromptCommand::Invalid(message)) =
-            crate::commands::parse(prompt.text(), &options.project.commands)
-        {
-            return Err(AgentError::Command(format!(
-                "{}: prompts[{index}]: {message}",
-                options.label
-            )));
-        }
-    }
+    check_prompts(fixture, &options.project.commands, &options.label)?;
     let mut registry = selected_registry(&options.plugins, &options.processes, &options.tools);
     for tool in &options.extra_tools {
         registry.register_tool(Arc::clone(tool));
@@ -203,33 +192,13 @@ async fn replay_inner(
             SessionStartSource::Startup
         })
         .await;
-    let limit = options.prompt_limit.unwrap_or(usize::MAX);
-    let mut outcomes = Vec::new();
-    // One prompt at a time, so that a stop between turns starts no more.
-    for prompt in fixture
-        .prompts
-        .iter()
-        .skip(options.skip_prompts)
-        .take(limit)
-    {
-        if stop.is_cancelled() || agent.session_end_requested().is_some() {
-            break;
-        }
-        // `@path` mentions, as in the terminal and `dsh -p`.
-        agent.attach_to_next_prompt(crate::mentions::mention_attachments(prompt.text(), &cwd));
-        agent.enqueue(QueuedPrompt {
-            text: prompt.text().to_owned(),
-            source: prompt.source().to_owned(),
-        });
-        match agent.run_pending(&stop).await {
-            Ok(done) => outcomes.extend(done),
-            Err(error) => {
-                link.abort();
-                return Err(error);
-            }
-        }
-    }
+    let prompts = PromptRange {
+        skip: options.skip_prompts,
+        limit: options.prompt_limit,
+    };
+    let outcomes = run_prompts(&mut agent, fixture, &cwd, prompts, &stop).await;
     link.abort();
+    let outcomes = outcomes?;
     agent.end(SessionEndReason::Other).await;
     Ok(ReplayOutput {
         requests: model.requests_since(requests_before),
@@ -237,6 +206,68 @@ async fn replay_inner(
         events: agent.events(),
         record_errors: agent.record_errors(),
     })
+}
+
+/// Refuses a fixture with a prompt naming a command dsh cannot run (the
+/// fixture's error, named by its position), before anything runs.
+pub fn check_prompts(
+    fixture: &Fixture,
+    commands: &crate::commands::CommandCatalog,
+    label: &str,
+) -> Result<(), AgentError> {
+    for (index, prompt) in fixture.prompts.iter().enumerate() {
+        if let Some(crate::commands::PromptCommand::Invalid(message)) =
+            crate::commands::parse(prompt.text(), commands)
+        {
+            return Err(AgentError::Command(format!(
+                "{label}: prompts[{index}]: {message}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Which of a fixture's prompts run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PromptRange {
+    /// Skip the first N (the rest of a resumed fixture).
+    pub skip: usize,
+    /// Only the first N after those (None: all).
+    pub limit: Option<usize>,
+}
+
+/// Runs `fixture`'s prompts (those `range` keeps) on `agent`, each as its
+/// own turn, after the session-start hooks: the loop of a replay, for a
+/// session owned elsewhere (`dsh replay` is a session with a scripted
+/// model). Stops starting prompts once `stop` fires or a hook ends the
+/// session.
+pub async fn run_prompts(
+    agent: &mut Agent,
+    fixture: &Fixture,
+    cwd: &std::path::Path,
+    range: PromptRange,
+    stop: &CancellationToken,
+) -> Result<Vec<TurnOutcome>, AgentError> {
+    let mut outcomes = Vec::new();
+    // One prompt at a time, so that a stop between turns starts no more.
+    for prompt in fixture
+        .prompts
+        .iter()
+        .skip(range.skip)
+        .take(range.limit.unwrap_or(usize::MAX))
+    {
+        if stop.is_cancelled() || agent.session_end_requested().is_some() {
+            break;
+        }
+        // `@path` mentions, as in the terminal and `dsh -p`.
+        agent.attach_to_next_prompt(crate::mentions::mention_attachments(prompt.text(), cwd));
+        agent.enqueue(QueuedPrompt {
+            text: prompt.text().to_owned(),
+            source: prompt.source().to_owned(),
+        });
+        outcomes.extend(agent.run_pending(stop).await?);
+    }
+    Ok(outcomes)
 }
 
 impl ReplayOutput {

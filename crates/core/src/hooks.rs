@@ -44,6 +44,9 @@ pub struct HookSources {
     /// The session's permission mode as hooks see it (`permission_mode`);
     /// `None` keeps the bridges' defaults.
     pub permission_mode: Option<dsh_permissions::Mode>,
+    /// Whether `permission_mode` is the one the session's flags asked for
+    /// (see `dsh_hooks::registry::SessionHooks::permission_mode_requested`).
+    pub permission_mode_requested: bool,
     /// The session's MCP servers (name, source), for the hook payloads that
     /// name them.
     pub mcp_servers: Vec<McpServerTag>,
@@ -63,11 +66,6 @@ pub struct HookSources {
 }
 
 impl HookSources {
-    /// From the process environment (read once, through [`Env`]).
-    pub fn from_env(cwd: PathBuf, settings_files: Vec<PathBuf>) -> Self {
-        HookSources::new(&Env::from_process(), cwd, settings_files)
-    }
-
     /// From `env`: an empty `DSH_HOME` or `CODEX_HOME` is unset.
     pub fn new(env: &Env, cwd: PathBuf, settings_files: Vec<PathBuf>) -> Self {
         HookSources {
@@ -80,6 +78,7 @@ impl HookSources {
             run_untrusted: true,
             excluded_hooks: Vec::new(),
             permission_mode: None,
+            permission_mode_requested: false,
             mcp_servers: Vec::new(),
             project_settings: ProjectSettings::Apply,
             attachments: Attachments::default(),
@@ -224,6 +223,7 @@ pub fn plugins_from(
         runner: runner.clone(),
         run_untrusted: sources.run_untrusted,
         permission_mode,
+        permission_mode_requested: sources.permission_mode_requested,
         mcp_servers: &sources.mcp_servers,
         attachments: &sources.attachments,
     };

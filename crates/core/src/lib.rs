@@ -14,6 +14,9 @@
 //!   and an environment block.
 //! - [`assemble`]: the spec into a running session (hooks, permissions, MCP
 //!   servers, log), from which a front end builds its agent.
+//! - [`Session`]: the one owner of a running session's agent, hook runner
+//!   and MCP servers, with one shutdown path and a guard that kills its
+//!   process groups; [`block_on`] and [`SignalWatch`] for front ends.
 //!
 //! Not here: presentation (terminal rendering, ACP translation, output
 //! formats), how a front end asks its user (it answers the spec's
@@ -36,6 +39,7 @@ pub mod hooks;
 pub mod mcp;
 mod one_turn;
 pub mod perms;
+mod session;
 pub mod sessions;
 mod spec;
 mod status;
@@ -50,6 +54,7 @@ pub use env::{Env, current_dir};
 pub use error::{Error, Result, ResultExt};
 pub use flags::SessionFlags;
 pub use one_turn::{OneTurn, TurnRun, run_one_turn};
+pub use session::{FrontEnd, ProcessGuard, Session, SignalWatch, block_on};
 pub use spec::{Inputs, McpConsent, RememberedServers, SessionSpec, TrustPolicy};
 pub use status::Status;
 pub use trust_question::{ProjectAnswer, ProjectOffer};

@@ -1,31 +1,21 @@
 //! One headless turn, from the session-start hooks to teardown: what `-p`
-//! and `dsh exec` share. It owns the async runtime, the stop signals and the
-//! order things end in; what the turn prints is the caller's (through the
-//! agent's observers).
+//! and `dsh exec` share. It runs the session on the async runtime with the
+//! stop signals watched and ends it through [`Session::shutdown`]; what the
+//! turn prints is the caller's (through the agent's observers).
 
-use std::sync::{Arc, Mutex, PoisonError};
-
-use dsh_agent::{Agent, QueuedPrompt, TurnOutcome};
-use dsh_hook_runner::HookRunner;
-use dsh_mcp::McpSession;
-use dsh_seams::{ContextEntry, SessionEndReason, SessionStartSource};
-use dsh_stdio::signals::{Signals, Stop};
-use dsh_stdio::stdio::{ExitStatus, errln};
+use dsh_agent::{QueuedPrompt, TurnOutcome};
+use dsh_seams::{ContextEntry, SessionEndReason};
+use dsh_stdio::signals::Stop;
 
 use crate::error::{Error, Result};
+use crate::session::{Session, block_on};
 
-/// What one headless turn needs besides the agent.
+/// What one headless turn needs besides the session.
 pub struct OneTurn {
     /// The user's prompt.
     pub prompt: String,
     /// Files the prompt mentions, attached to it.
     pub attachments: Vec<ContextEntry>,
-    /// Why the session starts (new, resumed), for the session-start hooks.
-    pub source: SessionStartSource,
-    /// The session's MCP servers, closed at the end.
-    pub mcp: Arc<McpSession>,
-    /// The hook runner, whose running and detached hooks end with the turn.
-    pub runner: HookRunner,
     /// `--init-only`: the set-up and session-start hooks, then no turn.
     pub init_only: bool,
 }
@@ -44,81 +34,38 @@ pub struct TurnRun {
 /// closes MCP and ends every hook still running. SIGINT, SIGTERM and SIGHUP
 /// end the session in order from the moment the runtime starts; a second
 /// one exits at once.
-pub fn run_one_turn(agent: &mut Agent, turn: OneTurn) -> Result<TurnRun> {
+pub fn run_one_turn(session: &mut Session, turn: OneTurn) -> Result<TurnRun> {
     let OneTurn {
         prompt,
         attachments,
-        source,
-        mcp,
-        runner,
         init_only,
     } = turn;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| Error::Context {
-            context: "cannot start the async runtime".to_owned(),
-            source: Box::new(error),
-        })?;
-    let ran = runtime.block_on(async {
+    block_on(async {
         // Before the session-start hooks run: from here on a stop signal
         // ends the session in order instead of killing dsh.
-        let mut signals = Signals::install().map_err(|error| Error::Other(error.into()))?;
-        let session_cancel = agent.session_cancel();
-        let stopped: Arc<Mutex<Option<Stop>>> = Arc::new(Mutex::new(None));
-        let watcher = {
-            let session_cancel = session_cancel.clone();
-            let stopped = Arc::clone(&stopped);
-            let runner = runner.clone();
-            tokio::spawn(async move {
-                let stop = signals.recv().await;
-                *stopped.lock().unwrap_or_else(PoisonError::into_inner) = Some(stop);
-                // kill_all ends running and detached hooks; cancelling makes
-                // the owners of tool processes kill their groups. kill_all
-                // comes first: once the token is cancelled the session-end
-                // hooks may start, and they must not be killed.
-                runner.kill_all();
-                session_cancel.cancel();
-                // A second signal while the session ends: stop waiting.
-                let again = signals.recv().await;
-                runner.kill_all();
-                errln!("dsh: {} again; exiting now", again.name());
-                ExitStatus::from(stop).exit_now();
-            })
-        };
-        agent.attach_to_next_prompt(attachments);
-        agent.start(source).await;
-        let stopped_early = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
-        let outcome = match stopped_early {
+        session.watch_signals()?;
+        session.agent().attach_to_next_prompt(attachments);
+        session.begin().await;
+        let outcome = match session.stopped() {
             // Stopped while the session-start hooks ran: no turn is opened.
             Some(_) => None,
             // `--init-only`: the set-up is the whole run.
             None if init_only => None,
-            None => Some(
-                agent
-                    .run_turn(
-                        QueuedPrompt {
-                            text: prompt,
-                            source: "user".to_owned(),
-                        },
-                        session_cancel.child_token(),
-                    )
-                    .await,
-            ),
+            None => {
+                let cancel = session.agent().session_cancel().child_token();
+                let prompt = QueuedPrompt {
+                    text: prompt,
+                    source: "user".to_owned(),
+                };
+                Some(session.agent().run_turn(prompt, cancel).await)
+            }
         };
         // Session-end hooks run even after a signal (with a fresh token,
         // inside their own budget).
-        agent.end(SessionEndReason::Other).await;
-        mcp.close().await;
-        // Detached (async) hooks do not outlive the session.
-        runner.kill_all();
-        watcher.abort();
-        let stop = *stopped.lock().unwrap_or_else(PoisonError::into_inner);
+        session.shutdown(SessionEndReason::Other).await;
         Ok::<_, Error>(TurnRun {
             outcome: outcome.transpose()?,
-            stop,
+            stop: session.stopped(),
         })
-    });
-    runtime.shutdown_background();
-    ran
+    })?
 }

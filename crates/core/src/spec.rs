@@ -32,9 +32,25 @@ pub enum TrustPolicy {
         /// Refuse instead of naming.
         strict: bool,
     },
-    /// `dsh replay` and the hook tooling: everything configured runs (the
-    /// replay contract, contracts.md).
+    /// `dsh replay`: everything configured runs (the replay contract,
+    /// contracts.md).
     RunAll,
+    /// `dsh hooks test|replay`: as [`TrustPolicy::RunAll`] (the tools apply
+    /// trust themselves), except that hooks see `--permission-mode` only
+    /// when it is given (otherwise each dialect's default: no permission
+    /// rule runs after them here), and no MCP server is kept to start
+    /// (MCP tool events still carry their server's tag).
+    HookTools,
+}
+
+impl TrustPolicy {
+    /// Everything configured runs: nothing waits for trust or consent.
+    fn runs_all(self) -> bool {
+        match self {
+            TrustPolicy::RunAll | TrustPolicy::HookTools => true,
+            TrustPolicy::Ask | TrustPolicy::Headless { .. } => false,
+        }
+    }
 }
 
 /// A project MCP server waiting for consent.
@@ -181,10 +197,7 @@ impl SessionSpec {
         // bypassPermissions (contracts §6), so only deny and ask rules bite.
         // Other sessions run Claude Code's `default` mode when neither the
         // flag nor a settings `defaultMode` names one.
-        let fallback = match policy {
-            TrustPolicy::RunAll => Some(Mode::BypassPermissions),
-            TrustPolicy::Ask | TrustPolicy::Headless { .. } => None,
-        };
+        let fallback = policy.runs_all().then_some(Mode::BypassPermissions);
         let permissions = perms::build_with(
             &flags.permissions,
             &dsh_permissions::layering::Where {
@@ -197,7 +210,15 @@ impl SessionSpec {
             },
             &files,
         )?;
-        sources.permission_mode = Some(permissions.mode);
+        sources.permission_mode_requested = flags.permissions.permission_mode.is_some()
+            || flags.permissions.dangerously_skip_permissions;
+        sources.permission_mode = match policy {
+            TrustPolicy::HookTools if flags.permissions.permission_mode.is_none() => None,
+            TrustPolicy::HookTools
+            | TrustPolicy::RunAll
+            | TrustPolicy::Ask
+            | TrustPolicy::Headless { .. } => Some(permissions.mode),
+        };
         let workspace = if flags.workspace_trusted_this_session {
             WorkspaceTrust::ThisSession
         } else {
@@ -208,7 +229,7 @@ impl SessionSpec {
         // `approval_policy`) wait for a trusted workspace; replay runs
         // everything configured.
         sources.project_settings = match (policy, workspace) {
-            (TrustPolicy::RunAll, _)
+            (TrustPolicy::RunAll | TrustPolicy::HookTools, _)
             | (_, WorkspaceTrust::ClaudeJson)
             | (_, WorkspaceTrust::DshTrust)
             | (_, WorkspaceTrust::ThisSession) => ProjectSettings::Apply,
@@ -218,7 +239,7 @@ impl SessionSpec {
         };
         let hooks = HookConfigs::load(&sources)?;
         let untrusted_hooks = match policy {
-            TrustPolicy::RunAll => Vec::new(),
+            TrustPolicy::RunAll | TrustPolicy::HookTools => Vec::new(),
             TrustPolicy::Ask | TrustPolicy::Headless { .. } => {
                 crate::trust::untrusted_of(&sources, &hooks)?
             }
@@ -226,7 +247,7 @@ impl SessionSpec {
         // Consent: a trusted workspace approves its servers; replay runs
         // everything; otherwise each unapproved project server waits.
         let consent = match (policy, workspace) {
-            (TrustPolicy::RunAll, _)
+            (TrustPolicy::RunAll | TrustPolicy::HookTools, _)
             | (_, WorkspaceTrust::ClaudeJson)
             | (_, WorkspaceTrust::DshTrust)
             | (_, WorkspaceTrust::ThisSession) => Vec::new(),
@@ -243,8 +264,12 @@ impl SessionSpec {
         };
         mcp.unapproved
             .retain(|name| consent.iter().any(|c| c.name == *name));
+        if policy == TrustPolicy::HookTools {
+            // The tags are in `sources`; nothing starts.
+            mcp.servers.clear();
+        }
         let provider = match policy {
-            TrustPolicy::RunAll => None,
+            TrustPolicy::RunAll | TrustPolicy::HookTools => None,
             TrustPolicy::Ask | TrustPolicy::Headless { .. } => {
                 Some(config.provider_for(env, flags.model.as_deref(), flags.provider_api)?)
             }
@@ -461,6 +486,40 @@ mod tests {
         lenient.decide_headless(&mut Vec::new()).unwrap();
         assert_eq!(lenient.mcp.servers.len(), 1);
         assert_eq!(lenient.unconsented.len(), 1);
+    }
+
+    #[test]
+    fn the_hook_tools_start_no_server_and_show_only_a_given_permission_mode() {
+        let (_root, env, cwd) = project();
+        let replay = resolve(&env, &cwd, TrustPolicy::RunAll);
+        assert_eq!(replay.mcp.servers.len(), 1);
+        assert_eq!(
+            replay.sources.permission_mode,
+            Some(Mode::BypassPermissions)
+        );
+
+        let tools = resolve(&env, &cwd, TrustPolicy::HookTools);
+        assert!(tools.consent.is_empty());
+        assert!(tools.untrusted_hooks.is_empty());
+        // No server starts, but MCP tool events still name theirs.
+        assert!(tools.mcp.servers.is_empty());
+        assert_eq!(tools.sources.mcp_servers.len(), 1);
+        // The permission stage runs replay's fallback; hooks do not see it.
+        assert_eq!(tools.permissions.mode, Mode::BypassPermissions);
+        assert_eq!(tools.sources.permission_mode, None);
+
+        let mut flags = SessionFlags::default();
+        flags.permissions.permission_mode = Some(Mode::Plan);
+        let config = DshConfig::empty(&env.dsh_home().unwrap());
+        let given = SessionSpec::resolve(Inputs {
+            env: &env,
+            config: &config,
+            flags: &flags,
+            cwd: &cwd,
+            policy: TrustPolicy::HookTools,
+        })
+        .unwrap();
+        assert_eq!(given.sources.permission_mode, Some(Mode::Plan));
     }
 
     #[test]

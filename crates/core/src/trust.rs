@@ -216,16 +216,6 @@ pub fn ask(
     }
 }
 
-/// Whether `DSH_STRICT_HOOKS` asks headless runs to refuse untrusted project hooks.
-pub fn strict_from_env() -> bool {
-    std::env::var("DSH_STRICT_HOOKS").is_ok_and(|value| {
-        matches!(
-            value.trim().to_ascii_lowercase().as_str(),
-            "1" | "true" | "yes" | "on"
-        )
-    })
-}
-
 /// Headless trust: Claude Code's behaviour (the folder counts as trusted, so
 /// CI keeps working) with the untrusted hooks named on `err`; `strict`
 /// refuses to run them instead (an error naming `dsh hooks trust`). A hook

@@ -125,11 +125,11 @@ fn project_settings_files(cwd: &Path) -> [PathBuf; 2] {
 }
 
 /// Allow rules, env names and enabled plugins of the project's settings
-/// files. A file that does not parse offers nothing here: loading the
-/// session reports it.
-fn settings_items(cwd: &Path, offer: &mut ProjectOffer) {
+/// files, as the resolution read them (`files`). A file that does not parse
+/// offers nothing here: loading the session reports it.
+fn settings_items(files: &dsh_files::ConfigFiles, cwd: &Path, offer: &mut ProjectOffer) {
     for file in project_settings_files(cwd) {
-        let Ok(text) = fs_err::read_to_string(&file) else {
+        let Ok(text) = files.read_to_string(&file) else {
             continue;
         };
         let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) else {
@@ -186,7 +186,7 @@ impl SessionSpec {
             ..ProjectOffer::default()
         };
         if self.workspace == WorkspaceTrust::Untrusted {
-            settings_items(&self.cwd, &mut offer);
+            settings_items(&self.read, &self.cwd, &mut offer);
         }
         offer
     }
@@ -286,7 +286,7 @@ impl SessionSpec {
             return Ok(());
         }
         let mut offer = ProjectOffer::default();
-        settings_items(&self.cwd, &mut offer);
+        settings_items(&self.read, &self.cwd, &mut offer);
         if offer.allow_rules.is_empty() && offer.env.is_empty() {
             return Ok(());
         }

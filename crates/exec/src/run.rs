@@ -258,9 +258,6 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
         errln!("dsh: {notice}");
     }
     let session_id = opened.session_id.clone();
-    let source = opened.source;
-    let runner = opened.runner.clone();
-    let mcp = Arc::clone(&opened.mcp);
 
     let printer = Printer {
         json: args.json,
@@ -305,27 +302,27 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
         }) as dsh_agent::NoticeCallback
     };
     let attachments = dsh_agent::mentions::mention_attachments(&prompt, &opened.cwd);
-    let mut agent = opened.agent(AgentOptions {
-        model,
-        interactive: false,
-        max_steps: dsh_agent::DEFAULT_MAX_STEPS,
-        observers: Observers {
-            on_event: Some(on_event),
-            on_notice: Some(on_notice),
-            on_text: None,
+    let mut session = dsh_core::Session::from_assembled(
+        opened,
+        AgentOptions {
+            model,
+            interactive: false,
+            max_steps: dsh_agent::DEFAULT_MAX_STEPS,
+            observers: Observers {
+                on_event: Some(on_event),
+                on_notice: Some(on_notice),
+                on_text: None,
+            },
+            // Exec asks nobody (approval policy `never`): an `ask` is a denial.
+            approval: None,
         },
-        // Exec asks nobody (approval policy `never`): an `ask` is a denial.
-        approval: None,
-    })?;
+    )?;
 
     let dsh_core::TurnRun { outcome, stop } = dsh_core::run_one_turn(
-        &mut agent,
+        &mut session,
         dsh_core::OneTurn {
             prompt,
             attachments,
-            source,
-            mcp,
-            runner,
             init_only: false,
         },
     )?;

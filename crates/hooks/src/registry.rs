@@ -122,6 +122,11 @@ pub struct SessionHooks<'a> {
     /// The session's permission mode as hooks see it (`permission_mode`);
     /// `None` keeps the dialect's default.
     pub permission_mode: Option<&'a str>,
+    /// Whether that mode was asked for (`--permission-mode`,
+    /// `--dangerously-skip-permissions`) rather than being the session's
+    /// default. A dialect whose tool derives the mode itself (Codex, from
+    /// its approval policy) shows the session's mode only then.
+    pub permission_mode_requested: bool,
     /// The session's MCP servers.
     pub mcp_servers: &'a [McpServerTag],
     /// What the front end handed to dialects, by id.

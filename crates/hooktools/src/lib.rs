@@ -258,7 +258,7 @@ pub mod session {
 /// `dsh hooks test` and `dsh hooks replay` fire hooks as a session would,
 /// so their session is resolved by dsh-core like every other front end's
 /// (and assembled by [`fire::Hooks::assemble`]). Under the hook tooling's
-/// [`TrustPolicy::RunAll`] nothing is decided yet; the tools then apply the
+/// [`TrustPolicy::HookTools`] nothing is decided yet; the tools then apply the
 /// same trust rules as a session: on a terminal they ask about untrusted
 /// project hooks (a "no" leaves them out); without one they refuse them
 /// unless `--trust-all`.
@@ -277,17 +277,10 @@ fn test_spec(mut flags: SessionFlags, trust_all: bool) -> anyhow::Result<Session
         config: &config,
         flags: &flags,
         cwd: &cwd,
-        policy: TrustPolicy::RunAll,
+        // Hooks see `--permission-mode` only when it is given; MCP tool
+        // events carry their server's tag, and no server starts.
+        policy: TrustPolicy::HookTools,
     })?;
-    // Hooks see `--permission-mode` when it is given, and otherwise the
-    // bridges' default rather than replay's fallback: the tools show what
-    // hooks decide, and no permission rule runs after them here.
-    if flags.permissions.permission_mode.is_none() {
-        spec.sources.permission_mode = None;
-    }
-    // MCP tool events carry their server's `mcp_server` key (the tags stay
-    // in the hook sources); no server starts.
-    spec.mcp.servers.clear();
     if trust_all {
         return Ok(spec);
     }

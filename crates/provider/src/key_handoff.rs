@@ -15,7 +15,10 @@
 //!    close-on-exec; only its read end is made inheritable), and dsh
 //!    `exec`s `/proc/self/exe` with the same argv (bytes, `argv[0]`
 //!    included) and the environment minus those variables plus
-//!    `DSH_KEY_FD=<fd>:<pid>:<nonce>`. `exec` keeps the process id, the
+//!    `DSH_KEY_FD=<fd>:<pid>:<nonce>`. `config.toml`, read in step 1,
+//!    travels in the same pipe (its text, or that there is none), so the
+//!    new image does not open it again: [`crate::read_config_text`] takes
+//!    it from here, once. `exec` keeps the process id, the
 //!    open terminal and the signal dispositions; the process name (`comm`,
 //!    what `ps` and `pgrep` show) travels in the pipe too and is set again,
 //!    since exec'ing `/proc/self/exe` would rename the process `exe`.
@@ -45,7 +48,8 @@
 //! Only Linux re-executes (elsewhere `/proc/<pid>/environ` does not exist).
 
 use std::ffi::OsStr;
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::{OnceLock, PoisonError};
 
 use crate::settings::{
     DEFAULT_API_KEY_ENV, ENV_API_KEY, configured_api_key_env, selected_api_key_env,
@@ -60,6 +64,30 @@ const MAX_PAYLOAD: usize = 32 * 1024;
 
 /// The keys this process received from its pre-exec self.
 static RECEIVED: OnceLock<Vec<(String, String)>> = OnceLock::new();
+
+/// `config.toml` as the pre-exec image read it, until the new image's first
+/// read of that path takes it.
+static CONFIG: std::sync::Mutex<Option<HandedConfig>> = std::sync::Mutex::new(None);
+
+/// `config.toml` as read before a re-exec: its path and its text (`None`:
+/// there was no file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HandedConfig {
+    pub(crate) path: PathBuf,
+    pub(crate) text: Option<String>,
+}
+
+/// The text of `path` if the pre-exec image read it and handed it over
+/// (`Some(None)`: there was no file); `None` otherwise. Taken once: a
+/// later read of the file (a session that reloads its configuration) reads
+/// the disk again.
+pub(crate) fn take_handed_off_config(path: &Path) -> Option<Option<String>> {
+    let mut handed = CONFIG.lock().unwrap_or_else(PoisonError::into_inner);
+    if handed.as_ref().is_some_and(|config| config.path == path) {
+        return handed.take().map(|config| config.text);
+    }
+    None
+}
 
 /// The key handed over for variable `name`, if dsh re-executed itself with
 /// it; `None` before (or without) a hand-off.
@@ -80,23 +108,35 @@ pub const CODEX_API_KEY_ENV: &str = "CODEX_API_KEY";
 /// readable), the selected API's key variable, and `CODEX_API_KEY` when it
 /// is set. `env` looks variables up.
 pub fn key_variable_names(env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    key_variable_names_with(env, read_dsh_config(env).as_ref())
+}
+
+/// `$DSH_HOME/config.toml`, read leniently for the key hand-off: `None`
+/// when there is no home or the file cannot be read (the normal load
+/// reads it again and reports why).
+fn read_dsh_config(env: &dyn Fn(&str) -> Option<String>) -> Option<HandedConfig> {
+    let path = crate::settings::resolve_dsh_home(env)?.join(crate::CONFIG_FILE_NAME);
+    let text = crate::settings::read_config_from_disk(&path).ok()?;
+    Some(HandedConfig { path, text })
+}
+
+/// [`key_variable_names`] over `config.toml` as already read (`None`: not
+/// readable), so that one read serves both lookups and the hand-off.
+fn key_variable_names_with(
+    env: &dyn Fn(&str) -> Option<String>,
+    config: Option<&HandedConfig>,
+) -> Vec<String> {
     let mut names = vec![ENV_API_KEY.to_owned(), DEFAULT_API_KEY_ENV.to_owned()];
     if env(CODEX_API_KEY_ENV).is_some() {
         names.push(CODEX_API_KEY_ENV.to_owned());
     }
     // The configured variable, and the selected API's own (ANTHROPIC_API_KEY
     // when only that key is set).
-    // `config.toml` is read once for both; an unreadable file names none.
-    let config = crate::settings::resolve_dsh_home(env)
-        .map(|home| home.join(crate::CONFIG_FILE_NAME))
-        .and_then(|path| {
-            let text = crate::settings::read_config_text(&path).ok()?;
-            Some((path, text))
-        });
-    let from_config = config.map(|(path, text)| {
+    let from_config = config.map(|config| {
+        let text = config.text.as_deref();
         [
-            configured_api_key_env(&path, text.as_deref()),
-            selected_api_key_env(&path, text.as_deref(), env),
+            configured_api_key_env(&config.path, text),
+            selected_api_key_env(&config.path, text, env),
         ]
     });
     for name in from_config.into_iter().flatten().flatten() {
@@ -177,45 +217,82 @@ impl Marker {
 struct Payload {
     /// The process name before the exec.
     comm: Vec<u8>,
+    /// `config.toml` as read before the exec, if it travels.
+    config: Option<HandedConfig>,
     /// Key variables and their values.
     keys: Vec<(String, String)>,
 }
 
-/// `nonce NUL comm NUL (name NUL value NUL)*`: process names, environment
-/// names and values never contain NUL.
-fn encode(nonce: &str, comm: &[u8], keys: &[(String, String)]) -> Vec<u8> {
+/// `nonce NUL comm NUL config (name NUL value NUL)*`, where `config` is
+/// `NUL` (not handed over), `absent NUL path NUL` (no file) or
+/// `text NUL path NUL text NUL`: process names, environment names and
+/// values, paths and (carried) file texts never contain NUL.
+fn encode(
+    nonce: &str,
+    comm: &[u8],
+    config: Option<&HandedConfig>,
+    keys: &[(String, String)],
+) -> Vec<u8> {
     let mut out = Vec::new();
-    out.extend_from_slice(nonce.as_bytes());
-    out.push(0);
-    out.extend_from_slice(comm);
-    out.push(0);
+    let mut field = |bytes: &[u8]| {
+        out.extend_from_slice(bytes);
+        out.push(0);
+    };
+    field(nonce.as_bytes());
+    field(comm);
+    match config {
+        None => field(b""),
+        Some(config) => {
+            field(if config.text.is_some() {
+                b"text"
+            } else {
+                b"absent"
+            });
+            field(config.path.to_string_lossy().as_bytes());
+            if let Some(text) = &config.text {
+                field(text.as_bytes());
+            }
+        }
+    }
     for (name, value) in keys {
-        out.extend_from_slice(name.as_bytes());
-        out.push(0);
-        out.extend_from_slice(value.as_bytes());
-        out.push(0);
+        field(name.as_bytes());
+        field(value.as_bytes());
     }
     out
 }
 
-/// The keys of a payload written by [`encode`] with `nonce`. A value that
-/// is not UTF-8 is dropped (as `std::env::var` would not read it either).
+/// The payload written by [`encode`] with `nonce`. A key value that is not
+/// UTF-8 is dropped (as `std::env::var` would not read it either).
 fn decode(nonce: &str, bytes: &[u8]) -> Result<Payload, String> {
+    let incomplete = || "the hand-off is incomplete".to_owned();
     let Some(body) = bytes.strip_suffix(&[0]) else {
-        return Err("the hand-off is incomplete".to_owned());
+        return Err(incomplete());
     };
     let mut fields = body.split(|byte| *byte == 0);
     if fields.next() != Some(nonce.as_bytes()) {
         return Err("the hand-off does not carry the expected nonce".to_owned());
     }
-    let Some(comm) = fields.next() else {
-        return Err("the hand-off is incomplete".to_owned());
+    let comm = fields.next().ok_or_else(incomplete)?.to_vec();
+    let utf8 = |bytes: &[u8]| {
+        String::from_utf8(bytes.to_vec())
+            .map_err(|_| "the hand-off's config.toml is not UTF-8".to_owned())
     };
-    let comm = comm.to_vec();
+    let config = match fields.next().ok_or_else(incomplete)? {
+        b"" => None,
+        kind @ (b"absent" | b"text") => {
+            let path = PathBuf::from(utf8(fields.next().ok_or_else(incomplete)?)?);
+            let text = match kind {
+                b"text" => Some(utf8(fields.next().ok_or_else(incomplete)?)?),
+                _ => None,
+            };
+            Some(HandedConfig { path, text })
+        }
+        _ => return Err("the hand-off's config.toml record is malformed".to_owned()),
+    };
     let mut keys = Vec::new();
     loop {
         let Some(name) = fields.next() else {
-            return Ok(Payload { comm, keys });
+            return Ok(Payload { comm, config, keys });
         };
         let Some(value) = fields.next() else {
             return Err("the hand-off has a name without a value".to_owned());
@@ -227,21 +304,33 @@ fn decode(nonce: &str, bytes: &[u8]) -> Result<Payload, String> {
 }
 
 /// The payload to hand `keys` over in, checked by decoding it again: the
-/// keys must come back exactly, and so should the process name `comm`. A
-/// name that does not survive is left out (the process is then named as
-/// the kernel names it after `exec`); keys that do not survive are an
-/// error, and dsh must not re-execute with that payload.
-fn checked_payload(nonce: &str, comm: &[u8], keys: &[(String, String)]) -> Result<Vec<u8>, String> {
-    let survives = |comm: &[u8], bytes: &[u8]| {
-        decode(nonce, bytes).is_ok_and(|payload| payload.comm == comm && payload.keys == keys)
-    };
-    let bytes = encode(nonce, comm, keys);
-    if survives(comm, &bytes) {
-        return Ok(bytes);
-    }
-    let without_name = encode(nonce, b"", keys);
-    if survives(b"", &without_name) {
-        return Ok(without_name);
+/// keys must come back exactly, and so should the process name `comm` and
+/// `config`. A name or a config that does not survive (or does not fit
+/// [`MAX_PAYLOAD`]) is left out (the process is then named as the kernel
+/// names it after `exec`; the new image reads `config.toml` itself); keys
+/// that do not survive are an error, and dsh must not re-execute with that
+/// payload.
+fn checked_payload(
+    nonce: &str,
+    comm: &[u8],
+    config: Option<&HandedConfig>,
+    keys: &[(String, String)],
+) -> Result<Vec<u8>, String> {
+    let nameless: &[u8] = b"";
+    let attempts = [
+        (comm, config),
+        (nameless, config),
+        (comm, None),
+        (nameless, None),
+    ];
+    for (comm, config) in attempts {
+        let bytes = encode(nonce, comm, config, keys);
+        let survives = decode(nonce, &bytes).is_ok_and(|payload| {
+            payload.comm == comm && payload.config.as_ref() == config && payload.keys == keys
+        });
+        if survives && (bytes.len() <= MAX_PAYLOAD || config.is_none()) {
+            return Ok(bytes);
+        }
     }
     Err("the key variables cannot be passed on intact".to_owned())
 }
@@ -273,9 +362,15 @@ mod linux {
     use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
 
     use super::{
-        ENV_KEY_FD, MAX_PAYLOAD, Marker, Payload, RECEIVED, StartupKeys, checked_payload,
-        current_name, decode, key_variable_names,
+        CONFIG, ENV_KEY_FD, HandedConfig, MAX_PAYLOAD, Marker, Payload, PoisonError, RECEIVED,
+        StartupKeys, checked_payload, current_name, decode, key_variable_names_with,
+        read_dsh_config,
     };
+
+    /// Leaves `config` for this image's first read of `config.toml`.
+    fn hand_on(config: Option<HandedConfig>) {
+        *CONFIG.lock().unwrap_or_else(PoisonError::into_inner) = config;
+    }
 
     pub(super) fn run() -> StartupKeys {
         let marker = std::env::var_os(ENV_KEY_FD);
@@ -287,6 +382,7 @@ mod linux {
                 Ok(payload) => {
                     restore_name(payload.comm);
                     let _ = RECEIVED.set(payload.keys);
+                    hand_on(payload.config);
                     StartupKeys::Ready
                 }
                 Err(problem) => StartupKeys::Lost(format!(
@@ -295,7 +391,9 @@ mod linux {
                 )),
             };
         }
-        let names = key_variable_names(&|name| std::env::var(name).ok());
+        let env = |name: &str| std::env::var(name).ok();
+        let config = read_dsh_config(&env);
+        let names = key_variable_names_with(&env, config.as_ref());
         // Only values dsh can read travel (`std::env::var` reads UTF-8); any
         // other value stays where it is, in the environment.
         let present: Vec<(String, String)> = names
@@ -303,9 +401,12 @@ mod linux {
             .filter_map(|name| std::env::var(&name).ok().map(|value| (name, value)))
             .collect();
         if present.is_empty() {
+            // No re-exec: this image's own load takes what was read here.
+            hand_on(config);
             return StartupKeys::Ready;
         }
-        let problem = reexec(&present);
+        let problem = reexec(&present, config.as_ref());
+        hand_on(config);
         StartupKeys::KeptInEnvironment(format!(
             "could not keep the API key out of dsh's own environment \
              (re-executing dsh failed: {problem}); continuing with it there"
@@ -314,9 +415,9 @@ mod linux {
 
     /// Hands `keys` over and replaces this image; returns only on failure,
     /// before anything was removed from the environment.
-    fn reexec(keys: &[(String, String)]) -> String {
+    fn reexec(keys: &[(String, String)], config: Option<&HandedConfig>) -> String {
         let nonce = uuid::Uuid::new_v4().simple().to_string();
-        let payload = match checked_payload(&nonce, &current_name(), keys) {
+        let payload = match checked_payload(&nonce, &current_name(), config, keys) {
             Ok(payload) => payload,
             Err(problem) => return problem,
         };
@@ -449,11 +550,12 @@ mod tests {
             ("DSH_API_KEY".to_owned(), "sk-1".to_owned()),
             ("MY_KEY".to_owned(), "with = and spaces".to_owned()),
         ];
-        let bytes = encode("n1", b"dsh", &keys);
+        let bytes = encode("n1", b"dsh", None, &keys);
         assert_eq!(
             decode("n1", &bytes).unwrap(),
             Payload {
                 comm: b"dsh".to_vec(),
+                config: None,
                 keys: vec![
                     ("DSH_API_KEY".to_owned(), "sk-1".to_owned()),
                     ("MY_KEY".to_owned(), "with = and spaces".to_owned()),
@@ -464,10 +566,13 @@ mod tests {
         assert!(decode("n1", &bytes[..bytes.len() - 1]).is_err());
         assert!(decode("n1", b"n1\0dsh\0NAME\0").is_err());
         assert!(decode("n1", b"n1\0").is_err());
+        assert!(decode("n1", b"n1\0\0").is_err());
+        assert!(decode("n1", b"n1\0\0text\0/p\0").is_err());
         assert_eq!(
-            decode("n1", b"n1\0\0").unwrap(),
+            decode("n1", b"n1\0\0\0").unwrap(),
             Payload {
                 comm: Vec::new(),
+                config: None,
                 keys: Vec::new()
             }
         );
@@ -477,19 +582,20 @@ mod tests {
     fn a_name_that_cannot_travel_is_dropped_never_the_keys() {
         let keys = vec![("DSH_API_KEY".to_owned(), "sk-test".to_owned())];
         // The shape of the release-build defect: a name read as NULs.
-        let payload = checked_payload("n1", b"\0\0\0", &keys).unwrap();
+        let payload = checked_payload("n1", b"\0\0\0", None, &keys).unwrap();
         assert_eq!(
             decode("n1", &payload).unwrap(),
             Payload {
                 comm: Vec::new(),
+                config: None,
                 keys: keys.clone()
             }
         );
-        let payload = checked_payload("n1", b"dsh", &keys).unwrap();
+        let payload = checked_payload("n1", b"dsh", None, &keys).unwrap();
         assert_eq!(decode("n1", &payload).unwrap().comm, b"dsh");
         // Keys that would not come back whole stop the re-exec.
         let broken = vec![("NAME\0X".to_owned(), "v".to_owned())];
-        assert!(checked_payload("n1", b"dsh", &broken).is_err());
+        assert!(checked_payload("n1", b"dsh", None, &broken).is_err());
     }
 
     /// The hand-off as the start-up builds it, from the name the kernel
@@ -522,12 +628,73 @@ mod tests {
                 let comm = current_name();
                 // The kernel keeps the name byte for byte (it is at most 15).
                 prop_assert_eq!(&comm, &name.as_bytes().to_vec());
-                let payload = checked_payload("nonce1", &comm, &keys).unwrap();
+                let payload = checked_payload("nonce1", &comm, None, &keys).unwrap();
                 let decoded = decode("nonce1", &payload).unwrap();
                 prop_assert_eq!(decoded.keys, keys);
                 prop_assert_eq!(decoded.comm, comm);
             }
         }
+    }
+
+    #[test]
+    fn config_toml_travels_with_the_keys_or_stays_behind() {
+        let keys = vec![("DSH_API_KEY".to_owned(), "sk-1".to_owned())];
+        let text = HandedConfig {
+            path: PathBuf::from("/home/u/.dsh/config.toml"),
+            text: Some("[provider]\nmodel = \"m\"\n".to_owned()),
+        };
+        let absent = HandedConfig {
+            path: PathBuf::from("/home/u/.dsh/config.toml"),
+            text: None,
+        };
+        for config in [&text, &absent] {
+            let payload = checked_payload("n1", b"dsh", Some(config), &keys).unwrap();
+            let decoded = decode("n1", &payload).unwrap();
+            assert_eq!(decoded.config.as_ref(), Some(config));
+            assert_eq!(decoded.keys, keys);
+            assert_eq!(decoded.comm, b"dsh");
+        }
+        // A text that cannot travel (a NUL; too long for the pipe) stays
+        // behind: the keys still go, and the new image reads the file.
+        for bad in ["a\0b".to_owned(), "#".repeat(MAX_PAYLOAD)] {
+            let config = HandedConfig {
+                path: text.path.clone(),
+                text: Some(bad),
+            };
+            let payload = checked_payload("n1", b"dsh", Some(&config), &keys).unwrap();
+            let decoded = decode("n1", &payload).unwrap();
+            assert_eq!(decoded.config, None);
+            assert_eq!(decoded.keys, keys);
+        }
+    }
+
+    #[test]
+    fn a_handed_off_config_serves_the_first_read_of_its_path_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        fs_err::write(&path, "# on disk\n").unwrap();
+        *CONFIG.lock().unwrap() = Some(HandedConfig {
+            path: path.clone(),
+            text: Some("# handed over\n".to_owned()),
+        });
+        // Another path does not take it.
+        let other = dir.path().join("other.toml");
+        assert_eq!(crate::read_config_text(&other).unwrap(), None);
+        assert_eq!(
+            crate::read_config_text(&path).unwrap().as_deref(),
+            Some("# handed over\n")
+        );
+        // The next read is the disk's.
+        assert_eq!(
+            crate::read_config_text(&path).unwrap().as_deref(),
+            Some("# on disk\n")
+        );
+        // "No file" is handed over too.
+        *CONFIG.lock().unwrap() = Some(HandedConfig {
+            path: path.clone(),
+            text: None,
+        });
+        assert_eq!(crate::read_config_text(&path).unwrap(), None);
     }
 
     #[test]

@@ -688,8 +688,18 @@ pub(crate) fn selected_api_key_env(
     Some(settings.api_key_env).filter(|name| !name.contains(['=', '\0']))
 }
 
-/// `config.toml`'s text; `None` when there is no such file.
+/// `config.toml`'s text; `None` when there is no such file. The first read
+/// of a process takes the text the key hand-off already read at start-up
+/// (so one start opens the file once); later reads read the disk.
 pub fn read_config_text(path: &Path) -> Result<Option<String>, SettingsError> {
+    if let Some(text) = crate::key_handoff::take_handed_off_config(path) {
+        return Ok(text);
+    }
+    read_config_from_disk(path)
+}
+
+/// `config.toml`'s text as it is on disk now.
+pub(crate) fn read_config_from_disk(path: &Path) -> Result<Option<String>, SettingsError> {
     match fs_err::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),

@@ -265,15 +265,12 @@ fn sdk_hooks(init: &InitializeRequest) -> Vec<dsh_hooks_claude::SdkHook> {
 
 /// Runs the driver until stdin closes and the queued turns are done.
 pub fn run(args: SdkArgs) -> anyhow::Result<ExitStatus> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let result = runtime.block_on(drive(args));
     // A blocking stdin read may still be parked; it ends with the process.
-    runtime.shutdown_background();
-    result
+    dsh_core::block_on(drive(args))?
 }
+
+/// The `initialize` request and its id, when the SDK sent one.
+type Init = Option<(String, Box<InitializeRequest>)>;
 
 async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     let env = dsh_core::Env::from_process();
@@ -288,7 +285,7 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     // The first line decides: `initialize` (an SDK), or a user message
     // (`-p --input-format stream-json` without one).
     let mut pending: Vec<Input> = Vec::new();
-    let init = match inputs.recv().await {
+    let init: Init = match inputs.recv().await {
         None => return Ok(ExitStatus::Success),
         Some(Input::Initialize(id, init)) => Some((id, init)),
         Some(other) => {
@@ -353,41 +350,12 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     }
     let permissions = Arc::clone(&assembled.permissions);
     *lock(&shared.permissions) = Some(Arc::clone(&permissions));
-    let runner = assembled.runner.clone();
-    let mcp = Arc::clone(&assembled.mcp);
-    let source = assembled.source;
 
     let max_steps = args
         .session
         .max_steps
         .unwrap_or(dsh_agent::DEFAULT_MAX_STEPS);
-    // The application's in-process MCP servers: their tools join the list.
-    // TypeScript lists them in `initialize` with their tools; Python names
-    // them in `--mcp-config` (`"type": "sdk"`) and is asked for the tools.
-    let sdk_tools = match init.as_ref() {
-        Some((_, init)) => {
-            let mut servers = init.sdk_mcp_servers.clone().unwrap_or_default();
-            let mut manifests = init.sdk_mcp_server_manifests.clone().unwrap_or_default();
-            let mut unlisted: Vec<String> = Vec::new();
-            for name in args.session.mcp_config.iter().flat_map(|c| c.sdk_servers()) {
-                if !manifests.contains_key(&name) && !unlisted.contains(&name) {
-                    unlisted.push(name);
-                }
-            }
-            let (asked, notices) = mcp::list_tools(&peer, &unlisted).await;
-            for notice in notices {
-                errln!("dsh: {notice}");
-            }
-            manifests.extend(asked);
-            for name in unlisted {
-                if !servers.contains(&name) {
-                    servers.push(name);
-                }
-            }
-            mcp::tools_of(&peer, &servers, Some(&manifests))
-        }
-        None => Vec::new(),
-    };
+    let sdk_tools = sdk_tools(&peer, &init, &args.session).await;
     let translator = Arc::new(Mutex::new(dsh_print::Translator::new(
         session_id.clone(),
         dsh_print::InitInfo {
@@ -405,69 +373,23 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     )));
     // Whether the last result was an error (the exit status).
     let last_error = Arc::new(Mutex::new(false));
-    let observers = {
-        let events = Arc::clone(&translator);
-        let events_peer = Arc::clone(&peer);
-        let last_error = Arc::clone(&last_error);
-        Observers {
-            on_event: Some(Arc::new(move |event| {
-                let out = lock(&events).event(event);
-                for message in out {
-                    if let dsh_print::Message::Result(result) = &message {
-                        *lock(&last_error) = result.is_error;
-                    }
-                    events_peer.send(&message.to_value());
-                }
-            })),
-            on_notice: Some(Arc::new(|notice: &dsh_seams::UserNotice| {
-                errln!("dsh: [{}] {}", notice.source, notice.text);
-            })),
-            on_text: args.print.include_partial_messages.then(|| {
-                let translator = Arc::clone(&translator);
-                let peer = Arc::clone(&peer);
-                Arc::new(move |delta: &str| {
-                    let out = lock(&translator).text_delta(delta);
-                    for message in out {
-                        peer.send(&message.to_value());
-                    }
-                }) as dsh_agent::TextCallback
-            }),
-        }
-    };
-    let mut agent = assembled.agent(dsh_core::AgentOptions {
-        model,
-        interactive: false,
-        max_steps,
-        observers,
-        approval: None,
-    })?;
-
+    let observers = observers(&translator, &peer, &last_error, &args.print);
+    let mut session = dsh_core::Session::from_assembled(
+        assembled,
+        dsh_core::AgentOptions {
+            model,
+            interactive: false,
+            max_steps,
+            observers,
+            approval: None,
+        },
+    )?;
+    let agent = session.agent();
     for tool in sdk_tools {
         agent.register_tool(tool);
     }
     lock(&translator).set_tools(agent.tool_names());
-    // The system prompt: `--system-prompt` (Python) or `initialize.systemPrompt`
-    // (TypeScript) replaces dsh's base prompt when it says something; the
-    // SDKs' default (an empty prompt) keeps dsh's.
-    let init_prompt = init
-        .as_ref()
-        .and_then(|(_, init)| init.system_prompt.as_ref())
-        .map(|parts| parts.join("\n"));
-    if let Some(prompt) = args
-        .print
-        .system_prompt
-        .clone()
-        .or(init_prompt)
-        .filter(|prompt| !prompt.trim().is_empty())
-    {
-        agent.replace_system_prompt(prompt);
-    }
-    if let Some(text) = args.print.append_system_prompt.clone().or_else(|| {
-        init.as_ref()
-            .and_then(|(_, init)| init.append_system_prompt.clone())
-    }) {
-        agent.append_system_prompt(text);
-    }
+    apply_system_prompt(agent, &args.print, &init);
     if let Some((id, init)) = &init {
         let answer = InitializeResponse {
             commands: Vec::new(),
@@ -495,19 +417,149 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     }
 
     // Signals end the session in order, as stdin closing does.
-    let session_cancel = agent.session_cancel();
-    let watcher = {
-        let runner = runner.clone();
-        let session_cancel = session_cancel.clone();
-        let mut signals = dsh_stdio::signals::Signals::install()?;
-        tokio::spawn(async move {
-            let _ = signals.recv().await;
-            runner.kill_all();
-            session_cancel.cancel();
-        })
-    };
+    session.watch_signals()?;
+    session.begin().await;
+    let served = serve(
+        &mut session,
+        pending,
+        &mut inputs,
+        Served {
+            peer: &peer,
+            shared: &shared,
+            translator: &translator,
+            permissions: &permissions,
+            session_id: &session_id,
+        },
+    )
+    .await;
+    session.shutdown(SessionEndReason::Other).await;
+    served?;
+    Ok(if *lock(&last_error) {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
 
-    agent.start(source).await;
+/// The application's in-process MCP servers: their tools join the list.
+/// TypeScript lists them in `initialize` with their tools; Python names
+/// them in `--mcp-config` (`"type": "sdk"`) and is asked for the tools.
+async fn sdk_tools(
+    peer: &Arc<Peer>,
+    init: &Init,
+    session: &dsh_core::SessionFlags,
+) -> Vec<Arc<dyn dsh_tools::Tool>> {
+    let Some((_, init)) = init.as_ref() else {
+        return Vec::new();
+    };
+    let mut servers = init.sdk_mcp_servers.clone().unwrap_or_default();
+    let mut manifests = init.sdk_mcp_server_manifests.clone().unwrap_or_default();
+    let mut unlisted: Vec<String> = Vec::new();
+    for name in session.mcp_config.iter().flat_map(|c| c.sdk_servers()) {
+        if !manifests.contains_key(&name) && !unlisted.contains(&name) {
+            unlisted.push(name);
+        }
+    }
+    let (asked, notices) = mcp::list_tools(peer, &unlisted).await;
+    for notice in notices {
+        errln!("dsh: {notice}");
+    }
+    manifests.extend(asked);
+    for name in unlisted {
+        if !servers.contains(&name) {
+            servers.push(name);
+        }
+    }
+    mcp::tools_of(peer, &servers, Some(&manifests))
+}
+
+/// The agent's observers: events become stream-json messages to the SDK
+/// (noting whether the last result was an error), notices go to stderr.
+fn observers(
+    translator: &Arc<Mutex<dsh_print::Translator>>,
+    peer: &Arc<Peer>,
+    last_error: &Arc<Mutex<bool>>,
+    print: &dsh_print::PrintFlags,
+) -> Observers {
+    let events = Arc::clone(translator);
+    let events_peer = Arc::clone(peer);
+    let last_error = Arc::clone(last_error);
+    Observers {
+        on_event: Some(Arc::new(move |event| {
+            let out = lock(&events).event(event);
+            for message in out {
+                if let dsh_print::Message::Result(result) = &message {
+                    *lock(&last_error) = result.is_error;
+                }
+                events_peer.send(&message.to_value());
+            }
+        })),
+        on_notice: Some(Arc::new(|notice: &dsh_seams::UserNotice| {
+            errln!("dsh: [{}] {}", notice.source, notice.text);
+        })),
+        on_text: print.include_partial_messages.then(|| {
+            let translator = Arc::clone(translator);
+            let peer = Arc::clone(peer);
+            Arc::new(move |delta: &str| {
+                let out = lock(&translator).text_delta(delta);
+                for message in out {
+                    peer.send(&message.to_value());
+                }
+            }) as dsh_agent::TextCallback
+        }),
+    }
+}
+
+/// The system prompt: `--system-prompt` (Python) or `initialize.systemPrompt`
+/// (TypeScript) replaces dsh's base prompt when it says something; the
+/// SDKs' default (an empty prompt) keeps dsh's.
+fn apply_system_prompt(agent: &mut dsh_agent::Agent, print: &dsh_print::PrintFlags, init: &Init) {
+    let init_prompt = init
+        .as_ref()
+        .and_then(|(_, init)| init.system_prompt.as_ref())
+        .map(|parts| parts.join("\n"));
+    if let Some(prompt) = print
+        .system_prompt
+        .clone()
+        .or(init_prompt)
+        .filter(|prompt| !prompt.trim().is_empty())
+    {
+        agent.replace_system_prompt(prompt);
+    }
+    if let Some(text) = print.append_system_prompt.clone().or_else(|| {
+        init.as_ref()
+            .and_then(|(_, init)| init.append_system_prompt.clone())
+    }) {
+        agent.append_system_prompt(text);
+    }
+}
+
+/// What the input loop answers with.
+struct Served<'a> {
+    peer: &'a Arc<Peer>,
+    shared: &'a Arc<Shared>,
+    translator: &'a Arc<Mutex<dsh_print::Translator>>,
+    permissions: &'a Arc<PermissionsPlugin>,
+    session_id: &'a str,
+}
+
+/// Runs the inputs (the pending ones, then stdin's) until stdin closes or
+/// a signal ends the session.
+async fn serve(
+    session: &mut dsh_core::Session,
+    pending: Vec<Input>,
+    inputs: &mut mpsc::UnboundedReceiver<Input>,
+    to: Served<'_>,
+) -> anyhow::Result<()> {
+    let Served {
+        peer,
+        shared,
+        translator,
+        permissions,
+        session_id,
+    } = to;
+    let session_cancel = session.agent().session_cancel();
+    let agent = session.agent();
     let mut pending = pending.into_iter();
     loop {
         let input = match pending.next() {
@@ -525,7 +577,7 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
         match input {
             Input::Prompt(text) => {
                 peer.state(SessionState::Running);
-                lock(&translator).set_permission_mode(permissions.mode().hook_name());
+                lock(translator).set_permission_mode(permissions.mode().hook_name());
                 let cancel = session_cancel.child_token();
                 *lock(&shared.turn) = Some(cancel.clone());
                 // system/init, the messages and the result come from the
@@ -549,7 +601,7 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
                     .await
                 {
                     Ok(Ok(())) => {
-                        peer.send(&model_set(&session_id, &name));
+                        peer.send(&model_set(session_id, &name));
                         peer.send(&ControlResponseLine::success(&id, json!({"model": name})));
                     }
                     // A PreModelSwitch hook refused it (Claude Code's text).
@@ -566,14 +618,5 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
             )),
         }
     }
-    agent.end(SessionEndReason::Other).await;
-    mcp.close().await;
-    // Detached (async) hooks do not outlive the session.
-    runner.kill_all();
-    watcher.abort();
-    Ok(if *lock(&last_error) {
-        ExitStatus::Failure
-    } else {
-        ExitStatus::Success
-    })
+    Ok(())
 }

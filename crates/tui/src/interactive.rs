@@ -34,8 +34,6 @@ use dsh_stdio::stdio::ExitStatus;
 use std::io::IsTerminal as _;
 use std::sync::Arc;
 
-use anyhow::Context as _;
-
 use crate::terminal::ColorChoice;
 use crate::terminal::Terminal;
 use crate::tui::editor::{EditorConfig, InputMode};
@@ -160,10 +158,6 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
     let prepared = prepare(&args)?;
     let input_mode = prepared.input_mode;
     let fresh_log = prepared.log_path.clone().filter(|_| prepared.new_session);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
     let options = crate::prompt_loop::LoopOptions {
         queue_mode: args.queue_mode,
         // A restarted dsh (`/clear`, `/resume`) keeps its arguments, but
@@ -175,14 +169,13 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
         hooks: args.hooks,
         init_only: args.session.init_only,
     };
-    let result = runtime.block_on(crate::prompt_loop::drive(options, prepared));
+    // The stdin thread may be blocked in a read; it ends with the process.
+    let result = dsh_core::block_on(crate::prompt_loop::drive(options, prepared))?;
     // A signal may have ended the session while the editor held the
     // terminal in raw mode.
     if input_mode == InputMode::Editor {
         crate::tui::editor::restore_terminal();
     }
-    // The stdin thread may be blocked in a read; it ends with the process.
-    runtime.shutdown_background();
     // A new session whose every turn failed before the model answered (a
     // refused key, an unreachable endpoint) is not kept.
     if let Some(path) = &fresh_log {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_agent::commands::PromptCommand;
-use dsh_agent::{Agent, Observers, QueuedPrompt};
+use dsh_agent::{Observers, QueuedPrompt};
 use dsh_core::AgentOptions;
 use dsh_permissions::{Mode, PermissionsPlugin};
 use dsh_protocol::TokenUsage;
@@ -29,7 +29,8 @@ use dsh_stdio::stdio::ExitStatus;
 
 /// The running session, as the prompt loop drives it.
 struct Session {
-    agent: Agent,
+    /// The agent, its hook runner and MCP servers (dsh-core's owner).
+    core: dsh_core::Session,
     term: Arc<Terminal>,
     status: StatusInfo,
     /// Tokens and cost, fed by the agent's events.
@@ -47,8 +48,6 @@ struct Session {
     stdin_tty: bool,
     /// Input typed during a turn that waits for the prompt after it.
     typed_ahead: VecDeque<Input>,
-    runner: dsh_hook_runner::HookRunner,
-    mcp: Arc<dsh_core::mcp::McpSession>,
     cwd: PathBuf,
     home: PathBuf,
     log_path: Option<PathBuf>,
@@ -137,7 +136,6 @@ pub(crate) async fn drive(
         .cloned()
         .collect();
     let runner = opened.runner.clone();
-    let mcp = Arc::clone(&opened.mcp);
     let permissions = Arc::clone(&opened.permissions);
     let meter = Arc::new(Mutex::new(status.meter));
     let usage: Arc<Mutex<Option<TokenUsage>>> = Arc::new(Mutex::new(None));
@@ -152,15 +150,19 @@ pub(crate) async fn drive(
         workspace,
     });
     let model_name = model.name();
-    let mut agent = opened.agent(AgentOptions {
-        model,
-        interactive: true,
-        max_steps,
-        observers: observers(&term, &meter, &usage),
-        approval: Some(approval),
-    })?;
+    let mut core = dsh_core::Session::from_assembled(
+        opened,
+        AgentOptions {
+            model,
+            interactive: true,
+            max_steps,
+            observers: observers(&term, &meter, &usage),
+            approval: Some(approval),
+        },
+    )?;
+    let agent = core.agent();
     // config.toml's `system_prompt` / `append_system_prompt`.
-    config.apply_system_prompt(&mut agent, None, None)?;
+    config.apply_system_prompt(agent, None, None)?;
     let steering_mode = config.queue_mode(args.queue_mode.map(Into::into))?;
     agent.set_queue_modes(dsh_agent::QueueModes {
         steering: steering_mode,
@@ -214,7 +216,8 @@ pub(crate) async fn drive(
             term.lines(Tone::Warn, &format!("⚠ {notice}"));
         }
     }
-    agent.start(source).await;
+    // The source a restart (`/clear`) names, else the log's.
+    core.agent().start(source).await;
     starting.store(false, std::sync::atomic::Ordering::SeqCst);
 
     let init_only = args.init_only;
@@ -223,7 +226,7 @@ pub(crate) async fn drive(
         typed_ahead.push_back(Input::Line(first));
     }
     let mut session = Session {
-        agent,
+        core,
         term: Arc::clone(&term),
         status,
         meter,
@@ -238,8 +241,6 @@ pub(crate) async fn drive(
         input_mode,
         stdin_tty,
         typed_ahead,
-        runner: runner.clone(),
-        mcp: Arc::clone(&mcp),
         cwd,
         home,
         log_path,
@@ -266,13 +267,12 @@ pub(crate) async fn drive(
         (None, Next::Restart(restart)) if restart.clear => SessionEndReason::Clear,
         (None, _) => SessionEndReason::Exit,
     };
-    let left = crate::worktree_dirs::leave_worktree(&session.agent, worktree.as_ref(), reason);
+    let left =
+        crate::worktree_dirs::leave_worktree(session.core.agent_ref(), worktree.as_ref(), reason);
     let left = left.await;
-    // Session-end hooks run even after a signal, inside their budget.
-    session.agent.end(reason).await;
-    mcp.close().await;
-    // Detached (async) hooks do not outlive the session.
-    runner.kill_all();
+    // Session-end hooks run even after a signal, inside their budget; MCP
+    // closes and detached (async) hooks do not outlive the session.
+    session.core.shutdown(reason).await;
     if let Some(left) = left {
         term.lines(Tone::Plain, &left);
     }
@@ -463,7 +463,7 @@ impl Session {
                 Some(_) = self.stop_rx.recv() => return Some(Input::Stopped),
                 () = &mut idle, if !notified => {
                     notified = true;
-                    self.agent
+                    self.core.agent()
                         .notify(&Notification {
                             kind: NotificationKind::Idle,
                             message: "dsh is waiting for your input".to_owned(),
@@ -483,7 +483,7 @@ impl Session {
         // A custom command (`.claude/commands`, a skill, a Codex prompt)
         // is a turn the agent expands, not a terminal command.
         let custom = matches!(
-            dsh_agent::commands::parse(text, &self.agent.project_context().commands),
+            dsh_agent::commands::parse(text, &self.core.agent().project_context().commands),
             Some(PromptCommand::Custom(_))
         );
         let parsed = if custom {
@@ -491,44 +491,43 @@ impl Session {
         } else {
             slash::parse(text)
         };
-        let prompt = match parsed {
-            // `@path` mentions: hooks see the prompt as typed, the model
-            // gets the files as context after the prompt.
-            Parsed::Prompt => {
-                self.agent
-                    .attach_to_next_prompt(dsh_agent::mentions::mention_attachments(
-                        &line, &self.cwd,
-                    ));
-                line
-            }
-            Parsed::Command(command) => match self.command(command).await? {
-                Handled::Done => return Ok(Step::Continue),
-                Handled::End(next) => return Ok(Step::End(next)),
-                Handled::Send(text) => text,
-            },
-            Parsed::Unknown { name, suggestion } => {
-                let hint = suggestion
-                    .map(|s| format!(" — did you mean {s}?"))
-                    .unwrap_or_else(|| " — /help lists the commands".to_owned());
-                self.term
-                    .lines(Tone::Warn, &format!("unknown command {name}{hint}"));
-                return Ok(Step::Continue);
-            }
-            Parsed::Usage(info) => {
-                self.term.lines(
-                    Tone::Warn,
-                    &format!("usage: {} {} — {}", info.name, info.usage, info.about),
-                );
-                return Ok(Step::Continue);
-            }
-        };
+        let prompt =
+            match parsed {
+                // `@path` mentions: hooks see the prompt as typed, the model
+                // gets the files as context after the prompt.
+                Parsed::Prompt => {
+                    self.core.agent().attach_to_next_prompt(
+                        dsh_agent::mentions::mention_attachments(&line, &self.cwd),
+                    );
+                    line
+                }
+                Parsed::Command(command) => match self.command(command).await? {
+                    Handled::Done => return Ok(Step::Continue),
+                    Handled::End(next) => return Ok(Step::End(next)),
+                    Handled::Send(text) => text,
+                },
+                Parsed::Unknown { name, suggestion } => {
+                    let hint = suggestion
+                        .map(|s| format!(" — did you mean {s}?"))
+                        .unwrap_or_else(|| " — /help lists the commands".to_owned());
+                    self.term
+                        .lines(Tone::Warn, &format!("unknown command {name}{hint}"));
+                    return Ok(Step::Continue);
+                }
+                Parsed::Usage(info) => {
+                    self.term.lines(
+                        Tone::Warn,
+                        &format!("usage: {} {} — {}", info.name, info.usage, info.about),
+                    );
+                    return Ok(Step::Continue);
+                }
+            };
         self.run_turn(prompt).await
     }
 
     /// Ends the session after the log failed.
     async fn fail(&mut self, error: dsh_agent::AgentError) -> anyhow::Error {
-        self.agent.end(SessionEndReason::Exit).await;
-        self.runner.kill_all();
+        self.core.shutdown(SessionEndReason::Exit).await;
         anyhow::Error::new(error).context("the session log failed")
     }
 
@@ -548,11 +547,16 @@ impl Session {
                         self.status.session_id
                     ),
                 );
-                return Ok(Handled::End(cleared(self.agent.current_model())));
+                return Ok(Handled::End(cleared(self.core.agent().current_model())));
             }
             SlashCommand::Model(Some(name)) => {
                 self.status.model = name.clone();
-                if let Err(error) = self.agent.run_builtin(PromptCommand::Model(name)).await {
+                if let Err(error) = self
+                    .core
+                    .agent()
+                    .run_builtin(PromptCommand::Model(name))
+                    .await
+                {
                     return Err(self.fail(error).await);
                 }
             }
@@ -564,7 +568,7 @@ impl Session {
                 }));
             }
             SlashCommand::Mcp => {
-                let lines = self.mcp.notices();
+                let lines = self.core.mcp().notices();
                 if lines.is_empty() {
                     self.term.lines(
                         Tone::Plain,
@@ -583,7 +587,7 @@ impl Session {
             SlashCommand::Verbose => self.toggle_verbose(),
             SlashCommand::Mode(name) => self.switch_mode(name.as_deref()).await,
             SlashCommand::AddDir(path) => {
-                let (term, agent, cwd) = (&self.term, &self.agent, &self.cwd);
+                let (term, agent, cwd) = (&self.term, self.core.agent_ref(), &self.cwd);
                 crate::worktree_dirs::add_dir(term, agent, &self.permissions, cwd, path.as_deref())
                     .await;
             }
@@ -671,7 +675,8 @@ impl Session {
                 }
             },
         };
-        self.agent
+        self.core
+            .agent_ref()
             .permissions_updated(&[dsh_protocol::PermissionUpdate::SetMode {
                 mode: mode.to_string(),
                 destination: dsh_protocol::UpdateDestination::Session,
@@ -691,11 +696,11 @@ impl Session {
     async fn run_turn(&mut self, line: String) -> anyhow::Result<Step> {
         // A Ctrl-C that raced the end of the previous turn is stale.
         while self.ctrl_c_at_prompt.try_recv().is_ok() {}
-        let token = self.agent.session_cancel().child_token();
+        let token = self.core.agent().session_cancel().child_token();
         *self.turn.lock().unwrap_or_else(PoisonError::into_inner) = Some(token.clone());
-        let steering = self.agent.steering_queue();
+        let steering = self.core.agent().steering_queue();
         let outcome = {
-            let running = self.agent.run_turn(
+            let running = self.core.agent().run_turn(
                 QueuedPrompt {
                     text: line,
                     source: "user".to_owned(),
@@ -753,7 +758,7 @@ impl Session {
             Err(error) => return Err(self.fail(error).await),
         }
         // A native plugin's stop-after-step ended the session (seed 004).
-        if let Some(why) = self.agent.session_end_requested() {
+        if let Some(why) = self.core.agent().session_end_requested() {
             self.term
                 .lines(Tone::Warn, &format!("a plugin ended the session: {why}"));
             return Ok(Step::End(Next::Exit));
