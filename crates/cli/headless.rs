@@ -129,6 +129,24 @@ fn read_prompt(prompt: Option<&str>) -> anyhow::Result<String> {
     }
 }
 
+/// `--worktree`: the session moves into the worktree (a `-p` run keeps
+/// it). `None` when it could not be made; the reason is on stderr.
+fn enter_worktree(
+    spec: &dsh_core::SessionSpec,
+    name: &str,
+    target: &dsh_core::LogTarget,
+) -> anyhow::Result<Option<dsh_core::SessionSpec>> {
+    let id = target.new_session_id().map(str::to_owned);
+    let id = id.ok_or_else(|| anyhow::anyhow!("--worktree starts a new session"))?;
+    match dsh_core::worktree::enter(spec, name, &id)? {
+        Ok((moved, _)) => Ok(Some(moved)),
+        Err(failed) => {
+            errln!("{failed}");
+            Ok(None)
+        }
+    }
+}
+
 /// Where the session's log goes: the picked session, a fork of it, or a new
 /// one (with `--session-id`'s id when given).
 fn log_target(
@@ -285,16 +303,10 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     );
     let model_name = model.name();
     let target = log_target(&home, existing.as_ref(), &args.print, args.wait)?;
-    // `--worktree`: the session moves there (a `-p` run keeps it).
     if let Some(name) = &args.session.worktree {
-        let id = target.new_session_id().map(str::to_owned);
-        let id = id.ok_or_else(|| anyhow::anyhow!("--worktree starts a new session"))?;
-        match dsh_core::worktree::enter(&spec, name, &id)? {
-            Ok((moved, _)) => spec = moved,
-            Err(failed) => {
-                errln!("{failed}");
-                return Ok(ExitStatus::Failure);
-            }
+        match enter_worktree(&spec, name, &target)? {
+            Some(moved) => spec = moved,
+            None => return Ok(ExitStatus::Failure),
         }
     }
     spec.decide_headless(&mut std::io::stderr())?;
