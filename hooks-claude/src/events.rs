@@ -210,11 +210,10 @@ impl HookEvent {
             | HookEvent::PreModelSwitch
             | HookEvent::PostModelSwitch
             | HookEvent::TaskCreated
-            | HookEvent::TaskCompleted => EventSupport::Fired,
+            | HookEvent::TaskCompleted
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult => EventSupport::Fired,
             HookEvent::TeammateIdle => EventSupport::NotFired("dsh has no agent teams"),
-            HookEvent::Elicitation | HookEvent::ElicitationResult => {
-                EventSupport::NotFired("dsh has no MCP elicitation")
-            }
             HookEvent::ConfigChange => EventSupport::NotFired(
                 "dsh reads settings once at start-up and does not watch them",
             ),
@@ -261,7 +260,9 @@ impl HookEvent {
             | HookEvent::PreCompact
             | HookEvent::PreModelSwitch
             | HookEvent::TaskCreated
-            | HookEvent::TaskCompleted => true,
+            | HookEvent::TaskCompleted
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult => true,
             HookEvent::Notification
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
@@ -273,8 +274,6 @@ impl HookEvent {
             | HookEvent::PermissionDenied
             | HookEvent::Setup
             | HookEvent::TeammateIdle
-            | HookEvent::Elicitation
-            | HookEvent::ElicitationResult
             | HookEvent::ConfigChange
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
@@ -363,9 +362,8 @@ impl HookEvent {
             HookEvent::CwdChanged => Seam::CwdChanged,
             HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => Seam::ModelSwitch,
             HookEvent::TaskCreated | HookEvent::TaskCompleted => Seam::Task,
+            HookEvent::Elicitation | HookEvent::ElicitationResult => Seam::Elicitation,
             HookEvent::TeammateIdle
-            | HookEvent::Elicitation
-            | HookEvent::ElicitationResult
             | HookEvent::ConfigChange
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove

@@ -59,6 +59,8 @@ pub enum Seam {
     ModelSwitch,
     /// A task tool created a task or marked one completed.
     Task,
+    /// An MCP server's question to the user, and the answer.
+    Elicitation,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -90,6 +92,7 @@ impl Seam {
             Seam::CwdChanged => "cwd-changed",
             Seam::ModelSwitch => "model-switch",
             Seam::Task => "task",
+            Seam::Elicitation => "elicitation",
             Seam::Unmapped => "none",
         }
     }
