@@ -46,7 +46,7 @@ pub type TurnSlot = Arc<Mutex<Option<CancellationToken>>>;
 
 /// What the client answered, reduced to what dsh does with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Answer {
+pub(crate) enum Answer {
     /// The "allow once" option.
     AllowOnce,
     /// The "allow always" option.
@@ -70,7 +70,7 @@ fn options(allow: &str, reject: &str) -> Vec<PermissionOption> {
     ]
 }
 
-async fn ask(
+pub(crate) async fn ask(
     cx: &ConnectionTo<Client>,
     request: RequestPermissionRequest,
     cancel: &CancellationToken,
@@ -125,8 +125,32 @@ impl AcpApproval {
     }
 }
 
+impl AcpApproval {
+    fn token(&self) -> CancellationToken {
+        self.turn
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .unwrap_or_default()
+    }
+}
+
 #[async_trait]
 impl ApprovalService for AcpApproval {
+    async fn elicit(
+        &self,
+        request: &dsh_seams::ElicitationRequest,
+    ) -> dsh_seams::ElicitationAnswer {
+        super::questions::elicit(&self.cx, &self.session_id, &self.token(), request).await
+    }
+
+    async fn ask_questions(
+        &self,
+        questions: &[dsh_tools::builtin::interaction::Question],
+    ) -> Option<std::collections::BTreeMap<String, String>> {
+        super::questions::ask_questions(&self.cx, &self.session_id, &self.token(), questions).await
+    }
+
     async fn request(&self, exec: &ToolExecution, reason: Option<&str>) -> ApprovalResponse {
         let token = self
             .turn

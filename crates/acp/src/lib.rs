@@ -63,6 +63,7 @@
 
 mod approval;
 mod progress;
+mod questions;
 mod translate;
 
 use dsh_stdio::stdio::{ExitStatus, errln, error_chain};

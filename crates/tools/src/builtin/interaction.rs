@@ -3,9 +3,11 @@
 //!
 //! `ask_user_question` returns the answers its input carries (`answers`,
 //! question text → chosen label, as Claude Code's hooks and approval
-//! surfaces supply them through an updated input). Without answers nobody
-//! was able to answer, and the call fails with a text telling the model to
-//! state its assumption and go on: what a headless run gets.
+//! surfaces supply them through an updated input). Without answers it puts
+//! the questions to the person through the session's approval surface (the
+//! terminal's numbered options, an ACP permission request per question).
+//! When nobody can answer (a headless run, a cancelled question) the call
+//! fails with a text telling the model to state its assumption and go on.
 //!
 //! `exit_plan_mode` carries the plan. The permission stage asks the user to
 //! approve it while the session is in plan mode, and ends plan mode when the
@@ -138,11 +140,22 @@ impl Tool for AskUserQuestionTool {
         )
     }
 
-    async fn run(&self, _ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
+    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
         let args: AskArgs = parse_args(ASK, arguments)?;
         check_questions(&args.questions)?;
         let Some(given) = args.answers.filter(|answers| !answers.is_empty()) else {
-            return Err(ToolError(NO_ANSWER_TEXT.to_owned()));
+            // Nobody answered through the input: ask the person, if the
+            // session has one.
+            return match ctx.ask_questions(&args.questions).await {
+                Some(answers) => to_value(
+                    ASK,
+                    &AskOutput {
+                        questions: args.questions,
+                        answers,
+                    },
+                ),
+                None => Err(ToolError(NO_ANSWER_TEXT.to_owned())),
+            };
         };
         let answers = given
             .into_iter()
