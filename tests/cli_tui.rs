@@ -1397,7 +1397,7 @@ fn an_mcp_servers_elicitation_is_a_form_in_the_terminal() {
     screen.type_text("Ada\r");
     screen.wait_text("OK (boolean, Enter skips): ");
     screen.type_text("maybe\r");
-    screen.wait_text("expected answer y or n");
+    screen.wait_text("expected y or n");
     screen.type_text("y\r");
     screen.wait_text("Hello.");
     let result = first_tool_result(&mock);

@@ -62,6 +62,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod approval;
+mod permission;
 mod progress;
 mod questions;
 mod translate;

@@ -21,9 +21,9 @@ use dsh_seams::{
     CancellationToken, ElicitationAction, ElicitationAnswer, ElicitationMode, ElicitationRequest,
 };
 use dsh_tools::builtin::interaction::Question;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::approval::{Answer, REJECT_ONCE, ask};
+use super::permission::{Answer, REJECT_ONCE, ask};
 
 /// The option id of a question's `n`th option (1-based).
 fn option_id(n: usize) -> String {
@@ -174,15 +174,6 @@ pub(crate) async fn ask_questions(
     Some(answers)
 }
 
-/// Whether a form can be accepted without typing anything: no required
-/// fields.
-fn fillable_empty(schema: Option<&Value>) -> bool {
-    schema
-        .and_then(|schema| schema.get("required"))
-        .and_then(Value::as_array)
-        .is_none_or(Vec::is_empty)
-}
-
 /// An MCP elicitation through the editor: accept (URL mode, or a form
 /// without required fields, answered empty) or decline; the editor's
 /// `cancelled`, a cancelled turn or a failed request cancel.
@@ -197,8 +188,10 @@ pub(crate) async fn elicit(
     if let Some(url) = &request.url {
         text.push_str(&format!("\nOpen {url}"));
     }
-    let acceptable =
-        request.mode == ElicitationMode::Url || fillable_empty(request.requested_schema.as_ref());
+    // A form can be accepted without typing anything only when it has no
+    // required fields.
+    let acceptable = request.mode == ElicitationMode::Url
+        || !request.form_fields().iter().any(|field| field.required);
     if !acceptable {
         text.push_str("\nThis question needs a form, which this editor cannot show: it can only be declined here.");
     }

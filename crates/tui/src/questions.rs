@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use dsh_seams::{ElicitationAction, ElicitationAnswer, ElicitationMode, ElicitationRequest};
 use dsh_tools::builtin::interaction::Question;
-use serde_json::{Map, Value};
 
 use crate::approval_prompt::{Read, TerminalApproval};
 use crate::terminal::Tone;
@@ -37,41 +36,6 @@ pub(crate) fn parse_pick(question: &Question, line: &str) -> Option<String> {
         })
         .collect();
     labels.map(|labels| labels.join(", "))
-}
-
-/// One form field's value from what the person typed, by the field's JSON
-/// schema type; `Err` says what is expected.
-pub(crate) fn parse_field(schema: &Value, line: &str) -> Result<Value, String> {
-    let line = line.trim();
-    match schema.get("type").and_then(Value::as_str) {
-        Some("boolean") => match line {
-            "y" | "Y" | "yes" | "true" => Ok(Value::Bool(true)),
-            "n" | "N" | "no" | "false" => Ok(Value::Bool(false)),
-            _ => Err("answer y or n".to_owned()),
-        },
-        Some("integer") => line
-            .parse::<i64>()
-            .map(Value::from)
-            .map_err(|_| "a whole number".to_owned()),
-        Some("number") => line
-            .parse::<f64>()
-            .ok()
-            .and_then(serde_json::Number::from_f64)
-            .map(Value::Number)
-            .ok_or_else(|| "a number".to_owned()),
-        _ => {
-            let allowed: Vec<&str> = schema
-                .get("enum")
-                .and_then(Value::as_array)
-                .map(|values| values.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            if allowed.is_empty() || allowed.contains(&line) {
-                Ok(Value::String(line.to_owned()))
-            } else {
-                Err(format!("one of: {}", allowed.join(", ")))
-            }
-        }
-    }
 }
 
 impl TerminalApproval {
@@ -150,33 +114,17 @@ impl TerminalApproval {
                     .lines(Tone::Dim, "  answer 1 or 2 (y, n); Esc cancels"),
             }
         }
-        let Some(schema) = &request.requested_schema else {
-            return ElicitationAnswer::bare(ElicitationAction::Accept);
-        };
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|names| names.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let mut content = Map::new();
-        let empty = Map::new();
-        let properties = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        for (name, field) in properties {
-            let title = field.get("title").and_then(Value::as_str).unwrap_or(name);
-            let needed = required.contains(&name.as_str());
-            if let Some(about) = field.get("description").and_then(Value::as_str) {
-                self.term.lines(Tone::Dim, &format!("  {title}: {about}"));
+        let mut content = serde_json::Map::new();
+        for field in request.form_fields() {
+            if let Some(about) = &field.description {
+                self.term
+                    .lines(Tone::Dim, &format!("  {}: {about}", field.title));
             }
-            let kind = field
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("string");
             let prompt = format!(
-                "  {title} ({kind}{}): ",
-                if needed { "" } else { ", Enter skips" }
+                "  {} ({}{}): ",
+                field.title,
+                field.kind.as_str(),
+                if field.required { "" } else { ", Enter skips" }
             );
             loop {
                 let line = match self.read(&prompt).await {
@@ -184,12 +132,12 @@ impl TerminalApproval {
                     Read::Line(line) => line,
                     Read::Cancelled => return cancel,
                 };
-                if line.trim().is_empty() && !needed {
+                if line.trim().is_empty() && !field.required {
                     break;
                 }
-                match parse_field(field, &line) {
+                match field.read(&line) {
                     Ok(value) => {
-                        content.insert(name.clone(), value);
+                        content.insert(field.name.clone(), value);
                         break;
                     }
                     Err(expected) => self
@@ -201,7 +149,7 @@ impl TerminalApproval {
         self.term.lines(Tone::Good, "  answered");
         ElicitationAnswer {
             action: ElicitationAction::Accept,
-            content: Some(Value::Object(content)),
+            content: Some(content.into()),
         }
     }
 }
@@ -211,7 +159,6 @@ impl TerminalApproval {
 mod tests {
     use super::*;
     use dsh_tools::builtin::interaction::QuestionOption;
-    use serde_json::json;
 
     fn question(multi_select: bool) -> Question {
         Question {
@@ -243,28 +190,5 @@ mod tests {
             parse_pick(&question(false), "teal, please").as_deref(),
             Some("teal, please")
         );
-    }
-
-    #[test]
-    fn form_fields_follow_their_schema_type() {
-        let boolean = json!({"type": "boolean"});
-        assert_eq!(parse_field(&boolean, "y"), Ok(json!(true)));
-        assert!(parse_field(&boolean, "maybe").is_err());
-        assert_eq!(
-            parse_field(&json!({"type": "integer"}), "42"),
-            Ok(json!(42))
-        );
-        assert!(parse_field(&json!({"type": "integer"}), "4.2").is_err());
-        assert_eq!(
-            parse_field(&json!({"type": "number"}), "4.5"),
-            Ok(json!(4.5))
-        );
-        assert_eq!(
-            parse_field(&json!({"type": "string"}), " Ada "),
-            Ok(json!("Ada"))
-        );
-        let choice = json!({"type": "string", "enum": ["low", "high"]});
-        assert_eq!(parse_field(&choice, "high"), Ok(json!("high")));
-        assert!(parse_field(&choice, "mid").is_err());
     }
 }

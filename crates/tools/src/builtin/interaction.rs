@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{parse_args, parse_value, spec, to_value};
 use crate::{Rendered, Tool, ToolContext, ToolError};
@@ -61,7 +61,19 @@ pub struct Question {
 struct AskArgs {
     questions: Vec<Question>,
     #[serde(default)]
-    answers: Option<Map<String, Value>>,
+    answers: Option<std::collections::BTreeMap<String, GivenAnswer>>,
+}
+
+/// An answer as a hook or an approval surface supplies it.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum GivenAnswer {
+    /// One label, or the person's own words.
+    One(String),
+    /// Several labels (joined with `, `).
+    Several(Vec<String>),
+    /// Anything else, kept as its JSON text.
+    Other(serde_json::Value),
 }
 
 /// `ask_user_question`'s value: Claude Code's `AskUserQuestion` output.
@@ -161,16 +173,9 @@ impl Tool for AskUserQuestionTool {
             .into_iter()
             .map(|(question, answer)| {
                 let answer = match answer {
-                    Value::String(text) => text,
-                    Value::Array(items) => items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    other
-                    @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_)) => {
-                        other.to_string()
-                    }
+                    GivenAnswer::One(text) => text,
+                    GivenAnswer::Several(labels) => labels.join(", "),
+                    GivenAnswer::Other(other) => other.to_string(),
                 };
                 (question, answer)
             })
