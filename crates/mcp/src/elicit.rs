@@ -31,8 +31,8 @@ impl ElicitSlot {
     /// guard drops.
     pub(crate) fn open(&self) -> (SlotGuard, mpsc::UnboundedReceiver<Pending>) {
         let (sender, receiver) = mpsc::unbounded_channel();
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(sender);
-        (SlotGuard(self.clone()), receiver)
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(sender.clone());
+        (SlotGuard(self.clone(), sender), receiver)
     }
 
     fn current(&self) -> Option<mpsc::UnboundedSender<Pending>> {
@@ -43,12 +43,20 @@ impl ElicitSlot {
     }
 }
 
-/// Closes the slot when the call ends.
-pub(crate) struct SlotGuard(ElicitSlot);
+/// Closes the slot when the call ends, unless a later call on the same
+/// server took it over (calls in parallel: the newest one gets the
+/// server's questions).
+pub(crate) struct SlotGuard(ElicitSlot, mpsc::UnboundedSender<Pending>);
 
 impl Drop for SlotGuard {
     fn drop(&mut self) {
-        *self.0.0.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        let mut slot = self.0.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot
+            .as_ref()
+            .is_some_and(|current| current.same_channel(&self.1))
+        {
+            *slot = None;
+        }
     }
 }
 
@@ -183,6 +191,20 @@ mod tests {
             serde_json::to_string(&request.requested_schema.unwrap()).unwrap(),
             r#"{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Your name"},"ok":{"type":"boolean","title":"OK","description":"Go ahead?"}},"required":["name"]}"#
         );
+    }
+
+    #[test]
+    fn a_call_ending_leaves_a_later_calls_slot_open() {
+        let slot = ElicitSlot::default();
+        let (first, _first_rx) = slot.open();
+        let (second, _second_rx) = slot.open();
+        drop(first);
+        assert!(
+            slot.current().is_some(),
+            "the second call lost its questions"
+        );
+        drop(second);
+        assert!(slot.current().is_none());
     }
 
     #[test]
