@@ -850,3 +850,136 @@ fn sigterm_ends_the_session_and_kills_the_running_command() {
     let input = std::fs::read_to_string(ctx.project().join("session-end.json")).unwrap();
     assert!(input.contains("SessionEnd"), "{input}");
 }
+
+#[test]
+fn ask_user_question_is_a_permission_request_with_the_questions_options() {
+    let ctx = TestContext::new();
+    let ask = MockToolCall::new(
+        "call_1",
+        "ask_user_question",
+        &json!({"questions": [{
+            "question": "Which database?",
+            "header": "Database",
+            "options": [
+                {"label": "Postgres", "description": "the usual"},
+                {"label": "SQLite", "description": "one file"}
+            ]
+        }]}),
+    );
+    let mock = mock(vec![
+        MockResponse::tool_calls("", vec![ask.clone()]),
+        MockResponse::tool_calls("", vec![ask]),
+        MockResponse::text("Noted."),
+    ]);
+    let mut client = AcpClient::start(&ctx, &mock);
+    let session = start_session(&mut client, &ctx.project());
+    let prompt = client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "pick one"}]}),
+    );
+    let question = client.until(|m| is_method(m, "session/request_permission"));
+    let options: Vec<(&str, &str)> = question["params"]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["optionId"].as_str().unwrap(), o["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        options,
+        [
+            ("option_1", "Postgres"),
+            ("option_2", "SQLite"),
+            ("reject_once", "Skip")
+        ]
+    );
+    assert_eq!(
+        question["params"]["toolCall"]["title"],
+        "Database: Which database?"
+    );
+    client.pick(&question, "option_2");
+    // The second time the question is skipped: nobody answered.
+    let question = client.until(|m| is_method(m, "session/request_permission"));
+    client.pick(&question, "reject_once");
+    let done = client.response(prompt);
+    assert_eq!(done["result"]["stopReason"], "end_turn");
+    let (status, _) = client.finish();
+    assert!(status.success());
+
+    let results: Vec<String> = mock
+        .requests()
+        .iter()
+        .filter_map(|r| {
+            r["messages"]
+                .as_array()?
+                .iter()
+                .rev()
+                .find(|m| m["role"] == "tool")
+                .and_then(|m| m["content"].as_str().map(str::to_owned))
+        })
+        .collect();
+    assert!(
+        results[0].contains("\"Which database?\" = \"SQLite\""),
+        "{results:?}"
+    );
+    assert!(
+        results[1].starts_with("No one could answer these questions"),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn an_mcp_elicitation_with_a_required_field_can_only_be_declined_in_acp() {
+    let ctx = TestContext::new();
+    let log = ctx.home().join("elicit.jsonl");
+    let config = json!({"mcpServers": {"elicit": {
+        "command": "python3",
+        "args": [crate::support::repo_root().join("fixtures/mcp/elicit_server.py")],
+        "env": {"MCP_ELICIT_LOG": log},
+    }}})
+    .to_string();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "mcp__elicit__ask",
+                &json!({"question": "What is your name?"}),
+            )],
+        ),
+        MockResponse::text("Fine."),
+    ]);
+    let mut args = hooks_only();
+    args.extend(["--mcp-config".into(), config.into()]);
+    let mut client = AcpClient::start_with(&ctx, &mock, &args, &[]);
+    let session = start_session(&mut client, &ctx.project());
+    let prompt = client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "ask me"}]}),
+    );
+    let question = client.until(|m| is_method(m, "session/request_permission"));
+    let options: Vec<&str> = question["params"]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["optionId"].as_str().unwrap())
+        .collect();
+    assert_eq!(options, ["reject_once"], "{question}");
+    assert_eq!(
+        question["params"]["toolCall"]["title"],
+        "MCP server elicit asks"
+    );
+    client.pick(&question, "reject_once");
+    let done = client.response(prompt);
+    assert_eq!(done["result"]["stopReason"], "end_turn");
+    let (status, _) = client.finish();
+    assert!(status.success());
+    // What the server got back.
+    let answers: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| line["dir"] == "in" && line["msg"]["id"] == 1001)
+        .map(|line| line["msg"]["result"].clone())
+        .collect();
+    assert_eq!(answers, [json!({"action": "decline"})]);
+}

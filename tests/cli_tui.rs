@@ -1290,3 +1290,121 @@ fn shift_tab_tells_hooks_the_new_mode() {
         serde_json::from_str(recorded.lines().find(|l| !l.trim().is_empty()).unwrap()).unwrap();
     assert_eq!(payload["permission_mode"], "plan", "{recorded}");
 }
+
+/// The model-facing text of the first tool result the mock was sent.
+fn first_tool_result(mock: &MockProvider) -> String {
+    let requests = mock.requests();
+    requests
+        .iter()
+        .flat_map(|request| request["messages"].as_array().cloned().unwrap_or_default())
+        .find(|m| m["role"] == "tool")
+        .and_then(|m| m["content"].as_str().map(str::to_owned))
+        .expect("a tool result")
+}
+
+#[test]
+fn ask_user_question_shows_the_options_and_a_number_picks_one() {
+    let ctx = TestContext::new();
+    let ask = MockToolCall::new(
+        "call_1",
+        "ask_user_question",
+        &json!({"questions": [{
+            "question": "Which database?",
+            "header": "Database",
+            "options": [
+                {"label": "Postgres", "description": "the usual"},
+                {"label": "SQLite", "description": "one file"}
+            ]
+        }]}),
+    );
+    let mock = mock(vec![
+        MockResponse::tool_calls("", vec![ask]),
+        MockResponse::text("Noted."),
+    ]);
+    let mut screen = Screen::spawn(&ctx, &mock, (40, 100), &[]);
+    screen.wait_prompt();
+    screen.type_text("Pick a database\r");
+    let question = screen.wait_text("answer:");
+    assert!(
+        question.contains("? Database: Which database?"),
+        "{question}"
+    );
+    assert!(question.contains("  1 Postgres — the usual"), "{question}");
+    assert!(question.contains("  2 SQLite — one file"), "{question}");
+    // Out of range: asked again.
+    screen.type_text("3\r");
+    screen.wait_for("the hint again", |s| {
+        s.matches("a number, or type your own answer").count() >= 2
+    });
+    screen.type_text("2\r");
+    screen.wait_text("Noted.");
+    let result = first_tool_result(&mock);
+    assert!(
+        result.contains("\"Which database?\" = \"SQLite\""),
+        "{result}"
+    );
+    screen.wait_prompt();
+    screen.exit_with_ctrl_d();
+}
+
+#[test]
+fn an_mcp_servers_elicitation_is_a_form_in_the_terminal() {
+    let ctx = TestContext::new();
+    let log = ctx.home().join("elicit.jsonl");
+    let config = ctx.home().join("mcp.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"elicit": {
+            "command": "python3",
+            "args": [crate::support::repo_root().join("fixtures/mcp/elicit_server.py")],
+            "env": {"MCP_ELICIT_LOG": log},
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "mcp__elicit__ask",
+                &json!({"question": "What is your name?"}),
+            )],
+        ),
+        MockResponse::text("Hello."),
+    ]);
+    let config = config.display().to_string();
+    let mut screen = Screen::spawn(
+        &ctx,
+        &mock,
+        (40, 100),
+        &[
+            "--mcp-config",
+            &config,
+            "--permission-mode",
+            "bypassPermissions",
+        ],
+    );
+    screen.wait_prompt();
+    screen.type_text("Ask my name\r");
+    let question = screen.wait_text("choice [1/2]:");
+    assert!(
+        question.contains("? MCP server elicit asks: What is your name?"),
+        "{question}"
+    );
+    screen.type_text("y\r");
+    screen.wait_text("Name (string): ");
+    screen.type_text("Ada\r");
+    screen.wait_text("OK (boolean, Enter skips): ");
+    screen.type_text("maybe\r");
+    screen.wait_text("expected y or n");
+    screen.type_text("y\r");
+    screen.wait_text("Hello.");
+    let result = first_tool_result(&mock);
+    assert_eq!(
+        result,
+        r#"ELICIT: {"action": "accept", "content": {"name": "Ada", "ok": true}}"#
+    );
+    screen.wait_prompt();
+    screen.exit_with_ctrl_d();
+}

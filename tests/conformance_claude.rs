@@ -84,7 +84,8 @@ enum Known {
     /// `tool_input` has the default on both sides).
     EditDefaultsInHistory,
     /// An async hook runs alongside the rest of the turn, so when it starts relative to later
-    /// hooks is a race (in both tools): hook runs are compared as one set.
+    /// hooks is a race (in both tools): hook runs are compared as one set. (Claude Code's
+    /// `elicitation_response` Notification is not awaited either: `ev_elicit_*`.)
     AsyncHookRace,
     /// This many hook invocations never reach the scripted hook (a settings hook Claude Code
     /// refuses to run, a plugin hook whose script path the shell empties): the log's
@@ -314,17 +315,17 @@ fn run_dsh(name: &str) -> DshRun {
     .unwrap();
     std::fs::copy(dir.join("behaviors.json"), run_dir.join("behaviors.json")).unwrap();
     // MCP captures: the project's MCP configuration points at dsh's own stdio test server
-    // through `${ORACLE}` (fixtures/mcp/echo_server.py stands in for the capture's server).
+    // through `${ORACLE}` (fixtures/mcp/echo_server.py stands in for the capture's server;
+    // fixtures/mcp/elicit_server.py is the one the `ev_elicit_*` captures ran).
     if dir.join("project").is_dir() {
         copy_tree(&dir.join("project"), &ctx.project());
-        std::fs::copy(
-            repo_root()
-                .join("fixtures")
-                .join("mcp")
-                .join("echo_server.py"),
-            oracle.join("echo_server.py"),
-        )
-        .unwrap();
+        for server in ["echo_server.py", "elicit_server.py"] {
+            std::fs::copy(
+                repo_root().join("fixtures").join("mcp").join(server),
+                oracle.join(server),
+            )
+            .unwrap();
+        }
     }
     let requests_path = ctx.home().join("requests.jsonl");
     let mut command = ctx.dsh();
@@ -927,9 +928,13 @@ fn dsh_hook_outputs(log: &[Value], normalizer: &Normalizer, every_turn: bool) ->
         // line for PreCompact/PostCompact (cmp_auto) or InstructionsLoaded
         // (`misc_instructions_loaded`); their outcomes are compared through the hooks' own
         // records.
-        // Nor for CwdChanged (`ev_cwd_changed`), ConfigChange (`ev_config_change*`) or
-        // FileChanged (`ev_file_changed*`).
+        // Nor for CwdChanged (`ev_cwd_changed`), ConfigChange (`ev_config_change*`),
+        // FileChanged (`ev_file_changed*`), Elicitation, ElicitationResult or the
+        // Notification after them (`ev_elicit_*`).
         if event == "SessionEnd"
+            || event == "Elicitation"
+            || event == "ElicitationResult"
+            || event == "Notification"
             || event == "StopFailure"
             || event == "PreCompact"
             || event == "PostCompact"
@@ -1547,6 +1552,44 @@ fn conformance(name: &str, known: &[Known]) {
         }
     }
 
+    if name.starts_with("ev_elicit") {
+        // What the MCP server got back for its `elicitation/create`: the same answer Claude
+        // Code sent (fixtures/claude/captures/<name>/mcp.json holds its side).
+        let answers = |lines: Vec<Value>| -> Vec<Value> {
+            lines
+                .into_iter()
+                .filter(|line| line["dir"] == "in" && line["msg"]["id"] == 1001)
+                .map(|line| line["msg"]["result"].clone())
+                .collect()
+        };
+        let captured: Vec<Value> = serde_json::from_str(
+            &std::fs::read_to_string(
+                repo_root()
+                    .join("fixtures/claude/captures")
+                    .join(name)
+                    .join("mcp.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let log = run
+            .ctx
+            .home()
+            .join("oracle/captures")
+            .join(name)
+            .join("mcp_elicit.jsonl");
+        let ours: Vec<Value> = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(
+            answers(ours),
+            answers(captured),
+            "{name}: the server's answer"
+        );
+    }
+
     if name == "ev_message_display_replace" {
         // Claude Code's result is the text the MessageDisplay hook had shown instead; dsh
         // records the replacement for whoever presents the session.
@@ -1682,6 +1725,13 @@ scenarios! {
     ev_file_changed;
     ev_file_changed_watch;
     ev_message_display;
+    ev_elicit_accept;
+    ev_elicit_decline;
+    ev_elicit_exit2;
+    ev_elicit_plain [Known::AsyncHookRace];
+    ev_elicit_result_change [Known::AsyncHookRace];
+    ev_elicit_result_decline_json [Known::AsyncHookRace];
+    ev_elicit_result_exit2 [Known::AsyncHookRace];
     ev_model_sdk [Known::SdkModelSwitch, Known::ModelName];
     ev_model_sdk_deny [Known::SdkModelSwitch, Known::ModelName];
     ev_model_sdk_exit2 [Known::SdkModelSwitch, Known::ModelName];

@@ -215,11 +215,10 @@ impl HookEvent {
             | HookEvent::WorktreeRemove
             | HookEvent::DirectoryAdded
             | HookEvent::ConfigChange
-            | HookEvent::FileChanged => EventSupport::Fired,
+            | HookEvent::FileChanged
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult => EventSupport::Fired,
             HookEvent::TeammateIdle => EventSupport::NotFired("dsh has no agent teams"),
-            HookEvent::Elicitation | HookEvent::ElicitationResult => {
-                EventSupport::NotFired("dsh has no MCP elicitation")
-            }
         }
     }
 
@@ -259,7 +258,9 @@ impl HookEvent {
             | HookEvent::PreModelSwitch
             | HookEvent::TaskCreated
             | HookEvent::TaskCompleted
-            | HookEvent::ConfigChange => true,
+            | HookEvent::ConfigChange
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult => true,
             HookEvent::Notification
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
@@ -271,8 +272,6 @@ impl HookEvent {
             | HookEvent::PermissionDenied
             | HookEvent::Setup
             | HookEvent::TeammateIdle
-            | HookEvent::Elicitation
-            | HookEvent::ElicitationResult
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
             | HookEvent::InstructionsLoaded
@@ -362,9 +361,8 @@ impl HookEvent {
             HookEvent::TaskCreated | HookEvent::TaskCompleted => Seam::Task,
             HookEvent::ConfigChange => Seam::ConfigChange,
             HookEvent::FileChanged => Seam::FileChanged,
+            HookEvent::Elicitation | HookEvent::ElicitationResult => Seam::Elicitation,
             HookEvent::TeammateIdle
-            | HookEvent::Elicitation
-            | HookEvent::ElicitationResult
             | HookEvent::WorktreeCreate
             | HookEvent::WorktreeRemove
             | HookEvent::DirectoryAdded => Seam::Unmapped,

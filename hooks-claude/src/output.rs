@@ -543,6 +543,13 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
                 text: format!("[{cmd}]: {reason}"),
             };
         }
+        HookEvent::Elicitation | HookEvent::ElicitationResult => {
+            // ev_elicit_exit2 / ev_elicit_result_exit2: the answer becomes
+            // `decline`; nobody sees the stderr.
+            out.effect = Effect::Deny {
+                text: format!("[{cmd}]: {reason}"),
+            };
+        }
         HookEvent::TaskCreated | HookEvent::TaskCompleted | HookEvent::ConfigChange => {
             // PROTOCOL.md (not captured: headless Claude Code offers no
             // TaskCreate): the task is rolled back and stderr reaches the
@@ -564,8 +571,6 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
         | HookEvent::PermissionDenied
         | HookEvent::Setup
         | HookEvent::TeammateIdle
-        | HookEvent::Elicitation
-        | HookEvent::ElicitationResult
         | HookEvent::WorktreeCreate
         | HookEvent::WorktreeRemove
         | HookEvent::InstructionsLoaded

@@ -31,6 +31,7 @@ use crate::payload::{self, Common};
 use crate::transcript::Transcript;
 
 mod compact;
+mod elicitation;
 mod failure;
 mod launch;
 mod lifecycle;
@@ -365,6 +366,23 @@ impl Plugin for ClaudePlugin {
         self.on_message_display(ctx, input).await
     }
 
+    async fn elicitation(
+        &self,
+        ctx: &SeamContext,
+        request: &dsh_seams::ElicitationRequest,
+    ) -> Option<dsh_seams::ElicitationAnswer> {
+        self.on_elicitation(ctx, request).await
+    }
+
+    async fn elicitation_result(
+        &self,
+        ctx: &SeamContext,
+        request: &dsh_seams::ElicitationRequest,
+        answer: &dsh_seams::ElicitationAnswer,
+    ) -> Option<dsh_seams::ElicitationAnswer> {
+        self.on_elicitation_result(ctx, request, answer).await
+    }
+
     async fn cwd_changed(&self, ctx: &SeamContext, change: &dsh_seams::CwdChange) {
         self.on_cwd_changed(ctx, change).await;
     }
@@ -555,6 +573,7 @@ impl Plugin for ClaudePlugin {
         let kind = match notification.kind {
             NotificationKind::PermissionPrompt => "permission_prompt",
             NotificationKind::Idle => "idle_prompt",
+            NotificationKind::ElicitationResponse => "elicitation_response",
         };
         let common = self.common(ctx, true);
         let firing = Firing {

@@ -22,9 +22,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
-    SessionId, SessionUpdate, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate,
-    ToolCallUpdateFields, ToolKind,
+    PermissionOption, PermissionOptionKind, RequestPermissionRequest, SessionId, SessionUpdate,
+    ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use async_trait::async_trait;
 use dsh_seams::{ApprovalResponse, CancellationToken, ToolExecution};
@@ -34,66 +33,17 @@ use super::translate::describe_call;
 use dsh_permissions::PermissionsPlugin;
 use dsh_permissions::always::{can_remember, rule_for_call};
 
-/// The option id that allows, once.
-pub const ALLOW_ONCE: &str = "allow_once";
-/// The option id that allows always (adds the call's rule).
-pub const ALLOW_ALWAYS: &str = "allow_always";
-/// The option id that rejects, once.
-pub const REJECT_ONCE: &str = "reject_once";
+pub use super::permission::{ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ONCE};
+use super::permission::{Answer, ask};
 
 /// The running turn's token, when a turn runs.
 pub type TurnSlot = Arc<Mutex<Option<CancellationToken>>>;
-
-/// What the client answered, reduced to what dsh does with it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Answer {
-    /// The "allow once" option.
-    AllowOnce,
-    /// The "allow always" option.
-    AllowAlways,
-    /// The "reject once" option.
-    RejectOnce,
-    /// An option id dsh did not offer.
-    UnknownOption(String),
-    /// The client answered `cancelled`.
-    ClientCancelled,
-    /// The turn was cancelled while the question was open.
-    TurnCancelled,
-    /// The request failed: an error reply or a closed connection.
-    Failed(String),
-}
 
 fn options(allow: &str, reject: &str) -> Vec<PermissionOption> {
     vec![
         PermissionOption::new(ALLOW_ONCE, allow, PermissionOptionKind::AllowOnce),
         PermissionOption::new(REJECT_ONCE, reject, PermissionOptionKind::RejectOnce),
     ]
-}
-
-async fn ask(
-    cx: &ConnectionTo<Client>,
-    request: RequestPermissionRequest,
-    cancel: &CancellationToken,
-) -> Answer {
-    let sent = cx.send_request(request).block_task();
-    let reply = tokio::select! {
-        reply = sent => reply,
-        () = cancel.cancelled() => return Answer::TurnCancelled,
-    };
-    match reply {
-        Ok(response) => match response.outcome {
-            RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
-                ALLOW_ONCE => Answer::AllowOnce,
-                ALLOW_ALWAYS => Answer::AllowAlways,
-                REJECT_ONCE => Answer::RejectOnce,
-                other => Answer::UnknownOption(other.to_owned()),
-            },
-            RequestPermissionOutcome::Cancelled => Answer::ClientCancelled,
-            // An outcome this protocol version does not know is not a yes.
-            _ => Answer::UnknownOption("(unknown outcome)".to_owned()),
-        },
-        Err(error) => Answer::Failed(error.to_string()),
-    }
 }
 
 /// Resolves `ask` decisions through the editor.
@@ -125,8 +75,32 @@ impl AcpApproval {
     }
 }
 
+impl AcpApproval {
+    fn token(&self) -> CancellationToken {
+        self.turn
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .unwrap_or_default()
+    }
+}
+
 #[async_trait]
 impl ApprovalService for AcpApproval {
+    async fn elicit(
+        &self,
+        request: &dsh_seams::ElicitationRequest,
+    ) -> dsh_seams::ElicitationAnswer {
+        super::questions::elicit(&self.cx, &self.session_id, &self.token(), request).await
+    }
+
+    async fn ask_questions(
+        &self,
+        questions: &[dsh_tools::builtin::interaction::Question],
+    ) -> Option<std::collections::BTreeMap<String, String>> {
+        super::questions::ask_questions(&self.cx, &self.session_id, &self.token(), questions).await
+    }
+
     async fn request(&self, exec: &ToolExecution, reason: Option<&str>) -> ApprovalResponse {
         let token = self
             .turn

@@ -62,7 +62,9 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod approval;
+mod permission;
 mod progress;
+mod questions;
 mod translate;
 
 use dsh_stdio::stdio::{ExitStatus, errln, error_chain};

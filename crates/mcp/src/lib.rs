@@ -19,6 +19,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 pub mod config;
+mod elicit;
 mod entry;
 mod expand;
 mod files;

@@ -30,8 +30,7 @@ use std::time::Duration;
 use dsh_hook_runner::{ProcessLayer, ServiceGroup};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientCapabilities, ClientConfig, ClientRequest, Implementation, ProtocolVersion, RequestId,
-    ServerResult, Tool as ToolDef,
+    ClientRequest, RequestId, ServerResult, Tool as ToolDef,
 };
 use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
 use rmcp::{Peer, RoleClient, ServiceExt};
@@ -42,6 +41,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{ServerConfig, ServerSource, ServerTransport};
+use crate::elicit::{DshClient, ElicitSlot};
 use crate::oversize::{LineWatch, MAX_LINE, Oversized};
 
 /// `MCP_TIMEOUT`'s default: how long a server has to start and list its
@@ -150,7 +150,7 @@ impl ServerReport {
 pub struct CallError(pub String);
 
 struct Connection {
-    service: RunningService<RoleClient, ClientConfig>,
+    service: RunningService<RoleClient, DshClient>,
     child: Child,
     group: ServiceGroup,
     stderr: Arc<Mutex<VecDeque<u8>>>,
@@ -214,6 +214,8 @@ pub struct Server {
     status: Mutex<ServerStatus>,
     tools: Mutex<Vec<ToolDef>>,
     restarts_left: Mutex<u32>,
+    /// Where the server's elicitations go (the tool call in flight).
+    pub(crate) elicit: ElicitSlot,
 }
 
 impl std::fmt::Debug for Server {
@@ -303,13 +305,7 @@ impl Server {
         };
         let (oversized, _) = broadcast::channel(16);
         let stdout = LineWatch::new(stdout, MAX_LINE, oversized.clone());
-        // The newest revision that still has the `initialize` handshake; a
-        // server that knows only older ones answers with its own (negotiation).
-        let client = ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("dsh", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+        let client = DshClient::new(name, self.elicit.clone());
         let startup_timeout = self
             .config
             .startup_timeout
@@ -574,6 +570,7 @@ impl McpManager {
                     }),
                     tools: Mutex::new(Vec::new()),
                     restarts_left: Mutex::new(1),
+                    elicit: ElicitSlot::default(),
                 })
             })
             .collect();

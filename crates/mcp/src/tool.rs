@@ -134,11 +134,22 @@ impl Tool for McpTool {
     }
 
     async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let result = self
-            .server
-            .call(&self.tool, arguments, &ctx.cancel)
-            .await
-            .map_err(|err| ToolError(err.0))?;
+        // The server's questions during this call (MCP elicitation) are
+        // answered here, on the session's runtime, while the call runs.
+        let (_open, mut questions) = self.server.elicit.open();
+        let call = self.server.call(&self.tool, arguments, &ctx.cancel);
+        tokio::pin!(call);
+        let result = loop {
+            tokio::select! {
+                result = &mut call => break result,
+                Some((request, reply)) = questions.recv() => {
+                    let answer = ctx.elicit(&request).await;
+                    // The server may have given up waiting: nothing to tell.
+                    let _ = reply.send(answer);
+                }
+            }
+        }
+        .map_err(|err| ToolError(err.0))?;
         let store = ResultStore::for_call(ctx, &self.server.config().name, &self.tool);
         Ok(bound_result(result_value(&result), &store))
     }

@@ -63,6 +63,8 @@ pub enum Seam {
     ConfigChange,
     /// A watched file changed.
     FileChanged,
+    /// An MCP server's question to the user, and the answer.
+    Elicitation,
     /// An event dsh never fires (kept so such configuration can be listed).
     #[serde(rename = "none")]
     Unmapped,
@@ -96,6 +98,7 @@ impl Seam {
             Seam::Task => "task",
             Seam::ConfigChange => "config-change",
             Seam::FileChanged => "file-changed",
+            Seam::Elicitation => "elicitation",
             Seam::Unmapped => "none",
         }
     }

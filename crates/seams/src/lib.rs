@@ -21,6 +21,7 @@
 mod compaction;
 mod context;
 mod decisions;
+mod elicitation;
 mod execution;
 mod ids;
 mod lifecycle;
@@ -34,6 +35,7 @@ mod tasks;
 pub use compaction::*;
 pub use context::*;
 pub use decisions::*;
+pub use elicitation::*;
 pub use execution::*;
 pub use ids::*;
 pub use lifecycle::*;

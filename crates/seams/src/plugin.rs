@@ -23,7 +23,7 @@ use crate::{
     CwdChange, DisplayDecision, DisplayInput, ModelSwitch, ModelSwitchDecision, SetupTrigger,
 };
 use crate::{DirectoryAddition, WorktreeCreation, WorktreeRemoval};
-use crate::{TaskEvent, TaskVerdict};
+use crate::{ElicitationAnswer, ElicitationRequest, TaskEvent, TaskVerdict};
 
 /// A prompt claimed for a turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +91,9 @@ pub enum NotificationKind {
     PermissionPrompt,
     /// The session is idle, waiting for input.
     Idle,
+    /// The user answered an MCP server's elicitation (Claude Code's
+    /// `elicitation_response`, after ElicitationResult).
+    ElicitationResponse,
 }
 
 /// A notification about the user being needed.
@@ -504,6 +507,27 @@ pub trait Plugin: Send + Sync {
         _input: &SubagentStopInput,
     ) -> ContinuationDecision {
         ContinuationDecision::Stop
+    }
+
+    /// An MCP server asks the user something: a listener may answer in the
+    /// user's place (the first answer wins; nobody is asked then).
+    async fn elicitation(
+        &self,
+        _ctx: &SeamContext,
+        _request: &ElicitationRequest,
+    ) -> Option<ElicitationAnswer> {
+        None
+    }
+
+    /// The user's answer to an elicitation, before it goes back to the
+    /// server: a listener may replace it (the first replacement wins).
+    async fn elicitation_result(
+        &self,
+        _ctx: &SeamContext,
+        _request: &ElicitationRequest,
+        _answer: &ElicitationAnswer,
+    ) -> Option<ElicitationAnswer> {
+        None
     }
 
     /// A task tool created a task or marked one completed (Claude Code's

@@ -22,10 +22,12 @@ use dsh_seams::{
     InputRewrite, Next, Plugin, PostToolAction, PreToolDecision, PreToolVerdict, ProposedCall,
     Screening, SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
 };
+use dsh_seams::{ElicitationAction, ElicitationAnswer, ElicitationRequest};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use crate::builtin::interaction::Question;
 use crate::{Tool, ToolContext, schema};
 
 mod changes;
@@ -38,6 +40,21 @@ use gate::Gate;
 pub trait ApprovalService: Send + Sync {
     /// Shows the call and the reason; returns what the user answered.
     async fn request(&self, exec: &ToolExecution, reason: Option<&str>) -> ApprovalResponse;
+
+    /// Puts an MCP server's question (an elicitation) to the person. A
+    /// surface that cannot show it answers `cancel`, as a headless Claude
+    /// Code session does.
+    async fn elicit(&self, _request: &ElicitationRequest) -> ElicitationAnswer {
+        ElicitationAnswer::bare(ElicitationAction::Cancel)
+    }
+
+    /// Puts `ask_user_question`'s questions to the person: question text →
+    /// the chosen label(s) (comma-separated for several) or typed answer.
+    /// `None`: nobody could answer (a headless session, a cancelled
+    /// question).
+    async fn ask_questions(&self, _questions: &[Question]) -> Option<BTreeMap<String, String>> {
+        None
+    }
 }
 
 /// The model-facing text of an `ask` that nobody could answer.
@@ -653,6 +670,7 @@ impl ToolRegistry {
         tool_ctx.execution_id = exec.execution_id.clone();
         tool_ctx.seam = Some(ctx.clone());
         tool_ctx.set_plugins(self.plugins.clone());
+        tool_ctx.set_asker(self.approval.clone());
         let original_signal = ctx.cancel.clone();
         let core = {
             let tool = Arc::clone(tool);

@@ -6,6 +6,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use dsh_seams::{ContextEntry, Plugin, SeamContext, TaskEvent, TaskVerdict, ToolOutcome};
+use dsh_seams::{ElicitationAnswer, ElicitationRequest, Notification, NotificationKind};
+
+use crate::ApprovalService;
+use crate::builtin::interaction::Question;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -26,6 +30,22 @@ pub struct ToolContext {
     pub seam: Option<SeamContext>,
     deferred: Arc<Mutex<Vec<ContextEntry>>>,
     plugins: PluginList,
+    asker: AskerSlot,
+}
+
+/// Who can put a question to the person (the session's approval surface);
+/// empty in a headless session.
+#[derive(Clone, Default)]
+struct AskerSlot(Option<Arc<dyn ApprovalService>>);
+
+impl std::fmt::Debug for AskerSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "asker"
+        } else {
+            "no asker"
+        })
+    }
 }
 
 /// The session's plugins, as a tool sees them (task tools ask them about
@@ -52,6 +72,7 @@ impl ToolContext {
             seam: None,
             deferred: Arc::default(),
             plugins: PluginList::default(),
+            asker: AskerSlot::default(),
         }
     }
 
@@ -73,6 +94,61 @@ impl ToolContext {
             }
         }
         TaskVerdict::Allow
+    }
+
+    /// Sets who can put questions to the person (the registry hands over
+    /// its approval surface).
+    pub fn set_asker(&mut self, asker: Option<Arc<dyn ApprovalService>>) {
+        self.asker = AskerSlot(asker);
+    }
+
+    /// An MCP server's question during this call (MCP elicitation): the
+    /// elicitation seam may answer it (nobody is asked then); else the
+    /// person is asked (`cancel` when nobody can be), the result seam may
+    /// change the answer, and an `elicitation_response` notification says
+    /// what went back.
+    pub async fn elicit(&self, request: &ElicitationRequest) -> ElicitationAnswer {
+        if let Some(seam) = &self.seam {
+            for plugin in &self.plugins.0 {
+                if let Some(answer) = plugin.elicitation(seam, request).await {
+                    return answer;
+                }
+            }
+        }
+        let mut answer = match &self.asker.0 {
+            Some(asker) => asker.elicit(request).await,
+            None => ElicitationAnswer::bare(dsh_seams::ElicitationAction::Cancel),
+        };
+        let Some(seam) = &self.seam else {
+            return answer;
+        };
+        for plugin in &self.plugins.0 {
+            if let Some(changed) = plugin.elicitation_result(seam, request, &answer).await {
+                answer = changed;
+                break;
+            }
+        }
+        let notification = Notification {
+            kind: NotificationKind::ElicitationResponse,
+            message: format!(
+                "Elicitation response for server \"{}\": {}",
+                request.server,
+                answer.action.as_str()
+            ),
+        };
+        for plugin in &self.plugins.0 {
+            plugin.notification(seam, &notification).await;
+        }
+        answer
+    }
+
+    /// Puts `ask_user_question`'s questions to the person, when the
+    /// session has someone to ask.
+    pub async fn ask_questions(
+        &self,
+        questions: &[Question],
+    ) -> Option<std::collections::BTreeMap<String, String>> {
+        self.asker.0.as_ref()?.ask_questions(questions).await
     }
 
     /// Defers model-facing context to the end of the batch (seed decision 2):

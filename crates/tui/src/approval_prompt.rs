@@ -230,13 +230,13 @@ pub(crate) struct TerminalApproval {
 }
 
 /// One line from the person, or why there is none.
-enum Read {
+pub(crate) enum Read {
     Line(String),
     Cancelled,
 }
 
 impl TerminalApproval {
-    async fn read(&self, prompt: &str) -> Read {
+    pub(crate) async fn read(&self, prompt: &str) -> Read {
         let token = self
             .turn
             .lock()
@@ -283,6 +283,20 @@ impl TerminalApproval {
 
 #[async_trait]
 impl ApprovalService for TerminalApproval {
+    async fn elicit(
+        &self,
+        request: &dsh_seams::ElicitationRequest,
+    ) -> dsh_seams::ElicitationAnswer {
+        self.elicit_here(request).await
+    }
+
+    async fn ask_questions(
+        &self,
+        questions: &[dsh_tools::builtin::interaction::Question],
+    ) -> Option<std::collections::BTreeMap<String, String>> {
+        self.ask_here(questions).await
+    }
+
     async fn request(&self, exec: &ToolExecution, reason: Option<&str>) -> ApprovalResponse {
         let asker = Asker::of(self.permissions.as_deref(), exec, reason);
         let remember = asker

@@ -21,6 +21,7 @@ pub mod interactive;
 pub mod log_view;
 pub mod picker;
 mod prompt_loop;
+mod questions;
 mod restart;
 mod slash_commands;
 pub mod status_cmd;

@@ -1,5 +1,5 @@
 //! Payloads of the lifecycle events: Setup, MessageDisplay, CwdChanged,
-//! the model switch, ConfigChange and FileChanged.
+//! the model switch, ConfigChange, FileChanged, Elicitation/ElicitationResult.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -202,5 +202,79 @@ pub fn file_changed(common: &Common, file_path: &str, event: &str) -> Value {
         head: common.head_prompt("FileChanged"),
         file_path,
         event,
+    })
+}
+
+/// `Elicitation`'s stdin.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ElicitationInput<'a> {
+    /// The head with the prompt id.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// The MCP server that asks.
+    pub mcp_server_name: &'a str,
+    /// Its question.
+    pub message: &'a str,
+    /// `form` or `url`.
+    pub mode: &'a str,
+    /// Where to go (URL mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<&'a str>,
+    /// The server's id for a URL elicitation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<&'a str>,
+    /// The form (form mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested_schema: Option<&'a Value>,
+}
+
+/// `Elicitation` (`ev_elicit_plain`): the head with the prompt id, then the
+/// server, its message, the mode and the form's schema.
+pub fn elicitation(common: &Common, request: &dsh_seams::ElicitationRequest) -> Value {
+    value_of(&ElicitationInput {
+        head: common.head_prompt("Elicitation"),
+        mcp_server_name: &request.server,
+        message: &request.message,
+        mode: request.mode.as_str(),
+        url: request.url.as_deref(),
+        elicitation_id: request.elicitation_id.as_deref(),
+        requested_schema: request.requested_schema.as_ref(),
+    })
+}
+
+/// `ElicitationResult`'s stdin.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ElicitationResultInput<'a> {
+    /// The head with the prompt id.
+    #[serde(flatten)]
+    pub head: Head<'a>,
+    /// The MCP server that asked.
+    pub mcp_server_name: &'a str,
+    /// `form` or `url`.
+    pub mode: &'a str,
+    /// The server's id for a URL elicitation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<&'a str>,
+    /// `accept`, `decline` or `cancel`.
+    pub action: &'a str,
+    /// The form's values (with `accept`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<&'a Value>,
+}
+
+/// `ElicitationResult` (`ev_elicit_result_*`): the head with the prompt id,
+/// then the server, the mode, the user's action and content.
+pub fn elicitation_result(
+    common: &Common,
+    request: &dsh_seams::ElicitationRequest,
+    answer: &dsh_seams::ElicitationAnswer,
+) -> Value {
+    value_of(&ElicitationResultInput {
+        head: common.head_prompt("ElicitationResult"),
+        mcp_server_name: &request.server,
+        mode: request.mode.as_str(),
+        elicitation_id: request.elicitation_id.as_deref(),
+        action: answer.action.as_str(),
+        content: answer.content.as_ref(),
     })
 }

@@ -100,6 +100,7 @@ impl Firing {
         };
         let kind = match text("notification_type").as_deref() {
             Some("idle_prompt") => NotificationKind::Idle,
+            Some("elicitation_response") => NotificationKind::ElicitationResponse,
             _ => NotificationKind::PermissionPrompt,
         };
         let session_id = text("session_id").unwrap_or_else(|| "hooks-test".to_owned());

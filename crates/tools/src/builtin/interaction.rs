@@ -3,9 +3,11 @@
 //!
 //! `ask_user_question` returns the answers its input carries (`answers`,
 //! question text → chosen label, as Claude Code's hooks and approval
-//! surfaces supply them through an updated input). Without answers nobody
-//! was able to answer, and the call fails with a text telling the model to
-//! state its assumption and go on: what a headless run gets.
+//! surfaces supply them through an updated input). Without answers it puts
+//! the questions to the person through the session's approval surface (the
+//! terminal's numbered options, an ACP permission request per question).
+//! When nobody can answer (a headless run, a cancelled question) the call
+//! fails with a text telling the model to state its assumption and go on.
 //!
 //! `exit_plan_mode` carries the plan. The permission stage asks the user to
 //! approve it while the session is in plan mode, and ends plan mode when the
@@ -16,7 +18,7 @@ use std::collections::BTreeSet;
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{TypedTool, spec};
 use crate::{Rendered, ToolContext, ToolError};
@@ -59,7 +61,19 @@ pub struct Question {
 pub(crate) struct AskArgs {
     questions: Vec<Question>,
     #[serde(default)]
-    answers: Option<Map<String, Value>>,
+    answers: Option<std::collections::BTreeMap<String, GivenAnswer>>,
+}
+
+/// An answer as a hook or an approval surface supplies it.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum GivenAnswer {
+    /// One label, or the person's own words.
+    One(String),
+    /// Several labels (joined with `, `).
+    Several(Vec<String>),
+    /// Anything else, kept as its JSON text.
+    Other(serde_json::Value),
 }
 
 /// `ask_user_question`'s value: Claude Code's `AskUserQuestion` output.
@@ -142,25 +156,26 @@ impl TypedTool for AskUserQuestionTool {
         )
     }
 
-    async fn call(&self, _ctx: &ToolContext, args: AskArgs) -> Result<AskOutput, ToolError> {
+    async fn call(&self, ctx: &ToolContext, args: AskArgs) -> Result<AskOutput, ToolError> {
         check_questions(&args.questions)?;
         let Some(given) = args.answers.filter(|answers| !answers.is_empty()) else {
-            return Err(ToolError(NO_ANSWER_TEXT.to_owned()));
+            // Nobody answered through the input: ask the person, if the
+            // session has one.
+            return match ctx.ask_questions(&args.questions).await {
+                Some(answers) => Ok(AskOutput {
+                    questions: args.questions,
+                    answers,
+                }),
+                None => Err(ToolError(NO_ANSWER_TEXT.to_owned())),
+            };
         };
         let answers = given
             .into_iter()
             .map(|(question, answer)| {
                 let answer = match answer {
-                    Value::String(text) => text,
-                    Value::Array(items) => items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    other
-                    @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_)) => {
-                        other.to_string()
-                    }
+                    GivenAnswer::One(text) => text,
+                    GivenAnswer::Several(labels) => labels.join(", "),
+                    GivenAnswer::Other(other) => other.to_string(),
                 };
                 (question, answer)
             })

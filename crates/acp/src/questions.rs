@@ -1,0 +1,229 @@
+//! Questions asked on someone else's behalf through
+//! `session/request_permission`: the model's `ask_user_question` (one
+//! request per question, its options as the choices) and an MCP server's
+//! elicitation (accept or decline; a form with required fields cannot be
+//! filled in through a permission request, so only decline is offered
+//! then and the editor's user is told why).
+//!
+//! ACP asks permission only for a tool call, so each question is announced
+//! as a pending pseudo call (`dsh-question-<n>`), asked, then settled.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    PermissionOption, PermissionOptionKind, RequestPermissionRequest, SessionId, SessionUpdate,
+    ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+};
+use dsh_seams::{
+    CancellationToken, ElicitationAction, ElicitationAnswer, ElicitationMode, ElicitationRequest,
+};
+use dsh_tools::builtin::interaction::Question;
+use serde_json::json;
+
+use super::permission::{Answer, REJECT_ONCE, ask};
+
+/// The option id of a question's `n`th option (1-based).
+fn option_id(n: usize) -> String {
+    format!("option_{n}")
+}
+
+/// The option id that accepts an elicitation.
+pub const ACCEPT: &str = "accept";
+
+static NEXT: AtomicU64 = AtomicU64::new(1);
+
+/// One question as a pending pseudo call: its id, once announced.
+struct Pending<'a> {
+    cx: &'a ConnectionTo<Client>,
+    session_id: &'a SessionId,
+    call_id: String,
+}
+
+impl<'a> Pending<'a> {
+    fn announce(
+        cx: &'a ConnectionTo<Client>,
+        session_id: &'a SessionId,
+        title: &str,
+        text: &str,
+    ) -> Self {
+        let call_id = format!("dsh-question-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        super::send_update(
+            cx,
+            session_id,
+            SessionUpdate::ToolCall(
+                ToolCall::new(call_id.clone(), title.to_owned())
+                    .kind(ToolKind::Other)
+                    .status(ToolCallStatus::Pending)
+                    .content(vec![ToolCallContent::from(text.to_owned())]),
+            ),
+        );
+        Pending {
+            cx,
+            session_id,
+            call_id,
+        }
+    }
+
+    async fn choose(
+        &self,
+        title: &str,
+        text: &str,
+        choices: Vec<PermissionOption>,
+        cancel: &CancellationToken,
+    ) -> Answer {
+        let fields = ToolCallUpdateFields::new()
+            .title(title.to_owned())
+            .kind(ToolKind::Other)
+            .status(ToolCallStatus::Pending)
+            .content(vec![ToolCallContent::from(text.to_owned())]);
+        let request = RequestPermissionRequest::new(
+            self.session_id.clone(),
+            ToolCallUpdate::new(self.call_id.clone(), fields),
+            choices,
+        );
+        ask(self.cx, request, cancel).await
+    }
+
+    fn settle(&self, answered: bool, text: String) {
+        let status = if answered {
+            ToolCallStatus::Completed
+        } else {
+            ToolCallStatus::Failed
+        };
+        super::send_update(
+            self.cx,
+            self.session_id,
+            SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                self.call_id.clone(),
+                ToolCallUpdateFields::new()
+                    .status(status)
+                    .content(vec![ToolCallContent::from(text)]),
+            )),
+        );
+    }
+}
+
+/// `ask_user_question` through the editor: each question's options as the
+/// choices, plus "Skip" (a permission request takes one choice, so a
+/// multi-select question gets one pick). Anything but an option leaves the
+/// questions unanswered.
+pub(crate) async fn ask_questions(
+    cx: &ConnectionTo<Client>,
+    session_id: &SessionId,
+    cancel: &CancellationToken,
+    questions: &[Question],
+) -> Option<BTreeMap<String, String>> {
+    let mut answers = BTreeMap::new();
+    for question in questions {
+        let title = format!("{}: {}", question.header, question.question);
+        let text = question
+            .options
+            .iter()
+            .map(|option| format!("{}: {}", option.label, option.description))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut choices: Vec<PermissionOption> = question
+            .options
+            .iter()
+            .enumerate()
+            .map(|(i, option)| {
+                PermissionOption::new(
+                    option_id(i + 1),
+                    option.label.clone(),
+                    PermissionOptionKind::AllowOnce,
+                )
+            })
+            .collect();
+        choices.push(PermissionOption::new(
+            REJECT_ONCE,
+            "Skip",
+            PermissionOptionKind::RejectOnce,
+        ));
+        let pending = Pending::announce(cx, session_id, &title, &text);
+        let picked = match pending.choose(&title, &text, choices, cancel).await {
+            Answer::UnknownOption(id) => question
+                .options
+                .iter()
+                .enumerate()
+                .find(|(i, _)| option_id(i + 1) == id)
+                .map(|(_, option)| option.label.clone()),
+            other @ (Answer::AllowOnce
+            | Answer::AllowAlways
+            | Answer::RejectOnce
+            | Answer::ClientCancelled
+            | Answer::TurnCancelled
+            | Answer::Failed(_)) => {
+                tracing::info!("question {:?} not answered: {other:?}", question.question);
+                None
+            }
+        };
+        match picked {
+            Some(label) => {
+                pending.settle(true, format!("Answered: {label}"));
+                answers.insert(question.question.clone(), label);
+            }
+            None => {
+                pending.settle(false, "Not answered".to_owned());
+                return None;
+            }
+        }
+    }
+    Some(answers)
+}
+
+/// An MCP elicitation through the editor: accept (URL mode, or a form
+/// without required fields, answered empty) or decline; the editor's
+/// `cancelled`, a cancelled turn or a failed request cancel.
+pub(crate) async fn elicit(
+    cx: &ConnectionTo<Client>,
+    session_id: &SessionId,
+    cancel: &CancellationToken,
+    request: &ElicitationRequest,
+) -> ElicitationAnswer {
+    let title = format!("MCP server {} asks", request.server);
+    let mut text = request.message.clone();
+    if let Some(url) = &request.url {
+        text.push_str(&format!("\nOpen {url}"));
+    }
+    // A form can be accepted without typing anything only when it has no
+    // required fields.
+    let acceptable = request.mode == ElicitationMode::Url
+        || !request.form_fields().iter().any(|field| field.required);
+    if !acceptable {
+        text.push_str("\nThis question needs a form, which this editor cannot show: it can only be declined here.");
+    }
+    let mut choices = Vec::new();
+    if acceptable {
+        choices.push(PermissionOption::new(
+            ACCEPT,
+            "Accept",
+            PermissionOptionKind::AllowOnce,
+        ));
+    }
+    choices.push(PermissionOption::new(
+        REJECT_ONCE,
+        "Decline",
+        PermissionOptionKind::RejectOnce,
+    ));
+    let pending = Pending::announce(cx, session_id, &title, &text);
+    let answer = match pending.choose(&title, &text, choices, cancel).await {
+        Answer::UnknownOption(id) if id == ACCEPT && acceptable => ElicitationAnswer {
+            action: ElicitationAction::Accept,
+            content: (request.mode == ElicitationMode::Form).then(|| json!({})),
+        },
+        Answer::RejectOnce | Answer::UnknownOption(_) | Answer::AllowOnce | Answer::AllowAlways => {
+            ElicitationAnswer::bare(ElicitationAction::Decline)
+        }
+        Answer::ClientCancelled | Answer::TurnCancelled | Answer::Failed(_) => {
+            ElicitationAnswer::bare(ElicitationAction::Cancel)
+        }
+    };
+    pending.settle(
+        answer.action == ElicitationAction::Accept,
+        format!("Answered: {}", answer.action.as_str()),
+    );
+    answer
+}

@@ -1,0 +1,73 @@
+//! Elicitation and ElicitationResult: an MCP server's question to the user
+//! (`ev_elicit_*` captures of Claude Code 2.1.328).
+//!
+//! Elicitation (matcher on the server name) fires before anyone is asked:
+//! a hook's `hookSpecificOutput.action` (with `content`) answers in the
+//! user's place, and then neither the user nor ElicitationResult is asked;
+//! an exit 2 answers `decline`. ElicitationResult fires with what the user
+//! (in a headless session: nobody, so `cancel`) answered; its `action` and
+//! `content` replace the answer, and an exit 2 turns it into `decline`.
+
+use super::{ClaudePlugin, Fired, Firing};
+use crate::events::HookEvent;
+use crate::output::{Effect, ParsedOutput};
+use crate::payload;
+use dsh_seams::{ElicitationAction, ElicitationAnswer, ElicitationRequest, SeamContext};
+
+/// The first answer among the hooks, in configuration order: an exit 2
+/// declines, a valid `hookSpecificOutput.action` answers.
+fn answer_of(fired: &[Fired]) -> Option<ElicitationAnswer> {
+    fired.iter().find_map(|f| {
+        if let Effect::Deny { .. } | Effect::Block { .. } = &f.reading.effect {
+            return Some(ElicitationAnswer::bare(ElicitationAction::Decline));
+        }
+        let ParsedOutput::Json(json) = &f.reading.parsed else {
+            return None;
+        };
+        let specific = json.get("hookSpecificOutput")?;
+        let action = ElicitationAction::parse(specific.get("action")?.as_str()?)?;
+        let content = specific.get("content").filter(|c| c.is_object()).cloned();
+        Some(ElicitationAnswer { action, content })
+    })
+}
+
+impl ClaudePlugin {
+    /// Elicitation: a hook may answer in the user's place.
+    pub(super) async fn on_elicitation(
+        &self,
+        ctx: &SeamContext,
+        request: &ElicitationRequest,
+    ) -> Option<ElicitationAnswer> {
+        let common = self.common(ctx, true);
+        let firing = Firing {
+            subject: Some(&request.server),
+            ..Firing::new(
+                HookEvent::Elicitation,
+                payload::elicitation(&common, request),
+            )
+        };
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        self.record(ctx, firing.event, &fired, &|_, _| {});
+        answer_of(&fired)
+    }
+
+    /// ElicitationResult: a hook may change the user's answer.
+    pub(super) async fn on_elicitation_result(
+        &self,
+        ctx: &SeamContext,
+        request: &ElicitationRequest,
+        answer: &ElicitationAnswer,
+    ) -> Option<ElicitationAnswer> {
+        let common = self.common(ctx, true);
+        let firing = Firing {
+            subject: Some(&request.server),
+            ..Firing::new(
+                HookEvent::ElicitationResult,
+                payload::elicitation_result(&common, request, answer),
+            )
+        };
+        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        self.record(ctx, firing.event, &fired, &|_, _| {});
+        answer_of(&fired)
+    }
+}
