@@ -146,7 +146,9 @@ impl<D: Rules> Engine<D> {
         };
         if rules.order(event, &selected) == Order::Parallel {
             let wire = rules.wire(ctx, event, &payload, first);
-            return self.fire_one(ctx, event, &wire, selected, call_id, cancel).await;
+            return self
+                .fire_one(ctx, event, &wire, selected, call_id, cancel)
+                .await;
         }
         let mut fired = Vec::new();
         for handler in selected {
@@ -240,7 +242,12 @@ mod tests {
         Nothing,
     }
 
-    const ANSWERS: [Answer; 4] = [Answer::Add(1), Answer::Nothing, Answer::Deny, Answer::Add(10)];
+    const ANSWERS: [Answer; 4] = [
+        Answer::Add(1),
+        Answer::Nothing,
+        Answer::Deny,
+        Answer::Add(10),
+    ];
 
     impl Dialect for Toy {
         type Event = ();
@@ -303,7 +310,13 @@ mod tests {
             self.seen.lock().unwrap().push((*handler, seen));
             Launch::Custom(futures::future::ready(ANSWERS[*handler]).boxed())
         }
-        fn read(&self, _ctx: &SeamContext, _event: (), _h: &usize, f: Finished<'_, Answer>) -> Answer {
+        fn read(
+            &self,
+            _ctx: &SeamContext,
+            _event: (),
+            _h: &usize,
+            f: Finished<'_, Answer>,
+        ) -> Answer {
             match f {
                 Finished::Custom(answer) => *answer,
                 Finished::Process(_) => Answer::Nothing,
@@ -343,7 +356,10 @@ mod tests {
     #[tokio::test]
     async fn a_sequential_chain_passes_rewrites_on_and_stops_at_a_deny() {
         let (readings, seen) = run(Order::Sequential).await;
-        assert_eq!(readings, vec![Answer::Add(1), Answer::Nothing, Answer::Deny]);
+        assert_eq!(
+            readings,
+            vec![Answer::Add(1), Answer::Nothing, Answer::Deny]
+        );
         assert_eq!(seen, vec![(0, 100), (1, 101), (2, 101)]);
     }
 

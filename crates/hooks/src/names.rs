@@ -65,7 +65,11 @@ mod tests {
         copy_keys(
             &json!({"content": "x", "file_path": "/a", "other": 1}),
             &mut out,
-            &[("file_path", "path"), ("content", "file_text"), ("missing", "m")],
+            &[
+                ("file_path", "path"),
+                ("content", "file_text"),
+                ("missing", "m"),
+            ],
         );
         assert_eq!(
             Value::Object(out).to_string(),
