@@ -145,6 +145,42 @@ pub struct Notification {
     pub details: Value,
 }
 
+/// A model event (BeforeModel, AfterModel, BeforeToolSelection): the
+/// common keys, then the event's fields in order.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelEvent {
+    /// Common keys.
+    #[serde(flatten)]
+    pub common: Common,
+    /// `llm_request`, `llm_response`, … as Gemini shapes them.
+    #[serde(flatten)]
+    pub fields: serde_json::Map<String, Value>,
+}
+
+/// One firing's payload, kept typed until a hook's stdin is written.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Payload {
+    /// SessionStart.
+    SessionStart(SessionStart),
+    /// SessionEnd.
+    SessionEnd(SessionEnd),
+    /// BeforeAgent.
+    BeforeAgent(BeforeAgent),
+    /// AfterAgent.
+    AfterAgent(AfterAgent),
+    /// BeforeTool.
+    BeforeTool(BeforeTool),
+    /// AfterTool.
+    AfterTool(AfterTool),
+    /// PreCompress.
+    PreCompress(PreCompress),
+    /// Notification.
+    Notification(Notification),
+    /// The model events.
+    Model(ModelEvent),
+}
+
 /// Any payload as the JSON value the log records.
 pub fn to_value(payload: &impl Serialize) -> Value {
     serde_json::to_value(payload).unwrap_or(Value::Null)
