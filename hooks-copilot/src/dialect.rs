@@ -73,10 +73,6 @@ impl Rules for Copilot {
         payload::build(&payload.common, &payload.body, handler.mode)
     }
 
-    fn stdin(&self, wire: &Value) -> Vec<u8> {
-        payload::to_stdin(wire)
-    }
-
     fn launch<'a>(
         &'a self,
         _ctx: &'a SeamContext,

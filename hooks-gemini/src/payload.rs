@@ -2,7 +2,7 @@
 //! key order Gemini CLI 0.61 sends: the common keys (`session_id`,
 //! `transcript_path`, `cwd`, `hook_event_name`, `timestamp`) first, then the
 //! event's own. Sent as compact JSON without a trailing newline
-//! ([`to_stdin`]).
+//! (`dsh_hooks::Rules::stdin`).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -186,10 +186,6 @@ pub fn to_value(payload: &impl Serialize) -> Value {
     serde_json::to_value(payload).unwrap_or(Value::Null)
 }
 
-/// The exact stdin bytes: compact JSON, no trailing newline.
-pub fn to_stdin(payload: &Value) -> Vec<u8> {
-    serde_json::to_vec(payload).unwrap_or_default()
-}
 
 /// The Notification `details` Gemini sends for a call awaiting confirmation.
 pub fn confirmation_details(tool: &str, arguments: &Value) -> (String, Value) {
@@ -241,7 +237,7 @@ mod tests {
             tool_input: serde_json::json!({"command": "echo hi"}),
             original_request_name: None,
         });
-        let stdin = String::from_utf8(to_stdin(&payload)).unwrap();
+        let stdin = serde_json::to_string(&payload).unwrap();
         assert_eq!(
             stdin,
             r#"{"session_id":"S","transcript_path":null,"cwd":"/p","hook_event_name":"BeforeTool","timestamp":"T","tool_name":"run_shell_command","tool_input":{"command":"echo hi"}}"#

@@ -39,6 +39,7 @@ pub mod position;
 pub mod project_settings;
 pub mod registry;
 pub mod spill;
+pub mod wire;
 
 pub use dispatch::*;
 pub use engine::*;
