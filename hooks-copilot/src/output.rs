@@ -7,7 +7,7 @@
 //! (pre_output_parsing). `hookSpecificOutput` is read only from PascalCase
 //! preToolUse entries (pre_pascal_deny, pre_updated_input_cc).
 
-use dsh_hooks::wire::lenient;
+use dsh_hooks::wire::{Present, lenient};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -269,8 +269,8 @@ struct Wire {
     permission: PermissionWire,
     #[serde(default, deserialize_with = "lenient")]
     hook_specific_output: Option<PermissionWire>,
-    #[serde(default, deserialize_with = "lenient")]
-    modified_args: Option<Map<String, Value>>,
+    #[serde(default)]
+    modified_args: Option<Present>,
     #[serde(default, deserialize_with = "lenient")]
     behavior: Option<String>,
     #[serde(default, deserialize_with = "lenient")]
@@ -328,10 +328,11 @@ fn read_fields(event: CopilotEvent, mode: Mode, doc: Value) -> Reading {
                 Some("allow") => Some(Decision::Allow),
                 Some(_) | None => None,
             };
-            reading.modified_args = wire
-                .modified_args
-                .or_else(|| specific.and_then(|s| s.updated_input))
-                .map(Value::Object);
+            // A `modifiedArgs` that is not an object hides `updatedInput`.
+            reading.modified_args = match wire.modified_args {
+                Some(Present(args)) => Some(args).filter(Value::is_object),
+                None => specific.and_then(|s| s.updated_input).map(Value::Object),
+            };
         }
         CopilotEvent::PermissionRequest => {
             reading.decision = match wire.behavior.as_deref() {
@@ -520,6 +521,36 @@ mod tests {
         assert_eq!(
             post_context_suffix("bash", "CTX"),
             "\n\nTool \"bash\" succeeded. Additional guidance from postToolUse hooks:\nCTX"
+        );
+    }
+
+    #[test]
+    fn a_key_of_the_wrong_type_reads_as_absent_and_spoils_no_other() {
+        let reading = pre(
+            Mode::Pascal,
+            RunEnd::Exited(0),
+            r#"{"permissionDecisionReason": 5, "modifiedArgs": "x",
+                "hookSpecificOutput": {"permissionDecision": "deny", "updatedInput": {"a": 1}},
+                "additionalContext": "CTX"}"#,
+        );
+        assert_eq!(
+            reading.decision,
+            Some(Decision::Deny(deny_text(None))),
+            "the top-level reason is not a string"
+        );
+        assert_eq!(
+            reading.modified_args, None,
+            "a modifiedArgs string hides updatedInput"
+        );
+        assert_eq!(reading.additional_context.as_deref(), Some("CTX"));
+        let camel = pre(
+            Mode::Camel,
+            RunEnd::Exited(0),
+            r#"{"hookSpecificOutput": {"permissionDecision": "deny"}}"#,
+        );
+        assert_eq!(
+            camel.decision, None,
+            "camelCase entries have no hookSpecificOutput"
         );
     }
 }

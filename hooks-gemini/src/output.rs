@@ -11,7 +11,7 @@
 //! any `deny`/`block` wins; reasons, system messages and additional
 //! contexts are each joined with `"\n"`; any `continue: false` wins.
 
-use dsh_hooks::wire::lenient;
+use dsh_hooks::wire::{Present, lenient};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -181,11 +181,6 @@ struct TailWire {
     #[serde(default)]
     args: Option<Present>,
 }
-
-/// Any JSON, `null` included (an absent key is `None`).
-#[derive(Debug, Deserialize)]
-#[serde(transparent)]
-struct Present(Value);
 
 /// Reads one run.
 pub fn interpret(end: &RunEnd, stdout: &str, stderr: &str) -> Interpretation {

@@ -186,7 +186,6 @@ pub fn to_value(payload: &impl Serialize) -> Value {
     serde_json::to_value(payload).unwrap_or(Value::Null)
 }
 
-
 /// The Notification `details` Gemini sends for a call awaiting confirmation.
 pub fn confirmation_details(tool: &str, arguments: &Value) -> (String, Value) {
     match tool {

@@ -16,6 +16,12 @@ where
     Ok(T::deserialize(raw).ok())
 }
 
+/// Any JSON, `null` included, for a key whose mere presence counts
+/// (`Option<Present>` with `#[serde(default)]`: absent is `None`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(transparent)]
+pub struct Present(pub serde_json::Value);
+
 #[cfg(test)]
 mod tests {
     use super::*;
