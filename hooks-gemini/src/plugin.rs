@@ -30,6 +30,7 @@ use crate::event::GeminiEvent;
 use crate::output::{self, Decision, Interpretation, Merged};
 use crate::payload::{self, Common, Payload};
 use crate::tools;
+use crate::translate::{self, BeforeToolAnswer};
 
 /// The plugin's name.
 pub const PLUGIN_NAME: &str = "gemini-hooks";
@@ -313,10 +314,13 @@ impl Plugin for GeminiPlugin {
             )
             .await;
         let merged = Self::merged(&fired);
-        let (decision, stop, rewrite) = if let Some(stop) = &merged.stop {
-            Self::mark(&mut fired, |r| r.stop.is_some());
-            let text = output::stopped_text(stop.as_deref());
-            (
+        let (answer, decisive) =
+            translate::before_tool(&merged, &call.tool, &call.arguments, name, &tool_input);
+        if let Some(decisive) = decisive {
+            Self::mark(&mut fired, |r| decisive.holds(r));
+        }
+        let (decision, stop, rewrite) = match answer {
+            BeforeToolAnswer::Stop(text) => (
                 PreToolDecision::Deny {
                     reason: text.clone(),
                 },
@@ -325,59 +329,27 @@ impl Plugin for GeminiPlugin {
                     source: source(event),
                 }),
                 InputRewrite::Keep,
-            )
-        } else if merged.deny {
-            Self::mark(&mut fired, denies);
-            (
-                PreToolDecision::Deny {
-                    reason: output::before_tool_block_text(merged.reason.as_deref()),
-                },
-                None,
-                InputRewrite::Keep,
-            )
-        } else if merged.ask {
-            // Gemini waits for a confirmation; dsh asks its approval seam,
-            // which never hangs (headless: no one to ask, the call is denied).
-            Self::mark(&mut fired, |r| matches!(r.decision, Decision::Ask { .. }));
-            (
-                PreToolDecision::ask(merged.reason.clone()),
-                None,
-                InputRewrite::Keep,
-            )
-        } else if let Some(update) = &merged.tool_input {
-            Self::mark(&mut fired, |r| r.tool_input.is_some());
-            let by = fired
-                .iter()
-                .find(|run| run.reading.tool_input.is_some())
-                .map(|run| format!("gemini:BeforeTool:{}", run.handler.origin))
-                .unwrap_or_else(|| source(event));
-            let input = tools::merge_input(&tool_input, update);
-            match tools::validate_tool_input(name, &input) {
-                // Gemini re-validates the merged input; a failure is the
-                // call's error result and the tool does not run.
-                Err(problem) => (
-                    PreToolDecision::Deny {
-                        reason: tools::invalid_rewrite_text(&problem),
-                    },
-                    None,
-                    InputRewrite::Keep,
-                ),
-                Ok(()) => (
-                    PreToolDecision::Allow,
-                    None,
-                    InputRewrite::Rewrite {
-                        arguments: tools::arguments_from_tool_input(
-                            &call.tool,
-                            &call.arguments,
-                            &input,
-                        ),
-                        by,
-                        conflicts: Vec::new(),
-                    },
-                ),
+            ),
+            BeforeToolAnswer::Deny(reason) => {
+                (PreToolDecision::Deny { reason }, None, InputRewrite::Keep)
             }
-        } else {
-            (PreToolDecision::Allow, None, InputRewrite::Keep)
+            BeforeToolAnswer::Ask(reason) => {
+                (PreToolDecision::ask(reason), None, InputRewrite::Keep)
+            }
+            BeforeToolAnswer::Rewrite(arguments) => {
+                let by = fired
+                    .iter()
+                    .find(|run| run.reading.tool_input.is_some())
+                    .map(|run| format!("gemini:BeforeTool:{}", run.handler.origin))
+                    .unwrap_or_else(|| source(event));
+                let rewrite = InputRewrite::Rewrite {
+                    arguments,
+                    by,
+                    conflicts: Vec::new(),
+                };
+                (PreToolDecision::Allow, None, rewrite)
+            }
+            BeforeToolAnswer::Allow => (PreToolDecision::Allow, None, InputRewrite::Keep),
         };
         self.record(ctx, event, &fired);
         let mut verdict = PreToolVerdict::of(PreToolOutcome {
