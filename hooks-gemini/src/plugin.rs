@@ -30,7 +30,7 @@ use crate::event::GeminiEvent;
 use crate::output::{self, Decision, Interpretation, Merged};
 use crate::payload::{self, Common, Payload};
 use crate::tools;
-use crate::translate::{self, BeforeToolAnswer};
+use crate::translate::{self, AfterAgentAnswer, BeforeToolAnswer};
 
 /// The plugin's name.
 pub const PLUGIN_NAME: &str = "gemini-hooks";
@@ -509,40 +509,44 @@ impl Plugin for GeminiPlugin {
         let mut fired = self
             .run_event(ctx, event, body, None, None, &ctx.cancel)
             .await;
-        let merged = Self::merged(&fired);
-        if let Some(stop) = merged.stop {
-            Self::mark(&mut fired, |r| r.stop.is_some());
-            self.record(ctx, event, &fired);
-            return ContinuationDecision::Halt {
-                reason: stop.unwrap_or_else(|| "AfterAgent hook stopped the turn".to_owned()),
-            };
-        }
-        if !merged.deny {
-            self.record(ctx, event, &fired);
-            return ContinuationDecision::Stop;
-        }
-        if input.forced_continuations >= AFTER_AGENT_CAP {
-            let text = format!(
-                "Gemini AfterAgent hooks denied {} consecutive answers in this turn; dsh's cap is {AFTER_AGENT_CAP}, so the turn ends (Gemini CLI itself has no cap)",
-                input.forced_continuations
-            );
-            dsh_hooks::mark(&mut fired, Winner::Nobody, denies);
-            self.engine.record(ctx, event, &fired, &|i, decision| {
-                if fired.get(i).is_some_and(|run| run.won.is_some()) {
-                    decision.capped = Some(text.clone());
-                }
-            });
-            tracing::warn!("{text}");
-            ctx.sink.tell_user(UserNotice {
-                source: source(event),
-                text,
-                level: NoticeLevel::Warning,
-            });
-            return ContinuationDecision::Stop;
-        }
-        Self::mark(&mut fired, denies);
+        let (answer, decisive) = translate::after_agent(
+            Self::merged(&fired),
+            input.forced_continuations,
+            AFTER_AGENT_CAP,
+        );
+        let won = |r: &Interpretation| decisive.is_some_and(|d| d.holds(r));
+        let (reason, clear_context) = match answer {
+            AfterAgentAnswer::Halt(reason) => {
+                Self::mark(&mut fired, won);
+                self.record(ctx, event, &fired);
+                return ContinuationDecision::Halt { reason };
+            }
+            AfterAgentAnswer::Stop => {
+                self.record(ctx, event, &fired);
+                return ContinuationDecision::Stop;
+            }
+            AfterAgentAnswer::Capped(text) => {
+                dsh_hooks::mark(&mut fired, Winner::Nobody, won);
+                self.engine.record(ctx, event, &fired, &|i, decision| {
+                    if fired.get(i).is_some_and(|run| run.won.is_some()) {
+                        decision.capped = Some(text.clone());
+                    }
+                });
+                tracing::warn!("{text}");
+                ctx.sink.tell_user(UserNotice {
+                    source: source(event),
+                    text,
+                    level: NoticeLevel::Warning,
+                });
+                return ContinuationDecision::Stop;
+            }
+            AfterAgentAnswer::Retry {
+                reason,
+                clear_context,
+            } => (reason, clear_context),
+        };
+        Self::mark(&mut fired, won);
         self.record(ctx, event, &fired);
-        let reason = merged.reason.unwrap_or_default();
         // Gemini sends the reason as a new prompt, so BeforeAgent fires for
         // it (`aa_deny_retry`): its block or stop ends the turn, its context
         // follows the reason. AfterAgent's `prompt` stays the user's.
@@ -552,7 +556,7 @@ impl Plugin for GeminiPlugin {
                 return ContinuationDecision::Halt { reason };
             }
         };
-        if merged.clear_context {
+        if clear_context {
             // `clearContext`: the retry starts from a fresh history holding
             // only the reason (`aa_clear_context`).
             ctx.control.request_clear_history();

@@ -90,6 +90,48 @@ pub fn before_tool(
     (answer, Some(Decisive::ToolInput))
 }
 
+/// AfterAgent's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AfterAgentAnswer {
+    /// `continue: false`: the turn ends with the reason.
+    Halt(String),
+    /// The answer stands; the turn ends.
+    Stop,
+    /// The hooks denied again past dsh's cap: the turn ends, with the
+    /// warning (recorded on the denying runs and shown to the user).
+    Capped(String),
+    /// The reason is sent as the retry's new prompt.
+    Retry {
+        /// The deniers' reasons.
+        reason: String,
+        /// `clearContext`: the retry starts from a fresh history.
+        clear_context: bool,
+    },
+}
+
+/// AfterAgent over `merged`, after `forced` consecutive denials in this
+/// turn, with dsh's `cap` (Gemini CLI has none).
+pub fn after_agent(merged: Merged, forced: u32, cap: u32) -> (AfterAgentAnswer, Option<Decisive>) {
+    if let Some(stop) = merged.stop {
+        let reason = stop.unwrap_or_else(|| "AfterAgent hook stopped the turn".to_owned());
+        return (AfterAgentAnswer::Halt(reason), Some(Decisive::Stop));
+    }
+    if !merged.deny {
+        return (AfterAgentAnswer::Stop, None);
+    }
+    if forced >= cap {
+        let text = format!(
+            "Gemini AfterAgent hooks denied {forced} consecutive answers in this turn; dsh's cap is {cap}, so the turn ends (Gemini CLI itself has no cap)"
+        );
+        return (AfterAgentAnswer::Capped(text), Some(Decisive::Deny));
+    }
+    let answer = AfterAgentAnswer::Retry {
+        reason: merged.reason.unwrap_or_default(),
+        clear_context: merged.clear_context,
+    };
+    (answer, Some(Decisive::Deny))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,5 +174,36 @@ mod tests {
             )
         );
         assert_eq!(answer(&Merged::default()), (BeforeToolAnswer::Allow, None));
+    }
+
+    #[test]
+    fn after_agent_denials_retry_until_the_cap() {
+        let deny = merged(|m| {
+            m.deny = true;
+            m.reason = Some("again".into());
+            m.clear_context = true;
+        });
+        assert_eq!(
+            after_agent(deny.clone(), 0, 8).0,
+            AfterAgentAnswer::Retry {
+                reason: "again".into(),
+                clear_context: true
+            }
+        );
+        assert!(
+            matches!(after_agent(deny, 8, 8).0, AfterAgentAnswer::Capped(text) if text.contains("denied 8 consecutive"))
+        );
+        assert_eq!(
+            after_agent(Merged::default(), 0, 8),
+            (AfterAgentAnswer::Stop, None)
+        );
+        let stop = merged(|m| m.stop = Some(None));
+        assert_eq!(
+            after_agent(stop, 0, 8),
+            (
+                AfterAgentAnswer::Halt("AfterAgent hook stopped the turn".into()),
+                Some(Decisive::Stop)
+            )
+        );
     }
 }
