@@ -18,9 +18,9 @@ use dsh_protocol::{Event, EventBody};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, CallReview, CancellationToken, CompactionDecision,
     CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
-    InputRewrite, NoticeLevel, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
-    PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, StopRequest, ToolExecution, ToolOutcome, UserNotice,
+    NoticeLevel, Plugin, PostToolAction, PostToolDecision, PreToolOutcome, PreToolVerdict,
+    PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionStartSource,
+    StopRequest, ToolExecution, ToolOutcome, UserNotice,
 };
 use serde_json::Value;
 
@@ -296,11 +296,10 @@ impl Plugin for GeminiPlugin {
     async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
         let event = GeminiEvent::BeforeTool;
         let name = tools::hook_tool_name(&call.tool);
-        let tool_input = tools::hook_tool_input(&call.tool, &call.arguments);
         let body = Payload::BeforeTool(payload::BeforeTool {
             common: Self::common(ctx, event),
             tool_name: name.to_owned(),
-            tool_input: tool_input.clone(),
+            tool_input: tools::hook_tool_input(&call.tool, &call.arguments),
             original_request_name: self.original_request_name(&call.call_id),
         });
         let mut fired = self
@@ -314,43 +313,24 @@ impl Plugin for GeminiPlugin {
             )
             .await;
         let merged = Self::merged(&fired);
-        let (answer, decisive) =
-            translate::before_tool(&merged, &call.tool, &call.arguments, name, &tool_input);
+        let by = fired
+            .iter()
+            .find(|run| run.reading.tool_input.is_some())
+            .map(|run| format!("gemini:BeforeTool:{}", run.handler.origin))
+            .unwrap_or_else(|| source(event));
+        let (answer, decisive) = translate::before_tool(&merged, call, name, by);
         if let Some(decisive) = decisive {
             Self::mark(&mut fired, |r| decisive.holds(r));
         }
-        let (decision, stop, rewrite) = match answer {
-            BeforeToolAnswer::Stop(text) => (
-                PreToolDecision::Deny {
-                    reason: text.clone(),
-                },
-                Some(StopRequest {
-                    reason: text,
-                    source: source(event),
-                }),
-                InputRewrite::Keep,
-            ),
-            BeforeToolAnswer::Deny(reason) => {
-                (PreToolDecision::Deny { reason }, None, InputRewrite::Keep)
-            }
-            BeforeToolAnswer::Ask(reason) => {
-                (PreToolDecision::ask(reason), None, InputRewrite::Keep)
-            }
-            BeforeToolAnswer::Rewrite(arguments) => {
-                let by = fired
-                    .iter()
-                    .find(|run| run.reading.tool_input.is_some())
-                    .map(|run| format!("gemini:BeforeTool:{}", run.handler.origin))
-                    .unwrap_or_else(|| source(event));
-                let rewrite = InputRewrite::Rewrite {
-                    arguments,
-                    by,
-                    conflicts: Vec::new(),
-                };
-                (PreToolDecision::Allow, None, rewrite)
-            }
-            BeforeToolAnswer::Allow => (PreToolDecision::Allow, None, InputRewrite::Keep),
-        };
+        let BeforeToolAnswer {
+            decision,
+            rewrite,
+            stop,
+        } = answer;
+        let stop = stop.map(|reason| StopRequest {
+            reason,
+            source: source(event),
+        });
         self.record(ctx, event, &fired);
         let mut verdict = PreToolVerdict::of(PreToolOutcome {
             decision,

@@ -3,7 +3,7 @@
 //! [`crate::output::merge`], and applies what these return, with which
 //! runs won ([`Decisive`]). No process runs here.
 
-use serde_json::Value;
+use dsh_seams::{InputRewrite, PreToolDecision, ProposedCall};
 
 use crate::output::{self, Decision, Interpretation, Merged};
 use crate::tools;
@@ -34,58 +34,67 @@ impl Decisive {
     }
 }
 
-/// BeforeTool's answer.
+/// BeforeTool's answer on the seam.
 #[derive(Debug, Clone, PartialEq)]
-pub enum BeforeToolAnswer {
-    /// `continue: false`: the call is denied with the text and the turn
-    /// stops.
-    Stop(String),
-    /// The call does not run; the model-facing text.
-    Deny(String),
-    /// dsh's approval seam decides.
-    Ask(Option<String>),
-    /// The call runs with the merged input, under dsh's argument names.
-    Rewrite(Value),
-    /// The call runs as proposed.
-    Allow,
+pub struct BeforeToolAnswer {
+    /// Whether the call runs.
+    pub decision: PreToolDecision,
+    /// The merged input, under dsh's argument names, when it passed
+    /// Gemini's re-validation.
+    pub rewrite: InputRewrite,
+    /// `continue: false`: the turn stops with this text.
+    pub stop: Option<String>,
 }
 
-/// BeforeTool over `merged`, for the dsh call `tool` with `arguments`
-/// (whose Gemini name and input are `name` and `tool_input`).
+/// BeforeTool over `merged` for `call` (Gemini name `name`); a rewrite is
+/// credited to `by`.
 pub fn before_tool(
     merged: &Merged,
-    tool: &str,
-    arguments: &Value,
+    call: &ProposedCall,
     name: &str,
-    tool_input: &Value,
+    by: String,
 ) -> (BeforeToolAnswer, Option<Decisive>) {
+    let deny = |reason: String, stop: Option<String>| BeforeToolAnswer {
+        decision: PreToolDecision::Deny { reason },
+        rewrite: InputRewrite::Keep,
+        stop,
+    };
     if let Some(stop) = &merged.stop {
         let text = output::stopped_text(stop.as_deref());
-        return (BeforeToolAnswer::Stop(text), Some(Decisive::Stop));
+        return (deny(text.clone(), Some(text)), Some(Decisive::Stop));
     }
     if merged.deny {
         let text = output::before_tool_block_text(merged.reason.as_deref());
-        return (BeforeToolAnswer::Deny(text), Some(Decisive::Deny));
+        return (deny(text, None), Some(Decisive::Deny));
     }
+    let keep = |decision| BeforeToolAnswer {
+        decision,
+        rewrite: InputRewrite::Keep,
+        stop: None,
+    };
     if merged.ask {
         // Gemini waits for a confirmation; dsh asks its approval seam,
         // which never hangs (headless: no one to ask, the call is denied).
-        return (
-            BeforeToolAnswer::Ask(merged.reason.clone()),
-            Some(Decisive::Ask),
-        );
+        let answer = keep(PreToolDecision::ask(merged.reason.clone()));
+        return (answer, Some(Decisive::Ask));
     }
     let Some(update) = &merged.tool_input else {
-        return (BeforeToolAnswer::Allow, None);
+        return (keep(PreToolDecision::Allow), None);
     };
-    let input = tools::merge_input(tool_input, update);
+    let input = tools::merge_input(&tools::hook_tool_input(&call.tool, &call.arguments), update);
     let answer = match tools::validate_tool_input(name, &input) {
         // Gemini re-validates the merged input; a failure is the call's
         // error result and the tool does not run.
-        Err(problem) => BeforeToolAnswer::Deny(tools::invalid_rewrite_text(&problem)),
-        Ok(()) => {
-            BeforeToolAnswer::Rewrite(tools::arguments_from_tool_input(tool, arguments, &input))
-        }
+        Err(problem) => deny(tools::invalid_rewrite_text(&problem), None),
+        Ok(()) => BeforeToolAnswer {
+            decision: PreToolDecision::Allow,
+            rewrite: InputRewrite::Rewrite {
+                arguments: tools::arguments_from_tool_input(&call.tool, &call.arguments, &input),
+                by,
+                conflicts: Vec::new(),
+            },
+            stop: None,
+        },
     };
     (answer, Some(Decisive::ToolInput))
 }
@@ -145,35 +154,49 @@ mod tests {
 
     #[test]
     fn before_tool_answers_in_gemini_precedence() {
-        let args = json!({"command": "ls"});
-        let input = json!({"command": "ls"});
-        let answer = |m: &Merged| before_tool(m, "bash", &args, "run_shell_command", &input);
+        let call = ProposedCall {
+            call_id: "c".into(),
+            tool: "bash".into(),
+            arguments: json!({"command": "ls"}),
+            parent_execution_id: None,
+        };
+        let answer = |m: &Merged| before_tool(m, &call, "run_shell_command", "by".into());
         let all = merged(|m| {
             m.stop = Some(Some("halt".into()));
             m.deny = true;
             m.tool_input = Some(json!({"command": "pwd"}));
         });
-        assert_eq!(answer(&all).1, Some(Decisive::Stop));
+        let (stopped, decisive) = answer(&all);
+        assert_eq!(decisive, Some(Decisive::Stop));
+        assert_eq!(stopped.stop, Some(output::stopped_text(Some("halt"))));
         let deny = merged(|m| {
             m.deny = true;
             m.reason = Some("no".into());
         });
+        let (denied, decisive) = answer(&deny);
         assert_eq!(
-            answer(&deny),
-            (
-                BeforeToolAnswer::Deny(output::before_tool_block_text(Some("no"))),
-                Some(Decisive::Deny)
-            )
+            denied.decision,
+            PreToolDecision::Deny {
+                reason: output::before_tool_block_text(Some("no"))
+            }
         );
+        assert_eq!(decisive, Some(Decisive::Deny));
         let rewrite = merged(|m| m.tool_input = Some(json!({"command": "pwd"})));
+        let (rewritten, decisive) = answer(&rewrite);
         assert_eq!(
-            answer(&rewrite),
-            (
-                BeforeToolAnswer::Rewrite(json!({"command": "pwd"})),
-                Some(Decisive::ToolInput)
-            )
+            rewritten.rewrite,
+            InputRewrite::Rewrite {
+                arguments: json!({"command": "pwd"}),
+                by: "by".into(),
+                conflicts: Vec::new()
+            }
         );
-        assert_eq!(answer(&Merged::default()), (BeforeToolAnswer::Allow, None));
+        assert_eq!(decisive, Some(Decisive::ToolInput));
+        let (allowed, decisive) = answer(&Merged::default());
+        assert_eq!(
+            (allowed.decision, allowed.rewrite, decisive),
+            (PreToolDecision::Allow, InputRewrite::Keep, None)
+        );
     }
 
     #[test]
