@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use dsh_hook_runner::{DshFault, HookExit, HookProgram, HookRun, HookSpec, RunRecord};
-use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch};
+use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
@@ -46,11 +46,36 @@ pub(crate) struct Codex {
     pub spill_dir: PathBuf,
 }
 
-impl Codex {
-    /// How `handler` runs for one firing with `stdin`.
-    pub fn launch<'a>(
+impl Rules for Codex {
+    /// The payload builders' JSON ([`crate::payload`]).
+    type Payload = Value;
+
+    /// Inside a sub-agent every payload but the sub-agent events' own
+    /// names it.
+    fn wire(
         &self,
         ctx: &SeamContext,
+        event: CodexEvent,
+        payload: &Value,
+        _handler: &Handler,
+    ) -> Value {
+        match &ctx.agent {
+            Some(agent)
+                if !matches!(event, CodexEvent::SubagentStart | CodexEvent::SubagentStop) =>
+            {
+                crate::payload::with_agent(
+                    payload,
+                    &agent.agent_id,
+                    crate::payload::codex_agent_type(&agent.agent_type),
+                )
+            }
+            Some(_) | None => payload.clone(),
+        }
+    }
+
+    fn launch<'a>(
+        &'a self,
+        ctx: &'a SeamContext,
         handler: &Handler,
         stdin: &[u8],
     ) -> Launch<'a, Self> {
@@ -73,8 +98,7 @@ impl Codex {
         }
     }
 
-    /// Reads a finished run of `handler` on `event`.
-    pub fn read(
+    fn read(
         &self,
         ctx: &SeamContext,
         event: CodexEvent,

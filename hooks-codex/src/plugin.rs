@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dsh_hook_runner::HookRunner;
-use dsh_hooks::{Engine, Firing, mark_winner};
+use dsh_hooks::{Engine, Request, mark_winner};
 use dsh_model::ModelError;
 use dsh_protocol::{ModelReply, ModelRequest, TurnEndReason};
 use dsh_seams::{
@@ -165,51 +165,23 @@ impl CodexPlugin {
         &self,
         ctx: &SeamContext,
         event: CodexEvent,
-        payload: &Value,
+        payload: Value,
         matcher_input: Option<(&str, &[&str])>,
         call_id: Option<&str>,
         cancel: &CancellationToken,
     ) -> Vec<Fired> {
-        let selected = self.engine.select(event, &matcher_input);
-        if selected.is_empty() {
-            return Vec::new();
-        }
-        // Inside a sub-agent every other payload names it.
-        let inside;
-        let payload = match (&ctx.agent, event) {
-            (Some(agent), event)
-                if !matches!(event, CodexEvent::SubagentStart | CodexEvent::SubagentStop) =>
-            {
-                inside = payload::with_agent(
-                    payload,
-                    &agent.agent_id,
-                    payload::codex_agent_type(&agent.agent_type),
-                );
-                &inside
-            }
-            (Some(_) | None, _) => payload,
-        };
-        let stdin = payload::to_stdin(payload);
-        let codex = self.engine.dialect();
-        let firing = Firing {
+        let request = Request {
             event,
+            subject: matcher_input,
             payload,
             call_id,
             cancel,
         };
-        self.engine
-            .fire(
-                ctx,
-                &firing,
-                selected,
-                |_, handler| codex.launch(ctx, handler, &stdin),
-                |handler, finished| codex.read(ctx, event, handler, finished),
-            )
-            .await
+        self.engine.dispatch(ctx, request).await
     }
 
     fn record(&self, ctx: &SeamContext, event: CodexEvent, records: &[Fired]) {
-        self.engine.record(ctx, event, records, &|_, _| {});
+        self.engine.finish(ctx, event, records);
     }
 
     fn context_entries(event: CodexEvent, records: &[Fired]) -> Vec<ContextEntry> {
@@ -250,7 +222,7 @@ impl Plugin for CodexPlugin {
             .run_event(
                 ctx,
                 event,
-                &payload,
+                payload,
                 Some((source.as_str(), &[])),
                 None,
                 &ctx.cancel,
@@ -284,7 +256,7 @@ impl Plugin for CodexPlugin {
         let payload =
             payload::user_prompt_submit(&self.base(ctx), &Self::turn_id(ctx), &prompt.content);
         let mut records = self
-            .run_event(ctx, event, &payload, None, None, &ctx.cancel)
+            .run_event(ctx, event, payload, None, None, &ctx.cancel)
             .await;
         let decisive = records.iter().enumerate().find_map(|(index, record)| {
             match &record.reading.interpretation.effect {
@@ -375,7 +347,7 @@ impl Plugin for CodexPlugin {
             .run_event(
                 ctx,
                 CodexEvent::PreModelRequest,
-                &payload,
+                payload,
                 None,
                 None,
                 &ctx.cancel,
@@ -405,7 +377,7 @@ impl Plugin for CodexPlugin {
             .run_event(
                 ctx,
                 CodexEvent::PostModelRequest,
-                &payload,
+                payload,
                 None,
                 None,
                 &ctx.cancel,
@@ -426,7 +398,7 @@ impl Plugin for CodexPlugin {
                     .run_event(
                         ctx,
                         CodexEvent::Interrupt,
-                        &payload,
+                        payload,
                         None,
                         None,
                         &CancellationToken::new(),
@@ -467,7 +439,7 @@ impl Plugin for CodexPlugin {
             .run_event(
                 ctx,
                 CodexEvent::SessionEnd,
-                &payload,
+                payload,
                 None,
                 None,
                 &CancellationToken::new(),

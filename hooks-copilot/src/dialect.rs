@@ -8,14 +8,15 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
-use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch};
+use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookRunStatus, Seam};
-use dsh_seams::{NoticeLevel, UserNotice};
+use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
 
 use crate::config::{Handler, Program};
 use crate::event::CopilotEvent;
 use crate::output::{Decision, Reading, RunEnd, Status, interpret};
+use crate::payload::{self, Body, Common};
 
 /// The Copilot dialect.
 pub(crate) struct Copilot {
@@ -45,9 +46,39 @@ pub fn copilot_vars(
     vars
 }
 
-impl Copilot {
-    /// How `handler` runs with `stdin`.
-    pub fn launch<'a>(&self, handler: &Handler, stdin: &[u8]) -> Launch<'a, Self> {
+/// One firing's payload: the common head and the event's fields, built
+/// into JSON per entry (its mode) when its stdin is written.
+pub(crate) struct Payload {
+    /// `sessionId`, `timestamp`, `cwd`.
+    pub common: Common,
+    /// The event's own fields.
+    pub body: Body,
+}
+
+impl Rules for Copilot {
+    type Payload = Payload;
+
+    /// Copilot runs an event's entries one after the other.
+    fn order(&self, _event: CopilotEvent, _selected: &[Handler]) -> Order {
+        Order::Sequential
+    }
+
+    fn wire(
+        &self,
+        _ctx: &SeamContext,
+        _event: CopilotEvent,
+        payload: &Payload,
+        handler: &Handler,
+    ) -> Value {
+        payload::build(&payload.common, &payload.body, handler.mode)
+    }
+
+    fn launch<'a>(
+        &'a self,
+        _ctx: &'a SeamContext,
+        handler: &Handler,
+        stdin: &[u8],
+    ) -> Launch<'a, Self> {
         let program = match &handler.program {
             Program::Bash(command) => HookProgram::Shell {
                 shell: self.shell.clone(),
@@ -82,9 +113,9 @@ impl Copilot {
         })
     }
 
-    /// Reads a finished run of `handler` on `event`.
-    pub fn read(
+    fn read(
         &self,
+        _ctx: &SeamContext,
         event: CopilotEvent,
         handler: &Handler,
         finished: Finished<'_, Infallible>,
@@ -101,6 +132,20 @@ impl Copilot {
             &run.stdout.text(),
             &run.stderr.text(),
         )
+    }
+
+    /// preToolUse `modifiedArgs` chain: the next entry sees the new args.
+    fn chain(&self, _event: CopilotEvent, payload: &mut Payload, reading: &Reading) {
+        if let (Body::PreToolUse { args, .. }, Some(modified)) =
+            (&mut payload.body, &reading.modified_args)
+        {
+            *args = modified.clone();
+        }
+    }
+
+    /// The first preToolUse deny ends the chain (pre_two_files_deny_deny).
+    fn ends_chain(&self, event: CopilotEvent, reading: &Reading) -> bool {
+        event == CopilotEvent::PreToolUse && matches!(reading.decision, Some(Decision::Deny(_)))
     }
 }
 

@@ -34,6 +34,7 @@ pub mod payload;
 pub mod plugin;
 mod registered;
 pub mod tools;
+pub mod translate;
 
 pub use config::{CopilotConfig, CopilotDiscovery, load};
 pub use dialect::copilot_vars;

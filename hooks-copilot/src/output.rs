@@ -7,7 +7,9 @@
 //! (pre_output_parsing). `hookSpecificOutput` is read only from PascalCase
 //! preToolUse entries (pre_pascal_deny, pre_updated_input_cc).
 
-use serde_json::Value;
+use dsh_hooks::wire::{Present, lenient};
+use serde::Deserialize;
+use serde_json::{Map, Value};
 
 use crate::event::{CopilotEvent, Mode};
 
@@ -87,10 +89,6 @@ impl Reading {
             Status::Ok | Status::Blocked => None,
         }
     }
-}
-
-fn text(value: &Value, key: &str) -> Option<String> {
-    value.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
 /// `Denied by preToolUse hook: <reason>`.
@@ -256,62 +254,105 @@ fn exit_two(event: CopilotEvent, mode: Mode, doc: Option<Value>, stderr: &str) -
     }
 }
 
+/// The keys Copilot reads from a hook's stdout. Copilot reads each key on
+/// its own: one of the wrong type counts as absent and spoils nothing else.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Wire {
+    #[serde(default, deserialize_with = "lenient")]
+    additional_context: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    decision: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    reason: Option<String>,
+    #[serde(flatten)]
+    permission: PermissionWire,
+    #[serde(default, deserialize_with = "lenient")]
+    hook_specific_output: Option<PermissionWire>,
+    #[serde(default)]
+    modified_args: Option<Present>,
+    #[serde(default, deserialize_with = "lenient")]
+    behavior: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    message: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    interrupt: Option<bool>,
+    #[serde(default, deserialize_with = "lenient")]
+    modified_result: Option<ModifiedResult>,
+    #[serde(default, deserialize_with = "lenient")]
+    modified_prompt: Option<String>,
+}
+
+/// preToolUse's decision keys (top level, or PascalCase entries'
+/// `hookSpecificOutput`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PermissionWire {
+    #[serde(default, deserialize_with = "lenient")]
+    permission_decision: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    permission_decision_reason: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    updated_input: Option<Map<String, Value>>,
+}
+
+/// postToolUse `modifiedResult`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ModifiedResult {
+    #[serde(default, deserialize_with = "lenient")]
+    text_result_for_llm: Option<String>,
+}
+
 fn read_fields(event: CopilotEvent, mode: Mode, doc: Value) -> Reading {
+    let wire = Wire::deserialize(&doc).unwrap_or_default();
     let mut reading = Reading {
-        additional_context: text(&doc, "additionalContext"),
+        additional_context: wire.additional_context,
         ..Reading::default()
     };
-    let block = || {
-        (doc.get("decision").and_then(Value::as_str) == Some("block"))
-            .then(|| text(&doc, "reason").unwrap_or_default())
-    };
+    let block =
+        (wire.decision.as_deref() == Some("block")).then(|| wire.reason.unwrap_or_default());
     match event {
         CopilotEvent::PreToolUse => {
-            let specific = (mode == Mode::Pascal)
-                .then(|| doc.get("hookSpecificOutput"))
-                .flatten();
-            let field = |key: &str| {
+            let specific = wire.hook_specific_output.filter(|_| mode == Mode::Pascal);
+            let pick = |field: fn(&PermissionWire) -> &Option<String>| {
                 specific
-                    .and_then(|s| s.get(key))
-                    .or_else(|| doc.get(key))
-                    .cloned()
+                    .as_ref()
+                    .and_then(|s| field(s).clone())
+                    .or_else(|| field(&wire.permission).clone())
             };
-            let reason =
-                field("permissionDecisionReason").and_then(|r| r.as_str().map(str::to_owned));
-            reading.decision = match field("permissionDecision").as_ref().and_then(Value::as_str) {
+            let reason = pick(|w| &w.permission_decision_reason);
+            reading.decision = match pick(|w| &w.permission_decision).as_deref() {
                 Some("deny") => Some(Decision::Deny(deny_text(reason.as_deref()))),
                 Some("ask") => Some(Decision::Ask(ask_text(reason.as_deref()))),
                 Some("allow") => Some(Decision::Allow),
                 Some(_) | None => None,
             };
-            reading.modified_args = doc
-                .get("modifiedArgs")
-                .cloned()
-                .or_else(|| specific.and_then(|s| s.get("updatedInput")).cloned())
-                .filter(Value::is_object);
+            // A `modifiedArgs` that is not an object hides `updatedInput`.
+            reading.modified_args = match wire.modified_args {
+                Some(Present(args)) => Some(args).filter(Value::is_object),
+                None => specific.and_then(|s| s.updated_input).map(Value::Object),
+            };
         }
         CopilotEvent::PermissionRequest => {
-            let message = text(&doc, "message");
-            reading.decision = match doc.get("behavior").and_then(Value::as_str) {
+            reading.decision = match wire.behavior.as_deref() {
                 Some("allow") => Some(Decision::Allow),
-                Some("deny") => Some(Decision::Deny(permission_deny_text(message.as_deref()))),
+                Some("deny") => Some(Decision::Deny(permission_deny_text(
+                    wire.message.as_deref(),
+                ))),
                 Some(_) | None => None,
             };
-            reading.interrupt = doc.get("interrupt") == Some(&Value::Bool(true));
+            reading.interrupt = wire.interrupt == Some(true);
         }
         CopilotEvent::PostToolUse => {
-            reading.modified_result = doc
-                .get("modifiedResult")
-                .and_then(|r| r.get("textResultForLlm"))
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            reading.block = block();
+            reading.modified_result = wire.modified_result.and_then(|r| r.text_result_for_llm);
+            reading.block = block;
         }
         CopilotEvent::UserPromptSubmitted => {
-            reading.modified_prompt = text(&doc, "modifiedPrompt");
-            reading.block = block();
+            reading.modified_prompt = wire.modified_prompt;
+            reading.block = block;
         }
-        CopilotEvent::AgentStop | CopilotEvent::SubagentStop => reading.block = block(),
+        CopilotEvent::AgentStop | CopilotEvent::SubagentStop => reading.block = block,
         CopilotEvent::SessionStart
         | CopilotEvent::UserPromptTransformed
         | CopilotEvent::PostToolUseFailure
@@ -480,6 +521,36 @@ mod tests {
         assert_eq!(
             post_context_suffix("bash", "CTX"),
             "\n\nTool \"bash\" succeeded. Additional guidance from postToolUse hooks:\nCTX"
+        );
+    }
+
+    #[test]
+    fn a_key_of_the_wrong_type_reads_as_absent_and_spoils_no_other() {
+        let reading = pre(
+            Mode::Pascal,
+            RunEnd::Exited(0),
+            r#"{"permissionDecisionReason": 5, "modifiedArgs": "x",
+                "hookSpecificOutput": {"permissionDecision": "deny", "updatedInput": {"a": 1}},
+                "additionalContext": "CTX"}"#,
+        );
+        assert_eq!(
+            reading.decision,
+            Some(Decision::Deny(deny_text(None))),
+            "the top-level reason is not a string"
+        );
+        assert_eq!(
+            reading.modified_args, None,
+            "a modifiedArgs string hides updatedInput"
+        );
+        assert_eq!(reading.additional_context.as_deref(), Some("CTX"));
+        let camel = pre(
+            Mode::Camel,
+            RunEnd::Exited(0),
+            r#"{"hookSpecificOutput": {"permissionDecision": "deny"}}"#,
+        );
+        assert_eq!(
+            camel.decision, None,
+            "camelCase entries have no hookSpecificOutput"
         );
     }
 }

@@ -295,11 +295,6 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
     Value::Object(keys.map)
 }
 
-/// The exact stdin bytes: compact, no trailing newline.
-pub fn to_stdin(payload: &Value) -> Vec<u8> {
-    payload.to_string().into_bytes()
-}
-
 /// `transcriptPath`: where Copilot keeps the session log
 /// (`~/.copilot/session-state/<id>/events.jsonl`). dsh writes no such file;
 /// the path is Copilot's convention, for hooks that only log it.
@@ -334,7 +329,7 @@ mod tests {
             args: json!({"command": "echo hi", "description": "run it"}),
         };
         assert_eq!(
-            String::from_utf8(to_stdin(&build(&common(), &pre, Mode::Camel))).unwrap(),
+            build(&common(), &pre, Mode::Camel).to_string(),
             r#"{"sessionId":"S","timestamp":1796523851486,"cwd":"/p","toolName":"bash","toolArgs":{"command":"echo hi","description":"run it"}}"#
         );
         assert_eq!(

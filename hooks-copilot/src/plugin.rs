@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dsh_hook_runner::HookRunner;
-use dsh_hooks::{Engine, Firing, mark_winner};
+use dsh_hooks::{Engine, Request};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, CallReview, CancellationToken, CompactionDecision,
     CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
@@ -21,11 +21,12 @@ use dsh_seams::{
 };
 
 use crate::config::CopilotConfig;
-use crate::dialect::Copilot;
+use crate::dialect::{Copilot, Payload};
 use crate::event::CopilotEvent;
-use crate::output::{self, Decision, Reading};
+use crate::output::Decision;
 use crate::payload::{self, Body, Common, ToolResult};
 use crate::tools;
+use crate::translate::{self, Mark, PromptAnswer, StopAnswer};
 
 /// The plugin's name.
 pub const PLUGIN_NAME: &str = "copilot-hooks";
@@ -65,8 +66,8 @@ fn source(event: CopilotEvent) -> String {
     format!("copilot:{}", event.as_str())
 }
 
-fn denies(reading: &Reading) -> bool {
-    matches!(reading.decision, Some(Decision::Deny(_)))
+fn readings(fired: &[Fired]) -> Vec<&crate::output::Reading> {
+    fired.iter().map(|run| &run.reading).collect()
 }
 
 impl CopilotPlugin {
@@ -105,9 +106,9 @@ impl CopilotPlugin {
         }
     }
 
-    /// Runs the entries of `body`'s event one after the other, in
-    /// Copilot's order; `stop` ends the chain early (a preToolUse deny).
-    /// preToolUse `modifiedArgs` chain: the next entry sees the new args.
+    /// Fires `body`'s event: the engine runs the selected entries one
+    /// after the other in Copilot's order, chaining preToolUse
+    /// `modifiedArgs` and stopping at its first deny ([`crate::dialect`]).
     async fn run(
         &self,
         ctx: &SeamContext,
@@ -116,57 +117,35 @@ impl CopilotPlugin {
         call_id: Option<&str>,
         cancel: &CancellationToken,
     ) -> Vec<Fired> {
-        let event = body.event();
-        let selected = self.engine.select(event, &subject);
-        let copilot = self.engine.dialect();
-        let common = Self::common(ctx);
-        let mut body = body;
-        let mut fired = Vec::new();
-        for handler in selected {
-            let payload = payload::build(&common, &body, handler.mode);
-            let stdin = payload::to_stdin(&payload);
-            let firing = Firing {
-                event,
-                payload: &payload,
-                call_id,
-                cancel,
-            };
-            let mut runs = self
-                .engine
-                .fire(
-                    ctx,
-                    &firing,
-                    vec![handler],
-                    |_, handler| copilot.launch(handler, &stdin),
-                    |handler, finished| copilot.read(event, handler, finished),
-                )
-                .await;
-            let deny = runs.iter().any(|run| denies(&run.reading));
-            if let (Body::PreToolUse { args, .. }, Some(run)) = (&mut body, runs.first())
-                && let Some(modified) = &run.reading.modified_args
-            {
-                *args = modified.clone();
-            }
-            fired.append(&mut runs);
-            if deny && event == CopilotEvent::PreToolUse {
-                // The first deny ends the chain (pre_two_files_deny_deny).
-                break;
-            }
-        }
-        fired
-    }
-
-    fn record(&self, ctx: &SeamContext, event: CopilotEvent, fired: &[Fired]) {
-        self.engine.record(ctx, event, fired, &|_, _| {});
-    }
-
-    fn mark(fired: &mut [Fired], decisive: impl Fn(&Reading) -> bool, last: bool) {
-        let winner = if last {
-            fired.iter().rposition(|run| decisive(&run.reading))
-        } else {
-            fired.iter().position(|run| decisive(&run.reading))
+        let request = Request {
+            event: body.event(),
+            subject,
+            payload: Payload {
+                common: Self::common(ctx),
+                body,
+            },
+            call_id,
+            cancel,
         };
-        mark_winner(fired, winner, decisive);
+        self.engine.dispatch(ctx, request).await
+    }
+
+    /// Marks the winner `mark` names and records every run.
+    fn settle(&self, ctx: &SeamContext, event: CopilotEvent, fired: &mut [Fired], mark: Mark) {
+        match mark {
+            Some((winner, decisive)) => {
+                self.engine
+                    .settle(ctx, event, fired, winner, |r| decisive.holds(r));
+            }
+            None => self.engine.finish(ctx, event, fired),
+        }
+    }
+
+    /// Fires an advisory event and records its runs.
+    async fn fire_and_record(&self, ctx: &SeamContext, body: Body, cancel: &CancellationToken) {
+        let event = body.event();
+        let fired = self.run(ctx, body, None, None, cancel).await;
+        self.engine.finish(ctx, event, &fired);
     }
 
     /// Fires sessionStart (held until the first prompt, which its payload
@@ -181,19 +160,14 @@ impl CopilotPlugin {
             initial_prompt: prompt.to_owned(),
         };
         let fired = self.run(ctx, body, None, None, &ctx.cancel).await;
-        self.record(ctx, event, &fired);
+        self.engine.finish(ctx, event, &fired);
         // On --continue the context is not injected again
         // (ss_context_and_resume).
-        if start == "resume" {
-            return Vec::new();
-        }
-        output::joined_context(fired.iter().map(|run| &run.reading))
+        translate::session_start(&readings(&fired), start == "resume")
             .map(|text| vec![ContextEntry::new(text, source(event))])
             .unwrap_or_default()
     }
-}
 
-impl CopilotPlugin {
     /// userPromptSubmitted and userPromptTransformed for a prompt Copilot
     /// makes itself (an agentStop block's reason), recorded only.
     async fn fire_prompt_hooks(&self, ctx: &SeamContext, prompt: &str) {
@@ -201,11 +175,13 @@ impl CopilotPlugin {
             prompt: prompt.to_owned(),
         };
         let fired = self.run(ctx, body, None, None, &ctx.cancel).await;
-        self.record(ctx, CopilotEvent::UserPromptSubmitted, &fired);
+        self.engine
+            .finish(ctx, CopilotEvent::UserPromptSubmitted, &fired);
         let fired = self
             .run(ctx, transformed(prompt), None, None, &ctx.cancel)
             .await;
-        self.record(ctx, CopilotEvent::UserPromptTransformed, &fired);
+        self.engine
+            .finish(ctx, CopilotEvent::UserPromptTransformed, &fired);
     }
 }
 
@@ -248,32 +224,21 @@ impl Plugin for CopilotPlugin {
             prompt: prompt.content.clone(),
         };
         let mut fired = self.run(ctx, body, None, None, &ctx.cancel).await;
-        if let Some(index) = fired.iter().position(|run| run.reading.block.is_some()) {
-            let reason = fired
-                .get(index)
-                .and_then(|run| run.reading.block.clone())
-                .unwrap_or_default();
-            Self::mark(&mut fired, |r| r.block.is_some(), false);
-            self.record(ctx, event, &fired);
-            return PromptDecision::Block { reason };
-        }
-        let rewrite = fired
-            .iter()
-            .rev()
-            .find_map(|run| run.reading.modified_prompt.clone());
-        Self::mark(&mut fired, |r| r.modified_prompt.is_some(), true);
-        self.record(ctx, event, &fired);
-        if let Some(text) = output::joined_context(fired.iter().map(|run| &run.reading)) {
-            contexts.push(ContextEntry::new(
-                output::prompt_context_text(&text),
-                source(event),
-            ));
-        }
+        let (answer, mark) = translate::prompt_submitted(&readings(&fired));
+        self.settle(ctx, event, &mut fired, mark);
+        let rewrite = match answer {
+            PromptAnswer::Block(reason) => return PromptDecision::Block { reason },
+            PromptAnswer::Allow { rewrite, context } => {
+                contexts.extend(context.map(|text| ContextEntry::new(text, source(event))));
+                rewrite
+            }
+        };
         let effective = rewrite.clone().unwrap_or_else(|| prompt.content.clone());
         let fired = self
             .run(ctx, transformed(&effective), None, None, &ctx.cancel)
             .await;
-        self.record(ctx, CopilotEvent::UserPromptTransformed, &fired);
+        self.engine
+            .finish(ctx, CopilotEvent::UserPromptTransformed, &fired);
         PromptDecision::Allow { rewrite, contexts }
     }
 
@@ -287,60 +252,30 @@ impl Plugin for CopilotPlugin {
         let mut fired = self
             .run(ctx, body, Some(&native), Some(&call.call_id), &ctx.cancel)
             .await;
-        let decided = fired
-            .iter()
-            .rev()
-            .find_map(|run| run.reading.decision.clone());
-        // A deny ends the chain, so it is the last decision when present.
-        let modified = fired
-            .iter()
-            .rev()
-            .find_map(|run| run.reading.modified_args.clone());
-        let contexts: Vec<ContextEntry> = fired
-            .iter()
-            .filter_map(|run| run.reading.additional_context.as_deref())
-            .filter(|text| !text.is_empty())
-            .map(|text| ContextEntry::new(output::pre_context_text(text), source(event)))
-            .collect();
-        let (decision, approval) = match &decided {
-            Some(Decision::Deny(text)) => {
-                Self::mark(&mut fired, denies, true);
-                (
-                    PreToolDecision::Deny {
-                        reason: text.clone(),
-                    },
-                    None,
-                )
-            }
-            Some(Decision::Ask(text)) => {
-                Self::mark(
-                    &mut fired,
-                    |r| matches!(r.decision, Some(Decision::Ask(_))),
-                    true,
-                );
-                (PreToolDecision::ask(Some(text.clone())), None)
-            }
-            Some(Decision::Allow) => {
-                Self::mark(&mut fired, |r| r.decision == Some(Decision::Allow), true);
-                (PreToolDecision::Allow, Some(ApprovalDecision::AllowOnce))
-            }
-            None => (PreToolDecision::Allow, None),
-        };
-        let rewrite = match (&decision, modified) {
-            (PreToolDecision::Allow, Some(args)) => InputRewrite::Rewrite {
+        let (answer, mark) = translate::pre_tool_use(&readings(&fired));
+        self.settle(ctx, event, &mut fired, mark);
+        let rewrite = match answer.modified_args {
+            Some(args) => InputRewrite::Rewrite {
                 arguments: tools::arguments_from(&call.tool, &args),
                 by: source(event),
                 conflicts: Vec::new(),
             },
-            _ => InputRewrite::Keep,
+            None => InputRewrite::Keep,
         };
-        self.record(ctx, event, &fired);
-        if decided.is_some() {
+        if answer.decided {
             // A preToolUse decision skips the permission flow.
             self.lock().permission.insert(call.call_id.clone(), true);
         }
-        let mut verdict = PreToolVerdict::of(PreToolOutcome { decision, contexts });
-        verdict.approval = approval;
+        let contexts = answer
+            .contexts
+            .into_iter()
+            .map(|text| ContextEntry::new(text, source(event)))
+            .collect();
+        let mut verdict = PreToolVerdict::of(PreToolOutcome {
+            decision: answer.decision,
+            contexts,
+        });
+        verdict.approval = answer.approval;
         CallReview {
             rewrite,
             verdict: Some(verdict),
@@ -370,15 +305,8 @@ impl Plugin for CopilotPlugin {
         let mut fired = self
             .run(ctx, body, Some(&native), Some(&exec.call_id), &ctx.cancel)
             .await;
-        // All run; the later output wins (perm_merge).
-        let last = fired.iter().rev().find_map(|run| {
-            run.reading
-                .decision
-                .clone()
-                .map(|decision| (decision, run.reading.interrupt))
-        });
-        Self::mark(&mut fired, |r| r.decision.is_some(), true);
-        self.record(ctx, event, &fired);
+        let (last, mark) = translate::permission_request(&readings(&fired));
+        self.settle(ctx, event, &mut fired, mark);
         match last {
             Some((Decision::Deny(text), interrupt)) => {
                 if interrupt {
@@ -426,8 +354,7 @@ impl Plugin for CopilotPlugin {
         let native = tools::native_name(&exec.tool).to_owned();
         let args = tools::tool_args(&exec.tool, &exec.arguments);
         // A failing command is a success with its exit code (a_file_tools).
-        let failed = outcome.is_error && exec.tool != "bash";
-        if failed {
+        if outcome.is_error && exec.tool != "bash" {
             let event = CopilotEvent::PostToolUseFailure;
             let body = Body::PostToolUseFailure {
                 tool: exec.tool.clone(),
@@ -437,15 +364,11 @@ impl Plugin for CopilotPlugin {
             let fired = self
                 .run(ctx, body, Some(&native), Some(&exec.call_id), &ctx.cancel)
                 .await;
-            self.record(ctx, event, &fired);
-            let contexts = output::joined_context(fired.iter().map(|run| &run.reading))
-                .map(|text| {
-                    vec![ContextEntry::new(
-                        output::failure_context_text(&native, &text),
-                        source(event),
-                    )]
-                })
-                .unwrap_or_default();
+            self.engine.finish(ctx, event, &fired);
+            let contexts = translate::post_tool_use_failure(&readings(&fired), &native)
+                .map(|text| ContextEntry::new(text, source(event)))
+                .into_iter()
+                .collect();
             return PostToolDecision {
                 action: PostToolAction::Accept,
                 contexts,
@@ -463,28 +386,8 @@ impl Plugin for CopilotPlugin {
         let mut fired = self
             .run(ctx, body, Some(&native), Some(&exec.call_id), &ctx.cancel)
             .await;
-        let block = fired.iter().find_map(|run| run.reading.block.clone());
-        let modified = fired
-            .iter()
-            .rev()
-            .find_map(|run| run.reading.modified_result.clone());
-        let context = output::joined_context(fired.iter().map(|run| &run.reading));
-        let action = if let Some(reason) = block {
-            Self::mark(&mut fired, |r| r.block.is_some(), false);
-            PostToolAction::Block {
-                feedback: output::post_block_text(&reason),
-            }
-        } else if modified.is_some() || context.is_some() {
-            Self::mark(&mut fired, |r| r.modified_result.is_some(), true);
-            let mut content = modified.unwrap_or_else(|| outcome.content.clone());
-            if let Some(context) = context {
-                content.push_str(&output::post_context_suffix(&native, &context));
-            }
-            PostToolAction::ReplaceContent { content }
-        } else {
-            PostToolAction::Accept
-        };
-        self.record(ctx, event, &fired);
+        let (action, mark) = translate::post_tool_use(&readings(&fired), &native, &outcome.content);
+        self.settle(ctx, event, &mut fired, mark);
         PostToolDecision {
             action,
             contexts: Vec::new(),
@@ -503,19 +406,17 @@ impl Plugin for CopilotPlugin {
             stop_hook_active: input.forced_continuations > 0,
         };
         let mut fired = self.run(ctx, body, None, None, &ctx.cancel).await;
-        let block = fired.iter().find_map(|run| run.reading.block.clone());
-        let Some(reason) = block else {
-            self.record(ctx, event, &fired);
-            return ContinuationDecision::Stop;
-        };
-        if input.forced_continuations >= AGENT_STOP_CAP {
+        let (answer, mark) = translate::agent_stop(
+            &readings(&fired),
+            input.forced_continuations,
+            AGENT_STOP_CAP,
+        );
+        self.settle(ctx, event, &mut fired, mark);
+        let reason = match answer {
             // Copilot ends the run after 8 consecutive blocks.
-            mark_winner(&mut fired, None, |r: &Reading| r.block.is_some());
-            self.record(ctx, event, &fired);
-            return ContinuationDecision::Stop;
-        }
-        Self::mark(&mut fired, |r| r.block.is_some(), false);
-        self.record(ctx, event, &fired);
+            StopAnswer::Stop | StopAnswer::Capped => return ContinuationDecision::Stop,
+            StopAnswer::Continue(reason) => reason,
+        };
         // The reason is a new user turn: userPromptSubmitted fires for it
         // (stop_block_once); what those hooks answer is not applied to it.
         self.fire_prompt_hooks(ctx, &reason).await;
@@ -528,17 +429,14 @@ impl Plugin for CopilotPlugin {
 
     async fn turn_failed(&self, ctx: &SeamContext, failure: &TurnFailure) {
         self.lock().errored = true;
-        let event = CopilotEvent::ErrorOccurred;
         let body = Body::ErrorOccurred {
             context: "model_call".to_owned(),
             recoverable: true,
             message: failure.error.to_string(),
             name: "Error".to_owned(),
         };
-        let fired = self
-            .run(ctx, body, None, None, &CancellationToken::new())
+        self.fire_and_record(ctx, body, &CancellationToken::new())
             .await;
-        self.record(ctx, event, &fired);
     }
 
     async fn session_before_compact(
@@ -546,28 +444,23 @@ impl Plugin for CopilotPlugin {
         ctx: &SeamContext,
         input: &CompactionInput,
     ) -> CompactionDecision {
-        let event = CopilotEvent::PreCompact;
         let body = Body::PreCompact {
             transcript_path: self.transcript(ctx),
             trigger: input.trigger.as_str().to_owned(),
             custom_instructions: input.custom_instructions.clone().unwrap_or_default(),
         };
-        let fired = self.run(ctx, body, None, None, &ctx.cancel).await;
         // Advisory: nothing it says changes the compaction.
-        self.record(ctx, event, &fired);
+        self.fire_and_record(ctx, body, &ctx.cancel).await;
         CompactionDecision::proceed()
     }
 
     async fn session_end(&self, ctx: &SeamContext, _reason: SessionEndReason) {
         let errored = self.lock().errored;
-        let event = CopilotEvent::SessionEnd;
         let body = Body::SessionEnd {
             reason: if errored { "error" } else { "complete" }.to_owned(),
         };
         // The turn's token may be cancelled: run on a fresh one.
-        let fired = self
-            .run(ctx, body, None, None, &CancellationToken::new())
+        self.fire_and_record(ctx, body, &CancellationToken::new())
             .await;
-        self.record(ctx, event, &fired);
     }
 }

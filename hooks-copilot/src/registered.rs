@@ -77,13 +77,35 @@ impl HookDialect for CopilotDialect {
             .collect()
     }
 
+    fn test_event(&self, event: &str) -> Option<&'static str> {
+        use crate::CopilotEvent as E;
+        // The camelCase names of the events the bridge fires; their
+        // PascalCase names are Claude Code's.
+        match crate::CopilotEvent::parse(event)? {
+            (
+                event @ (E::SessionStart
+                | E::UserPromptSubmitted
+                | E::PreToolUse
+                | E::PermissionRequest
+                | E::PostToolUse
+                | E::PostToolUseFailure
+                | E::AgentStop
+                | E::PreCompact
+                | E::SessionEnd),
+                crate::Mode::Camel,
+            ) => event.pascal(),
+            _ => None,
+        }
+    }
+
     fn hook_tool_name(&self, dsh_tool: &str) -> String {
         crate::tools::native_name(dsh_tool).to_owned()
     }
 
     fn dsh_tool_name(&self, hook_tool: &str) -> Result<Option<String>, String> {
         // Copilot's own names; `bash`, `edit`, `glob`, `grep` are dsh's too.
-        Ok(matches!(hook_tool, "view" | "create" | "task")
+        Ok(crate::tools::NATIVE
+            .is_dialect_name(hook_tool)
             .then(|| crate::tools::dsh_name(hook_tool).to_owned()))
     }
 

@@ -6,46 +6,39 @@
 //! glob→Glob, grep→Grep`; the input keys stay native,
 //! cc_pascal_tool_names).
 
+use dsh_hooks::names::{ToolNames, copy_keys};
 use serde_json::{Map, Value};
 
 use crate::event::Mode;
 
+/// Copilot's native names for dsh's tools.
+pub const NATIVE: ToolNames =
+    ToolNames(&[("read", "view"), ("write", "create"), ("agent", "task")]);
+
+/// The Claude Code names PascalCase entries see.
+pub const CLAUDE: ToolNames = ToolNames(&[
+    ("bash", "Bash"),
+    ("read", "Read"),
+    ("write", "Write"),
+    ("edit", "Edit"),
+    ("glob", "Glob"),
+    ("grep", "Grep"),
+    ("agent", "Task"),
+]);
+
 /// The native Copilot name of a dsh tool.
 pub fn native_name(tool: &str) -> &str {
-    match tool {
-        "read" => "view",
-        "write" => "create",
-        "agent" => "task",
-        other => other,
-    }
+    NATIVE.dialect_name(tool)
 }
 
 /// The dsh tool a Copilot name (native or Claude) stands for.
 pub fn dsh_name(name: &str) -> &str {
-    match name {
-        "view" | "Read" => "read",
-        "create" | "Write" => "write",
-        "task" | "Task" => "agent",
-        "Bash" => "bash",
-        "Edit" => "edit",
-        "Glob" => "glob",
-        "Grep" => "grep",
-        other => other,
-    }
+    NATIVE.dsh_name(CLAUDE.dsh_name(name))
 }
 
 /// The Claude Code name PascalCase payloads carry for a native name.
 pub fn claude_name(native: &str) -> &str {
-    match native {
-        "bash" => "Bash",
-        "view" => "Read",
-        "create" => "Write",
-        "edit" => "Edit",
-        "glob" => "Glob",
-        "grep" => "Grep",
-        "task" => "Task",
-        other => other,
-    }
+    CLAUDE.dialect_name(NATIVE.dsh_name(native))
 }
 
 /// The tool name a payload of `mode` carries.
@@ -62,23 +55,20 @@ pub fn is_read_only(tool: &str) -> bool {
     matches!(tool, "read" | "glob" | "grep")
 }
 
-fn copy(from: &Value, to: &mut Map<String, Value>, key: &str, as_key: &str) {
-    if let Some(value) = from.get(key) {
-        to.insert(as_key.to_owned(), value.clone());
-    }
-}
-
 /// `toolArgs` / `tool_input` for a dsh call: the arguments under Copilot's
 /// names, as Copilot's model would have sent them.
 pub fn tool_args(tool: &str, arguments: &Value) -> Value {
     let mut out = Map::new();
     match tool {
         "bash" => {
-            copy(arguments, &mut out, "command", "command");
-            copy(arguments, &mut out, "description", "description");
+            copy_keys(
+                arguments,
+                &mut out,
+                &[("command", "command"), ("description", "description")],
+            );
         }
         "read" => {
-            copy(arguments, &mut out, "file_path", "path");
+            copy_keys(arguments, &mut out, &[("file_path", "path")]);
             let offset = arguments.get("offset").and_then(Value::as_u64);
             if let Some(limit) = arguments.get("limit").and_then(Value::as_u64) {
                 let start = offset.unwrap_or(1);
@@ -91,13 +81,22 @@ pub fn tool_args(tool: &str, arguments: &Value) -> Value {
             }
         }
         "write" => {
-            copy(arguments, &mut out, "file_path", "path");
-            copy(arguments, &mut out, "content", "file_text");
+            copy_keys(
+                arguments,
+                &mut out,
+                &[("file_path", "path"), ("content", "file_text")],
+            );
         }
         "edit" => {
-            copy(arguments, &mut out, "file_path", "path");
-            copy(arguments, &mut out, "old_string", "old_str");
-            copy(arguments, &mut out, "new_string", "new_str");
+            copy_keys(
+                arguments,
+                &mut out,
+                &[
+                    ("file_path", "path"),
+                    ("old_string", "old_str"),
+                    ("new_string", "new_str"),
+                ],
+            );
         }
         _ => return arguments.clone(),
     }
@@ -110,11 +109,14 @@ pub fn arguments_from(tool: &str, args: &Value) -> Value {
     let mut out = Map::new();
     match tool {
         "bash" => {
-            copy(args, &mut out, "command", "command");
-            copy(args, &mut out, "description", "description");
+            copy_keys(
+                args,
+                &mut out,
+                &[("command", "command"), ("description", "description")],
+            );
         }
         "read" => {
-            copy(args, &mut out, "path", "file_path");
+            copy_keys(args, &mut out, &[("path", "file_path")]);
             if let Some(range) = args.get("view_range").and_then(Value::as_array) {
                 let start = range.first().and_then(Value::as_i64).unwrap_or(1);
                 out.insert("offset".into(), start.into());
@@ -128,13 +130,22 @@ pub fn arguments_from(tool: &str, args: &Value) -> Value {
             }
         }
         "write" => {
-            copy(args, &mut out, "path", "file_path");
-            copy(args, &mut out, "file_text", "content");
+            copy_keys(
+                args,
+                &mut out,
+                &[("path", "file_path"), ("file_text", "content")],
+            );
         }
         "edit" => {
-            copy(args, &mut out, "path", "file_path");
-            copy(args, &mut out, "old_str", "old_string");
-            copy(args, &mut out, "new_str", "new_string");
+            copy_keys(
+                args,
+                &mut out,
+                &[
+                    ("path", "file_path"),
+                    ("old_str", "old_string"),
+                    ("new_str", "new_string"),
+                ],
+            );
         }
         _ => return args.clone(),
     }
@@ -148,11 +159,11 @@ pub fn permission_view(tool: &str, arguments: &Value, diff: Option<&str>) -> (St
     let mut out = Map::new();
     match tool {
         "bash" => {
-            copy(arguments, &mut out, "command", "command");
+            copy_keys(arguments, &mut out, &[("command", "command")]);
             ("bash".to_owned(), Value::Object(out))
         }
         "write" | "edit" => {
-            copy(arguments, &mut out, "file_path", "file_path");
+            copy_keys(arguments, &mut out, &[("file_path", "file_path")]);
             out.insert("diff".into(), diff.unwrap_or_default().into());
             ("edit".to_owned(), Value::Object(out))
         }

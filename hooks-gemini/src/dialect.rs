@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
-use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch};
+use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
@@ -16,6 +16,8 @@ use serde_json::Value;
 use crate::config::{Handler, SettingsSource};
 use crate::event::GeminiEvent;
 use crate::output::{Decision, Interpretation, RunEnd, interpret};
+use crate::payload::{self, Payload};
+use crate::tools;
 
 /// The Gemini dialect.
 pub(crate) struct Gemini {
@@ -123,11 +125,32 @@ pub fn expand_command(command: &str, vars: &[(String, String)]) -> String {
     text
 }
 
-impl Gemini {
-    /// How `handler` runs for one firing with `stdin`.
-    pub fn launch<'a>(
+impl Rules for Gemini {
+    type Payload = Payload;
+
+    /// In parallel, or one at a time in configuration order when any
+    /// selected group is `sequential`.
+    fn order(&self, _event: GeminiEvent, selected: &[Handler]) -> Order {
+        if selected.iter().any(|handler| handler.sequential) {
+            Order::Sequential
+        } else {
+            Order::Parallel
+        }
+    }
+
+    fn wire(
         &self,
-        ctx: &SeamContext,
+        _ctx: &SeamContext,
+        _event: GeminiEvent,
+        payload: &Payload,
+        _handler: &Handler,
+    ) -> Value {
+        payload::to_value(payload)
+    }
+
+    fn launch<'a>(
+        &'a self,
+        ctx: &'a SeamContext,
         handler: &Handler,
         stdin: &[u8],
     ) -> Launch<'a, Self> {
@@ -147,9 +170,9 @@ impl Gemini {
         })
     }
 
-    /// Reads a finished run of `handler` on `event`.
-    pub fn read(
+    fn read(
         &self,
+        _ctx: &SeamContext,
         event: GeminiEvent,
         handler: &Handler,
         finished: Finished<'_, Infallible>,
@@ -169,6 +192,32 @@ impl Gemini {
             &run.stdout.text(),
             &run.stderr.text(),
         )
+    }
+
+    /// A sequential group's next hook sees the previous hook's changes:
+    /// BeforeTool's `tool_input` merged, BeforeAgent's prompt with the
+    /// context appended.
+    fn chain(&self, _event: GeminiEvent, payload: &mut Payload, reading: &Interpretation) {
+        match payload {
+            Payload::BeforeTool(before) => {
+                if let Some(update) = &reading.tool_input {
+                    before.tool_input = tools::merge_input(&before.tool_input, update);
+                }
+            }
+            Payload::BeforeAgent(before) => {
+                if let Some(context) = &reading.additional_context {
+                    before.prompt.push_str("\n\n");
+                    before.prompt.push_str(context);
+                }
+            }
+            Payload::SessionStart(_)
+            | Payload::SessionEnd(_)
+            | Payload::AfterAgent(_)
+            | Payload::AfterTool(_)
+            | Payload::PreCompress(_)
+            | Payload::Notification(_)
+            | Payload::Model(_) => {}
+        }
     }
 }
 

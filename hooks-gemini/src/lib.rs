@@ -36,6 +36,7 @@ pub mod payload;
 pub mod plugin;
 mod registered;
 pub mod tools;
+pub mod translate;
 pub mod trust_identity;
 
 pub use config::{ConfigError, GeminiConfig, GeminiDiscovery, load};

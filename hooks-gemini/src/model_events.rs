@@ -328,10 +328,10 @@ impl ModelHookFiring for GeminiPlugin {
         event: GeminiEvent,
         fields: Map<String, Value>,
     ) -> Vec<ModelHookAnswer> {
-        let mut body = payload::to_value(&GeminiPlugin::common(ctx, event));
-        if let Value::Object(map) = &mut body {
-            map.extend(fields);
-        }
+        let body = payload::Payload::Model(payload::ModelEvent {
+            common: GeminiPlugin::common(ctx, event),
+            fields,
+        });
         let fired = self
             .run_event(ctx, event, body, None, None, &ctx.cancel)
             .await;

@@ -11,7 +11,9 @@
 //! any `deny`/`block` wins; reasons, system messages and additional
 //! contexts are each joined with `"\n"`; any `continue: false` wins.
 
-use serde_json::Value;
+use dsh_hooks::wire::{Present, lenient};
+use serde::Deserialize;
+use serde_json::{Map, Value};
 
 /// How a run ended, as the reader needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,8 +140,46 @@ fn parse_json(text: &str) -> Option<Value> {
     }
 }
 
-fn string(value: &Value, key: &str) -> Option<String> {
-    value.get(key).and_then(Value::as_str).map(str::to_owned)
+/// The keys Gemini reads from a hook's JSON output (each on its own: one
+/// of the wrong type counts as absent).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Wire {
+    #[serde(default, deserialize_with = "lenient")]
+    decision: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    reason: Option<String>,
+    #[serde(default, rename = "continue", deserialize_with = "lenient")]
+    keep_going: Option<bool>,
+    #[serde(default, deserialize_with = "lenient")]
+    stop_reason: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    system_message: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    hook_specific_output: Option<SpecificWire>,
+}
+
+/// `hookSpecificOutput`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SpecificWire {
+    #[serde(default, deserialize_with = "lenient")]
+    additional_context: Option<String>,
+    #[serde(default, rename = "tool_input", deserialize_with = "lenient")]
+    tool_input: Option<Map<String, Value>>,
+    #[serde(default, deserialize_with = "lenient")]
+    clear_context: Option<bool>,
+    #[serde(default, deserialize_with = "lenient")]
+    tail_tool_call_request: Option<TailWire>,
+}
+
+/// `tailToolCallRequest`: a name and any `args` (none: `{}`).
+#[derive(Debug, Default, Deserialize)]
+struct TailWire {
+    #[serde(default, deserialize_with = "lenient")]
+    name: Option<String>,
+    #[serde(default)]
+    args: Option<Present>,
 }
 
 /// Reads one run.
@@ -199,8 +239,9 @@ pub fn interpret(end: &RunEnd, stdout: &str, stderr: &str) -> Interpretation {
         }
         return read;
     };
-    let reason = string(&output, "reason");
-    let decision = match output.get("decision").and_then(Value::as_str) {
+    let wire = Wire::deserialize(&output).unwrap_or_default();
+    let reason = wire.reason;
+    let decision = match wire.decision.as_deref() {
         Some("deny" | "block") => Decision::Deny {
             reason: reason.clone(),
         },
@@ -209,34 +250,25 @@ pub fn interpret(end: &RunEnd, stdout: &str, stderr: &str) -> Interpretation {
         },
         _ => Decision::Allow,
     };
-    let stop = (output.get("continue").and_then(Value::as_bool) == Some(false))
-        .then(|| string(&output, "stopReason").or_else(|| reason.clone()));
-    let specific = output.get("hookSpecificOutput");
-    let additional_context = specific.and_then(|s| string(s, "additionalContext"));
-    let tool_input = specific
-        .and_then(|s| s.get("tool_input"))
-        .filter(|v| v.is_object())
-        .cloned();
-    let clear_context = specific
-        .and_then(|s| s.get("clearContext"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let tail_call = specific
-        .and_then(|s| s.get("tailToolCallRequest"))
-        .and_then(|tail| {
-            Some(TailCall {
-                name: string(tail, "name")?,
-                args: tail
-                    .get("args")
-                    .cloned()
-                    .unwrap_or_else(|| Value::Object(Default::default())),
-            })
-        });
+    let stop =
+        (wire.keep_going == Some(false)).then(|| wire.stop_reason.or_else(|| reason.clone()));
+    let specific = wire.hook_specific_output.unwrap_or_default();
+    let additional_context = specific.additional_context;
+    let tool_input = specific.tool_input.map(Value::Object);
+    let clear_context = specific.clear_context.unwrap_or(false);
+    let tail_call = specific.tail_tool_call_request.and_then(|tail| {
+        Some(TailCall {
+            name: tail.name?,
+            args: tail
+                .args
+                .map_or_else(|| Value::Object(Map::new()), |Present(args)| args),
+        })
+    });
     Interpretation {
         status,
         decision,
         stop,
-        system_message: string(&output, "systemMessage"),
+        system_message: wire.system_message,
         additional_context,
         tool_input,
         clear_context,

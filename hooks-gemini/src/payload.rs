@@ -2,7 +2,7 @@
 //! key order Gemini CLI 0.61 sends: the common keys (`session_id`,
 //! `transcript_path`, `cwd`, `hook_event_name`, `timestamp`) first, then the
 //! event's own. Sent as compact JSON without a trailing newline
-//! ([`to_stdin`]).
+//! (`dsh_hooks::Rules::stdin`).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -145,14 +145,45 @@ pub struct Notification {
     pub details: Value,
 }
 
+/// A model event (BeforeModel, AfterModel, BeforeToolSelection): the
+/// common keys, then the event's fields in order.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelEvent {
+    /// Common keys.
+    #[serde(flatten)]
+    pub common: Common,
+    /// `llm_request`, `llm_response`, … as Gemini shapes them.
+    #[serde(flatten)]
+    pub fields: serde_json::Map<String, Value>,
+}
+
+/// One firing's payload, kept typed until a hook's stdin is written.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Payload {
+    /// SessionStart.
+    SessionStart(SessionStart),
+    /// SessionEnd.
+    SessionEnd(SessionEnd),
+    /// BeforeAgent.
+    BeforeAgent(BeforeAgent),
+    /// AfterAgent.
+    AfterAgent(AfterAgent),
+    /// BeforeTool.
+    BeforeTool(BeforeTool),
+    /// AfterTool.
+    AfterTool(AfterTool),
+    /// PreCompress.
+    PreCompress(PreCompress),
+    /// Notification.
+    Notification(Notification),
+    /// The model events.
+    Model(ModelEvent),
+}
+
 /// Any payload as the JSON value the log records.
 pub fn to_value(payload: &impl Serialize) -> Value {
     serde_json::to_value(payload).unwrap_or(Value::Null)
-}
-
-/// The exact stdin bytes: compact JSON, no trailing newline.
-pub fn to_stdin(payload: &Value) -> Vec<u8> {
-    serde_json::to_vec(payload).unwrap_or_default()
 }
 
 /// The Notification `details` Gemini sends for a call awaiting confirmation.
@@ -205,7 +236,7 @@ mod tests {
             tool_input: serde_json::json!({"command": "echo hi"}),
             original_request_name: None,
         });
-        let stdin = String::from_utf8(to_stdin(&payload)).unwrap();
+        let stdin = serde_json::to_string(&payload).unwrap();
         assert_eq!(
             stdin,
             r#"{"session_id":"S","transcript_path":null,"cwd":"/p","hook_event_name":"BeforeTool","timestamp":"T","tool_name":"run_shell_command","tool_input":{"command":"echo hi"}}"#

@@ -13,14 +13,14 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dsh_hook_runner::HookRunner;
-use dsh_hooks::{Engine, Firing, mark_winner};
+use dsh_hooks::{Engine, Request, Winner};
 use dsh_protocol::{Event, EventBody};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, CallReview, CancellationToken, CompactionDecision,
     CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
-    InputRewrite, NoticeLevel, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
-    PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, StopRequest, ToolExecution, ToolOutcome, UserNotice,
+    NoticeLevel, Plugin, PostToolAction, PostToolDecision, PreToolOutcome, PreToolVerdict,
+    PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason, SessionStartSource,
+    StopRequest, ToolExecution, ToolOutcome, UserNotice,
 };
 use serde_json::Value;
 
@@ -28,8 +28,9 @@ use crate::config::GeminiConfig;
 use crate::dialect::Gemini;
 use crate::event::GeminiEvent;
 use crate::output::{self, Decision, Interpretation, Merged};
-use crate::payload::{self, Common};
+use crate::payload::{self, Common, Payload};
 use crate::tools;
+use crate::translate::{self, AfterAgentAnswer, BeforeToolAnswer};
 
 /// The plugin's name.
 pub const PLUGIN_NAME: &str = "gemini-hooks";
@@ -107,73 +108,31 @@ impl GeminiPlugin {
         )
     }
 
-    /// Runs every selected handler of `event`: in parallel, or — when any
-    /// selected group is `sequential` — one at a time in configuration
-    /// order, each seeing the previous one's changes (`chain`). Results are
-    /// recorded by the caller after merging ([`GeminiPlugin::record`]).
+    /// Fires `event` through the engine: its handlers run in parallel,
+    /// or one after the other when a selected group is `sequential`
+    /// ([`crate::dialect`]). Results are recorded by the caller after
+    /// merging ([`GeminiPlugin::record`]).
     pub(crate) async fn run_event(
         &self,
         ctx: &SeamContext,
         event: GeminiEvent,
-        payload: Value,
+        payload: Payload,
         subject: Option<&str>,
         call_id: Option<&str>,
         cancel: &CancellationToken,
     ) -> Vec<Fired> {
-        let selected = self.engine.select(event, &subject);
-        if selected.is_empty() {
-            return Vec::new();
-        }
-        let gemini = self.engine.dialect();
-        if !selected.iter().any(|handler| handler.sequential) {
-            let stdin = payload::to_stdin(&payload);
-            let firing = Firing {
-                event,
-                payload: &payload,
-                call_id,
-                cancel,
-            };
-            return self
-                .engine
-                .fire(
-                    ctx,
-                    &firing,
-                    selected,
-                    |_, handler| gemini.launch(ctx, handler, &stdin),
-                    |handler, finished| gemini.read(event, handler, finished),
-                )
-                .await;
-        }
-        let mut payload = payload;
-        let mut fired = Vec::new();
-        for handler in selected {
-            let stdin = payload::to_stdin(&payload);
-            let firing = Firing {
-                event,
-                payload: &payload,
-                call_id,
-                cancel,
-            };
-            let mut runs = self
-                .engine
-                .fire(
-                    ctx,
-                    &firing,
-                    vec![handler],
-                    |_, handler| gemini.launch(ctx, handler, &stdin),
-                    |handler, finished| gemini.read(event, handler, finished),
-                )
-                .await;
-            if let Some(run) = runs.first() {
-                chain(event, &mut payload, &run.reading);
-            }
-            fired.append(&mut runs);
-        }
-        fired
+        let request = Request {
+            event,
+            subject,
+            payload,
+            call_id,
+            cancel,
+        };
+        self.engine.dispatch(ctx, request).await
     }
 
     pub(crate) fn record(&self, ctx: &SeamContext, event: GeminiEvent, fired: &[Fired]) {
-        self.engine.record(ctx, event, fired, &|_, _| {});
+        self.engine.finish(ctx, event, fired);
     }
 
     fn merged(fired: &[Fired]) -> Merged {
@@ -182,13 +141,7 @@ impl GeminiPlugin {
 
     /// Marks every run that carried the merged decision as a winner.
     fn mark(fired: &mut [Fired], decisive: impl Fn(&Interpretation) -> bool) {
-        let first = fired.iter().position(|run| decisive(&run.reading));
-        mark_winner(fired, first, &decisive);
-        for run in fired.iter_mut() {
-            if decisive(&run.reading) {
-                run.won = Some(true);
-            }
-        }
+        dsh_hooks::mark(fired, Winner::Every, decisive);
     }
 
     fn context_entry(event: GeminiEvent, merged: &Merged) -> Vec<ContextEntry> {
@@ -218,7 +171,7 @@ impl GeminiPlugin {
     /// retry's reason (Gemini fires BeforeAgent again for the retry).
     async fn before_agent(&self, ctx: &SeamContext, text: String) -> PromptDecision {
         let event = GeminiEvent::BeforeAgent;
-        let body = payload::to_value(&payload::BeforeAgent {
+        let body = Payload::BeforeAgent(payload::BeforeAgent {
             common: Self::common(ctx, event),
             prompt: text,
         });
@@ -255,7 +208,7 @@ impl GeminiPlugin {
     /// Fires PreCompress with `trigger` (advisory).
     async fn pre_compress(&self, ctx: &SeamContext, trigger: &'static str) {
         let event = GeminiEvent::PreCompress;
-        let body = payload::to_value(&payload::PreCompress {
+        let body = Payload::PreCompress(payload::PreCompress {
             common: Self::common(ctx, event),
             trigger,
         });
@@ -263,38 +216,6 @@ impl GeminiPlugin {
             .run_event(ctx, event, body, Some(trigger), None, &ctx.cancel)
             .await;
         self.record(ctx, event, &fired);
-    }
-}
-
-/// A sequential group's next hook sees the previous hook's changes:
-/// BeforeTool's `tool_input` merged, BeforeAgent's prompt with the context
-/// appended.
-fn chain(event: GeminiEvent, payload: &mut Value, reading: &Interpretation) {
-    match event {
-        GeminiEvent::BeforeTool => {
-            if let (Some(update), Some(input)) =
-                (&reading.tool_input, payload.get_mut("tool_input"))
-            {
-                *input = tools::merge_input(input, update);
-            }
-        }
-        GeminiEvent::BeforeAgent => {
-            if let (Some(context), Some(Value::String(prompt))) =
-                (&reading.additional_context, payload.get_mut("prompt"))
-            {
-                prompt.push_str("\n\n");
-                prompt.push_str(context);
-            }
-        }
-        GeminiEvent::SessionStart
-        | GeminiEvent::BeforeModel
-        | GeminiEvent::BeforeToolSelection
-        | GeminiEvent::AfterModel
-        | GeminiEvent::AfterTool
-        | GeminiEvent::AfterAgent
-        | GeminiEvent::PreCompress
-        | GeminiEvent::Notification
-        | GeminiEvent::SessionEnd => {}
     }
 }
 
@@ -346,7 +267,7 @@ impl Plugin for GeminiPlugin {
             SessionStartSource::Compact => return Vec::new(),
         };
         let event = GeminiEvent::SessionStart;
-        let body = payload::to_value(&payload::SessionStart {
+        let body = Payload::SessionStart(payload::SessionStart {
             common: Self::common(ctx, event),
             source: source_name,
         });
@@ -375,11 +296,10 @@ impl Plugin for GeminiPlugin {
     async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
         let event = GeminiEvent::BeforeTool;
         let name = tools::hook_tool_name(&call.tool);
-        let tool_input = tools::hook_tool_input(&call.tool, &call.arguments);
-        let body = payload::to_value(&payload::BeforeTool {
+        let body = Payload::BeforeTool(payload::BeforeTool {
             common: Self::common(ctx, event),
             tool_name: name.to_owned(),
-            tool_input: tool_input.clone(),
+            tool_input: tools::hook_tool_input(&call.tool, &call.arguments),
             original_request_name: self.original_request_name(&call.call_id),
         });
         let mut fired = self
@@ -393,72 +313,24 @@ impl Plugin for GeminiPlugin {
             )
             .await;
         let merged = Self::merged(&fired);
-        let (decision, stop, rewrite) = if let Some(stop) = &merged.stop {
-            Self::mark(&mut fired, |r| r.stop.is_some());
-            let text = output::stopped_text(stop.as_deref());
-            (
-                PreToolDecision::Deny {
-                    reason: text.clone(),
-                },
-                Some(StopRequest {
-                    reason: text,
-                    source: source(event),
-                }),
-                InputRewrite::Keep,
-            )
-        } else if merged.deny {
-            Self::mark(&mut fired, denies);
-            (
-                PreToolDecision::Deny {
-                    reason: output::before_tool_block_text(merged.reason.as_deref()),
-                },
-                None,
-                InputRewrite::Keep,
-            )
-        } else if merged.ask {
-            // Gemini waits for a confirmation; dsh asks its approval seam,
-            // which never hangs (headless: no one to ask, the call is denied).
-            Self::mark(&mut fired, |r| matches!(r.decision, Decision::Ask { .. }));
-            (
-                PreToolDecision::ask(merged.reason.clone()),
-                None,
-                InputRewrite::Keep,
-            )
-        } else if let Some(update) = &merged.tool_input {
-            Self::mark(&mut fired, |r| r.tool_input.is_some());
-            let by = fired
-                .iter()
-                .find(|run| run.reading.tool_input.is_some())
-                .map(|run| format!("gemini:BeforeTool:{}", run.handler.origin))
-                .unwrap_or_else(|| source(event));
-            let input = tools::merge_input(&tool_input, update);
-            match tools::validate_tool_input(name, &input) {
-                // Gemini re-validates the merged input; a failure is the
-                // call's error result and the tool does not run.
-                Err(problem) => (
-                    PreToolDecision::Deny {
-                        reason: tools::invalid_rewrite_text(&problem),
-                    },
-                    None,
-                    InputRewrite::Keep,
-                ),
-                Ok(()) => (
-                    PreToolDecision::Allow,
-                    None,
-                    InputRewrite::Rewrite {
-                        arguments: tools::arguments_from_tool_input(
-                            &call.tool,
-                            &call.arguments,
-                            &input,
-                        ),
-                        by,
-                        conflicts: Vec::new(),
-                    },
-                ),
-            }
-        } else {
-            (PreToolDecision::Allow, None, InputRewrite::Keep)
-        };
+        let by = fired
+            .iter()
+            .find(|run| run.reading.tool_input.is_some())
+            .map(|run| format!("gemini:BeforeTool:{}", run.handler.origin))
+            .unwrap_or_else(|| source(event));
+        let (answer, decisive) = translate::before_tool(&merged, call, name, by);
+        if let Some(decisive) = decisive {
+            Self::mark(&mut fired, |r| decisive.holds(r));
+        }
+        let BeforeToolAnswer {
+            decision,
+            rewrite,
+            stop,
+        } = answer;
+        let stop = stop.map(|reason| StopRequest {
+            reason,
+            source: source(event),
+        });
         self.record(ctx, event, &fired);
         let mut verdict = PreToolVerdict::of(PreToolOutcome {
             decision,
@@ -482,7 +354,7 @@ impl Plugin for GeminiPlugin {
         // for confirmation; it is advisory.
         let event = GeminiEvent::Notification;
         let (title, details) = payload::confirmation_details(&exec.tool, &exec.arguments);
-        let body = payload::to_value(&payload::Notification {
+        let body = Payload::Notification(payload::Notification {
             common: Self::common(ctx, event),
             notification_type: "ToolPermission",
             message: format!("Tool {title} requires execution"),
@@ -519,7 +391,7 @@ impl Plugin for GeminiPlugin {
         }
         let event = GeminiEvent::AfterTool;
         let name = tools::hook_tool_name(&exec.tool);
-        let body = payload::to_value(&payload::AfterTool {
+        let body = Payload::AfterTool(payload::AfterTool {
             common: Self::common(ctx, event),
             tool_name: name.to_owned(),
             tool_input: tools::hook_tool_input(&exec.tool, &exec.arguments),
@@ -608,7 +480,7 @@ impl Plugin for GeminiPlugin {
             };
             (state.prompt.clone(), response)
         };
-        let body = payload::to_value(&payload::AfterAgent {
+        let body = Payload::AfterAgent(payload::AfterAgent {
             common: Self::common(ctx, event),
             prompt,
             prompt_response: response,
@@ -617,40 +489,44 @@ impl Plugin for GeminiPlugin {
         let mut fired = self
             .run_event(ctx, event, body, None, None, &ctx.cancel)
             .await;
-        let merged = Self::merged(&fired);
-        if let Some(stop) = merged.stop {
-            Self::mark(&mut fired, |r| r.stop.is_some());
-            self.record(ctx, event, &fired);
-            return ContinuationDecision::Halt {
-                reason: stop.unwrap_or_else(|| "AfterAgent hook stopped the turn".to_owned()),
-            };
-        }
-        if !merged.deny {
-            self.record(ctx, event, &fired);
-            return ContinuationDecision::Stop;
-        }
-        if input.forced_continuations >= AFTER_AGENT_CAP {
-            let text = format!(
-                "Gemini AfterAgent hooks denied {} consecutive answers in this turn; dsh's cap is {AFTER_AGENT_CAP}, so the turn ends (Gemini CLI itself has no cap)",
-                input.forced_continuations
-            );
-            mark_winner(&mut fired, None, denies);
-            self.engine.record(ctx, event, &fired, &|i, decision| {
-                if fired.get(i).is_some_and(|run| run.won.is_some()) {
-                    decision.capped = Some(text.clone());
-                }
-            });
-            tracing::warn!("{text}");
-            ctx.sink.tell_user(UserNotice {
-                source: source(event),
-                text,
-                level: NoticeLevel::Warning,
-            });
-            return ContinuationDecision::Stop;
-        }
-        Self::mark(&mut fired, denies);
+        let (answer, decisive) = translate::after_agent(
+            Self::merged(&fired),
+            input.forced_continuations,
+            AFTER_AGENT_CAP,
+        );
+        let won = |r: &Interpretation| decisive.is_some_and(|d| d.holds(r));
+        let (reason, clear_context) = match answer {
+            AfterAgentAnswer::Halt(reason) => {
+                Self::mark(&mut fired, won);
+                self.record(ctx, event, &fired);
+                return ContinuationDecision::Halt { reason };
+            }
+            AfterAgentAnswer::Stop => {
+                self.record(ctx, event, &fired);
+                return ContinuationDecision::Stop;
+            }
+            AfterAgentAnswer::Capped(text) => {
+                dsh_hooks::mark(&mut fired, Winner::Nobody, won);
+                self.engine.record(ctx, event, &fired, &|i, decision| {
+                    if fired.get(i).is_some_and(|run| run.won.is_some()) {
+                        decision.capped = Some(text.clone());
+                    }
+                });
+                tracing::warn!("{text}");
+                ctx.sink.tell_user(UserNotice {
+                    source: source(event),
+                    text,
+                    level: NoticeLevel::Warning,
+                });
+                return ContinuationDecision::Stop;
+            }
+            AfterAgentAnswer::Retry {
+                reason,
+                clear_context,
+            } => (reason, clear_context),
+        };
+        Self::mark(&mut fired, won);
         self.record(ctx, event, &fired);
-        let reason = merged.reason.unwrap_or_default();
         // Gemini sends the reason as a new prompt, so BeforeAgent fires for
         // it (`aa_deny_retry`): its block or stop ends the turn, its context
         // follows the reason. AfterAgent's `prompt` stays the user's.
@@ -660,7 +536,7 @@ impl Plugin for GeminiPlugin {
                 return ContinuationDecision::Halt { reason };
             }
         };
-        if merged.clear_context {
+        if clear_context {
             // `clearContext`: the retry starts from a fresh history holding
             // only the reason (`aa_clear_context`).
             ctx.control.request_clear_history();
@@ -720,7 +596,7 @@ impl Plugin for GeminiPlugin {
             SessionEndReason::Clear => "clear",
         };
         let event = GeminiEvent::SessionEnd;
-        let body = payload::to_value(&payload::SessionEnd {
+        let body = Payload::SessionEnd(payload::SessionEnd {
             common: Self::common(ctx, event),
             reason,
         });

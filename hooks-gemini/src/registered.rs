@@ -83,6 +83,23 @@ impl HookDialect for GeminiDialect {
             .collect()
     }
 
+    fn test_event(&self, event: &str) -> Option<&'static str> {
+        // Gemini CLI's names for the same seams (the rest are Claude's).
+        match GeminiEvent::parse(event)? {
+            GeminiEvent::BeforeTool => Some("PreToolUse"),
+            GeminiEvent::AfterTool => Some("PostToolUse"),
+            GeminiEvent::BeforeAgent => Some("UserPromptSubmit"),
+            GeminiEvent::AfterAgent => Some("Stop"),
+            GeminiEvent::PreCompress => Some("PreCompact"),
+            GeminiEvent::SessionStart
+            | GeminiEvent::SessionEnd
+            | GeminiEvent::Notification
+            | GeminiEvent::BeforeModel
+            | GeminiEvent::AfterModel
+            | GeminiEvent::BeforeToolSelection => None,
+        }
+    }
+
     fn hook_tool_name(&self, dsh_tool: &str) -> String {
         crate::tools::hook_tool_name(dsh_tool).to_owned()
     }

@@ -6,39 +6,28 @@
 
 use std::path::Path;
 
+use dsh_hooks::names::{ToolNames, copy_keys};
 use serde_json::{Map, Value, json};
+
+/// Gemini's names for dsh's tools.
+pub const NAMES: ToolNames = ToolNames(&[
+    ("bash", "run_shell_command"),
+    ("read", "read_file"),
+    ("write", "write_file"),
+    ("edit", "replace"),
+    ("grep", "grep_search"),
+    ("bash_output", "read_background_output"),
+]);
 
 /// The name a dsh tool has in Gemini hook payloads.
 pub fn hook_tool_name(tool: &str) -> &str {
-    match tool {
-        "bash" => "run_shell_command",
-        "read" => "read_file",
-        "write" => "write_file",
-        "edit" => "replace",
-        "grep" => "grep_search",
-        "bash_output" => "read_background_output",
-        other => other,
-    }
+    NAMES.dialect_name(tool)
 }
 
 /// The dsh tool a Gemini tool name stands for (the reverse of
 /// [`hook_tool_name`]); other names pass through.
 pub fn dsh_tool_name(hook_name: &str) -> &str {
-    match hook_name {
-        "run_shell_command" => "bash",
-        "read_file" => "read",
-        "write_file" => "write",
-        "replace" => "edit",
-        "grep_search" => "grep",
-        "read_background_output" => "bash_output",
-        other => other,
-    }
-}
-
-fn copy(from: &Value, to: &mut Map<String, Value>, key: &str, as_key: &str) {
-    if let Some(value) = from.get(key) {
-        to.insert(as_key.to_owned(), value.clone());
-    }
+    NAMES.dsh_name(hook_name)
 }
 
 /// `tool_input` for a dsh call: the arguments under Gemini's names.
@@ -46,11 +35,14 @@ pub fn hook_tool_input(tool: &str, arguments: &Value) -> Value {
     let mut out = Map::new();
     match tool {
         "bash" => {
-            copy(arguments, &mut out, "command", "command");
-            copy(arguments, &mut out, "description", "description");
+            copy_keys(
+                arguments,
+                &mut out,
+                &[("command", "command"), ("description", "description")],
+            );
         }
         "read" => {
-            copy(arguments, &mut out, "file_path", "file_path");
+            copy_keys(arguments, &mut out, &[("file_path", "file_path")]);
             let offset = arguments.get("offset").and_then(Value::as_u64);
             if let Some(offset) = offset {
                 out.insert("start_line".into(), offset.into());
@@ -61,13 +53,22 @@ pub fn hook_tool_input(tool: &str, arguments: &Value) -> Value {
             }
         }
         "write" => {
-            copy(arguments, &mut out, "file_path", "file_path");
-            copy(arguments, &mut out, "content", "content");
+            copy_keys(
+                arguments,
+                &mut out,
+                &[("file_path", "file_path"), ("content", "content")],
+            );
         }
         "edit" => {
-            copy(arguments, &mut out, "file_path", "file_path");
-            copy(arguments, &mut out, "old_string", "old_string");
-            copy(arguments, &mut out, "new_string", "new_string");
+            copy_keys(
+                arguments,
+                &mut out,
+                &[
+                    ("file_path", "file_path"),
+                    ("old_string", "old_string"),
+                    ("new_string", "new_string"),
+                ],
+            );
             if arguments.get("replace_all").and_then(Value::as_bool) == Some(true) {
                 out.insert("allow_multiple".into(), true.into());
             }
@@ -84,11 +85,14 @@ pub fn arguments_from_tool_input(tool: &str, original: &Value, input: &Value) ->
     let mut out = original.as_object().cloned().unwrap_or_default();
     match tool {
         "bash" => {
-            copy(input, &mut out, "command", "command");
-            copy(input, &mut out, "description", "description");
+            copy_keys(
+                input,
+                &mut out,
+                &[("command", "command"), ("description", "description")],
+            );
         }
         "read" => {
-            copy(input, &mut out, "file_path", "file_path");
+            copy_keys(input, &mut out, &[("file_path", "file_path")]);
             let start = input.get("start_line").and_then(Value::as_u64);
             if let Some(start) = start {
                 out.insert("offset".into(), start.into());
@@ -99,14 +103,23 @@ pub fn arguments_from_tool_input(tool: &str, original: &Value, input: &Value) ->
             }
         }
         "write" => {
-            copy(input, &mut out, "file_path", "file_path");
-            copy(input, &mut out, "content", "content");
+            copy_keys(
+                input,
+                &mut out,
+                &[("file_path", "file_path"), ("content", "content")],
+            );
         }
         "edit" => {
-            copy(input, &mut out, "file_path", "file_path");
-            copy(input, &mut out, "old_string", "old_string");
-            copy(input, &mut out, "new_string", "new_string");
-            copy(input, &mut out, "allow_multiple", "replace_all");
+            copy_keys(
+                input,
+                &mut out,
+                &[
+                    ("file_path", "file_path"),
+                    ("old_string", "old_string"),
+                    ("new_string", "new_string"),
+                    ("allow_multiple", "replace_all"),
+                ],
+            );
         }
         _ => return input.clone(),
     }

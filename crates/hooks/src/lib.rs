@@ -7,6 +7,12 @@
 //! configuration order with the dialect's typed decision, mark which run's
 //! decisive answer won, show the runs' notices, and write spill files.
 //!
+//! It also owns the seam orchestration ([`Engine::dispatch`], [`Rules`]):
+//! the run loop over the selected handlers (parallel or chained, stopping
+//! where the dialect says), serializing the payload when it is written to
+//! a hook, winner marks and records, so a bridge only builds payloads and
+//! translates readings into seam decisions.
+//!
 //! What it is not: it knows no dialect. Discovery and precedence, wire
 //! types, payloads, the output interpreter and merge rules, and every
 //! model-facing string stay in the bridges (`hooks-claude`, `hooks-codex`),
@@ -25,11 +31,15 @@
 // A new variant of our own enums must be handled where it is matched.
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
+mod dispatch;
 mod engine;
 pub mod lint;
+pub mod names;
 pub mod position;
 pub mod project_settings;
 pub mod registry;
 pub mod spill;
+pub mod wire;
 
+pub use dispatch::*;
 pub use engine::*;

@@ -299,6 +299,12 @@ pub trait HookDialect: Send + Sync {
     /// The events this dialect configures, in the order a session meets
     /// them.
     fn event_names(&self) -> Vec<&'static str>;
+    /// The event `dsh hooks test` fires for this dialect's `event`, by its
+    /// Claude Code name (the vocabulary `dsh hooks test` fires in), when
+    /// the name is the dialect's own and dsh fires it. Default: none.
+    fn test_event(&self, _event: &str) -> Option<&'static str> {
+        None
+    }
     /// The name a dsh tool (`bash`, `read`, `mcp__srv__t`, …) has in this
     /// dialect's payloads and matchers.
     fn hook_tool_name(&self, dsh_tool: &str) -> String;

@@ -29,14 +29,7 @@ impl CodexPlugin {
         );
         let trigger = input.trigger.as_str();
         let mut records = self
-            .run_event(
-                ctx,
-                event,
-                &payload,
-                Some((trigger, &[])),
-                None,
-                &ctx.cancel,
-            )
+            .run_event(ctx, event, payload, Some((trigger, &[])), None, &ctx.cancel)
             .await;
         let stop = records.iter().enumerate().find_map(|(index, record)| {
             match &record.reading.interpretation.effect {
@@ -77,14 +70,7 @@ impl CodexPlugin {
             trigger,
         );
         let records = self
-            .run_event(
-                ctx,
-                event,
-                &payload,
-                Some((trigger, &[])),
-                None,
-                &ctx.cancel,
-            )
+            .run_event(ctx, event, payload, Some((trigger, &[])), None, &ctx.cancel)
             .await;
         self.record(ctx, event, &records);
         self.session_start(ctx, SessionStartSource::Compact).await

@@ -28,7 +28,7 @@ impl CodexPlugin {
             .run_event(
                 ctx,
                 event,
-                &payload,
+                payload,
                 Some((agent_type, &[])),
                 None,
                 &ctx.cancel,
@@ -56,7 +56,7 @@ impl CodexPlugin {
         self.continuation(
             ctx,
             CodexEvent::SubagentStop,
-            &payload,
+            payload,
             Some((agent_type, &[])),
             input.forced_continuations,
         )

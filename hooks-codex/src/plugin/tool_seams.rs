@@ -57,7 +57,7 @@ impl CodexPlugin {
             .run_event(
                 ctx,
                 event,
-                &payload,
+                payload,
                 Some((name, tool_aliases(name))),
                 Some(call_id),
                 &ctx.cancel,
@@ -183,7 +183,7 @@ impl CodexPlugin {
             .run_event(
                 ctx,
                 event,
-                &payload,
+                payload,
                 Some((name, tool_aliases(name))),
                 Some(&exec.call_id),
                 &ctx.cancel,
@@ -266,7 +266,7 @@ impl CodexPlugin {
             .run_event(
                 ctx,
                 event,
-                &payload,
+                payload,
                 Some((name, tool_aliases(name))),
                 Some(&exec.call_id),
                 &ctx.cancel,

@@ -31,7 +31,7 @@ impl CodexPlugin {
         self.continuation(
             ctx,
             CodexEvent::Stop,
-            &payload,
+            payload,
             None,
             input.forced_continuations,
         )
@@ -45,7 +45,7 @@ impl CodexPlugin {
         &self,
         ctx: &SeamContext,
         event: CodexEvent,
-        payload: &serde_json::Value,
+        payload: serde_json::Value,
         matcher_input: Option<(&str, &[&str])>,
         forced_continuations: u32,
     ) -> ContinuationDecision {

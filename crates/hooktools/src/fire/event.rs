@@ -45,22 +45,6 @@ pub(super) const TESTABLE: &[(&str, TestEvent)] = &[
     ("UserPromptExpansion", TestEvent::UserPromptExpansion),
     ("InstructionsLoaded", TestEvent::InstructionsLoaded),
     ("PermissionDenied", TestEvent::PermissionDenied),
-    // Gemini CLI's names for the same seams.
-    ("BeforeTool", TestEvent::PreToolUse),
-    ("AfterTool", TestEvent::PostToolUse),
-    ("BeforeAgent", TestEvent::UserPromptSubmit),
-    ("AfterAgent", TestEvent::Stop),
-    ("PreCompress", TestEvent::PreCompact),
-    // GitHub Copilot CLI's camelCase names.
-    ("sessionStart", TestEvent::SessionStart),
-    ("userPromptSubmitted", TestEvent::UserPromptSubmit),
-    ("preToolUse", TestEvent::PreToolUse),
-    ("permissionRequest", TestEvent::PermissionRequest),
-    ("postToolUse", TestEvent::PostToolUse),
-    ("postToolUseFailure", TestEvent::PostToolUseFailure),
-    ("agentStop", TestEvent::Stop),
-    ("preCompact", TestEvent::PreCompact),
-    ("sessionEnd", TestEvent::SessionEnd),
 ];
 
 impl TestEvent {
@@ -100,10 +84,15 @@ impl TestEvent {
     }
 
     pub(crate) fn parse(name: &str) -> anyhow::Result<TestEvent> {
-        if let Some((_, event)) = TESTABLE.iter().find(|(n, _)| *n == name) {
+        let registry = dsh_core::dialects::registry();
+        // A dialect's own name for one of these (Gemini's BeforeTool, …).
+        let canonical = registry
+            .iter()
+            .find_map(|dialect| dialect.test_event(name))
+            .unwrap_or(name);
+        if let Some((_, event)) = TESTABLE.iter().find(|(n, _)| *n == canonical) {
             return Ok(*event);
         }
-        let registry = dsh_core::dialects::registry();
         let all: Vec<&str> = registry.iter().flat_map(|d| d.event_names()).collect();
         let known_elsewhere = all.contains(&name);
         if known_elsewhere {
@@ -133,5 +122,27 @@ impl TestEvent {
                 | TestEvent::PostToolUseFailure
                 | TestEvent::PermissionDenied
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TestEvent;
+
+    #[test]
+    fn dialects_name_the_events_they_fire_in_their_own_words() {
+        let parse = |name| TestEvent::parse(name).ok();
+        assert_eq!(parse("PreToolUse"), Some(TestEvent::PreToolUse));
+        assert_eq!(parse("BeforeTool"), Some(TestEvent::PreToolUse));
+        assert_eq!(parse("AfterAgent"), Some(TestEvent::Stop));
+        assert_eq!(parse("agentStop"), Some(TestEvent::Stop));
+        assert_eq!(
+            parse("userPromptSubmitted"),
+            Some(TestEvent::UserPromptSubmit)
+        );
+        // Known to a dialect, but dsh does not fire it there.
+        let refused = TestEvent::parse("userPromptTransformed").unwrap_err();
+        assert!(refused.to_string().contains("cannot fire"), "{refused}");
+        assert!(TestEvent::parse("BeforeModel").is_err());
     }
 }

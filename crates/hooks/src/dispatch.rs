@@ -1,0 +1,401 @@
+//! The seam orchestration every bridge runs, once: select the handlers of
+//! one firing, serialize the dialect's payload when it is written to a
+//! hook's stdin, run the handlers in parallel or one after the other
+//! (each seeing the previous one's changes, stopping at a decisive
+//! answer where the dialect says so), mark which run's answer won and
+//! record the results.
+//!
+//! A dialect takes part through [`Rules`]: what a payload looks like on
+//! the wire, how a handler is launched and read, and the per-event rules
+//! of the run loop (order, chaining, the answer that ends a chain). What
+//! the runs mean on a seam (aggregating the readings, translating them
+//! into the seam's decision with the dialect's texts) stays in the
+//! dialect's pure functions.
+
+use dsh_seams::{CancellationToken, SeamContext};
+use serde_json::Value;
+
+use crate::engine::{Dialect, Engine, Finished, Fired, Firing, Launch, mark_winner};
+
+/// How one firing's handlers run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// All at once, each with the same payload (Claude Code, Codex,
+    /// Gemini's default).
+    Parallel,
+    /// One after the other in configuration order; each sees the payload
+    /// as the previous run left it ([`Rules::chain`]) and a run that
+    /// [`Rules::ends_chain`] stops the rest (Copilot, Gemini's
+    /// `sequential` groups).
+    Sequential,
+}
+
+/// Which of the runs whose answer was decisive won (`hook/result.won`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Winner {
+    /// The first decisive run in configuration order.
+    First,
+    /// The last decisive run (a later answer overrides an earlier one).
+    Last,
+    /// Every decisive run (their answers were merged).
+    Every,
+    /// None of them (e.g. dsh's cap overrode the answer).
+    Nobody,
+}
+
+/// Marks, among the runs `decisive` selects, which won by `winner`.
+pub fn mark<D: Dialect>(
+    fired: &mut [Fired<D>],
+    winner: Winner,
+    decisive: impl Fn(&D::Reading) -> bool,
+) {
+    let index = match winner {
+        Winner::First => fired.iter().position(|run| decisive(&run.reading)),
+        Winner::Last => fired.iter().rposition(|run| decisive(&run.reading)),
+        Winner::Every | Winner::Nobody => None,
+    };
+    mark_winner(fired, index, &decisive);
+    if winner == Winner::Every {
+        for run in fired.iter_mut().filter(|run| decisive(&run.reading)) {
+            run.won = Some(true);
+        }
+    }
+}
+
+/// A dialect's part in the run loop. Everything here is a pure function
+/// of its inputs except [`Rules::launch`], which only describes the run.
+pub trait Rules: Dialect + Sized {
+    /// One firing's payload as the bridge built it, typed until a hook's
+    /// stdin needs it.
+    type Payload: Send + Sync;
+
+    /// How `event`'s `selected` handlers run. Default: in parallel.
+    fn order(&self, _event: Self::Event, _selected: &[Self::Handler]) -> Order {
+        Order::Parallel
+    }
+    /// The JSON `handler` gets on stdin for `payload` (recorded in
+    /// `hook/invoked`). In parallel order every handler gets the first
+    /// handler's JSON.
+    fn wire(
+        &self,
+        ctx: &SeamContext,
+        event: Self::Event,
+        payload: &Self::Payload,
+        handler: &Self::Handler,
+    ) -> Value;
+    /// The exact stdin bytes of `wire`. Default: compact JSON, no newline.
+    fn stdin(&self, wire: &Value) -> Vec<u8> {
+        serde_json::to_vec(wire).unwrap_or_default()
+    }
+    /// How `handler` runs with `stdin`.
+    fn launch<'a>(
+        &'a self,
+        ctx: &'a SeamContext,
+        handler: &Self::Handler,
+        stdin: &[u8],
+    ) -> Launch<'a, Self>;
+    /// Reads a finished run of `handler` on `event`.
+    fn read(
+        &self,
+        ctx: &SeamContext,
+        event: Self::Event,
+        handler: &Self::Handler,
+        finished: Finished<'_, Self::Custom>,
+    ) -> Self::Reading;
+    /// In sequential order: what the next handler sees after a run read as
+    /// `reading` (e.g. a rewritten tool input). Default: unchanged.
+    fn chain(&self, _event: Self::Event, _payload: &mut Self::Payload, _reading: &Self::Reading) {}
+    /// In sequential order: whether `reading` stops the handlers after it
+    /// (e.g. a deny). Default: never.
+    fn ends_chain(&self, _event: Self::Event, _reading: &Self::Reading) -> bool {
+        false
+    }
+}
+
+/// One firing as a bridge asks for it.
+pub struct Request<'a, D: Rules> {
+    /// The event.
+    pub event: D::Event,
+    /// What its handlers are matched against.
+    pub subject: D::Subject<'a>,
+    /// The payload, serialized when a handler's stdin is written.
+    pub payload: D::Payload,
+    /// The tool call it judges, for tool events.
+    pub call_id: Option<&'a str>,
+    /// Cancels the awaited runs.
+    pub cancel: &'a CancellationToken,
+}
+
+impl<D: Rules> Engine<D> {
+    /// Runs one firing to its readings: selects the handlers, then runs
+    /// them in the dialect's [`Order`]. Nothing is recorded as a result
+    /// yet: the bridge aggregates the readings and calls
+    /// [`Engine::settle`] (or [`Engine::finish`]).
+    pub async fn dispatch(&self, ctx: &SeamContext, request: Request<'_, D>) -> Vec<Fired<D>> {
+        let Request {
+            event,
+            subject,
+            mut payload,
+            call_id,
+            cancel,
+        } = request;
+        let selected = self.select(event, &subject);
+        let rules = self.dialect();
+        let Some(first) = selected.first() else {
+            return Vec::new();
+        };
+        if rules.order(event, &selected) == Order::Parallel {
+            let wire = rules.wire(ctx, event, &payload, first);
+            return self
+                .fire_one(ctx, event, &wire, selected, call_id, cancel)
+                .await;
+        }
+        let mut fired = Vec::new();
+        for handler in selected {
+            let wire = rules.wire(ctx, event, &payload, &handler);
+            let mut runs = self
+                .fire_one(ctx, event, &wire, vec![handler], call_id, cancel)
+                .await;
+            let ends = runs.iter().any(|run| rules.ends_chain(event, &run.reading));
+            if let Some(run) = runs.first() {
+                rules.chain(event, &mut payload, &run.reading);
+            }
+            fired.append(&mut runs);
+            if ends {
+                break;
+            }
+        }
+        fired
+    }
+
+    async fn fire_one(
+        &self,
+        ctx: &SeamContext,
+        event: D::Event,
+        wire: &Value,
+        handlers: Vec<D::Handler>,
+        call_id: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Vec<Fired<D>> {
+        let rules = self.dialect();
+        let stdin = rules.stdin(wire);
+        let firing = Firing {
+            event,
+            payload: wire,
+            call_id,
+            cancel,
+        };
+        self.fire(
+            ctx,
+            &firing,
+            handlers,
+            |_, handler| rules.launch(ctx, handler, &stdin),
+            |handler, finished| rules.read(ctx, event, handler, finished),
+        )
+        .await
+    }
+
+    /// Marks the winner among the decisive runs, then records every run.
+    pub fn settle(
+        &self,
+        ctx: &SeamContext,
+        event: D::Event,
+        fired: &mut [Fired<D>],
+        winner: Winner,
+        decisive: impl Fn(&D::Reading) -> bool,
+    ) {
+        mark(fired, winner, decisive);
+        self.finish(ctx, event, fired);
+    }
+
+    /// Records every run as it was read (no answer of theirs was decisive).
+    pub fn finish(&self, ctx: &SeamContext, event: D::Event, fired: &[Fired<D>]) {
+        self.record(ctx, event, fired, &|_, _| {});
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::Mutex;
+
+    use dsh_hook_runner::{HookRunner, RunRecord};
+    use dsh_protocol::{HookDecision, HookEffect, Seam};
+    use dsh_seams::UserNotice;
+    use futures::FutureExt;
+
+    use super::*;
+    use crate::engine::HandlerInfo;
+
+    /// A dialect whose handlers are closures over the payload (a number):
+    /// each answers `Some(n)` to rewrite it, or denies.
+    struct Toy {
+        handlers: Vec<usize>,
+        order: Order,
+        seen: Mutex<Vec<(usize, i64)>>,
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Answer {
+        Add(i64),
+        Deny,
+        Nothing,
+    }
+
+    const ANSWERS: [Answer; 4] = [
+        Answer::Add(1),
+        Answer::Nothing,
+        Answer::Deny,
+        Answer::Add(10),
+    ];
+
+    impl Dialect for Toy {
+        type Event = ();
+        type Handler = usize;
+        type Subject<'s> = ();
+        type Custom = Answer;
+        type Reading = Answer;
+        type Note = ();
+        fn dialect(&self) -> dsh_protocol::Dialect {
+            dsh_protocol::Dialect::new("toy")
+        }
+        fn event_name(&self, _event: ()) -> &'static str {
+            "Toy"
+        }
+        fn seam(&self, _event: ()) -> Seam {
+            Seam::PreExecute
+        }
+        fn candidates(&self, _event: (), _subject: &()) -> Vec<&usize> {
+            self.handlers.iter().collect()
+        }
+        fn describe(&self, handler: &usize) -> HandlerInfo {
+            HandlerInfo {
+                matcher: None,
+                origin: "toy".into(),
+                command: handler.to_string(),
+            }
+        }
+        fn custom_record(&self, _custom: &Answer) -> RunRecord {
+            RunRecord::detached()
+        }
+        fn decision(&self, _handler: &usize, _reading: &Answer) -> HookDecision {
+            HookDecision::of(HookEffect::None)
+        }
+        fn parsed_output(&self, _reading: &Answer) -> Option<Value> {
+            None
+        }
+        fn notices(&self, _event: (), _handler: &usize, _reading: &Answer) -> Vec<UserNotice> {
+            Vec::new()
+        }
+        fn detached_decision(&self, _handler: &usize) -> HookDecision {
+            HookDecision::of(HookEffect::None)
+        }
+    }
+
+    impl Rules for Toy {
+        type Payload = i64;
+        fn order(&self, _event: (), _selected: &[usize]) -> Order {
+            self.order
+        }
+        fn wire(&self, _ctx: &SeamContext, _event: (), payload: &i64, _handler: &usize) -> Value {
+            Value::from(*payload)
+        }
+        fn launch<'a>(
+            &'a self,
+            _ctx: &'a SeamContext,
+            handler: &usize,
+            stdin: &[u8],
+        ) -> Launch<'a, Self> {
+            let seen: i64 = std::str::from_utf8(stdin).unwrap().parse().unwrap();
+            self.seen.lock().unwrap().push((*handler, seen));
+            Launch::Custom(futures::future::ready(ANSWERS[*handler]).boxed())
+        }
+        fn read(
+            &self,
+            _ctx: &SeamContext,
+            _event: (),
+            _h: &usize,
+            f: Finished<'_, Answer>,
+        ) -> Answer {
+            match f {
+                Finished::Custom(answer) => *answer,
+                Finished::Process(_) => Answer::Nothing,
+            }
+        }
+        fn chain(&self, _event: (), payload: &mut i64, reading: &Answer) {
+            if let Answer::Add(n) = reading {
+                *payload += n;
+            }
+        }
+        fn ends_chain(&self, _event: (), reading: &Answer) -> bool {
+            *reading == Answer::Deny
+        }
+    }
+
+    async fn run(order: Order) -> (Vec<Answer>, Vec<(usize, i64)>) {
+        let toy = Toy {
+            handlers: vec![0, 1, 2, 3],
+            order,
+            seen: Mutex::new(Vec::new()),
+        };
+        let engine = Engine::new(toy, HookRunner::default());
+        let ctx = SeamContext::detached(std::env::temp_dir());
+        let cancel = CancellationToken::new();
+        let request = Request {
+            event: (),
+            subject: (),
+            payload: 100,
+            call_id: None,
+            cancel: &cancel,
+        };
+        let fired = engine.dispatch(&ctx, request).await;
+        let seen = engine.dialect().seen.lock().unwrap().clone();
+        (fired.into_iter().map(|run| run.reading).collect(), seen)
+    }
+
+    #[tokio::test]
+    async fn a_sequential_chain_passes_rewrites_on_and_stops_at_a_deny() {
+        let (readings, seen) = run(Order::Sequential).await;
+        assert_eq!(
+            readings,
+            vec![Answer::Add(1), Answer::Nothing, Answer::Deny]
+        );
+        assert_eq!(seen, vec![(0, 100), (1, 101), (2, 101)]);
+    }
+
+    #[tokio::test]
+    async fn parallel_handlers_all_run_on_the_same_payload() {
+        let (readings, seen) = run(Order::Parallel).await;
+        assert_eq!(readings, ANSWERS.to_vec());
+        assert_eq!(seen, vec![(0, 100), (1, 100), (2, 100), (3, 100)]);
+    }
+
+    fn fired(readings: &[Answer]) -> Vec<Fired<Toy>> {
+        readings
+            .iter()
+            .enumerate()
+            .map(|(handler, reading)| Fired {
+                handler,
+                invocation_id: handler.to_string(),
+                record: RunRecord::detached(),
+                reading: *reading,
+                won: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn winners_are_marked_among_the_decisive_runs_only() {
+        let readings = [Answer::Add(1), Answer::Nothing, Answer::Add(2)];
+        let adds = |r: &Answer| matches!(r, Answer::Add(_));
+        let marks = |winner| {
+            let mut runs = fired(&readings);
+            mark(&mut runs, winner, adds);
+            runs.iter().map(|run| run.won).collect::<Vec<_>>()
+        };
+        assert_eq!(marks(Winner::First), vec![Some(true), None, Some(false)]);
+        assert_eq!(marks(Winner::Last), vec![Some(false), None, Some(true)]);
+        assert_eq!(marks(Winner::Every), vec![Some(true), None, Some(true)]);
+        assert_eq!(marks(Winner::Nobody), vec![Some(false), None, Some(false)]);
+    }
+}
