@@ -129,6 +129,16 @@ fn read_prompt(prompt: Option<&str>) -> anyhow::Result<String> {
     }
 }
 
+/// The run's result message: the last one the translator made.
+fn last_result(messages: &[Message]) -> Option<Box<dsh_print::ResultMessage>> {
+    messages.iter().rev().find_map(|message| match message {
+        Message::Result(result) => Some(result.clone()),
+        Message::System(_) | Message::Assistant(_) | Message::User(_) | Message::StreamEvent(_) => {
+            None
+        }
+    })
+}
+
 /// `--worktree`: the session moves into the worktree (a `-p` run keeps
 /// it). `None` when it could not be made; the reason is on stderr.
 fn enter_worktree(
@@ -430,12 +440,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     for model in translator.unpriced_models() {
         errln!("dsh: note: no list price is known for model `{model}`; its cost is reported as 0");
     }
-    let Some(result) = messages.iter().rev().find_map(|message| match message {
-        Message::Result(result) => Some(result.clone()),
-        Message::System(_) | Message::Assistant(_) | Message::User(_) | Message::StreamEvent(_) => {
-            None
-        }
-    }) else {
+    let Some(result) = last_result(&messages) else {
         anyhow::bail!(
             "turn {} ended without a result (session {session_id})",
             outcome.turn

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{TypedTool, spec};
 use crate::{Rendered, ToolContext, ToolError};
