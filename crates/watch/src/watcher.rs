@@ -283,6 +283,19 @@ pub(crate) mod tests {
             .count()
     }
 
+    /// The inotify descriptors and notify threads once they stop falling
+    /// (at most 5 s).
+    #[cfg(target_os = "linux")]
+    fn settled_counts() -> (usize, usize) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut counts = (inotify_fds(), notify_threads());
+        while counts != (0, 0) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            counts = (inotify_fds(), notify_threads());
+        }
+        counts
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn dropping_the_watcher_ends_its_thread_and_descriptor() {
@@ -291,7 +304,10 @@ pub(crate) mod tests {
         let _guard = SERIAL
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (fds, threads) = (inotify_fds(), notify_threads());
+        // A watcher an earlier test dropped may still be ending its thread:
+        // wait for it, so the baseline is this binary's quiet state (every
+        // watcher in it is made under the lock this test holds).
+        let (fds, threads) = settled_counts();
         let dir = tempfile::tempdir().unwrap();
         let mut watcher = Watcher::new().unwrap();
         watcher.set_files(&[dir.path().join("f")]);
