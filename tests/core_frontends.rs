@@ -709,8 +709,9 @@ fn headless_tools_flag_restricts_the_built_in_tools() {
         (
             "default",
             vec![
+                // No AskUserQuestion: nobody can answer in `-p`, and Claude
+                // Code does not offer it there (ev_ask_user_question_p).
                 "Agent",
-                "AskUserQuestion",
                 "Bash",
                 "BashOutput",
                 "Edit",

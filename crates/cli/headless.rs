@@ -320,7 +320,8 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     spec.decide_headless(&mut std::io::stderr())?;
-    let opened = dsh_core::assemble(spec, target)?;
+    let mut opened = dsh_core::assemble(spec, target)?;
+    opened.ask_user = false;
     sessions::report_torn(&opened);
     for notice in &opened.notices {
         errln!("dsh: {notice}");
@@ -551,6 +552,7 @@ mod tests {
             tools: dsh_tools::builtin::BuiltinSelection::All,
             setup: None,
             web_fetch: true,
+            ask_user: false,
         };
         let mut agent = opened
             .agent(AgentOptions {

@@ -108,6 +108,10 @@ pub struct Assembled {
     pub setup: Option<dsh_seams::SetupTrigger>,
     /// Whether `web_fetch` is offered (`[tools] web_fetch`).
     pub web_fetch: bool,
+    /// Whether `ask_user_question` is offered. `-p` turns it off: nobody
+    /// is there to answer, and Claude Code does not offer it there
+    /// (`ev_ask_user_question_p`).
+    pub ask_user: bool,
 }
 
 /// What else an agent needs besides the assembled session.
@@ -246,6 +250,7 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         tools: spec.flags.builtin_selection(),
         setup: spec.flags.setup_trigger(),
         web_fetch: spec.config.web_fetch()?,
+        ask_user: true,
     })
 }
 
@@ -294,6 +299,9 @@ impl Assembled {
             dsh_agent::selected_registry(&self.plugins, self.runner.processes(), &self.tools);
         if !self.web_fetch {
             registry.retain_tools(|name| name != dsh_tools::builtin::web_fetch::NAME);
+        }
+        if !self.ask_user {
+            registry.retain_tools(|name| name != dsh_tools::builtin::interaction::ASK);
         }
         for tool in self.mcp.tools() {
             registry.register_tool(tool);
