@@ -27,7 +27,7 @@ use crate::config::{CodexConfig, NotifyConfig};
 use crate::dialect::{Codex, Reading};
 use crate::event::CodexEvent;
 use crate::output::Effect;
-use crate::payload::{self, CodexTokenUsage, PayloadBase};
+use crate::payload::{self, CodexPayload, CodexTokenUsage, PayloadBase};
 
 mod compact;
 mod subagents;
@@ -165,7 +165,7 @@ impl CodexPlugin {
         &self,
         ctx: &SeamContext,
         event: CodexEvent,
-        payload: Value,
+        payload: CodexPayload,
         matcher_input: Option<(&str, &[&str])>,
         call_id: Option<&str>,
         cancel: &CancellationToken,

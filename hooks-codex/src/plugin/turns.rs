@@ -45,7 +45,7 @@ impl CodexPlugin {
         &self,
         ctx: &SeamContext,
         event: CodexEvent,
-        payload: serde_json::Value,
+        payload: crate::payload::CodexPayload,
         matcher_input: Option<(&str, &[&str])>,
         forced_continuations: u32,
     ) -> ContinuationDecision {
