@@ -9,11 +9,12 @@ use dsh_seams::{
     TurnSummary, UserNotice,
 };
 
-use super::{CodexPlugin, NOTIFY_TIMEOUT, hook_prompt, turn_id};
+use super::{CodexPlugin, NOTIFY_TIMEOUT, effects, hook_prompt, turn_id};
 use crate::config::{NOTIFY_EVENT, NotifyConfig, TrustPolicy, TrustState};
 use crate::event::CodexEvent;
 use crate::output::Effect;
 use crate::payload;
+use crate::translate;
 
 impl CodexPlugin {
     pub(super) async fn on_turn_continuation(
@@ -53,24 +54,11 @@ impl CodexPlugin {
         let mut records = self
             .run_event(ctx, event, payload, matcher_input, None, &ctx.cancel)
             .await;
-        let halt = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::Stop { reason } => Some((index, reason.clone())),
-                Effect::None
-                | Effect::Block { .. }
-                | Effect::Rewrite { .. }
-                | Effect::PermissionAllow
-                | Effect::PermissionDeny { .. } => None,
-            }
-        });
-        if let Some((winner, reason)) = halt {
-            Self::mark_won(&mut records, Some(winner), |effect| {
-                matches!(effect, Effect::Stop { .. } | Effect::Block { .. })
-            });
+        let halt = translate::stop_halt(event, &effects(&records));
+        if let Some(reason) = halt.answer.clone() {
+            Self::mark(&mut records, &halt);
             self.record(ctx, event, &records);
-            return ContinuationDecision::Halt {
-                reason: reason.unwrap_or_else(|| format!("{event} hook stopped the turn")),
-            };
+            return ContinuationDecision::Halt { reason };
         }
         let prompts: Vec<String> = records
             .iter()
