@@ -224,16 +224,79 @@ pub fn post_tool_use(
     }
 }
 
-/// Stop and SubagentStop's halt: the first `continue: false` ends the turn
-/// with its `stopReason` or Codex's default text. (Blocks, which become
-/// continuation prompts, need the handlers and are the bridge's.)
-pub fn stop_halt(event: CodexEvent, effects: &[&Effect]) -> Translated<Option<String>> {
-    let halt = first_stop(effects);
+/// One Stop (or SubagentStop) run as [`stop`] reads it: its effect and
+/// the handler's place, which names its continuation prompt.
+#[derive(Debug, Clone, Copy)]
+pub struct StopRun<'a> {
+    /// What the run meant.
+    pub effect: &'a Effect,
+    /// The handler's display order.
+    pub display_order: usize,
+    /// The file that configured it.
+    pub source: &'a Path,
+}
+
+/// What a Stop (or SubagentStop) firing decides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopAnswer {
+    /// A `continue: false` ends the turn with this reason.
+    Halt(String),
+    /// No run blocked: the turn stops normally.
+    Stop,
+    /// Runs blocked, but dsh's cap on consecutive blocks was reached: the
+    /// turn stops and the user is told this text (Codex has no cap).
+    Capped(String),
+    /// Every blocking run's `hook_prompt`, joined with a newline: the turn
+    /// continues with it (every blocking run wins).
+    Continue(String),
+}
+
+/// Stop and SubagentStop (`event`): the first `continue: false` halts with
+/// its `stopReason` or Codex's default text; otherwise every block becomes
+/// a continuation prompt, unless `forced_continuations` already reached
+/// dsh's `cap`.
+pub fn stop(
+    event: CodexEvent,
+    runs: &[StopRun<'_>],
+    forced_continuations: u32,
+    cap: u32,
+) -> Translated<StopAnswer> {
+    let effects: Vec<&Effect> = runs.iter().map(|run| run.effect).collect();
+    if let Some((index, reason)) = first_stop(&effects) {
+        return Translated {
+            answer: StopAnswer::Halt(
+                reason.unwrap_or_else(|| format!("{event} hook stopped the turn")),
+            ),
+            winner: Some(index),
+            decisive: is_block_or_stop,
+        };
+    }
+    let prompts: Vec<String> = runs
+        .iter()
+        .filter_map(|run| match run.effect {
+            Effect::Block { reason } => {
+                Some(hook_prompt(event, run.display_order, run.source, reason))
+            }
+            Effect::None
+            | Effect::Stop { .. }
+            | Effect::Rewrite { .. }
+            | Effect::PermissionAllow
+            | Effect::PermissionDeny { .. } => None,
+        })
+        .collect();
+    let answer = if prompts.is_empty() {
+        StopAnswer::Stop
+    } else if forced_continuations >= cap {
+        StopAnswer::Capped(format!(
+            "Codex {event} hooks blocked {forced_continuations} consecutive times in this turn; dsh's cap is {cap}, so the turn ends (Codex itself has no cap)",
+        ))
+    } else {
+        StopAnswer::Continue(prompts.join("\n"))
+    };
     Translated {
-        winner: halt.as_ref().map(|(index, _)| *index),
-        answer: halt
-            .map(|(_, reason)| reason.unwrap_or_else(|| format!("{event} hook stopped the turn"))),
-        decisive: is_block_or_stop,
+        answer,
+        winner: None,
+        decisive: is_block,
     }
 }
 
@@ -432,16 +495,49 @@ mod tests {
         );
     }
 
+    fn runs<'a>(effects: &'a [Effect], source: &'a Path) -> Vec<StopRun<'a>> {
+        effects
+            .iter()
+            .enumerate()
+            .map(|(display_order, effect)| StopRun {
+                effect,
+                display_order,
+                source,
+            })
+            .collect()
+    }
+
     #[test]
-    fn stop_halts_with_the_event_default_text() {
-        let halted = stop_halt(CodexEvent::SubagentStop, &[&block("b"), &stop(None)]);
+    fn stop_halts_caps_or_continues_with_every_block() {
+        let source = Path::new("/p/.codex/hooks.json");
+        let halting = [block("b"), stop(None)];
+        let halted = super::stop(CodexEvent::SubagentStop, &runs(&halting, source), 0, 3);
         assert_eq!(halted.winner, Some(1));
         assert_eq!(
-            halted.answer.as_deref(),
-            Some("SubagentStop hook stopped the turn")
+            halted.answer,
+            StopAnswer::Halt("SubagentStop hook stopped the turn".into())
         );
-        let going = stop_halt(CodexEvent::Stop, &[&block("b")]);
-        assert_eq!((going.answer, going.winner), (None, None));
+        let quiet = [Effect::None];
+        let stopped = super::stop(CodexEvent::Stop, &runs(&quiet, source), 9, 3);
+        assert_eq!(stopped.answer, StopAnswer::Stop);
+        let blocking = [block("one"), Effect::None, block("two")];
+        let going = super::stop(CodexEvent::Stop, &runs(&blocking, source), 2, 3);
+        assert_eq!(
+            going.answer,
+            StopAnswer::Continue(format!(
+                "{}\n{}",
+                hook_prompt(CodexEvent::Stop, 0, source, "one"),
+                hook_prompt(CodexEvent::Stop, 2, source, "two")
+            ))
+        );
+        let capped = super::stop(CodexEvent::Stop, &runs(&blocking, source), 3, 3);
+        assert!(
+            matches!(&capped.answer, StopAnswer::Capped(text) if text.contains("blocked 3 consecutive times") && text.contains("cap is 3")),
+            "{:?}",
+            capped.answer
+        );
+        assert_eq!(capped.winner, None);
+        assert!((capped.decisive)(&blocking[0]) && !(capped.decisive)(&stop(None)));
     }
 
     #[test]
