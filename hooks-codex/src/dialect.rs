@@ -17,6 +17,7 @@ use crate::output::{
     Effect, EntryKind, Interpretation, OutputEntry, RunEnd, RunFacts, RunStatus, interpret,
 };
 
+use crate::payload::{CodexPayload, codex_agent_type, to_json};
 use crate::spill::limit_context;
 
 /// Codex's reading of one run: the interpretation plus the model-facing
@@ -47,29 +48,25 @@ pub(crate) struct Codex {
 }
 
 impl Rules for Codex {
-    /// The payload builders' JSON ([`crate::payload`]).
-    type Payload = Value;
+    /// The typed stdin ([`crate::payload::CodexPayload`]).
+    type Payload = CodexPayload;
 
     /// Inside a sub-agent every payload but the sub-agent events' own
     /// names it.
     fn wire(
         &self,
         ctx: &SeamContext,
-        event: CodexEvent,
-        payload: &Value,
+        _event: CodexEvent,
+        payload: &CodexPayload,
         _handler: &Handler,
     ) -> Value {
         match &ctx.agent {
-            Some(agent)
-                if !matches!(event, CodexEvent::SubagentStart | CodexEvent::SubagentStop) =>
-            {
-                crate::payload::with_agent(
-                    payload,
-                    &agent.agent_id,
-                    crate::payload::codex_agent_type(&agent.agent_type),
-                )
-            }
-            Some(_) | None => payload.clone(),
+            Some(agent) => to_json(
+                &payload
+                    .clone()
+                    .in_agent(&agent.agent_id, codex_agent_type(&agent.agent_type)),
+            ),
+            None => to_json(payload),
         }
     }
 

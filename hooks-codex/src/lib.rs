@@ -7,7 +7,7 @@
 //! with Codex's strict rules and run classification, and mapping all of it
 //! onto dsh's canonical seams as one [`dsh_seams::Plugin`]
 //! ([`CodexConfig::into_plugin`]). The translation is pure ([`payload`],
-//! [`output`], [`tools`], [`spill`], [`matcher`]); `dialect` describes
+//! [`output`], [`translate`], [`tools`], [`spill`], [`matcher`]); `dialect` describes
 //! Codex to the shared hook engine (`dsh-hooks`), which records and runs
 //! every handler; [`plugin`] maps the merged outcomes onto the seams.
 //!
@@ -34,6 +34,7 @@ pub mod plugins;
 mod registered;
 pub mod spill;
 pub mod tools;
+pub mod translate;
 pub mod trust_identity;
 
 pub use config::{

@@ -5,7 +5,6 @@
 //! seam decisions and the engine records `hook/result` in configuration
 //! order.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,17 +16,17 @@ use dsh_protocol::{ModelReply, ModelRequest, TurnEndReason};
 use dsh_seams::{
     ApprovalDecision, CallReview, CancellationToken, ContextEntry, ContinuationDecision,
     ContinuationInput, Plugin, PostToolDecision, PreToolVerdict, PromptDecision, PromptInput,
-    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, StoppedPrompt, ToolExecution,
-    ToolOutcome, TurnSummary,
+    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
+    TurnSummary,
 };
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::config::{CodexConfig, NotifyConfig};
 use crate::dialect::{Codex, Reading};
 use crate::event::CodexEvent;
 use crate::output::Effect;
-use crate::payload::{self, CodexTokenUsage, PayloadBase};
+use crate::payload::{self, CodexPayload, CodexTokenUsage, PayloadBase};
+use crate::translate::{self, Translated};
 
 mod compact;
 mod subagents;
@@ -61,6 +60,14 @@ impl CodexConfig {
 /// One awaited run, read.
 type Fired = dsh_hooks::Fired<Codex>;
 
+/// The runs' effects, in configuration order (what [`translate`] reads).
+fn effects(records: &[Fired]) -> Vec<&Effect> {
+    records
+        .iter()
+        .map(|record| &record.reading.interpretation.effect)
+        .collect()
+}
+
 /// A stable, UUID-shaped id for turn `turn` of `session_id` (the same on replay).
 pub fn turn_id(session_id: &str, turn: u64) -> String {
     let digest = Sha256::digest(format!("{session_id}:turn:{turn}").as_bytes());
@@ -71,43 +78,9 @@ pub fn turn_id(session_id: &str, turn: u64) -> String {
     uuid::Uuid::from_bytes(bytes).to_string()
 }
 
-/// The model-facing text of a PreToolUse block: for an MCP tool Codex names
-/// the tool (`mcp_pre_deny`), for the others the command.
-pub fn pre_tool_block_text(reason: &str, tool_input: &Value) -> String {
-    pre_tool_block_text_for(None, reason, tool_input)
-}
-
-/// [`pre_tool_block_text`] for the dsh tool `tool`.
-pub fn pre_tool_block_text_for(tool: Option<&str>, reason: &str, tool_input: &Value) -> String {
-    if let Some(tool) = tool.filter(|tool| tool.starts_with("mcp__")) {
-        return format!("Tool call blocked by PreToolUse hook: {reason}. Tool: {tool}");
-    }
-    let command = match tool_input.get("command").and_then(Value::as_str) {
-        Some(command) => command.to_owned(),
-        None => serde_json::to_string(tool_input).unwrap_or_default(),
-    };
-    format!("Command blocked by PreToolUse hook: {reason}. Command: {command}")
-}
-
-/// The model-facing text of a PermissionRequest denial (Codex's shell tool
-/// reports it through its process-spawn error; patches show the message).
-pub fn permission_denied_text(dsh_tool: &str, message: &str) -> String {
-    if dsh_tool == "bash" {
-        let rejected = format!("Rejected({message:?})");
-        format!("exec_command failed: CreateProcess {{ message: {rejected:?} }}")
-    } else {
-        message.to_owned()
-    }
-}
-
-/// The continuation prompt of a blocking Stop hook.
-pub fn hook_prompt(event: CodexEvent, display_order: usize, source: &Path, reason: &str) -> String {
-    format!(
-        "<hook_prompt hook_run_id=\"{}:{display_order}:{}\">{reason}</hook_prompt>",
-        event.kebab_label(),
-        source.display()
-    )
-}
+pub use crate::translate::{
+    hook_prompt, permission_denied_text, pre_tool_block_text, pre_tool_block_text_for,
+};
 
 impl CodexPlugin {
     /// A plugin over `config`.
@@ -165,7 +138,7 @@ impl CodexPlugin {
         &self,
         ctx: &SeamContext,
         event: CodexEvent,
-        payload: Value,
+        payload: CodexPayload,
         matcher_input: Option<(&str, &[&str])>,
         call_id: Option<&str>,
         cancel: &CancellationToken,
@@ -198,6 +171,11 @@ impl CodexPlugin {
             .collect()
     }
 
+    /// Marks the run `translated` names as the winner.
+    fn mark<T>(records: &mut [Fired], translated: &Translated<T>) {
+        Self::mark_won(records, translated.winner, translated.decisive);
+    }
+
     fn mark_won(records: &mut [Fired], winner: Option<usize>, decisive: impl Fn(&Effect) -> bool) {
         mark_winner(records, winner, |reading: &Reading| {
             decisive(&reading.interpretation.effect)
@@ -228,25 +206,11 @@ impl Plugin for CodexPlugin {
                 &ctx.cancel,
             )
             .await;
-        let stop = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::Stop { reason } => Some((index, reason.clone())),
-                Effect::None
-                | Effect::Block { .. }
-                | Effect::Rewrite { .. }
-                | Effect::PermissionAllow
-                | Effect::PermissionDeny { .. } => None,
-            }
-        });
-        Self::mark_won(&mut records, stop.as_ref().map(|(i, _)| *i), |effect| {
-            matches!(effect, Effect::Stop { .. })
-        });
+        let stop = translate::session_start(&effects(&records));
+        Self::mark(&mut records, &stop);
         self.record(ctx, event, &records);
-        if let Some((_, reason)) = stop {
-            ctx.control.request_stop(
-                reason.unwrap_or_else(|| "SessionStart hook stopped the session".to_owned()),
-                "codex:SessionStart",
-            );
+        if let Some(reason) = stop.answer {
+            ctx.control.request_stop(reason, "codex:SessionStart");
         }
         Self::context_entries(event, &records)
     }
@@ -258,37 +222,11 @@ impl Plugin for CodexPlugin {
         let mut records = self
             .run_event(ctx, event, payload, None, None, &ctx.cancel)
             .await;
-        let decisive = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::Block { reason } => Some((index, true, Some(reason.clone()))),
-                Effect::Stop { reason } => Some((index, false, reason.clone())),
-                Effect::None
-                | Effect::Rewrite { .. }
-                | Effect::PermissionAllow
-                | Effect::PermissionDeny { .. } => None,
-            }
-        });
-        Self::mark_won(
-            &mut records,
-            decisive.as_ref().map(|(i, _, _)| *i),
-            |effect| matches!(effect, Effect::Block { .. } | Effect::Stop { .. }),
-        );
-        self.record(ctx, event, &records);
         let contexts = Self::context_entries(event, &records);
-        match decisive {
-            Some((_, true, reason)) => PromptDecision::Block {
-                reason: reason.unwrap_or_default(),
-            },
-            // Codex keeps the stopped prompt alone (`prompt_continue_false`).
-            Some((_, false, reason)) => PromptDecision::Stop {
-                reason: reason.unwrap_or_else(|| "UserPromptSubmit hook stopped the turn".into()),
-                kept: StoppedPrompt::PromptOnly,
-            },
-            None => PromptDecision::Allow {
-                rewrite: None,
-                contexts,
-            },
-        }
+        let decision = translate::user_prompt_submit(&effects(&records), contexts);
+        Self::mark(&mut records, &decision);
+        self.record(ctx, event, &records);
+        decision.answer
     }
 
     async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {

@@ -5,7 +5,7 @@
 
 use dsh_hooks_codex::CodexEvent;
 use dsh_hooks_codex::output::{RunEnd, RunFacts, interpret};
-use dsh_hooks_codex::payload::{self, CodexTokenUsage, PayloadBase};
+use dsh_hooks_codex::payload::{self, CodexPayload, CodexTokenUsage, PayloadBase};
 use dsh_hooks_codex::spill::truncated_context;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -32,7 +32,7 @@ fn base(stdin: &Value) -> PayloadBase {
     }
 }
 
-fn rebuild(stdin: &Value) -> Value {
+fn rebuild(stdin: &Value) -> CodexPayload {
     let b = base(stdin);
     let turn = stdin["turn_id"].as_str().unwrap_or_default();
     match s(stdin, "hook_event_name") {

@@ -9,10 +9,10 @@ use dsh_seams::{
     SessionStartSource,
 };
 
-use super::CodexPlugin;
+use super::{CodexPlugin, effects};
 use crate::event::CodexEvent;
-use crate::output::Effect;
 use crate::payload;
+use crate::translate;
 
 impl CodexPlugin {
     pub(super) async fn on_before_compact(
@@ -31,29 +31,13 @@ impl CodexPlugin {
         let mut records = self
             .run_event(ctx, event, payload, Some((trigger, &[])), None, &ctx.cancel)
             .await;
-        let stop = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::Stop { reason } => Some((index, reason.clone())),
-                Effect::None
-                | Effect::Block { .. }
-                | Effect::Rewrite { .. }
-                | Effect::PermissionAllow
-                | Effect::PermissionDeny { .. } => None,
-            }
-        });
-        Self::mark_won(&mut records, stop.as_ref().map(|(i, _)| *i), |effect| {
-            matches!(effect, Effect::Stop { .. })
-        });
+        let decision = translate::pre_compact(&effects(&records));
+        Self::mark(&mut records, &decision);
         self.record(ctx, event, &records);
-        match stop {
-            Some((_, reason)) => {
-                let reason =
-                    reason.unwrap_or_else(|| "PreCompact hook stopped the turn".to_owned());
-                ctx.control.request_stop(reason.clone(), "codex:PreCompact");
-                CompactionDecision::Cancel { reason }
-            }
-            None => CompactionDecision::proceed(),
+        if let CompactionDecision::Cancel { reason } = &decision.answer {
+            ctx.control.request_stop(reason.clone(), "codex:PreCompact");
         }
+        decision.answer
     }
 
     pub(super) async fn on_compacted(

@@ -5,18 +5,19 @@ use std::time::Duration;
 
 use dsh_hooks::Dialect as _;
 use dsh_seams::{
-    ApprovalDecision, CallReview, Disposition, InputRewrite, PostToolAction, PostToolDecision,
-    PreToolDecision, PreToolOutcome, PreToolVerdict, SeamContext, ToolExecution, ToolOutcome,
+    ApprovalDecision, CallReview, Disposition, InputRewrite, PostToolDecision, PreToolOutcome,
+    PreToolVerdict, SeamContext, ToolExecution, ToolOutcome,
 };
 use serde_json::Value;
 
-use super::{CodexPlugin, permission_denied_text, pre_tool_block_text_for};
+use super::{CodexPlugin, effects};
 use crate::config::approval::{NEVER_TEXT, PolicyApproval};
 use crate::event::CodexEvent;
 use crate::matcher::tool_aliases;
 use crate::output::{Effect, EntryKind, RunStatus};
 use crate::payload;
 use crate::tools;
+use crate::translate;
 
 impl CodexPlugin {
     pub(super) fn existing_file(
@@ -98,29 +99,11 @@ impl CodexPlugin {
                 }
             }
         }
-        let block = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::Block { reason } => Some((index, reason.clone())),
-                Effect::None
-                | Effect::Stop { .. }
-                | Effect::Rewrite { .. }
-                | Effect::PermissionAllow
-                | Effect::PermissionDeny { .. } => None,
-            }
-        });
         let contexts = Self::context_entries(event, &records);
-        let decision = match &block {
-            Some((_, reason)) => PreToolDecision::Deny {
-                reason: pre_tool_block_text_for(Some(tool), reason, &tool_input),
-            },
-            None => PreToolDecision::Allow,
-        };
-        Self::mark_won(
-            &mut records,
-            block.as_ref().map(|(index, _)| *index),
-            |effect| matches!(effect, Effect::Block { .. }),
-        );
-        if block.is_none() {
+        let verdict = translate::pre_tool_use(&effects(&records), tool, &tool_input);
+        Self::mark(&mut records, &verdict);
+        let blocked = verdict.winner.is_some();
+        if !blocked {
             Self::mark_won(
                 &mut records,
                 rewritten.as_ref().map(|(index, _)| *index),
@@ -128,9 +111,12 @@ impl CodexPlugin {
             );
         }
         self.record(ctx, event, &records);
-        let verdict = PreToolVerdict::of(PreToolOutcome { decision, contexts });
-        let rewrite = match (block, rewritten) {
-            (None, Some((index, arguments))) => InputRewrite::Rewrite {
+        let verdict = PreToolVerdict::of(PreToolOutcome {
+            decision: verdict.answer,
+            contexts,
+        });
+        let rewrite = match (blocked, rewritten) {
+            (false, Some((index, arguments))) => InputRewrite::Rewrite {
                 arguments,
                 by: records
                     .get(index)
@@ -189,34 +175,10 @@ impl CodexPlugin {
                 &ctx.cancel,
             )
             .await;
-        let deny = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::PermissionDeny { message } => Some((index, message.clone())),
-                Effect::None
-                | Effect::Block { .. }
-                | Effect::Stop { .. }
-                | Effect::Rewrite { .. }
-                | Effect::PermissionAllow => None,
-            }
-        });
-        let allow = records
-            .iter()
-            .position(|record| record.reading.interpretation.effect == Effect::PermissionAllow);
-        let winner = deny.as_ref().map(|(index, _)| *index).or(allow);
-        Self::mark_won(&mut records, winner, |effect| {
-            matches!(
-                effect,
-                Effect::PermissionAllow | Effect::PermissionDeny { .. }
-            )
-        });
+        let decision = translate::permission_request(&effects(&records), &exec.tool);
+        Self::mark(&mut records, &decision);
         self.record(ctx, event, &records);
-        match (deny, allow) {
-            (Some((_, message)), _) => ApprovalDecision::Deny {
-                message: permission_denied_text(&exec.tool, &message),
-            },
-            (None, Some(_)) => ApprovalDecision::AllowOnce,
-            (None, None) => ApprovalDecision::Abstain,
-        }
+        decision.answer
     }
 
     pub(super) async fn on_post_execute(
@@ -272,29 +234,10 @@ impl CodexPlugin {
                 &ctx.cancel,
             )
             .await;
-        let replace = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::Block { reason } => Some((index, reason.clone())),
-                Effect::Stop {
-                    reason: Some(reason),
-                } => Some((index, reason.clone())),
-                Effect::None
-                | Effect::Stop { .. }
-                | Effect::Rewrite { .. }
-                | Effect::PermissionAllow
-                | Effect::PermissionDeny { .. } => None,
-            }
-        });
-        Self::mark_won(&mut records, replace.as_ref().map(|(i, _)| *i), |effect| {
-            matches!(effect, Effect::Block { .. } | Effect::Stop { .. })
-        });
+        let contexts = Self::context_entries(event, &records);
+        let decision = translate::post_tool_use(&effects(&records), contexts);
+        Self::mark(&mut records, &decision);
         self.record(ctx, event, &records);
-        PostToolDecision {
-            action: match replace {
-                Some((_, content)) => PostToolAction::ReplaceContent { content },
-                None => PostToolAction::Accept,
-            },
-            contexts: Self::context_entries(event, &records),
-        }
+        decision.answer
     }
 }

@@ -9,11 +9,11 @@ use dsh_seams::{
     TurnSummary, UserNotice,
 };
 
-use super::{CodexPlugin, NOTIFY_TIMEOUT, hook_prompt, turn_id};
+use super::{CodexPlugin, NOTIFY_TIMEOUT, turn_id};
 use crate::config::{NOTIFY_EVENT, NotifyConfig, TrustPolicy, TrustState};
 use crate::event::CodexEvent;
-use crate::output::Effect;
 use crate::payload;
+use crate::translate::{self, StopAnswer, StopRun};
 
 impl CodexPlugin {
     pub(super) async fn on_turn_continuation(
@@ -45,7 +45,7 @@ impl CodexPlugin {
         &self,
         ctx: &SeamContext,
         event: CodexEvent,
-        payload: serde_json::Value,
+        payload: crate::payload::CodexPayload,
         matcher_input: Option<(&str, &[&str])>,
         forced_continuations: u32,
     ) -> ContinuationDecision {
@@ -53,76 +53,54 @@ impl CodexPlugin {
         let mut records = self
             .run_event(ctx, event, payload, matcher_input, None, &ctx.cancel)
             .await;
-        let halt = records.iter().enumerate().find_map(|(index, record)| {
-            match &record.reading.interpretation.effect {
-                Effect::Stop { reason } => Some((index, reason.clone())),
-                Effect::None
-                | Effect::Block { .. }
-                | Effect::Rewrite { .. }
-                | Effect::PermissionAllow
-                | Effect::PermissionDeny { .. } => None,
-            }
-        });
-        if let Some((winner, reason)) = halt {
-            Self::mark_won(&mut records, Some(winner), |effect| {
-                matches!(effect, Effect::Stop { .. } | Effect::Block { .. })
-            });
-            self.record(ctx, event, &records);
-            return ContinuationDecision::Halt {
-                reason: reason.unwrap_or_else(|| format!("{event} hook stopped the turn")),
-            };
-        }
-        let prompts: Vec<String> = records
+        let runs: Vec<StopRun<'_>> = records
             .iter()
-            .filter_map(|record| match &record.reading.interpretation.effect {
-                Effect::Block { reason } => Some(hook_prompt(
-                    event,
-                    record.handler.display_order,
-                    &record.handler.source_path,
-                    reason,
-                )),
-                Effect::None
-                | Effect::Stop { .. }
-                | Effect::Rewrite { .. }
-                | Effect::PermissionAllow
-                | Effect::PermissionDeny { .. } => None,
+            .map(|record| StopRun {
+                effect: &record.reading.interpretation.effect,
+                display_order: record.handler.display_order,
+                source: &record.handler.source_path,
             })
             .collect();
-        if prompts.is_empty() {
-            self.record(ctx, event, &records);
-            return ContinuationDecision::Stop;
-        }
         let cap = self.config.discovery.stop_block_cap;
-        if forced_continuations >= cap {
-            let text = format!(
-                "Codex {event} hooks blocked {forced_continuations} consecutive times in this turn; dsh's cap is {cap}, so the turn ends (Codex itself has no cap)",
-            );
-            Self::mark_won(&mut records, None, |effect| {
-                matches!(effect, Effect::Block { .. })
-            });
-            self.engine.record(ctx, event, &records, &|i, decision| {
-                if records[i].won.is_some() {
-                    decision.capped = Some(text.clone());
-                }
-            });
-            tracing::warn!("{text}");
-            ctx.sink.tell_user(UserNotice {
-                source: source.clone(),
-                text,
-                level: NoticeLevel::Warning,
-            });
-            return ContinuationDecision::Stop;
-        }
-        for record in &mut records {
-            if matches!(record.reading.interpretation.effect, Effect::Block { .. }) {
-                record.won = Some(true);
+        let decision = translate::stop(event, &runs, forced_continuations, cap);
+        match decision.answer.clone() {
+            StopAnswer::Halt(reason) => {
+                Self::mark(&mut records, &decision);
+                self.record(ctx, event, &records);
+                ContinuationDecision::Halt { reason }
             }
-        }
-        self.record(ctx, event, &records);
-        ContinuationDecision::Continue {
-            reason: Some(prompts.join("\n")),
-            source,
-            contexts: Vec::new(),
+            StopAnswer::Stop => {
+                self.record(ctx, event, &records);
+                ContinuationDecision::Stop
+            }
+            StopAnswer::Capped(text) => {
+                Self::mark(&mut records, &decision);
+                self.engine.record(ctx, event, &records, &|i, decision| {
+                    if records[i].won.is_some() {
+                        decision.capped = Some(text.clone());
+                    }
+                });
+                tracing::warn!("{text}");
+                ctx.sink.tell_user(UserNotice {
+                    source,
+                    text,
+                    level: NoticeLevel::Warning,
+                });
+                ContinuationDecision::Stop
+            }
+            StopAnswer::Continue(prompt) => {
+                for record in &mut records {
+                    if (decision.decisive)(&record.reading.interpretation.effect) {
+                        record.won = Some(true);
+                    }
+                }
+                self.record(ctx, event, &records);
+                ContinuationDecision::Continue {
+                    reason: Some(prompt),
+                    source,
+                    contexts: Vec::new(),
+                }
+            }
         }
     }
 
