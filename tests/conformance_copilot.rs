@@ -24,7 +24,10 @@
 //!
 //! | what | normalized to | why |
 //! |---|---|---|
-//! | `sessionId` / `session_id` | `<SESSION>` | Copilot's UUID vs the replay's id |
+//! | `sessionId` / `session_id` | `<SESSION>`, or `<AGENT>` when it is the payload's `agentId` (inside a subagent) | Copilot's UUID vs the replay's id |
+//! | `agentId` / `parentAgentId` | `<AGENT>` / `<SESSION>` | Copilot's subagent UUID vs dsh's `a` + 16 hex |
+//! | the `task` call's `name` argument | dropped from Copilot's `toolArgs` (by the generator) | dsh's `agent` tool has no `name`; `agent_type` is its `subagent_type` |
+//! | model view: subagentStart context | a context after the subagent's prompt | Copilot prepends it to the prompt (`<ctx>\n\n<prompt>`); dsh adds a context message after it |
 //! | `timestamp` | `<TS>` (after checking its type: epoch ms number in camelCase, ISO-8601 string in PascalCase) | wall clock |
 //! | `transcriptPath` / `transcript_path` | `<TRANSCRIPT>` | Copilot's `session-state/<id>/events.jsonl`; dsh gives its own session log |
 //! | `<current_datetime>…</current_datetime>` | dropped from the model view, its value dropped in `transformedPrompt` | wall clock |
@@ -215,11 +218,15 @@ fn normalize_stdin(raw: &str, paths: &Paths) -> String {
     assert_eq!(input.to_string(), raw, "stdin is compact JSON");
     let pascal = input.get("hook_event_name").is_some();
     let iso = regex::Regex::new(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$").unwrap();
+    let agent_id = input.get("agentId").or_else(|| input.get("agent_id"));
     let mut out = Map::new();
     for (key, value) in input.as_object().unwrap() {
         let mut value = value.clone();
         match key.as_str() {
+            "sessionId" | "session_id" if Some(&value) == agent_id => value = json!("<AGENT>"),
             "sessionId" | "session_id" => value = json!("<SESSION>"),
+            "agentId" | "agent_id" => value = json!("<AGENT>"),
+            "parentAgentId" | "parent_agent_id" => value = json!("<SESSION>"),
             "timestamp" => {
                 if pascal {
                     let text = value.as_str().unwrap_or_default();
@@ -478,6 +485,8 @@ captures!(
     pre_two_files_deny_deny,
     pre_updated_input_cc,
     stop_block_once,
+    subagent_stop_block,
+    subagent_task,
     ups_exit2,
     ups_pascal_block,
     x_copilot_home,
@@ -538,4 +547,21 @@ fn blocks_end_the_turn_as_copilot_does() {
         .filter(|r| r["decision"]["won"] == true)
         .collect();
     assert!(!won.is_empty());
+}
+
+/// subagent_stop_block: a subagentStop block gives the subagent another
+/// turn, and its new final text is what the parent's `agent` call returns.
+#[test]
+fn a_subagent_stop_block_reruns_the_subagent() {
+    let replayed = conforms("subagent_stop_block");
+    let last = replayed.requests.last().unwrap();
+    let tool = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "tool")
+        .unwrap();
+    let text = tool["content"].as_str().unwrap();
+    assert!(text.contains("SUBAGENT REPORT 2."), "{text}");
+    assert!(!text.contains("SUBAGENT REPORT 1."), "{text}");
 }

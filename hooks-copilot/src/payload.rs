@@ -19,6 +19,22 @@ pub struct Common {
     pub timestamp_ms: i64,
     /// The session directory.
     pub cwd: String,
+    /// The subagent the event fires inside, if any.
+    pub agent: Option<AgentFields>,
+}
+
+/// Inside a subagent every payload gains `agentId, agentType,
+/// parentAgentId` at the end and `sessionId` is the subagent's id, except
+/// `permissionRequest` (and subagentStart/subagentStop, which fire for the
+/// parent) that keep the parent's session id (subagent_task).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentFields {
+    /// The subagent's id.
+    pub agent_id: String,
+    /// Its agent type (`explore`).
+    pub agent_type: String,
+    /// The parent session's id.
+    pub parent_id: String,
 }
 
 impl Common {
@@ -28,7 +44,25 @@ impl Common {
             session_id: session_id.to_owned(),
             timestamp_ms: chrono::Utc::now().timestamp_millis(),
             cwd: cwd.to_owned(),
+            agent: None,
         }
+    }
+
+    /// Now, inside the subagent `agent` of the session `parent_id`.
+    pub fn inside(parent_id: &str, cwd: &str, agent: Option<AgentFields>) -> Self {
+        let mut common = Common::now(parent_id, cwd);
+        if let Some(fields) = &agent {
+            common.session_id = fields.agent_id.clone();
+        }
+        common.agent = agent;
+        common
+    }
+
+    /// The parent session's id (the session's own outside subagents).
+    fn parent_id(&self) -> &str {
+        self.agent
+            .as_ref()
+            .map_or(&self.session_id, |fields| &fields.parent_id)
     }
 
     fn iso(&self) -> String {
@@ -125,6 +159,22 @@ pub enum Body {
         /// Extra instructions (`""`).
         custom_instructions: String,
     },
+    /// A subagent is about to start (fired for the parent).
+    SubagentStart {
+        /// Copilot's session log path (the parent's).
+        transcript_path: String,
+    },
+    /// A subagent reached its natural stop (fired for the parent).
+    SubagentStop {
+        /// Copilot's session log path (the parent's).
+        transcript_path: String,
+        /// The subagent's final text.
+        response: String,
+        /// `end_turn`.
+        stop_reason: String,
+        /// Whether a subagentStop hook already blocked it.
+        stop_hook_active: bool,
+    },
     /// An error.
     ErrorOccurred {
         /// `model_call`, …
@@ -153,6 +203,8 @@ impl Body {
             Body::AgentStop { .. } => CopilotEvent::AgentStop,
             Body::PreCompact { .. } => CopilotEvent::PreCompact,
             Body::ErrorOccurred { .. } => CopilotEvent::ErrorOccurred,
+            Body::SubagentStart { .. } => CopilotEvent::SubagentStart,
+            Body::SubagentStop { .. } => CopilotEvent::SubagentStop,
         }
     }
 }
@@ -184,26 +236,39 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
         // The same camelCase shape in both modes (cc_pascal_flat).
         let mut map = Map::new();
         map.insert("hookName".into(), "permissionRequest".into());
-        map.insert("sessionId".into(), common.session_id.clone().into());
+        map.insert("sessionId".into(), common.parent_id().into());
         map.insert("timestamp".into(), common.timestamp_ms.into());
         map.insert("cwd".into(), common.cwd.clone().into());
         map.insert("toolName".into(), tool_name.clone().into());
         map.insert("toolInput".into(), tool_input.clone());
         map.insert("permissionSuggestions".into(), Value::Array(Vec::new()));
+        if let Some(fields) = &common.agent {
+            map.insert("agentId".into(), fields.agent_id.clone().into());
+            map.insert("agentType".into(), fields.agent_type.clone().into());
+            map.insert("parentAgentId".into(), fields.parent_id.clone().into());
+        }
         return Value::Object(map);
     }
     let mut keys = Keys {
         map: Map::new(),
         mode,
     };
+    // subagentStart/subagentStop fire for the parent: its session id, and
+    // the agent's fields in the event's own key order.
+    let for_parent = matches!(body, Body::SubagentStart { .. } | Body::SubagentStop { .. });
+    let session_id = if for_parent {
+        common.parent_id()
+    } else {
+        &common.session_id
+    };
     match mode {
         Mode::Camel => {
-            keys.put("sessionId", "", common.session_id.clone());
+            keys.put("sessionId", "", session_id);
             keys.put("timestamp", "", common.timestamp_ms);
         }
         Mode::Pascal => {
             keys.put("", "hook_event_name", event.name(Mode::Pascal));
-            keys.put("", "session_id", common.session_id.clone());
+            keys.put("", "session_id", session_id);
             keys.put("", "timestamp", common.iso());
         }
     }
@@ -290,7 +355,38 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
             error.insert("stack".into(), "".into());
             keys.put("error", "error", Value::Object(error));
         }
+        Body::SubagentStart { transcript_path } => {
+            keys.put("transcriptPath", "transcript_path", transcript_path.clone());
+            if let Some(fields) = &common.agent {
+                keys.put("agentName", "agent_name", fields.agent_type.clone());
+                keys.put("agentId", "agent_id", fields.agent_id.clone());
+                keys.put("agentType", "agent_type", fields.agent_type.clone());
+            }
+        }
+        Body::SubagentStop {
+            transcript_path,
+            response,
+            stop_reason,
+            stop_hook_active,
+        } => {
+            keys.put("transcriptPath", "transcript_path", transcript_path.clone());
+            if let Some(fields) = &common.agent {
+                keys.put("agentId", "agent_id", fields.agent_id.clone());
+                keys.put("agentType", "agent_type", fields.agent_type.clone());
+                keys.put("agentName", "agent_name", fields.agent_type.clone());
+            }
+            keys.put("response", "response", response.clone());
+            keys.put("stopReason", "stop_reason", stop_reason.clone());
+            keys.put("stop_hook_active", "stop_hook_active", *stop_hook_active);
+        }
         Body::PermissionRequest { .. } => {}
+    }
+    if let Some(fields) = &common.agent {
+        if !for_parent {
+            keys.put("agentId", "agent_id", fields.agent_id.clone());
+            keys.put("agentType", "agent_type", fields.agent_type.clone());
+        }
+        keys.put("parentAgentId", "parent_agent_id", fields.parent_id.clone());
     }
     Value::Object(keys.map)
 }
@@ -318,7 +414,54 @@ mod tests {
             session_id: "S".into(),
             timestamp_ms: 1_796_523_851_486,
             cwd: "/p".into(),
+            agent: None,
         }
+    }
+
+    /// subagent_task: inside a subagent the subagent's id is `sessionId`
+    /// and the agent's fields close every payload; subagentStart/Stop and
+    /// permissionRequest carry the parent's id.
+    #[test]
+    fn subagent_payloads_are_copilots_bytes() {
+        let inside = Common {
+            agent: Some(AgentFields {
+                agent_id: "A".into(),
+                agent_type: "explore".into(),
+                parent_id: "S".into(),
+            }),
+            session_id: "A".into(),
+            ..common()
+        };
+        let start = Body::SubagentStart {
+            transcript_path: "/t".into(),
+        };
+        assert_eq!(
+            build(&inside, &start, Mode::Camel).to_string(),
+            r#"{"sessionId":"S","timestamp":1796523851486,"cwd":"/p","transcriptPath":"/t","agentName":"explore","agentId":"A","agentType":"explore","parentAgentId":"S"}"#
+        );
+        let stop = Body::SubagentStop {
+            transcript_path: "/t".into(),
+            response: "R".into(),
+            stop_reason: "end_turn".into(),
+            stop_hook_active: true,
+        };
+        assert_eq!(
+            build(&inside, &stop, Mode::Camel).to_string(),
+            r#"{"sessionId":"S","timestamp":1796523851486,"cwd":"/p","transcriptPath":"/t","agentId":"A","agentType":"explore","agentName":"explore","response":"R","stopReason":"end_turn","stop_hook_active":true,"parentAgentId":"S"}"#
+        );
+        let prompt = Body::UserPromptSubmitted { prompt: "P".into() };
+        assert_eq!(
+            build(&inside, &prompt, Mode::Camel).to_string(),
+            r#"{"sessionId":"A","timestamp":1796523851486,"cwd":"/p","prompt":"P","agentId":"A","agentType":"explore","parentAgentId":"S"}"#
+        );
+        let perm = Body::PermissionRequest {
+            tool_name: "bash".into(),
+            tool_input: json!({"command": "ls"}),
+        };
+        assert_eq!(
+            build(&inside, &perm, Mode::Camel).to_string(),
+            r#"{"hookName":"permissionRequest","sessionId":"S","timestamp":1796523851486,"cwd":"/p","toolName":"bash","toolInput":{"command":"ls"},"permissionSuggestions":[],"agentId":"A","agentType":"explore","parentAgentId":"S"}"#
+        );
     }
 
     /// a_baseline_all_events, cc_pascal_flat: key orders and timestamps.

@@ -13,18 +13,19 @@ use async_trait::async_trait;
 use dsh_hook_runner::HookRunner;
 use dsh_hooks::{Engine, Request};
 use dsh_seams::{
-    ApprovalAsk, ApprovalDecision, CallReview, CancellationToken, CompactionDecision,
-    CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
-    InputRewrite, Plugin, PostToolAction, PostToolDecision, PreToolDecision, PreToolOutcome,
-    PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
-    SessionStartSource, ToolExecution, ToolOutcome, TurnFailure,
+    AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CancellationToken,
+    CompactionDecision, CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput,
+    Disposition, InputRewrite, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
+    PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext,
+    SessionEndReason, SessionStartSource, SubagentStartInput, SubagentStopInput, ToolExecution,
+    ToolOutcome, TurnFailure,
 };
 
 use crate::config::CopilotConfig;
 use crate::dialect::{Copilot, Payload};
 use crate::event::CopilotEvent;
 use crate::output::Decision;
-use crate::payload::{self, Body, Common, ToolResult};
+use crate::payload::{self, AgentFields, Body, Common, ToolResult};
 use crate::tools;
 use crate::translate::{self, Mark, PromptAnswer, StopAnswer};
 
@@ -46,7 +47,16 @@ struct State {
     errored: bool,
     /// permissionRequest answers per call id, for the approval seam.
     permission: HashMap<String, bool>,
+    /// Subagents whose last forced turn came from an agentStop block (its
+    /// `stop_hook_active`; a subagentStop block leaves it false,
+    /// subagent_stop_block).
+    agent_stop_blocked: HashMap<String, bool>,
 }
+
+/// Copilot's built-in `explore` agent type, offered to dsh's `agent` tool
+/// so a model that names it (as Copilot's `task` tool lets it) gets a
+/// subagent (subagent_task).
+pub const EXPLORE_AGENT: &str = "explore";
 
 /// The Copilot hooks bridge.
 pub struct CopilotPlugin {
@@ -93,9 +103,15 @@ impl CopilotPlugin {
     }
 
     fn common(ctx: &SeamContext) -> Common {
-        Common::now(
+        let agent = ctx.agent.as_ref().map(|identity| AgentFields {
+            agent_id: identity.agent_id.clone(),
+            agent_type: identity.agent_type.clone(),
+            parent_id: ctx.session.session_id.clone(),
+        });
+        Common::inside(
             &ctx.session.session_id,
             &ctx.session.cwd.display().to_string(),
+            agent,
         )
     }
 
@@ -185,6 +201,25 @@ impl CopilotPlugin {
     }
 }
 
+impl CopilotPlugin {
+    /// A stop block's reason as a new user turn: userPromptSubmitted fires
+    /// for it (stop_block_once, subagent_stop_block); what those hooks
+    /// answer is not applied to it.
+    async fn continue_with(
+        &self,
+        ctx: &SeamContext,
+        reason: String,
+        event: CopilotEvent,
+    ) -> ContinuationDecision {
+        self.fire_prompt_hooks(ctx, &reason).await;
+        ContinuationDecision::Continue {
+            reason: Some(reason),
+            source: source(event),
+            contexts: Vec::new(),
+        }
+    }
+}
+
 /// userPromptTransformed's body: the prompt after Copilot's date preamble.
 fn transformed(prompt: &str) -> Body {
     Body::UserPromptTransformed {
@@ -200,6 +235,99 @@ fn transformed(prompt: &str) -> Body {
 impl Plugin for CopilotPlugin {
     fn name(&self) -> &str {
         PLUGIN_NAME
+    }
+
+    fn agent_definitions(&self) -> Vec<AgentDefinition> {
+        vec![AgentDefinition {
+            name: EXPLORE_AGENT.to_owned(),
+            description: "Explores the codebase: finds files, reads them and reports what it \
+                          found (Copilot CLI's built-in agent type)."
+                .to_owned(),
+            system_prompt: "You are an exploration agent. Look through the project with \
+                            the tools you have, do not change anything, and end with a short \
+                            report of what you found."
+                .to_owned(),
+            tools: Some(["bash", "read", "glob", "grep"].map(str::to_owned).to_vec()),
+            model: None,
+            source: self.user_dir.clone(),
+        }]
+    }
+
+    async fn subagent_start(
+        &self,
+        ctx: &SeamContext,
+        input: &SubagentStartInput,
+    ) -> Vec<ContextEntry> {
+        let event = CopilotEvent::SubagentStart;
+        let body = Body::SubagentStart {
+            transcript_path: self.transcript(ctx),
+        };
+        let fired = self.run(ctx, body, None, None, &ctx.cancel).await;
+        self.engine.finish(ctx, event, &fired);
+        let context = translate::subagent_start(&readings(&fired));
+        // Copilot prepends the context to the subagent's prompt, and the
+        // subagent's userPromptSubmitted sees that prompt
+        // (subagent_stop_block); dsh adds the context after it.
+        let prompt = match &context {
+            Some(text) => format!("{text}\n\n{}", input.prompt),
+            None => input.prompt.clone(),
+        };
+        self.fire_prompt_hooks(ctx, &prompt).await;
+        context
+            .map(|text| vec![ContextEntry::new(text, source(event))])
+            .unwrap_or_default()
+    }
+
+    async fn subagent_stop(
+        &self,
+        ctx: &SeamContext,
+        input: &SubagentStopInput,
+    ) -> ContinuationDecision {
+        let agent_id = input.identity.agent_id.clone();
+        // Inside the subagent, agentStop fires first (subagent_task).
+        let blocked = self
+            .lock()
+            .agent_stop_blocked
+            .remove(&agent_id)
+            .unwrap_or(false);
+        let body = Body::AgentStop {
+            transcript_path: self.transcript(ctx),
+            stop_reason: "end_turn".to_owned(),
+            stop_hook_active: blocked,
+        };
+        let mut fired = self.run(ctx, body, None, None, &ctx.cancel).await;
+        let (answer, mark) = translate::agent_stop(
+            &readings(&fired),
+            input.forced_continuations,
+            AGENT_STOP_CAP,
+        );
+        self.settle(ctx, CopilotEvent::AgentStop, &mut fired, mark);
+        if let StopAnswer::Continue(reason) = answer {
+            self.lock().agent_stop_blocked.insert(agent_id, true);
+            return self
+                .continue_with(ctx, reason, CopilotEvent::AgentStop)
+                .await;
+        }
+        let event = CopilotEvent::SubagentStop;
+        let body = Body::SubagentStop {
+            transcript_path: self.transcript(ctx),
+            response: input.last_assistant_message.clone(),
+            stop_reason: "end_turn".to_owned(),
+            stop_hook_active: input.stop_hook_active,
+        };
+        let mut fired = self.run(ctx, body, None, None, &ctx.cancel).await;
+        let (answer, mark) = translate::agent_stop(
+            &readings(&fired),
+            input.forced_continuations,
+            AGENT_STOP_CAP,
+        );
+        self.settle(ctx, event, &mut fired, mark);
+        match answer {
+            StopAnswer::Stop | StopAnswer::Capped => ContinuationDecision::Stop,
+            // The subagent gets the reason as a new prompt; its new final
+            // text is what the task tool returns (subagent_stop_block).
+            StopAnswer::Continue(reason) => self.continue_with(ctx, reason, event).await,
+        }
     }
 
     async fn session_start(
@@ -290,7 +418,7 @@ impl Plugin for CopilotPlugin {
     ) -> PreToolOutcome {
         let outcome = review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(ctx));
         let decided = self.lock().permission.remove(&exec.call_id).is_some();
-        if decided || tools::is_read_only(&exec.tool) {
+        if decided || !tools::asks_permission(&exec.tool) {
             return outcome;
         }
         // permissionRequest: only for calls no preToolUse hook decided,
@@ -412,18 +540,10 @@ impl Plugin for CopilotPlugin {
             AGENT_STOP_CAP,
         );
         self.settle(ctx, event, &mut fired, mark);
-        let reason = match answer {
+        match answer {
             // Copilot ends the run after 8 consecutive blocks.
-            StopAnswer::Stop | StopAnswer::Capped => return ContinuationDecision::Stop,
-            StopAnswer::Continue(reason) => reason,
-        };
-        // The reason is a new user turn: userPromptSubmitted fires for it
-        // (stop_block_once); what those hooks answer is not applied to it.
-        self.fire_prompt_hooks(ctx, &reason).await;
-        ContinuationDecision::Continue {
-            reason: Some(reason),
-            source: source(event),
-            contexts: Vec::new(),
+            StopAnswer::Stop | StopAnswer::Capped => ContinuationDecision::Stop,
+            StopAnswer::Continue(reason) => self.continue_with(ctx, reason, event).await,
         }
     }
 

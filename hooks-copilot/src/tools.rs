@@ -98,6 +98,19 @@ pub fn tool_args(tool: &str, arguments: &Value) -> Value {
                 ],
             );
         }
+        "agent" => {
+            // dsh's `agent` tool has no `name` argument (Copilot's task
+            // label): it is not there to carry.
+            copy_keys(
+                arguments,
+                &mut out,
+                &[
+                    ("description", "description"),
+                    ("prompt", "prompt"),
+                    ("subagent_type", "agent_type"),
+                ],
+            );
+        }
         _ => return arguments.clone(),
     }
     Value::Object(out)
@@ -147,9 +160,27 @@ pub fn arguments_from(tool: &str, args: &Value) -> Value {
                 ],
             );
         }
+        "agent" => {
+            copy_keys(
+                args,
+                &mut out,
+                &[
+                    ("description", "description"),
+                    ("prompt", "prompt"),
+                    ("agent_type", "subagent_type"),
+                ],
+            );
+        }
         _ => return args.clone(),
     }
     Value::Object(out)
+}
+
+/// Whether a call goes through the permission flow (permissionRequest):
+/// not for read-only tools (a_file_tools) nor for the `task` tool, whose
+/// subagent asks for its own calls (subagent_task).
+pub fn asks_permission(tool: &str) -> bool {
+    !is_read_only(tool) && tool != "agent"
 }
 
 /// `permissionRequest`'s `toolName` and `toolInput`: a permission view, not
@@ -176,6 +207,22 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use serde_json::json;
+
+    /// subagent_task: dsh's `agent` is Copilot's `task`, `subagent_type`
+    /// its `agent_type`; it asks no permission itself.
+    #[test]
+    fn the_agent_tool_is_copilots_task() {
+        assert_eq!(payload_name("agent", Mode::Camel), "task");
+        let agent = json!({"description": "d", "prompt": "p", "subagent_type": "explore"});
+        assert_eq!(
+            tool_args("agent", &agent).to_string(),
+            r#"{"description":"d","prompt":"p","agent_type":"explore"}"#
+        );
+        assert_eq!(arguments_from("agent", &tool_args("agent", &agent)), agent);
+        assert!(!asks_permission("agent"));
+        assert!(!asks_permission("read"));
+        assert!(asks_permission("bash"));
+    }
 
     /// a_file_tools, cc_pascal_tool_names.
     #[test]

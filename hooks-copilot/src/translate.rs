@@ -220,6 +220,11 @@ pub fn session_start(readings: &[&Reading], resume: bool) -> Option<String> {
     output::joined_context(readings.iter().copied())
 }
 
+/// subagentStart: the joined contexts, put before the subagent's prompt.
+pub fn subagent_start(readings: &[&Reading]) -> Option<String> {
+    output::joined_context(readings.iter().copied())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
