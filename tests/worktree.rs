@@ -143,20 +143,12 @@ fn worktree_create_names_the_path_and_the_session_moves_there_as_captured() {
     // moved to the worktree, whose own settings have no hooks.
     let ctx = TestContext::new();
     git_project(&ctx);
-    let script = recorder(&ctx);
-    let configured: Vec<String> = capture("ev_worktree_path", "settings.json")["hooks"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect();
-    let configured: Vec<&str> = configured.iter().map(String::as_str).collect();
-    std::fs::create_dir_all(ctx.project().join(".claude")).unwrap();
-    std::fs::write(
-        ctx.project().join(".claude/settings.json"),
-        settings(&script, &configured),
-    )
-    .unwrap();
+    recorder_settings(
+        &ctx,
+        &ctx.project().join(".claude"),
+        "ev_worktree_path",
+        "settings.json",
+    );
     let worktree = ctx.home().join("wt/feat1");
     std::fs::create_dir_all(&worktree).unwrap();
     let model = mock(vec![MockResponse::text("FINAL: hi.")]);
@@ -286,6 +278,12 @@ fn outside_a_git_repository_without_a_hook_the_run_fails_before_the_model() {
 /// Claude Code user settings (`~/.claude/settings.json`, no trust
 /// question) with the recorder on the events the capture's settings hook.
 fn user_settings(ctx: &TestContext, scenario: &str, file: &str) {
+    recorder_settings(ctx, &ctx.home().join(".claude"), scenario, file);
+}
+
+/// `claude_dir/settings.json` with the recorder on the events the
+/// capture's `file` hooks.
+fn recorder_settings(ctx: &TestContext, claude_dir: &Path, scenario: &str, file: &str) {
     let script = recorder(ctx);
     let configured: Vec<String> = capture(scenario, file)["hooks"]
         .as_object()
@@ -294,9 +292,9 @@ fn user_settings(ctx: &TestContext, scenario: &str, file: &str) {
         .cloned()
         .collect();
     let configured: Vec<&str> = configured.iter().map(String::as_str).collect();
-    std::fs::create_dir_all(ctx.home().join(".claude")).unwrap();
+    std::fs::create_dir_all(claude_dir).unwrap();
     std::fs::write(
-        ctx.home().join(".claude/settings.json"),
+        claude_dir.join("settings.json"),
         settings(&script, &configured),
     )
     .unwrap();
