@@ -707,6 +707,7 @@ const CHECKED_BELOW: &[&str] = &[
     "aa_always_deny",
     "bt_ask",
     "x_cc_event_names",
+    "x_parallel_after_tool",
 ];
 
 scenarios!(
@@ -732,7 +733,6 @@ scenarios!(
     pc_auto,
     ss_context,
     x_env_and_expansion,
-    x_parallel_after_tool,
     x_parallel_merge,
     x_untrusted_folder,
     x_user_vs_project,
@@ -815,6 +815,39 @@ fn bt_ask() {
 fn x_cc_event_names() {
     let run = check("x_cc_event_names");
     assert!(run.stderr.contains("PreToolUse"), "{}", run.stderr);
+}
+
+/// Gemini CLI runs a reply's calls at once: both BeforeTool runs first,
+/// then the fast call's AfterTool before the slow one's (the set
+/// comparison in [`check`] cannot see that order), and the results go back
+/// to the model in call order. Prints the replay's wall time.
+#[test]
+fn x_parallel_after_tool() {
+    let started = std::time::Instant::now();
+    let run = check("x_parallel_after_tool");
+    eprintln!("x_parallel_after_tool: dsh replay took {:?}", started.elapsed());
+    let commands = |event: &str| -> Vec<String> {
+        run.records
+            .iter()
+            .map(|record| serde_json::from_str::<Value>(record["stdin"].as_str().unwrap()).unwrap())
+            .filter(|stdin| stdin["hook_event_name"] == event)
+            .map(|stdin| stdin["tool_input"]["command"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(commands("BeforeTool"), ["sleep 2; echo slow", "echo fast"]);
+    assert_eq!(
+        commands("AfterTool"),
+        ["echo fast", "sleep 2; echo slow"],
+        "AfterTool fires as each call finishes"
+    );
+    let results: Vec<&Value> = run.requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .map(|message| &message["content"])
+        .collect();
+    assert_eq!(results, ["slow", "fast"], "results in call order");
 }
 
 /// One project with a Claude Code, a Codex and a Gemini CLI hook on the same
