@@ -13,13 +13,14 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use dsh_model::{Model, ModelError};
-use dsh_protocol::{EventBody, ModelReply, ModelRequest, ResultRewrite, ToolCall};
+use dsh_protocol::{DecidedBy, EventBody, ModelReply, ModelRequest, ResultRewrite, ToolCall};
 use dsh_seams::{
     ContextEntry, ContinuationDecision, Disposition, Plugin, ProposedCall, SeamContext,
-    SettledCall, ToolOutcome,
+    SettledCall, ToolExecution, ToolOutcome,
 };
-use dsh_tools::ToolRegistry;
+use dsh_tools::{Concurrency, SealedCall, ToolRegistry};
 use futures::FutureExt;
+use futures::stream::{FuturesUnordered, StreamExt};
 
 use crate::agent::sink::StreamForwarder;
 
@@ -31,9 +32,10 @@ pub(crate) struct RanBatch {
 }
 
 /// Seals every call of the step (logging the batch of `tool/call`s), then
-/// runs them in order and appends each `tool/result`. `renamed` maps an id
-/// the loop made unique back to the provider's id. A call whose turn was
-/// cancelled before it ran settles as cancelled without running.
+/// runs them at once where their tools allow it ([`run_sealed`]) and
+/// appends each `tool/result` in call order. `renamed` maps an id the loop
+/// made unique back to the provider's id. A call whose turn was cancelled
+/// before it started settles as cancelled without running.
 pub(crate) async fn run_batch<E>(
     registry: &ToolRegistry,
     ctx: &SeamContext,
@@ -68,30 +70,16 @@ pub(crate) async fn run_batch<E>(
     }
     let mut fifo = Vec::new();
     let mut settled = Vec::with_capacity(sealed.len());
-    for (proposed, sealed_call) in sealed {
-        let mut execution = sealed_call.execution.clone();
-        let logged_arguments = Arc::clone(&execution.arguments);
-        let mut decided_by = None;
-        let outcome = if ctx.cancel.is_cancelled() {
-            ToolOutcome::error(
-                "Interrupted by the user before this call ran.",
-                Disposition::Cancelled,
-            )
-        } else {
-            let result = registry.execute(ctx, sealed_call).await;
-            fifo.extend(result.contexts);
-            decided_by = result.decided_by;
-            if let Some(ran) = result.execution {
-                execution = ran;
-            }
-            result.outcome
-        };
-        // Arguments an approval replaced after the tool/call was logged.
-        let rewrite =
-            (!Arc::ptr_eq(&execution.arguments, &logged_arguments)).then(|| ResultRewrite {
-                arguments: (*execution.arguments).clone(),
-                by: execution.rewritten_by.clone().unwrap_or_default(),
-            });
+    run_sealed(registry, ctx, sealed, |finished| {
+        fifo.extend(finished.contexts);
+        let Finished {
+            proposed,
+            execution,
+            outcome,
+            decided_by,
+            rewrite,
+            ..
+        } = finished;
         append(EventBody::ToolResult {
             turn,
             call_id: execution.call_id.clone(),
@@ -107,8 +95,112 @@ pub(crate) async fn run_batch<E>(
             execution,
             outcome,
         });
-    }
+        Ok(())
+    })
+    .await?;
     Ok(RanBatch { settled, fifo })
+}
+
+/// One call of a batch, run (or settled without running).
+struct Finished {
+    proposed: ProposedCall,
+    execution: ToolExecution,
+    outcome: ToolOutcome,
+    decided_by: Option<DecidedBy>,
+    /// Arguments an approval replaced after the `tool/call` was logged.
+    rewrite: Option<ResultRewrite>,
+    contexts: Vec<ContextEntry>,
+}
+
+/// Runs sealed calls at once, in one task: a call starts as soon as every
+/// earlier call its [`Concurrency`] conflicts with has finished (calls that
+/// write one file keep their order, an exclusive call runs alone), so each
+/// call's post-execute listeners (AfterTool, PostToolUse) fire as it
+/// finishes. `settle` gets the finished calls in call order, each as soon
+/// as it and every call before it have finished. Paths resolve against the
+/// working directory the batch starts in.
+async fn run_sealed<E>(
+    registry: &ToolRegistry,
+    ctx: &SeamContext,
+    sealed: Vec<(ProposedCall, SealedCall)>,
+    mut settle: impl FnMut(Finished) -> Result<(), E>,
+) -> Result<(), E> {
+    let cwd = ctx.session.current_dir();
+    let kinds: Vec<Concurrency> = sealed
+        .iter()
+        .map(|(_, call)| registry.concurrency(call, &cwd))
+        .collect();
+    let mut waiting: Vec<Option<(ProposedCall, SealedCall)>> =
+        sealed.into_iter().map(Some).collect();
+    let mut done: Vec<Option<Finished>> = waiting.iter().map(|_| None).collect();
+    let mut finished = vec![false; waiting.len()];
+    let mut settled = 0;
+    let mut running = FuturesUnordered::new();
+    loop {
+        for index in 0..waiting.len() {
+            let blocked = (0..index)
+                .any(|earlier| !finished[earlier] && kinds[index].conflicts(&kinds[earlier]));
+            if blocked {
+                continue;
+            }
+            if let Some((proposed, call)) = waiting[index].take() {
+                running.push(run_one(registry, ctx, index, proposed, call));
+            }
+        }
+        while let Some(ready) = done.get_mut(settled).and_then(Option::take) {
+            settle(ready)?;
+            settled += 1;
+        }
+        let Some((index, ran)) = running.next().await else {
+            return Ok(());
+        };
+        finished[index] = true;
+        done[index] = Some(ran);
+    }
+}
+
+/// One call through the registry, or settled as cancelled when the turn
+/// was cancelled before it started.
+async fn run_one(
+    registry: &ToolRegistry,
+    ctx: &SeamContext,
+    index: usize,
+    proposed: ProposedCall,
+    sealed: SealedCall,
+) -> (usize, Finished) {
+    let mut execution = sealed.execution.clone();
+    let logged_arguments = Arc::clone(&execution.arguments);
+    let mut decided_by = None;
+    let mut contexts = Vec::new();
+    let outcome = if ctx.cancel.is_cancelled() {
+        ToolOutcome::error(
+            "Interrupted by the user before this call ran.",
+            Disposition::Cancelled,
+        )
+    } else {
+        let result = registry.execute(ctx, sealed).await;
+        contexts = result.contexts;
+        decided_by = result.decided_by;
+        if let Some(ran) = result.execution {
+            execution = ran;
+        }
+        result.outcome
+    };
+    let rewrite = (!Arc::ptr_eq(&execution.arguments, &logged_arguments)).then(|| ResultRewrite {
+        arguments: (*execution.arguments).clone(),
+        by: execution.rewritten_by.clone().unwrap_or_default(),
+    });
+    (
+        index,
+        Finished {
+            proposed,
+            execution,
+            outcome,
+            decided_by,
+            rewrite,
+            contexts,
+        },
+    )
 }
 
 /// The content blocks an MCP tool's result goes to the model as, where the

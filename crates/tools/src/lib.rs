@@ -18,9 +18,11 @@
 
 pub mod builtin;
 pub mod change;
+mod concurrency;
 mod describe;
 mod tool;
 
+pub use concurrency::Concurrency;
 pub use describe::{TITLE_CHARS, ToolDescription, ToolKind, ToolPath, describe};
 pub use tool::*;
 mod registry;

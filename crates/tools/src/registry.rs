@@ -4,7 +4,9 @@
 //! happens for every call of a step before any of them runs, so the agent
 //! can log the whole batch of `tool/call`s first. `execute` then runs one
 //! sealed call through `pre-execute → guards → execute wrappers → dispatch →
-//! post-execute → finalize_content → result`. Every failure — an unknown
+//! post-execute → finalize_content → result`; the agent runs the sealed
+//! calls of a step at once where [`ToolRegistry::concurrency`] allows, and
+//! phases 1–2 (pre-execute, approval, guards) pass one call at a time. Every failure — an unknown
 //! tool, invalid arguments, a tool or listener that errors or panics, an
 //! invalid replacement value — becomes an `is_error` outcome; nothing
 //! escapes to the turn.
@@ -166,6 +168,11 @@ pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<dyn Tool>>,
     plugins: Vec<Arc<dyn Plugin>>,
     approval: Option<Arc<dyn ApprovalService>>,
+    /// Held through a call's phases 1–2, so the calls of a batch that run
+    /// at once pass pre-execute and approval one at a time, in the order
+    /// they reach it: one question to the person open at a time. Shared by
+    /// clones (a subagent's registry).
+    gate_turn: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -228,6 +235,22 @@ impl ToolRegistry {
     /// The tools on offer, sorted by name.
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools.values().map(|tool| tool.spec()).collect()
+    }
+
+    /// How a sealed call may overlap the other calls of its batch, relative
+    /// paths resolving against `cwd`: the tool's answer; a call resolved at
+    /// sealing runs no tool and overlaps anything.
+    pub fn concurrency(&self, sealed: &SealedCall, cwd: &std::path::Path) -> crate::Concurrency {
+        if sealed.rejected.is_some() {
+            return crate::Concurrency::Shared;
+        }
+        match self.tools.get(&sealed.execution.tool) {
+            Some(tool) => std::panic::catch_unwind(AssertUnwindSafe(|| {
+                tool.concurrency(&sealed.execution, cwd)
+            }))
+            .unwrap_or(crate::Concurrency::Exclusive),
+            None => crate::Concurrency::Shared,
+        }
     }
 
     /// Validates a proposed call, runs the input-rewrite seam, re-validates a
@@ -488,8 +511,11 @@ impl ToolRegistry {
         verdicts: &[Option<PreToolVerdict>],
         contexts: &mut Vec<ContextEntry>,
     ) -> Ran {
-        let (outcome, rewritten, decided_by) = match self.gate(ctx, exec, verdicts, contexts).await
-        {
+        let gate = {
+            let _turn = self.gate_turn.lock().await;
+            self.gate(ctx, exec, verdicts, contexts).await
+        };
+        let (outcome, rewritten, decided_by) = match gate {
             Gate::Pass {
                 rewritten,
                 decided_by,

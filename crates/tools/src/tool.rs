@@ -1,15 +1,17 @@
 //! The tool trait.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
-use dsh_seams::{ContextEntry, Plugin, SeamContext, TaskEvent, TaskVerdict, ToolOutcome};
+use dsh_seams::{
+    ContextEntry, Plugin, SeamContext, TaskEvent, TaskVerdict, ToolExecution, ToolOutcome,
+};
 use dsh_seams::{ElicitationAnswer, ElicitationRequest, Notification, NotificationKind};
 
-use crate::ApprovalService;
 use crate::builtin::interaction::Question;
+use crate::{ApprovalService, Concurrency};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -209,5 +211,12 @@ pub trait Tool: Send + Sync {
     /// outcome. `None` keeps the content.
     fn finalize_content(&self, _outcome: &ToolOutcome) -> Option<String> {
         None
+    }
+
+    /// How `call` may overlap the other calls of its batch (its arguments
+    /// are valid for this tool; relative paths resolve against `cwd`). A
+    /// tool that does not say runs alone.
+    fn concurrency(&self, _call: &ToolExecution, _cwd: &Path) -> Concurrency {
+        Concurrency::Exclusive
     }
 }

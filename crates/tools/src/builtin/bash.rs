@@ -38,6 +38,12 @@
 //! fires the cwd-changed seam. A command that replaces the shell (`exec`) or
 //! clears the trap leaves the directory where it was.
 //!
+//! The calls of one model reply run at once, each starting in the kept
+//! directory. A command that may move it (a `cd`, `pushd`, `popd`,
+//! `source`, `.`, `eval`, `exec`, `trap` or `builtin` word anywhere in it)
+//! runs alone instead ([`crate::Concurrency::Exclusive`]), so the calls
+//! after it start where it ended and the directory moves in call order.
+//!
 //! stdout and stderr are read concurrently (a sequential read deadlocks on a
 //! full pipe) and bounded: the first [`HEAD_BYTES`] and last [`TAIL_BYTES`]
 //! bytes of each stream are kept, the rest is drained and counted, and a
@@ -196,6 +202,15 @@ impl TypedTool for BashTool {
         )
         .await?;
         Ok(output)
+    }
+
+    fn overlap(&self, args: &Self::Args, _cwd: &std::path::Path) -> crate::Concurrency {
+        // The kept working directory follows the calls in their order.
+        if may_move_directory(&args.command) {
+            crate::Concurrency::Exclusive
+        } else {
+            crate::Concurrency::Shared
+        }
     }
 
     fn show(&self, output: BashOutput) -> Result<Rendered, ToolError> {
@@ -362,6 +377,20 @@ fn follow_cd(record: &std::path::Path, ctx: &ToolContext, seam: &dsh_seams::Seam
     }
 }
 
+/// Whether `command` may leave the shell in another directory (or stop the
+/// `EXIT` trap that reports it): a word that is a builtin able to do that.
+/// Conservative by words, so `echo cd` counts too; a builtin reached only
+/// through a variable (`$verb /tmp`) is not seen.
+fn may_move_directory(command: &str) -> bool {
+    const MOVERS: &[&str] = &[
+        "cd", "pushd", "popd", "source", ".", "eval", "exec", "trap", "builtin",
+    ];
+    command
+        .split(|c: char| c.is_whitespace() || ";&|(){}<>`".contains(c))
+        .map(|word| word.trim_matches(|c| c == '"' || c == '\'' || c == '\\'))
+        .any(|word| MOVERS.contains(&word))
+}
+
 /// `text` as one single-quoted shell word.
 fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
@@ -455,11 +484,30 @@ fn trim_trailing_newlines(text: &mut String) {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
+
     use super::*;
     use crate::Tool;
     use serde_json::Value;
     use std::time::Instant;
     use tokio_util::sync::CancellationToken;
+
+    #[test]
+    fn commands_that_may_move_the_directory_are_seen() {
+        for moves in [
+            "cd sub",
+            "make && cd out",
+            "(pushd x)",
+            "\\cd /",
+            "\"cd\" a",
+            ". ./env.sh",
+            "trap - EXIT",
+        ] {
+            assert!(may_move_directory(moves), "{moves}");
+        }
+        for stays in ["sleep 2; echo slow", "echo fast", "ls ./cdrom", "abcd x"] {
+            assert!(!may_move_directory(stays), "{stays}");
+        }
+    }
 
     fn ctx(dir: &std::path::Path) -> ToolContext {
         ToolContext::new(dir, CancellationToken::new())

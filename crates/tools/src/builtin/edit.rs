@@ -127,6 +127,10 @@ impl TypedTool for EditTool {
         Ok(output)
     }
 
+    fn overlap(&self, args: &Self::Args, cwd: &std::path::Path) -> crate::Concurrency {
+        crate::Concurrency::writes(cwd, &args.file_path)
+    }
+
     fn show(&self, output: EditOutput) -> Result<Rendered, ToolError> {
         if output.old_string == output.new_string {
             return Err(ToolError(format!(

@@ -127,6 +127,16 @@ impl TypedTool for GlobTool {
         Ok(output)
     }
 
+    fn overlap(&self, args: &Self::Args, cwd: &std::path::Path) -> crate::Concurrency {
+        crate::Concurrency::reads(
+            cwd,
+            args.path
+                .as_deref()
+                .filter(|path| !path.is_empty())
+                .unwrap_or("."),
+        )
+    }
+
     fn show(&self, output: GlobOutput) -> Result<Rendered, ToolError> {
         if output.num_files != output.filenames.len() as u64 {
             return Err(ToolError(format!(

@@ -130,6 +130,16 @@ impl TypedTool for GrepTool {
         Ok(output)
     }
 
+    fn overlap(&self, args: &Self::Args, cwd: &std::path::Path) -> crate::Concurrency {
+        crate::Concurrency::reads(
+            cwd,
+            args.path
+                .as_deref()
+                .filter(|path| !path.is_empty())
+                .unwrap_or("."),
+        )
+    }
+
     fn show(&self, output: GrepOutput) -> Result<Rendered, ToolError> {
         let invalid = |why: String| ToolError(format!("{NAME}: invalid result value: {why}"));
         if output.num_files != output.filenames.len() as u64 {

@@ -27,7 +27,8 @@ use serde_json::{Value, json};
 
 use async_trait::async_trait;
 
-use crate::{Rendered, Tool, ToolContext, ToolError};
+use crate::{Concurrency, Rendered, Tool, ToolContext, ToolError};
+use dsh_seams::ToolExecution;
 
 pub mod agent;
 pub mod bash;
@@ -140,6 +141,12 @@ pub(crate) trait TypedTool: Send + Sync {
 
     /// The model-facing text of a value.
     fn show(&self, output: Self::Output) -> Result<Rendered, ToolError>;
+
+    /// How a call may overlap the other calls of its batch
+    /// ([`Tool::concurrency`]): alone, unless the tool says otherwise.
+    fn overlap(&self, _args: &Self::Args, _cwd: &Path) -> Concurrency {
+        Concurrency::Exclusive
+    }
 }
 
 #[async_trait]
@@ -156,6 +163,12 @@ impl<T: TypedTool> Tool for T {
 
     fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
         self.show(parse_value(T::NAME, value)?)
+    }
+
+    fn concurrency(&self, call: &ToolExecution, cwd: &Path) -> Concurrency {
+        // Arguments the tool cannot read fail the call anyway: alone.
+        parse_args(T::NAME, &call.arguments)
+            .map_or(Concurrency::Exclusive, |args| self.overlap(&args, cwd))
     }
 }
 

@@ -291,6 +291,10 @@ impl TypedTool for NotebookEditTool {
         Ok(output)
     }
 
+    fn overlap(&self, args: &Self::Args, cwd: &std::path::Path) -> crate::Concurrency {
+        crate::Concurrency::writes(cwd, &args.notebook_path)
+    }
+
     fn show(&self, output: NotebookEditOutput) -> Result<Rendered, ToolError> {
         if let Some(error) = output.error {
             return Ok(Rendered {

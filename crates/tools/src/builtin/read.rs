@@ -106,6 +106,10 @@ impl TypedTool for ReadTool {
         Ok(select_lines(shown, &text, start_line, limit))
     }
 
+    fn overlap(&self, args: &Self::Args, cwd: &std::path::Path) -> crate::Concurrency {
+        crate::Concurrency::reads(cwd, &args.file_path)
+    }
+
     fn show(&self, output: ReadOutput) -> Result<Rendered, ToolError> {
         render_output(&output).map(|content| Rendered {
             content,

@@ -317,6 +317,10 @@ impl TypedTool for BashOutputTool {
         })
     }
 
+    fn overlap(&self, _args: &Self::Args, _cwd: &std::path::Path) -> crate::Concurrency {
+        crate::Concurrency::Shared
+    }
+
     fn show(&self, output: ShellOutput) -> Result<Rendered, ToolError> {
         let status = match (output.status, output.exit_code) {
             (ShellStatus::Completed, Some(code)) => format!("completed (exit code {code})"),
@@ -380,6 +384,10 @@ impl TypedTool for KillShellTool {
             message: format!("Killed shell {}", args.shell_id),
             shell_id: args.shell_id,
         })
+    }
+
+    fn overlap(&self, _args: &Self::Args, _cwd: &std::path::Path) -> crate::Concurrency {
+        crate::Concurrency::Shared
     }
 
     fn show(&self, output: KillOutput) -> Result<Rendered, ToolError> {

@@ -258,6 +258,10 @@ impl TypedTool for WebFetchTool {
         Ok(output)
     }
 
+    fn overlap(&self, _args: &Self::Args, _cwd: &std::path::Path) -> crate::Concurrency {
+        crate::Concurrency::Shared
+    }
+
     fn show(&self, output: WebFetchOutput) -> Result<Rendered, ToolError> {
         if output.code >= 400 {
             return Ok(Rendered {

@@ -96,6 +96,10 @@ impl TypedTool for WriteTool {
         Ok(output)
     }
 
+    fn overlap(&self, args: &Self::Args, cwd: &std::path::Path) -> crate::Concurrency {
+        crate::Concurrency::writes(cwd, &args.file_path)
+    }
+
     fn show(&self, output: WriteOutput) -> Result<Rendered, ToolError> {
         let content = match (output.kind, &output.original_file) {
             (WriteKind::Create, None) => {
