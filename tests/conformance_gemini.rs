@@ -825,7 +825,10 @@ fn x_cc_event_names() {
 fn x_parallel_after_tool() {
     let started = std::time::Instant::now();
     let run = check("x_parallel_after_tool");
-    eprintln!("x_parallel_after_tool: dsh replay took {:?}", started.elapsed());
+    eprintln!(
+        "x_parallel_after_tool: dsh replay took {:?}",
+        started.elapsed()
+    );
     let commands = |event: &str| -> Vec<String> {
         run.records
             .iter()
