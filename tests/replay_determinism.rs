@@ -20,12 +20,16 @@ const SETTINGS: &str = r#"{ "hooks": {
 } }"#;
 
 /// Two prompts, tool calls in both, and a subagent (its id is generated).
+/// The first reply's two calls run at once, and the PostToolUse hooks of
+/// each fire as it finishes: the second sleeps, so that they finish in the
+/// same order in both runs (a replay repeats its log when the calls of a
+/// batch finish in the same order).
 const FIXTURE: &str = r#"{
   "description": "generated ids in every place they occur",
   "prompts": ["first", "second"],
   "model": [
     { "tool_calls": [ { "name": "bash", "arguments": { "command": "echo one" } },
-                      { "name": "bash", "arguments": { "command": "echo two" } } ] },
+                      { "name": "bash", "arguments": { "command": "sleep 1; echo two" } } ] },
     { "tool_calls": [ { "name": "agent", "arguments": { "description": "sub", "prompt": "run echo sub", "subagent_type": "general-purpose" } } ] },
     { "tool_calls": [ { "name": "bash", "arguments": { "command": "echo sub" } } ] },
     { "text": "sub done" },
