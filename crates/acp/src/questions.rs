@@ -320,3 +320,81 @@ pub(crate) async fn elicit(
     );
     answer
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema::{
+        ElicitationFormCapabilities, ElicitationUrlCapabilities,
+    };
+
+    fn form() -> ElicitationRequest {
+        ElicitationRequest {
+            server: "elicit".into(),
+            message: "What is your name?".into(),
+            mode: ElicitationMode::Form,
+            requested_schema: Some(json!({
+                "type": "object",
+                "properties": {"name": {"type": "string", "title": "Name"}},
+                "required": ["name"],
+            })),
+            url: None,
+            elicitation_id: None,
+        }
+    }
+
+    fn url() -> ElicitationRequest {
+        ElicitationRequest {
+            mode: ElicitationMode::Url,
+            requested_schema: None,
+            url: Some("https://example.test/auth".into()),
+            elicitation_id: Some("e-1".into()),
+            ..form()
+        }
+    }
+
+    /// Each mode goes to `elicitation/create` only when the client declared
+    /// it; otherwise the permission request stands in.
+    #[test]
+    fn a_mode_goes_natively_only_where_the_client_declared_it() {
+        let session = SessionId::new("s-1");
+        let forms = ElicitationCapabilities::new().form(ElicitationFormCapabilities::new());
+        let urls = ElicitationCapabilities::new().url(ElicitationUrlCapabilities::new());
+        assert!(native_request(&session, None, &form()).is_none());
+        assert!(native_request(&session, Some(&urls), &form()).is_none());
+        assert!(native_request(&session, Some(&forms), &url()).is_none());
+
+        let native = native_request(&session, Some(&forms), &form()).unwrap();
+        let wire = serde_json::to_value(&native).unwrap();
+        assert_eq!(wire["mode"], "form");
+        assert_eq!(wire["sessionId"], "s-1");
+        assert_eq!(
+            wire["message"],
+            "MCP server elicit asks: What is your name?"
+        );
+        assert_eq!(wire["requestedSchema"]["required"], json!(["name"]));
+        assert_eq!(
+            wire["requestedSchema"]["properties"]["name"],
+            json!({"type": "string", "title": "Name"})
+        );
+
+        let native = native_request(&session, Some(&urls), &url()).unwrap();
+        let wire = serde_json::to_value(&native).unwrap();
+        assert_eq!(wire["mode"], "url");
+        assert_eq!(wire["url"], "https://example.test/auth");
+        assert_eq!(wire["elicitationId"], "e-1");
+    }
+
+    /// A schema ACP cannot carry (not a JSON object) is asked the old way.
+    #[test]
+    fn a_schema_acp_cannot_carry_falls_back() {
+        let session = SessionId::new("s-1");
+        let forms = ElicitationCapabilities::new().form(ElicitationFormCapabilities::new());
+        let odd = ElicitationRequest {
+            requested_schema: Some(json!("name")),
+            ..form()
+        };
+        assert!(native_request(&session, Some(&forms), &odd).is_none());
+    }
+}
