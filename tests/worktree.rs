@@ -38,7 +38,8 @@ fn captured_hooks(scenario: &str) -> Vec<(String, Value)> {
 }
 
 /// A recorder every hook runs: appends its stdin to `<home>/rec/<EVENT>`
-/// (and to `<home>/rec/order`), prints `<home>/rec/<EVENT>.stdout` when
+/// (and to `<home>/rec/order`), its directory to `<EVENT>.pwd` and its
+/// `CLAUDE_PROJECT_DIR` to `<EVENT>.project`, prints `<home>/rec/<EVENT>.stdout` when
 /// there is one (a capture's behaviour), and a WorktreeCreate prints
 /// `creating` then `$WT_PATH` when that is set.
 fn recorder(ctx: &TestContext) -> PathBuf {
@@ -47,6 +48,7 @@ fn recorder(ctx: &TestContext) -> PathBuf {
     std::fs::write(
         &script,
         "#!/bin/sh\nd=\"$(dirname \"$0\")/rec\"\ncat >> \"$d/$1\"\necho \"$1\" >> \"$d/order\"\n\
+         pwd >> \"$d/$1.pwd\"\necho \"$CLAUDE_PROJECT_DIR\" >> \"$d/$1.project\"\n\
          if [ -f \"$d/$1.stdout\" ]; then cat \"$d/$1.stdout\"; fi\n\
          if [ \"$1\" = WorktreeCreate ] && [ -n \"$WT_PATH\" ]; then printf 'creating\\n%s\\n' \"$WT_PATH\"; fi\n",
     )
@@ -559,6 +561,29 @@ fn an_interactive_worktree_session_fires_worktree_remove_when_it_ends() {
     for key in ["cwd", "hook_event_name", "worktree_path"] {
         assert_eq!(got[key], want[key], "{key}");
     }
+    // The worktree is gone: SessionEnd fires back in the original project
+    // (its `cwd` and the hook's directory), while CLAUDE_PROJECT_DIR stays
+    // the worktree the session was resolved in.
+    let (_, want) = expected
+        .iter()
+        .find(|(event, _)| event == "SessionEnd")
+        .unwrap();
+    let want = placed(want, &ctx);
+    let got = recorded(&ctx, "SessionEnd");
+    assert_eq!(got["cwd"], want["cwd"]);
+    assert_eq!(got["cwd"], ctx.project().display().to_string());
+    let record = capture("ev_worktree_remove", "hooks.json");
+    let env = &record.as_array().unwrap().last().unwrap()["env"];
+    assert_eq!(env["PWD"], "<PROJECT>");
+    assert_eq!(env["CLAUDE_PROJECT_DIR"], "<HOME>/wt/feat1");
+    let line = |name: &str| {
+        std::fs::read_to_string(ctx.home().join("rec").join(name))
+            .unwrap()
+            .trim_end()
+            .to_owned()
+    };
+    assert_eq!(line("SessionEnd.pwd"), ctx.project().display().to_string());
+    assert_eq!(line("SessionEnd.project"), worktree.display().to_string());
 }
 
 #[test]

@@ -10,7 +10,7 @@ use dsh_agent::Agent;
 use dsh_core::worktree::Worktree;
 use dsh_permissions::PermissionsPlugin;
 use dsh_protocol::{Event, EventBody, PermissionUpdate, UpdateDestination};
-use dsh_seams::{DirectoryAddition, DirectorySource, SessionEndReason};
+use dsh_seams::{DirectoryAddition, DirectorySource, SessionEndReason, WorktreeRemoval};
 
 use crate::terminal::{Terminal, Tone};
 
@@ -115,8 +115,10 @@ fn asked_turn(events: &[Event]) -> Option<String> {
 /// Before the session-end seam of a session that made `worktree` and ends
 /// for good (not `/clear` or `/resume`): a worktree with changes is kept;
 /// otherwise the removal seam fires (WorktreeRemove, `ev_worktree_remove`)
-/// and a worktree dsh made is removed. Returns what to say once the
-/// session has ended (Claude Code prints it after its screen is gone).
+/// and a worktree dsh made is removed; a removed worktree sends the session
+/// back to the directory it started in for the session-end seam. Returns
+/// what to say once the session has ended (Claude Code prints it after its
+/// screen is gone).
 pub(crate) async fn leave_worktree(
     agent: &Agent,
     worktree: Option<&Worktree>,
@@ -130,5 +132,13 @@ pub(crate) async fn leave_worktree(
         return Some(worktree.kept_message());
     }
     let removal = agent.remove_worktree(&worktree.path).await;
-    Some(worktree.settle(removal))
+    let removed = removal == WorktreeRemoval::Removed;
+    let said = worktree.settle(removal);
+    // Removed: the session ends back in the project it started in, as
+    // Claude Code's SessionEnd does (`ev_worktree_remove`: its `cwd` and
+    // directory are the project, CLAUDE_PROJECT_DIR stays the worktree).
+    if removed || !worktree.path.exists() {
+        agent.session().env.set_work_dir(worktree.origin.clone());
+    }
+    Some(said)
 }
