@@ -165,3 +165,85 @@ fn the_official_typescript_sdk_drives_a_session() {
     assert_eq!(ends, ["completed", "rejected", "interrupted"]);
     assert!(ctx.project().join("build").is_dir());
 }
+
+#[test]
+fn the_official_typescript_sdk_fills_in_an_mcp_elicitation_form() {
+    // A client that declares form elicitation gets the MCP server's form as
+    // `elicitation/create` (which the SDK validates against ACP's schema),
+    // and the values it accepts with reach the server.
+    if let Some(reason) = missing_prerequisite() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI must run the ACP SDK end-to-end test: {reason}"
+        );
+        eprintln!("skipped the_official_typescript_sdk_fills_in_an_mcp_elicitation_form: {reason}");
+        return;
+    }
+    let ctx = TestContext::new();
+    let log = ctx.home().join("elicit.jsonl");
+    let config = serde_json::json!({"mcpServers": {"elicit": {
+        "command": "python3",
+        "args": [repo_root().join("fixtures/mcp/elicit_server.py")],
+        "env": {"MCP_ELICIT_LOG": log},
+    }}})
+    .to_string();
+    let mock = mock(vec![
+        dsh_provider::mock::MockResponse::tool_calls(
+            "",
+            vec![dsh_provider::mock::MockToolCall::new(
+                "call_1",
+                "mcp__elicit__ask",
+                &serde_json::json!({"question": "What is your name?"}),
+            )],
+        ),
+        dsh_provider::mock::MockResponse::text("Fine."),
+    ]);
+    let output = Command::new("node")
+        .arg(client_dir().join("elicit.mjs"))
+        .current_dir(client_dir())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", ctx.home())
+        .env("DSH_HOME", ctx.home().join(".dsh"))
+        .env("CODEX_HOME", ctx.home().join(".codex"))
+        .env("DSH_BASE_URL", mock.base_url())
+        .env("DSH_API_KEY", "sk-test")
+        .env("DSH_LOG", "error")
+        .env("DSH_BIN", assert_cmd::cargo::cargo_bin("dsh"))
+        .env("ACP_PROJECT", ctx.project())
+        .env("MCP_CONFIG", &config)
+        .env("ELICIT_CONTENT", r#"{"name":"Ada","ok":false}"#)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "elicit.mjs failed:\n{stderr}");
+    let seen: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
+        panic!(
+            "elicit.mjs printed no JSON:\n{}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    });
+    assert_eq!(seen["stopReason"], "end_turn");
+    assert_eq!(seen["exit"]["code"], 0, "dsh acp exit: {}", seen["exit"]);
+    assert_eq!(seen["permissions"], serde_json::json!([]));
+    let elicitations = seen["elicitations"].as_array().unwrap();
+    assert_eq!(elicitations.len(), 1, "{elicitations:?}");
+    let form = &elicitations[0];
+    assert_eq!(form["mode"], "form");
+    assert_eq!(form["sessionId"], seen["sessionId"]);
+    assert_eq!(
+        form["requestedSchema"]["required"],
+        serde_json::json!(["name"])
+    );
+    let answers: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| line["dir"] == "in" && line["msg"]["id"] == 1001)
+        .map(|line| line["msg"]["result"].clone())
+        .collect();
+    assert_eq!(
+        answers,
+        [serde_json::json!({"action": "accept", "content": {"name": "Ada", "ok": false}})]
+    );
+}

@@ -983,3 +983,88 @@ fn an_mcp_elicitation_with_a_required_field_can_only_be_declined_in_acp() {
         .collect();
     assert_eq!(answers, [json!({"action": "decline"})]);
 }
+
+#[test]
+fn an_mcp_elicitation_form_goes_to_a_client_that_shows_forms_as_elicitation_create() {
+    // The client declares form elicitation at `initialize`: the server's
+    // form (a required `name`) goes to it as ACP's `elicitation/create`, with
+    // the schema as the server sent it, and the values typed there reach the
+    // server.
+    let ctx = TestContext::new();
+    let log = ctx.home().join("elicit.jsonl");
+    let config = json!({"mcpServers": {"elicit": {
+        "command": "python3",
+        "args": [crate::support::repo_root().join("fixtures/mcp/elicit_server.py")],
+        "env": {"MCP_ELICIT_LOG": log},
+    }}})
+    .to_string();
+    let mock = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new(
+                "call_1",
+                "mcp__elicit__ask",
+                &json!({"question": "What is your name?"}),
+            )],
+        ),
+        MockResponse::text("Fine."),
+    ]);
+    let mut args = hooks_only();
+    args.extend(["--mcp-config".into(), config.into()]);
+    let mut client = AcpClient::start_with(&ctx, &mock, &args, &[]);
+    let init = client.request(
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {"elicitation": {"form": {}}}}),
+    );
+    client.response(init);
+    let new = client.request(
+        "session/new",
+        json!({"cwd": ctx.project(), "mcpServers": []}),
+    );
+    let session = client.response(new)["result"]["sessionId"].clone();
+    let prompt = client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "ask me"}]}),
+    );
+    let question = client.until(|m| {
+        is_method(m, "elicitation/create") || is_method(m, "session/request_permission")
+    });
+    assert!(is_method(&question, "elicitation/create"), "{question}");
+    let params = &question["params"];
+    assert_eq!(params["mode"], "form");
+    assert_eq!(params["sessionId"], session);
+    assert_eq!(
+        params["message"],
+        "MCP server elicit asks: What is your name?"
+    );
+    let schema = &params["requestedSchema"];
+    assert_eq!(schema["required"], json!(["name"]));
+    assert_eq!(schema["properties"]["name"]["type"], "string");
+    assert_eq!(schema["properties"]["ok"]["type"], "boolean");
+    client.respond(
+        &question,
+        json!({"action": "accept", "content": {"name": "Ada", "ok": true}}),
+    );
+    let done = client.response(prompt);
+    assert_eq!(done["result"]["stopReason"], "end_turn");
+    let (status, wire) = client.finish();
+    assert!(status.success());
+    assert!(
+        !wire
+            .iter()
+            .any(|line| line.contains("session/request_permission")),
+        "no permission request stood in for the form"
+    );
+    // What the server got back.
+    let answers: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| line["dir"] == "in" && line["msg"]["id"] == 1001)
+        .map(|line| line["msg"]["result"].clone())
+        .collect();
+    assert_eq!(
+        answers,
+        [json!({"action": "accept", "content": {"name": "Ada", "ok": true}})]
+    );
+}

@@ -38,14 +38,18 @@ fn captured_hooks(scenario: &str) -> Vec<(String, Value)> {
 }
 
 /// A recorder every hook runs: appends its stdin to `<home>/rec/<EVENT>`
-/// (and to `<home>/rec/order`), and a WorktreeCreate prints `creating`
-/// then `$WT_PATH` when that is set.
+/// (and to `<home>/rec/order`), its directory to `<EVENT>.pwd` and its
+/// `CLAUDE_PROJECT_DIR` to `<EVENT>.project`, prints `<home>/rec/<EVENT>.stdout` when
+/// there is one (a capture's behaviour), and a WorktreeCreate prints
+/// `creating` then `$WT_PATH` when that is set.
 fn recorder(ctx: &TestContext) -> PathBuf {
     let script = ctx.home().join("rec.sh");
     std::fs::create_dir_all(ctx.home().join("rec")).unwrap();
     std::fs::write(
         &script,
         "#!/bin/sh\nd=\"$(dirname \"$0\")/rec\"\ncat >> \"$d/$1\"\necho \"$1\" >> \"$d/order\"\n\
+         pwd >> \"$d/$1.pwd\"\necho \"$CLAUDE_PROJECT_DIR\" >> \"$d/$1.project\"\n\
+         if [ -f \"$d/$1.stdout\" ]; then cat \"$d/$1.stdout\"; fi\n\
          if [ \"$1\" = WorktreeCreate ] && [ -n \"$WT_PATH\" ]; then printf 'creating\\n%s\\n' \"$WT_PATH\"; fi\n",
     )
     .unwrap();
@@ -179,6 +183,61 @@ fn worktree_create_names_the_path_and_the_session_moves_there_as_captured() {
         .into_owned();
     assert_eq!(got["session_id"], sid.as_str());
     assert_eq!(model.requests().len(), 1);
+}
+
+#[test]
+fn the_worktree_create_run_is_in_the_session_log() {
+    // WorktreeCreate runs before the session log exists (the log opens in
+    // the worktree); its run is still a durable `hook/invoked` +
+    // `hook/result` pair, right after the header, before the first turn.
+    let ctx = TestContext::new();
+    git_project(&ctx);
+    recorder_settings(
+        &ctx,
+        &ctx.project().join(".claude"),
+        "ev_worktree_path",
+        "settings.json",
+    );
+    let worktree = ctx.home().join("wt/feat1");
+    std::fs::create_dir_all(&worktree).unwrap();
+    let model = mock(vec![MockResponse::text("FINAL: hi.")]);
+    let output = dsh(&ctx, &model)
+        .env("WT_PATH", &worktree)
+        .args(["-p", "Please say hi", "--worktree", "feat1"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let logs = session_logs(&ctx);
+    assert_eq!(logs.len(), 1, "one session");
+    let events = events(&logs[0]);
+    let types: Vec<&str> = events
+        .iter()
+        .map(|event| event["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types[..3],
+        ["session/header", "hook/invoked", "hook/result"],
+        "{types:?}"
+    );
+    let (invoked, result) = (&events[1], &events[2]);
+    assert_eq!(invoked["event"], "WorktreeCreate");
+    assert_eq!(invoked["input"]["hook_event_name"], "WorktreeCreate");
+    assert_eq!(invoked["input"]["name"], "feat1");
+    assert_eq!(invoked["input"]["cwd"], ctx.project().display().to_string());
+    assert_eq!(result["invocation_id"], invoked["invocation_id"]);
+    assert_eq!(result["exit_code"], 0);
+    assert_eq!(
+        result["stdout"],
+        format!("creating\n{}\n", worktree.display())
+    );
+    // Each invocation id is the log's once.
+    let ids: Vec<&Value> = events
+        .iter()
+        .filter(|event| event["type"] == "hook/invoked")
+        .map(|event| &event["invocation_id"])
+        .collect();
+    let unique: std::collections::HashSet<String> = ids.iter().map(|id| id.to_string()).collect();
+    assert_eq!(unique.len(), ids.len(), "{ids:?}");
 }
 
 #[test]
@@ -374,6 +433,75 @@ fn add_dir_in_the_terminal_adds_a_working_directory_and_fires_directory_added() 
 }
 
 #[test]
+fn a_directory_added_system_message_is_a_turn_of_its_own_as_captured() {
+    // ev_add_dir_tui_message: the DirectoryAdded hook answers with a
+    // `systemMessage`. Claude Code makes a turn of it at once: the
+    // UserPromptSubmit hooks see `DirectoryAdded hook: <message>` as the
+    // prompt, and the model gets it as a system notification, not as
+    // something the user typed. The prompt typed next is a turn of its own.
+    let ctx = TestContext::new();
+    let scenario = "ev_add_dir_tui_message";
+    user_settings(&ctx, scenario, "settings.json");
+    let said = capture(scenario, "scenario.json")["behaviors"]["rec_DirectoryAdded"]["stdout"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    std::fs::write(ctx.home().join("rec/DirectoryAdded.stdout"), said).unwrap();
+    let extra = ctx.home().join("extra");
+    std::fs::create_dir_all(&extra).unwrap();
+    let model = mock(vec![
+        MockResponse::text("NOTED: extra."),
+        MockResponse::text("FINAL: hi."),
+    ]);
+    let mut session = crate::cli_interactive::spawn_dsh_with(&ctx, &model, &[], &[]);
+    session
+        .send_line(&format!("/add-dir {}", extra.display()))
+        .unwrap();
+    expect(&mut session, "NOTED: extra.");
+    session.send_line("Please say hi").unwrap();
+    expect(&mut session, "FINAL: hi.");
+    session.send_line("/exit").unwrap();
+    session.exp_eof().unwrap();
+
+    // The hooks, in the captured order, and what UserPromptSubmit saw.
+    let expected = captured_hooks(scenario);
+    let events: Vec<&str> = expected.iter().map(|(event, _)| event.as_str()).collect();
+    assert_eq!(fired(&ctx), events);
+    let prompts: Vec<Value> = std::fs::read_to_string(ctx.home().join("rec/UserPromptSubmit"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["prompt"].clone())
+        .collect();
+    let want: Vec<Value> = expected
+        .iter()
+        .filter(|(event, _)| event == "UserPromptSubmit")
+        .map(|(_, stdin)| stdin["prompt"].clone())
+        .collect();
+    assert_eq!(prompts, want);
+
+    // The model got the message as Claude Code sent it: the notification
+    // block closes the first request's user message.
+    let captured = capture(scenario, "model.json");
+    let blocks = captured[0]["messages"][0]["content"].as_array().unwrap();
+    let notification = blocks.last().unwrap()["text"].as_str().unwrap();
+    assert!(notification.contains("[SYSTEM NOTIFICATION - NOT USER INPUT]"));
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "the message's turn, then the prompt's");
+    let last_user = |request: &Value| -> String {
+        let messages = request["messages"].as_array().unwrap();
+        let user = messages.iter().rev().find(|m| m["role"] == "user").unwrap();
+        user["content"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(last_user(&requests[0]), notification);
+    assert_eq!(last_user(&requests[1]), "Please say hi");
+    let second = requests[1]["messages"].to_string();
+    assert!(
+        second.contains("NOTED: extra."),
+        "the notification's exchange stays in the conversation: {second}"
+    );
+}
+
+#[test]
 fn add_dir_at_start_up_fires_no_directory_added() {
     // ev_add_dir_flag: `--add-dir` is part of the session from the start.
     let ctx = TestContext::new();
@@ -433,6 +561,29 @@ fn an_interactive_worktree_session_fires_worktree_remove_when_it_ends() {
     for key in ["cwd", "hook_event_name", "worktree_path"] {
         assert_eq!(got[key], want[key], "{key}");
     }
+    // The worktree is gone: SessionEnd fires back in the original project
+    // (its `cwd` and the hook's directory), while CLAUDE_PROJECT_DIR stays
+    // the worktree the session was resolved in.
+    let (_, want) = expected
+        .iter()
+        .find(|(event, _)| event == "SessionEnd")
+        .unwrap();
+    let want = placed(want, &ctx);
+    let got = recorded(&ctx, "SessionEnd");
+    assert_eq!(got["cwd"], want["cwd"]);
+    assert_eq!(got["cwd"], ctx.project().display().to_string());
+    let record = capture("ev_worktree_remove", "hooks.json");
+    let env = &record.as_array().unwrap().last().unwrap()["env"];
+    assert_eq!(env["PWD"], "<PROJECT>");
+    assert_eq!(env["CLAUDE_PROJECT_DIR"], "<HOME>/wt/feat1");
+    let line = |name: &str| {
+        std::fs::read_to_string(ctx.home().join("rec").join(name))
+            .unwrap()
+            .trim_end()
+            .to_owned()
+    };
+    assert_eq!(line("SessionEnd.pwd"), ctx.project().display().to_string());
+    assert_eq!(line("SessionEnd.project"), worktree.display().to_string());
 }
 
 #[test]

@@ -22,8 +22,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    PermissionOption, PermissionOptionKind, RequestPermissionRequest, SessionId, SessionUpdate,
-    ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    ElicitationCapabilities, PermissionOption, PermissionOptionKind, RequestPermissionRequest,
+    SessionId, SessionUpdate, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind,
 };
 use async_trait::async_trait;
 use dsh_seams::{ApprovalResponse, CancellationToken, ToolExecution};
@@ -53,6 +54,8 @@ pub struct AcpApproval {
     cwd: PathBuf,
     turn: TurnSlot,
     permissions: Arc<PermissionsPlugin>,
+    /// The elicitation modes the client declared at `initialize`.
+    elicitation: Option<ElicitationCapabilities>,
 }
 
 impl AcpApproval {
@@ -71,7 +74,16 @@ impl AcpApproval {
             cwd,
             turn,
             permissions,
+            elicitation: None,
         }
+    }
+
+    /// MCP elicitations go to the client as `elicitation/create` in the
+    /// modes it declared (`clientCapabilities.elicitation`).
+    #[must_use]
+    pub fn with_elicitation(mut self, capabilities: Option<ElicitationCapabilities>) -> Self {
+        self.elicitation = capabilities;
+        self
     }
 }
 
@@ -91,7 +103,14 @@ impl ApprovalService for AcpApproval {
         &self,
         request: &dsh_seams::ElicitationRequest,
     ) -> dsh_seams::ElicitationAnswer {
-        super::questions::elicit(&self.cx, &self.session_id, &self.token(), request).await
+        super::questions::elicit(
+            &self.cx,
+            &self.session_id,
+            &self.token(),
+            self.elicitation.as_ref(),
+            request,
+        )
+        .await
     }
 
     async fn ask_questions(

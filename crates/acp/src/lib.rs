@@ -74,10 +74,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, Implementation,
-    InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse, McpServer,
-    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
-    SessionId, SessionNotification, SessionUpdate, StopReason,
+    AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, ElicitationCapabilities,
+    Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
+    McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    PromptResponse, SessionId, SessionNotification, SessionUpdate, StopReason,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error as RpcError};
@@ -148,6 +148,8 @@ struct Server {
     args: AcpArgs,
     sessions: Mutex<HashMap<String, SessionHandle>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// The elicitation modes the client declared at `initialize`.
+    elicitation: Mutex<Option<ElicitationCapabilities>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -607,7 +609,8 @@ impl Server {
             setup.cwd.clone(),
             Arc::clone(turn_slot),
             Arc::clone(&assembled.permissions),
-        );
+        )
+        .with_elicitation(lock(&self.elicitation).clone());
         let mut session = dsh_core::Session::from_assembled(
             assembled,
             dsh_core::AgentOptions {
@@ -645,6 +648,7 @@ pub fn run(args: AcpArgs) -> anyhow::Result<ExitStatus> {
         args,
         sessions: Mutex::new(HashMap::new()),
         tasks: Mutex::new(Vec::new()),
+        elicitation: Mutex::new(None),
     });
     // A blocking stdin read may still be parked; it ends with the process.
     let result = dsh_core::block_on(async {
@@ -654,6 +658,7 @@ pub fn run(args: AcpArgs) -> anyhow::Result<ExitStatus> {
         let mut terminate = signal(SignalKind::terminate())?;
         let mut hangup = signal(SignalKind::hangup())?;
         let mut interrupt = signal(SignalKind::interrupt())?;
+        let on_init = Arc::clone(&server);
         let (on_new, on_load, on_prompt, on_cancel) = (
             Arc::clone(&server),
             Arc::clone(&server),
@@ -664,7 +669,8 @@ pub fn run(args: AcpArgs) -> anyhow::Result<ExitStatus> {
             .v1()
             .name("dsh")
             .on_receive_request(
-                async move |_request: InitializeRequest, responder, _cx| {
+                async move |request: InitializeRequest, responder, _cx| {
+                    lock(&on_init.elicitation).clone_from(&request.client_capabilities.elicitation);
                     // dsh speaks protocol v1 only; a client asking for
                     // another version gets v1 and decides whether to go on.
                     responder.respond(

@@ -1,12 +1,17 @@
-//! Questions asked on someone else's behalf through
-//! `session/request_permission`: the model's `ask_user_question` (one
-//! request per question, its options as the choices) and an MCP server's
-//! elicitation (accept or decline; a form with required fields cannot be
-//! filled in through a permission request, so only decline is offered
-//! then and the editor's user is told why).
+//! Questions asked on someone else's behalf: the model's
+//! `ask_user_question` (one `session/request_permission` per question, its
+//! options as the choices) and an MCP server's elicitation.
 //!
-//! ACP asks permission only for a tool call, so each question is announced
-//! as a pending pseudo call (`dsh-question-<n>`), asked, then settled.
+//! An elicitation goes to the editor as ACP's own `elicitation/create` when
+//! the client declared it can show that mode (`clientCapabilities.elicitation.form`
+//! or `.url`): the form's schema is passed on, and the user's values come
+//! back to the server. Otherwise it is a permission request: accept or
+//! decline, and a form with required fields cannot be filled in that way,
+//! so only decline is offered then and the editor's user is told why.
+//!
+//! ACP asks permission only for a tool call, so each permission question is
+//! announced as a pending pseudo call (`dsh-question-<n>`), asked, then
+//! settled.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,8 +19,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    PermissionOption, PermissionOptionKind, RequestPermissionRequest, SessionId, SessionUpdate,
-    ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    CreateElicitationRequest, ElicitationAction as AcpAction, ElicitationCapabilities,
+    ElicitationFormMode, ElicitationMode as AcpMode, ElicitationSchema, ElicitationSessionScope,
+    ElicitationUrlMode, PermissionOption, PermissionOptionKind, RequestPermissionRequest,
+    SessionId, SessionUpdate, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind,
 };
 use dsh_seams::{
     CancellationToken, ElicitationAction, ElicitationAnswer, ElicitationMode, ElicitationRequest,
@@ -174,15 +182,100 @@ pub(crate) async fn ask_questions(
     Some(answers)
 }
 
-/// An MCP elicitation through the editor: accept (URL mode, or a form
-/// without required fields, answered empty) or decline; the editor's
-/// `cancelled`, a cancelled turn or a failed request cancel.
+/// ACP's `elicitation/create` for `request`, when the client declared the
+/// mode in `capabilities` (and, for a form, the schema is one ACP can
+/// carry); `None` when it cannot be asked that way.
+fn native_request(
+    session_id: &SessionId,
+    capabilities: Option<&ElicitationCapabilities>,
+    request: &ElicitationRequest,
+) -> Option<CreateElicitationRequest> {
+    let capabilities = capabilities?;
+    let scope = ElicitationSessionScope::new(session_id.clone());
+    let mode = match request.mode {
+        ElicitationMode::Form => {
+            capabilities.form.as_ref()?;
+            let schema = request.requested_schema.clone()?;
+            let schema: ElicitationSchema = match serde_json::from_value(schema) {
+                Ok(schema) => schema,
+                Err(error) => {
+                    tracing::info!(
+                        "the form of MCP server {} does not fit ACP's elicitation schema ({error}); asking for permission instead",
+                        request.server
+                    );
+                    return None;
+                }
+            };
+            AcpMode::Form(ElicitationFormMode::new(scope, schema))
+        }
+        ElicitationMode::Url => {
+            capabilities.url.as_ref()?;
+            AcpMode::Url(ElicitationUrlMode::new(
+                scope,
+                request.elicitation_id.clone()?,
+                request.url.clone()?,
+            ))
+        }
+    };
+    Some(CreateElicitationRequest::new(
+        mode,
+        format!("MCP server {} asks: {}", request.server, request.message),
+    ))
+}
+
+/// The editor's answer to `elicitation/create`, as the MCP server gets it:
+/// a form's values with `accept`; an action this protocol version does not
+/// know, an error reply or a cancelled turn cancel.
+async fn ask_natively(
+    cx: &ConnectionTo<Client>,
+    cancel: &CancellationToken,
+    native: CreateElicitationRequest,
+    mode: ElicitationMode,
+) -> ElicitationAnswer {
+    let sent = cx.send_request(native).block_task();
+    let reply = tokio::select! {
+        reply = sent => reply,
+        () = cancel.cancelled() => return ElicitationAnswer::bare(ElicitationAction::Cancel),
+    };
+    let response = match reply {
+        Ok(response) => response,
+        Err(error) => {
+            tracing::info!("elicitation/create failed: {error}");
+            return ElicitationAnswer::bare(ElicitationAction::Cancel);
+        }
+    };
+    match response.action {
+        AcpAction::Accept(accepted) => ElicitationAnswer {
+            action: ElicitationAction::Accept,
+            content: (mode == ElicitationMode::Form).then(|| {
+                serde_json::to_value(accepted.content.unwrap_or_default())
+                    .unwrap_or_else(|_| json!({}))
+            }),
+        },
+        AcpAction::Decline => ElicitationAnswer::bare(ElicitationAction::Decline),
+        AcpAction::Cancel | AcpAction::Other(_) => {
+            ElicitationAnswer::bare(ElicitationAction::Cancel)
+        }
+        // A future variant is not an answer dsh can pass on.
+        _ => ElicitationAnswer::bare(ElicitationAction::Cancel),
+    }
+}
+
+/// An MCP elicitation through the editor: ACP's `elicitation/create` when
+/// the client can show it (see [`native_request`]); otherwise a permission
+/// request to accept (URL mode, or a form without required fields,
+/// answered empty) or decline, where the editor's `cancelled`, a cancelled
+/// turn or a failed request cancel.
 pub(crate) async fn elicit(
     cx: &ConnectionTo<Client>,
     session_id: &SessionId,
     cancel: &CancellationToken,
+    capabilities: Option<&ElicitationCapabilities>,
     request: &ElicitationRequest,
 ) -> ElicitationAnswer {
+    if let Some(native) = native_request(session_id, capabilities, request) {
+        return ask_natively(cx, cancel, native, request.mode).await;
+    }
     let title = format!("MCP server {} asks", request.server);
     let mut text = request.message.clone();
     if let Some(url) = &request.url {
@@ -226,4 +319,82 @@ pub(crate) async fn elicit(
         format!("Answered: {}", answer.action.as_str()),
     );
     answer
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema::{
+        ElicitationFormCapabilities, ElicitationUrlCapabilities,
+    };
+
+    fn form() -> ElicitationRequest {
+        ElicitationRequest {
+            server: "elicit".into(),
+            message: "What is your name?".into(),
+            mode: ElicitationMode::Form,
+            requested_schema: Some(json!({
+                "type": "object",
+                "properties": {"name": {"type": "string", "title": "Name"}},
+                "required": ["name"],
+            })),
+            url: None,
+            elicitation_id: None,
+        }
+    }
+
+    fn url() -> ElicitationRequest {
+        ElicitationRequest {
+            mode: ElicitationMode::Url,
+            requested_schema: None,
+            url: Some("https://example.test/auth".into()),
+            elicitation_id: Some("e-1".into()),
+            ..form()
+        }
+    }
+
+    /// Each mode goes to `elicitation/create` only when the client declared
+    /// it; otherwise the permission request stands in.
+    #[test]
+    fn a_mode_goes_natively_only_where_the_client_declared_it() {
+        let session = SessionId::new("s-1");
+        let forms = ElicitationCapabilities::new().form(ElicitationFormCapabilities::new());
+        let urls = ElicitationCapabilities::new().url(ElicitationUrlCapabilities::new());
+        assert!(native_request(&session, None, &form()).is_none());
+        assert!(native_request(&session, Some(&urls), &form()).is_none());
+        assert!(native_request(&session, Some(&forms), &url()).is_none());
+
+        let native = native_request(&session, Some(&forms), &form()).unwrap();
+        let wire = serde_json::to_value(&native).unwrap();
+        assert_eq!(wire["mode"], "form");
+        assert_eq!(wire["sessionId"], "s-1");
+        assert_eq!(
+            wire["message"],
+            "MCP server elicit asks: What is your name?"
+        );
+        assert_eq!(wire["requestedSchema"]["required"], json!(["name"]));
+        assert_eq!(
+            wire["requestedSchema"]["properties"]["name"],
+            json!({"type": "string", "title": "Name"})
+        );
+
+        let native = native_request(&session, Some(&urls), &url()).unwrap();
+        let wire = serde_json::to_value(&native).unwrap();
+        assert_eq!(wire["mode"], "url");
+        assert_eq!(wire["url"], "https://example.test/auth");
+        assert_eq!(wire["elicitationId"], "e-1");
+    }
+
+    /// A schema ACP cannot carry (not a JSON object) is asked the old way.
+    #[test]
+    fn a_schema_acp_cannot_carry_falls_back() {
+        let session = SessionId::new("s-1");
+        let forms = ElicitationCapabilities::new().form(ElicitationFormCapabilities::new());
+        let odd = ElicitationRequest {
+            requested_schema: Some(json!("name")),
+            ..form()
+        };
+        assert!(native_request(&session, Some(&forms), &odd).is_none());
+    }
 }

@@ -229,6 +229,12 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
             (id, log, SessionStartSource::Startup, 0, None)
         }
     };
+    let mut log = log;
+    // What ran before the log existed (`--worktree`'s WorktreeCreate).
+    for body in std::mem::take(&mut spec.early_records) {
+        log.append(body)
+            .with_context(|| "cannot record the WorktreeCreate hooks in the session log")?;
+    }
     let project = ProjectContext::discover(&spec.context_roots());
     Ok(Assembled {
         session_id,

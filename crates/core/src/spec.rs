@@ -131,6 +131,9 @@ pub struct SessionSpec {
     pub read: dsh_files::ConfigFiles,
     /// The provider settings (`None` for replay, whose model is scripted).
     pub provider: Option<dsh_provider::ProviderSettings>,
+    /// `hook/*` records made before the session log existed (the
+    /// WorktreeCreate runs of `--worktree`): written right after its header.
+    pub(crate) early_records: Vec<dsh_protocol::EventBody>,
 }
 
 /// What [`SessionSpec::resolve`] needs besides flags.
@@ -298,6 +301,7 @@ impl SessionSpec {
             hooks,
             compaction,
             provider,
+            early_records: Vec::new(),
         })
     }
 

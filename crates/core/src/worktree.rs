@@ -10,14 +10,19 @@
 //! When an interactive session that made the worktree ends, the
 //! worktree-removal seam fires ([`Worktree::settle`] says what became of
 //! it); a `-p` run keeps it.
+//!
+//! WorktreeCreate runs before the session log exists (the log is opened in
+//! the worktree): its `hook/*` records are kept and written to the log as
+//! soon as it opens, right after the header.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use dsh_protocol::EventBody;
 use dsh_seams::{
-    CancellationToken, NullSink, SeamContext, SessionEnv, SessionInfo, TurnControl,
-    WorktreeCreation, WorktreeRemoval,
+    CancellationToken, IdSource, SeamContext, SessionEnv, SessionInfo, SessionSink, TurnControl,
+    UserNotice, WorktreeCreation, WorktreeRemoval,
 };
 
 use crate::{Error, Result, SessionSpec};
@@ -51,6 +56,44 @@ pub struct Worktree {
     pub made_by: MadeBy,
 }
 
+/// The sink of the creation seam, which fires before the session log
+/// exists: it keeps the `hook/*` records for the log, with ids derived from
+/// the session (a replay repeats them, and they never collide with the
+/// session's own), and drops user notices (the hook's words on failure are
+/// in the error).
+struct EarlyRecords {
+    records: Mutex<Vec<EventBody>>,
+    ids: IdSource,
+}
+
+impl EarlyRecords {
+    fn new(session_id: &str) -> Self {
+        EarlyRecords {
+            records: Mutex::new(Vec::new()),
+            ids: IdSource::new(&format!("{session_id}:worktree-create"), 0),
+        }
+    }
+
+    fn take(&self) -> Vec<EventBody> {
+        std::mem::take(&mut self.records.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+impl SessionSink for EarlyRecords {
+    fn record(&self, body: EventBody) {
+        self.records
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(body);
+    }
+
+    fn tell_user(&self, _notice: UserNotice) {}
+
+    fn new_id(&self) -> String {
+        self.ids.next_id()
+    }
+}
+
 /// A worktree that could not be made; the session does not start. Shown
 /// as Claude Code shows it: `Error creating worktree: …`, exit status 1.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,11 +109,24 @@ pub fn create(
     name: &str,
     session_id: &str,
 ) -> Result<std::result::Result<Worktree, WorktreeFailed>> {
+    Ok(create_recorded(spec, name, session_id)?.0)
+}
+
+/// [`create`], with the creation seam's `hook/*` records.
+fn create_recorded(
+    spec: &SessionSpec,
+    name: &str,
+    session_id: &str,
+) -> Result<(
+    std::result::Result<Worktree, WorktreeFailed>,
+    Vec<EventBody>,
+)> {
     if let Err(why) = check_name(name) {
-        return Ok(Err(WorktreeFailed(why)));
+        return Ok((Err(WorktreeFailed(why)), Vec::new()));
     }
     let scrub = crate::hooks::scrubbed_env_for(&spec.env, &spec.config);
     let hooks = crate::hooks::plugins_from(spec.hooks.clone(), &spec.sources, scrub)?;
+    let sink = Arc::new(EarlyRecords::new(session_id));
     let ctx = SeamContext {
         session: Arc::new(SessionInfo {
             session_id: session_id.to_owned(),
@@ -82,7 +138,7 @@ pub fn create(
         }),
         turn: None,
         cancel: CancellationToken::new(),
-        sink: Arc::new(NullSink),
+        sink: Arc::clone(&sink) as Arc<dyn SessionSink>,
         control: TurnControl::default(),
         agent: None,
         subagents: None,
@@ -103,7 +159,7 @@ pub fn create(
         WorktreeCreation::NotHandled
     });
     hooks.runner.kill_all();
-    Ok(match answer {
+    let made = match answer {
         WorktreeCreation::Created { path } => Ok(Worktree {
             name: name.to_owned(),
             path: path.canonicalize().unwrap_or(path),
@@ -112,31 +168,35 @@ pub fn create(
         }),
         WorktreeCreation::Failed { message } => Err(WorktreeFailed(message)),
         WorktreeCreation::NotHandled => git_worktree(&spec.cwd, name, session_id),
-    })
+    };
+    Ok((made, sink.take()))
 }
 
 /// `--worktree NAME` for a new session `session_id` resolved in `spec`:
 /// makes the worktree ([`create`]) and resolves the session again there
 /// (same environment, configuration, flags and trust policy), whose own
-/// settings apply from then on.
+/// settings apply from then on. The creation seam's `hook/*` records go
+/// with the moved spec: [`crate::assemble`] writes them to the new log.
 pub fn enter(
     spec: &SessionSpec,
     name: &str,
     session_id: &str,
 ) -> Result<std::result::Result<(SessionSpec, Worktree), WorktreeFailed>> {
-    let worktree = match create(spec, name, session_id)? {
+    let (worktree, records) = create_recorded(spec, name, session_id)?;
+    let worktree = match worktree {
         Ok(worktree) => worktree,
         Err(failed) => return Ok(Err(failed)),
     };
     let mut flags = spec.flags.clone();
     flags.settings = spec.flags.absolute_settings(&spec.cwd);
-    let moved = SessionSpec::resolve(crate::Inputs {
+    let mut moved = SessionSpec::resolve(crate::Inputs {
         env: &spec.env,
         config: &spec.config,
         flags: &flags,
         cwd: &worktree.path,
         policy: spec.policy,
     })?;
+    moved.early_records = records;
     Ok(Ok((moved, worktree)))
 }
 

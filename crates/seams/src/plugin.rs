@@ -30,9 +30,14 @@ use crate::{ElicitationAnswer, ElicitationRequest, TaskEvent, TaskVerdict};
 pub struct PromptInput {
     /// The text (possibly rewritten by an earlier listener).
     pub content: String,
-    /// Who sent it (`user`, …).
+    /// Who sent it (`user`, [`NOTIFICATION_SOURCE`], …).
     pub source: String,
 }
+
+/// The source of a turn nobody typed: a hook's message the front end
+/// makes a turn of (a DirectoryAdded `systemMessage`). A dialect may frame
+/// it for the model as a notification rather than the user's words.
+pub const NOTIFICATION_SOURCE: &str = "notification";
 
 /// What the continuation seam is told at a natural stop.
 #[derive(Debug, Clone, PartialEq, Eq)]

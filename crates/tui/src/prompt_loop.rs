@@ -76,6 +76,8 @@ enum Handled {
     End(Next),
     /// A turn to run with this text (`/compact`).
     Send(String),
+    /// A turn nobody typed (a hook's message after `/add-dir`).
+    Notify(String),
 }
 
 /// What the session loop takes from the command line.
@@ -505,6 +507,9 @@ impl Session {
                     Handled::Done => return Ok(Step::Continue),
                     Handled::End(next) => return Ok(Step::End(next)),
                     Handled::Send(text) => text,
+                    Handled::Notify(text) => {
+                        return self.run_turn(text, dsh_seams::NOTIFICATION_SOURCE).await;
+                    }
                 },
                 Parsed::Unknown { name, suggestion } => {
                     let hint = suggestion
@@ -522,7 +527,7 @@ impl Session {
                     return Ok(Step::Continue);
                 }
             };
-        self.run_turn(prompt).await
+        self.run_turn(prompt, "user").await
     }
 
     /// Ends the session after the log failed.
@@ -588,8 +593,17 @@ impl Session {
             SlashCommand::Mode(name) => self.switch_mode(name.as_deref()).await,
             SlashCommand::AddDir(path) => {
                 let (term, agent, cwd) = (&self.term, self.core.agent_ref(), &self.cwd);
-                crate::worktree_dirs::add_dir(term, agent, &self.permissions, cwd, path.as_deref())
-                    .await;
+                let asked = crate::worktree_dirs::add_dir(
+                    term,
+                    agent,
+                    &self.permissions,
+                    cwd,
+                    path.as_deref(),
+                )
+                .await;
+                if let Some(text) = asked {
+                    return Ok(Handled::Notify(text));
+                }
             }
             SlashCommand::Resume(None) => {
                 let picked = crate::picker::pick_in_session(
@@ -693,7 +707,7 @@ impl Session {
     }
 
     /// Runs one turn; lines typed meanwhile steer it.
-    async fn run_turn(&mut self, line: String) -> anyhow::Result<Step> {
+    async fn run_turn(&mut self, line: String, source: &str) -> anyhow::Result<Step> {
         // A Ctrl-C that raced the end of the previous turn is stale.
         while self.ctrl_c_at_prompt.try_recv().is_ok() {}
         let token = self.core.agent().session_cancel().child_token();
@@ -703,7 +717,7 @@ impl Session {
             let running = self.core.agent().run_turn(
                 QueuedPrompt {
                     text: line,
-                    source: "user".to_owned(),
+                    source: source.to_owned(),
                 },
                 token,
             );

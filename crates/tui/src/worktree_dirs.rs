@@ -3,13 +3,14 @@
 //! (`--worktree`: the WorktreeRemove hooks, or dsh's own `git worktree
 //! remove`).
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use dsh_agent::Agent;
 use dsh_core::worktree::Worktree;
 use dsh_permissions::PermissionsPlugin;
-use dsh_protocol::{PermissionUpdate, UpdateDestination};
-use dsh_seams::{DirectoryAddition, DirectorySource, SessionEndReason};
+use dsh_protocol::{Event, EventBody, PermissionUpdate, UpdateDestination};
+use dsh_seams::{DirectoryAddition, DirectorySource, SessionEndReason, WorktreeRemoval};
 
 use crate::terminal::{Terminal, Tone};
 
@@ -17,17 +18,19 @@ use crate::terminal::{Terminal, Tone};
 /// for home) becomes a working directory for the session, as `--add-dir`
 /// makes one at start-up; then the directory-added seam fires. Claude Code
 /// 2.1.328 says `Added PATH as a working directory for this session`
-/// (`ev_add_dir_tui`).
+/// (`ev_add_dir_tui`). Returns the text of the turn the hooks asked for
+/// (a DirectoryAdded `systemMessage`, `ev_add_dir_tui_message`), which
+/// the caller runs at once as a [`dsh_seams::NOTIFICATION_SOURCE`] turn.
 pub(crate) async fn add_dir(
     term: &Terminal,
     agent: &Agent,
     permissions: &PermissionsPlugin,
     cwd: &Path,
     path: Option<&str>,
-) {
+) -> Option<String> {
     let Some(path) = path else {
         term.lines(Tone::Warn, "usage: /add-dir PATH — add a working directory");
-        return;
+        return None;
     };
     let expanded = match (path.strip_prefix('~'), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
@@ -40,21 +43,21 @@ pub(crate) async fn add_dir(
             Tone::Bad,
             &format!("✗ {} does not exist", expanded.display()),
         );
-        return;
+        return None;
     };
     if !directory.is_dir() {
         term.lines(
             Tone::Bad,
             &format!("✗ {} is not a directory", directory.display()),
         );
-        return;
+        return None;
     }
     if permissions.working_dirs().contains(&directory) {
         term.lines(
             Tone::Dim,
             &format!("{} is already a working directory", directory.display()),
         );
-        return;
+        return None;
     }
     let update = PermissionUpdate::AddDirectories {
         directories: vec![directory.to_string_lossy().into_owned()],
@@ -70,19 +73,52 @@ pub(crate) async fn add_dir(
             directory.display()
         ),
     );
+    let recorded = agent.events().len();
     agent
         .directory_added(&DirectoryAddition {
             directory,
             source: DirectorySource::SlashCommand,
         })
         .await;
+    asked_turn(&agent.events()[recorded..])
+}
+
+/// The turn the DirectoryAdded runs among `events` asked for: their
+/// results' steering (one entry per run with a `systemMessage`, in
+/// configuration order), as one text. The log is where the seam's answer
+/// is kept, so the terminal reads it there.
+fn asked_turn(events: &[Event]) -> Option<String> {
+    let mut runs = HashSet::new();
+    let mut texts: Vec<&str> = Vec::new();
+    for event in events {
+        if let EventBody::HookInvoked {
+            invocation_id,
+            event,
+            ..
+        } = &event.body
+            && event == "DirectoryAdded"
+        {
+            runs.insert(invocation_id.as_str());
+        } else if let EventBody::HookResult {
+            invocation_id,
+            decision,
+            ..
+        } = &event.body
+            && runs.contains(invocation_id.as_str())
+        {
+            texts.extend(decision.steering.iter().map(String::as_str));
+        }
+    }
+    (!texts.is_empty()).then(|| texts.join("\n\n"))
 }
 
 /// Before the session-end seam of a session that made `worktree` and ends
 /// for good (not `/clear` or `/resume`): a worktree with changes is kept;
 /// otherwise the removal seam fires (WorktreeRemove, `ev_worktree_remove`)
-/// and a worktree dsh made is removed. Returns what to say once the
-/// session has ended (Claude Code prints it after its screen is gone).
+/// and a worktree dsh made is removed; a removed worktree sends the session
+/// back to the directory it started in for the session-end seam. Returns
+/// what to say once the session has ended (Claude Code prints it after its
+/// screen is gone).
 pub(crate) async fn leave_worktree(
     agent: &Agent,
     worktree: Option<&Worktree>,
@@ -96,5 +132,13 @@ pub(crate) async fn leave_worktree(
         return Some(worktree.kept_message());
     }
     let removal = agent.remove_worktree(&worktree.path).await;
-    Some(worktree.settle(removal))
+    let removed = removal == WorktreeRemoval::Removed;
+    let said = worktree.settle(removal);
+    // Removed: the session ends back in the project it started in, as
+    // Claude Code's SessionEnd does (`ev_worktree_remove`: its `cwd` and
+    // directory are the project, CLAUDE_PROJECT_DIR stays the worktree).
+    if removed || !worktree.path.exists() {
+        agent.session().env.set_work_dir(worktree.origin.clone());
+    }
+    Some(said)
 }

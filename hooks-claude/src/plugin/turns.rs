@@ -74,10 +74,10 @@ impl ClaudePlugin {
             return decision;
         }
         contexts.extend(Self::joined_contexts(&fired, HookEvent::UserPromptSubmit));
-        PromptDecision::Allow {
-            rewrite: None,
-            contexts,
-        }
+        // A turn nobody typed reaches the model framed as a notification.
+        let rewrite = (prompt.source == dsh_seams::NOTIFICATION_SOURCE)
+            .then(|| super::worktree::notification_for_model(&prompt.content));
+        PromptDecision::Allow { rewrite, contexts }
     }
 
     pub(super) async fn on_turn_continuation(
