@@ -26,6 +26,8 @@ pub(crate) struct Copilot {
     pub shell: PathBuf,
     /// The repository root (hooks' cwd, `COPILOT_PROJECT_DIR`).
     pub repo: PathBuf,
+    /// `$COPILOT_HOME` (`~/.copilot`): transcript paths, the agent source.
+    pub user_dir: PathBuf,
 }
 
 /// The variables Copilot adds for one entry (a_baseline_all_events,
