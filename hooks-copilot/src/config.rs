@@ -15,6 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
+use dsh_hooks::json_file::{self, JsonFileError};
 use serde_json::Value;
 
 use crate::event::{CopilotEvent, Mode};
@@ -301,28 +302,11 @@ impl CopilotConfig {
     }
 }
 
-/// A JSON value as a string: strings as they are, others as JSON text.
-fn as_text(value: &Value) -> String {
-    value
-        .as_str()
-        .map(str::to_owned)
-        .unwrap_or_else(|| value.to_string())
-}
-
 /// Parses one file's text: `None` when it does not exist.
 pub fn read(files: &dsh_files::ConfigFiles, path: &Path) -> Result<Option<Value>, String> {
-    let text = match files.read_if_exists(path) {
-        Ok(Some(text)) => text,
-        Ok(None) => return Ok(None),
-        Err(error) => return Err(error.to_string()),
-    };
-    serde_json::from_str(&text).map(Some).map_err(|error| {
-        format!(
-            "Invalid JSON: {} at line {} column {}",
-            dsh_hooks::position::without_position(&error),
-            error.line(),
-            error.column()
-        )
+    dsh_hooks::json_file::read(files, path).map_err(|error| match error {
+        JsonFileError::Syntax(message) => format!("Invalid JSON: {message}"),
+        JsonFileError::Read(_) => error.to_string(),
     })
 }
 
@@ -453,7 +437,7 @@ fn push_entry(
             args: entry
                 .get("args")
                 .and_then(Value::as_array)
-                .map(|args| args.iter().map(as_text).collect())
+                .map(|args| args.iter().map(json_file::text).collect())
                 .unwrap_or_default(),
         },
         (Some(command), None, _) => Program::Bash(command),
@@ -477,15 +461,7 @@ fn push_entry(
         .filter(|secs| *secs > 0.0)
         .map(|secs| secs.ceil() as u64)
         .unwrap_or(DEFAULT_TIMEOUT_SEC);
-    let env = entry
-        .get("env")
-        .and_then(Value::as_object)
-        .map(|env| {
-            env.iter()
-                .map(|(key, value)| (key.clone(), as_text(value)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let env = json_file::env_pairs(entry.get("env"));
     handlers.push(Handler {
         event,
         mode,

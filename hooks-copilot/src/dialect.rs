@@ -122,10 +122,7 @@ impl Rules for Copilot {
         handler: &Handler,
         finished: Finished<'_, Infallible>,
     ) -> Reading {
-        let run = match finished {
-            Finished::Process(run) => run,
-            Finished::Custom(never) => match *never {},
-        };
+        let run = finished.process();
         interpret(
             event,
             handler.mode,
@@ -272,12 +269,5 @@ impl Dialect for Copilot {
                 level: NoticeLevel::Warning,
             })
             .collect()
-    }
-
-    fn detached_decision(&self, _handler: &Handler) -> HookDecision {
-        HookDecision {
-            status: Some(HookRunStatus::Running),
-            ..HookDecision::of(HookEffect::None)
-        }
     }
 }

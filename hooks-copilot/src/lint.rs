@@ -147,10 +147,6 @@ pub fn lint_file(file: &Path, _project: &Path) -> Vec<Finding> {
         ));
         return findings;
     }
-    let names: Vec<&str> = CopilotEvent::all()
-        .flat_map(|e| [Some(e.as_str()), e.pascal()])
-        .flatten()
-        .collect();
     if let Some(hooks) = doc.get("hooks").and_then(Value::as_object) {
         for (name, entries) in hooks {
             let Some((event, mode)) = CopilotEvent::parse(name) else {
@@ -161,7 +157,7 @@ pub fn lint_file(file: &Path, _project: &Path) -> Vec<Finding> {
                     Some(format!("hooks.{name}")),
                     format!(
                         "`{name}` is not a Copilot CLI event; Copilot ignores it silently{}",
-                        did_you_mean(nearest(name, names.iter().copied()))
+                        did_you_mean(nearest(name, CopilotEvent::names()))
                     ),
                 ));
                 continue;

@@ -125,7 +125,7 @@ fn check_event(c: &mut Checker<'_>, name: &str, groups: &Value) {
                 "unknown-event",
                 format!(
                     "unknown event `{name}`: Gemini CLI skips it (`Invalid hook event name`), so these hooks never run{}",
-                    did_you_mean(nearest(name, GeminiEvent::ALL.iter().map(|e| e.as_str())))
+                    did_you_mean(nearest(name, GeminiEvent::all().map(GeminiEvent::as_str)))
                 ),
             )
         } else {

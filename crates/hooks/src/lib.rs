@@ -39,6 +39,7 @@
 mod bridge;
 mod dispatch;
 mod engine;
+pub mod json_file;
 pub mod lint;
 pub mod names;
 pub mod position;
