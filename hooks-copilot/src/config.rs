@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::json_file::{self, JsonFileError};
+use dsh_hooks::json_file;
 use serde_json::Value;
 
 use crate::event::{CopilotEvent, Mode};
@@ -302,12 +302,11 @@ impl CopilotConfig {
     }
 }
 
-/// Parses one file's text: `None` when it does not exist.
-pub fn read(files: &dsh_files::ConfigFiles, path: &Path) -> Result<Option<Value>, String> {
-    dsh_hooks::json_file::read(files, path).map_err(|error| match error {
-        JsonFileError::Syntax(message) => format!("Invalid JSON: {message}"),
-        JsonFileError::Read(_) => error.to_string(),
-    })
+/// A hook file's `version` when it is not the 1 Copilot reads (Copilot
+/// then skips the whole file).
+pub fn unread_version(doc: &Value) -> Option<&Value> {
+    doc.get("version")
+        .filter(|version| version.as_u64() != Some(1))
 }
 
 /// Loads the configuration. Never fails: unusable files are reported in
@@ -318,22 +317,19 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
     let mut problems = Vec::new();
     let mut disabled_by = None;
     for (path, kind, source) in discovery.files() {
-        let doc = match read(&discovery.files, &path) {
+        let doc = match json_file::read(&discovery.files, &path) {
             Ok(Some(doc)) => doc,
             Ok(None) => continue,
-            Err(message) => {
+            Err(error) => {
                 problems.push(Problem {
                     file: path,
-                    message,
+                    message: error.to_string(),
                     fatal: true,
                 });
                 continue;
             }
         };
-        if kind == FileKind::HookFile
-            && let Some(version) = doc.get("version")
-            && version != &Value::from(1)
-        {
+        if kind == FileKind::HookFile && unread_version(&doc).is_some() {
             problems.push(Problem {
                 file: path,
                 message: "version: Invalid hook config version (only 1 is read)".to_owned(),
@@ -403,16 +399,15 @@ pub(crate) fn parse_hooks(
         };
         for (i, entry) in entries.iter().enumerate() {
             let base = format!("{}#hooks.{name}[{i}]", file.path.display());
+            let matcher = entry.get("matcher").and_then(Value::as_str);
             // Claude Code's nested group: `{matcher, hooks: [...]}`.
             if let Some(inner) = entry.get("hooks").and_then(Value::as_array) {
-                let matcher = entry.get("matcher").and_then(Value::as_str);
                 for (j, hook) in inner.iter().enumerate() {
                     let origin = format!("{base}.hooks[{j}]");
                     push_entry(hook, matcher, event, mode, origin, file, handlers, problems);
                 }
                 continue;
             }
-            let matcher = entry.get("matcher").and_then(Value::as_str);
             push_entry(entry, matcher, event, mode, base, file, handlers, problems);
         }
     }

@@ -54,91 +54,22 @@ pub enum Mode {
 
 /// Each event with its camelCase and PascalCase names and its seam, in the
 /// order of Copilot's documentation.
+#[rustfmt::skip]
 const EVENTS: EventTable<CopilotEvent> = EventTable(&[
-    (
-        E::SessionStart,
-        "sessionStart",
-        Some("SessionStart"),
-        Seam::SessionStart,
-    ),
-    (
-        E::UserPromptSubmitted,
-        "userPromptSubmitted",
-        Some("UserPromptSubmit"),
-        Seam::PromptSubmit,
-    ),
-    (
-        E::UserPromptTransformed,
-        "userPromptTransformed",
-        None,
-        Seam::PromptSubmit,
-    ),
-    (
-        E::PreToolUse,
-        "preToolUse",
-        Some("PreToolUse"),
-        Seam::PreExecute,
-    ),
-    (
-        E::PermissionRequest,
-        "permissionRequest",
-        Some("PermissionRequest"),
-        Seam::Approval,
-    ),
-    (
-        E::PostToolUse,
-        "postToolUse",
-        Some("PostToolUse"),
-        Seam::PostExecute,
-    ),
-    (
-        E::PostToolUseFailure,
-        "postToolUseFailure",
-        Some("PostToolUseFailure"),
-        Seam::PostExecute,
-    ),
-    (
-        E::AgentStop,
-        "agentStop",
-        Some("Stop"),
-        Seam::TurnContinuation,
-    ),
-    (
-        E::SubagentStart,
-        "subagentStart",
-        Some("SubagentStart"),
-        Seam::SubagentStart,
-    ),
-    (
-        E::SubagentStop,
-        "subagentStop",
-        Some("SubagentStop"),
-        Seam::SubagentStop,
-    ),
-    (
-        E::PreCompact,
-        "preCompact",
-        Some("PreCompact"),
-        Seam::Compaction,
-    ),
-    (
-        E::Notification,
-        "notification",
-        Some("Notification"),
-        Seam::Notification,
-    ),
-    (
-        E::ErrorOccurred,
-        "errorOccurred",
-        Some("ErrorOccurred"),
-        Seam::TurnFailed,
-    ),
-    (
-        E::SessionEnd,
-        "sessionEnd",
-        Some("SessionEnd"),
-        Seam::SessionEnd,
-    ),
+    (E::SessionStart, "sessionStart", Some("SessionStart"), Seam::SessionStart),
+    (E::UserPromptSubmitted, "userPromptSubmitted", Some("UserPromptSubmit"), Seam::PromptSubmit),
+    (E::UserPromptTransformed, "userPromptTransformed", None, Seam::PromptSubmit),
+    (E::PreToolUse, "preToolUse", Some("PreToolUse"), Seam::PreExecute),
+    (E::PermissionRequest, "permissionRequest", Some("PermissionRequest"), Seam::Approval),
+    (E::PostToolUse, "postToolUse", Some("PostToolUse"), Seam::PostExecute),
+    (E::PostToolUseFailure, "postToolUseFailure", Some("PostToolUseFailure"), Seam::PostExecute),
+    (E::AgentStop, "agentStop", Some("Stop"), Seam::TurnContinuation),
+    (E::SubagentStart, "subagentStart", Some("SubagentStart"), Seam::SubagentStart),
+    (E::SubagentStop, "subagentStop", Some("SubagentStop"), Seam::SubagentStop),
+    (E::PreCompact, "preCompact", Some("PreCompact"), Seam::Compaction),
+    (E::Notification, "notification", Some("Notification"), Seam::Notification),
+    (E::ErrorOccurred, "errorOccurred", Some("ErrorOccurred"), Seam::TurnFailed),
+    (E::SessionEnd, "sessionEnd", Some("SessionEnd"), Seam::SessionEnd),
     (E::PreMcpToolCall, "preMcpToolCall", None, Seam::PreExecute),
 ]);
 

@@ -35,7 +35,7 @@ pub fn claude_settings_findings(discovery: &CopilotDiscovery) -> LintTargets {
     }
     for name in ["settings.json", "settings.local.json"] {
         let path = repo.join(".claude").join(name);
-        let has_hooks = crate::config::read(&discovery.files, &path)
+        let has_hooks = dsh_hooks::json_file::read(&discovery.files, &path)
             .ok()
             .flatten()
             .is_some_and(|doc| {
@@ -132,10 +132,7 @@ pub fn lint_file(file: &Path, _project: &Path) -> Vec<Finding> {
         .parent()
         .and_then(Path::file_name)
         .is_some_and(|d| d == "hooks");
-    if hook_file
-        && let Some(version) = doc.get("version")
-        && version != &Value::from(1)
-    {
+    if hook_file && let Some(version) = crate::config::unread_version(&doc) {
         findings.push(finding(
             file,
             Severity::Error,

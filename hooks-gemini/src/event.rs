@@ -34,16 +34,12 @@ pub enum GeminiEvent {
 
 /// Every event with its settings-file name and its seam, in Gemini's
 /// documented order.
+#[rustfmt::skip]
 const EVENTS: EventTable<GeminiEvent> = EventTable(&[
     (E::SessionStart, "SessionStart", None, Seam::SessionStart),
     (E::BeforeAgent, "BeforeAgent", None, Seam::PromptSubmit),
     (E::BeforeModel, "BeforeModel", None, Seam::ModelRequest),
-    (
-        E::BeforeToolSelection,
-        "BeforeToolSelection",
-        None,
-        Seam::ModelRequest,
-    ),
+    (E::BeforeToolSelection, "BeforeToolSelection", None, Seam::ModelRequest),
     (E::AfterModel, "AfterModel", None, Seam::ModelRequest),
     (E::BeforeTool, "BeforeTool", None, Seam::PreExecute),
     (E::AfterTool, "AfterTool", None, Seam::PostExecute),

@@ -27,7 +27,7 @@ pub enum JsonFileError {
     #[error("{0}")]
     Read(std::io::Error),
     /// It is not JSON (the message names line and column).
-    #[error("{0}")]
+    #[error("Invalid JSON: {0}")]
     Syntax(String),
 }
 
@@ -86,6 +86,6 @@ mod tests {
         let broken = dir.path().join("broken.json");
         fs_err::write(&broken, "{\n  \"a\": ,\n}").unwrap();
         let error = read(&files, &broken).unwrap_err().to_string();
-        assert_eq!(error, "expected value at line 2 column 8");
+        assert_eq!(error, "Invalid JSON: expected value at line 2 column 8");
     }
 }
