@@ -7,8 +7,9 @@
 //! the dialect, [`Fire`]), hand the runs' readings to the dialect's
 //! aggregate-and-translate function, which says which run won
 //! ([`Mark`]) and what comes next: the seam's answer ([`Flow::Done`]) or
-//! another event to fire (Copilot fires `userPromptTransformed` after
-//! `userPromptSubmitted`, `agentStop` before `subagentStop`). The plugin
+//! another event to fire (a dialect whose tool fires a second event
+//! after the first one's answer, or only when the first did not decide,
+//! chains them here). The plugin
 //! runs the flow: it dispatches each firing through the [`Engine`]
 //! (selection, `hook/invoked`, the runs in the dialect's [`Order`]),
 //! marks the winner, records every `hook/result`, and keeps the bridge's
@@ -276,11 +277,6 @@ where
     /// The plugin, shared.
     pub fn shared(bridge: B, runner: HookRunner) -> Arc<dyn Plugin> {
         Arc::new(BridgePlugin::new(bridge, runner))
-    }
-
-    /// The engine it dispatches through.
-    pub fn engine(&self) -> &Engine<B> {
-        &self.engine
     }
 
     fn lock(&self) -> MutexGuard<'_, B::State> {

@@ -7,7 +7,8 @@ use dsh_protocol::Seam;
 use serde_json::{Map, Value};
 
 /// One event of a dialect: its name, a second name it may also be
-/// configured under (Copilot's PascalCase names), and the seam it runs on.
+/// configured under (a tool that also reads another tool's event names),
+/// and the seam it runs on.
 pub type EventRow<E> = (E, &'static str, Option<&'static str>, Seam);
 
 /// A dialect's events as one table, in the dialect's documented order:
