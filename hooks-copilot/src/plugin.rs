@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dsh_hook_runner::HookRunner;
-use dsh_hooks::{Bridge, BridgePlugin, Cx, Fire, Flow};
+use dsh_hooks::{Bridge, BridgePlugin, Cx, Fire, Flow, Record, readings};
 use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision,
     CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
@@ -131,9 +131,12 @@ fn first_session_start<'a>(cx: Cx<'_, Copilot>, prompt: &str) -> Flows<'a, Vec<C
         source: start.to_owned(),
         initial_prompt: prompt.to_owned(),
     };
-    Flow::fire(fire(cx.ctx, body, None), move |_, readings| {
-        let text = translate::session_start(readings, start == "resume");
-        (None, Flow::Done(contexts(text, CopilotEvent::SessionStart)))
+    Flow::fire(fire(cx.ctx, body, None), move |_, runs| {
+        let text = translate::session_start(&readings(runs), start == "resume");
+        (
+            Record::AsRead,
+            Flow::Done(contexts(text, CopilotEvent::SessionStart)),
+        )
     })
 }
 
@@ -146,7 +149,7 @@ fn prompt_hooks<'a, Out: Send + 'a>(ctx: &SeamContext, prompt: String, out: Out)
     };
     Flow::fire(fire(ctx, body, None), move |cx, _| {
         (
-            None,
+            Record::AsRead,
             Flow::notify(fire(cx.ctx, transformed(&prompt), None), out),
         )
     })
@@ -172,13 +175,13 @@ fn continue_with<'a>(
 /// reason is followed (up to Copilot's cap) as a new prompt.
 fn stop<'a>(ctx: &SeamContext, body: Body, forced: u32) -> Flows<'a, ContinuationDecision> {
     let event = body.event();
-    Flow::fire(fire(ctx, body, None), move |cx, readings| {
-        let (answer, mark) = translate::agent_stop(readings, forced, AGENT_STOP_CAP);
+    Flow::fire(fire(ctx, body, None), move |cx, runs| {
+        let (answer, mark) = translate::agent_stop(&readings(runs), forced, AGENT_STOP_CAP);
         let next = match answer {
             StopAnswer::Stop | StopAnswer::Capped => Flow::Done(ContinuationDecision::Stop),
             StopAnswer::Continue(reason) => continue_with(cx.ctx, reason, event),
         };
-        (mark, next)
+        (mark.into(), next)
     })
 }
 
@@ -223,8 +226,8 @@ impl Bridge for Copilot {
         let body = Body::SubagentStart {
             transcript_path: transcript(&cx),
         };
-        Flow::fire(fire(cx.ctx, body, None), move |cx, readings| {
-            let context = translate::subagent_start(readings);
+        Flow::fire(fire(cx.ctx, body, None), move |cx, runs| {
+            let context = translate::subagent_start(&readings(runs));
             // Copilot prepends the context to the subagent's prompt, and the
             // subagent's userPromptSubmitted sees that prompt
             // (subagent_stop_block); dsh adds the context after it.
@@ -233,7 +236,7 @@ impl Bridge for Copilot {
                 None => input.prompt.clone(),
             };
             let out = contexts(context, CopilotEvent::SubagentStart);
-            (None, prompt_hooks(cx.ctx, prompt, out))
+            (Record::AsRead, prompt_hooks(cx.ctx, prompt, out))
         })
     }
 
@@ -250,11 +253,14 @@ impl Bridge for Copilot {
             stop_hook_active: blocked.unwrap_or(false),
         };
         let forced = input.forced_continuations;
-        Flow::fire(fire(cx.ctx, body, None), move |cx, readings| {
-            let (answer, mark) = translate::agent_stop(readings, forced, AGENT_STOP_CAP);
+        Flow::fire(fire(cx.ctx, body, None), move |cx, runs| {
+            let (answer, mark) = translate::agent_stop(&readings(runs), forced, AGENT_STOP_CAP);
             if let StopAnswer::Continue(reason) = answer {
                 cx.state.agent_stop_blocked.insert(agent_id, true);
-                return (mark, continue_with(cx.ctx, reason, CopilotEvent::AgentStop));
+                return (
+                    mark.into(),
+                    continue_with(cx.ctx, reason, CopilotEvent::AgentStop),
+                );
             }
             // The subagent gets a subagentStop block's reason as a new
             // prompt; its new final text is what the task tool returns
@@ -265,7 +271,7 @@ impl Bridge for Copilot {
                 stop_reason: "end_turn".to_owned(),
                 stop_hook_active: input.stop_hook_active,
             };
-            (mark, stop(cx.ctx, body, forced))
+            (mark.into(), stop(cx.ctx, body, forced))
         })
     }
 
@@ -288,11 +294,11 @@ impl Bridge for Copilot {
             let body = Body::UserPromptSubmitted {
                 prompt: prompt.content.clone(),
             };
-            Flow::fire(fire(cx.ctx, body, None), move |cx, readings| {
-                let (answer, mark) = translate::prompt_submitted(readings);
+            Flow::fire(fire(cx.ctx, body, None), move |cx, runs| {
+                let (answer, mark) = translate::prompt_submitted(&readings(runs));
                 let (rewrite, context) = match answer {
                     PromptAnswer::Block(reason) => {
-                        return (mark, Flow::Done(PromptDecision::Block { reason }));
+                        return (mark.into(), Flow::Done(PromptDecision::Block { reason }));
                     }
                     PromptAnswer::Allow { rewrite, context } => (rewrite, context),
                 };
@@ -300,7 +306,7 @@ impl Bridge for Copilot {
                 let effective = rewrite.clone().unwrap_or_else(|| prompt.content.clone());
                 let decision = PromptDecision::Allow { rewrite, contexts };
                 let next = fire(cx.ctx, transformed(&effective), None);
-                (mark, Flow::notify(next, decision))
+                (mark.into(), Flow::notify(next, decision))
             })
         })
     }
@@ -313,8 +319,8 @@ impl Bridge for Copilot {
         };
         let native = tools::native_name(&call.tool).to_owned();
         let firing = fire(cx.ctx, body, Some(native)).call(&call.call_id);
-        Flow::fire(firing, move |cx, readings| {
-            let (answer, mark) = translate::pre_tool_use(readings);
+        Flow::fire(firing, move |cx, runs| {
+            let (answer, mark) = translate::pre_tool_use(&readings(runs));
             let rewrite = match answer.modified_args {
                 Some(args) => InputRewrite::Rewrite {
                     arguments: tools::arguments_from(&call.tool, &args),
@@ -341,7 +347,7 @@ impl Bridge for Copilot {
                 rewrite,
                 verdict: Some(verdict),
             };
-            (mark, Flow::Done(review))
+            (mark.into(), Flow::Done(review))
         })
     }
 
@@ -365,8 +371,8 @@ impl Bridge for Copilot {
         };
         let native = tools::native_name(&exec.tool).to_owned();
         let firing = fire(cx.ctx, body, Some(native)).call(&exec.call_id);
-        Flow::fire(firing, move |cx, readings| {
-            let (last, mark) = translate::permission_request(readings);
+        Flow::fire(firing, move |cx, runs| {
+            let (last, mark) = translate::permission_request(&readings(runs));
             let outcome = match last {
                 Some((Decision::Deny(text), interrupt)) => {
                     if interrupt {
@@ -383,7 +389,7 @@ impl Bridge for Copilot {
                 }
                 Some((Decision::Ask(_), _)) | None => outcome,
             };
-            (mark, Flow::Done(outcome))
+            (mark.into(), Flow::Done(outcome))
         })
     }
 
@@ -419,14 +425,14 @@ impl Bridge for Copilot {
             let error = outcome.content.clone();
             let body = Body::PostToolUseFailure { tool, args, error };
             let firing = fire(cx.ctx, body, Some(native.clone())).call(&exec.call_id);
-            return Flow::fire(firing, move |_, readings| {
-                let text = translate::post_tool_use_failure(readings, &native);
+            return Flow::fire(firing, move |_, runs| {
+                let text = translate::post_tool_use_failure(&readings(runs), &native);
                 let contexts = contexts(text, CopilotEvent::PostToolUseFailure);
                 let decision = PostToolDecision {
                     action: PostToolAction::Accept,
                     contexts,
                 };
-                (None, Flow::Done(decision))
+                (Record::AsRead, Flow::Done(decision))
             });
         }
         let result = ToolResult {
@@ -435,13 +441,14 @@ impl Bridge for Copilot {
         };
         let body = Body::PostToolUse { tool, args, result };
         let firing = fire(cx.ctx, body, Some(native.clone())).call(&exec.call_id);
-        Flow::fire(firing, move |_, readings| {
-            let (action, mark) = translate::post_tool_use(readings, &native, &outcome.content);
+        Flow::fire(firing, move |_, runs| {
+            let (action, mark) =
+                translate::post_tool_use(&readings(runs), &native, &outcome.content);
             let decision = PostToolDecision {
                 action,
                 contexts: Vec::new(),
             };
-            (mark, Flow::Done(decision))
+            (mark.into(), Flow::Done(decision))
         })
     }
 

@@ -6,7 +6,7 @@
 //! A seam of a bridge is a [`Flow`]: fire an event (its payload built by
 //! the dialect, [`Fire`]), hand the runs' readings to the dialect's
 //! aggregate-and-translate function, which says which run won
-//! ([`Mark`]) and what comes next: the seam's answer ([`Flow::Done`]) or
+//! ([`Record`]) and what comes next: the seam's answer ([`Flow::Done`]) or
 //! another event to fire (a dialect whose tool fires a second event
 //! after the first one's answer, or only when the first did not decide,
 //! chains them here). The plugin
@@ -26,21 +26,45 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dsh_hook_runner::HookRunner;
+use dsh_model::ModelError;
+use dsh_protocol::{Event, ModelReply, ModelRequest};
 use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CancellationToken,
     CompactionDecision, CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput,
     Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
-    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SubagentStartInput,
-    SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
+    ProposedCall, ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource,
+    SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
 };
+use futures::future::BoxFuture;
 
-use crate::dispatch::{Request, Rules, Winner};
-use crate::engine::{Dialect, Engine};
+use crate::dispatch::{Request, Rules, Winner, mark};
+use crate::engine::{Dialect, Engine, Fired};
 
-/// Which run of a firing won, among the runs whose answer was
-/// [`Bridge::Decisive`]; `None`: no answer was decisive (every run is
-/// recorded as read).
-pub type Mark<B> = Option<(Winner, <B as Bridge>::Decisive)>;
+/// How a firing's runs are recorded, by the dialect's reading of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record<D> {
+    /// As read: no answer was decisive.
+    AsRead,
+    /// Among the runs whose answer was `D`, the [`Winner`] won.
+    Won(Winner, D),
+    /// The runs whose answer was `D` were overridden by dsh's cap: none
+    /// won, and each carries the cap's text (`hook/result.capped`).
+    Capped(D, String),
+}
+
+impl<D> From<Option<(Winner, D)>> for Record<D> {
+    fn from(mark: Option<(Winner, D)>) -> Self {
+        match mark {
+            Some((winner, decisive)) => Record::Won(winner, decisive),
+            None => Record::AsRead,
+        }
+    }
+}
+
+/// The readings of a firing's runs, in run order.
+pub fn readings<D: Dialect>(runs: &[Fired<D>]) -> Vec<&D::Reading> {
+    runs.iter().map(|run| &run.reading).collect()
+}
 
 /// One event a seam fires, as the dialect's pure functions built it.
 pub struct Fire<B: Bridge> {
@@ -93,16 +117,13 @@ pub struct Cx<'s, B: Bridge> {
     pub ctx: &'s SeamContext,
 }
 
-type Then<'a, B, Out> = Box<
-    dyn for<'s> FnOnce(Cx<'s, B>, &'s [&'s <B as Dialect>::Reading]) -> Step<'a, B, Out>
-        + Send
-        + 'a,
->;
+type Then<'a, B, Out> =
+    Box<dyn for<'s> FnOnce(Cx<'s, B>, &'s [Fired<B>]) -> Step<'a, B, Out> + Send + 'a>;
 type Later<'a, B, Out> = Box<dyn for<'s> FnOnce(Cx<'s, B>) -> Flow<'a, B, Out> + Send + 'a>;
 
-/// What the dialect makes of one firing's readings: the winner mark and
+/// What the dialect makes of one firing's runs: how they are recorded and
 /// what comes next.
-pub type Step<'a, B, Out> = (Mark<B>, Flow<'a, B, Out>);
+pub type Step<'a, B, Out> = (Record<<B as Bridge>::Decisive>, Flow<'a, B, Out>);
 
 /// A seam's course: fire events one after another, each followed by the
 /// dialect's pure reading of its runs, until the seam's answer.
@@ -117,10 +138,10 @@ pub enum Flow<'a, B: Bridge, Out> {
 }
 
 impl<'a, B: Bridge, Out: Send + 'a> Flow<'a, B, Out> {
-    /// Fires `fire`, then `then` over its readings.
+    /// Fires `fire`, then `then` over its runs (handlers and readings).
     pub fn fire(
         fire: Fire<B>,
-        then: impl for<'s> FnOnce(Cx<'s, B>, &'s [&'s B::Reading]) -> Step<'a, B, Out> + Send + 'a,
+        then: impl for<'s> FnOnce(Cx<'s, B>, &'s [Fired<B>]) -> Step<'a, B, Out> + Send + 'a,
     ) -> Self {
         Flow::Fire(fire, Box::new(then))
     }
@@ -128,7 +149,7 @@ impl<'a, B: Bridge, Out: Send + 'a> Flow<'a, B, Out> {
     /// Fires an advisory event (nothing its runs say is decisive), records
     /// its runs, then answers `out`.
     pub fn notify(fire: Fire<B>, out: Out) -> Self {
-        Flow::fire(fire, move |_, _| (None, Flow::Done(out)))
+        Flow::fire(fire, move |_, _| (Record::AsRead, Flow::Done(out)))
     }
 
     /// Runs `later` with the state and context when the flow gets there.
@@ -144,9 +165,9 @@ impl<'a, B: Bridge, Out: Send + 'a> Flow<'a, B, Out> {
         match self {
             Flow::Done(out) => Flow::later(move |cx| next(cx, out)),
             Flow::Later(later) => Flow::later(move |cx| later(cx).and_then(next)),
-            Flow::Fire(fire, then) => Flow::fire(fire, move |cx, readings| {
-                let (mark, flow) = then(cx, readings);
-                (mark, flow.and_then(next))
+            Flow::Fire(fire, then) => Flow::fire(fire, move |cx, runs| {
+                let (record, flow) = then(cx, runs);
+                (record, flow.and_then(next))
             }),
         }
     }
@@ -173,6 +194,29 @@ pub trait Bridge: Rules + 'static {
     /// Agent types the dialect's tool has built in.
     fn agent_definitions(&self) -> Vec<AgentDefinition> {
         Vec::new()
+    }
+    /// Observes an event of the session log (what the bridge keeps of
+    /// the turn for later payloads).
+    fn on_event(&self, _state: &mut Self::State, _event: &Event) {}
+    /// A model request about to go out. For dialects whose model events
+    /// read and patch the request as a whole: they fire through
+    /// [`BridgePlugin::drive`] themselves. Default: keep it.
+    fn before_provider_request<'a>(
+        _plugin: &'a BridgePlugin<Self>,
+        _ctx: &'a SeamContext,
+        _request: &'a ModelRequest,
+    ) -> BoxFuture<'a, ProviderRequestDecision> {
+        Box::pin(async { ProviderRequestDecision::Keep })
+    }
+    /// A model request's result (as [`Bridge::before_provider_request`]).
+    /// Default: nothing.
+    fn after_model_request<'a>(
+        _plugin: &'a BridgePlugin<Self>,
+        _ctx: &'a SeamContext,
+        _request: &'a ModelRequest,
+        _result: Result<&'a ModelReply, &'a ModelError>,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
     }
     /// Session start.
     fn session_start<'a>(
@@ -279,6 +323,16 @@ where
         Arc::new(BridgePlugin::new(bridge, runner))
     }
 
+    /// The dialect.
+    pub fn bridge(&self) -> &B {
+        self.engine.dialect()
+    }
+
+    /// The engine it dispatches through.
+    pub fn engine(&self) -> &Engine<B> {
+        &self.engine
+    }
+
     fn lock(&self) -> MutexGuard<'_, B::State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -318,25 +372,34 @@ where
                         cancel: if fresh { &own } else { &ctx.cancel },
                     };
                     let mut fired = self.engine.dispatch(ctx, request).await;
-                    let (mark, next) = {
-                        let readings: Vec<&B::Reading> =
-                            fired.iter().map(|run| &run.reading).collect();
+                    let (record, next) = {
                         let mut state = self.lock();
                         let cx = Cx {
                             bridge,
                             state: &mut state,
                             ctx,
                         };
-                        then(cx, &readings)
+                        then(cx, &fired)
                     };
-                    match mark {
-                        Some((winner, decisive)) => {
+                    let holds = |reading: &B::Reading, decisive| bridge.holds(decisive, reading);
+                    match record {
+                        Record::AsRead => self.engine.finish(ctx, event, &fired),
+                        Record::Won(winner, decisive) => {
                             self.engine
                                 .settle(ctx, event, &mut fired, winner, |reading| {
-                                    bridge.holds(decisive, reading)
+                                    holds(reading, decisive)
                                 });
                         }
-                        None => self.engine.finish(ctx, event, &fired),
+                        Record::Capped(decisive, text) => {
+                            mark(&mut fired, Winner::Nobody, |reading| {
+                                holds(reading, decisive)
+                            });
+                            self.engine.record(ctx, event, &fired, &|index, decision| {
+                                if fired.get(index).is_some_and(|run| run.won.is_some()) {
+                                    decision.capped = Some(text.clone());
+                                }
+                            });
+                        }
                     }
                     next
                 }
@@ -364,6 +427,27 @@ where
 
     fn agent_definitions(&self) -> Vec<AgentDefinition> {
         self.engine.dialect().agent_definitions()
+    }
+
+    fn on_event(&self, event: &Event) {
+        self.engine.dialect().on_event(&mut self.lock(), event);
+    }
+
+    async fn before_provider_request(
+        &self,
+        ctx: &SeamContext,
+        request: &ModelRequest,
+    ) -> ProviderRequestDecision {
+        B::before_provider_request(self, ctx, request).await
+    }
+
+    async fn after_model_request(
+        &self,
+        ctx: &SeamContext,
+        request: &ModelRequest,
+        result: Result<&ModelReply, &ModelError>,
+    ) {
+        B::after_model_request(self, ctx, request, result).await;
     }
 
     async fn session_start(

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use dsh_hook_runner::{HookExit, HookProgram, HookRunner, HookSpec, RunRecord};
 use dsh_hooks::{
-    Bridge, BridgePlugin, Cx, Dialect, Finished, Fire, Flow, HandlerInfo, Launch, Rules, Winner,
+    Bridge, BridgePlugin, Cx, Dialect, Finished, Fire, Flow, HandlerInfo, Launch, Record, Rules,
+    Winner, readings,
 };
 use dsh_protocol::{EventBody, HookDecision, HookEffect, Seam};
 use dsh_seams::{
@@ -124,6 +125,16 @@ impl Rules for Toy {
     }
 }
 
+/// How refusals are recorded: the first wins, unless the prompt is `cap`
+/// (then dsh's cap overrides them all).
+fn refusal(prompt: &str) -> Record<bool> {
+    if prompt == "cap" {
+        Record::Capped(true, "capped by dsh".to_owned())
+    } else {
+        Record::Won(Winner::First, true)
+    }
+}
+
 /// Pure: the prompt's answer from the `Ask` runs.
 fn ask(readings: &[&i64]) -> Result<i64, String> {
     match readings.iter().find(|r| ***r < 0) {
@@ -150,11 +161,10 @@ impl Bridge for Toy {
     ) -> Flow<'a, Self, PromptDecision> {
         cx.state.prompts += 1;
         let payload = format!("{} #{}", prompt.content, cx.state.prompts);
-        Flow::fire(
-            Fire::new("Ask", (), payload),
-            move |_, readings| match ask(readings) {
+        Flow::fire(Fire::new("Ask", (), payload), move |_, runs| {
+            match ask(&readings(runs)) {
                 Err(reason) => (
-                    Some((Winner::First, true)),
+                    refusal(&prompt.content),
                     Flow::Done(PromptDecision::Block { reason }),
                 ),
                 Ok(sum) => {
@@ -164,12 +174,12 @@ impl Bridge for Toy {
                         contexts: Vec::new(),
                     };
                     (
-                        Some((Winner::Last, false)),
+                        Record::Won(Winner::Last, false),
                         Flow::notify(Fire::new("Tell", (), rewrite), decision),
                     )
                 }
-            },
-        )
+            }
+        })
     }
     fn session_end<'a>(cx: Cx<'_, Self>, _reason: SessionEndReason) -> Flow<'a, Self, ()> {
         let payload = format!("after {} prompts", cx.state.prompts);
@@ -276,9 +286,22 @@ async fn the_first_refusal_wins_and_ends_the_flow() {
             reason: "refused by -1".into()
         }
     );
+    plugin.prompt_submit(&ctx, &prompt("cap")).await;
+    let capped: Vec<(Option<bool>, Option<String>)> = sink.events.lock().unwrap()[6..]
+        .iter()
+        .filter_map(|event| match event {
+            EventBody::HookResult { decision, .. } => Some((decision.won, decision.capped.clone())),
+            _ => None,
+        })
+        .collect();
+    let cap = Some("capped by dsh".to_owned());
+    assert_eq!(
+        capped,
+        [(None, None), (Some(false), cap.clone()), (Some(false), cap)]
+    );
     let log = log(&sink);
     assert_eq!(
-        log[3..],
+        log[3..6],
         ["result None", "result Some(true)", "result Some(false)"]
     );
     assert!(!log.iter().any(|line| line.contains("Tell")));
