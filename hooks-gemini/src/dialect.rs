@@ -27,6 +27,11 @@ pub(crate) struct Gemini {
     pub shell: PathBuf,
     /// `$HOME`, for `GEMINI_PLANS_DIR`.
     pub home: PathBuf,
+    /// What AfterModel hooks put in place of replies (for AfterAgent).
+    pub shown: crate::model_events::ShownReplies,
+    /// An automatic compaction fired PreCompress (`auto`) for the request
+    /// about to go out, so that request does not fire it again.
+    pub compress_fired: std::sync::atomic::AtomicBool,
 }
 
 /// The words every fail-closed reason starts with.

@@ -41,6 +41,5 @@ pub mod trust_identity;
 
 pub use config::{ConfigError, GeminiConfig, GeminiDiscovery, load};
 pub use event::GeminiEvent;
-pub use plugin::GeminiPlugin;
 pub use registered::GeminiDialect;
 pub use trust_identity::TrustIdentity;

@@ -35,7 +35,8 @@ use dsh_seams::{
     ProposedCall, ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource,
     SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
 };
-use futures::future::BoxFuture;
+/// What the model-request seams of a [`Bridge`] return.
+pub use futures::future::BoxFuture;
 
 use crate::dispatch::{Request, Rules, Winner, mark};
 use crate::engine::{Dialect, Engine, Fired};
