@@ -15,6 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
+use dsh_hooks::json_file;
 use serde_json::Value;
 
 use crate::event::{CopilotEvent, Mode};
@@ -301,29 +302,11 @@ impl CopilotConfig {
     }
 }
 
-/// A JSON value as a string: strings as they are, others as JSON text.
-fn as_text(value: &Value) -> String {
-    value
-        .as_str()
-        .map(str::to_owned)
-        .unwrap_or_else(|| value.to_string())
-}
-
-/// Parses one file's text: `None` when it does not exist.
-pub fn read(files: &dsh_files::ConfigFiles, path: &Path) -> Result<Option<Value>, String> {
-    let text = match files.read_if_exists(path) {
-        Ok(Some(text)) => text,
-        Ok(None) => return Ok(None),
-        Err(error) => return Err(error.to_string()),
-    };
-    serde_json::from_str(&text).map(Some).map_err(|error| {
-        format!(
-            "Invalid JSON: {} at line {} column {}",
-            dsh_hooks::position::without_position(&error),
-            error.line(),
-            error.column()
-        )
-    })
+/// A hook file's `version` when it is not the 1 Copilot reads (Copilot
+/// then skips the whole file).
+pub fn unread_version(doc: &Value) -> Option<&Value> {
+    doc.get("version")
+        .filter(|version| version.as_u64() != Some(1))
 }
 
 /// Loads the configuration. Never fails: unusable files are reported in
@@ -334,22 +317,19 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
     let mut problems = Vec::new();
     let mut disabled_by = None;
     for (path, kind, source) in discovery.files() {
-        let doc = match read(&discovery.files, &path) {
+        let doc = match json_file::read(&discovery.files, &path) {
             Ok(Some(doc)) => doc,
             Ok(None) => continue,
-            Err(message) => {
+            Err(error) => {
                 problems.push(Problem {
                     file: path,
-                    message,
+                    message: error.to_string(),
                     fatal: true,
                 });
                 continue;
             }
         };
-        if kind == FileKind::HookFile
-            && let Some(version) = doc.get("version")
-            && version != &Value::from(1)
-        {
+        if kind == FileKind::HookFile && unread_version(&doc).is_some() {
             problems.push(Problem {
                 file: path,
                 message: "version: Invalid hook config version (only 1 is read)".to_owned(),
@@ -419,16 +399,15 @@ pub(crate) fn parse_hooks(
         };
         for (i, entry) in entries.iter().enumerate() {
             let base = format!("{}#hooks.{name}[{i}]", file.path.display());
+            let matcher = entry.get("matcher").and_then(Value::as_str);
             // Claude Code's nested group: `{matcher, hooks: [...]}`.
             if let Some(inner) = entry.get("hooks").and_then(Value::as_array) {
-                let matcher = entry.get("matcher").and_then(Value::as_str);
                 for (j, hook) in inner.iter().enumerate() {
                     let origin = format!("{base}.hooks[{j}]");
                     push_entry(hook, matcher, event, mode, origin, file, handlers, problems);
                 }
                 continue;
             }
-            let matcher = entry.get("matcher").and_then(Value::as_str);
             push_entry(entry, matcher, event, mode, base, file, handlers, problems);
         }
     }
@@ -453,7 +432,7 @@ fn push_entry(
             args: entry
                 .get("args")
                 .and_then(Value::as_array)
-                .map(|args| args.iter().map(as_text).collect())
+                .map(|args| args.iter().map(json_file::text).collect())
                 .unwrap_or_default(),
         },
         (Some(command), None, _) => Program::Bash(command),
@@ -477,15 +456,7 @@ fn push_entry(
         .filter(|secs| *secs > 0.0)
         .map(|secs| secs.ceil() as u64)
         .unwrap_or(DEFAULT_TIMEOUT_SEC);
-    let env = entry
-        .get("env")
-        .and_then(Value::as_object)
-        .map(|env| {
-            env.iter()
-                .map(|(key, value)| (key.clone(), as_text(value)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let env = json_file::env_pairs(entry.get("env"));
     handlers.push(Handler {
         event,
         mode,

@@ -26,6 +26,8 @@ pub(crate) struct Copilot {
     pub shell: PathBuf,
     /// The repository root (hooks' cwd, `COPILOT_PROJECT_DIR`).
     pub repo: PathBuf,
+    /// `$COPILOT_HOME` (`~/.copilot`): transcript paths, the agent source.
+    pub user_dir: PathBuf,
 }
 
 /// The variables Copilot adds for one entry (a_baseline_all_events,
@@ -120,10 +122,7 @@ impl Rules for Copilot {
         handler: &Handler,
         finished: Finished<'_, Infallible>,
     ) -> Reading {
-        let run = match finished {
-            Finished::Process(run) => run,
-            Finished::Custom(never) => match *never {},
-        };
+        let run = finished.process();
         interpret(
             event,
             handler.mode,
@@ -270,12 +269,5 @@ impl Dialect for Copilot {
                 level: NoticeLevel::Warning,
             })
             .collect()
-    }
-
-    fn detached_decision(&self, _handler: &Handler) -> HookDecision {
-        HookDecision {
-            status: Some(HookRunStatus::Running),
-            ..HookDecision::of(HookEffect::None)
-        }
     }
 }

@@ -2,6 +2,11 @@
 //! under: the native camelCase name (Copilot payloads) and the PascalCase
 //! name (Claude Code style payloads, "VS Code compatible").
 
+use dsh_hooks::names::EventTable;
+use dsh_protocol::Seam;
+
+use CopilotEvent as E;
+
 /// One Copilot CLI hook event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CopilotEvent {
@@ -47,87 +52,46 @@ pub enum Mode {
     Pascal,
 }
 
-/// Each event with its camelCase and PascalCase names, in the order of
-/// Copilot's documentation.
-const NAMES: [(CopilotEvent, &str, Option<&str>); 15] = [
-    (
-        CopilotEvent::SessionStart,
-        "sessionStart",
-        Some("SessionStart"),
-    ),
-    (
-        CopilotEvent::UserPromptSubmitted,
-        "userPromptSubmitted",
-        Some("UserPromptSubmit"),
-    ),
-    (
-        CopilotEvent::UserPromptTransformed,
-        "userPromptTransformed",
-        None,
-    ),
-    (CopilotEvent::PreToolUse, "preToolUse", Some("PreToolUse")),
-    (
-        CopilotEvent::PermissionRequest,
-        "permissionRequest",
-        Some("PermissionRequest"),
-    ),
-    (
-        CopilotEvent::PostToolUse,
-        "postToolUse",
-        Some("PostToolUse"),
-    ),
-    (
-        CopilotEvent::PostToolUseFailure,
-        "postToolUseFailure",
-        Some("PostToolUseFailure"),
-    ),
-    (CopilotEvent::AgentStop, "agentStop", Some("Stop")),
-    (
-        CopilotEvent::SubagentStart,
-        "subagentStart",
-        Some("SubagentStart"),
-    ),
-    (
-        CopilotEvent::SubagentStop,
-        "subagentStop",
-        Some("SubagentStop"),
-    ),
-    (CopilotEvent::PreCompact, "preCompact", Some("PreCompact")),
-    (
-        CopilotEvent::Notification,
-        "notification",
-        Some("Notification"),
-    ),
-    (
-        CopilotEvent::ErrorOccurred,
-        "errorOccurred",
-        Some("ErrorOccurred"),
-    ),
-    (CopilotEvent::SessionEnd, "sessionEnd", Some("SessionEnd")),
-    (CopilotEvent::PreMcpToolCall, "preMcpToolCall", None),
-];
+/// Each event with its camelCase and PascalCase names and its seam, in the
+/// order of Copilot's documentation.
+#[rustfmt::skip]
+const EVENTS: EventTable<CopilotEvent> = EventTable(&[
+    (E::SessionStart, "sessionStart", Some("SessionStart"), Seam::SessionStart),
+    (E::UserPromptSubmitted, "userPromptSubmitted", Some("UserPromptSubmit"), Seam::PromptSubmit),
+    (E::UserPromptTransformed, "userPromptTransformed", None, Seam::PromptSubmit),
+    (E::PreToolUse, "preToolUse", Some("PreToolUse"), Seam::PreExecute),
+    (E::PermissionRequest, "permissionRequest", Some("PermissionRequest"), Seam::Approval),
+    (E::PostToolUse, "postToolUse", Some("PostToolUse"), Seam::PostExecute),
+    (E::PostToolUseFailure, "postToolUseFailure", Some("PostToolUseFailure"), Seam::PostExecute),
+    (E::AgentStop, "agentStop", Some("Stop"), Seam::TurnContinuation),
+    (E::SubagentStart, "subagentStart", Some("SubagentStart"), Seam::SubagentStart),
+    (E::SubagentStop, "subagentStop", Some("SubagentStop"), Seam::SubagentStop),
+    (E::PreCompact, "preCompact", Some("PreCompact"), Seam::Compaction),
+    (E::Notification, "notification", Some("Notification"), Seam::Notification),
+    (E::ErrorOccurred, "errorOccurred", Some("ErrorOccurred"), Seam::TurnFailed),
+    (E::SessionEnd, "sessionEnd", Some("SessionEnd"), Seam::SessionEnd),
+    (E::PreMcpToolCall, "preMcpToolCall", None, Seam::PreExecute),
+]);
 
 impl CopilotEvent {
     /// Every event, in the order of Copilot's documentation.
     pub fn all() -> impl Iterator<Item = CopilotEvent> {
-        NAMES.iter().map(|(event, _, _)| *event)
+        EVENTS.all()
     }
 
-    fn names(self) -> (&'static str, Option<&'static str>) {
-        NAMES
-            .iter()
-            .find(|(event, _, _)| *event == self)
-            .map_or(("", None), |(_, camel, pascal)| (*camel, *pascal))
+    /// Every configurable name, camelCase then PascalCase per event.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        EVENTS.names()
     }
 
     /// The camelCase name (`hookType` in Copilot's log).
     pub fn as_str(self) -> &'static str {
-        self.names().0
+        EVENTS.name(self)
     }
 
     /// The PascalCase name, for the events that have one.
     pub fn pascal(self) -> Option<&'static str> {
-        self.names().1
+        EVENTS.alias(self)
     }
 
     /// The name an entry is configured under in `mode`.
@@ -141,36 +105,13 @@ impl CopilotEvent {
     /// Parses a configured event name (exact, case-sensitive): the event
     /// and which payload mode the name selects.
     pub fn parse(name: &str) -> Option<(CopilotEvent, Mode)> {
-        NAMES.iter().find_map(|(event, camel, pascal)| {
-            if *camel == name {
-                Some((*event, Mode::Camel))
-            } else if *pascal == Some(name) {
-                Some((*event, Mode::Pascal))
-            } else {
-                None
-            }
-        })
+        let (event, pascal) = EVENTS.parse(name)?;
+        Some((event, if pascal { Mode::Pascal } else { Mode::Camel }))
     }
 
     /// The canonical seam the event runs on.
-    pub fn seam(self) -> dsh_protocol::Seam {
-        use dsh_protocol::Seam;
-        match self {
-            CopilotEvent::SessionStart => Seam::SessionStart,
-            CopilotEvent::UserPromptSubmitted | CopilotEvent::UserPromptTransformed => {
-                Seam::PromptSubmit
-            }
-            CopilotEvent::PreToolUse | CopilotEvent::PreMcpToolCall => Seam::PreExecute,
-            CopilotEvent::PermissionRequest => Seam::Approval,
-            CopilotEvent::PostToolUse | CopilotEvent::PostToolUseFailure => Seam::PostExecute,
-            CopilotEvent::AgentStop => Seam::TurnContinuation,
-            CopilotEvent::SubagentStart => Seam::SubagentStart,
-            CopilotEvent::SubagentStop => Seam::SubagentStop,
-            CopilotEvent::PreCompact => Seam::Compaction,
-            CopilotEvent::Notification => Seam::Notification,
-            CopilotEvent::ErrorOccurred => Seam::TurnFailed,
-            CopilotEvent::SessionEnd => Seam::SessionEnd,
-        }
+    pub fn seam(self) -> Seam {
+        EVENTS.seam(self)
     }
 
     /// Whether the matcher is tested against a tool name.

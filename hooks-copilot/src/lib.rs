@@ -8,10 +8,11 @@
 //! modes (camelCase events with Copilot's payloads, PascalCase events with
 //! Claude-style payloads), reading hook output with Copilot's exit-code
 //! rules, producing the exact texts Copilot shows the model, and mapping it
-//! onto dsh's canonical seams as one [`dsh_seams::Plugin`]. The translation
-//! is pure ([`config`], [`payload`], [`output`], [`tools`], [`matcher`]);
+//! onto dsh's canonical seams through the shared bridge plugin
+//! (`dsh_hooks::BridgePlugin`). The translation is pure ([`config`],
+//! [`payload`], [`output`], [`translate`], [`tools`], [`matcher`]);
 //! `dialect` describes Copilot to the shared hook engine (`dsh-hooks`);
-//! [`plugin`] maps outcomes onto the seams.
+//! [`plugin`] plans each seam's events.
 //!
 //! What it is not: it does not read a repository's `.claude/settings*.json`
 //! (Copilot does; dsh leaves that file to the Claude Code dialect so each
@@ -39,5 +40,4 @@ pub mod translate;
 pub use config::{CopilotConfig, CopilotDiscovery, load};
 pub use dialect::copilot_vars;
 pub use event::{CopilotEvent, Mode};
-pub use plugin::CopilotPlugin;
 pub use registered::CopilotDialect;

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::lint::{Finding, Severity, did_you_mean, nearest};
+use dsh_hooks::lint::{Checker, Finding, Severity, did_you_mean, malformed_json, nearest};
 use dsh_hooks::registry::LintTargets;
 use serde_json::Value;
 
@@ -35,7 +35,7 @@ pub fn claude_settings_findings(discovery: &CopilotDiscovery) -> LintTargets {
     }
     for name in ["settings.json", "settings.local.json"] {
         let path = repo.join(".claude").join(name);
-        let has_hooks = crate::config::read(&discovery.files, &path)
+        let has_hooks = dsh_hooks::json_file::read(&discovery.files, &path)
             .ok()
             .flatten()
             .is_some_and(|doc| {
@@ -86,25 +86,8 @@ pub fn is_copilot_file(path: &Path) -> bool {
     }
 }
 
-fn finding(
-    file: &Path,
-    severity: Severity,
-    code: &'static str,
-    at: Option<String>,
-    message: String,
-) -> Finding {
-    Finding {
-        severity,
-        code,
-        file: file.to_owned(),
-        position: None,
-        at,
-        message,
-    }
-}
-
 /// Checks one Copilot file.
-pub fn lint_file(file: &Path, _project: &Path) -> Vec<Finding> {
+pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     let text = match dsh_hooks::lint::read(file) {
         Ok(text) => text,
         Err(finding) => return vec![finding],
@@ -112,61 +95,46 @@ pub fn lint_file(file: &Path, _project: &Path) -> Vec<Finding> {
     let doc: Value = match serde_json::from_str(&text) {
         Ok(doc) => doc,
         Err(error) => {
-            return vec![Finding {
-                position: Some(format!("{}:{}", error.line(), error.column())),
-                ..finding(
-                    file,
-                    Severity::Error,
-                    "malformed-json",
-                    None,
-                    format!(
-                        "Invalid JSON: {}; Copilot CLI skips the whole file",
-                        dsh_hooks::position::without_position(&error)
-                    ),
-                )
-            }];
+            return vec![malformed_json(file, &error, |e| {
+                format!("Invalid JSON: {e}; Copilot CLI skips the whole file")
+            })];
         }
     };
-    let mut findings = Vec::new();
+    let mut c = Checker::new(file, text, project);
     let hook_file = file
         .parent()
         .and_then(Path::file_name)
         .is_some_and(|d| d == "hooks");
-    if hook_file
-        && let Some(version) = doc.get("version")
-        && version != &Value::from(1)
-    {
-        findings.push(finding(
-            file,
+    if hook_file && let Some(version) = crate::config::unread_version(&doc) {
+        let message = format!(
+            "version is {version}; Copilot CLI reads only version 1 and skips the whole file"
+        );
+        c.push_at(
             Severity::Error,
             "bad-version",
             Some("version".to_owned()),
-            format!(
-                "version is {version}; Copilot CLI reads only version 1 and skips the whole file"
-            ),
-        ));
-        return findings;
+            None,
+            message,
+        );
+        return c.finish();
     }
-    let names: Vec<&str> = CopilotEvent::all()
-        .flat_map(|e| [Some(e.as_str()), e.pascal()])
-        .flatten()
-        .collect();
     if let Some(hooks) = doc.get("hooks").and_then(Value::as_object) {
         for (name, entries) in hooks {
             let Some((event, mode)) = CopilotEvent::parse(name) else {
-                findings.push(finding(
-                    file,
+                let message = format!(
+                    "`{name}` is not a Copilot CLI event; Copilot ignores it silently{}",
+                    did_you_mean(nearest(name, CopilotEvent::names()))
+                );
+                c.push_at(
                     Severity::Warning,
                     "unknown-event",
                     Some(format!("hooks.{name}")),
-                    format!(
-                        "`{name}` is not a Copilot CLI event; Copilot ignores it silently{}",
-                        did_you_mean(nearest(name, names.iter().copied()))
-                    ),
-                ));
+                    None,
+                    message,
+                );
                 continue;
             };
-            lint_entries(file, name, event, mode, entries, &mut findings);
+            lint_entries(&mut c, name, event, mode, entries);
         }
     }
     let mut handlers = Vec::new();
@@ -183,19 +151,12 @@ pub fn lint_file(file: &Path, _project: &Path) -> Vec<Finding> {
             Some((at, message)) => (Some(at.to_owned()), message.to_owned()),
             None => (None, problem.message),
         };
-        findings.push(finding(file, Severity::Error, "no-command", at, message));
+        c.push_at(Severity::Error, "no-command", at, None, message);
     }
-    findings
+    c.finish()
 }
 
-fn lint_entries(
-    file: &Path,
-    name: &str,
-    event: CopilotEvent,
-    mode: Mode,
-    entries: &Value,
-    findings: &mut Vec<Finding>,
-) {
+fn lint_entries(c: &mut Checker<'_>, name: &str, event: CopilotEvent, mode: Mode, entries: &Value) {
     let Some(entries) = entries.as_array() else {
         return;
     };
@@ -205,26 +166,14 @@ fn lint_entries(
             && !(mode == Mode::Pascal && matcher == "*")
             && regex::Regex::new(&format!("^(?:{matcher})$")).is_err()
         {
-            findings.push(finding(
-                file,
-                Severity::Warning,
-                "invalid-matcher",
-                Some(format!("{at}.matcher")),
-                format!("`{matcher}` is not a valid regular expression; Copilot CLI never runs this entry"),
-            ));
+            c.push_at(Severity::Warning, "invalid-matcher", Some(format!("{at}.matcher")), None, format!("`{matcher}` is not a valid regular expression; Copilot CLI never runs this entry"));
         }
         if mode == Mode::Camel
             && let Some(matcher) = entry.get("matcher").and_then(Value::as_str)
             && event.matches_tools()
             && matcher.chars().next().is_some_and(char::is_uppercase)
         {
-            findings.push(finding(
-                file,
-                Severity::Warning,
-                "claude-tool-name",
-                Some(format!("{at}.matcher")),
-                format!("camelCase events match Copilot's own tool names (`bash`, `view`, `create`, `edit`, …), case-sensitively; `{matcher}` looks like a Claude Code name"),
-            ));
+            c.push_at(Severity::Warning, "claude-tool-name", Some(format!("{at}.matcher")), None, format!("camelCase events match Copilot's own tool names (`bash`, `view`, `create`, `edit`, …), case-sensitively; `{matcher}` looks like a Claude Code name"));
         }
         if mode == Mode::Pascal
             && matches!(
@@ -234,13 +183,7 @@ fn lint_entries(
                     | CopilotEvent::PostToolUse
             )
         {
-            findings.push(finding(
-                file,
-                Severity::Warning,
-                "pascal-expectations",
-                Some(at),
-                format!("Copilot CLI runs PascalCase `{name}` with Claude-style payloads but its own output rules: exit 2 only warns, `hookSpecificOutput.additionalContext` is ignored (use a top-level `additionalContext`), `continue: false` is ignored"),
-            ));
+            c.push_at(Severity::Warning, "pascal-expectations", Some(at), None, format!("Copilot CLI runs PascalCase `{name}` with Claude-style payloads but its own output rules: exit 2 only warns, `hookSpecificOutput.additionalContext` is ignored (use a top-level `additionalContext`), `continue: false` is ignored"));
         }
     }
 }

@@ -1,33 +1,33 @@
-//! The Copilot bridge as one `dsh_seams::Plugin`. Each seam builds its
-//! event's payload ([`crate::payload`]), runs the selected entries one
-//! after the other in Copilot's order through the shared engine
-//! (`dsh-hooks`, which records `hook/invoked` and `hook/result`), reads
-//! them with [`crate::output`] and maps the result onto the seam with
-//! Copilot's model-facing texts.
+//! The Copilot bridge on dsh's seams, as pure per-event functions over the
+//! shared bridge plugin (`dsh_hooks::BridgePlugin`): each seam plans its
+//! events' payloads ([`crate::payload`]), hands each firing's readings to
+//! [`crate::translate`] (Copilot's aggregation and model-facing texts) and
+//! says what fires next. The plugin runs the entries one after the other
+//! in Copilot's order, marks the winner and records `hook/invoked` and
+//! `hook/result`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use dsh_hook_runner::HookRunner;
-use dsh_hooks::{Engine, Request};
+use dsh_hooks::{Bridge, BridgePlugin, Cx, Fire, Flow, Record, readings};
 use dsh_seams::{
-    AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CancellationToken,
-    CompactionDecision, CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput,
-    Disposition, InputRewrite, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
-    PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, SubagentStartInput, SubagentStopInput, ToolExecution,
-    ToolOutcome, TurnFailure,
+    AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision,
+    CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
+    InputRewrite, Plugin, PostToolAction, PostToolDecision, PreToolDecision, PreToolOutcome,
+    PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
+    SessionStartSource, SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome,
+    TurnFailure,
 };
 
 use crate::config::CopilotConfig;
 use crate::dialect::{Copilot, Payload};
 use crate::event::CopilotEvent;
-use crate::output::Decision;
+use crate::output::{Decision, Reading};
 use crate::payload::{self, AgentFields, Body, Common, ToolResult};
 use crate::tools;
-use crate::translate::{self, Mark, PromptAnswer, StopAnswer};
+use crate::translate::{self, Decisive, PromptAnswer, StopAnswer};
 
 /// The plugin's name.
 pub const PLUGIN_NAME: &str = "copilot-hooks";
@@ -36,11 +36,14 @@ pub const PLUGIN_NAME: &str = "copilot-hooks";
 /// the run anyway (cl_stop_block: 9 agentStop calls).
 pub const AGENT_STOP_CAP: u32 = 8;
 
-type Fired = dsh_hooks::Fired<Copilot>;
+/// Copilot's built-in `explore` agent type, offered to dsh's `agent` tool
+/// so a model that names it (as Copilot's `task` tool lets it) gets a
+/// subagent (subagent_task).
+pub const EXPLORE_AGENT: &str = "explore";
 
 /// What the bridge remembers across seams.
 #[derive(Debug, Default)]
-struct State {
+pub(crate) struct State {
     /// sessionStart waits for the first prompt (its payload carries it).
     pending_start: Option<&'static str>,
     /// A model call failed in this session (sessionEnd `reason: error`).
@@ -53,171 +56,57 @@ struct State {
     agent_stop_blocked: HashMap<String, bool>,
 }
 
-/// Copilot's built-in `explore` agent type, offered to dsh's `agent` tool
-/// so a model that names it (as Copilot's `task` tool lets it) gets a
-/// subagent (subagent_task).
-pub const EXPLORE_AGENT: &str = "explore";
-
-/// The Copilot hooks bridge.
-pub struct CopilotPlugin {
-    engine: Engine<Copilot>,
-    user_dir: std::path::PathBuf,
-    state: Mutex<State>,
-}
-
 impl CopilotConfig {
     /// The bridge plugin over this configuration.
     pub fn into_plugin(self, runner: HookRunner) -> Arc<dyn Plugin> {
-        Arc::new(CopilotPlugin::new(self, runner))
+        let copilot = Copilot {
+            user_dir: self.discovery.user_dir(),
+            repo: self.discovery.repo_root(),
+            shell: self.discovery.shell.clone(),
+            handlers: self.handlers,
+        };
+        BridgePlugin::shared(copilot, runner)
     }
 }
+
+type Flows<'a, Out> = Flow<'a, Copilot, Out>;
 
 fn source(event: CopilotEvent) -> String {
     format!("copilot:{}", event.as_str())
 }
 
-fn readings(fired: &[Fired]) -> Vec<&crate::output::Reading> {
-    fired.iter().map(|run| &run.reading).collect()
+fn common(ctx: &SeamContext) -> Common {
+    let agent = ctx.agent.as_ref().map(|identity| AgentFields {
+        agent_id: identity.agent_id.clone(),
+        agent_type: identity.agent_type.clone(),
+        parent_id: ctx.session.session_id.clone(),
+    });
+    Common::inside(
+        &ctx.session.session_id,
+        &ctx.session.cwd.display().to_string(),
+        agent,
+    )
 }
 
-impl CopilotPlugin {
-    /// A plugin over `config`.
-    pub fn new(config: CopilotConfig, runner: HookRunner) -> Self {
-        let repo = config.discovery.repo_root();
-        CopilotPlugin {
-            user_dir: config.discovery.user_dir(),
-            engine: Engine::new(
-                Copilot {
-                    handlers: config.handlers,
-                    shell: config.discovery.shell.clone(),
-                    repo,
-                },
-                runner,
-            ),
-            state: Mutex::new(State::default()),
-        }
-    }
+/// `body`'s event, its payload headed for `ctx`, matched against `tool`.
+fn fire(ctx: &SeamContext, body: Body, tool: Option<String>) -> Fire<Copilot> {
+    let payload = Payload {
+        common: common(ctx),
+        body,
+    };
+    Fire::new(payload.body.event(), tool, payload)
+}
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn common(ctx: &SeamContext) -> Common {
-        let agent = ctx.agent.as_ref().map(|identity| AgentFields {
-            agent_id: identity.agent_id.clone(),
-            agent_type: identity.agent_type.clone(),
-            parent_id: ctx.session.session_id.clone(),
-        });
-        Common::inside(
-            &ctx.session.session_id,
-            &ctx.session.cwd.display().to_string(),
-            agent,
-        )
-    }
-
-    fn transcript(&self, ctx: &SeamContext) -> String {
-        match &ctx.session.log_path {
-            Some(path) => path.display().to_string(),
-            None => payload::transcript_path(&self.user_dir, &ctx.session.session_id),
-        }
-    }
-
-    /// Fires `body`'s event: the engine runs the selected entries one
-    /// after the other in Copilot's order, chaining preToolUse
-    /// `modifiedArgs` and stopping at its first deny ([`crate::dialect`]).
-    async fn run(
-        &self,
-        ctx: &SeamContext,
-        body: Body,
-        subject: Option<&str>,
-        call_id: Option<&str>,
-        cancel: &CancellationToken,
-    ) -> Vec<Fired> {
-        let request = Request {
-            event: body.event(),
-            subject,
-            payload: Payload {
-                common: Self::common(ctx),
-                body,
-            },
-            call_id,
-            cancel,
-        };
-        self.engine.dispatch(ctx, request).await
-    }
-
-    /// Marks the winner `mark` names and records every run.
-    fn settle(&self, ctx: &SeamContext, event: CopilotEvent, fired: &mut [Fired], mark: Mark) {
-        match mark {
-            Some((winner, decisive)) => {
-                self.engine
-                    .settle(ctx, event, fired, winner, |r| decisive.holds(r));
-            }
-            None => self.engine.finish(ctx, event, fired),
-        }
-    }
-
-    /// Fires an advisory event and records its runs.
-    async fn fire_and_record(&self, ctx: &SeamContext, body: Body, cancel: &CancellationToken) {
-        let event = body.event();
-        let fired = self.run(ctx, body, None, None, cancel).await;
-        self.engine.finish(ctx, event, &fired);
-    }
-
-    /// Fires sessionStart (held until the first prompt, which its payload
-    /// carries); returns its contexts.
-    async fn fire_session_start(&self, ctx: &SeamContext, prompt: &str) -> Vec<ContextEntry> {
-        let Some(start) = self.lock().pending_start.take() else {
-            return Vec::new();
-        };
-        let event = CopilotEvent::SessionStart;
-        let body = Body::SessionStart {
-            source: start.to_owned(),
-            initial_prompt: prompt.to_owned(),
-        };
-        let fired = self.run(ctx, body, None, None, &ctx.cancel).await;
-        self.engine.finish(ctx, event, &fired);
-        // On --continue the context is not injected again
-        // (ss_context_and_resume).
-        translate::session_start(&readings(&fired), start == "resume")
-            .map(|text| vec![ContextEntry::new(text, source(event))])
-            .unwrap_or_default()
-    }
-
-    /// userPromptSubmitted and userPromptTransformed for a prompt Copilot
-    /// makes itself (an agentStop block's reason), recorded only.
-    async fn fire_prompt_hooks(&self, ctx: &SeamContext, prompt: &str) {
-        let body = Body::UserPromptSubmitted {
-            prompt: prompt.to_owned(),
-        };
-        let fired = self.run(ctx, body, None, None, &ctx.cancel).await;
-        self.engine
-            .finish(ctx, CopilotEvent::UserPromptSubmitted, &fired);
-        let fired = self
-            .run(ctx, transformed(prompt), None, None, &ctx.cancel)
-            .await;
-        self.engine
-            .finish(ctx, CopilotEvent::UserPromptTransformed, &fired);
+fn transcript(cx: &Cx<'_, Copilot>) -> String {
+    match &cx.ctx.session.log_path {
+        Some(path) => path.display().to_string(),
+        None => payload::transcript_path(&cx.bridge.user_dir, &cx.ctx.session.session_id),
     }
 }
 
-impl CopilotPlugin {
-    /// A stop block's reason as a new user turn: userPromptSubmitted fires
-    /// for it (stop_block_once, subagent_stop_block); what those hooks
-    /// answer is not applied to it.
-    async fn continue_with(
-        &self,
-        ctx: &SeamContext,
-        reason: String,
-        event: CopilotEvent,
-    ) -> ContinuationDecision {
-        self.fire_prompt_hooks(ctx, &reason).await;
-        ContinuationDecision::Continue {
-            reason: Some(reason),
-            source: source(event),
-            contexts: Vec::new(),
-        }
-    }
+fn contexts(text: Option<String>, event: CopilotEvent) -> Vec<ContextEntry> {
+    text.map(|text| vec![ContextEntry::new(text, source(event))])
+        .unwrap_or_default()
 }
 
 /// userPromptTransformed's body: the prompt after Copilot's date preamble.
@@ -231,10 +120,87 @@ fn transformed(prompt: &str) -> Body {
     }
 }
 
-#[async_trait]
-impl Plugin for CopilotPlugin {
-    fn name(&self) -> &str {
+/// sessionStart, held until the first prompt (which its payload carries);
+/// its contexts. On --continue the context is not injected again
+/// (ss_context_and_resume).
+fn first_session_start<'a>(cx: Cx<'_, Copilot>, prompt: &str) -> Flows<'a, Vec<ContextEntry>> {
+    let Some(start) = cx.state.pending_start.take() else {
+        return Flow::Done(Vec::new());
+    };
+    let body = Body::SessionStart {
+        source: start.to_owned(),
+        initial_prompt: prompt.to_owned(),
+    };
+    Flow::fire(fire(cx.ctx, body, None), move |_, runs| {
+        let text = translate::session_start(&readings(runs), start == "resume");
+        (
+            Record::AsRead,
+            Flow::Done(contexts(text, CopilotEvent::SessionStart)),
+        )
+    })
+}
+
+/// userPromptSubmitted and userPromptTransformed for a prompt Copilot
+/// makes itself (a stop block's reason, a subagent's prompt), recorded
+/// only; then `out`.
+fn prompt_hooks<'a, Out: Send + 'a>(ctx: &SeamContext, prompt: String, out: Out) -> Flows<'a, Out> {
+    let body = Body::UserPromptSubmitted {
+        prompt: prompt.clone(),
+    };
+    Flow::fire(fire(ctx, body, None), move |cx, _| {
+        (
+            Record::AsRead,
+            Flow::notify(fire(cx.ctx, transformed(&prompt), None), out),
+        )
+    })
+}
+
+/// A stop block's reason as a new user turn: userPromptSubmitted fires
+/// for it (stop_block_once, subagent_stop_block); what those hooks answer
+/// is not applied to it.
+fn continue_with<'a>(
+    ctx: &SeamContext,
+    reason: String,
+    event: CopilotEvent,
+) -> Flows<'a, ContinuationDecision> {
+    let decision = ContinuationDecision::Continue {
+        reason: Some(reason.clone()),
+        source: source(event),
+        contexts: Vec::new(),
+    };
+    prompt_hooks(ctx, reason, decision)
+}
+
+/// agentStop or subagentStop after `forced` blocks: the first block's
+/// reason is followed (up to Copilot's cap) as a new prompt.
+fn stop<'a>(ctx: &SeamContext, body: Body, forced: u32) -> Flows<'a, ContinuationDecision> {
+    let event = body.event();
+    Flow::fire(fire(ctx, body, None), move |cx, runs| {
+        let (answer, mark) = translate::agent_stop(&readings(runs), forced, AGENT_STOP_CAP);
+        let next = match answer {
+            StopAnswer::Stop | StopAnswer::Capped => Flow::Done(ContinuationDecision::Stop),
+            StopAnswer::Continue(reason) => continue_with(cx.ctx, reason, event),
+        };
+        (mark.into(), next)
+    })
+}
+
+impl Bridge for Copilot {
+    type State = State;
+    /// The native tool name (tool events).
+    type Key = Option<String>;
+    type Decisive = Decisive;
+
+    fn plugin_name(&self) -> &'static str {
         PLUGIN_NAME
+    }
+
+    fn subject<'k>(&self, key: &'k Option<String>) -> Option<&'k str> {
+        key.as_deref()
+    }
+
+    fn holds(&self, decisive: Decisive, reading: &Reading) -> bool {
+        decisive.holds(reading)
     }
 
     fn agent_definitions(&self) -> Vec<AgentDefinition> {
@@ -253,173 +219,147 @@ impl Plugin for CopilotPlugin {
         }]
     }
 
-    async fn subagent_start(
-        &self,
-        ctx: &SeamContext,
-        input: &SubagentStartInput,
-    ) -> Vec<ContextEntry> {
-        let event = CopilotEvent::SubagentStart;
+    fn subagent_start<'a>(
+        cx: Cx<'_, Self>,
+        input: &'a SubagentStartInput,
+    ) -> Flows<'a, Vec<ContextEntry>> {
         let body = Body::SubagentStart {
-            transcript_path: self.transcript(ctx),
+            transcript_path: transcript(&cx),
         };
-        let fired = self.run(ctx, body, None, None, &ctx.cancel).await;
-        self.engine.finish(ctx, event, &fired);
-        let context = translate::subagent_start(&readings(&fired));
-        // Copilot prepends the context to the subagent's prompt, and the
-        // subagent's userPromptSubmitted sees that prompt
-        // (subagent_stop_block); dsh adds the context after it.
-        let prompt = match &context {
-            Some(text) => format!("{text}\n\n{}", input.prompt),
-            None => input.prompt.clone(),
-        };
-        self.fire_prompt_hooks(ctx, &prompt).await;
-        context
-            .map(|text| vec![ContextEntry::new(text, source(event))])
-            .unwrap_or_default()
+        Flow::fire(fire(cx.ctx, body, None), move |cx, runs| {
+            let context = translate::subagent_start(&readings(runs));
+            // Copilot prepends the context to the subagent's prompt, and the
+            // subagent's userPromptSubmitted sees that prompt
+            // (subagent_stop_block); dsh adds the context after it.
+            let prompt = match &context {
+                Some(text) => format!("{text}\n\n{}", input.prompt),
+                None => input.prompt.clone(),
+            };
+            let out = contexts(context, CopilotEvent::SubagentStart);
+            (Record::AsRead, prompt_hooks(cx.ctx, prompt, out))
+        })
     }
 
-    async fn subagent_stop(
-        &self,
-        ctx: &SeamContext,
-        input: &SubagentStopInput,
-    ) -> ContinuationDecision {
+    fn subagent_stop<'a>(
+        cx: Cx<'_, Self>,
+        input: &'a SubagentStopInput,
+    ) -> Flows<'a, ContinuationDecision> {
         let agent_id = input.identity.agent_id.clone();
         // Inside the subagent, agentStop fires first (subagent_task).
-        let blocked = self
-            .lock()
-            .agent_stop_blocked
-            .remove(&agent_id)
-            .unwrap_or(false);
+        let blocked = cx.state.agent_stop_blocked.remove(&agent_id);
         let body = Body::AgentStop {
-            transcript_path: self.transcript(ctx),
+            transcript_path: transcript(&cx),
             stop_reason: "end_turn".to_owned(),
-            stop_hook_active: blocked,
+            stop_hook_active: blocked.unwrap_or(false),
         };
-        let mut fired = self.run(ctx, body, None, None, &ctx.cancel).await;
-        let (answer, mark) = translate::agent_stop(
-            &readings(&fired),
-            input.forced_continuations,
-            AGENT_STOP_CAP,
-        );
-        self.settle(ctx, CopilotEvent::AgentStop, &mut fired, mark);
-        if let StopAnswer::Continue(reason) = answer {
-            self.lock().agent_stop_blocked.insert(agent_id, true);
-            return self
-                .continue_with(ctx, reason, CopilotEvent::AgentStop)
-                .await;
-        }
-        let event = CopilotEvent::SubagentStop;
-        let body = Body::SubagentStop {
-            transcript_path: self.transcript(ctx),
-            response: input.last_assistant_message.clone(),
-            stop_reason: "end_turn".to_owned(),
-            stop_hook_active: input.stop_hook_active,
-        };
-        let mut fired = self.run(ctx, body, None, None, &ctx.cancel).await;
-        let (answer, mark) = translate::agent_stop(
-            &readings(&fired),
-            input.forced_continuations,
-            AGENT_STOP_CAP,
-        );
-        self.settle(ctx, event, &mut fired, mark);
-        match answer {
-            StopAnswer::Stop | StopAnswer::Capped => ContinuationDecision::Stop,
-            // The subagent gets the reason as a new prompt; its new final
-            // text is what the task tool returns (subagent_stop_block).
-            StopAnswer::Continue(reason) => self.continue_with(ctx, reason, event).await,
-        }
-    }
-
-    async fn session_start(
-        &self,
-        _ctx: &SeamContext,
-        start: SessionStartSource,
-    ) -> Vec<ContextEntry> {
-        let name = match start {
-            SessionStartSource::Startup | SessionStartSource::Clear => "new",
-            SessionStartSource::Resume => "resume",
-            // Copilot fires no sessionStart after compacting.
-            SessionStartSource::Compact => return Vec::new(),
-        };
-        self.lock().pending_start = Some(name);
-        Vec::new()
-    }
-
-    async fn prompt_submit(&self, ctx: &SeamContext, prompt: &PromptInput) -> PromptDecision {
-        let mut contexts = self.fire_session_start(ctx, &prompt.content).await;
-        let event = CopilotEvent::UserPromptSubmitted;
-        let body = Body::UserPromptSubmitted {
-            prompt: prompt.content.clone(),
-        };
-        let mut fired = self.run(ctx, body, None, None, &ctx.cancel).await;
-        let (answer, mark) = translate::prompt_submitted(&readings(&fired));
-        self.settle(ctx, event, &mut fired, mark);
-        let rewrite = match answer {
-            PromptAnswer::Block(reason) => return PromptDecision::Block { reason },
-            PromptAnswer::Allow { rewrite, context } => {
-                contexts.extend(context.map(|text| ContextEntry::new(text, source(event))));
-                rewrite
+        let forced = input.forced_continuations;
+        Flow::fire(fire(cx.ctx, body, None), move |cx, runs| {
+            let (answer, mark) = translate::agent_stop(&readings(runs), forced, AGENT_STOP_CAP);
+            if let StopAnswer::Continue(reason) = answer {
+                cx.state.agent_stop_blocked.insert(agent_id, true);
+                return (
+                    mark.into(),
+                    continue_with(cx.ctx, reason, CopilotEvent::AgentStop),
+                );
             }
-        };
-        let effective = rewrite.clone().unwrap_or_else(|| prompt.content.clone());
-        let fired = self
-            .run(ctx, transformed(&effective), None, None, &ctx.cancel)
-            .await;
-        self.engine
-            .finish(ctx, CopilotEvent::UserPromptTransformed, &fired);
-        PromptDecision::Allow { rewrite, contexts }
+            // The subagent gets a subagentStop block's reason as a new
+            // prompt; its new final text is what the task tool returns
+            // (subagent_stop_block).
+            let body = Body::SubagentStop {
+                transcript_path: transcript(&cx),
+                response: input.last_assistant_message.clone(),
+                stop_reason: "end_turn".to_owned(),
+                stop_hook_active: input.stop_hook_active,
+            };
+            (mark.into(), stop(cx.ctx, body, forced))
+        })
     }
 
-    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
+    fn session_start<'a>(
+        cx: Cx<'_, Self>,
+        start: SessionStartSource,
+    ) -> Flows<'a, Vec<ContextEntry>> {
+        cx.state.pending_start = match start {
+            SessionStartSource::Startup | SessionStartSource::Clear => Some("new"),
+            SessionStartSource::Resume => Some("resume"),
+            // Copilot fires no sessionStart after compacting.
+            SessionStartSource::Compact => return Flow::Done(Vec::new()),
+        };
+        Flow::Done(Vec::new())
+    }
+
+    fn prompt_submit<'a>(cx: Cx<'_, Self>, prompt: &'a PromptInput) -> Flows<'a, PromptDecision> {
+        first_session_start(cx, &prompt.content).and_then(move |cx, mut contexts| {
+            let event = CopilotEvent::UserPromptSubmitted;
+            let body = Body::UserPromptSubmitted {
+                prompt: prompt.content.clone(),
+            };
+            Flow::fire(fire(cx.ctx, body, None), move |cx, runs| {
+                let (answer, mark) = translate::prompt_submitted(&readings(runs));
+                let (rewrite, context) = match answer {
+                    PromptAnswer::Block(reason) => {
+                        return (mark.into(), Flow::Done(PromptDecision::Block { reason }));
+                    }
+                    PromptAnswer::Allow { rewrite, context } => (rewrite, context),
+                };
+                contexts.extend(context.map(|text| ContextEntry::new(text, source(event))));
+                let effective = rewrite.clone().unwrap_or_else(|| prompt.content.clone());
+                let decision = PromptDecision::Allow { rewrite, contexts };
+                let next = fire(cx.ctx, transformed(&effective), None);
+                (mark.into(), Flow::notify(next, decision))
+            })
+        })
+    }
+
+    fn rewrite_input<'a>(cx: Cx<'_, Self>, call: &'a ProposedCall) -> Flows<'a, CallReview> {
         let event = CopilotEvent::PreToolUse;
-        let native = tools::native_name(&call.tool).to_owned();
         let body = Body::PreToolUse {
             tool: call.tool.clone(),
             args: tools::tool_args(&call.tool, &call.arguments),
         };
-        let mut fired = self
-            .run(ctx, body, Some(&native), Some(&call.call_id), &ctx.cancel)
-            .await;
-        let (answer, mark) = translate::pre_tool_use(&readings(&fired));
-        self.settle(ctx, event, &mut fired, mark);
-        let rewrite = match answer.modified_args {
-            Some(args) => InputRewrite::Rewrite {
-                arguments: tools::arguments_from(&call.tool, &args),
-                by: source(event),
-                conflicts: Vec::new(),
-            },
-            None => InputRewrite::Keep,
-        };
-        if answer.decided {
-            // A preToolUse decision skips the permission flow.
-            self.lock().permission.insert(call.call_id.clone(), true);
-        }
-        let contexts = answer
-            .contexts
-            .into_iter()
-            .map(|text| ContextEntry::new(text, source(event)))
-            .collect();
-        let mut verdict = PreToolVerdict::of(PreToolOutcome {
-            decision: answer.decision,
-            contexts,
-        });
-        verdict.approval = answer.approval;
-        CallReview {
-            rewrite,
-            verdict: Some(verdict),
-        }
+        let native = tools::native_name(&call.tool).to_owned();
+        let firing = fire(cx.ctx, body, Some(native)).call(&call.call_id);
+        Flow::fire(firing, move |cx, runs| {
+            let (answer, mark) = translate::pre_tool_use(&readings(runs));
+            let rewrite = match answer.modified_args {
+                Some(args) => InputRewrite::Rewrite {
+                    arguments: tools::arguments_from(&call.tool, &args),
+                    by: source(event),
+                    conflicts: Vec::new(),
+                },
+                None => InputRewrite::Keep,
+            };
+            if answer.decided {
+                // A preToolUse decision skips the permission flow.
+                cx.state.permission.insert(call.call_id.clone(), true);
+            }
+            let contexts = answer
+                .contexts
+                .into_iter()
+                .map(|text| ContextEntry::new(text, source(event)))
+                .collect();
+            let mut verdict = PreToolVerdict::of(PreToolOutcome {
+                decision: answer.decision,
+                contexts,
+            });
+            verdict.approval = answer.approval;
+            let review = CallReview {
+                rewrite,
+                verdict: Some(verdict),
+            };
+            (mark.into(), Flow::Done(review))
+        })
     }
 
-    async fn pre_execute(
-        &self,
-        ctx: &SeamContext,
-        exec: &ToolExecution,
-        review: Option<&PreToolVerdict>,
-    ) -> PreToolOutcome {
-        let outcome = review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(ctx));
-        let decided = self.lock().permission.remove(&exec.call_id).is_some();
+    fn pre_execute<'a>(
+        cx: Cx<'_, Self>,
+        exec: &'a ToolExecution,
+        review: Option<&'a PreToolVerdict>,
+    ) -> Flows<'a, PreToolOutcome> {
+        let outcome = review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(cx.ctx));
+        let decided = cx.state.permission.remove(&exec.call_id).is_some();
         if decided || !tools::asks_permission(&exec.tool) {
-            return outcome;
+            return Flow::Done(outcome);
         }
         // permissionRequest: only for calls no preToolUse hook decided,
         // never for read-only tools (a_file_tools, pre_allow_no_allow_all).
@@ -430,157 +370,135 @@ impl Plugin for CopilotPlugin {
             tool_input,
         };
         let native = tools::native_name(&exec.tool).to_owned();
-        let mut fired = self
-            .run(ctx, body, Some(&native), Some(&exec.call_id), &ctx.cancel)
-            .await;
-        let (last, mark) = translate::permission_request(&readings(&fired));
-        self.settle(ctx, event, &mut fired, mark);
-        match last {
-            Some((Decision::Deny(text), interrupt)) => {
-                if interrupt {
-                    ctx.control.request_stop(text.clone(), source(event));
+        let firing = fire(cx.ctx, body, Some(native)).call(&exec.call_id);
+        Flow::fire(firing, move |cx, runs| {
+            let (last, mark) = translate::permission_request(&readings(runs));
+            let outcome = match last {
+                Some((Decision::Deny(text), interrupt)) => {
+                    if interrupt {
+                        cx.ctx.control.request_stop(text.clone(), source(event));
+                    }
+                    PreToolOutcome {
+                        decision: PreToolDecision::Deny { reason: text },
+                        contexts: outcome.contexts,
+                    }
                 }
-                PreToolOutcome {
-                    decision: PreToolDecision::Deny { reason: text },
-                    contexts: outcome.contexts,
+                Some((Decision::Allow, _)) => {
+                    cx.state.permission.insert(exec.call_id.clone(), true);
+                    outcome
                 }
-            }
-            Some((Decision::Allow, _)) => {
-                self.lock().permission.insert(exec.call_id.clone(), true);
-                outcome
-            }
-            Some((Decision::Ask(_), _)) | None => outcome,
-        }
+                Some((Decision::Ask(_), _)) | None => outcome,
+            };
+            (mark.into(), Flow::Done(outcome))
+        })
     }
 
-    async fn approve(
-        &self,
-        _ctx: &SeamContext,
-        exec: &ToolExecution,
-        _ask: &ApprovalAsk,
-        review: Option<&PreToolVerdict>,
-    ) -> ApprovalDecision {
+    fn approve<'a>(
+        cx: Cx<'_, Self>,
+        exec: &'a ToolExecution,
+        _ask: &'a ApprovalAsk,
+        review: Option<&'a PreToolVerdict>,
+    ) -> Flows<'a, ApprovalDecision> {
         if let Some(approval) = review.and_then(|verdict| verdict.approval.clone()) {
-            return approval;
+            return Flow::Done(approval);
         }
-        if self.lock().permission.remove(&exec.call_id).is_some() {
-            return ApprovalDecision::AllowOnce;
-        }
-        ApprovalDecision::Abstain
+        Flow::Done(match cx.state.permission.remove(&exec.call_id) {
+            Some(_) => ApprovalDecision::AllowOnce,
+            None => ApprovalDecision::Abstain,
+        })
     }
 
-    async fn post_execute(
-        &self,
-        ctx: &SeamContext,
-        exec: &ToolExecution,
-        outcome: &ToolOutcome,
+    fn post_execute<'a>(
+        cx: Cx<'_, Self>,
+        exec: &'a ToolExecution,
+        outcome: &'a ToolOutcome,
         _duration: Duration,
-    ) -> PostToolDecision {
+    ) -> Flows<'a, PostToolDecision> {
         if outcome.disposition != Disposition::Executed {
-            return PostToolDecision::accept();
+            return Flow::Done(PostToolDecision::accept());
         }
         let native = tools::native_name(&exec.tool).to_owned();
         let args = tools::tool_args(&exec.tool, &exec.arguments);
+        let tool = exec.tool.clone();
         // A failing command is a success with its exit code (a_file_tools).
         if outcome.is_error && exec.tool != "bash" {
-            let event = CopilotEvent::PostToolUseFailure;
-            let body = Body::PostToolUseFailure {
-                tool: exec.tool.clone(),
-                args,
-                error: outcome.content.clone(),
-            };
-            let fired = self
-                .run(ctx, body, Some(&native), Some(&exec.call_id), &ctx.cancel)
-                .await;
-            self.engine.finish(ctx, event, &fired);
-            let contexts = translate::post_tool_use_failure(&readings(&fired), &native)
-                .map(|text| ContextEntry::new(text, source(event)))
-                .into_iter()
-                .collect();
-            return PostToolDecision {
-                action: PostToolAction::Accept,
-                contexts,
-            };
+            let error = outcome.content.clone();
+            let body = Body::PostToolUseFailure { tool, args, error };
+            let firing = fire(cx.ctx, body, Some(native.clone())).call(&exec.call_id);
+            return Flow::fire(firing, move |_, runs| {
+                let text = translate::post_tool_use_failure(&readings(runs), &native);
+                let contexts = contexts(text, CopilotEvent::PostToolUseFailure);
+                let decision = PostToolDecision {
+                    action: PostToolAction::Accept,
+                    contexts,
+                };
+                (Record::AsRead, Flow::Done(decision))
+            });
         }
-        let event = CopilotEvent::PostToolUse;
-        let body = Body::PostToolUse {
-            tool: exec.tool.clone(),
-            args,
-            result: ToolResult {
-                result_type: "success".to_owned(),
-                text: outcome.content.clone(),
-            },
+        let result = ToolResult {
+            result_type: "success".to_owned(),
+            text: outcome.content.clone(),
         };
-        let mut fired = self
-            .run(ctx, body, Some(&native), Some(&exec.call_id), &ctx.cancel)
-            .await;
-        let (action, mark) = translate::post_tool_use(&readings(&fired), &native, &outcome.content);
-        self.settle(ctx, event, &mut fired, mark);
-        PostToolDecision {
-            action,
-            contexts: Vec::new(),
-        }
+        let body = Body::PostToolUse { tool, args, result };
+        let firing = fire(cx.ctx, body, Some(native.clone())).call(&exec.call_id);
+        Flow::fire(firing, move |_, runs| {
+            let (action, mark) =
+                translate::post_tool_use(&readings(runs), &native, &outcome.content);
+            let decision = PostToolDecision {
+                action,
+                contexts: Vec::new(),
+            };
+            (mark.into(), Flow::Done(decision))
+        })
     }
 
-    async fn turn_continuation(
-        &self,
-        ctx: &SeamContext,
-        input: &ContinuationInput,
-    ) -> ContinuationDecision {
-        let event = CopilotEvent::AgentStop;
+    fn turn_continuation<'a>(
+        cx: Cx<'_, Self>,
+        input: &'a ContinuationInput,
+    ) -> Flows<'a, ContinuationDecision> {
         let body = Body::AgentStop {
-            transcript_path: self.transcript(ctx),
+            transcript_path: transcript(&cx),
             stop_reason: "end_turn".to_owned(),
             stop_hook_active: input.forced_continuations > 0,
         };
-        let mut fired = self.run(ctx, body, None, None, &ctx.cancel).await;
-        let (answer, mark) = translate::agent_stop(
-            &readings(&fired),
-            input.forced_continuations,
-            AGENT_STOP_CAP,
-        );
-        self.settle(ctx, event, &mut fired, mark);
-        match answer {
-            // Copilot ends the run after 8 consecutive blocks.
-            StopAnswer::Stop | StopAnswer::Capped => ContinuationDecision::Stop,
-            StopAnswer::Continue(reason) => self.continue_with(ctx, reason, event).await,
-        }
+        // Copilot ends the run after 8 consecutive blocks.
+        stop(cx.ctx, body, input.forced_continuations)
     }
 
-    async fn turn_failed(&self, ctx: &SeamContext, failure: &TurnFailure) {
-        self.lock().errored = true;
+    fn turn_failed<'a>(cx: Cx<'_, Self>, failure: &'a TurnFailure) -> Flows<'a, ()> {
+        cx.state.errored = true;
         let body = Body::ErrorOccurred {
             context: "model_call".to_owned(),
             recoverable: true,
             message: failure.error.to_string(),
             name: "Error".to_owned(),
         };
-        self.fire_and_record(ctx, body, &CancellationToken::new())
-            .await;
+        Flow::notify(fire(cx.ctx, body, None).fresh(), ())
     }
 
-    async fn session_before_compact(
-        &self,
-        ctx: &SeamContext,
-        input: &CompactionInput,
-    ) -> CompactionDecision {
+    fn session_before_compact<'a>(
+        cx: Cx<'_, Self>,
+        input: &'a CompactionInput,
+    ) -> Flows<'a, CompactionDecision> {
         let body = Body::PreCompact {
-            transcript_path: self.transcript(ctx),
+            transcript_path: transcript(&cx),
             trigger: input.trigger.as_str().to_owned(),
             custom_instructions: input.custom_instructions.clone().unwrap_or_default(),
         };
         // Advisory: nothing it says changes the compaction.
-        self.fire_and_record(ctx, body, &ctx.cancel).await;
-        CompactionDecision::proceed()
+        Flow::notify(fire(cx.ctx, body, None), CompactionDecision::proceed())
     }
 
-    async fn session_end(&self, ctx: &SeamContext, _reason: SessionEndReason) {
-        let errored = self.lock().errored;
+    fn session_end<'a>(cx: Cx<'_, Self>, _reason: SessionEndReason) -> Flows<'a, ()> {
+        let reason = if cx.state.errored {
+            "error"
+        } else {
+            "complete"
+        };
         let body = Body::SessionEnd {
-            reason: if errored { "error" } else { "complete" }.to_owned(),
+            reason: reason.to_owned(),
         };
         // The turn's token may be cancelled: run on a fresh one.
-        self.fire_and_record(ctx, body, &CancellationToken::new())
-            .await;
+        Flow::notify(fire(cx.ctx, body, None).fresh(), ())
     }
 }

@@ -310,12 +310,7 @@ pub fn read_document_with(
     }
     let value: Value = serde_json::from_str(&text).map_err(|error| ConfigError::Invalid {
         path: path.to_owned(),
-        message: format!(
-            "{} at line {} column {}",
-            dsh_hooks::position::without_position(&error),
-            error.line(),
-            error.column()
-        ),
+        message: dsh_hooks::json_file::syntax_message(&error),
     })?;
     Ok(Some((text, value)))
 }
@@ -427,18 +422,7 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
                     let Some(command) = hook.get("command").and_then(Value::as_str) else {
                         continue;
                     };
-                    let env = hook
-                        .get("env")
-                        .and_then(Value::as_object)
-                        .map(|env| {
-                            env.iter()
-                                .map(|(k, v)| {
-                                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-                                    (k.clone(), v)
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default();
+                    let env = dsh_hooks::json_file::env_pairs(hook.get("env"));
                     let timeout_ms = hook
                         .get("timeout")
                         .and_then(Value::as_u64)

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
-use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
+use dsh_protocol::{HookDecision, HookEffect, HookEntry, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
 
@@ -27,6 +27,11 @@ pub(crate) struct Gemini {
     pub shell: PathBuf,
     /// `$HOME`, for `GEMINI_PLANS_DIR`.
     pub home: PathBuf,
+    /// What AfterModel hooks put in place of replies (for AfterAgent).
+    pub shown: crate::model_events::ShownReplies,
+    /// An automatic compaction fired PreCompress (`auto`) for the request
+    /// about to go out, so that request does not fire it again.
+    pub compress_fired: std::sync::atomic::AtomicBool,
 }
 
 /// The words every fail-closed reason starts with.
@@ -177,10 +182,7 @@ impl Rules for Gemini {
         handler: &Handler,
         finished: Finished<'_, Infallible>,
     ) -> Interpretation {
-        let run = match finished {
-            Finished::Process(run) => run,
-            Finished::Custom(never) => match *never {},
-        };
+        let run = finished.process();
         if let Some(fault) = run.dsh_fault() {
             return Interpretation::unreadable(
                 format!("{DSH_COULD_NOT_READ}: {fault}"),
@@ -393,13 +395,6 @@ impl Dialect for Gemini {
             });
         }
         notices
-    }
-
-    fn detached_decision(&self, _handler: &Handler) -> HookDecision {
-        HookDecision {
-            status: Some(HookRunStatus::Running),
-            ..HookDecision::of(HookEffect::None)
-        }
     }
 }
 

@@ -1,5 +1,10 @@
 //! Gemini CLI's hook events, by their settings-file names.
 
+use dsh_hooks::names::EventTable;
+use dsh_protocol::Seam;
+
+use GeminiEvent as E;
+
 /// One Gemini CLI hook event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GeminiEvent {
@@ -27,60 +32,42 @@ pub enum GeminiEvent {
     SessionEnd,
 }
 
+/// Every event with its settings-file name and its seam, in Gemini's
+/// documented order.
+#[rustfmt::skip]
+const EVENTS: EventTable<GeminiEvent> = EventTable(&[
+    (E::SessionStart, "SessionStart", None, Seam::SessionStart),
+    (E::BeforeAgent, "BeforeAgent", None, Seam::PromptSubmit),
+    (E::BeforeModel, "BeforeModel", None, Seam::ModelRequest),
+    (E::BeforeToolSelection, "BeforeToolSelection", None, Seam::ModelRequest),
+    (E::AfterModel, "AfterModel", None, Seam::ModelRequest),
+    (E::BeforeTool, "BeforeTool", None, Seam::PreExecute),
+    (E::AfterTool, "AfterTool", None, Seam::PostExecute),
+    (E::AfterAgent, "AfterAgent", None, Seam::TurnContinuation),
+    (E::PreCompress, "PreCompress", None, Seam::Compaction),
+    (E::Notification, "Notification", None, Seam::Notification),
+    (E::SessionEnd, "SessionEnd", None, Seam::SessionEnd),
+]);
+
 impl GeminiEvent {
     /// Every event, in Gemini's documented order.
-    pub const ALL: [GeminiEvent; 11] = [
-        GeminiEvent::SessionStart,
-        GeminiEvent::BeforeAgent,
-        GeminiEvent::BeforeModel,
-        GeminiEvent::BeforeToolSelection,
-        GeminiEvent::AfterModel,
-        GeminiEvent::BeforeTool,
-        GeminiEvent::AfterTool,
-        GeminiEvent::AfterAgent,
-        GeminiEvent::PreCompress,
-        GeminiEvent::Notification,
-        GeminiEvent::SessionEnd,
-    ];
+    pub fn all() -> impl Iterator<Item = GeminiEvent> {
+        EVENTS.all()
+    }
 
     /// The name used in `settings.json` and as `hook_event_name`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            GeminiEvent::SessionStart => "SessionStart",
-            GeminiEvent::BeforeAgent => "BeforeAgent",
-            GeminiEvent::BeforeModel => "BeforeModel",
-            GeminiEvent::BeforeToolSelection => "BeforeToolSelection",
-            GeminiEvent::AfterModel => "AfterModel",
-            GeminiEvent::BeforeTool => "BeforeTool",
-            GeminiEvent::AfterTool => "AfterTool",
-            GeminiEvent::AfterAgent => "AfterAgent",
-            GeminiEvent::PreCompress => "PreCompress",
-            GeminiEvent::Notification => "Notification",
-            GeminiEvent::SessionEnd => "SessionEnd",
-        }
+        EVENTS.name(self)
     }
 
     /// Parses a settings-file event name (exact, case-sensitive).
     pub fn parse(name: &str) -> Option<GeminiEvent> {
-        GeminiEvent::ALL.into_iter().find(|e| e.as_str() == name)
+        EVENTS.parse(name).map(|(event, _)| event)
     }
 
     /// The canonical seam the event runs on.
-    pub fn seam(self) -> dsh_protocol::Seam {
-        use dsh_protocol::Seam;
-        match self {
-            GeminiEvent::SessionStart => Seam::SessionStart,
-            GeminiEvent::BeforeAgent => Seam::PromptSubmit,
-            GeminiEvent::BeforeModel
-            | GeminiEvent::BeforeToolSelection
-            | GeminiEvent::AfterModel => Seam::ModelRequest,
-            GeminiEvent::BeforeTool => Seam::PreExecute,
-            GeminiEvent::AfterTool => Seam::PostExecute,
-            GeminiEvent::AfterAgent => Seam::TurnContinuation,
-            GeminiEvent::PreCompress => Seam::Compaction,
-            GeminiEvent::Notification => Seam::Notification,
-            GeminiEvent::SessionEnd => Seam::SessionEnd,
-        }
+    pub fn seam(self) -> Seam {
+        EVENTS.seam(self)
     }
 
     /// Whether the matcher is a regex over tool names (else an exact

@@ -5,11 +5,12 @@
 //! `hooksConfig`, Gemini's own trusted folders), building Gemini's stdin
 //! payloads byte-for-byte, interpreting hook output with Gemini's exit-code
 //! and merge rules, producing the exact texts Gemini shows the model, and
-//! mapping all of it onto dsh's canonical seams as one [`dsh_seams::Plugin`].
-//! The translation is pure ([`payload`], [`output`], [`tools`],
-//! [`matcher`]); `dialect` describes Gemini to the shared hook engine
-//! (`dsh-hooks`), which records and runs every handler; [`plugin`] maps the
-//! merged outcomes onto the seams.
+//! mapping all of it onto dsh's canonical seams through the shared bridge
+//! plugin (`dsh_hooks::BridgePlugin`). The translation is pure
+//! ([`payload`], [`output`], [`translate`], [`tools`], [`matcher`]);
+//! `dialect` describes Gemini to the shared hook engine (`dsh-hooks`),
+//! which records and runs every handler; [`plugin`] plans each seam's
+//! events and maps the merged outcomes onto the seams.
 //!
 //! What it is not: it shares the runner with the Claude Code and Codex
 //! bridges but none of their interpretation; it does not write Gemini's
@@ -41,6 +42,5 @@ pub mod trust_identity;
 
 pub use config::{ConfigError, GeminiConfig, GeminiDiscovery, load};
 pub use event::GeminiEvent;
-pub use plugin::GeminiPlugin;
 pub use registered::GeminiDialect;
 pub use trust_identity::TrustIdentity;

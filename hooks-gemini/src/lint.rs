@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::lint::{Checker, Finding, Severity, did_you_mean, nearest};
+use dsh_hooks::lint::{Checker, Finding, Severity, did_you_mean, malformed_json, nearest};
 use serde_json::{Map, Value};
 
 use crate::config::{GeminiDiscovery, claude_hint};
@@ -54,17 +54,9 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
         match serde_json::from_str(&crate::config::strip_comments(&text)) {
             Ok(value) => value,
             Err(error) => {
-                return vec![Finding {
-                    severity: Severity::Error,
-                    code: "malformed-json",
-                    file: file.to_owned(),
-                    position: Some(format!("{}:{}", error.line(), error.column())),
-                    at: None,
-                    message: format!(
-                        "Gemini CLI cannot parse this file (dsh refuses to start with it): {}",
-                        dsh_hooks::position::without_position(&error)
-                    ),
-                }];
+                return vec![malformed_json(file, &error, |e| {
+                    format!("Gemini CLI cannot parse this file (dsh refuses to start with it): {e}")
+                })];
             }
         }
     };
@@ -125,7 +117,7 @@ fn check_event(c: &mut Checker<'_>, name: &str, groups: &Value) {
                 "unknown-event",
                 format!(
                     "unknown event `{name}`: Gemini CLI skips it (`Invalid hook event name`), so these hooks never run{}",
-                    did_you_mean(nearest(name, GeminiEvent::ALL.iter().map(|e| e.as_str())))
+                    did_you_mean(nearest(name, GeminiEvent::all().map(GeminiEvent::as_str)))
                 ),
             )
         } else {

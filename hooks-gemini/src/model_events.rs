@@ -31,7 +31,8 @@
 //! The hook runs themselves go through [`ModelHookFiring`], which the
 //! plugin implements with the shared engine; everything else is pure.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Mutex, PoisonError};
 
 use async_trait::async_trait;
 use dsh_protocol::{ModelReply, ModelRequest};
@@ -44,10 +45,6 @@ use crate::llm::{
     to_llm_request, to_llm_response,
 };
 use crate::output::{Decision, Interpretation};
-use crate::payload;
-use crate::plugin::GeminiPlugin;
-pub use crate::plugin::ShownReplies;
-use crate::tools;
 
 /// The text Gemini shows for a blocked model event.
 pub fn blocked_text(reason: &str) -> String {
@@ -315,61 +312,6 @@ impl ModelHookAnswer {
     }
 }
 
-#[async_trait]
-impl ModelHookFiring for GeminiPlugin {
-    fn configured(&self, event: GeminiEvent) -> bool {
-        // Gemini ignores matchers on model events.
-        !self.engine.select(event, &None).is_empty()
-    }
-
-    async fn fire(
-        &self,
-        ctx: &SeamContext,
-        event: GeminiEvent,
-        fields: Map<String, Value>,
-    ) -> Vec<ModelHookAnswer> {
-        let body = payload::Payload::Model(payload::ModelEvent {
-            common: GeminiPlugin::common(ctx, event),
-            fields,
-        });
-        let fired = self
-            .run_event(ctx, event, body, None, None, &ctx.cancel)
-            .await;
-        self.record(ctx, event, &fired);
-        fired
-            .iter()
-            .map(|run| ModelHookAnswer::from_reading(&run.reading))
-            .collect()
-    }
-
-    fn native_tool_name(&self, gemini: &str) -> Option<String> {
-        Some(tools::dsh_tool_name(gemini).to_owned())
-    }
-}
-
-impl GeminiPlugin {
-    /// The provider-request seam for this plugin: BeforeModel, then
-    /// BeforeToolSelection ([`before_provider_request`]).
-    pub(crate) async fn fire_before_model_hooks(
-        &self,
-        ctx: &SeamContext,
-        request: &ModelRequest,
-    ) -> ProviderRequestDecision {
-        before_provider_request(self, ctx, request).await
-    }
-
-    /// AfterModel on a reply ([`after_model_request`]), recording what the
-    /// hooks show in its place.
-    pub(crate) async fn fire_after_model_hooks(
-        &self,
-        ctx: &SeamContext,
-        request: &ModelRequest,
-        reply: &ModelReply,
-    ) {
-        after_model_request(self, ctx, request, reply, &self.shown).await;
-    }
-}
-
 fn fields(entries: Vec<(&str, Value)>) -> Map<String, Value> {
     entries
         .into_iter()
@@ -517,6 +459,40 @@ pub async fn after_model_request(
         if ctx.agent.is_none() {
             shown.record(request.turn, request.step, text);
         }
+    }
+}
+
+/// The texts AfterModel hooks put in place of replies, per (turn, step):
+/// AfterAgent's `prompt_response` uses them instead of the model's text.
+#[derive(Debug, Default)]
+pub struct ShownReplies {
+    shown: Mutex<BTreeMap<(u64, u64), String>>,
+}
+
+impl ShownReplies {
+    /// Records what is shown for a reply.
+    pub fn record(&self, turn: u64, step: u64, text: String) {
+        self.lock().insert((turn, step), text);
+    }
+
+    /// What is shown for the reply of `step` in `turn`, when a hook
+    /// replaced it.
+    pub fn shown(&self, turn: u64, step: u64) -> Option<String> {
+        self.lock().get(&(turn, step)).cloned()
+    }
+
+    /// Forgets a finished turn.
+    pub fn forget_turn(&self, turn: u64) {
+        self.lock().retain(|(t, _), _| *t != turn);
+    }
+
+    /// Forgets everything (a new turn opens).
+    pub fn clear(&self) {
+        self.lock().clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<(u64, u64), String>> {
+        self.shown.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

@@ -77,10 +77,7 @@ impl HookDialect for GeminiDialect {
     }
 
     fn event_names(&self) -> Vec<&'static str> {
-        GeminiEvent::ALL
-            .iter()
-            .map(|event| event.as_str())
-            .collect()
+        GeminiEvent::all().map(GeminiEvent::as_str).collect()
     }
 
     fn test_event(&self, event: &str) -> Option<&'static str> {

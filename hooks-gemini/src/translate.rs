@@ -20,6 +20,8 @@ pub enum Decisive {
     Ask,
     /// A `tool_input` rewrite.
     ToolInput,
+    /// An AfterTool `tailToolCallRequest`.
+    TailCall,
 }
 
 impl Decisive {
@@ -30,6 +32,7 @@ impl Decisive {
             Decisive::Deny => matches!(reading.decision, Decision::Deny { .. }),
             Decisive::Ask => matches!(reading.decision, Decision::Ask { .. }),
             Decisive::ToolInput => reading.tool_input.is_some(),
+            Decisive::TailCall => reading.tail_call.is_some(),
         }
     }
 }

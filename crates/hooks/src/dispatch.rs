@@ -25,8 +25,8 @@ pub enum Order {
     Parallel,
     /// One after the other in configuration order; each sees the payload
     /// as the previous run left it ([`Rules::chain`]) and a run that
-    /// [`Rules::ends_chain`] stops the rest (Copilot, Gemini's
-    /// `sequential` groups).
+    /// [`Rules::ends_chain`] stops the rest (a dialect that always runs
+    /// its hooks in turn, or a group configured to).
     Sequential,
 }
 

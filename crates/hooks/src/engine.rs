@@ -90,8 +90,14 @@ pub trait Dialect: Send + Sync {
         handler: &Self::Handler,
         reading: &Self::Reading,
     ) -> Vec<UserNotice>;
-    /// The decision recorded when a handler is started detached.
-    fn detached_decision(&self, handler: &Self::Handler) -> HookDecision;
+    /// The decision recorded when a handler is started detached. Default:
+    /// still running, no effect.
+    fn detached_decision(&self, _handler: &Self::Handler) -> HookDecision {
+        HookDecision {
+            status: Some(dsh_protocol::HookRunStatus::Running),
+            ..HookDecision::of(dsh_protocol::HookEffect::None)
+        }
+    }
 }
 
 /// How one selected handler runs.
@@ -118,6 +124,16 @@ pub enum Finished<'a, C> {
     Process(&'a HookRun),
     /// A custom run.
     Custom(&'a C),
+}
+
+impl<'a> Finished<'a, std::convert::Infallible> {
+    /// The process run of a dialect that runs nothing itself.
+    pub fn process(self) -> &'a HookRun {
+        match self {
+            Finished::Process(run) => run,
+            Finished::Custom(never) => match *never {},
+        }
+    }
 }
 
 /// One firing: the event, the exact stdin payload, the call it judges and

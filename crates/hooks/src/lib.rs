@@ -18,6 +18,11 @@
 //! model-facing string stay in the bridges (`hooks-claude`, `hooks-codex`),
 //! which implement [`Dialect`].
 //!
+//! The seams themselves are run once too: [`BridgePlugin`] is the
+//! `dsh_seams::Plugin` of every dialect that implements [`Bridge`], whose
+//! per-event functions plan each seam's [`Flow`] (payload, aggregate,
+//! translate) while the plugin fires, marks, records and keeps state.
+//!
 //! Dialects plug in through [`registry::HookDialect`] (discovery, trust
 //! identities, lint, vocabulary, the session plugin) and are listed in a
 //! [`registry::Registry`] that core iterates.
@@ -31,8 +36,10 @@
 // A new variant of our own enums must be handled where it is matched.
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
+mod bridge;
 mod dispatch;
 mod engine;
+pub mod json_file;
 pub mod lint;
 pub mod names;
 pub mod position;
@@ -41,5 +48,6 @@ pub mod registry;
 pub mod spill;
 pub mod wire;
 
+pub use bridge::*;
 pub use dispatch::*;
 pub use engine::*;

@@ -233,6 +233,24 @@ pub fn read(file: &Path) -> Result<String, Finding> {
     })
 }
 
+/// The `malformed-json` finding for `file`, which `serde_json` could not
+/// parse: at the error's line and column, with `says` turning the error
+/// (without its position) into the dialect's message.
+pub fn malformed_json(
+    file: &Path,
+    error: &serde_json::Error,
+    says: impl FnOnce(String) -> String,
+) -> Finding {
+    Finding {
+        severity: Severity::Error,
+        code: "malformed-json",
+        file: file.to_owned(),
+        position: Some(format!("{}:{}", error.line(), error.column())),
+        at: None,
+        message: says(crate::position::without_position(error)),
+    }
+}
+
 /// The shared checks of a parsed hook file: the shell variables its hooks
 /// will see, then its `hooks` event table under `rules`.
 pub fn check_hooks(checker: &mut Checker<'_>, rules: &dyn Rules, document: &Value) {

@@ -1,8 +1,67 @@
-//! A dialect's names for dsh's tools and their arguments, as tables read
-//! both ways (dsh → dialect for payloads and matchers, dialect → dsh for a
-//! hook's rewritten input and `dsh hooks test --tool`).
+//! A dialect's names as tables read both ways: its events ([`EventTable`]:
+//! configured name → event, event → names and seam), and dsh's tools and
+//! their arguments (dsh → dialect for payloads and matchers, dialect → dsh
+//! for a hook's rewritten input and `dsh hooks test --tool`).
 
+use dsh_protocol::Seam;
 use serde_json::{Map, Value};
+
+/// One event of a dialect: its name, a second name it may also be
+/// configured under (a tool that also reads another tool's event names),
+/// and the seam it runs on.
+pub type EventRow<E> = (E, &'static str, Option<&'static str>, Seam);
+
+/// A dialect's events as one table, in the dialect's documented order:
+/// names both ways and seams, with no per-dialect lookup code.
+#[derive(Debug, Clone, Copy)]
+pub struct EventTable<E: 'static>(pub &'static [EventRow<E>]);
+
+impl<E: Copy + PartialEq> EventTable<E> {
+    /// Every event, in table order.
+    pub fn all(&self) -> impl Iterator<Item = E> + use<E> {
+        self.0.iter().map(|row| row.0)
+    }
+
+    fn row(&self, event: E) -> Option<&'static EventRow<E>> {
+        self.0.iter().find(|row| row.0 == event)
+    }
+
+    /// The event's name (`""` for an event not in the table).
+    pub fn name(&self, event: E) -> &'static str {
+        self.row(event).map_or("", |row| row.1)
+    }
+
+    /// The event's second name, if it has one.
+    pub fn alias(&self, event: E) -> Option<&'static str> {
+        self.row(event).and_then(|row| row.2)
+    }
+
+    /// The seam the event runs on.
+    pub fn seam(&self, event: E) -> Seam {
+        self.row(event).map_or(Seam::Notification, |row| row.3)
+    }
+
+    /// Parses a configured name (exact, case-sensitive): the event and
+    /// whether the name was its second one.
+    pub fn parse(&self, name: &str) -> Option<(E, bool)> {
+        self.0.iter().find_map(|(event, first, second, _)| {
+            if *first == name {
+                Some((*event, false))
+            } else if *second == Some(name) {
+                Some((*event, true))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// Every name, first and second, in table order (for suggestions).
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + use<E> {
+        self.0
+            .iter()
+            .flat_map(|row| std::iter::once(row.1).chain(row.2))
+    }
+}
 
 /// Pairs of (dsh name, dialect name); names in neither column are the same
 /// in both vocabularies.
@@ -48,6 +107,34 @@ mod tests {
     use serde_json::json;
 
     const NAMES: ToolNames = ToolNames(&[("bash", "run_shell_command"), ("read", "read_file")]);
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Toy {
+        Start,
+        Stop,
+    }
+
+    const EVENTS: EventTable<Toy> = EventTable(&[
+        (Toy::Start, "start", Some("Start"), Seam::SessionStart),
+        (Toy::Stop, "stop", None, Seam::TurnContinuation),
+    ]);
+
+    #[test]
+    fn an_event_table_reads_both_names_and_the_seam() {
+        assert_eq!(EVENTS.all().collect::<Vec<_>>(), [Toy::Start, Toy::Stop]);
+        assert_eq!(EVENTS.parse("Start"), Some((Toy::Start, true)));
+        assert_eq!(EVENTS.parse("stop"), Some((Toy::Stop, false)));
+        assert_eq!(EVENTS.parse("Stop"), None);
+        assert_eq!(
+            (EVENTS.name(Toy::Stop), EVENTS.alias(Toy::Stop)),
+            ("stop", None)
+        );
+        assert_eq!(EVENTS.seam(Toy::Start), Seam::SessionStart);
+        assert_eq!(
+            EVENTS.names().collect::<Vec<_>>(),
+            ["start", "Start", "stop"]
+        );
+    }
 
     #[test]
     fn names_map_both_ways_and_others_pass_through() {

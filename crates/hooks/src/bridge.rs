@@ -1,0 +1,540 @@
+//! The generic bridge plugin: the seam orchestration every dialect runs,
+//! written once. [`BridgePlugin`] is the `dsh_seams::Plugin` of any
+//! dialect that implements [`Bridge`]; the dialect supplies pure
+//! per-event functions and the plugin does the rest.
+//!
+//! A seam of a bridge is a [`Flow`]: fire an event (its payload built by
+//! the dialect, [`Fire`]), hand the runs' readings to the dialect's
+//! aggregate-and-translate function, which says which run won
+//! ([`Record`]) and what comes next: the seam's answer ([`Flow::Done`]) or
+//! another event to fire (a dialect whose tool fires a second event
+//! after the first one's answer, or only when the first did not decide,
+//! chains them here). The plugin
+//! runs the flow: it dispatches each firing through the [`Engine`]
+//! (selection, `hook/invoked`, the runs in the dialect's [`Order`]),
+//! marks the winner, records every `hook/result`, and keeps the bridge's
+//! state between seams behind one lock that is never held across a run.
+//!
+//! What it is not: it holds no dialect vocabulary. Payload shapes, the
+//! output reading, the aggregation rules and every model-facing text stay
+//! in the dialect crate.
+//!
+//! [`Order`]: crate::Order
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use dsh_hook_runner::HookRunner;
+use dsh_model::ModelError;
+use dsh_protocol::{Event, ModelReply, ModelRequest};
+use dsh_seams::{
+    AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CancellationToken,
+    CompactionDecision, CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput,
+    Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
+    ProposedCall, ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource,
+    SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
+};
+/// What the model-request seams of a [`Bridge`] return.
+pub use futures::future::BoxFuture;
+
+use crate::dispatch::{Request, Rules, Winner, mark};
+use crate::engine::{Dialect, Engine, Fired};
+
+/// How a firing's runs are recorded, by the dialect's reading of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record<D> {
+    /// As read: no answer was decisive.
+    AsRead,
+    /// Among the runs whose answer was `D`, the [`Winner`] won.
+    Won(Winner, D),
+    /// The runs whose answer was `D` were overridden by dsh's cap: none
+    /// won, and each carries the cap's text (`hook/result.capped`).
+    Capped(D, String),
+}
+
+impl<D> From<Option<(Winner, D)>> for Record<D> {
+    fn from(mark: Option<(Winner, D)>) -> Self {
+        match mark {
+            Some((winner, decisive)) => Record::Won(winner, decisive),
+            None => Record::AsRead,
+        }
+    }
+}
+
+/// The readings of a firing's runs, in run order.
+pub fn readings<D: Dialect>(runs: &[Fired<D>]) -> Vec<&D::Reading> {
+    runs.iter().map(|run| &run.reading).collect()
+}
+
+/// One event a seam fires, as the dialect's pure functions built it.
+pub struct Fire<B: Bridge> {
+    /// The event.
+    pub event: B::Event,
+    /// What the handlers are matched against, owned ([`Bridge::subject`]).
+    pub key: B::Key,
+    /// The payload, serialized when a handler's stdin is written.
+    pub payload: B::Payload,
+    /// The tool call it judges, for tool events.
+    pub call_id: Option<String>,
+    /// Runs on a token of its own rather than the turn's (a turn that
+    /// failed or a session that ends may be cancelled already).
+    pub fresh: bool,
+}
+
+impl<B: Bridge> Fire<B> {
+    /// `event` with `payload`, unmatched, on the turn's token.
+    pub fn new(event: B::Event, key: B::Key, payload: B::Payload) -> Self {
+        Fire {
+            event,
+            key,
+            payload,
+            call_id: None,
+            fresh: false,
+        }
+    }
+
+    /// For the tool call `call_id`.
+    pub fn call(mut self, call_id: &str) -> Self {
+        self.call_id = Some(call_id.to_owned());
+        self
+    }
+
+    /// On a fresh token.
+    pub fn fresh(mut self) -> Self {
+        self.fresh = true;
+        self
+    }
+}
+
+/// What a step of a flow sees: the dialect, the bridge's state (locked for
+/// the step, never across a run) and the seam's context.
+pub struct Cx<'s, B: Bridge> {
+    /// The dialect.
+    pub bridge: &'s B,
+    /// What the bridge remembers across seams.
+    pub state: &'s mut B::State,
+    /// The seam's context.
+    pub ctx: &'s SeamContext,
+}
+
+type Then<'a, B, Out> =
+    Box<dyn for<'s> FnOnce(Cx<'s, B>, &'s [Fired<B>]) -> Step<'a, B, Out> + Send + 'a>;
+type Later<'a, B, Out> = Box<dyn for<'s> FnOnce(Cx<'s, B>) -> Flow<'a, B, Out> + Send + 'a>;
+
+/// What the dialect makes of one firing's runs: how they are recorded and
+/// what comes next.
+pub type Step<'a, B, Out> = (Record<<B as Bridge>::Decisive>, Flow<'a, B, Out>);
+
+/// A seam's course: fire events one after another, each followed by the
+/// dialect's pure reading of its runs, until the seam's answer.
+pub enum Flow<'a, B: Bridge, Out> {
+    /// The seam's answer.
+    Done(Out),
+    /// Fire an event; its readings go to the function, which marks the
+    /// winner and says what comes next.
+    Fire(Fire<B>, Then<'a, B, Out>),
+    /// Look at the state (and the context) first, then go on.
+    Later(Later<'a, B, Out>),
+}
+
+impl<'a, B: Bridge, Out: Send + 'a> Flow<'a, B, Out> {
+    /// Fires `fire`, then `then` over its runs (handlers and readings).
+    pub fn fire(
+        fire: Fire<B>,
+        then: impl for<'s> FnOnce(Cx<'s, B>, &'s [Fired<B>]) -> Step<'a, B, Out> + Send + 'a,
+    ) -> Self {
+        Flow::Fire(fire, Box::new(then))
+    }
+
+    /// Fires an advisory event (nothing its runs say is decisive), records
+    /// its runs, then answers `out`.
+    pub fn notify(fire: Fire<B>, out: Out) -> Self {
+        Flow::fire(fire, move |_, _| (Record::AsRead, Flow::Done(out)))
+    }
+
+    /// Runs `later` with the state and context when the flow gets there.
+    pub fn later(later: impl for<'s> FnOnce(Cx<'s, B>) -> Flow<'a, B, Out> + Send + 'a) -> Self {
+        Flow::Later(Box::new(later))
+    }
+
+    /// This flow, then `next` with its answer.
+    pub fn and_then<Next: Send + 'a>(
+        self,
+        next: impl for<'s> FnOnce(Cx<'s, B>, Out) -> Flow<'a, B, Next> + Send + 'a,
+    ) -> Flow<'a, B, Next> {
+        match self {
+            Flow::Done(out) => Flow::later(move |cx| next(cx, out)),
+            Flow::Later(later) => Flow::later(move |cx| later(cx).and_then(next)),
+            Flow::Fire(fire, then) => Flow::fire(fire, move |cx, runs| {
+                let (record, flow) = then(cx, runs);
+                (record, flow.and_then(next))
+            }),
+        }
+    }
+}
+
+/// A dialect's part in every seam, as pure per-event functions. Each seam
+/// method plans the seam's [`Flow`] from its input and the bridge's state;
+/// the defaults answer as a plugin that does not take part would.
+pub trait Bridge: Rules + 'static {
+    /// What the bridge remembers across seams.
+    type State: Default + Send;
+    /// What a firing's handlers are matched against, owned (a tool name).
+    type Key: Send;
+    /// Which runs' answers are decisive for the winner mark.
+    type Decisive: Copy + Send;
+
+    /// The plugin's name.
+    fn plugin_name(&self) -> &'static str;
+    /// The subject the engine matches `key`'s handlers against.
+    fn subject<'k>(&self, key: &'k Self::Key) -> Self::Subject<'k>;
+    /// Whether `reading` gave the `decisive` answer.
+    fn holds(&self, decisive: Self::Decisive, reading: &Self::Reading) -> bool;
+
+    /// Agent types the dialect's tool has built in.
+    fn agent_definitions(&self) -> Vec<AgentDefinition> {
+        Vec::new()
+    }
+    /// Observes an event of the session log (what the bridge keeps of
+    /// the turn for later payloads).
+    fn on_event(&self, _state: &mut Self::State, _event: &Event) {}
+    /// A model request about to go out. For dialects whose model events
+    /// read and patch the request as a whole: they fire through
+    /// [`BridgePlugin::drive`] themselves. Default: keep it.
+    fn before_provider_request<'a>(
+        _plugin: &'a BridgePlugin<Self>,
+        _ctx: &'a SeamContext,
+        _request: &'a ModelRequest,
+    ) -> BoxFuture<'a, ProviderRequestDecision> {
+        Box::pin(async { ProviderRequestDecision::Keep })
+    }
+    /// A model request's result (as [`Bridge::before_provider_request`]).
+    /// Default: nothing.
+    fn after_model_request<'a>(
+        _plugin: &'a BridgePlugin<Self>,
+        _ctx: &'a SeamContext,
+        _request: &'a ModelRequest,
+        _result: Result<&'a ModelReply, &'a ModelError>,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+    /// Session start.
+    fn session_start<'a>(
+        _cx: Cx<'_, Self>,
+        _start: SessionStartSource,
+    ) -> Flow<'a, Self, Vec<ContextEntry>> {
+        Flow::Done(Vec::new())
+    }
+    /// A prompt is submitted.
+    fn prompt_submit<'a>(
+        _cx: Cx<'_, Self>,
+        _prompt: &'a PromptInput,
+    ) -> Flow<'a, Self, PromptDecision> {
+        Flow::Done(PromptDecision::allow())
+    }
+    /// A proposed call is reviewed.
+    fn rewrite_input<'a>(_cx: Cx<'_, Self>, _call: &'a ProposedCall) -> Flow<'a, Self, CallReview> {
+        Flow::Done(CallReview::keep())
+    }
+    /// The sealed call, before it runs.
+    fn pre_execute<'a>(
+        cx: Cx<'_, Self>,
+        _exec: &'a ToolExecution,
+        review: Option<&'a PreToolVerdict>,
+    ) -> Flow<'a, Self, PreToolOutcome> {
+        Flow::Done(review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(cx.ctx)))
+    }
+    /// An ask, before the user is asked.
+    fn approve<'a>(
+        _cx: Cx<'_, Self>,
+        _exec: &'a ToolExecution,
+        _ask: &'a ApprovalAsk,
+        _review: Option<&'a PreToolVerdict>,
+    ) -> Flow<'a, Self, ApprovalDecision> {
+        Flow::Done(ApprovalDecision::Abstain)
+    }
+    /// A call ran.
+    fn post_execute<'a>(
+        _cx: Cx<'_, Self>,
+        _exec: &'a ToolExecution,
+        _outcome: &'a ToolOutcome,
+        _duration: Duration,
+    ) -> Flow<'a, Self, PostToolDecision> {
+        Flow::Done(PostToolDecision::accept())
+    }
+    /// The turn reached a natural stop.
+    fn turn_continuation<'a>(
+        _cx: Cx<'_, Self>,
+        _input: &'a ContinuationInput,
+    ) -> Flow<'a, Self, ContinuationDecision> {
+        Flow::Done(ContinuationDecision::Stop)
+    }
+    /// A model request failed the turn.
+    fn turn_failed<'a>(_cx: Cx<'_, Self>, _failure: &'a TurnFailure) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// Before the history is compacted.
+    fn session_before_compact<'a>(
+        _cx: Cx<'_, Self>,
+        _input: &'a CompactionInput,
+    ) -> Flow<'a, Self, CompactionDecision> {
+        Flow::Done(CompactionDecision::proceed())
+    }
+    /// The session ends.
+    fn session_end<'a>(_cx: Cx<'_, Self>, _reason: SessionEndReason) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// A subagent is about to start.
+    fn subagent_start<'a>(
+        _cx: Cx<'_, Self>,
+        _input: &'a SubagentStartInput,
+    ) -> Flow<'a, Self, Vec<ContextEntry>> {
+        Flow::Done(Vec::new())
+    }
+    /// A subagent reached a natural stop.
+    fn subagent_stop<'a>(
+        _cx: Cx<'_, Self>,
+        _input: &'a SubagentStopInput,
+    ) -> Flow<'a, Self, ContinuationDecision> {
+        Flow::Done(ContinuationDecision::Stop)
+    }
+}
+
+/// The `dsh_seams::Plugin` of a [`Bridge`]: runs each seam's flow.
+pub struct BridgePlugin<B: Bridge> {
+    engine: Engine<B>,
+    state: Mutex<B::State>,
+}
+
+impl<B: Bridge> BridgePlugin<B>
+where
+    for<'s> B::Subject<'s>: Send,
+{
+    /// The plugin of `bridge`, running hooks through `runner`.
+    pub fn new(bridge: B, runner: HookRunner) -> Self {
+        BridgePlugin {
+            engine: Engine::new(bridge, runner),
+            state: Mutex::new(B::State::default()),
+        }
+    }
+
+    /// The plugin, shared.
+    pub fn shared(bridge: B, runner: HookRunner) -> Arc<dyn Plugin> {
+        Arc::new(BridgePlugin::new(bridge, runner))
+    }
+
+    /// The dialect.
+    pub fn bridge(&self) -> &B {
+        self.engine.dialect()
+    }
+
+    /// The engine it dispatches through.
+    pub fn engine(&self) -> &Engine<B> {
+        &self.engine
+    }
+
+    fn lock(&self) -> MutexGuard<'_, B::State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `flow` to its answer.
+    pub async fn drive<'a, Out: Send + 'a>(
+        &self,
+        ctx: &SeamContext,
+        mut flow: Flow<'a, B, Out>,
+    ) -> Out {
+        let bridge = self.engine.dialect();
+        loop {
+            flow = match flow {
+                Flow::Done(out) => return out,
+                Flow::Later(later) => {
+                    let mut state = self.lock();
+                    later(Cx {
+                        bridge,
+                        state: &mut state,
+                        ctx,
+                    })
+                }
+                Flow::Fire(fire, then) => {
+                    let Fire {
+                        event,
+                        key,
+                        payload,
+                        call_id,
+                        fresh,
+                    } = fire;
+                    let own = CancellationToken::new();
+                    let request = Request {
+                        event,
+                        subject: bridge.subject(&key),
+                        payload,
+                        call_id: call_id.as_deref(),
+                        cancel: if fresh { &own } else { &ctx.cancel },
+                    };
+                    let mut fired = self.engine.dispatch(ctx, request).await;
+                    let (record, next) = {
+                        let mut state = self.lock();
+                        let cx = Cx {
+                            bridge,
+                            state: &mut state,
+                            ctx,
+                        };
+                        then(cx, &fired)
+                    };
+                    let holds = |reading: &B::Reading, decisive| bridge.holds(decisive, reading);
+                    match record {
+                        Record::AsRead => self.engine.finish(ctx, event, &fired),
+                        Record::Won(winner, decisive) => {
+                            self.engine
+                                .settle(ctx, event, &mut fired, winner, |reading| {
+                                    holds(reading, decisive)
+                                });
+                        }
+                        Record::Capped(decisive, text) => {
+                            mark(&mut fired, Winner::Nobody, |reading| {
+                                holds(reading, decisive)
+                            });
+                            self.engine.record(ctx, event, &fired, &|index, decision| {
+                                if fired.get(index).is_some_and(|run| run.won.is_some()) {
+                                    decision.capped = Some(text.clone());
+                                }
+                            });
+                        }
+                    }
+                    next
+                }
+            };
+        }
+    }
+
+    async fn run<'a, Out: Send + 'a>(
+        &self,
+        ctx: &SeamContext,
+        plan: impl for<'s> FnOnce(Cx<'s, B>) -> Flow<'a, B, Out> + Send + 'a,
+    ) -> Out {
+        self.drive(ctx, Flow::later(plan)).await
+    }
+}
+
+#[async_trait]
+impl<B: Bridge> Plugin for BridgePlugin<B>
+where
+    for<'s> B::Subject<'s>: Send,
+{
+    fn name(&self) -> &str {
+        self.engine.dialect().plugin_name()
+    }
+
+    fn agent_definitions(&self) -> Vec<AgentDefinition> {
+        self.engine.dialect().agent_definitions()
+    }
+
+    fn on_event(&self, event: &Event) {
+        self.engine.dialect().on_event(&mut self.lock(), event);
+    }
+
+    async fn before_provider_request(
+        &self,
+        ctx: &SeamContext,
+        request: &ModelRequest,
+    ) -> ProviderRequestDecision {
+        B::before_provider_request(self, ctx, request).await
+    }
+
+    async fn after_model_request(
+        &self,
+        ctx: &SeamContext,
+        request: &ModelRequest,
+        result: Result<&ModelReply, &ModelError>,
+    ) {
+        B::after_model_request(self, ctx, request, result).await;
+    }
+
+    async fn session_start(
+        &self,
+        ctx: &SeamContext,
+        start: SessionStartSource,
+    ) -> Vec<ContextEntry> {
+        self.run(ctx, move |cx| B::session_start(cx, start)).await
+    }
+
+    async fn prompt_submit(&self, ctx: &SeamContext, prompt: &PromptInput) -> PromptDecision {
+        self.run(ctx, |cx| B::prompt_submit(cx, prompt)).await
+    }
+
+    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
+        self.run(ctx, |cx| B::rewrite_input(cx, call)).await
+    }
+
+    async fn pre_execute(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        review: Option<&PreToolVerdict>,
+    ) -> PreToolOutcome {
+        self.run(ctx, |cx| B::pre_execute(cx, exec, review)).await
+    }
+
+    async fn approve(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        ask: &ApprovalAsk,
+        review: Option<&PreToolVerdict>,
+    ) -> ApprovalDecision {
+        self.run(ctx, |cx| B::approve(cx, exec, ask, review)).await
+    }
+
+    async fn post_execute(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        outcome: &ToolOutcome,
+        duration: Duration,
+    ) -> PostToolDecision {
+        self.run(ctx, move |cx| B::post_execute(cx, exec, outcome, duration))
+            .await
+    }
+
+    async fn turn_continuation(
+        &self,
+        ctx: &SeamContext,
+        input: &ContinuationInput,
+    ) -> ContinuationDecision {
+        self.run(ctx, |cx| B::turn_continuation(cx, input)).await
+    }
+
+    async fn turn_failed(&self, ctx: &SeamContext, failure: &TurnFailure) {
+        self.run(ctx, |cx| B::turn_failed(cx, failure)).await;
+    }
+
+    async fn session_before_compact(
+        &self,
+        ctx: &SeamContext,
+        input: &CompactionInput,
+    ) -> CompactionDecision {
+        self.run(ctx, |cx| B::session_before_compact(cx, input))
+            .await
+    }
+
+    async fn session_end(&self, ctx: &SeamContext, reason: SessionEndReason) {
+        self.run(ctx, move |cx| B::session_end(cx, reason)).await;
+    }
+
+    async fn subagent_start(
+        &self,
+        ctx: &SeamContext,
+        input: &SubagentStartInput,
+    ) -> Vec<ContextEntry> {
+        self.run(ctx, |cx| B::subagent_start(cx, input)).await
+    }
+
+    async fn subagent_stop(
+        &self,
+        ctx: &SeamContext,
+        input: &SubagentStopInput,
+    ) -> ContinuationDecision {
+        self.run(ctx, |cx| B::subagent_stop(cx, input)).await
+    }
+}
