@@ -364,7 +364,7 @@ impl Rule {
     /// Does this rule match a call of `tool` with `input`? Path patterns
     /// match as a restriction does ([`PathJudgement::Restrict`]); use
     /// [`Rule::matches_for`] to judge an allow rule.
-    pub fn matches(&self, tool: &str, input: &serde_json::Value, ctx: &PathContext) -> bool {
+    pub fn matches(&self, tool: &str, input: &CallInput<'_>, ctx: &PathContext) -> bool {
         self.matches_as(tool, input, ctx, PathJudgement::Restrict)
     }
 
@@ -375,7 +375,7 @@ impl Rule {
         &self,
         behavior: Behavior,
         tool: &str,
-        input: &serde_json::Value,
+        input: &CallInput<'_>,
         ctx: &PathContext,
     ) -> bool {
         let judgement = match behavior {
@@ -389,7 +389,7 @@ impl Rule {
     pub fn matches_as(
         &self,
         tool: &str,
-        input: &serde_json::Value,
+        input: &CallInput<'_>,
         ctx: &PathContext,
         judgement: PathJudgement,
     ) -> bool {
@@ -398,26 +398,25 @@ impl Rule {
         }
         match &self.specifier {
             Specifier::Any => true,
-            Specifier::CommandPrefix(prefix) => command_of(input).is_some_and(|c| {
+            Specifier::CommandPrefix(prefix) => input.command.is_some_and(|c| {
                 let c = c.trim();
                 c == prefix
                     || c.strip_prefix(prefix.as_str())
                         .is_some_and(|rest| rest.starts_with(char::is_whitespace))
             }),
             Specifier::CommandWildcard(pat) => {
-                command_of(input).is_some_and(|c| wildcard_match(pat, c.trim()))
+                input.command.is_some_and(|c| wildcard_match(pat, c.trim()))
             }
-            Specifier::CommandExact(exact) => command_of(input).is_some_and(|c| c.trim() == exact),
-            Specifier::Path(pattern) => match path_of(input) {
+            Specifier::CommandExact(exact) => input.command.is_some_and(|c| c.trim() == exact),
+            Specifier::Path(pattern) => match input.path {
                 Some(p) => path_rule_matches(pattern, p, ctx, judgement),
                 None => false,
             },
             Specifier::Domain(domain) => input
-                .get("url")
-                .and_then(|u| u.as_str())
+                .url
                 .and_then(host_of)
                 .is_some_and(|h| h.eq_ignore_ascii_case(domain)),
-            Specifier::Literal(lit) => primary_string(input).is_some_and(|s| s == lit),
+            Specifier::Literal(lit) => input.primary.is_some_and(|s| s == lit),
         }
     }
 }
@@ -455,19 +454,50 @@ fn specifier_for(tool: &str, inner: &str, offset: usize) -> Result<Specifier, Ru
     Ok(spec)
 }
 
-fn command_of(input: &serde_json::Value) -> Option<&str> {
-    input.get("command").and_then(|c| c.as_str())
+/// What permission rules read of a tool call's arguments, taken out of
+/// the JSON once ([`CallInput::of`]): the arguments themselves are whatever
+/// the tool takes, these are the fields rules are about.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallInput<'a> {
+    /// `command`: what a `Bash(...)` rule matches.
+    pub command: Option<&'a str>,
+    /// The path a file tool acts on (`file_path`, `notebook_path` or
+    /// `path`, the first that is a string): what `Read(...)` and
+    /// `Edit(...)` rules match.
+    pub path: Option<&'a str>,
+    /// `url`: what a `WebFetch(domain:...)` rule matches.
+    pub url: Option<&'a str>,
+    /// The first string among the arguments: what any other rule's
+    /// specifier is compared with.
+    pub primary: Option<&'a str>,
 }
 
-/// The path a file tool acts on.
-pub fn path_of(input: &serde_json::Value) -> Option<&str> {
-    ["file_path", "notebook_path", "path"]
-        .iter()
-        .find_map(|k| input.get(*k).and_then(|v| v.as_str()))
-}
+impl<'a> CallInput<'a> {
+    /// The fields of a call's `arguments` (all `None` when they are not
+    /// an object).
+    pub fn of(arguments: &'a serde_json::Value) -> Self {
+        let Some(fields) = arguments.as_object() else {
+            return CallInput::default();
+        };
+        let text = |key: &str| fields.get(key).and_then(|value| value.as_str());
+        CallInput {
+            command: text("command"),
+            path: ["file_path", "notebook_path", "path"]
+                .into_iter()
+                .find_map(text),
+            url: text("url"),
+            primary: fields.values().find_map(|value| value.as_str()),
+        }
+    }
 
-fn primary_string(input: &serde_json::Value) -> Option<&str> {
-    input.as_object()?.values().find_map(|v| v.as_str())
+    /// A Bash call of one `command` (one command of a parsed line).
+    pub fn command(command: &'a str) -> Self {
+        CallInput {
+            command: Some(command),
+            primary: Some(command),
+            ..CallInput::default()
+        }
+    }
 }
 
 fn host_of(url: &str) -> Option<&str> {
@@ -624,7 +654,7 @@ mod tests {
     fn m(rule: &str, tool: &str, input: serde_json::Value) -> bool {
         Rule::parse(rule)
             .expect("rule parses")
-            .matches(tool, &input, &ctx())
+            .matches(tool, &CallInput::of(&input), &ctx())
     }
 
     #[test]
@@ -784,10 +814,11 @@ mod tests {
             base: None,
         };
         let rule = Rule::parse("Read(./a)").expect("parses");
-        assert!(rule.matches("Read", &json!({"file_path": "a"}), &ctx));
-        assert!(!rule.matches("Read", &json!({"file_path": "/w/x/a"}), &ctx));
+        let read = |path: &str| json!({ "file_path": path });
+        assert!(rule.matches("Read", &CallInput::of(&read("a")), &ctx));
+        assert!(!rule.matches("Read", &CallInput::of(&read("/w/x/a")), &ctx));
         let rule = Rule::parse("Read(~/.ssh/**)").expect("parses");
-        assert!(rule.matches("Read", &json!({"file_path": "/h/{u}/.ssh/id"}), &ctx));
+        assert!(rule.matches("Read", &CallInput::of(&read("/h/{u}/.ssh/id")), &ctx));
     }
 
     #[test]
