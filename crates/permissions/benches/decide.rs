@@ -83,7 +83,7 @@ fn main() {
             let hit = match compound::split(black_box(line)) {
                 Split::Commands(parts) => parts
                     .iter()
-                    .any(|p| deny.matches("Bash", &CallInput::command(p), &ctx)),
+                    .any(|p| deny.matches("Bash", CallInput::command(p), &ctx)),
                 Split::Opaque => false,
             };
             black_box(hit);

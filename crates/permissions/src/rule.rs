@@ -361,21 +361,27 @@ impl Rule {
         )
     }
 
-    /// Does this rule match a call of `tool` with `input`? Path patterns
+    /// Does this rule match a call of `tool` with `input` (its arguments,
+    /// or the [`CallInput`] already read from them)? Path patterns
     /// match as a restriction does ([`PathJudgement::Restrict`]); use
     /// [`Rule::matches_for`] to judge an allow rule.
-    pub fn matches(&self, tool: &str, input: &CallInput<'_>, ctx: &PathContext) -> bool {
+    pub fn matches<'a>(
+        &self,
+        tool: &str,
+        input: impl Into<CallInput<'a>>,
+        ctx: &PathContext,
+    ) -> bool {
         self.matches_as(tool, input, ctx, PathJudgement::Restrict)
     }
 
     /// [`Rule::matches`] for a rule with `behavior`: an allow rule grants
     /// only where a path points, a deny or ask rule restricts it as
     /// written too.
-    pub fn matches_for(
+    pub fn matches_for<'a>(
         &self,
         behavior: Behavior,
         tool: &str,
-        input: &CallInput<'_>,
+        input: impl Into<CallInput<'a>>,
         ctx: &PathContext,
     ) -> bool {
         let judgement = match behavior {
@@ -386,13 +392,14 @@ impl Rule {
     }
 
     /// [`Rule::matches`] with an explicit [`PathJudgement`].
-    pub fn matches_as(
+    pub fn matches_as<'a>(
         &self,
         tool: &str,
-        input: &CallInput<'_>,
+        input: impl Into<CallInput<'a>>,
         ctx: &PathContext,
         judgement: PathJudgement,
     ) -> bool {
+        let input = input.into();
         if !self.names_tool(tool) {
             return false;
         }
@@ -470,6 +477,18 @@ pub struct CallInput<'a> {
     /// The first string among the arguments: what any other rule's
     /// specifier is compared with.
     pub primary: Option<&'a str>,
+}
+
+impl<'a> From<&'a serde_json::Value> for CallInput<'a> {
+    fn from(arguments: &'a serde_json::Value) -> Self {
+        CallInput::of(arguments)
+    }
+}
+
+impl<'a> From<&CallInput<'a>> for CallInput<'a> {
+    fn from(input: &CallInput<'a>) -> Self {
+        *input
+    }
 }
 
 impl<'a> CallInput<'a> {
@@ -654,7 +673,27 @@ mod tests {
     fn m(rule: &str, tool: &str, input: serde_json::Value) -> bool {
         Rule::parse(rule)
             .expect("rule parses")
-            .matches(tool, &CallInput::of(&input), &ctx())
+            .matches(tool, &input, &ctx())
+    }
+
+    #[test]
+    fn call_input_reads_what_rules_match() {
+        let args =
+            json!({"notebook_path": 5, "path": "p", "url": "https://x.io/a", "command": "ls"});
+        let input = CallInput::of(&args);
+        // A key of another type is skipped, for the path as for the first string.
+        assert_eq!(input.path, Some("p"));
+        assert_eq!(input.primary, Some("p"));
+        assert_eq!(input.command, Some("ls"));
+        assert_eq!(input.url, Some("https://x.io/a"));
+        assert_eq!(CallInput::of(&json!("ls")), CallInput::default());
+        // One command of a parsed line matches as a call of it would.
+        for (rule, command) in [("Bash(ls:*)", "ls -l"), ("Other(ls -l)", "ls -l")] {
+            let rule = Rule::parse(rule).unwrap();
+            let tool = if rule.tool == "Bash" { "Bash" } else { "Other" };
+            assert!(rule.matches(tool, CallInput::command(command), &ctx()));
+            assert!(rule.matches(tool, &json!({ "command": command }), &ctx()));
+        }
     }
 
     #[test]
@@ -814,11 +853,10 @@ mod tests {
             base: None,
         };
         let rule = Rule::parse("Read(./a)").expect("parses");
-        let read = |path: &str| json!({ "file_path": path });
-        assert!(rule.matches("Read", &CallInput::of(&read("a")), &ctx));
-        assert!(!rule.matches("Read", &CallInput::of(&read("/w/x/a")), &ctx));
+        assert!(rule.matches("Read", &json!({"file_path": "a"}), &ctx));
+        assert!(!rule.matches("Read", &json!({"file_path": "/w/x/a"}), &ctx));
         let rule = Rule::parse("Read(~/.ssh/**)").expect("parses");
-        assert!(rule.matches("Read", &CallInput::of(&read("/h/{u}/.ssh/id")), &ctx));
+        assert!(rule.matches("Read", &json!({"file_path": "/h/{u}/.ssh/id"}), &ctx));
     }
 
     #[test]
