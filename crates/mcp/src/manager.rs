@@ -42,7 +42,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{ServerConfig, ServerSource, ServerTransport};
 use crate::elicit::{DshClient, ElicitSlot};
-use crate::oversize::{LineWatch, MAX_LINE, Oversized};
+use crate::oversize::{LineWatch, MAX_LINE, Oversized, SeenId};
 
 /// `MCP_TIMEOUT`'s default: how long a server has to start and list its
 /// tools.
@@ -445,7 +445,6 @@ impl Server {
             Err(err) => return Err(self.failed(tool, &err).await),
         };
         let id = handle.id.clone();
-        let wanted = serde_json::to_value(&id).ok();
         let response = handle.await_response();
         tokio::pin!(response);
         let mut watching = true;
@@ -460,7 +459,8 @@ impl Server {
                 }
                 report = oversized.recv(), if watching => match report {
                     // Another request's answer (or a server request).
-                    Ok(Oversized { id: Some(other) }) if Some(&other) != wanted.as_ref() => {}
+                    Ok(Oversized { id: Some(SeenId::Request(other)) }) if other != id => {}
+                    Ok(Oversized { id: Some(SeenId::Other) }) => {}
                     // Ours, or one whose id could not be seen: fail rather
                     // than wait for an answer that will never come.
                     Ok(Oversized { .. }) | Err(broadcast::error::RecvError::Lagged(_)) => {

@@ -11,7 +11,8 @@
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
-use serde_json::Value;
+use rmcp::model::RequestId;
+use serde::de::IgnoredAny;
 use tokio::io::{AsyncRead, ReadBuf};
 use tokio::sync::broadcast;
 
@@ -26,7 +27,17 @@ const PREFIX: usize = 4096;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Oversized {
     /// The message's top-level `id`, when its first bytes show one.
-    pub id: Option<Value>,
+    pub id: Option<SeenId>,
+}
+
+/// The top-level `id` of a message being dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeenId {
+    /// A request id (a number or a string, read as `rmcp` reads them): the
+    /// message may be the answer to that request.
+    Request(RequestId),
+    /// `null` or another JSON scalar: not the answer to any request.
+    Other,
 }
 
 /// Line accounting for one stream.
@@ -120,7 +131,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineWatch<R> {
 /// The `id` member of the JSON object `prefix` starts (possibly cut
 /// short): a number, a string or `null`, when it comes before the prefix
 /// ends. Keys of nested values are not looked at.
-pub fn top_level_id(prefix: &[u8]) -> Option<Value> {
+pub fn top_level_id(prefix: &[u8]) -> Option<SeenId> {
     let mut depth = 0usize;
     let mut top_is_object = false;
     let mut expect_key = false;
@@ -180,8 +191,8 @@ fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// A scalar JSON value at `at` that is complete within `bytes`.
-fn value_at(bytes: &[u8], at: usize) -> Option<Value> {
+/// The scalar JSON value at `at`, when it is complete within `bytes`.
+fn value_at(bytes: &[u8], at: usize) -> Option<SeenId> {
     let end = match bytes.get(at)? {
         b'"' => string_end(bytes, at)?,
         _ => {
@@ -191,30 +202,47 @@ fn value_at(bytes: &[u8], at: usize) -> Option<Value> {
             at + len
         }
     };
-    serde_json::from_slice(bytes.get(at..end)?).ok()
+    let scalar = bytes.get(at..end)?;
+    match serde_json::from_slice::<RequestId>(scalar) {
+        Ok(id) => Some(SeenId::Request(id)),
+        Err(_) => serde_json::from_slice::<IgnoredAny>(scalar)
+            .ok()
+            .map(|_| SeenId::Other),
+    }
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use rmcp::model::NumberOrString;
     use tokio::io::AsyncReadExt as _;
+
+    fn number(id: i64) -> Option<SeenId> {
+        Some(SeenId::Request(NumberOrString::Number(id)))
+    }
 
     #[test]
     fn the_top_level_id_is_found_in_a_prefix() {
-        let cases: Vec<(&str, Option<Value>)> = vec![
+        let cases: Vec<(&str, Option<SeenId>)> = vec![
             (
                 r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"te"#,
-                Some(json!(7)),
+                number(7),
             ),
-            (r#"{ "id" : "req-1" , "result": "#, Some(json!("req-1"))),
-            (r#"{"jsonrpc":"2.0","result":{"id":3,"x":"#, None),
             (
-                r#"{"result":{"content":"a\"id\":4"},"id":9}"#,
-                Some(json!(9)),
+                r#"{ "id" : "req-1" , "result": "#,
+                Some(SeenId::Request(NumberOrString::String("req-1".into()))),
             ),
-            (r#"{"jsonrpc":"2.0","id":null,"error":{"#, Some(Value::Null)),
+            (r#"{"jsonrpc":"2.0","result":{"id":3,"x":"#, None),
+            (r#"{"result":{"content":"a\"id\":4"},"id":9}"#, number(9)),
+            (
+                r#"{"jsonrpc":"2.0","id":null,"error":{"#,
+                Some(SeenId::Other),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":true,"error":{"#,
+                Some(SeenId::Other),
+            ),
             (r#"{"jsonrpc":"2.0","id":12"#, None),
             (r#"[{"id":1}]"#, None),
             ("", None),
@@ -239,10 +267,7 @@ mod tests {
         let mut out = Vec::new();
         watch.read_to_end(&mut out).await.unwrap();
         assert_eq!(out, input);
-        assert_eq!(
-            receiver.try_recv().unwrap(),
-            Oversized { id: Some(json!(2)) }
-        );
+        assert_eq!(receiver.try_recv().unwrap(), Oversized { id: number(2) });
         assert_eq!(receiver.try_recv().unwrap(), Oversized { id: None });
         assert!(receiver.try_recv().is_err());
     }

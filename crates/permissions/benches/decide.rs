@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use dsh_permissions::compound::{self, Split};
-use dsh_permissions::{Layer, Mode, PathContext, Permissions, Rule, Source, Trust, shell};
+use dsh_permissions::{
+    CallInput, Layer, Mode, PathContext, Permissions, Rule, Source, Trust, shell,
+};
 use serde_json::json;
 
 const LINES: &[(&str, &str)] = &[
@@ -81,7 +83,7 @@ fn main() {
             let hit = match compound::split(black_box(line)) {
                 Split::Commands(parts) => parts
                     .iter()
-                    .any(|p| deny.matches("Bash", &json!({ "command": p }), &ctx)),
+                    .any(|p| deny.matches("Bash", CallInput::command(p), &ctx)),
                 Split::Opaque => false,
             };
             black_box(hit);

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::rule::{ToolKind, path_of, real_path, tool_kind};
+use crate::rule::{CallInput, ToolKind, real_path, tool_kind};
 use crate::store::StoreError;
 use crate::{Behavior, PermissionsPlugin, Rule};
 
@@ -22,7 +22,7 @@ pub fn rule_for_call(dsh_tool: &str, arguments: &Value, project: &Path) -> Optio
     let tool = crate::plugin::rule_tool_name(dsh_tool);
     let candidate = match tool_kind(tool) {
         ToolKind::Bash => {
-            let command = arguments.get("command")?.as_str()?.trim();
+            let command = CallInput::of(arguments).command?.trim();
             if command.is_empty() || command.contains('*') {
                 return None;
             }
@@ -39,7 +39,7 @@ pub fn rule_for_call(dsh_tool: &str, arguments: &Value, project: &Path) -> Optio
             } else {
                 "Read"
             };
-            let path = path_of(arguments)?;
+            let path = CallInput::of(arguments).path?;
             if path.contains(['*', '?', '[', ']', '{', '}']) {
                 return None;
             }

@@ -39,7 +39,7 @@ pub use layer::{Behavior, Layer, LayerError, Source, SourcedRule};
 pub use mode::{Mode, UnknownMode};
 pub use plugin::PermissionsPlugin;
 pub use policy::{Decider, DenyHooks, Permissions, PromptSurface, Trust, Verdict};
-pub use rule::{PathContext, Rule, RuleSyntaxError};
+pub use rule::{CallInput, PathContext, Rule, RuleSyntaxError};
 
 #[cfg(test)]
 mod round3_tests;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::layer::{Behavior, Layer, Source, SourcedRule};
 use crate::mode::Mode;
 use crate::rule::{
-    PathContext, Rule, Specifier, ToolKind, normalize, path_of, real_path, tool_kind,
+    CallInput, PathContext, Rule, Specifier, ToolKind, normalize, real_path, tool_kind,
 };
 use crate::texts;
 use crate::{readonly, shell};
@@ -527,29 +527,32 @@ impl Permissions {
             .map(|(dir, _)| dir)
     }
 
-    fn first_match(&self, behavior: Behavior, tool: &str, input: &Value) -> Option<&SourcedRule> {
-        let matching = |input: &Value| {
+    fn first_match(
+        &self,
+        behavior: Behavior,
+        tool: &str,
+        input: &CallInput<'_>,
+    ) -> Option<&SourcedRule> {
+        let matching = |input: &CallInput<'_>| {
             self.rules
                 .iter()
                 .filter(|r| r.behavior == behavior)
                 .find(|r| r.rule.matches_for(r.behavior, tool, input, &self.ctx))
         };
-        let command = input.get("command").and_then(Value::as_str);
-        let (ToolKind::Bash, Some(command)) = (tool_kind(tool), command) else {
+        let (ToolKind::Bash, Some(command)) = (tool_kind(tool), input.command) else {
             return matching(input);
         };
         // A line is judged command by command, on a real parse: a deny or
         // ask rule matches any command the line can run, an allow rule
         // must cover every one of them.
         let line = shell::parse_cached(command);
-        let part = |command: &str| serde_json::json!({ "command": command });
         match behavior {
             // One denied (or asked-about) command is enough.
             Behavior::Deny | Behavior::Ask => matching(input).or_else(|| {
                 line.commands
                     .iter()
                     .flat_map(shell::Command::deny_texts)
-                    .find_map(|text| matching(&part(&text)))
+                    .find_map(|text| matching(&CallInput::command(&text)))
             }),
             // Every command must be allowed, unless a rule consents to the
             // whole line (a bare `Bash`, `Bash(*)`, or this exact line).
@@ -579,7 +582,7 @@ impl Permissions {
                 for cmd in line.commands.iter().filter(|c| c.runs) {
                     let found = allow_texts(cmd)
                         .iter()
-                        .find_map(|text| matching(&part(text)));
+                        .find_map(|text| matching(&CallInput::command(text)));
                     match found {
                         Some(rule) => {
                             first.get_or_insert(rule);
@@ -596,11 +599,12 @@ impl Permissions {
 
     /// Decides one call. Precedence: deny rules, then ask rules, then
     /// bypassPermissions, then allow rules, then the mode.
-    pub fn decide(&self, tool: &str, input: &Value) -> Verdict {
+    pub fn decide(&self, tool: &str, arguments: &Value) -> Verdict {
+        let input = &CallInput::of(arguments);
         let kind = tool_kind(tool);
         if let Some(r) = self.first_match(Behavior::Deny, tool, input) {
             let decider = rule_decider(r);
-            return match (kind, input.get("command").and_then(Value::as_str)) {
+            return match (kind, input.command) {
                 (ToolKind::Read, _) => Verdict::Deny {
                     decider,
                     message: texts::READ_RULE_DENIED.to_owned(),
@@ -645,9 +649,8 @@ impl Permissions {
 
     /// A Bash line the parse cannot fully read while a deny or ask rule on
     /// Bash is in force: no mode or broad rule approves it unasked.
-    fn unreadable_past_a_rule(&self, kind: ToolKind, input: &Value) -> bool {
-        let command = input.get("command").and_then(Value::as_str);
-        match (kind, command) {
+    fn unreadable_past_a_rule(&self, kind: ToolKind, input: &CallInput<'_>) -> bool {
+        match (kind, input.command) {
             (ToolKind::Bash, Some(command)) => {
                 self.restricts_bash() && !shell::parse_cached(command).is_transparent()
             }
@@ -655,12 +658,12 @@ impl Permissions {
         }
     }
 
-    fn mode_policy(&self, tool: &str, kind: ToolKind, input: &Value) -> Verdict {
+    fn mode_policy(&self, tool: &str, kind: ToolKind, input: &CallInput<'_>) -> Verdict {
         let mode = Decider::Mode(self.mode);
         let edits_run = matches!(self.mode, Mode::AcceptEdits | Mode::Auto);
         match kind {
             ToolKind::Read => {
-                let inside = path_of(input).is_none_or(|p| self.inside_working_dirs(p));
+                let inside = input.path.is_none_or(|p| self.inside_working_dirs(p));
                 if inside {
                     Verdict::Allow(Decider::ReadOnly)
                 } else {
@@ -668,8 +671,8 @@ impl Permissions {
                 }
             }
             ToolKind::Edit => {
-                let inside = path_of(input).is_some_and(|p| self.inside_working_dirs(p));
-                let path = path_of(input).map(|p| self.ctx.resolve(p));
+                let inside = input.path.is_some_and(|p| self.inside_working_dirs(p));
+                let path = input.path.map(|p| self.ctx.resolve(p));
                 match (self.mode, path) {
                     (Mode::Plan, Some(p)) => Verdict::Ask {
                         decider: mode,
@@ -686,7 +689,7 @@ impl Permissions {
                 }
             }
             ToolKind::Bash => {
-                let command = input.get("command").and_then(Value::as_str).unwrap_or("");
+                let command = input.command.unwrap_or("");
                 match classify_line(self, &shell::parse_cached(command)) {
                     CommandClass::ReadOnly => Verdict::Allow(Decider::ReadOnly),
                     CommandClass::FileChange { program, targets } => {

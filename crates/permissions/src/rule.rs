@@ -361,21 +361,27 @@ impl Rule {
         )
     }
 
-    /// Does this rule match a call of `tool` with `input`? Path patterns
+    /// Does this rule match a call of `tool` with `input` (its arguments,
+    /// or the [`CallInput`] already read from them)? Path patterns
     /// match as a restriction does ([`PathJudgement::Restrict`]); use
     /// [`Rule::matches_for`] to judge an allow rule.
-    pub fn matches(&self, tool: &str, input: &serde_json::Value, ctx: &PathContext) -> bool {
+    pub fn matches<'a>(
+        &self,
+        tool: &str,
+        input: impl Into<CallInput<'a>>,
+        ctx: &PathContext,
+    ) -> bool {
         self.matches_as(tool, input, ctx, PathJudgement::Restrict)
     }
 
     /// [`Rule::matches`] for a rule with `behavior`: an allow rule grants
     /// only where a path points, a deny or ask rule restricts it as
     /// written too.
-    pub fn matches_for(
+    pub fn matches_for<'a>(
         &self,
         behavior: Behavior,
         tool: &str,
-        input: &serde_json::Value,
+        input: impl Into<CallInput<'a>>,
         ctx: &PathContext,
     ) -> bool {
         let judgement = match behavior {
@@ -386,38 +392,38 @@ impl Rule {
     }
 
     /// [`Rule::matches`] with an explicit [`PathJudgement`].
-    pub fn matches_as(
+    pub fn matches_as<'a>(
         &self,
         tool: &str,
-        input: &serde_json::Value,
+        input: impl Into<CallInput<'a>>,
         ctx: &PathContext,
         judgement: PathJudgement,
     ) -> bool {
+        let input = input.into();
         if !self.names_tool(tool) {
             return false;
         }
         match &self.specifier {
             Specifier::Any => true,
-            Specifier::CommandPrefix(prefix) => command_of(input).is_some_and(|c| {
+            Specifier::CommandPrefix(prefix) => input.command.is_some_and(|c| {
                 let c = c.trim();
                 c == prefix
                     || c.strip_prefix(prefix.as_str())
                         .is_some_and(|rest| rest.starts_with(char::is_whitespace))
             }),
             Specifier::CommandWildcard(pat) => {
-                command_of(input).is_some_and(|c| wildcard_match(pat, c.trim()))
+                input.command.is_some_and(|c| wildcard_match(pat, c.trim()))
             }
-            Specifier::CommandExact(exact) => command_of(input).is_some_and(|c| c.trim() == exact),
-            Specifier::Path(pattern) => match path_of(input) {
+            Specifier::CommandExact(exact) => input.command.is_some_and(|c| c.trim() == exact),
+            Specifier::Path(pattern) => match input.path {
                 Some(p) => path_rule_matches(pattern, p, ctx, judgement),
                 None => false,
             },
             Specifier::Domain(domain) => input
-                .get("url")
-                .and_then(|u| u.as_str())
+                .url
                 .and_then(host_of)
                 .is_some_and(|h| h.eq_ignore_ascii_case(domain)),
-            Specifier::Literal(lit) => primary_string(input).is_some_and(|s| s == lit),
+            Specifier::Literal(lit) => input.primary.is_some_and(|s| s == lit),
         }
     }
 }
@@ -455,19 +461,62 @@ fn specifier_for(tool: &str, inner: &str, offset: usize) -> Result<Specifier, Ru
     Ok(spec)
 }
 
-fn command_of(input: &serde_json::Value) -> Option<&str> {
-    input.get("command").and_then(|c| c.as_str())
+/// What permission rules read of a tool call's arguments, taken out of
+/// the JSON once ([`CallInput::of`]): the arguments themselves are whatever
+/// the tool takes, these are the fields rules are about.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallInput<'a> {
+    /// `command`: what a `Bash(...)` rule matches.
+    pub command: Option<&'a str>,
+    /// The path a file tool acts on (`file_path`, `notebook_path` or
+    /// `path`, the first that is a string): what `Read(...)` and
+    /// `Edit(...)` rules match.
+    pub path: Option<&'a str>,
+    /// `url`: what a `WebFetch(domain:...)` rule matches.
+    pub url: Option<&'a str>,
+    /// The first string among the arguments: what any other rule's
+    /// specifier is compared with.
+    pub primary: Option<&'a str>,
 }
 
-/// The path a file tool acts on.
-pub fn path_of(input: &serde_json::Value) -> Option<&str> {
-    ["file_path", "notebook_path", "path"]
-        .iter()
-        .find_map(|k| input.get(*k).and_then(|v| v.as_str()))
+impl<'a> From<&'a serde_json::Value> for CallInput<'a> {
+    fn from(arguments: &'a serde_json::Value) -> Self {
+        CallInput::of(arguments)
+    }
 }
 
-fn primary_string(input: &serde_json::Value) -> Option<&str> {
-    input.as_object()?.values().find_map(|v| v.as_str())
+impl<'a> From<&CallInput<'a>> for CallInput<'a> {
+    fn from(input: &CallInput<'a>) -> Self {
+        *input
+    }
+}
+
+impl<'a> CallInput<'a> {
+    /// The fields of a call's `arguments` (all `None` when they are not
+    /// an object).
+    pub fn of(arguments: &'a serde_json::Value) -> Self {
+        let Some(fields) = arguments.as_object() else {
+            return CallInput::default();
+        };
+        let text = |key: &str| fields.get(key).and_then(|value| value.as_str());
+        CallInput {
+            command: text("command"),
+            path: ["file_path", "notebook_path", "path"]
+                .into_iter()
+                .find_map(text),
+            url: text("url"),
+            primary: fields.values().find_map(|value| value.as_str()),
+        }
+    }
+
+    /// A Bash call of one `command` (one command of a parsed line).
+    pub fn command(command: &'a str) -> Self {
+        CallInput {
+            command: Some(command),
+            primary: Some(command),
+            ..CallInput::default()
+        }
+    }
 }
 
 fn host_of(url: &str) -> Option<&str> {
@@ -625,6 +674,26 @@ mod tests {
         Rule::parse(rule)
             .expect("rule parses")
             .matches(tool, &input, &ctx())
+    }
+
+    #[test]
+    fn call_input_reads_what_rules_match() {
+        let args =
+            json!({"notebook_path": 5, "path": "p", "url": "https://x.io/a", "command": "ls"});
+        let input = CallInput::of(&args);
+        // A key of another type is skipped, for the path as for the first string.
+        assert_eq!(input.path, Some("p"));
+        assert_eq!(input.primary, Some("p"));
+        assert_eq!(input.command, Some("ls"));
+        assert_eq!(input.url, Some("https://x.io/a"));
+        assert_eq!(CallInput::of(&json!("ls")), CallInput::default());
+        // One command of a parsed line matches as a call of it would.
+        for (rule, command) in [("Bash(ls:*)", "ls -l"), ("Other(ls -l)", "ls -l")] {
+            let rule = Rule::parse(rule).unwrap();
+            let tool = if rule.tool == "Bash" { "Bash" } else { "Other" };
+            assert!(rule.matches(tool, CallInput::command(command), &ctx()));
+            assert!(rule.matches(tool, &json!({ "command": command }), &ctx()));
+        }
     }
 
     #[test]

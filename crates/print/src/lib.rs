@@ -49,13 +49,15 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod flags;
+pub mod lines;
 mod messages;
 mod model;
 mod translate;
 
 pub use flags::{FlagError, OutputFormat, PrintFlags};
 pub use messages::{
-    CLAUDE_CODE_VERSION, Message, PermissionDenial, ResultMessage, ServerToolUse, Usage,
+    CLAUDE_CODE_VERSION, Message, ModelUsage, ModelUsageRows, PermissionDenial, ResultMessage,
+    ServerToolUse, Usage,
 };
 pub use model::{ApiError, Meter, ModelTokens, PrintModel, ToolNaming};
 pub use translate::{InitInfo, Options, Translator};

@@ -2,11 +2,12 @@
 //! in the order Claude Code 2.1.328 writes them
 //! (`shared/reference/claude-agent-sdk/KEYS.md`).
 //!
-//! The `result` message is typed ([`ResultMessage`]); the others are JSON
-//! objects built in wire order ([`Message`] says which kind each is).
+//! Every message is typed: the `result` message here ([`ResultMessage`]),
+//! the others in [`crate::lines`]; [`Message`] says which kind each is.
 
-use serde::Serialize;
-use serde_json::{Map, Value};
+use serde::{Serialize, Serializer};
+
+use crate::lines::{AssistantMessage, Envelope, StreamEventLine, SystemMessage, UserMessage};
 
 /// The Claude Code version whose print-mode protocol dsh speaks; the
 /// `claude_code_version` of `system/init` (the Python SDK reads it there).
@@ -15,28 +16,35 @@ pub const CLAUDE_CODE_VERSION: &str = "2.1.328";
 /// One stdout message.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
-    /// `system` messages: `init`, `permission_denied`, ….
-    System(Value),
+    /// `system` messages: `init`, `permission_denied`.
+    System(SystemMessage),
     /// One content block of a model reply.
-    Assistant(Value),
+    Assistant(Box<Envelope<AssistantMessage>>),
     /// Tool results going back to the model.
-    User(Value),
-    /// A raw streaming event (`--include-partial-messages`).
-    StreamEvent(Value),
+    User(Box<Envelope<UserMessage>>),
+    /// A streaming event (`--include-partial-messages`).
+    StreamEvent(Box<StreamEventLine>),
     /// The end of a turn.
     Result(Box<ResultMessage>),
 }
 
-impl Message {
-    /// The message as JSON.
-    pub fn to_value(&self) -> Value {
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Message::System(value)
-            | Message::Assistant(value)
-            | Message::User(value)
-            | Message::StreamEvent(value) => value.clone(),
-            Message::Result(result) => serde_json::to_value(result).unwrap_or(Value::Null),
+            Message::System(line) => line.serialize(serializer),
+            Message::Assistant(line) => line.serialize(serializer),
+            Message::User(line) => line.serialize(serializer),
+            Message::StreamEvent(line) => line.serialize(serializer),
+            Message::Result(result) => result.serialize(serializer),
         }
+    }
+}
+
+impl Message {
+    /// The message as JSON (`null` if it cannot be encoded, which only a
+    /// path that is not UTF-8 can cause).
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
     }
 
     /// The message as one line of JSON (no newline).
@@ -62,7 +70,7 @@ pub struct ResultMessage {
     pub usage: Usage,
     /// Tokens and cost per model.
     #[serde(rename = "modelUsage")]
-    pub model_usage: Map<String, Value>,
+    pub model_usage: ModelUsageRows,
     /// The tool calls a permission check refused.
     pub permission_denials: Vec<PermissionDenial>,
     /// Why the turn ended (`completed`, `max_turns`, `api_error`, …).
@@ -73,9 +81,10 @@ pub struct ResultMessage {
     pub num_turns: u64,
     /// `success`, `error_max_turns` or `error_during_execution`.
     pub subtype: String,
-    /// The HTTP status of an API error (`null` on success; absent with `errors`).
+    /// The HTTP status of an API error (`Some(None)`, written `null`, on
+    /// success or an error without a response; absent with `errors`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub api_error_status: Option<Value>,
+    pub api_error_status: Option<Option<u16>>,
     /// Anthropic's error type of an API error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub api_error_type: Option<String>,
@@ -145,6 +154,41 @@ pub struct PermissionDenial {
     pub tool_name: String,
     /// The model's call id.
     pub tool_use_id: String,
-    /// The call's input.
-    pub tool_input: Value,
+    /// The call's input (the model's arguments, whatever the tool takes).
+    pub tool_input: serde_json::Value,
+}
+
+/// `modelUsage`: one row per model, in the order the models were first
+/// used, keyed by the model's name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelUsageRows(pub Vec<(String, ModelUsage)>);
+
+impl Serialize for ModelUsageRows {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(model, row)| (model, row)))
+    }
+}
+
+/// One model's tokens and cost in `modelUsage`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelUsage {
+    /// Input tokens not read from or written to the cache.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Input tokens read from the cache.
+    pub cache_read_input_tokens: u64,
+    /// Input tokens written to the cache.
+    pub cache_creation_input_tokens: u64,
+    /// Web searches (dsh runs none: 0).
+    pub web_search_requests: u64,
+    /// What the model's requests cost at list prices, in USD.
+    #[serde(rename = "costUSD")]
+    pub cost_usd: f64,
+    /// The model's context window, when dsh knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+    /// `list` for a known price, `unknown` for a model costed at 0.
+    pub cost_basis: &'static str,
 }

@@ -14,9 +14,17 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use dsh_protocol::{Event, EventBody, TokenUsage, TurnEndReason};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use crate::messages::{CLAUDE_CODE_VERSION, Message, PermissionDenial, ResultMessage, Usage};
+use crate::lines::{
+    AssistantMessage, ContentBlock, Delta, Envelope, InitMessage, McpServerStatus, MessageUsage,
+    Null, OutputUsage, PermissionDeniedMessage, StopDelta, StreamEvent, StreamEventLine,
+    SystemMessage, ToolResultBlock, UserMessage,
+};
+use crate::messages::{
+    CLAUDE_CODE_VERSION, Message, ModelUsage, ModelUsageRows, PermissionDenial, ResultMessage,
+    Usage,
+};
 use crate::model::{Meter, ToolNaming};
 
 /// What `system/init` reports about the session.
@@ -106,6 +114,26 @@ fn now() -> String {
         .to_string()
 }
 
+/// `content_block_start` of the text block.
+fn text_start() -> StreamEvent {
+    StreamEvent::ContentBlockStart {
+        index: 0,
+        content_block: ContentBlock::Text {
+            text: String::new(),
+        },
+    }
+}
+
+/// A piece of the text block.
+fn text_delta(text: &str) -> StreamEvent {
+    StreamEvent::ContentBlockDelta {
+        index: 0,
+        delta: Delta::TextDelta {
+            text: text.to_owned(),
+        },
+    }
+}
+
 /// `tool/result` dispositions that are a permission refusal.
 fn is_denial(disposition: Option<&str>) -> bool {
     matches!(
@@ -161,49 +189,76 @@ impl Translator {
     pub fn init_message(&self) -> Message {
         let naming = self.options.naming;
         let init = &self.init;
-        Message::System(json!({
-            "type": "system",
-            "subtype": "init",
-            "cwd": init.cwd,
-            "session_id": self.session_id,
-            "tools": init.tools.iter().map(|t| naming.outward(t)).collect::<Vec<_>>(),
-            "mcp_servers": init.mcp_servers.iter()
-                .map(|(name, status)| json!({"name": name, "status": status}))
-                .collect::<Vec<_>>(),
-            "model": init.model,
-            "permissionMode": init.permission_mode,
-            "slash_commands": init.slash_commands,
-            "claude_code_version": CLAUDE_CODE_VERSION,
-            "output_style": "default",
-            "agents": init.agents,
-            "skills": [],
-            "plugins": [],
-            "uuid": uuid(),
-            "original_cwd": init.cwd,
-            "additional_directories": init.additional_directories,
+        Message::System(SystemMessage::Init(Box::new(InitMessage {
+            kind: "system",
+            subtype: "init",
+            cwd: init.cwd.clone(),
+            session_id: self.session_id.clone(),
+            tools: init.tools.iter().map(|t| naming.outward(t)).collect(),
+            mcp_servers: init
+                .mcp_servers
+                .iter()
+                .map(|(name, status)| McpServerStatus {
+                    name: name.clone(),
+                    status: status.clone(),
+                })
+                .collect(),
+            model: init.model.clone(),
+            permission_mode: init.permission_mode.clone(),
+            slash_commands: init.slash_commands.clone(),
+            claude_code_version: CLAUDE_CODE_VERSION,
+            output_style: "default",
+            agents: init.agents.clone(),
+            skills: Vec::new(),
+            plugins: Vec::new(),
+            uuid: uuid(),
+            original_cwd: init.cwd.clone(),
+            additional_directories: init.additional_directories.clone(),
+        })))
+    }
+
+    fn envelope<M>(&self, kind: &'static str, message: M) -> Envelope<M> {
+        Envelope {
+            kind,
+            message,
+            parent_tool_use_id: Null,
+            session_id: self.session_id.clone(),
+            uuid: uuid(),
+            timestamp: now(),
+            tool_use_result: None,
+        }
+    }
+
+    fn stream_event(&self, event: StreamEvent, message_id: &str) -> Message {
+        Message::StreamEvent(Box::new(StreamEventLine {
+            kind: "stream_event",
+            event,
+            session_id: self.session_id.clone(),
+            parent_tool_use_id: Null,
+            uuid: uuid(),
+            api_message_id: message_id.to_owned(),
         }))
     }
 
-    fn envelope(&self, kind: &str, message: Value) -> Value {
-        json!({
-            "type": kind,
-            "message": message,
-            "parent_tool_use_id": null,
-            "session_id": self.session_id,
-            "uuid": uuid(),
-            "timestamp": now(),
-        })
-    }
-
-    fn stream_event(&self, event: Value, message_id: &str) -> Message {
-        Message::StreamEvent(json!({
-            "type": "stream_event",
-            "event": event,
-            "session_id": self.session_id,
-            "parent_tool_use_id": null,
-            "uuid": uuid(),
-            "api_message_id": message_id,
-        }))
+    /// An assistant message of this session's model.
+    fn api_message(
+        &self,
+        id: &str,
+        content: Vec<ContentBlock>,
+        usage: MessageUsage,
+        context_management: Option<Null>,
+    ) -> AssistantMessage {
+        AssistantMessage {
+            id: id.to_owned(),
+            kind: "message",
+            role: "assistant",
+            model: self.init.model.clone(),
+            content,
+            stop_reason: Null,
+            stop_sequence: Null,
+            usage,
+            context_management,
+        }
     }
 
     fn open_reply(&mut self, out: &mut Vec<Message>) -> String {
@@ -211,14 +266,8 @@ impl Translator {
             return open.id.clone();
         }
         let id = format!("msg_{}", uuid::Uuid::new_v4().simple());
-        out.push(self.stream_event(
-            json!({"type": "message_start", "message": {
-                "id": id, "type": "message", "role": "assistant", "model": self.init.model,
-                "content": [], "stop_reason": null, "stop_sequence": null,
-                "usage": {"input_tokens": 0, "output_tokens": 0,
-                          "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}),
-            &id,
-        ));
+        let message = self.api_message(&id, Vec::new(), MessageUsage::default(), None);
+        out.push(self.stream_event(StreamEvent::MessageStart { message }, &id));
         self.open = Some(OpenReply {
             id: id.clone(),
             text_open: false,
@@ -238,42 +287,23 @@ impl Translator {
             && !open.text_open
         {
             open.text_open = true;
-            out.push(self.stream_event(
-                json!({"type": "content_block_start", "index": 0,
-                       "content_block": {"type": "text", "text": ""}}),
-                &id,
-            ));
+            out.push(self.stream_event(text_start(), &id));
         }
-        out.push(self.stream_event(
-            json!({"type": "content_block_delta", "index": 0,
-                   "delta": {"type": "text_delta", "text": delta}}),
-            &id,
-        ));
+        out.push(self.stream_event(text_delta(delta), &id));
         out
     }
 
-    fn assistant_line(&self, id: &str, block: Value, usage: Option<&TokenUsage>) -> Message {
+    fn assistant_line(&self, id: &str, block: ContentBlock, usage: Option<&TokenUsage>) -> Message {
         let usage = usage.copied().unwrap_or_default();
         let usage = Usage::from_tokens(&usage);
-        Message::Assistant(self.envelope(
-            "assistant",
-            json!({
-                "id": id,
-                "type": "message",
-                "role": "assistant",
-                "model": self.init.model,
-                "content": [block],
-                "stop_reason": null,
-                "stop_sequence": null,
-                "usage": {
-                    "input_tokens": usage.input_tokens,
-                    "output_tokens": usage.output_tokens,
-                    "cache_creation_input_tokens": usage.cache_creation_input_tokens,
-                    "cache_read_input_tokens": usage.cache_read_input_tokens,
-                },
-                "context_management": null,
-            }),
-        ))
+        let usage = MessageUsage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cache_creation_input_tokens: usage.cache_creation_input_tokens,
+            cache_read_input_tokens: usage.cache_read_input_tokens,
+        };
+        let message = self.api_message(id, vec![block], usage, Some(Null));
+        Message::Assistant(Box::new(self.envelope("assistant", message)))
     }
 
     fn assistant(
@@ -293,46 +323,44 @@ impl Translator {
         if !content.is_empty() {
             if partial && !self.open.as_ref().is_some_and(|open| open.text_open) {
                 // The provider did not stream this text: one delta.
-                out.push(self.stream_event(
-                    json!({"type": "content_block_start", "index": 0,
-                           "content_block": {"type": "text", "text": ""}}),
-                    &id,
-                ));
-                out.push(self.stream_event(
-                    json!({"type": "content_block_delta", "index": 0,
-                           "delta": {"type": "text_delta", "text": content}}),
-                    &id,
-                ));
+                out.push(self.stream_event(text_start(), &id));
+                out.push(self.stream_event(text_delta(content), &id));
             }
-            out.push(self.assistant_line(&id, json!({"type": "text", "text": content}), usage));
+            let text = ContentBlock::Text {
+                text: content.to_owned(),
+            };
+            out.push(self.assistant_line(&id, text, usage));
             if partial {
-                out.push(self.stream_event(json!({"type": "content_block_stop", "index": 0}), &id));
+                out.push(self.stream_event(StreamEvent::ContentBlockStop { index: 0 }, &id));
             }
             index += 1;
         }
         for call in tool_calls {
             let name = self.options.naming.outward(&call.name);
             if partial {
-                out.push(self.stream_event(
-                    json!({"type": "content_block_start", "index": index,
-                           "content_block": {"type": "tool_use", "id": call.id, "name": name, "input": {}}}),
-                    &id,
-                ));
-                out.push(self.stream_event(
-                    json!({"type": "content_block_delta", "index": index,
-                           "delta": {"type": "input_json_delta", "partial_json": call.arguments.to_string()}}),
-                    &id,
-                ));
+                let content_block = ContentBlock::ToolUse {
+                    id: call.id.clone(),
+                    name: name.clone(),
+                    input: Value::Object(serde_json::Map::new()),
+                };
+                let start = StreamEvent::ContentBlockStart {
+                    index,
+                    content_block,
+                };
+                out.push(self.stream_event(start, &id));
+                let delta = Delta::InputJsonDelta {
+                    partial_json: call.arguments.to_string(),
+                };
+                out.push(self.stream_event(StreamEvent::ContentBlockDelta { index, delta }, &id));
             }
-            out.push(self.assistant_line(
-                &id,
-                json!({"type": "tool_use", "id": call.id, "name": name, "input": call.arguments}),
-                usage,
-            ));
+            let block = ContentBlock::ToolUse {
+                id: call.id.clone(),
+                name,
+                input: call.arguments.clone(),
+            };
+            out.push(self.assistant_line(&id, block, usage));
             if partial {
-                out.push(
-                    self.stream_event(json!({"type": "content_block_stop", "index": index}), &id),
-                );
+                out.push(self.stream_event(StreamEvent::ContentBlockStop { index }, &id));
             }
             index += 1;
         }
@@ -343,13 +371,15 @@ impl Translator {
         };
         if partial {
             let output_tokens = usage.map_or(0, |u| u.output_tokens);
-            out.push(self.stream_event(
-                json!({"type": "message_delta",
-                       "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-                       "usage": {"output_tokens": output_tokens}}),
-                &id,
-            ));
-            out.push(self.stream_event(json!({"type": "message_stop"}), &id));
+            let stop = StreamEvent::MessageDelta {
+                delta: StopDelta {
+                    stop_reason: stop_reason.to_owned(),
+                    stop_sequence: Null,
+                },
+                usage: OutputUsage { output_tokens },
+            };
+            out.push(self.stream_event(stop, &id));
+            out.push(self.stream_event(StreamEvent::MessageStop, &id));
             self.open = None;
         }
         self.turn.num_turns += 1;
@@ -375,36 +405,39 @@ impl Translator {
                 .cloned()
                 .unwrap_or_else(|| (String::new(), Value::Null));
             let tool_name = self.options.naming.outward(&tool);
-            out.push(Message::System(json!({
-                "type": "system",
-                "subtype": "permission_denied",
-                "tool_name": tool_name,
-                "tool_use_id": call_id,
-                "message": content,
-                "uuid": uuid(),
-                "session_id": self.session_id,
-            })));
+            out.push(Message::System(SystemMessage::PermissionDenied(Box::new(
+                PermissionDeniedMessage {
+                    kind: "system",
+                    subtype: "permission_denied",
+                    tool_name: tool_name.clone(),
+                    tool_use_id: call_id.to_owned(),
+                    message: content.to_owned(),
+                    uuid: uuid(),
+                    session_id: self.session_id.clone(),
+                },
+            ))));
             self.turn.denials.push(PermissionDenial {
                 tool_name,
                 tool_use_id: call_id.to_owned(),
                 tool_input: input,
             });
         }
-        let mut line = self.envelope(
-            "user",
-            json!({"role": "user", "content": [{
-                "tool_use_id": call_id, "type": "tool_result",
-                "content": content, "is_error": is_error}]}),
-        );
-        if let Value::Object(map) = &mut line {
-            let result = if is_error {
-                format!("Error: {content}")
-            } else {
-                content.to_owned()
-            };
-            map.insert("tool_use_result".to_owned(), Value::String(result));
-        }
-        out.push(Message::User(line));
+        let message = UserMessage {
+            role: "user",
+            content: vec![ToolResultBlock {
+                tool_use_id: call_id.to_owned(),
+                kind: "tool_result",
+                content: content.to_owned(),
+                is_error,
+            }],
+        };
+        let mut line = self.envelope("user", message);
+        line.tool_use_result = Some(if is_error {
+            format!("Error: {content}")
+        } else {
+            content.to_owned()
+        });
+        out.push(Message::User(Box::new(line)));
         out
     }
 
@@ -483,7 +516,7 @@ impl Translator {
     pub fn result(&mut self, reason: TurnEndReason, message: Option<&str>) -> ResultMessage {
         let mut total = TokenUsage::default();
         let mut total_cost = 0.0;
-        let mut model_usage = Map::new();
+        let mut model_usage = Vec::new();
         for entry in self.meter.models() {
             let usage = entry.usage;
             total.input_tokens += usage.input_tokens;
@@ -494,26 +527,24 @@ impl Translator {
             let cost = price.map_or(0.0, |price| price.cost_usd(&usage));
             total_cost += cost;
             let anthropic = Usage::from_tokens(&usage);
-            let mut row = json!({
-                "inputTokens": anthropic.input_tokens,
-                "outputTokens": usage.output_tokens,
-                "cacheReadInputTokens": usage.cache_read_input_tokens,
-                "cacheCreationInputTokens": usage.cache_creation_input_tokens,
-                "webSearchRequests": 0,
-                "costUSD": cost,
-            });
-            if let (Value::Object(row), Some(window)) =
-                (&mut row, dsh_model::context_window(&entry.model))
+            let row = ModelUsage {
+                input_tokens: anthropic.input_tokens,
+                output_tokens: usage.output_tokens,
+                cache_read_input_tokens: usage.cache_read_input_tokens,
+                cache_creation_input_tokens: usage.cache_creation_input_tokens,
+                web_search_requests: 0,
+                cost_usd: cost,
+                context_window: dsh_model::context_window(&entry.model),
+                cost_basis: if price.is_some() { "list" } else { "unknown" },
+            };
+            // A model recorded twice keeps its first place and its last row.
+            match model_usage
+                .iter_mut()
+                .find(|(model, _)| *model == entry.model)
             {
-                row.insert("contextWindow".to_owned(), json!(window));
+                Some((_, existing)) => *existing = row,
+                None => model_usage.push((entry.model.clone(), row)),
             }
-            if let Value::Object(row) = &mut row {
-                row.insert(
-                    "costBasis".to_owned(),
-                    json!(if price.is_some() { "list" } else { "unknown" }),
-                );
-            }
-            model_usage.insert(entry.model.clone(), row);
         }
         let api_error = self.meter.last_error();
         let (subtype, terminal_reason, is_error) = match reason {
@@ -529,7 +560,7 @@ impl Translator {
         let (api_error_status, api_error_type, result, errors) = match subtype {
             "success" => match &api_error {
                 Some(error) if is_error => (
-                    Some(error.status.map_or(Value::Null, Value::from)),
+                    Some(error.status),
                     Some(error.kind.to_owned()),
                     Some(format!(
                         "API Error: {}",
@@ -538,7 +569,7 @@ impl Translator {
                     None,
                 ),
                 _ => (
-                    Some(Value::Null),
+                    Some(None),
                     None,
                     Some(self.turn.last_text.clone().unwrap_or_default()),
                     None,
@@ -579,7 +610,7 @@ impl Translator {
             session_id: self.session_id.clone(),
             total_cost_usd: total_cost,
             usage: Usage::from_tokens(&total),
-            model_usage,
+            model_usage: ModelUsageRows(model_usage),
             permission_denials: std::mem::take(&mut self.turn.denials),
             terminal_reason: terminal_reason.to_owned(),
             is_error,
@@ -614,6 +645,7 @@ impl Translator {
 mod tests {
     use super::*;
     use dsh_protocol::ToolCall;
+    use serde_json::json;
 
     fn event(body: EventBody) -> Event {
         Event {
@@ -639,6 +671,110 @@ mod tests {
             Meter::new(),
             Some(1),
         )
+    }
+
+    /// The keys of a message and of its nested objects, in wire order,
+    /// as `path.key` (array items under `[]`).
+    fn key_paths(value: &Value, at: &str, out: &mut Vec<String>) {
+        match value {
+            Value::Object(fields) => {
+                for (key, field) in fields {
+                    let path = format!("{at}{key}");
+                    out.push(path.clone());
+                    key_paths(field, &format!("{path}."), out);
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    key_paths(item, &format!("{at}[]."), out);
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+        }
+    }
+
+    fn keys_of(message: &Message) -> Vec<String> {
+        let mut out = Vec::new();
+        key_paths(
+            &serde_json::from_str(&message.to_line()).unwrap(),
+            "",
+            &mut out,
+        );
+        out
+    }
+
+    #[test]
+    fn every_line_has_claude_codes_keys_in_its_order() {
+        // The orders of `shared/reference/claude-agent-sdk/KEYS.md`, less
+        // the keys dsh does not write.
+        let mut t = translator(true);
+        let init = t.event(&event(EventBody::TurnStart { turn: 1 }));
+        assert_eq!(
+            keys_of(&init[0]).join(" "),
+            "type subtype cwd session_id tools mcp_servers model permissionMode \
+             slash_commands claude_code_version output_style agents skills plugins uuid \
+             original_cwd additional_directories"
+        );
+        let lines = t.event(&event(assistant_with_call()));
+        let envelope = "parent_tool_use_id session_id uuid timestamp";
+        let message = "message.id message.type message.role message.model message.content";
+        let usage = "message.stop_reason message.stop_sequence message.usage \
+             message.usage.input_tokens message.usage.output_tokens \
+             message.usage.cache_creation_input_tokens message.usage.cache_read_input_tokens";
+        let kinds: Vec<String> = lines.iter().map(|line| keys_of(line).join(" ")).collect();
+        let stream = |event: &str| {
+            format!("type event {event} session_id parent_tool_use_id uuid api_message_id")
+        };
+        let start_message = format!(
+            "event.message {}",
+            format!("{message} {usage}").replace("message.", "event.message.")
+        );
+        let text_line = format!(
+            "type message {message} message.content.[].type message.content.[].text {usage} \
+             message.context_management {envelope}"
+        );
+        let tool_line = format!(
+            "type message {message} message.content.[].type message.content.[].id \
+             message.content.[].name message.content.[].input \
+             message.content.[].input.command {usage} message.context_management {envelope}"
+        );
+        assert_eq!(
+            kinds,
+            [
+                stream(&format!("event.type {start_message}")),
+                stream(
+                    "event.type event.index event.content_block event.content_block.type event.content_block.text"
+                ),
+                stream("event.type event.index event.delta event.delta.type event.delta.text"),
+                text_line,
+                stream("event.type event.index"),
+                stream(
+                    "event.type event.index event.content_block event.content_block.type event.content_block.id event.content_block.name event.content_block.input"
+                ),
+                stream(
+                    "event.type event.index event.delta event.delta.type event.delta.partial_json"
+                ),
+                tool_line,
+                stream("event.type event.index"),
+                stream(
+                    "event.type event.delta event.delta.stop_reason event.delta.stop_sequence event.usage event.usage.output_tokens"
+                ),
+                stream("event.type"),
+            ]
+        );
+        let denied = t.tool_result("c1", true, "no", Some("denied"));
+        assert_eq!(
+            keys_of(&denied[0]).join(" "),
+            "type subtype tool_name tool_use_id message uuid session_id"
+        );
+        assert_eq!(
+            keys_of(&denied[1]).join(" "),
+            format!(
+                "type message message.role message.content message.content.[].tool_use_id \
+                 message.content.[].type message.content.[].content message.content.[].is_error \
+                 {envelope} tool_use_result"
+            )
+        );
     }
 
     fn assistant_with_call() -> EventBody {

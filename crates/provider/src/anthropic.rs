@@ -11,7 +11,7 @@ use dsh_protocol::{Message, ModelReply, ModelRequest, ThinkingBlocks, TokenUsage
 use serde_json::{Value, json};
 
 use crate::api::messages::{
-    self, Block, CacheControl, Content, Delta, Event, RequestMessage, Role, Thinking,
+    self, Block, BlockView, CacheControl, Content, Delta, Event, RequestMessage, Role, Thinking,
     ToolResultContent,
 };
 
@@ -274,7 +274,7 @@ fn conversation_messages(
                 let logged: Vec<_> = logged
                     .iter()
                     .flatten()
-                    .filter(|block| is_thinking(block))
+                    .filter(|block| BlockView::of(block).is_thinking())
                     .cloned()
                     .collect();
                 let thinking = if logged.is_empty() {
@@ -340,14 +340,6 @@ fn conversation_messages(
             .sort_by_key(|block| !matches!(block, Content::Block(Block::ToolResult { .. })));
     }
     (messages, missing_thinking)
-}
-
-/// Whether a kept block is one of the Messages API's thinking blocks.
-fn is_thinking(block: &Value) -> bool {
-    matches!(
-        block.get("type").and_then(Value::as_str),
-        Some("thinking" | "redacted_thinking")
-    )
 }
 
 /// A tool call's `input`: the API takes an object. Arguments the model
@@ -484,24 +476,21 @@ impl EventAccumulator for MessagesAccumulator {
                 index,
                 content_block,
             } => {
-                let block = match content_block.get("type").and_then(Value::as_str) {
+                let view = BlockView::of(&content_block);
+                let block = match view.kind() {
                     Some("text") => {
-                        let initial = content_block.get("text").and_then(Value::as_str);
-                        if let Some(initial) = initial.filter(|text| !text.is_empty()) {
+                        if let Some(initial) = view.text().filter(|text| !text.is_empty()) {
                             sink.text_delta(initial);
                             self.text.push_str(initial);
                         }
                         Streamed::Text
                     }
                     Some("tool_use") => Streamed::ToolUse {
-                        id: content_block["id"].as_str().unwrap_or_default().to_owned(),
-                        name: content_block["name"]
-                            .as_str()
-                            .unwrap_or_default()
-                            .to_owned(),
+                        id: view.id().unwrap_or_default().to_owned(),
+                        name: view.name().unwrap_or_default().to_owned(),
                         json: String::new(),
                     },
-                    Some("thinking" | "redacted_thinking") => Streamed::Thinking(content_block),
+                    _ if view.is_thinking() => Streamed::Thinking(content_block),
                     _ => Streamed::Other,
                 };
                 self.blocks.push((index, block));

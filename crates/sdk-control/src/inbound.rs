@@ -1,7 +1,7 @@
 //! What the SDK writes on the CLI's stdin: user messages, its control
 //! requests, and its answers to the CLI's control requests.
 
-use serde::de::{MapAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
@@ -85,7 +85,47 @@ pub enum UserContent {
     /// Plain text.
     Text(String),
     /// Anthropic content blocks (`{"type":"text","text":…}`, images, …).
-    Blocks(Vec<Value>),
+    Blocks(Vec<Loose<InputBlock>>),
+}
+
+/// What dsh reads of a user message's content block: its `type` and
+/// `text` (a key of another type reads as absent).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct InputBlock {
+    #[serde(rename = "type", default)]
+    kind: Option<Loose<String>>,
+    #[serde(default)]
+    text: Option<Loose<String>>,
+}
+
+impl InputBlock {
+    /// `type` and `text`, each when a string.
+    fn fields(&self) -> (Option<&str>, Option<&str>) {
+        (
+            self.kind.as_ref().and_then(Loose::get).map(String::as_str),
+            self.text.as_ref().and_then(Loose::get).map(String::as_str),
+        )
+    }
+}
+
+/// A value of the expected type, or a note that the SDK sent another.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Loose<T> {
+    /// The expected type.
+    Is(T),
+    /// Something else, not kept.
+    Not(IgnoredAny),
+}
+
+impl<T> Loose<T> {
+    /// The value, when it has the expected type.
+    pub fn get(&self) -> Option<&T> {
+        match self {
+            Loose::Is(value) => Some(value),
+            Loose::Not(_) => None,
+        }
+    }
 }
 
 impl UserContent {
@@ -98,10 +138,8 @@ impl UserContent {
             UserContent::Blocks(blocks) => {
                 let mut parts = Vec::with_capacity(blocks.len());
                 for block in blocks {
-                    match (
-                        block.get("type").and_then(Value::as_str),
-                        block.get("text").and_then(Value::as_str),
-                    ) {
+                    let fields = block.get().map_or((None, None), InputBlock::fields);
+                    match fields {
                         (Some("text"), Some(text)) => parts.push(text.to_owned()),
                         (kind, _) => {
                             return Err(format!(
@@ -377,8 +415,21 @@ mod tests {
         };
         assert_eq!(ts.message.content.text().unwrap(), "Say hello");
         assert_eq!(py.message.content.text().unwrap(), "First message");
-        let image = UserContent::Blocks(vec![json!({"type":"image"})]);
+        let image: UserContent = serde_json::from_value(json!([{"type":"image"}])).unwrap();
         assert!(image.text().unwrap_err().contains("\"image\""));
+        // A block that is not an object, or whose text is not a string,
+        // is named rather than dropped.
+        let odd: UserContent = serde_json::from_value(json!(["hi"])).unwrap();
+        assert!(odd.text().unwrap_err().contains("\"untyped\""));
+        let odd: UserContent =
+            serde_json::from_value(json!([{"type": "text", "text": 5}])).unwrap();
+        assert!(odd.text().unwrap_err().contains("\"text\""));
+        let two: UserContent = serde_json::from_value(json!([
+            {"type": "text", "text": "a"},
+            {"type": "text", "text": "b", "cache_control": {"type": "ephemeral"}}
+        ]))
+        .unwrap();
+        assert_eq!(two.text().unwrap(), "a\nb");
     }
 
     #[test]

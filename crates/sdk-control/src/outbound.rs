@@ -81,6 +81,17 @@ pub struct McpMessage {
     pub message: Value,
 }
 
+/// An empty list of pending requests (`[]`): a dsh process answering
+/// `initialize` has never left a question open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NothingPending;
+
+impl Serialize for NothingPending {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(std::iter::empty::<()>())
+    }
+}
+
 /// `{"type":"control_response","response":{…}}` (CLI → SDK).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ControlResponseLine {
@@ -103,10 +114,10 @@ pub enum ResponseBody {
         response: Value,
         /// `initialize` only: `[]`.
         #[serde(skip_serializing_if = "Option::is_none")]
-        pending_permission_requests: Option<Vec<Value>>,
+        pending_permission_requests: Option<NothingPending>,
         /// `initialize` only: `[]`.
         #[serde(skip_serializing_if = "Option::is_none")]
-        pending_user_dialog_requests: Option<Vec<Value>>,
+        pending_user_dialog_requests: Option<NothingPending>,
     },
     /// The request failed.
     Error {
@@ -138,8 +149,8 @@ impl ControlResponseLine {
             response: ResponseBody::Success {
                 request_id: request_id.to_owned(),
                 response: serde_json::to_value(response).unwrap_or(Value::Null),
-                pending_permission_requests: Some(Vec::new()),
-                pending_user_dialog_requests: Some(Vec::new()),
+                pending_permission_requests: Some(NothingPending),
+                pending_user_dialog_requests: Some(NothingPending),
             },
         }
     }

@@ -12,10 +12,12 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::builtin::Hunk;
 use crate::builtin::diff::structured_patch;
+use crate::builtin::{edit, write};
 
 /// Files larger than this are not read for a diff (the result text still shows).
 pub const DIFF_LIMIT_BYTES: u64 = 1024 * 1024;
@@ -52,18 +54,18 @@ impl FileChange {
         if old_text.is_none() && path.exists() {
             return None;
         }
-        let text = |key: &str| arguments.get(key).and_then(Value::as_str);
+        // The tool's own arguments: what it would refuse has no change.
         let new_text = match tool {
-            "write" => text("content")?.to_owned(),
-            "edit" => apply_edit(
-                old_text.as_deref(),
-                text("old_string")?,
-                text("new_string")?,
-                arguments
-                    .get("replace_all")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-            )?,
+            "write" => write::Args::deserialize(arguments).ok()?.content,
+            "edit" => {
+                let args = edit::Args::deserialize(arguments).ok()?;
+                apply_edit(
+                    old_text.as_deref(),
+                    &args.old_string,
+                    &args.new_string,
+                    args.replace_all,
+                )?
+            }
             _ => return None,
         };
         Some(FileChange {

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::Loose;
+
 /// One streaming request.
 #[derive(Debug, Serialize)]
 pub(crate) struct Request {
@@ -164,6 +166,62 @@ pub(crate) enum Event {
     /// `ping`, `content_block_stop` and event types added later.
     #[serde(other)]
     Other,
+}
+
+/// What dsh reads of a content block the API hands out (a
+/// `content_block_start` block, a kept thinking block): its type, and a
+/// text or tool call's first fields. A key of another type reads as
+/// absent; the block itself is kept whole besides.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct BlockView {
+    #[serde(rename = "type", default)]
+    kind: Option<Loose<String>>,
+    #[serde(default)]
+    text: Option<Loose<String>>,
+    #[serde(default)]
+    id: Option<Loose<String>>,
+    #[serde(default)]
+    name: Option<Loose<String>>,
+}
+
+impl BlockView {
+    /// The view of a block (all absent when it is not an object).
+    pub fn of(block: &Value) -> Self {
+        BlockView::deserialize(block).unwrap_or_default()
+    }
+
+    fn text_of(key: Option<&Loose<String>>) -> Option<&str> {
+        match key {
+            Some(Loose::Is(text)) => Some(text),
+            Some(Loose::Not(_)) | None => None,
+        }
+    }
+
+    /// `type`, when a string.
+    pub fn kind(&self) -> Option<&str> {
+        Self::text_of(self.kind.as_ref())
+    }
+
+    /// A text block's `text`, when a string.
+    pub fn text(&self) -> Option<&str> {
+        Self::text_of(self.text.as_ref())
+    }
+
+    /// A tool call's `id`, when a string.
+    pub fn id(&self) -> Option<&str> {
+        Self::text_of(self.id.as_ref())
+    }
+
+    /// A tool call's `name`, when a string.
+    pub fn name(&self) -> Option<&str> {
+        Self::text_of(self.name.as_ref())
+    }
+
+    /// Whether it is one of the thinking blocks (`thinking`,
+    /// `redacted_thinking`).
+    pub fn is_thinking(&self) -> bool {
+        matches!(self.kind(), Some("thinking" | "redacted_thinking"))
+    }
 }
 
 /// `message_start`'s message: its usage so far.

@@ -25,10 +25,10 @@ pub struct EditTool;
 #[serde(deny_unknown_fields)]
 pub(crate) struct Args {
     file_path: String,
-    old_string: String,
-    new_string: String,
+    pub(crate) old_string: String,
+    pub(crate) new_string: String,
     #[serde(default)]
-    replace_all: bool,
+    pub(crate) replace_all: bool,
 }
 
 /// The canonical value of an `edit` call.

@@ -25,7 +25,7 @@ use dsh_seams::{TaskEvent, TaskEventKind, TaskVerdict};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{TypedTool, parse_args, parse_value, spec, to_value};
+use super::{TypedTool, spec};
 use crate::{Rendered, Tool, ToolContext, ToolError};
 
 /// `task_create`'s name.
@@ -447,11 +447,17 @@ pub struct TaskRef {
     pub subject: String,
 }
 
+/// `task_list`'s arguments: none (its schema admits no field).
+#[derive(Debug, Deserialize)]
+pub(crate) struct NoArgs {}
+
 /// `task_get`'s value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GetOutput {
-    /// The task, `null` when there is none with that id.
+    /// The task, `null` when there is none with that id (the key must be
+    /// there, even as `null`).
+    #[serde(deserialize_with = "Option::deserialize")]
     pub task: Option<Task>,
 }
 
@@ -553,8 +559,12 @@ impl TypedTool for TaskCreateTool {
 }
 
 #[async_trait]
-impl Tool for TaskGetTool {
-    fn spec(&self) -> ToolSpec {
+impl TypedTool for TaskGetTool {
+    const NAME: &'static str = GET;
+    type Args = GetArgs;
+    type Output = GetOutput;
+
+    fn describe(&self) -> ToolSpec {
         spec(
             GET,
             "Shows one task of this session's task list in full: subject, description, \
@@ -564,25 +574,14 @@ impl Tool for TaskGetTool {
         )
     }
 
-    async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {
-        let args: GetArgs = parse_args(GET, arguments)?;
+    async fn call(&self, ctx: &ToolContext, args: GetArgs) -> Result<GetOutput, ToolError> {
         self.0.ensure_loaded(ctx).await;
-        to_value(
-            GET,
-            &GetOutput {
-                task: self.0.get(&args.task_id),
-            },
-        )
+        Ok(GetOutput {
+            task: self.0.get(&args.task_id),
+        })
     }
 
-    fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        // `task` must be there, even as null (serde reads a missing Option as None).
-        if value.get("task").is_none() {
-            return Err(ToolError(format!(
-                "{GET}: invalid result value: missing `task`"
-            )));
-        }
-        let output: GetOutput = parse_value(GET, value)?;
+    fn show(&self, output: GetOutput) -> Result<Rendered, ToolError> {
         let Some(task) = output.task else {
             return Ok(Rendered {
                 content: "Task not found".to_owned(),
@@ -688,7 +687,7 @@ impl TypedTool for TaskUpdateTool {
 #[async_trait]
 impl TypedTool for TaskListTool {
     const NAME: &'static str = LIST;
-    type Args = Map<String, Value>;
+    type Args = NoArgs;
     type Output = ListOutput;
 
     fn describe(&self) -> ToolSpec {
@@ -700,11 +699,7 @@ impl TypedTool for TaskListTool {
         )
     }
 
-    async fn call(
-        &self,
-        ctx: &ToolContext,
-        _args: Map<String, Value>,
-    ) -> Result<ListOutput, ToolError> {
+    async fn call(&self, ctx: &ToolContext, _args: NoArgs) -> Result<ListOutput, ToolError> {
         self.0.ensure_loaded(ctx).await;
         let tasks = self.0.tasks();
         let open: BTreeSet<&str> = tasks
@@ -807,6 +802,10 @@ mod tests {
         );
         let missing = tools[1].run(&ctx, &json!({"taskId": "9"})).await.unwrap();
         assert_eq!(missing, json!({"task": null}));
+        assert_eq!(tools[1].render(&missing).unwrap().content, "Task not found");
+        // A value a hook supplied must still say `task`, even as null.
+        let err = tools[1].render(&json!({})).unwrap_err();
+        assert!(err.0.contains("missing field `task`"), "{err}");
         let err = tools[2]
             .run(&ctx, &json!({"taskId": "9", "status": "completed"}))
             .await

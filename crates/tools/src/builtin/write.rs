@@ -18,7 +18,7 @@ pub struct WriteTool;
 #[serde(deny_unknown_fields)]
 pub(crate) struct Args {
     file_path: String,
-    content: String,
+    pub(crate) content: String,
 }
 
 /// Whether a write made a new file or replaced an existing one.
