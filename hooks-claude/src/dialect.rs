@@ -304,9 +304,9 @@ pub(crate) const DSH_COULD_NOT_READ: &str = "dsh could not read this hook's deci
 fn system_message(interpretation: &Interpretation) -> Option<String> {
     interpretation
         .parsed
-        .json()
-        .and_then(|j| j.get("systemMessage"))
-        .and_then(Value::as_str)
+        .wire()
+        .system_message
+        .as_str()
         .map(str::to_owned)
 }
 

@@ -21,12 +21,16 @@ fn answer_of(fired: &[Fired]) -> Option<ElicitationAnswer> {
         if let Effect::Deny { .. } | Effect::Block { .. } = &f.reading.effect {
             return Some(ElicitationAnswer::bare(ElicitationAction::Decline));
         }
-        let ParsedOutput::Json(json) = &f.reading.parsed else {
+        let ParsedOutput::Json(_) = &f.reading.parsed else {
             return None;
         };
-        let specific = json.get("hookSpecificOutput")?;
-        let action = ElicitationAction::parse(specific.get("action")?.as_str()?)?;
-        let content = specific.get("content").filter(|c| c.is_object()).cloned();
+        let wire = f.reading.parsed.wire();
+        let specific = wire.specific()?;
+        let action = ElicitationAction::parse(specific.action.as_str()?)?;
+        let content = specific
+            .content
+            .valid()
+            .map(|content| serde_json::Value::Object(content.clone()));
         Some(ElicitationAnswer { action, content })
     })
 }

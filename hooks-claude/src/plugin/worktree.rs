@@ -128,11 +128,13 @@ fn creation_of(fired: &[Fired], cwd: &Path) -> WorktreeCreation {
 /// The path one run names: `hookSpecificOutput.worktreePath` in JSON, else
 /// the last non-empty stdout line.
 fn path_of(fired: &Fired) -> Option<String> {
-    if let ParsedOutput::Json(json) = &fired.reading.parsed
-        && let Some(path) = json
-            .get("hookSpecificOutput")
-            .and_then(|specific| specific.get("worktreePath"))
-            .and_then(|path| path.as_str())
+    if let ParsedOutput::Json(_) = &fired.reading.parsed
+        && let Some(path) = fired
+            .reading
+            .parsed
+            .wire()
+            .specific()
+            .and_then(|specific| specific.worktree_path.as_str())
     {
         return Some(path.to_owned());
     }
