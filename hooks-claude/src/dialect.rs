@@ -80,7 +80,7 @@ impl<'a> Firing<'a> {
     }
 
     /// An event with no subject, tool, source, prompt or call.
-    pub(crate) fn new(event: HookEvent, payload: Value) -> Self {
+    pub(crate) fn new(event: HookEvent, payload: &impl serde::Serialize) -> Self {
         Firing {
             event,
             subject: None,
@@ -90,7 +90,7 @@ impl<'a> Firing<'a> {
             prompt: None,
             call_id: None,
             agent: None,
-            payload,
+            payload: crate::payload::value_of(payload),
         }
     }
 }

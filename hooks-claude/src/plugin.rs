@@ -560,7 +560,7 @@ impl Plugin for ClaudePlugin {
         let common = self.common(ctx, true);
         let firing = Firing {
             subject: Some(wire),
-            ..Firing::new(HookEvent::SessionEnd, payload::session_end(&common, wire))
+            ..Firing::new(HookEvent::SessionEnd, &payload::session_end(&common, wire))
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
@@ -580,7 +580,7 @@ impl Plugin for ClaudePlugin {
             subject: Some(kind),
             ..Firing::new(
                 HookEvent::Notification,
-                payload::notification(&common, &notification.message, kind),
+                &payload::notification(&common, &notification.message, kind),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;

@@ -47,7 +47,7 @@ impl ClaudePlugin {
             subject: Some(&request.server),
             ..Firing::new(
                 HookEvent::Elicitation,
-                payload::elicitation(&common, request),
+                &payload::elicitation(&common, request),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
@@ -67,7 +67,7 @@ impl ClaudePlugin {
             subject: Some(&request.server),
             ..Firing::new(
                 HookEvent::ElicitationResult,
-                payload::elicitation_result(&common, request, answer),
+                &payload::elicitation_result(&common, request, answer),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
