@@ -384,70 +384,195 @@ fn build(
     // (disableAllHooks, allowedHttpHookUrls, …) mean nothing there.
     let (plugin_files, files): (Vec<SettingsFile>, Vec<SettingsFile>) =
         files.into_iter().partition(|f| f.plugin.is_some());
-
-    // Scalar precedence: the highest-precedence file that sets the key wins.
-    // Managed drop-ins are read after the base file and override it, so among
-    // managed files the last one that sets the key wins.
-    let managed_disable = files
-        .iter()
-        .filter(|f| f.source == SettingsSource::Managed)
-        .filter_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())))
-        .next_back();
-    // A repository switching the user's hooks off (or back on) waits for
-    // a trusted workspace too.
     let hold = discovery.project_settings == ProjectSettings::HoldBack;
-    let mut held_back = Vec::new();
-    for file in files.iter().filter(|f| hold && f.source.is_project()) {
-        if bool_key(file, "disableAllHooks").is_some() {
-            held_back.push(HeldBack {
-                key: "disableAllHooks".to_owned(),
-                file: file.path.clone(),
-            });
-        }
+    let (switches, held_back) = Switches::read(&files, hold, &mut notices);
+    let mut handlers = Vec::new();
+    for file in files.iter().chain(&plugin_files) {
+        handlers.extend(file_handlers(file, &mut notices)?);
     }
-    let other_disable = files
-        .iter()
-        .filter(|f| f.source != SettingsSource::Managed)
-        .filter(|f| !(hold && f.source.is_project()))
-        .find_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())));
-    let managed_only = files
-        .iter()
-        .filter(|f| f.source == SettingsSource::Managed)
-        .filter_map(|f| bool_key(f, "allowManagedHooksOnly").map(|v| (v, f.path.clone())))
-        .next_back();
-    for file in &files {
-        if file.source != SettingsSource::Managed
-            && file.json.get("allowManagedHooksOnly").is_some()
-        {
-            notices.push(format!(
+    switches.set_statuses(&mut handlers, &mut notices);
+
+    Ok(ClaudeConfig {
+        handlers,
+        notices,
+        discovery,
+        options,
+        files: files.into_iter().map(|f| f.path).collect(),
+        settings_env: Vec::new(),
+        held_back,
+        agents: Vec::new(),
+        skipped_agents: Vec::new(),
+        sdk: None,
+    })
+}
+
+/// The settings keys that switch hooks off or limit them, as the files
+/// set them: `(value, file)` of the deciding file.
+struct Switches {
+    managed_disable: Option<(bool, PathBuf)>,
+    other_disable: Option<(bool, PathBuf)>,
+    managed_only: Option<(bool, PathBuf)>,
+    allowed_urls: Option<Vec<String>>,
+}
+
+impl Switches {
+    /// Reads the switches of `files`; `hold` holds a repository's back
+    /// (returned as held back).
+    fn read(
+        files: &[SettingsFile],
+        hold: bool,
+        notices: &mut Vec<String>,
+    ) -> (Switches, Vec<HeldBack>) {
+        // Scalar precedence: the highest-precedence file that sets the key wins.
+        // Managed drop-ins are read after the base file and override it, so among
+        // managed files the last one that sets the key wins.
+        let managed_disable = files
+            .iter()
+            .filter(|f| f.source == SettingsSource::Managed)
+            .filter_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())))
+            .next_back();
+        // A repository switching the user's hooks off (or back on) waits for
+        // a trusted workspace too.
+        let mut held_back = Vec::new();
+        for file in files.iter().filter(|f| hold && f.source.is_project()) {
+            if bool_key(file, "disableAllHooks").is_some() {
+                held_back.push(HeldBack {
+                    key: "disableAllHooks".to_owned(),
+                    file: file.path.clone(),
+                });
+            }
+        }
+        let other_disable = files
+            .iter()
+            .filter(|f| f.source != SettingsSource::Managed)
+            .filter(|f| !(hold && f.source.is_project()))
+            .find_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())));
+        let managed_only = files
+            .iter()
+            .filter(|f| f.source == SettingsSource::Managed)
+            .filter_map(|f| bool_key(f, "allowManagedHooksOnly").map(|v| (v, f.path.clone())))
+            .next_back();
+        for file in files {
+            if file.source != SettingsSource::Managed
+                && file.json.get("allowManagedHooksOnly").is_some()
+            {
+                notices.push(format!(
                 "allowManagedHooksOnly in {} is ignored (it is honoured only in managed settings)",
                 file.path.display()
             ));
+            }
         }
-    }
-    let mut allowed_urls: Option<Vec<String>> = None;
-    for file in &files {
-        if let Some(list) = file
-            .json
-            .get("allowedHttpHookUrls")
-            .and_then(Value::as_array)
-        {
-            let urls = allowed_urls.get_or_insert_with(Vec::new);
-            urls.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
+        let mut allowed_urls: Option<Vec<String>> = None;
+        for file in files {
+            if let Some(list) = file
+                .json
+                .get("allowedHttpHookUrls")
+                .and_then(Value::as_array)
+            {
+                let urls = allowed_urls.get_or_insert_with(Vec::new);
+                urls.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
         }
+
+        let switches = Switches {
+            managed_disable,
+            other_disable,
+            managed_only,
+            allowed_urls,
+        };
+        (switches, held_back)
     }
 
+    /// Gives every handler its status, most decisive reason first, and
+    /// notes what never runs.
+    fn set_statuses(&self, handlers: &mut [HookHandler], notices: &mut Vec<String>) {
+        let Switches {
+            managed_disable,
+            other_disable,
+            managed_only,
+            allowed_urls,
+        } = self;
+        // Statuses, most decisive reason first.
+        let mut unsupported_types: Vec<(String, usize, String)> = Vec::new();
+        let mut unfired: Vec<(HookEvent, usize)> = Vec::new();
+        for handler in handlers.iter_mut() {
+            let managed = handler.source == SettingsSource::Managed;
+            handler.status = if let Some((true, path)) = &managed_disable {
+                HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
+            } else if let (Some((true, path)), false) = (&managed_only, managed) {
+                HandlerStatus::Disabled(format!("allowManagedHooksOnly in {}", path.display()))
+            } else if let (Some((true, path)), false) = (&other_disable, managed) {
+                HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
+            } else if let HandlerKind::Unsupported { kind } = &handler.kind {
+                match unsupported_types.iter_mut().find(|(k, _, _)| k == kind) {
+                    Some(entry) => entry.1 += 1,
+                    None => unsupported_types.push((kind.clone(), 1, handler.origin.clone())),
+                }
+                HandlerStatus::Unsupported(format!("dsh cannot run `{kind}` hooks"))
+            } else if let Some(event) = handler.event {
+                match event.support() {
+                    EventSupport::Fired => match (&handler.kind, &allowed_urls) {
+                        (HandlerKind::Http { url, .. }, Some(allowed))
+                            if !allowed.iter().any(|pattern| url_allowed(pattern, url)) =>
+                        {
+                            HandlerStatus::Disabled(format!("{url} is not in allowedHttpHookUrls"))
+                        }
+                        _ => HandlerStatus::Active,
+                    },
+                    EventSupport::NotFired(why) => {
+                        match unfired.iter_mut().find(|(e, _)| *e == event) {
+                            Some(entry) => entry.1 += 1,
+                            None => unfired.push((event, 1)),
+                        }
+                        HandlerStatus::Unsupported(format!("dsh does not fire {event}: {why}"))
+                    }
+                }
+            } else {
+                HandlerStatus::Unsupported(format!("unknown event {}", handler.event_name))
+            };
+        }
+        for (kind, count, origin) in unsupported_types {
+            notices.push(format!(
+            "dsh cannot run `{kind}` hooks ({count} configured, first at {origin}); they never run"
+        ));
+        }
+        for (event, count) in unfired {
+            if let EventSupport::NotFired(why) = event.support() {
+                notices.push(format!(
+                    "{count} {event} hook(s) configured, but dsh does not fire {event} ({why})"
+                ));
+            }
+        }
+        if let Some((true, path)) = &managed_disable {
+            notices.push(format!(
+                "all hooks disabled by disableAllHooks in {}",
+                path.display()
+            ));
+        } else if let Some((true, path)) = &other_disable {
+            notices.push(format!(
+                "non-managed hooks disabled by disableAllHooks in {}",
+                path.display()
+            ));
+        }
+    }
+}
+
+/// The handlers one settings (or plugin hooks) file configures.
+fn file_handlers(
+    file: &SettingsFile,
+    notices: &mut Vec<String>,
+) -> Result<Vec<HookHandler>, ConfigError> {
     let mut handlers = Vec::new();
-    for file in files.iter().chain(&plugin_files) {
+    {
         let Some(hooks) = file.json.get("hooks") else {
-            continue;
+            return Ok(handlers);
         };
         let Some(hooks) = hooks.as_object() else {
             notices.push(format!(
                 "`hooks` in {} is not an object; ignored",
                 file.path.display()
             ));
-            continue;
+            return Ok(handlers);
         };
         for (event_name, groups) in hooks {
             let event = HookEvent::parse(event_name);
@@ -502,7 +627,7 @@ fn build(
                 for (handler_index, raw) in list.iter().enumerate() {
                     let field = format!("hooks.{event_name}[{group_index}].hooks[{handler_index}]");
                     let origin = format!("{}#{field}", file.path.display());
-                    match parse_handler(raw, &file.path, &field, &mut notices)? {
+                    match parse_handler(raw, &file.path, &field, notices)? {
                         Some((kind, timeout, if_rule)) => handlers.push(HookHandler {
                             event_name: event_name.clone(),
                             event,
@@ -525,81 +650,7 @@ fn build(
         }
     }
 
-    // Statuses, most decisive reason first.
-    let mut unsupported_types: Vec<(String, usize, String)> = Vec::new();
-    let mut unfired: Vec<(HookEvent, usize)> = Vec::new();
-    for handler in &mut handlers {
-        let managed = handler.source == SettingsSource::Managed;
-        handler.status = if let Some((true, path)) = &managed_disable {
-            HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
-        } else if let (Some((true, path)), false) = (&managed_only, managed) {
-            HandlerStatus::Disabled(format!("allowManagedHooksOnly in {}", path.display()))
-        } else if let (Some((true, path)), false) = (&other_disable, managed) {
-            HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
-        } else if let HandlerKind::Unsupported { kind } = &handler.kind {
-            match unsupported_types.iter_mut().find(|(k, _, _)| k == kind) {
-                Some(entry) => entry.1 += 1,
-                None => unsupported_types.push((kind.clone(), 1, handler.origin.clone())),
-            }
-            HandlerStatus::Unsupported(format!("dsh cannot run `{kind}` hooks"))
-        } else if let Some(event) = handler.event {
-            match event.support() {
-                EventSupport::Fired => match (&handler.kind, &allowed_urls) {
-                    (HandlerKind::Http { url, .. }, Some(allowed))
-                        if !allowed.iter().any(|pattern| url_allowed(pattern, url)) =>
-                    {
-                        HandlerStatus::Disabled(format!("{url} is not in allowedHttpHookUrls"))
-                    }
-                    _ => HandlerStatus::Active,
-                },
-                EventSupport::NotFired(why) => {
-                    match unfired.iter_mut().find(|(e, _)| *e == event) {
-                        Some(entry) => entry.1 += 1,
-                        None => unfired.push((event, 1)),
-                    }
-                    HandlerStatus::Unsupported(format!("dsh does not fire {event}: {why}"))
-                }
-            }
-        } else {
-            HandlerStatus::Unsupported(format!("unknown event {}", handler.event_name))
-        };
-    }
-    for (kind, count, origin) in unsupported_types {
-        notices.push(format!(
-            "dsh cannot run `{kind}` hooks ({count} configured, first at {origin}); they never run"
-        ));
-    }
-    for (event, count) in unfired {
-        if let EventSupport::NotFired(why) = event.support() {
-            notices.push(format!(
-                "{count} {event} hook(s) configured, but dsh does not fire {event} ({why})"
-            ));
-        }
-    }
-    if let Some((true, path)) = &managed_disable {
-        notices.push(format!(
-            "all hooks disabled by disableAllHooks in {}",
-            path.display()
-        ));
-    } else if let Some((true, path)) = &other_disable {
-        notices.push(format!(
-            "non-managed hooks disabled by disableAllHooks in {}",
-            path.display()
-        ));
-    }
-
-    Ok(ClaudeConfig {
-        handlers,
-        notices,
-        discovery,
-        options,
-        files: files.into_iter().map(|f| f.path).collect(),
-        settings_env: Vec::new(),
-        held_back,
-        agents: Vec::new(),
-        skipped_agents: Vec::new(),
-        sdk: None,
-    })
+    Ok(handlers)
 }
 
 fn url_allowed(pattern: &str, url: &str) -> bool {
