@@ -9,7 +9,7 @@
 
 use dsh_seams::PermissionUpdate;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 mod lifecycle;
 mod tools;
@@ -33,6 +33,20 @@ pub struct Common {
     pub permission_mode: String,
     /// `effort.level`.
     pub effort: String,
+    /// The subagent the event fires inside, if any.
+    pub agent: Option<AgentIds>,
+}
+
+/// The subagent an event fires inside: every payload then names it
+/// (`agent_id` and `agent_type` before `effort`, or before
+/// `hook_event_name` when there is no `effort`, as captured);
+/// `session_id`/`transcript_path` stay the session's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentIds {
+    /// The subagent's id.
+    pub agent_id: String,
+    /// Its type.
+    pub agent_type: String,
 }
 
 /// Serializes a payload as Claude Code writes it to stdin: compact JSON + `\n`.
@@ -73,6 +87,9 @@ pub struct Head<'a> {
     /// The permission mode, on events that carry it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub permission_mode: Option<&'a str>,
+    /// The subagent, inside one.
+    #[serde(flatten)]
+    pub agent: Option<&'a AgentIds>,
     /// The effort, on events that carry it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effort: Option<Effort<'a>>,
@@ -89,6 +106,7 @@ impl Common {
             cwd: &self.cwd,
             prompt_id: None,
             permission_mode: None,
+            agent: self.agent.as_ref(),
             effort: None,
             hook_event_name: event,
         }
@@ -566,7 +584,7 @@ pub fn stop_failure<'a>(
 
 /// `SubagentStart`: no `permission_mode` or `effort`; the agent fields are
 /// added where every payload fired inside a subagent gets them
-/// ([`with_agent`]).
+/// ([`AgentIds`]).
 pub fn subagent_start<'a>(common: &'a Common) -> HeadOnlyInput<'a> {
     HeadOnlyInput {
         head: common.head_prompt("SubagentStart"),
@@ -623,30 +641,6 @@ pub fn task_event<'a>(
         task_subject,
         task_description: (!task_description.is_empty()).then_some(task_description),
     }
-}
-
-/// A payload fired inside a subagent: `agent_id` and `agent_type` go
-/// before `effort` (or before `hook_event_name` when there is no
-/// `effort`), as captured; `session_id`/`transcript_path` stay the
-/// session's.
-pub fn with_agent(payload: &Value, agent_id: &str, agent_type: &str) -> Value {
-    let Value::Object(map) = payload else {
-        return payload.clone();
-    };
-    let anchor = if map.contains_key("effort") {
-        "effort"
-    } else {
-        "hook_event_name"
-    };
-    let mut out = Map::new();
-    for (key, value) in map {
-        if key == anchor {
-            out.insert("agent_id".into(), json!(agent_id));
-            out.insert("agent_type".into(), json!(agent_type));
-        }
-        out.insert(key.clone(), value.clone());
-    }
-    Value::Object(out)
 }
 
 /// `SessionEnd`'s stdin.
@@ -707,6 +701,7 @@ mod tests {
             prompt_id: Some("P".into()),
             permission_mode: "bypassPermissions".into(),
             effort: "medium".into(),
+            agent: None,
         }
     }
 
@@ -716,6 +711,29 @@ mod tests {
         assert_eq!(
             String::from_utf8(bytes).unwrap(),
             "{\"session_id\":\"S\",\"transcript_path\":\"T\",\"cwd\":\"/p\",\"prompt_id\":\"P\",\"hook_event_name\":\"SessionEnd\",\"reason\":\"other\"}\n"
+        );
+    }
+
+    /// Inside a subagent the ids go before `effort`, or before
+    /// `hook_event_name` on events without one (`sub_*` captures).
+    #[test]
+    fn payloads_inside_a_subagent_name_it_before_effort() {
+        let inside = Common {
+            agent: Some(AgentIds {
+                agent_id: "A".into(),
+                agent_type: "Explore".into(),
+            }),
+            ..common()
+        };
+        let stop = String::from_utf8(to_stdin(&stop(&inside, false, "done"))).unwrap();
+        assert!(
+            stop.contains(r#""permission_mode":"bypassPermissions","agent_id":"A","agent_type":"Explore","effort":{"level":"medium"},"hook_event_name":"Stop""#),
+            "{stop}"
+        );
+        let end = String::from_utf8(to_stdin(&session_end(&inside, "other"))).unwrap();
+        assert_eq!(
+            end,
+            "{\"session_id\":\"S\",\"transcript_path\":\"T\",\"cwd\":\"/p\",\"prompt_id\":\"P\",\"agent_id\":\"A\",\"agent_type\":\"Explore\",\"hook_event_name\":\"SessionEnd\",\"reason\":\"other\"}\n"
         );
     }
 
@@ -763,6 +781,7 @@ mod post_tool_batch_tests {
             prompt_id: Some("dedd554b-5043-4e97-b56c-c03cad50671e".into()),
             permission_mode: "bypassPermissions".into(),
             effort: "medium".into(),
+            agent: None,
         };
         let calls = [BatchCall {
             tool_name: "Bash".into(),

@@ -245,6 +245,7 @@ fn rebuild(capture: &Capture, stdin: &Value) -> Option<Value> {
             .unwrap_or("bypassPermissions")
             .to_owned(),
         effort: "medium".to_owned(),
+        agent: None,
     };
     let cwd = Path::new("<PROJECT>");
     let tool_name = stdin["tool_name"].as_str().unwrap_or("");
