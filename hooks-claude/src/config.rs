@@ -25,6 +25,8 @@ use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 
 mod discovery;
 mod handler;
+mod parse;
+use parse::parse_handler;
 
 pub use discovery::{ClaudeDiscovery, project_slug};
 pub(crate) use handler::SdkCallbacks;
@@ -655,132 +657,6 @@ fn file_handlers(
 
 fn url_allowed(pattern: &str, url: &str) -> bool {
     crate::matcher::wildcard(pattern, url)
-}
-
-type ParsedHandler = (HandlerKind, Option<Duration>, Option<String>);
-
-fn parse_handler(
-    raw: &Value,
-    file: &Path,
-    field: &str,
-    notices: &mut Vec<String>,
-) -> Result<Option<ParsedHandler>, ConfigError> {
-    let origin = format!("{}#{field}", file.display());
-    let Some(object) = raw.as_object() else {
-        notices.push(format!("{origin} is not an object; ignored"));
-        return Ok(None);
-    };
-    let kind_name = object.get("type").and_then(Value::as_str).unwrap_or("");
-    let timeout = match object.get("timeout") {
-        None | Some(Value::Null) => None,
-        Some(value) => match value.as_f64() {
-            // The checked conversion: a finite positive number can still be
-            // too large for a `Duration` (e.g. `1e20`).
-            Some(secs) if secs.is_finite() && secs > 0.0 => {
-                match Duration::try_from_secs_f64(secs) {
-                    Ok(timeout) => Some(timeout),
-                    Err(_) => {
-                        return Err(ConfigError::InvalidTimeout {
-                            path: file.to_owned(),
-                            field: format!("{field}.timeout"),
-                            value: value.to_string(),
-                        });
-                    }
-                }
-            }
-            _ => {
-                notices.push(format!(
-                    "{origin}.timeout is not a positive number of seconds ({value}); default used"
-                ));
-                None
-            }
-        },
-    };
-    let if_rule = object.get("if").and_then(Value::as_str).map(str::to_owned);
-    let kind = match kind_name {
-        "command" => {
-            let Some(command) = object.get("command").and_then(Value::as_str) else {
-                notices.push(format!("{origin} has no `command` string; ignored"));
-                return Ok(None);
-            };
-            let is_async = object.get("async").and_then(Value::as_bool) == Some(true)
-                || object.get("asyncRewake").and_then(Value::as_bool) == Some(true);
-            let form = match object.get("args") {
-                Some(Value::Array(args)) => CommandForm::Exec {
-                    program: command.to_owned(),
-                    args: args
-                        .iter()
-                        .map(|a| match a {
-                            Value::String(s) => s.clone(),
-                            other @ Value::Null
-                            | other @ Value::Bool(_)
-                            | other @ Value::Number(_)
-                            | other @ Value::Array(_)
-                            | other @ Value::Object(_) => other.to_string(),
-                        })
-                        .collect(),
-                },
-                _ => match object.get("shell").and_then(Value::as_str) {
-                    Some("powershell") => {
-                        return Ok(Some((
-                            HandlerKind::Unsupported {
-                                kind: "command with shell=powershell".to_owned(),
-                            },
-                            timeout,
-                            if_rule,
-                        )));
-                    }
-                    Some("bash") => CommandForm::Shell {
-                        shell: PathBuf::from("/bin/bash"),
-                        command: command.to_owned(),
-                    },
-                    _ => CommandForm::Shell {
-                        shell: PathBuf::from("/bin/sh"),
-                        command: command.to_owned(),
-                    },
-                },
-            };
-            HandlerKind::Command { form, is_async }
-        }
-        "http" => {
-            let Some(url) = object.get("url").and_then(Value::as_str) else {
-                notices.push(format!("{origin} has no `url` string; ignored"));
-                return Ok(None);
-            };
-            let headers = object
-                .get("headers")
-                .and_then(Value::as_object)
-                .map(|h| {
-                    h.iter()
-                        .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let allowed_env_vars = object
-                .get("allowedEnvVars")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default();
-            HandlerKind::Http {
-                url: url.to_owned(),
-                headers,
-                allowed_env_vars,
-            }
-        }
-        "" => {
-            notices.push(format!("{origin} has no `type`; ignored"));
-            return Ok(None);
-        }
-        other => HandlerKind::Unsupported {
-            kind: other.to_owned(),
-        },
-    };
-    Ok(Some((kind, timeout, if_rule)))
 }
 
 impl ClaudeConfig {

@@ -14,7 +14,7 @@ use crate::events::HookEvent;
 mod answer;
 mod merge;
 mod schema;
-mod wire;
+pub(crate) mod wire;
 pub use merge::*;
 pub use schema::validate;
 pub(crate) use wire::HookOutputWire;

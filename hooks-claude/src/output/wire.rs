@@ -50,6 +50,13 @@ impl WireType for AnyJson {
     const JSON: Option<&'static str> = None;
 }
 
+/// A JSON array of anything (a handler's `args`).
+pub(crate) type JsonArray = Vec<Value>;
+
+impl WireType for JsonArray {
+    const JSON: Option<&'static str> = Some("array");
+}
+
 impl WireType for Vec<PermissionUpdate> {
     const JSON: Option<&'static str> = None;
 }
