@@ -57,6 +57,12 @@ impl WireType for JsonArray {
     const JSON: Option<&'static str> = Some("array");
 }
 
+/// A list whose entries are each read on their own (a bad entry does not
+/// spoil the list).
+impl<T: WireType> WireType for Vec<Field<T>> {
+    const JSON: Option<&'static str> = Some("array");
+}
+
 impl WireType for Vec<PermissionUpdate> {
     const JSON: Option<&'static str> = None;
 }
@@ -76,6 +82,13 @@ pub(crate) enum Field<T> {
         /// Why it did not read (serde's words).
         error: String,
     },
+}
+
+impl<T: WireType> Field<T> {
+    /// Reads `value` as a `T`, keeping what it was when it is not one.
+    pub(crate) fn read(value: &Value) -> Self {
+        Field::deserialize(value).unwrap_or_default()
+    }
 }
 
 impl<T> Field<T> {
