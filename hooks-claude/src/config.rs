@@ -26,7 +26,8 @@ use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 mod discovery;
 mod handler;
 mod parse;
-use parse::parse_handler;
+use crate::output::wire::Field;
+use parse::{GroupWire, SettingsKeys, parse_handler};
 
 pub use discovery::{ClaudeDiscovery, project_slug};
 pub(crate) use handler::SdkCallbacks;
@@ -372,8 +373,14 @@ pub fn load_with_options(
     Ok(config)
 }
 
-fn bool_key(file: &SettingsFile, key: &str) -> Option<bool> {
-    file.json.get(key).and_then(Value::as_bool)
+impl SettingsFile {
+    /// The keys that switch hooks off or limit them, typed.
+    fn keys(&self) -> SettingsKeys {
+        Field::<SettingsKeys>::read(&self.json)
+            .valid()
+            .cloned()
+            .unwrap_or_default()
+    }
 }
 
 fn build(
@@ -431,13 +438,16 @@ impl Switches {
         let managed_disable = files
             .iter()
             .filter(|f| f.source == SettingsSource::Managed)
-            .filter_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())))
+            .filter_map(|f| {
+                let on = f.keys().disable_all_hooks.valid().copied();
+                on.map(|v| (v, f.path.clone()))
+            })
             .next_back();
         // A repository switching the user's hooks off (or back on) waits for
         // a trusted workspace too.
         let mut held_back = Vec::new();
         for file in files.iter().filter(|f| hold && f.source.is_project()) {
-            if bool_key(file, "disableAllHooks").is_some() {
+            if file.keys().disable_all_hooks.valid().is_some() {
                 held_back.push(HeldBack {
                     key: "disableAllHooks".to_owned(),
                     file: file.path.clone(),
@@ -448,15 +458,21 @@ impl Switches {
             .iter()
             .filter(|f| f.source != SettingsSource::Managed)
             .filter(|f| !(hold && f.source.is_project()))
-            .find_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())));
+            .find_map(|f| {
+                let on = f.keys().disable_all_hooks.valid().copied();
+                on.map(|v| (v, f.path.clone()))
+            });
         let managed_only = files
             .iter()
             .filter(|f| f.source == SettingsSource::Managed)
-            .filter_map(|f| bool_key(f, "allowManagedHooksOnly").map(|v| (v, f.path.clone())))
+            .filter_map(|f| {
+                let on = f.keys().allow_managed_hooks_only.valid().copied();
+                on.map(|v| (v, f.path.clone()))
+            })
             .next_back();
         for file in files {
             if file.source != SettingsSource::Managed
-                && file.json.get("allowManagedHooksOnly").is_some()
+                && file.keys().allow_managed_hooks_only != Field::Absent
             {
                 notices.push(format!(
                 "allowManagedHooksOnly in {} is ignored (it is honoured only in managed settings)",
@@ -466,13 +482,9 @@ impl Switches {
         }
         let mut allowed_urls: Option<Vec<String>> = None;
         for file in files {
-            if let Some(list) = file
-                .json
-                .get("allowedHttpHookUrls")
-                .and_then(Value::as_array)
-            {
+            if let Some(list) = file.keys().allowed_http_hook_urls.valid() {
                 let urls = allowed_urls.get_or_insert_with(Vec::new);
-                urls.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
+                urls.extend(list.iter().filter_map(Field::as_str).map(str::to_owned));
             }
         }
 
@@ -592,10 +604,13 @@ fn file_handlers(
                 continue;
             };
             for (group_index, group) in groups.iter().enumerate() {
-                let matcher_value = group.get("matcher");
-                let matcher = match matcher_value {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(s)) => Some(s.clone()),
+                let group = Field::<GroupWire>::read(group)
+                    .valid()
+                    .cloned()
+                    .unwrap_or_default();
+                let matcher = match group.matcher.valid().filter(|value| !value.is_null()) {
+                    None => None,
+                    Some(value) if value.is_string() => value.as_str().map(str::to_owned),
                     Some(other) => {
                         notices.push(format!(
                             "{}#hooks.{event_name}[{group_index}].matcher is not a string ({other}); group ignored",
@@ -619,7 +634,7 @@ fn file_handlers(
                 } else {
                     Matcher::All
                 };
-                let Some(list) = group.get("hooks").and_then(Value::as_array) else {
+                let Some(list) = group.hooks.valid() else {
                     notices.push(format!(
                         "{}#hooks.{event_name}[{group_index}] has no `hooks` array; ignored",
                         file.path.display()

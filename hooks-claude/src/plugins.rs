@@ -26,7 +26,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::config::{ClaudeDiscovery, HookHandler, SettingsSource, without_position};
-use crate::output::wire::{AnyJson, Field, JsonObject, WireType};
+use crate::output::wire::{Field, JsonObject, WireType};
 
 /// Whose decision made a plugin active: this is what dsh's hook trust keys on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,7 +196,7 @@ impl WireType for MarketSourceWire {
     const JSON: Option<&'static str> = Some("object");
 }
 
-fn market_source(value: &AnyJson, home: &Path) -> Option<MarketSource> {
+fn market_source(value: &Value, home: &Path) -> Option<MarketSource> {
     let market = Field::<MarketWire>::read(value);
     let source = market.valid()?.source.valid()?;
     match source.source.as_str() {
@@ -331,11 +331,11 @@ impl WireType for InstallRecordWire {
 }
 
 /// The install path `installed_plugins.json` records for `id` in this project.
-fn install_path(installed: &AnyJson, id: &str, cwd: &Path, home: &Path) -> Option<PathBuf> {
+fn install_path(installed: &Value, id: &str, cwd: &Path, home: &Path) -> Option<PathBuf> {
     let installed = Field::<InstalledWire>::read(installed);
     let records = installed.valid()?.plugins.valid()?.get(id)?;
     // A record that is not an object has no project and no path.
-    let record = |value: &AnyJson| {
+    let record = |value: &Value| {
         Field::<InstallRecordWire>::read(value)
             .valid()
             .cloned()

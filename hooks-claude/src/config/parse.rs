@@ -8,7 +8,33 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::{CommandForm, ConfigError, HandlerKind};
-use crate::output::wire::{AnyJson, Field, JsonArray, JsonObject};
+use crate::output::wire::{AnyJson, Field, JsonArray, JsonObject, WireType};
+
+/// The keys of a settings file that switch hooks off or limit them.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct SettingsKeys {
+    pub(super) disable_all_hooks: Field<bool>,
+    pub(super) allow_managed_hooks_only: Field<bool>,
+    pub(super) allowed_http_hook_urls: Field<Vec<Field<String>>>,
+}
+
+impl WireType for SettingsKeys {
+    const JSON: Option<&'static str> = Some("object");
+}
+
+/// A matcher group (`hooks.<Event>[i]`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct GroupWire {
+    /// A string, `null`, or (reported) anything else.
+    pub(super) matcher: Field<AnyJson>,
+    pub(super) hooks: Field<JsonArray>,
+}
+
+impl WireType for GroupWire {
+    const JSON: Option<&'static str> = Some("object");
+}
 
 /// A handler entry (`hooks.<Event>[i].hooks[j]`) on the wire.
 #[derive(Debug, Default, Deserialize)]
@@ -72,7 +98,7 @@ fn timeout_of(
 
 /// Reads one handler entry; `Ok(None)` when it is skipped (with a notice).
 pub(super) fn parse_handler(
-    raw: &AnyJson,
+    raw: &serde_json::Value,
     file: &Path,
     field: &str,
     notices: &mut Vec<String>,
