@@ -147,6 +147,56 @@ struct Loader {
     display_order: usize,
 }
 
+impl Loader {
+    /// Appends the hooks of every enabled plugin (its `hooks/hooks.json`);
+    /// a plugin that cannot be read is a notice, never an error.
+    fn append_plugins(
+        &mut self,
+        codex_home: &Path,
+        plugin_layers: &[(PathBuf, Vec<(String, bool)>)],
+        allow_managed_only: bool,
+    ) {
+        for found in plugins::find(codex_home, plugin_layers, &mut self.notices) {
+            // std: the notice below names the file itself.
+            #[allow(clippy::disallowed_methods)]
+            let read = std::fs::read_to_string(&found.hooks_file);
+            let text = match read {
+                Ok(text) => text,
+                Err(error) => {
+                    self.notices.push(format!(
+                        "plugin {} not loaded: cannot read {}: {error}",
+                        found.origin.id,
+                        found.hooks_file.display()
+                    ));
+                    continue;
+                }
+            };
+            // A broken plugin is reported, never fatal: the user's own
+            // configuration still loads.
+            match parse_hooks_json(&found.hooks_file, &text) {
+                Ok((events, unknown)) => {
+                    for key in unknown {
+                        self.notices.push(format!(
+                            "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
+                            found.hooks_file.display()
+                        ));
+                    }
+                    let source = Source {
+                        path: &found.hooks_file,
+                        layer: LayerSource::User,
+                        project_trusted: true,
+                        plugin: Some(&found.origin),
+                    };
+                    self.append(&source, events, allow_managed_only);
+                }
+                Err(error) => self
+                    .notices
+                    .push(format!("plugin {} not loaded: {error}", found.origin.id)),
+            }
+        }
+    }
+}
+
 struct Source<'a> {
     path: &'a Path,
     layer: LayerSource,
@@ -499,44 +549,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         }
         plugin_layers.clear();
     }
-    for found in plugins::find(&codex_home, &plugin_layers, &mut loader.notices) {
-        // std: the notice below names the file itself.
-        #[allow(clippy::disallowed_methods)]
-        let read = std::fs::read_to_string(&found.hooks_file);
-        let text = match read {
-            Ok(text) => text,
-            Err(error) => {
-                loader.notices.push(format!(
-                    "plugin {} not loaded: cannot read {}: {error}",
-                    found.origin.id,
-                    found.hooks_file.display()
-                ));
-                continue;
-            }
-        };
-        // A broken plugin is reported, never fatal: the user's own
-        // configuration still loads.
-        match parse_hooks_json(&found.hooks_file, &text) {
-            Ok((events, unknown)) => {
-                for key in unknown {
-                    loader.notices.push(format!(
-                        "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
-                        found.hooks_file.display()
-                    ));
-                }
-                let source = Source {
-                    path: &found.hooks_file,
-                    layer: LayerSource::User,
-                    project_trusted: true,
-                    plugin: Some(&found.origin),
-                };
-                loader.append(&source, events, allow_managed_only);
-            }
-            Err(error) => loader
-                .notices
-                .push(format!("plugin {} not loaded: {error}", found.origin.id)),
-        }
-    }
+    loader.append_plugins(&codex_home, &plugin_layers, allow_managed_only);
     if let Some(notify) = &mut notify {
         let project_trusted = notify_project.as_deref().is_none_or(&is_trusted_project);
         notify.trust = notify_trust(notify, project_trusted, &loader.states);
