@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::wire::{Behavior, HookOutputWire, PermissionDecision, SpecificWire, TopDecision};
+use super::wire::{Behavior, Field, HookOutputWire, PermissionDecision, SpecificWire, TopDecision};
 use super::{
     BLOCKED_BY_HOOK, DenyFrame, Effect, EventCtx, Interpretation, deny_frame, stopped_text,
 };
@@ -274,13 +274,13 @@ impl Answer<'_> {
                     out.updated_input = Some(Value::Object(updated.clone()));
                 }
                 match &decision.updated_permissions {
-                    super::wire::Field::Valid(updates) => {
+                    Field::Valid(updates) => {
                         out.updated_permissions = Some(updates.clone());
                     }
-                    super::wire::Field::Invalid { error, .. } => out.ignored.push(format!(
+                    Field::Invalid { error, .. } => out.ignored.push(format!(
                         "updatedPermissions: not a list of permission updates ({error})"
                     )),
-                    super::wire::Field::Absent => {}
+                    Field::Absent => {}
                 }
             }
             Some(Behavior::Deny) => {
