@@ -511,9 +511,6 @@ const LONG_FUNCTIONS: &[&str] = &[
     "crates/hooktools/src/fire/lifecycle.rs::fire",
     "crates/hooktools/src/fire/tools.rs::fire",
     "crates/shell/src/wrappers.rs::spec",
-    "hooks-claude/src/config.rs::build",
-    "hooks-claude/src/output.rs::apply_json",
-    "hooks-codex/src/config.rs::load",
 ];
 
 /// Every function of `code` with its length in lines (signature to the
@@ -626,7 +623,7 @@ fn the_function_length_check_sees_functions() {
 /// `Value` mentions (as a word: `serde_json::Value` and the few
 /// `toml::Value`s) allowed outside tests. Typed seams bring it down,
 /// toward under 300; lower it with them, never raise it.
-const VALUE_BUDGET: usize = 1_007;
+const VALUE_BUDGET: usize = 958;
 
 /// How many times `Value` appears as a word in `code`.
 fn value_mentions(code: &str) -> usize {

@@ -25,6 +25,9 @@ use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 
 mod discovery;
 mod handler;
+mod parse;
+use crate::output::wire::Field;
+use parse::{GroupWire, SettingsKeys, parse_handler};
 
 pub use discovery::{ClaudeDiscovery, project_slug};
 pub(crate) use handler::SdkCallbacks;
@@ -370,8 +373,14 @@ pub fn load_with_options(
     Ok(config)
 }
 
-fn bool_key(file: &SettingsFile, key: &str) -> Option<bool> {
-    file.json.get(key).and_then(Value::as_bool)
+impl SettingsFile {
+    /// The keys that switch hooks off or limit them, typed.
+    fn keys(&self) -> SettingsKeys {
+        Field::<SettingsKeys>::read(&self.json)
+            .valid()
+            .cloned()
+            .unwrap_or_default()
+    }
 }
 
 fn build(
@@ -384,70 +393,200 @@ fn build(
     // (disableAllHooks, allowedHttpHookUrls, …) mean nothing there.
     let (plugin_files, files): (Vec<SettingsFile>, Vec<SettingsFile>) =
         files.into_iter().partition(|f| f.plugin.is_some());
-
-    // Scalar precedence: the highest-precedence file that sets the key wins.
-    // Managed drop-ins are read after the base file and override it, so among
-    // managed files the last one that sets the key wins.
-    let managed_disable = files
-        .iter()
-        .filter(|f| f.source == SettingsSource::Managed)
-        .filter_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())))
-        .next_back();
-    // A repository switching the user's hooks off (or back on) waits for
-    // a trusted workspace too.
     let hold = discovery.project_settings == ProjectSettings::HoldBack;
-    let mut held_back = Vec::new();
-    for file in files.iter().filter(|f| hold && f.source.is_project()) {
-        if bool_key(file, "disableAllHooks").is_some() {
-            held_back.push(HeldBack {
-                key: "disableAllHooks".to_owned(),
-                file: file.path.clone(),
-            });
-        }
+    let (switches, held_back) = Switches::read(&files, hold, &mut notices);
+    let mut handlers = Vec::new();
+    for file in files.iter().chain(&plugin_files) {
+        handlers.extend(file_handlers(file, &mut notices)?);
     }
-    let other_disable = files
-        .iter()
-        .filter(|f| f.source != SettingsSource::Managed)
-        .filter(|f| !(hold && f.source.is_project()))
-        .find_map(|f| bool_key(f, "disableAllHooks").map(|v| (v, f.path.clone())));
-    let managed_only = files
-        .iter()
-        .filter(|f| f.source == SettingsSource::Managed)
-        .filter_map(|f| bool_key(f, "allowManagedHooksOnly").map(|v| (v, f.path.clone())))
-        .next_back();
-    for file in &files {
-        if file.source != SettingsSource::Managed
-            && file.json.get("allowManagedHooksOnly").is_some()
-        {
-            notices.push(format!(
+    switches.set_statuses(&mut handlers, &mut notices);
+
+    Ok(ClaudeConfig {
+        handlers,
+        notices,
+        discovery,
+        options,
+        files: files.into_iter().map(|f| f.path).collect(),
+        settings_env: Vec::new(),
+        held_back,
+        agents: Vec::new(),
+        skipped_agents: Vec::new(),
+        sdk: None,
+    })
+}
+
+/// The settings keys that switch hooks off or limit them, as the files
+/// set them: `(value, file)` of the deciding file.
+struct Switches {
+    managed_disable: Option<(bool, PathBuf)>,
+    other_disable: Option<(bool, PathBuf)>,
+    managed_only: Option<(bool, PathBuf)>,
+    allowed_urls: Option<Vec<String>>,
+}
+
+impl Switches {
+    /// Reads the switches of `files`; `hold` holds a repository's back
+    /// (returned as held back).
+    fn read(
+        files: &[SettingsFile],
+        hold: bool,
+        notices: &mut Vec<String>,
+    ) -> (Switches, Vec<HeldBack>) {
+        // Scalar precedence: the highest-precedence file that sets the key wins.
+        // Managed drop-ins are read after the base file and override it, so among
+        // managed files the last one that sets the key wins.
+        let managed_disable = files
+            .iter()
+            .filter(|f| f.source == SettingsSource::Managed)
+            .filter_map(|f| {
+                let on = f.keys().disable_all_hooks.valid().copied();
+                on.map(|v| (v, f.path.clone()))
+            })
+            .next_back();
+        // A repository switching the user's hooks off (or back on) waits for
+        // a trusted workspace too.
+        let mut held_back = Vec::new();
+        for file in files.iter().filter(|f| hold && f.source.is_project()) {
+            if file.keys().disable_all_hooks.valid().is_some() {
+                held_back.push(HeldBack {
+                    key: "disableAllHooks".to_owned(),
+                    file: file.path.clone(),
+                });
+            }
+        }
+        let other_disable = files
+            .iter()
+            .filter(|f| f.source != SettingsSource::Managed)
+            .filter(|f| !(hold && f.source.is_project()))
+            .find_map(|f| {
+                let on = f.keys().disable_all_hooks.valid().copied();
+                on.map(|v| (v, f.path.clone()))
+            });
+        let managed_only = files
+            .iter()
+            .filter(|f| f.source == SettingsSource::Managed)
+            .filter_map(|f| {
+                let on = f.keys().allow_managed_hooks_only.valid().copied();
+                on.map(|v| (v, f.path.clone()))
+            })
+            .next_back();
+        for file in files {
+            if file.source != SettingsSource::Managed
+                && file.keys().allow_managed_hooks_only != Field::Absent
+            {
+                notices.push(format!(
                 "allowManagedHooksOnly in {} is ignored (it is honoured only in managed settings)",
                 file.path.display()
             ));
+            }
         }
-    }
-    let mut allowed_urls: Option<Vec<String>> = None;
-    for file in &files {
-        if let Some(list) = file
-            .json
-            .get("allowedHttpHookUrls")
-            .and_then(Value::as_array)
-        {
-            let urls = allowed_urls.get_or_insert_with(Vec::new);
-            urls.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
+        let mut allowed_urls: Option<Vec<String>> = None;
+        for file in files {
+            if let Some(list) = file.keys().allowed_http_hook_urls.valid() {
+                let urls = allowed_urls.get_or_insert_with(Vec::new);
+                urls.extend(list.iter().filter_map(Field::as_str).map(str::to_owned));
+            }
         }
+
+        let switches = Switches {
+            managed_disable,
+            other_disable,
+            managed_only,
+            allowed_urls,
+        };
+        (switches, held_back)
     }
 
+    /// Gives every handler its status, most decisive reason first, and
+    /// notes what never runs.
+    fn set_statuses(&self, handlers: &mut [HookHandler], notices: &mut Vec<String>) {
+        let Switches {
+            managed_disable,
+            other_disable,
+            managed_only,
+            allowed_urls,
+        } = self;
+        // Statuses, most decisive reason first.
+        let mut unsupported_types: Vec<(String, usize, String)> = Vec::new();
+        let mut unfired: Vec<(HookEvent, usize)> = Vec::new();
+        for handler in handlers.iter_mut() {
+            let managed = handler.source == SettingsSource::Managed;
+            handler.status = if let Some((true, path)) = &managed_disable {
+                HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
+            } else if let (Some((true, path)), false) = (&managed_only, managed) {
+                HandlerStatus::Disabled(format!("allowManagedHooksOnly in {}", path.display()))
+            } else if let (Some((true, path)), false) = (&other_disable, managed) {
+                HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
+            } else if let HandlerKind::Unsupported { kind } = &handler.kind {
+                match unsupported_types.iter_mut().find(|(k, _, _)| k == kind) {
+                    Some(entry) => entry.1 += 1,
+                    None => unsupported_types.push((kind.clone(), 1, handler.origin.clone())),
+                }
+                HandlerStatus::Unsupported(format!("dsh cannot run `{kind}` hooks"))
+            } else if let Some(event) = handler.event {
+                match event.support() {
+                    EventSupport::Fired => match (&handler.kind, &allowed_urls) {
+                        (HandlerKind::Http { url, .. }, Some(allowed))
+                            if !allowed.iter().any(|pattern| url_allowed(pattern, url)) =>
+                        {
+                            HandlerStatus::Disabled(format!("{url} is not in allowedHttpHookUrls"))
+                        }
+                        _ => HandlerStatus::Active,
+                    },
+                    EventSupport::NotFired(why) => {
+                        match unfired.iter_mut().find(|(e, _)| *e == event) {
+                            Some(entry) => entry.1 += 1,
+                            None => unfired.push((event, 1)),
+                        }
+                        HandlerStatus::Unsupported(format!("dsh does not fire {event}: {why}"))
+                    }
+                }
+            } else {
+                HandlerStatus::Unsupported(format!("unknown event {}", handler.event_name))
+            };
+        }
+        for (kind, count, origin) in unsupported_types {
+            notices.push(format!(
+            "dsh cannot run `{kind}` hooks ({count} configured, first at {origin}); they never run"
+        ));
+        }
+        for (event, count) in unfired {
+            if let EventSupport::NotFired(why) = event.support() {
+                notices.push(format!(
+                    "{count} {event} hook(s) configured, but dsh does not fire {event} ({why})"
+                ));
+            }
+        }
+        if let Some((true, path)) = &managed_disable {
+            notices.push(format!(
+                "all hooks disabled by disableAllHooks in {}",
+                path.display()
+            ));
+        } else if let Some((true, path)) = &other_disable {
+            notices.push(format!(
+                "non-managed hooks disabled by disableAllHooks in {}",
+                path.display()
+            ));
+        }
+    }
+}
+
+/// The handlers one settings (or plugin hooks) file configures.
+fn file_handlers(
+    file: &SettingsFile,
+    notices: &mut Vec<String>,
+) -> Result<Vec<HookHandler>, ConfigError> {
     let mut handlers = Vec::new();
-    for file in files.iter().chain(&plugin_files) {
+    {
         let Some(hooks) = file.json.get("hooks") else {
-            continue;
+            return Ok(handlers);
         };
         let Some(hooks) = hooks.as_object() else {
             notices.push(format!(
                 "`hooks` in {} is not an object; ignored",
                 file.path.display()
             ));
-            continue;
+            return Ok(handlers);
         };
         for (event_name, groups) in hooks {
             let event = HookEvent::parse(event_name);
@@ -465,10 +604,13 @@ fn build(
                 continue;
             };
             for (group_index, group) in groups.iter().enumerate() {
-                let matcher_value = group.get("matcher");
-                let matcher = match matcher_value {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(s)) => Some(s.clone()),
+                let group = Field::<GroupWire>::read(group)
+                    .valid()
+                    .cloned()
+                    .unwrap_or_default();
+                let matcher = match group.matcher.valid().filter(|value| !value.is_null()) {
+                    None => None,
+                    Some(value) if value.is_string() => value.as_str().map(str::to_owned),
                     Some(other) => {
                         notices.push(format!(
                             "{}#hooks.{event_name}[{group_index}].matcher is not a string ({other}); group ignored",
@@ -492,7 +634,7 @@ fn build(
                 } else {
                     Matcher::All
                 };
-                let Some(list) = group.get("hooks").and_then(Value::as_array) else {
+                let Some(list) = group.hooks.valid() else {
                     notices.push(format!(
                         "{}#hooks.{event_name}[{group_index}] has no `hooks` array; ignored",
                         file.path.display()
@@ -502,7 +644,7 @@ fn build(
                 for (handler_index, raw) in list.iter().enumerate() {
                     let field = format!("hooks.{event_name}[{group_index}].hooks[{handler_index}]");
                     let origin = format!("{}#{field}", file.path.display());
-                    match parse_handler(raw, &file.path, &field, &mut notices)? {
+                    match parse_handler(raw, &file.path, &field, notices)? {
                         Some((kind, timeout, if_rule)) => handlers.push(HookHandler {
                             event_name: event_name.clone(),
                             event,
@@ -525,211 +667,11 @@ fn build(
         }
     }
 
-    // Statuses, most decisive reason first.
-    let mut unsupported_types: Vec<(String, usize, String)> = Vec::new();
-    let mut unfired: Vec<(HookEvent, usize)> = Vec::new();
-    for handler in &mut handlers {
-        let managed = handler.source == SettingsSource::Managed;
-        handler.status = if let Some((true, path)) = &managed_disable {
-            HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
-        } else if let (Some((true, path)), false) = (&managed_only, managed) {
-            HandlerStatus::Disabled(format!("allowManagedHooksOnly in {}", path.display()))
-        } else if let (Some((true, path)), false) = (&other_disable, managed) {
-            HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
-        } else if let HandlerKind::Unsupported { kind } = &handler.kind {
-            match unsupported_types.iter_mut().find(|(k, _, _)| k == kind) {
-                Some(entry) => entry.1 += 1,
-                None => unsupported_types.push((kind.clone(), 1, handler.origin.clone())),
-            }
-            HandlerStatus::Unsupported(format!("dsh cannot run `{kind}` hooks"))
-        } else if let Some(event) = handler.event {
-            match event.support() {
-                EventSupport::Fired => match (&handler.kind, &allowed_urls) {
-                    (HandlerKind::Http { url, .. }, Some(allowed))
-                        if !allowed.iter().any(|pattern| url_allowed(pattern, url)) =>
-                    {
-                        HandlerStatus::Disabled(format!("{url} is not in allowedHttpHookUrls"))
-                    }
-                    _ => HandlerStatus::Active,
-                },
-                EventSupport::NotFired(why) => {
-                    match unfired.iter_mut().find(|(e, _)| *e == event) {
-                        Some(entry) => entry.1 += 1,
-                        None => unfired.push((event, 1)),
-                    }
-                    HandlerStatus::Unsupported(format!("dsh does not fire {event}: {why}"))
-                }
-            }
-        } else {
-            HandlerStatus::Unsupported(format!("unknown event {}", handler.event_name))
-        };
-    }
-    for (kind, count, origin) in unsupported_types {
-        notices.push(format!(
-            "dsh cannot run `{kind}` hooks ({count} configured, first at {origin}); they never run"
-        ));
-    }
-    for (event, count) in unfired {
-        if let EventSupport::NotFired(why) = event.support() {
-            notices.push(format!(
-                "{count} {event} hook(s) configured, but dsh does not fire {event} ({why})"
-            ));
-        }
-    }
-    if let Some((true, path)) = &managed_disable {
-        notices.push(format!(
-            "all hooks disabled by disableAllHooks in {}",
-            path.display()
-        ));
-    } else if let Some((true, path)) = &other_disable {
-        notices.push(format!(
-            "non-managed hooks disabled by disableAllHooks in {}",
-            path.display()
-        ));
-    }
-
-    Ok(ClaudeConfig {
-        handlers,
-        notices,
-        discovery,
-        options,
-        files: files.into_iter().map(|f| f.path).collect(),
-        settings_env: Vec::new(),
-        held_back,
-        agents: Vec::new(),
-        skipped_agents: Vec::new(),
-        sdk: None,
-    })
+    Ok(handlers)
 }
 
 fn url_allowed(pattern: &str, url: &str) -> bool {
     crate::matcher::wildcard(pattern, url)
-}
-
-type ParsedHandler = (HandlerKind, Option<Duration>, Option<String>);
-
-fn parse_handler(
-    raw: &Value,
-    file: &Path,
-    field: &str,
-    notices: &mut Vec<String>,
-) -> Result<Option<ParsedHandler>, ConfigError> {
-    let origin = format!("{}#{field}", file.display());
-    let Some(object) = raw.as_object() else {
-        notices.push(format!("{origin} is not an object; ignored"));
-        return Ok(None);
-    };
-    let kind_name = object.get("type").and_then(Value::as_str).unwrap_or("");
-    let timeout = match object.get("timeout") {
-        None | Some(Value::Null) => None,
-        Some(value) => match value.as_f64() {
-            // The checked conversion: a finite positive number can still be
-            // too large for a `Duration` (e.g. `1e20`).
-            Some(secs) if secs.is_finite() && secs > 0.0 => {
-                match Duration::try_from_secs_f64(secs) {
-                    Ok(timeout) => Some(timeout),
-                    Err(_) => {
-                        return Err(ConfigError::InvalidTimeout {
-                            path: file.to_owned(),
-                            field: format!("{field}.timeout"),
-                            value: value.to_string(),
-                        });
-                    }
-                }
-            }
-            _ => {
-                notices.push(format!(
-                    "{origin}.timeout is not a positive number of seconds ({value}); default used"
-                ));
-                None
-            }
-        },
-    };
-    let if_rule = object.get("if").and_then(Value::as_str).map(str::to_owned);
-    let kind = match kind_name {
-        "command" => {
-            let Some(command) = object.get("command").and_then(Value::as_str) else {
-                notices.push(format!("{origin} has no `command` string; ignored"));
-                return Ok(None);
-            };
-            let is_async = object.get("async").and_then(Value::as_bool) == Some(true)
-                || object.get("asyncRewake").and_then(Value::as_bool) == Some(true);
-            let form = match object.get("args") {
-                Some(Value::Array(args)) => CommandForm::Exec {
-                    program: command.to_owned(),
-                    args: args
-                        .iter()
-                        .map(|a| match a {
-                            Value::String(s) => s.clone(),
-                            other @ Value::Null
-                            | other @ Value::Bool(_)
-                            | other @ Value::Number(_)
-                            | other @ Value::Array(_)
-                            | other @ Value::Object(_) => other.to_string(),
-                        })
-                        .collect(),
-                },
-                _ => match object.get("shell").and_then(Value::as_str) {
-                    Some("powershell") => {
-                        return Ok(Some((
-                            HandlerKind::Unsupported {
-                                kind: "command with shell=powershell".to_owned(),
-                            },
-                            timeout,
-                            if_rule,
-                        )));
-                    }
-                    Some("bash") => CommandForm::Shell {
-                        shell: PathBuf::from("/bin/bash"),
-                        command: command.to_owned(),
-                    },
-                    _ => CommandForm::Shell {
-                        shell: PathBuf::from("/bin/sh"),
-                        command: command.to_owned(),
-                    },
-                },
-            };
-            HandlerKind::Command { form, is_async }
-        }
-        "http" => {
-            let Some(url) = object.get("url").and_then(Value::as_str) else {
-                notices.push(format!("{origin} has no `url` string; ignored"));
-                return Ok(None);
-            };
-            let headers = object
-                .get("headers")
-                .and_then(Value::as_object)
-                .map(|h| {
-                    h.iter()
-                        .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let allowed_env_vars = object
-                .get("allowedEnvVars")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default();
-            HandlerKind::Http {
-                url: url.to_owned(),
-                headers,
-                allowed_env_vars,
-            }
-        }
-        "" => {
-            notices.push(format!("{origin} has no `type`; ignored"));
-            return Ok(None);
-        }
-        other => HandlerKind::Unsupported {
-            kind: other.to_owned(),
-        },
-    };
-    Ok(Some((kind, timeout, if_rule)))
 }
 
 impl ClaudeConfig {

@@ -80,7 +80,7 @@ impl<'a> Firing<'a> {
     }
 
     /// An event with no subject, tool, source, prompt or call.
-    pub(crate) fn new(event: HookEvent, payload: Value) -> Self {
+    pub(crate) fn new(event: HookEvent, payload: &impl serde::Serialize) -> Self {
         Firing {
             event,
             subject: None,
@@ -90,7 +90,7 @@ impl<'a> Firing<'a> {
             prompt: None,
             call_id: None,
             agent: None,
-            payload,
+            payload: crate::payload::value_of(payload),
         }
     }
 }
@@ -304,9 +304,9 @@ pub(crate) const DSH_COULD_NOT_READ: &str = "dsh could not read this hook's deci
 fn system_message(interpretation: &Interpretation) -> Option<String> {
     interpretation
         .parsed
-        .json()
-        .and_then(|j| j.get("systemMessage"))
-        .and_then(Value::as_str)
+        .wire()
+        .system_message
+        .as_str()
         .map(str::to_owned)
 }
 

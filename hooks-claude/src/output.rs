@@ -11,10 +11,13 @@ use serde_json::Value;
 
 use crate::events::HookEvent;
 
+mod answer;
 mod merge;
 mod schema;
+pub(crate) mod wire;
 pub use merge::*;
 pub use schema::validate;
+pub(crate) use wire::HookOutputWire;
 
 /// How a hook process (or HTTP call) ended, reduced to what matters here.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,6 +122,11 @@ impl ParsedOutput {
             | ParsedOutput::PlainText(_)
             | ParsedOutput::InvalidJson(_) => None,
         }
+    }
+
+    /// The JSON answer read into its wire struct (empty when there is none).
+    pub(crate) fn wire(&self) -> HookOutputWire {
+        self.json().map(HookOutputWire::read).unwrap_or_default()
     }
 }
 
@@ -317,10 +325,10 @@ pub fn parse_stdout(stdout: &str, event: HookEvent) -> ParsedOutput {
         Ok(json @ Value::Object(_)) => json,
         _ => return ParsedOutput::InvalidJson(stdout.to_owned()),
     };
-    if let Some(got) = json
-        .get("hookSpecificOutput")
-        .and_then(|h| h.get("hookEventName"))
-        .and_then(Value::as_str)
+    let wire = HookOutputWire::read(&json);
+    if let Some(got) = wire
+        .specific()
+        .and_then(|specific| specific.hook_event_name.as_str())
         && got != event.as_str()
     {
         return ParsedOutput::WrongEventName {
@@ -328,7 +336,7 @@ pub fn parse_stdout(stdout: &str, event: HookEvent) -> ParsedOutput {
             json,
         };
     }
-    match validate(&json, event) {
+    match wire.validate(event) {
         Ok(()) => ParsedOutput::Json(json),
         Err(error) => ParsedOutput::SchemaInvalid { json, error },
     }
@@ -466,7 +474,9 @@ pub fn interpret(
             out.warn(format!("{label} hook error: {text}"));
             out.why = Some(format!("{text}; whole output ignored"));
         }
-        ParsedOutput::Json(json) => apply_json(ctx, &label, &json, &mut out, cap),
+        ParsedOutput::Json(json) => {
+            answer::apply_json(ctx, &label, &HookOutputWire::read(&json), &mut out, cap);
+        }
         ParsedOutput::IgnoredOnExit2 => {}
     }
     out
@@ -484,14 +494,11 @@ fn non_blocking_error(label: &str, code: i32, stderr: &str) -> String {
 /// The reason of a `{"decision":"block","reason":R}` object printed on stdout
 /// by a hook that exited 2; `None` when stdout is anything else.
 fn exit2_json_reason(stdout: &str) -> Option<String> {
-    let value: Value = serde_json::from_str(stdout.trim()).ok()?;
-    if value.get("decision").and_then(Value::as_str) != Some("block") {
+    let wire = HookOutputWire::read(&serde_json::from_str(stdout.trim()).ok()?);
+    if wire.decision.valid() != Some(&wire::TopDecision::Block) {
         return None;
     }
-    value
-        .get("reason")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+    wire.reason.as_str().map(str::to_owned)
 }
 
 fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interpretation {
@@ -584,318 +591,6 @@ fn interpret_exit2(ctx: &EventCtx<'_>, facts: &HookFacts, label: &str) -> Interp
         }
     }
     out
-}
-
-fn get_str<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
-    value.get(key).and_then(Value::as_str)
-}
-
-fn apply_json(
-    ctx: &EventCtx<'_>,
-    label: &str,
-    json: &Value,
-    out: &mut Interpretation,
-    cap: &dyn Fn(&str) -> String,
-) {
-    let specific = json.get("hookSpecificOutput");
-    let context = specific.and_then(|s| get_str(s, "additionalContext"));
-    let decision = get_str(json, "decision");
-    let reason = get_str(json, "reason");
-    if let Some(message) = get_str(json, "systemMessage") {
-        out.inform(format!("{label} says: {message}"));
-    }
-    let stopped = json.get("continue").and_then(Value::as_bool) == Some(false);
-    let stop_reason = get_str(json, "stopReason").unwrap_or("").to_owned();
-    let cmd = ctx.command;
-    match ctx.event {
-        HookEvent::PreToolUse => {
-            let permission = specific.and_then(|s| get_str(s, "permissionDecision"));
-            let permission_reason = specific
-                .and_then(|s| get_str(s, "permissionDecisionReason"))
-                .map(str::to_owned);
-            // The legacy top-level decision maps approve→allow, block→deny.
-            let (kind, why) = match (permission, decision) {
-                (Some(p), _) => (Some(p), permission_reason),
-                (None, Some("approve")) => (Some("allow"), reason.map(str::to_owned)),
-                (None, Some("block")) => (Some("deny"), reason.map(str::to_owned)),
-                _ => (None, None),
-            };
-            out.effect = match kind {
-                Some("allow") => Effect::Allow { reason: why },
-                Some("ask") => Effect::Ask { reason: why },
-                Some("defer") => Effect::Defer { reason: why },
-                Some("deny") => {
-                    let why = why.as_deref().unwrap_or(BLOCKED_BY_HOOK);
-                    Effect::Deny {
-                        text: match deny_frame(ctx.tool_name) {
-                            DenyFrame::Bare => why.to_owned(),
-                            DenyFrame::Labelled => format!("{label} hook error: {why}"),
-                        },
-                    }
-                }
-                _ => Effect::None,
-            };
-            if let Some(updated) = specific.and_then(|s| s.get("updatedInput")) {
-                out.updated_input = Some(updated.clone());
-            }
-            if let Some(context) = context {
-                out.contexts
-                    .push(format!("{label} hook additional context: {}", cap(context)));
-            }
-            if stopped {
-                out.contexts.push(stopped_text(label, &stop_reason));
-                out.stop = Some(stop_reason);
-            }
-        }
-        HookEvent::PostToolUse | HookEvent::PostToolUseFailure | HookEvent::PostToolBatch => {
-            if let Some(context) = context {
-                out.contexts
-                    .push(format!("{label} hook additional context: {}", cap(context)));
-            }
-            if decision == Some("block") {
-                let text = format!(
-                    "{label} hook blocking error from command: \"{cmd}\": {}",
-                    reason.unwrap_or(BLOCKED_BY_HOOK)
-                );
-                out.contexts.push(text.clone());
-                out.effect = Effect::Block { text };
-            }
-            let is_mcp = ctx.tool_name.is_some_and(|t| t.starts_with("mcp__"));
-            if let Some(replacement) = specific.and_then(|s| s.get("updatedMCPToolOutput")) {
-                if is_mcp {
-                    out.replace_output = Some(replacement.clone());
-                } else {
-                    out.ignored.push(
-                        "updatedMCPToolOutput: ignored for a non-MCP tool (as Claude Code)"
-                            .to_owned(),
-                    );
-                }
-            }
-            if let Some(replacement) = specific.and_then(|s| s.get("updatedToolOutput")) {
-                if !is_mcp {
-                    out.ignored.push(
-                        "updatedToolOutput: not honoured for built-in tools (dsh cannot check it against Claude Code's output schema)".to_owned(),
-                    );
-                } else if out.replace_output.is_some() {
-                    out.ignored.push(
-                        "updatedToolOutput: updatedMCPToolOutput of the same hook wins".to_owned(),
-                    );
-                } else {
-                    // An MCP tool's output is what the model sees (a string or
-                    // blocks), so it is replaced as captured
-                    // (`mcp_updated_tool_output`).
-                    out.replace_output = Some(replacement.clone());
-                }
-            }
-            if stopped {
-                out.contexts.push(stopped_text(label, &stop_reason));
-                out.stop = Some(stop_reason);
-            }
-        }
-        HookEvent::UserPromptSubmit | HookEvent::UserPromptExpansion => {
-            if decision == Some("block") {
-                out.effect = Effect::Block {
-                    text: format!(
-                        "{} operation blocked by hook:\n{}\n\nOriginal prompt: {}",
-                        ctx.event,
-                        reason.unwrap_or(BLOCKED_BY_HOOK),
-                        ctx.prompt.unwrap_or("")
-                    ),
-                };
-            }
-            if let Some(context) = context {
-                out.contexts.push(format!(
-                    "{} hook additional context: {}",
-                    ctx.event,
-                    cap(context)
-                ));
-            }
-            if stopped {
-                out.stop = Some(stop_reason);
-            }
-        }
-        HookEvent::SubagentStart => {
-            // Into the subagent's first request (`sub_start_ctx`).
-            if let Some(context) = context {
-                out.contexts.push(format!(
-                    "SubagentStart hook additional context: {}",
-                    cap(context)
-                ));
-            }
-            if stopped {
-                out.ignored
-                    .push("continue: SubagentStart cannot stop the subagent".to_owned());
-            }
-        }
-        HookEvent::SessionStart => {
-            if let Some(context) = context {
-                out.contexts.push(format!(
-                    "SessionStart hook additional context: {}",
-                    cap(context)
-                ));
-            }
-            if stopped {
-                out.ignored
-                    .push("continue: SessionStart cannot stop the session".to_owned());
-            }
-        }
-        HookEvent::Stop | HookEvent::SubagentStop => {
-            if decision == Some("block") {
-                let reason = reason.unwrap_or(BLOCKED_BY_HOOK);
-                out.contexts.push(format!(
-                    "{} hook blocking error from command: \"{cmd}\": {reason}",
-                    ctx.event
-                ));
-                out.effect = Effect::Block {
-                    text: reason.to_owned(),
-                };
-            }
-            // Each event names itself (`j4_stop_additional_context`,
-            // `sub_stop_ctx`).
-            if let Some(context) = context {
-                out.steering.push(format!(
-                    "<system-reminder>\n{} hook additional context: {}\n</system-reminder>",
-                    ctx.event,
-                    cap(context)
-                ));
-            }
-            if stopped {
-                out.stop = Some(stop_reason);
-            }
-        }
-        HookEvent::PermissionRequest => {
-            if let Some(decision) = specific.and_then(|s| s.get("decision")) {
-                match get_str(decision, "behavior") {
-                    Some("allow") => {
-                        out.effect = Effect::Allow { reason: None };
-                        if let Some(updated) = decision.get("updatedInput") {
-                            out.updated_input = Some(updated.clone());
-                        }
-                        if let Some(updates) = decision.get("updatedPermissions") {
-                            match serde_json::from_value::<Vec<PermissionUpdate>>(updates.clone()) {
-                                Ok(updates) => out.updated_permissions = Some(updates),
-                                Err(e) => out.ignored.push(format!(
-                                    "updatedPermissions: not a list of permission updates ({e})"
-                                )),
-                            }
-                        }
-                    }
-                    Some("deny") => {
-                        out.effect = Effect::Deny {
-                            text: get_str(decision, "message")
-                                .unwrap_or(BLOCKED_BY_HOOK)
-                                .to_owned(),
-                        };
-                        if decision.get("interrupt").and_then(Value::as_bool) == Some(true) {
-                            out.stop = Some(String::new());
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        HookEvent::PreCompact => {
-            // PROTOCOL.md: PreCompact takes the top-level `decision: "block"`.
-            // Only the exit-2 text is captured; a JSON block uses the same frame.
-            if decision == Some("block") {
-                out.effect = Effect::Block {
-                    text: format!(
-                        "Compaction blocked by PreCompact hook: [{cmd}]: {}",
-                        reason.unwrap_or(BLOCKED_BY_HOOK)
-                    ),
-                };
-            }
-            if stopped {
-                out.ignored
-                    .push("continue: PreCompact cannot stop anything".to_owned());
-            }
-        }
-        HookEvent::PermissionDenied => {
-            if specific
-                .and_then(|s| s.get("retry"))
-                .and_then(Value::as_bool)
-                == Some(true)
-            {
-                out.retry = true;
-            }
-        }
-        HookEvent::PreModelSwitch => {
-            // `permissionDecision` as on PreToolUse (`ev_model_sdk_deny`): `deny`
-            // refuses the switch with the reason; `ask` is refused too, as in a
-            // headless Claude Code session (dsh asks no one about a switch).
-            if let Some(kind @ ("deny" | "ask")) =
-                specific.and_then(|s| get_str(s, "permissionDecision"))
-            {
-                let why = specific
-                    .and_then(|s| get_str(s, "permissionDecisionReason"))
-                    .unwrap_or(BLOCKED_BY_HOOK);
-                out.effect = Effect::Deny {
-                    text: why.to_owned(),
-                };
-                if kind == "ask" {
-                    out.ignored.push(
-                        "permissionDecision: ask refuses the switch (no one to ask)".to_owned(),
-                    );
-                }
-            }
-            if stopped {
-                out.ignored
-                    .push("continue: PreModelSwitch cannot stop anything".to_owned());
-            }
-        }
-        // PROTOCOL.md: a top-level `decision: "block"` keeps the old settings.
-        HookEvent::ConfigChange => {
-            if decision == Some("block") {
-                let text = reason.unwrap_or(BLOCKED_BY_HOOK).to_owned();
-                out.effect = Effect::Block { text };
-            }
-            if stopped {
-                out.ignored
-                    .push("continue: ConfigChange cannot stop anything".to_owned());
-            }
-        }
-        HookEvent::TaskCreated | HookEvent::TaskCompleted => {
-            // PROTOCOL.md: TaskCreated takes the top-level `decision:
-            // "block"` (and ignores `continue: false`); TaskCompleted is
-            // decided by its exit code, a `continue: false` stopping a
-            // teammate, which dsh does not have.
-            if decision == Some("block") {
-                if ctx.event == HookEvent::TaskCreated {
-                    out.effect = Effect::Block {
-                        text: reason.unwrap_or(BLOCKED_BY_HOOK).to_owned(),
-                    };
-                } else {
-                    out.ignored
-                        .push("decision: TaskCompleted is blocked by exit code 2 only".to_owned());
-                }
-            }
-            if stopped {
-                out.ignored
-                    .push(format!("continue: {} cannot stop anything", ctx.event));
-            }
-        }
-        HookEvent::Notification
-        | HookEvent::SessionEnd
-        | HookEvent::StopFailure
-        | HookEvent::PostCompact
-        | HookEvent::PostModelSwitch
-        | HookEvent::Setup
-        | HookEvent::TeammateIdle
-        | HookEvent::Elicitation
-        | HookEvent::ElicitationResult
-        | HookEvent::WorktreeCreate
-        | HookEvent::WorktreeRemove
-        | HookEvent::InstructionsLoaded
-        | HookEvent::CwdChanged
-        | HookEvent::FileChanged
-        | HookEvent::DirectoryAdded
-        | HookEvent::MessageDisplay => {
-            if stopped {
-                out.ignored
-                    .push(format!("continue: {} cannot stop anything", ctx.event));
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 
 use dsh_seams::PermissionUpdate;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 mod lifecycle;
 mod tools;
@@ -33,10 +33,24 @@ pub struct Common {
     pub permission_mode: String,
     /// `effort.level`.
     pub effort: String,
+    /// The subagent the event fires inside, if any.
+    pub agent: Option<AgentIds>,
+}
+
+/// The subagent an event fires inside: every payload then names it
+/// (`agent_id` and `agent_type` before `effort`, or before
+/// `hook_event_name` when there is no `effort`, as captured);
+/// `session_id`/`transcript_path` stay the session's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentIds {
+    /// The subagent's id.
+    pub agent_id: String,
+    /// Its type.
+    pub agent_type: String,
 }
 
 /// Serializes a payload as Claude Code writes it to stdin: compact JSON + `\n`.
-pub fn to_stdin(payload: &Value) -> Vec<u8> {
+pub fn to_stdin(payload: &(impl Serialize + ?Sized)) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(payload).unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
     bytes
@@ -73,6 +87,9 @@ pub struct Head<'a> {
     /// The permission mode, on events that carry it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub permission_mode: Option<&'a str>,
+    /// The subagent, inside one.
+    #[serde(flatten)]
+    pub agent: Option<&'a AgentIds>,
     /// The effort, on events that carry it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effort: Option<Effort<'a>>,
@@ -89,6 +106,7 @@ impl Common {
             cwd: &self.cwd,
             prompt_id: None,
             permission_mode: None,
+            agent: self.agent.as_ref(),
             effort: None,
             hook_event_name: event,
         }
@@ -143,22 +161,22 @@ pub struct SessionStartInput<'a> {
 
 /// `SessionStart` (`source` startup/resume/clear/compact). Claude Code's
 /// resume-only cache statistics are not sent: dsh has no such figures.
-pub fn session_start(common: &Common, source: &str) -> Value {
-    value_of(&SessionStartInput {
+pub fn session_start<'a>(common: &'a Common, source: &'a str) -> SessionStartInput<'a> {
+    SessionStartInput {
         head: common.head("SessionStart"),
         source,
         model: None,
-    })
+    }
 }
 
 /// `SessionStart` with source `compact`: unlike the other sources it
 /// carries the prompt id and the model (`cmp_*` captures).
-pub fn session_start_compact(common: &Common, model: &str) -> Value {
-    value_of(&SessionStartInput {
+pub fn session_start_compact<'a>(common: &'a Common, model: &'a str) -> SessionStartInput<'a> {
+    SessionStartInput {
         head: common.head_prompt("SessionStart"),
         source: "compact",
         model: Some(model),
-    })
+    }
 }
 
 /// `PreCompact`'s stdin.
@@ -174,12 +192,16 @@ pub struct PreCompactInput<'a> {
 }
 
 /// `PreCompact`: `trigger` manual|auto, `custom_instructions` (null without text).
-pub fn pre_compact(common: &Common, trigger: &str, custom_instructions: Option<&str>) -> Value {
-    value_of(&PreCompactInput {
+pub fn pre_compact<'a>(
+    common: &'a Common,
+    trigger: &'a str,
+    custom_instructions: Option<&'a str>,
+) -> PreCompactInput<'a> {
+    PreCompactInput {
         head: common.head_prompt("PreCompact"),
         trigger,
         custom_instructions,
-    })
+    }
 }
 
 /// `PostCompact`'s stdin.
@@ -195,12 +217,16 @@ pub struct PostCompactInput<'a> {
 }
 
 /// `PostCompact`: `compact_summary` is the summary reply as written.
-pub fn post_compact(common: &Common, trigger: &str, compact_summary: &str) -> Value {
-    value_of(&PostCompactInput {
+pub fn post_compact<'a>(
+    common: &'a Common,
+    trigger: &'a str,
+    compact_summary: &'a str,
+) -> PostCompactInput<'a> {
+    PostCompactInput {
         head: common.head_prompt("PostCompact"),
         trigger,
         compact_summary,
-    })
+    }
 }
 
 /// `UserPromptSubmit`'s stdin.
@@ -214,11 +240,11 @@ pub struct UserPromptSubmitInput<'a> {
 }
 
 /// `UserPromptSubmit`.
-pub fn user_prompt_submit(common: &Common, prompt: &str) -> Value {
-    value_of(&UserPromptSubmitInput {
+pub fn user_prompt_submit<'a>(common: &'a Common, prompt: &'a str) -> UserPromptSubmitInput<'a> {
+    UserPromptSubmitInput {
         head: common.head_prompt_mode("UserPromptSubmit"),
         prompt,
-    })
+    }
 }
 
 /// `UserPromptExpansion`'s stdin.
@@ -241,22 +267,22 @@ pub struct UserPromptExpansionInput<'a> {
 
 /// `UserPromptExpansion` (`misc_expansion`): after UserPromptSubmit, for a
 /// prompt that invokes a custom command or skill.
-pub fn user_prompt_expansion(
-    common: &Common,
-    expansion_type: &str,
-    command_name: &str,
-    command_args: &str,
-    command_source: &str,
-    prompt: &str,
-) -> Value {
-    value_of(&UserPromptExpansionInput {
+pub fn user_prompt_expansion<'a>(
+    common: &'a Common,
+    expansion_type: &'a str,
+    command_name: &'a str,
+    command_args: &'a str,
+    command_source: &'a str,
+    prompt: &'a str,
+) -> UserPromptExpansionInput<'a> {
+    UserPromptExpansionInput {
         head: common.head_prompt_mode("UserPromptExpansion"),
         expansion_type,
         command_name,
         command_args,
         command_source,
         prompt,
-    })
+    }
 }
 
 /// `InstructionsLoaded`'s stdin.
@@ -282,22 +308,22 @@ pub struct InstructionsLoadedInput<'a> {
 /// `InstructionsLoaded` (`misc_instructions_loaded`): one per instruction
 /// file; no `prompt_id` or `permission_mode`. A path-scoped rule adds the
 /// documented `globs` and `trigger_file_path` (PROTOCOL.md; not captured).
-pub fn instructions_loaded(
-    common: &Common,
-    file_path: &str,
-    memory_type: &str,
-    load_reason: &str,
-    globs: &[String],
-    trigger_file_path: Option<&str>,
-) -> Value {
-    value_of(&InstructionsLoadedInput {
+pub fn instructions_loaded<'a>(
+    common: &'a Common,
+    file_path: &'a str,
+    memory_type: &'a str,
+    load_reason: &'a str,
+    globs: &'a [String],
+    trigger_file_path: Option<&'a str>,
+) -> InstructionsLoadedInput<'a> {
+    InstructionsLoadedInput {
         head: common.head("InstructionsLoaded"),
         file_path,
         memory_type,
         load_reason,
         globs,
         trigger_file_path,
-    })
+    }
 }
 
 /// The tool events' stdin (`PreToolUse`, `PermissionRequest`,
@@ -333,6 +359,9 @@ pub struct ToolInput<'a> {
     /// How long the call ran (`PostToolUse`, `PostToolUseFailure`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// The server of an MCP tool, last ([`with_mcp_server`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp_server: Option<McpServerKey<'a>>,
 }
 
 impl<'a> ToolInput<'a> {
@@ -348,82 +377,83 @@ impl<'a> ToolInput<'a> {
             error: None,
             is_interrupt: None,
             duration_ms: None,
+            mcp_server: None,
         }
     }
 }
 
 /// `PreToolUse`.
-pub fn pre_tool_use(
-    common: &Common,
-    tool_name: &str,
-    tool_input: &Value,
-    tool_use_id: &str,
-) -> Value {
-    value_of(&ToolInput {
+pub fn pre_tool_use<'a>(
+    common: &'a Common,
+    tool_name: &'a str,
+    tool_input: &'a Value,
+    tool_use_id: &'a str,
+) -> ToolInput<'a> {
+    ToolInput {
         tool_use_id: Some(tool_use_id),
         ..ToolInput::new(common.head_step("PreToolUse"), tool_name, tool_input)
-    })
+    }
 }
 
 /// `PermissionRequest` (no `tool_use_id`, as captured). `suggestions` are
 /// the permission model's for this call; `None` leaves the key out, as
 /// Claude Code does for an ask rule or in plan mode.
-pub fn permission_request(
-    common: &Common,
-    tool_name: &str,
-    tool_input: &Value,
-    suggestions: Option<&[PermissionUpdate]>,
-) -> Value {
-    value_of(&ToolInput {
+pub fn permission_request<'a>(
+    common: &'a Common,
+    tool_name: &'a str,
+    tool_input: &'a Value,
+    suggestions: Option<&'a [PermissionUpdate]>,
+) -> ToolInput<'a> {
+    ToolInput {
         permission_suggestions: suggestions,
         ..ToolInput::new(common.head_step("PermissionRequest"), tool_name, tool_input)
-    })
+    }
 }
 
 /// `PermissionDenied` (auto mode's classifier denied the call): `reason` is
 /// the check's reason (`Classifier unavailable`).
-pub fn permission_denied(
-    common: &Common,
-    tool_name: &str,
-    tool_input: &Value,
-    tool_use_id: &str,
-    reason: &str,
-) -> Value {
-    value_of(&ToolInput {
+pub fn permission_denied<'a>(
+    common: &'a Common,
+    tool_name: &'a str,
+    tool_input: &'a Value,
+    tool_use_id: &'a str,
+    reason: &'a str,
+) -> ToolInput<'a> {
+    ToolInput {
         tool_use_id: Some(tool_use_id),
         reason: Some(reason),
         ..ToolInput::new(common.head_step("PermissionDenied"), tool_name, tool_input)
-    })
+    }
 }
 
 /// `PostToolUse`.
-pub fn post_tool_use(
-    common: &Common,
-    tool_name: &str,
-    tool_input: &Value,
-    tool_response: &Value,
-    tool_use_id: &str,
+pub fn post_tool_use<'a>(
+    common: &'a Common,
+    tool_name: &'a str,
+    tool_input: &'a Value,
+    tool_response: &'a Value,
+    tool_use_id: &'a str,
     duration_ms: u64,
-) -> Value {
-    value_of(&ToolInput {
+) -> ToolInput<'a> {
+    ToolInput {
         tool_response: Some(tool_response),
         tool_use_id: Some(tool_use_id),
         duration_ms: Some(duration_ms),
         ..ToolInput::new(common.head_step("PostToolUse"), tool_name, tool_input)
-    })
+    }
 }
 
 /// `PostToolUseFailure`; `error` is the model-facing error text.
-pub fn post_tool_use_failure(
-    common: &Common,
-    tool_name: &str,
-    tool_input: &Value,
-    tool_use_id: &str,
-    error: &str,
+pub fn post_tool_use_failure<'a>(
+    common: &'a Common,
+    tool_name: &'a str,
+    tool_input: &'a Value,
+    tool_use_id: &'a str,
+    error: &'a str,
     is_interrupt: bool,
     duration_ms: u64,
-) -> Value {
-    value_of(&ToolInput {
+) -> ToolInput<'a> {
+    ToolInput {
         tool_use_id: Some(tool_use_id),
         error: Some(error),
         is_interrupt: Some(is_interrupt),
@@ -433,7 +463,7 @@ pub fn post_tool_use_failure(
             tool_name,
             tool_input,
         )
-    })
+    }
 }
 
 /// One entry of `PostToolBatch`'s `tool_calls`, serialized in the captured
@@ -478,11 +508,11 @@ pub struct PostToolBatchInput<'a> {
 }
 
 /// `PostToolBatch`: once per step, after every call of the batch settled.
-pub fn post_tool_batch(common: &Common, calls: &[BatchCall]) -> Value {
-    value_of(&PostToolBatchInput {
+pub fn post_tool_batch<'a>(common: &'a Common, calls: &'a [BatchCall]) -> PostToolBatchInput<'a> {
+    PostToolBatchInput {
         head: common.head_step("PostToolBatch"),
         tool_calls: calls,
-    })
+    }
 }
 
 /// `Stop`'s and `SubagentStop`'s stdin. dsh runs no background tasks or
@@ -506,15 +536,19 @@ pub struct StopInput<'a> {
 }
 
 /// `Stop`.
-pub fn stop(common: &Common, stop_hook_active: bool, last_assistant_message: &str) -> Value {
-    value_of(&StopInput {
+pub fn stop<'a>(
+    common: &'a Common,
+    stop_hook_active: bool,
+    last_assistant_message: &'a str,
+) -> StopInput<'a> {
+    StopInput {
         head: common.head_step("Stop"),
         stop_hook_active,
         agent_transcript_path: None,
         last_assistant_message,
         background_tasks: &[],
         session_crons: &[],
-    })
+    }
 }
 
 /// `StopFailure`'s stdin.
@@ -531,8 +565,12 @@ pub struct StopFailureInput<'a> {
 
 /// `StopFailure` (`misc_stopfailure_*`): no `permission_mode`, `effort`
 /// before the event name, then the error category and Claude Code's error text.
-pub fn stop_failure(common: &Common, error: &str, last_assistant_message: &str) -> Value {
-    value_of(&StopFailureInput {
+pub fn stop_failure<'a>(
+    common: &'a Common,
+    error: &'a str,
+    last_assistant_message: &'a str,
+) -> StopFailureInput<'a> {
+    StopFailureInput {
         head: Head {
             effort: Some(Effort {
                 level: &common.effort,
@@ -541,33 +579,33 @@ pub fn stop_failure(common: &Common, error: &str, last_assistant_message: &str) 
         },
         error,
         last_assistant_message,
-    })
+    }
 }
 
 /// `SubagentStart`: no `permission_mode` or `effort`; the agent fields are
 /// added where every payload fired inside a subagent gets them
-/// ([`with_agent`]).
-pub fn subagent_start(common: &Common) -> Value {
-    value_of(&HeadOnlyInput {
+/// ([`AgentIds`]).
+pub fn subagent_start<'a>(common: &'a Common) -> HeadOnlyInput<'a> {
+    HeadOnlyInput {
         head: common.head_prompt("SubagentStart"),
-    })
+    }
 }
 
 /// `SubagentStop`: `Stop`'s fields with the subagent's transcript.
-pub fn subagent_stop(
-    common: &Common,
+pub fn subagent_stop<'a>(
+    common: &'a Common,
     stop_hook_active: bool,
-    agent_transcript_path: &str,
-    last_assistant_message: &str,
-) -> Value {
-    value_of(&StopInput {
+    agent_transcript_path: &'a str,
+    last_assistant_message: &'a str,
+) -> StopInput<'a> {
+    StopInput {
         head: common.head_step("SubagentStop"),
         stop_hook_active,
         agent_transcript_path: Some(agent_transcript_path),
         last_assistant_message,
         background_tasks: &[],
         session_crons: &[],
-    })
+    }
 }
 
 /// `TaskCreated` / `TaskCompleted`'s stdin.
@@ -596,37 +634,13 @@ pub fn task_event<'a>(
     task_id: &'a str,
     task_subject: &'a str,
     task_description: &'a str,
-) -> Value {
-    value_of(&TaskInput {
+) -> TaskInput<'a> {
+    TaskInput {
         head: common.head_step(event),
         task_id,
         task_subject,
         task_description: (!task_description.is_empty()).then_some(task_description),
-    })
-}
-
-/// A payload fired inside a subagent: `agent_id` and `agent_type` go
-/// before `effort` (or before `hook_event_name` when there is no
-/// `effort`), as captured; `session_id`/`transcript_path` stay the
-/// session's.
-pub fn with_agent(payload: &Value, agent_id: &str, agent_type: &str) -> Value {
-    let Value::Object(map) = payload else {
-        return payload.clone();
-    };
-    let anchor = if map.contains_key("effort") {
-        "effort"
-    } else {
-        "hook_event_name"
-    };
-    let mut out = Map::new();
-    for (key, value) in map {
-        if key == anchor {
-            out.insert("agent_id".into(), json!(agent_id));
-            out.insert("agent_type".into(), json!(agent_type));
-        }
-        out.insert(key.clone(), value.clone());
     }
-    Value::Object(out)
 }
 
 /// `SessionEnd`'s stdin.
@@ -640,11 +654,11 @@ pub struct SessionEndInput<'a> {
 }
 
 /// `SessionEnd`.
-pub fn session_end(common: &Common, reason: &str) -> Value {
-    value_of(&SessionEndInput {
+pub fn session_end<'a>(common: &'a Common, reason: &'a str) -> SessionEndInput<'a> {
+    SessionEndInput {
         head: common.head_prompt("SessionEnd"),
         reason,
-    })
+    }
 }
 
 /// `Notification`'s stdin.
@@ -660,12 +674,16 @@ pub struct NotificationInput<'a> {
 }
 
 /// `Notification` (never captured headless; documented fields, docs/sources.md).
-pub fn notification(common: &Common, message: &str, notification_type: &str) -> Value {
-    value_of(&NotificationInput {
+pub fn notification<'a>(
+    common: &'a Common,
+    message: &'a str,
+    notification_type: &'a str,
+) -> NotificationInput<'a> {
+    NotificationInput {
         head: common.head_prompt("Notification"),
         message,
         notification_type,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -683,6 +701,7 @@ mod tests {
             prompt_id: Some("P".into()),
             permission_mode: "bypassPermissions".into(),
             effort: "medium".into(),
+            agent: None,
         }
     }
 
@@ -692,6 +711,29 @@ mod tests {
         assert_eq!(
             String::from_utf8(bytes).unwrap(),
             "{\"session_id\":\"S\",\"transcript_path\":\"T\",\"cwd\":\"/p\",\"prompt_id\":\"P\",\"hook_event_name\":\"SessionEnd\",\"reason\":\"other\"}\n"
+        );
+    }
+
+    /// Inside a subagent the ids go before `effort`, or before
+    /// `hook_event_name` on events without one (`sub_*` captures).
+    #[test]
+    fn payloads_inside_a_subagent_name_it_before_effort() {
+        let inside = Common {
+            agent: Some(AgentIds {
+                agent_id: "A".into(),
+                agent_type: "Explore".into(),
+            }),
+            ..common()
+        };
+        let stop = String::from_utf8(to_stdin(&stop(&inside, false, "done"))).unwrap();
+        assert!(
+            stop.contains(r#""permission_mode":"bypassPermissions","agent_id":"A","agent_type":"Explore","effort":{"level":"medium"},"hook_event_name":"Stop""#),
+            "{stop}"
+        );
+        let end = String::from_utf8(to_stdin(&session_end(&inside, "other"))).unwrap();
+        assert_eq!(
+            end,
+            "{\"session_id\":\"S\",\"transcript_path\":\"T\",\"cwd\":\"/p\",\"prompt_id\":\"P\",\"agent_id\":\"A\",\"agent_type\":\"Explore\",\"hook_event_name\":\"SessionEnd\",\"reason\":\"other\"}\n"
         );
     }
 
@@ -739,6 +781,7 @@ mod post_tool_batch_tests {
             prompt_id: Some("dedd554b-5043-4e97-b56c-c03cad50671e".into()),
             permission_mode: "bypassPermissions".into(),
             effort: "medium".into(),
+            agent: None,
         };
         let calls = [BatchCall {
             tool_name: "Bash".into(),
@@ -801,8 +844,10 @@ mod mcp_tests {
         assert_eq!(mcp_server_of("mcp__echo_x__t", &servers), Some(&servers[1]));
         assert_eq!(mcp_server_of("mcp__other__t", &servers), None);
         assert_eq!(mcp_server_of("bash", &servers), None);
+        let common = common();
+        let input = json!({"text":"hello"});
         let payload = with_mcp_server(
-            pre_tool_use(&common(), "mcp__echo__echo", &json!({"text":"hello"}), "t1"),
+            pre_tool_use(&common, "mcp__echo__echo", &input, "t1"),
             Some(&servers[0]),
         );
         let text = String::from_utf8(to_stdin(&payload)).unwrap();

@@ -163,6 +163,10 @@ impl ClaudePlugin {
                 .clone()
                 .unwrap_or_else(|| self.config().options.permission_mode.clone()),
             effort: self.config().options.effort.clone(),
+            agent: ctx.agent.as_ref().map(|agent| payload::AgentIds {
+                agent_id: agent.agent_id.clone(),
+                agent_type: agent.agent_type.clone(),
+            }),
         }
     }
 
@@ -176,18 +180,13 @@ impl ClaudePlugin {
         firing: &Firing<'_>,
         extra_env: &(dyn Fn(usize) -> Vec<(String, String)> + Sync),
     ) -> Vec<Fired> {
-        // Inside a subagent every payload names it (captured position), and
-        // the agent's own frontmatter hooks are candidates.
+        // Inside a subagent the agent's own frontmatter hooks are candidates
+        // (and every payload names it: `Common::agent`).
         let inside;
         let firing = match &ctx.agent {
             Some(agent) => {
                 inside = Firing {
                     agent: Some(&agent.agent_type),
-                    payload: payload::with_agent(
-                        &firing.payload,
-                        &agent.agent_id,
-                        &agent.agent_type,
-                    ),
                     ..firing.borrowed()
                 };
                 &inside
@@ -560,7 +559,7 @@ impl Plugin for ClaudePlugin {
         let common = self.common(ctx, true);
         let firing = Firing {
             subject: Some(wire),
-            ..Firing::new(HookEvent::SessionEnd, payload::session_end(&common, wire))
+            ..Firing::new(HookEvent::SessionEnd, &payload::session_end(&common, wire))
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
@@ -580,7 +579,7 @@ impl Plugin for ClaudePlugin {
             subject: Some(kind),
             ..Firing::new(
                 HookEvent::Notification,
-                payload::notification(&common, &notification.message, kind),
+                &payload::notification(&common, &notification.message, kind),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;

@@ -22,9 +22,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dsh_hook_runner::{Captured, HookExit, HookRun};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::config::{ClaudeDiscovery, HookHandler, SettingsSource, without_position};
+use crate::output::wire::{Field, JsonObject, WireType};
 
 /// Whose decision made a plugin active: this is what dsh's hook trust keys on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,11 +137,10 @@ fn merged_enabled(layers: &[Layer<'_>], notices: &mut Vec<String>) -> BTreeMap<S
         for (id, value) in map {
             // Claude Code also accepts a list of versions for a plugin; any
             // non-false value enables it.
-            let on = match value {
-                Value::Bool(on) => *on,
-                Value::Null => continue,
-                Value::Number(_) | Value::String(_) | Value::Array(_) | Value::Object(_) => true,
-            };
+            if value.is_null() {
+                continue;
+            }
+            let on = value.as_bool().unwrap_or(true);
             let entry = out.entry(id.clone()).or_insert_with(|| Enabled {
                 on,
                 winner: layer.path.to_owned(),
@@ -171,12 +172,37 @@ enum MarketSource {
     Fetched,
 }
 
+/// A marketplace entry (`extraKnownMarketplaces.<name>`, an entry of
+/// `known_marketplaces.json`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct MarketWire {
+    source: Field<MarketSourceWire>,
+}
+
+/// Its `source`: `{"source": "directory", "path": …}`, `{"source": "github", …}`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct MarketSourceWire {
+    source: Field<String>,
+    path: Field<String>,
+}
+
+impl WireType for MarketWire {
+    const JSON: Option<&'static str> = Some("object");
+}
+
+impl WireType for MarketSourceWire {
+    const JSON: Option<&'static str> = Some("object");
+}
+
 fn market_source(value: &Value, home: &Path) -> Option<MarketSource> {
-    let source = value.get("source")?;
-    match source.get("source").and_then(Value::as_str) {
+    let market = Field::<MarketWire>::read(value);
+    let source = market.valid()?.source.valid()?;
+    match source.source.as_str() {
         Some("directory") => source
-            .get("path")
-            .and_then(Value::as_str)
+            .path
+            .as_str()
             .map(|p| MarketSource::Directory(expand_home(p, home))),
         Some(_) => Some(MarketSource::Fetched),
         None => None,
@@ -244,35 +270,88 @@ fn directory_plugin_root(
         "its plugins run from their installed copies",
         notices,
     )?;
-    let entry = json
-        .get("plugins")
-        .and_then(Value::as_array)?
+    let manifest = Field::<ManifestWire>::read(&json);
+    let entry = manifest
+        .valid()?
+        .plugins
+        .valid()?
         .iter()
-        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))?;
-    let source = entry.get("source").and_then(Value::as_str)?;
+        .find(|p| p.valid().and_then(|p| p.name.as_str()) == Some(name))?;
+    let source = entry.valid()?.source.as_str()?;
     Some(market_dir.join(source.trim_start_matches("./")))
+}
+
+/// A directory marketplace's `marketplace.json`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ManifestWire {
+    plugins: Field<Vec<Field<ManifestPluginWire>>>,
+}
+
+/// One plugin it lists.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ManifestPluginWire {
+    name: Field<String>,
+    /// Its directory, relative to the marketplace's.
+    source: Field<String>,
+}
+
+impl WireType for ManifestWire {
+    const JSON: Option<&'static str> = Some("object");
+}
+
+impl WireType for ManifestPluginWire {
+    const JSON: Option<&'static str> = Some("object");
+}
+
+/// `installed_plugins.json`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct InstalledWire {
+    /// Per plugin id: one install record or a list of them.
+    plugins: Field<JsonObject>,
+}
+
+/// One install record.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct InstallRecordWire {
+    /// The project it was installed for (none: every project).
+    project_path: Field<String>,
+    install_path: Field<String>,
+}
+
+impl WireType for InstalledWire {
+    const JSON: Option<&'static str> = Some("object");
+}
+
+impl WireType for InstallRecordWire {
+    const JSON: Option<&'static str> = Some("object");
 }
 
 /// The install path `installed_plugins.json` records for `id` in this project.
 fn install_path(installed: &Value, id: &str, cwd: &Path, home: &Path) -> Option<PathBuf> {
-    let records = installed.get("plugins")?.get(id)?;
-    let records: Vec<&Value> = match records {
-        Value::Array(list) => list.iter().collect(),
-        other @ Value::Null
-        | other @ Value::Bool(_)
-        | other @ Value::Number(_)
-        | other @ Value::String(_)
-        | other @ Value::Object(_) => vec![other],
+    let installed = Field::<InstalledWire>::read(installed);
+    let records = installed.valid()?.plugins.valid()?.get(id)?;
+    // A record that is not an object has no project and no path.
+    let record = |value: &Value| {
+        Field::<InstallRecordWire>::read(value)
+            .valid()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let records: Vec<InstallRecordWire> = match records.as_array() {
+        Some(list) => list.iter().map(record).collect(),
+        None => vec![record(records)],
     };
     records
         .iter()
-        .find(
-            |record| match record.get("projectPath").and_then(Value::as_str) {
-                Some(project) => Path::new(project) == cwd,
-                None => true,
-            },
-        )
-        .and_then(|record| record.get("installPath").and_then(Value::as_str))
+        .find(|record| match record.project_path.as_str() {
+            Some(project) => Path::new(project) == cwd,
+            None => true,
+        })
+        .and_then(|record| record.install_path.as_str())
         .map(|path| expand_home(path, home))
 }
 
@@ -496,6 +575,62 @@ mod tests {
 
     fn layer<'a>(path: &'a Path, source: SettingsSource, json: &'a Value) -> Layer<'a> {
         Layer { path, source, json }
+    }
+
+    /// `installed_plugins.json` is read leniently: one record or a list,
+    /// the first record for this project (or for every project) wins, and a
+    /// record that is not an object names no path.
+    #[test]
+    fn install_records_are_read_leniently() {
+        let home = Path::new("/h");
+        let cwd = Path::new("/p");
+        let installed = json!({"plugins": {
+            "a@m": [{"projectPath": "/other", "installPath": "/x"}, {"projectPath": "/p", "installPath": "~/a"}],
+            "b@m": {"installPath": "/b"},
+            "c@m": ["junk", {"installPath": "/c"}],
+            "d@m": [{"projectPath": 5, "installPath": "/d"}],
+        }});
+        assert_eq!(
+            install_path(&installed, "a@m", cwd, home),
+            Some(PathBuf::from("/h/a"))
+        );
+        assert_eq!(
+            install_path(&installed, "b@m", cwd, home),
+            Some(PathBuf::from("/b"))
+        );
+        assert_eq!(install_path(&installed, "c@m", cwd, home), None);
+        assert_eq!(
+            install_path(&installed, "d@m", cwd, home),
+            Some(PathBuf::from("/d"))
+        );
+        assert_eq!(install_path(&installed, "e@m", cwd, home), None);
+        assert_eq!(
+            install_path(&json!({"plugins": []}), "a@m", cwd, home),
+            None
+        );
+        assert_eq!(install_path(&Value::Null, "a@m", cwd, home), None);
+    }
+
+    #[test]
+    fn marketplace_sources_are_directories_or_fetched() {
+        let home = Path::new("/h");
+        let read = |value: Value| match market_source(&value, home) {
+            Some(MarketSource::Directory(dir)) => Some(Some(dir)),
+            Some(MarketSource::Fetched) => Some(None),
+            None => None,
+        };
+        assert_eq!(
+            read(json!({"source": {"source": "directory", "path": "~/m"}})),
+            Some(Some(PathBuf::from("/h/m")))
+        );
+        assert_eq!(
+            read(json!({"source": {"source": "github", "repo": "o/r"}})),
+            Some(None)
+        );
+        assert_eq!(read(json!({"source": {"source": "directory"}})), None);
+        assert_eq!(read(json!({"source": "directory"})), None);
+        assert_eq!(read(json!({"source": {"source": 1}})), None);
+        assert_eq!(read(json!(["source"])), None);
     }
 
     #[test]

@@ -245,20 +245,24 @@ fn rebuild(capture: &Capture, stdin: &Value) -> Option<Value> {
             .unwrap_or("bypassPermissions")
             .to_owned(),
         effort: "medium".to_owned(),
+        agent: None,
     };
     let cwd = Path::new("<PROJECT>");
     let tool_name = stdin["tool_name"].as_str().unwrap_or("");
     let use_id = stdin["tool_use_id"].as_str().unwrap_or("");
     let raw_input = || capture.tool_use_input(use_id);
     Some(match stdin["hook_event_name"].as_str()? {
-        "SessionStart" => payload::session_start(&common, stdin["source"].as_str()?),
-        "UserPromptSubmit" => payload::user_prompt_submit(&common, stdin["prompt"].as_str()?),
-        "PreToolUse" => payload::pre_tool_use(
+        "SessionStart" => json_of(&payload::session_start(&common, stdin["source"].as_str()?)),
+        "UserPromptSubmit" => json_of(&payload::user_prompt_submit(
+            &common,
+            stdin["prompt"].as_str()?,
+        )),
+        "PreToolUse" => json_of(&payload::pre_tool_use(
             &common,
             &payload::cc_tool_name(&dsh_tool(tool_name)),
             &payload::normalize_tool_input(&dsh_tool(tool_name), &raw_input(), cwd),
             use_id,
-        ),
+        )),
         "PostToolUse" => {
             let tool = dsh_tool(tool_name);
             let arguments = if capture.name == "e_pre_updated_input" {
@@ -268,18 +272,18 @@ fn rebuild(capture: &Capture, stdin: &Value) -> Option<Value> {
             };
             let value = dsh_value(capture, &tool, use_id, &stdin["tool_response"]);
             let duration = stdin["duration_ms"].as_u64()?;
-            payload::post_tool_use(
+            json_of(&payload::post_tool_use(
                 &common,
                 &payload::cc_tool_name(&tool),
                 &payload::normalize_tool_input(&tool, &arguments, cwd),
                 &payload::tool_response(&tool, Some(&value), &arguments, "", duration),
                 use_id,
                 duration,
-            )
+            ))
         }
         "PostToolUseFailure" => {
             let tool = dsh_tool(tool_name);
-            payload::post_tool_use_failure(
+            json_of(&payload::post_tool_use_failure(
                 &common,
                 &payload::cc_tool_name(&tool),
                 &payload::normalize_tool_input(&tool, &raw_input(), cwd),
@@ -287,7 +291,7 @@ fn rebuild(capture: &Capture, stdin: &Value) -> Option<Value> {
                 &capture.tool_result(use_id).0,
                 false,
                 stdin["duration_ms"].as_u64()?,
-            )
+            ))
         }
         "PermissionRequest" => {
             let tool = dsh_tool(tool_name);
@@ -300,21 +304,26 @@ fn rebuild(capture: &Capture, stdin: &Value) -> Option<Value> {
                     Some(list) => Some(serde_json::from_value(list.clone()).ok()?),
                     None => None,
                 };
-            payload::permission_request(
+            json_of(&payload::permission_request(
                 &common,
                 &payload::cc_tool_name(&tool),
                 &input,
                 suggestions.as_deref(),
-            )
+            ))
         }
-        "Stop" => payload::stop(
+        "Stop" => json_of(&payload::stop(
             &common,
             stdin["stop_hook_active"].as_bool()?,
             stdin["last_assistant_message"].as_str()?,
-        ),
-        "SessionEnd" => payload::session_end(&common, "other"),
+        )),
+        "SessionEnd" => json_of(&payload::session_end(&common, "other")),
         _ => return None,
     })
+}
+
+/// A payload struct as the JSON the engine is handed.
+fn json_of(payload: &impl serde::Serialize) -> Value {
+    serde_json::to_value(payload).unwrap()
 }
 
 fn raw_input_for_permreq(capture: &Capture) -> Value {

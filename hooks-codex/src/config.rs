@@ -107,7 +107,9 @@ pub struct CodexConfig {
     pub held_back: Vec<HeldBack>,
 }
 
+mod layers;
 mod wire;
+use layers::Layers;
 use wire::*;
 
 /// Reads one Codex configuration file as Codex would parse it — `*.toml`
@@ -143,6 +145,56 @@ struct Loader {
     notices: Vec<String>,
     states: BTreeMap<String, HookStateWire>,
     display_order: usize,
+}
+
+impl Loader {
+    /// Appends the hooks of every enabled plugin (its `hooks/hooks.json`);
+    /// a plugin that cannot be read is a notice, never an error.
+    fn append_plugins(
+        &mut self,
+        codex_home: &Path,
+        plugin_layers: &[(PathBuf, Vec<(String, bool)>)],
+        allow_managed_only: bool,
+    ) {
+        for found in plugins::find(codex_home, plugin_layers, &mut self.notices) {
+            // std: the notice below names the file itself.
+            #[allow(clippy::disallowed_methods)]
+            let read = std::fs::read_to_string(&found.hooks_file);
+            let text = match read {
+                Ok(text) => text,
+                Err(error) => {
+                    self.notices.push(format!(
+                        "plugin {} not loaded: cannot read {}: {error}",
+                        found.origin.id,
+                        found.hooks_file.display()
+                    ));
+                    continue;
+                }
+            };
+            // A broken plugin is reported, never fatal: the user's own
+            // configuration still loads.
+            match parse_hooks_json(&found.hooks_file, &text) {
+                Ok((events, unknown)) => {
+                    for key in unknown {
+                        self.notices.push(format!(
+                            "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
+                            found.hooks_file.display()
+                        ));
+                    }
+                    let source = Source {
+                        path: &found.hooks_file,
+                        layer: LayerSource::User,
+                        project_trusted: true,
+                        plugin: Some(&found.origin),
+                    };
+                    self.append(&source, events, allow_managed_only);
+                }
+                Err(error) => self
+                    .notices
+                    .push(format!("plugin {} not loaded: {error}", found.origin.id)),
+            }
+        }
+    }
 }
 
 struct Source<'a> {
@@ -384,171 +436,13 @@ struct LayerFiles {
 /// Reads every layer. Malformed JSON or TOML is an error naming file and
 /// line:column (Codex would warn and skip the file; dsh refuses to guess).
 pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
-    let mut notices = Vec::new();
-    let mut states: BTreeMap<String, HookStateWire> = BTreeMap::new();
-    let mut trusted_projects: Vec<PathBuf> = Vec::new();
-    let mut notify: Option<NotifyConfig> = None;
-    // The project directory of the layer `notify` came from, if a project's.
-    let mut notify_project: Option<PathBuf> = None;
-    let mut allow_managed_only = false;
-    let mut requirement_hooks: Option<(PathBuf, EventsWire)> = None;
-    let mut layers: Vec<LayerFiles> = Vec::new();
-    // `[plugins."<name>@<mkt>"] enabled` of every config.toml, lowest layer first.
-    let mut plugin_layers: Vec<(PathBuf, Vec<(String, bool)>)> = Vec::new();
-    // `[features] plugins`, the last layer that sets it wins (default on).
-    let mut plugins_feature: Option<(bool, PathBuf)> = None;
-    // `approval_policy` / `sandbox_mode`: the last layer that sets one wins.
-    let mut approval = ApprovalSettings::default();
-    let mut held_back: Vec<HeldBack> = Vec::new();
-
-    let mut read_layer = |dir: &Path,
-                          layer: LayerSource,
-                          project_dir: Option<PathBuf>,
-                          notices: &mut Vec<String>,
-                          states: &mut BTreeMap<String, HookStateWire>,
-                          trusted_projects: &mut Vec<PathBuf>,
-                          notify: &mut Option<NotifyConfig>,
-                          notify_project: &mut Option<PathBuf>,
-                          allow_managed_only: &mut bool|
-     -> Result<(), ConfigError> {
-        let json_path = dir.join("hooks.json");
-        let toml_path = dir.join("config.toml");
-        let mut files = LayerFiles {
-            layer,
-            json: None,
-            toml: None,
-            project_dir,
-        };
-        if let Some(text) = read_if_exists(&discovery.files, &json_path)? {
-            let (events, unknown) = parse_hooks_json(&json_path, &text)?;
-            for key in unknown {
-                notices.push(format!(
-                    "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
-                    json_path.display()
-                ));
-            }
-            if !events.is_empty() {
-                files.json = Some((json_path.clone(), events));
-            }
-        }
-        if let Some(text) = read_if_exists(&discovery.files, &toml_path)? {
-            let (config, unknown) = parse_config_toml(&toml_path, &text)?;
-            // A project layer's settings that change how the user's hooks
-            // run wait for trust: dsh's workspace trust or Codex's own
-            // (user-level `trust_level`, read before any project layer).
-            let hold = layer == LayerSource::Project
-                && discovery.project_settings == ProjectSettings::HoldBack
-                && !files.project_dir.as_deref().is_some_and(|dir| {
-                    trusted_projects.iter().any(|path| {
-                        dir == path || discovery.cwd.starts_with(path) && dir.starts_with(path)
-                    })
-                });
-            let mut hold_key = |key: &str| {
-                held_back.push(HeldBack {
-                    key: key.to_owned(),
-                    file: toml_path.clone(),
-                });
-            };
-            if let Ok(table) = toml::from_str::<toml::Table>(&text) {
-                let enabled = plugins::enabled_in(&table);
-                let feature = plugins::feature_flag(&table);
-                if hold {
-                    if !enabled.is_empty() {
-                        hold_key("plugins");
-                    }
-                    if feature.is_some() {
-                        hold_key("features.plugins");
-                    }
-                } else {
-                    plugin_layers.push((toml_path.clone(), enabled));
-                    if let Some(on) = feature {
-                        plugins_feature = Some((on, toml_path.clone()));
-                    }
-                }
-            }
-            let (policy, sandbox) = if hold {
-                if config.approval_policy.is_some() {
-                    hold_key("approval_policy");
-                }
-                if config.sandbox_mode.is_some() {
-                    hold_key("sandbox_mode");
-                }
-                (None, None)
-            } else {
-                (
-                    config.approval_policy.as_deref(),
-                    config.sandbox_mode.as_deref(),
-                )
-            };
-            for key in unknown {
-                notices.push(format!(
-                    "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
-                    toml_path.display()
-                ));
-            }
-            if let Some(argv) = config.notify
-                && !argv.is_empty()
-            {
-                *notify = Some(NotifyConfig {
-                    argv,
-                    origin: toml_path.clone(),
-                    layer,
-                    // Settled once every layer's trust state is read.
-                    trust: TrustState::Untrusted,
-                });
-                *notify_project = files.project_dir.clone();
-            }
-            approval.apply_layer(&toml_path, policy, sandbox, notices);
-            if config.allow_managed_hooks_only == Some(true) && layer.managed() {
-                *allow_managed_only = true;
-            }
-            // Trust state counts only from user-level and managed
-            // configuration: a project that could mark itself trusted (or
-            // its hooks' hashes) would consent on the user's behalf.
-            let counts_trust = match layer {
-                LayerSource::Requirements | LayerSource::System | LayerSource::User => true,
-                LayerSource::Project => false,
-            };
-            let own_trust = config
-                .projects
-                .values()
-                .any(|project| project.trust_level.is_some());
-            if !counts_trust && own_trust {
-                notices.push(format!(
-                    "ignoring [projects] trust_level in {}: trust counts only from user and managed configuration",
-                    toml_path.display()
-                ));
-            }
-            for (path, project) in config.projects {
-                if counts_trust && project.trust_level.as_deref() == Some("trusted") {
-                    trusted_projects.push(PathBuf::from(path));
-                }
-            }
-            if let Some(mut hooks) = config.hooks {
-                let state = std::mem::take(&mut hooks.state);
-                if counts_trust {
-                    states.extend(state);
-                } else if !state.is_empty() {
-                    notices.push(format!(
-                        "ignoring [hooks.state] in {}: trust and enablement count only from user and managed configuration",
-                        toml_path.display()
-                    ));
-                }
-                if !hooks.is_empty() {
-                    files.toml = Some((toml_path.clone(), hooks));
-                }
-            }
-        }
-        layers.push(files);
-        Ok(())
-    };
-
+    let mut read = Layers::new(discovery);
     if let Some(managed_dir) = &discovery.managed_dir {
         let requirements = managed_dir.join("requirements.toml");
         if let Some(text) = read_if_exists(&discovery.files, &requirements)? {
             let (config, _unknown) = parse_config_toml(&requirements, &text)?;
             if config.allow_managed_hooks_only == Some(true) {
-                allow_managed_only = true;
+                read.allow_managed_only = true;
             }
             if let Some(hooks) = config.hooks {
                 let source = hooks
@@ -557,51 +451,41 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
                     .filter(|dir| dir.is_absolute())
                     .unwrap_or_else(|| requirements.clone());
                 if !hooks.is_empty() {
-                    requirement_hooks = Some((source, hooks));
+                    read.requirement_hooks = Some((source, hooks));
                 }
             }
         }
-        read_layer(
-            managed_dir,
-            LayerSource::System,
-            None,
-            &mut notices,
-            &mut states,
-            &mut trusted_projects,
-            &mut notify,
-            &mut notify_project,
-            &mut allow_managed_only,
-        )?;
+        read.read_layer(managed_dir, LayerSource::System, None)?;
     }
     let codex_home = discovery.codex_home();
-    read_layer(
-        &codex_home,
-        LayerSource::User,
-        None,
-        &mut notices,
-        &mut states,
-        &mut trusted_projects,
-        &mut notify,
-        &mut notify_project,
-        &mut allow_managed_only,
-    )?;
+    read.read_layer(&codex_home, LayerSource::User, None)?;
     for dir in project_dirs(&discovery.cwd) {
         let dot_codex = dir.join(".codex");
         if dot_codex == codex_home || !dot_codex.is_dir() {
             continue;
         }
-        read_layer(
-            &dot_codex,
-            LayerSource::Project,
-            Some(dir),
-            &mut notices,
-            &mut states,
-            &mut trusted_projects,
-            &mut notify,
-            &mut notify_project,
-            &mut allow_managed_only,
-        )?;
+        read.read_layer(&dot_codex, LayerSource::Project, Some(dir))?;
     }
+    let Layers {
+        notices,
+        states,
+        trusted_projects,
+        mut notify,
+        notify_project,
+        allow_managed_only,
+        requirement_hooks,
+        layers,
+        mut plugin_layers,
+        plugins_feature,
+        approval,
+        held_back,
+        ..
+    } = read;
+    let is_trusted_project = |dir: &Path| {
+        trusted_projects
+            .iter()
+            .any(|path| path == dir || discovery.cwd.starts_with(path) && dir.starts_with(path))
+    };
 
     let mut loader = Loader {
         handlers: Vec::new(),
@@ -619,11 +503,6 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         };
         loader.append(&source, events, allow_managed_only);
     }
-    let is_trusted_project = |dir: &Path| {
-        trusted_projects
-            .iter()
-            .any(|path| path == dir || discovery.cwd.starts_with(path) && dir.starts_with(path))
-    };
     for files in layers {
         let project_trusted = match &files.project_dir {
             None => true,
@@ -670,44 +549,7 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
         }
         plugin_layers.clear();
     }
-    for found in plugins::find(&codex_home, &plugin_layers, &mut loader.notices) {
-        // std: the notice below names the file itself.
-        #[allow(clippy::disallowed_methods)]
-        let read = std::fs::read_to_string(&found.hooks_file);
-        let text = match read {
-            Ok(text) => text,
-            Err(error) => {
-                loader.notices.push(format!(
-                    "plugin {} not loaded: cannot read {}: {error}",
-                    found.origin.id,
-                    found.hooks_file.display()
-                ));
-                continue;
-            }
-        };
-        // A broken plugin is reported, never fatal: the user's own
-        // configuration still loads.
-        match parse_hooks_json(&found.hooks_file, &text) {
-            Ok((events, unknown)) => {
-                for key in unknown {
-                    loader.notices.push(format!(
-                        "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
-                        found.hooks_file.display()
-                    ));
-                }
-                let source = Source {
-                    path: &found.hooks_file,
-                    layer: LayerSource::User,
-                    project_trusted: true,
-                    plugin: Some(&found.origin),
-                };
-                loader.append(&source, events, allow_managed_only);
-            }
-            Err(error) => loader
-                .notices
-                .push(format!("plugin {} not loaded: {error}", found.origin.id)),
-        }
-    }
+    loader.append_plugins(&codex_home, &plugin_layers, allow_managed_only);
     if let Some(notify) = &mut notify {
         let project_trusted = notify_project.as_deref().is_none_or(&is_trusted_project);
         notify.trust = notify_trust(notify, project_trusted, &loader.states);

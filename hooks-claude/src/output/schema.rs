@@ -1,130 +1,112 @@
 //! Claude Code's hook output schema, checked on the fields it types: JSON
-//! that fails it is ignored (fail open), see `docs/sources.md`.
+//! that fails it is ignored (fail open), see `docs/sources.md`. The checks
+//! run over the answer's wire struct in the order Claude Code reports the
+//! first failure.
 
 use serde_json::Value;
 
+use super::wire::{Field, HookOutputWire, PermissionDecision, WireType};
 use crate::events::HookEvent;
 
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-fn expect(value: Option<&Value>, path: &str, want: &str) -> Result<(), String> {
-    match value {
-        None => Ok(()),
-        Some(v) if type_name(v) == want => Ok(()),
-        Some(v) => Err(format!(
-            "{path}: Invalid input: expected {want}, received {}",
-            type_name(v)
+/// `path: Invalid input: expected T, received U` for a key of the wrong type.
+fn expect<T: WireType>(field: &Field<T>, path: &str) -> Result<(), String> {
+    match field {
+        Field::Absent | Field::Valid(_) => Ok(()),
+        Field::Invalid { received, .. } => Err(format!(
+            "{path}: Invalid input: expected {}, received {received}",
+            T::JSON.unwrap_or("a value")
         )),
     }
 }
 
-fn expect_option(value: Option<&Value>, path: &str, options: &[&str]) -> Result<(), String> {
-    match value {
-        None => Ok(()),
-        Some(Value::String(s)) if options.contains(&s.as_str()) => Ok(()),
-        Some(_) => Err(format!(
-            "{path}: Invalid option: expected one of {}",
-            options
-                .iter()
-                .map(|o| format!("\"{o}\""))
-                .collect::<Vec<_>>()
-                .join("|")
-        )),
+/// `path: Invalid option: expected one of "a"|"b"`.
+fn option_error(path: &str, options: &[&str]) -> String {
+    format!(
+        "{path}: Invalid option: expected one of {}",
+        options
+            .iter()
+            .map(|o| format!("\"{o}\""))
+            .collect::<Vec<_>>()
+            .join("|")
+    )
+}
+
+/// A key that must be one of `options` (its enum holds exactly them).
+fn expect_option<T>(field: &Field<T>, path: &str, options: &[&str]) -> Result<(), String> {
+    match field {
+        Field::Absent | Field::Valid(_) => Ok(()),
+        Field::Invalid { .. } => Err(option_error(path, options)),
     }
 }
 
 /// Claude Code's output schema (`docs/sources.md`), on the fields it types.
 pub fn validate(json: &Value, event: HookEvent) -> Result<(), String> {
-    expect(json.get("continue"), "continue", "boolean")?;
-    expect(json.get("suppressOutput"), "suppressOutput", "boolean")?;
-    expect(json.get("stopReason"), "stopReason", "string")?;
-    expect_option(json.get("decision"), "decision", &["approve", "block"])?;
-    expect(json.get("reason"), "reason", "string")?;
-    expect(json.get("systemMessage"), "systemMessage", "string")?;
-    expect(json.get("terminalSequence"), "terminalSequence", "string")?;
-    let Some(specific) = json.get("hookSpecificOutput") else {
-        return Ok(());
-    };
-    expect(Some(specific), "hookSpecificOutput", "object")?;
-    expect(
-        specific.get("hookEventName"),
-        "hookSpecificOutput.hookEventName",
-        "string",
-    )?;
-    expect(
-        specific.get("additionalContext"),
-        "hookSpecificOutput.additionalContext",
-        "string",
-    )?;
-    if event == HookEvent::PreToolUse {
-        expect_option(
-            specific.get("permissionDecision"),
-            "hookSpecificOutput.permissionDecision",
-            &["allow", "deny", "ask", "defer"],
+    HookOutputWire::read(json).validate(event)
+}
+
+impl HookOutputWire {
+    /// The first schema error Claude Code would report for `event`.
+    pub(crate) fn validate(&self, event: HookEvent) -> Result<(), String> {
+        expect(&self.keep_going, "continue")?;
+        expect(&self.suppress_output, "suppressOutput")?;
+        expect(&self.stop_reason, "stopReason")?;
+        expect_option(&self.decision, "decision", &["approve", "block"])?;
+        expect(&self.reason, "reason")?;
+        expect(&self.system_message, "systemMessage")?;
+        expect(&self.terminal_sequence, "terminalSequence")?;
+        expect(&self.hook_specific_output, "hookSpecificOutput")?;
+        let Some(specific) = self.specific() else {
+            return Ok(());
+        };
+        expect(
+            &specific.hook_event_name,
+            "hookSpecificOutput.hookEventName",
         )?;
         expect(
-            specific.get("permissionDecisionReason"),
-            "hookSpecificOutput.permissionDecisionReason",
-            "string",
+            &specific.additional_context,
+            "hookSpecificOutput.additionalContext",
         )?;
-        expect(
-            specific.get("updatedInput"),
-            "hookSpecificOutput.updatedInput",
-            "object",
-        )?;
+        const DECISION: &str = "hookSpecificOutput.permissionDecision";
+        const DECISION_REASON: &str = "hookSpecificOutput.permissionDecisionReason";
+        if event == HookEvent::PreToolUse {
+            expect_option(
+                &specific.permission_decision,
+                DECISION,
+                &["allow", "deny", "ask", "defer"],
+            )?;
+            expect(&specific.permission_decision_reason, DECISION_REASON)?;
+            expect(&specific.updated_input, "hookSpecificOutput.updatedInput")?;
+        }
+        if event == HookEvent::PreModelSwitch {
+            let options = ["allow", "deny", "ask"];
+            if specific.permission_decision.valid() == Some(&PermissionDecision::Defer) {
+                return Err(option_error(DECISION, &options));
+            }
+            expect_option(&specific.permission_decision, DECISION, &options)?;
+            expect(&specific.permission_decision_reason, DECISION_REASON)?;
+        }
+        if event == HookEvent::MessageDisplay {
+            expect(
+                &specific.display_content,
+                "hookSpecificOutput.displayContent",
+            )?;
+        }
+        if event == HookEvent::PermissionRequest {
+            expect(&specific.decision, "hookSpecificOutput.decision")?;
+            if let Some(decision) = specific.decision.valid() {
+                expect_option(
+                    &decision.behavior,
+                    "hookSpecificOutput.decision.behavior",
+                    &["allow", "deny"],
+                )?;
+                expect(
+                    &decision.updated_input,
+                    "hookSpecificOutput.decision.updatedInput",
+                )?;
+                expect(&decision.message, "hookSpecificOutput.decision.message")?;
+                expect(&decision.interrupt, "hookSpecificOutput.decision.interrupt")?;
+            }
+        }
+        Ok(())
     }
-    if event == HookEvent::PreModelSwitch {
-        expect_option(
-            specific.get("permissionDecision"),
-            "hookSpecificOutput.permissionDecision",
-            &["allow", "deny", "ask"],
-        )?;
-        expect(
-            specific.get("permissionDecisionReason"),
-            "hookSpecificOutput.permissionDecisionReason",
-            "string",
-        )?;
-    }
-    if event == HookEvent::MessageDisplay {
-        expect(
-            specific.get("displayContent"),
-            "hookSpecificOutput.displayContent",
-            "string",
-        )?;
-    }
-    if event == HookEvent::PermissionRequest
-        && let Some(decision) = specific.get("decision")
-    {
-        expect(Some(decision), "hookSpecificOutput.decision", "object")?;
-        expect_option(
-            decision.get("behavior"),
-            "hookSpecificOutput.decision.behavior",
-            &["allow", "deny"],
-        )?;
-        expect(
-            decision.get("updatedInput"),
-            "hookSpecificOutput.decision.updatedInput",
-            "object",
-        )?;
-        expect(
-            decision.get("message"),
-            "hookSpecificOutput.decision.message",
-            "string",
-        )?;
-        expect(
-            decision.get("interrupt"),
-            "hookSpecificOutput.decision.interrupt",
-            "boolean",
-        )?;
-    }
-    Ok(())
 }

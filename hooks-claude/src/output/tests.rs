@@ -332,3 +332,184 @@ fn task_created_takes_a_json_block() {
     assert_eq!(out.stop, None);
     assert!(out.ignored[0].starts_with("continue:"), "{:?}", out.ignored);
 }
+
+/// The first schema failure, in Claude Code's order and words, for answers
+/// with keys of the wrong type; unknown keys and keys another event types
+/// are tolerated.
+#[test]
+fn schema_errors_name_the_first_bad_key() {
+    use HookEvent::{MessageDisplay, PermissionRequest, PreModelSwitch, PreToolUse, Stop};
+    let cases: &[(HookEvent, &str, Result<(), &str>)] = &[
+        (Stop, r#"{"whatever":[1],"continue":true}"#, Ok(())),
+        (
+            Stop,
+            r#"{"reason":5,"continue":"no"}"#,
+            Err("continue: Invalid input: expected boolean, received string"),
+        ),
+        (
+            Stop,
+            r#"{"continue":null}"#,
+            Err("continue: Invalid input: expected boolean, received null"),
+        ),
+        (
+            Stop,
+            r#"{"decision":"deny"}"#,
+            Err(r#"decision: Invalid option: expected one of "approve"|"block""#),
+        ),
+        (
+            Stop,
+            r#"{"decision":3}"#,
+            Err(r#"decision: Invalid option: expected one of "approve"|"block""#),
+        ),
+        (
+            Stop,
+            r#"{"terminalSequence":{}}"#,
+            Err("terminalSequence: Invalid input: expected string, received object"),
+        ),
+        (
+            Stop,
+            r#"{"hookSpecificOutput":[]}"#,
+            Err("hookSpecificOutput: Invalid input: expected object, received array"),
+        ),
+        (
+            Stop,
+            r#"{"hookSpecificOutput":{"additionalContext":1.5}}"#,
+            Err(
+                "hookSpecificOutput.additionalContext: Invalid input: expected string, received number",
+            ),
+        ),
+        (
+            Stop,
+            r#"{"hookSpecificOutput":{"permissionDecision":"maybe","updatedInput":1}}"#,
+            Ok(()),
+        ),
+        (
+            PreToolUse,
+            r#"{"hookSpecificOutput":{"permissionDecision":"maybe"}}"#,
+            Err(
+                r#"hookSpecificOutput.permissionDecision: Invalid option: expected one of "allow"|"deny"|"ask"|"defer""#,
+            ),
+        ),
+        (
+            PreToolUse,
+            r#"{"hookSpecificOutput":{"permissionDecision":"defer","updatedInput":[]}}"#,
+            Err("hookSpecificOutput.updatedInput: Invalid input: expected object, received array"),
+        ),
+        (
+            PreModelSwitch,
+            r#"{"hookSpecificOutput":{"permissionDecision":"defer"}}"#,
+            Err(
+                r#"hookSpecificOutput.permissionDecision: Invalid option: expected one of "allow"|"deny"|"ask""#,
+            ),
+        ),
+        (
+            MessageDisplay,
+            r#"{"hookSpecificOutput":{"displayContent":false}}"#,
+            Err(
+                "hookSpecificOutput.displayContent: Invalid input: expected string, received boolean",
+            ),
+        ),
+        (
+            PermissionRequest,
+            r#"{"hookSpecificOutput":{"decision":"allow"}}"#,
+            Err("hookSpecificOutput.decision: Invalid input: expected object, received string"),
+        ),
+        (
+            PermissionRequest,
+            r#"{"hookSpecificOutput":{"decision":{"behavior":"ask"}}}"#,
+            Err(
+                r#"hookSpecificOutput.decision.behavior: Invalid option: expected one of "allow"|"deny""#,
+            ),
+        ),
+        (
+            PermissionRequest,
+            r#"{"hookSpecificOutput":{"decision":{"behavior":"deny","interrupt":"yes"}}}"#,
+            Err(
+                "hookSpecificOutput.decision.interrupt: Invalid input: expected boolean, received string",
+            ),
+        ),
+    ];
+    for (event, json, want) in cases {
+        let json: Value = serde_json::from_str(json).unwrap();
+        assert_eq!(
+            validate(&json, *event),
+            want.map_err(str::to_owned),
+            "{event} {json}"
+        );
+    }
+}
+
+fn permission_request() -> EventCtx<'static> {
+    EventCtx {
+        event: HookEvent::PermissionRequest,
+        tool_name: Some("Bash"),
+        source: None,
+        prompt: None,
+        command: "CMD",
+    }
+}
+
+/// `updatedPermissions` that are not permission updates are recorded as
+/// ignored with serde's reason; the allow and its `updatedInput` stand.
+#[test]
+fn unreadable_updated_permissions_are_ignored_with_the_reason() {
+    let stdout = r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"ls"},"updatedPermissions":[{"type":"nope"}]}}}"#;
+    let out = interpret(
+        &permission_request(),
+        &HookFacts::exited(0, stdout, ""),
+        &id,
+    );
+    assert_eq!(out.effect, Effect::Allow { reason: None });
+    assert_eq!(
+        out.updated_input,
+        Some(serde_json::json!({"command": "ls"}))
+    );
+    let why = serde_json::from_value::<Vec<PermissionUpdate>>(serde_json::json!([{"type":"nope"}]))
+        .unwrap_err();
+    assert_eq!(
+        out.ignored,
+        vec![format!(
+            "updatedPermissions: not a list of permission updates ({why})"
+        )]
+    );
+    let deny = r#"{"hookSpecificOutput":{"decision":{"behavior":"deny","interrupt":true}}}"#;
+    let out = interpret(&permission_request(), &HookFacts::exited(0, deny, ""), &id);
+    assert_eq!(
+        out.effect,
+        Effect::Deny {
+            text: BLOCKED_BY_HOOK.into()
+        }
+    );
+    assert_eq!(out.stop, Some(String::new()));
+}
+
+/// An MCP tool's output replaced with JSON `null` is replaced with `null`
+/// (present is not the same as absent).
+#[test]
+fn a_null_mcp_output_replacement_is_kept() {
+    let ctx = EventCtx {
+        event: HookEvent::PostToolUse,
+        tool_name: Some("mcp__echo__echo"),
+        source: None,
+        prompt: None,
+        command: "CMD",
+    };
+    let stdout =
+        r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":null}}"#;
+    let out = interpret(&ctx, &HookFacts::exited(0, stdout, ""), &id);
+    assert_eq!(out.replace_output, Some(Value::Null));
+}
+
+/// An exit-2 stdout that is a JSON array is not a legacy block, whatever
+/// its elements.
+#[test]
+fn an_exit2_array_on_stdout_is_not_a_block_answer() {
+    let facts = HookFacts::exited(2, r#"[true,false,"x","block","why"]"#, "err\n");
+    let out = interpret(&pre("CMD"), &facts, &id);
+    assert_eq!(
+        out.effect,
+        Effect::Deny {
+            text: "PreToolUse:Bash hook error: [CMD]: err\n".into()
+        }
+    );
+}

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Common, Head, value_of};
+use super::{Common, Head};
 
 /// `Setup`'s stdin.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -17,11 +17,11 @@ pub struct SetupInput<'a> {
 }
 
 /// `Setup` (`ev_setup_*` captures): the bare head, then `trigger`.
-pub fn setup(common: &Common, trigger: &str) -> Value {
-    value_of(&SetupInput {
+pub fn setup<'a>(common: &'a Common, trigger: &'a str) -> SetupInput<'a> {
+    SetupInput {
         head: common.head("Setup"),
         trigger,
-    })
+    }
 }
 
 /// `MessageDisplay`'s stdin.
@@ -45,15 +45,20 @@ pub struct MessageDisplayInput<'a> {
 
 /// `MessageDisplay` (`ev_message_display`): the head with the prompt id,
 /// then the turn and message ids, `index` 0, `final` true and the whole text.
-pub fn message_display(common: &Common, turn_id: &str, message_id: &str, text: &str) -> Value {
-    value_of(&MessageDisplayInput {
+pub fn message_display<'a>(
+    common: &'a Common,
+    turn_id: &'a str,
+    message_id: &'a str,
+    text: &'a str,
+) -> MessageDisplayInput<'a> {
+    MessageDisplayInput {
         head: common.head_prompt("MessageDisplay"),
         turn_id,
         message_id,
         index: 0,
         is_final: true,
         delta: text,
-    })
+    }
 }
 
 /// `CwdChanged`'s stdin.
@@ -70,12 +75,16 @@ pub struct CwdChangedInput<'a> {
 
 /// `CwdChanged` (`ev_cwd_changed`): the head with the prompt id, then the
 /// old and new directories.
-pub fn cwd_changed(common: &Common, old_cwd: &str, new_cwd: &str) -> Value {
-    value_of(&CwdChangedInput {
+pub fn cwd_changed<'a>(
+    common: &'a Common,
+    old_cwd: &'a str,
+    new_cwd: &'a str,
+) -> CwdChangedInput<'a> {
+    CwdChangedInput {
         head: common.head_prompt("CwdChanged"),
         old_cwd,
         new_cwd,
-    })
+    }
 }
 
 /// `PreModelSwitch` / `PostModelSwitch`'s stdin (`ev_model_sdk`).
@@ -142,12 +151,16 @@ fn cache_write_price(model: &str) -> (f64, &'static str) {
 
 /// `PreModelSwitch` / `PostModelSwitch` (`event`): the head with the prompt
 /// id, then the switch; the estimate is rounded to 4 decimals as captured.
-pub fn model_switch(common: &Common, event: &str, facts: &SwitchFacts<'_>) -> Value {
+pub fn model_switch<'a>(
+    common: &'a Common,
+    event: &'a str,
+    facts: &SwitchFacts<'a>,
+) -> ModelSwitchInput<'a> {
     let (price, pricing) = cache_write_price(facts.to);
     // Token counts stay far below 2^52, where f64 is exact.
     #[allow(clippy::cast_precision_loss)]
     let usd = facts.context_tokens as f64 * price / 1_000_000.0;
-    value_of(&ModelSwitchInput {
+    ModelSwitchInput {
         head: common.head_prompt(event),
         from_model: facts.from,
         to_model: facts.to,
@@ -158,7 +171,7 @@ pub fn model_switch(common: &Common, event: &str, facts: &SwitchFacts<'_>) -> Va
         cache_ttl: "5m",
         estimated_cache_write_usd: (usd * 10_000.0).round() / 10_000.0,
         pricing,
-    })
+    }
 }
 
 /// `ConfigChange`'s stdin.
@@ -175,12 +188,16 @@ pub struct ConfigChangeInput<'a> {
 
 /// `ConfigChange` (`ev_config_change`): the head with the prompt id, then
 /// the layer and the file.
-pub fn config_change(common: &Common, source: &str, file_path: &str) -> Value {
-    value_of(&ConfigChangeInput {
+pub fn config_change<'a>(
+    common: &'a Common,
+    source: &'a str,
+    file_path: &'a str,
+) -> ConfigChangeInput<'a> {
+    ConfigChangeInput {
         head: common.head_prompt("ConfigChange"),
         source,
         file_path,
-    })
+    }
 }
 
 /// `FileChanged`'s stdin.
@@ -197,12 +214,16 @@ pub struct FileChangedInput<'a> {
 
 /// `FileChanged` (`ev_file_changed`, `ev_file_changed_watch`): the head with
 /// the prompt id, then the file and how it changed.
-pub fn file_changed(common: &Common, file_path: &str, event: &str) -> Value {
-    value_of(&FileChangedInput {
+pub fn file_changed<'a>(
+    common: &'a Common,
+    file_path: &'a str,
+    event: &'a str,
+) -> FileChangedInput<'a> {
+    FileChangedInput {
         head: common.head_prompt("FileChanged"),
         file_path,
         event,
-    })
+    }
 }
 
 /// `Elicitation`'s stdin.
@@ -230,8 +251,11 @@ pub struct ElicitationInput<'a> {
 
 /// `Elicitation` (`ev_elicit_plain`): the head with the prompt id, then the
 /// server, its message, the mode and the form's schema.
-pub fn elicitation(common: &Common, request: &dsh_seams::ElicitationRequest) -> Value {
-    value_of(&ElicitationInput {
+pub fn elicitation<'a>(
+    common: &'a Common,
+    request: &'a dsh_seams::ElicitationRequest,
+) -> ElicitationInput<'a> {
+    ElicitationInput {
         head: common.head_prompt("Elicitation"),
         mcp_server_name: &request.server,
         message: &request.message,
@@ -239,7 +263,7 @@ pub fn elicitation(common: &Common, request: &dsh_seams::ElicitationRequest) -> 
         url: request.url.as_deref(),
         elicitation_id: request.elicitation_id.as_deref(),
         requested_schema: request.requested_schema.as_ref(),
-    })
+    }
 }
 
 /// `ElicitationResult`'s stdin.
@@ -264,17 +288,17 @@ pub struct ElicitationResultInput<'a> {
 
 /// `ElicitationResult` (`ev_elicit_result_*`): the head with the prompt id,
 /// then the server, the mode, the user's action and content.
-pub fn elicitation_result(
-    common: &Common,
-    request: &dsh_seams::ElicitationRequest,
-    answer: &dsh_seams::ElicitationAnswer,
-) -> Value {
-    value_of(&ElicitationResultInput {
+pub fn elicitation_result<'a>(
+    common: &'a Common,
+    request: &'a dsh_seams::ElicitationRequest,
+    answer: &'a dsh_seams::ElicitationAnswer,
+) -> ElicitationResultInput<'a> {
+    ElicitationResultInput {
         head: common.head_prompt("ElicitationResult"),
         mcp_server_name: &request.server,
         mode: request.mode.as_str(),
         elicitation_id: request.elicitation_id.as_deref(),
         action: answer.action.as_str(),
         content: answer.content.as_ref(),
-    })
+    }
 }

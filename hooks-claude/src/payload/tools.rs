@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 /// Claude Code's name for a dsh tool (`bash` → `Bash`, …); other names pass through.
@@ -298,17 +299,26 @@ pub fn mcp_server_of<'a>(tool: &str, servers: &'a [McpServerTag]) -> Option<&'a 
         .max_by_key(|tag| tag.name.len())
 }
 
+/// Claude Code's trailing `mcp_server` key of an MCP tool's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct McpServerKey<'a> {
+    /// The configured server name.
+    pub name: &'a str,
+    /// Its configuration scope.
+    pub source: &'a str,
+}
+
 /// Appends Claude Code's trailing `mcp_server` key to a tool event payload.
-pub fn with_mcp_server(payload: Value, server: Option<&McpServerTag>) -> Value {
-    match (payload, server) {
-        (Value::Object(mut map), Some(tag)) => {
-            map.insert(
-                "mcp_server".into(),
-                json!({"name": tag.name, "source": tag.source}),
-            );
-            Value::Object(map)
-        }
-        (payload, _) => payload,
+pub fn with_mcp_server<'a>(
+    payload: super::ToolInput<'a>,
+    server: Option<&'a McpServerTag>,
+) -> super::ToolInput<'a> {
+    super::ToolInput {
+        mcp_server: server.map(|tag| McpServerKey {
+            name: &tag.name,
+            source: &tag.source,
+        }),
+        ..payload
     }
 }
 

@@ -27,7 +27,7 @@ impl ClaudePlugin {
             subject: Some(trigger),
             ..Firing::new(
                 HookEvent::PreCompact,
-                payload::pre_compact(&common, trigger, input.custom_instructions.as_deref()),
+                &payload::pre_compact(&common, trigger, input.custom_instructions.as_deref()),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
@@ -62,7 +62,7 @@ impl ClaudePlugin {
             subject: Some(trigger),
             ..Firing::new(
                 HookEvent::PostCompact,
-                payload::post_compact(&common, trigger, &outcome.summary),
+                &payload::post_compact(&common, trigger, &outcome.summary),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;

@@ -21,12 +21,16 @@ fn answer_of(fired: &[Fired]) -> Option<ElicitationAnswer> {
         if let Effect::Deny { .. } | Effect::Block { .. } = &f.reading.effect {
             return Some(ElicitationAnswer::bare(ElicitationAction::Decline));
         }
-        let ParsedOutput::Json(json) = &f.reading.parsed else {
+        let ParsedOutput::Json(_) = &f.reading.parsed else {
             return None;
         };
-        let specific = json.get("hookSpecificOutput")?;
-        let action = ElicitationAction::parse(specific.get("action")?.as_str()?)?;
-        let content = specific.get("content").filter(|c| c.is_object()).cloned();
+        let wire = f.reading.parsed.wire();
+        let specific = wire.specific()?;
+        let action = ElicitationAction::parse(specific.action.as_str()?)?;
+        let content = specific
+            .content
+            .valid()
+            .map(|content| serde_json::Value::Object(content.clone()));
         Some(ElicitationAnswer { action, content })
     })
 }
@@ -43,7 +47,7 @@ impl ClaudePlugin {
             subject: Some(&request.server),
             ..Firing::new(
                 HookEvent::Elicitation,
-                payload::elicitation(&common, request),
+                &payload::elicitation(&common, request),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
@@ -63,7 +67,7 @@ impl ClaudePlugin {
             subject: Some(&request.server),
             ..Firing::new(
                 HookEvent::ElicitationResult,
-                payload::elicitation_result(&common, request, answer),
+                &payload::elicitation_result(&common, request, answer),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;

@@ -75,7 +75,7 @@ impl ClaudePlugin {
             subject: Some(error),
             ..Firing::new(
                 HookEvent::StopFailure,
-                payload::stop_failure(&common, error, &text),
+                &payload::stop_failure(&common, error, &text),
             )
         };
         // Every StopFailure handler is launched detached (plugin.rs), so

@@ -99,7 +99,7 @@ impl ClaudePlugin {
         let firing = Firing {
             subject: Some(trigger.as_str()),
             source: Some(trigger.as_str()),
-            ..Firing::new(HookEvent::Setup, payload::setup(&common, trigger.as_str()))
+            ..Firing::new(HookEvent::Setup, &payload::setup(&common, trigger.as_str()))
         };
         let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
@@ -119,7 +119,7 @@ impl ClaudePlugin {
             dsh_seams::derived_id(&format!("{}:turn:{}", ctx.session.session_id, input.turn));
         let firing = Firing::new(
             HookEvent::MessageDisplay,
-            payload::message_display(&common, &turn_id, &input.message_id, &input.text),
+            &payload::message_display(&common, &turn_id, &input.message_id, &input.text),
         );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
@@ -137,7 +137,7 @@ impl ClaudePlugin {
         let env_files = EnvFiles::prepare(self, ctx, "cwdchanged");
         let firing = Firing::new(
             HookEvent::CwdChanged,
-            payload::cwd_changed(
+            &payload::cwd_changed(
                 &common,
                 &change.old.to_string_lossy(),
                 &change.new.to_string_lossy(),
@@ -259,7 +259,7 @@ impl ClaudePlugin {
             subject: Some(&switch.requested),
             ..Firing::new(
                 event,
-                payload::model_switch(&common, event.as_str(), &facts),
+                &payload::model_switch(&common, event.as_str(), &facts),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;

@@ -58,7 +58,7 @@ impl ClaudePlugin {
             subject: Some(reason.as_str()),
             ..Firing::new(
                 HookEvent::InstructionsLoaded,
-                payload::instructions_loaded(
+                &payload::instructions_loaded(
                     &common,
                     &file.path.to_string_lossy(),
                     file.memory_type.as_str(),
@@ -89,7 +89,7 @@ impl ClaudePlugin {
             prompt: Some(&input.prompt),
             ..Firing::new(
                 HookEvent::UserPromptExpansion,
-                payload::user_prompt_expansion(
+                &payload::user_prompt_expansion(
                     &common,
                     input.expansion_type.as_str(),
                     &input.command_name,

@@ -37,7 +37,7 @@ impl ClaudePlugin {
         let common = self.common(ctx, true);
         let firing = Firing {
             subject: Some(agent_type),
-            ..Firing::new(HookEvent::SubagentStart, payload::subagent_start(&common))
+            ..Firing::new(HookEvent::SubagentStart, &payload::subagent_start(&common))
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
@@ -58,7 +58,7 @@ impl ClaudePlugin {
             subject: Some(&input.identity.agent_type),
             ..Firing::new(
                 HookEvent::SubagentStop,
-                payload::subagent_stop(
+                &payload::subagent_stop(
                     &common,
                     input.stop_hook_active,
                     &agent_transcript.to_string_lossy(),

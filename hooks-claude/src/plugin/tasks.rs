@@ -19,7 +19,7 @@ impl ClaudePlugin {
         let common = self.common(ctx, true);
         let firing = Firing::new(
             event,
-            payload::task_event(
+            &payload::task_event(
                 &common,
                 event.as_str(),
                 &task.task_id,

@@ -47,7 +47,7 @@ impl ClaudePlugin {
             call_id: Some(call_id),
             ..Firing::new(
                 HookEvent::PreToolUse,
-                payload::with_mcp_server(
+                &payload::with_mcp_server(
                     payload::pre_tool_use(&common, &tool_name, &tool_input, call_id),
                     self.mcp_server_of(tool),
                 ),
@@ -203,7 +203,7 @@ impl ClaudePlugin {
             call_id: Some(&exec.call_id),
             ..Firing::new(
                 HookEvent::PermissionRequest,
-                payload::permission_request(
+                &payload::permission_request(
                     &common,
                     &tool_name,
                     &tool_input,
@@ -273,7 +273,7 @@ impl ClaudePlugin {
             call_id: Some(&exec.call_id),
             ..Firing::new(
                 HookEvent::PermissionDenied,
-                payload::permission_denied(
+                &payload::permission_denied(
                     &common,
                     &tool_name,
                     &tool_input,
@@ -355,7 +355,7 @@ impl ClaudePlugin {
             tool_name: Some(&tool_name),
             tool_input: Some(&tool_input),
             call_id: Some(&exec.call_id),
-            ..Firing::new(event, payload)
+            ..Firing::new(event, &payload)
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         let replace_at = fired
@@ -421,7 +421,7 @@ impl ClaudePlugin {
         let common = self.common(ctx, true);
         let firing = Firing::new(
             HookEvent::PostToolBatch,
-            payload::post_tool_batch(&common, &calls),
+            &payload::post_tool_batch(&common, &calls),
         );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         // A block (exit 2 or `decision: "block"`) or `continue: false` stops

@@ -38,7 +38,7 @@ impl ClaudePlugin {
             source: Some(source.as_str()),
             ..Firing::new(
                 HookEvent::SessionStart,
-                if compact {
+                &if compact {
                     payload::session_start_compact(&common, &ctx.session.model)
                 } else {
                     payload::session_start(&common, source.as_str())
@@ -66,7 +66,7 @@ impl ClaudePlugin {
             prompt: Some(&prompt.content),
             ..Firing::new(
                 HookEvent::UserPromptSubmit,
-                payload::user_prompt_submit(&common, &prompt.content),
+                &payload::user_prompt_submit(&common, &prompt.content),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
@@ -88,7 +88,7 @@ impl ClaudePlugin {
         let common = self.common(ctx, true);
         let firing = Firing::new(
             HookEvent::Stop,
-            payload::stop(
+            &payload::stop(
                 &common,
                 input.forced_continuations > 0,
                 &input.last_assistant_message,

@@ -46,7 +46,7 @@ impl ClaudePlugin {
             source: Some(source),
             ..Firing::new(
                 HookEvent::ConfigChange,
-                payload::config_change(&common, source, &path),
+                &payload::config_change(&common, source, &path),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
@@ -104,7 +104,7 @@ impl ClaudePlugin {
             subject: Some(&name),
             ..Firing::new(
                 HookEvent::FileChanged,
-                payload::file_changed(&common, &path, change.kind.as_str()),
+                &payload::file_changed(&common, &path, change.kind.as_str()),
             )
         };
         let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;

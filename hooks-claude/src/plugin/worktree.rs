@@ -29,7 +29,7 @@ impl ClaudePlugin {
         let common = self.common(ctx, false);
         let firing = Firing::new(
             HookEvent::WorktreeCreate,
-            payload::value_of(&payload::worktree_create(&common, name)),
+            &payload::worktree_create(&common, name),
         );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
@@ -46,7 +46,7 @@ impl ClaudePlugin {
         let common = self.common(ctx, true);
         let firing = Firing::new(
             HookEvent::WorktreeRemove,
-            payload::value_of(&payload::worktree_remove(&common, &path.to_string_lossy())),
+            &payload::worktree_remove(&common, &path.to_string_lossy()),
         );
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
@@ -76,11 +76,11 @@ impl ClaudePlugin {
             source: Some(added.source.as_str()),
             ..Firing::new(
                 HookEvent::DirectoryAdded,
-                payload::value_of(&payload::directory_added(
+                &payload::directory_added(
                     &common,
                     &added.directory.to_string_lossy(),
                     added.source.as_str(),
-                )),
+                ),
             )
         };
         let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
@@ -165,11 +165,13 @@ fn creation_of(fired: &[Fired], cwd: &Path) -> WorktreeCreation {
 /// The path one run names: `hookSpecificOutput.worktreePath` in JSON, else
 /// the last non-empty stdout line.
 fn path_of(fired: &Fired) -> Option<String> {
-    if let ParsedOutput::Json(json) = &fired.reading.parsed
-        && let Some(path) = json
-            .get("hookSpecificOutput")
-            .and_then(|specific| specific.get("worktreePath"))
-            .and_then(|path| path.as_str())
+    if let ParsedOutput::Json(_) = &fired.reading.parsed
+        && let Some(path) = fired
+            .reading
+            .parsed
+            .wire()
+            .specific()
+            .and_then(|specific| specific.worktree_path.as_str())
     {
         return Some(path.to_owned());
     }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::entry::{LayerSource, TrustState};
@@ -75,6 +75,33 @@ pub(super) fn notify_trust(
     }
 }
 
+/// What Codex hashes for one handler, its keys in sorted order.
+#[derive(Serialize)]
+struct HashedIdentity<'a> {
+    event_name: &'a str,
+    hooks: [HashedHandler<'a>; 1],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matcher: Option<&'a str>,
+}
+
+/// One handler as hashed, its keys in sorted order.
+#[derive(Serialize)]
+struct HashedHandler<'a> {
+    #[serde(
+        rename = "additionalContextLimit",
+        skip_serializing_if = "Option::is_none"
+    )]
+    additional_context_limit: Option<u64>,
+    #[serde(rename = "async")]
+    is_async: bool,
+    command: &'a str,
+    #[serde(rename = "statusMessage", skip_serializing_if = "Option::is_none")]
+    status_message: Option<&'a str>,
+    timeout: u64,
+    #[serde(rename = "type")]
+    kind: &'a str,
+}
+
 /// Codex's definition hash of one command handler: SHA-256 of the
 /// key-sorted compact JSON of `{event_name, matcher?, hooks: [handler]}`
 /// with the timeout normalized (default, minimum 1, per-event clamp),
@@ -89,25 +116,20 @@ pub fn definition_hash(
     status_message: Option<&str>,
     additional_context_limit: Option<u64>,
 ) -> String {
-    // Keys inserted in sorted order (serde_json preserves insertion order).
-    let mut handler = Map::new();
-    if let Some(limit) = additional_context_limit {
-        handler.insert("additionalContextLimit".into(), Value::from(limit));
-    }
-    handler.insert("async".into(), Value::Bool(is_async));
-    handler.insert("command".into(), Value::from(command));
-    if let Some(message) = status_message {
-        handler.insert("statusMessage".into(), Value::from(message));
-    }
-    handler.insert("timeout".into(), Value::from(timeout_secs));
-    handler.insert("type".into(), Value::from("command"));
-    let mut identity = Map::new();
-    identity.insert("event_name".into(), Value::from(event.key_label()));
-    identity.insert("hooks".into(), Value::Array(vec![Value::Object(handler)]));
-    if let Some(matcher) = matcher {
-        identity.insert("matcher".into(), Value::from(matcher));
-    }
-    let bytes = serde_json::to_vec(&Value::Object(identity)).unwrap_or_default();
+    // Fields declared in sorted key order: serde writes them in that order.
+    let identity = HashedIdentity {
+        event_name: event.key_label(),
+        hooks: [HashedHandler {
+            additional_context_limit,
+            is_async,
+            command,
+            status_message,
+            timeout: timeout_secs,
+            kind: "command",
+        }],
+        matcher,
+    };
+    let bytes = serde_json::to_vec(&identity).unwrap_or_default();
     let digest = Sha256::digest(&bytes);
     let mut hex = String::with_capacity(71);
     hex.push_str("sha256:");

@@ -1,0 +1,282 @@
+//! A hook's JSON answer as Claude Code reads it: serde structs over the
+//! keys Claude Code knows, every typed key held as a [`Field`] so that a
+//! value of the wrong type is kept as the fact the schema error names
+//! instead of failing the whole read. Unknown keys are ignored, as Claude
+//! Code ignores them.
+
+use dsh_seams::PermissionUpdate;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+/// A JSON value's type as Claude Code's schema errors name it.
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// A type one key of the answer is read into.
+pub(crate) trait WireType: DeserializeOwned {
+    /// The JSON type the schema requires (`None`: any, or decided by the
+    /// type's own deserializer, as for the string options).
+    const JSON: Option<&'static str>;
+}
+
+impl WireType for bool {
+    const JSON: Option<&'static str> = Some("boolean");
+}
+
+impl WireType for String {
+    const JSON: Option<&'static str> = Some("string");
+}
+
+/// A JSON object kept as written (`updatedInput`, elicitation `content`).
+pub(crate) type JsonObject = Map<String, Value>;
+
+impl WireType for JsonObject {
+    const JSON: Option<&'static str> = Some("object");
+}
+
+/// Arbitrary JSON (`updatedMCPToolOutput`): that is the wire.
+pub(crate) type AnyJson = Value;
+
+impl WireType for AnyJson {
+    const JSON: Option<&'static str> = None;
+}
+
+/// A JSON array of anything (a handler's `args`).
+pub(crate) type JsonArray = Vec<Value>;
+
+impl WireType for JsonArray {
+    const JSON: Option<&'static str> = Some("array");
+}
+
+/// A list whose entries are each read on their own (a bad entry does not
+/// spoil the list).
+impl<T: WireType> WireType for Vec<Field<T>> {
+    const JSON: Option<&'static str> = Some("array");
+}
+
+impl WireType for Vec<PermissionUpdate> {
+    const JSON: Option<&'static str> = None;
+}
+
+/// One key of the answer.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) enum Field<T> {
+    /// Not there.
+    #[default]
+    Absent,
+    /// There, with the type the schema wants.
+    Valid(T),
+    /// There with another type (or, for an option, another value).
+    Invalid {
+        /// The JSON type it had.
+        received: &'static str,
+        /// Why it did not read (serde's words).
+        error: String,
+    },
+}
+
+impl<T: WireType> Field<T> {
+    /// Reads `value` as a `T`, keeping what it was when it is not one.
+    pub(crate) fn read(value: &Value) -> Self {
+        Field::deserialize(value).unwrap_or_default()
+    }
+}
+
+impl<T> Field<T> {
+    /// The value, when present and of the right type.
+    pub(crate) fn valid(&self) -> Option<&T> {
+        match self {
+            Field::Valid(value) => Some(value),
+            Field::Absent | Field::Invalid { .. } => None,
+        }
+    }
+}
+
+impl Field<String> {
+    /// The string, when the key holds one.
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        self.valid().map(String::as_str)
+    }
+}
+
+impl<'de, T: WireType> Deserialize<'de> for Field<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        let received = type_name(&value);
+        if let Some(want) = T::JSON
+            && want != received
+        {
+            return Ok(Field::Invalid {
+                received,
+                error: format!("expected {want}"),
+            });
+        }
+        Ok(match T::deserialize(value) {
+            Ok(value) => Field::Valid(value),
+            Err(error) => Field::Invalid {
+                received,
+                error: error.to_string(),
+            },
+        })
+    }
+}
+
+/// The top-level legacy `decision`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum TopDecision {
+    /// `approve` (PreToolUse: allow).
+    Approve,
+    /// `block`.
+    Block,
+}
+
+impl WireType for TopDecision {
+    const JSON: Option<&'static str> = None;
+}
+
+/// `hookSpecificOutput.permissionDecision`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum PermissionDecision {
+    /// Let the call run.
+    Allow,
+    /// Refuse it.
+    Deny,
+    /// Ask the user.
+    Ask,
+    /// Leave it to the permission model.
+    Defer,
+}
+
+impl WireType for PermissionDecision {
+    const JSON: Option<&'static str> = None;
+}
+
+/// PermissionRequest's `decision.behavior`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Behavior {
+    /// Approve the request.
+    Allow,
+    /// Refuse it.
+    Deny,
+}
+
+impl WireType for Behavior {
+    const JSON: Option<&'static str> = None;
+}
+
+/// A hook's whole JSON answer.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct HookOutputWire {
+    /// `continue` (`false` stops).
+    #[serde(rename = "continue")]
+    pub keep_going: Field<bool>,
+    /// `suppressOutput`.
+    pub suppress_output: Field<bool>,
+    /// `stopReason`.
+    pub stop_reason: Field<String>,
+    /// The legacy `decision`.
+    pub decision: Field<TopDecision>,
+    /// The legacy `reason`.
+    pub reason: Field<String>,
+    /// `systemMessage` (user-facing).
+    pub system_message: Field<String>,
+    /// `terminalSequence`.
+    pub terminal_sequence: Field<String>,
+    /// `hookSpecificOutput`.
+    pub hook_specific_output: Field<SpecificWire>,
+}
+
+impl WireType for SpecificWire {
+    const JSON: Option<&'static str> = Some("object");
+}
+
+/// `hookSpecificOutput`: every event's keys (each event reads its own).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct SpecificWire {
+    /// The event the answer claims to be for.
+    pub hook_event_name: Field<String>,
+    /// Text for the model.
+    pub additional_context: Field<String>,
+    /// PreToolUse / PreModelSwitch.
+    pub permission_decision: Field<PermissionDecision>,
+    /// PreToolUse / PreModelSwitch.
+    pub permission_decision_reason: Field<String>,
+    /// PreToolUse.
+    pub updated_input: Field<JsonObject>,
+    /// MessageDisplay.
+    pub display_content: Field<String>,
+    /// PermissionRequest.
+    pub decision: Field<RequestDecisionWire>,
+    /// PostToolUse of an MCP tool.
+    #[serde(rename = "updatedMCPToolOutput")]
+    pub updated_mcp_tool_output: Field<AnyJson>,
+    /// PostToolUse.
+    pub updated_tool_output: Field<AnyJson>,
+    /// PermissionDenied.
+    pub retry: Field<bool>,
+    /// Elicitation / ElicitationResult.
+    pub action: Field<String>,
+    /// Elicitation / ElicitationResult.
+    pub content: Field<JsonObject>,
+    /// WorktreeCreate.
+    pub worktree_path: Field<String>,
+}
+
+impl WireType for RequestDecisionWire {
+    const JSON: Option<&'static str> = Some("object");
+}
+
+/// PermissionRequest's `hookSpecificOutput.decision`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct RequestDecisionWire {
+    /// `allow` or `deny`.
+    pub behavior: Field<Behavior>,
+    /// The input to run with instead.
+    pub updated_input: Field<JsonObject>,
+    /// Rules to add.
+    pub updated_permissions: Field<Vec<PermissionUpdate>>,
+    /// The deny message.
+    pub message: Field<String>,
+    /// Deny and stop.
+    pub interrupt: Field<bool>,
+}
+
+impl HookOutputWire {
+    /// Reads a parsed answer (a JSON object; anything else reads as empty).
+    pub(crate) fn read(json: &Value) -> Self {
+        if !json.is_object() {
+            return HookOutputWire::default();
+        }
+        HookOutputWire::deserialize(json).unwrap_or_default()
+    }
+
+    /// `hookSpecificOutput`, when it is an object.
+    pub(crate) fn specific(&self) -> Option<&SpecificWire> {
+        self.hook_specific_output.valid()
+    }
+
+    /// `continue: false`.
+    pub(crate) fn stops(&self) -> bool {
+        self.keep_going.valid() == Some(&false)
+    }
+
+    /// `hookSpecificOutput.additionalContext`.
+    pub(crate) fn context(&self) -> Option<&str> {
+        self.specific().and_then(|s| s.additional_context.as_str())
+    }
+}
