@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use dsh_core::mcp::{McpSession, ServerConsent, listing};
+use dsh_core::mcp::{McpSession, ServerConsent};
 use dsh_hook_runner::ProcessLayer;
 use dsh_mcp::ServerStatus;
 use serde_json::json;
@@ -42,7 +42,14 @@ pub fn run(command: McpCommand) -> anyhow::Result<ExitStatus> {
     } = command;
     let env = dsh_core::Env::from_process();
     let cwd = crate::wiring::current_dir()?;
-    let listed = listing(&env, &cwd, &settings, &mcp_config)?;
+    // Resolved by core, as every command that reads configuration is.
+    let workspace = dsh_core::Workspace::resolve(dsh_core::WorkspaceInputs {
+        env: &env,
+        cwd: &cwd,
+        settings: &settings,
+        mcp_config: &mcp_config,
+    });
+    let listed = workspace.mcp_listing()?;
     let processes = ProcessLayer::new(crate::wiring::scrubbed_env(&env.dsh_home_or_default()));
     let session = McpSession::start(&env.lookup(), &listed.startable, &cwd, &processes)?;
     let reports = session.reports();

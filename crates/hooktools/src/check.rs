@@ -16,7 +16,7 @@ use dsh_protocol::Dialect;
 use serde_json::json;
 
 use crate::common::Format;
-use dsh_core::hooks::HookSources;
+use dsh_core::Workspace;
 
 /// The dialect whose format a file named on the command line is in: the
 /// strongest claim of the registered dialects, the first registered on a
@@ -38,9 +38,9 @@ fn kind_of(registry: &Registry, path: &Path) -> Option<Dialect> {
 /// then the files loaded only when every configuration loads (plugins).
 fn discovered(
     registry: &Registry,
-    sources: &HookSources,
+    workspace: &Workspace,
 ) -> (Vec<(PathBuf, Dialect)>, Vec<Finding>) {
-    let dialect_sources = sources.dialect_sources();
+    let dialect_sources = workspace.dialect_sources();
     let mut found: Vec<(PathBuf, Dialect)> = Vec::new();
     let mut late: Vec<(PathBuf, Dialect)> = Vec::new();
     let mut findings = Vec::new();
@@ -75,13 +75,13 @@ fn discovered(
 }
 
 pub(super) fn run(
-    sources: &HookSources,
+    workspace: &Workspace,
     files: &[PathBuf],
     format: Format,
 ) -> anyhow::Result<ExitStatus> {
     let registry = dsh_core::dialects::registry();
     let (targets, setup_findings) = if files.is_empty() {
-        discovered(&registry, sources)
+        discovered(&registry, workspace)
     } else {
         let named = files
             .iter()
@@ -89,7 +89,7 @@ pub(super) fn run(
                 let path = if f.is_absolute() {
                     f.clone()
                 } else {
-                    sources.cwd.join(f)
+                    workspace.cwd().join(f)
                 };
                 let kind = kind_of(&registry, &path).unwrap_or(Dialect::Claude);
                 (path, kind)
@@ -101,7 +101,7 @@ pub(super) fn run(
     let mut diagnostics = Vec::new();
     for (file, kind) in &targets {
         if let Some(dialect) = registry.get(kind.as_str()) {
-            diagnostics.extend(dialect.lint_file(file, &sources.cwd));
+            diagnostics.extend(dialect.lint_file(file, workspace.cwd()));
         }
     }
     diagnostics.extend(setup_findings);
@@ -122,7 +122,10 @@ pub(super) fn run(
         }
         Format::Text => {
             if targets.is_empty() {
-                outln!("No hook configuration found for {}.", sources.cwd.display())?;
+                outln!(
+                    "No hook configuration found for {}.",
+                    workspace.cwd().display()
+                )?;
             }
             for (file, kind) in &targets {
                 outln!("checked {} ({kind})", file.display())?;

@@ -273,16 +273,15 @@ impl Hooks {
                 id: "hooks-tooling".to_owned(),
             },
         )?;
-        let bridges = assembled
-            .hook_dialects
-            .iter()
-            .copied()
-            .zip(assembled.plugins)
-            .collect();
+        let dsh_core::HookBridges {
+            bridges,
+            runner,
+            notices,
+        } = assembled.into_hook_bridges();
         Ok(Hooks {
             bridges,
-            runner: assembled.runner,
-            notices: assembled.hook_notices,
+            runner,
+            notices,
         })
     }
 
