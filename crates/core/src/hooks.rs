@@ -41,12 +41,10 @@ pub struct HookSources {
     /// run: project hooks the user has not trusted (see `trust.rs`). They
     /// are loaded, listed as disabled, and never run.
     pub excluded_hooks: Vec<String>,
-    /// The session's permission mode as hooks see it (`permission_mode`);
-    /// `None` keeps the bridges' defaults.
-    pub permission_mode: Option<dsh_permissions::Mode>,
-    /// Whether `permission_mode` is the one the session's flags asked for
-    /// (see `dsh_hooks::registry::SessionHooks::permission_mode_requested`).
-    pub permission_mode_requested: bool,
+    /// The session's permission mode as hooks see it (`permission_mode`,
+    /// and whether the flags asked for it); `None` keeps the bridges'
+    /// defaults (the hook tools without `--permission-mode`).
+    pub permission_mode: Option<crate::perms::SessionMode>,
     /// The session's MCP servers (name, source), for the hook payloads that
     /// name them.
     pub mcp_servers: Vec<McpServerTag>,
@@ -78,7 +76,6 @@ impl HookSources {
             run_untrusted: true,
             excluded_hooks: Vec::new(),
             permission_mode: None,
-            permission_mode_requested: false,
             mcp_servers: Vec::new(),
             project_settings: ProjectSettings::Apply,
             attachments: Attachments::default(),
@@ -218,12 +215,13 @@ pub fn plugins_from(
             )
         })
         .collect();
-    let permission_mode = sources.permission_mode.map(|mode| mode.hook_name());
     let session = SessionHooks {
         runner: runner.clone(),
         run_untrusted: sources.run_untrusted,
-        permission_mode,
-        permission_mode_requested: sources.permission_mode_requested,
+        permission_mode: sources.permission_mode.map(|mode| mode.mode().hook_name()),
+        permission_mode_requested: sources
+            .permission_mode
+            .is_some_and(crate::perms::SessionMode::requested),
         mcp_servers: &sources.mcp_servers,
         attachments: &sources.attachments,
     };
