@@ -557,14 +557,14 @@ impl Server {
             .await
             .map_err(|error| internal(anyhow::Error::new(error)))?
             .map_err(core)?;
-        if let Some(torn) = &assembled.torn {
+        if let Some(torn) = assembled.torn() {
             tracing::warn!(
                 "{}: dropped an incomplete last line ({} bytes)",
                 torn.line,
                 torn.bytes
             );
         }
-        for notice in &assembled.notices {
+        for notice in assembled.notices() {
             send_update(cx, session_id, agent_text(format!("> [dsh] {notice}\n\n")));
         }
         let translator = Arc::new(Mutex::new(Translator::new(setup.cwd.clone())));
@@ -595,18 +595,16 @@ impl Server {
             }
         };
         // Last in the chain: it runs only for calls every check let through.
-        assembled
-            .plugins
-            .push(Arc::new(progress::ExecutionStarts::new(
-                cx.clone(),
-                session_id.clone(),
-            )));
+        assembled.push_plugin(Arc::new(progress::ExecutionStarts::new(
+            cx.clone(),
+            session_id.clone(),
+        )));
         let approval = AcpApproval::new(
             cx.clone(),
             session_id.clone(),
             setup.cwd.clone(),
             Arc::clone(turn_slot),
-            Arc::clone(&assembled.permissions),
+            Arc::clone(assembled.permissions()),
         );
         let mut session = dsh_core::Session::from_assembled(
             assembled,

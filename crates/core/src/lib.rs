@@ -10,6 +10,10 @@
 //! - [`SessionSpec::resolve`]: hooks of both dialects with plugins and the
 //!   trust decision, permission layers, MCP servers with their consent,
 //!   instructions, compaction, provider and model.
+//! - [`Workspace::resolve`]: a directory's configuration for the commands
+//!   that read it without starting a session (`dsh hooks
+//!   list|check|trust|untrust`, `dsh mcp list`, `/hooks`): the same
+//!   sources, reader and trust decision.
 //! - [`system_prompt`]: dsh's versioned system prompt with tool guidance
 //!   and an environment block.
 //! - [`assemble`]: the spec into a running session (hooks, permissions, MCP
@@ -46,15 +50,18 @@ mod status;
 pub mod system_prompt;
 pub mod trust;
 pub mod trust_question;
+mod workspace;
 pub mod worktree;
 
-pub use assemble::{AgentOptions, Assembled, LogTarget, assemble};
+pub use assemble::{AgentOptions, Assembled, HookBridges, LogTarget, assemble};
 pub use config::{DshConfig, config_keys};
 pub use env::{Env, current_dir};
 pub use error::{Error, Result, ResultExt};
 pub use flags::SessionFlags;
 pub use one_turn::{OneTurn, TurnRun, run_one_turn};
+pub use perms::SessionMode;
 pub use session::{FrontEnd, ProcessGuard, Session, SignalWatch, block_on};
 pub use spec::{Inputs, McpConsent, RememberedServers, SessionSpec, TrustPolicy};
 pub use status::Status;
 pub use trust_question::{ProjectAnswer, ProjectOffer};
+pub use workspace::{PermissionView, Workspace, WorkspaceInputs};
