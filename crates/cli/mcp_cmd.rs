@@ -4,8 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use dsh_core::mcp::{McpSession, ServerConsent};
-use dsh_hook_runner::ProcessLayer;
+use dsh_core::mcp::ServerConsent;
 use dsh_mcp::ServerStatus;
 use serde_json::json;
 
@@ -50,8 +49,7 @@ pub fn run(command: McpCommand) -> anyhow::Result<ExitStatus> {
         mcp_config: &mcp_config,
     });
     let listed = workspace.mcp_listing()?;
-    let processes = ProcessLayer::new(crate::wiring::scrubbed_env(&env.dsh_home_or_default()));
-    let session = McpSession::start(&env.lookup(), &listed.startable, &cwd, &processes)?;
+    let session = workspace.start_servers(&listed)?;
     let reports = session.reports();
     session.close_blocking();
     if !json {

@@ -135,7 +135,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
     // Replay's prompt names the project, nothing else (stable snapshots).
     session
         .agent()
-        .replace_system_prompt(dsh_core::hooks::system_prompt(&cwd));
+        .replace_system_prompt(dsh_core::replay_system_prompt(&cwd));
     let prompts = dsh_agent::PromptRange {
         skip: 0,
         // `--init-only`: the set-up and session-start hooks, then no prompt.

@@ -213,7 +213,7 @@ impl DshConfig {
         }
     }
 
-    /// The session's automatic compaction (see [`crate::compact::configured`]).
+    /// The session's automatic compaction (see `compact::configured`).
     pub fn compaction(
         &self,
         flag: Option<AutocompactFlag>,

@@ -177,17 +177,6 @@ pub struct LoadedHooks {
     pub runner: HookRunner,
 }
 
-/// Discovers and loads every hook configuration. An unreadable configuration
-/// is an error: dsh does not start a session on a config it cannot read.
-pub fn load_hooks(sources: &HookSources) -> Result<LoadedHooks> {
-    load_hooks_with(sources, scrubbed_env(&sources.dsh_home))
-}
-
-/// [`load_hooks`] with the variables to scrub already known.
-pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<LoadedHooks> {
-    plugins_from(HookConfigs::load(sources)?, sources, scrub_env)
-}
-
 /// The hook plugins of configurations already parsed (the session's one
 /// parse), with the origins `sources` excludes disabled. Fails only when
 /// a dialect cannot build its plugin (an SDK's hook registrations).
@@ -254,14 +243,9 @@ pub fn plugins_from(
 /// The variables no hook or tool command may see: dsh's API key variables
 /// and the provider's configured `api_key_env`. An unreadable provider
 /// configuration leaves the defaults (the model set-up reports it).
-pub fn scrubbed_env(dsh_home: &Path) -> Vec<String> {
-    let env = Env::from_process();
-    let config =
-        crate::DshConfig::load(dsh_home).unwrap_or_else(|_| crate::DshConfig::empty(dsh_home));
-    scrubbed_env_for(&env, &config)
-}
-
-/// [`scrubbed_env`] for an environment and configuration already read.
+///
+/// For an environment and configuration already read (nothing here reads
+/// the process environment).
 pub fn scrubbed_env_for(env: &Env, config: &crate::DshConfig) -> Vec<String> {
     let mut names = dsh_hook_runner::default_scrubbed_env();
     if let Ok(settings) = config.provider(env, None)

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use crate::Result;
-use dsh_permissions::{Mode, layering};
+/// A permission mode (`--permission-mode`, [`SessionMode::mode`]).
+pub use dsh_permissions::Mode;
+use dsh_permissions::layering;
 
 /// Permission flags of every session (part of [`crate::SessionFlags`]).
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -196,6 +196,28 @@ impl Workspace {
         )
     }
 
+    /// Starts the servers a session here starts without asking
+    /// (`listing.startable`), their processes kept from dsh's key
+    /// variables as a session's are. Must be called outside any async
+    /// runtime.
+    pub fn start_servers(&self, listing: &McpListing) -> Result<crate::mcp::McpSession> {
+        let dsh_home = &self.sources.dsh_home;
+        // The configuration only names the provider's key variable to
+        // scrub; one dsh cannot read scrubs the defaults.
+        let config =
+            crate::DshConfig::load(dsh_home).unwrap_or_else(|_| crate::DshConfig::empty(dsh_home));
+        let processes = dsh_hook_runner::ProcessLayer::new(crate::hooks::scrubbed_env_for(
+            &self.sources.env,
+            &config,
+        ));
+        Ok(crate::mcp::McpSession::start(
+            &self.sources.env.lookup(),
+            &listing.startable,
+            &self.sources.cwd,
+            &processes,
+        )?)
+    }
+
     /// How often each configuration file was read from disk (once).
     pub fn disk_reads(&self) -> Vec<(PathBuf, usize)> {
         self.files.all_disk_reads()
@@ -230,7 +252,10 @@ mod tests {
         .unwrap();
         let env = Env::from_vars([
             ("HOME".to_owned(), home.display().to_string()),
-            ("DSH_HOME".to_owned(), home.join(".dsh").display().to_string()),
+            (
+                "DSH_HOME".to_owned(),
+                home.join(".dsh").display().to_string(),
+            ),
         ]);
         (root, env, cwd)
     }

@@ -193,7 +193,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
         ..dsh_core::SessionFlags::default()
     };
     if no_sandbox {
-        flags.permissions.permission_mode = Some(dsh_permissions::Mode::BypassPermissions);
+        flags.permissions.permission_mode = Some(dsh_core::perms::Mode::BypassPermissions);
     }
     let mut spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
         env: &env,
@@ -251,7 +251,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
     spec.decide_headless(&mut std::io::stderr())?;
     let opened = dsh_core::assemble(
         spec,
-        sessions::log_target(&home, existing.as_ref(), dsh_session::LockWait::Fail),
+        sessions::log_target(&home, existing.as_ref(), dsh_core::LockWait::Fail),
     )?;
     sessions::report_torn(&opened);
     for notice in opened.notices() {

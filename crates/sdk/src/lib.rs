@@ -326,8 +326,7 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
         None,
     );
     spec.decide_headless(&mut std::io::stderr())?;
-    let target =
-        dsh_core::sessions::log_target(&home, existing.as_ref(), dsh_session::LockWait::Fail);
+    let target = dsh_core::sessions::log_target(&home, existing.as_ref(), dsh_core::LockWait::Fail);
     // MCP servers start on a runtime of their own: off this one.
     let mut assembled = tokio::task::spawn_blocking(move || dsh_core::assemble(spec, target))
         .await

@@ -832,7 +832,7 @@ pub(crate) fn idle_notification_after() -> std::time::Duration {
 pub(crate) struct Stopper {
     pub stopped: Arc<Mutex<Option<Stop>>>,
     pub session_cancel: CancellationToken,
-    pub runner: dsh_hook_runner::HookRunner,
+    pub runner: dsh_core::HookRunner,
     pub term: Arc<Terminal>,
 }
 
