@@ -247,14 +247,11 @@ impl Server {
     /// The provider settings and key, checked.
     fn check_model(&self) -> Result<(), RpcError> {
         self.config
-            .provider_for(
+            .model_for(
                 &self.env,
                 self.args.session.model.as_deref(),
                 self.args.session.provider_api,
             )
-            .and_then(|settings| {
-                dsh_provider::HttpProvider::new(settings).map_err(dsh_core::Error::from)
-            })
             .map(drop)
             .map_err(|error| rpc_error(INTERNAL_ERROR, error_chain(&error.into())))
     }

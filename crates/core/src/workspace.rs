@@ -14,9 +14,11 @@
 use std::path::{Path, PathBuf};
 
 use dsh_files::ConfigFiles;
+use dsh_hooks::lint::Finding;
 use dsh_hooks::registry::DialectSources;
 use dsh_permissions::layering::WorkspaceTrust;
 use dsh_permissions::{Layer, Mode, Source};
+use dsh_protocol::Dialect;
 
 use crate::hooks::{HookConfigs, HookSources};
 use crate::mcp::{McpListing, ProjectServers};
@@ -60,6 +62,22 @@ pub struct PermissionView {
     /// Who vouched for the workspace (its project `allow` rules apply only
     /// when someone did).
     pub workspace: WorkspaceTrust,
+}
+
+impl PermissionView {
+    /// Whether someone vouched for the workspace (`~/.claude.json`'s trust
+    /// dialog or `dsh hooks trust`).
+    pub fn workspace_trusted(&self) -> bool {
+        self.workspace.trust() == dsh_permissions::Trust::Trusted
+    }
+
+    /// Whether a session here drops `rule`: a project `allow` rule in a
+    /// workspace nobody trusted.
+    pub fn drops(&self, rule: &dsh_permissions::SourcedRule) -> bool {
+        !self.workspace_trusted()
+            && rule.source.is_project_scoped()
+            && rule.behavior == dsh_permissions::Behavior::Allow
+    }
 }
 
 impl Workspace {
@@ -132,6 +150,46 @@ impl Workspace {
     /// What every dialect's discovery and lint targets read.
     pub fn dialect_sources(&self) -> DialectSources {
         self.sources.dialect_sources()
+    }
+
+    /// The hook files dsh would load here, with their dialect, and the
+    /// set-up's own findings (`dsh hooks check` with no file named): each
+    /// registered dialect's discovery in registration order, then the
+    /// files loaded only when every configuration loads (plugins).
+    pub fn hook_files(&self) -> (Vec<(PathBuf, Dialect)>, Vec<Finding>) {
+        let registry = crate::dialects::registry();
+        let dialect_sources = self.dialect_sources();
+        let mut found: Vec<(PathBuf, Dialect)> = Vec::new();
+        let mut late: Vec<(PathBuf, Dialect)> = Vec::new();
+        let mut findings = Vec::new();
+        for dialect in registry.iter() {
+            let targets = dialect.lint_targets(&dialect_sources);
+            // In the home directory the project's files are the user's:
+            // each file is checked once.
+            for path in targets.files {
+                if !found.iter().any(|(seen, _)| *seen == path) {
+                    found.push((path, dialect.id()));
+                }
+            }
+            late.extend(
+                targets
+                    .loaded_files
+                    .into_iter()
+                    .map(|path| (path, dialect.id())),
+            );
+            findings.extend(targets.findings);
+        }
+        // Plugins are what a session loads, and a session loads nothing
+        // when any dialect's configuration fails.
+        if registry.load(&dialect_sources).is_err() {
+            return (found, Vec::new());
+        }
+        for (file, dialect) in late {
+            if !found.iter().any(|(path, _)| *path == file) {
+                found.push((file, dialect));
+            }
+        }
+        (found, findings)
     }
 
     /// Every dialect's hook configuration, in registration order.
@@ -284,6 +342,18 @@ mod tests {
                 .is_some_and(|from| from.ends_with(".claude/settings.json"))
         );
         assert_eq!(permissions.workspace, WorkspaceTrust::Untrusted);
+        // The project's allow rule is dropped in a workspace nobody trusted.
+        let rules: Vec<_> = permissions.layers.iter().flat_map(|l| &l.rules).collect();
+        assert_eq!(rules.len(), 1);
+        assert!(permissions.drops(rules[0]));
+        // The files `dsh hooks check` lints: the project's settings.
+        let (files, _) = workspace.hook_files();
+        assert!(
+            files
+                .iter()
+                .any(|(path, dialect)| path.ends_with(".claude/settings.json")
+                    && *dialect == Dialect::Claude)
+        );
         // What `dsh mcp list` reads: the project server waits.
         let listing = workspace.mcp_listing().unwrap();
         assert_eq!(listing.servers.len(), 1);

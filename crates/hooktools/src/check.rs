@@ -4,13 +4,14 @@
 //!
 //! The checks are the registered dialects' ([`dsh_hooks::registry::HookDialect`]:
 //! their lint targets, file claims and lints, on the walk they share in
-//! `dsh_hooks::lint`); this module picks the files and prints what they
-//! find.
+//! `dsh_hooks::lint`); which files dsh would load here is core's
+//! ([`dsh_core::Workspace::hook_files`]); this module lints them and prints
+//! what it finds.
 
 use dsh_stdio::stdio::{ExitStatus, outln};
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::lint::{Finding, Severity};
+use dsh_hooks::lint::Severity;
 use dsh_hooks::registry::{FileClaim, Registry};
 use dsh_protocol::Dialect;
 use serde_json::json;
@@ -33,47 +34,6 @@ fn kind_of(registry: &Registry, path: &Path) -> Option<Dialect> {
     best.map(|(_, dialect)| dialect)
 }
 
-/// The files dsh would load in this directory, with their dialect, and the
-/// setup's own findings: each dialect's discovery in registration order,
-/// then the files loaded only when every configuration loads (plugins).
-fn discovered(
-    registry: &Registry,
-    workspace: &Workspace,
-) -> (Vec<(PathBuf, Dialect)>, Vec<Finding>) {
-    let dialect_sources = workspace.dialect_sources();
-    let mut found: Vec<(PathBuf, Dialect)> = Vec::new();
-    let mut late: Vec<(PathBuf, Dialect)> = Vec::new();
-    let mut findings = Vec::new();
-    for dialect in registry.iter() {
-        let targets = dialect.lint_targets(&dialect_sources);
-        // In the home directory the project's files are the user's: each
-        // file is checked once.
-        for path in targets.files {
-            if !found.iter().any(|(seen, _)| *seen == path) {
-                found.push((path, dialect.id()));
-            }
-        }
-        late.extend(
-            targets
-                .loaded_files
-                .into_iter()
-                .map(|path| (path, dialect.id())),
-        );
-        findings.extend(targets.findings);
-    }
-    // Plugins are what a session loads, and a session loads nothing when
-    // any dialect's configuration fails.
-    if registry.load(&dialect_sources).is_err() {
-        return (found, Vec::new());
-    }
-    for (file, dialect) in late {
-        if !found.iter().any(|(path, _)| *path == file) {
-            found.push((file, dialect));
-        }
-    }
-    (found, findings)
-}
-
 pub(super) fn run(
     workspace: &Workspace,
     files: &[PathBuf],
@@ -81,7 +41,7 @@ pub(super) fn run(
 ) -> anyhow::Result<ExitStatus> {
     let registry = dsh_core::dialects::registry();
     let (targets, setup_findings) = if files.is_empty() {
-        discovered(&registry, workspace)
+        workspace.hook_files()
     } else {
         let named = files
             .iter()

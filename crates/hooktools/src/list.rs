@@ -79,7 +79,6 @@ struct PermissionRows {
 
 fn permission_rows(workspace: &Workspace) -> anyhow::Result<PermissionRows> {
     let view = workspace.permissions()?;
-    let trusted = view.workspace.trust() == dsh_permissions::Trust::Trusted;
     let mut rules = Vec::new();
     // Highest precedence first, as they are consulted.
     for layer in &view.layers {
@@ -89,16 +88,14 @@ fn permission_rows(workspace: &Workspace) -> anyhow::Result<PermissionRows> {
                 rule: rule.rule.raw.clone(),
                 source: rule.source.name(),
                 origin: rule.origin.clone(),
-                dropped: !trusted
-                    && rule.source.is_project_scoped()
-                    && rule.behavior == dsh_permissions::Behavior::Allow,
+                dropped: view.drops(rule),
             });
         }
     }
     Ok(PermissionRows {
         mode: view.mode.to_string(),
+        workspace_trusted: view.workspace_trusted(),
         mode_from: view.mode_from,
-        workspace_trusted: trusted,
         workspace_trusted_by: view.workspace.by(),
         rules,
     })
