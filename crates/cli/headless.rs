@@ -230,9 +230,9 @@ fn init_info(
             .iter()
             .map(|report| {
                 let status = match report.status {
-                    dsh_mcp::ServerStatus::Connected => "connected",
-                    dsh_mcp::ServerStatus::Failed { .. } => "failed",
-                    dsh_mcp::ServerStatus::Closed => "closed",
+                    dsh_core::mcp::ServerStatus::Connected => "connected",
+                    dsh_core::mcp::ServerStatus::Failed { .. } => "failed",
+                    dsh_core::mcp::ServerStatus::Closed => "closed",
                 };
                 (report.name.clone(), status.to_owned())
             })

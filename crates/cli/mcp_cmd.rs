@@ -4,8 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use dsh_core::mcp::ServerConsent;
-use dsh_mcp::ServerStatus;
+use dsh_core::mcp::{McpConfigArg, ServerConsent, ServerStatus};
 use serde_json::json;
 
 use crate::stdio::{ExitStatus, outln};
@@ -21,8 +20,8 @@ pub enum McpCommand {
     /// project server nobody approved is never started here.
     List {
         /// Extra MCP configuration file(s) or JSON text, as `claude --mcp-config`.
-        #[arg(long = "mcp-config", value_name = "FILE|JSON", value_parser = dsh_mcp::McpConfigArg::parse)]
-        mcp_config: Vec<dsh_mcp::McpConfigArg>,
+        #[arg(long = "mcp-config", value_name = "FILE|JSON", value_parser = McpConfigArg::parse)]
+        mcp_config: Vec<McpConfigArg>,
         /// Extra Claude Code settings file(s) (for `disabledMcpjsonServers`).
         #[arg(long = "settings", value_name = "FILE")]
         settings: Vec<PathBuf>,

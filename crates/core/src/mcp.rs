@@ -11,8 +11,9 @@ use dsh_permissions::layering::{WorkspaceTrust, workspace_trust_with};
 
 use crate::{Env, Result};
 
-/// The session's running servers (dsh-mcp's).
-pub use dsh_mcp::McpSession;
+/// The session's running servers (dsh-mcp's), how each one is doing, and
+/// `--mcp-config`'s argument.
+pub use dsh_mcp::{McpConfigArg, McpSession, ServerStatus};
 
 /// Whether project servers without a user-level approval are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
