@@ -106,8 +106,8 @@ impl HookSources {
 /// Every dialect's hook configuration, parsed once per session, in
 /// registration order: trust is decided on these parsed hooks
 /// ([`crate::trust::hooks_of`]) and the same parsed hooks run
-/// ([`plugins_from`]), so a file changed while the trust question is on
-/// screen is never run unhashed.
+/// (`plugins_from`, in [`crate::assemble`]), so a file changed while the
+/// trust question is on screen is never run unhashed.
 #[derive(Debug, Clone)]
 pub struct HookConfigs {
     configs: Vec<Box<dyn DialectConfig>>,
