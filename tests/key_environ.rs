@@ -397,3 +397,49 @@ fn a_start_with_a_key_opens_each_configuration_file_once() {
         files.iter().map(|file| (file.clone(), 1)).collect();
     assert_eq!(opens, expected);
 }
+
+/// `dsh hooks list` and `dsh mcp list` resolve the directory through
+/// core's one entry (`Workspace::resolve`): each configuration file is
+/// opened once, though hooks, their trust, the permission layers and the
+/// MCP servers all read it.
+#[test]
+fn the_reading_commands_open_each_configuration_file_once() {
+    let ctx = TestContext::new();
+    let dsh_home = ctx.home().join(".dsh");
+    std::fs::create_dir_all(&dsh_home).unwrap();
+    std::fs::create_dir_all(ctx.home().join(".claude")).unwrap();
+    std::fs::create_dir_all(ctx.project().join(".claude")).unwrap();
+    let files = [
+        ctx.home().join(".claude").join("settings.json"),
+        ctx.home().join(".claude.json"),
+        ctx.project().join(".claude").join("settings.json"),
+        ctx.project().join(".claude").join("settings.local.json"),
+        ctx.project().join(".mcp.json"),
+        dsh_home.join("trust.json"),
+    ];
+    std::fs::write(
+        &files[2],
+        r#"{"permissions":{"allow":["Bash(ls:*)"]},"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"echo hi"}]}]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &files[4],
+        r#"{"mcpServers":{"echo":{"command":"python3","args":["s.py"]}}}"#,
+    )
+    .unwrap();
+    std::fs::write(&files[5], r#"{"version":1,"hooks":{}}"#).unwrap();
+    for file in [&files[0], &files[1], &files[3]] {
+        std::fs::write(file, "{}").unwrap();
+    }
+    for args in [&["hooks", "list"][..], &["mcp", "list"][..]] {
+        let counter = OpenCounter::watch(&files);
+        let output = ctx.dsh().args(args).output().unwrap();
+        let opens = counter.opens();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        assert!(stdout.contains("echo"), "{args:?}: {stdout}");
+        let expected: Vec<(std::path::PathBuf, usize)> =
+            files.iter().map(|file| (file.clone(), 1)).collect();
+        assert_eq!(opens, expected, "{args:?}");
+    }
+}

@@ -223,25 +223,24 @@ fn init_info(
     session: &dsh_core::SessionFlags,
 ) -> dsh_print::InitInfo {
     dsh_print::InitInfo {
-        cwd: opened.cwd.clone(),
+        cwd: opened.cwd().to_owned(),
         mcp_servers: opened
-            .mcp
+            .mcp()
             .reports()
             .iter()
             .map(|report| {
                 let status = match report.status {
-                    dsh_mcp::ServerStatus::Connected => "connected",
-                    dsh_mcp::ServerStatus::Failed { .. } => "failed",
-                    dsh_mcp::ServerStatus::Closed => "closed",
+                    dsh_core::mcp::ServerStatus::Connected => "connected",
+                    dsh_core::mcp::ServerStatus::Failed { .. } => "failed",
+                    dsh_core::mcp::ServerStatus::Closed => "closed",
                 };
                 (report.name.clone(), status.to_owned())
             })
             .collect(),
         model: model_name,
-        permission_mode: opened.permissions.mode().to_string(),
+        permission_mode: opened.permission_mode().to_string(),
         slash_commands: opened
-            .project
-            .commands
+            .commands()
             .iter()
             .map(|command| command.name.clone())
             .collect(),
@@ -321,19 +320,19 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
     }
     spec.decide_headless(&mut std::io::stderr())?;
     let mut opened = dsh_core::assemble(spec, target)?;
-    opened.ask_user = false;
+    opened.offer_ask_user(false);
     sessions::report_torn(&opened);
-    for notice in &opened.notices {
+    for notice in opened.notices() {
         errln!("dsh: {notice}");
     }
-    let session_id = opened.session_id.clone();
+    let session_id = opened.session_id().to_owned();
     // A new session that never reaches the model is not kept.
     let new_log = match existing {
-        None => opened.log.path().map(std::path::Path::to_path_buf),
+        None => opened.log().path().map(std::path::Path::to_path_buf),
         Some(_) => None,
     };
     // `@path` mentions, as in the terminal: hooks see the prompt as typed.
-    let attachments = dsh_agent::mentions::mention_attachments(&prompt, &opened.cwd);
+    let attachments = dsh_agent::mentions::mention_attachments(&prompt, opened.cwd());
     let init = init_info(&opened, model_name, &args.session);
     let max_steps = args
         .session
@@ -520,7 +519,6 @@ mod tests {
             ]
         }))
         .unwrap();
-        let header = dsh_core::hooks::header("s", dir.path(), Vec::new());
         let permissions = Arc::new(dsh_permissions::PermissionsPlugin::new(
             dsh_permissions::Permissions::new(
                 dsh_permissions::Mode::Default,
@@ -532,28 +530,14 @@ mod tests {
             ),
             dsh_permissions::PromptSurface::Headless,
         ));
-        let opened = dsh_core::Assembled {
-            session_id: "s".to_owned(),
-            cwd: dir.path().to_owned(),
-            log: dsh_session::SessionLog::in_memory(header).unwrap(),
-            source: dsh_seams::SessionStartSource::Startup,
-            first_seq: 0,
-            plugins: vec![Arc::new(AlwaysAsk) as Arc<dyn Plugin>],
-            runner: dsh_hook_runner::HookRunner::new(dsh_hook_runner::RunnerConfig::default()),
+        let mut opened = dsh_core::Assembled::bare(
+            "s",
+            dir.path(),
+            vec![Arc::new(AlwaysAsk) as Arc<dyn Plugin>],
             permissions,
-            mcp: Arc::new(dsh_core::mcp::McpSession::none()),
-            project: dsh_agent::ProjectContext::default(),
-            auto_compact: dsh_agent::AutoCompact::Off,
-            notices: Vec::new(),
-            problems: Vec::new(),
-            hook_notices: Vec::new(),
-            hook_dialects: Vec::new(),
-            torn: None,
-            tools: dsh_tools::builtin::BuiltinSelection::All,
-            setup: None,
-            web_fetch: true,
-            ask_user: false,
-        };
+        )
+        .unwrap();
+        opened.offer_ask_user(false);
         let mut agent = opened
             .agent(AgentOptions {
                 model: Arc::new(ScriptedModel::new("t".to_owned(), fixture.script())),

@@ -4,9 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use dsh_core::mcp::{McpSession, ServerConsent, listing};
-use dsh_hook_runner::ProcessLayer;
-use dsh_mcp::ServerStatus;
+use dsh_core::mcp::{McpConfigArg, ServerConsent, ServerStatus};
 use serde_json::json;
 
 use crate::stdio::{ExitStatus, outln};
@@ -22,8 +20,8 @@ pub enum McpCommand {
     /// project server nobody approved is never started here.
     List {
         /// Extra MCP configuration file(s) or JSON text, as `claude --mcp-config`.
-        #[arg(long = "mcp-config", value_name = "FILE|JSON", value_parser = dsh_mcp::McpConfigArg::parse)]
-        mcp_config: Vec<dsh_mcp::McpConfigArg>,
+        #[arg(long = "mcp-config", value_name = "FILE|JSON", value_parser = McpConfigArg::parse)]
+        mcp_config: Vec<McpConfigArg>,
         /// Extra Claude Code settings file(s) (for `disabledMcpjsonServers`).
         #[arg(long = "settings", value_name = "FILE")]
         settings: Vec<PathBuf>,
@@ -42,9 +40,15 @@ pub fn run(command: McpCommand) -> anyhow::Result<ExitStatus> {
     } = command;
     let env = dsh_core::Env::from_process();
     let cwd = crate::wiring::current_dir()?;
-    let listed = listing(&env, &cwd, &settings, &mcp_config)?;
-    let processes = ProcessLayer::new(crate::wiring::scrubbed_env(&env.dsh_home_or_default()));
-    let session = McpSession::start(&env.lookup(), &listed.startable, &cwd, &processes)?;
+    // Resolved by core, as every command that reads configuration is.
+    let workspace = dsh_core::Workspace::resolve(dsh_core::WorkspaceInputs {
+        env: &env,
+        cwd: &cwd,
+        settings: &settings,
+        mcp_config: &mcp_config,
+    });
+    let listed = workspace.mcp_listing()?;
+    let session = workspace.start_servers(&listed)?;
     let reports = session.reports();
     session.close_blocking();
     if !json {

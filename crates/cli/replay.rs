@@ -75,14 +75,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         None => spec,
     };
     let assembled = dsh_core::assemble(spec, target)?;
-    for notice in &assembled.hook_notices {
+    for notice in assembled.hook_notices() {
         errln!("dsh: {notice}");
     }
-    for problem in &assembled.problems {
+    for problem in assembled.problems() {
         errln!("dsh: {problem}");
     }
     if args.out.is_none() {
-        for event in assembled.log.events() {
+        for event in assembled.log().events() {
             wiring::stdout_line(&encode(event)?);
         }
     }
@@ -113,7 +113,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
     };
     // A session like any other, with the fixture's scripted model.
     let label = args.fixture.display().to_string();
-    dsh_agent::check_prompts(&fixture, &assembled.project.commands, &label)?;
+    dsh_agent::check_prompts(&fixture, assembled.commands(), &label)?;
     let model = Arc::new(ScriptedModel::streaming(
         label,
         fixture.script(),
@@ -135,7 +135,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
     // Replay's prompt names the project, nothing else (stable snapshots).
     session
         .agent()
-        .replace_system_prompt(dsh_core::hooks::system_prompt(&cwd));
+        .replace_system_prompt(dsh_core::replay_system_prompt(&cwd));
     let prompts = dsh_agent::PromptRange {
         skip: 0,
         // `--init-only`: the set-up and session-start hooks, then no prompt.

@@ -1,6 +1,5 @@
 //! The binary's side of a session: the current directory, stdout lines and
-//! stderr notices. Hook loading is dsh-core's (the environment scrub is
-//! re-exported here for `mcp list`).
+//! stderr notices. Hook loading and the environment scrub are dsh-core's.
 
 use crate::stdio::errln;
 use std::io::Write as _;
@@ -10,8 +9,6 @@ use dsh_agent::{EventCallback, NoticeCallback};
 use dsh_protocol::Event;
 use dsh_seams::{NoticeLevel, UserNotice};
 use dsh_session::encode;
-
-pub use dsh_core::hooks::scrubbed_env;
 
 /// The current directory, canonicalized (dsh-core's, kept here for the
 /// other front ends).

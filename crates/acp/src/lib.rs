@@ -249,14 +249,11 @@ impl Server {
     /// The provider settings and key, checked.
     fn check_model(&self) -> Result<(), RpcError> {
         self.config
-            .provider_for(
+            .model_for(
                 &self.env,
                 self.args.session.model.as_deref(),
                 self.args.session.provider_api,
             )
-            .and_then(|settings| {
-                dsh_provider::HttpProvider::new(settings).map_err(dsh_core::Error::from)
-            })
             .map(drop)
             .map_err(|error| rpc_error(INTERNAL_ERROR, error_chain(&error.into())))
     }
@@ -559,14 +556,14 @@ impl Server {
             .await
             .map_err(|error| internal(anyhow::Error::new(error)))?
             .map_err(core)?;
-        if let Some(torn) = &assembled.torn {
+        if let Some(torn) = assembled.torn() {
             tracing::warn!(
                 "{}: dropped an incomplete last line ({} bytes)",
                 torn.line,
                 torn.bytes
             );
         }
-        for notice in &assembled.notices {
+        for notice in assembled.notices() {
             send_update(cx, session_id, agent_text(format!("> [dsh] {notice}\n\n")));
         }
         let translator = Arc::new(Mutex::new(Translator::new(setup.cwd.clone())));
@@ -597,18 +594,16 @@ impl Server {
             }
         };
         // Last in the chain: it runs only for calls every check let through.
-        assembled
-            .plugins
-            .push(Arc::new(progress::ExecutionStarts::new(
-                cx.clone(),
-                session_id.clone(),
-            )));
+        assembled.push_plugin(Arc::new(progress::ExecutionStarts::new(
+            cx.clone(),
+            session_id.clone(),
+        )));
         let approval = AcpApproval::new(
             cx.clone(),
             session_id.clone(),
             setup.cwd.clone(),
             Arc::clone(turn_slot),
-            Arc::clone(&assembled.permissions),
+            Arc::clone(assembled.permissions()),
         )
         .with_elicitation(lock(&self.elicitation).clone());
         let mut session = dsh_core::Session::from_assembled(

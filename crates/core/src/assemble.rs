@@ -66,52 +66,64 @@ impl LogTarget {
     }
 }
 
-/// A session ready for a driver: the interactive or headless agent
-/// ([`Assembled::agent`]) or the replay loop (its parts).
+/// A session ready for a driver, before its agent exists: what a front end
+/// needs to know about it (its id, directory, log, notices, permission
+/// mode, servers, commands) through the methods below, and the few things
+/// a front end adds (a last plugin, whether `ask_user_question` is
+/// offered). [`crate::Session::from_assembled`] builds the agent over it.
 pub struct Assembled {
     /// The session id.
-    pub session_id: String,
+    pub(crate) session_id: String,
     /// The project directory.
-    pub cwd: PathBuf,
+    pub(crate) cwd: PathBuf,
     /// The open log.
-    pub log: SessionLog,
+    pub(crate) log: SessionLog,
     /// How the session-start seam is told the session began.
-    pub source: SessionStartSource,
-    /// The seq of the first event this run appends.
-    pub first_seq: u64,
+    pub(crate) source: SessionStartSource,
     /// Hook bridges then the permission stage, in pipeline order.
-    pub plugins: Vec<Arc<dyn Plugin>>,
+    pub(crate) plugins: Vec<Arc<dyn Plugin>>,
     /// The runner every hook process goes through; `kill_all` on exit.
-    pub runner: HookRunner,
+    pub(crate) runner: HookRunner,
     /// The permission stage, typed (approval answers add rules to it).
-    pub permissions: Arc<PermissionsPlugin>,
+    pub(crate) permissions: Arc<PermissionsPlugin>,
     /// The running MCP servers; close them when the session ends.
-    pub mcp: Arc<McpSession>,
+    pub(crate) mcp: Arc<McpSession>,
     /// Instructions and custom commands.
-    pub project: ProjectContext,
+    pub(crate) project: ProjectContext,
     /// Automatic compaction.
-    pub auto_compact: AutoCompact,
+    pub(crate) auto_compact: AutoCompact,
     /// The start-up notices (hooks, then MCP), as in the log header.
-    pub notices: Vec<String>,
+    pub(crate) notices: Vec<String>,
     /// Lines worth stderr at start-up (discovery problems, failed servers).
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
     /// The hook bridges' own notices (the first part of `notices`).
-    pub hook_notices: Vec<String>,
+    pub(crate) hook_notices: Vec<String>,
     /// The dialect of each hook bridge, in order: the first
     /// `hook_dialects.len()` entries of `plugins` are theirs.
-    pub hook_dialects: Vec<dsh_protocol::Dialect>,
+    pub(crate) hook_dialects: Vec<dsh_protocol::Dialect>,
     /// A reopened log's incomplete last line, dropped.
-    pub torn: Option<TornTail>,
+    pub(crate) torn: Option<TornTail>,
     /// The built-in tools the session offers (`--tools`).
-    pub tools: dsh_tools::builtin::BuiltinSelection,
+    pub(crate) tools: dsh_tools::builtin::BuiltinSelection,
     /// The set-up run the flags ask for (`--init`, `--maintenance`).
-    pub setup: Option<dsh_seams::SetupTrigger>,
+    pub(crate) setup: Option<dsh_seams::SetupTrigger>,
     /// Whether `web_fetch` is offered (`[tools] web_fetch`).
-    pub web_fetch: bool,
+    pub(crate) web_fetch: bool,
     /// Whether `ask_user_question` is offered. `-p` turns it off: nobody
     /// is there to answer, and Claude Code does not offer it there
     /// (`ev_ask_user_question_p`).
-    pub ask_user: bool,
+    pub(crate) ask_user: bool,
+}
+
+/// The hook bridges of an assembled session without its agent (`dsh hooks
+/// test|replay` fire them directly).
+pub struct HookBridges {
+    /// Each bridge with its dialect, in pipeline order.
+    pub bridges: Vec<(dsh_protocol::Dialect, Arc<dyn Plugin>)>,
+    /// The runner every hook process goes through.
+    pub runner: HookRunner,
+    /// The bridges' start-up notices (a hook that will not run, and why).
+    pub notices: Vec<String>,
 }
 
 /// What else an agent needs besides the assembled session.
@@ -193,14 +205,14 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         }
         header
     };
-    let (session_id, log, source, first_seq, torn) = match target {
+    let (session_id, log, source, torn) = match target {
         LogTarget::New { id, dir, wait } => {
             dsh_session::create_private_dir(&dir)?;
             check_inside(&dir, spec.sources.dsh_home.as_path())?;
             let path = dir.join(format!("{id}.jsonl"));
             let log = SessionLog::create_with(&path, header_for(&id), wait)
                 .with_context(|| format!("cannot create the session log {}", path.display()))?;
-            (id, log, SessionStartSource::Startup, 0, None)
+            (id, log, SessionStartSource::Startup, None)
         }
         LogTarget::Reopen { path, wait } => {
             let (log, torn) = SessionLog::open_with(&path, wait)
@@ -216,17 +228,16 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
                     }
                 })
                 .ok_or_else(|| Error::msg(format!("{}: no session header", path.display())))?;
-            let first_seq = log.events().len() as u64;
-            (id, log, SessionStartSource::Resume, first_seq, torn)
+            (id, log, SessionStartSource::Resume, torn)
         }
         LogTarget::Writer { id, path, writer } => {
             let log = SessionLog::over_writer(&path, writer, header_for(&id))
                 .with_context(|| format!("cannot write the session log {}", path.display()))?;
-            (id, log, SessionStartSource::Startup, 0, None)
+            (id, log, SessionStartSource::Startup, None)
         }
         LogTarget::InMemory { id } => {
             let log = SessionLog::in_memory(header_for(&id))?;
-            (id, log, SessionStartSource::Startup, 0, None)
+            (id, log, SessionStartSource::Startup, None)
         }
     };
     let mut log = log;
@@ -241,7 +252,6 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         cwd: spec.cwd.clone(),
         log,
         source,
-        first_seq,
         plugins: hooks.plugins,
         runner: hooks.runner.clone(),
         permissions: Arc::clone(&spec.permissions.permissions),
@@ -297,6 +307,129 @@ pub fn check_inside(dir: &Path, dsh_home: &Path) -> Result<()> {
 }
 
 impl Assembled {
+    /// A session of `plugins` alone, its log in memory: no hooks, MCP
+    /// servers, project context or compaction, every built-in tool (an
+    /// embedder's or a test's pipeline).
+    pub fn bare(
+        session_id: &str,
+        cwd: &Path,
+        plugins: Vec<Arc<dyn Plugin>>,
+        permissions: Arc<PermissionsPlugin>,
+    ) -> Result<Assembled> {
+        let header = crate::hooks::header(session_id, cwd, Vec::new());
+        Ok(Assembled {
+            session_id: session_id.to_owned(),
+            cwd: cwd.to_owned(),
+            log: SessionLog::in_memory(header)?,
+            source: SessionStartSource::Startup,
+            plugins,
+            runner: HookRunner::new(dsh_hook_runner::RunnerConfig::default()),
+            permissions,
+            mcp: Arc::new(McpSession::none()),
+            project: ProjectContext::default(),
+            auto_compact: AutoCompact::Off,
+            notices: Vec::new(),
+            problems: Vec::new(),
+            hook_notices: Vec::new(),
+            hook_dialects: Vec::new(),
+            torn: None,
+            tools: dsh_tools::builtin::BuiltinSelection::All,
+            setup: None,
+            web_fetch: true,
+            ask_user: true,
+        })
+    }
+
+    /// The session id.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The project directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The open log (what a resumed session already holds).
+    pub fn log(&self) -> &SessionLog {
+        &self.log
+    }
+
+    /// How the session-start seam is told the session began.
+    pub fn source(&self) -> SessionStartSource {
+        self.source
+    }
+
+    /// The start-up notices (hooks, then MCP), as in the log header.
+    pub fn notices(&self) -> &[String] {
+        &self.notices
+    }
+
+    /// The hook bridges' own notices (the first part of
+    /// [`Assembled::notices`]).
+    pub fn hook_notices(&self) -> &[String] {
+        &self.hook_notices
+    }
+
+    /// Lines worth stderr at start-up (discovery problems, failed servers).
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+
+    /// A reopened log's incomplete last line, dropped.
+    pub fn torn(&self) -> Option<&TornTail> {
+        self.torn.as_ref()
+    }
+
+    /// The runner every hook and tool process goes through.
+    pub fn runner(&self) -> &HookRunner {
+        &self.runner
+    }
+
+    /// The permission stage (approval answers add rules to it; its mode
+    /// changes with `set_permission_mode` and the terminal's mode key).
+    pub fn permissions(&self) -> &Arc<PermissionsPlugin> {
+        &self.permissions
+    }
+
+    /// The permission mode the session is in now (it starts in the
+    /// spec's [`crate::SessionMode`]).
+    pub fn permission_mode(&self) -> dsh_permissions::Mode {
+        self.permissions.mode()
+    }
+
+    /// The running MCP servers.
+    pub fn mcp(&self) -> &McpSession {
+        &self.mcp
+    }
+
+    /// Custom commands, skills and Codex prompts.
+    pub fn commands(&self) -> &dsh_agent::commands::CommandCatalog {
+        &self.project.commands
+    }
+
+    /// Adds a stage at the end of the pipeline (after the hook bridges,
+    /// the permission stage and the watcher): a front end's own check.
+    pub fn push_plugin(&mut self, plugin: Arc<dyn Plugin>) {
+        self.plugins.push(plugin);
+    }
+
+    /// Whether `ask_user_question` is offered. `-p` turns it off: nobody
+    /// is there to answer, and Claude Code does not offer it there
+    /// (`ev_ask_user_question_p`).
+    pub fn offer_ask_user(&mut self, offered: bool) {
+        self.ask_user = offered;
+    }
+
+    /// The hook bridges alone, with their runner; the rest is dropped.
+    pub fn into_hook_bridges(self) -> HookBridges {
+        HookBridges {
+            bridges: self.hook_dialects.into_iter().zip(self.plugins).collect(),
+            runner: self.runner,
+            notices: self.hook_notices,
+        }
+    }
+
     /// The agent of an interactive, headless or ACP session over this
     /// session; a turn a crash left open is repaired.
     pub fn agent(self, options: AgentOptions) -> Result<Agent> {

@@ -149,6 +149,21 @@ impl DshConfig {
         Ok(settings)
     }
 
+    /// The model [`DshConfig::provider_for`] points at, its client built
+    /// (a missing key is an error): what a front end checks before it
+    /// offers sessions.
+    pub fn model_for(
+        &self,
+        env: &Env,
+        model: Option<&str>,
+        api: Option<dsh_provider::ProviderApi>,
+    ) -> Result<std::sync::Arc<dyn dsh_model::Model>> {
+        let settings = self.provider_for(env, model, api)?;
+        Ok(std::sync::Arc::new(dsh_provider::HttpProvider::new(
+            settings,
+        )?))
+    }
+
     fn tables(&self, table: &str) -> Result<Tables> {
         match &self.text {
             None => Ok(Tables::default()),
@@ -213,7 +228,7 @@ impl DshConfig {
         }
     }
 
-    /// The session's automatic compaction (see [`crate::compact::configured`]).
+    /// The session's automatic compaction (see `compact::configured`).
     pub fn compaction(
         &self,
         flag: Option<AutocompactFlag>,

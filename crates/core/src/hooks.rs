@@ -41,12 +41,10 @@ pub struct HookSources {
     /// run: project hooks the user has not trusted (see `trust.rs`). They
     /// are loaded, listed as disabled, and never run.
     pub excluded_hooks: Vec<String>,
-    /// The session's permission mode as hooks see it (`permission_mode`);
-    /// `None` keeps the bridges' defaults.
-    pub permission_mode: Option<dsh_permissions::Mode>,
-    /// Whether `permission_mode` is the one the session's flags asked for
-    /// (see `dsh_hooks::registry::SessionHooks::permission_mode_requested`).
-    pub permission_mode_requested: bool,
+    /// The session's permission mode as hooks see it (`permission_mode`,
+    /// and whether the flags asked for it); `None` keeps the bridges'
+    /// defaults (the hook tools without `--permission-mode`).
+    pub permission_mode: Option<crate::perms::SessionMode>,
     /// The session's MCP servers (name, source), for the hook payloads that
     /// name them.
     pub mcp_servers: Vec<McpServerTag>,
@@ -78,7 +76,6 @@ impl HookSources {
             run_untrusted: true,
             excluded_hooks: Vec::new(),
             permission_mode: None,
-            permission_mode_requested: false,
             mcp_servers: Vec::new(),
             project_settings: ProjectSettings::Apply,
             attachments: Attachments::default(),
@@ -109,8 +106,8 @@ impl HookSources {
 /// Every dialect's hook configuration, parsed once per session, in
 /// registration order: trust is decided on these parsed hooks
 /// ([`crate::trust::hooks_of`]) and the same parsed hooks run
-/// ([`plugins_from`]), so a file changed while the trust question is on
-/// screen is never run unhashed.
+/// (`plugins_from`, in [`crate::assemble`]), so a file changed while the
+/// trust question is on screen is never run unhashed.
 #[derive(Debug, Clone)]
 pub struct HookConfigs {
     configs: Vec<Box<dyn DialectConfig>>,
@@ -180,17 +177,6 @@ pub struct LoadedHooks {
     pub runner: HookRunner,
 }
 
-/// Discovers and loads every hook configuration. An unreadable configuration
-/// is an error: dsh does not start a session on a config it cannot read.
-pub fn load_hooks(sources: &HookSources) -> Result<LoadedHooks> {
-    load_hooks_with(sources, scrubbed_env(&sources.dsh_home))
-}
-
-/// [`load_hooks`] with the variables to scrub already known.
-pub fn load_hooks_with(sources: &HookSources, scrub_env: Vec<String>) -> Result<LoadedHooks> {
-    plugins_from(HookConfigs::load(sources)?, sources, scrub_env)
-}
-
 /// The hook plugins of configurations already parsed (the session's one
 /// parse), with the origins `sources` excludes disabled. Fails only when
 /// a dialect cannot build its plugin (an SDK's hook registrations).
@@ -218,12 +204,13 @@ pub fn plugins_from(
             )
         })
         .collect();
-    let permission_mode = sources.permission_mode.map(|mode| mode.hook_name());
     let session = SessionHooks {
         runner: runner.clone(),
         run_untrusted: sources.run_untrusted,
-        permission_mode,
-        permission_mode_requested: sources.permission_mode_requested,
+        permission_mode: sources.permission_mode.map(|mode| mode.mode().hook_name()),
+        permission_mode_requested: sources
+            .permission_mode
+            .is_some_and(crate::perms::SessionMode::requested),
         mcp_servers: &sources.mcp_servers,
         attachments: &sources.attachments,
     };
@@ -256,14 +243,9 @@ pub fn plugins_from(
 /// The variables no hook or tool command may see: dsh's API key variables
 /// and the provider's configured `api_key_env`. An unreadable provider
 /// configuration leaves the defaults (the model set-up reports it).
-pub fn scrubbed_env(dsh_home: &Path) -> Vec<String> {
-    let env = Env::from_process();
-    let config =
-        crate::DshConfig::load(dsh_home).unwrap_or_else(|_| crate::DshConfig::empty(dsh_home));
-    scrubbed_env_for(&env, &config)
-}
-
-/// [`scrubbed_env`] for an environment and configuration already read.
+///
+/// For an environment and configuration already read (nothing here reads
+/// the process environment).
 pub fn scrubbed_env_for(env: &Env, config: &crate::DshConfig) -> Vec<String> {
     let mut names = dsh_hook_runner::default_scrubbed_env();
     if let Ok(settings) = config.provider(env, None)

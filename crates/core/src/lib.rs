@@ -10,6 +10,10 @@
 //! - [`SessionSpec::resolve`]: hooks of both dialects with plugins and the
 //!   trust decision, permission layers, MCP servers with their consent,
 //!   instructions, compaction, provider and model.
+//! - [`Workspace::resolve`]: a directory's configuration for the commands
+//!   that read it without starting a session (`dsh hooks
+//!   list|check|trust|untrust`, `dsh mcp list`, `/hooks`): the same
+//!   sources, reader and trust decision.
 //! - [`system_prompt`]: dsh's versioned system prompt with tool guidance
 //!   and an environment block.
 //! - [`assemble`]: the spec into a running session (hooks, permissions, MCP
@@ -29,13 +33,13 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod assemble;
-pub mod compact;
+mod compact;
 mod config;
 pub mod dialects;
 mod env;
 mod error;
 mod flags;
-pub mod hooks;
+mod hooks;
 pub mod mcp;
 mod one_turn;
 pub mod perms;
@@ -45,16 +49,25 @@ mod spec;
 mod status;
 pub mod system_prompt;
 pub mod trust;
-pub mod trust_question;
+mod trust_question;
+mod workspace;
 pub mod worktree;
 
-pub use assemble::{AgentOptions, Assembled, LogTarget, assemble};
+pub use assemble::{AgentOptions, Assembled, HookBridges, LogTarget, assemble};
 pub use config::{DshConfig, config_keys};
+/// The runner every hook and tool process of a session goes through
+/// ([`Session::runner`]).
+pub use dsh_hook_runner::HookRunner;
+/// Whether opening a session log waits for another writer ([`LogTarget`]).
+pub use dsh_session::LockWait;
 pub use env::{Env, current_dir};
 pub use error::{Error, Result, ResultExt};
 pub use flags::SessionFlags;
+pub use hooks::{HookConfigs, HookSources, system_prompt as replay_system_prompt};
 pub use one_turn::{OneTurn, TurnRun, run_one_turn};
+pub use perms::SessionMode;
 pub use session::{FrontEnd, ProcessGuard, Session, SignalWatch, block_on};
 pub use spec::{Inputs, McpConsent, RememberedServers, SessionSpec, TrustPolicy};
 pub use status::Status;
 pub use trust_question::{ProjectAnswer, ProjectOffer};
+pub use workspace::{PermissionView, Workspace, WorkspaceInputs};

@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 
 use dsh_hooks::registry::McpServerTag;
 use dsh_mcp::{Discovered, McpDiscovery, ServerSource};
-use dsh_permissions::layering::{WorkspaceTrust, workspace_trust};
+use dsh_permissions::layering::{WorkspaceTrust, workspace_trust_with};
 
 use crate::{Env, Result};
 
-/// The session's running servers (dsh-mcp's).
-pub use dsh_mcp::McpSession;
+/// The session's running servers (dsh-mcp's), how each one is doing, and
+/// `--mcp-config`'s argument.
+pub use dsh_mcp::{McpConfigArg, McpSession, ServerStatus};
 
 /// Whether project servers without a user-level approval are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,18 +151,44 @@ pub fn listing(
     settings: &[PathBuf],
     mcp_config: &[dsh_mcp::McpConfigArg],
 ) -> Result<McpListing> {
-    let mut discovered = discover(env, cwd, settings, mcp_config, ProjectServers::StartAll)?;
-    let trusted_by = match workspace_trust(&env.home_or_root(), &env.dsh_home_or_default(), cwd) {
-        WorkspaceTrust::ClaudeJson => Some(format!(
-            "workspace trusted: hasTrustDialogAccepted in {}",
-            env.home_or_root().join(".claude.json").display()
-        )),
-        WorkspaceTrust::DshTrust => Some(format!(
-            "workspace trusted: `dsh hooks trust`, in {}",
-            env.dsh_home_or_default().join("trust.json").display()
-        )),
-        WorkspaceTrust::ThisSession | WorkspaceTrust::Untrusted => None,
-    };
+    listing_with(
+        env,
+        cwd,
+        settings,
+        mcp_config,
+        &dsh_files::ConfigFiles::default(),
+    )
+}
+
+/// [`listing`] through a reader (each file read once; see
+/// [`crate::Workspace::mcp_listing`]).
+pub fn listing_with(
+    env: &Env,
+    cwd: &Path,
+    settings: &[PathBuf],
+    mcp_config: &[dsh_mcp::McpConfigArg],
+    files: &dsh_files::ConfigFiles,
+) -> Result<McpListing> {
+    let mut discovered = discover_with(
+        env,
+        cwd,
+        settings,
+        mcp_config,
+        ProjectServers::StartAll,
+        files,
+    )?;
+    let trusted_by =
+        match workspace_trust_with(files, &env.home_or_root(), &env.dsh_home_or_default(), cwd) {
+            WorkspaceTrust::ClaudeJson => Some(format!(
+                "workspace trusted: hasTrustDialogAccepted in {}",
+                env.home_or_root().join(".claude.json").display()
+            )),
+            WorkspaceTrust::DshTrust => Some(format!(
+                "workspace trusted: `dsh hooks trust`, in {}",
+                env.dsh_home_or_default().join("trust.json").display()
+            )),
+            WorkspaceTrust::ThisSession | WorkspaceTrust::Untrusted => None,
+        };
     let mut servers: Vec<ListedServer> = discovered
         .servers
         .iter()

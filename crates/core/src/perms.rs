@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use crate::Result;
-use dsh_permissions::{Mode, layering};
+/// A permission mode (`--permission-mode`, [`SessionMode::mode`]).
+pub use dsh_permissions::Mode;
+use dsh_permissions::layering;
 
 /// Permission flags of every session (part of [`crate::SessionFlags`]).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -53,6 +55,57 @@ fn mode_parser() -> impl clap::builder::TypedValueParser<Value = Mode> {
     clap::builder::PossibleValuesParser::new(MODE_NAMES).try_map(|s| s.parse::<Mode>())
 }
 
+impl PermissionFlags {
+    /// The mode the command line asks for: `--permission-mode`, or
+    /// `bypassPermissions` for `--dangerously-skip-permissions` (the two
+    /// conflict). The one place the two flags become a mode.
+    pub fn requested_mode(&self) -> Option<Mode> {
+        self.permission_mode.or(self
+            .dangerously_skip_permissions
+            .then_some(Mode::BypassPermissions))
+    }
+}
+
+/// The session's permission mode: one typed fact, decided once by
+/// [`crate::SessionSpec::resolve`] (flag, else a settings `defaultMode`,
+/// else the policy's fallback, else Claude Code's `default`) and read by
+/// everyone: the permission stage starts in it, hooks' `permission_mode`
+/// carries it, `dsh status` and the front ends show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionMode {
+    /// The command line asked for it (`--permission-mode`,
+    /// `--dangerously-skip-permissions`).
+    Requested(Mode),
+    /// The configuration chose it (a settings `defaultMode`, replay's
+    /// `bypassPermissions`, or Claude Code's `default`).
+    Configured(Mode),
+}
+
+impl SessionMode {
+    /// The mode.
+    pub fn mode(self) -> Mode {
+        match self {
+            SessionMode::Requested(mode) | SessionMode::Configured(mode) => mode,
+        }
+    }
+
+    /// Whether the command line asked for it: a dialect whose tool derives
+    /// the mode itself (Codex, from its approval policy) shows the
+    /// session's mode only then.
+    pub fn requested(self) -> bool {
+        match self {
+            SessionMode::Requested(_) => true,
+            SessionMode::Configured(_) => false,
+        }
+    }
+}
+
+impl std::fmt::Display for SessionMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.mode().fmt(f)
+    }
+}
+
 pub use dsh_permissions::layering::{Built, WorkspaceTrust, workspace_trust, workspace_trust_with};
 
 /// The session's permission layers (dsh-permissions' [`layering`]) for
@@ -68,9 +121,7 @@ pub fn build_with(
     files: &dsh_files::ConfigFiles,
 ) -> Result<Built> {
     let requested = layering::Requested {
-        mode: flags.permission_mode.or(flags
-            .dangerously_skip_permissions
-            .then_some(Mode::BypassPermissions)),
+        mode: flags.requested_mode(),
         additional_directories: flags.add_dirs.clone(),
         allowed_tools: flags.allowed_tools.clone(),
         disallowed_tools: flags.disallowed_tools.clone(),

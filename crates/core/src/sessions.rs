@@ -211,11 +211,11 @@ pub fn forget_failed_start(path: &Path) -> bool {
 
 /// Tells stderr about a reopened log's torn last line.
 pub fn report_torn(assembled: &crate::Assembled) {
-    if let Some(torn) = &assembled.torn {
+    if let Some(torn) = assembled.torn() {
         errln!(
             "dsh: warning: {}:{}: the last line was incomplete ({} bytes, left by a crash); it was dropped",
             assembled
-                .log
+                .log()
                 .path()
                 .map_or_else(String::new, |path| path.display().to_string()),
             torn.line,

@@ -12,7 +12,7 @@ use dsh_trust::UntrustedHook;
 
 use crate::hooks::{HookConfigs, HookSources};
 use crate::mcp::{ProjectServers, discover_with, tags};
-use crate::perms::{self, Built, WorkspaceTrust, workspace_trust_with};
+use crate::perms::{self, Built, SessionMode, WorkspaceTrust, workspace_trust_with};
 use crate::{DshConfig, Env, Error, Result, SessionFlags};
 use dsh_hooks::project_settings::ProjectSettings;
 
@@ -109,8 +109,10 @@ pub struct SessionSpec {
     pub policy: TrustPolicy,
     /// Where hooks come from (plugins, excluded origins, MCP tags, mode).
     pub sources: HookSources,
-    /// Permission layers and mode.
+    /// Permission layers (the stage starts in [`SessionSpec::mode`]).
     pub permissions: Built,
+    /// The session's permission mode, decided once (everyone reads it).
+    pub mode: SessionMode,
     /// Who vouched for the workspace.
     pub workspace: WorkspaceTrust,
     /// MCP servers to start (consent applied once decided).
@@ -213,14 +215,18 @@ impl SessionSpec {
             },
             &files,
         )?;
-        sources.permission_mode_requested = flags.permissions.permission_mode.is_some()
-            || flags.permissions.dangerously_skip_permissions;
-        sources.permission_mode = match policy {
-            TrustPolicy::HookTools if flags.permissions.permission_mode.is_none() => None,
-            TrustPolicy::HookTools
-            | TrustPolicy::RunAll
-            | TrustPolicy::Ask
-            | TrustPolicy::Headless { .. } => Some(permissions.mode),
+        // The session's one permission-mode fact; everything else reads it.
+        let mode = match flags.permissions.requested_mode() {
+            Some(_) => SessionMode::Requested(permissions.mode),
+            None => SessionMode::Configured(permissions.mode),
+        };
+        sources.permission_mode = match (policy, mode) {
+            // The hook tools show hooks a mode only when one is given.
+            (TrustPolicy::HookTools, SessionMode::Configured(_)) => None,
+            (TrustPolicy::HookTools, SessionMode::Requested(_))
+            | (TrustPolicy::RunAll | TrustPolicy::Ask | TrustPolicy::Headless { .. }, _) => {
+                Some(mode)
+            }
         };
         let workspace = if flags.workspace_trusted_this_session {
             WorkspaceTrust::ThisSession
@@ -293,6 +299,7 @@ impl SessionSpec {
             policy,
             sources,
             permissions,
+            mode,
             workspace,
             mcp,
             consent,
@@ -499,8 +506,9 @@ mod tests {
         assert_eq!(replay.mcp.servers.len(), 1);
         assert_eq!(
             replay.sources.permission_mode,
-            Some(Mode::BypassPermissions)
+            Some(SessionMode::Configured(Mode::BypassPermissions))
         );
+        assert_eq!(replay.mode.mode(), Mode::BypassPermissions);
 
         let tools = resolve(&env, &cwd, TrustPolicy::HookTools);
         assert!(tools.consent.is_empty());
@@ -509,7 +517,7 @@ mod tests {
         assert!(tools.mcp.servers.is_empty());
         assert_eq!(tools.sources.mcp_servers.len(), 1);
         // The permission stage runs replay's fallback; hooks do not see it.
-        assert_eq!(tools.permissions.mode, Mode::BypassPermissions);
+        assert_eq!(tools.mode, SessionMode::Configured(Mode::BypassPermissions));
         assert_eq!(tools.sources.permission_mode, None);
 
         let mut flags = SessionFlags::default();
@@ -523,7 +531,24 @@ mod tests {
             policy: TrustPolicy::HookTools,
         })
         .unwrap();
-        assert_eq!(given.sources.permission_mode, Some(Mode::Plan));
+        assert_eq!(given.mode, SessionMode::Requested(Mode::Plan));
+        assert_eq!(
+            given.sources.permission_mode,
+            Some(SessionMode::Requested(Mode::Plan))
+        );
+        // `--dangerously-skip-permissions` is the same request.
+        let mut flags = SessionFlags::default();
+        flags.permissions.dangerously_skip_permissions = true;
+        let skip = SessionSpec::resolve(Inputs {
+            env: &env,
+            config: &config,
+            flags: &flags,
+            cwd: &cwd,
+            policy: TrustPolicy::Ask,
+        })
+        .unwrap();
+        assert_eq!(skip.mode, SessionMode::Requested(Mode::BypassPermissions));
+        assert_eq!(skip.permissions.permissions.mode(), skip.mode.mode());
     }
 
     #[test]

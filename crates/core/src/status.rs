@@ -99,7 +99,7 @@ impl Status {
             })
         };
         let permissions = json!({
-            "mode": spec.permissions.mode.to_string(),
+            "mode": spec.mode.to_string(),
             "workspace_trusted_by": spec.workspace.by(),
             "rules": spec.permissions.permissions.rules().iter().map(rule).collect::<Vec<_>>(),
             "dropped_project_allow": spec.permissions.permissions.dropped_allow().iter().map(rule).collect::<Vec<_>>(),

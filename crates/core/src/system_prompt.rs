@@ -10,7 +10,7 @@
 //!
 //! Change [`SYSTEM_PROMPT_VERSION`] with every change to the text, so a
 //! session log and `dsh status --json` say which prompt a model was given.
-//! `dsh replay` keeps its fixed one-line prompt ([`crate::hooks::system_prompt`]),
+//! `dsh replay` keeps its fixed one-line prompt ([`crate::replay_system_prompt`]),
 //! so fixture request snapshots do not depend on the date or the git state.
 
 use std::path::{Path, PathBuf};

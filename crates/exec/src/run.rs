@@ -193,7 +193,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
         ..dsh_core::SessionFlags::default()
     };
     if no_sandbox {
-        flags.permissions.permission_mode = Some(dsh_permissions::Mode::BypassPermissions);
+        flags.permissions.permission_mode = Some(dsh_core::perms::Mode::BypassPermissions);
     }
     let mut spec = dsh_core::SessionSpec::resolve(dsh_core::Inputs {
         env: &env,
@@ -251,13 +251,13 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
     spec.decide_headless(&mut std::io::stderr())?;
     let opened = dsh_core::assemble(
         spec,
-        sessions::log_target(&home, existing.as_ref(), dsh_session::LockWait::Fail),
+        sessions::log_target(&home, existing.as_ref(), dsh_core::LockWait::Fail),
     )?;
     sessions::report_torn(&opened);
-    for notice in &opened.notices {
+    for notice in opened.notices() {
         errln!("dsh: {notice}");
     }
-    let session_id = opened.session_id.clone();
+    let session_id = opened.session_id().to_owned();
 
     let printer = Printer {
         json: args.json,
@@ -301,7 +301,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
             NoticeLevel::Info => errln!("dsh: [{}] {}", notice.source, notice.text),
         }) as dsh_agent::NoticeCallback
     };
-    let attachments = dsh_agent::mentions::mention_attachments(&prompt, &opened.cwd);
+    let attachments = dsh_agent::mentions::mention_attachments(&prompt, opened.cwd());
     let mut session = dsh_core::Session::from_assembled(
         opened,
         AgentOptions {

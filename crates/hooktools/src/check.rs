@@ -4,19 +4,20 @@
 //!
 //! The checks are the registered dialects' ([`dsh_hooks::registry::HookDialect`]:
 //! their lint targets, file claims and lints, on the walk they share in
-//! `dsh_hooks::lint`); this module picks the files and prints what they
-//! find.
+//! `dsh_hooks::lint`); which files dsh would load here is core's
+//! ([`dsh_core::Workspace::hook_files`]); this module lints them and prints
+//! what it finds.
 
 use dsh_stdio::stdio::{ExitStatus, outln};
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::lint::{Finding, Severity};
+use dsh_hooks::lint::Severity;
 use dsh_hooks::registry::{FileClaim, Registry};
 use dsh_protocol::Dialect;
 use serde_json::json;
 
 use crate::common::Format;
-use dsh_core::hooks::HookSources;
+use dsh_core::Workspace;
 
 /// The dialect whose format a file named on the command line is in: the
 /// strongest claim of the registered dialects, the first registered on a
@@ -33,55 +34,14 @@ fn kind_of(registry: &Registry, path: &Path) -> Option<Dialect> {
     best.map(|(_, dialect)| dialect)
 }
 
-/// The files dsh would load in this directory, with their dialect, and the
-/// setup's own findings: each dialect's discovery in registration order,
-/// then the files loaded only when every configuration loads (plugins).
-fn discovered(
-    registry: &Registry,
-    sources: &HookSources,
-) -> (Vec<(PathBuf, Dialect)>, Vec<Finding>) {
-    let dialect_sources = sources.dialect_sources();
-    let mut found: Vec<(PathBuf, Dialect)> = Vec::new();
-    let mut late: Vec<(PathBuf, Dialect)> = Vec::new();
-    let mut findings = Vec::new();
-    for dialect in registry.iter() {
-        let targets = dialect.lint_targets(&dialect_sources);
-        // In the home directory the project's files are the user's: each
-        // file is checked once.
-        for path in targets.files {
-            if !found.iter().any(|(seen, _)| *seen == path) {
-                found.push((path, dialect.id()));
-            }
-        }
-        late.extend(
-            targets
-                .loaded_files
-                .into_iter()
-                .map(|path| (path, dialect.id())),
-        );
-        findings.extend(targets.findings);
-    }
-    // Plugins are what a session loads, and a session loads nothing when
-    // any dialect's configuration fails.
-    if registry.load(&dialect_sources).is_err() {
-        return (found, Vec::new());
-    }
-    for (file, dialect) in late {
-        if !found.iter().any(|(path, _)| *path == file) {
-            found.push((file, dialect));
-        }
-    }
-    (found, findings)
-}
-
 pub(super) fn run(
-    sources: &HookSources,
+    workspace: &Workspace,
     files: &[PathBuf],
     format: Format,
 ) -> anyhow::Result<ExitStatus> {
     let registry = dsh_core::dialects::registry();
     let (targets, setup_findings) = if files.is_empty() {
-        discovered(&registry, sources)
+        workspace.hook_files()
     } else {
         let named = files
             .iter()
@@ -89,7 +49,7 @@ pub(super) fn run(
                 let path = if f.is_absolute() {
                     f.clone()
                 } else {
-                    sources.cwd.join(f)
+                    workspace.cwd().join(f)
                 };
                 let kind = kind_of(&registry, &path).unwrap_or(Dialect::Claude);
                 (path, kind)
@@ -101,7 +61,7 @@ pub(super) fn run(
     let mut diagnostics = Vec::new();
     for (file, kind) in &targets {
         if let Some(dialect) = registry.get(kind.as_str()) {
-            diagnostics.extend(dialect.lint_file(file, &sources.cwd));
+            diagnostics.extend(dialect.lint_file(file, workspace.cwd()));
         }
     }
     diagnostics.extend(setup_findings);
@@ -122,7 +82,10 @@ pub(super) fn run(
         }
         Format::Text => {
             if targets.is_empty() {
-                outln!("No hook configuration found for {}.", sources.cwd.display())?;
+                outln!(
+                    "No hook configuration found for {}.",
+                    workspace.cwd().display()
+                )?;
             }
             for (file, kind) in &targets {
                 outln!("checked {} ({kind})", file.display())?;

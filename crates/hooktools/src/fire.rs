@@ -258,7 +258,7 @@ pub(super) struct Hooks {
     /// with nothing configured has none).
     pub bridges: Vec<(Dialect, Arc<dyn Plugin>)>,
     /// The runner every hook process goes through.
-    pub runner: dsh_hook_runner::HookRunner,
+    pub runner: dsh_core::HookRunner,
     /// The bridges' start-up notices (a hook that will not run, and why).
     pub notices: Vec<String>,
 }
@@ -273,16 +273,15 @@ impl Hooks {
                 id: "hooks-tooling".to_owned(),
             },
         )?;
-        let bridges = assembled
-            .hook_dialects
-            .iter()
-            .copied()
-            .zip(assembled.plugins)
-            .collect();
+        let dsh_core::HookBridges {
+            bridges,
+            runner,
+            notices,
+        } = assembled.into_hook_bridges();
         Ok(Hooks {
             bridges,
-            runner: assembled.runner,
-            notices: assembled.hook_notices,
+            runner,
+            notices,
         })
     }
 
@@ -320,7 +319,7 @@ pub(super) struct TestArgs {
 /// work before the runner kills what is left: they are spawned on the
 /// runtime after the seam returned, so first wait (briefly) for one to
 /// show up, then for all to end.
-fn wait_for_detached(runner: &dsh_hook_runner::HookRunner) {
+fn wait_for_detached(runner: &dsh_core::HookRunner) {
     let start = std::time::Instant::now();
     while runner.live_groups() == 0 && start.elapsed() < DETACHED_START {
         std::thread::sleep(Duration::from_millis(5));

@@ -30,7 +30,6 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
-use dsh_core::hooks::HookSources;
 use dsh_core::{SessionFlags, SessionSpec, TrustPolicy};
 
 pub use common::{Format, parse_dialect};
@@ -160,12 +159,12 @@ pub enum HooksCommand {
 /// Runs a `dsh hooks` subcommand.
 pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
     match command {
-        HooksCommand::List { format, settings } => list::run(&sources(settings)?, format),
+        HooksCommand::List { format, settings } => list::run(&workspace(&settings)?, format),
         HooksCommand::Check {
             files,
             format,
             settings,
-        } => check::run(&sources(settings)?, &files, format),
+        } => check::run(&workspace(&settings)?, &files, format),
         HooksCommand::Test {
             event,
             tool,
@@ -220,38 +219,39 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
         HooksCommand::Trust {
             selectors,
             settings,
-        } => trust_cmd::trust(&sources(settings)?, &selectors),
+        } => trust_cmd::trust(&workspace(&settings)?, &selectors),
         HooksCommand::Untrust {
             selectors,
             settings,
-        } => trust_cmd::untrust(&sources(settings)?, &selectors),
+        } => trust_cmd::untrust(&workspace(&settings)?, &selectors),
     }
 }
 
 /// For the interactive session's `/hooks` and `/permissions`:
 /// the same listing and trust actions as `dsh hooks …`, for the session's
-/// directory and `--settings` files.
+/// workspace ([`dsh_core::Workspace::of_session`]).
 pub mod session {
-    use super::{Format, HookSources, list, trust_cmd};
+    use super::{Format, list, trust_cmd};
+    use dsh_core::Workspace;
 
     /// `/hooks`: `dsh hooks list`.
-    pub fn list(sources: &HookSources) -> anyhow::Result<()> {
-        list::run(sources, Format::Text).map(drop)
+    pub fn list(workspace: &Workspace) -> anyhow::Result<()> {
+        list::run(workspace, Format::Text).map(drop)
     }
 
     /// `/hooks trust [SELECTOR…]`.
-    pub fn trust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<()> {
-        trust_cmd::trust(sources, selectors).map(drop)
+    pub fn trust(workspace: &Workspace, selectors: &[String]) -> anyhow::Result<()> {
+        trust_cmd::trust(workspace, selectors).map(drop)
     }
 
     /// `/hooks untrust [SELECTOR…]`.
-    pub fn untrust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<()> {
-        trust_cmd::untrust(sources, selectors).map(drop)
+    pub fn untrust(workspace: &Workspace, selectors: &[String]) -> anyhow::Result<()> {
+        trust_cmd::untrust(workspace, selectors).map(drop)
     }
 
     /// `/permissions`: the rules and where they come from.
-    pub fn permissions(sources: &HookSources) -> anyhow::Result<String> {
-        list::permissions_text(sources)
+    pub fn permissions(workspace: &Workspace) -> anyhow::Result<String> {
+        list::permissions_text(workspace)
     }
 }
 
@@ -314,33 +314,17 @@ fn test_spec(mut flags: SessionFlags, trust_all: bool) -> anyhow::Result<Session
     Ok(spec)
 }
 
-fn sources(settings: Vec<PathBuf>) -> anyhow::Result<HookSources> {
+/// The workspace of this directory, resolved by dsh-core as every
+/// command that reads configuration resolves it.
+fn workspace(settings: &[PathBuf]) -> anyhow::Result<dsh_core::Workspace> {
     let cwd = current_dir()?;
-    let settings = settings
-        .into_iter()
-        .map(|path| {
-            if path.is_absolute() {
-                path
-            } else {
-                cwd.join(path)
-            }
-        })
-        .collect::<Vec<PathBuf>>();
     let env = dsh_core::Env::from_process();
-    let mut sources = HookSources::new(&env, cwd.clone(), settings.clone());
-    // MCP tool events carry their server's `mcp_server` key; only the
-    // configuration is read (no server starts). A configuration dsh cannot
-    // read is reported when a session starts, not by the hook tools.
-    if let Ok(discovered) = dsh_core::mcp::discover(
-        &env,
-        &cwd,
-        &settings,
-        &[],
-        dsh_core::mcp::ProjectServers::StartAll,
-    ) {
-        sources.mcp_servers = dsh_core::mcp::tags(&discovered);
-    }
-    Ok(sources)
+    Ok(dsh_core::Workspace::resolve(dsh_core::WorkspaceInputs {
+        env: &env,
+        cwd: &cwd,
+        settings,
+        mcp_config: &[],
+    }))
 }
 
 #[cfg(test)]

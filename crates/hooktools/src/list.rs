@@ -7,8 +7,10 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::common::Format;
-use dsh_core::hooks::{HookConfigs, HookSources};
-use dsh_core::trust::{self, TrustStatus, TrustStore, show_path};
+use std::path::Path;
+
+use dsh_core::Workspace;
+use dsh_core::trust::{TrustStatus, show_path};
 use dsh_hooks::registry::ListFact;
 
 /// The order events are shown in: the order a session meets them.
@@ -75,55 +77,36 @@ struct PermissionRows {
     rules: Vec<RuleRow>,
 }
 
-fn permission_rows(sources: &HookSources) -> anyhow::Result<PermissionRows> {
-    use dsh_permissions::{Permissions, Source, store};
-    let mut layers = Vec::new();
-    for (source, path) in store::settings_paths(Some(&sources.home), &sources.cwd) {
-        layers.push(store::read_layer(source, &path)?);
-    }
-    for path in &sources.settings_files {
-        layers.push(store::read_layer(Source::CliArg, path)?);
-    }
-    let mode = Permissions::effective_mode(None, &layers);
-    // The same choice as `effective_mode`: the highest-precedence layer naming one.
-    let mode_from = layers
-        .iter()
-        .filter(|layer| layer.default_mode.is_some())
-        .min_by_key(|layer| layer.source)
-        .map(|layer| layer.origin.clone());
-    let workspace =
-        dsh_core::perms::workspace_trust(&sources.home, &sources.dsh_home, &sources.cwd);
-    let trusted = workspace.trust() == dsh_permissions::Trust::Trusted;
+fn permission_rows(workspace: &Workspace) -> anyhow::Result<PermissionRows> {
+    let view = workspace.permissions()?;
     let mut rules = Vec::new();
     // Highest precedence first, as they are consulted.
-    layers.sort_by_key(|layer| layer.source);
-    for layer in &layers {
+    for layer in &view.layers {
         for rule in &layer.rules {
             rules.push(RuleRow {
                 behavior: rule.behavior.key(),
                 rule: rule.rule.raw.clone(),
                 source: rule.source.name(),
                 origin: rule.origin.clone(),
-                dropped: !trusted
-                    && rule.source.is_project_scoped()
-                    && rule.behavior == dsh_permissions::Behavior::Allow,
+                dropped: view.drops(rule),
             });
         }
     }
     Ok(PermissionRows {
-        mode: mode.to_string(),
-        mode_from,
-        workspace_trusted: trusted,
-        workspace_trusted_by: workspace.by(),
+        mode: view.mode.to_string(),
+        workspace_trusted: view.workspace_trusted(),
+        mode_from: view.mode_from,
+        workspace_trusted_by: view.workspace.by(),
         rules,
     })
 }
 
-pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitStatus> {
-    let permissions = permission_rows(sources)?;
-    let configs = HookConfigs::load(sources)?;
-    let store = TrustStore::load(&sources.dsh_home)?;
-    let hooks = trust::hooks_of(sources, &configs, &store);
+pub(super) fn run(workspace: &Workspace, format: Format) -> anyhow::Result<ExitStatus> {
+    let permissions = permission_rows(workspace)?;
+    let configs = workspace.hooks()?;
+    let store = workspace.trust_store()?;
+    let hooks = workspace.project_hooks(&configs, &store);
+    let cwd = workspace.cwd();
     let trust_of = |origin: &str| {
         hooks
             .iter()
@@ -161,7 +144,7 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
     match format {
         Format::Json => {
             let mut doc = json!({
-                "cwd": sources.cwd,
+                "cwd": cwd,
                 "hooks": rows,
                 "notices": notices,
                 "permissions": permissions,
@@ -172,8 +155,8 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
             outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         }
         Format::Text => {
-            let mut text = render(&rows, &notices, sources);
-            text.push_str(&render_permissions(&permissions, sources));
+            let mut text = render(&rows, &notices, cwd);
+            text.push_str(&render_permissions(&permissions, cwd));
             // A fact with no text is for `--json` only.
             for fact in facts.iter().filter(|fact| !fact.text.is_empty()) {
                 text.push_str(&format!("  {}\n", fact.text));
@@ -184,13 +167,10 @@ pub(super) fn run(sources: &HookSources, format: Format) -> anyhow::Result<ExitS
     Ok(ExitStatus::Success)
 }
 
-fn render(rows: &[Row], notices: &[String], sources: &HookSources) -> String {
+fn render(rows: &[Row], notices: &[String], cwd: &Path) -> String {
     let mut out = String::new();
     if rows.is_empty() {
-        out.push_str(&format!(
-            "No hooks configured for {}.\n",
-            sources.cwd.display()
-        ));
+        out.push_str(&format!("No hooks configured for {}.\n", cwd.display()));
     }
     let mut current: Option<&str> = None;
     let mut index = 0;
@@ -228,7 +208,7 @@ fn render(rows: &[Row], notices: &[String], sources: &HookSources) -> String {
         out.push_str(&format!(
             "     {}{trust}{plugin} — {}\n",
             row.status,
-            show_path(&row.origin, &sources.cwd)
+            show_path(&row.origin, cwd)
         ));
     }
     if !notices.is_empty() {
@@ -241,14 +221,17 @@ fn render(rows: &[Row], notices: &[String], sources: &HookSources) -> String {
 }
 
 /// The permission section of the listing (the interactive `/permissions`).
-pub(super) fn permissions_text(sources: &HookSources) -> anyhow::Result<String> {
-    Ok(render_permissions(&permission_rows(sources)?, sources))
+pub(super) fn permissions_text(workspace: &Workspace) -> anyhow::Result<String> {
+    Ok(render_permissions(
+        &permission_rows(workspace)?,
+        workspace.cwd(),
+    ))
 }
 
-fn render_permissions(permissions: &PermissionRows, sources: &HookSources) -> String {
+fn render_permissions(permissions: &PermissionRows, cwd: &Path) -> String {
     let mut out = String::from("\nPermissions\n");
     let from = match &permissions.mode_from {
-        Some(origin) => format!("defaultMode in {}", show_path(origin, &sources.cwd)),
+        Some(origin) => format!("defaultMode in {}", show_path(origin, cwd)),
         None => "no flag or defaultMode".to_owned(),
     };
     out.push_str(&format!("  mode {} ({from})\n", permissions.mode));
@@ -266,7 +249,7 @@ fn render_permissions(permissions: &PermissionRows, sources: &HookSources) -> St
             rule.behavior,
             rule.rule,
             rule.source,
-            show_path(&rule.origin, &sources.cwd)
+            show_path(&rule.origin, cwd)
         ));
     }
     out

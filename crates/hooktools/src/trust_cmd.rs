@@ -1,7 +1,7 @@
 //! `dsh hooks trust` / `dsh hooks untrust`.
 
-use dsh_core::hooks::HookSources;
-use dsh_core::trust::{self, ProjectHook, TrustStatus, TrustStore, show_path};
+use dsh_core::Workspace;
+use dsh_core::trust::{ProjectHook, TrustStatus, show_path};
 use dsh_stdio::stdio::{ExitStatus, outln};
 
 fn selected(hook: &ProjectHook, selectors: &[String]) -> bool {
@@ -13,27 +13,28 @@ fn selected(hook: &ProjectHook, selectors: &[String]) -> bool {
         })
 }
 
-fn line(hook: &ProjectHook, sources: &HookSources) -> String {
+fn line(hook: &ProjectHook, cwd: &std::path::Path) -> String {
     format!(
         "[{}] {}: {}\n    from {}",
         hook.dialect.as_str(),
         hook.event,
         hook.command,
-        show_path(&hook.origin, &sources.cwd)
+        show_path(&hook.origin, cwd)
     )
 }
 
-pub(super) fn trust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<ExitStatus> {
-    let mut store = TrustStore::load(&sources.dsh_home)?;
-    let hooks = trust::all_hooks(sources, &store)?;
+pub(super) fn trust(workspace: &Workspace, selectors: &[String]) -> anyhow::Result<ExitStatus> {
+    let mut store = workspace.trust_store()?;
+    let hooks = workspace.project_hooks(&workspace.hooks()?, &store);
+    let cwd = workspace.cwd();
     // Without a selector the user trusts the workspace as a whole, as Claude
     // Code's trust dialog: its project `permissions.allow` rules apply.
-    if selectors.is_empty() && !store.trusts_project(&sources.cwd) {
-        store.trust_project(&sources.cwd);
+    if selectors.is_empty() && !store.trusts_project(cwd) {
+        store.trust_project(cwd);
         store.save()?;
         outln!(
             "trusted the workspace {}: its project permission allow rules apply",
-            sources.cwd.display()
+            cwd.display()
         )?;
     }
     let candidates: Vec<&ProjectHook> = hooks
@@ -48,23 +49,23 @@ pub(super) fn trust(sources: &HookSources, selectors: &[String]) -> anyhow::Resu
         if !selectors.is_empty() && hooks.iter().all(|h| !selected(h, selectors)) {
             anyhow::bail!(
                 "no hook of {} matches {}",
-                sources.cwd.display(),
+                cwd.display(),
                 selectors.join(", ")
             );
         }
         outln!(
             "Nothing to trust: {project_hooks} project hook(s) in {}, all trusted.",
-            sources.cwd.display()
+            cwd.display()
         )?;
         return Ok(ExitStatus::Success);
     }
     for hook in &candidates {
         store.trust(hook);
-        outln!("trusted {}", line(hook, sources))?;
+        outln!("trusted {}", line(hook, cwd))?;
         for script in &hook.scripts {
             outln!(
                 "    script {}",
-                show_path(&script.display().to_string(), &sources.cwd)
+                show_path(&script.display().to_string(), cwd)
             )?;
         }
     }
@@ -77,22 +78,23 @@ pub(super) fn trust(sources: &HookSources, selectors: &[String]) -> anyhow::Resu
     Ok(ExitStatus::Success)
 }
 
-pub(super) fn untrust(sources: &HookSources, selectors: &[String]) -> anyhow::Result<ExitStatus> {
-    let mut store = TrustStore::load(&sources.dsh_home)?;
-    let hooks = trust::all_hooks(sources, &store)?;
+pub(super) fn untrust(workspace: &Workspace, selectors: &[String]) -> anyhow::Result<ExitStatus> {
+    let mut store = workspace.trust_store()?;
+    let hooks = workspace.project_hooks(&workspace.hooks()?, &store);
+    let cwd = workspace.cwd();
     let mut removed = 0;
     for hook in hooks.iter().filter(|h| selected(h, selectors)) {
         if store.untrust(hook) {
             removed += 1;
-            outln!("untrusted {}", line(hook, sources))?;
+            outln!("untrusted {}", line(hook, cwd))?;
         }
     }
     if selectors.is_empty() {
         // Also forget hashes of hooks that are no longer configured here.
-        removed += store.untrust_project(&sources.cwd);
+        removed += store.untrust_project(cwd);
     }
     if removed == 0 {
-        outln!("Nothing to untrust in {}.", sources.cwd.display())?;
+        outln!("Nothing to untrust in {}.", cwd.display())?;
         return Ok(ExitStatus::Success);
     }
     store.save()?;

@@ -326,29 +326,26 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
         None,
     );
     spec.decide_headless(&mut std::io::stderr())?;
-    let target =
-        dsh_core::sessions::log_target(&home, existing.as_ref(), dsh_session::LockWait::Fail);
+    let target = dsh_core::sessions::log_target(&home, existing.as_ref(), dsh_core::LockWait::Fail);
     // MCP servers start on a runtime of their own: off this one.
     let mut assembled = tokio::task::spawn_blocking(move || dsh_core::assemble(spec, target))
         .await
         .context("session assembly stopped")??;
     dsh_core::sessions::report_torn(&assembled);
-    for notice in &assembled.notices {
+    for notice in assembled.notices() {
         errln!("dsh: {notice}");
     }
-    peer.set_session_id(&assembled.session_id);
-    let session_id = assembled.session_id.clone();
+    peer.set_session_id(assembled.session_id());
+    let session_id = assembled.session_id().to_owned();
     if args.permission_prompt_tool.as_deref() == Some("stdio") {
         // After the permission stage and the bridges' PermissionRequest hooks.
-        assembled
-            .plugins
-            .push(Arc::new(CanUseToolPlugin::new(Arc::clone(&peer))));
+        assembled.push_plugin(Arc::new(CanUseToolPlugin::new(Arc::clone(&peer))));
     } else if let Some(tool) = &args.permission_prompt_tool {
         anyhow::bail!(
             "--permission-prompt-tool {tool}: dsh asks only through the SDK's control protocol (`stdio`)"
         );
     }
-    let permissions = Arc::clone(&assembled.permissions);
+    let permissions = Arc::clone(assembled.permissions());
     *lock(&shared.permissions) = Some(Arc::clone(&permissions));
 
     let max_steps = args
@@ -359,7 +356,7 @@ async fn drive(args: SdkArgs) -> anyhow::Result<ExitStatus> {
     let translator = Arc::new(Mutex::new(dsh_print::Translator::new(
         session_id.clone(),
         dsh_print::InitInfo {
-            cwd: assembled.cwd.clone(),
+            cwd: assembled.cwd().to_owned(),
             model: model.name(),
             permission_mode: permissions.mode().hook_name().to_owned(),
             ..dsh_print::InitInfo::default()

@@ -112,24 +112,24 @@ fn prepare(args: &InteractiveArgs) -> anyhow::Result<crate::prompt_loop::Prepare
     let opened = dsh_core::assemble(spec, target)?;
     sessions::report_torn(&opened);
     let term = Arc::new(Terminal::new(crate::terminal::color_enabled(args.color)));
-    term.set_cwd(&opened.cwd);
+    term.set_cwd(opened.cwd());
     term.set_verbose(args.verbose);
     let stdin_tty = std::io::stdin().is_terminal();
     let editor_config = EditorConfig {
-        history: crate::tui::editor::history_path(&home, &opened.cwd),
-        cwd: opened.cwd.clone(),
+        history: crate::tui::editor::history_path(&home, opened.cwd()),
+        cwd: opened.cwd().to_owned(),
         color: term.color(),
         editing: term.editing_flag(),
     };
     let mut status = StatusInfo {
         model: model.name(),
-        session_id: opened.session_id.clone(),
-        mode: session_spec.permissions.mode.to_string(),
+        session_id: opened.session_id().to_owned(),
+        mode: session_spec.mode.to_string(),
         context_tokens: None,
         cache: None,
-        meter: crate::tui::usage::Meter::of_events(opened.log.events()),
+        meter: crate::tui::usage::Meter::of_events(opened.log().events()),
     };
-    if let Some(usage) = last_usage(opened.log.events()) {
+    if let Some(usage) = last_usage(opened.log().events()) {
         status.record_usage(&usage);
     }
     Ok(crate::prompt_loop::Prepared {
@@ -137,7 +137,7 @@ fn prepare(args: &InteractiveArgs) -> anyhow::Result<crate::prompt_loop::Prepare
         config,
         spec: session_spec,
         workspace,
-        log_path: opened.log.path().map(std::path::Path::to_path_buf),
+        log_path: opened.log().path().map(std::path::Path::to_path_buf),
         new_session: existing.is_none(),
         worktree,
         opened,

@@ -123,22 +123,22 @@ pub(crate) async fn drive(
     let turn: TurnSlot = Arc::new(Mutex::new(None));
     spawn_spinner(&term);
 
-    let resumed_turns = opened.log.last_turn();
-    let session_id = opened.session_id.clone();
-    let cwd = opened.cwd.clone();
-    let source = start_source(opened.source);
-    let notices = opened.notices.clone();
+    let resumed_turns = opened.log().last_turn();
+    let session_id = opened.session_id().to_owned();
+    let cwd = opened.cwd().to_owned();
+    let source = start_source(opened.source());
+    let notices = opened.notices().to_vec();
     // MCP servers that started are news, not a warning; hook notices,
     // discovery notices and failed servers are warnings.
     let settled_servers: Vec<String> = opened
-        .mcp
+        .mcp()
         .notices()
         .iter()
-        .filter(|line| !opened.problems.contains(line))
+        .filter(|line| !opened.problems().contains(line))
         .cloned()
         .collect();
-    let runner = opened.runner.clone();
-    let permissions = Arc::clone(&opened.permissions);
+    let runner = opened.runner().clone();
+    let permissions = Arc::clone(opened.permissions());
     let meter = Arc::new(Mutex::new(status.meter));
     let usage: Arc<Mutex<Option<TokenUsage>>> = Arc::new(Mutex::new(None));
     let gate = Arc::new(crate::steer::InputGate::default());
@@ -147,7 +147,7 @@ pub(crate) async fn drive(
         input: Arc::clone(&input),
         gate: Arc::clone(&gate),
         turn: Arc::clone(&turn),
-        permissions: Some(Arc::clone(&opened.permissions)),
+        permissions: Some(Arc::clone(opened.permissions())),
         project: cwd.clone(),
         workspace,
     });
@@ -246,7 +246,7 @@ pub(crate) async fn drive(
         cwd,
         home,
         log_path,
-        bypass_allowed: spec.permissions.mode == Mode::BypassPermissions,
+        bypass_allowed: spec.mode.mode() == Mode::BypassPermissions,
         spec,
         max_steps,
         hooks: args.hooks,
@@ -846,7 +846,7 @@ pub(crate) fn idle_notification_after() -> std::time::Duration {
 pub(crate) struct Stopper {
     pub stopped: Arc<Mutex<Option<Stop>>>,
     pub session_cancel: CancellationToken,
-    pub runner: dsh_hook_runner::HookRunner,
+    pub runner: dsh_core::HookRunner,
     pub term: Arc<Terminal>,
 }
 

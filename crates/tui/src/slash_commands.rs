@@ -6,21 +6,21 @@ use crate::restart::{Next, resume};
 use crate::terminal::{Terminal, Tone};
 use crate::tui::slash::{self, HooksAction, SlashCommand};
 use crate::tui::status::StatusInfo;
-use dsh_core::hooks::HookSources;
+use dsh_core::Workspace;
 
 /// The hook tooling behind `/hooks` and `/permissions` (`dsh hooks list`,
-/// `trust`, `untrust` and the permission rules), for the session's hook
-/// sources.
+/// `trust`, `untrust` and the permission rules), for the session's
+/// workspace as core resolves it ([`Workspace::of_session`]).
 #[derive(Debug, Clone, Copy)]
 pub struct HookActions {
     /// `/hooks`: prints the hook listing.
-    pub list: fn(&HookSources) -> anyhow::Result<()>,
+    pub list: fn(&Workspace) -> anyhow::Result<()>,
     /// `/hooks trust [SELECTOR…]`.
-    pub trust: fn(&HookSources, &[String]) -> anyhow::Result<()>,
+    pub trust: fn(&Workspace, &[String]) -> anyhow::Result<()>,
     /// `/hooks untrust [SELECTOR…]`.
-    pub untrust: fn(&HookSources, &[String]) -> anyhow::Result<()>,
+    pub untrust: fn(&Workspace, &[String]) -> anyhow::Result<()>,
     /// `/permissions`: the rules and where they come from.
-    pub permissions: fn(&HookSources) -> anyhow::Result<String>,
+    pub permissions: fn(&Workspace) -> anyhow::Result<String>,
 }
 
 /// What a slash command can see.
@@ -43,11 +43,8 @@ pub(crate) fn run_slash(
     command: SlashCommand,
 ) -> anyhow::Result<Option<Next>> {
     let term = context.term;
-    let sources = || {
-        let mut sources = context.spec.sources.clone();
-        sources.excluded_hooks.clear();
-        sources
-    };
+    // Read afresh each time: `/hooks` after an edit shows the edit.
+    let sources = || Workspace::of_session(context.spec);
     match command {
         SlashCommand::Help => term.lines(Tone::Plain, &slash::help()),
         SlashCommand::Exit => return Ok(Some(Next::Exit)),
