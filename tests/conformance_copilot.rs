@@ -13,7 +13,8 @@
 //!
 //! 1. **hooks fired and their stdin**: the hooks that ran, in order, each
 //!    with the configured event, the exact stdin bytes (key order, compact,
-//!    no trailing newline), normalized, its argv, its cwd and Copilot's
+//!    no trailing newline), normalized (permissionRequest's unified
+//!    `diff` is compared byte for byte, paths aside), its argv, its cwd and Copilot's
 //!    variables (`COPILOT_PROJECT_DIR`, `CLAUDE_PROJECT_DIR`,
 //!    `COPILOT_HOOK_DIR`, `COPILOT_CLI`) equal Copilot's;
 //! 2. **model view**: each model request's user prompts, assistant texts,
@@ -33,7 +34,6 @@
 //! | `<current_datetime>…</current_datetime>` | dropped from the model view, its value dropped in `transformedPrompt` | wall clock |
 //! | `textResultForLlm` / `text_result_for_llm` and tool results the tool itself wrote | `<TOOL TEXT>` (hook-made prefixes and suffixes kept) | each tool's own wording (`<shellId: 0 completed with exit code 0>`) |
 //! | `postToolUseFailure` `error` | `<ERROR TEXT>` | each tool's own error wording |
-//! | `permissionRequest` `toolInput.diff` | `<DIFF>` | Copilot's own diff rendering |
 //! | project / home / record paths | `<PROJECT>`, `<HOME>`, `<RUN>` | temp dirs |
 //! | model view: sessionStart context | a context after the prompt | Copilot puts it as the first text block of the first user message; dsh adds a context message after it |
 //! | model view: userPromptSubmitted `\n\n<system_reminder>…` | a context after the prompt | Copilot appends it to the user message; dsh adds a context message |
@@ -249,11 +249,6 @@ fn normalize_stdin(raw: &str, paths: &Paths) -> String {
                 }
             }
             "error" if input.get("toolName").is_some() => value = json!("<ERROR TEXT>"),
-            "toolInput" => {
-                if let Some(diff) = value.get_mut("diff") {
-                    *diff = json!("<DIFF>");
-                }
-            }
             _ => {}
         }
         paths.value(&mut value);

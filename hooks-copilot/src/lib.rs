@@ -10,7 +10,8 @@
 //! rules, producing the exact texts Copilot shows the model, and mapping it
 //! onto dsh's canonical seams through the shared bridge plugin
 //! (`dsh_hooks::BridgePlugin`). The translation is pure ([`config`],
-//! [`payload`], [`output`], [`translate`], [`tools`], [`matcher`]);
+//! [`payload`], [`output`], [`translate`], [`tools`], [`matcher`],
+//! [`diff`]);
 //! `dialect` describes Copilot to the shared hook engine (`dsh-hooks`);
 //! [`plugin`] plans each seam's events.
 //!
@@ -27,6 +28,7 @@
 
 pub mod config;
 mod dialect;
+pub mod diff;
 pub mod event;
 pub mod lint;
 pub mod matcher;

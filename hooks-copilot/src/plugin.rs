@@ -23,6 +23,7 @@ use dsh_seams::{
 
 use crate::config::CopilotConfig;
 use crate::dialect::{Copilot, Payload};
+use crate::diff;
 use crate::event::CopilotEvent;
 use crate::output::{Decision, Reading};
 use crate::payload::{self, AgentFields, Body, Common, ToolResult};
@@ -364,7 +365,11 @@ impl Bridge for Copilot {
         // permissionRequest: only for calls no preToolUse hook decided,
         // never for read-only tools (a_file_tools, pre_allow_no_allow_all).
         let event = CopilotEvent::PermissionRequest;
-        let (tool_name, tool_input) = tools::permission_view(&exec.tool, &exec.arguments, None);
+        // create/edit show the change as Copilot's unified diff, worked out
+        // from the file as it is now (empty when it cannot be).
+        let diff = diff::proposed(&cx.ctx.session.cwd, exec);
+        let (tool_name, tool_input) =
+            tools::permission_view(&exec.tool, &exec.arguments, diff.as_deref());
         let body = Body::PermissionRequest {
             tool_name,
             tool_input,
