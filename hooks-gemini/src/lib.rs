@@ -39,6 +39,7 @@ mod registered;
 pub mod tools;
 pub mod translate;
 pub mod trust_identity;
+mod wire;
 
 pub use config::{ConfigError, GeminiConfig, GeminiDiscovery, load};
 pub use event::GeminiEvent;

@@ -152,9 +152,9 @@ pub struct ModelEvent {
     /// Common keys.
     #[serde(flatten)]
     pub common: Common,
-    /// `llm_request`, `llm_response`, … as Gemini shapes them.
+    /// `llm_request`, and on AfterModel `llm_response`.
     #[serde(flatten)]
-    pub fields: serde_json::Map<String, Value>,
+    pub fields: crate::model_events::ModelFields,
 }
 
 /// One firing's payload, kept typed until a hook's stdin is written.
