@@ -278,11 +278,11 @@ impl Bridge for Gemini {
         // Gemini fires Notification (ToolPermission) whenever a call waits
         // for confirmation; it is advisory.
         let event = GeminiEvent::Notification;
-        let (title, details) = payload::confirmation_details(&exec.tool, &exec.arguments);
+        let details = payload::confirmation_details(&exec.tool, &exec.arguments);
         let body = Payload::Notification(payload::Notification {
             common: common(cx.ctx, event),
             notification_type: "ToolPermission",
-            message: format!("Tool {title} requires execution"),
+            message: format!("Tool {} requires execution", details.title()),
             details,
         });
         let firing = Fire::new(event, None, body).call(&exec.call_id);

@@ -25,12 +25,10 @@ where
     D: Deserializer<'de>,
     T: DeserializeOwned,
 {
-    Ok(match Value::deserialize(deserializer)? {
-        Value::Array(items) => items.into_iter().next().and_then(as_object),
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Object(_) => {
-            None
-        }
-    })
+    let Value::Array(items) = Value::deserialize(deserializer)? else {
+        return Ok(None);
+    };
+    Ok(items.into_iter().next().and_then(as_object))
 }
 
 fn as_object<T: DeserializeOwned>(value: Value) -> Option<T> {
@@ -64,10 +62,11 @@ impl<'de> Deserialize<'de> for TextPart {
             #[serde(default, deserialize_with = "dsh_hooks::wire::lenient")]
             text: Option<String>,
         }
-        Ok(TextPart(match Value::deserialize(deserializer)? {
-            Value::String(text) => Some(text),
-            object @ Value::Object(_) => as_object::<Texted>(object).and_then(|part| part.text),
-            Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) => None,
-        }))
+        let part = Value::deserialize(deserializer)?;
+        let text = match part.as_str() {
+            Some(text) => Some(text.to_owned()),
+            None => as_object::<Texted>(part).and_then(|part| part.text),
+        };
+        Ok(TextPart(text))
     }
 }
