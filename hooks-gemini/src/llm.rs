@@ -22,13 +22,20 @@
 //! - `tool` results are function responses in Gemini: no text, not shown,
 //!   and they end the user-role content before them.
 //!
+//! The hook-facing answers are here too: what the model events read of a
+//! hook's `hookSpecificOutput` ([`ModelOutput`]: an `llm_request` patch, an
+//! `llm_response`, a `toolConfig`), and the stdin keys they send
+//! ([`ModelFields`]).
+//!
 //! Everything here is pure: no I/O, no hooks.
 
 use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::wire::TextPart;
+use dsh_hooks::wire::lenient;
+
+use crate::wire::{Each, TextPart};
 
 /// Who said a message, in Gemini's terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -403,6 +410,82 @@ impl LlmResponseWire {
             usage: None,
             thinking: None,
         })
+    }
+}
+
+/// The keys of a hook's `hookSpecificOutput` that the model events read,
+/// each when it is an object (Gemini ignores anything else).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelOutput {
+    /// BeforeModel's `llm_request` patch (`None` also when it is not of
+    /// the patch's shape).
+    pub llm_request: Option<LlmRequestPatch>,
+    /// BeforeModel's synthetic or AfterModel's replacement `llm_response`.
+    pub llm_response: Option<LlmResponseWire>,
+    /// BeforeToolSelection's `toolConfig`.
+    pub tool_config: Option<ToolConfig>,
+}
+
+/// A BeforeToolSelection hook's `toolConfig`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolConfig {
+    /// `AUTO`, `ANY` or `NONE` (anything else reads as `AUTO`).
+    #[serde(default, deserialize_with = "lenient")]
+    mode: Option<String>,
+    /// The names; entries that are not strings are skipped.
+    #[serde(default, deserialize_with = "lenient")]
+    allowed_function_names: Option<Vec<Each<String>>>,
+}
+
+impl ToolConfig {
+    /// The mode asked for; `AUTO` when missing or unknown.
+    pub fn mode(&self) -> CallingMode {
+        self.mode
+            .as_deref()
+            .and_then(CallingMode::parse)
+            .unwrap_or(CallingMode::Auto)
+    }
+
+    /// The function names given, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.allowed_function_names
+            .iter()
+            .flatten()
+            .filter_map(|name| name.0.as_deref())
+    }
+}
+
+/// The stdin keys of a model event after the common ones: `llm_request`,
+/// and on AfterModel `llm_response`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelFields {
+    /// The request as hooks see it.
+    pub llm_request: LlmRequest,
+    /// AfterModel's reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm_response: Option<LlmResponse>,
+}
+
+/// Gemini's function-calling mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CallingMode {
+    /// The model decides.
+    Auto,
+    /// The model must call one of the allowed functions.
+    Any,
+    /// No function calls.
+    None,
+}
+
+impl CallingMode {
+    pub(crate) fn parse(text: &str) -> Option<CallingMode> {
+        match text {
+            "AUTO" => Some(CallingMode::Auto),
+            "ANY" => Some(CallingMode::Any),
+            "NONE" => Some(CallingMode::None),
+            _ => None,
+        }
     }
 }
 

@@ -35,18 +35,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, PoisonError};
 
 use async_trait::async_trait;
-use dsh_hooks::wire::lenient;
 use dsh_protocol::{ModelReply, ModelRequest};
 use dsh_seams::{NoticeLevel, ProviderRequestDecision, SeamContext, UserNotice};
-use serde::{Deserialize, Serialize};
 
 use crate::event::GeminiEvent;
+pub use crate::llm::{CallingMode, ModelFields, ModelOutput, ToolConfig};
 use crate::llm::{
-    LlmRequest, LlmRequestPatch, LlmResponse, LlmResponseWire, PatchLeftovers, apply_llm_request,
+    LlmRequest, LlmRequestPatch, LlmResponseWire, PatchLeftovers, apply_llm_request,
     to_llm_request, to_llm_response,
 };
 use crate::output::{Decision, Interpretation};
-use crate::wire::Each;
 
 /// The text Gemini shows for a blocked model event.
 pub fn blocked_text(reason: &str) -> String {
@@ -67,60 +65,6 @@ pub struct ModelHookAnswer {
     pub stopped: Option<String>,
     /// The model events' keys of `hookSpecificOutput`.
     pub output: ModelOutput,
-}
-
-/// The keys of a hook's `hookSpecificOutput` that the model events read,
-/// each when it is an object (Gemini ignores anything else).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ModelOutput {
-    /// BeforeModel's `llm_request` patch (`None` also when it is not of
-    /// the patch's shape).
-    pub llm_request: Option<LlmRequestPatch>,
-    /// BeforeModel's synthetic or AfterModel's replacement `llm_response`.
-    pub llm_response: Option<LlmResponseWire>,
-    /// BeforeToolSelection's `toolConfig`.
-    pub tool_config: Option<ToolConfig>,
-}
-
-/// A BeforeToolSelection hook's `toolConfig`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolConfig {
-    /// `AUTO`, `ANY` or `NONE` (anything else reads as `AUTO`).
-    #[serde(default, deserialize_with = "lenient")]
-    mode: Option<String>,
-    /// The names; entries that are not strings are skipped.
-    #[serde(default, deserialize_with = "lenient")]
-    allowed_function_names: Option<Vec<Each<String>>>,
-}
-
-impl ToolConfig {
-    /// The mode asked for; `AUTO` when missing or unknown.
-    pub fn mode(&self) -> CallingMode {
-        self.mode
-            .as_deref()
-            .and_then(CallingMode::parse)
-            .unwrap_or(CallingMode::Auto)
-    }
-
-    /// The function names given, in order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.allowed_function_names
-            .iter()
-            .flatten()
-            .filter_map(|name| name.0.as_deref())
-    }
-}
-
-/// The stdin keys of a model event after the common ones: `llm_request`,
-/// and on AfterModel `llm_response`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ModelFields {
-    /// The request as hooks see it.
-    pub llm_request: LlmRequest,
-    /// AfterModel's reply.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub llm_response: Option<LlmResponse>,
 }
 
 /// Runs Gemini hooks for one model event. The plugin implements it over
@@ -211,28 +155,6 @@ pub fn fold_before_model(answers: &[ModelHookAnswer]) -> BeforeModelOutcome {
         (None, _, Some(reason), _) => BeforeModelOutcome::Block(blocked_text(&reason)),
         (None, _, None, Some(patch)) => BeforeModelOutcome::Patch(patch),
         (None, _, None, None) => BeforeModelOutcome::Send,
-    }
-}
-
-/// Gemini's function-calling mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum CallingMode {
-    /// The model decides.
-    Auto,
-    /// The model must call one of the allowed functions.
-    Any,
-    /// No function calls.
-    None,
-}
-
-impl CallingMode {
-    fn parse(text: &str) -> Option<CallingMode> {
-        match text {
-            "AUTO" => Some(CallingMode::Auto),
-            "ANY" => Some(CallingMode::Any),
-            "NONE" => Some(CallingMode::None),
-            _ => None,
-        }
     }
 }
 

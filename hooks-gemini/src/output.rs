@@ -15,8 +15,7 @@ use dsh_hooks::wire::{Present, lenient};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::llm::{LlmRequestPatch, LlmResponseWire};
-use crate::model_events::{ModelOutput, ToolConfig};
+use crate::llm::{LlmRequestPatch, LlmResponseWire, ModelOutput, ToolConfig};
 use crate::wire::object;
 
 /// How a run ended, as the reader needs it.
@@ -137,14 +136,12 @@ impl Interpretation {
 
 fn parse_json(text: &str) -> Option<Value> {
     let value: Value = serde_json::from_str(text).ok()?;
-    match value {
+    let object = match value.as_str() {
         // A JSON string whose content is JSON is decoded again.
-        Value::String(inner) => serde_json::from_str::<Value>(&inner)
-            .ok()
-            .filter(Value::is_object),
-        object @ Value::Object(_) => Some(object),
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) => None,
-    }
+        Some(inner) => serde_json::from_str(inner).ok()?,
+        None => value,
+    };
+    object.is_object().then_some(object)
 }
 
 /// The keys Gemini reads from a hook's JSON output (each on its own: one

@@ -194,7 +194,7 @@ pub struct ModelEvent {
     pub common: Common,
     /// `llm_request`, and on AfterModel `llm_response`.
     #[serde(flatten)]
-    pub fields: crate::model_events::ModelFields,
+    pub fields: crate::llm::ModelFields,
 }
 
 /// One firing's payload, kept typed until a hook's stdin is written.

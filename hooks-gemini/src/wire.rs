@@ -70,3 +70,41 @@ impl<'de> Deserialize<'de> for TextPart {
         Ok(TextPart(text))
     }
 }
+
+/// An element Gemini reads as an object: `None` when it is not one, or
+/// not a `T`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Obj<T>(pub Option<T>);
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Obj(as_object(Value::deserialize(deserializer)?)))
+    }
+}
+
+/// An object's entries in file order (settings files keep their order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entries<T>(pub Vec<(String, T)>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Entries<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
+            type Value = Entries<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries<T>, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, T>()? {
+                    entries.push(entry);
+                }
+                Ok(Entries(entries))
+            }
+        }
+        deserializer.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
