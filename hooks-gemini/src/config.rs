@@ -5,10 +5,15 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::event::GeminiEvent;
 use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
+
+mod wire;
+
+use wire::{SettingsWire, TrustedFoldersWire};
 
 /// Gemini's default hook timeout, in milliseconds.
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
@@ -315,6 +320,15 @@ pub fn read_document_with(
     Ok(Some((text, value)))
 }
 
+/// The keys discovery reads from a settings document.
+fn settings(doc: &Value) -> SettingsWire {
+    if doc.is_object() {
+        SettingsWire::deserialize(doc).unwrap_or_default()
+    } else {
+        SettingsWire::default()
+    }
+}
+
 /// Loads the configuration.
 pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
     let user_path = discovery.user_settings();
@@ -322,11 +336,15 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
     let project_is_home = same_file(&user_path, &project_path);
     let mut layers = Vec::new();
     if let Some((_, doc)) = read_document_with(&discovery.files, &user_path)? {
-        layers.push((SettingsSource::User, user_path.clone(), doc));
+        layers.push((SettingsSource::User, user_path.clone(), settings(&doc)));
     }
     if !project_is_home && let Some((_, doc)) = read_document_with(&discovery.files, &project_path)?
     {
-        layers.push((SettingsSource::Project, project_path.clone(), doc));
+        layers.push((
+            SettingsSource::Project,
+            project_path.clone(),
+            settings(&doc),
+        ));
     }
     // hooksConfig: the project's `enabled` wins over the user's; the
     // `disabled` lists add up.
@@ -340,7 +358,8 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
         // A repository's own `hooksConfig` switches the user's hooks off
         // (or back on): it waits for a trusted workspace.
         let hold = project && discovery.project_settings == ProjectSettings::HoldBack;
-        if let Some(value) = doc.pointer("/hooksConfig/enabled").and_then(Value::as_bool) {
+        let hooks_config = doc.hooks_config.as_ref();
+        if let Some(value) = hooks_config.and_then(|config| config.enabled) {
             if hold {
                 held_back.push(HeldBack {
                     key: "hooksConfig.enabled".to_owned(),
@@ -350,22 +369,21 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
                 enabled = value;
             }
         }
-        if let Some(names) = doc
-            .pointer("/hooksConfig/disabled")
-            .and_then(Value::as_array)
-        {
+        if let Some(names) = hooks_config.and_then(|config| config.disabled.as_ref()) {
             if hold {
                 held_back.push(HeldBack {
                     key: "hooksConfig.disabled".to_owned(),
                     file: file.clone(),
                 });
             } else {
-                disabled.extend(names.iter().filter_map(Value::as_str).map(str::to_owned));
+                disabled.extend(names.iter().filter_map(|name| name.0.clone()));
             }
         }
         if let Some(value) = doc
-            .pointer("/security/folderTrust/enabled")
-            .and_then(Value::as_bool)
+            .security
+            .as_ref()
+            .and_then(|security| security.folder_trust.as_ref())
+            .and_then(|folder_trust| folder_trust.enabled)
         {
             // Folder trust protects the user from the folder: only the
             // user's own settings may switch it off.
@@ -387,10 +405,10 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
     let mut handlers: Vec<Handler> = Vec::new();
     let mut skipped = Vec::new();
     for (source, file, doc) in &layers {
-        let Some(events) = doc.get("hooks").and_then(Value::as_object) else {
+        let Some(events) = &doc.hooks else {
             continue;
         };
-        for (name, groups) in events {
+        for (name, groups) in &events.0 {
             let Some(event) = GeminiEvent::parse(name) else {
                 skipped.push(SkippedEvent {
                     file: file.clone(),
@@ -398,34 +416,33 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
                 });
                 continue;
             };
-            let Some(groups) = groups.as_array() else {
+            let Some(groups) = &groups.0 else {
                 continue;
             };
             for (i, group) in groups.iter().enumerate() {
-                let matcher = group
-                    .get("matcher")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
-                let sequential = group
-                    .get("sequential")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
-                let Some(hooks) = group.get("hooks").and_then(Value::as_array) else {
+                let Some(group) = &group.0 else {
+                    continue;
+                };
+                let matcher = group.matcher.clone();
+                let sequential = group.sequential.unwrap_or(false);
+                let Some(hooks) = &group.hooks else {
                     continue;
                 };
                 for (j, hook) in hooks.iter().enumerate() {
                     // Only command hooks run from settings; Gemini drops an
                     // entry without `type` or `command` silently.
-                    if hook.get("type").and_then(Value::as_str) != Some("command") {
-                        continue;
-                    }
-                    let Some(command) = hook.get("command").and_then(Value::as_str) else {
+                    let Some(hook) = &hook.0 else {
                         continue;
                     };
-                    let env = dsh_hooks::json_file::env_pairs(hook.get("env"));
+                    if hook.kind.as_deref() != Some("command") {
+                        continue;
+                    }
+                    let Some(command) = &hook.command else {
+                        continue;
+                    };
+                    let env = dsh_hooks::json_file::env_pairs(hook.env.as_ref().map(|env| &env.0));
                     let timeout_ms = hook
-                        .get("timeout")
-                        .and_then(Value::as_u64)
+                        .timeout
                         .filter(|t| *t > 0)
                         .unwrap_or(DEFAULT_TIMEOUT_MS);
                     handlers.push(Handler {
@@ -435,7 +452,7 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
                         origin: format!("{}#hooks.{name}[{i}].hooks[{j}]", file.display()),
                         matcher: matcher.clone(),
                         sequential,
-                        name: hook.get("name").and_then(Value::as_str).map(str::to_owned),
+                        name: hook.name.clone(),
                         command: command.to_owned(),
                         timeout_ms,
                         env,
@@ -544,11 +561,16 @@ fn folder_trust(discovery: &GeminiDiscovery) -> Result<FolderTrust, ConfigError>
         return Ok(FolderTrust::Untrusted);
     };
     let cwd = fs_err::canonicalize(&discovery.cwd).unwrap_or_else(|_| discovery.cwd.clone());
+    let rules = if doc.is_object() {
+        TrustedFoldersWire::deserialize(&doc).unwrap_or(crate::wire::Entries(Vec::new()))
+    } else {
+        crate::wire::Entries(Vec::new())
+    };
     let mut best: Option<(usize, bool)> = None;
-    for (path, rule) in doc.as_object().into_iter().flatten() {
+    for (path, rule) in rules.0 {
         let path = PathBuf::from(path);
         let path = fs_err::canonicalize(&path).unwrap_or(path);
-        let (root, trusts) = match rule.as_str() {
+        let (root, trusts) = match rule.0.as_deref() {
             Some("TRUST_FOLDER") => (path, true),
             Some("TRUST_PARENT") => match path.parent() {
                 Some(parent) => (parent.to_owned(), true),
@@ -716,5 +738,68 @@ mod tests {
         );
         assert_eq!(handler.matcher.as_deref(), Some("shell"));
         assert!(handler.origin.ends_with("#hooks.BeforeTool[0].hooks[0]"));
+    }
+
+    /// Each key is read on its own: one of the wrong type counts as
+    /// absent, an entry that is not an object is skipped but keeps its
+    /// place in the numbering, and events keep their file order.
+    #[test]
+    fn keys_of_the_wrong_type_are_absent_and_entries_keep_their_places() {
+        let project = serde_json::json!({
+        "hooksConfig": {"enabled": "no", "disabled": ["gone", 3]},
+        "hooks": {
+            "AfterTool": [{"hooks": [hook("late", None)]}],
+            "BeforeTool": [["m", true, [{"type": "command", "command": "positional"}]], {"matcher": 5, "sequential": "yes", "hooks": [3,
+                {"type": "command", "command": "a", "timeout": "x", "name": 7},
+                {"type": "command", "command": "b", "name": "gone", "timeout": 2.5},
+                {"type": "command", "command": 4}]}],
+            "SessionStart": {"hooks": [hook("not a list", None)]}
+        }});
+        let (_root, discovery) = setup("[1]", &project.to_string(), true);
+        let config = load(&discovery).unwrap();
+        let seen: Vec<_> = config
+            .handlers
+            .iter()
+            .map(|h| {
+                (
+                    h.command.as_str(),
+                    h.origin.rsplit('#').next().unwrap_or_default(),
+                    h.matcher.as_deref(),
+                    h.sequential,
+                    h.timeout_ms,
+                    h.status.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (
+                    "a",
+                    "hooks.BeforeTool[1].hooks[1]",
+                    None,
+                    false,
+                    DEFAULT_TIMEOUT_MS,
+                    "active"
+                ),
+                (
+                    "b",
+                    "hooks.BeforeTool[1].hooks[2]",
+                    None,
+                    false,
+                    DEFAULT_TIMEOUT_MS,
+                    "disabled (hooksConfig.disabled)"
+                ),
+                (
+                    "late",
+                    "hooks.AfterTool[0].hooks[0]",
+                    None,
+                    false,
+                    DEFAULT_TIMEOUT_MS,
+                    "active"
+                ),
+            ]
+        );
+        assert_eq!(config.handlers[0].name, None);
     }
 }

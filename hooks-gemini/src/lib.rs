@@ -10,7 +10,12 @@
 //! ([`payload`], [`output`], [`translate`], [`tools`], [`matcher`]);
 //! `dialect` describes Gemini to the shared hook engine (`dsh-hooks`),
 //! which records and runs every handler; [`plugin`] plans each seam's
-//! events and maps the merged outcomes onto the seams.
+//! events and maps the merged outcomes onto the seams. Payloads stay typed
+//! until a hook's stdin is written; hook output and settings files are
+//! read through serde wire structs, each key on its own (a key of the
+//! wrong type counts as absent, as in Gemini's JavaScript). Only arbitrary
+//! JSON (tool arguments, the parsed output kept for the log) stays
+//! `serde_json::Value`.
 //!
 //! What it is not: it shares the runner with the Claude Code and Codex
 //! bridges but none of their interpretation; it does not write Gemini's
@@ -39,6 +44,7 @@ mod registered;
 pub mod tools;
 pub mod translate;
 pub mod trust_identity;
+mod wire;
 
 pub use config::{ConfigError, GeminiConfig, GeminiDiscovery, load};
 pub use event::GeminiEvent;

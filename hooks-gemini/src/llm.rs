@@ -22,11 +22,20 @@
 //! - `tool` results are function responses in Gemini: no text, not shown,
 //!   and they end the user-role content before them.
 //!
+//! The hook-facing answers are here too: what the model events read of a
+//! hook's `hookSpecificOutput` ([`ModelOutput`]: an `llm_request` patch, an
+//! `llm_response`, a `toolConfig`), and the stdin keys they send
+//! ([`ModelFields`]).
+//!
 //! Everything here is pure: no I/O, no hooks.
 
 use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use dsh_hooks::wire::lenient;
+
+use crate::wire::{Each, TextPart};
 
 /// Who said a message, in Gemini's terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,8 +66,13 @@ pub struct LlmRequest {
     /// Sampling settings (`temperature`, `topP`, …) as the provider sends
     /// them; dsh's request carries none, so this is empty (see
     /// [`to_llm_request`]).
-    pub config: Map<String, Value>,
+    pub config: SamplingConfig,
 }
+
+/// The sampling settings of a request shown to hooks: dsh's
+/// provider-neutral request carries none, so Gemini's `config` is `{}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct SamplingConfig {}
 
 /// Which dsh messages each hook-facing message stands for, so that a
 /// hook's replacement can be put back where it came from.
@@ -141,7 +155,7 @@ pub fn to_llm_request(request: &ModelRequest, model: &str) -> (LlmRequest, Messa
     let llm = LlmRequest {
         model: request.model.clone().unwrap_or_else(|| model.to_owned()),
         messages,
-        config: Map::new(),
+        config: SamplingConfig {},
     };
     (llm, MessageMap { slots })
 }
@@ -174,12 +188,6 @@ pub struct LlmMessagePatch {
 }
 
 impl LlmRequestPatch {
-    /// Reads a hook's `llm_request` value; `None` when it is not an object
-    /// of this shape (Gemini then leaves the request alone).
-    pub fn from_value(value: &Value) -> Option<LlmRequestPatch> {
-        serde_json::from_value(value.clone()).ok()
-    }
-
     /// This patch with `later`'s fields laid over it: Gemini merges
     /// BeforeModel outputs field by field, later hooks winning.
     pub fn merged_with(self, later: LlmRequestPatch) -> LlmRequestPatch {
@@ -358,41 +366,127 @@ pub fn to_llm_response(reply: &ModelReply) -> LlmResponse {
     }
 }
 
-/// The text of a hook's `llm_response` replacement: the first candidate's
-/// parts joined, when it has any. `None` when the value is not a response
-/// with a non-empty first candidate (Gemini then keeps the chunk). Parts
-/// may be strings or `{"text": …}` objects; other parts carry no text.
-pub fn response_text(value: &Value) -> Option<String> {
-    let parts = value
-        .get("candidates")?
-        .as_array()?
-        .first()?
-        .get("content")?
-        .get("parts")?
-        .as_array()?;
-    if parts.is_empty() {
-        return None;
-    }
-    let text: String = parts
-        .iter()
-        .filter_map(|part| match part {
-            Value::String(text) => Some(text.as_str()),
-            Value::Object(object) => object.get("text").and_then(Value::as_str),
-            Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) => None,
-        })
-        .collect();
-    Some(text)
+/// A hook's `llm_response` (`hookSpecificOutput.llm_response`), read the
+/// way Gemini reads a replacement: only the first candidate's parts count.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+pub struct LlmResponseWire {
+    #[serde(default, deserialize_with = "crate::wire::first_object")]
+    candidates: Option<CandidateWire>,
 }
 
-/// A whole dsh reply from a hook's `llm_response` (a synthetic answer):
-/// its text, no tool calls (Gemini's hook responses are text only).
-pub fn reply_from_llm_response(value: &Value) -> Option<ModelReply> {
-    response_text(value).map(|text| ModelReply {
-        text,
-        tool_calls: Vec::new(),
-        usage: None,
-        thinking: None,
-    })
+/// The first candidate of a hook's `llm_response`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+struct CandidateWire {
+    #[serde(default, deserialize_with = "crate::wire::object")]
+    content: Option<ContentWire>,
+}
+
+/// Its `content`: the parts.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+struct ContentWire {
+    #[serde(default, deserialize_with = "dsh_hooks::wire::lenient")]
+    parts: Option<Vec<TextPart>>,
+}
+
+impl LlmResponseWire {
+    /// The replacement's text: the first candidate's parts joined, when it
+    /// has any. `None` when there is no non-empty first candidate (Gemini
+    /// then keeps the chunk). Parts may be strings or `{"text": …}`
+    /// objects; other parts carry no text.
+    pub fn text(&self) -> Option<String> {
+        let parts = self.candidates.as_ref()?.content.as_ref()?.parts.as_ref()?;
+        if parts.is_empty() {
+            return None;
+        }
+        Some(parts.iter().filter_map(|part| part.0.as_deref()).collect())
+    }
+
+    /// A whole dsh reply from this response (a synthetic answer): its text,
+    /// no tool calls (Gemini's hook responses are text only).
+    pub fn reply(&self) -> Option<ModelReply> {
+        self.text().map(|text| ModelReply {
+            text,
+            tool_calls: Vec::new(),
+            usage: None,
+            thinking: None,
+        })
+    }
+}
+
+/// The keys of a hook's `hookSpecificOutput` that the model events read,
+/// each when it is an object (Gemini ignores anything else).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelOutput {
+    /// BeforeModel's `llm_request` patch (`None` also when it is not of
+    /// the patch's shape).
+    pub llm_request: Option<LlmRequestPatch>,
+    /// BeforeModel's synthetic or AfterModel's replacement `llm_response`.
+    pub llm_response: Option<LlmResponseWire>,
+    /// BeforeToolSelection's `toolConfig`.
+    pub tool_config: Option<ToolConfig>,
+}
+
+/// A BeforeToolSelection hook's `toolConfig`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolConfig {
+    /// `AUTO`, `ANY` or `NONE` (anything else reads as `AUTO`).
+    #[serde(default, deserialize_with = "lenient")]
+    mode: Option<String>,
+    /// The names; entries that are not strings are skipped.
+    #[serde(default, deserialize_with = "lenient")]
+    allowed_function_names: Option<Vec<Each<String>>>,
+}
+
+impl ToolConfig {
+    /// The mode asked for; `AUTO` when missing or unknown.
+    pub fn mode(&self) -> CallingMode {
+        self.mode
+            .as_deref()
+            .and_then(CallingMode::parse)
+            .unwrap_or(CallingMode::Auto)
+    }
+
+    /// The function names given, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.allowed_function_names
+            .iter()
+            .flatten()
+            .filter_map(|name| name.0.as_deref())
+    }
+}
+
+/// The stdin keys of a model event after the common ones: `llm_request`,
+/// and on AfterModel `llm_response`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelFields {
+    /// The request as hooks see it.
+    pub llm_request: LlmRequest,
+    /// AfterModel's reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm_response: Option<LlmResponse>,
+}
+
+/// Gemini's function-calling mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CallingMode {
+    /// The model decides.
+    Auto,
+    /// The model must call one of the allowed functions.
+    Any,
+    /// No function calls.
+    None,
+}
+
+impl CallingMode {
+    pub(crate) fn parse(text: &str) -> Option<CallingMode> {
+        match text {
+            "AUTO" => Some(CallingMode::Auto),
+            "ANY" => Some(CallingMode::Any),
+            "NONE" => Some(CallingMode::None),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -403,6 +497,16 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// A hook's `llm_request`, as the output reader reads it.
+    fn read_patch(value: &Value) -> Option<LlmRequestPatch> {
+        serde_json::from_value(value.clone()).ok()
+    }
+
+    /// A hook's `llm_response` replacement's text.
+    fn response_text(value: &Value) -> Option<String> {
+        LlmResponseWire::deserialize(value).ok()?.text()
+    }
 
     /// The session context block of the captures (`bm_modify_request`),
     /// which Gemini sends as the first text part of the user content.
@@ -540,7 +644,7 @@ mod tests {
             user("Please run echo hi"),
         ]);
         let (_, map) = to_llm_request(&original, "m");
-        let patch = LlmRequestPatch::from_value(&json!({
+        let patch = read_patch(&json!({
             "messages": [{"role": "user", "content": "REWRITTEN-PROMPT by BeforeModel"}],
             "config": {"temperature": 0.1}
         }))
@@ -571,7 +675,7 @@ mod tests {
     fn a_model_content_keeps_its_calls_and_later_contents_stay() {
         let original = second_step();
         let (_, map) = to_llm_request(&original, "m");
-        let patch = LlmRequestPatch::from_value(&json!({
+        let patch = read_patch(&json!({
             "model": "gemini-x",
             "messages": [
                 {"role": "user", "content": "U"},
@@ -603,8 +707,7 @@ mod tests {
         assert_eq!(leftovers.extra_messages, 1);
         assert!(leftovers.config_keys.is_empty());
 
-        let short =
-            LlmRequestPatch::from_value(&json!({"messages": [{"content": "ONLY"}]})).unwrap();
+        let short = read_patch(&json!({"messages": [{"content": "ONLY"}]})).unwrap();
         let (sent, _) = apply_llm_request(&original, &map, &short);
         assert_eq!(sent.messages.get(1), Some(&user("ONLY")));
         assert_eq!(sent.messages.get(2), original.messages.get(3));
@@ -612,18 +715,16 @@ mod tests {
 
     #[test]
     fn later_patches_win_field_by_field() {
-        let first = LlmRequestPatch::from_value(&json!({
+        let first = read_patch(&json!({
             "model": "a", "messages": [{"content": "A"}]
         }))
         .unwrap();
-        let second =
-            LlmRequestPatch::from_value(&json!({"config": {"temperature": 0.5}, "model": "b"}))
-                .unwrap();
+        let second = read_patch(&json!({"config": {"temperature": 0.5}, "model": "b"})).unwrap();
         let merged = first.merged_with(second);
         assert_eq!(merged.model.as_deref(), Some("b"));
         assert_eq!(merged.messages.map(|m| m.len()), Some(1));
         assert!(merged.config.is_some());
-        assert_eq!(LlmRequestPatch::from_value(&json!("text")), None);
+        assert_eq!(read_patch(&json!("text")), None);
     }
 
     /// `a_streaming_chunks`' last chunk and `am_replace_response`'s
@@ -674,7 +775,21 @@ mod tests {
             None
         );
         assert_eq!(response_text(&json!({"text": "x"})), None);
-        let reply = reply_from_llm_response(&hook).unwrap();
+        // Only the first candidate is read; an array is not an object.
+        let later_junk = json!({"candidates": [{"content": {"parts": ["c", {"text": 5}, 7]}}, 3]});
+        assert_eq!(response_text(&later_junk).as_deref(), Some("c"));
+        assert_eq!(
+            response_text(&json!({"candidates": [[{"parts": ["x"]}]]})),
+            None
+        );
+        assert_eq!(
+            response_text(&json!({"candidates": [{"content": [["x"]]}]})),
+            None
+        );
+        let reply = LlmResponseWire::deserialize(&hook)
+            .unwrap()
+            .reply()
+            .unwrap();
         assert_eq!(reply.text, "REDACTED-A ");
         assert!(reply.tool_calls.is_empty());
     }

@@ -37,11 +37,11 @@ use std::sync::{Mutex, PoisonError};
 use async_trait::async_trait;
 use dsh_protocol::{ModelReply, ModelRequest};
 use dsh_seams::{NoticeLevel, ProviderRequestDecision, SeamContext, UserNotice};
-use serde_json::{Map, Value};
 
 use crate::event::GeminiEvent;
+pub use crate::llm::{CallingMode, ModelFields, ModelOutput, ToolConfig};
 use crate::llm::{
-    LlmRequestPatch, PatchLeftovers, apply_llm_request, reply_from_llm_response, response_text,
+    LlmRequest, LlmRequestPatch, LlmResponseWire, PatchLeftovers, apply_llm_request,
     to_llm_request, to_llm_response,
 };
 use crate::output::{Decision, Interpretation};
@@ -63,8 +63,8 @@ pub struct ModelHookAnswer {
     pub denied: Option<String>,
     /// `continue: false`, with its `stopReason`.
     pub stopped: Option<String>,
-    /// `hookSpecificOutput`, when it is an object.
-    pub specific: Option<Map<String, Value>>,
+    /// The model events' keys of `hookSpecificOutput`.
+    pub output: ModelOutput,
 }
 
 /// Runs Gemini hooks for one model event. The plugin implements it over
@@ -83,7 +83,7 @@ pub trait ModelHookFiring: Send + Sync {
         &self,
         ctx: &SeamContext,
         event: GeminiEvent,
-        fields: Map<String, Value>,
+        fields: ModelFields,
     ) -> Vec<ModelHookAnswer>;
 
     /// dsh's tool name for a Gemini tool name (`read_file` → `read`);
@@ -122,15 +122,16 @@ pub fn fold_before_model(answers: &[ModelHookAnswer]) -> BeforeModelOutcome {
     let mut stopped: Option<String> = None;
     let mut patch: Option<LlmRequestPatch> = None;
     for answer in answers {
-        let specific = answer.specific.as_ref();
         if let Some(reason) = &answer.denied {
             denied = Some(match denied {
                 Some(earlier) => format!("{earlier}\n{reason}"),
                 None => reason.clone(),
             });
-            if let Some(reply) = specific
-                .and_then(|map| map.get("llm_response"))
-                .and_then(reply_from_llm_response)
+            if let Some(reply) = answer
+                .output
+                .llm_response
+                .as_ref()
+                .and_then(LlmResponseWire::reply)
             {
                 synthetic = Some(reply);
             }
@@ -138,10 +139,7 @@ pub fn fold_before_model(answers: &[ModelHookAnswer]) -> BeforeModelOutcome {
         if let (None, Some(reason)) = (&stopped, &answer.stopped) {
             stopped = Some(reason.clone());
         }
-        if let Some(next) = specific
-            .and_then(|map| map.get("llm_request"))
-            .and_then(LlmRequestPatch::from_value)
-        {
+        if let Some(next) = answer.output.llm_request.clone() {
             patch = Some(match patch {
                 Some(earlier) => earlier.merged_with(next),
                 None => next,
@@ -160,28 +158,6 @@ pub fn fold_before_model(answers: &[ModelHookAnswer]) -> BeforeModelOutcome {
     }
 }
 
-/// Gemini's function-calling mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum CallingMode {
-    /// The model decides.
-    Auto,
-    /// The model must call one of the allowed functions.
-    Any,
-    /// No function calls.
-    None,
-}
-
-impl CallingMode {
-    fn parse(text: &str) -> Option<CallingMode> {
-        match text {
-            "AUTO" => Some(CallingMode::Auto),
-            "ANY" => Some(CallingMode::Any),
-            "NONE" => Some(CallingMode::None),
-            _ => None,
-        }
-    }
-}
-
 /// The merged `toolConfig` of one request's BeforeToolSelection hooks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolSelection {
@@ -197,23 +173,12 @@ pub fn fold_tool_selection(answers: &[ModelHookAnswer]) -> Option<ToolSelection>
     let mut mode: Option<CallingMode> = None;
     let mut names: BTreeSet<String> = BTreeSet::new();
     for answer in answers {
-        let Some(config) = answer
-            .specific
-            .as_ref()
-            .and_then(|map| map.get("toolConfig"))
-            .and_then(Value::as_object)
-        else {
+        let Some(config) = &answer.output.tool_config else {
             continue;
         };
-        let this = config
-            .get("mode")
-            .and_then(Value::as_str)
-            .and_then(CallingMode::parse)
-            .unwrap_or(CallingMode::Auto);
+        let this = config.mode();
         mode = Some(mode.map_or(this, |earlier| earlier.max(this)));
-        if let Some(list) = config.get("allowedFunctionNames").and_then(Value::as_array) {
-            names.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
-        }
+        names.extend(config.names().map(str::to_owned));
     }
     let mode = mode?;
     let allowed = match mode {
@@ -262,10 +227,10 @@ pub fn fold_after_model(answers: &[ModelHookAnswer]) -> AfterModelOutcome {
     let mut outcome = AfterModelOutcome::default();
     for answer in answers {
         if let Some(text) = answer
-            .specific
+            .output
+            .llm_response
             .as_ref()
-            .and_then(|map| map.get("llm_response"))
-            .and_then(response_text)
+            .and_then(LlmResponseWire::text)
         {
             outcome.shown = Some(text);
         }
@@ -298,25 +263,20 @@ impl ModelHookAnswer {
             .stop
             .as_ref()
             .map(|reason| reason.clone().unwrap_or_else(|| NO_REASON.to_owned()));
-        let specific = reading
-            .parsed
-            .as_ref()
-            .and_then(|parsed| parsed.get("hookSpecificOutput"))
-            .and_then(Value::as_object)
-            .cloned();
         ModelHookAnswer {
             denied,
             stopped,
-            specific,
+            output: reading.model.clone(),
         }
     }
 }
 
-fn fields(entries: Vec<(&str, Value)>) -> Map<String, Value> {
-    entries
-        .into_iter()
-        .map(|(key, value)| (key.to_owned(), value))
-        .collect()
+/// The stdin keys of BeforeModel and BeforeToolSelection.
+fn request_only(llm_request: LlmRequest) -> ModelFields {
+    ModelFields {
+        llm_request,
+        llm_response: None,
+    }
 }
 
 /// The name of the model a request goes to.
@@ -336,13 +296,8 @@ pub async fn before_provider_request(
     let mut replaced = false;
     if firing.configured(GeminiEvent::BeforeModel) {
         let (llm, map) = to_llm_request(&current, &model);
-        let value = serde_json::to_value(&llm).unwrap_or(Value::Null);
         let answers = firing
-            .fire(
-                ctx,
-                GeminiEvent::BeforeModel,
-                fields(vec![("llm_request", value)]),
-            )
+            .fire(ctx, GeminiEvent::BeforeModel, request_only(llm))
             .await;
         match fold_before_model(&answers) {
             BeforeModelOutcome::Send => {}
@@ -367,13 +322,8 @@ pub async fn before_provider_request(
     }
     if firing.configured(GeminiEvent::BeforeToolSelection) {
         let (llm, _) = to_llm_request(&current, &model);
-        let value = serde_json::to_value(&llm).unwrap_or(Value::Null);
         let answers = firing
-            .fire(
-                ctx,
-                GeminiEvent::BeforeToolSelection,
-                fields(vec![("llm_request", value)]),
-            )
+            .fire(ctx, GeminiEvent::BeforeToolSelection, request_only(llm))
             .await;
         if let Some(selection) = fold_tool_selection(&answers) {
             let restricted =
@@ -429,16 +379,10 @@ pub async fn after_model_request(
         return;
     }
     let (llm, _) = to_llm_request(request, &model_name(ctx));
-    let fired = fields(vec![
-        (
-            "llm_request",
-            serde_json::to_value(&llm).unwrap_or(Value::Null),
-        ),
-        (
-            "llm_response",
-            serde_json::to_value(to_llm_response(reply)).unwrap_or(Value::Null),
-        ),
-    ]);
+    let fired = ModelFields {
+        llm_request: llm,
+        llm_response: Some(to_llm_response(reply)),
+    };
     let answers = firing.fire(ctx, GeminiEvent::AfterModel, fired).await;
     let outcome = fold_after_model(&answers);
     if let Some(reason) = outcome.blocked {
@@ -504,15 +448,16 @@ mod tests {
 
     use dsh_protocol::{Message, ToolSpec};
     use pretty_assertions::assert_eq;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
+    use crate::output::{RunEnd, interpret};
 
+    /// A hook that printed `{"hookSpecificOutput": specific}`, as the
+    /// output reader reads it.
     fn answer(specific: Value) -> ModelHookAnswer {
-        ModelHookAnswer {
-            specific: specific.as_object().cloned(),
-            ..ModelHookAnswer::default()
-        }
+        let stdout = json!({ "hookSpecificOutput": specific }).to_string();
+        ModelHookAnswer::from_reading(&interpret(&RunEnd::Exited(0), &stdout, ""))
     }
 
     fn denied(reason: &str) -> ModelHookAnswer {
@@ -653,6 +598,40 @@ mod tests {
         assert_eq!(apply_tool_selection(&request(), &all, native), request());
     }
 
+    /// Gemini reads these keys on objects only, and a list entry of the
+    /// wrong type on its own.
+    #[test]
+    fn model_keys_are_read_from_objects_entry_by_entry() {
+        let mixed =
+            answer(json!({"toolConfig": {"mode": 3, "allowedFunctionNames": ["b", 1, "a", "b"]}}));
+        assert_eq!(
+            fold_tool_selection(&[mixed]),
+            Some(ToolSelection {
+                mode: CallingMode::Auto,
+                allowed: vec!["a".to_owned(), "b".to_owned()]
+            })
+        );
+        assert_eq!(
+            fold_tool_selection(&[answer(json!({"toolConfig": ["ANY", ["x"]]}))]),
+            None
+        );
+        assert_eq!(
+            fold_before_model(&[answer(json!({"llm_request": ["other-model"]}))]),
+            BeforeModelOutcome::Send
+        );
+        let positional = interpret(
+            &RunEnd::Exited(0),
+            r#"{"hookSpecificOutput": ["ctx", null, true]}"#,
+            "",
+        );
+        assert_eq!(positional.additional_context, None);
+        assert!(!positional.clear_context);
+        assert_eq!(
+            ModelHookAnswer::from_reading(&positional),
+            ModelHookAnswer::default()
+        );
+    }
+
     /// `am_replace_response`: two replacing answers; the last wins.
     #[test]
     fn after_model_replacements_later_wins_and_denies_join() {
@@ -672,7 +651,7 @@ mod tests {
     /// Canned answers per event, and the stdin fields each firing got.
     struct Canned {
         answers: BTreeMap<&'static str, Vec<ModelHookAnswer>>,
-        fired: Mutex<Vec<(GeminiEvent, Map<String, Value>)>>,
+        fired: Mutex<Vec<(GeminiEvent, Value)>>,
     }
 
     #[async_trait]
@@ -684,8 +663,9 @@ mod tests {
             &self,
             _ctx: &SeamContext,
             event: GeminiEvent,
-            fields: Map<String, Value>,
+            fields: ModelFields,
         ) -> Vec<ModelHookAnswer> {
+            let fields = serde_json::to_value(fields).unwrap();
             self.fired.lock().unwrap().push((event, fields));
             self.answers
                 .get(event.as_str())
@@ -797,7 +777,7 @@ mod tests {
             fired[0].1["llm_response"]["text"],
             json!("ORIGINAL TEXT with secret-1234")
         );
-        let keys: Vec<&String> = fired[0].1.keys().collect();
+        let keys: Vec<&String> = fired[0].1.as_object().unwrap().keys().collect();
         assert_eq!(keys, vec!["llm_request", "llm_response"]);
         shown.forget_turn(1);
         assert_eq!(shown.shown(1, 1), None);

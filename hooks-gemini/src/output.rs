@@ -15,6 +15,9 @@ use dsh_hooks::wire::{Present, lenient};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::llm::{LlmRequestPatch, LlmResponseWire, ModelOutput, ToolConfig};
+use crate::wire::object;
+
 /// How a run ended, as the reader needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunEnd {
@@ -89,6 +92,8 @@ pub struct Interpretation {
     /// AfterTool `hookSpecificOutput.tailToolCallRequest` `{name, args}`:
     /// the tool Gemini runs next in place of the result.
     pub tail_call: Option<TailCall>,
+    /// The model events' keys of `hookSpecificOutput`.
+    pub model: ModelOutput,
     /// The output object, as parsed.
     pub parsed: Option<Value>,
     /// Why the run failed, for the log.
@@ -106,6 +111,7 @@ impl Interpretation {
             tool_input: None,
             clear_context: false,
             tail_call: None,
+            model: ModelOutput::default(),
             parsed: None,
             error: None,
         }
@@ -130,14 +136,12 @@ impl Interpretation {
 
 fn parse_json(text: &str) -> Option<Value> {
     let value: Value = serde_json::from_str(text).ok()?;
-    match value {
+    let object = match value.as_str() {
         // A JSON string whose content is JSON is decoded again.
-        Value::String(inner) => serde_json::from_str::<Value>(&inner)
-            .ok()
-            .filter(Value::is_object),
-        object @ Value::Object(_) => Some(object),
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) => None,
-    }
+        Some(inner) => serde_json::from_str(inner).ok()?,
+        None => value,
+    };
+    object.is_object().then_some(object)
 }
 
 /// The keys Gemini reads from a hook's JSON output (each on its own: one
@@ -155,7 +159,7 @@ struct Wire {
     stop_reason: Option<String>,
     #[serde(default, deserialize_with = "lenient")]
     system_message: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
+    #[serde(default, deserialize_with = "object")]
     hook_specific_output: Option<SpecificWire>,
 }
 
@@ -169,8 +173,14 @@ struct SpecificWire {
     tool_input: Option<Map<String, Value>>,
     #[serde(default, deserialize_with = "lenient")]
     clear_context: Option<bool>,
-    #[serde(default, deserialize_with = "lenient")]
+    #[serde(default, deserialize_with = "object")]
     tail_tool_call_request: Option<TailWire>,
+    #[serde(default, rename = "llm_request", deserialize_with = "object")]
+    llm_request: Option<LlmRequestPatch>,
+    #[serde(default, rename = "llm_response", deserialize_with = "object")]
+    llm_response: Option<LlmResponseWire>,
+    #[serde(default, deserialize_with = "object")]
+    tool_config: Option<ToolConfig>,
 }
 
 /// `tailToolCallRequest`: a name and any `args` (none: `{}`).
@@ -264,6 +274,11 @@ pub fn interpret(end: &RunEnd, stdout: &str, stderr: &str) -> Interpretation {
                 .map_or_else(|| Value::Object(Map::new()), |Present(args)| args),
         })
     });
+    let model = ModelOutput {
+        llm_request: specific.llm_request,
+        llm_response: specific.llm_response,
+        tool_config: specific.tool_config,
+    };
     Interpretation {
         status,
         decision,
@@ -273,6 +288,7 @@ pub fn interpret(end: &RunEnd, stdout: &str, stderr: &str) -> Interpretation {
         tool_input,
         clear_context,
         tail_call,
+        model,
         parsed: Some(output),
         error,
     }

@@ -115,7 +115,7 @@ pub struct AfterTool {
     /// The arguments the tool ran with, under Gemini's names.
     pub tool_input: Value,
     /// `{"llmContent", "returnDisplay", "error"?}`.
-    pub tool_response: Value,
+    pub tool_response: crate::tools::ToolResponse,
     /// As in [`BeforeTool`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub original_request_name: Option<String>,
@@ -142,7 +142,47 @@ pub struct Notification {
     /// `Tool <title> requires execution`.
     pub message: String,
     /// What is to be confirmed.
-    pub details: Value,
+    pub details: ConfirmationDetails,
+}
+
+/// The `details` of a ToolPermission Notification, by kind of call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ConfirmationDetails {
+    /// A shell command.
+    Exec {
+        /// `Confirm Shell Command`.
+        title: String,
+        /// The command.
+        command: String,
+        /// Its first word.
+        #[serde(rename = "rootCommand")]
+        root_command: String,
+    },
+    /// A file write or edit.
+    Edit {
+        /// `Confirm Edit`.
+        title: String,
+        /// The file's path as given.
+        #[serde(rename = "fileName")]
+        file_name: String,
+    },
+    /// Any other tool.
+    Info {
+        /// `Confirm TOOL`.
+        title: String,
+    },
+}
+
+impl ConfirmationDetails {
+    /// The title, which the Notification's `message` names.
+    pub fn title(&self) -> &str {
+        match self {
+            ConfirmationDetails::Exec { title, .. }
+            | ConfirmationDetails::Edit { title, .. }
+            | ConfirmationDetails::Info { title } => title,
+        }
+    }
 }
 
 /// A model event (BeforeModel, AfterModel, BeforeToolSelection): the
@@ -152,9 +192,9 @@ pub struct ModelEvent {
     /// Common keys.
     #[serde(flatten)]
     pub common: Common,
-    /// `llm_request`, `llm_response`, … as Gemini shapes them.
+    /// `llm_request`, and on AfterModel `llm_response`.
     #[serde(flatten)]
-    pub fields: serde_json::Map<String, Value>,
+    pub fields: crate::llm::ModelFields,
 }
 
 /// One firing's payload, kept typed until a hook's stdin is written.
@@ -187,36 +227,35 @@ pub fn to_value(payload: &impl Serialize) -> Value {
 }
 
 /// The Notification `details` Gemini sends for a call awaiting confirmation.
-pub fn confirmation_details(tool: &str, arguments: &Value) -> (String, Value) {
+pub fn confirmation_details(tool: &str, arguments: &Value) -> ConfirmationDetails {
+    let text = |key: &str| {
+        arguments
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     match tool {
         "bash" => {
-            let command = arguments
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let root = command.split_whitespace().next().unwrap_or_default();
-            (
-                "Confirm Shell Command".to_owned(),
-                serde_json::json!({"type": "exec", "title": "Confirm Shell Command", "command": command, "rootCommand": root}),
-            )
+            let command = text("command");
+            let root_command = command
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            ConfirmationDetails::Exec {
+                title: "Confirm Shell Command".to_owned(),
+                command,
+                root_command,
+            }
         }
-        "write" | "edit" => {
-            let path = arguments
-                .get("file_path")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            (
-                "Confirm Edit".to_owned(),
-                serde_json::json!({"type": "edit", "title": "Confirm Edit", "fileName": path}),
-            )
-        }
-        other => {
-            let title = format!("Confirm {}", crate::tools::hook_tool_name(other));
-            (
-                title.clone(),
-                serde_json::json!({"type": "info", "title": title}),
-            )
-        }
+        "write" | "edit" => ConfirmationDetails::Edit {
+            title: "Confirm Edit".to_owned(),
+            file_name: text("file_path"),
+        },
+        other => ConfirmationDetails::Info {
+            title: format!("Confirm {}", crate::tools::hook_tool_name(other)),
+        },
     }
 }
 
@@ -241,6 +280,27 @@ mod tests {
             stdin,
             r#"{"session_id":"S","transcript_path":null,"cwd":"/p","hook_event_name":"BeforeTool","timestamp":"T","tool_name":"run_shell_command","tool_input":{"command":"echo hi"}}"#
         );
+    }
+
+    /// The `details` keys in the order Gemini sends them.
+    #[test]
+    fn confirmation_details_are_tagged_by_kind() {
+        let shell = confirmation_details("bash", &serde_json::json!({"command": "rm -rf x"}));
+        assert_eq!(
+            serde_json::to_string(&shell).unwrap(),
+            r#"{"type":"exec","title":"Confirm Shell Command","command":"rm -rf x","rootCommand":"rm"}"#
+        );
+        let edit = confirmation_details("edit", &serde_json::json!({"file_path": "a.txt"}));
+        assert_eq!(
+            serde_json::to_string(&edit).unwrap(),
+            r#"{"type":"edit","title":"Confirm Edit","fileName":"a.txt"}"#
+        );
+        let other = confirmation_details("glob", &serde_json::json!({}));
+        assert_eq!(
+            serde_json::to_string(&other).unwrap(),
+            r#"{"type":"info","title":"Confirm glob"}"#
+        );
+        assert_eq!(other.title(), "Confirm glob");
     }
 
     #[test]

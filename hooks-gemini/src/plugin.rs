@@ -24,12 +24,12 @@ use dsh_seams::{
     ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource, StopRequest,
     ToolExecution, ToolOutcome, UserNotice,
 };
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::config::GeminiConfig;
 use crate::dialect::Gemini;
 use crate::event::GeminiEvent;
-use crate::model_events::{ModelHookAnswer, ModelHookFiring, ShownReplies};
+use crate::model_events::{ModelFields, ModelHookAnswer, ModelHookFiring, ShownReplies};
 use crate::output::{self, Interpretation, Merged};
 use crate::payload::{self, Common, Payload};
 use crate::tools;
@@ -278,11 +278,11 @@ impl Bridge for Gemini {
         // Gemini fires Notification (ToolPermission) whenever a call waits
         // for confirmation; it is advisory.
         let event = GeminiEvent::Notification;
-        let (title, details) = payload::confirmation_details(&exec.tool, &exec.arguments);
+        let details = payload::confirmation_details(&exec.tool, &exec.arguments);
         let body = Payload::Notification(payload::Notification {
             common: common(cx.ctx, event),
             notification_type: "ToolPermission",
-            message: format!("Tool {title} requires execution"),
+            message: format!("Tool {} requires execution", details.title()),
             details,
         });
         let firing = Fire::new(event, None, body).call(&exec.call_id);
@@ -525,7 +525,7 @@ impl ModelHookFiring for GeminiPlugin {
         &self,
         ctx: &SeamContext,
         event: GeminiEvent,
-        fields: Map<String, Value>,
+        fields: ModelFields,
     ) -> Vec<ModelHookAnswer> {
         let body = Payload::Model(payload::ModelEvent {
             common: common(ctx, event),

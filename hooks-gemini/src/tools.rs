@@ -7,7 +7,9 @@
 use std::path::Path;
 
 use dsh_hooks::names::{ToolNames, copy_keys};
-use serde_json::{Map, Value, json};
+use dsh_hooks::wire::lenient;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// Gemini's names for dsh's tools.
 pub const NAMES: ToolNames = ToolNames(&[
@@ -284,6 +286,71 @@ fn absolute(path: &str, cwd: &Path) -> String {
     }
 }
 
+/// `tool_response` as Gemini shapes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResponse {
+    /// What the model is given.
+    pub llm_content: String,
+    /// What the user is shown.
+    pub return_display: ReturnDisplay,
+    /// Set when the tool failed (never for a failing shell command).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolError>,
+}
+
+/// `returnDisplay`: text, or a file diff for writes and edits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum ReturnDisplay {
+    /// Plain text.
+    Text(String),
+    /// A written or edited file.
+    File(FileDiff),
+}
+
+/// Gemini's file diff display.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileDiff {
+    /// The file's base name.
+    pub file_name: String,
+    /// Its absolute path.
+    pub file_path: String,
+    /// The content before (empty for a new file).
+    pub original_content: String,
+    /// The content after.
+    pub new_content: String,
+    /// Whether the write created the file.
+    pub is_new_file: bool,
+}
+
+/// `error` of a failed tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolError {
+    /// The tool's output.
+    pub message: String,
+    /// `execution_failed`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+/// The keys of dsh's structured tool results that Gemini's shapes use
+/// (each absent when missing or of another type).
+#[derive(Debug, Default, Deserialize)]
+struct ResultKeys {
+    #[serde(default, deserialize_with = "lenient")]
+    stdout: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    stderr: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    exit_code: Option<i64>,
+    #[serde(default, deserialize_with = "lenient")]
+    content: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    original_file: Option<String>,
+}
+
 /// `tool_response` for a finished dsh call, in Gemini's shape.
 pub fn hook_tool_response(
     tool: &str,
@@ -292,22 +359,25 @@ pub fn hook_tool_response(
     is_error: bool,
     content: &str,
     value: Option<&Value>,
-) -> Value {
-    let text = |key: &str| {
-        value
-            .and_then(|value| value.get(key))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
+) -> ToolResponse {
+    let keys: ResultKeys = value
+        .filter(|value| value.is_object())
+        .and_then(|value| ResultKeys::deserialize(value).ok())
+        .unwrap_or_default();
+    let text = |field: &Option<String>| field.clone().unwrap_or_default();
+    let plain = |llm: String, display: String| ToolResponse {
+        llm_content: llm,
+        return_display: ReturnDisplay::Text(display),
+        error: None,
     };
     match (tool, value) {
         // Gemini's shell result: the combined output wrapped as untrusted,
         // the exit code when not zero; never an `error` for a failing
         // command. (dsh does not run commands in their own process group
         // the way Gemini reports it, so there is no `Process Group PGID`.)
-        ("bash", Some(value)) => {
-            let mut output = text("stdout");
-            let stderr = text("stderr");
+        ("bash", Some(_)) => {
+            let mut output = text(&keys.stdout);
+            let stderr = text(&keys.stderr);
             if !stderr.is_empty() {
                 if !output.is_empty() {
                     output.push('\n');
@@ -320,42 +390,45 @@ pub fn hook_tool_response(
                 output.clone()
             };
             let mut llm = format!("<untrusted_context>\nOutput: {shown}\n");
-            if let Some(code) = value.get("exit_code").and_then(Value::as_i64)
+            if let Some(code) = keys.exit_code
                 && code != 0
             {
                 llm.push_str(&format!("Exit Code: {code}\n"));
             }
             llm.push_str("</untrusted_context>");
-            json!({"llmContent": llm, "returnDisplay": output})
+            plain(llm, output)
         }
-        (_, _) if is_error => json!({
-            "llmContent": content,
-            "returnDisplay": content,
-            "error": {"message": content, "type": "execution_failed"},
-        }),
-        ("read", Some(_)) => json!({"llmContent": text("content"), "returnDisplay": ""}),
-        ("write" | "edit", Some(value)) => {
+        (_, _) if is_error => ToolResponse {
+            error: Some(ToolError {
+                message: content.to_owned(),
+                kind: "execution_failed",
+            }),
+            ..plain(content.to_owned(), content.to_owned())
+        },
+        ("read", Some(_)) => plain(text(&keys.content), String::new()),
+        ("write" | "edit", Some(_)) => {
             let path = arguments
                 .get("file_path")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let original = value.get("original_file").and_then(Value::as_str);
             let new_content = match tool {
-                "write" => text("content"),
+                "write" => text(&keys.content),
                 _ => fs_err::read_to_string(absolute(path, cwd)).unwrap_or_default(),
             };
-            json!({
-                "llmContent": content,
-                "returnDisplay": {
-                    "fileName": file_name(path),
-                    "filePath": absolute(path, cwd),
-                    "originalContent": original.unwrap_or_default(),
-                    "newContent": new_content,
-                    "isNewFile": original.is_none() && tool == "write",
-                },
-            })
+            let display = FileDiff {
+                file_name: file_name(path),
+                file_path: absolute(path, cwd),
+                is_new_file: keys.original_file.is_none() && tool == "write",
+                original_content: keys.original_file.unwrap_or_default(),
+                new_content,
+            };
+            ToolResponse {
+                llm_content: content.to_owned(),
+                return_display: ReturnDisplay::File(display),
+                error: None,
+            }
         }
-        (_, _) => json!({"llmContent": content, "returnDisplay": content}),
+        (_, _) => plain(content.to_owned(), content.to_owned()),
     }
 }
 
@@ -363,6 +436,7 @@ pub fn hook_tool_response(
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use serde_json::json;
 
     #[test]
     fn dsh_tools_have_geminis_names_and_arguments() {
@@ -420,7 +494,7 @@ mod tests {
         let response =
             hook_tool_response("bash", &json!({}), Path::new("/p"), true, "x", Some(&value));
         assert_eq!(
-            response,
+            serde_json::to_value(response).unwrap(),
             json!({"llmContent": "<untrusted_context>\nOutput: to-stderr\nExit Code: 3\n</untrusted_context>", "returnDisplay": "to-stderr"})
         );
     }
