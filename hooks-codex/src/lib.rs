@@ -42,7 +42,7 @@ pub use config::{
     TrustState, load,
 };
 pub use event::CodexEvent;
-pub use plugin::{CodexPlugin, TrustPolicy};
+pub use plugin::TrustPolicy;
 pub use plugins::CodexPluginOrigin;
 pub use registered::CodexDialect;
 pub use trust_identity::TrustIdentity;
