@@ -11,7 +11,8 @@ use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
 
-use crate::config::{Handler, TrustPolicy, TrustState};
+use crate::config::approval::ApprovalPolicy;
+use crate::config::{Handler, NotifyConfig, TrustPolicy, TrustState};
 use crate::event::CodexEvent;
 use crate::output::{
     Effect, EntryKind, Interpretation, OutputEntry, RunEnd, RunFacts, RunStatus, interpret,
@@ -45,6 +46,14 @@ pub(crate) struct Codex {
     pub shell: PathBuf,
     /// Where long contexts are saved.
     pub spill_dir: PathBuf,
+    /// The legacy `notify` program, run at turn end.
+    pub notify: Option<NotifyConfig>,
+    /// dsh's cap on consecutive Stop blocks in one turn.
+    pub stop_block_cap: u32,
+    /// Codex's `approval_policy`, if set.
+    pub approval: Option<ApprovalPolicy>,
+    /// The payloads' `permission_mode` when the session asked for one.
+    pub permission_mode: Option<String>,
 }
 
 impl Rules for Codex {

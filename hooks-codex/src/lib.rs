@@ -9,7 +9,9 @@
 //! ([`CodexConfig::into_plugin`]). The translation is pure ([`payload`],
 //! [`output`], [`translate`], [`tools`], [`spill`], [`matcher`]); `dialect` describes
 //! Codex to the shared hook engine (`dsh-hooks`), which records and runs
-//! every handler; [`plugin`] maps the merged outcomes onto the seams.
+//! every handler; [`plugin`] plans each seam as a flow for the shared
+//! bridge plugin (`dsh_hooks::BridgePlugin`), which fires it and marks
+//! the winner the translation names.
 //!
 //! What it is not: it shares the runner with the Claude Code bridge but none
 //! of its interpretation; it does not write a Codex rollout file
@@ -42,7 +44,7 @@ pub use config::{
     TrustState, load,
 };
 pub use event::CodexEvent;
-pub use plugin::{CodexPlugin, TrustPolicy};
+pub use plugin::TrustPolicy;
 pub use plugins::CodexPluginOrigin;
 pub use registered::CodexDialect;
 pub use trust_identity::TrustIdentity;

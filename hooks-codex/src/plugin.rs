@@ -1,27 +1,29 @@
-//! The Codex bridge as one `dsh_seams::Plugin`: selects handlers (trust
-//! policy, matchers) and hands each firing to the shared engine
-//! (`dsh-hooks`), which records `hook/invoked`, runs them in parallel and
-//! reads them with Codex's interpreter; the bridge merges the outcomes into
-//! seam decisions and the engine records `hook/result` in configuration
-//! order.
+//! The Codex bridge on dsh's seams, as pure per-event functions over the
+//! shared bridge plugin (`dsh_hooks::BridgePlugin`): each seam builds its
+//! event's payload ([`crate::payload`]), hands the runs' effects to
+//! [`crate::translate`] (Codex's aggregation and model-facing texts) and
+//! says which run won. The plugin fires the event through the shared
+//! engine, which records `hook/invoked`, runs the handlers in parallel and
+//! reads them with Codex's interpreter, then marks the winner and records
+//! `hook/result` in configuration order.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use dsh_hook_runner::HookRunner;
-use dsh_hooks::{Engine, Request, mark_winner};
+use dsh_hooks::{BoxFuture, Bridge, BridgePlugin, Cx, Fire, Flow, Record};
 use dsh_model::ModelError;
-use dsh_protocol::{ModelReply, ModelRequest, TurnEndReason};
+use dsh_protocol::{ModelReply, ModelRequest};
 use dsh_seams::{
-    ApprovalDecision, CallReview, CancellationToken, ContextEntry, ContinuationDecision,
-    ContinuationInput, Plugin, PostToolDecision, PreToolVerdict, PromptDecision, PromptInput,
-    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome,
-    TurnSummary,
+    ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision, CompactionInput,
+    CompactionOutcome, ContextEntry, ContinuationDecision, ContinuationInput, Plugin,
+    PostToolDecision, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext,
+    SessionEndReason, SessionStartSource, SubagentStartInput, SubagentStopInput, ToolExecution,
+    ToolOutcome, TurnSummary,
 };
 use sha2::{Digest, Sha256};
 
-use crate::config::{CodexConfig, NotifyConfig};
+use crate::config::CodexConfig;
 use crate::dialect::{Codex, Reading};
 use crate::event::CodexEvent;
 use crate::output::Effect;
@@ -42,23 +44,38 @@ pub const PLUGIN_NAME: &str = "codex-hooks";
 /// dsh waits so the log stays in order, but not forever).
 pub(crate) const NOTIFY_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The Codex hooks bridge.
-pub struct CodexPlugin {
-    notify: Option<NotifyConfig>,
-    engine: Engine<Codex>,
-    config: CodexConfig,
-    permission_mode: Option<String>,
-}
-
 impl CodexConfig {
     /// The bridge plugin over this configuration.
     pub fn into_plugin(self, runner: HookRunner, policy: TrustPolicy) -> Arc<dyn Plugin> {
-        Arc::new(CodexPlugin::new(self, runner, policy))
+        self.plugin(runner, policy, None)
+    }
+
+    /// The bridge plugin, its payloads' `permission_mode` set to `mode`
+    /// when given (default: Codex's approval policy, else `default` for
+    /// interactive sessions and `bypassPermissions` for headless ones).
+    pub(crate) fn plugin(
+        self,
+        runner: HookRunner,
+        policy: TrustPolicy,
+        mode: Option<String>,
+    ) -> Arc<dyn Plugin> {
+        let codex = Codex {
+            handlers: self.handlers,
+            policy,
+            shell: self.discovery.shell,
+            spill_dir: self.discovery.spill_dir,
+            notify: self.notify,
+            stop_block_cap: self.discovery.stop_block_cap,
+            approval: self.approval.policy.map(|setting| setting.value),
+            permission_mode: mode,
+        };
+        BridgePlugin::shared(codex, runner)
     }
 }
 
 /// One awaited run, read.
 type Fired = dsh_hooks::Fired<Codex>;
+type Flows<'a, Out> = Flow<'a, Codex, Out>;
 
 /// The runs' effects, in configuration order (what [`translate`] reads).
 fn effects(records: &[Fired]) -> Vec<&Effect> {
@@ -66,6 +83,12 @@ fn effects(records: &[Fired]) -> Vec<&Effect> {
         .iter()
         .map(|record| &record.reading.interpretation.effect)
         .collect()
+}
+
+/// How a translated answer's runs are recorded: its winner among the runs
+/// its decisive effects select.
+fn marked<T>(translated: &Translated<T>) -> Record<fn(&Effect) -> bool> {
+    Record::At(translated.winner, translated.decisive)
 }
 
 /// A stable, UUID-shaped id for turn `turn` of `session_id` (the same on replay).
@@ -82,32 +105,34 @@ pub use crate::translate::{
     hook_prompt, permission_denied_text, pre_tool_block_text, pre_tool_block_text_for,
 };
 
-impl CodexPlugin {
-    /// A plugin over `config`.
-    pub fn new(config: CodexConfig, runner: HookRunner, policy: TrustPolicy) -> Self {
-        CodexPlugin {
-            notify: config.notify.clone(),
-            engine: Engine::new(
-                Codex {
-                    handlers: config.handlers.clone(),
-                    policy,
-                    shell: config.discovery.shell.clone(),
-                    spill_dir: config.discovery.spill_dir.clone(),
-                },
-                runner,
-            ),
-            config,
-            permission_mode: None,
-        }
-    }
+fn ctx_turn_id(ctx: &SeamContext) -> String {
+    turn_id(&ctx.session.session_id, ctx.turn.unwrap_or(0))
+}
 
-    /// Overrides `permission_mode` (default: `default` for interactive
-    /// sessions, `bypassPermissions` for headless and replayed ones).
-    pub fn with_permission_mode(mut self, mode: impl Into<String>) -> Self {
-        self.permission_mode = Some(mode.into());
-        self
-    }
+/// `event` with `payload`, matched against `subject` (no aliases).
+fn fire(event: CodexEvent, payload: CodexPayload, subject: Option<&str>) -> Fire<Codex> {
+    Fire::new(
+        event,
+        subject.map(|name| (name.to_owned(), &[][..])),
+        payload,
+    )
+}
 
+fn context_entries(event: CodexEvent, records: &[Fired]) -> Vec<ContextEntry> {
+    records
+        .iter()
+        .flat_map(|record| {
+            record.reading.contexts.iter().map(move |text| {
+                ContextEntry::new(
+                    text.clone(),
+                    format!("codex:{event}:{}", record.handler.origin),
+                )
+            })
+        })
+        .collect()
+}
+
+impl Codex {
     fn base(&self, ctx: &SeamContext) -> PayloadBase {
         PayloadBase {
             session_id: ctx.session.session_id.clone(),
@@ -116,8 +141,8 @@ impl CodexPlugin {
             model: ctx.session.model.clone(),
             permission_mode: self.permission_mode.clone().unwrap_or_else(|| {
                 // Codex reports its approval policy (never → bypassPermissions).
-                if let Some(policy) = &self.config.approval.policy {
-                    policy.value.permission_mode().to_owned()
+                if let Some(policy) = self.approval {
+                    policy.permission_mode().to_owned()
                 } else if ctx.session.interactive {
                     "default".to_owned()
                 } else {
@@ -126,180 +151,129 @@ impl CodexPlugin {
             }),
         }
     }
-
-    fn turn_id(ctx: &SeamContext) -> String {
-        turn_id(&ctx.session.session_id, ctx.turn.unwrap_or(0))
-    }
-
-    /// Runs every selected handler of `event` with `payload` through the
-    /// engine (`hook/invoked` for each before any starts). Results are
-    /// recorded by the caller, after merging, with [`CodexPlugin::record`].
-    async fn run_event(
-        &self,
-        ctx: &SeamContext,
-        event: CodexEvent,
-        payload: CodexPayload,
-        matcher_input: Option<(&str, &[&str])>,
-        call_id: Option<&str>,
-        cancel: &CancellationToken,
-    ) -> Vec<Fired> {
-        let request = Request {
-            event,
-            subject: matcher_input,
-            payload,
-            call_id,
-            cancel,
-        };
-        self.engine.dispatch(ctx, request).await
-    }
-
-    fn record(&self, ctx: &SeamContext, event: CodexEvent, records: &[Fired]) {
-        self.engine.finish(ctx, event, records);
-    }
-
-    fn context_entries(event: CodexEvent, records: &[Fired]) -> Vec<ContextEntry> {
-        records
-            .iter()
-            .flat_map(|record| {
-                record.reading.contexts.iter().map(move |text| {
-                    ContextEntry::new(
-                        text.clone(),
-                        format!("codex:{event}:{}", record.handler.origin),
-                    )
-                })
-            })
-            .collect()
-    }
-
-    /// Marks the run `translated` names as the winner.
-    fn mark<T>(records: &mut [Fired], translated: &Translated<T>) {
-        Self::mark_won(records, translated.winner, translated.decisive);
-    }
-
-    fn mark_won(records: &mut [Fired], winner: Option<usize>, decisive: impl Fn(&Effect) -> bool) {
-        mark_winner(records, winner, |reading: &Reading| {
-            decisive(&reading.interpretation.effect)
-        });
-    }
 }
 
-#[async_trait]
-impl Plugin for CodexPlugin {
-    fn name(&self) -> &str {
+impl Bridge for Codex {
+    type State = ();
+    /// The hook tool name and its aliases, or the source it is matched as.
+    type Key = Option<(String, &'static [&'static str])>;
+    /// Which effects count as decisive ([`Translated::decisive`]).
+    type Decisive = fn(&Effect) -> bool;
+
+    fn plugin_name(&self) -> &'static str {
         PLUGIN_NAME
     }
 
-    async fn session_start(
-        &self,
-        ctx: &SeamContext,
+    fn subject<'k>(&self, key: &'k Self::Key) -> Option<(&'k str, &'k [&'k str])> {
+        key.as_ref()
+            .map(|(name, aliases)| (name.as_str(), *aliases))
+    }
+
+    fn holds(&self, decisive: fn(&Effect) -> bool, reading: &Reading) -> bool {
+        decisive(&reading.interpretation.effect)
+    }
+
+    fn session_start<'a>(
+        cx: Cx<'_, Self>,
         source: SessionStartSource,
-    ) -> Vec<ContextEntry> {
+    ) -> Flows<'a, Vec<ContextEntry>> {
         let event = CodexEvent::SessionStart;
-        let payload = payload::session_start(&self.base(ctx), source.as_str());
-        let mut records = self
-            .run_event(
-                ctx,
-                event,
-                payload,
-                Some((source.as_str(), &[])),
-                None,
-                &ctx.cancel,
-            )
-            .await;
-        let stop = translate::session_start(&effects(&records));
-        Self::mark(&mut records, &stop);
-        self.record(ctx, event, &records);
-        if let Some(reason) = stop.answer {
-            ctx.control.request_stop(reason, "codex:SessionStart");
-        }
-        Self::context_entries(event, &records)
+        let payload = payload::session_start(&cx.bridge.base(cx.ctx), source.as_str());
+        Flow::fire(
+            fire(event, payload, Some(source.as_str())),
+            move |_, runs| {
+                let stop = translate::session_start(&effects(runs));
+                let record = marked(&stop);
+                let contexts = context_entries(event, runs);
+                let then = Flow::later(move |cx| {
+                    if let Some(reason) = stop.answer {
+                        cx.ctx.control.request_stop(reason, "codex:SessionStart");
+                    }
+                    Flow::Done(contexts)
+                });
+                (record, then)
+            },
+        )
     }
 
-    async fn prompt_submit(&self, ctx: &SeamContext, prompt: &PromptInput) -> PromptDecision {
+    fn prompt_submit<'a>(cx: Cx<'_, Self>, prompt: &'a PromptInput) -> Flows<'a, PromptDecision> {
         let event = CodexEvent::UserPromptSubmit;
-        let payload =
-            payload::user_prompt_submit(&self.base(ctx), &Self::turn_id(ctx), &prompt.content);
-        let mut records = self
-            .run_event(ctx, event, payload, None, None, &ctx.cancel)
-            .await;
-        let contexts = Self::context_entries(event, &records);
-        let decision = translate::user_prompt_submit(&effects(&records), contexts);
-        Self::mark(&mut records, &decision);
-        self.record(ctx, event, &records);
-        decision.answer
+        let base = cx.bridge.base(cx.ctx);
+        let payload = payload::user_prompt_submit(&base, &ctx_turn_id(cx.ctx), &prompt.content);
+        Flow::fire(fire(event, payload, None), move |_, runs| {
+            let contexts = context_entries(event, runs);
+            let decision = translate::user_prompt_submit(&effects(runs), contexts);
+            (marked(&decision), Flow::Done(decision.answer))
+        })
     }
 
-    async fn rewrite_input(&self, ctx: &SeamContext, call: &ProposedCall) -> CallReview {
-        self.run_pre_tool_use(ctx, &call.call_id, &call.tool, &call.arguments)
-            .await
+    fn rewrite_input<'a>(cx: Cx<'_, Self>, call: &'a ProposedCall) -> Flows<'a, CallReview> {
+        tool_seams::pre_tool_use(cx, call)
     }
 
-    async fn approve(
-        &self,
-        ctx: &SeamContext,
-        exec: &ToolExecution,
-        ask: &dsh_seams::ApprovalAsk,
-        review: Option<&PreToolVerdict>,
-    ) -> ApprovalDecision {
-        self.on_approve(ctx, exec, ask.reason.as_deref(), review)
-            .await
+    fn approve<'a>(
+        cx: Cx<'_, Self>,
+        exec: &'a ToolExecution,
+        _ask: &'a ApprovalAsk,
+        _review: Option<&'a PreToolVerdict>,
+    ) -> Flows<'a, ApprovalDecision> {
+        tool_seams::permission_request(cx, exec)
     }
 
-    async fn post_execute(
-        &self,
-        ctx: &SeamContext,
-        exec: &ToolExecution,
-        outcome: &ToolOutcome,
+    fn post_execute<'a>(
+        cx: Cx<'_, Self>,
+        exec: &'a ToolExecution,
+        outcome: &'a ToolOutcome,
         duration: Duration,
-    ) -> PostToolDecision {
-        self.on_post_execute(ctx, exec, outcome, duration).await
+    ) -> Flows<'a, PostToolDecision> {
+        tool_seams::post_tool_use(cx, exec, outcome, duration)
     }
 
-    async fn turn_continuation(
-        &self,
-        ctx: &SeamContext,
-        input: &ContinuationInput,
-    ) -> ContinuationDecision {
-        self.on_turn_continuation(ctx, input).await
+    fn turn_continuation<'a>(
+        cx: Cx<'_, Self>,
+        input: &'a ContinuationInput,
+    ) -> Flows<'a, ContinuationDecision> {
+        turns::stop(cx, input)
     }
 
-    async fn subagent_start(
-        &self,
-        ctx: &SeamContext,
-        input: &dsh_seams::SubagentStartInput,
-    ) -> Vec<ContextEntry> {
-        self.on_subagent_start(ctx, input).await
+    fn session_before_compact<'a>(
+        cx: Cx<'_, Self>,
+        input: &'a CompactionInput,
+    ) -> Flows<'a, CompactionDecision> {
+        compact::pre_compact(cx, input)
     }
 
-    async fn subagent_stop(
-        &self,
-        ctx: &SeamContext,
-        input: &dsh_seams::SubagentStopInput,
-    ) -> ContinuationDecision {
-        self.on_subagent_stop(ctx, input).await
+    fn session_end<'a>(cx: Cx<'_, Self>, _reason: SessionEndReason) -> Flows<'a, ()> {
+        let payload = payload::session_end(&cx.bridge.base(cx.ctx));
+        // The turn's token may be cancelled: run on a fresh one.
+        Flow::notify(fire(CodexEvent::SessionEnd, payload, None).fresh(), ())
     }
 
-    async fn before_model_request(&self, ctx: &SeamContext, _request: &ModelRequest) {
-        let payload = payload::pre_model_request(&self.base(ctx), &Self::turn_id(ctx));
-        let records = self
-            .run_event(
-                ctx,
-                CodexEvent::PreModelRequest,
-                payload,
-                None,
-                None,
-                &ctx.cancel,
-            )
-            .await;
-        self.record(ctx, CodexEvent::PreModelRequest, &records);
+    fn subagent_start<'a>(
+        cx: Cx<'_, Self>,
+        input: &'a SubagentStartInput,
+    ) -> Flows<'a, Vec<ContextEntry>> {
+        subagents::subagent_start(cx, input)
     }
 
-    async fn after_model_request(
-        &self,
-        ctx: &SeamContext,
-        _request: &ModelRequest,
-        result: Result<&ModelReply, &ModelError>,
-    ) {
+    fn subagent_stop<'a>(
+        cx: Cx<'_, Self>,
+        input: &'a SubagentStopInput,
+    ) -> Flows<'a, ContinuationDecision> {
+        subagents::subagent_stop(cx, input)
+    }
+
+    fn before_model_request<'a>(cx: Cx<'_, Self>, _req: &'a ModelRequest) -> Flows<'a, ()> {
+        let payload = payload::pre_model_request(&cx.bridge.base(cx.ctx), &ctx_turn_id(cx.ctx));
+        Flow::notify(fire(CodexEvent::PreModelRequest, payload, None), ())
+    }
+
+    fn after_model_request<'a>(
+        plugin: &'a BridgePlugin<Self>,
+        ctx: &'a SeamContext,
+        _request: &'a ModelRequest,
+        result: Result<&'a ModelReply, &'a ModelError>,
+    ) -> BoxFuture<'a, ()> {
         let result = match result {
             Ok(reply) => Ok(reply.usage.map(|usage| CodexTokenUsage {
                 input_tokens: usage.input_tokens,
@@ -310,79 +284,24 @@ impl Plugin for CodexPlugin {
             })),
             Err(error) => Err(error.message.as_str()),
         };
-        let payload = payload::post_model_request(&self.base(ctx), &Self::turn_id(ctx), result);
-        let records = self
-            .run_event(
-                ctx,
-                CodexEvent::PostModelRequest,
-                payload,
-                None,
-                None,
-                &ctx.cancel,
-            )
-            .await;
-        self.record(ctx, CodexEvent::PostModelRequest, &records);
+        let base = plugin.bridge().base(ctx);
+        let payload = payload::post_model_request(&base, &ctx_turn_id(ctx), result);
+        let flow = Flow::notify(fire(CodexEvent::PostModelRequest, payload, None), ());
+        Box::pin(plugin.drive(ctx, flow))
     }
 
-    async fn turn_end(&self, ctx: &SeamContext, summary: &TurnSummary) {
-        match summary.reason {
-            TurnEndReason::Interrupted => {
-                let payload = payload::interrupt(
-                    &self.base(ctx),
-                    &turn_id(&ctx.session.session_id, summary.turn),
-                );
-                // The turn's own token is already cancelled: run on a fresh one.
-                let records = self
-                    .run_event(
-                        ctx,
-                        CodexEvent::Interrupt,
-                        payload,
-                        None,
-                        None,
-                        &CancellationToken::new(),
-                    )
-                    .await;
-                self.record(ctx, CodexEvent::Interrupt, &records);
-            }
-            TurnEndReason::Completed | TurnEndReason::Stopped => {
-                if let Some(notify) = &self.notify
-                    && self.may_run_notify(notify)
-                {
-                    self.run_notify(ctx, notify, summary).await;
-                }
-            }
-            TurnEndReason::Rejected | TurnEndReason::Error | TurnEndReason::MaxSteps => {}
-        }
+    fn session_compacted<'a>(
+        cx: Cx<'_, Self>,
+        outcome: &'a CompactionOutcome,
+    ) -> Flows<'a, Vec<ContextEntry>> {
+        compact::post_compact(cx, outcome)
     }
 
-    async fn session_before_compact(
-        &self,
-        ctx: &SeamContext,
-        input: &dsh_seams::CompactionInput,
-    ) -> dsh_seams::CompactionDecision {
-        self.on_before_compact(ctx, input).await
-    }
-
-    async fn session_compacted(
-        &self,
-        ctx: &SeamContext,
-        outcome: &dsh_seams::CompactionOutcome,
-    ) -> Vec<ContextEntry> {
-        self.on_compacted(ctx, outcome).await
-    }
-
-    async fn session_end(&self, ctx: &SeamContext, _reason: SessionEndReason) {
-        let payload = payload::session_end(&self.base(ctx));
-        let records = self
-            .run_event(
-                ctx,
-                CodexEvent::SessionEnd,
-                payload,
-                None,
-                None,
-                &CancellationToken::new(),
-            )
-            .await;
-        self.record(ctx, CodexEvent::SessionEnd, &records);
+    fn turn_end<'a>(
+        plugin: &'a BridgePlugin<Self>,
+        ctx: &'a SeamContext,
+        summary: &'a TurnSummary,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(turns::turn_end(plugin, ctx, summary))
     }
 }

@@ -1,7 +1,6 @@
 //! Codex as a registered hook dialect ([`dsh_hooks::registry`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use dsh_hooks::lint::Finding;
 use dsh_hooks::project_settings::HeldBack;
@@ -12,8 +11,7 @@ use dsh_hooks::registry::{
 use dsh_protocol::Dialect;
 
 use crate::{
-    CodexConfig, CodexDiscovery, CodexEvent, CodexPlugin, EntryStatus, LayerSource, TrustPolicy,
-    TrustState,
+    CodexConfig, CodexDiscovery, CodexEvent, EntryStatus, LayerSource, TrustPolicy, TrustState,
 };
 
 /// The Codex dialect.
@@ -215,14 +213,8 @@ impl DialectConfig for CodexConfig {
         let mode = session
             .permission_mode
             .filter(|_| session.permission_mode_requested);
-        let plugin = (!self.is_empty()).then(|| {
-            let plugin = CodexPlugin::new(*self, session.runner.clone(), policy);
-            let plugin = match mode {
-                Some(mode) => plugin.with_permission_mode(mode),
-                None => plugin,
-            };
-            Arc::new(plugin) as Arc<dyn dsh_seams::Plugin>
-        });
+        let plugin = (!self.is_empty())
+            .then(|| self.plugin(session.runner.clone(), policy, mode.map(str::to_owned)));
         Ok(BuiltPlugin {
             plugin,
             notices: Vec::new(),

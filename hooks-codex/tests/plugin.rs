@@ -256,6 +256,57 @@ async fn pre_tool_use_rewrite_runs_before_sealing_and_keeps_context() {
     );
 }
 
+/// A rewrite dsh cannot express fails its run (recorded as failed, with
+/// the reason as its error) and the next rewrite wins, with no conflict.
+#[tokio::test]
+async fn an_inexpressible_rewrite_fails_its_run_and_the_next_one_wins() {
+    let rewrite = |input: &str| {
+        format!(
+            "cat >/dev/null; echo '{{\"hookSpecificOutput\":{{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\",\"updatedInput\":{input}}}}}'"
+        )
+    };
+    let h = harness(
+        json!({"PreToolUse": [{"hooks": [
+            {"type": "command", "command": rewrite(r#"{"cmd":"x"}"#)},
+            {"type": "command", "command": rewrite(r#"{"command":"make test"}"#)}
+        ]}]}),
+        "",
+        TrustPolicy::RunAll,
+        8,
+    );
+    let review = h.plugin.rewrite_input(&h.ctx, &bash_call("make")).await;
+    let InputRewrite::Rewrite {
+        arguments,
+        conflicts,
+        ..
+    } = review.rewrite
+    else {
+        panic!("{review:?}")
+    };
+    assert_eq!(arguments, json!({"command": "make test"}));
+    assert!(conflicts.is_empty(), "{conflicts:?}");
+    let results: Vec<(Option<HookRunStatus>, Option<bool>, Option<String>)> = events(&h)
+        .into_iter()
+        .filter_map(|event| match event {
+            EventBody::HookResult {
+                decision, error, ..
+            } => Some((decision.status, decision.won, error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            (
+                Some(HookRunStatus::Failed),
+                None,
+                Some(dsh_hooks_codex::tools::UPDATED_INPUT_NO_COMMAND.to_owned())
+            ),
+            (Some(HookRunStatus::Completed), Some(true), None),
+        ]
+    );
+}
+
 #[tokio::test]
 async fn post_tool_use_exit2_replaces_output_and_sees_codex_shapes() {
     let h = harness(

@@ -30,16 +30,17 @@ use dsh_model::ModelError;
 use dsh_protocol::{Event, ModelReply, ModelRequest};
 use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CancellationToken,
-    CompactionDecision, CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput,
-    Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
-    ProposedCall, ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource,
-    SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
+    CompactionDecision, CompactionInput, CompactionOutcome, ContextEntry, ContinuationDecision,
+    ContinuationInput, Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision,
+    PromptInput, ProposedCall, ProviderRequestDecision, SeamContext, SessionEndReason,
+    SessionStartSource, SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome,
+    TurnFailure, TurnSummary,
 };
 /// What the model-request seams of a [`Bridge`] return.
 pub use futures::future::BoxFuture;
 
 use crate::dispatch::{Request, Rules, Winner, mark};
-use crate::engine::{Dialect, Engine, Fired};
+use crate::engine::{Dialect, Engine, Fired, mark_winner};
 
 /// How a firing's runs are recorded, by the dialect's reading of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +52,9 @@ pub enum Record<D> {
     /// The runs whose answer was `D` were overridden by dsh's cap: none
     /// won, and each carries the cap's text (`hook/result.capped`).
     Capped(D, String),
+    /// Among the runs whose answer was `D`, the run at this index won
+    /// (none did if `None`): the dialect's aggregation picked it.
+    At(Option<usize>, D),
 }
 
 impl<D> From<Option<(Winner, D)>> for Record<D> {
@@ -119,7 +123,7 @@ pub struct Cx<'s, B: Bridge> {
 }
 
 type Then<'a, B, Out> =
-    Box<dyn for<'s> FnOnce(Cx<'s, B>, &'s [Fired<B>]) -> Step<'a, B, Out> + Send + 'a>;
+    Box<dyn for<'s> FnOnce(Cx<'s, B>, &'s mut [Fired<B>]) -> Step<'a, B, Out> + Send + 'a>;
 type Later<'a, B, Out> = Box<dyn for<'s> FnOnce(Cx<'s, B>) -> Flow<'a, B, Out> + Send + 'a>;
 
 /// What the dialect makes of one firing's runs: how they are recorded and
@@ -139,10 +143,11 @@ pub enum Flow<'a, B: Bridge, Out> {
 }
 
 impl<'a, B: Bridge, Out: Send + 'a> Flow<'a, B, Out> {
-    /// Fires `fire`, then `then` over its runs (handlers and readings).
+    /// Fires `fire`, then `then` over its runs (handlers and readings; a
+    /// dialect may revise a reading before it is recorded).
     pub fn fire(
         fire: Fire<B>,
-        then: impl for<'s> FnOnce(Cx<'s, B>, &'s [Fired<B>]) -> Step<'a, B, Out> + Send + 'a,
+        then: impl for<'s> FnOnce(Cx<'s, B>, &'s mut [Fired<B>]) -> Step<'a, B, Out> + Send + 'a,
     ) -> Self {
         Flow::Fire(fire, Box::new(then))
     }
@@ -299,6 +304,29 @@ pub trait Bridge: Rules + 'static {
     ) -> Flow<'a, Self, ContinuationDecision> {
         Flow::Done(ContinuationDecision::Stop)
     }
+
+    // Seams added for Codex.
+
+    /// A model request is about to go out (advisory).
+    fn before_model_request<'a>(_cx: Cx<'_, Self>, _req: &'a ModelRequest) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// The history was compacted; contexts for the compacted history.
+    fn session_compacted<'a>(
+        _cx: Cx<'_, Self>,
+        _outcome: &'a CompactionOutcome,
+    ) -> Flow<'a, Self, Vec<ContextEntry>> {
+        Flow::Done(Vec::new())
+    }
+    /// The turn ended. Async over the plugin, for dialects that also run
+    /// a program of their own there (not a hook). Default: nothing.
+    fn turn_end<'a>(
+        _plugin: &'a BridgePlugin<Self>,
+        _ctx: &'a SeamContext,
+        _summary: &'a TurnSummary,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
 }
 
 /// The `dsh_seams::Plugin` of a [`Bridge`]: runs each seam's flow.
@@ -380,7 +408,7 @@ where
                             state: &mut state,
                             ctx,
                         };
-                        then(cx, &fired)
+                        then(cx, &mut fired)
                     };
                     let holds = |reading: &B::Reading, decisive| bridge.holds(decisive, reading);
                     match record {
@@ -400,6 +428,10 @@ where
                                     decision.capped = Some(text.clone());
                                 }
                             });
+                        }
+                        Record::At(index, decisive) => {
+                            mark_winner(&mut fired, index, |reading| holds(reading, decisive));
+                            self.engine.finish(ctx, event, &fired);
                         }
                     }
                     next
@@ -536,5 +568,22 @@ where
         input: &SubagentStopInput,
     ) -> ContinuationDecision {
         self.run(ctx, |cx| B::subagent_stop(cx, input)).await
+    }
+
+    async fn before_model_request(&self, ctx: &SeamContext, request: &ModelRequest) {
+        self.run(ctx, |cx| B::before_model_request(cx, request))
+            .await;
+    }
+
+    async fn session_compacted(
+        &self,
+        ctx: &SeamContext,
+        outcome: &CompactionOutcome,
+    ) -> Vec<ContextEntry> {
+        self.run(ctx, |cx| B::session_compacted(cx, outcome)).await
+    }
+
+    async fn turn_end(&self, ctx: &SeamContext, summary: &TurnSummary) {
+        B::turn_end(self, ctx, summary).await;
     }
 }

@@ -17,8 +17,9 @@ use dsh_hooks::{
 };
 use dsh_protocol::{EventBody, HookDecision, HookEffect, Seam};
 use dsh_seams::{
-    CancellationToken, Plugin, PromptDecision, PromptInput, SeamContext, SessionEndReason,
-    SessionEnv, SessionInfo, SessionSink, TurnControl, UserNotice,
+    CancellationToken, CompactionOutcome, CompactionTrigger, ContextEntry, Plugin, PromptDecision,
+    PromptInput, SeamContext, SessionEndReason, SessionEnv, SessionInfo, SessionSink, TurnControl,
+    UserNotice,
 };
 use futures::FutureExt;
 use serde_json::Value;
@@ -62,8 +63,11 @@ impl Dialect for Toy {
     fn custom_record(&self, _custom: &i64) -> RunRecord {
         RunRecord::detached()
     }
-    fn decision(&self, _handler: &(&'static str, i64), _reading: &i64) -> HookDecision {
-        HookDecision::of(HookEffect::None)
+    fn decision(&self, _handler: &(&'static str, i64), reading: &i64) -> HookDecision {
+        HookDecision {
+            reason: Some(reading.to_string()),
+            ..HookDecision::of(HookEffect::None)
+        }
     }
     fn parsed_output(&self, _reading: &i64) -> Option<Value> {
         None
@@ -179,6 +183,23 @@ impl Bridge for Toy {
                     )
                 }
             }
+        })
+    }
+    /// Answers over 10 are revised into refusals before they are
+    /// recorded; the largest refusal wins, wherever it is.
+    fn session_compacted<'a>(
+        _cx: Cx<'_, Self>,
+        outcome: &'a CompactionOutcome,
+    ) -> Flow<'a, Self, Vec<ContextEntry>> {
+        let fire = Fire::new("Ask", (), outcome.summary.clone());
+        Flow::fire(fire, |_, runs| {
+            for run in runs.iter_mut().filter(|run| run.reading > 10) {
+                run.reading = -run.reading;
+            }
+            let largest = (0..runs.len()).min_by_key(|index| runs[*index].reading);
+            let text = largest.map(|index| runs[index].reading.to_string());
+            let contexts = text.map(|text| ContextEntry::new(text, "toy")).into_iter();
+            (Record::At(largest, true), Flow::Done(contexts.collect()))
         })
     }
     fn session_end<'a>(cx: Cx<'_, Self>, _reason: SessionEndReason) -> Flow<'a, Self, ()> {
@@ -330,4 +351,49 @@ async fn a_fresh_firing_runs_when_the_turn_is_cancelled() {
             ..
         }
     ));
+}
+
+#[tokio::test]
+async fn a_revised_reading_is_recorded_and_the_dialect_picks_the_winner() {
+    let toy = Toy {
+        handlers: vec![("Ask", -1), ("Ask", 20), ("Ask", -3), ("Ask", 4)],
+    };
+    let plugin = BridgePlugin::new(toy, HookRunner::default());
+    let sink = Arc::new(Sink::default());
+    let ctx = context(sink.clone());
+    let outcome = CompactionOutcome {
+        trigger: CompactionTrigger::Manual,
+        summary: "summary".to_owned(),
+        summarized_by: "model".to_owned(),
+    };
+    let contexts = plugin.session_compacted(&ctx, &outcome).await;
+    assert_eq!(
+        contexts
+            .iter()
+            .map(|c| c.content.as_str())
+            .collect::<Vec<_>>(),
+        ["-20"]
+    );
+    let results: Vec<(Option<bool>, Option<String>)> = sink
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|event| match event {
+            EventBody::HookResult { decision, .. } => Some((decision.won, decision.reason.clone())),
+            _ => None,
+        })
+        .collect();
+    // The revised reading is what is recorded; the picked run won among
+    // the decisive ones (neither the first nor the last of them).
+    let expected = [
+        (Some(false), "-1"),
+        (Some(true), "-20"),
+        (Some(false), "-3"),
+        (None, "4"),
+    ];
+    assert_eq!(
+        results,
+        expected.map(|(won, reason)| (won, Some(reason.to_owned())))
+    );
 }

@@ -4,59 +4,48 @@
 //! turn — then, once the summary is in, PostCompact and SessionStart with
 //! source `compact` (Codex's order; its contexts join the compacted history).
 
+use dsh_hooks::{Bridge as _, Cx, Flow};
 use dsh_seams::{
-    CompactionDecision, CompactionInput, CompactionOutcome, ContextEntry, Plugin as _, SeamContext,
-    SessionStartSource,
+    CompactionDecision, CompactionInput, CompactionOutcome, ContextEntry, SessionStartSource,
 };
 
-use super::{CodexPlugin, effects};
+use super::{Flows, ctx_turn_id, effects, fire, marked};
+use crate::dialect::Codex;
 use crate::event::CodexEvent;
 use crate::payload;
 use crate::translate;
 
-impl CodexPlugin {
-    pub(super) async fn on_before_compact(
-        &self,
-        ctx: &SeamContext,
-        input: &CompactionInput,
-    ) -> CompactionDecision {
-        let event = CodexEvent::PreCompact;
-        let payload = payload::compact(
-            &self.base(ctx),
-            &Self::turn_id(ctx),
-            event.as_str(),
-            input.trigger.as_str(),
-        );
-        let trigger = input.trigger.as_str();
-        let mut records = self
-            .run_event(ctx, event, payload, Some((trigger, &[])), None, &ctx.cancel)
-            .await;
-        let decision = translate::pre_compact(&effects(&records));
-        Self::mark(&mut records, &decision);
-        self.record(ctx, event, &records);
-        if let CompactionDecision::Cancel { reason } = &decision.answer {
-            ctx.control.request_stop(reason.clone(), "codex:PreCompact");
-        }
-        decision.answer
-    }
+pub(super) fn pre_compact<'a>(
+    cx: Cx<'_, Codex>,
+    input: &'a CompactionInput,
+) -> Flows<'a, CompactionDecision> {
+    let event = CodexEvent::PreCompact;
+    let trigger = input.trigger.as_str();
+    let base = cx.bridge.base(cx.ctx);
+    let payload = payload::compact(&base, &ctx_turn_id(cx.ctx), event.as_str(), trigger);
+    Flow::fire(fire(event, payload, Some(trigger)), |_, runs| {
+        let decision = translate::pre_compact(&effects(runs));
+        let record = marked(&decision);
+        let then = Flow::later(move |cx| {
+            if let CompactionDecision::Cancel { reason } = &decision.answer {
+                cx.ctx
+                    .control
+                    .request_stop(reason.clone(), "codex:PreCompact");
+            }
+            Flow::Done(decision.answer)
+        });
+        (record, then)
+    })
+}
 
-    pub(super) async fn on_compacted(
-        &self,
-        ctx: &SeamContext,
-        outcome: &CompactionOutcome,
-    ) -> Vec<ContextEntry> {
-        let event = CodexEvent::PostCompact;
-        let trigger = outcome.trigger.as_str();
-        let payload = payload::compact(
-            &self.base(ctx),
-            &Self::turn_id(ctx),
-            event.as_str(),
-            trigger,
-        );
-        let records = self
-            .run_event(ctx, event, payload, Some((trigger, &[])), None, &ctx.cancel)
-            .await;
-        self.record(ctx, event, &records);
-        self.session_start(ctx, SessionStartSource::Compact).await
-    }
+pub(super) fn post_compact<'a>(
+    cx: Cx<'_, Codex>,
+    outcome: &'a CompactionOutcome,
+) -> Flows<'a, Vec<ContextEntry>> {
+    let event = CodexEvent::PostCompact;
+    let trigger = outcome.trigger.as_str();
+    let base = cx.bridge.base(cx.ctx);
+    let payload = payload::compact(&base, &ctx_turn_id(cx.ctx), event.as_str(), trigger);
+    Flow::notify(fire(event, payload, Some(trigger)), ())
+        .and_then(|cx, ()| Codex::session_start(cx, SessionStartSource::Compact))
 }

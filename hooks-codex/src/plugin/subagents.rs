@@ -2,64 +2,45 @@
 //! `additionalContext` into the sub-agent's first request) and SubagentStop
 //! (Stop's rules inside the sub-agent).
 
-use dsh_seams::{
-    ContextEntry, ContinuationDecision, SeamContext, SubagentStartInput, SubagentStopInput,
-};
+use dsh_hooks::{Cx, Flow, Record};
+use dsh_seams::{ContextEntry, ContinuationDecision, SubagentStartInput, SubagentStopInput};
 
-use super::CodexPlugin;
+use super::{Flows, context_entries, ctx_turn_id, fire, turns};
+use crate::dialect::Codex;
 use crate::event::CodexEvent;
 use crate::payload::{self, codex_agent_type};
 
-impl CodexPlugin {
-    pub(super) async fn on_subagent_start(
-        &self,
-        ctx: &SeamContext,
-        input: &SubagentStartInput,
-    ) -> Vec<ContextEntry> {
-        let event = CodexEvent::SubagentStart;
-        let agent_type = codex_agent_type(&input.identity.agent_type);
-        let payload = payload::subagent_start(
-            &self.base(ctx),
-            &Self::turn_id(ctx),
-            &input.identity.agent_id,
-            agent_type,
-        );
-        let records = self
-            .run_event(
-                ctx,
-                event,
-                payload,
-                Some((agent_type, &[])),
-                None,
-                &ctx.cancel,
-            )
-            .await;
-        self.record(ctx, event, &records);
-        Self::context_entries(event, &records)
-    }
+pub(super) fn subagent_start<'a>(
+    cx: Cx<'_, Codex>,
+    input: &'a SubagentStartInput,
+) -> Flows<'a, Vec<ContextEntry>> {
+    let event = CodexEvent::SubagentStart;
+    let agent_type = codex_agent_type(&input.identity.agent_type);
+    let payload = payload::subagent_start(
+        &cx.bridge.base(cx.ctx),
+        &ctx_turn_id(cx.ctx),
+        &input.identity.agent_id,
+        agent_type,
+    );
+    Flow::fire(fire(event, payload, Some(agent_type)), move |_, runs| {
+        (Record::AsRead, Flow::Done(context_entries(event, runs)))
+    })
+}
 
-    pub(super) async fn on_subagent_stop(
-        &self,
-        ctx: &SeamContext,
-        input: &SubagentStopInput,
-    ) -> ContinuationDecision {
-        let agent_type = codex_agent_type(&input.identity.agent_type);
-        let last = Some(input.last_assistant_message.as_str()).filter(|text| !text.is_empty());
-        let payload = payload::subagent_stop(
-            &self.base(ctx),
-            &Self::turn_id(ctx),
-            &input.identity.agent_id,
-            agent_type,
-            input.stop_hook_active,
-            last,
-        );
-        self.continuation(
-            ctx,
-            CodexEvent::SubagentStop,
-            payload,
-            Some((agent_type, &[])),
-            input.forced_continuations,
-        )
-        .await
-    }
+pub(super) fn subagent_stop<'a>(
+    cx: Cx<'_, Codex>,
+    input: &'a SubagentStopInput,
+) -> Flows<'a, ContinuationDecision> {
+    let agent_type = codex_agent_type(&input.identity.agent_type);
+    let last = Some(input.last_assistant_message.as_str()).filter(|text| !text.is_empty());
+    let payload = payload::subagent_stop(
+        &cx.bridge.base(cx.ctx),
+        &ctx_turn_id(cx.ctx),
+        &input.identity.agent_id,
+        agent_type,
+        input.stop_hook_active,
+        last,
+    );
+    let firing = fire(CodexEvent::SubagentStop, payload, Some(agent_type));
+    turns::continuation(&cx, firing, input.forced_continuations)
 }
