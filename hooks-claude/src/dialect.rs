@@ -53,17 +53,6 @@ pub(crate) struct Firing<'a> {
 }
 
 impl<'a> Firing<'a> {
-    /// The interpreter's view of this firing for a hook with `command`.
-    pub(crate) fn event_ctx<'b>(&'b self, command: &'b str) -> EventCtx<'b> {
-        EventCtx {
-            event: self.event,
-            tool_name: self.tool_name,
-            source: self.source,
-            prompt: self.prompt,
-            command,
-        }
-    }
-
     /// The same firing with its payload copied.
     pub(crate) fn borrowed(&self) -> Firing<'a> {
         Firing {
@@ -159,7 +148,7 @@ impl Claude {
     }
 
     /// Reads a finished run in the firing described by `event_ctx`.
-    pub fn read(
+    pub fn read_run(
         &self,
         session_id: &str,
         event_ctx: &EventCtx<'_>,
@@ -187,7 +176,8 @@ impl Claude {
             prompt: None,
             command: &note.command,
         };
-        let interpretation = self.read(&ctx.session.session_id, &event_ctx, Finished::Process(run));
+        let interpretation =
+            self.read_run(&ctx.session.session_id, &event_ctx, Finished::Process(run));
         if note.event == HookEvent::StopFailure {
             // Claude Code ignores a StopFailure hook's output: the turn has
             // already failed and nothing reaches the model.
@@ -338,7 +328,7 @@ pub(crate) fn decision_of(interpretation: &Interpretation) -> HookDecision {
 impl Dialect for Claude {
     type Event = HookEvent;
     type Handler = HookHandler;
-    type Subject<'s> = Firing<'s>;
+    type Subject<'s> = &'s Firing<'s>;
     // HTTP hooks run through the hook runner like commands; the only run
     // the bridge settles itself is a refusal.
     type Custom = Refused;
@@ -366,7 +356,7 @@ impl Dialect for Claude {
         event.seam()
     }
 
-    fn candidates(&self, event: HookEvent, firing: &Firing<'_>) -> Vec<&HookHandler> {
+    fn candidates(&self, event: HookEvent, firing: &&Firing<'_>) -> Vec<&HookHandler> {
         self.config
             .candidates_in(event, firing.subject, firing.agent)
     }
@@ -377,7 +367,7 @@ impl Dialect for Claude {
 
     /// A handler's `if` rule, applied (as Claude Code does) to the
     /// deduplicated list; on events other than tool events it never matches.
-    fn admits(&self, event: HookEvent, handler: &HookHandler, firing: &Firing<'_>) -> bool {
+    fn admits(&self, event: HookEvent, handler: &HookHandler, firing: &&Firing<'_>) -> bool {
         let Some(rule) = &handler.if_rule else {
             return true;
         };

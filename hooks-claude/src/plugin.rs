@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use dsh_hook_runner::{HookExit, HookProgram, HookRunner, HookSpec, HttpHook};
-use dsh_hooks::{Engine, Finished, Launch};
+use dsh_hook_runner::HookRunner;
+use dsh_hooks::{Engine, Request};
 use dsh_protocol::{Event, EventBody, HookDecision};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, CallReview, ContextEntry, ContinuationDecision,
@@ -23,17 +23,17 @@ use dsh_seams::{
     ToolExecution, ToolOutcome, TurnFailure,
 };
 
-use crate::config::{ClaudeConfig, HandlerKind, HookHandler};
-use crate::dialect::{AsyncNote, Claude, Firing, Refused};
+use crate::config::ClaudeConfig;
+use crate::dialect::{Claude, Firing};
+use crate::envfile::EnvFileNames;
 use crate::events::HookEvent;
-use crate::output::Effect;
 use crate::payload::{self, Common};
+use crate::rules::Sent;
 use crate::transcript::Transcript;
 
 mod compact;
 mod elicitation;
 mod failure;
-mod launch;
 mod lifecycle;
 mod prompting;
 mod subagents;
@@ -170,15 +170,16 @@ impl ClaudePlugin {
         }
     }
 
-    /// Selects the handlers for one firing and runs them through the
-    /// engine (`hook/invoked` for each first). `extra_env(i)` adds variables
-    /// for the i-th selected handler. Results are recorded by the caller,
-    /// after merging, with [`ClaudePlugin::record`].
+    /// Runs one firing through the engine's dispatch: it selects the
+    /// handlers (deduplicated, then `if` rules), records `hook/invoked` for
+    /// each and runs them in parallel. `env_files` names each hook's
+    /// `CLAUDE_ENV_FILE` on the events that set one. Results are recorded
+    /// by the caller, after merging, with [`ClaudePlugin::record`].
     async fn fire(
         &self,
         ctx: &SeamContext,
         firing: &Firing<'_>,
-        extra_env: &(dyn Fn(usize) -> Vec<(String, String)> + Sync),
+        env_files: Option<&EnvFileNames>,
     ) -> Vec<Fired> {
         // Inside a subagent the agent's own frontmatter hooks are candidates
         // (and every payload names it: `Common::agent`).
@@ -193,100 +194,23 @@ impl ClaudePlugin {
             }
             None => firing,
         };
-        let handlers = self.engine.select(firing.event, firing);
-        if handlers.is_empty() {
-            return Vec::new();
-        }
-        let selected: Vec<&HookHandler> = handlers.iter().collect();
-        let label = firing.event_ctx("").label();
-        let launch = |index: usize, handler: &HookHandler| -> Launch<'_, Claude> {
-            let timeout = self.timeout_for(handler, firing.event, &selected);
-            if let Some(run) = crate::plugins::refuse_unassociated_root(handler) {
-                // Refused even when async: it is recorded as the failure it is.
-                return Launch::Custom(Box::pin(std::future::ready(Refused(run))));
-            }
-            match &handler.kind {
-                HandlerKind::Command { is_async, .. } => {
-                    let Some(spec) = self.spec_for(ctx, handler, firing, extra_env(index), timeout)
-                    else {
-                        return Launch::Skip;
-                    };
-                    // Claude Code never waits for StopFailure hooks.
-                    if *is_async || firing.event == HookEvent::StopFailure {
-                        Launch::Detached {
-                            spec,
-                            note: Some(AsyncNote {
-                                label: label.clone(),
-                                event: firing.event,
-                                tool_name: firing.tool_name.map(str::to_owned),
-                                command: handler.command_text(),
-                            }),
-                        }
-                    } else {
-                        Launch::Process(spec)
-                    }
-                }
-                HandlerKind::Http {
-                    url,
-                    headers,
-                    allowed_env_vars,
-                } => Launch::Process(HookSpec {
-                    program: HookProgram::Http(HttpHook {
-                        url: url.clone(),
-                        headers: headers.clone(),
-                        allowed_env_vars: allowed_env_vars.clone(),
-                    }),
-                    cwd: ctx.session.current_dir(),
-                    env: Vec::new(),
-                    stdin: payload::to_stdin(&firing.payload),
-                    timeout,
-                }),
-                HandlerKind::Callback { callback_id } => match &self.config().sdk {
-                    Some(sdk) => {
-                        // Claude Code: the tool's id for tool events, a fresh one otherwise.
-                        let tool_use_id = firing
-                            .call_id
-                            .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
-                        let run = crate::sdk::run_callback(
-                            Arc::clone(&sdk.0),
-                            callback_id.clone(),
-                            firing.payload.clone(),
-                            tool_use_id,
-                            timeout,
-                            ctx.cancel.clone(),
-                        );
-                        Launch::Custom(Box::pin(async move { Refused(run.await) }))
-                    }
-                    None => Launch::Skip,
-                },
-                HandlerKind::Unsupported { .. } => Launch::Skip,
-            }
+        let sent = Sent {
+            json: firing.payload.clone(),
+            tool_name: firing.tool_name.map(str::to_owned),
+            source: firing.source.map(str::to_owned),
+            prompt: firing.prompt.map(str::to_owned),
+            call_id: firing.call_id.map(str::to_owned),
+            settings_env: self.settings_env(),
+            env_files: env_files.cloned(),
         };
-        let claude = self.engine.dialect();
-        let session_id = ctx.session.session_id.as_str();
-        let read = |handler: &HookHandler, finished: Finished<'_, Refused>| {
-            let exit2 = matches!(
-                finished,
-                Finished::Process(run) if run.exit == HookExit::Exited(2)
-            );
-            let command = crate::plugins::display_command(handler, exit2);
-            let mut interpretation = claude.read(session_id, &firing.event_ctx(&command), finished);
-            if let (Some(plugin), true, Effect::Deny { text }) =
-                (&handler.plugin, exit2, &mut interpretation.effect)
-            {
-                text.push_str(&crate::plugins::attribution(plugin));
-            }
-            interpretation
-        };
-        let engine_firing = dsh_hooks::Firing {
+        let request = Request {
             event: firing.event,
-            payload: &firing.payload,
+            subject: firing,
+            payload: sent,
             call_id: firing.call_id,
             cancel: &ctx.cancel,
         };
-        self.engine
-            .fire(ctx, &engine_firing, handlers.clone(), launch, read)
-            .await
+        self.engine.dispatch(ctx, request).await
     }
 
     /// Records `hook/result` for every run in configuration order (with
@@ -561,7 +485,7 @@ impl Plugin for ClaudePlugin {
             subject: Some(wire),
             ..Firing::new(HookEvent::SessionEnd, &payload::session_end(&common, wire))
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         self.settle_stop_failure(ctx).await;
         // Async hooks still running are killed at teardown, as Claude Code does.
@@ -582,7 +506,7 @@ impl Plugin for ClaudePlugin {
                 &payload::notification(&common, &notification.message, kind),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
     }
 

@@ -30,7 +30,7 @@ impl ClaudePlugin {
                 &payload::pre_compact(&common, trigger, input.custom_instructions.as_deref()),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         let mut instructions = Vec::new();
         for run in &fired {
@@ -65,7 +65,7 @@ impl ClaudePlugin {
                 &payload::post_compact(&common, trigger, &outcome.summary),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         contexts
     }

@@ -50,7 +50,7 @@ impl ClaudePlugin {
                 &payload::elicitation(&common, request),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         answer_of(&fired)
     }
@@ -70,7 +70,7 @@ impl ClaudePlugin {
                 &payload::elicitation_result(&common, request, answer),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         answer_of(&fired)
     }

@@ -80,7 +80,7 @@ impl ClaudePlugin {
         };
         // Every StopFailure handler is launched detached (plugin.rs), so
         // this returns once they have started.
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         lock(&self.state).stop_failure_started = true;
     }

@@ -13,7 +13,7 @@ use dsh_seams::{
 use serde::Deserialize;
 
 use super::{ClaudePlugin, Fired, Firing};
-use crate::envfile::parse_env_file;
+use crate::envfile::{EnvFileNames, parse_env_file};
 use crate::events::HookEvent;
 use crate::output::{Effect, ParsedOutput};
 use crate::payload;
@@ -24,8 +24,7 @@ use crate::payload;
 /// firing are removed first; after the hooks ran, their exports reach later
 /// bash calls.
 pub(super) struct EnvFiles {
-    dir: PathBuf,
-    prefix: &'static str,
+    names: EnvFileNames,
     count: usize,
 }
 
@@ -41,33 +40,25 @@ impl EnvFiles {
             tracing::warn!(%error, "cannot create CLAUDE_ENV_FILE directory");
         }
         let files = EnvFiles {
-            dir,
-            prefix,
+            names: EnvFileNames { dir, prefix },
             count: plugin.config().handlers().len(),
         };
         for i in 0..files.count {
-            let _ = fs_err::remove_file(files.path(i));
+            let _ = fs_err::remove_file(files.names.path(i));
         }
         files
     }
 
-    fn path(&self, i: usize) -> PathBuf {
-        self.dir.join(format!("{}-hook-{i}.sh", self.prefix))
-    }
-
-    /// The variable for the i-th hook.
-    pub(super) fn env(&self, i: usize) -> Vec<(String, String)> {
-        vec![(
-            "CLAUDE_ENV_FILE".to_owned(),
-            self.path(i).to_string_lossy().into_owned(),
-        )]
+    /// How the files are named (each hook's `CLAUDE_ENV_FILE`).
+    pub(super) fn names(&self) -> &EnvFileNames {
+        &self.names
     }
 
     /// Applies what the hooks wrote to the session's environment; lines
     /// that are not simple assignments are reported, not run.
     pub(super) fn apply(&self, ctx: &SeamContext, event: HookEvent) {
         for i in 0..self.count {
-            let file = self.path(i);
+            let file = self.names.path(i);
             let Ok(text) = fs_err::read_to_string(&file) else {
                 continue;
             };
@@ -101,7 +92,7 @@ impl ClaudePlugin {
             source: Some(trigger.as_str()),
             ..Firing::new(HookEvent::Setup, &payload::setup(&common, trigger.as_str()))
         };
-        let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
+        let fired = self.fire(ctx, &firing, Some(env_files.names())).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         env_files.apply(ctx, HookEvent::Setup);
     }
@@ -121,7 +112,7 @@ impl ClaudePlugin {
             HookEvent::MessageDisplay,
             &payload::message_display(&common, &turn_id, &input.message_id, &input.text),
         );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         fired
             .iter()
@@ -143,7 +134,7 @@ impl ClaudePlugin {
                 &change.new.to_string_lossy(),
             ),
         );
-        let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
+        let fired = self.fire(ctx, &firing, Some(env_files.names())).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         env_files.apply(ctx, HookEvent::CwdChanged);
         // `watchPaths` replaces the paths an earlier CwdChanged or
@@ -262,7 +253,7 @@ impl ClaudePlugin {
                 &payload::model_switch(&common, event.as_str(), &facts),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         (fired, event)
     }
 }

@@ -71,7 +71,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
     }
 
@@ -99,7 +99,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         if let Some(decision) = self.prompt_verdict(ctx, firing.event, &fired) {
             return decision;
         }

@@ -39,7 +39,7 @@ impl ClaudePlugin {
             subject: Some(agent_type),
             ..Firing::new(HookEvent::SubagentStart, &payload::subagent_start(&common))
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         Self::joined_contexts(&fired, HookEvent::SubagentStart)
     }
@@ -66,7 +66,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         // Stop's merge: the same feedback text (`Stop hook feedback:`), the
         // same block cap.
         let merged = self.merged_stop(&fired, input.forced_continuations);

@@ -27,7 +27,7 @@ impl ClaudePlugin {
                 &task.description,
             ),
         );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, event, &fired, &|_, _| {});
         // Every blocking hook's text, in configuration order.
         let texts: Vec<&str> = fired

@@ -53,7 +53,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         if fired.is_empty() {
             return CallReview::keep();
         }
@@ -211,7 +211,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         let effects: Vec<&Effect> = fired.iter().map(|f| &f.reading.effect).collect();
         let winner = winning_permission(&effects);
         let allowed =
@@ -282,7 +282,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         if fired.iter().any(|f| f.reading.retry) {
             DeniedFollowUp::MayRetry
@@ -357,7 +357,7 @@ impl ClaudePlugin {
             call_id: Some(&exec.call_id),
             ..Firing::new(event, &payload)
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         let replace_at = fired
             .iter()
             .position(|f| f.reading.replace_output.is_some());
@@ -423,7 +423,7 @@ impl ClaudePlugin {
             HookEvent::PostToolBatch,
             &payload::post_tool_batch(&common, &calls),
         );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         // A block (exit 2 or `decision: "block"`) or `continue: false` stops
         // the loop before the next model call; the block text still reaches
         // the conversation through the contexts. The first in configuration

@@ -45,7 +45,7 @@ impl ClaudePlugin {
                 },
             )
         };
-        let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
+        let fired = self.fire(ctx, &firing, Some(env_files.names())).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         env_files.apply(ctx, HookEvent::SessionStart);
         // `watchPaths` adds files to watch for the rest of the session.
@@ -69,7 +69,7 @@ impl ClaudePlugin {
                 &payload::user_prompt_submit(&common, &prompt.content),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         if let Some(decision) = self.prompt_verdict(ctx, firing.event, &fired) {
             return decision;
         }
@@ -94,7 +94,7 @@ impl ClaudePlugin {
                 &input.last_assistant_message,
             ),
         );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         let merged = self.merged_stop(&fired, input.forced_continuations);
         let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
         self.record(ctx, firing.event, &fired, &|i, decision| {

@@ -49,7 +49,7 @@ impl ClaudePlugin {
                 &payload::config_change(&common, source, &path),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         fired
             .iter()
@@ -107,7 +107,7 @@ impl ClaudePlugin {
                 &payload::file_changed(&common, &path, change.kind.as_str()),
             )
         };
-        let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
+        let fired = self.fire(ctx, &firing, Some(env_files.names())).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         env_files.apply(ctx, HookEvent::FileChanged);
         if let Some(paths) = watch_paths(&fired) {

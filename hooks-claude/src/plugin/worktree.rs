@@ -31,7 +31,7 @@ impl ClaudePlugin {
             HookEvent::WorktreeCreate,
             &payload::worktree_create(&common, name),
         );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         creation_of(&fired, &ctx.session.current_dir())
     }
@@ -48,7 +48,7 @@ impl ClaudePlugin {
             HookEvent::WorktreeRemove,
             &payload::worktree_remove(&common, &path.to_string_lossy()),
         );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         if !fired.is_empty() && fired.iter().all(|f| f.record.exit_code == Some(0)) {
             WorktreeRemoval::Removed
@@ -83,7 +83,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         // A `systemMessage` asks for a turn of its own
         // (`ev_add_dir_tui_message`): recorded as the run's steering, which
         // the terminal sends with [`dsh_seams::NOTIFICATION_SOURCE`].
