@@ -8,35 +8,35 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, MutexGuard};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use dsh_hook_runner::HookRunner;
-use dsh_hooks::{Engine, Request};
+use dsh_hooks::{BridgePlugin, Cx, Engine, Fire, Request};
 use dsh_protocol::{Event, EventBody, HookDecision};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, CallReview, ContextEntry, ContinuationDecision,
-    ContinuationInput, DeniedFollowUp, Notification, NotificationKind, PermissionUpdate, Plugin,
-    PostToolDecision, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, SettledCall, SubagentStartInput, SubagentStopInput,
-    ToolExecution, ToolOutcome, TurnFailure,
+    ContinuationInput, DeniedFollowUp, Notification, PermissionUpdate, Plugin, PostToolDecision,
+    PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
+    SessionStartSource, SettledCall, SubagentStartInput, SubagentStopInput, ToolExecution,
+    ToolOutcome, TurnFailure,
 };
 
 use crate::config::ClaudeConfig;
-use crate::dialect::{Claude, Firing};
+use crate::dialect::{Claude, Firing, Selector};
 use crate::envfile::EnvFileNames;
 use crate::events::HookEvent;
 use crate::payload::{self, Common};
 use crate::rules::Sent;
 use crate::transcript::Transcript;
 
+mod bridged;
 mod compact;
 mod elicitation;
 mod failure;
 mod lifecycle;
 mod prompting;
-mod subagents;
 mod tasks;
 mod tools;
 mod turns;
@@ -54,15 +54,16 @@ impl ClaudeConfig {
 }
 
 /// The Claude Code bridge plugin. Build it with [`ClaudeConfig::into_plugin`]
-/// (or [`ClaudePlugin::new`] to keep the concrete type).
+/// (or [`ClaudePlugin::new`] to keep the concrete type). The seams ported
+/// to [`Bridge`] run through the generic [`BridgePlugin`]; the others are
+/// still written out here over the same engine and state.
 pub struct ClaudePlugin {
-    engine: Engine<Claude>,
-    state: Mutex<State>,
+    bridge: BridgePlugin<Claude>,
 }
 
 /// What the bridge keeps for the session (never per call).
 #[derive(Default)]
-struct State {
+pub(crate) struct State {
     prompt_ids: HashMap<u64, String>,
     last_prompt_id: Option<String>,
     transcript: Option<Transcript>,
@@ -82,43 +83,25 @@ struct State {
 /// One awaited run, read.
 type Fired = dsh_hooks::Fired<Claude>;
 
-fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl ClaudePlugin {
-    /// The plugin for `config`, running hooks through `runner`.
-    pub fn new(config: ClaudeConfig, runner: HookRunner) -> Self {
-        ClaudePlugin {
-            engine: Engine::new(Claude { config }, runner),
-            state: Mutex::new(State::default()),
-        }
-    }
-
-    /// The configuration this plugin runs.
-    pub fn config(&self) -> &ClaudeConfig {
-        &self.engine.dialect().config
-    }
-
-    /// The merged settings `env`: as read again after an applied
-    /// ConfigChange, else as configured.
-    pub fn settings_env(&self) -> Vec<(String, String)> {
-        lock(&self.state)
-            .settings_env
-            .clone()
-            .unwrap_or_else(|| self.config().settings_env.clone())
-    }
-
+impl Claude {
     /// The transcript file for `session_id`.
-    pub fn transcript_path(&self, session_id: &str) -> PathBuf {
-        self.config()
+    pub(crate) fn transcript_path(&self, session_id: &str) -> PathBuf {
+        self.config
             .discovery
             .transcript_dir
             .join(format!("{session_id}.jsonl"))
     }
 
-    fn ensure_session(&self, ctx: &SeamContext) {
-        let mut state = lock(&self.state);
+    /// The merged settings `env`: as read again after an applied
+    /// ConfigChange, else as configured.
+    fn settings_env(&self, state: &State) -> Vec<(String, String)> {
+        state
+            .settings_env
+            .clone()
+            .unwrap_or_else(|| self.config.settings_env.clone())
+    }
+
+    fn ensure_session(&self, state: &mut State, ctx: &SeamContext) {
         if state.transcript.is_none() {
             state.transcript = Some(Transcript::new(
                 self.transcript_path(&ctx.session.session_id),
@@ -128,8 +111,7 @@ impl ClaudePlugin {
         }
     }
 
-    fn prompt_id(&self, ctx: &SeamContext) -> Option<String> {
-        let mut state = lock(&self.state);
+    fn prompt_id(state: &mut State, ctx: &SeamContext) -> Option<String> {
         match ctx.turn {
             Some(turn) => {
                 let id = state
@@ -144,8 +126,10 @@ impl ClaudePlugin {
         }
     }
 
-    fn common(&self, ctx: &SeamContext, with_prompt: bool) -> Common {
-        self.ensure_session(ctx);
+    /// The fields every payload starts with (`prompt_id` on the events
+    /// that carry it).
+    fn common(&self, state: &mut State, ctx: &SeamContext, with_prompt: bool) -> Common {
+        self.ensure_session(state, ctx);
         Common {
             session_id: ctx.session.session_id.clone(),
             transcript_path: self
@@ -154,20 +138,92 @@ impl ClaudePlugin {
                 .into_owned(),
             cwd: ctx.session.current_dir().to_string_lossy().into_owned(),
             prompt_id: if with_prompt {
-                self.prompt_id(ctx)
+                Self::prompt_id(state, ctx)
             } else {
                 None
             },
-            permission_mode: lock(&self.state)
+            permission_mode: state
                 .mode
                 .clone()
-                .unwrap_or_else(|| self.config().options.permission_mode.clone()),
-            effort: self.config().options.effort.clone(),
+                .unwrap_or_else(|| self.config.options.permission_mode.clone()),
+            effort: self.config.options.effort.clone(),
             agent: ctx.agent.as_ref().map(|agent| payload::AgentIds {
                 agent_id: agent.agent_id.clone(),
                 agent_type: agent.agent_type.clone(),
             }),
         }
+    }
+
+    /// What `firing` is matched against and what its runs are started
+    /// with. Inside a subagent the agent's own frontmatter hooks are
+    /// candidates (and every payload names it: `Common::agent`).
+    fn sent(
+        &self,
+        state: &State,
+        ctx: &SeamContext,
+        firing: &Firing<'_>,
+        env_files: Option<&EnvFileNames>,
+    ) -> (Selector, Sent) {
+        let agent = ctx.agent.as_ref().map(|agent| agent.agent_type.as_str());
+        let sent = Sent {
+            json: firing.payload.clone(),
+            tool_name: firing.tool_name.map(str::to_owned),
+            source: firing.source.map(str::to_owned),
+            prompt: firing.prompt.map(str::to_owned),
+            call_id: firing.call_id.map(str::to_owned),
+            settings_env: self.settings_env(state),
+            env_files: env_files.cloned(),
+        };
+        (firing.selector(agent), sent)
+    }
+
+    /// `firing` as a bridge flow fires it.
+    fn fire_of(cx: &Cx<'_, Self>, firing: &Firing<'_>) -> Fire<Self> {
+        let (key, sent) = cx.bridge.sent(cx.state, cx.ctx, firing, None);
+        let fire = Fire::new(firing.event, key, sent);
+        match firing.call_id {
+            Some(call_id) => fire.call(call_id),
+            None => fire,
+        }
+    }
+}
+
+impl ClaudePlugin {
+    /// The plugin for `config`, running hooks through `runner`.
+    pub fn new(config: ClaudeConfig, runner: HookRunner) -> Self {
+        ClaudePlugin {
+            bridge: BridgePlugin::new(Claude { config }, runner),
+        }
+    }
+
+    fn engine(&self) -> &Engine<Claude> {
+        self.bridge.engine()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.bridge.state()
+    }
+
+    /// The configuration this plugin runs.
+    pub fn config(&self) -> &ClaudeConfig {
+        &self.bridge.bridge().config
+    }
+
+    /// The merged settings `env`: as read again after an applied
+    /// ConfigChange, else as configured.
+    pub fn settings_env(&self) -> Vec<(String, String)> {
+        self.bridge.bridge().settings_env(&self.state())
+    }
+
+    /// The transcript file for `session_id`.
+    pub fn transcript_path(&self, session_id: &str) -> PathBuf {
+        self.bridge.bridge().transcript_path(session_id)
+    }
+
+    fn common(&self, ctx: &SeamContext, with_prompt: bool) -> Common {
+        self.bridge
+            .bridge()
+            .common(&mut self.state(), ctx, with_prompt)
     }
 
     /// Runs one firing through the engine's dispatch: it selects the
@@ -181,36 +237,18 @@ impl ClaudePlugin {
         firing: &Firing<'_>,
         env_files: Option<&EnvFileNames>,
     ) -> Vec<Fired> {
-        // Inside a subagent the agent's own frontmatter hooks are candidates
-        // (and every payload names it: `Common::agent`).
-        let inside;
-        let firing = match &ctx.agent {
-            Some(agent) => {
-                inside = Firing {
-                    agent: Some(&agent.agent_type),
-                    ..firing.borrowed()
-                };
-                &inside
-            }
-            None => firing,
-        };
-        let sent = Sent {
-            json: firing.payload.clone(),
-            tool_name: firing.tool_name.map(str::to_owned),
-            source: firing.source.map(str::to_owned),
-            prompt: firing.prompt.map(str::to_owned),
-            call_id: firing.call_id.map(str::to_owned),
-            settings_env: self.settings_env(),
-            env_files: env_files.cloned(),
+        let (key, sent) = {
+            let state = self.state();
+            self.bridge.bridge().sent(&state, ctx, firing, env_files)
         };
         let request = Request {
             event: firing.event,
-            subject: firing,
+            subject: &key,
             payload: sent,
             call_id: firing.call_id,
             cancel: &ctx.cancel,
         };
-        self.engine.dispatch(ctx, request).await
+        self.engine().dispatch(ctx, request).await
     }
 
     /// Records `hook/result` for every run in configuration order (with
@@ -222,14 +260,14 @@ impl ClaudePlugin {
         fired: &[Fired],
         extra: &dyn Fn(usize, &mut HookDecision),
     ) {
-        self.engine.record(ctx, event, fired, extra);
+        self.engine().record(ctx, event, fired, extra);
     }
 
     /// Collects finished async hooks: their contexts for the model, their
     /// results for the log.
     fn harvest_async(&self, ctx: &SeamContext) -> Vec<ContextEntry> {
-        let claude = self.engine.dialect();
-        self.engine
+        let claude = self.bridge.bridge();
+        self.engine()
             .harvest(ctx, |_, note, run| claude.harvest(ctx, note, run))
     }
 
@@ -286,7 +324,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         input: &dsh_seams::DisplayInput,
     ) -> dsh_seams::DisplayDecision {
-        self.on_message_display(ctx, input).await
+        self.bridge.message_display(ctx, input).await
     }
 
     async fn elicitation(
@@ -294,7 +332,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         request: &dsh_seams::ElicitationRequest,
     ) -> Option<dsh_seams::ElicitationAnswer> {
-        self.on_elicitation(ctx, request).await
+        self.bridge.elicitation(ctx, request).await
     }
 
     async fn elicitation_result(
@@ -303,7 +341,7 @@ impl Plugin for ClaudePlugin {
         request: &dsh_seams::ElicitationRequest,
         answer: &dsh_seams::ElicitationAnswer,
     ) -> Option<dsh_seams::ElicitationAnswer> {
-        self.on_elicitation_result(ctx, request, answer).await
+        self.bridge.elicitation_result(ctx, request, answer).await
     }
 
     async fn cwd_changed(&self, ctx: &SeamContext, change: &dsh_seams::CwdChange) {
@@ -414,7 +452,7 @@ impl Plugin for ClaudePlugin {
         // every later payload's `permission_mode`.
         for update in updates {
             if let PermissionUpdate::SetMode { mode, .. } = update {
-                lock(&self.state).mode = Some(mode.clone());
+                self.state().mode = Some(mode.clone());
             }
         }
     }
@@ -455,7 +493,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         input: &SubagentStartInput,
     ) -> Vec<ContextEntry> {
-        self.on_subagent_start(ctx, input).await
+        self.bridge.subagent_start(ctx, input).await
     }
 
     async fn subagent_stop(
@@ -463,7 +501,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         input: &SubagentStopInput,
     ) -> ContinuationDecision {
-        self.on_subagent_stop(ctx, input).await
+        self.bridge.subagent_stop(ctx, input).await
     }
 
     async fn task_event(
@@ -471,7 +509,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         event: &dsh_seams::TaskEvent,
     ) -> dsh_seams::TaskVerdict {
-        self.on_task_event(ctx, event).await
+        self.bridge.task_event(ctx, event).await
     }
 
     async fn session_end(&self, ctx: &SeamContext, reason: SessionEndReason) {
@@ -489,25 +527,11 @@ impl Plugin for ClaudePlugin {
         self.record(ctx, firing.event, &fired, &|_, _| {});
         self.settle_stop_failure(ctx).await;
         // Async hooks still running are killed at teardown, as Claude Code does.
-        self.engine.abort_pending();
+        self.engine().abort_pending();
     }
 
     async fn notification(&self, ctx: &SeamContext, notification: &Notification) {
-        let kind = match notification.kind {
-            NotificationKind::PermissionPrompt => "permission_prompt",
-            NotificationKind::Idle => "idle_prompt",
-            NotificationKind::ElicitationResponse => "elicitation_response",
-        };
-        let common = self.common(ctx, true);
-        let firing = Firing {
-            subject: Some(kind),
-            ..Firing::new(
-                HookEvent::Notification,
-                &payload::notification(&common, &notification.message, kind),
-            )
-        };
-        let fired = self.fire(ctx, &firing, None).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
+        self.bridge.notification(ctx, notification).await;
     }
 
     async fn turn_failed(&self, ctx: &SeamContext, failure: &TurnFailure) {
@@ -519,7 +543,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         input: &dsh_seams::CompactionInput,
     ) -> dsh_seams::CompactionDecision {
-        self.on_before_compact(ctx, input).await
+        self.bridge.session_before_compact(ctx, input).await
     }
 
     async fn session_compacted(
@@ -531,7 +555,7 @@ impl Plugin for ClaudePlugin {
     }
 
     fn on_event(&self, event: &Event) {
-        let mut state = lock(&self.state);
+        let mut state = self.state();
         match &event.body {
             EventBody::SessionHeader {
                 session_id, cwd, ..

@@ -8,7 +8,6 @@ use std::time::Duration;
 use dsh_hook_runner::{HookExit, HookProgram, HookSpec, HttpHook};
 use dsh_hooks::{Finished, Launch, Rules, Slot};
 use dsh_seams::SeamContext;
-use serde_json::Value;
 
 use crate::config::{CommandForm, HandlerKind, HookHandler};
 use crate::dialect::{AsyncNote, Claude, Refused};
@@ -18,9 +17,10 @@ use crate::output::{Effect, EventCtx, Interpretation};
 use crate::payload;
 
 /// One firing's payload and what its runs are started and read with.
+#[derive(Default)]
 pub(crate) struct Sent {
     /// The stdin payload, as Claude Code writes it.
-    pub json: Value,
+    pub json: serde_json::Value,
     /// Claude Code's tool name, for tool events.
     pub tool_name: Option<String>,
     /// SessionStart's `source`.
@@ -164,12 +164,12 @@ impl Rules for Claude {
         _event: HookEvent,
         payload: &Sent,
         _handler: &HookHandler,
-    ) -> Value {
+    ) -> serde_json::Value {
         payload.json.clone()
     }
 
     /// Compact JSON and a newline, as Claude Code writes it.
-    fn stdin(&self, wire: &Value) -> Vec<u8> {
+    fn stdin(&self, wire: &serde_json::Value) -> Vec<u8> {
         payload::to_stdin(wire)
     }
 
@@ -262,16 +262,7 @@ impl Rules for Claude {
         handler: &HookHandler,
         finished: Finished<'_, Refused>,
     ) -> Interpretation {
-        let sent = Sent {
-            json: Value::Null,
-            tool_name: None,
-            source: None,
-            prompt: None,
-            call_id: None,
-            settings_env: Vec::new(),
-            env_files: None,
-        };
-        self.read_in(ctx, event, &sent, handler, finished)
+        self.read_in(ctx, event, &Sent::default(), handler, finished)
     }
 
     /// The texts name the command as Claude Code shows it, and a plugin

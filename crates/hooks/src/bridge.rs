@@ -31,9 +31,10 @@ use dsh_protocol::{Event, ModelReply, ModelRequest};
 use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CancellationToken,
     CompactionDecision, CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput,
-    Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
-    ProposedCall, ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource,
-    SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
+    DisplayDecision, DisplayInput, ElicitationAnswer, ElicitationRequest, Notification, Plugin,
+    PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput, ProposedCall,
+    ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource, SubagentStartInput,
+    SubagentStopInput, TaskEvent, TaskVerdict, ToolExecution, ToolOutcome, TurnFailure,
 };
 /// What the model-request seams of a [`Bridge`] return.
 pub use futures::future::BoxFuture;
@@ -299,6 +300,39 @@ pub trait Bridge: Rules + 'static {
     ) -> Flow<'a, Self, ContinuationDecision> {
         Flow::Done(ContinuationDecision::Stop)
     }
+
+    // Seams added for Claude Code.
+
+    /// A notification (a permission prompt, idle). Default: nothing.
+    fn notification<'a>(_cx: Cx<'_, Self>, _notification: &'a Notification) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// An assistant message about to be shown. Default: shown as it is.
+    fn message_display<'a>(
+        _cx: Cx<'_, Self>,
+        _input: &'a DisplayInput,
+    ) -> Flow<'a, Self, DisplayDecision> {
+        Flow::Done(DisplayDecision::Keep)
+    }
+    /// An MCP server asks the user. Default: no answer in the user's place.
+    fn elicitation<'a>(
+        _cx: Cx<'_, Self>,
+        _request: &'a ElicitationRequest,
+    ) -> Flow<'a, Self, Option<ElicitationAnswer>> {
+        Flow::Done(None)
+    }
+    /// The user's answer to an elicitation. Default: kept.
+    fn elicitation_result<'a>(
+        _cx: Cx<'_, Self>,
+        _request: &'a ElicitationRequest,
+        _answer: &'a ElicitationAnswer,
+    ) -> Flow<'a, Self, Option<ElicitationAnswer>> {
+        Flow::Done(None)
+    }
+    /// A task is created or completed. Default: allowed.
+    fn task_event<'a>(_cx: Cx<'_, Self>, _task: &'a TaskEvent) -> Flow<'a, Self, TaskVerdict> {
+        Flow::Done(TaskVerdict::Allow)
+    }
 }
 
 /// The `dsh_seams::Plugin` of a [`Bridge`]: runs each seam's flow.
@@ -336,6 +370,12 @@ where
 
     fn lock(&self) -> MutexGuard<'_, B::State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The bridge's state, locked: for a dialect's seams that are not
+    /// flows yet. Never hold it across a run.
+    pub fn state(&self) -> MutexGuard<'_, B::State> {
+        self.lock()
     }
 
     /// Runs `flow` to its answer.
@@ -536,5 +576,37 @@ where
         input: &SubagentStopInput,
     ) -> ContinuationDecision {
         self.run(ctx, |cx| B::subagent_stop(cx, input)).await
+    }
+
+    // Seams added for Claude Code.
+
+    async fn notification(&self, ctx: &SeamContext, notification: &Notification) {
+        self.run(ctx, |cx| B::notification(cx, notification)).await;
+    }
+
+    async fn message_display(&self, ctx: &SeamContext, input: &DisplayInput) -> DisplayDecision {
+        self.run(ctx, |cx| B::message_display(cx, input)).await
+    }
+
+    async fn elicitation(
+        &self,
+        ctx: &SeamContext,
+        request: &ElicitationRequest,
+    ) -> Option<ElicitationAnswer> {
+        self.run(ctx, |cx| B::elicitation(cx, request)).await
+    }
+
+    async fn elicitation_result(
+        &self,
+        ctx: &SeamContext,
+        request: &ElicitationRequest,
+        answer: &ElicitationAnswer,
+    ) -> Option<ElicitationAnswer> {
+        self.run(ctx, |cx| B::elicitation_result(cx, request, answer))
+            .await
+    }
+
+    async fn task_event(&self, ctx: &SeamContext, event: &TaskEvent) -> TaskVerdict {
+        self.run(ctx, |cx| B::task_event(cx, event)).await
     }
 }

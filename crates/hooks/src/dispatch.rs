@@ -306,6 +306,8 @@ mod tests {
         handlers: Vec<usize>,
         order: Order,
         seen: Mutex<Vec<(usize, i64)>>,
+        /// Each launch's slot: index, how many were selected, payload.
+        slots: Mutex<Vec<(usize, usize, i64)>>,
     }
 
     #[derive(Debug, Clone, Copy, PartialEq)]
@@ -367,6 +369,17 @@ mod tests {
 
     impl Rules for Toy {
         type Payload = i64;
+        fn launch_in<'a>(
+            &'a self,
+            ctx: &'a SeamContext,
+            slot: &Slot<'_, Self>,
+            stdin: &[u8],
+        ) -> Launch<'a, Self> {
+            let place = (slot.index, slot.selected.len(), *slot.payload);
+            self.slots.lock().unwrap().push(place);
+            assert_eq!(slot.selected.get(slot.index), Some(slot.handler));
+            self.launch(ctx, slot.handler, stdin)
+        }
         fn order(&self, _event: (), _selected: &[usize]) -> Order {
             self.order
         }
@@ -405,11 +418,19 @@ mod tests {
         }
     }
 
+    type Slots = Vec<(usize, usize, i64)>;
+
     async fn run(order: Order) -> (Vec<Answer>, Vec<(usize, i64)>) {
+        let (readings, seen, _) = run_slots(order).await;
+        (readings, seen)
+    }
+
+    async fn run_slots(order: Order) -> (Vec<Answer>, Vec<(usize, i64)>, Slots) {
         let toy = Toy {
             handlers: vec![0, 1, 2, 3],
             order,
             seen: Mutex::new(Vec::new()),
+            slots: Mutex::new(Vec::new()),
         };
         let engine = Engine::new(toy, HookRunner::default());
         let ctx = SeamContext::detached(std::env::temp_dir());
@@ -423,7 +444,25 @@ mod tests {
         };
         let fired = engine.dispatch(&ctx, request).await;
         let seen = engine.dialect().seen.lock().unwrap().clone();
-        (fired.into_iter().map(|run| run.reading).collect(), seen)
+        let slots = engine.dialect().slots.lock().unwrap().clone();
+        (
+            fired.into_iter().map(|run| run.reading).collect(),
+            seen,
+            slots,
+        )
+    }
+
+    /// A dialect that launches by the firing sees each handler's place
+    /// among all the selected ones, and the payload as that run gets it.
+    #[tokio::test]
+    async fn launch_in_sees_each_handlers_place_and_payload() {
+        let (_, _, slots) = run_slots(Order::Sequential).await;
+        assert_eq!(slots, vec![(0, 4, 100), (1, 4, 101), (2, 4, 101)]);
+        let (_, _, slots) = run_slots(Order::Parallel).await;
+        assert_eq!(
+            slots,
+            vec![(0, 4, 100), (1, 4, 100), (2, 4, 100), (3, 4, 100)]
+        );
     }
 
     #[tokio::test]

@@ -1,14 +1,13 @@
-//! The lifecycle events: Setup (`--init`, `--maintenance`), MessageDisplay
-//! (the assistant's text as shown), CwdChanged (the bash tool's `cd`) and
-//! PreModelSwitch/PostModelSwitch (`/model`, a host's `set_model`),
+//! The lifecycle events: Setup (`--init`, `--maintenance`), CwdChanged
+//! (the bash tool's `cd`) and PreModelSwitch/PostModelSwitch (`/model`, a
+//! host's `set_model`),
 //! and the per-hook `CLAUDE_ENV_FILE` files SessionStart, Setup and
 //! CwdChanged hooks write to.
 
 use std::path::PathBuf;
 
 use dsh_seams::{
-    CwdChange, DisplayDecision, DisplayInput, ModelSwitch, ModelSwitchDecision, NoticeLevel,
-    SeamContext, SetupTrigger, UserNotice,
+    CwdChange, ModelSwitch, ModelSwitchDecision, NoticeLevel, SeamContext, SetupTrigger, UserNotice,
 };
 use serde::Deserialize;
 
@@ -97,31 +96,6 @@ impl ClaudePlugin {
         env_files.apply(ctx, HookEvent::Setup);
     }
 
-    /// MessageDisplay: the whole text of one assistant message; the first
-    /// `hookSpecificOutput.displayContent` in configuration order is shown
-    /// instead (display only).
-    pub(super) async fn on_message_display(
-        &self,
-        ctx: &SeamContext,
-        input: &DisplayInput,
-    ) -> DisplayDecision {
-        let common = self.common(ctx, true);
-        let turn_id =
-            dsh_seams::derived_id(&format!("{}:turn:{}", ctx.session.session_id, input.turn));
-        let firing = Firing::new(
-            HookEvent::MessageDisplay,
-            &payload::message_display(&common, &turn_id, &input.message_id, &input.text),
-        );
-        let fired = self.fire(ctx, &firing, None).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        fired
-            .iter()
-            .find_map(display_content)
-            .map_or(DisplayDecision::Keep, |text| DisplayDecision::Replace {
-                text,
-            })
-    }
-
     /// CwdChanged: no matcher; hooks may write `CLAUDE_ENV_FILE` (direnv).
     pub(super) async fn on_cwd_changed(&self, ctx: &SeamContext, change: &CwdChange) {
         let common = self.common(ctx, true);
@@ -174,7 +148,7 @@ fn specific(fired: &Fired) -> Option<LifecycleSpecific> {
 }
 
 /// A MessageDisplay hook's `displayContent`, when its output was valid.
-fn display_content(fired: &Fired) -> Option<String> {
+pub(super) fn display_content(fired: &Fired) -> Option<String> {
     specific(fired)?.display_content
 }
 

@@ -12,7 +12,7 @@ use dsh_seams::{
 };
 use serde_json::Value;
 
-use super::{ClaudePlugin, Firing, lock};
+use super::{ClaudePlugin, Firing};
 use crate::dialect::source_of;
 use crate::events::HookEvent;
 use crate::output::{Effect, winning_permission};
@@ -157,11 +157,7 @@ impl ClaudePlugin {
         };
         let rewrite = match rewrite_winner {
             Some(i) => InputRewrite::Rewrite {
-                arguments: fired[i]
-                    .reading
-                    .updated_input
-                    .clone()
-                    .unwrap_or(Value::Null),
+                arguments: fired[i].reading.updated_input.clone().unwrap_or_default(),
                 by: source_of(HookEvent::PreToolUse, &fired[i].handler.command_text()),
                 conflicts: rewriters
                     .iter()
@@ -316,7 +312,7 @@ impl ClaudePlugin {
         );
         let common = self.common(ctx, true);
         {
-            let mut state = lock(&self.state);
+            let mut state = self.state();
             if let Some(transcript) = state.transcript.as_mut() {
                 transcript
                     .tool_responses

@@ -5,7 +5,7 @@
 use dsh_seams::{ConfigChange, ConfigDecision, FileChange, SeamContext};
 
 use super::lifecycle::{EnvFiles, watch_paths};
-use super::{ClaudePlugin, Firing, lock};
+use super::{ClaudePlugin, Firing};
 use crate::config::HandlerStatus;
 use crate::events::HookEvent;
 use crate::output::Effect;
@@ -76,7 +76,7 @@ impl ClaudePlugin {
                 for (name, value) in &config.settings_env {
                     ctx.session.env.set(name.clone(), value.clone());
                 }
-                lock(&self.state).settings_env = Some(config.settings_env);
+                self.state().settings_env = Some(config.settings_env);
             }
             Err(error) => {
                 tracing::warn!(

@@ -69,7 +69,7 @@ impl ClaudePlugin {
             added.directory.display(),
             common.prompt_id.as_deref().unwrap_or("")
         ));
-        super::lock(&self.state).last_prompt_id = Some(id.clone());
+        self.state().last_prompt_id = Some(id.clone());
         common.prompt_id = Some(id);
         let firing = Firing {
             subject: Some(added.source.as_str()),
