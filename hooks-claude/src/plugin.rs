@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dsh_hook_runner::HookRunner;
-use dsh_hooks::{BridgePlugin, Cx, Engine, Fire, Request};
+use dsh_hooks::{BridgePlugin, Cx, Engine, Fire, Flow, Record, Request};
 use dsh_protocol::{Event, EventBody, HookDecision};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, CallReview, ContextEntry, ContinuationDecision,
@@ -179,7 +179,17 @@ impl Claude {
 
     /// `firing` as a bridge flow fires it.
     fn fire_of(cx: &Cx<'_, Self>, firing: &Firing<'_>) -> Fire<Self> {
-        let (key, sent) = cx.bridge.sent(cx.state, cx.ctx, firing, None);
+        Self::fire_with(cx, firing, None)
+    }
+
+    /// `firing` as a bridge flow fires it, with each hook's
+    /// `CLAUDE_ENV_FILE` named by `env_files`.
+    fn fire_with(
+        cx: &Cx<'_, Self>,
+        firing: &Firing<'_>,
+        env_files: Option<&EnvFileNames>,
+    ) -> Fire<Self> {
+        let (key, sent) = cx.bridge.sent(cx.state, cx.ctx, firing, env_files);
         let fire = Fire::new(firing.event, key, sent);
         match firing.call_id {
             Some(call_id) => fire.call(call_id),
@@ -316,7 +326,7 @@ impl Plugin for ClaudePlugin {
     }
 
     async fn setup(&self, ctx: &SeamContext, trigger: dsh_seams::SetupTrigger) {
-        self.on_setup(ctx, trigger).await;
+        self.bridge.setup(ctx, trigger).await;
     }
 
     async fn message_display(
@@ -345,11 +355,11 @@ impl Plugin for ClaudePlugin {
     }
 
     async fn cwd_changed(&self, ctx: &SeamContext, change: &dsh_seams::CwdChange) {
-        self.on_cwd_changed(ctx, change).await;
+        self.bridge.cwd_changed(ctx, change).await;
     }
 
     async fn worktree_create(&self, ctx: &SeamContext, name: &str) -> dsh_seams::WorktreeCreation {
-        self.on_worktree_create(ctx, name).await
+        self.bridge.worktree_create(ctx, name).await
     }
 
     async fn worktree_remove(
@@ -357,7 +367,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         path: &std::path::Path,
     ) -> dsh_seams::WorktreeRemoval {
-        self.on_worktree_remove(ctx, path).await
+        self.bridge.worktree_remove(ctx, path).await
     }
 
     async fn directory_added(&self, ctx: &SeamContext, added: &dsh_seams::DirectoryAddition) {
@@ -369,7 +379,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         change: &dsh_seams::ConfigChange,
     ) -> dsh_seams::ConfigDecision {
-        self.on_config_change(ctx, change).await
+        self.bridge.config_change(ctx, change).await
     }
 
     async fn config_applied(&self, ctx: &SeamContext, change: &dsh_seams::ConfigChange) {
@@ -377,7 +387,7 @@ impl Plugin for ClaudePlugin {
     }
 
     async fn file_changed(&self, ctx: &SeamContext, change: &dsh_seams::FileChange) {
-        self.on_file_changed(ctx, change).await;
+        self.bridge.file_changed(ctx, change).await;
     }
 
     async fn before_model_switch(
@@ -385,11 +395,11 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         switch: &dsh_seams::ModelSwitch,
     ) -> dsh_seams::ModelSwitchDecision {
-        self.on_before_model_switch(ctx, switch).await
+        self.bridge.before_model_switch(ctx, switch).await
     }
 
     async fn model_switched(&self, ctx: &SeamContext, switch: &dsh_seams::ModelSwitch) {
-        self.on_model_switched(ctx, switch).await;
+        self.bridge.model_switched(ctx, switch).await;
     }
 
     async fn instructions_loaded(
@@ -653,6 +663,18 @@ impl Plugin for ClaudePlugin {
             tracing::warn!(%error, "cannot append to the Claude-format transcript");
         }
     }
+}
+
+/// Fires `firing`, records its runs as read (no answer of theirs wins
+/// over another's) and answers what `read` makes of them.
+pub(super) fn answer<'a, Out: Send + 'a>(
+    cx: &Cx<'_, Claude>,
+    firing: &Firing<'_>,
+    read: impl FnOnce(&[Fired]) -> Out + Send + 'a,
+) -> Flow<'a, Claude, Out> {
+    Flow::fire(Claude::fire_of(cx, firing), move |_, fired| {
+        (Record::AsRead, Flow::Done(read(fired)))
+    })
 }
 
 /// The prompt id of turn `turn`: derived from the session and the turn, so

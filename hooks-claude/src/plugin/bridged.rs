@@ -3,34 +3,28 @@
 //! fires) and a pure reading of the runs (the seam's answer).
 
 use std::convert::Infallible;
+use std::path::Path;
 
 use dsh_hooks::{Bridge, Cx, Flow, Record};
 use dsh_seams::{
-    CompactionDecision, CompactionInput, ContextEntry, ContinuationDecision, DisplayDecision,
-    DisplayInput, ElicitationAnswer, ElicitationRequest, NoticeLevel, Notification,
-    NotificationKind, SubagentStartInput, SubagentStopInput, TaskEvent, TaskVerdict, UserNotice,
+    CompactionDecision, CompactionInput, ConfigChange, ConfigDecision, ContextEntry,
+    ContinuationDecision, CwdChange, DisplayDecision, DisplayInput, ElicitationAnswer,
+    ElicitationRequest, FileChange, ModelSwitch, ModelSwitchDecision, NoticeLevel, Notification,
+    NotificationKind, SetupTrigger, SubagentStartInput, SubagentStopInput, TaskEvent, TaskVerdict,
+    UserNotice, WorktreeCreation, WorktreeRemoval,
 };
 
 use super::lifecycle::display_content;
-use super::{ClaudePlugin, Fired, Firing, NAME, State, compact, elicitation, tasks};
+use super::{
+    ClaudePlugin, Firing, NAME, State, answer, compact, elicitation, lifecycle, tasks, watch,
+    worktree,
+};
 use crate::config::HandlerStatus;
 use crate::dialect::{Claude, Selector};
 use crate::events::HookEvent;
 use crate::output::{Interpretation, StopMerge, merge_stop};
 use crate::payload;
 use crate::transcript::Transcript;
-
-/// Fires `firing`, records its runs as read (no answer of theirs wins
-/// over another's) and answers what `read` makes of them.
-pub(super) fn answer<'a, Out: Send + 'a>(
-    cx: &Cx<'_, Claude>,
-    firing: &Firing<'_>,
-    read: impl FnOnce(&[Fired]) -> Out + Send + 'a,
-) -> Flow<'a, Claude, Out> {
-    Flow::fire(Claude::fire_of(cx, firing), move |_, fired| {
-        (Record::AsRead, Flow::Done(read(fired)))
-    })
-}
 
 impl Bridge for Claude {
     type State = State;
@@ -118,6 +112,44 @@ impl Bridge for Claude {
 
     fn task_event<'a>(cx: Cx<'_, Self>, task: &'a TaskEvent) -> Flow<'a, Self, TaskVerdict> {
         tasks::task_event(cx, task)
+    }
+
+    fn before_model_switch<'a>(
+        cx: Cx<'_, Self>,
+        switch: &'a ModelSwitch,
+    ) -> Flow<'a, Self, ModelSwitchDecision> {
+        lifecycle::before_model_switch(cx, switch)
+    }
+
+    fn model_switched<'a>(cx: Cx<'_, Self>, switch: &'a ModelSwitch) -> Flow<'a, Self, ()> {
+        lifecycle::model_switched(cx, switch)
+    }
+
+    fn worktree_create<'a>(cx: Cx<'_, Self>, name: &'a str) -> Flow<'a, Self, WorktreeCreation> {
+        worktree::worktree_create(cx, name)
+    }
+
+    fn worktree_remove<'a>(cx: Cx<'_, Self>, path: &'a Path) -> Flow<'a, Self, WorktreeRemoval> {
+        worktree::worktree_remove(cx, path)
+    }
+
+    fn setup<'a>(cx: Cx<'_, Self>, trigger: SetupTrigger) -> Flow<'a, Self, ()> {
+        lifecycle::setup(cx, trigger)
+    }
+
+    fn cwd_changed<'a>(cx: Cx<'_, Self>, change: &'a CwdChange) -> Flow<'a, Self, ()> {
+        lifecycle::cwd_changed(cx, change)
+    }
+
+    fn config_change<'a>(
+        cx: Cx<'_, Self>,
+        change: &'a ConfigChange,
+    ) -> Flow<'a, Self, ConfigDecision> {
+        watch::config_change(cx, change)
+    }
+
+    fn file_changed<'a>(cx: Cx<'_, Self>, change: &'a FileChange) -> Flow<'a, Self, ()> {
+        watch::file_changed(cx, change)
     }
 
     /// SubagentStart: matcher on the agent type; its `additionalContext`

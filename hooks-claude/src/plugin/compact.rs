@@ -12,8 +12,7 @@ use dsh_seams::{
 
 use dsh_hooks::{Cx, Flow};
 
-use super::bridged::answer;
-use super::{ClaudePlugin, Firing};
+use super::{ClaudePlugin, Firing, answer};
 use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::Effect;

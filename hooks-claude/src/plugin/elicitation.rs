@@ -10,8 +10,7 @@
 
 use dsh_hooks::{Cx, Flow};
 
-use super::bridged::answer;
-use super::{Fired, Firing};
+use super::{Fired, Firing, answer};
 use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::{Effect, ParsedOutput};

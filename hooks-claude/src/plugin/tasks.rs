@@ -6,8 +6,7 @@
 use dsh_hooks::{Cx, Flow};
 use dsh_seams::{TaskEvent, TaskEventKind, TaskVerdict};
 
-use super::Firing;
-use super::bridged::answer;
+use super::{Firing, answer};
 use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::Effect;

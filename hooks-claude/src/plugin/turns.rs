@@ -32,7 +32,7 @@ impl ClaudePlugin {
         self.watch_matcher_names(ctx);
         // One CLAUDE_ENV_FILE per SessionStart hook (Claude Code:
         // `sessionstart-hook-<i>.sh`).
-        let env_files = EnvFiles::prepare(self, ctx, "sessionstart");
+        let env_files = EnvFiles::prepare(self.config(), ctx, "sessionstart");
         let firing = Firing {
             subject: Some(source.as_str()),
             source: Some(source.as_str()),
