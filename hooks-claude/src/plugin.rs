@@ -55,8 +55,8 @@ impl ClaudeConfig {
 
 /// The Claude Code bridge plugin. Build it with [`ClaudeConfig::into_plugin`]
 /// (or [`ClaudePlugin::new`] to keep the concrete type). The seams ported
-/// to [`Bridge`] run through the generic [`BridgePlugin`]; the others are
-/// still written out here over the same engine and state.
+/// to [`dsh_hooks::Bridge`] run through the generic [`BridgePlugin`]; the
+/// others are still written out here over the same engine and state.
 pub struct ClaudePlugin {
     bridge: BridgePlugin<Claude>,
 }
