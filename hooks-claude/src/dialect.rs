@@ -47,38 +47,10 @@ pub(crate) struct Firing<'a> {
     pub(crate) source: Option<&'a str>,
     pub(crate) prompt: Option<&'a str>,
     pub(crate) call_id: Option<&'a str>,
-    /// The agent type when fired inside a subagent.
-    pub(crate) agent: Option<&'a str>,
     pub(crate) payload: Value,
 }
 
-impl<'a> Firing<'a> {
-    /// The interpreter's view of this firing for a hook with `command`.
-    pub(crate) fn event_ctx<'b>(&'b self, command: &'b str) -> EventCtx<'b> {
-        EventCtx {
-            event: self.event,
-            tool_name: self.tool_name,
-            source: self.source,
-            prompt: self.prompt,
-            command,
-        }
-    }
-
-    /// The same firing with its payload copied.
-    pub(crate) fn borrowed(&self) -> Firing<'a> {
-        Firing {
-            event: self.event,
-            subject: self.subject,
-            tool_name: self.tool_name,
-            tool_input: self.tool_input,
-            source: self.source,
-            prompt: self.prompt,
-            call_id: self.call_id,
-            agent: self.agent,
-            payload: self.payload.clone(),
-        }
-    }
-
+impl Firing<'_> {
     /// An event with no subject, tool, source, prompt or call.
     pub(crate) fn new(event: HookEvent, payload: &impl serde::Serialize) -> Self {
         Firing {
@@ -89,10 +61,33 @@ impl<'a> Firing<'a> {
             source: None,
             prompt: None,
             call_id: None,
-            agent: None,
             payload: crate::payload::value_of(payload),
         }
     }
+
+    /// What its handlers are matched against when fired inside the
+    /// subagent of type `agent` (if any).
+    pub(crate) fn selector(&self, agent: Option<&str>) -> Selector {
+        Selector {
+            subject: self.subject.map(str::to_owned),
+            tool_name: self.tool_name.map(str::to_owned),
+            tool_input: self.tool_input.cloned().unwrap_or_default(),
+            agent: agent.map(str::to_owned),
+        }
+    }
+}
+
+/// What one firing's handlers are matched against, owned.
+pub(crate) struct Selector {
+    /// The matcher's subject (a tool name, a source, an agent type, …).
+    pub(crate) subject: Option<String>,
+    /// The tool, for `if` rules.
+    pub(crate) tool_name: Option<String>,
+    /// The tool's input, for `if` rules (null when there is none).
+    pub(crate) tool_input: Value,
+    /// The agent type when fired inside a subagent: its own frontmatter
+    /// hooks are candidates too.
+    pub(crate) agent: Option<String>,
 }
 
 /// The `source` of what a hook of `event` with `command` adds.
@@ -159,7 +154,7 @@ impl Claude {
     }
 
     /// Reads a finished run in the firing described by `event_ctx`.
-    pub fn read(
+    pub fn read_run(
         &self,
         session_id: &str,
         event_ctx: &EventCtx<'_>,
@@ -187,7 +182,8 @@ impl Claude {
             prompt: None,
             command: &note.command,
         };
-        let interpretation = self.read(&ctx.session.session_id, &event_ctx, Finished::Process(run));
+        let interpretation =
+            self.read_run(&ctx.session.session_id, &event_ctx, Finished::Process(run));
         if note.event == HookEvent::StopFailure {
             // Claude Code ignores a StopFailure hook's output: the turn has
             // already failed and nothing reaches the model.
@@ -338,7 +334,7 @@ pub(crate) fn decision_of(interpretation: &Interpretation) -> HookDecision {
 impl Dialect for Claude {
     type Event = HookEvent;
     type Handler = HookHandler;
-    type Subject<'s> = Firing<'s>;
+    type Subject<'s> = &'s Selector;
     // HTTP hooks run through the hook runner like commands; the only run
     // the bridge settles itself is a refusal.
     type Custom = Refused;
@@ -366,9 +362,9 @@ impl Dialect for Claude {
         event.seam()
     }
 
-    fn candidates(&self, event: HookEvent, firing: &Firing<'_>) -> Vec<&HookHandler> {
+    fn candidates(&self, event: HookEvent, firing: &&Selector) -> Vec<&HookHandler> {
         self.config
-            .candidates_in(event, firing.subject, firing.agent)
+            .candidates_in(event, firing.subject.as_deref(), firing.agent.as_deref())
     }
 
     fn dedup_key(&self, handler: &HookHandler) -> Option<String> {
@@ -377,7 +373,7 @@ impl Dialect for Claude {
 
     /// A handler's `if` rule, applied (as Claude Code does) to the
     /// deduplicated list; on events other than tool events it never matches.
-    fn admits(&self, event: HookEvent, handler: &HookHandler, firing: &Firing<'_>) -> bool {
+    fn admits(&self, event: HookEvent, handler: &HookHandler, firing: &&Selector) -> bool {
         let Some(rule) = &handler.if_rule else {
             return true;
         };
@@ -386,8 +382,8 @@ impl Dialect for Claude {
         }
         if_rule_matches(
             rule,
-            firing.tool_name.unwrap_or(""),
-            firing.tool_input.unwrap_or(&Value::Null),
+            firing.tool_name.as_deref().unwrap_or(""),
+            &firing.tool_input,
             &self.config.discovery.cwd.to_string_lossy(),
         )
     }

@@ -10,6 +10,31 @@
 //! command substitution, `$VAR` expansion, other shell commands — is not
 //! evaluated and is reported as skipped.
 
+/// How the `CLAUDE_ENV_FILE` of each hook of one firing is named:
+/// `<dir>/<prefix>-hook-<i>.sh` for the i-th selected hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EnvFileNames {
+    /// The session's `session-env` directory.
+    pub dir: std::path::PathBuf,
+    /// `sessionstart`, `setup`, `cwdchanged`, `filechanged`.
+    pub prefix: &'static str,
+}
+
+impl EnvFileNames {
+    /// The i-th hook's file.
+    pub(crate) fn path(&self, i: usize) -> std::path::PathBuf {
+        self.dir.join(format!("{}-hook-{i}.sh", self.prefix))
+    }
+
+    /// The variable for the i-th hook.
+    pub(crate) fn env(&self, i: usize) -> Vec<(String, String)> {
+        vec![(
+            "CLAUDE_ENV_FILE".to_owned(),
+            self.path(i).to_string_lossy().into_owned(),
+        )]
+    }
+}
+
 /// The outcome of reading an env file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EnvFile {

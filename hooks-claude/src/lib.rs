@@ -39,6 +39,7 @@ pub mod payload;
 pub mod plugin;
 pub mod plugins;
 mod registered;
+mod rules;
 pub mod sdk;
 pub mod settings_env;
 pub mod transcript;

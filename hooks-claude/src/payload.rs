@@ -60,7 +60,7 @@ pub fn to_stdin(payload: &(impl Serialize + ?Sized)) -> Vec<u8> {
 /// booleans, numbers, JSON values and permission updates, so serializing
 /// them cannot fail.
 pub(crate) fn value_of(payload: &impl Serialize) -> Value {
-    serde_json::to_value(payload).unwrap_or(Value::Null)
+    serde_json::to_value(payload).unwrap_or_default()
 }
 
 /// `effort`: `{"level": …}`.

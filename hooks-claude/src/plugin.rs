@@ -8,35 +8,35 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, MutexGuard};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use dsh_hook_runner::{HookExit, HookProgram, HookRunner, HookSpec, HttpHook};
-use dsh_hooks::{Engine, Finished, Launch};
+use dsh_hook_runner::HookRunner;
+use dsh_hooks::{BridgePlugin, Cx, Engine, Fire, Flow, Record, Request};
 use dsh_protocol::{Event, EventBody, HookDecision};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, CallReview, ContextEntry, ContinuationDecision,
-    ContinuationInput, DeniedFollowUp, Notification, NotificationKind, PermissionUpdate, Plugin,
-    PostToolDecision, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext,
-    SessionEndReason, SessionStartSource, SettledCall, SubagentStartInput, SubagentStopInput,
-    ToolExecution, ToolOutcome, TurnFailure,
+    ContinuationInput, DeniedFollowUp, Notification, PermissionUpdate, Plugin, PostToolDecision,
+    PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
+    SessionStartSource, SettledCall, SubagentStartInput, SubagentStopInput, ToolExecution,
+    ToolOutcome, TurnFailure,
 };
 
-use crate::config::{ClaudeConfig, HandlerKind, HookHandler};
-use crate::dialect::{AsyncNote, Claude, Firing, Refused};
+use crate::config::ClaudeConfig;
+use crate::dialect::{Claude, Firing, Selector};
+use crate::envfile::EnvFileNames;
 use crate::events::HookEvent;
-use crate::output::Effect;
 use crate::payload::{self, Common};
+use crate::rules::Sent;
 use crate::transcript::Transcript;
 
+mod bridged;
 mod compact;
 mod elicitation;
 mod failure;
-mod launch;
 mod lifecycle;
 mod prompting;
-mod subagents;
 mod tasks;
 mod tools;
 mod turns;
@@ -54,15 +54,16 @@ impl ClaudeConfig {
 }
 
 /// The Claude Code bridge plugin. Build it with [`ClaudeConfig::into_plugin`]
-/// (or [`ClaudePlugin::new`] to keep the concrete type).
+/// (or [`ClaudePlugin::new`] to keep the concrete type). The seams ported
+/// to [`dsh_hooks::Bridge`] run through the generic [`BridgePlugin`]; the
+/// others are still written out here over the same engine and state.
 pub struct ClaudePlugin {
-    engine: Engine<Claude>,
-    state: Mutex<State>,
+    bridge: BridgePlugin<Claude>,
 }
 
 /// What the bridge keeps for the session (never per call).
 #[derive(Default)]
-struct State {
+pub(crate) struct State {
     prompt_ids: HashMap<u64, String>,
     last_prompt_id: Option<String>,
     transcript: Option<Transcript>,
@@ -82,43 +83,25 @@ struct State {
 /// One awaited run, read.
 type Fired = dsh_hooks::Fired<Claude>;
 
-fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl ClaudePlugin {
-    /// The plugin for `config`, running hooks through `runner`.
-    pub fn new(config: ClaudeConfig, runner: HookRunner) -> Self {
-        ClaudePlugin {
-            engine: Engine::new(Claude { config }, runner),
-            state: Mutex::new(State::default()),
-        }
-    }
-
-    /// The configuration this plugin runs.
-    pub fn config(&self) -> &ClaudeConfig {
-        &self.engine.dialect().config
-    }
-
-    /// The merged settings `env`: as read again after an applied
-    /// ConfigChange, else as configured.
-    pub fn settings_env(&self) -> Vec<(String, String)> {
-        lock(&self.state)
-            .settings_env
-            .clone()
-            .unwrap_or_else(|| self.config().settings_env.clone())
-    }
-
+impl Claude {
     /// The transcript file for `session_id`.
-    pub fn transcript_path(&self, session_id: &str) -> PathBuf {
-        self.config()
+    pub(crate) fn transcript_path(&self, session_id: &str) -> PathBuf {
+        self.config
             .discovery
             .transcript_dir
             .join(format!("{session_id}.jsonl"))
     }
 
-    fn ensure_session(&self, ctx: &SeamContext) {
-        let mut state = lock(&self.state);
+    /// The merged settings `env`: as read again after an applied
+    /// ConfigChange, else as configured.
+    fn settings_env(&self, state: &State) -> Vec<(String, String)> {
+        state
+            .settings_env
+            .clone()
+            .unwrap_or_else(|| self.config.settings_env.clone())
+    }
+
+    fn ensure_session(&self, state: &mut State, ctx: &SeamContext) {
         if state.transcript.is_none() {
             state.transcript = Some(Transcript::new(
                 self.transcript_path(&ctx.session.session_id),
@@ -128,8 +111,7 @@ impl ClaudePlugin {
         }
     }
 
-    fn prompt_id(&self, ctx: &SeamContext) -> Option<String> {
-        let mut state = lock(&self.state);
+    fn prompt_id(state: &mut State, ctx: &SeamContext) -> Option<String> {
         match ctx.turn {
             Some(turn) => {
                 let id = state
@@ -144,8 +126,10 @@ impl ClaudePlugin {
         }
     }
 
-    fn common(&self, ctx: &SeamContext, with_prompt: bool) -> Common {
-        self.ensure_session(ctx);
+    /// The fields every payload starts with (`prompt_id` on the events
+    /// that carry it).
+    fn common(&self, state: &mut State, ctx: &SeamContext, with_prompt: bool) -> Common {
+        self.ensure_session(state, ctx);
         Common {
             session_id: ctx.session.session_id.clone(),
             transcript_path: self
@@ -154,15 +138,15 @@ impl ClaudePlugin {
                 .into_owned(),
             cwd: ctx.session.current_dir().to_string_lossy().into_owned(),
             prompt_id: if with_prompt {
-                self.prompt_id(ctx)
+                Self::prompt_id(state, ctx)
             } else {
                 None
             },
-            permission_mode: lock(&self.state)
+            permission_mode: state
                 .mode
                 .clone()
-                .unwrap_or_else(|| self.config().options.permission_mode.clone()),
-            effort: self.config().options.effort.clone(),
+                .unwrap_or_else(|| self.config.options.permission_mode.clone()),
+            effort: self.config.options.effort.clone(),
             agent: ctx.agent.as_ref().map(|agent| payload::AgentIds {
                 agent_id: agent.agent_id.clone(),
                 agent_type: agent.agent_type.clone(),
@@ -170,123 +154,111 @@ impl ClaudePlugin {
         }
     }
 
-    /// Selects the handlers for one firing and runs them through the
-    /// engine (`hook/invoked` for each first). `extra_env(i)` adds variables
-    /// for the i-th selected handler. Results are recorded by the caller,
-    /// after merging, with [`ClaudePlugin::record`].
+    /// What `firing` is matched against and what its runs are started
+    /// with. Inside a subagent the agent's own frontmatter hooks are
+    /// candidates (and every payload names it: `Common::agent`).
+    fn sent(
+        &self,
+        state: &State,
+        ctx: &SeamContext,
+        firing: &Firing<'_>,
+        env_files: Option<&EnvFileNames>,
+    ) -> (Selector, Sent) {
+        let agent = ctx.agent.as_ref().map(|agent| agent.agent_type.as_str());
+        let sent = Sent {
+            json: firing.payload.clone(),
+            tool_name: firing.tool_name.map(str::to_owned),
+            source: firing.source.map(str::to_owned),
+            prompt: firing.prompt.map(str::to_owned),
+            call_id: firing.call_id.map(str::to_owned),
+            settings_env: self.settings_env(state),
+            env_files: env_files.cloned(),
+        };
+        (firing.selector(agent), sent)
+    }
+
+    /// `firing` as a bridge flow fires it.
+    fn fire_of(cx: &Cx<'_, Self>, firing: &Firing<'_>) -> Fire<Self> {
+        Self::fire_with(cx, firing, None)
+    }
+
+    /// `firing` as a bridge flow fires it, with each hook's
+    /// `CLAUDE_ENV_FILE` named by `env_files`.
+    fn fire_with(
+        cx: &Cx<'_, Self>,
+        firing: &Firing<'_>,
+        env_files: Option<&EnvFileNames>,
+    ) -> Fire<Self> {
+        let (key, sent) = cx.bridge.sent(cx.state, cx.ctx, firing, env_files);
+        let fire = Fire::new(firing.event, key, sent);
+        match firing.call_id {
+            Some(call_id) => fire.call(call_id),
+            None => fire,
+        }
+    }
+}
+
+impl ClaudePlugin {
+    /// The plugin for `config`, running hooks through `runner`.
+    pub fn new(config: ClaudeConfig, runner: HookRunner) -> Self {
+        ClaudePlugin {
+            bridge: BridgePlugin::new(Claude { config }, runner),
+        }
+    }
+
+    fn engine(&self) -> &Engine<Claude> {
+        self.bridge.engine()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.bridge.state()
+    }
+
+    /// The configuration this plugin runs.
+    pub fn config(&self) -> &ClaudeConfig {
+        &self.bridge.bridge().config
+    }
+
+    /// The merged settings `env`: as read again after an applied
+    /// ConfigChange, else as configured.
+    pub fn settings_env(&self) -> Vec<(String, String)> {
+        self.bridge.bridge().settings_env(&self.state())
+    }
+
+    /// The transcript file for `session_id`.
+    pub fn transcript_path(&self, session_id: &str) -> PathBuf {
+        self.bridge.bridge().transcript_path(session_id)
+    }
+
+    fn common(&self, ctx: &SeamContext, with_prompt: bool) -> Common {
+        self.bridge
+            .bridge()
+            .common(&mut self.state(), ctx, with_prompt)
+    }
+
+    /// Runs one firing through the engine's dispatch: it selects the
+    /// handlers (deduplicated, then `if` rules), records `hook/invoked` for
+    /// each and runs them in parallel. `env_files` names each hook's
+    /// `CLAUDE_ENV_FILE` on the events that set one. Results are recorded
+    /// by the caller, after merging, with [`ClaudePlugin::record`].
     async fn fire(
         &self,
         ctx: &SeamContext,
         firing: &Firing<'_>,
-        extra_env: &(dyn Fn(usize) -> Vec<(String, String)> + Sync),
+        env_files: Option<&EnvFileNames>,
     ) -> Vec<Fired> {
-        // Inside a subagent the agent's own frontmatter hooks are candidates
-        // (and every payload names it: `Common::agent`).
-        let inside;
-        let firing = match &ctx.agent {
-            Some(agent) => {
-                inside = Firing {
-                    agent: Some(&agent.agent_type),
-                    ..firing.borrowed()
-                };
-                &inside
-            }
-            None => firing,
+        let (key, sent) = {
+            let state = self.state();
+            self.bridge.bridge().sent(&state, ctx, firing, env_files)
         };
-        let handlers = self.engine.select(firing.event, firing);
-        if handlers.is_empty() {
-            return Vec::new();
-        }
-        let selected: Vec<&HookHandler> = handlers.iter().collect();
-        let label = firing.event_ctx("").label();
-        let launch = |index: usize, handler: &HookHandler| -> Launch<'_, Claude> {
-            let timeout = self.timeout_for(handler, firing.event, &selected);
-            if let Some(run) = crate::plugins::refuse_unassociated_root(handler) {
-                // Refused even when async: it is recorded as the failure it is.
-                return Launch::Custom(Box::pin(std::future::ready(Refused(run))));
-            }
-            match &handler.kind {
-                HandlerKind::Command { is_async, .. } => {
-                    let Some(spec) = self.spec_for(ctx, handler, firing, extra_env(index), timeout)
-                    else {
-                        return Launch::Skip;
-                    };
-                    // Claude Code never waits for StopFailure hooks.
-                    if *is_async || firing.event == HookEvent::StopFailure {
-                        Launch::Detached {
-                            spec,
-                            note: Some(AsyncNote {
-                                label: label.clone(),
-                                event: firing.event,
-                                tool_name: firing.tool_name.map(str::to_owned),
-                                command: handler.command_text(),
-                            }),
-                        }
-                    } else {
-                        Launch::Process(spec)
-                    }
-                }
-                HandlerKind::Http {
-                    url,
-                    headers,
-                    allowed_env_vars,
-                } => Launch::Process(HookSpec {
-                    program: HookProgram::Http(HttpHook {
-                        url: url.clone(),
-                        headers: headers.clone(),
-                        allowed_env_vars: allowed_env_vars.clone(),
-                    }),
-                    cwd: ctx.session.current_dir(),
-                    env: Vec::new(),
-                    stdin: payload::to_stdin(&firing.payload),
-                    timeout,
-                }),
-                HandlerKind::Callback { callback_id } => match &self.config().sdk {
-                    Some(sdk) => {
-                        // Claude Code: the tool's id for tool events, a fresh one otherwise.
-                        let tool_use_id = firing
-                            .call_id
-                            .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
-                        let run = crate::sdk::run_callback(
-                            Arc::clone(&sdk.0),
-                            callback_id.clone(),
-                            firing.payload.clone(),
-                            tool_use_id,
-                            timeout,
-                            ctx.cancel.clone(),
-                        );
-                        Launch::Custom(Box::pin(async move { Refused(run.await) }))
-                    }
-                    None => Launch::Skip,
-                },
-                HandlerKind::Unsupported { .. } => Launch::Skip,
-            }
-        };
-        let claude = self.engine.dialect();
-        let session_id = ctx.session.session_id.as_str();
-        let read = |handler: &HookHandler, finished: Finished<'_, Refused>| {
-            let exit2 = matches!(
-                finished,
-                Finished::Process(run) if run.exit == HookExit::Exited(2)
-            );
-            let command = crate::plugins::display_command(handler, exit2);
-            let mut interpretation = claude.read(session_id, &firing.event_ctx(&command), finished);
-            if let (Some(plugin), true, Effect::Deny { text }) =
-                (&handler.plugin, exit2, &mut interpretation.effect)
-            {
-                text.push_str(&crate::plugins::attribution(plugin));
-            }
-            interpretation
-        };
-        let engine_firing = dsh_hooks::Firing {
+        let request = Request {
             event: firing.event,
-            payload: &firing.payload,
+            subject: &key,
+            payload: sent,
             call_id: firing.call_id,
             cancel: &ctx.cancel,
         };
-        self.engine
-            .fire(ctx, &engine_firing, handlers.clone(), launch, read)
-            .await
+        self.engine().dispatch(ctx, request).await
     }
 
     /// Records `hook/result` for every run in configuration order (with
@@ -298,14 +270,14 @@ impl ClaudePlugin {
         fired: &[Fired],
         extra: &dyn Fn(usize, &mut HookDecision),
     ) {
-        self.engine.record(ctx, event, fired, extra);
+        self.engine().record(ctx, event, fired, extra);
     }
 
     /// Collects finished async hooks: their contexts for the model, their
     /// results for the log.
     fn harvest_async(&self, ctx: &SeamContext) -> Vec<ContextEntry> {
-        let claude = self.engine.dialect();
-        self.engine
+        let claude = self.bridge.bridge();
+        self.engine()
             .harvest(ctx, |_, note, run| claude.harvest(ctx, note, run))
     }
 
@@ -354,7 +326,7 @@ impl Plugin for ClaudePlugin {
     }
 
     async fn setup(&self, ctx: &SeamContext, trigger: dsh_seams::SetupTrigger) {
-        self.on_setup(ctx, trigger).await;
+        self.bridge.setup(ctx, trigger).await;
     }
 
     async fn message_display(
@@ -362,7 +334,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         input: &dsh_seams::DisplayInput,
     ) -> dsh_seams::DisplayDecision {
-        self.on_message_display(ctx, input).await
+        self.bridge.message_display(ctx, input).await
     }
 
     async fn elicitation(
@@ -370,7 +342,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         request: &dsh_seams::ElicitationRequest,
     ) -> Option<dsh_seams::ElicitationAnswer> {
-        self.on_elicitation(ctx, request).await
+        self.bridge.elicitation(ctx, request).await
     }
 
     async fn elicitation_result(
@@ -379,15 +351,15 @@ impl Plugin for ClaudePlugin {
         request: &dsh_seams::ElicitationRequest,
         answer: &dsh_seams::ElicitationAnswer,
     ) -> Option<dsh_seams::ElicitationAnswer> {
-        self.on_elicitation_result(ctx, request, answer).await
+        self.bridge.elicitation_result(ctx, request, answer).await
     }
 
     async fn cwd_changed(&self, ctx: &SeamContext, change: &dsh_seams::CwdChange) {
-        self.on_cwd_changed(ctx, change).await;
+        self.bridge.cwd_changed(ctx, change).await;
     }
 
     async fn worktree_create(&self, ctx: &SeamContext, name: &str) -> dsh_seams::WorktreeCreation {
-        self.on_worktree_create(ctx, name).await
+        self.bridge.worktree_create(ctx, name).await
     }
 
     async fn worktree_remove(
@@ -395,7 +367,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         path: &std::path::Path,
     ) -> dsh_seams::WorktreeRemoval {
-        self.on_worktree_remove(ctx, path).await
+        self.bridge.worktree_remove(ctx, path).await
     }
 
     async fn directory_added(&self, ctx: &SeamContext, added: &dsh_seams::DirectoryAddition) {
@@ -407,7 +379,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         change: &dsh_seams::ConfigChange,
     ) -> dsh_seams::ConfigDecision {
-        self.on_config_change(ctx, change).await
+        self.bridge.config_change(ctx, change).await
     }
 
     async fn config_applied(&self, ctx: &SeamContext, change: &dsh_seams::ConfigChange) {
@@ -415,7 +387,7 @@ impl Plugin for ClaudePlugin {
     }
 
     async fn file_changed(&self, ctx: &SeamContext, change: &dsh_seams::FileChange) {
-        self.on_file_changed(ctx, change).await;
+        self.bridge.file_changed(ctx, change).await;
     }
 
     async fn before_model_switch(
@@ -423,11 +395,11 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         switch: &dsh_seams::ModelSwitch,
     ) -> dsh_seams::ModelSwitchDecision {
-        self.on_before_model_switch(ctx, switch).await
+        self.bridge.before_model_switch(ctx, switch).await
     }
 
     async fn model_switched(&self, ctx: &SeamContext, switch: &dsh_seams::ModelSwitch) {
-        self.on_model_switched(ctx, switch).await;
+        self.bridge.model_switched(ctx, switch).await;
     }
 
     async fn instructions_loaded(
@@ -490,7 +462,7 @@ impl Plugin for ClaudePlugin {
         // every later payload's `permission_mode`.
         for update in updates {
             if let PermissionUpdate::SetMode { mode, .. } = update {
-                lock(&self.state).mode = Some(mode.clone());
+                self.state().mode = Some(mode.clone());
             }
         }
     }
@@ -531,7 +503,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         input: &SubagentStartInput,
     ) -> Vec<ContextEntry> {
-        self.on_subagent_start(ctx, input).await
+        self.bridge.subagent_start(ctx, input).await
     }
 
     async fn subagent_stop(
@@ -539,7 +511,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         input: &SubagentStopInput,
     ) -> ContinuationDecision {
-        self.on_subagent_stop(ctx, input).await
+        self.bridge.subagent_stop(ctx, input).await
     }
 
     async fn task_event(
@@ -547,7 +519,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         event: &dsh_seams::TaskEvent,
     ) -> dsh_seams::TaskVerdict {
-        self.on_task_event(ctx, event).await
+        self.bridge.task_event(ctx, event).await
     }
 
     async fn session_end(&self, ctx: &SeamContext, reason: SessionEndReason) {
@@ -561,29 +533,15 @@ impl Plugin for ClaudePlugin {
             subject: Some(wire),
             ..Firing::new(HookEvent::SessionEnd, &payload::session_end(&common, wire))
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         self.settle_stop_failure(ctx).await;
         // Async hooks still running are killed at teardown, as Claude Code does.
-        self.engine.abort_pending();
+        self.engine().abort_pending();
     }
 
     async fn notification(&self, ctx: &SeamContext, notification: &Notification) {
-        let kind = match notification.kind {
-            NotificationKind::PermissionPrompt => "permission_prompt",
-            NotificationKind::Idle => "idle_prompt",
-            NotificationKind::ElicitationResponse => "elicitation_response",
-        };
-        let common = self.common(ctx, true);
-        let firing = Firing {
-            subject: Some(kind),
-            ..Firing::new(
-                HookEvent::Notification,
-                &payload::notification(&common, &notification.message, kind),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
+        self.bridge.notification(ctx, notification).await;
     }
 
     async fn turn_failed(&self, ctx: &SeamContext, failure: &TurnFailure) {
@@ -595,7 +553,7 @@ impl Plugin for ClaudePlugin {
         ctx: &SeamContext,
         input: &dsh_seams::CompactionInput,
     ) -> dsh_seams::CompactionDecision {
-        self.on_before_compact(ctx, input).await
+        self.bridge.session_before_compact(ctx, input).await
     }
 
     async fn session_compacted(
@@ -607,7 +565,7 @@ impl Plugin for ClaudePlugin {
     }
 
     fn on_event(&self, event: &Event) {
-        let mut state = lock(&self.state);
+        let mut state = self.state();
         match &event.body {
             EventBody::SessionHeader {
                 session_id, cwd, ..
@@ -705,6 +663,18 @@ impl Plugin for ClaudePlugin {
             tracing::warn!(%error, "cannot append to the Claude-format transcript");
         }
     }
+}
+
+/// Fires `firing`, records its runs as read (no answer of theirs wins
+/// over another's) and answers what `read` makes of them.
+pub(super) fn answer<'a, Out: Send + 'a>(
+    cx: &Cx<'_, Claude>,
+    firing: &Firing<'_>,
+    read: impl FnOnce(&[Fired]) -> Out + Send + 'a,
+) -> Flow<'a, Claude, Out> {
+    Flow::fire(Claude::fire_of(cx, firing), move |_, fired| {
+        (Record::AsRead, Flow::Done(read(fired)))
+    })
 }
 
 /// The prompt id of turn `turn`: derived from the session and the turn, so

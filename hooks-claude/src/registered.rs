@@ -116,8 +116,7 @@ impl DialectConfig for ClaudeConfig {
             .zip(self.entries())
             .map(|(handler, entry)| ConfiguredHook {
                 command: handler.command_text(),
-                identity: serde_json::to_value(handler.trust_identity())
-                    .unwrap_or(serde_json::Value::Null),
+                identity: serde_json::to_value(handler.trust_identity()).unwrap_or_default(),
                 scope: if handler.source.is_project() {
                     HookScope::Project
                 } else {

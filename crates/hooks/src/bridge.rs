@@ -21,6 +21,7 @@
 //!
 //! [`Order`]: crate::Order
 
+use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -30,11 +31,7 @@ use dsh_model::ModelError;
 use dsh_protocol::{Event, ModelReply, ModelRequest};
 use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CancellationToken,
-    CompactionDecision, CompactionInput, CompactionOutcome, ContextEntry, ContinuationDecision,
-    ContinuationInput, Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision,
-    PromptInput, ProposedCall, ProviderRequestDecision, SeamContext, SessionEndReason,
-    SessionStartSource, SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome,
-    TurnFailure, TurnSummary,
+    CompactionDecision, CompactionInput, CompactionOutcome, ConfigChange, ConfigDecision, ContextEntry, ContinuationDecision, ContinuationInput, CwdChange, DisplayDecision, DisplayInput, ElicitationAnswer, ElicitationRequest, FileChange, ModelSwitch, ModelSwitchDecision, Notification, Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource, SetupTrigger, SubagentStartInput, SubagentStopInput, TaskEvent, TaskVerdict, ToolExecution, ToolOutcome, TurnFailure, TurnSummary, WorktreeCreation, WorktreeRemoval,
 };
 /// What the model-request seams of a [`Bridge`] return.
 pub use futures::future::BoxFuture;
@@ -327,6 +324,78 @@ pub trait Bridge: Rules + 'static {
     ) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
+
+    // Seams added for Claude Code.
+
+    /// A notification (a permission prompt, idle). Default: nothing.
+    fn notification<'a>(_cx: Cx<'_, Self>, _notification: &'a Notification) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// An assistant message about to be shown. Default: shown as it is.
+    fn message_display<'a>(
+        _cx: Cx<'_, Self>,
+        _input: &'a DisplayInput,
+    ) -> Flow<'a, Self, DisplayDecision> {
+        Flow::Done(DisplayDecision::Keep)
+    }
+    /// An MCP server asks the user. Default: no answer in the user's place.
+    fn elicitation<'a>(
+        _cx: Cx<'_, Self>,
+        _request: &'a ElicitationRequest,
+    ) -> Flow<'a, Self, Option<ElicitationAnswer>> {
+        Flow::Done(None)
+    }
+    /// The user's answer to an elicitation. Default: kept.
+    fn elicitation_result<'a>(
+        _cx: Cx<'_, Self>,
+        _request: &'a ElicitationRequest,
+        _answer: &'a ElicitationAnswer,
+    ) -> Flow<'a, Self, Option<ElicitationAnswer>> {
+        Flow::Done(None)
+    }
+    /// A task is created or completed. Default: allowed.
+    fn task_event<'a>(_cx: Cx<'_, Self>, _task: &'a TaskEvent) -> Flow<'a, Self, TaskVerdict> {
+        Flow::Done(TaskVerdict::Allow)
+    }
+    /// Before the model is switched. Default: allowed.
+    fn before_model_switch<'a>(
+        _cx: Cx<'_, Self>,
+        _switch: &'a ModelSwitch,
+    ) -> Flow<'a, Self, ModelSwitchDecision> {
+        Flow::Done(ModelSwitchDecision::Allow)
+    }
+    /// The model was switched. Default: nothing.
+    fn model_switched<'a>(_cx: Cx<'_, Self>, _switch: &'a ModelSwitch) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// A worktree is to be created. Default: not handled.
+    fn worktree_create<'a>(_cx: Cx<'_, Self>, _name: &'a str) -> Flow<'a, Self, WorktreeCreation> {
+        Flow::Done(WorktreeCreation::NotHandled)
+    }
+    /// A worktree this session created is to be removed. Default: not
+    /// handled.
+    fn worktree_remove<'a>(_cx: Cx<'_, Self>, _path: &'a Path) -> Flow<'a, Self, WorktreeRemoval> {
+        Flow::Done(WorktreeRemoval::NotHandled)
+    }
+    /// `--init` / `--maintenance`. Default: nothing.
+    fn setup<'a>(_cx: Cx<'_, Self>, _trigger: SetupTrigger) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// The working directory moved. Default: nothing.
+    fn cwd_changed<'a>(_cx: Cx<'_, Self>, _change: &'a CwdChange) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// A settings file changed. Default: applied.
+    fn config_change<'a>(
+        _cx: Cx<'_, Self>,
+        _change: &'a ConfigChange,
+    ) -> Flow<'a, Self, ConfigDecision> {
+        Flow::Done(ConfigDecision::Apply)
+    }
+    /// A watched file changed. Default: nothing.
+    fn file_changed<'a>(_cx: Cx<'_, Self>, _change: &'a FileChange) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
 }
 
 /// The `dsh_seams::Plugin` of a [`Bridge`]: runs each seam's flow.
@@ -364,6 +433,12 @@ where
 
     fn lock(&self) -> MutexGuard<'_, B::State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The bridge's state, locked: for a dialect's seams that are not
+    /// flows yet. Never hold it across a run.
+    pub fn state(&self) -> MutexGuard<'_, B::State> {
+        self.lock()
     }
 
     /// Runs `flow` to its answer.
@@ -585,5 +660,73 @@ where
 
     async fn turn_end(&self, ctx: &SeamContext, summary: &TurnSummary) {
         B::turn_end(self, ctx, summary).await;
+    }
+
+    // Seams added for Claude Code.
+
+    async fn notification(&self, ctx: &SeamContext, notification: &Notification) {
+        self.run(ctx, |cx| B::notification(cx, notification)).await;
+    }
+
+    async fn message_display(&self, ctx: &SeamContext, input: &DisplayInput) -> DisplayDecision {
+        self.run(ctx, |cx| B::message_display(cx, input)).await
+    }
+
+    async fn elicitation(
+        &self,
+        ctx: &SeamContext,
+        request: &ElicitationRequest,
+    ) -> Option<ElicitationAnswer> {
+        self.run(ctx, |cx| B::elicitation(cx, request)).await
+    }
+
+    async fn elicitation_result(
+        &self,
+        ctx: &SeamContext,
+        request: &ElicitationRequest,
+        answer: &ElicitationAnswer,
+    ) -> Option<ElicitationAnswer> {
+        self.run(ctx, |cx| B::elicitation_result(cx, request, answer))
+            .await
+    }
+
+    async fn task_event(&self, ctx: &SeamContext, event: &TaskEvent) -> TaskVerdict {
+        self.run(ctx, |cx| B::task_event(cx, event)).await
+    }
+
+    async fn before_model_switch(
+        &self,
+        ctx: &SeamContext,
+        switch: &ModelSwitch,
+    ) -> ModelSwitchDecision {
+        self.run(ctx, |cx| B::before_model_switch(cx, switch)).await
+    }
+
+    async fn model_switched(&self, ctx: &SeamContext, switch: &ModelSwitch) {
+        self.run(ctx, |cx| B::model_switched(cx, switch)).await;
+    }
+
+    async fn worktree_create(&self, ctx: &SeamContext, name: &str) -> WorktreeCreation {
+        self.run(ctx, |cx| B::worktree_create(cx, name)).await
+    }
+
+    async fn worktree_remove(&self, ctx: &SeamContext, path: &Path) -> WorktreeRemoval {
+        self.run(ctx, |cx| B::worktree_remove(cx, path)).await
+    }
+
+    async fn setup(&self, ctx: &SeamContext, trigger: SetupTrigger) {
+        self.run(ctx, move |cx| B::setup(cx, trigger)).await;
+    }
+
+    async fn cwd_changed(&self, ctx: &SeamContext, change: &CwdChange) {
+        self.run(ctx, |cx| B::cwd_changed(cx, change)).await;
+    }
+
+    async fn config_change(&self, ctx: &SeamContext, change: &ConfigChange) -> ConfigDecision {
+        self.run(ctx, |cx| B::config_change(cx, change)).await
+    }
+
+    async fn file_changed(&self, ctx: &SeamContext, change: &FileChange) {
+        self.run(ctx, |cx| B::file_changed(cx, change)).await;
     }
 }

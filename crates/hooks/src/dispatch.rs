@@ -102,6 +102,31 @@ pub trait Rules: Dialect + Sized {
         handler: &Self::Handler,
         finished: Finished<'_, Self::Custom>,
     ) -> Self::Reading;
+    /// How the handler in `slot` runs with `stdin`, for a dialect whose
+    /// launch depends on the firing (its payload, the other selected
+    /// handlers, the handler's place among them). Default:
+    /// [`Rules::launch`].
+    fn launch_in<'a>(
+        &'a self,
+        ctx: &'a SeamContext,
+        slot: &Slot<'_, Self>,
+        stdin: &[u8],
+    ) -> Launch<'a, Self> {
+        self.launch(ctx, slot.handler, stdin)
+    }
+    /// Reads a finished run of `handler` on `event` with the `payload` it
+    /// was given (`_payload`), for a dialect whose reading depends on the firing.
+    /// Default: [`Rules::read`].
+    fn read_in(
+        &self,
+        ctx: &SeamContext,
+        event: Self::Event,
+        _payload: &Self::Payload,
+        handler: &Self::Handler,
+        finished: Finished<'_, Self::Custom>,
+    ) -> Self::Reading {
+        self.read(ctx, event, handler, finished)
+    }
     /// In sequential order: what the next handler sees after a run read as
     /// `reading` (e.g. a rewritten tool input). Default: unchanged.
     fn chain(&self, _event: Self::Event, _payload: &mut Self::Payload, _reading: &Self::Reading) {}
@@ -110,6 +135,20 @@ pub trait Rules: Dialect + Sized {
     fn ends_chain(&self, _event: Self::Event, _reading: &Self::Reading) -> bool {
         false
     }
+}
+
+/// One selected handler's place in a firing ([`Rules::launch_in`]).
+pub struct Slot<'r, D: Rules> {
+    /// The event.
+    pub event: D::Event,
+    /// The payload as this handler gets it.
+    pub payload: &'r D::Payload,
+    /// Every handler the firing selected, in configuration order.
+    pub selected: &'r [D::Handler],
+    /// This handler's index in `selected`.
+    pub index: usize,
+    /// This handler.
+    pub handler: &'r D::Handler,
 }
 
 /// One firing as a bridge asks for it.
@@ -124,6 +163,16 @@ pub struct Request<'a, D: Rules> {
     pub call_id: Option<&'a str>,
     /// Cancels the awaited runs.
     pub cancel: &'a CancellationToken,
+}
+
+/// What every run of one firing shares.
+struct Shot<'r, D: Rules> {
+    event: D::Event,
+    payload: &'r D::Payload,
+    selected: &'r [D::Handler],
+    offset: usize,
+    call_id: Option<&'r str>,
+    cancel: &'r CancellationToken,
 }
 
 impl<D: Rules> Engine<D> {
@@ -146,15 +195,29 @@ impl<D: Rules> Engine<D> {
         };
         if rules.order(event, &selected) == Order::Parallel {
             let wire = rules.wire(ctx, event, &payload, first);
-            return self
-                .fire_one(ctx, event, &wire, selected, call_id, cancel)
-                .await;
+            let shot = Shot {
+                event,
+                payload: &payload,
+                selected: &selected,
+                offset: 0,
+                call_id,
+                cancel,
+            };
+            return self.fire_one(ctx, &shot, &wire, selected.clone()).await;
         }
         let mut fired = Vec::new();
-        for handler in selected {
-            let wire = rules.wire(ctx, event, &payload, &handler);
+        for (offset, handler) in selected.iter().enumerate() {
+            let wire = rules.wire(ctx, event, &payload, handler);
+            let shot = Shot {
+                event,
+                payload: &payload,
+                selected: &selected,
+                offset,
+                call_id,
+                cancel,
+            };
             let mut runs = self
-                .fire_one(ctx, event, &wire, vec![handler], call_id, cancel)
+                .fire_one(ctx, &shot, &wire, vec![handler.clone()])
                 .await;
             let ends = runs.iter().any(|run| rules.ends_chain(event, &run.reading));
             if let Some(run) = runs.first() {
@@ -168,29 +231,39 @@ impl<D: Rules> Engine<D> {
         fired
     }
 
+    /// Runs `handlers` (the selected ones from `shot.offset` on) with the
+    /// same `wire`.
     async fn fire_one(
         &self,
         ctx: &SeamContext,
-        event: D::Event,
+        shot: &Shot<'_, D>,
         wire: &Value,
         handlers: Vec<D::Handler>,
-        call_id: Option<&str>,
-        cancel: &CancellationToken,
     ) -> Vec<Fired<D>> {
         let rules = self.dialect();
         let stdin = rules.stdin(wire);
+        let event = shot.event;
         let firing = Firing {
             event,
             payload: wire,
-            call_id,
-            cancel,
+            call_id: shot.call_id,
+            cancel: shot.cancel,
         };
         self.fire(
             ctx,
             &firing,
             handlers,
-            |_, handler| rules.launch(ctx, handler, &stdin),
-            |handler, finished| rules.read(ctx, event, handler, finished),
+            |index, handler| {
+                let slot = Slot {
+                    event,
+                    payload: shot.payload,
+                    selected: shot.selected,
+                    index: shot.offset + index,
+                    handler,
+                };
+                rules.launch_in(ctx, &slot, &stdin)
+            },
+            |handler, finished| rules.read_in(ctx, event, shot.payload, handler, finished),
         )
         .await
     }
@@ -233,6 +306,8 @@ mod tests {
         handlers: Vec<usize>,
         order: Order,
         seen: Mutex<Vec<(usize, i64)>>,
+        /// Each launch's slot: index, how many were selected, payload.
+        slots: Mutex<Vec<(usize, usize, i64)>>,
     }
 
     #[derive(Debug, Clone, Copy, PartialEq)]
@@ -294,6 +369,17 @@ mod tests {
 
     impl Rules for Toy {
         type Payload = i64;
+        fn launch_in<'a>(
+            &'a self,
+            ctx: &'a SeamContext,
+            slot: &Slot<'_, Self>,
+            stdin: &[u8],
+        ) -> Launch<'a, Self> {
+            let place = (slot.index, slot.selected.len(), *slot.payload);
+            self.slots.lock().unwrap().push(place);
+            assert_eq!(slot.selected.get(slot.index), Some(slot.handler));
+            self.launch(ctx, slot.handler, stdin)
+        }
         fn order(&self, _event: (), _selected: &[usize]) -> Order {
             self.order
         }
@@ -332,11 +418,19 @@ mod tests {
         }
     }
 
+    type Slots = Vec<(usize, usize, i64)>;
+
     async fn run(order: Order) -> (Vec<Answer>, Vec<(usize, i64)>) {
+        let (readings, seen, _) = run_slots(order).await;
+        (readings, seen)
+    }
+
+    async fn run_slots(order: Order) -> (Vec<Answer>, Vec<(usize, i64)>, Slots) {
         let toy = Toy {
             handlers: vec![0, 1, 2, 3],
             order,
             seen: Mutex::new(Vec::new()),
+            slots: Mutex::new(Vec::new()),
         };
         let engine = Engine::new(toy, HookRunner::default());
         let ctx = SeamContext::detached(std::env::temp_dir());
@@ -350,7 +444,25 @@ mod tests {
         };
         let fired = engine.dispatch(&ctx, request).await;
         let seen = engine.dialect().seen.lock().unwrap().clone();
-        (fired.into_iter().map(|run| run.reading).collect(), seen)
+        let slots = engine.dialect().slots.lock().unwrap().clone();
+        (
+            fired.into_iter().map(|run| run.reading).collect(),
+            seen,
+            slots,
+        )
+    }
+
+    /// A dialect that launches by the firing sees each handler's place
+    /// among all the selected ones, and the payload as that run gets it.
+    #[tokio::test]
+    async fn launch_in_sees_each_handlers_place_and_payload() {
+        let (_, _, slots) = run_slots(Order::Sequential).await;
+        assert_eq!(slots, vec![(0, 4, 100), (1, 4, 101), (2, 4, 101)]);
+        let (_, _, slots) = run_slots(Order::Parallel).await;
+        assert_eq!(
+            slots,
+            vec![(0, 4, 100), (1, 4, 100), (2, 4, 100), (3, 4, 100)]
+        );
     }
 
     #[tokio::test]

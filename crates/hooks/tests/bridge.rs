@@ -2,7 +2,8 @@
 //! are pure: a seam's flow fires one event, reads its runs, marks the
 //! winner and fires the next; records come in flow order; the state a
 //! seam leaves is what the next seam sees; a fresh firing survives a
-//! cancelled turn.
+//! cancelled turn; a seam the bridge plans nothing for answers as the
+//! plugin defaults do.
 #![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
@@ -396,4 +397,36 @@ async fn a_revised_reading_is_recorded_and_the_dialect_picks_the_winner() {
         results,
         expected.map(|(won, reason)| (won, Some(reason.to_owned())))
     );
+}
+
+/// A plugin that takes part in nothing: the seams' defaults.
+struct Nobody;
+
+impl Plugin for Nobody {
+    fn name(&self) -> &str {
+        "nobody"
+    }
+}
+
+/// A bridge that plans nothing for the seams Claude Code added answers
+/// as a plugin that does not take part, and fires nothing.
+#[tokio::test]
+async fn the_added_seams_default_to_the_plugins_defaults() {
+    let toy = Toy {
+        handlers: vec![("Ask", 1)],
+    };
+    let plugin = BridgePlugin::new(toy, HookRunner::default());
+    let sink = Arc::new(Sink::default());
+    let ctx = context(sink.clone());
+    let path = std::path::Path::new("/wt");
+    assert_eq!(
+        plugin.worktree_create(&ctx, "x").await,
+        Nobody.worktree_create(&ctx, "x").await
+    );
+    assert_eq!(
+        plugin.worktree_remove(&ctx, path).await,
+        Nobody.worktree_remove(&ctx, path).await
+    );
+    plugin.setup(&ctx, dsh_seams::SetupTrigger::Init).await;
+    assert!(log(&sink).is_empty());
 }

@@ -10,44 +10,15 @@ use dsh_seams::{
     SessionStartSource,
 };
 
-use super::{ClaudePlugin, Firing};
+use dsh_hooks::{Cx, Flow};
+
+use super::{ClaudePlugin, Firing, answer};
+use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::Effect;
 use crate::payload;
 
 impl ClaudePlugin {
-    pub(super) async fn on_before_compact(
-        &self,
-        ctx: &SeamContext,
-        input: &CompactionInput,
-    ) -> CompactionDecision {
-        let common = self.common(ctx, true);
-        let trigger = input.trigger.as_str();
-        let firing = Firing {
-            subject: Some(trigger),
-            ..Firing::new(
-                HookEvent::PreCompact,
-                &payload::pre_compact(&common, trigger, input.custom_instructions.as_deref()),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        let mut instructions = Vec::new();
-        for run in &fired {
-            match &run.reading.effect {
-                Effect::Block { text } | Effect::Deny { text } => {
-                    return CompactionDecision::Cancel {
-                        reason: text.clone(),
-                    };
-                }
-                Effect::None | Effect::Allow { .. } | Effect::Ask { .. } | Effect::Defer { .. } => {
-                }
-            }
-            instructions.extend(run.reading.contexts.iter().cloned());
-        }
-        CompactionDecision::Proceed { instructions }
-    }
-
     pub(super) async fn on_compacted(
         &self,
         ctx: &SeamContext,
@@ -65,8 +36,45 @@ impl ClaudePlugin {
                 &payload::post_compact(&common, trigger, &outcome.summary),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         contexts
+    }
+}
+
+/// PreCompact: a block (or exit 2) cancels the compaction with its text;
+/// `additionalContext`s become the summary's custom instructions.
+pub(super) fn before_compact<'a>(
+    cx: Cx<'_, Claude>,
+    input: &'a CompactionInput,
+) -> Flow<'a, Claude, CompactionDecision> {
+    {
+        let common = cx.bridge.common(cx.state, cx.ctx, true);
+        let trigger = input.trigger.as_str();
+        let firing = Firing {
+            subject: Some(trigger),
+            ..Firing::new(
+                HookEvent::PreCompact,
+                &payload::pre_compact(&common, trigger, input.custom_instructions.as_deref()),
+            )
+        };
+        answer(&cx, &firing, |fired| {
+            let mut instructions = Vec::new();
+            for run in fired {
+                match &run.reading.effect {
+                    Effect::Block { text } | Effect::Deny { text } => {
+                        return CompactionDecision::Cancel {
+                            reason: text.clone(),
+                        };
+                    }
+                    Effect::None
+                    | Effect::Allow { .. }
+                    | Effect::Ask { .. }
+                    | Effect::Defer { .. } => {}
+                }
+                instructions.extend(run.reading.contexts.iter().cloned());
+            }
+            CompactionDecision::Proceed { instructions }
+        })
     }
 }

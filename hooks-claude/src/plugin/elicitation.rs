@@ -8,11 +8,14 @@
 //! (in a headless session: nobody, so `cancel`) answered; its `action` and
 //! `content` replace the answer, and an exit 2 turns it into `decline`.
 
-use super::{ClaudePlugin, Fired, Firing};
+use dsh_hooks::{Cx, Flow};
+
+use super::{Fired, Firing, answer};
+use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::{Effect, ParsedOutput};
 use crate::payload;
-use dsh_seams::{ElicitationAction, ElicitationAnswer, ElicitationRequest, SeamContext};
+use dsh_seams::{ElicitationAction, ElicitationAnswer, ElicitationRequest};
 
 /// The first answer among the hooks, in configuration order: an exit 2
 /// declines, a valid `hookSpecificOutput.action` answers.
@@ -35,43 +38,35 @@ fn answer_of(fired: &[Fired]) -> Option<ElicitationAnswer> {
     })
 }
 
-impl ClaudePlugin {
-    /// Elicitation: a hook may answer in the user's place.
-    pub(super) async fn on_elicitation(
-        &self,
-        ctx: &SeamContext,
-        request: &ElicitationRequest,
-    ) -> Option<ElicitationAnswer> {
-        let common = self.common(ctx, true);
-        let firing = Firing {
-            subject: Some(&request.server),
-            ..Firing::new(
-                HookEvent::Elicitation,
-                &payload::elicitation(&common, request),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        answer_of(&fired)
-    }
+/// Elicitation: a hook may answer in the user's place.
+pub(super) fn elicitation<'a>(
+    cx: Cx<'_, Claude>,
+    request: &'a ElicitationRequest,
+) -> Flow<'a, Claude, Option<ElicitationAnswer>> {
+    let common = cx.bridge.common(cx.state, cx.ctx, true);
+    let firing = Firing {
+        subject: Some(&request.server),
+        ..Firing::new(
+            HookEvent::Elicitation,
+            &payload::elicitation(&common, request),
+        )
+    };
+    answer(&cx, &firing, answer_of)
+}
 
-    /// ElicitationResult: a hook may change the user's answer.
-    pub(super) async fn on_elicitation_result(
-        &self,
-        ctx: &SeamContext,
-        request: &ElicitationRequest,
-        answer: &ElicitationAnswer,
-    ) -> Option<ElicitationAnswer> {
-        let common = self.common(ctx, true);
-        let firing = Firing {
-            subject: Some(&request.server),
-            ..Firing::new(
-                HookEvent::ElicitationResult,
-                &payload::elicitation_result(&common, request, answer),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        answer_of(&fired)
-    }
+/// ElicitationResult: a hook may change the user's answer.
+pub(super) fn elicitation_result<'a>(
+    cx: Cx<'_, Claude>,
+    request: &'a ElicitationRequest,
+    user: &'a ElicitationAnswer,
+) -> Flow<'a, Claude, Option<ElicitationAnswer>> {
+    let common = cx.bridge.common(cx.state, cx.ctx, true);
+    let firing = Firing {
+        subject: Some(&request.server),
+        ..Firing::new(
+            HookEvent::ElicitationResult,
+            &payload::elicitation_result(&common, request, user),
+        )
+    };
+    answer(&cx, &firing, answer_of)
 }

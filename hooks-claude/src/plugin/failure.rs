@@ -6,7 +6,7 @@ use std::time::Duration;
 use dsh_model::{FailureCategory, ModelError};
 use dsh_seams::{SeamContext, TurnFailure};
 
-use super::{ClaudePlugin, Firing, lock};
+use super::{ClaudePlugin, Firing};
 use crate::events::HookEvent;
 use crate::payload;
 
@@ -80,18 +80,18 @@ impl ClaudePlugin {
         };
         // Every StopFailure handler is launched detached (plugin.rs), so
         // this returns once they have started.
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
-        lock(&self.state).stop_failure_started = true;
+        self.state().stop_failure_started = true;
     }
 
     /// At teardown: lets StopFailure hooks still running finish within
     /// [`STOP_FAILURE_GRACE`] and records those that did (outside any turn);
     /// the caller then kills what is left.
     pub(super) async fn settle_stop_failure(&self, ctx: &SeamContext) {
-        let started = std::mem::take(&mut lock(&self.state).stop_failure_started);
+        let started = std::mem::take(&mut self.state().stop_failure_started);
         if started {
-            self.engine.settle_pending(STOP_FAILURE_GRACE).await;
+            self.engine().settle_pending(STOP_FAILURE_GRACE).await;
             // Their output is ignored; an async hook's context has no turn
             // left to reach either.
             let _ = self.harvest_async(ctx);

@@ -1,19 +1,22 @@
-//! The lifecycle events: Setup (`--init`, `--maintenance`), MessageDisplay
-//! (the assistant's text as shown), CwdChanged (the bash tool's `cd`) and
-//! PreModelSwitch/PostModelSwitch (`/model`, a host's `set_model`),
+//! The lifecycle events: Setup (`--init`, `--maintenance`), CwdChanged
+//! (the bash tool's `cd`) and PreModelSwitch/PostModelSwitch (`/model`, a
+//! host's `set_model`),
 //! and the per-hook `CLAUDE_ENV_FILE` files SessionStart, Setup and
 //! CwdChanged hooks write to.
 
 use std::path::PathBuf;
 
 use dsh_seams::{
-    CwdChange, DisplayDecision, DisplayInput, ModelSwitch, ModelSwitchDecision, NoticeLevel,
-    SeamContext, SetupTrigger, UserNotice,
+    CwdChange, ModelSwitch, ModelSwitchDecision, NoticeLevel, SeamContext, SetupTrigger, UserNotice,
 };
 use serde::Deserialize;
 
-use super::{ClaudePlugin, Fired, Firing};
-use crate::envfile::parse_env_file;
+use dsh_hooks::{Cx, Flow, Record};
+
+use super::{Fired, Firing, answer};
+use crate::config::ClaudeConfig;
+use crate::dialect::Claude;
+use crate::envfile::{EnvFileNames, parse_env_file};
 use crate::events::HookEvent;
 use crate::output::{Effect, ParsedOutput};
 use crate::payload;
@@ -24,15 +27,13 @@ use crate::payload;
 /// firing are removed first; after the hooks ran, their exports reach later
 /// bash calls.
 pub(super) struct EnvFiles {
-    dir: PathBuf,
-    prefix: &'static str,
+    names: EnvFileNames,
     count: usize,
 }
 
 impl EnvFiles {
-    pub(super) fn prepare(plugin: &ClaudePlugin, ctx: &SeamContext, prefix: &'static str) -> Self {
-        let dir = plugin
-            .config()
+    pub(super) fn prepare(config: &ClaudeConfig, ctx: &SeamContext, prefix: &'static str) -> Self {
+        let dir = config
             .discovery
             .state_dir
             .join("session-env")
@@ -41,33 +42,25 @@ impl EnvFiles {
             tracing::warn!(%error, "cannot create CLAUDE_ENV_FILE directory");
         }
         let files = EnvFiles {
-            dir,
-            prefix,
-            count: plugin.config().handlers().len(),
+            names: EnvFileNames { dir, prefix },
+            count: config.handlers().len(),
         };
         for i in 0..files.count {
-            let _ = fs_err::remove_file(files.path(i));
+            let _ = fs_err::remove_file(files.names.path(i));
         }
         files
     }
 
-    fn path(&self, i: usize) -> PathBuf {
-        self.dir.join(format!("{}-hook-{i}.sh", self.prefix))
-    }
-
-    /// The variable for the i-th hook.
-    pub(super) fn env(&self, i: usize) -> Vec<(String, String)> {
-        vec![(
-            "CLAUDE_ENV_FILE".to_owned(),
-            self.path(i).to_string_lossy().into_owned(),
-        )]
+    /// How the files are named (each hook's `CLAUDE_ENV_FILE`).
+    pub(super) fn names(&self) -> &EnvFileNames {
+        &self.names
     }
 
     /// Applies what the hooks wrote to the session's environment; lines
     /// that are not simple assignments are reported, not run.
     pub(super) fn apply(&self, ctx: &SeamContext, event: HookEvent) {
         for i in 0..self.count {
-            let file = self.path(i);
+            let file = self.names.path(i);
             let Ok(text) = fs_err::read_to_string(&file) else {
                 continue;
             };
@@ -89,69 +82,58 @@ impl EnvFiles {
     }
 }
 
-impl ClaudePlugin {
-    /// Setup: matcher on the trigger; hooks may write `CLAUDE_ENV_FILE`.
-    /// Claude Code 2.1.328 sends a Setup `additionalContext` nowhere in a
-    /// headless run (`ev_setup_context`), so none is returned.
-    pub(super) async fn on_setup(&self, ctx: &SeamContext, trigger: SetupTrigger) {
-        let common = self.common(ctx, false);
-        let env_files = EnvFiles::prepare(self, ctx, "setup");
-        let firing = Firing {
-            subject: Some(trigger.as_str()),
-            source: Some(trigger.as_str()),
-            ..Firing::new(HookEvent::Setup, &payload::setup(&common, trigger.as_str()))
-        };
-        let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        env_files.apply(ctx, HookEvent::Setup);
-    }
+/// Setup: matcher on the trigger; hooks may write `CLAUDE_ENV_FILE`.
+/// Claude Code 2.1.328 sends a Setup `additionalContext` nowhere in a
+/// headless run (`ev_setup_context`), so none is returned.
+pub(super) fn setup<'a>(cx: Cx<'_, Claude>, trigger: SetupTrigger) -> Flow<'a, Claude, ()> {
+    let common = cx.bridge.common(cx.state, cx.ctx, false);
+    let env_files = EnvFiles::prepare(&cx.bridge.config, cx.ctx, "setup");
+    let firing = Firing {
+        subject: Some(trigger.as_str()),
+        source: Some(trigger.as_str()),
+        ..Firing::new(HookEvent::Setup, &payload::setup(&common, trigger.as_str()))
+    };
+    fire_with_env_files(&cx, &firing, env_files, false)
+}
 
-    /// MessageDisplay: the whole text of one assistant message; the first
-    /// `hookSpecificOutput.displayContent` in configuration order is shown
-    /// instead (display only).
-    pub(super) async fn on_message_display(
-        &self,
-        ctx: &SeamContext,
-        input: &DisplayInput,
-    ) -> DisplayDecision {
-        let common = self.common(ctx, true);
-        let turn_id =
-            dsh_seams::derived_id(&format!("{}:turn:{}", ctx.session.session_id, input.turn));
-        let firing = Firing::new(
-            HookEvent::MessageDisplay,
-            &payload::message_display(&common, &turn_id, &input.message_id, &input.text),
-        );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        fired
-            .iter()
-            .find_map(display_content)
-            .map_or(DisplayDecision::Keep, |text| DisplayDecision::Replace {
-                text,
-            })
-    }
+/// CwdChanged: no matcher; hooks may write `CLAUDE_ENV_FILE` (direnv).
+pub(super) fn cwd_changed<'a>(cx: Cx<'_, Claude>, change: &'a CwdChange) -> Flow<'a, Claude, ()> {
+    let common = cx.bridge.common(cx.state, cx.ctx, true);
+    let env_files = EnvFiles::prepare(&cx.bridge.config, cx.ctx, "cwdchanged");
+    let firing = Firing::new(
+        HookEvent::CwdChanged,
+        &payload::cwd_changed(
+            &common,
+            &change.old.to_string_lossy(),
+            &change.new.to_string_lossy(),
+        ),
+    );
+    fire_with_env_files(&cx, &firing, env_files, true)
+}
 
-    /// CwdChanged: no matcher; hooks may write `CLAUDE_ENV_FILE` (direnv).
-    pub(super) async fn on_cwd_changed(&self, ctx: &SeamContext, change: &CwdChange) {
-        let common = self.common(ctx, true);
-        let env_files = EnvFiles::prepare(self, ctx, "cwdchanged");
-        let firing = Firing::new(
-            HookEvent::CwdChanged,
-            &payload::cwd_changed(
-                &common,
-                &change.old.to_string_lossy(),
-                &change.new.to_string_lossy(),
-            ),
-        );
-        let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        env_files.apply(ctx, HookEvent::CwdChanged);
-        // `watchPaths` replaces the paths an earlier CwdChanged or
-        // FileChanged asked for (PROTOCOL.md).
-        if let Some(paths) = watch_paths(&fired) {
-            ctx.session.env.set_dynamic_watch(paths);
-        }
-    }
+/// Fires `firing` with each hook's `CLAUDE_ENV_FILE`. Once the runs are
+/// recorded, what they wrote reaches the session's environment, and (when
+/// `watch`) the `watchPaths` they answered replace the paths an earlier
+/// CwdChanged or FileChanged asked for (PROTOCOL.md).
+pub(super) fn fire_with_env_files<'a>(
+    cx: &Cx<'_, Claude>,
+    firing: &Firing<'_>,
+    env_files: EnvFiles,
+    watch: bool,
+) -> Flow<'a, Claude, ()> {
+    let event = firing.event;
+    let fire = Claude::fire_with(cx, firing, Some(env_files.names()));
+    Flow::fire(fire, move |_, fired| {
+        let paths = if watch { watch_paths(fired) } else { None };
+        let applied = Flow::later(move |cx| {
+            env_files.apply(cx.ctx, event);
+            if let Some(paths) = paths {
+                cx.ctx.session.env.set_dynamic_watch(paths);
+            }
+            Flow::Done(())
+        });
+        (Record::AsRead, applied)
+    })
 }
 
 /// The `hookSpecificOutput` fields the lifecycle events read.
@@ -183,7 +165,7 @@ fn specific(fired: &Fired) -> Option<LifecycleSpecific> {
 }
 
 /// A MessageDisplay hook's `displayContent`, when its output was valid.
-fn display_content(fired: &Fired) -> Option<String> {
+pub(super) fn display_content(fired: &Fired) -> Option<String> {
     specific(fired)?.display_content
 }
 
@@ -200,19 +182,15 @@ pub(super) fn watch_paths(fired: &[Fired]) -> Option<Vec<PathBuf>> {
 /// Claude Code's prompt-cache lifetime (`cache_ttl: "5m"`).
 const CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(300);
 
-impl ClaudePlugin {
-    /// PreModelSwitch (matcher on the requested model): a `deny` (or `ask`,
-    /// with no one to ask) or an exit 2 refuses the switch; the first in
-    /// configuration order gives the reason.
-    pub(super) async fn on_before_model_switch(
-        &self,
-        ctx: &SeamContext,
-        switch: &ModelSwitch,
-    ) -> ModelSwitchDecision {
-        let (fired, event) = self
-            .fire_switch(ctx, switch, HookEvent::PreModelSwitch)
-            .await;
-        self.record(ctx, event, &fired, &|_, _| {});
+/// PreModelSwitch (matcher on the requested model): a `deny` (or `ask`,
+/// with no one to ask) or an exit 2 refuses the switch; the first in
+/// configuration order gives the reason.
+pub(super) fn before_model_switch<'a>(
+    mut cx: Cx<'_, Claude>,
+    switch: &'a ModelSwitch,
+) -> Flow<'a, Claude, ModelSwitchDecision> {
+    let firing = switch_firing(&mut cx, switch, HookEvent::PreModelSwitch);
+    answer(&cx, &firing, |fired| {
         fired
             .iter()
             .find_map(|f| match &f.reading.effect {
@@ -226,43 +204,41 @@ impl ClaudePlugin {
             .map_or(ModelSwitchDecision::Allow, |reason| {
                 ModelSwitchDecision::Deny { reason }
             })
-    }
+    })
+}
 
-    /// PostModelSwitch: observation only.
-    pub(super) async fn on_model_switched(&self, ctx: &SeamContext, switch: &ModelSwitch) {
-        let (fired, event) = self
-            .fire_switch(ctx, switch, HookEvent::PostModelSwitch)
-            .await;
-        self.record(ctx, event, &fired, &|_, _| {});
-    }
+/// PostModelSwitch: observation only.
+pub(super) fn model_switched<'a>(
+    mut cx: Cx<'_, Claude>,
+    switch: &'a ModelSwitch,
+) -> Flow<'a, Claude, ()> {
+    let firing = switch_firing(&mut cx, switch, HookEvent::PostModelSwitch);
+    answer(&cx, &firing, |_| ())
+}
 
-    async fn fire_switch(
-        &self,
-        ctx: &SeamContext,
-        switch: &ModelSwitch,
-        event: HookEvent,
-    ) -> (Vec<Fired>, HookEvent) {
-        let common = self.common(ctx, true);
-        let facts = payload::SwitchFacts {
-            from: &switch.from,
-            to: &switch.to,
-            requested: &switch.requested,
-            source: switch.source.as_str(),
-            context_tokens: switch
-                .last_usage
-                .map_or(0, |usage| usage.input_tokens + usage.output_tokens),
-            cache_warm: switch
-                .since_last_response
-                .is_some_and(|since| since < CACHE_TTL),
-        };
-        let firing = Firing {
-            subject: Some(&switch.requested),
-            ..Firing::new(
-                event,
-                &payload::model_switch(&common, event.as_str(), &facts),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        (fired, event)
+fn switch_firing<'s>(
+    cx: &mut Cx<'_, Claude>,
+    switch: &'s ModelSwitch,
+    event: HookEvent,
+) -> Firing<'s> {
+    let common = cx.bridge.common(cx.state, cx.ctx, true);
+    let facts = payload::SwitchFacts {
+        from: &switch.from,
+        to: &switch.to,
+        requested: &switch.requested,
+        source: switch.source.as_str(),
+        context_tokens: switch
+            .last_usage
+            .map_or(0, |usage| usage.input_tokens + usage.output_tokens),
+        cache_warm: switch
+            .since_last_response
+            .is_some_and(|since| since < CACHE_TTL),
+    };
+    Firing {
+        subject: Some(&switch.requested),
+        ..Firing::new(
+            event,
+            &payload::model_switch(&common, event.as_str(), &facts),
+        )
     }
 }

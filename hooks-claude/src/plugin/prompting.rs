@@ -5,7 +5,7 @@ use dsh_seams::{
     ExpansionInput, InstructionFile, InstructionKind, LoadReason, PromptDecision, SeamContext,
 };
 
-use super::{ClaudePlugin, Firing, lock};
+use super::{ClaudePlugin, Firing};
 use crate::events::HookEvent;
 use crate::payload;
 
@@ -26,7 +26,7 @@ impl ClaudePlugin {
                 InstructionKind::ClaudeMemory => now.push(file.clone()),
                 InstructionKind::ClaudeRule => match reason {
                     LoadReason::SessionStart => {
-                        lock(&self.state).pending_rules.push((file.clone(), reason));
+                        self.state().pending_rules.push((file.clone(), reason));
                     }
                     LoadReason::PathGlobMatch => now.push(file.clone()),
                 },
@@ -41,7 +41,7 @@ impl ClaudePlugin {
     /// Fires InstructionsLoaded for the rules held back by
     /// [`ClaudePlugin::on_instructions_loaded`].
     pub(super) async fn fire_pending_rules(&self, ctx: &SeamContext) {
-        let pending = std::mem::take(&mut lock(&self.state).pending_rules);
+        let pending = std::mem::take(&mut self.state().pending_rules);
         for (file, reason) in &pending {
             self.fire_instructions_loaded(ctx, file, *reason).await;
         }
@@ -71,7 +71,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
     }
 
@@ -99,7 +99,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         if let Some(decision) = self.prompt_verdict(ctx, firing.event, &fired) {
             return decision;
         }

@@ -3,32 +3,37 @@
 //! or TaskCreated's `decision: "block"`) rolls the task back and its text
 //! is the tool's error for the model.
 
-use dsh_seams::{SeamContext, TaskEvent, TaskEventKind, TaskVerdict};
+use dsh_hooks::{Cx, Flow};
+use dsh_seams::{TaskEvent, TaskEventKind, TaskVerdict};
 
-use super::{ClaudePlugin, Firing};
+use super::{Firing, answer};
+use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::Effect;
 use crate::payload;
 
-impl ClaudePlugin {
-    pub(super) async fn on_task_event(&self, ctx: &SeamContext, task: &TaskEvent) -> TaskVerdict {
-        let event = match task.kind {
-            TaskEventKind::Created => HookEvent::TaskCreated,
-            TaskEventKind::Completed => HookEvent::TaskCompleted,
-        };
-        let common = self.common(ctx, true);
-        let firing = Firing::new(
-            event,
-            &payload::task_event(
-                &common,
-                event.as_str(),
-                &task.task_id,
-                &task.subject,
-                &task.description,
-            ),
-        );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record(ctx, event, &fired, &|_, _| {});
+/// TaskCreated/TaskCompleted: a block rolls the task back with the
+/// hooks' texts.
+pub(super) fn task_event<'a>(
+    cx: Cx<'_, Claude>,
+    task: &'a TaskEvent,
+) -> Flow<'a, Claude, TaskVerdict> {
+    let event = match task.kind {
+        TaskEventKind::Created => HookEvent::TaskCreated,
+        TaskEventKind::Completed => HookEvent::TaskCompleted,
+    };
+    let common = cx.bridge.common(cx.state, cx.ctx, true);
+    let firing = Firing::new(
+        event,
+        &payload::task_event(
+            &common,
+            event.as_str(),
+            &task.task_id,
+            &task.subject,
+            &task.description,
+        ),
+    );
+    answer(&cx, &firing, |fired| {
         // Every blocking hook's text, in configuration order.
         let texts: Vec<&str> = fired
             .iter()
@@ -48,5 +53,5 @@ impl ClaudePlugin {
                 feedback: texts.join("\n"),
             }
         }
-    }
+    })
 }

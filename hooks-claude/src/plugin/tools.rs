@@ -12,7 +12,7 @@ use dsh_seams::{
 };
 use serde_json::Value;
 
-use super::{ClaudePlugin, Firing, lock};
+use super::{ClaudePlugin, Firing};
 use crate::dialect::source_of;
 use crate::events::HookEvent;
 use crate::output::{Effect, winning_permission};
@@ -53,7 +53,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         if fired.is_empty() {
             return CallReview::keep();
         }
@@ -157,11 +157,7 @@ impl ClaudePlugin {
         };
         let rewrite = match rewrite_winner {
             Some(i) => InputRewrite::Rewrite {
-                arguments: fired[i]
-                    .reading
-                    .updated_input
-                    .clone()
-                    .unwrap_or(Value::Null),
+                arguments: fired[i].reading.updated_input.clone().unwrap_or_default(),
                 by: source_of(HookEvent::PreToolUse, &fired[i].handler.command_text()),
                 conflicts: rewriters
                     .iter()
@@ -211,7 +207,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         let effects: Vec<&Effect> = fired.iter().map(|f| &f.reading.effect).collect();
         let winner = winning_permission(&effects);
         let allowed =
@@ -282,7 +278,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         if fired.iter().any(|f| f.reading.retry) {
             DeniedFollowUp::MayRetry
@@ -316,7 +312,7 @@ impl ClaudePlugin {
         );
         let common = self.common(ctx, true);
         {
-            let mut state = lock(&self.state);
+            let mut state = self.state();
             if let Some(transcript) = state.transcript.as_mut() {
                 transcript
                     .tool_responses
@@ -357,7 +353,7 @@ impl ClaudePlugin {
             call_id: Some(&exec.call_id),
             ..Firing::new(event, &payload)
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         let replace_at = fired
             .iter()
             .position(|f| f.reading.replace_output.is_some());
@@ -423,7 +419,7 @@ impl ClaudePlugin {
             HookEvent::PostToolBatch,
             &payload::post_tool_batch(&common, &calls),
         );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         // A block (exit 2 or `decision: "block"`) or `continue: false` stops
         // the loop before the next model call; the block text still reaches
         // the conversation through the contexts. The first in configuration

@@ -32,7 +32,7 @@ impl ClaudePlugin {
         self.watch_matcher_names(ctx);
         // One CLAUDE_ENV_FILE per SessionStart hook (Claude Code:
         // `sessionstart-hook-<i>.sh`).
-        let env_files = EnvFiles::prepare(self, ctx, "sessionstart");
+        let env_files = EnvFiles::prepare(self.config(), ctx, "sessionstart");
         let firing = Firing {
             subject: Some(source.as_str()),
             source: Some(source.as_str()),
@@ -45,7 +45,7 @@ impl ClaudePlugin {
                 },
             )
         };
-        let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
+        let fired = self.fire(ctx, &firing, Some(env_files.names())).await;
         self.record(ctx, firing.event, &fired, &|_, _| {});
         env_files.apply(ctx, HookEvent::SessionStart);
         // `watchPaths` adds files to watch for the rest of the session.
@@ -69,7 +69,7 @@ impl ClaudePlugin {
                 &payload::user_prompt_submit(&common, &prompt.content),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         if let Some(decision) = self.prompt_verdict(ctx, firing.event, &fired) {
             return decision;
         }
@@ -94,7 +94,7 @@ impl ClaudePlugin {
                 &input.last_assistant_message,
             ),
         );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         let merged = self.merged_stop(&fired, input.forced_continuations);
         let stop_at = fired.iter().position(|f| f.reading.stop.is_some());
         self.record(ctx, firing.event, &fired, &|i, decision| {

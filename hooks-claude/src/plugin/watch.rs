@@ -4,9 +4,12 @@
 
 use dsh_seams::{ConfigChange, ConfigDecision, FileChange, SeamContext};
 
-use super::lifecycle::{EnvFiles, watch_paths};
-use super::{ClaudePlugin, Firing, lock};
+use dsh_hooks::{Cx, Flow};
+
+use super::lifecycle::{EnvFiles, fire_with_env_files};
+use super::{ClaudePlugin, Firing, answer};
 use crate::config::HandlerStatus;
+use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::Effect;
 use crate::payload;
@@ -31,39 +34,6 @@ impl ClaudePlugin {
         ctx.session.env.watch_names(names);
     }
 
-    /// ConfigChange: matcher on the source; an exit 2 or a `decision:
-    /// "block"` keeps the old settings (`ev_config_change_block`).
-    pub(super) async fn on_config_change(
-        &self,
-        ctx: &SeamContext,
-        change: &ConfigChange,
-    ) -> ConfigDecision {
-        let common = self.common(ctx, true);
-        let source = change.source.as_str();
-        let path = change.path.to_string_lossy();
-        let firing = Firing {
-            subject: Some(source),
-            source: Some(source),
-            ..Firing::new(
-                HookEvent::ConfigChange,
-                &payload::config_change(&common, source, &path),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        fired
-            .iter()
-            .find_map(|f| match &f.reading.effect {
-                Effect::Block { text } | Effect::Deny { text } => Some(text.clone()),
-                Effect::None | Effect::Allow { .. } | Effect::Ask { .. } | Effect::Defer { .. } => {
-                    None
-                }
-            })
-            .map_or(ConfigDecision::Apply, |reason| ConfigDecision::Keep {
-                reason,
-            })
-    }
-
     /// A settings change is applied: the merged settings `env` is read
     /// again (hooks and the bash tool see it from now on). The hooks
     /// themselves are not: the session keeps the ones trust was decided on.
@@ -76,7 +46,7 @@ impl ClaudePlugin {
                 for (name, value) in &config.settings_env {
                     ctx.session.env.set(name.clone(), value.clone());
                 }
-                lock(&self.state).settings_env = Some(config.settings_env);
+                self.state().settings_env = Some(config.settings_env);
             }
             Err(error) => {
                 tracing::warn!(
@@ -87,31 +57,58 @@ impl ClaudePlugin {
             }
         }
     }
+}
 
-    /// FileChanged: matcher on the file's basename; hooks may write
-    /// `CLAUDE_ENV_FILE` and answer `watchPaths` (replacing the paths an
-    /// earlier CwdChanged or FileChanged asked for).
-    pub(super) async fn on_file_changed(&self, ctx: &SeamContext, change: &FileChange) {
-        let common = self.common(ctx, true);
-        let path = change.path.to_string_lossy();
-        let name = change
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let env_files = EnvFiles::prepare(self, ctx, "filechanged");
-        let firing = Firing {
-            subject: Some(&name),
-            ..Firing::new(
-                HookEvent::FileChanged,
-                &payload::file_changed(&common, &path, change.kind.as_str()),
-            )
-        };
-        let fired = self.fire(ctx, &firing, &|i| env_files.env(i)).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        env_files.apply(ctx, HookEvent::FileChanged);
-        if let Some(paths) = watch_paths(&fired) {
-            ctx.session.env.set_dynamic_watch(paths);
-        }
-    }
+/// ConfigChange: matcher on the source; an exit 2 or a `decision:
+/// "block"` keeps the old settings (`ev_config_change_block`).
+pub(super) fn config_change<'a>(
+    cx: Cx<'_, Claude>,
+    change: &'a ConfigChange,
+) -> Flow<'a, Claude, ConfigDecision> {
+    let common = cx.bridge.common(cx.state, cx.ctx, true);
+    let source = change.source.as_str();
+    let path = change.path.to_string_lossy();
+    let firing = Firing {
+        subject: Some(source),
+        source: Some(source),
+        ..Firing::new(
+            HookEvent::ConfigChange,
+            &payload::config_change(&common, source, &path),
+        )
+    };
+    answer(&cx, &firing, |fired| {
+        fired
+            .iter()
+            .find_map(|f| match &f.reading.effect {
+                Effect::Block { text } | Effect::Deny { text } => Some(text.clone()),
+                Effect::None | Effect::Allow { .. } | Effect::Ask { .. } | Effect::Defer { .. } => {
+                    None
+                }
+            })
+            .map_or(ConfigDecision::Apply, |reason| ConfigDecision::Keep {
+                reason,
+            })
+    })
+}
+
+/// FileChanged: matcher on the file's basename; hooks may write
+/// `CLAUDE_ENV_FILE` and answer `watchPaths` (replacing the paths an
+/// earlier CwdChanged or FileChanged asked for).
+pub(super) fn file_changed<'a>(cx: Cx<'_, Claude>, change: &'a FileChange) -> Flow<'a, Claude, ()> {
+    let common = cx.bridge.common(cx.state, cx.ctx, true);
+    let path = change.path.to_string_lossy();
+    let name = change
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let env_files = EnvFiles::prepare(&cx.bridge.config, cx.ctx, "filechanged");
+    let firing = Firing {
+        subject: Some(&name),
+        ..Firing::new(
+            HookEvent::FileChanged,
+            &payload::file_changed(&common, &path, change.kind.as_str()),
+        )
+    };
+    fire_with_env_files(&cx, &firing, env_files, true)
 }

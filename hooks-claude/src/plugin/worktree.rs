@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 
 use dsh_seams::{DirectoryAddition, SeamContext, WorktreeCreation, WorktreeRemoval};
 
-use super::{ClaudePlugin, Fired, Firing};
+use dsh_hooks::{Cx, Flow};
+
+use super::{ClaudePlugin, Fired, Firing, answer};
+use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::ParsedOutput;
 use crate::payload;
@@ -16,47 +19,44 @@ use crate::payload;
 /// before them).
 pub const NO_WORKTREE_PATH: &str = "WorktreeCreate hook failed: hook succeeded but returned no worktree path (command: echo the path to stdout; http/callback: return hookSpecificOutput.worktreePath)";
 
-impl ClaudePlugin {
-    /// WorktreeCreate: no matcher; the first hook in configuration order
-    /// that names a path wins (a command's last non-empty stdout line, an
-    /// HTTP hook's `hookSpecificOutput.worktreePath`). Any non-zero exit
-    /// fails the creation.
-    pub(super) async fn on_worktree_create(
-        &self,
-        ctx: &SeamContext,
-        name: &str,
-    ) -> WorktreeCreation {
-        let common = self.common(ctx, false);
-        let firing = Firing::new(
-            HookEvent::WorktreeCreate,
-            &payload::worktree_create(&common, name),
-        );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        creation_of(&fired, &ctx.session.current_dir())
-    }
+/// WorktreeCreate: no matcher; the first hook in configuration order
+/// that names a path wins (a command's last non-empty stdout line, an
+/// HTTP hook's `hookSpecificOutput.worktreePath`). Any non-zero exit
+/// fails the creation.
+pub(super) fn worktree_create<'a>(
+    cx: Cx<'_, Claude>,
+    name: &'a str,
+) -> Flow<'a, Claude, WorktreeCreation> {
+    let common = cx.bridge.common(cx.state, cx.ctx, false);
+    let firing = Firing::new(
+        HookEvent::WorktreeCreate,
+        &payload::worktree_create(&common, name),
+    );
+    let cwd = cx.ctx.session.current_dir();
+    answer(&cx, &firing, move |fired| creation_of(fired, &cwd))
+}
 
-    /// WorktreeRemove: no matcher, no decision; handled when a hook ran
-    /// and exited 0.
-    pub(super) async fn on_worktree_remove(
-        &self,
-        ctx: &SeamContext,
-        path: &Path,
-    ) -> WorktreeRemoval {
-        let common = self.common(ctx, true);
-        let firing = Firing::new(
-            HookEvent::WorktreeRemove,
-            &payload::worktree_remove(&common, &path.to_string_lossy()),
-        );
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
+/// WorktreeRemove: no matcher, no decision; handled when a hook ran
+/// and exited 0.
+pub(super) fn worktree_remove<'a>(
+    cx: Cx<'_, Claude>,
+    path: &'a Path,
+) -> Flow<'a, Claude, WorktreeRemoval> {
+    let common = cx.bridge.common(cx.state, cx.ctx, true);
+    let firing = Firing::new(
+        HookEvent::WorktreeRemove,
+        &payload::worktree_remove(&common, &path.to_string_lossy()),
+    );
+    answer(&cx, &firing, |fired| {
         if !fired.is_empty() && fired.iter().all(|f| f.record.exit_code == Some(0)) {
             WorktreeRemoval::Removed
         } else {
             WorktreeRemoval::NotHandled
         }
-    }
+    })
+}
 
+impl ClaudePlugin {
     /// DirectoryAdded: observation only (Claude Code's matcher is the
     /// source). The `/add-dir` line is an input of its own: Claude Code
     /// gives it a prompt id of its own (`ev_add_dir_tui`), which later
@@ -69,7 +69,7 @@ impl ClaudePlugin {
             added.directory.display(),
             common.prompt_id.as_deref().unwrap_or("")
         ));
-        super::lock(&self.state).last_prompt_id = Some(id.clone());
+        self.state().last_prompt_id = Some(id.clone());
         common.prompt_id = Some(id);
         let firing = Firing {
             subject: Some(added.source.as_str()),
@@ -83,7 +83,7 @@ impl ClaudePlugin {
                 ),
             )
         };
-        let fired = self.fire(ctx, &firing, &|_| Vec::new()).await;
+        let fired = self.fire(ctx, &firing, None).await;
         // A `systemMessage` asks for a turn of its own
         // (`ev_add_dir_tui_message`): recorded as the run's steering, which
         // the terminal sends with [`dsh_seams::NOTIFICATION_SOURCE`].
