@@ -31,7 +31,14 @@ use dsh_model::ModelError;
 use dsh_protocol::{Event, ModelReply, ModelRequest};
 use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CancellationToken,
-    CompactionDecision, CompactionInput, CompactionOutcome, ConfigChange, ConfigDecision, ContextEntry, ContinuationDecision, ContinuationInput, CwdChange, DisplayDecision, DisplayInput, ElicitationAnswer, ElicitationRequest, FileChange, ModelSwitch, ModelSwitchDecision, Notification, Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput, ProposedCall, ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource, SetupTrigger, SubagentStartInput, SubagentStopInput, TaskEvent, TaskVerdict, ToolExecution, ToolOutcome, TurnFailure, TurnSummary, WorktreeCreation, WorktreeRemoval,
+    CompactionDecision, CompactionInput, CompactionOutcome, ConfigChange, ConfigDecision,
+    ContextEntry, ContinuationDecision, ContinuationInput, CwdChange, DisplayDecision,
+    DisplayInput, ElicitationAnswer, ElicitationRequest, FileChange, ModelSwitch,
+    ModelSwitchDecision, Notification, Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict,
+    PromptDecision, PromptInput, ProposedCall, ProviderRequestDecision, SeamContext,
+    SessionEndReason, SessionStartSource, SetupTrigger, SubagentStartInput, SubagentStopInput,
+    TaskEvent, TaskVerdict, ToolExecution, ToolOutcome, TurnFailure, TurnSummary, WorktreeCreation,
+    WorktreeRemoval,
 };
 /// What the model-request seams of a [`Bridge`] return.
 pub use futures::future::BoxFuture;
