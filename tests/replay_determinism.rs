@@ -20,16 +20,17 @@ const SETTINGS: &str = r#"{ "hooks": {
 } }"#;
 
 /// Two prompts, tool calls in both, and a subagent (its id is generated).
-/// The first reply's two calls run at once, and the PostToolUse hooks of
-/// each fire as it finishes: the second sleeps, so that they finish in the
-/// same order in both runs (a replay repeats its log when the calls of a
-/// batch finish in the same order).
+/// Calls of one reply may run at once, and PostToolUse fires as each one
+/// finishes; a replay repeats its log when a batch's calls finish in the
+/// same order. The first reply's second call is a `cd`, which never
+/// overlaps another call (it may move the kept directory), so both runs
+/// see one order without depending on timing.
 const FIXTURE: &str = r#"{
   "description": "generated ids in every place they occur",
   "prompts": ["first", "second"],
   "model": [
     { "tool_calls": [ { "name": "bash", "arguments": { "command": "echo one" } },
-                      { "name": "bash", "arguments": { "command": "sleep 1; echo two" } } ] },
+                      { "name": "bash", "arguments": { "command": "cd . && echo two" } } ] },
     { "tool_calls": [ { "name": "agent", "arguments": { "description": "sub", "prompt": "run echo sub", "subagent_type": "general-purpose" } } ] },
     { "tool_calls": [ { "name": "bash", "arguments": { "command": "echo sub" } } ] },
     { "text": "sub done" },
