@@ -119,15 +119,21 @@ impl SessionFlags {
     /// `--settings` paths made absolute against `cwd` (a relative path means
     /// the same file whichever directory a session later resolves in).
     pub fn absolute_settings(&self, cwd: &std::path::Path) -> Vec<PathBuf> {
-        self.settings
-            .iter()
-            .map(|path| {
-                if path.is_absolute() {
-                    path.clone()
-                } else {
-                    cwd.join(path)
-                }
-            })
-            .collect()
+        absolute_paths(&self.settings, cwd)
     }
+}
+
+/// `paths` made absolute against `cwd`: the one rule for `--settings`
+/// paths, whether a session or a reading command resolves them.
+pub(crate) fn absolute_paths(paths: &[PathBuf], cwd: &std::path::Path) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(|path| {
+            if path.is_absolute() {
+                path.clone()
+            } else {
+                cwd.join(path)
+            }
+        })
+        .collect()
 }

@@ -92,16 +92,7 @@ impl Workspace {
             settings,
             mcp_config,
         } = inputs;
-        let settings: Vec<PathBuf> = settings
-            .iter()
-            .map(|path| {
-                if path.is_absolute() {
-                    path.clone()
-                } else {
-                    cwd.join(path)
-                }
-            })
-            .collect();
+        let settings = crate::flags::absolute_paths(settings, cwd);
         let files = ConfigFiles::new();
         let mut sources = HookSources::new(env, cwd.to_owned(), settings.clone());
         sources.files = Some(files.clone());
