@@ -370,8 +370,12 @@ impl Plugin for ClaudePlugin {
         self.bridge.worktree_remove(ctx, path).await
     }
 
-    async fn directory_added(&self, ctx: &SeamContext, added: &dsh_seams::DirectoryAddition) {
-        self.on_directory_added(ctx, added).await;
+    async fn directory_added(
+        &self,
+        ctx: &SeamContext,
+        added: &dsh_seams::DirectoryAddition,
+    ) -> Vec<String> {
+        self.on_directory_added(ctx, added).await
     }
 
     async fn config_change(

@@ -446,7 +446,11 @@ pub trait Plugin: Send + Sync {
     }
 
     /// After a working directory was added mid-session (`/add-dir`).
-    async fn directory_added(&self, _ctx: &SeamContext, _added: &DirectoryAddition) {}
+    /// Returns texts that ask for a turn of their own (sent with
+    /// [`NOTIFICATION_SOURCE`]), in configuration order. Default: none.
+    async fn directory_added(&self, _ctx: &SeamContext, _added: &DirectoryAddition) -> Vec<String> {
+        Vec::new()
+    }
     /// What a session's watcher saw since it last looked: the tool pipeline
     /// asks every listener before and after each call's dispatch (before
     /// post-execute), so a change a tool made is reported while that call

@@ -3,13 +3,12 @@
 //! (`--worktree`: the WorktreeRemove hooks, or dsh's own `git worktree
 //! remove`).
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use dsh_agent::Agent;
 use dsh_core::worktree::Worktree;
 use dsh_permissions::PermissionsPlugin;
-use dsh_protocol::{Event, EventBody, PermissionUpdate, UpdateDestination};
+use dsh_protocol::{PermissionUpdate, UpdateDestination};
 use dsh_seams::{DirectoryAddition, DirectorySource, SessionEndReason, WorktreeRemoval};
 
 use crate::terminal::{Terminal, Tone};
@@ -73,43 +72,13 @@ pub(crate) async fn add_dir(
             directory.display()
         ),
     );
-    let recorded = agent.events().len();
-    agent
+    let asked = agent
         .directory_added(&DirectoryAddition {
             directory,
             source: DirectorySource::SlashCommand,
         })
         .await;
-    asked_turn(&agent.events()[recorded..])
-}
-
-/// The turn the DirectoryAdded runs among `events` asked for: their
-/// results' steering (one entry per run with a `systemMessage`, in
-/// configuration order), as one text. The log is where the seam's answer
-/// is kept, so the terminal reads it there.
-fn asked_turn(events: &[Event]) -> Option<String> {
-    let mut runs = HashSet::new();
-    let mut texts: Vec<&str> = Vec::new();
-    for event in events {
-        if let EventBody::HookInvoked {
-            invocation_id,
-            event,
-            ..
-        } = &event.body
-            && event == "DirectoryAdded"
-        {
-            runs.insert(invocation_id.as_str());
-        } else if let EventBody::HookResult {
-            invocation_id,
-            decision,
-            ..
-        } = &event.body
-            && runs.contains(invocation_id.as_str())
-        {
-            texts.extend(decision.steering.iter().map(String::as_str));
-        }
-    }
-    (!texts.is_empty()).then(|| texts.join("\n\n"))
+    (!asked.is_empty()).then(|| asked.join("\n\n"))
 }
 
 /// Before the session-end seam of a session that made `worktree` and ends

@@ -57,11 +57,15 @@ pub(super) fn worktree_remove<'a>(
 }
 
 impl ClaudePlugin {
-    /// DirectoryAdded: observation only (Claude Code's matcher is the
-    /// source). The `/add-dir` line is an input of its own: Claude Code
-    /// gives it a prompt id of its own (`ev_add_dir_tui`), which later
-    /// payloads outside a turn carry.
-    pub(super) async fn on_directory_added(&self, ctx: &SeamContext, added: &DirectoryAddition) {
+    /// DirectoryAdded (Claude Code's matcher is the source). The `/add-dir`
+    /// line is an input of its own: Claude Code gives it a prompt id of its
+    /// own (`ev_add_dir_tui`), which later payloads outside a turn carry.
+    /// Returns the runs' `systemMessage`s, each asking for a turn.
+    pub(super) async fn on_directory_added(
+        &self,
+        ctx: &SeamContext,
+        added: &DirectoryAddition,
+    ) -> Vec<String> {
         let mut common = self.common(ctx, true);
         let id = dsh_seams::derived_id(&format!(
             "{}:add-dir:{}:{}",
@@ -85,15 +89,20 @@ impl ClaudePlugin {
         };
         let fired = self.fire(ctx, &firing, None).await;
         // A `systemMessage` asks for a turn of its own
-        // (`ev_add_dir_tui_message`): recorded as the run's steering, which
-        // the terminal sends with [`dsh_seams::NOTIFICATION_SOURCE`].
+        // (`ev_add_dir_tui_message`): recorded as the run's steering and
+        // returned for the front end to send with
+        // [`dsh_seams::NOTIFICATION_SOURCE`].
+        let asked: Vec<Option<String>> = fired
+            .iter()
+            .map(|run| {
+                system_message(run)
+                    .map(|message| format!("{} hook: {message}", HookEvent::DirectoryAdded))
+            })
+            .collect();
         self.record(ctx, firing.event, &fired, &|i, decision| {
-            if let Some(message) = system_message(&fired[i]) {
-                decision
-                    .steering
-                    .push(format!("{} hook: {message}", HookEvent::DirectoryAdded));
-            }
+            decision.steering.extend(asked[i].clone());
         });
+        asked.into_iter().flatten().collect()
     }
 }
 

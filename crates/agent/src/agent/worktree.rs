@@ -28,17 +28,22 @@ impl Agent {
     }
 
     /// Fires the directory-added seam (the directory is already a working
-    /// directory of the session).
-    pub async fn directory_added(&self, added: &DirectoryAddition) {
+    /// directory of the session); returns the texts the listeners ask a
+    /// turn for, in plugin order.
+    pub async fn directory_added(&self, added: &DirectoryAddition) -> Vec<String> {
         let ctx = self.context(None, CancellationToken::new(), TurnControl::default());
+        let mut asked = Vec::new();
         for plugin in self.registry.plugins() {
-            if AssertUnwindSafe(plugin.directory_added(&ctx, added))
+            match AssertUnwindSafe(plugin.directory_added(&ctx, added))
                 .catch_unwind()
                 .await
-                .is_err()
             {
-                tracing::error!("directory-added listener `{}` panicked", plugin.name());
+                Ok(texts) => asked.extend(texts),
+                Err(_) => {
+                    tracing::error!("directory-added listener `{}` panicked", plugin.name());
+                }
             }
         }
+        asked
     }
 }
