@@ -15,17 +15,10 @@
 //! permission is asked.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use dsh_seams::ToolExecution;
+use dsh_tools::builtin::structured_patch;
 use dsh_tools::change::FileChange;
-use similar::{Algorithm, DiffOp, DiffTag};
-
-/// Lines of context around a change.
-pub const CONTEXT: usize = 3;
-
-/// How long the line diff may search before it settles for a coarser one.
-const DIFF_TIME: Duration = Duration::from_secs(1);
 
 /// Copilot's diff turning `old` (`None`: the file does not exist) into
 /// `new`, for the file at `path` (absolute, as Copilot shows it).
@@ -38,59 +31,28 @@ pub fn render(path: &str, old: Option<&str>, new: &str) -> String {
         out.push_str(&format!("--- a/dev/null\n+++ b{path}\n"));
         out.push_str(&format!("@@ -1,0 +1,{} @@\n", lines.len()));
         for line in lines {
-            push_line(&mut out, '+', line);
+            out.push('+');
+            out.push_str(line);
+            out.push('\n');
         }
         return out;
     };
     out.push_str("index 0000000..0000000 100644\n");
     out.push_str(&format!("--- a{path}\n+++ b{path}\n"));
-    let old_lines: Vec<&str> = old.split('\n').collect();
-    let new_lines: Vec<&str> = new.split('\n').collect();
-    let deadline = Instant::now().checked_add(DIFF_TIME);
-    let ops =
-        similar::capture_diff_slices_deadline(Algorithm::Myers, &old_lines, &new_lines, deadline);
-    for group in similar::group_diff_ops(ops, CONTEXT) {
-        hunk(&mut out, &group, &old_lines, &new_lines);
-    }
-    out
-}
-
-/// One hunk: its header and its lines.
-fn hunk(out: &mut String, group: &[DiffOp], old: &[&str], new: &[&str]) {
-    let (Some(first), Some(last)) = (group.first(), group.last()) else {
-        return;
-    };
-    let old_start = first.old_range().start;
-    let new_start = first.new_range().start;
-    let old_len = last.old_range().end - old_start;
-    let new_len = last.new_range().end - new_start;
-    out.push_str(&format!(
-        "@@ -{},{old_len} +{},{new_len} @@\n",
-        old_start + 1,
-        new_start + 1
-    ));
-    for op in group {
-        let (tag, old_range, new_range) = op.as_tag_tuple();
-        match tag {
-            DiffTag::Equal => old[old_range]
-                .iter()
-                .for_each(|line| push_line(out, ' ', line)),
-            DiffTag::Delete | DiffTag::Insert | DiffTag::Replace => {
-                old[old_range]
-                    .iter()
-                    .for_each(|line| push_line(out, '-', line));
-                new[new_range]
-                    .iter()
-                    .for_each(|line| push_line(out, '+', line));
-            }
+    // Copilot cuts both texts at every `\n` (a final `\n` leaves an empty
+    // last line): the shared hunks of the texts with one more `\n`, where
+    // every line is `\n`-terminated.
+    for hunk in structured_patch(&format!("{old}\n"), &format!("{new}\n")) {
+        out.push_str(&format!(
+            "@@ -{},{} +{},{} @@\n",
+            hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
+        ));
+        for line in hunk.lines {
+            out.push_str(&line);
+            out.push('\n');
         }
     }
-}
-
-fn push_line(out: &mut String, sign: char, line: &str) {
-    out.push(sign);
-    out.push_str(line);
-    out.push('\n');
+    out
 }
 
 /// The diff for a `write` or `edit` call, from the file as it is now

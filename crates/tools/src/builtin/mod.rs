@@ -49,7 +49,7 @@ pub mod write;
 
 pub use agent::{AgentOutput, AgentTool};
 pub use bash::{BashOutput, BashTool, bound_output};
-pub use diff::Hunk;
+pub use diff::{Hunk, structured_patch};
 pub use edit::{EditOutput, EditTool};
 pub use glob::{GlobOutput, GlobTool};
 pub use grep::{GrepMode, GrepOutput, GrepTool};
