@@ -154,21 +154,6 @@ impl Tool for SdkMcpTool {
     }
 
     fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let Some(object) = value.as_object() else {
-            return Err(ToolError(
-                "an MCP result must be an object with `content`".to_owned(),
-            ));
-        };
-        let text = dsh_mcp::content_text(object.get("content").unwrap_or(&Value::Null));
-        if object.get("isError").and_then(Value::as_bool) == Some(true) {
-            return Ok(Rendered {
-                content: format!("Error executing tool {}: {text}", self.tool),
-                is_error: true,
-            });
-        }
-        Ok(Rendered {
-            content: text,
-            is_error: false,
-        })
+        dsh_mcp::render_result(&self.tool, value)
     }
 }
