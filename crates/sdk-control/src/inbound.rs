@@ -407,10 +407,15 @@ fn missing(kind: &str, key: &str) -> LineError {
 }
 
 fn sdk_request(request: Value) -> Result<SdkRequest, LineError> {
-    let subtype = request
-        .get("subtype")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+    /// The key that says which request it is.
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(default)]
+        subtype: Option<Loose<String>>,
+    }
+    let subtype = Head::deserialize(&request)
+        .ok()
+        .and_then(|head| text(head.subtype))
         .ok_or_else(|| missing("control_request", "request.subtype"))?;
     let kind = format!("control_request {subtype}");
     Ok(match subtype.as_str() {
