@@ -28,17 +28,18 @@ use std::time::Duration;
 use async_trait::async_trait;
 use dsh_hook_runner::{HookRun, HookRunner};
 use dsh_model::ModelError;
-use dsh_protocol::{Event, HookDecision, HookEffect, ModelReply, ModelRequest};
+use dsh_protocol::{DecidedBy, Event, HookDecision, HookEffect, ModelReply, ModelRequest};
 use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CancellationToken,
     CompactionDecision, CompactionInput, CompactionOutcome, ConfigChange, ConfigDecision,
-    ContextEntry, ContinuationDecision, ContinuationInput, CwdChange, DisplayDecision,
-    DisplayInput, ElicitationAnswer, ElicitationRequest, FileChange, ModelSwitch,
-    ModelSwitchDecision, Notification, Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict,
+    ContextEntry, ContinuationDecision, ContinuationInput, CwdChange, DeniedFollowUp,
+    DirectoryAddition, DisplayDecision, DisplayInput, ElicitationAnswer, ElicitationRequest,
+    ExpansionInput, FileChange, InstructionFile, LoadReason, ModelSwitch, ModelSwitchDecision,
+    Notification, PermissionUpdate, Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict,
     PromptDecision, PromptInput, ProposedCall, ProviderRequestDecision, SeamContext,
-    SessionEndReason, SessionStartSource, SetupTrigger, SubagentStartInput, SubagentStopInput,
-    TaskEvent, TaskVerdict, ToolExecution, ToolOutcome, TurnFailure, TurnSummary, WorktreeCreation,
-    WorktreeRemoval,
+    SessionEndReason, SessionStartSource, SettledCall, SetupTrigger, SubagentStartInput,
+    SubagentStopInput, TaskEvent, TaskVerdict, ToolExecution, ToolOutcome, TurnFailure,
+    TurnSummary, WorktreeCreation, WorktreeRemoval,
 };
 /// What the model-request seams of a [`Bridge`] return.
 pub use futures::future::BoxFuture;
@@ -284,6 +285,64 @@ pub trait Bridge: Rules + 'static {
     /// A watched file changed. Default: nothing.
     fn file_changed<'a>(_cx: Cx<'_, Self>, _change: &'a FileChange) -> Flow<'a, Self, ()> {
         Flow::Done(())
+    }
+    /// A settings change was applied. Default: nothing.
+    fn config_applied<'a>(_cx: Cx<'_, Self>, _change: &'a ConfigChange) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// A directory was added to the session; texts that each ask for a
+    /// turn of their own. Default: none.
+    fn directory_added<'a>(
+        _cx: Cx<'_, Self>,
+        _added: &'a DirectoryAddition,
+    ) -> Flow<'a, Self, Vec<String>> {
+        Flow::Done(Vec::new())
+    }
+    /// Instruction files were loaded. Default: nothing.
+    fn instructions_loaded<'a>(
+        _cx: Cx<'_, Self>,
+        _files: &'a [InstructionFile],
+        _reason: LoadReason,
+    ) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// A custom command's prompt is about to be expanded. Default: allowed.
+    fn prompt_expansion<'a>(
+        _cx: Cx<'_, Self>,
+        _input: &'a ExpansionInput,
+    ) -> Flow<'a, Self, PromptDecision> {
+        Flow::Done(PromptDecision::allow())
+    }
+    /// Who decided `exec`, in the dialect's terms, when its own review
+    /// settled it. Default: nothing to say.
+    fn explain(
+        &self,
+        _exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> Option<DecidedBy> {
+        None
+    }
+    /// Permission updates were applied. Default: nothing.
+    fn permissions_updated<'a>(
+        _cx: Cx<'_, Self>,
+        _updates: &'a [PermissionUpdate],
+    ) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// An automatic check denied a call. Default: the denial stands.
+    fn permission_denied<'a>(
+        _cx: Cx<'_, Self>,
+        _exec: &'a ToolExecution,
+        _check_reason: &'a str,
+    ) -> Flow<'a, Self, DeniedFollowUp> {
+        Flow::Done(DeniedFollowUp::Stand)
+    }
+    /// A batch of calls settled. Default: no contexts.
+    fn batch_settled<'a>(
+        _cx: Cx<'_, Self>,
+        _batch: &'a [SettledCall],
+    ) -> Flow<'a, Self, Vec<ContextEntry>> {
+        Flow::Done(Vec::new())
     }
 }
 
@@ -665,5 +724,50 @@ where
 
     async fn file_changed(&self, ctx: &SeamContext, change: &FileChange) {
         self.run(ctx, |cx| B::file_changed(cx, change)).await;
+    }
+
+    async fn config_applied(&self, ctx: &SeamContext, change: &ConfigChange) {
+        self.run(ctx, |cx| B::config_applied(cx, change)).await;
+    }
+
+    async fn directory_added(&self, ctx: &SeamContext, added: &DirectoryAddition) -> Vec<String> {
+        self.run(ctx, |cx| B::directory_added(cx, added)).await
+    }
+
+    async fn instructions_loaded(
+        &self,
+        ctx: &SeamContext,
+        files: &[InstructionFile],
+        reason: LoadReason,
+    ) {
+        self.run(ctx, move |cx| B::instructions_loaded(cx, files, reason))
+            .await;
+    }
+
+    async fn prompt_expansion(&self, ctx: &SeamContext, input: &ExpansionInput) -> PromptDecision {
+        self.run(ctx, |cx| B::prompt_expansion(cx, input)).await
+    }
+
+    fn explain(&self, exec: &ToolExecution, review: Option<&PreToolVerdict>) -> Option<DecidedBy> {
+        self.engine.dialect().explain(exec, review)
+    }
+
+    async fn permissions_updated(&self, ctx: &SeamContext, updates: &[PermissionUpdate]) {
+        self.run(ctx, |cx| B::permissions_updated(cx, updates))
+            .await;
+    }
+
+    async fn permission_denied(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        check_reason: &str,
+    ) -> DeniedFollowUp {
+        self.run(ctx, |cx| B::permission_denied(cx, exec, check_reason))
+            .await
+    }
+
+    async fn batch_settled(&self, ctx: &SeamContext, batch: &[SettledCall]) -> Vec<ContextEntry> {
+        self.run(ctx, |cx| B::batch_settled(cx, batch)).await
     }
 }
