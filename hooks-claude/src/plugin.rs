@@ -1,5 +1,5 @@
 //! The Claude Code bridge as a [`Plugin`]: the generic [`BridgePlugin`]
-//! of [`Claude`], whose seams are flows (`bridged.rs`, one module per
+//! of the Claude Code dialect, whose seams are flows (`bridged.rs`, one module per
 //! group of events). Per seam Claude Code's part is pure: the payload it
 //! fires (selected by matcher, deduplicated on the command, then `if`
 //! rules, run by the shared engine), how the runs are recorded (winner
