@@ -24,6 +24,7 @@ mod event;
 mod fields;
 mod firing;
 mod lifecycle;
+mod payload;
 mod report;
 mod sees;
 mod tools;
