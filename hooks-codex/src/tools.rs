@@ -19,8 +19,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::de::{Deserializer, IgnoredAny};
 use serde::{Deserialize, Serialize};
+
+use crate::lenient::lenient;
 use serde_json::{Value, json};
 
 /// The name a dsh tool has in Codex hook payloads.
@@ -96,44 +97,29 @@ pub fn update_file_patch(path: &str, old: &str, new: &str) -> String {
     patch
 }
 
-/// A string field read leniently: a value of another type reads as absent
-/// (a payload is built even from arguments the tool's schema would reject).
-fn lenient_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Text {
-        Text(String),
-        Other(IgnoredAny),
-    }
-    Ok(match Text::deserialize(deserializer)? {
-        Text::Text(text) => Some(text),
-        Text::Other(_) => None,
-    })
-}
-
 /// The fields of dsh's `bash`, `write` and `edit` arguments (and of their
 /// values) that Codex hooks are shown; any other field is not read.
 #[derive(Debug, Default, Deserialize)]
 struct Fields {
-    #[serde(default, deserialize_with = "lenient_text")]
+    #[serde(default, deserialize_with = "lenient")]
     command: Option<String>,
-    #[serde(default, deserialize_with = "lenient_text")]
+    #[serde(default, deserialize_with = "lenient")]
     description: Option<String>,
-    #[serde(default, deserialize_with = "lenient_text")]
+    #[serde(default, deserialize_with = "lenient")]
     file_path: Option<String>,
-    #[serde(default, deserialize_with = "lenient_text")]
+    #[serde(default, deserialize_with = "lenient")]
     content: Option<String>,
-    #[serde(default, deserialize_with = "lenient_text")]
+    #[serde(default, deserialize_with = "lenient")]
     old_string: Option<String>,
-    #[serde(default, deserialize_with = "lenient_text")]
+    #[serde(default, deserialize_with = "lenient")]
     new_string: Option<String>,
-    #[serde(default, deserialize_with = "lenient_text")]
+    #[serde(default, deserialize_with = "lenient")]
     stdout: Option<String>,
-    #[serde(default, deserialize_with = "lenient_text")]
+    #[serde(default, deserialize_with = "lenient")]
     stderr: Option<String>,
-    #[serde(default, rename = "type", deserialize_with = "lenient_text")]
+    #[serde(default, rename = "type", deserialize_with = "lenient")]
     kind: Option<String>,
-    #[serde(default, deserialize_with = "lenient_text")]
+    #[serde(default, deserialize_with = "lenient")]
     original_file: Option<String>,
 }
 
