@@ -601,21 +601,21 @@ pub struct NotifyArgument<'a> {
 
 /// The legacy `notify` argument: `agent-turn-complete` with kebab-case keys.
 /// `client` is omitted (Codex omits it when unknown; dsh is not a Codex client).
-pub fn notify(
-    thread_id: &str,
-    turn_id: &str,
-    cwd: &str,
-    input_messages: &[String],
-    last_assistant_message: Option<&str>,
-) -> Value {
-    to_json(&NotifyArgument {
+pub fn notify<'a>(
+    thread_id: &'a str,
+    turn_id: &'a str,
+    cwd: &'a str,
+    input_messages: &'a [String],
+    last_assistant_message: Option<&'a str>,
+) -> NotifyArgument<'a> {
+    NotifyArgument {
         kind: "agent-turn-complete",
         thread_id,
         turn_id,
         cwd,
         input_messages,
         last_assistant_message,
-    })
+    }
 }
 
 /// A payload as a JSON value (what the engine records and writes). The
