@@ -216,23 +216,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Failure);
     }
     if let Some(provider) = spec.provider.as_mut() {
-        // The Codex SDK's `apiKey` arrives as CODEX_API_KEY: the key when
-        // dsh has none (kept out of children like every provider key).
-        let codex_key = || {
-            dsh_provider::key_handoff::handed_off_key(dsh_provider::key_handoff::CODEX_API_KEY_ENV)
-                .or_else(|| env.var(dsh_provider::key_handoff::CODEX_API_KEY_ENV))
-        };
-        if provider.api_key.is_none()
-            && let Some(key) = codex_key()
-        {
-            provider.api_key = Some(key);
-            dsh_provider::key_handoff::CODEX_API_KEY_ENV.clone_into(&mut provider.api_key_env);
-        }
-        if let Some(url) = &overrides.base_url {
-            provider.base_url.clone_from(url);
-            provider.origins.base_url =
-                dsh_provider::SettingOrigin::Flag("-c openai_base_url".to_owned());
-        }
+        adjust_provider(provider, &env, &overrides);
         if let Some(schema) = schema {
             if provider.api != dsh_provider::ProviderApi::Responses {
                 bail!(
@@ -351,7 +335,38 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
     if outcome.is_none() {
         return Ok(ExitStatus::Failure);
     }
-    Ok(match ended {
+    Ok(exit_status(ended))
+}
+
+/// What the Codex SDK and Codex's own flags hand the provider: the SDK's
+/// `CODEX_API_KEY` and `-c openai_base_url`.
+fn adjust_provider(
+    provider: &mut dsh_provider::ProviderSettings,
+    env: &dsh_core::Env,
+    overrides: &overrides::Overrides,
+) {
+    // The Codex SDK's `apiKey` arrives as CODEX_API_KEY: the key when
+    // dsh has none (kept out of children like every provider key).
+    let codex_key = || {
+        dsh_provider::key_handoff::handed_off_key(dsh_provider::key_handoff::CODEX_API_KEY_ENV)
+            .or_else(|| env.var(dsh_provider::key_handoff::CODEX_API_KEY_ENV))
+    };
+    if provider.api_key.is_none()
+        && let Some(key) = codex_key()
+    {
+        provider.api_key = Some(key);
+        dsh_provider::key_handoff::CODEX_API_KEY_ENV.clone_into(&mut provider.api_key_env);
+    }
+    if let Some(url) = &overrides.base_url {
+        provider.base_url.clone_from(url);
+        provider.origins.base_url =
+            dsh_provider::SettingOrigin::Flag("-c openai_base_url".to_owned());
+    }
+}
+
+/// The exit status of a turn that ended as `ended` (none: it never ended).
+fn exit_status(ended: Option<dsh_protocol::TurnEndReason>) -> ExitStatus {
+    match ended {
         Some(
             dsh_protocol::TurnEndReason::Completed
             | dsh_protocol::TurnEndReason::Rejected
@@ -363,7 +378,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<ExitStatus> {
             | dsh_protocol::TurnEndReason::Interrupted,
         )
         | None => ExitStatus::Failure,
-    })
+    }
 }
 
 /// `path` as given, or against the directory dsh was started in.

@@ -9,10 +9,7 @@ use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use dsh_seams::{
-    CancellationToken, ContinuationDecision, ContinuationInput, Plugin, PromptDecision,
-    PromptInput, SeamContext, SessionEnv, SessionInfo, TurnControl,
-};
+use dsh_seams::{CancellationToken, Plugin, SeamContext, SessionEnv, SessionInfo, TurnControl};
 use serde_json::{Value, json};
 
 use crate::common::Format;
@@ -28,6 +25,7 @@ mod payload;
 mod report;
 mod sees;
 mod tools;
+mod turn_events;
 use decided::Decided;
 pub(super) use event::TestEvent;
 pub(super) use firing::Firing;
@@ -82,53 +80,11 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
             (decision, summary)
         }
         TestEvent::UserPromptSubmit => {
-            let mut prompt = PromptInput {
-                content: firing.prompt.clone(),
-                source: "user".to_owned(),
+            let sees = Sees {
+                model: &mut model_sees,
+                user: &mut user_sees,
             };
-            let mut contexts = Vec::new();
-            let mut rewritten = None;
-            let mut decided = None;
-            for plugin in plugins {
-                match plugin.prompt_submit(&ctx, &prompt).await {
-                    PromptDecision::Allow {
-                        rewrite,
-                        contexts: own,
-                    } => {
-                        contexts.extend(own);
-                        if let Some(text) = rewrite {
-                            prompt.content = text.clone();
-                            rewritten = Some(text);
-                        }
-                    }
-                    other @ PromptDecision::Block { .. } | other @ PromptDecision::Stop { .. } => {
-                        decided = Some(other);
-                        break;
-                    }
-                }
-            }
-            let decision = decided.unwrap_or(PromptDecision::Allow {
-                rewrite: rewritten,
-                contexts,
-            });
-            let summary = match &decision {
-                PromptDecision::Allow { contexts, .. } => {
-                    model_sees.push(format!("user message: {}", prompt.content));
-                    model_sees.extend(context_lines(contexts));
-                    "allow"
-                }
-                PromptDecision::Block { reason } => {
-                    model_sees.push("nothing: the prompt is blocked, no model request".into());
-                    user_sees.push(format!("prompt blocked: {reason}"));
-                    "block"
-                }
-                PromptDecision::Stop { reason, .. } => {
-                    model_sees.push("nothing: the turn stops before a model request".into());
-                    user_sees.push(format!("turn stopped: {reason}"));
-                    "stop"
-                }
-            };
-            (Decided::Prompt(decision), summary.to_owned())
+            turn_events::prompt_submit(plugins, &ctx, firing, sees).await
         }
         TestEvent::SessionStart => {
             let mut contexts = Vec::new();
@@ -140,40 +96,11 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
             (Decided::Contexts { contexts }, summary)
         }
         TestEvent::Stop => {
-            let input = ContinuationInput {
-                turn: firing.turn,
-                step: 1,
-                last_assistant_message: firing.last_assistant_message.clone(),
-                forced_continuations: u32::from(firing.stop_hook_active),
+            let sees = Sees {
+                model: &mut model_sees,
+                user: &mut user_sees,
             };
-            let mut decision = ContinuationDecision::Stop;
-            for plugin in plugins {
-                let own = plugin.turn_continuation(&ctx, &input).await;
-                if own != ContinuationDecision::Stop {
-                    decision = own;
-                    break;
-                }
-            }
-            let summary = match &decision {
-                ContinuationDecision::Stop => {
-                    model_sees.push("nothing: the turn ends".into());
-                    "stop (the turn ends normally)"
-                }
-                ContinuationDecision::Continue {
-                    reason, contexts, ..
-                } => {
-                    if let Some(reason) = reason {
-                        model_sees.push(format!("user message: {reason}"));
-                    }
-                    model_sees.extend(context_lines(contexts));
-                    "continue (the turn goes on)"
-                }
-                ContinuationDecision::Halt { reason } => {
-                    user_sees.push(format!("turn stopped: {reason}"));
-                    "halt"
-                }
-            };
-            (Decided::Continuation(decision), summary.to_owned())
+            turn_events::continuation(plugins, &ctx, firing, sees).await
         }
         TestEvent::SessionEnd => {
             for plugin in plugins {

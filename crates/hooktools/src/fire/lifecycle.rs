@@ -40,87 +40,8 @@ pub(super) async fn fire(
             let summary = format!("{} context(s) for the subagent", contexts.len());
             (Decided::Contexts { contexts }, summary)
         }
-        TestEvent::SubagentStop => {
-            let input = SubagentStopInput {
-                identity: fields.identity(),
-                last_assistant_message: firing.last_assistant_message.clone(),
-                stop_hook_active: firing.stop_hook_active,
-                forced_continuations: u32::from(firing.stop_hook_active),
-            };
-            let mut decision = ContinuationDecision::Stop;
-            for plugin in plugins {
-                let own = plugin.subagent_stop(ctx, &input).await;
-                if own != ContinuationDecision::Stop {
-                    decision = own;
-                    break;
-                }
-            }
-            let summary = match &decision {
-                ContinuationDecision::Stop => {
-                    sees.model
-                        .push("nothing: the subagent ends and reports back".into());
-                    "stop (the subagent ends normally)"
-                }
-                ContinuationDecision::Continue {
-                    reason, contexts, ..
-                } => {
-                    if let Some(reason) = reason {
-                        sees.model.push(format!("subagent user message: {reason}"));
-                    }
-                    sees.model.extend(context_lines(contexts));
-                    "continue (the subagent goes on)"
-                }
-                ContinuationDecision::Halt { reason } => {
-                    sees.user.push(format!("subagent stopped: {reason}"));
-                    "halt"
-                }
-            };
-            (Decided::Continuation(decision), summary.to_owned())
-        }
-        TestEvent::PreCompact => {
-            let input = CompactionInput {
-                trigger: fields.trigger,
-                custom_instructions: fields.custom_instructions.clone(),
-                estimated_tokens: 0,
-                messages_to_summarize: 0,
-            };
-            let mut instructions = Vec::new();
-            let mut summary_text = None;
-            let mut cancel = None;
-            for plugin in plugins {
-                match plugin.session_before_compact(ctx, &input).await {
-                    CompactionDecision::Proceed { instructions: own } => instructions.extend(own),
-                    CompactionDecision::Summary { summary } => {
-                        summary_text.get_or_insert(summary);
-                    }
-                    CompactionDecision::Cancel { reason } => {
-                        cancel = Some(reason);
-                        break;
-                    }
-                }
-            }
-            let (decision, summary) = match (cancel, summary_text) {
-                (Some(reason), _) => {
-                    sees.user.push(format!("compaction cancelled: {reason}"));
-                    (
-                        CompactionReport::Cancel(reason),
-                        "cancel (the history stays)",
-                    )
-                }
-                (None, Some(text)) => {
-                    sees.model
-                        .push(format!("summary (instead of the model's): {text}"));
-                    (CompactionReport::Summary(text), "summary supplied")
-                }
-                (None, None) => {
-                    for line in &instructions {
-                        sees.model.push(format!("summary instructions: {line}"));
-                    }
-                    (CompactionReport::Proceed { instructions }, "proceed")
-                }
-            };
-            (Decided::Compaction(decision), summary.to_owned())
-        }
+        TestEvent::SubagentStop => subagent_stop(plugins, ctx, firing, sees).await,
+        TestEvent::PreCompact => pre_compact(plugins, ctx, firing, sees).await,
         TestEvent::PostCompact => {
             let outcome = CompactionOutcome {
                 trigger: fields.trigger,
@@ -149,57 +70,7 @@ pub(super) async fn fire(
                 "observed (StopFailure hooks run detached; their output is ignored)".to_owned(),
             )
         }
-        TestEvent::UserPromptExpansion => {
-            let input = ExpansionInput {
-                prompt: format!("/{} {}", fields.command_name, fields.command_args)
-                    .trim_end()
-                    .to_owned(),
-                command_name: fields.command_name.clone(),
-                command_args: fields.command_args.clone(),
-                source: CommandSource::Project,
-                expansion_type: ExpansionType::SlashCommand,
-                expanded: firing.prompt.clone(),
-            };
-            let mut contexts = Vec::new();
-            let mut decided = None;
-            for plugin in plugins {
-                match plugin.prompt_expansion(ctx, &input).await {
-                    // A rewrite is ignored here: the expansion is the command's.
-                    PromptDecision::Allow {
-                        contexts: own,
-                        rewrite: _,
-                    } => contexts.extend(own),
-                    other @ (PromptDecision::Block { .. } | PromptDecision::Stop { .. }) => {
-                        decided = Some(other);
-                        break;
-                    }
-                }
-            }
-            let decision = decided.unwrap_or(PromptDecision::Allow {
-                rewrite: None,
-                contexts,
-            });
-            let summary = match &decision {
-                PromptDecision::Allow { contexts, .. } => {
-                    sees.model.push(format!("user message: {}", input.expanded));
-                    sees.model.extend(context_lines(contexts));
-                    "allow"
-                }
-                PromptDecision::Block { reason } => {
-                    sees.model
-                        .push("nothing: the command is blocked, no model request".into());
-                    sees.user.push(format!("command blocked: {reason}"));
-                    "block"
-                }
-                PromptDecision::Stop { reason, .. } => {
-                    sees.model
-                        .push("nothing: the turn stops before a model request".into());
-                    sees.user.push(format!("turn stopped: {reason}"));
-                    "stop"
-                }
-            };
-            (Decided::Prompt(decision), summary.to_owned())
-        }
+        TestEvent::UserPromptExpansion => prompt_expansion(plugins, ctx, firing, sees).await,
         TestEvent::InstructionsLoaded => {
             let path = PathBuf::from(&fields.file_path);
             let file = InstructionFile {
@@ -279,4 +150,160 @@ impl Firing {
             parent_execution_id: None,
         }
     }
+}
+
+/// SubagentStop under `dsh hooks test`.
+async fn subagent_stop(
+    plugins: &[Arc<dyn Plugin>],
+    ctx: &SeamContext,
+    firing: &Firing,
+    sees: Sees<'_>,
+) -> (Decided, String) {
+    let fields = &firing.lifecycle;
+    let input = SubagentStopInput {
+        identity: fields.identity(),
+        last_assistant_message: firing.last_assistant_message.clone(),
+        stop_hook_active: firing.stop_hook_active,
+        forced_continuations: u32::from(firing.stop_hook_active),
+    };
+    let mut decision = ContinuationDecision::Stop;
+    for plugin in plugins {
+        let own = plugin.subagent_stop(ctx, &input).await;
+        if own != ContinuationDecision::Stop {
+            decision = own;
+            break;
+        }
+    }
+    let summary = match &decision {
+        ContinuationDecision::Stop => {
+            sees.model
+                .push("nothing: the subagent ends and reports back".into());
+            "stop (the subagent ends normally)"
+        }
+        ContinuationDecision::Continue {
+            reason, contexts, ..
+        } => {
+            if let Some(reason) = reason {
+                sees.model.push(format!("subagent user message: {reason}"));
+            }
+            sees.model.extend(context_lines(contexts));
+            "continue (the subagent goes on)"
+        }
+        ContinuationDecision::Halt { reason } => {
+            sees.user.push(format!("subagent stopped: {reason}"));
+            "halt"
+        }
+    };
+    (Decided::Continuation(decision), summary.to_owned())
+}
+
+/// PreCompact under `dsh hooks test`.
+async fn pre_compact(
+    plugins: &[Arc<dyn Plugin>],
+    ctx: &SeamContext,
+    firing: &Firing,
+    sees: Sees<'_>,
+) -> (Decided, String) {
+    let fields = &firing.lifecycle;
+    let input = CompactionInput {
+        trigger: fields.trigger,
+        custom_instructions: fields.custom_instructions.clone(),
+        estimated_tokens: 0,
+        messages_to_summarize: 0,
+    };
+    let mut instructions = Vec::new();
+    let mut summary_text = None;
+    let mut cancel = None;
+    for plugin in plugins {
+        match plugin.session_before_compact(ctx, &input).await {
+            CompactionDecision::Proceed { instructions: own } => instructions.extend(own),
+            CompactionDecision::Summary { summary } => {
+                summary_text.get_or_insert(summary);
+            }
+            CompactionDecision::Cancel { reason } => {
+                cancel = Some(reason);
+                break;
+            }
+        }
+    }
+    let (decision, summary) = match (cancel, summary_text) {
+        (Some(reason), _) => {
+            sees.user.push(format!("compaction cancelled: {reason}"));
+            (
+                CompactionReport::Cancel(reason),
+                "cancel (the history stays)",
+            )
+        }
+        (None, Some(text)) => {
+            sees.model
+                .push(format!("summary (instead of the model's): {text}"));
+            (CompactionReport::Summary(text), "summary supplied")
+        }
+        (None, None) => {
+            for line in &instructions {
+                sees.model.push(format!("summary instructions: {line}"));
+            }
+            (CompactionReport::Proceed { instructions }, "proceed")
+        }
+    };
+    (Decided::Compaction(decision), summary.to_owned())
+}
+
+/// UserPromptExpansion under `dsh hooks test`.
+async fn prompt_expansion(
+    plugins: &[Arc<dyn Plugin>],
+    ctx: &SeamContext,
+    firing: &Firing,
+    sees: Sees<'_>,
+) -> (Decided, String) {
+    let fields = &firing.lifecycle;
+    let input = ExpansionInput {
+        prompt: format!("/{} {}", fields.command_name, fields.command_args)
+            .trim_end()
+            .to_owned(),
+        command_name: fields.command_name.clone(),
+        command_args: fields.command_args.clone(),
+        source: CommandSource::Project,
+        expansion_type: ExpansionType::SlashCommand,
+        expanded: firing.prompt.clone(),
+    };
+    let mut contexts = Vec::new();
+    let mut decided = None;
+    for plugin in plugins {
+        match plugin.prompt_expansion(ctx, &input).await {
+            // A rewrite is ignored here: the expansion is the command's.
+            PromptDecision::Allow {
+                contexts: own,
+                rewrite: _,
+            } => contexts.extend(own),
+            other @ (PromptDecision::Block { .. } | PromptDecision::Stop { .. }) => {
+                decided = Some(other);
+                break;
+            }
+        }
+    }
+    let decision = decided.unwrap_or(PromptDecision::Allow {
+        rewrite: None,
+        contexts,
+    });
+    let summary = match &decision {
+        PromptDecision::Allow { contexts, .. } => {
+            sees.model.push(format!("user message: {}", input.expanded));
+            sees.model.extend(context_lines(contexts));
+            "allow"
+        }
+        PromptDecision::Block { reason } => {
+            sees.model
+                .push("nothing: the command is blocked, no model request".into());
+            sees.user.push(format!("command blocked: {reason}"));
+            "block"
+        }
+        PromptDecision::Stop { reason, .. } => {
+            sees.model
+                .push("nothing: the turn stops before a model request".into());
+            sees.user.push(format!("turn stopped: {reason}"));
+            "stop"
+        }
+    };
+    (Decided::Prompt(decision), summary.to_owned())
 }

@@ -146,123 +146,12 @@ pub(super) async fn fire(
             (Decided::PreTool(report), summary)
         }
         TestEvent::PermissionRequest => {
-            let exec = ToolExecution {
-                execution_id: "exec_hooks_test".to_owned(),
-                call_id: firing.call_id.clone(),
-                tool: firing.tool.clone(),
-                arguments: Arc::new(firing.arguments.clone()),
-                original_arguments: None,
-                rewritten_by: None,
-                parent_execution_id: None,
-            };
-            let mut combined = ApprovalDecision::Abstain;
-            for plugin in plugins {
-                match plugin
-                    .approve(ctx, &exec, &dsh_seams::ApprovalAsk::default(), None)
-                    .await
-                {
-                    ApprovalDecision::Abstain => {}
-                    allow @ ApprovalDecision::Allow(_) => {
-                        if combined == ApprovalDecision::Abstain {
-                            combined = allow;
-                        }
-                    }
-                    ApprovalDecision::AllowOnce => {
-                        if combined == ApprovalDecision::Abstain {
-                            combined = ApprovalDecision::AllowOnce;
-                        }
-                    }
-                    deny @ ApprovalDecision::Deny { .. } => {
-                        combined = deny;
-                        break;
-                    }
-                }
-            }
             arguments_used = Some(firing.arguments.clone());
-            let summary = match &combined {
-                ApprovalDecision::Abstain => {
-                    sees.model
-                        .push("no hook decided: the user is asked (headless: denied)".into());
-                    "abstain"
-                }
-                ApprovalDecision::AllowOnce => {
-                    sees.model.push(format!("the {} call runs", firing.tool));
-                    "allow once"
-                }
-                ApprovalDecision::Allow(grant) => {
-                    match &grant.updated_input {
-                        Some(input) => sees
-                            .model
-                            .push(format!("the {} call runs with {input}", firing.tool)),
-                        None => sees.model.push(format!("the {} call runs", firing.tool)),
-                    }
-                    if !grant.updates.is_empty() {
-                        sees.model.push(format!(
-                            "permission updates: {}",
-                            serde_json::to_string(&grant.updates).unwrap_or_default()
-                        ));
-                    }
-                    "allow"
-                }
-                ApprovalDecision::Deny { message } => {
-                    sees.model.push(format!("tool result (error): {message}"));
-                    "deny"
-                }
-            };
-            (Decided::Approval(combined), summary.to_owned())
+            permission_request(plugins, ctx, firing, sees).await
         }
         TestEvent::PostToolUse | TestEvent::PostToolUseFailure => {
-            let exec = ToolExecution {
-                execution_id: "exec_hooks_test".to_owned(),
-                call_id: firing.call_id.clone(),
-                tool: firing.tool.clone(),
-                arguments: Arc::new(firing.arguments.clone()),
-                original_arguments: None,
-                rewritten_by: None,
-                parent_execution_id: None,
-            };
-            let outcome = firing.outcome();
-            let mut combined = PostToolDecision::accept();
-            for plugin in plugins {
-                let own = plugin
-                    .post_execute(ctx, &exec, &outcome, Duration::from_millis(1))
-                    .await;
-                combined.contexts.extend(own.contexts);
-                if combined.action == PostToolAction::Accept {
-                    combined.action = own.action;
-                }
-            }
             arguments_used = Some(firing.arguments.clone());
-            let summary = match &combined.action {
-                PostToolAction::Accept => {
-                    sees.model.push(format!(
-                        "tool result{}: {}",
-                        if outcome.is_error { " (error)" } else { "" },
-                        excerpt(&outcome.content, 200)
-                    ));
-                    "accept"
-                }
-                PostToolAction::Block { feedback } => {
-                    sees.model.push(format!("tool result (error): {feedback}"));
-                    "block"
-                }
-                PostToolAction::ReplaceContent { content } => {
-                    sees.model.push(format!("tool result: {content}"));
-                    "replace content"
-                }
-                PostToolAction::ReplaceValue { value } => {
-                    sees.model.push(format!("tool result value: {value}"));
-                    "replace value"
-                }
-                PostToolAction::TailCall { tool, arguments } => {
-                    sees.model.push(format!(
-                        "tool result: that of a tail call {tool} {arguments}"
-                    ));
-                    "tail call"
-                }
-            };
-            sees.model.extend(context_lines(&combined.contexts));
-            (Decided::PostTool(combined), summary.to_owned())
+            post_tool(plugins, ctx, firing, sees).await
         }
         // The other events are fired by the parent module and `lifecycle`.
         TestEvent::UserPromptSubmit
@@ -280,4 +169,135 @@ pub(super) async fn fire(
         | TestEvent::PermissionDenied => (Decided::Nothing, "not fired here".to_owned()),
     };
     (decision, summary, arguments_used)
+}
+
+/// PermissionRequest: the first deny wins, else the first allow.
+async fn permission_request(
+    plugins: &[Arc<dyn Plugin>],
+    ctx: &SeamContext,
+    firing: &Firing,
+    sees: Sees<'_>,
+) -> (Decided, String) {
+    let exec = ToolExecution {
+        execution_id: "exec_hooks_test".to_owned(),
+        call_id: firing.call_id.clone(),
+        tool: firing.tool.clone(),
+        arguments: Arc::new(firing.arguments.clone()),
+        original_arguments: None,
+        rewritten_by: None,
+        parent_execution_id: None,
+    };
+    let mut combined = ApprovalDecision::Abstain;
+    for plugin in plugins {
+        match plugin
+            .approve(ctx, &exec, &dsh_seams::ApprovalAsk::default(), None)
+            .await
+        {
+            ApprovalDecision::Abstain => {}
+            allow @ ApprovalDecision::Allow(_) => {
+                if combined == ApprovalDecision::Abstain {
+                    combined = allow;
+                }
+            }
+            ApprovalDecision::AllowOnce => {
+                if combined == ApprovalDecision::Abstain {
+                    combined = ApprovalDecision::AllowOnce;
+                }
+            }
+            deny @ ApprovalDecision::Deny { .. } => {
+                combined = deny;
+                break;
+            }
+        }
+    }
+    let summary = match &combined {
+        ApprovalDecision::Abstain => {
+            sees.model
+                .push("no hook decided: the user is asked (headless: denied)".into());
+            "abstain"
+        }
+        ApprovalDecision::AllowOnce => {
+            sees.model.push(format!("the {} call runs", firing.tool));
+            "allow once"
+        }
+        ApprovalDecision::Allow(grant) => {
+            match &grant.updated_input {
+                Some(input) => sees
+                    .model
+                    .push(format!("the {} call runs with {input}", firing.tool)),
+                None => sees.model.push(format!("the {} call runs", firing.tool)),
+            }
+            if !grant.updates.is_empty() {
+                sees.model.push(format!(
+                    "permission updates: {}",
+                    serde_json::to_string(&grant.updates).unwrap_or_default()
+                ));
+            }
+            "allow"
+        }
+        ApprovalDecision::Deny { message } => {
+            sees.model.push(format!("tool result (error): {message}"));
+            "deny"
+        }
+    };
+    (Decided::Approval(combined), summary.to_owned())
+}
+
+/// PostToolUse and PostToolUseFailure: contexts add up, the first action that is not accept wins.
+async fn post_tool(
+    plugins: &[Arc<dyn Plugin>],
+    ctx: &SeamContext,
+    firing: &Firing,
+    sees: Sees<'_>,
+) -> (Decided, String) {
+    let exec = ToolExecution {
+        execution_id: "exec_hooks_test".to_owned(),
+        call_id: firing.call_id.clone(),
+        tool: firing.tool.clone(),
+        arguments: Arc::new(firing.arguments.clone()),
+        original_arguments: None,
+        rewritten_by: None,
+        parent_execution_id: None,
+    };
+    let outcome = firing.outcome();
+    let mut combined = PostToolDecision::accept();
+    for plugin in plugins {
+        let own = plugin
+            .post_execute(ctx, &exec, &outcome, Duration::from_millis(1))
+            .await;
+        combined.contexts.extend(own.contexts);
+        if combined.action == PostToolAction::Accept {
+            combined.action = own.action;
+        }
+    }
+    let summary = match &combined.action {
+        PostToolAction::Accept => {
+            sees.model.push(format!(
+                "tool result{}: {}",
+                if outcome.is_error { " (error)" } else { "" },
+                excerpt(&outcome.content, 200)
+            ));
+            "accept"
+        }
+        PostToolAction::Block { feedback } => {
+            sees.model.push(format!("tool result (error): {feedback}"));
+            "block"
+        }
+        PostToolAction::ReplaceContent { content } => {
+            sees.model.push(format!("tool result: {content}"));
+            "replace content"
+        }
+        PostToolAction::ReplaceValue { value } => {
+            sees.model.push(format!("tool result value: {value}"));
+            "replace value"
+        }
+        PostToolAction::TailCall { tool, arguments } => {
+            sees.model.push(format!(
+                "tool result: that of a tail call {tool} {arguments}"
+            ));
+            "tail call"
+        }
+    };
+    sees.model.extend(context_lines(&combined.contexts));
+    (Decided::PostTool(combined), summary.to_owned())
 }
