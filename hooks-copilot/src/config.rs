@@ -15,6 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
+use dsh_hooks::entries::Layer;
 use dsh_hooks::json_file;
 use serde_json::Value;
 
@@ -68,22 +69,22 @@ impl CopilotDiscovery {
     }
 
     /// Every file that may hold hooks, in run order, with its kind.
-    pub fn files(&self) -> Vec<(PathBuf, FileKind, Source)> {
+    pub fn files(&self) -> Vec<(PathBuf, FileKind, Layer)> {
         let user = self.user_dir();
         let repo = self.repo_root();
         let mut files = Vec::new();
         for path in hook_files(&user.join("hooks")) {
-            files.push((path, FileKind::HookFile, Source::User));
+            files.push((path, FileKind::HookFile, Layer::User));
         }
-        files.push((user.join("settings.json"), FileKind::Settings, Source::User));
+        files.push((user.join("settings.json"), FileKind::Settings, Layer::User));
         for path in hook_files(&repo.join(".github/hooks")) {
-            files.push((path, FileKind::HookFile, Source::Repo));
+            files.push((path, FileKind::HookFile, Layer::Project));
         }
         for name in ["settings.json", "settings.local.json"] {
             files.push((
                 repo.join(".github/copilot").join(name),
                 FileKind::Settings,
-                Source::Repo,
+                Layer::Project,
             ));
         }
         files
@@ -114,25 +115,6 @@ pub enum FileKind {
     HookFile,
     /// A settings file with inline `hooks`.
     Settings,
-}
-
-/// Whose file it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Source {
-    /// The user's (`~/.copilot`).
-    User,
-    /// The repository's: needs trust.
-    Repo,
-}
-
-impl Source {
-    /// `user` / `project`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Source::User => "user",
-            Source::Repo => "project",
-        }
-    }
 }
 
 /// How an entry runs.
@@ -195,7 +177,7 @@ pub struct Handler {
     /// The payload mode its event name selects.
     pub mode: Mode,
     /// Whose file.
-    pub source: Source,
+    pub source: Layer,
     /// The file.
     pub file: PathBuf,
     /// `<file>#hooks.<Event>[i]` (`[i].hooks[j]` in the nested form).
@@ -341,7 +323,7 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
             disabled_by = Some(path.clone());
         }
         let display_file = match path.strip_prefix(&repo) {
-            Ok(rel) if source == Source::Repo => rel.display().to_string(),
+            Ok(rel) if source == Layer::Project => rel.display().to_string(),
             Ok(_) | Err(_) => path.display().to_string(),
         };
         let context = FileContext {
@@ -369,7 +351,7 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
 
 pub(crate) struct FileContext<'a> {
     pub path: &'a Path,
-    pub source: Source,
+    pub source: Layer,
     pub hook_dir: Option<PathBuf>,
     pub display_file: &'a str,
 }

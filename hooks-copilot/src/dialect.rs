@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
+use dsh_hooks::verdict::{decided, rewrite};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookRunStatus, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
@@ -209,26 +210,14 @@ impl Dialect for Copilot {
 
     fn decision(&self, handler: &Handler, reading: &Reading) -> HookDecision {
         let base = if let Some(reason) = &reading.block {
-            HookDecision {
-                reason: Some(reason.clone()),
-                ..HookDecision::of(HookEffect::Block)
-            }
+            decided(HookEffect::Block, Some(reason.clone()))
         } else {
             match &reading.decision {
-                Some(Decision::Deny(text)) => HookDecision {
-                    reason: Some(text.clone()),
-                    ..HookDecision::of(HookEffect::Deny)
-                },
-                Some(Decision::Ask(text)) => HookDecision {
-                    reason: Some(text.clone()),
-                    ..HookDecision::of(HookEffect::Ask)
-                },
+                Some(Decision::Deny(text)) => decided(HookEffect::Deny, Some(text.clone())),
+                Some(Decision::Ask(text)) => decided(HookEffect::Ask, Some(text.clone())),
                 Some(Decision::Allow) => HookDecision::of(HookEffect::Allow),
                 None => match (&reading.modified_args, &reading.modified_prompt) {
-                    (Some(input), _) => HookDecision {
-                        updated_input: Some(input.clone()),
-                        ..HookDecision::of(HookEffect::Rewrite)
-                    },
+                    (Some(input), _) => rewrite(input.clone()),
                     (None, Some(_)) => HookDecision::of(HookEffect::Rewrite),
                     (None, None) => HookDecision::of(HookEffect::None),
                 },

@@ -7,11 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::lint::{Checker, Finding, Severity, did_you_mean, malformed_json, nearest};
+use dsh_hooks::lint::{Checker, Finding, Severity, did_you_mean, nearest, open_json};
 use dsh_hooks::registry::LintTargets;
 use serde_json::Value;
 
-use crate::config::{CopilotDiscovery, FileContext, Source, parse_hooks};
+use crate::config::{CopilotDiscovery, FileContext, parse_hooks};
 use crate::event::{CopilotEvent, Mode};
 
 /// The Copilot files a session in `discovery.cwd` would load.
@@ -88,19 +88,11 @@ pub fn is_copilot_file(path: &Path) -> bool {
 
 /// Checks one Copilot file.
 pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
-    let text = match dsh_hooks::lint::read(file) {
-        Ok(text) => text,
-        Err(finding) => return vec![finding],
+    let says = |e| format!("Invalid JSON: {e}; Copilot CLI skips the whole file");
+    let (mut c, doc) = match open_json(file, project, |t| serde_json::from_str(t), says) {
+        Ok(opened) => opened,
+        Err(findings) => return findings,
     };
-    let doc: Value = match serde_json::from_str(&text) {
-        Ok(doc) => doc,
-        Err(error) => {
-            return vec![malformed_json(file, &error, |e| {
-                format!("Invalid JSON: {e}; Copilot CLI skips the whole file")
-            })];
-        }
-    };
-    let mut c = Checker::new(file, text, project);
     let hook_file = file
         .parent()
         .and_then(Path::file_name)
@@ -141,7 +133,7 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     let mut problems = Vec::new();
     let context = FileContext {
         path: file,
-        source: Source::Repo,
+        source: dsh_hooks::entries::Layer::Project,
         hook_dir: None,
         display_file: "",
     };

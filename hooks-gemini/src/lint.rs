@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::lint::{Checker, Finding, Severity, did_you_mean, malformed_json, nearest};
+use dsh_hooks::lint::{Checker, Finding, Severity, did_you_mean, nearest, open_json};
 use serde_json::{Map, Value};
 
 use crate::config::{GeminiDiscovery, claude_hint};
@@ -44,23 +44,15 @@ pub fn is_gemini_settings(path: &Path) -> bool {
 
 /// Checks one Gemini settings file whose hooks run in `project`.
 pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
-    let text = match dsh_hooks::lint::read(file) {
-        Ok(text) => text,
-        Err(finding) => return vec![finding],
+    let parse = |text: &str| match text.trim() {
+        "" => Ok(Value::Object(Map::new())),
+        _ => serde_json::from_str(&crate::config::strip_comments(text)),
     };
-    let document: Value = if text.trim().is_empty() {
-        Value::Object(Map::new())
-    } else {
-        match serde_json::from_str(&crate::config::strip_comments(&text)) {
-            Ok(value) => value,
-            Err(error) => {
-                return vec![malformed_json(file, &error, |e| {
-                    format!("Gemini CLI cannot parse this file (dsh refuses to start with it): {e}")
-                })];
-            }
-        }
+    let says = |e| format!("Gemini CLI cannot parse this file (dsh refuses to start with it): {e}");
+    let (mut c, document) = match open_json(file, project, parse, says) {
+        Ok(opened) => opened,
+        Err(findings) => return findings,
     };
-    let mut c = Checker::new(file, text, project);
     check_hooks_config(&mut c, &document);
     match document.get("hooks") {
         None => {}

@@ -233,6 +233,21 @@ pub fn read(file: &Path) -> Result<String, Finding> {
     })
 }
 
+/// `file` opened for a check: read, and parsed by `parse` (the dialect's
+/// reading of JSON), or the one finding that ends the check: `unreadable`,
+/// or `malformed-json` with `says` turning the error into the dialect's
+/// message.
+pub fn open_json<'a>(
+    file: &'a Path,
+    project: &'a Path,
+    parse: impl FnOnce(&str) -> serde_json::Result<Value>,
+    says: impl FnOnce(String) -> String,
+) -> Result<(Checker<'a>, Value), Vec<Finding>> {
+    let text = read(file).map_err(|finding| vec![finding])?;
+    let document = parse(&text).map_err(|error| vec![malformed_json(file, &error, says)])?;
+    Ok((Checker::new(file, text, project), document))
+}
+
 /// The `malformed-json` finding for `file`, which `serde_json` could not
 /// parse: at the error's line and column, with `says` turning the error
 /// (without its position) into the dialect's message.
