@@ -91,6 +91,42 @@ impl ToolNames {
     }
 }
 
+/// Per dsh tool, the pairs (dsh argument, dialect argument) its call
+/// arguments are renamed by, both ways; a tool not listed keeps its
+/// arguments whole, and keys in no pair are left out.
+#[derive(Debug, Clone, Copy)]
+pub struct ArgumentNames(pub &'static [(&'static str, &'static [(&'static str, &'static str)])]);
+
+impl ArgumentNames {
+    fn pairs(&self, tool: &str) -> Option<&'static [(&'static str, &'static str)]> {
+        self.0
+            .iter()
+            .find(|(name, _)| *name == tool)
+            .map(|(_, pairs)| *pairs)
+    }
+
+    /// Copies dsh `arguments` of `tool` into `out` under the dialect's
+    /// names, in table order; `false` (nothing copied) for a tool not
+    /// listed.
+    pub fn to_dialect(&self, tool: &str, arguments: &Value, out: &mut Map<String, Value>) -> bool {
+        self.pairs(tool)
+            .map(|pairs| copy_keys(arguments, out, pairs))
+            .is_some()
+    }
+
+    /// The reverse of [`ArgumentNames::to_dialect`]: the dialect's `args`
+    /// of `tool` into `out` under dsh's names.
+    pub fn to_dsh(&self, tool: &str, args: &Value, out: &mut Map<String, Value>) -> bool {
+        self.pairs(tool)
+            .map(|pairs| {
+                for (dsh, dialect) in pairs {
+                    copy_keys(args, out, &[(*dialect, *dsh)]);
+                }
+            })
+            .is_some()
+    }
+}
+
 /// Copies the keys of `from` named in `pairs` (from key, to key) into
 /// `to` under their new names; absent keys stay absent.
 pub fn copy_keys(from: &Value, to: &mut Map<String, Value>, pairs: &[(&str, &str)]) {
@@ -144,6 +180,29 @@ mod tests {
         assert_eq!(NAMES.dsh_name("glob"), "glob");
         assert!(NAMES.is_dialect_name("read_file"));
         assert!(!NAMES.is_dialect_name("read"));
+    }
+
+    #[test]
+    fn arguments_are_renamed_both_ways_and_unlisted_tools_are_not() {
+        const ARGS: ArgumentNames =
+            ArgumentNames(&[("write", &[("file_path", "path"), ("content", "file_text")])]);
+        let mut out = Map::new();
+        assert!(ARGS.to_dialect(
+            "write",
+            &json!({"content": "x", "file_path": "/a", "mode": 1}),
+            &mut out
+        ));
+        assert_eq!(
+            Value::Object(out.clone()).to_string(),
+            r#"{"path":"/a","file_text":"x"}"#
+        );
+        let mut back = Map::new();
+        assert!(ARGS.to_dsh("write", &Value::Object(out), &mut back));
+        assert_eq!(
+            Value::Object(back).to_string(),
+            r#"{"file_path":"/a","content":"x"}"#
+        );
+        assert!(!ARGS.to_dialect("glob", &json!({"pattern": "*"}), &mut Map::new()));
     }
 
     #[test]
