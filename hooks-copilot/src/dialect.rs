@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
-use dsh_hooks::verdict::{decided, rewrite};
+use dsh_hooks::verdict::{decided, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookRunStatus, Seam};
-use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
+use dsh_seams::{SeamContext, UserNotice};
 use serde_json::Value;
 
 use crate::config::{Handler, Program};
@@ -252,11 +252,7 @@ impl Dialect for Copilot {
         reading
             .warning
             .iter()
-            .map(|text| UserNotice {
-                source: format!("copilot:{}", event.as_str()),
-                text: text.clone(),
-                level: NoticeLevel::Warning,
-            })
+            .map(|text| warning(format!("copilot:{}", event.as_str()), text.clone()))
             .collect()
     }
 }

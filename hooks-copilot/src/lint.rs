@@ -7,7 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::lint::{Checker, Finding, Severity, did_you_mean, nearest, open_json};
+use dsh_hooks::lint::{
+    Checker, Finding, Severity, did_you_mean, existing, nearest, open_json, path_tail,
+};
 use dsh_hooks::registry::LintTargets;
 use serde_json::Value;
 
@@ -16,12 +18,7 @@ use crate::event::{CopilotEvent, Mode};
 
 /// The Copilot files a session in `discovery.cwd` would load.
 pub fn lint_targets(discovery: &CopilotDiscovery) -> Vec<PathBuf> {
-    discovery
-        .files()
-        .into_iter()
-        .map(|(path, _, _)| path)
-        .filter(|path| path.is_file())
-        .collect()
+    existing(discovery.files().into_iter().map(|(path, _, _)| path))
 }
 
 /// For a Copilot user (a project or user with Copilot hook files): the
@@ -63,25 +60,11 @@ pub fn claude_settings_findings(discovery: &CopilotDiscovery) -> LintTargets {
 /// `.github/copilot/settings*.json`, `.copilot/hooks/*.json`,
 /// `.copilot/settings.json`).
 pub fn is_copilot_file(path: &Path) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let parent = path.parent();
-    let dir = parent
-        .and_then(Path::file_name)
-        .map(|n| n.to_string_lossy().into_owned());
-    let grand = parent
-        .and_then(Path::parent)
-        .and_then(Path::file_name)
-        .map(|n| n.to_string_lossy().into_owned());
-    let json = name.as_deref().is_some_and(|n| n.ends_with(".json"));
-    match (dir.as_deref(), grand.as_deref()) {
-        (Some("hooks"), Some(".github" | ".copilot")) => json,
-        (Some("copilot"), Some(".github")) => {
-            matches!(
-                name.as_deref(),
-                Some("settings.json" | "settings.local.json")
-            )
-        }
-        (Some(".copilot"), _) => name.as_deref() == Some("settings.json"),
+    let [name, dir, grand] = path_tail(path);
+    match (dir.as_str(), grand.as_str()) {
+        ("hooks", ".github" | ".copilot") => name.ends_with(".json"),
+        ("copilot", ".github") => matches!(name.as_str(), "settings.json" | "settings.local.json"),
+        (".copilot", _) => name == "settings.json",
         _ => false,
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
-use dsh_hooks::verdict::{decided, rewrite};
+use dsh_hooks::verdict::{decided, notice, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookEntry, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
@@ -353,18 +353,15 @@ impl Dialect for Gemini {
         handler: &Handler,
         reading: &Interpretation,
     ) -> Vec<UserNotice> {
+        let source = format!("gemini:{}", event.as_str());
         let mut notices = Vec::new();
         if let Some(message) = &reading.system_message {
-            notices.push(UserNotice {
-                source: format!("gemini:{}", event.as_str()),
-                text: message.clone(),
-                level: NoticeLevel::Info,
-            });
+            notices.push(notice(&source, message.clone(), NoticeLevel::Info));
         }
         if reading.status == crate::output::RunStatus::Failed {
-            notices.push(UserNotice {
-                source: format!("gemini:{}", event.as_str()),
-                text: format!(
+            notices.push(warning(
+                source,
+                format!(
                     "Hook(s) [{}] failed for event {}{}",
                     handler.display_name(),
                     event.as_str(),
@@ -374,8 +371,7 @@ impl Dialect for Gemini {
                         .map(|e| format!(": {e}"))
                         .unwrap_or_default()
                 ),
-                level: NoticeLevel::Warning,
-            });
+            ));
         }
         notices
     }

@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::lint::{Checker, Finding, Severity, did_you_mean, nearest, open_json};
+use dsh_hooks::lint::{
+    Checker, Finding, Severity, did_you_mean, existing, nearest, open_json, path_tail,
+};
 use serde_json::{Map, Value};
 
 use crate::config::{GeminiDiscovery, claude_hint};
@@ -24,22 +26,13 @@ const SUBSTITUTED: &[&str] = &[
 
 /// The Gemini settings files a session in `discovery.cwd` would load.
 pub fn lint_targets(discovery: &GeminiDiscovery) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for path in [discovery.user_settings(), discovery.project_settings()] {
-        if path.is_file() && !out.contains(&path) {
-            out.push(path);
-        }
-    }
-    out
+    existing([discovery.user_settings(), discovery.project_settings()])
 }
 
 /// Whether `path` is a Gemini settings file (`.gemini/settings.json`).
 pub fn is_gemini_settings(path: &Path) -> bool {
-    path.file_name().is_some_and(|name| name == "settings.json")
-        && path
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|dir| dir == ".gemini")
+    let [name, dir, _] = path_tail(path);
+    name == "settings.json" && dir == ".gemini"
 }
 
 /// Checks one Gemini settings file whose hooks run in `project`.

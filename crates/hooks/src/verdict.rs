@@ -1,10 +1,13 @@
-//! The typed decisions dialects record for a run (`hook/result`), in the
-//! shapes every dialect builds: an effect with the hook's reason, and a
-//! rewrite of the tool input.
+//! What dialects make of a run in the shapes every dialect builds: the
+//! typed decision recorded for it (`hook/result`: an effect with the
+//! hook's reason, a rewrite of the tool input) and the notices shown to
+//! the user.
 //!
-//! What it is not: which effect a hook's output means is the dialect's.
+//! What it is not: which effect a hook's output means, and every text,
+//! are the dialect's.
 
 use dsh_protocol::{HookDecision, HookEffect};
+use dsh_seams::{NoticeLevel, UserNotice};
 use serde_json::Value;
 
 /// `effect`, for `reason`.
@@ -20,6 +23,24 @@ pub fn rewrite(input: Value) -> HookDecision {
     HookDecision {
         updated_input: Some(input),
         ..HookDecision::of(HookEffect::Rewrite)
+    }
+}
+
+/// A warning from `source` (`copilot:preToolUse`) to the user.
+pub fn warning(source: impl Into<String>, text: impl Into<String>) -> UserNotice {
+    notice(source, text, NoticeLevel::Warning)
+}
+
+/// A notice from `source` to the user, at `level`.
+pub fn notice(
+    source: impl Into<String>,
+    text: impl Into<String>,
+    level: NoticeLevel,
+) -> UserNotice {
+    UserNotice {
+        source: source.into(),
+        text: text.into(),
+        level,
     }
 }
 
