@@ -237,50 +237,9 @@ pub struct CopilotConfig {
 }
 
 impl CopilotConfig {
-    /// Every configured entry.
-    pub fn handlers(&self) -> &[Handler] {
-        &self.handlers
-    }
-
     /// Whether any entry runs.
     pub fn has_active(&self) -> bool {
         self.handlers.iter().any(Handler::is_active)
-    }
-
-    /// Marks the entries whose origin is in `origins` as not running.
-    pub fn disable_origins(&mut self, origins: &[String], why: &str) {
-        for handler in &mut self.handlers {
-            if handler.is_active() && origins.contains(&handler.origin) {
-                handler.status = EntryStatus::Excluded(why.to_owned());
-            }
-        }
-    }
-
-    /// What the user is told at start-up.
-    pub fn notices(&self) -> Vec<String> {
-        let mut notices: Vec<String> = self
-            .problems
-            .iter()
-            .map(|problem| {
-                format!(
-                    "{}: {}{}",
-                    problem.file.display(),
-                    problem.message,
-                    if problem.fatal {
-                        " (the file is not loaded, as Copilot CLI skips it)"
-                    } else {
-                        ""
-                    }
-                )
-            })
-            .collect();
-        if let Some(file) = &self.disabled_by {
-            notices.push(format!(
-                "disableAllHooks in {} turns every Copilot hook off",
-                file.display()
-            ));
-        }
-        notices
     }
 }
 

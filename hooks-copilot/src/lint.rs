@@ -72,7 +72,7 @@ pub fn is_copilot_file(path: &Path) -> bool {
 /// Checks one Copilot file.
 pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     let says = |e| format!("Invalid JSON: {e}; Copilot CLI skips the whole file");
-    let (mut c, doc) = match open_json(file, project, |t| serde_json::from_str(t), says) {
+    let (mut c, doc) = match open_json(file, project, |t| serde_json::from_str::<Value>(t), says) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };

@@ -147,7 +147,7 @@ impl DialectConfig for CopilotConfig {
     }
 
     fn hooks(&self) -> Vec<ConfiguredHook> {
-        self.handlers()
+        self.handlers
             .iter()
             .map(|handler| ConfiguredHook {
                 event: handler.event_name().to_owned(),
@@ -170,11 +170,28 @@ impl DialectConfig for CopilotConfig {
     }
 
     fn notices(&self) -> Vec<String> {
-        CopilotConfig::notices(self)
+        let skipped = |fatal| match fatal {
+            true => " (the file is not loaded, as Copilot CLI skips it)",
+            false => "",
+        };
+        let mut notices: Vec<String> = (self.problems.iter())
+            .map(|p| format!("{}: {}{}", p.file.display(), p.message, skipped(p.fatal)))
+            .collect();
+        if let Some(file) = &self.disabled_by {
+            notices.push(format!(
+                "disableAllHooks in {} turns every Copilot hook off",
+                file.display()
+            ));
+        }
+        notices
     }
 
     fn disable_origins(&mut self, origins: &[String], reason: &str) {
-        CopilotConfig::disable_origins(self, origins, reason);
+        for handler in &mut self.handlers {
+            if handler.is_active() && origins.contains(&handler.origin) {
+                handler.status = EntryStatus::Excluded(reason.to_owned());
+            }
+        }
     }
 
     fn into_plugin(self: Box<Self>, session: &SessionHooks<'_>) -> Result<BuiltPlugin, LoadError> {

@@ -72,7 +72,7 @@ pub const ARGUMENTS: ArgumentNames = ArgumentNames(&[
 /// `limit` as a `view_range`).
 pub fn tool_args(tool: &str, arguments: &Value) -> Value {
     let mut out = Map::new();
-    if !ARGUMENTS.to_dialect(tool, arguments, &mut out) {
+    if !ARGUMENTS.rename(tool, true, arguments, &mut out) {
         return arguments.clone();
     }
     if tool == "read" {
@@ -94,7 +94,7 @@ pub fn tool_args(tool: &str, arguments: &Value) -> Value {
 /// replace the arguments wholesale): the reverse of [`tool_args`].
 pub fn arguments_from(tool: &str, args: &Value) -> Value {
     let mut out = Map::new();
-    if !ARGUMENTS.to_dsh(tool, args, &mut out) {
+    if !ARGUMENTS.rename(tool, false, args, &mut out) {
         return args.clone();
     }
     if tool == "read"

@@ -206,16 +206,6 @@ impl GeminiConfig {
         self.handlers.is_empty()
     }
 
-    /// Marks the hooks whose origin is in `origins` as not running (dsh's
-    /// trust), with `why`.
-    pub fn disable_origins(&mut self, origins: &[String], why: &str) {
-        for handler in &mut self.handlers {
-            if handler.is_active() && origins.contains(&handler.origin) {
-                handler.status = EntryStatus::Excluded(why.to_owned());
-            }
-        }
-    }
-
     /// Gemini CLI does not trust the folder: what that means and the exact
     /// line that trusts it.
     pub fn untrusted_folder_notice(&self) -> String {

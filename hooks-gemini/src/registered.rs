@@ -161,7 +161,11 @@ impl DialectConfig for GeminiConfig {
     }
 
     fn disable_origins(&mut self, origins: &[String], reason: &str) {
-        GeminiConfig::disable_origins(self, origins, reason);
+        for handler in &mut self.handlers {
+            if handler.is_active() && origins.contains(&handler.origin) {
+                handler.status = EntryStatus::Excluded(reason.to_owned());
+            }
+        }
     }
 
     fn into_plugin(self: Box<Self>, session: &SessionHooks<'_>) -> Result<BuiltPlugin, LoadError> {

@@ -46,7 +46,7 @@ pub const ARGUMENTS: ArgumentNames = ArgumentNames(&[
 /// `allow_multiple`).
 pub fn hook_tool_input(tool: &str, arguments: &Value) -> Value {
     let mut out = Map::new();
-    if !ARGUMENTS.to_dialect(tool, arguments, &mut out) {
+    if !ARGUMENTS.rename(tool, true, arguments, &mut out) {
         return arguments.clone();
     }
     if tool == "read" {
@@ -70,7 +70,7 @@ pub fn hook_tool_input(tool: &str, arguments: &Value) -> Value {
 /// Arguments Gemini has no name for are kept from `original`.
 pub fn arguments_from_tool_input(tool: &str, original: &Value, input: &Value) -> Value {
     let mut out = original.as_object().cloned().unwrap_or_default();
-    if !ARGUMENTS.to_dsh(tool, input, &mut out) {
+    if !ARGUMENTS.rename(tool, false, input, &mut out) {
         return input.clone();
     }
     if tool == "read" {

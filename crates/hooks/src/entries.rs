@@ -53,7 +53,7 @@ impl ConfiguredHook {
             timeout_secs: 0.0,
             file: Default::default(),
             origin: String::new(),
-            identity: serde_json::Value::Null,
+            identity: Default::default(),
             scope: layer.into(),
             active: true,
             status: "active".to_owned(),

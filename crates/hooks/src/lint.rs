@@ -259,12 +259,12 @@ pub fn path_tail(path: &Path) -> [String; 3] {
 /// reading of JSON), or the one finding that ends the check: `unreadable`,
 /// or `malformed-json` with `says` turning the error into the dialect's
 /// message.
-pub fn open_json<'a>(
+pub fn open_json<'a, T>(
     file: &'a Path,
     project: &'a Path,
-    parse: impl FnOnce(&str) -> serde_json::Result<Value>,
+    parse: impl FnOnce(&str) -> serde_json::Result<T>,
     says: impl FnOnce(String) -> String,
-) -> Result<(Checker<'a>, Value), Vec<Finding>> {
+) -> Result<(Checker<'a>, T), Vec<Finding>> {
     let text = read(file).map_err(|finding| vec![finding])?;
     let document = parse(&text).map_err(|error| vec![malformed_json(file, &error, says)])?;
     Ok((Checker::new(file, text, project), document))
@@ -350,7 +350,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("h.json");
         fs_err::write(&file, "{\n  \"hooks\": ,\n}").unwrap();
-        let parse = |text: &str| serde_json::from_str(text);
+        let parse = |text: &str| serde_json::from_str::<Value>(text);
         let findings = open_json(&file, dir.path(), parse, |e| format!("bad: {e}"))
             .err()
             .unwrap();

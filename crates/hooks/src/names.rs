@@ -105,25 +105,28 @@ impl ArgumentNames {
             .map(|(_, pairs)| *pairs)
     }
 
-    /// Copies dsh `arguments` of `tool` into `out` under the dialect's
-    /// names, in table order; `false` (nothing copied) for a tool not
-    /// listed.
-    pub fn to_dialect(&self, tool: &str, arguments: &Value, out: &mut Map<String, Value>) -> bool {
-        self.pairs(tool)
-            .map(|pairs| copy_keys(arguments, out, pairs))
-            .is_some()
-    }
-
-    /// The reverse of [`ArgumentNames::to_dialect`]: the dialect's `args`
-    /// of `tool` into `out` under dsh's names.
-    pub fn to_dsh(&self, tool: &str, args: &Value, out: &mut Map<String, Value>) -> bool {
-        self.pairs(tool)
-            .map(|pairs| {
-                for (dsh, dialect) in pairs {
-                    copy_keys(args, out, &[(*dialect, *dsh)]);
-                }
-            })
-            .is_some()
+    /// Copies the arguments `args` of `tool` into `out` under the other
+    /// vocabulary's names (the dialect's when `to_dialect`, else dsh's),
+    /// in table order; `false` (nothing copied) for a tool not listed.
+    pub fn rename(
+        &self,
+        tool: &str,
+        to_dialect: bool,
+        args: &Value,
+        out: &mut Map<String, Value>,
+    ) -> bool {
+        let Some(pairs) = self.pairs(tool) else {
+            return false;
+        };
+        for (dsh, dialect) in pairs {
+            let pair = if to_dialect {
+                (*dsh, *dialect)
+            } else {
+                (*dialect, *dsh)
+            };
+            copy_keys(args, out, &[pair]);
+        }
+        true
     }
 }
 
@@ -187,8 +190,9 @@ mod tests {
         const ARGS: ArgumentNames =
             ArgumentNames(&[("write", &[("file_path", "path"), ("content", "file_text")])]);
         let mut out = Map::new();
-        assert!(ARGS.to_dialect(
+        assert!(ARGS.rename(
             "write",
+            true,
             &json!({"content": "x", "file_path": "/a", "mode": 1}),
             &mut out
         ));
@@ -197,12 +201,12 @@ mod tests {
             r#"{"path":"/a","file_text":"x"}"#
         );
         let mut back = Map::new();
-        assert!(ARGS.to_dsh("write", &Value::Object(out), &mut back));
+        assert!(ARGS.rename("write", false, &Value::Object(out), &mut back));
         assert_eq!(
             Value::Object(back).to_string(),
             r#"{"file_path":"/a","content":"x"}"#
         );
-        assert!(!ARGS.to_dialect("glob", &json!({"pattern": "*"}), &mut Map::new()));
+        assert!(!ARGS.rename("glob", true, &json!({"pattern": "*"}), &mut Map::new()));
     }
 
     #[test]

@@ -8,7 +8,6 @@
 
 use dsh_protocol::{HookDecision, HookEffect};
 use dsh_seams::{NoticeLevel, UserNotice};
-use serde_json::Value;
 
 /// `effect`, for `reason`.
 pub fn decided(effect: HookEffect, reason: Option<String>) -> HookDecision {
@@ -19,7 +18,7 @@ pub fn decided(effect: HookEffect, reason: Option<String>) -> HookDecision {
 }
 
 /// A rewrite of the call's input to `input`.
-pub fn rewrite(input: Value) -> HookDecision {
+pub fn rewrite(input: serde_json::Value) -> HookDecision {
     HookDecision {
         updated_input: Some(input),
         ..HookDecision::of(HookEffect::Rewrite)
