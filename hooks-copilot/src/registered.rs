@@ -41,10 +41,7 @@ impl HookDialect for CopilotDialect {
         CopilotDialect::discovery(sources)
             .files()
             .into_iter()
-            .map(|(path, _, source)| ConfigFile {
-                path,
-                layer: source.as_str(),
-            })
+            .map(|(path, _, layer)| ConfigFile::new(path, layer))
             .collect()
     }
 

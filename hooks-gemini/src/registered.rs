@@ -41,14 +41,8 @@ impl HookDialect for GeminiDialect {
     fn config_files(&self, sources: &DialectSources) -> Vec<ConfigFile> {
         let discovery = GeminiDialect::discovery(sources);
         vec![
-            ConfigFile {
-                path: discovery.user_settings(),
-                layer: "user",
-            },
-            ConfigFile {
-                path: discovery.project_settings(),
-                layer: "project",
-            },
+            ConfigFile::new(discovery.user_settings(), Layer::User),
+            ConfigFile::new(discovery.project_settings(), Layer::Project),
         ]
     }
 

@@ -7,11 +7,12 @@
 //! What it is not: no discovery, no file format and no status vocabulary;
 //! those stay with each dialect.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use dsh_seams::Plugin;
 
-use crate::registry::{BuiltPlugin, ConfiguredHook, HookScope};
+use crate::registry::{BuiltPlugin, ConfigFile, ConfiguredHook, HookScope};
 
 /// The layer a configured entry comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -37,6 +38,16 @@ impl From<Layer> for HookScope {
         match layer {
             Layer::User => HookScope::User,
             Layer::Project => HookScope::Project,
+        }
+    }
+}
+
+impl ConfigFile {
+    /// The file at `path`, of `layer`.
+    pub fn new(path: PathBuf, layer: Layer) -> Self {
+        ConfigFile {
+            path,
+            layer: layer.as_str(),
         }
     }
 }
@@ -84,6 +95,10 @@ mod tests {
             ["user", "project"]
         );
         assert_eq!(HookScope::from(Layer::Project), HookScope::Project);
+        assert_eq!(
+            ConfigFile::new("/p".into(), Layer::Project).layer,
+            "project"
+        );
         let row = ConfiguredHook::command(Layer::User, "echo hi".to_owned());
         assert_eq!(
             (row.handler.as_str(), row.command.as_str(), row.scope),
