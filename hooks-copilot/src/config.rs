@@ -342,29 +342,34 @@ pub(crate) fn parse_hooks(
             let base = format!("{}#hooks.{name}[{i}]", file.path.display());
             let matcher = entry.get("matcher").and_then(Value::as_str);
             // Claude Code's nested group: `{matcher, hooks: [...]}`.
-            if let Some(inner) = entry.get("hooks").and_then(Value::as_array) {
-                for (j, hook) in inner.iter().enumerate() {
-                    let origin = format!("{base}.hooks[{j}]");
-                    push_entry(hook, matcher, event, mode, origin, file, handlers, problems);
+            let hooks: Vec<(String, &Value)> = match entry.get("hooks").and_then(Value::as_array) {
+                Some(inner) => (inner.iter().enumerate())
+                    .map(|(j, hook)| (format!("{base}.hooks[{j}]"), hook))
+                    .collect(),
+                None => vec![(base, entry)],
+            };
+            for (origin, hook) in hooks {
+                match parse_entry(hook, (event, mode), matcher, origin, file) {
+                    Ok(handler) => handlers.push(handler),
+                    Err(message) => problems.push(Problem {
+                        file: file.path.to_path_buf(),
+                        message,
+                        fatal: false,
+                    }),
                 }
-                continue;
             }
-            push_entry(entry, matcher, event, mode, base, file, handlers, problems);
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn push_entry(
+/// One entry, configured under `event` in `mode`, or why it is skipped.
+fn parse_entry(
     entry: &Value,
+    (event, mode): (CopilotEvent, Mode),
     matcher: Option<&str>,
-    event: CopilotEvent,
-    mode: Mode,
     origin: String,
     file: &FileContext<'_>,
-    handlers: &mut Vec<Handler>,
-    problems: &mut Vec<Problem>,
-) {
+) -> Result<Handler, String> {
     let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
     let shell = text("bash").or_else(|| text("command"));
     let program = match (shell, text("exec"), text("powershell")) {
@@ -379,15 +384,10 @@ fn push_entry(
         (Some(command), None, _) => Program::Bash(command),
         (None, None, Some(command)) => Program::Powershell(command),
         (None, None, None) | (Some(_), Some(_), _) => {
-            problems.push(Problem {
-                file: file.path.to_path_buf(),
-                message: format!(
-                    "{}: Specify either 'exec' (native executable) or 'bash'/'powershell'/'command' (shell), but not both — hook will be skipped",
-                    origin.rsplit('#').next().unwrap_or(&origin)
-                ),
-                fatal: false,
-            });
-            return;
+            return Err(format!(
+                "{}: Specify either 'exec' (native executable) or 'bash'/'powershell'/'command' (shell), but not both — hook will be skipped",
+                origin.rsplit('#').next().unwrap_or(&origin)
+            ));
         }
     };
     let timeout_sec = entry
@@ -398,7 +398,7 @@ fn push_entry(
         .map(|secs| secs.ceil() as u64)
         .unwrap_or(DEFAULT_TIMEOUT_SEC);
     let env = json_file::env_pairs(entry.get("env"));
-    handlers.push(Handler {
+    Ok(Handler {
         event,
         mode,
         source: file.source,
@@ -412,7 +412,7 @@ fn push_entry(
         hook_dir: file.hook_dir.clone(),
         display_file: file.display_file.to_owned(),
         status: EntryStatus::Active,
-    });
+    })
 }
 
 #[cfg(test)]
