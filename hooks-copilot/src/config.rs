@@ -342,7 +342,7 @@ pub(crate) fn parse_hooks(
             let base = format!("{}#hooks.{name}[{i}]", file.path.display());
             let matcher = entry.get("matcher").and_then(Value::as_str);
             // Claude Code's nested group: `{matcher, hooks: [...]}`.
-            let hooks: Vec<(String, &Value)> = match entry.get("hooks").and_then(Value::as_array) {
+            let hooks: Vec<_> = match entry.get("hooks").and_then(Value::as_array) {
                 Some(inner) => (inner.iter().enumerate())
                     .map(|(j, hook)| (format!("{base}.hooks[{j}]"), hook))
                     .collect(),
