@@ -504,13 +504,10 @@ const FN_MAX_LINES: usize = 200;
 /// split. This list can only shrink: a function that gets shorter leaves
 /// it, and no function joins it.
 const LONG_FUNCTIONS: &[&str] = &[
-    "crates/acp/src/translate.rs::event",
-    "crates/agent/src/agent/turn.rs::run_turn_inner",
     "crates/exec/src/run.rs::run",
     "crates/hooktools/src/fire.rs::fire",
     "crates/hooktools/src/fire/lifecycle.rs::fire",
     "crates/hooktools/src/fire/tools.rs::fire",
-    "crates/shell/src/wrappers.rs::spec",
 ];
 
 /// Every function of `code` with its length in lines (signature to the
@@ -623,7 +620,7 @@ fn the_function_length_check_sees_functions() {
 /// `Value` mentions (as a word: `serde_json::Value` and the few
 /// `toml::Value`s) allowed outside tests. Typed seams bring it down,
 /// toward under 300; lower it with them, never raise it.
-const VALUE_BUDGET: usize = 866;
+const VALUE_BUDGET: usize = 865;
 
 /// How many times `Value` appears as a word in `code`.
 fn value_mentions(code: &str) -> usize {

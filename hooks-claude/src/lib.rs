@@ -52,7 +52,6 @@ pub use config::{
 pub use events::HookEvent;
 pub use matcher::Matcher;
 pub use payload::McpServerTag;
-pub use plugin::ClaudePlugin;
 pub use plugins::{PluginOrigin, PluginScope};
 pub use registered::ClaudeDialect;
 pub use sdk::{HookCallbacks, SdkHook, SdkHookSet};

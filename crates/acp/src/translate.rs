@@ -14,7 +14,7 @@ use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Diff, SessionUpdate, ToolCall as AcpToolCall, ToolCallContent,
     ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
-use dsh_protocol::{Event, EventBody, HookEffect};
+use dsh_protocol::{Event, EventBody, HookDecision, HookEffect};
 use dsh_seams::{NoticeLevel, UserNotice};
 use dsh_tools::change::{FileChange, PendingChange};
 use serde_json::Value;
@@ -266,45 +266,7 @@ impl Translator {
                 content,
                 disposition,
                 ..
-            } => {
-                let pending = self.calls.remove(call_id);
-                let status = if *is_error {
-                    ToolCallStatus::Failed
-                } else {
-                    ToolCallStatus::Completed
-                };
-                let mut blocks: Vec<ToolCallContent> = Vec::new();
-                let executed = disposition.as_deref().is_none_or(|d| d == "executed");
-                if !*is_error
-                    && executed
-                    && let Some(PendingCall {
-                        change: Some(change),
-                    }) = pending
-                    && let Some(change) = change.settle()
-                {
-                    blocks.push(acp_diff(change));
-                }
-                if !content.is_empty() {
-                    blocks.push(ToolCallContent::from(cut(content)));
-                }
-                let fields = ToolCallUpdateFields::new().status(status).content(blocks);
-                // A hook's block is shown once: by the failed call when its
-                // result carries the reason (a PreToolUse denial), else by
-                // a message naming the hook.
-                let mut updates: Vec<SessionUpdate> = self
-                    .held
-                    .remove(call_id)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|held| !(*is_error && content.contains(held.reason.as_str())))
-                    .map(|held| held.message)
-                    .collect();
-                updates.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
-                    call_id.clone(),
-                    fields,
-                )));
-                updates
-            }
+            } => self.tool_result(call_id, *is_error, content, disposition.as_deref()),
             EventBody::HookInvoked {
                 invocation_id,
                 dialect,
@@ -330,41 +292,7 @@ impl Translator {
                 invocation_id,
                 decision,
                 ..
-            } => {
-                let Some(run) = self.hooks.remove(invocation_id) else {
-                    return Vec::new();
-                };
-                let blocks = match decision.effect {
-                    HookEffect::Deny | HookEffect::Block => true,
-                    HookEffect::None
-                    | HookEffect::Allow
-                    | HookEffect::Ask
-                    | HookEffect::Defer
-                    | HookEffect::Stop
-                    | HookEffect::Rewrite => false,
-                };
-                let (true, Some(reason)) = (blocks, decision.best_reason()) else {
-                    return Vec::new();
-                };
-                // Hook stderr arrives verbatim, usually newline-terminated;
-                // the frame below supplies the spacing, so the display (and
-                // only the display) drops the reason's trailing whitespace.
-                let reason = reason.trim_end();
-                let message = agent_text(format!(
-                    "\n> [{} {} hook] blocked: {reason}\n\n",
-                    run.dialect, run.event,
-                ));
-                match run.call_id {
-                    Some(call_id) => {
-                        self.held.entry(call_id).or_default().push(HeldBlock {
-                            reason: reason.to_owned(),
-                            message,
-                        });
-                        Vec::new()
-                    }
-                    None => vec![message],
-                }
-            }
+            } => self.hook_result(invocation_id, decision),
             EventBody::TurnEnd {
                 reason, message, ..
             } => {
@@ -398,6 +326,90 @@ impl Translator {
             | EventBody::SteeringMessage { .. }
             | EventBody::SessionCleared { .. }
             | EventBody::ModelSwitched { .. } => Vec::new(),
+        }
+    }
+
+    /// A call's result: its status, diff and text, after the blocks held for it.
+    fn tool_result(
+        &mut self,
+        call_id: &str,
+        is_error: bool,
+        content: &str,
+        disposition: Option<&str>,
+    ) -> Vec<SessionUpdate> {
+        let pending = self.calls.remove(call_id);
+        let status = if is_error {
+            ToolCallStatus::Failed
+        } else {
+            ToolCallStatus::Completed
+        };
+        let mut blocks: Vec<ToolCallContent> = Vec::new();
+        let executed = disposition.is_none_or(|d| d == "executed");
+        if !is_error
+            && executed
+            && let Some(PendingCall {
+                change: Some(change),
+            }) = pending
+            && let Some(change) = change.settle()
+        {
+            blocks.push(acp_diff(change));
+        }
+        if !content.is_empty() {
+            blocks.push(ToolCallContent::from(cut(content)));
+        }
+        let fields = ToolCallUpdateFields::new().status(status).content(blocks);
+        // A hook's block is shown once: by the failed call when its
+        // result carries the reason (a PreToolUse denial), else by
+        // a message naming the hook.
+        let mut updates: Vec<SessionUpdate> = self
+            .held
+            .remove(call_id)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|held| !(is_error && content.contains(held.reason.as_str())))
+            .map(|held| held.message)
+            .collect();
+        updates.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+            call_id.to_owned(),
+            fields,
+        )));
+        updates
+    }
+
+    /// A hook's result: a block is shown, by its call's failure or a message.
+    fn hook_result(&mut self, invocation_id: &str, decision: &HookDecision) -> Vec<SessionUpdate> {
+        let Some(run) = self.hooks.remove(invocation_id) else {
+            return Vec::new();
+        };
+        let blocks = match decision.effect {
+            HookEffect::Deny | HookEffect::Block => true,
+            HookEffect::None
+            | HookEffect::Allow
+            | HookEffect::Ask
+            | HookEffect::Defer
+            | HookEffect::Stop
+            | HookEffect::Rewrite => false,
+        };
+        let (true, Some(reason)) = (blocks, decision.best_reason()) else {
+            return Vec::new();
+        };
+        // Hook stderr arrives verbatim, usually newline-terminated;
+        // the frame below supplies the spacing, so the display (and
+        // only the display) drops the reason's trailing whitespace.
+        let reason = reason.trim_end();
+        let message = agent_text(format!(
+            "\n> [{} {} hook] blocked: {reason}\n\n",
+            run.dialect, run.event,
+        ));
+        match run.call_id {
+            Some(call_id) => {
+                self.held.entry(call_id).or_default().push(HeldBlock {
+                    reason: reason.to_owned(),
+                    message,
+                });
+                Vec::new()
+            }
+            None => vec![message],
         }
     }
 }

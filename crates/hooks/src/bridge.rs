@@ -26,162 +26,29 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use dsh_hook_runner::HookRunner;
+use dsh_hook_runner::{HookRun, HookRunner};
 use dsh_model::ModelError;
-use dsh_protocol::{Event, ModelReply, ModelRequest};
+use dsh_protocol::{DecidedBy, Event, HookDecision, HookEffect, ModelReply, ModelRequest};
 use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CancellationToken,
     CompactionDecision, CompactionInput, CompactionOutcome, ConfigChange, ConfigDecision,
-    ContextEntry, ContinuationDecision, ContinuationInput, CwdChange, DisplayDecision,
-    DisplayInput, ElicitationAnswer, ElicitationRequest, FileChange, ModelSwitch,
-    ModelSwitchDecision, Notification, Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict,
+    ContextEntry, ContinuationDecision, ContinuationInput, CwdChange, DeniedFollowUp,
+    DirectoryAddition, DisplayDecision, DisplayInput, ElicitationAnswer, ElicitationRequest,
+    ExpansionInput, FileChange, InstructionFile, LoadReason, ModelSwitch, ModelSwitchDecision,
+    Notification, PermissionUpdate, Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict,
     PromptDecision, PromptInput, ProposedCall, ProviderRequestDecision, SeamContext,
-    SessionEndReason, SessionStartSource, SetupTrigger, SubagentStartInput, SubagentStopInput,
-    TaskEvent, TaskVerdict, ToolExecution, ToolOutcome, TurnFailure, TurnSummary, WorktreeCreation,
-    WorktreeRemoval,
+    SessionEndReason, SessionStartSource, SettledCall, SetupTrigger, SubagentStartInput,
+    SubagentStopInput, TaskEvent, TaskVerdict, ToolExecution, ToolOutcome, TurnFailure,
+    TurnSummary, WorktreeCreation, WorktreeRemoval,
 };
 /// What the model-request seams of a [`Bridge`] return.
 pub use futures::future::BoxFuture;
 
 use crate::dispatch::{Request, Rules, Winner, mark};
-use crate::engine::{Dialect, Engine, Fired, mark_winner};
+use crate::engine::{Engine, Fired, Harvested, mark_winner};
 
-/// How a firing's runs are recorded, by the dialect's reading of them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Record<D> {
-    /// As read: no answer was decisive.
-    AsRead,
-    /// Among the runs whose answer was `D`, the [`Winner`] won.
-    Won(Winner, D),
-    /// The runs whose answer was `D` were overridden by dsh's cap: none
-    /// won, and each carries the cap's text (`hook/result.capped`).
-    Capped(D, String),
-    /// Among the runs whose answer was `D`, the run at this index won
-    /// (none did if `None`): the dialect's aggregation picked it.
-    At(Option<usize>, D),
-}
-
-impl<D> From<Option<(Winner, D)>> for Record<D> {
-    fn from(mark: Option<(Winner, D)>) -> Self {
-        match mark {
-            Some((winner, decisive)) => Record::Won(winner, decisive),
-            None => Record::AsRead,
-        }
-    }
-}
-
-/// The readings of a firing's runs, in run order.
-pub fn readings<D: Dialect>(runs: &[Fired<D>]) -> Vec<&D::Reading> {
-    runs.iter().map(|run| &run.reading).collect()
-}
-
-/// One event a seam fires, as the dialect's pure functions built it.
-pub struct Fire<B: Bridge> {
-    /// The event.
-    pub event: B::Event,
-    /// What the handlers are matched against, owned ([`Bridge::subject`]).
-    pub key: B::Key,
-    /// The payload, serialized when a handler's stdin is written.
-    pub payload: B::Payload,
-    /// The tool call it judges, for tool events.
-    pub call_id: Option<String>,
-    /// Runs on a token of its own rather than the turn's (a turn that
-    /// failed or a session that ends may be cancelled already).
-    pub fresh: bool,
-}
-
-impl<B: Bridge> Fire<B> {
-    /// `event` with `payload`, unmatched, on the turn's token.
-    pub fn new(event: B::Event, key: B::Key, payload: B::Payload) -> Self {
-        Fire {
-            event,
-            key,
-            payload,
-            call_id: None,
-            fresh: false,
-        }
-    }
-
-    /// For the tool call `call_id`.
-    pub fn call(mut self, call_id: &str) -> Self {
-        self.call_id = Some(call_id.to_owned());
-        self
-    }
-
-    /// On a fresh token.
-    pub fn fresh(mut self) -> Self {
-        self.fresh = true;
-        self
-    }
-}
-
-/// What a step of a flow sees: the dialect, the bridge's state (locked for
-/// the step, never across a run) and the seam's context.
-pub struct Cx<'s, B: Bridge> {
-    /// The dialect.
-    pub bridge: &'s B,
-    /// What the bridge remembers across seams.
-    pub state: &'s mut B::State,
-    /// The seam's context.
-    pub ctx: &'s SeamContext,
-}
-
-type Then<'a, B, Out> =
-    Box<dyn for<'s> FnOnce(Cx<'s, B>, &'s mut [Fired<B>]) -> Step<'a, B, Out> + Send + 'a>;
-type Later<'a, B, Out> = Box<dyn for<'s> FnOnce(Cx<'s, B>) -> Flow<'a, B, Out> + Send + 'a>;
-
-/// What the dialect makes of one firing's runs: how they are recorded and
-/// what comes next.
-pub type Step<'a, B, Out> = (Record<<B as Bridge>::Decisive>, Flow<'a, B, Out>);
-
-/// A seam's course: fire events one after another, each followed by the
-/// dialect's pure reading of its runs, until the seam's answer.
-pub enum Flow<'a, B: Bridge, Out> {
-    /// The seam's answer.
-    Done(Out),
-    /// Fire an event; its readings go to the function, which marks the
-    /// winner and says what comes next.
-    Fire(Fire<B>, Then<'a, B, Out>),
-    /// Look at the state (and the context) first, then go on.
-    Later(Later<'a, B, Out>),
-}
-
-impl<'a, B: Bridge, Out: Send + 'a> Flow<'a, B, Out> {
-    /// Fires `fire`, then `then` over its runs (handlers and readings; a
-    /// dialect may revise a reading before it is recorded).
-    pub fn fire(
-        fire: Fire<B>,
-        then: impl for<'s> FnOnce(Cx<'s, B>, &'s mut [Fired<B>]) -> Step<'a, B, Out> + Send + 'a,
-    ) -> Self {
-        Flow::Fire(fire, Box::new(then))
-    }
-
-    /// Fires an advisory event (nothing its runs say is decisive), records
-    /// its runs, then answers `out`.
-    pub fn notify(fire: Fire<B>, out: Out) -> Self {
-        Flow::fire(fire, move |_, _| (Record::AsRead, Flow::Done(out)))
-    }
-
-    /// Runs `later` with the state and context when the flow gets there.
-    pub fn later(later: impl for<'s> FnOnce(Cx<'s, B>) -> Flow<'a, B, Out> + Send + 'a) -> Self {
-        Flow::Later(Box::new(later))
-    }
-
-    /// This flow, then `next` with its answer.
-    pub fn and_then<Next: Send + 'a>(
-        self,
-        next: impl for<'s> FnOnce(Cx<'s, B>, Out) -> Flow<'a, B, Next> + Send + 'a,
-    ) -> Flow<'a, B, Next> {
-        match self {
-            Flow::Done(out) => Flow::later(move |cx| next(cx, out)),
-            Flow::Later(later) => Flow::later(move |cx| later(cx).and_then(next)),
-            Flow::Fire(fire, then) => Flow::fire(fire, move |cx, runs| {
-                let (record, flow) = then(cx, runs);
-                (record, flow.and_then(next))
-            }),
-        }
-    }
-}
+mod flow;
+pub use flow::*;
 
 /// A dialect's part in every seam, as pure per-event functions. Each seam
 /// method plans the seam's [`Flow`] from its input and the bridge's state;
@@ -200,6 +67,22 @@ pub trait Bridge: Rules + 'static {
     fn subject<'k>(&self, key: &'k Self::Key) -> Self::Subject<'k>;
     /// Whether `reading` gave the `decisive` answer.
     fn holds(&self, decisive: Self::Decisive, reading: &Self::Reading) -> bool;
+
+    /// Reads a detached run that finished, when a flow harvests it.
+    /// Default: recorded with no effect, nothing for the model.
+    fn read_detached(
+        &self,
+        _ctx: &SeamContext,
+        _handler: &Self::Handler,
+        _note: &Self::Note,
+        _run: &HookRun,
+    ) -> Harvested {
+        Harvested {
+            decision: HookDecision::of(HookEffect::None),
+            parsed: None,
+            context: None,
+        }
+    }
 
     /// Agent types the dialect's tool has built in.
     fn agent_definitions(&self) -> Vec<AgentDefinition> {
@@ -403,6 +286,64 @@ pub trait Bridge: Rules + 'static {
     fn file_changed<'a>(_cx: Cx<'_, Self>, _change: &'a FileChange) -> Flow<'a, Self, ()> {
         Flow::Done(())
     }
+    /// A settings change was applied. Default: nothing.
+    fn config_applied<'a>(_cx: Cx<'_, Self>, _change: &'a ConfigChange) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// A directory was added to the session; texts that each ask for a
+    /// turn of their own. Default: none.
+    fn directory_added<'a>(
+        _cx: Cx<'_, Self>,
+        _added: &'a DirectoryAddition,
+    ) -> Flow<'a, Self, Vec<String>> {
+        Flow::Done(Vec::new())
+    }
+    /// Instruction files were loaded. Default: nothing.
+    fn instructions_loaded<'a>(
+        _cx: Cx<'_, Self>,
+        _files: &'a [InstructionFile],
+        _reason: LoadReason,
+    ) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// A custom command's prompt is about to be expanded. Default: allowed.
+    fn prompt_expansion<'a>(
+        _cx: Cx<'_, Self>,
+        _input: &'a ExpansionInput,
+    ) -> Flow<'a, Self, PromptDecision> {
+        Flow::Done(PromptDecision::allow())
+    }
+    /// Who decided `exec`, in the dialect's terms, when its own review
+    /// settled it. Default: nothing to say.
+    fn explain(
+        &self,
+        _exec: &ToolExecution,
+        _review: Option<&PreToolVerdict>,
+    ) -> Option<DecidedBy> {
+        None
+    }
+    /// Permission updates were applied. Default: nothing.
+    fn permissions_updated<'a>(
+        _cx: Cx<'_, Self>,
+        _updates: &'a [PermissionUpdate],
+    ) -> Flow<'a, Self, ()> {
+        Flow::Done(())
+    }
+    /// An automatic check denied a call. Default: the denial stands.
+    fn permission_denied<'a>(
+        _cx: Cx<'_, Self>,
+        _exec: &'a ToolExecution,
+        _check_reason: &'a str,
+    ) -> Flow<'a, Self, DeniedFollowUp> {
+        Flow::Done(DeniedFollowUp::Stand)
+    }
+    /// A batch of calls settled. Default: no contexts.
+    fn batch_settled<'a>(
+        _cx: Cx<'_, Self>,
+        _batch: &'a [SettledCall],
+    ) -> Flow<'a, Self, Vec<ContextEntry>> {
+        Flow::Done(Vec::new())
+    }
 }
 
 /// The `dsh_seams::Plugin` of a [`Bridge`]: runs each seam's flow.
@@ -467,59 +408,107 @@ where
                     })
                 }
                 Flow::Fire(fire, then) => {
-                    let Fire {
-                        event,
-                        key,
-                        payload,
-                        call_id,
-                        fresh,
-                    } = fire;
-                    let own = CancellationToken::new();
-                    let request = Request {
-                        event,
-                        subject: bridge.subject(&key),
-                        payload,
-                        call_id: call_id.as_deref(),
-                        cancel: if fresh { &own } else { &ctx.cancel },
-                    };
-                    let mut fired = self.engine.dispatch(ctx, request).await;
-                    let (record, next) = {
-                        let mut state = self.lock();
-                        let cx = Cx {
-                            bridge,
-                            state: &mut state,
-                            ctx,
-                        };
-                        then(cx, &mut fired)
-                    };
-                    let holds = |reading: &B::Reading, decisive| bridge.holds(decisive, reading);
-                    match record {
-                        Record::AsRead => self.engine.finish(ctx, event, &fired),
-                        Record::Won(winner, decisive) => {
-                            self.engine
-                                .settle(ctx, event, &mut fired, winner, |reading| {
-                                    holds(reading, decisive)
-                                });
-                        }
-                        Record::Capped(decisive, text) => {
-                            mark(&mut fired, Winner::Nobody, |reading| {
-                                holds(reading, decisive)
-                            });
-                            self.engine.record(ctx, event, &fired, &|index, decision| {
-                                if fired.get(index).is_some_and(|run| run.won.is_some()) {
-                                    decision.capped = Some(text.clone());
-                                }
-                            });
-                        }
-                        Record::At(index, decisive) => {
-                            mark_winner(&mut fired, index, |reading| holds(reading, decisive));
-                            self.engine.finish(ctx, event, &fired);
-                        }
-                    }
+                    let (event, mut fired) = self.dispatch(ctx, fire).await;
+                    let (record, next) = then(self.cx(&mut self.lock(), ctx), &mut fired);
+                    self.record(ctx, event, &mut fired, record);
                     next
+                }
+                Flow::FireRecorded(fire, marks, after) => {
+                    let (event, mut fired) = self.dispatch(ctx, fire).await;
+                    let record = marks(self.cx(&mut self.lock(), ctx), &mut fired);
+                    self.record(ctx, event, &mut fired, record);
+                    after(self.cx(&mut self.lock(), ctx), &fired)
+                }
+                Flow::Harvest(then) => {
+                    let contexts = self.engine.harvest(ctx, |handler, note, run| {
+                        bridge.read_detached(ctx, handler, note, run)
+                    });
+                    then(self.cx(&mut self.lock(), ctx), contexts)
+                }
+                Flow::Settle(grace, next) => {
+                    self.engine.settle_pending(grace).await;
+                    *next
+                }
+                Flow::AbortPending(next) => {
+                    self.engine.abort_pending();
+                    *next
                 }
             };
         }
+    }
+
+    fn cx<'s>(&'s self, state: &'s mut B::State, ctx: &'s SeamContext) -> Cx<'s, B> {
+        Cx {
+            bridge: self.engine.dialect(),
+            state,
+            ctx,
+        }
+    }
+
+    /// Dispatches one firing of a flow through the engine.
+    async fn dispatch(&self, ctx: &SeamContext, fire: Fire<B>) -> (B::Event, Vec<Fired<B>>) {
+        let Fire {
+            event,
+            key,
+            payload,
+            call_id,
+            fresh,
+        } = fire;
+        let own = CancellationToken::new();
+        let request = Request {
+            event,
+            subject: self.engine.dialect().subject(&key),
+            payload,
+            call_id: call_id.as_deref(),
+            cancel: if fresh { &own } else { &ctx.cancel },
+        };
+        (event, self.engine.dispatch(ctx, request).await)
+    }
+
+    /// Marks the winner `record` names and records every run's
+    /// `hook/result`, with what `record` adds to each.
+    fn record(
+        &self,
+        ctx: &SeamContext,
+        event: B::Event,
+        fired: &mut [Fired<B>],
+        record: Record<B::Decisive>,
+    ) {
+        let bridge = self.engine.dialect();
+        let holds = |decisive| move |reading: &B::Reading| bridge.holds(decisive, reading);
+        let mut capped = None;
+        let mut edits = Vec::new();
+        let mut record = record;
+        loop {
+            match record {
+                Record::AsRead => break,
+                Record::Won(winner, decisive) => mark(fired, winner, holds(decisive)),
+                Record::Capped(decisive, text) => {
+                    mark(fired, Winner::Nobody, holds(decisive));
+                    capped = Some(text);
+                }
+                Record::At(index, decisive) => mark_winner(fired, index, holds(decisive)),
+                Record::Edited(inner, edit) => {
+                    edits.push(edit);
+                    record = *inner;
+                    continue;
+                }
+            }
+            break;
+        }
+        // The innermost edit first, as the records were wrapped.
+        edits.reverse();
+        let fired = &*fired;
+        self.engine.record(ctx, event, fired, &|index, decision| {
+            if let Some(text) = &capped
+                && fired.get(index).is_some_and(|run| run.won.is_some())
+            {
+                decision.capped = Some(text.clone());
+            }
+            for edit in &edits {
+                edit.apply(index, decision);
+            }
+        });
     }
 
     async fn run<'a, Out: Send + 'a>(
@@ -735,5 +724,50 @@ where
 
     async fn file_changed(&self, ctx: &SeamContext, change: &FileChange) {
         self.run(ctx, |cx| B::file_changed(cx, change)).await;
+    }
+
+    async fn config_applied(&self, ctx: &SeamContext, change: &ConfigChange) {
+        self.run(ctx, |cx| B::config_applied(cx, change)).await;
+    }
+
+    async fn directory_added(&self, ctx: &SeamContext, added: &DirectoryAddition) -> Vec<String> {
+        self.run(ctx, |cx| B::directory_added(cx, added)).await
+    }
+
+    async fn instructions_loaded(
+        &self,
+        ctx: &SeamContext,
+        files: &[InstructionFile],
+        reason: LoadReason,
+    ) {
+        self.run(ctx, move |cx| B::instructions_loaded(cx, files, reason))
+            .await;
+    }
+
+    async fn prompt_expansion(&self, ctx: &SeamContext, input: &ExpansionInput) -> PromptDecision {
+        self.run(ctx, |cx| B::prompt_expansion(cx, input)).await
+    }
+
+    fn explain(&self, exec: &ToolExecution, review: Option<&PreToolVerdict>) -> Option<DecidedBy> {
+        self.engine.dialect().explain(exec, review)
+    }
+
+    async fn permissions_updated(&self, ctx: &SeamContext, updates: &[PermissionUpdate]) {
+        self.run(ctx, |cx| B::permissions_updated(cx, updates))
+            .await;
+    }
+
+    async fn permission_denied(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        check_reason: &str,
+    ) -> DeniedFollowUp {
+        self.run(ctx, |cx| B::permission_denied(cx, exec, check_reason))
+            .await
+    }
+
+    async fn batch_settled(&self, ctx: &SeamContext, batch: &[SettledCall]) -> Vec<ContextEntry> {
+        self.run(ctx, |cx| B::batch_settled(cx, batch)).await
     }
 }

@@ -11,16 +11,17 @@ use std::sync::{Arc, Mutex};
 
 use std::time::Duration;
 
-use dsh_hook_runner::{HookExit, HookProgram, HookRunner, HookSpec, RunRecord};
+use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec, RunRecord};
 use dsh_hooks::{
-    Bridge, BridgePlugin, Cx, Dialect, Finished, Fire, Flow, HandlerInfo, Launch, Record, Rules,
-    Winner, readings,
+    Bridge, BridgePlugin, Cx, Dialect, Finished, Fire, Flow, HandlerInfo, Harvested, Launch,
+    Record, Rules, Winner, readings,
 };
 use dsh_protocol::{EventBody, HookDecision, HookEffect, Seam};
 use dsh_seams::{
-    CancellationToken, CompactionOutcome, CompactionTrigger, ContextEntry, Plugin, PromptDecision,
-    PromptInput, SeamContext, SessionEndReason, SessionEnv, SessionInfo, SessionSink, TurnControl,
-    UserNotice,
+    CancellationToken, CompactionOutcome, CompactionTrigger, ContextEntry, ContinuationDecision,
+    ContinuationInput, DisplayDecision, DisplayInput, NoticeLevel, Plugin, PromptDecision,
+    PromptInput, SeamContext, SessionEndReason, SessionEnv, SessionInfo, SessionSink,
+    SessionStartSource, TurnControl, TurnFailure, UserNotice,
 };
 use futures::FutureExt;
 use serde_json::Value;
@@ -98,20 +99,30 @@ impl Rules for Toy {
         handler: &(&'static str, i64),
         _stdin: &[u8],
     ) -> Launch<'a, Self> {
-        // `Run` handlers are processes exiting with their number.
-        if handler.0 != "Run" {
-            return Launch::Custom(futures::future::ready(handler.1).boxed());
-        }
-        Launch::Process(HookSpec {
+        // `Run` handlers are processes exiting with their number; `Bg`
+        // ones the same, detached (a negative one sleeps instead).
+        let command = match handler.1 {
+            n if n < 0 => "sleep 5".to_owned(),
+            n => format!("exit {n}"),
+        };
+        let spec = HookSpec {
             program: HookProgram::Shell {
                 shell: PathBuf::from("/bin/sh"),
-                command: format!("exit {}", handler.1),
+                command,
             },
             cwd: PathBuf::from("/"),
             env: Vec::new(),
             stdin: Vec::new(),
             timeout: Duration::from_secs(10),
-        })
+        };
+        match handler.0 {
+            "Run" => Launch::Process(spec),
+            "Bg" => Launch::Detached {
+                spec,
+                note: Some(()),
+            },
+            _ => Launch::Custom(futures::future::ready(handler.1).boxed()),
+        }
     }
     fn read(
         &self,
@@ -203,6 +214,75 @@ impl Bridge for Toy {
             (Record::At(largest, true), Flow::Done(contexts.collect()))
         })
     }
+    /// A detached run that finished gives its exit code as context.
+    fn read_detached(
+        &self,
+        _ctx: &SeamContext,
+        _handler: &(&'static str, i64),
+        _note: &(),
+        run: &HookRun,
+    ) -> Harvested {
+        let code = match run.exit {
+            HookExit::Exited(code) => code.to_string(),
+            _ => "killed".to_owned(),
+        };
+        Harvested {
+            decision: HookDecision {
+                reason: Some(format!("late {code}")),
+                ..HookDecision::of(HookEffect::None)
+            },
+            parsed: None,
+            context: Some(ContextEntry::new(code, "toy")),
+        }
+    }
+    /// Starts the `Bg` handlers, detached.
+    fn turn_failed<'a>(_cx: Cx<'_, Self>, _failure: &'a TurnFailure) -> Flow<'a, Self, ()> {
+        Flow::notify(Fire::new("Bg", (), "failed".to_owned()), ())
+    }
+    /// Lets the detached runs finish, then harvests them.
+    fn session_start<'a>(
+        _cx: Cx<'_, Self>,
+        _start: SessionStartSource,
+    ) -> Flow<'a, Self, Vec<ContextEntry>> {
+        let harvest = Flow::harvest(|_, contexts| Flow::Done(contexts));
+        Flow::settle(Duration::from_secs(5), harvest)
+    }
+    /// Kills what is pending, then harvests (nothing is left).
+    fn turn_continuation<'a>(
+        _cx: Cx<'_, Self>,
+        _input: &'a ContinuationInput,
+    ) -> Flow<'a, Self, ContinuationDecision> {
+        let harvest = Flow::harvest(|_, contexts| {
+            let reason = format!("{} harvested", contexts.len());
+            Flow::Done(ContinuationDecision::Halt { reason })
+        });
+        Flow::abort_pending(Flow::settle(Duration::from_secs(5), harvest))
+    }
+    /// The first run wins among all; every run's result then notes its
+    /// place, and the answer is told to the user after the records.
+    fn message_display<'a>(
+        _cx: Cx<'_, Self>,
+        input: &'a DisplayInput,
+    ) -> Flow<'a, Self, DisplayDecision> {
+        let fire = Fire::new("Ask", (), input.text.clone());
+        Flow::fire_recorded(
+            fire,
+            |_, _| {
+                Record::At(Some(0), false).with(|index, decision| {
+                    decision.overridden = Some(format!("run {index}"));
+                })
+            },
+            |cx, runs| {
+                let text = readings(runs).iter().map(|r| r.to_string()).collect();
+                cx.ctx.sink.tell_user(UserNotice {
+                    source: "toy".to_owned(),
+                    text: "told".to_owned(),
+                    level: NoticeLevel::Info,
+                });
+                Flow::Done(DisplayDecision::Replace { text })
+            },
+        )
+    }
     fn session_end<'a>(cx: Cx<'_, Self>, _reason: SessionEndReason) -> Flow<'a, Self, ()> {
         let payload = format!("after {} prompts", cx.state.prompts);
         let run = Fire::new("Run", (), payload).fresh();
@@ -213,13 +293,18 @@ impl Bridge for Toy {
 #[derive(Default)]
 struct Sink {
     events: Mutex<Vec<EventBody>>,
+    told: Mutex<Vec<usize>>,
 }
 
 impl SessionSink for Sink {
     fn record(&self, body: EventBody) {
         self.events.lock().unwrap().push(body);
     }
-    fn tell_user(&self, _notice: UserNotice) {}
+    /// Remembers how many records came before each notice.
+    fn tell_user(&self, _notice: UserNotice) {
+        let before = self.events.lock().unwrap().len();
+        self.told.lock().unwrap().push(before);
+    }
 }
 
 fn context(sink: Arc<Sink>) -> SeamContext {
@@ -429,4 +514,138 @@ async fn the_added_seams_default_to_the_plugins_defaults() {
     );
     plugin.setup(&ctx, dsh_seams::SetupTrigger::Init).await;
     assert!(log(&sink).is_empty());
+}
+
+fn results(sink: &Sink) -> Vec<(Option<i32>, Option<String>)> {
+    sink.events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|event| match event {
+            EventBody::HookResult {
+                exit_code,
+                decision,
+                ..
+            } => Some((*exit_code, decision.reason.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn failure() -> TurnFailure {
+    TurnFailure {
+        turn: 1,
+        step: 1,
+        error: dsh_model::ModelError::new("down"),
+    }
+}
+
+/// Detached runs started by one seam are settled and harvested by a later
+/// one: each finished run is recorded with the dialect's reading, and its
+/// context comes back in start order.
+#[tokio::test]
+async fn a_later_seam_settles_and_harvests_the_detached_runs() {
+    let toy = Toy {
+        handlers: vec![("Bg", 3), ("Bg", 4)],
+    };
+    let plugin = BridgePlugin::new(toy, HookRunner::default());
+    let sink = Arc::new(Sink::default());
+    let ctx = context(sink.clone());
+    plugin.turn_failed(&ctx, &failure()).await;
+    // Started, recorded as running at once; nothing read yet.
+    assert_eq!(results(&sink), [(None, None), (None, None)]);
+    let contexts = plugin
+        .session_start(&ctx, SessionStartSource::Startup)
+        .await;
+    let texts: Vec<&str> = contexts.iter().map(|c| c.content.as_str()).collect();
+    assert_eq!(texts, ["3", "4"]);
+    assert_eq!(
+        results(&sink)[2..],
+        [
+            (Some(3), Some("late 3".to_owned())),
+            (Some(4), Some("late 4".to_owned()))
+        ]
+    );
+    // Harvested once: nothing is left for the next harvest.
+    assert!(
+        plugin
+            .session_start(&ctx, SessionStartSource::Startup)
+            .await
+            .is_empty()
+    );
+}
+
+/// Aborted detached runs are never harvested, and the settle after the
+/// abort does not wait for them.
+#[tokio::test]
+async fn aborted_detached_runs_are_not_harvested() {
+    let toy = Toy {
+        handlers: vec![("Bg", -1)],
+    };
+    let plugin = BridgePlugin::new(toy, HookRunner::default());
+    let sink = Arc::new(Sink::default());
+    let ctx = context(sink.clone());
+    plugin.turn_failed(&ctx, &failure()).await;
+    let started = std::time::Instant::now();
+    let input = ContinuationInput {
+        turn: 1,
+        step: 1,
+        last_assistant_message: String::new(),
+        forced_continuations: 0,
+    };
+    let decision = plugin.turn_continuation(&ctx, &input).await;
+    assert_eq!(
+        decision,
+        ContinuationDecision::Halt {
+            reason: "0 harvested".to_owned()
+        }
+    );
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert_eq!(results(&sink).len(), 1);
+}
+
+/// An edited record keeps the dialect's winner and adds its per-run
+/// fields; what follows the records sees every run and comes after them.
+#[tokio::test]
+async fn an_edited_record_adds_per_run_fields_before_the_answer() {
+    let toy = Toy {
+        handlers: vec![("Ask", 5), ("Ask", 6)],
+    };
+    let plugin = BridgePlugin::new(toy, HookRunner::default());
+    let sink = Arc::new(Sink::default());
+    let ctx = context(sink.clone());
+    let input = DisplayInput {
+        turn: 1,
+        step: 1,
+        message_id: "m".to_owned(),
+        text: "shown".to_owned(),
+    };
+    let decision = plugin.message_display(&ctx, &input).await;
+    assert_eq!(
+        decision,
+        DisplayDecision::Replace {
+            text: "56".to_owned()
+        }
+    );
+    let marks: Vec<(Option<bool>, Option<String>)> = sink
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|event| match event {
+            EventBody::HookResult { decision, .. } => {
+                Some((decision.won, decision.overridden.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            (Some(true), Some("run 0".to_owned())),
+            (Some(false), Some("run 1".to_owned()))
+        ]
+    );
+    // Two invoked, two results, then the notice.
+    assert_eq!(*sink.told.lock().unwrap(), [4]);
 }

@@ -4,6 +4,7 @@
 
 use crate::getopt::{self, Takes};
 use crate::{Assignment, Redirect, RedirectKind, Word};
+use Takes::{No, Optional, Required};
 
 /// What one wrapper word does.
 pub(crate) enum Unwrap {
@@ -59,217 +60,240 @@ const fn wrapper(short: &'static str, long: &'static [(&'static str, Takes)]) ->
 
 const HELP: &[(&str, Takes)] = &[("help", Takes::No), ("version", Takes::No)];
 
+const COMMAND: Spec = Spec {
+    stop: &["-v", "-V"],
+    ..wrapper("pvV", &[])
+};
+
+const SETSID: Spec = wrapper(
+    "cfw",
+    &[
+        ("ctty", No),
+        ("fork", No),
+        ("wait", No),
+        ("help", No),
+        ("version", No),
+    ],
+);
+
+const NICE: Spec = Spec {
+    options: getopt::Spec {
+        short: "n:",
+        long: &[("adjustment", Required), ("help", No), ("version", No)],
+        permute: false,
+        numeric: true,
+    },
+    ..wrapper("", &[])
+};
+
+const TIME: Spec = Spec {
+    writes: &["-o", "--output"],
+    ..wrapper(
+        "af:o:pqv",
+        &[
+            ("append", No),
+            ("format", Required),
+            ("output", Required),
+            ("portability", No),
+            ("quiet", No),
+            ("verbose", No),
+            ("help", No),
+            ("version", No),
+        ],
+    )
+};
+
+const TIMEOUT: Spec = Spec {
+    positional: 1,
+    ..wrapper(
+        "fk:ps:v",
+        &[
+            ("foreground", No),
+            ("kill-after", Required),
+            ("preserve-status", No),
+            ("signal", Required),
+            ("verbose", No),
+            ("help", No),
+            ("version", No),
+        ],
+    )
+};
+
+const XARGS: Spec = Spec {
+    stop: &["--help", "--version", "--show-limits"],
+    ..wrapper(
+        "0a:d:E:e::I:i::L:l::n:opP:rs:tx",
+        &[
+            ("null", No),
+            ("arg-file", Required),
+            ("delimiter", Required),
+            ("eof", Optional),
+            ("replace", Optional),
+            ("max-lines", Optional),
+            ("max-args", Required),
+            ("open-tty", No),
+            ("interactive", No),
+            ("max-procs", Required),
+            ("process-slot-var", Required),
+            ("no-run-if-empty", No),
+            ("max-chars", Required),
+            ("show-limits", No),
+            ("verbose", No),
+            ("exit", No),
+            ("help", No),
+            ("version", No),
+        ],
+    )
+};
+
+const SUDO: Spec = Spec {
+    stop: &[
+        "-l",
+        "-v",
+        "-k",
+        "-K",
+        "-V",
+        "-e",
+        "-h",
+        "--list",
+        "--edit",
+        "--help",
+        "--validate",
+        "--version",
+        "--remove-timestamp",
+        "--reset-timestamp",
+    ],
+    ..wrapper(
+        "Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv",
+        &[
+            ("askpass", No),
+            ("auth-type", Required),
+            ("background", No),
+            ("bell", No),
+            ("close-from", Required),
+            ("login-class", Required),
+            ("chdir", Required),
+            ("preserve-env", Optional),
+            ("edit", No),
+            ("group", Required),
+            ("set-home", No),
+            ("help", No),
+            ("host", Required),
+            ("login", No),
+            ("remove-timestamp", No),
+            ("reset-timestamp", No),
+            ("list", No),
+            ("no-update", No),
+            ("non-interactive", No),
+            ("preserve-groups", No),
+            ("prompt", Required),
+            ("chroot", Required),
+            ("role", Required),
+            ("stdin", No),
+            ("shell", No),
+            ("command-timeout", Required),
+            ("type", Required),
+            ("other-user", Required),
+            ("user", Required),
+            ("version", No),
+            ("validate", No),
+        ],
+    )
+};
+
+const DOAS: Spec = Spec {
+    stop: &["-L"],
+    ..wrapper("a:C:Lnsu:", &[])
+};
+
+const STDBUF: Spec = wrapper(
+    "i:o:e:",
+    &[
+        ("input", Required),
+        ("output", Required),
+        ("error", Required),
+        ("help", No),
+        ("version", No),
+    ],
+);
+
+const IONICE: Spec = Spec {
+    stop: &["-p", "--pid", "-P", "--pgid", "-u", "--uid"],
+    ..wrapper(
+        "c:n:p:P:tu:hV",
+        &[
+            ("class", Required),
+            ("classdata", Required),
+            ("pid", Required),
+            ("pgid", Required),
+            ("ignore", No),
+            ("uid", Required),
+            ("help", No),
+            ("version", No),
+        ],
+    )
+};
+
+const CHRT: Spec = Spec {
+    stop: &["-p", "--pid", "-m", "--max"],
+    positional: 1,
+    ..wrapper(
+        "abdD:efhimoP:prRT:vV",
+        &[
+            ("all-tasks", No),
+            ("batch", No),
+            ("deadline", No),
+            ("ext", No),
+            ("fifo", No),
+            ("help", No),
+            ("idle", No),
+            ("max", No),
+            ("other", No),
+            ("pid", No),
+            ("rr", No),
+            ("reset-on-fork", No),
+            ("sched-runtime", Required),
+            ("sched-period", Required),
+            ("sched-deadline", Required),
+            ("verbose", No),
+            ("version", No),
+        ],
+    )
+};
+
+const TASKSET: Spec = Spec {
+    stop: &["-p", "--pid"],
+    positional: 1,
+    ..wrapper(
+        "acphV",
+        &[
+            ("all-tasks", No),
+            ("cpu-list", No),
+            ("pid", No),
+            ("help", No),
+            ("version", No),
+        ],
+    )
+};
+
 fn spec(base: &str) -> Option<Spec> {
-    use Takes::{No, Optional, Required};
     Some(match base {
-        "command" => Spec {
-            stop: &["-v", "-V"],
-            ..wrapper("pvV", &[])
-        },
+        "command" => COMMAND,
         // `busybox APPLET …` runs the applet.
         "builtin" | "busybox" => wrapper("", &[]),
         "exec" => wrapper("cla:", &[]),
         "nohup" => wrapper("", HELP),
-        "setsid" => wrapper(
-            "cfw",
-            &[
-                ("ctty", No),
-                ("fork", No),
-                ("wait", No),
-                ("help", No),
-                ("version", No),
-            ],
-        ),
-        "nice" => Spec {
-            options: getopt::Spec {
-                short: "n:",
-                long: &[("adjustment", Required), ("help", No), ("version", No)],
-                permute: false,
-                numeric: true,
-            },
-            ..wrapper("", &[])
-        },
-        "time" => Spec {
-            writes: &["-o", "--output"],
-            ..wrapper(
-                "af:o:pqv",
-                &[
-                    ("append", No),
-                    ("format", Required),
-                    ("output", Required),
-                    ("portability", No),
-                    ("quiet", No),
-                    ("verbose", No),
-                    ("help", No),
-                    ("version", No),
-                ],
-            )
-        },
-        "timeout" => Spec {
-            positional: 1,
-            ..wrapper(
-                "fk:ps:v",
-                &[
-                    ("foreground", No),
-                    ("kill-after", Required),
-                    ("preserve-status", No),
-                    ("signal", Required),
-                    ("verbose", No),
-                    ("help", No),
-                    ("version", No),
-                ],
-            )
-        },
-        "xargs" => Spec {
-            stop: &["--help", "--version", "--show-limits"],
-            ..wrapper(
-                "0a:d:E:e::I:i::L:l::n:opP:rs:tx",
-                &[
-                    ("null", No),
-                    ("arg-file", Required),
-                    ("delimiter", Required),
-                    ("eof", Optional),
-                    ("replace", Optional),
-                    ("max-lines", Optional),
-                    ("max-args", Required),
-                    ("open-tty", No),
-                    ("interactive", No),
-                    ("max-procs", Required),
-                    ("process-slot-var", Required),
-                    ("no-run-if-empty", No),
-                    ("max-chars", Required),
-                    ("show-limits", No),
-                    ("verbose", No),
-                    ("exit", No),
-                    ("help", No),
-                    ("version", No),
-                ],
-            )
-        },
-        "sudo" => Spec {
-            stop: &[
-                "-l",
-                "-v",
-                "-k",
-                "-K",
-                "-V",
-                "-e",
-                "-h",
-                "--list",
-                "--edit",
-                "--help",
-                "--validate",
-                "--version",
-                "--remove-timestamp",
-                "--reset-timestamp",
-            ],
-            ..wrapper(
-                "Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv",
-                &[
-                    ("askpass", No),
-                    ("auth-type", Required),
-                    ("background", No),
-                    ("bell", No),
-                    ("close-from", Required),
-                    ("login-class", Required),
-                    ("chdir", Required),
-                    ("preserve-env", Optional),
-                    ("edit", No),
-                    ("group", Required),
-                    ("set-home", No),
-                    ("help", No),
-                    ("host", Required),
-                    ("login", No),
-                    ("remove-timestamp", No),
-                    ("reset-timestamp", No),
-                    ("list", No),
-                    ("no-update", No),
-                    ("non-interactive", No),
-                    ("preserve-groups", No),
-                    ("prompt", Required),
-                    ("chroot", Required),
-                    ("role", Required),
-                    ("stdin", No),
-                    ("shell", No),
-                    ("command-timeout", Required),
-                    ("type", Required),
-                    ("other-user", Required),
-                    ("user", Required),
-                    ("version", No),
-                    ("validate", No),
-                ],
-            )
-        },
-        "doas" => Spec {
-            stop: &["-L"],
-            ..wrapper("a:C:Lnsu:", &[])
-        },
-        "stdbuf" => wrapper(
-            "i:o:e:",
-            &[
-                ("input", Required),
-                ("output", Required),
-                ("error", Required),
-                ("help", No),
-                ("version", No),
-            ],
-        ),
-        "ionice" => Spec {
-            stop: &["-p", "--pid", "-P", "--pgid", "-u", "--uid"],
-            ..wrapper(
-                "c:n:p:P:tu:hV",
-                &[
-                    ("class", Required),
-                    ("classdata", Required),
-                    ("pid", Required),
-                    ("pgid", Required),
-                    ("ignore", No),
-                    ("uid", Required),
-                    ("help", No),
-                    ("version", No),
-                ],
-            )
-        },
-        "chrt" => Spec {
-            stop: &["-p", "--pid", "-m", "--max"],
-            positional: 1,
-            ..wrapper(
-                "abdD:efhimoP:prRT:vV",
-                &[
-                    ("all-tasks", No),
-                    ("batch", No),
-                    ("deadline", No),
-                    ("ext", No),
-                    ("fifo", No),
-                    ("help", No),
-                    ("idle", No),
-                    ("max", No),
-                    ("other", No),
-                    ("pid", No),
-                    ("rr", No),
-                    ("reset-on-fork", No),
-                    ("sched-runtime", Required),
-                    ("sched-period", Required),
-                    ("sched-deadline", Required),
-                    ("verbose", No),
-                    ("version", No),
-                ],
-            )
-        },
-        "taskset" => Spec {
-            stop: &["-p", "--pid"],
-            positional: 1,
-            ..wrapper(
-                "acphV",
-                &[
-                    ("all-tasks", No),
-                    ("cpu-list", No),
-                    ("pid", No),
-                    ("help", No),
-                    ("version", No),
-                ],
-            )
-        },
+        "setsid" => SETSID,
+        "nice" => NICE,
+        "time" => TIME,
+        "timeout" => TIMEOUT,
+        "xargs" => XARGS,
+        "sudo" => SUDO,
+        "doas" => DOAS,
+        "stdbuf" => STDBUF,
+        "ionice" => IONICE,
+        "chrt" => CHRT,
+        "taskset" => TASKSET,
         _ => return None,
     })
 }
@@ -345,7 +369,6 @@ pub(crate) fn unwrap_one(base: &str, words: &[Word], at: usize) -> Unwrap {
 
 /// `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… [COMMAND …]`.
 fn unwrap_env(words: &[Word], at: usize) -> Unwrap {
-    use Takes::{No, Optional, Required};
     const ENV: getopt::Spec = getopt::Spec {
         short: "0C:iu:vS:",
         long: &[
@@ -430,7 +453,6 @@ fn unwrap_env(words: &[Word], at: usize) -> Unwrap {
 /// `flock [OPTIONS] FILE COMMAND …`, `flock [OPTIONS] FILE -c CODE`,
 /// `flock [OPTIONS] FD` (no command).
 fn unwrap_flock(words: &[Word], at: usize) -> Unwrap {
-    use Takes::{No, Required};
     const FLOCK: getopt::Spec = getopt::Spec {
         short: "sexnoFuw:E:hV",
         long: &[

@@ -2,35 +2,42 @@
 //! part in each is a pure plan over the bridge's state (the payload it
 //! fires) and a pure reading of the runs (the seam's answer).
 
-use std::convert::Infallible;
 use std::path::Path;
+use std::time::Duration;
 
-use dsh_hooks::{Bridge, Cx, Flow, Record};
+use dsh_hook_runner::HookRun;
+use dsh_hooks::{Bridge, Cx, Flow, Harvested, Record};
+use dsh_protocol::{DecidedBy, DeciderKind, Event};
 use dsh_seams::{
-    CompactionDecision, CompactionInput, ConfigChange, ConfigDecision, ContextEntry,
-    ContinuationDecision, CwdChange, DisplayDecision, DisplayInput, ElicitationAnswer,
-    ElicitationRequest, FileChange, ModelSwitch, ModelSwitchDecision, NoticeLevel, Notification,
-    NotificationKind, SetupTrigger, SubagentStartInput, SubagentStopInput, TaskEvent, TaskVerdict,
-    UserNotice, WorktreeCreation, WorktreeRemoval,
+    AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision,
+    CompactionInput, CompactionOutcome, ConfigChange, ConfigDecision, ContextEntry,
+    ContinuationDecision, ContinuationInput, CwdChange, DeniedFollowUp, DirectoryAddition,
+    DisplayDecision, DisplayInput, ElicitationAnswer, ElicitationRequest, ExpansionInput,
+    FileChange, InstructionFile, LoadReason, ModelSwitch, ModelSwitchDecision, NoticeLevel,
+    Notification, NotificationKind, PermissionUpdate, PostToolDecision, PreToolDecision,
+    PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
+    SessionStartSource, SettledCall, SetupTrigger, SubagentStartInput, SubagentStopInput,
+    TaskEvent, TaskVerdict, ToolExecution, ToolOutcome, TurnFailure, UserNotice, WorktreeCreation,
+    WorktreeRemoval,
 };
 
 use super::lifecycle::display_content;
+use super::turns::stop_continuation;
 use super::{
-    ClaudePlugin, Firing, NAME, State, answer, compact, elicitation, lifecycle, tasks, watch,
-    worktree,
+    Decisive, Firing, NAME, State, answer, compact, elicitation, failure, joined_contexts,
+    lifecycle, prompting, tasks, tools, transcribe, turns, watch, worktree,
 };
-use crate::config::HandlerStatus;
-use crate::dialect::{Claude, Selector};
+use crate::config::{HandlerStatus, HookHandler};
+use crate::dialect::{AsyncNote, Claude, Selector};
 use crate::events::HookEvent;
-use crate::output::{Interpretation, StopMerge, merge_stop};
+use crate::output::{Effect, Interpretation, StopMerge, merge_stop, permission_rank};
 use crate::payload;
 use crate::transcript::Transcript;
 
 impl Bridge for Claude {
     type State = State;
     type Key = Selector;
-    /// No seam ported yet marks a winner among its runs.
-    type Decisive = Infallible;
+    type Decisive = Decisive;
 
     fn plugin_name(&self) -> &'static str {
         NAME
@@ -40,8 +47,179 @@ impl Bridge for Claude {
         key
     }
 
-    fn holds(&self, decisive: Infallible, _reading: &Interpretation) -> bool {
-        match decisive {}
+    fn holds(&self, decisive: Decisive, reading: &Interpretation) -> bool {
+        match decisive {
+            Decisive::Halting => {
+                reading.stop.is_some() || matches!(reading.effect, Effect::Block { .. })
+            }
+            Decisive::Permission => permission_rank(&reading.effect) > 0,
+        }
+    }
+
+    /// An async hook's late result: its contexts reach the model now.
+    fn read_detached(
+        &self,
+        ctx: &SeamContext,
+        _handler: &HookHandler,
+        note: &AsyncNote,
+        run: &HookRun,
+    ) -> Harvested {
+        self.harvest(ctx, note, run)
+    }
+
+    fn agent_definitions(&self) -> Vec<AgentDefinition> {
+        self.config
+            .agents
+            .iter()
+            .map(|agent| agent.definition.clone())
+            .collect()
+    }
+
+    fn on_event(&self, state: &mut State, event: &Event) {
+        transcribe::on_event(self, state, event);
+    }
+
+    /// Only a PreToolUse deny or ask is this bridge's own decision; an
+    /// allow here is "no objection" (the permission model still decides).
+    fn explain(&self, _exec: &ToolExecution, review: Option<&PreToolVerdict>) -> Option<DecidedBy> {
+        review
+            .filter(|v| !matches!(v.outcome.decision, PreToolDecision::Allow))
+            .map(|v| {
+                v.decided_by
+                    .clone()
+                    .unwrap_or_else(|| DecidedBy::new(DeciderKind::Hook, "claude:PreToolUse"))
+            })
+    }
+
+    /// SessionStart, then the `.claude/rules` files held back for it.
+    fn session_start<'a>(
+        cx: Cx<'_, Self>,
+        source: SessionStartSource,
+    ) -> Flow<'a, Self, Vec<ContextEntry>> {
+        turns::session_start(cx, source).and_then(|cx, contexts| {
+            prompting::pending_rules(cx).and_then(move |_, ()| Flow::Done(contexts))
+        })
+    }
+
+    fn session_compacted<'a>(
+        cx: Cx<'_, Self>,
+        outcome: &'a CompactionOutcome,
+    ) -> Flow<'a, Self, Vec<ContextEntry>> {
+        compact::compacted(cx, outcome)
+    }
+
+    fn instructions_loaded<'a>(
+        cx: Cx<'_, Self>,
+        files: &'a [InstructionFile],
+        reason: LoadReason,
+    ) -> Flow<'a, Self, ()> {
+        prompting::instructions_loaded(cx, files, reason)
+    }
+
+    fn prompt_expansion<'a>(
+        cx: Cx<'_, Self>,
+        input: &'a ExpansionInput,
+    ) -> Flow<'a, Self, PromptDecision> {
+        prompting::prompt_expansion(cx, input)
+    }
+
+    fn prompt_submit<'a>(
+        cx: Cx<'_, Self>,
+        prompt: &'a PromptInput,
+    ) -> Flow<'a, Self, PromptDecision> {
+        turns::prompt_submit(cx, prompt)
+    }
+
+    fn rewrite_input<'a>(cx: Cx<'_, Self>, call: &'a ProposedCall) -> Flow<'a, Self, CallReview> {
+        tools::pre_tool_use(cx, call)
+    }
+
+    fn approve<'a>(
+        cx: Cx<'_, Self>,
+        exec: &'a ToolExecution,
+        ask: &'a ApprovalAsk,
+        review: Option<&'a PreToolVerdict>,
+    ) -> Flow<'a, Self, ApprovalDecision> {
+        tools::approve(cx, exec, ask, review)
+    }
+
+    /// Hooks are told the mode in effect: an accepted `setMode` changes
+    /// every later payload's `permission_mode`.
+    fn permissions_updated<'a>(
+        cx: Cx<'_, Self>,
+        updates: &'a [PermissionUpdate],
+    ) -> Flow<'a, Self, ()> {
+        for update in updates {
+            if let PermissionUpdate::SetMode { mode, .. } = update {
+                cx.state.mode = Some(mode.clone());
+            }
+        }
+        Flow::Done(())
+    }
+
+    fn permission_denied<'a>(
+        cx: Cx<'_, Self>,
+        exec: &'a ToolExecution,
+        check_reason: &'a str,
+    ) -> Flow<'a, Self, DeniedFollowUp> {
+        tools::permission_denied(cx, exec, check_reason)
+    }
+
+    fn post_execute<'a>(
+        cx: Cx<'_, Self>,
+        exec: &'a ToolExecution,
+        outcome: &'a ToolOutcome,
+        duration: Duration,
+    ) -> Flow<'a, Self, PostToolDecision> {
+        tools::post_execute(cx, exec, outcome, duration)
+    }
+
+    fn batch_settled<'a>(
+        cx: Cx<'_, Self>,
+        batch: &'a [SettledCall],
+    ) -> Flow<'a, Self, Vec<ContextEntry>> {
+        tools::batch_settled(cx, batch)
+    }
+
+    fn turn_continuation<'a>(
+        cx: Cx<'_, Self>,
+        input: &'a ContinuationInput,
+    ) -> Flow<'a, Self, ContinuationDecision> {
+        turns::turn_continuation(cx, input)
+    }
+
+    fn turn_failed<'a>(cx: Cx<'_, Self>, failure: &'a TurnFailure) -> Flow<'a, Self, ()> {
+        failure::turn_failed(cx, failure)
+    }
+
+    /// SessionEnd; then StopFailure hooks still running get their grace,
+    /// and the async hooks still running are killed at teardown, as
+    /// Claude Code does.
+    fn session_end<'a>(cx: Cx<'_, Self>, reason: SessionEndReason) -> Flow<'a, Self, ()> {
+        let wire = match reason {
+            SessionEndReason::Exit => "prompt_input_exit",
+            SessionEndReason::Other => "other",
+            SessionEndReason::Clear => "clear",
+        };
+        let common = cx.bridge.common(cx.state, cx.ctx, true);
+        let firing = Firing {
+            subject: Some(wire),
+            ..Firing::new(HookEvent::SessionEnd, &payload::session_end(&common, wire))
+        };
+        Flow::notify(Self::fire_of(&cx, &firing), ())
+            .and_then(|cx, ()| failure::settle_stop_failure(cx))
+            .and_then(|_, ()| Flow::abort_pending(Flow::Done(())))
+    }
+
+    fn config_applied<'a>(cx: Cx<'_, Self>, change: &'a ConfigChange) -> Flow<'a, Self, ()> {
+        watch::config_applied(cx, change)
+    }
+
+    fn directory_added<'a>(
+        cx: Cx<'_, Self>,
+        added: &'a DirectoryAddition,
+    ) -> Flow<'a, Self, Vec<String>> {
+        worktree::directory_added(cx, added)
     }
 
     /// Notification: matcher on the kind; advisory.
@@ -180,7 +358,7 @@ impl Bridge for Claude {
             ..Firing::new(HookEvent::SubagentStart, &payload::subagent_start(&common))
         };
         answer(&cx, &firing, |fired| {
-            ClaudePlugin::joined_contexts(fired, HookEvent::SubagentStart)
+            joined_contexts(fired, HookEvent::SubagentStart)
         })
     }
 
@@ -216,13 +394,11 @@ impl Bridge for Claude {
                 // The cap's notice follows the runs' results.
                 StopMerge::CapFired { message } => Flow::later(move |cx| {
                     let merged = StopMerge::CapFired { message };
-                    Flow::Done(ClaudePlugin::stop_continuation(cx.ctx, event, &[], merged))
+                    Flow::Done(stop_continuation(cx.ctx, event, &[], merged))
                 }),
                 merged
                 @ (StopMerge::Stop | StopMerge::Halt { .. } | StopMerge::Continue { .. }) => {
-                    Flow::Done(ClaudePlugin::stop_continuation(
-                        cx.ctx, event, fired, merged,
-                    ))
+                    Flow::Done(stop_continuation(cx.ctx, event, fired, merged))
                 }
             };
             (Record::AsRead, next)

@@ -6,28 +6,25 @@
 //! with the raw summary (its output reaches no model).
 
 use dsh_seams::{
-    CompactionDecision, CompactionInput, CompactionOutcome, ContextEntry, SeamContext,
-    SessionStartSource,
+    CompactionDecision, CompactionInput, CompactionOutcome, ContextEntry, SessionStartSource,
 };
 
 use dsh_hooks::{Cx, Flow};
 
-use super::{ClaudePlugin, Firing, answer};
+use super::{Firing, answer};
 use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::Effect;
 use crate::payload;
 
-impl ClaudePlugin {
-    pub(super) async fn on_compacted(
-        &self,
-        ctx: &SeamContext,
-        outcome: &CompactionOutcome,
-    ) -> Vec<ContextEntry> {
-        let contexts = self
-            .on_session_start(ctx, SessionStartSource::Compact)
-            .await;
-        let common = self.common(ctx, true);
+/// PostCompact: SessionStart (`compact`) runs first and its contexts
+/// are the answer; PostCompact is advisory.
+pub(super) fn compacted<'a>(
+    cx: Cx<'_, Claude>,
+    outcome: &'a CompactionOutcome,
+) -> Flow<'a, Claude, Vec<ContextEntry>> {
+    super::turns::session_start(cx, SessionStartSource::Compact).and_then(move |cx, contexts| {
+        let common = cx.bridge.common(cx.state, cx.ctx, true);
         let trigger = outcome.trigger.as_str();
         let firing = Firing {
             subject: Some(trigger),
@@ -36,10 +33,8 @@ impl ClaudePlugin {
                 &payload::post_compact(&common, trigger, &outcome.summary),
             )
         };
-        let fired = self.fire(ctx, &firing, None).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        contexts
-    }
+        Flow::notify(Claude::fire_of(&cx, &firing), contexts)
+    })
 }
 
 /// PreCompact: a block (or exit 2) cancels the compaction with its text;

@@ -3,10 +3,12 @@
 
 use std::time::Duration;
 
+use dsh_hooks::{Cx, Flow, Record};
 use dsh_model::{FailureCategory, ModelError};
-use dsh_seams::{SeamContext, TurnFailure};
+use dsh_seams::TurnFailure;
 
-use super::{ClaudePlugin, Firing};
+use super::Firing;
+use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::payload;
 
@@ -66,37 +68,39 @@ pub fn api_error_text(error: &ModelError) -> String {
     }
 }
 
-impl ClaudePlugin {
-    pub(super) async fn on_turn_failed(&self, ctx: &SeamContext, failure: &TurnFailure) {
-        let common = self.common(ctx, true);
-        let error = stop_failure_error(failure.error.category());
-        let text = api_error_text(&failure.error);
-        let firing = Firing {
-            subject: Some(error),
-            ..Firing::new(
-                HookEvent::StopFailure,
-                &payload::stop_failure(&common, error, &text),
-            )
-        };
-        // Every StopFailure handler is launched detached (plugin.rs), so
-        // this returns once they have started.
-        let fired = self.fire(ctx, &firing, None).await;
-        self.record(ctx, firing.event, &fired, &|_, _| {});
-        self.state().stop_failure_started = true;
-    }
+/// StopFailure: every handler is launched detached (`rules.rs`), so the
+/// firing returns once they have started; SessionEnd settles them.
+pub(super) fn turn_failed<'a>(
+    cx: Cx<'_, Claude>,
+    failure: &'a TurnFailure,
+) -> Flow<'a, Claude, ()> {
+    let common = cx.bridge.common(cx.state, cx.ctx, true);
+    let error = stop_failure_error(failure.error.category());
+    let text = api_error_text(&failure.error);
+    let firing = Firing {
+        subject: Some(error),
+        ..Firing::new(
+            HookEvent::StopFailure,
+            &payload::stop_failure(&common, error, &text),
+        )
+    };
+    Flow::fire(Claude::fire_of(&cx, &firing), |cx, _| {
+        cx.state.stop_failure_started = true;
+        (Record::AsRead, Flow::Done(()))
+    })
+}
 
-    /// At teardown: lets StopFailure hooks still running finish within
-    /// [`STOP_FAILURE_GRACE`] and records those that did (outside any turn);
-    /// the caller then kills what is left.
-    pub(super) async fn settle_stop_failure(&self, ctx: &SeamContext) {
-        let started = std::mem::take(&mut self.state().stop_failure_started);
-        if started {
-            self.engine().settle_pending(STOP_FAILURE_GRACE).await;
-            // Their output is ignored; an async hook's context has no turn
-            // left to reach either.
-            let _ = self.harvest_async(ctx);
-        }
+/// At teardown: lets StopFailure hooks still running finish within
+/// [`STOP_FAILURE_GRACE`] and records those that did (outside any turn);
+/// the caller then kills what is left.
+pub(super) fn settle_stop_failure<'a>(cx: Cx<'_, Claude>) -> Flow<'a, Claude, ()> {
+    if !std::mem::take(&mut cx.state.stop_failure_started) {
+        return Flow::Done(());
     }
+    // Their output is ignored; an async hook's context has no turn left
+    // to reach either.
+    let harvest = Flow::harvest(|_, _| Flow::Done(()));
+    Flow::settle(STOP_FAILURE_GRACE, harvest)
 }
 
 #[cfg(test)]

@@ -7,56 +7,59 @@ use dsh_seams::{ConfigChange, ConfigDecision, FileChange, SeamContext};
 use dsh_hooks::{Cx, Flow};
 
 use super::lifecycle::{EnvFiles, fire_with_env_files};
-use super::{ClaudePlugin, Firing, answer};
+use super::{Firing, answer};
 use crate::config::HandlerStatus;
 use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::Effect;
 use crate::payload;
 
-impl ClaudePlugin {
-    /// Asks the session to watch what the FileChanged matchers name: the
-    /// matcher is the watch list too, split on `|`, basenames in the
-    /// current working directory (PROTOCOL.md).
-    pub(super) fn watch_matcher_names(&self, ctx: &SeamContext) {
-        let names: Vec<String> = self
-            .config()
-            .handlers()
-            .iter()
-            .filter(|h| h.event == Some(HookEvent::FileChanged))
-            .filter(|h| matches!(h.status, HandlerStatus::Active))
-            .filter_map(|h| h.matcher.as_deref())
-            .flat_map(|m| m.split('|'))
-            .map(str::trim)
-            .filter(|name| !name.is_empty() && *name != "*" && !name.contains('/'))
-            .map(str::to_owned)
-            .collect();
-        ctx.session.env.watch_names(names);
-    }
+/// Asks the session to watch what the FileChanged matchers name: the
+/// matcher is the watch list too, split on `|`, basenames in the
+/// current working directory (PROTOCOL.md).
+pub(super) fn watch_matcher_names(claude: &Claude, ctx: &SeamContext) {
+    let names: Vec<String> = claude
+        .config
+        .handlers()
+        .iter()
+        .filter(|h| h.event == Some(HookEvent::FileChanged))
+        .filter(|h| matches!(h.status, HandlerStatus::Active))
+        .filter_map(|h| h.matcher.as_deref())
+        .flat_map(|m| m.split('|'))
+        .map(str::trim)
+        .filter(|name| !name.is_empty() && *name != "*" && !name.contains('/'))
+        .map(str::to_owned)
+        .collect();
+    ctx.session.env.watch_names(names);
+}
 
-    /// A settings change is applied: the merged settings `env` is read
-    /// again (hooks and the bash tool see it from now on). The hooks
-    /// themselves are not: the session keeps the ones trust was decided on.
-    pub(super) fn on_config_applied(&self, ctx: &SeamContext, change: &ConfigChange) {
-        let mut discovery = self.config().discovery.clone();
-        // A fresh reader: the session's memoizes what it read at start-up.
-        discovery.files = dsh_files::ConfigFiles::default();
-        match crate::config::load_with_options(&discovery, self.config().options.clone()) {
-            Ok(config) => {
-                for (name, value) in &config.settings_env {
-                    ctx.session.env.set(name.clone(), value.clone());
-                }
-                self.state().settings_env = Some(config.settings_env);
+/// A settings change is applied: the merged settings `env` is read
+/// again (hooks and the bash tool see it from now on). The hooks
+/// themselves are not: the session keeps the ones trust was decided on.
+pub(super) fn config_applied<'a>(
+    cx: Cx<'_, Claude>,
+    change: &'a ConfigChange,
+) -> Flow<'a, Claude, ()> {
+    let ctx = cx.ctx;
+    let mut discovery = cx.bridge.config.discovery.clone();
+    // A fresh reader: the session's memoizes what it read at start-up.
+    discovery.files = dsh_files::ConfigFiles::default();
+    match crate::config::load_with_options(&discovery, cx.bridge.config.options.clone()) {
+        Ok(config) => {
+            for (name, value) in &config.settings_env {
+                ctx.session.env.set(name.clone(), value.clone());
             }
-            Err(error) => {
-                tracing::warn!(
-                    %error,
-                    file = %change.path.display(),
-                    "changed settings not applied"
-                );
-            }
+            cx.state.settings_env = Some(config.settings_env);
+        }
+        Err(error) => {
+            tracing::warn!(
+                %error,
+                file = %change.path.display(),
+                "changed settings not applied"
+            );
         }
     }
+    Flow::Done(())
 }
 
 /// ConfigChange: matcher on the source; an exit 2 or a `decision:

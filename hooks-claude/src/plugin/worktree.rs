@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_seams::{DirectoryAddition, SeamContext, WorktreeCreation, WorktreeRemoval};
+use dsh_seams::{DirectoryAddition, WorktreeCreation, WorktreeRemoval};
 
-use dsh_hooks::{Cx, Flow};
+use dsh_hooks::{Cx, Flow, Record};
 
-use super::{ClaudePlugin, Fired, Firing, answer};
+use super::{Fired, Firing, answer};
 use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::ParsedOutput;
@@ -56,54 +56,60 @@ pub(super) fn worktree_remove<'a>(
     })
 }
 
-impl ClaudePlugin {
-    /// DirectoryAdded (Claude Code's matcher is the source). The `/add-dir`
-    /// line is an input of its own: Claude Code gives it a prompt id of its
-    /// own (`ev_add_dir_tui`), which later payloads outside a turn carry.
-    /// Returns the runs' `systemMessage`s, each asking for a turn.
-    pub(super) async fn on_directory_added(
-        &self,
-        ctx: &SeamContext,
-        added: &DirectoryAddition,
-    ) -> Vec<String> {
-        let mut common = self.common(ctx, true);
-        let id = dsh_seams::derived_id(&format!(
-            "{}:add-dir:{}:{}",
-            ctx.session.session_id,
-            added.directory.display(),
-            common.prompt_id.as_deref().unwrap_or("")
-        ));
-        self.state().last_prompt_id = Some(id.clone());
-        common.prompt_id = Some(id);
-        let firing = Firing {
-            subject: Some(added.source.as_str()),
-            source: Some(added.source.as_str()),
-            ..Firing::new(
-                HookEvent::DirectoryAdded,
-                &payload::directory_added(
-                    &common,
-                    &added.directory.to_string_lossy(),
-                    added.source.as_str(),
-                ),
-            )
-        };
-        let fired = self.fire(ctx, &firing, None).await;
-        // A `systemMessage` asks for a turn of its own
-        // (`ev_add_dir_tui_message`): recorded as the run's steering and
-        // returned for the front end to send with
-        // [`dsh_seams::NOTIFICATION_SOURCE`].
-        let asked: Vec<Option<String>> = fired
-            .iter()
-            .map(|run| {
-                system_message(run)
-                    .map(|message| format!("{} hook: {message}", HookEvent::DirectoryAdded))
+/// DirectoryAdded (Claude Code's matcher is the source). The `/add-dir`
+/// line is an input of its own: Claude Code gives it a prompt id of its
+/// own (`ev_add_dir_tui`), which later payloads outside a turn carry.
+/// Returns the runs' `systemMessage`s, each asking for a turn.
+pub(super) fn directory_added<'a>(
+    cx: Cx<'_, Claude>,
+    added: &'a DirectoryAddition,
+) -> Flow<'a, Claude, Vec<String>> {
+    let mut common = cx.bridge.common(cx.state, cx.ctx, true);
+    let id = dsh_seams::derived_id(&format!(
+        "{}:add-dir:{}:{}",
+        cx.ctx.session.session_id,
+        added.directory.display(),
+        common.prompt_id.as_deref().unwrap_or("")
+    ));
+    cx.state.last_prompt_id = Some(id.clone());
+    common.prompt_id = Some(id);
+    let firing = Firing {
+        subject: Some(added.source.as_str()),
+        source: Some(added.source.as_str()),
+        ..Firing::new(
+            HookEvent::DirectoryAdded,
+            &payload::directory_added(
+                &common,
+                &added.directory.to_string_lossy(),
+                added.source.as_str(),
+            ),
+        )
+    };
+    // A `systemMessage` asks for a turn of its own
+    // (`ev_add_dir_tui_message`): recorded as the run's steering and
+    // returned for the front end to send with
+    // [`dsh_seams::NOTIFICATION_SOURCE`].
+    Flow::fire_recorded(
+        Claude::fire_of(&cx, &firing),
+        |_, fired| {
+            let asked = asked_turns(fired);
+            Record::edit(move |i, decision| {
+                decision.steering.extend(asked.get(i).cloned().flatten());
             })
-            .collect();
-        self.record(ctx, firing.event, &fired, &|i, decision| {
-            decision.steering.extend(asked[i].clone());
-        });
-        asked.into_iter().flatten().collect()
-    }
+        },
+        |_, fired| Flow::Done(asked_turns(fired).into_iter().flatten().collect()),
+    )
+}
+
+/// Each run's `systemMessage`, as the turn it asks for.
+fn asked_turns(fired: &[Fired]) -> Vec<Option<String>> {
+    fired
+        .iter()
+        .map(|run| {
+            system_message(run)
+                .map(|message| format!("{} hook: {message}", HookEvent::DirectoryAdded))
+        })
+        .collect()
 }
 
 /// The `systemMessage` of a run that exited 0 with JSON.

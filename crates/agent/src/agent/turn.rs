@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 
-use dsh_protocol::{EventBody, Message, ModelRequest, ToolCall, TurnEndReason};
+use dsh_protocol::{EventBody, Message, ModelReply, ModelRequest, ToolCall, TurnEndReason};
 use dsh_seams::{
     CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, PromptDecision,
     PromptInput, SeamContext, SessionSink, SessionStartSource, StepReport, StoppedPrompt,
@@ -147,106 +147,12 @@ impl Agent {
             return self.finish(&ctx, summary, reason, message).await;
         }
 
-        let mut content = send.text.clone();
-        let mut prompt_contexts = Vec::new();
-        for plugin in self.registry.plugins() {
-            let input = PromptInput {
-                content: content.clone(),
-                source: send.source.clone(),
-            };
-            let decision = AssertUnwindSafe(plugin.prompt_submit(&ctx, &input))
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|_| PromptDecision::Block {
-                    reason: format!("prompt-submit listener `{}` failed", plugin.name()),
-                });
-            match decision {
-                PromptDecision::Allow { rewrite, contexts } => {
-                    if let Some(rewrite) = rewrite {
-                        content = rewrite;
-                    }
-                    prompt_contexts.extend(contexts);
-                }
-                PromptDecision::Block { reason } => {
-                    self.append(EventBody::PromptBlocked {
-                        turn,
-                        content: send.text.clone(),
-                        source: send.source.clone(),
-                        reason: reason.clone(),
-                    })?;
-                    return self
-                        .finish(&ctx, summary, TurnEndReason::Rejected, Some(reason))
-                        .await;
-                }
-                PromptDecision::Stop { reason, kept } => {
-                    self.keep_stopped_prompt(turn, &send, &content, &kept)?;
-                    return self
-                        .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
-                        .await;
-                }
+        match self.admit_prompt(&ctx, turn, &send, attachments).await? {
+            Admission::Admitted => {}
+            Admission::Ended(reason, message) => {
+                return self.finish(&ctx, summary, reason, message).await;
             }
         }
-        // A custom command: UserPromptSubmit saw the prompt as typed; the
-        // expansion seam now sees the command, and the model its text.
-        match crate::prompt_layer::expand(
-            self.registry.plugins(),
-            &ctx,
-            &content,
-            &self.project.commands,
-        )
-        .await
-        {
-            crate::prompt_layer::Expansion::Unchanged => {}
-            crate::prompt_layer::Expansion::Expanded {
-                content: expanded,
-                contexts,
-            } => {
-                content = expanded;
-                prompt_contexts.extend(contexts);
-            }
-            crate::prompt_layer::Expansion::Blocked(reason) => {
-                self.append(EventBody::PromptBlocked {
-                    turn,
-                    content: send.text.clone(),
-                    source: send.source.clone(),
-                    reason: reason.clone(),
-                })?;
-                return self
-                    .finish(&ctx, summary, TurnEndReason::Rejected, Some(reason))
-                    .await;
-            }
-            crate::prompt_layer::Expansion::Stopped(reason, kept) => {
-                self.keep_stopped_prompt(turn, &send, &content, &kept)?;
-                return self
-                    .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
-                    .await;
-            }
-        }
-        let (turn_prompt, start_contexts) = crate::prompt_layer::agent_start(
-            self.registry.plugins(),
-            &ctx,
-            &content,
-            &self.system_prompt(),
-            &self.project.instructions,
-        )
-        .await;
-        self.turn_system_prompt = Some(turn_prompt);
-        prompt_contexts.extend(start_contexts);
-        self.append(EventBody::UserMessage {
-            turn,
-            content: content.clone(),
-            source: send.source.clone(),
-            original_content: (content != send.text).then(|| send.text.clone()),
-        })?;
-        let session_contexts = std::mem::take(&mut self.pending_session_contexts);
-        self.append_contexts(
-            turn,
-            session_contexts
-                .into_iter()
-                .chain(attachments)
-                .chain(prompt_contexts),
-        )?;
-
         let mut steering: VecDeque<(String, String)> = VecDeque::new();
         let mut steering_contexts: Vec<ContextEntry> = Vec::new();
         let mut forced_continuations = 0u32;
@@ -257,15 +163,7 @@ impl Agent {
         loop {
             // Top-of-loop drain: a forced continuation's reason is recorded
             // as steering for the next step of the same turn.
-            while let Some((content, source)) = steering.pop_front() {
-                self.append(EventBody::SteeringMessage {
-                    turn,
-                    content,
-                    source,
-                })?;
-            }
-            self.append_contexts(turn, steering_contexts.drain(..))?;
-            self.deliver_queued(turn, QueueKind::Steering)?;
+            self.deliver_steering(turn, &mut steering, &mut steering_contexts)?;
             if cancel.is_cancelled() {
                 return self
                     .finish(&ctx, summary, TurnEndReason::Interrupted, None)
@@ -287,74 +185,14 @@ impl Agent {
                 return self.finish(&ctx, summary, reason, message).await;
             }
             step += 1;
-            let result = match self.request_for_step(&ctx, turn, step).await? {
-                PlannedRequest::Send(request) => {
-                    let forwarder = StreamForwarder {
-                        on_text: self.sink.observers.on_text.clone(),
-                        on_notice: self.sink.observers.on_notice.clone(),
-                    };
-                    let Some(result) = crate::step::complete(
-                        &self.registry,
-                        &ctx,
-                        self.model.as_ref(),
-                        &request,
-                        forwarder,
-                    )
-                    .await
-                    else {
-                        return self
-                            .finish(&ctx, summary, TurnEndReason::Interrupted, None)
-                            .await;
-                    };
-                    result
-                }
-                PlannedRequest::Blocked(reason) => {
-                    return self
-                        .finish(&ctx, summary, TurnEndReason::Stopped, Some(reason))
-                        .await;
-                }
-                // Nothing was sent, so the request observers are not told.
-                PlannedRequest::Answered(reply) => Ok(reply),
-            };
-            let reply = match result {
-                Ok(reply) => reply,
-                Err(error) => {
-                    if !error.partial_text.is_empty() {
-                        self.append(EventBody::AssistantMessage {
-                            turn,
-                            step,
-                            content: error.partial_text.clone(),
-                            tool_calls: Vec::new(),
-                            usage: None,
-                            thinking: None,
-                        })?;
-                        summary.last_assistant_message = Some(error.partial_text.clone());
-                    }
-                    let failure = TurnFailure {
-                        turn,
-                        step,
-                        error: error.clone(),
-                    };
-                    for plugin in self.registry.plugins() {
-                        let _ = AssertUnwindSafe(plugin.turn_failed(&ctx, &failure))
-                            .catch_unwind()
-                            .await;
-                    }
-                    return self
-                        .finish(&ctx, summary, TurnEndReason::Error, Some(error.message))
-                        .await;
+            let reply = match self.request_step(&ctx, turn, step, &mut summary).await? {
+                StepReply::Reply(reply) => reply,
+                StepReply::Ended(reason, message) => {
+                    return self.finish(&ctx, summary, reason, message).await;
                 }
             };
             let (tool_calls, renamed) = unique_call_ids(&reply.tool_calls);
-            for (new_id, original) in &renamed {
-                self.sink.tell_user(UserNotice {
-                    source: "dsh".to_owned(),
-                    text: format!(
-                        "the model repeated tool call id `{original}` in one message; the repeat runs as `{new_id}`"
-                    ),
-                    level: dsh_seams::NoticeLevel::Warning,
-                });
-            }
+            self.warn_renamed_calls(&renamed);
             self.append(EventBody::AssistantMessage {
                 turn,
                 step,
@@ -452,6 +290,209 @@ impl Agent {
                     .await;
             }
         }
+    }
+
+    /// Logs what steers the next step: a forced continuation's reasons,
+    /// their contexts, then the queued steering messages.
+    fn deliver_steering(
+        &mut self,
+        turn: u64,
+        steering: &mut VecDeque<(String, String)>,
+        contexts: &mut Vec<ContextEntry>,
+    ) -> Result<(), AgentError> {
+        while let Some((content, source)) = steering.pop_front() {
+            self.append(EventBody::SteeringMessage {
+                turn,
+                content,
+                source,
+            })?;
+        }
+        self.append_contexts(turn, contexts.drain(..))?;
+        self.deliver_queued(turn, QueueKind::Steering)?;
+        Ok(())
+    }
+
+    /// Tells the user about call ids the model repeated in one message.
+    fn warn_renamed_calls(&self, renamed: &BTreeMap<String, String>) {
+        for (new_id, original) in renamed {
+            self.sink.tell_user(UserNotice {
+                source: "dsh".to_owned(),
+                text: format!(
+                    "the model repeated tool call id `{original}` in one message; the repeat runs as `{new_id}`"
+                ),
+                level: dsh_seams::NoticeLevel::Warning,
+            });
+        }
+    }
+
+    /// Prompt policy for one turn: the prompt-submit listeners, a custom
+    /// command's expansion, the agent-start seam; then the user message and
+    /// its contexts are logged. A veto or stop ends the turn before any
+    /// model request.
+    async fn admit_prompt(
+        &mut self,
+        ctx: &SeamContext,
+        turn: u64,
+        send: &QueuedPrompt,
+        attachments: Vec<ContextEntry>,
+    ) -> Result<Admission, AgentError> {
+        let mut content = send.text.clone();
+        let mut prompt_contexts = Vec::new();
+        for plugin in self.registry.plugins() {
+            let input = PromptInput {
+                content: content.clone(),
+                source: send.source.clone(),
+            };
+            let decision = AssertUnwindSafe(plugin.prompt_submit(ctx, &input))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| PromptDecision::Block {
+                    reason: format!("prompt-submit listener `{}` failed", plugin.name()),
+                });
+            match decision {
+                PromptDecision::Allow { rewrite, contexts } => {
+                    if let Some(rewrite) = rewrite {
+                        content = rewrite;
+                    }
+                    prompt_contexts.extend(contexts);
+                }
+                PromptDecision::Block { reason } => {
+                    self.append(EventBody::PromptBlocked {
+                        turn,
+                        content: send.text.clone(),
+                        source: send.source.clone(),
+                        reason: reason.clone(),
+                    })?;
+                    return Ok(Admission::Ended(TurnEndReason::Rejected, Some(reason)));
+                }
+                PromptDecision::Stop { reason, kept } => {
+                    self.keep_stopped_prompt(turn, send, &content, &kept)?;
+                    return Ok(Admission::Ended(TurnEndReason::Stopped, Some(reason)));
+                }
+            }
+        }
+        // A custom command: UserPromptSubmit saw the prompt as typed; the
+        // expansion seam now sees the command, and the model its text.
+        match crate::prompt_layer::expand(
+            self.registry.plugins(),
+            ctx,
+            &content,
+            &self.project.commands,
+        )
+        .await
+        {
+            crate::prompt_layer::Expansion::Unchanged => {}
+            crate::prompt_layer::Expansion::Expanded {
+                content: expanded,
+                contexts,
+            } => {
+                content = expanded;
+                prompt_contexts.extend(contexts);
+            }
+            crate::prompt_layer::Expansion::Blocked(reason) => {
+                self.append(EventBody::PromptBlocked {
+                    turn,
+                    content: send.text.clone(),
+                    source: send.source.clone(),
+                    reason: reason.clone(),
+                })?;
+                return Ok(Admission::Ended(TurnEndReason::Rejected, Some(reason)));
+            }
+            crate::prompt_layer::Expansion::Stopped(reason, kept) => {
+                self.keep_stopped_prompt(turn, send, &content, &kept)?;
+                return Ok(Admission::Ended(TurnEndReason::Stopped, Some(reason)));
+            }
+        }
+        let (turn_prompt, start_contexts) = crate::prompt_layer::agent_start(
+            self.registry.plugins(),
+            ctx,
+            &content,
+            &self.system_prompt(),
+            &self.project.instructions,
+        )
+        .await;
+        self.turn_system_prompt = Some(turn_prompt);
+        prompt_contexts.extend(start_contexts);
+        self.append(EventBody::UserMessage {
+            turn,
+            content: content.clone(),
+            source: send.source.clone(),
+            original_content: (content != send.text).then(|| send.text.clone()),
+        })?;
+        let session_contexts = std::mem::take(&mut self.pending_session_contexts);
+        self.append_contexts(
+            turn,
+            session_contexts
+                .into_iter()
+                .chain(attachments)
+                .chain(prompt_contexts),
+        )?;
+        Ok(Admission::Admitted)
+    }
+
+    /// One model request of the turn: sent (through the request seams), or
+    /// answered or blocked by a plugin. A failed request is logged with the
+    /// text that had streamed, and the turn-failed seam hears of it.
+    async fn request_step(
+        &mut self,
+        ctx: &SeamContext,
+        turn: u64,
+        step: u64,
+        summary: &mut TurnSummary,
+    ) -> Result<StepReply, AgentError> {
+        let result = match self.request_for_step(ctx, turn, step).await? {
+            PlannedRequest::Send(request) => {
+                let forwarder = StreamForwarder {
+                    on_text: self.sink.observers.on_text.clone(),
+                    on_notice: self.sink.observers.on_notice.clone(),
+                };
+                let Some(result) = crate::step::complete(
+                    &self.registry,
+                    ctx,
+                    self.model.as_ref(),
+                    &request,
+                    forwarder,
+                )
+                .await
+                else {
+                    return Ok(StepReply::Ended(TurnEndReason::Interrupted, None));
+                };
+                result
+            }
+            PlannedRequest::Blocked(reason) => {
+                return Ok(StepReply::Ended(TurnEndReason::Stopped, Some(reason)));
+            }
+            // Nothing was sent, so the request observers are not told.
+            PlannedRequest::Answered(reply) => Ok(reply),
+        };
+        let reply = match result {
+            Ok(reply) => reply,
+            Err(error) => {
+                if !error.partial_text.is_empty() {
+                    self.append(EventBody::AssistantMessage {
+                        turn,
+                        step,
+                        content: error.partial_text.clone(),
+                        tool_calls: Vec::new(),
+                        usage: None,
+                        thinking: None,
+                    })?;
+                    summary.last_assistant_message = Some(error.partial_text.clone());
+                }
+                let failure = TurnFailure {
+                    turn,
+                    step,
+                    error: error.clone(),
+                };
+                for plugin in self.registry.plugins() {
+                    let _ = AssertUnwindSafe(plugin.turn_failed(ctx, &failure))
+                        .catch_unwind()
+                        .await;
+                }
+                return Ok(StepReply::Ended(TurnEndReason::Error, Some(error.message)));
+            }
+        };
+        Ok(StepReply::Reply(reply))
     }
 
     async fn continuation(
@@ -615,4 +656,19 @@ fn unique_call_ids(calls: &[ToolCall]) -> (Vec<ToolCall>, BTreeMap<String, Strin
         })
         .collect();
     (calls, renamed)
+}
+
+/// How prompt policy left a turn.
+enum Admission {
+    /// The prompt reached the log; model requests follow.
+    Admitted,
+    /// The turn ends here, before any request.
+    Ended(TurnEndReason, Option<String>),
+}
+
+/// How one model request of a turn came back.
+enum StepReply {
+    Reply(ModelReply),
+    /// The turn ends here (interrupted, blocked or failed).
+    Ended(TurnEndReason, Option<String>),
 }
