@@ -27,6 +27,7 @@
 pub mod config;
 mod dialect;
 pub mod event;
+mod lenient;
 pub mod lint;
 pub mod matcher;
 pub mod output;

@@ -531,9 +531,10 @@ fn interpret_stdout(event: CodexEvent, stdout: &str) -> Interpretation {
     {
         return this;
     }
+    let parsed = this.parsed.clone();
     let invalid = || {
         let mut failed = Interpretation::failed(event.invalid_json_message());
-        failed.parsed = serde_json::from_str::<Value>(trimmed).ok();
+        failed.parsed = parsed.clone();
         failed
     };
     macro_rules! parse {

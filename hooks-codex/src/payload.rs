@@ -9,6 +9,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::tools::{HookToolInput, HookToolResponse};
+
 /// The fields every payload shares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PayloadBase {
@@ -327,11 +329,11 @@ pub struct ToolInput {
     pub head: TurnHead,
     /// Codex's tool name.
     pub tool_name: String,
-    /// The tool's arguments.
-    pub tool_input: Value,
+    /// The tool's arguments, as Codex shows them.
+    pub tool_input: HookToolInput,
     /// What the tool returned (`PostToolUse`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool_response: Option<Value>,
+    pub tool_response: Option<HookToolResponse>,
     /// The call's id (not on `PermissionRequest`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
@@ -342,7 +344,7 @@ pub fn pre_tool_use(
     base: &PayloadBase,
     turn_id: &str,
     tool_name: &str,
-    tool_input: &Value,
+    tool_input: &HookToolInput,
     tool_use_id: &str,
 ) -> CodexPayload {
     CodexPayload::Tool(ToolInput {
@@ -359,7 +361,7 @@ pub fn permission_request(
     base: &PayloadBase,
     turn_id: &str,
     tool_name: &str,
-    tool_input: &Value,
+    tool_input: &HookToolInput,
 ) -> CodexPayload {
     CodexPayload::Tool(ToolInput {
         head: base.head(turn_id, "PermissionRequest"),
@@ -375,8 +377,8 @@ pub fn post_tool_use(
     base: &PayloadBase,
     turn_id: &str,
     tool_name: &str,
-    tool_input: &Value,
-    tool_response: &Value,
+    tool_input: &HookToolInput,
+    tool_response: &HookToolResponse,
     tool_use_id: &str,
 ) -> CodexPayload {
     CodexPayload::Tool(ToolInput {
@@ -599,21 +601,21 @@ pub struct NotifyArgument<'a> {
 
 /// The legacy `notify` argument: `agent-turn-complete` with kebab-case keys.
 /// `client` is omitted (Codex omits it when unknown; dsh is not a Codex client).
-pub fn notify(
-    thread_id: &str,
-    turn_id: &str,
-    cwd: &str,
-    input_messages: &[String],
-    last_assistant_message: Option<&str>,
-) -> Value {
-    to_json(&NotifyArgument {
+pub fn notify<'a>(
+    thread_id: &'a str,
+    turn_id: &'a str,
+    cwd: &'a str,
+    input_messages: &'a [String],
+    last_assistant_message: Option<&'a str>,
+) -> NotifyArgument<'a> {
+    NotifyArgument {
         kind: "agent-turn-complete",
         thread_id,
         turn_id,
         cwd,
         input_messages,
         last_assistant_message,
-    })
+    }
 }
 
 /// A payload as a JSON value (what the engine records and writes). The
@@ -702,7 +704,10 @@ mod subagent_tests {
     #[test]
     fn every_payload_inside_a_sub_agent_places_the_agent_by_the_rule() {
         let b = base();
-        let input = json!({"command": "ls"});
+        let input = HookToolInput::Command {
+            command: "ls".into(),
+            description: None,
+        };
         let usage = CodexTokenUsage {
             input_tokens: 3,
             output_tokens: 4,
@@ -716,7 +721,14 @@ mod subagent_tests {
             post_model_request(&b, "T", Err("boom")),
             pre_tool_use(&b, "T", "Bash", &input, "C"),
             permission_request(&b, "T", "Bash", &input),
-            post_tool_use(&b, "T", "Bash", &input, &json!("out"), "C"),
+            post_tool_use(
+                &b,
+                "T",
+                "Bash",
+                &input,
+                &HookToolResponse::Text("out".into()),
+                "C",
+            ),
             stop(&b, "T", false, None),
             interrupt(&b, "T"),
             compact(&b, "T", "PreCompact", "auto"),

@@ -16,7 +16,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
+
 use crate::config::Handler;
+use crate::lenient::{Lenient, lenient};
 
 /// Which plugin a Codex hook came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,26 +38,44 @@ pub(crate) struct FoundPlugin {
     pub hooks_file: PathBuf,
 }
 
-/// `enabled` per plugin id from one config.toml, in file order.
-pub(crate) fn enabled_in(table: &toml::Table) -> Vec<(String, bool)> {
-    let Some(plugins) = table.get("plugins").and_then(toml::Value::as_table) else {
-        return Vec::new();
-    };
-    plugins
-        .iter()
-        .filter_map(|(id, value)| {
-            let enabled = value.get("enabled").and_then(toml::Value::as_bool)?;
-            Some((id.clone(), enabled))
-        })
-        .collect()
+/// The plugin switches of one config.toml, as written; a switch of another
+/// shape is not set.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct PluginSwitches {
+    /// `[plugins."<name>@<marketplace>"]`, by id.
+    #[serde(default, deserialize_with = "lenient")]
+    plugins: Option<BTreeMap<String, Lenient<PluginWire>>>,
+    /// `[features]`.
+    #[serde(default, deserialize_with = "lenient")]
+    features: Option<FeaturesWire>,
 }
 
-/// `[features] plugins` of one config.toml, when set (Codex's default is on).
-pub(crate) fn feature_flag(table: &toml::Table) -> Option<bool> {
-    table
-        .get("features")?
-        .get("plugins")
-        .and_then(toml::Value::as_bool)
+#[derive(Debug, Deserialize)]
+struct PluginWire {
+    #[serde(default, deserialize_with = "lenient")]
+    enabled: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FeaturesWire {
+    #[serde(default, deserialize_with = "lenient")]
+    plugins: Option<bool>,
+}
+
+impl PluginSwitches {
+    /// `enabled` per plugin id, in id order.
+    pub(crate) fn enabled(self) -> Vec<(String, bool)> {
+        self.plugins
+            .into_iter()
+            .flatten()
+            .filter_map(|(id, plugin)| Some((id, plugin.read()?.enabled?)))
+            .collect()
+    }
+
+    /// `[features] plugins`, when set (Codex's default is on).
+    pub(crate) fn feature(&self) -> Option<bool> {
+        self.features.as_ref()?.plugins
+    }
 }
 
 /// The installed version directory of `name` in `marketplace`: the one
@@ -176,6 +197,34 @@ pub(crate) fn hook_env(handler: &Handler) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn switches_of_another_shape_are_not_set_and_leave_the_others() {
+        let text = r#"
+            model = "m"
+            [features]
+            plugins = false
+            [plugins."z@mkt"]
+            enabled = true
+            [plugins."a@mkt"]
+            enabled = "yes"
+            [plugins."b@mkt"]
+            enabled = false
+            [plugins."c@mkt"]
+            other = 1
+        "#;
+        let switches: PluginSwitches = toml::from_str(text).unwrap();
+        assert_eq!(switches.feature(), Some(false));
+        assert_eq!(
+            switches.enabled(),
+            [("b@mkt".to_owned(), false), ("z@mkt".to_owned(), true)]
+        );
+        let odd: PluginSwitches = toml::from_str("plugins = 3\nfeatures = []").unwrap();
+        assert_eq!((odd.feature(), odd.enabled()), (None, Vec::new()));
+        let entry: PluginSwitches =
+            toml::from_str("[plugins]\n\"x@m\" = 1\n\"y@m\" = { enabled = true }").unwrap();
+        assert_eq!(entry.enabled(), [("y@m".to_owned(), true)]);
+    }
 
     #[test]
     fn a_later_layer_switches_a_plugin_off_and_a_missing_cache_is_a_notice() {

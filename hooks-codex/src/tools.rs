@@ -19,6 +19,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
+use crate::lenient::lenient;
 use serde_json::{Value, json};
 
 /// The name a dsh tool has in Codex hook payloads.
@@ -94,11 +97,95 @@ pub fn update_file_patch(path: &str, old: &str, new: &str) -> String {
     patch
 }
 
-fn str_arg<'a>(arguments: &'a Value, key: &str) -> &'a str {
-    arguments
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
+/// The fields of dsh's `bash`, `write` and `edit` arguments (and of their
+/// values) that Codex hooks are shown; any other field is not read.
+#[derive(Debug, Default, Deserialize)]
+struct Fields {
+    #[serde(default, deserialize_with = "lenient")]
+    command: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    description: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    file_path: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    content: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    old_string: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    new_string: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    stdout: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    stderr: Option<String>,
+    #[serde(default, rename = "type", deserialize_with = "lenient")]
+    kind: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    original_file: Option<String>,
+}
+
+impl Fields {
+    /// The fields of `json`; nothing when it is not an object.
+    fn of(json: &Value) -> Self {
+        Fields::deserialize(json).unwrap_or_default()
+    }
+}
+
+fn text(field: &Option<String>) -> &str {
+    field.as_deref().unwrap_or_default()
+}
+
+/// The file a `write` call replaces (its `file_path`), when the call is one.
+pub fn write_target(tool: &str, arguments: &Value) -> Option<String> {
+    (tool == "write").then(|| Fields::of(arguments).file_path)?
+}
+
+/// The original content a `write` value kept (`original_file`).
+pub fn original_file(value: &Value) -> Option<String> {
+    Fields::of(value).original_file
+}
+
+/// The `tool_input` a Codex hook sees.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum HookToolInput {
+    /// `Bash` and `apply_patch`: the command or the patch; a shell call's
+    /// `PermissionRequest` adds the model's `description`.
+    Command {
+        /// The shell command, or the patch.
+        command: String,
+        /// The model's description of a shell call (Codex: its justification).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// Any other tool: its dsh arguments, as the model gave them.
+    Arguments(Value),
+}
+
+impl HookToolInput {
+    /// The `command` hooks see, when the input has a string one.
+    pub fn command(&self) -> Option<&str> {
+        match self {
+            HookToolInput::Command { command, .. } => Some(command),
+            HookToolInput::Arguments(arguments) => arguments.get("command")?.as_str(),
+        }
+    }
+
+    fn command_only(command: String) -> Self {
+        HookToolInput::Command {
+            command,
+            description: None,
+        }
+    }
+}
+
+/// The `tool_response` a `PostToolUse` hook sees.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum HookToolResponse {
+    /// Shell output, a patch's report, or the model-facing content.
+    Text(String),
+    /// An MCP tool's whole result object, camelCase.
+    McpResult(Value),
 }
 
 /// The `tool_input` a Codex hook sees for a dsh call. `existing_file` is the
@@ -108,51 +195,49 @@ pub fn hook_tool_input(
     arguments: &Value,
     cwd: &Path,
     existing_file: Option<&str>,
-) -> Value {
+) -> HookToolInput {
+    let fields = || Fields::of(arguments);
     match tool {
-        "bash" => json!({ "command": str_arg(arguments, "command") }),
+        "bash" => HookToolInput::command_only(fields().command.unwrap_or_default()),
         "write" => {
-            let path = display_path(str_arg(arguments, "file_path"), cwd);
-            let content = str_arg(arguments, "content");
+            let fields = fields();
+            let path = display_path(text(&fields.file_path), cwd);
+            let content = text(&fields.content);
             let patch = match existing_file {
                 None => add_file_patch(&path, content),
                 Some(original) => update_file_patch(&path, original, content),
             };
-            json!({ "command": patch })
+            HookToolInput::command_only(patch)
         }
         "edit" => {
-            let path = display_path(str_arg(arguments, "file_path"), cwd);
-            let patch = update_file_patch(
-                &path,
-                str_arg(arguments, "old_string"),
-                str_arg(arguments, "new_string"),
-            );
-            json!({ "command": patch })
+            let fields = fields();
+            let path = display_path(text(&fields.file_path), cwd);
+            let patch =
+                update_file_patch(&path, text(&fields.old_string), text(&fields.new_string));
+            HookToolInput::command_only(patch)
         }
-        _ => arguments.clone(),
+        _ => HookToolInput::Arguments(arguments.clone()),
     }
 }
 
 /// The `tool_input` of a `PermissionRequest`: shell calls carry the model's
 /// `description` (Codex: its justification); patches lose their final newline.
-pub fn permission_tool_input(pre_tool_input: &Value, tool: &str, arguments: &Value) -> Value {
+pub fn permission_tool_input(
+    pre_tool_input: &HookToolInput,
+    tool: &str,
+    arguments: &Value,
+) -> HookToolInput {
     match tool {
         "bash" => {
-            let mut input = json!({ "command": str_arg(arguments, "command") });
-            if let (Some(description), Some(map)) = (
-                arguments.get("description").and_then(Value::as_str),
-                input.as_object_mut(),
-            ) {
-                map.insert("description".into(), Value::from(description));
+            let fields = Fields::of(arguments);
+            HookToolInput::Command {
+                command: fields.command.unwrap_or_default(),
+                description: fields.description,
             }
-            input
         }
         "write" | "edit" => {
-            let patch = pre_tool_input
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            json!({ "command": patch.strip_suffix('\n').unwrap_or(patch) })
+            let patch = pre_tool_input.command().unwrap_or_default();
+            HookToolInput::command_only(patch.strip_suffix('\n').unwrap_or(patch).to_owned())
         }
         _ => pre_tool_input.clone(),
     }
@@ -167,47 +252,48 @@ pub fn hook_tool_response(
     content: &str,
     value: Option<&Value>,
     duration: Duration,
-) -> Value {
+) -> HookToolResponse {
+    let text_response = |text: String| HookToolResponse::Text(text);
     match tool {
-        "bash" => match value {
+        "bash" => match value.map(Fields::of) {
             Some(value) => {
                 // dsh's bash tool trims trailing newlines from its value
                 // (Claude Code's shape); Codex shows the raw output, which
                 // for line-oriented output ends each stream with a newline.
                 let mut response = String::new();
-                for stream in ["stdout", "stderr"] {
-                    let text = value.get(stream).and_then(Value::as_str).unwrap_or("");
-                    response.push_str(text);
-                    if !text.is_empty() && !text.ends_with('\n') {
+                for stream in [&value.stdout, &value.stderr] {
+                    let stream = text(stream);
+                    response.push_str(stream);
+                    if !stream.is_empty() && !stream.ends_with('\n') {
                         response.push('\n');
                     }
                 }
-                Value::from(response)
+                text_response(response)
             }
-            None => Value::from(content),
+            None => text_response(content.to_owned()),
         },
         "write" | "edit" => {
             let secs = duration.as_secs();
             if is_error {
-                return Value::from(format!(
+                return text_response(format!(
                     "Exit code: 1\nWall time: {secs} seconds\nOutput:\n{content}\n"
                 ));
             }
-            let letter = match value.and_then(|v| v.get("type")).and_then(Value::as_str) {
+            let letter = match value.and_then(|value| Fields::of(value).kind).as_deref() {
                 Some("create") => "A",
                 _ if tool == "write" && value.is_none() => "A",
                 _ => "M",
             };
-            let path = display_path(str_arg(arguments, "file_path"), cwd);
-            Value::from(format!(
+            let path = display_path(text(&Fields::of(arguments).file_path), cwd);
+            text_response(format!(
                 "Exit code: 0\nWall time: {secs} seconds\nOutput:\nSuccess. Updated the following files:\n{letter} {path}\n"
             ))
         }
         mcp if mcp.starts_with("mcp__") => match value {
-            Some(result) => result.clone(),
-            None => Value::from(content),
+            Some(result) => HookToolResponse::McpResult(result.clone()),
+            None => text_response(content.to_owned()),
         },
-        _ => Value::from(content),
+        _ => text_response(content.to_owned()),
     }
 }
 
@@ -224,25 +310,23 @@ pub fn arguments_from_updated_input(
 ) -> Result<Value, String> {
     match tool {
         "bash" => {
-            let command = updated
-                .get("command")
-                .and_then(Value::as_str)
+            let command = Fields::of(updated)
+                .command
                 .ok_or_else(|| UPDATED_INPUT_NO_COMMAND.to_owned())?;
             let mut arguments = original.clone();
             match arguments.as_object_mut() {
                 Some(map) => {
-                    map.insert("command".into(), Value::from(command));
+                    map.insert("command".into(), command.into());
                 }
                 None => arguments = json!({ "command": command }),
             }
             Ok(arguments)
         }
         "write" | "edit" => {
-            let patch = updated
-                .get("command")
-                .and_then(Value::as_str)
+            let patch = Fields::of(updated)
+                .command
                 .ok_or_else(|| UPDATED_INPUT_NO_COMMAND.to_owned())?;
-            patch_to_arguments(tool, patch, cwd)
+            patch_to_arguments(tool, &patch, cwd)
         }
         _ => {
             if updated.is_object() {
@@ -342,6 +426,31 @@ mod mcp_tests {
     use super::*;
 
     #[test]
+    fn a_field_of_another_type_reads_as_absent() {
+        let args = json!({"command": "ls", "description": 5});
+        let pre = hook_tool_input("bash", &args, Path::new("/p"), None);
+        assert_eq!(
+            serde_json::to_string(&permission_tool_input(&pre, "bash", &args))
+                .ok()
+                .as_deref(),
+            Some(r#"{"command":"ls"}"#)
+        );
+        let value = json!({"stdout": 1, "stderr": "err"});
+        assert_eq!(
+            hook_tool_response(
+                "bash",
+                &args,
+                Path::new("/p"),
+                true,
+                "x",
+                Some(&value),
+                Duration::ZERO
+            ),
+            HookToolResponse::Text("err\n".into())
+        );
+    }
+
+    #[test]
     fn mcp_tools_keep_their_name_and_show_the_whole_result() {
         assert_eq!(hook_tool_name("mcp__echo__echo"), "mcp__echo__echo");
         let result = json!({"content":[{"type":"text","text":"ECHO: hello"}],"structuredContent":{"result":"ECHO: hello"},"isError":false});
@@ -354,6 +463,7 @@ mod mcp_tests {
             Some(&result),
             Duration::from_millis(3),
         );
+        assert!(matches!(response, HookToolResponse::McpResult(_)));
         assert_eq!(
             serde_json::to_string(&response).ok().as_deref(),
             Some(
@@ -377,12 +487,16 @@ mod mcp_tests {
             crate::plugin::pre_tool_block_text_for(
                 Some("mcp__echo__echo"),
                 "MCP-DENY",
-                &json!({"text":"hello"})
+                &HookToolInput::Arguments(json!({"text":"hello"}))
             ),
             "Tool call blocked by PreToolUse hook: MCP-DENY. Tool: mcp__echo__echo"
         );
         assert_eq!(
-            crate::plugin::pre_tool_block_text_for(Some("bash"), "no", &json!({"command":"ls"})),
+            crate::plugin::pre_tool_block_text_for(
+                Some("bash"),
+                "no",
+                &HookToolInput::command_only("ls".into())
+            ),
             "Command blocked by PreToolUse hook: no. Command: ls"
         );
     }

@@ -7,11 +7,11 @@
 
 use std::path::Path;
 
+use crate::tools::HookToolInput;
 use dsh_seams::{
     ApprovalDecision, CompactionDecision, ContextEntry, PostToolAction, PostToolDecision,
     PreToolDecision, PromptDecision, StoppedPrompt,
 };
-use serde_json::Value;
 
 use crate::event::CodexEvent;
 use crate::output::Effect;
@@ -144,7 +144,7 @@ pub fn user_prompt_submit(
 pub fn pre_tool_use(
     effects: &[&Effect],
     tool: &str,
-    tool_input: &Value,
+    tool_input: &HookToolInput,
 ) -> Translated<PreToolDecision> {
     let block = first_block(effects);
     Translated {
@@ -318,16 +318,20 @@ pub fn pre_compact(effects: &[&Effect]) -> Translated<CompactionDecision> {
 
 /// The model-facing text of a PreToolUse block: for an MCP tool Codex names
 /// the tool (`mcp_pre_deny`), for the others the command.
-pub fn pre_tool_block_text(reason: &str, tool_input: &Value) -> String {
+pub fn pre_tool_block_text(reason: &str, tool_input: &HookToolInput) -> String {
     pre_tool_block_text_for(None, reason, tool_input)
 }
 
 /// [`pre_tool_block_text`] for the dsh tool `tool`.
-pub fn pre_tool_block_text_for(tool: Option<&str>, reason: &str, tool_input: &Value) -> String {
+pub fn pre_tool_block_text_for(
+    tool: Option<&str>,
+    reason: &str,
+    tool_input: &HookToolInput,
+) -> String {
     if let Some(tool) = tool.filter(|tool| tool.starts_with("mcp__")) {
         return format!("Tool call blocked by PreToolUse hook: {reason}. Tool: {tool}");
     }
-    let command = match tool_input.get("command").and_then(Value::as_str) {
+    let command = match tool_input.command() {
         Some(command) => command.to_owned(),
         None => serde_json::to_string(tool_input).unwrap_or_default(),
     };
@@ -422,7 +426,10 @@ mod tests {
 
     #[test]
     fn pre_tool_use_block_names_the_command_or_the_mcp_tool() {
-        let input = json!({"command": "rm -rf x"});
+        let input = HookToolInput::Command {
+            command: "rm -rf x".into(),
+            description: None,
+        };
         let (first, second) = (block("first"), block("second"));
         let denied = pre_tool_use(&[&Effect::None, &first, &second], "bash", &input);
         assert_eq!(denied.winner, Some(1));
@@ -432,7 +439,11 @@ mod tests {
                 reason: "Command blocked by PreToolUse hook: first. Command: rm -rf x".into()
             }
         );
-        let mcp = pre_tool_use(&[&first], "mcp__srv__t", &json!({}));
+        let mcp = pre_tool_use(
+            &[&first],
+            "mcp__srv__t",
+            &HookToolInput::Arguments(json!({})),
+        );
         assert_eq!(
             mcp.answer,
             PreToolDecision::Deny {

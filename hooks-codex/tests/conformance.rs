@@ -7,6 +7,7 @@ use dsh_hooks_codex::CodexEvent;
 use dsh_hooks_codex::output::{RunEnd, RunFacts, interpret};
 use dsh_hooks_codex::payload::{self, CodexPayload, CodexTokenUsage, PayloadBase};
 use dsh_hooks_codex::spill::truncated_context;
+use dsh_hooks_codex::tools::{HookToolInput, HookToolResponse};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -29,6 +30,34 @@ fn base(stdin: &Value) -> PayloadBase {
             .as_str()
             .unwrap_or("default")
             .to_owned(),
+    }
+}
+
+/// The captured `tool_input`, typed the way dsh builds it (a command or a
+/// patch is a `Command`; anything else passes through).
+fn input(stdin: &Value) -> HookToolInput {
+    let input = &stdin["tool_input"];
+    match (
+        input["command"].as_str(),
+        input.as_object().map(|map| map.len()),
+    ) {
+        (Some(command), Some(1)) => HookToolInput::Command {
+            command: command.to_owned(),
+            description: None,
+        },
+        (Some(command), Some(2)) if input["description"].is_string() => HookToolInput::Command {
+            command: command.to_owned(),
+            description: input["description"].as_str().map(str::to_owned),
+        },
+        _ => HookToolInput::Arguments(input.clone()),
+    }
+}
+
+/// The captured `tool_response`: text, or an MCP result.
+fn response(stdin: &Value) -> HookToolResponse {
+    match &stdin["tool_response"] {
+        Value::String(text) => HookToolResponse::Text(text.clone()),
+        result => HookToolResponse::McpResult(result.clone()),
     }
 }
 
@@ -56,18 +85,18 @@ fn rebuild(stdin: &Value) -> CodexPayload {
             &b,
             turn,
             s(stdin, "tool_name"),
-            &stdin["tool_input"],
+            &input(stdin),
             s(stdin, "tool_use_id"),
         ),
         "PermissionRequest" => {
-            payload::permission_request(&b, turn, s(stdin, "tool_name"), &stdin["tool_input"])
+            payload::permission_request(&b, turn, s(stdin, "tool_name"), &input(stdin))
         }
         "PostToolUse" => payload::post_tool_use(
             &b,
             turn,
             s(stdin, "tool_name"),
-            &stdin["tool_input"],
-            &stdin["tool_response"],
+            &input(stdin),
+            &response(stdin),
             s(stdin, "tool_use_id"),
         ),
         "Stop" => payload::stop(

@@ -11,7 +11,12 @@ use dsh_hooks_codex::output::{Effect, RunEnd, RunFacts, interpret};
 use dsh_hooks_codex::plugin::{hook_prompt, permission_denied_text, pre_tool_block_text, turn_id};
 use dsh_hooks_codex::tools;
 use pretty_assertions::assert_eq;
-use serde_json::json;
+use serde_json::{Value, json};
+
+/// What a hook reads: the JSON of a typed input or response.
+fn wire(typed: impl serde::Serialize) -> Value {
+    serde_json::to_value(typed).unwrap()
+}
 
 fn matches(pattern: Option<&str>, name: &str) -> bool {
     Matcher::compile(pattern)
@@ -44,7 +49,7 @@ fn bash_is_presented_as_codex_bash() {
     let args = json!({"command": "echo hi", "description": "say hi", "timeout": 5000});
     assert_eq!(tools::hook_tool_name("bash"), "Bash");
     assert_eq!(
-        tools::hook_tool_input("bash", &args, Path::new("/p"), None),
+        wire(tools::hook_tool_input("bash", &args, Path::new("/p"), None)),
         json!({"command": "echo hi"})
     );
     let response = tools::hook_tool_response(
@@ -56,7 +61,7 @@ fn bash_is_presented_as_codex_bash() {
         Some(&json!({"stdout": "out\n", "stderr": "err\n", "exit_code": 3})),
         Duration::ZERO,
     );
-    assert_eq!(response, json!("out\nerr\n"));
+    assert_eq!(wire(response), json!("out\nerr\n"));
     // dsh's bash tool trims trailing newlines from its value; Codex hooks
     // still see each stream's final newline (captures/post_failing_command).
     let trimmed = tools::hook_tool_response(
@@ -68,10 +73,10 @@ fn bash_is_presented_as_codex_bash() {
         Some(&json!({"stdout": "out", "stderr": "err", "exit_code": 3})),
         Duration::ZERO,
     );
-    assert_eq!(trimmed, json!("out\nerr\n"));
+    assert_eq!(wire(trimmed), json!("out\nerr\n"));
     let pre = tools::hook_tool_input("bash", &args, Path::new("/p"), None);
     assert_eq!(
-        tools::permission_tool_input(&pre, "bash", &args),
+        wire(tools::permission_tool_input(&pre, "bash", &args)),
         json!({"command": "echo hi", "description": "say hi"})
     );
 }
@@ -83,12 +88,12 @@ fn write_and_edit_are_rendered_as_apply_patch() {
     let input = tools::hook_tool_input("write", &write, cwd, None);
     // Byte-identical to captures/apply_patch (Add File).
     assert_eq!(
-        input,
+        wire(&input),
         json!({"command": "*** Begin Patch\n*** Add File: hello.txt\n+hello from patch\n*** End Patch\n"})
     );
     assert_eq!(tools::hook_tool_name("write"), "apply_patch");
     assert_eq!(
-        tools::permission_tool_input(&input, "write", &write),
+        wire(tools::permission_tool_input(&input, "write", &write)),
         json!({"command": "*** Begin Patch\n*** Add File: hello.txt\n+hello from patch\n*** End Patch"})
     );
     let response = tools::hook_tool_response(
@@ -101,7 +106,7 @@ fn write_and_edit_are_rendered_as_apply_patch() {
         Duration::from_millis(20),
     );
     assert_eq!(
-        response,
+        wire(response),
         json!(
             "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA hello.txt\n"
         )
@@ -109,17 +114,24 @@ fn write_and_edit_are_rendered_as_apply_patch() {
 
     let overwrite = tools::hook_tool_input("write", &write, cwd, Some("old\n"));
     assert_eq!(
-        overwrite["command"],
+        overwrite.command().unwrap(),
         "*** Begin Patch\n*** Update File: hello.txt\n@@\n-old\n+hello from patch\n*** End Patch\n"
     );
 
     let edit = json!({"file_path": "/elsewhere/a.rs", "old_string": "a\nb", "new_string": "c"});
     assert_eq!(
-        tools::hook_tool_input("edit", &edit, cwd, None)["command"],
+        tools::hook_tool_input("edit", &edit, cwd, None)
+            .command()
+            .unwrap(),
         "*** Begin Patch\n*** Update File: /elsewhere/a.rs\n@@\n-a\n-b\n+c\n*** End Patch\n"
     );
     let response = tools::hook_tool_response("edit", &edit, cwd, false, "ok", None, Duration::ZERO);
-    assert!(response.as_str().unwrap().ends_with("M /elsewhere/a.rs\n"));
+    assert!(
+        wire(response)
+            .as_str()
+            .unwrap()
+            .ends_with("M /elsewhere/a.rs\n")
+    );
 }
 
 #[test]
@@ -162,14 +174,19 @@ fn model_facing_texts() {
     assert_eq!(
         pre_tool_block_text(
             "blocked by policy: no echo allowed",
-            &json!({"command": "echo hi"})
+            &tools::HookToolInput::Arguments(json!({"command": "echo hi"}))
         ),
         "Command blocked by PreToolUse hook: blocked by policy: no echo allowed. Command: echo hi"
     );
     assert_eq!(
         pre_tool_block_text(
             "no patching",
-            &json!({"command": "*** Begin Patch\n*** Add File: hello.txt\n+hello from patch\n*** End Patch\n"})
+            &tools::HookToolInput::Command {
+                command:
+                    "*** Begin Patch\n*** Add File: hello.txt\n+hello from patch\n*** End Patch\n"
+                        .into(),
+                description: None
+            }
         ),
         "Command blocked by PreToolUse hook: no patching. Command: *** Begin Patch\n*** Add File: hello.txt\n+hello from patch\n*** End Patch\n"
     );

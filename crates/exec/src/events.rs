@@ -136,9 +136,20 @@ pub struct FileUpdateChange {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct McpResult {
     /// The content blocks (dsh keeps the result's text: one text block).
-    pub content: Vec<Value>,
-    /// Structured content (dsh's log does not keep it: null).
-    pub structured_content: Value,
+    pub content: Vec<McpContent>,
+    /// Structured content: dsh's log does not keep it, so it is always `null`.
+    pub structured_content: (),
+}
+
+/// A content block of an MCP result, tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum McpContent {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
 }
 
 /// An MCP call's error.
@@ -265,12 +276,19 @@ fn with_newline(text: &str) -> String {
     }
 }
 
-fn string_arg(arguments: &Value, key: &str) -> String {
-    arguments
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
+/// The `command` of a `bash` call (empty when it has no string one).
+#[derive(Default, Deserialize)]
+struct BashCall {
+    #[serde(default)]
+    command: String,
+}
+
+/// The `file_path` of a `write` or `edit` call (empty when it has no string
+/// one).
+#[derive(Default, Deserialize)]
+struct FileCall {
+    #[serde(default)]
+    file_path: String,
 }
 
 /// The server and tool of `mcp__<server>__<tool>`.
@@ -402,7 +420,7 @@ impl Translator {
     fn tool_call(&mut self, call_id: &str, tool: &str, arguments: &Value) -> Vec<ThreadEvent> {
         let details = match tool {
             "bash" => {
-                let command = string_arg(arguments, "command");
+                let command = BashCall::deserialize(arguments).unwrap_or_default().command;
                 let quoted = shlex::try_quote(&command)
                     .map_or_else(|_| command.clone(), |quoted| quoted.into_owned());
                 ItemDetails::CommandExecution {
@@ -413,7 +431,8 @@ impl Translator {
                 }
             }
             "write" | "edit" => {
-                let path = self.cwd.join(string_arg(arguments, "file_path"));
+                let file = FileCall::deserialize(arguments).unwrap_or_default();
+                let path = self.cwd.join(file.file_path);
                 // Called as the call is logged, before it runs: whether the
                 // file is there yet tells a new file from an update.
                 let kind = if tool == "write" && !path.exists() {
@@ -497,8 +516,10 @@ impl Translator {
                     } else {
                         (
                             Some(McpResult {
-                                content: vec![serde_json::json!({"type": "text", "text": content})],
-                                structured_content: Value::Null,
+                                content: vec![McpContent::Text {
+                                    text: content.to_owned(),
+                                }],
+                                structured_content: (),
                             }),
                             None,
                             ItemStatus::Completed,

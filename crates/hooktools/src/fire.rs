@@ -19,13 +19,16 @@ use crate::common::Format;
 use dsh_core::{LogTarget, SessionSpec};
 use dsh_protocol::Dialect;
 
+mod decided;
 mod event;
 mod fields;
 mod firing;
 mod lifecycle;
+mod payload;
 mod report;
 mod sees;
 mod tools;
+use decided::Decided;
 pub(super) use event::TestEvent;
 pub(super) use firing::Firing;
 pub(super) use report::RunReport;
@@ -125,10 +128,7 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                     "stop"
                 }
             };
-            (
-                serde_json::to_value(&decision).unwrap_or(Value::Null),
-                summary.to_owned(),
-            )
+            (Decided::Prompt(decision), summary.to_owned())
         }
         TestEvent::SessionStart => {
             let mut contexts = Vec::new();
@@ -137,7 +137,7 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
             }
             model_sees.extend(context_lines(&contexts));
             let summary = format!("{} context(s)", contexts.len());
-            (json!({"contexts": contexts}), summary)
+            (Decided::Contexts { contexts }, summary)
         }
         TestEvent::Stop => {
             let input = ContinuationInput {
@@ -173,17 +173,14 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                     "halt"
                 }
             };
-            (
-                serde_json::to_value(&decision).unwrap_or(Value::Null),
-                summary.to_owned(),
-            )
+            (Decided::Continuation(decision), summary.to_owned())
         }
         TestEvent::SessionEnd => {
             for plugin in plugins {
                 plugin.session_end(&ctx, firing.end_reason).await;
             }
             (
-                Value::Null,
+                Decided::Nothing,
                 "observed (SessionEnd cannot change anything)".to_owned(),
             )
         }
@@ -192,7 +189,7 @@ pub(super) async fn fire(plugins: &[Arc<dyn Plugin>], cwd: &Path, firing: &Firin
                 plugin.notification(&ctx, &firing.notification).await;
             }
             (
-                Value::Null,
+                Decided::Nothing,
                 "observed (Notification cannot change anything)".to_owned(),
             )
         }

@@ -40,4 +40,6 @@ pub use manager::{
     ServerReport, ServerStatus,
 };
 pub use session::McpSession;
-pub use tool::{McpStandIn, McpTool, bound_result, content_text, qualified_name};
+pub use tool::{
+    CallResult, McpStandIn, McpTool, bound_result, content_text, qualified_name, render_result,
+};

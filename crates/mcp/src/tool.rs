@@ -19,7 +19,8 @@ use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use dsh_tools::{Rendered, Tool, ToolContext, ToolError};
 use rmcp::model::{CallToolResult, Tool as ToolDef};
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use crate::limit::{ResultStore, limited_text};
 use crate::manager::{McpManager, Server};
@@ -66,55 +67,84 @@ impl McpTool {
     }
 }
 
-/// The canonical value of a result (see the module docs).
-pub fn result_value(result: &CallToolResult) -> Value {
-    let mut map = Map::new();
-    let content = serde_json::to_value(&result.content).unwrap_or_else(|_| json!([]));
-    map.insert("content".into(), content);
-    if let Some(structured) = &result.structured_content {
-        map.insert("structuredContent".into(), structured.clone());
-    }
-    map.insert("isError".into(), json!(result.is_error.unwrap_or(false)));
-    Value::Object(map)
+/// A call's canonical result (see the module docs): MCP's result object,
+/// camelCase, with `isError` always written. Field order is wire order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallResult {
+    /// The content blocks as the server sent them: they reach the model
+    /// and the hooks unchanged.
+    #[serde(default)]
+    pub content: Vec<Value>,
+    /// The structured content (arbitrary JSON), when the server gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the call failed.
+    #[serde(default)]
+    pub is_error: bool,
 }
 
-/// The text the model is shown for a result value (before the error
-/// prefix): the structured content as compact JSON when the call succeeded
-/// and has one, else the content blocks' text.
-fn model_text(object: &Map<String, Value>) -> String {
-    let failed = object.get("isError").and_then(Value::as_bool) == Some(true);
-    match object.get("structuredContent") {
-        Some(structured) if !failed => structured.to_string(),
-        Some(_) | None => content_text(object.get("content").unwrap_or(&Value::Null)),
+impl CallResult {
+    /// The canonical form of an rmcp result.
+    pub fn of(result: &CallToolResult) -> Self {
+        CallResult {
+            content: result
+                .content
+                .iter()
+                .filter_map(|block| serde_json::to_value(block).ok())
+                .collect(),
+            structured_content: result.structured_content.clone(),
+            is_error: result.is_error.unwrap_or(false),
+        }
+    }
+
+    /// Reads a canonical value; `None` when `value` is not one.
+    pub fn read(value: &Value) -> Option<Self> {
+        Self::deserialize(value).ok()
+    }
+
+    /// The value tools return, hooks read and the session log keeps.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+
+    /// The text the model is shown (before the error prefix): the
+    /// structured content as compact JSON when the call succeeded and has
+    /// one, else the content blocks' text.
+    pub fn model_text(&self) -> String {
+        match &self.structured_content {
+            Some(structured) if !self.is_error => structured.to_string(),
+            Some(_) | None => content_text(&self.content),
+        }
+    }
+
+    /// The result cut to one text block naming the file it was saved to,
+    /// when it is over the MCP output limits of `store` (see
+    /// [`crate::limit`]); `None` when it is within them.
+    pub fn limited(&self, store: &ResultStore) -> Option<Self> {
+        let pretty_content = || serde_json::to_string_pretty(&self.content).unwrap_or_default();
+        let text = limited_text(&self.model_text(), pretty_content, store)?;
+        Some(CallResult {
+            content: vec![json!({"type": "text", "text": text})],
+            structured_content: None,
+            is_error: self.is_error,
+        })
     }
 }
 
 /// `value` (a canonical result) within the MCP output limits of `store`
-/// (see [`crate::limit`]); a value within them is returned unchanged.
+/// (see [`crate::limit`]); a value within them, or not a result, is
+/// returned unchanged.
 pub fn bound_result(value: Value, store: &ResultStore) -> Value {
-    let Value::Object(object) = &value else {
-        return value;
-    };
-    let text = model_text(object);
-    let pretty_content = || {
-        serde_json::to_string_pretty(object.get("content").unwrap_or(&json!([])))
-            .unwrap_or_default()
-    };
-    match limited_text(&text, pretty_content, store) {
+    match CallResult::read(&value).and_then(|result| result.limited(store)) {
+        Some(cut) => cut.to_value(),
         None => value,
-        Some(text) => json!({
-            "content": [{"type": "text", "text": text}],
-            "isError": object.get("isError").cloned().unwrap_or(json!(false)),
-        }),
     }
 }
 
 /// The text of the content blocks: text blocks as they are, any other
 /// block as its JSON.
-pub fn content_text(content: &Value) -> String {
-    let Some(blocks) = content.as_array() else {
-        return String::new();
-    };
+pub fn content_text(blocks: &[Value]) -> String {
     blocks
         .iter()
         .map(|block| match block.get("text").and_then(Value::as_str) {
@@ -125,6 +155,27 @@ pub fn content_text(content: &Value) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// How a tool renders a canonical result for the model: `tool` names the
+/// tool in the error prefix.
+pub fn render_result(tool: &str, value: &Value) -> Result<Rendered, ToolError> {
+    let Some(result) = CallResult::read(value) else {
+        return Err(ToolError(
+            "an MCP result must be an object with `content`".to_owned(),
+        ));
+    };
+    let text = result.model_text();
+    if result.is_error {
+        return Ok(Rendered {
+            content: format!("Error executing tool {tool}: {text}"),
+            is_error: true,
+        });
+    }
+    Ok(Rendered {
+        content: text,
+        is_error: false,
+    })
 }
 
 #[async_trait]
@@ -151,26 +202,12 @@ impl Tool for McpTool {
         }
         .map_err(|err| ToolError(err.0))?;
         let store = ResultStore::for_call(ctx, &self.server.config().name, &self.tool);
-        Ok(bound_result(result_value(&result), &store))
+        let result = CallResult::of(&result);
+        Ok(result.limited(&store).unwrap_or(result).to_value())
     }
 
     fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let Some(object) = value.as_object() else {
-            return Err(ToolError(
-                "an MCP result must be an object with `content`".to_owned(),
-            ));
-        };
-        let text = model_text(object);
-        if object.get("isError").and_then(Value::as_bool) == Some(true) {
-            return Ok(Rendered {
-                content: format!("Error executing tool {}: {text}", self.tool),
-                is_error: true,
-            });
-        }
-        Ok(Rendered {
-            content: text,
-            is_error: false,
-        })
+        render_result(&self.tool, value)
     }
 }
 
@@ -277,8 +314,64 @@ mod tests {
         let content =
             json!([{"type":"text","text":"a"},{"type":"image","data":"x","mimeType":"image/png"}]);
         assert_eq!(
-            content_text(&content),
+            content_text(content.as_array().unwrap()),
             "a\n{\"type\":\"image\",\"data\":\"x\",\"mimeType\":\"image/png\"}"
         );
+    }
+
+    /// The canonical value of an rmcp result, in the order and bytes the
+    /// hooks and the session log have always had.
+    #[test]
+    fn canonical_results_keep_their_wire_bytes() {
+        let result = CallToolResult::structured(json!({"n": 1}));
+        assert_eq!(
+            CallResult::of(&result).to_value().to_string(),
+            r#"{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1},"isError":false}"#
+        );
+        let plain = CallToolResult::success(vec![rmcp::model::ContentBlock::text("hi")]);
+        assert_eq!(
+            CallResult::of(&plain).to_value().to_string(),
+            r#"{"content":[{"type":"text","text":"hi"}],"isError":false}"#
+        );
+    }
+
+    /// A result within the limits (from an SDK server, with keys of its
+    /// own) is passed on as it came; one over them is cut to a text block.
+    #[test]
+    fn results_within_limits_pass_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ResultStore {
+            dir: dir.path().to_path_buf(),
+            max_tokens: Some(10),
+            server: "s".into(),
+            tool: "t".into(),
+            call_id: "c".into(),
+        };
+        let small = json!({"isError": false, "_meta": {"k": 1}, "content": [{"type": "text", "text": "ok"}]});
+        assert_eq!(
+            bound_result(small.clone(), &store).to_string(),
+            small.to_string()
+        );
+        assert_eq!(
+            bound_result(json!("not a result"), &store),
+            json!("not a result")
+        );
+        let big = json!({"content": [{"type": "text", "text": "y".repeat(400)}], "isError": true});
+        let cut = bound_result(big, &store);
+        assert_eq!(
+            cut.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["content", "isError"]
+        );
+        assert_eq!(cut["isError"], json!(true));
+        let rendered = render_result("t", &cut).unwrap();
+        assert!(
+            rendered.is_error
+                && rendered
+                    .content
+                    .starts_with("Error executing tool t: Error: result"),
+            "{}",
+            rendered.content
+        );
+        assert!(render_result("t", &json!(3)).is_err());
     }
 }

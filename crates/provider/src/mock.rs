@@ -63,10 +63,14 @@ impl MockWire {
         match self {
             MockWire::Chat => format!("data: {data}\n\n"),
             MockWire::Anthropic | MockWire::Responses => {
-                let name = serde_json::from_str::<Value>(data)
-                    .ok()
-                    .and_then(|value| value.get("type").and_then(Value::as_str).map(str::to_owned))
-                    .unwrap_or_else(|| "message".to_owned());
+                /// An event's `type`, which names its SSE event.
+                #[derive(serde::Deserialize)]
+                struct Kind {
+                    #[serde(rename = "type")]
+                    kind: String,
+                }
+                let name = serde_json::from_str::<Kind>(data)
+                    .map_or_else(|_| "message".to_owned(), |event| event.kind);
                 format!("event: {name}\ndata: {data}\n\n")
             }
         }

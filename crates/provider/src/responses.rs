@@ -14,11 +14,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_model::{FailureCategory, ProviderFailure, StreamSink};
 use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::api::responses::{
-    self, ContentPart, Event, InputItem, Item, ItemView, Output, Response, Role, ToolChoice,
-    Usage as ResponsesUsage,
+    self, ContentPart, Event, InputItem, Item, ItemView, Output, ReplayedReasoning, Response, Role,
+    ToolChoice, Usage as ResponsesUsage,
 };
 use crate::api::{Function, Loose};
 
@@ -685,20 +685,22 @@ fn value_bytes(value: &Value) -> usize {
     }
 }
 
-/// A reasoning item as it goes back in `input`: type, summary and the
-/// encrypted content. The `id` stays behind: with `store: false` the API
-/// has no item of that id to look up and would refuse the reference.
+/// A reasoning item as it goes back in `input` ([`ReplayedReasoning`]),
+/// when it has encrypted content to go back with.
 fn replayable_reasoning(item: &Value) -> Option<Value> {
-    let encrypted = item
-        .get("encrypted_content")
-        .and_then(Value::as_str)
-        .filter(|content| !content.is_empty())?;
-    let summary = item.get("summary").cloned().unwrap_or_else(|| json!([]));
-    Some(json!({
-        "type": "reasoning",
-        "summary": summary,
-        "encrypted_content": encrypted,
-    }))
+    let encrypted = ItemView::of(item)
+        .encrypted_content()
+        .filter(|content| !content.is_empty())?
+        .to_owned();
+    let summary = item
+        .get("summary")
+        .cloned()
+        .unwrap_or_else(|| Value::Array(Vec::new()));
+    serde_json::to_value(ReplayedReasoning {
+        summary,
+        encrypted_content: encrypted,
+    })
+    .ok()
 }
 
 fn error_event(code: Option<&str>, message: Option<&str>) -> EventError {
@@ -723,6 +725,7 @@ fn error_event(code: Option<&str>, message: Option<&str>) -> EventError {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// The body as the JSON it is sent as, keys in wire order.
     fn request_body(

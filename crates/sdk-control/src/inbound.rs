@@ -1,9 +1,11 @@
 //! What the SDK writes on the CLI's stdin: user messages, its control
 //! requests, and its answers to the CLI's control requests.
 
+use std::collections::BTreeMap;
+
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Why a stdin line is not a protocol message.
 #[derive(Debug, thiserror::Error)]
@@ -126,6 +128,14 @@ impl<T> Loose<T> {
             Loose::Not(_) => None,
         }
     }
+
+    /// The value, when it has the expected type, taken.
+    pub fn ok(self) -> Option<T> {
+        match self {
+            Loose::Is(value) => Some(value),
+            Loose::Not(_) => None,
+        }
+    }
 }
 
 impl UserContent {
@@ -193,7 +203,7 @@ pub struct InitializeRequest {
     pub sdk_mcp_servers: Option<Vec<String>>,
     /// Their `initialize` and `tools/list` results (TypeScript).
     #[serde(default)]
-    pub sdk_mcp_server_manifests: Option<Map<String, Value>>,
+    pub sdk_mcp_server_manifests: Option<BTreeMap<String, crate::ServerManifest>>,
     /// The system prompt: `[""]` by default, `["<text>"]` for a string.
     #[serde(default, deserialize_with = "string_or_list")]
     pub system_prompt: Option<Vec<String>>,
@@ -290,11 +300,12 @@ pub enum PermissionAnswer {
     },
 }
 
-/// An `mcp_message` answer: `{"mcp_response": <JSON-RPC reply>}`.
+/// An `mcp_message` answer: `{"mcp_response": <JSON-RPC reply>}`, whose
+/// result is an `R`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct McpAnswer {
+pub struct McpAnswer<R> {
     /// The server's JSON-RPC reply.
-    pub mcp_response: Value,
+    pub mcp_response: crate::RpcReply<R>,
 }
 
 fn fields<T: serde::de::DeserializeOwned>(kind: &str, value: Value) -> Result<T, LineError> {
@@ -304,41 +315,75 @@ fn fields<T: serde::de::DeserializeOwned>(kind: &str, value: Value) -> Result<T,
     })
 }
 
-fn string_field(object: &Map<String, Value>, key: &str) -> Option<String> {
-    object.get(key).and_then(Value::as_str).map(str::to_owned)
+/// A line's keys that its `type` decides on; `user` lines are read again
+/// whole, as a [`UserLine`].
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(rename = "type", default)]
+    kind: Option<Loose<String>>,
+    #[serde(default)]
+    request_id: Option<Loose<String>>,
+    /// Read by its `subtype` ([`sdk_request`]).
+    #[serde(default)]
+    request: Option<Value>,
+    #[serde(default)]
+    response: Option<Loose<ResponseEnvelope>>,
+}
+
+/// The `response` of a `control_response` line.
+#[derive(Deserialize)]
+struct ResponseEnvelope {
+    #[serde(default)]
+    request_id: Option<Loose<String>>,
+    #[serde(default)]
+    subtype: Option<Loose<String>>,
+    /// The payload, read by whoever asked ([`ControlAnswer`]).
+    #[serde(default)]
+    response: Option<Value>,
+    #[serde(default)]
+    error: Option<Loose<String>>,
+}
+
+fn text(field: Option<Loose<String>>) -> Option<String> {
+    field.and_then(Loose::ok)
 }
 
 /// Reads one stdin line.
 pub fn parse_line(line: &str) -> Result<Inbound, LineError> {
-    let value: Value = serde_json::from_str(line).map_err(LineError::Json)?;
-    let Value::Object(object) = value else {
-        return Err(LineError::NoType);
-    };
-    let kind = string_field(&object, "type").ok_or(LineError::NoType)?;
+    let envelope: Envelope = serde_json::from_str(line).map_err(|error| {
+        // Well-formed JSON that is not an object has no `type` either.
+        match serde_json::from_str::<IgnoredAny>(line) {
+            Ok(_) => LineError::NoType,
+            Err(_) => LineError::Json(error),
+        }
+    })?;
+    let kind = text(envelope.kind).ok_or(LineError::NoType)?;
     match kind.as_str() {
-        "user" => Ok(Inbound::User(fields("user", Value::Object(object))?)),
+        "user" => Ok(Inbound::User(serde_json::from_str(line).map_err(
+            |source| LineError::Fields {
+                kind: kind.clone(),
+                source,
+            },
+        )?)),
         "control_request" => {
             let request_id =
-                string_field(&object, "request_id").ok_or_else(|| missing(&kind, "request_id"))?;
-            let request = object
-                .get("request")
-                .cloned()
-                .ok_or_else(|| missing(&kind, "request"))?;
+                text(envelope.request_id).ok_or_else(|| missing(&kind, "request_id"))?;
+            let request = envelope.request.ok_or_else(|| missing(&kind, "request"))?;
             Ok(Inbound::ControlRequest {
                 request_id,
                 request: sdk_request(request)?,
             })
         }
         "control_response" => {
-            let response = object
-                .get("response")
-                .and_then(Value::as_object)
+            let response = envelope
+                .response
+                .and_then(Loose::ok)
                 .ok_or_else(|| missing(&kind, "response"))?;
-            let request_id = string_field(response, "request_id")
-                .ok_or_else(|| missing(&kind, "response.request_id"))?;
-            let result = match string_field(response, "subtype").as_deref() {
-                Some("success") => Ok(response.get("response").cloned().unwrap_or(Value::Null)),
-                _ => Err(string_field(response, "error")
+            let request_id =
+                text(response.request_id).ok_or_else(|| missing(&kind, "response.request_id"))?;
+            let result = match text(response.subtype).as_deref() {
+                Some("success") => Ok(response.response.unwrap_or_default()),
+                _ => Err(text(response.error)
                     .unwrap_or_else(|| "the SDK answered with an error".to_owned())),
             };
             Ok(Inbound::ControlResponse(ControlAnswer {
@@ -347,8 +392,7 @@ pub fn parse_line(line: &str) -> Result<Inbound, LineError> {
             }))
         }
         "control_cancel_request" => Ok(Inbound::ControlCancel {
-            request_id: string_field(&object, "request_id")
-                .ok_or_else(|| missing(&kind, "request_id"))?,
+            request_id: text(envelope.request_id).ok_or_else(|| missing(&kind, "request_id"))?,
         }),
         "keep_alive" => Ok(Inbound::KeepAlive),
         _ => Err(LineError::UnknownType(kind)),
@@ -363,10 +407,15 @@ fn missing(kind: &str, key: &str) -> LineError {
 }
 
 fn sdk_request(request: Value) -> Result<SdkRequest, LineError> {
-    let subtype = request
-        .get("subtype")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+    /// The key that says which request it is.
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(default)]
+        subtype: Option<Loose<String>>,
+    }
+    let subtype = Head::deserialize(&request)
+        .ok()
+        .and_then(|head| text(head.subtype))
         .ok_or_else(|| missing("control_request", "request.subtype"))?;
     let kind = format!("control_request {subtype}");
     Ok(match subtype.as_str() {

@@ -20,9 +20,11 @@
 #![deny(missing_docs)]
 
 mod inbound;
+mod mcp;
 mod outbound;
 
 pub use inbound::*;
+pub use mcp::*;
 pub use outbound::*;
 
 /// The version of Claude Code whose protocol dsh speaks: what

@@ -78,7 +78,7 @@ pub struct McpMessage {
     /// The SDK MCP server's name.
     pub server_name: String,
     /// The JSON-RPC message.
-    pub message: Value,
+    pub message: crate::RpcMessage,
 }
 
 /// An empty list of pending requests (`[]`): a dsh process answering
@@ -102,6 +102,78 @@ pub struct ControlResponseLine {
     pub response: ResponseBody,
 }
 
+/// The `user` line Claude Code writes before answering `set_model`: the
+/// local command's output, marked as replayed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LocalCommandLine {
+    /// Always `user`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// `{"role": "user", "content": "<local-command-stdout>…"}`.
+    pub message: LocalCommandMessage,
+    /// The session's id.
+    pub session_id: String,
+    /// Always `null`.
+    pub parent_tool_use_id: Option<String>,
+    /// A fresh UUID.
+    pub uuid: String,
+    /// When, as `2026-01-02T03:04:05.678Z`.
+    pub timestamp: String,
+    /// Always `true`.
+    #[serde(rename = "isReplay")]
+    pub is_replay: bool,
+}
+
+/// The message of a [`LocalCommandLine`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LocalCommandMessage {
+    /// Always `user`.
+    pub role: &'static str,
+    /// The command's output in `<local-command-stdout>` tags.
+    pub content: String,
+}
+
+impl LocalCommandLine {
+    /// The line for a command that printed `stdout`.
+    pub fn new(session_id: &str, stdout: &str, uuid: String, timestamp: String) -> Self {
+        LocalCommandLine {
+            kind: "user",
+            message: LocalCommandMessage {
+                role: "user",
+                content: format!("<local-command-stdout>{stdout}</local-command-stdout>"),
+            },
+            session_id: session_id.to_owned(),
+            parent_tool_use_id: None,
+            uuid,
+            timestamp,
+            is_replay: true,
+        }
+    }
+}
+
+/// The payload of a success answer, by the request it answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SuccessPayload {
+    /// `initialize`.
+    Initialize(Box<InitializeResponse>),
+    /// `interrupt`: `{"still_queued": []}` (dsh queues no prompts).
+    Interrupted {
+        /// Always empty.
+        still_queued: NothingPending,
+    },
+    /// `set_model`: the model now in use.
+    Model {
+        /// The model's name.
+        model: String,
+    },
+    /// `set_permission_mode`: the mode now in force.
+    Mode {
+        /// The mode's name (`acceptEdits`, …).
+        mode: String,
+    },
+}
+
 /// The answer inside a [`ControlResponseLine`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
@@ -111,7 +183,7 @@ pub enum ResponseBody {
         /// The request answered.
         request_id: String,
         /// Its payload.
-        response: Value,
+        response: SuccessPayload,
         /// `initialize` only: `[]`.
         #[serde(skip_serializing_if = "Option::is_none")]
         pending_permission_requests: Option<NothingPending>,
@@ -130,7 +202,7 @@ pub enum ResponseBody {
 
 impl ControlResponseLine {
     /// A success answer carrying `response`.
-    pub fn success(request_id: &str, response: Value) -> Self {
+    pub fn success(request_id: &str, response: SuccessPayload) -> Self {
         ControlResponseLine {
             kind: "control_response",
             response: ResponseBody::Success {
@@ -148,7 +220,7 @@ impl ControlResponseLine {
             kind: "control_response",
             response: ResponseBody::Success {
                 request_id: request_id.to_owned(),
-                response: serde_json::to_value(response).unwrap_or(Value::Null),
+                response: SuccessPayload::Initialize(Box::new(response.clone())),
                 pending_permission_requests: Some(NothingPending),
                 pending_user_dialog_requests: Some(NothingPending),
             },
@@ -384,10 +456,43 @@ mod tests {
     }
 
     #[test]
+    fn typed_answers_write_the_captured_bytes() {
+        // KEYS.md, the `set_model` user line (written compact).
+        let line = LocalCommandLine::new(
+            "36c60411-4401-43a3-bde3-38041d1e3cbf",
+            "Set model to `claude-haiku-4-5`",
+            "56a18b9c-357f-42d1-ab5f-c64e03c38fb1".to_owned(),
+            "2026-12-06T02:30:20.660Z".to_owned(),
+        );
+        assert_eq!(
+            serde_json::to_string(&line).unwrap(),
+            r#"{"type":"user","message":{"role":"user","content":"<local-command-stdout>Set model to `claude-haiku-4-5`</local-command-stdout>"},"session_id":"36c60411-4401-43a3-bde3-38041d1e3cbf","parent_tool_use_id":null,"uuid":"56a18b9c-357f-42d1-ab5f-c64e03c38fb1","timestamp":"2026-12-06T02:30:20.660Z","isReplay":true}"#
+        );
+        let answer = |payload| {
+            let line = ControlResponseLine::success("r", payload);
+            serde_json::to_value(&line).unwrap()["response"]["response"].to_string()
+        };
+        assert_eq!(
+            answer(SuccessPayload::Interrupted {
+                still_queued: NothingPending
+            }),
+            r#"{"still_queued":[]}"#
+        );
+        assert_eq!(
+            answer(SuccessPayload::Model {
+                model: "claude-haiku-4-5".to_owned()
+            }),
+            r#"{"model":"claude-haiku-4-5"}"#
+        );
+    }
+
+    #[test]
     fn responses_and_state_messages_match_the_captures() {
         let ok = serde_json::to_string(&ControlResponseLine::success(
             "zp3l4n38h7",
-            json!({"mode": "acceptEdits"}),
+            SuccessPayload::Mode {
+                mode: "acceptEdits".to_owned(),
+            },
         ))
         .unwrap();
         assert_eq!(

@@ -50,11 +50,11 @@ use dsh_core::sessions::Pick;
 use dsh_permissions::{Mode, PermissionsPlugin};
 use dsh_sdk_control::{
     Account, Capabilities, ControlResponseLine, Inbound, InitializeRequest, InitializeResponse,
-    ModeStatus, ModelInfo, SdkRequest, SessionState,
+    LocalCommandLine, ModeStatus, ModelInfo, NothingPending, SdkRequest, SessionState,
+    SuccessPayload,
 };
 use dsh_seams::{CancellationToken, SessionEndReason};
 use dsh_stdio::stdio::{ExitStatus, errln};
-use serde_json::json;
 use tokio::io::AsyncBufReadExt as _;
 use tokio::sync::mpsc;
 
@@ -134,16 +134,15 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// The `user` line a `set_model` answer is preceded by, as Claude Code's.
-fn model_set(session_id: &str, model: &str) -> serde_json::Value {
-    json!({
-        "type": "user",
-        "message": {"role": "user", "content": format!("<local-command-stdout>Set model to `{model}`</local-command-stdout>")},
-        "session_id": session_id,
-        "parent_tool_use_id": null,
-        "uuid": uuid::Uuid::new_v4().to_string(),
-        "timestamp": chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
-        "isReplay": true,
-    })
+fn model_set(session_id: &str, model: &str) -> LocalCommandLine {
+    LocalCommandLine::new(
+        session_id,
+        &format!("Set model to `{model}`"),
+        uuid::Uuid::new_v4().to_string(),
+        chrono::Utc::now()
+            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string(),
+    )
 }
 
 /// Reads stdin until it closes: answers to the CLI's requests and the
@@ -196,7 +195,9 @@ async fn read_stdin(peer: Arc<Peer>, shared: Arc<Shared>, queue: mpsc::Unbounded
                     }
                     peer.send(&ControlResponseLine::success(
                         &request_id,
-                        json!({"still_queued": []}),
+                        SuccessPayload::Interrupted {
+                            still_queued: NothingPending,
+                        },
                     ));
                 }
                 SdkRequest::SetPermissionMode { mode } => {
@@ -205,7 +206,9 @@ async fn read_stdin(peer: Arc<Peer>, shared: Arc<Shared>, queue: mpsc::Unbounded
                         Ok(mode) => {
                             peer.send(&ControlResponseLine::success(
                                 &request_id,
-                                json!({"mode": mode}),
+                                SuccessPayload::Mode {
+                                    mode: mode.to_owned(),
+                                },
                             ));
                             peer.send(&ModeStatus::new(
                                 mode.to_owned(),
@@ -467,7 +470,7 @@ async fn sdk_tools(
             servers.push(name);
         }
     }
-    mcp::tools_of(peer, &servers, Some(&manifests))
+    mcp::tools_of(peer, &servers, &manifests)
 }
 
 /// The agent's observers: events become stream-json messages to the SDK
@@ -599,7 +602,10 @@ async fn serve(
                 {
                     Ok(Ok(())) => {
                         peer.send(&model_set(session_id, &name));
-                        peer.send(&ControlResponseLine::success(&id, json!({"model": name})));
+                        peer.send(&ControlResponseLine::success(
+                            &id,
+                            SuccessPayload::Model { model: name },
+                        ));
                     }
                     // A PreModelSwitch hook refused it (Claude Code's text).
                     Ok(Err(reason)) => peer.send(&ControlResponseLine::error(

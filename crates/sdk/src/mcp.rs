@@ -9,14 +9,16 @@
 //! dsh asks each one as Claude Code does (`initialize`,
 //! `notifications/initialized`, `tools/list`, all as `mcp_message`).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
-use dsh_sdk_control::{CliRequest, McpAnswer, McpMessage};
+use dsh_sdk_control::{CliRequest, McpAnswer, McpMessage, RpcMessage, ServerManifest, ToolsList};
 use dsh_tools::{Rendered, Tool, ToolContext, ToolError};
-use serde_json::{Map, Value, json};
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde_json::{Value, json};
 
 use crate::peer::Peer;
 
@@ -33,33 +35,28 @@ pub struct SdkMcpTool {
 pub fn tools_of(
     peer: &Arc<Peer>,
     servers: &[String],
-    manifests: Option<&Map<String, Value>>,
+    manifests: &BTreeMap<String, ServerManifest>,
 ) -> Vec<Arc<dyn Tool>> {
     let ids = Arc::new(AtomicU64::new(1));
     let mut out: Vec<Arc<dyn Tool>> = Vec::new();
     for server in servers {
         let listed = manifests
-            .and_then(|m| m.get(server))
-            .and_then(|m| m.pointer("/toolsListResult/tools"))
-            .and_then(Value::as_array);
+            .get(server)
+            .map(|manifest| manifest.tools_list_result.tools.as_slice());
         for def in listed.into_iter().flatten() {
-            let Some(name) = def.get("name").and_then(Value::as_str) else {
+            let Some(name) = &def.name else {
                 continue;
             };
             out.push(Arc::new(SdkMcpTool {
                 peer: Arc::clone(peer),
                 server: server.clone(),
-                tool: name.to_owned(),
+                tool: name.clone(),
                 spec: ToolSpec {
                     name: dsh_mcp::qualified_name(server, name),
-                    description: def
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
+                    description: def.description.clone().unwrap_or_default(),
                     input_schema: def
-                        .get("inputSchema")
-                        .cloned()
+                        .input_schema
+                        .clone()
                         .unwrap_or_else(|| json!({"type": "object"})),
                 },
                 ids: Arc::clone(&ids),
@@ -70,12 +67,14 @@ pub fn tools_of(
 }
 
 /// Asks each of `servers` for its tools over `mcp_message`, before the
-/// `initialize` answer as Claude Code does, and returns manifests shaped as
-/// the TypeScript SDK sends them (`{"<server>": {"initializeResult": …,
-/// "toolsListResult": {"tools": […]}}}`). A server that fails to answer is
-/// left out and named in the notices.
-pub async fn list_tools(peer: &Peer, servers: &[String]) -> (Map<String, Value>, Vec<String>) {
-    let mut manifests = Map::new();
+/// `initialize` answer as Claude Code does, and returns their manifests
+/// as the TypeScript SDK would have sent them. A server that fails to
+/// answer is left out and named in the notices.
+pub async fn list_tools(
+    peer: &Peer,
+    servers: &[String],
+) -> (BTreeMap<String, ServerManifest>, Vec<String>) {
+    let mut manifests = BTreeMap::new();
     let mut notices = Vec::new();
     for server in servers {
         match ask_manifest(peer, server).await {
@@ -90,61 +89,42 @@ pub async fn list_tools(peer: &Peer, servers: &[String]) -> (Map<String, Value>,
     (manifests, notices)
 }
 
-async fn ask_manifest(peer: &Peer, server: &str) -> Result<Value, String> {
-    let initialized = rpc(
+async fn ask_manifest(peer: &Peer, server: &str) -> Result<ServerManifest, String> {
+    rpc::<IgnoredAny>(
         peer,
         server,
-        json!({
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "dsh", "version": env!("CARGO_PKG_VERSION")},
-            },
-            "jsonrpc": "2.0",
-            "id": 0,
-        }),
+        RpcMessage::initialize(env!("CARGO_PKG_VERSION")),
     )
     .await?;
-    rpc(
-        peer,
-        server,
-        json!({"method": "notifications/initialized", "jsonrpc": "2.0"}),
-    )
-    .await?;
-    let listed = rpc(
-        peer,
-        server,
-        json!({"method": "tools/list", "jsonrpc": "2.0", "id": 1}),
-    )
-    .await?;
-    if !listed.get("tools").is_some_and(Value::is_array) {
-        return Err(format!(
-            "`tools/list` answered without a `tools` list: {listed}"
-        ));
-    }
-    Ok(json!({"initializeResult": initialized, "toolsListResult": listed}))
+    rpc::<IgnoredAny>(peer, server, RpcMessage::initialized()).await?;
+    let listed = rpc::<ToolsList>(peer, server, RpcMessage::list_tools())
+        .await?
+        .ok_or("`tools/list` answered without a `tools` list")?;
+    Ok(ServerManifest {
+        tools_list_result: listed,
+    })
 }
 
-/// One JSON-RPC exchange with an SDK server: the reply's `result`.
-async fn rpc(peer: &Peer, server: &str, message: Value) -> Result<Value, String> {
-    let method = message["method"].as_str().unwrap_or_default().to_owned();
+/// One JSON-RPC exchange with an SDK server: the reply's `result`, when
+/// it has one.
+async fn rpc<R: DeserializeOwned>(
+    peer: &Peer,
+    server: &str,
+    message: RpcMessage,
+) -> Result<Option<R>, String> {
+    let method = message.method;
     let answer = peer
         .request(CliRequest::McpMessage(McpMessage {
             server_name: server.to_owned(),
             message,
         }))
         .await?;
-    let reply: McpAnswer =
+    let reply: McpAnswer<R> =
         serde_json::from_value(answer).map_err(|error| format!("`{method}`: {error}"))?;
-    if let Some(error) = reply.mcp_response.get("error") {
+    if let Some(error) = reply.mcp_response.error {
         return Err(format!("`{method}`: MCP error {error}"));
     }
-    Ok(reply
-        .mcp_response
-        .get("result")
-        .cloned()
-        .unwrap_or(Value::Null))
+    Ok(reply.mcp_response.result)
 }
 
 #[async_trait]
@@ -157,47 +137,23 @@ impl Tool for SdkMcpTool {
         let id = self.ids.fetch_add(1, Ordering::Relaxed);
         let request = CliRequest::McpMessage(McpMessage {
             server_name: self.server.clone(),
-            message: json!({
-                "method": "tools/call",
-                "params": {"name": self.tool, "arguments": arguments},
-                "jsonrpc": "2.0",
-                "id": id,
-            }),
+            message: RpcMessage::call_tool(id, &self.tool, arguments.clone()),
         });
         let answer = tokio::select! {
             answer = self.peer.request(request) => answer.map_err(ToolError)?,
             () = ctx.cancel.cancelled() => return Err(ToolError("interrupted".to_owned())),
         };
-        let reply: McpAnswer = serde_json::from_value(answer)
+        let reply: McpAnswer<Value> = serde_json::from_value(answer)
             .map_err(|error| ToolError(format!("the SDK's MCP answer: {error}")))?;
-        if let Some(error) = reply.mcp_response.get("error") {
+        if let Some(error) = reply.mcp_response.error {
             return Err(ToolError(format!("MCP error: {error}")));
         }
-        let result = reply
-            .mcp_response
-            .get("result")
-            .cloned()
-            .unwrap_or(Value::Null);
+        let result = reply.mcp_response.result.unwrap_or_default();
         let store = dsh_mcp::ResultStore::for_call(ctx, &self.server, &self.tool);
         Ok(dsh_mcp::bound_result(result, &store))
     }
 
     fn render(&self, value: &Value) -> Result<Rendered, ToolError> {
-        let Some(object) = value.as_object() else {
-            return Err(ToolError(
-                "an MCP result must be an object with `content`".to_owned(),
-            ));
-        };
-        let text = dsh_mcp::content_text(object.get("content").unwrap_or(&Value::Null));
-        if object.get("isError").and_then(Value::as_bool) == Some(true) {
-            return Ok(Rendered {
-                content: format!("Error executing tool {}: {text}", self.tool),
-                is_error: true,
-            });
-        }
-        Ok(Rendered {
-            content: text,
-            is_error: false,
-        })
+        dsh_mcp::render_result(&self.tool, value)
     }
 }

@@ -6,6 +6,8 @@
 //! line and the ACP server all describe a call through [`describe`], so a
 //! new tool or a renamed argument is taught to them in one place.
 
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny};
 use serde_json::Value;
 
 /// What a call does, in the vocabulary of ACP's `ToolKind` (editors pick an
@@ -83,32 +85,66 @@ impl ToolDescription {
 /// The longest [`ToolDescription::title`], in characters.
 pub const TITLE_CHARS: usize = 120;
 
-fn text<'a>(arguments: &'a Value, key: &str) -> Option<&'a str> {
-    arguments.get(key).and_then(Value::as_str)
+/// A field read leniently: a value of another type reads as absent.
+fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either<T> {
+        Wanted(T),
+        Other(IgnoredAny),
+    }
+    Ok(match Either::deserialize(deserializer)? {
+        Either::Wanted(wanted) => Some(wanted),
+        Either::Other(_) => None,
+    })
+}
+
+/// The arguments of the built-in tools a description shows; any other
+/// field, and any of these that is missing or mistyped, is left out.
+#[derive(Debug, Default, Deserialize)]
+struct Shown {
+    #[serde(default, deserialize_with = "lenient")]
+    description: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    command: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    file_path: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    offset: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
+    pattern: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    path: Option<String>,
 }
 
 /// Describes a call of `tool` with `arguments` (the built-in tools by their
 /// arguments; an MCP or unknown tool by its name and its arguments as JSON).
 /// Missing or mistyped arguments leave their part out; this never fails.
 pub fn describe(tool: &str, arguments: &Value) -> ToolDescription {
-    let path = |key: &str| text(arguments, key).map(str::to_owned);
+    let shown = Shown::deserialize(arguments).unwrap_or_default();
     let (kind, verb, detail, summary, paths): (ToolKind, &str, Option<&str>, Option<String>, _) =
         match tool {
             "bash" => (
                 ToolKind::Execute,
                 "Run",
-                text(arguments, "description")
+                shown
+                    .description
+                    .as_deref()
                     .filter(|description| !description.trim().is_empty())
-                    .or_else(|| text(arguments, "command")),
-                text(arguments, "command").map(|command| format!("$ {command}")),
+                    .or(shown.command.as_deref()),
+                shown.command.as_ref().map(|command| format!("$ {command}")),
                 Vec::new(),
             ),
             "read" | "write" | "edit" => {
                 let line = (tool == "read")
-                    .then(|| arguments.get("offset").and_then(Value::as_u64))
+                    .then_some(shown.offset)
                     .flatten()
                     .and_then(|offset| u32::try_from(offset).ok());
-                let file = path("file_path");
+                let file = shown.file_path.clone();
                 let (kind, verb) = match tool {
                     "read" => (ToolKind::Read, "Read"),
                     "write" => (ToolKind::Edit, "Write"),
@@ -117,7 +153,7 @@ pub fn describe(tool: &str, arguments: &Value) -> ToolDescription {
                 (
                     kind,
                     verb,
-                    text(arguments, "file_path"),
+                    shown.file_path.as_deref(),
                     file.clone(),
                     file.map(|path| ToolPath { path, line })
                         .into_iter()
@@ -125,8 +161,8 @@ pub fn describe(tool: &str, arguments: &Value) -> ToolDescription {
                 )
             }
             "glob" | "grep" => {
-                let pattern = text(arguments, "pattern");
-                let within = text(arguments, "path");
+                let pattern = shown.pattern.as_deref();
+                let within = shown.path.as_deref();
                 (
                     ToolKind::Search,
                     if tool == "glob" {
@@ -289,6 +325,14 @@ mod tests {
         let read = describe("read", &json!({"file_path": "a", "offset": huge}));
         assert_eq!(read.paths, [at("a", None)]);
         assert_eq!(describe("bash", &Value::Null).summary, "null");
+        // One mistyped field does not hide the others.
+        let bash = describe("bash", &json!({"command": "ls", "description": 5}));
+        assert_eq!(
+            (bash.title.as_str(), bash.summary.as_str()),
+            ("Run ls", "$ ls")
+        );
+        let read = describe("read", &json!({"file_path": "a", "offset": 2.5}));
+        assert_eq!(read.paths, [at("a", None)]);
     }
 
     #[test]

@@ -88,9 +88,9 @@ impl<'d> Layers<'d> {
                     file: toml_path.clone(),
                 });
             };
-            if let Ok(table) = toml::from_str::<toml::Table>(&text) {
-                let enabled = plugins::enabled_in(&table);
-                let feature = plugins::feature_flag(&table);
+            if let Ok(switches) = toml::from_str::<plugins::PluginSwitches>(&text) {
+                let feature = switches.feature();
+                let enabled = switches.enabled();
                 if hold {
                     if !enabled.is_empty() {
                         hold_key("plugins");

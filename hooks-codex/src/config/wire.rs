@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use dsh_hooks::position::{line_column, without_position};
 use serde::Deserialize;
-use serde_json::Value;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::error::ConfigError;
 use crate::event::CodexEvent;
+use crate::lenient::{Lenient, lenient};
 
 // ---------------------------------------------------------------- wire types
 
@@ -217,24 +218,65 @@ pub(super) fn toml_error(path: &Path, text: &str, err: &toml::de::Error) -> Conf
     }
 }
 
+/// The keys of a table or object, in order, each once; their values are
+/// not read.
+#[derive(Debug, Default)]
+struct Keys(Vec<String>);
+
+impl<'de> Deserialize<'de> for Keys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeysVisitor;
+        impl<'de> Visitor<'de> for KeysVisitor {
+            type Value = Keys;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a table")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    map.next_value::<IgnoredAny>()?;
+                    if !keys.contains(&key) {
+                        keys.push(key);
+                    }
+                }
+                Ok(Keys(keys))
+            }
+        }
+        deserializer.deserialize_map(KeysVisitor)
+    }
+}
+
+/// A whole configuration document, read only for the keys of its `hooks`
+/// (a document of any shape reads; only its syntax can fail).
+#[derive(Debug, Default, Deserialize)]
+struct HooksKeys {
+    #[serde(default, deserialize_with = "lenient")]
+    hooks: Option<Keys>,
+}
+
+impl HooksKeys {
+    fn of(document: Lenient<HooksKeys>) -> Vec<String> {
+        document
+            .read()
+            .and_then(|document| document.hooks)
+            .unwrap_or_default()
+            .0
+    }
+}
+
 /// Parses a `hooks.json` text. Unknown event keys are returned for notices.
 pub(super) fn parse_hooks_json(
     path: &Path,
     text: &str,
 ) -> Result<(EventsWire, Vec<String>), ConfigError> {
-    let raw: Value = serde_json::from_str(text).map_err(|err| json_error(path, &err))?;
+    // Syntax first, then shape: the error a broken file gets.
+    let keys: Lenient<HooksKeys> =
+        serde_json::from_str(text).map_err(|err| json_error(path, &err))?;
     let file: HooksFileWire = serde_json::from_str(text).map_err(|err| json_error(path, &err))?;
-    let unknown = raw
-        .get("hooks")
-        .and_then(Value::as_object)
-        .map(|hooks| {
-            hooks
-                .keys()
-                .filter(|key| CodexEvent::from_name(key).is_none())
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default();
+    let unknown = HooksKeys::of(keys)
+        .into_iter()
+        .filter(|key| CodexEvent::from_name(key).is_none())
+        .collect();
     Ok((file.hooks, unknown))
 }
 
@@ -242,25 +284,65 @@ pub(super) fn parse_config_toml(
     path: &Path,
     text: &str,
 ) -> Result<(ConfigTomlWire, Vec<String>), ConfigError> {
-    let raw: toml::Table = toml::from_str(text).map_err(|err| toml_error(path, text, &err))?;
+    let keys: Lenient<HooksKeys> =
+        toml::from_str(text).map_err(|err| toml_error(path, text, &err))?;
     let config: ConfigTomlWire =
         toml::from_str(text).map_err(|err| toml_error(path, text, &err))?;
-    let unknown = raw
-        .get("hooks")
-        .and_then(toml::Value::as_table)
-        .map(|hooks| {
-            hooks
-                .keys()
-                .filter(|key| {
-                    CodexEvent::from_name(key).is_none()
-                        && key.as_str() != "state"
-                        && key.as_str() != "managed_dir"
-                })
-                .cloned()
-                .collect()
+    let mut unknown: Vec<String> = HooksKeys::of(keys)
+        .into_iter()
+        .filter(|key| {
+            CodexEvent::from_name(key).is_none()
+                && key.as_str() != "state"
+                && key.as_str() != "managed_dir"
         })
-        .unwrap_or_default();
+        .collect();
+    // In key order, as a TOML table lists them.
+    unknown.sort();
     Ok((config, unknown))
 }
 
 // -------------------------------------------------------------------- hash
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> Result<Vec<String>, String> {
+        parse_hooks_json(Path::new("h.json"), text)
+            .map(|(_, unknown)| unknown)
+            .map_err(|err| err.to_string())
+    }
+
+    fn toml_keys(text: &str) -> Result<Vec<String>, String> {
+        parse_config_toml(Path::new("c.toml"), text)
+            .map(|(_, unknown)| unknown)
+            .map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn unknown_event_keys_come_in_file_order_once() {
+        assert_eq!(
+            json(r#"{"hooks": {"Zed": [], "Stop": [], "Alpha": [], "Zed": []}}"#),
+            Ok(vec!["Zed".to_owned(), "Alpha".to_owned()])
+        );
+        assert_eq!(json(r#"{"other": 1}"#), Ok(Vec::new()));
+        assert_eq!(
+            toml_keys("[hooks]\nZed = []\nstate = {}\nAlpha = []\n"),
+            Ok(vec!["Alpha".to_owned(), "Zed".to_owned()])
+        );
+    }
+
+    /// A broken file gets the parser's syntax error first, then the shape
+    /// error of the typed file (not one about the keys).
+    #[test]
+    fn errors_name_the_syntax_then_the_shape() {
+        let syntax = json(r#"{"hooks": 5, "#).unwrap_err();
+        assert!(syntax.contains("EOF while parsing"), "{syntax}");
+        let shape = json("5").unwrap_err();
+        assert!(shape.contains("expected struct HooksFileWire"), "{shape}");
+        let shape = json(r#"{"hooks": 5}"#).unwrap_err();
+        assert!(shape.contains("expected struct EventsWire"), "{shape}");
+        let toml_syntax = toml_keys("[hooks\n").unwrap_err();
+        assert!(toml_syntax.starts_with("c.toml:1:"), "{toml_syntax}");
+    }
+}

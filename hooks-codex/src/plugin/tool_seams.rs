@@ -31,11 +31,7 @@ fn fire_tool(event: CodexEvent, payload: CodexPayload, name: &str, call_id: &str
 }
 
 fn existing_file(ctx: &SeamContext, tool: &str, arguments: &Value) -> Option<String> {
-    if tool != "write" {
-        return None;
-    }
-    let path = arguments.get("file_path").and_then(Value::as_str)?;
-    let path = ctx.session.cwd.join(path);
+    let path = ctx.session.cwd.join(tools::write_target(tool, arguments)?);
     fs_err::read_to_string(path).ok()
 }
 
@@ -187,12 +183,8 @@ pub(super) fn post_tool_use<'a>(
     let name = tools::hook_tool_name(&exec.tool);
     let cwd = &cx.ctx.session.cwd;
     // The file a `write` replaced is gone from disk; its value keeps it.
-    let original = outcome
-        .value
-        .as_ref()
-        .and_then(|value| value.get("original_file"))
-        .and_then(Value::as_str);
-    let tool_input = tools::hook_tool_input(&exec.tool, &exec.arguments, cwd, original);
+    let original = outcome.value.as_ref().and_then(tools::original_file);
+    let tool_input = tools::hook_tool_input(&exec.tool, &exec.arguments, cwd, original.as_deref());
     let tool_response = tools::hook_tool_response(
         &exec.tool,
         &exec.arguments,

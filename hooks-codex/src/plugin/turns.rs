@@ -133,10 +133,12 @@ async fn run_notify(
     let Some((program, args)) = notify.argv.split_first() else {
         return;
     };
+    let turn = turn_id(&ctx.session.session_id, summary.turn);
+    let cwd = ctx.session.cwd.display().to_string();
     let payload = payload::notify(
         &ctx.session.session_id,
-        &turn_id(&ctx.session.session_id, summary.turn),
-        &ctx.session.cwd.display().to_string(),
+        &turn,
+        &cwd,
         std::slice::from_ref(&summary.prompt),
         summary.last_assistant_message.as_deref(),
     );
@@ -153,7 +155,7 @@ async fn run_notify(
         matcher: None,
         origin: Some(notify.origin_label()),
         command: notify.command(),
-        input: payload.clone(),
+        input: payload::to_json(&payload),
         call_id: None,
     });
     let run = plugin

@@ -5,9 +5,9 @@
 use anyhow::bail;
 use dsh_model::{ModelError, ProviderFailure};
 use dsh_seams::{AgentIdentity, CompactionTrigger, LoadReason, MemoryType};
-use serde_json::Value;
 
 use super::event::TestEvent;
+use super::payload::TestPayload;
 
 /// The agent id a synthetic subagent gets when the payload names none
 /// (Claude Code's shape: `a` and 16 lowercase hex digits).
@@ -88,31 +88,33 @@ impl FailureKind {
 impl LifecycleFields {
     pub(crate) fn from_payload(
         event: TestEvent,
-        payload: &Value,
+        payload: &TestPayload,
     ) -> anyhow::Result<LifecycleFields> {
-        let text = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_owned);
-        let trigger = match text("trigger").as_deref() {
+        let trigger = match payload.trigger.as_deref() {
             None | Some("manual") => CompactionTrigger::Manual,
             Some("auto") => CompactionTrigger::Auto,
             Some(other) => bail!("unknown compaction trigger `{other}` (manual, auto)"),
         };
-        let agent_id = text("agent_id").unwrap_or_else(|| DEFAULT_AGENT_ID.to_owned());
+        let agent_id = payload
+            .agent_id
+            .clone()
+            .unwrap_or_else(|| DEFAULT_AGENT_ID.to_owned());
         // Bridges build the subagent's transcript path from its id.
         if !AgentIdentity::is_valid_id(&agent_id) {
             bail!("agent_id `{agent_id}` is not `a` followed by 16 lowercase hex digits");
         }
         // `error` is StopFailure's category; elsewhere it is a tool's error text.
-        let failure = match (event, text("error")) {
+        let failure = match (event, payload.error.clone()) {
             (TestEvent::StopFailure, Some(name)) => FailureKind::parse(&name)?,
             _ => FailureKind::Unknown,
         };
-        let memory_type = match text("memory_type").as_deref() {
+        let memory_type = match payload.memory_type.as_deref() {
             None | Some("Project") => MemoryType::Project,
             Some("User") => MemoryType::User,
             Some("Local") => MemoryType::Local,
             Some(other) => bail!("unknown memory_type `{other}` (User, Project, Local)"),
         };
-        let load_reason = match text("load_reason").as_deref() {
+        let load_reason = match payload.load_reason.as_deref() {
             None | Some("session_start") => LoadReason::SessionStart,
             Some("path_glob_match") => LoadReason::PathGlobMatch,
             Some(other) => {
@@ -121,19 +123,31 @@ impl LifecycleFields {
         };
         Ok(LifecycleFields {
             trigger,
-            custom_instructions: text("custom_instructions"),
-            compact_summary: text("compact_summary")
+            custom_instructions: payload.custom_instructions.clone(),
+            compact_summary: payload
+                .compact_summary
+                .clone()
                 .unwrap_or_else(|| "(synthetic summary of the conversation)".to_owned()),
             agent_id,
-            agent_type: text("agent_type")
+            agent_type: payload
+                .agent_type
+                .clone()
                 .unwrap_or_else(|| dsh_seams::DEFAULT_AGENT_TYPE.to_owned()),
             failure,
-            command_name: text("command_name").unwrap_or_else(|| "example".to_owned()),
-            command_args: text("command_args").unwrap_or_default(),
-            file_path: text("file_path").unwrap_or_else(|| "CLAUDE.md".to_owned()),
+            command_name: payload
+                .command_name
+                .clone()
+                .unwrap_or_else(|| "example".to_owned()),
+            command_args: payload.command_args.clone().unwrap_or_default(),
+            file_path: payload
+                .file_path
+                .clone()
+                .unwrap_or_else(|| "CLAUDE.md".to_owned()),
             memory_type,
             load_reason,
-            denied_reason: text("reason")
+            denied_reason: payload
+                .reason
+                .clone()
                 .unwrap_or_else(|| "denied by an automatic check".to_owned()),
         })
     }

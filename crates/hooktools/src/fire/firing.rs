@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::event::TestEvent;
 use super::fields::LifecycleFields;
+use super::payload::TestPayload;
 
 /// Everything one firing needs, in dsh's canonical terms.
 #[derive(Debug, Clone)]
@@ -70,14 +71,14 @@ impl Firing {
         tool: Option<&str>,
         payload: &Value,
     ) -> anyhow::Result<Firing> {
-        let text = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_owned);
-        let tool_name = tool.map(str::to_owned).or_else(|| text("tool_name"));
+        let fields = TestPayload::of(payload);
+        let tool_name = tool.map(str::to_owned).or_else(|| fields.tool_name.clone());
         let (tool, named_by) = match (&tool_name, event.is_tool_event()) {
             (Some(name), _) => dsh_tool(name)?,
             (None, true) => ("bash".to_owned(), None),
             (None, false) => (String::new(), None),
         };
-        let arguments = match payload.get("tool_input") {
+        let arguments = match &fields.tool_input {
             // The argument names of the dialect that named the tool.
             Some(input) if input.is_object() => named_by
                 .and_then(|dialect| dialect.dsh_arguments(&tool, input))
@@ -85,7 +86,7 @@ impl Firing {
             Some(other) => bail!("`tool_input` must be an object, not {other}"),
             None => default_arguments(&tool),
         };
-        let source = match text("source").as_deref() {
+        let source = match fields.source.as_deref() {
             None | Some("startup") => SessionStartSource::Startup,
             Some("resume") => SessionStartSource::Resume,
             Some("clear") => SessionStartSource::Clear,
@@ -94,16 +95,19 @@ impl Firing {
                 bail!("unknown SessionStart source `{other}` (startup, resume, clear, compact)")
             }
         };
-        let end_reason = match text("reason").as_deref() {
+        let end_reason = match fields.reason.as_deref() {
             Some("prompt_input_exit") => SessionEndReason::Exit,
             _ => SessionEndReason::Other,
         };
-        let kind = match text("notification_type").as_deref() {
+        let kind = match fields.notification_type.as_deref() {
             Some("idle_prompt") => NotificationKind::Idle,
             Some("elicitation_response") => NotificationKind::ElicitationResponse,
             _ => NotificationKind::PermissionPrompt,
         };
-        let session_id = text("session_id").unwrap_or_else(|| "hooks-test".to_owned());
+        let session_id = fields
+            .session_id
+            .clone()
+            .unwrap_or_else(|| "hooks-test".to_owned());
         // Bridges build paths (the transcript) from the session id.
         dsh_session::validate_session_id(&session_id)
             .map_err(|error| anyhow::anyhow!("the payload's session_id: {error}"))?;
@@ -111,24 +115,27 @@ impl Firing {
             event,
             session_id,
             turn: 1,
-            call_id: text("tool_use_id").unwrap_or_else(|| "call_hooks_test".to_owned()),
+            call_id: fields
+                .tool_use_id
+                .clone()
+                .unwrap_or_else(|| "call_hooks_test".to_owned()),
             tool,
             arguments,
-            tool_response: payload.get("tool_response").cloned(),
-            error: text("error"),
-            prompt: text("prompt").unwrap_or_else(|| "hello".to_owned()),
+            tool_response: fields.tool_response.clone(),
+            error: fields.error.clone(),
+            prompt: fields.prompt.clone().unwrap_or_else(|| "hello".to_owned()),
             source,
-            stop_hook_active: payload
-                .get("stop_hook_active")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            last_assistant_message: text("last_assistant_message").unwrap_or_default(),
+            stop_hook_active: fields.stop_hook_active.unwrap_or(false),
+            last_assistant_message: fields.last_assistant_message.clone().unwrap_or_default(),
             end_reason,
             notification: Notification {
                 kind,
-                message: text("message").unwrap_or_else(|| "dsh needs your permission".to_owned()),
+                message: fields
+                    .message
+                    .clone()
+                    .unwrap_or_else(|| "dsh needs your permission".to_owned()),
             },
-            lifecycle: LifecycleFields::from_payload(event, payload)?,
+            lifecycle: LifecycleFields::from_payload(event, &fields)?,
         })
     }
 

@@ -11,8 +11,8 @@ use dsh_seams::{
     DeniedFollowUp, ExpansionInput, ExpansionType, InstructionFile, InstructionKind, Plugin,
     PromptDecision, SeamContext, SubagentStartInput, SubagentStopInput, ToolExecution, TurnFailure,
 };
-use serde_json::{Value, json};
 
+use super::decided::{CompactionReport, Decided};
 use super::event::TestEvent;
 use super::firing::Firing;
 use super::sees::{Sees, context_lines};
@@ -23,7 +23,7 @@ pub(super) async fn fire(
     ctx: &SeamContext,
     firing: &Firing,
     sees: Sees<'_>,
-) -> (Value, String) {
+) -> (Decided, String) {
     let fields = &firing.lifecycle;
     match firing.event {
         TestEvent::SubagentStart => {
@@ -38,7 +38,7 @@ pub(super) async fn fire(
             }
             sees.model.extend(context_lines(&contexts));
             let summary = format!("{} context(s) for the subagent", contexts.len());
-            (json!({"contexts": contexts}), summary)
+            (Decided::Contexts { contexts }, summary)
         }
         TestEvent::SubagentStop => {
             let input = SubagentStopInput {
@@ -75,10 +75,7 @@ pub(super) async fn fire(
                     "halt"
                 }
             };
-            (
-                serde_json::to_value(&decision).unwrap_or(Value::Null),
-                summary.to_owned(),
-            )
+            (Decided::Continuation(decision), summary.to_owned())
         }
         TestEvent::PreCompact => {
             let input = CompactionInput {
@@ -105,24 +102,24 @@ pub(super) async fn fire(
             let (decision, summary) = match (cancel, summary_text) {
                 (Some(reason), _) => {
                     sees.user.push(format!("compaction cancelled: {reason}"));
-                    (json!({"cancel": reason}), "cancel (the history stays)")
+                    (
+                        CompactionReport::Cancel(reason),
+                        "cancel (the history stays)",
+                    )
                 }
                 (None, Some(text)) => {
                     sees.model
                         .push(format!("summary (instead of the model's): {text}"));
-                    (json!({"summary": text}), "summary supplied")
+                    (CompactionReport::Summary(text), "summary supplied")
                 }
                 (None, None) => {
                     for line in &instructions {
                         sees.model.push(format!("summary instructions: {line}"));
                     }
-                    (
-                        json!({"proceed": {"instructions": instructions}}),
-                        "proceed",
-                    )
+                    (CompactionReport::Proceed { instructions }, "proceed")
                 }
             };
-            (decision, summary.to_owned())
+            (Decided::Compaction(decision), summary.to_owned())
         }
         TestEvent::PostCompact => {
             let outcome = CompactionOutcome {
@@ -136,7 +133,7 @@ pub(super) async fn fire(
             }
             sees.model.extend(context_lines(&contexts));
             let summary = format!("{} context(s) after the summary", contexts.len());
-            (json!({"contexts": contexts}), summary)
+            (Decided::Contexts { contexts }, summary)
         }
         TestEvent::StopFailure => {
             let failure = TurnFailure {
@@ -148,7 +145,7 @@ pub(super) async fn fire(
                 plugin.turn_failed(ctx, &failure).await;
             }
             (
-                Value::Null,
+                Decided::Nothing,
                 "observed (StopFailure hooks run detached; their output is ignored)".to_owned(),
             )
         }
@@ -201,10 +198,7 @@ pub(super) async fn fire(
                     "stop"
                 }
             };
-            (
-                serde_json::to_value(&decision).unwrap_or(Value::Null),
-                summary.to_owned(),
-            )
+            (Decided::Prompt(decision), summary.to_owned())
         }
         TestEvent::InstructionsLoaded => {
             let path = PathBuf::from(&fields.file_path);
@@ -227,7 +221,7 @@ pub(super) async fn fire(
                     .await;
             }
             (
-                Value::Null,
+                Decided::Nothing,
                 "observed (InstructionsLoaded cannot change anything)".to_owned(),
             )
         }
@@ -257,10 +251,7 @@ pub(super) async fn fire(
                     "retry allowed"
                 }
             };
-            (
-                serde_json::to_value(follow_up).unwrap_or(Value::Null),
-                summary.to_owned(),
-            )
+            (Decided::Denied(follow_up), summary.to_owned())
         }
         // The other events are fired by the parent module.
         TestEvent::PreToolUse
@@ -271,7 +262,7 @@ pub(super) async fn fire(
         | TestEvent::SessionStart
         | TestEvent::Stop
         | TestEvent::SessionEnd
-        | TestEvent::Notification => (Value::Null, "not fired here".to_owned()),
+        | TestEvent::Notification => (Decided::Nothing, "not fired here".to_owned()),
     }
 }
 

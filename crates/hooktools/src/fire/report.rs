@@ -8,6 +8,7 @@ use dsh_seams::{SessionSink, UserNotice};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::decided::Decided;
 use crate::common::excerpt;
 
 /// A sink that keeps everything.
@@ -59,7 +60,7 @@ pub(crate) struct FireReport {
     pub arguments: Option<Value>,
     pub runs: Vec<RunReport>,
     /// The combined seam decision.
-    pub decision: Value,
+    pub decision: Decided,
     /// One line.
     pub summary: String,
     pub model_sees: Vec<String>,

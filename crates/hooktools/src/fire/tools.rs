@@ -10,7 +10,9 @@ use dsh_seams::{
     PreToolDecision, PreToolOutcome, ProposedCall, SeamContext, ToolExecution,
 };
 use dsh_tools::{CallVerdict, builtin::ProcessLayer};
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use super::decided::{Decided, PreToolReport, RewriteReport, StoppedReport};
 
 use super::event::TestEvent;
 use super::firing::Firing;
@@ -24,7 +26,7 @@ pub(super) async fn fire(
     ctx: &SeamContext,
     firing: &Firing,
     sees: Sees<'_>,
-) -> (Value, String, Option<Value>) {
+) -> (Decided, String, Option<Value>) {
     let mut arguments_used = None;
     let (decision, summary) = match firing.event {
         TestEvent::PreToolUse => {
@@ -115,32 +117,33 @@ pub(super) async fn fire(
                 decision: decision.clone().unwrap_or(PreToolDecision::Allow),
                 contexts: decided.contexts.clone(),
             };
-            let mut value = serde_json::to_value(&outcome).unwrap_or(Value::Null);
-            if let Value::Object(map) = &mut value {
-                if let Some(by) = &rewritten_by {
-                    map.insert(
-                        "rewrite".into(),
-                        json!({"arguments": *exec.arguments, "by": by, "conflicts": decided.rewrite_conflicts}),
-                    );
+            let rewrite = rewritten_by.map(|by| RewriteReport {
+                arguments: (*exec.arguments).clone(),
+                by,
+                conflicts: decided.rewrite_conflicts.clone(),
+            });
+            // What stopped the call beyond the hooks' own decision
+            // (sealing, a guard, an approval hook).
+            let beyond_hooks = match (&decision, stopped_by) {
+                (None, _) => true,
+                (Some(_), Some(Disposition::Denied(DenialKind::Guard))) => true,
+                (Some(PreToolDecision::Ask { .. }), Some(Disposition::Denied(kind))) => {
+                    kind != DenialKind::NoApprovalService
                 }
-                // What stopped the call beyond the hooks' own decision
-                // (sealing, a guard, an approval hook).
-                let beyond_hooks = match (&decision, stopped_by) {
-                    (None, _) => true,
-                    (Some(_), Some(Disposition::Denied(DenialKind::Guard))) => true,
-                    (Some(PreToolDecision::Ask { .. }), Some(Disposition::Denied(kind))) => {
-                        kind != DenialKind::NoApprovalService
-                    }
-                    _ => false,
-                };
-                if let (true, Some(stopped)) = (beyond_hooks, &stopped) {
-                    map.insert(
-                        "stopped".into(),
-                        json!({"content": stopped.content, "disposition": stopped.disposition}),
-                    );
-                }
-            }
-            (value, summary)
+                _ => false,
+            };
+            let stopped = stopped
+                .filter(|_| beyond_hooks)
+                .map(|stopped| StoppedReport {
+                    content: stopped.content,
+                    disposition: stopped.disposition,
+                });
+            let report = PreToolReport {
+                outcome,
+                rewrite,
+                stopped,
+            };
+            (Decided::PreTool(report), summary)
         }
         TestEvent::PermissionRequest => {
             let exec = ToolExecution {
@@ -206,10 +209,7 @@ pub(super) async fn fire(
                     "deny"
                 }
             };
-            (
-                serde_json::to_value(&combined).unwrap_or(Value::Null),
-                summary.to_owned(),
-            )
+            (Decided::Approval(combined), summary.to_owned())
         }
         TestEvent::PostToolUse | TestEvent::PostToolUseFailure => {
             let exec = ToolExecution {
@@ -262,10 +262,7 @@ pub(super) async fn fire(
                 }
             };
             sees.model.extend(context_lines(&combined.contexts));
-            (
-                serde_json::to_value(&combined).unwrap_or(Value::Null),
-                summary.to_owned(),
-            )
+            (Decided::PostTool(combined), summary.to_owned())
         }
         // The other events are fired by the parent module and `lifecycle`.
         TestEvent::UserPromptSubmit
@@ -280,7 +277,7 @@ pub(super) async fn fire(
         | TestEvent::StopFailure
         | TestEvent::UserPromptExpansion
         | TestEvent::InstructionsLoaded
-        | TestEvent::PermissionDenied => (Value::Null, "not fired here".to_owned()),
+        | TestEvent::PermissionDenied => (Decided::Nothing, "not fired here".to_owned()),
     };
     (decision, summary, arguments_used)
 }

@@ -229,6 +229,19 @@ pub(crate) struct ItemView {
     pub arguments: Option<Loose<String>>,
     #[serde(default)]
     pub content: Option<Loose<Vec<Loose<PartView>>>>,
+    #[serde(default)]
+    pub encrypted_content: Option<Loose<String>>,
+}
+
+/// A reasoning item as it goes back in `input`: type, summary and the
+/// encrypted content. The `id` stays behind: with `store: false` the API
+/// has no item of that id to look up and would refuse the reference.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename = "reasoning")]
+pub(crate) struct ReplayedReasoning {
+    /// The summary parts, as the API sent them.
+    pub summary: Value,
+    pub encrypted_content: String,
 }
 
 /// A part of a message item's content: `output_text` or `refusal`.
@@ -276,6 +289,11 @@ impl ItemView {
     /// `arguments`, when a string.
     pub fn arguments(&self) -> Option<&str> {
         Self::text(&self.arguments)
+    }
+
+    /// `encrypted_content`, when a string.
+    pub fn encrypted_content(&self) -> Option<&str> {
+        Self::text(&self.encrypted_content)
     }
 
     /// A message item's text: each part's `text`, or its `refusal`.
