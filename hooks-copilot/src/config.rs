@@ -15,6 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
+use dsh_hooks::entries::Layer;
 use dsh_hooks::json_file;
 use serde_json::Value;
 
@@ -68,22 +69,22 @@ impl CopilotDiscovery {
     }
 
     /// Every file that may hold hooks, in run order, with its kind.
-    pub fn files(&self) -> Vec<(PathBuf, FileKind, Source)> {
+    pub fn files(&self) -> Vec<(PathBuf, FileKind, Layer)> {
         let user = self.user_dir();
         let repo = self.repo_root();
         let mut files = Vec::new();
         for path in hook_files(&user.join("hooks")) {
-            files.push((path, FileKind::HookFile, Source::User));
+            files.push((path, FileKind::HookFile, Layer::User));
         }
-        files.push((user.join("settings.json"), FileKind::Settings, Source::User));
+        files.push((user.join("settings.json"), FileKind::Settings, Layer::User));
         for path in hook_files(&repo.join(".github/hooks")) {
-            files.push((path, FileKind::HookFile, Source::Repo));
+            files.push((path, FileKind::HookFile, Layer::Project));
         }
         for name in ["settings.json", "settings.local.json"] {
             files.push((
                 repo.join(".github/copilot").join(name),
                 FileKind::Settings,
-                Source::Repo,
+                Layer::Project,
             ));
         }
         files
@@ -114,25 +115,6 @@ pub enum FileKind {
     HookFile,
     /// A settings file with inline `hooks`.
     Settings,
-}
-
-/// Whose file it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Source {
-    /// The user's (`~/.copilot`).
-    User,
-    /// The repository's: needs trust.
-    Repo,
-}
-
-impl Source {
-    /// `user` / `project`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Source::User => "user",
-            Source::Repo => "project",
-        }
-    }
 }
 
 /// How an entry runs.
@@ -195,7 +177,7 @@ pub struct Handler {
     /// The payload mode its event name selects.
     pub mode: Mode,
     /// Whose file.
-    pub source: Source,
+    pub source: Layer,
     /// The file.
     pub file: PathBuf,
     /// `<file>#hooks.<Event>[i]` (`[i].hooks[j]` in the nested form).
@@ -255,50 +237,9 @@ pub struct CopilotConfig {
 }
 
 impl CopilotConfig {
-    /// Every configured entry.
-    pub fn handlers(&self) -> &[Handler] {
-        &self.handlers
-    }
-
     /// Whether any entry runs.
     pub fn has_active(&self) -> bool {
         self.handlers.iter().any(Handler::is_active)
-    }
-
-    /// Marks the entries whose origin is in `origins` as not running.
-    pub fn disable_origins(&mut self, origins: &[String], why: &str) {
-        for handler in &mut self.handlers {
-            if handler.is_active() && origins.contains(&handler.origin) {
-                handler.status = EntryStatus::Excluded(why.to_owned());
-            }
-        }
-    }
-
-    /// What the user is told at start-up.
-    pub fn notices(&self) -> Vec<String> {
-        let mut notices: Vec<String> = self
-            .problems
-            .iter()
-            .map(|problem| {
-                format!(
-                    "{}: {}{}",
-                    problem.file.display(),
-                    problem.message,
-                    if problem.fatal {
-                        " (the file is not loaded, as Copilot CLI skips it)"
-                    } else {
-                        ""
-                    }
-                )
-            })
-            .collect();
-        if let Some(file) = &self.disabled_by {
-            notices.push(format!(
-                "disableAllHooks in {} turns every Copilot hook off",
-                file.display()
-            ));
-        }
-        notices
     }
 }
 
@@ -341,7 +282,7 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
             disabled_by = Some(path.clone());
         }
         let display_file = match path.strip_prefix(&repo) {
-            Ok(rel) if source == Source::Repo => rel.display().to_string(),
+            Ok(rel) if source == Layer::Project => rel.display().to_string(),
             Ok(_) | Err(_) => path.display().to_string(),
         };
         let context = FileContext {
@@ -369,7 +310,7 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
 
 pub(crate) struct FileContext<'a> {
     pub path: &'a Path,
-    pub source: Source,
+    pub source: Layer,
     pub hook_dir: Option<PathBuf>,
     pub display_file: &'a str,
 }
@@ -401,29 +342,34 @@ pub(crate) fn parse_hooks(
             let base = format!("{}#hooks.{name}[{i}]", file.path.display());
             let matcher = entry.get("matcher").and_then(Value::as_str);
             // Claude Code's nested group: `{matcher, hooks: [...]}`.
-            if let Some(inner) = entry.get("hooks").and_then(Value::as_array) {
-                for (j, hook) in inner.iter().enumerate() {
-                    let origin = format!("{base}.hooks[{j}]");
-                    push_entry(hook, matcher, event, mode, origin, file, handlers, problems);
+            let hooks: Vec<_> = match entry.get("hooks").and_then(Value::as_array) {
+                Some(inner) => (inner.iter().enumerate())
+                    .map(|(j, hook)| (format!("{base}.hooks[{j}]"), hook))
+                    .collect(),
+                None => vec![(base, entry)],
+            };
+            for (origin, hook) in hooks {
+                match parse_entry(hook, (event, mode), matcher, origin, file) {
+                    Ok(handler) => handlers.push(handler),
+                    Err(message) => problems.push(Problem {
+                        file: file.path.to_path_buf(),
+                        message,
+                        fatal: false,
+                    }),
                 }
-                continue;
             }
-            push_entry(entry, matcher, event, mode, base, file, handlers, problems);
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn push_entry(
+/// One entry, configured under `event` in `mode`, or why it is skipped.
+fn parse_entry(
     entry: &Value,
+    (event, mode): (CopilotEvent, Mode),
     matcher: Option<&str>,
-    event: CopilotEvent,
-    mode: Mode,
     origin: String,
     file: &FileContext<'_>,
-    handlers: &mut Vec<Handler>,
-    problems: &mut Vec<Problem>,
-) {
+) -> Result<Handler, String> {
     let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
     let shell = text("bash").or_else(|| text("command"));
     let program = match (shell, text("exec"), text("powershell")) {
@@ -438,15 +384,10 @@ fn push_entry(
         (Some(command), None, _) => Program::Bash(command),
         (None, None, Some(command)) => Program::Powershell(command),
         (None, None, None) | (Some(_), Some(_), _) => {
-            problems.push(Problem {
-                file: file.path.to_path_buf(),
-                message: format!(
-                    "{}: Specify either 'exec' (native executable) or 'bash'/'powershell'/'command' (shell), but not both — hook will be skipped",
-                    origin.rsplit('#').next().unwrap_or(&origin)
-                ),
-                fatal: false,
-            });
-            return;
+            return Err(format!(
+                "{}: Specify either 'exec' (native executable) or 'bash'/'powershell'/'command' (shell), but not both — hook will be skipped",
+                origin.rsplit('#').next().unwrap_or(&origin)
+            ));
         }
     };
     let timeout_sec = entry
@@ -457,7 +398,7 @@ fn push_entry(
         .map(|secs| secs.ceil() as u64)
         .unwrap_or(DEFAULT_TIMEOUT_SEC);
     let env = json_file::env_pairs(entry.get("env"));
-    handlers.push(Handler {
+    Ok(Handler {
         event,
         mode,
         source: file.source,
@@ -471,7 +412,7 @@ fn push_entry(
         hook_dir: file.hook_dir.clone(),
         display_file: file.display_file.to_owned(),
         status: EntryStatus::Active,
-    });
+    })
 }
 
 #[cfg(test)]

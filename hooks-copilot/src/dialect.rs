@@ -7,15 +7,16 @@ use std::convert::Infallible;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
+use dsh_hook_runner::{HookProgram, HookSpec, RunRecord};
+use dsh_hooks::verdict::{decided, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookRunStatus, Seam};
-use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
+use dsh_seams::{SeamContext, UserNotice};
 use serde_json::Value;
 
 use crate::config::{Handler, Program};
 use crate::event::CopilotEvent;
-use crate::output::{Decision, Reading, RunEnd, Status, interpret};
+use crate::output::{Decision, Reading, Status, interpret};
 use crate::payload::{self, Body, Common};
 
 /// The Copilot dialect.
@@ -127,7 +128,7 @@ impl Rules for Copilot {
             event,
             handler.mode,
             &handler.display_file,
-            &run_end(run, handler.timeout_sec),
+            (&run.exit, handler.timeout_sec),
             &run.stdout.text(),
             &run.stderr.text(),
         )
@@ -145,19 +146,6 @@ impl Rules for Copilot {
     /// The first preToolUse deny ends the chain (pre_two_files_deny_deny).
     fn ends_chain(&self, event: CopilotEvent, reading: &Reading) -> bool {
         event == CopilotEvent::PreToolUse && matches!(reading.decision, Some(Decision::Deny(_)))
-    }
-}
-
-fn run_end(run: &HookRun, secs: u64) -> RunEnd {
-    match &run.exit {
-        HookExit::Exited(code) => RunEnd::Exited(*code),
-        HookExit::TimedOut => RunEnd::TimedOut { secs },
-        HookExit::Signaled(signal) => RunEnd::Failed(format!("killed by signal {signal}")),
-        HookExit::Cancelled => RunEnd::Failed("cancelled".to_owned()),
-        HookExit::SpawnFailed(message) | HookExit::DshLimit(message) => {
-            RunEnd::Failed(message.clone())
-        }
-        HookExit::Responded(status) => RunEnd::Failed(format!("HTTP status {status}")),
     }
 }
 
@@ -209,33 +197,21 @@ impl Dialect for Copilot {
 
     fn decision(&self, handler: &Handler, reading: &Reading) -> HookDecision {
         let base = if let Some(reason) = &reading.block {
-            HookDecision {
-                reason: Some(reason.clone()),
-                ..HookDecision::of(HookEffect::Block)
-            }
+            decided(HookEffect::Block, Some(reason.clone()))
         } else {
             match &reading.decision {
-                Some(Decision::Deny(text)) => HookDecision {
-                    reason: Some(text.clone()),
-                    ..HookDecision::of(HookEffect::Deny)
-                },
-                Some(Decision::Ask(text)) => HookDecision {
-                    reason: Some(text.clone()),
-                    ..HookDecision::of(HookEffect::Ask)
-                },
+                Some(Decision::Deny(text)) => decided(HookEffect::Deny, Some(text.clone())),
+                Some(Decision::Ask(text)) => decided(HookEffect::Ask, Some(text.clone())),
                 Some(Decision::Allow) => HookDecision::of(HookEffect::Allow),
                 None => match (&reading.modified_args, &reading.modified_prompt) {
-                    (Some(input), _) => HookDecision {
-                        updated_input: Some(input.clone()),
-                        ..HookDecision::of(HookEffect::Rewrite)
-                    },
+                    (Some(input), _) => rewrite(input.clone()),
                     (None, Some(_)) => HookDecision::of(HookEffect::Rewrite),
                     (None, None) => HookDecision::of(HookEffect::None),
                 },
             }
         };
         HookDecision {
-            status: Some(match reading.status.as_ref().unwrap_or(&Status::Ok) {
+            status: Some(match &reading.status {
                 Status::Ok => HookRunStatus::Completed,
                 Status::Blocked => HookRunStatus::Blocked,
                 Status::Failed(_) => HookRunStatus::Failed,
@@ -263,11 +239,7 @@ impl Dialect for Copilot {
         reading
             .warning
             .iter()
-            .map(|text| UserNotice {
-                source: format!("copilot:{}", event.as_str()),
-                text: text.clone(),
-                level: NoticeLevel::Warning,
-            })
+            .map(|text| warning(format!("copilot:{}", event.as_str()), text.clone()))
             .collect()
     }
 }

@@ -7,21 +7,18 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::lint::{Checker, Finding, Severity, did_you_mean, malformed_json, nearest};
+use dsh_hooks::lint::{
+    Checker, Finding, Severity, did_you_mean, existing, nearest, open_json, path_tail,
+};
 use dsh_hooks::registry::LintTargets;
 use serde_json::Value;
 
-use crate::config::{CopilotDiscovery, FileContext, Source, parse_hooks};
+use crate::config::{CopilotDiscovery, FileContext, parse_hooks};
 use crate::event::{CopilotEvent, Mode};
 
 /// The Copilot files a session in `discovery.cwd` would load.
 pub fn lint_targets(discovery: &CopilotDiscovery) -> Vec<PathBuf> {
-    discovery
-        .files()
-        .into_iter()
-        .map(|(path, _, _)| path)
-        .filter(|path| path.is_file())
-        .collect()
+    existing(discovery.files().into_iter().map(|(path, _, _)| path))
 }
 
 /// For a Copilot user (a project or user with Copilot hook files): the
@@ -63,44 +60,22 @@ pub fn claude_settings_findings(discovery: &CopilotDiscovery) -> LintTargets {
 /// `.github/copilot/settings*.json`, `.copilot/hooks/*.json`,
 /// `.copilot/settings.json`).
 pub fn is_copilot_file(path: &Path) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let parent = path.parent();
-    let dir = parent
-        .and_then(Path::file_name)
-        .map(|n| n.to_string_lossy().into_owned());
-    let grand = parent
-        .and_then(Path::parent)
-        .and_then(Path::file_name)
-        .map(|n| n.to_string_lossy().into_owned());
-    let json = name.as_deref().is_some_and(|n| n.ends_with(".json"));
-    match (dir.as_deref(), grand.as_deref()) {
-        (Some("hooks"), Some(".github" | ".copilot")) => json,
-        (Some("copilot"), Some(".github")) => {
-            matches!(
-                name.as_deref(),
-                Some("settings.json" | "settings.local.json")
-            )
-        }
-        (Some(".copilot"), _) => name.as_deref() == Some("settings.json"),
+    let [name, dir, grand] = path_tail(path);
+    match (dir.as_str(), grand.as_str()) {
+        ("hooks", ".github" | ".copilot") => name.ends_with(".json"),
+        ("copilot", ".github") => matches!(name.as_str(), "settings.json" | "settings.local.json"),
+        (".copilot", _) => name == "settings.json",
         _ => false,
     }
 }
 
 /// Checks one Copilot file.
 pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
-    let text = match dsh_hooks::lint::read(file) {
-        Ok(text) => text,
-        Err(finding) => return vec![finding],
+    let says = |e| format!("Invalid JSON: {e}; Copilot CLI skips the whole file");
+    let (mut c, doc) = match open_json(file, project, |t| serde_json::from_str::<Value>(t), says) {
+        Ok(opened) => opened,
+        Err(findings) => return findings,
     };
-    let doc: Value = match serde_json::from_str(&text) {
-        Ok(doc) => doc,
-        Err(error) => {
-            return vec![malformed_json(file, &error, |e| {
-                format!("Invalid JSON: {e}; Copilot CLI skips the whole file")
-            })];
-        }
-    };
-    let mut c = Checker::new(file, text, project);
     let hook_file = file
         .parent()
         .and_then(Path::file_name)
@@ -141,7 +116,7 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     let mut problems = Vec::new();
     let context = FileContext {
         path: file,
-        source: Source::Repo,
+        source: dsh_hooks::entries::Layer::Project,
         hook_dir: None,
         display_file: "",
     };

@@ -7,25 +7,12 @@
 //! (pre_output_parsing). `hookSpecificOutput` is read only from PascalCase
 //! preToolUse entries (pre_pascal_deny, pre_updated_input_cc).
 
+use dsh_hook_runner::HookExit;
 use dsh_hooks::wire::{Present, lenient};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::event::{CopilotEvent, Mode};
-
-/// How a run ended, as the interpreter needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RunEnd {
-    /// Exited with a code.
-    Exited(i32),
-    /// Killed at its deadline.
-    TimedOut {
-        /// The deadline in seconds.
-        secs: u64,
-    },
-    /// Could not start (`spawn pwsh ENOENT`, …) or was killed.
-    Failed(String),
-}
 
 /// A preToolUse / permissionRequest decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,9 +26,10 @@ pub enum Decision {
 }
 
 /// How the run went, for the log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Status {
     /// It ran and exited 0.
+    #[default]
     Ok,
     /// Exit 2 on an event where that means something.
     Blocked,
@@ -54,7 +42,7 @@ pub enum Status {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Reading {
     /// How it went.
-    pub status: Option<Status>,
+    pub status: Status,
     /// stdout as parsed, when it was one JSON document.
     pub parsed: Option<Value>,
     /// preToolUse / permissionRequest decision.
@@ -78,13 +66,9 @@ pub struct Reading {
 }
 
 impl Reading {
-    fn status(&self) -> &Status {
-        self.status.as_ref().unwrap_or(&Status::Ok)
-    }
-
     /// Whether Copilot counts the run as failed.
     pub fn failed(&self) -> Option<&str> {
-        match self.status() {
+        match &self.status {
             Status::Failed(message) => Some(message),
             Status::Ok | Status::Blocked => None,
         }
@@ -156,13 +140,14 @@ pub fn prompt_context_text(context: &str) -> String {
     format!("<system_reminder>\n{context}\n</system_reminder>")
 }
 
-/// Reads one run of an entry of `mode` on `event`. `display_file` names the
-/// entry's file in Copilot's "hook errored" text.
+/// Reads one run of an entry of `mode` on `event` that ended with `exit`
+/// (its deadline `timeout_sec`). `display_file` names the entry's file in
+/// Copilot's "hook errored" text.
 pub fn interpret(
     event: CopilotEvent,
     mode: Mode,
     display_file: &str,
-    end: &RunEnd,
+    (exit, timeout_sec): (&HookExit, u64),
     stdout: &str,
     stderr: &str,
 ) -> Reading {
@@ -171,32 +156,34 @@ pub fn interpret(
             .ok()
             .filter(Value::is_object)
     };
-    match end {
-        RunEnd::Exited(0) => {
-            let Some(doc) = parse() else {
-                return Reading::default();
-            };
-            read_fields(event, mode, doc)
+    let why = match exit {
+        HookExit::Exited(0) => {
+            return parse().map_or_else(Reading::default, |doc| read_fields(event, mode, doc));
         }
-        RunEnd::Exited(2) => exit_two(event, mode, parse(), stderr),
-        RunEnd::Exited(code) => {
-            let message = format!("Error: Hook command failed with code {code}\nStderr: {stderr}");
-            failed(event, display_file, message)
+        HookExit::Exited(2) => return exit_two(event, mode, parse(), stderr),
+        HookExit::Exited(code) => {
+            format!("Error: Hook command failed with code {code}\nStderr: {stderr}")
         }
-        RunEnd::Failed(why) => failed(event, display_file, why.clone()),
-        RunEnd::TimedOut { secs } => Reading {
+        HookExit::TimedOut => {
             // Fail-open, even on preToolUse (cl_timeout_field).
-            status: Some(Status::Failed(format!(
-                "HookTimeoutError: Hook command timed out after {secs} seconds"
-            ))),
-            ..Reading::default()
-        },
-    }
+            return Reading {
+                status: Status::Failed(format!(
+                    "HookTimeoutError: Hook command timed out after {timeout_sec} seconds"
+                )),
+                ..Reading::default()
+            };
+        }
+        HookExit::Signaled(signal) => format!("killed by signal {signal}"),
+        HookExit::Cancelled => "cancelled".to_owned(),
+        HookExit::SpawnFailed(message) | HookExit::DshLimit(message) => message.clone(),
+        HookExit::Responded(status) => format!("HTTP status {status}"),
+    };
+    failed(event, display_file, why)
 }
 
 fn failed(event: CopilotEvent, display_file: &str, message: String) -> Reading {
     Reading {
-        status: Some(Status::Failed(message)),
+        status: Status::Failed(message),
         // preToolUse fails closed (pre_missing_script, x_powershell_only_entry).
         decision: (event == CopilotEvent::PreToolUse)
             .then(|| Decision::Deny(errored_text(display_file))),
@@ -206,7 +193,7 @@ fn failed(event: CopilotEvent, display_file: &str, message: String) -> Reading {
 
 fn exit_two(event: CopilotEvent, mode: Mode, doc: Option<Value>, stderr: &str) -> Reading {
     let blocked = |reading: Reading| Reading {
-        status: Some(Status::Blocked),
+        status: Status::Blocked,
         ..reading
     };
     match event {
@@ -245,9 +232,9 @@ fn exit_two(event: CopilotEvent, mode: Mode, doc: Option<Value>, stderr: &str) -
         | CopilotEvent::ErrorOccurred
         | CopilotEvent::SessionEnd
         | CopilotEvent::PreMcpToolCall => Reading {
-            status: Some(Status::Failed(format!(
+            status: Status::Failed(format!(
                 "Error: Hook command failed with code 2\nStderr: {stderr}"
-            ))),
+            )),
             warning: Some(stderr.to_owned()).filter(|s| !s.is_empty()),
             ..Reading::default()
         },
@@ -383,12 +370,12 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    fn pre(mode: Mode, end: RunEnd, stdout: &str) -> Reading {
+    fn pre(mode: Mode, end: HookExit, stdout: &str) -> Reading {
         interpret(
             CopilotEvent::PreToolUse,
             mode,
             ".github/hooks/h.json",
-            &end,
+            (&end, 1),
             stdout,
             "ERR",
         )
@@ -400,7 +387,7 @@ mod tests {
         assert_eq!(
             pre(
                 Mode::Camel,
-                RunEnd::Exited(0),
+                HookExit::Exited(0),
                 r#"{"permissionDecision":"deny"}"#
             )
             .decision,
@@ -411,7 +398,7 @@ mod tests {
         assert_eq!(
             pre(
                 Mode::Camel,
-                RunEnd::Exited(0),
+                HookExit::Exited(0),
                 r#"{"permissionDecision":"ask","permissionDecisionReason":"sure?"}"#
             )
             .decision,
@@ -423,7 +410,7 @@ mod tests {
         assert_eq!(
             pre(
                 Mode::Camel,
-                RunEnd::Exited(0),
+                HookExit::Exited(0),
                 "log\n{\"permissionDecision\":\"deny\"}"
             )
             .decision,
@@ -431,8 +418,11 @@ mod tests {
         );
         // pre_updated_input_cc / pre_pascal_deny.
         let specific = r#"{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"R","updatedInput":{"command":"x"}}}"#;
-        assert_eq!(pre(Mode::Camel, RunEnd::Exited(0), specific).decision, None);
-        let pascal = pre(Mode::Pascal, RunEnd::Exited(0), specific);
+        assert_eq!(
+            pre(Mode::Camel, HookExit::Exited(0), specific).decision,
+            None
+        );
+        let pascal = pre(Mode::Pascal, HookExit::Exited(0), specific);
         assert_eq!(
             pascal.decision,
             Some(Decision::Deny("Denied by preToolUse hook: R".into()))
@@ -443,7 +433,7 @@ mod tests {
         );
         // cl_exit2; exit 3 with a deny JSON is an errored deny.
         assert_eq!(
-            pre(Mode::Pascal, RunEnd::Exited(2), "").decision,
+            pre(Mode::Pascal, HookExit::Exited(2), "").decision,
             Some(Decision::Deny(
                 "Denied by preToolUse hook: hook exited with code 2".into()
             ))
@@ -451,7 +441,7 @@ mod tests {
         assert_eq!(
             pre(
                 Mode::Camel,
-                RunEnd::Exited(3),
+                HookExit::Exited(3),
                 r#"{"permissionDecision":"deny"}"#
             )
             .decision,
@@ -460,7 +450,7 @@ mod tests {
             ))
         );
         // cl_timeout_field: fail-open.
-        let timed_out = pre(Mode::Camel, RunEnd::TimedOut { secs: 1 }, "");
+        let timed_out = pre(Mode::Camel, HookExit::TimedOut, "");
         assert_eq!(timed_out.decision, None);
         assert!(timed_out.failed().is_some());
     }
@@ -471,7 +461,7 @@ mod tests {
             CopilotEvent::UserPromptSubmitted,
             Mode::Pascal,
             "f",
-            &RunEnd::Exited(0),
+            (&HookExit::Exited(0), 30),
             r#"{"decision":"block","reason":"no","hookSpecificOutput":{"additionalContext":"x"}}"#,
             "",
         );
@@ -482,7 +472,7 @@ mod tests {
             CopilotEvent::UserPromptSubmitted,
             Mode::Camel,
             "f",
-            &RunEnd::Exited(2),
+            (&HookExit::Exited(2), 30),
             "",
             "careful",
         );
@@ -495,7 +485,7 @@ mod tests {
             CopilotEvent::PostToolUseFailure,
             Mode::Camel,
             "f",
-            &RunEnd::Exited(2),
+            (&HookExit::Exited(2), 30),
             "",
             "FAIL-EXIT2-STDERR",
         );
@@ -508,7 +498,7 @@ mod tests {
             CopilotEvent::PermissionRequest,
             Mode::Camel,
             "f",
-            &RunEnd::Exited(2),
+            (&HookExit::Exited(2), 30),
             "",
             "x",
         );
@@ -528,7 +518,7 @@ mod tests {
     fn a_key_of_the_wrong_type_reads_as_absent_and_spoils_no_other() {
         let reading = pre(
             Mode::Pascal,
-            RunEnd::Exited(0),
+            HookExit::Exited(0),
             r#"{"permissionDecisionReason": 5, "modifiedArgs": "x",
                 "hookSpecificOutput": {"permissionDecision": "deny", "updatedInput": {"a": 1}},
                 "additionalContext": "CTX"}"#,
@@ -545,7 +535,7 @@ mod tests {
         assert_eq!(reading.additional_context.as_deref(), Some("CTX"));
         let camel = pre(
             Mode::Camel,
-            RunEnd::Exited(0),
+            HookExit::Exited(0),
             r#"{"hookSpecificOutput": {"permissionDecision": "deny"}}"#,
         );
         assert_eq!(

@@ -5,7 +5,7 @@
 //! keys and Claude tool names. `permissionRequest` has one shape in both
 //! modes (`hookName` first). Key orders are the captures'.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::event::{CopilotEvent, Mode};
 use crate::tools;
@@ -215,13 +215,23 @@ struct Keys {
 }
 
 impl Keys {
-    /// Inserts under the camelCase or the snake_case key.
-    fn put(&mut self, camel: &str, snake: &str, value: impl Into<Value>) {
-        let key = match self.mode {
-            Mode::Camel => camel,
-            Mode::Pascal => snake,
-        };
-        self.map.insert(key.to_owned(), value.into());
+    /// Inserts under the camelCase key, or its snake_case form (`toolArgs`
+    /// is `tool_input`).
+    fn put(&mut self, camel: &str, value: impl Into<Value>) {
+        let mut key = String::new();
+        match (self.mode, camel) {
+            (Mode::Camel, _) => key.push_str(camel),
+            (Mode::Pascal, "toolArgs") => key.push_str("tool_input"),
+            (Mode::Pascal, _) => {
+                for c in camel.chars() {
+                    if c.is_ascii_uppercase() {
+                        key.push('_');
+                    }
+                    key.push(c.to_ascii_lowercase());
+                }
+            }
+        }
+        self.map.insert(key, value.into());
     }
 }
 
@@ -234,20 +244,23 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
     } = body
     {
         // The same camelCase shape in both modes (cc_pascal_flat).
-        let mut map = Map::new();
-        map.insert("hookName".into(), "permissionRequest".into());
-        map.insert("sessionId".into(), common.parent_id().into());
-        map.insert("timestamp".into(), common.timestamp_ms.into());
-        map.insert("cwd".into(), common.cwd.clone().into());
-        map.insert("toolName".into(), tool_name.clone().into());
-        map.insert("toolInput".into(), tool_input.clone());
-        map.insert("permissionSuggestions".into(), Value::Array(Vec::new()));
+        let mut keys = Keys {
+            map: Map::new(),
+            mode: Mode::Camel,
+        };
+        keys.put("hookName", "permissionRequest");
+        keys.put("sessionId", common.parent_id());
+        keys.put("timestamp", common.timestamp_ms);
+        keys.put("cwd", common.cwd.clone());
+        keys.put("toolName", tool_name.clone());
+        keys.put("toolInput", tool_input.clone());
+        keys.put("permissionSuggestions", json!([]));
         if let Some(fields) = &common.agent {
-            map.insert("agentId".into(), fields.agent_id.clone().into());
-            map.insert("agentType".into(), fields.agent_type.clone().into());
-            map.insert("parentAgentId".into(), fields.parent_id.clone().into());
+            keys.put("agentId", fields.agent_id.clone());
+            keys.put("agentType", fields.agent_type.clone());
+            keys.put("parentAgentId", fields.parent_id.clone());
         }
-        return Value::Object(map);
+        return Value::Object(keys.map);
     }
     let mut keys = Keys {
         map: Map::new(),
@@ -263,83 +276,71 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
     };
     match mode {
         Mode::Camel => {
-            keys.put("sessionId", "", session_id);
-            keys.put("timestamp", "", common.timestamp_ms);
+            keys.put("sessionId", session_id);
+            keys.put("timestamp", common.timestamp_ms);
         }
         Mode::Pascal => {
-            keys.put("", "hook_event_name", event.name(Mode::Pascal));
-            keys.put("", "session_id", session_id);
-            keys.put("", "timestamp", common.iso());
+            keys.put("hookEventName", event.name(Mode::Pascal));
+            keys.put("sessionId", session_id);
+            keys.put("timestamp", common.iso());
         }
     }
-    keys.put("cwd", "cwd", common.cwd.clone());
+    keys.put("cwd", common.cwd.clone());
     match body {
         Body::SessionStart {
             source,
             initial_prompt,
         } => {
-            keys.put("source", "source", source.clone());
-            keys.put("initialPrompt", "initial_prompt", initial_prompt.clone());
+            keys.put("source", source.clone());
+            keys.put("initialPrompt", initial_prompt.clone());
         }
-        Body::SessionEnd { reason } => keys.put("reason", "reason", reason.clone()),
-        Body::UserPromptSubmitted { prompt } => keys.put("prompt", "prompt", prompt.clone()),
+        Body::SessionEnd { reason } => keys.put("reason", reason.clone()),
+        Body::UserPromptSubmitted { prompt } => keys.put("prompt", prompt.clone()),
         Body::UserPromptTransformed {
             prompt,
             transformed,
         } => {
-            keys.put("prompt", "prompt", prompt.clone());
-            keys.put(
-                "transformedPrompt",
-                "transformed_prompt",
-                transformed.clone(),
-            );
+            keys.put("prompt", prompt.clone());
+            keys.put("transformedPrompt", transformed.clone());
         }
         Body::PreToolUse { tool, args } => {
-            keys.put("toolName", "tool_name", tools::payload_name(tool, mode));
-            keys.put("toolArgs", "tool_input", args.clone());
+            keys.put("toolName", tools::payload_name(tool, mode));
+            keys.put("toolArgs", args.clone());
         }
         Body::PostToolUse { tool, args, result } => {
-            keys.put("toolName", "tool_name", tools::payload_name(tool, mode));
-            keys.put("toolArgs", "tool_input", args.clone());
+            keys.put("toolName", tools::payload_name(tool, mode));
+            keys.put("toolArgs", args.clone());
             let mut inner = Keys {
                 map: Map::new(),
                 mode,
             };
-            inner.put("resultType", "result_type", result.result_type.clone());
-            inner.put(
-                "textResultForLlm",
-                "text_result_for_llm",
-                result.text.clone(),
-            );
-            keys.put("toolResult", "tool_result", Value::Object(inner.map));
+            inner.put("resultType", result.result_type.clone());
+            inner.put("textResultForLlm", result.text.clone());
+            keys.put("toolResult", Value::Object(inner.map));
         }
         Body::PostToolUseFailure { tool, args, error } => {
-            keys.put("toolName", "tool_name", tools::payload_name(tool, mode));
-            keys.put("toolArgs", "tool_input", args.clone());
-            keys.put("error", "error", error.clone());
+            keys.put("toolName", tools::payload_name(tool, mode));
+            keys.put("toolArgs", args.clone());
+            keys.put("error", error.clone());
         }
         Body::AgentStop {
             transcript_path,
             stop_reason,
             stop_hook_active,
         } => {
-            keys.put("transcriptPath", "transcript_path", transcript_path.clone());
-            keys.put("stopReason", "stop_reason", stop_reason.clone());
+            keys.put("transcriptPath", transcript_path.clone());
+            keys.put("stopReason", stop_reason.clone());
             // snake_case even in camel mode.
-            keys.put("stop_hook_active", "stop_hook_active", *stop_hook_active);
+            keys.put("stop_hook_active", *stop_hook_active);
         }
         Body::PreCompact {
             transcript_path,
             trigger,
             custom_instructions,
         } => {
-            keys.put("transcriptPath", "transcript_path", transcript_path.clone());
-            keys.put("trigger", "trigger", trigger.clone());
-            keys.put(
-                "customInstructions",
-                "custom_instructions",
-                custom_instructions.clone(),
-            );
+            keys.put("transcriptPath", transcript_path.clone());
+            keys.put("trigger", trigger.clone());
+            keys.put("customInstructions", custom_instructions.clone());
         }
         Body::ErrorOccurred {
             context,
@@ -347,20 +348,17 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
             message,
             name,
         } => {
-            keys.put("errorContext", "error_context", context.clone());
-            keys.put("recoverable", "recoverable", *recoverable);
-            let mut error = Map::new();
-            error.insert("message".into(), message.clone().into());
-            error.insert("name".into(), name.clone().into());
-            error.insert("stack".into(), "".into());
-            keys.put("error", "error", Value::Object(error));
+            keys.put("errorContext", context.clone());
+            keys.put("recoverable", *recoverable);
+            let error = json!({"message": message, "name": name, "stack": ""});
+            keys.put("error", error);
         }
         Body::SubagentStart { transcript_path } => {
-            keys.put("transcriptPath", "transcript_path", transcript_path.clone());
+            keys.put("transcriptPath", transcript_path.clone());
             if let Some(fields) = &common.agent {
-                keys.put("agentName", "agent_name", fields.agent_type.clone());
-                keys.put("agentId", "agent_id", fields.agent_id.clone());
-                keys.put("agentType", "agent_type", fields.agent_type.clone());
+                keys.put("agentName", fields.agent_type.clone());
+                keys.put("agentId", fields.agent_id.clone());
+                keys.put("agentType", fields.agent_type.clone());
             }
         }
         Body::SubagentStop {
@@ -369,24 +367,24 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
             stop_reason,
             stop_hook_active,
         } => {
-            keys.put("transcriptPath", "transcript_path", transcript_path.clone());
+            keys.put("transcriptPath", transcript_path.clone());
             if let Some(fields) = &common.agent {
-                keys.put("agentId", "agent_id", fields.agent_id.clone());
-                keys.put("agentType", "agent_type", fields.agent_type.clone());
-                keys.put("agentName", "agent_name", fields.agent_type.clone());
+                keys.put("agentId", fields.agent_id.clone());
+                keys.put("agentType", fields.agent_type.clone());
+                keys.put("agentName", fields.agent_type.clone());
             }
-            keys.put("response", "response", response.clone());
-            keys.put("stopReason", "stop_reason", stop_reason.clone());
-            keys.put("stop_hook_active", "stop_hook_active", *stop_hook_active);
+            keys.put("response", response.clone());
+            keys.put("stopReason", stop_reason.clone());
+            keys.put("stop_hook_active", *stop_hook_active);
         }
         Body::PermissionRequest { .. } => {}
     }
     if let Some(fields) = &common.agent {
         if !for_parent {
-            keys.put("agentId", "agent_id", fields.agent_id.clone());
-            keys.put("agentType", "agent_type", fields.agent_type.clone());
+            keys.put("agentId", fields.agent_id.clone());
+            keys.put("agentType", fields.agent_type.clone());
         }
-        keys.put("parentAgentId", "parent_agent_id", fields.parent_id.clone());
+        keys.put("parentAgentId", fields.parent_id.clone());
     }
     Value::Object(keys.map)
 }

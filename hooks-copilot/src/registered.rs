@@ -4,15 +4,14 @@
 use std::path::Path;
 
 use dsh_hooks::lint::Finding;
-use dsh_hooks::project_settings::HeldBack;
 use dsh_hooks::registry::{
     BuiltPlugin, ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect,
-    HookScope, LintTargets, LoadError, SessionHooks,
+    LintTargets, LoadError, SessionHooks,
 };
 use dsh_protocol::Dialect;
 use serde_json::json;
 
-use crate::config::{EntryStatus, Handler, Program, Source};
+use crate::config::{EntryStatus, Handler, Program};
 use crate::{CopilotConfig, CopilotDiscovery};
 
 /// The GitHub Copilot CLI dialect.
@@ -42,10 +41,7 @@ impl HookDialect for CopilotDialect {
         CopilotDialect::discovery(sources)
             .files()
             .into_iter()
-            .map(|(path, _, source)| ConfigFile {
-                path,
-                layer: source.as_str(),
-            })
+            .map(|(path, _, layer)| ConfigFile::new(path, layer))
             .collect()
     }
 
@@ -148,59 +144,57 @@ impl DialectConfig for CopilotConfig {
     }
 
     fn hooks(&self) -> Vec<ConfiguredHook> {
-        self.handlers()
+        self.handlers
             .iter()
-            .map(|handler| {
-                let command = handler.program.text();
-                ConfiguredHook {
-                    event: handler.event_name().to_owned(),
-                    matcher: handler.matcher.clone(),
-                    handler: format!("command: {command}"),
-                    command,
-                    timeout_secs: handler.timeout_sec as f64,
-                    file: handler.file.clone(),
-                    origin: handler.origin.clone(),
-                    identity: identity(handler),
-                    scope: match handler.source {
-                        Source::User => HookScope::User,
-                        Source::Repo => HookScope::Project,
-                    },
-                    // Excluded by dsh's trust still counts: that is what
-                    // asking is for.
-                    active: matches!(
-                        handler.status,
-                        EntryStatus::Active | EntryStatus::Excluded(_)
-                    ),
-                    status: match &handler.status {
-                        EntryStatus::Active => "active".to_owned(),
-                        EntryStatus::Disabled => "disabled: disableAllHooks".to_owned(),
-                        EntryStatus::Excluded(why) => format!("disabled: {why}"),
-                    },
-                    plugin: None,
-                }
+            .map(|handler| ConfiguredHook {
+                event: handler.event_name().to_owned(),
+                matcher: handler.matcher.clone(),
+                timeout_secs: handler.timeout_sec as f64,
+                file: handler.file.clone(),
+                origin: handler.origin.clone(),
+                identity: identity(handler),
+                // Excluded by dsh's trust still counts: that is what asking
+                // is for.
+                active: handler.status != EntryStatus::Disabled,
+                status: match &handler.status {
+                    EntryStatus::Active => "active".to_owned(),
+                    EntryStatus::Disabled => "disabled: disableAllHooks".to_owned(),
+                    EntryStatus::Excluded(why) => format!("disabled: {why}"),
+                },
+                ..ConfiguredHook::command(handler.source, handler.program.text())
             })
             .collect()
     }
 
-    fn held_back(&self) -> Vec<HeldBack> {
-        Vec::new()
-    }
-
     fn notices(&self) -> Vec<String> {
-        CopilotConfig::notices(self)
+        let skipped = |fatal| match fatal {
+            true => " (the file is not loaded, as Copilot CLI skips it)",
+            false => "",
+        };
+        let mut notices: Vec<String> = (self.problems.iter())
+            .map(|p| format!("{}: {}{}", p.file.display(), p.message, skipped(p.fatal)))
+            .collect();
+        if let Some(file) = &self.disabled_by {
+            notices.push(format!(
+                "disableAllHooks in {} turns every Copilot hook off",
+                file.display()
+            ));
+        }
+        notices
     }
 
     fn disable_origins(&mut self, origins: &[String], reason: &str) {
-        CopilotConfig::disable_origins(self, origins, reason);
+        for handler in &mut self.handlers {
+            if handler.is_active() && origins.contains(&handler.origin) {
+                handler.status = EntryStatus::Excluded(reason.to_owned());
+            }
+        }
     }
 
     fn into_plugin(self: Box<Self>, session: &SessionHooks<'_>) -> Result<BuiltPlugin, LoadError> {
-        let plugin = self
-            .has_active()
-            .then(|| CopilotConfig::into_plugin(*self, session.runner.clone()));
-        Ok(BuiltPlugin {
-            plugin,
-            notices: Vec::new(),
-        })
+        let runner = session.runner.clone();
+        Ok(BuiltPlugin::when(self.has_active(), || {
+            CopilotConfig::into_plugin(*self, runner)
+        }))
     }
 }

@@ -6,7 +6,7 @@
 //! glob→Glob, grep→Grep`; the input keys stay native,
 //! cc_pascal_tool_names).
 
-use dsh_hooks::names::{ToolNames, copy_keys};
+use dsh_hooks::names::{ArgumentNames, ToolNames, copy_keys};
 use serde_json::{Map, Value};
 
 use crate::event::Mode;
@@ -55,63 +55,37 @@ pub fn is_read_only(tool: &str) -> bool {
     matches!(tool, "read" | "glob" | "grep")
 }
 
+/// The argument names of Copilot's tools (its model's names). dsh's `agent`
+/// tool has no `name` argument (Copilot's task label): it is not there to
+/// carry.
+#[rustfmt::skip]
+pub const ARGUMENTS: ArgumentNames = ArgumentNames(&[
+    ("bash", &[("command", "command"), ("description", "description")]),
+    ("read", &[("file_path", "path")]),
+    ("write", &[("file_path", "path"), ("content", "file_text")]),
+    ("edit", &[("file_path", "path"), ("old_string", "old_str"), ("new_string", "new_str")]),
+    ("agent", &[("description", "description"), ("prompt", "prompt"), ("subagent_type", "agent_type")]),
+]);
+
 /// `toolArgs` / `tool_input` for a dsh call: the arguments under Copilot's
-/// names, as Copilot's model would have sent them.
+/// names, as Copilot's model would have sent them (`read`'s `offset` and
+/// `limit` as a `view_range`).
 pub fn tool_args(tool: &str, arguments: &Value) -> Value {
     let mut out = Map::new();
-    match tool {
-        "bash" => {
-            copy_keys(
-                arguments,
-                &mut out,
-                &[("command", "command"), ("description", "description")],
+    if !ARGUMENTS.rename(tool, true, arguments, &mut out) {
+        return arguments.clone();
+    }
+    if tool == "read" {
+        let offset = arguments.get("offset").and_then(Value::as_u64);
+        if let Some(limit) = arguments.get("limit").and_then(Value::as_u64) {
+            let start = offset.unwrap_or(1);
+            out.insert(
+                "view_range".into(),
+                Value::from(vec![start, start + limit.saturating_sub(1)]),
             );
+        } else if let Some(start) = offset {
+            out.insert("view_range".into(), Value::from(vec![start as i64, -1]));
         }
-        "read" => {
-            copy_keys(arguments, &mut out, &[("file_path", "path")]);
-            let offset = arguments.get("offset").and_then(Value::as_u64);
-            if let Some(limit) = arguments.get("limit").and_then(Value::as_u64) {
-                let start = offset.unwrap_or(1);
-                out.insert(
-                    "view_range".into(),
-                    Value::from(vec![start, start + limit.saturating_sub(1)]),
-                );
-            } else if let Some(start) = offset {
-                out.insert("view_range".into(), Value::from(vec![start as i64, -1]));
-            }
-        }
-        "write" => {
-            copy_keys(
-                arguments,
-                &mut out,
-                &[("file_path", "path"), ("content", "file_text")],
-            );
-        }
-        "edit" => {
-            copy_keys(
-                arguments,
-                &mut out,
-                &[
-                    ("file_path", "path"),
-                    ("old_string", "old_str"),
-                    ("new_string", "new_str"),
-                ],
-            );
-        }
-        "agent" => {
-            // dsh's `agent` tool has no `name` argument (Copilot's task
-            // label): it is not there to carry.
-            copy_keys(
-                arguments,
-                &mut out,
-                &[
-                    ("description", "description"),
-                    ("prompt", "prompt"),
-                    ("subagent_type", "agent_type"),
-                ],
-            );
-        }
-        _ => return arguments.clone(),
     }
     Value::Object(out)
 }
@@ -120,58 +94,21 @@ pub fn tool_args(tool: &str, arguments: &Value) -> Value {
 /// replace the arguments wholesale): the reverse of [`tool_args`].
 pub fn arguments_from(tool: &str, args: &Value) -> Value {
     let mut out = Map::new();
-    match tool {
-        "bash" => {
-            copy_keys(
-                args,
-                &mut out,
-                &[("command", "command"), ("description", "description")],
-            );
+    if !ARGUMENTS.rename(tool, false, args, &mut out) {
+        return args.clone();
+    }
+    if tool == "read"
+        && let Some(range) = args.get("view_range").and_then(Value::as_array)
+    {
+        let start = range.first().and_then(Value::as_i64).unwrap_or(1);
+        out.insert("offset".into(), start.into());
+        if let Some(end) = range
+            .get(1)
+            .and_then(Value::as_i64)
+            .filter(|end| *end >= start)
+        {
+            out.insert("limit".into(), (end - start + 1).into());
         }
-        "read" => {
-            copy_keys(args, &mut out, &[("path", "file_path")]);
-            if let Some(range) = args.get("view_range").and_then(Value::as_array) {
-                let start = range.first().and_then(Value::as_i64).unwrap_or(1);
-                out.insert("offset".into(), start.into());
-                if let Some(end) = range
-                    .get(1)
-                    .and_then(Value::as_i64)
-                    .filter(|end| *end >= start)
-                {
-                    out.insert("limit".into(), (end - start + 1).into());
-                }
-            }
-        }
-        "write" => {
-            copy_keys(
-                args,
-                &mut out,
-                &[("path", "file_path"), ("file_text", "content")],
-            );
-        }
-        "edit" => {
-            copy_keys(
-                args,
-                &mut out,
-                &[
-                    ("path", "file_path"),
-                    ("old_str", "old_string"),
-                    ("new_str", "new_string"),
-                ],
-            );
-        }
-        "agent" => {
-            copy_keys(
-                args,
-                &mut out,
-                &[
-                    ("description", "description"),
-                    ("prompt", "prompt"),
-                    ("agent_type", "subagent_type"),
-                ],
-            );
-        }
-        _ => return args.clone(),
     }
     Value::Object(out)
 }

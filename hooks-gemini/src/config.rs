@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::event::GeminiEvent;
+use dsh_hooks::entries::Layer;
 use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 
 mod wire;
@@ -78,25 +79,6 @@ impl GeminiDiscovery {
     }
 }
 
-/// Which settings file a hook came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SettingsSource {
-    /// `~/.gemini/settings.json`.
-    User,
-    /// `.gemini/settings.json` in the project.
-    Project,
-}
-
-impl SettingsSource {
-    /// The name used in listings.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SettingsSource::User => "user",
-            SettingsSource::Project => "project",
-        }
-    }
-}
-
 /// Whether a configured hook runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EntryStatus {
@@ -133,8 +115,8 @@ impl EntryStatus {
 pub struct Handler {
     /// The event.
     pub event: GeminiEvent,
-    /// The file's layer.
-    pub source: SettingsSource,
+    /// The file's layer (`~/.gemini` or the project's `.gemini`).
+    pub source: Layer,
     /// The settings file.
     pub file: PathBuf,
     /// `<file>#hooks.<Event>[i].hooks[j]`.
@@ -224,16 +206,6 @@ impl GeminiConfig {
         self.handlers.is_empty()
     }
 
-    /// Marks the hooks whose origin is in `origins` as not running (dsh's
-    /// trust), with `why`.
-    pub fn disable_origins(&mut self, origins: &[String], why: &str) {
-        for handler in &mut self.handlers {
-            if handler.is_active() && origins.contains(&handler.origin) {
-                handler.status = EntryStatus::Excluded(why.to_owned());
-            }
-        }
-    }
-
     /// Gemini CLI does not trust the folder: what that means and the exact
     /// line that trusts it.
     pub fn untrusted_folder_notice(&self) -> String {
@@ -258,7 +230,7 @@ impl GeminiConfig {
             && self
                 .handlers
                 .iter()
-                .any(|handler| handler.source == SettingsSource::Project)
+                .any(|handler| handler.source == Layer::Project)
         {
             notices.push(self.untrusted_folder_notice());
         }
@@ -336,15 +308,11 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
     let project_is_home = same_file(&user_path, &project_path);
     let mut layers = Vec::new();
     if let Some((_, doc)) = read_document_with(&discovery.files, &user_path)? {
-        layers.push((SettingsSource::User, user_path.clone(), settings(&doc)));
+        layers.push((Layer::User, user_path.clone(), settings(&doc)));
     }
     if !project_is_home && let Some((_, doc)) = read_document_with(&discovery.files, &project_path)?
     {
-        layers.push((
-            SettingsSource::Project,
-            project_path.clone(),
-            settings(&doc),
-        ));
+        layers.push((Layer::Project, project_path.clone(), settings(&doc)));
     }
     // hooksConfig: the project's `enabled` wins over the user's; the
     // `disabled` lists add up.
@@ -354,7 +322,7 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
     let mut held_back = Vec::new();
     let mut ignored = Vec::new();
     for (source, file, doc) in &layers {
-        let project = *source == SettingsSource::Project;
+        let project = *source == Layer::Project;
         // A repository's own `hooksConfig` switches the user's hooks off
         // (or back on): it waits for a trusted workspace.
         let hold = project && discovery.project_settings == ProjectSettings::HoldBack;

@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
+use dsh_hooks::verdict::{decided, notice, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookEntry, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
 
-use crate::config::{Handler, SettingsSource};
+use crate::config::Handler;
 use crate::event::GeminiEvent;
 use crate::output::{Decision, Interpretation, RunEnd, interpret};
 use crate::payload::{self, Payload};
@@ -318,25 +319,13 @@ impl Dialect for Gemini {
             });
         }
         let base = if let Some(stop) = &reading.stop {
-            HookDecision {
-                reason: stop.clone(),
-                ..HookDecision::of(HookEffect::Stop)
-            }
+            decided(HookEffect::Stop, stop.clone())
         } else {
             match &reading.decision {
-                Decision::Deny { reason } => HookDecision {
-                    reason: reason.clone(),
-                    ..HookDecision::of(HookEffect::Block)
-                },
-                Decision::Ask { reason } => HookDecision {
-                    reason: reason.clone(),
-                    ..HookDecision::of(HookEffect::Ask)
-                },
+                Decision::Deny { reason } => decided(HookEffect::Block, reason.clone()),
+                Decision::Ask { reason } => decided(HookEffect::Ask, reason.clone()),
                 Decision::Allow => match &reading.tool_input {
-                    Some(input) => HookDecision {
-                        updated_input: Some(input.clone()),
-                        ..HookDecision::of(HookEffect::Rewrite)
-                    },
+                    Some(input) => rewrite(input.clone()),
                     None => HookDecision::of(HookEffect::None),
                 },
             }
@@ -349,13 +338,7 @@ impl Dialect for Gemini {
                 .iter()
                 .map(|c| crate::output::hook_context(c))
                 .collect(),
-            trust: Some(
-                match handler.source {
-                    SettingsSource::User => "user",
-                    SettingsSource::Project => "project",
-                }
-                .to_owned(),
-            ),
+            trust: Some(handler.source.as_str().to_owned()),
             ..base
         }
     }
@@ -370,18 +353,15 @@ impl Dialect for Gemini {
         handler: &Handler,
         reading: &Interpretation,
     ) -> Vec<UserNotice> {
+        let source = format!("gemini:{}", event.as_str());
         let mut notices = Vec::new();
         if let Some(message) = &reading.system_message {
-            notices.push(UserNotice {
-                source: format!("gemini:{}", event.as_str()),
-                text: message.clone(),
-                level: NoticeLevel::Info,
-            });
+            notices.push(notice(&source, message.clone(), NoticeLevel::Info));
         }
         if reading.status == crate::output::RunStatus::Failed {
-            notices.push(UserNotice {
-                source: format!("gemini:{}", event.as_str()),
-                text: format!(
+            notices.push(warning(
+                source,
+                format!(
                     "Hook(s) [{}] failed for event {}{}",
                     handler.display_name(),
                     event.as_str(),
@@ -391,8 +371,7 @@ impl Dialect for Gemini {
                         .map(|e| format!(": {e}"))
                         .unwrap_or_default()
                 ),
-                level: NoticeLevel::Warning,
-            });
+            ));
         }
         notices
     }

@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::lint::{Checker, Finding, Severity, did_you_mean, malformed_json, nearest};
+use dsh_hooks::lint::{
+    Checker, Finding, Severity, did_you_mean, existing, nearest, open_json, path_tail,
+};
 use serde_json::{Map, Value};
 
 use crate::config::{GeminiDiscovery, claude_hint};
@@ -24,43 +26,26 @@ const SUBSTITUTED: &[&str] = &[
 
 /// The Gemini settings files a session in `discovery.cwd` would load.
 pub fn lint_targets(discovery: &GeminiDiscovery) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for path in [discovery.user_settings(), discovery.project_settings()] {
-        if path.is_file() && !out.contains(&path) {
-            out.push(path);
-        }
-    }
-    out
+    existing([discovery.user_settings(), discovery.project_settings()])
 }
 
 /// Whether `path` is a Gemini settings file (`.gemini/settings.json`).
 pub fn is_gemini_settings(path: &Path) -> bool {
-    path.file_name().is_some_and(|name| name == "settings.json")
-        && path
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|dir| dir == ".gemini")
+    let [name, dir, _] = path_tail(path);
+    name == "settings.json" && dir == ".gemini"
 }
 
 /// Checks one Gemini settings file whose hooks run in `project`.
 pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
-    let text = match dsh_hooks::lint::read(file) {
-        Ok(text) => text,
-        Err(finding) => return vec![finding],
+    let parse = |text: &str| match text.trim() {
+        "" => Ok(Value::Object(Map::new())),
+        _ => serde_json::from_str(&crate::config::strip_comments(text)),
     };
-    let document: Value = if text.trim().is_empty() {
-        Value::Object(Map::new())
-    } else {
-        match serde_json::from_str(&crate::config::strip_comments(&text)) {
-            Ok(value) => value,
-            Err(error) => {
-                return vec![malformed_json(file, &error, |e| {
-                    format!("Gemini CLI cannot parse this file (dsh refuses to start with it): {e}")
-                })];
-            }
-        }
+    let says = |e| format!("Gemini CLI cannot parse this file (dsh refuses to start with it): {e}");
+    let (mut c, document) = match open_json(file, project, parse, says) {
+        Ok(opened) => opened,
+        Err(findings) => return findings,
     };
-    let mut c = Checker::new(file, text, project);
     check_hooks_config(&mut c, &document);
     match document.get("hooks") {
         None => {}

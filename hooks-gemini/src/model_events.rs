@@ -35,8 +35,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, PoisonError};
 
 use async_trait::async_trait;
+use dsh_hooks::verdict::{notice, warning};
 use dsh_protocol::{ModelReply, ModelRequest};
-use dsh_seams::{NoticeLevel, ProviderRequestDecision, SeamContext, UserNotice};
+use dsh_seams::{NoticeLevel, ProviderRequestDecision, SeamContext};
 
 use crate::event::GeminiEvent;
 pub use crate::llm::{CallingMode, ModelFields, ModelOutput, ToolConfig};
@@ -311,11 +312,7 @@ pub async fn before_provider_request(
                 return ProviderRequestDecision::Block { reason };
             }
             BeforeModelOutcome::Answer { shown, reply } => {
-                ctx.sink.tell_user(UserNotice {
-                    source: "gemini BeforeModel".to_owned(),
-                    text: shown,
-                    level: NoticeLevel::Warning,
-                });
+                ctx.sink.tell_user(warning("gemini BeforeModel", shown));
                 return ProviderRequestDecision::Answer(reply);
             }
         }
@@ -358,11 +355,8 @@ fn tell_leftovers(ctx: &SeamContext, leftovers: &PatchLeftovers) {
             leftovers.extra_messages
         ));
     }
-    ctx.sink.tell_user(UserNotice {
-        source: "gemini BeforeModel".to_owned(),
-        text: parts.join("; "),
-        level: NoticeLevel::Warning,
-    });
+    ctx.sink
+        .tell_user(warning("gemini BeforeModel", parts.join("; ")));
 }
 
 /// AfterModel on a reply that arrived: fires the hooks with the request as
@@ -386,18 +380,13 @@ pub async fn after_model_request(
     let answers = firing.fire(ctx, GeminiEvent::AfterModel, fired).await;
     let outcome = fold_after_model(&answers);
     if let Some(reason) = outcome.blocked {
-        ctx.sink.tell_user(UserNotice {
-            source: "gemini AfterModel".to_owned(),
-            text: blocked_text(&reason),
-            level: NoticeLevel::Warning,
-        });
+        ctx.sink
+            .tell_user(warning("gemini AfterModel", blocked_text(&reason)));
     }
     if let Some(text) = outcome.shown {
-        ctx.sink.tell_user(UserNotice {
-            source: "gemini AfterModel".to_owned(),
-            text: format!("the reply is shown as: {text}"),
-            level: NoticeLevel::Info,
-        });
+        let said = format!("the reply is shown as: {text}");
+        ctx.sink
+            .tell_user(notice("gemini AfterModel", said, NoticeLevel::Info));
         // Only the session's own replies reach AfterAgent; a subagent's
         // turn and step numbers are its own.
         if ctx.agent.is_none() {

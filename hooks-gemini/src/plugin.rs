@@ -14,15 +14,16 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dsh_hook_runner::HookRunner;
+use dsh_hooks::verdict::warning;
 use dsh_hooks::{BoxFuture, Bridge, BridgePlugin, Cx, Fire, Fired, Flow, Record, Winner};
 use dsh_model::ModelError;
 use dsh_protocol::{Event, EventBody, ModelReply, ModelRequest};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision, CompactionInput, ContextEntry,
-    ContinuationDecision, ContinuationInput, Disposition, NoticeLevel, Plugin, PostToolAction,
-    PostToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput, ProposedCall,
+    ContinuationDecision, ContinuationInput, Disposition, Plugin, PostToolAction, PostToolDecision,
+    PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput, ProposedCall,
     ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource, StopRequest,
-    ToolExecution, ToolOutcome, UserNotice,
+    ToolExecution, ToolOutcome,
 };
 use serde_json::Value;
 
@@ -405,11 +406,7 @@ impl Bridge for Gemini {
                     // Told once the runs are recorded.
                     let tell = Flow::later(move |cx| {
                         tracing::warn!("{text}");
-                        cx.ctx.sink.tell_user(UserNotice {
-                            source: source(event),
-                            text,
-                            level: NoticeLevel::Warning,
-                        });
+                        cx.ctx.sink.tell_user(warning(source(event), text));
                         Flow::Done(ContinuationDecision::Stop)
                     });
                     (record, tell)

@@ -6,12 +6,13 @@ use dsh_hooks::lint::Finding;
 use dsh_hooks::project_settings::HeldBack;
 use dsh_hooks::registry::{
     BuiltPlugin, ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect,
-    HookScope, LintTargets, LoadError, SessionHooks,
+    LintTargets, LoadError, SessionHooks,
 };
 use dsh_protocol::Dialect;
 
-use crate::config::{EntryStatus, SettingsSource};
+use crate::config::EntryStatus;
 use crate::{GeminiConfig, GeminiDiscovery, GeminiEvent};
+use dsh_hooks::entries::Layer;
 
 /// The Gemini CLI dialect.
 #[derive(Debug, Clone, Copy, Default)]
@@ -40,14 +41,8 @@ impl HookDialect for GeminiDialect {
     fn config_files(&self, sources: &DialectSources) -> Vec<ConfigFile> {
         let discovery = GeminiDialect::discovery(sources);
         vec![
-            ConfigFile {
-                path: discovery.user_settings(),
-                layer: "user",
-            },
-            ConfigFile {
-                path: discovery.project_settings(),
-                layer: "project",
-            },
+            ConfigFile::new(discovery.user_settings(), Layer::User),
+            ConfigFile::new(discovery.project_settings(), Layer::Project),
         ]
     }
 
@@ -135,24 +130,18 @@ impl DialectConfig for GeminiConfig {
             .map(|handler| ConfiguredHook {
                 event: handler.event.as_str().to_owned(),
                 matcher: handler.matcher.clone(),
-                command: handler.command.clone(),
-                handler: format!("command: {}", handler.command),
                 timeout_secs: handler.timeout_ms as f64 / 1000.0,
                 file: handler.file.clone(),
                 origin: handler.origin.clone(),
                 identity: serde_json::to_value(handler.trust_identity())
                     .unwrap_or(serde_json::Value::Null),
-                scope: match handler.source {
-                    SettingsSource::User => HookScope::User,
-                    SettingsSource::Project => HookScope::Project,
-                },
                 // Excluded by dsh's trust still counts: that is what asking is for.
                 active: matches!(
                     handler.status,
                     EntryStatus::Active | EntryStatus::Excluded(_)
                 ),
                 status: handler.status.as_str().to_owned(),
-                plugin: None,
+                ..ConfiguredHook::command(handler.source, handler.command.clone())
             })
             .collect()
     }
@@ -166,19 +155,19 @@ impl DialectConfig for GeminiConfig {
     }
 
     fn disable_origins(&mut self, origins: &[String], reason: &str) {
-        GeminiConfig::disable_origins(self, origins, reason);
+        for handler in &mut self.handlers {
+            if handler.is_active() && origins.contains(&handler.origin) {
+                handler.status = EntryStatus::Excluded(reason.to_owned());
+            }
+        }
     }
 
     fn into_plugin(self: Box<Self>, session: &SessionHooks<'_>) -> Result<BuiltPlugin, LoadError> {
-        let plugin = self
-            .handlers()
-            .iter()
-            .any(|handler| handler.is_active())
-            .then(|| GeminiConfig::into_plugin(*self, session.runner.clone()));
-        Ok(BuiltPlugin {
-            plugin,
-            notices: Vec::new(),
-        })
+        let active = self.handlers().iter().any(|handler| handler.is_active());
+        let runner = session.runner.clone();
+        Ok(BuiltPlugin::when(active, || {
+            GeminiConfig::into_plugin(*self, runner)
+        }))
     }
 }
 
@@ -189,7 +178,7 @@ fn folder_trust_finding(discovery: &GeminiDiscovery, cwd: &Path) -> Option<Findi
     let project_hooks = config
         .handlers()
         .iter()
-        .filter(|handler| handler.source == SettingsSource::Project)
+        .filter(|handler| handler.source == Layer::Project)
         .count();
     if config.folder_trusted() || project_hooks == 0 {
         return None;

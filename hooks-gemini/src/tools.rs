@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use dsh_hooks::names::{ToolNames, copy_keys};
+use dsh_hooks::names::{ArgumentNames, ToolNames, copy_keys};
 use dsh_hooks::wire::lenient;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -32,50 +32,35 @@ pub fn dsh_tool_name(hook_name: &str) -> &str {
     NAMES.dsh_name(hook_name)
 }
 
-/// `tool_input` for a dsh call: the arguments under Gemini's names.
+/// The argument names of Gemini's tools.
+#[rustfmt::skip]
+pub const ARGUMENTS: ArgumentNames = ArgumentNames(&[
+    ("bash", &[("command", "command"), ("description", "description")]),
+    ("read", &[("file_path", "file_path")]),
+    ("write", &[("file_path", "file_path"), ("content", "content")]),
+    ("edit", &[("file_path", "file_path"), ("old_string", "old_string"), ("new_string", "new_string")]),
+]);
+
+/// `tool_input` for a dsh call: the arguments under Gemini's names
+/// (`read`'s `offset` and `limit` as lines, `edit`'s `replace_all` as
+/// `allow_multiple`).
 pub fn hook_tool_input(tool: &str, arguments: &Value) -> Value {
     let mut out = Map::new();
-    match tool {
-        "bash" => {
-            copy_keys(
-                arguments,
-                &mut out,
-                &[("command", "command"), ("description", "description")],
-            );
+    if !ARGUMENTS.rename(tool, true, arguments, &mut out) {
+        return arguments.clone();
+    }
+    if tool == "read" {
+        let offset = arguments.get("offset").and_then(Value::as_u64);
+        if let Some(offset) = offset {
+            out.insert("start_line".into(), offset.into());
         }
-        "read" => {
-            copy_keys(arguments, &mut out, &[("file_path", "file_path")]);
-            let offset = arguments.get("offset").and_then(Value::as_u64);
-            if let Some(offset) = offset {
-                out.insert("start_line".into(), offset.into());
-            }
-            if let Some(limit) = arguments.get("limit").and_then(Value::as_u64) {
-                let start = offset.unwrap_or(1);
-                out.insert("end_line".into(), (start + limit.saturating_sub(1)).into());
-            }
+        if let Some(limit) = arguments.get("limit").and_then(Value::as_u64) {
+            let start = offset.unwrap_or(1);
+            out.insert("end_line".into(), (start + limit.saturating_sub(1)).into());
         }
-        "write" => {
-            copy_keys(
-                arguments,
-                &mut out,
-                &[("file_path", "file_path"), ("content", "content")],
-            );
-        }
-        "edit" => {
-            copy_keys(
-                arguments,
-                &mut out,
-                &[
-                    ("file_path", "file_path"),
-                    ("old_string", "old_string"),
-                    ("new_string", "new_string"),
-                ],
-            );
-            if arguments.get("replace_all").and_then(Value::as_bool) == Some(true) {
-                out.insert("allow_multiple".into(), true.into());
-            }
-        }
-        _ => return arguments.clone(),
+    }
+    if tool == "edit" && arguments.get("replace_all").and_then(Value::as_bool) == Some(true) {
+        out.insert("allow_multiple".into(), true.into());
     }
     Value::Object(out)
 }
@@ -85,45 +70,21 @@ pub fn hook_tool_input(tool: &str, arguments: &Value) -> Value {
 /// Arguments Gemini has no name for are kept from `original`.
 pub fn arguments_from_tool_input(tool: &str, original: &Value, input: &Value) -> Value {
     let mut out = original.as_object().cloned().unwrap_or_default();
-    match tool {
-        "bash" => {
-            copy_keys(
-                input,
-                &mut out,
-                &[("command", "command"), ("description", "description")],
-            );
+    if !ARGUMENTS.rename(tool, false, input, &mut out) {
+        return input.clone();
+    }
+    if tool == "read" {
+        let start = input.get("start_line").and_then(Value::as_u64);
+        if let Some(start) = start {
+            out.insert("offset".into(), start.into());
         }
-        "read" => {
-            copy_keys(input, &mut out, &[("file_path", "file_path")]);
-            let start = input.get("start_line").and_then(Value::as_u64);
-            if let Some(start) = start {
-                out.insert("offset".into(), start.into());
-            }
-            if let Some(end) = input.get("end_line").and_then(Value::as_u64) {
-                let start = start.unwrap_or(1);
-                out.insert("limit".into(), (end.saturating_sub(start) + 1).into());
-            }
+        if let Some(end) = input.get("end_line").and_then(Value::as_u64) {
+            let start = start.unwrap_or(1);
+            out.insert("limit".into(), (end.saturating_sub(start) + 1).into());
         }
-        "write" => {
-            copy_keys(
-                input,
-                &mut out,
-                &[("file_path", "file_path"), ("content", "content")],
-            );
-        }
-        "edit" => {
-            copy_keys(
-                input,
-                &mut out,
-                &[
-                    ("file_path", "file_path"),
-                    ("old_string", "old_string"),
-                    ("new_string", "new_string"),
-                    ("allow_multiple", "replace_all"),
-                ],
-            );
-        }
-        _ => return input.clone(),
+    }
+    if tool == "edit" {
+        copy_keys(input, &mut out, &[("allow_multiple", "replace_all")]);
     }
     Value::Object(out)
 }

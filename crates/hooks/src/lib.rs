@@ -39,6 +39,7 @@
 mod bridge;
 mod dispatch;
 mod engine;
+pub mod entries;
 pub mod json_file;
 pub mod lint;
 pub mod names;
@@ -46,6 +47,7 @@ pub mod position;
 pub mod project_settings;
 pub mod registry;
 pub mod spill;
+pub mod verdict;
 pub mod wire;
 
 pub use bridge::*;

@@ -233,6 +233,43 @@ pub fn read(file: &Path) -> Result<String, Finding> {
     })
 }
 
+/// The files of `paths` that exist, each once, in order: what a check
+/// of a session's configuration reads.
+pub fn existing(paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_file() && !out.contains(&path) {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The names of `path`'s file, its folder and that folder's parent
+/// (empty where there is none): a dialect tells its files by where they
+/// lie.
+pub fn path_tail(path: &Path) -> [String; 3] {
+    let mut names = path
+        .ancestors()
+        .map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+    std::array::from_fn(|_| names.next().flatten().unwrap_or_default())
+}
+
+/// `file` opened for a check: read, and parsed by `parse` (the dialect's
+/// reading of JSON), or the one finding that ends the check: `unreadable`,
+/// or `malformed-json` with `says` turning the error into the dialect's
+/// message.
+pub fn open_json<'a, T>(
+    file: &'a Path,
+    project: &'a Path,
+    parse: impl FnOnce(&str) -> serde_json::Result<T>,
+    says: impl FnOnce(String) -> String,
+) -> Result<(Checker<'a>, T), Vec<Finding>> {
+    let text = read(file).map_err(|finding| vec![finding])?;
+    let document = parse(&text).map_err(|error| vec![malformed_json(file, &error, says)])?;
+    Ok((Checker::new(file, text, project), document))
+}
+
 /// The `malformed-json` finding for `file`, which `serde_json` could not
 /// parse: at the error's line and column, with `says` turning the error
 /// (without its position) into the dialect's message.
@@ -282,4 +319,51 @@ pub fn did_you_mean(suggestion: Option<&str>) -> String {
     suggestion
         .map(|s| format!(" (did you mean `{s}`?)"))
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_tail_names_file_folder_and_parent() {
+        assert_eq!(
+            path_tail(Path::new("/p/.github/hooks/a.json")),
+            ["a.json", "hooks", ".github"]
+        );
+        assert_eq!(path_tail(Path::new("a.json")), ["a.json", "", ""]);
+    }
+
+    #[test]
+    fn existing_files_are_kept_once_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let [a, b] = ["a.json", "b.json"].map(|name| dir.path().join(name));
+        fs_err::write(&a, "{}").unwrap();
+        fs_err::write(&b, "{}").unwrap();
+        let missing = dir.path().join("missing.json");
+        assert_eq!(existing([b.clone(), missing, a.clone(), b.clone()]), [b, a]);
+    }
+
+    #[test]
+    fn an_opened_file_is_parsed_or_its_one_finding() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("h.json");
+        fs_err::write(&file, "{\n  \"hooks\": ,\n}").unwrap();
+        let parse = |text: &str| serde_json::from_str::<Value>(text);
+        let findings = open_json(&file, dir.path(), parse, |e| format!("bad: {e}"))
+            .err()
+            .unwrap();
+        assert_eq!(
+            (findings[0].code, findings[0].position.as_deref()),
+            ("malformed-json", Some("2:12"))
+        );
+        assert!(findings[0].message.starts_with("bad: expected value"));
+        fs_err::write(&file, r#"{"hooks": {}}"#).unwrap();
+        let (checker, document) = open_json(&file, dir.path(), parse, |e| e).ok().unwrap();
+        assert_eq!(
+            (checker.finish().len(), document["hooks"].is_object()),
+            (0, true)
+        );
+    }
 }

@@ -91,6 +91,45 @@ impl ToolNames {
     }
 }
 
+/// Per dsh tool, the pairs (dsh argument, dialect argument) its call
+/// arguments are renamed by, both ways; a tool not listed keeps its
+/// arguments whole, and keys in no pair are left out.
+#[derive(Debug, Clone, Copy)]
+pub struct ArgumentNames(pub &'static [(&'static str, &'static [(&'static str, &'static str)])]);
+
+impl ArgumentNames {
+    fn pairs(&self, tool: &str) -> Option<&'static [(&'static str, &'static str)]> {
+        self.0
+            .iter()
+            .find(|(name, _)| *name == tool)
+            .map(|(_, pairs)| *pairs)
+    }
+
+    /// Copies the arguments `args` of `tool` into `out` under the other
+    /// vocabulary's names (the dialect's when `to_dialect`, else dsh's),
+    /// in table order; `false` (nothing copied) for a tool not listed.
+    pub fn rename(
+        &self,
+        tool: &str,
+        to_dialect: bool,
+        args: &Value,
+        out: &mut Map<String, Value>,
+    ) -> bool {
+        let Some(pairs) = self.pairs(tool) else {
+            return false;
+        };
+        for (dsh, dialect) in pairs {
+            let pair = if to_dialect {
+                (*dsh, *dialect)
+            } else {
+                (*dialect, *dsh)
+            };
+            copy_keys(args, out, &[pair]);
+        }
+        true
+    }
+}
+
 /// Copies the keys of `from` named in `pairs` (from key, to key) into
 /// `to` under their new names; absent keys stay absent.
 pub fn copy_keys(from: &Value, to: &mut Map<String, Value>, pairs: &[(&str, &str)]) {
@@ -144,6 +183,30 @@ mod tests {
         assert_eq!(NAMES.dsh_name("glob"), "glob");
         assert!(NAMES.is_dialect_name("read_file"));
         assert!(!NAMES.is_dialect_name("read"));
+    }
+
+    #[test]
+    fn arguments_are_renamed_both_ways_and_unlisted_tools_are_not() {
+        const ARGS: ArgumentNames =
+            ArgumentNames(&[("write", &[("file_path", "path"), ("content", "file_text")])]);
+        let mut out = Map::new();
+        assert!(ARGS.rename(
+            "write",
+            true,
+            &json!({"content": "x", "file_path": "/a", "mode": 1}),
+            &mut out
+        ));
+        assert_eq!(
+            Value::Object(out.clone()).to_string(),
+            r#"{"path":"/a","file_text":"x"}"#
+        );
+        let mut back = Map::new();
+        assert!(ARGS.rename("write", false, &Value::Object(out), &mut back));
+        assert_eq!(
+            Value::Object(back).to_string(),
+            r#"{"file_path":"/a","content":"x"}"#
+        );
+        assert!(!ARGS.rename("glob", true, &json!({"pattern": "*"}), &mut Map::new()));
     }
 
     #[test]

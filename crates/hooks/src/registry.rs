@@ -335,8 +335,11 @@ pub trait DialectConfig: Send + Sync + fmt::Debug {
     fn clone_box(&self) -> Box<dyn DialectConfig>;
     /// Every configured hook, in configuration order.
     fn hooks(&self) -> Vec<ConfiguredHook>;
-    /// Project settings left out because the workspace is not trusted.
-    fn held_back(&self) -> Vec<HeldBack>;
+    /// Project settings left out because the workspace is not trusted
+    /// (none, for a dialect whose project files hold only hooks).
+    fn held_back(&self) -> Vec<HeldBack> {
+        Vec::new()
+    }
     /// Start-up notices (a hook that will not run and why; the tool's own
     /// project trust, when the project configures this dialect).
     fn notices(&self) -> Vec<String>;
