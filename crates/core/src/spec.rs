@@ -123,6 +123,11 @@ pub struct SessionSpec {
     pub policy: TrustPolicy,
     /// Where hooks come from (plugins, excluded origins, MCP tags, mode).
     pub sources: HookSources,
+    /// The Claude Code settings layers (managed → `--settings` → local →
+    /// project → user), each parsed once, with why a layer is disabled:
+    /// permissions, the Claude bridge (hooks, plugins, `env`), MCP
+    /// approvals and trust read these same documents.
+    pub settings: dsh_files::settings::SettingsStack,
     /// Permission layers (the stage starts in [`SessionSpec::mode`]).
     pub permissions: Built,
     /// The session's permission mode, decided once (everyone reads it).
@@ -260,6 +265,16 @@ impl SessionSpec {
                 ProjectSettings::HoldBack
             }
         };
+        // The settings layer stack: each Claude Code settings file parsed
+        // once, through the reader every consumer reads it through.
+        let mut claude =
+            dsh_hooks_claude::config::ClaudeDiscovery::new(cwd, &sources.home, &sources.dsh_home);
+        claude.extra_settings = settings.clone();
+        let settings_stack = dsh_files::settings::SettingsStack::load(
+            &files,
+            &claude.candidates(),
+            sources.project_settings == ProjectSettings::HoldBack,
+        );
         let hooks = HookConfigs::load(&sources)?;
         let untrusted_hooks = match policy {
             TrustPolicy::RunAll | TrustPolicy::HookTools(_) => Vec::new(),
@@ -312,6 +327,7 @@ impl SessionSpec {
             cwd: cwd.to_owned(),
             policy,
             sources,
+            settings: settings_stack,
             permissions,
             mode,
             workspace,
@@ -758,6 +774,35 @@ mod tests {
                 twice.is_empty(),
                 "{policy:?}: read more than once: {twice:?}"
             );
+            // And each JSON file is parsed once: the settings layer stack
+            // is the one parse permissions, hooks, `env`, MCP and trust read.
+            let parses = spec.read.all_parses();
+            for settings in [
+                cwd.join(".claude/settings.json"),
+                cwd.join(".claude/settings.local.json"),
+                home.join(".claude/settings.json"),
+                home.join(".claude.json"),
+                home.join(".dsh/trust.json"),
+            ] {
+                assert_eq!(
+                    spec.read.parses(&settings),
+                    1,
+                    "{policy:?}: {} not parsed exactly once: {parses:?}",
+                    settings.display()
+                );
+            }
+            let local = spec
+                .settings
+                .get(&cwd.join(".claude/settings.local.json"))
+                .unwrap();
+            assert!(local.json.is_some());
+            // The workspace is trusted by nobody: the local layer's `env`
+            // waits, except where everything configured runs.
+            let held = matches!(
+                local.disabled,
+                Some(dsh_files::settings::DisabledReason::UntrustedWorkspace)
+            );
+            assert_eq!(held, !policy.runs_all(), "{policy:?}");
         }
     }
 }

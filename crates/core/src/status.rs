@@ -104,6 +104,19 @@ impl Status {
             "rules": spec.permissions.permissions.rules().iter().map(rule).collect::<Vec<_>>(),
             "dropped_project_allow": spec.permissions.permissions.dropped_allow().iter().map(rule).collect::<Vec<_>>(),
         });
+        let settings_layers: Vec<_> = spec
+            .settings
+            .layers()
+            .iter()
+            .map(|layer| {
+                json!({
+                    "source": layer.source.as_str(),
+                    "path": layer.path,
+                    "exists": layer.json.is_some(),
+                    "disabled": layer.disabled.as_ref().map(ToString::to_string),
+                })
+            })
+            .collect();
         let mcp_servers: Vec<Value> = spec
             .mcp
             .servers
@@ -158,6 +171,7 @@ impl Status {
             json: json!({
                 "hooks": hooks,
                 "held_back": held_back,
+                "settings_layers": settings_layers,
                 "permissions": permissions,
                 "mcp_servers": mcp_servers,
                 "plugins": plugins,
@@ -259,6 +273,19 @@ impl Status {
                     str_of(&entry["dialect"]),
                     str_of(&entry["key"]),
                     str_of(&entry["file"])
+                ));
+            }
+        }
+        // Layers switched off whole (held-back keys are listed above).
+        for layer in list("settings_layers") {
+            let Some(why) = layer["disabled"].as_str() else {
+                continue;
+            };
+            if layer["exists"].as_bool() == Some(true) && !why.starts_with("held back") {
+                out.push_str(&format!(
+                    "settings layer {} ({}): {why}\n",
+                    str_of(&layer["path"]),
+                    str_of(&layer["source"])
                 ));
             }
         }
