@@ -158,6 +158,7 @@ fn every_front_end_resolves_and_enforces_the_same_spec() {
         [
             "hooks",
             "held_back",
+            "settings_layers",
             "permissions",
             "mcp_servers",
             "plugins",

@@ -80,42 +80,9 @@ pub enum ConfigError {
     },
 }
 
-/// Which settings layer a handler came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SettingsSource {
-    /// Managed policy (`managed-settings.json`, `managed-settings.d/`).
-    Managed,
-    /// A `--settings` file.
-    Flag,
-    /// `.claude/settings.local.json`.
-    Local,
-    /// `.claude/settings.json`.
-    Project,
-    /// `~/.claude/settings.json`.
-    User,
-}
-
-impl SettingsSource {
-    /// A short label.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SettingsSource::Managed => "managed",
-            SettingsSource::Flag => "flag",
-            SettingsSource::Local => "local",
-            SettingsSource::Project => "project",
-            SettingsSource::User => "user",
-        }
-    }
-
-    /// A repository's own layer (`.claude/settings.json` or
-    /// `.claude/settings.local.json`).
-    pub fn is_project(self) -> bool {
-        match self {
-            SettingsSource::Project | SettingsSource::Local => true,
-            SettingsSource::Managed | SettingsSource::Flag | SettingsSource::User => false,
-        }
-    }
-}
+/// Which settings layer a handler came from (the layer stack's source:
+/// [`dsh_files::settings`]).
+pub use dsh_files::settings::SettingsSource;
 
 /// Knobs of the bridge that are not in settings files.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,11 +181,11 @@ fn read_settings(
     path: &Path,
     source: SettingsSource,
 ) -> Result<Option<SettingsFile>, ConfigError> {
-    // Through the session's reader: `ConfigError::Read` names the path.
-    let read = files.read_to_string(path);
-    let text = match read {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    // Through the session's reader, its one parse (the settings layer
+    // stack's): `ConfigError::Read` names the path.
+    let parsed = match files.json(path) {
+        Ok(Some(parsed)) => parsed,
+        Ok(None) => return Ok(None),
         Err(source) => {
             return Err(ConfigError::Read {
                 path: path.to_owned(),
@@ -226,16 +193,16 @@ fn read_settings(
             });
         }
     };
-    let json: Value = serde_json::from_str(&text).map_err(|error| ConfigError::Json {
+    let json = parsed.document().map_err(|error| ConfigError::Json {
         path: path.to_owned(),
-        line: error.line(),
-        column: error.column(),
-        message: without_position(&error),
+        line: error.line,
+        column: error.column,
+        message: error.message.clone(),
     })?;
     Ok(Some(SettingsFile {
         path: path.to_owned(),
         source,
-        json,
+        json: json.clone(),
         plugin: None,
     }))
 }

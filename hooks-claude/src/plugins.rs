@@ -25,7 +25,7 @@ use dsh_hook_runner::{Captured, HookExit, HookRun};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::config::{ClaudeDiscovery, HookHandler, SettingsSource, without_position};
+use crate::config::{ClaudeDiscovery, HookHandler, SettingsSource};
 use crate::output::wire::{Field, JsonObject, WireType};
 
 /// Whose decision made a plugin active: this is what dsh's hook trust keys on.
@@ -221,33 +221,37 @@ enum JsonFile {
     Parsed(Value),
 }
 
-fn read_json(path: &Path) -> JsonFile {
-    // std: the `Unreadable` message below names the path itself.
-    #[allow(clippy::disallowed_methods)]
-    let read = std::fs::read_to_string(path);
-    let text = match read {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return JsonFile::Missing,
+fn read_json(files: &dsh_files::ConfigFiles, path: &Path) -> JsonFile {
+    // Through the session's reader, parsed once; the `Unreadable` message
+    // below names the path itself.
+    let parsed = match files.json(path) {
+        Ok(Some(parsed)) => parsed,
+        Ok(None) => return JsonFile::Missing,
         Err(error) => {
             return JsonFile::Unreadable(format!("cannot read {}: {error}", path.display()));
         }
     };
-    match serde_json::from_str(&text) {
-        Ok(json) => JsonFile::Parsed(json),
+    match parsed.document() {
+        Ok(json) => JsonFile::Parsed(json.clone()),
         Err(error) => JsonFile::Unreadable(format!(
             "invalid JSON in {}:{}:{}: {}",
             path.display(),
-            error.line(),
-            error.column(),
-            without_position(&error)
+            error.line,
+            error.column,
+            error.message
         )),
     }
 }
 
 /// Reads a JSON file that may be absent; an unreadable one becomes a
 /// notice that says what follows from it (`consequence`).
-fn optional_json(path: &Path, consequence: &str, notices: &mut Vec<String>) -> Option<Value> {
-    match read_json(path) {
+fn optional_json(
+    files: &dsh_files::ConfigFiles,
+    path: &Path,
+    consequence: &str,
+    notices: &mut Vec<String>,
+) -> Option<Value> {
+    match read_json(files, path) {
         JsonFile::Missing => None,
         JsonFile::Unreadable(why) => {
             notices.push(format!("{why}; {consequence}"));
@@ -260,12 +264,14 @@ fn optional_json(path: &Path, consequence: &str, notices: &mut Vec<String>) -> O
 /// The plugin directory a `directory` marketplace lists for `name`
 /// (`<dir>/.claude-plugin/marketplace.json`, `plugins[].source`).
 fn directory_plugin_root(
+    files: &dsh_files::ConfigFiles,
     market_dir: &Path,
     name: &str,
     notices: &mut Vec<String>,
 ) -> Option<PathBuf> {
     let manifest = market_dir.join(".claude-plugin").join("marketplace.json");
     let json = optional_json(
+        files,
         &manifest,
         "its plugins run from their installed copies",
         notices,
@@ -364,9 +370,9 @@ fn data_dir(home: &Path, name: &str, marketplace: &str) -> PathBuf {
 
 /// Reads a plugin's `hooks/hooks.json`; a plugin without one (it ships
 /// only commands or skills) or with a broken one becomes a notice.
-fn load_hooks(origin: PluginOrigin, out: &mut Discovered) {
+fn load_hooks(files: &dsh_files::ConfigFiles, origin: PluginOrigin, out: &mut Discovered) {
     let hooks_file = origin.hooks_file();
-    match read_json(&hooks_file) {
+    match read_json(files, &hooks_file) {
         JsonFile::Parsed(json) => out.plugins.push(LoadedPlugin {
             origin,
             hooks_file,
@@ -409,6 +415,7 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
     }
     let known_file = plugins_dir.join("known_marketplaces.json");
     if let Some(known) = optional_json(
+        &discovery.files,
         &known_file,
         "plugins of the marketplaces it lists run from their installed copies",
         &mut out.notices,
@@ -422,6 +429,7 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
     }
     let installed_file = plugins_dir.join("installed_plugins.json");
     let installed = optional_json(
+        &discovery.files,
         &installed_file,
         "no installed plugin is loaded",
         &mut out.notices,
@@ -449,7 +457,8 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
         };
         let root = match markets.get(marketplace) {
             Some(MarketSource::Directory(dir)) => {
-                directory_plugin_root(dir, name, &mut out.notices).unwrap_or(cache)
+                directory_plugin_root(&discovery.files, dir, name, &mut out.notices)
+                    .unwrap_or(cache)
             }
             Some(MarketSource::Fetched) | None => cache,
         };
@@ -462,6 +471,7 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
             ),
         };
         load_hooks(
+            &discovery.files,
             PluginOrigin {
                 id: id.clone(),
                 name: name.to_owned(),
@@ -478,11 +488,17 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
 
     for dir in &discovery.plugin_dirs {
         let manifest = dir.join(".claude-plugin").join("plugin.json");
-        let name = optional_json(&manifest, "the directory name is used", &mut out.notices)
-            .and_then(|json| json.get("name").and_then(Value::as_str).map(str::to_owned))
-            .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| "plugin".to_owned());
+        let name = optional_json(
+            &discovery.files,
+            &manifest,
+            "the directory name is used",
+            &mut out.notices,
+        )
+        .and_then(|json| json.get("name").and_then(Value::as_str).map(str::to_owned))
+        .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "plugin".to_owned());
         load_hooks(
+            &discovery.files,
             PluginOrigin {
                 id: format!("{name}@inline"),
                 data_dir: data_dir(home, &name, "inline"),

@@ -147,7 +147,7 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
     if !spec.consent.is_empty() {
         match spec.policy {
             TrustPolicy::Ask | TrustPolicy::Headless { .. } => spec.skip_servers(),
-            TrustPolicy::RunAll | TrustPolicy::HookTools => spec.approve_servers(),
+            TrustPolicy::RunAll | TrustPolicy::HookTools(_) => spec.approve_servers(),
         }
     }
     let mut scrub = crate::hooks::scrubbed_env_for(&spec.env, &spec.config);

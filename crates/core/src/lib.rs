@@ -67,7 +67,7 @@ pub use hooks::{HookConfigs, HookSources, system_prompt as replay_system_prompt}
 pub use one_turn::{OneTurn, TurnRun, run_one_turn};
 pub use perms::SessionMode;
 pub use session::{FrontEnd, ProcessGuard, Session, SignalWatch, block_on};
-pub use spec::{Inputs, McpConsent, RememberedServers, SessionSpec, TrustPolicy};
+pub use spec::{HookToolsTrust, Inputs, McpConsent, RememberedServers, SessionSpec, TrustPolicy};
 pub use status::Status;
 pub use trust_question::{ProjectAnswer, ProjectOffer};
 pub use workspace::{PermissionView, Workspace, WorkspaceInputs};

@@ -35,19 +35,33 @@ pub enum TrustPolicy {
     /// `dsh replay`: everything configured runs (the replay contract,
     /// contracts.md).
     RunAll,
-    /// `dsh hooks test|replay`: as [`TrustPolicy::RunAll`] (the tools apply
-    /// trust themselves), except that hooks see `--permission-mode` only
-    /// when it is given (otherwise each dialect's default: no permission
-    /// rule runs after them here), and no MCP server is kept to start
-    /// (MCP tool events still carry their server's tag).
-    HookTools,
+    /// `dsh hooks test|replay`: as [`TrustPolicy::RunAll`], except that
+    /// untrusted project hooks are decided in the resolution as
+    /// [`HookToolsTrust`] says, hooks see `--permission-mode` only when it
+    /// is given (otherwise each dialect's default: no permission rule runs
+    /// after them here), and no MCP server is kept to start (MCP tool
+    /// events still carry their server's tag).
+    HookTools(HookToolsTrust),
+}
+
+/// What `dsh hooks test|replay` do with project hooks nobody trusted yet,
+/// decided by [`SessionSpec::resolve`] on the parse that runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookToolsTrust {
+    /// `--trust-all`: they run.
+    TrustAll,
+    /// On a terminal: the person is asked (on stdin, the question on
+    /// stderr: stdout carries the report); a "no" leaves them out.
+    Ask,
+    /// Without a terminal: the resolution fails, naming them.
+    Refuse,
 }
 
 impl TrustPolicy {
     /// Everything configured runs: nothing waits for trust or consent.
     fn runs_all(self) -> bool {
         match self {
-            TrustPolicy::RunAll | TrustPolicy::HookTools => true,
+            TrustPolicy::RunAll | TrustPolicy::HookTools(_) => true,
             TrustPolicy::Ask | TrustPolicy::Headless { .. } => false,
         }
     }
@@ -109,6 +123,11 @@ pub struct SessionSpec {
     pub policy: TrustPolicy,
     /// Where hooks come from (plugins, excluded origins, MCP tags, mode).
     pub sources: HookSources,
+    /// The Claude Code settings layers (managed → `--settings` → local →
+    /// project → user), each parsed once, with why a layer is disabled:
+    /// permissions, the Claude bridge (hooks, plugins, `env`), MCP
+    /// approvals and trust read these same documents.
+    pub settings: dsh_files::settings::SettingsStack,
     /// Permission layers (the stage starts in [`SessionSpec::mode`]).
     pub permissions: Built,
     /// The session's permission mode, decided once (everyone reads it).
@@ -222,8 +241,8 @@ impl SessionSpec {
         };
         sources.permission_mode = match (policy, mode) {
             // The hook tools show hooks a mode only when one is given.
-            (TrustPolicy::HookTools, SessionMode::Configured(_)) => None,
-            (TrustPolicy::HookTools, SessionMode::Requested(_))
+            (TrustPolicy::HookTools(_), SessionMode::Configured(_)) => None,
+            (TrustPolicy::HookTools(_), SessionMode::Requested(_))
             | (TrustPolicy::RunAll | TrustPolicy::Ask | TrustPolicy::Headless { .. }, _) => {
                 Some(mode)
             }
@@ -238,7 +257,7 @@ impl SessionSpec {
         // `approval_policy`) wait for a trusted workspace; replay runs
         // everything configured.
         sources.project_settings = match (policy, workspace) {
-            (TrustPolicy::RunAll | TrustPolicy::HookTools, _)
+            (TrustPolicy::RunAll | TrustPolicy::HookTools(_), _)
             | (_, WorkspaceTrust::ClaudeJson)
             | (_, WorkspaceTrust::DshTrust)
             | (_, WorkspaceTrust::ThisSession) => ProjectSettings::Apply,
@@ -246,9 +265,19 @@ impl SessionSpec {
                 ProjectSettings::HoldBack
             }
         };
+        // The settings layer stack: each Claude Code settings file parsed
+        // once, through the reader every consumer reads it through.
+        let mut claude =
+            dsh_hooks_claude::config::ClaudeDiscovery::new(cwd, &sources.home, &sources.dsh_home);
+        claude.extra_settings = settings.clone();
+        let settings_stack = dsh_files::settings::SettingsStack::load(
+            &files,
+            &claude.candidates(),
+            sources.project_settings == ProjectSettings::HoldBack,
+        );
         let hooks = HookConfigs::load(&sources)?;
         let untrusted_hooks = match policy {
-            TrustPolicy::RunAll | TrustPolicy::HookTools => Vec::new(),
+            TrustPolicy::RunAll | TrustPolicy::HookTools(_) => Vec::new(),
             TrustPolicy::Ask | TrustPolicy::Headless { .. } => {
                 crate::trust::untrusted_of(&sources, &hooks)?
             }
@@ -256,7 +285,7 @@ impl SessionSpec {
         // Consent: a trusted workspace approves its servers; replay runs
         // everything; otherwise each unapproved project server waits.
         let consent = match (policy, workspace) {
-            (TrustPolicy::RunAll | TrustPolicy::HookTools, _)
+            (TrustPolicy::RunAll | TrustPolicy::HookTools(_), _)
             | (_, WorkspaceTrust::ClaudeJson)
             | (_, WorkspaceTrust::DshTrust)
             | (_, WorkspaceTrust::ThisSession) => Vec::new(),
@@ -273,12 +302,12 @@ impl SessionSpec {
         };
         mcp.unapproved
             .retain(|name| consent.iter().any(|c| c.name == *name));
-        if policy == TrustPolicy::HookTools {
+        if matches!(policy, TrustPolicy::HookTools(_)) {
             // The tags are in `sources`; nothing starts.
             mcp.servers.clear();
         }
         let provider = match policy {
-            TrustPolicy::RunAll | TrustPolicy::HookTools => None,
+            TrustPolicy::RunAll | TrustPolicy::HookTools(_) => None,
             TrustPolicy::Ask | TrustPolicy::Headless { .. } => {
                 Some(config.provider_for(env, flags.model.as_deref(), flags.provider_api)?)
             }
@@ -290,7 +319,7 @@ impl SessionSpec {
         // Resolved: later reads (a trust answer written, the terminal's
         // `/hooks`) read the files afresh.
         sources.files = None;
-        Ok(SessionSpec {
+        let mut spec = SessionSpec {
             read: files,
             env: env.clone(),
             config: config.clone(),
@@ -298,6 +327,7 @@ impl SessionSpec {
             cwd: cwd.to_owned(),
             policy,
             sources,
+            settings: settings_stack,
             permissions,
             mode,
             workspace,
@@ -309,7 +339,49 @@ impl SessionSpec {
             compaction,
             provider,
             early_records: Vec::new(),
-        })
+        };
+        if let TrustPolicy::HookTools(trust) = policy {
+            let stdin = std::io::stdin();
+            spec.decide_hook_tools(trust, &mut stdin.lock(), &mut std::io::stderr())?;
+        }
+        Ok(spec)
+    }
+
+    /// The hook tools' trust step: `trust` says whether untrusted project
+    /// hooks run, are asked about on `input` (the question on `output`;
+    /// a "no" leaves them out), or refused with an error naming them.
+    pub fn decide_hook_tools(
+        &mut self,
+        trust: HookToolsTrust,
+        input: &mut dyn std::io::BufRead,
+        output: &mut dyn Write,
+    ) -> Result<()> {
+        if trust == HookToolsTrust::TrustAll {
+            return Ok(());
+        }
+        let untrusted = crate::trust::untrusted_of(&self.sources, &self.hooks)?;
+        match trust {
+            HookToolsTrust::TrustAll => Ok(()),
+            HookToolsTrust::Ask => {
+                let mut store = crate::trust::TrustStore::load(&self.sources.dsh_home)?;
+                if let crate::trust::TrustAnswer::Skipped(origins) =
+                    crate::trust::ask(&untrusted, &mut store, &self.cwd, input, output)?
+                {
+                    self.skip_hooks(&origins);
+                }
+                Ok(())
+            }
+            HookToolsTrust::Refuse if untrusted.is_empty() => Ok(()),
+            HookToolsTrust::Refuse => {
+                let mut text = Vec::new();
+                crate::trust::describe(&mut text, &untrusted, &self.cwd)?;
+                Err(Error::msg(format!(
+                    "refusing to run {} untrusted project hook(s) without a terminal to ask on:\n{}pass --trust-all to run them anyway, or trust them with `dsh hooks trust`",
+                    untrusted.len(),
+                    String::from_utf8_lossy(&text)
+                )))
+            }
+        }
     }
 
     /// Where instruction files and commands are looked up.
@@ -510,7 +582,7 @@ mod tests {
         );
         assert_eq!(replay.mode.mode(), Mode::BypassPermissions);
 
-        let tools = resolve(&env, &cwd, TrustPolicy::HookTools);
+        let tools = resolve(&env, &cwd, TrustPolicy::HookTools(HookToolsTrust::TrustAll));
         assert!(tools.consent.is_empty());
         assert!(tools.untrusted_hooks.is_empty());
         // No server starts, but MCP tool events still name theirs.
@@ -528,7 +600,7 @@ mod tests {
             config: &config,
             flags: &flags,
             cwd: &cwd,
-            policy: TrustPolicy::HookTools,
+            policy: TrustPolicy::HookTools(HookToolsTrust::TrustAll),
         })
         .unwrap();
         assert_eq!(given.mode, SessionMode::Requested(Mode::Plan));
@@ -549,6 +621,40 @@ mod tests {
         .unwrap();
         assert_eq!(skip.mode, SessionMode::Requested(Mode::BypassPermissions));
         assert_eq!(skip.permissions.permissions.mode(), skip.mode.mode());
+    }
+
+    #[test]
+    fn the_hook_tools_decide_untrusted_hooks_in_the_resolution() {
+        let (_root, env, cwd) = project();
+        fs_err::write(
+            cwd.join(".claude/settings.json"),
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo project-stop"}]}]}}"#,
+        )
+        .unwrap();
+        let config = DshConfig::empty(&env.dsh_home().unwrap());
+        let tools = |trust| {
+            SessionSpec::resolve(Inputs {
+                env: &env,
+                config: &config,
+                flags: &SessionFlags::default(),
+                cwd: &cwd,
+                policy: TrustPolicy::HookTools(trust),
+            })
+        };
+        let refused = tools(HookToolsTrust::Refuse).err().unwrap().to_string();
+        assert!(
+            refused.starts_with("refusing to run 1 untrusted project hook(s) without a terminal"),
+            "{refused}"
+        );
+        assert!(refused.contains("echo project-stop"), "{refused}");
+        let mut all = tools(HookToolsTrust::TrustAll).unwrap();
+        assert!(all.sources.excluded_hooks.is_empty());
+        let mut question = Vec::new();
+        all.decide_hook_tools(HookToolsTrust::Ask, &mut &b"n\n"[..], &mut question)
+            .unwrap();
+        let question = String::from_utf8(question).unwrap();
+        assert!(question.contains("Trust and run them?"), "{question}");
+        assert_eq!(all.sources.excluded_hooks.len(), 1);
     }
 
     #[test]
@@ -668,6 +774,35 @@ mod tests {
                 twice.is_empty(),
                 "{policy:?}: read more than once: {twice:?}"
             );
+            // And each JSON file is parsed once: the settings layer stack
+            // is the one parse permissions, hooks, `env`, MCP and trust read.
+            let parses = spec.read.all_parses();
+            for settings in [
+                cwd.join(".claude/settings.json"),
+                cwd.join(".claude/settings.local.json"),
+                home.join(".claude/settings.json"),
+                home.join(".claude.json"),
+                home.join(".dsh/trust.json"),
+            ] {
+                assert_eq!(
+                    spec.read.parses(&settings),
+                    1,
+                    "{policy:?}: {} not parsed exactly once: {parses:?}",
+                    settings.display()
+                );
+            }
+            let local = spec
+                .settings
+                .get(&cwd.join(".claude/settings.local.json"))
+                .unwrap();
+            assert!(local.json.is_some());
+            // The workspace is trusted by nobody: the local layer's `env`
+            // waits, except where everything configured runs.
+            let held = matches!(
+                local.disabled,
+                Some(dsh_files::settings::DisabledReason::UntrustedWorkspace)
+            );
+            assert_eq!(held, !policy.runs_all(), "{policy:?}");
         }
     }
 }

@@ -104,6 +104,19 @@ impl Status {
             "rules": spec.permissions.permissions.rules().iter().map(rule).collect::<Vec<_>>(),
             "dropped_project_allow": spec.permissions.permissions.dropped_allow().iter().map(rule).collect::<Vec<_>>(),
         });
+        let settings_layers: Vec<_> = spec
+            .settings
+            .layers()
+            .iter()
+            .map(|layer| {
+                json!({
+                    "source": layer.source.as_str(),
+                    "path": layer.path,
+                    "exists": layer.json.is_some(),
+                    "disabled": layer.disabled.as_ref().map(ToString::to_string),
+                })
+            })
+            .collect();
         let mcp_servers: Vec<Value> = spec
             .mcp
             .servers
@@ -158,6 +171,7 @@ impl Status {
             json: json!({
                 "hooks": hooks,
                 "held_back": held_back,
+                "settings_layers": settings_layers,
                 "permissions": permissions,
                 "mcp_servers": mcp_servers,
                 "plugins": plugins,
@@ -262,6 +276,19 @@ impl Status {
                 ));
             }
         }
+        // Layers switched off whole (held-back keys are listed above).
+        for layer in list("settings_layers") {
+            let Some(why) = layer["disabled"].as_str() else {
+                continue;
+            };
+            if layer["exists"].as_bool() == Some(true) && !why.starts_with("held back") {
+                out.push_str(&format!(
+                    "settings layer {} ({}): {why}\n",
+                    str_of(&layer["path"]),
+                    str_of(&layer["source"])
+                ));
+            }
+        }
         out.push_str(&format!("mcp servers: {}\n", list("mcp_servers").len()));
         for server in list("mcp_servers") {
             out.push_str(&format!(
@@ -281,5 +308,66 @@ impl Status {
             out.push_str(&format!("  {}\n", str_of(&file["path"])));
         }
         out
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::{DshConfig, Env, Inputs, SessionFlags, TrustPolicy};
+
+    #[test]
+    fn status_names_each_settings_layer_and_why_it_is_disabled() {
+        let root = tempfile::tempdir().unwrap();
+        let cwd = root.path().join("project");
+        let home = root.path().join("home");
+        fs_err::create_dir_all(cwd.join(".claude")).unwrap();
+        fs_err::create_dir_all(home.join(".claude")).unwrap();
+        fs_err::write(cwd.join(".claude/settings.json"), r#"{"env":{"A":"1"}}"#).unwrap();
+        fs_err::write(
+            home.join(".claude/settings.json"),
+            r#"{"disableAllHooks":true}"#,
+        )
+        .unwrap();
+        let env = Env::from_vars([("HOME".to_owned(), home.display().to_string())]);
+        let config = DshConfig::empty(&env.dsh_home().unwrap());
+        let spec = SessionSpec::resolve(Inputs {
+            env: &env,
+            config: &config,
+            flags: &SessionFlags::default(),
+            cwd: &cwd,
+            policy: TrustPolicy::Ask,
+        })
+        .unwrap();
+        let status = Status::of(&spec).unwrap();
+        let layers = status.json["settings_layers"].as_array().unwrap();
+        let sources: Vec<&str> = layers
+            .iter()
+            .filter_map(|layer| layer["source"].as_str())
+            .collect();
+        // Precedence order, highest first (no managed drop-ins here).
+        assert_eq!(sources, ["managed", "local", "project", "user"]);
+        let user_file = home.join(".claude/settings.json");
+        let hooks_off = format!("hooks off: disableAllHooks in {}", user_file.display());
+        for layer in &layers[1..] {
+            let exists = layer["exists"].as_bool().unwrap();
+            let source = layer["source"].as_str().unwrap();
+            assert_eq!(exists, source != "local", "{layer}");
+            // The user's switch turns every layer but managed policy off.
+            assert_eq!(
+                layer["disabled"].as_str(),
+                Some(hooks_off.as_str()),
+                "{layer}"
+            );
+        }
+        let text = status.text();
+        assert!(
+            text.contains(&format!(
+                "settings layer {} (user): {hooks_off}",
+                user_file.display()
+            )),
+            "{text}"
+        );
     }
 }

@@ -117,22 +117,21 @@ impl ProjectOffer {
 }
 
 /// The project's Claude Code settings files (shared, then local).
-fn project_settings_files(cwd: &Path) -> [PathBuf; 2] {
-    [
-        cwd.join(".claude").join("settings.json"),
-        cwd.join(".claude").join("settings.local.json"),
-    ]
-}
-
 /// Allow rules, env names and enabled plugins of the project's settings
-/// files, as the resolution read them (`files`). A file that does not parse
-/// offers nothing here: loading the session reports it.
-fn settings_items(files: &dsh_files::ConfigFiles, cwd: &Path, offer: &mut ProjectOffer) {
-    for file in project_settings_files(cwd) {
-        let Ok(text) = files.read_to_string(&file) else {
-            continue;
-        };
-        let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) else {
+/// layers, from the session's settings layer stack (the parse that runs).
+/// A file that does not parse offers nothing here: loading the session
+/// reports it.
+fn settings_items(settings: &dsh_files::settings::SettingsStack, offer: &mut ProjectOffer) {
+    // The project layer first, then the local one, as they were offered.
+    let mut project: Vec<&dsh_files::settings::SettingsLayer> = settings
+        .layers()
+        .iter()
+        .filter(|layer| layer.source.is_project())
+        .collect();
+    project.reverse();
+    for layer in project {
+        let file = layer.path.clone();
+        let Some(Ok(doc)) = layer.json.as_ref().map(dsh_files::Json::document) else {
             continue;
         };
         let strings = |value: Option<&serde_json::Value>| -> Vec<String> {
@@ -186,7 +185,7 @@ impl SessionSpec {
             ..ProjectOffer::default()
         };
         if self.workspace == WorkspaceTrust::Untrusted {
-            settings_items(&self.read, &self.cwd, &mut offer);
+            settings_items(&self.settings, &mut offer);
         }
         offer
     }
@@ -286,7 +285,7 @@ impl SessionSpec {
             return Ok(());
         }
         let mut offer = ProjectOffer::default();
-        settings_items(&self.read, &self.cwd, &mut offer);
+        settings_items(&self.settings, &mut offer);
         if offer.allow_rules.is_empty() && offer.env.is_empty() {
             return Ok(());
         }

@@ -8,7 +8,13 @@
 //! opened once per session, and every consumer sees the same contents —
 //! the trust decision is taken on the text that runs.
 //!
-//! What it is not: a parser or a watcher. It holds text, not settings, and
+//! JSON files are parsed once too ([`ConfigFiles::json`]): consumers read
+//! the one [`Json`] document, and [`ConfigFiles::parses`] counts how often
+//! a file's text went to a parser. [`settings`] is the Claude Code
+//! settings layer stack built from those documents.
+//!
+//! What it is not: a watcher, or the owner of any key's meaning. It holds
+//! text and documents, not settings (each consumer reads its own keys), and
 //! never notices a file changing after it was read (a new session reads
 //! again). Files dsh writes (`trust.json` after a trust answer,
 //! `~/.claude.json` after a consent answer) are read again by whoever reads
@@ -18,6 +24,11 @@ use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+mod json;
+pub mod settings;
+
+pub use json::{Json, JsonSyntax};
 
 /// One read: the text, or the error's kind and message (an error is
 /// remembered too, so a missing file is looked up once).
@@ -32,6 +43,11 @@ struct Cache {
     reads: HashMap<PathBuf, Read>,
     /// How often each path was read from disk (tests check "once").
     disk_reads: HashMap<PathBuf, usize>,
+    /// The JSON files parsed, each once.
+    parsed: HashMap<PathBuf, Json>,
+    /// How often each path's text went to a parser: a [`ConfigFiles::json`]
+    /// parse, or text handed out (its reader parses it).
+    parses: HashMap<PathBuf, usize>,
 }
 
 /// A reader of configuration files. [`ConfigFiles::new`] memoizes: clones
@@ -74,8 +90,21 @@ impl ConfigFiles {
         path: &Path,
         read: impl FnOnce(&Path) -> io::Result<String>,
     ) -> io::Result<String> {
+        let text = self.text_with(path, read)?;
+        if let Some(mut cache) = self.lock() {
+            *cache.parses.entry(path.to_owned()).or_default() += 1;
+        }
+        Ok(text.to_string())
+    }
+
+    /// The memoized text (nothing counted as parsed).
+    fn text_with(
+        &self,
+        path: &Path,
+        read: impl FnOnce(&Path) -> io::Result<String>,
+    ) -> io::Result<Arc<str>> {
         if self.cache.is_none() {
-            return read(path);
+            return read(path).map(Arc::from);
         }
         if let Some(read) = self.lock().and_then(|cache| cache.reads.get(path).cloned()) {
             return answer(&read);
@@ -90,6 +119,43 @@ impl ConfigFiles {
         *cache.disk_reads.entry(path.to_owned()).or_default() += 1;
         let read = cache.reads.entry(path.to_owned()).or_insert(read).clone();
         answer(&read)
+    }
+
+    /// The JSON file `path`, parsed the first time it is asked for (every
+    /// later caller gets the same document); `None` when it does not
+    /// exist. Text that is not JSON is a [`Json`] whose document is the
+    /// syntax error, so each consumer words it as before.
+    pub fn json(&self, path: &Path) -> io::Result<Option<Json>> {
+        // std, not fs-err: callers name the path in their own errors.
+        #[allow(clippy::disallowed_methods)]
+        self.json_with(path, |path| std::fs::read_to_string(path))
+    }
+
+    /// [`ConfigFiles::json`] with the caller's own way of reading the
+    /// first time (as [`ConfigFiles::read_with`]).
+    pub fn json_with(
+        &self,
+        path: &Path,
+        read: impl FnOnce(&Path) -> io::Result<String>,
+    ) -> io::Result<Option<Json>> {
+        if let Some(json) = self
+            .lock()
+            .and_then(|cache| cache.parsed.get(path).cloned())
+        {
+            return Ok(Some(json));
+        }
+        let text = match self.text_with(path, read) {
+            Ok(text) => text,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(error),
+        };
+        let json = Json::parse(text);
+        if let Some(mut cache) = self.lock() {
+            *cache.parses.entry(path.to_owned()).or_default() += 1;
+            let json = cache.parsed.entry(path.to_owned()).or_insert(json).clone();
+            return Ok(Some(json));
+        }
+        Ok(Some(json))
     }
 
     /// The text of `path`, `None` when it does not exist.
@@ -107,6 +173,31 @@ impl ConfigFiles {
         self.lock()
             .and_then(|cache| cache.disk_reads.get(path).copied())
             .unwrap_or(0)
+    }
+
+    /// How many times the text of `path` went to a parser through this
+    /// reader (and its clones): its [`ConfigFiles::json`] parse, plus every
+    /// copy of its text handed out (whoever asked for the text parses it).
+    pub fn parses(&self, path: &Path) -> usize {
+        self.lock()
+            .and_then(|cache| cache.parses.get(path).copied())
+            .unwrap_or(0)
+    }
+
+    /// Every path whose text went to a parser, with how often (tests).
+    pub fn all_parses(&self) -> Vec<(PathBuf, usize)> {
+        let mut all: Vec<(PathBuf, usize)> = self
+            .lock()
+            .map(|cache| {
+                cache
+                    .parses
+                    .iter()
+                    .map(|(path, count)| (path.clone(), *count))
+                    .collect()
+            })
+            .unwrap_or_default();
+        all.sort();
+        all
     }
 
     /// Every path read from disk, with how often (tests).
@@ -129,6 +220,7 @@ impl ConfigFiles {
     pub fn forget(&self, path: &Path) {
         if let Some(mut cache) = self.lock() {
             cache.reads.remove(path);
+            cache.parsed.remove(path);
         }
     }
 }
@@ -143,9 +235,9 @@ impl PartialEq for ConfigFiles {
 
 impl Eq for ConfigFiles {}
 
-fn answer(read: &Read) -> io::Result<String> {
+fn answer(read: &Read) -> io::Result<Arc<str>> {
     match read {
-        Read::Text(text) => Ok(text.to_string()),
+        Read::Text(text) => Ok(Arc::clone(text)),
         Read::Failed(kind, message) => Err(io::Error::new(*kind, message.clone())),
     }
 }
@@ -193,5 +285,45 @@ mod tests {
         std::fs::write(&path, "x").unwrap();
         assert_eq!(files.read_to_string(&path).unwrap(), "x");
         assert_eq!(files.disk_reads(&path), 2);
+    }
+
+    #[test]
+    fn a_json_file_is_parsed_once_and_its_errors_keep_their_position() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{\"a\": 1}").unwrap();
+        let files = ConfigFiles::new();
+        let first = files.json(&path).unwrap().unwrap();
+        let again = files.clone().json(&path).unwrap().unwrap();
+        assert_eq!(first.document().unwrap()["a"], 1);
+        assert!(std::ptr::eq(
+            first.document().unwrap(),
+            again.document().unwrap()
+        ));
+        assert_eq!((files.parses(&path), files.disk_reads(&path)), (1, 1));
+        // Text handed out is text someone parses again.
+        files.read_to_string(&path).unwrap();
+        assert_eq!(files.parses(&path), 2);
+        assert!(files.json(&dir.path().join("none.json")).unwrap().is_none());
+
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, "{\n  \"a\": [1,\n}").unwrap();
+        let json = files.json(&bad).unwrap().unwrap();
+        let syntax = json.document().unwrap_err();
+        let direct = serde_json::from_str::<serde_json::Value>(json.text()).unwrap_err();
+        assert_eq!(
+            (syntax.line, syntax.column),
+            (direct.line(), direct.column())
+        );
+        assert_eq!(syntax.to_string(), direct.to_string());
+        // A document of the wrong shape is explained as for the text.
+        #[derive(Debug, serde::Deserialize)]
+        struct Shape {
+            #[allow(dead_code)]
+            a: String,
+        }
+        let typed = files.json(&path).unwrap().unwrap().deserialize::<Shape>();
+        let direct = serde_json::from_str::<Shape>("{\"a\": 1}").unwrap_err();
+        assert_eq!(typed.unwrap_err().to_string(), direct.to_string());
     }
 }

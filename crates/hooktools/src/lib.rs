@@ -30,7 +30,7 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
-use dsh_core::{SessionFlags, SessionSpec, TrustPolicy};
+use dsh_core::{HookToolsTrust, SessionFlags, SessionSpec, TrustPolicy};
 
 pub use common::{Format, parse_dialect};
 use common::{current_dir, resolve_session};
@@ -257,11 +257,10 @@ pub mod session {
 
 /// `dsh hooks test` and `dsh hooks replay` fire hooks as a session would,
 /// so their session is resolved by dsh-core like every other front end's
-/// (and assembled by [`fire::Hooks::assemble`]). Under the hook tooling's
-/// [`TrustPolicy::HookTools`] nothing is decided yet; the tools then apply the
-/// same trust rules as a session: on a terminal they ask about untrusted
-/// project hooks (a "no" leaves them out); without one they refuse them
-/// unless `--trust-all`.
+/// (and assembled by [`fire::Hooks::assemble`]). The resolution applies
+/// the same trust rules as a session, on the parse that runs: on a
+/// terminal it asks about untrusted project hooks (a "no" leaves them
+/// out); without one it refuses them unless `--trust-all`.
 fn test_spec(mut flags: SessionFlags, trust_all: bool) -> anyhow::Result<SessionSpec> {
     use std::io::IsTerminal as _;
     let cwd = current_dir()?;
@@ -272,46 +271,22 @@ fn test_spec(mut flags: SessionFlags, trust_all: bool) -> anyhow::Result<Session
     let config = dsh_core::DshConfig::load(&dsh_home)
         .unwrap_or_else(|_| dsh_core::DshConfig::empty(&dsh_home));
     flags.settings = flags.absolute_settings(&cwd);
-    let mut spec = SessionSpec::resolve(dsh_core::Inputs {
+    let trust = if trust_all {
+        HookToolsTrust::TrustAll
+    } else if std::io::stdin().is_terminal() {
+        HookToolsTrust::Ask
+    } else {
+        HookToolsTrust::Refuse
+    };
+    Ok(SessionSpec::resolve(dsh_core::Inputs {
         env: &env,
         config: &config,
         flags: &flags,
         cwd: &cwd,
         // Hooks see `--permission-mode` only when it is given; MCP tool
         // events carry their server's tag, and no server starts.
-        policy: TrustPolicy::HookTools,
-    })?;
-    if trust_all {
-        return Ok(spec);
-    }
-    if std::io::stdin().is_terminal() {
-        // The prompt goes to stderr: stdout carries the report (maybe JSON).
-        // Asked about the parse that runs (`spec.hooks`), not a re-read.
-        let stdin = std::io::stdin();
-        let untrusted = dsh_core::trust::untrusted_of(&spec.sources, &spec.hooks)?;
-        let mut store = dsh_core::trust::TrustStore::load(&spec.sources.dsh_home)?;
-        if let dsh_core::trust::TrustAnswer::Skipped(origins) = dsh_core::trust::ask(
-            &untrusted,
-            &mut store,
-            &spec.cwd,
-            &mut stdin.lock(),
-            &mut std::io::stderr(),
-        )? {
-            spec.skip_hooks(&origins);
-        }
-        return Ok(spec);
-    }
-    let untrusted = dsh_core::trust::untrusted_of(&spec.sources, &spec.hooks)?;
-    if !untrusted.is_empty() {
-        let mut text = Vec::new();
-        dsh_core::trust::describe(&mut text, &untrusted, &spec.cwd)?;
-        anyhow::bail!(
-            "refusing to run {} untrusted project hook(s) without a terminal to ask on:\n{}pass --trust-all to run them anyway, or trust them with `dsh hooks trust`",
-            untrusted.len(),
-            String::from_utf8_lossy(&text)
-        );
-    }
-    Ok(spec)
+        policy: TrustPolicy::HookTools(trust),
+    })?)
 }
 
 /// The workspace of this directory, resolved by dsh-core as every

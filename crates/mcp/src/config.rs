@@ -357,10 +357,19 @@ fn read_json<T: DeserializeOwned>(
     files: &dsh_files::ConfigFiles,
     path: &Path,
 ) -> Result<Option<T>, ConfigError> {
-    let Some(text) = read_optional(files, path)? else {
-        return Ok(None);
+    // The session's one parse of the file (settings files are the
+    // settings layer stack's, `~/.claude.json` is shared with trust).
+    let json = match files.json_with(path, |path| fs_err::read_to_string(path)) {
+        Ok(Some(json)) => json,
+        Ok(None) => return Ok(None),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
     };
-    serde_json::from_str(&text)
+    json.deserialize()
         .map(Some)
         .map_err(|err| ConfigError::Parse {
             path: path.to_path_buf(),

@@ -166,13 +166,24 @@ impl Layer {
         origin: impl Into<String>,
         text: &str,
     ) -> Result<Layer, LayerError> {
+        Layer::from_settings(source, origin, &dsh_files::Json::parse(text))
+    }
+
+    /// A settings file's `permissions` key, from the session's one parse
+    /// of it (the text locates errors).
+    pub fn from_settings(
+        source: Source,
+        origin: impl Into<String>,
+        json: &dsh_files::Json,
+    ) -> Result<Layer, LayerError> {
         let origin = origin.into();
-        let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| LayerError::Json {
+        let text = json.text();
+        let doc = json.document().map_err(|e| LayerError::Json {
             origin: origin.clone(),
-            line: e.line(),
-            column: e.column(),
+            line: e.line,
+            column: e.column,
             // The error names the position once, from `line`/`column`.
-            message: dsh_hooks::position::without_position(&e),
+            message: e.message.clone(),
         })?;
         let mut layer = Layer::empty(source, origin.clone());
         let Some(perms) = doc.get("permissions") else {

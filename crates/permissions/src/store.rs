@@ -51,16 +51,14 @@ pub fn read_layer_with(
     path: &Path,
 ) -> Result<Layer, StoreError> {
     // StoreError::Io names the path itself (fs-err would name it twice).
-    let read = files.read_to_string(path);
-    match read {
-        Ok(text) => Ok(Layer::from_settings_text(
+    // The session's one parse of the file (the settings layer stack's).
+    match files.json(path) {
+        Ok(Some(json)) => Ok(Layer::from_settings(
             source,
             path.display().to_string(),
-            &text,
+            &json,
         )?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Ok(Layer::empty(source, path.display().to_string()))
-        }
+        Ok(None) => Ok(Layer::empty(source, path.display().to_string())),
         Err(source) => Err(StoreError::Io {
             path: path.to_owned(),
             source,
@@ -82,10 +80,10 @@ pub fn claude_json_trusts_with(
     project: &Path,
 ) -> bool {
     // Any failure means "not trusted"; the error itself is not shown.
-    let Ok(text) = files.read_to_string(claude_json) else {
+    let Ok(Some(json)) = files.json(claude_json) else {
         return false;
     };
-    let Ok(doc) = serde_json::from_str::<Value>(&text) else {
+    let Ok(doc) = json.document() else {
         return false;
     };
     let key = project.to_string_lossy();

@@ -188,14 +188,15 @@ impl TrustStore {
         dsh_home: &Path,
     ) -> Result<TrustStore, TrustError> {
         let path = dsh_home.join(TRUST_FILE);
-        let file = match files.read_with(&path, read_regular) {
-            Ok(text) => {
-                serde_json::from_str(&text).map_err(|source| TrustError::NotATrustFile {
+        // The session's one parse of it (`files.json`).
+        let file = match files.json_with(&path, read_regular) {
+            Ok(Some(json)) => json
+                .deserialize()
+                .map_err(|source| TrustError::NotATrustFile {
                     path: path.clone(),
                     source,
-                })?
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => TrustFile {
+                })?,
+            Ok(None) => TrustFile {
                 version: 1,
                 hooks: BTreeMap::new(),
                 projects: BTreeMap::new(),
