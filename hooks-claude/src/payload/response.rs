@@ -239,3 +239,56 @@ pub fn tool_response(
         _ => ToolResponse::Passed(value.clone()),
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may unwrap
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn written(tool: &str, value: &Value, arguments: &Value) -> String {
+        serde_json::to_string(&tool_response(tool, Some(value), arguments, "", 7)).unwrap()
+    }
+
+    /// Glob and Grep have no capture to rebuild (`tests/captures.rs` covers
+    /// Bash, Read, Write and Edit): their keys and order as Claude Code's
+    /// `durationMs`/`numFiles`/… shapes, a grep `content` of `null` kept.
+    #[test]
+    fn glob_and_grep_responses_keep_claude_codes_keys_and_order() {
+        let glob = json!({"filenames": ["/p/a.rs"], "num_files": 1, "truncated": false});
+        assert_eq!(
+            written("glob", &glob, &json!({"pattern": "*.rs"})),
+            r#"{"durationMs":7,"numFiles":1,"filenames":["/p/a.rs"],"truncated":false}"#
+        );
+        let files = json!({"mode": "files_with_matches", "filenames": ["/p/a.rs"],
+            "content": null, "num_files": 1, "num_matches": 2});
+        assert_eq!(
+            written("grep", &files, &json!({})),
+            r#"{"mode":"files_with_matches","numFiles":1,"filenames":["/p/a.rs"],"content":null}"#
+        );
+        let lines = json!({"mode": "content", "filenames": [], "content": "a.rs:1:x",
+            "num_files": 0, "num_lines": 1});
+        assert_eq!(
+            written("grep", &lines, &json!({})),
+            r#"{"mode":"content","numFiles":0,"filenames":[],"content":"a.rs:1:x","numLines":1}"#
+        );
+    }
+
+    /// Bash's background id is appended when there is one; the model's
+    /// own `file_path` wins over the value's absolute one.
+    #[test]
+    fn bash_background_id_and_the_models_file_path() {
+        let bash = json!({"stdout": "hi\n", "stderr": "", "exit_code": 0, "interrupted": false,
+            "timed_out": false, "background_task_id": "b1"});
+        assert_eq!(
+            written("bash", &bash, &json!({"command": "touch a"})),
+            r#"{"stdout":"hi","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":true,"backgroundTaskId":"b1"}"#
+        );
+        let write = json!({"type": "update", "file_path": "/p/n.txt", "content": "x",
+            "original_file": "y"});
+        assert_eq!(
+            written("write", &write, &json!({"file_path": "n.txt"})),
+            r#"{"type":"update","filePath":"n.txt","content":"x","structuredPatch":[],"originalFile":"y","userModified":false}"#
+        );
+    }
+}
