@@ -601,7 +601,7 @@ fn the_function_length_check_sees_functions() {
 /// `Value` mentions (as a word: `serde_json::Value` and the few
 /// `toml::Value`s) allowed outside tests. Typed seams bring it down,
 /// toward under 300; lower it with them, never raise it.
-const VALUE_BUDGET: usize = 780;
+const VALUE_BUDGET: usize = 771;
 
 /// How many times `Value` appears as a word in `code`.
 fn value_mentions(code: &str) -> usize {

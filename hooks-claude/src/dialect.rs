@@ -3,9 +3,9 @@
 //! told, and Claude Code's spill of over-long output.
 
 use dsh_hook_runner::{DshFault, HookExit, HookRun, RunRecord};
-use dsh_hooks::{Dialect, Finished, HandlerInfo, Harvested};
+use dsh_hooks::{Dialect, Finished, HandlerInfo};
 use dsh_protocol::{HookDecision, Seam};
-use dsh_seams::{ContextEntry, NoticeLevel, SeamContext, UserNotice};
+use dsh_seams::{NoticeLevel, UserNotice};
 use serde_json::Value;
 
 use crate::config::{ClaudeConfig, HookHandler};
@@ -171,49 +171,6 @@ impl Claude {
             self.cap_text(session_id, text)
         })
     }
-
-    /// Reads an async hook's late result: its decisions are ignored, its
-    /// contexts (and system message) reach the model now.
-    pub fn harvest(&self, ctx: &SeamContext, note: &AsyncNote, run: &HookRun) -> Harvested {
-        let event_ctx = EventCtx {
-            event: note.event,
-            tool_name: note.tool_name.as_deref(),
-            source: None,
-            prompt: None,
-            command: &note.command,
-        };
-        let interpretation =
-            self.read_run(&ctx.session.session_id, &event_ctx, Finished::Process(run));
-        if note.event == HookEvent::StopFailure {
-            // Claude Code ignores a StopFailure hook's output: the turn has
-            // already failed and nothing reaches the model.
-            let mut decision = decision_of(&interpretation);
-            decision.is_async = true;
-            decision.note = Some("StopFailure hook finished; its output is ignored".to_owned());
-            return Harvested {
-                decision,
-                parsed: interpretation.parsed.json().cloned(),
-                context: None,
-            };
-        }
-        let mut texts = interpretation.contexts.clone();
-        if let Some(message) = system_message(&interpretation) {
-            texts.push(format!("{} says: {message}", note.label));
-        }
-        let mut decision = decision_of(&interpretation);
-        decision.is_async = true;
-        decision.delivered_in_turn = ctx.turn;
-        decision.note = Some(
-            "async hook finished; decisions are ignored, contexts reach the model now".to_owned(),
-        );
-        Harvested {
-            decision,
-            parsed: interpretation.parsed.json().cloned(),
-            context: (!texts.is_empty()).then(|| {
-                ContextEntry::new(texts.join("\n\n"), source_of(note.event, &note.command))
-            }),
-        }
-    }
 }
 
 /// A run whose decision dsh could not read because of its own limits (the
@@ -297,7 +254,7 @@ pub(crate) fn unreadable(ctx: &EventCtx<'_>, fault: &DshFault) -> Interpretation
 /// The words every fail-closed reason starts with.
 pub(crate) const DSH_COULD_NOT_READ: &str = "dsh could not read this hook's decision";
 
-fn system_message(interpretation: &Interpretation) -> Option<String> {
+pub(crate) fn system_message(interpretation: &Interpretation) -> Option<String> {
     interpretation
         .parsed
         .wire()

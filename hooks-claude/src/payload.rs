@@ -12,9 +12,11 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 mod lifecycle;
+mod response;
 mod tools;
 mod worktree;
 pub use lifecycle::*;
+pub use response::*;
 pub use tools::*;
 pub use worktree::*;
 
@@ -340,7 +342,7 @@ pub struct ToolInput<'a> {
     pub tool_input: &'a Value,
     /// What the tool returned (`PostToolUse`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool_response: Option<&'a Value>,
+    pub tool_response: Option<&'a ToolResponse>,
     /// The permission model's suggestions (`PermissionRequest`, when offered).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub permission_suggestions: Option<&'a [PermissionUpdate]>,
@@ -431,7 +433,7 @@ pub fn post_tool_use<'a>(
     common: &'a Common,
     tool_name: &'a str,
     tool_input: &'a Value,
-    tool_response: &'a Value,
+    tool_response: &'a ToolResponse,
     tool_use_id: &'a str,
     duration_ms: u64,
 ) -> ToolInput<'a> {
@@ -478,7 +480,7 @@ pub struct BatchCall {
     pub tool_use_id: String,
     /// The model-facing result: a string, or for a text-only MCP result the
     /// content block array (`mcp_text_result`), as captured.
-    pub tool_response: Value,
+    pub tool_response: ToolResponse,
 }
 
 /// `PostToolBatch`'s `tool_input`: the model's input as Claude Code parsed it, paths left
@@ -787,7 +789,7 @@ mod post_tool_batch_tests {
             tool_name: "Bash".into(),
             tool_input: json!({"command": "echo hi", "description": "x"}),
             tool_use_id: "toolu_oracle_001".into(),
-            tool_response: json!("hi"),
+            tool_response: ToolResponse::Text("hi".into()),
         }];
         let stdin = String::from_utf8(to_stdin(&post_tool_batch(&common, &calls))).unwrap();
         assert_eq!(
@@ -860,36 +862,53 @@ mod mcp_tests {
         );
         let structured = json!({"content":[{"type":"text","text":"ECHO: hello"}],"structuredContent":{"result":"ECHO: hello"},"isError":false});
         assert_eq!(
-            tool_response("mcp__echo__echo", Some(&structured), &json!({}), "", 1),
+            value_of(&tool_response(
+                "mcp__echo__echo",
+                Some(&structured),
+                &json!({}),
+                "",
+                1
+            )),
             json!("{\"result\":\"ECHO: hello\"}")
         );
         let text_only =
             json!({"content":[{"type":"text","text":"ECHO-TEXT: plain"}],"isError":false});
         assert_eq!(
-            tool_response("mcp__echo__echo_text", Some(&text_only), &json!({}), "", 1),
+            value_of(&tool_response(
+                "mcp__echo__echo_text",
+                Some(&text_only),
+                &json!({}),
+                "",
+                1
+            )),
             json!([{"type":"text","text":"ECHO-TEXT: plain"}])
         );
         // PostToolBatch: blocks for an untouched text-only result, the text otherwise.
         assert_eq!(
-            batch_tool_response(
+            value_of(&batch_tool_response(
                 "mcp__echo__echo_text",
                 Some(&text_only),
                 "ECHO-TEXT: plain",
                 false
-            ),
+            )),
             json!([{"type":"text","text":"ECHO-TEXT: plain"}])
         );
         assert_eq!(
-            batch_tool_response("mcp__echo__echo_text", Some(&text_only), "REPLACED", false),
+            value_of(&batch_tool_response(
+                "mcp__echo__echo_text",
+                Some(&text_only),
+                "REPLACED",
+                false
+            )),
             json!("REPLACED")
         );
         assert_eq!(
-            batch_tool_response(
+            value_of(&batch_tool_response(
                 "mcp__echo__echo",
                 Some(&structured),
                 "{\"result\":\"ECHO: hello\"}",
                 false
-            ),
+            )),
             json!("{\"result\":\"ECHO: hello\"}")
         );
     }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use dsh_protocol::{Event, EventBody};
 use serde_json::{Map, Value, json};
 
-use crate::payload::cc_tool_name;
+use crate::payload::{ToolResponse, cc_tool_name};
 
 /// Builds and appends transcript lines for session-log events.
 #[derive(Debug)]
@@ -24,7 +24,7 @@ pub struct Transcript {
     cwd: String,
     last_uuid: Option<String>,
     /// Structured tool responses by call id (set by post-execute).
-    pub tool_responses: HashMap<String, Value>,
+    pub tool_responses: HashMap<String, ToolResponse>,
     /// The subagent this is the sidechain transcript of, if any.
     agent_id: Option<String>,
 }
@@ -191,8 +191,8 @@ impl Transcript {
                 let result = self
                     .tool_responses
                     .remove(call_id)
-                    .unwrap_or_else(|| json!(content));
-                body.insert("toolUseResult".into(), result);
+                    .unwrap_or_else(|| ToolResponse::Text(content.clone()));
+                body.insert("toolUseResult".into(), crate::payload::value_of(&result));
                 vec![self.envelope("user", ts, prompt_id, body)]
             }
             EventBody::ContextMessage {

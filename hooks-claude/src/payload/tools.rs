@@ -118,154 +118,6 @@ pub fn normalize_tool_input(dsh_tool: &str, arguments: &Value, cwd: &Path) -> Va
     Value::Object(ordered)
 }
 
-fn str_field<'a>(value: &'a Value, key: &str) -> &'a str {
-    value.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn camel_patch(patch: &Value) -> Value {
-    let Some(hunks) = patch.as_array() else {
-        return json!([]);
-    };
-    Value::Array(
-        hunks
-            .iter()
-            .map(|hunk| {
-                json!({
-                    "oldStart": hunk.get("old_start").cloned().unwrap_or(json!(0)),
-                    "oldLines": hunk.get("old_lines").cloned().unwrap_or(json!(0)),
-                    "newStart": hunk.get("new_start").cloned().unwrap_or(json!(0)),
-                    "newLines": hunk.get("new_lines").cloned().unwrap_or(json!(0)),
-                    "lines": hunk.get("lines").cloned().unwrap_or(json!([])),
-                })
-            })
-            .collect(),
-    )
-}
-
-/// Whether Claude Code expects a command to print nothing: every command of
-/// the line is one of the silent file commands (`touch a.txt` → true,
-/// `touch a && echo done` → false, as captured in `perm_*`).
-fn no_output_expected(command: &str) -> bool {
-    const SILENT: &[&str] = &[
-        "touch", "mkdir", "rm", "rmdir", "mv", "cp", "chmod", "chown", "ln", "cd",
-    ];
-    let mut programs = command
-        .split(['\n', ';', '|', '&'])
-        .filter_map(|segment| segment.split_whitespace().next())
-        .peekable();
-    programs.peek().is_some() && programs.all(|program| SILENT.contains(&program))
-}
-
-/// `tool_response` for PostToolUse, from dsh's canonical tool value.
-/// `arguments` are the call's (unnormalized) arguments: Claude Code echoes
-/// the model's own `file_path` in `filePath` (`"notes.txt"` in `p1`).
-/// `duration_ms` fills Glob's `durationMs`. Unknown tools pass their value
-/// through, or the model-facing content when they have none.
-pub fn tool_response(
-    dsh_tool: &str,
-    value: Option<&Value>,
-    arguments: &Value,
-    content: &str,
-    duration_ms: u64,
-) -> Value {
-    let Some(value) = value else {
-        return json!(content);
-    };
-    if is_mcp_tool(dsh_tool) {
-        return mcp_tool_response(value);
-    }
-    let raw_path = arguments
-        .get("file_path")
-        .and_then(Value::as_str)
-        .unwrap_or_else(|| str_field(value, "file_path"));
-    match dsh_tool {
-        "bash" => {
-            let mut response = json!({
-                "stdout": str_field(value, "stdout").trim_end_matches('\n'),
-                "stderr": str_field(value, "stderr").trim_end_matches('\n'),
-                "interrupted": value.get("interrupted").and_then(Value::as_bool).unwrap_or(false),
-                "isImage": false,
-                "noOutputExpected": no_output_expected(
-                    arguments.get("command").and_then(Value::as_str).unwrap_or(""),
-                ),
-            });
-            if let (Some(id), Value::Object(map)) = (value.get("background_task_id"), &mut response)
-            {
-                map.insert("backgroundTaskId".into(), id.clone());
-            }
-            response
-        }
-        "read" => json!({
-            "type": "text",
-            "file": {
-                "filePath": raw_path,
-                "content": value.get("content").cloned().unwrap_or(json!("")),
-                "numLines": value.get("num_lines").cloned().unwrap_or(json!(0)),
-                "startLine": value.get("start_line").cloned().unwrap_or(json!(1)),
-                "totalLines": value.get("total_lines").cloned().unwrap_or(json!(0)),
-            }
-        }),
-        "write" => json!({
-            "type": value.get("type").cloned().unwrap_or(json!("create")),
-            "filePath": raw_path,
-            "content": value.get("content").cloned().unwrap_or(json!("")),
-            "structuredPatch": camel_patch(value.get("structured_patch").unwrap_or(&json!([]))),
-            "originalFile": value.get("original_file").cloned().unwrap_or(Value::Null),
-            "userModified": false,
-        }),
-        "edit" => json!({
-            "filePath": raw_path,
-            "oldString": value.get("old_string").cloned().unwrap_or(json!("")),
-            "newString": value.get("new_string").cloned().unwrap_or(json!("")),
-            "originalFile": value.get("original_file").cloned().unwrap_or(Value::Null),
-            "structuredPatch": camel_patch(value.get("structured_patch").unwrap_or(&json!([]))),
-            "userModified": false,
-            "replaceAll": value.get("replace_all").cloned().unwrap_or(json!(false)),
-        }),
-        "glob" => json!({
-            "durationMs": duration_ms,
-            "numFiles": value.get("num_files").cloned().unwrap_or(json!(0)),
-            "filenames": value.get("filenames").cloned().unwrap_or(json!([])),
-            "truncated": value.get("truncated").cloned().unwrap_or(json!(false)),
-        }),
-        "grep" => {
-            let mut map = Map::new();
-            if let Some(mode) = value.get("mode") {
-                map.insert("mode".into(), mode.clone());
-            }
-            map.insert(
-                "numFiles".into(),
-                value.get("num_files").cloned().unwrap_or(json!(0)),
-            );
-            map.insert(
-                "filenames".into(),
-                value.get("filenames").cloned().unwrap_or(json!([])),
-            );
-            if let Some(content) = value.get("content") {
-                map.insert("content".into(), content.clone());
-            }
-            if let Some(lines) = value.get("num_lines") {
-                map.insert("numLines".into(), lines.clone());
-            }
-            Value::Object(map)
-        }
-        // The Agent tool's response: dsh's value already uses Claude
-        // Code's keys; tool names are Claude Code's.
-        "agent" => {
-            let mut value = value.clone();
-            if let Some(Value::Array(tools)) = value.get_mut("toolsUsed") {
-                for tool in tools.iter_mut() {
-                    if let Some(name) = tool.as_str() {
-                        *tool = json!(cc_tool_name(name));
-                    }
-                }
-            }
-            value
-        }
-        _ => value.clone(),
-    }
-}
-
 /// One MCP server of the session as Claude Code names it in tool events:
 /// `"mcp_server":{"name":…,"source":…}` (`project`, `user`, `local`,
 /// `dynamic`, …).
@@ -360,7 +212,7 @@ pub fn batch_tool_response(
     value: Option<&Value>,
     content: &str,
     is_error: bool,
-) -> Value {
+) -> super::ToolResponse {
     if let Some(value) = value
         && is_mcp_tool(dsh_tool)
         && !is_error
@@ -368,7 +220,7 @@ pub fn batch_tool_response(
         && let Some(blocks) = value.get("content")
         && mcp_content_text(blocks) == content
     {
-        return blocks.clone();
+        return super::ToolResponse::Passed(blocks.clone());
     }
-    json!(content)
+    super::ToolResponse::Text(content.to_owned())
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use dsh_hook_runner::HookRun;
-use dsh_hooks::{Bridge, Cx, Flow, Harvested, Record};
+use dsh_hooks::{Bridge, Cx, Finished, Flow, Harvested, Record};
 use dsh_protocol::{DecidedBy, DeciderKind, Event};
 use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision,
@@ -28,9 +28,9 @@ use super::{
     lifecycle, prompting, tasks, tools, transcribe, turns, watch, worktree,
 };
 use crate::config::{HandlerStatus, HookHandler};
-use crate::dialect::{AsyncNote, Claude, Selector};
+use crate::dialect::{AsyncNote, Claude, Selector, decision_of, source_of, system_message};
 use crate::events::HookEvent;
-use crate::output::{Effect, Interpretation, StopMerge, merge_stop, permission_rank};
+use crate::output::{Effect, EventCtx, Interpretation, StopMerge, merge_stop, permission_rank};
 use crate::payload;
 use crate::transcript::Transcript;
 
@@ -56,7 +56,9 @@ impl Bridge for Claude {
         }
     }
 
-    /// An async hook's late result: its contexts reach the model now.
+    /// An async hook's late result: its decisions are ignored, its
+    /// contexts (and system message) reach the model now. Claude Code
+    /// ignores a StopFailure hook's output: the turn has already failed.
     fn read_detached(
         &self,
         ctx: &SeamContext,
@@ -64,7 +66,40 @@ impl Bridge for Claude {
         note: &AsyncNote,
         run: &HookRun,
     ) -> Harvested {
-        self.harvest(ctx, note, run)
+        let event_ctx = EventCtx {
+            event: note.event,
+            tool_name: note.tool_name.as_deref(),
+            source: None,
+            prompt: None,
+            command: &note.command,
+        };
+        let reading = self.read_run(&ctx.session.session_id, &event_ctx, Finished::Process(run));
+        let mut decision = decision_of(&reading);
+        decision.is_async = true;
+        let parsed = reading.parsed.json().cloned();
+        if note.event == HookEvent::StopFailure {
+            decision.note = Some("StopFailure hook finished; its output is ignored".to_owned());
+            return Harvested {
+                decision,
+                parsed,
+                context: None,
+            };
+        }
+        let mut texts = reading.contexts.clone();
+        if let Some(message) = system_message(&reading) {
+            texts.push(format!("{} says: {message}", note.label));
+        }
+        decision.delivered_in_turn = ctx.turn;
+        decision.note = Some(
+            "async hook finished; decisions are ignored, contexts reach the model now".to_owned(),
+        );
+        Harvested {
+            decision,
+            parsed,
+            context: (!texts.is_empty()).then(|| {
+                ContextEntry::new(texts.join("\n\n"), source_of(note.event, &note.command))
+            }),
+        }
     }
 
     fn agent_definitions(&self) -> Vec<AgentDefinition> {

@@ -18,7 +18,45 @@ use super::{Decisive, Fired, Firing, answer, joined_contexts};
 use crate::dialect::{Claude, source_of};
 use crate::events::HookEvent;
 use crate::output::{Effect, winning_permission};
-use crate::payload;
+use crate::payload::{self, Common};
+
+/// A tool call as Claude Code's tool events name it: the tool's name,
+/// its normalized input and the call id, which are the matcher's subject,
+/// the `if` rules' facts and part of every tool payload.
+struct Called<'a> {
+    name: String,
+    input: Value,
+    call_id: &'a str,
+}
+
+impl<'a> Called<'a> {
+    /// The call of dsh's `tool` with `arguments`, and the payloads'
+    /// common fields.
+    fn of(
+        cx: &mut Cx<'_, Claude>,
+        tool: &str,
+        arguments: &Value,
+        call_id: &'a str,
+    ) -> (Self, Common) {
+        let called = Called {
+            name: payload::cc_tool_name(tool),
+            input: payload::normalize_tool_input(tool, arguments, &cx.ctx.session.current_dir()),
+            call_id,
+        };
+        (called, cx.bridge.common(cx.state, cx.ctx, true))
+    }
+
+    /// `event` fired for this call with `payload`.
+    fn firing(&self, event: HookEvent, payload: &impl serde::Serialize) -> Firing<'_> {
+        Firing {
+            subject: Some(&self.name),
+            tool_name: Some(&self.name),
+            tool_input: Some(&self.input),
+            call_id: Some(self.call_id),
+            ..Firing::new(event, payload)
+        }
+    }
+}
 
 /// PreToolUse's picks among its runs: the permission winner, whether the
 /// call is denied, and which rewrite wins.
@@ -81,28 +119,21 @@ impl PreToolPick {
 /// PreToolUse for a proposed call: the rewrite and the verdict the
 /// pipeline carries to pre-execute and approval.
 pub(super) fn pre_tool_use<'a>(
-    cx: Cx<'_, Claude>,
+    mut cx: Cx<'_, Claude>,
     call: &'a ProposedCall,
 ) -> Flow<'a, Claude, CallReview> {
-    let tool_name = payload::cc_tool_name(&call.tool);
-    let tool_input =
-        payload::normalize_tool_input(&call.tool, &call.arguments, &cx.ctx.session.current_dir());
-    let common = cx.bridge.common(cx.state, cx.ctx, true);
-    let firing = Firing {
-        subject: Some(&tool_name),
-        tool_name: Some(&tool_name),
-        tool_input: Some(&tool_input),
-        call_id: Some(&call.call_id),
-        ..Firing::new(
-            HookEvent::PreToolUse,
-            &payload::with_mcp_server(
-                payload::pre_tool_use(&common, &tool_name, &tool_input, &call.call_id),
-                cx.bridge.mcp_server_of(&call.tool),
-            ),
-        )
-    };
+    let (called, common) = Called::of(&mut cx, &call.tool, &call.arguments, &call.call_id);
+    let firing = called.firing(
+        HookEvent::PreToolUse,
+        &payload::with_mcp_server(
+            payload::pre_tool_use(&common, &called.name, &called.input, called.call_id),
+            cx.bridge.mcp_server_of(&call.tool),
+        ),
+    );
+    let fire = Claude::fire_of(&cx, &firing);
+    let tool_name = called.name;
     Flow::fire_recorded(
-        Claude::fire_of(&cx, &firing),
+        fire,
         |_, fired| PreToolPick::of(fired).record(),
         move |_, fired| Flow::Done(review_of(fired, &tool_name)),
     )
@@ -213,7 +244,7 @@ fn review_of(fired: &[Fired], tool_name: &str) -> CallReview {
 /// PermissionRequest: the permission winner answers the ask; an allow
 /// may rewrite the input and add permission updates.
 pub(super) fn approve<'a>(
-    cx: Cx<'_, Claude>,
+    mut cx: Cx<'_, Claude>,
     exec: &'a ToolExecution,
     ask: &'a ApprovalAsk,
     review: Option<&'a PreToolVerdict>,
@@ -227,25 +258,16 @@ pub(super) fn approve<'a>(
         // reason and PermissionRequest hooks are not called (c3, d3).
         return Flow::Done(ApprovalDecision::Abstain);
     }
-    let tool_name = payload::cc_tool_name(&exec.tool);
-    let tool_input =
-        payload::normalize_tool_input(&exec.tool, &exec.arguments, &cx.ctx.session.current_dir());
-    let common = cx.bridge.common(cx.state, cx.ctx, true);
-    let firing = Firing {
-        subject: Some(&tool_name),
-        tool_name: Some(&tool_name),
-        tool_input: Some(&tool_input),
-        call_id: Some(&exec.call_id),
-        ..Firing::new(
-            HookEvent::PermissionRequest,
-            &payload::permission_request(
-                &common,
-                &tool_name,
-                &tool_input,
-                ask.suggestions.as_deref(),
-            ),
-        )
-    };
+    let (called, common) = Called::of(&mut cx, &exec.tool, &exec.arguments, &exec.call_id);
+    let firing = called.firing(
+        HookEvent::PermissionRequest,
+        &payload::permission_request(
+            &common,
+            &called.name,
+            &called.input,
+            ask.suggestions.as_deref(),
+        ),
+    );
     Flow::fire_recorded(
         Claude::fire_of(&cx, &firing),
         |_, fired| {
@@ -306,30 +328,21 @@ fn approval_of(ctx: &SeamContext, fired: &[Fired]) -> ApprovalDecision {
 /// PermissionDenied: auto mode's check denied the call. A hook's
 /// `retry: true` lets the model know it may try again.
 pub(super) fn permission_denied<'a>(
-    cx: Cx<'_, Claude>,
+    mut cx: Cx<'_, Claude>,
     exec: &'a ToolExecution,
     check_reason: &'a str,
 ) -> Flow<'a, Claude, DeniedFollowUp> {
-    let tool_name = payload::cc_tool_name(&exec.tool);
-    let tool_input =
-        payload::normalize_tool_input(&exec.tool, &exec.arguments, &cx.ctx.session.current_dir());
-    let common = cx.bridge.common(cx.state, cx.ctx, true);
-    let firing = Firing {
-        subject: Some(&tool_name),
-        tool_name: Some(&tool_name),
-        tool_input: Some(&tool_input),
-        call_id: Some(&exec.call_id),
-        ..Firing::new(
-            HookEvent::PermissionDenied,
-            &payload::permission_denied(
-                &common,
-                &tool_name,
-                &tool_input,
-                &exec.call_id,
-                check_reason,
-            ),
-        )
-    };
+    let (called, common) = Called::of(&mut cx, &exec.tool, &exec.arguments, &exec.call_id);
+    let firing = called.firing(
+        HookEvent::PermissionDenied,
+        &payload::permission_denied(
+            &common,
+            &called.name,
+            &called.input,
+            called.call_id,
+            check_reason,
+        ),
+    );
     answer(&cx, &firing, |fired| {
         if fired.iter().any(|f| f.reading.retry) {
             DeniedFollowUp::MayRetry
@@ -342,7 +355,7 @@ pub(super) fn permission_denied<'a>(
 /// PostToolUse / PostToolUseFailure: the first replacement of the output
 /// wins; `continue: false` stops the turn.
 pub(super) fn post_execute<'a>(
-    cx: Cx<'_, Claude>,
+    mut cx: Cx<'_, Claude>,
     exec: &'a ToolExecution,
     outcome: &'a ToolOutcome,
     duration: Duration,
@@ -353,9 +366,7 @@ pub(super) fn post_execute<'a>(
         return Flow::Done(PostToolDecision::accept());
     }
     let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
-    let tool_name = payload::cc_tool_name(&exec.tool);
-    let tool_input =
-        payload::normalize_tool_input(&exec.tool, &exec.arguments, &cx.ctx.session.current_dir());
+    let (called, common) = Called::of(&mut cx, &exec.tool, &exec.arguments, &exec.call_id);
     let response = payload::tool_response(
         &exec.tool,
         outcome.value.as_ref(),
@@ -363,7 +374,6 @@ pub(super) fn post_execute<'a>(
         &outcome.content,
         duration_ms,
     );
-    let common = cx.bridge.common(cx.state, cx.ctx, true);
     if let Some(transcript) = cx.state.transcript.as_mut() {
         transcript
             .tool_responses
@@ -374,9 +384,9 @@ pub(super) fn post_execute<'a>(
             HookEvent::PostToolUseFailure,
             payload::post_tool_use_failure(
                 &common,
-                &tool_name,
-                &tool_input,
-                &exec.call_id,
+                &called.name,
+                &called.input,
+                called.call_id,
                 &outcome.content,
                 false,
                 duration_ms,
@@ -387,22 +397,16 @@ pub(super) fn post_execute<'a>(
             HookEvent::PostToolUse,
             payload::post_tool_use(
                 &common,
-                &tool_name,
-                &tool_input,
+                &called.name,
+                &called.input,
                 &response,
-                &exec.call_id,
+                called.call_id,
                 duration_ms,
             ),
         )
     };
     let payload = payload::with_mcp_server(payload, cx.bridge.mcp_server_of(&exec.tool));
-    let firing = Firing {
-        subject: Some(&tool_name),
-        tool_name: Some(&tool_name),
-        tool_input: Some(&tool_input),
-        call_id: Some(&exec.call_id),
-        ..Firing::new(event, &payload)
-    };
+    let firing = called.firing(event, &payload);
     Flow::fire_recorded(
         Claude::fire_of(&cx, &firing),
         |_, fired| {
