@@ -598,41 +598,97 @@ fn the_function_length_check_sees_functions() {
     );
 }
 
-/// `Value` mentions (as a word: `serde_json::Value` and the few
-/// `toml::Value`s) allowed outside tests. Typed seams bring it down,
-/// toward under 300; lower it with them, never raise it.
-const VALUE_BUDGET: usize = 771;
+/// `Value` mentions (as a word: `serde_json::Value`, the few
+/// `toml::Value`s, and every use of a type alias of one) allowed outside
+/// tests. Typed seams bring it down, toward under 300; lower it with them,
+/// never raise it.
+const VALUE_BUDGET: usize = 797;
 
-/// How many times `Value` appears as a word in `code`.
-fn value_mentions(code: &str) -> usize {
+/// Where the word `word` stands in `code` (not inside a longer name).
+fn word_positions<'a>(code: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
     let bytes = code.as_bytes();
-    code.match_indices("Value")
-        .filter(|(at, _)| {
-            let before = at.checked_sub(1).map(|i| bytes[i]);
-            let after = bytes.get(at + 5).copied();
-            let word = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
-            !word(before) && !word(after)
-        })
-        .count()
+    let part = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+    code.match_indices(word).map(|(at, _)| at).filter(move |&at| {
+        !part(at.checked_sub(1).map(|i| bytes[i])) && !part(bytes.get(at + word.len()).copied())
+    })
+}
+
+/// The names of type aliases whose definition mentions `Value`
+/// (`type JsonObject = Map<String, Value>;`): a use of one is a use of
+/// `Value` under another name, so it counts as one.
+fn value_aliases(code: &str) -> Vec<String> {
+    let mut aliases = Vec::new();
+    for at in word_positions(code, "type") {
+        let Some((head, rest)) = code[at + 4..].split_once('=') else {
+            continue;
+        };
+        let head = head.trim();
+        let name: String = head
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        // Only `type Name = …;` and `type Name<T> = …;` items.
+        let generics = head[name.len()..].trim();
+        let is_item = !name.is_empty()
+            && (generics.is_empty() || (generics.starts_with('<') && generics.ends_with('>')));
+        let definition = rest.split(';').next().unwrap_or_default();
+        if is_item && word_positions(definition, "Value").next().is_some() {
+            aliases.push(name);
+        }
+    }
+    aliases
+}
+
+/// How many times `Value`, or an alias of it (other than in the alias's
+/// own `type` line), appears as a word in `code`.
+fn value_mentions(code: &str, aliases: &[String]) -> usize {
+    let defines = |at: usize| code[..at].trim_end().ends_with("type");
+    word_positions(code, "Value").count()
+        + aliases
+            .iter()
+            .map(|alias| word_positions(code, alias).filter(|&at| !defines(at)).count())
+            .sum::<usize>()
 }
 
 #[test]
 fn untyped_json_stays_within_its_budget() {
+    let files: Vec<(PathBuf, String)> = source_files()
+        .into_iter()
+        .map(|path| {
+            let code = tokens_outside_tests(&path);
+            (path, code)
+        })
+        .collect();
+    let mut aliases: Vec<String> = files
+        .iter()
+        .flat_map(|(_, code)| value_aliases(code))
+        .collect();
+    aliases.sort();
+    aliases.dedup();
     let mut total = 0;
     let mut per_file: Vec<(usize, String)> = Vec::new();
-    for path in source_files() {
-        let mentions = value_mentions(&tokens_outside_tests(&path));
+    for (path, code) in &files {
+        let mentions = value_mentions(code, &aliases);
         total += mentions;
         if mentions > 0 {
-            let shown = path.strip_prefix(repo_root()).unwrap_or(&path);
+            let shown = path.strip_prefix(repo_root()).unwrap_or(path);
             per_file.push((mentions, shown.display().to_string()));
         }
     }
     per_file.sort_by(|a, b| b.cmp(a));
-    eprintln!("serde_json::Value outside tests: {total}");
+    eprintln!("serde_json::Value outside tests: {total} (aliases counted as Value: {aliases:?})");
     assert!(
         total <= VALUE_BUDGET,
         "{total} `Value` mentions outside tests, over the budget of {VALUE_BUDGET} (type the seam instead); most: {:?}",
         &per_file[..per_file.len().min(10)]
     );
+}
+
+#[test]
+fn a_value_alias_counts_as_value() {
+    let code = "pub(crate) type JsonObject = Map<String, Value>;\ntype Keep = Vec<String>;\nfn f(a: JsonObject, b: Keep) -> JsonObjects {}\n";
+    let aliases = value_aliases(code);
+    assert_eq!(aliases, ["JsonObject"]);
+    // The definition's `Value` and the alias's use (not `JsonObjects`).
+    assert_eq!(value_mentions(code, &aliases), 2);
 }
