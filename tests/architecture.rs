@@ -608,9 +608,11 @@ const VALUE_BUDGET: usize = 797;
 fn word_positions<'a>(code: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
     let bytes = code.as_bytes();
     let part = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
-    code.match_indices(word).map(|(at, _)| at).filter(move |&at| {
-        !part(at.checked_sub(1).map(|i| bytes[i])) && !part(bytes.get(at + word.len()).copied())
-    })
+    code.match_indices(word)
+        .map(|(at, _)| at)
+        .filter(move |&at| {
+            !part(at.checked_sub(1).map(|i| bytes[i])) && !part(bytes.get(at + word.len()).copied())
+        })
 }
 
 /// The names of type aliases whose definition mentions `Value`
@@ -646,7 +648,11 @@ fn value_mentions(code: &str, aliases: &[String]) -> usize {
     word_positions(code, "Value").count()
         + aliases
             .iter()
-            .map(|alias| word_positions(code, alias).filter(|&at| !defines(at)).count())
+            .map(|alias| {
+                word_positions(code, alias)
+                    .filter(|&at| !defines(at))
+                    .count()
+            })
             .sum::<usize>()
 }
 
