@@ -310,10 +310,6 @@ impl Dialect for Codex {
         }
     }
 
-    fn custom_record(&self, custom: &Infallible) -> RunRecord {
-        match *custom {}
-    }
-
     fn adjust_record(&self, reading: &Reading, record: RunRecord) -> RunRecord {
         // Codex's own error entry is the run's error in the log.
         let error = reading
@@ -362,7 +358,7 @@ impl Dialect for Codex {
             .map(|warning| (warning, NoticeLevel::Warning));
         said.chain(fault)
             .map(|(text, level)| UserNotice {
-                source: format!("codex:{event}"),
+                source: self.source(event),
                 text: text.clone(),
                 level,
             })
