@@ -5,7 +5,7 @@ use std::convert::Infallible;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use dsh_hook_runner::{DshFault, HookExit, HookProgram, HookRun, HookSpec, RunRecord};
+use dsh_hook_runner::{DshFault, HookProgram, HookSpec, RunRecord};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
@@ -15,7 +15,7 @@ use crate::config::approval::ApprovalPolicy;
 use crate::config::{Handler, NotifyConfig, TrustPolicy, TrustState};
 use crate::event::CodexEvent;
 use crate::output::{
-    Effect, EntryKind, Interpretation, OutputEntry, RunEnd, RunFacts, RunStatus, interpret,
+    Effect, EntryKind, Interpretation, OutputEntry, RunFacts, RunStatus, interpret,
 };
 
 use crate::payload::{CodexPayload, codex_agent_type, to_json};
@@ -124,13 +124,13 @@ impl Rules for Codex {
                 dsh_fault: Some(notice),
             };
         }
-        let (end, stdout, stderr) = run_facts(run);
         let interpretation = interpret(
             event,
             &RunFacts {
-                end,
-                stdout: &stdout,
-                stderr: &stderr,
+                exit: run.exit.clone(),
+                timeout_secs: run.timeout.as_secs(),
+                stdout: &run.stdout.text(),
+                stderr: &run.stderr.text(),
             },
         );
         let mut contexts = Vec::new();
@@ -220,25 +220,6 @@ pub(crate) fn unreadable(event: CodexEvent, fault: &DshFault) -> (Interpretation
     (interpretation, notice)
 }
 
-fn run_facts(run: &HookRun) -> (RunEnd, String, String) {
-    let end = match &run.exit {
-        HookExit::Exited(code) => RunEnd::Exited(*code),
-        HookExit::Signaled(_) => RunEnd::Signaled,
-        HookExit::TimedOut => RunEnd::TimedOut {
-            secs: run.timeout.as_secs(),
-        },
-        HookExit::Cancelled => RunEnd::Cancelled,
-        // A limit never gets here (`dsh_fault` answers first); read like
-        // any other failure to start.
-        HookExit::SpawnFailed(message) | HookExit::DshLimit(message) => {
-            RunEnd::SpawnFailed(message.clone())
-        }
-        // Codex has no HTTP hooks; the runner only answers this for one.
-        HookExit::Responded(status) => RunEnd::SpawnFailed(format!("HTTP status {status}")),
-    };
-    (end, run.stdout.text(), run.stderr.text())
-}
-
 /// The log's decision for a Codex effect.
 pub fn effect_decision(effect: &Effect) -> HookDecision {
     match effect {
@@ -310,10 +291,6 @@ impl Dialect for Codex {
         }
     }
 
-    fn custom_record(&self, custom: &Infallible) -> RunRecord {
-        match *custom {}
-    }
-
     fn adjust_record(&self, reading: &Reading, record: RunRecord) -> RunRecord {
         // Codex's own error entry is the run's error in the log.
         let error = reading
@@ -362,7 +339,7 @@ impl Dialect for Codex {
             .map(|warning| (warning, NoticeLevel::Warning));
         said.chain(fault)
             .map(|(text, level)| UserNotice {
-                source: format!("codex:{event}"),
+                source: self.source(event),
                 text: text.clone(),
                 level,
             })

@@ -4,34 +4,19 @@
 //! run classification (`completed` / `failed` / `blocked` / `stopped` with
 //! `warning` / `context` / `feedback` / `stop` / `error` entries).
 
+use dsh_hook_runner::HookExit;
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::event::CodexEvent;
 
-/// How a hook process ended, reduced to what interpretation needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RunEnd {
-    /// Exited with this code.
-    Exited(i32),
-    /// Killed by a signal dsh did not send.
-    Signaled,
-    /// Killed at its deadline of this many seconds.
-    TimedOut {
-        /// The configured timeout.
-        secs: u64,
-    },
-    /// Killed because the guarded work was cancelled.
-    Cancelled,
-    /// Never started.
-    SpawnFailed(String),
-}
-
 /// What a run produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunFacts<'a> {
-    /// How it ended.
-    pub end: RunEnd,
+    /// How it ended, as the hook runner saw it.
+    pub exit: HookExit,
+    /// Its configured timeout, in seconds (the text of a timeout says it).
+    pub timeout_secs: u64,
     /// Its stdout (UTF-8 lossy).
     pub stdout: &'a str,
     /// Its stderr (UTF-8 lossy).
@@ -454,16 +439,23 @@ struct UniversalWire {
 /// `updatedMCPToolOutput` always fails: Codex 0.169 rejects it even for MCP
 /// tools (`mcp_post_updated_output`).
 pub fn interpret(event: CodexEvent, facts: &RunFacts<'_>) -> Interpretation {
-    match &facts.end {
-        RunEnd::SpawnFailed(message) => Interpretation::failed(message.clone()),
-        RunEnd::TimedOut { secs } => {
-            Interpretation::failed(format!("hook timed out after {secs}s"))
+    match &facts.exit {
+        // A limit never gets here (the reader answers a dsh fault first);
+        // read like any other failure to start.
+        HookExit::SpawnFailed(message) | HookExit::DshLimit(message) => {
+            Interpretation::failed(message.clone())
         }
-        RunEnd::Cancelled => Interpretation::failed("hook cancelled"),
-        RunEnd::Signaled => Interpretation::failed("hook exited without a status code"),
-        RunEnd::Exited(0) => interpret_stdout(event, facts.stdout),
-        RunEnd::Exited(2) => interpret_exit2(event, facts.stderr),
-        RunEnd::Exited(code) => Interpretation::failed(format!("hook exited with code {code}")),
+        // Codex has no HTTP hooks; the runner only answers this for one.
+        HookExit::Responded(status) => Interpretation::failed(format!("HTTP status {status}")),
+        HookExit::TimedOut => {
+            Interpretation::failed(format!("hook timed out after {}s", facts.timeout_secs))
+        }
+        HookExit::Cancelled => Interpretation::failed("hook cancelled"),
+        // Killed by a signal dsh did not send.
+        HookExit::Signaled(_) => Interpretation::failed("hook exited without a status code"),
+        HookExit::Exited(0) => interpret_stdout(event, facts.stdout),
+        HookExit::Exited(2) => interpret_exit2(event, facts.stderr),
+        HookExit::Exited(code) => Interpretation::failed(format!("hook exited with code {code}")),
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dsh_hook_runner::HookRunner;
-use dsh_hooks::{BoxFuture, Bridge, BridgePlugin, Cx, Fire, Flow, Record};
+use dsh_hooks::{BoxFuture, Bridge, BridgePlugin, Cx, Dialect as _, Fire, Flow, Record};
 use dsh_model::ModelError;
 use dsh_protocol::{ModelReply, ModelRequest};
 use dsh_seams::{
@@ -118,16 +118,14 @@ fn fire(event: CodexEvent, payload: CodexPayload, subject: Option<&str>) -> Fire
     )
 }
 
-fn context_entries(event: CodexEvent, records: &[Fired]) -> Vec<ContextEntry> {
+/// The runs' contexts, each from `<source>:<origin>`.
+fn context_entries(source: &str, records: &[Fired]) -> Vec<ContextEntry> {
     records
         .iter()
         .flat_map(|record| {
-            record.reading.contexts.iter().map(move |text| {
-                ContextEntry::new(
-                    text.clone(),
-                    format!("codex:{event}:{}", record.handler.origin),
-                )
-            })
+            let from = format!("{source}:{}", record.handler.origin);
+            let texts = record.reading.contexts.iter();
+            texts.map(move |text| ContextEntry::new(text.clone(), from.clone()))
         })
         .collect()
 }
@@ -181,13 +179,14 @@ impl Bridge for Codex {
         let payload = payload::session_start(&cx.bridge.base(cx.ctx), source.as_str());
         Flow::fire(
             fire(event, payload, Some(source.as_str())),
-            move |_, runs| {
+            move |cx, runs| {
                 let stop = translate::session_start(&effects(runs));
                 let record = marked(&stop);
-                let contexts = context_entries(event, runs);
+                let source = cx.bridge.source(event);
+                let contexts = context_entries(&source, runs);
                 let then = Flow::later(move |cx| {
                     if let Some(reason) = stop.answer {
-                        cx.ctx.control.request_stop(reason, "codex:SessionStart");
+                        cx.ctx.control.request_stop(reason, source);
                     }
                     Flow::Done(contexts)
                 });
@@ -200,8 +199,8 @@ impl Bridge for Codex {
         let event = CodexEvent::UserPromptSubmit;
         let base = cx.bridge.base(cx.ctx);
         let payload = payload::user_prompt_submit(&base, &ctx_turn_id(cx.ctx), &prompt.content);
-        Flow::fire(fire(event, payload, None), move |_, runs| {
-            let contexts = context_entries(event, runs);
+        Flow::fire(fire(event, payload, None), move |cx, runs| {
+            let contexts = context_entries(&cx.bridge.source(event), runs);
             let decision = translate::user_prompt_submit(&effects(runs), contexts);
             (marked(&decision), Flow::Done(decision.answer))
         })

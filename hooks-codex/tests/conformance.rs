@@ -3,8 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::type_complexity)]
 
+use dsh_hook_runner::HookExit;
 use dsh_hooks_codex::CodexEvent;
-use dsh_hooks_codex::output::{RunEnd, RunFacts, interpret};
+use dsh_hooks_codex::output::{RunFacts, interpret};
 use dsh_hooks_codex::payload::{self, CodexPayload, CodexTokenUsage, PayloadBase};
 use dsh_hooks_codex::spill::truncated_context;
 use dsh_hooks_codex::tools::{HookToolInput, HookToolResponse};
@@ -161,14 +162,15 @@ fn interpreter_classifies_every_captured_run_as_codex_did() {
     for run in runs {
         let event = CodexEvent::from_name(s(run, "event")).unwrap();
         let answer = &run["answer"];
-        let end = match answer["timed_out_after"].as_u64() {
-            Some(secs) => RunEnd::TimedOut { secs },
-            None => RunEnd::Exited(answer["exit"].as_i64().unwrap() as i32),
+        let (exit, timeout_secs) = match answer["timed_out_after"].as_u64() {
+            Some(secs) => (HookExit::TimedOut, secs),
+            None => (HookExit::Exited(answer["exit"].as_i64().unwrap() as i32), 0),
         };
         let interpretation = interpret(
             event,
             &RunFacts {
-                end,
+                exit,
+                timeout_secs,
                 stdout: s(answer, "stdout"),
                 stderr: s(answer, "stderr"),
             },

@@ -5,9 +5,10 @@
 use std::path::Path;
 use std::time::Duration;
 
+use dsh_hook_runner::HookExit;
 use dsh_hooks_codex::CodexEvent;
 use dsh_hooks_codex::matcher::{Matcher, tool_aliases};
-use dsh_hooks_codex::output::{Effect, RunEnd, RunFacts, interpret};
+use dsh_hooks_codex::output::{Effect, RunFacts, interpret};
 use dsh_hooks_codex::plugin::{hook_prompt, permission_denied_text, pre_tool_block_text, turn_id};
 use dsh_hooks_codex::tools;
 use pretty_assertions::assert_eq;
@@ -221,7 +222,8 @@ fn run(
     interpret(
         event,
         &RunFacts {
-            end: RunEnd::Exited(code),
+            exit: HookExit::Exited(code),
+            timeout_secs: 0,
             stdout,
             stderr,
         },
@@ -415,7 +417,8 @@ fn other_events_follow_codex() {
     let i = interpret(
         CodexEvent::PreToolUse,
         &RunFacts {
-            end: RunEnd::TimedOut { secs: 2 },
+            exit: HookExit::TimedOut,
+            timeout_secs: 2,
             stdout: "",
             stderr: "",
         },
@@ -424,12 +427,26 @@ fn other_events_follow_codex() {
     let i = interpret(
         CodexEvent::PreToolUse,
         &RunFacts {
-            end: RunEnd::Signaled,
+            exit: HookExit::Signaled(9),
+            timeout_secs: 0,
             stdout: "",
             stderr: "",
         },
     );
     assert_eq!(error(&i), "error:hook exited without a status code");
+    for (exit, text) in [
+        (HookExit::Cancelled, "error:hook cancelled"),
+        (HookExit::SpawnFailed("no sh".into()), "error:no sh"),
+        (HookExit::Responded(502), "error:HTTP status 502"),
+    ] {
+        let facts = RunFacts {
+            exit,
+            timeout_secs: 0,
+            stdout: "{}",
+            stderr: "",
+        };
+        assert_eq!(error(&interpret(CodexEvent::PreToolUse, &facts)), text);
+    }
 }
 
 /// The event facts `dsh hooks check` reads agree with the interpreter:
@@ -440,7 +457,8 @@ fn exit2_blocks_is_what_the_interpreter_does() {
         let out = interpret(
             event,
             &RunFacts {
-                end: RunEnd::Exited(2),
+                exit: HookExit::Exited(2),
+                timeout_secs: 0,
                 stdout: "",
                 stderr: "NO",
             },

@@ -7,7 +7,7 @@ use std::convert::Infallible;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use dsh_hook_runner::{HookProgram, HookSpec, RunRecord};
+use dsh_hook_runner::{HookProgram, HookSpec};
 use dsh_hooks::verdict::{decided, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookRunStatus, Seam};
@@ -191,10 +191,6 @@ impl Dialect for Copilot {
         }
     }
 
-    fn custom_record(&self, custom: &Infallible) -> RunRecord {
-        match *custom {}
-    }
-
     fn decision(&self, handler: &Handler, reading: &Reading) -> HookDecision {
         let base = if let Some(reason) = &reading.block {
             decided(HookEffect::Block, Some(reason.clone()))
@@ -239,7 +235,7 @@ impl Dialect for Copilot {
         reading
             .warning
             .iter()
-            .map(|text| warning(format!("copilot:{}", event.as_str()), text.clone()))
+            .map(|text| warning(self.source(event), text.clone()))
             .collect()
     }
 }

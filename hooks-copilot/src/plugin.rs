@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dsh_hook_runner::HookRunner;
-use dsh_hooks::{Bridge, BridgePlugin, Cx, Fire, Flow, Record, readings};
+use dsh_hooks::{Bridge, BridgePlugin, Cx, Dialect as _, Fire, Flow, Record, readings};
 use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision,
     CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
@@ -72,10 +72,6 @@ impl CopilotConfig {
 
 type Flows<'a, Out> = Flow<'a, Copilot, Out>;
 
-fn source(event: CopilotEvent) -> String {
-    format!("copilot:{}", event.as_str())
-}
-
 fn common(ctx: &SeamContext) -> Common {
     let agent = ctx.agent.as_ref().map(|identity| AgentFields {
         agent_id: identity.agent_id.clone(),
@@ -105,8 +101,8 @@ fn transcript(cx: &Cx<'_, Copilot>) -> String {
     }
 }
 
-fn contexts(text: Option<String>, event: CopilotEvent) -> Vec<ContextEntry> {
-    text.map(|text| vec![ContextEntry::new(text, source(event))])
+fn contexts(text: Option<String>, source: String) -> Vec<ContextEntry> {
+    text.map(|text| vec![ContextEntry::new(text, source)])
         .unwrap_or_default()
 }
 
@@ -132,12 +128,10 @@ fn first_session_start<'a>(cx: Cx<'_, Copilot>, prompt: &str) -> Flows<'a, Vec<C
         source: start.to_owned(),
         initial_prompt: prompt.to_owned(),
     };
-    Flow::fire(fire(cx.ctx, body, None), move |_, runs| {
+    Flow::fire(fire(cx.ctx, body, None), move |cx, runs| {
         let text = translate::session_start(&readings(runs), start == "resume");
-        (
-            Record::AsRead,
-            Flow::Done(contexts(text, CopilotEvent::SessionStart)),
-        )
+        let source = cx.bridge.source(CopilotEvent::SessionStart);
+        (Record::AsRead, Flow::Done(contexts(text, source)))
     })
 }
 
@@ -162,11 +156,11 @@ fn prompt_hooks<'a, Out: Send + 'a>(ctx: &SeamContext, prompt: String, out: Out)
 fn continue_with<'a>(
     ctx: &SeamContext,
     reason: String,
-    event: CopilotEvent,
+    source: String,
 ) -> Flows<'a, ContinuationDecision> {
     let decision = ContinuationDecision::Continue {
         reason: Some(reason.clone()),
-        source: source(event),
+        source,
         contexts: Vec::new(),
     };
     prompt_hooks(ctx, reason, decision)
@@ -180,7 +174,7 @@ fn stop<'a>(ctx: &SeamContext, body: Body, forced: u32) -> Flows<'a, Continuatio
         let (answer, mark) = translate::agent_stop(&readings(runs), forced, AGENT_STOP_CAP);
         let next = match answer {
             StopAnswer::Stop | StopAnswer::Capped => Flow::Done(ContinuationDecision::Stop),
-            StopAnswer::Continue(reason) => continue_with(cx.ctx, reason, event),
+            StopAnswer::Continue(reason) => continue_with(cx.ctx, reason, cx.bridge.source(event)),
         };
         (mark.into(), next)
     })
@@ -236,7 +230,7 @@ impl Bridge for Copilot {
                 Some(text) => format!("{text}\n\n{}", input.prompt),
                 None => input.prompt.clone(),
             };
-            let out = contexts(context, CopilotEvent::SubagentStart);
+            let out = contexts(context, cx.bridge.source(CopilotEvent::SubagentStart));
             (Record::AsRead, prompt_hooks(cx.ctx, prompt, out))
         })
     }
@@ -260,7 +254,7 @@ impl Bridge for Copilot {
                 cx.state.agent_stop_blocked.insert(agent_id, true);
                 return (
                     mark.into(),
-                    continue_with(cx.ctx, reason, CopilotEvent::AgentStop),
+                    continue_with(cx.ctx, reason, cx.bridge.source(CopilotEvent::AgentStop)),
                 );
             }
             // The subagent gets a subagentStop block's reason as a new
@@ -303,7 +297,8 @@ impl Bridge for Copilot {
                     }
                     PromptAnswer::Allow { rewrite, context } => (rewrite, context),
                 };
-                contexts.extend(context.map(|text| ContextEntry::new(text, source(event))));
+                contexts
+                    .extend(context.map(|text| ContextEntry::new(text, cx.bridge.source(event))));
                 let effective = rewrite.clone().unwrap_or_else(|| prompt.content.clone());
                 let decision = PromptDecision::Allow { rewrite, contexts };
                 let next = fire(cx.ctx, transformed(&effective), None);
@@ -325,7 +320,7 @@ impl Bridge for Copilot {
             let rewrite = match answer.modified_args {
                 Some(args) => InputRewrite::Rewrite {
                     arguments: tools::arguments_from(&call.tool, &args),
-                    by: source(event),
+                    by: cx.bridge.source(event),
                     conflicts: Vec::new(),
                 },
                 None => InputRewrite::Keep,
@@ -337,7 +332,7 @@ impl Bridge for Copilot {
             let contexts = answer
                 .contexts
                 .into_iter()
-                .map(|text| ContextEntry::new(text, source(event)))
+                .map(|text| ContextEntry::new(text, cx.bridge.source(event)))
                 .collect();
             let mut verdict = PreToolVerdict::of(PreToolOutcome {
                 decision: answer.decision,
@@ -381,7 +376,9 @@ impl Bridge for Copilot {
             let outcome = match last {
                 Some((Decision::Deny(text), interrupt)) => {
                     if interrupt {
-                        cx.ctx.control.request_stop(text.clone(), source(event));
+                        cx.ctx
+                            .control
+                            .request_stop(text.clone(), cx.bridge.source(event));
                     }
                     PreToolOutcome {
                         decision: PreToolDecision::Deny { reason: text },
@@ -430,9 +427,10 @@ impl Bridge for Copilot {
             let error = outcome.content.clone();
             let body = Body::PostToolUseFailure { tool, args, error };
             let firing = fire(cx.ctx, body, Some(native.clone())).call(&exec.call_id);
-            return Flow::fire(firing, move |_, runs| {
+            return Flow::fire(firing, move |cx, runs| {
                 let text = translate::post_tool_use_failure(&readings(runs), &native);
-                let contexts = contexts(text, CopilotEvent::PostToolUseFailure);
+                let source = cx.bridge.source(CopilotEvent::PostToolUseFailure);
+                let contexts = contexts(text, source);
                 let decision = PostToolDecision {
                     action: PostToolAction::Accept,
                     contexts,

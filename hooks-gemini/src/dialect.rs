@@ -7,7 +7,7 @@ use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookSpec, RunRecord};
+use dsh_hook_runner::{HookProgram, HookSpec, RunRecord};
 use dsh_hooks::verdict::{decided, notice, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookEntry, Seam};
@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::config::Handler;
 use crate::event::GeminiEvent;
-use crate::output::{Decision, Interpretation, RunEnd, interpret};
+use crate::output::{Decision, Interpretation, interpret};
 use crate::payload::{self, Payload};
 use crate::tools;
 
@@ -191,7 +191,7 @@ impl Rules for Gemini {
             );
         }
         interpret(
-            &run_end(run, handler.timeout_ms),
+            (&run.exit, handler.timeout_ms),
             &run.stdout.text(),
             &run.stderr.text(),
         )
@@ -236,18 +236,6 @@ fn blocks(event: GeminiEvent) -> bool {
     )
 }
 
-fn run_end(run: &HookRun, timeout_ms: u64) -> RunEnd {
-    match &run.exit {
-        HookExit::Exited(code) => RunEnd::Exited(*code),
-        HookExit::TimedOut => RunEnd::TimedOut { ms: timeout_ms },
-        HookExit::Signaled(_) | HookExit::Cancelled => RunEnd::Killed,
-        HookExit::SpawnFailed(message) | HookExit::DshLimit(message) => {
-            RunEnd::SpawnFailed(message.clone())
-        }
-        HookExit::Responded(status) => RunEnd::SpawnFailed(format!("HTTP status {status}")),
-    }
-}
-
 impl Dialect for Gemini {
     type Event = GeminiEvent;
     type Handler = Handler;
@@ -288,10 +276,6 @@ impl Dialect for Gemini {
             origin: handler.origin.clone(),
             command: handler.command.clone(),
         }
-    }
-
-    fn custom_record(&self, custom: &Infallible) -> RunRecord {
-        match *custom {}
     }
 
     fn adjust_record(&self, reading: &Interpretation, record: RunRecord) -> RunRecord {
@@ -353,7 +337,7 @@ impl Dialect for Gemini {
         handler: &Handler,
         reading: &Interpretation,
     ) -> Vec<UserNotice> {
-        let source = format!("gemini:{}", event.as_str());
+        let source = self.source(event);
         let mut notices = Vec::new();
         if let Some(message) = &reading.system_message {
             notices.push(notice(&source, message.clone(), NoticeLevel::Info));

@@ -440,13 +440,14 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::output::{RunEnd, interpret};
+    use crate::output::interpret;
+    use dsh_hook_runner::HookExit;
 
     /// A hook that printed `{"hookSpecificOutput": specific}`, as the
     /// output reader reads it.
     fn answer(specific: Value) -> ModelHookAnswer {
         let stdout = json!({ "hookSpecificOutput": specific }).to_string();
-        ModelHookAnswer::from_reading(&interpret(&RunEnd::Exited(0), &stdout, ""))
+        ModelHookAnswer::from_reading(&interpret((&HookExit::Exited(0), 0), &stdout, ""))
     }
 
     fn denied(reason: &str) -> ModelHookAnswer {
@@ -609,7 +610,7 @@ mod tests {
             BeforeModelOutcome::Send
         );
         let positional = interpret(
-            &RunEnd::Exited(0),
+            (&HookExit::Exited(0), 0),
             r#"{"hookSpecificOutput": ["ctx", null, true]}"#,
             "",
         );

@@ -11,28 +11,13 @@
 //! any `deny`/`block` wins; reasons, system messages and additional
 //! contexts are each joined with `"\n"`; any `continue: false` wins.
 
+use dsh_hook_runner::HookExit;
 use dsh_hooks::wire::{Present, lenient};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::llm::{LlmRequestPatch, LlmResponseWire, ModelOutput, ToolConfig};
 use crate::wire::object;
-
-/// How a run ended, as the reader needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RunEnd {
-    /// Exited with this code.
-    Exited(i32),
-    /// Killed at its deadline (milliseconds).
-    TimedOut {
-        /// The hook's timeout.
-        ms: u64,
-    },
-    /// Killed by a signal, or cancelled with the work it guarded.
-    Killed,
-    /// Never started.
-    SpawnFailed(String),
-}
 
 /// What a run decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,28 +177,31 @@ struct TailWire {
     args: Option<Present>,
 }
 
-/// Reads one run.
-pub fn interpret(end: &RunEnd, stdout: &str, stderr: &str) -> Interpretation {
-    let code = match end {
-        RunEnd::Exited(code) => *code,
-        RunEnd::TimedOut { ms } => {
-            return Interpretation {
-                error: Some(format!("Hook timed out after {ms}ms")),
-                ..Interpretation::empty(RunStatus::Failed)
-            };
+/// Reads one run: how it ended (with the hook's timeout in milliseconds,
+/// for the timeout's text) and what it printed.
+pub fn interpret(
+    (exit, timeout_ms): (&HookExit, u64),
+    stdout: &str,
+    stderr: &str,
+) -> Interpretation {
+    let failed = |error: String| Interpretation {
+        error: Some(error),
+        ..Interpretation::empty(RunStatus::Failed)
+    };
+    let code = match exit {
+        HookExit::Exited(code) => *code,
+        HookExit::TimedOut => return failed(format!("Hook timed out after {timeout_ms}ms")),
+        // Killed by a signal, or cancelled with the work it guarded.
+        HookExit::Signaled(_) | HookExit::Cancelled => {
+            return failed("the hook was killed".to_owned());
         }
-        RunEnd::Killed => {
-            return Interpretation {
-                error: Some("the hook was killed".to_owned()),
-                ..Interpretation::empty(RunStatus::Failed)
-            };
+        // Never started (a limit never gets here: the reader answers a dsh
+        // fault first).
+        HookExit::SpawnFailed(message) | HookExit::DshLimit(message) => {
+            return failed(message.clone());
         }
-        RunEnd::SpawnFailed(message) => {
-            return Interpretation {
-                error: Some(message.clone()),
-                ..Interpretation::empty(RunStatus::Failed)
-            };
-        }
+        // Gemini has no HTTP hooks; the runner only answers this for one.
+        HookExit::Responded(status) => return failed(format!("HTTP status {status}")),
     };
     let status = if code == 0 {
         RunStatus::Succeeded
@@ -412,7 +400,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     fn exited(code: i32, stdout: &str, stderr: &str) -> Interpretation {
-        interpret(&RunEnd::Exited(code), stdout, stderr)
+        interpret((&HookExit::Exited(code), 0), stdout, stderr)
     }
 
     #[test]
@@ -461,9 +449,26 @@ mod tests {
         );
     }
 
+    /// Every way a run can end without an exit code fails it with its own
+    /// error text, whatever it printed.
+    #[test]
+    fn a_run_without_an_exit_code_fails_with_why() {
+        for (exit, error) in [
+            (HookExit::Signaled(9), "the hook was killed"),
+            (HookExit::Cancelled, "the hook was killed"),
+            (HookExit::SpawnFailed("no such file".into()), "no such file"),
+            (HookExit::Responded(500), "HTTP status 500"),
+        ] {
+            let read = interpret((&exit, 1000), r#"{"decision":"deny"}"#, "");
+            assert_eq!(read.decision, Decision::Allow);
+            assert_eq!(read.status, RunStatus::Failed);
+            assert_eq!(read.error.as_deref(), Some(error));
+        }
+    }
+
     #[test]
     fn a_timed_out_run_is_ignored() {
-        let read = interpret(&RunEnd::TimedOut { ms: 1000 }, r#"{"decision":"deny"}"#, "");
+        let read = interpret((&HookExit::TimedOut, 1000), r#"{"decision":"deny"}"#, "");
         assert_eq!(read.decision, Decision::Allow);
         assert_eq!(read.error.as_deref(), Some("Hook timed out after 1000ms"));
     }

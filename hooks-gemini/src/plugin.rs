@@ -15,7 +15,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use dsh_hook_runner::HookRunner;
 use dsh_hooks::verdict::warning;
-use dsh_hooks::{BoxFuture, Bridge, BridgePlugin, Cx, Fire, Fired, Flow, Record, Winner};
+use dsh_hooks::{
+    BoxFuture, Bridge, BridgePlugin, Cx, Dialect as _, Fire, Fired, Flow, Record, Winner,
+};
 use dsh_model::ModelError;
 use dsh_protocol::{Event, EventBody, ModelReply, ModelRequest};
 use dsh_seams::{
@@ -81,10 +83,6 @@ impl GeminiConfig {
     }
 }
 
-fn source(event: GeminiEvent) -> String {
-    format!("gemini:{}", event.as_str())
-}
-
 pub(crate) fn common(ctx: &SeamContext, event: GeminiEvent) -> Common {
     Common::new(
         &ctx.session.session_id,
@@ -102,11 +100,11 @@ fn every(decisive: Decisive) -> Record<Decisive> {
     Record::Won(Winner::Every, decisive)
 }
 
-fn context_entry(event: GeminiEvent, merged: &Merged) -> Vec<ContextEntry> {
+fn context_entry(source: String, merged: &Merged) -> Vec<ContextEntry> {
     merged
         .additional_context
         .iter()
-        .map(|context| ContextEntry::new(output::hook_context(context), source(event)))
+        .map(|context| ContextEntry::new(output::hook_context(context), source.clone()))
         .collect()
 }
 
@@ -118,7 +116,7 @@ fn before_agent<'a>(ctx: &SeamContext, text: String) -> Flows<'a, PromptDecision
         common: common(ctx, event),
         prompt: text,
     });
-    Flow::fire(Fire::new(event, None, body), move |_, runs| {
+    Flow::fire(Fire::new(event, None, body), move |cx, runs| {
         let merged = merged(runs);
         if merged.deny {
             let reason = merged.reason.unwrap_or_default();
@@ -138,7 +136,7 @@ fn before_agent<'a>(ctx: &SeamContext, text: String) -> Flows<'a, PromptDecision
         }
         let decision = PromptDecision::Allow {
             rewrite: None,
-            contexts: context_entry(event, &merged),
+            contexts: context_entry(cx.bridge.source(event), &merged),
         };
         (Record::AsRead, Flow::Done(decision))
     })
@@ -217,7 +215,7 @@ impl Bridge for Gemini {
         let firing = Fire::new(event, Some(source_name.to_owned()), body);
         Flow::fire(firing, move |cx, runs| {
             // Gemini ignores `decision` and `continue` here.
-            let contexts = context_entry(event, &merged(runs));
+            let contexts = context_entry(cx.bridge.source(event), &merged(runs));
             cx.state.session_context = contexts.first().map(|entry| entry.content.clone());
             (Record::AsRead, Flow::Done(contexts))
         })
@@ -242,12 +240,15 @@ impl Bridge for Gemini {
             original_request_name: cx.state.tails.get(&call.call_id).cloned(),
         });
         let firing = Fire::new(event, Some(name.to_owned()), body).call(&call.call_id);
-        Flow::fire(firing, move |_, runs| {
+        Flow::fire(firing, move |cx, runs| {
+            let source = cx.bridge.source(event);
             let by = runs
                 .iter()
                 .find(|run| run.reading.tool_input.is_some())
-                .map(|run| format!("gemini:BeforeTool:{}", run.handler.origin))
-                .unwrap_or_else(|| source(event));
+                .map_or_else(
+                    || source.clone(),
+                    |run| format!("{source}:{}", run.handler.origin),
+                );
             let (answer, decisive) = translate::before_tool(&merged(runs), call, name, by);
             let BeforeToolAnswer {
                 decision,
@@ -258,10 +259,7 @@ impl Bridge for Gemini {
                 decision,
                 contexts: Vec::new(),
             });
-            verdict.stop = stop.map(|reason| StopRequest {
-                reason,
-                source: source(event),
-            });
+            verdict.stop = stop.map(|reason| StopRequest { reason, source });
             let review = CallReview {
                 rewrite,
                 verdict: Some(verdict),
@@ -329,7 +327,9 @@ impl Bridge for Gemini {
             let merged = merged(runs);
             let (record, action) = if let Some(stop) = &merged.stop {
                 let text = output::stopped_text(stop.as_deref());
-                cx.ctx.control.request_stop(text.clone(), source(event));
+                cx.ctx
+                    .control
+                    .request_stop(text.clone(), cx.bridge.source(event));
                 (
                     every(Decisive::Stop),
                     PostToolAction::Block { feedback: text },
@@ -404,9 +404,10 @@ impl Bridge for Gemini {
                         Record::Capped(decisive, text.clone())
                     });
                     // Told once the runs are recorded.
+                    let source = cx.bridge.source(event);
                     let tell = Flow::later(move |cx| {
                         tracing::warn!("{text}");
-                        cx.ctx.sink.tell_user(warning(source(event), text));
+                        cx.ctx.sink.tell_user(warning(source, text));
                         Flow::Done(ContinuationDecision::Stop)
                     });
                     (record, tell)
@@ -505,7 +506,7 @@ fn retry<'a>(
         // The reason is the retry's new user message, verbatim.
         Flow::Done(ContinuationDecision::Continue {
             reason: Some(reason),
-            source: source(GeminiEvent::AfterAgent),
+            source: cx.bridge.source(GeminiEvent::AfterAgent),
             contexts,
         })
     })

@@ -51,6 +51,10 @@ pub trait Dialect: Send + Sync {
     fn event_name(&self, event: Self::Event) -> &'static str;
     /// The canonical seam the event runs on.
     fn seam(&self, event: Self::Event) -> Seam;
+    /// `<dialect>:<event>`: who speaks, for notices, contexts and stops.
+    fn source(&self, event: Self::Event) -> String {
+        format!("{}:{}", self.dialect(), self.event_name(event))
+    }
     /// The handlers that may run for one firing, in configuration order,
     /// before deduplication: configured for `event`, enabled, and accepted
     /// by their matcher for `subject`.
@@ -72,8 +76,11 @@ pub trait Dialect: Send + Sync {
     }
     /// The handler, for `hook/invoked`.
     fn describe(&self, handler: &Self::Handler) -> HandlerInfo;
-    /// The log's facts of a custom run.
-    fn custom_record(&self, custom: &Self::Custom) -> RunRecord;
+    /// The log's facts of a custom run. Default, for a dialect that runs
+    /// nothing itself (`Custom = Infallible`, so never asked): no facts.
+    fn custom_record(&self, _custom: &Self::Custom) -> RunRecord {
+        RunRecord::detached()
+    }
     /// The log's facts of a run, once read (e.g. a reading's own error
     /// replaces the runner's diagnostics). Default: unchanged.
     fn adjust_record(&self, _reading: &Self::Reading, record: RunRecord) -> RunRecord {

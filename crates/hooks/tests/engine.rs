@@ -388,3 +388,13 @@ fn selection_is_candidates_then_dedup_then_the_last_filter() {
     let names: Vec<&str> = engine.select("Ev", &"b").iter().map(|t| t.name).collect();
     assert_eq!(names, ["b1"]);
 }
+
+/// The provided source is `<dialect>:<event>`, the dialect's id and the
+/// event's wire name.
+#[test]
+fn the_source_names_the_dialect_and_the_event() {
+    assert_eq!(
+        ToyDialect::default().source("PreToolUse"),
+        "claude:PreToolUse"
+    );
+}

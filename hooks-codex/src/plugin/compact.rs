@@ -4,7 +4,7 @@
 //! turn — then, once the summary is in, PostCompact and SessionStart with
 //! source `compact` (Codex's order; its contexts join the compacted history).
 
-use dsh_hooks::{Bridge as _, Cx, Flow};
+use dsh_hooks::{Bridge as _, Cx, Dialect as _, Flow};
 use dsh_seams::{
     CompactionDecision, CompactionInput, CompactionOutcome, ContextEntry, SessionStartSource,
 };
@@ -23,14 +23,13 @@ pub(super) fn pre_compact<'a>(
     let trigger = input.trigger.as_str();
     let base = cx.bridge.base(cx.ctx);
     let payload = payload::compact(&base, &ctx_turn_id(cx.ctx), event.as_str(), trigger);
-    Flow::fire(fire(event, payload, Some(trigger)), |_, runs| {
+    Flow::fire(fire(event, payload, Some(trigger)), move |cx, runs| {
         let decision = translate::pre_compact(&effects(runs));
         let record = marked(&decision);
+        let source = cx.bridge.source(event);
         let then = Flow::later(move |cx| {
             if let CompactionDecision::Cancel { reason } = &decision.answer {
-                cx.ctx
-                    .control
-                    .request_stop(reason.clone(), "codex:PreCompact");
+                cx.ctx.control.request_stop(reason.clone(), source);
             }
             Flow::Done(decision.answer)
         });

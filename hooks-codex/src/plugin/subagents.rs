@@ -2,7 +2,7 @@
 //! `additionalContext` into the sub-agent's first request) and SubagentStop
 //! (Stop's rules inside the sub-agent).
 
-use dsh_hooks::{Cx, Flow, Record};
+use dsh_hooks::{Cx, Dialect as _, Flow, Record};
 use dsh_seams::{ContextEntry, ContinuationDecision, SubagentStartInput, SubagentStopInput};
 
 use super::{Flows, context_entries, ctx_turn_id, fire, turns};
@@ -22,8 +22,9 @@ pub(super) fn subagent_start<'a>(
         &input.identity.agent_id,
         agent_type,
     );
-    Flow::fire(fire(event, payload, Some(agent_type)), move |_, runs| {
-        (Record::AsRead, Flow::Done(context_entries(event, runs)))
+    Flow::fire(fire(event, payload, Some(agent_type)), move |cx, runs| {
+        let contexts = context_entries(&cx.bridge.source(event), runs);
+        (Record::AsRead, Flow::Done(contexts))
     })
 }
 

@@ -97,7 +97,8 @@ pub(super) fn pre_tool_use<'a>(cx: Cx<'_, Codex>, call: &'a ProposedCall) -> Flo
     let firing = fire_tool(event, payload, name, &call.call_id);
     Flow::fire(firing, move |cx, runs| {
         let (rewritten, conflicts) = apply_rewrites(cx.bridge, cx.ctx, call, runs);
-        let contexts = context_entries(event, runs);
+        let source = cx.bridge.source(event);
+        let contexts = context_entries(&source, runs);
         let verdict = translate::pre_tool_use(&effects(runs), &call.tool, &tool_input);
         let blocked = verdict.winner.is_some();
         let record: Record<fn(&Effect) -> bool> = if blocked {
@@ -110,7 +111,7 @@ pub(super) fn pre_tool_use<'a>(cx: Cx<'_, Codex>, call: &'a ProposedCall) -> Flo
                 arguments,
                 by: runs
                     .get(index)
-                    .map(|run| format!("codex:PreToolUse:{}", run.handler.origin))
+                    .map(|run| format!("{source}:{}", run.handler.origin))
                     .unwrap_or_default(),
                 conflicts,
             },
@@ -204,8 +205,8 @@ pub(super) fn post_tool_use<'a>(
     );
     Flow::fire(
         fire_tool(event, payload, name, &exec.call_id),
-        move |_, runs| {
-            let contexts = context_entries(event, runs);
+        move |cx, runs| {
+            let contexts = context_entries(&cx.bridge.source(event), runs);
             let decision = translate::post_tool_use(&effects(runs), contexts);
             (marked(&decision), Flow::Done(decision.answer))
         },

@@ -3,7 +3,7 @@
 
 use dsh_hook_runner::RunRecord as ProcessFacts;
 use dsh_hook_runner::{HookProgram, HookSpec};
-use dsh_hooks::{BridgePlugin, Cx, Fire, Flow, Record, Winner};
+use dsh_hooks::{BridgePlugin, Cx, Dialect as _, Fire, Flow, Record, Winner};
 use dsh_protocol::{Dialect, EventBody, HookDecision, Seam, TurnEndReason};
 use dsh_seams::{
     CancellationToken, ContinuationDecision, ContinuationInput, NoticeLevel, SeamContext,
@@ -41,7 +41,7 @@ pub(super) fn continuation<'a>(
     forced_continuations: u32,
 ) -> Flows<'a, ContinuationDecision> {
     let event = firing.event;
-    let source = format!("codex:{event}");
+    let source = cx.bridge.source(event);
     let cap = cx.bridge.stop_block_cap;
     Flow::fire(firing, move |_, runs| {
         let runs: Vec<StopRun<'_>> = runs
