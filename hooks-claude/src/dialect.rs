@@ -90,9 +90,15 @@ pub(crate) struct Selector {
     pub(crate) agent: Option<String>,
 }
 
+/// `claude:<event>`: who speaks for `event`'s hooks (notices, contexts,
+/// stops), as [`dsh_hooks::Dialect::source`] names it.
+pub(crate) fn event_source(event: HookEvent) -> String {
+    format!("claude:{event}")
+}
+
 /// The `source` of what a hook of `event` with `command` adds.
 pub(crate) fn source_of(event: HookEvent, command: &str) -> String {
-    format!("claude:{event}:{command}")
+    format!("{}:{command}", event_source(event))
 }
 
 fn facts_of(run: &HookRun) -> HookFacts {

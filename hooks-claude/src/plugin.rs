@@ -16,7 +16,7 @@ use dsh_hooks::{BridgePlugin, Cx, Fire, Flow, Record};
 use dsh_seams::{ContextEntry, Plugin, SeamContext};
 
 use crate::config::ClaudeConfig;
-use crate::dialect::{Claude, Firing, Selector};
+use crate::dialect::{Claude, Firing, Selector, source_of};
 use crate::envfile::EnvFileNames;
 use crate::events::HookEvent;
 use crate::payload::{self, Common};
@@ -217,7 +217,7 @@ fn joined_contexts(fired: &[Fired], event: HookEvent) -> Vec<ContextEntry> {
         .collect();
     vec![ContextEntry::new(
         texts.join("\n\n"),
-        format!("claude:{event}:{}", sources.join(" + ")),
+        source_of(event, &sources.join(" + ")),
     )]
 }
 

@@ -28,7 +28,9 @@ use super::{
     lifecycle, prompting, tasks, tools, transcribe, turns, watch, worktree,
 };
 use crate::config::{HandlerStatus, HookHandler};
-use crate::dialect::{AsyncNote, Claude, Selector, decision_of, source_of, system_message};
+use crate::dialect::{
+    AsyncNote, Claude, Selector, decision_of, event_source, source_of, system_message,
+};
 use crate::events::HookEvent;
 use crate::output::{Effect, EventCtx, Interpretation, StopMerge, merge_stop, permission_rank};
 use crate::payload;
@@ -120,9 +122,9 @@ impl Bridge for Claude {
         review
             .filter(|v| !matches!(v.outcome.decision, PreToolDecision::Allow))
             .map(|v| {
-                v.decided_by
-                    .clone()
-                    .unwrap_or_else(|| DecidedBy::new(DeciderKind::Hook, "claude:PreToolUse"))
+                v.decided_by.clone().unwrap_or_else(|| {
+                    DecidedBy::new(DeciderKind::Hook, event_source(HookEvent::PreToolUse))
+                })
             })
     }
 
@@ -382,7 +384,7 @@ impl Bridge for Claude {
             .any(|h| h.agent.as_deref() == Some(agent_type) && h.status != HandlerStatus::Active)
         {
             cx.ctx.sink.tell_user(UserNotice {
-                source: "claude:SubagentStart".to_owned(),
+                source: event_source(HookEvent::SubagentStart),
                 text: crate::agents::skipped_hooks_notice(agent_type),
                 level: NoticeLevel::Info,
             });

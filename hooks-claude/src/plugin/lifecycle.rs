@@ -15,7 +15,7 @@ use dsh_hooks::{Cx, Flow, Record};
 
 use super::{Fired, Firing, answer};
 use crate::config::ClaudeConfig;
-use crate::dialect::Claude;
+use crate::dialect::{Claude, event_source};
 use crate::envfile::{EnvFileNames, parse_env_file};
 use crate::events::HookEvent;
 use crate::output::{Effect, ParsedOutput};
@@ -70,7 +70,7 @@ impl EnvFiles {
             }
             for (line, text) in parsed.skipped {
                 ctx.sink.tell_user(UserNotice {
-                    source: format!("claude:{event}"),
+                    source: event_source(event),
                     text: format!(
                         "CLAUDE_ENV_FILE {}:{line}: not a simple assignment, not applied: {text}",
                         file.display()

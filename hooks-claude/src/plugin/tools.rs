@@ -15,7 +15,7 @@ use serde_json::Value;
 use dsh_hooks::{Cx, Flow, Record};
 
 use super::{Decisive, Fired, Firing, answer, joined_contexts};
-use crate::dialect::{Claude, source_of};
+use crate::dialect::{Claude, event_source, source_of};
 use crate::events::HookEvent;
 use crate::output::{Effect, winning_permission};
 use crate::payload::{self, Common};
@@ -202,7 +202,7 @@ fn review_of(fired: &[Fired], tool_name: &str) -> CallReview {
         .find_map(|f| f.reading.stop.clone())
         .or(stop_for_defer);
     let contexts = joined_contexts(fired, HookEvent::PreToolUse);
-    let source = "claude:PreToolUse".to_owned();
+    let source = event_source(HookEvent::PreToolUse);
     let verdict = PreToolVerdict {
         outcome: PreToolOutcome { decision, contexts },
         notices: stop
@@ -303,7 +303,7 @@ fn approval_of(ctx: &SeamContext, fired: &[Fired]) -> ApprovalDecision {
             if interp.stop.is_some() {
                 // `interrupt: true`: Claude Code stops the turn.
                 ctx.control
-                    .request_stop(text.clone(), "claude:PermissionRequest");
+                    .request_stop(text.clone(), event_source(HookEvent::PermissionRequest));
             }
             ApprovalDecision::Deny {
                 message: text.clone(),
@@ -435,10 +435,10 @@ fn replace_at(fired: &[Fired]) -> Option<usize> {
 fn post_tool_of(ctx: &SeamContext, event: HookEvent, fired: &[Fired]) -> PostToolDecision {
     if let Some(reason) = fired.iter().find_map(|f| f.reading.stop.clone()) {
         ctx.control
-            .request_stop(reason.clone(), format!("claude:{event}"));
+            .request_stop(reason.clone(), event_source(event));
         if !reason.is_empty() {
             ctx.sink.tell_user(UserNotice {
-                source: format!("claude:{event}"),
+                source: event_source(event),
                 text: reason,
                 level: NoticeLevel::Info,
             });
@@ -510,7 +510,7 @@ pub(super) fn batch_settled<'a>(
                 let reason = interp.stop.clone().or(block_text).unwrap_or_default();
                 cx.ctx
                     .control
-                    .request_stop(reason, "claude:PostToolBatch".to_owned());
+                    .request_stop(reason, event_source(HookEvent::PostToolBatch));
             }
             Flow::Done(joined_contexts(fired, HookEvent::PostToolBatch))
         },

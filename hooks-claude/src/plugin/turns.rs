@@ -10,7 +10,7 @@ use dsh_hooks::{Cx, Flow, Record};
 
 use super::lifecycle::EnvFiles;
 use super::{Decisive, Fired, Firing, joined_contexts};
-use crate::dialect::Claude;
+use crate::dialect::{Claude, event_source, source_of};
 use crate::events::HookEvent;
 use crate::output::{Effect, Interpretation, StopMerge, merge_stop};
 use crate::payload;
@@ -188,7 +188,7 @@ pub(super) fn prompt_verdict(event: HookEvent, fired: &[Fired]) -> Option<Prompt
             StoppedPrompt::WithExchange {
                 note: reason.clone(),
                 reply: NO_RESPONSE_REQUESTED.to_owned(),
-                source: format!("claude:{event}"),
+                source: event_source(event),
             }
         } else {
             StoppedPrompt::PromptOnly
@@ -226,7 +226,7 @@ pub(super) fn stop_continuation(
         StopMerge::Halt { reason } => ContinuationDecision::Halt { reason },
         StopMerge::CapFired { message } => {
             ctx.sink.tell_user(UserNotice {
-                source: format!("claude:{}", event.as_str()),
+                source: event_source(event),
                 text: message,
                 level: NoticeLevel::Warning,
             });
@@ -241,7 +241,7 @@ pub(super) fn stop_continuation(
                 .iter()
                 .map(|&i| fired[i].handler.command_text())
                 .collect();
-            let source = format!("claude:{}:{}", event.as_str(), sources.join(" + "));
+            let source = source_of(event, &sources.join(" + "));
             ContinuationDecision::Continue {
                 reason: Some(reason),
                 contexts: context
