@@ -399,17 +399,6 @@ impl Switches {
         hold: bool,
         notices: &mut Vec<String>,
     ) -> (Switches, Vec<HeldBack>) {
-        // Scalar precedence: the highest-precedence file that sets the key wins.
-        // Managed drop-ins are read after the base file and override it, so among
-        // managed files the last one that sets the key wins.
-        let managed_disable = files
-            .iter()
-            .filter(|f| f.source == SettingsSource::Managed)
-            .filter_map(|f| {
-                let on = f.keys().disable_all_hooks.valid().copied();
-                on.map(|v| (v, f.path.clone()))
-            })
-            .next_back();
         // A repository switching the user's hooks off (or back on) waits for
         // a trusted workspace too.
         let mut held_back = Vec::new();
@@ -421,22 +410,20 @@ impl Switches {
                 });
             }
         }
-        let other_disable = files
-            .iter()
-            .filter(|f| f.source != SettingsSource::Managed)
-            .filter(|f| !(hold && f.source.is_project()))
-            .find_map(|f| {
-                let on = f.keys().disable_all_hooks.valid().copied();
-                on.map(|v| (v, f.path.clone()))
-            });
-        let managed_only = files
-            .iter()
-            .filter(|f| f.source == SettingsSource::Managed)
-            .filter_map(|f| {
-                let on = f.keys().allow_managed_hooks_only.valid().copied();
-                on.map(|v| (v, f.path.clone()))
-            })
-            .next_back();
+        // The one precedence rule the layer stack's reasons use too.
+        let dsh_files::settings::HookSwitches {
+            managed_disable,
+            managed_only,
+            other_disable,
+        } = dsh_files::settings::HookSwitches::decide(
+            files.iter().map(|f| dsh_files::settings::SwitchesOf {
+                source: f.source,
+                path: &f.path,
+                disable_all_hooks: f.keys().disable_all_hooks.valid().copied(),
+                allow_managed_hooks_only: f.keys().allow_managed_hooks_only.valid().copied(),
+            }),
+            hold,
+        );
         for file in files {
             if file.source != SettingsSource::Managed
                 && file.keys().allow_managed_hooks_only != Field::Absent

@@ -110,6 +110,61 @@ pub fn inline_settings(arg: &Path) -> Option<&str> {
     (text.trim_start().starts_with('{') && !arg.exists()).then_some(text)
 }
 
+/// What one settings file sets of the keys that switch hooks off.
+#[derive(Debug, Clone, Copy)]
+pub struct SwitchesOf<'a> {
+    /// Which layer the file is.
+    pub source: SettingsSource,
+    /// The file.
+    pub path: &'a Path,
+    /// Its `disableAllHooks`, when it sets a boolean there.
+    pub disable_all_hooks: Option<bool>,
+    /// Its `allowManagedHooksOnly`, when it sets a boolean there.
+    pub allow_managed_hooks_only: Option<bool>,
+}
+
+/// Which files decide whether hooks run: each `(value, file)` of the file
+/// whose setting wins. One rule for the layer stack's reasons and for the
+/// Claude bridge's hook statuses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookSwitches {
+    /// Managed policy's `disableAllHooks`.
+    pub managed_disable: Option<(bool, PathBuf)>,
+    /// Managed policy's `allowManagedHooksOnly` (honoured only there).
+    pub managed_only: Option<(bool, PathBuf)>,
+    /// The other layers' `disableAllHooks`.
+    pub other_disable: Option<(bool, PathBuf)>,
+}
+
+impl HookSwitches {
+    /// Decides from `files` in precedence order. The highest-precedence
+    /// file that sets a key wins; managed drop-ins come after their base
+    /// file and override it, so among managed files the last one wins.
+    /// `hold_project`: a repository's own layers wait for a trusted
+    /// workspace, so their switch does not count.
+    pub fn decide<'a>(
+        files: impl Iterator<Item = SwitchesOf<'a>> + Clone,
+        hold_project: bool,
+    ) -> HookSwitches {
+        let managed = |key: fn(&SwitchesOf<'a>) -> Option<bool>| {
+            files
+                .clone()
+                .filter(|file| file.source == SettingsSource::Managed)
+                .filter_map(|file| key(&file).map(|on| (on, file.path.to_owned())))
+                .last()
+        };
+        HookSwitches {
+            managed_disable: managed(|file| file.disable_all_hooks),
+            managed_only: managed(|file| file.allow_managed_hooks_only),
+            other_disable: files
+                .clone()
+                .filter(|file| file.source != SettingsSource::Managed)
+                .filter(|file| !(hold_project && file.source.is_project()))
+                .find_map(|file| file.disable_all_hooks.map(|on| (on, file.path.to_owned()))),
+        }
+    }
+}
+
 impl SettingsStack {
     /// Reads and parses `candidates` (precedence order, as the Claude
     /// bridge's discovery lists them) through `files`; `hold_project`: the
@@ -147,20 +202,19 @@ impl SettingsStack {
             let document = layer.json.as_ref()?.document().ok()?;
             document.get(key).and_then(|on| on.as_bool())
         };
-        let managed = |key: &str| {
-            layers
-                .iter()
-                .filter(|layer| layer.source == SettingsSource::Managed)
-                .filter_map(|layer| switch(layer, key).map(|on| (on, layer.path.clone())))
-                .next_back()
-        };
-        let managed_disable = managed("disableAllHooks");
-        let managed_only = managed("allowManagedHooksOnly");
-        let other_disable = layers
-            .iter()
-            .filter(|layer| layer.source != SettingsSource::Managed)
-            .filter(|layer| !(hold_project && layer.source.is_project()))
-            .find_map(|layer| switch(layer, "disableAllHooks").map(|on| (on, layer.path.clone())));
+        let HookSwitches {
+            managed_disable,
+            managed_only,
+            other_disable,
+        } = HookSwitches::decide(
+            layers.iter().map(|layer| SwitchesOf {
+                source: layer.source,
+                path: &layer.path,
+                disable_all_hooks: switch(layer, "disableAllHooks"),
+                allow_managed_hooks_only: switch(layer, "allowManagedHooksOnly"),
+            }),
+            hold_project,
+        );
         for layer in &mut layers {
             if layer.disabled.is_some() {
                 continue;
@@ -198,6 +252,41 @@ impl SettingsStack {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_deciding_switch_is_the_highest_layer_or_the_last_managed_drop_in() {
+        let file = |source, path: &'static str, disable, only| SwitchesOf {
+            source,
+            path: Path::new(path),
+            disable_all_hooks: disable,
+            allow_managed_hooks_only: only,
+        };
+        let files = [
+            file(
+                SettingsSource::Managed,
+                "/m/base.json",
+                Some(true),
+                Some(false),
+            ),
+            file(SettingsSource::Managed, "/m/d/10.json", Some(false), None),
+            file(SettingsSource::Local, "/p/local.json", Some(true), None),
+            file(
+                SettingsSource::Project,
+                "/p/project.json",
+                Some(false),
+                None,
+            ),
+            file(SettingsSource::User, "/u/settings.json", Some(false), None),
+        ];
+        let on = |value: bool, path: &str| Some((value, PathBuf::from(path)));
+        let trusted = HookSwitches::decide(files.iter().copied(), false);
+        assert_eq!(trusted.managed_disable, on(false, "/m/d/10.json"));
+        assert_eq!(trusted.managed_only, on(false, "/m/base.json"));
+        assert_eq!(trusted.other_disable, on(true, "/p/local.json"));
+        // Held back, the repository's layers do not decide.
+        let held = HookSwitches::decide(files.iter().copied(), true);
+        assert_eq!(held.other_disable, on(false, "/u/settings.json"));
+    }
 
     #[test]
     fn layers_keep_their_order_parse_and_reasons() {
