@@ -416,12 +416,18 @@ impl Switches {
             managed_only,
             other_disable,
         } = dsh_files::settings::HookSwitches::decide(
-            files.iter().map(|f| dsh_files::settings::SwitchesOf {
-                source: f.source,
-                path: &f.path,
-                disable_all_hooks: f.keys().disable_all_hooks.valid().copied(),
-                allow_managed_hooks_only: f.keys().allow_managed_hooks_only.valid().copied(),
-            }),
+            &files
+                .iter()
+                .map(|f| {
+                    let keys = f.keys();
+                    dsh_files::settings::SwitchesOf {
+                        source: f.source,
+                        path: &f.path,
+                        disable_all_hooks: keys.disable_all_hooks.valid().copied(),
+                        allow_managed_hooks_only: keys.allow_managed_hooks_only.valid().copied(),
+                    }
+                })
+                .collect::<Vec<_>>(),
             hold,
         );
         for file in files {

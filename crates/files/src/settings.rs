@@ -142,22 +142,19 @@ impl HookSwitches {
     /// file and override it, so among managed files the last one wins.
     /// `hold_project`: a repository's own layers wait for a trusted
     /// workspace, so their switch does not count.
-    pub fn decide<'a>(
-        files: impl Iterator<Item = SwitchesOf<'a>> + Clone,
-        hold_project: bool,
-    ) -> HookSwitches {
-        let managed = |key: fn(&SwitchesOf<'a>) -> Option<bool>| {
+    pub fn decide(files: &[SwitchesOf<'_>], hold_project: bool) -> HookSwitches {
+        let managed = |key: fn(&SwitchesOf<'_>) -> Option<bool>| {
             files
-                .clone()
+                .iter()
                 .filter(|file| file.source == SettingsSource::Managed)
-                .filter_map(|file| key(&file).map(|on| (on, file.path.to_owned())))
-                .last()
+                .filter_map(|file| key(file).map(|on| (on, file.path.to_owned())))
+                .next_back()
         };
         HookSwitches {
             managed_disable: managed(|file| file.disable_all_hooks),
             managed_only: managed(|file| file.allow_managed_hooks_only),
             other_disable: files
-                .clone()
+                .iter()
                 .filter(|file| file.source != SettingsSource::Managed)
                 .filter(|file| !(hold_project && file.source.is_project()))
                 .find_map(|file| file.disable_all_hooks.map(|on| (on, file.path.to_owned()))),
@@ -207,12 +204,15 @@ impl SettingsStack {
             managed_only,
             other_disable,
         } = HookSwitches::decide(
-            layers.iter().map(|layer| SwitchesOf {
-                source: layer.source,
-                path: &layer.path,
-                disable_all_hooks: switch(layer, "disableAllHooks"),
-                allow_managed_hooks_only: switch(layer, "allowManagedHooksOnly"),
-            }),
+            &layers
+                .iter()
+                .map(|layer| SwitchesOf {
+                    source: layer.source,
+                    path: &layer.path,
+                    disable_all_hooks: switch(layer, "disableAllHooks"),
+                    allow_managed_hooks_only: switch(layer, "allowManagedHooksOnly"),
+                })
+                .collect::<Vec<_>>(),
             hold_project,
         );
         for layer in &mut layers {
@@ -279,12 +279,12 @@ mod tests {
             file(SettingsSource::User, "/u/settings.json", Some(false), None),
         ];
         let on = |value: bool, path: &str| Some((value, PathBuf::from(path)));
-        let trusted = HookSwitches::decide(files.iter().copied(), false);
+        let trusted = HookSwitches::decide(&files, false);
         assert_eq!(trusted.managed_disable, on(false, "/m/d/10.json"));
         assert_eq!(trusted.managed_only, on(false, "/m/base.json"));
         assert_eq!(trusted.other_disable, on(true, "/p/local.json"));
         // Held back, the repository's layers do not decide.
-        let held = HookSwitches::decide(files.iter().copied(), true);
+        let held = HookSwitches::decide(&files, true);
         assert_eq!(held.other_disable, on(false, "/u/settings.json"));
     }
 

@@ -15,7 +15,7 @@ use dsh_seams::{
 use super::decided::{CompactionReport, Decided};
 use super::event::TestEvent;
 use super::firing::Firing;
-use super::sees::{Sees, context_lines};
+use super::sees::{Continuing, Sees, context_lines};
 
 /// Fires one of this module's events through every plugin's seam.
 pub(super) async fn fire(
@@ -157,7 +157,7 @@ async fn subagent_stop(
     plugins: &[Arc<dyn Plugin>],
     ctx: &SeamContext,
     firing: &Firing,
-    sees: Sees<'_>,
+    mut sees: Sees<'_>,
 ) -> (Decided, String) {
     let fields = &firing.lifecycle;
     let input = SubagentStopInput {
@@ -174,26 +174,7 @@ async fn subagent_stop(
             break;
         }
     }
-    let summary = match &decision {
-        ContinuationDecision::Stop => {
-            sees.model
-                .push("nothing: the subagent ends and reports back".into());
-            "stop (the subagent ends normally)"
-        }
-        ContinuationDecision::Continue {
-            reason, contexts, ..
-        } => {
-            if let Some(reason) = reason {
-                sees.model.push(format!("subagent user message: {reason}"));
-            }
-            sees.model.extend(context_lines(contexts));
-            "continue (the subagent goes on)"
-        }
-        ContinuationDecision::Halt { reason } => {
-            sees.user.push(format!("subagent stopped: {reason}"));
-            "halt"
-        }
-    };
+    let summary = sees.continuation(&decision, Continuing::Subagent);
     (Decided::Continuation(decision), summary.to_owned())
 }
 
@@ -254,7 +235,7 @@ async fn prompt_expansion(
     plugins: &[Arc<dyn Plugin>],
     ctx: &SeamContext,
     firing: &Firing,
-    sees: Sees<'_>,
+    mut sees: Sees<'_>,
 ) -> (Decided, String) {
     let fields = &firing.lifecycle;
     let input = ExpansionInput {
@@ -286,24 +267,6 @@ async fn prompt_expansion(
         rewrite: None,
         contexts,
     });
-    let summary = match &decision {
-        PromptDecision::Allow { contexts, .. } => {
-            sees.model.push(format!("user message: {}", input.expanded));
-            sees.model.extend(context_lines(contexts));
-            "allow"
-        }
-        PromptDecision::Block { reason } => {
-            sees.model
-                .push("nothing: the command is blocked, no model request".into());
-            sees.user.push(format!("command blocked: {reason}"));
-            "block"
-        }
-        PromptDecision::Stop { reason, .. } => {
-            sees.model
-                .push("nothing: the turn stops before a model request".into());
-            sees.user.push(format!("turn stopped: {reason}"));
-            "stop"
-        }
-    };
+    let summary = sees.prompt_decision(&decision, "command", &input.expanded);
     (Decided::Prompt(decision), summary.to_owned())
 }

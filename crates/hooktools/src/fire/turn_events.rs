@@ -9,14 +9,14 @@ use dsh_seams::{
 
 use super::decided::Decided;
 use super::firing::Firing;
-use super::sees::{Sees, context_lines};
+use super::sees::{Continuing, Sees};
 
 /// UserPromptSubmit: the first block or stop wins; rewrites chain.
 pub(super) async fn prompt_submit(
     plugins: &[Arc<dyn Plugin>],
     ctx: &SeamContext,
     firing: &Firing,
-    sees: Sees<'_>,
+    mut sees: Sees<'_>,
 ) -> (Decided, String) {
     let mut prompt = PromptInput {
         content: firing.prompt.clone(),
@@ -47,25 +47,7 @@ pub(super) async fn prompt_submit(
         rewrite: rewritten,
         contexts,
     });
-    let summary = match &decision {
-        PromptDecision::Allow { contexts, .. } => {
-            sees.model.push(format!("user message: {}", prompt.content));
-            sees.model.extend(context_lines(contexts));
-            "allow"
-        }
-        PromptDecision::Block { reason } => {
-            sees.model
-                .push("nothing: the prompt is blocked, no model request".into());
-            sees.user.push(format!("prompt blocked: {reason}"));
-            "block"
-        }
-        PromptDecision::Stop { reason, .. } => {
-            sees.model
-                .push("nothing: the turn stops before a model request".into());
-            sees.user.push(format!("turn stopped: {reason}"));
-            "stop"
-        }
-    };
+    let summary = sees.prompt_decision(&decision, "prompt", &prompt.content);
     (Decided::Prompt(decision), summary.to_owned())
 }
 
@@ -74,7 +56,7 @@ pub(super) async fn continuation(
     plugins: &[Arc<dyn Plugin>],
     ctx: &SeamContext,
     firing: &Firing,
-    sees: Sees<'_>,
+    mut sees: Sees<'_>,
 ) -> (Decided, String) {
     let input = ContinuationInput {
         turn: firing.turn,
@@ -90,24 +72,6 @@ pub(super) async fn continuation(
             break;
         }
     }
-    let summary = match &decision {
-        ContinuationDecision::Stop => {
-            sees.model.push("nothing: the turn ends".into());
-            "stop (the turn ends normally)"
-        }
-        ContinuationDecision::Continue {
-            reason, contexts, ..
-        } => {
-            if let Some(reason) = reason {
-                sees.model.push(format!("user message: {reason}"));
-            }
-            sees.model.extend(context_lines(contexts));
-            "continue (the turn goes on)"
-        }
-        ContinuationDecision::Halt { reason } => {
-            sees.user.push(format!("turn stopped: {reason}"));
-            "halt"
-        }
-    };
+    let summary = sees.continuation(&decision, Continuing::Turn);
     (Decided::Continuation(decision), summary.to_owned())
 }
