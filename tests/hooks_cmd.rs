@@ -811,6 +811,26 @@ fn test_that_runs_nothing_says_why_a_configured_hook_did_not_run() {
 }
 
 #[test]
+fn test_reads_the_payload_from_stdin_when_input_is_a_dash() {
+    let ctx = project();
+    let output = dsh(&ctx)
+        .args([
+            "hooks",
+            "test",
+            "--trust-all",
+            "UserPromptSubmit",
+            "--input",
+            "-",
+        ])
+        .write_stdin(r#"{"prompt": "from stdin"}"#)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("user message: from stdin"), "{stdout}");
+}
+
+#[test]
 fn test_pre_tool_use_validates_the_call_as_a_session_would() {
     // `bash` needs `command`: a session rejects this call before any hook
     // runs, and `hooks test` decides through the same registry, so it says

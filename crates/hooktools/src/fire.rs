@@ -267,6 +267,11 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Value> {
         return Ok(json!({}));
     };
     let (text, origin) = match input.strip_prefix('@') {
+        // `-`: the payload on stdin, as a hook gets it.
+        None if input == "-" => (
+            std::io::read_to_string(std::io::stdin()).context("cannot read --input from stdin")?,
+            "stdin".to_owned(),
+        ),
         Some(path) => (
             fs_err::read_to_string(path).context("cannot read the --input file")?,
             path.to_owned(),

@@ -71,7 +71,7 @@ pub enum HooksCommand {
         /// `Glob`, `Grep`, or dsh names).
         #[arg(long)]
         tool: Option<String>,
-        /// The hook payload (JSON, or `@FILE`); its fields (`tool_input`,
+        /// The hook payload (JSON, `@FILE`, or `-` for stdin, as a hook gets it); its fields (`tool_input`,
         /// `prompt`, `source`, `tool_response`, …) drive the firing.
         #[arg(long)]
         input: Option<String>,
