@@ -194,6 +194,21 @@ pub(super) fn read_if_exists(
         })
 }
 
+/// The session's one parse of a `config.toml` (or `requirements.toml`),
+/// `None` when there is no such file.
+pub(super) fn read_toml_if_exists(
+    files: &dsh_files::ConfigFiles,
+    path: &Path,
+) -> Result<Option<dsh_files::Toml>, ConfigError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    files.toml(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })
+}
+
 pub(super) fn json_error(path: &Path, err: &serde_json::Error) -> ConfigError {
     ConfigError::Json {
         path: path.to_owned(),
@@ -205,7 +220,7 @@ pub(super) fn json_error(path: &Path, err: &serde_json::Error) -> ConfigError {
 
 /// serde_json's message without its trailing " at line L column C": the
 /// error already names the file, line and column once.
-pub(super) fn toml_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {
+pub(super) fn toml_error(path: &Path, text: &str, err: &dsh_files::TomlError) -> ConfigError {
     let (line, column) = err
         .span()
         .map(|span| line_column(text, span.start))
@@ -280,14 +295,15 @@ pub(super) fn parse_hooks_json(
     Ok((file.hooks, unknown))
 }
 
+/// Reads a `config.toml` document (the session's one parse of it) as
+/// Codex's configuration. Unknown `[hooks]` keys are returned for notices.
 pub(super) fn parse_config_toml(
     path: &Path,
-    text: &str,
+    toml: &dsh_files::Toml,
 ) -> Result<(ConfigTomlWire, Vec<String>), ConfigError> {
-    let keys: Lenient<HooksKeys> =
-        toml::from_str(text).map_err(|err| toml_error(path, text, &err))?;
-    let config: ConfigTomlWire =
-        toml::from_str(text).map_err(|err| toml_error(path, text, &err))?;
+    let error = |err: dsh_files::TomlError| toml_error(path, toml.text(), &err);
+    let keys: Lenient<HooksKeys> = toml.deserialize().map_err(error)?;
+    let config: ConfigTomlWire = toml.deserialize().map_err(error)?;
     let mut unknown: Vec<String> = HooksKeys::of(keys)
         .into_iter()
         .filter(|key| {
@@ -314,7 +330,7 @@ mod tests {
     }
 
     fn toml_keys(text: &str) -> Result<Vec<String>, String> {
-        parse_config_toml(Path::new("c.toml"), text)
+        parse_config_toml(Path::new("c.toml"), &dsh_files::Toml::parse(text))
             .map(|(_, unknown)| unknown)
             .map_err(|err| err.to_string())
     }
