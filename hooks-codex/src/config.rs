@@ -175,7 +175,7 @@ impl Loader {
             };
             // A broken plugin is reported, never fatal: the user's own
             // configuration still loads.
-            match parse_hooks_json(&found.hooks_file, &text) {
+            match parse_hooks_json(&found.hooks_file, &dsh_files::Json::parse(text)) {
                 Ok((events, unknown)) => {
                     for key in unknown {
                         self.notices.push(format!(

@@ -58,8 +58,8 @@ impl<'d> Layers<'d> {
             toml: None,
             project_dir,
         };
-        if let Some(text) = read_if_exists(&self.discovery.files, &json_path)? {
-            let (events, unknown) = parse_hooks_json(&json_path, &text)?;
+        if let Some(json) = read_json_if_exists(&self.discovery.files, &json_path)? {
+            let (events, unknown) = parse_hooks_json(&json_path, &json)?;
             for key in unknown {
                 self.notices.push(format!(
                     "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",

@@ -177,21 +177,19 @@ pub(super) struct ConfigTomlWire {
 
 // ------------------------------------------------------------------ parsing
 
-pub(super) fn read_if_exists(
+/// The session's one parse of a `hooks.json`, `None` when there is no
+/// such file (`ConfigError::Read` names the path).
+pub(super) fn read_json_if_exists(
     files: &dsh_files::ConfigFiles,
     path: &Path,
-) -> Result<Option<String>, ConfigError> {
+) -> Result<Option<dsh_files::Json>, ConfigError> {
     if !path.is_file() {
         return Ok(None);
     }
-    // Through the session's reader: `ConfigError::Read` names the path.
-    files
-        .read_to_string(path)
-        .map(Some)
-        .map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        })
+    files.json(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 /// The session's one parse of a `config.toml` (or `requirements.toml`),
@@ -279,15 +277,15 @@ impl HooksKeys {
     }
 }
 
-/// Parses a `hooks.json` text. Unknown event keys are returned for notices.
+/// Reads a `hooks.json` document (one parse of it). Unknown event keys are
+/// returned for notices, in file order.
 pub(super) fn parse_hooks_json(
     path: &Path,
-    text: &str,
+    json: &dsh_files::Json,
 ) -> Result<(EventsWire, Vec<String>), ConfigError> {
     // Syntax first, then shape: the error a broken file gets.
-    let keys: Lenient<HooksKeys> =
-        serde_json::from_str(text).map_err(|err| json_error(path, &err))?;
-    let file: HooksFileWire = serde_json::from_str(text).map_err(|err| json_error(path, &err))?;
+    let keys: Lenient<HooksKeys> = json.deserialize().map_err(|err| json_error(path, &err))?;
+    let file: HooksFileWire = json.deserialize().map_err(|err| json_error(path, &err))?;
     let unknown = HooksKeys::of(keys)
         .into_iter()
         .filter(|key| CodexEvent::from_name(key).is_none())
@@ -324,7 +322,7 @@ mod tests {
     use super::*;
 
     fn json(text: &str) -> Result<Vec<String>, String> {
-        parse_hooks_json(Path::new("h.json"), text)
+        parse_hooks_json(Path::new("h.json"), &dsh_files::Json::parse(text))
             .map(|(_, unknown)| unknown)
             .map_err(|err| err.to_string())
     }
