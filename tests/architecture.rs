@@ -17,7 +17,7 @@ const CLI_MAX_LINES: usize = 2_500;
 const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     ("crates/provider/src", &["key_handoff", "settings"]),
     ("crates/provider/src", &["stream", "transport", "wire"]),
-    ("hooks-claude/src", &["config", "plugins", "settings_env"]),
+    ("hooks-claude/src", &["config", "plugins"]),
     (
         "hooks-codex/src",
         &["config", "dialect", "plugin", "plugins"],
