@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::describe::lenient;
 
 /// Checks `value` against `schema`; the error names the JSON path at fault.
-/// The schema is read leniently ([`Schema`]): a keyword of another shape is
+/// The schema is read leniently: a keyword of another shape is
 /// ignored, as is a schema that is not an object.
 pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
     let schema = Schema::deserialize(schema).unwrap_or_default();
