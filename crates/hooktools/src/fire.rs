@@ -287,6 +287,7 @@ fn read_input(input: Option<&str>) -> anyhow::Result<TestPayload> {
         payload::PayloadError::NotAnObject => {
             anyhow::anyhow!("{origin}: the hook payload must be a JSON object")
         }
+        payload::PayloadError::Fields(error) => anyhow::anyhow!("{origin}: {error}"),
     })
 }
 

@@ -94,6 +94,8 @@ pub(crate) enum PayloadError {
     Syntax(serde_json::Error),
     /// The text is JSON but not an object.
     NotAnObject,
+    /// An object whose fields cannot be read (a key given twice).
+    Fields(serde_json::Error),
 }
 
 impl TestPayload {
@@ -109,9 +111,12 @@ impl TestPayload {
     pub(crate) fn read(text: &str) -> Result<Self, PayloadError> {
         // The syntax first, so its error is the one any JSON reader gives.
         serde_json::from_str::<IgnoredAny>(text).map_err(PayloadError::Syntax)?;
+        if !text.trim_start().starts_with('{') {
+            return Err(PayloadError::NotAnObject);
+        }
         serde_json::from_str::<ObjectOnly<TestPayload>>(text)
             .map(|object| object.0)
-            .map_err(|_| PayloadError::NotAnObject)
+            .map_err(PayloadError::Fields)
     }
 
     /// Writes a field given as a flag (`--agent-type` and the like) over
