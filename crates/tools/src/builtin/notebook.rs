@@ -119,9 +119,17 @@ enum Cell {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct NbCell {
     /// A markdown or raw cell's attachments (not edited).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
     attachments: Option<Map<String, Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
     cell_type: Option<String>,
     /// A code cell's count: absent, `null` or a number.
     #[serde(
@@ -130,18 +138,45 @@ struct NbCell {
         with = "serde_with_null"
     )]
     execution_count: Option<Option<u64>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
     id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
     metadata: Option<Map<String, Value>>,
     /// A code cell's outputs (not edited, only cleared).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
     outputs: Option<Vec<Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
     source: Option<Source>,
     /// Keys nbformat does not define, kept as written.
     #[serde(flatten)]
     rest: Map<String, Value>,
+}
+
+/// `deserialize_with` for a key that is absent or a `T`: a `null` there
+/// does not read (the cell is then kept as written, not rewritten without
+/// the key).
+fn given<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
 }
 
 /// A cell's source: one string, or a list of lines (nbformat allows both).
@@ -627,6 +662,12 @@ mod tests {
   {
    "cell_type": 3,
    "id": "odd"
+  },
+  {
+   "id": null,
+   "z": 1,
+   "cell_type": "raw",
+   "source": ""
   }
  ],
  "metadata": {
@@ -680,6 +721,10 @@ mod tests {
         assert_eq!(after[0].get("outputs"), None);
         assert_eq!(after[2], json!(["not a cell"]));
         assert_eq!(after[3], json!({"cell_type": 3, "id": "odd"}));
+        assert!(
+            out.updated_file
+                .contains("\"id\": null,\n   \"z\": 1,\n   \"cell_type\": \"raw\"")
+        );
         let err = run(
             dir.path(),
             json!({"notebook_path": "n.ipynb", "cell_id": "cell-2", "new_source": "x"}),
@@ -696,7 +741,7 @@ mod tests {
         .await
         .unwrap();
         assert_eq!(out.cell_type, "code");
-        assert_eq!(cells(dir.path()).len(), 3);
+        assert_eq!(cells(dir.path()).len(), 4);
     }
 
     #[tokio::test]
