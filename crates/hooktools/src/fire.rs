@@ -8,9 +8,8 @@ use std::path::Path;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use dsh_seams::{CancellationToken, Plugin, SeamContext, SessionEnv, SessionInfo, TurnControl};
-use serde_json::{Value, json};
 
 use crate::common::Format;
 use dsh_core::{LogTarget, SessionSpec};
@@ -29,6 +28,7 @@ mod turn_events;
 use decided::Decided;
 pub(super) use event::TestEvent;
 pub(super) use firing::Firing;
+use payload::TestPayload;
 pub(super) use report::RunReport;
 use report::{FireReport, Recorder, pair_runs, render};
 use sees::{Sees, context_lines};
@@ -262,9 +262,9 @@ const DETACHED_START: Duration = Duration::from_secs(1);
 /// test run is there to see them work, so it is more patient).
 const DETACHED_GRACE: Duration = Duration::from_secs(10);
 
-fn read_input(input: Option<&str>) -> anyhow::Result<Value> {
+fn read_input(input: Option<&str>) -> anyhow::Result<TestPayload> {
     let Some(input) = input else {
-        return Ok(json!({}));
+        return Ok(TestPayload::default());
     };
     let (text, origin) = match input.strip_prefix('@') {
         // `-`: the payload on stdin, as a hook gets it.
@@ -278,17 +278,17 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Value> {
         ),
         None => (input.to_owned(), "--input".to_owned()),
     };
-    let value: Value = serde_json::from_str(&text).map_err(|error| {
-        anyhow::anyhow!(
+    TestPayload::read(&text).map_err(|error| match error {
+        payload::PayloadError::Syntax(error) => anyhow::anyhow!(
             "{origin}:{}:{}: not valid JSON: {error}",
             error.line(),
             error.column()
-        )
-    })?;
-    if !value.is_object() {
-        bail!("{origin}: the hook payload must be a JSON object");
-    }
-    Ok(value)
+        ),
+        payload::PayloadError::NotAnObject => {
+            anyhow::anyhow!("{origin}: the hook payload must be a JSON object")
+        }
+        payload::PayloadError::Fields(error) => anyhow::anyhow!("{origin}: {error}"),
+    })
 }
 
 pub(super) fn run_test(spec: SessionSpec, args: TestArgs) -> anyhow::Result<ExitStatus> {
@@ -297,12 +297,10 @@ pub(super) fn run_test(spec: SessionSpec, args: TestArgs) -> anyhow::Result<Exit
     for (key, _) in &args.fields {
         event.check_flag(key)?;
     }
-    if let Value::Object(map) = &mut payload {
-        for (key, value) in args.fields {
-            map.insert(key.to_owned(), Value::String(value));
-        }
+    for (key, value) in args.fields {
+        payload.set_flag(key, value);
     }
-    let firing = Firing::from_payload(event, args.tool.as_deref(), &payload)?;
+    let firing = Firing::from_fields(event, args.tool.as_deref(), payload)?;
     let hooks = Hooks::assemble(&spec)?;
     let runtime = runtime()?;
     let report = runtime.block_on(fire(&hooks.of(args.dialect), &spec.cwd, &firing));

@@ -41,5 +41,6 @@ pub use manager::{
 };
 pub use session::McpSession;
 pub use tool::{
-    CallResult, McpStandIn, McpTool, bound_result, content_text, qualified_name, render_result,
+    CallResult, ContentBlock, McpStandIn, McpTool, TextBlock, bound_result, content_text,
+    qualified_name, render_result,
 };

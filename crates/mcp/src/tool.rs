@@ -75,13 +75,55 @@ pub struct CallResult {
     /// The content blocks as the server sent them: they reach the model
     /// and the hooks unchanged.
     #[serde(default)]
-    pub content: Vec<Value>,
+    pub content: Vec<ContentBlock>,
     /// The structured content (arbitrary JSON), when the server gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_content: Option<Value>,
     /// Whether the call failed.
     #[serde(default)]
     pub is_error: bool,
+}
+
+/// One MCP content block: a text block (read for the model's text), or
+/// any other block (image, audio, resource) as the server sent it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ContentBlock {
+    /// `{"type": "text", "text": …}`.
+    Text(TextBlock),
+    /// Any other block, passed on unchanged.
+    Other(Value),
+}
+
+/// A text block: `type`, `text`, then whatever else it carries
+/// (`annotations`, `_meta`) in its order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextBlock {
+    #[serde(rename = "type")]
+    kind: TextKind,
+    /// The text.
+    pub text: String,
+    /// The block's other keys, kept as they came.
+    #[serde(flatten)]
+    pub rest: serde_json::Map<String, Value>,
+}
+
+/// The one `type` a [`TextBlock`] has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum TextKind {
+    Text,
+}
+
+impl TextBlock {
+    /// A block of `text` alone.
+    pub fn new(text: String) -> Self {
+        TextBlock {
+            kind: TextKind::Text,
+            text,
+            rest: serde_json::Map::new(),
+        }
+    }
 }
 
 impl CallResult {
@@ -91,7 +133,11 @@ impl CallResult {
             content: result
                 .content
                 .iter()
-                .filter_map(|block| serde_json::to_value(block).ok())
+                .filter_map(|block| {
+                    serde_json::to_value(block)
+                        .and_then(serde_json::from_value)
+                        .ok()
+                })
                 .collect(),
             structured_content: result.structured_content.clone(),
             is_error: result.is_error.unwrap_or(false),
@@ -125,7 +171,7 @@ impl CallResult {
         let pretty_content = || serde_json::to_string_pretty(&self.content).unwrap_or_default();
         let text = limited_text(&self.model_text(), pretty_content, store)?;
         Some(CallResult {
-            content: vec![json!({"type": "text", "text": text})],
+            content: vec![ContentBlock::Text(TextBlock::new(text))],
             structured_content: None,
             is_error: self.is_error,
         })
@@ -144,14 +190,12 @@ pub fn bound_result(value: Value, store: &ResultStore) -> Value {
 
 /// The text of the content blocks: text blocks as they are, any other
 /// block as its JSON.
-pub fn content_text(blocks: &[Value]) -> String {
+pub fn content_text(blocks: &[ContentBlock]) -> String {
     blocks
         .iter()
-        .map(|block| match block.get("text").and_then(Value::as_str) {
-            Some(text) if block.get("type").and_then(Value::as_str) == Some("text") => {
-                text.to_owned()
-            }
-            Some(_) | None => block.to_string(),
+        .map(|block| match block {
+            ContentBlock::Text(text) => text.text.clone(),
+            ContentBlock::Other(other) => other.to_string(),
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -311,11 +355,17 @@ mod tests {
 
     #[test]
     fn content_text_joins_blocks() {
-        let content =
-            json!([{"type":"text","text":"a"},{"type":"image","data":"x","mimeType":"image/png"}]);
+        let content = json!([{"type":"text","text":"a"},{"type":"image","data":"x","mimeType":"image/png"},
+            {"type":"text","text":3},{"text":"b","type":"text","annotations":{"priority":1}}]);
+        let blocks: Vec<ContentBlock> = serde_json::from_value(content).unwrap();
         assert_eq!(
-            content_text(content.as_array().unwrap()),
-            "a\n{\"type\":\"image\",\"data\":\"x\",\"mimeType\":\"image/png\"}"
+            content_text(&blocks),
+            "a\n{\"type\":\"image\",\"data\":\"x\",\"mimeType\":\"image/png\"}\n{\"type\":\"text\",\"text\":3}\nb"
+        );
+        // The other keys of a text block are kept.
+        assert_eq!(
+            serde_json::to_string(&blocks[3]).unwrap(),
+            r#"{"type":"text","text":"b","annotations":{"priority":1}}"#
         );
     }
 

@@ -86,7 +86,7 @@ impl ToolDescription {
 pub const TITLE_CHARS: usize = 120;
 
 /// A field read leniently: a value of another type reads as absent.
-fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+pub(crate) fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,

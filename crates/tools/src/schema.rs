@@ -6,11 +6,173 @@
 //! `required`, `additionalProperties: false`, `enum`, `items`, `minimum`,
 //! `maximum`. Anything else in a schema is ignored.
 
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use crate::describe::lenient;
+
 /// Checks `value` against `schema`; the error names the JSON path at fault.
+/// The schema is read leniently: a keyword of another shape is
+/// ignored, as is a schema that is not an object.
 pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
-    check(schema, value, "$")
+    let schema = Schema::deserialize(schema).unwrap_or_default();
+    check(&schema, value, "$")
+}
+
+/// The keywords of one (sub)schema that the validator checks. A schema that
+/// is not an object checks nothing; a keyword of another shape than the
+/// subset expects is absent.
+#[derive(Debug, Default)]
+struct Schema {
+    /// `type`.
+    types: Option<Types>,
+    /// `enum`: the allowed values (any JSON).
+    allowed: Option<Vec<Value>>,
+    /// `minimum`.
+    minimum: Option<f64>,
+    /// `maximum`.
+    maximum: Option<f64>,
+    /// `properties`; `None` when absent or not an object.
+    properties: Option<BTreeMap<String, Schema>>,
+    /// `required`: the names given as text.
+    required: Vec<String>,
+    /// `additionalProperties: false`.
+    closed: bool,
+    /// `items`.
+    items: Option<Box<Schema>>,
+}
+
+/// `type`: one name, or a list of them (entries that are not text never
+/// match and are left out).
+#[derive(Debug)]
+enum Types {
+    One(String),
+    Any(Vec<String>),
+}
+
+/// The keywords as written, each read leniently.
+#[derive(Deserialize)]
+struct Keywords {
+    #[serde(rename = "type", default, deserialize_with = "lenient")]
+    types: Option<TypesWritten>,
+    #[serde(rename = "enum", default, deserialize_with = "lenient")]
+    allowed: Option<Vec<Value>>,
+    #[serde(default, deserialize_with = "lenient")]
+    minimum: Option<f64>,
+    #[serde(default, deserialize_with = "lenient")]
+    maximum: Option<f64>,
+    #[serde(default, deserialize_with = "lenient")]
+    properties: Option<BTreeMap<String, Schema>>,
+    #[serde(default, deserialize_with = "lenient")]
+    required: Option<Vec<Text>>,
+    #[serde(rename = "additionalProperties", default, deserialize_with = "lenient")]
+    additional_properties: Option<bool>,
+    #[serde(default)]
+    items: Option<Box<Schema>>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum TypesWritten {
+    One(String),
+    Any(Vec<Text>),
+}
+
+/// A list entry: text, or anything else (not kept).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Text {
+    Text(String),
+    Other(IgnoredAny),
+}
+
+impl Text {
+    fn text(self) -> Option<String> {
+        match self {
+            Text::Text(text) => Some(text),
+            Text::Other(_) => None,
+        }
+    }
+}
+
+fn texts(list: Vec<Text>) -> Vec<String> {
+    list.into_iter().filter_map(Text::text).collect()
+}
+
+impl From<Keywords> for Schema {
+    fn from(keywords: Keywords) -> Self {
+        Schema {
+            types: keywords.types.map(|types| match types {
+                TypesWritten::One(name) => Types::One(name),
+                TypesWritten::Any(names) => Types::Any(texts(names)),
+            }),
+            allowed: keywords.allowed,
+            minimum: keywords.minimum,
+            maximum: keywords.maximum,
+            properties: keywords.properties,
+            required: keywords.required.map(texts).unwrap_or_default(),
+            closed: keywords.additional_properties == Some(false),
+            items: keywords.items,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Schema {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(SchemaVisitor)
+    }
+}
+
+/// An object is read as [`Keywords`]; anything else checks nothing.
+struct SchemaVisitor;
+
+impl<'de> Visitor<'de> for SchemaVisitor {
+    type Value = Schema;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a JSON Schema")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Schema, A::Error> {
+        Keywords::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Schema::from)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Schema, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Schema::default())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Schema, E> {
+        Ok(Schema::default())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Schema, E> {
+        Ok(Schema::default())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Schema, E> {
+        Ok(Schema::default())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Schema, E> {
+        Ok(Schema::default())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Schema, E> {
+        Ok(Schema::default())
+    }
+
+    fn visit_unit<E>(self) -> Result<Schema, E> {
+        Ok(Schema::default())
+    }
+
+    fn visit_none<E>(self) -> Result<Schema, E> {
+        Ok(Schema::default())
+    }
 }
 
 fn type_matches(name: &str, value: &Value) -> bool {
@@ -26,81 +188,75 @@ fn type_matches(name: &str, value: &Value) -> bool {
     }
 }
 
+/// The type name `value` has: the first of the names that matches it
+/// (`integer` before `number`).
 fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
+    const NAMES: [&str; 7] = [
+        "null", "boolean", "integer", "number", "string", "array", "object",
+    ];
+    NAMES
+        .into_iter()
+        .find(|name| type_matches(name, value))
+        .unwrap_or("object")
 }
 
-fn check(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
-    let Some(schema) = schema.as_object() else {
-        return Ok(());
-    };
-    match schema.get("type") {
-        Some(Value::String(name)) if !type_matches(name, value) => {
+/// A list of type names as the validator has always shown it (the list's
+/// debug form: `[String("a"), String("b")]`).
+fn shown_names(names: &[String]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .map(|name| format!("String({name:?})"))
+        .collect();
+    format!("[{}]", shown.join(", "))
+}
+
+fn check(schema: &Schema, value: &Value, path: &str) -> Result<(), String> {
+    match &schema.types {
+        Some(Types::One(name)) if !type_matches(name, value) => {
             return Err(format!("{path}: expected {name}, got {}", kind(value)));
         }
-        Some(Value::Array(names)) => {
-            let ok = names
-                .iter()
-                .filter_map(Value::as_str)
-                .any(|name| type_matches(name, value));
-            if !ok {
-                return Err(format!(
-                    "{path}: expected one of {names:?}, got {}",
-                    kind(value)
-                ));
-            }
+        Some(Types::Any(names)) if !names.iter().any(|name| type_matches(name, value)) => {
+            return Err(format!(
+                "{path}: expected one of {}, got {}",
+                shown_names(names),
+                kind(value)
+            ));
         }
-        _ => {}
+        Some(Types::One(_) | Types::Any(_)) | None => {}
     }
-    if let Some(Value::Array(allowed)) = schema.get("enum")
+    if let Some(allowed) = &schema.allowed
         && !allowed.contains(value)
     {
-        return Err(format!(
-            "{path}: {value} is not one of {}",
-            Value::Array(allowed.clone())
-        ));
+        let allowed = serde_json::to_string(allowed).unwrap_or_default();
+        return Err(format!("{path}: {value} is not one of {allowed}"));
     }
     if let Some(number) = value.as_f64() {
-        if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
+        if let Some(min) = schema.minimum
             && number < min
         {
             return Err(format!("{path}: {number} is below the minimum {min}"));
         }
-        if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
+        if let Some(max) = schema.maximum
             && number > max
         {
             return Err(format!("{path}: {number} is above the maximum {max}"));
         }
     }
     if let Value::Object(fields) = value {
-        let properties = schema.get("properties").and_then(Value::as_object);
-        if let Some(Value::Array(required)) = schema.get("required") {
-            for name in required.iter().filter_map(Value::as_str) {
-                if !fields.contains_key(name) {
-                    return Err(format!("{path}: missing required field `{name}`"));
-                }
+        for name in &schema.required {
+            if !fields.contains_key(name) {
+                return Err(format!("{path}: missing required field `{name}`"));
             }
         }
         for (name, field) in fields {
-            match properties.and_then(|props| props.get(name)) {
+            match schema.properties.as_ref().and_then(|props| props.get(name)) {
                 Some(field_schema) => check(field_schema, field, &format!("{path}.{name}"))?,
-                None => {
-                    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
-                        return Err(format!("{path}: unknown field `{name}`"));
-                    }
-                }
+                None if schema.closed => return Err(format!("{path}: unknown field `{name}`")),
+                None => {}
             }
         }
     }
-    if let (Value::Array(items), Some(item_schema)) = (value, schema.get("items")) {
+    if let (Value::Array(items), Some(item_schema)) = (value, &schema.items) {
         for (index, item) in items.iter().enumerate() {
             check(item_schema, item, &format!("{path}[{index}]"))?;
         }
@@ -133,5 +289,102 @@ mod tests {
             validate(&schema, &json!([])).unwrap_err(),
             "$: expected object, got array"
         );
+    }
+
+    #[test]
+    fn messages_for_lists_enums_and_bounds_keep_their_text() {
+        let schema = json!({"properties": {
+            "kind": {"type": ["string", "null"]},
+            "mode": {"enum": ["a", 1, null]},
+            "size": {"type": "integer", "minimum": 1, "maximum": 9.5},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        }});
+        let fails = |value: Value| validate(&schema, &value).unwrap_err();
+        assert_eq!(
+            fails(json!({"kind": 3})),
+            r#"$.kind: expected one of [String("string"), String("null")], got integer"#
+        );
+        assert_eq!(
+            fails(json!({"mode": "b"})),
+            r#"$.mode: "b" is not one of ["a",1,null]"#
+        );
+        assert_eq!(
+            fails(json!({"size": 0})),
+            "$.size: 0 is below the minimum 1"
+        );
+        assert_eq!(
+            fails(json!({"size": 10})),
+            "$.size: 10 is above the maximum 9.5"
+        );
+        assert_eq!(
+            fails(json!({"tags": ["x", 2]})),
+            "$.tags[1]: expected string, got integer"
+        );
+        assert_eq!(
+            validate(
+                &schema,
+                &json!({"kind": null, "mode": 1, "size": 3, "tags": [], "x": 1})
+            ),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn every_kind_is_named() {
+        let schema = json!({"type": "boolean"});
+        for (value, kind) in [
+            (json!(null), "null"),
+            (json!(1), "integer"),
+            (json!(-1), "integer"),
+            (json!(1.5), "number"),
+            (json!("x"), "string"),
+            (json!([]), "array"),
+            (json!({}), "object"),
+        ] {
+            assert_eq!(
+                validate(&schema, &value).unwrap_err(),
+                format!("$: expected boolean, got {kind}")
+            );
+        }
+        let schema = json!({"type": "null"});
+        assert_eq!(
+            validate(&schema, &json!(true)).unwrap_err(),
+            "$: expected null, got boolean"
+        );
+    }
+
+    #[test]
+    fn keywords_of_another_shape_are_ignored_and_leave_the_others() {
+        // Not an object: checks nothing.
+        for schema in [json!(true), json!(["string"]), json!("object"), json!(null)] {
+            assert_eq!(validate(&schema, &json!({"a": 1})), Ok(()));
+        }
+        let schema = json!({
+            "type": 7,
+            "enum": "a",
+            "minimum": "1",
+            "required": ["a", 2],
+            "additionalProperties": "no",
+            "properties": {"a": ["integer"], "b": {"type": "string", "maximum": true}},
+            "items": 3,
+        });
+        assert_eq!(validate(&schema, &json!({"a": "x", "c": 0})), Ok(()));
+        assert_eq!(
+            validate(&schema, &json!({})).unwrap_err(),
+            "$: missing required field `a`"
+        );
+        assert_eq!(
+            validate(&schema, &json!({"a": 1, "b": 2})).unwrap_err(),
+            "$.b: expected string, got integer"
+        );
+        // Properties that are not an object: every field is unknown to a closed schema.
+        let closed = json!({"properties": [1], "additionalProperties": false});
+        assert_eq!(
+            validate(&closed, &json!({"a": 1})).unwrap_err(),
+            "$: unknown field `a`"
+        );
+        // A type list with entries that are not names: those never match.
+        let listed = json!({"type": [1, "string"]});
+        assert_eq!(validate(&listed, &json!("x")), Ok(()));
     }
 }

@@ -22,7 +22,6 @@ use std::path::{Path, PathBuf};
 
 use dsh_protocol::Dialect;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 /// Why the trust store could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -347,33 +346,76 @@ pub const MAX_HASHED_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The hook's trust hash: its definition (a bridge's `TrustIdentity`,
 /// serialized in its field order) plus the streamed SHA-256 of each
-/// executed file, under a trailing `scripts` key. Returns notices for files
-/// left out.
+/// executed file, under a trailing `scripts` key (when the definition is
+/// an object, as the bridges' are). Returns notices for files left out.
 ///
 /// An identity that cannot be serialized (never the bridges' own) hashes
 /// its error text instead: a hash no store holds, so the hook asks.
 pub fn hash_identity(identity: &impl Serialize, scripts: &[PathBuf]) -> (String, Vec<String>) {
-    let mut identity = serde_json::to_value(identity)
-        .unwrap_or_else(|error| Value::String(format!("unserializable identity: {error}")));
     let mut notices = Vec::new();
-    let script_hashes: Vec<Value> = scripts
+    let script_hashes: Vec<ScriptHash<'_>> = scripts
         .iter()
         .map(|path| match hash_file(path) {
-            Ok(FileHash::Hashed(sha256)) => json!({"path": path, "sha256": sha256}),
+            Ok(FileHash::Hashed(sha256)) => ScriptHash::Hashed { path, sha256 },
             Ok(FileHash::TooLarge(len)) => {
                 notices.push(format!(
                     "{} is {len} bytes, over the {MAX_HASHED_FILE_BYTES}-byte hashing limit: changes to it do not ask again",
                     path.display()
                 ));
-                json!({"path": path, "len": len, "not_hashed": "too large"})
+                ScriptHash::TooLarge {
+                    path,
+                    len,
+                    not_hashed: "too large",
+                }
             }
-            Err(error) => json!({"path": path, "unreadable": error.to_string()}),
+            Err(error) => ScriptHash::Unreadable {
+                path,
+                unreadable: error.to_string(),
+            },
         })
         .collect();
-    if let Value::Object(map) = &mut identity {
-        map.insert("scripts".into(), Value::Array(script_hashes));
+    let hashed = serde_json::to_string(identity)
+        .and_then(|identity| with_scripts(identity, &script_hashes))
+        .unwrap_or_else(|error| {
+            let text = format!("unserializable identity: {error}");
+            serde_json::to_string(&text).unwrap_or(text)
+        });
+    (sha256_hex(hashed.as_bytes()), notices)
+}
+
+/// `identity` (compact JSON text) with `"scripts":[…]` as its last key
+/// when it is an object; anything else as it is.
+fn with_scripts(mut identity: String, scripts: &[ScriptHash<'_>]) -> serde_json::Result<String> {
+    if !identity.starts_with('{') {
+        return Ok(identity);
     }
-    (sha256_hex(identity.to_string().as_bytes()), notices)
+    identity.pop();
+    if identity.len() > 1 {
+        identity.push(',');
+    }
+    identity.push_str("\"scripts\":");
+    identity.push_str(&serde_json::to_string(scripts)?);
+    identity.push('}');
+    Ok(identity)
+}
+
+/// What the hash records of one executed file (keys in this order).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ScriptHash<'a> {
+    Hashed {
+        path: &'a Path,
+        sha256: String,
+    },
+    TooLarge {
+        path: &'a Path,
+        len: u64,
+        not_hashed: &'static str,
+    },
+    Unreadable {
+        path: &'a Path,
+        unreadable: String,
+    },
 }
 
 enum FileHash {
@@ -482,6 +524,7 @@ pub const COMPUTED_NOTICE: &str = "dsh cannot see changes to what this command r
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_store_that_is_a_symlink_is_refused_and_its_target_kept() {
@@ -561,6 +604,57 @@ mod tests {
         assert_eq!(expand_vars("${CLAUDE_PROJECT_DIR:-/q}/x", project), None);
         assert_eq!(expand_vars("${CLAUDE_PROJECT_DIR/x", project), None);
         assert_eq!(expand_vars("${a b}", project), None);
+    }
+
+    /// The hash as it was first computed (through a JSON value): stores
+    /// written then must still match.
+    fn hash_through_a_value(identity: &serde_json::Value, scripts: &[PathBuf]) -> String {
+        let mut identity = identity.clone();
+        let script_hashes: Vec<serde_json::Value> = scripts
+            .iter()
+            .map(|path| match hash_file(path) {
+                Ok(FileHash::Hashed(sha256)) => json!({"path": path, "sha256": sha256}),
+                Ok(FileHash::TooLarge(len)) => {
+                    json!({"path": path, "len": len, "not_hashed": "too large"})
+                }
+                Err(error) => json!({"path": path, "unreadable": error.to_string()}),
+            })
+            .collect();
+        if let serde_json::Value::Object(map) = &mut identity {
+            map.insert("scripts".into(), serde_json::Value::Array(script_hashes));
+        }
+        sha256_hex(identity.to_string().as_bytes())
+    }
+
+    #[test]
+    fn hashes_are_those_stores_already_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("s.sh");
+        std::fs::write(&script, "echo \"hi\"\n").unwrap();
+        let big = dir.path().join("big.sh");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_HASHED_FILE_BYTES + 1)
+            .unwrap();
+        let missing = dir.path().join("missing.sh");
+        let identities = [
+            json!({"dialect": "claude", "event": "PreToolUse", "matcher": "Bash|Edit",
+                   "command": "python3 \"$CLAUDE_PROJECT_DIR\"/h.py", "timeout": 2.5,
+                   "env": {"Z": "1", "A": "2"}, "async": false}),
+            json!({}),
+            json!(null),
+            json!("text"),
+        ];
+        let script_sets = [vec![], vec![script.clone()], vec![script, big, missing]];
+        for identity in &identities {
+            for scripts in &script_sets {
+                assert_eq!(
+                    hash_identity(identity, scripts).0,
+                    hash_through_a_value(identity, scripts),
+                    "{identity} {scripts:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,9 +1,20 @@
 //! One hook handler: its fields and its timeout.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::commands::{check_command, check_exit_one, check_transcript_glob};
 use super::{Checker, EventInfo, Rules, Severity, nearest};
+
+/// The handler fields every check reads, each leniently: one of another
+/// type is absent (and reported as missing where it is required).
+#[derive(Debug, Default, Deserialize)]
+struct HandlerFields {
+    #[serde(rename = "type", default, deserialize_with = "crate::wire::lenient")]
+    kind: Option<String>,
+    #[serde(default, deserialize_with = "crate::wire::lenient")]
+    command: Option<String>,
+}
 
 pub(super) fn check_handler(
     c: &mut Checker<'_>,
@@ -22,7 +33,8 @@ pub(super) fn check_handler(
         );
         return;
     };
-    let kind = object.get("type").and_then(Value::as_str).unwrap_or("");
+    let fields = HandlerFields::deserialize(handler).unwrap_or_default();
+    let kind = fields.kind.as_deref().unwrap_or("");
     let known: Vec<&str> = match rules.handler_fields(kind) {
         Some(fields) => fields,
         None if kind.is_empty() => {
@@ -82,9 +94,10 @@ pub(super) fn check_handler(
         );
     }
     rules.check_handler(c, object, at);
-    check_timeout(c, object, at, object.get("command").and_then(Value::as_str));
+    let command = fields.command.as_deref();
+    check_timeout(c, object, at, command);
     if kind == "command" {
-        match object.get("command").and_then(Value::as_str) {
+        match command {
             Some(command) => {
                 let exec_form = rules.is_exec_form(object);
                 check_command(c, command, exec_form, at);

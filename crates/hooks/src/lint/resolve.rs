@@ -8,6 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 /// What the shell will have when the hook runs, as far as it is known now.
@@ -27,24 +29,13 @@ pub struct ShellVars {
 impl ShellVars {
     /// The variables for checking `document` (a settings file) in `project`.
     pub fn for_settings(project: PathBuf, document: &Value) -> Self {
-        let settings_env = document
-            .get("env")
-            .and_then(Value::as_object)
-            .map(|env| {
-                env.iter()
-                    .filter_map(|(name, value)| {
-                        // Claude Code stringifies scalars; objects are not variables.
-                        let text = match value {
-                            Value::String(text) => text.clone(),
-                            Value::Number(n) => n.to_string(),
-                            Value::Bool(b) => b.to_string(),
-                            Value::Null | Value::Array(_) | Value::Object(_) => return None,
-                        };
-                        Some((name.clone(), text))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let settings = SettingsEnv::deserialize(document).unwrap_or_default();
+        let settings_env = settings
+            .env
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(name, value)| Some((name, value.text()?)))
+            .collect();
         ShellVars {
             project,
             home: std::env::var_os("HOME").map(PathBuf::from),
@@ -67,6 +58,36 @@ impl ShellVars {
             return self.home.as_ref().map(path);
         }
         std::env::var(name).ok()
+    }
+}
+
+/// The `env` block of a settings file, read leniently: an `env` that is
+/// not an object is no variables.
+#[derive(Debug, Default, Deserialize)]
+struct SettingsEnv {
+    #[serde(default, deserialize_with = "crate::wire::lenient")]
+    env: Option<BTreeMap<String, EnvValue>>,
+}
+
+/// One `env` value: Claude Code stringifies scalars; a list, a mapping or
+/// `null` is not a variable.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum EnvValue {
+    Text(String),
+    Number(serde_json::Number),
+    Flag(bool),
+    Other(IgnoredAny),
+}
+
+impl EnvValue {
+    fn text(self) -> Option<String> {
+        match self {
+            EnvValue::Text(text) => Some(text),
+            EnvValue::Number(number) => Some(number.to_string()),
+            EnvValue::Flag(flag) => Some(flag.to_string()),
+            EnvValue::Other(_) => None,
+        }
     }
 }
 
@@ -117,6 +138,26 @@ mod tests {
         );
         vars.home = Some(PathBuf::from("/home/u"));
         vars
+    }
+
+    #[test]
+    fn settings_env_scalars_become_text_and_other_shapes_no_variables() {
+        let env = |document| ShellVars::for_settings(PathBuf::from("/p"), &document).settings_env;
+        let read =
+            env(json!({"env": {"F": 1.5, "B": true, "N": null, "L": [1], "S": "s", "I": -2}}));
+        assert_eq!(
+            read.into_iter().collect::<Vec<_>>(),
+            [("B", "true"), ("F", "1.5"), ("I", "-2"), ("S", "s")]
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        );
+        for document in [
+            json!({"env": ["A"]}),
+            json!({"env": "A=1"}),
+            json!([1]),
+            json!(null),
+        ] {
+            assert!(env(document).is_empty());
+        }
     }
 
     #[test]

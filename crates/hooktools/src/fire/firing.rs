@@ -8,11 +8,13 @@ use dsh_hooks::registry::HookDialect;
 use dsh_seams::{
     Disposition, Notification, NotificationKind, SessionEndReason, SessionStartSource, ToolOutcome,
 };
+use dsh_tools::builtin::BashOutput;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::event::TestEvent;
 use super::fields::LifecycleFields;
-use super::payload::TestPayload;
+use super::payload::{ObjectOnly, TestPayload};
 
 /// Everything one firing needs, in dsh's canonical terms.
 #[derive(Debug, Clone)]
@@ -34,6 +36,17 @@ pub(crate) struct Firing {
     pub notification: Notification,
     /// The fields of the events `lifecycle` fires.
     pub lifecycle: LifecycleFields,
+}
+
+/// A bash `tool_response` object as a payload gives it (Claude Code's
+/// `stdout` / `stderr`), each field read leniently; anything but an object
+/// has neither.
+#[derive(Debug, Default, Deserialize)]
+struct BashResponse {
+    #[serde(default, deserialize_with = "super::payload::lenient")]
+    stdout: Option<String>,
+    #[serde(default, deserialize_with = "super::payload::lenient")]
+    stderr: Option<String>,
 }
 
 /// dsh's tool name for a hook tool name of any registered dialect (the
@@ -71,7 +84,15 @@ impl Firing {
         tool: Option<&str>,
         payload: &Value,
     ) -> anyhow::Result<Firing> {
-        let fields = TestPayload::of(payload);
+        Firing::from_fields(event, tool, TestPayload::of(payload))
+    }
+
+    /// From a payload's fields, already read.
+    pub(crate) fn from_fields(
+        event: TestEvent,
+        tool: Option<&str>,
+        fields: TestPayload,
+    ) -> anyhow::Result<Firing> {
         let tool_name = tool.map(str::to_owned).or_else(|| fields.tool_name.clone());
         let (tool, named_by) = match (&tool_name, event.is_tool_event()) {
             (Some(name), _) => dsh_tool(name)?,
@@ -145,19 +166,19 @@ impl Firing {
         let response = self.tool_response.clone();
         let (content, value) = match self.tool.as_str() {
             "bash" => {
-                let field = |key: &str| {
-                    response
-                        .as_ref()
-                        .and_then(|r| r.get(key))
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned()
+                let (stdout, stderr) = match &response {
+                    Some(Value::String(text)) => (text.clone(), String::new()),
+                    Some(value) => {
+                        let given = ObjectOnly::<BashResponse>::deserialize(value)
+                            .map(|object| object.0)
+                            .unwrap_or_default();
+                        (
+                            given.stdout.unwrap_or_default(),
+                            given.stderr.unwrap_or_default(),
+                        )
+                    }
+                    None => (String::new(), String::new()),
                 };
-                let stdout = match &response {
-                    Some(Value::String(text)) => text.clone(),
-                    _ => field("stdout"),
-                };
-                let stderr = field("stderr");
                 let code = if failed { 1 } else { 0 };
                 let content = if failed {
                     self.error
@@ -166,12 +187,15 @@ impl Firing {
                 } else {
                     format!("{stdout}{stderr}")
                 };
-                (
-                    content,
-                    Some(
-                        json!({"stdout": stdout, "stderr": stderr, "exit_code": code, "interrupted": false, "timed_out": false}),
-                    ),
-                )
+                let value = BashOutput {
+                    stdout,
+                    stderr,
+                    exit_code: Some(code),
+                    interrupted: false,
+                    timed_out: false,
+                    background_task_id: None,
+                };
+                (content, serde_json::to_value(value).ok())
             }
             _ => match response {
                 Some(Value::String(text)) => (text, None),
@@ -190,5 +214,37 @@ impl Firing {
             value,
             disposition: Disposition::Executed,
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn bash_outcome(event: TestEvent, response: Value) -> ToolOutcome {
+        let payload = json!({"tool_name": "bash", "tool_response": response});
+        Firing::from_payload(event, None, &payload)
+            .unwrap()
+            .outcome()
+    }
+
+    #[test]
+    fn a_bash_response_is_read_leniently() {
+        let outcome = bash_outcome(
+            TestEvent::PostToolUse,
+            json!({"stdout": "out\n", "stderr": 3, "interrupted": true}),
+        );
+        assert_eq!(outcome.content, "out\n");
+        assert_eq!(
+            outcome.value.unwrap().to_string(),
+            r#"{"stdout":"out\n","stderr":"","exit_code":0,"interrupted":false,"timed_out":false}"#
+        );
+        let outcome = bash_outcome(TestEvent::PostToolUseFailure, json!("text"));
+        assert_eq!(outcome.content, "Exit code 1\ntext");
+        assert_eq!(outcome.value.unwrap()["exit_code"], json!(1));
+        // A list is not read field by field.
+        let outcome = bash_outcome(TestEvent::PostToolUse, json!(["a", "b"]));
+        assert_eq!(outcome.content, "");
     }
 }

@@ -2,12 +2,13 @@
 //! written into it), read once into the fields a firing uses.
 
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 
 /// A field read leniently: a value of another type reads as absent (the
 /// payload may be any dialect's, or a hand-written subset).
-fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+pub(super) fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
@@ -86,10 +87,73 @@ pub(crate) struct TestPayload {
     pub load_reason: Option<String>,
 }
 
+/// Why a test payload's text was not read.
+#[derive(Debug)]
+pub(crate) enum PayloadError {
+    /// The text is not JSON.
+    Syntax(serde_json::Error),
+    /// The text is JSON but not an object.
+    NotAnObject,
+    /// An object whose fields cannot be read (a key given twice).
+    Fields(serde_json::Error),
+}
+
 impl TestPayload {
-    /// The fields of `payload`.
+    /// The fields of `payload` (a recorded one); one that is not an object
+    /// has none.
     pub(crate) fn of(payload: &Value) -> Self {
-        TestPayload::deserialize(payload).unwrap_or_default()
+        ObjectOnly::deserialize(payload)
+            .map(|object| object.0)
+            .unwrap_or_default()
+    }
+
+    /// The fields of a payload's text (`--input`).
+    pub(crate) fn read(text: &str) -> Result<Self, PayloadError> {
+        // The syntax first, so its error is the one any JSON reader gives.
+        serde_json::from_str::<IgnoredAny>(text).map_err(PayloadError::Syntax)?;
+        if !text.trim_start().starts_with('{') {
+            return Err(PayloadError::NotAnObject);
+        }
+        serde_json::from_str::<ObjectOnly<TestPayload>>(text)
+            .map(|object| object.0)
+            .map_err(PayloadError::Fields)
+    }
+
+    /// Writes a field given as a flag (`--agent-type` and the like) over
+    /// the payload's own; a key the payload has no field for is ignored.
+    pub(crate) fn set_flag(&mut self, key: &str, value: String) {
+        let field = match key {
+            "agent_type" => &mut self.agent_type,
+            "trigger" => &mut self.trigger,
+            "error" => &mut self.error,
+            "command_name" => &mut self.command_name,
+            _ => return,
+        };
+        *field = Some(value);
+    }
+}
+
+/// A `T` read only from an object (a derived struct would also read a
+/// list, field by field in order).
+pub(super) struct ObjectOnly<T>(pub T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Fields<T> {
+            type Value = T;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer
+            .deserialize_map(Fields(std::marker::PhantomData))
+            .map(ObjectOnly)
     }
 }
 
@@ -109,5 +173,32 @@ mod tests {
         assert_eq!(payload.tool_response, None);
         assert_eq!(payload.source.as_deref(), Some("resume"));
         assert_eq!(TestPayload::of(&json!([1])).source, None);
+    }
+
+    #[test]
+    fn only_an_object_has_fields() {
+        // A list is not read field by field.
+        assert_eq!(TestPayload::of(&json!(["s1", "Bash"])).session_id, None);
+        assert!(matches!(
+            TestPayload::read(r#"["s1", "Bash"]"#),
+            Err(PayloadError::NotAnObject)
+        ));
+        assert!(matches!(
+            TestPayload::read("3"),
+            Err(PayloadError::NotAnObject)
+        ));
+        let Err(PayloadError::Syntax(error)) = TestPayload::read("{\n \"a\": ,}") else {
+            panic!("not a syntax error");
+        };
+        assert_eq!(error.to_string(), "expected value at line 2 column 7");
+        let read = TestPayload::read(r#"{"session_id": "s1", "tool_input": {"command": "ls"}}"#);
+        let Ok(mut payload) = read else {
+            panic!("not read");
+        };
+        assert_eq!(payload.session_id.as_deref(), Some("s1"));
+        assert_eq!(payload.tool_input, Some(json!({"command": "ls"})));
+        payload.set_flag("trigger", "manual".to_owned());
+        payload.set_flag("unknown", "x".to_owned());
+        assert_eq!(payload.trigger.as_deref(), Some("manual"));
     }
 }

@@ -4,8 +4,15 @@
 //! A cell is named by its `id` (nbformat 4.5) or by its position as
 //! `cell-N` (0-based). `insert` puts the new cell after the named one, or
 //! first when no cell is named. The notebook is written back with one-space
-//! indentation (Jupyter's own) and its key order kept; a replaced code cell
-//! loses its outputs and execution count, as they no longer match its source.
+//! indentation and sorted keys (Jupyter's own way of writing nbformat); a
+//! replaced code cell loses its outputs and execution count, as they no
+//! longer match its source.
+//!
+//! The notebook is read as nbformat 4: the cells are typed in what is edited
+//! (`cell_type`, `id`, `source`, `execution_count`, `outputs`); cell and
+//! notebook metadata, outputs and anything else nbformat may carry are kept
+//! as they were written. A cell of another shape is kept as it is, can be
+//! found only as `cell-N`, and cannot be replaced.
 
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
@@ -88,43 +95,216 @@ fn fail(message: impl std::fmt::Display) -> ToolError {
     ToolError(format!("{NAME}: {message}"))
 }
 
-/// The cell's source as one string (nbformat allows a list of lines).
-fn source_text(cell: &Value) -> String {
-    match cell.get("source") {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(lines)) => lines.iter().filter_map(Value::as_str).collect(),
-        _ => String::new(),
+/// A notebook as nbformat 4 writes it (sorted keys): the cells, then the
+/// rest (`metadata`, `nbformat`, `nbformat_minor`) as it was written.
+#[derive(Debug, Serialize, Deserialize)]
+struct Notebook {
+    /// `None` when the notebook has no `cells` list.
+    #[serde(default, deserialize_with = "crate::describe::lenient")]
+    cells: Option<Vec<Cell>>,
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
+/// One cell: nbformat's shape, or anything else (kept as written).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Cell {
+    Nb(Box<NbCell>),
+    Other(Value),
+}
+
+/// An nbformat 4 cell; the keys in Jupyter's (sorted) order. (The
+/// flattened rest also means only an object reads as a cell.)
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct NbCell {
+    /// A markdown or raw cell's attachments (not edited).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
+    attachments: Option<Map<String, Value>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
+    cell_type: Option<String>,
+    /// A code cell's count: absent, `null` or a number.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "serde_with_null"
+    )]
+    execution_count: Option<Option<u64>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
+    id: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
+    metadata: Option<Map<String, Value>>,
+    /// A code cell's outputs (not edited, only cleared).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
+    outputs: Option<Vec<Value>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "given"
+    )]
+    source: Option<Source>,
+    /// Keys nbformat does not define, kept as written.
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
+/// `deserialize_with` for a key that is absent or a `T`: a `null` there
+/// does not read (the cell is then kept as written, not rewritten without
+/// the key).
+fn given<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
+/// A cell's source: one string, or a list of lines (nbformat allows both).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Source {
+    Text(String),
+    Lines(Vec<String>),
+}
+
+/// `Option<Option<T>>` for a key that may be absent (`None`), `null`
+/// (`Some(None)`) or a value.
+mod serde_with_null {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn deserialize<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de>,
+    {
+        Option::<T>::deserialize(deserializer).map(Some)
+    }
+
+    pub(super) fn serialize<S, T>(
+        value: &Option<Option<T>>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error>
+    where
+        S: Serializer,
+        T: Serialize,
+    {
+        match value {
+            Some(inner) => inner.serialize(serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+}
+
+/// What is read about the notebook itself, each field leniently (a value of
+/// another shape reads as absent).
+#[derive(Debug, Default, Deserialize)]
+struct About {
+    #[serde(default, deserialize_with = "crate::describe::lenient")]
+    nbformat: Option<u64>,
+    #[serde(default, deserialize_with = "crate::describe::lenient")]
+    nbformat_minor: Option<u64>,
+    #[serde(default, deserialize_with = "crate::describe::lenient")]
+    metadata: Option<AboutMetadata>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct AboutMetadata {
+    #[serde(default, deserialize_with = "crate::describe::lenient")]
+    language_info: Option<Named>,
+    #[serde(default, deserialize_with = "crate::describe::lenient")]
+    kernelspec: Option<Named>,
+}
+
+/// `language_info.name` or `kernelspec.language`.
+#[derive(Debug, Default, Deserialize)]
+struct Named {
+    #[serde(default, deserialize_with = "crate::describe::lenient")]
+    name: Option<String>,
+    #[serde(default, deserialize_with = "crate::describe::lenient")]
+    language: Option<String>,
+}
+
+impl About {
+    /// The notebook's language (`python` when it does not say).
+    fn language(&self) -> String {
+        let metadata = self.metadata.as_ref();
+        metadata
+            .and_then(|m| m.language_info.as_ref())
+            .and_then(|info| info.name.clone())
+            .or_else(|| {
+                metadata
+                    .and_then(|m| m.kernelspec.as_ref())
+                    .and_then(|spec| spec.language.clone())
+            })
+            .unwrap_or_else(|| "python".to_owned())
+    }
+
+    /// nbformat 4.5 and later give every cell an `id`.
+    fn supports_ids(&self) -> bool {
+        self.nbformat > Some(4) || (self.nbformat == Some(4) && self.nbformat_minor >= Some(5))
+    }
+}
+
+impl Cell {
+    fn nb(&self) -> Option<&NbCell> {
+        match self {
+            Cell::Nb(cell) => Some(cell.as_ref()),
+            Cell::Other(_) => None,
+        }
+    }
+
+    fn id(&self) -> Option<&str> {
+        self.nb()?.id.as_deref()
+    }
+
+    /// The cell's source as one string.
+    fn source_text(&self) -> String {
+        match self.nb().and_then(|cell| cell.source.as_ref()) {
+            Some(Source::Text(text)) => text.clone(),
+            Some(Source::Lines(lines)) => lines.concat(),
+            None => String::new(),
+        }
+    }
+
+    fn cell_type(&self) -> &str {
+        self.nb()
+            .and_then(|cell| cell.cell_type.as_deref())
+            .unwrap_or("code")
     }
 }
 
 /// The index of the cell named `cell_id`: its `id`, or `cell-N`.
-fn find_cell(cells: &[Value], cell_id: &str) -> Option<usize> {
-    if let Some(index) = cells
-        .iter()
-        .position(|cell| cell.get("id").and_then(Value::as_str) == Some(cell_id))
-    {
+fn find_cell(cells: &[Cell], cell_id: &str) -> Option<usize> {
+    if let Some(index) = cells.iter().position(|cell| cell.id() == Some(cell_id)) {
         return Some(index);
     }
     let index: usize = cell_id.strip_prefix("cell-")?.parse().ok()?;
     (index < cells.len()).then_some(index)
 }
 
-fn language(notebook: &Value) -> String {
-    notebook
-        .pointer("/metadata/language_info/name")
-        .or_else(|| notebook.pointer("/metadata/kernelspec/language"))
-        .and_then(Value::as_str)
-        .unwrap_or("python")
-        .to_owned()
-}
-
 /// A fresh cell id: 8 hex digits not used by another cell.
-fn new_cell_id(cells: &[Value]) -> String {
-    let taken = |id: &str| {
-        cells
-            .iter()
-            .any(|cell| cell.get("id").and_then(Value::as_str) == Some(id))
-    };
+fn new_cell_id(cells: &[Cell]) -> String {
+    let taken = |id: &str| cells.iter().any(|cell| cell.id() == Some(id));
     loop {
         let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_owned();
         if !taken(&id) {
@@ -133,23 +313,32 @@ fn new_cell_id(cells: &[Value]) -> String {
     }
 }
 
-fn new_cell(cell_type: &str, id: Option<String>, source: &str) -> Value {
-    let mut cell = Map::new();
-    cell.insert("cell_type".into(), json!(cell_type));
-    if let Some(id) = id {
-        cell.insert("id".into(), json!(id));
-    }
-    cell.insert("metadata".into(), json!({}));
+/// Gives `cell` its new type and source; a code cell's outputs and count
+/// are cleared, another cell has none.
+fn set_cell(cell: &mut NbCell, cell_type: &str, source: &str) {
+    cell.cell_type = Some(cell_type.to_owned());
+    cell.source = Some(Source::Text(source.to_owned()));
     if cell_type == "code" {
-        cell.insert("execution_count".into(), Value::Null);
-        cell.insert("outputs".into(), json!([]));
+        cell.execution_count = Some(None);
+        cell.outputs = Some(Vec::new());
+    } else {
+        cell.execution_count = None;
+        cell.outputs = None;
     }
-    cell.insert("source".into(), json!(source));
-    Value::Object(cell)
+}
+
+fn new_cell(cell_type: &str, id: Option<String>, source: &str) -> Cell {
+    let mut cell = NbCell {
+        id,
+        metadata: Some(Map::new()),
+        ..NbCell::default()
+    };
+    set_cell(&mut cell, cell_type, source);
+    Cell::Nb(Box::new(cell))
 }
 
 /// Serializes a notebook as Jupyter writes it: one-space indent, final newline.
-fn write_notebook(notebook: &Value) -> Result<String, ToolError> {
+fn write_notebook(notebook: &Notebook) -> Result<String, ToolError> {
     let mut out = Vec::new();
     let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
@@ -164,13 +353,15 @@ fn write_notebook(notebook: &Value) -> Result<String, ToolError> {
 /// Applies the edit to the notebook text; returns the value (without the
 /// path) and the new text.
 fn edit(original: &str, args: &Args, shown: &str) -> Result<NotebookEditOutput, ToolError> {
-    let mut notebook: Value = serde_json::from_str(original)
-        .map_err(|err| fail(format!("{shown} is not a valid notebook: {err}")))?;
-    let language = language(&notebook);
-    let supports_ids = notebook.get("nbformat").and_then(Value::as_u64) > Some(4)
-        || (notebook.get("nbformat").and_then(Value::as_u64) == Some(4)
-            && notebook.get("nbformat_minor").and_then(Value::as_u64) >= Some(5));
-    let Some(cells) = notebook.get_mut("cells").and_then(Value::as_array_mut) else {
+    let mut notebook: Notebook = match serde_json::from_str(original) {
+        Ok(notebook) => notebook,
+        Err(err) if err.is_data() => return Err(fail(format!("{shown} has no `cells` list"))),
+        Err(err) => return Err(fail(format!("{shown} is not a valid notebook: {err}"))),
+    };
+    let about: About = serde_json::from_str(original).unwrap_or_default();
+    let language = about.language();
+    let supports_ids = about.supports_ids();
+    let Some(cells) = notebook.cells.as_mut() else {
         return Err(fail(format!("{shown} has no `cells` list")));
     };
     let mode = args.edit_mode.unwrap_or_default();
@@ -203,29 +394,20 @@ fn edit(original: &str, args: &Args, shown: &str) -> Result<NotebookEditOutput, 
         EditMode::Replace | EditMode::Delete => {
             let index = located
                 .ok_or_else(|| fail(format!("cell_id is required to {} a cell", mode.as_str())))?;
-            let old = source_text(&cells[index]);
-            let old_type = cells[index]
-                .get("cell_type")
-                .and_then(Value::as_str)
-                .unwrap_or("code")
-                .to_owned();
+            let old = cells[index].source_text();
+            let old_type = cells[index].cell_type().to_owned();
             if mode == EditMode::Delete {
                 cells.remove(index);
                 (args.cell_id.clone(), old_type, Some(old))
             } else {
                 let cell_type = args.cell_type.clone().unwrap_or(old_type);
-                let cell = &mut cells[index];
-                if let Some(map) = cell.as_object_mut() {
-                    map.insert("cell_type".into(), json!(cell_type));
-                    map.insert("source".into(), json!(args.new_source));
-                    if cell_type == "code" {
-                        map.insert("execution_count".into(), Value::Null);
-                        map.insert("outputs".into(), json!([]));
-                    } else {
-                        map.remove("execution_count");
-                        map.remove("outputs");
-                    }
-                }
+                let Cell::Nb(cell) = &mut cells[index] else {
+                    return Err(fail(format!(
+                        "cell `{}` of {shown} is not an nbformat cell",
+                        args.cell_id.as_deref().unwrap_or_default()
+                    )));
+                };
+                set_cell(cell, &cell_type, &args.new_source);
                 (args.cell_id.clone(), cell_type, Some(old))
             }
         }
@@ -435,5 +617,150 @@ mod tests {
             std::fs::read_to_string(dir.path().join("n.ipynb")).unwrap(),
             NOTEBOOK
         );
+    }
+
+    /// A notebook as Jupyter writes it: sorted keys, one-space indent.
+    const JUPYTER: &str = r##"{
+ "cells": [
+  {
+   "attachments": {
+    "a.png": {
+     "image/png": "AAAA"
+    }
+   },
+   "cell_type": "markdown",
+   "id": "m1",
+   "metadata": {
+    "tags": [
+     "x"
+    ]
+   },
+   "source": [
+    "# T\n",
+    "![a](attachment:a.png)"
+   ]
+  },
+  {
+   "cell_type": "code",
+   "execution_count": 7,
+   "id": "c1",
+   "metadata": {},
+   "outputs": [
+    {
+     "name": "stdout",
+     "output_type": "stream",
+     "text": [
+      "1\n"
+     ]
+    }
+   ],
+   "source": "print(1)"
+  },
+  [
+   "not a cell"
+  ],
+  {
+   "cell_type": 3,
+   "id": "odd"
+  },
+  {
+   "id": null,
+   "z": 1,
+   "cell_type": "raw",
+   "source": ""
+  }
+ ],
+ "metadata": {
+  "language_info": {
+   "name": "julia"
+  },
+  "kernelspec": {
+   "language": "python"
+  }
+ },
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+"##;
+
+    #[tokio::test]
+    async fn only_the_edited_cell_changes_and_other_shapes_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("n.ipynb"), JUPYTER).unwrap();
+        let out = run(
+            dir.path(),
+            json!({"notebook_path": "n.ipynb", "cell_id": "c1", "new_source": "print(2)"}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(out.language, "julia");
+        let expected = JUPYTER
+            .replace("\"execution_count\": 7", "\"execution_count\": null")
+            .replace(
+                "\"outputs\": [\n    {\n     \"name\": \"stdout\",\n     \"output_type\": \"stream\",\n     \"text\": [\n      \"1\\n\"\n     ]\n    }\n   ],",
+                "\"outputs\": [],",
+            )
+            .replace("\"source\": \"print(1)\"", "\"source\": \"print(2)\"");
+        assert_ne!(expected, JUPYTER);
+        assert_eq!(out.updated_file, expected);
+
+        // A markdown cell keeps its attachments and gets no outputs; an
+        // entry that is not a cell is counted, kept and not editable.
+        let out = run(
+            dir.path(),
+            json!({"notebook_path": "n.ipynb", "cell_id": "m1", "new_source": "text"}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            out.old_source.as_deref(),
+            Some("# T\n![a](attachment:a.png)")
+        );
+        let after = cells(dir.path());
+        assert_eq!(after[0]["attachments"]["a.png"]["image/png"], "AAAA");
+        assert_eq!(after[0].get("outputs"), None);
+        assert_eq!(after[2], json!(["not a cell"]));
+        assert_eq!(after[3], json!({"cell_type": 3, "id": "odd"}));
+        assert!(
+            out.updated_file
+                .contains("\"id\": null,\n   \"z\": 1,\n   \"cell_type\": \"raw\"")
+        );
+        let err = run(
+            dir.path(),
+            json!({"notebook_path": "n.ipynb", "cell_id": "cell-2", "new_source": "x"}),
+        )
+        .await
+        .unwrap_err();
+        assert!(err.0.contains("is not an nbformat cell"), "{err}");
+        // Found by position only; its type reads as code.
+        let out = run(
+            dir.path(),
+            json!({"notebook_path": "n.ipynb", "cell_id": "cell-3", "new_source": "",
+                   "edit_mode": "delete"}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(out.cell_type, "code");
+        assert_eq!(cells(dir.path()).len(), 4);
+    }
+
+    #[tokio::test]
+    async fn a_notebook_that_is_not_an_object_has_no_cells() {
+        let dir = tempfile::tempdir().unwrap();
+        for (text, expected) in [
+            ("[1, 2]", "has no `cells` list"),
+            ("{\"cells\": 3}", "has no `cells` list"),
+            ("{\"nbformat\": 4}", "has no `cells` list"),
+        ] {
+            std::fs::write(dir.path().join("n.ipynb"), text).unwrap();
+            let err = run(
+                dir.path(),
+                json!({"notebook_path": "n.ipynb", "new_source": "x", "cell_type": "code",
+                       "edit_mode": "insert"}),
+            )
+            .await
+            .unwrap_err();
+            assert!(err.0.contains(expected), "{text}: {err}");
+        }
     }
 }
