@@ -158,17 +158,6 @@ pub enum EntryStatus {
     Excluded(String),
 }
 
-impl EntryStatus {
-    /// `active`, `disabled`, or the exclusion reason.
-    pub fn as_str(&self) -> &str {
-        match self {
-            EntryStatus::Active => "active",
-            EntryStatus::Disabled => "disabled",
-            EntryStatus::Excluded(why) => why,
-        }
-    }
-}
-
 /// One configured hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Handler {

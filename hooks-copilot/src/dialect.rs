@@ -136,7 +136,7 @@ impl Rules for Copilot {
 
     /// preToolUse `modifiedArgs` chain: the next entry sees the new args.
     fn chain(&self, _event: CopilotEvent, payload: &mut Payload, reading: &Reading) {
-        if let (Body::PreToolUse { args, .. }, Some(modified)) =
+        if let (Body::PreToolUse { tool_args: args, .. }, Some(modified)) =
             (&mut payload.body, &reading.modified_args)
         {
             *args = modified.clone();

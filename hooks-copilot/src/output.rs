@@ -75,24 +75,21 @@ impl Reading {
     }
 }
 
+/// `reason`, or `fallback` when it is missing or empty.
+fn or<'a>(reason: Option<&'a str>, fallback: &'a str) -> &'a str {
+    reason.filter(|r| !r.is_empty()).unwrap_or(fallback)
+}
+
 /// `Denied by preToolUse hook: <reason>`.
 pub fn deny_text(reason: Option<&str>) -> String {
-    format!(
-        "Denied by preToolUse hook: {}",
-        reason
-            .filter(|r| !r.is_empty())
-            .unwrap_or("No reason provided")
-    )
+    let reason = or(reason, "No reason provided");
+    format!("Denied by preToolUse hook: {reason}")
 }
 
 /// A headless `ask` (pre_ask).
 pub fn ask_text(reason: Option<&str>) -> String {
-    format!(
-        "Denied by preToolUse hook (unable to ask user for confirmation): {}",
-        reason
-            .filter(|r| !r.is_empty())
-            .unwrap_or("No reason provided")
-    )
+    let reason = or(reason, "No reason provided");
+    format!("Denied by preToolUse hook (unable to ask user for confirmation): {reason}")
 }
 
 /// A preToolUse hook that errored (pre_missing_script).
@@ -102,12 +99,8 @@ pub fn errored_text(display_file: &str) -> String {
 
 /// A permissionRequest deny.
 pub fn permission_deny_text(message: Option<&str>) -> String {
-    format!(
-        "Permission denied by a PermissionRequest hook: {}",
-        message
-            .filter(|m| !m.is_empty())
-            .unwrap_or("Permission denied by hook.")
-    )
+    let message = or(message, "Permission denied by hook.");
+    format!("Permission denied by a PermissionRequest hook: {message}")
 }
 
 /// preToolUse `additionalContext`: a user message after the tool result.
