@@ -39,24 +39,15 @@ pub struct AgentFields {
 }
 
 impl Common {
-    /// Now, for `session_id` in `cwd`.
-    pub fn now(session_id: &str, cwd: &str) -> Self {
+    /// Now, in `cwd`, for the session `parent_id` or inside its subagent
+    /// `agent`.
+    pub fn inside(parent_id: &str, cwd: &str, agent: Option<AgentFields>) -> Self {
         Common {
-            session_id: session_id.to_owned(),
+            session_id: agent.as_ref().map_or(parent_id, |a| &a.agent_id).to_owned(),
             timestamp_ms: chrono::Utc::now().timestamp_millis(),
             cwd: cwd.to_owned(),
-            agent: None,
+            agent,
         }
-    }
-
-    /// Now, inside the subagent `agent` of the session `parent_id`.
-    pub fn inside(parent_id: &str, cwd: &str, agent: Option<AgentFields>) -> Self {
-        let mut common = Common::now(parent_id, cwd);
-        if let Some(fields) = &agent {
-            common.session_id = fields.agent_id.clone();
-        }
-        common.agent = agent;
-        common
     }
 
     /// The parent session's id (the session's own outside subagents).
@@ -285,7 +276,7 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
             keys.put("agentType", fields.agent_type.clone());
             keys.put("parentAgentId", fields.parent_id.clone());
         }
-        return Value::Object(keys.map);
+        return keys.map.into();
     }
     let mut keys = Keys::new(mode);
     // subagentStart/subagentStop fire for the parent: its session id, and
@@ -305,20 +296,21 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
         Mode::Pascal => keys.put("timestamp", common.iso()),
     }
     keys.put("cwd", common.cwd.clone());
-    let fields = match serde_json::to_value(body) {
-        Ok(Value::Object(fields)) => fields,
-        Ok(_) | Err(_) => Map::new(),
-    };
-    for (key, value) in fields {
-        let value = match (key.as_str(), value) {
-            ("toolName", Value::String(tool)) => tools::payload_name(&tool, mode).into(),
-            ("toolResult", Value::Object(result)) => {
-                let mut inner = Keys::new(mode);
-                result.into_iter().for_each(|(key, value)| inner.put(&key, value));
-                Value::Object(inner.map)
+    let mut fields = serde_json::to_value(body).unwrap_or_default();
+    let fields = fields
+        .as_object_mut()
+        .map(std::mem::take)
+        .unwrap_or_default();
+    for (key, mut value) in fields {
+        if key == "toolName" {
+            value = tools::payload_name(value.as_str().unwrap_or_default(), mode).into();
+        } else if key == "toolResult" {
+            let mut inner = Keys::new(mode);
+            for (key, value) in value.as_object().into_iter().flatten() {
+                inner.put(key, value.clone());
             }
-            (_, value) => value,
-        };
+            value = inner.map.into();
+        }
         keys.put(&key, value);
         if let (true, "transcriptPath", Some(fields)) = (for_parent, key.as_str(), agent) {
             let (id, kind) = (&fields.agent_id, &fields.agent_type);
@@ -327,7 +319,9 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
             } else {
                 [("agentId", id), ("agentType", kind), ("agentName", kind)]
             };
-            named.into_iter().for_each(|(key, value)| keys.put(key, value.clone()));
+            named
+                .into_iter()
+                .for_each(|(key, value)| keys.put(key, value.clone()));
         }
     }
     if let Some(fields) = agent {
@@ -337,7 +331,7 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
         }
         keys.put("parentAgentId", fields.parent_id.clone());
     }
-    Value::Object(keys.map)
+    keys.map.into()
 }
 
 /// `transcriptPath`: where Copilot keeps the session log

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use dsh_hooks::lint::Finding;
+use dsh_hooks::names::Tabled;
 use dsh_hooks::registry::{
     BuiltPlugin, ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect,
     LintTargets, LoadError, SessionHooks,
@@ -87,7 +88,7 @@ impl HookDialect for CopilotDialect {
                 | E::ErrorOccurred
                 | E::PreMcpToolCall
         );
-        (mode == crate::Mode::Camel && !unfired).then(|| event.pascal())?
+        (mode == crate::Mode::Camel && !unfired).then(|| event.alias())?
     }
 
     fn hook_tool_name(&self, dsh_tool: &str) -> String {
