@@ -284,11 +284,7 @@ impl Dialect for Codex {
     }
 
     fn describe(&self, handler: &Handler) -> HandlerInfo {
-        HandlerInfo {
-            matcher: handler.matcher_text.clone(),
-            origin: handler.origin.clone(),
-            command: handler.command.clone(),
-        }
+        HandlerInfo::new(&handler.matcher_text, &handler.origin, &handler.command)
     }
 
     fn adjust_record(&self, reading: &Reading, record: RunRecord) -> RunRecord {

@@ -158,17 +158,6 @@ pub enum EntryStatus {
     Excluded(String),
 }
 
-impl EntryStatus {
-    /// `active`, `disabled`, or the exclusion reason.
-    pub fn as_str(&self) -> &str {
-        match self {
-            EntryStatus::Active => "active",
-            EntryStatus::Disabled => "disabled",
-            EntryStatus::Excluded(why) => why,
-        }
-    }
-}
-
 /// One configured hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Handler {
@@ -223,6 +212,16 @@ pub struct Problem {
     pub fatal: bool,
 }
 
+impl Problem {
+    fn new(file: &Path, message: String, fatal: bool) -> Self {
+        Problem {
+            file: file.to_path_buf(),
+            message,
+            fatal,
+        }
+    }
+}
+
 /// The parsed configuration.
 #[derive(Debug, Clone)]
 pub struct CopilotConfig {
@@ -262,23 +261,16 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
             Ok(Some(doc)) => doc,
             Ok(None) => continue,
             Err(error) => {
-                problems.push(Problem {
-                    file: path,
-                    message: error.to_string(),
-                    fatal: true,
-                });
+                problems.push(Problem::new(&path, error.to_string(), true));
                 continue;
             }
         };
         if kind == FileKind::HookFile && unread_version(&doc).is_some() {
-            problems.push(Problem {
-                file: path,
-                message: "version: Invalid hook config version (only 1 is read)".to_owned(),
-                fatal: true,
-            });
+            let message = "version: Invalid hook config version (only 1 is read)";
+            problems.push(Problem::new(&path, message.to_owned(), true));
             continue;
         }
-        if doc.get("disableAllHooks") == Some(&Value::Bool(true)) && disabled_by.is_none() {
+        if doc["disableAllHooks"] == true && disabled_by.is_none() {
             disabled_by = Some(path.clone());
         }
         let display_file = match path.strip_prefix(&repo) {
@@ -331,11 +323,8 @@ pub(crate) fn parse_hooks(
             continue;
         };
         let Some(entries) = entries.as_array() else {
-            problems.push(Problem {
-                file: file.path.to_path_buf(),
-                message: format!("hooks.{name}: expected an array of hook entries"),
-                fatal: false,
-            });
+            let message = format!("hooks.{name}: expected an array of hook entries");
+            problems.push(Problem::new(file.path, message, false));
             continue;
         };
         for (i, entry) in entries.iter().enumerate() {
@@ -351,11 +340,7 @@ pub(crate) fn parse_hooks(
             for (origin, hook) in hooks {
                 match parse_entry(hook, (event, mode), matcher, origin, file) {
                     Ok(handler) => handlers.push(handler),
-                    Err(message) => problems.push(Problem {
-                        file: file.path.to_path_buf(),
-                        message,
-                        fatal: false,
-                    }),
+                    Err(message) => problems.push(Problem::new(file.path, message, false)),
                 }
             }
         }

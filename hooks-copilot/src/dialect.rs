@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use dsh_hook_runner::{HookProgram, HookSpec};
+use dsh_hooks::names::Tabled;
 use dsh_hooks::verdict::{decided, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookRunStatus, Seam};
@@ -101,10 +102,7 @@ impl Rules for Copilot {
                 ],
             },
         };
-        let cwd = match &handler.cwd {
-            Some(dir) => self.repo.join(dir),
-            None => self.repo.clone(),
-        };
+        let cwd = (handler.cwd.as_ref()).map_or(self.repo.clone(), |dir| self.repo.join(dir));
         let mut env = copilot_vars(&self.repo, handler.hook_dir.as_deref());
         env.extend(handler.env.iter().cloned());
         Launch::Process(HookSpec {
@@ -136,10 +134,10 @@ impl Rules for Copilot {
 
     /// preToolUse `modifiedArgs` chain: the next entry sees the new args.
     fn chain(&self, _event: CopilotEvent, payload: &mut Payload, reading: &Reading) {
-        if let (Body::PreToolUse { args, .. }, Some(modified)) =
+        if let (Body::PreToolUse { tool_args, .. }, Some(modified)) =
             (&mut payload.body, &reading.modified_args)
         {
-            *args = modified.clone();
+            *tool_args = modified.clone();
         }
     }
 
@@ -184,11 +182,7 @@ impl Dialect for Copilot {
     }
 
     fn describe(&self, handler: &Handler) -> HandlerInfo {
-        HandlerInfo {
-            matcher: handler.matcher.clone(),
-            origin: handler.origin.clone(),
-            command: handler.program.text(),
-        }
+        HandlerInfo::new(&handler.matcher, &handler.origin, handler.program.text())
     }
 
     fn decision(&self, handler: &Handler, reading: &Reading) -> HookDecision {

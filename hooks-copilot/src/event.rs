@@ -2,7 +2,7 @@
 //! under: the native camelCase name (Copilot payloads) and the PascalCase
 //! name (Claude Code style payloads, "VS Code compatible").
 
-use dsh_hooks::names::EventTable;
+use dsh_hooks::names::{EventTable, Tabled};
 use dsh_protocol::Seam;
 
 use CopilotEvent as E;
@@ -52,66 +52,43 @@ pub enum Mode {
     Pascal,
 }
 
-/// Each event with its camelCase and PascalCase names and its seam, in the
-/// order of Copilot's documentation.
-#[rustfmt::skip]
-const EVENTS: EventTable<CopilotEvent> = EventTable(&[
-    (E::SessionStart, "sessionStart", Some("SessionStart"), Seam::SessionStart),
-    (E::UserPromptSubmitted, "userPromptSubmitted", Some("UserPromptSubmit"), Seam::PromptSubmit),
-    (E::UserPromptTransformed, "userPromptTransformed", None, Seam::PromptSubmit),
-    (E::PreToolUse, "preToolUse", Some("PreToolUse"), Seam::PreExecute),
-    (E::PermissionRequest, "permissionRequest", Some("PermissionRequest"), Seam::Approval),
-    (E::PostToolUse, "postToolUse", Some("PostToolUse"), Seam::PostExecute),
-    (E::PostToolUseFailure, "postToolUseFailure", Some("PostToolUseFailure"), Seam::PostExecute),
-    (E::AgentStop, "agentStop", Some("Stop"), Seam::TurnContinuation),
-    (E::SubagentStart, "subagentStart", Some("SubagentStart"), Seam::SubagentStart),
-    (E::SubagentStop, "subagentStop", Some("SubagentStop"), Seam::SubagentStop),
-    (E::PreCompact, "preCompact", Some("PreCompact"), Seam::Compaction),
-    (E::Notification, "notification", Some("Notification"), Seam::Notification),
-    (E::ErrorOccurred, "errorOccurred", Some("ErrorOccurred"), Seam::TurnFailed),
-    (E::SessionEnd, "sessionEnd", Some("SessionEnd"), Seam::SessionEnd),
-    (E::PreMcpToolCall, "preMcpToolCall", None, Seam::PreExecute),
-]);
+impl Tabled for CopilotEvent {
+    /// Each event with its camelCase and PascalCase names and its seam, in
+    /// the order of Copilot's documentation.
+    #[rustfmt::skip]
+    const TABLE: EventTable<CopilotEvent> = EventTable(&[
+        (E::SessionStart, "sessionStart", Some("SessionStart"), Seam::SessionStart),
+        (E::UserPromptSubmitted, "userPromptSubmitted", Some("UserPromptSubmit"), Seam::PromptSubmit),
+        (E::UserPromptTransformed, "userPromptTransformed", None, Seam::PromptSubmit),
+        (E::PreToolUse, "preToolUse", Some("PreToolUse"), Seam::PreExecute),
+        (E::PermissionRequest, "permissionRequest", Some("PermissionRequest"), Seam::Approval),
+        (E::PostToolUse, "postToolUse", Some("PostToolUse"), Seam::PostExecute),
+        (E::PostToolUseFailure, "postToolUseFailure", Some("PostToolUseFailure"), Seam::PostExecute),
+        (E::AgentStop, "agentStop", Some("Stop"), Seam::TurnContinuation),
+        (E::SubagentStart, "subagentStart", Some("SubagentStart"), Seam::SubagentStart),
+        (E::SubagentStop, "subagentStop", Some("SubagentStop"), Seam::SubagentStop),
+        (E::PreCompact, "preCompact", Some("PreCompact"), Seam::Compaction),
+        (E::Notification, "notification", Some("Notification"), Seam::Notification),
+        (E::ErrorOccurred, "errorOccurred", Some("ErrorOccurred"), Seam::TurnFailed),
+        (E::SessionEnd, "sessionEnd", Some("SessionEnd"), Seam::SessionEnd),
+        (E::PreMcpToolCall, "preMcpToolCall", None, Seam::PreExecute),
+    ]);
+}
 
 impl CopilotEvent {
-    /// Every event, in the order of Copilot's documentation.
-    pub fn all() -> impl Iterator<Item = CopilotEvent> {
-        EVENTS.all()
-    }
-
-    /// Every configurable name, camelCase then PascalCase per event.
-    pub fn names() -> impl Iterator<Item = &'static str> {
-        EVENTS.names()
-    }
-
-    /// The camelCase name (`hookType` in Copilot's log).
-    pub fn as_str(self) -> &'static str {
-        EVENTS.name(self)
-    }
-
-    /// The PascalCase name, for the events that have one.
-    pub fn pascal(self) -> Option<&'static str> {
-        EVENTS.alias(self)
-    }
-
     /// The name an entry is configured under in `mode`.
     pub fn name(self, mode: Mode) -> &'static str {
         match mode {
             Mode::Camel => self.as_str(),
-            Mode::Pascal => self.pascal().unwrap_or(self.as_str()),
+            Mode::Pascal => self.alias().unwrap_or(self.as_str()),
         }
     }
 
     /// Parses a configured event name (exact, case-sensitive): the event
     /// and which payload mode the name selects.
     pub fn parse(name: &str) -> Option<(CopilotEvent, Mode)> {
-        let (event, pascal) = EVENTS.parse(name)?;
+        let (event, pascal) = Self::TABLE.parse(name)?;
         Some((event, if pascal { Mode::Pascal } else { Mode::Camel }))
-    }
-
-    /// The canonical seam the event runs on.
-    pub fn seam(self) -> Seam {
-        EVENTS.seam(self)
     }
 
     /// Whether the matcher is tested against a tool name.

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use dsh_hooks::lint::{
     Checker, Finding, Severity, did_you_mean, existing, nearest, open_json, path_tail,
 };
+use dsh_hooks::names::Tabled;
 use dsh_hooks::registry::LintTargets;
 use serde_json::Value;
 

@@ -8,7 +8,8 @@
 //! preToolUse entries (pre_pascal_deny, pre_updated_input_cc).
 
 use dsh_hook_runner::HookExit;
-use dsh_hooks::wire::{Present, lenient};
+use dsh_hooks::lenient::Lenient;
+use dsh_hooks::wire::Present;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -75,24 +76,21 @@ impl Reading {
     }
 }
 
+/// `reason`, or `fallback` when it is missing or empty.
+fn or<'a>(reason: Option<&'a str>, fallback: &'a str) -> &'a str {
+    reason.filter(|r| !r.is_empty()).unwrap_or(fallback)
+}
+
 /// `Denied by preToolUse hook: <reason>`.
 pub fn deny_text(reason: Option<&str>) -> String {
-    format!(
-        "Denied by preToolUse hook: {}",
-        reason
-            .filter(|r| !r.is_empty())
-            .unwrap_or("No reason provided")
-    )
+    let reason = or(reason, "No reason provided");
+    format!("Denied by preToolUse hook: {reason}")
 }
 
 /// A headless `ask` (pre_ask).
 pub fn ask_text(reason: Option<&str>) -> String {
-    format!(
-        "Denied by preToolUse hook (unable to ask user for confirmation): {}",
-        reason
-            .filter(|r| !r.is_empty())
-            .unwrap_or("No reason provided")
-    )
+    let reason = or(reason, "No reason provided");
+    format!("Denied by preToolUse hook (unable to ask user for confirmation): {reason}")
 }
 
 /// A preToolUse hook that errored (pre_missing_script).
@@ -102,12 +100,8 @@ pub fn errored_text(display_file: &str) -> String {
 
 /// A permissionRequest deny.
 pub fn permission_deny_text(message: Option<&str>) -> String {
-    format!(
-        "Permission denied by a PermissionRequest hook: {}",
-        message
-            .filter(|m| !m.is_empty())
-            .unwrap_or("Permission denied by hook.")
-    )
+    let message = or(message, "Permission denied by hook.");
+    format!("Permission denied by a PermissionRequest hook: {message}")
 }
 
 /// preToolUse `additionalContext`: a user message after the tool result.
@@ -244,69 +238,55 @@ fn exit_two(event: CopilotEvent, mode: Mode, doc: Option<Value>, stderr: &str) -
 /// The keys Copilot reads from a hook's stdout. Copilot reads each key on
 /// its own: one of the wrong type counts as absent and spoils nothing else.
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 struct Wire {
-    #[serde(default, deserialize_with = "lenient")]
-    additional_context: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    decision: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    reason: Option<String>,
+    additional_context: Lenient<String>,
+    decision: Lenient<String>,
+    reason: Lenient<String>,
     #[serde(flatten)]
     permission: PermissionWire,
-    #[serde(default, deserialize_with = "lenient")]
-    hook_specific_output: Option<PermissionWire>,
-    #[serde(default)]
+    hook_specific_output: Lenient<PermissionWire>,
     modified_args: Option<Present>,
-    #[serde(default, deserialize_with = "lenient")]
-    behavior: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    message: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    interrupt: Option<bool>,
-    #[serde(default, deserialize_with = "lenient")]
-    modified_result: Option<ModifiedResult>,
-    #[serde(default, deserialize_with = "lenient")]
-    modified_prompt: Option<String>,
+    behavior: Lenient<String>,
+    message: Lenient<String>,
+    interrupt: Lenient<bool>,
+    modified_result: Lenient<ModifiedResult>,
+    modified_prompt: Lenient<String>,
 }
 
 /// preToolUse's decision keys (top level, or PascalCase entries'
 /// `hookSpecificOutput`).
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 struct PermissionWire {
-    #[serde(default, deserialize_with = "lenient")]
-    permission_decision: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    permission_decision_reason: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    updated_input: Option<Map<String, Value>>,
+    permission_decision: Lenient<String>,
+    permission_decision_reason: Lenient<String>,
+    updated_input: Lenient<Map<String, Value>>,
 }
 
 /// postToolUse `modifiedResult`.
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 struct ModifiedResult {
-    #[serde(default, deserialize_with = "lenient")]
-    text_result_for_llm: Option<String>,
+    text_result_for_llm: Lenient<String>,
 }
 
 fn read_fields(event: CopilotEvent, mode: Mode, doc: Value) -> Reading {
     let wire = Wire::deserialize(&doc).unwrap_or_default();
     let mut reading = Reading {
-        additional_context: wire.additional_context,
+        additional_context: wire.additional_context.0,
         ..Reading::default()
     };
     let block =
-        (wire.decision.as_deref() == Some("block")).then(|| wire.reason.unwrap_or_default());
+        (wire.decision.0.as_deref() == Some("block")).then(|| wire.reason.0.unwrap_or_default());
     match event {
         CopilotEvent::PreToolUse => {
-            let specific = wire.hook_specific_output.filter(|_| mode == Mode::Pascal);
-            let pick = |field: fn(&PermissionWire) -> &Option<String>| {
+            let specific = wire.hook_specific_output.0.filter(|_| mode == Mode::Pascal);
+            let pick = |field: fn(&PermissionWire) -> &Lenient<String>| {
                 specific
                     .as_ref()
-                    .and_then(|s| field(s).clone())
-                    .or_else(|| field(&wire.permission).clone())
+                    .and_then(|s| field(s).0.clone())
+                    .or_else(|| field(&wire.permission).0.clone())
             };
             let reason = pick(|w| &w.permission_decision_reason);
             reading.decision = match pick(|w| &w.permission_decision).as_deref() {
@@ -318,25 +298,25 @@ fn read_fields(event: CopilotEvent, mode: Mode, doc: Value) -> Reading {
             // A `modifiedArgs` that is not an object hides `updatedInput`.
             reading.modified_args = match wire.modified_args {
                 Some(Present(args)) => Some(args).filter(Value::is_object),
-                None => specific.and_then(|s| s.updated_input).map(Value::Object),
+                None => specific.and_then(|s| s.updated_input.0).map(Value::Object),
             };
         }
         CopilotEvent::PermissionRequest => {
-            reading.decision = match wire.behavior.as_deref() {
+            reading.decision = match wire.behavior.0.as_deref() {
                 Some("allow") => Some(Decision::Allow),
                 Some("deny") => Some(Decision::Deny(permission_deny_text(
-                    wire.message.as_deref(),
+                    wire.message.0.as_deref(),
                 ))),
                 Some(_) | None => None,
             };
-            reading.interrupt = wire.interrupt == Some(true);
+            reading.interrupt = wire.interrupt.0 == Some(true);
         }
         CopilotEvent::PostToolUse => {
-            reading.modified_result = wire.modified_result.and_then(|r| r.text_result_for_llm);
+            reading.modified_result = wire.modified_result.0.and_then(|r| r.text_result_for_llm.0);
             reading.block = block;
         }
         CopilotEvent::UserPromptSubmitted => {
-            reading.modified_prompt = wire.modified_prompt;
+            reading.modified_prompt = wire.modified_prompt.0;
             reading.block = block;
         }
         CopilotEvent::AgentStop | CopilotEvent::SubagentStop => reading.block = block,

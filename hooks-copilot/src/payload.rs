@@ -5,6 +5,7 @@
 //! keys and Claude tool names. `permissionRequest` has one shape in both
 //! modes (`hookName` first). Key orders are the captures'.
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::event::{CopilotEvent, Mode};
@@ -38,24 +39,15 @@ pub struct AgentFields {
 }
 
 impl Common {
-    /// Now, for `session_id` in `cwd`.
-    pub fn now(session_id: &str, cwd: &str) -> Self {
+    /// Now, in `cwd`, for the session `parent_id` or inside its subagent
+    /// `agent`.
+    pub fn inside(parent_id: &str, cwd: &str, agent: Option<AgentFields>) -> Self {
         Common {
-            session_id: session_id.to_owned(),
+            session_id: agent.as_ref().map_or(parent_id, |a| &a.agent_id).to_owned(),
             timestamp_ms: chrono::Utc::now().timestamp_millis(),
             cwd: cwd.to_owned(),
-            agent: None,
+            agent,
         }
-    }
-
-    /// Now, inside the subagent `agent` of the session `parent_id`.
-    pub fn inside(parent_id: &str, cwd: &str, agent: Option<AgentFields>) -> Self {
-        let mut common = Common::now(parent_id, cwd);
-        if let Some(fields) = &agent {
-            common.session_id = fields.agent_id.clone();
-        }
-        common.agent = agent;
-        common
     }
 
     /// The parent session's id (the session's own outside subagents).
@@ -74,16 +66,31 @@ impl Common {
 }
 
 /// A tool's result as `postToolUse` reports it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolResult {
     /// `success` (Copilot's only observed value here).
     pub result_type: String,
     /// What the model is shown.
-    pub text: String,
+    pub text_result_for_llm: String,
 }
 
-/// One event's own fields (the keys after the common prefix).
-#[derive(Debug, Clone, PartialEq)]
+/// `errorOccurred`'s `error`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorInfo {
+    /// The error message.
+    pub message: String,
+    /// The error's name.
+    pub name: String,
+    /// Its stack (`""`).
+    pub stack: String,
+}
+
+/// One event's own fields (the keys after the common prefix), in the
+/// captures' order, named as in camelCase payloads (snake_case keys are
+/// derived from them).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged, rename_all_fields = "camelCase")]
 pub enum Body {
     /// `source` (`new`, `resume`), `initialPrompt`.
     SessionStart {
@@ -107,34 +114,35 @@ pub enum Body {
         /// The user's text.
         prompt: String,
         /// The prompt after Copilot's preamble.
-        transformed: String,
+        transformed_prompt: String,
     },
     /// A call about to run.
     PreToolUse {
-        /// The dsh tool.
-        tool: String,
+        /// The dsh tool (written as the mode's tool name).
+        tool_name: String,
         /// Copilot's arguments.
-        args: Value,
+        tool_args: Value,
     },
     /// A call that ran.
     PostToolUse {
-        /// The dsh tool.
-        tool: String,
+        /// The dsh tool (written as the mode's tool name).
+        tool_name: String,
         /// Copilot's arguments.
-        args: Value,
+        tool_args: Value,
         /// Its result.
-        result: ToolResult,
+        tool_result: ToolResult,
     },
     /// A call that failed.
     PostToolUseFailure {
-        /// The dsh tool.
-        tool: String,
+        /// The dsh tool (written as the mode's tool name).
+        tool_name: String,
         /// Copilot's arguments.
-        args: Value,
+        tool_args: Value,
         /// The error text.
         error: String,
     },
-    /// The permission flow of a call.
+    /// The permission flow of a call (built by hand: one shape in both
+    /// modes).
     PermissionRequest {
         /// The permission view's tool name.
         tool_name: String,
@@ -147,7 +155,9 @@ pub enum Body {
         transcript_path: String,
         /// `end_turn`.
         stop_reason: String,
-        /// Whether a stop hook already blocked in this turn.
+        /// Whether a stop hook already blocked in this turn (snake_case
+        /// even in camelCase payloads).
+        #[serde(rename = "stop_hook_active")]
         stop_hook_active: bool,
     },
     /// Before compaction.
@@ -159,12 +169,14 @@ pub enum Body {
         /// Extra instructions (`""`).
         custom_instructions: String,
     },
-    /// A subagent is about to start (fired for the parent).
+    /// A subagent is about to start (fired for the parent; the agent's
+    /// fields follow `transcriptPath`).
     SubagentStart {
         /// Copilot's session log path (the parent's).
         transcript_path: String,
     },
-    /// A subagent reached its natural stop (fired for the parent).
+    /// A subagent reached its natural stop (fired for the parent; the
+    /// agent's fields follow `transcriptPath`).
     SubagentStop {
         /// Copilot's session log path (the parent's).
         transcript_path: String,
@@ -173,18 +185,17 @@ pub enum Body {
         /// `end_turn`.
         stop_reason: String,
         /// Whether a subagentStop hook already blocked it.
+        #[serde(rename = "stop_hook_active")]
         stop_hook_active: bool,
     },
     /// An error.
     ErrorOccurred {
         /// `model_call`, …
-        context: String,
+        error_context: String,
         /// Whether the session can go on.
         recoverable: bool,
-        /// The error message.
-        message: String,
-        /// The error's name.
-        name: String,
+        /// The error.
+        error: ErrorInfo,
     },
 }
 
@@ -215,6 +226,13 @@ struct Keys {
 }
 
 impl Keys {
+    fn new(mode: Mode) -> Self {
+        Keys {
+            map: Map::new(),
+            mode,
+        }
+    }
+
     /// Inserts under the camelCase key, or its snake_case form (`toolArgs`
     /// is `tool_input`).
     fn put(&mut self, camel: &str, value: impl Into<Value>) {
@@ -238,16 +256,14 @@ impl Keys {
 /// The payload an entry of `mode` gets.
 pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
     let event = body.event();
+    let agent = common.agent.as_ref();
     if let Body::PermissionRequest {
         tool_name,
         tool_input,
     } = body
     {
         // The same camelCase shape in both modes (cc_pascal_flat).
-        let mut keys = Keys {
-            map: Map::new(),
-            mode: Mode::Camel,
-        };
+        let mut keys = Keys::new(Mode::Camel);
         keys.put("hookName", "permissionRequest");
         keys.put("sessionId", common.parent_id());
         keys.put("timestamp", common.timestamp_ms);
@@ -255,17 +271,14 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
         keys.put("toolName", tool_name.clone());
         keys.put("toolInput", tool_input.clone());
         keys.put("permissionSuggestions", json!([]));
-        if let Some(fields) = &common.agent {
+        if let Some(fields) = agent {
             keys.put("agentId", fields.agent_id.clone());
             keys.put("agentType", fields.agent_type.clone());
             keys.put("parentAgentId", fields.parent_id.clone());
         }
-        return Value::Object(keys.map);
+        return keys.map.into();
     }
-    let mut keys = Keys {
-        map: Map::new(),
-        mode,
-    };
+    let mut keys = Keys::new(mode);
     // subagentStart/subagentStop fire for the parent: its session id, and
     // the agent's fields in the event's own key order.
     let for_parent = matches!(body, Body::SubagentStart { .. } | Body::SubagentStop { .. });
@@ -274,119 +287,51 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
     } else {
         &common.session_id
     };
+    if mode == Mode::Pascal {
+        keys.put("hookEventName", event.name(Mode::Pascal));
+    }
+    keys.put("sessionId", session_id);
     match mode {
-        Mode::Camel => {
-            keys.put("sessionId", session_id);
-            keys.put("timestamp", common.timestamp_ms);
-        }
-        Mode::Pascal => {
-            keys.put("hookEventName", event.name(Mode::Pascal));
-            keys.put("sessionId", session_id);
-            keys.put("timestamp", common.iso());
-        }
+        Mode::Camel => keys.put("timestamp", common.timestamp_ms),
+        Mode::Pascal => keys.put("timestamp", common.iso()),
     }
     keys.put("cwd", common.cwd.clone());
-    match body {
-        Body::SessionStart {
-            source,
-            initial_prompt,
-        } => {
-            keys.put("source", source.clone());
-            keys.put("initialPrompt", initial_prompt.clone());
+    let mut fields = serde_json::to_value(body).unwrap_or_default();
+    let fields = fields
+        .as_object_mut()
+        .map(std::mem::take)
+        .unwrap_or_default();
+    for (key, mut value) in fields {
+        if key == "toolName" {
+            value = tools::payload_name(value.as_str().unwrap_or_default(), mode).into();
+        } else if key == "toolResult" {
+            let mut inner = Keys::new(mode);
+            for (key, value) in value.as_object().into_iter().flatten() {
+                inner.put(key, value.clone());
+            }
+            value = inner.map.into();
         }
-        Body::SessionEnd { reason } => keys.put("reason", reason.clone()),
-        Body::UserPromptSubmitted { prompt } => keys.put("prompt", prompt.clone()),
-        Body::UserPromptTransformed {
-            prompt,
-            transformed,
-        } => {
-            keys.put("prompt", prompt.clone());
-            keys.put("transformedPrompt", transformed.clone());
-        }
-        Body::PreToolUse { tool, args } => {
-            keys.put("toolName", tools::payload_name(tool, mode));
-            keys.put("toolArgs", args.clone());
-        }
-        Body::PostToolUse { tool, args, result } => {
-            keys.put("toolName", tools::payload_name(tool, mode));
-            keys.put("toolArgs", args.clone());
-            let mut inner = Keys {
-                map: Map::new(),
-                mode,
+        keys.put(&key, value);
+        if let (true, "transcriptPath", Some(fields)) = (for_parent, key.as_str(), agent) {
+            let (id, kind) = (&fields.agent_id, &fields.agent_type);
+            let named = if event == CopilotEvent::SubagentStart {
+                [("agentName", kind), ("agentId", id), ("agentType", kind)]
+            } else {
+                [("agentId", id), ("agentType", kind), ("agentName", kind)]
             };
-            inner.put("resultType", result.result_type.clone());
-            inner.put("textResultForLlm", result.text.clone());
-            keys.put("toolResult", Value::Object(inner.map));
+            named
+                .into_iter()
+                .for_each(|(key, value)| keys.put(key, value.clone()));
         }
-        Body::PostToolUseFailure { tool, args, error } => {
-            keys.put("toolName", tools::payload_name(tool, mode));
-            keys.put("toolArgs", args.clone());
-            keys.put("error", error.clone());
-        }
-        Body::AgentStop {
-            transcript_path,
-            stop_reason,
-            stop_hook_active,
-        } => {
-            keys.put("transcriptPath", transcript_path.clone());
-            keys.put("stopReason", stop_reason.clone());
-            // snake_case even in camel mode.
-            keys.put("stop_hook_active", *stop_hook_active);
-        }
-        Body::PreCompact {
-            transcript_path,
-            trigger,
-            custom_instructions,
-        } => {
-            keys.put("transcriptPath", transcript_path.clone());
-            keys.put("trigger", trigger.clone());
-            keys.put("customInstructions", custom_instructions.clone());
-        }
-        Body::ErrorOccurred {
-            context,
-            recoverable,
-            message,
-            name,
-        } => {
-            keys.put("errorContext", context.clone());
-            keys.put("recoverable", *recoverable);
-            let error = json!({"message": message, "name": name, "stack": ""});
-            keys.put("error", error);
-        }
-        Body::SubagentStart { transcript_path } => {
-            keys.put("transcriptPath", transcript_path.clone());
-            if let Some(fields) = &common.agent {
-                keys.put("agentName", fields.agent_type.clone());
-                keys.put("agentId", fields.agent_id.clone());
-                keys.put("agentType", fields.agent_type.clone());
-            }
-        }
-        Body::SubagentStop {
-            transcript_path,
-            response,
-            stop_reason,
-            stop_hook_active,
-        } => {
-            keys.put("transcriptPath", transcript_path.clone());
-            if let Some(fields) = &common.agent {
-                keys.put("agentId", fields.agent_id.clone());
-                keys.put("agentType", fields.agent_type.clone());
-                keys.put("agentName", fields.agent_type.clone());
-            }
-            keys.put("response", response.clone());
-            keys.put("stopReason", stop_reason.clone());
-            keys.put("stop_hook_active", *stop_hook_active);
-        }
-        Body::PermissionRequest { .. } => {}
     }
-    if let Some(fields) = &common.agent {
+    if let Some(fields) = agent {
         if !for_parent {
             keys.put("agentId", fields.agent_id.clone());
             keys.put("agentType", fields.agent_type.clone());
         }
         keys.put("parentAgentId", fields.parent_id.clone());
     }
-    Value::Object(keys.map)
+    keys.map.into()
 }
 
 /// `transcriptPath`: where Copilot keeps the session log
@@ -466,8 +411,8 @@ mod tests {
     #[test]
     fn payloads_are_copilots_bytes() {
         let pre = Body::PreToolUse {
-            tool: "bash".into(),
-            args: json!({"command": "echo hi", "description": "run it"}),
+            tool_name: "bash".into(),
+            tool_args: json!({"command": "echo hi", "description": "run it"}),
         };
         assert_eq!(
             build(&common(), &pre, Mode::Camel).to_string(),
@@ -501,11 +446,11 @@ mod tests {
             r#"{"hookName":"permissionRequest","sessionId":"S","timestamp":1796523851486,"cwd":"/p","toolName":"bash","toolInput":{"command":"echo hi"},"permissionSuggestions":[]}"#
         );
         let post = Body::PostToolUse {
-            tool: "read".into(),
-            args: json!({"path": "/p/n"}),
-            result: ToolResult {
+            tool_name: "read".into(),
+            tool_args: json!({"path": "/p/n"}),
+            tool_result: ToolResult {
                 result_type: "success".into(),
-                text: "alpha\n".into(),
+                text_result_for_llm: "alpha\n".into(),
             },
         };
         assert_eq!(

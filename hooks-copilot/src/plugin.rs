@@ -26,7 +26,7 @@ use crate::dialect::{Copilot, Payload};
 use crate::diff;
 use crate::event::CopilotEvent;
 use crate::output::{Decision, Reading};
-use crate::payload::{self, AgentFields, Body, Common, ToolResult};
+use crate::payload::{self, AgentFields, Body, Common, ErrorInfo, ToolResult};
 use crate::tools;
 use crate::translate::{self, Decisive, PromptAnswer, StopAnswer};
 
@@ -110,7 +110,7 @@ fn contexts(text: Option<String>, source: String) -> Vec<ContextEntry> {
 fn transformed(prompt: &str) -> Body {
     Body::UserPromptTransformed {
         prompt: prompt.to_owned(),
-        transformed: format!(
+        transformed_prompt: format!(
             "<current_datetime>{}</current_datetime>\n\n{prompt}",
             chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00")
         ),
@@ -310,8 +310,8 @@ impl Bridge for Copilot {
     fn rewrite_input<'a>(cx: Cx<'_, Self>, call: &'a ProposedCall) -> Flows<'a, CallReview> {
         let event = CopilotEvent::PreToolUse;
         let body = Body::PreToolUse {
-            tool: call.tool.clone(),
-            args: tools::tool_args(&call.tool, &call.arguments),
+            tool_name: call.tool.clone(),
+            tool_args: tools::tool_args(&call.tool, &call.arguments),
         };
         let native = tools::native_name(&call.tool).to_owned();
         let firing = fire(cx.ctx, body, Some(native)).call(&call.call_id);
@@ -420,12 +420,16 @@ impl Bridge for Copilot {
             return Flow::Done(PostToolDecision::accept());
         }
         let native = tools::native_name(&exec.tool).to_owned();
-        let args = tools::tool_args(&exec.tool, &exec.arguments);
-        let tool = exec.tool.clone();
+        let tool_args = tools::tool_args(&exec.tool, &exec.arguments);
+        let tool_name = exec.tool.clone();
         // A failing command is a success with its exit code (a_file_tools).
         if outcome.is_error && exec.tool != "bash" {
             let error = outcome.content.clone();
-            let body = Body::PostToolUseFailure { tool, args, error };
+            let body = Body::PostToolUseFailure {
+                tool_name,
+                tool_args,
+                error,
+            };
             let firing = fire(cx.ctx, body, Some(native.clone())).call(&exec.call_id);
             return Flow::fire(firing, move |cx, runs| {
                 let text = translate::post_tool_use_failure(&readings(runs), &native);
@@ -438,11 +442,15 @@ impl Bridge for Copilot {
                 (Record::AsRead, Flow::Done(decision))
             });
         }
-        let result = ToolResult {
+        let tool_result = ToolResult {
             result_type: "success".to_owned(),
-            text: outcome.content.clone(),
+            text_result_for_llm: outcome.content.clone(),
         };
-        let body = Body::PostToolUse { tool, args, result };
+        let body = Body::PostToolUse {
+            tool_name,
+            tool_args,
+            tool_result,
+        };
         let firing = fire(cx.ctx, body, Some(native.clone())).call(&exec.call_id);
         Flow::fire(firing, move |_, runs| {
             let (action, mark) =
@@ -471,10 +479,13 @@ impl Bridge for Copilot {
     fn turn_failed<'a>(cx: Cx<'_, Self>, failure: &'a TurnFailure) -> Flows<'a, ()> {
         cx.state.errored = true;
         let body = Body::ErrorOccurred {
-            context: "model_call".to_owned(),
+            error_context: "model_call".to_owned(),
             recoverable: true,
-            message: failure.error.to_string(),
-            name: "Error".to_owned(),
+            error: ErrorInfo {
+                message: failure.error.to_string(),
+                name: "Error".to_owned(),
+                stack: String::new(),
+            },
         };
         Flow::notify(fire(cx.ctx, body, None).fresh(), ())
     }

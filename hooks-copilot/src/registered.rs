@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use dsh_hooks::lint::Finding;
+use dsh_hooks::names::Tabled;
 use dsh_hooks::registry::{
     BuiltPlugin, ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect,
     LintTargets, LoadError, SessionHooks,
@@ -77,21 +78,17 @@ impl HookDialect for CopilotDialect {
         use crate::CopilotEvent as E;
         // The camelCase names of the events the bridge fires; their
         // PascalCase names are Claude Code's.
-        match crate::CopilotEvent::parse(event)? {
-            (
-                event @ (E::SessionStart
-                | E::UserPromptSubmitted
-                | E::PreToolUse
-                | E::PermissionRequest
-                | E::PostToolUse
-                | E::PostToolUseFailure
-                | E::AgentStop
-                | E::PreCompact
-                | E::SessionEnd),
-                crate::Mode::Camel,
-            ) => event.pascal(),
-            _ => None,
-        }
+        let (event, mode) = crate::CopilotEvent::parse(event)?;
+        let unfired = matches!(
+            event,
+            E::UserPromptTransformed
+                | E::SubagentStart
+                | E::SubagentStop
+                | E::Notification
+                | E::ErrorOccurred
+                | E::PreMcpToolCall
+        );
+        (mode == crate::Mode::Camel && !unfired).then(|| event.alias())?
     }
 
     fn hook_tool_name(&self, dsh_tool: &str) -> String {

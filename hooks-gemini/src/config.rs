@@ -327,7 +327,7 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
         // (or back on): it waits for a trusted workspace.
         let hold = project && discovery.project_settings == ProjectSettings::HoldBack;
         let hooks_config = doc.hooks_config.as_ref();
-        if let Some(value) = hooks_config.and_then(|config| config.enabled) {
+        if let Some(value) = hooks_config.and_then(|config| config.enabled.0) {
             if hold {
                 held_back.push(HeldBack {
                     key: "hooksConfig.enabled".to_owned(),
@@ -337,7 +337,7 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
                 enabled = value;
             }
         }
-        if let Some(names) = hooks_config.and_then(|config| config.disabled.as_ref()) {
+        if let Some(names) = hooks_config.and_then(|config| config.disabled.0.as_ref()) {
             if hold {
                 held_back.push(HeldBack {
                     key: "hooksConfig.disabled".to_owned(),
@@ -351,7 +351,7 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
             .security
             .as_ref()
             .and_then(|security| security.folder_trust.as_ref())
-            .and_then(|folder_trust| folder_trust.enabled)
+            .and_then(|folder_trust| folder_trust.enabled.0)
         {
             // Folder trust protects the user from the folder: only the
             // user's own settings may switch it off.
@@ -391,9 +391,9 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
                 let Some(group) = &group.0 else {
                     continue;
                 };
-                let matcher = group.matcher.clone();
-                let sequential = group.sequential.unwrap_or(false);
-                let Some(hooks) = &group.hooks else {
+                let matcher = group.matcher.0.clone();
+                let sequential = group.sequential.0.unwrap_or(false);
+                let Some(hooks) = &group.hooks.0 else {
                     continue;
                 };
                 for (j, hook) in hooks.iter().enumerate() {
@@ -402,15 +402,16 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
                     let Some(hook) = &hook.0 else {
                         continue;
                     };
-                    if hook.kind.as_deref() != Some("command") {
+                    if hook.kind.0.as_deref() != Some("command") {
                         continue;
                     }
-                    let Some(command) = &hook.command else {
+                    let Some(command) = &hook.command.0 else {
                         continue;
                     };
                     let env = dsh_hooks::json_file::env_pairs(hook.env.as_ref().map(|env| &env.0));
                     let timeout_ms = hook
                         .timeout
+                        .0
                         .filter(|t| *t > 0)
                         .unwrap_or(DEFAULT_TIMEOUT_MS);
                     handlers.push(Handler {
@@ -420,7 +421,7 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
                         origin: format!("{}#hooks.{name}[{i}].hooks[{j}]", file.display()),
                         matcher: matcher.clone(),
                         sequential,
-                        name: hook.name.clone(),
+                        name: hook.name.0.clone(),
                         command: command.to_owned(),
                         timeout_ms,
                         env,

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dsh_hook_runner::{HookProgram, HookSpec, RunRecord};
+use dsh_hooks::names::Tabled;
 use dsh_hooks::verdict::{decided, notice, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookEntry, Seam};
@@ -271,11 +272,7 @@ impl Dialect for Gemini {
     }
 
     fn describe(&self, handler: &Handler) -> HandlerInfo {
-        HandlerInfo {
-            matcher: handler.matcher.clone(),
-            origin: handler.origin.clone(),
-            command: handler.command.clone(),
-        }
+        HandlerInfo::new(&handler.matcher, &handler.origin, &handler.command)
     }
 
     fn adjust_record(&self, reading: &Interpretation, record: RunRecord) -> RunRecord {

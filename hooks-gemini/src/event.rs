@@ -1,6 +1,6 @@
 //! Gemini CLI's hook events, by their settings-file names.
 
-use dsh_hooks::names::EventTable;
+use dsh_hooks::names::{EventTable, Tabled};
 use dsh_protocol::Seam;
 
 use GeminiEvent as E;
@@ -32,42 +32,29 @@ pub enum GeminiEvent {
     SessionEnd,
 }
 
-/// Every event with its settings-file name and its seam, in Gemini's
-/// documented order.
-#[rustfmt::skip]
-const EVENTS: EventTable<GeminiEvent> = EventTable(&[
-    (E::SessionStart, "SessionStart", None, Seam::SessionStart),
-    (E::BeforeAgent, "BeforeAgent", None, Seam::PromptSubmit),
-    (E::BeforeModel, "BeforeModel", None, Seam::ModelRequest),
-    (E::BeforeToolSelection, "BeforeToolSelection", None, Seam::ModelRequest),
-    (E::AfterModel, "AfterModel", None, Seam::ModelRequest),
-    (E::BeforeTool, "BeforeTool", None, Seam::PreExecute),
-    (E::AfterTool, "AfterTool", None, Seam::PostExecute),
-    (E::AfterAgent, "AfterAgent", None, Seam::TurnContinuation),
-    (E::PreCompress, "PreCompress", None, Seam::Compaction),
-    (E::Notification, "Notification", None, Seam::Notification),
-    (E::SessionEnd, "SessionEnd", None, Seam::SessionEnd),
-]);
+impl Tabled for GeminiEvent {
+    /// Every event with its settings-file name and its seam, in Gemini's
+    /// documented order.
+    #[rustfmt::skip]
+    const TABLE: EventTable<GeminiEvent> = EventTable(&[
+        (E::SessionStart, "SessionStart", None, Seam::SessionStart),
+        (E::BeforeAgent, "BeforeAgent", None, Seam::PromptSubmit),
+        (E::BeforeModel, "BeforeModel", None, Seam::ModelRequest),
+        (E::BeforeToolSelection, "BeforeToolSelection", None, Seam::ModelRequest),
+        (E::AfterModel, "AfterModel", None, Seam::ModelRequest),
+        (E::BeforeTool, "BeforeTool", None, Seam::PreExecute),
+        (E::AfterTool, "AfterTool", None, Seam::PostExecute),
+        (E::AfterAgent, "AfterAgent", None, Seam::TurnContinuation),
+        (E::PreCompress, "PreCompress", None, Seam::Compaction),
+        (E::Notification, "Notification", None, Seam::Notification),
+        (E::SessionEnd, "SessionEnd", None, Seam::SessionEnd),
+    ]);
+}
 
 impl GeminiEvent {
-    /// Every event, in Gemini's documented order.
-    pub fn all() -> impl Iterator<Item = GeminiEvent> {
-        EVENTS.all()
-    }
-
-    /// The name used in `settings.json` and as `hook_event_name`.
-    pub fn as_str(self) -> &'static str {
-        EVENTS.name(self)
-    }
-
     /// Parses a settings-file event name (exact, case-sensitive).
     pub fn parse(name: &str) -> Option<GeminiEvent> {
-        EVENTS.parse(name).map(|(event, _)| event)
-    }
-
-    /// The canonical seam the event runs on.
-    pub fn seam(self) -> Seam {
-        EVENTS.seam(self)
+        Self::TABLE.parse(name).map(|(event, _)| event)
     }
 
     /// Whether the matcher is a regex over tool names (else an exact

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use dsh_hooks::lint::{
     Checker, Finding, Severity, did_you_mean, existing, nearest, open_json, path_tail,
 };
+use dsh_hooks::names::Tabled;
 use serde_json::{Map, Value};
 
 use crate::config::{GeminiDiscovery, claude_hint};

@@ -435,6 +435,8 @@ mod tests {
     use std::collections::BTreeMap;
     use std::sync::{Arc, Mutex};
 
+    use dsh_hooks::names::Tabled;
+
     use dsh_protocol::{Message, ToolSpec};
     use pretty_assertions::assert_eq;
     use serde_json::{Value, json};

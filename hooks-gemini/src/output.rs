@@ -12,7 +12,8 @@
 //! contexts are each joined with `"\n"`; any `continue: false` wins.
 
 use dsh_hook_runner::HookExit;
-use dsh_hooks::wire::{Present, lenient};
+use dsh_hooks::lenient::Lenient;
+use dsh_hooks::wire::Present;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -132,48 +133,41 @@ fn parse_json(text: &str) -> Option<Value> {
 /// The keys Gemini reads from a hook's JSON output (each on its own: one
 /// of the wrong type counts as absent).
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 struct Wire {
-    #[serde(default, deserialize_with = "lenient")]
-    decision: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    reason: Option<String>,
-    #[serde(default, rename = "continue", deserialize_with = "lenient")]
-    keep_going: Option<bool>,
-    #[serde(default, deserialize_with = "lenient")]
-    stop_reason: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    system_message: Option<String>,
-    #[serde(default, deserialize_with = "object")]
+    decision: Lenient<String>,
+    reason: Lenient<String>,
+    #[serde(rename = "continue")]
+    keep_going: Lenient<bool>,
+    stop_reason: Lenient<String>,
+    system_message: Lenient<String>,
+    #[serde(deserialize_with = "object")]
     hook_specific_output: Option<SpecificWire>,
 }
 
 /// `hookSpecificOutput`.
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 struct SpecificWire {
-    #[serde(default, deserialize_with = "lenient")]
-    additional_context: Option<String>,
-    #[serde(default, rename = "tool_input", deserialize_with = "lenient")]
-    tool_input: Option<Map<String, Value>>,
-    #[serde(default, deserialize_with = "lenient")]
-    clear_context: Option<bool>,
-    #[serde(default, deserialize_with = "object")]
+    additional_context: Lenient<String>,
+    #[serde(rename = "tool_input")]
+    tool_input: Lenient<Map<String, Value>>,
+    clear_context: Lenient<bool>,
+    #[serde(deserialize_with = "object")]
     tail_tool_call_request: Option<TailWire>,
-    #[serde(default, rename = "llm_request", deserialize_with = "object")]
+    #[serde(rename = "llm_request", deserialize_with = "object")]
     llm_request: Option<LlmRequestPatch>,
-    #[serde(default, rename = "llm_response", deserialize_with = "object")]
+    #[serde(rename = "llm_response", deserialize_with = "object")]
     llm_response: Option<LlmResponseWire>,
-    #[serde(default, deserialize_with = "object")]
+    #[serde(deserialize_with = "object")]
     tool_config: Option<ToolConfig>,
 }
 
 /// `tailToolCallRequest`: a name and any `args` (none: `{}`).
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 struct TailWire {
-    #[serde(default, deserialize_with = "lenient")]
-    name: Option<String>,
-    #[serde(default)]
+    name: Lenient<String>,
     args: Option<Present>,
 }
 
@@ -238,8 +232,8 @@ pub fn interpret(
         return read;
     };
     let wire = Wire::deserialize(&output).unwrap_or_default();
-    let reason = wire.reason;
-    let decision = match wire.decision.as_deref() {
+    let reason = wire.reason.0;
+    let decision = match wire.decision.0.as_deref() {
         Some("deny" | "block") => Decision::Deny {
             reason: reason.clone(),
         },
@@ -249,14 +243,14 @@ pub fn interpret(
         _ => Decision::Allow,
     };
     let stop =
-        (wire.keep_going == Some(false)).then(|| wire.stop_reason.or_else(|| reason.clone()));
+        (wire.keep_going.0 == Some(false)).then(|| wire.stop_reason.0.or_else(|| reason.clone()));
     let specific = wire.hook_specific_output.unwrap_or_default();
-    let additional_context = specific.additional_context;
-    let tool_input = specific.tool_input.map(Value::Object);
-    let clear_context = specific.clear_context.unwrap_or(false);
+    let additional_context = specific.additional_context.0;
+    let tool_input = specific.tool_input.0.map(Value::Object);
+    let clear_context = specific.clear_context.0.unwrap_or(false);
     let tail_call = specific.tail_tool_call_request.and_then(|tail| {
         Some(TailCall {
-            name: tail.name?,
+            name: tail.name.0?,
             args: tail
                 .args
                 .map_or_else(|| Value::Object(Map::new()), |Present(args)| args),
@@ -271,7 +265,7 @@ pub fn interpret(
         status,
         decision,
         stop,
-        system_message: wire.system_message,
+        system_message: wire.system_message.0,
         additional_context,
         tool_input,
         clear_context,

@@ -4,6 +4,7 @@
 //! event's own. Sent as compact JSON without a trailing newline
 //! (`dsh_hooks::Rules::stdin`).
 
+use dsh_hooks::names::Tabled;
 use serde::Serialize;
 use serde_json::Value;
 

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use dsh_hooks::lint::Finding;
+use dsh_hooks::names::Tabled;
 use dsh_hooks::project_settings::HeldBack;
 use dsh_hooks::registry::{
     BuiltPlugin, ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect,

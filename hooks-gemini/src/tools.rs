@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
+use dsh_hooks::lenient::Lenient;
 use dsh_hooks::names::{ArgumentNames, ToolNames, copy_keys};
-use dsh_hooks::wire::lenient;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -299,17 +299,13 @@ pub struct ToolError {
 /// The keys of dsh's structured tool results that Gemini's shapes use
 /// (each absent when missing or of another type).
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 struct ResultKeys {
-    #[serde(default, deserialize_with = "lenient")]
-    stdout: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    stderr: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    exit_code: Option<i64>,
-    #[serde(default, deserialize_with = "lenient")]
-    content: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    original_file: Option<String>,
+    stdout: Lenient<String>,
+    stderr: Lenient<String>,
+    exit_code: Lenient<i64>,
+    content: Lenient<String>,
+    original_file: Lenient<String>,
 }
 
 /// `tool_response` for a finished dsh call, in Gemini's shape.
@@ -325,7 +321,7 @@ pub fn hook_tool_response(
         .filter(|value| value.is_object())
         .and_then(|value| ResultKeys::deserialize(value).ok())
         .unwrap_or_default();
-    let text = |field: &Option<String>| field.clone().unwrap_or_default();
+    let text = |field: &Lenient<String>| field.0.clone().unwrap_or_default();
     let plain = |llm: String, display: String| ToolResponse {
         llm_content: llm,
         return_display: ReturnDisplay::Text(display),
@@ -351,7 +347,7 @@ pub fn hook_tool_response(
                 output.clone()
             };
             let mut llm = format!("<untrusted_context>\nOutput: {shown}\n");
-            if let Some(code) = keys.exit_code
+            if let Some(code) = keys.exit_code.0
                 && code != 0
             {
                 llm.push_str(&format!("Exit Code: {code}\n"));
@@ -379,8 +375,8 @@ pub fn hook_tool_response(
             let display = FileDiff {
                 file_name: file_name(path),
                 file_path: absolute(path, cwd),
-                is_new_file: keys.original_file.is_none() && tool == "write",
-                original_content: keys.original_file.unwrap_or_default(),
+                is_new_file: keys.original_file.0.is_none() && tool == "write",
+                original_content: keys.original_file.0.unwrap_or_default(),
                 new_content,
             };
             ToolResponse {

@@ -7,6 +7,7 @@
 //! every user to trust every Gemini project hook again (the golden test
 //! below guards it). Hashing and the store are `dsh-trust`'s.
 
+use dsh_hooks::names::Tabled;
 use serde::Serialize;
 
 use crate::config::Handler;

@@ -21,6 +21,17 @@ pub struct HandlerInfo {
     pub command: String,
 }
 
+impl HandlerInfo {
+    /// The facts of a handler with this matcher, origin and command.
+    pub fn new(matcher: &Option<String>, origin: &str, command: impl Into<String>) -> Self {
+        HandlerInfo {
+            matcher: matcher.clone(),
+            origin: origin.to_owned(),
+            command: command.into(),
+        }
+    }
+}
+
 /// One external hook dialect, as the engine needs to know it. Everything
 /// here is the dialect's own vocabulary; the engine only sequences it.
 pub trait Dialect: Send + Sync {

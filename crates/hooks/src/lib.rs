@@ -41,6 +41,7 @@ mod dispatch;
 mod engine;
 pub mod entries;
 pub mod json_file;
+pub mod lenient;
 pub mod lint;
 pub mod names;
 pub mod position;

@@ -63,6 +63,38 @@ impl<E: Copy + PartialEq> EventTable<E> {
     }
 }
 
+/// A dialect's event enum described by its [`EventTable`]: the table's
+/// lookups as methods, so the dialect writes the table and no forwards.
+pub trait Tabled: Copy + PartialEq + 'static {
+    /// The events, in the dialect's documented order.
+    const TABLE: EventTable<Self>;
+
+    /// Every event, in table order.
+    fn all() -> impl Iterator<Item = Self> {
+        Self::TABLE.all()
+    }
+
+    /// Every configurable name, first and second, in table order.
+    fn names() -> impl Iterator<Item = &'static str> {
+        Self::TABLE.names()
+    }
+
+    /// The event's name.
+    fn as_str(self) -> &'static str {
+        Self::TABLE.name(self)
+    }
+
+    /// The event's second name, if it has one.
+    fn alias(self) -> Option<&'static str> {
+        Self::TABLE.alias(self)
+    }
+
+    /// The canonical seam the event runs on.
+    fn seam(self) -> Seam {
+        Self::TABLE.seam(self)
+    }
+}
+
 /// Pairs of (dsh name, dialect name); names in neither column are the same
 /// in both vocabularies.
 #[derive(Debug, Clone, Copy)]
@@ -157,6 +189,19 @@ mod tests {
         (Toy::Start, "start", Some("Start"), Seam::SessionStart),
         (Toy::Stop, "stop", None, Seam::TurnContinuation),
     ]);
+
+    impl Tabled for Toy {
+        const TABLE: EventTable<Toy> = EVENTS;
+    }
+
+    #[test]
+    fn a_tabled_event_reads_its_names_and_seam_from_the_table() {
+        assert_eq!(Toy::all().collect::<Vec<_>>(), [Toy::Start, Toy::Stop]);
+        assert_eq!(Toy::names().collect::<Vec<_>>(), ["start", "Start", "stop"]);
+        assert_eq!((Toy::Stop.as_str(), Toy::Stop.alias()), ("stop", None));
+        assert_eq!(Toy::Start.alias(), Some("Start"));
+        assert_eq!(Toy::Stop.seam(), Seam::TurnContinuation);
+    }
 
     #[test]
     fn an_event_table_reads_both_names_and_the_seam() {

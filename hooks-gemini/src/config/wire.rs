@@ -3,7 +3,8 @@
 //! counts as absent, a list entry that is not an object is skipped (but
 //! keeps its place in the `hooks[j]` numbering).
 
-use dsh_hooks::wire::{Present, lenient};
+use dsh_hooks::lenient::Lenient;
+use dsh_hooks::wire::Present;
 use serde::Deserialize;
 
 use crate::wire::{Each, Entries, Obj, object};
@@ -23,11 +24,10 @@ pub(super) struct SettingsWire {
 
 /// `hooksConfig`.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(super) struct HooksConfigWire {
-    #[serde(default, deserialize_with = "lenient")]
-    pub enabled: Option<bool>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub disabled: Option<Vec<Each<String>>>,
+    pub enabled: Lenient<bool>,
+    pub disabled: Lenient<Vec<Each<String>>>,
 }
 
 /// `security`.
@@ -40,35 +40,30 @@ pub(super) struct SecurityWire {
 
 /// `security.folderTrust`.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(super) struct FolderTrustWire {
-    #[serde(default, deserialize_with = "lenient")]
-    pub enabled: Option<bool>,
+    pub enabled: Lenient<bool>,
 }
 
 /// One matcher group of an event.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(super) struct GroupWire {
-    #[serde(default, deserialize_with = "lenient")]
-    pub matcher: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub sequential: Option<bool>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub hooks: Option<Vec<Obj<HookWire>>>,
+    pub matcher: Lenient<String>,
+    pub sequential: Lenient<bool>,
+    pub hooks: Lenient<Vec<Obj<HookWire>>>,
 }
 
 /// One hook of a group.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(super) struct HookWire {
-    #[serde(default, rename = "type", deserialize_with = "lenient")]
-    pub kind: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub command: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub name: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub timeout: Option<u64>,
+    #[serde(rename = "type")]
+    pub kind: Lenient<String>,
+    pub command: Lenient<String>,
+    pub name: Lenient<String>,
+    pub timeout: Lenient<u64>,
     /// Any JSON: `env_pairs` reads an object's values as text.
-    #[serde(default)]
     pub env: Option<Present>,
 }
 
