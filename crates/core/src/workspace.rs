@@ -14,10 +14,11 @@
 use std::path::{Path, PathBuf};
 
 use dsh_files::ConfigFiles;
+use dsh_files::settings::SettingsStack;
 use dsh_hooks::lint::Finding;
 use dsh_hooks::registry::DialectSources;
 use dsh_permissions::layering::WorkspaceTrust;
-use dsh_permissions::{Layer, Mode, Source};
+use dsh_permissions::{Layer, Mode};
 use dsh_protocol::Dialect;
 
 use crate::hooks::{HookConfigs, HookSources};
@@ -199,16 +200,34 @@ impl Workspace {
         crate::trust::hooks_of(&self.sources, configs, store)
     }
 
+    /// Who vouches for this directory (`~/.claude.json`'s trust dialog or
+    /// `dsh hooks trust`), read through the workspace's reader.
+    pub fn workspace_trust(&self) -> WorkspaceTrust {
+        dsh_permissions::layering::workspace_trust_with(
+            &self.files,
+            &self.sources.home,
+            &self.sources.dsh_home,
+            &self.sources.cwd,
+        )
+    }
+
+    /// The Claude Code settings layer stack a session here (asking for
+    /// trust) starts with: each file parsed once through the workspace's
+    /// reader, the repository's layers held back when nobody trusted it.
+    pub fn settings(&self) -> SettingsStack {
+        let mut claude = dsh_hooks_claude::config::ClaudeDiscovery::new(
+            &self.sources.cwd,
+            &self.sources.home,
+            &self.sources.dsh_home,
+        );
+        claude.extra_settings = self.sources.settings_files.clone();
+        let hold = self.workspace_trust() == WorkspaceTrust::Untrusted;
+        SettingsStack::load(&self.files, &claude.candidates(), hold)
+    }
+
     /// The permission layers and the mode a session here starts in.
     pub fn permissions(&self) -> Result<PermissionView> {
-        use dsh_permissions::store;
-        let mut layers = Vec::new();
-        for (source, path) in store::settings_paths(Some(&self.sources.home), &self.sources.cwd) {
-            layers.push(store::read_layer_with(&self.files, source, &path)?);
-        }
-        for path in &self.sources.settings_files {
-            layers.push(store::read_layer_with(&self.files, Source::CliArg, path)?);
-        }
+        let mut layers = dsh_permissions::store::stack_layers(&self.settings())?;
         let mode = dsh_permissions::Permissions::effective_mode(None, &layers);
         // The same choice as `effective_mode`: the highest-precedence layer
         // naming one.
@@ -218,17 +237,11 @@ impl Workspace {
             .min_by_key(|layer| layer.source)
             .map(|layer| layer.origin.clone());
         layers.sort_by_key(|layer| layer.source);
-        let workspace = dsh_permissions::layering::workspace_trust_with(
-            &self.files,
-            &self.sources.home,
-            &self.sources.dsh_home,
-            &self.sources.cwd,
-        );
         Ok(PermissionView {
             layers,
             mode,
             mode_from,
-            workspace,
+            workspace: self.workspace_trust(),
         })
     }
 
