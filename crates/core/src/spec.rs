@@ -201,22 +201,6 @@ impl SessionSpec {
         // see the same text.
         let files = dsh_files::ConfigFiles::new();
         sources.files = Some(files.clone());
-        let mut mcp = discover_with(
-            env,
-            cwd,
-            &settings,
-            &flags.mcp_config,
-            ProjectServers::StartAll,
-            &files,
-        )?;
-        if flags.strict_mcp_config {
-            // `--strict-mcp-config`: the `--mcp-config` files' servers only.
-            mcp.servers
-                .retain(|server| server.source == dsh_mcp::ServerSource::Dynamic);
-            let kept: Vec<String> = mcp.servers.iter().map(|s| s.name.clone()).collect();
-            mcp.unapproved.retain(|name| kept.contains(name));
-        }
-        sources.mcp_servers = tags(&mcp);
         let workspace = if flags.workspace_trusted_this_session {
             WorkspaceTrust::ThisSession
         } else {
@@ -245,6 +229,22 @@ impl SessionSpec {
             &claude.candidates(),
             sources.project_settings == ProjectSettings::HoldBack,
         );
+        let mut mcp = discover_with(
+            env,
+            cwd,
+            &settings_stack,
+            &flags.mcp_config,
+            ProjectServers::StartAll,
+            &files,
+        )?;
+        if flags.strict_mcp_config {
+            // `--strict-mcp-config`: the `--mcp-config` files' servers only.
+            mcp.servers
+                .retain(|server| server.source == dsh_mcp::ServerSource::Dynamic);
+            let kept: Vec<String> = mcp.servers.iter().map(|s| s.name.clone()).collect();
+            mcp.unapproved.retain(|name| kept.contains(name));
+        }
+        sources.mcp_servers = tags(&mcp);
         // Replay is the offline harness: without --permission-mode it runs
         // bypassPermissions (contracts §6), so only deny and ask rules bite.
         // Other sessions run Claude Code's `default` mode when neither the

@@ -95,23 +95,24 @@ impl Workspace {
         } = inputs;
         let settings = crate::flags::absolute_paths(settings, cwd);
         let files = ConfigFiles::new();
-        let mut sources = HookSources::new(env, cwd.to_owned(), settings.clone());
+        let mut sources = HookSources::new(env, cwd.to_owned(), settings);
         sources.files = Some(files.clone());
-        if let Ok(discovered) = crate::mcp::discover_with(
-            env,
-            cwd,
-            &settings,
-            mcp_config,
-            ProjectServers::StartAll,
-            &files,
-        ) {
-            sources.mcp_servers = crate::mcp::tags(&discovered);
-        }
-        Workspace {
+        let mut workspace = Workspace {
             sources,
             mcp_config: mcp_config.to_vec(),
             files,
+        };
+        if let Ok(discovered) = crate::mcp::discover_with(
+            env,
+            cwd,
+            &workspace.settings(),
+            mcp_config,
+            ProjectServers::StartAll,
+            &workspace.files,
+        ) {
+            workspace.sources.mcp_servers = crate::mcp::tags(&discovered);
         }
+        workspace
     }
 
     /// The workspace of a running session (its plugins, `--settings` files
@@ -252,7 +253,7 @@ impl Workspace {
         crate::mcp::listing_with(
             &self.sources.env,
             &self.sources.cwd,
-            &self.sources.settings_files,
+            &self.settings(),
             &self.mcp_config,
             &self.files,
         )
