@@ -1,6 +1,6 @@
 //! MCP servers for a session (`--mcp-config FILE`): discovery with the
 //! session's environment, the tags hooks see, and each server's consent
-//! state as `dsh mcp list` shows it ([`listing`]). The running servers are
+//! state as `dsh mcp list` shows it ([`listing_with`]). The running servers are
 //! dsh-mcp's [`McpSession`].
 
 use std::path::{Path, PathBuf};

@@ -247,7 +247,7 @@ impl Workspace {
     }
 
     /// Every configured MCP server with its consent state (see
-    /// [`crate::mcp::listing`]); a configuration dsh cannot read is an
+    /// [`crate::mcp::listing_with`]); a configuration dsh cannot read is an
     /// error here.
     pub fn mcp_listing(&self) -> Result<McpListing> {
         crate::mcp::listing_with(
