@@ -189,6 +189,46 @@ fn list_names_each_settings_layer_whose_hooks_are_off_and_why() {
 }
 
 #[test]
+fn list_takes_inline_settings_json_as_a_session_does() {
+    // `--settings '{…}'` is the settings JSON itself, not a file in the
+    // project directory.
+    let ctx = project();
+    let output = dsh(&ctx)
+        .args(["hooks", "list", "--format", "json", "--settings"])
+        .arg(r#"{"disableAllHooks": true}"#)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc = json_stdout(&output);
+    let statuses: Vec<&str> = doc["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|hook| hook["dialect"] == "claude")
+        .map(|hook| hook["status"].as_str().unwrap())
+        .collect();
+    assert!(
+        !statuses.is_empty()
+            && statuses
+                .iter()
+                .all(|status| status.contains("disableAllHooks in --settings")),
+        "{statuses:?}"
+    );
+    let flag = doc["settings_layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|layer| layer["source"] == "flag")
+        .unwrap();
+    assert_eq!(flag["exists"], true, "{flag}");
+}
+
+#[test]
 fn list_with_nothing_configured_says_so() {
     let ctx = TestContext::new();
     let output = dsh(&ctx).args(["hooks", "list"]).output().unwrap();
