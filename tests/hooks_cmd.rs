@@ -128,6 +128,107 @@ fn list_as_json_names_file_position_timeout_and_status() {
 }
 
 #[test]
+fn list_names_each_settings_layer_whose_hooks_are_off_and_why() {
+    // The fixture's repository is not trusted; the user switched hooks off.
+    let ctx = project();
+    let user = ctx.home().join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, r#"{"disableAllHooks": true}"#).unwrap();
+    let layers = |ctx: &TestContext| {
+        let output = dsh(ctx)
+            .args(["hooks", "list", "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        let doc = json_stdout(&output);
+        doc["settings_layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|layer| layer["exists"] == true)
+            .map(|layer| {
+                (
+                    layer["source"].as_str().unwrap().to_owned(),
+                    layer["disabled"].as_str().map(|why| redact(ctx, why)),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let off = Some("hooks off: disableAllHooks in [HOME]/.claude/settings.json".to_owned());
+    assert_eq!(
+        layers(&ctx),
+        [
+            ("project".to_owned(), off.clone()),
+            ("user".to_owned(), off.clone())
+        ]
+    );
+    let output = dsh(&ctx).args(["hooks", "list"]).output().unwrap();
+    let text = redact(&ctx, &String::from_utf8_lossy(&output.stdout));
+    let expected = "\nSettings layers switched off:\n  \
+        .claude/settings.json (project): hooks off: disableAllHooks in [HOME]/.claude/settings.json\n  \
+        [HOME]/.claude/settings.json (user): hooks off: disableAllHooks in [HOME]/.claude/settings.json\n\nPermissions\n";
+    assert!(text.contains(expected), "{text}");
+    // The repository's own switch waits for a trusted workspace: a session
+    // here holds its layer back and runs the user's hooks.
+    std::fs::write(&user, "{}").unwrap();
+    let project_settings = ctx.project().join(".claude/settings.json");
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&project_settings).unwrap()).unwrap();
+    doc["disableAllHooks"] = Value::Bool(true);
+    std::fs::write(&project_settings, doc.to_string()).unwrap();
+    assert_eq!(
+        layers(&ctx),
+        [
+            (
+                "project".to_owned(),
+                Some("held back: the workspace is not trusted (env, disableAllHooks and allow rules wait)".to_owned())
+            ),
+            ("user".to_owned(), None)
+        ]
+    );
+}
+
+#[test]
+fn list_takes_inline_settings_json_as_a_session_does() {
+    // `--settings '{…}'` is the settings JSON itself, not a file in the
+    // project directory.
+    let ctx = project();
+    let output = dsh(&ctx)
+        .args(["hooks", "list", "--format", "json", "--settings"])
+        .arg(r#"{"disableAllHooks": true}"#)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc = json_stdout(&output);
+    let statuses: Vec<&str> = doc["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|hook| hook["dialect"] == "claude")
+        .map(|hook| hook["status"].as_str().unwrap())
+        .collect();
+    assert!(
+        !statuses.is_empty()
+            && statuses
+                .iter()
+                .all(|status| status.contains("disableAllHooks in --settings")),
+        "{statuses:?}"
+    );
+    let flag = doc["settings_layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|layer| layer["source"] == "flag")
+        .unwrap();
+    assert_eq!(flag["exists"], true, "{flag}");
+}
+
+#[test]
 fn list_with_nothing_configured_says_so() {
     let ctx = TestContext::new();
     let output = dsh(&ctx).args(["hooks", "list"]).output().unwrap();

@@ -90,6 +90,22 @@ fn deny_rule_applies_under_replays_default_bypass() {
 }
 
 #[test]
+fn inline_settings_json_rules_apply_as_a_settings_file_s_do() {
+    // `--settings '{…}'`: Claude Code takes the argument as the settings
+    // JSON itself; its deny rule binds like a `--settings` file's.
+    let ctx = TestContext::new();
+    std::fs::write(ctx.project().join("victim.txt"), "x").unwrap();
+    let fixture = write_fixture(&ctx, "rm -f victim.txt");
+    let inline = r#"{"permissions":{"deny":["Bash(rm:*)"]}}"#;
+    let log = replay(&ctx, &fixture, &["--settings", inline]);
+    assert!(
+        log.contains("Permission to use Bash with command rm -f victim.txt has been denied."),
+        "{log}"
+    );
+    assert!(ctx.project().join("victim.txt").exists());
+}
+
+#[test]
 fn allowed_tools_pre_approves_and_prompts_none_wraps_the_reason() {
     let ctx = TestContext::new();
     let fixture = write_fixture(&ctx, "touch a.txt");

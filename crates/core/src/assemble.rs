@@ -166,8 +166,7 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
     hooks
         .plugins
         .push(Arc::new(dsh_watch::WatchPlugin::new(watched_settings(
-            &spec.env.home_or_root(),
-            &spec.cwd,
+            &spec.settings,
         ))));
     // Started before the log header is written: it lists them.
     let mcp = McpSession::start(
@@ -272,19 +271,24 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
 
 /// The settings files a session watches, by layer: the ones Claude Code
 /// reports in ConfigChange (`~/.claude/settings.json`, the project's
-/// `.claude/settings.json` and `.claude/settings.local.json`).
-fn watched_settings(home: &Path, cwd: &Path) -> Vec<(dsh_seams::ConfigSource, PathBuf)> {
-    use dsh_permissions::Source;
-    dsh_permissions::store::settings_paths(Some(home), cwd)
-        .into_iter()
-        .filter_map(|(source, path)| {
-            let source = match source {
-                Source::User => dsh_seams::ConfigSource::UserSettings,
-                Source::Project => dsh_seams::ConfigSource::ProjectSettings,
-                Source::Local => dsh_seams::ConfigSource::LocalSettings,
-                Source::Policy | Source::CliArg | Source::Session => return None,
+/// `.claude/settings.json` and `.claude/settings.local.json`), from the
+/// session's settings layer stack (user first).
+fn watched_settings(
+    settings: &dsh_files::settings::SettingsStack,
+) -> Vec<(dsh_seams::ConfigSource, PathBuf)> {
+    use dsh_files::settings::SettingsSource;
+    settings
+        .layers()
+        .iter()
+        .rev()
+        .filter_map(|layer| {
+            let source = match layer.source {
+                SettingsSource::User => dsh_seams::ConfigSource::UserSettings,
+                SettingsSource::Project => dsh_seams::ConfigSource::ProjectSettings,
+                SettingsSource::Local => dsh_seams::ConfigSource::LocalSettings,
+                SettingsSource::Managed | SettingsSource::Flag => return None,
             };
-            Some((source, path))
+            Some((source, layer.path.clone()))
         })
         .collect()
 }

@@ -124,12 +124,14 @@ impl SessionFlags {
 }
 
 /// `paths` made absolute against `cwd`: the one rule for `--settings`
-/// paths, whether a session or a reading command resolves them.
+/// paths, whether a session or a reading command resolves them. An
+/// argument that is the settings JSON itself (`--settings '{…}'`) stays
+/// as given.
 pub(crate) fn absolute_paths(paths: &[PathBuf], cwd: &std::path::Path) -> Vec<PathBuf> {
     paths
         .iter()
         .map(|path| {
-            if path.is_absolute() {
+            if path.is_absolute() || dsh_files::settings::inline_settings(path).is_some() {
                 path.clone()
             } else {
                 cwd.join(path)

@@ -55,6 +55,8 @@ pub mod worktree;
 
 pub use assemble::{AgentOptions, Assembled, HookBridges, LogTarget, assemble};
 pub use config::{DshConfig, config_keys};
+/// Why a Claude Code settings layer does not apply ([`Workspace::settings`]).
+pub use dsh_files::settings::DisabledReason;
 /// The runner every hook and tool process of a session goes through
 /// ([`Session::runner`]).
 pub use dsh_hook_runner::HookRunner;

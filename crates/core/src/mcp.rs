@@ -1,10 +1,11 @@
 //! MCP servers for a session (`--mcp-config FILE`): discovery with the
 //! session's environment, the tags hooks see, and each server's consent
-//! state as `dsh mcp list` shows it ([`listing`]). The running servers are
+//! state as `dsh mcp list` shows it ([`listing_with`]). The running servers are
 //! dsh-mcp's [`McpSession`].
 
 use std::path::{Path, PathBuf};
 
+use dsh_files::settings::SettingsStack;
 use dsh_hooks::registry::McpServerTag;
 use dsh_mcp::{Discovered, McpDiscovery, ServerSource};
 use dsh_permissions::layering::{WorkspaceTrust, workspace_trust_with};
@@ -25,29 +26,13 @@ pub enum ProjectServers {
     ApprovedOnly,
 }
 
-/// Reads every MCP configuration layer for a session in `cwd`.
-pub fn discover(
-    env: &Env,
-    cwd: &Path,
-    settings: &[PathBuf],
-    mcp_config: &[dsh_mcp::McpConfigArg],
-    project: ProjectServers,
-) -> Result<Discovered> {
-    discover_with(
-        env,
-        cwd,
-        settings,
-        mcp_config,
-        project,
-        &dsh_files::ConfigFiles::default(),
-    )
-}
-
-/// [`discover`] through the session's reader (each file read once).
+/// Reads every MCP configuration layer for a session in `cwd` through the
+/// session's reader (each file read once); the approvals in Claude Code
+/// settings files are read from the session's settings layer stack.
 pub fn discover_with(
     env: &Env,
     cwd: &Path,
-    settings: &[PathBuf],
+    settings: &SettingsStack,
     mcp_config: &[dsh_mcp::McpConfigArg],
     project: ProjectServers,
     files: &dsh_files::ConfigFiles,
@@ -57,7 +42,7 @@ pub fn discover_with(
     discovery.codex_home = env.codex_home();
     discovery.files = files.clone();
     discovery.mcp_configs = mcp_config.to_vec();
-    discovery.extra_settings = settings.to_vec();
+    discovery.settings = settings.clone();
     discovery.require_project_approval = match project {
         ProjectServers::StartAll => false,
         ProjectServers::ApprovedOnly => true,
@@ -145,27 +130,12 @@ pub struct McpListing {
 /// as a session decides it: the user's own configuration needs no consent;
 /// a project server (`.mcp.json`, the project's `.codex/config.toml`)
 /// starts when user-level state approves it or the workspace is trusted.
-pub fn listing(
-    env: &Env,
-    cwd: &Path,
-    settings: &[PathBuf],
-    mcp_config: &[dsh_mcp::McpConfigArg],
-) -> Result<McpListing> {
-    listing_with(
-        env,
-        cwd,
-        settings,
-        mcp_config,
-        &dsh_files::ConfigFiles::default(),
-    )
-}
-
-/// [`listing`] through a reader (each file read once; see
+/// Read through `files` with the settings layers of `settings` (see
 /// [`crate::Workspace::mcp_listing`]).
 pub fn listing_with(
     env: &Env,
     cwd: &Path,
-    settings: &[PathBuf],
+    settings: &SettingsStack,
     mcp_config: &[dsh_mcp::McpConfigArg],
     files: &dsh_files::ConfigFiles,
 ) -> Result<McpListing> {

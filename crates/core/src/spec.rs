@@ -201,52 +201,6 @@ impl SessionSpec {
         // see the same text.
         let files = dsh_files::ConfigFiles::new();
         sources.files = Some(files.clone());
-        let mut mcp = discover_with(
-            env,
-            cwd,
-            &settings,
-            &flags.mcp_config,
-            ProjectServers::StartAll,
-            &files,
-        )?;
-        if flags.strict_mcp_config {
-            // `--strict-mcp-config`: the `--mcp-config` files' servers only.
-            mcp.servers
-                .retain(|server| server.source == dsh_mcp::ServerSource::Dynamic);
-            let kept: Vec<String> = mcp.servers.iter().map(|s| s.name.clone()).collect();
-            mcp.unapproved.retain(|name| kept.contains(name));
-        }
-        sources.mcp_servers = tags(&mcp);
-        // Replay is the offline harness: without --permission-mode it runs
-        // bypassPermissions (contracts §6), so only deny and ask rules bite.
-        // Other sessions run Claude Code's `default` mode when neither the
-        // flag nor a settings `defaultMode` names one.
-        let fallback = policy.runs_all().then_some(Mode::BypassPermissions);
-        let permissions = perms::build_with(
-            &flags.permissions,
-            &dsh_permissions::layering::Where {
-                cwd,
-                home: &sources.home,
-                dsh_home: &sources.dsh_home,
-                extra_settings: &settings,
-                fallback,
-                trusted_this_session: flags.workspace_trusted_this_session,
-            },
-            &files,
-        )?;
-        // The session's one permission-mode fact; everything else reads it.
-        let mode = match flags.permissions.requested_mode() {
-            Some(_) => SessionMode::Requested(permissions.mode),
-            None => SessionMode::Configured(permissions.mode),
-        };
-        sources.permission_mode = match (policy, mode) {
-            // The hook tools show hooks a mode only when one is given.
-            (TrustPolicy::HookTools(_), SessionMode::Configured(_)) => None,
-            (TrustPolicy::HookTools(_), SessionMode::Requested(_))
-            | (TrustPolicy::RunAll | TrustPolicy::Ask | TrustPolicy::Headless { .. }, _) => {
-                Some(mode)
-            }
-        };
         let workspace = if flags.workspace_trusted_this_session {
             WorkspaceTrust::ThisSession
         } else {
@@ -275,6 +229,52 @@ impl SessionSpec {
             &claude.candidates(),
             sources.project_settings == ProjectSettings::HoldBack,
         );
+        let mut mcp = discover_with(
+            env,
+            cwd,
+            &settings_stack,
+            &flags.mcp_config,
+            ProjectServers::StartAll,
+            &files,
+        )?;
+        if flags.strict_mcp_config {
+            // `--strict-mcp-config`: the `--mcp-config` files' servers only.
+            mcp.servers
+                .retain(|server| server.source == dsh_mcp::ServerSource::Dynamic);
+            let kept: Vec<String> = mcp.servers.iter().map(|s| s.name.clone()).collect();
+            mcp.unapproved.retain(|name| kept.contains(name));
+        }
+        sources.mcp_servers = tags(&mcp);
+        // Replay is the offline harness: without --permission-mode it runs
+        // bypassPermissions (contracts §6), so only deny and ask rules bite.
+        // Other sessions run Claude Code's `default` mode when neither the
+        // flag nor a settings `defaultMode` names one.
+        let fallback = policy.runs_all().then_some(Mode::BypassPermissions);
+        let permissions = perms::build_with(
+            &flags.permissions,
+            &dsh_permissions::layering::Where {
+                cwd,
+                home: &sources.home,
+                dsh_home: &sources.dsh_home,
+                settings: &settings_stack,
+                fallback,
+                trusted_this_session: flags.workspace_trusted_this_session,
+            },
+            &files,
+        )?;
+        // The session's one permission-mode fact; everything else reads it.
+        let mode = match flags.permissions.requested_mode() {
+            Some(_) => SessionMode::Requested(permissions.mode),
+            None => SessionMode::Configured(permissions.mode),
+        };
+        sources.permission_mode = match (policy, mode) {
+            // The hook tools show hooks a mode only when one is given.
+            (TrustPolicy::HookTools(_), SessionMode::Configured(_)) => None,
+            (TrustPolicy::HookTools(_), SessionMode::Requested(_))
+            | (TrustPolicy::RunAll | TrustPolicy::Ask | TrustPolicy::Headless { .. }, _) => {
+                Some(mode)
+            }
+        };
         let hooks = HookConfigs::load(&sources)?;
         let untrusted_hooks = match policy {
             TrustPolicy::RunAll | TrustPolicy::HookTools(_) => Vec::new(),

@@ -14,10 +14,11 @@
 use std::path::{Path, PathBuf};
 
 use dsh_files::ConfigFiles;
+use dsh_files::settings::SettingsStack;
 use dsh_hooks::lint::Finding;
 use dsh_hooks::registry::DialectSources;
 use dsh_permissions::layering::WorkspaceTrust;
-use dsh_permissions::{Layer, Mode, Source};
+use dsh_permissions::{Layer, Mode};
 use dsh_protocol::Dialect;
 
 use crate::hooks::{HookConfigs, HookSources};
@@ -94,23 +95,24 @@ impl Workspace {
         } = inputs;
         let settings = crate::flags::absolute_paths(settings, cwd);
         let files = ConfigFiles::new();
-        let mut sources = HookSources::new(env, cwd.to_owned(), settings.clone());
+        let mut sources = HookSources::new(env, cwd.to_owned(), settings);
         sources.files = Some(files.clone());
-        if let Ok(discovered) = crate::mcp::discover_with(
-            env,
-            cwd,
-            &settings,
-            mcp_config,
-            ProjectServers::StartAll,
-            &files,
-        ) {
-            sources.mcp_servers = crate::mcp::tags(&discovered);
-        }
-        Workspace {
+        let mut workspace = Workspace {
             sources,
             mcp_config: mcp_config.to_vec(),
             files,
+        };
+        if let Ok(discovered) = crate::mcp::discover_with(
+            env,
+            cwd,
+            &workspace.settings(),
+            mcp_config,
+            ProjectServers::StartAll,
+            &workspace.files,
+        ) {
+            workspace.sources.mcp_servers = crate::mcp::tags(&discovered);
         }
+        workspace
     }
 
     /// The workspace of a running session (its plugins, `--settings` files
@@ -199,16 +201,34 @@ impl Workspace {
         crate::trust::hooks_of(&self.sources, configs, store)
     }
 
+    /// Who vouches for this directory (`~/.claude.json`'s trust dialog or
+    /// `dsh hooks trust`), read through the workspace's reader.
+    pub fn workspace_trust(&self) -> WorkspaceTrust {
+        dsh_permissions::layering::workspace_trust_with(
+            &self.files,
+            &self.sources.home,
+            &self.sources.dsh_home,
+            &self.sources.cwd,
+        )
+    }
+
+    /// The Claude Code settings layer stack a session here (asking for
+    /// trust) starts with: each file parsed once through the workspace's
+    /// reader, the repository's layers held back when nobody trusted it.
+    pub fn settings(&self) -> SettingsStack {
+        let mut claude = dsh_hooks_claude::config::ClaudeDiscovery::new(
+            &self.sources.cwd,
+            &self.sources.home,
+            &self.sources.dsh_home,
+        );
+        claude.extra_settings = self.sources.settings_files.clone();
+        let hold = self.workspace_trust() == WorkspaceTrust::Untrusted;
+        SettingsStack::load(&self.files, &claude.candidates(), hold)
+    }
+
     /// The permission layers and the mode a session here starts in.
     pub fn permissions(&self) -> Result<PermissionView> {
-        use dsh_permissions::store;
-        let mut layers = Vec::new();
-        for (source, path) in store::settings_paths(Some(&self.sources.home), &self.sources.cwd) {
-            layers.push(store::read_layer_with(&self.files, source, &path)?);
-        }
-        for path in &self.sources.settings_files {
-            layers.push(store::read_layer_with(&self.files, Source::CliArg, path)?);
-        }
+        let mut layers = dsh_permissions::store::stack_layers(&self.settings())?;
         let mode = dsh_permissions::Permissions::effective_mode(None, &layers);
         // The same choice as `effective_mode`: the highest-precedence layer
         // naming one.
@@ -218,28 +238,22 @@ impl Workspace {
             .min_by_key(|layer| layer.source)
             .map(|layer| layer.origin.clone());
         layers.sort_by_key(|layer| layer.source);
-        let workspace = dsh_permissions::layering::workspace_trust_with(
-            &self.files,
-            &self.sources.home,
-            &self.sources.dsh_home,
-            &self.sources.cwd,
-        );
         Ok(PermissionView {
             layers,
             mode,
             mode_from,
-            workspace,
+            workspace: self.workspace_trust(),
         })
     }
 
     /// Every configured MCP server with its consent state (see
-    /// [`crate::mcp::listing`]); a configuration dsh cannot read is an
+    /// [`crate::mcp::listing_with`]); a configuration dsh cannot read is an
     /// error here.
     pub fn mcp_listing(&self) -> Result<McpListing> {
         crate::mcp::listing_with(
             &self.sources.env,
             &self.sources.cwd,
-            &self.sources.settings_files,
+            &self.settings(),
             &self.mcp_config,
             &self.files,
         )

@@ -95,6 +95,20 @@ pub struct SettingsLayer {
     pub json: Option<Json>,
     /// Why it does not apply, if it does not.
     pub disabled: Option<DisabledReason>,
+    /// The error of a file that exists but could not be read (its kind
+    /// and message).
+    read_error: Option<(std::io::ErrorKind, String)>,
+}
+
+impl SettingsLayer {
+    /// Why the file could not be read, when it exists but could not be
+    /// (the same error a consumer reading it itself would get; a missing
+    /// file is not an error, its `json` is `None`).
+    pub fn read_error(&self) -> Option<std::io::Error> {
+        self.read_error
+            .as_ref()
+            .map(|(kind, message)| std::io::Error::new(*kind, message.clone()))
+    }
 }
 
 /// Every Claude Code settings layer of a session, highest precedence first.
@@ -178,20 +192,25 @@ impl SettingsStack {
                     Some(text) if *source == SettingsSource::Flag => Ok(Some(Json::parse(text))),
                     Some(_) | None => files.json(path),
                 };
-                let (json, disabled) = match read {
+                let (json, disabled, read_error) = match read {
                     Ok(json) => {
                         let syntax = json
                             .as_ref()
                             .and_then(|json| json.document().err().map(ToString::to_string));
-                        (json, syntax.map(DisabledReason::Unreadable))
+                        (json, syntax.map(DisabledReason::Unreadable), None)
                     }
-                    Err(error) => (None, Some(DisabledReason::Unreadable(error.to_string()))),
+                    Err(error) => (
+                        None,
+                        Some(DisabledReason::Unreadable(error.to_string())),
+                        Some((error.kind(), error.to_string())),
+                    ),
                 };
                 SettingsLayer {
                     source: *source,
                     path: path.clone(),
                     json,
                     disabled,
+                    read_error,
                 }
             })
             .collect();

@@ -9,6 +9,7 @@ use serde_json::json;
 use crate::common::Format;
 use std::path::Path;
 
+use dsh_core::DisabledReason;
 use dsh_core::Workspace;
 use dsh_core::trust::{TrustStatus, show_path};
 use dsh_hooks::registry::ListFact;
@@ -64,6 +65,37 @@ struct RuleRow {
     dropped: bool,
 }
 
+/// One Claude Code settings layer, as `dsh status` shows it: highest
+/// precedence first, with why a session here leaves it out, if it does.
+#[derive(Debug, Serialize)]
+struct LayerRow {
+    /// `managed`, `flag`, `local`, `project`, `user`.
+    source: &'static str,
+    path: std::path::PathBuf,
+    exists: bool,
+    /// Why it does not apply (`hooks off: disableAllHooks in FILE`,
+    /// `held back: …`, `unreadable: …`); `None`: it applies.
+    disabled: Option<String>,
+    /// Held back until the workspace is trusted.
+    #[serde(skip)]
+    held_back: bool,
+}
+
+fn layer_rows(workspace: &Workspace) -> Vec<LayerRow> {
+    workspace
+        .settings()
+        .layers()
+        .iter()
+        .map(|layer| LayerRow {
+            source: layer.source.as_str(),
+            path: layer.path.clone(),
+            exists: layer.json.is_some() || layer.read_error().is_some(),
+            disabled: layer.disabled.as_ref().map(ToString::to_string),
+            held_back: layer.disabled == Some(DisabledReason::UntrustedWorkspace),
+        })
+        .collect()
+}
+
 /// The permission mode a session here starts in (without flags) and the
 /// rules with their sources.
 #[derive(Debug, Serialize)]
@@ -103,6 +135,7 @@ fn permission_rows(workspace: &Workspace) -> anyhow::Result<PermissionRows> {
 
 pub(super) fn run(workspace: &Workspace, format: Format) -> anyhow::Result<ExitStatus> {
     let permissions = permission_rows(workspace)?;
+    let layers = layer_rows(workspace);
     let configs = workspace.hooks()?;
     let store = workspace.trust_store()?;
     let hooks = workspace.project_hooks(&configs, &store);
@@ -148,6 +181,7 @@ pub(super) fn run(workspace: &Workspace, format: Format) -> anyhow::Result<ExitS
                 "hooks": rows,
                 "notices": notices,
                 "permissions": permissions,
+                "settings_layers": layers,
             });
             for fact in facts {
                 doc[fact.key.as_str()] = fact.json;
@@ -156,6 +190,7 @@ pub(super) fn run(workspace: &Workspace, format: Format) -> anyhow::Result<ExitS
         }
         Format::Text => {
             let mut text = render(&rows, &notices, cwd);
+            text.push_str(&render_layers(&layers, cwd));
             text.push_str(&render_permissions(&permissions, cwd));
             // A fact with no text is for `--json` only.
             for fact in facts.iter().filter(|fact| !fact.text.is_empty()) {
@@ -216,6 +251,30 @@ fn render(rows: &[Row], notices: &[String], cwd: &Path) -> String {
         for notice in notices {
             out.push_str(&format!("  {notice}\n"));
         }
+    }
+    out
+}
+
+/// The settings layers a session here switches off whole, as `dsh status`
+/// names them (a layer held back for trust is not listed: its hooks are
+/// marked untrusted and its allow rules dropped below).
+fn render_layers(layers: &[LayerRow], cwd: &Path) -> String {
+    let mut out = String::new();
+    for layer in layers
+        .iter()
+        .filter(|layer| layer.exists && !layer.held_back)
+    {
+        let Some(why) = &layer.disabled else {
+            continue;
+        };
+        if out.is_empty() {
+            out.push_str("\nSettings layers switched off:\n");
+        }
+        out.push_str(&format!(
+            "  {} ({}): {why}\n",
+            show_path(&layer.path.display().to_string(), cwd),
+            layer.source
+        ));
     }
     out
 }

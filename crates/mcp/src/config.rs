@@ -37,6 +37,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use dsh_files::Json;
+use dsh_files::settings::{SettingsSource, SettingsStack, inline_settings};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -131,8 +133,11 @@ pub struct McpDiscovery {
     pub codex_home: PathBuf,
     /// `--mcp-config` values (files or inline JSON), in order.
     pub mcp_configs: Vec<McpConfigArg>,
-    /// `--settings` files (for `disabledMcpjsonServers`).
-    pub extra_settings: Vec<PathBuf>,
+    /// The session's Claude Code settings layers (each file parsed once):
+    /// the user, `--settings`, project and local layers' approvals
+    /// (`enabledMcpjsonServers`, `disabledMcpjsonServers`,
+    /// `enableAllProjectMcpServers`) are read.
+    pub settings: SettingsStack,
     /// Whether project servers need an approval recorded in settings
     /// (interactive sessions); headless runs start them as `claude -p` does.
     pub require_project_approval: bool,
@@ -152,7 +157,7 @@ impl McpDiscovery {
             home,
             codex_home,
             mcp_configs: Vec::new(),
-            extra_settings: Vec::new(),
+            settings: SettingsStack::default(),
             require_project_approval: false,
             files: dsh_files::ConfigFiles::default(),
         }
@@ -486,37 +491,39 @@ fn read_approvals(approvals: &mut ProjectApprovals, layer: &Approvals, file: &Pa
     }
 }
 
-/// The approval settings of every layer.
+/// The approval settings of every layer: the user's settings and
+/// `--settings` approve or disable, the project's own settings files only
+/// disable; then `~/.claude.json` `projects[<cwd>]`.
 fn project_approvals(
     discovery: &McpDiscovery,
     claude_json: Option<&ClaudeMcpFile>,
 ) -> ProjectApprovals {
-    let user_files: Vec<PathBuf> =
-        std::iter::once(discovery.home.join(".claude").join("settings.json"))
-            .chain(discovery.extra_settings.iter().cloned())
-            .collect();
-    let project_files = [
-        discovery.cwd.join(".claude").join("settings.json"),
-        discovery.cwd.join(".claude").join("settings.local.json"),
-    ];
+    let layers = discovery.settings.layers();
+    let of = |source: SettingsSource| layers.iter().filter(move |layer| layer.source == source);
     let mut approvals = ProjectApprovals::default();
-    for (file, user) in user_files
-        .iter()
-        .map(|file| (file, true))
-        .chain(project_files.iter().map(|file| (file, false)))
+    for layer in of(SettingsSource::User)
+        .chain(of(SettingsSource::Flag))
+        .chain(of(SettingsSource::Project))
+        .chain(of(SettingsSource::Local))
     {
-        // A settings file the hook loader reads too: its own errors are
-        // reported there; here an unreadable one approves nothing.
-        if let Ok(Some(settings)) = read_json::<Approvals>(&discovery.files, file) {
-            if user {
-                read_approvals(&mut approvals, &settings, file);
-            } else {
-                // The project's own files may disable its servers, never
-                // approve them.
-                let mut ignored = ProjectApprovals::default();
-                read_approvals(&mut ignored, &settings, file);
-                approvals.disabled.extend(ignored.disabled);
-            }
+        // The stack's one parse of the file; the hook loader reports its
+        // errors, here one that does not read approves nothing.
+        let Some(Ok(settings)) = layer.json.as_ref().map(Json::deserialize::<Approvals>) else {
+            continue;
+        };
+        // Inline `--settings '{…}'` JSON is named as the flag.
+        let file = match inline_settings(&layer.path) {
+            Some(_) => Path::new("--settings"),
+            None => layer.path.as_path(),
+        };
+        if layer.source.is_project() {
+            // The project's own files may disable its servers, never
+            // approve them.
+            let mut ignored = ProjectApprovals::default();
+            read_approvals(&mut ignored, &settings, file);
+            approvals.disabled.extend(ignored.disabled);
+        } else {
+            read_approvals(&mut approvals, &settings, file);
         }
     }
     if let Some(project) = claude_json.and_then(|json| project_entry(json, &discovery.cwd)) {
@@ -888,6 +895,37 @@ mod tests {
         }
     }
 
+    /// `discovery` with the settings layers a session loads now (the
+    /// user's, the project's and the local file; no managed policy).
+    fn stacked(discovery: &McpDiscovery) -> McpDiscovery {
+        let mut candidates: Vec<(PathBuf, SettingsSource)> = vec![
+            (
+                discovery.cwd.join(".claude/settings.local.json"),
+                SettingsSource::Local,
+            ),
+            (
+                discovery.cwd.join(".claude/settings.json"),
+                SettingsSource::Project,
+            ),
+            (
+                discovery.home.join(".claude/settings.json"),
+                SettingsSource::User,
+            ),
+        ];
+        // `--settings` layers come before the local one.
+        let flags: Vec<(PathBuf, SettingsSource)> = discovery
+            .settings
+            .layers()
+            .iter()
+            .filter(|layer| layer.source == SettingsSource::Flag)
+            .map(|layer| (layer.path.clone(), SettingsSource::Flag))
+            .collect();
+        candidates.splice(0..0, flags);
+        let mut stacked = discovery.clone();
+        stacked.settings = SettingsStack::load(&dsh_files::ConfigFiles::new(), &candidates, false);
+        stacked
+    }
+
     fn setup() -> (tempfile::TempDir, McpDiscovery) {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path().join("project");
@@ -905,7 +943,7 @@ mod tests {
             &discovery.cwd.join(".mcp.json"),
             r#"{"mcpServers":{"echo":{"command":"python3","args":["${ORACLE}/s.py","${MODE:-fast}"],"env":{"LOG":"${ORACLE}/log"}}}}"#,
         );
-        let found = discover(&discovery, &env).unwrap();
+        let found = discover(&stacked(&discovery), &env).unwrap();
         assert_eq!(found.servers.len(), 1);
         let server = &found.servers[0];
         assert_eq!(server.source, ServerSource::Project);
@@ -928,7 +966,7 @@ mod tests {
             &discovery.cwd.join(".mcp.json"),
             r#"{"mcpServers":{"echo":{"command":"${NOPE}/bin"}}}"#,
         );
-        let found = discover(&discovery, &env).unwrap();
+        let found = discover(&stacked(&discovery), &env).unwrap();
         assert_eq!(
             found.servers[0].problem.as_deref(),
             Some("missing environment variables: NOPE")
@@ -957,7 +995,7 @@ mod tests {
             &discovery.codex_home.join("config.toml"),
             "[mcp_servers.d]\ncommand = \"codex\"\nargs = [\"x\"]\n[mcp_servers.a]\ncommand = \"codex\"\n",
         );
-        let found = discover(&discovery, &env).unwrap();
+        let found = discover(&stacked(&discovery), &env).unwrap();
         let names: Vec<(&str, ServerSource)> = found
             .servers
             .iter()
@@ -986,7 +1024,7 @@ mod tests {
             &discovery.cwd.join(".claude").join("settings.local.json"),
             r#"{"disabledMcpjsonServers":["echo"]}"#,
         );
-        let found = discover(&discovery, &env).unwrap();
+        let found = discover(&stacked(&discovery), &env).unwrap();
         assert_eq!(found.servers.len(), 1);
         assert_eq!(found.servers[0].name, "other");
         assert!(found.notices[0].contains("disabledMcpjsonServers"));
@@ -1015,7 +1053,7 @@ mod tests {
             &codex,
             "[mcp_servers.off]\ncommand = \"x\"\nenabled = false\n",
         );
-        let found = discover(&discovery, &env).unwrap();
+        let found = discover(&stacked(&discovery), &env).unwrap();
         assert_eq!(
             found.approved,
             vec![(
@@ -1056,6 +1094,46 @@ mod tests {
     }
 
     #[test]
+    fn approvals_are_the_settings_layer_stacks_documents() {
+        let (_dir, mut discovery) = setup();
+        write(
+            &discovery.cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"echo":{"command":"x"},"other":{"command":"y"},"third":{"command":"z"}}}"#,
+        );
+        let user = discovery.home.join(".claude/settings.json");
+        write(&user, r#"{"enabledMcpjsonServers":["echo"]}"#);
+        let project = discovery.cwd.join(".claude/settings.json");
+        // A repository cannot approve its own servers.
+        write(&project, r#"{"enabledMcpjsonServers":["third"]}"#);
+        let inline = PathBuf::from(r#"{"enabledMcpjsonServers":["other"]}"#);
+        discovery.settings = SettingsStack::load(
+            &dsh_files::ConfigFiles::new(),
+            &[
+                (inline, SettingsSource::Flag),
+                (project, SettingsSource::Project),
+                (user.clone(), SettingsSource::User),
+            ],
+            false,
+        );
+        // What the session parsed counts, not the disk now.
+        fs_err::remove_file(&user).unwrap();
+        let found = discover(&discovery, &env).unwrap();
+        let recorded = |file: PathBuf| Recorded {
+            setting: "enabledMcpjsonServers",
+            file,
+        };
+        assert_eq!(
+            found.approved,
+            vec![
+                ("echo".to_owned(), recorded(user)),
+                // Inline `--settings` JSON approves as a file would.
+                ("other".to_owned(), recorded(PathBuf::from("--settings"))),
+            ]
+        );
+        assert_eq!(found.unapproved, ["third"]);
+    }
+
+    #[test]
     fn interactive_sessions_start_only_approved_project_servers() {
         let (_dir, mut discovery) = setup();
         discovery.require_project_approval = true;
@@ -1063,7 +1141,7 @@ mod tests {
             &discovery.cwd.join(".mcp.json"),
             r#"{"mcpServers":{"echo":{"command":"x"},"other":{"command":"y"}}}"#,
         );
-        let found = discover(&discovery, &env).unwrap();
+        let found = discover(&stacked(&discovery), &env).unwrap();
         assert!(found.servers.is_empty());
         assert!(
             found.notices[0].contains("not approved"),
@@ -1079,7 +1157,12 @@ mod tests {
             &discovery.cwd.join(".claude").join("settings.json"),
             r#"{"enableAllProjectMcpServers":true}"#,
         );
-        assert!(discover(&discovery, &env).unwrap().servers.is_empty());
+        assert!(
+            discover(&stacked(&discovery), &env)
+                .unwrap()
+                .servers
+                .is_empty()
+        );
         // Claude Code's dialog records approvals in ~/.claude.json.
         let project = discovery.cwd.to_string_lossy().into_owned();
         write(
@@ -1087,7 +1170,7 @@ mod tests {
             &serde_json::json!({"projects": {project.clone(): {"enabledMcpjsonServers": ["other"]}}})
                 .to_string(),
         );
-        let found = discover(&discovery, &env).unwrap();
+        let found = discover(&stacked(&discovery), &env).unwrap();
         assert_eq!(found.servers.len(), 1);
         assert_eq!(found.servers[0].name, "other");
         write(
@@ -1095,7 +1178,10 @@ mod tests {
             &serde_json::json!({"projects": {project: {"enableAllProjectMcpServers": true}}})
                 .to_string(),
         );
-        assert_eq!(discover(&discovery, &env).unwrap().servers.len(), 2);
+        assert_eq!(
+            discover(&stacked(&discovery), &env).unwrap().servers.len(),
+            2
+        );
     }
 
     #[test]
@@ -1113,7 +1199,7 @@ mod tests {
             &discovery.cwd.join(".codex").join("config.toml"),
             "[mcp_servers.codexy]\ncommand = \"y\"\n",
         );
-        let found = discover(&discovery, &env).unwrap();
+        let found = discover(&stacked(&discovery), &env).unwrap();
         assert_eq!(found.servers.len(), 2);
         assert_eq!(
             found.unapproved,
@@ -1133,11 +1219,15 @@ mod tests {
             &discovery.cwd.join(".mcp.json"),
             r#"{"mcpServers":{"echo":{"args":["x"]}}}"#,
         );
-        let error = discover(&discovery, &env).unwrap_err().to_string();
+        let error = discover(&stacked(&discovery), &env)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains(".mcp.json"), "{error}");
         assert!(error.contains("`echo`"), "{error}");
         write(&discovery.cwd.join(".mcp.json"), "{not json");
-        let error = discover(&discovery, &env).unwrap_err().to_string();
+        let error = discover(&stacked(&discovery), &env)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains(".mcp.json"), "{error}");
     }
 
@@ -1151,7 +1241,9 @@ mod tests {
             &discovery.cwd.join(".mcp.json"),
             r#"{"mcpServers":{"ok":{"command":"x"},"web":{"type":"http","url":"u","headers":{"Authorization":7}}}}"#,
         );
-        let error = discover(&discovery, &env).unwrap_err().to_string();
+        let error = discover(&stacked(&discovery), &env)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains(".mcp.json"), "{error}");
         assert!(error.contains("`web`"), "{error}");
         assert!(
@@ -1164,7 +1256,9 @@ mod tests {
             &discovery.cwd.join(".codex").join("config.toml"),
             "[mcp_servers.tools]\ncommand = \"t\"\nenv = { A = 1 }\n",
         );
-        let error = discover(&discovery, &env).unwrap_err().to_string();
+        let error = discover(&stacked(&discovery), &env)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("config.toml"), "{error}");
         assert!(error.contains("`tools`"), "{error}");
         assert!(error.contains("`env.A` must be a string"), "{error}");
@@ -1174,7 +1268,9 @@ mod tests {
             &discovery.home.join(".claude.json"),
             r#"{"mcpServers":{"user":{"command":"u","args":"-v"}}}"#,
         );
-        let error = discover(&discovery, &env).unwrap_err().to_string();
+        let error = discover(&stacked(&discovery), &env)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains(".claude.json"), "{error}");
         assert!(error.contains("`user`"), "{error}");
         assert!(
@@ -1206,7 +1302,7 @@ mod tests {
             &discovery.home.join(".claude").join("settings.json"),
             r#"{"enabledMcpjsonServers": ["echo", 1]}"#,
         );
-        let found = discover(&discovery, &env).unwrap();
+        let found = discover(&stacked(&discovery), &env).unwrap();
         assert_eq!(found.unapproved, ["echo"]);
         assert!(found.approved.is_empty(), "{:?}", found.approved);
     }
@@ -1220,7 +1316,7 @@ mod tests {
         .unwrap();
         assert_eq!(arg.sdk_servers(), ["calc"]);
         discovery.mcp_configs.push(arg);
-        let found = discover(&discovery, &env).unwrap();
+        let found = discover(&stacked(&discovery), &env).unwrap();
         let names: Vec<&str> = found.servers.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["echo"]);
         assert_eq!(found.servers[0].source, ServerSource::Dynamic);
@@ -1247,7 +1343,9 @@ mod tests {
         discovery
             .mcp_configs
             .push(McpConfigArg::File(discovery.cwd.join("nope.json")));
-        let error = discover(&discovery, &env).unwrap_err().to_string();
+        let error = discover(&stacked(&discovery), &env)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("nope.json"), "{error}");
     }
 
@@ -1262,7 +1360,7 @@ mod tests {
             &discovery.cwd.join(".codex").join("config.toml"),
             "[mcp_servers.x]\ncommand = \"project\"\nenv = { A = \"1\" }\nstartup_timeout_sec = 2\ntool_timeout_sec = 0.5\n",
         );
-        let found = discover(&discovery, &env).unwrap();
+        let found = discover(&stacked(&discovery), &env).unwrap();
         assert_eq!(found.servers.len(), 1);
         let ServerTransport::Stdio { command, env, .. } = &found.servers[0].transport else {
             panic!("stdio expected");

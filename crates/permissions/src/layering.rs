@@ -10,12 +10,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use dsh_files::settings::SettingsStack;
 use dsh_seams::Plugin;
 
 use crate::store::{self, StoreError};
 use crate::{
-    Layer, LayerError, Mode, PathContext, Permissions, PermissionsPlugin, PromptSurface, Source,
-    Trust,
+    Layer, LayerError, Mode, PathContext, Permissions, PermissionsPlugin, PromptSurface, Trust,
 };
 
 /// What the command line says about permissions.
@@ -41,8 +41,9 @@ pub struct Where<'a> {
     pub home: &'a Path,
     /// dsh's home (its `trust.json` can vouch for the workspace).
     pub dsh_home: &'a Path,
-    /// `--settings` files.
-    pub extra_settings: &'a [PathBuf],
+    /// The session's Claude Code settings layers (each file parsed once):
+    /// the user, project, local and `--settings` layers are read.
+    pub settings: &'a SettingsStack,
     /// The mode when neither the flag nor a `defaultMode` names one (replay:
     /// `bypassPermissions`); `None`: Claude Code's `default`.
     pub fallback: Option<Mode>,
@@ -144,21 +145,16 @@ pub fn build(requested: &Requested, at: &Where<'_>) -> Result<Built, LayeringErr
     build_with(requested, at, &dsh_files::ConfigFiles::default())
 }
 
-/// [`build`] through a session's reader (each settings file, `~/.claude.json`
-/// and `trust.json` read from disk once per session).
+/// [`build`] through a session's reader (`~/.claude.json` and `trust.json`
+/// read from disk once per session; the settings files are the stack's).
 pub fn build_with(
     requested: &Requested,
     at: &Where<'_>,
     files: &dsh_files::ConfigFiles,
 ) -> Result<Built, LayeringError> {
-    let mut layers = Vec::new();
-    for (source, path) in store::settings_paths(Some(at.home), at.cwd) {
-        layers.push(store::read_layer_with(files, source, &path)?);
-    }
-    for path in at.extra_settings {
-        // `--settings` files rank with the command line, as in Claude Code.
-        layers.push(store::read_layer_with(files, Source::CliArg, path)?);
-    }
+    // User, project, local, then `--settings` files (they rank with the
+    // command line, as in Claude Code).
+    let mut layers = store::stack_layers(at.settings)?;
     let mut command_line = Layer::from_cli(&requested.allowed_tools, &requested.disallowed_tools)
         .map_err(LayeringError::CommandLine)?;
     command_line
@@ -223,6 +219,8 @@ pub fn build_with(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::Source;
+    use dsh_files::settings::SettingsSource;
 
     fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {
         let root = tempfile::tempdir().unwrap();
@@ -233,34 +231,65 @@ mod tests {
         (root, cwd, home)
     }
 
+    /// The settings layer stack a session in `cwd` loads (no managed
+    /// policy): `--settings`, local, project, user.
+    fn stack(cwd: &Path, home: &Path, flags: &[PathBuf]) -> SettingsStack {
+        let mut candidates: Vec<(PathBuf, SettingsSource)> = flags
+            .iter()
+            .map(|flag| (flag.clone(), SettingsSource::Flag))
+            .collect();
+        candidates.extend([
+            (
+                cwd.join(".claude/settings.local.json"),
+                SettingsSource::Local,
+            ),
+            (cwd.join(".claude/settings.json"), SettingsSource::Project),
+            (home.join(".claude/settings.json"), SettingsSource::User),
+        ]);
+        SettingsStack::load(&dsh_files::ConfigFiles::new(), &candidates, false)
+    }
+
     #[test]
     fn the_flag_beats_settings_and_settings_beat_the_fallback() {
         let (root, cwd, home) = project();
         let dsh_home = root.path().join("dsh");
-        let at = |fallback| Where {
+        let empty = stack(&cwd, &home, &[]);
+        let at = |settings, fallback| Where {
             cwd: &cwd,
             home: &home,
             dsh_home: &dsh_home,
-            extra_settings: &[],
+            settings,
             fallback,
             trusted_this_session: false,
         };
-        let built = build(&Requested::default(), &at(Some(Mode::BypassPermissions))).unwrap();
+        let built = build(
+            &Requested::default(),
+            &at(&empty, Some(Mode::BypassPermissions)),
+        )
+        .unwrap();
         assert_eq!(built.mode, Mode::BypassPermissions);
-        let built = build(&Requested::default(), &at(None)).unwrap();
+        let built = build(&Requested::default(), &at(&empty, None)).unwrap();
         assert_eq!(built.mode, Mode::Default);
         fs_err::write(
             cwd.join(".claude/settings.json"),
             r#"{"permissions":{"defaultMode":"acceptEdits"}}"#,
         )
         .unwrap();
-        let built = build(&Requested::default(), &at(Some(Mode::BypassPermissions))).unwrap();
+        let settings = stack(&cwd, &home, &[]);
+        let built = build(
+            &Requested::default(),
+            &at(&settings, Some(Mode::BypassPermissions)),
+        )
+        .unwrap();
         assert_eq!(built.mode, Mode::AcceptEdits);
         let flagged = Requested {
             mode: Some(Mode::Plan),
             ..Requested::default()
         };
-        assert_eq!(build(&flagged, &at(None)).unwrap().mode, Mode::Plan);
+        assert_eq!(
+            build(&flagged, &at(&settings, None)).unwrap().mode,
+            Mode::Plan
+        );
     }
 
     #[test]
@@ -275,7 +304,7 @@ mod tests {
             cwd: &cwd,
             home: &home,
             dsh_home: &dsh_home,
-            extra_settings: &[],
+            settings: &stack(&cwd, &home, &[]),
             fallback: None,
             trusted_this_session: false,
         };
@@ -298,7 +327,7 @@ mod tests {
             cwd: &cwd,
             home: &home,
             dsh_home: &dsh_home,
-            extra_settings: &[],
+            settings: &stack(&cwd, &home, &[]),
             fallback: None,
             trusted_this_session: false,
         };
@@ -333,16 +362,16 @@ mod tests {
     fn a_changed_settings_file_replaces_its_rules_with_trust_checked_again() {
         let (root, cwd, home) = project();
         let dsh_home = root.path().join("dsh");
+        let local = cwd.join(".claude/settings.local.json");
+        fs_err::write(&local, r#"{"permissions":{"deny":["Bash(rm:*)"]}}"#).unwrap();
         let at = Where {
             cwd: &cwd,
             home: &home,
             dsh_home: &dsh_home,
-            extra_settings: &[],
+            settings: &stack(&cwd, &home, &[]),
             fallback: None,
             trusted_this_session: false,
         };
-        let local = cwd.join(".claude/settings.local.json");
-        fs_err::write(&local, r#"{"permissions":{"deny":["Bash(rm:*)"]}}"#).unwrap();
         let built = build(&Requested::default(), &at).unwrap();
         let rm = serde_json::json!({"command": "rm x"});
         let make = serde_json::json!({"command": "make all"});
@@ -394,5 +423,117 @@ mod tests {
             built.permissions.verdict("bash", &make),
             crate::Verdict::Allow(_)
         ));
+    }
+
+    #[test]
+    fn the_layers_are_the_stacks_documents_in_claude_codes_order() {
+        let (root, cwd, home) = project();
+        let dsh_home = root.path().join("dsh");
+        fs_err::create_dir_all(home.join(".claude")).unwrap();
+        let rule = |behavior: &str, rule: &str| {
+            format!(r#"{{"permissions":{{"{behavior}":["{rule}"]}}}}"#)
+        };
+        fs_err::write(
+            home.join(".claude/settings.json"),
+            rule("deny", "Bash(u:*)"),
+        )
+        .unwrap();
+        fs_err::write(cwd.join(".claude/settings.json"), rule("deny", "Bash(p:*)")).unwrap();
+        fs_err::write(
+            cwd.join(".claude/settings.local.json"),
+            rule("deny", "Bash(l:*)"),
+        )
+        .unwrap();
+        let file = root.path().join("flag.json");
+        fs_err::write(&file, rule("deny", "Bash(f:*)")).unwrap();
+        let inline = PathBuf::from(rule("ask", "Bash(i:*)"));
+        let settings = stack(&cwd, &home, &[file.clone(), inline]);
+        // What the session parsed is what counts, not the disk now.
+        for path in [&file, &home.join(".claude/settings.json")] {
+            fs_err::remove_file(path).unwrap();
+        }
+        let at = Where {
+            cwd: &cwd,
+            home: &home,
+            dsh_home: &dsh_home,
+            settings: &settings,
+            fallback: None,
+            trusted_this_session: false,
+        };
+        let built = build(&Requested::default(), &at).unwrap();
+        let rules: Vec<(String, &str, String)> = built
+            .permissions
+            .rules()
+            .iter()
+            .map(|r| (r.rule.raw.clone(), r.source.name(), r.origin.clone()))
+            .collect();
+        let origin = |path: PathBuf| path.display().to_string();
+        assert_eq!(
+            rules,
+            [
+                (
+                    "Bash(u:*)".to_owned(),
+                    "userSettings",
+                    origin(home.join(".claude/settings.json"))
+                ),
+                (
+                    "Bash(p:*)".to_owned(),
+                    "projectSettings",
+                    origin(cwd.join(".claude/settings.json"))
+                ),
+                (
+                    "Bash(l:*)".to_owned(),
+                    "localSettings",
+                    origin(cwd.join(".claude/settings.local.json"))
+                ),
+                ("Bash(f:*)".to_owned(), "cliArg", origin(file)),
+                // Inline `--settings` JSON counts, as in Claude Code.
+                ("Bash(i:*)".to_owned(), "cliArg", "--settings".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bad_layer_is_named_with_its_file_line_and_column() {
+        let (root, cwd, home) = project();
+        let dsh_home = root.path().join("dsh");
+        let local = cwd.join(".claude/settings.local.json");
+        let text = "{\n  \"permissions\": {\"deny\": [\"Bash(\"]}}";
+        fs_err::write(&local, text).unwrap();
+        let at = Where {
+            cwd: &cwd,
+            home: &home,
+            dsh_home: &dsh_home,
+            settings: &stack(&cwd, &home, &[]),
+            fallback: None,
+            trusted_this_session: false,
+        };
+        let Err(error) = build(&Requested::default(), &at) else {
+            panic!("a bad rule was accepted");
+        };
+        // The text reading the file itself gives, position and all.
+        let direct = Layer::from_settings_text(Source::Local, local.display().to_string(), text)
+            .unwrap_err();
+        assert!(
+            matches!(direct, LayerError::Rule { line: 2, .. }),
+            "{direct}"
+        );
+        assert_eq!(error.to_string(), direct.to_string());
+        // A file that exists but cannot be read is named with its error.
+        fs_err::remove_file(&local).unwrap();
+        fs_err::create_dir(&local).unwrap();
+        let at = Where {
+            settings: &stack(&cwd, &home, &[]),
+            ..at
+        };
+        let Err(error) = build(&Requested::default(), &at) else {
+            panic!("an unreadable layer was accepted");
+        };
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("{}: ", local.display())),
+            "{error}"
+        );
     }
 }

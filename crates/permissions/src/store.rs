@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use dsh_files::settings::{SettingsLayer, SettingsSource, SettingsStack, inline_settings};
+
 use crate::layer::{Behavior, Layer, LayerError, Source};
 
 /// A problem reading or writing a settings file.
@@ -27,32 +29,65 @@ pub enum StoreError {
     NotAnObject(PathBuf),
 }
 
-/// The settings files Claude Code reads permissions from, lowest
-/// precedence first: user, project, local.
-pub fn settings_paths(home: Option<&Path>, project: &Path) -> Vec<(Source, PathBuf)> {
-    let mut out = Vec::new();
-    if let Some(h) = home {
-        out.push((Source::User, h.join(".claude/settings.json")));
+/// The permission layers of a session's settings layer stack (its one
+/// parse of each file), lowest precedence first: user, project, local,
+/// then the `--settings` layers in flag order (they rank with the command
+/// line, as in Claude Code; inline `--settings '{…}'` JSON is named
+/// `--settings`). A missing file is an empty layer. Managed policy layers
+/// are not read for permissions.
+pub fn stack_layers(stack: &SettingsStack) -> Result<Vec<Layer>, StoreError> {
+    let mut layers = Vec::new();
+    let files = stack.layers().iter().rev();
+    for layer in files.filter(|layer| layer.source != SettingsSource::Flag) {
+        if let Some(layer) = stack_layer(layer)? {
+            layers.push(layer);
+        }
     }
-    out.push((Source::Project, project.join(".claude/settings.json")));
-    out.push((Source::Local, project.join(".claude/settings.local.json")));
-    out
+    for layer in stack.layers() {
+        if layer.source == SettingsSource::Flag
+            && let Some(layer) = stack_layer(layer)?
+        {
+            layers.push(layer);
+        }
+    }
+    Ok(layers)
 }
 
-/// Reads one layer; a missing file is an empty layer.
+/// One settings layer's permissions; `None` for a layer permissions do
+/// not read (managed policy).
+fn stack_layer(layer: &SettingsLayer) -> Result<Option<Layer>, StoreError> {
+    let source = match layer.source {
+        SettingsSource::Managed => return Ok(None),
+        SettingsSource::Flag => Source::CliArg,
+        SettingsSource::Local => Source::Local,
+        SettingsSource::Project => Source::Project,
+        SettingsSource::User => Source::User,
+    };
+    let origin = match layer.source {
+        SettingsSource::Flag if inline_settings(&layer.path).is_some() => "--settings".to_owned(),
+        SettingsSource::Flag
+        | SettingsSource::Managed
+        | SettingsSource::Local
+        | SettingsSource::Project
+        | SettingsSource::User => layer.path.display().to_string(),
+    };
+    if let Some(error) = layer.read_error() {
+        return Err(StoreError::Io {
+            path: layer.path.clone(),
+            source: error,
+        });
+    }
+    Ok(Some(match &layer.json {
+        Some(json) => Layer::from_settings(source, origin, json)?,
+        None => Layer::empty(source, origin),
+    }))
+}
+
+/// Reads one layer from disk as it is now (a settings file that changed
+/// during the session); a missing file is an empty layer.
 pub fn read_layer(source: Source, path: &Path) -> Result<Layer, StoreError> {
-    read_layer_with(&dsh_files::ConfigFiles::default(), source, path)
-}
-
-/// [`read_layer`] through a session's reader (each file read once).
-pub fn read_layer_with(
-    files: &dsh_files::ConfigFiles,
-    source: Source,
-    path: &Path,
-) -> Result<Layer, StoreError> {
     // StoreError::Io names the path itself (fs-err would name it twice).
-    // The session's one parse of the file (the settings layer stack's).
-    match files.json(path) {
+    match dsh_files::ConfigFiles::default().json(path) {
         Ok(Some(json)) => Ok(Layer::from_settings(
             source,
             path.display().to_string(),
@@ -306,11 +341,8 @@ mod tests {
     }
 
     #[test]
-    fn missing_settings_are_empty_layers_and_paths_are_ordered() {
+    fn a_missing_settings_file_is_an_empty_layer() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let paths = settings_paths(Some(Path::new("/h")), dir.path());
-        let sources: Vec<Source> = paths.iter().map(|(s, _)| *s).collect();
-        assert_eq!(sources, vec![Source::User, Source::Project, Source::Local]);
         let layer = read_layer(Source::Project, &dir.path().join("nope.json")).expect("empty");
         assert!(layer.rules.is_empty());
     }
