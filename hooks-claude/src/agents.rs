@@ -17,8 +17,8 @@
 
 use std::path::{Path, PathBuf};
 
+use dsh_frontmatter::ListField;
 use dsh_seams::AgentDefinition;
-use serde_json::Value;
 
 use crate::output::wire::Field;
 use crate::payload::dsh_tool_name;
@@ -43,6 +43,24 @@ pub struct AgentFile {
     /// Its frontmatter `hooks`, read as a settings file's, with `Stop`
     /// already renamed `SubagentStop`.
     pub(crate) hooks: Option<HooksWire>,
+}
+
+/// What dsh reads of an agent file's frontmatter. `name`, `description`
+/// and `model` of another shape read as absent; `tools` or `hooks` of
+/// another shape make the file unreadable (it is reported and skipped).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct AgentFront {
+    #[serde(deserialize_with = "dsh_frontmatter::text")]
+    name: Option<String>,
+    #[serde(deserialize_with = "dsh_frontmatter::text")]
+    description: Option<String>,
+    /// Claude Code tool names.
+    tools: ListField,
+    #[serde(deserialize_with = "dsh_frontmatter::text")]
+    model: Option<String>,
+    /// In the settings shape; `None` when missing or null.
+    hooks: Option<Field<HooksWire>>,
 }
 
 /// The session notice for an agent file that could not be read.
@@ -108,47 +126,50 @@ pub fn parse_agent(path: &Path, text: &str, scope: AgentScope) -> Result<AgentFi
     let document = dsh_frontmatter::parse(text).map_err(|error| error.to_string())?;
     let front = document.frontmatter.ok_or("no `---` frontmatter")?;
     let body = document.body;
-    let fields = front.fields();
+    let view: AgentFront = front.read().map_err(|error| error.to_string())?;
+    // What a key of the wrong shape held, for the notice.
+    let held = |key: &str| front.json_text(key).unwrap_or_default();
     let stem = path
         .file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let name = match front.text("name") {
+    let name = match view.name {
         Some(name) if !name.is_empty() => name,
         Some(_) | None => stem,
     };
-    let description = front.text("description").unwrap_or_default();
-    let tools = match fields.get("tools") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(_) | Value::Array(_)) => Some(
-            front
-                .list("tools")
+    let description = view.description.unwrap_or_default();
+    let tools = match view.tools {
+        ListField::Absent => None,
+        ListField::Items(tools) => Some(
+            tools
                 .iter()
                 .map(|tool| dsh_tool_name(tool.trim()).to_owned())
                 .collect(),
         ),
-        Some(other) => return Err(format!("`tools` is neither a list nor a string: {other}")),
+        ListField::NotAList => {
+            return Err(format!(
+                "`tools` is neither a list nor a string: {}",
+                held("tools")
+            ));
+        }
     };
-    let model = front
-        .text("model")
+    let model = view
+        .model
         .filter(|model| !model.is_empty() && model != "inherit");
-    let hooks = match fields.get("hooks") {
+    let hooks = match view.hooks {
         None => None,
-        Some(raw) if raw.is_null() => None,
-        Some(raw) => match Field::<HooksWire>::read(raw) {
-            Field::Valid(mut events) => {
-                for (event, _) in &mut events.0 {
-                    // A subagent's own "stop" is SubagentStop.
-                    if event == "Stop" {
-                        "SubagentStop".clone_into(event);
-                    }
+        Some(Field::Valid(mut events)) => {
+            for (event, _) in &mut events.0 {
+                // A subagent's own "stop" is SubagentStop.
+                if event == "Stop" {
+                    "SubagentStop".clone_into(event);
                 }
-                Some(events)
             }
-            Field::Absent | Field::Invalid { .. } => {
-                return Err(format!("`hooks` is not a mapping: {raw}"));
-            }
-        },
+            Some(events)
+        }
+        Some(Field::Absent | Field::Invalid { .. }) => {
+            return Err(format!("`hooks` is not a mapping: {}", held("hooks")));
+        }
     };
     Ok(AgentFile {
         definition: AgentDefinition {
@@ -242,6 +263,53 @@ mod tests {
             )
             .unwrap_err()
             .contains("`hooks` is not a mapping")
+        );
+    }
+
+    /// Keys of the wrong shape: `name`, `description` and `model` read as
+    /// absent; `tools` and `hooks` refuse the file, quoting what they held;
+    /// a null `tools` or `hooks` is as if missing.
+    #[test]
+    fn keys_of_the_wrong_shape() {
+        let read = |front: &str| {
+            parse_agent(
+                Path::new("/p/.claude/agents/stem.md"),
+                &format!("---\n{front}---\nbody\n"),
+                AgentScope::Project,
+            )
+        };
+        let agent =
+            read("name: {a: 1}\ndescription: [x, {y: 1}]\nmodel: [a, [b]]\ntools: ~\nhooks: ~\n")
+                .unwrap();
+        assert_eq!(agent.definition.name, "stem");
+        assert_eq!(agent.definition.description, "");
+        assert_eq!(agent.definition.model, None);
+        assert_eq!(agent.definition.tools, None);
+        assert_eq!(agent.hooks, None);
+        assert_eq!(
+            read("tools: {Bash: 1}\n").unwrap_err(),
+            r#"`tools` is neither a list nor a string: {"Bash":1}"#
+        );
+        assert_eq!(
+            read("tools: 3\n").unwrap_err(),
+            "`tools` is neither a list nor a string: 3"
+        );
+        assert_eq!(
+            read("hooks: [a, 1]\n").unwrap_err(),
+            r#"`hooks` is not a mapping: ["a",1]"#
+        );
+        assert_eq!(
+            read("hooks: oops\n").unwrap_err(),
+            r#"`hooks` is not a mapping: "oops""#
+        );
+        assert_eq!(
+            read("name: 7\ntools: [Bash, [x], Read]\n")
+                .map(|agent| (agent.definition.name, agent.definition.tools))
+                .unwrap(),
+            (
+                "7".to_owned(),
+                Some(vec!["bash".to_owned(), "read".to_owned()])
+            )
         );
     }
 

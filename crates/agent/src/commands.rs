@@ -59,6 +59,23 @@ impl CustomInvocation {
     }
 }
 
+/// What a command, skill or prompt file's frontmatter says (Codex prompts
+/// read `description` and `argument-hint` only). A key of another shape
+/// reads as absent.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct CommandFront {
+    /// A skill's name (default: its folder's).
+    #[serde(deserialize_with = "dsh_frontmatter::text")]
+    name: Option<String>,
+    #[serde(deserialize_with = "dsh_frontmatter::text")]
+    description: Option<String>,
+    #[serde(rename = "argument-hint", deserialize_with = "dsh_frontmatter::text")]
+    argument_hint: Option<String>,
+    #[serde(rename = "allowed-tools", deserialize_with = "dsh_frontmatter::list")]
+    allowed_tools: Vec<String>,
+}
+
 /// Which convention a custom command follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CommandKind {
@@ -283,14 +300,14 @@ impl CommandCatalog {
                 .and_then(|parent| parent.strip_prefix(dir).ok())
                 .map(|rel| rel.to_string_lossy().replace('/', ":"))
                 .filter(|rel| !rel.is_empty());
-            let Some((front, body)) = frontmatter::split(&path, &text) else {
+            let Some((front, body)) = frontmatter::split::<CommandFront>(&path, &text) else {
                 continue;
             };
             let scope = match source {
                 CommandSource::Project => "project",
                 CommandSource::User => "user",
             };
-            let description = front.text("description").map(|d| match &namespace {
+            let description = front.description.map(|d| match &namespace {
                 Some(ns) => format!("{d} ({scope}:{ns})"),
                 None => d,
             });
@@ -299,8 +316,8 @@ impl CommandCatalog {
                 kind: CommandKind::ClaudeCommand,
                 source,
                 description,
-                argument_hint: front.text("argument-hint"),
-                allowed_tools: front.list("allowed-tools"),
+                argument_hint: front.argument_hint,
+                allowed_tools: front.allowed_tools,
                 body: body.to_owned(),
                 path,
             });
@@ -318,11 +335,11 @@ impl CommandCatalog {
             let Ok(text) = fs_err::read_to_string(&path) else {
                 continue;
             };
-            let Some((front, body)) = frontmatter::split(&path, &text) else {
+            let Some((front, body)) = frontmatter::split::<CommandFront>(&path, &text) else {
                 continue;
             };
             let name = front
-                .text("name")
+                .name
                 .or_else(|| {
                     skill_dir
                         .file_name()
@@ -336,9 +353,9 @@ impl CommandCatalog {
                 name,
                 kind: CommandKind::ClaudeSkill,
                 source,
-                description: front.text("description"),
-                argument_hint: front.text("argument-hint"),
-                allowed_tools: front.list("allowed-tools"),
+                description: front.description,
+                argument_hint: front.argument_hint,
+                allowed_tools: front.allowed_tools,
                 body: body.to_owned(),
                 path,
             });
@@ -362,15 +379,15 @@ impl CommandCatalog {
             let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
                 continue;
             };
-            let Some((front, body)) = frontmatter::split(&path, &text) else {
+            let Some((front, body)) = frontmatter::split::<CommandFront>(&path, &text) else {
                 continue;
             };
             self.insert(CustomCommand {
                 name: format!("prompts:{stem}"),
                 kind: CommandKind::CodexPrompt,
                 source: CommandSource::User,
-                description: front.text("description"),
-                argument_hint: front.text("argument-hint"),
+                description: front.description,
+                argument_hint: front.argument_hint,
                 allowed_tools: Vec::new(),
                 body: body.to_owned(),
                 path,

@@ -26,6 +26,16 @@ use dsh_seams::{InstructionFile, InstructionKind, MemoryType};
 
 use crate::frontmatter;
 
+/// What a `.claude/rules/` file's frontmatter says: `paths`, the globs that
+/// scope it (a YAML list or a comma-separated string; anything else reads
+/// as none, and the rule applies everywhere).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct RuleFront {
+    #[serde(deserialize_with = "dsh_frontmatter::list")]
+    paths: Vec<String>,
+}
+
 /// The cap on instruction text in the system prompt (bytes).
 pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
 
@@ -108,10 +118,10 @@ impl Instructions {
             let Some(text) = read_nonempty(&path) else {
                 continue;
             };
-            let Some((front, body)) = frontmatter::split(&path, &text) else {
+            let Some((front, body)) = frontmatter::split::<RuleFront>(&path, &text) else {
                 continue;
             };
-            let globs = front.list("paths");
+            let globs = front.paths;
             if globs.is_empty() {
                 found.push((
                     path,

@@ -19,10 +19,19 @@
 //! expanded (a 476-byte "billion laughs" block would otherwise need
 //! gigabytes).
 //!
+//! The block itself is arbitrary YAML and held as such; callers read the
+//! keys they know through a typed view ([`Frontmatter::read`] with the
+//! lenient field readers of [`view`]).
+//!
 //! What it is not: it knows no field's meaning. Which keys a command, a
 //! rule or an agent reads, and what a missing or odd value means for it,
 //! stays with the code that owns that file kind.
 
+pub mod view;
+
+pub use view::{ListField, list, text};
+
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::{Yaml, YamlLoader};
@@ -49,7 +58,9 @@ pub struct Document<'a> {
     pub body: &'a str,
 }
 
-/// The fields of one frontmatter block, in file order.
+/// The fields of one frontmatter block, in file order. The block is a
+/// user's YAML, any shape; what a file kind reads of it is a typed view
+/// ([`Frontmatter::read`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Frontmatter {
     fields: Map<String, Value>,
@@ -86,6 +97,13 @@ pub enum FrontmatterError {
         what: &'static str,
         /// The bound.
         limit: usize,
+    },
+    /// The block is YAML but a field does not fit the typed view it is
+    /// read into ([`Frontmatter::read`]).
+    #[error("frontmatter fields: {message}")]
+    Fields {
+        /// What serde said.
+        message: String,
     },
 }
 
@@ -149,60 +167,21 @@ impl Frontmatter {
         }
     }
 
-    /// Every field, in file order.
-    pub fn fields(&self) -> &Map<String, Value> {
-        &self.fields
+    /// The block read into a typed view: a serde struct naming the keys a
+    /// file kind reads (see [`view`]). With the lenient readers ([`text`],
+    /// [`list`], [`ListField`]) and `#[serde(default)]` this never fails;
+    /// a stricter field type that does not match is
+    /// [`FrontmatterError::Fields`].
+    pub fn read<T: DeserializeOwned>(&self) -> Result<T, FrontmatterError> {
+        T::deserialize(&self.fields).map_err(|error| FrontmatterError::Fields {
+            message: error.to_string(),
+        })
     }
 
-    /// The fields, owned.
-    pub fn into_fields(self) -> Map<String, Value> {
-        self.fields
-    }
-
-    /// The raw value of `key`.
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        self.fields.get(key)
-    }
-
-    /// `key` as text: a string as it is, a number or boolean as written, a
-    /// list of scalars as `[a, b]` (what `argument-hint: [message]` means
-    /// to the person who wrote it). A null, a mapping or a nested list has
-    /// no text.
-    pub fn text(&self, key: &str) -> Option<String> {
-        match self.fields.get(key)? {
-            Value::Array(items) => {
-                let items: Option<Vec<String>> = items.iter().map(scalar_text).collect();
-                items.map(|items| format!("[{}]", items.join(", ")))
-            }
-            other => scalar_text(other),
-        }
-    }
-
-    /// `key` as a list of texts: a YAML list's scalar items, or a string
-    /// split on commas (`allowed-tools: Bash, Read`). Missing is empty.
-    pub fn list(&self, key: &str) -> Vec<String> {
-        match self.fields.get(key) {
-            None | Some(Value::Null) | Some(Value::Object(_)) => Vec::new(),
-            Some(Value::Array(items)) => items.iter().filter_map(scalar_text).collect(),
-            Some(Value::String(text)) => text
-                .split(',')
-                .map(str::trim)
-                .filter(|item| !item.is_empty())
-                .map(str::to_owned)
-                .collect(),
-            Some(other @ (Value::Bool(_) | Value::Number(_))) => {
-                scalar_text(other).into_iter().collect()
-            }
-        }
-    }
-}
-
-fn scalar_text(value: &Value) -> Option<String> {
-    match value {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
-        Value::Bool(flag) => Some(flag.to_string()),
-        Value::Null | Value::Array(_) | Value::Object(_) => None,
+    /// The field `key` written as JSON (a notice quoting what a key of the
+    /// wrong type held); `None` when it is missing.
+    pub fn json_text(&self, key: &str) -> Option<String> {
+        self.fields.get(key).map(ToString::to_string)
     }
 }
 
@@ -368,10 +347,35 @@ fn to_json(value: Yaml) -> Result<Value, FrontmatterError> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use serde::Deserialize;
     use serde_json::json;
 
     fn front(text: &str) -> Frontmatter {
         parse(text).unwrap().frontmatter.unwrap()
+    }
+
+    #[derive(Deserialize)]
+    struct Text(#[serde(deserialize_with = "super::text")] Option<String>);
+
+    #[derive(Deserialize)]
+    struct List(#[serde(deserialize_with = "super::list")] Vec<String>);
+
+    /// Every field read as text, as a typed view with `text` fields reads it.
+    trait Views {
+        fn text(&self, key: &str) -> Option<String>;
+        fn list(&self, key: &str) -> Vec<String>;
+    }
+
+    impl Views for Frontmatter {
+        fn text(&self, key: &str) -> Option<String> {
+            let mut all: std::collections::HashMap<String, Text> = self.read().unwrap();
+            all.remove(key).and_then(|text| text.0)
+        }
+
+        fn list(&self, key: &str) -> Vec<String> {
+            let mut all: std::collections::HashMap<String, List> = self.read().unwrap();
+            all.remove(key).map(|list| list.0).unwrap_or_default()
+        }
     }
 
     #[test]
@@ -406,7 +410,7 @@ mod tests {
             "---\nname: reviewer\ntools: [Bash, 'Read']\ncount: 3 # a comment\non: true\nratio: 0.5\nnothing: ~\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: \"echo 'x: y'\"}\nprompt: |\n  line one\n  line two\n---\n",
         );
         assert_eq!(
-            Value::Object(front.into_fields()),
+            Value::Object(front.fields),
             json!({
                 "name": "reviewer",
                 "tools": ["Bash", "Read"],
@@ -487,6 +491,74 @@ mod tests {
         assert_eq!(front.text("missing"), None);
     }
 
+    /// A typed view reads the keys it names; a key of a shape it does not
+    /// take reads as absent, without failing the other keys.
+    #[test]
+    fn typed_views_are_lenient() {
+        #[derive(Debug, Default, Deserialize)]
+        #[serde(default)]
+        struct View {
+            #[serde(deserialize_with = "super::text")]
+            name: Option<String>,
+            #[serde(deserialize_with = "super::text")]
+            description: Option<String>,
+            #[serde(rename = "allowed-tools", deserialize_with = "super::list")]
+            allowed_tools: Vec<String>,
+            #[serde(deserialize_with = "super::list")]
+            paths: Vec<String>,
+            tools: ListField,
+            other: ListField,
+            missing: ListField,
+            null: ListField,
+        }
+        let view: View = front(
+            "---
+name: {a: 1}
+description: [x, 2, true]
+allowed-tools: [Bash, [nested], ~, Read]
+paths: 3
+tools: Bash, Read
+other: 4
+null: ~
+extra: {deep: [1]}
+---
+",
+        )
+        .read()
+        .unwrap();
+        assert_eq!(view.name, None);
+        assert_eq!(view.description.as_deref(), Some("[x, 2, true]"));
+        assert_eq!(view.allowed_tools, ["Bash", "Read"]);
+        assert_eq!(view.paths, ["3"]);
+        assert_eq!(
+            view.tools,
+            ListField::Items(vec!["Bash".into(), "Read".into()])
+        );
+        assert_eq!(view.other, ListField::NotAList);
+        assert_eq!(view.missing, ListField::Absent);
+        assert_eq!(view.null, ListField::Absent);
+        let front = front(
+            "---
+map: {a: [1, x]}
+list: [[a]]
+---
+",
+        );
+        assert_eq!(front.json_text("map").as_deref(), Some(r#"{"a":[1,"x"]}"#));
+        assert_eq!(front.json_text("missing"), None);
+        // A strict field type that does not match is an error naming it.
+        #[derive(Debug, Deserialize)]
+        struct Strict {
+            #[allow(dead_code)]
+            list: String,
+        }
+        let error = front.read::<Strict>().unwrap_err();
+        assert!(
+            matches!(&error, FrontmatterError::Fields { message } if message.contains("expected a string")),
+            "{error:?}"
+        );
+    }
+
     /// Nine lines of nine aliases each name the line before: 9^9 strings
     /// once expanded, from a few hundred bytes.
     pub(crate) fn billion_laughs() -> String {
@@ -549,7 +621,7 @@ mod tests {
     fn aliases_and_depth_within_the_bounds_read_and_beyond_them_do_not() {
         let front = front("---\nbase: &b {type: command, command: x}\nhooks: [*b, *b]\n---\n");
         assert_eq!(
-            front.get("hooks"),
+            front.fields.get("hooks"),
             Some(
                 &json!([{"type": "command", "command": "x"}, {"type": "command", "command": "x"}])
             )
