@@ -86,6 +86,12 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for Obj<T> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Entries<T>(pub Vec<(String, T)>);
 
+impl<T> Default for Entries<T> {
+    fn default() -> Self {
+        Entries(Vec::new())
+    }
+}
+
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Entries<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Visit<T>(std::marker::PhantomData<T>);
