@@ -46,7 +46,7 @@ pub(crate) struct Each<T>(pub Option<T>);
 
 impl<'de, T: DeserializeOwned> Deserialize<'de> for Each<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(Each(T::deserialize(Value::deserialize(deserializer)?).ok()))
+        dsh_hooks::wire::lenient(deserializer).map(Each)
     }
 }
 
