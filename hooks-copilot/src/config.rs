@@ -17,7 +17,10 @@ use std::path::{Path, PathBuf};
 
 use dsh_hooks::entries::Layer;
 use dsh_hooks::json_file;
-use serde_json::Value;
+use dsh_hooks::lenient::Lenient;
+use dsh_hooks::wire::Present;
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::event::{CopilotEvent, Mode};
 
@@ -242,11 +245,86 @@ impl CopilotConfig {
     }
 }
 
-/// A hook file's `version` when it is not the 1 Copilot reads (Copilot
-/// then skips the whole file).
-pub fn unread_version(doc: &Value) -> Option<&Value> {
-    doc.get("version")
-        .filter(|version| version.as_u64() != Some(1))
+/// A hook file or settings file as far as hooks go, read from its JSON
+/// the way Copilot's JavaScript reads it: a key of the wrong type, or an
+/// entry that is not an object, reads as absent and spoils nothing else.
+/// (Each `#[serde(flatten)]` keeps serde from reading an array as the
+/// struct, element by element: only an object is one.)
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct HooksDoc {
+    /// `version` as written, `null` too (Copilot reads only `1`).
+    pub version: Lenient<Present>,
+    pub disable_all_hooks: Lenient<bool>,
+    pub hooks: Lenient<Events>,
+    #[serde(flatten)]
+    _other: IgnoredAny,
+}
+
+/// The `hooks` object's event keys in file order (Copilot runs them so),
+/// each an array of entries (`None`: not an array).
+#[derive(Debug, Default)]
+pub(crate) struct Events(pub Vec<(String, Entries)>);
+
+/// An event's entries, each `None` when it is not an object.
+pub(crate) type Entries = Lenient<Vec<Lenient<EntryWire>>>;
+
+/// One entry: a command, or Claude Code's nested group `{matcher, hooks}`.
+/// The timeouts are present (`null` too) and a number or not: a
+/// `timeoutSec` of the wrong type still hides `timeout`, as in Copilot.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct EntryWire {
+    pub matcher: Lenient<String>,
+    hooks: Entries,
+    bash: Lenient<String>,
+    command: Lenient<String>,
+    exec: Lenient<String>,
+    powershell: Lenient<String>,
+    args: Lenient<Vec<Present>>,
+    cwd: Lenient<String>,
+    timeout_sec: Lenient<Lenient<f64>>,
+    timeout: Lenient<Lenient<f64>>,
+    env: Lenient<Present>,
+    #[serde(flatten)]
+    _other: IgnoredAny,
+}
+
+impl HooksDoc {
+    /// Reads a parsed file (not an object: no keys).
+    pub fn of(doc: serde_json::Value) -> Self {
+        Self::deserialize(doc).unwrap_or_default()
+    }
+
+    /// Parses a file's text ([`HooksDoc::of`] once it is JSON).
+    pub fn parse(text: &str) -> serde_json::Result<Self> {
+        serde_json::from_str(text).map(Self::of)
+    }
+
+    /// `version` when it is not the 1 Copilot reads (Copilot then skips
+    /// the whole hook file).
+    pub fn unread_version(&self) -> Option<&Present> {
+        self.version.0.as_ref().filter(|v| v.0.as_u64() != Some(1))
+    }
+}
+
+impl<'de> Deserialize<'de> for Events {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(Events::default())
+    }
+}
+
+impl<'de> Visitor<'de> for Events {
+    type Value = Events;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Events, A::Error> {
+        while let Some(event) = map.next_entry()? {
+            self.0.push(event);
+        }
+        Ok(self)
+    }
 }
 
 /// Loads the configuration. Never fails: unusable files are reported in
@@ -258,19 +336,19 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
     let mut disabled_by = None;
     for (path, kind, source) in discovery.files() {
         let doc = match json_file::read(&discovery.files, &path) {
-            Ok(Some(doc)) => doc,
+            Ok(Some(doc)) => HooksDoc::of(doc),
             Ok(None) => continue,
             Err(error) => {
                 problems.push(Problem::new(&path, error.to_string(), true));
                 continue;
             }
         };
-        if kind == FileKind::HookFile && unread_version(&doc).is_some() {
+        if kind == FileKind::HookFile && doc.unread_version().is_some() {
             let message = "version: Invalid hook config version (only 1 is read)";
             problems.push(Problem::new(&path, message.to_owned(), true));
             continue;
         }
-        if doc["disableAllHooks"] == true && disabled_by.is_none() {
+        if doc.disable_all_hooks.0 == Some(true) && disabled_by.is_none() {
             disabled_by = Some(path.clone());
         }
         let display_file = match path.strip_prefix(&repo) {
@@ -309,35 +387,34 @@ pub(crate) struct FileContext<'a> {
 
 /// Parses one document's `hooks` object into `handlers` (pure).
 pub(crate) fn parse_hooks(
-    doc: &Value,
+    doc: &HooksDoc,
     file: &FileContext<'_>,
     handlers: &mut Vec<Handler>,
     problems: &mut Vec<Problem>,
 ) {
-    let Some(hooks) = doc.get("hooks").and_then(Value::as_object) else {
-        return;
-    };
-    for (name, entries) in hooks {
+    let none = EntryWire::default();
+    for (name, entries) in doc.hooks.0.iter().flat_map(|events| &events.0) {
         // Unknown event names are ignored silently (x_invalid_configs).
         let Some((event, mode)) = CopilotEvent::parse(name) else {
             continue;
         };
-        let Some(entries) = entries.as_array() else {
+        let Some(entries) = &entries.0 else {
             let message = format!("hooks.{name}: expected an array of hook entries");
             problems.push(Problem::new(file.path, message, false));
             continue;
         };
         for (i, entry) in entries.iter().enumerate() {
             let base = format!("{}#hooks.{name}[{i}]", file.path.display());
-            let matcher = entry.get("matcher").and_then(Value::as_str);
+            let matcher = (entry.0.as_ref()).and_then(|e| e.matcher.0.as_deref());
             // Claude Code's nested group: `{matcher, hooks: [...]}`.
-            let hooks: Vec<_> = match entry.get("hooks").and_then(Value::as_array) {
+            let hooks: Vec<_> = match (entry.0.as_ref()).and_then(|e| e.hooks.0.as_ref()) {
                 Some(inner) => (inner.iter().enumerate())
                     .map(|(j, hook)| (format!("{base}.hooks[{j}]"), hook))
                     .collect(),
                 None => vec![(base, entry)],
             };
             for (origin, hook) in hooks {
+                let hook = hook.0.as_ref().unwrap_or(&none);
                 match parse_entry(hook, (event, mode), matcher, origin, file) {
                     Ok(handler) => handlers.push(handler),
                     Err(message) => problems.push(Problem::new(file.path, message, false)),
@@ -349,22 +426,19 @@ pub(crate) fn parse_hooks(
 
 /// One entry, configured under `event` in `mode`, or why it is skipped.
 fn parse_entry(
-    entry: &Value,
+    entry: &EntryWire,
     (event, mode): (CopilotEvent, Mode),
     matcher: Option<&str>,
     origin: String,
     file: &FileContext<'_>,
 ) -> Result<Handler, String> {
-    let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
-    let shell = text("bash").or_else(|| text("command"));
-    let program = match (shell, text("exec"), text("powershell")) {
+    let shell = entry.bash.0.clone().or_else(|| entry.command.0.clone());
+    let program = match (shell, entry.exec.0.clone(), entry.powershell.0.clone()) {
         (None, Some(program), _) => Program::Exec {
             program,
-            args: entry
-                .get("args")
-                .and_then(Value::as_array)
-                .map(|args| args.iter().map(json_file::text).collect())
-                .unwrap_or_default(),
+            args: (entry.args.0.iter().flatten())
+                .map(|arg| json_file::text(&arg.0))
+                .collect(),
         },
         (Some(command), None, _) => Program::Bash(command),
         (None, None, Some(command)) => Program::Powershell(command),
@@ -375,14 +449,12 @@ fn parse_entry(
             ));
         }
     };
-    let timeout_sec = entry
-        .get("timeoutSec")
-        .or_else(|| entry.get("timeout"))
-        .and_then(Value::as_f64)
+    let timeout_sec = (entry.timeout_sec.0.as_ref().or(entry.timeout.0.as_ref()))
+        .and_then(|secs| secs.0)
         .filter(|secs| *secs > 0.0)
         .map(|secs| secs.ceil() as u64)
         .unwrap_or(DEFAULT_TIMEOUT_SEC);
-    let env = json_file::env_pairs(entry.get("env"));
+    let env = json_file::env_pairs(entry.env.0.as_ref().map(|env| &env.0));
     Ok(Handler {
         event,
         mode,
@@ -391,7 +463,7 @@ fn parse_entry(
         origin,
         matcher: matcher.map(str::to_owned),
         program,
-        cwd: text("cwd"),
+        cwd: entry.cwd.0.clone(),
         env,
         timeout_sec,
         hook_dir: file.hook_dir.clone(),
@@ -531,5 +603,59 @@ mod tests {
         let config = load(&discovery);
         assert!(!config.has_active());
         assert!(config.disabled_by.is_some());
+    }
+
+    /// Keys of the wrong type read as absent and spoil nothing else; an
+    /// entry that is not an object (an array too) is skipped on its own.
+    #[test]
+    fn wrong_typed_keys_and_entries_are_absent_and_spoil_nothing_else() {
+        let text = r#"{"version":null,"disableAllHooks":"yes","hooks":{
+            "preToolUse":[{"bash":3,"command":"c","matcher":7,"timeoutSec":"5","timeout":9,"env":{"A":1}},
+                "junk",["m",null,"cmd"],{"matcher":"M","hooks":[{"exec":"e","args":["a",2,null],"timeout":2.5},5]}],
+            "agentStop":{"bash":"x"},
+            "sessionEnd":[{"bash":"s","timeoutSec":null,"timeout":4}]}}"#;
+        let doc = HooksDoc::of(serde_json::from_str(text).unwrap());
+        assert!(doc.unread_version().is_some());
+        assert_eq!(doc.disable_all_hooks.0, None);
+        let file = FileContext {
+            path: Path::new("h.json"),
+            source: Layer::Project,
+            hook_dir: None,
+            display_file: "",
+        };
+        let (mut handlers, mut problems) = (Vec::new(), Vec::new());
+        parse_hooks(&doc, &file, &mut handlers, &mut problems);
+        let got: Vec<_> = (handlers.iter())
+            .map(|h| {
+                (
+                    h.program.text(),
+                    h.matcher.clone(),
+                    h.timeout_sec,
+                    h.env.clone(),
+                )
+            })
+            .collect();
+        let env = vec![("A".to_owned(), "1".to_owned())];
+        assert_eq!(
+            got,
+            [
+                ("c".to_owned(), None, 30, env),
+                ("e a 2 null".to_owned(), Some("M".to_owned()), 3, vec![]),
+                ("s".to_owned(), None, 30, vec![])
+            ]
+        );
+        let problems: Vec<_> = problems
+            .iter()
+            .map(|p| p.message.split(':').next().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                "hooks.preToolUse[1]",
+                "hooks.preToolUse[2]",
+                "hooks.preToolUse[3].hooks[1]",
+                "hooks.agentStop"
+            ]
+        );
     }
 }

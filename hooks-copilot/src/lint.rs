@@ -12,9 +12,8 @@ use dsh_hooks::lint::{
 };
 use dsh_hooks::names::Tabled;
 use dsh_hooks::registry::LintTargets;
-use serde_json::Value;
 
-use crate::config::{CopilotDiscovery, FileContext, parse_hooks};
+use crate::config::{CopilotDiscovery, Entries, FileContext, HooksDoc, parse_hooks};
 use crate::event::{CopilotEvent, Mode};
 
 /// The Copilot files a session in `discovery.cwd` would load.
@@ -73,7 +72,7 @@ pub fn is_copilot_file(path: &Path) -> bool {
 /// Checks one Copilot file.
 pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     let says = |e| format!("Invalid JSON: {e}; Copilot CLI skips the whole file");
-    let (mut c, doc) = match open_json(file, project, |t| serde_json::from_str::<Value>(t), says) {
+    let (mut c, doc) = match open_json(file, project, HooksDoc::parse, says) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };
@@ -81,9 +80,10 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
         .parent()
         .and_then(Path::file_name)
         .is_some_and(|d| d == "hooks");
-    if hook_file && let Some(version) = crate::config::unread_version(&doc) {
+    if hook_file && let Some(version) = doc.unread_version() {
         let message = format!(
-            "version is {version}; Copilot CLI reads only version 1 and skips the whole file"
+            "version is {}; Copilot CLI reads only version 1 and skips the whole file",
+            version.0
         );
         c.push_at(
             Severity::Error,
@@ -94,8 +94,8 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
         );
         return c.finish();
     }
-    if let Some(hooks) = doc.get("hooks").and_then(Value::as_object) {
-        for (name, entries) in hooks {
+    if let Some(hooks) = &doc.hooks.0 {
+        for (name, entries) in &hooks.0 {
             let Some((event, mode)) = CopilotEvent::parse(name) else {
                 let message = format!(
                     "`{name}` is not a Copilot CLI event; Copilot ignores it silently{}",
@@ -132,20 +132,18 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     c.finish()
 }
 
-fn lint_entries(c: &mut Checker<'_>, name: &str, event: CopilotEvent, mode: Mode, entries: &Value) {
-    let Some(entries) = entries.as_array() else {
-        return;
-    };
-    for (i, entry) in entries.iter().enumerate() {
+fn lint_entries(c: &mut Checker<'_>, name: &str, event: CopilotEvent, mode: Mode, list: &Entries) {
+    for (i, entry) in list.0.iter().flatten().enumerate() {
         let at = format!("hooks.{name}[{i}]");
-        if let Some(matcher) = entry.get("matcher").and_then(Value::as_str)
+        let matcher = (entry.0.as_ref()).and_then(|e| e.matcher.0.as_deref());
+        if let Some(matcher) = matcher
             && !(mode == Mode::Pascal && matcher == "*")
             && regex::Regex::new(&format!("^(?:{matcher})$")).is_err()
         {
             c.push_at(Severity::Warning, "invalid-matcher", Some(format!("{at}.matcher")), None, format!("`{matcher}` is not a valid regular expression; Copilot CLI never runs this entry"));
         }
         if mode == Mode::Camel
-            && let Some(matcher) = entry.get("matcher").and_then(Value::as_str)
+            && let Some(matcher) = matcher
             && event.matches_tools()
             && matcher.chars().next().is_some_and(char::is_uppercase)
         {

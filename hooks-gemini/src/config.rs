@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::event::GeminiEvent;
@@ -260,16 +260,17 @@ pub fn claude_hint(name: &str) -> String {
     format!(" (a Claude Code event name; Gemini's is `{gemini}`)")
 }
 
-/// Reads a settings file: `None` when it does not exist.
-pub fn read_document(path: &Path) -> Result<Option<(String, Value)>, ConfigError> {
+/// Reads a settings file as `T`: `None` when it does not exist; JSON that
+/// is not an object (or not a `T`) reads as `T::default()`.
+pub fn read_document<T: DeserializeOwned + Default>(path: &Path) -> Result<Option<T>, ConfigError> {
     read_document_with(&dsh_files::ConfigFiles::default(), path)
 }
 
 /// [`read_document`] through the session's reader.
-pub fn read_document_with(
+pub fn read_document_with<T: DeserializeOwned + Default>(
     files: &dsh_files::ConfigFiles,
     path: &Path,
-) -> Result<Option<(String, Value)>, ConfigError> {
+) -> Result<Option<T>, ConfigError> {
     let text = match files.read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -283,22 +284,17 @@ pub fn read_document_with(
     // Gemini CLI accepts comments in its settings files.
     let text = strip_comments(&text);
     if text.trim().is_empty() {
-        return Ok(Some((text, Value::Object(Default::default()))));
+        return Ok(Some(T::default()));
     }
-    let value: Value = serde_json::from_str(&text).map_err(|error| ConfigError::Invalid {
+    // Parsed whole first: a syntax error is an error, a shape is not.
+    let doc: Value = serde_json::from_str(&text).map_err(|error| ConfigError::Invalid {
         path: path.to_owned(),
         message: dsh_hooks::json_file::syntax_message(&error),
     })?;
-    Ok(Some((text, value)))
-}
-
-/// The keys discovery reads from a settings document.
-fn settings(doc: &Value) -> SettingsWire {
-    if doc.is_object() {
-        SettingsWire::deserialize(doc).unwrap_or_default()
-    } else {
-        SettingsWire::default()
+    if !doc.is_object() {
+        return Ok(Some(T::default()));
     }
+    Ok(Some(T::deserialize(doc).unwrap_or_default()))
 }
 
 /// Loads the configuration.
@@ -307,12 +303,11 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
     let project_path = discovery.project_settings();
     let project_is_home = same_file(&user_path, &project_path);
     let mut layers = Vec::new();
-    if let Some((_, doc)) = read_document_with(&discovery.files, &user_path)? {
-        layers.push((Layer::User, user_path.clone(), settings(&doc)));
+    if let Some(doc) = read_document_with::<SettingsWire>(&discovery.files, &user_path)? {
+        layers.push((Layer::User, user_path.clone(), doc));
     }
-    if !project_is_home && let Some((_, doc)) = read_document_with(&discovery.files, &project_path)?
-    {
-        layers.push((Layer::Project, project_path.clone(), settings(&doc)));
+    if !project_is_home && let Some(doc) = read_document_with(&discovery.files, &project_path)? {
+        layers.push((Layer::Project, project_path.clone(), doc));
     }
     // hooksConfig: the project's `enabled` wins over the user's; the
     // `disabled` lists add up.
@@ -526,15 +521,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// the folder's parent and everything below that, `DO_NOT_TRUST` nothing;
 /// the most specific rule wins. No rule (or no file): not trusted.
 fn folder_trust(discovery: &GeminiDiscovery) -> Result<FolderTrust, ConfigError> {
-    let Some((_, doc)) = read_document_with(&discovery.files, &discovery.trusted_folders())? else {
+    let trusted = discovery.trusted_folders();
+    let Some(rules) = read_document_with::<TrustedFoldersWire>(&discovery.files, &trusted)? else {
         return Ok(FolderTrust::Untrusted);
     };
     let cwd = fs_err::canonicalize(&discovery.cwd).unwrap_or_else(|_| discovery.cwd.clone());
-    let rules = if doc.is_object() {
-        TrustedFoldersWire::deserialize(&doc).unwrap_or(crate::wire::Entries(Vec::new()))
-    } else {
-        crate::wire::Entries(Vec::new())
-    };
     let mut best: Option<(usize, bool)> = None;
     for (path, rule) in rules.0 {
         let path = PathBuf::from(path);
@@ -770,5 +761,21 @@ mod tests {
             ]
         );
         assert_eq!(config.handlers[0].name, None);
+    }
+
+    /// A trust file that is not an object trusts nothing (no error); a
+    /// settings file that is not JSON is an error naming the file.
+    #[test]
+    fn a_trust_file_of_another_shape_trusts_nothing_and_bad_json_is_an_error() {
+        let (root, discovery) = setup("{}", "{}", false);
+        let home = root.path().join("home/.gemini");
+        std::fs::write(home.join("trustedFolders.json"), r#"["TRUST_FOLDER"]"#).unwrap();
+        assert!(!load(&discovery).unwrap().folder_trusted());
+        std::fs::write(home.join("settings.json"), "{ nope").unwrap();
+        let fresh = GeminiDiscovery::new(&discovery.cwd, &discovery.home);
+        match load(&fresh) {
+            Err(ConfigError::Invalid { path, .. }) => assert!(path.ends_with("settings.json")),
+            other => panic!("expected a syntax error, got {other:?}"),
+        }
     }
 }

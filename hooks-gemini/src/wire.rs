@@ -46,7 +46,7 @@ pub(crate) struct Each<T>(pub Option<T>);
 
 impl<'de, T: DeserializeOwned> Deserialize<'de> for Each<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(Each(T::deserialize(Value::deserialize(deserializer)?).ok()))
+        dsh_hooks::wire::lenient(deserializer).map(Each)
     }
 }
 
@@ -85,6 +85,12 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for Obj<T> {
 /// An object's entries in file order (settings files keep their order).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Entries<T>(pub Vec<(String, T)>);
+
+impl<T> Default for Entries<T> {
+    fn default() -> Self {
+        Entries(Vec::new())
+    }
+}
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Entries<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
