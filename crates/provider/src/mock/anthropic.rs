@@ -133,10 +133,7 @@ pub(super) fn anthropic_events(reply: &MockReply) -> Vec<String> {
     for (thinking, signature) in &reply.thinking {
         blocks.push((
             Block::Thinking { thinking: "" },
-            vec![
-                Delta::Thinking { thinking },
-                Delta::Signature { signature },
-            ],
+            vec![Delta::Thinking { thinking }, Delta::Signature { signature }],
         ));
     }
     if !reply.text_chunks.is_empty() {
