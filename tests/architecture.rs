@@ -17,7 +17,7 @@ const CLI_MAX_LINES: usize = 2_500;
 const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     ("crates/provider/src", &["key_handoff", "settings"]),
     ("crates/provider/src", &["stream", "transport", "wire"]),
-    ("hooks-claude/src", &["config", "plugins", "settings_env"]),
+    ("hooks-claude/src", &["config", "plugins"]),
     (
         "hooks-codex/src",
         &["config", "dialect", "plugin", "plugins"],
@@ -602,7 +602,7 @@ fn the_function_length_check_sees_functions() {
 /// `toml::Value`s, and every use of a type alias of one) allowed outside
 /// tests. Typed seams bring it down, toward under 300; lower it with them,
 /// never raise it.
-const VALUE_BUDGET: usize = 769;
+const VALUE_BUDGET: usize = 729;
 
 /// Where the word `word` stands in `code` (not inside a longer name).
 fn word_positions<'a>(code: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {

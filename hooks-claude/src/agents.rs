@@ -18,9 +18,11 @@
 use std::path::{Path, PathBuf};
 
 use dsh_seams::AgentDefinition;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use crate::output::wire::Field;
 use crate::payload::dsh_tool_name;
+use crate::settings_wire::HooksWire;
 
 /// Where an agent file came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,9 +40,9 @@ pub struct AgentFile {
     pub definition: AgentDefinition,
     /// Where it came from.
     pub scope: AgentScope,
-    /// Its frontmatter `hooks`, in the settings shape, with `Stop` already
-    /// renamed `SubagentStop`.
-    pub hooks: Option<Value>,
+    /// Its frontmatter `hooks`, read as a settings file's, with `Stop`
+    /// already renamed `SubagentStop`.
+    pub(crate) hooks: Option<HooksWire>,
 }
 
 /// The session notice for an agent file that could not be read.
@@ -131,21 +133,22 @@ pub fn parse_agent(path: &Path, text: &str, scope: AgentScope) -> Result<AgentFi
         .text("model")
         .filter(|model| !model.is_empty() && model != "inherit");
     let hooks = match fields.get("hooks") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(events)) => {
-            let mut renamed = Map::new();
-            for (event, groups) in events {
-                // A subagent's own "stop" is SubagentStop.
-                let event = if event == "Stop" {
-                    "SubagentStop".to_owned()
-                } else {
-                    event.clone()
-                };
-                renamed.insert(event, groups.clone());
+        None => None,
+        Some(raw) if raw.is_null() => None,
+        Some(raw) => match Field::<HooksWire>::read(raw) {
+            Field::Valid(mut events) => {
+                for (event, _) in &mut events.0 {
+                    // A subagent's own "stop" is SubagentStop.
+                    if event == "Stop" {
+                        "SubagentStop".clone_into(event);
+                    }
+                }
+                Some(events)
             }
-            Some(Value::Object(renamed))
-        }
-        Some(other) => return Err(format!("`hooks` is not a mapping: {other}")),
+            Field::Absent | Field::Invalid { .. } => {
+                return Err(format!("`hooks` is not a mapping: {raw}"));
+            }
+        },
     };
     Ok(AgentFile {
         definition: AgentDefinition {
@@ -194,12 +197,13 @@ mod tests {
         assert_eq!(agent.definition.model, None);
         assert_eq!(
             agent.hooks.unwrap(),
-            json!({
+            serde_json::from_value::<HooksWire>(json!({
                 "PreToolUse": [{"matcher": "Bash", "hooks": [
                     {"type": "command", "command": "python3 {HOOK} agent_frontmatter_pre {RUN}"}]}],
                 "SubagentStop": [{"hooks": [
                     {"type": "command", "command": "python3 {HOOK} agent_frontmatter_stop {RUN}"}]}]
-            })
+            }))
+            .unwrap()
         );
     }
 

@@ -15,8 +15,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::events::{EventSupport, HookEvent};
 use crate::matcher::Matcher;
 use crate::plugins::{self, PluginOrigin};
@@ -27,7 +25,8 @@ mod discovery;
 mod handler;
 mod parse;
 use crate::output::wire::Field;
-use parse::{GroupWire, SettingsKeys, parse_handler};
+use crate::settings_wire::{GroupWire, SettingsKeys, SettingsWire};
+use parse::parse_handler;
 
 pub use discovery::{ClaudeDiscovery, project_slug};
 pub(crate) use handler::SdkCallbacks;
@@ -171,7 +170,8 @@ pub struct ClaudeConfig {
 struct SettingsFile {
     path: PathBuf,
     source: SettingsSource,
-    json: Value,
+    /// What dsh reads of it.
+    settings: SettingsWire,
     /// Set for a plugin's `hooks/hooks.json` (only its `hooks` are read).
     plugin: Option<PluginOrigin>,
 }
@@ -202,7 +202,9 @@ fn read_settings(
     Ok(Some(SettingsFile {
         path: path.to_owned(),
         source,
-        json: json.clone(),
+        settings: Field::<SettingsWire>::read(json)
+            .into_valid()
+            .unwrap_or_default(),
         plugin: None,
     }))
 }
@@ -215,16 +217,17 @@ fn inline_settings(arg: &Path) -> Option<&str> {
 }
 
 fn read_inline_settings(arg: &Path, text: &str) -> Result<SettingsFile, ConfigError> {
-    let json: Value = serde_json::from_str(text).map_err(|error| ConfigError::Json {
-        path: arg.to_owned(),
-        line: error.line(),
-        column: error.column(),
-        message: without_position(&error),
-    })?;
+    let settings: Field<SettingsWire> =
+        serde_json::from_str(text).map_err(|error| ConfigError::Json {
+            path: arg.to_owned(),
+            line: error.line(),
+            column: error.column(),
+            message: without_position(&error),
+        })?;
     Ok(SettingsFile {
         path: PathBuf::from("--settings"),
         source: SettingsSource::Flag,
-        json,
+        settings: settings.into_valid().unwrap_or_default(),
         plugin: None,
     })
 }
@@ -268,7 +271,7 @@ pub fn load_with_options(
         .map(|f| plugins::Layer {
             path: &f.path,
             source: f.source,
-            json: &f.json,
+            settings: &f.settings,
         })
         .collect();
     let discovered = plugins::discover(discovery, &layers);
@@ -279,7 +282,7 @@ pub fn load_with_options(
     let hold = discovery.project_settings == ProjectSettings::HoldBack;
     let mut held_back = Vec::new();
     for file in files.iter().filter(|f| hold && f.source.is_project()) {
-        if let Some(env) = file.json.get("env").and_then(Value::as_object) {
+        if let Some(env) = file.settings.env.valid() {
             held_back.extend(env.keys().map(|name| HeldBack {
                 key: format!("env.{name}"),
                 file: file.path.clone(),
@@ -292,7 +295,7 @@ pub fn load_with_options(
         .map(|f| settings_env::EnvLayer {
             path: &f.path,
             source: f.source,
-            json: &f.json,
+            settings: &f.settings,
         })
         .collect();
     let settings_env = settings_env::merge(&env_layers, &mut notices);
@@ -300,7 +303,7 @@ pub fn load_with_options(
         files.push(SettingsFile {
             path: plugin.hooks_file,
             source: plugin.origin.layer,
-            json: plugin.json,
+            settings: plugin.settings,
             plugin: Some(plugin.origin),
         });
     }
@@ -320,7 +323,10 @@ pub fn load_with_options(
                     crate::agents::AgentScope::Project => SettingsSource::Project,
                     crate::agents::AgentScope::User => SettingsSource::User,
                 },
-                json: serde_json::json!({ "hooks": hooks }),
+                settings: SettingsWire {
+                    hooks: Field::Valid(hooks.clone()),
+                    ..SettingsWire::default()
+                },
                 plugin: None,
             });
         }
@@ -343,10 +349,7 @@ pub fn load_with_options(
 impl SettingsFile {
     /// The keys that switch hooks off or limit them, typed.
     fn keys(&self) -> SettingsKeys {
-        Field::<SettingsKeys>::read(&self.json)
-            .valid()
-            .cloned()
-            .unwrap_or_default()
+        self.settings.keys.clone()
     }
 }
 
@@ -538,17 +541,18 @@ fn file_handlers(
 ) -> Result<Vec<HookHandler>, ConfigError> {
     let mut handlers = Vec::new();
     {
-        let Some(hooks) = file.json.get("hooks") else {
-            return Ok(handlers);
+        let hooks = match &file.settings.hooks {
+            Field::Absent => return Ok(handlers),
+            Field::Valid(hooks) => hooks,
+            Field::Invalid { .. } => {
+                notices.push(format!(
+                    "`hooks` in {} is not an object; ignored",
+                    file.path.display()
+                ));
+                return Ok(handlers);
+            }
         };
-        let Some(hooks) = hooks.as_object() else {
-            notices.push(format!(
-                "`hooks` in {} is not an object; ignored",
-                file.path.display()
-            ));
-            return Ok(handlers);
-        };
-        for (event_name, groups) in hooks {
+        for (event_name, groups) in hooks.iter() {
             let event = HookEvent::parse(event_name);
             if event.is_none() {
                 notices.push(format!(
@@ -556,7 +560,7 @@ fn file_handlers(
                     file.path.display()
                 ));
             }
-            let Some(groups) = groups.as_array() else {
+            let Some(groups) = groups.valid() else {
                 notices.push(format!(
                     "hooks.{event_name} in {} is not an array; ignored",
                     file.path.display()
@@ -564,10 +568,7 @@ fn file_handlers(
                 continue;
             };
             for (group_index, group) in groups.iter().enumerate() {
-                let group = Field::<GroupWire>::read(group)
-                    .valid()
-                    .cloned()
-                    .unwrap_or_default();
+                let group: GroupWire = group.valid().cloned().unwrap_or_default();
                 let matcher = match group.matcher.valid().filter(|value| !value.is_null()) {
                     None => None,
                     Some(value) if value.is_string() => value.as_str().map(str::to_owned),

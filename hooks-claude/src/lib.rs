@@ -42,6 +42,7 @@ mod registered;
 mod rules;
 pub mod sdk;
 pub mod settings_env;
+mod settings_wire;
 pub mod transcript;
 pub mod trust_identity;
 

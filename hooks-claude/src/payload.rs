@@ -532,10 +532,15 @@ pub struct StopInput<'a> {
     /// The last assistant message.
     pub last_assistant_message: &'a str,
     /// Always empty.
-    pub background_tasks: &'a [Value],
+    pub background_tasks: &'a [NoEntry],
     /// Always empty.
-    pub session_crons: &'a [Value],
+    pub session_crons: &'a [NoEntry],
 }
+
+/// An entry of a list dsh always sends empty (`background_tasks`,
+/// `session_crons`: dsh runs neither), so no value of it exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum NoEntry {}
 
 /// `Stop`.
 pub fn stop<'a>(

@@ -23,10 +23,12 @@ use std::time::Duration;
 
 use dsh_hook_runner::{Captured, HookExit, HookRun};
 use serde::Deserialize;
-use serde_json::Value;
 
-use crate::config::{ClaudeDiscovery, HookHandler, SettingsSource};
-use crate::output::wire::{Field, JsonObject, WireType};
+use dsh_files::settings::SettingsSource;
+
+use crate::config::{ClaudeDiscovery, HookHandler};
+use crate::output::wire::{Entries, Field, WireType};
+use crate::settings_wire::{MarketWire, SettingsWire};
 
 /// Whose decision made a plugin active: this is what dsh's hook trust keys on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,14 +75,15 @@ impl PluginOrigin {
 pub(crate) struct Layer<'a> {
     pub path: &'a Path,
     pub source: SettingsSource,
-    pub json: &'a Value,
+    pub settings: &'a SettingsWire,
 }
 
 /// A plugin whose hooks file was read.
 pub(crate) struct LoadedPlugin {
     pub origin: PluginOrigin,
     pub hooks_file: PathBuf,
-    pub json: Value,
+    /// The file, read as settings (only its `hooks` count).
+    pub settings: SettingsWire,
 }
 
 /// What discovery found: loadable plugins and notices about the others.
@@ -124,23 +127,23 @@ struct Enabled {
 fn merged_enabled(layers: &[Layer<'_>], notices: &mut Vec<String>) -> BTreeMap<String, Enabled> {
     let mut out: BTreeMap<String, Enabled> = BTreeMap::new();
     for layer in layers {
-        let Some(map) = layer.json.get("enabledPlugins") else {
-            continue;
-        };
-        let Some(map) = map.as_object() else {
-            notices.push(format!(
-                "`enabledPlugins` in {} is not an object; ignored",
-                layer.path.display()
-            ));
-            continue;
-        };
-        for (id, value) in map {
-            // Claude Code also accepts a list of versions for a plugin; any
-            // non-false value enables it.
-            if value.is_null() {
+        let map = match &layer.settings.enabled_plugins {
+            Field::Absent => continue,
+            Field::Valid(map) => map,
+            Field::Invalid { .. } => {
+                notices.push(format!(
+                    "`enabledPlugins` in {} is not an object; ignored",
+                    layer.path.display()
+                ));
                 continue;
             }
-            let on = value.as_bool().unwrap_or(true);
+        };
+        for (id, value) in map.iter() {
+            // Claude Code also accepts a list of versions for a plugin; any
+            // non-false value enables it.
+            let Some(on) = value.on() else {
+                continue;
+            };
             let entry = out.entry(id.clone()).or_insert_with(|| Enabled {
                 on,
                 winner: layer.path.to_owned(),
@@ -172,32 +175,7 @@ enum MarketSource {
     Fetched,
 }
 
-/// A marketplace entry (`extraKnownMarketplaces.<name>`, an entry of
-/// `known_marketplaces.json`).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct MarketWire {
-    source: Field<MarketSourceWire>,
-}
-
-/// Its `source`: `{"source": "directory", "path": …}`, `{"source": "github", …}`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct MarketSourceWire {
-    source: Field<String>,
-    path: Field<String>,
-}
-
-impl WireType for MarketWire {
-    const JSON: Option<&'static str> = Some("object");
-}
-
-impl WireType for MarketSourceWire {
-    const JSON: Option<&'static str> = Some("object");
-}
-
-fn market_source(value: &Value, home: &Path) -> Option<MarketSource> {
-    let market = Field::<MarketWire>::read(value);
+fn market_source(market: &Field<MarketWire>, home: &Path) -> Option<MarketSource> {
     let source = market.valid()?.source.valid()?;
     match source.source.as_str() {
         Some("directory") => source
@@ -215,13 +193,14 @@ fn expand_home(path: &str, home: &Path) -> PathBuf {
     }))
 }
 
-enum JsonFile {
+enum JsonFile<T> {
     Missing,
     Unreadable(String),
-    Parsed(Value),
+    /// Valid JSON, read as a `T` (`Invalid` when it is not one).
+    Parsed(Field<T>),
 }
 
-fn read_json(files: &dsh_files::ConfigFiles, path: &Path) -> JsonFile {
+fn read_json<T: WireType>(files: &dsh_files::ConfigFiles, path: &Path) -> JsonFile<T> {
     // Through the session's reader, parsed once; the `Unreadable` message
     // below names the path itself.
     let parsed = match files.json(path) {
@@ -232,7 +211,7 @@ fn read_json(files: &dsh_files::ConfigFiles, path: &Path) -> JsonFile {
         }
     };
     match parsed.document() {
-        Ok(json) => JsonFile::Parsed(json.clone()),
+        Ok(json) => JsonFile::Parsed(Field::read(json)),
         Err(error) => JsonFile::Unreadable(format!(
             "invalid JSON in {}:{}:{}: {}",
             path.display(),
@@ -243,21 +222,22 @@ fn read_json(files: &dsh_files::ConfigFiles, path: &Path) -> JsonFile {
     }
 }
 
-/// Reads a JSON file that may be absent; an unreadable one becomes a
-/// notice that says what follows from it (`consequence`).
-fn optional_json(
+/// Reads a JSON file that may be absent as a `T`; an unreadable one
+/// becomes a notice that says what follows from it (`consequence`), one of
+/// another shape reads as nothing.
+fn optional_json<T: WireType>(
     files: &dsh_files::ConfigFiles,
     path: &Path,
     consequence: &str,
     notices: &mut Vec<String>,
-) -> Option<Value> {
+) -> Option<T> {
     match read_json(files, path) {
         JsonFile::Missing => None,
         JsonFile::Unreadable(why) => {
             notices.push(format!("{why}; {consequence}"));
             None
         }
-        JsonFile::Parsed(json) => Some(json),
+        JsonFile::Parsed(json) => json.into_valid(),
     }
 }
 
@@ -270,15 +250,13 @@ fn directory_plugin_root(
     notices: &mut Vec<String>,
 ) -> Option<PathBuf> {
     let manifest = market_dir.join(".claude-plugin").join("marketplace.json");
-    let json = optional_json(
+    let manifest: ManifestWire = optional_json(
         files,
         &manifest,
         "its plugins run from their installed copies",
         notices,
     )?;
-    let manifest = Field::<ManifestWire>::read(&json);
     let entry = manifest
-        .valid()?
         .plugins
         .valid()?
         .iter()
@@ -316,7 +294,29 @@ impl WireType for ManifestPluginWire {
 #[serde(default)]
 struct InstalledWire {
     /// Per plugin id: one install record or a list of them.
-    plugins: Field<JsonObject>,
+    plugins: Field<Entries<InstallRecords>>,
+}
+
+/// A plugin's install records: a list, or one record on its own. An entry
+/// that is not an object is a record with no project and no path.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum InstallRecords {
+    /// `[record, …]`.
+    List(Vec<Field<InstallRecordWire>>),
+    /// `record`.
+    One(Field<InstallRecordWire>),
+}
+
+/// `.claude-plugin/plugin.json` of a `--plugin-dir` plugin.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct PluginManifestWire {
+    name: Field<String>,
+}
+
+impl WireType for PluginManifestWire {
+    const JSON: Option<&'static str> = Some("object");
 }
 
 /// One install record.
@@ -337,22 +337,22 @@ impl WireType for InstallRecordWire {
 }
 
 /// The install path `installed_plugins.json` records for `id` in this project.
-fn install_path(installed: &Value, id: &str, cwd: &Path, home: &Path) -> Option<PathBuf> {
-    let installed = Field::<InstalledWire>::read(installed);
-    let records = installed.valid()?.plugins.valid()?.get(id)?;
+fn install_path(
+    installed: Option<&InstalledWire>,
+    id: &str,
+    cwd: &Path,
+    home: &Path,
+) -> Option<PathBuf> {
+    let records = installed?.plugins.valid()?.get(id)?;
+    let records: &[Field<InstallRecordWire>] = match records {
+        InstallRecords::List(list) => list,
+        InstallRecords::One(record) => std::slice::from_ref(record),
+    };
     // A record that is not an object has no project and no path.
-    let record = |value: &Value| {
-        Field::<InstallRecordWire>::read(value)
-            .valid()
-            .cloned()
-            .unwrap_or_default()
-    };
-    let records: Vec<InstallRecordWire> = match records.as_array() {
-        Some(list) => list.iter().map(record).collect(),
-        None => vec![record(records)],
-    };
+    let none = InstallRecordWire::default();
     records
         .iter()
+        .map(|record| record.valid().unwrap_or(&none))
         .find(|record| match record.project_path.as_str() {
             Some(project) => Path::new(project) == cwd,
             None => true,
@@ -372,11 +372,11 @@ fn data_dir(home: &Path, name: &str, marketplace: &str) -> PathBuf {
 /// only commands or skills) or with a broken one becomes a notice.
 fn load_hooks(files: &dsh_files::ConfigFiles, origin: PluginOrigin, out: &mut Discovered) {
     let hooks_file = origin.hooks_file();
-    match read_json(files, &hooks_file) {
-        JsonFile::Parsed(json) => out.plugins.push(LoadedPlugin {
+    match read_json::<SettingsWire>(files, &hooks_file) {
+        JsonFile::Parsed(settings) => out.plugins.push(LoadedPlugin {
             origin,
             hooks_file,
-            json,
+            settings: settings.into_valid().unwrap_or_default(),
         }),
         JsonFile::Missing => out.notices.push(format!(
             "plugin {} has no hooks file {}; none of its hooks run",
@@ -400,41 +400,35 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
     // Settings `extraKnownMarketplaces` first, so the registry written by
     // `claude plugin marketplace add` (with the resolved location) wins.
     for layer in layers.iter().rev() {
-        let Some(extra) = layer
-            .json
-            .get("extraKnownMarketplaces")
-            .and_then(Value::as_object)
-        else {
+        let Some(extra) = layer.settings.extra_known_marketplaces.valid() else {
             continue;
         };
-        for (name, value) in extra {
+        for (name, value) in extra.iter() {
             if let Some(source) = market_source(value, home) {
                 markets.insert(name.clone(), source);
             }
         }
     }
     let known_file = plugins_dir.join("known_marketplaces.json");
-    if let Some(known) = optional_json(
+    if let Some(known) = optional_json::<Entries<Field<MarketWire>>>(
         &discovery.files,
         &known_file,
         "plugins of the marketplaces it lists run from their installed copies",
         &mut out.notices,
-    ) && let Some(known) = known.as_object()
-    {
-        for (name, value) in known {
+    ) {
+        for (name, value) in known.iter() {
             if let Some(source) = market_source(value, home) {
                 markets.insert(name.clone(), source);
             }
         }
     }
     let installed_file = plugins_dir.join("installed_plugins.json");
-    let installed = optional_json(
+    let installed: Option<InstalledWire> = optional_json(
         &discovery.files,
         &installed_file,
         "no installed plugin is loaded",
         &mut out.notices,
-    )
-    .unwrap_or(Value::Null);
+    );
 
     for (id, entry) in &enabled {
         if !entry.on {
@@ -447,7 +441,7 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
             ));
             continue;
         };
-        let Some(cache) = install_path(&installed, id, &discovery.cwd, home) else {
+        let Some(cache) = install_path(installed.as_ref(), id, &discovery.cwd, home) else {
             out.notices.push(format!(
                 "plugin {id} is enabled in {} but not installed (no entry in {}); its hooks do not run",
                 entry.winner.display(),
@@ -488,13 +482,13 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
 
     for dir in &discovery.plugin_dirs {
         let manifest = dir.join(".claude-plugin").join("plugin.json");
-        let name = optional_json(
+        let name = optional_json::<PluginManifestWire>(
             &discovery.files,
             &manifest,
             "the directory name is used",
             &mut out.notices,
         )
-        .and_then(|json| json.get("name").and_then(Value::as_str).map(str::to_owned))
+        .and_then(|json| json.name.into_valid())
         .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "plugin".to_owned());
         load_hooks(
@@ -587,10 +581,24 @@ pub(crate) fn attribution(plugin: &PluginOrigin) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
-    fn layer<'a>(path: &'a Path, source: SettingsSource, json: &'a Value) -> Layer<'a> {
-        Layer { path, source, json }
+    fn layer<'a>(path: &'a Path, source: SettingsSource, settings: &'a SettingsWire) -> Layer<'a> {
+        Layer {
+            path,
+            source,
+            settings,
+        }
+    }
+
+    fn settings(json: Value) -> SettingsWire {
+        serde_json::from_value(json).unwrap()
+    }
+
+    fn installed(json: Value) -> Option<InstalledWire> {
+        serde_json::from_value::<Field<InstalledWire>>(json)
+            .unwrap()
+            .into_valid()
     }
 
     /// `installed_plugins.json` is read leniently: one record or a list,
@@ -600,37 +608,45 @@ mod tests {
     fn install_records_are_read_leniently() {
         let home = Path::new("/h");
         let cwd = Path::new("/p");
-        let installed = json!({"plugins": {
+        let installed = installed(json!({"plugins": {
             "a@m": [{"projectPath": "/other", "installPath": "/x"}, {"projectPath": "/p", "installPath": "~/a"}],
             "b@m": {"installPath": "/b"},
             "c@m": ["junk", {"installPath": "/c"}],
             "d@m": [{"projectPath": 5, "installPath": "/d"}],
-        }});
+        }}));
+        let installed = installed.as_ref();
         assert_eq!(
-            install_path(&installed, "a@m", cwd, home),
+            install_path(installed, "a@m", cwd, home),
             Some(PathBuf::from("/h/a"))
         );
         assert_eq!(
-            install_path(&installed, "b@m", cwd, home),
+            install_path(installed, "b@m", cwd, home),
             Some(PathBuf::from("/b"))
         );
-        assert_eq!(install_path(&installed, "c@m", cwd, home), None);
+        assert_eq!(install_path(installed, "c@m", cwd, home), None);
         assert_eq!(
-            install_path(&installed, "d@m", cwd, home),
+            install_path(installed, "d@m", cwd, home),
             Some(PathBuf::from("/d"))
         );
-        assert_eq!(install_path(&installed, "e@m", cwd, home), None);
+        assert_eq!(install_path(installed, "e@m", cwd, home), None);
         assert_eq!(
-            install_path(&json!({"plugins": []}), "a@m", cwd, home),
+            install_path(
+                super::tests::installed(json!({"plugins": []})).as_ref(),
+                "a@m",
+                cwd,
+                home
+            ),
             None
         );
-        assert_eq!(install_path(&Value::Null, "a@m", cwd, home), None);
+        assert!(super::tests::installed(Value::Null).is_none());
+        assert_eq!(install_path(None, "a@m", cwd, home), None);
     }
 
     #[test]
     fn marketplace_sources_are_directories_or_fetched() {
         let home = Path::new("/h");
-        let read = |value: Value| match market_source(&value, home) {
+        let read = |value: Value| match market_source(&serde_json::from_value(value).unwrap(), home)
+        {
             Some(MarketSource::Directory(dir)) => Some(Some(dir)),
             Some(MarketSource::Fetched) => Some(None),
             None => None,
@@ -651,8 +667,8 @@ mod tests {
 
     #[test]
     fn project_false_switches_off_a_user_enabled_plugin() {
-        let user = json!({"enabledPlugins": {"a@m": true, "b@m": true}});
-        let project = json!({"enabledPlugins": {"b@m": false}});
+        let user = settings(json!({"enabledPlugins": {"a@m": true, "b@m": true}}));
+        let project = settings(json!({"enabledPlugins": {"b@m": false}}));
         let layers = [
             layer(
                 Path::new("/p/.claude/settings.json"),
@@ -674,9 +690,9 @@ mod tests {
 
     #[test]
     fn a_plugin_enabled_only_by_the_project_is_project_scoped() {
-        let project = json!({"enabledPlugins": {"a@m": true}});
-        let user = json!({"enabledPlugins": {"b@m": true}});
-        let local = json!({"enabledPlugins": {"b@m": true}});
+        let project = settings(json!({"enabledPlugins": {"a@m": true}}));
+        let user = settings(json!({"enabledPlugins": {"b@m": true}}));
+        let local = settings(json!({"enabledPlugins": {"b@m": true}}));
         let layers = [
             layer(Path::new("/p/l.json"), SettingsSource::Local, &local),
             layer(Path::new("/p/s.json"), SettingsSource::Project, &project),
@@ -755,9 +771,9 @@ mod tests {
 
     #[test]
     fn the_last_managed_drop_in_wins() {
-        let base = json!({"enabledPlugins": {"a@m": true}});
-        let dropin = json!({"enabledPlugins": {"a@m": false}});
-        let user = json!({"enabledPlugins": {"a@m": true}});
+        let base = settings(json!({"enabledPlugins": {"a@m": true}}));
+        let dropin = settings(json!({"enabledPlugins": {"a@m": false}}));
+        let user = settings(json!({"enabledPlugins": {"a@m": true}}));
         let layers = [
             layer(Path::new("/etc/m.json"), SettingsSource::Managed, &base),
             layer(

@@ -8,15 +8,16 @@
 
 use std::path::Path;
 
-use serde_json::Value;
+use dsh_files::settings::SettingsSource;
 
-use crate::config::SettingsSource;
+use crate::output::wire::Field;
+use crate::settings_wire::SettingsWire;
 
 /// One settings layer's `env` as read, in configuration order.
 pub(crate) struct EnvLayer<'a> {
     pub path: &'a Path,
     pub source: SettingsSource,
-    pub json: &'a Value,
+    pub settings: &'a SettingsWire,
 }
 
 /// The merged variables, in the order their keys were first seen from the
@@ -40,30 +41,30 @@ pub(crate) fn merge(layers: &[EnvLayer<'_>], notices: &mut Vec<String>) -> Vec<(
 
     let mut out: Vec<(String, String)> = Vec::new();
     for layer in ordered {
-        let Some(env) = layer.json.get("env") else {
-            continue;
+        let env = match &layer.settings.env {
+            Field::Absent => continue,
+            Field::Valid(env) => env,
+            Field::Invalid { .. } => {
+                notices.push(format!(
+                    "`env` in {} is not an object; ignored",
+                    layer.path.display()
+                ));
+                continue;
+            }
         };
-        let Some(env) = env.as_object() else {
-            notices.push(format!(
-                "`env` in {} is not an object; ignored",
-                layer.path.display()
-            ));
-            continue;
-        };
-        for (name, value) in env {
+        for (name, value) in env.iter() {
             // Claude Code stringifies numbers and booleans; anything else
             // cannot be an environment value.
             let value = match value {
-                Value::String(text) => text.clone(),
-                Value::Number(n) => n.to_string(),
-                Value::Bool(b) => b.to_string(),
-                other @ Value::Null | other @ Value::Array(_) | other @ Value::Object(_) => {
+                Field::Valid(value) => value.text(),
+                Field::Invalid { received, .. } => {
                     notices.push(format!(
-                        "env.{name} in {} is not a string ({other}); ignored",
+                        "env.{name} in {} is not a string, number or boolean ({received}); ignored",
                         layer.path.display()
                     ));
                     continue;
                 }
+                Field::Absent => continue,
             };
             if name.is_empty() || name.contains('=') || name.contains('\0') || value.contains('\0')
             {
@@ -85,36 +86,40 @@ pub(crate) fn merge(layers: &[EnvLayer<'_>], notices: &mut Vec<String>) -> Vec<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    fn settings(json: Value) -> SettingsWire {
+        serde_json::from_value(json).unwrap()
+    }
 
     #[test]
     fn per_key_precedence_as_captured() {
         // env_precedence + env_cli_settings: --settings > local > project > user.
-        let flag = json!({"env": {"X": "cli", "U": "cli"}});
-        let local = json!({"env": {"X": "local", "L": "local"}});
-        let project = json!({"env": {"X": "project", "P": "project"}});
-        let user = json!({"env": {"X": "user", "P": "user", "U": "user", "N": 3}});
+        let flag = settings(json!({"env": {"X": "cli", "U": "cli"}}));
+        let local = settings(json!({"env": {"X": "local", "L": "local"}}));
+        let project = settings(json!({"env": {"X": "project", "P": "project"}}));
+        let user = settings(json!({"env": {"X": "user", "P": "user", "U": "user", "N": 3}}));
         let path = Path::new("/s.json");
         let layers = [
             EnvLayer {
                 path,
                 source: SettingsSource::Flag,
-                json: &flag,
+                settings: &flag,
             },
             EnvLayer {
                 path,
                 source: SettingsSource::Local,
-                json: &local,
+                settings: &local,
             },
             EnvLayer {
                 path,
                 source: SettingsSource::Project,
-                json: &project,
+                settings: &project,
             },
             EnvLayer {
                 path,
                 source: SettingsSource::User,
-                json: &user,
+                settings: &user,
             },
         ];
         let mut notices = Vec::new();
@@ -182,25 +187,28 @@ mod tests {
 
     #[test]
     fn managed_wins_and_odd_values_are_notices() {
-        let managed = json!({"env": {"X": "managed"}});
-        let flag = json!({"env": {"X": "cli", "BAD": {"a": 1}}});
+        let managed = settings(json!({"env": {"X": "managed"}}));
+        let flag = settings(json!({"env": {"X": "cli", "BAD": {"a": 1}}}));
         let path = Path::new("/s.json");
         let layers = [
             EnvLayer {
                 path,
                 source: SettingsSource::Managed,
-                json: &managed,
+                settings: &managed,
             },
             EnvLayer {
                 path,
                 source: SettingsSource::Flag,
-                json: &flag,
+                settings: &flag,
             },
         ];
         let mut notices = Vec::new();
         let merged = merge(&layers, &mut notices);
         assert_eq!(merged, vec![("X".to_owned(), "managed".to_owned())]);
         assert_eq!(notices.len(), 1, "{notices:?}");
-        assert!(notices[0].contains("env.BAD in /s.json"));
+        assert_eq!(
+            notices[0],
+            "env.BAD in /s.json is not a string, number or boolean (object); ignored"
+        );
     }
 }

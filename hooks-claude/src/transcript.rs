@@ -12,9 +12,149 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use dsh_protocol::{Event, EventBody};
-use serde_json::{Map, Value, json};
+use serde::Serialize;
 
 use crate::payload::{ToolResponse, cc_tool_name};
+
+/// One transcript line, its keys in the order dsh writes them (Claude
+/// Code's envelope with the entry's own keys after `type`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry<'a> {
+    /// The line before it (`null` for the first).
+    parent_uuid: Option<String>,
+    /// A subagent's transcript.
+    is_sidechain: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_id: Option<&'a str>,
+    /// `user`, `assistant` or `attachment`.
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    body: Body<'a>,
+    uuid: String,
+    timestamp: &'a str,
+    user_type: &'static str,
+    entrypoint: &'static str,
+    cwd: String,
+    session_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent_id: Option<String>,
+    version: &'static str,
+}
+
+/// The keys a line has besides the envelope.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Body<'a> {
+    /// A prompt, a steering message (`isMeta`) or a compaction summary
+    /// (`isCompactSummary`).
+    User {
+        message: UserText<'a>,
+        #[serde(rename = "isMeta", skip_serializing_if = "Option::is_none")]
+        is_meta: Option<bool>,
+        #[serde(rename = "isCompactSummary", skip_serializing_if = "Option::is_none")]
+        is_compact_summary: Option<bool>,
+    },
+    /// One content block of an assistant message.
+    Assistant { message: AssistantMessage<'a> },
+    /// A tool's result, with its `toolUseResult`.
+    ToolResult {
+        message: ToolResultMessage<'a>,
+        #[serde(rename = "toolUseResult")]
+        tool_use_result: ToolResponse,
+    },
+    /// A hook's additional context.
+    Attachment {
+        attachment: ContextAttachment<'a>,
+        rendered: [Rendered; 1],
+        #[serde(rename = "renderedRole")]
+        rendered_role: &'static str,
+    },
+}
+
+/// Which marker a user line carries.
+#[derive(Debug, Clone, Copy)]
+enum Flag {
+    IsMeta,
+    IsCompactSummary,
+}
+
+impl<'a> Body<'a> {
+    fn user(content: &'a str, flag: Option<Flag>) -> Self {
+        Body::User {
+            message: UserText {
+                role: "user",
+                content,
+            },
+            is_meta: matches!(flag, Some(Flag::IsMeta)).then_some(true),
+            is_compact_summary: matches!(flag, Some(Flag::IsCompactSummary)).then_some(true),
+        }
+    }
+}
+
+/// `{"role": "user", "content": "…"}`.
+#[derive(Debug, Serialize)]
+struct UserText<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+/// An assistant message holding one block.
+#[derive(Debug, Serialize)]
+struct AssistantMessage<'a> {
+    id: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    role: &'static str,
+    content: [Block<'a>; 1],
+    stop_reason: &'static str,
+}
+
+/// An assistant content block.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    /// The message's text.
+    Text { text: &'a str },
+    /// A tool call, its input as the model sent it.
+    ToolUse {
+        id: &'a str,
+        name: String,
+        input: &'a serde_json::Value,
+    },
+}
+
+/// A user message holding one `tool_result` block.
+#[derive(Debug, Serialize)]
+struct ToolResultMessage<'a> {
+    role: &'static str,
+    content: [ToolResultBlock<'a>; 1],
+}
+
+#[derive(Debug, Serialize)]
+struct ToolResultBlock<'a> {
+    tool_use_id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    content: &'a str,
+    is_error: bool,
+}
+
+/// `{"type": "hook_additional_context", "content": […], "source": …}`.
+#[derive(Debug, Serialize)]
+struct ContextAttachment<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    content: [&'a str; 1],
+    source: &'a str,
+}
+
+/// `{"content": "<system-reminder>…"}`.
+#[derive(Debug, Serialize)]
+struct Rendered {
+    content: String,
+}
 
 /// Builds and appends transcript lines for session-log events.
 #[derive(Debug)]
@@ -75,55 +215,44 @@ impl Transcript {
         &self.path
     }
 
-    fn envelope(
+    fn envelope<'a>(
         &mut self,
-        kind: &str,
-        ts: &str,
-        prompt_id: Option<&str>,
-        body: Map<String, Value>,
-    ) -> Value {
+        kind: &'static str,
+        ts: &'a str,
+        prompt_id: Option<&'a str>,
+        body: Body<'a>,
+    ) -> Entry<'a> {
         let uuid = uuid::Uuid::new_v4().to_string();
-        let mut map = Map::new();
-        map.insert("parentUuid".into(), json!(self.last_uuid));
-        map.insert("isSidechain".into(), json!(self.agent_id.is_some()));
-        if let Some(prompt_id) = prompt_id {
-            map.insert("promptId".into(), json!(prompt_id));
+        Entry {
+            parent_uuid: self.last_uuid.replace(uuid.clone()),
+            is_sidechain: self.agent_id.is_some(),
+            prompt_id,
+            kind,
+            body,
+            uuid,
+            timestamp: ts,
+            user_type: "external",
+            entrypoint: "dsh",
+            cwd: self.cwd.clone(),
+            session_id: self.session_id.clone(),
+            agent_id: self.agent_id.clone(),
+            version: env!("CARGO_PKG_VERSION"),
         }
-        map.insert("type".into(), json!(kind));
-        map.extend(body);
-        map.insert("uuid".into(), json!(uuid));
-        map.insert("timestamp".into(), json!(ts));
-        map.insert("userType".into(), json!("external"));
-        map.insert("entrypoint".into(), json!("dsh"));
-        map.insert("cwd".into(), json!(self.cwd));
-        map.insert("sessionId".into(), json!(self.session_id));
-        if let Some(agent_id) = &self.agent_id {
-            map.insert("agentId".into(), json!(agent_id));
-        }
-        map.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
-        self.last_uuid = Some(uuid);
-        Value::Object(map)
     }
 
     /// The transcript lines `event` produces (none for hook/turn bookkeeping).
-    pub fn entries_for(&mut self, event: &Event, prompt_id: Option<&str>) -> Vec<Value> {
+    pub fn entries_for<'a>(
+        &mut self,
+        event: &'a Event,
+        prompt_id: Option<&'a str>,
+    ) -> Vec<Entry<'a>> {
         let ts = event.ts.as_str();
         match &event.body {
             EventBody::UserMessage { content, .. } => {
-                let mut body = Map::new();
-                body.insert(
-                    "message".into(),
-                    json!({"role": "user", "content": content}),
-                );
-                vec![self.envelope("user", ts, prompt_id, body)]
+                vec![self.envelope("user", ts, prompt_id, Body::user(content, None))]
             }
             EventBody::SteeringMessage { content, .. } => {
-                let mut body = Map::new();
-                body.insert(
-                    "message".into(),
-                    json!({"role": "user", "content": content}),
-                );
-                body.insert("isMeta".into(), json!(true));
+                let body = Body::user(content, Some(Flag::IsMeta));
                 vec![self.envelope("user", ts, prompt_id, body)]
             }
             EventBody::AssistantMessage {
@@ -139,15 +268,14 @@ impl Transcript {
                 };
                 let mut blocks = Vec::new();
                 if !content.is_empty() {
-                    blocks.push(json!({"type": "text", "text": content}));
+                    blocks.push(Block::Text { text: content });
                 }
                 for call in tool_calls {
-                    blocks.push(json!({
-                        "type": "tool_use",
-                        "id": call.id,
-                        "name": cc_tool_name(&call.name),
-                        "input": call.arguments,
-                    }));
+                    blocks.push(Block::ToolUse {
+                        id: &call.id,
+                        name: cc_tool_name(&call.name),
+                        input: &call.arguments,
+                    });
                 }
                 let stop_reason = if tool_calls.is_empty() {
                     "end_turn"
@@ -157,18 +285,14 @@ impl Transcript {
                 blocks
                     .into_iter()
                     .map(|block| {
-                        let mut body = Map::new();
-                        body.insert(
-                            "message".into(),
-                            json!({
-                                "id": message_id,
-                                "type": "message",
-                                "role": "assistant",
-                                "content": [block],
-                                "stop_reason": stop_reason,
-                            }),
-                        );
-                        self.envelope("assistant", ts, None, body)
+                        let message = AssistantMessage {
+                            id: message_id.clone(),
+                            kind: "message",
+                            role: "assistant",
+                            content: [block],
+                            stop_reason,
+                        };
+                        self.envelope("assistant", ts, None, Body::Assistant { message })
                     })
                     .collect()
             }
@@ -178,48 +302,46 @@ impl Transcript {
                 content,
                 ..
             } => {
-                let mut body = Map::new();
-                body.insert(
-                    "message".into(),
-                    json!({"role": "user", "content": [{
-                        "tool_use_id": call_id,
-                        "type": "tool_result",
-                        "content": content,
-                        "is_error": is_error,
-                    }]}),
-                );
-                let result = self
+                let message = ToolResultMessage {
+                    role: "user",
+                    content: [ToolResultBlock {
+                        tool_use_id: call_id,
+                        kind: "tool_result",
+                        content,
+                        is_error: *is_error,
+                    }],
+                };
+                let tool_use_result = self
                     .tool_responses
                     .remove(call_id)
                     .unwrap_or_else(|| ToolResponse::Text(content.clone()));
-                body.insert("toolUseResult".into(), crate::payload::value_of(&result));
+                let body = Body::ToolResult {
+                    message,
+                    tool_use_result,
+                };
                 vec![self.envelope("user", ts, prompt_id, body)]
             }
             EventBody::ContextMessage {
                 content, source, ..
             } => {
-                let mut body = Map::new();
-                body.insert(
-                    "attachment".into(),
-                    json!({"type": "hook_additional_context", "content": [content], "source": source}),
-                );
-                body.insert(
-                    "rendered".into(),
-                    json!([{"content": format!("<system-reminder>\n{content}\n</system-reminder>")}]),
-                );
-                body.insert("renderedRole".into(), json!("system"));
+                let body = Body::Attachment {
+                    attachment: ContextAttachment {
+                        kind: "hook_additional_context",
+                        content: [content],
+                        source,
+                    },
+                    rendered: [Rendered {
+                        content: format!("<system-reminder>\n{content}\n</system-reminder>"),
+                    }],
+                    rendered_role: "system",
+                };
                 vec![self.envelope("attachment", ts, prompt_id, body)]
             }
             EventBody::CompactionCompleted { summary, .. } => {
                 // Claude Code writes the compacted summary as a user entry
                 // marked `isCompactSummary`; hooks reading the transcript
                 // find the summary there.
-                let mut body = Map::new();
-                body.insert(
-                    "message".into(),
-                    json!({"role": "user", "content": summary}),
-                );
-                body.insert("isCompactSummary".into(), json!(true));
+                let body = Body::user(summary, Some(Flag::IsCompactSummary));
                 vec![self.envelope("user", ts, prompt_id, body)]
             }
             EventBody::SessionHeader { .. }
@@ -277,6 +399,7 @@ impl Transcript {
 #[allow(clippy::unwrap_used)] // tests may unwrap
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
     use std::os::unix::fs::PermissionsExt as _;
 
     fn user_message() -> Event {
@@ -285,6 +408,140 @@ mod tests {
             "turn": 1, "content": "hi", "source": "user"
         }))
         .unwrap()
+    }
+
+    fn event(body: Value) -> Event {
+        let mut event = json!({"seq": 1, "ts": "2026-12-01T00:00:00Z"});
+        event
+            .as_object_mut()
+            .unwrap()
+            .extend(body.as_object().unwrap().clone());
+        serde_json::from_value(event).unwrap()
+    }
+
+    /// Every kind of line, byte for byte (uuids numbered in order of
+    /// appearance): the keys and their order are what hooks reading the
+    /// transcript parse.
+    #[test]
+    fn lines_keep_their_keys_in_order() {
+        let mut transcript = Transcript::new("/t.jsonl".into(), "s".into(), "/p".into());
+        transcript
+            .tool_responses
+            .insert("c1".into(), ToolResponse::Text("done".into()));
+        let mut lines = Vec::new();
+        let mut emit = |transcript: &mut Transcript, body: Value, prompt: Option<&str>| {
+            for line in transcript.entries_for(&event(body), prompt) {
+                lines.push(serde_json::to_string(&line).unwrap());
+            }
+        };
+        emit(
+            &mut transcript,
+            json!({"type": "user/message", "turn": 1, "content": "hi", "source": "user"}),
+            Some("p1"),
+        );
+        emit(
+            &mut transcript,
+            json!({"type": "assistant/message", "turn": 1, "step": 1, "content": "ok",
+                "tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "ls"}}]}),
+            None,
+        );
+        emit(
+            &mut transcript,
+            json!({"type": "tool/result", "turn": 1, "call_id": "c1", "is_error": false, "content": "a"}),
+            Some("p1"),
+        );
+        emit(
+            &mut transcript,
+            json!({"type": "tool/result", "turn": 1, "call_id": "c2", "is_error": true, "content": "b"}),
+            None,
+        );
+        emit(
+            &mut transcript,
+            json!({"type": "steering/message", "turn": 1, "content": "s", "source": "user"}),
+            None,
+        );
+        emit(
+            &mut transcript,
+            json!({"type": "context/message", "turn": 1, "content": "c", "source": "hook"}),
+            Some("p1"),
+        );
+        emit(
+            &mut transcript,
+            json!({"type": "assistant/message", "turn": 2, "step": 1, "content": "end", "tool_calls": []}),
+            None,
+        );
+        let mut agent = transcript.for_agent("a1");
+        emit(
+            &mut agent,
+            json!({"type": "compaction/completed", "turn": 2, "trigger": "auto", "summary": "sum",
+                "summarized_by": "model", "tokens_before": 9}),
+            None,
+        );
+        emit(
+            &mut agent,
+            json!({"type": "turn/end", "turn": 2, "reason": "completed"}),
+            None,
+        );
+        // Number the random uuids.
+        let mut uuids: Vec<String> = Vec::new();
+        let lines: Vec<String> = lines
+            .iter()
+            .map(|line| {
+                let mut out = line.clone();
+                let value: Value = serde_json::from_str(line).unwrap();
+                let uuid = value["uuid"].as_str().unwrap().to_owned();
+                uuids.push(uuid);
+                for (n, uuid) in uuids.iter().enumerate() {
+                    out = out.replace(uuid, &format!("U{n}"));
+                }
+                out
+            })
+            .collect();
+        let tail = |uuid: &str, session: &str| {
+            format!(
+                r#""uuid":"{uuid}","timestamp":"2026-12-01T00:00:00Z","userType":"external","entrypoint":"dsh","cwd":"/p","sessionId":"{session}"#
+            )
+        };
+        let version = format!(r#","version":"{}"}}"#, env!("CARGO_PKG_VERSION"));
+        let expected = [
+            format!(
+                r#"{{"parentUuid":null,"isSidechain":false,"promptId":"p1","type":"user","message":{{"role":"user","content":"hi"}},{}"{version}"#,
+                tail("U0", "s")
+            ),
+            format!(
+                r#"{{"parentUuid":"U0","isSidechain":false,"type":"assistant","message":{{"id":"msg_dsh_1_1","type":"message","role":"assistant","content":[{{"type":"text","text":"ok"}}],"stop_reason":"tool_use"}},{}"{version}"#,
+                tail("U1", "s")
+            ),
+            format!(
+                r#"{{"parentUuid":"U1","isSidechain":false,"type":"assistant","message":{{"id":"msg_dsh_1_1","type":"message","role":"assistant","content":[{{"type":"tool_use","id":"c1","name":"Bash","input":{{"command":"ls"}}}}],"stop_reason":"tool_use"}},{}"{version}"#,
+                tail("U2", "s")
+            ),
+            format!(
+                r#"{{"parentUuid":"U2","isSidechain":false,"promptId":"p1","type":"user","message":{{"role":"user","content":[{{"tool_use_id":"c1","type":"tool_result","content":"a","is_error":false}}]}},"toolUseResult":"done",{}"{version}"#,
+                tail("U3", "s")
+            ),
+            format!(
+                r#"{{"parentUuid":"U3","isSidechain":false,"type":"user","message":{{"role":"user","content":[{{"tool_use_id":"c2","type":"tool_result","content":"b","is_error":true}}]}},"toolUseResult":"b",{}"{version}"#,
+                tail("U4", "s")
+            ),
+            format!(
+                r#"{{"parentUuid":"U4","isSidechain":false,"type":"user","message":{{"role":"user","content":"s"}},"isMeta":true,{}"{version}"#,
+                tail("U5", "s")
+            ),
+            format!(
+                r#"{{"parentUuid":"U5","isSidechain":false,"promptId":"p1","type":"attachment","attachment":{{"type":"hook_additional_context","content":["c"],"source":"hook"}},"rendered":[{{"content":"<system-reminder>\nc\n</system-reminder>"}}],"renderedRole":"system",{}"{version}"#,
+                tail("U6", "s")
+            ),
+            format!(
+                r#"{{"parentUuid":"U6","isSidechain":false,"type":"assistant","message":{{"id":"msg_dsh_2_1","type":"message","role":"assistant","content":[{{"type":"text","text":"end"}}],"stop_reason":"end_turn"}},{}"{version}"#,
+                tail("U7", "s")
+            ),
+            format!(
+                r#"{{"parentUuid":null,"isSidechain":true,"type":"user","message":{{"role":"user","content":"sum"}},"isCompactSummary":true,{}","agentId":"a1"{version}"#,
+                tail("U8", "s")
+            ),
+        ];
+        assert_eq!(lines, expected);
     }
 
     #[test]

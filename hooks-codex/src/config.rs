@@ -124,8 +124,10 @@ pub fn read_document(path: &Path) -> Result<Value, ConfigError> {
         source,
     })?;
     if path.extension().is_some_and(|ext| ext == "toml") {
-        let table: toml::Table =
-            toml::from_str(&text).map_err(|err| toml_error(path, &text, &err))?;
+        let toml = dsh_files::Toml::parse(text);
+        let table: toml::Table = toml
+            .deserialize()
+            .map_err(|err| toml_error(path, toml.text(), &err))?;
         serde_json::to_value(table).map_err(|err| ConfigError::Toml {
             path: path.to_owned(),
             line: 1,
@@ -173,7 +175,7 @@ impl Loader {
             };
             // A broken plugin is reported, never fatal: the user's own
             // configuration still loads.
-            match parse_hooks_json(&found.hooks_file, &text) {
+            match parse_hooks_json(&found.hooks_file, &dsh_files::Json::parse(text)) {
                 Ok((events, unknown)) => {
                     for key in unknown {
                         self.notices.push(format!(
@@ -439,8 +441,8 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
     let mut read = Layers::new(discovery);
     if let Some(managed_dir) = &discovery.managed_dir {
         let requirements = managed_dir.join("requirements.toml");
-        if let Some(text) = read_if_exists(&discovery.files, &requirements)? {
-            let (config, _unknown) = parse_config_toml(&requirements, &text)?;
+        if let Some(toml) = read_toml_if_exists(&discovery.files, &requirements)? {
+            let (config, _unknown) = parse_config_toml(&requirements, &toml)?;
             if config.allow_managed_hooks_only == Some(true) {
                 read.allow_managed_only = true;
             }

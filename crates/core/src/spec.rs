@@ -783,6 +783,9 @@ mod tests {
                 home.join(".claude/settings.json"),
                 home.join(".claude.json"),
                 home.join(".dsh/trust.json"),
+                home.join(".codex/hooks.json"),
+                // TOML too: the Codex hooks and MCP read one parse.
+                home.join(".codex/config.toml"),
             ] {
                 assert_eq!(
                     spec.read.parses(&settings),

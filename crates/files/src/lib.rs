@@ -8,9 +8,10 @@
 //! opened once per session, and every consumer sees the same contents —
 //! the trust decision is taken on the text that runs.
 //!
-//! JSON files are parsed once too ([`ConfigFiles::json`]): consumers read
-//! the one [`Json`] document, and [`ConfigFiles::parses`] counts how often
-//! a file's text went to a parser. [`settings`] is the Claude Code
+//! JSON and TOML files are parsed once too ([`ConfigFiles::json`],
+//! [`ConfigFiles::toml`]): consumers read the one [`Json`] or [`Toml`]
+//! document, and [`ConfigFiles::parses`] counts how often a file's text
+//! went to a parser. [`settings`] is the Claude Code
 //! settings layer stack built from those documents.
 //!
 //! What it is not: a watcher, or the owner of any key's meaning. It holds
@@ -27,8 +28,10 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 mod json;
 pub mod settings;
+mod toml;
 
 pub use json::{Json, JsonSyntax};
+pub use toml::{Toml, TomlError};
 
 /// One read: the text, or the error's kind and message (an error is
 /// remembered too, so a missing file is looked up once).
@@ -45,8 +48,11 @@ struct Cache {
     disk_reads: HashMap<PathBuf, usize>,
     /// The JSON files parsed, each once.
     parsed: HashMap<PathBuf, Json>,
+    /// The TOML files parsed, each once.
+    parsed_toml: HashMap<PathBuf, Toml>,
     /// How often each path's text went to a parser: a [`ConfigFiles::json`]
-    /// parse, or text handed out (its reader parses it).
+    /// or [`ConfigFiles::toml`] parse, or text handed out (its reader
+    /// parses it).
     parses: HashMap<PathBuf, usize>,
 }
 
@@ -138,24 +144,57 @@ impl ConfigFiles {
         path: &Path,
         read: impl FnOnce(&Path) -> io::Result<String>,
     ) -> io::Result<Option<Json>> {
-        if let Some(json) = self
+        self.parsed_with(path, read)
+    }
+
+    /// The TOML file `path`, parsed the first time it is asked for (every
+    /// later caller gets the same document); `None` when it does not
+    /// exist. Text that is not TOML is a [`Toml`] whose every typed view
+    /// is the syntax error, worded as `toml::from_str` words it.
+    pub fn toml(&self, path: &Path) -> io::Result<Option<Toml>> {
+        // std, not fs-err: callers name the path in their own errors.
+        #[allow(clippy::disallowed_methods)]
+        self.toml_with(path, |path| std::fs::read_to_string(path))
+    }
+
+    /// [`ConfigFiles::toml`] with the caller's own way of reading the
+    /// first time (as [`ConfigFiles::read_with`]).
+    pub fn toml_with(
+        &self,
+        path: &Path,
+        read: impl FnOnce(&Path) -> io::Result<String>,
+    ) -> io::Result<Option<Toml>> {
+        self.parsed_with(path, read)
+    }
+
+    /// The parse-once reader behind [`ConfigFiles::json_with`] and
+    /// [`ConfigFiles::toml_with`].
+    fn parsed_with<D: Document>(
+        &self,
+        path: &Path,
+        read: impl FnOnce(&Path) -> io::Result<String>,
+    ) -> io::Result<Option<D>> {
+        if let Some(document) = self
             .lock()
-            .and_then(|cache| cache.parsed.get(path).cloned())
+            .and_then(|mut cache| D::parsed(&mut cache).get(path).cloned())
         {
-            return Ok(Some(json));
+            return Ok(Some(document));
         }
         let text = match self.text_with(path, read) {
             Ok(text) => text,
             Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(error) => return Err(error),
         };
-        let json = Json::parse(text);
+        let document = D::parse(text);
         if let Some(mut cache) = self.lock() {
             *cache.parses.entry(path.to_owned()).or_default() += 1;
-            let json = cache.parsed.entry(path.to_owned()).or_insert(json).clone();
-            return Ok(Some(json));
+            let document = D::parsed(&mut cache)
+                .entry(path.to_owned())
+                .or_insert(document)
+                .clone();
+            return Ok(Some(document));
         }
-        Ok(Some(json))
+        Ok(Some(document))
     }
 
     /// The text of `path`, `None` when it does not exist.
@@ -221,6 +260,7 @@ impl ConfigFiles {
         if let Some(mut cache) = self.lock() {
             cache.reads.remove(path);
             cache.parsed.remove(path);
+            cache.parsed_toml.remove(path);
         }
     }
 }
@@ -234,6 +274,30 @@ impl PartialEq for ConfigFiles {
 }
 
 impl Eq for ConfigFiles {}
+
+/// A parsed file kind the cache keeps: its parse and its slot.
+trait Document: Clone {
+    fn parse(text: Arc<str>) -> Self;
+    fn parsed(cache: &mut Cache) -> &mut HashMap<PathBuf, Self>;
+}
+
+impl Document for Json {
+    fn parse(text: Arc<str>) -> Self {
+        Json::parse(text)
+    }
+    fn parsed(cache: &mut Cache) -> &mut HashMap<PathBuf, Self> {
+        &mut cache.parsed
+    }
+}
+
+impl Document for Toml {
+    fn parse(text: Arc<str>) -> Self {
+        Toml::parse(text)
+    }
+    fn parsed(cache: &mut Cache) -> &mut HashMap<PathBuf, Self> {
+        &mut cache.parsed_toml
+    }
+}
 
 fn answer(read: &Read) -> io::Result<Arc<str>> {
     match read {
@@ -325,5 +389,69 @@ mod tests {
         let typed = files.json(&path).unwrap().unwrap().deserialize::<Shape>();
         let direct = serde_json::from_str::<Shape>("{\"a\": 1}").unwrap_err();
         assert_eq!(typed.unwrap_err().to_string(), direct.to_string());
+    }
+
+    #[test]
+    fn a_toml_file_is_parsed_once_and_its_errors_read_as_toml_words_them() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Server {
+            command: String,
+        }
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Servers {
+            mcp_servers: std::collections::BTreeMap<String, Server>,
+        }
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Notify {
+            #[serde(default)]
+            notify: Option<Vec<String>>,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let text = "notify = [\"n\"]\n[mcp_servers.b]\ncommand = \"x\"\n[mcp_servers.a]\ncommand = \"y\"\n";
+        std::fs::write(&path, text).unwrap();
+        let files = ConfigFiles::new();
+        let first = files.toml(&path).unwrap().unwrap();
+        let again = files.clone().toml(&path).unwrap().unwrap();
+        // Two typed views of the one parse, each as `toml::from_str` reads it.
+        assert_eq!(
+            first.deserialize::<Servers>().unwrap(),
+            ::toml::from_str::<Servers>(text).unwrap()
+        );
+        assert_eq!(
+            again.deserialize::<Notify>().unwrap(),
+            ::toml::from_str::<Notify>(text).unwrap()
+        );
+        assert_eq!((files.parses(&path), files.disk_reads(&path)), (1, 1));
+        assert!(files.toml(&dir.path().join("none.toml")).unwrap().is_none());
+
+        // A syntax error: the same message, span and rendered excerpt.
+        let bad = dir.path().join("bad.toml");
+        std::fs::write(&bad, "a = 1\n[hooks\n").unwrap();
+        let toml = files.toml(&bad).unwrap().unwrap();
+        let direct = ::toml::from_str::<Notify>(toml.text()).unwrap_err();
+        for error in [
+            toml.syntax().unwrap().clone(),
+            toml.deserialize::<Notify>().unwrap_err(),
+        ] {
+            assert_eq!(error.to_string(), direct.to_string());
+            assert_eq!(error.message(), direct.message());
+            assert_eq!(error.span(), direct.span());
+            assert!(error.span().is_some());
+        }
+        // A document of the wrong shape: where `toml::from_str` puts it.
+        let shape = dir.path().join("shape.toml");
+        std::fs::write(&shape, "x = 1\nnotify = 5\n").unwrap();
+        let toml = files.toml(&shape).unwrap().unwrap();
+        assert!(toml.syntax().is_none());
+        let typed = toml.deserialize::<Notify>().unwrap_err();
+        let direct = ::toml::from_str::<Notify>(toml.text()).unwrap_err();
+        assert_eq!(typed.to_string(), direct.to_string());
+        assert_eq!(typed.span(), direct.span());
+        assert!(typed.to_string().contains("line 2"), "{typed}");
+        // Forgotten (dsh wrote it): parsed again.
+        files.forget(&path);
+        files.toml(&path).unwrap().unwrap();
+        assert_eq!(files.parses(&path), 2);
     }
 }

@@ -338,21 +338,6 @@ pub enum ConfigError {
     },
 }
 
-/// `None` when the file does not exist.
-fn read_optional(
-    files: &dsh_files::ConfigFiles,
-    path: &Path,
-) -> Result<Option<String>, ConfigError> {
-    match files.read_with(path, |path| fs_err::read_to_string(path)) {
-        Ok(text) => Ok(Some(text)),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        }),
-    }
-}
-
 fn read_json<T: DeserializeOwned>(
     files: &dsh_files::ConfigFiles,
     path: &Path,
@@ -628,10 +613,17 @@ fn codex_servers(
     files: &dsh_files::ConfigFiles,
     path: &Path,
 ) -> Result<(Vec<ServerConfig>, Vec<DisabledServer>), ConfigError> {
-    let Some(text) = read_optional(files, path)? else {
+    // The session's one parse of the file (the Codex hooks read it too).
+    let toml = files
+        .toml_with(path, |path| fs_err::read_to_string(path))
+        .map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let Some(toml) = toml else {
         return Ok((Vec::new(), Vec::new()));
     };
-    let parsed: CodexFile = toml::from_str(&text).map_err(|err| ConfigError::Parse {
+    let parsed: CodexFile = toml.deserialize().map_err(|err| ConfigError::Parse {
         path: path.to_path_buf(),
         message: err.to_string(),
     })?;

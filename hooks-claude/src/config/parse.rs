@@ -1,64 +1,13 @@
-//! One hook handler of a settings file, read the way Claude Code reads it:
-//! a serde struct over the keys it knows, each held as a [`Field`] so a key
-//! of the wrong type is skipped (or reported) rather than failing the file.
+//! One hook handler of a settings file, read the way Claude Code reads it
+//! from its [`HandlerWire`]: a key of the wrong type is skipped (or
+//! reported) rather than failing the file.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
-
 use super::{CommandForm, ConfigError, HandlerKind};
-use crate::output::wire::{AnyJson, Field, JsonArray, JsonObject, WireType};
-
-/// The keys of a settings file that switch hooks off or limit them.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub(super) struct SettingsKeys {
-    pub(super) disable_all_hooks: Field<bool>,
-    pub(super) allow_managed_hooks_only: Field<bool>,
-    pub(super) allowed_http_hook_urls: Field<Vec<Field<String>>>,
-}
-
-impl WireType for SettingsKeys {
-    const JSON: Option<&'static str> = Some("object");
-}
-
-/// A matcher group (`hooks.<Event>[i]`).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(super) struct GroupWire {
-    /// A string, `null`, or (reported) anything else.
-    pub(super) matcher: Field<AnyJson>,
-    pub(super) hooks: Field<JsonArray>,
-}
-
-impl WireType for GroupWire {
-    const JSON: Option<&'static str> = Some("object");
-}
-
-/// A handler entry (`hooks.<Event>[i].hooks[j]`) on the wire.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-struct HandlerWire {
-    /// `command`, `http`, `prompt`, `agent`, …
-    #[serde(rename = "type")]
-    kind: Field<String>,
-    /// Seconds (checked here, so kept as written).
-    timeout: Field<AnyJson>,
-    /// A permission-rule condition.
-    #[serde(rename = "if")]
-    if_rule: Field<String>,
-    command: Field<String>,
-    #[serde(rename = "async")]
-    is_async: Field<bool>,
-    async_rewake: Field<bool>,
-    /// Exec form: the program is `command`, these its arguments.
-    args: Field<JsonArray>,
-    shell: Field<String>,
-    url: Field<String>,
-    headers: Field<JsonObject>,
-    allowed_env_vars: Field<JsonArray>,
-}
+use crate::output::wire::{AnyJson, Field};
+use crate::settings_wire::HandlerWire;
 
 /// A handler read: what it runs, its timeout, its `if` rule.
 pub(super) type ParsedHandler = (HandlerKind, Option<Duration>, Option<String>);
@@ -98,17 +47,16 @@ fn timeout_of(
 
 /// Reads one handler entry; `Ok(None)` when it is skipped (with a notice).
 pub(super) fn parse_handler(
-    raw: &serde_json::Value,
+    raw: &Field<HandlerWire>,
     file: &Path,
     field: &str,
     notices: &mut Vec<String>,
 ) -> Result<Option<ParsedHandler>, ConfigError> {
     let origin = format!("{}#{field}", file.display());
-    if !raw.is_object() {
+    let Some(wire) = raw.valid() else {
         notices.push(format!("{origin} is not an object; ignored"));
         return Ok(None);
-    }
-    let wire = HandlerWire::deserialize(raw).unwrap_or_default();
+    };
     let timeout = timeout_of(&wire.timeout, file, field, &origin, notices)?;
     let if_rule = wire.if_rule.as_str().map(str::to_owned);
     let kind = match wire.kind.as_str().unwrap_or("") {
@@ -167,7 +115,7 @@ pub(super) fn parse_handler(
                 .valid()
                 .map(|a| {
                     a.iter()
-                        .filter_map(|v| v.as_str())
+                        .filter_map(Field::as_str)
                         .map(str::to_owned)
                         .collect()
                 })
@@ -196,7 +144,7 @@ mod tests {
 
     fn parse(raw: &str) -> (Option<ParsedHandler>, Vec<String>) {
         let mut notices = Vec::new();
-        let raw: AnyJson = serde_json::from_str(raw).unwrap();
+        let raw: Field<HandlerWire> = serde_json::from_str(raw).unwrap();
         let parsed = parse_handler(
             &raw,
             Path::new("/s.json"),
@@ -298,7 +246,7 @@ mod tests {
             assert_eq!(notices, [notice], "{raw}");
         }
         let mut notices = Vec::new();
-        let huge: AnyJson =
+        let huge: Field<HandlerWire> =
             serde_json::from_str(r#"{"type":"command","command":"c","timeout":1e20}"#).unwrap();
         assert!(matches!(
             parse_handler(&huge, Path::new("/s.json"), "f", &mut notices),

@@ -24,11 +24,38 @@ pub enum ToolResponse {
     Glob(GlobResponse),
     /// `Grep`.
     Grep(GrepResponse),
+    /// `Agent`.
+    Agent(AgentResponse),
     /// The model-facing text, for a call with no value.
     Text(String),
-    /// An MCP result, the Agent tool's value or another tool's value: JSON
-    /// dsh passes on as the tool gave it.
+    /// An MCP result or another tool's value: JSON dsh passes on as the
+    /// tool gave it.
     Passed(Value),
+}
+
+/// The `Agent` tool's response: dsh's value already has Claude Code's keys
+/// in its order; only the tool names in `toolsUsed` become Claude Code's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AgentResponse {
+    status: String,
+    prompt: String,
+    agent_id: String,
+    agent_type: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tools_used: Vec<String>,
+    content: Vec<AgentText>,
+    resolved_model: String,
+    total_tool_use_count: u64,
+}
+
+/// A block of the subagent's answer (`{"type": "text", "text": …}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentText {
+    #[serde(rename = "type")]
+    kind: String,
+    text: String,
 }
 
 /// `Bash`'s response.
@@ -223,19 +250,14 @@ pub fn tool_response(
             ..read(value)
         }),
         "grep" => ToolResponse::Grep(read(value)),
-        // The Agent tool's response: dsh's value already uses Claude
-        // Code's keys; tool names are Claude Code's.
-        "agent" => {
-            let mut value = value.clone();
-            if let Some(Value::Array(tools)) = value.get_mut("toolsUsed") {
-                for tool in tools.iter_mut() {
-                    if let Some(name) = tool.as_str() {
-                        *tool = Value::String(cc_tool_name(name));
-                    }
-                }
-            }
-            ToolResponse::Passed(value)
-        }
+        // A value of another shape (not dsh's agent tool's) passes as is.
+        "agent" => match AgentResponse::deserialize(value) {
+            Ok(agent) => ToolResponse::Agent(AgentResponse {
+                tools_used: agent.tools_used.iter().map(|t| cc_tool_name(t)).collect(),
+                ..agent
+            }),
+            Err(_) => ToolResponse::Passed(value.clone()),
+        },
         _ => ToolResponse::Passed(value.clone()),
     }
 }
@@ -272,6 +294,22 @@ mod tests {
             written("grep", &lines, &json!({})),
             r#"{"mode":"content","numFiles":0,"filenames":[],"content":"a.rs:1:x","numLines":1}"#
         );
+    }
+
+    /// The Agent tool's value keeps its keys and order, its tool names
+    /// become Claude Code's; a value of another shape passes unchanged.
+    #[test]
+    fn agent_response_names_claude_codes_tools() {
+        let agent = json!({"status": "completed", "prompt": "p", "agentId": "a1",
+            "agentType": "general-purpose", "toolsUsed": ["bash", "read"],
+            "content": [{"type": "text", "text": "DONE"}], "resolvedModel": "m",
+            "totalToolUseCount": 2});
+        assert_eq!(
+            written("agent", &agent, &json!({})),
+            r#"{"status":"completed","prompt":"p","agentId":"a1","agentType":"general-purpose","toolsUsed":["Bash","Read"],"content":[{"type":"text","text":"DONE"}],"resolvedModel":"m","totalToolUseCount":2}"#
+        );
+        let other = json!({"toolsUsed": ["bash"], "extra": 1});
+        assert_eq!(written("agent", &other, &json!({})), other.to_string());
     }
 
     /// Bash's background id is appended when there is one; the model's

@@ -58,8 +58,8 @@ impl<'d> Layers<'d> {
             toml: None,
             project_dir,
         };
-        if let Some(text) = read_if_exists(&self.discovery.files, &json_path)? {
-            let (events, unknown) = parse_hooks_json(&json_path, &text)?;
+        if let Some(json) = read_json_if_exists(&self.discovery.files, &json_path)? {
+            let (events, unknown) = parse_hooks_json(&json_path, &json)?;
             for key in unknown {
                 self.notices.push(format!(
                     "ignoring unknown hook event `{key}` in {} (Codex 0.169 ignores it too)",
@@ -70,8 +70,8 @@ impl<'d> Layers<'d> {
                 files.json = Some((json_path.clone(), events));
             }
         }
-        if let Some(text) = read_if_exists(&self.discovery.files, &toml_path)? {
-            let (config, unknown) = parse_config_toml(&toml_path, &text)?;
+        if let Some(toml) = read_toml_if_exists(&self.discovery.files, &toml_path)? {
+            let (config, unknown) = parse_config_toml(&toml_path, &toml)?;
             // A project layer's settings that change how the user's hooks
             // run wait for trust: dsh's workspace trust or Codex's own
             // (user-level `trust_level`, read before any project layer).
@@ -88,7 +88,7 @@ impl<'d> Layers<'d> {
                     file: toml_path.clone(),
                 });
             };
-            if let Ok(switches) = toml::from_str::<plugins::PluginSwitches>(&text) {
+            if let Ok(switches) = toml.deserialize::<plugins::PluginSwitches>() {
                 let feature = switches.feature();
                 let enabled = switches.enabled();
                 if hold {

@@ -177,21 +177,34 @@ pub(super) struct ConfigTomlWire {
 
 // ------------------------------------------------------------------ parsing
 
-pub(super) fn read_if_exists(
+/// The session's one parse of a `hooks.json`, `None` when there is no
+/// such file (`ConfigError::Read` names the path).
+pub(super) fn read_json_if_exists(
     files: &dsh_files::ConfigFiles,
     path: &Path,
-) -> Result<Option<String>, ConfigError> {
+) -> Result<Option<dsh_files::Json>, ConfigError> {
     if !path.is_file() {
         return Ok(None);
     }
-    // Through the session's reader: `ConfigError::Read` names the path.
-    files
-        .read_to_string(path)
-        .map(Some)
-        .map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        })
+    files.json(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// The session's one parse of a `config.toml` (or `requirements.toml`),
+/// `None` when there is no such file.
+pub(super) fn read_toml_if_exists(
+    files: &dsh_files::ConfigFiles,
+    path: &Path,
+) -> Result<Option<dsh_files::Toml>, ConfigError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    files.toml(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 pub(super) fn json_error(path: &Path, err: &serde_json::Error) -> ConfigError {
@@ -205,7 +218,7 @@ pub(super) fn json_error(path: &Path, err: &serde_json::Error) -> ConfigError {
 
 /// serde_json's message without its trailing " at line L column C": the
 /// error already names the file, line and column once.
-pub(super) fn toml_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {
+pub(super) fn toml_error(path: &Path, text: &str, err: &dsh_files::TomlError) -> ConfigError {
     let (line, column) = err
         .span()
         .map(|span| line_column(text, span.start))
@@ -264,15 +277,15 @@ impl HooksKeys {
     }
 }
 
-/// Parses a `hooks.json` text. Unknown event keys are returned for notices.
+/// Reads a `hooks.json` document (one parse of it). Unknown event keys are
+/// returned for notices, in file order.
 pub(super) fn parse_hooks_json(
     path: &Path,
-    text: &str,
+    json: &dsh_files::Json,
 ) -> Result<(EventsWire, Vec<String>), ConfigError> {
     // Syntax first, then shape: the error a broken file gets.
-    let keys: Lenient<HooksKeys> =
-        serde_json::from_str(text).map_err(|err| json_error(path, &err))?;
-    let file: HooksFileWire = serde_json::from_str(text).map_err(|err| json_error(path, &err))?;
+    let keys: Lenient<HooksKeys> = json.deserialize().map_err(|err| json_error(path, &err))?;
+    let file: HooksFileWire = json.deserialize().map_err(|err| json_error(path, &err))?;
     let unknown = HooksKeys::of(keys)
         .into_iter()
         .filter(|key| CodexEvent::from_name(key).is_none())
@@ -280,14 +293,15 @@ pub(super) fn parse_hooks_json(
     Ok((file.hooks, unknown))
 }
 
+/// Reads a `config.toml` document (the session's one parse of it) as
+/// Codex's configuration. Unknown `[hooks]` keys are returned for notices.
 pub(super) fn parse_config_toml(
     path: &Path,
-    text: &str,
+    toml: &dsh_files::Toml,
 ) -> Result<(ConfigTomlWire, Vec<String>), ConfigError> {
-    let keys: Lenient<HooksKeys> =
-        toml::from_str(text).map_err(|err| toml_error(path, text, &err))?;
-    let config: ConfigTomlWire =
-        toml::from_str(text).map_err(|err| toml_error(path, text, &err))?;
+    let error = |err: dsh_files::TomlError| toml_error(path, toml.text(), &err);
+    let keys: Lenient<HooksKeys> = toml.deserialize().map_err(error)?;
+    let config: ConfigTomlWire = toml.deserialize().map_err(error)?;
     let mut unknown: Vec<String> = HooksKeys::of(keys)
         .into_iter()
         .filter(|key| {
@@ -308,13 +322,13 @@ mod tests {
     use super::*;
 
     fn json(text: &str) -> Result<Vec<String>, String> {
-        parse_hooks_json(Path::new("h.json"), text)
+        parse_hooks_json(Path::new("h.json"), &dsh_files::Json::parse(text))
             .map(|(_, unknown)| unknown)
             .map_err(|err| err.to_string())
     }
 
     fn toml_keys(text: &str) -> Result<Vec<String>, String> {
-        parse_config_toml(Path::new("c.toml"), text)
+        parse_config_toml(Path::new("c.toml"), &dsh_files::Toml::parse(text))
             .map(|(_, unknown)| unknown)
             .map_err(|err| err.to_string())
     }
