@@ -13,7 +13,9 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use dsh_model::{Model, ModelError};
-use dsh_protocol::{DecidedBy, EventBody, ModelReply, ModelRequest, ResultRewrite, ToolCall};
+use dsh_protocol::{
+    ContentBlock, DecidedBy, EventBody, ModelReply, ModelRequest, ResultRewrite, ToolCall,
+};
 use dsh_seams::{
     ContextEntry, ContinuationDecision, Disposition, Plugin, ProposedCall, SeamContext,
     SettledCall, ToolExecution, ToolOutcome,
@@ -208,7 +210,7 @@ async fn run_one(
 /// blocks, `mcp_text_result`): the result's text blocks, when the model's
 /// text is exactly their text one per line — no structured content shown
 /// instead, no error prefix, nothing a listener replaced or appended.
-fn content_blocks(tool: &str, outcome: &ToolOutcome) -> Option<Vec<serde_json::Value>> {
+fn content_blocks(tool: &str, outcome: &ToolOutcome) -> Option<Vec<ContentBlock>> {
     if !tool.starts_with("mcp__") || outcome.is_error {
         return None;
     }
@@ -225,9 +227,11 @@ fn content_blocks(tool: &str, outcome: &ToolOutcome) -> Option<Vec<serde_json::V
         texts.push(block.get("text")?.as_str()?);
     }
     (!blocks.is_empty() && texts.join("\n") == outcome.content).then(|| {
-        blocks
-            .iter()
-            .map(|block| serde_json::json!({"type": "text", "text": block["text"]}))
+        texts
+            .into_iter()
+            .map(|text| ContentBlock::Text {
+                text: text.to_owned(),
+            })
             .collect()
     })
 }

@@ -238,7 +238,7 @@ async fn a_replaced_provider_request_is_sent_and_logged() {
     let requests = run.model.requests();
     assert_eq!(user_texts(&requests[1]).last().unwrap(), "[stamped step 2]");
     let events = run.agent.events();
-    let logged: Vec<&serde_json::Value> = events
+    let logged: Vec<&dsh_protocol::SeamNoteDetail> = events
         .iter()
         .filter_map(|e| match &e.body {
             EventBody::SeamNote {
@@ -251,8 +251,8 @@ async fn a_replaced_provider_request_is_sent_and_logged() {
         .collect();
     assert_eq!(logged.len(), 2);
     assert_eq!(
-        logged[1],
-        &serde_json::to_value(&requests[1]).unwrap(),
+        serde_json::to_value(logged[1]).unwrap(),
+        serde_json::to_value(&requests[1]).unwrap(),
         "the log holds the request as sent"
     );
 }
@@ -331,7 +331,10 @@ async fn an_answered_provider_request_uses_the_reply_without_the_model() {
         } => detail.clone(),
         _ => None,
     });
-    assert_eq!(detail.unwrap()["text"], "canned");
+    let Some(dsh_protocol::SeamNoteDetail::Reply(reply)) = detail else {
+        panic!("the answer is logged as a reply: {detail:?}");
+    };
+    assert_eq!(reply.text, "canned");
 }
 
 /// Ends the turn, or the whole session, after the first step.

@@ -41,7 +41,7 @@ pub enum OverrideError {
     },
     /// A known key with a value dsh cannot honour.
     #[error("-c {key}={value}: {why}")]
-    Value {
+    Refused {
         /// The key.
         key: String,
         /// The value as given.
@@ -77,7 +77,7 @@ fn string(key: &str, raw: &str, value: &toml::Value) -> Result<String, OverrideE
     value
         .as_str()
         .map(str::to_owned)
-        .ok_or_else(|| OverrideError::Value {
+        .ok_or_else(|| OverrideError::Refused {
             key: key.to_owned(),
             value: raw.to_owned(),
             why: "a string is expected".to_owned(),
@@ -96,7 +96,7 @@ pub fn parse(args: &[String]) -> Result<Overrides, OverrideError> {
             return Err(OverrideError::Malformed(arg.clone()));
         }
         let value = toml_value(raw);
-        let refuse = |why: &str| OverrideError::Value {
+        let refuse = |why: &str| OverrideError::Refused {
             key: key.to_owned(),
             value: raw.to_owned(),
             why: why.to_owned(),

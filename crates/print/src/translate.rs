@@ -489,12 +489,10 @@ impl Translator {
             // Claude Code's does (`ev_message_display_replace`).
             EventBody::SeamNote {
                 kind: dsh_protocol::SeamNoteKind::DisplayReplaced,
-                detail: Some(detail),
+                detail: Some(dsh_protocol::SeamNoteDetail::Shown(shown)),
                 ..
             } => {
-                if let Some(text) = detail.get("text").and_then(Value::as_str) {
-                    self.turn.last_text = Some(text.to_owned());
-                }
+                self.turn.last_text = Some(shown.text.clone());
                 Vec::new()
             }
             EventBody::SessionHeader { .. }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{HookDecision, Seam, TokenUsage, ToolCall};
+use crate::{HookDecision, ModelReply, RequestRecord, Seam, TokenUsage, ToolCall};
 
 /// What kind of party decided whether a tool call ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -393,7 +393,7 @@ pub enum EventBody {
         /// An MCP result's content blocks as the model is given them on APIs
         /// that take blocks (`content` is their text, one block per line).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        content_blocks: Option<Vec<Value>>,
+        content_blocks: Option<Vec<crate::ContentBlock>>,
     },
     /// Model-facing context added by a plugin or hook.
     #[serde(rename = "context/message")]
@@ -555,7 +555,7 @@ pub enum EventBody {
         message: String,
         /// What was used instead, when it matters (a replaced request).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        detail: Option<Value>,
+        detail: Option<SeamNoteDetail>,
     },
     /// `/clear`: nothing before this reaches the model again.
     /// Between turns; the session-end and session-start hooks of the clear
@@ -570,6 +570,31 @@ pub enum EventBody {
         /// The model used from now on.
         to: String,
     },
+}
+
+/// What a plugin put in the model's or the loop's place, on a `seam/note`
+/// (its `kind` says which). Read back by shape, in this order: a string, a
+/// request record, a reply, `{"text": …}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SeamNoteDetail {
+    /// The system prompt set for the next step (`system_prompt_replaced`).
+    Prompt(String),
+    /// The request sent instead, as `--requests-out` records one
+    /// (`request_replaced`).
+    Request(RequestRecord),
+    /// The reply given in the model's place (`request_answered`).
+    Reply(ModelReply),
+    /// The text shown in place of the assistant's (`display_replaced`).
+    Shown(ShownText),
+}
+
+/// `{"text": …}`: the assistant text as shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShownText {
+    /// What is shown.
+    pub text: String,
 }
 
 /// What a `seam/note` records.
@@ -623,5 +648,55 @@ impl EventBody {
             EventBody::SessionCleared { .. } => "session/cleared",
             EventBody::ModelSwitched { .. } => "model/switched",
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn note(detail: &str) -> String {
+        format!(
+            r#"{{"type":"seam/note","seq":4,"ts":"t","turn":1,"seam":"model-request","plugin":"p","kind":"request_answered","message":"m","detail":{detail}}}"#
+        )
+    }
+
+    fn detail_of(line: &str) -> SeamNoteDetail {
+        let event: Event = serde_json::from_str(line).unwrap();
+        let EventBody::SeamNote {
+            detail: Some(detail),
+            ..
+        } = event.body
+        else {
+            panic!("{line}")
+        };
+        detail
+    }
+
+    #[test]
+    fn seam_note_details_read_back_by_shape_and_keep_their_bytes() {
+        let request =
+            r#"{"turn":1,"step":2,"messages":[{"role":"user","content":"hi"}],"tools":["bash"]}"#;
+        let reply = r#"{"text":"canned","tool_calls":[],"usage":null}"#;
+        let cases = [
+            (r#""You are terse.""#, "Prompt"),
+            (request, "Request"),
+            (reply, "Reply"),
+            (r#"{"text":"shown"}"#, "Shown"),
+        ];
+        for (detail, variant) in cases {
+            let read = detail_of(&note(detail));
+            let kind = match &read {
+                SeamNoteDetail::Prompt(_) => "Prompt",
+                SeamNoteDetail::Request(_) => "Request",
+                SeamNoteDetail::Reply(_) => "Reply",
+                SeamNoteDetail::Shown(_) => "Shown",
+            };
+            assert_eq!(kind, variant, "{detail}");
+            assert_eq!(serde_json::to_string(&read).unwrap(), detail);
+        }
+        // A shape no plugin records is refused, not kept half-read.
+        assert!(serde_json::from_str::<Event>(&note(r#"{"text":"x","extra":1}"#)).is_err());
     }
 }

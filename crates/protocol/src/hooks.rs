@@ -279,8 +279,17 @@ fn updates_or_none<'de, D>(deserializer: D) -> Result<Option<Vec<PermissionUpdat
 where
     D: serde::Deserializer<'de>,
 {
-    let value = Option::<Value>::deserialize(deserializer)?;
-    Ok(value.and_then(|value| serde_json::from_value(value).ok()))
+    /// The updates, or anything else (read and dropped).
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Logged {
+        Updates(Vec<PermissionUpdate>),
+        Unreadable(serde::de::IgnoredAny),
+    }
+    Ok(match Option::<Logged>::deserialize(deserializer)? {
+        Some(Logged::Updates(updates)) => Some(updates),
+        Some(Logged::Unreadable(_)) | None => None,
+    })
 }
 
 impl HookDecision {

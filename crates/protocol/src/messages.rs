@@ -66,8 +66,30 @@ pub enum Message {
             rename = "content_blocks",
             skip_serializing_if = "Option::is_none"
         )]
-        blocks: Option<Vec<Value>>,
+        blocks: Option<Vec<ContentBlock>>,
     },
+}
+
+/// One content block of a tool result, as the model is given it on the APIs
+/// that take blocks: an MCP result's text blocks (the only kind dsh passes
+/// on as blocks; another result goes as its text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    /// `{"type":"text","text":…}`.
+    Text {
+        /// The block's text.
+        text: String,
+    },
+}
+
+impl ContentBlock {
+    /// The block's text.
+    pub fn text(&self) -> &str {
+        match self {
+            ContentBlock::Text { text } => text,
+        }
+    }
 }
 
 /// A tool as offered to the model.

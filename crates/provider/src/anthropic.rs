@@ -709,8 +709,12 @@ mod tests {
     #[test]
     fn an_mcp_results_blocks_stay_blocks() {
         let blocks = vec![
-            json!({"type": "text", "text": "BLOCK-ONE"}),
-            json!({"type": "text", "text": "BLOCK-TWO"}),
+            dsh_protocol::ContentBlock::Text {
+                text: "BLOCK-ONE".into(),
+            },
+            dsh_protocol::ContentBlock::Text {
+                text: "BLOCK-TWO".into(),
+            },
         ];
         let request = ModelRequest {
             turn: 1,
@@ -741,7 +745,10 @@ mod tests {
         let body = AnthropicApi::default().request_body(&ProviderSettings::default(), &request);
         let body = serde_json::to_value(body).unwrap();
         let result = &body["messages"][2]["content"][0];
-        assert_eq!(result["content"], Value::Array(blocks));
+        assert_eq!(
+            result["content"].to_string(),
+            r#"[{"type":"text","text":"BLOCK-ONE"},{"type":"text","text":"BLOCK-TWO"}]"#
+        );
         assert!(result.get("is_error").is_none(), "{result}");
     }
 

@@ -33,6 +33,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
+mod anthropic;
+mod chat;
 mod responses;
 pub use responses::{responses_events, responses_failed};
 
@@ -214,133 +216,12 @@ impl MockReply {
     /// each tool call, `message_delta` with the stop reason and output
     /// tokens, `message_stop`.
     pub fn anthropic_events(&self) -> Vec<String> {
-        let usage = self.usage.unwrap_or_default();
-        // The API's `input_tokens` excludes the cached part.
-        let uncached = usage
-            .input_tokens
-            .saturating_sub(usage.cache_read_input_tokens)
-            .saturating_sub(usage.cache_creation_input_tokens);
-        let mut events = vec![
-            json!({"type": "message_start", "message": {
-                "id": "msg_mock", "type": "message", "role": "assistant", "model": "mock",
-                "content": [], "stop_reason": null, "stop_sequence": null,
-                "usage": {
-                    "input_tokens": uncached,
-                    "cache_read_input_tokens": usage.cache_read_input_tokens,
-                    "cache_creation_input_tokens": usage.cache_creation_input_tokens,
-                    "output_tokens": 1,
-                },
-            }}),
-            json!({"type": "ping"}),
-        ];
-        let mut index = 0;
-        for (thinking, signature) in &self.thinking {
-            events.push(json!({"type": "content_block_start", "index": index,
-                "content_block": {"type": "thinking", "thinking": ""}}));
-            events.push(json!({"type": "content_block_delta", "index": index,
-                "delta": {"type": "thinking_delta", "thinking": thinking}}));
-            events.push(json!({"type": "content_block_delta", "index": index,
-                "delta": {"type": "signature_delta", "signature": signature}}));
-            events.push(json!({"type": "content_block_stop", "index": index}));
-            index += 1;
-        }
-        if !self.text_chunks.is_empty() {
-            events.push(json!({"type": "content_block_start", "index": index,
-                "content_block": {"type": "text", "text": ""}}));
-            for text in &self.text_chunks {
-                events.push(json!({"type": "content_block_delta", "index": index,
-                    "delta": {"type": "text_delta", "text": text}}));
-            }
-            events.push(json!({"type": "content_block_stop", "index": index}));
-            index += 1;
-        }
-        for call in &self.tool_calls {
-            events.push(json!({"type": "content_block_start", "index": index,
-                "content_block": {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}}));
-            for piece in &call.argument_chunks {
-                events.push(json!({"type": "content_block_delta", "index": index,
-                    "delta": {"type": "input_json_delta", "partial_json": piece}}));
-            }
-            events.push(json!({"type": "content_block_stop", "index": index}));
-            index += 1;
-        }
-        let stop_reason = if self.tool_calls.is_empty() {
-            "end_turn"
-        } else {
-            "tool_use"
-        };
-        events.push(json!({"type": "message_delta",
-            "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-            "usage": {"output_tokens": usage.output_tokens}}));
-        events.push(json!({"type": "message_stop"}));
-        events.into_iter().map(|event| event.to_string()).collect()
+        anthropic::anthropic_events(self)
     }
 
     /// The `data:` payloads of this reply, without the final `[DONE]`.
     pub fn events(&self) -> Vec<String> {
-        let chunk = |choices: Value| {
-            json!({
-                "id": "chatcmpl-mock",
-                "object": "chat.completion.chunk",
-                "created": 0,
-                "model": "mock",
-                "choices": choices,
-            })
-            .to_string()
-        };
-        let mut events = vec![chunk(json!([
-            {"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": null}
-        ]))];
-        for text in &self.text_chunks {
-            events.push(chunk(json!([
-                {"index": 0, "delta": {"content": text}, "finish_reason": null}
-            ])));
-        }
-        for (index, call) in self.tool_calls.iter().enumerate() {
-            events.push(chunk(json!([{"index": 0, "delta": {"tool_calls": [{
-                "index": index, "id": call.id, "type": "function",
-                "function": {"name": call.name, "arguments": ""}
-            }]}, "finish_reason": null}])));
-            for piece in &call.argument_chunks {
-                events.push(chunk(json!([{"index": 0, "delta": {"tool_calls": [{
-                    "index": index, "function": {"arguments": piece}
-                }]}, "finish_reason": null}])));
-            }
-        }
-        let finish_reason = if self.tool_calls.is_empty() {
-            "stop"
-        } else {
-            "tool_calls"
-        };
-        events.push(chunk(json!([
-            {"index": 0, "delta": {}, "finish_reason": finish_reason}
-        ])));
-        if let Some(usage) = self.usage {
-            let mut last = json!({
-                "id": "chatcmpl-mock",
-                "object": "chat.completion.chunk",
-                "created": 0,
-                "model": "mock",
-                "choices": [],
-            });
-            last["usage"] = json!({
-                "prompt_tokens": usage.input_tokens,
-                "completion_tokens": usage.output_tokens,
-                "total_tokens": usage.input_tokens + usage.output_tokens,
-            });
-            // As DeepSeek reports its prompt cache (Chat Completions has
-            // no cache writes).
-            if usage.cache_read_input_tokens > 0 {
-                last["usage"]["prompt_cache_hit_tokens"] = json!(usage.cache_read_input_tokens);
-                last["usage"]["prompt_cache_miss_tokens"] = json!(
-                    usage
-                        .input_tokens
-                        .saturating_sub(usage.cache_read_input_tokens)
-                );
-            }
-            events.push(last.to_string());
-        }
-        events
+        chat::chat_events(self)
     }
 }
 

@@ -202,7 +202,7 @@ fn push_items(input: &mut Vec<InputItem>, message: &Message, reasoning: &Reasoni
                     blocks
                         .iter()
                         .map(|block| ContentPart::InputText {
-                            text: block["text"].as_str().map(str::to_owned),
+                            text: Some(block.text().to_owned()),
                         })
                         .collect(),
                 ),

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use dsh_protocol::PermissionUpdate;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -284,9 +285,10 @@ pub enum PermissionAnswer {
         /// The input to run (Python always sends one).
         #[serde(default)]
         updated_input: Option<Value>,
-        /// Permission updates to apply (rules, mode).
+        /// Permission updates to apply (rules, mode); one dsh cannot read
+        /// is left out, the others still apply.
         #[serde(default)]
-        updated_permissions: Option<Vec<Value>>,
+        updated_permissions: Option<Vec<Loose<PermissionUpdate>>>,
     },
     /// Refuse the call; the model gets `message` as an error tool result.
     #[serde(rename_all = "camelCase")]
@@ -308,11 +310,27 @@ pub struct McpAnswer<R> {
     pub mcp_response: crate::RpcReply<R>,
 }
 
-fn fields<T: serde::de::DeserializeOwned>(kind: &str, value: Value) -> Result<T, LineError> {
-    serde_json::from_value(value).map_err(|source| LineError::Fields {
-        kind: kind.to_owned(),
-        source,
-    })
+/// A `control_request` line read again whole, its `request` as a `T`.
+#[derive(Deserialize)]
+struct WholeRequest<T> {
+    request: T,
+}
+
+/// The `request` of a `control_request` line, as the `T` its subtype says.
+fn fields<T: serde::de::DeserializeOwned>(kind: &str, line: &str) -> Result<T, LineError> {
+    serde_json::from_str::<WholeRequest<T>>(line)
+        .map(|whole| whole.request)
+        .map_err(|source| LineError::Fields {
+            kind: kind.to_owned(),
+            source,
+        })
+}
+
+/// The key of a control request that says which request it is.
+#[derive(Deserialize)]
+struct RequestHead {
+    #[serde(default)]
+    subtype: Option<Loose<String>>,
 }
 
 /// A line's keys that its `type` decides on; `user` lines are read again
@@ -323,9 +341,9 @@ struct Envelope {
     kind: Option<Loose<String>>,
     #[serde(default)]
     request_id: Option<Loose<String>>,
-    /// Read by its `subtype` ([`sdk_request`]).
+    /// Its `subtype`; the line is read again by it ([`sdk_request`]).
     #[serde(default)]
-    request: Option<Value>,
+    request: Option<Loose<RequestHead>>,
     #[serde(default)]
     response: Option<Loose<ResponseEnvelope>>,
 }
@@ -368,10 +386,14 @@ pub fn parse_line(line: &str) -> Result<Inbound, LineError> {
         "control_request" => {
             let request_id =
                 text(envelope.request_id).ok_or_else(|| missing(&kind, "request_id"))?;
-            let request = envelope.request.ok_or_else(|| missing(&kind, "request"))?;
+            let head = envelope.request.ok_or_else(|| missing(&kind, "request"))?;
+            let subtype = head
+                .ok()
+                .and_then(|head| text(head.subtype))
+                .ok_or_else(|| missing(&kind, "request.subtype"))?;
             Ok(Inbound::ControlRequest {
                 request_id,
-                request: sdk_request(request)?,
+                request: sdk_request(line, subtype)?,
             })
         }
         "control_response" => {
@@ -406,20 +428,11 @@ fn missing(kind: &str, key: &str) -> LineError {
     }
 }
 
-fn sdk_request(request: Value) -> Result<SdkRequest, LineError> {
-    /// The key that says which request it is.
-    #[derive(Deserialize)]
-    struct Head {
-        #[serde(default)]
-        subtype: Option<Loose<String>>,
-    }
-    let subtype = Head::deserialize(&request)
-        .ok()
-        .and_then(|head| text(head.subtype))
-        .ok_or_else(|| missing("control_request", "request.subtype"))?;
+/// The request of a `control_request` line whose subtype is `subtype`.
+fn sdk_request(line: &str, subtype: String) -> Result<SdkRequest, LineError> {
     let kind = format!("control_request {subtype}");
     Ok(match subtype.as_str() {
-        "initialize" => SdkRequest::Initialize(fields(&kind, request)?),
+        "initialize" => SdkRequest::Initialize(fields(&kind, line)?),
         "interrupt" => SdkRequest::Interrupt,
         "set_permission_mode" => {
             #[derive(Deserialize)]
@@ -427,7 +440,7 @@ fn sdk_request(request: Value) -> Result<SdkRequest, LineError> {
                 mode: String,
             }
             SdkRequest::SetPermissionMode {
-                mode: fields::<Mode>(&kind, request)?.mode,
+                mode: fields::<Mode>(&kind, line)?.mode,
             }
         }
         "set_model" => {
@@ -437,7 +450,7 @@ fn sdk_request(request: Value) -> Result<SdkRequest, LineError> {
                 model: Option<String>,
             }
             SdkRequest::SetModel {
-                model: fields::<Model>(&kind, request)?.model,
+                model: fields::<Model>(&kind, line)?.model,
             }
         }
         _ => SdkRequest::Other { subtype },
@@ -541,6 +554,30 @@ mod tests {
                 updated_permissions: None
             }
         );
+        // An update dsh cannot read is left out; the others still apply.
+        let updates: PermissionAnswer = serde_json::from_value(json!({"behavior":"allow",
+            "updatedPermissions": [{"type":"addRules","rules":[{"toolName":"Bash"}],
+            "behavior":"allow","destination":"session"}, {"type":"teleport"}, 7]}))
+        .unwrap();
+        let PermissionAnswer::Allow {
+            updated_permissions: Some(updates),
+            ..
+        } = updates
+        else {
+            panic!()
+        };
+        let read: Vec<_> = updates.into_iter().filter_map(Loose::ok).collect();
+        assert_eq!(
+            read,
+            [PermissionUpdate::AddRules {
+                rules: vec![dsh_protocol::RuleValue {
+                    tool_name: "Bash".to_owned(),
+                    rule_content: None
+                }],
+                behavior: dsh_protocol::RuleBehavior::Allow,
+                destination: dsh_protocol::UpdateDestination::Session
+            }]
+        );
         let deny: PermissionAnswer =
             serde_json::from_value(json!({"behavior":"deny","message":"no","interrupt":true}))
                 .unwrap();
@@ -570,6 +607,26 @@ mod tests {
             .to_string();
         assert!(
             err.contains("set_permission_mode") && err.contains("mode"),
+            "{err}"
+        );
+        // A request that is not an object, or whose subtype is not a
+        // string, has no subtype; one without `request` says so.
+        for request in [r#"5"#, r#"{"subtype":7}"#, r#"{}"#] {
+            let line =
+                format!(r#"{{"type":"control_request","request_id":"r","request":{request}}}"#);
+            let err = parse_line(&line).unwrap_err().to_string();
+            assert_eq!(err, "control_request: missing request.subtype", "{line}");
+        }
+        let err = parse_line(r#"{"type":"control_request","request_id":"r"}"#)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "control_request: missing request");
+        // The wrong type of a request's own field is named.
+        let err = parse_line(r#"{"type":"control_request","request_id":"r","request":{"subtype":"set_model","model":3}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("control_request set_model: invalid type"),
             "{err}"
         );
     }

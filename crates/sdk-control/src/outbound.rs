@@ -2,6 +2,7 @@
 //! control requests to the SDK, its answers to the SDK's, and the
 //! SDK-host system messages. Field order is wire order.
 
+use dsh_protocol::PermissionUpdate;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -53,7 +54,7 @@ pub struct CanUseTool {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Permission updates the application may grant (`addRules`, `setMode`, …).
-    pub permission_suggestions: Vec<Value>,
+    pub permission_suggestions: Vec<PermissionUpdate>,
     /// The path outside the workspace the call touches, if that is why it asks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocked_path: Option<String>,
@@ -417,15 +418,20 @@ mod tests {
                 display_name: "Write".to_owned(),
                 input: json!({"file_path": "a.txt", "content": "A\n"}),
                 description: Some("a.txt".to_owned()),
-                permission_suggestions: vec![
-                    json!({"type":"setMode","mode":"acceptEdits","destination":"session"}),
-                ],
+                permission_suggestions: vec![PermissionUpdate::SetMode {
+                    mode: "acceptEdits".to_owned(),
+                    destination: dsh_protocol::UpdateDestination::Session,
+                }],
                 blocked_path: None,
                 tool_use_id: "toolu_1".to_owned(),
             }),
         );
         let value = serde_json::to_value(&line).unwrap();
         assert_eq!(keys(&value), ["type", "request_id", "request"]);
+        assert_eq!(
+            value["request"]["permission_suggestions"].to_string(),
+            r#"[{"type":"setMode","mode":"acceptEdits","destination":"session"}]"#
+        );
         // KEYS.md (can_use_tool), without server_policy_ask_only.
         assert_eq!(
             keys(&value["request"]),

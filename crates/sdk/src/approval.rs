@@ -46,12 +46,7 @@ pub fn request_for(exec: &ToolExecution, ask: &ApprovalAsk) -> CanUseTool {
         tool_name: name,
         input,
         description,
-        permission_suggestions: ask
-            .suggestions
-            .iter()
-            .flatten()
-            .filter_map(|update| serde_json::to_value(update).ok())
-            .collect(),
+        permission_suggestions: ask.suggestions.iter().flatten().cloned().collect(),
         blocked_path: None,
         tool_use_id: exec.call_id.clone(),
     }
@@ -76,7 +71,7 @@ pub fn decision_for(answer: Result<Value, String>) -> ApprovalDecision {
             updates: updated_permissions
                 .into_iter()
                 .flatten()
-                .filter_map(|update| serde_json::from_value(update).ok())
+                .filter_map(dsh_sdk_control::Loose::ok)
                 .collect(),
             by: BY.to_owned(),
         }),

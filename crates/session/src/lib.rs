@@ -26,6 +26,7 @@
 
 mod id;
 mod invariants;
+mod line;
 mod lock;
 mod log;
 mod messages;

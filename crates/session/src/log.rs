@@ -5,7 +5,6 @@ use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use dsh_protocol::{Event, EventBody};
-use serde_json::{Map, Value};
 
 use crate::invariants::{InvariantError, InvariantState};
 use crate::lock::{LockError, LockWait, SessionLock};
@@ -502,25 +501,10 @@ impl SessionLog {
     }
 }
 
-/// Serializes an event as one JSON line with `type`, `seq` and `ts` first.
+/// Serializes an event as one JSON line with `type`, `seq` and `ts` first
+/// (then `agent_id`, then the body's fields).
 pub fn encode(event: &Event) -> Result<String, LogError> {
-    let body =
-        serde_json::to_value(&event.body).map_err(|err| LogError::Encoding(err.to_string()))?;
-    let Value::Object(fields) = body else {
-        return Err(LogError::Encoding("event body is not an object".to_owned()));
-    };
-    let mut ordered = Map::new();
-    let mut fields = fields;
-    if let Some(kind) = fields.shift_remove("type") {
-        ordered.insert("type".to_owned(), kind);
-    }
-    ordered.insert("seq".to_owned(), Value::from(event.seq));
-    ordered.insert("ts".to_owned(), Value::from(event.ts.clone()));
-    if let Some(agent_id) = &event.agent_id {
-        ordered.insert("agent_id".to_owned(), Value::from(agent_id.clone()));
-    }
-    ordered.extend(fields);
-    serde_json::to_string(&Value::Object(ordered))
+    serde_json::to_string(&crate::line::Line(event))
         .map_err(|err| LogError::Encoding(err.to_string()))
 }
 

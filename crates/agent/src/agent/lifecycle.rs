@@ -173,7 +173,9 @@ impl Agent {
                     plugin: plugin.name().to_owned(),
                     kind: dsh_protocol::SeamNoteKind::DisplayReplaced,
                     message: "the assistant's text is shown replaced".to_owned(),
-                    detail: Some(serde_json::json!({ "text": text })),
+                    detail: Some(dsh_protocol::SeamNoteDetail::Shown(
+                        dsh_protocol::ShownText { text },
+                    )),
                 })?;
                 break;
             }

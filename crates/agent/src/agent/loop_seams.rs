@@ -8,7 +8,9 @@ use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use dsh_protocol::{EventBody, ModelReply, ModelRequest, RequestRecord, Seam, SeamNoteKind};
+use dsh_protocol::{
+    EventBody, ModelReply, ModelRequest, RequestRecord, Seam, SeamNoteDetail, SeamNoteKind,
+};
 use dsh_seams::{
     ContextDecision, NoticeLevel, ProviderRequestDecision, SeamContext, SessionSink, StepReport,
     StepStop, UserNotice, check_adjacency,
@@ -130,7 +132,7 @@ impl Agent {
         plugin: &str,
         kind: SeamNoteKind,
         message: String,
-        detail: Option<serde_json::Value>,
+        detail: Option<SeamNoteDetail>,
     ) -> Result<(), AgentError> {
         self.append(EventBody::SeamNote {
             turn: Some(turn),
@@ -226,7 +228,7 @@ impl Agent {
             match decision {
                 ProviderRequestDecision::Keep => {}
                 ProviderRequestDecision::Replace(replacement) => {
-                    let detail = serde_json::to_value(RequestRecord::from(&replacement)).ok();
+                    let detail = Some(SeamNoteDetail::Request(RequestRecord::from(&replacement)));
                     self.note(
                         turn,
                         Seam::ModelRequest,
@@ -249,7 +251,7 @@ impl Agent {
                     return Ok(PlannedRequest::Blocked(reason));
                 }
                 ProviderRequestDecision::Answer(reply) => {
-                    let detail = serde_json::to_value(&reply).ok();
+                    let detail = Some(SeamNoteDetail::Reply(reply.clone()));
                     self.note(
                         turn,
                         Seam::ModelRequest,
@@ -361,7 +363,7 @@ impl Agent {
                     plugin.name(),
                     SeamNoteKind::SystemPromptReplaced,
                     format!("after step {}: the system prompt was replaced", report.step),
-                    Some(serde_json::Value::String(prompt.clone())),
+                    Some(SeamNoteDetail::Prompt(prompt.clone())),
                 )?;
                 // The rest of this turn uses it as given (it replaces what the
                 // system-prompt seam chose for the turn); later turns start

@@ -103,7 +103,7 @@ impl Block {
 #[serde(untagged)]
 pub(crate) enum ToolResultContent {
     Text(String),
-    Blocks(Vec<Value>),
+    Blocks(Vec<dsh_protocol::ContentBlock>),
 }
 
 /// A prompt-cache breakpoint.
