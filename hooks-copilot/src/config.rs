@@ -20,7 +20,7 @@ use dsh_hooks::json_file;
 use dsh_hooks::lenient::Lenient;
 use dsh_hooks::wire::Present;
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::IgnoredAny;
 
 use crate::event::{CopilotEvent, Mode};
 
@@ -263,8 +263,7 @@ pub(crate) struct HooksDoc {
 
 /// The `hooks` object's event keys in file order (Copilot runs them so),
 /// each an array of entries (`None`: not an array).
-#[derive(Debug, Default)]
-pub(crate) struct Events(pub Vec<(String, Entries)>);
+pub(crate) type Events = dsh_hooks::wire::Entries<Entries>;
 
 /// An event's entries, each `None` when it is not an object.
 pub(crate) type Entries = Lenient<Vec<Lenient<EntryWire>>>;
@@ -305,25 +304,6 @@ impl HooksDoc {
     /// the whole hook file).
     pub fn unread_version(&self) -> Option<&Present> {
         self.version.0.as_ref().filter(|v| v.0.as_u64() != Some(1))
-    }
-}
-
-impl<'de> Deserialize<'de> for Events {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(Events::default())
-    }
-}
-
-impl<'de> Visitor<'de> for Events {
-    type Value = Events;
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an object")
-    }
-    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Events, A::Error> {
-        while let Some(event) = map.next_entry()? {
-            self.0.push(event);
-        }
-        Ok(self)
     }
 }
 

@@ -82,35 +82,4 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for Obj<T> {
     }
 }
 
-/// An object's entries in file order (settings files keep their order).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Entries<T>(pub Vec<(String, T)>);
-
-impl<T> Default for Entries<T> {
-    fn default() -> Self {
-        Entries(Vec::new())
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Entries<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
-            type Value = Entries<T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Entries<T>, A::Error> {
-                let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<String, T>()? {
-                    entries.push(entry);
-                }
-                Ok(Entries(entries))
-            }
-        }
-        deserializer.deserialize_map(Visit(std::marker::PhantomData))
-    }
-}
+pub(crate) use dsh_hooks::wire::Entries;

@@ -4,11 +4,8 @@
 //! instead of failing the whole read. Unknown keys are ignored, as Claude
 //! Code ignores them.
 
-use std::fmt;
-use std::marker::PhantomData;
-
 use dsh_seams::PermissionUpdate;
-use serde::de::{DeserializeOwned, MapAccess, Visitor};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
@@ -112,63 +109,10 @@ impl<T> Field<T> {
     }
 }
 
-/// A JSON object whose every value reads as a `T`, its keys kept in the
-/// file's order (settings `hooks` events, `env` names). A key written twice
-/// keeps its first place and its last value, as a parsed document does.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Entries<T>(pub Vec<(String, T)>);
-
-impl<T> Default for Entries<T> {
-    fn default() -> Self {
-        Entries(Vec::new())
-    }
-}
-
-impl<T> Entries<T> {
-    /// The entries in key order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &T)> {
-        self.0.iter().map(|(key, value)| (key, value))
-    }
-
-    /// The entry of `key`.
-    pub(crate) fn get(&self, key: &str) -> Option<&T> {
-        self.0
-            .iter()
-            .find(|(name, _)| name == key)
-            .map(|(_, value)| value)
-    }
-
-    /// The keys in order.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &String> {
-        self.0.iter().map(|(key, _)| key)
-    }
-}
+pub(crate) use dsh_hooks::wire::Entries;
 
 impl<T: DeserializeOwned> WireType for Entries<T> {
     const JSON: Option<&'static str> = Some("object");
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Entries<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Object<T>(PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for Object<T> {
-            type Value = Entries<T>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries<T>, A::Error> {
-                let mut entries: Vec<(String, T)> = Vec::new();
-                while let Some((key, value)) = map.next_entry::<String, T>()? {
-                    match entries.iter_mut().find(|(known, _)| *known == key) {
-                        Some(slot) => slot.1 = value,
-                        None => entries.push((key, value)),
-                    }
-                }
-                Ok(Entries(entries))
-            }
-        }
-        deserializer.deserialize_map(Object(PhantomData))
-    }
 }
 
 impl Field<String> {
