@@ -1,6 +1,7 @@
-//! Helpers for the dialects' output wire types: hook tools read each key
-//! of a hook's JSON on its own, so a key of the wrong type counts as
-//! absent instead of spoiling the whole document.
+//! Helpers for the dialects' wire types (hook outputs and hook files):
+//! the tools read each key of a hook's JSON on its own, so a key of the
+//! wrong type counts as absent instead of spoiling the whole document, and
+//! they keep an object's keys in the order the file gives them.
 
 use std::fmt;
 use std::marker::PhantomData;
