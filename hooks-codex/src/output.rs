@@ -6,6 +6,7 @@
 
 use dsh_hook_runner::HookExit;
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use crate::event::CodexEvent;
@@ -290,10 +291,12 @@ struct PermissionDecisionWire {
     behavior: PermissionBehavior,
     #[serde(default)]
     message: Option<String>,
+    /// Unsupported: only its presence is read (a non-null value fails the run).
     #[serde(default, rename = "updatedInput")]
-    updated_input: Option<Value>,
+    updated_input: Option<IgnoredAny>,
+    /// Unsupported: only its presence is read.
     #[serde(default, rename = "updatedPermissions")]
-    updated_permissions: Option<Value>,
+    updated_permissions: Option<IgnoredAny>,
     #[serde(default)]
     interrupt: Option<bool>,
 }
@@ -337,8 +340,9 @@ struct PostToolUseSpecific {
     hook_event_name: String,
     #[serde(default, rename = "additionalContext")]
     additional_context: Option<String>,
+    /// Unsupported: only its presence is read (a non-null value fails the run).
     #[serde(default, rename = "updatedMCPToolOutput")]
-    updated_mcp_tool_output: Option<Value>,
+    updated_mcp_tool_output: Option<IgnoredAny>,
 }
 
 #[derive(Debug, Deserialize)]

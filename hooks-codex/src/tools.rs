@@ -326,7 +326,8 @@ pub fn arguments_from_updated_input(
             let patch = Fields::of(updated)
                 .command
                 .ok_or_else(|| UPDATED_INPUT_NO_COMMAND.to_owned())?;
-            patch_to_arguments(tool, &patch, cwd)
+            let arguments = patch_to_arguments(tool, &patch, cwd)?;
+            serde_json::to_value(arguments).map_err(|error| error.to_string())
         }
         _ => {
             if updated.is_object() {
@@ -347,8 +348,23 @@ fn resolve(path: &str, cwd: &Path) -> String {
     }
 }
 
+/// The `write` or `edit` arguments a one-file patch stands for (key order
+/// as dsh's tools declare them).
+#[derive(Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+enum PatchArguments {
+    /// `*** Add File`: the whole new content.
+    Write { file_path: String, content: String },
+    /// `*** Update File` with one hunk: the text it replaces and its replacement.
+    Edit {
+        file_path: String,
+        old_string: String,
+        new_string: String,
+    },
+}
+
 /// Parses a one-file patch back into `write`/`edit` arguments.
-fn patch_to_arguments(tool: &str, patch: &str, cwd: &Path) -> Result<Value, String> {
+fn patch_to_arguments(tool: &str, patch: &str, cwd: &Path) -> Result<PatchArguments, String> {
     let unsupported = || {
         format!(
             "dsh can only run a rewritten apply_patch as `{tool}`: one `*** {}` section",
@@ -387,7 +403,10 @@ fn patch_to_arguments(tool: &str, patch: &str, cwd: &Path) -> Result<Value, Stri
     match (tool, header) {
         ("write", header) if header.starts_with("*** Add File: ") => {
             let path = resolve(&header["*** Add File: ".len()..], cwd);
-            Ok(json!({ "file_path": path, "content": joined(&['+']) }))
+            Ok(PatchArguments::Write {
+                file_path: path,
+                content: joined(&['+']),
+            })
         }
         ("edit", header) if header.starts_with("*** Update File: ") => {
             if rest.iter().filter(|line| line.starts_with("@@")).count() > 1 {
@@ -396,11 +415,11 @@ fn patch_to_arguments(tool: &str, patch: &str, cwd: &Path) -> Result<Value, Stri
             let path = resolve(&header["*** Update File: ".len()..], cwd);
             let old = joined(&['-', ' ']);
             let new = joined(&['+', ' ']);
-            Ok(json!({
-                "file_path": path,
-                "old_string": old.strip_suffix('\n').unwrap_or(&old),
-                "new_string": new.strip_suffix('\n').unwrap_or(&new),
-            }))
+            Ok(PatchArguments::Edit {
+                file_path: path,
+                old_string: old.strip_suffix('\n').unwrap_or(&old).to_owned(),
+                new_string: new.strip_suffix('\n').unwrap_or(&new).to_owned(),
+            })
         }
         _ => Err(unsupported()),
     }
@@ -499,5 +518,32 @@ mod mcp_tests {
             ),
             "Command blocked by PreToolUse hook: no. Command: ls"
         );
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod patch_tests {
+    use super::*;
+
+    #[test]
+    fn a_rewritten_patch_becomes_typed_arguments_in_the_tools_key_order() {
+        let cwd = Path::new("/p");
+        let edit = "*** Begin Patch\n*** Update File: a\n@@\n-o\n+n\n*** End Patch\n";
+        let arguments =
+            arguments_from_updated_input("edit", &json!({}), &json!({"command": edit}), cwd);
+        assert_eq!(
+            serde_json::to_string(&arguments.unwrap()).unwrap(),
+            r#"{"file_path":"/p/a","old_string":"o","new_string":"n"}"#
+        );
+        let write = "*** Begin Patch\n*** Add File: b\n+x\n*** End Patch";
+        assert_eq!(
+            patch_to_arguments("write", write, cwd).unwrap(),
+            PatchArguments::Write {
+                file_path: "/p/b".into(),
+                content: "x\n".into()
+            }
+        );
+        assert!(patch_to_arguments("edit", write, cwd).is_err());
     }
 }

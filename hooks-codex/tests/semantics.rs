@@ -470,3 +470,54 @@ fn exit2_blocks_is_what_the_interpreter_does() {
         assert_eq!(blocks, event.exit2_blocks(), "{event}: {out:?}");
     }
 }
+
+/// `updatedInput`/`updatedPermissions` on a PermissionRequest and
+/// `updatedMCPToolOutput` on a PostToolUse are read for their presence
+/// only: any shape fails the run as unsupported, `null` reads as absent.
+#[test]
+fn unsupported_keys_fail_in_any_shape_and_null_is_absent() {
+    let permission = |decision: &str| {
+        run(
+            CodexEvent::PermissionRequest,
+            0,
+            &format!(
+                r#"{{"hookSpecificOutput":{{"hookEventName":"PermissionRequest","decision":{{"behavior":"allow"{decision}}}}}}}"#
+            ),
+            "",
+        )
+    };
+    let post = |specific: &str| {
+        run(
+            CodexEvent::PostToolUse,
+            0,
+            &format!(r#"{{"hookSpecificOutput":{{"hookEventName":"PostToolUse"{specific}}}}}"#),
+            "",
+        )
+    };
+    for shape in [r#"{"a":[1,{"b":null}]}"#, "[]", "\"x\"", "0", "false"] {
+        for key in ["updatedInput", "updatedPermissions"] {
+            let i = permission(&format!(r#","{key}":{shape}"#));
+            assert_eq!(
+                (i.status.as_str(), error(&i)),
+                (
+                    "failed",
+                    format!("error:PermissionRequest hook returned unsupported {key}")
+                ),
+                "{key}: {shape}"
+            );
+        }
+        let i = post(&format!(r#","updatedMCPToolOutput":{shape}"#));
+        assert_eq!(
+            error(&i),
+            "error:PostToolUse hook returned unsupported updatedMCPToolOutput",
+            "{shape}"
+        );
+    }
+    let i = permission(r#","updatedInput":null,"updatedPermissions":null"#);
+    assert_eq!(
+        (i.status.as_str(), i.effect),
+        ("completed", Effect::PermissionAllow)
+    );
+    let i = post(r#","updatedMCPToolOutput":null"#);
+    assert_eq!((i.status.as_str(), error(&i)), ("completed", String::new()));
+}
