@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use dsh_hooks::lint::{
     Checker, EventInfo, Finding, Rules, Severity, check_hooks, did_you_mean, nearest,
 };
-use serde_json::Value;
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::config::{ConfigError, project_dirs, read_document};
 use crate::matcher::Matcher;
@@ -139,7 +140,13 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
         }
     };
     let mut checker = Checker::new(file, text, project);
-    check_settings(&mut checker, &document);
+    // Only an object has settings (a derived struct would also read an
+    // array, by position).
+    let settings = match document.is_object() {
+        true => Settings::deserialize(&document).unwrap_or_default(),
+        false => Settings::default(),
+    };
+    check_settings(&mut checker, settings);
     check_hooks(&mut checker, &CodexRules, &document);
     if !checker.has_errors() {
         typed_load(&mut checker);
@@ -147,44 +154,148 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     checker.finish()
 }
 
+/// The settings `check_settings` reads from a parsed file: present keys
+/// of any shape (`null` included), each kept as its JSON text.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Settings {
+    #[serde(deserialize_with = "present")]
+    approval_policy: Option<Written>,
+    #[serde(deserialize_with = "present")]
+    sandbox_mode: Option<Written>,
+}
+
+/// A key that is there, whatever its value (`null` is a value here).
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Written>, D::Error> {
+    Written::deserialize(deserializer).map(Some)
+}
+
+/// A value as written in the file: its compact JSON text, and the string
+/// itself when it is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Written {
+    json: String,
+    string: Option<String>,
+}
+
+impl Written {
+    fn of_string(text: &str) -> Self {
+        Written {
+            json: serde_json::to_string(text).unwrap_or_default(),
+            string: Some(text.to_owned()),
+        }
+    }
+
+    fn plain(json: String) -> Self {
+        Written { json, string: None }
+    }
+}
+
+impl<'de> Deserialize<'de> for Written {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(WrittenVisitor)
+    }
+}
+
+struct WrittenVisitor;
+
+impl<'de> Visitor<'de> for WrittenVisitor {
+    type Value = Written;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Written, E> {
+        Ok(Written::plain(v.to_string()))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Written, E> {
+        Ok(Written::plain(v.to_string()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Written, E> {
+        Ok(Written::plain(v.to_string()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Written, E> {
+        Ok(Written::plain(
+            serde_json::to_string(&v).unwrap_or_default(),
+        ))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Written, E> {
+        Ok(Written::of_string(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Written, E> {
+        Ok(Written::plain("null".to_owned()))
+    }
+
+    fn visit_none<E>(self) -> Result<Written, E> {
+        Ok(Written::plain("null".to_owned()))
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Written, D::Error> {
+        Written::deserialize(deserializer)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Written, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Written>()? {
+            items.push(item.json);
+        }
+        Ok(Written::plain(format!("[{}]", items.join(","))))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Written, A::Error> {
+        let mut entries = Vec::new();
+        while let Some((key, value)) = map.next_entry::<String, Written>()? {
+            entries.push(format!("{}:{}", Written::of_string(&key).json, value.json));
+        }
+        Ok(Written::plain(format!("{{{}}}", entries.join(","))))
+    }
+}
+
 /// Checks a Codex `config.toml`'s `approval_policy` and `sandbox_mode`:
 /// a value Codex would not accept is ignored by dsh (a warning: the session
 /// still starts, with the notice). A confining sandbox is named as not
 /// enforced.
-fn check_settings(c: &mut Checker<'_>, document: &Value) {
+fn check_settings(c: &mut Checker<'_>, settings: Settings) {
     use crate::config::approval::{ApprovalPolicy, SandboxMode};
-    if let Some(policy) = document.get("approval_policy") {
-        let valid = policy.as_str().and_then(ApprovalPolicy::parse).is_some();
-        if !valid {
-            let text = policy.as_str().map(str::to_owned);
+    if let Some(policy) = settings.approval_policy {
+        let text = policy.string.as_deref();
+        if text.and_then(ApprovalPolicy::parse).is_none() {
             c.push(
                 Severity::Warning,
                 "invalid-approval-policy",
                 Some("approval_policy".to_owned()),
-                text.as_deref(),
+                text,
                 format!(
-                    "approval_policy = {policy} is not untrusted, on-request, on-failure or never; dsh ignores it"
+                    "approval_policy = {} is not untrusted, on-request, on-failure or never; dsh ignores it",
+                    policy.json
                 ),
             );
         }
     }
-    if let Some(sandbox) = document.get("sandbox_mode") {
-        let text = sandbox.as_str().map(str::to_owned);
-        match sandbox.as_str().and_then(SandboxMode::parse) {
+    if let Some(sandbox) = settings.sandbox_mode {
+        let text = sandbox.string.as_deref();
+        match text.and_then(SandboxMode::parse) {
             None => c.push(
                 Severity::Warning,
                 "invalid-sandbox-mode",
                 Some("sandbox_mode".to_owned()),
-                text.as_deref(),
+                text,
                 format!(
-                    "sandbox_mode = {sandbox} is not read-only, workspace-write or danger-full-access; dsh ignores it"
+                    "sandbox_mode = {} is not read-only, workspace-write or danger-full-access; dsh ignores it",
+                    sandbox.json
                 ),
             ),
             Some(mode) if mode.confines() => c.push(
                 Severity::Warning,
                 "sandbox-not-enforced",
                 Some("sandbox_mode".to_owned()),
-                text.as_deref(),
+                text,
                 format!(
                     "sandbox_mode={} requested; no sandbox is enforced by dsh",
                     mode.as_str()
@@ -370,6 +481,56 @@ mod tests {
         assert_eq!(
             codes,
             vec!["invalid-approval-policy", "sandbox-not-enforced"]
+        );
+    }
+
+    #[test]
+    fn a_written_value_is_its_compact_json_and_its_string() {
+        let values = serde_json::json!([
+            "on-\"request\"\n", 3, -2, 1.5, true, null, [], {},
+            [1, "a", {"z": [null], "a": 0.25}],
+            {"b": 1, "a": {"c": "d"}}
+        ]);
+        for value in values.as_array().unwrap() {
+            let written = Written::deserialize(value).unwrap();
+            assert_eq!(written.json, value.to_string());
+            assert_eq!(written.string.as_deref(), value.as_str());
+        }
+    }
+
+    #[test]
+    fn settings_of_another_shape_are_shown_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "approval_policy = 3\nsandbox_mode = [\"x\", 1]\n").unwrap();
+        let messages: Vec<_> = lint_file(&file, dir.path())
+            .into_iter()
+            .filter(|f| f.code.starts_with("invalid-") && f.code != "invalid-config")
+            .map(|f| f.message)
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "approval_policy = 3 is not untrusted, on-request, on-failure or never; dsh ignores it",
+                "sandbox_mode = [\"x\",1] is not read-only, workspace-write or danger-full-access; dsh ignores it",
+            ]
+        );
+        let file = dir.path().join("hooks.json");
+        std::fs::write(&file, r#"{"approval_policy": null, "hooks": {}}"#).unwrap();
+        let findings = lint_file(&file, dir.path());
+        let policy = findings
+            .iter()
+            .find(|f| f.code == "invalid-approval-policy")
+            .unwrap();
+        assert!(policy.message.starts_with("approval_policy = null is not"));
+        // An array has no keys, even where a struct would read it by position.
+        std::fs::write(&file, r#"["sometimes", "read-only"]"#).unwrap();
+        let findings = lint_file(&file, dir.path());
+        assert!(
+            findings
+                .iter()
+                .all(|f| !matches!(f.code, "invalid-approval-policy" | "sandbox-not-enforced")),
+            "{findings:?}"
         );
     }
 }
