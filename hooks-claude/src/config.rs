@@ -19,6 +19,7 @@ use crate::events::{EventSupport, HookEvent};
 use crate::matcher::Matcher;
 use crate::plugins::{self, PluginOrigin};
 use crate::settings_env;
+use dsh_files::settings::SettingsStack;
 use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 
 mod discovery;
@@ -364,7 +365,8 @@ fn build(
     let (plugin_files, files): (Vec<SettingsFile>, Vec<SettingsFile>) =
         files.into_iter().partition(|f| f.plugin.is_some());
     let hold = discovery.project_settings == ProjectSettings::HoldBack;
-    let (switches, held_back) = Switches::read(&files, hold, &mut notices);
+    let stack = discovery.settings_stack();
+    let (switches, held_back) = Switches::read(&files, &stack, hold, &mut notices);
     let mut handlers = Vec::new();
     for file in files.iter().chain(&plugin_files) {
         handlers.extend(file_handlers(file, &mut notices)?);
@@ -395,10 +397,12 @@ struct Switches {
 }
 
 impl Switches {
-    /// Reads the switches of `files`; `hold` holds a repository's back
+    /// The switches `stack` decided for `files` (its layers), with the
+    /// keys only the bridge acts on; `hold` holds a repository's back
     /// (returned as held back).
     fn read(
         files: &[SettingsFile],
+        stack: &SettingsStack,
         hold: bool,
         notices: &mut Vec<String>,
     ) -> (Switches, Vec<HeldBack>) {
@@ -413,26 +417,28 @@ impl Switches {
                 });
             }
         }
-        // The one precedence rule the layer stack's reasons use too.
-        let dsh_files::settings::HookSwitches {
-            managed_disable,
-            managed_only,
-            other_disable,
-        } = dsh_files::settings::HookSwitches::decide(
-            &files
-                .iter()
-                .map(|f| {
-                    let keys = f.keys();
-                    dsh_files::settings::SwitchesOf {
-                        source: f.source,
-                        path: &f.path,
-                        disable_all_hooks: keys.disable_all_hooks.valid().copied(),
-                        allow_managed_hooks_only: keys.allow_managed_hooks_only.valid().copied(),
-                    }
-                })
-                .collect::<Vec<_>>(),
-            hold,
-        );
+        // The layer stack's one decision; inline `--settings` JSON is
+        // named `--settings`, as the bridge names that layer.
+        let named = |switch: &Option<(bool, PathBuf)>| {
+            switch.as_ref().map(|(on, path)| {
+                let inline = stack
+                    .get(path)
+                    .is_some_and(|layer| layer.source == SettingsSource::Flag)
+                    && dsh_files::settings::inline_settings(path).is_some();
+                (
+                    *on,
+                    if inline {
+                        "--settings".into()
+                    } else {
+                        path.clone()
+                    },
+                )
+            })
+        };
+        let decided = stack.hook_switches();
+        let managed_disable = named(&decided.managed_disable);
+        let managed_only = named(&decided.managed_only);
+        let other_disable = named(&decided.other_disable);
         for file in files {
             if file.source != SettingsSource::Managed
                 && file.keys().allow_managed_hooks_only != Field::Absent

@@ -31,6 +31,7 @@ impl ClaudeDialect {
         discovery.plugin_dirs = sources.plugin_dirs.clone();
         discovery.project_settings = sources.project_settings;
         discovery.files = sources.files.clone();
+        discovery.settings = sources.settings_stack.clone();
         discovery
     }
 }

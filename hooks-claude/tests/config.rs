@@ -5,6 +5,8 @@
 
 use std::path::Path;
 
+use dsh_files::ConfigFiles;
+use dsh_files::settings::SettingsStack;
 use dsh_hooks_claude::{
     ClaudeDiscovery, ClaudeOptions, ConfigError, HookEvent, load_with_options, project_slug,
 };
@@ -169,6 +171,70 @@ fn allow_managed_hooks_only() {
         commands(&config, HookEvent::PreToolUse, "Bash"),
         vec!["managed_hook"]
     );
+}
+
+#[test]
+fn managed_hooks_only_and_a_user_disable_all_hooks_keep_both_texts() {
+    // The user's layer is off for the managed policy's reason, and the
+    // notice still names the user's own `disableAllHooks`.
+    let d = dirs();
+    let user = d.discovery.home.join(".claude/settings.json");
+    let managed = d.discovery.managed_dir.join("managed-settings.json");
+    write(
+        &user,
+        &pre("user_hook").replacen('{', r#"{"disableAllHooks": true,"#, 1),
+    );
+    write(
+        &managed,
+        &pre("managed_hook").replacen('{', r#"{"allowManagedHooksOnly": true,"#, 1),
+    );
+    let config = load_with_options(&d.discovery, ClaudeOptions::default()).unwrap();
+    let statuses: Vec<String> = config.entries().into_iter().map(|e| e.status).collect();
+    assert_eq!(
+        statuses,
+        vec![
+            "active".to_owned(),
+            format!("disabled: allowManagedHooksOnly in {}", managed.display()),
+        ]
+    );
+    assert!(
+        config.notices().contains(&format!(
+            "non-managed hooks disabled by disableAllHooks in {}",
+            user.display()
+        )),
+        "{:?}",
+        config.notices()
+    );
+}
+
+#[test]
+fn the_switches_are_the_handed_in_settings_stacks_decision() {
+    // The session's stack decided `disableAllHooks` from the file as it
+    // was read; the bridge applies that decision, not a second one.
+    let d = dirs();
+    let user = d.discovery.home.join(".claude/settings.json");
+    write(
+        &user,
+        &pre("user_hook").replacen('{', r#"{"disableAllHooks": true,"#, 1),
+    );
+    let stack = SettingsStack::load(&ConfigFiles::new(), &d.discovery.candidates(), false);
+    write(&user, &pre("user_hook"));
+    let mut discovery = d.discovery.clone();
+    discovery.settings = Some(stack.clone());
+    let config = load_with_options(&discovery, ClaudeOptions::default()).unwrap();
+    assert_eq!(
+        config.entries()[0].status,
+        format!("disabled: disableAllHooks in {}", user.display())
+    );
+    // A stack of other candidates (or another trust) is not this
+    // session's: the bridge loads its own through its reader.
+    discovery.extra_settings.push(user.clone());
+    let config = load_with_options(&discovery, ClaudeOptions::default()).unwrap();
+    assert!(config.entries().iter().all(|e| e.status == "active"));
+    discovery.extra_settings.clear();
+    discovery.project_settings = dsh_hooks::project_settings::ProjectSettings::HoldBack;
+    let config = load_with_options(&discovery, ClaudeOptions::default()).unwrap();
+    assert_eq!(config.entries()[0].status, "active");
 }
 
 #[test]

@@ -61,6 +61,9 @@ pub struct HookSources {
     /// every consumer sees the same text); `None` elsewhere: each load
     /// reads the files afresh (the terminal's `/hooks` after an edit).
     pub files: Option<ConfigFiles>,
+    /// The Claude Code settings layer stack [`crate::SessionSpec::resolve`]
+    /// built through `files` (`None` with `files`: loads build their own).
+    pub settings_stack: Option<dsh_files::settings::SettingsStack>,
 }
 
 impl HookSources {
@@ -80,6 +83,7 @@ impl HookSources {
             project_settings: ProjectSettings::Apply,
             attachments: Attachments::default(),
             files: None,
+            settings_stack: None,
         }
     }
 
@@ -99,6 +103,7 @@ impl HookSources {
             settings_files: self.settings_files.clone(),
             plugin_dirs: self.plugin_dirs.clone(),
             files: self.reader(),
+            settings_stack: self.settings_stack.clone(),
         }
     }
 }

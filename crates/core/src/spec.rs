@@ -229,6 +229,8 @@ impl SessionSpec {
             &claude.candidates(),
             sources.project_settings == ProjectSettings::HoldBack,
         );
+        // The Claude bridge takes its hook switches from this stack.
+        sources.settings_stack = Some(settings_stack.clone());
         let mut mcp = discover_with(
             env,
             cwd,
@@ -319,6 +321,7 @@ impl SessionSpec {
         // Resolved: later reads (a trust answer written, the terminal's
         // `/hooks`) read the files afresh.
         sources.files = None;
+        sources.settings_stack = None;
         let mut spec = SessionSpec {
             read: files,
             env: env.clone(),

@@ -111,11 +111,32 @@ impl SettingsLayer {
     }
 }
 
-/// Every Claude Code settings layer of a session, highest precedence first.
+/// Every Claude Code settings layer of a session, highest precedence first,
+/// and the one decision of which files switch hooks off.
 #[derive(Debug, Clone, Default)]
 pub struct SettingsStack {
     layers: Vec<SettingsLayer>,
+    switches: HookSwitches,
+    hold_project: bool,
 }
+
+/// Stacks compare by what they decided: each layer's source, path and
+/// reason, and the hook switches (a document is its file's, read through
+/// the session's reader).
+impl PartialEq for SettingsStack {
+    fn eq(&self, other: &Self) -> bool {
+        self.switches == other.switches
+            && self.hold_project == other.hold_project
+            && self.layers.len() == other.layers.len()
+            && self
+                .layers
+                .iter()
+                .zip(&other.layers)
+                .all(|(a, b)| a.source == b.source && a.path == b.path && a.disabled == b.disabled)
+    }
+}
+
+impl Eq for SettingsStack {}
 
 /// `--settings '{"env": …}'`: an argument that is not a file and starts
 /// with `{` is the settings JSON itself (as `claude --settings` takes it).
@@ -126,20 +147,21 @@ pub fn inline_settings(arg: &Path) -> Option<&str> {
 
 /// What one settings file sets of the keys that switch hooks off.
 #[derive(Debug, Clone, Copy)]
-pub struct SwitchesOf<'a> {
+struct SwitchesOf<'a> {
     /// Which layer the file is.
-    pub source: SettingsSource,
+    source: SettingsSource,
     /// The file.
-    pub path: &'a Path,
+    path: &'a Path,
     /// Its `disableAllHooks`, when it sets a boolean there.
-    pub disable_all_hooks: Option<bool>,
+    disable_all_hooks: Option<bool>,
     /// Its `allowManagedHooksOnly`, when it sets a boolean there.
-    pub allow_managed_hooks_only: Option<bool>,
+    allow_managed_hooks_only: Option<bool>,
 }
 
 /// Which files decide whether hooks run: each `(value, file)` of the file
-/// whose setting wins. One rule for the layer stack's reasons and for the
-/// Claude bridge's hook statuses.
+/// whose setting wins. Decided once, when the stack loads
+/// ([`SettingsStack::hook_switches`]): the layers' reasons and the Claude
+/// bridge's hook statuses and notices read this one decision.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HookSwitches {
     /// Managed policy's `disableAllHooks`.
@@ -156,7 +178,7 @@ impl HookSwitches {
     /// file and override it, so among managed files the last one wins.
     /// `hold_project`: a repository's own layers wait for a trusted
     /// workspace, so their switch does not count.
-    pub fn decide(files: &[SwitchesOf<'_>], hold_project: bool) -> HookSwitches {
+    fn decide(files: &[SwitchesOf<'_>], hold_project: bool) -> HookSwitches {
         let managed = |key: fn(&SwitchesOf<'_>) -> Option<bool>| {
             files
                 .iter()
@@ -218,11 +240,7 @@ impl SettingsStack {
             let document = layer.json.as_ref()?.document().ok()?;
             document.get(key).and_then(|on| on.as_bool())
         };
-        let HookSwitches {
-            managed_disable,
-            managed_only,
-            other_disable,
-        } = HookSwitches::decide(
+        let switches = HookSwitches::decide(
             &layers
                 .iter()
                 .map(|layer| SwitchesOf {
@@ -234,12 +252,17 @@ impl SettingsStack {
                 .collect::<Vec<_>>(),
             hold_project,
         );
+        let HookSwitches {
+            managed_disable,
+            managed_only,
+            other_disable,
+        } = &switches;
         for layer in &mut layers {
             if layer.disabled.is_some() {
                 continue;
             }
             let managed = layer.source == SettingsSource::Managed;
-            layer.disabled = match (&managed_disable, &managed_only, &other_disable) {
+            layer.disabled = match (managed_disable, managed_only, other_disable) {
                 (Some((true, path)), _, _) => Some(DisabledReason::DisableAllHooks(path.clone())),
                 (_, Some((true, path)), _) if !managed => {
                     Some(DisabledReason::ManagedHooksOnly(path.clone()))
@@ -253,7 +276,37 @@ impl SettingsStack {
                 _ => None,
             };
         }
-        SettingsStack { layers }
+        SettingsStack {
+            layers,
+            switches,
+            hold_project,
+        }
+    }
+
+    /// Whether a repository's layers were held back when it loaded.
+    pub fn holds_project(&self) -> bool {
+        self.hold_project
+    }
+
+    /// Whether this stack is the one [`SettingsStack::load`] makes of
+    /// `candidates` with `hold_project`.
+    pub fn is_of(&self, candidates: &[(PathBuf, SettingsSource)], hold_project: bool) -> bool {
+        self.hold_project == hold_project
+            && self.layers.len() == candidates.len()
+            && self
+                .layers
+                .iter()
+                .zip(candidates)
+                .all(|(layer, (path, source))| layer.path == *path && layer.source == *source)
+    }
+
+    /// Which files switch hooks off, as decided when the stack loaded
+    /// (with its held-back layers not counting). A layer's reason names
+    /// only the most decisive file; this keeps each key's own (managed
+    /// `allowManagedHooksOnly` and a user's `disableAllHooks` both on: the
+    /// Claude bridge's notice still names the user's file).
+    pub fn hook_switches(&self) -> &HookSwitches {
+        &self.switches
     }
 
     /// The layers, highest precedence first.
@@ -344,5 +397,30 @@ mod tests {
         for path in [&user, &project, &local] {
             assert_eq!(files.parses(path), 1, "{}", path.display());
         }
+    }
+
+    #[test]
+    fn the_stack_keeps_each_switch_s_deciding_file_not_only_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let managed = dir.path().join("managed.json");
+        let user = dir.path().join("user.json");
+        std::fs::write(&managed, r#"{"allowManagedHooksOnly": true}"#).unwrap();
+        std::fs::write(&user, r#"{"disableAllHooks": true}"#).unwrap();
+        let candidates = [
+            (managed.clone(), SettingsSource::Managed),
+            (user.clone(), SettingsSource::User),
+        ];
+        let stack = SettingsStack::load(&ConfigFiles::new(), &candidates, false);
+        // The user's layer shows the most decisive reason …
+        assert_eq!(
+            stack.get(&user).unwrap().disabled,
+            Some(DisabledReason::ManagedHooksOnly(managed.clone()))
+        );
+        assert_eq!(stack.get(&managed).unwrap().disabled, None);
+        // … and the decision still names the user's `disableAllHooks`.
+        let switches = stack.hook_switches();
+        assert_eq!(switches.managed_only, Some((true, managed.clone())));
+        assert_eq!(switches.other_disable, Some((true, user.clone())));
+        assert_eq!(switches.managed_disable, None);
     }
 }

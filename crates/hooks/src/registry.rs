@@ -72,6 +72,10 @@ pub struct DialectSources {
     pub plugin_dirs: Vec<PathBuf>,
     /// The session's configuration files, each read from disk once.
     pub files: ConfigFiles,
+    /// The Claude Code settings layer stack the resolution built of these
+    /// sources through `files` (held back as `project_settings` says);
+    /// `None`: the Claude bridge loads it itself.
+    pub settings_stack: Option<dsh_files::settings::SettingsStack>,
 }
 
 impl DialectSources {

@@ -3,6 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use std::borrow::Cow;
+
+use dsh_files::settings::SettingsStack;
+
 use super::SettingsSource;
 
 /// Where Claude Code settings are looked for, and where the bridge keeps its
@@ -31,6 +35,10 @@ pub struct ClaudeDiscovery {
     pub project_settings: dsh_hooks::project_settings::ProjectSettings,
     /// The session's reader: each settings file is read from disk once.
     pub files: dsh_files::ConfigFiles,
+    /// The session's settings layer stack, when one was built of these
+    /// candidates through `files`: the bridge takes its hook switches from
+    /// it ([`ClaudeDiscovery::settings_stack`]).
+    pub settings: Option<SettingsStack>,
 }
 
 impl ClaudeDiscovery {
@@ -50,6 +58,7 @@ impl ClaudeDiscovery {
             transcript_dir,
             project_settings: dsh_hooks::project_settings::ProjectSettings::Apply,
             files: dsh_files::ConfigFiles::default(),
+            settings: None,
         }
     }
 
@@ -84,6 +93,21 @@ impl ClaudeDiscovery {
             SettingsSource::User,
         ));
         candidates
+    }
+}
+
+impl ClaudeDiscovery {
+    /// The settings layer stack whose decisions (which files switch hooks
+    /// off) the bridge applies: the one handed in, when it is of these
+    /// candidates and this trust, else one loaded now through `files`
+    /// (whose parse it shares).
+    pub fn settings_stack(&self) -> Cow<'_, SettingsStack> {
+        let candidates = self.candidates();
+        let hold = self.project_settings == dsh_hooks::project_settings::ProjectSettings::HoldBack;
+        match &self.settings {
+            Some(stack) if stack.is_of(&candidates, hold) => Cow::Borrowed(stack),
+            Some(_) | None => Cow::Owned(SettingsStack::load(&self.files, &candidates, hold)),
+        }
     }
 }
 
