@@ -185,7 +185,7 @@ fn a_second_writer_of_a_session_is_refused_naming_the_holder() {
     let turns = loaded
         .events
         .iter()
-        .filter(|e| matches!(e.body, dsh_protocol::EventBody::TurnEnd { .. }))
+        .filter(|e| matches!(e.body, dsh_protocol::EventBody::TurnEnd(_)))
         .count();
     assert_eq!(turns, 2);
 }

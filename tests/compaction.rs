@@ -8,7 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use dsh_agent::{AutoCompact, Fixture, Observers, ReplayOptions, replay_fixture};
-use dsh_protocol::{EventBody, Message, TurnEndReason};
+use dsh_protocol::{
+    CompactionCompletedEvent, CompactionFailedEvent, CompactionStartedEvent, EventBody, Message,
+    SessionHeaderEvent, TurnEndReason,
+};
 use dsh_provider::mock::{MockProvider, MockResponse, MockToolCall};
 use dsh_seams::{
     CompactionDecision, CompactionInput, CompactionOutcome, CompactionTrigger, ContextEntry,
@@ -24,13 +27,13 @@ fn options(ctx: &TestContext, plugins: Vec<Arc<dyn Plugin>>, auto: AutoCompact) 
         label: "compaction".to_owned(),
         cwd: ctx.project(),
         session_id: "compaction-session".into(),
-        log: SessionLog::in_memory(EventBody::SessionHeader {
+        log: SessionLog::in_memory(EventBody::SessionHeader(SessionHeaderEvent {
             session_id: "compaction-session".into(),
             cwd: ctx.project().display().to_string(),
             version: "test".into(),
             notices: vec![],
             provider_api: None,
-        })
+        }))
         .unwrap(),
         resumed: false,
         plugins,
@@ -152,11 +155,11 @@ async fn a_native_plugin_cancels_compaction_and_the_history_stays() {
     );
     let failed = of_type(&out.events, "compaction/failed");
     assert_eq!(failed.len(), 1);
-    let EventBody::CompactionFailed {
+    let EventBody::CompactionFailed(CompactionFailedEvent {
         turn,
         trigger,
         reason,
-    } = failed[0]
+    }) = failed[0]
     else {
         unreachable!()
     };
@@ -205,13 +208,13 @@ async fn a_native_plugin_supplies_the_summary_and_its_context_follows_it() {
     );
     let completed = of_type(&out.events, "compaction/completed");
     assert_eq!(completed.len(), 1);
-    let EventBody::CompactionCompleted {
+    let EventBody::CompactionCompleted(CompactionCompletedEvent {
         summary,
         summarized_by,
         kept_from_seq,
         contexts,
         ..
-    } = completed[0]
+    }) = completed[0]
     else {
         unreachable!()
     };
@@ -299,11 +302,11 @@ async fn reported_usage_over_the_threshold_compacts_before_the_next_request() {
     assert!(matches!(&after[3], Message::Tool { tool_call_id, .. } if tool_call_id == "c1"));
     assert_eq!(after.len(), 4);
     let started = of_type(&out.events, "compaction/started");
-    let EventBody::CompactionStarted {
+    let EventBody::CompactionStarted(CompactionStartedEvent {
         trigger,
         estimated_tokens,
         ..
-    } = started[0]
+    }) = started[0]
     else {
         unreachable!()
     };

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use dsh_agent::{
     Fixture, Observers, ReplayOptions, ScriptedModel, replay_fixture, replay_with_model,
 };
-use dsh_protocol::{EventBody, TurnEndReason};
+use dsh_protocol::{EventBody, SessionHeaderEvent, TurnEndReason};
 use dsh_seams::{
     ApprovalDecision, CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput,
     GuardVerdict, InputRewrite, Next, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
@@ -24,13 +24,13 @@ use serde_json::json;
 use crate::support::{TestContext, fixture, normalize_jsonl};
 
 fn header(ctx: &TestContext) -> EventBody {
-    EventBody::SessionHeader {
+    EventBody::SessionHeader(SessionHeaderEvent {
         session_id: "test-session".into(),
         cwd: ctx.project().display().to_string(),
         version: "test".into(),
         notices: vec![],
         provider_api: None,
-    }
+    })
 }
 
 fn options(ctx: &TestContext, name: &str, plugins: Vec<Arc<dyn Plugin>>) -> ReplayOptions {

@@ -7,7 +7,10 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use dsh_agent::instructions::ContextRoots;
 use dsh_agent::{Fixture, Observers, ProjectContext, ReplayOptions, replay_fixture};
-use dsh_protocol::{EventBody, TurnEndReason};
+use dsh_protocol::{
+    ContextMessageEvent, EventBody, ModelSwitchedEvent, PromptBlockedEvent, SessionHeaderEvent,
+    TurnEndEvent, TurnEndReason, TurnStartEvent,
+};
 use dsh_seams::{
     AgentStartDecision, AgentStartInput, CommandSource, ContextEntry, ExpansionInput,
     InstructionFile, LoadReason, Plugin, PromptDecision, SeamContext,
@@ -300,13 +303,13 @@ async fn a_native_plugin_amends_the_system_prompt_and_sees_instructions_and_expa
         .to_string(),
     )
     .unwrap();
-    let header = EventBody::SessionHeader {
+    let header = EventBody::SessionHeader(SessionHeaderEvent {
         session_id: "s".into(),
         cwd: ctx.project().display().to_string(),
         version: "test".into(),
         notices: vec![],
         provider_api: None,
-    };
+    });
     let output = replay_fixture(
         &fixture,
         ReplayOptions {
@@ -397,9 +400,9 @@ async fn a_native_plugin_amends_the_system_prompt_and_sees_instructions_and_expa
         .events
         .iter()
         .find_map(|e| match &e.body {
-            EventBody::PromptBlocked {
+            EventBody::PromptBlocked(PromptBlockedEvent {
                 content, reason, ..
-            } => Some((content.clone(), reason.clone())),
+            }) => Some((content.clone(), reason.clone())),
             _ => None,
         })
         .unwrap();
@@ -657,31 +660,32 @@ async fn a_resumed_session_keeps_the_switched_model_and_loaded_rules() {
     );
     write(&ctx.project().join("a.py"), "x = 1\n");
     let rule = ctx.project().join(".claude/rules/py.md");
-    let mut log = SessionLog::in_memory(EventBody::SessionHeader {
+    let mut log = SessionLog::in_memory(EventBody::SessionHeader(SessionHeaderEvent {
         session_id: "s".into(),
         cwd: ctx.project().display().to_string(),
         version: "test".into(),
         notices: vec![],
         provider_api: None,
-    })
+    }))
     .unwrap();
-    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
-    log.append(EventBody::ContextMessage {
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+        .unwrap();
+    log.append(EventBody::ContextMessage(ContextMessageEvent {
         turn: 1,
         content: "RULE-PY".into(),
         source: format!("dsh:instructions:{}", rule.display()),
-    })
+    }))
     .unwrap();
-    log.append(EventBody::TurnEnd {
+    log.append(EventBody::TurnEnd(TurnEndEvent {
         turn: 1,
         reason: TurnEndReason::Completed,
         message: None,
-    })
+    }))
     .unwrap();
-    log.append(EventBody::ModelSwitched {
+    log.append(EventBody::ModelSwitched(ModelSwitchedEvent {
         from: "scripted".into(),
         to: "kept-model".into(),
-    })
+    }))
     .unwrap();
     let fixture = Fixture::parse(
         std::path::Path::new("inline.json"),
@@ -730,7 +734,7 @@ async fn a_resumed_session_keeps_the_switched_model_and_loaded_rules() {
         .events
         .iter()
         .filter(|e| {
-            matches!(&e.body, EventBody::ContextMessage { source, .. }
+            matches!(&e.body, EventBody::ContextMessage(ContextMessageEvent { source, .. })
                 if source.starts_with("dsh:instructions:"))
         })
         .count();

@@ -484,7 +484,7 @@ pub fn run(args: HeadlessArgs) -> anyhow::Result<ExitStatus> {
 mod tests {
     use super::*;
     use dsh_agent::{Fixture, ScriptedModel};
-    use dsh_protocol::EventBody;
+    use dsh_protocol::{EventBody, ToolResultEvent};
     use dsh_seams::{Plugin, PreToolDecision, PreToolOutcome, PreToolVerdict, SeamContext};
     use serde_json::json;
 
@@ -565,12 +565,12 @@ mod tests {
         events
             .iter()
             .find_map(|event| match &event.body {
-                EventBody::ToolResult {
+                EventBody::ToolResult(ToolResultEvent {
                     is_error,
                     content,
                     disposition,
                     ..
-                } => Some((*is_error, content.clone(), disposition.clone())),
+                }) => Some((*is_error, content.clone(), disposition.clone())),
                 _ => None,
             })
             .unwrap()

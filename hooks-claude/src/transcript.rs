@@ -11,7 +11,10 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use dsh_protocol::{Event, EventBody};
+use dsh_protocol::{
+    AssistantMessageEvent, CompactionCompletedEvent, ContextMessageEvent, Event, EventBody,
+    SteeringMessageEvent, ToolResultEvent, UserMessageEvent,
+};
 use serde::Serialize;
 
 use crate::payload::{ToolResponse, cc_tool_name};
@@ -248,20 +251,20 @@ impl Transcript {
     ) -> Vec<Entry<'a>> {
         let ts = event.ts.as_str();
         match &event.body {
-            EventBody::UserMessage { content, .. } => {
+            EventBody::UserMessage(UserMessageEvent { content, .. }) => {
                 vec![self.envelope("user", ts, prompt_id, Body::user(content, None))]
             }
-            EventBody::SteeringMessage { content, .. } => {
+            EventBody::SteeringMessage(SteeringMessageEvent { content, .. }) => {
                 let body = Body::user(content, Some(Flag::IsMeta));
                 vec![self.envelope("user", ts, prompt_id, body)]
             }
-            EventBody::AssistantMessage {
+            EventBody::AssistantMessage(AssistantMessageEvent {
                 turn,
                 step,
                 content,
                 tool_calls,
                 ..
-            } => {
+            }) => {
                 let message_id = match &self.agent_id {
                     Some(agent_id) => format!("msg_dsh_{agent_id}_{turn}_{step}"),
                     None => format!("msg_dsh_{turn}_{step}"),
@@ -296,12 +299,12 @@ impl Transcript {
                     })
                     .collect()
             }
-            EventBody::ToolResult {
+            EventBody::ToolResult(ToolResultEvent {
                 call_id,
                 is_error,
                 content,
                 ..
-            } => {
+            }) => {
                 let message = ToolResultMessage {
                     role: "user",
                     content: [ToolResultBlock {
@@ -321,9 +324,9 @@ impl Transcript {
                 };
                 vec![self.envelope("user", ts, prompt_id, body)]
             }
-            EventBody::ContextMessage {
+            EventBody::ContextMessage(ContextMessageEvent {
                 content, source, ..
-            } => {
+            }) => {
                 let body = Body::Attachment {
                     attachment: ContextAttachment {
                         kind: "hook_additional_context",
@@ -337,25 +340,25 @@ impl Transcript {
                 };
                 vec![self.envelope("attachment", ts, prompt_id, body)]
             }
-            EventBody::CompactionCompleted { summary, .. } => {
+            EventBody::CompactionCompleted(CompactionCompletedEvent { summary, .. }) => {
                 // Claude Code writes the compacted summary as a user entry
                 // marked `isCompactSummary`; hooks reading the transcript
                 // find the summary there.
                 let body = Body::user(summary, Some(Flag::IsCompactSummary));
                 vec![self.envelope("user", ts, prompt_id, body)]
             }
-            EventBody::SessionHeader { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionFailed { .. }
-            | EventBody::ToolCall { .. }
-            | EventBody::TurnStart { .. }
-            | EventBody::PromptBlocked { .. }
-            | EventBody::TurnEnd { .. }
-            | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. }
-            | EventBody::SeamNote { .. }
+            EventBody::SessionHeader(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionFailed(_)
+            | EventBody::ToolCall(_)
+            | EventBody::TurnStart(_)
+            | EventBody::PromptBlocked(_)
+            | EventBody::TurnEnd(_)
+            | EventBody::HookInvoked(_)
+            | EventBody::HookResult(_)
+            | EventBody::SeamNote(_)
             | EventBody::SessionCleared { .. }
-            | EventBody::ModelSwitched { .. } => Vec::new(),
+            | EventBody::ModelSwitched(_) => Vec::new(),
         }
     }
 

@@ -8,7 +8,10 @@ use std::time::Duration;
 
 use dsh_hook_runner::{HookRunner, RunnerConfig};
 use dsh_hooks_claude::{ClaudeDiscovery, ClaudeOptions, load_with_options};
-use dsh_protocol::{Event, EventBody, HookEffect, HookOutcomeKind, Seam};
+use dsh_protocol::{
+    Event, EventBody, HookEffect, HookInvokedEvent, HookOutcomeKind, HookResultEvent, Seam,
+    SessionHeaderEvent, ToolResultEvent,
+};
 use dsh_seams::{
     CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     InputRewrite, Plugin, PostToolAction, PreToolDecision, PromptDecision, PromptInput,
@@ -169,7 +172,7 @@ async fn bash_validator_blocks_with_exit_2_and_everything_is_recorded_in_order()
     let mut invoked = Vec::new();
     for event in &events[..3] {
         match event {
-            EventBody::HookInvoked {
+            EventBody::HookInvoked(HookInvokedEvent {
                 invocation_id,
                 event,
                 seam,
@@ -178,7 +181,7 @@ async fn bash_validator_blocks_with_exit_2_and_everything_is_recorded_in_order()
                 call_id,
                 turn,
                 ..
-            } => {
+            }) => {
                 assert_eq!(
                     (event.as_str(), seam.as_str(), turn),
                     ("PreToolUse", "pre-execute", &Some(1))
@@ -197,14 +200,14 @@ async fn bash_validator_blocks_with_exit_2_and_everything_is_recorded_in_order()
     );
     for (index, event) in events[3..].iter().enumerate() {
         match event {
-            EventBody::HookResult {
+            EventBody::HookResult(HookResultEvent {
                 invocation_id,
                 outcome,
                 exit_code,
                 decision,
                 stderr,
                 ..
-            } => {
+            }) => {
                 assert_eq!(
                     invocation_id, &invoked[index].0,
                     "results in configuration order"
@@ -287,7 +290,7 @@ async fn session_start_context_and_env_file() {
     );
     let events = s.sink.events.lock().unwrap().clone();
     match &events[0] {
-        EventBody::HookInvoked { seam, input, .. } => {
+        EventBody::HookInvoked(HookInvokedEvent { seam, input, .. }) => {
             assert_eq!(*seam, Seam::SessionStart);
             assert_eq!(input["source"], "startup");
             assert!(input.get("prompt_id").is_none());
@@ -368,7 +371,9 @@ async fn prompt_context_and_stop_gate() {
     let stop_inputs: Vec<Value> = events
         .iter()
         .filter_map(|e| match e {
-            EventBody::HookInvoked { event, input, .. } if event == "Stop" => Some(input.clone()),
+            EventBody::HookInvoked(HookInvokedEvent { event, input, .. }) if event == "Stop" => {
+                Some(input.clone())
+            }
             _ => None,
         })
         .collect();
@@ -388,13 +393,13 @@ async fn formatter_after_edit_and_transcript() {
         seq: 0,
         ts: "2026-01-01T00:00:00Z".into(),
         agent_id: None,
-        body: EventBody::SessionHeader {
+        body: EventBody::SessionHeader(SessionHeaderEvent {
             session_id: s.ctx.session.session_id.clone(),
             cwd: s.project.to_string_lossy().into_owned(),
             version: "0".into(),
             notices: vec![],
             provider_api: None,
-        },
+        }),
     });
     let value = json!({"file_path": file.to_string_lossy(), "old_string": "a", "new_string": "a",
         "original_file": "alpha   \nbeta\t\n", "replace_all": false, "structured_patch": []});
@@ -434,7 +439,7 @@ async fn formatter_after_edit_and_transcript() {
         seq: 1,
         ts: "2026-01-01T00:00:01Z".into(),
         agent_id: None,
-        body: EventBody::ToolResult {
+        body: EventBody::ToolResult(ToolResultEvent {
             turn: 1,
             call_id: "call_1".into(),
             is_error: false,
@@ -443,11 +448,11 @@ async fn formatter_after_edit_and_transcript() {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
-        },
+        }),
     });
     let events = s.sink.events.lock().unwrap().clone();
     let transcript_path = match &events[0] {
-        EventBody::HookInvoked { input, .. } => {
+        EventBody::HookInvoked(HookInvokedEvent { input, .. }) => {
             input["transcript_path"].as_str().unwrap().to_owned()
         }
         other => panic!("{other:?}"),
@@ -486,10 +491,10 @@ async fn async_hook_output_reaches_the_next_turn() {
     let events = s.sink.events.lock().unwrap().clone();
     assert!(matches!(
         events[1],
-        EventBody::HookResult {
+        EventBody::HookResult(HookResultEvent {
             outcome: HookOutcomeKind::Detached,
             ..
-        }
+        })
     ));
 
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -593,7 +598,7 @@ async fn an_http_hook_that_answers_non_2xx_is_a_non_blocking_error() {
     server.await.unwrap();
     let events = s.sink.events.lock().unwrap().clone();
     let error = events.iter().find_map(|event| match event {
-        EventBody::HookResult { error, .. } => error.clone(),
+        EventBody::HookResult(HookResultEvent { error, .. }) => error.clone(),
         _ => None,
     });
     assert!(error.unwrap_or_default().contains("HTTP status 500"));
@@ -624,7 +629,7 @@ fn invocations_for(s: &Setup, call_id: &str) -> usize {
         .unwrap()
         .iter()
         .filter(|event| {
-            matches!(event, EventBody::HookInvoked { call_id: Some(id), .. } if id == call_id)
+            matches!(event, EventBody::HookInvoked(HookInvokedEvent { call_id: Some(id), .. }) if id == call_id)
         })
         .count()
 }
@@ -716,7 +721,7 @@ async fn post_tool_batch_is_logged_on_the_batch_settled_seam() {
     let seams: Vec<Seam> = events
         .iter()
         .filter_map(|event| match event {
-            EventBody::HookInvoked { seam, .. } => Some(*seam),
+            EventBody::HookInvoked(HookInvokedEvent { seam, .. }) => Some(*seam),
             _ => None,
         })
         .collect();
@@ -746,7 +751,7 @@ async fn a_post_tool_batch_block_stops_the_loop() {
         assert_eq!(stop.source, "claude:PostToolBatch");
         let events = s.sink.events.lock().unwrap().clone();
         let won = events.iter().find_map(|event| match event {
-            EventBody::HookResult { decision, .. } => decision.won,
+            EventBody::HookResult(HookResultEvent { decision, .. }) => decision.won,
             _ => None,
         });
         assert_eq!(won, Some(true), "{command}");
@@ -812,7 +817,9 @@ async fn stop_failure_is_matched_on_the_category_and_not_waited_for() {
     let invoked: Vec<(String, Seam)> = events
         .iter()
         .filter_map(|e| match e {
-            EventBody::HookInvoked { event, seam, .. } => Some((event.clone(), *seam)),
+            EventBody::HookInvoked(HookInvokedEvent { event, seam, .. }) => {
+                Some((event.clone(), *seam))
+            }
             _ => None,
         })
         .collect();

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use dsh_hook_runner::{HookRunner, RunnerConfig};
 use dsh_hooks_codex::{CodexDiscovery, TrustPolicy, load};
-use dsh_protocol::{EventBody, HookRunStatus, TurnEndReason};
+use dsh_protocol::{EventBody, HookInvokedEvent, HookResultEvent, HookRunStatus, TurnEndReason};
 use dsh_seams::{
     CancellationToken, ContinuationDecision, ContinuationInput, Disposition, InputRewrite, Plugin,
     PostToolAction, PreToolDecision, PromptDecision, PromptInput, ProposedCall, SeamContext,
@@ -168,7 +168,7 @@ async fn pre_tool_use_block_is_recorded_and_denies_with_codex_text() {
         kinds,
         ["hook/invoked", "hook/invoked", "hook/result", "hook/result"]
     );
-    let EventBody::HookInvoked {
+    let EventBody::HookInvoked(HookInvokedEvent {
         event,
         seam,
         input,
@@ -176,7 +176,7 @@ async fn pre_tool_use_block_is_recorded_and_denies_with_codex_text() {
         origin,
         dialect,
         ..
-    } = &events[0]
+    }) = &events[0]
     else {
         panic!()
     };
@@ -193,12 +193,12 @@ async fn pre_tool_use_block_is_recorded_and_denies_with_codex_text() {
     assert_eq!(input["tool_input"], json!({"command": "rm -rf build"}));
     assert_eq!(input["transcript_path"], Value::Null);
     assert_eq!(input["cwd"], h.project.display().to_string());
-    let EventBody::HookResult {
+    let EventBody::HookResult(HookResultEvent {
         exit_code,
         decision,
         stderr,
         ..
-    } = &events[2]
+    }) = &events[2]
     else {
         panic!()
     };
@@ -210,9 +210,9 @@ async fn pre_tool_use_block_is_recorded_and_denies_with_codex_text() {
     assert_eq!(decision.status, Some(HookRunStatus::Blocked));
     assert_eq!(decision.won, Some(true));
     assert_eq!(decision.trust.as_deref(), Some("untrusted"));
-    let EventBody::HookResult {
+    let EventBody::HookResult(HookResultEvent {
         decision, error, ..
-    } = &events[3]
+    }) = &events[3]
     else {
         panic!()
     };
@@ -288,9 +288,9 @@ async fn an_inexpressible_rewrite_fails_its_run_and_the_next_one_wins() {
     let results: Vec<(Option<HookRunStatus>, Option<bool>, Option<String>)> = events(&h)
         .into_iter()
         .filter_map(|event| match event {
-            EventBody::HookResult {
+            EventBody::HookResult(HookResultEvent {
                 decision, error, ..
-            } => Some((decision.status, decision.won, error)),
+            }) => Some((decision.status, decision.won, error)),
             _ => None,
         })
         .collect();
@@ -420,7 +420,7 @@ async fn stop_block_continues_with_hook_prompt_then_caps() {
     let inputs: Vec<Value> = events(&h)
         .into_iter()
         .filter_map(|e| match e {
-            EventBody::HookInvoked { input, .. } => Some(input),
+            EventBody::HookInvoked(HookInvokedEvent { input, .. }) => Some(input),
             _ => None,
         })
         .collect();
@@ -453,7 +453,7 @@ async fn stop_block_continues_with_hook_prompt_then_caps() {
         "{notices:?}"
     );
     let last = events(&always).into_iter().last().unwrap();
-    let EventBody::HookResult { decision, .. } = last else {
+    let EventBody::HookResult(HookResultEvent { decision, .. }) = last else {
         panic!()
     };
     assert_eq!(decision.won, Some(false));
@@ -513,7 +513,7 @@ async fn trusted_only_skips_untrusted_but_runs_trusted_hooks() {
         panic!("{decision:?}")
     };
     assert_eq!(contexts[0].content, "ctx");
-    let EventBody::HookResult { decision, .. } = events(&h).pop().unwrap() else {
+    let EventBody::HookResult(HookResultEvent { decision, .. }) = events(&h).pop().unwrap() else {
         panic!()
     };
     assert_eq!(decision.trust.as_deref(), Some("trusted"));
@@ -541,7 +541,7 @@ async fn legacy_notify_gets_codex_json_as_last_argument() {
     assert_eq!(payload["last-assistant-message"], "done");
     assert_eq!(payload["thread-id"], h.ctx.session.session_id);
     let recorded = events(&h);
-    let EventBody::HookInvoked { event, .. } = &recorded[0] else {
+    let EventBody::HookInvoked(HookInvokedEvent { event, .. }) = &recorded[0] else {
         panic!()
     };
     assert_eq!(event, "notify");
@@ -589,12 +589,12 @@ async fn a_project_notify_obeys_the_trust_policy_and_is_logged_without_a_turn() 
         assert_eq!(h.project.join("notified").exists(), runs, "{policy:?}");
         let recorded = events(&h);
         if runs {
-            let EventBody::HookInvoked { event, turn, .. } = &recorded[0] else {
+            let EventBody::HookInvoked(HookInvokedEvent { event, turn, .. }) = &recorded[0] else {
                 panic!("{recorded:?}")
             };
             assert_eq!(event, "notify");
             assert_eq!(*turn, None);
-            let EventBody::HookResult { turn, .. } = &recorded[1] else {
+            let EventBody::HookResult(HookResultEvent { turn, .. }) = &recorded[1] else {
                 panic!("{recorded:?}")
             };
             assert_eq!(*turn, None);

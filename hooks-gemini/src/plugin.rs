@@ -19,7 +19,7 @@ use dsh_hooks::{
     BoxFuture, Bridge, BridgePlugin, Cx, Dialect as _, Fire, Fired, Flow, Record, Winner,
 };
 use dsh_model::ModelError;
-use dsh_protocol::{Event, EventBody, ModelReply, ModelRequest};
+use dsh_protocol::{AssistantMessageEvent, Event, EventBody, ModelReply, ModelRequest};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision, CompactionInput, ContextEntry,
     ContinuationDecision, ContinuationInput, Disposition, Plugin, PostToolAction, PostToolDecision,
@@ -176,15 +176,15 @@ impl Bridge for Gemini {
             return;
         }
         // The prompt is set by prompt-submit, which may come first.
-        if let EventBody::TurnStart { .. } = &event.body {
+        if let EventBody::TurnStart(_) = &event.body {
             state.texts.clear();
             self.shown.clear();
-        } else if let EventBody::AssistantMessage {
+        } else if let EventBody::AssistantMessage(AssistantMessageEvent {
             content,
             turn,
             step,
             ..
-        } = &event.body
+        }) = &event.body
             && !content.is_empty()
         {
             // AfterAgent hears what AfterModel hooks had shown instead.

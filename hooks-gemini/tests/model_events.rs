@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex};
 use dsh_hook_runner::{HookRunner, RunnerConfig};
 use dsh_hooks_gemini::config::GeminiDiscovery;
 use dsh_hooks_gemini::load;
-use dsh_protocol::{EventBody, Message, ModelReply, ModelRequest, ToolCall, ToolSpec};
+use dsh_protocol::{
+    EventBody, HookInvokedEvent, Message, ModelReply, ModelRequest, ToolCall, ToolSpec,
+};
 use dsh_seams::{
     CancellationToken, Plugin, ProviderRequestDecision, SeamContext, SessionEnv, SessionInfo,
     SessionSink, TurnControl, UserNotice,
@@ -104,7 +106,9 @@ impl Harness {
             .unwrap()
             .iter()
             .filter_map(|event| match event {
-                EventBody::HookInvoked { event, input, .. } => Some((event.clone(), input.clone())),
+                EventBody::HookInvoked(HookInvokedEvent { event, input, .. }) => {
+                    Some((event.clone(), input.clone()))
+                }
                 _ => None,
             })
             .map(|(event, input)| {

@@ -14,7 +14,11 @@ use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Diff, SessionUpdate, ToolCall as AcpToolCall, ToolCallContent,
     ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
-use dsh_protocol::{Event, EventBody, HookDecision, HookEffect};
+use dsh_protocol::{
+    AssistantMessageEvent, CompactionCompletedEvent, CompactionFailedEvent, Event, EventBody,
+    HookDecision, HookEffect, HookInvokedEvent, HookResultEvent, PromptBlockedEvent, ToolCallEvent,
+    ToolResultEvent, TurnEndEvent, UserMessageEvent,
+};
 use dsh_seams::{NoticeLevel, UserNotice};
 use dsh_tools::change::{FileChange, PendingChange};
 use serde_json::Value;
@@ -197,29 +201,29 @@ impl Translator {
         if event.agent_id.is_some()
             && matches!(
                 event.body,
-                EventBody::UserMessage { .. }
-                    | EventBody::AssistantMessage { .. }
-                    | EventBody::SteeringMessage { .. }
-                    | EventBody::ContextMessage { .. }
+                EventBody::UserMessage(_)
+                    | EventBody::AssistantMessage(_)
+                    | EventBody::SteeringMessage(_)
+                    | EventBody::ContextMessage(_)
             )
         {
             return Vec::new();
         }
         match &event.body {
-            EventBody::UserMessage {
+            EventBody::UserMessage(UserMessageEvent {
                 content,
                 original_content,
                 ..
-            } => match mode {
+            }) => match mode {
                 // The client shows what it sent.
                 Mode::Live => Vec::new(),
                 Mode::Replay => vec![SessionUpdate::UserMessageChunk(text_chunk(
                     original_content.clone().unwrap_or_else(|| content.clone()),
                 ))],
             },
-            EventBody::PromptBlocked {
+            EventBody::PromptBlocked(PromptBlockedEvent {
                 content, reason, ..
-            } => {
+            }) => {
                 let mut updates = Vec::new();
                 if mode == Mode::Replay {
                     updates.push(SessionUpdate::UserMessageChunk(text_chunk(content.clone())));
@@ -232,7 +236,7 @@ impl Translator {
                 )));
                 updates
             }
-            EventBody::AssistantMessage { content, .. } => {
+            EventBody::AssistantMessage(AssistantMessageEvent { content, .. }) => {
                 let streamed = std::mem::take(&mut self.streamed);
                 if content.is_empty() || (streamed && mode == Mode::Live) {
                     Vec::new()
@@ -240,12 +244,12 @@ impl Translator {
                     vec![agent_text(content.clone())]
                 }
             }
-            EventBody::ToolCall {
+            EventBody::ToolCall(ToolCallEvent {
                 call_id,
                 tool,
                 arguments,
                 ..
-            } => {
+            }) => {
                 let change = match mode {
                     Mode::Live => PendingChange::capture(&self.cwd, tool, arguments),
                     Mode::Replay => None,
@@ -260,21 +264,21 @@ impl Translator {
                 }
                 vec![SessionUpdate::ToolCall(call)]
             }
-            EventBody::ToolResult {
+            EventBody::ToolResult(ToolResultEvent {
                 call_id,
                 is_error,
                 content,
                 disposition,
                 ..
-            } => self.tool_result(call_id, *is_error, content, disposition.as_deref()),
-            EventBody::HookInvoked {
+            }) => self.tool_result(call_id, *is_error, content, disposition.as_deref()),
+            EventBody::HookInvoked(HookInvokedEvent {
                 invocation_id,
                 dialect,
                 event,
                 seam,
                 call_id,
                 ..
-            } => {
+            }) => {
                 // The prompt-submit veto is shown once, by `prompt/blocked`.
                 if *seam != dsh_protocol::Seam::PromptSubmit {
                     self.hooks.insert(
@@ -288,14 +292,14 @@ impl Translator {
                 }
                 Vec::new()
             }
-            EventBody::HookResult {
+            EventBody::HookResult(HookResultEvent {
                 invocation_id,
                 decision,
                 ..
-            } => self.hook_result(invocation_id, decision),
-            EventBody::TurnEnd {
+            }) => self.hook_result(invocation_id, decision),
+            EventBody::TurnEnd(TurnEndEvent {
                 reason, message, ..
-            } => {
+            }) => {
                 self.streamed = false;
                 self.calls.clear();
                 self.hooks.clear();
@@ -310,22 +314,23 @@ impl Translator {
                     _ => Vec::new(),
                 }
             }
-            EventBody::CompactionCompleted { trigger, .. } => vec![agent_text(format!(
-                "> [conversation compacted ({})]\n",
-                trigger.as_str()
-            ))],
-            EventBody::CompactionFailed { reason, .. } => vec![agent_text(format!(
-                "> [compaction did not happen] {}\n",
-                reason.trim_end()
-            ))],
-            EventBody::SeamNote { .. }
-            | EventBody::SessionHeader { .. }
-            | EventBody::TurnStart { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::ContextMessage { .. }
-            | EventBody::SteeringMessage { .. }
+            EventBody::CompactionCompleted(CompactionCompletedEvent { trigger, .. }) => {
+                vec![agent_text(format!(
+                    "> [conversation compacted ({})]\n",
+                    trigger.as_str()
+                ))]
+            }
+            EventBody::CompactionFailed(CompactionFailedEvent { reason, .. }) => vec![agent_text(
+                format!("> [compaction did not happen] {}\n", reason.trim_end()),
+            )],
+            EventBody::SeamNote(_)
+            | EventBody::SessionHeader(_)
+            | EventBody::TurnStart(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::ContextMessage(_)
+            | EventBody::SteeringMessage(_)
             | EventBody::SessionCleared { .. }
-            | EventBody::ModelSwitched { .. } => Vec::new(),
+            | EventBody::ModelSwitched(_) => Vec::new(),
         }
     }
 
@@ -438,7 +443,7 @@ mod tests {
     }
 
     fn call(tool: &str, arguments: Value) -> Event {
-        event(EventBody::ToolCall {
+        event(EventBody::ToolCall(ToolCallEvent {
             turn: 1,
             call_id: "c1".into(),
             execution_id: "e1".into(),
@@ -449,11 +454,11 @@ mod tests {
             rewritten_by: None,
             rewrite_conflicts: Vec::new(),
             provider_call_id: None,
-        })
+        }))
     }
 
     fn result(is_error: bool, content: &str, disposition: &str) -> Event {
-        event(EventBody::ToolResult {
+        event(EventBody::ToolResult(ToolResultEvent {
             turn: 1,
             call_id: "c1".into(),
             is_error,
@@ -462,7 +467,7 @@ mod tests {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
-        })
+        }))
     }
 
     #[test]
@@ -521,14 +526,14 @@ mod tests {
     #[test]
     fn a_subagents_messages_stay_inside_its_call() {
         let mut t = Translator::new(PathBuf::from("/p"));
-        let mut nested = event(EventBody::AssistantMessage {
+        let mut nested = event(EventBody::AssistantMessage(AssistantMessageEvent {
             turn: 1,
             step: 1,
             content: "inner".into(),
             tool_calls: vec![],
             usage: None,
             thinking: None,
-        });
+        }));
         nested.agent_id = Some("a0123456789abcdef".into());
         assert!(t.event(&nested, Mode::Replay).is_empty());
         nested.agent_id = None;
@@ -539,14 +544,14 @@ mod tests {
     fn streamed_text_is_not_sent_twice_but_replayed_text_is_sent() {
         let mut t = Translator::new(PathBuf::from("/p"));
         assert_eq!(t.text("Hel").len(), 1);
-        let message = event(EventBody::AssistantMessage {
+        let message = event(EventBody::AssistantMessage(AssistantMessageEvent {
             turn: 1,
             step: 1,
             content: "Hello".into(),
             tool_calls: Vec::new(),
             usage: None,
             thinking: None,
-        });
+        }));
         assert!(t.event(&message, Mode::Live).is_empty());
         // Without deltas (a model that does not stream) the text is sent whole.
         let sent = wire(&t.event(&message, Mode::Live));
@@ -557,7 +562,7 @@ mod tests {
 
     /// The `hook/invoked` of a Claude PreToolUse hook `guard.sh` on call `c1`.
     fn guard_invoked() -> Event {
-        event(EventBody::HookInvoked {
+        event(EventBody::HookInvoked(HookInvokedEvent {
             turn: Some(1),
             invocation_id: "h1".into(),
             dialect: Dialect::Claude,
@@ -568,12 +573,12 @@ mod tests {
             command: "guard.sh".into(),
             input: json!({}),
             call_id: Some("c1".into()),
-        })
+        }))
     }
 
     /// Its `hook/result`: exit 2 with `stderr`, denying with `reason`.
     fn guard_denied(stderr: &str, reason: &str) -> Event {
-        event(EventBody::HookResult {
+        event(EventBody::HookResult(HookResultEvent {
             turn: Some(1),
             invocation_id: "h1".into(),
             outcome: HookOutcomeKind::Exited,
@@ -590,7 +595,7 @@ mod tests {
                 ..dsh_protocol::HookDecision::of(HookEffect::Deny)
             }),
             http_status: None,
-        })
+        }))
     }
 
     #[test]
@@ -642,7 +647,7 @@ mod tests {
     fn a_newline_terminated_block_reason_adds_no_blank_line() {
         let mut t = Translator::new(PathBuf::from("/p"));
         t.event(
-            &event(EventBody::HookInvoked {
+            &event(EventBody::HookInvoked(HookInvokedEvent {
                 turn: Some(1),
                 invocation_id: "h1".into(),
                 dialect: Dialect::Claude,
@@ -653,11 +658,11 @@ mod tests {
                 command: "guard.sh".into(),
                 input: json!({}),
                 call_id: None,
-            }),
+            })),
             Mode::Live,
         );
         // Verbatim stderr, as a hook prints it: newline-terminated.
-        let result = event(EventBody::HookResult {
+        let result = event(EventBody::HookResult(HookResultEvent {
             turn: Some(1),
             invocation_id: "h1".into(),
             outcome: HookOutcomeKind::Exited,
@@ -674,18 +679,18 @@ mod tests {
                 ..dsh_protocol::HookDecision::of(HookEffect::Block)
             }),
             http_status: None,
-        });
+        }));
         let shown = wire(&t.event(&result, Mode::Live));
         assert_eq!(
             shown[0]["content"]["text"],
             "\n> [claude Stop hook] blocked: tests are failing\n\n"
         );
-        let blocked = event(EventBody::PromptBlocked {
+        let blocked = event(EventBody::PromptBlocked(PromptBlockedEvent {
             turn: 2,
             content: "deploy".into(),
             source: "user".into(),
             reason: "no deploys on Friday\n".into(),
-        });
+        }));
         let shown = wire(&t.event(&blocked, Mode::Live));
         assert_eq!(
             shown[0]["content"]["text"],
@@ -696,12 +701,12 @@ mod tests {
     #[test]
     fn a_blocked_prompt_shows_its_reason_and_replays_the_prompt() {
         let mut t = Translator::new(PathBuf::from("/p"));
-        let blocked = event(EventBody::PromptBlocked {
+        let blocked = event(EventBody::PromptBlocked(PromptBlockedEvent {
             turn: 1,
             content: "deploy".into(),
             source: "user".into(),
             reason: "no deploys on Friday".into(),
-        });
+        }));
         let live = wire(&t.event(&blocked, Mode::Live));
         assert_eq!(live.len(), 1);
         assert!(
@@ -713,11 +718,11 @@ mod tests {
         let replay = wire(&t.event(&blocked, Mode::Replay));
         assert_eq!(replay[0]["sessionUpdate"], "user_message_chunk");
         assert_eq!(replay[0]["content"]["text"], "deploy");
-        let end = event(EventBody::TurnEnd {
+        let end = event(EventBody::TurnEnd(TurnEndEvent {
             turn: 1,
             reason: TurnEndReason::Rejected,
             message: Some("no deploys on Friday".into()),
-        });
+        }));
         assert!(t.event(&end, Mode::Live).is_empty());
     }
 

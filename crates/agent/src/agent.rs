@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_model::Model;
-use dsh_protocol::{Event, EventBody, TurnEndReason};
+use dsh_protocol::{Event, EventBody, ModelSwitchedEvent, TurnEndReason};
 use dsh_seams::{
     CancellationToken, ContextEntry, Plugin, SeamContext, SessionInfo, SessionSink, StopRequest,
     SubagentRunner, TurnControl, UserNotice,
@@ -136,7 +136,7 @@ impl Agent {
         let plugins = parts.registry.plugins().to_vec();
         // A reopened log keeps the model its last `/model` chose.
         let model_override = parts.log.events().iter().rev().find_map(|event| {
-            if let EventBody::ModelSwitched { to, .. } = &event.body {
+            if let EventBody::ModelSwitched(ModelSwitchedEvent { to, .. }) = &event.body {
                 Some(to.clone())
             } else {
                 None

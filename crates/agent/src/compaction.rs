@@ -15,7 +15,9 @@
 use std::panic::AssertUnwindSafe;
 
 use dsh_protocol::{
-    CompactionContext, CompactionTrigger, Event, EventBody, Message, ModelRequest, TurnEndReason,
+    AssistantMessageEvent, CompactionCompletedEvent, CompactionContext, CompactionFailedEvent,
+    CompactionStartedEvent, CompactionTrigger, Event, EventBody, Message, ModelRequest,
+    TurnEndReason,
 };
 use dsh_seams::{
     CompactionDecision, CompactionInput, CompactionOutcome, NoticeLevel, SeamContext, UserNotice,
@@ -153,16 +155,16 @@ pub fn estimate_tokens(events: &[Event], system_prompt: &str) -> u64 {
         .collect();
     let since = own
         .iter()
-        .rposition(|event| matches!(event.body, EventBody::CompactionCompleted { .. }))
+        .rposition(|event| matches!(event.body, EventBody::CompactionCompleted(_)))
         .map_or(0, |index| index + 1);
     let counted = own[since..]
         .iter()
         .enumerate()
         .rev()
         .find_map(|(offset, event)| {
-            if let EventBody::AssistantMessage {
+            if let EventBody::AssistantMessage(AssistantMessageEvent {
                 usage: Some(usage), ..
-            } = &event.body
+            }) = &event.body
             {
                 Some((since + offset, usage.input_tokens + usage.output_tokens))
             } else {
@@ -190,12 +192,12 @@ pub fn estimate_tokens(events: &[Event], system_prompt: &str) -> u64 {
 fn kept_from_seq(events: &[Event]) -> Option<u64> {
     let since = events
         .iter()
-        .rposition(|event| matches!(event.body, EventBody::CompactionCompleted { .. }))
+        .rposition(|event| matches!(event.body, EventBody::CompactionCompleted(_)))
         .map_or(0, |index| index + 1);
     events[since..]
         .iter()
         .rev()
-        .find(|event| matches!(event.body, EventBody::AssistantMessage { .. }))
+        .find(|event| matches!(event.body, EventBody::AssistantMessage(_)))
         .map(|event| event.seq)
 }
 
@@ -308,12 +310,12 @@ impl Agent {
     ) -> Result<CompactionResult, AgentError> {
         let events = self.events();
         let estimated_tokens = estimate_tokens(&events, &self.request_system_prompt());
-        self.append(EventBody::CompactionStarted {
+        self.append(EventBody::CompactionStarted(CompactionStartedEvent {
             turn,
             trigger,
             custom_instructions: custom_instructions.clone(),
             estimated_tokens,
-        })?;
+        }))?;
         let kept_from = kept_from_seq(&events);
         let summarized: Vec<Event> = events
             .iter()
@@ -434,7 +436,7 @@ impl Agent {
             ),
             level: NoticeLevel::Info,
         });
-        self.append(EventBody::CompactionCompleted {
+        self.append(EventBody::CompactionCompleted(CompactionCompletedEvent {
             turn,
             trigger,
             summary,
@@ -442,7 +444,7 @@ impl Agent {
             kept_from_seq: kept_from,
             contexts,
             tokens_before: estimated_tokens,
-        })?;
+        }))?;
         Ok(CompactionResult::Completed)
     }
 
@@ -458,11 +460,11 @@ impl Agent {
             text: format!("compaction did not happen: {reason}"),
             level: NoticeLevel::Warning,
         });
-        self.append(EventBody::CompactionFailed {
+        self.append(EventBody::CompactionFailed(CompactionFailedEvent {
             turn,
             trigger,
             reason: reason.clone(),
-        })?;
+        }))?;
         Ok(CompactionResult::Failed(reason))
     }
 }
@@ -509,17 +511,19 @@ mod tests {
     /// estimate counts the session's latest reply, not the subagent's.
     #[test]
     fn the_estimate_ignores_a_subagents_usage() {
-        let reply = |tokens: u64| EventBody::AssistantMessage {
-            turn: 1,
-            step: 1,
-            content: String::new(),
-            tool_calls: Vec::new(),
-            usage: Some(dsh_protocol::TokenUsage {
-                input_tokens: tokens,
-                output_tokens: 0,
-                ..Default::default()
-            }),
-            thinking: None,
+        let reply = |tokens: u64| {
+            EventBody::AssistantMessage(AssistantMessageEvent {
+                turn: 1,
+                step: 1,
+                content: String::new(),
+                tool_calls: Vec::new(),
+                usage: Some(dsh_protocol::TokenUsage {
+                    input_tokens: tokens,
+                    output_tokens: 0,
+                    ..Default::default()
+                }),
+                thinking: None,
+            })
         };
         let event = |seq: u64, body: EventBody, agent_id: Option<&str>| Event {
             seq,

@@ -236,7 +236,10 @@ pub(crate) fn loaded_rules(
 ) -> std::collections::HashSet<std::path::PathBuf> {
     let mut loaded = std::collections::HashSet::new();
     for event in events {
-        if let dsh_protocol::EventBody::ContextMessage { source, .. } = &event.body
+        if let dsh_protocol::EventBody::ContextMessage(dsh_protocol::ContextMessageEvent {
+            source,
+            ..
+        }) = &event.body
             && let Some(path) = source.strip_prefix(SCOPED_RULE_SOURCE)
         {
             loaded.insert(std::path::PathBuf::from(path));

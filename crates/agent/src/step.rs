@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 use dsh_model::{Model, ModelError};
 use dsh_protocol::{
-    ContentBlock, DecidedBy, EventBody, ModelReply, ModelRequest, ResultRewrite, ToolCall,
+    ContentBlock, ContextMessageEvent, DecidedBy, EventBody, ModelReply, ModelRequest,
+    ResultRewrite, ToolCall, ToolCallEvent, ToolResultEvent,
 };
 use dsh_seams::{
     ContextEntry, ContinuationDecision, Disposition, Plugin, ProposedCall, SeamContext,
@@ -56,7 +57,7 @@ pub(crate) async fn run_batch<E>(
         };
         let sealed_call = registry.seal(ctx, proposed.clone()).await;
         let exec = &sealed_call.execution;
-        append(EventBody::ToolCall {
+        append(EventBody::ToolCall(ToolCallEvent {
             turn,
             call_id: exec.call_id.clone(),
             execution_id: exec.execution_id.clone(),
@@ -67,7 +68,7 @@ pub(crate) async fn run_batch<E>(
             rewritten_by: exec.rewritten_by.clone(),
             rewrite_conflicts: sealed_call.rewrite_conflicts.clone(),
             provider_call_id: renamed.get(&exec.call_id).cloned(),
-        })?;
+        }))?;
         sealed.push((proposed, sealed_call));
     }
     let mut fifo = Vec::new();
@@ -82,7 +83,7 @@ pub(crate) async fn run_batch<E>(
             rewrite,
             ..
         } = finished;
-        append(EventBody::ToolResult {
+        append(EventBody::ToolResult(ToolResultEvent {
             turn,
             call_id: execution.call_id.clone(),
             is_error: outcome.is_error,
@@ -91,7 +92,7 @@ pub(crate) async fn run_batch<E>(
             decided_by,
             rewrite,
             content_blocks: content_blocks(&execution.tool, &outcome),
-        })?;
+        }))?;
         settled.push(SettledCall {
             call: proposed,
             execution,
@@ -292,11 +293,11 @@ pub(crate) fn append_contexts<E>(
     contexts: impl IntoIterator<Item = ContextEntry>,
 ) -> Result<(), E> {
     for entry in contexts {
-        append(EventBody::ContextMessage {
+        append(EventBody::ContextMessage(ContextMessageEvent {
             turn,
             content: entry.content,
             source: entry.source,
-        })?;
+        }))?;
     }
     Ok(())
 }

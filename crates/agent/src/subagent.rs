@@ -20,7 +20,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use dsh_model::Model;
-use dsh_protocol::{EventBody, Message, ModelRequest};
+use dsh_protocol::{
+    AssistantMessageEvent, EventBody, Message, ModelRequest, SteeringMessageEvent, UserMessageEvent,
+};
 use dsh_seams::{
     AgentDefinition, AgentIdentity, CancellationToken, ContextEntry, ContinuationDecision,
     DEFAULT_AGENT_TYPE, SeamContext, SessionSink, SubagentReport, SubagentRequest, SubagentRunner,
@@ -234,12 +236,12 @@ impl Run<'_> {
         request: &SubagentRequest,
         cancel: &CancellationToken,
     ) -> Result<(String, Option<String>), String> {
-        self.append(EventBody::UserMessage {
+        self.append(EventBody::UserMessage(UserMessageEvent {
             turn: self.turn,
             content: request.prompt.clone(),
             source: "agent".to_owned(),
             original_content: None,
-        })?;
+        }))?;
         let start = SubagentStartInput {
             identity: self.identity.clone(),
             prompt: request.prompt.clone(),
@@ -297,14 +299,14 @@ impl Run<'_> {
                 Ok(reply) => reply,
                 Err(error) => return Ok((last_text, Some(error.message))),
             };
-            self.append(EventBody::AssistantMessage {
+            self.append(EventBody::AssistantMessage(AssistantMessageEvent {
                 turn: self.turn,
                 step,
                 content: reply.text.clone(),
                 tool_calls: reply.tool_calls.clone(),
                 usage: reply.usage,
                 thinking: reply.thinking.clone(),
-            })?;
+            }))?;
             last_text = reply.text.clone();
             if reply.tool_calls.is_empty() {
                 if let Some(stop) = self.ctx.control.stop_requested() {
@@ -326,11 +328,11 @@ impl Run<'_> {
                     } => {
                         forced += 1;
                         if let Some(reason) = reason {
-                            self.append(EventBody::SteeringMessage {
+                            self.append(EventBody::SteeringMessage(SteeringMessageEvent {
                                 turn: self.turn,
                                 content: reason,
                                 source,
-                            })?;
+                            }))?;
                         }
                         self.append_contexts(contexts)?;
                         continue;

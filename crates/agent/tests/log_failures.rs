@@ -8,18 +8,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture};
-use dsh_protocol::{EventBody, TurnEndReason};
+use dsh_protocol::{
+    AssistantMessageEvent, EventBody, SessionHeaderEvent, ToolCallEvent, ToolResultEvent,
+    TurnEndEvent, TurnEndReason,
+};
 use dsh_session::{LogWriter, SessionLog, load};
 use serde_json::json;
 
 fn header() -> EventBody {
-    EventBody::SessionHeader {
+    EventBody::SessionHeader(SessionHeaderEvent {
         session_id: "s".into(),
         cwd: "/tmp".into(),
         version: "test".into(),
         notices: vec![],
         provider_api: None,
-    }
+    })
 }
 
 fn options(dir: &std::path::Path, log: SessionLog) -> ReplayOptions {
@@ -102,9 +105,9 @@ async fn a_failed_append_ends_the_turn_error_and_the_log_stays_readable() {
         .events
         .iter()
         .find_map(|event| match &event.body {
-            EventBody::TurnEnd {
+            EventBody::TurnEnd(TurnEndEvent {
                 turn: 1, reason, ..
-            } => Some(*reason),
+            }) => Some(*reason),
             _ => None,
         })
         .unwrap();
@@ -134,7 +137,9 @@ async fn repeated_call_ids_are_renamed_and_recorded() {
         .events
         .iter()
         .find_map(|event| match &event.body {
-            EventBody::AssistantMessage { tool_calls, .. } if !tool_calls.is_empty() => {
+            EventBody::AssistantMessage(AssistantMessageEvent { tool_calls, .. })
+                if !tool_calls.is_empty() =>
+            {
                 Some(tool_calls.clone())
             }
             _ => None,
@@ -146,11 +151,11 @@ async fn repeated_call_ids_are_renamed_and_recorded() {
         .events
         .iter()
         .filter_map(|event| match &event.body {
-            EventBody::ToolCall {
+            EventBody::ToolCall(ToolCallEvent {
                 call_id,
                 provider_call_id,
                 ..
-            } => Some((call_id.clone(), provider_call_id.clone())),
+            }) => Some((call_id.clone(), provider_call_id.clone())),
             _ => None,
         })
         .collect();
@@ -165,7 +170,7 @@ async fn repeated_call_ids_are_renamed_and_recorded() {
         .events
         .iter()
         .filter_map(|event| match &event.body {
-            EventBody::ToolResult { content, .. } => Some(content.clone()),
+            EventBody::ToolResult(ToolResultEvent { content, .. }) => Some(content.clone()),
             _ => None,
         })
         .collect();

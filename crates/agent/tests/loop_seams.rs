@@ -13,7 +13,10 @@ use dsh_agent::{
     ScriptedModel, builtin_registry,
 };
 use dsh_model::{FailureCategory, Model};
-use dsh_protocol::{Event, EventBody, Message, ModelRequest, SeamNoteKind, TurnEndReason};
+use dsh_protocol::{
+    Event, EventBody, Message, ModelRequest, SeamNoteEvent, SeamNoteKind, SessionHeaderEvent,
+    ToolResultEvent, TurnEndReason, UserMessageEvent,
+};
 use dsh_seams::{
     CancellationToken, ContextDecision, NextStepUpdate, NoticeLevel, Plugin,
     ProviderRequestDecision, SeamContext, SessionEnv, SessionInfo, StepReport, StepStop,
@@ -35,13 +38,13 @@ fn agent(fixture_json: &str, plugins: Vec<Arc<dyn Plugin>>) -> Run {
     let model = Arc::new(ScriptedModel::new("test", fixture.script()));
     let notices = Arc::new(Mutex::new(Vec::new()));
     let seen = notices.clone();
-    let log = SessionLog::in_memory(EventBody::SessionHeader {
+    let log = SessionLog::in_memory(EventBody::SessionHeader(SessionHeaderEvent {
         session_id: "s".into(),
         cwd: dir.path().display().to_string(),
         version: "test".into(),
         notices: vec![],
         provider_api: None,
-    })
+    }))
     .unwrap();
     let agent = Agent::new(AgentParts {
         log,
@@ -89,7 +92,9 @@ fn notes(events: &[Event]) -> Vec<(SeamNoteKind, String)> {
     events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::SeamNote { kind, plugin, .. } => Some((*kind, plugin.clone())),
+            EventBody::SeamNote(SeamNoteEvent { kind, plugin, .. }) => {
+                Some((*kind, plugin.clone()))
+            }
             _ => None,
         })
         .collect()
@@ -149,7 +154,7 @@ async fn a_context_transform_changes_what_the_model_sees_not_the_log() {
     let events = run.agent.events();
     assert!(
         events.iter().any(
-            |e| matches!(&e.body, EventBody::UserMessage { content, .. } if content == "first")
+            |e| matches!(&e.body, EventBody::UserMessage(UserMessageEvent { content, .. }) if content == "first")
         ),
         "the log keeps what the transform dropped"
     );
@@ -241,11 +246,11 @@ async fn a_replaced_provider_request_is_sent_and_logged() {
     let logged: Vec<&dsh_protocol::SeamNoteDetail> = events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::SeamNote {
+            EventBody::SeamNote(SeamNoteEvent {
                 kind: SeamNoteKind::RequestReplaced,
                 detail: Some(detail),
                 ..
-            } => Some(detail),
+            }) => Some(detail),
             _ => None,
         })
         .collect();
@@ -307,7 +312,7 @@ async fn a_blocked_provider_request_is_not_sent_and_ends_the_turn_stopped() {
     assert!(
         !events
             .iter()
-            .any(|e| matches!(e.body, EventBody::AssistantMessage { .. })),
+            .any(|e| matches!(e.body, EventBody::AssistantMessage(_))),
         "no reply is recorded"
     );
 }
@@ -324,11 +329,11 @@ async fn an_answered_provider_request_uses_the_reply_without_the_model() {
     assert!(run.model.requests().is_empty(), "nothing was sent");
     let events = run.agent.events();
     let detail = events.iter().find_map(|e| match &e.body {
-        EventBody::SeamNote {
+        EventBody::SeamNote(SeamNoteEvent {
             kind: SeamNoteKind::RequestAnswered,
             detail,
             ..
-        } => detail.clone(),
+        }) => detail.clone(),
         _ => None,
     });
     let Some(dsh_protocol::SeamNoteDetail::Reply(reply)) = detail else {
@@ -378,7 +383,7 @@ async fn stop_after_step_ends_the_turn_after_the_tools_ran() {
     let events = run.agent.events();
     assert!(
         events.iter().any(
-            |e| matches!(&e.body, EventBody::ToolResult { call_id, .. } if call_id == "call_1")
+            |e| matches!(&e.body, EventBody::ToolResult(ToolResultEvent { call_id, .. }) if call_id == "call_1")
         ),
         "the step's tools ran before the stop"
     );

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dsh_agent::{Agent, AgentParts, Fixture, Observers, QueuedPrompt, ScriptedModel};
-use dsh_protocol::{Event, EventBody};
+use dsh_protocol::{Event, EventBody, SessionHeaderEvent, ToolResultEvent};
 use dsh_seams::{
     ApprovalResponse, CancellationToken, Plugin, PostToolDecision, PreToolDecision, PreToolOutcome,
     PreToolVerdict, SeamContext, SessionEnv, SessionInfo, ToolExecution, ToolOutcome,
@@ -127,13 +127,13 @@ fn agent(calls: serde_json::Value, plugin: Arc<Recorder>, person: Option<Arc<Per
     ]});
     let fixture = Fixture::parse(std::path::Path::new("test.json"), &script.to_string()).unwrap();
     let model = Arc::new(ScriptedModel::new("test", fixture.script()));
-    let log = SessionLog::in_memory(EventBody::SessionHeader {
+    let log = SessionLog::in_memory(EventBody::SessionHeader(SessionHeaderEvent {
         session_id: "s".into(),
         cwd: dir.path().display().to_string(),
         version: "test".into(),
         notices: vec![],
         provider_api: None,
-    })
+    }))
     .unwrap();
     let plugins: Vec<Arc<dyn Plugin>> = vec![plugin];
     let mut registry =
@@ -173,7 +173,7 @@ fn results(events: &[Event]) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::ToolResult { content, .. } => Some(content.clone()),
+            EventBody::ToolResult(ToolResultEvent { content, .. }) => Some(content.clone()),
             _ => None,
         })
         .collect()

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use dsh_agent::{
     Agent, AgentParts, Fixture, Observers, QueuedPrompt, ScriptedModel, builtin_registry,
 };
-use dsh_protocol::{EventBody, Message, TurnEndReason};
+use dsh_protocol::{ContextMessageEvent, EventBody, Message, SessionHeaderEvent, TurnEndReason};
 use dsh_seams::{
     CancellationToken, ContextEntry, Plugin, PromptDecision, PromptInput, SeamContext, SessionEnv,
     SessionInfo,
@@ -53,13 +53,13 @@ async fn attachments_follow_the_typed_prompt_and_a_blocked_prompt_drops_them() {
     let model = Arc::new(ScriptedModel::new("test", fixture.script()));
     let gatekeeper = Arc::new(Gatekeeper::default());
     let plugins: Vec<Arc<dyn Plugin>> = vec![gatekeeper.clone()];
-    let log = SessionLog::in_memory(EventBody::SessionHeader {
+    let log = SessionLog::in_memory(EventBody::SessionHeader(SessionHeaderEvent {
         session_id: "s".into(),
         cwd: dir.path().display().to_string(),
         version: "test".into(),
         notices: vec![],
         provider_api: None,
-    })
+    }))
     .unwrap();
     let mut agent = Agent::new(AgentParts {
         log,
@@ -112,9 +112,9 @@ async fn attachments_follow_the_typed_prompt_and_a_blocked_prompt_drops_them() {
     let contexts: Vec<(&str, &str)> = events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::ContextMessage {
+            EventBody::ContextMessage(ContextMessageEvent {
                 content, source, ..
-            } => Some((content.as_str(), source.as_str())),
+            }) => Some((content.as_str(), source.as_str())),
             _ => None,
         })
         .collect();

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use dsh_agent::{Fixture, Observers, ReplayOptions, replay_fixture};
-use dsh_protocol::{EventBody, Message, TurnEndReason};
+use dsh_protocol::{EventBody, Message, SessionHeaderEvent, ToolResultEvent, TurnEndReason};
 use dsh_seams::{
     AgentDefinition, ContextEntry, ContinuationDecision, Plugin, PostToolDecision, SeamContext,
     SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome,
@@ -16,13 +16,13 @@ use dsh_session::SessionLog;
 use serde_json::json;
 
 fn header() -> EventBody {
-    EventBody::SessionHeader {
+    EventBody::SessionHeader(SessionHeaderEvent {
         session_id: "s".into(),
         cwd: "/tmp".into(),
         version: "test".into(),
         notices: vec![],
         provider_api: None,
-    }
+    })
 }
 
 fn options(dir: &std::path::Path, plugins: Vec<Arc<dyn Plugin>>) -> ReplayOptions {
@@ -257,12 +257,12 @@ async fn custom_agent_types_limit_tools_and_unknown_types_fail() {
         .iter()
         .filter(|e| e.agent_id.is_none())
         .filter_map(|e| match &e.body {
-            EventBody::ToolResult {
+            EventBody::ToolResult(ToolResultEvent {
                 call_id,
                 is_error,
                 content,
                 ..
-            } => Some((call_id.clone(), *is_error, content.clone())),
+            }) => Some((call_id.clone(), *is_error, content.clone())),
             _ => None,
         })
         .collect();
@@ -320,9 +320,9 @@ async fn cancelling_the_turn_reaches_the_nested_loop_and_its_tools() {
         .events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::ToolResult {
+            EventBody::ToolResult(ToolResultEvent {
                 call_id, is_error, ..
-            } => Some((e.agent_id.clone(), call_id.clone(), *is_error)),
+            }) => Some((e.agent_id.clone(), call_id.clone(), *is_error)),
             _ => None,
         })
         .collect();

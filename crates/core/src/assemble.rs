@@ -196,9 +196,10 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         .map(|provider| provider.api.as_str().to_owned());
     let header_for = |id: &str| {
         let mut header = crate::hooks::header(id, &spec.cwd, notices.clone());
-        if let dsh_protocol::EventBody::SessionHeader {
-            provider_api: api, ..
-        } = &mut header
+        if let dsh_protocol::EventBody::SessionHeader(dsh_protocol::SessionHeaderEvent {
+            provider_api: api,
+            ..
+        }) = &mut header
         {
             api.clone_from(&provider_api);
         }
@@ -220,7 +221,10 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
                 .events()
                 .first()
                 .and_then(|event| {
-                    if let dsh_protocol::EventBody::SessionHeader { session_id, .. } = &event.body {
+                    if let dsh_protocol::EventBody::SessionHeader(
+                        dsh_protocol::SessionHeaderEvent { session_id, .. },
+                    ) = &event.body
+                    {
                         Some(session_id.clone())
                     } else {
                         None

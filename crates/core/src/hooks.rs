@@ -11,7 +11,7 @@ use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 use dsh_hooks::registry::{
     Attachments, DialectConfig, DialectSources, McpServerTag, Registry, SessionHooks,
 };
-use dsh_protocol::EventBody;
+use dsh_protocol::{EventBody, SessionHeaderEvent};
 use dsh_seams::Plugin;
 
 use crate::{Env, Result};
@@ -273,11 +273,11 @@ pub fn system_prompt(cwd: &Path) -> String {
 
 /// The session header.
 pub fn header(session_id: &str, cwd: &Path, notices: Vec<String>) -> EventBody {
-    EventBody::SessionHeader {
+    EventBody::SessionHeader(SessionHeaderEvent {
         session_id: session_id.to_owned(),
         cwd: cwd.display().to_string(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         notices,
         provider_api: None,
-    }
+    })
 }

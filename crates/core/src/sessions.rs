@@ -129,7 +129,10 @@ pub fn fork(dsh_home: &Path, summary: &SessionSummary, new_id: &str) -> Result<P
             summary.path.display()
         ))
     })?;
-    let dsh_protocol::EventBody::SessionHeader { session_id, .. } = &mut header.body else {
+    let dsh_protocol::EventBody::SessionHeader(dsh_protocol::SessionHeaderEvent {
+        session_id, ..
+    }) = &mut header.body
+    else {
         return Err(Error::msg(format!(
             "{}:1: not a session header",
             summary.path.display()
@@ -168,14 +171,15 @@ pub fn never_answered(path: &Path) -> bool {
     for event in &loaded.events {
         if matches!(
             &event.body,
-            dsh_protocol::EventBody::AssistantMessage { .. }
-                | dsh_protocol::EventBody::ToolCall { .. }
+            dsh_protocol::EventBody::AssistantMessage(_) | dsh_protocol::EventBody::ToolCall(_)
         ) {
             return false;
         }
-        if let dsh_protocol::EventBody::TurnEnd {
-            reason, message, ..
-        } = &event.body
+        if let dsh_protocol::EventBody::TurnEnd(dsh_protocol::TurnEndEvent {
+            reason,
+            message,
+            ..
+        }) = &event.body
         {
             let start_up = message
                 .as_deref()

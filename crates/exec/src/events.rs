@@ -22,7 +22,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use dsh_protocol::{Event, EventBody, TurnEndReason};
+use dsh_protocol::{
+    AssistantMessageEvent, Event, EventBody, ToolCallEvent, ToolResultEvent, TurnEndEvent,
+    TurnEndReason,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -363,12 +366,12 @@ impl Translator {
             return Vec::new();
         }
         match &event.body {
-            EventBody::TurnStart { .. } => {
+            EventBody::TurnStart(_) => {
                 self.usage = Usage::default();
                 self.last_message = None;
                 vec![ThreadEvent::TurnStarted {}]
             }
-            EventBody::AssistantMessage { content, usage, .. } => {
+            EventBody::AssistantMessage(AssistantMessageEvent { content, usage, .. }) => {
                 if let Some(usage) = usage {
                     self.usage.input_tokens += usage.input_tokens;
                     self.usage.output_tokens += usage.output_tokens;
@@ -385,35 +388,35 @@ impl Translator {
                     }),
                 }]
             }
-            EventBody::ToolCall {
+            EventBody::ToolCall(ToolCallEvent {
                 call_id,
                 tool,
                 arguments,
                 ..
-            } => self.tool_call(call_id, tool, arguments),
-            EventBody::ToolResult {
+            }) => self.tool_call(call_id, tool, arguments),
+            EventBody::ToolResult(ToolResultEvent {
                 call_id,
                 is_error,
                 content,
                 disposition,
                 ..
-            } => self.tool_result(call_id, *is_error, content, disposition.as_deref()),
-            EventBody::TurnEnd {
+            }) => self.tool_result(call_id, *is_error, content, disposition.as_deref()),
+            EventBody::TurnEnd(TurnEndEvent {
                 reason, message, ..
-            } => self.turn_end(*reason, message.as_deref()),
-            EventBody::SessionHeader { .. }
-            | EventBody::UserMessage { .. }
-            | EventBody::PromptBlocked { .. }
-            | EventBody::ContextMessage { .. }
-            | EventBody::SteeringMessage { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionCompleted { .. }
-            | EventBody::CompactionFailed { .. }
-            | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. }
-            | EventBody::SeamNote { .. }
+            }) => self.turn_end(*reason, message.as_deref()),
+            EventBody::SessionHeader(_)
+            | EventBody::UserMessage(_)
+            | EventBody::PromptBlocked(_)
+            | EventBody::ContextMessage(_)
+            | EventBody::SteeringMessage(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionCompleted(_)
+            | EventBody::CompactionFailed(_)
+            | EventBody::HookInvoked(_)
+            | EventBody::HookResult(_)
+            | EventBody::SeamNote(_)
             | EventBody::SessionCleared { .. }
-            | EventBody::ModelSwitched { .. } => Vec::new(),
+            | EventBody::ModelSwitched(_) => Vec::new(),
         }
     }
 
@@ -622,7 +625,7 @@ mod tests {
     fn a_command_prints_as_codex_prints_it() {
         let dir = tempfile::tempdir().unwrap();
         let mut t = Translator::new(dir.path());
-        let started = t.on_event(&event(EventBody::ToolCall {
+        let started = t.on_event(&event(EventBody::ToolCall(ToolCallEvent {
             turn: 1,
             call_id: "c1".into(),
             execution_id: "e".into(),
@@ -633,8 +636,8 @@ mod tests {
             rewritten_by: None,
             rewrite_conflicts: Vec::new(),
             provider_call_id: None,
-        }));
-        let done = t.on_event(&event(EventBody::ToolResult {
+        })));
+        let done = t.on_event(&event(EventBody::ToolResult(ToolResultEvent {
             turn: 1,
             call_id: "c1".into(),
             is_error: false,
@@ -643,7 +646,7 @@ mod tests {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
-        }));
+        })));
         assert_eq!(
             lines(&[started, done].concat()),
             [
@@ -669,7 +672,7 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let mut t = Translator::new(dir.path());
-        t.on_event(&event(EventBody::ToolCall {
+        t.on_event(&event(EventBody::ToolCall(ToolCallEvent {
             turn: 1,
             call_id: "w".into(),
             execution_id: "e".into(),
@@ -680,8 +683,8 @@ mod tests {
             rewritten_by: None,
             rewrite_conflicts: Vec::new(),
             provider_call_id: None,
-        }));
-        let done = t.on_event(&event(EventBody::ToolResult {
+        })));
+        let done = t.on_event(&event(EventBody::ToolResult(ToolResultEvent {
             turn: 1,
             call_id: "w".into(),
             is_error: true,
@@ -690,7 +693,7 @@ mod tests {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
-        }));
+        })));
         let line = &lines(&done)[0];
         let expected = format!(
             r#"{{"type":"item.completed","item":{{"id":"item_0","type":"file_change","changes":[{{"path":"{}","kind":"add"}}],"status":"declined"}}}}"#,
@@ -702,11 +705,11 @@ mod tests {
     #[test]
     fn a_failed_turn_prints_error_then_turn_failed() {
         let mut t = Translator::new(Path::new("/"));
-        let out = t.on_event(&event(EventBody::TurnEnd {
+        let out = t.on_event(&event(EventBody::TurnEnd(TurnEndEvent {
             turn: 1,
             reason: TurnEndReason::Error,
             message: Some("model said no".into()),
-        }));
+        })));
         assert_eq!(
             lines(&out),
             [

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use dsh_protocol::{EventBody, HookDecision, HookOutcomeKind};
+use dsh_protocol::{EventBody, HookDecision, HookOutcomeKind, HookResultEvent};
 use serde_json::Value;
 
 use crate::{HookExit, HookRun};
@@ -95,7 +95,7 @@ impl RunRecord {
         parsed_output: Option<Value>,
         decision: HookDecision,
     ) -> EventBody {
-        EventBody::HookResult {
+        EventBody::HookResult(HookResultEvent {
             turn,
             invocation_id,
             outcome: self.outcome,
@@ -109,6 +109,6 @@ impl RunRecord {
             http_status: self.http_status,
             parsed_output,
             decision: Box::new(decision),
-        }
+        })
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use dsh_hook_runner::{HookRun, HookRunner, HookSpec, RunRecord};
-use dsh_protocol::{EventBody, HookDecision, Seam};
+use dsh_protocol::{EventBody, HookDecision, HookInvokedEvent, Seam};
 use dsh_seams::{CancellationToken, ContextEntry, SeamContext, UserNotice};
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -292,7 +292,7 @@ impl<D: Dialect> Engine<D> {
         for (index, handler) in handlers.into_iter().enumerate() {
             let info = self.dialect.describe(&handler);
             let invocation_id = ctx.sink.new_id();
-            ctx.sink.record(EventBody::HookInvoked {
+            ctx.sink.record(EventBody::HookInvoked(HookInvokedEvent {
                 turn: ctx.turn,
                 invocation_id: invocation_id.clone(),
                 dialect: self.dialect.handler_dialect(&handler),
@@ -303,7 +303,7 @@ impl<D: Dialect> Engine<D> {
                 command: info.command,
                 input: firing.payload.clone(),
                 call_id: firing.call_id.map(str::to_owned),
-            });
+            }));
             match launch(index, &handler) {
                 Launch::Process(spec) => {
                     process_slots.push(awaited.len());

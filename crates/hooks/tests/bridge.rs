@@ -16,7 +16,7 @@ use dsh_hooks::{
     Bridge, BridgePlugin, Cx, Dialect, Finished, Fire, Flow, HandlerInfo, Harvested, Launch,
     Record, Rules, Winner, readings,
 };
-use dsh_protocol::{EventBody, HookDecision, HookEffect, Seam};
+use dsh_protocol::{EventBody, HookDecision, HookEffect, HookInvokedEvent, HookResultEvent, Seam};
 use dsh_seams::{
     CancellationToken, CompactionOutcome, CompactionTrigger, ContextEntry, ContinuationDecision,
     ContinuationInput, DisplayDecision, DisplayInput, NoticeLevel, Plugin, PromptDecision,
@@ -332,8 +332,12 @@ fn log(sink: &Sink) -> Vec<String> {
     events
         .into_iter()
         .map(|event| match event {
-            EventBody::HookInvoked { event, input, .. } => format!("invoked {event} {input}"),
-            EventBody::HookResult { decision, .. } => format!("result {:?}", decision.won),
+            EventBody::HookInvoked(HookInvokedEvent { event, input, .. }) => {
+                format!("invoked {event} {input}")
+            }
+            EventBody::HookResult(HookResultEvent { decision, .. }) => {
+                format!("result {:?}", decision.won)
+            }
             other => format!("other {}", other.type_name()),
         })
         .collect()
@@ -397,7 +401,9 @@ async fn the_first_refusal_wins_and_ends_the_flow() {
     let capped: Vec<(Option<bool>, Option<String>)> = sink.events.lock().unwrap()[6..]
         .iter()
         .filter_map(|event| match event {
-            EventBody::HookResult { decision, .. } => Some((decision.won, decision.capped.clone())),
+            EventBody::HookResult(HookResultEvent { decision, .. }) => {
+                Some((decision.won, decision.capped.clone()))
+            }
             _ => None,
         })
         .collect();
@@ -429,13 +435,15 @@ async fn a_fresh_firing_runs_when_the_turn_is_cancelled() {
     let [invoked, result] = events.as_slice() else {
         panic!("two records expected: {events:?}");
     };
-    assert!(matches!(invoked, EventBody::HookInvoked { input, .. } if input == "after 0 prompts"));
+    assert!(
+        matches!(invoked, EventBody::HookInvoked(HookInvokedEvent { input, .. }) if input == "after 0 prompts")
+    );
     assert!(matches!(
         result,
-        EventBody::HookResult {
+        EventBody::HookResult(HookResultEvent {
             exit_code: Some(3),
             ..
-        }
+        })
     ));
 }
 
@@ -466,7 +474,9 @@ async fn a_revised_reading_is_recorded_and_the_dialect_picks_the_winner() {
         .unwrap()
         .iter()
         .filter_map(|event| match event {
-            EventBody::HookResult { decision, .. } => Some((decision.won, decision.reason.clone())),
+            EventBody::HookResult(HookResultEvent { decision, .. }) => {
+                Some((decision.won, decision.reason.clone()))
+            }
             _ => None,
         })
         .collect();
@@ -522,11 +532,11 @@ fn results(sink: &Sink) -> Vec<(Option<i32>, Option<String>)> {
         .unwrap()
         .iter()
         .filter_map(|event| match event {
-            EventBody::HookResult {
+            EventBody::HookResult(HookResultEvent {
                 exit_code,
                 decision,
                 ..
-            } => Some((*exit_code, decision.reason.clone())),
+            }) => Some((*exit_code, decision.reason.clone())),
             _ => None,
         })
         .collect()
@@ -633,7 +643,7 @@ async fn an_edited_record_adds_per_run_fields_before_the_answer() {
         .unwrap()
         .iter()
         .filter_map(|event| match event {
-            EventBody::HookResult { decision, .. } => {
+            EventBody::HookResult(HookResultEvent { decision, .. }) => {
                 Some((decision.won, decision.overridden.clone()))
             }
             _ => None,

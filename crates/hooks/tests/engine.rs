@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use dsh_hook_runner::{HookProgram, HookRunner, HookSpec, RunRecord, RunnerConfig};
 use dsh_hooks::{Dialect, Engine, Finished, Firing, HandlerInfo, Harvested, Launch, mark_winner};
-use dsh_protocol::{EventBody, HookDecision, HookEffect, HookOutcomeKind, Seam};
+use dsh_protocol::{
+    EventBody, HookDecision, HookEffect, HookInvokedEvent, HookOutcomeKind, HookResultEvent, Seam,
+};
 use dsh_seams::{
     CancellationToken, ContextEntry, NoticeLevel, SeamContext, SessionEnv, SessionInfo,
     SessionSink, TurnControl, UserNotice,
@@ -239,24 +241,24 @@ async fn records_follow_configuration_order_not_completion_order() {
     let mut results = Vec::new();
     for event in &events {
         match event {
-            EventBody::HookInvoked {
+            EventBody::HookInvoked(HookInvokedEvent {
                 invocation_id,
                 origin,
                 seam,
                 input,
                 call_id,
                 ..
-            } => {
+            }) => {
                 assert_eq!(*seam, Seam::PreExecute);
                 assert_eq!(input, &payload);
                 assert_eq!(call_id.as_deref(), Some("call_1"));
                 invoked.push((invocation_id.clone(), origin.clone().unwrap()));
             }
-            EventBody::HookResult {
+            EventBody::HookResult(HookResultEvent {
                 invocation_id,
                 decision,
                 ..
-            } => {
+            }) => {
                 results.push((invocation_id.clone(), (**decision).clone()));
             }
             other => panic!("{other:?}"),
@@ -264,7 +266,7 @@ async fn records_follow_configuration_order_not_completion_order() {
     }
     // Every invoked record comes before any result.
     assert_eq!(invoked.len(), 4);
-    assert!(matches!(events[3], EventBody::HookInvoked { .. }));
+    assert!(matches!(events[3], EventBody::HookInvoked(_)));
     let origins: Vec<&str> = invoked.iter().map(|(_, o)| o.as_str()).collect();
     assert_eq!(origins, ["toy#slow", "toy#skip", "toy#http", "toy#fast"]);
     // Results in configuration order; the skipped handler has none.
@@ -322,9 +324,9 @@ async fn detached_runs_are_recorded_at_launch_and_read_when_harvested() {
         let events = sink.events.lock().unwrap();
         assert_eq!(events.len(), 2);
         match &events[1] {
-            EventBody::HookResult {
+            EventBody::HookResult(HookResultEvent {
                 outcome, decision, ..
-            } => {
+            }) => {
                 assert_eq!(*outcome, HookOutcomeKind::Detached);
                 assert_eq!(decision.why.as_deref(), Some("detached"));
             }
@@ -355,9 +357,9 @@ async fn detached_runs_are_recorded_at_launch_and_read_when_harvested() {
     let events = sink.events.lock().unwrap().clone();
     assert_eq!(events.len(), 3);
     match &events[2] {
-        EventBody::HookResult {
+        EventBody::HookResult(HookResultEvent {
             outcome, decision, ..
-        } => {
+        }) => {
             assert_eq!(*outcome, HookOutcomeKind::Exited);
             assert_eq!(decision.note.as_deref(), Some("harvested bg"));
         }

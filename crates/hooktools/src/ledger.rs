@@ -4,7 +4,11 @@
 use dsh_stdio::stdio::{ExitStatus, errln, outln};
 use std::path::PathBuf;
 
-use dsh_protocol::{Event, EventBody, HookDecision, HookEffect, Seam};
+use dsh_protocol::{
+    Event, EventBody, HookDecision, HookEffect, HookInvokedEvent, HookResultEvent,
+    PromptBlockedEvent, Seam, SessionHeaderEvent, SteeringMessageEvent, ToolCallEvent,
+    ToolResultEvent, TurnEndEvent, UserMessageEvent,
+};
 use serde::Serialize;
 use serde_json::json;
 
@@ -54,20 +58,20 @@ fn what_followed(
         let mut parts = Vec::new();
         for event in later {
             match &event.body {
-                EventBody::ToolCall {
+                EventBody::ToolCall(ToolCallEvent {
                     call_id: id,
                     rewritten_by: Some(by),
                     ..
-                } if id == call_id && seam == Seam::PreExecute => {
+                }) if id == call_id && seam == Seam::PreExecute => {
                     parts.push(format!("call arguments rewritten by {by}"));
                 }
-                EventBody::ToolResult {
+                EventBody::ToolResult(ToolResultEvent {
                     call_id: id,
                     is_error,
                     content,
                     disposition,
                     ..
-                } if id == call_id => {
+                }) if id == call_id => {
                     parts.push(format!(
                         "tool/result {}{}: {}",
                         disposition.as_deref().unwrap_or("executed"),
@@ -76,24 +80,24 @@ fn what_followed(
                     ));
                     break;
                 }
-                EventBody::SessionHeader { .. }
-                | EventBody::TurnStart { .. }
-                | EventBody::CompactionStarted { .. }
-                | EventBody::CompactionCompleted { .. }
-                | EventBody::CompactionFailed { .. }
-                | EventBody::UserMessage { .. }
-                | EventBody::PromptBlocked { .. }
-                | EventBody::AssistantMessage { .. }
-                | EventBody::ToolCall { .. }
-                | EventBody::ToolResult { .. }
-                | EventBody::ContextMessage { .. }
-                | EventBody::SteeringMessage { .. }
-                | EventBody::TurnEnd { .. }
-                | EventBody::HookInvoked { .. }
-                | EventBody::HookResult { .. }
-                | EventBody::SeamNote { .. }
+                EventBody::SessionHeader(_)
+                | EventBody::TurnStart(_)
+                | EventBody::CompactionStarted(_)
+                | EventBody::CompactionCompleted(_)
+                | EventBody::CompactionFailed(_)
+                | EventBody::UserMessage(_)
+                | EventBody::PromptBlocked(_)
+                | EventBody::AssistantMessage(_)
+                | EventBody::ToolCall(_)
+                | EventBody::ToolResult(_)
+                | EventBody::ContextMessage(_)
+                | EventBody::SteeringMessage(_)
+                | EventBody::TurnEnd(_)
+                | EventBody::HookInvoked(_)
+                | EventBody::HookResult(_)
+                | EventBody::SeamNote(_)
                 | EventBody::SessionCleared { .. }
-                | EventBody::ModelSwitched { .. } => {}
+                | EventBody::ModelSwitched(_) => {}
             }
         }
         if parts.is_empty() {
@@ -103,20 +107,26 @@ fn what_followed(
     }
     for event in later {
         match &event.body {
-            EventBody::PromptBlocked { reason, .. } if seam == Seam::PromptSubmit => {
+            EventBody::PromptBlocked(PromptBlockedEvent { reason, .. })
+                if seam == Seam::PromptSubmit =>
+            {
                 return format!("prompt blocked: {}", excerpt(reason, 120));
             }
-            EventBody::UserMessage { content, .. } if seam == Seam::PromptSubmit => {
+            EventBody::UserMessage(UserMessageEvent { content, .. })
+                if seam == Seam::PromptSubmit =>
+            {
                 return format!("prompt sent to the model: {}", excerpt(content, 80));
             }
-            EventBody::SteeringMessage { content, .. } if seam == Seam::TurnContinuation => {
+            EventBody::SteeringMessage(SteeringMessageEvent { content, .. })
+                if seam == Seam::TurnContinuation =>
+            {
                 return format!("turn continued: {}", excerpt(content, 120));
             }
-            EventBody::TurnEnd {
+            EventBody::TurnEnd(TurnEndEvent {
                 turn: ended,
                 reason,
                 message,
-            } if turn.is_none_or(|t| t == *ended) => {
+            }) if turn.is_none_or(|t| t == *ended) => {
                 return format!(
                     "turn {ended} ended {}{}",
                     reason.as_str(),
@@ -126,27 +136,27 @@ fn what_followed(
                         .unwrap_or_default()
                 );
             }
-            EventBody::TurnStart { .. } if turn.is_none() => {
+            EventBody::TurnStart(_) if turn.is_none() => {
                 return "session went on".to_owned();
             }
-            EventBody::SessionHeader { .. }
-            | EventBody::TurnStart { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionCompleted { .. }
-            | EventBody::CompactionFailed { .. }
-            | EventBody::UserMessage { .. }
-            | EventBody::PromptBlocked { .. }
-            | EventBody::AssistantMessage { .. }
-            | EventBody::ToolCall { .. }
-            | EventBody::ToolResult { .. }
-            | EventBody::ContextMessage { .. }
-            | EventBody::SteeringMessage { .. }
-            | EventBody::TurnEnd { .. }
-            | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. }
-            | EventBody::SeamNote { .. }
+            EventBody::SessionHeader(_)
+            | EventBody::TurnStart(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionCompleted(_)
+            | EventBody::CompactionFailed(_)
+            | EventBody::UserMessage(_)
+            | EventBody::PromptBlocked(_)
+            | EventBody::AssistantMessage(_)
+            | EventBody::ToolCall(_)
+            | EventBody::ToolResult(_)
+            | EventBody::ContextMessage(_)
+            | EventBody::SteeringMessage(_)
+            | EventBody::TurnEnd(_)
+            | EventBody::HookInvoked(_)
+            | EventBody::HookResult(_)
+            | EventBody::SeamNote(_)
             | EventBody::SessionCleared { .. }
-            | EventBody::ModelSwitched { .. } => {}
+            | EventBody::ModelSwitched(_) => {}
         }
     }
     "nothing followed (end of log)".to_owned()
@@ -177,62 +187,62 @@ pub(super) fn run(
     };
     let events = load_session(&path)?;
     let cwd = events.iter().find_map(|e| match &e.body {
-        EventBody::SessionHeader { cwd, .. } => Some(PathBuf::from(cwd)),
-        EventBody::TurnStart { .. }
-        | EventBody::UserMessage { .. }
-        | EventBody::CompactionStarted { .. }
-        | EventBody::CompactionCompleted { .. }
-        | EventBody::CompactionFailed { .. }
-        | EventBody::PromptBlocked { .. }
-        | EventBody::AssistantMessage { .. }
-        | EventBody::ToolCall { .. }
-        | EventBody::ToolResult { .. }
-        | EventBody::ContextMessage { .. }
-        | EventBody::SteeringMessage { .. }
-        | EventBody::TurnEnd { .. }
-        | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. }
-        | EventBody::SeamNote { .. }
+        EventBody::SessionHeader(SessionHeaderEvent { cwd, .. }) => Some(PathBuf::from(cwd)),
+        EventBody::TurnStart(_)
+        | EventBody::UserMessage(_)
+        | EventBody::CompactionStarted(_)
+        | EventBody::CompactionCompleted(_)
+        | EventBody::CompactionFailed(_)
+        | EventBody::PromptBlocked(_)
+        | EventBody::AssistantMessage(_)
+        | EventBody::ToolCall(_)
+        | EventBody::ToolResult(_)
+        | EventBody::ContextMessage(_)
+        | EventBody::SteeringMessage(_)
+        | EventBody::TurnEnd(_)
+        | EventBody::HookInvoked(_)
+        | EventBody::HookResult(_)
+        | EventBody::SeamNote(_)
         | EventBody::SessionCleared { .. }
-        | EventBody::ModelSwitched { .. } => None,
+        | EventBody::ModelSwitched(_) => None,
     });
     let mut entries = Vec::new();
     for (index, event) in events.iter().enumerate() {
-        let EventBody::HookResult {
+        let EventBody::HookResult(HookResultEvent {
             invocation_id,
             outcome,
             exit_code,
             decision,
             error,
             ..
-        } = &event.body
+        }) = &event.body
         else {
             continue;
         };
         let invoked = events[..index].iter().rev().find_map(|e| match &e.body {
-            EventBody::HookInvoked {
+            EventBody::HookInvoked(HookInvokedEvent {
                 invocation_id: id, ..
-            } if id == invocation_id => Some(&e.body),
-            EventBody::SessionHeader { .. }
-            | EventBody::TurnStart { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionCompleted { .. }
-            | EventBody::CompactionFailed { .. }
-            | EventBody::UserMessage { .. }
-            | EventBody::PromptBlocked { .. }
-            | EventBody::AssistantMessage { .. }
-            | EventBody::ToolCall { .. }
-            | EventBody::ToolResult { .. }
-            | EventBody::ContextMessage { .. }
-            | EventBody::SteeringMessage { .. }
-            | EventBody::TurnEnd { .. }
-            | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. }
-            | EventBody::SeamNote { .. }
+            }) if id == invocation_id => Some(&e.body),
+            EventBody::SessionHeader(_)
+            | EventBody::TurnStart(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionCompleted(_)
+            | EventBody::CompactionFailed(_)
+            | EventBody::UserMessage(_)
+            | EventBody::PromptBlocked(_)
+            | EventBody::AssistantMessage(_)
+            | EventBody::ToolCall(_)
+            | EventBody::ToolResult(_)
+            | EventBody::ContextMessage(_)
+            | EventBody::SteeringMessage(_)
+            | EventBody::TurnEnd(_)
+            | EventBody::HookInvoked(_)
+            | EventBody::HookResult(_)
+            | EventBody::SeamNote(_)
             | EventBody::SessionCleared { .. }
-            | EventBody::ModelSwitched { .. } => None,
+            | EventBody::ModelSwitched(_) => None,
         });
-        let Some(EventBody::HookInvoked {
+        let Some(EventBody::HookInvoked(HookInvokedEvent {
             turn,
             dialect,
             event: hook_event,
@@ -241,7 +251,7 @@ pub(super) fn run(
             command,
             call_id,
             ..
-        }) = invoked
+        })) = invoked
         else {
             continue;
         };

@@ -7,7 +7,9 @@ use dsh_stdio::stdio::{ExitStatus, outln};
 use std::path::Path;
 use std::sync::Arc;
 
-use dsh_protocol::{Dialect, EventBody, HookDecision};
+use dsh_protocol::{
+    Dialect, EventBody, HookDecision, HookInvokedEvent, HookResultEvent, SessionHeaderEvent,
+};
 use dsh_seams::Plugin;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -55,7 +57,7 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
     let mut firings: Vec<Recorded> = Vec::new();
     for event in events {
         match &event.body {
-            EventBody::HookInvoked {
+            EventBody::HookInvoked(HookInvokedEvent {
                 turn,
                 invocation_id,
                 dialect,
@@ -65,7 +67,7 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
                 input,
                 call_id,
                 ..
-            } => {
+            }) => {
                 let same = |f: &Recorded| {
                     f.dialect == *dialect
                         && f.event == *event
@@ -93,11 +95,11 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
                     .push((command.clone(), origin.clone(), None));
                 firings[index].ids.push(invocation_id.clone());
             }
-            EventBody::HookResult {
+            EventBody::HookResult(HookResultEvent {
                 invocation_id,
                 decision,
                 ..
-            } => {
+            }) => {
                 for firing in firings.iter_mut().rev() {
                     if let Some(i) = firing.ids.iter().position(|id| id == invocation_id) {
                         firing.runs[i].2 = Some((**decision).clone());
@@ -105,22 +107,22 @@ fn group(events: &[dsh_protocol::Event]) -> Vec<Recorded> {
                     }
                 }
             }
-            EventBody::SeamNote { .. }
-            | EventBody::SessionHeader { .. }
-            | EventBody::TurnStart { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionCompleted { .. }
-            | EventBody::CompactionFailed { .. }
-            | EventBody::UserMessage { .. }
-            | EventBody::PromptBlocked { .. }
-            | EventBody::AssistantMessage { .. }
-            | EventBody::ToolCall { .. }
-            | EventBody::ToolResult { .. }
-            | EventBody::ContextMessage { .. }
-            | EventBody::SteeringMessage { .. }
+            EventBody::SeamNote(_)
+            | EventBody::SessionHeader(_)
+            | EventBody::TurnStart(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionCompleted(_)
+            | EventBody::CompactionFailed(_)
+            | EventBody::UserMessage(_)
+            | EventBody::PromptBlocked(_)
+            | EventBody::AssistantMessage(_)
+            | EventBody::ToolCall(_)
+            | EventBody::ToolResult(_)
+            | EventBody::ContextMessage(_)
+            | EventBody::SteeringMessage(_)
             | EventBody::SessionCleared { .. }
-            | EventBody::ModelSwitched { .. }
-            | EventBody::TurnEnd { .. } => {}
+            | EventBody::ModelSwitched(_)
+            | EventBody::TurnEnd(_) => {}
         }
     }
     firings
@@ -258,24 +260,24 @@ fn diff(recorded: &Recorded, new_runs: &[RunReport]) -> (Vec<Change>, usize) {
 pub(super) fn run(spec: SessionSpec, path: &Path, format: Format) -> anyhow::Result<ExitStatus> {
     let events = load_session(path)?;
     let session_id = events.iter().find_map(|e| match &e.body {
-        EventBody::SessionHeader { session_id, .. } => Some(session_id.clone()),
-        EventBody::TurnStart { .. }
-        | EventBody::UserMessage { .. }
-        | EventBody::CompactionStarted { .. }
-        | EventBody::CompactionCompleted { .. }
-        | EventBody::CompactionFailed { .. }
-        | EventBody::PromptBlocked { .. }
-        | EventBody::AssistantMessage { .. }
-        | EventBody::ToolCall { .. }
-        | EventBody::ToolResult { .. }
-        | EventBody::ContextMessage { .. }
-        | EventBody::SteeringMessage { .. }
-        | EventBody::TurnEnd { .. }
-        | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. }
-        | EventBody::SeamNote { .. }
+        EventBody::SessionHeader(SessionHeaderEvent { session_id, .. }) => Some(session_id.clone()),
+        EventBody::TurnStart(_)
+        | EventBody::UserMessage(_)
+        | EventBody::CompactionStarted(_)
+        | EventBody::CompactionCompleted(_)
+        | EventBody::CompactionFailed(_)
+        | EventBody::PromptBlocked(_)
+        | EventBody::AssistantMessage(_)
+        | EventBody::ToolCall(_)
+        | EventBody::ToolResult(_)
+        | EventBody::ContextMessage(_)
+        | EventBody::SteeringMessage(_)
+        | EventBody::TurnEnd(_)
+        | EventBody::HookInvoked(_)
+        | EventBody::HookResult(_)
+        | EventBody::SeamNote(_)
         | EventBody::SessionCleared { .. }
-        | EventBody::ModelSwitched { .. } => None,
+        | EventBody::ModelSwitched(_) => None,
     });
     // Bridges build paths from the session id: a header's must be safe.
     if let Some(id) = &session_id {

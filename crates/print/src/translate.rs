@@ -13,7 +13,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use dsh_protocol::{Event, EventBody, TokenUsage, TurnEndReason};
+use dsh_protocol::{
+    AssistantMessageEvent, Event, EventBody, ModelSwitchedEvent, SeamNoteEvent, TokenUsage,
+    ToolCallEvent, ToolResultEvent, TurnEndEvent, TurnEndReason,
+};
 use serde_json::Value;
 
 use crate::lines::{
@@ -447,65 +450,65 @@ impl Translator {
             return Vec::new();
         }
         match &event.body {
-            EventBody::TurnStart { .. } => {
+            EventBody::TurnStart(_) => {
                 self.turn = TurnState::new(&self.meter);
                 self.open = None;
                 vec![self.init_message()]
             }
-            EventBody::AssistantMessage {
+            EventBody::AssistantMessage(AssistantMessageEvent {
                 content,
                 tool_calls,
                 usage,
                 ..
-            } => self.assistant(content, tool_calls, usage.as_ref()),
-            EventBody::ToolCall {
+            }) => self.assistant(content, tool_calls, usage.as_ref()),
+            EventBody::ToolCall(ToolCallEvent {
                 call_id,
                 tool,
                 arguments,
                 ..
-            } => {
+            }) => {
                 self.calls
                     .insert(call_id.clone(), (tool.clone(), arguments.clone()));
                 Vec::new()
             }
-            EventBody::ToolResult {
+            EventBody::ToolResult(ToolResultEvent {
                 call_id,
                 is_error,
                 content,
                 disposition,
                 ..
-            } => self.tool_result(call_id, *is_error, content, disposition.as_deref()),
-            EventBody::TurnEnd {
+            }) => self.tool_result(call_id, *is_error, content, disposition.as_deref()),
+            EventBody::TurnEnd(TurnEndEvent {
                 reason, message, ..
-            } => vec![Message::Result(Box::new(
+            }) => vec![Message::Result(Box::new(
                 self.result(*reason, message.as_deref()),
             ))],
-            EventBody::ModelSwitched { to, .. } => {
+            EventBody::ModelSwitched(ModelSwitchedEvent { to, .. }) => {
                 self.init.model.clone_from(to);
                 Vec::new()
             }
             // A display hook (Claude Code's MessageDisplay) replaced the
             // assistant's text as shown: the result says what was shown, as
             // Claude Code's does (`ev_message_display_replace`).
-            EventBody::SeamNote {
+            EventBody::SeamNote(SeamNoteEvent {
                 kind: dsh_protocol::SeamNoteKind::DisplayReplaced,
                 detail: Some(dsh_protocol::SeamNoteDetail::Shown(shown)),
                 ..
-            } => {
+            }) => {
                 self.turn.last_text = Some(shown.text.clone());
                 Vec::new()
             }
-            EventBody::SessionHeader { .. }
-            | EventBody::UserMessage { .. }
-            | EventBody::PromptBlocked { .. }
-            | EventBody::ContextMessage { .. }
-            | EventBody::SteeringMessage { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionCompleted { .. }
-            | EventBody::CompactionFailed { .. }
-            | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. }
-            | EventBody::SeamNote { .. }
+            EventBody::SessionHeader(_)
+            | EventBody::UserMessage(_)
+            | EventBody::PromptBlocked(_)
+            | EventBody::ContextMessage(_)
+            | EventBody::SteeringMessage(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionCompleted(_)
+            | EventBody::CompactionFailed(_)
+            | EventBody::HookInvoked(_)
+            | EventBody::HookResult(_)
+            | EventBody::SeamNote(_)
             | EventBody::SessionCleared { .. } => Vec::new(),
         }
     }
@@ -643,6 +646,7 @@ impl Translator {
 mod tests {
     use super::*;
     use dsh_protocol::ToolCall;
+    use dsh_protocol::TurnStartEvent;
     use serde_json::json;
 
     fn event(body: EventBody) -> Event {
@@ -706,7 +710,7 @@ mod tests {
         // The orders of `shared/reference/claude-agent-sdk/KEYS.md`, less
         // the keys dsh does not write.
         let mut t = translator(true);
-        let init = t.event(&event(EventBody::TurnStart { turn: 1 }));
+        let init = t.event(&event(EventBody::TurnStart(TurnStartEvent { turn: 1 })));
         assert_eq!(
             keys_of(&init[0]).join(" "),
             "type subtype cwd session_id tools mcp_servers model permissionMode \
@@ -776,7 +780,7 @@ mod tests {
     }
 
     fn assistant_with_call() -> EventBody {
-        EventBody::AssistantMessage {
+        EventBody::AssistantMessage(AssistantMessageEvent {
             turn: 1,
             step: 1,
             content: "Looking.".into(),
@@ -787,20 +791,20 @@ mod tests {
             }],
             usage: None,
             thinking: None,
-        }
+        })
     }
 
     #[test]
     fn a_turn_becomes_init_assistant_lines_user_and_result() {
         let mut t = translator(false);
-        let init = t.event(&event(EventBody::TurnStart { turn: 1 }));
+        let init = t.event(&event(EventBody::TurnStart(TurnStartEvent { turn: 1 })));
         assert_eq!(init[0].to_value()["tools"], json!(["Bash", "mcp__x__y"]));
         let lines = t.event(&event(assistant_with_call()));
         assert_eq!(lines.len(), 2, "one line per content block");
         let (text, tool) = (lines[0].to_value(), lines[1].to_value());
         assert_eq!(text["message"]["id"], tool["message"]["id"]);
         assert_eq!(tool["message"]["content"][0]["name"], "Bash");
-        t.event(&event(EventBody::ToolCall {
+        t.event(&event(EventBody::ToolCall(ToolCallEvent {
             turn: 1,
             call_id: "c1".into(),
             execution_id: "e".into(),
@@ -811,8 +815,8 @@ mod tests {
             rewritten_by: None,
             rewrite_conflicts: Vec::new(),
             provider_call_id: None,
-        }));
-        let denied = t.event(&event(EventBody::ToolResult {
+        })));
+        let denied = t.event(&event(EventBody::ToolResult(ToolResultEvent {
             turn: 1,
             call_id: "c1".into(),
             is_error: true,
@@ -821,17 +825,17 @@ mod tests {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
-        }));
+        })));
         assert_eq!(denied[0].to_value()["subtype"], "permission_denied");
         assert_eq!(
             denied[1].to_value()["tool_use_result"],
             "Error: needs approval"
         );
-        let end = t.event(&event(EventBody::TurnEnd {
+        let end = t.event(&event(EventBody::TurnEnd(TurnEndEvent {
             turn: 1,
             reason: TurnEndReason::MaxSteps,
             message: None,
-        }));
+        })));
         let result = end[0].to_value();
         assert_eq!(result["subtype"], "error_max_turns");
         assert_eq!(
@@ -849,7 +853,7 @@ mod tests {
     #[test]
     fn partial_messages_close_the_text_block_after_its_assistant_line() {
         let mut t = translator(true);
-        t.event(&event(EventBody::TurnStart { turn: 1 }));
+        t.event(&event(EventBody::TurnStart(TurnStartEvent { turn: 1 })));
         let streamed: Vec<Value> = ["Look", "ing."]
             .iter()
             .flat_map(|delta| t.text_delta(delta))

@@ -272,291 +272,58 @@ pub enum HookOutcomeKind {
 pub enum EventBody {
     /// First line of every session log.
     #[serde(rename = "session/header")]
-    SessionHeader {
-        /// The session's id.
-        session_id: String,
-        /// The session's working directory.
-        cwd: String,
-        /// The dsh version that created the log.
-        version: String,
-        /// Start-up notices (unsupported hook events or handler types, config warnings).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        notices: Vec<String>,
-        /// The model API that served the session (`chat`, `anthropic`,
-        /// `responses`); absent for a scripted model.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        provider_api: Option<String>,
-    },
+    SessionHeader(SessionHeaderEvent),
     /// A turn opens (one per claimed send).
     #[serde(rename = "turn/start")]
-    TurnStart {
-        /// 1-based turn number.
-        turn: u64,
-    },
+    TurnStart(TurnStartEvent),
     /// An allowed prompt, after prompt policy (rewritten if a listener rewrote it).
     #[serde(rename = "user/message")]
-    UserMessage {
-        /// Turn number.
-        turn: u64,
-        /// The prompt the model sees.
-        content: String,
-        /// Who sent it (`user`, …).
-        source: String,
-        /// The original text when policy rewrote it.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        original_content: Option<String>,
-    },
+    UserMessage(UserMessageEvent),
     /// A prompt vetoed by prompt-submit policy, in place of its `user/message`.
     #[serde(rename = "prompt/blocked")]
-    PromptBlocked {
-        /// Turn number.
-        turn: u64,
-        /// The original prompt.
-        content: String,
-        /// Who sent it.
-        source: String,
-        /// Why it was blocked (user-facing).
-        reason: String,
-    },
+    PromptBlocked(PromptBlockedEvent),
     /// A model reply.
     #[serde(rename = "assistant/message")]
-    AssistantMessage {
-        /// Turn number.
-        turn: u64,
-        /// 1-based step within the turn.
-        step: u64,
-        /// The reply text.
-        content: String,
-        /// Tool calls, in order.
-        tool_calls: Vec<ToolCall>,
-        /// Token usage when the provider reported it.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        usage: Option<TokenUsage>,
-        /// The provider's thinking / reasoning blocks, kept so a resumed
-        /// session sends them back as an uninterrupted one would; absent
-        /// when the reply had none.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        thinking: Option<crate::ThinkingBlocks>,
-    },
+    AssistantMessage(AssistantMessageEvent),
     /// A sealed tool execution, before policy.
     #[serde(rename = "tool/call")]
-    ToolCall {
-        /// Turn number.
-        turn: u64,
-        /// The model's call id.
-        call_id: String,
-        /// dsh's opaque execution id.
-        execution_id: String,
-        /// The execution id of the enclosing call, for nested dispatch.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        parent_execution_id: Option<String>,
-        /// dsh's native tool name.
-        tool: String,
-        /// The arguments the tool runs with.
-        arguments: Value,
-        /// The model's own arguments, when a hook rewrote them.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        original_arguments: Option<Value>,
-        /// Who rewrote the arguments.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rewritten_by: Option<String>,
-        /// Rewrites that lost to an earlier one (configuration order wins).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        rewrite_conflicts: Vec<String>,
-        /// The id the provider sent, when dsh renamed a repeated one (the
-        /// second `call_1` of a message becomes `call_1~2`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        provider_call_id: Option<String>,
-    },
+    ToolCall(ToolCallEvent),
     /// The authoritative outcome of a tool call.
     #[serde(rename = "tool/result")]
-    ToolResult {
-        /// Turn number.
-        turn: u64,
-        /// The model's call id.
-        call_id: String,
-        /// Whether the model is told the call failed.
-        is_error: bool,
-        /// The text the model sees.
-        content: String,
-        /// Which phase decided the outcome (`executed`, `denied`, …).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        disposition: Option<String>,
-        /// Which rule, mode, hook, person or flag decided whether the call
-        /// ran, when the pipeline knows.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        decided_by: Option<DecidedBy>,
-        /// Arguments an approval replaced after the `tool/call` was logged
-        /// (PermissionRequest `updatedInput`): what the tool ran with.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rewrite: Option<ResultRewrite>,
-        /// An MCP result's content blocks as the model is given them on APIs
-        /// that take blocks (`content` is their text, one block per line).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        content_blocks: Option<Vec<crate::ContentBlock>>,
-    },
+    ToolResult(ToolResultEvent),
     /// Model-facing context added by a plugin or hook.
     #[serde(rename = "context/message")]
-    ContextMessage {
-        /// Turn number.
-        turn: u64,
-        /// The text the model sees.
-        content: String,
-        /// Who added it.
-        source: String,
-    },
+    ContextMessage(ContextMessageEvent),
     /// Model-facing steering inside a turn (a forced continuation's reason).
     #[serde(rename = "steering/message")]
-    SteeringMessage {
-        /// Turn number.
-        turn: u64,
-        /// The text the model sees.
-        content: String,
-        /// Who steered.
-        source: String,
-    },
+    SteeringMessage(SteeringMessageEvent),
     /// A turn closes.
     #[serde(rename = "turn/end")]
-    TurnEnd {
-        /// Turn number.
-        turn: u64,
-        /// Why it closed.
-        reason: TurnEndReason,
-        /// A human-readable explanation (model error text, stop reason, cap notice).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        message: Option<String>,
-    },
+    TurnEnd(TurnEndEvent),
     /// A compaction begins (manual `/compact`, or automatic before a request).
     #[serde(rename = "compaction/started")]
-    CompactionStarted {
-        /// Turn number.
-        turn: u64,
-        /// Manual or automatic.
-        trigger: CompactionTrigger,
-        /// The user's `/compact` text, if any.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        custom_instructions: Option<String>,
-        /// dsh's estimate of the conversation's size in tokens.
-        estimated_tokens: u64,
-    },
+    CompactionStarted(CompactionStartedEvent),
     /// The history before `kept_from_seq` is replaced by `summary`: from
     /// here on the model sees the summary, then `contexts`, then the events
     /// from `kept_from_seq` on (kept verbatim), then everything after this
     /// event.
     #[serde(rename = "compaction/completed")]
-    CompactionCompleted {
-        /// Turn number.
-        turn: u64,
-        /// Manual or automatic.
-        trigger: CompactionTrigger,
-        /// The summary exactly as written (the model's raw reply, or a plugin's text).
-        summary: String,
-        /// `model`, or the name of the plugin that supplied the summary.
-        summarized_by: String,
-        /// The first event kept verbatim after the summary (the latest
-        /// assistant message and what followed it); none when nothing is kept.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        kept_from_seq: Option<u64>,
-        /// Contexts placed right after the summary (session-start `compact` hooks).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        contexts: Vec<CompactionContext>,
-        /// dsh's estimate of the conversation's size before compaction.
-        tokens_before: u64,
-    },
+    CompactionCompleted(CompactionCompletedEvent),
     /// A compaction did not happen; the history is unchanged.
     #[serde(rename = "compaction/failed")]
-    CompactionFailed {
-        /// Turn number.
-        turn: u64,
-        /// Manual or automatic.
-        trigger: CompactionTrigger,
-        /// Why (a hook's block text, a plugin's cancel reason, a model error).
-        reason: String,
-    },
+    CompactionFailed(CompactionFailedEvent),
     /// Before an external hook command runs.
     #[serde(rename = "hook/invoked")]
-    HookInvoked {
-        /// The open turn, or none for session-scoped hooks (session start before turn 1, session end).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        turn: Option<u64>,
-        /// Pairs this with its `hook/result`.
-        invocation_id: String,
-        /// `claude` or `codex`.
-        dialect: Dialect,
-        /// The external event name (`PreToolUse`, …).
-        event: String,
-        /// The canonical seam it runs on.
-        seam: Seam,
-        /// The matcher of the group it came from.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        matcher: Option<String>,
-        /// Where the handler was configured (`file:line:column` or `file#hooks.Event[0].hooks[1]`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        origin: Option<String>,
-        /// The command as configured.
-        command: String,
-        /// The exact JSON sent on stdin.
-        input: Value,
-        /// The tool call this hook judges, for tool events.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        call_id: Option<String>,
-    },
+    HookInvoked(HookInvokedEvent),
     /// After a hook command ends.
     #[serde(rename = "hook/result")]
-    HookResult {
-        /// The open turn, or none for session-scoped hooks.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        turn: Option<u64>,
-        /// Pairs this with its `hook/invoked`.
-        invocation_id: String,
-        /// How the process ended.
-        outcome: HookOutcomeKind,
-        /// Exit code; null if it never ran or was killed.
-        exit_code: Option<i32>,
-        /// The signal that ended it, if any.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        signal: Option<i32>,
-        /// Whether dsh killed it at its deadline.
-        timed_out: bool,
-        /// Wall time from spawn to reap.
-        duration_ms: u64,
-        /// Captured stdout (bounded; a marker says when cut).
-        stdout: String,
-        /// Captured stderr (bounded; a marker says when cut).
-        stderr: String,
-        /// Why it could not run, or other runner diagnostics.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        error: Option<String>,
-        /// The status an HTTP hook's response had.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        http_status: Option<u16>,
-        /// The hook's stdout as the dialect parsed it.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        parsed_output: Option<Value>,
-        /// What it meant on the seam (boxed: it is by far the largest field).
-        decision: Box<HookDecision>,
-    },
+    HookResult(HookResultEvent),
     /// A native plugin changed (or tried to change) what the loop was about
     /// to use on one of the seed-004 seams: a context transform refused, a
     /// provider request replaced, the turn or session ended after a step, the
     /// model or system prompt set for the next step. Never model-facing.
     #[serde(rename = "seam/note")]
-    SeamNote {
-        /// The open turn, if any.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        turn: Option<u64>,
-        /// The seam.
-        seam: Seam,
-        /// The plugin that acted.
-        plugin: String,
-        /// What happened.
-        kind: SeamNoteKind,
-        /// For people.
-        message: String,
-        /// What was used instead, when it matters (a replaced request).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        detail: Option<SeamNoteDetail>,
-    },
+    SeamNote(SeamNoteEvent),
     /// `/clear`: nothing before this reaches the model again.
     /// Between turns; the session-end and session-start hooks of the clear
     /// are recorded around it.
@@ -564,12 +331,319 @@ pub enum EventBody {
     SessionCleared {},
     /// `/model NAME`: the following requests name `to`. Between turns.
     #[serde(rename = "model/switched")]
-    ModelSwitched {
-        /// The model used until now.
-        from: String,
-        /// The model used from now on.
-        to: String,
-    },
+    ModelSwitched(ModelSwitchedEvent),
+}
+
+/// First line of every session log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionHeaderEvent {
+    /// The session's id.
+    pub session_id: String,
+    /// The session's working directory.
+    pub cwd: String,
+    /// The dsh version that created the log.
+    pub version: String,
+    /// Start-up notices (unsupported hook events or handler types, config warnings).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
+    /// The model API that served the session (`chat`, `anthropic`,
+    /// `responses`); absent for a scripted model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_api: Option<String>,
+}
+
+/// A turn opens (one per claimed send).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnStartEvent {
+    /// 1-based turn number.
+    pub turn: u64,
+}
+
+/// An allowed prompt, after prompt policy (rewritten if a listener rewrote it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserMessageEvent {
+    /// Turn number.
+    pub turn: u64,
+    /// The prompt the model sees.
+    pub content: String,
+    /// Who sent it (`user`, …).
+    pub source: String,
+    /// The original text when policy rewrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_content: Option<String>,
+}
+
+/// A prompt vetoed by prompt-submit policy, in place of its `user/message`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptBlockedEvent {
+    /// Turn number.
+    pub turn: u64,
+    /// The original prompt.
+    pub content: String,
+    /// Who sent it.
+    pub source: String,
+    /// Why it was blocked (user-facing).
+    pub reason: String,
+}
+
+/// A model reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AssistantMessageEvent {
+    /// Turn number.
+    pub turn: u64,
+    /// 1-based step within the turn.
+    pub step: u64,
+    /// The reply text.
+    pub content: String,
+    /// Tool calls, in order.
+    pub tool_calls: Vec<ToolCall>,
+    /// Token usage when the provider reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TokenUsage>,
+    /// The provider's thinking / reasoning blocks, kept so a resumed
+    /// session sends them back as an uninterrupted one would; absent
+    /// when the reply had none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<crate::ThinkingBlocks>,
+}
+
+/// A sealed tool execution, before policy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallEvent {
+    /// Turn number.
+    pub turn: u64,
+    /// The model's call id.
+    pub call_id: String,
+    /// dsh's opaque execution id.
+    pub execution_id: String,
+    /// The execution id of the enclosing call, for nested dispatch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_execution_id: Option<String>,
+    /// dsh's native tool name.
+    pub tool: String,
+    /// The arguments the tool runs with.
+    pub arguments: Value,
+    /// The model's own arguments, when a hook rewrote them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_arguments: Option<Value>,
+    /// Who rewrote the arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewritten_by: Option<String>,
+    /// Rewrites that lost to an earlier one (configuration order wins).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rewrite_conflicts: Vec<String>,
+    /// The id the provider sent, when dsh renamed a repeated one (the
+    /// second `call_1` of a message becomes `call_1~2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_call_id: Option<String>,
+}
+
+/// The authoritative outcome of a tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResultEvent {
+    /// Turn number.
+    pub turn: u64,
+    /// The model's call id.
+    pub call_id: String,
+    /// Whether the model is told the call failed.
+    pub is_error: bool,
+    /// The text the model sees.
+    pub content: String,
+    /// Which phase decided the outcome (`executed`, `denied`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disposition: Option<String>,
+    /// Which rule, mode, hook, person or flag decided whether the call
+    /// ran, when the pipeline knows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<DecidedBy>,
+    /// Arguments an approval replaced after the `tool/call` was logged
+    /// (PermissionRequest `updatedInput`): what the tool ran with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<ResultRewrite>,
+    /// An MCP result's content blocks as the model is given them on APIs
+    /// that take blocks (`content` is their text, one block per line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_blocks: Option<Vec<crate::ContentBlock>>,
+}
+
+/// Model-facing context added by a plugin or hook.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextMessageEvent {
+    /// Turn number.
+    pub turn: u64,
+    /// The text the model sees.
+    pub content: String,
+    /// Who added it.
+    pub source: String,
+}
+
+/// Model-facing steering inside a turn (a forced continuation's reason).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteeringMessageEvent {
+    /// Turn number.
+    pub turn: u64,
+    /// The text the model sees.
+    pub content: String,
+    /// Who steered.
+    pub source: String,
+}
+
+/// A turn closes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnEndEvent {
+    /// Turn number.
+    pub turn: u64,
+    /// Why it closed.
+    pub reason: TurnEndReason,
+    /// A human-readable explanation (model error text, stop reason, cap notice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// A compaction begins (manual `/compact`, or automatic before a request).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactionStartedEvent {
+    /// Turn number.
+    pub turn: u64,
+    /// Manual or automatic.
+    pub trigger: CompactionTrigger,
+    /// The user's `/compact` text, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_instructions: Option<String>,
+    /// dsh's estimate of the conversation's size in tokens.
+    pub estimated_tokens: u64,
+}
+
+/// The history before `kept_from_seq` is replaced by `summary`: from
+/// here on the model sees the summary, then `contexts`, then the events
+/// from `kept_from_seq` on (kept verbatim), then everything after this
+/// event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactionCompletedEvent {
+    /// Turn number.
+    pub turn: u64,
+    /// Manual or automatic.
+    pub trigger: CompactionTrigger,
+    /// The summary exactly as written (the model's raw reply, or a plugin's text).
+    pub summary: String,
+    /// `model`, or the name of the plugin that supplied the summary.
+    pub summarized_by: String,
+    /// The first event kept verbatim after the summary (the latest
+    /// assistant message and what followed it); none when nothing is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_from_seq: Option<u64>,
+    /// Contexts placed right after the summary (session-start `compact` hooks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contexts: Vec<CompactionContext>,
+    /// dsh's estimate of the conversation's size before compaction.
+    pub tokens_before: u64,
+}
+
+/// A compaction did not happen; the history is unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactionFailedEvent {
+    /// Turn number.
+    pub turn: u64,
+    /// Manual or automatic.
+    pub trigger: CompactionTrigger,
+    /// Why (a hook's block text, a plugin's cancel reason, a model error).
+    pub reason: String,
+}
+
+/// Before an external hook command runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookInvokedEvent {
+    /// The open turn, or none for session-scoped hooks (session start before turn 1, session end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u64>,
+    /// Pairs this with its `hook/result`.
+    pub invocation_id: String,
+    /// `claude` or `codex`.
+    pub dialect: Dialect,
+    /// The external event name (`PreToolUse`, …).
+    pub event: String,
+    /// The canonical seam it runs on.
+    pub seam: Seam,
+    /// The matcher of the group it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    /// Where the handler was configured (`file:line:column` or `file#hooks.Event[0].hooks[1]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+    /// The command as configured.
+    pub command: String,
+    /// The exact JSON sent on stdin.
+    pub input: Value,
+    /// The tool call this hook judges, for tool events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+}
+
+/// After a hook command ends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookResultEvent {
+    /// The open turn, or none for session-scoped hooks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u64>,
+    /// Pairs this with its `hook/invoked`.
+    pub invocation_id: String,
+    /// How the process ended.
+    pub outcome: HookOutcomeKind,
+    /// Exit code; null if it never ran or was killed.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// Whether dsh killed it at its deadline.
+    pub timed_out: bool,
+    /// Wall time from spawn to reap.
+    pub duration_ms: u64,
+    /// Captured stdout (bounded; a marker says when cut).
+    pub stdout: String,
+    /// Captured stderr (bounded; a marker says when cut).
+    pub stderr: String,
+    /// Why it could not run, or other runner diagnostics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The status an HTTP hook's response had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// The hook's stdout as the dialect parsed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parsed_output: Option<Value>,
+    /// What it meant on the seam (boxed: it is by far the largest field).
+    pub decision: Box<HookDecision>,
+}
+
+/// A native plugin changed (or tried to change) what the loop was about
+/// to use on one of the seed-004 seams: a context transform refused, a
+/// provider request replaced, the turn or session ended after a step, the
+/// model or system prompt set for the next step. Never model-facing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeamNoteEvent {
+    /// The open turn, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u64>,
+    /// The seam.
+    pub seam: Seam,
+    /// The plugin that acted.
+    pub plugin: String,
+    /// What happened.
+    pub kind: SeamNoteKind,
+    /// For people.
+    pub message: String,
+    /// What was used instead, when it matters (a replaced request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<SeamNoteDetail>,
+}
+
+/// `/model NAME`: the following requests name `to`. Between turns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelSwitchedEvent {
+    /// The model used until now.
+    pub from: String,
+    /// The model used from now on.
+    pub to: String,
 }
 
 /// What a plugin put in the model's or the loop's place, on a `seam/note`
@@ -629,24 +703,24 @@ impl EventBody {
     /// The `type` tag of this event.
     pub fn type_name(&self) -> &'static str {
         match self {
-            EventBody::SessionHeader { .. } => "session/header",
-            EventBody::TurnStart { .. } => "turn/start",
-            EventBody::UserMessage { .. } => "user/message",
-            EventBody::PromptBlocked { .. } => "prompt/blocked",
-            EventBody::AssistantMessage { .. } => "assistant/message",
-            EventBody::ToolCall { .. } => "tool/call",
-            EventBody::ToolResult { .. } => "tool/result",
-            EventBody::ContextMessage { .. } => "context/message",
-            EventBody::SteeringMessage { .. } => "steering/message",
-            EventBody::TurnEnd { .. } => "turn/end",
-            EventBody::CompactionStarted { .. } => "compaction/started",
-            EventBody::CompactionCompleted { .. } => "compaction/completed",
-            EventBody::CompactionFailed { .. } => "compaction/failed",
-            EventBody::HookInvoked { .. } => "hook/invoked",
-            EventBody::HookResult { .. } => "hook/result",
-            EventBody::SeamNote { .. } => "seam/note",
+            EventBody::SessionHeader(_) => "session/header",
+            EventBody::TurnStart(_) => "turn/start",
+            EventBody::UserMessage(_) => "user/message",
+            EventBody::PromptBlocked(_) => "prompt/blocked",
+            EventBody::AssistantMessage(_) => "assistant/message",
+            EventBody::ToolCall(_) => "tool/call",
+            EventBody::ToolResult(_) => "tool/result",
+            EventBody::ContextMessage(_) => "context/message",
+            EventBody::SteeringMessage(_) => "steering/message",
+            EventBody::TurnEnd(_) => "turn/end",
+            EventBody::CompactionStarted(_) => "compaction/started",
+            EventBody::CompactionCompleted(_) => "compaction/completed",
+            EventBody::CompactionFailed(_) => "compaction/failed",
+            EventBody::HookInvoked(_) => "hook/invoked",
+            EventBody::HookResult(_) => "hook/result",
+            EventBody::SeamNote(_) => "seam/note",
             EventBody::SessionCleared { .. } => "session/cleared",
-            EventBody::ModelSwitched { .. } => "model/switched",
+            EventBody::ModelSwitched(_) => "model/switched",
         }
     }
 }
@@ -664,10 +738,10 @@ mod tests {
 
     fn detail_of(line: &str) -> SeamNoteDetail {
         let event: Event = serde_json::from_str(line).unwrap();
-        let EventBody::SeamNote {
+        let EventBody::SeamNote(SeamNoteEvent {
             detail: Some(detail),
             ..
-        } = event.body
+        }) = event.body
         else {
             panic!("{line}")
         };

@@ -2,7 +2,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use dsh_protocol::EventBody;
+use dsh_protocol::{
+    AssistantMessageEvent, CompactionCompletedEvent, CompactionFailedEvent, CompactionStartedEvent,
+    ContextMessageEvent, EventBody, HookInvokedEvent, HookResultEvent, PromptBlockedEvent,
+    SeamNoteEvent, SteeringMessageEvent, ToolCallEvent, ToolResultEvent, TurnEndEvent,
+    TurnStartEvent, UserMessageEvent,
+};
 
 /// An append that would break the log's structure. The event is not written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -130,29 +135,29 @@ impl InvariantState {
         let batch = self.agents.entry(agent.to_owned()).or_default().clone();
         let mut next = batch.clone();
         match body {
-            EventBody::SessionHeader { .. }
-            | EventBody::TurnStart { .. }
-            | EventBody::TurnEnd { .. }
-            | EventBody::PromptBlocked { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionCompleted { .. }
-            | EventBody::CompactionFailed { .. }
+            EventBody::SessionHeader(_)
+            | EventBody::TurnStart(_)
+            | EventBody::TurnEnd(_)
+            | EventBody::PromptBlocked(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionCompleted(_)
+            | EventBody::CompactionFailed(_)
             | EventBody::SessionCleared { .. }
-            | EventBody::ModelSwitched { .. } => {
+            | EventBody::ModelSwitched(_) => {
                 return Err(fail(format!(
                     "`{kind}` belongs to the session, not a subagent"
                 )));
             }
-            EventBody::HookInvoked { turn, .. }
-            | EventBody::HookResult { turn, .. }
-            | EventBody::SeamNote { turn, .. } => {
+            EventBody::HookInvoked(HookInvokedEvent { turn, .. })
+            | EventBody::HookResult(HookResultEvent { turn, .. })
+            | EventBody::SeamNote(SeamNoteEvent { turn, .. }) => {
                 if let Some(turn) = turn {
                     self.check_turn(kind, *turn)?;
                 }
             }
-            EventBody::AssistantMessage {
+            EventBody::AssistantMessage(AssistantMessageEvent {
                 turn, tool_calls, ..
-            } => {
+            }) => {
                 self.check_turn(kind, *turn)?;
                 if batch.open() {
                     return Err(fail(format!("`{kind}` while its calls have no result")));
@@ -162,7 +167,7 @@ impl InvariantState {
                     ..NestedBatch::default()
                 };
             }
-            EventBody::ToolCall { turn, call_id, .. } => {
+            EventBody::ToolCall(ToolCallEvent { turn, call_id, .. }) => {
                 self.check_turn(kind, *turn)?;
                 if !batch.announced.contains(call_id) || !next.called.insert(call_id.clone()) {
                     return Err(fail(format!(
@@ -170,15 +175,15 @@ impl InvariantState {
                     )));
                 }
             }
-            EventBody::ToolResult { turn, call_id, .. } => {
+            EventBody::ToolResult(ToolResultEvent { turn, call_id, .. }) => {
                 self.check_turn(kind, *turn)?;
                 if batch.announced.contains(call_id) && !next.resulted.insert(call_id.clone()) {
                     return Err(fail(format!("tool/result `{call_id}` recorded twice")));
                 }
             }
-            EventBody::UserMessage { turn, .. }
-            | EventBody::ContextMessage { turn, .. }
-            | EventBody::SteeringMessage { turn, .. } => {
+            EventBody::UserMessage(UserMessageEvent { turn, .. })
+            | EventBody::ContextMessage(ContextMessageEvent { turn, .. })
+            | EventBody::SteeringMessage(SteeringMessageEvent { turn, .. }) => {
                 self.check_turn(kind, *turn)?;
                 if batch.open() {
                     return Err(fail(format!("`{kind}` while its calls have no result")));
@@ -192,7 +197,7 @@ impl InvariantState {
     /// Checks `body` at `seq` and, if it is acceptable, updates the state.
     pub(crate) fn accept(&mut self, seq: u64, body: &EventBody) -> Result<(), InvariantError> {
         let kind = body.type_name();
-        if let EventBody::SessionHeader { .. } = body {
+        if let EventBody::SessionHeader(_) = body {
             if self.seen_header || seq != 0 {
                 return Err(InvariantError::HeaderPlacement(kind, seq));
             }
@@ -203,8 +208,8 @@ impl InvariantState {
             return Err(InvariantError::HeaderPlacement(kind, seq));
         }
         match body {
-            EventBody::SessionHeader { .. } => Ok(()),
-            EventBody::TurnStart { turn } => {
+            EventBody::SessionHeader(_) => Ok(()),
+            EventBody::TurnStart(TurnStartEvent { turn }) => {
                 let expected = self.last_turn + 1;
                 if self.open_turn.is_some() || *turn != expected {
                     return Err(InvariantError::TurnSequence {
@@ -219,7 +224,7 @@ impl InvariantState {
                 self.resulted.clear();
                 Ok(())
             }
-            EventBody::TurnEnd { turn, .. } => {
+            EventBody::TurnEnd(TurnEndEvent { turn, .. }) => {
                 self.check_turn(kind, *turn)?;
                 if self.batch_open() {
                     return Err(InvariantError::Batch(format!(
@@ -241,7 +246,7 @@ impl InvariantState {
                 Ok(())
             }
             // Session commands (`/clear`, `/model`) run between turns.
-            EventBody::SessionCleared { .. } | EventBody::ModelSwitched { .. } => {
+            EventBody::SessionCleared { .. } | EventBody::ModelSwitched(_) => {
                 match self.open_turn {
                     Some(open) => Err(InvariantError::Batch(format!(
                         "`{kind}` cannot be recorded inside turn {open}"
@@ -249,9 +254,9 @@ impl InvariantState {
                     None => Ok(()),
                 }
             }
-            EventBody::HookInvoked { turn, .. }
-            | EventBody::HookResult { turn, .. }
-            | EventBody::SeamNote { turn, .. } => {
+            EventBody::HookInvoked(HookInvokedEvent { turn, .. })
+            | EventBody::HookResult(HookResultEvent { turn, .. })
+            | EventBody::SeamNote(SeamNoteEvent { turn, .. }) => {
                 // Session-scoped hooks (session start before turn 1, session
                 // end) carry no turn; a hook that names a turn must name the
                 // open one.
@@ -260,9 +265,9 @@ impl InvariantState {
                     None => Ok(()),
                 }
             }
-            EventBody::AssistantMessage {
+            EventBody::AssistantMessage(AssistantMessageEvent {
                 turn, tool_calls, ..
-            } => {
+            }) => {
                 self.check_turn(kind, *turn)?;
                 self.check_no_batch(kind)?;
                 let mut ids = BTreeSet::new();
@@ -279,12 +284,12 @@ impl InvariantState {
                 self.resulted.clear();
                 Ok(())
             }
-            EventBody::ToolCall {
+            EventBody::ToolCall(ToolCallEvent {
                 turn,
                 call_id,
                 parent_execution_id,
                 ..
-            } => {
+            }) => {
                 self.check_turn(kind, *turn)?;
                 if parent_execution_id.is_some() {
                     // Nested dispatch is recorded for audit; it is not part
@@ -308,7 +313,7 @@ impl InvariantState {
                 }
                 Ok(())
             }
-            EventBody::ToolResult { turn, call_id, .. } => {
+            EventBody::ToolResult(ToolResultEvent { turn, call_id, .. }) => {
                 self.check_turn(kind, *turn)?;
                 if !self.announced.contains(call_id) {
                     // A nested result: allowed while its parent's batch is open.
@@ -327,13 +332,13 @@ impl InvariantState {
                 }
                 Ok(())
             }
-            EventBody::UserMessage { turn, .. }
-            | EventBody::CompactionStarted { turn, .. }
-            | EventBody::CompactionCompleted { turn, .. }
-            | EventBody::CompactionFailed { turn, .. }
-            | EventBody::PromptBlocked { turn, .. }
-            | EventBody::ContextMessage { turn, .. }
-            | EventBody::SteeringMessage { turn, .. } => {
+            EventBody::UserMessage(UserMessageEvent { turn, .. })
+            | EventBody::CompactionStarted(CompactionStartedEvent { turn, .. })
+            | EventBody::CompactionCompleted(CompactionCompletedEvent { turn, .. })
+            | EventBody::CompactionFailed(CompactionFailedEvent { turn, .. })
+            | EventBody::PromptBlocked(PromptBlockedEvent { turn, .. })
+            | EventBody::ContextMessage(ContextMessageEvent { turn, .. })
+            | EventBody::SteeringMessage(SteeringMessageEvent { turn, .. }) => {
                 self.check_turn(kind, *turn)?;
                 self.check_no_batch(kind)
             }

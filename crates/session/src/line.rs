@@ -175,7 +175,8 @@ impl<'m, M: SerializeMap> Serializer for BodyFields<'m, M> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use dsh_protocol::{
-        CompactionTrigger, Event, EventBody, Seam, SeamNoteDetail, SeamNoteKind, ShownText,
+        CompactionStartedEvent, CompactionTrigger, Event, EventBody, ModelSwitchedEvent, Seam,
+        SeamNoteDetail, SeamNoteEvent, SeamNoteKind, ShownText,
     };
     use pretty_assertions::assert_eq;
     use serde_json::{Map, Value, json};
@@ -238,7 +239,7 @@ mod tests {
         let events = [
             event(
                 1,
-                EventBody::SeamNote {
+                EventBody::SeamNote(SeamNoteEvent {
                     turn: Some(2),
                     seam: Seam::PostExecute,
                     plugin: "p".to_owned(),
@@ -247,26 +248,26 @@ mod tests {
                     detail: Some(SeamNoteDetail::Shown(ShownText {
                         text: "hi".to_owned(),
                     })),
-                },
+                }),
                 Some("a0123456789abcdef"),
             ),
             event(
                 2,
-                EventBody::CompactionStarted {
+                EventBody::CompactionStarted(CompactionStartedEvent {
                     turn: 3,
                     trigger: CompactionTrigger::Auto,
                     custom_instructions: None,
                     estimated_tokens: 9,
-                },
+                }),
                 None,
             ),
             event(3, EventBody::SessionCleared {}, Some("a1")),
             event(
                 4,
-                EventBody::ModelSwitched {
+                EventBody::ModelSwitched(ModelSwitchedEvent {
                     from: "a".to_owned(),
                     to: "b".to_owned(),
-                },
+                }),
                 None,
             ),
         ];

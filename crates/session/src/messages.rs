@@ -1,6 +1,9 @@
 //! The model-facing projection of a session log.
 
-use dsh_protocol::{Event, EventBody, Message};
+use dsh_protocol::{
+    AssistantMessageEvent, CompactionCompletedEvent, ContextMessageEvent, Event, EventBody,
+    Message, SteeringMessageEvent, ToolResultEvent, UserMessageEvent,
+};
 
 /// The user message that opens a compacted history: dsh's own framing
 /// around the summary's text (the `<summary>` block when the summary has
@@ -51,12 +54,12 @@ pub fn derive_messages_of(events: &[Event], agent_id: Option<&str>) -> Vec<Messa
         .filter(|event| event.agent_id.as_deref() == agent_id)
         .collect();
     let last = events.iter().enumerate().rev().find_map(|(index, event)| {
-        if let EventBody::CompactionCompleted {
+        if let EventBody::CompactionCompleted(CompactionCompletedEvent {
             summary,
             kept_from_seq,
             contexts,
             ..
-        } = &event.body
+        }) = &event.body
         {
             Some((index, summary, *kept_from_seq, contexts))
         } else {
@@ -95,17 +98,18 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
     let mut model_call_ids: Vec<String> = Vec::new();
     for event in events {
         match &event.body {
-            EventBody::UserMessage { content, .. } | EventBody::SteeringMessage { content, .. } => {
+            EventBody::UserMessage(UserMessageEvent { content, .. })
+            | EventBody::SteeringMessage(SteeringMessageEvent { content, .. }) => {
                 messages.push(Message::User {
                     content: content.clone(),
                 })
             }
-            EventBody::AssistantMessage {
+            EventBody::AssistantMessage(AssistantMessageEvent {
                 content,
                 tool_calls,
                 thinking,
                 ..
-            } => {
+            }) => {
                 model_call_ids = tool_calls.iter().map(|call| call.id.clone()).collect();
                 messages.push(Message::Assistant {
                     content: content.clone(),
@@ -113,13 +117,13 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
                     thinking: thinking.clone(),
                 });
             }
-            EventBody::ToolResult {
+            EventBody::ToolResult(ToolResultEvent {
                 call_id,
                 content,
                 is_error,
                 content_blocks,
                 ..
-            } => {
+            }) => {
                 if model_call_ids.iter().any(|id| id == call_id) {
                     messages.push(Message::Tool {
                         tool_call_id: call_id.clone(),
@@ -129,26 +133,28 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
                     });
                 }
             }
-            EventBody::ContextMessage { content, .. } => messages.push(Message::System {
-                content: content.clone(),
-            }),
+            EventBody::ContextMessage(ContextMessageEvent { content, .. }) => {
+                messages.push(Message::System {
+                    content: content.clone(),
+                })
+            }
             // `/clear`: the conversation starts again from here.
             EventBody::SessionCleared { .. } => {
                 messages.clear();
                 model_call_ids.clear();
             }
-            EventBody::SessionHeader { .. }
-            | EventBody::ModelSwitched { .. }
-            | EventBody::TurnStart { .. }
-            | EventBody::TurnEnd { .. }
-            | EventBody::PromptBlocked { .. }
-            | EventBody::ToolCall { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionCompleted { .. }
-            | EventBody::CompactionFailed { .. }
-            | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. }
-            | EventBody::SeamNote { .. } => {}
+            EventBody::SessionHeader(_)
+            | EventBody::ModelSwitched(_)
+            | EventBody::TurnStart(_)
+            | EventBody::TurnEnd(_)
+            | EventBody::PromptBlocked(_)
+            | EventBody::ToolCall(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionCompleted(_)
+            | EventBody::CompactionFailed(_)
+            | EventBody::HookInvoked(_)
+            | EventBody::HookResult(_)
+            | EventBody::SeamNote(_) => {}
         }
     }
     messages
@@ -176,16 +182,16 @@ mod tests {
     }
 
     fn user(text: &str) -> EventBody {
-        EventBody::UserMessage {
+        EventBody::UserMessage(UserMessageEvent {
             turn: 1,
             content: text.into(),
             source: "user".into(),
             original_content: None,
-        }
+        })
     }
 
     fn assistant(text: &str, calls: &[&str]) -> EventBody {
-        EventBody::AssistantMessage {
+        EventBody::AssistantMessage(AssistantMessageEvent {
             turn: 1,
             step: 1,
             content: text.into(),
@@ -199,11 +205,11 @@ mod tests {
                 .collect(),
             usage: None,
             thinking: None,
-        }
+        })
     }
 
     fn result(id: &str) -> EventBody {
-        EventBody::ToolResult {
+        EventBody::ToolResult(ToolResultEvent {
             turn: 1,
             call_id: id.into(),
             is_error: false,
@@ -212,11 +218,11 @@ mod tests {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
-        }
+        })
     }
 
     fn completed(summary: &str, kept_from_seq: Option<u64>) -> EventBody {
-        EventBody::CompactionCompleted {
+        EventBody::CompactionCompleted(CompactionCompletedEvent {
             turn: 1,
             trigger: CompactionTrigger::Auto,
             summary: summary.into(),
@@ -227,7 +233,7 @@ mod tests {
                 source: "hook".into(),
             }],
             tokens_before: 1,
-        }
+        })
     }
 
     fn texts(messages: &[Message]) -> Vec<String> {

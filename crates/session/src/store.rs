@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_protocol::{Event, EventBody};
+use dsh_protocol::{Event, EventBody, PromptBlockedEvent, SessionHeaderEvent, UserMessageEvent};
 
 use crate::{Follow, describe_kind, load_with, validate_session_id};
 
@@ -77,39 +77,39 @@ pub struct SessionSummary {
 /// session header.
 pub fn summarize(path: &Path, events: &[Event]) -> Option<SessionSummary> {
     let header = events.first()?;
-    let EventBody::SessionHeader {
+    let EventBody::SessionHeader(SessionHeaderEvent {
         session_id, cwd, ..
-    } = &header.body
+    }) = &header.body
     else {
         return None;
     };
     let first_prompt = events.iter().find_map(|event| match &event.body {
-        EventBody::UserMessage {
+        EventBody::UserMessage(UserMessageEvent {
             content,
             original_content,
             ..
-        } => Some(original_content.clone().unwrap_or_else(|| content.clone())),
-        EventBody::PromptBlocked { content, .. } => Some(content.clone()),
-        EventBody::SessionHeader { .. }
-        | EventBody::TurnStart { .. }
-        | EventBody::CompactionStarted { .. }
-        | EventBody::CompactionCompleted { .. }
-        | EventBody::CompactionFailed { .. }
-        | EventBody::AssistantMessage { .. }
-        | EventBody::ToolCall { .. }
-        | EventBody::ToolResult { .. }
-        | EventBody::ContextMessage { .. }
-        | EventBody::SteeringMessage { .. }
-        | EventBody::TurnEnd { .. }
-        | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. }
-        | EventBody::SeamNote { .. }
+        }) => Some(original_content.clone().unwrap_or_else(|| content.clone())),
+        EventBody::PromptBlocked(PromptBlockedEvent { content, .. }) => Some(content.clone()),
+        EventBody::SessionHeader(_)
+        | EventBody::TurnStart(_)
+        | EventBody::CompactionStarted(_)
+        | EventBody::CompactionCompleted(_)
+        | EventBody::CompactionFailed(_)
+        | EventBody::AssistantMessage(_)
+        | EventBody::ToolCall(_)
+        | EventBody::ToolResult(_)
+        | EventBody::ContextMessage(_)
+        | EventBody::SteeringMessage(_)
+        | EventBody::TurnEnd(_)
+        | EventBody::HookInvoked(_)
+        | EventBody::HookResult(_)
+        | EventBody::SeamNote(_)
         | EventBody::SessionCleared { .. }
-        | EventBody::ModelSwitched { .. } => None,
+        | EventBody::ModelSwitched(_) => None,
     });
     let turns = events
         .iter()
-        .filter(|event| matches!(event.body, EventBody::TurnStart { .. }))
+        .filter(|event| matches!(event.body, EventBody::TurnStart(_)))
         .count() as u64;
     Some(SessionSummary {
         id: session_id.clone(),
@@ -262,6 +262,7 @@ pub fn find(
 mod tests {
     use super::*;
     use dsh_protocol::TurnEndReason;
+    use dsh_protocol::{TurnEndEvent, TurnStartEvent};
 
     fn event(seq: u64, ts: &str, body: EventBody) -> Event {
         Event {
@@ -278,35 +279,43 @@ mod tests {
             event(
                 0,
                 "2025-01-01T10:00:00Z",
-                EventBody::SessionHeader {
+                EventBody::SessionHeader(SessionHeaderEvent {
                     session_id: "s1".into(),
                     cwd: "/p".into(),
                     version: "0".into(),
                     notices: vec![],
                     provider_api: None,
-                },
+                }),
             ),
-            event(1, "2025-01-01T10:00:01Z", EventBody::TurnStart { turn: 1 }),
+            event(
+                1,
+                "2025-01-01T10:00:01Z",
+                EventBody::TurnStart(TurnStartEvent { turn: 1 }),
+            ),
             event(
                 2,
                 "2025-01-01T10:00:01Z",
-                EventBody::UserMessage {
+                EventBody::UserMessage(UserMessageEvent {
                     turn: 1,
                     content: "rewritten".into(),
                     source: "user".into(),
                     original_content: Some("typed".into()),
-                },
+                }),
             ),
             event(
                 3,
                 "2025-01-01T10:00:02Z",
-                EventBody::TurnEnd {
+                EventBody::TurnEnd(TurnEndEvent {
                     turn: 1,
                     reason: TurnEndReason::Completed,
                     message: None,
-                },
+                }),
             ),
-            event(4, "2025-01-01T11:00:00Z", EventBody::TurnStart { turn: 2 }),
+            event(
+                4,
+                "2025-01-01T11:00:00Z",
+                EventBody::TurnStart(TurnStartEvent { turn: 2 }),
+            ),
         ];
         let summary = summarize(Path::new("/x/s1.jsonl"), &events).unwrap();
         assert_eq!(summary.turns, 2);

@@ -2,18 +2,22 @@
 
 use std::io::Write;
 
-use dsh_protocol::{EventBody, Message, ToolCall, TurnEndReason};
+use dsh_protocol::{
+    AssistantMessageEvent, ContextMessageEvent, EventBody, HookInvokedEvent, Message,
+    ModelSwitchedEvent, PromptBlockedEvent, SessionHeaderEvent, SteeringMessageEvent, ToolCall,
+    ToolCallEvent, ToolResultEvent, TurnEndEvent, TurnEndReason, TurnStartEvent, UserMessageEvent,
+};
 use dsh_session::{LogError, SessionLog, derive_messages, load};
 use serde_json::json;
 
 fn header() -> EventBody {
-    EventBody::SessionHeader {
+    EventBody::SessionHeader(SessionHeaderEvent {
         session_id: "s1".into(),
         cwd: "/tmp".into(),
         version: "test".into(),
         notices: vec![],
         provider_api: None,
-    }
+    })
 }
 
 fn call(id: &str) -> ToolCall {
@@ -25,7 +29,7 @@ fn call(id: &str) -> ToolCall {
 }
 
 fn tool_call(turn: u64, id: &str) -> EventBody {
-    EventBody::ToolCall {
+    EventBody::ToolCall(ToolCallEvent {
         turn,
         call_id: id.into(),
         execution_id: format!("x-{id}"),
@@ -36,11 +40,11 @@ fn tool_call(turn: u64, id: &str) -> EventBody {
         rewritten_by: None,
         rewrite_conflicts: vec![],
         provider_call_id: None,
-    }
+    })
 }
 
 fn tool_result(turn: u64, id: &str) -> EventBody {
-    EventBody::ToolResult {
+    EventBody::ToolResult(ToolResultEvent {
         turn,
         call_id: id.into(),
         is_error: false,
@@ -49,35 +53,35 @@ fn tool_result(turn: u64, id: &str) -> EventBody {
         decided_by: None,
         rewrite: None,
         content_blocks: None,
-    }
+    })
 }
 
 fn assistant(turn: u64, calls: Vec<ToolCall>) -> EventBody {
-    EventBody::AssistantMessage {
+    EventBody::AssistantMessage(AssistantMessageEvent {
         turn,
         step: 1,
         content: "hi".into(),
         tool_calls: calls,
         usage: None,
         thinking: None,
-    }
+    })
 }
 
 fn user(turn: u64) -> EventBody {
-    EventBody::UserMessage {
+    EventBody::UserMessage(UserMessageEvent {
         turn,
         content: "hello".into(),
         source: "user".into(),
         original_content: None,
-    }
+    })
 }
 
 fn end(turn: u64) -> EventBody {
-    EventBody::TurnEnd {
+    EventBody::TurnEnd(TurnEndEvent {
         turn,
         reason: TurnEndReason::Completed,
         message: None,
-    }
+    })
 }
 
 fn is_invariant(result: Result<impl Sized, LogError>) -> bool {
@@ -99,7 +103,7 @@ fn events_outside_a_turn_are_refused() {
 #[test]
 fn session_scoped_hook_records_are_allowed_outside_turns() {
     let mut log = SessionLog::in_memory(header()).unwrap();
-    log.append(EventBody::HookInvoked {
+    log.append(EventBody::HookInvoked(HookInvokedEvent {
         turn: None,
         invocation_id: "h1".into(),
         dialect: dsh_protocol::Dialect::Claude,
@@ -110,26 +114,33 @@ fn session_scoped_hook_records_are_allowed_outside_turns() {
         command: "true".into(),
         input: json!({}),
         call_id: None,
-    })
+    }))
     .unwrap();
 }
 
 #[test]
 fn turns_balance_and_number_in_sequence() {
     let mut log = SessionLog::in_memory(header()).unwrap();
-    assert!(is_invariant(log.append(EventBody::TurnStart { turn: 2 })));
-    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
-    assert!(is_invariant(log.append(EventBody::TurnStart { turn: 2 })));
+    assert!(is_invariant(
+        log.append(EventBody::TurnStart(TurnStartEvent { turn: 2 }))
+    ));
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+        .unwrap();
+    assert!(is_invariant(
+        log.append(EventBody::TurnStart(TurnStartEvent { turn: 2 }))
+    ));
     assert!(is_invariant(log.append(end(2))));
     log.append(end(1)).unwrap();
     assert!(is_invariant(log.append(end(1))));
-    log.append(EventBody::TurnStart { turn: 2 }).unwrap();
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 2 }))
+        .unwrap();
 }
 
 #[test]
 fn tool_results_follow_their_batch_of_calls() {
     let mut log = SessionLog::in_memory(header()).unwrap();
-    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+        .unwrap();
     log.append(user(1)).unwrap();
     log.append(assistant(1, vec![call("a"), call("b")]))
         .unwrap();
@@ -141,11 +152,13 @@ fn tool_results_follow_their_batch_of_calls() {
     log.append(tool_call(1, "b")).unwrap();
     log.append(tool_result(1, "a")).unwrap();
     // Surface events cannot interleave with the batch's results.
-    assert!(is_invariant(log.append(EventBody::ContextMessage {
-        turn: 1,
-        content: "x".into(),
-        source: "p".into()
-    })));
+    assert!(is_invariant(log.append(EventBody::ContextMessage(
+        ContextMessageEvent {
+            turn: 1,
+            content: "x".into(),
+            source: "p".into()
+        }
+    ))));
     // The turn cannot end with an unresolved call.
     assert!(is_invariant(log.append(end(1))));
     log.append(tool_result(1, "b")).unwrap();
@@ -156,7 +169,8 @@ fn tool_results_follow_their_batch_of_calls() {
 #[test]
 fn seq_is_gap_free() {
     let mut log = SessionLog::in_memory(header()).unwrap();
-    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+        .unwrap();
     let _ = log.append(end(7));
     log.append(end(1)).unwrap();
     let seqs: Vec<u64> = log.events().iter().map(|e| e.seq).collect();
@@ -168,7 +182,8 @@ fn acknowledged_events_are_on_disk_immediately() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.jsonl");
     let mut log = SessionLog::create(&path, header()).unwrap();
-    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+        .unwrap();
     // Read the file while the log is still open (no drop, no explicit flush).
     let loaded = load(&path).unwrap();
     assert_eq!(loaded.events.len(), 2);
@@ -181,7 +196,8 @@ fn torn_tail_is_reported_not_parsed() {
     let path = dir.path().join("s.jsonl");
     {
         let mut log = SessionLog::create(&path, header()).unwrap();
-        log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+        log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+            .unwrap();
     }
     let mut file = std::fs::OpenOptions::new()
         .append(true)
@@ -219,7 +235,8 @@ fn corrupt_middle_line_names_file_and_line() {
     let path = dir.path().join("s.jsonl");
     {
         let mut log = SessionLog::create(&path, header()).unwrap();
-        log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+        log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+            .unwrap();
     }
     let text = std::fs::read_to_string(&path).unwrap();
     let broken = text.replacen("turn/start", "turn/stort", 1);
@@ -234,7 +251,8 @@ fn resume_reopens_and_appends_after_cutting_a_torn_tail() {
     let path = dir.path().join("s.jsonl");
     {
         let mut log = SessionLog::create(&path, header()).unwrap();
-        log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+        log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+            .unwrap();
         log.append(end(1)).unwrap();
     }
     let mut file = std::fs::OpenOptions::new()
@@ -245,7 +263,8 @@ fn resume_reopens_and_appends_after_cutting_a_torn_tail() {
     let (mut log, torn) = SessionLog::open(&path).unwrap();
     assert!(torn.is_some());
     assert_eq!(log.last_turn(), 1);
-    log.append(EventBody::TurnStart { turn: 2 }).unwrap();
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 2 }))
+        .unwrap();
     let loaded = load(&path).unwrap();
     assert!(loaded.torn_tail.is_none());
     assert_eq!(loaded.events.len(), 4);
@@ -255,36 +274,38 @@ fn resume_reopens_and_appends_after_cutting_a_torn_tail() {
 #[test]
 fn derive_messages_skips_non_surface_events() {
     let mut log = SessionLog::in_memory(header()).unwrap();
-    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
-    log.append(EventBody::PromptBlocked {
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+        .unwrap();
+    log.append(EventBody::PromptBlocked(PromptBlockedEvent {
         turn: 1,
         content: "secret".into(),
         source: "user".into(),
         reason: "no".into(),
-    })
+    }))
     .unwrap();
-    log.append(EventBody::TurnEnd {
+    log.append(EventBody::TurnEnd(TurnEndEvent {
         turn: 1,
         reason: TurnEndReason::Rejected,
         message: None,
-    })
+    }))
     .unwrap();
-    log.append(EventBody::TurnStart { turn: 2 }).unwrap();
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 2 }))
+        .unwrap();
     log.append(user(2)).unwrap();
     log.append(assistant(2, vec![call("a")])).unwrap();
     log.append(tool_call(2, "a")).unwrap();
     log.append(tool_result(2, "a")).unwrap();
-    log.append(EventBody::ContextMessage {
+    log.append(EventBody::ContextMessage(ContextMessageEvent {
         turn: 2,
         content: "ctx".into(),
         source: "p".into(),
-    })
+    }))
     .unwrap();
-    log.append(EventBody::SteeringMessage {
+    log.append(EventBody::SteeringMessage(SteeringMessageEvent {
         turn: 2,
         content: "go on".into(),
         source: "p".into(),
-    })
+    }))
     .unwrap();
     let messages = derive_messages(log.events());
     assert_eq!(
@@ -321,31 +342,32 @@ fn derive_messages_skips_non_surface_events() {
 #[test]
 fn session_commands_sit_between_turns_and_clear_the_model_view() {
     let mut log = SessionLog::in_memory(header()).unwrap();
-    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
-    log.append(EventBody::UserMessage {
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+        .unwrap();
+    log.append(EventBody::UserMessage(UserMessageEvent {
         turn: 1,
         content: "old".into(),
         source: "user".into(),
         original_content: None,
-    })
+    }))
     .unwrap();
     log.append(assistant(1, vec![call("a")])).unwrap();
     log.append(tool_call(1, "a")).unwrap();
     assert!(log.append(EventBody::SessionCleared {}).is_err());
     log.append(tool_result(1, "a")).unwrap();
     assert!(
-        log.append(EventBody::ModelSwitched {
+        log.append(EventBody::ModelSwitched(ModelSwitchedEvent {
             from: "a".into(),
             to: "b".into()
-        })
+        }))
         .is_err()
     );
     log.append(EventBody::SessionCleared {}).unwrap();
-    log.append(EventBody::SteeringMessage {
+    log.append(EventBody::SteeringMessage(SteeringMessageEvent {
         turn: 1,
         content: "again".into(),
         source: "hook".into(),
-    })
+    }))
     .unwrap();
     assert_eq!(
         derive_messages(log.events()),
@@ -353,25 +375,26 @@ fn session_commands_sit_between_turns_and_clear_the_model_view() {
             content: "again".into()
         }]
     );
-    log.append(EventBody::TurnEnd {
+    log.append(EventBody::TurnEnd(TurnEndEvent {
         turn: 1,
         reason: TurnEndReason::Completed,
         message: None,
-    })
+    }))
     .unwrap();
-    log.append(EventBody::ModelSwitched {
+    log.append(EventBody::ModelSwitched(ModelSwitchedEvent {
         from: "a".into(),
         to: "b".into(),
-    })
+    }))
     .unwrap();
     log.append(EventBody::SessionCleared {}).unwrap();
-    log.append(EventBody::TurnStart { turn: 2 }).unwrap();
-    log.append(EventBody::UserMessage {
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 2 }))
+        .unwrap();
+    log.append(EventBody::UserMessage(UserMessageEvent {
         turn: 2,
         content: "new".into(),
         source: "user".into(),
         original_content: None,
-    })
+    }))
     .unwrap();
     assert_eq!(
         derive_messages(log.events()),
@@ -389,55 +412,56 @@ fn nested_runs_are_tagged_and_projected_apart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.jsonl");
     let mut log = SessionLog::create(&path, header()).unwrap();
-    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
-    log.append(EventBody::UserMessage {
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+        .unwrap();
+    log.append(EventBody::UserMessage(UserMessageEvent {
         turn: 1,
         content: "delegate".into(),
         source: "user".into(),
         original_content: None,
-    })
+    }))
     .unwrap();
     let agent_call = ToolCall {
         id: "outer".into(),
         name: "agent".into(),
         arguments: json!({"description": "d", "prompt": "p"}),
     };
-    log.append(EventBody::AssistantMessage {
+    log.append(EventBody::AssistantMessage(AssistantMessageEvent {
         turn: 1,
         step: 1,
         content: String::new(),
         tool_calls: vec![agent_call],
         usage: None,
         thinking: None,
-    })
+    }))
     .unwrap();
     log.append(tool_call(1, "outer")).unwrap();
     let agent = Some("a0123456789abcdef");
     // Untagged, this message would break the parent's open batch.
-    let user = EventBody::UserMessage {
+    let user = EventBody::UserMessage(UserMessageEvent {
         turn: 1,
         content: "p".into(),
         source: "agent".into(),
         original_content: None,
-    };
+    });
     assert!(log.append(user.clone()).is_err());
     log.append_as(user, agent).unwrap();
     log.append_as(
-        EventBody::AssistantMessage {
+        EventBody::AssistantMessage(AssistantMessageEvent {
             turn: 1,
             step: 1,
             content: String::new(),
             tool_calls: vec![call("inner")],
             usage: None,
             thinking: None,
-        },
+        }),
         agent,
     )
     .unwrap();
     // The nested batch has its own rules: an unannounced call is refused.
     assert!(log.append_as(tool_call(1, "other"), agent).is_err());
     log.append_as(tool_call(1, "inner"), agent).unwrap();
-    let inner_result = EventBody::ToolResult {
+    let inner_result = EventBody::ToolResult(ToolResultEvent {
         turn: 1,
         call_id: "inner".into(),
         is_error: false,
@@ -446,21 +470,21 @@ fn nested_runs_are_tagged_and_projected_apart() {
         decided_by: None,
         rewrite: None,
         content_blocks: None,
-    };
+    });
     log.append_as(inner_result, agent).unwrap();
     // Session-level events never belong to a subagent.
     assert!(
         log.append_as(
-            EventBody::TurnEnd {
+            EventBody::TurnEnd(TurnEndEvent {
                 turn: 1,
                 reason: TurnEndReason::Completed,
                 message: None
-            },
+            }),
             agent
         )
         .is_err()
     );
-    log.append(EventBody::ToolResult {
+    log.append(EventBody::ToolResult(ToolResultEvent {
         turn: 1,
         call_id: "outer".into(),
         is_error: false,
@@ -469,13 +493,13 @@ fn nested_runs_are_tagged_and_projected_apart() {
         decided_by: None,
         rewrite: None,
         content_blocks: None,
-    })
+    }))
     .unwrap();
-    log.append(EventBody::TurnEnd {
+    log.append(EventBody::TurnEnd(TurnEndEvent {
         turn: 1,
         reason: TurnEndReason::Completed,
         message: None,
-    })
+    }))
     .unwrap();
     drop(log);
 

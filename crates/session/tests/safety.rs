@@ -6,26 +6,28 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use dsh_protocol::{EventBody, TurnEndReason};
+use dsh_protocol::{
+    EventBody, SessionHeaderEvent, TurnEndEvent, TurnEndReason, TurnStartEvent, UserMessageEvent,
+};
 use dsh_session::{LockWait, LogError, LogWriter, SessionLog, load};
 
 fn header() -> EventBody {
-    EventBody::SessionHeader {
+    EventBody::SessionHeader(SessionHeaderEvent {
         session_id: "s1".into(),
         cwd: "/tmp".into(),
         version: "test".into(),
         notices: vec![],
         provider_api: None,
-    }
+    })
 }
 
 fn user(turn: u64, text: &str) -> EventBody {
-    EventBody::UserMessage {
+    EventBody::UserMessage(UserMessageEvent {
         turn,
         content: text.into(),
         source: "user".into(),
         original_content: None,
-    }
+    })
 }
 
 /// A file whose next write, once armed, stops half-way with ENOSPC — what a
@@ -68,7 +70,8 @@ fn a_failed_append_is_cut_back_and_later_events_stay_readable() {
         header(),
     )
     .unwrap();
-    log.append(EventBody::TurnStart { turn: 1 }).unwrap();
+    log.append(EventBody::TurnStart(TurnStartEvent { turn: 1 }))
+        .unwrap();
     armed.store(true, Ordering::SeqCst);
     let err = log.append(user(1, "lost to a full disk")).unwrap_err();
     assert!(
@@ -89,11 +92,11 @@ fn a_failed_append_is_cut_back_and_later_events_stay_readable() {
     );
     // The log goes on where it left off: same seq, no glued line.
     log.append(user(1, "after the disk had room")).unwrap();
-    log.append(EventBody::TurnEnd {
+    log.append(EventBody::TurnEnd(TurnEndEvent {
         turn: 1,
         reason: TurnEndReason::Error,
         message: None,
-    })
+    }))
     .unwrap();
     let loaded = load(&path).unwrap();
     assert_eq!(loaded.torn_tail, None);

@@ -194,9 +194,10 @@ pub fn run(args: InteractiveArgs) -> anyhow::Result<ExitStatus> {
 /// The usage the session's last reply reported (a resumed session).
 fn last_usage(events: &[dsh_protocol::Event]) -> Option<dsh_protocol::TokenUsage> {
     events.iter().rev().find_map(|event| {
-        if let dsh_protocol::EventBody::AssistantMessage {
-            usage: Some(usage), ..
-        } = &event.body
+        if let dsh_protocol::EventBody::AssistantMessage(dsh_protocol::AssistantMessageEvent {
+            usage: Some(usage),
+            ..
+        }) = &event.body
         {
             Some(*usage)
         } else {

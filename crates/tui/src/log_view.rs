@@ -5,7 +5,13 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use dsh_protocol::{EventBody, HookOutcomeKind};
+use dsh_protocol::{
+    AssistantMessageEvent, CompactionCompletedEvent, CompactionFailedEvent, CompactionStartedEvent,
+    ContextMessageEvent, EventBody, HookInvokedEvent, HookOutcomeKind, HookResultEvent,
+    ModelSwitchedEvent, PromptBlockedEvent, SeamNoteEvent, SessionHeaderEvent,
+    SteeringMessageEvent, ToolCallEvent, ToolResultEvent, TurnEndEvent, TurnStartEvent,
+    UserMessageEvent,
+};
 
 pub use crate::terminal::ColorChoice;
 
@@ -86,24 +92,24 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
     for event in events {
         let start = out.len();
         let _ = match &event.body {
-            EventBody::SessionHeader { .. }
-            | EventBody::TurnStart { .. }
+            EventBody::SessionHeader(_)
+            | EventBody::TurnStart(_)
             | EventBody::SessionCleared { .. }
-            | EventBody::ModelSwitched { .. }
-            | EventBody::UserMessage { .. }
-            | EventBody::PromptBlocked { .. }
-            | EventBody::AssistantMessage { .. }
-            | EventBody::ToolCall { .. }
-            | EventBody::ToolResult { .. } => render_conversation(&mut out, &event.body, paint),
-            EventBody::ContextMessage { .. }
-            | EventBody::SteeringMessage { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionCompleted { .. }
-            | EventBody::CompactionFailed { .. }
-            | EventBody::TurnEnd { .. }
-            | EventBody::SeamNote { .. }
-            | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. } => render_activity(&mut out, &event.body, paint),
+            | EventBody::ModelSwitched(_)
+            | EventBody::UserMessage(_)
+            | EventBody::PromptBlocked(_)
+            | EventBody::AssistantMessage(_)
+            | EventBody::ToolCall(_)
+            | EventBody::ToolResult(_) => render_conversation(&mut out, &event.body, paint),
+            EventBody::ContextMessage(_)
+            | EventBody::SteeringMessage(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionCompleted(_)
+            | EventBody::CompactionFailed(_)
+            | EventBody::TurnEnd(_)
+            | EventBody::SeamNote(_)
+            | EventBody::HookInvoked(_)
+            | EventBody::HookResult(_) => render_activity(&mut out, &event.body, paint),
         };
         // A subagent's events (tagged with its id) are shown indented under
         // a line naming it, inside the parent's `agent` call.
@@ -125,13 +131,13 @@ fn render(events: &[dsh_protocol::Event], paint: &Paint) -> String {
 /// The conversation: the header, turns, prompts, replies and tool calls.
 fn render_conversation(out: &mut String, body: &EventBody, paint: &Paint) -> std::fmt::Result {
     match body {
-        EventBody::SessionHeader {
+        EventBody::SessionHeader(SessionHeaderEvent {
             session_id,
             cwd,
             version,
             notices,
             provider_api,
-        } => {
+        }) => {
             let _ = writeln!(
                 out,
                 "{} {session_id}  {}  dsh {version}",
@@ -146,7 +152,7 @@ fn render_conversation(out: &mut String, body: &EventBody, paint: &Paint) -> std
             }
             Ok(())
         }
-        EventBody::TurnStart { turn } => {
+        EventBody::TurnStart(TurnStartEvent { turn }) => {
             writeln!(out, "\n{}", paint.bold(&format!("── turn {turn} ──")))
         }
         EventBody::SessionCleared {} => writeln!(
@@ -154,15 +160,15 @@ fn render_conversation(out: &mut String, body: &EventBody, paint: &Paint) -> std
             "\n{}",
             paint.bold("── /clear: the conversation starts again ──")
         ),
-        EventBody::ModelSwitched { from, to } => {
+        EventBody::ModelSwitched(ModelSwitchedEvent { from, to }) => {
             writeln!(out, "{} {from} → {to}", paint.bold("/model"))
         }
-        EventBody::UserMessage {
+        EventBody::UserMessage(UserMessageEvent {
             content,
             source,
             original_content,
             ..
-        } => {
+        }) => {
             let _ = writeln!(
                 out,
                 "{} {}",
@@ -174,24 +180,24 @@ fn render_conversation(out: &mut String, body: &EventBody, paint: &Paint) -> std
             }
             Ok(())
         }
-        EventBody::PromptBlocked {
+        EventBody::PromptBlocked(PromptBlockedEvent {
             content,
             source,
             reason,
             ..
-        } => writeln!(
+        }) => writeln!(
             out,
             "{} {}\n{}",
             paint.red(&format!("{source} › [blocked]")),
             content,
             indent(reason, "  ")
         ),
-        EventBody::AssistantMessage {
+        EventBody::AssistantMessage(AssistantMessageEvent {
             content,
             tool_calls,
             step,
             ..
-        } => {
+        }) => {
             if !content.is_empty() {
                 let _ = writeln!(
                     out,
@@ -211,14 +217,14 @@ fn render_conversation(out: &mut String, body: &EventBody, paint: &Paint) -> std
             }
             Ok(())
         }
-        EventBody::ToolCall {
+        EventBody::ToolCall(ToolCallEvent {
             call_id,
             tool,
             arguments,
             original_arguments,
             rewritten_by,
             ..
-        } => {
+        }) => {
             if let (Some(original), Some(by)) = (original_arguments, rewritten_by) {
                 let _ = writeln!(
                     out,
@@ -228,7 +234,7 @@ fn render_conversation(out: &mut String, body: &EventBody, paint: &Paint) -> std
             }
             Ok(())
         }
-        EventBody::ToolResult {
+        EventBody::ToolResult(ToolResultEvent {
             call_id,
             is_error,
             content,
@@ -236,7 +242,7 @@ fn render_conversation(out: &mut String, body: &EventBody, paint: &Paint) -> std
             decided_by,
             rewrite,
             ..
-        } => {
+        }) => {
             let label = if *is_error {
                 paint.red(&format!("  error [{call_id}]"))
             } else {
@@ -274,43 +280,43 @@ fn render_conversation(out: &mut String, body: &EventBody, paint: &Paint) -> std
                 indent(&clip(content, 8), "    ")
             )
         }
-        EventBody::ContextMessage { .. }
-        | EventBody::SteeringMessage { .. }
-        | EventBody::CompactionStarted { .. }
-        | EventBody::CompactionCompleted { .. }
-        | EventBody::CompactionFailed { .. }
-        | EventBody::TurnEnd { .. }
-        | EventBody::SeamNote { .. }
-        | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. } => Ok(()),
+        EventBody::ContextMessage(_)
+        | EventBody::SteeringMessage(_)
+        | EventBody::CompactionStarted(_)
+        | EventBody::CompactionCompleted(_)
+        | EventBody::CompactionFailed(_)
+        | EventBody::TurnEnd(_)
+        | EventBody::SeamNote(_)
+        | EventBody::HookInvoked(_)
+        | EventBody::HookResult(_) => Ok(()),
     }
 }
 
 /// What happened around it: context, steering, compaction, turn ends, seam notes and hooks.
 fn render_activity(out: &mut String, body: &EventBody, paint: &Paint) -> std::fmt::Result {
     match body {
-        EventBody::ContextMessage {
+        EventBody::ContextMessage(ContextMessageEvent {
             content, source, ..
-        } => writeln!(
+        }) => writeln!(
             out,
             "  {} {}",
             paint.dim(&format!("context from {source}:")),
             indent(&clip(content, 6), "    ").trim_start()
         ),
-        EventBody::SteeringMessage {
+        EventBody::SteeringMessage(SteeringMessageEvent {
             content, source, ..
-        } => writeln!(
+        }) => writeln!(
             out,
             "  {} {}",
             paint.yellow(&format!("steering from {source}:")),
             content
         ),
-        EventBody::CompactionStarted {
+        EventBody::CompactionStarted(CompactionStartedEvent {
             trigger,
             custom_instructions,
             estimated_tokens,
             ..
-        } => {
+        }) => {
             let label = paint.yellow(&format!("compaction ({}):", trigger.as_str()));
             match custom_instructions {
                 Some(text) => writeln!(
@@ -320,14 +326,14 @@ fn render_activity(out: &mut String, body: &EventBody, paint: &Paint) -> std::fm
                 None => writeln!(out, "  {label} started at ~{estimated_tokens} tokens"),
             }
         }
-        EventBody::CompactionCompleted {
+        EventBody::CompactionCompleted(CompactionCompletedEvent {
             trigger,
             summary,
             summarized_by,
             kept_from_seq,
             contexts,
             ..
-        } => {
+        }) => {
             let kept = match kept_from_seq {
                 Some(seq) => format!("kept verbatim from event {seq}"),
                 None => "nothing kept verbatim".to_owned(),
@@ -348,9 +354,9 @@ fn render_activity(out: &mut String, body: &EventBody, paint: &Paint) -> std::fm
             }
             Ok(())
         }
-        EventBody::CompactionFailed {
+        EventBody::CompactionFailed(CompactionFailedEvent {
             trigger, reason, ..
-        } => writeln!(
+        }) => writeln!(
             out,
             "  {} {reason}",
             paint.red(&format!(
@@ -358,11 +364,11 @@ fn render_activity(out: &mut String, body: &EventBody, paint: &Paint) -> std::fm
                 trigger.as_str()
             ))
         ),
-        EventBody::TurnEnd {
+        EventBody::TurnEnd(TurnEndEvent {
             turn,
             reason,
             message,
-        } => {
+        }) => {
             let text = format!("── turn {turn} ended: {}", reason.as_str());
             let text = match reason {
                 dsh_protocol::TurnEndReason::Completed => paint.bold(&text),
@@ -377,13 +383,13 @@ fn render_activity(out: &mut String, body: &EventBody, paint: &Paint) -> std::fm
                 None => writeln!(out, "{text}"),
             }
         }
-        EventBody::SeamNote {
+        EventBody::SeamNote(SeamNoteEvent {
             seam,
             plugin,
             kind,
             message,
             ..
-        } => writeln!(
+        }) => writeln!(
             out,
             "  {} {seam} [{plugin}] {}: {message}",
             paint.yellow("seam note"),
@@ -392,20 +398,20 @@ fn render_activity(out: &mut String, body: &EventBody, paint: &Paint) -> std::fm
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default()
         ),
-        EventBody::HookInvoked {
+        EventBody::HookInvoked(HookInvokedEvent {
             dialect,
             event: hook_event,
             command,
             invocation_id,
             ..
-        } => writeln!(
+        }) => writeln!(
             out,
             "  {} {} {hook_event} `{command}` [{}]",
             paint.dim("hook"),
             dialect.as_str(),
             short(invocation_id)
         ),
-        EventBody::HookResult {
+        EventBody::HookResult(HookResultEvent {
             invocation_id,
             outcome,
             exit_code,
@@ -414,7 +420,7 @@ fn render_activity(out: &mut String, body: &EventBody, paint: &Paint) -> std::fm
             stderr,
             http_status,
             ..
-        } => {
+        }) => {
             let how = match outcome {
                 HookOutcomeKind::HttpError => {
                     format!("HTTP status {}", http_status.unwrap_or_default())
@@ -438,15 +444,15 @@ fn render_activity(out: &mut String, body: &EventBody, paint: &Paint) -> std::fm
             }
             Ok(())
         }
-        EventBody::SessionHeader { .. }
-        | EventBody::TurnStart { .. }
+        EventBody::SessionHeader(_)
+        | EventBody::TurnStart(_)
         | EventBody::SessionCleared { .. }
-        | EventBody::ModelSwitched { .. }
-        | EventBody::UserMessage { .. }
-        | EventBody::PromptBlocked { .. }
-        | EventBody::AssistantMessage { .. }
-        | EventBody::ToolCall { .. }
-        | EventBody::ToolResult { .. } => Ok(()),
+        | EventBody::ModelSwitched(_)
+        | EventBody::UserMessage(_)
+        | EventBody::PromptBlocked(_)
+        | EventBody::AssistantMessage(_)
+        | EventBody::ToolCall(_)
+        | EventBody::ToolResult(_) => Ok(()),
     }
 }
 

@@ -314,10 +314,12 @@ fn observers(
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .observe(e);
-            if let dsh_protocol::EventBody::AssistantMessage {
-                usage: Some(reported),
-                ..
-            } = &e.body
+            if let dsh_protocol::EventBody::AssistantMessage(
+                dsh_protocol::AssistantMessageEvent {
+                    usage: Some(reported),
+                    ..
+                },
+            ) = &e.body
             {
                 *usage.lock().unwrap_or_else(PoisonError::into_inner) = Some(*reported);
             }

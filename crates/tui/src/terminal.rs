@@ -15,7 +15,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use dsh_protocol::{Event, EventBody, TurnEndReason};
+use dsh_protocol::{
+    AssistantMessageEvent, ContextMessageEvent, Event, EventBody, HookInvokedEvent,
+    HookResultEvent, PromptBlockedEvent, SteeringMessageEvent, ToolCallEvent, ToolResultEvent,
+    TurnEndReason, UserMessageEvent,
+};
 use dsh_seams::{NoticeLevel, UserNotice};
 use serde_json::Value;
 
@@ -270,34 +274,34 @@ impl Terminal {
     pub fn event(&self, event: &Event) {
         match &event.body {
             // `/clear` and `/model` tell the user through notices.
-            EventBody::SeamNote { .. }
-            | EventBody::SessionHeader { .. }
-            | EventBody::TurnStart { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionCompleted { .. }
-            | EventBody::CompactionFailed { .. }
+            EventBody::SeamNote(_)
+            | EventBody::SessionHeader(_)
+            | EventBody::TurnStart(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionCompleted(_)
+            | EventBody::CompactionFailed(_)
             | EventBody::SessionCleared { .. }
-            | EventBody::ModelSwitched { .. }
-            | EventBody::TurnEnd { .. } => {}
-            EventBody::UserMessage {
+            | EventBody::ModelSwitched(_)
+            | EventBody::TurnEnd(_) => {}
+            EventBody::UserMessage(UserMessageEvent {
                 content,
                 original_content: Some(_),
                 ..
-            } => self.lines(
+            }) => self.lines(
                 Tone::Warn,
                 &format!(
                     "↳ prompt rewritten by a hook: {}",
                     truncate(content, LINE_CHARS)
                 ),
             ),
-            EventBody::UserMessage { .. } => {
+            EventBody::UserMessage(_) => {
                 self.with_state(|state, _| state.fresh_turn = true);
                 self.wait_for_model();
             }
-            EventBody::PromptBlocked { reason, .. } => {
+            EventBody::PromptBlocked(PromptBlockedEvent { reason, .. }) => {
                 self.lines(Tone::Bad, &format!("✗ prompt blocked: {reason}"));
             }
-            EventBody::AssistantMessage { content, .. } => {
+            EventBody::AssistantMessage(AssistantMessageEvent { content, .. }) => {
                 let color = self.color;
                 self.with_state(|state, out| {
                     state.stop_waiting();
@@ -315,14 +319,14 @@ impl Terminal {
                     out.push_str(&rest);
                 });
             }
-            EventBody::ToolCall {
+            EventBody::ToolCall(ToolCallEvent {
                 call_id,
                 tool,
                 arguments,
                 original_arguments,
                 rewritten_by,
                 ..
-            } => {
+            }) => {
                 self.with_state(|state, _| {
                     state.stop_waiting();
                     if let Some(change) = PendingChange::capture(&state.cwd, tool, arguments) {
@@ -344,13 +348,13 @@ impl Terminal {
                     );
                 }
             }
-            EventBody::ToolResult {
+            EventBody::ToolResult(ToolResultEvent {
                 call_id,
                 is_error,
                 content,
                 disposition,
                 ..
-            } => {
+            }) => {
                 let executed = !*is_error && disposition.as_deref().is_none_or(|d| d == "executed");
                 let (pending, cwd) =
                     self.with_state(|state, _| (state.changes.remove(call_id), state.cwd.clone()));
@@ -379,32 +383,32 @@ impl Terminal {
             }
             // Hook context (UserPromptSubmit, SessionStart) reaches the
             // model each prompt: shown only when everything is.
-            EventBody::ContextMessage { .. } if !self.verbose() => {}
-            EventBody::ContextMessage {
+            EventBody::ContextMessage(_) if !self.verbose() => {}
+            EventBody::ContextMessage(ContextMessageEvent {
                 content, source, ..
-            } => self.lines(
+            }) => self.lines(
                 Tone::Dim,
                 &format!(
                     "  + context from {source}: {}",
                     truncate(first_line(content), LINE_CHARS)
                 ),
             ),
-            EventBody::SteeringMessage {
+            EventBody::SteeringMessage(SteeringMessageEvent {
                 content, source, ..
-            } => self.lines(
+            }) => self.lines(
                 Tone::Warn,
                 &format!(
                     "↻ {source} keeps the turn going: {}",
                     truncate(content, LINE_CHARS)
                 ),
             ),
-            EventBody::HookInvoked {
+            EventBody::HookInvoked(HookInvokedEvent {
                 invocation_id,
                 dialect,
                 event,
                 command,
                 ..
-            } => {
+            }) => {
                 // The command shortened in the middle: its program and its
                 // last argument both stay readable.
                 let label = format!(
@@ -422,14 +426,14 @@ impl Terminal {
                     });
                 });
             }
-            EventBody::HookResult { .. } => self.hook_result(&event.body),
+            EventBody::HookResult(_) => self.hook_result(&event.body),
         }
     }
 
     /// A finished hook: one line saying what it did (routine runs only
     /// when everything is shown), and its full text for `/last`.
     fn hook_result(&self, body: &EventBody) {
-        let EventBody::HookResult {
+        let EventBody::HookResult(HookResultEvent {
             invocation_id,
             outcome,
             exit_code,
@@ -440,7 +444,7 @@ impl Terminal {
             stdout,
             stderr,
             ..
-        } = body
+        }) = body
         else {
             return;
         };

@@ -2,7 +2,7 @@
 //! the session's at `transcript_path`, each subagent's in its sidechain,
 //! and the prompt ids later payloads carry.
 
-use dsh_protocol::{Event, EventBody};
+use dsh_protocol::{Event, EventBody, SessionHeaderEvent, ToolResultEvent, TurnStartEvent};
 
 use super::{State, prompt_id_for};
 use crate::dialect::Claude;
@@ -12,9 +12,9 @@ use crate::transcript::Transcript;
 /// session's header and each turn's prompt id).
 pub(super) fn on_event(claude: &Claude, state: &mut State, event: &Event) {
     match &event.body {
-        EventBody::SessionHeader {
+        EventBody::SessionHeader(SessionHeaderEvent {
             session_id, cwd, ..
-        } => {
+        }) => {
             if state.transcript.is_none() {
                 state.transcript = Some(Transcript::new(
                     claude.transcript_path(session_id),
@@ -24,7 +24,7 @@ pub(super) fn on_event(claude: &Claude, state: &mut State, event: &Event) {
             }
             return;
         }
-        EventBody::TurnStart { turn } => {
+        EventBody::TurnStart(TurnStartEvent { turn }) => {
             let session_id = state
                 .transcript
                 .as_ref()
@@ -38,50 +38,50 @@ pub(super) fn on_event(claude: &Claude, state: &mut State, event: &Event) {
             state.last_prompt_id = Some(id);
             return;
         }
-        EventBody::UserMessage { .. }
-        | EventBody::PromptBlocked { .. }
-        | EventBody::AssistantMessage { .. }
-        | EventBody::ToolCall { .. }
-        | EventBody::ToolResult { .. }
-        | EventBody::ContextMessage { .. }
-        | EventBody::SteeringMessage { .. }
-        | EventBody::TurnEnd { .. }
-        | EventBody::CompactionStarted { .. }
-        | EventBody::CompactionCompleted { .. }
-        | EventBody::CompactionFailed { .. }
-        | EventBody::HookInvoked { .. }
-        | EventBody::HookResult { .. }
-        | EventBody::SeamNote { .. }
+        EventBody::UserMessage(_)
+        | EventBody::PromptBlocked(_)
+        | EventBody::AssistantMessage(_)
+        | EventBody::ToolCall(_)
+        | EventBody::ToolResult(_)
+        | EventBody::ContextMessage(_)
+        | EventBody::SteeringMessage(_)
+        | EventBody::TurnEnd(_)
+        | EventBody::CompactionStarted(_)
+        | EventBody::CompactionCompleted(_)
+        | EventBody::CompactionFailed(_)
+        | EventBody::HookInvoked(_)
+        | EventBody::HookResult(_)
+        | EventBody::SeamNote(_)
         | EventBody::SessionCleared { .. }
-        | EventBody::ModelSwitched { .. } => {}
+        | EventBody::ModelSwitched(_) => {}
     }
     let prompt_id = state.last_prompt_id.clone();
     if let Some(agent_id) = &event.agent_id {
         // A subagent's events go to its sidechain transcript; its tool
         // responses were stashed on the session's.
         let response = match &event.body {
-            EventBody::ToolResult { call_id, .. } => state
+            EventBody::ToolResult(ToolResultEvent { call_id, .. }) => state
                 .transcript
                 .as_mut()
                 .and_then(|t| t.tool_responses.remove(call_id))
                 .map(|r| (call_id.clone(), r)),
-            EventBody::SessionHeader { .. }
-            | EventBody::TurnStart { .. }
-            | EventBody::UserMessage { .. }
-            | EventBody::PromptBlocked { .. }
-            | EventBody::AssistantMessage { .. }
-            | EventBody::ToolCall { .. }
-            | EventBody::ContextMessage { .. }
-            | EventBody::SteeringMessage { .. }
-            | EventBody::TurnEnd { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionCompleted { .. }
-            | EventBody::CompactionFailed { .. }
-            | EventBody::HookInvoked { .. }
-            | EventBody::HookResult { .. }
-            | EventBody::SeamNote { .. }
+            EventBody::SessionHeader(_)
+            | EventBody::TurnStart(_)
+            | EventBody::UserMessage(_)
+            | EventBody::PromptBlocked(_)
+            | EventBody::AssistantMessage(_)
+            | EventBody::ToolCall(_)
+            | EventBody::ContextMessage(_)
+            | EventBody::SteeringMessage(_)
+            | EventBody::TurnEnd(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionCompleted(_)
+            | EventBody::CompactionFailed(_)
+            | EventBody::HookInvoked(_)
+            | EventBody::HookResult(_)
+            | EventBody::SeamNote(_)
             | EventBody::SessionCleared { .. }
-            | EventBody::ModelSwitched { .. } => None,
+            | EventBody::ModelSwitched(_) => None,
         };
         let State {
             transcript,

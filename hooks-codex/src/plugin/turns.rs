@@ -4,7 +4,7 @@
 use dsh_hook_runner::RunRecord as ProcessFacts;
 use dsh_hook_runner::{HookProgram, HookSpec};
 use dsh_hooks::{BridgePlugin, Cx, Dialect as _, Fire, Flow, Record, Winner};
-use dsh_protocol::{Dialect, EventBody, HookDecision, Seam, TurnEndReason};
+use dsh_protocol::{Dialect, EventBody, HookDecision, HookInvokedEvent, Seam, TurnEndReason};
 use dsh_seams::{
     CancellationToken, ContinuationDecision, ContinuationInput, NoticeLevel, SeamContext,
     TurnSummary, UserNotice,
@@ -146,7 +146,7 @@ async fn run_notify(
     let mut argv = args.to_vec();
     argv.push(json_arg);
     let invocation_id = ctx.sink.new_id();
-    ctx.sink.record(EventBody::HookInvoked {
+    ctx.sink.record(EventBody::HookInvoked(HookInvokedEvent {
         turn: None,
         invocation_id: invocation_id.clone(),
         dialect: Dialect::Codex,
@@ -157,7 +157,7 @@ async fn run_notify(
         command: notify.command(),
         input: payload::to_json(&payload),
         call_id: None,
-    });
+    }));
     let run = plugin
         .engine()
         .runner()

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_protocol::EventBody;
+use dsh_protocol::{EventBody, HookResultEvent};
 
 /// A stream whose JSON encoding would exceed this many bytes is spilled.
 pub(crate) const INLINE_LIMIT: usize = 16 * 1024;
@@ -31,13 +31,13 @@ pub(crate) fn spill_dir(log_path: Option<&Path>) -> Option<PathBuf> {
 
 /// Bounds a `hook/result`'s streams (other events pass unchanged).
 pub(crate) fn bound(body: &mut EventBody, dir: Option<&Path>) {
-    if let EventBody::HookResult {
+    if let EventBody::HookResult(HookResultEvent {
         invocation_id,
         stdout,
         stderr,
         parsed_output,
         ..
-    } = body
+    }) = body
     {
         let spilled = bound_stream(stdout, dir, invocation_id, "stdout");
         bound_stream(stderr, dir, invocation_id, "stderr");
@@ -131,7 +131,7 @@ mod tests {
     use dsh_protocol::{HookDecision, HookOutcomeKind};
 
     fn result(stdout: String, stderr: String, parsed: Option<serde_json::Value>) -> EventBody {
-        EventBody::HookResult {
+        EventBody::HookResult(HookResultEvent {
             turn: Some(1),
             invocation_id: "0123-abcd".to_owned(),
             outcome: HookOutcomeKind::Exited,
@@ -145,17 +145,17 @@ mod tests {
             http_status: None,
             parsed_output: parsed,
             decision: Box::new(HookDecision::default()),
-        }
+        })
     }
 
     fn streams(body: &EventBody) -> (String, String, Option<serde_json::Value>) {
         match body {
-            EventBody::HookResult {
+            EventBody::HookResult(HookResultEvent {
                 stdout,
                 stderr,
                 parsed_output,
                 ..
-            } => (stdout.clone(), stderr.clone(), parsed_output.clone()),
+            }) => (stdout.clone(), stderr.clone(), parsed_output.clone()),
             _ => panic!("not a hook result"),
         }
     }
@@ -236,7 +236,7 @@ mod tests {
     fn an_odd_invocation_id_is_not_a_file_name() {
         let tmp = tempfile::tempdir().unwrap();
         let mut body = result("y".repeat(50_000), String::new(), None);
-        if let EventBody::HookResult { invocation_id, .. } = &mut body {
+        if let EventBody::HookResult(HookResultEvent { invocation_id, .. }) = &mut body {
             *invocation_id = "../escape".to_owned();
         }
         bound(&mut body, Some(tmp.path()));

@@ -5,7 +5,10 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::PoisonError;
 
-use dsh_protocol::{EventBody, TurnEndReason};
+use dsh_protocol::{
+    EventBody, ModelSwitchedEvent, SeamNoteEvent, ToolCallEvent, ToolResultEvent, TurnEndEvent,
+    TurnEndReason,
+};
 use dsh_seams::{
     CancellationToken, Notification, SeamContext, SessionEndReason, SessionSink,
     SessionStartSource, TurnControl, UserNotice,
@@ -31,11 +34,11 @@ impl Agent {
             "recovered",
             "This call did not finish: the session ended before its result was recorded.",
         )?;
-        self.append(EventBody::TurnEnd {
+        self.append(EventBody::TurnEnd(TurnEndEvent {
             turn,
             reason: TurnEndReason::Interrupted,
             message: Some("dsh stopped before this turn ended; closed on resume".to_owned()),
-        })?;
+        }))?;
         Ok(())
     }
 
@@ -52,7 +55,7 @@ impl Agent {
         content: &str,
     ) -> Result<(), AgentError> {
         for call_id in uncalled {
-            self.append(EventBody::ToolCall {
+            self.append(EventBody::ToolCall(ToolCallEvent {
                 turn,
                 call_id: call_id.clone(),
                 execution_id: format!("exec_{label}_{call_id}"),
@@ -63,10 +66,10 @@ impl Agent {
                 rewritten_by: None,
                 rewrite_conflicts: Vec::new(),
                 provider_call_id: None,
-            })?;
+            }))?;
         }
         for call_id in unresolved {
-            self.append(EventBody::ToolResult {
+            self.append(EventBody::ToolResult(ToolResultEvent {
                 turn,
                 call_id,
                 is_error: true,
@@ -75,7 +78,7 @@ impl Agent {
                 decided_by: None,
                 rewrite: None,
                 content_blocks: None,
-            })?;
+            }))?;
         }
         Ok(())
     }
@@ -167,7 +170,7 @@ impl Agent {
                 .await
                 .unwrap_or_default();
             if let dsh_seams::DisplayDecision::Replace { text } = decision {
-                self.append(EventBody::SeamNote {
+                self.append(EventBody::SeamNote(SeamNoteEvent {
                     turn: Some(turn),
                     seam: dsh_protocol::Seam::MessageDisplay,
                     plugin: plugin.name().to_owned(),
@@ -176,7 +179,7 @@ impl Agent {
                     detail: Some(dsh_protocol::SeamNoteDetail::Shown(
                         dsh_protocol::ShownText { text },
                     )),
-                })?;
+                }))?;
                 break;
             }
         }
@@ -268,10 +271,10 @@ impl Agent {
                 return Ok(Err(reason));
             }
         }
-        self.append(EventBody::ModelSwitched {
+        self.append(EventBody::ModelSwitched(ModelSwitchedEvent {
             from,
             to: name.to_owned(),
-        })?;
+        }))?;
         self.model_override = Some(name.to_owned());
         self.sink.tell_user(UserNotice {
             source: "dsh".to_owned(),

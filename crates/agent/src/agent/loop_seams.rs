@@ -9,7 +9,8 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_protocol::{
-    EventBody, ModelReply, ModelRequest, RequestRecord, Seam, SeamNoteDetail, SeamNoteKind,
+    EventBody, ModelReply, ModelRequest, RequestRecord, Seam, SeamNoteDetail, SeamNoteEvent,
+    SeamNoteKind, SteeringMessageEvent,
 };
 use dsh_seams::{
     ContextDecision, NoticeLevel, ProviderRequestDecision, SeamContext, SessionSink, StepReport,
@@ -134,14 +135,14 @@ impl Agent {
         message: String,
         detail: Option<SeamNoteDetail>,
     ) -> Result<(), AgentError> {
-        self.append(EventBody::SeamNote {
+        self.append(EventBody::SeamNote(SeamNoteEvent {
             turn: Some(turn),
             seam,
             plugin: plugin.to_owned(),
             kind,
             message,
             detail,
-        })?;
+        }))?;
         Ok(())
     }
 
@@ -155,11 +156,11 @@ impl Agent {
         let taken = queue.take(mode);
         let delivered = !taken.is_empty();
         for message in taken {
-            self.append(EventBody::SteeringMessage {
+            self.append(EventBody::SteeringMessage(SteeringMessageEvent {
                 turn,
                 content: message.text,
                 source: message.source,
-            })?;
+            }))?;
         }
         Ok(delivered)
     }

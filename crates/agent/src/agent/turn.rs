@@ -5,7 +5,10 @@
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 
-use dsh_protocol::{EventBody, Message, ModelReply, ModelRequest, ToolCall, TurnEndReason};
+use dsh_protocol::{
+    AssistantMessageEvent, EventBody, Message, ModelReply, ModelRequest, PromptBlockedEvent,
+    SteeringMessageEvent, ToolCall, TurnEndEvent, TurnEndReason, TurnStartEvent, UserMessageEvent,
+};
 use dsh_seams::{
     CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, PromptDecision,
     PromptInput, SeamContext, SessionSink, SessionStartSource, StepReport, StoppedPrompt,
@@ -43,24 +46,26 @@ impl Agent {
                 .iter()
                 .rev()
                 .find_map(|event| match &event.body {
-                    EventBody::AssistantMessage { content, .. } => Some(content.clone()),
-                    EventBody::TurnStart { .. } => Some(String::new()),
-                    EventBody::SessionHeader { .. }
-                    | EventBody::UserMessage { .. }
-                    | EventBody::PromptBlocked { .. }
-                    | EventBody::ToolCall { .. }
-                    | EventBody::ToolResult { .. }
-                    | EventBody::ContextMessage { .. }
-                    | EventBody::SteeringMessage { .. }
-                    | EventBody::TurnEnd { .. }
-                    | EventBody::CompactionStarted { .. }
-                    | EventBody::CompactionCompleted { .. }
-                    | EventBody::CompactionFailed { .. }
-                    | EventBody::HookInvoked { .. }
-                    | EventBody::HookResult { .. }
-                    | EventBody::SeamNote { .. }
+                    EventBody::AssistantMessage(AssistantMessageEvent { content, .. }) => {
+                        Some(content.clone())
+                    }
+                    EventBody::TurnStart(_) => Some(String::new()),
+                    EventBody::SessionHeader(_)
+                    | EventBody::UserMessage(_)
+                    | EventBody::PromptBlocked(_)
+                    | EventBody::ToolCall(_)
+                    | EventBody::ToolResult(_)
+                    | EventBody::ContextMessage(_)
+                    | EventBody::SteeringMessage(_)
+                    | EventBody::TurnEnd(_)
+                    | EventBody::CompactionStarted(_)
+                    | EventBody::CompactionCompleted(_)
+                    | EventBody::CompactionFailed(_)
+                    | EventBody::HookInvoked(_)
+                    | EventBody::HookResult(_)
+                    | EventBody::SeamNote(_)
                     | EventBody::SessionCleared { .. }
-                    | EventBody::ModelSwitched { .. } => None,
+                    | EventBody::ModelSwitched(_) => None,
                 });
             (
                 log.open_turn(),
@@ -86,11 +91,11 @@ impl Agent {
                 "unrecorded",
                 "This call's result could not be recorded: the session log failed.",
             )?;
-            self.append(EventBody::TurnEnd {
+            self.append(EventBody::TurnEnd(TurnEndEvent {
                 turn,
                 reason: TurnEndReason::Error,
                 message: Some(message.clone()),
-            })
+            }))
         })();
         match closed {
             Ok(_) => Ok(TurnOutcome {
@@ -117,7 +122,7 @@ impl Agent {
         let turn = self.sink.with_log(|log| log.last_turn()) + 1;
         // The turn opens before prompt policy, so a veto is a durable,
         // zero-step `rejected` turn.
-        self.append(EventBody::TurnStart { turn })?;
+        self.append(EventBody::TurnStart(TurnStartEvent { turn }))?;
         self.turn_system_prompt = None;
         let control = TurnControl::default();
         let ctx = self.context(Some(turn), cancel.clone(), control.clone());
@@ -193,14 +198,14 @@ impl Agent {
             };
             let (tool_calls, renamed) = unique_call_ids(&reply.tool_calls);
             self.warn_renamed_calls(&renamed);
-            self.append(EventBody::AssistantMessage {
+            self.append(EventBody::AssistantMessage(AssistantMessageEvent {
                 turn,
                 step,
                 content: reply.text.clone(),
                 tool_calls: tool_calls.clone(),
                 usage: reply.usage,
                 thinking: reply.thinking.clone(),
-            })?;
+            }))?;
             summary.last_assistant_message = Some(reply.text.clone());
             self.last_response = Some((std::time::Instant::now(), reply.usage));
             self.display(&ctx, turn, step, &reply.text).await?;
@@ -301,11 +306,11 @@ impl Agent {
         contexts: &mut Vec<ContextEntry>,
     ) -> Result<(), AgentError> {
         while let Some((content, source)) = steering.pop_front() {
-            self.append(EventBody::SteeringMessage {
+            self.append(EventBody::SteeringMessage(SteeringMessageEvent {
                 turn,
                 content,
                 source,
-            })?;
+            }))?;
         }
         self.append_contexts(turn, contexts.drain(..))?;
         self.deliver_queued(turn, QueueKind::Steering)?;
@@ -357,12 +362,12 @@ impl Agent {
                     prompt_contexts.extend(contexts);
                 }
                 PromptDecision::Block { reason } => {
-                    self.append(EventBody::PromptBlocked {
+                    self.append(EventBody::PromptBlocked(PromptBlockedEvent {
                         turn,
                         content: send.text.clone(),
                         source: send.source.clone(),
                         reason: reason.clone(),
-                    })?;
+                    }))?;
                     return Ok(Admission::Ended(TurnEndReason::Rejected, Some(reason)));
                 }
                 PromptDecision::Stop { reason, kept } => {
@@ -390,12 +395,12 @@ impl Agent {
                 prompt_contexts.extend(contexts);
             }
             crate::prompt_layer::Expansion::Blocked(reason) => {
-                self.append(EventBody::PromptBlocked {
+                self.append(EventBody::PromptBlocked(PromptBlockedEvent {
                     turn,
                     content: send.text.clone(),
                     source: send.source.clone(),
                     reason: reason.clone(),
-                })?;
+                }))?;
                 return Ok(Admission::Ended(TurnEndReason::Rejected, Some(reason)));
             }
             crate::prompt_layer::Expansion::Stopped(reason, kept) => {
@@ -413,12 +418,12 @@ impl Agent {
         .await;
         self.turn_system_prompt = Some(turn_prompt);
         prompt_contexts.extend(start_contexts);
-        self.append(EventBody::UserMessage {
+        self.append(EventBody::UserMessage(UserMessageEvent {
             turn,
             content: content.clone(),
             source: send.source.clone(),
             original_content: (content != send.text).then(|| send.text.clone()),
-        })?;
+        }))?;
         let session_contexts = std::mem::take(&mut self.pending_session_contexts);
         self.append_contexts(
             turn,
@@ -469,14 +474,14 @@ impl Agent {
             Ok(reply) => reply,
             Err(error) => {
                 if !error.partial_text.is_empty() {
-                    self.append(EventBody::AssistantMessage {
+                    self.append(EventBody::AssistantMessage(AssistantMessageEvent {
                         turn,
                         step,
                         content: error.partial_text.clone(),
                         tool_calls: Vec::new(),
                         usage: None,
                         thinking: None,
-                    })?;
+                    }))?;
                     summary.last_assistant_message = Some(error.partial_text.clone());
                 }
                 let failure = TurnFailure {
@@ -544,12 +549,12 @@ impl Agent {
         content: &str,
         kept: &StoppedPrompt,
     ) -> Result<(), AgentError> {
-        self.append(EventBody::UserMessage {
+        self.append(EventBody::UserMessage(UserMessageEvent {
             turn,
             content: content.to_owned(),
             source: send.source.clone(),
             original_content: (content != send.text).then(|| send.text.clone()),
-        })?;
+        }))?;
         match kept {
             StoppedPrompt::PromptOnly => {}
             StoppedPrompt::WithExchange {
@@ -557,19 +562,19 @@ impl Agent {
                 reply,
                 source,
             } => {
-                self.append(EventBody::SteeringMessage {
+                self.append(EventBody::SteeringMessage(SteeringMessageEvent {
                     turn,
                     content: note.clone(),
                     source: source.clone(),
-                })?;
-                self.append(EventBody::AssistantMessage {
+                }))?;
+                self.append(EventBody::AssistantMessage(AssistantMessageEvent {
                     turn,
                     step: 0,
                     content: reply.clone(),
                     tool_calls: Vec::new(),
                     usage: None,
                     thinking: None,
-                })?;
+                }))?;
             }
         }
         Ok(())
@@ -608,11 +613,11 @@ impl Agent {
         if let Some(turn) = ctx.turn {
             self.append_contexts(turn, ctx.control.take_injected())?;
         }
-        self.append(EventBody::TurnEnd {
+        self.append(EventBody::TurnEnd(TurnEndEvent {
             turn: summary.turn,
             reason,
             message: message.clone(),
-        })?;
+        }))?;
         summary.reason = reason;
         for plugin in self.registry.plugins() {
             let _ = AssertUnwindSafe(plugin.turn_end(ctx, &summary))

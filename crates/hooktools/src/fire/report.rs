@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use dsh_protocol::EventBody;
+use dsh_protocol::{EventBody, HookInvokedEvent, HookResultEvent};
 use dsh_seams::{SessionSink, UserNotice};
 use serde::Serialize;
 use serde_json::Value;
@@ -73,7 +73,7 @@ pub(crate) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
     let mut ids: Vec<String> = Vec::new();
     for body in events {
         match body {
-            EventBody::HookInvoked {
+            EventBody::HookInvoked(HookInvokedEvent {
                 invocation_id,
                 dialect,
                 event,
@@ -82,7 +82,7 @@ pub(crate) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                 command,
                 input,
                 ..
-            } => {
+            }) => {
                 ids.push(invocation_id.clone());
                 runs.push(RunReport {
                     dialect: dialect.as_str().to_owned(),
@@ -100,7 +100,7 @@ pub(crate) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                     decision: None,
                 });
             }
-            EventBody::HookResult {
+            EventBody::HookResult(HookResultEvent {
                 invocation_id,
                 outcome,
                 exit_code,
@@ -110,7 +110,7 @@ pub(crate) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                 error,
                 decision,
                 ..
-            } => {
+            }) => {
                 if let Some(index) = ids.iter().rposition(|id| id == invocation_id) {
                     let run = &mut runs[index];
                     run.outcome = serde_json::to_value(outcome)
@@ -125,22 +125,22 @@ pub(crate) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                     run.decision = Some((**decision).clone());
                 }
             }
-            EventBody::SeamNote { .. }
-            | EventBody::SessionHeader { .. }
-            | EventBody::TurnStart { .. }
-            | EventBody::CompactionStarted { .. }
-            | EventBody::CompactionCompleted { .. }
-            | EventBody::CompactionFailed { .. }
-            | EventBody::UserMessage { .. }
-            | EventBody::PromptBlocked { .. }
-            | EventBody::AssistantMessage { .. }
-            | EventBody::ToolCall { .. }
-            | EventBody::ToolResult { .. }
-            | EventBody::ContextMessage { .. }
-            | EventBody::SteeringMessage { .. }
+            EventBody::SeamNote(_)
+            | EventBody::SessionHeader(_)
+            | EventBody::TurnStart(_)
+            | EventBody::CompactionStarted(_)
+            | EventBody::CompactionCompleted(_)
+            | EventBody::CompactionFailed(_)
+            | EventBody::UserMessage(_)
+            | EventBody::PromptBlocked(_)
+            | EventBody::AssistantMessage(_)
+            | EventBody::ToolCall(_)
+            | EventBody::ToolResult(_)
+            | EventBody::ContextMessage(_)
+            | EventBody::SteeringMessage(_)
             | EventBody::SessionCleared { .. }
-            | EventBody::ModelSwitched { .. }
-            | EventBody::TurnEnd { .. } => {}
+            | EventBody::ModelSwitched(_)
+            | EventBody::TurnEnd(_) => {}
         }
     }
     runs

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use dsh_protocol::{Event, EventBody, ToolSpec};
+use dsh_protocol::{Event, EventBody, ToolCallEvent, ToolResultEvent, ToolSpec};
 use dsh_seams::{TaskEvent, TaskEventKind, TaskVerdict};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -356,20 +356,20 @@ impl TaskStore {
         let mut calls: BTreeMap<&str, (&str, &Value)> = BTreeMap::new();
         for event in events {
             // A subagent's task calls share the session's list too.
-            if let EventBody::ToolCall {
+            if let EventBody::ToolCall(ToolCallEvent {
                 call_id,
                 tool,
                 arguments,
                 ..
-            } = &event.body
+            }) = &event.body
             {
                 calls.insert(call_id, (tool, arguments));
-            } else if let EventBody::ToolResult {
+            } else if let EventBody::ToolResult(ToolResultEvent {
                 call_id,
                 is_error: false,
                 rewrite,
                 ..
-            } = &event.body
+            }) = &event.body
                 && let Some((tool, arguments)) = calls.remove(call_id.as_str())
             {
                 let arguments = rewrite.as_ref().map_or(arguments, |r| &r.arguments);

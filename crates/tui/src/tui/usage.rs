@@ -4,7 +4,7 @@
 //! without a list price shows its tokens and no cost: a price is never
 //! guessed.
 
-use dsh_protocol::{Event, EventBody, TokenUsage};
+use dsh_protocol::{AssistantMessageEvent, Event, EventBody, TokenUsage};
 
 /// The usage of the running (or last) turn and of the whole session.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -32,12 +32,12 @@ impl Meter {
     /// Takes an event: a turn's start resets the turn's figures, a reply's
     /// usage adds to both.
     pub fn observe(&mut self, event: &Event) {
-        if let EventBody::TurnStart { .. } = &event.body {
+        if let EventBody::TurnStart(_) = &event.body {
             self.turn = TokenUsage::default();
         }
-        if let EventBody::AssistantMessage {
+        if let EventBody::AssistantMessage(AssistantMessageEvent {
             usage: Some(usage), ..
-        } = &event.body
+        }) = &event.body
         {
             add(&mut self.turn, usage);
             add(&mut self.session, usage);
@@ -149,7 +149,7 @@ mod tests {
         Event {
             seq: 1,
             ts: "2026-01-01T00:00:00Z".to_owned(),
-            body: EventBody::AssistantMessage {
+            body: EventBody::AssistantMessage(AssistantMessageEvent {
                 turn: 1,
                 step: 1,
                 content: "x".to_owned(),
@@ -161,7 +161,7 @@ mod tests {
                     cache_creation_input_tokens: 0,
                 }),
                 thinking: None,
-            },
+            }),
             agent_id: None,
         }
     }
