@@ -139,6 +139,62 @@ fn with_path(path: &Path, err: std::io::Error) -> LogError {
     ))
 }
 
+/// Where a new log's header is written before the log is linked into place.
+fn staging_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(".new");
+    path.with_file_name(name)
+}
+
+/// How [`place_new`] put a staged log in place.
+enum Placed {
+    /// Hard-linked: the staging name still has to go.
+    Linked,
+    /// Renamed (a file system without hard links).
+    Renamed,
+}
+
+/// Puts the staged file at `path` without ever replacing what is there.
+/// `link` fails on an existing path or planted symlink the way `O_EXCL`
+/// does; where the file system has no hard links, a rename after checking
+/// the name is free is the fallback (the session lock keeps other dsh
+/// processes out of that gap).
+fn place_new(staging: &Path, path: &Path) -> std::io::Result<Placed> {
+    match fs_err::hard_link(staging, path) {
+        Ok(()) => Ok(Placed::Linked),
+        Err(err)
+            if matches!(
+                err.kind(),
+                std::io::ErrorKind::Unsupported | std::io::ErrorKind::PermissionDenied
+            ) =>
+        {
+            match fs_err::symlink_metadata(path) {
+                Ok(_) => Err(std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    format!("{}: already exists", path.display()),
+                )),
+                Err(missing) if missing.kind() == std::io::ErrorKind::NotFound => {
+                    fs_err::rename(staging, path).map(|()| Placed::Renamed)
+                }
+                Err(other) => Err(other),
+            }
+        }
+        Err(err) => Err(err),
+    }
+}
+
+/// A new file, 0600, never through a symlink.
+fn create_private_file(path: &Path) -> Result<std::fs::File, LogError> {
+    #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
+    std::fs::OpenOptions::new()
+        .create_new(true)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|err| with_path(path, err))
+}
+
 /// Where an on-disk log's bytes go. A trait so a test can make writes fail
 /// the way a full disk does.
 pub trait LogWriter: Send + std::fmt::Debug {
@@ -295,17 +351,31 @@ impl SessionLog {
             create_private_dir(parent)?;
         }
         let lock = SessionLock::acquire(path, wait)?;
-        #[allow(clippy::disallowed_methods)] // custom_flags/mode: std's OpenOptionsExt
-        let file = std::fs::OpenOptions::new()
-            .create_new(true)
-            .write(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(path)
-            .map_err(|err| with_path(path, err))?;
+        // The header is written to a staging file that is then linked into
+        // place, so the log never exists without its header: a process killed
+        // in between leaves no empty `.jsonl` that `--resume` would refuse.
+        let staging = staging_path(path);
+        // Left by a create killed before it cleaned up (we hold the lock, so
+        // no live create owns it); removing a symlink never touches its target.
+        match fs_err::remove_file(&staging) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => return Err(LogError::Io(err)),
+        }
+        let file = create_private_file(&staging)?;
         let mut log = SessionLog::with_writer(Some(path.to_owned()), Box::new(file), 0);
+        let placed = log
+            .append(header)
+            .and_then(|_| place_new(&staging, path).map_err(LogError::Io));
+        match placed {
+            Ok(Placed::Linked) => fs_err::remove_file(&staging).map_err(LogError::Io)?,
+            Ok(Placed::Renamed) => {}
+            Err(err) => {
+                let _ = fs_err::remove_file(&staging);
+                return Err(err);
+            }
+        }
         log.lock = Some(lock);
-        log.append(header)?;
         Ok(log)
     }
 

@@ -164,3 +164,27 @@ fn a_second_writer_is_refused_naming_the_session_and_holder() {
     drop(first);
     assert_eq!(waiter.join().unwrap().unwrap(), 1);
 }
+
+#[test]
+fn a_new_log_appears_with_its_header_and_leaves_no_staging_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("abc.jsonl");
+    // A create killed before it cleaned up left its staging file behind.
+    std::fs::write(dir.path().join("abc.jsonl.new"), "stale").unwrap();
+    let log = SessionLog::create(&path, header()).unwrap();
+    assert_eq!(load(&path).unwrap().events, log.events());
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["abc.jsonl", "abc.lock"]);
+    drop(log);
+
+    // An existing log is never replaced, and the failed create cleans up.
+    let before = std::fs::read(&path).unwrap();
+    let err = SessionLog::create(&path, header()).unwrap_err();
+    assert!(err.to_string().contains("abc.jsonl"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    assert!(!dir.path().join("abc.jsonl.new").exists());
+}
