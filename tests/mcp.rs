@@ -273,6 +273,25 @@ fn malformed_inline_mcp_config_json_is_refused_clearly() {
 }
 
 #[test]
+fn malformed_codex_config_toml_is_named_with_its_line() {
+    let ctx = TestContext::new();
+    let codex = ctx.home().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    std::fs::write(codex.join("config.toml"), "model = \n").unwrap();
+    let output = ctx.dsh().args(["mcp", "list"]).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The file is Codex's whole configuration, not an MCP file: the error
+    // says what dsh was reading it for.
+    assert!(
+        stderr.contains("cannot read MCP servers from")
+            && stderr.contains(".codex/config.toml")
+            && stderr.contains("line 1"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn mcp_list_shows_servers_sources_and_tools() {
     let ctx = TestContext::new();
     project_server(&ctx);

@@ -306,7 +306,7 @@ impl DisabledServer {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file exists but cannot be read.
-    #[error("cannot read MCP configuration {path}: {source}")]
+    #[error("cannot read MCP servers from {path}: {source}")]
     Read {
         /// The file.
         path: PathBuf,
@@ -315,7 +315,7 @@ pub enum ConfigError {
         source: std::io::Error,
     },
     /// The file is not valid JSON / TOML, or not the expected shape.
-    #[error("invalid MCP configuration {path}: {message}")]
+    #[error("cannot read MCP servers from {path}: {message}")]
     Parse {
         /// The file.
         path: PathBuf,
