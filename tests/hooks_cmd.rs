@@ -154,6 +154,27 @@ fn list_names_each_settings_layer_whose_hooks_are_off_and_why() {
             })
             .collect::<Vec<_>>()
     };
+    // Each hook's row says what the layers say (one stack decides both).
+    let statuses = |ctx: &TestContext| {
+        let output = dsh(ctx)
+            .args(["hooks", "list", "--format", "json"])
+            .output()
+            .unwrap();
+        let doc = json_stdout(&output);
+        let mut statuses: Vec<String> = doc["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|hook| hook["dialect"] == "claude")
+            .map(|hook| redact(ctx, hook["status"].as_str().unwrap()))
+            .collect();
+        statuses.dedup();
+        statuses
+    };
+    assert_eq!(
+        statuses(&ctx),
+        ["disabled: disableAllHooks in [HOME]/.claude/settings.json"]
+    );
     let off = Some("hooks off: disableAllHooks in [HOME]/.claude/settings.json".to_owned());
     assert_eq!(
         layers(&ctx),
@@ -186,6 +207,7 @@ fn list_names_each_settings_layer_whose_hooks_are_off_and_why() {
             ("user".to_owned(), None)
         ]
     );
+    assert_eq!(statuses(&ctx), ["active"]);
 }
 
 #[test]

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use dsh_files::ConfigFiles;
 use dsh_files::settings::SettingsStack;
 use dsh_hooks::lint::Finding;
+use dsh_hooks::project_settings::ProjectSettings;
 use dsh_hooks::registry::DialectSources;
 use dsh_permissions::layering::WorkspaceTrust;
 use dsh_permissions::{Layer, Mode};
@@ -185,9 +186,17 @@ impl Workspace {
         (found, findings)
     }
 
-    /// Every dialect's hook configuration, in registration order.
+    /// Every dialect's hook configuration, in registration order, with the
+    /// hook switches of [`Workspace::settings`] (the stack `dsh hooks list`
+    /// shows): a repository nobody trusted cannot switch the user's hooks
+    /// back on, here as in a session.
     pub fn hooks(&self) -> Result<HookConfigs> {
-        HookConfigs::load(&self.sources)
+        let mut sources = self.sources.clone();
+        if self.workspace_trust() == WorkspaceTrust::Untrusted {
+            sources.project_settings = ProjectSettings::HoldBack;
+        }
+        sources.settings_stack = Some(self.settings());
+        HookConfigs::load(&sources)
     }
 
     /// `$DSH_HOME/trust.json`, read through the workspace's reader.
