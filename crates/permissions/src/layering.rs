@@ -359,6 +359,43 @@ mod tests {
     }
 
     #[test]
+    fn managed_policy_rules_bite_whatever_the_other_files_allow() {
+        let (root, cwd, home) = project();
+        let dsh_home = root.path().join("dsh");
+        let managed = root.path().join("managed-settings.json");
+        fs_err::write(
+            &managed,
+            r#"{"permissions":{"deny":["Bash(rm:*)"],"allow":["Bash(make:*)"]}}"#,
+        )
+        .unwrap();
+        fs_err::create_dir_all(home.join(".claude")).unwrap();
+        fs_err::write(
+            home.join(".claude/settings.json"),
+            r#"{"permissions":{"allow":["Bash(rm:*)"]}}"#,
+        )
+        .unwrap();
+        let mut candidates = vec![(managed, SettingsSource::Managed)];
+        candidates.push((home.join(".claude/settings.json"), SettingsSource::User));
+        let settings = SettingsStack::load(&dsh_files::ConfigFiles::new(), &candidates, false);
+        let at = Where {
+            cwd: &cwd,
+            home: &home,
+            dsh_home: &dsh_home,
+            settings: &settings,
+            fallback: None,
+            trusted_this_session: false,
+        };
+        let built = build(&Requested::default(), &at).unwrap();
+        let verdict = |command: &str| {
+            built
+                .permissions
+                .verdict("bash", &serde_json::json!({ "command": command }))
+        };
+        assert!(matches!(verdict("rm -rf x"), crate::Verdict::Deny { .. }));
+        assert!(matches!(verdict("make all"), crate::Verdict::Allow(_)));
+    }
+
+    #[test]
     fn a_changed_settings_file_replaces_its_rules_with_trust_checked_again() {
         let (root, cwd, home) = project();
         let dsh_home = root.path().join("dsh");

@@ -34,7 +34,8 @@ pub enum StoreError {
 /// then the `--settings` layers in flag order (they rank with the command
 /// line, as in Claude Code; inline `--settings '{…}'` JSON is named
 /// `--settings`). A missing file is an empty layer. Managed policy layers
-/// are not read for permissions.
+/// come in too (`policySettings`, the highest precedence): an
+/// organisation's `deny` rules bite whatever the other files allow.
 pub fn stack_layers(stack: &SettingsStack) -> Result<Vec<Layer>, StoreError> {
     let mut layers = Vec::new();
     let files = stack.layers().iter().rev();
@@ -53,11 +54,10 @@ pub fn stack_layers(stack: &SettingsStack) -> Result<Vec<Layer>, StoreError> {
     Ok(layers)
 }
 
-/// One settings layer's permissions; `None` for a layer permissions do
-/// not read (managed policy).
+/// One settings layer's permissions.
 fn stack_layer(layer: &SettingsLayer) -> Result<Option<Layer>, StoreError> {
     let source = match layer.source {
-        SettingsSource::Managed => return Ok(None),
+        SettingsSource::Managed => Source::Policy,
         SettingsSource::Flag => Source::CliArg,
         SettingsSource::Local => Source::Local,
         SettingsSource::Project => Source::Project,
