@@ -494,4 +494,57 @@ mod tests {
             "Tool execution blocked: No reason provided"
         );
     }
+
+    /// Each key of the output is read on its own, as Gemini's JavaScript
+    /// reads it: one of the wrong type counts as absent and its neighbours
+    /// still count; `hookSpecificOutput` and its objects count only as
+    /// objects (an array never stands for one).
+    #[test]
+    fn a_key_of_the_wrong_type_is_ignored_and_spoils_nothing_else() {
+        let read = exited(
+            0,
+            r#"{"decision":3,"reason":"why","continue":"no","stopReason":"s","systemMessage":["m"],
+                "hookSpecificOutput":{"additionalContext":1,"tool_input":"x","clearContext":"yes",
+                "tailToolCallRequest":{"name":5,"args":{"a":1}}}}"#,
+            "",
+        );
+        assert_eq!(read.decision, Decision::Allow);
+        assert_eq!(read.stop, None);
+        assert_eq!(read.system_message, None);
+        assert_eq!(read.additional_context, None);
+        assert_eq!(read.tool_input, None);
+        assert!(!read.clear_context);
+        assert_eq!(read.tail_call, None);
+        assert_eq!(read.error, None);
+
+        let read = exited(
+            0,
+            r#"{"decision":"deny","reason":7,"continue":false,"stopReason":["s"],"systemMessage":"m",
+                "hookSpecificOutput":{"additionalContext":"ctx","tool_input":{"command":"pwd"},
+                "clearContext":true,"tailToolCallRequest":{"name":"t","args":"not an object"}}}"#,
+            "",
+        );
+        assert_eq!(read.decision, Decision::Deny { reason: None });
+        assert_eq!(read.stop, Some(None));
+        assert_eq!(read.system_message.as_deref(), Some("m"));
+        assert_eq!(read.additional_context.as_deref(), Some("ctx"));
+        assert_eq!(read.tool_input, Some(serde_json::json!({"command": "pwd"})));
+        assert!(read.clear_context);
+        let tail = read.tail_call.unwrap();
+        assert_eq!(
+            (tail.name.as_str(), tail.args),
+            ("t", serde_json::json!("not an object"))
+        );
+
+        // An array in place of an object reads as no object at all.
+        let read = exited(
+            0,
+            r#"{"systemMessage":"m","hookSpecificOutput":["ctx",{"command":"pwd"},true]}"#,
+            "",
+        );
+        assert_eq!(read.system_message.as_deref(), Some("m"));
+        assert_eq!(read.additional_context, None);
+        assert_eq!(read.tool_input, None);
+        assert!(!read.clear_context);
+    }
 }

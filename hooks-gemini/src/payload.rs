@@ -4,8 +4,10 @@
 //! event's own. Sent as compact JSON without a trailing newline
 //! (`dsh_hooks::Rules::stdin`).
 
+use dsh_hooks::lenient::Lenient;
 use dsh_hooks::names::Tabled;
-use serde::Serialize;
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::event::GeminiEvent;
@@ -227,18 +229,28 @@ pub fn to_value(payload: &impl Serialize) -> Value {
     serde_json::to_value(payload).unwrap_or(Value::Null)
 }
 
+/// The keys of dsh's tool arguments a confirmation shows, each read on its
+/// own (a key of the wrong type, or arguments that are not an object, read
+/// as empty text).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Confirmed {
+    command: Lenient<String>,
+    file_path: Lenient<String>,
+    /// Keeps a JSON array from being read as this struct, field by field.
+    #[serde(flatten)]
+    _other: IgnoredAny,
+}
+
 /// The Notification `details` Gemini sends for a call awaiting confirmation.
 pub fn confirmation_details(tool: &str, arguments: &Value) -> ConfirmationDetails {
-    let text = |key: &str| {
-        arguments
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
+    let Confirmed {
+        command, file_path, ..
+    } = Confirmed::deserialize(arguments).unwrap_or_default();
+    let text = |key: Lenient<String>| key.0.unwrap_or_default();
     match tool {
         "bash" => {
-            let command = text("command");
+            let command = text(command);
             let root_command = command
                 .split_whitespace()
                 .next()
@@ -252,7 +264,7 @@ pub fn confirmation_details(tool: &str, arguments: &Value) -> ConfirmationDetail
         }
         "write" | "edit" => ConfirmationDetails::Edit {
             title: "Confirm Edit".to_owned(),
-            file_name: text("file_path"),
+            file_name: text(file_path),
         },
         other => ConfirmationDetails::Info {
             title: format!("Confirm {}", crate::tools::hook_tool_name(other)),
@@ -302,6 +314,22 @@ mod tests {
             r#"{"type":"info","title":"Confirm glob"}"#
         );
         assert_eq!(other.title(), "Confirm glob");
+        // A key of the wrong type, or arguments that are not an object,
+        // show as empty text.
+        for arguments in [
+            serde_json::json!({"command": 7, "file_path": ["a.txt"]}),
+            serde_json::json!(["rm -rf x", "a.txt"]),
+            serde_json::json!("rm -rf x"),
+        ] {
+            assert_eq!(
+                serde_json::to_string(&confirmation_details("bash", &arguments)).unwrap(),
+                r#"{"type":"exec","title":"Confirm Shell Command","command":"","rootCommand":""}"#
+            );
+            assert_eq!(
+                serde_json::to_string(&confirmation_details("write", &arguments)).unwrap(),
+                r#"{"type":"edit","title":"Confirm Edit","fileName":""}"#
+            );
+        }
     }
 
     #[test]

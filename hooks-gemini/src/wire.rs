@@ -1,11 +1,20 @@
 //! Helpers for reading a hook's JSON output the way Gemini's JavaScript
 //! reads it: a key is looked up on an object only (an array never stands
 //! for an object, as serde's derived readers would let it), and a key of
-//! the wrong type counts as absent without spoiling its neighbours.
+//! the wrong type counts as absent without spoiling its neighbours (each
+//! read through the shared [`dsh_hooks::wire::lenient`]).
 
+use dsh_hooks::wire::lenient;
 use serde::Deserialize;
-use serde::de::{DeserializeOwned, Deserializer};
-use serde_json::Value;
+use serde::de::{DeserializeOwned, Deserializer, IgnoredAny};
+
+/// A `T` read from an object only: flattening makes serde read it as a map,
+/// so a JSON array is not read into `T` field by field.
+#[derive(Debug, Deserialize)]
+struct ObjectOf<T> {
+    #[serde(flatten)]
+    inner: T,
+}
 
 /// `deserialize_with` for an `Option<T>` key (with `#[serde(default)]`)
 /// whose value Gemini reads as an object: anything else, or an object
@@ -15,7 +24,7 @@ where
     D: Deserializer<'de>,
     T: DeserializeOwned,
 {
-    Ok(as_object(Value::deserialize(deserializer)?))
+    Ok(lenient::<D, ObjectOf<T>>(deserializer)?.map(|object| object.inner))
 }
 
 /// `deserialize_with` for an array key of which Gemini reads only the
@@ -25,18 +34,10 @@ where
     D: Deserializer<'de>,
     T: DeserializeOwned,
 {
-    let Value::Array(items) = Value::deserialize(deserializer)? else {
-        return Ok(None);
-    };
-    Ok(items.into_iter().next().and_then(as_object))
-}
-
-fn as_object<T: DeserializeOwned>(value: Value) -> Option<T> {
-    if value.is_object() {
-        T::deserialize(value).ok()
-    } else {
-        None
-    }
+    let items = lenient::<D, Vec<Obj<T>>>(deserializer)?;
+    Ok(items
+        .and_then(|items| items.into_iter().next())
+        .and_then(|Obj(first)| first))
 }
 
 /// One element of a list read element by element: `None` when the
@@ -46,7 +47,7 @@ pub(crate) struct Each<T>(pub Option<T>);
 
 impl<'de, T: DeserializeOwned> Deserialize<'de> for Each<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        dsh_hooks::wire::lenient(deserializer).map(Each)
+        lenient(deserializer).map(Each)
     }
 }
 
@@ -59,15 +60,21 @@ impl<'de> Deserialize<'de> for TextPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
         struct Texted {
-            #[serde(default, deserialize_with = "dsh_hooks::wire::lenient")]
+            #[serde(default, deserialize_with = "lenient")]
             text: Option<String>,
         }
-        let part = Value::deserialize(deserializer)?;
-        let text = match part.as_str() {
-            Some(text) => Some(text.to_owned()),
-            None => as_object::<Texted>(part).and_then(|part| part.text),
-        };
-        Ok(TextPart(text))
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Part {
+            Text(String),
+            Object(ObjectOf<Texted>),
+            Other(IgnoredAny),
+        }
+        Ok(TextPart(match Part::deserialize(deserializer)? {
+            Part::Text(text) => Some(text),
+            Part::Object(part) => part.inner.text,
+            Part::Other(_) => None,
+        }))
     }
 }
 
@@ -78,8 +85,76 @@ pub(crate) struct Obj<T>(pub Option<T>);
 
 impl<'de, T: DeserializeOwned> Deserialize<'de> for Obj<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(Obj(as_object(Value::deserialize(deserializer)?)))
+        object(deserializer).map(Obj)
     }
 }
 
 pub(crate) use dsh_hooks::wire::Entries;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Default, PartialEq, Deserialize)]
+    struct Pair {
+        #[serde(default, deserialize_with = "lenient")]
+        a: Option<String>,
+        #[serde(default, deserialize_with = "lenient")]
+        b: Option<u8>,
+    }
+
+    #[derive(Debug, Default, Deserialize)]
+    struct Doc {
+        #[serde(default, deserialize_with = "object")]
+        one: Option<Pair>,
+        #[serde(default, deserialize_with = "first_object")]
+        first: Option<Pair>,
+        #[serde(default)]
+        parts: Vec<TextPart>,
+        #[serde(default)]
+        each: Vec<Obj<Pair>>,
+    }
+
+    fn pair(a: &str, b: Option<u8>) -> Option<Pair> {
+        Some(Pair {
+            a: Some(a.to_owned()),
+            b,
+        })
+    }
+
+    /// Objects count only as objects, a wrong-typed key is absent, and
+    /// nothing here fails the document: the same from text and from a
+    /// parsed value.
+    #[test]
+    fn objects_are_read_as_objects_only_and_spoil_nothing() {
+        let read = |text: &str| {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            let from_value = Doc::deserialize(&value).unwrap();
+            let from_text: Doc = serde_json::from_str(text).unwrap();
+            assert_eq!(format!("{from_value:?}"), format!("{from_text:?}"));
+            from_text
+        };
+        let doc = read(
+            r#"{"one": {"a": "x", "b": "no"}, "first": [{"a": "y", "b": 2}, 3],
+                "parts": ["t", {"text": "u"}, {"text": 1}, ["v"], 4, {"functionCall": {}}],
+                "each": [{"a": "z"}, ["z", 1], "z", {"a": 1}]}"#,
+        );
+        assert_eq!(doc.one, pair("x", None));
+        assert_eq!(doc.first, pair("y", Some(2)));
+        let texts: Vec<Option<&str>> = doc.parts.iter().map(|p| p.0.as_deref()).collect();
+        assert_eq!(texts, [Some("t"), Some("u"), None, None, None, None]);
+        let each: Vec<Option<Pair>> = doc.each.into_iter().map(|o| o.0).collect();
+        assert_eq!(
+            each,
+            [pair("z", None), None, None, Some(Pair { a: None, b: None })]
+        );
+        // An array never stands for an object, field by field.
+        let doc = read(r#"{"one": ["x", 1], "first": [["y", 2]]}"#);
+        assert_eq!((doc.one, doc.first), (None, None));
+        let doc = read(r#"{"one": "x", "first": {"a": "y"}}"#);
+        assert_eq!((doc.one, doc.first), (None, None));
+        let doc = read(r#"{"first": [3, {"a": "y"}]}"#);
+        assert_eq!(doc.first, None);
+    }
+}

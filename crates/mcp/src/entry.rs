@@ -1,65 +1,61 @@
 //! One Claude Code MCP server entry, typed: a value of `mcpServers` in
-//! `.mcp.json`, a `--mcp-config` file or `~/.claude.json`. A key of the
-//! wrong type is an error naming the key, as dsh reported it before the
-//! entry had a type; keys dsh does not read are kept.
+//! `.mcp.json`, a `--mcp-config` file or `~/.claude.json`. Each key is read
+//! straight into its type as the entry streams by: a key of the wrong type
+//! is an error naming the key, as dsh reported it before the entry had a
+//! type, and an entry that is not an object is one too. The entry is read
+//! to its end either way, so one bad entry is reported under its own name
+//! without failing the file ([`Checked`]). Keys dsh does not read are
+//! skipped: nothing passes them on.
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
 
-use serde::de::{Deserializer, Error as _, IgnoredAny};
+use serde::de::{self, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 /// One `mcpServers` entry as written (variables not expanded yet).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct McpServerEntry {
     /// `type`: absent or `stdio` for a local process, else a remote kind
     /// (`http`, `sse`).
-    #[serde(
-        rename = "type",
-        default,
-        deserialize_with = "kind",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// `command` of a stdio server (`None` when absent or not a string).
-    #[serde(
-        default,
-        deserialize_with = "lenient_string",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     /// `args` of a stdio server.
-    #[serde(
-        default,
-        deserialize_with = "args",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
     /// `env` of a stdio server.
-    #[serde(
-        default,
-        deserialize_with = "env",
-        skip_serializing_if = "BTreeMap::is_empty"
-    )]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
     /// `url` of a remote server (`None` when absent or not a string).
-    #[serde(
-        default,
-        deserialize_with = "lenient_string",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// `headers` of a remote server (read, not sent yet: dsh does not
     /// connect remote servers).
-    #[serde(
-        default,
-        deserialize_with = "headers",
-        skip_serializing_if = "BTreeMap::is_empty"
-    )]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
-    /// Every other key, as written.
-    #[serde(flatten)]
-    pub rest: Map<String, Value>,
+}
+
+impl<'de> Deserialize<'de> for McpServerEntry {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Checked::deserialize(deserializer)?
+            .0
+            .map_err(D::Error::custom)
+    }
+}
+
+/// An entry read to its end whatever it holds: the entry, or why it is
+/// not one (the first bad key, in the order the keys are written).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Checked(pub Result<McpServerEntry, String>);
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(MapOr(PhantomData))
+    }
 }
 
 /// A value read only as far as dsh needs it: a string, or anything else.
@@ -95,22 +91,103 @@ enum TextMap {
     Other(IgnoredAny),
 }
 
-fn kind<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    Text::deserialize(deserializer)?
-        .into_string()
-        .map(Some)
-        .ok_or_else(|| D::Error::custom("`type` must be a string"))
+/// The keys of an entry as read, before they are checked. A key written
+/// twice keeps its first place and its last value, as a parsed document
+/// does.
+#[derive(Default)]
+struct Keys {
+    /// The keys dsh reads, in the order first written.
+    order: Vec<Key>,
+    kind: Option<Text>,
+    command: Option<Text>,
+    args: Option<Option<TextList>>,
+    env: Option<Option<TextMap>>,
+    url: Option<Text>,
+    headers: Option<Option<TextMap>>,
 }
 
-/// A string, or `None` for anything else: what is missing is named where
-/// the transport needs it.
-fn lenient_string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    Ok(Text::deserialize(deserializer)?.into_string())
+/// A key dsh reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Kind,
+    Command,
+    Args,
+    Env,
+    Url,
+    Headers,
 }
 
-fn args<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
-    let not_a_list = || D::Error::custom("`args` must be a list of strings");
-    match Option::<TextList>::deserialize(deserializer)? {
+impl Keys {
+    fn read<'de, A: MapAccess<'de>>(&mut self, name: &str, map: &mut A) -> Result<(), A::Error> {
+        let key = match name {
+            "type" => {
+                self.kind = Some(map.next_value()?);
+                Key::Kind
+            }
+            "command" => {
+                self.command = Some(map.next_value()?);
+                Key::Command
+            }
+            "args" => {
+                self.args = Some(map.next_value()?);
+                Key::Args
+            }
+            "env" => {
+                self.env = Some(map.next_value()?);
+                Key::Env
+            }
+            "url" => {
+                self.url = Some(map.next_value()?);
+                Key::Url
+            }
+            "headers" => {
+                self.headers = Some(map.next_value()?);
+                Key::Headers
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+                return Ok(());
+            }
+        };
+        if !self.order.contains(&key) {
+            self.order.push(key);
+        }
+        Ok(())
+    }
+
+    /// The entry, or the first bad key's message.
+    fn check(self) -> Result<McpServerEntry, String> {
+        let mut entry = McpServerEntry::default();
+        let Keys {
+            order,
+            mut kind,
+            mut command,
+            mut args,
+            mut env,
+            mut url,
+            mut headers,
+        } = self;
+        for key in order {
+            match key {
+                Key::Kind => {
+                    let kind = kind.take().and_then(Text::into_string);
+                    entry.kind = Some(kind.ok_or("`type` must be a string")?);
+                }
+                Key::Command => entry.command = command.take().and_then(Text::into_string),
+                Key::Args => entry.args = text_list(args.take().flatten())?,
+                Key::Env => entry.env = text_map(env.take().flatten(), "env")?,
+                Key::Url => entry.url = url.take().and_then(Text::into_string),
+                Key::Headers => entry.headers = text_map(headers.take().flatten(), "headers")?,
+            }
+        }
+        Ok(entry)
+    }
+}
+
+/// `args`: a list of strings (`null` is none).
+fn text_list(list: Option<TextList>) -> Result<Vec<String>, String> {
+    let not_a_list = || "`args` must be a list of strings".to_owned();
+    match list {
         None => Ok(Vec::new()),
         Some(TextList::List(items)) => items
             .into_iter()
@@ -121,33 +198,98 @@ fn args<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Er
 }
 
 /// An object of strings under `key` (`null` is none).
-fn strings<'de, D: Deserializer<'de>>(
-    deserializer: D,
-    key: &str,
-) -> Result<BTreeMap<String, String>, D::Error> {
-    match Option::<TextMap>::deserialize(deserializer)? {
+fn text_map(map: Option<TextMap>, key: &str) -> Result<BTreeMap<String, String>, String> {
+    match map {
         None => Ok(BTreeMap::new()),
         Some(TextMap::Map(map)) => map
             .into_iter()
             .map(|(name, value)| match value.into_string() {
                 Some(text) => Ok((name, text)),
-                None => Err(D::Error::custom(format!("`{key}.{name}` must be a string"))),
+                None => Err(format!("`{key}.{name}` must be a string")),
             })
             .collect(),
-        Some(TextMap::Other(_)) => Err(D::Error::custom(format!(
-            "`{key}` must be an object of strings"
-        ))),
+        Some(TextMap::Other(_)) => Err(format!("`{key}` must be an object of strings")),
     }
 }
 
-fn env<'de, D: Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<String, String>, D::Error> {
-    strings(deserializer, "env")
+impl FromMap for Checked {
+    const EXPECTING: &'static str = "an MCP server entry";
+
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut keys = Keys::default();
+        while let Some(name) = map.next_key::<String>()? {
+            keys.read(&name, &mut map)?;
+        }
+        Ok(Checked(keys.check()))
+    }
+
+    fn other() -> Self {
+        Checked(Err("an entry must be an object".to_owned()))
+    }
 }
 
-fn headers<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<BTreeMap<String, String>, D::Error> {
-    strings(deserializer, "headers")
+/// A value read as an object when it is one, and as its [`FromMap::other`]
+/// (or [`FromMap::null`]) when it is anything else, without failing the
+/// document around it.
+pub(crate) trait FromMap: Sized {
+    /// What the value is, for serde's messages.
+    const EXPECTING: &'static str;
+    /// Reads the object, to its end.
+    fn from_map<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+    /// What anything but an object or `null` reads as.
+    fn other() -> Self;
+    /// What `null` reads as.
+    fn null() -> Self {
+        Self::other()
+    }
+}
+
+/// The visitor of a [`FromMap`] value (`deserialize_any`).
+pub(crate) struct MapOr<T>(pub PhantomData<T>);
+
+impl<'de, T: FromMap> Visitor<'de> for MapOr<T> {
+    type Value = T;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(T::EXPECTING)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::from_map(map)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+        Ok(T::null())
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<T, E> {
+        Ok(T::null())
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<T, E> {
+        Ok(T::other())
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<T, E> {
+        Ok(T::other())
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<T, E> {
+        Ok(T::other())
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<T, E> {
+        Ok(T::other())
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<T, E> {
+        Ok(T::other())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(T::other())
+    }
 }
 
 #[cfg(test)]
@@ -181,7 +323,8 @@ mod tests {
 
     #[test]
     fn a_key_of_the_wrong_type_is_named() {
-        let error = |entry: Value| McpServerEntry::deserialize(&entry).unwrap_err().to_string();
+        let error =
+            |entry: serde_json::Value| McpServerEntry::deserialize(&entry).unwrap_err().to_string();
         assert_eq!(error(json!({"type": 1})), "`type` must be a string");
         assert_eq!(
             error(json!({"command": "x", "args": "a b"})),
@@ -210,5 +353,55 @@ mod tests {
         // Not a string: named later, where the transport needs it.
         let entry = McpServerEntry::deserialize(&json!({"command": 7})).unwrap();
         assert_eq!(entry.command, None);
+    }
+
+    /// Entries read straight from the text and from a parsed document give
+    /// the same answers: anything but an object is not an entry, the first
+    /// bad key in written order is the one named, a key written twice
+    /// counts with its last value, and keys dsh does not read are skipped
+    /// whatever they hold. None of it fails the neighbours.
+    #[test]
+    fn entries_are_read_key_by_key_and_a_bad_one_spoils_nothing_else() {
+        let text = r#"[
+            "npx server", 3, null, true, ["python3", "s.py"],
+            {"env": {"A": 1}, "args": "x"},
+            {"args": "x", "env": {"A": 1}},
+            {"command": "a", "args": 1, "command": "b", "args": ["-v"]},
+            {"type": "http", "url": "u", "extra": {"deep": [1, {"x": null}]}, "type": "sse"},
+            {"command": "ok", "timeout": 5, "disabled": [true]}
+        ]"#;
+        let from_text: Vec<Checked> = serde_json::from_str(text).unwrap();
+        let document: serde_json::Value = serde_json::from_str(text).unwrap();
+        let from_document = Vec::<Checked>::deserialize(&document).unwrap();
+        for read in [from_text, from_document] {
+            let answers: Vec<Result<McpServerEntry, String>> =
+                read.into_iter().map(|checked| checked.0).collect();
+            let not_an_entry = Err("an entry must be an object".to_owned());
+            assert_eq!(answers[..5], vec![not_an_entry; 5][..]);
+            assert_eq!(answers[5], Err("`env.A` must be a string".to_owned()));
+            assert_eq!(
+                answers[6],
+                Err("`args` must be a list of strings".to_owned())
+            );
+            let twice = McpServerEntry {
+                command: Some("b".into()),
+                args: vec!["-v".into()],
+                ..McpServerEntry::default()
+            };
+            assert_eq!(answers[7], Ok(twice));
+            let remote = McpServerEntry {
+                kind: Some("sse".into()),
+                url: Some("u".into()),
+                ..McpServerEntry::default()
+            };
+            assert_eq!(answers[8], Ok(remote));
+            let plain = McpServerEntry {
+                command: Some("ok".into()),
+                ..McpServerEntry::default()
+            };
+            assert_eq!(answers[9], Ok(plain));
+        }
+        // On its own, an entry that is not one is an error too.
+        assert!(serde_json::from_str::<McpServerEntry>("[\"x\"]").is_err());
     }
 }

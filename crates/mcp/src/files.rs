@@ -9,12 +9,12 @@
 //! error, or ignores it where Claude Code and Codex ignore it.
 
 use std::collections::BTreeMap;
-use std::fmt;
+use std::marker::PhantomData;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, MapAccess};
 
-use crate::entry::McpServerEntry;
+use crate::entry::{Checked, FromMap, MapOr, McpServerEntry};
 
 /// A value of the expected type, or a note that the key held another.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -113,72 +113,30 @@ impl ServerTable {
 
 impl<'de> Deserialize<'de> for ServerTable {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(TableVisitor)
+        deserializer.deserialize_any(MapOr(PhantomData))
     }
 }
 
-struct TableVisitor;
+impl FromMap for ServerTable {
+    const EXPECTING: &'static str = "an object of MCP servers";
 
-impl TableVisitor {
-    fn other<E: de::Error>(self) -> Result<ServerTable, E> {
-        Ok(ServerTable::NotAnObject)
-    }
-}
-
-impl<'de> Visitor<'de> for TableVisitor {
-    type Value = ServerTable;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("an object of MCP servers")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ServerTable, A::Error> {
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut entries = Vec::new();
         while let Some(name) = map.next_key::<String>()? {
-            // Taken whole first, so that one bad entry is reported under
-            // its own name instead of failing the file.
-            let raw: serde_json::Value = map.next_value()?;
-            let entry = if raw.is_object() {
-                McpServerEntry::deserialize(&raw).map_err(|error| error.to_string())
-            } else {
-                Err("an entry must be an object".to_owned())
-            };
+            // Read to its end whatever it holds, so that one bad entry is
+            // reported under its own name instead of failing the file.
+            let Checked(entry) = map.next_value()?;
             entries.push((name, entry));
         }
         Ok(ServerTable::Entries(entries))
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<ServerTable, E> {
-        Ok(ServerTable::Absent)
+    fn other() -> Self {
+        ServerTable::NotAnObject
     }
 
-    fn visit_none<E: de::Error>(self) -> Result<ServerTable, E> {
-        Ok(ServerTable::Absent)
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<ServerTable, E> {
-        self.other()
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<ServerTable, E> {
-        self.other()
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<ServerTable, E> {
-        self.other()
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<ServerTable, E> {
-        self.other()
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<ServerTable, E> {
-        self.other()
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ServerTable, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(ServerTable::NotAnObject)
+    fn null() -> Self {
+        ServerTable::Absent
     }
 }
 
