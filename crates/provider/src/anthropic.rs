@@ -7,12 +7,13 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_model::{FailureCategory, ProviderFailure, StreamSink};
-use dsh_protocol::{Message, ModelReply, ModelRequest, ThinkingBlocks, TokenUsage, ToolCall};
+use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
 use serde_json::{Value, json};
 
+use crate::api::Loose;
 use crate::api::messages::{
-    self, Block, BlockView, CacheControl, Content, Delta, Event, RequestMessage, Role, Thinking,
-    ToolResultContent,
+    self, Block, CacheControl, Content, Delta, Event, RequestMessage, Role, StartBlock, Thinking,
+    ThinkingBlock, ToolResultContent, text_of,
 };
 
 use crate::settings::ProviderSettings;
@@ -35,12 +36,12 @@ const THINKING_MEMORY: usize = 64;
 /// without them (a log written before dsh kept them) falls back to these.
 #[derive(Debug, Default)]
 pub(crate) struct ThinkingMemory {
-    blocks: HashMap<String, ThinkingBlocks>,
+    blocks: HashMap<String, Vec<ThinkingBlock>>,
     order: VecDeque<String>,
 }
 
 impl ThinkingMemory {
-    fn remember(&mut self, first_call: &str, blocks: ThinkingBlocks) {
+    fn remember(&mut self, first_call: &str, blocks: Vec<ThinkingBlock>) {
         if self.blocks.insert(first_call.to_owned(), blocks).is_none() {
             self.order.push_back(first_call.to_owned());
         }
@@ -51,8 +52,8 @@ impl ThinkingMemory {
         }
     }
 
-    fn recall(&self, first_call: &str) -> Option<&ThinkingBlocks> {
-        self.blocks.get(first_call)
+    fn recall(&self, first_call: &str) -> Option<&[ThinkingBlock]> {
+        self.blocks.get(first_call).map(Vec::as_slice)
     }
 }
 
@@ -274,21 +275,25 @@ fn conversation_messages(
                 let logged: Vec<_> = logged
                     .iter()
                     .flatten()
-                    .filter(|block| BlockView::of(block).is_thinking())
+                    .filter(|block| {
+                        matches!(
+                            block["type"].as_str(),
+                            Some("thinking" | "redacted_thinking")
+                        )
+                    })
                     .cloned()
+                    .map(Content::Logged)
                     .collect();
                 let thinking = if logged.is_empty() {
                     tool_calls
                         .first()
                         .and_then(|call| memory.recall(&call.id))
-                        .cloned()
+                        .map(|kept| kept.iter().cloned().map(Content::Thinking).collect())
                 } else {
                     Some(logged)
                 };
                 missing_thinking = !tool_calls.is_empty() && thinking.is_none();
-                if let Some(thinking) = thinking {
-                    blocks.extend(thinking.into_iter().map(Content::Thinking));
-                }
+                blocks.extend(thinking.into_iter().flatten());
                 if !content.is_empty() {
                     blocks.push(Content::Block(Block::text(content)));
                 }
@@ -367,7 +372,7 @@ enum Streamed {
     },
     /// `thinking` (with its signature) or `redacted_thinking`, kept as
     /// the API sent it so that it can go back unchanged.
-    Thinking(Value),
+    Thinking(ThinkingBlock),
     /// A block type dsh does not use (server tools and the like).
     Other,
 }
@@ -430,7 +435,7 @@ impl MessagesAccumulator {
     }
 
     fn on_delta(&mut self, index: usize, delta: Delta, sink: &mut dyn StreamSink) {
-        let (key, piece) = match delta {
+        let (is_signature, piece) = match delta {
             Delta::Text { text } => {
                 if !text.is_empty() {
                     sink.text_delta(&text);
@@ -444,16 +449,19 @@ impl MessagesAccumulator {
                 }
                 return;
             }
-            Delta::Thinking { thinking } => ("thinking", thinking),
-            Delta::Signature { signature } => ("signature", signature),
+            Delta::Thinking { thinking } => (false, thinking),
+            Delta::Signature { signature } => (true, signature),
             Delta::Other => return,
         };
-        if let Some(Streamed::Thinking(block)) = self.block(index) {
+        // A redacted block takes no deltas.
+        if let Some(Streamed::Thinking(ThinkingBlock::Thinking(block))) = self.block(index) {
+            let text = if is_signature {
+                &mut block.signature
+            } else {
+                &mut block.thinking
+            };
             // Appended in place: many small pieces stay linear.
-            match block.get_mut(key) {
-                Some(Value::String(so_far)) => so_far.push_str(&piece),
-                Some(_) | None => block[key] = Value::String(piece),
-            }
+            text.get_or_insert_default().push_str(&piece);
         }
     }
 }
@@ -476,22 +484,28 @@ impl EventAccumulator for MessagesAccumulator {
                 index,
                 content_block,
             } => {
-                let view = BlockView::of(&content_block);
-                let block = match view.kind() {
-                    Some("text") => {
-                        if let Some(initial) = view.text().filter(|text| !text.is_empty()) {
+                let block = match content_block {
+                    Some(Loose::Is(StartBlock::Text { text })) => {
+                        if let Some(initial) =
+                            text_of(text.as_ref()).filter(|text| !text.is_empty())
+                        {
                             sink.text_delta(initial);
                             self.text.push_str(initial);
                         }
                         Streamed::Text
                     }
-                    Some("tool_use") => Streamed::ToolUse {
-                        id: view.id().unwrap_or_default().to_owned(),
-                        name: view.name().unwrap_or_default().to_owned(),
+                    Some(Loose::Is(StartBlock::ToolUse { id, name })) => Streamed::ToolUse {
+                        id: text_of(id.as_ref()).unwrap_or_default().to_owned(),
+                        name: text_of(name.as_ref()).unwrap_or_default().to_owned(),
                         json: String::new(),
                     },
-                    _ if view.is_thinking() => Streamed::Thinking(content_block),
-                    _ => Streamed::Other,
+                    Some(Loose::Is(StartBlock::Thinking(block))) => {
+                        Streamed::Thinking(ThinkingBlock::Thinking(block))
+                    }
+                    Some(Loose::Is(StartBlock::RedactedThinking(block))) => {
+                        Streamed::Thinking(ThinkingBlock::RedactedThinking(block))
+                    }
+                    Some(Loose::Is(StartBlock::Other) | Loose::Not(_)) | None => Streamed::Other,
                 };
                 self.blocks.push((index, block));
             }
@@ -541,18 +555,18 @@ impl EventAccumulator for MessagesAccumulator {
     }
 
     fn size(&self) -> usize {
-        let text_of =
-            |block: &Value, key: &str| block.get(key).and_then(Value::as_str).map_or(0, str::len);
+        let held_by = |text: &Option<String>| text.as_ref().map_or(0, String::len);
         self.blocks
             .iter()
             .fold(self.text.len(), |size, (_, block)| {
                 let held = match block {
                     Streamed::ToolUse { id, name, json } => id.len() + name.len() + json.len(),
                     // Redacted thinking holds its `data`.
-                    Streamed::Thinking(block) => {
-                        text_of(block, "thinking")
-                            + text_of(block, "signature")
-                            + text_of(block, "data")
+                    Streamed::Thinking(ThinkingBlock::Thinking(block)) => {
+                        held_by(&block.thinking) + held_by(&block.signature)
+                    }
+                    Streamed::Thinking(ThinkingBlock::RedactedThinking(block)) => {
+                        held_by(&block.data)
                     }
                     Streamed::Text | Streamed::Other => 0,
                 };
@@ -592,12 +606,16 @@ impl EventAccumulator for MessagesAccumulator {
         }
         // Kept for the next request, in memory and (through the reply) in
         // the session log, so a resumed session sends them back too.
-        let thinking = (!tool_calls.is_empty() && !thinking.is_empty()).then_some(thinking);
-        if let (Some(memory), Some(first), Some(thinking)) =
-            (&self.memory, tool_calls.first(), &thinking)
-        {
-            lock(memory).remember(&first.id, thinking.clone());
-        }
+        let thinking = (!tool_calls.is_empty() && !thinking.is_empty()).then(|| {
+            let logged = thinking
+                .iter()
+                .filter_map(|block| serde_json::to_value(block).ok())
+                .collect();
+            if let (Some(memory), Some(first)) = (&self.memory, tool_calls.first()) {
+                lock(memory).remember(&first.id, thinking);
+            }
+            logged
+        });
         ModelReply {
             text: self.text,
             tool_calls,
@@ -760,6 +778,62 @@ mod tests {
                 .unwrap();
         }
         progress
+    }
+
+    /// Redacted thinking and keys dsh does not know go back as they came
+    /// (in the reply, the memory and the next request); start blocks of
+    /// another shape are no block of dsh's and break nothing.
+    #[test]
+    fn thinking_blocks_keep_what_dsh_does_not_read() {
+        let api = AnthropicApi::default();
+        let mut accumulator = api.accumulator();
+        let progress = feed(
+            &mut accumulator,
+            &[
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "redacted_thinking", "data": "RED"}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "ignored"}}),
+                json!({"type": "content_block_start", "index": 1, "content_block": {"type": "thinking", "thinking": "", "note": {"n": 1}}}),
+                json!({"type": "content_block_delta", "index": 1, "delta": {"type": "thinking_delta", "thinking": "Hm."}}),
+                json!({"type": "content_block_delta", "index": 1, "delta": {"type": "signature_delta", "signature": "s"}}),
+                json!({"type": "content_block_start", "index": 2, "content_block": 7}),
+                json!({"type": "content_block_start", "index": 3, "content_block": {"text": "no type"}}),
+                json!({"type": "content_block_start", "index": 4, "content_block": {"type": "text", "text": 5}}),
+                json!({"type": "content_block_start", "index": 5, "content_block": {"type": "server_tool_use", "id": "s"}}),
+                json!({"type": "content_block_start", "index": 6, "content_block": {"type": "tool_use", "id": "toolu_1", "name": ["x"]}}),
+                json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+            ],
+        );
+        assert_eq!(progress, Progress::More);
+        assert_eq!(accumulator.text(), "");
+        let held = accumulator.size();
+        let reply = accumulator.into_reply();
+        assert_eq!(reply.tool_calls.len(), 1);
+        assert_eq!(reply.tool_calls[0].name, "");
+        let blocks = vec![
+            json!({"type": "redacted_thinking", "data": "RED"}),
+            json!({"type": "thinking", "thinking": "Hm.", "signature": "s", "note": {"n": 1}}),
+        ];
+        assert_eq!(reply.thinking.as_ref(), Some(&blocks));
+        // Seven blocks, and the thinking blocks' text.
+        assert_eq!(
+            held,
+            7 * crate::transport::PART_BYTES + "toolu_1".len() + 3 + 3 + 1
+        );
+        let request = ModelRequest {
+            turn: 1,
+            step: 2,
+            messages: vec![Message::Assistant {
+                content: String::new(),
+                tool_calls: reply.tool_calls.clone(),
+                thinking: None,
+            }],
+            tools: Vec::new(),
+            model: None,
+        };
+        let body =
+            serde_json::to_value(api.request_body(&ProviderSettings::default(), &request)).unwrap();
+        assert_eq!(body["messages"][0]["content"][0], blocks[0]);
+        assert_eq!(body["messages"][0]["content"][1], blocks[1]);
     }
 
     #[test]

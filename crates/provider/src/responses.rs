@@ -14,11 +14,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_model::{FailureCategory, ProviderFailure, StreamSink};
 use dsh_protocol::{Message, ModelReply, ModelRequest, TokenUsage, ToolCall};
-use serde_json::Value;
 
 use crate::api::responses::{
-    self, ContentPart, Event, InputItem, Item, ItemView, Output, ReplayedReasoning, Response, Role,
-    ToolChoice, Usage as ResponsesUsage,
+    self, ContentPart, Event, EventType, InputItem, Item, Output, OutputItem, ReplayedReasoning,
+    Response, Role, ToolChoice, Usage as ResponsesUsage, text_of,
 };
 use crate::api::{Function, Loose};
 
@@ -55,12 +54,12 @@ pub(crate) fn is_reasoning_model(model: &str) -> bool {
 /// session log keeps them and a resumed session sends them from there.
 #[derive(Debug, Default)]
 pub(crate) struct ReasoningMemory {
-    entries: Mutex<VecDeque<(String, Vec<Value>)>>,
+    entries: Mutex<VecDeque<(String, Vec<ReplayedReasoning>)>>,
 }
 
 impl ReasoningMemory {
     /// Keeps `items` for the reply whose first tool call is `call_id`.
-    pub(crate) fn remember(&self, call_id: &str, items: Vec<Value>) {
+    pub(crate) fn remember(&self, call_id: &str, items: Vec<ReplayedReasoning>) {
         if items.is_empty() || call_id.is_empty() {
             return;
         }
@@ -73,7 +72,7 @@ impl ReasoningMemory {
     }
 
     /// The reasoning items kept for the reply whose first call is `call_id`.
-    pub(crate) fn recall(&self, call_id: &str) -> Vec<Value> {
+    pub(crate) fn recall(&self, call_id: &str) -> Vec<ReplayedReasoning> {
         let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         entries
             .iter()
@@ -168,16 +167,17 @@ fn push_items(input: &mut Vec<InputItem>, message: &Message, reasoning: &Reasoni
                 .flatten()
                 .filter(|item| item["type"] == "reasoning")
                 .cloned()
+                .map(InputItem::Logged)
                 .collect();
-            let kept = if logged.is_empty() {
-                tool_calls
+            if logged.is_empty() {
+                let kept = tool_calls
                     .first()
                     .map(|first| reasoning.recall(&first.id))
-                    .unwrap_or_default()
+                    .unwrap_or_default();
+                input.extend(kept.into_iter().map(InputItem::Reasoning));
             } else {
-                logged
-            };
-            input.extend(kept.into_iter().map(InputItem::Reasoning));
+                input.extend(logged);
+            }
             if !content.is_empty() {
                 input.push(text_message(Role::Assistant, content));
             }
@@ -298,13 +298,14 @@ struct PartialCall {
 
 /// One streamed output item, by its `output_index`.
 #[derive(Debug)]
-enum OutputItem {
+enum Streamed {
     /// An assistant message; whether any of its text arrived as deltas.
     Message { streamed: bool },
     /// A function call.
     Call(PartialCall),
-    /// A reasoning item, once done (the whole item as the API sent it).
-    Reasoning(Option<Value>),
+    /// A reasoning item; once done, what of it goes back (`None` while
+    /// streaming, or when it has no encrypted content to go back with).
+    Reasoning(Option<ReplayedReasoning>),
     /// Anything else (web search calls, …): not dsh's.
     Other,
 }
@@ -313,7 +314,7 @@ enum OutputItem {
 #[derive(Debug, Default)]
 pub(crate) struct ResponsesAccumulator {
     text: String,
-    items: BTreeMap<u64, OutputItem>,
+    items: BTreeMap<u64, Streamed>,
     /// `item_id` → `output_index`, for events that name only the item.
     ids: HashMap<String, u64>,
     usage: Option<ResponsesUsage>,
@@ -333,79 +334,96 @@ impl ResponsesAccumulator {
         if data.is_empty() || data == "[DONE]" {
             return Ok(Progress::More);
         }
-        let event: Event = serde_json::from_str(data).map_err(|error| {
-            EventError::from(format!(
-                "malformed stream event ({error}): {}",
-                crate::transport::excerpt(data)
-            ))
-        })?;
-        match event.kind.as_str() {
-            "response.output_item.added" => {
-                if let (Some(index), Some(item)) = (event.output_index, &event.item) {
-                    self.item_added(index, item);
-                }
+        let event: Event = match serde_json::from_str(data) {
+            Ok(event) => event,
+            // An object without a `type` is no event: skipped, as before.
+            Err(_) if serde_json::from_str::<EventType>(data).is_ok_and(|at| at.kind.is_none()) => {
+                return Ok(Progress::More);
             }
-            "response.output_text.delta" | "response.refusal.delta" => {
-                if let Some(delta) = event.delta.filter(|delta| !delta.is_empty()) {
-                    if let Some(index) = self.index_of(event.output_index, event.item_id.as_deref())
-                    {
-                        let item = self
-                            .items
-                            .entry(index)
-                            .or_insert(OutputItem::Message { streamed: false });
-                        if let OutputItem::Message { streamed } = item {
-                            *streamed = true;
-                        }
+            Err(error) => {
+                return Err(EventError::from(format!(
+                    "malformed stream event ({error}): {}",
+                    crate::transport::excerpt(data)
+                )));
+            }
+        };
+        match event {
+            Event::ItemAdded {
+                output_index: Some(index),
+                item: Some(item),
+            } => self.item_added(index, &item),
+            Event::ItemDone {
+                output_index: Some(index),
+                item: Some(item),
+            } => self.item_done(index, item, sink),
+            Event::TextDelta {
+                output_index,
+                item_id,
+                delta: Some(delta),
+            } if !delta.is_empty() => {
+                if let Some(index) = self.index_of(output_index, item_id.as_deref()) {
+                    let item = self
+                        .items
+                        .entry(index)
+                        .or_insert(Streamed::Message { streamed: false });
+                    if let Streamed::Message { streamed } = item {
+                        *streamed = true;
                     }
-                    sink.text_delta(&delta);
-                    self.text.push_str(&delta);
                 }
+                sink.text_delta(&delta);
+                self.text.push_str(&delta);
             }
-            "response.function_call_arguments.delta" => {
-                if let Some(delta) = event.delta
-                    && let Some(call) = self.call_mut(event.output_index, event.item_id.as_deref())
-                {
+            Event::ArgumentsDelta {
+                output_index,
+                item_id,
+                delta: Some(delta),
+            } => {
+                if let Some(call) = self.call_mut(output_index, item_id.as_deref()) {
                     call.arguments.push_str(&delta);
                 }
             }
-            "response.function_call_arguments.done" => {
-                if let Some(arguments) = event.arguments
-                    && let Some(call) = self.call_mut(event.output_index, event.item_id.as_deref())
-                {
+            Event::ArgumentsDone {
+                output_index,
+                item_id,
+                arguments: Some(arguments),
+            } => {
+                if let Some(call) = self.call_mut(output_index, item_id.as_deref()) {
                     call.arguments = arguments;
                 }
             }
-            "response.output_item.done" => {
-                if let (Some(index), Some(item)) = (event.output_index, event.item) {
-                    self.item_done(index, item, sink);
-                }
+            Event::Completed { response } => {
+                self.complete(response.unwrap_or_default(), sink);
+                return Ok(Progress::Done);
             }
-            "response.completed" | "response.incomplete" => {
-                let response = event.response.unwrap_or_default();
-                if event.kind == "response.incomplete" {
-                    let reason = response
-                        .incomplete_details
-                        .as_ref()
-                        .and_then(|details| details.reason.as_deref())
-                        .unwrap_or("unknown");
-                    tracing::warn!("the response stopped incomplete ({reason})");
-                }
+            Event::Incomplete { response } => {
+                let response = response.unwrap_or_default();
+                let reason = response
+                    .incomplete_details
+                    .as_ref()
+                    .and_then(|details| details.reason.as_deref())
+                    .unwrap_or("unknown");
+                tracing::warn!("the response stopped incomplete ({reason})");
                 self.complete(response, sink);
                 return Ok(Progress::Done);
             }
-            "response.failed" => {
-                let error = event
-                    .response
+            Event::Failed { response } => {
+                let error = response
                     .and_then(|response| response.error)
                     .unwrap_or_default();
                 return Err(error_event(error.code.as_deref(), error.message.as_deref()));
             }
-            "error" => {
-                return Err(error_event(event.code.as_deref(), event.message.as_deref()));
+            Event::Error { code, message } => {
+                return Err(error_event(code.as_deref(), message.as_deref()));
             }
-            // response.created, in_progress, content_part.*, reasoning
-            // summaries, output_text.done, …: nothing dsh needs.
-            _ => {}
+            // Without the index, item or delta they need; response.created,
+            // in_progress, content_part.*, reasoning summaries,
+            // output_text.done, …: nothing dsh needs.
+            Event::ItemAdded { .. }
+            | Event::ItemDone { .. }
+            | Event::TextDelta { .. }
+            | Event::ArgumentsDelta { .. }
+            | Event::ArgumentsDone { .. }
+            | Event::Other => {}
         }
         Ok(Progress::More)
     }
@@ -435,86 +453,120 @@ impl ResponsesAccumulator {
     fn call_mut(&mut self, index: Option<u64>, item_id: Option<&str>) -> Option<&mut PartialCall> {
         let index = self.index_of(index, item_id)?;
         match self.items.get_mut(&index) {
-            Some(OutputItem::Call(call)) => Some(call),
-            Some(OutputItem::Message { .. } | OutputItem::Reasoning(_) | OutputItem::Other)
-            | None => None,
+            Some(Streamed::Call(call)) => Some(call),
+            Some(Streamed::Message { .. } | Streamed::Reasoning(_) | Streamed::Other) | None => {
+                None
+            }
         }
     }
 
-    fn item_added(&mut self, index: u64, item: &Value) {
-        let view = ItemView::of(item);
-        let owned = |text: Option<&str>| text.unwrap_or_default().to_owned();
-        let id = owned(view.id());
+    fn item_added(&mut self, index: u64, item: &Loose<OutputItem>) {
+        let Loose::Is(item) = item else {
+            self.items.entry(index).or_insert(Streamed::Other);
+            return;
+        };
+        let owned = |text: Option<&Loose<String>>| text_of(text).unwrap_or_default().to_owned();
+        let id = item.id().unwrap_or_default().to_owned();
         if !id.is_empty() {
             self.ids.insert(id.clone(), index);
         }
-        let entry = match view.kind() {
-            Some("message") => OutputItem::Message { streamed: false },
-            Some("function_call") => OutputItem::Call(PartialCall {
+        let entry = match item {
+            OutputItem::Message { .. } => Streamed::Message { streamed: false },
+            OutputItem::FunctionCall {
+                call_id,
+                name,
+                arguments,
+                ..
+            } => Streamed::Call(PartialCall {
                 item_id: id,
-                call_id: owned(view.call_id()),
-                name: owned(view.name()),
-                arguments: owned(view.arguments()),
+                call_id: owned(call_id.as_ref()),
+                name: owned(name.as_ref()),
+                arguments: owned(arguments.as_ref()),
             }),
-            Some("reasoning") => OutputItem::Reasoning(None),
-            _ => OutputItem::Other,
+            OutputItem::Reasoning { .. } => Streamed::Reasoning(None),
+            OutputItem::Other => Streamed::Other,
         };
         self.items.entry(index).or_insert(entry);
     }
 
-    fn item_done(&mut self, index: u64, item: Value, sink: &mut dyn StreamSink) {
+    fn item_done(&mut self, index: u64, item: Loose<OutputItem>, sink: &mut dyn StreamSink) {
         if !self.items.contains_key(&index) {
             self.item_added(index, &item);
         }
-        let Some(entry) = self.items.get_mut(&index) else {
+        let (Some(entry), Loose::Is(item)) = (self.items.get_mut(&index), item) else {
             return;
         };
-        match entry {
-            OutputItem::Message { streamed } => {
+        match (entry, item) {
+            (Streamed::Message { streamed }, item) => {
                 // Text the server did not stream arrives whole here.
                 if !*streamed {
                     *streamed = true;
-                    let text = ItemView::of(&item).message_text();
+                    let text = item.message_text();
                     if !text.is_empty() {
                         sink.text_delta(&text);
                         self.text.push_str(&text);
                     }
                 }
             }
-            OutputItem::Call(call) => {
+            (
+                Streamed::Call(call),
+                OutputItem::FunctionCall {
+                    call_id,
+                    name,
+                    arguments,
+                    ..
+                },
+            ) => {
                 // The finished item is authoritative.
-                let view = ItemView::of(&item);
-                if let Some(call_id) = view.call_id().filter(|id| !id.is_empty()) {
+                if let Some(call_id) = text_of(call_id.as_ref()).filter(|id| !id.is_empty()) {
                     call.call_id = call_id.to_owned();
                 }
-                if let Some(name) = view.name().filter(|name| !name.is_empty()) {
+                if let Some(name) = text_of(name.as_ref()).filter(|name| !name.is_empty()) {
                     call.name = name.to_owned();
                 }
-                if let Some(arguments) = view.arguments() {
+                if let Some(arguments) = text_of(arguments.as_ref()) {
                     call.arguments = arguments.to_owned();
                 }
             }
-            OutputItem::Reasoning(kept) => {
-                let held = value_bytes(&item);
-                if let Some(earlier) = kept.replace(item) {
-                    self.reasoning_bytes =
-                        self.reasoning_bytes.saturating_sub(value_bytes(&earlier));
+            (
+                Streamed::Reasoning(kept),
+                OutputItem::Reasoning {
+                    summary,
+                    encrypted_content,
+                    ..
+                },
+            ) => {
+                // Only an item with encrypted content can be read again
+                // by the API without storage.
+                let replayed = text_of(encrypted_content.as_ref())
+                    .filter(|content| !content.is_empty())
+                    .map(|content| ReplayedReasoning {
+                        summary: summary.unwrap_or_else(|| serde_json::json!([])),
+                        encrypted_content: content.to_owned(),
+                    });
+                let held = replayed.as_ref().map_or(0, reasoning_bytes);
+                if let Some(earlier) = std::mem::replace(kept, replayed) {
+                    self.reasoning_bytes = self
+                        .reasoning_bytes
+                        .saturating_sub(reasoning_bytes(&earlier));
                 }
                 self.reasoning_bytes = self.reasoning_bytes.saturating_add(held);
             }
-            OutputItem::Other => {}
+            // A finished item of another type than it started as: the
+            // start decides, as before.
+            (Streamed::Call(_) | Streamed::Reasoning(_) | Streamed::Other, _) => {}
         }
     }
 
     /// The finished reply, and the reasoning items to send back with its
     /// tool calls (only those the API can read again without storage:
     /// the ones with encrypted content).
-    pub(crate) fn finish(self) -> (ModelReply, Vec<Value>) {
+    pub(crate) fn finish(self) -> (ModelReply, Vec<ReplayedReasoning>) {
         let mut tool_calls = Vec::new();
         let mut reasoning = Vec::new();
         for (index, item) in self.items {
             match item {
-                OutputItem::Call(call) => tool_calls.push(ToolCall {
+                Streamed::Call(call) => tool_calls.push(ToolCall {
                     id: if !call.call_id.is_empty() {
                         call.call_id
                     } else if !call.item_id.is_empty() {
@@ -525,17 +577,18 @@ impl ResponsesAccumulator {
                     name: call.name,
                     arguments: parse_arguments(&call.arguments),
                 }),
-                OutputItem::Reasoning(Some(item)) => {
-                    if let Some(kept) = replayable_reasoning(&item) {
-                        reasoning.push(kept);
-                    }
-                }
-                OutputItem::Reasoning(None) | OutputItem::Message { .. } | OutputItem::Other => {}
+                Streamed::Reasoning(Some(item)) => reasoning.push(item),
+                Streamed::Reasoning(None) | Streamed::Message { .. } | Streamed::Other => {}
             }
         }
         // Kept in the session log too (through the reply), so a resumed
         // session sends them back as the memory does.
-        let thinking = (!tool_calls.is_empty() && !reasoning.is_empty()).then(|| reasoning.clone());
+        let thinking = (!tool_calls.is_empty() && !reasoning.is_empty()).then(|| {
+            reasoning
+                .iter()
+                .filter_map(|item| serde_json::to_value(item).ok())
+                .collect()
+        });
         let reply = ModelReply {
             text: self.text,
             tool_calls,
@@ -626,10 +679,10 @@ impl EventAccumulator for ResponsesAccumulator {
     fn size(&self) -> usize {
         let held = self.items.values().fold(0usize, |size, item| {
             let held = match item {
-                OutputItem::Call(call) => {
+                Streamed::Call(call) => {
                     call.item_id.len() + call.call_id.len() + call.name.len() + call.arguments.len()
                 }
-                OutputItem::Message { .. } | OutputItem::Reasoning(_) | OutputItem::Other => 0,
+                Streamed::Message { .. } | Streamed::Reasoning(_) | Streamed::Other => 0,
             };
             size.saturating_add(crate::transport::PART_BYTES + held)
         });
@@ -642,7 +695,7 @@ impl EventAccumulator for ResponsesAccumulator {
             || self
                 .items
                 .values()
-                .any(|item| matches!(item, OutputItem::Call(_)))
+                .any(|item| matches!(item, Streamed::Call(_)))
     }
 
     fn finished(&self) -> bool {
@@ -672,35 +725,11 @@ impl EventAccumulator for ResponsesAccumulator {
     }
 }
 
-/// The bytes of text a JSON value holds (strings and keys).
-fn value_bytes(value: &Value) -> usize {
-    match value {
-        Value::String(text) => text.len(),
-        Value::Array(items) => items.iter().map(value_bytes).sum(),
-        Value::Object(map) => map
-            .iter()
-            .map(|(key, value)| key.len() + value_bytes(value))
-            .sum(),
-        Value::Null | Value::Bool(_) | Value::Number(_) => 0,
-    }
-}
-
-/// A reasoning item as it goes back in `input` ([`ReplayedReasoning`]),
-/// when it has encrypted content to go back with.
-fn replayable_reasoning(item: &Value) -> Option<Value> {
-    let encrypted = ItemView::of(item)
-        .encrypted_content()
-        .filter(|content| !content.is_empty())?
-        .to_owned();
-    let summary = item
-        .get("summary")
-        .cloned()
-        .unwrap_or_else(|| Value::Array(Vec::new()));
-    serde_json::to_value(ReplayedReasoning {
-        summary,
-        encrypted_content: encrypted,
-    })
-    .ok()
+/// The bytes a kept reasoning item holds, for the reply limit.
+fn reasoning_bytes(item: &ReplayedReasoning) -> usize {
+    // The summary as the JSON text it goes back as.
+    let summary = serde_json::to_string(&item.summary).map_or(0, |text| text.len());
+    item.encrypted_content.len().saturating_add(summary)
 }
 
 fn error_event(code: Option<&str>, message: Option<&str>) -> EventError {
@@ -725,7 +754,7 @@ fn error_event(code: Option<&str>, message: Option<&str>) -> EventError {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     /// The body as the JSON it is sent as, keys in wire order.
     fn request_body(
@@ -793,7 +822,10 @@ mod tests {
         let memory = ReasoningMemory::default();
         memory.remember(
             "call_1",
-            vec![json!({"type": "reasoning", "summary": [], "encrypted_content": "E"})],
+            vec![ReplayedReasoning {
+                summary: json!([]),
+                encrypted_content: "E".into(),
+            }],
         );
         let messages = vec![
             Message::System {
@@ -927,6 +959,13 @@ mod tests {
         assert_eq!((usage.cached_tokens(), usage.reasoning_tokens()), (64, 12));
         let (reply, reasoning) = accumulator.finish();
         assert_eq!(reply.text, "Hello");
+        // The reply (and so the session log) holds the same items.
+        assert_eq!(
+            reply.thinking,
+            Some(vec![
+                json!({"type": "reasoning", "summary": [], "encrypted_content": "ENC"})
+            ])
+        );
         assert_eq!(
             reply.tool_calls,
             vec![
@@ -953,7 +992,10 @@ mod tests {
         );
         assert_eq!(
             reasoning,
-            vec![json!({"type": "reasoning", "summary": [], "encrypted_content": "ENC"})]
+            vec![ReplayedReasoning {
+                summary: json!([]),
+                encrypted_content: "ENC".into(),
+            }]
         );
     }
 
@@ -1026,12 +1068,16 @@ mod tests {
     #[test]
     fn reasoning_memory_is_bounded_and_keyed_by_first_call() {
         let memory = ReasoningMemory::default();
+        let item = |index: usize| ReplayedReasoning {
+            summary: json!([]),
+            encrypted_content: index.to_string(),
+        };
         for index in 0..=REASONING_MEMORY {
-            memory.remember(&format!("c{index}"), vec![json!(index)]);
+            memory.remember(&format!("c{index}"), vec![item(index)]);
         }
         assert!(memory.recall("c0").is_empty());
-        assert_eq!(memory.recall("c1"), vec![json!(1)]);
-        memory.remember("", vec![json!(1)]);
+        assert_eq!(memory.recall("c1"), vec![item(1)]);
+        memory.remember("", vec![item(1)]);
         assert!(memory.recall("").is_empty());
     }
 
@@ -1052,20 +1098,71 @@ mod tests {
     }
 
     /// A finished message item's text: `text` parts, else `refusal`; keys
-    /// of another type read as absent, an item that is no object as empty.
+    /// of another type read as absent, an item that is no object (or has
+    /// no `type`) as no item of dsh's.
     #[test]
-    fn item_views_read_what_they_can() {
-        let item = json!({"type": "message", "content": [
+    fn output_items_read_what_they_can() {
+        let read = |item: Value| serde_json::from_value::<Loose<OutputItem>>(item).unwrap();
+        let item = read(json!({"type": "message", "content": [
             {"type": "output_text", "text": "Hi"},
             {"type": "refusal", "refusal": " no"},
             {"type": "output_text", "text": 5, "refusal": "skipped"},
             "odd",
-        ]});
-        assert_eq!(ItemView::of(&item).message_text(), "Hi no");
-        let call = ItemView::of(&json!({"type": "function_call", "call_id": 7, "name": "bash"}));
-        assert_eq!(call.kind(), Some("function_call"));
-        assert_eq!(call.call_id(), None);
-        assert_eq!(call.name(), Some("bash"));
-        assert_eq!(ItemView::of(&json!([1])).kind(), None);
+        ]}));
+        assert_eq!(item.ok().unwrap().message_text(), "Hi no");
+        let Loose::Is(OutputItem::FunctionCall {
+            id, call_id, name, ..
+        }) = read(json!({"type": "function_call", "id": ["x"], "call_id": 7, "name": "bash"}))
+        else {
+            panic!("a function call");
+        };
+        assert_eq!(text_of(id.as_ref()), None);
+        assert_eq!(text_of(call_id.as_ref()), None);
+        assert_eq!(text_of(name.as_ref()), Some("bash"));
+        assert!(read(json!("odd")).ok().is_none());
+        assert!(read(json!({"id": "x"})).ok().is_none());
+        assert!(matches!(
+            read(json!({"type": "web_search_call", "id": "ws"})),
+            Loose::Is(OutputItem::Other)
+        ));
+    }
+
+    /// Lines a gateway may add, and items of the wrong shape, are skipped;
+    /// a known event whose fields have the wrong type is still an error.
+    #[test]
+    fn odd_events_are_skipped_and_bad_known_ones_refused() {
+        let mut accumulator = ResponsesAccumulator::default();
+        feed(
+            &mut accumulator,
+            &[
+                json!({"no_type": true}),
+                json!({"type": "response.created", "response": {"usage": "odd"}}),
+                json!({"type": "response.output_item.added", "output_index": 0, "item": 5}),
+                json!({"type": "response.output_item.done", "output_index": 0, "item": {"type": 3}}),
+                json!({"type": "response.output_item.added", "output_index": 1,
+                       "item": {"type": "reasoning", "id": "rs"}}),
+                json!({"type": "response.output_item.done", "output_index": 1,
+                       "item": {"type": "reasoning", "summary": [{"type": "summary_text", "text": "s"}],
+                                "encrypted_content": 9}}),
+                json!({"type": "response.output_text.delta", "output_index": 2, "delta": "ok"}),
+            ],
+        );
+        assert_eq!(accumulator.text, "ok");
+        // A reasoning item without encrypted content (as a string) holds nothing.
+        assert_eq!(accumulator.reasoning_bytes, 0);
+        let error = accumulator
+            .on_event(
+                r#"{"type":"response.output_text.delta","delta":5}"#,
+                &mut NoStream,
+            )
+            .unwrap_err();
+        assert!(error.message.contains("malformed"), "{}", error.message);
+        let error = accumulator
+            .on_event(
+                r#"{"type":"response.completed","response":5}"#,
+                &mut NoStream,
+            )
+            .unwrap_err();
+        assert!(error.message.contains("malformed"), "{}", error.message);
     }
 }

@@ -272,7 +272,42 @@ pub struct ControlAnswer {
     /// The request answered.
     pub request_id: String,
     /// `success` with its payload, or `error` with its message.
-    pub result: Result<Value, String>,
+    pub result: Result<AnswerLine, String>,
+}
+
+/// A `success` answer's payload, kept as the line it came in: its type is
+/// the request's (a [`PermissionAnswer`], an [`McpAnswer`], a hook's
+/// output), which only the side that asked knows, so that side reads it
+/// with [`AnswerLine::read`], straight from the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswerLine {
+    line: String,
+}
+
+/// `{"response": {"response": T}}`: a `control_response` line read again
+/// for its payload.
+#[derive(Deserialize)]
+struct WholeAnswer<T> {
+    response: AnswerBody<T>,
+}
+
+/// The `response` of a `control_response` line, for its payload.
+#[derive(Deserialize)]
+struct AnswerBody<T> {
+    /// Absent (or `null`) when the SDK sent no payload.
+    response: Option<T>,
+}
+
+impl AnswerLine {
+    /// The payload (`response.response`) as a `T`; an answer without one
+    /// reads as JSON `null` does.
+    pub fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        let whole: WholeAnswer<T> = serde_json::from_str(&self.line)?;
+        match whole.response.response {
+            Some(payload) => Ok(payload),
+            None => serde_json::from_str("null"),
+        }
+    }
 }
 
 /// An SDK `canUseTool` answer (the inner `response` of a `can_use_tool`).
@@ -355,9 +390,6 @@ struct ResponseEnvelope {
     request_id: Option<Loose<String>>,
     #[serde(default)]
     subtype: Option<Loose<String>>,
-    /// The payload, read by whoever asked ([`ControlAnswer`]).
-    #[serde(default)]
-    response: Option<Value>,
     #[serde(default)]
     error: Option<Loose<String>>,
 }
@@ -404,7 +436,9 @@ pub fn parse_line(line: &str) -> Result<Inbound, LineError> {
             let request_id =
                 text(response.request_id).ok_or_else(|| missing(&kind, "response.request_id"))?;
             let result = match text(response.subtype).as_deref() {
-                Some("success") => Ok(response.response.unwrap_or_default()),
+                Some("success") => Ok(AnswerLine {
+                    line: line.to_owned(),
+                }),
                 _ => Err(text(response.error)
                     .unwrap_or_else(|| "the SDK answered with an error".to_owned())),
             };
@@ -546,7 +580,7 @@ mod tests {
             panic!()
         };
         assert_eq!(answer.request_id, "184715e0");
-        let permission: PermissionAnswer = serde_json::from_value(answer.result.unwrap()).unwrap();
+        let permission: PermissionAnswer = answer.result.unwrap().read().unwrap();
         assert_eq!(
             permission,
             PermissionAnswer::Allow {
@@ -593,6 +627,40 @@ mod tests {
             panic!()
         };
         assert_eq!(answer.result, Err("boom".to_owned()));
+    }
+
+    /// A `success` answer is read as the asker's type, from its line; a
+    /// missing payload reads as `null`, a payload of another shape fails
+    /// only the read.
+    #[test]
+    fn answers_are_read_as_the_askers_type() {
+        let read = |line: &str| match parse_line(line).unwrap() {
+            Inbound::ControlResponse(answer) => answer.result.unwrap(),
+            other => panic!("{other:?}"),
+        };
+        let hook = read(
+            r#"{"type":"control_response","response":{"subtype":"success","request_id":"h","response":{"continue":true,"hookSpecificOutput":{"a":[1,2]}}}}"#,
+        );
+        assert_eq!(
+            hook.read::<Value>().unwrap(),
+            json!({"continue": true, "hookSpecificOutput": {"a": [1, 2]}})
+        );
+        assert!(hook.read::<PermissionAnswer>().is_err());
+        let bare = read(
+            r#"{"type":"control_response","response":{"subtype":"success","request_id":"b"}}"#,
+        );
+        assert_eq!(bare.read::<Value>().unwrap(), Value::Null);
+        assert_eq!(bare.read::<Option<u8>>().unwrap(), None);
+        let error = bare.read::<PermissionAnswer>().unwrap_err();
+        assert!(error.to_string().contains("null"), "{error}");
+        let mcp = read(
+            r#"{"type":"control_response","response":{"subtype":"success","request_id":"m","response":{"mcp_response":{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t"}]}}}}}"#,
+        );
+        let listed: McpAnswer<crate::ToolsList> = mcp.read().unwrap();
+        assert_eq!(
+            listed.mcp_response.result.unwrap().tools[0].name.as_deref(),
+            Some("t")
+        );
     }
 
     #[test]

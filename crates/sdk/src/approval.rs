@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use dsh_sdk_control::{CanUseTool, CliRequest, PermissionAnswer, SessionState};
+use dsh_sdk_control::{AnswerLine, CanUseTool, CliRequest, PermissionAnswer, SessionState};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, ApprovalGrant, Plugin, PreToolVerdict, SeamContext,
     ToolExecution,
@@ -53,16 +53,16 @@ pub fn request_for(exec: &ToolExecution, ask: &ApprovalAsk) -> CanUseTool {
 }
 
 /// What dsh does with the application's answer.
-pub fn decision_for(answer: Result<Value, String>) -> ApprovalDecision {
-    let value = match answer {
-        Ok(value) => value,
+pub fn decision_for(answer: Result<AnswerLine, String>) -> ApprovalDecision {
+    let answer = match answer {
+        Ok(answer) => answer,
         Err(why) => {
             return ApprovalDecision::Deny {
                 message: format!("canUseTool could not answer: {why}"),
             };
         }
     };
-    match serde_json::from_value::<PermissionAnswer>(value) {
+    match answer.read::<PermissionAnswer>() {
         Ok(PermissionAnswer::Allow {
             updated_input,
             updated_permissions,
@@ -112,9 +112,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The answer of a `control_response` line carrying `payload`.
+    fn answer(payload: Value) -> Result<AnswerLine, String> {
+        let line = json!({"type": "control_response", "response": {
+            "subtype": "success", "request_id": "r", "response": payload}});
+        match dsh_sdk_control::parse_line(&line.to_string()).unwrap() {
+            dsh_sdk_control::Inbound::ControlResponse(answer) => answer.result,
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn answers_become_approval_decisions() {
-        let allow = decision_for(Ok(
+        let allow = decision_for(answer(
             json!({"behavior": "allow", "updatedInput": {"command": "touch rewritten.txt"}, "toolUseID": "t"}),
         ));
         assert_eq!(
@@ -125,7 +135,7 @@ mod tests {
                 by: BY.to_owned(),
             })
         );
-        let deny = decision_for(Ok(
+        let deny = decision_for(answer(
             json!({"behavior": "deny", "message": "two is forbidden"}),
         ));
         assert_eq!(
@@ -139,7 +149,7 @@ mod tests {
             ApprovalDecision::Deny { message } if message.contains("gone")
         ));
         assert!(matches!(
-            decision_for(Ok(json!({"behavior": "maybe"}))),
+            decision_for(answer(json!({"behavior": "maybe"}))),
             ApprovalDecision::Deny { .. }
         ));
     }

@@ -119,8 +119,9 @@ async fn rpc<R: DeserializeOwned>(
             message,
         }))
         .await?;
-    let reply: McpAnswer<R> =
-        serde_json::from_value(answer).map_err(|error| format!("`{method}`: {error}"))?;
+    let reply: McpAnswer<R> = answer
+        .read()
+        .map_err(|error| format!("`{method}`: {error}"))?;
     if let Some(error) = reply.mcp_response.error {
         return Err(format!("`{method}`: MCP error {error}"));
     }
@@ -143,7 +144,9 @@ impl Tool for SdkMcpTool {
             answer = self.peer.request(request) => answer.map_err(ToolError)?,
             () = ctx.cancel.cancelled() => return Err(ToolError("interrupted".to_owned())),
         };
-        let reply: McpAnswer<Value> = serde_json::from_value(answer)
+        // An MCP tool's result is arbitrary JSON.
+        let reply: McpAnswer<Value> = answer
+            .read()
             .map_err(|error| ToolError(format!("the SDK's MCP answer: {error}")))?;
         if let Some(error) = reply.mcp_response.error {
             return Err(ToolError(format!("MCP error: {error}")));

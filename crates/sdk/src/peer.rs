@@ -7,13 +7,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use dsh_sdk_control::{
-    CliRequest, ControlAnswer, ControlRequestLine, HookCallback, SessionState, SessionStateChanged,
+    AnswerLine, CliRequest, ControlAnswer, ControlRequestLine, HookCallback, SessionState,
+    SessionStateChanged,
 };
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-type Waiting = oneshot::Sender<Result<Value, String>>;
+/// Where a request's answer goes: the answer's line, read by the asker.
+type Waiting = oneshot::Sender<Result<AnswerLine, String>>;
 
 /// The SDK side of the connection.
 pub struct Peer {
@@ -74,8 +76,9 @@ impl Peer {
         }
     }
 
-    /// Sends a control request and waits for the SDK's answer.
-    pub async fn request(&self, request: CliRequest) -> Result<Value, String> {
+    /// Sends a control request and waits for the SDK's answer, which the
+    /// caller reads as its request's type ([`AnswerLine::read`]).
+    pub async fn request(&self, request: CliRequest) -> Result<AnswerLine, String> {
         let id = uuid::Uuid::new_v4().to_string();
         let (tx, rx) = oneshot::channel();
         {
@@ -132,12 +135,17 @@ impl dsh_hooks_claude::HookCallbacks for Callbacks {
         input: &Value,
         tool_use_id: &str,
     ) -> Result<Value, String> {
-        self.0
+        let answer = self
+            .0
             .request(CliRequest::HookCallback(HookCallback {
                 callback_id: callback_id.to_owned(),
                 input: input.clone(),
                 tool_use_id: tool_use_id.to_owned(),
             }))
-            .await
+            .await?;
+        // Whatever the hook returned, for the Claude dialect to read.
+        answer
+            .read()
+            .map_err(|error| format!("the SDK's hook callback answer: {error}"))
     }
 }

@@ -2,7 +2,7 @@
 //! the streamed events.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::Loose;
 
@@ -48,8 +48,11 @@ pub(crate) enum Role {
 #[serde(untagged)]
 pub(crate) enum Content {
     Block(Block),
-    /// `thinking` / `redacted_thinking`, signed by the API: opaque.
-    Thinking(Value),
+    /// A thinking block this process kept from a reply.
+    Thinking(ThinkingBlock),
+    /// A thinking block as the session log holds it (a resumed session):
+    /// the protocol's opaque thinking item, sent back as it is.
+    Logged(Value),
 }
 
 /// A content block dsh builds, by its `type`. `cache_control` comes last,
@@ -142,9 +145,10 @@ pub(crate) enum Event {
     ContentBlockStart {
         #[serde(default)]
         index: usize,
-        /// Kept whole: a thinking block goes back exactly as it came.
+        /// The block, read as far as dsh knows its type (a block that is
+        /// no object, or has no `type`, is [`Loose::Not`]).
         #[serde(default)]
-        content_block: Value,
+        content_block: Option<Loose<StartBlock>>,
     },
     ContentBlockDelta {
         #[serde(default)]
@@ -168,59 +172,65 @@ pub(crate) enum Event {
     Other,
 }
 
-/// What dsh reads of a content block the API hands out (a
-/// `content_block_start` block, a kept thinking block): its type, and a
-/// text or tool call's first fields. A key of another type reads as
-/// absent; the block itself is kept whole besides.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct BlockView {
-    #[serde(rename = "type", default)]
-    kind: Option<Loose<String>>,
-    #[serde(default)]
-    text: Option<Loose<String>>,
-    #[serde(default)]
-    id: Option<Loose<String>>,
-    #[serde(default)]
-    name: Option<Loose<String>>,
+/// A `content_block_start` block, by its `type`: a text or tool call's
+/// first fields (a key of another type reads as absent), or a thinking
+/// block, kept whole.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum StartBlock {
+    Text {
+        #[serde(default)]
+        text: Option<Loose<String>>,
+    },
+    ToolUse {
+        #[serde(default)]
+        id: Option<Loose<String>>,
+        #[serde(default)]
+        name: Option<Loose<String>>,
+    },
+    Thinking(ThinkingText),
+    RedactedThinking(RedactedThinking),
+    /// Server tools and block types added later: not dsh's.
+    #[serde(other)]
+    Other,
 }
 
-impl BlockView {
-    /// The view of a block (all absent when it is not an object).
-    pub fn of(block: &Value) -> Self {
-        BlockView::deserialize(block).unwrap_or_default()
-    }
+/// A thinking block as the API hands it out (its text and signature
+/// arrive as deltas) and takes it back, signed and unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum ThinkingBlock {
+    Thinking(ThinkingText),
+    RedactedThinking(RedactedThinking),
+}
 
-    fn text_of(key: Option<&Loose<String>>) -> Option<&str> {
-        match key {
-            Some(Loose::Is(text)) => Some(text),
-            Some(Loose::Not(_)) | None => None,
-        }
-    }
+/// A `thinking` block's fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ThinkingText {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// Keys dsh does not know: they go back as they came.
+    #[serde(flatten)]
+    pub rest: Map<String, Value>,
+}
 
-    /// `type`, when a string.
-    pub fn kind(&self) -> Option<&str> {
-        Self::text_of(self.kind.as_ref())
-    }
+/// A `redacted_thinking` block's fields: the encrypted `data`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RedactedThinking {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// Keys dsh does not know: they go back as they came.
+    #[serde(flatten)]
+    pub rest: Map<String, Value>,
+}
 
-    /// A text block's `text`, when a string.
-    pub fn text(&self) -> Option<&str> {
-        Self::text_of(self.text.as_ref())
-    }
-
-    /// A tool call's `id`, when a string.
-    pub fn id(&self) -> Option<&str> {
-        Self::text_of(self.id.as_ref())
-    }
-
-    /// A tool call's `name`, when a string.
-    pub fn name(&self) -> Option<&str> {
-        Self::text_of(self.name.as_ref())
-    }
-
-    /// Whether it is one of the thinking blocks (`thinking`,
-    /// `redacted_thinking`).
-    pub fn is_thinking(&self) -> bool {
-        matches!(self.kind(), Some("thinking" | "redacted_thinking"))
+/// A key's text, when it held a string.
+pub(crate) fn text_of(key: Option<&Loose<String>>) -> Option<&str> {
+    match key {
+        Some(Loose::Is(text)) => Some(text),
+        Some(Loose::Not(_)) | None => None,
     }
 }
 

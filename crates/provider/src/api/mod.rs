@@ -4,10 +4,17 @@
 //! modules beside this one (`wire`, `anthropic`, `responses`) build these
 //! from dsh's messages and act on what comes back.
 //!
+//! Stream events are tagged enums (by `type`, with an `Other` variant for
+//! the event and item types dsh skips); the keys dsh reads of what a
+//! server hands out are [`Loose`], so a key of another type reads as
+//! absent instead of failing the event. Thinking blocks and reasoning
+//! items are typed too, with the keys dsh does not know kept to go back.
+//!
 //! What stays [`serde_json::Value`]: tool `input_schema`s and tool-call
-//! arguments (arbitrary JSON by nature), MCP content blocks, and the
-//! opaque thinking and reasoning items an API hands out to get back
-//! unchanged.
+//! arguments (arbitrary JSON by nature), a reasoning item's `summary` and
+//! a thinking block's unknown keys (sent back as the API wrote them), the
+//! session log's thinking items (the protocol's opaque values), and a
+//! chat server's in-stream error object of no known shape.
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;

@@ -1,6 +1,7 @@
 //! OpenAI Responses (`POST {base}/responses`): the request body, in the
 //! shapes and key order Codex sends, and the streamed events.
 
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -40,8 +41,11 @@ pub(crate) struct Request {
 #[serde(untagged)]
 pub(crate) enum InputItem {
     Item(Item),
-    /// A `reasoning` item with its encrypted content: opaque.
-    Reasoning(Value),
+    /// A reasoning item this process kept from a reply.
+    Reasoning(ReplayedReasoning),
+    /// A reasoning item as the session log holds it (a resumed session):
+    /// the protocol's opaque thinking item, sent back as it is.
+    Logged(Value),
 }
 
 /// An input item dsh builds, by its `type`.
@@ -127,29 +131,98 @@ pub(crate) enum TextFormat {
     },
 }
 
-/// One event's payload: only the fields dsh reads.
+/// One streamed event, by its `type`; only the events and fields dsh
+/// reads. An event of another type (`response.created`, reasoning
+/// summaries, `content_part.*`, …) is [`Event::Other`] and skipped.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Event {
+#[serde(tag = "type")]
+pub(crate) enum Event {
+    /// `response.output_item.added`: an item starts.
+    #[serde(rename = "response.output_item.added")]
+    ItemAdded {
+        #[serde(default)]
+        output_index: Option<u64>,
+        #[serde(default)]
+        item: Option<Loose<OutputItem>>,
+    },
+    /// `response.output_item.done`: an item, finished and whole.
+    #[serde(rename = "response.output_item.done")]
+    ItemDone {
+        #[serde(default)]
+        output_index: Option<u64>,
+        #[serde(default)]
+        item: Option<Loose<OutputItem>>,
+    },
+    /// A piece of a message's text (or of its refusal).
+    #[serde(
+        rename = "response.output_text.delta",
+        alias = "response.refusal.delta"
+    )]
+    TextDelta {
+        #[serde(default)]
+        output_index: Option<u64>,
+        #[serde(default)]
+        item_id: Option<String>,
+        #[serde(default)]
+        delta: Option<String>,
+    },
+    /// A piece of a function call's arguments.
+    #[serde(rename = "response.function_call_arguments.delta")]
+    ArgumentsDelta {
+        #[serde(default)]
+        output_index: Option<u64>,
+        #[serde(default)]
+        item_id: Option<String>,
+        #[serde(default)]
+        delta: Option<String>,
+    },
+    /// A function call's whole arguments.
+    #[serde(rename = "response.function_call_arguments.done")]
+    ArgumentsDone {
+        #[serde(default)]
+        output_index: Option<u64>,
+        #[serde(default)]
+        item_id: Option<String>,
+        #[serde(default)]
+        arguments: Option<String>,
+    },
+    /// The response finished.
+    #[serde(rename = "response.completed")]
+    Completed {
+        #[serde(default)]
+        response: Option<Response>,
+    },
+    /// The response stopped early (`incomplete_details.reason` says why).
+    #[serde(rename = "response.incomplete")]
+    Incomplete {
+        #[serde(default)]
+        response: Option<Response>,
+    },
+    /// The response failed (`response.error`).
+    #[serde(rename = "response.failed")]
+    Failed {
+        #[serde(default)]
+        response: Option<Response>,
+    },
+    /// A stream-level error.
+    #[serde(rename = "error")]
+    Error {
+        #[serde(default)]
+        code: Option<String>,
+        #[serde(default)]
+        message: Option<String>,
+    },
+    /// Every other event type: nothing dsh needs.
+    #[serde(other)]
+    Other,
+}
+
+/// An event's `type` alone, to tell an event without one (skipped, as
+/// a gateway's stray line) from a malformed event of a known type.
+#[derive(Debug, Deserialize)]
+pub(crate) struct EventType {
     #[serde(rename = "type", default)]
-    pub kind: String,
-    #[serde(default)]
-    pub output_index: Option<u64>,
-    #[serde(default)]
-    pub item_id: Option<String>,
-    /// An output item, kept whole: a reasoning item goes back as it came.
-    #[serde(default)]
-    pub item: Option<Value>,
-    #[serde(default)]
-    pub delta: Option<String>,
-    #[serde(default)]
-    pub arguments: Option<String>,
-    #[serde(default)]
-    pub response: Option<Response>,
-    // The `error` event's own fields.
-    #[serde(default)]
-    pub code: Option<String>,
-    #[serde(default)]
-    pub message: Option<String>,
+    pub kind: Option<IgnoredAny>,
 }
 
 /// The response a `response.completed`, `.incomplete` or `.failed` event
@@ -160,7 +233,7 @@ pub(crate) struct Response {
     pub usage: Option<Usage>,
     /// The output items, for a server that streamed none.
     #[serde(default)]
-    pub output: Option<Vec<Value>>,
+    pub output: Option<Vec<Loose<OutputItem>>>,
     #[serde(default)]
     pub incomplete_details: Option<IncompleteDetails>,
     #[serde(default)]
@@ -212,34 +285,54 @@ pub(crate) struct OutputDetails {
     pub reasoning_tokens: u64,
 }
 
-/// What dsh reads of an output item: its type, ids, name, arguments and
-/// message text. (The item itself is kept whole besides: a reasoning item
-/// goes back exactly as it came.) A key of another type reads as absent.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ItemView {
-    #[serde(rename = "type", default)]
-    pub kind: Option<Loose<String>>,
-    #[serde(default)]
-    pub id: Option<Loose<String>>,
-    #[serde(default)]
-    pub call_id: Option<Loose<String>>,
-    #[serde(default)]
-    pub name: Option<Loose<String>>,
-    #[serde(default)]
-    pub arguments: Option<Loose<String>>,
-    #[serde(default)]
-    pub content: Option<Loose<Vec<Loose<PartView>>>>,
-    #[serde(default)]
-    pub encrypted_content: Option<Loose<String>>,
+/// An output item, by its `type`: what dsh reads of it. A key of
+/// another type reads as absent (an item that is no object at all, or has
+/// no `type`, is [`Loose::Not`] where it is read, and counts as
+/// [`OutputItem::Other`]).
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum OutputItem {
+    /// An assistant message.
+    Message {
+        #[serde(default)]
+        id: Option<Loose<String>>,
+        #[serde(default)]
+        content: Option<Loose<Vec<Loose<PartView>>>>,
+    },
+    /// A function call.
+    FunctionCall {
+        #[serde(default)]
+        id: Option<Loose<String>>,
+        #[serde(default)]
+        call_id: Option<Loose<String>>,
+        #[serde(default)]
+        name: Option<Loose<String>>,
+        #[serde(default)]
+        arguments: Option<Loose<String>>,
+    },
+    /// A reasoning item: its summary and (with `include`) its encrypted
+    /// content, which go back with the calls it led to.
+    Reasoning {
+        #[serde(default)]
+        id: Option<Loose<String>>,
+        /// The summary parts, sent back as the API wrote them.
+        #[serde(default)]
+        summary: Option<Value>,
+        #[serde(default)]
+        encrypted_content: Option<Loose<String>>,
+    },
+    /// Web search calls and every other item type: not dsh's.
+    #[serde(other)]
+    Other,
 }
 
 /// A reasoning item as it goes back in `input`: type, summary and the
 /// encrypted content. The `id` stays behind: with `store: false` the API
 /// has no item of that id to look up and would refuse the reference.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename = "reasoning")]
 pub(crate) struct ReplayedReasoning {
-    /// The summary parts, as the API sent them.
+    /// The summary parts, as the API sent them (`[]` when it sent none).
     pub summary: Value,
     pub encrypted_content: String,
 }
@@ -253,52 +346,33 @@ pub(crate) struct PartView {
     pub refusal: Option<Loose<String>>,
 }
 
-impl ItemView {
-    /// The view of an item (all absent when it is not an object).
-    pub fn of(item: &Value) -> Self {
-        ItemView::deserialize(item).unwrap_or_default()
+/// A key's text, when it held a string.
+pub(crate) fn text_of(key: Option<&Loose<String>>) -> Option<&str> {
+    match key {
+        Some(Loose::Is(text)) => Some(text),
+        Some(Loose::Not(_)) | None => None,
     }
+}
 
-    fn text(key: &Option<Loose<String>>) -> Option<&str> {
-        match key {
-            Some(Loose::Is(text)) => Some(text),
-            Some(Loose::Not(_)) | None => None,
+impl OutputItem {
+    /// The item's `id`, when a string.
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            OutputItem::Message { id, .. }
+            | OutputItem::FunctionCall { id, .. }
+            | OutputItem::Reasoning { id, .. } => text_of(id.as_ref()),
+            OutputItem::Other => None,
         }
     }
 
-    /// `type`, when a string.
-    pub fn kind(&self) -> Option<&str> {
-        Self::text(&self.kind)
-    }
-
-    /// `id`, when a string.
-    pub fn id(&self) -> Option<&str> {
-        Self::text(&self.id)
-    }
-
-    /// `call_id`, when a string.
-    pub fn call_id(&self) -> Option<&str> {
-        Self::text(&self.call_id)
-    }
-
-    /// `name`, when a string.
-    pub fn name(&self) -> Option<&str> {
-        Self::text(&self.name)
-    }
-
-    /// `arguments`, when a string.
-    pub fn arguments(&self) -> Option<&str> {
-        Self::text(&self.arguments)
-    }
-
-    /// `encrypted_content`, when a string.
-    pub fn encrypted_content(&self) -> Option<&str> {
-        Self::text(&self.encrypted_content)
-    }
-
-    /// A message item's text: each part's `text`, or its `refusal`.
+    /// A message item's text: each part's `text`, or its `refusal`
+    /// (empty for any other item).
     pub fn message_text(&self) -> String {
-        let Some(Loose::Is(parts)) = &self.content else {
+        let OutputItem::Message {
+            content: Some(Loose::Is(parts)),
+            ..
+        } = self
+        else {
             return String::new();
         };
         parts
@@ -308,7 +382,7 @@ impl ItemView {
                 Loose::Is(part) => match &part.text {
                     Some(Loose::Is(text)) => Some(text.clone()),
                     Some(Loose::Not(_)) => None,
-                    None => Self::text(&part.refusal).map(str::to_owned),
+                    None => text_of(part.refusal.as_ref()).map(str::to_owned),
                 },
                 Loose::Not(_) => None,
             })
