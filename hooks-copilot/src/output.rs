@@ -67,6 +67,14 @@ pub struct Reading {
 }
 
 impl Reading {
+    /// A run that went as `status` and said nothing.
+    fn of(status: Status) -> Self {
+        Reading {
+            status,
+            ..Reading::default()
+        }
+    }
+
     /// Whether Copilot counts the run as failed.
     pub fn failed(&self) -> Option<&str> {
         match &self.status {
@@ -87,51 +95,10 @@ pub fn deny_text(reason: Option<&str>) -> String {
     format!("Denied by preToolUse hook: {reason}")
 }
 
-/// A headless `ask` (pre_ask).
-pub fn ask_text(reason: Option<&str>) -> String {
-    let reason = or(reason, "No reason provided");
-    format!("Denied by preToolUse hook (unable to ask user for confirmation): {reason}")
-}
-
-/// A preToolUse hook that errored (pre_missing_script).
-pub fn errored_text(display_file: &str) -> String {
-    format!("Denied by preToolUse hook from \"{display_file}\" (hook errored)")
-}
-
 /// A permissionRequest deny.
 pub fn permission_deny_text(message: Option<&str>) -> String {
     let message = or(message, "Permission denied by hook.");
     format!("Permission denied by a PermissionRequest hook: {message}")
-}
-
-/// preToolUse `additionalContext`: a user message after the tool result.
-pub fn pre_context_text(context: &str) -> String {
-    format!("Additional context from preToolUse hook:\n{context}")
-}
-
-/// postToolUse `additionalContext`, appended to the tool result.
-pub fn post_context_suffix(native_tool: &str, context: &str) -> String {
-    format!(
-        "\n\nTool \"{native_tool}\" succeeded. Additional guidance from postToolUse hooks:\n{context}"
-    )
-}
-
-/// postToolUseFailure `additionalContext`: a user message after the result.
-pub fn failure_context_text(native_tool: &str, context: &str) -> String {
-    format!(
-        "Tool \"{native_tool}\" failed. Additional guidance from postToolUseFailure hooks:\n{context}"
-    )
-}
-
-/// postToolUse `decision: "block"`.
-pub fn post_block_text(reason: &str) -> String {
-    format!("Tool result blocked: {reason}")
-}
-
-/// userPromptSubmitted `additionalContext`, as Copilot appends it to the
-/// user message.
-pub fn prompt_context_text(context: &str) -> String {
-    format!("<system_reminder>\n{context}\n</system_reminder>")
 }
 
 /// Reads one run of an entry of `mode` on `event` that ended with `exit`
@@ -158,62 +125,44 @@ pub fn interpret(
         HookExit::Exited(code) => {
             format!("Error: Hook command failed with code {code}\nStderr: {stderr}")
         }
+        // Fail-open, even on preToolUse (cl_timeout_field).
         HookExit::TimedOut => {
-            // Fail-open, even on preToolUse (cl_timeout_field).
-            return Reading {
-                status: Status::Failed(format!(
-                    "HookTimeoutError: Hook command timed out after {timeout_sec} seconds"
-                )),
-                ..Reading::default()
-            };
+            let why =
+                format!("HookTimeoutError: Hook command timed out after {timeout_sec} seconds");
+            return Reading::of(Status::Failed(why));
         }
         HookExit::Signaled(signal) => format!("killed by signal {signal}"),
         HookExit::Cancelled => "cancelled".to_owned(),
         HookExit::SpawnFailed(message) | HookExit::DshLimit(message) => message.clone(),
         HookExit::Responded(status) => format!("HTTP status {status}"),
     };
-    failed(event, display_file, why)
-}
-
-fn failed(event: CopilotEvent, display_file: &str, message: String) -> Reading {
+    // preToolUse fails closed (pre_missing_script, x_powershell_only_entry).
+    let errored = format!("Denied by preToolUse hook from \"{display_file}\" (hook errored)");
     Reading {
-        status: Status::Failed(message),
-        // preToolUse fails closed (pre_missing_script, x_powershell_only_entry).
-        decision: (event == CopilotEvent::PreToolUse)
-            .then(|| Decision::Deny(errored_text(display_file))),
-        ..Reading::default()
+        decision: (event == CopilotEvent::PreToolUse).then_some(Decision::Deny(errored)),
+        ..Reading::of(Status::Failed(why))
     }
 }
 
 fn exit_two(event: CopilotEvent, mode: Mode, doc: Option<Value>, stderr: &str) -> Reading {
-    let blocked = |reading: Reading| Reading {
-        status: Status::Blocked,
-        ..reading
-    };
+    let text = Some(stderr.to_owned()).filter(|s| !s.is_empty());
+    let mut blocked = Reading::of(Status::Blocked);
     match event {
         CopilotEvent::PreToolUse => {
             // A deny JSON's reason is used; else a fixed text (cl_exit2).
-            let json = doc.map(|doc| read_fields(event, mode, doc));
-            let reason = match json.as_ref().and_then(|r| r.decision.clone()) {
+            let json = doc.map_or_else(Reading::default, |doc| read_fields(event, mode, doc));
+            blocked.decision = Some(Decision::Deny(match json.decision {
                 Some(Decision::Deny(text)) => text,
                 Some(Decision::Allow | Decision::Ask(_)) | None => {
                     deny_text(Some("hook exited with code 2"))
                 }
-            };
-            blocked(Reading {
-                parsed: json.and_then(|r| r.parsed),
-                decision: Some(Decision::Deny(reason)),
-                ..Reading::default()
-            })
+            }));
+            blocked.parsed = json.parsed;
         }
-        CopilotEvent::PermissionRequest => blocked(Reading {
-            decision: Some(Decision::Deny(permission_deny_text(None))),
-            ..Reading::default()
-        }),
-        CopilotEvent::PostToolUseFailure => blocked(Reading {
-            additional_context: Some(stderr.to_owned()).filter(|s| !s.is_empty()),
-            ..Reading::default()
-        }),
+        CopilotEvent::PermissionRequest => {
+            blocked.decision = Some(Decision::Deny(permission_deny_text(None)));
+        }
+        CopilotEvent::PostToolUseFailure => blocked.additional_context = text,
         CopilotEvent::SessionStart
         | CopilotEvent::UserPromptSubmitted
         | CopilotEvent::UserPromptTransformed
@@ -225,14 +174,15 @@ fn exit_two(event: CopilotEvent, mode: Mode, doc: Option<Value>, stderr: &str) -
         | CopilotEvent::Notification
         | CopilotEvent::ErrorOccurred
         | CopilotEvent::SessionEnd
-        | CopilotEvent::PreMcpToolCall => Reading {
-            status: Status::Failed(format!(
-                "Error: Hook command failed with code 2\nStderr: {stderr}"
-            )),
-            warning: Some(stderr.to_owned()).filter(|s| !s.is_empty()),
-            ..Reading::default()
-        },
+        | CopilotEvent::PreMcpToolCall => {
+            let why = format!("Error: Hook command failed with code 2\nStderr: {stderr}");
+            return Reading {
+                warning: text,
+                ..Reading::of(Status::Failed(why))
+            };
+        }
     }
+    blocked
 }
 
 /// The keys Copilot reads from a hook's stdout. Copilot reads each key on
@@ -291,7 +241,10 @@ fn read_fields(event: CopilotEvent, mode: Mode, doc: Value) -> Reading {
             let reason = pick(|w| &w.permission_decision_reason);
             reading.decision = match pick(|w| &w.permission_decision).as_deref() {
                 Some("deny") => Some(Decision::Deny(deny_text(reason.as_deref()))),
-                Some("ask") => Some(Decision::Ask(ask_text(reason.as_deref()))),
+                Some("ask") => Some(Decision::Ask(format!(
+                    "Denied by preToolUse hook (unable to ask user for confirmation): {}",
+                    or(reason.as_deref(), "No reason provided")
+                ))),
                 Some("allow") => Some(Decision::Allow),
                 Some(_) | None => None,
             };
@@ -336,9 +289,9 @@ fn read_fields(event: CopilotEvent, mode: Mode, doc: Value) -> Reading {
 
 /// All `additionalContext`s of an event's runs, in run order, joined by a
 /// blank line.
-pub fn joined_context<'a>(readings: impl IntoIterator<Item = &'a Reading>) -> Option<String> {
+pub fn joined_context(readings: &[&Reading]) -> Option<String> {
     let contexts: Vec<&str> = readings
-        .into_iter()
+        .iter()
         .filter_map(|r| r.additional_context.as_deref())
         .filter(|c| !c.is_empty())
         .collect();
@@ -487,10 +440,6 @@ mod tests {
             Some(Decision::Deny(
                 "Permission denied by a PermissionRequest hook: Permission denied by hook.".into()
             ))
-        );
-        assert_eq!(
-            post_context_suffix("bash", "CTX"),
-            "\n\nTool \"bash\" succeeded. Additional guidance from postToolUse hooks:\nCTX"
         );
     }
 

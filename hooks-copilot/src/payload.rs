@@ -5,6 +5,7 @@
 //! keys and Claude tool names. `permissionRequest` has one shape in both
 //! modes (`hookName` first). Key orders are the captures'.
 
+use dsh_seams::SeamContext;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -39,13 +40,18 @@ pub struct AgentFields {
 }
 
 impl Common {
-    /// Now, in `cwd`, for the session `parent_id` or inside its subagent
-    /// `agent`.
-    pub fn inside(parent_id: &str, cwd: &str, agent: Option<AgentFields>) -> Self {
+    /// Now, in `ctx`'s session or inside its subagent.
+    pub fn of(ctx: &SeamContext) -> Self {
+        let parent_id = &ctx.session.session_id;
+        let agent = ctx.agent.as_ref().map(|identity| AgentFields {
+            agent_id: identity.agent_id.clone(),
+            agent_type: identity.agent_type.clone(),
+            parent_id: parent_id.clone(),
+        });
         Common {
-            session_id: agent.as_ref().map_or(parent_id, |a| &a.agent_id).to_owned(),
+            session_id: agent.as_ref().map_or(parent_id, |a| &a.agent_id).clone(),
             timestamp_ms: chrono::Utc::now().timestamp_millis(),
-            cwd: cwd.to_owned(),
+            cwd: ctx.session.cwd.display().to_string(),
             agent,
         }
     }
@@ -141,8 +147,7 @@ pub enum Body {
         /// The error text.
         error: String,
     },
-    /// The permission flow of a call (built by hand: one shape in both
-    /// modes).
+    /// The permission flow of a call (one camelCase shape in both modes).
     PermissionRequest {
         /// The permission view's tool name.
         tool_name: String,
@@ -257,32 +262,18 @@ impl Keys {
 pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
     let event = body.event();
     let agent = common.agent.as_ref();
-    if let Body::PermissionRequest {
-        tool_name,
-        tool_input,
-    } = body
-    {
-        // The same camelCase shape in both modes (cc_pascal_flat).
-        let mut keys = Keys::new(Mode::Camel);
-        keys.put("hookName", "permissionRequest");
-        keys.put("sessionId", common.parent_id());
-        keys.put("timestamp", common.timestamp_ms);
-        keys.put("cwd", common.cwd.clone());
-        keys.put("toolName", tool_name.clone());
-        keys.put("toolInput", tool_input.clone());
-        keys.put("permissionSuggestions", json!([]));
-        if let Some(fields) = agent {
-            keys.put("agentId", fields.agent_id.clone());
-            keys.put("agentType", fields.agent_type.clone());
-            keys.put("parentAgentId", fields.parent_id.clone());
-        }
-        return keys.map.into();
-    }
+    // permissionRequest has the same camelCase shape in both modes, headed
+    // by its name (cc_pascal_flat), and the view's own tool name.
+    let permission = matches!(body, Body::PermissionRequest { .. });
+    let mode = if permission { Mode::Camel } else { mode };
     let mut keys = Keys::new(mode);
+    if permission {
+        keys.put("hookName", "permissionRequest");
+    }
     // subagentStart/subagentStop fire for the parent: its session id, and
     // the agent's fields in the event's own key order.
     let for_parent = matches!(body, Body::SubagentStart { .. } | Body::SubagentStop { .. });
-    let session_id = if for_parent {
+    let session_id = if for_parent || permission {
         common.parent_id()
     } else {
         &common.session_id
@@ -302,7 +293,7 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
         .map(std::mem::take)
         .unwrap_or_default();
     for (key, mut value) in fields {
-        if key == "toolName" {
+        if key == "toolName" && !permission {
             value = tools::payload_name(value.as_str().unwrap_or_default(), mode).into();
         } else if key == "toolResult" {
             let mut inner = Keys::new(mode);
@@ -323,6 +314,9 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
                 .into_iter()
                 .for_each(|(key, value)| keys.put(key, value.clone()));
         }
+    }
+    if permission {
+        keys.put("permissionSuggestions", json!([]));
     }
     if let Some(fields) = agent {
         if !for_parent {

@@ -6,29 +6,25 @@
 //! in Copilot's order, marks the winner and records `hook/invoked` and
 //! `hook/result`.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::HashSet;
 use std::time::Duration;
 
-use dsh_hook_runner::HookRunner;
-use dsh_hooks::{Bridge, BridgePlugin, Cx, Dialect as _, Fire, Flow, Record, readings};
+use dsh_hooks::{Bridge, Cx, Dialect as _, Fire, Flow, Record, readings};
 use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision,
     CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
-    InputRewrite, Plugin, PostToolAction, PostToolDecision, PreToolDecision, PreToolOutcome,
-    PreToolVerdict, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
-    SessionStartSource, SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome,
-    TurnFailure,
+    PostToolDecision, PreToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
+    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SubagentStartInput,
+    SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
 };
 
-use crate::config::CopilotConfig;
 use crate::dialect::{Copilot, Payload};
 use crate::diff;
 use crate::event::CopilotEvent;
-use crate::output::{Decision, Reading};
-use crate::payload::{self, AgentFields, Body, Common, ErrorInfo, ToolResult};
+use crate::output::{Decision, Reading, joined_context};
+use crate::payload::{self, Body, Common, ErrorInfo, ToolResult};
 use crate::tools;
-use crate::translate::{self, Decisive, PromptAnswer, StopAnswer};
+use crate::translate::{self, Decisive};
 
 /// The plugin's name.
 pub const PLUGIN_NAME: &str = "copilot-hooks";
@@ -50,45 +46,19 @@ pub(crate) struct State {
     /// A model call failed in this session (sessionEnd `reason: error`).
     errored: bool,
     /// permissionRequest answers per call id, for the approval seam.
-    permission: HashMap<String, bool>,
+    permission: HashSet<String>,
     /// Subagents whose last forced turn came from an agentStop block (its
     /// `stop_hook_active`; a subagentStop block leaves it false,
     /// subagent_stop_block).
-    agent_stop_blocked: HashMap<String, bool>,
-}
-
-impl CopilotConfig {
-    /// The bridge plugin over this configuration.
-    pub fn into_plugin(self, runner: HookRunner) -> Arc<dyn Plugin> {
-        let copilot = Copilot {
-            user_dir: self.discovery.user_dir(),
-            repo: self.discovery.repo_root(),
-            shell: self.discovery.shell.clone(),
-            handlers: self.handlers,
-        };
-        BridgePlugin::shared(copilot, runner)
-    }
+    agent_stop_blocked: HashSet<String>,
 }
 
 type Flows<'a, Out> = Flow<'a, Copilot, Out>;
 
-fn common(ctx: &SeamContext) -> Common {
-    let agent = ctx.agent.as_ref().map(|identity| AgentFields {
-        agent_id: identity.agent_id.clone(),
-        agent_type: identity.agent_type.clone(),
-        parent_id: ctx.session.session_id.clone(),
-    });
-    Common::inside(
-        &ctx.session.session_id,
-        &ctx.session.cwd.display().to_string(),
-        agent,
-    )
-}
-
 /// `body`'s event, its payload headed for `ctx`, matched against `tool`.
 fn fire(ctx: &SeamContext, body: Body, tool: Option<String>) -> Fire<Copilot> {
     let payload = Payload {
-        common: common(ctx),
+        common: Common::of(ctx),
         body,
     };
     Fire::new(payload.body.event(), tool, payload)
@@ -129,9 +99,9 @@ fn first_session_start<'a>(cx: Cx<'_, Copilot>, prompt: &str) -> Flows<'a, Vec<C
         initial_prompt: prompt.to_owned(),
     };
     Flow::fire(fire(cx.ctx, body, None), move |cx, runs| {
-        let text = translate::session_start(&readings(runs), start == "resume");
+        let text = (start != "resume").then(|| joined_context(&readings(runs)));
         let source = cx.bridge.source(CopilotEvent::SessionStart);
-        (Record::AsRead, Flow::Done(contexts(text, source)))
+        (Record::AsRead, Flow::Done(contexts(text.flatten(), source)))
     })
 }
 
@@ -150,34 +120,47 @@ fn prompt_hooks<'a, Out: Send + 'a>(ctx: &SeamContext, prompt: String, out: Out)
     })
 }
 
-/// A stop block's reason as a new user turn: userPromptSubmitted fires
-/// for it (stop_block_once, subagent_stop_block); what those hooks answer
-/// is not applied to it.
-fn continue_with<'a>(
-    ctx: &SeamContext,
-    reason: String,
-    source: String,
-) -> Flows<'a, ContinuationDecision> {
-    let decision = ContinuationDecision::Continue {
-        reason: Some(reason.clone()),
-        source,
-        contexts: Vec::new(),
-    };
-    prompt_hooks(ctx, reason, decision)
-}
-
 /// agentStop or subagentStop after `forced` blocks: the first block's
-/// reason is followed (up to Copilot's cap) as a new prompt.
-fn stop<'a>(ctx: &SeamContext, body: Body, forced: u32) -> Flows<'a, ContinuationDecision> {
+/// reason is followed (up to Copilot's cap) as a new user turn, for which
+/// userPromptSubmitted fires (stop_block_once, subagent_stop_block; what
+/// those hooks answer is not applied to it). Inside a subagent, agentStop
+/// names the subagent (its next agentStop says a block forced it) and the
+/// subagentStop that fires when no agentStop hook blocks.
+fn stop<'a>(
+    ctx: &SeamContext,
+    body: Body,
+    forced: u32,
+    subagent: Option<(String, Body)>,
+) -> Flows<'a, ContinuationDecision> {
     let event = body.event();
     Flow::fire(fire(ctx, body, None), move |cx, runs| {
         let (answer, mark) = translate::agent_stop(&readings(runs), forced, AGENT_STOP_CAP);
-        let next = match answer {
-            StopAnswer::Stop | StopAnswer::Capped => Flow::Done(ContinuationDecision::Stop),
-            StopAnswer::Continue(reason) => continue_with(cx.ctx, reason, cx.bridge.source(event)),
+        let next = match (answer, subagent) {
+            (Some(reason), subagent) => {
+                if let Some((agent_id, _)) = subagent {
+                    cx.state.agent_stop_blocked.insert(agent_id);
+                }
+                let decision = ContinuationDecision::Continue {
+                    reason: Some(reason.clone()),
+                    source: cx.bridge.source(event),
+                    contexts: Vec::new(),
+                };
+                prompt_hooks(cx.ctx, reason, decision)
+            }
+            // The subagent gets a subagentStop block's reason as a new
+            // prompt; its new final text is what the task tool returns
+            // (subagent_stop_block).
+            (None, Some((_, then))) => stop(cx.ctx, then, forced, None),
+            (None, None) => Flow::Done(ContinuationDecision::Stop),
         };
         (mark.into(), next)
     })
+}
+
+/// `body`'s event for the call `call_id` of the dsh tool `tool`, matched
+/// against its native name.
+fn tool_fire(ctx: &SeamContext, body: Body, tool: &str, call_id: &str) -> Fire<Copilot> {
+    fire(ctx, body, Some(tools::native_name(tool).to_owned())).call(call_id)
 }
 
 impl Bridge for Copilot {
@@ -222,7 +205,7 @@ impl Bridge for Copilot {
             transcript_path: transcript(&cx),
         };
         Flow::fire(fire(cx.ctx, body, None), move |cx, runs| {
-            let context = translate::subagent_start(&readings(runs));
+            let context = joined_context(&readings(runs));
             // Copilot prepends the context to the subagent's prompt, and the
             // subagent's userPromptSubmitted sees that prompt
             // (subagent_stop_block); dsh adds the context after it.
@@ -241,33 +224,19 @@ impl Bridge for Copilot {
     ) -> Flows<'a, ContinuationDecision> {
         let agent_id = input.identity.agent_id.clone();
         // Inside the subagent, agentStop fires first (subagent_task).
-        let blocked = cx.state.agent_stop_blocked.remove(&agent_id);
         let body = Body::AgentStop {
             transcript_path: transcript(&cx),
             stop_reason: "end_turn".to_owned(),
-            stop_hook_active: blocked.unwrap_or(false),
+            stop_hook_active: cx.state.agent_stop_blocked.remove(&agent_id),
         };
-        let forced = input.forced_continuations;
-        Flow::fire(fire(cx.ctx, body, None), move |cx, runs| {
-            let (answer, mark) = translate::agent_stop(&readings(runs), forced, AGENT_STOP_CAP);
-            if let StopAnswer::Continue(reason) = answer {
-                cx.state.agent_stop_blocked.insert(agent_id, true);
-                return (
-                    mark.into(),
-                    continue_with(cx.ctx, reason, cx.bridge.source(CopilotEvent::AgentStop)),
-                );
-            }
-            // The subagent gets a subagentStop block's reason as a new
-            // prompt; its new final text is what the task tool returns
-            // (subagent_stop_block).
-            let body = Body::SubagentStop {
-                transcript_path: transcript(&cx),
-                response: input.last_assistant_message.clone(),
-                stop_reason: "end_turn".to_owned(),
-                stop_hook_active: input.stop_hook_active,
-            };
-            (mark.into(), stop(cx.ctx, body, forced))
-        })
+        let then = Body::SubagentStop {
+            transcript_path: transcript(&cx),
+            response: input.last_assistant_message.clone(),
+            stop_reason: "end_turn".to_owned(),
+            stop_hook_active: input.stop_hook_active,
+        };
+        let subagent = Some((agent_id, then));
+        stop(cx.ctx, body, input.forced_continuations, subagent)
     }
 
     fn session_start<'a>(
@@ -284,65 +253,38 @@ impl Bridge for Copilot {
     }
 
     fn prompt_submit<'a>(cx: Cx<'_, Self>, prompt: &'a PromptInput) -> Flows<'a, PromptDecision> {
-        first_session_start(cx, &prompt.content).and_then(move |cx, mut contexts| {
-            let event = CopilotEvent::UserPromptSubmitted;
+        first_session_start(cx, &prompt.content).and_then(move |cx, contexts| {
             let body = Body::UserPromptSubmitted {
                 prompt: prompt.content.clone(),
             };
             Flow::fire(fire(cx.ctx, body, None), move |cx, runs| {
-                let (answer, mark) = translate::prompt_submitted(&readings(runs));
-                let (rewrite, context) = match answer {
-                    PromptAnswer::Block(reason) => {
-                        return (mark.into(), Flow::Done(PromptDecision::Block { reason }));
-                    }
-                    PromptAnswer::Allow { rewrite, context } => (rewrite, context),
+                let source = cx.bridge.source(CopilotEvent::UserPromptSubmitted);
+                let (decision, mark) =
+                    translate::prompt_submitted(&readings(runs), contexts, &source);
+                let PromptDecision::Allow { rewrite, .. } = &decision else {
+                    return (mark.into(), Flow::Done(decision));
                 };
-                contexts
-                    .extend(context.map(|text| ContextEntry::new(text, cx.bridge.source(event))));
-                let effective = rewrite.clone().unwrap_or_else(|| prompt.content.clone());
-                let decision = PromptDecision::Allow { rewrite, contexts };
-                let next = fire(cx.ctx, transformed(&effective), None);
+                let effective = rewrite.as_deref().unwrap_or(&prompt.content);
+                let next = fire(cx.ctx, transformed(effective), None);
                 (mark.into(), Flow::notify(next, decision))
             })
         })
     }
 
     fn rewrite_input<'a>(cx: Cx<'_, Self>, call: &'a ProposedCall) -> Flows<'a, CallReview> {
-        let event = CopilotEvent::PreToolUse;
         let body = Body::PreToolUse {
             tool_name: call.tool.clone(),
             tool_args: tools::tool_args(&call.tool, &call.arguments),
         };
-        let native = tools::native_name(&call.tool).to_owned();
-        let firing = fire(cx.ctx, body, Some(native)).call(&call.call_id);
+        let firing = tool_fire(cx.ctx, body, &call.tool, &call.call_id);
         Flow::fire(firing, move |cx, runs| {
-            let (answer, mark) = translate::pre_tool_use(&readings(runs));
-            let rewrite = match answer.modified_args {
-                Some(args) => InputRewrite::Rewrite {
-                    arguments: tools::arguments_from(&call.tool, &args),
-                    by: cx.bridge.source(event),
-                    conflicts: Vec::new(),
-                },
-                None => InputRewrite::Keep,
-            };
-            if answer.decided {
+            let source = cx.bridge.source(CopilotEvent::PreToolUse);
+            let (review, decided, mark) =
+                translate::pre_tool_use(&readings(runs), &call.tool, &source);
+            if decided {
                 // A preToolUse decision skips the permission flow.
-                cx.state.permission.insert(call.call_id.clone(), true);
+                cx.state.permission.insert(call.call_id.clone());
             }
-            let contexts = answer
-                .contexts
-                .into_iter()
-                .map(|text| ContextEntry::new(text, cx.bridge.source(event)))
-                .collect();
-            let mut verdict = PreToolVerdict::of(PreToolOutcome {
-                decision: answer.decision,
-                contexts,
-            });
-            verdict.approval = answer.approval;
-            let review = CallReview {
-                rewrite,
-                verdict: Some(verdict),
-            };
             (mark.into(), Flow::Done(review))
         })
     }
@@ -353,7 +295,7 @@ impl Bridge for Copilot {
         review: Option<&'a PreToolVerdict>,
     ) -> Flows<'a, PreToolOutcome> {
         let outcome = review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(cx.ctx));
-        let decided = cx.state.permission.remove(&exec.call_id).is_some();
+        let decided = cx.state.permission.remove(&exec.call_id);
         if decided || !tools::asks_permission(&exec.tool) {
             return Flow::Done(outcome);
         }
@@ -369,8 +311,7 @@ impl Bridge for Copilot {
             tool_name,
             tool_input,
         };
-        let native = tools::native_name(&exec.tool).to_owned();
-        let firing = fire(cx.ctx, body, Some(native)).call(&exec.call_id);
+        let firing = tool_fire(cx.ctx, body, &exec.tool, &exec.call_id);
         Flow::fire(firing, move |cx, runs| {
             let (last, mark) = translate::permission_request(&readings(runs));
             let outcome = match last {
@@ -386,7 +327,7 @@ impl Bridge for Copilot {
                     }
                 }
                 Some((Decision::Allow, _)) => {
-                    cx.state.permission.insert(exec.call_id.clone(), true);
+                    cx.state.permission.insert(exec.call_id.clone());
                     outcome
                 }
                 Some((Decision::Ask(_), _)) | None => outcome,
@@ -404,9 +345,10 @@ impl Bridge for Copilot {
         if let Some(approval) = review.and_then(|verdict| verdict.approval.clone()) {
             return Flow::Done(approval);
         }
-        Flow::Done(match cx.state.permission.remove(&exec.call_id) {
-            Some(_) => ApprovalDecision::AllowOnce,
-            None => ApprovalDecision::Abstain,
+        Flow::Done(if cx.state.permission.remove(&exec.call_id) {
+            ApprovalDecision::AllowOnce
+        } else {
+            ApprovalDecision::Abstain
         })
     }
 
@@ -420,41 +362,40 @@ impl Bridge for Copilot {
             return Flow::Done(PostToolDecision::accept());
         }
         let native = tools::native_name(&exec.tool).to_owned();
+        let (tool_name, content) = (exec.tool.clone(), outcome.content.clone());
         let tool_args = tools::tool_args(&exec.tool, &exec.arguments);
-        let tool_name = exec.tool.clone();
         // A failing command is a success with its exit code (a_file_tools).
-        if outcome.is_error && exec.tool != "bash" {
-            let error = outcome.content.clone();
-            let body = Body::PostToolUseFailure {
+        let failed = outcome.is_error && exec.tool != "bash";
+        let body = if failed {
+            Body::PostToolUseFailure {
                 tool_name,
                 tool_args,
-                error,
+                error: content,
+            }
+        } else {
+            let tool_result = ToolResult {
+                result_type: "success".to_owned(),
+                text_result_for_llm: content,
             };
-            let firing = fire(cx.ctx, body, Some(native.clone())).call(&exec.call_id);
-            return Flow::fire(firing, move |cx, runs| {
-                let text = translate::post_tool_use_failure(&readings(runs), &native);
+            Body::PostToolUse {
+                tool_name,
+                tool_args,
+                tool_result,
+            }
+        };
+        let firing = tool_fire(cx.ctx, body, &exec.tool, &exec.call_id);
+        Flow::fire(firing, move |cx, runs| {
+            let readings = readings(runs);
+            if failed {
+                let text = translate::post_tool_use_failure(&readings, &native);
                 let source = cx.bridge.source(CopilotEvent::PostToolUseFailure);
-                let contexts = contexts(text, source);
                 let decision = PostToolDecision {
-                    action: PostToolAction::Accept,
-                    contexts,
+                    contexts: contexts(text, source),
+                    ..PostToolDecision::accept()
                 };
-                (Record::AsRead, Flow::Done(decision))
-            });
-        }
-        let tool_result = ToolResult {
-            result_type: "success".to_owned(),
-            text_result_for_llm: outcome.content.clone(),
-        };
-        let body = Body::PostToolUse {
-            tool_name,
-            tool_args,
-            tool_result,
-        };
-        let firing = fire(cx.ctx, body, Some(native.clone())).call(&exec.call_id);
-        Flow::fire(firing, move |_, runs| {
-            let (action, mark) =
-                translate::post_tool_use(&readings(runs), &native, &outcome.content);
+                return (Record::AsRead, Flow::Done(decision));
+            }
+            let (action, mark) = translate::post_tool_use(&readings, &native, &outcome.content);
             let decision = PostToolDecision {
                 action,
                 contexts: Vec::new(),
@@ -473,7 +414,7 @@ impl Bridge for Copilot {
             stop_hook_active: input.forced_continuations > 0,
         };
         // Copilot ends the run after 8 consecutive blocks.
-        stop(cx.ctx, body, input.forced_continuations)
+        stop(cx.ctx, body, input.forced_continuations, None)
     }
 
     fn turn_failed<'a>(cx: Cx<'_, Self>, failure: &'a TurnFailure) -> Flows<'a, ()> {

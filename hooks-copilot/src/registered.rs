@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use dsh_hooks::BridgePlugin;
 use dsh_hooks::lint::Finding;
 use dsh_hooks::names::Tabled;
 use dsh_hooks::registry::{
@@ -13,6 +14,7 @@ use dsh_protocol::Dialect;
 use serde_json::json;
 
 use crate::config::{EntryStatus, Handler, Program};
+use crate::dialect::Copilot;
 use crate::{CopilotConfig, CopilotDiscovery};
 
 /// The GitHub Copilot CLI dialect.
@@ -191,7 +193,13 @@ impl DialectConfig for CopilotConfig {
     fn into_plugin(self: Box<Self>, session: &SessionHooks<'_>) -> Result<BuiltPlugin, LoadError> {
         let runner = session.runner.clone();
         Ok(BuiltPlugin::when(self.has_active(), || {
-            CopilotConfig::into_plugin(*self, runner)
+            let copilot = Copilot {
+                user_dir: self.discovery.user_dir(),
+                repo: self.discovery.repo_root(),
+                shell: self.discovery.shell.clone(),
+                handlers: self.handlers,
+            };
+            BridgePlugin::shared(copilot, runner)
         }))
     }
 }

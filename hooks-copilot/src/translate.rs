@@ -6,10 +6,13 @@
 //! fires the event and applies the answer.
 
 use dsh_hooks::Winner;
-use dsh_seams::{ApprovalDecision, PostToolAction, PreToolDecision};
-use serde_json::Value;
+use dsh_seams::{
+    ApprovalDecision, CallReview, ContextEntry, InputRewrite, PostToolAction, PreToolDecision,
+    PreToolOutcome, PreToolVerdict, PromptDecision,
+};
 
 use crate::output::{self, Decision, Reading};
+use crate::tools;
 
 /// Which runs' answers are decisive for the winner mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,66 +51,48 @@ impl Decisive {
 /// Which run won, if any answer was decisive: marked before recording.
 pub type Mark = Option<(Winner, Decisive)>;
 
-/// userPromptSubmitted's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PromptAnswer {
-    /// The first block wins: the prompt is not sent.
-    Block(String),
-    /// The prompt goes on, rewritten by the last `modifiedPrompt`, with
-    /// the joined contexts as Copilot appends them.
-    Allow {
-        /// The last `modifiedPrompt`.
-        rewrite: Option<String>,
-        /// The `<system_reminder>` text.
-        context: Option<String>,
-    },
-}
-
-/// userPromptSubmitted.
-pub fn prompt_submitted(readings: &[&Reading]) -> (PromptAnswer, Mark) {
+/// userPromptSubmitted: the first block wins (the prompt is not sent);
+/// otherwise the prompt goes on, rewritten by the last `modifiedPrompt`,
+/// with `contexts` and then the joined contexts as Copilot appends them
+/// to the user message (from `source`).
+pub fn prompt_submitted(
+    readings: &[&Reading],
+    mut contexts: Vec<ContextEntry>,
+    source: &str,
+) -> (PromptDecision, Mark) {
     if let Some(reason) = readings.iter().find_map(|r| r.block.clone()) {
-        return (
-            PromptAnswer::Block(reason),
-            Some((Winner::First, Decisive::Block)),
-        );
+        let mark = Some((Winner::First, Decisive::Block));
+        return (PromptDecision::Block { reason }, mark);
     }
     let rewrite = readings
         .iter()
         .rev()
         .find_map(|r| r.modified_prompt.clone());
-    let context = output::joined_context(readings.iter().copied())
-        .map(|text| output::prompt_context_text(&text));
-    (
-        PromptAnswer::Allow { rewrite, context },
-        Some((Winner::Last, Decisive::ModifiedPrompt)),
-    )
-}
-
-/// preToolUse's answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PreToolAnswer {
-    /// The seam decision.
-    pub decision: PreToolDecision,
-    /// An allow skips the approval flow.
-    pub approval: Option<ApprovalDecision>,
-    /// The last `modifiedArgs`, when the call runs.
-    pub modified_args: Option<Value>,
-    /// The contexts, as the user messages Copilot adds.
-    pub contexts: Vec<String>,
-    /// Whether a hook decided (then no permissionRequest fires).
-    pub decided: bool,
+    contexts.extend(output::joined_context(readings).map(|text| {
+        ContextEntry::new(
+            format!("<system_reminder>\n{text}\n</system_reminder>"),
+            source,
+        )
+    }));
+    let mark = Some((Winner::Last, Decisive::ModifiedPrompt));
+    (PromptDecision::Allow { rewrite, contexts }, mark)
 }
 
 /// preToolUse: a deny ends the chain, so the last decision is the one
-/// that stands.
-pub fn pre_tool_use(readings: &[&Reading]) -> (PreToolAnswer, Mark) {
+/// that stands; the last `modifiedArgs` rewrites the call to `tool` when
+/// it runs; the contexts are the user messages Copilot adds (from
+/// `source`). With whether a hook decided (then no permissionRequest
+/// fires).
+pub fn pre_tool_use(readings: &[&Reading], tool: &str, source: &str) -> (CallReview, bool, Mark) {
     let decided = readings.iter().rev().find_map(|r| r.decision.clone());
-    let modified_args = readings.iter().rev().find_map(|r| r.modified_args.clone());
     let contexts = readings
         .iter()
         .filter_map(|r| r.additional_context.as_deref())
         .filter(|text| !text.is_empty())
-        .map(output::pre_context_text)
+        .map(|text| {
+            let text = format!("Additional context from preToolUse hook:\n{text}");
+            ContextEntry::new(text, source)
+        })
         .collect();
     let (decision, approval, mark) = match &decided {
         Some(Decision::Deny(text)) => (
@@ -129,15 +114,18 @@ pub fn pre_tool_use(readings: &[&Reading]) -> (PreToolAnswer, Mark) {
         ),
         None => (PreToolDecision::Allow, None, None),
     };
-    let modified_args = modified_args.filter(|_| decision == PreToolDecision::Allow);
-    let answer = PreToolAnswer {
-        decision,
-        approval,
-        modified_args,
-        contexts,
-        decided: decided.is_some(),
+    let rewrite = match readings.iter().rev().find_map(|r| r.modified_args.as_ref()) {
+        Some(args) if decision == PreToolDecision::Allow => InputRewrite::Rewrite {
+            arguments: tools::arguments_from(tool, args),
+            by: source.to_owned(),
+            conflicts: Vec::new(),
+        },
+        Some(_) | None => InputRewrite::Keep,
     };
-    (answer, mark)
+    let mut verdict = PreToolVerdict::of(PreToolOutcome { decision, contexts });
+    verdict.approval = approval;
+    let verdict = Some(verdict);
+    (CallReview { rewrite, verdict }, decided.is_some(), mark)
 }
 
 /// permissionRequest: all run, the later decision wins (perm_merge); with
@@ -159,7 +147,7 @@ pub fn post_tool_use(
 ) -> (PostToolAction, Mark) {
     if let Some(reason) = readings.iter().find_map(|r| r.block.clone()) {
         let action = PostToolAction::Block {
-            feedback: output::post_block_text(&reason),
+            feedback: format!("Tool result blocked: {reason}"),
         };
         return (action, Some((Winner::First, Decisive::Block)));
     }
@@ -167,13 +155,15 @@ pub fn post_tool_use(
         .iter()
         .rev()
         .find_map(|r| r.modified_result.clone());
-    let context = output::joined_context(readings.iter().copied());
+    let context = output::joined_context(readings);
     if modified.is_none() && context.is_none() {
         return (PostToolAction::Accept, None);
     }
     let mut content = modified.unwrap_or_else(|| content.to_owned());
     if let Some(context) = context {
-        content.push_str(&output::post_context_suffix(native_tool, &context));
+        content.push_str(&format!(
+            "\n\nTool \"{native_tool}\" succeeded. Additional guidance from postToolUse hooks:\n{context}"
+        ));
     }
     (
         PostToolAction::ReplaceContent { content },
@@ -184,45 +174,22 @@ pub fn post_tool_use(
 /// postToolUseFailure: the joined contexts, as the user message Copilot
 /// adds after the failed result.
 pub fn post_tool_use_failure(readings: &[&Reading], native_tool: &str) -> Option<String> {
-    output::joined_context(readings.iter().copied())
-        .map(|text| output::failure_context_text(native_tool, &text))
+    output::joined_context(readings).map(|text| {
+        format!(
+            "Tool \"{native_tool}\" failed. Additional guidance from postToolUseFailure hooks:\n{text}"
+        )
+    })
 }
 
-/// agentStop's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StopAnswer {
-    /// The turn ends.
-    Stop,
-    /// Copilot's cap: the block is not followed.
-    Capped,
-    /// The first block's reason becomes a new user turn.
-    Continue(String),
-}
-
-/// agentStop, after `forced` consecutive blocks in this turn (Copilot
-/// ends the run after `cap`).
-pub fn agent_stop(readings: &[&Reading], forced: u32, cap: u32) -> (StopAnswer, Mark) {
+/// agentStop, after `forced` consecutive blocks in this turn: the first
+/// block's reason, which becomes a new user turn; Copilot ends the run
+/// after `cap` (the block is not followed).
+pub fn agent_stop(readings: &[&Reading], forced: u32, cap: u32) -> (Option<String>, Mark) {
     match readings.iter().find_map(|r| r.block.clone()) {
-        None => (StopAnswer::Stop, None),
-        Some(_) if forced >= cap => (StopAnswer::Capped, Some((Winner::Nobody, Decisive::Block))),
-        Some(reason) => (
-            StopAnswer::Continue(reason),
-            Some((Winner::First, Decisive::Block)),
-        ),
+        None => (None, None),
+        Some(_) if forced >= cap => (None, Some((Winner::Nobody, Decisive::Block))),
+        Some(reason) => (Some(reason), Some((Winner::First, Decisive::Block))),
     }
-}
-
-/// sessionStart: the joined contexts, injected once (not on resume).
-pub fn session_start(readings: &[&Reading], resume: bool) -> Option<String> {
-    if resume {
-        return None;
-    }
-    output::joined_context(readings.iter().copied())
-}
-
-/// subagentStart: the joined contexts, put before the subagent's prompt.
-pub fn subagent_start(readings: &[&Reading]) -> Option<String> {
-    output::joined_context(readings.iter().copied())
 }
 
 #[cfg(test)]
@@ -251,24 +218,36 @@ mod tests {
             modified_args: Some(json!({"command": "ls"})),
             ..context("look")
         };
-        let (answer, mark) = pre_tool_use(&[&rewrite, &deny("no")]);
+        let (review, decided, mark) = pre_tool_use(&[&rewrite, &deny("no")], "bash", "S");
+        let verdict = review.verdict.expect("a verdict");
         assert_eq!(
-            answer.decision,
+            verdict.outcome.decision,
             PreToolDecision::Deny {
                 reason: "no".into()
             }
         );
-        assert_eq!(answer.modified_args, None);
-        assert!(answer.decided);
+        assert_eq!(review.rewrite, InputRewrite::Keep);
+        assert!(decided);
         assert_eq!(
-            answer.contexts,
-            vec!["Additional context from preToolUse hook:\nlook".to_owned()]
+            verdict.outcome.contexts,
+            vec![ContextEntry::new(
+                "Additional context from preToolUse hook:\nlook",
+                "S"
+            )]
         );
         assert_eq!(mark, Some((Winner::Last, Decisive::Deny)));
-        let (answer, mark) = pre_tool_use(&[&rewrite]);
-        assert_eq!(answer.decision, PreToolDecision::Allow);
-        assert_eq!(answer.modified_args, Some(json!({"command": "ls"})));
-        assert!(!answer.decided);
+        let (review, decided, mark) = pre_tool_use(&[&rewrite], "bash", "S");
+        let verdict = review.verdict.expect("a verdict");
+        assert_eq!(verdict.outcome.decision, PreToolDecision::Allow);
+        assert_eq!(
+            review.rewrite,
+            InputRewrite::Rewrite {
+                arguments: json!({"command": "ls"}),
+                by: "S".into(),
+                conflicts: Vec::new()
+            }
+        );
+        assert!(!decided);
         assert_eq!(mark, None);
     }
 
@@ -278,19 +257,29 @@ mod tests {
             block: Some(text.into()),
             ..Reading::default()
         };
-        let (answer, mark) = prompt_submitted(&[&context("a"), &block("one"), &block("two")]);
-        assert_eq!(answer, PromptAnswer::Block("one".into()));
+        let runs = [&context("a"), &block("one"), &block("two")];
+        let (answer, mark) = prompt_submitted(&runs, Vec::new(), "S");
+        assert_eq!(
+            answer,
+            PromptDecision::Block {
+                reason: "one".into()
+            }
+        );
         assert_eq!(mark, Some((Winner::First, Decisive::Block)));
         let rewritten = Reading {
             modified_prompt: Some("new".into()),
             ..context("b")
         };
-        let (answer, _) = prompt_submitted(&[&context("a"), &rewritten]);
+        let start = vec![ContextEntry::new("first", "T")];
+        let (answer, _) = prompt_submitted(&[&context("a"), &rewritten], start, "S");
         assert_eq!(
             answer,
-            PromptAnswer::Allow {
+            PromptDecision::Allow {
                 rewrite: Some("new".into()),
-                context: Some("<system_reminder>\na\n\nb\n</system_reminder>".into()),
+                contexts: vec![
+                    ContextEntry::new("first", "T"),
+                    ContextEntry::new("<system_reminder>\na\n\nb\n</system_reminder>", "S"),
+                ],
             }
         );
     }
@@ -323,14 +312,11 @@ mod tests {
             block: Some("again".into()),
             ..Reading::default()
         };
-        assert_eq!(agent_stop(&[], 0, 8).0, StopAnswer::Stop);
-        assert_eq!(
-            agent_stop(&[&block], 0, 8).0,
-            StopAnswer::Continue("again".into())
-        );
+        assert_eq!(agent_stop(&[], 0, 8), (None, None));
+        assert_eq!(agent_stop(&[&block], 0, 8).0.as_deref(), Some("again"));
         assert_eq!(
             agent_stop(&[&block], 8, 8),
-            (StopAnswer::Capped, Some((Winner::Nobody, Decisive::Block)))
+            (None, Some((Winner::Nobody, Decisive::Block)))
         );
     }
 
