@@ -315,8 +315,8 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
     let mut problems = Vec::new();
     let mut disabled_by = None;
     for (path, kind, source) in discovery.files() {
-        let doc = match json_file::read(&discovery.files, &path) {
-            Ok(Some(doc)) => HooksDoc::of(doc),
+        let doc: HooksDoc = match json_file::read_as(&discovery.files, &path, Some) {
+            Ok(Some(doc)) => doc,
             Ok(None) => continue,
             Err(error) => {
                 problems.push(Problem::new(&path, error.to_string(), true));
