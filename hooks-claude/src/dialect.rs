@@ -4,7 +4,7 @@
 
 use dsh_hook_runner::{DshFault, HookExit, HookRun, RunRecord};
 use dsh_hooks::{Dialect, Finished, HandlerInfo};
-use dsh_protocol::{HookDecision, Seam};
+use dsh_protocol::HookDecision;
 use dsh_seams::{NoticeLevel, UserNotice};
 use serde_json::Value;
 
@@ -315,14 +315,6 @@ impl Dialect for Claude {
             | crate::config::HandlerKind::Http { .. }
             | crate::config::HandlerKind::Unsupported { .. } => dsh_protocol::Dialect::Claude,
         }
-    }
-
-    fn event_name(&self, event: HookEvent) -> &'static str {
-        event.as_str()
-    }
-
-    fn seam(&self, event: HookEvent) -> Seam {
-        event.seam()
     }
 
     fn candidates(&self, event: HookEvent, firing: &&Selector) -> Vec<&HookHandler> {

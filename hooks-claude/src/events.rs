@@ -3,7 +3,10 @@
 
 use std::time::Duration;
 
+use dsh_hooks::names::{EventTable, Tabled};
 use dsh_protocol::Seam;
+
+use HookEvent as E;
 
 /// A Claude Code hook event name, as spelled in `settings.json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -98,89 +101,76 @@ pub enum EventSupport {
     NotFired(&'static str),
 }
 
+impl Tabled for HookEvent {
+    /// Every event with its wire name and the dsh seam it runs on (for
+    /// `hook/invoked.seam`), in the order Claude Code's hook reference
+    /// lists them.
+    #[rustfmt::skip]
+    const TABLE: EventTable<HookEvent> = EventTable(&[
+        (E::PreToolUse, "PreToolUse", None, Seam::PreExecute),
+        (E::PostToolUse, "PostToolUse", None, Seam::PostExecute),
+        (E::PostToolUseFailure, "PostToolUseFailure", None, Seam::PostExecute),
+        (E::PostToolBatch, "PostToolBatch", None, Seam::BatchSettled),
+        (E::Notification, "Notification", None, Seam::Notification),
+        (E::UserPromptSubmit, "UserPromptSubmit", None, Seam::PromptSubmit),
+        // The expansion is a second prompt-policy step of the same turn.
+        (E::UserPromptExpansion, "UserPromptExpansion", None, Seam::PromptSubmit),
+        (E::SessionStart, "SessionStart", None, Seam::SessionStart),
+        (E::SessionEnd, "SessionEnd", None, Seam::SessionEnd),
+        (E::Stop, "Stop", None, Seam::TurnContinuation),
+        (E::StopFailure, "StopFailure", None, Seam::TurnFailed),
+        (E::SubagentStart, "SubagentStart", None, Seam::SubagentStart),
+        (E::SubagentStop, "SubagentStop", None, Seam::SubagentStop),
+        (E::PreCompact, "PreCompact", None, Seam::Compaction),
+        (E::PostCompact, "PostCompact", None, Seam::Compaction),
+        (E::PreModelSwitch, "PreModelSwitch", None, Seam::ModelSwitch),
+        (E::PostModelSwitch, "PostModelSwitch", None, Seam::ModelSwitch),
+        (E::PermissionRequest, "PermissionRequest", None, Seam::Approval),
+        // PermissionDenied reports how an approval ended (auto mode).
+        (E::PermissionDenied, "PermissionDenied", None, Seam::Approval),
+        (E::Setup, "Setup", None, Seam::Setup),
+        (E::TeammateIdle, "TeammateIdle", None, Seam::Unmapped),
+        (E::TaskCreated, "TaskCreated", None, Seam::Task),
+        (E::TaskCompleted, "TaskCompleted", None, Seam::Task),
+        (E::Elicitation, "Elicitation", None, Seam::Elicitation),
+        (E::ElicitationResult, "ElicitationResult", None, Seam::Elicitation),
+        (E::ConfigChange, "ConfigChange", None, Seam::ConfigChange),
+        (E::WorktreeCreate, "WorktreeCreate", None, Seam::Unmapped),
+        (E::WorktreeRemove, "WorktreeRemove", None, Seam::Unmapped),
+        // Instruction files are read as the session starts.
+        (E::InstructionsLoaded, "InstructionsLoaded", None, Seam::SessionStart),
+        (E::CwdChanged, "CwdChanged", None, Seam::CwdChanged),
+        (E::FileChanged, "FileChanged", None, Seam::FileChanged),
+        (E::DirectoryAdded, "DirectoryAdded", None, Seam::Unmapped),
+        (E::MessageDisplay, "MessageDisplay", None, Seam::MessageDisplay),
+    ]);
+}
+
 impl HookEvent {
     /// Every event, in the order Claude Code's hook reference lists them.
-    pub const ALL: [HookEvent; 33] = [
-        HookEvent::PreToolUse,
-        HookEvent::PostToolUse,
-        HookEvent::PostToolUseFailure,
-        HookEvent::PostToolBatch,
-        HookEvent::Notification,
-        HookEvent::UserPromptSubmit,
-        HookEvent::UserPromptExpansion,
-        HookEvent::SessionStart,
-        HookEvent::SessionEnd,
-        HookEvent::Stop,
-        HookEvent::StopFailure,
-        HookEvent::SubagentStart,
-        HookEvent::SubagentStop,
-        HookEvent::PreCompact,
-        HookEvent::PostCompact,
-        HookEvent::PreModelSwitch,
-        HookEvent::PostModelSwitch,
-        HookEvent::PermissionRequest,
-        HookEvent::PermissionDenied,
-        HookEvent::Setup,
-        HookEvent::TeammateIdle,
-        HookEvent::TaskCreated,
-        HookEvent::TaskCompleted,
-        HookEvent::Elicitation,
-        HookEvent::ElicitationResult,
-        HookEvent::ConfigChange,
-        HookEvent::WorktreeCreate,
-        HookEvent::WorktreeRemove,
-        HookEvent::InstructionsLoaded,
-        HookEvent::CwdChanged,
-        HookEvent::FileChanged,
-        HookEvent::DirectoryAdded,
-        HookEvent::MessageDisplay,
-    ];
+    pub const ALL: [HookEvent; 33] = {
+        let mut all = [HookEvent::PreToolUse; 33];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = Self::TABLE.0[i].0;
+            i += 1;
+        }
+        all
+    };
 
     /// The wire name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            HookEvent::PreToolUse => "PreToolUse",
-            HookEvent::PostToolUse => "PostToolUse",
-            HookEvent::PostToolUseFailure => "PostToolUseFailure",
-            HookEvent::PostToolBatch => "PostToolBatch",
-            HookEvent::Notification => "Notification",
-            HookEvent::UserPromptSubmit => "UserPromptSubmit",
-            HookEvent::UserPromptExpansion => "UserPromptExpansion",
-            HookEvent::SessionStart => "SessionStart",
-            HookEvent::SessionEnd => "SessionEnd",
-            HookEvent::Stop => "Stop",
-            HookEvent::StopFailure => "StopFailure",
-            HookEvent::SubagentStart => "SubagentStart",
-            HookEvent::SubagentStop => "SubagentStop",
-            HookEvent::PreCompact => "PreCompact",
-            HookEvent::PostCompact => "PostCompact",
-            HookEvent::PreModelSwitch => "PreModelSwitch",
-            HookEvent::PostModelSwitch => "PostModelSwitch",
-            HookEvent::PermissionRequest => "PermissionRequest",
-            HookEvent::PermissionDenied => "PermissionDenied",
-            HookEvent::Setup => "Setup",
-            HookEvent::TeammateIdle => "TeammateIdle",
-            HookEvent::TaskCreated => "TaskCreated",
-            HookEvent::TaskCompleted => "TaskCompleted",
-            HookEvent::Elicitation => "Elicitation",
-            HookEvent::ElicitationResult => "ElicitationResult",
-            HookEvent::ConfigChange => "ConfigChange",
-            HookEvent::WorktreeCreate => "WorktreeCreate",
-            HookEvent::WorktreeRemove => "WorktreeRemove",
-            HookEvent::InstructionsLoaded => "InstructionsLoaded",
-            HookEvent::CwdChanged => "CwdChanged",
-            HookEvent::FileChanged => "FileChanged",
-            HookEvent::DirectoryAdded => "DirectoryAdded",
-            HookEvent::MessageDisplay => "MessageDisplay",
-        }
+        Self::TABLE.name(self)
     }
 
     /// Parses a wire name (case-sensitive, as Claude Code).
     pub fn parse(name: &str) -> Option<HookEvent> {
-        HookEvent::ALL
-            .iter()
-            .copied()
-            .find(|event| event.as_str() == name)
+        Self::TABLE.parse(name).map(|(event, _)| event)
+    }
+
+    /// The dsh seam this event runs on (for `hook/invoked.seam`).
+    pub fn seam(self) -> Seam {
+        Self::TABLE.seam(self)
     }
 
     /// Whether dsh fires this event.
@@ -332,42 +322,6 @@ impl HookEvent {
             | HookEvent::CwdChanged
             | HookEvent::FileChanged
             | HookEvent::DirectoryAdded => Duration::from_secs(600),
-        }
-    }
-
-    /// The dsh seam this event runs on (for `hook/invoked.seam`).
-    pub fn seam(self) -> Seam {
-        match self {
-            HookEvent::SessionStart => Seam::SessionStart,
-            HookEvent::UserPromptSubmit => Seam::PromptSubmit,
-            HookEvent::PreToolUse => Seam::PreExecute,
-            // PermissionDenied reports how an approval ended (auto mode).
-            HookEvent::PermissionRequest | HookEvent::PermissionDenied => Seam::Approval,
-            HookEvent::PostToolUse | HookEvent::PostToolUseFailure => Seam::PostExecute,
-            HookEvent::PostToolBatch => Seam::BatchSettled,
-            HookEvent::Stop => Seam::TurnContinuation,
-            HookEvent::SessionEnd => Seam::SessionEnd,
-            HookEvent::Notification => Seam::Notification,
-            HookEvent::StopFailure => Seam::TurnFailed,
-            HookEvent::PreCompact | HookEvent::PostCompact => Seam::Compaction,
-            // The expansion is a second prompt-policy step of the same turn.
-            HookEvent::UserPromptExpansion => Seam::PromptSubmit,
-            HookEvent::SubagentStart => Seam::SubagentStart,
-            HookEvent::SubagentStop => Seam::SubagentStop,
-            HookEvent::Setup => Seam::Setup,
-            HookEvent::MessageDisplay => Seam::MessageDisplay,
-            HookEvent::CwdChanged => Seam::CwdChanged,
-            HookEvent::PreModelSwitch | HookEvent::PostModelSwitch => Seam::ModelSwitch,
-            HookEvent::TaskCreated | HookEvent::TaskCompleted => Seam::Task,
-            HookEvent::ConfigChange => Seam::ConfigChange,
-            HookEvent::FileChanged => Seam::FileChanged,
-            HookEvent::Elicitation | HookEvent::ElicitationResult => Seam::Elicitation,
-            HookEvent::TeammateIdle
-            | HookEvent::WorktreeCreate
-            | HookEvent::WorktreeRemove
-            | HookEvent::DirectoryAdded => Seam::Unmapped,
-            // Instruction files are read as the session starts.
-            HookEvent::InstructionsLoaded => Seam::SessionStart,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use dsh_hook_runner::{DshFault, HookProgram, HookSpec, RunRecord};
-use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Rules};
+use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Named, Rules};
 use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
@@ -244,6 +244,16 @@ pub fn effect_decision(effect: &Effect) -> HookDecision {
     }
 }
 
+impl Named for CodexEvent {
+    fn wire_name(self) -> &'static str {
+        self.as_str()
+    }
+
+    fn run_seam(self) -> Seam {
+        self.seam()
+    }
+}
+
 impl Dialect for Codex {
     type Event = CodexEvent;
     type Handler = Handler;
@@ -256,14 +266,6 @@ impl Dialect for Codex {
 
     fn dialect(&self) -> dsh_protocol::Dialect {
         dsh_protocol::Dialect::Codex
-    }
-
-    fn event_name(&self, event: CodexEvent) -> &'static str {
-        event.as_str()
-    }
-
-    fn seam(&self, event: CodexEvent) -> Seam {
-        event.seam()
     }
 
     fn candidates(&self, event: CodexEvent, subject: &Self::Subject<'_>) -> Vec<&Handler> {

@@ -290,14 +290,10 @@ pub(crate) struct EntryWire {
 }
 
 impl HooksDoc {
-    /// Reads a parsed file (not an object: no keys).
-    pub fn of(doc: serde_json::Value) -> Self {
-        Self::deserialize(doc).unwrap_or_default()
-    }
-
-    /// Parses a file's text ([`HooksDoc::of`] once it is JSON).
+    /// Parses a file's text: only a syntax error is an error (not an
+    /// object: no keys).
     pub fn parse(text: &str) -> serde_json::Result<Self> {
-        serde_json::from_str(text).map(Self::of)
+        serde_json::from_str(text).map(|doc: Lenient<Self>| doc.0.unwrap_or_default())
     }
 
     /// `version` when it is not the 1 Copilot reads (Copilot then skips
@@ -315,8 +311,8 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
     let mut problems = Vec::new();
     let mut disabled_by = None;
     for (path, kind, source) in discovery.files() {
-        let doc = match json_file::read(&discovery.files, &path) {
-            Ok(Some(doc)) => HooksDoc::of(doc),
+        let doc: HooksDoc = match json_file::read_as(&discovery.files, &path, Some) {
+            Ok(Some(doc)) => doc,
             Ok(None) => continue,
             Err(error) => {
                 problems.push(Problem::new(&path, error.to_string(), true));
@@ -594,7 +590,7 @@ mod tests {
                 "junk",["m",null,"cmd"],{"matcher":"M","hooks":[{"exec":"e","args":["a",2,null],"timeout":2.5},5]}],
             "agentStop":{"bash":"x"},
             "sessionEnd":[{"bash":"s","timeoutSec":null,"timeout":4}]}}"#;
-        let doc = HooksDoc::of(serde_json::from_str(text).unwrap());
+        let doc = HooksDoc::parse(text).unwrap();
         assert!(doc.unread_version().is_some());
         assert_eq!(doc.disable_all_hooks.0, None);
         let file = FileContext {

@@ -8,10 +8,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use dsh_hook_runner::{HookProgram, HookSpec};
-use dsh_hooks::names::Tabled;
 use dsh_hooks::verdict::{decided, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
-use dsh_protocol::{HookDecision, HookEffect, HookRunStatus, Seam};
+use dsh_protocol::{HookDecision, HookEffect, HookRunStatus};
 use dsh_seams::{SeamContext, UserNotice};
 use serde_json::Value;
 
@@ -158,14 +157,6 @@ impl Dialect for Copilot {
 
     fn dialect(&self) -> dsh_protocol::Dialect {
         dsh_protocol::Dialect::Copilot
-    }
-
-    fn event_name(&self, event: CopilotEvent) -> &'static str {
-        event.as_str()
-    }
-
-    fn seam(&self, event: CopilotEvent) -> Seam {
-        event.seam()
     }
 
     fn candidates(&self, event: CopilotEvent, subject: &Option<&str>) -> Vec<&Handler> {

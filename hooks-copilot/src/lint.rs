@@ -32,13 +32,10 @@ pub fn claude_settings_findings(discovery: &CopilotDiscovery) -> LintTargets {
     }
     for name in ["settings.json", "settings.local.json"] {
         let path = repo.join(".claude").join(name);
-        let has_hooks = dsh_hooks::json_file::read(&discovery.files, &path)
+        let has_hooks = dsh_hooks::json_file::read_as::<HooksDoc>(&discovery.files, &path, Some)
             .ok()
             .flatten()
-            .is_some_and(|doc| {
-                doc.get("hooks")
-                    .is_some_and(|h| h.as_object().is_some_and(|h| !h.is_empty()))
-            });
+            .is_some_and(|doc| doc.hooks.0.is_some_and(|hooks| !hooks.0.is_empty()));
         if has_hooks {
             findings.push(Finding {
                 severity: Severity::Warning,

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 use crate::event::GeminiEvent;
 use dsh_hooks::entries::Layer;
+use dsh_hooks::json_file::{self, JsonFileError};
 use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 
 mod wire;
@@ -271,30 +271,15 @@ pub fn read_document_with<T: DeserializeOwned + Default>(
     files: &dsh_files::ConfigFiles,
     path: &Path,
 ) -> Result<Option<T>, ConfigError> {
-    let text = match files.read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => {
-            return Err(ConfigError::Invalid {
-                path: path.to_owned(),
-                message: error.to_string(),
-            });
-        }
-    };
-    // Gemini CLI accepts comments in its settings files.
-    let text = strip_comments(&text);
-    if text.trim().is_empty() {
-        return Ok(Some(T::default()));
-    }
-    // Parsed whole first: a syntax error is an error, a shape is not.
-    let doc: Value = serde_json::from_str(&text).map_err(|error| ConfigError::Invalid {
+    // Gemini CLI accepts comments in its settings files, and blank ones.
+    let prepare = |text: String| Some(strip_comments(&text)).filter(|text| !text.trim().is_empty());
+    json_file::read_as(files, path, prepare).map_err(|error| ConfigError::Invalid {
         path: path.to_owned(),
-        message: dsh_hooks::json_file::syntax_message(&error),
-    })?;
-    if !doc.is_object() {
-        return Ok(Some(T::default()));
-    }
-    Ok(Some(T::deserialize(doc).unwrap_or_default()))
+        message: match error {
+            JsonFileError::Read(error) => error.to_string(),
+            JsonFileError::Syntax(message) => message,
+        },
+    })
 }
 
 /// Loads the configuration.
@@ -403,7 +388,7 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
                     let Some(command) = &hook.command.0 else {
                         continue;
                     };
-                    let env = dsh_hooks::json_file::env_pairs(hook.env.as_ref().map(|env| &env.0));
+                    let env = json_file::env_pairs(hook.env.as_ref().map(|env| &env.0));
                     let timeout_ms = hook
                         .timeout
                         .0
@@ -556,6 +541,7 @@ fn folder_trust(discovery: &GeminiDiscovery) -> Result<FolderTrust, ConfigError>
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn setup(user: &str, project: &str, trusted: bool) -> (tempfile::TempDir, GeminiDiscovery) {
         let root = tempfile::tempdir().unwrap();

@@ -11,7 +11,7 @@ use dsh_hook_runner::{HookProgram, HookSpec, RunRecord};
 use dsh_hooks::names::Tabled;
 use dsh_hooks::verdict::{decided, notice, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
-use dsh_protocol::{HookDecision, HookEffect, HookEntry, Seam};
+use dsh_protocol::{HookDecision, HookEffect, HookEntry};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
 
@@ -249,14 +249,6 @@ impl Dialect for Gemini {
 
     fn dialect(&self) -> dsh_protocol::Dialect {
         dsh_protocol::Dialect::Gemini
-    }
-
-    fn event_name(&self, event: GeminiEvent) -> &'static str {
-        event.as_str()
-    }
-
-    fn seam(&self, event: GeminiEvent) -> Seam {
-        event.seam()
     }
 
     fn candidates(&self, event: GeminiEvent, subject: &Option<&str>) -> Vec<&Handler> {

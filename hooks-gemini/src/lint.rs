@@ -6,11 +6,14 @@
 
 use std::path::{Path, PathBuf};
 
+use dsh_hooks::lenient::Lenient;
 use dsh_hooks::lint::{
     Checker, Finding, Severity, did_you_mean, existing, nearest, open_json, path_tail,
 };
 use dsh_hooks::names::Tabled;
-use serde_json::{Map, Value};
+use dsh_hooks::wire::{Entries, Present};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 
 use crate::config::{GeminiDiscovery, claude_hint};
 use crate::event::GeminiEvent;
@@ -24,6 +27,62 @@ const SUBSTITUTED: &[&str] = &[
     "$GEMINI_SESSION_ID",
     "$GEMINI_PLANS_DIR",
 ];
+
+/// A settings file as far as the checks read it. Each key is read on its
+/// own, so a key of the wrong type is reported and spoils nothing else; a
+/// key read as `Lenient<Lenient<T>>` tells a missing key (`Lenient(None)`)
+/// from one present with another type or `null` (`Lenient(Some(Lenient(None)))`).
+/// (Each `#[serde(flatten)]` keeps serde from reading an array as the
+/// struct: only an object is one.)
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct Settings {
+    hooks_config: Lenient<HooksConfig>,
+    hooks: Lenient<Lenient<Entries<Groups>>>,
+    #[serde(flatten)]
+    _other: IgnoredAny,
+}
+
+/// `hooksConfig`'s keys the checks look at.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct HooksConfig {
+    disabled: Lenient<Lenient<Vec<String>>>,
+    enabled: Lenient<bool>,
+    #[serde(flatten)]
+    _other: IgnoredAny,
+}
+
+/// An event's groups (`None`: not an array), each `None` when it is not
+/// an object.
+type Groups = Lenient<Vec<Lenient<Group>>>;
+
+/// A hook group, with the keys Gemini does not know in file order.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Group {
+    matcher: Lenient<String>,
+    sequential: IgnoredAny,
+    hooks: Lenient<Vec<Lenient<Hook>>>,
+    #[serde(flatten)]
+    other: Entries<IgnoredAny>,
+}
+
+/// A hook, with the keys Gemini does not know in file order.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Hook {
+    #[serde(rename = "type")]
+    kind: Lenient<String>,
+    command: Lenient<String>,
+    name: IgnoredAny,
+    description: IgnoredAny,
+    /// As written (`null` too): a wrong one is shown back.
+    timeout: Lenient<Present>,
+    env: Lenient<Lenient<Entries<IgnoredAny>>>,
+    #[serde(flatten)]
+    other: Entries<IgnoredAny>,
+}
 
 /// The Gemini settings files a session in `discovery.cwd` would load.
 pub fn lint_targets(discovery: &GeminiDiscovery) -> Vec<PathBuf> {
@@ -39,8 +98,10 @@ pub fn is_gemini_settings(path: &Path) -> bool {
 /// Checks one Gemini settings file whose hooks run in `project`.
 pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     let parse = |text: &str| match text.trim() {
-        "" => Ok(Value::Object(Map::new())),
-        _ => serde_json::from_str(&crate::config::strip_comments(text)),
+        "" => Ok(Settings::default()),
+        // Not an object: nothing to check.
+        _ => serde_json::from_str(&crate::config::strip_comments(text))
+            .map(|doc: Lenient<Settings>| doc.0.unwrap_or_default()),
     };
     let says = |e| format!("Gemini CLI cannot parse this file (dsh refuses to start with it): {e}");
     let (mut c, document) = match open_json(file, project, parse, says) {
@@ -48,10 +109,10 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
         Err(findings) => return findings,
     };
     check_hooks_config(&mut c, &document);
-    match document.get("hooks") {
+    match &document.hooks.0 {
         None => {}
-        Some(Value::Object(events)) => {
-            for (name, groups) in events {
+        Some(Lenient(Some(events))) => {
+            for (name, groups) in events.iter() {
                 check_event(&mut c, name, groups);
             }
         }
@@ -66,15 +127,11 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     c.finish()
 }
 
-fn check_hooks_config(c: &mut Checker<'_>, document: &Value) {
-    let Some(config) = document.get("hooksConfig") else {
+fn check_hooks_config(c: &mut Checker<'_>, document: &Settings) {
+    let Some(config) = &document.hooks_config.0 else {
         return;
     };
-    if let Some(disabled) = config.get("disabled")
-        && !disabled
-            .as_array()
-            .is_some_and(|names| names.iter().all(Value::is_string))
-    {
+    if let Some(Lenient(None)) = config.disabled.0 {
         c.push(
             Severity::Warning,
             "invalid-disabled",
@@ -83,7 +140,7 @@ fn check_hooks_config(c: &mut Checker<'_>, document: &Value) {
             "`hooksConfig.disabled` must be a list of hook names; it is ignored".into(),
         );
     }
-    if config.get("enabled") == Some(&Value::Bool(false)) {
+    if config.enabled.0 == Some(false) {
         c.push(
             Severity::Warning,
             "hooks-disabled",
@@ -94,7 +151,7 @@ fn check_hooks_config(c: &mut Checker<'_>, document: &Value) {
     }
 }
 
-fn check_event(c: &mut Checker<'_>, name: &str, groups: &Value) {
+fn check_event(c: &mut Checker<'_>, name: &str, groups: &Groups) {
     let at = format!("hooks.{name}");
     let Some(event) = GeminiEvent::parse(name) else {
         let hint = claude_hint(name);
@@ -117,7 +174,7 @@ fn check_event(c: &mut Checker<'_>, name: &str, groups: &Value) {
         c.push(Severity::Warning, code, Some(at), Some(name), message);
         return;
     };
-    let Some(groups) = groups.as_array() else {
+    let Some(groups) = &groups.0 else {
         c.push(
             Severity::Error,
             "not-an-array",
@@ -129,7 +186,7 @@ fn check_event(c: &mut Checker<'_>, name: &str, groups: &Value) {
     };
     for (gi, group) in groups.iter().enumerate() {
         let at = format!("{at}[{gi}]");
-        let Some(group) = group.as_object() else {
+        let Some(group) = &group.0 else {
             c.push(
                 Severity::Error,
                 "not-an-object",
@@ -139,24 +196,22 @@ fn check_event(c: &mut Checker<'_>, name: &str, groups: &Value) {
             );
             continue;
         };
-        for key in group.keys() {
-            if !GROUP_FIELDS.contains(&key.as_str()) {
-                c.push(
-                    Severity::Warning,
-                    "unknown-field",
-                    Some(at.clone()),
-                    Some(key),
-                    format!(
-                        "unknown field `{key}` in a hook group is ignored{}",
-                        did_you_mean(nearest(key, GROUP_FIELDS.iter().copied()))
-                    ),
-                );
-            }
+        for key in group.other.keys() {
+            c.push(
+                Severity::Warning,
+                "unknown-field",
+                Some(at.clone()),
+                Some(key),
+                format!(
+                    "unknown field `{key}` in a hook group is ignored{}",
+                    did_you_mean(nearest(key, GROUP_FIELDS.iter().copied()))
+                ),
+            );
         }
-        if let Some(matcher) = group.get("matcher").and_then(Value::as_str) {
+        if let Some(matcher) = &group.matcher.0 {
             check_matcher(c, event, matcher, &at);
         }
-        match group.get("hooks").and_then(Value::as_array) {
+        match &group.hooks.0 {
             Some(hooks) => {
                 for (hi, hook) in hooks.iter().enumerate() {
                     check_hook(c, hook, &format!("{at}.hooks[{hi}]"));
@@ -229,8 +284,8 @@ fn check_matcher(c: &mut Checker<'_>, event: GeminiEvent, matcher: &str, at: &st
     }
 }
 
-fn check_hook(c: &mut Checker<'_>, hook: &Value, at: &str) {
-    let Some(object) = hook.as_object() else {
+fn check_hook(c: &mut Checker<'_>, hook: &Lenient<Hook>, at: &str) {
+    let Some(hook) = &hook.0 else {
         c.push(
             Severity::Error,
             "not-an-object",
@@ -240,8 +295,8 @@ fn check_hook(c: &mut Checker<'_>, hook: &Value, at: &str) {
         );
         return;
     };
-    let command = object.get("command").and_then(Value::as_str);
-    if object.get("type").and_then(Value::as_str) != Some("command") || command.is_none() {
+    let command = hook.command.0.as_deref();
+    if hook.kind.0.as_deref() != Some("command") || command.is_none() {
         c.push(
             Severity::Warning,
             "dropped-hook",
@@ -250,21 +305,19 @@ fn check_hook(c: &mut Checker<'_>, hook: &Value, at: &str) {
             "Gemini CLI runs only `\"type\": \"command\"` hooks with a `command`; it drops this one without a word".into(),
         );
     }
-    for key in object.keys() {
-        if !HOOK_FIELDS.contains(&key.as_str()) {
-            c.push(
-                Severity::Warning,
-                "unknown-field",
-                Some(at.to_owned()),
-                Some(key),
-                format!(
-                    "field `{key}` is not a Gemini hook field; it is ignored{}",
-                    did_you_mean(nearest(key, HOOK_FIELDS.iter().copied()))
-                ),
-            );
-        }
+    for key in hook.other.keys() {
+        c.push(
+            Severity::Warning,
+            "unknown-field",
+            Some(at.to_owned()),
+            Some(key),
+            format!(
+                "field `{key}` is not a Gemini hook field; it is ignored{}",
+                did_you_mean(nearest(key, HOOK_FIELDS.iter().copied()))
+            ),
+        );
     }
-    if let Some(timeout) = object.get("timeout") {
+    if let Some(Present(timeout)) = &hook.timeout.0 {
         match timeout.as_u64() {
             Some(ms) if ms > 0 && ms < 100 => c.push(
                 Severity::Warning,
@@ -283,9 +336,7 @@ fn check_hook(c: &mut Checker<'_>, hook: &Value, at: &str) {
             ),
         }
     }
-    if let Some(env) = object.get("env")
-        && !env.is_object()
-    {
+    if let Some(Lenient(None)) = hook.env.0 {
         c.push(
             Severity::Warning,
             "invalid-env",
@@ -345,6 +396,67 @@ mod tests {
             findings[0].message.contains("BeforeTool"),
             "{}",
             findings[0].message
+        );
+    }
+
+    /// Each key is read on its own: a wrong type or `null` is reported
+    /// where it is and spoils nothing else, unknown keys in file order, and
+    /// a document that is not an object has nothing to check.
+    #[test]
+    fn wrong_types_and_nulls_are_reported_key_by_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("settings.json");
+        let found = |text: &str| {
+            std::fs::write(&file, text).unwrap();
+            lint_file(&file, dir.path())
+                .into_iter()
+                .map(|f| format!("{} {}", f.code, f.at.unwrap_or_default()))
+                .collect::<Vec<_>>()
+        };
+        assert!(found("[1, 2]").is_empty());
+        assert_eq!(found(r#"{"hooks": null}"#), ["not-an-object hooks"]);
+        assert_eq!(
+            found(r#"{"hooksConfig": {"disabled": null, "enabled": false}}"#),
+            [
+                "invalid-disabled hooksConfig.disabled",
+                "hooks-disabled hooksConfig.enabled"
+            ]
+        );
+        assert!(found(r#"{"hooksConfig": [{"enabled": false}], "hooks": {}}"#).is_empty());
+        let text = r#"{"hooks": {
+            "BeforeTool": [null, {"zz": 1, "matcher": 3, "sequential": true, "yy": 2,
+                "hooks": [7, {"type": "command", "command": "c", "timeout": null, "env": [], "x": 1}]}],
+            "AfterTool": {"hooks": []},
+            "BeforeAgent": [{"hooks": {}}]}}"#;
+        assert_eq!(
+            found(text),
+            [
+                "not-an-object hooks.BeforeTool[0]",
+                "unknown-field hooks.BeforeTool[1]",
+                "unknown-field hooks.BeforeTool[1]",
+                "not-an-object hooks.BeforeTool[1].hooks[0]",
+                "unknown-field hooks.BeforeTool[1].hooks[1]",
+                "invalid-timeout hooks.BeforeTool[1].hooks[1].timeout",
+                "invalid-env hooks.BeforeTool[1].hooks[1].env",
+                "not-an-array hooks.AfterTool",
+                "missing-hooks hooks.BeforeAgent[0]",
+            ]
+        );
+        let messages = lint_file(&file, dir.path());
+        assert!(
+            messages[1].message.contains("`zz`"),
+            "{}",
+            messages[1].message
+        );
+        assert!(
+            messages[2].message.contains("`yy`"),
+            "{}",
+            messages[2].message
+        );
+        assert!(
+            messages[5].message.contains("not null"),
+            "{}",
+            messages[5].message
         );
     }
 }

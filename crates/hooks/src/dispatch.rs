@@ -295,6 +295,8 @@ mod tests {
     use dsh_hook_runner::{HookRunner, RunRecord};
     use dsh_protocol::{HookDecision, HookEffect, Seam};
     use dsh_seams::UserNotice;
+
+    use crate::names::{EventTable, Tabled};
     use futures::FutureExt;
 
     use super::*;
@@ -324,6 +326,10 @@ mod tests {
         Answer::Add(10),
     ];
 
+    impl Tabled for () {
+        const TABLE: EventTable<()> = EventTable(&[((), "Toy", None, Seam::PreExecute)]);
+    }
+
     impl Dialect for Toy {
         type Event = ();
         type Handler = usize;
@@ -333,12 +339,6 @@ mod tests {
         type Note = ();
         fn dialect(&self) -> dsh_protocol::Dialect {
             dsh_protocol::Dialect::new("toy")
-        }
-        fn event_name(&self, _event: ()) -> &'static str {
-            "Toy"
-        }
-        fn seam(&self, _event: ()) -> Seam {
-            Seam::PreExecute
         }
         fn candidates(&self, _event: (), _subject: &()) -> Vec<&usize> {
             self.handlers.iter().collect()

@@ -7,6 +7,8 @@ use dsh_hook_runner::{HookRun, HookRunner, HookSpec, RunRecord};
 use dsh_protocol::{EventBody, HookDecision, HookInvokedEvent, Seam};
 use dsh_seams::{CancellationToken, ContextEntry, SeamContext, UserNotice};
 use futures::future::BoxFuture;
+
+use crate::names::Tabled;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
@@ -32,11 +34,31 @@ impl HandlerInfo {
     }
 }
 
+/// An event as the log records it: its wire name and the seam it runs on.
+/// Every [`Tabled`] event is one; a dialect with its own lookups implements
+/// it by hand.
+pub trait Named: Copy + Send + Sync {
+    /// The event's wire name (`hook/invoked.event`).
+    fn wire_name(self) -> &'static str;
+    /// The canonical seam the event runs on.
+    fn run_seam(self) -> Seam;
+}
+
+impl<E: Tabled + Send + Sync> Named for E {
+    fn wire_name(self) -> &'static str {
+        self.as_str()
+    }
+
+    fn run_seam(self) -> Seam {
+        self.seam()
+    }
+}
+
 /// One external hook dialect, as the engine needs to know it. Everything
 /// here is the dialect's own vocabulary; the engine only sequences it.
 pub trait Dialect: Send + Sync {
-    /// The dialect's event type.
-    type Event: Copy + Send + Sync;
+    /// The dialect's event type, named and placed on its seam.
+    type Event: Named;
     /// A configured handler.
     type Handler: Clone + Send + Sync;
     /// What one firing's handlers are matched against (a tool name, a
@@ -58,13 +80,9 @@ pub trait Dialect: Send + Sync {
     fn handler_dialect(&self, _handler: &Self::Handler) -> dsh_protocol::Dialect {
         self.dialect()
     }
-    /// The event's wire name.
-    fn event_name(&self, event: Self::Event) -> &'static str;
-    /// The canonical seam the event runs on.
-    fn seam(&self, event: Self::Event) -> Seam;
     /// `<dialect>:<event>`: who speaks, for notices, contexts and stops.
     fn source(&self, event: Self::Event) -> String {
-        format!("{}:{}", self.dialect(), self.event_name(event))
+        format!("{}:{}", self.dialect(), event.wire_name())
     }
     /// The handlers that may run for one firing, in configuration order,
     /// before deduplication: configured for `event`, enabled, and accepted
@@ -296,8 +314,8 @@ impl<D: Dialect> Engine<D> {
                 turn: ctx.turn,
                 invocation_id: invocation_id.clone(),
                 dialect: self.dialect.handler_dialect(&handler),
-                event: self.dialect.event_name(firing.event).to_owned(),
-                seam: self.dialect.seam(firing.event),
+                event: firing.event.wire_name().to_owned(),
+                seam: firing.event.run_seam(),
                 matcher: info.matcher,
                 origin: Some(info.origin),
                 command: info.command,

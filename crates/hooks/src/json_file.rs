@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use dsh_files::ConfigFiles;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::position::without_position;
@@ -31,14 +32,29 @@ pub enum JsonFileError {
     Syntax(String),
 }
 
-/// Reads and parses `path`: `None` when it does not exist.
-pub fn read(files: &ConfigFiles, path: &Path) -> Result<Option<Value>, JsonFileError> {
+/// Reads `path` as a `T`: `None` when it does not exist. Its text goes
+/// through `prepare` first (a dialect that allows comments strips them;
+/// `None`: no document, read as `T::default()`). Only a syntax error is an
+/// error: JSON that is not an object, or not a `T`, reads as
+/// `T::default()`.
+pub fn read_as<T: DeserializeOwned + Default>(
+    files: &ConfigFiles,
+    path: &Path,
+    prepare: impl FnOnce(String) -> Option<String>,
+) -> Result<Option<T>, JsonFileError> {
     let Some(text) = files.read_if_exists(path).map_err(JsonFileError::Read)? else {
         return Ok(None);
     };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|error| JsonFileError::Syntax(syntax_message(&error)))
+    let Some(text) = prepare(text) else {
+        return Ok(Some(T::default()));
+    };
+    // Parsed whole first: a syntax error is an error, a shape is not.
+    let doc: Value = serde_json::from_str(&text)
+        .map_err(|error| JsonFileError::Syntax(syntax_message(&error)))?;
+    Ok(Some(match doc.is_object() {
+        true => T::deserialize(doc).unwrap_or_default(),
+        false => T::default(),
+    }))
 }
 
 /// A JSON value as a string: strings as they are, others as JSON text.
@@ -74,18 +90,43 @@ mod tests {
         assert!(env_pairs(None).is_empty());
     }
 
+    #[derive(Debug, Default, serde::Deserialize, PartialEq)]
+    #[serde(default)]
+    struct Doc {
+        a: u8,
+    }
+
     #[test]
-    fn a_missing_file_is_none_and_a_broken_one_names_its_position() {
+    fn a_missing_file_is_none_a_broken_one_names_its_position_a_shape_is_default() {
         let dir = tempfile::tempdir().unwrap();
         let files = ConfigFiles::new();
-        assert!(
-            read(&files, &dir.path().join("absent.json"))
-                .unwrap()
-                .is_none()
+        let read = |name: &str, text: Option<&str>| {
+            let path = dir.path().join(name);
+            if let Some(text) = text {
+                fs_err::write(&path, text).unwrap();
+            }
+            read_as::<Doc>(&files, &path, |text| (!text.is_empty()).then_some(text))
+        };
+        assert!(read("absent.json", None).unwrap().is_none());
+        let error = read("broken.json", Some("{\n  \"a\": ,\n}")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "Invalid JSON: expected value at line 2 column 8"
         );
-        let broken = dir.path().join("broken.json");
-        fs_err::write(&broken, "{\n  \"a\": ,\n}").unwrap();
-        let error = read(&files, &broken).unwrap_err().to_string();
-        assert_eq!(error, "Invalid JSON: expected value at line 2 column 8");
+        assert_eq!(
+            read("ok.json", Some(r#"{"a": 2}"#)).unwrap(),
+            Some(Doc { a: 2 })
+        );
+        for (name, text) in [
+            ("array.json", "[1]"),
+            ("shape.json", r#"{"a": "x"}"#),
+            ("blank.json", ""),
+        ] {
+            assert_eq!(
+                read(name, Some(text)).unwrap(),
+                Some(Doc::default()),
+                "{name}"
+            );
+        }
     }
 }

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dsh_hook_runner::{HookExit, HookProgram, HookRun, HookRunner, HookSpec, RunRecord};
+use dsh_hooks::names::{EventTable, Tabled};
 use dsh_hooks::{
     Bridge, BridgePlugin, Cx, Dialect, Finished, Fire, Flow, HandlerInfo, Harvested, Launch,
     Record, Rules, Winner, readings,
@@ -28,7 +29,7 @@ use serde_json::Value;
 
 /// Handlers answer a number; a negative one refuses the prompt.
 struct Toy {
-    handlers: Vec<(&'static str, i64)>,
+    handlers: Vec<(Ev, i64)>,
 }
 
 #[derive(Default)]
@@ -36,9 +37,27 @@ struct Seen {
     prompts: usize,
 }
 
+/// The toy's events, all on the prompt seam.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Ev {
+    Ask,
+    Tell,
+    Bg,
+    Run,
+}
+
+impl Tabled for Ev {
+    const TABLE: EventTable<Ev> = EventTable(&[
+        (Ev::Ask, "Ask", None, Seam::PromptSubmit),
+        (Ev::Tell, "Tell", None, Seam::PromptSubmit),
+        (Ev::Bg, "Bg", None, Seam::PromptSubmit),
+        (Ev::Run, "Run", None, Seam::PromptSubmit),
+    ]);
+}
+
 impl Dialect for Toy {
-    type Event = &'static str;
-    type Handler = (&'static str, i64);
+    type Event = Ev;
+    type Handler = (Ev, i64);
     type Subject<'s> = ();
     type Custom = i64;
     type Reading = i64;
@@ -46,26 +65,20 @@ impl Dialect for Toy {
     fn dialect(&self) -> dsh_protocol::Dialect {
         dsh_protocol::Dialect::new("toy")
     }
-    fn event_name(&self, event: &'static str) -> &'static str {
-        event
-    }
-    fn seam(&self, _event: &'static str) -> Seam {
-        Seam::PromptSubmit
-    }
-    fn candidates(&self, event: &'static str, _subject: &()) -> Vec<&(&'static str, i64)> {
+    fn candidates(&self, event: Ev, _subject: &()) -> Vec<&(Ev, i64)> {
         self.handlers.iter().filter(|(e, _)| *e == event).collect()
     }
-    fn describe(&self, handler: &(&'static str, i64)) -> HandlerInfo {
+    fn describe(&self, handler: &(Ev, i64)) -> HandlerInfo {
         HandlerInfo {
             matcher: None,
-            origin: format!("{}#{}", handler.0, handler.1),
+            origin: format!("{}#{}", handler.0.as_str(), handler.1),
             command: handler.1.to_string(),
         }
     }
     fn custom_record(&self, _custom: &i64) -> RunRecord {
         RunRecord::detached()
     }
-    fn decision(&self, _handler: &(&'static str, i64), reading: &i64) -> HookDecision {
+    fn decision(&self, _handler: &(Ev, i64), reading: &i64) -> HookDecision {
         HookDecision {
             reason: Some(reading.to_string()),
             ..HookDecision::of(HookEffect::None)
@@ -74,29 +87,23 @@ impl Dialect for Toy {
     fn parsed_output(&self, _reading: &i64) -> Option<Value> {
         None
     }
-    fn notices(&self, _e: &'static str, _h: &(&'static str, i64), _r: &i64) -> Vec<UserNotice> {
+    fn notices(&self, _e: Ev, _h: &(Ev, i64), _r: &i64) -> Vec<UserNotice> {
         Vec::new()
     }
-    fn detached_decision(&self, _handler: &(&'static str, i64)) -> HookDecision {
+    fn detached_decision(&self, _handler: &(Ev, i64)) -> HookDecision {
         HookDecision::of(HookEffect::None)
     }
 }
 
 impl Rules for Toy {
     type Payload = String;
-    fn wire(
-        &self,
-        _ctx: &SeamContext,
-        _e: &'static str,
-        payload: &String,
-        _h: &(&'static str, i64),
-    ) -> Value {
+    fn wire(&self, _ctx: &SeamContext, _e: Ev, payload: &String, _h: &(Ev, i64)) -> Value {
         Value::from(payload.as_str())
     }
     fn launch<'a>(
         &'a self,
         _ctx: &'a SeamContext,
-        handler: &(&'static str, i64),
+        handler: &(Ev, i64),
         _stdin: &[u8],
     ) -> Launch<'a, Self> {
         // `Run` handlers are processes exiting with their number; `Bg`
@@ -116,21 +123,15 @@ impl Rules for Toy {
             timeout: Duration::from_secs(10),
         };
         match handler.0 {
-            "Run" => Launch::Process(spec),
-            "Bg" => Launch::Detached {
+            Ev::Run => Launch::Process(spec),
+            Ev::Bg => Launch::Detached {
                 spec,
                 note: Some(()),
             },
             _ => Launch::Custom(futures::future::ready(handler.1).boxed()),
         }
     }
-    fn read(
-        &self,
-        _ctx: &SeamContext,
-        _e: &'static str,
-        _h: &(&'static str, i64),
-        finished: Finished<'_, i64>,
-    ) -> i64 {
+    fn read(&self, _ctx: &SeamContext, _e: Ev, _h: &(Ev, i64), finished: Finished<'_, i64>) -> i64 {
         match finished {
             Finished::Custom(answer) => *answer,
             Finished::Process(run) => match run.exit {
@@ -177,7 +178,7 @@ impl Bridge for Toy {
     ) -> Flow<'a, Self, PromptDecision> {
         cx.state.prompts += 1;
         let payload = format!("{} #{}", prompt.content, cx.state.prompts);
-        Flow::fire(Fire::new("Ask", (), payload), move |_, runs| {
+        Flow::fire(Fire::new(Ev::Ask, (), payload), move |_, runs| {
             match ask(&readings(runs)) {
                 Err(reason) => (
                     refusal(&prompt.content),
@@ -191,7 +192,7 @@ impl Bridge for Toy {
                     };
                     (
                         Record::Won(Winner::Last, false),
-                        Flow::notify(Fire::new("Tell", (), rewrite), decision),
+                        Flow::notify(Fire::new(Ev::Tell, (), rewrite), decision),
                     )
                 }
             }
@@ -203,7 +204,7 @@ impl Bridge for Toy {
         _cx: Cx<'_, Self>,
         outcome: &'a CompactionOutcome,
     ) -> Flow<'a, Self, Vec<ContextEntry>> {
-        let fire = Fire::new("Ask", (), outcome.summary.clone());
+        let fire = Fire::new(Ev::Ask, (), outcome.summary.clone());
         Flow::fire(fire, |_, runs| {
             for run in runs.iter_mut().filter(|run| run.reading > 10) {
                 run.reading = -run.reading;
@@ -218,7 +219,7 @@ impl Bridge for Toy {
     fn read_detached(
         &self,
         _ctx: &SeamContext,
-        _handler: &(&'static str, i64),
+        _handler: &(Ev, i64),
         _note: &(),
         run: &HookRun,
     ) -> Harvested {
@@ -237,7 +238,7 @@ impl Bridge for Toy {
     }
     /// Starts the `Bg` handlers, detached.
     fn turn_failed<'a>(_cx: Cx<'_, Self>, _failure: &'a TurnFailure) -> Flow<'a, Self, ()> {
-        Flow::notify(Fire::new("Bg", (), "failed".to_owned()), ())
+        Flow::notify(Fire::new(Ev::Bg, (), "failed".to_owned()), ())
     }
     /// Lets the detached runs finish, then harvests them.
     fn session_start<'a>(
@@ -264,7 +265,7 @@ impl Bridge for Toy {
         _cx: Cx<'_, Self>,
         input: &'a DisplayInput,
     ) -> Flow<'a, Self, DisplayDecision> {
-        let fire = Fire::new("Ask", (), input.text.clone());
+        let fire = Fire::new(Ev::Ask, (), input.text.clone());
         Flow::fire_recorded(
             fire,
             |_, _| {
@@ -285,7 +286,7 @@ impl Bridge for Toy {
     }
     fn session_end<'a>(cx: Cx<'_, Self>, _reason: SessionEndReason) -> Flow<'a, Self, ()> {
         let payload = format!("after {} prompts", cx.state.prompts);
-        let run = Fire::new("Run", (), payload).fresh();
+        let run = Fire::new(Ev::Run, (), payload).fresh();
         Flow::later(move |_| Flow::notify(run, ()))
     }
 }
@@ -353,7 +354,7 @@ fn prompt(text: &str) -> PromptInput {
 #[tokio::test]
 async fn a_flow_fires_reads_marks_and_fires_the_next_event() {
     let toy = Toy {
-        handlers: vec![("Ask", 1), ("Ask", 2), ("Tell", 0)],
+        handlers: vec![(Ev::Ask, 1), (Ev::Ask, 2), (Ev::Tell, 0)],
     };
     let plugin = BridgePlugin::new(toy, HookRunner::default());
     let sink = Arc::new(Sink::default());
@@ -385,7 +386,7 @@ async fn a_flow_fires_reads_marks_and_fires_the_next_event() {
 #[tokio::test]
 async fn the_first_refusal_wins_and_ends_the_flow() {
     let toy = Toy {
-        handlers: vec![("Ask", 1), ("Ask", -1), ("Ask", -2), ("Tell", 0)],
+        handlers: vec![(Ev::Ask, 1), (Ev::Ask, -1), (Ev::Ask, -2), (Ev::Tell, 0)],
     };
     let plugin = BridgePlugin::new(toy, HookRunner::default());
     let sink = Arc::new(Sink::default());
@@ -423,7 +424,7 @@ async fn the_first_refusal_wins_and_ends_the_flow() {
 #[tokio::test]
 async fn a_fresh_firing_runs_when_the_turn_is_cancelled() {
     let toy = Toy {
-        handlers: vec![("Run", 3)],
+        handlers: vec![(Ev::Run, 3)],
     };
     let plugin = BridgePlugin::new(toy, HookRunner::default());
     let sink = Arc::new(Sink::default());
@@ -450,7 +451,7 @@ async fn a_fresh_firing_runs_when_the_turn_is_cancelled() {
 #[tokio::test]
 async fn a_revised_reading_is_recorded_and_the_dialect_picks_the_winner() {
     let toy = Toy {
-        handlers: vec![("Ask", -1), ("Ask", 20), ("Ask", -3), ("Ask", 4)],
+        handlers: vec![(Ev::Ask, -1), (Ev::Ask, 20), (Ev::Ask, -3), (Ev::Ask, 4)],
     };
     let plugin = BridgePlugin::new(toy, HookRunner::default());
     let sink = Arc::new(Sink::default());
@@ -508,7 +509,7 @@ impl Plugin for Nobody {
 #[tokio::test]
 async fn the_added_seams_default_to_the_plugins_defaults() {
     let toy = Toy {
-        handlers: vec![("Ask", 1)],
+        handlers: vec![(Ev::Ask, 1)],
     };
     let plugin = BridgePlugin::new(toy, HookRunner::default());
     let sink = Arc::new(Sink::default());
@@ -556,7 +557,7 @@ fn failure() -> TurnFailure {
 #[tokio::test]
 async fn a_later_seam_settles_and_harvests_the_detached_runs() {
     let toy = Toy {
-        handlers: vec![("Bg", 3), ("Bg", 4)],
+        handlers: vec![(Ev::Bg, 3), (Ev::Bg, 4)],
     };
     let plugin = BridgePlugin::new(toy, HookRunner::default());
     let sink = Arc::new(Sink::default());
@@ -590,7 +591,7 @@ async fn a_later_seam_settles_and_harvests_the_detached_runs() {
 #[tokio::test]
 async fn aborted_detached_runs_are_not_harvested() {
     let toy = Toy {
-        handlers: vec![("Bg", -1)],
+        handlers: vec![(Ev::Bg, -1)],
     };
     let plugin = BridgePlugin::new(toy, HookRunner::default());
     let sink = Arc::new(Sink::default());
@@ -619,7 +620,7 @@ async fn aborted_detached_runs_are_not_harvested() {
 #[tokio::test]
 async fn an_edited_record_adds_per_run_fields_before_the_answer() {
     let toy = Toy {
-        handlers: vec![("Ask", 5), ("Ask", 6)],
+        handlers: vec![(Ev::Ask, 5), (Ev::Ask, 6)],
     };
     let plugin = BridgePlugin::new(toy, HookRunner::default());
     let sink = Arc::new(Sink::default());

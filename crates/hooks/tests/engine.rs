@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dsh_hook_runner::{HookProgram, HookRunner, HookSpec, RunRecord, RunnerConfig};
+use dsh_hooks::names::{EventTable, Tabled};
 use dsh_hooks::{Dialect, Engine, Finished, Firing, HandlerInfo, Harvested, Launch, mark_winner};
 use dsh_protocol::{
     EventBody, HookDecision, HookEffect, HookInvokedEvent, HookOutcomeKind, HookResultEvent, Seam,
@@ -39,8 +40,22 @@ struct ToyDialect {
     configured: Vec<Toy>,
 }
 
+/// The toy's events, on the pre-execute seam.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ToyEvent {
+    Ev,
+    PreToolUse,
+}
+
+impl Tabled for ToyEvent {
+    const TABLE: EventTable<ToyEvent> = EventTable(&[
+        (ToyEvent::Ev, "Ev", None, Seam::PreExecute),
+        (ToyEvent::PreToolUse, "PreToolUse", None, Seam::PreExecute),
+    ]);
+}
+
 impl Dialect for ToyDialect {
-    type Event = &'static str;
+    type Event = ToyEvent;
     type Handler = Toy;
     /// A prefix the handler names must start with.
     type Subject<'s> = &'s str;
@@ -51,13 +66,7 @@ impl Dialect for ToyDialect {
     fn dialect(&self) -> dsh_protocol::Dialect {
         dsh_protocol::Dialect::Claude
     }
-    fn event_name(&self, event: &'static str) -> &'static str {
-        event
-    }
-    fn seam(&self, _event: &'static str) -> Seam {
-        Seam::PreExecute
-    }
-    fn candidates(&self, _event: &'static str, subject: &&str) -> Vec<&Toy> {
+    fn candidates(&self, _event: ToyEvent, subject: &&str) -> Vec<&Toy> {
         self.configured
             .iter()
             .filter(|toy| toy.name.starts_with(*subject))
@@ -66,7 +75,7 @@ impl Dialect for ToyDialect {
     fn dedup_key(&self, handler: &Toy) -> Option<String> {
         (handler.mode != Mode::Custom).then(|| handler.script.to_owned())
     }
-    fn admits(&self, _event: &'static str, handler: &Toy, _subject: &&str) -> bool {
+    fn admits(&self, _event: ToyEvent, handler: &Toy, _subject: &&str) -> bool {
         handler.mode != Mode::Skip
     }
     fn describe(&self, handler: &Toy) -> HandlerInfo {
@@ -95,9 +104,9 @@ impl Dialect for ToyDialect {
     fn parsed_output(&self, _reading: &String) -> Option<Value> {
         None
     }
-    fn notices(&self, event: &'static str, handler: &Toy, reading: &String) -> Vec<UserNotice> {
+    fn notices(&self, event: ToyEvent, handler: &Toy, reading: &String) -> Vec<UserNotice> {
         vec![UserNotice {
-            source: format!("{event}:{}", handler.name),
+            source: format!("{}:{}", event.as_str(), handler.name),
             text: reading.clone(),
             level: if reading.starts_with("deny") {
                 NoticeLevel::Warning
@@ -215,7 +224,7 @@ async fn records_follow_configuration_order_not_completion_order() {
         },
     ];
     let firing = Firing {
-        event: "Ev",
+        event: ToyEvent::Ev,
         payload: &payload,
         call_id: Some("call_1"),
         cancel: &ctx.cancel,
@@ -230,7 +239,7 @@ async fn records_follow_configuration_order_not_completion_order() {
     assert_eq!(fired[0].won, Some(false));
     assert_eq!(fired[1].won, None);
     assert_eq!(fired[2].won, Some(true));
-    engine.record(&ctx, "Ev", &fired, &|i, decision| {
+    engine.record(&ctx, ToyEvent::Ev, &fired, &|i, decision| {
         if i == 1 {
             decision.note = Some("extra".to_owned());
         }
@@ -308,7 +317,7 @@ async fn detached_runs_are_recorded_at_launch_and_read_when_harvested() {
     );
     let payload = json!({});
     let firing = Firing {
-        event: "Ev",
+        event: ToyEvent::Ev,
         payload: &payload,
         call_id: None,
         cancel: &ctx.cancel,
@@ -384,10 +393,18 @@ fn selection_is_candidates_then_dedup_then_the_last_filter() {
         ],
     };
     let engine = Engine::new(dialect, HookRunner::new(RunnerConfig::default()));
-    let names: Vec<&str> = engine.select("Ev", &"a").iter().map(|t| t.name).collect();
+    let names: Vec<&str> = engine
+        .select(ToyEvent::Ev, &"a")
+        .iter()
+        .map(|t| t.name)
+        .collect();
     // a2 repeats a1's command; custom handlers have no key; a5 is filtered.
     assert_eq!(names, ["a1", "a3", "a4"]);
-    let names: Vec<&str> = engine.select("Ev", &"b").iter().map(|t| t.name).collect();
+    let names: Vec<&str> = engine
+        .select(ToyEvent::Ev, &"b")
+        .iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(names, ["b1"]);
 }
 
@@ -396,7 +413,7 @@ fn selection_is_candidates_then_dedup_then_the_last_filter() {
 #[test]
 fn the_source_names_the_dialect_and_the_event() {
     assert_eq!(
-        ToyDialect::default().source("PreToolUse"),
+        ToyDialect::default().source(ToyEvent::PreToolUse),
         "claude:PreToolUse"
     );
 }
