@@ -232,45 +232,23 @@ pub(crate) struct HookOutputWire {
     pub system_message: Field<String>,
     /// `terminalSequence`.
     pub terminal_sequence: Field<String>,
-    /// `hookSpecificOutput`.
-    pub hook_specific_output: Field<SpecificWire>,
+    /// `hookSpecificOutput` (its shared keys; each event's own are
+    /// [`super::keys::EventKeys`]).
+    pub hook_specific_output: Field<SpecificHead>,
 }
 
-impl WireType for SpecificWire {
+impl WireType for SpecificHead {
     const JSON: Option<&'static str> = Some("object");
 }
 
-/// `hookSpecificOutput`: every event's keys (each event reads its own).
+/// The keys of `hookSpecificOutput` every event reads.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-pub(crate) struct SpecificWire {
+pub(crate) struct SpecificHead {
     /// The event the answer claims to be for.
     pub hook_event_name: Field<String>,
     /// Text for the model.
     pub additional_context: Field<String>,
-    /// PreToolUse / PreModelSwitch.
-    pub permission_decision: Field<PermissionDecision>,
-    /// PreToolUse / PreModelSwitch.
-    pub permission_decision_reason: Field<String>,
-    /// PreToolUse.
-    pub updated_input: Field<JsonObject>,
-    /// MessageDisplay.
-    pub display_content: Field<String>,
-    /// PermissionRequest.
-    pub decision: Field<RequestDecisionWire>,
-    /// PostToolUse of an MCP tool.
-    #[serde(rename = "updatedMCPToolOutput")]
-    pub updated_mcp_tool_output: Field<AnyJson>,
-    /// PostToolUse.
-    pub updated_tool_output: Field<AnyJson>,
-    /// PermissionDenied.
-    pub retry: Field<bool>,
-    /// Elicitation / ElicitationResult.
-    pub action: Field<String>,
-    /// Elicitation / ElicitationResult.
-    pub content: Field<JsonObject>,
-    /// WorktreeCreate.
-    pub worktree_path: Field<String>,
 }
 
 impl WireType for RequestDecisionWire {
@@ -303,7 +281,7 @@ impl HookOutputWire {
     }
 
     /// `hookSpecificOutput`, when it is an object.
-    pub(crate) fn specific(&self) -> Option<&SpecificWire> {
+    pub(crate) fn specific(&self) -> Option<&SpecificHead> {
         self.hook_specific_output.valid()
     }
 
