@@ -575,10 +575,11 @@ fn file_handlers(
             };
             for (group_index, group) in groups.iter().enumerate() {
                 let group: GroupWire = group.valid().cloned().unwrap_or_default();
-                let matcher = match group.matcher.valid().filter(|value| !value.is_null()) {
-                    None => None,
-                    Some(value) if value.is_string() => value.as_str().map(str::to_owned),
-                    Some(other) => {
+                let matcher = match &group.matcher {
+                    Field::Absent => None,
+                    Field::Invalid { .. } if group.matcher.is_null() => None,
+                    Field::Valid(pattern) => Some(pattern.clone()),
+                    Field::Invalid { written: other, .. } => {
                         notices.push(format!(
                             "{}#hooks.{event_name}[{group_index}].matcher is not a string ({other}); group ignored",
                             file.path.display()

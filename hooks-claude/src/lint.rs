@@ -17,7 +17,9 @@ use serde_json::{Map, Value};
 
 use crate::config::{ClaudeDiscovery, without_position};
 use crate::events::{EventSupport, STOP_FAILURE_ERRORS};
+use crate::output::wire::Field;
 use crate::{HookEvent, Matcher};
+use permission_rules::PermissionsDocument;
 
 mod permission_rules;
 mod settings_keys;
@@ -189,7 +191,7 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
         }
     };
     let mut checker = Checker::new(file, text, project);
-    for key in settings_keys::ignored_keys(&document) {
+    for key in settings_keys::ignored_keys(&Field::read(&document)) {
         checker.push(
             Severity::Warning,
             "ignored-key",
@@ -198,7 +200,8 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
             format!("dsh ignores the settings key `{key}` (Claude Code acts on it)"),
         );
     }
-    permission_rules::check(&mut checker, &document);
+    let permissions: Field<PermissionsDocument> = Field::read(&document);
+    permission_rules::check(&mut checker, &permissions.into_valid().unwrap_or_default());
     check_hooks(&mut checker, &ClaudeRules, &document);
     checker.finish()
 }

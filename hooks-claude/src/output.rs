@@ -12,9 +12,11 @@ use serde_json::Value;
 use crate::events::HookEvent;
 
 mod answer;
+pub(crate) mod keys;
 mod merge;
 mod schema;
 pub(crate) mod wire;
+use keys::EventAnswer;
 pub use merge::*;
 pub use schema::validate;
 pub(crate) use wire::HookOutputWire;
@@ -127,6 +129,20 @@ impl ParsedOutput {
     /// The JSON answer read into its wire struct (empty when there is none).
     pub(crate) fn wire(&self) -> HookOutputWire {
         self.json().map(HookOutputWire::read).unwrap_or_default()
+    }
+
+    /// One event's `hookSpecificOutput` keys, when stdout was a
+    /// schema-valid JSON answer.
+    pub(crate) fn event_keys<K: wire::WireType + Default>(&self) -> Option<K> {
+        match self {
+            ParsedOutput::Json(json) => Some(keys::keys_of(json)),
+            ParsedOutput::Empty
+            | ParsedOutput::IgnoredOnExit2
+            | ParsedOutput::PlainText(_)
+            | ParsedOutput::InvalidJson(_)
+            | ParsedOutput::SchemaInvalid { .. }
+            | ParsedOutput::WrongEventName { .. } => None,
+        }
     }
 }
 
@@ -314,31 +330,36 @@ pub fn deny_frame(tool: Option<&str>) -> DenyFrame {
 /// Reads stdout as Claude Code does: JSON iff the first non-whitespace
 /// character is `{` and it parses as an object; otherwise plain text.
 pub fn parse_stdout(stdout: &str, event: HookEvent) -> ParsedOutput {
+    read_stdout(stdout, event).0
+}
+
+/// [`parse_stdout`], with a schema-valid answer read for `event` (once:
+/// the schema check and the interpretation both use it).
+fn read_stdout(stdout: &str, event: HookEvent) -> (ParsedOutput, Option<EventAnswer>) {
     let trimmed = stdout.trim();
     if trimmed.is_empty() {
-        return ParsedOutput::Empty;
+        return (ParsedOutput::Empty, None);
     }
     if !trimmed.starts_with('{') {
-        return ParsedOutput::PlainText(stdout.to_owned());
+        return (ParsedOutput::PlainText(stdout.to_owned()), None);
     }
     let json: Value = match serde_json::from_str(trimmed) {
         Ok(json @ Value::Object(_)) => json,
-        _ => return ParsedOutput::InvalidJson(stdout.to_owned()),
+        _ => return (ParsedOutput::InvalidJson(stdout.to_owned()), None),
     };
-    let wire = HookOutputWire::read(&json);
-    if let Some(got) = wire
+    let answer = EventAnswer::read(&json, event);
+    if let Some(got) = answer
+        .wire
         .specific()
         .and_then(|specific| specific.hook_event_name.as_str())
         && got != event.as_str()
     {
-        return ParsedOutput::WrongEventName {
-            got: got.to_owned(),
-            json,
-        };
+        let got = got.to_owned();
+        return (ParsedOutput::WrongEventName { got, json }, None);
     }
-    match wire.validate(event) {
-        Ok(()) => ParsedOutput::Json(json),
-        Err(error) => ParsedOutput::SchemaInvalid { json, error },
+    match answer.validate() {
+        Ok(()) => (ParsedOutput::Json(json), Some(answer)),
+        Err(error) => (ParsedOutput::SchemaInvalid { json, error }, None),
     }
 }
 
@@ -378,7 +399,7 @@ pub fn interpret(
     if code == 2 {
         return interpret_exit2(ctx, facts, &label);
     }
-    let parsed = parse_stdout(&facts.stdout, ctx.event);
+    let (parsed, answer) = read_stdout(&facts.stdout, ctx.event);
     let mut out = Interpretation::new(parsed.clone());
     match parsed {
         ParsedOutput::Empty => {
@@ -474,8 +495,10 @@ pub fn interpret(
             out.warn(format!("{label} hook error: {text}"));
             out.why = Some(format!("{text}; whole output ignored"));
         }
-        ParsedOutput::Json(json) => {
-            answer::apply_json(ctx, &label, &HookOutputWire::read(&json), &mut out, cap);
+        ParsedOutput::Json(_) => {
+            if let Some(answer) = &answer {
+                answer::apply_json(ctx, &label, answer, &mut out, cap);
+            }
         }
         ParsedOutput::IgnoredOnExit2 => {}
     }

@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 
-use crate::output::wire::{AnyJson, Entries, Field, JsonArray, WireType};
+use crate::output::wire::{Entries, Field, WireType};
 
 /// A settings file as dsh reads it: the keys it acts on, each lenient (a
 /// key of the wrong type is reported or skipped, never fatal). A plugin's
@@ -102,8 +102,8 @@ impl WireType for SettingsKeys {
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct GroupWire {
-    /// A string, `null`, or (reported, as written) anything else.
-    pub(crate) matcher: Field<AnyJson>,
+    /// A string; `null` is none; anything else is reported as written.
+    pub(crate) matcher: Field<String>,
     /// Its handlers, each read on its own.
     pub(crate) hooks: Field<Vec<Field<HandlerWire>>>,
 }
@@ -119,8 +119,9 @@ pub(crate) struct HandlerWire {
     /// `command`, `http`, `prompt`, `agent`, …
     #[serde(rename = "type")]
     pub(crate) kind: Field<String>,
-    /// Seconds (checked here, so kept as written).
-    pub(crate) timeout: Field<AnyJson>,
+    /// Seconds; `null` is the default, anything else is reported as
+    /// written.
+    pub(crate) timeout: Field<serde_json::Number>,
     /// A permission-rule condition.
     #[serde(rename = "if")]
     pub(crate) if_rule: Field<String>,
@@ -128,9 +129,9 @@ pub(crate) struct HandlerWire {
     #[serde(rename = "async")]
     pub(crate) is_async: Field<bool>,
     pub(crate) async_rewake: Field<bool>,
-    /// Exec form: the program is `command`, these its arguments (any JSON:
-    /// a non-string one is passed as its JSON text).
-    pub(crate) args: Field<JsonArray>,
+    /// Exec form: the program is `command`, these its arguments (a
+    /// non-string one is passed as its JSON text).
+    pub(crate) args: Field<Vec<Field<String>>>,
     pub(crate) shell: Field<String>,
     pub(crate) url: Field<String>,
     /// Header values that are not strings are skipped.

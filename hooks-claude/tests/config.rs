@@ -350,6 +350,46 @@ fn unknown_events_unfired_events_and_unsupported_types_are_notices() {
     assert!(config.select(HookEvent::Stop, None).is_empty());
 }
 
+/// A group's `matcher`: `null` is no matcher (every subject), anything but
+/// a string skips the group with a notice quoting it as written.
+#[test]
+fn a_null_matcher_matches_all_and_a_wrong_typed_one_skips_its_group() {
+    let d = dirs();
+    write(
+        &d.discovery.cwd.join(".claude/settings.json"),
+        r#"{"hooks":{"PreToolUse":[
+            {"matcher":null,"hooks":[{"type":"command","command":"any"}]},
+            {"matcher":["Bash", 1],"hooks":[{"type":"command","command":"listed"}]},
+            {"matcher":7,"hooks":[{"type":"command","command":"seven"}]},
+            {"matcher":"Bash","hooks":[{"type":"command","command":"bash"}]}
+        ]}}"#,
+    );
+    let config = load_with_options(&d.discovery, ClaudeOptions::default()).unwrap();
+    assert_eq!(
+        commands(&config, HookEvent::PreToolUse, "Bash"),
+        vec!["any", "bash"]
+    );
+    let file = d.discovery.cwd.join(".claude/settings.json");
+    let skipped: Vec<String> = config
+        .notices()
+        .into_iter()
+        .filter(|n| n.contains(".matcher is not a string"))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            format!(
+                r#"{}#hooks.PreToolUse[1].matcher is not a string (["Bash",1]); group ignored"#,
+                file.display()
+            ),
+            format!(
+                "{}#hooks.PreToolUse[2].matcher is not a string (7); group ignored",
+                file.display()
+            ),
+        ]
+    );
+}
+
 #[test]
 fn default_timeouts_and_matcher_subjects() {
     let d = dirs();

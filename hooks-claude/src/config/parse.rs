@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{CommandForm, ConfigError, HandlerKind};
-use crate::output::wire::{AnyJson, Field};
+use crate::output::wire::Field;
 use crate::settings_wire::HandlerWire;
 
 /// A handler read: what it runs, its timeout, its `if` rule.
@@ -16,14 +16,22 @@ pub(super) type ParsedHandler = (HandlerKind, Option<Duration>, Option<String>);
 /// positive finite number is noted and defaulted; a number no deadline can
 /// hold is an error.
 fn timeout_of(
-    timeout: &Field<AnyJson>,
+    timeout: &Field<serde_json::Number>,
     file: &Path,
     field: &str,
     origin: &str,
     notices: &mut Vec<String>,
 ) -> Result<Option<Duration>, ConfigError> {
-    let Some(value) = timeout.valid().filter(|value| !value.is_null()) else {
-        return Ok(None);
+    let value = match timeout {
+        Field::Absent => return Ok(None),
+        Field::Invalid { .. } if timeout.is_null() => return Ok(None),
+        Field::Invalid { written, .. } => {
+            notices.push(format!(
+                "{origin}.timeout is not a positive number of seconds ({written}); default used"
+            ));
+            return Ok(None);
+        }
+        Field::Valid(value) => value,
     };
     match value.as_f64() {
         // The checked conversion: a finite positive number can still be
@@ -73,7 +81,7 @@ pub(super) fn parse_handler(
                     // A non-string argument is passed as its JSON text.
                     args: args
                         .iter()
-                        .map(|arg| arg.as_str().map_or_else(|| arg.to_string(), str::to_owned))
+                        .map(|arg| arg.as_str().or(arg.written()).unwrap_or("").to_owned())
                         .collect(),
                 },
                 (None, Some("powershell")) => {

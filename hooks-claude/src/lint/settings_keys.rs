@@ -2,6 +2,10 @@
 //! it cannot load. Both are warnings: Claude Code would act on them, so a
 //! user moving a setup to dsh should know what does not come along.
 
+use serde::de::IgnoredAny;
+
+use crate::output::wire::{Entries, Field};
+
 /// Top-level Claude Code settings keys dsh honours (hooks-claude README):
 /// everything else in a settings file is ignored by dsh.
 const HONOURED: &[&str] = &[
@@ -19,10 +23,10 @@ const HONOURED: &[&str] = &[
 ];
 
 /// The top-level keys of a Claude Code settings document dsh ignores, in
-/// document order.
-pub(super) fn ignored_keys(document: &serde_json::Value) -> Vec<String> {
+/// document order (none when the document is not an object).
+pub(super) fn ignored_keys(document: &Field<Entries<IgnoredAny>>) -> Vec<String> {
     document
-        .as_object()
+        .valid()
         .map(|object| {
             object
                 .keys()
@@ -54,10 +58,10 @@ mod tests {
             "enabledPlugins": {}, "statusLine": {}, "model": "opus"
         });
         assert_eq!(
-            ignored_keys(&document),
+            ignored_keys(&Field::read(&document)),
             vec!["statusLine".to_owned(), "model".to_owned()]
         );
-        assert!(ignored_keys(&json!([])).is_empty());
+        assert!(ignored_keys(&Field::read(&json!([]))).is_empty());
     }
 
     #[test]

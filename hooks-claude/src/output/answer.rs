@@ -4,7 +4,10 @@
 
 use serde_json::Value;
 
-use super::wire::{Behavior, Field, HookOutputWire, PermissionDecision, SpecificWire, TopDecision};
+use super::keys::{
+    EventAnswer, EventKeys, RequestKeys, SwitchDecisionKeys, ToolDecisionKeys, ToolOutputKeys,
+};
+use super::wire::{Behavior, Field, HookOutputWire, PermissionDecision, TopDecision};
 use super::{
     BLOCKED_BY_HOOK, DenyFrame, Effect, EventCtx, Interpretation, deny_frame, stopped_text,
 };
@@ -27,14 +30,15 @@ struct Answer<'a> {
     stop_reason: String,
 }
 
-/// Applies a schema-valid answer to `out`.
+/// Applies a schema-valid answer, read for `ctx.event`, to `out`.
 pub(super) fn apply_json(
     ctx: &EventCtx<'_>,
     label: &str,
-    wire: &HookOutputWire,
+    read: &EventAnswer,
     out: &mut Interpretation,
     cap: &dyn Fn(&str) -> String,
 ) {
+    let wire = &read.wire;
     if let Some(message) = wire.system_message.as_str() {
         out.inform(format!("{label} says: {message}"));
     }
@@ -48,52 +52,66 @@ pub(super) fn apply_json(
         stopped: wire.stops(),
         stop_reason: wire.stop_reason.as_str().unwrap_or("").to_owned(),
     };
-    match ctx.event {
-        HookEvent::PreToolUse => answer.pre_tool_use(out),
-        HookEvent::PostToolUse | HookEvent::PostToolUseFailure | HookEvent::PostToolBatch => {
-            answer.post_tool_use(out);
-        }
-        HookEvent::UserPromptSubmit | HookEvent::UserPromptExpansion => answer.prompt(out),
-        // Into the subagent's first request (`sub_start_ctx`).
-        HookEvent::SubagentStart => {
-            answer.start_context(out, "continue: SubagentStart cannot stop the subagent");
-        }
-        HookEvent::SessionStart => {
-            answer.start_context(out, "continue: SessionStart cannot stop the session");
-        }
-        HookEvent::Stop | HookEvent::SubagentStop => answer.stop(out),
-        HookEvent::PermissionRequest => answer.permission_request(out),
-        HookEvent::PreCompact => answer.pre_compact(out),
-        HookEvent::PermissionDenied => {
-            if answer.specific().and_then(|s| s.retry.valid()) == Some(&true) {
+    match &read.keys {
+        EventKeys::PreToolUse(keys) => answer.pre_tool_use(keys, out),
+        EventKeys::ToolOutput(keys) => answer.post_tool_use(keys, out),
+        EventKeys::PermissionRequest(keys) => answer.permission_request(keys, out),
+        EventKeys::PermissionDenied(keys) => {
+            if keys.retry.valid() == Some(&true) {
                 out.retry = true;
             }
         }
-        HookEvent::PreModelSwitch => answer.model_switch(out),
-        HookEvent::ConfigChange => answer.config_change(out),
-        HookEvent::TaskCreated | HookEvent::TaskCompleted => answer.task(out),
-        HookEvent::Notification
-        | HookEvent::SessionEnd
-        | HookEvent::StopFailure
-        | HookEvent::PostCompact
-        | HookEvent::PostModelSwitch
-        | HookEvent::Setup
-        | HookEvent::TeammateIdle
-        | HookEvent::Elicitation
-        | HookEvent::ElicitationResult
-        | HookEvent::WorktreeCreate
-        | HookEvent::WorktreeRemove
-        | HookEvent::InstructionsLoaded
-        | HookEvent::CwdChanged
-        | HookEvent::FileChanged
-        | HookEvent::DirectoryAdded
-        | HookEvent::MessageDisplay => answer.cannot_stop(out),
+        EventKeys::PreModelSwitch(keys) => answer.model_switch(keys, out),
+        // Their keys are read by the bridge (the answer, the path, the
+        // text to show); nothing here can stop.
+        EventKeys::Elicitation(_) | EventKeys::WorktreeCreate(_) | EventKeys::MessageDisplay(_) => {
+            answer.cannot_stop(out);
+        }
+        EventKeys::None => answer.keyless(out),
     }
 }
 
 impl Answer<'_> {
-    fn specific(&self) -> Option<&SpecificWire> {
-        self.wire.specific()
+    /// An event with no `hookSpecificOutput` keys of its own.
+    fn keyless(&self, out: &mut Interpretation) {
+        match self.ctx.event {
+            HookEvent::UserPromptSubmit | HookEvent::UserPromptExpansion => self.prompt(out),
+            // Into the subagent's first request (`sub_start_ctx`).
+            HookEvent::SubagentStart => {
+                self.start_context(out, "continue: SubagentStart cannot stop the subagent");
+            }
+            HookEvent::SessionStart => {
+                self.start_context(out, "continue: SessionStart cannot stop the session");
+            }
+            HookEvent::Stop | HookEvent::SubagentStop => self.stop(out),
+            HookEvent::PreCompact => self.pre_compact(out),
+            HookEvent::ConfigChange => self.config_change(out),
+            HookEvent::TaskCreated | HookEvent::TaskCompleted => self.task(out),
+            // The events with keys of their own are applied with them.
+            HookEvent::PreToolUse
+            | HookEvent::PostToolUse
+            | HookEvent::PostToolUseFailure
+            | HookEvent::PostToolBatch
+            | HookEvent::PermissionRequest
+            | HookEvent::PermissionDenied
+            | HookEvent::PreModelSwitch
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult
+            | HookEvent::WorktreeCreate
+            | HookEvent::MessageDisplay
+            | HookEvent::Notification
+            | HookEvent::SessionEnd
+            | HookEvent::StopFailure
+            | HookEvent::PostCompact
+            | HookEvent::PostModelSwitch
+            | HookEvent::Setup
+            | HookEvent::TeammateIdle
+            | HookEvent::WorktreeRemove
+            | HookEvent::InstructionsLoaded
+            | HookEvent::CwdChanged
+            | HookEvent::FileChanged
+            | HookEvent::DirectoryAdded => self.cannot_stop(out),
+        }
     }
 
     fn blocks(&self) -> bool {
@@ -122,12 +140,10 @@ impl Answer<'_> {
         }
     }
 
-    fn pre_tool_use(&self, out: &mut Interpretation) {
+    fn pre_tool_use(&self, keys: &ToolDecisionKeys, out: &mut Interpretation) {
         let label = self.label;
-        let specific = self.specific();
-        let permission = specific.and_then(|s| s.permission_decision.valid().copied());
-        let permission_reason =
-            specific.and_then(|s| s.permission_decision_reason.as_str().map(str::to_owned));
+        let permission = keys.permission_decision.valid().copied();
+        let permission_reason = keys.permission_decision_reason.as_str().map(str::to_owned);
         // The legacy top-level decision maps approve→allow, block→deny.
         let reason = self.reason.map(str::to_owned);
         let (kind, why) = match (permission, self.decision) {
@@ -151,7 +167,7 @@ impl Answer<'_> {
             }
             None => Effect::None,
         };
-        if let Some(updated) = specific.and_then(|s| s.updated_input.valid()) {
+        if let Some(updated) = keys.updated_input.valid() {
             out.updated_input = Some(Value::Object(updated.clone()));
         }
         if let Some(context) = self.context() {
@@ -161,7 +177,7 @@ impl Answer<'_> {
         self.stop_with_text(out);
     }
 
-    fn post_tool_use(&self, out: &mut Interpretation) {
+    fn post_tool_use(&self, keys: &ToolOutputKeys, out: &mut Interpretation) {
         let label = self.label;
         if let Some(context) = self.context() {
             out.contexts
@@ -177,8 +193,7 @@ impl Answer<'_> {
             out.effect = Effect::Block { text };
         }
         let is_mcp = self.ctx.tool_name.is_some_and(|t| t.starts_with("mcp__"));
-        let specific = self.specific();
-        if let Some(replacement) = specific.and_then(|s| s.updated_mcp_tool_output.valid()) {
+        if let Some(replacement) = keys.updated_mcp_tool_output.valid() {
             if is_mcp {
                 out.replace_output = Some(replacement.clone());
             } else {
@@ -187,7 +202,7 @@ impl Answer<'_> {
                 );
             }
         }
-        if let Some(replacement) = specific.and_then(|s| s.updated_tool_output.valid()) {
+        if let Some(replacement) = keys.updated_tool_output.valid() {
             if !is_mcp {
                 out.ignored.push(
                     "updatedToolOutput: not honoured for built-in tools (dsh cannot check it against Claude Code's output schema)".to_owned(),
@@ -263,8 +278,8 @@ impl Answer<'_> {
         }
     }
 
-    fn permission_request(&self, out: &mut Interpretation) {
-        let Some(decision) = self.specific().and_then(|s| s.decision.valid()) else {
+    fn permission_request(&self, keys: &RequestKeys, out: &mut Interpretation) {
+        let Some(decision) = keys.decision.valid() else {
             return;
         };
         match decision.behavior.valid() {
@@ -317,16 +332,16 @@ impl Answer<'_> {
         }
     }
 
-    fn model_switch(&self, out: &mut Interpretation) {
+    fn model_switch(&self, keys: &SwitchDecisionKeys, out: &mut Interpretation) {
         // `permissionDecision` as on PreToolUse (`ev_model_sdk_deny`): `deny`
         // refuses the switch with the reason; `ask` is refused too, as in a
         // headless Claude Code session (dsh asks no one about a switch).
-        let specific = self.specific();
         if let Some(kind @ (PermissionDecision::Deny | PermissionDecision::Ask)) =
-            specific.and_then(|s| s.permission_decision.valid().copied())
+            keys.permission_decision.valid().copied()
         {
-            let why = specific
-                .and_then(|s| s.permission_decision_reason.as_str())
+            let why = keys
+                .permission_decision_reason
+                .as_str()
                 .unwrap_or(BLOCKED_BY_HOOK);
             out.effect = Effect::Deny {
                 text: why.to_owned(),

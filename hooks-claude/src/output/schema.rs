@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use super::wire::{Field, HookOutputWire, PermissionDecision, WireType};
+use super::keys::{EventAnswer, EventKeys};
+use super::wire::{Field, PermissionDecision, WireType};
 use crate::events::HookEvent;
 
 /// `path: Invalid input: expected T, received U` for a key of the wrong type.
@@ -41,21 +42,23 @@ fn expect_option<T>(field: &Field<T>, path: &str, options: &[&str]) -> Result<()
 
 /// Claude Code's output schema (`docs/sources.md`), on the fields it types.
 pub fn validate(json: &Value, event: HookEvent) -> Result<(), String> {
-    HookOutputWire::read(json).validate(event)
+    EventAnswer::read(json, event).validate()
 }
 
-impl HookOutputWire {
-    /// The first schema error Claude Code would report for `event`.
-    pub(crate) fn validate(&self, event: HookEvent) -> Result<(), String> {
-        expect(&self.keep_going, "continue")?;
-        expect(&self.suppress_output, "suppressOutput")?;
-        expect(&self.stop_reason, "stopReason")?;
-        expect_option(&self.decision, "decision", &["approve", "block"])?;
-        expect(&self.reason, "reason")?;
-        expect(&self.system_message, "systemMessage")?;
-        expect(&self.terminal_sequence, "terminalSequence")?;
-        expect(&self.hook_specific_output, "hookSpecificOutput")?;
-        let Some(specific) = self.specific() else {
+impl EventAnswer {
+    /// The first schema error Claude Code would report for the event the
+    /// answer was read for.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        let wire = &self.wire;
+        expect(&wire.keep_going, "continue")?;
+        expect(&wire.suppress_output, "suppressOutput")?;
+        expect(&wire.stop_reason, "stopReason")?;
+        expect_option(&wire.decision, "decision", &["approve", "block"])?;
+        expect(&wire.reason, "reason")?;
+        expect(&wire.system_message, "systemMessage")?;
+        expect(&wire.terminal_sequence, "terminalSequence")?;
+        expect(&wire.hook_specific_output, "hookSpecificOutput")?;
+        let Some(specific) = wire.specific() else {
             return Ok(());
         };
         expect(
@@ -68,44 +71,49 @@ impl HookOutputWire {
         )?;
         const DECISION: &str = "hookSpecificOutput.permissionDecision";
         const DECISION_REASON: &str = "hookSpecificOutput.permissionDecisionReason";
-        if event == HookEvent::PreToolUse {
-            expect_option(
-                &specific.permission_decision,
-                DECISION,
-                &["allow", "deny", "ask", "defer"],
-            )?;
-            expect(&specific.permission_decision_reason, DECISION_REASON)?;
-            expect(&specific.updated_input, "hookSpecificOutput.updatedInput")?;
-        }
-        if event == HookEvent::PreModelSwitch {
-            let options = ["allow", "deny", "ask"];
-            if specific.permission_decision.valid() == Some(&PermissionDecision::Defer) {
-                return Err(option_error(DECISION, &options));
-            }
-            expect_option(&specific.permission_decision, DECISION, &options)?;
-            expect(&specific.permission_decision_reason, DECISION_REASON)?;
-        }
-        if event == HookEvent::MessageDisplay {
-            expect(
-                &specific.display_content,
-                "hookSpecificOutput.displayContent",
-            )?;
-        }
-        if event == HookEvent::PermissionRequest {
-            expect(&specific.decision, "hookSpecificOutput.decision")?;
-            if let Some(decision) = specific.decision.valid() {
+        match &self.keys {
+            EventKeys::PreToolUse(keys) => {
                 expect_option(
-                    &decision.behavior,
-                    "hookSpecificOutput.decision.behavior",
-                    &["allow", "deny"],
+                    &keys.permission_decision,
+                    DECISION,
+                    &["allow", "deny", "ask", "defer"],
                 )?;
-                expect(
-                    &decision.updated_input,
-                    "hookSpecificOutput.decision.updatedInput",
-                )?;
-                expect(&decision.message, "hookSpecificOutput.decision.message")?;
-                expect(&decision.interrupt, "hookSpecificOutput.decision.interrupt")?;
+                expect(&keys.permission_decision_reason, DECISION_REASON)?;
+                expect(&keys.updated_input, "hookSpecificOutput.updatedInput")?;
             }
+            EventKeys::PreModelSwitch(keys) => {
+                let options = ["allow", "deny", "ask"];
+                if keys.permission_decision.valid() == Some(&PermissionDecision::Defer) {
+                    return Err(option_error(DECISION, &options));
+                }
+                expect_option(&keys.permission_decision, DECISION, &options)?;
+                expect(&keys.permission_decision_reason, DECISION_REASON)?;
+            }
+            EventKeys::MessageDisplay(keys) => {
+                expect(&keys.display_content, "hookSpecificOutput.displayContent")?;
+            }
+            EventKeys::PermissionRequest(keys) => {
+                expect(&keys.decision, "hookSpecificOutput.decision")?;
+                if let Some(decision) = keys.decision.valid() {
+                    expect_option(
+                        &decision.behavior,
+                        "hookSpecificOutput.decision.behavior",
+                        &["allow", "deny"],
+                    )?;
+                    expect(
+                        &decision.updated_input,
+                        "hookSpecificOutput.decision.updatedInput",
+                    )?;
+                    expect(&decision.message, "hookSpecificOutput.decision.message")?;
+                    expect(&decision.interrupt, "hookSpecificOutput.decision.interrupt")?;
+                }
+            }
+            // Keys the schema does not type (or events with none).
+            EventKeys::ToolOutput(_)
+            | EventKeys::PermissionDenied(_)
+            | EventKeys::Elicitation(_)
+            | EventKeys::WorktreeCreate(_)
+            | EventKeys::None => {}
         }
         Ok(())
     }

@@ -513,3 +513,47 @@ fn an_exit2_array_on_stdout_is_not_a_block_answer() {
         }
     );
 }
+
+/// Each event reads only its own `hookSpecificOutput` keys: another event's
+/// keys (even of a wrong type) neither act nor fail the schema, and the
+/// event's own keys act.
+#[test]
+fn each_event_reads_only_its_own_specific_keys() {
+    let stdout = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no","retry":"x","updatedMCPToolOutput":1,"decision":"allow","worktreePath":2}}"#;
+    let out = interpret(
+        &pre_tool("Bash", "CMD"),
+        &HookFacts::exited(0, stdout, ""),
+        &id,
+    );
+    assert!(
+        matches!(out.parsed, ParsedOutput::Json(_)),
+        "{:?}",
+        out.parsed
+    );
+    assert_eq!(
+        out.effect,
+        Effect::Deny {
+            text: "PreToolUse:Bash hook error: no".to_owned()
+        }
+    );
+    assert!(!out.retry && out.replace_output.is_none());
+    let parsed = parse_stdout(stdout, HookEvent::PreToolUse);
+    let worktree: Option<keys::WorktreeKeys> = parsed.event_keys();
+    assert_eq!(
+        worktree.map(|keys| keys.worktree_path.written().map(str::to_owned)),
+        Some(Some("2".to_owned()))
+    );
+
+    // PermissionDenied: its `retry`, and a PreToolUse key it does not read.
+    let denied = EventCtx {
+        event: HookEvent::PermissionDenied,
+        tool_name: Some("Bash"),
+        source: None,
+        prompt: None,
+        command: "CMD",
+    };
+    let stdout = r#"{"hookSpecificOutput":{"retry":true,"permissionDecision":"maybe"}}"#;
+    let out = interpret(&denied, &HookFacts::exited(0, stdout, ""), &id);
+    assert!(out.retry);
+    assert_eq!(out.effect, Effect::None);
+}

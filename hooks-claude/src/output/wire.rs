@@ -36,6 +36,11 @@ impl WireType for String {
     const JSON: Option<&'static str> = Some("string");
 }
 
+/// A JSON number as written (a handler's `timeout`).
+impl WireType for serde_json::Number {
+    const JSON: Option<&'static str> = Some("number");
+}
+
 /// A JSON object kept as written (`updatedInput`, elicitation `content`).
 pub(crate) type JsonObject = Map<String, Value>;
 
@@ -48,13 +53,6 @@ pub(crate) type AnyJson = Value;
 
 impl WireType for AnyJson {
     const JSON: Option<&'static str> = None;
-}
-
-/// A JSON array of anything (a handler's `args`).
-pub(crate) type JsonArray = Vec<Value>;
-
-impl WireType for JsonArray {
-    const JSON: Option<&'static str> = Some("array");
 }
 
 /// A list whose entries are each read on their own (a bad entry does not
@@ -81,6 +79,9 @@ pub(crate) enum Field<T> {
         received: &'static str,
         /// Why it did not read (serde's words).
         error: String,
+        /// The value as written (compact JSON), for the notices that
+        /// quote it.
+        written: String,
     },
 }
 
@@ -98,6 +99,26 @@ impl<T> Field<T> {
             Field::Valid(value) => Some(value),
             Field::Absent | Field::Invalid { .. } => None,
         }
+    }
+
+    /// The JSON text of a value of the wrong type (`None` when absent or
+    /// valid).
+    pub(crate) fn written(&self) -> Option<&str> {
+        match self {
+            Field::Invalid { written, .. } => Some(written),
+            Field::Absent | Field::Valid(_) => None,
+        }
+    }
+
+    /// Whether the key is there with `null` (which most keys read as unset).
+    pub(crate) fn is_null(&self) -> bool {
+        matches!(
+            self,
+            Field::Invalid {
+                received: "null",
+                ..
+            }
+        )
     }
 
     /// The value itself, when present and of the right type.
@@ -132,13 +153,15 @@ impl<'de, T: WireType> Deserialize<'de> for Field<T> {
             return Ok(Field::Invalid {
                 received,
                 error: format!("expected {want}"),
+                written: value.to_string(),
             });
         }
-        Ok(match T::deserialize(value) {
-            Ok(value) => Field::Valid(value),
+        Ok(match T::deserialize(&value) {
+            Ok(read) => Field::Valid(read),
             Err(error) => Field::Invalid {
                 received,
                 error: error.to_string(),
+                written: value.to_string(),
             },
         })
     }
@@ -209,45 +232,23 @@ pub(crate) struct HookOutputWire {
     pub system_message: Field<String>,
     /// `terminalSequence`.
     pub terminal_sequence: Field<String>,
-    /// `hookSpecificOutput`.
-    pub hook_specific_output: Field<SpecificWire>,
+    /// `hookSpecificOutput` (its shared keys; each event's own are
+    /// [`super::keys::EventKeys`]).
+    pub hook_specific_output: Field<SpecificHead>,
 }
 
-impl WireType for SpecificWire {
+impl WireType for SpecificHead {
     const JSON: Option<&'static str> = Some("object");
 }
 
-/// `hookSpecificOutput`: every event's keys (each event reads its own).
+/// The keys of `hookSpecificOutput` every event reads.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-pub(crate) struct SpecificWire {
+pub(crate) struct SpecificHead {
     /// The event the answer claims to be for.
     pub hook_event_name: Field<String>,
     /// Text for the model.
     pub additional_context: Field<String>,
-    /// PreToolUse / PreModelSwitch.
-    pub permission_decision: Field<PermissionDecision>,
-    /// PreToolUse / PreModelSwitch.
-    pub permission_decision_reason: Field<String>,
-    /// PreToolUse.
-    pub updated_input: Field<JsonObject>,
-    /// MessageDisplay.
-    pub display_content: Field<String>,
-    /// PermissionRequest.
-    pub decision: Field<RequestDecisionWire>,
-    /// PostToolUse of an MCP tool.
-    #[serde(rename = "updatedMCPToolOutput")]
-    pub updated_mcp_tool_output: Field<AnyJson>,
-    /// PostToolUse.
-    pub updated_tool_output: Field<AnyJson>,
-    /// PermissionDenied.
-    pub retry: Field<bool>,
-    /// Elicitation / ElicitationResult.
-    pub action: Field<String>,
-    /// Elicitation / ElicitationResult.
-    pub content: Field<JsonObject>,
-    /// WorktreeCreate.
-    pub worktree_path: Field<String>,
 }
 
 impl WireType for RequestDecisionWire {
@@ -280,7 +281,7 @@ impl HookOutputWire {
     }
 
     /// `hookSpecificOutput`, when it is an object.
-    pub(crate) fn specific(&self) -> Option<&SpecificWire> {
+    pub(crate) fn specific(&self) -> Option<&SpecificHead> {
         self.hook_specific_output.valid()
     }
 

@@ -13,7 +13,8 @@ use dsh_hooks::{Cx, Flow};
 use super::{Fired, Firing, answer};
 use crate::dialect::Claude;
 use crate::events::HookEvent;
-use crate::output::{Effect, ParsedOutput};
+use crate::output::Effect;
+use crate::output::keys::ElicitationKeys;
 use crate::payload;
 use dsh_seams::{ElicitationAction, ElicitationAnswer, ElicitationRequest};
 
@@ -24,16 +25,9 @@ fn answer_of(fired: &[Fired]) -> Option<ElicitationAnswer> {
         if let Effect::Deny { .. } | Effect::Block { .. } = &f.reading.effect {
             return Some(ElicitationAnswer::bare(ElicitationAction::Decline));
         }
-        let ParsedOutput::Json(_) = &f.reading.parsed else {
-            return None;
-        };
-        let wire = f.reading.parsed.wire();
-        let specific = wire.specific()?;
-        let action = ElicitationAction::parse(specific.action.as_str()?)?;
-        let content = specific
-            .content
-            .valid()
-            .map(|content| serde_json::Value::Object(content.clone()));
+        let keys: ElicitationKeys = f.reading.parsed.event_keys()?;
+        let action = ElicitationAction::parse(keys.action.as_str()?)?;
+        let content = keys.content.into_valid().map(serde_json::Value::Object);
         Some(ElicitationAnswer { action, content })
     })
 }

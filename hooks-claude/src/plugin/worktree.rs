@@ -12,6 +12,7 @@ use super::{Fired, Firing, answer};
 use crate::dialect::Claude;
 use crate::events::HookEvent;
 use crate::output::ParsedOutput;
+use crate::output::keys::WorktreeKeys;
 use crate::payload;
 
 /// Claude Code 2.1.328's words for a WorktreeCreate hook that exited 0
@@ -180,15 +181,13 @@ fn creation_of(fired: &[Fired], cwd: &Path) -> WorktreeCreation {
 /// The path one run names: `hookSpecificOutput.worktreePath` in JSON, else
 /// the last non-empty stdout line.
 fn path_of(fired: &Fired) -> Option<String> {
-    if let ParsedOutput::Json(_) = &fired.reading.parsed
-        && let Some(path) = fired
-            .reading
-            .parsed
-            .wire()
-            .specific()
-            .and_then(|specific| specific.worktree_path.as_str())
+    if let Some(path) = fired
+        .reading
+        .parsed
+        .event_keys::<WorktreeKeys>()
+        .and_then(|keys| keys.worktree_path.into_valid())
     {
-        return Some(path.to_owned());
+        return Some(path);
     }
     fired
         .record
