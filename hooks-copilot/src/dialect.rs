@@ -134,6 +134,7 @@ impl Rules for Copilot {
 
     /// preToolUse `modifiedArgs` chain: the next entry sees the new args.
     fn chain(&self, _event: CopilotEvent, payload: &mut Payload, reading: &Reading) {
+        crate::mcp_call::chain(&mut payload.body, reading);
         if let (Body::PreToolUse { tool_args, .. }, Some(modified)) =
             (&mut payload.body, &reading.modified_args)
         {

@@ -188,6 +188,8 @@ pub enum Body {
         #[serde(rename = "stop_hook_active")]
         stop_hook_active: bool,
     },
+    /// Before an MCP call's request (its own payload: [`crate::mcp_call`]).
+    PreMcpToolCall(crate::mcp_call::McpCall),
     /// An error.
     ErrorOccurred {
         /// `model_call`, …
@@ -216,6 +218,7 @@ impl Body {
             Body::ErrorOccurred { .. } => CopilotEvent::ErrorOccurred,
             Body::SubagentStart { .. } => CopilotEvent::SubagentStart,
             Body::SubagentStop { .. } => CopilotEvent::SubagentStop,
+            Body::PreMcpToolCall(_) => CopilotEvent::PreMcpToolCall,
         }
     }
 }
@@ -255,6 +258,9 @@ impl Keys {
 
 /// The payload an entry of `mode` gets.
 pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
+    if let Body::PreMcpToolCall(call) = body {
+        return call.payload(common);
+    }
     let event = body.event();
     let agent = common.agent.as_ref();
     if let Body::PermissionRequest {

@@ -86,7 +86,7 @@ fn common(ctx: &SeamContext) -> Common {
 }
 
 /// `body`'s event, its payload headed for `ctx`, matched against `tool`.
-fn fire(ctx: &SeamContext, body: Body, tool: Option<String>) -> Fire<Copilot> {
+pub(crate) fn fire(ctx: &SeamContext, body: Body, tool: Option<String>) -> Fire<Copilot> {
     let payload = Payload {
         common: common(ctx),
         body,
@@ -355,7 +355,7 @@ impl Bridge for Copilot {
         let outcome = review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(cx.ctx));
         let decided = cx.state.permission.remove(&exec.call_id).is_some();
         if decided || !tools::asks_permission(&exec.tool) {
-            return Flow::Done(outcome);
+            return crate::mcp_call::then(cx.ctx, exec, outcome);
         }
         // permissionRequest: only for calls no preToolUse hook decided,
         // never for read-only tools (a_file_tools, pre_allow_no_allow_all).
@@ -391,7 +391,7 @@ impl Bridge for Copilot {
                 }
                 Some((Decision::Ask(_), _)) | None => outcome,
             };
-            (mark.into(), Flow::Done(outcome))
+            (mark.into(), crate::mcp_call::then(cx.ctx, exec, outcome))
         })
     }
 
