@@ -1,5 +1,5 @@
 //! Copilot CLI's `preMcpToolCall` end to end against the real Copilot CLI
-//! 1.0.102 captures in `fixtures/copilot-mcp/` (issue 35; the captures and
+//! 1.0.102 captures in `fixtures/copilot-mcp/` (the captures and
 //! their notes are in that folder's README).
 //!
 //! Each capture runs through the real `dsh replay`: its hook files as
@@ -63,7 +63,10 @@ fn fixture(scenario: &Value) -> Value {
                 "text" => text.push_str(block["text"].as_str().unwrap()),
                 _ => {
                     calls += 1;
-                    let name = block["name"].as_str().unwrap().replace("oracle-", "mcp__oracle__");
+                    let name = block["name"]
+                        .as_str()
+                        .unwrap()
+                        .replace("oracle-", "mcp__oracle__");
                     tool_calls.push(json!({"id": format!("toolu_oracle_{calls:03}"),
                                            "name": name, "arguments": block["input"]}));
                 }
@@ -166,7 +169,9 @@ fn conforms(name: &str) {
             })
             .collect();
     let order = |runs: &[(String, String, String)]| -> Vec<(String, String)> {
-        runs.iter().map(|(e, l, _)| (e.clone(), l.clone())).collect()
+        runs.iter()
+            .map(|(e, l, _)| (e.clone(), l.clone()))
+            .collect()
     };
     assert_eq!(order(&dsh.runs), order(&captured), "{name}: hooks run");
     let mcp = |runs: &[(String, String, String)], project: &str| -> Vec<String> {
@@ -183,11 +188,15 @@ fn conforms(name: &str) {
     let scenario: Value =
         serde_json::from_str(&std::fs::read_to_string(dir(name).join("scenario.json")).unwrap())
             .unwrap();
-    let copilot_calls = lines(&std::fs::read_to_string(dir(name).join("mcp_server.jsonl")).unwrap())
-        .iter()
-        .filter(|m| m["method"] == "tools/call")
-        .count();
-    assert_eq!(dsh.server_calls, copilot_calls, "{name}: calls the server got");
+    let copilot_calls =
+        lines(&std::fs::read_to_string(dir(name).join("mcp_server.jsonl")).unwrap())
+            .iter()
+            .filter(|m| m["method"] == "tools/call")
+            .count();
+    assert_eq!(
+        dsh.server_calls, copilot_calls,
+        "{name}: calls the server got"
+    );
     let results: Vec<&Value> = (dsh.log.iter())
         .filter(|e| e["type"] == "tool/result")
         .map(|e| &e["content"])

@@ -13,40 +13,37 @@
 //! * its one output, `metaToUse`, sets the request's `_meta` (an object
 //!   replaces it, `null` drops it, anything else is ignored) and the next
 //!   entry sees it as `_meta` (mcp_meta, mcp_meta_chain). dsh's MCP client
-//!   offers no seam for a request's `_meta`, so the last value is worked
-//!   out and recorded but not sent;
+//!   offers no seam for a request's `_meta`, so the value is chained from
+//!   entry to entry but not sent;
 //! * the matcher is tested against `<server>/<tool>` (mcp_matchers);
 //! * a `preToolUse` deny means it never fires (mcp_pre_deny).
 //!
 //! dsh names an MCP tool `mcp__<server>__<tool>` (crate `dsh-mcp`); the
-//! server and tool names are read back from that name.
+//! server and tool names are read back from that name. This module is a
+//! leaf: the payload's common head is `payload`'s, the firing `plugin`'s.
 
-use dsh_hooks::Flow;
-use dsh_seams::{PreToolDecision, PreToolOutcome, SeamContext, ToolExecution};
-use serde::Serialize;
-use serde_json::{Map, Value};
+use dsh_seams::{PreToolDecision, PreToolOutcome, ToolExecution};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::dialect::Copilot;
 use crate::output::Reading;
-use crate::payload::{Body, Common};
 
 /// The prefix of dsh's MCP tool names.
 const PREFIX: &str = "mcp__";
 
-/// One MCP call as `preMcpToolCall` describes it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One MCP call as `preMcpToolCall` describes it; serializes to the
+/// event's own keys (`toolCallId, serverName, toolName, arguments`, then
+/// `_meta` when set).
+#[derive(Debug, Clone, PartialEq)]
 pub struct McpCall {
-    /// The model's call id.
-    pub tool_call_id: String,
+    /// The call (its id and the arguments it runs with).
+    exec: ToolExecution,
     /// The configured server name.
-    pub server_name: String,
+    server: String,
     /// The server's own tool name.
-    pub tool_name: String,
-    /// The arguments the call runs with.
-    pub arguments: Value,
-    /// The request's hook-controlled `_meta` so far (set by an earlier
-    /// entry's `metaToUse`).
-    pub meta: Option<Map<String, Value>>,
+    tool: String,
+    /// The answer whose `metaToUse` object is the request's `_meta` now
+    /// (an MCP metadata object, passed on as the hook wrote it).
+    meta: Option<Reading>,
 }
 
 /// The server and tool of a dsh MCP tool name (`mcp__<server>__<tool>`).
@@ -56,87 +53,72 @@ pub fn split(tool: &str) -> Option<(&str, &str)> {
 }
 
 impl McpCall {
-    /// The call `call_id` of the dsh tool `tool`, when it is an MCP tool.
-    pub fn of(call_id: &str, tool: &str, arguments: &Value) -> Option<Self> {
-        let (server, name) = split(tool)?;
+    /// `exec`, when it calls an MCP tool.
+    pub fn of(exec: &ToolExecution) -> Option<Self> {
+        let (server, tool) = split(&exec.tool)?;
         Some(McpCall {
-            tool_call_id: call_id.to_owned(),
-            server_name: server.to_owned(),
-            tool_name: name.to_owned(),
-            arguments: arguments.clone(),
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            exec: exec.clone(),
             meta: None,
         })
     }
 
-    /// What matchers are tested against: `<server>/<tool>`.
-    pub fn subject(&self) -> String {
-        format!("{}/{}", self.server_name, self.tool_name)
+    /// `exec`, when it calls an MCP tool and `outcome` lets it run.
+    pub fn going_to_run(exec: &ToolExecution, outcome: &PreToolOutcome) -> Option<Self> {
+        let denied = matches!(outcome.decision, PreToolDecision::Deny { .. });
+        McpCall::of(exec).filter(|_| !denied)
     }
 
-    /// The stdin payload, the same for camelCase and PascalCase entries.
-    pub fn payload(&self, common: &Common) -> Value {
-        let mut map = Map::new();
-        map.insert("sessionId".into(), common.session_id.clone().into());
-        map.insert("timestamp".into(), common.timestamp_ms.into());
-        map.insert("cwd".into(), common.cwd.clone().into());
-        map.insert("toolCallId".into(), self.tool_call_id.clone().into());
-        map.insert("serverName".into(), self.server_name.clone().into());
-        map.insert("toolName".into(), self.tool_name.clone().into());
-        map.insert("arguments".into(), self.arguments.clone());
-        if let Some(meta) = &self.meta {
-            map.insert("_meta".into(), Value::Object(meta.clone()));
-        }
-        if let Some(agent) = &common.agent {
-            map.insert("agentId".into(), agent.agent_id.clone().into());
-            map.insert("agentType".into(), agent.agent_type.clone().into());
-            map.insert("parentAgentId".into(), agent.parent_id.clone().into());
-        }
-        Value::Object(map)
+    /// What matchers are tested against: `<server>/<tool>`.
+    pub fn subject(&self) -> String {
+        format!("{}/{}", self.server, self.tool)
+    }
+
+    /// The call id.
+    pub fn call_id(&self) -> &str {
+        &self.exec.call_id
     }
 
     /// Applies one entry's answer: its `metaToUse` becomes the `_meta` the
     /// next entry sees (an object replaces it, `null` drops it, any other
     /// value or none keeps it).
-    pub fn answer(&mut self, parsed: Option<&Value>) {
-        match parsed.and_then(|doc| doc.get("metaToUse")) {
-            Some(Value::Object(meta)) => self.meta = Some(meta.clone()),
-            Some(Value::Null) => self.meta = None,
+    pub fn answer(&mut self, reading: &Reading) {
+        match (reading.parsed.as_ref()).and_then(|doc| doc.get("metaToUse")) {
+            Some(meta) if meta.is_null() => self.meta = None,
+            Some(meta) if meta.is_object() => self.meta = Some(reading.clone()),
             Some(_) | None => {}
         }
     }
 }
 
-/// The `chain` step for `preMcpToolCall` (other bodies are left alone).
-pub(crate) fn chain(body: &mut Body, reading: &Reading) {
-    if let Body::PreMcpToolCall(call) = body {
-        call.answer(reading.parsed.as_ref());
-    }
-}
-
-/// After the permission flow: `preMcpToolCall` for a call of an MCP tool
-/// that is going to run (advisory: its answers change nothing dsh sends),
-/// then `outcome`.
-pub(crate) fn then<'a>(
-    ctx: &SeamContext,
-    exec: &ToolExecution,
-    outcome: PreToolOutcome,
-) -> Flow<'a, Copilot, PreToolOutcome> {
-    let denied = matches!(outcome.decision, PreToolDecision::Deny { .. });
-    let call = McpCall::of(&exec.call_id, &exec.tool, &exec.arguments);
-    match call {
-        Some(call) if !denied => {
-            let subject = call.subject();
-            let firing = crate::plugin::fire(ctx, Body::PreMcpToolCall(call), Some(subject));
-            Flow::notify(firing.call(&exec.call_id), outcome)
+impl Serialize for McpCall {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("toolCallId", &self.exec.call_id)?;
+        map.serialize_entry("serverName", &self.server)?;
+        map.serialize_entry("toolName", &self.tool)?;
+        map.serialize_entry("arguments", &*self.exec.arguments)?;
+        let answer = self
+            .meta
+            .as_ref()
+            .and_then(|reading| reading.parsed.as_ref());
+        if let Some(meta) = answer.and_then(|doc| doc.get("metaToUse")) {
+            map.serialize_entry("_meta", meta)?;
         }
-        Some(_) | None => Flow::Done(outcome),
+        map.end()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+
     use super::*;
-    use serde_json::json;
+    use crate::Mode;
+    use crate::payload::{Body, Common, build};
 
     fn common() -> Common {
         Common {
@@ -147,8 +129,33 @@ mod tests {
         }
     }
 
-    /// The captured stdin of `name`'s `call`-th preMcpToolCall run, with
-    /// the session id set to `S` (fixtures/copilot-mcp/NAME/hooks.jsonl).
+    fn exec(tool: &str, arguments: Value) -> ToolExecution {
+        ToolExecution {
+            execution_id: "e1".to_owned(),
+            call_id: "toolu_oracle_001".to_owned(),
+            tool: tool.to_owned(),
+            arguments: Arc::new(arguments),
+            original_arguments: None,
+            rewritten_by: None,
+            parent_execution_id: None,
+        }
+    }
+
+    fn call(arguments: Value) -> McpCall {
+        McpCall::of(&exec("mcp__oracle__echo_text", arguments)).unwrap()
+    }
+
+    fn reading(answer: Value) -> Reading {
+        Reading {
+            parsed: Some(answer),
+            ..Reading::default()
+        }
+    }
+
+    /// The captured stdin of `label`'s `call`-th run in `name`
+    /// (fixtures/copilot-mcp/NAME/hooks.jsonl), after checking it is
+    /// compact JSON in its key order; its session id and timestamp are
+    /// `S` and ours.
     fn captured(name: &str, label: &str, call: u64) -> String {
         let path = format!(
             "{}/../fixtures/copilot-mcp/{name}/hooks.jsonl",
@@ -162,67 +169,87 @@ mod tests {
             .unwrap();
         let stdin = record["stdin_raw"].as_str().unwrap();
         let mut value: Value = serde_json::from_str(stdin).unwrap();
-        // The capture's own bytes are compact JSON in this key order.
         assert_eq!(value.to_string(), stdin);
+        assert!(value["timestamp"].is_i64());
         value["sessionId"] = json!("S");
+        value["timestamp"] = json!(common().timestamp_ms);
         value.to_string()
     }
 
-    fn with_timestamp(payload: &str, ms: i64) -> String {
-        let mut value: Value = serde_json::from_str(payload).unwrap();
-        value["timestamp"] = json!(ms);
-        value.to_string()
+    fn stdin(call: &McpCall, mode: Mode) -> String {
+        build(
+            &common(),
+            &Body::PreMcpToolCall(Box::new(call.clone())),
+            mode,
+        )
+        .to_string()
     }
 
     #[test]
     fn dsh_names_split_into_server_and_tool() {
-        assert_eq!(split("mcp__oracle__echo_text"), Some(("oracle", "echo_text")));
+        assert_eq!(
+            split("mcp__oracle__echo_text"),
+            Some(("oracle", "echo_text"))
+        );
         assert_eq!(split("mcp__a__b__c"), Some(("a", "b__c")));
         assert_eq!(split("bash"), None);
         assert_eq!(split("mcp__oracle"), None);
         assert_eq!(split("mcp____x"), None);
+        assert!(McpCall::of(&exec("bash", json!({}))).is_none());
     }
 
     #[test]
-    fn payload_is_the_captured_bytes() {
-        // mcp_rec_all: camelCase entry; mcp_pascal: the same shape.
-        for (name, label) in [("mcp_rec_all", "rec_preMcpToolCall"), ("mcp_pascal", "mcp")] {
-            let want = captured(name, label, 1);
-            let call = McpCall::of("toolu_oracle_001", "mcp__oracle__echo_text", &json!({"text": "call-1"}))
-                .unwrap();
-            let got = call.payload(&common()).to_string();
-            let ms = serde_json::from_str::<Value>(&want).unwrap()["timestamp"].as_i64().unwrap();
-            assert_eq!(with_timestamp(&got, ms), want, "{name}");
-        }
+    fn payload_is_the_captured_bytes_in_both_modes() {
+        let call = call(json!({"text": "call-1"}));
+        let camel = captured("mcp_rec_all", "rec_preMcpToolCall", 1);
+        assert_eq!(stdin(&call, Mode::Camel), camel);
+        // PreMcpToolCall gets the same camelCase payload (mcp_pascal).
+        assert_eq!(stdin(&call, Mode::Pascal), captured("mcp_pascal", "mcp", 1));
+        assert_eq!(stdin(&call, Mode::Pascal), camel);
     }
 
     #[test]
     fn meta_to_use_chains_to_the_next_entry() {
         // mcp_meta_chain: b answers {fromB: 2}; a then sees `_meta`.
-        let mut call =
-            McpCall::of("toolu_oracle_001", "mcp__oracle__echo_text", &json!({"text": "MODIFIED"}))
-                .unwrap();
-        call.answer(Some(&json!({"metaToUse": {"fromB": 2}})));
-        let want = captured("mcp_meta_chain", "mcp_a", 1);
-        let got = call.payload(&common()).to_string();
-        let ms = serde_json::from_str::<Value>(&want).unwrap()["timestamp"].as_i64().unwrap();
-        assert_eq!(with_timestamp(&got, ms), want);
-        // mcp_meta: null drops it, a string is ignored, no answer keeps it.
-        call.answer(Some(&json!({"metaToUse": "not-an-object"})));
-        assert_eq!(call.meta, Some(json!({"fromB": 2}).as_object().unwrap().clone()));
-        call.answer(None);
-        assert!(call.meta.is_some());
-        call.answer(Some(&json!({"metaToUse": null})));
+        let mut call = call(json!({"text": "MODIFIED"}));
+        assert_eq!(
+            stdin(&call, Mode::Camel),
+            captured("mcp_meta_chain", "mcp_b", 1)
+        );
+        call.answer(&reading(json!({"metaToUse": {"fromB": 2}})));
+        assert_eq!(
+            stdin(&call, Mode::Camel),
+            captured("mcp_meta_chain", "mcp_a", 1)
+        );
+        // mcp_meta: a string is ignored, no metaToUse keeps it, null drops it.
+        let kept = call.meta.clone();
+        call.answer(&reading(json!({"metaToUse": "not-an-object"})));
+        call.answer(&reading(json!({"permissionDecision": "deny"})));
+        call.answer(&Reading::default());
+        assert_eq!(call.meta, kept);
+        call.answer(&reading(json!({"metaToUse": null})));
         assert_eq!(call.meta, None);
+    }
+
+    #[test]
+    fn it_fires_only_for_calls_that_run() {
+        let exec = exec("mcp__oracle__echo_text", json!({}));
+        assert!(McpCall::going_to_run(&exec, &PreToolOutcome::allow()).is_some());
+        let denied = PreToolOutcome {
+            decision: PreToolDecision::Deny {
+                reason: "no".to_owned(),
+            },
+            contexts: Vec::new(),
+        };
+        assert!(McpCall::going_to_run(&exec, &denied).is_none());
     }
 
     #[test]
     fn matcher_subject_is_server_slash_tool() {
         // mcp_matchers: `oracle/echo_text` and `.*` fired; `echo_text`,
         // `oracle-echo_text`, `oracle`, `nomatch` did not.
-        let call = McpCall::of("t", "mcp__oracle__echo_text", &json!({})).unwrap();
-        let subject = call.subject();
-        let fires = |m| crate::matcher::matches(crate::Mode::Camel, Some(m), &subject);
+        let subject = call(json!({})).subject();
+        let fires = |m| crate::matcher::matches(Mode::Camel, Some(m), &subject);
         assert!(fires("oracle/echo_text") && fires(".*"));
         for m in ["echo_text", "oracle-echo_text", "oracle", "nomatch"] {
             assert!(!fires(m), "{m}");

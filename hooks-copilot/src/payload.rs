@@ -188,8 +188,8 @@ pub enum Body {
         #[serde(rename = "stop_hook_active")]
         stop_hook_active: bool,
     },
-    /// Before an MCP call's request (its own payload: [`crate::mcp_call`]).
-    PreMcpToolCall(crate::mcp_call::McpCall),
+    /// Before an MCP call's request ([`crate::mcp_call`]).
+    PreMcpToolCall(Box<crate::mcp_call::McpCall>),
     /// An error.
     ErrorOccurred {
         /// `model_call`, …
@@ -258,9 +258,6 @@ impl Keys {
 
 /// The payload an entry of `mode` gets.
 pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
-    if let Body::PreMcpToolCall(call) = body {
-        return call.payload(common);
-    }
     let event = body.event();
     let agent = common.agent.as_ref();
     if let Body::PermissionRequest {
@@ -284,6 +281,12 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
         }
         return keys.map.into();
     }
+    // preMcpToolCall is camelCase in both modes (mcp_pascal).
+    let mode = if event == CopilotEvent::PreMcpToolCall {
+        Mode::Camel
+    } else {
+        mode
+    };
     let mut keys = Keys::new(mode);
     // subagentStart/subagentStop fire for the parent: its session id, and
     // the agent's fields in the event's own key order.
@@ -308,7 +311,7 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
         .map(std::mem::take)
         .unwrap_or_default();
     for (key, mut value) in fields {
-        if key == "toolName" {
+        if key == "toolName" && event != CopilotEvent::PreMcpToolCall {
             value = tools::payload_name(value.as_str().unwrap_or_default(), mode).into();
         } else if key == "toolResult" {
             let mut inner = Keys::new(mode);

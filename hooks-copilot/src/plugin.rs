@@ -25,6 +25,7 @@ use crate::config::CopilotConfig;
 use crate::dialect::{Copilot, Payload};
 use crate::diff;
 use crate::event::CopilotEvent;
+use crate::mcp_call::McpCall;
 use crate::output::{Decision, Reading};
 use crate::payload::{self, AgentFields, Body, Common, ErrorInfo, ToolResult};
 use crate::tools;
@@ -86,7 +87,7 @@ fn common(ctx: &SeamContext) -> Common {
 }
 
 /// `body`'s event, its payload headed for `ctx`, matched against `tool`.
-pub(crate) fn fire(ctx: &SeamContext, body: Body, tool: Option<String>) -> Fire<Copilot> {
+fn fire(ctx: &SeamContext, body: Body, tool: Option<String>) -> Fire<Copilot> {
     let payload = Payload {
         common: common(ctx),
         body,
@@ -178,6 +179,21 @@ fn stop<'a>(ctx: &SeamContext, body: Body, forced: u32) -> Flows<'a, Continuatio
         };
         (mark.into(), next)
     })
+}
+
+/// preMcpToolCall for an MCP call that is going to run (advisory: what it
+/// answers changes nothing dsh sends), then `outcome`.
+fn mcp_call<'a>(
+    ctx: &SeamContext,
+    exec: &ToolExecution,
+    outcome: PreToolOutcome,
+) -> Flows<'a, PreToolOutcome> {
+    let Some(call) = McpCall::going_to_run(exec, &outcome) else {
+        return Flow::Done(outcome);
+    };
+    let (subject, id) = (call.subject(), call.call_id().to_owned());
+    let firing = fire(ctx, Body::PreMcpToolCall(Box::new(call)), Some(subject));
+    Flow::notify(firing.call(&id), outcome)
 }
 
 impl Bridge for Copilot {
@@ -355,7 +371,7 @@ impl Bridge for Copilot {
         let outcome = review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(cx.ctx));
         let decided = cx.state.permission.remove(&exec.call_id).is_some();
         if decided || !tools::asks_permission(&exec.tool) {
-            return crate::mcp_call::then(cx.ctx, exec, outcome);
+            return mcp_call(cx.ctx, exec, outcome);
         }
         // permissionRequest: only for calls no preToolUse hook decided,
         // never for read-only tools (a_file_tools, pre_allow_no_allow_all).
@@ -391,7 +407,7 @@ impl Bridge for Copilot {
                 }
                 Some((Decision::Ask(_), _)) | None => outcome,
             };
-            (mark.into(), crate::mcp_call::then(cx.ctx, exec, outcome))
+            (mark.into(), mcp_call(cx.ctx, exec, outcome))
         })
     }
 
