@@ -41,6 +41,7 @@ mod conformance_gemini;
 mod conformance_gemini_model;
 // GitHub Copilot CLI hooks.
 mod conformance_copilot;
+mod conformance_copilot_mcp;
 // One session core for every front end; MCP consent.
 mod core_frontends;
 mod docs;

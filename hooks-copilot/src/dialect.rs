@@ -132,7 +132,11 @@ impl Rules for Copilot {
     }
 
     /// preToolUse `modifiedArgs` chain: the next entry sees the new args.
+    /// preMcpToolCall `metaToUse` chain: the next entry sees it as `_meta`.
     fn chain(&self, _event: CopilotEvent, payload: &mut Payload, reading: &Reading) {
+        if let Body::PreMcpToolCall(call) = &mut payload.body {
+            call.answer(reading);
+        }
         if let (Body::PreToolUse { tool_args, .. }, Some(modified)) =
             (&mut payload.body, &reading.modified_args)
         {

@@ -38,7 +38,7 @@ pub enum CopilotEvent {
     ErrorOccurred,
     /// The session ended.
     SessionEnd,
-    /// Before an MCP tool call (accepted, never fired: not observed).
+    /// Before an MCP tool call's request is sent ([`crate::mcp_call`]).
     PreMcpToolCall,
 }
 
@@ -71,7 +71,7 @@ impl Tabled for CopilotEvent {
         (E::Notification, "notification", Some("Notification"), Seam::Notification),
         (E::ErrorOccurred, "errorOccurred", Some("ErrorOccurred"), Seam::TurnFailed),
         (E::SessionEnd, "sessionEnd", Some("SessionEnd"), Seam::SessionEnd),
-        (E::PreMcpToolCall, "preMcpToolCall", None, Seam::PreExecute),
+        (E::PreMcpToolCall, "preMcpToolCall", Some("PreMcpToolCall"), Seam::PreExecute),
     ]);
 }
 
@@ -99,6 +99,7 @@ impl CopilotEvent {
                 | CopilotEvent::PostToolUse
                 | CopilotEvent::PostToolUseFailure
                 | CopilotEvent::PermissionRequest
+                | CopilotEvent::PreMcpToolCall
         )
     }
 }

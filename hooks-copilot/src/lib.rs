@@ -32,6 +32,7 @@ pub mod diff;
 pub mod event;
 pub mod lint;
 pub mod matcher;
+pub mod mcp_call;
 pub mod output;
 pub mod payload;
 pub mod plugin;

@@ -193,6 +193,8 @@ pub enum Body {
         #[serde(rename = "stop_hook_active")]
         stop_hook_active: bool,
     },
+    /// Before an MCP call's request ([`crate::mcp_call`]).
+    PreMcpToolCall(Box<crate::mcp_call::McpCall>),
     /// An error.
     ErrorOccurred {
         /// `model_call`, …
@@ -221,6 +223,7 @@ impl Body {
             Body::ErrorOccurred { .. } => CopilotEvent::ErrorOccurred,
             Body::SubagentStart { .. } => CopilotEvent::SubagentStart,
             Body::SubagentStop { .. } => CopilotEvent::SubagentStop,
+            Body::PreMcpToolCall(_) => CopilotEvent::PreMcpToolCall,
         }
     }
 }
@@ -263,9 +266,12 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
     let event = body.event();
     let agent = common.agent.as_ref();
     // permissionRequest has the same camelCase shape in both modes, headed
-    // by its name (cc_pascal_flat), and the view's own tool name.
+    // by its name (cc_pascal_flat), and the view's own tool name;
+    // preMcpToolCall is camelCase in both modes too (mcp_pascal), with the
+    // server's own tool name.
     let permission = matches!(body, Body::PermissionRequest { .. });
-    let mode = if permission { Mode::Camel } else { mode };
+    let mcp = event == CopilotEvent::PreMcpToolCall;
+    let mode = if permission || mcp { Mode::Camel } else { mode };
     let mut keys = Keys::new(mode);
     if permission {
         keys.put("hookName", "permissionRequest");
@@ -293,7 +299,7 @@ pub fn build(common: &Common, body: &Body, mode: Mode) -> Value {
         .map(std::mem::take)
         .unwrap_or_default();
     for (key, mut value) in fields {
-        if key == "toolName" && !permission {
+        if key == "toolName" && !permission && !mcp {
             value = tools::payload_name(value.as_str().unwrap_or_default(), mode).into();
         } else if key == "toolResult" {
             let mut inner = Keys::new(mode);

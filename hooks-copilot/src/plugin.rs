@@ -21,6 +21,7 @@ use dsh_seams::{
 use crate::dialect::{Copilot, Payload};
 use crate::diff;
 use crate::event::CopilotEvent;
+use crate::mcp_call::McpCall;
 use crate::output::{Decision, Reading, joined_context};
 use crate::payload::{self, Body, Common, ErrorInfo, ToolResult};
 use crate::tools;
@@ -163,6 +164,21 @@ fn tool_fire(ctx: &SeamContext, body: Body, tool: &str, call_id: &str) -> Fire<C
     fire(ctx, body, Some(tools::native_name(tool).to_owned())).call(call_id)
 }
 
+/// preMcpToolCall for an MCP call that is going to run (advisory: what it
+/// answers changes nothing dsh sends), then `outcome`.
+fn mcp_call<'a>(
+    ctx: &SeamContext,
+    exec: &ToolExecution,
+    outcome: PreToolOutcome,
+) -> Flows<'a, PreToolOutcome> {
+    let Some(call) = McpCall::going_to_run(exec, &outcome) else {
+        return Flow::Done(outcome);
+    };
+    let (subject, id) = (call.subject(), call.call_id().to_owned());
+    let firing = fire(ctx, Body::PreMcpToolCall(Box::new(call)), Some(subject));
+    Flow::notify(firing.call(&id), outcome)
+}
+
 impl Bridge for Copilot {
     type State = State;
     /// The native tool name (tool events).
@@ -297,7 +313,7 @@ impl Bridge for Copilot {
         let outcome = review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(cx.ctx));
         let decided = cx.state.permission.remove(&exec.call_id);
         if decided || !tools::asks_permission(&exec.tool) {
-            return Flow::Done(outcome);
+            return mcp_call(cx.ctx, exec, outcome);
         }
         // permissionRequest: only for calls no preToolUse hook decided,
         // never for read-only tools (a_file_tools, pre_allow_no_allow_all).
@@ -332,7 +348,7 @@ impl Bridge for Copilot {
                 }
                 Some((Decision::Ask(_), _)) | None => outcome,
             };
-            (mark.into(), Flow::Done(outcome))
+            (mark.into(), mcp_call(cx.ctx, exec, outcome))
         })
     }
 

@@ -1,0 +1,231 @@
+//! Copilot CLI's `preMcpToolCall` end to end against the real Copilot CLI
+//! 1.0.102 captures in `fixtures/copilot-mcp/` (the captures and
+//! their notes are in that folder's README).
+//!
+//! Each capture runs through the real `dsh replay`: its hook files as
+//! Copilot read them (the recorder is `fixtures/copilot/hook.py`, answering
+//! as the captured hook did), the capture's model script with Copilot's MCP
+//! tool name (`oracle-echo_text`) written as dsh's
+//! (`mcp__oracle__echo_text`), and dsh's stdio test server
+//! (`fixtures/mcp/echo_server.py`) standing in for the capture's server
+//! under the same name, `oracle`. Then:
+//!
+//! 1. the hooks that ran, in order (event and label), are Copilot's;
+//! 2. every `preMcpToolCall` stdin is Copilot's byte for byte (compact,
+//!    key order, no trailing newline), session id and timestamp aside (the
+//!    timestamp's type is checked: epoch ms);
+//! 3. the server got as many calls as Copilot's did, and hook-made tool
+//!    results are the texts Copilot showed its model.
+//!
+//! Not compared: the other events' stdin (dsh's MCP tool names are its own,
+//! not Copilot's `<server>-<tool>`) and the server's own result texts.
+
+use std::path::PathBuf;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::support::{TestContext, repo_root};
+
+const SESSION_ID: &str = "01a227a2-0000-7000-8000-c0dec0de0135";
+
+fn dir(name: &str) -> PathBuf {
+    repo_root().join("fixtures/copilot-mcp").join(name)
+}
+
+fn lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+struct Replayed {
+    /// (event, label, stdin) of every hook run.
+    runs: Vec<(String, String, String)>,
+    /// dsh's event log.
+    log: Vec<Value>,
+    /// The calls the MCP server got.
+    server_calls: usize,
+    project: String,
+    _ctx: TestContext,
+}
+
+/// The capture's model script as a dsh replay fixture.
+fn fixture(scenario: &Value) -> Value {
+    let mut model = Vec::new();
+    let mut calls = 0;
+    for reply in scenario["mock"]["main"].as_array().unwrap() {
+        let mut text = String::new();
+        let mut tool_calls = Vec::new();
+        for block in reply["content"].as_array().unwrap() {
+            match block["type"].as_str().unwrap() {
+                "text" => text.push_str(block["text"].as_str().unwrap()),
+                _ => {
+                    calls += 1;
+                    let name = block["name"]
+                        .as_str()
+                        .unwrap()
+                        .replace("oracle-", "mcp__oracle__");
+                    tool_calls.push(json!({"id": format!("toolu_oracle_{calls:03}"),
+                                           "name": name, "arguments": block["input"]}));
+                }
+            }
+        }
+        let mut turn = json!({});
+        if !text.is_empty() {
+            turn["text"] = json!(text);
+        }
+        if !tool_calls.is_empty() {
+            turn["tool_calls"] = json!(tool_calls);
+        }
+        model.push(turn);
+    }
+    let default = scenario["mock"]["default_text"].clone();
+    model.extend((0..3).map(|_| json!({"text": default})));
+    json!({"prompts": [scenario["prompt"]], "model": model})
+}
+
+fn replay(name: &str) -> Replayed {
+    let scenario: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir(name).join("scenario.json")).unwrap())
+            .unwrap();
+    let ctx = TestContext::new();
+    let project = ctx.project();
+    let record = ctx.home().join("record");
+    std::fs::create_dir_all(&record).unwrap();
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let behaviors = scenario.get("behaviors").cloned().unwrap_or(json!({}));
+    std::fs::write(record.join("behaviors.json"), behaviors.to_string()).unwrap();
+    let hook = repo_root().join("fixtures/copilot/hook.py");
+    for (rel, config) in scenario["files_written"].as_object().unwrap() {
+        // `~/.copilot/mcp-config.json` is Copilot's; dsh gets --mcp-config.
+        if rel.starts_with("~/") {
+            continue;
+        }
+        let text = config
+            .to_string()
+            .replace("<ORACLE>/hook.py", &hook.display().to_string())
+            .replace("<RUN>", &record.display().to_string());
+        let path = project.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let fixture_path = ctx.home().join("fixture.json");
+    std::fs::write(&fixture_path, fixture(&scenario).to_string()).unwrap();
+    let server_log = ctx.home().join("mcp_calls.jsonl");
+    let server = repo_root().join("fixtures/mcp/echo_server.py");
+    let mcp = json!({"mcpServers": {"oracle": {"command": "python3", "args": [server],
+                                               "env": {"MCP_ECHO_LOG": server_log}}}});
+    let output = ctx
+        .dsh()
+        .current_dir(&project)
+        .arg("replay")
+        .arg(&fixture_path)
+        .args(["--session-id", SESSION_ID, "--mcp-config"])
+        .arg(mcp.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "dsh replay {name} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let records = lines(&std::fs::read_to_string(record.join("hooks.jsonl")).unwrap_or_default());
+    Replayed {
+        runs: records
+            .iter()
+            .map(|r| {
+                let text = |key: &str| r[key].as_str().unwrap_or_default().to_owned();
+                (text("event"), text("label"), text("stdin"))
+            })
+            .collect(),
+        log: lines(&String::from_utf8_lossy(&output.stdout)),
+        server_calls: lines(&std::fs::read_to_string(server_log).unwrap_or_default()).len(),
+        project: project.display().to_string(),
+        _ctx: ctx,
+    }
+}
+
+/// A camelCase stdin with the session id and timestamp normalized (after
+/// checking it is compact JSON and the timestamp is epoch ms).
+fn normalize(raw: &str, project: &str) -> String {
+    let mut value: Value = serde_json::from_str(raw).unwrap();
+    assert_eq!(value.to_string(), raw, "stdin is compact JSON");
+    assert!(value["timestamp"].is_i64(), "epoch-ms timestamp: {raw}");
+    value["timestamp"] = json!("<TS>");
+    value["sessionId"] = json!("<SESSION>");
+    value.to_string().replace(project, "<PROJECT>")
+}
+
+fn conforms(name: &str) {
+    let dsh = replay(name);
+    let captured: Vec<(String, String, String)> =
+        lines(&std::fs::read_to_string(dir(name).join("hooks.jsonl")).unwrap())
+            .iter()
+            .map(|r| {
+                let text = |key: &str| r[key].as_str().unwrap_or_default().to_owned();
+                (text("event"), text("label"), text("stdin_raw"))
+            })
+            .collect();
+    let order = |runs: &[(String, String, String)]| -> Vec<(String, String)> {
+        runs.iter()
+            .map(|(e, l, _)| (e.clone(), l.clone()))
+            .collect()
+    };
+    assert_eq!(order(&dsh.runs), order(&captured), "{name}: hooks run");
+    let mcp = |runs: &[(String, String, String)], project: &str| -> Vec<String> {
+        (runs.iter())
+            .filter(|(event, _, _)| event.eq_ignore_ascii_case("preMcpToolCall"))
+            .map(|(_, _, stdin)| normalize(stdin, project))
+            .collect()
+    };
+    assert_eq!(
+        mcp(&dsh.runs, &dsh.project),
+        mcp(&captured, "<PROJECT>"),
+        "{name}: preMcpToolCall stdin"
+    );
+    let scenario: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir(name).join("scenario.json")).unwrap())
+            .unwrap();
+    let copilot_calls =
+        lines(&std::fs::read_to_string(dir(name).join("mcp_server.jsonl")).unwrap())
+            .iter()
+            .filter(|m| m["method"] == "tools/call")
+            .count();
+    assert_eq!(
+        dsh.server_calls, copilot_calls,
+        "{name}: calls the server got"
+    );
+    let results: Vec<&Value> = (dsh.log.iter())
+        .filter(|e| e["type"] == "tool/result")
+        .map(|e| &e["content"])
+        .collect();
+    let shown = scenario["model_tool_results"].as_array().unwrap();
+    assert_eq!(results.len(), shown.len(), "{name}: tool results");
+    for (ours, theirs) in results.iter().zip(shown) {
+        // Hook-made texts byte for byte; the server's own wording differs.
+        if !theirs.as_str().unwrap().starts_with("ECHO: ") {
+            assert_eq!(*ours, theirs, "{name}: hook-made tool result");
+        }
+    }
+}
+
+macro_rules! captures {
+    ($($name:ident),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            conforms(stringify!($name));
+        }
+    )*};
+}
+
+captures!(
+    mcp_rec_all,
+    mcp_meta,
+    mcp_deny_forms,
+    mcp_pre_deny,
+    mcp_pascal,
+    mcp_meta_chain,
+    mcp_matchers,
+);
