@@ -17,8 +17,13 @@
 //! 3. the server got as many calls as Copilot's did, and hook-made tool
 //!    results are the texts Copilot showed its model.
 //!
-//! Not compared: the other events' stdin (dsh's MCP tool names are its own,
-//! not Copilot's `<server>-<tool>`) and the server's own result texts.
+//! 4. the tool events' stdin (preToolUse, permissionRequest, postToolUse, in
+//!    both casings) is Copilot's: the MCP tool named `<server>-<tool>`
+//!    (`<server>/<tool>` in permissionRequest), session id, timestamp and
+//!    the server's own result text aside.
+//!
+//! Not compared: the server's own result texts (dsh's test server words
+//! its echo differently).
 
 use std::path::PathBuf;
 
@@ -158,6 +163,31 @@ fn normalize(raw: &str, project: &str) -> String {
     value.to_string().replace(project, "<PROJECT>")
 }
 
+/// A tool event's stdin in either casing, key order kept, with the session
+/// id, the timestamp and the server's result text normalized.
+fn tool_event(raw: &str, project: &str) -> String {
+    let mut value: Value = serde_json::from_str(raw).unwrap();
+    assert_eq!(value.to_string(), raw, "stdin is compact JSON");
+    for key in ["sessionId", "session_id"] {
+        if value.get(key).is_some() {
+            value[key] = json!("<SESSION>");
+        }
+    }
+    value["timestamp"] = json!("<TS>");
+    for (result, text) in [
+        ("toolResult", "textResultForLlm"),
+        ("tool_result", "text_result_for_llm"),
+    ] {
+        if value[result][text]
+            .as_str()
+            .is_some_and(|t| t.starts_with("ECHO"))
+        {
+            value[result][text] = json!("<SERVER TEXT>");
+        }
+    }
+    value.to_string().replace(project, "<PROJECT>")
+}
+
 fn conforms(name: &str) {
     let dsh = replay(name);
     let captured: Vec<(String, String, String)> =
@@ -184,6 +214,34 @@ fn conforms(name: &str) {
         mcp(&dsh.runs, &dsh.project),
         mcp(&captured, "<PROJECT>"),
         "{name}: preMcpToolCall stdin"
+    );
+    let tool_events = |runs: &[(String, String, String)], project: &str| -> Vec<String> {
+        (runs.iter())
+            .filter(|(event, _, _)| {
+                ["pretooluse", "posttooluse", "permissionrequest"]
+                    .contains(&event.to_ascii_lowercase().as_str())
+            })
+            .map(|(_, _, stdin)| tool_event(stdin, project))
+            .collect()
+    };
+    assert_eq!(
+        tool_events(&dsh.runs, &dsh.project),
+        tool_events(&captured, "<PROJECT>"),
+        "{name}: tool events' stdin"
+    );
+    let tool_events = |runs: &[(String, String, String)], project: &str| -> Vec<String> {
+        (runs.iter())
+            .filter(|(event, _, _)| {
+                ["pretooluse", "posttooluse", "permissionrequest"]
+                    .contains(&event.to_ascii_lowercase().as_str())
+            })
+            .map(|(_, _, stdin)| tool_event(stdin, project))
+            .collect()
+    };
+    assert_eq!(
+        tool_events(&dsh.runs, &dsh.project),
+        tool_events(&captured, "<PROJECT>"),
+        "{name}: tool events' stdin"
     );
     let scenario: Value =
         serde_json::from_str(&std::fs::read_to_string(dir(name).join("scenario.json")).unwrap())

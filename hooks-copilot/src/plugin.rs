@@ -161,7 +161,7 @@ fn stop<'a>(
 /// `body`'s event for the call `call_id` of the dsh tool `tool`, matched
 /// against its native name.
 fn tool_fire(ctx: &SeamContext, body: Body, tool: &str, call_id: &str) -> Fire<Copilot> {
-    fire(ctx, body, Some(tools::native_name(tool).to_owned())).call(call_id)
+    fire(ctx, body, Some(tools::native_name(tool).into_owned())).call(call_id)
 }
 
 /// preMcpToolCall for an MCP call that is going to run (advisory: what it
@@ -377,7 +377,7 @@ impl Bridge for Copilot {
         if outcome.disposition != Disposition::Executed {
             return Flow::Done(PostToolDecision::accept());
         }
-        let native = tools::native_name(&exec.tool).to_owned();
+        let native = tools::native_name(&exec.tool).into_owned();
         let (tool_name, content) = (exec.tool.clone(), outcome.content.clone());
         let tool_args = tools::tool_args(&exec.tool, &exec.arguments);
         // A failing command is a success with its exit code (a_file_tools).

@@ -94,7 +94,7 @@ impl HookDialect for CopilotDialect {
     }
 
     fn hook_tool_name(&self, dsh_tool: &str) -> String {
-        crate::tools::native_name(dsh_tool).to_owned()
+        crate::tools::native_name(dsh_tool).into_owned()
     }
 
     fn dsh_tool_name(&self, hook_tool: &str) -> Result<Option<String>, String> {

@@ -6,6 +6,8 @@
 //! glob→Glob, grep→Grep`; the input keys stay native,
 //! cc_pascal_tool_names).
 
+use std::borrow::Cow;
+
 use dsh_hooks::names::{ArgumentNames, ToolNames, copy_keys};
 use serde_json::{Map, Value};
 
@@ -26,9 +28,13 @@ pub const CLAUDE: ToolNames = ToolNames(&[
     ("agent", "Task"),
 ]);
 
-/// The native Copilot name of a dsh tool.
-pub fn native_name(tool: &str) -> &str {
-    NATIVE.dialect_name(tool)
+/// The native Copilot name of a dsh tool; an MCP tool is
+/// `<server>-<tool>`, the name Copilot's model and hooks see (mcp_rec_all).
+pub fn native_name(tool: &str) -> Cow<'_, str> {
+    match crate::mcp_call::split(tool) {
+        Some((server, name)) => Cow::Owned(format!("{server}-{name}")),
+        None => Cow::Borrowed(NATIVE.dialect_name(tool)),
+    }
 }
 
 /// The dsh tool a Copilot name (native or Claude) stands for.
@@ -41,11 +47,13 @@ pub fn claude_name(native: &str) -> &str {
     CLAUDE.dialect_name(NATIVE.dsh_name(native))
 }
 
-/// The tool name a payload of `mode` carries.
-pub fn payload_name(tool: &str, mode: Mode) -> &str {
-    match mode {
-        Mode::Camel => native_name(tool),
-        Mode::Pascal => claude_name(native_name(tool)),
+/// The tool name a payload of `mode` carries (an MCP tool's is
+/// `<server>-<tool>` in both, mcp_pascal).
+pub fn payload_name(tool: &str, mode: Mode) -> Cow<'_, str> {
+    let native = native_name(tool);
+    match (mode, native) {
+        (Mode::Pascal, Cow::Borrowed(native)) => Cow::Borrowed(claude_name(native)),
+        (Mode::Camel | Mode::Pascal, native) => native,
     }
 }
 
@@ -135,7 +143,11 @@ pub fn permission_view(tool: &str, arguments: &Value, diff: Option<&str>) -> (St
             out.insert("diff".into(), diff.unwrap_or_default().into());
             ("edit".to_owned(), Value::Object(out))
         }
-        other => (native_name(other).to_owned(), tool_args(other, arguments)),
+        // An MCP tool is `<server>/<tool>` here (mcp_rec_all).
+        other => match crate::mcp_call::split(other) {
+            Some((server, name)) => (format!("{server}/{name}"), arguments.clone()),
+            None => (native_name(other).into_owned(), tool_args(other, arguments)),
+        },
     }
 }
 
@@ -165,6 +177,21 @@ mod tests {
     #[test]
     fn dsh_tools_have_copilots_names_and_arguments() {
         assert_eq!(payload_name("read", Mode::Camel), "view");
+        // An MCP tool: `<server>-<tool>` in both modes, `<server>/<tool>`
+        // in permissionRequest (mcp_rec_all, mcp_pascal).
+        assert_eq!(
+            payload_name("mcp__oracle__echo_text", Mode::Camel),
+            "oracle-echo_text"
+        );
+        assert_eq!(
+            payload_name("mcp__oracle__echo_text", Mode::Pascal),
+            "oracle-echo_text"
+        );
+        let (name, input) = permission_view("mcp__oracle__echo_text", &json!({"text": "x"}), None);
+        assert_eq!(
+            (name.as_str(), input),
+            ("oracle/echo_text", json!({"text": "x"}))
+        );
         assert_eq!(payload_name("read", Mode::Pascal), "Read");
         assert_eq!(payload_name("write", Mode::Pascal), "Write");
         assert_eq!(dsh_name("create"), "write");
