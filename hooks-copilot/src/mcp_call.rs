@@ -12,9 +12,10 @@
 //!   2 and exit 1 all let it run (mcp_deny_forms);
 //! * its one output, `metaToUse`, sets the request's `_meta` (an object
 //!   replaces it, `null` drops it, anything else is ignored) and the next
-//!   entry sees it as `_meta` (mcp_meta, mcp_meta_chain). dsh's MCP client
-//!   offers no seam for a request's `_meta`, so the value is chained from
-//!   entry to entry but not sent;
+//!   entry sees it as `_meta` (mcp_meta, mcp_meta_chain). The last one
+//!   is the `tools/call` request's `_meta` (`params._meta`; Copilot adds
+//!   its own `progressToken` after the hook's keys, dsh's client sends
+//!   none): the seam's request metadata;
 //! * the matcher is tested against `<server>/<tool>` (mcp_matchers);
 //! * a `preToolUse` deny means it never fires (mcp_pre_deny).
 //!
@@ -22,7 +23,7 @@
 //! server and tool names are read back from that name. This module is a
 //! leaf: the payload's common head is `payload`'s, the firing `plugin`'s.
 
-use dsh_seams::{PreToolDecision, PreToolOutcome, ToolExecution};
+use dsh_seams::{PreToolDecision, PreToolOutcome, RequestMeta, ToolExecution};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::output::Reading;
@@ -41,9 +42,9 @@ pub struct McpCall {
     server: String,
     /// The server's own tool name.
     tool: String,
-    /// The answer whose `metaToUse` object is the request's `_meta` now
-    /// (an MCP metadata object, passed on as the hook wrote it).
-    meta: Option<Reading>,
+    /// The request's `_meta` now: the last `metaToUse` object, as the hook
+    /// wrote it.
+    meta: Option<RequestMeta>,
 }
 
 /// The server and tool of a dsh MCP tool name (`mcp__<server>__<tool>`).
@@ -86,9 +87,25 @@ impl McpCall {
     pub fn answer(&mut self, reading: &Reading) {
         match (reading.parsed.as_ref()).and_then(|doc| doc.get("metaToUse")) {
             Some(meta) if meta.is_null() => self.meta = None,
-            Some(meta) if meta.is_object() => self.meta = Some(reading.clone()),
-            Some(_) | None => {}
+            Some(meta) => {
+                if let Some(object) = meta.as_object() {
+                    self.meta = Some(RequestMeta(object.clone()));
+                }
+            }
+            None => {}
         }
+    }
+
+    /// The request's `_meta` once `readings` (the entries' answers, in
+    /// order) are applied: what the call sends its server.
+    pub fn request_meta<'r>(
+        mut self,
+        readings: impl IntoIterator<Item = &'r Reading>,
+    ) -> Option<RequestMeta> {
+        for reading in readings {
+            self.answer(reading);
+        }
+        self.meta
     }
 }
 
@@ -99,11 +116,7 @@ impl Serialize for McpCall {
         map.serialize_entry("serverName", &self.server)?;
         map.serialize_entry("toolName", &self.tool)?;
         map.serialize_entry("arguments", &*self.exec.arguments)?;
-        let answer = self
-            .meta
-            .as_ref()
-            .and_then(|reading| reading.parsed.as_ref());
-        if let Some(meta) = answer.and_then(|doc| doc.get("metaToUse")) {
+        if let Some(meta) = &self.meta {
             map.serialize_entry("_meta", meta)?;
         }
         map.end()
@@ -232,6 +245,36 @@ mod tests {
     }
 
     #[test]
+    fn the_last_meta_to_use_is_the_request_meta() {
+        // mcp_meta: an object is sent; `null` and a string leave none.
+        let sent = |answers: &[Value]| {
+            let readings: Vec<Reading> = answers.iter().cloned().map(reading).collect();
+            call(json!({})).request_meta(&readings)
+        };
+        let trace = json!({"traceId": "TRACE-1", "n": 1});
+        let meta = sent(&[json!({"metaToUse": trace})]).unwrap();
+        assert_eq!(serde_json::to_value(&meta).unwrap(), trace);
+        // The key order is the hook's.
+        assert_eq!(
+            serde_json::to_string(&meta).unwrap(),
+            r#"{"traceId":"TRACE-1","n":1}"#
+        );
+        assert_eq!(sent(&[json!({"metaToUse": null})]), None);
+        assert_eq!(sent(&[json!({"metaToUse": "not-an-object"})]), None);
+        // mcp_meta_chain: the last entry's object wins.
+        let chain = [
+            json!({"metaToUse": {"fromB": 2}}),
+            json!({"metaToUse": {"fromA": 1}}),
+        ];
+        let last = sent(&chain).unwrap();
+        assert_eq!(serde_json::to_value(&last).unwrap(), json!({"fromA": 1}));
+        assert_eq!(
+            sent(&[json!({"metaToUse": {"x": 1}}), json!({"metaToUse": null})]),
+            None
+        );
+    }
+
+    #[test]
     fn it_fires_only_for_calls_that_run() {
         let exec = exec("mcp__oracle__echo_text", json!({}));
         assert!(McpCall::going_to_run(&exec, &PreToolOutcome::allow()).is_some());
@@ -240,6 +283,7 @@ mod tests {
                 reason: "no".to_owned(),
             },
             contexts: Vec::new(),
+            request_meta: None,
         };
         assert!(McpCall::going_to_run(&exec, &denied).is_none());
     }

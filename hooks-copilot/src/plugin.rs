@@ -164,19 +164,24 @@ fn tool_fire(ctx: &SeamContext, body: Body, tool: &str, call_id: &str) -> Fire<C
     fire(ctx, body, Some(tools::native_name(tool).into_owned())).call(call_id)
 }
 
-/// preMcpToolCall for an MCP call that is going to run (advisory: what it
-/// answers changes nothing dsh sends), then `outcome`.
+/// preMcpToolCall for an MCP call that is going to run, then `outcome`
+/// with the request metadata the entries' `metaToUse` chain ends with
+/// (nothing else it answers changes the call).
 fn mcp_call<'a>(
     ctx: &SeamContext,
     exec: &ToolExecution,
-    outcome: PreToolOutcome,
+    mut outcome: PreToolOutcome,
 ) -> Flows<'a, PreToolOutcome> {
     let Some(call) = McpCall::going_to_run(exec, &outcome) else {
         return Flow::Done(outcome);
     };
     let (subject, id) = (call.subject(), call.call_id().to_owned());
-    let firing = fire(ctx, Body::PreMcpToolCall(Box::new(call)), Some(subject));
-    Flow::notify(firing.call(&id), outcome)
+    let body = Body::PreMcpToolCall(Box::new(call.clone()));
+    let firing = fire(ctx, body, Some(subject)).call(&id);
+    Flow::fire(firing, move |_, runs| {
+        outcome.request_meta = call.request_meta(readings(runs));
+        (Record::AsRead, Flow::Done(outcome))
+    })
 }
 
 impl Bridge for Copilot {
@@ -340,6 +345,7 @@ impl Bridge for Copilot {
                     PreToolOutcome {
                         decision: PreToolDecision::Deny { reason: text },
                         contexts: outcome.contexts,
+                        request_meta: None,
                     }
                 }
                 Some((Decision::Allow, _)) => {

@@ -258,6 +258,7 @@ impl Bridge for Gemini {
             let mut verdict = PreToolVerdict::of(PreToolOutcome {
                 decision,
                 contexts: Vec::new(),
+                request_meta: None,
             });
             verdict.stop = stop.map(|reason| StopRequest { reason, source });
             let review = CallReview {

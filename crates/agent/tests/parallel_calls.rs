@@ -65,6 +65,7 @@ impl Plugin for Recorder {
                 suggestions: None,
             },
             contexts: Vec::new(),
+            request_meta: None,
         }
     }
 

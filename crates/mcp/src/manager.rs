@@ -28,9 +28,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use dsh_hook_runner::{ProcessLayer, ServiceGroup};
+use dsh_seams::RequestMeta;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientRequest, RequestId, ServerResult, Tool as ToolDef,
+    ClientRequest, RequestId, RequestMetaObject, ServerResult, Tool as ToolDef,
 };
 use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
 use rmcp::{Peer, RoleClient, ServiceExt};
@@ -420,11 +421,13 @@ impl Server {
         }
     }
 
-    /// Calls one of this server's tools by its own name.
+    /// Calls one of this server's tools by its own name; `meta`, when
+    /// given, is the request's `_meta` (as given: dsh adds no keys).
     pub async fn call(
         &self,
         tool: &str,
         arguments: &Value,
+        meta: Option<&RequestMeta>,
         cancel: &CancellationToken,
     ) -> Result<CallToolResult, CallError> {
         let name = &self.config.name;
@@ -433,6 +436,7 @@ impl Server {
         if let Value::Object(map) = arguments {
             params = params.with_arguments(map.clone());
         }
+        params.meta = meta.map(|meta| RequestMetaObject::from(meta.0.clone()));
         let timeout = self.config.tool_timeout.or(self.options.tool_timeout);
         // rmcp bounds the wait and sends `notifications/cancelled` on expiry.
         let options = timeout.map_or_else(

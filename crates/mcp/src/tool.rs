@@ -232,7 +232,8 @@ impl Tool for McpTool {
         // The server's questions during this call (MCP elicitation) are
         // answered here, on the session's runtime, while the call runs.
         let (_open, mut questions) = self.server.elicit.open();
-        let call = self.server.call(&self.tool, arguments, &ctx.cancel);
+        let meta = ctx.request_meta.as_ref();
+        let call = self.server.call(&self.tool, arguments, meta, &ctx.cancel);
         tokio::pin!(call);
         let result = loop {
             tokio::select! {

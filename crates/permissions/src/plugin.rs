@@ -352,6 +352,7 @@ impl Plugin for PermissionsPlugin {
         PreToolOutcome {
             decision,
             contexts: Vec::new(),
+            request_meta: None,
         }
     }
 }

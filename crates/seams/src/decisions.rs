@@ -264,17 +264,34 @@ pub struct PreToolOutcome {
     pub decision: PreToolDecision,
     /// Contexts for the batch FIFO (adding context is not a veto).
     pub contexts: Vec<ContextEntry>,
+    /// The request metadata the call is to carry to the tool's server
+    /// (only MCP tools send it); `None`: this listener sets none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_meta: Option<RequestMeta>,
 }
 
 impl PreToolOutcome {
     /// Allow with no contexts.
     pub fn allow() -> Self {
+        PreToolOutcome::of(PreToolDecision::Allow, Vec::new())
+    }
+
+    /// `decision` with `contexts` and no request metadata.
+    pub fn of(decision: PreToolDecision, contexts: Vec<ContextEntry>) -> Self {
         PreToolOutcome {
-            decision: PreToolDecision::Allow,
-            contexts: Vec::new(),
+            decision,
+            contexts,
+            request_meta: None,
         }
     }
 }
+
+/// Metadata for the request a call sends to a tool server: an MCP
+/// `tools/call` request's `params._meta` object, keys in the order given.
+/// Tools that send no such request ignore it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct RequestMeta(pub serde_json::Map<String, Value>);
 
 /// What an approval listener (e.g. a PermissionRequest hook) answered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -22,7 +22,7 @@ use dsh_protocol::{DecidedBy, DeciderKind, ToolSpec};
 use dsh_seams::{
     ApprovalResponse, CancellationToken, ContextEntry, CwdChange, DenialKind, Disposition,
     InputRewrite, Next, Plugin, PostToolAction, PreToolDecision, PreToolVerdict, ProposedCall,
-    Screening, SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
+    RequestMeta, Screening, SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
 };
 use dsh_seams::{ElicitationAction, ElicitationAnswer, ElicitationRequest};
 use futures::FutureExt;
@@ -515,17 +515,18 @@ impl ToolRegistry {
             let _turn = self.gate_turn.lock().await;
             self.gate(ctx, exec, verdicts, contexts).await
         };
-        let (outcome, rewritten, decided_by) = match gate {
+        let (outcome, rewritten, decided_by, request_meta) = match gate {
             Gate::Pass {
                 rewritten,
                 decided_by,
+                request_meta,
                 ..
-            } => (None, rewritten, decided_by),
+            } => (None, rewritten, decided_by, request_meta),
             Gate::Denied {
                 outcome,
                 decided_by,
                 ..
-            } => (Some(outcome), None, decided_by),
+            } => (Some(outcome), None, decided_by, None),
             // A failed listener ends the call here: no post-execute.
             Gate::Failed(outcome) => {
                 return Ran {
@@ -550,7 +551,7 @@ impl ToolRegistry {
         let mut outcome = match outcome {
             Some(denied) => denied,
             None => {
-                let (outcome, nested) = self.dispatch(ctx, exec, tool).await;
+                let (outcome, nested) = self.dispatch(ctx, exec, tool, request_meta).await;
                 deferred = nested;
                 outcome
             }
@@ -690,8 +691,10 @@ impl ToolRegistry {
         ctx: &SeamContext,
         exec: &ToolExecution,
         tool: &Arc<dyn Tool>,
+        request_meta: Option<RequestMeta>,
     ) -> (ToolOutcome, Vec<ContextEntry>) {
         let mut tool_ctx = ToolContext::new(ctx.session.current_dir(), ctx.cancel.clone());
+        tool_ctx.request_meta = request_meta;
         tool_ctx.env = ctx.session.env.snapshot();
         tool_ctx.execution_id = exec.execution_id.clone();
         tool_ctx.seam = Some(ctx.clone());

@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use dsh_seams::{
-    ContextEntry, Plugin, SeamContext, TaskEvent, TaskVerdict, ToolExecution, ToolOutcome,
+    ContextEntry, Plugin, RequestMeta, SeamContext, TaskEvent, TaskVerdict, ToolExecution,
+    ToolOutcome,
 };
 use dsh_seams::{ElicitationAnswer, ElicitationRequest, Notification, NotificationKind};
 
@@ -30,6 +31,9 @@ pub struct ToolContext {
     /// The seam context of the call, when it runs inside a session (the
     /// `agent` tool reaches the subagent runner through it).
     pub seam: Option<SeamContext>,
+    /// The request metadata pre-execute set for this call (an MCP tool
+    /// sends it as its request's `_meta`; other tools ignore it).
+    pub request_meta: Option<RequestMeta>,
     deferred: Arc<Mutex<Vec<ContextEntry>>>,
     plugins: PluginList,
     asker: AskerSlot,
@@ -72,6 +76,7 @@ impl ToolContext {
             cancel,
             execution_id: String::new(),
             seam: None,
+            request_meta: None,
             deferred: Arc::default(),
             plugins: PluginList::default(),
             asker: AskerSlot::default(),

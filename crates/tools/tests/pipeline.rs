@@ -153,6 +153,7 @@ impl Plugin for Probe {
                 .iter()
                 .map(|text| ContextEntry::new(text.clone(), self.name.clone()))
                 .collect(),
+            request_meta: None,
         }
     }
 
@@ -735,6 +736,7 @@ impl Plugin for NotifiedAsker {
         PreToolOutcome {
             decision: PreToolDecision::ask(None),
             contexts: vec![],
+            request_meta: None,
         }
     }
     async fn notification(&self, _ctx: &SeamContext, notification: &dsh_seams::Notification) {
@@ -804,6 +806,7 @@ impl Plugin for Reviewer {
                 PreToolVerdict::of(PreToolOutcome {
                     decision,
                     contexts: vec![ContextEntry::new("REVIEW-CTX", "reviewer")],
+                    request_meta: None,
                 })
             }),
         }
@@ -1049,6 +1052,7 @@ impl Plugin for Granter {
                 }]),
             },
             contexts: vec![],
+            request_meta: None,
         }
     }
     async fn approve(

@@ -204,7 +204,11 @@ fn review_of(fired: &[Fired], tool_name: &str) -> CallReview {
     let contexts = joined_contexts(fired, HookEvent::PreToolUse);
     let source = event_source(HookEvent::PreToolUse);
     let verdict = PreToolVerdict {
-        outcome: PreToolOutcome { decision, contexts },
+        outcome: PreToolOutcome {
+            decision,
+            contexts,
+            request_meta: None,
+        },
         notices: stop
             .iter()
             .filter(|reason| !reason.is_empty())
