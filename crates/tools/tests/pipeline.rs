@@ -11,7 +11,7 @@ use dsh_protocol::ToolSpec;
 use dsh_seams::{
     ApprovalDecision, ApprovalResponse, CancellationToken, ContextEntry, DenialKind, Disposition,
     GuardVerdict, InputRewrite, Next, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
-    PreToolOutcome, ProposedCall, SeamContext, ToolExecution, ToolOutcome,
+    PreToolOutcome, ProposedCall, RequestMeta, SeamContext, ToolExecution, ToolOutcome,
 };
 use dsh_seams::{CallReview, PreToolVerdict};
 use dsh_tools::{
@@ -40,7 +40,8 @@ impl Tool for Echo {
                     "fail": {"type": "boolean"},
                     "panic": {"type": "boolean"},
                     "defer": {"type": "string"},
-                    "wait_for_cancel": {"type": "boolean"}
+                    "wait_for_cancel": {"type": "boolean"},
+                    "meta": {"type": "boolean"}
                 },
                 "required": ["text"],
                 "additionalProperties": false
@@ -58,6 +59,10 @@ impl Tool for Echo {
         }
         if args.get("fail") == Some(&json!(true)) {
             return Err(ToolError("echo failed on purpose".into()));
+        }
+        if args.get("meta") == Some(&json!(true)) {
+            let meta = serde_json::to_string(&ctx.request_meta).unwrap();
+            return Ok(json!({"text": meta}));
         }
         if args.get("wait_for_cancel") == Some(&json!(true)) {
             ctx.cancel.cancelled().await;
@@ -89,6 +94,7 @@ struct Probe {
     pre: Option<PreToolDecision>,
     pre_context: Option<String>,
     pre_panics: bool,
+    request_meta: Option<RequestMeta>,
     guard: Option<GuardVerdict>,
     approve: Option<ApprovalDecision>,
     post: Option<PostToolAction>,
@@ -153,7 +159,7 @@ impl Plugin for Probe {
                 .iter()
                 .map(|text| ContextEntry::new(text.clone(), self.name.clone()))
                 .collect(),
-            request_meta: None,
+            request_meta: self.request_meta.clone(),
         }
     }
 
@@ -321,6 +327,31 @@ async fn nested_calls_carry_the_parent_execution_id() {
         sealed.execution.parent_execution_id.as_deref(),
         Some("exec_parent")
     );
+}
+
+#[tokio::test]
+async fn the_last_request_meta_set_in_pre_execute_reaches_the_tool() {
+    let with_meta = |name: &str, meta: Option<Value>| {
+        let mut probe = Probe::named(name);
+        probe.request_meta = meta.map(|meta| RequestMeta(meta.as_object().unwrap().clone()));
+        Arc::new(probe)
+    };
+    let meta = |probes| async move {
+        let fx = fixture(probes);
+        run(&fx, &ctx(), json!({"text": "", "meta": true}))
+            .await
+            .outcome
+            .content
+    };
+    assert_eq!(meta(vec![with_meta("none", None)]).await, "null");
+    // A later listener that sets none keeps the earlier one's.
+    let kept = vec![with_meta("a", Some(json!({"a": 1}))), with_meta("b", None)];
+    assert_eq!(meta(kept).await, r#"{"a":1}"#);
+    let last = vec![
+        with_meta("a", Some(json!({"a": 1}))),
+        with_meta("c", Some(json!({"c": 2, "b": 1}))),
+    ];
+    assert_eq!(meta(last).await, r#"{"c":2,"b":1}"#);
 }
 
 #[tokio::test]
