@@ -23,13 +23,10 @@
 //! server and tool names are read back from that name. This module is a
 //! leaf: the payload's common head is `payload`'s, the firing `plugin`'s.
 
-use dsh_seams::{PreToolDecision, PreToolOutcome, RequestMeta, ToolExecution};
+use dsh_seams::{PreToolDecision, PreToolOutcome, RequestMeta, ToolExecution, mcp_tool_parts};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::output::Reading;
-
-/// The prefix of dsh's MCP tool names.
-const PREFIX: &str = "mcp__";
 
 /// One MCP call as `preMcpToolCall` describes it; serializes to the
 /// event's own keys (`toolCallId, serverName, toolName, arguments`, then
@@ -47,16 +44,10 @@ pub struct McpCall {
     meta: Option<RequestMeta>,
 }
 
-/// The server and tool of a dsh MCP tool name (`mcp__<server>__<tool>`).
-pub fn split(tool: &str) -> Option<(&str, &str)> {
-    let (server, name) = tool.strip_prefix(PREFIX)?.split_once("__")?;
-    (!server.is_empty() && !name.is_empty()).then_some((server, name))
-}
-
 impl McpCall {
     /// `exec`, when it calls an MCP tool.
     pub fn of(exec: &ToolExecution) -> Option<Self> {
-        let (server, tool) = split(&exec.tool)?;
+        let (server, tool) = mcp_tool_parts(&exec.tool)?;
         Some(McpCall {
             server: server.to_owned(),
             tool: tool.to_owned(),
@@ -201,13 +192,13 @@ mod tests {
     #[test]
     fn dsh_names_split_into_server_and_tool() {
         assert_eq!(
-            split("mcp__oracle__echo_text"),
+            mcp_tool_parts("mcp__oracle__echo_text"),
             Some(("oracle", "echo_text"))
         );
-        assert_eq!(split("mcp__a__b__c"), Some(("a", "b__c")));
-        assert_eq!(split("bash"), None);
-        assert_eq!(split("mcp__oracle"), None);
-        assert_eq!(split("mcp____x"), None);
+        assert_eq!(mcp_tool_parts("mcp__a__b__c"), Some(("a", "b__c")));
+        assert_eq!(mcp_tool_parts("bash"), None);
+        assert_eq!(mcp_tool_parts("mcp__oracle"), None);
+        assert_eq!(mcp_tool_parts("mcp____x"), None);
         assert!(McpCall::of(&exec("bash", json!({}))).is_none());
     }
 

@@ -31,7 +31,7 @@ pub const CLAUDE: ToolNames = ToolNames(&[
 /// The native Copilot name of a dsh tool; an MCP tool is
 /// `<server>-<tool>`, the name Copilot's model and hooks see (mcp_rec_all).
 pub fn native_name(tool: &str) -> Cow<'_, str> {
-    match crate::mcp_call::split(tool) {
+    match dsh_seams::mcp_tool_parts(tool) {
         Some((server, name)) => Cow::Owned(format!("{server}-{name}")),
         None => Cow::Borrowed(NATIVE.dialect_name(tool)),
     }
@@ -144,7 +144,7 @@ pub fn permission_view(tool: &str, arguments: &Value, diff: Option<&str>) -> (St
             ("edit".to_owned(), Value::Object(out))
         }
         // An MCP tool is `<server>/<tool>` here (mcp_rec_all).
-        other => match crate::mcp_call::split(other) {
+        other => match dsh_seams::mcp_tool_parts(other) {
             Some((server, name)) => (format!("{server}/{name}"), arguments.clone()),
             None => (native_name(other).into_owned(), tool_args(other, arguments)),
         },

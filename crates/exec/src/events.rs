@@ -294,13 +294,6 @@ struct FileCall {
     file_path: String,
 }
 
-/// The server and tool of `mcp__<server>__<tool>`.
-fn mcp_parts(tool: &str) -> Option<(String, String)> {
-    let rest = tool.strip_prefix("mcp__")?;
-    let (server, tool) = rest.split_once("__")?;
-    Some((server.to_owned(), tool.to_owned()))
-}
-
 fn with_status(details: &ItemDetails, status: ItemStatus) -> ItemDetails {
     let mut details = details.clone();
     match &mut details {
@@ -451,10 +444,10 @@ impl Translator {
                     status: ItemStatus::InProgress,
                 }
             }
-            _ => match mcp_parts(tool) {
+            _ => match dsh_seams::mcp_tool_parts(tool) {
                 Some((server, tool)) => ItemDetails::McpToolCall {
-                    server,
-                    tool,
+                    server: server.to_owned(),
+                    tool: tool.to_owned(),
                     arguments: arguments.clone(),
                     result: None,
                     error: None,

@@ -7,6 +7,13 @@ use serde_json::Value;
 
 use crate::ContextEntry;
 
+/// The server and tool of a dsh MCP tool name (`mcp__<server>__<tool>`,
+/// as `dsh-mcp` names them); `None` for any other tool.
+pub fn mcp_tool_parts(tool: &str) -> Option<(&str, &str)> {
+    let (server, name) = tool.strip_prefix("mcp__")?.split_once("__")?;
+    (!server.is_empty() && !name.is_empty()).then_some((server, name))
+}
+
 /// A call the model proposed, before validation and sealing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProposedCall {
