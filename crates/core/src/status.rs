@@ -370,4 +370,83 @@ mod tests {
             "{text}"
         );
     }
+
+    /// A project with one of everything `dsh status --json` lists.
+    fn full_status(
+        root: &std::path::Path,
+        policy: TrustPolicy,
+        autocompact: Option<crate::compact::AutocompactFlag>,
+    ) -> (SessionSpec, Status) {
+        let cwd = root.join("project");
+        let home = root.join("home");
+        let plugin = root.join("plugin");
+        fs_err::create_dir_all(cwd.join(".claude")).unwrap();
+        fs_err::create_dir_all(home.join(".claude")).unwrap();
+        fs_err::create_dir_all(&plugin).unwrap();
+        fs_err::write(
+            cwd.join(".claude/settings.json"),
+            r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"echo hi"}]}]},"env":{"A":"1"},"permissions":{"allow":["Bash(rm:*)"]}}"#,
+        )
+        .unwrap();
+        fs_err::write(
+            home.join(".claude/settings.json"),
+            r#"{"permissions":{"allow":["Bash(ls:*)"],"deny":["Read(./secret)"]}}"#,
+        )
+        .unwrap();
+        fs_err::write(
+            cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"probe":{"command":"probe-server"}}}"#,
+        )
+        .unwrap();
+        fs_err::write(cwd.join("CLAUDE.md"), "Be brief.\n").unwrap();
+        let env = Env::from_vars([
+            ("HOME".to_owned(), home.display().to_string()),
+            ("DSH_API_KEY".to_owned(), "sk-never-shown".to_owned()),
+        ]);
+        let config = DshConfig::empty(&env.dsh_home().unwrap());
+        let flags = SessionFlags {
+            plugin_dirs: vec![plugin],
+            autocompact,
+            ..SessionFlags::default()
+        };
+        let spec = SessionSpec::resolve(Inputs {
+            env: &env,
+            config: &config,
+            flags: &flags,
+            cwd: &cwd,
+            policy,
+        })
+        .unwrap();
+        let status = Status::of(&spec).unwrap();
+        (spec, status)
+    }
+
+    #[test]
+    fn status_json_bytes_are_pinned() {
+        let root = tempfile::tempdir().unwrap();
+        let (spec, status) = full_status(root.path(), TrustPolicy::Ask, None);
+        let prompt = serde_json::to_string(&system_prompt_preview(&spec)).unwrap();
+        let printed = status
+            .json
+            .to_string()
+            .replace(&prompt, r#""<prompt>""#)
+            .replace(&root.path().display().to_string(), "<root>");
+        assert!(!printed.contains("sk-never-shown"), "{printed}");
+        insta::assert_snapshot!(printed);
+        let text = status
+            .text()
+            .replace(&root.path().display().to_string(), "<root>");
+        insta::assert_snapshot!("status_text", text);
+        // Replay's scripted model, compaction off.
+        let (_, status) = full_status(
+            root.path(),
+            TrustPolicy::RunAll,
+            Some(crate::compact::AutocompactFlag::Off),
+        );
+        let printed = status.json.to_string();
+        assert!(
+            printed.contains(r#""compaction":{"auto":false},"provider":{"model":"scripted"},"#),
+            "{printed}"
+        );
+    }
 }
