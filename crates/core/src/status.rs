@@ -1,32 +1,196 @@
 //! `dsh status`: the resolved spec for people and for programs. The API
 //! key is never shown, only whether one is set.
 
-use serde_json::{Value, json};
+use std::path::PathBuf;
+
+use serde::Serialize;
 
 use crate::{Result, SessionSpec};
 use dsh_agent::AutoCompact;
 
-/// The resolved spec as `dsh status --json` prints it.
-#[derive(Debug, Clone)]
+/// The resolved spec; `dsh status --json` prints it serialized (keys in
+/// field order: `hooks`, `held_back`, `settings_layers`, `permissions`,
+/// `mcp_servers`, `plugins`, `instructions`, `compaction`, `provider`,
+/// `system_prompt`).
+#[derive(Debug, Clone, Serialize)]
 pub struct Status {
-    /// The JSON object (keys `hooks`, `held_back`, `permissions`, `mcp_servers`,
-    /// `plugins`, `instructions`, `compaction`, `provider`).
-    pub json: Value,
+    hooks: Vec<HookRow>,
+    held_back: Vec<HeldBackRow>,
+    settings_layers: Vec<LayerRow>,
+    permissions: PermissionsRow,
+    mcp_servers: Vec<ServerRow>,
+    plugins: Vec<PluginRow>,
+    instructions: Vec<InstructionRow>,
+    compaction: CompactionRow,
+    provider: ProviderRow,
+    system_prompt: PromptRow,
 }
 
-fn compaction_json(compaction: &AutoCompact) -> Value {
-    match compaction {
-        AutoCompact::Off => json!({"auto": false}),
-        AutoCompact::On {
-            context_window,
-            threshold,
-        } => json!({
-            "auto": true,
-            "context_window": context_window,
-            "threshold": threshold,
-            "limit": compaction.limit(),
-        }),
+#[derive(Debug, Clone, Serialize)]
+struct HookRow {
+    dialect: &'static str,
+    event: String,
+    matcher: Option<String>,
+    command: String,
+    source: String,
+    trust: &'static str,
+    active: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct HeldBackRow {
+    dialect: &'static str,
+    key: String,
+    file: PathBuf,
+    why: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct LayerRow {
+    source: &'static str,
+    path: PathBuf,
+    exists: bool,
+    disabled: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct PermissionsRow {
+    mode: String,
+    workspace_trusted_by: Option<&'static str>,
+    rules: Vec<RuleRow>,
+    dropped_project_allow: Vec<RuleRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct RuleRow {
+    rule: String,
+    behavior: &'static str,
+    source: &'static str,
+    origin: String,
+}
+
+impl RuleRow {
+    fn of(rule: &dsh_permissions::SourcedRule) -> Self {
+        RuleRow {
+            rule: rule.rule.raw.clone(),
+            behavior: rule.behavior.key(),
+            source: rule.source.name(),
+            origin: rule.origin.clone(),
+        }
     }
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct ServerRow {
+    name: String,
+    source: &'static str,
+    file: PathBuf,
+    consent: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct PluginRow {
+    dir: PathBuf,
+    from: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct InstructionRow {
+    path: PathBuf,
+    truncated: bool,
+}
+
+/// `{"auto": false}`, or `auto: true` with the window, share and limit.
+#[derive(Debug, Clone, Serialize)]
+struct CompactionRow {
+    auto: bool,
+    #[serde(flatten)]
+    on: Option<CompactionOn>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct CompactionOn {
+    context_window: u64,
+    threshold: f64,
+    limit: u64,
+}
+
+impl CompactionRow {
+    fn of(compaction: AutoCompact) -> Self {
+        let on = match compaction {
+            AutoCompact::Off => None,
+            AutoCompact::On {
+                context_window,
+                threshold,
+            } => compaction.limit().map(|limit| CompactionOn {
+                context_window,
+                threshold,
+                limit,
+            }),
+        };
+        CompactionRow {
+            auto: on.is_some(),
+            on,
+        }
+    }
+}
+
+/// `{"model": "scripted"}` (replay), or the HTTP provider's settings.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+enum ProviderRow {
+    Scripted { model: &'static str },
+    Http(Box<HttpProviderRow>),
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct HttpProviderRow {
+    api: &'static str,
+    base_url: String,
+    url: String,
+    model: String,
+    api_key_env: String,
+    api_key_set: bool,
+    api_key_from: Option<String>,
+    api_key_looked_at: String,
+    why: ProviderWhy,
+}
+
+/// Where each provider setting came from.
+#[derive(Debug, Clone, Serialize)]
+struct ProviderWhy {
+    api: String,
+    base_url: String,
+    model: String,
+}
+
+impl ProviderRow {
+    fn of(provider: Option<&dsh_provider::ProviderSettings>) -> Self {
+        let Some(provider) = provider else {
+            return ProviderRow::Scripted { model: "scripted" };
+        };
+        ProviderRow::Http(Box::new(HttpProviderRow {
+            api: provider.api.as_str(),
+            base_url: provider.base_url.clone(),
+            url: provider.endpoint_url(),
+            model: provider.model.clone(),
+            api_key_env: provider.api_key_env.clone(),
+            api_key_set: provider.api_key.is_some(),
+            api_key_from: provider.origins.api_key.clone(),
+            api_key_looked_at: provider.looked_at_key_variables(),
+            why: ProviderWhy {
+                api: provider.origins.api.to_string(),
+                base_url: provider.origins.base_url.to_string(),
+                model: provider.origins.model.to_string(),
+            },
+        }))
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct PromptRow {
+    version: &'static str,
+    text: String,
 }
 
 /// The system prompt a session with these flags would start with (the
@@ -64,248 +228,204 @@ impl Status {
         let store =
             dsh_trust::TrustStore::load_with(&spec.sources.reader(), &spec.sources.dsh_home)?;
         let parsed = &spec.hooks;
-        let hooks: Vec<Value> = crate::trust::hooks_of(&spec.sources, parsed, &store)
+        let hooks = crate::trust::hooks_of(&spec.sources, parsed, &store)
             .into_iter()
-            .map(|hook| {
-                json!({
-                    "dialect": hook.dialect.as_str(),
-                    "event": hook.event,
-                    "matcher": hook.matcher,
-                    "command": hook.command,
-                    "source": hook.origin,
-                    "trust": hook.status.as_str(),
-                    "active": hook.active,
-                })
+            .map(|hook| HookRow {
+                dialect: hook.dialect.as_str(),
+                event: hook.event,
+                matcher: hook.matcher,
+                command: hook.command,
+                source: hook.origin,
+                trust: hook.status.as_str(),
+                active: hook.active,
             })
             .collect();
-        let held_back: Vec<Value> = parsed
+        let held_back = parsed
             .held_back()
             .into_iter()
-            .map(|(dialect, held)| {
-                json!({
-                    "dialect": dialect.as_str(),
-                    "key": held.key,
-                    "file": held.file,
-                    "why": dsh_hooks::project_settings::HELD_BACK_WHY,
-                })
+            .map(|(dialect, held)| HeldBackRow {
+                dialect: dialect.as_str(),
+                key: held.key.clone(),
+                file: held.file.clone(),
+                why: dsh_hooks::project_settings::HELD_BACK_WHY,
             })
             .collect();
-        let rule = |rule: &dsh_permissions::SourcedRule| {
-            json!({
-                "rule": rule.rule.raw,
-                "behavior": rule.behavior.key(),
-                "source": rule.source.name(),
-                "origin": rule.origin,
-            })
+        let permissions = &spec.permissions.permissions;
+        let permissions = PermissionsRow {
+            mode: spec.mode.to_string(),
+            workspace_trusted_by: spec.workspace.by(),
+            rules: permissions.rules().iter().map(RuleRow::of).collect(),
+            dropped_project_allow: permissions
+                .dropped_allow()
+                .iter()
+                .map(RuleRow::of)
+                .collect(),
         };
-        let permissions = json!({
-            "mode": spec.mode.to_string(),
-            "workspace_trusted_by": spec.workspace.by(),
-            "rules": spec.permissions.permissions.rules().iter().map(rule).collect::<Vec<_>>(),
-            "dropped_project_allow": spec.permissions.permissions.dropped_allow().iter().map(rule).collect::<Vec<_>>(),
-        });
-        let settings_layers: Vec<_> = spec
+        let settings_layers = spec
             .settings
             .layers()
             .iter()
-            .map(|layer| {
-                json!({
-                    "source": layer.source.as_str(),
-                    "path": layer.path,
-                    "exists": layer.json.is_some(),
-                    "disabled": layer.disabled.as_ref().map(ToString::to_string),
-                })
+            .map(|layer| LayerRow {
+                source: layer.source.as_str(),
+                path: layer.path.clone(),
+                exists: layer.json.is_some(),
+                disabled: layer.disabled.as_ref().map(ToString::to_string),
             })
             .collect();
-        let mcp_servers: Vec<Value> = spec
+        let mcp_servers = spec
             .mcp
             .servers
             .iter()
-            .map(|server| {
-                let consent = if spec.consent.iter().any(|c| c.name == server.name) {
+            .map(|server| ServerRow {
+                name: server.name.clone(),
+                source: server.source.as_str(),
+                file: server.origin.clone(),
+                consent: if spec.consent.iter().any(|c| c.name == server.name) {
                     "needs consent"
                 } else if spec.unconsented.iter().any(|c| c.name == server.name) {
                     "unapproved (headless)"
                 } else {
                     "approved"
-                };
-                json!({
-                    "name": server.name,
-                    "source": server.source.as_str(),
-                    "file": server.origin,
-                    "consent": consent,
-                })
+                },
             })
             .collect();
-        let plugins: Vec<Value> = spec
+        let plugins = spec
             .flags
             .plugin_dirs
             .iter()
-            .map(|dir| json!({"dir": dir, "from": "--plugin-dir"}))
+            .map(|dir| PluginRow {
+                dir: dir.clone(),
+                from: "--plugin-dir",
+            })
             .collect();
-        let instructions = dsh_agent::ProjectContext::discover(&spec.context_roots()).instructions;
-        let instructions: Vec<Value> = instructions
+        let instructions = dsh_agent::ProjectContext::discover(&spec.context_roots())
+            .instructions
             .files
-            .iter()
-            .map(|file| json!({"path": file.path, "truncated": file.truncated}))
+            .into_iter()
+            .map(|file| InstructionRow {
+                path: file.path,
+                truncated: file.truncated,
+            })
             .collect();
-        let provider = match &spec.provider {
-            None => json!({"model": "scripted"}),
-            Some(provider) => json!({
-                "api": provider.api.as_str(),
-                "base_url": provider.base_url,
-                "url": provider.endpoint_url(),
-                "model": provider.model,
-                "api_key_env": provider.api_key_env,
-                "api_key_set": provider.api_key.is_some(),
-                "api_key_from": provider.origins.api_key,
-                "api_key_looked_at": provider.looked_at_key_variables(),
-                "why": {
-                    "api": provider.origins.api.to_string(),
-                    "base_url": provider.origins.base_url.to_string(),
-                    "model": provider.origins.model.to_string(),
-                },
-            }),
-        };
         Ok(Status {
-            json: json!({
-                "hooks": hooks,
-                "held_back": held_back,
-                "settings_layers": settings_layers,
-                "permissions": permissions,
-                "mcp_servers": mcp_servers,
-                "plugins": plugins,
-                "instructions": instructions,
-                "compaction": compaction_json(&spec.compaction),
-                "provider": provider,
-                "system_prompt": {
-                    "version": crate::system_prompt::SYSTEM_PROMPT_VERSION,
-                    "text": system_prompt_preview(spec),
-                },
-            }),
+            hooks,
+            held_back,
+            settings_layers,
+            permissions,
+            mcp_servers,
+            plugins,
+            instructions,
+            compaction: CompactionRow::of(spec.compaction),
+            provider: ProviderRow::of(spec.provider.as_ref()),
+            system_prompt: PromptRow {
+                version: crate::system_prompt::SYSTEM_PROMPT_VERSION,
+                text: system_prompt_preview(spec),
+            },
         })
     }
 
     /// The same, for people.
     pub fn text(&self) -> String {
         let mut out = String::new();
-        let json = &self.json;
-        let str_of = |value: &Value| {
-            value
-                .as_str()
-                .map(str::to_owned)
-                .unwrap_or_else(|| value.to_string())
-        };
-        out.push_str(&format!(
-            "provider: {} at {}\n",
-            str_of(&json["provider"]["model"]),
-            str_of(&json["provider"]["base_url"])
-        ));
-        if let Some(api) = json["provider"]["api"].as_str() {
-            let why = &json["provider"]["why"];
-            out.push_str(&format!(
-                "  api: {api} ({}); base URL: {}; model: {}\n",
-                str_of(&why["api"]),
-                str_of(&why["base_url"]),
-                str_of(&why["model"])
-            ));
-            match json["provider"]["api_key_from"].as_str() {
-                Some(from) => out.push_str(&format!("  key: set (from ${from})\n")),
-                None => out.push_str(&format!(
-                    "  key: none set ({} unset): sessions cannot start until one is\n",
-                    str_of(&json["provider"]["api_key_looked_at"])
-                )),
+        match &self.provider {
+            ProviderRow::Scripted { model } => out.push_str(&format!("provider: {model}\n")),
+            ProviderRow::Http(provider) => {
+                let why = &provider.why;
+                out.push_str(&format!(
+                    "provider: {} at {}\n  api: {} ({}); base URL: {}; model: {}\n",
+                    provider.model,
+                    provider.base_url,
+                    provider.api,
+                    why.api,
+                    why.base_url,
+                    why.model
+                ));
+                match &provider.api_key_from {
+                    Some(from) => out.push_str(&format!("  key: set (from ${from})\n")),
+                    None => out.push_str(&format!(
+                        "  key: none set ({} unset): sessions cannot start until one is\n",
+                        provider.api_key_looked_at
+                    )),
+                }
             }
         }
-        match json["compaction"]["auto"].as_bool() {
-            Some(true) => out.push_str(&format!(
+        match &self.compaction.on {
+            Some(on) => out.push_str(&format!(
                 "compaction: at {} tokens (window {})\n",
-                json["compaction"]["limit"], json["compaction"]["context_window"]
+                on.limit, on.context_window
             )),
-            _ => out.push_str("compaction: off\n"),
+            None => out.push_str("compaction: off\n"),
         }
         out.push_str(&format!(
             "permissions: mode {}, workspace {}\n",
-            str_of(&json["permissions"]["mode"]),
-            json["permissions"]["workspace_trusted_by"]
-                .as_str()
+            self.permissions.mode,
+            self.permissions
+                .workspace_trusted_by
                 .map_or_else(|| "not trusted".to_owned(), |by| format!("trusted ({by})"))
         ));
-        for rule in json["permissions"]["rules"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
+        for rule in &self.permissions.rules {
             out.push_str(&format!(
                 "  {} {}  ({})\n",
-                str_of(&rule["behavior"]),
-                str_of(&rule["rule"]),
-                str_of(&rule["origin"])
+                rule.behavior, rule.rule, rule.origin
             ));
         }
-        let list = |key: &str| json[key].as_array().cloned().unwrap_or_default();
-        out.push_str(&format!("hooks: {}\n", list("hooks").len()));
-        for hook in list("hooks") {
+        out.push_str(&format!("hooks: {}\n", self.hooks.len()));
+        for hook in &self.hooks {
             out.push_str(&format!(
                 "  [{}] {}: {}  ({}{})\n      from {}\n",
-                str_of(&hook["dialect"]),
-                str_of(&hook["event"]),
-                str_of(&hook["command"]),
-                str_of(&hook["trust"]),
-                if hook["active"] == Value::Bool(true) {
-                    ""
-                } else {
-                    ", inactive"
-                },
-                str_of(&hook["source"])
+                hook.dialect,
+                hook.event,
+                hook.command,
+                hook.trust,
+                if hook.active { "" } else { ", inactive" },
+                hook.source
             ));
         }
-        let held = list("held_back");
-        if !held.is_empty() {
+        if !self.held_back.is_empty() {
             out.push_str(&format!(
                 "project settings held back: {} ({})\n",
-                held.len(),
+                self.held_back.len(),
                 dsh_hooks::project_settings::HELD_BACK_WHY
             ));
-            for entry in held {
+            for entry in &self.held_back {
                 out.push_str(&format!(
                     "  [{}] {}  from {}\n",
-                    str_of(&entry["dialect"]),
-                    str_of(&entry["key"]),
-                    str_of(&entry["file"])
+                    entry.dialect,
+                    entry.key,
+                    entry.file.display()
                 ));
             }
         }
         // Layers switched off whole (held-back keys are listed above).
-        for layer in list("settings_layers") {
-            let Some(why) = layer["disabled"].as_str() else {
+        for layer in &self.settings_layers {
+            let Some(why) = &layer.disabled else {
                 continue;
             };
-            if layer["exists"].as_bool() == Some(true) && !why.starts_with("held back") {
+            if layer.exists && !why.starts_with("held back") {
                 out.push_str(&format!(
                     "settings layer {} ({}): {why}\n",
-                    str_of(&layer["path"]),
-                    str_of(&layer["source"])
+                    layer.path.display(),
+                    layer.source
                 ));
             }
         }
-        out.push_str(&format!("mcp servers: {}\n", list("mcp_servers").len()));
-        for server in list("mcp_servers") {
+        out.push_str(&format!("mcp servers: {}\n", self.mcp_servers.len()));
+        for server in &self.mcp_servers {
             out.push_str(&format!(
                 "  {} ({}, {})  from {}\n",
-                str_of(&server["name"]),
-                str_of(&server["source"]),
-                str_of(&server["consent"]),
-                str_of(&server["file"])
+                server.name,
+                server.source,
+                server.consent,
+                server.file.display()
             ));
         }
-        out.push_str(&format!("plugins: {}\n", list("plugins").len()));
-        for plugin in list("plugins") {
-            out.push_str(&format!("  {}\n", str_of(&plugin["dir"])));
+        out.push_str(&format!("plugins: {}\n", self.plugins.len()));
+        for plugin in &self.plugins {
+            out.push_str(&format!("  {}\n", plugin.dir.display()));
         }
-        out.push_str(&format!("instructions: {}\n", list("instructions").len()));
-        for file in list("instructions") {
-            out.push_str(&format!("  {}\n", str_of(&file["path"])));
+        out.push_str(&format!("instructions: {}\n", self.instructions.len()));
+        for file in &self.instructions {
+            out.push_str(&format!("  {}\n", file.path.display()));
         }
         out
     }
@@ -341,7 +461,8 @@ mod tests {
         })
         .unwrap();
         let status = Status::of(&spec).unwrap();
-        let layers = status.json["settings_layers"].as_array().unwrap();
+        let json = serde_json::to_value(&status).unwrap();
+        let layers = json["settings_layers"].as_array().unwrap();
         let sources: Vec<&str> = layers
             .iter()
             .filter_map(|layer| layer["source"].as_str())
@@ -426,9 +547,8 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let (spec, status) = full_status(root.path(), TrustPolicy::Ask, None);
         let prompt = serde_json::to_string(&system_prompt_preview(&spec)).unwrap();
-        let printed = status
-            .json
-            .to_string()
+        let printed = serde_json::to_string(&status)
+            .unwrap()
             .replace(&prompt, r#""<prompt>""#)
             .replace(&root.path().display().to_string(), "<root>");
         assert!(!printed.contains("sk-never-shown"), "{printed}");
@@ -443,10 +563,17 @@ mod tests {
             TrustPolicy::RunAll,
             Some(crate::compact::AutocompactFlag::Off),
         );
-        let printed = status.json.to_string();
+        let printed = serde_json::to_string(&status).unwrap();
         assert!(
             printed.contains(r#""compaction":{"auto":false},"provider":{"model":"scripted"},"#),
             "{printed}"
+        );
+        assert!(
+            status
+                .text()
+                .starts_with("provider: scripted\ncompaction: off\n"),
+            "{}",
+            status.text()
         );
     }
 }

@@ -20,7 +20,7 @@ pub fn run(flags: &dsh_core::SessionFlags, json: bool) -> anyhow::Result<ExitSta
     })?;
     let status = dsh_core::Status::of(&spec)?;
     if json {
-        outln!("{}", status.json)?;
+        outln!("{}", serde_json::to_string(&status)?)?;
     } else {
         outln!("{}", status.text().trim_end())?;
     }
