@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use dsh_agent::QueueMode;
 use serde::Deserialize;
+use serde::de::{DeserializeOwned, IgnoredAny};
 
 use crate::compact::{AutocompactFlag, CompactionTable};
 use crate::{Env, Error, Result};
@@ -25,15 +26,24 @@ enum QueueModeName {
     OneAtATime,
 }
 
-/// The tables dsh reads; other keys belong to later parts of dsh.
-#[derive(Debug, Default, Deserialize)]
-struct Tables {
+/// The file read for one table only (the file's other keys are not looked
+/// at, so a mistake in one table spoils no other).
+#[derive(Default, Deserialize)]
+struct CompactionOnly {
     #[serde(default)]
-    compaction: Option<toml::Value>,
+    compaction: CompactionTable,
+}
+
+#[derive(Default, Deserialize)]
+struct QueueOnly {
     #[serde(default)]
-    queue: Option<toml::Value>,
+    queue: QueueTable,
+}
+
+#[derive(Default, Deserialize)]
+struct ToolsOnly {
     #[serde(default)]
-    tools: Option<toml::Value>,
+    tools: ToolsTable,
 }
 
 /// `[tools]`. Strict, like `[compaction]`.
@@ -67,10 +77,10 @@ pub fn config_keys() -> Vec<String> {
     #[serde(deny_unknown_fields)]
     #[allow(dead_code)]
     struct TopLevel {
-        provider: toml::Value,
-        compaction: toml::Value,
-        queue: toml::Value,
-        tools: toml::Value,
+        provider: IgnoredAny,
+        compaction: IgnoredAny,
+        queue: IgnoredAny,
+        tools: IgnoredAny,
         system_prompt: String,
         append_system_prompt: String,
     }
@@ -164,11 +174,13 @@ impl DshConfig {
         )?))
     }
 
-    fn tables(&self, table: &str) -> Result<Tables> {
+    /// The keys `T` reads (each with its default when the file or key is
+    /// missing); an error names the file and `what`.
+    fn read<T: DeserializeOwned + Default>(&self, what: &str) -> Result<T> {
         match &self.text {
-            None => Ok(Tables::default()),
-            Some(text) => toml::from_str::<Tables>(text).map_err(|error| Error::Context {
-                context: format!("{}: [{table}]", self.path.display()),
+            None => Ok(T::default()),
+            Some(text) => toml::from_str::<T>(text).map_err(|error| Error::Context {
+                context: format!("{}: {what}", self.path.display()),
                 source: Box::new(error),
             }),
         }
@@ -183,16 +195,7 @@ impl DshConfig {
         replace: Option<&str>,
         append: Option<&str>,
     ) -> Result<()> {
-        let keys = match &self.text {
-            None => PromptKeys::default(),
-            Some(text) => toml::from_str::<PromptKeys>(text).map_err(|error| Error::Context {
-                context: format!(
-                    "{}: system_prompt / append_system_prompt",
-                    self.path.display()
-                ),
-                source: Box::new(error),
-            })?,
-        };
+        let keys: PromptKeys = self.read("system_prompt / append_system_prompt")?;
         if let Some(prompt) = replace.map(str::to_owned).or(keys.system_prompt) {
             agent.replace_system_prompt(prompt);
         }
@@ -205,27 +208,13 @@ impl DshConfig {
     /// `[tools] web_fetch`: whether the session offers `web_fetch`
     /// (default yes).
     pub fn web_fetch(&self) -> Result<bool> {
-        let context = || format!("{}: [tools]", self.path.display());
-        let table: ToolsTable = match self.tables("tools")?.tools {
-            None => ToolsTable::default(),
-            Some(value) => value.try_into().map_err(|error| Error::Context {
-                context: context(),
-                source: Box::new(error),
-            })?,
-        };
+        let table = self.read::<ToolsOnly>("[tools]")?.tools;
         Ok(table.web_fetch.unwrap_or(true))
     }
 
     /// `[compaction]`.
     pub(crate) fn compaction_table(&self) -> Result<CompactionTable> {
-        let context = || format!("{}: [compaction]", self.path.display());
-        match self.tables("compaction")?.compaction {
-            None => Ok(CompactionTable::default()),
-            Some(value) => value.try_into().map_err(|error| Error::Context {
-                context: context(),
-                source: Box::new(error),
-            }),
-        }
+        Ok(self.read::<CompactionOnly>("[compaction]")?.compaction)
     }
 
     /// The session's automatic compaction (see `compact::configured`).
@@ -242,13 +231,7 @@ impl DshConfig {
         if let Some(flag) = flag {
             return Ok(flag);
         }
-        let table: QueueTable = match self.tables("queue")?.queue {
-            None => QueueTable::default(),
-            Some(value) => value.try_into().map_err(|error| Error::Context {
-                context: format!("{}: [queue]", self.path.display()),
-                source: Box::new(error),
-            })?,
-        };
+        let table = self.read::<QueueOnly>("[queue]")?.queue;
         Ok(match table.mode {
             None | Some(QueueModeName::All) => QueueMode::All,
             Some(QueueModeName::OneAtATime) => QueueMode::OneAtATime,
@@ -303,6 +286,47 @@ mod tests {
         let error = config.queue_mode(None).unwrap_err().to_string();
         assert!(error.contains("config.toml: [queue]"), "{error}");
         let missing = DshConfig::load(std::path::Path::new("/nonexistent-dsh-home")).unwrap();
+        assert!(missing.web_fetch().unwrap());
         assert_eq!(missing.queue_mode(None).unwrap(), QueueMode::All);
+    }
+
+    /// The error and its causes, as `dsh` prints them.
+    fn chain(error: &Error) -> String {
+        let mut text = error.to_string();
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            text.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        text
+    }
+
+    #[test]
+    fn a_wrong_table_spoils_only_its_own_reads() {
+        let (_home, wrong) = config(
+            "[tools]\nweb_fetch = \"no\"\n[compaction]\nthreshold = 0.5\n[queue]\nmode = \"one-at-a-time\"\n",
+        );
+        let error = chain(&wrong.web_fetch().unwrap_err());
+        assert!(error.contains("config.toml: [tools]"), "{error}");
+        // The error points at the line.
+        assert!(
+            error.contains("line 2") && error.contains("web_fetch"),
+            "{error}"
+        );
+        assert_eq!(wrong.queue_mode(None).unwrap(), QueueMode::OneAtATime);
+        assert_eq!(
+            wrong
+                .compaction(Some(AutocompactFlag::Window(10_000)), "m1")
+                .unwrap()
+                .limit(),
+            Some(5_000)
+        );
+        let (_home, extra) = config("[tools]\nweb_fetch = false\nsurprise = 1\n");
+        let error = chain(&extra.web_fetch().unwrap_err());
+        assert!(
+            error.contains("line 3") && error.contains("surprise"),
+            "{error}"
+        );
+        assert_eq!(extra.queue_mode(None).unwrap(), QueueMode::All);
     }
 }
