@@ -5,6 +5,9 @@
 //! A value is TOML (`approval_policy="never"`, `sandbox_workspace_write.network_access=true`);
 //! one that does not parse as TOML is taken as a plain string, as Codex does.
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
 use crate::args::SandboxMode;
 
 /// What the overrides asked for.
@@ -65,17 +68,25 @@ pub const KNOWN: &[&str] = &[
     "sandbox_workspace_write.*",
 ];
 
-/// The TOML value of `raw`, or `raw` itself as a string.
-fn toml_value(raw: &str) -> toml::Value {
-    toml::from_str::<toml::Table>(&format!("v = {raw}"))
+/// The string `raw` gives: a TOML string's text, or `raw` itself when it
+/// is not TOML; `None` for a TOML value of another type (every key dsh
+/// reads takes a string).
+fn toml_string(raw: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Line<T> {
+        v: T,
+    }
+    let line = format!("v = {raw}");
+    if toml::from_str::<Line<IgnoredAny>>(&line).is_err() {
+        return Some(raw.to_owned());
+    }
+    toml::from_str::<Line<String>>(&line)
         .ok()
-        .and_then(|mut table| table.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_owned()))
+        .map(|line| line.v)
 }
 
-fn string(key: &str, raw: &str, value: &toml::Value) -> Result<String, OverrideError> {
+fn string(key: &str, raw: &str, value: Option<&str>) -> Result<String, OverrideError> {
     value
-        .as_str()
         .map(str::to_owned)
         .ok_or_else(|| OverrideError::Refused {
             key: key.to_owned(),
@@ -95,15 +106,15 @@ pub fn parse(args: &[String]) -> Result<Overrides, OverrideError> {
         if key.is_empty() {
             return Err(OverrideError::Malformed(arg.clone()));
         }
-        let value = toml_value(raw);
+        let value = toml_string(raw);
         let refuse = |why: &str| OverrideError::Refused {
             key: key.to_owned(),
             value: raw.to_owned(),
             why: why.to_owned(),
         };
         match key {
-            "model" => overrides.model = Some(string(key, raw, &value)?),
-            "model_provider" => match string(key, raw, &value)?.as_str() {
+            "model" => overrides.model = Some(string(key, raw, value.as_deref())?),
+            "model_provider" => match string(key, raw, value.as_deref())?.as_str() {
                 "openai" => overrides.provider_api = Some(dsh_provider::ProviderApi::Responses),
                 _ => {
                     return Err(refuse(
@@ -112,7 +123,7 @@ pub fn parse(args: &[String]) -> Result<Overrides, OverrideError> {
                     ));
                 }
             },
-            "approval_policy" => match string(key, raw, &value)?.as_str() {
+            "approval_policy" => match string(key, raw, value.as_deref())?.as_str() {
                 policy @ ("never" | "on-request" | "on-failure") => {
                     overrides.approval_policy = Some(policy.to_owned());
                 }
@@ -124,19 +135,19 @@ pub fn parse(args: &[String]) -> Result<Overrides, OverrideError> {
                 _ => return Err(refuse("expected never, on-request or on-failure")),
             },
             "sandbox_mode" => {
-                let name = string(key, raw, &value)?;
+                let name = string(key, raw, value.as_deref())?;
                 overrides.sandbox = Some(SandboxMode::parse(&name).ok_or_else(|| {
                     refuse("expected read-only, workspace-write or danger-full-access")
                 })?);
             }
-            "openai_base_url" => overrides.base_url = Some(string(key, raw, &value)?),
+            "openai_base_url" => overrides.base_url = Some(string(key, raw, value.as_deref())?),
             "model_reasoning_effort" | "model_reasoning_summary" | "model_verbosity" => {
                 overrides.ignored.push(format!(
                     "-c {key}={raw} is ignored: dsh sends no reasoning or verbosity settings to the model"
                 ));
             }
             "web_search" => {
-                if value.as_str() != Some("disabled") {
+                if value.as_deref() != Some("disabled") {
                     overrides.ignored.push(format!(
                         "-c {key}={raw} is ignored: dsh has no web search tool"
                     ));
@@ -194,9 +205,14 @@ mod tests {
             "model_reasoning_effort=\"high\"",
             "sandbox_workspace_write.network_access=true",
             "web_search=\"live\"",
+            "web_search=true",
+            "model=gpt-5",
         ]))
         .unwrap();
-        assert_eq!(parsed.ignored.len(), 3);
+        // Not TOML: the text itself, as Codex takes it.
+        assert_eq!(parsed.model.as_deref(), Some("gpt-5"));
+        assert_eq!(parsed.ignored.len(), 4);
+        assert!(parsed.ignored[3].contains("web_search=true"));
         assert!(
             parsed.ignored[0].contains("no reasoning"),
             "{:?}",
