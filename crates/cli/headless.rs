@@ -188,30 +188,24 @@ fn log_target(
 
 /// `--verbose` in text mode: each tool call and result, one line on stderr.
 fn verbose_line(message: &Message) {
-    let value = message.to_value();
-    for block in value["message"]["content"].as_array().into_iter().flatten() {
-        match block["type"].as_str() {
-            Some("tool_use") => errln!(
-                "dsh: tool {} {}",
-                block["name"].as_str().unwrap_or(""),
-                block["input"]
-            ),
-            Some("tool_result") => errln!(
-                "dsh: result{} {}",
-                if block["is_error"] == true {
-                    " (error)"
-                } else {
-                    ""
-                },
-                block["content"]
-                    .as_str()
-                    .unwrap_or("")
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-            ),
-            _ => {}
+    match message {
+        Message::Assistant(line) => {
+            for block in &line.message.content {
+                if let dsh_print::lines::ContentBlock::ToolUse { name, input, .. } = block {
+                    errln!("dsh: tool {name} {input}");
+                }
+            }
         }
+        Message::User(line) => {
+            for block in &line.message.content {
+                errln!(
+                    "dsh: result{} {}",
+                    if block.is_error { " (error)" } else { "" },
+                    block.content.lines().next().unwrap_or("")
+                );
+            }
+        }
+        Message::System(_) | Message::StreamEvent(_) | Message::Result(_) => {}
     }
 }
 
@@ -267,8 +261,7 @@ fn print_result(
             }
         }
         OutputFormat::Json if verbose => {
-            let all: Vec<serde_json::Value> = messages.iter().map(Message::to_value).collect();
-            crate::wiring::stdout_line(&serde_json::to_string(&all)?);
+            crate::wiring::stdout_line(&serde_json::to_string(messages)?);
         }
         OutputFormat::Json => {
             let message = Message::Result(Box::new(result.clone()));

@@ -41,15 +41,10 @@ impl Serialize for Message {
 }
 
 impl Message {
-    /// The message as JSON (`null` if it cannot be encoded, which only a
-    /// path that is not UTF-8 can cause).
-    pub fn to_value(&self) -> serde_json::Value {
-        serde_json::to_value(self).unwrap_or_default()
-    }
-
-    /// The message as one line of JSON (no newline).
+    /// The message as one line of JSON (no newline; `null` if it cannot be
+    /// encoded, which only a path that is not UTF-8 can cause).
     pub fn to_line(&self) -> String {
-        self.to_value().to_string()
+        serde_json::to_string(self).unwrap_or_else(|_| "null".to_owned())
     }
 }
 

@@ -798,10 +798,16 @@ mod tests {
     fn a_turn_becomes_init_assistant_lines_user_and_result() {
         let mut t = translator(false);
         let init = t.event(&event(EventBody::TurnStart(TurnStartEvent { turn: 1 })));
-        assert_eq!(init[0].to_value()["tools"], json!(["Bash", "mcp__x__y"]));
+        assert_eq!(
+            serde_json::to_value(&init[0]).unwrap()["tools"],
+            json!(["Bash", "mcp__x__y"])
+        );
         let lines = t.event(&event(assistant_with_call()));
         assert_eq!(lines.len(), 2, "one line per content block");
-        let (text, tool) = (lines[0].to_value(), lines[1].to_value());
+        let (text, tool) = (
+            serde_json::to_value(&lines[0]).unwrap(),
+            serde_json::to_value(&lines[1]).unwrap(),
+        );
         assert_eq!(text["message"]["id"], tool["message"]["id"]);
         assert_eq!(tool["message"]["content"][0]["name"], "Bash");
         t.event(&event(EventBody::ToolCall(ToolCallEvent {
@@ -826,9 +832,12 @@ mod tests {
             rewrite: None,
             content_blocks: None,
         })));
-        assert_eq!(denied[0].to_value()["subtype"], "permission_denied");
         assert_eq!(
-            denied[1].to_value()["tool_use_result"],
+            serde_json::to_value(&denied[0]).unwrap()["subtype"],
+            "permission_denied"
+        );
+        assert_eq!(
+            serde_json::to_value(&denied[1]).unwrap()["tool_use_result"],
             "Error: needs approval"
         );
         let end = t.event(&event(EventBody::TurnEnd(TurnEndEvent {
@@ -836,7 +845,7 @@ mod tests {
             reason: TurnEndReason::MaxSteps,
             message: None,
         })));
-        let result = end[0].to_value();
+        let result = serde_json::to_value(&end[0]).unwrap();
         assert_eq!(result["subtype"], "error_max_turns");
         assert_eq!(
             result["errors"],
@@ -857,7 +866,7 @@ mod tests {
         let streamed: Vec<Value> = ["Look", "ing."]
             .iter()
             .flat_map(|delta| t.text_delta(delta))
-            .map(|m| m.to_value())
+            .map(|m| serde_json::to_value(&m).unwrap())
             .collect();
         let kinds: Vec<&str> = streamed
             .iter()
@@ -875,7 +884,7 @@ mod tests {
         let rest: Vec<Value> = t
             .event(&event(assistant_with_call()))
             .iter()
-            .map(Message::to_value)
+            .map(|m| serde_json::to_value(m).unwrap())
             .collect();
         let kinds: Vec<String> = rest
             .iter()

@@ -491,7 +491,7 @@ fn observers(
                 if let dsh_print::Message::Result(result) = &message {
                     *lock(&last_error) = result.is_error;
                 }
-                events_peer.send(&message.to_value());
+                events_peer.send(&message);
             }
         })),
         on_notice: Some(Arc::new(|notice: &dsh_seams::UserNotice| {
@@ -503,7 +503,7 @@ fn observers(
             Arc::new(move |delta: &str| {
                 let out = lock(&translator).text_delta(delta);
                 for message in out {
-                    peer.send(&message.to_value());
+                    peer.send(&message);
                 }
             }) as dsh_agent::TextCallback
         }),
