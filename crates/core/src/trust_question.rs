@@ -399,3 +399,67 @@ impl SessionSpec {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::{DshConfig, Env, SessionFlags, TrustPolicy};
+
+    #[test]
+    fn the_offer_lists_each_project_layers_keys_in_file_order() {
+        let root = tempfile::tempdir().unwrap();
+        let cwd = root.path().join("project");
+        let home = root.path().join("home");
+        fs_err::create_dir_all(cwd.join(".claude")).unwrap();
+        fs_err::create_dir_all(&home).unwrap();
+        // Keys of another type offer nothing; the rest keep their order.
+        fs_err::write(
+            cwd.join(".claude/settings.json"),
+            r#"{"permissions":{"allow":["Read(z)","Bash(ls:*)"]},"env":{"Z":"1","A":2},
+                "enabledPlugins":{"p@m":true,"q@m":false,"r@m":"yes","a@m":true}}"#,
+        )
+        .unwrap();
+        fs_err::write(
+            cwd.join(".claude/settings.local.json"),
+            r#"{"env":"X=1","enabledPlugins":{"l@m":true}}"#,
+        )
+        .unwrap();
+        let env = Env::from_vars([("HOME".to_owned(), home.display().to_string())]);
+        let config = DshConfig::empty(&env.dsh_home().unwrap());
+        let spec = SessionSpec::resolve(Inputs {
+            env: &env,
+            config: &config,
+            flags: &SessionFlags::default(),
+            cwd: &cwd,
+            policy: TrustPolicy::Ask,
+        })
+        .unwrap();
+        let offer = spec.project_offer();
+        let shared = cwd.join(".claude/settings.json");
+        let local = cwd.join(".claude/settings.local.json");
+        let named = |items: &[(String, PathBuf)]| -> Vec<(String, PathBuf)> { items.to_vec() };
+        assert_eq!(
+            named(&offer.allow_rules),
+            [
+                ("Read(z)".to_owned(), shared.clone()),
+                ("Bash(ls:*)".to_owned(), shared.clone())
+            ]
+        );
+        assert_eq!(
+            named(&offer.env),
+            [
+                ("Z".to_owned(), shared.clone()),
+                ("A".to_owned(), shared.clone())
+            ]
+        );
+        assert_eq!(
+            named(&offer.plugins),
+            [
+                ("p@m".to_owned(), shared.clone()),
+                ("a@m".to_owned(), shared),
+                ("l@m".to_owned(), local)
+            ]
+        );
+    }
+}
