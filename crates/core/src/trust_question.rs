@@ -20,7 +20,11 @@
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
+use dsh_hooks::lenient::Lenient;
+use dsh_hooks::wire::Entries;
 use dsh_trust::{TrustStatus, TrustStore, UntrustedHook};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 
 use crate::perms::WorkspaceTrust;
 use crate::spec::McpConsent;
@@ -134,33 +138,39 @@ fn settings_items(settings: &dsh_files::settings::SettingsStack, offer: &mut Pro
         let Some(Ok(doc)) = layer.json.as_ref().map(dsh_files::Json::document) else {
             continue;
         };
-        let strings = |value: Option<&serde_json::Value>| -> Vec<String> {
-            value
-                .and_then(serde_json::Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        };
-        for rule in strings(doc.pointer("/permissions/allow")) {
+        let keys = OfferedKeys::deserialize(doc).unwrap_or_default();
+        let allow = keys
+            .permissions
+            .0
+            .and_then(|permissions| permissions.allow.0);
+        for rule in allow.into_iter().flatten().filter_map(|rule| rule.0) {
             offer.allow_rules.push((rule, file.clone()));
         }
-        if let Some(env) = doc.get("env").and_then(serde_json::Value::as_object) {
-            for name in env.keys() {
-                offer.env.push((name.clone(), file.clone()));
-            }
+        for name in keys.env.0.unwrap_or_default().keys() {
+            offer.env.push((name.clone(), file.clone()));
         }
-        if let Some(plugins) = doc
-            .get("enabledPlugins")
-            .and_then(serde_json::Value::as_object)
-        {
-            for (plugin, on) in plugins {
-                if on.as_bool() == Some(true) {
-                    offer.plugins.push((plugin.clone(), file.clone()));
-                }
+        for (plugin, on) in keys.enabled_plugins.0.unwrap_or_default().iter() {
+            if on.0 == Some(true) {
+                offer.plugins.push((plugin.clone(), file.clone()));
             }
         }
     }
+}
+
+/// The keys of a project settings file the question lists; a key of
+/// another type offers nothing.
+#[derive(Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct OfferedKeys {
+    permissions: Lenient<AllowRules>,
+    env: Lenient<Entries<IgnoredAny>>,
+    enabled_plugins: Lenient<Entries<Lenient<bool>>>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct AllowRules {
+    allow: Lenient<Vec<Lenient<String>>>,
 }
 
 /// What the person answered the trust question.
