@@ -1,8 +1,6 @@
 //! The task-list seam: a task was created or completed through the task
 //! tools (`task_create`, `task_update`), and a listener may veto it.
 
-use serde_json::Value;
-
 /// What happened to a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskEventKind {
@@ -25,8 +23,6 @@ pub struct TaskEvent {
     pub description: String,
     /// The task's owner, when one was set.
     pub owner: Option<String>,
-    /// The whole task as the task tools show it (`task_get`'s `task`).
-    pub task: Value,
 }
 
 /// A listener's answer to a [`TaskEvent`].

@@ -402,7 +402,6 @@ fn event(kind: TaskEventKind, task: &Task) -> TaskEvent {
         subject: task.subject.clone(),
         description: task.description.clone(),
         owner: task.owner.clone(),
-        task: serde_json::to_value(task).unwrap_or(Value::Null),
     }
 }
 
@@ -913,7 +912,6 @@ mod tests {
                 [TaskEventKind::Created, TaskEventKind::Completed]
             );
             assert_eq!(seen[1].owner.as_deref(), Some("me"));
-            assert_eq!(seen[1].task["status"], "completed");
         }
     }
 
