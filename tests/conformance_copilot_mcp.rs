@@ -59,8 +59,15 @@ struct Replayed {
     _ctx: TestContext,
 }
 
-/// The capture's model script as a dsh replay fixture.
-fn fixture(scenario: &Value) -> Value {
+/// The capture's model script as a dsh replay fixture, its MCP server
+/// configured as `server`.
+fn fixture(scenario: &Value, server: &str) -> Value {
+    // dsh's name for the server's tools: `[^A-Za-z0-9_-]` becomes `_`.
+    let part = server.replace(
+        |c: char| !(c.is_ascii_alphanumeric() || "_-".contains(c)),
+        "_",
+    );
+    let dsh_name = format!("mcp__{part}__");
     let mut model = Vec::new();
     let mut calls = 0;
     for reply in scenario["mock"]["main"].as_array().unwrap() {
@@ -74,7 +81,7 @@ fn fixture(scenario: &Value) -> Value {
                     let name = block["name"]
                         .as_str()
                         .unwrap()
-                        .replace("oracle-", "mcp__oracle__");
+                        .replace("oracle-", &dsh_name);
                     tool_calls.push(json!({"id": format!("toolu_oracle_{calls:03}"),
                                            "name": name, "arguments": block["input"]}));
                 }
@@ -94,10 +101,17 @@ fn fixture(scenario: &Value) -> Value {
     json!({"prompts": [scenario["prompt"]], "model": model})
 }
 
+fn scenario(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir(name).join("scenario.json")).unwrap())
+        .unwrap()
+}
+
 fn replay(name: &str) -> Replayed {
-    let scenario: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir(name).join("scenario.json")).unwrap())
-            .unwrap();
+    replay_as(name, &scenario(name), "oracle")
+}
+
+/// `scenario` replayed with the test server configured as `server`.
+fn replay_as(name: &str, scenario: &Value, server: &str) -> Replayed {
     let ctx = TestContext::new();
     let project = ctx.project();
     let record = ctx.home().join("record");
@@ -120,11 +134,11 @@ fn replay(name: &str) -> Replayed {
         std::fs::write(path, text).unwrap();
     }
     let fixture_path = ctx.home().join("fixture.json");
-    std::fs::write(&fixture_path, fixture(&scenario).to_string()).unwrap();
+    std::fs::write(&fixture_path, fixture(scenario, server).to_string()).unwrap();
     let server_log = ctx.home().join("mcp_calls.jsonl");
-    let server = repo_root().join("fixtures/mcp/echo_server.py");
-    let mcp = json!({"mcpServers": {"oracle": {"command": "python3", "args": [server],
-                                               "env": {"MCP_ECHO_LOG": server_log}}}});
+    let script = repo_root().join("fixtures/mcp/echo_server.py");
+    let mcp = json!({"mcpServers": {server: {"command": "python3", "args": [script],
+                                             "env": {"MCP_ECHO_LOG": server_log}}}});
     let output = ctx
         .dsh()
         .current_dir(&project)
@@ -247,9 +261,7 @@ fn conforms(name: &str) {
         tool_events(&captured, "<PROJECT>"),
         "{name}: tool events' stdin"
     );
-    let scenario: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir(name).join("scenario.json")).unwrap())
-            .unwrap();
+    let scenario = scenario(name);
     let copilot_metas: Vec<Value> =
         lines(&std::fs::read_to_string(dir(name).join("mcp_server.jsonl")).unwrap())
             .iter()
@@ -292,3 +304,36 @@ captures!(
     mcp_meta_chain,
     mcp_matchers,
 );
+
+/// A call dsh itself stops after preToolUse (here: preToolUse asks, and a
+/// replay has nobody to ask) never gets preMcpToolCall, as a call Copilot
+/// does not run never does (mcp_pre_deny): it fires right before the
+/// request would go out, after dsh's approval and guards.
+#[test]
+fn no_pre_mcp_tool_call_for_a_call_dsh_does_not_run() {
+    let mut scenario = scenario("mcp_pre_deny");
+    let ask = json!({"permissionDecision": "ask", "permissionDecisionReason": "ASK-MCP"});
+    scenario["behaviors"]["pre"]["stdout_json"] = ask;
+    let dsh = replay_as("ask", &scenario, "oracle");
+    let events: Vec<&str> = dsh
+        .runs
+        .iter()
+        .map(|(event, _, _)| event.as_str())
+        .collect();
+    assert_eq!(
+        events,
+        ["userPromptSubmitted", "preToolUse", "agentStop"],
+        "{:?}",
+        dsh.runs
+    );
+    assert_eq!(dsh.server_metas, Vec::<Value>::new(), "no tools/call");
+    let results: Vec<&Value> = (dsh.log.iter())
+        .filter(|e| e["type"] == "tool/result")
+        .map(|e| &e["content"])
+        .collect();
+    assert_eq!(results.len(), 1);
+    assert!(
+        results[0].as_str().unwrap().contains("ASK-MCP"),
+        "{results:?}"
+    );
+}

@@ -17,13 +17,15 @@
 //!   its own `progressToken` after the hook's keys, dsh's client sends
 //!   none): the seam's request metadata;
 //! * the matcher is tested against `<server>/<tool>` (mcp_matchers);
-//! * a `preToolUse` deny means it never fires (mcp_pre_deny).
+//! * a `preToolUse` deny means it never fires (mcp_pre_deny): dsh fires it
+//!   on the before-dispatch seam, for a call every check let through
+//!   (dsh's own approval and guards too).
 //!
 //! dsh names an MCP tool `mcp__<server>__<tool>` (crate `dsh-mcp`); the
 //! server and tool names are read back from that name. This module is a
 //! leaf: the payload's common head is `payload`'s, the firing `plugin`'s.
 
-use dsh_seams::{PreToolDecision, PreToolOutcome, RequestMeta, ToolExecution, mcp_tool_parts};
+use dsh_seams::{RequestMeta, ToolExecution, mcp_tool_parts};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::output::Reading;
@@ -45,21 +47,16 @@ pub struct McpCall {
 }
 
 impl McpCall {
-    /// `exec`, when it calls an MCP tool.
-    pub fn of(exec: &ToolExecution) -> Option<Self> {
+    /// `exec`, when it calls an MCP tool, its request carrying `meta` so
+    /// far.
+    pub fn of(exec: &ToolExecution, meta: Option<RequestMeta>) -> Option<Self> {
         let (server, tool) = mcp_tool_parts(&exec.tool)?;
         Some(McpCall {
             server: server.to_owned(),
             tool: tool.to_owned(),
             exec: exec.clone(),
-            meta: None,
+            meta,
         })
-    }
-
-    /// `exec`, when it calls an MCP tool and `outcome` lets it run.
-    pub fn going_to_run(exec: &ToolExecution, outcome: &PreToolOutcome) -> Option<Self> {
-        let denied = matches!(outcome.decision, PreToolDecision::Deny { .. });
-        McpCall::of(exec).filter(|_| !denied)
     }
 
     /// What matchers are tested against: `<server>/<tool>`.
@@ -146,7 +143,7 @@ mod tests {
     }
 
     fn call(arguments: Value) -> McpCall {
-        McpCall::of(&exec("mcp__oracle__echo_text", arguments)).unwrap()
+        McpCall::of(&exec("mcp__oracle__echo_text", arguments), None).unwrap()
     }
 
     fn reading(answer: Value) -> Reading {
@@ -199,7 +196,7 @@ mod tests {
         assert_eq!(mcp_tool_parts("bash"), None);
         assert_eq!(mcp_tool_parts("mcp__oracle"), None);
         assert_eq!(mcp_tool_parts("mcp____x"), None);
-        assert!(McpCall::of(&exec("bash", json!({}))).is_none());
+        assert!(McpCall::of(&exec("bash", json!({})), None).is_none());
     }
 
     #[test]
@@ -266,17 +263,18 @@ mod tests {
     }
 
     #[test]
-    fn it_fires_only_for_calls_that_run() {
-        let exec = exec("mcp__oracle__echo_text", json!({}));
-        assert!(McpCall::going_to_run(&exec, &PreToolOutcome::allow()).is_some());
-        let denied = PreToolOutcome {
-            decision: PreToolDecision::Deny {
-                reason: "no".to_owned(),
-            },
-            contexts: Vec::new(),
-            request_meta: None,
-        };
-        assert!(McpCall::going_to_run(&exec, &denied).is_none());
+    fn the_chain_starts_from_the_meta_the_request_has() {
+        // What an earlier listener set is the first entry's `_meta` (as the
+        // second entry of mcp_meta_chain saw the first one's), and stays
+        // when no entry sets one.
+        let exec = exec("mcp__oracle__echo_text", json!({"text": "MODIFIED"}));
+        let from_b = RequestMeta(json!({"fromB": 2}).as_object().unwrap().clone());
+        let call = McpCall::of(&exec, Some(from_b.clone())).unwrap();
+        assert_eq!(
+            stdin(&call, Mode::Camel),
+            captured("mcp_meta_chain", "mcp_a", 1)
+        );
+        assert_eq!(call.request_meta(&[Reading::default()]), Some(from_b));
     }
 
     #[test]

@@ -14,8 +14,8 @@ use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision,
     CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     PostToolDecision, PreToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
-    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SubagentStartInput,
-    SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
+    ProposedCall, RequestMeta, SeamContext, SessionEndReason, SessionStartSource,
+    SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
 };
 
 use crate::dialect::{Copilot, Payload};
@@ -164,26 +164,6 @@ fn tool_fire(ctx: &SeamContext, body: Body, tool: &str, call_id: &str) -> Fire<C
     fire(ctx, body, Some(tools::native_name(tool).into_owned())).call(call_id)
 }
 
-/// preMcpToolCall for an MCP call that is going to run, then `outcome`
-/// with the request metadata the entries' `metaToUse` chain ends with
-/// (nothing else it answers changes the call).
-fn mcp_call<'a>(
-    ctx: &SeamContext,
-    exec: &ToolExecution,
-    mut outcome: PreToolOutcome,
-) -> Flows<'a, PreToolOutcome> {
-    let Some(call) = McpCall::going_to_run(exec, &outcome) else {
-        return Flow::Done(outcome);
-    };
-    let (subject, id) = (call.subject(), call.call_id().to_owned());
-    let body = Body::PreMcpToolCall(Box::new(call.clone()));
-    let firing = fire(ctx, body, Some(subject)).call(&id);
-    Flow::fire(firing, move |_, runs| {
-        outcome.request_meta = call.request_meta(readings(runs));
-        (Record::AsRead, Flow::Done(outcome))
-    })
-}
-
 impl Bridge for Copilot {
     type State = State;
     /// The native tool name (tool events).
@@ -318,7 +298,7 @@ impl Bridge for Copilot {
         let outcome = review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(cx.ctx));
         let decided = cx.state.permission.remove(&exec.call_id);
         if decided || !tools::asks_permission(&exec.tool) {
-            return mcp_call(cx.ctx, exec, outcome);
+            return Flow::Done(outcome);
         }
         // permissionRequest: only for calls no preToolUse hook decided,
         // never for read-only tools (a_file_tools, pre_allow_no_allow_all).
@@ -345,7 +325,6 @@ impl Bridge for Copilot {
                     PreToolOutcome {
                         decision: PreToolDecision::Deny { reason: text },
                         contexts: outcome.contexts,
-                        request_meta: None,
                     }
                 }
                 Some((Decision::Allow, _)) => {
@@ -354,7 +333,29 @@ impl Bridge for Copilot {
                 }
                 Some((Decision::Ask(_), _)) | None => outcome,
             };
-            (mark.into(), mcp_call(cx.ctx, exec, outcome))
+            (mark.into(), Flow::Done(outcome))
+        })
+    }
+
+    /// preMcpToolCall, for an MCP call that is going to run: the request
+    /// metadata its entries' `metaToUse` chain ends with (nothing else
+    /// they answer changes the call).
+    fn before_dispatch<'a>(
+        cx: Cx<'_, Self>,
+        exec: &'a ToolExecution,
+        meta: Option<RequestMeta>,
+    ) -> Flows<'a, Option<RequestMeta>> {
+        let Some(call) = McpCall::of(exec, meta.clone()) else {
+            return Flow::Done(meta);
+        };
+        let (subject, id) = (call.subject(), call.call_id().to_owned());
+        let body = Body::PreMcpToolCall(Box::new(call.clone()));
+        let firing = fire(cx.ctx, body, Some(subject)).call(&id);
+        Flow::fire(firing, move |_, runs| {
+            (
+                Record::AsRead,
+                Flow::Done(call.request_meta(readings(runs))),
+            )
         })
     }
 

@@ -352,7 +352,6 @@ impl Plugin for PermissionsPlugin {
         PreToolOutcome {
             decision,
             contexts: Vec::new(),
-            request_meta: None,
         }
     }
 }

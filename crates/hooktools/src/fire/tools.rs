@@ -116,7 +116,6 @@ pub(super) async fn fire(
             let outcome = PreToolOutcome {
                 decision: decision.clone().unwrap_or(PreToolDecision::Allow),
                 contexts: decided.contexts.clone(),
-                request_meta: None,
             };
             let rewrite = rewritten_by.map(|by| RewriteReport {
                 arguments: (*exec.arguments).clone(),
