@@ -81,7 +81,7 @@ fn fixture(scenario: &Value, server: &str) -> Value {
                     let name = block["name"]
                         .as_str()
                         .unwrap()
-                        .replace("oracle-", &dsh_name);
+                        .replace(&format!("{server}-"), &dsh_name);
                     tool_calls.push(json!({"id": format!("toolu_oracle_{calls:03}"),
                                            "name": name, "arguments": block["input"]}));
                 }
@@ -104,10 +104,6 @@ fn fixture(scenario: &Value, server: &str) -> Value {
 fn scenario(name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir(name).join("scenario.json")).unwrap())
         .unwrap()
-}
-
-fn replay(name: &str) -> Replayed {
-    replay_as(name, &scenario(name), "oracle")
 }
 
 /// `scenario` replayed with the test server configured as `server`.
@@ -221,13 +217,36 @@ fn tool_event(raw: &str, project: &str) -> String {
 }
 
 fn conforms(name: &str) {
-    let dsh = replay(name);
+    conforms_as(name, "oracle");
+}
+
+/// The capture `name`'s texts with the server `oracle` named `server`:
+/// its `serverName`, `oracle-echo_text` and `oracle/echo_text` (in the
+/// payloads, the matchers and the model's calls).
+fn renamed(text: &str, server: &str) -> String {
+    text.replace(
+        r#""serverName":"oracle""#,
+        &format!(r#""serverName":"{server}""#),
+    )
+    .replace("oracle-echo_text", &format!("{server}-echo_text"))
+    .replace("oracle/echo_text", &format!("{server}/echo_text"))
+}
+
+/// `name` conforms with its server configured as `server`.
+fn conforms_as(name: &str, server: &str) {
+    let scenario: Value =
+        serde_json::from_str(&renamed(&scenario(name).to_string(), server)).unwrap();
+    let dsh = replay_as(name, &scenario, server);
     let captured: Vec<(String, String, String)> =
         lines(&std::fs::read_to_string(dir(name).join("hooks.jsonl")).unwrap())
             .iter()
             .map(|r| {
                 let text = |key: &str| r[key].as_str().unwrap_or_default().to_owned();
-                (text("event"), text("label"), text("stdin_raw"))
+                (
+                    text("event"),
+                    text("label"),
+                    renamed(&text("stdin_raw"), server),
+                )
             })
             .collect();
     let order = |runs: &[(String, String, String)]| -> Vec<(String, String)> {
@@ -261,7 +280,6 @@ fn conforms(name: &str) {
         tool_events(&captured, "<PROJECT>"),
         "{name}: tool events' stdin"
     );
-    let scenario = scenario(name);
     let copilot_metas: Vec<Value> =
         lines(&std::fs::read_to_string(dir(name).join("mcp_server.jsonl")).unwrap())
             .iter()
@@ -336,4 +354,16 @@ fn no_pre_mcp_tool_call_for_a_call_dsh_does_not_run() {
         results[0].as_str().unwrap().contains("ASK-MCP"),
         "{results:?}"
     );
+}
+
+/// A server whose configured name dsh's tool name has to change
+/// (`oracle.v2`: the model calls `mcp__oracle_v2__echo_text`): every event
+/// names it as configured, `serverName` too, and matchers see that name.
+/// The captures do not show what Copilot does with such a name; dsh keeps
+/// the real one.
+#[test]
+fn a_server_name_dsh_sanitizes_keeps_its_real_name() {
+    for name in ["mcp_rec_all", "mcp_pascal", "mcp_matchers"] {
+        conforms_as(name, "oracle.v2");
+    }
 }

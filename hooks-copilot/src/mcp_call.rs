@@ -21,11 +21,13 @@
 //!   on the before-dispatch seam, for a call every check let through
 //!   (dsh's own approval and guards too).
 //!
-//! dsh names an MCP tool `mcp__<server>__<tool>` (crate `dsh-mcp`); the
-//! server and tool names are read back from that name. This module is a
+//! dsh names an MCP tool `mcp__<server>__<tool>` (crate `dsh-mcp`),
+//! sanitized; the server and tool names are the real ones the call's
+//! origin carries (read back from that name only when it has none, as in
+//! a dry run). This module is a
 //! leaf: the payload's common head is `payload`'s, the firing `plugin`'s.
 
-use dsh_seams::{RequestMeta, ToolExecution, mcp_tool_parts};
+use dsh_seams::{RequestMeta, ToolExecution};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::output::Reading;
@@ -50,7 +52,7 @@ impl McpCall {
     /// `exec`, when it calls an MCP tool, its request carrying `meta` so
     /// far.
     pub fn of(exec: &ToolExecution, meta: Option<RequestMeta>) -> Option<Self> {
-        let (server, tool) = mcp_tool_parts(&exec.tool)?;
+        let (server, tool) = exec.mcp_names()?;
         Some(McpCall {
             server: server.to_owned(),
             tool: tool.to_owned(),
@@ -139,6 +141,7 @@ mod tests {
             original_arguments: None,
             rewritten_by: None,
             parent_execution_id: None,
+            origin: None,
         }
     }
 
@@ -188,6 +191,7 @@ mod tests {
 
     #[test]
     fn dsh_names_split_into_server_and_tool() {
+        use dsh_seams::mcp_tool_parts;
         assert_eq!(
             mcp_tool_parts("mcp__oracle__echo_text"),
             Some(("oracle", "echo_text"))
@@ -197,6 +201,20 @@ mod tests {
         assert_eq!(mcp_tool_parts("mcp__oracle"), None);
         assert_eq!(mcp_tool_parts("mcp____x"), None);
         assert!(McpCall::of(&exec("bash", json!({})), None).is_none());
+    }
+
+    #[test]
+    fn server_and_tool_are_the_origins_real_names() {
+        let mut exec = exec("mcp__oracle_v2__echo_text", json!({}));
+        exec.origin = Some(dsh_seams::ToolOrigin::Mcp {
+            server: "oracle.v2".to_owned(),
+            tool: "echo.text".to_owned(),
+        });
+        let call = McpCall::of(&exec, None).unwrap();
+        assert_eq!(call.subject(), "oracle.v2/echo.text");
+        let payload: Value = serde_json::from_str(&stdin(&call, Mode::Camel)).unwrap();
+        assert_eq!(payload["serverName"], "oracle.v2");
+        assert_eq!(payload["toolName"], "echo.text");
     }
 
     #[test]

@@ -158,10 +158,10 @@ fn stop<'a>(
     })
 }
 
-/// `body`'s event for the call `call_id` of the dsh tool `tool`, matched
-/// against its native name.
-fn tool_fire(ctx: &SeamContext, body: Body, tool: &str, call_id: &str) -> Fire<Copilot> {
-    fire(ctx, body, Some(tools::native_name(tool).into_owned())).call(call_id)
+/// `body`'s event for the call `call_id` of the tool whose native name is
+/// `native` (what its matchers see).
+fn tool_fire(ctx: &SeamContext, body: Body, native: String, call_id: &str) -> Fire<Copilot> {
+    fire(ctx, body, Some(native)).call(call_id)
 }
 
 impl Bridge for Copilot {
@@ -273,11 +273,12 @@ impl Bridge for Copilot {
     }
 
     fn rewrite_input<'a>(cx: Cx<'_, Self>, call: &'a ProposedCall) -> Flows<'a, CallReview> {
+        let native = tools::named(&call.tool, call.mcp_names()).into_owned();
         let body = Body::PreToolUse {
-            tool_name: call.tool.clone(),
+            tool_name: native.clone(),
             tool_args: tools::tool_args(&call.tool, &call.arguments),
         };
-        let firing = tool_fire(cx.ctx, body, &call.tool, &call.call_id);
+        let firing = tool_fire(cx.ctx, body, native, &call.call_id);
         Flow::fire(firing, move |cx, runs| {
             let source = cx.bridge.source(CopilotEvent::PreToolUse);
             let (review, decided, mark) =
@@ -306,13 +307,15 @@ impl Bridge for Copilot {
         // create/edit show the change as Copilot's unified diff, worked out
         // from the file as it is now (empty when it cannot be).
         let diff = diff::proposed(&cx.ctx.session.cwd, exec);
+        let mcp = exec.mcp_names();
         let (tool_name, tool_input) =
-            tools::permission_view(&exec.tool, &exec.arguments, diff.as_deref());
+            tools::permission_view(&exec.tool, mcp, &exec.arguments, diff.as_deref());
         let body = Body::PermissionRequest {
             tool_name,
             tool_input,
         };
-        let firing = tool_fire(cx.ctx, body, &exec.tool, &exec.call_id);
+        let native = tools::named(&exec.tool, mcp).into_owned();
+        let firing = tool_fire(cx.ctx, body, native, &exec.call_id);
         Flow::fire(firing, move |cx, runs| {
             let (last, mark) = translate::permission_request(&readings(runs));
             let outcome = match last {
@@ -384,8 +387,8 @@ impl Bridge for Copilot {
         if outcome.disposition != Disposition::Executed {
             return Flow::Done(PostToolDecision::accept());
         }
-        let native = tools::native_name(&exec.tool).into_owned();
-        let (tool_name, content) = (exec.tool.clone(), outcome.content.clone());
+        let native = tools::named(&exec.tool, exec.mcp_names()).into_owned();
+        let (tool_name, content) = (native.clone(), outcome.content.clone());
         let tool_args = tools::tool_args(&exec.tool, &exec.arguments);
         // A failing command is a success with its exit code (a_file_tools).
         let failed = outcome.is_error && exec.tool != "bash";
@@ -406,7 +409,7 @@ impl Bridge for Copilot {
                 tool_result,
             }
         };
-        let firing = tool_fire(cx.ctx, body, &exec.tool, &exec.call_id);
+        let firing = tool_fire(cx.ctx, body, native.clone(), &exec.call_id);
         Flow::fire(firing, move |cx, runs| {
             let readings = readings(runs);
             if failed {

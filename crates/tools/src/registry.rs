@@ -255,7 +255,7 @@ impl ToolRegistry {
 
     /// Validates a proposed call, runs the input-rewrite seam, re-validates a
     /// rewrite, and freezes the call's identity.
-    pub async fn seal(&self, ctx: &SeamContext, call: ProposedCall) -> SealedCall {
+    pub async fn seal(&self, ctx: &SeamContext, mut call: ProposedCall) -> SealedCall {
         // Derived by the session's sink, so a replay repeats it.
         let execution_id = format!("exec_{}", ctx.sink.new_id().replace('-', ""));
         let mut execution = ToolExecution {
@@ -266,6 +266,7 @@ impl ToolRegistry {
             original_arguments: None,
             rewritten_by: None,
             parent_execution_id: call.parent_execution_id.clone(),
+            origin: None,
         };
         let Some(tool) = self.tools.get(&call.tool) else {
             let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
@@ -285,6 +286,9 @@ impl ToolRegistry {
                 screened_by: None,
             };
         };
+        // Every listener sees where the tool comes from.
+        call.origin = tool.origin();
+        execution.origin = call.origin.clone();
         let input_schema = tool.spec().input_schema;
         if let Err(problem) = schema::validate(&input_schema, &call.arguments) {
             let outcome = ToolOutcome::error(
@@ -437,6 +441,7 @@ impl ToolRegistry {
                 tool,
                 arguments,
                 parent_execution_id: None,
+                origin: None,
             };
             let sealed = self.seal(ctx, proposed).await;
             let (next, next_tail) = Box::pin(self.execute_once(ctx, sealed)).await;

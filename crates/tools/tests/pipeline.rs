@@ -272,6 +272,7 @@ fn call(arguments: Value) -> ProposedCall {
         tool: "echo".into(),
         arguments,
         parent_execution_id: None,
+        origin: None,
     }
 }
 

@@ -852,6 +852,7 @@ mod tests {
                     tool: tool.to_owned(),
                     arguments,
                     parent_execution_id: None,
+                    origin: None,
                 },
             )
             .await;
