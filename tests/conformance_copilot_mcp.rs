@@ -255,6 +255,14 @@ fn conforms_as(name: &str, server: &str) {
             .collect()
     };
     assert_eq!(order(&dsh.runs), order(&captured), "{name}: hooks run");
+    // The session log says where it fires: right before dispatch.
+    for invoked in (dsh.log.iter()).filter(|e| e["type"] == "hook/invoked") {
+        let mcp = invoked["event"]
+            .as_str()
+            .unwrap()
+            .eq_ignore_ascii_case("preMcpToolCall");
+        assert_eq!(invoked["seam"] == "before-dispatch", mcp, "{invoked}");
+    }
     let mcp = |runs: &[(String, String, String)], project: &str| -> Vec<String> {
         (runs.iter())
             .filter(|(event, _, _)| event.eq_ignore_ascii_case("preMcpToolCall"))
