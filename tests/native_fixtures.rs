@@ -349,13 +349,11 @@ impl Plugin for EverySeam {
             return PreToolOutcome {
                 decision: PreToolDecision::ask(Some("needs a yes".into())),
                 contexts: vec![],
-                request_meta: None,
             };
         }
         PreToolOutcome {
             decision: PreToolDecision::Allow,
             contexts: vec![ContextEntry::new("PRE-CTX", "every-seam")],
-            request_meta: None,
         }
     }
     async fn approve(

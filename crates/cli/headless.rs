@@ -498,7 +498,6 @@ mod tests {
             PreToolOutcome {
                 decision: PreToolDecision::ask(Some("the test wants a person to look".to_owned())),
                 contexts: Vec::new(),
-                request_meta: None,
             }
         }
     }

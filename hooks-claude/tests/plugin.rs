@@ -111,6 +111,7 @@ fn exec(call_id: &str, tool: &str, arguments: Value) -> ToolExecution {
         original_arguments: None,
         rewritten_by: None,
         parent_execution_id: None,
+        origin: None,
     }
 }
 
@@ -125,6 +126,7 @@ async fn pre_tool(
         tool: tool.to_owned(),
         arguments: arguments.clone(),
         parent_execution_id: None,
+        origin: None,
     };
     let review = s.plugin.rewrite_input(&s.ctx, &proposed).await;
     let arguments = match &review.rewrite {
@@ -619,6 +621,7 @@ fn proposed(call_id: &str, tool: &str, arguments: Value) -> ProposedCall {
         tool: tool.to_owned(),
         arguments,
         parent_execution_id: None,
+        origin: None,
     }
 }
 

@@ -114,6 +114,7 @@ fn bash_call(command: &str) -> ProposedCall {
         tool: "bash".into(),
         arguments: json!({ "command": command }),
         parent_execution_id: None,
+        origin: None,
     }
 }
 
@@ -126,6 +127,7 @@ fn sealed(call: &ProposedCall, arguments: Value) -> ToolExecution {
         original_arguments: None,
         rewritten_by: None,
         parent_execution_id: None,
+        origin: None,
     }
 }
 

@@ -90,6 +90,7 @@ mod tests {
             original_arguments: None,
             rewritten_by: None,
             parent_execution_id: None,
+            origin: None,
         };
         proposed(cwd, &exec)
     }

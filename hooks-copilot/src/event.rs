@@ -71,7 +71,7 @@ impl Tabled for CopilotEvent {
         (E::Notification, "notification", Some("Notification"), Seam::Notification),
         (E::ErrorOccurred, "errorOccurred", Some("ErrorOccurred"), Seam::TurnFailed),
         (E::SessionEnd, "sessionEnd", Some("SessionEnd"), Seam::SessionEnd),
-        (E::PreMcpToolCall, "preMcpToolCall", Some("PreMcpToolCall"), Seam::PreExecute),
+        (E::PreMcpToolCall, "preMcpToolCall", Some("PreMcpToolCall"), Seam::BeforeDispatch),
     ]);
 }
 

@@ -17,13 +17,17 @@
 //!   its own `progressToken` after the hook's keys, dsh's client sends
 //!   none): the seam's request metadata;
 //! * the matcher is tested against `<server>/<tool>` (mcp_matchers);
-//! * a `preToolUse` deny means it never fires (mcp_pre_deny).
+//! * a `preToolUse` deny means it never fires (mcp_pre_deny): dsh fires it
+//!   on the before-dispatch seam, for a call every check let through
+//!   (dsh's own approval and guards too).
 //!
-//! dsh names an MCP tool `mcp__<server>__<tool>` (crate `dsh-mcp`); the
-//! server and tool names are read back from that name. This module is a
+//! dsh names an MCP tool `mcp__<server>__<tool>` (crate `dsh-mcp`),
+//! sanitized; the server and tool names are the real ones the call's
+//! origin carries (read back from that name only when it has none, as in
+//! a dry run). This module is a
 //! leaf: the payload's common head is `payload`'s, the firing `plugin`'s.
 
-use dsh_seams::{PreToolDecision, PreToolOutcome, RequestMeta, ToolExecution, mcp_tool_parts};
+use dsh_seams::{RequestMeta, ToolExecution};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::output::Reading;
@@ -45,21 +49,16 @@ pub struct McpCall {
 }
 
 impl McpCall {
-    /// `exec`, when it calls an MCP tool.
-    pub fn of(exec: &ToolExecution) -> Option<Self> {
-        let (server, tool) = mcp_tool_parts(&exec.tool)?;
+    /// `exec`, when it calls an MCP tool, its request carrying `meta` so
+    /// far.
+    pub fn of(exec: &ToolExecution, meta: Option<RequestMeta>) -> Option<Self> {
+        let (server, tool) = exec.mcp_names()?;
         Some(McpCall {
             server: server.to_owned(),
             tool: tool.to_owned(),
             exec: exec.clone(),
-            meta: None,
+            meta,
         })
-    }
-
-    /// `exec`, when it calls an MCP tool and `outcome` lets it run.
-    pub fn going_to_run(exec: &ToolExecution, outcome: &PreToolOutcome) -> Option<Self> {
-        let denied = matches!(outcome.decision, PreToolDecision::Deny { .. });
-        McpCall::of(exec).filter(|_| !denied)
     }
 
     /// What matchers are tested against: `<server>/<tool>`.
@@ -142,11 +141,12 @@ mod tests {
             original_arguments: None,
             rewritten_by: None,
             parent_execution_id: None,
+            origin: None,
         }
     }
 
     fn call(arguments: Value) -> McpCall {
-        McpCall::of(&exec("mcp__oracle__echo_text", arguments)).unwrap()
+        McpCall::of(&exec("mcp__oracle__echo_text", arguments), None).unwrap()
     }
 
     fn reading(answer: Value) -> Reading {
@@ -191,6 +191,7 @@ mod tests {
 
     #[test]
     fn dsh_names_split_into_server_and_tool() {
+        use dsh_seams::mcp_tool_parts;
         assert_eq!(
             mcp_tool_parts("mcp__oracle__echo_text"),
             Some(("oracle", "echo_text"))
@@ -199,7 +200,21 @@ mod tests {
         assert_eq!(mcp_tool_parts("bash"), None);
         assert_eq!(mcp_tool_parts("mcp__oracle"), None);
         assert_eq!(mcp_tool_parts("mcp____x"), None);
-        assert!(McpCall::of(&exec("bash", json!({}))).is_none());
+        assert!(McpCall::of(&exec("bash", json!({})), None).is_none());
+    }
+
+    #[test]
+    fn server_and_tool_are_the_origins_real_names() {
+        let mut exec = exec("mcp__oracle_v2__echo_text", json!({}));
+        exec.origin = Some(dsh_seams::ToolOrigin::Mcp {
+            server: "oracle.v2".to_owned(),
+            tool: "echo.text".to_owned(),
+        });
+        let call = McpCall::of(&exec, None).unwrap();
+        assert_eq!(call.subject(), "oracle.v2/echo.text");
+        let payload: Value = serde_json::from_str(&stdin(&call, Mode::Camel)).unwrap();
+        assert_eq!(payload["serverName"], "oracle.v2");
+        assert_eq!(payload["toolName"], "echo.text");
     }
 
     #[test]
@@ -266,17 +281,18 @@ mod tests {
     }
 
     #[test]
-    fn it_fires_only_for_calls_that_run() {
-        let exec = exec("mcp__oracle__echo_text", json!({}));
-        assert!(McpCall::going_to_run(&exec, &PreToolOutcome::allow()).is_some());
-        let denied = PreToolOutcome {
-            decision: PreToolDecision::Deny {
-                reason: "no".to_owned(),
-            },
-            contexts: Vec::new(),
-            request_meta: None,
-        };
-        assert!(McpCall::going_to_run(&exec, &denied).is_none());
+    fn the_chain_starts_from_the_meta_the_request_has() {
+        // What an earlier listener set is the first entry's `_meta` (as the
+        // second entry of mcp_meta_chain saw the first one's), and stays
+        // when no entry sets one.
+        let exec = exec("mcp__oracle__echo_text", json!({"text": "MODIFIED"}));
+        let from_b = RequestMeta(json!({"fromB": 2}).as_object().unwrap().clone());
+        let call = McpCall::of(&exec, Some(from_b.clone())).unwrap();
+        assert_eq!(
+            stdin(&call, Mode::Camel),
+            captured("mcp_meta_chain", "mcp_a", 1)
+        );
+        assert_eq!(call.request_meta(&[Reading::default()]), Some(from_b));
     }
 
     #[test]

@@ -124,14 +124,14 @@ pub enum Body {
     },
     /// A call about to run.
     PreToolUse {
-        /// The dsh tool (written as the mode's tool name).
+        /// The native tool name (written as the mode's tool name).
         tool_name: String,
         /// Copilot's arguments.
         tool_args: Value,
     },
     /// A call that ran.
     PostToolUse {
-        /// The dsh tool (written as the mode's tool name).
+        /// The native tool name (written as the mode's tool name).
         tool_name: String,
         /// Copilot's arguments.
         tool_args: Value,
@@ -140,7 +140,7 @@ pub enum Body {
     },
     /// A call that failed.
     PostToolUseFailure {
-        /// The dsh tool (written as the mode's tool name).
+        /// The native tool name (written as the mode's tool name).
         tool_name: String,
         /// Copilot's arguments.
         tool_args: Value,

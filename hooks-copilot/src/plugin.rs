@@ -14,8 +14,8 @@ use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision,
     CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     PostToolDecision, PreToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
-    ProposedCall, SeamContext, SessionEndReason, SessionStartSource, SubagentStartInput,
-    SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
+    ProposedCall, RequestMeta, SeamContext, SessionEndReason, SessionStartSource,
+    SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
 };
 
 use crate::dialect::{Copilot, Payload};
@@ -158,30 +158,10 @@ fn stop<'a>(
     })
 }
 
-/// `body`'s event for the call `call_id` of the dsh tool `tool`, matched
-/// against its native name.
-fn tool_fire(ctx: &SeamContext, body: Body, tool: &str, call_id: &str) -> Fire<Copilot> {
-    fire(ctx, body, Some(tools::native_name(tool).into_owned())).call(call_id)
-}
-
-/// preMcpToolCall for an MCP call that is going to run, then `outcome`
-/// with the request metadata the entries' `metaToUse` chain ends with
-/// (nothing else it answers changes the call).
-fn mcp_call<'a>(
-    ctx: &SeamContext,
-    exec: &ToolExecution,
-    mut outcome: PreToolOutcome,
-) -> Flows<'a, PreToolOutcome> {
-    let Some(call) = McpCall::going_to_run(exec, &outcome) else {
-        return Flow::Done(outcome);
-    };
-    let (subject, id) = (call.subject(), call.call_id().to_owned());
-    let body = Body::PreMcpToolCall(Box::new(call.clone()));
-    let firing = fire(ctx, body, Some(subject)).call(&id);
-    Flow::fire(firing, move |_, runs| {
-        outcome.request_meta = call.request_meta(readings(runs));
-        (Record::AsRead, Flow::Done(outcome))
-    })
+/// `body`'s event for the call `call_id` of the tool whose native name is
+/// `native` (what its matchers see).
+fn tool_fire(ctx: &SeamContext, body: Body, native: String, call_id: &str) -> Fire<Copilot> {
+    fire(ctx, body, Some(native)).call(call_id)
 }
 
 impl Bridge for Copilot {
@@ -293,11 +273,12 @@ impl Bridge for Copilot {
     }
 
     fn rewrite_input<'a>(cx: Cx<'_, Self>, call: &'a ProposedCall) -> Flows<'a, CallReview> {
+        let native = tools::named(&call.tool, call.mcp_names()).into_owned();
         let body = Body::PreToolUse {
-            tool_name: call.tool.clone(),
+            tool_name: native.clone(),
             tool_args: tools::tool_args(&call.tool, &call.arguments),
         };
-        let firing = tool_fire(cx.ctx, body, &call.tool, &call.call_id);
+        let firing = tool_fire(cx.ctx, body, native, &call.call_id);
         Flow::fire(firing, move |cx, runs| {
             let source = cx.bridge.source(CopilotEvent::PreToolUse);
             let (review, decided, mark) =
@@ -318,7 +299,7 @@ impl Bridge for Copilot {
         let outcome = review.map_or_else(PreToolOutcome::allow, |verdict| verdict.deliver(cx.ctx));
         let decided = cx.state.permission.remove(&exec.call_id);
         if decided || !tools::asks_permission(&exec.tool) {
-            return mcp_call(cx.ctx, exec, outcome);
+            return Flow::Done(outcome);
         }
         // permissionRequest: only for calls no preToolUse hook decided,
         // never for read-only tools (a_file_tools, pre_allow_no_allow_all).
@@ -326,13 +307,15 @@ impl Bridge for Copilot {
         // create/edit show the change as Copilot's unified diff, worked out
         // from the file as it is now (empty when it cannot be).
         let diff = diff::proposed(&cx.ctx.session.cwd, exec);
+        let mcp = exec.mcp_names();
         let (tool_name, tool_input) =
-            tools::permission_view(&exec.tool, &exec.arguments, diff.as_deref());
+            tools::permission_view(&exec.tool, mcp, &exec.arguments, diff.as_deref());
         let body = Body::PermissionRequest {
             tool_name,
             tool_input,
         };
-        let firing = tool_fire(cx.ctx, body, &exec.tool, &exec.call_id);
+        let native = tools::named(&exec.tool, mcp).into_owned();
+        let firing = tool_fire(cx.ctx, body, native, &exec.call_id);
         Flow::fire(firing, move |cx, runs| {
             let (last, mark) = translate::permission_request(&readings(runs));
             let outcome = match last {
@@ -345,7 +328,6 @@ impl Bridge for Copilot {
                     PreToolOutcome {
                         decision: PreToolDecision::Deny { reason: text },
                         contexts: outcome.contexts,
-                        request_meta: None,
                     }
                 }
                 Some((Decision::Allow, _)) => {
@@ -354,7 +336,29 @@ impl Bridge for Copilot {
                 }
                 Some((Decision::Ask(_), _)) | None => outcome,
             };
-            (mark.into(), mcp_call(cx.ctx, exec, outcome))
+            (mark.into(), Flow::Done(outcome))
+        })
+    }
+
+    /// preMcpToolCall, for an MCP call that is going to run: the request
+    /// metadata its entries' `metaToUse` chain ends with (nothing else
+    /// they answer changes the call).
+    fn before_dispatch<'a>(
+        cx: Cx<'_, Self>,
+        exec: &'a ToolExecution,
+        meta: Option<RequestMeta>,
+    ) -> Flows<'a, Option<RequestMeta>> {
+        let Some(call) = McpCall::of(exec, meta.clone()) else {
+            return Flow::Done(meta);
+        };
+        let (subject, id) = (call.subject(), call.call_id().to_owned());
+        let body = Body::PreMcpToolCall(Box::new(call.clone()));
+        let firing = fire(cx.ctx, body, Some(subject)).call(&id);
+        Flow::fire(firing, move |_, runs| {
+            (
+                Record::AsRead,
+                Flow::Done(call.request_meta(readings(runs))),
+            )
         })
     }
 
@@ -383,8 +387,8 @@ impl Bridge for Copilot {
         if outcome.disposition != Disposition::Executed {
             return Flow::Done(PostToolDecision::accept());
         }
-        let native = tools::native_name(&exec.tool).into_owned();
-        let (tool_name, content) = (exec.tool.clone(), outcome.content.clone());
+        let native = tools::named(&exec.tool, exec.mcp_names()).into_owned();
+        let (tool_name, content) = (native.clone(), outcome.content.clone());
         let tool_args = tools::tool_args(&exec.tool, &exec.arguments);
         // A failing command is a success with its exit code (a_file_tools).
         let failed = outcome.is_error && exec.tool != "bash";
@@ -405,7 +409,7 @@ impl Bridge for Copilot {
                 tool_result,
             }
         };
-        let firing = tool_fire(cx.ctx, body, &exec.tool, &exec.call_id);
+        let firing = tool_fire(cx.ctx, body, native.clone(), &exec.call_id);
         Flow::fire(firing, move |cx, runs| {
             let readings = readings(runs);
             if failed {

@@ -29,9 +29,17 @@ pub const CLAUDE: ToolNames = ToolNames(&[
 ]);
 
 /// The native Copilot name of a dsh tool; an MCP tool is
-/// `<server>-<tool>`, the name Copilot's model and hooks see (mcp_rec_all).
+/// `<server>-<tool>`, the name Copilot's model and hooks see (mcp_rec_all),
+/// here as read back from dsh's name (see [`named`]).
 pub fn native_name(tool: &str) -> Cow<'_, str> {
-    match dsh_seams::mcp_tool_parts(tool) {
+    named(tool, dsh_seams::mcp_tool_parts(tool))
+}
+
+/// The native Copilot name of the dsh tool `tool`, or of the MCP tool
+/// whose server and tool names `mcp` gives: `<server>-<tool>`, with the
+/// names as they are configured and as the server gives them.
+pub fn named<'t>(tool: &'t str, mcp: Option<(&str, &str)>) -> Cow<'t, str> {
+    match mcp {
         Some((server, name)) => Cow::Owned(format!("{server}-{name}")),
         None => Cow::Borrowed(NATIVE.dialect_name(tool)),
     }
@@ -130,8 +138,14 @@ pub fn asks_permission(tool: &str) -> bool {
 
 /// `permissionRequest`'s `toolName` and `toolInput`: a permission view, not
 /// the arguments (bash → `{command}`; create and edit → `edit` with
-/// `{file_path, diff}`; a_file_tools).
-pub fn permission_view(tool: &str, arguments: &Value, diff: Option<&str>) -> (String, Value) {
+/// `{file_path, diff}`; a_file_tools; an MCP tool, `mcp` its server and
+/// tool names, is `<server>/<tool>`, mcp_rec_all).
+pub fn permission_view(
+    tool: &str,
+    mcp: Option<(&str, &str)>,
+    arguments: &Value,
+    diff: Option<&str>,
+) -> (String, Value) {
     let mut out = Map::new();
     match tool {
         "bash" => {
@@ -143,8 +157,7 @@ pub fn permission_view(tool: &str, arguments: &Value, diff: Option<&str>) -> (St
             out.insert("diff".into(), diff.unwrap_or_default().into());
             ("edit".to_owned(), Value::Object(out))
         }
-        // An MCP tool is `<server>/<tool>` here (mcp_rec_all).
-        other => match dsh_seams::mcp_tool_parts(other) {
+        other => match mcp {
             Some((server, name)) => (format!("{server}/{name}"), arguments.clone()),
             None => (native_name(other).into_owned(), tool_args(other, arguments)),
         },
@@ -187,7 +200,9 @@ mod tests {
             payload_name("mcp__oracle__echo_text", Mode::Pascal),
             "oracle-echo_text"
         );
-        let (name, input) = permission_view("mcp__oracle__echo_text", &json!({"text": "x"}), None);
+        let mcp = Some(("oracle", "echo_text"));
+        let (name, input) =
+            permission_view("mcp__oracle__echo_text", mcp, &json!({"text": "x"}), None);
         assert_eq!(
             (name.as_str(), input),
             ("oracle/echo_text", json!({"text": "x"}))
@@ -214,10 +229,14 @@ mod tests {
             arguments_from("read", &json!({"path": "/a", "view_range": [3, 4]})),
             json!({"file_path": "/a", "offset": 3, "limit": 2})
         );
-        let (name, view) =
-            permission_view("bash", &json!({"command": "ls", "description": "d"}), None);
+        let (name, view) = permission_view(
+            "bash",
+            None,
+            &json!({"command": "ls", "description": "d"}),
+            None,
+        );
         assert_eq!((name.as_str(), view), ("bash", json!({"command": "ls"})));
-        let (name, view) = permission_view("write", &write, Some("DIFF"));
+        let (name, view) = permission_view("write", None, &write, Some("DIFF"));
         assert_eq!(
             (name.as_str(), view),
             ("edit", json!({"file_path": "/p/out.txt", "diff": "DIFF"}))

@@ -122,11 +122,7 @@ pub fn pre_tool_use(readings: &[&Reading], tool: &str, source: &str) -> (CallRev
         },
         Some(_) | None => InputRewrite::Keep,
     };
-    let mut verdict = PreToolVerdict::of(PreToolOutcome {
-        decision,
-        contexts,
-        request_meta: None,
-    });
+    let mut verdict = PreToolVerdict::of(PreToolOutcome { decision, contexts });
     verdict.approval = approval;
     let verdict = Some(verdict);
     (CallReview { rewrite, verdict }, decided.is_some(), mark)

@@ -258,7 +258,6 @@ impl Bridge for Gemini {
             let mut verdict = PreToolVerdict::of(PreToolOutcome {
                 decision,
                 contexts: Vec::new(),
-                request_meta: None,
             });
             verdict.stop = stop.map(|reason| StopRequest { reason, source });
             let review = CallReview {

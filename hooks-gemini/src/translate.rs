@@ -162,6 +162,7 @@ mod tests {
             tool: "bash".into(),
             arguments: json!({"command": "ls"}),
             parent_execution_id: None,
+            origin: None,
         };
         let answer = |m: &Merged| before_tool(m, &call, "run_shell_command", "by".into());
         let all = merged(|m| {

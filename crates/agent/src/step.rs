@@ -54,6 +54,7 @@ pub(crate) async fn run_batch<E>(
             tool: call.name.clone(),
             arguments: call.arguments.clone(),
             parent_execution_id: None,
+            origin: None,
         };
         let sealed_call = registry.seal(ctx, proposed.clone()).await;
         let exec = &sealed_call.execution;

@@ -65,7 +65,6 @@ impl Plugin for Recorder {
                 suggestions: None,
             },
             contexts: Vec::new(),
-            request_meta: None,
         }
     }
 

@@ -36,7 +36,7 @@ use dsh_seams::{
     DirectoryAddition, DisplayDecision, DisplayInput, ElicitationAnswer, ElicitationRequest,
     ExpansionInput, FileChange, InstructionFile, LoadReason, ModelSwitch, ModelSwitchDecision,
     Notification, PermissionUpdate, Plugin, PostToolDecision, PreToolOutcome, PreToolVerdict,
-    PromptDecision, PromptInput, ProposedCall, ProviderRequestDecision, SeamContext,
+    PromptDecision, PromptInput, ProposedCall, ProviderRequestDecision, RequestMeta, SeamContext,
     SessionEndReason, SessionStartSource, SettledCall, SetupTrigger, SubagentStartInput,
     SubagentStopInput, TaskEvent, TaskVerdict, ToolExecution, ToolOutcome, TurnFailure,
     TurnSummary, WorktreeCreation, WorktreeRemoval,
@@ -145,6 +145,15 @@ pub trait Bridge: Rules + 'static {
         _review: Option<&'a PreToolVerdict>,
     ) -> Flow<'a, Self, ApprovalDecision> {
         Flow::Done(ApprovalDecision::Abstain)
+    }
+    /// A call that is going to run, right before dispatch: the request
+    /// metadata it carries (`meta`: what the listeners before left).
+    fn before_dispatch<'a>(
+        _cx: Cx<'_, Self>,
+        _exec: &'a ToolExecution,
+        meta: Option<RequestMeta>,
+    ) -> Flow<'a, Self, Option<RequestMeta>> {
+        Flow::Done(meta)
     }
     /// A call ran.
     fn post_execute<'a>(
@@ -587,6 +596,16 @@ where
         review: Option<&PreToolVerdict>,
     ) -> ApprovalDecision {
         self.run(ctx, |cx| B::approve(cx, exec, ask, review)).await
+    }
+
+    async fn before_dispatch(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+        meta: Option<RequestMeta>,
+    ) -> Option<RequestMeta> {
+        self.run(ctx, move |cx| B::before_dispatch(cx, exec, meta))
+            .await
     }
 
     async fn post_execute(

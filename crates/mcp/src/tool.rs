@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
+use dsh_seams::ToolOrigin;
 use dsh_tools::{Rendered, Tool, ToolContext, ToolError};
 use rmcp::model::{CallToolResult, Tool as ToolDef};
 use serde::{Deserialize, Serialize};
@@ -226,6 +227,13 @@ pub fn render_result(tool: &str, value: &Value) -> Result<Rendered, ToolError> {
 impl Tool for McpTool {
     fn spec(&self) -> ToolSpec {
         self.spec.clone()
+    }
+
+    fn origin(&self) -> Option<ToolOrigin> {
+        Some(ToolOrigin::Mcp {
+            server: self.server.config().name.clone(),
+            tool: self.tool.clone(),
+        })
     }
 
     async fn run(&self, ctx: &ToolContext, arguments: &Value) -> Result<Value, ToolError> {

@@ -352,7 +352,6 @@ impl Plugin for PermissionsPlugin {
         PreToolOutcome {
             decision,
             contexts: Vec::new(),
-            request_meta: None,
         }
     }
 }
@@ -376,6 +375,7 @@ mod tests {
             original_arguments: None,
             rewritten_by: None,
             parent_execution_id: None,
+            origin: None,
         }
     }
 

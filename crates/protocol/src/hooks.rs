@@ -23,6 +23,9 @@ pub enum Seam {
     PreExecute,
     /// An `ask` being resolved.
     Approval,
+    /// A call that is going to run, right before dispatch (its request
+    /// metadata).
+    BeforeDispatch,
     /// A tool call's outcome.
     PostExecute,
     /// A step's whole batch of tool calls has settled.
@@ -78,6 +81,7 @@ impl Seam {
             Seam::PromptSubmit => "prompt-submit",
             Seam::PreExecute => "pre-execute",
             Seam::Approval => "approval",
+            Seam::BeforeDispatch => "before-dispatch",
             Seam::PostExecute => "post-execute",
             Seam::BatchSettled => "batch-settled",
             Seam::TurnContinuation => "turn-continuation",
@@ -371,7 +375,12 @@ mod tests {
 
     #[test]
     fn seams_use_their_wire_names() {
-        for seam in [Seam::PreExecute, Seam::BatchSettled, Seam::Unmapped] {
+        for seam in [
+            Seam::PreExecute,
+            Seam::BeforeDispatch,
+            Seam::BatchSettled,
+            Seam::Unmapped,
+        ] {
             assert_eq!(
                 serde_json::to_value(seam).unwrap(),
                 Value::String(seam.as_str().to_owned())

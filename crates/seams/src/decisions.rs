@@ -264,10 +264,6 @@ pub struct PreToolOutcome {
     pub decision: PreToolDecision,
     /// Contexts for the batch FIFO (adding context is not a veto).
     pub contexts: Vec<ContextEntry>,
-    /// The request metadata the call is to carry to the tool's server
-    /// (only MCP tools send it); `None`: this listener sets none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_meta: Option<RequestMeta>,
 }
 
 impl PreToolOutcome {
@@ -276,18 +272,15 @@ impl PreToolOutcome {
         PreToolOutcome::of(PreToolDecision::Allow, Vec::new())
     }
 
-    /// `decision` with `contexts` and no request metadata.
+    /// `decision` with `contexts`.
     pub fn of(decision: PreToolDecision, contexts: Vec<ContextEntry>) -> Self {
-        PreToolOutcome {
-            decision,
-            contexts,
-            request_meta: None,
-        }
+        PreToolOutcome { decision, contexts }
     }
 }
 
 /// Metadata for the request a call sends to a tool server: an MCP
-/// `tools/call` request's `params._meta` object, keys in the order given.
+/// `tools/call` request's `params._meta` object, keys in the order given,
+/// as the before-dispatch listeners leave it ([`crate::Plugin::before_dispatch`]).
 /// Tools that send no such request ignore it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(transparent)]

@@ -8,10 +8,35 @@ use serde_json::Value;
 use crate::ContextEntry;
 
 /// The server and tool of a dsh MCP tool name (`mcp__<server>__<tool>`,
-/// as `dsh-mcp` names them); `None` for any other tool.
+/// as `dsh-mcp` names them, sanitized); `None` for any other tool.
 pub fn mcp_tool_parts(tool: &str) -> Option<(&str, &str)> {
     let (server, name) = tool.strip_prefix("mcp__")?.split_once("__")?;
     (!server.is_empty() && !name.is_empty()).then_some((server, name))
+}
+
+/// Where a tool that is not dsh's own comes from, under the names its
+/// source gives it: dsh's tool name may have them changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolOrigin {
+    /// A tool of an MCP server: the server's configured name and the
+    /// tool's own name (dsh offers it as `mcp__<server>__<tool>`, each
+    /// with what is not `[A-Za-z0-9_-]` made `_`).
+    Mcp {
+        /// The configured server name.
+        server: String,
+        /// The server's own tool name.
+        tool: String,
+    },
+}
+
+/// The server and tool of the MCP tool `tool` from `origin`, else read
+/// back from dsh's name (a call no server stands behind, as in a dry run);
+/// `None` for any other tool.
+pub fn mcp_names<'a>(tool: &'a str, origin: Option<&'a ToolOrigin>) -> Option<(&'a str, &'a str)> {
+    match origin {
+        Some(ToolOrigin::Mcp { server, tool }) => Some((server, tool)),
+        None => mcp_tool_parts(tool),
+    }
 }
 
 /// A call the model proposed, before validation and sealing.
@@ -25,6 +50,17 @@ pub struct ProposedCall {
     pub arguments: Value,
     /// The execution id of the enclosing call, for nested dispatch.
     pub parent_execution_id: Option<String>,
+    /// Where the tool comes from, when it is not dsh's own (the registry
+    /// fills it in from the tool).
+    #[serde(skip)]
+    pub origin: Option<ToolOrigin>,
+}
+
+impl ProposedCall {
+    /// The server and tool names of an MCP call ([`mcp_names`]).
+    pub fn mcp_names(&self) -> Option<(&str, &str)> {
+        mcp_names(&self.tool, self.origin.as_ref())
+    }
 }
 
 /// A sealed tool execution: identity every phase, the log, the UI and the tool
@@ -45,6 +81,16 @@ pub struct ToolExecution {
     pub rewritten_by: Option<String>,
     /// The parent execution, for nested dispatch.
     pub parent_execution_id: Option<String>,
+    /// Where the tool comes from, when it is not dsh's own.
+    #[serde(skip)]
+    pub origin: Option<ToolOrigin>,
+}
+
+impl ToolExecution {
+    /// The server and tool names of an MCP call ([`mcp_names`]).
+    pub fn mcp_names(&self) -> Option<(&str, &str)> {
+        mcp_names(&self.tool, self.origin.as_ref())
+    }
 }
 
 /// Why a call was denied, kept distinct so the log can say which.

@@ -15,8 +15,9 @@ use crate::{
     ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision, CompactionInput,
     CompactionOutcome, ContextDecision, ContextEntry, ContinuationDecision, DeniedFollowUp,
     GuardVerdict, NextStepUpdate, PermissionUpdate, PostToolDecision, PreToolOutcome,
-    PreToolVerdict, PromptDecision, ProposedCall, ProviderRequestDecision, Screening, SeamContext,
-    SessionEndReason, SessionStartSource, StepReport, StepStop, ToolExecution, ToolOutcome,
+    PreToolVerdict, PromptDecision, ProposedCall, ProviderRequestDecision, RequestMeta, Screening,
+    SeamContext, SessionEndReason, SessionStartSource, StepReport, StepStop, ToolExecution,
+    ToolOutcome,
 };
 use crate::{ConfigChange, ConfigDecision, FileChange, SessionChange};
 use crate::{
@@ -249,6 +250,23 @@ pub trait Plugin: Send + Sync {
     /// Guard: synchronous, after the whole pre-execute waterfall; deny or abstain.
     fn guard(&self, _ctx: &SeamContext, _exec: &ToolExecution) -> GuardVerdict {
         GuardVerdict::Abstain
+    }
+
+    /// A call that is going to run (the pre-execute waterfall, the
+    /// approval and the guards let it through), right before the execute
+    /// wrappers and dispatch; never for a call that is denied, nor in a dry
+    /// run. Sets the request metadata the tool is called with (an MCP tool
+    /// sends it as its request's `_meta`): listeners run in registration
+    /// order, each handed what the one before returned (`meta`, `None` at
+    /// first), and the last one's answer is sent. Cannot block. Default:
+    /// `meta` unchanged.
+    async fn before_dispatch(
+        &self,
+        _ctx: &SeamContext,
+        _exec: &ToolExecution,
+        meta: Option<RequestMeta>,
+    ) -> Option<RequestMeta> {
+        meta
     }
 
     /// Execute wrapper around dispatch (timeouts, retries, metrics).

@@ -3,8 +3,8 @@
 //! `seal` (validate → input-rewrite seam → re-validate → freeze identity)
 //! happens for every call of a step before any of them runs, so the agent
 //! can log the whole batch of `tool/call`s first. `execute` then runs one
-//! sealed call through `pre-execute → guards → execute wrappers → dispatch →
-//! post-execute → finalize_content → result`; the agent runs the sealed
+//! sealed call through `pre-execute → guards → before-dispatch → execute wrappers →
+//! dispatch → post-execute → finalize_content → result`; the agent runs the sealed
 //! calls of a step at once where [`ToolRegistry::concurrency`] allows, and
 //! phases 1–2 (pre-execute, approval, guards) pass one call at a time. Every failure — an unknown
 //! tool, invalid arguments, a tool or listener that errors or panics, an
@@ -255,7 +255,7 @@ impl ToolRegistry {
 
     /// Validates a proposed call, runs the input-rewrite seam, re-validates a
     /// rewrite, and freezes the call's identity.
-    pub async fn seal(&self, ctx: &SeamContext, call: ProposedCall) -> SealedCall {
+    pub async fn seal(&self, ctx: &SeamContext, mut call: ProposedCall) -> SealedCall {
         // Derived by the session's sink, so a replay repeats it.
         let execution_id = format!("exec_{}", ctx.sink.new_id().replace('-', ""));
         let mut execution = ToolExecution {
@@ -266,6 +266,7 @@ impl ToolRegistry {
             original_arguments: None,
             rewritten_by: None,
             parent_execution_id: call.parent_execution_id.clone(),
+            origin: None,
         };
         let Some(tool) = self.tools.get(&call.tool) else {
             let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
@@ -285,6 +286,9 @@ impl ToolRegistry {
                 screened_by: None,
             };
         };
+        // Every listener sees where the tool comes from.
+        call.origin = tool.origin();
+        execution.origin = call.origin.clone();
         let input_schema = tool.spec().input_schema;
         if let Err(problem) = schema::validate(&input_schema, &call.arguments) {
             let outcome = ToolOutcome::error(
@@ -437,6 +441,7 @@ impl ToolRegistry {
                 tool,
                 arguments,
                 parent_execution_id: None,
+                origin: None,
             };
             let sealed = self.seal(ctx, proposed).await;
             let (next, next_tail) = Box::pin(self.execute_once(ctx, sealed)).await;
@@ -515,18 +520,17 @@ impl ToolRegistry {
             let _turn = self.gate_turn.lock().await;
             self.gate(ctx, exec, verdicts, contexts).await
         };
-        let (outcome, rewritten, decided_by, request_meta) = match gate {
+        let (outcome, rewritten, decided_by) = match gate {
             Gate::Pass {
                 rewritten,
                 decided_by,
-                request_meta,
                 ..
-            } => (None, rewritten, decided_by, request_meta),
+            } => (None, rewritten, decided_by),
             Gate::Denied {
                 outcome,
                 decided_by,
                 ..
-            } => (Some(outcome), None, decided_by, None),
+            } => (Some(outcome), None, decided_by),
             // A failed listener ends the call here: no post-execute.
             Gate::Failed(outcome) => {
                 return Ran {
@@ -540,6 +544,12 @@ impl ToolRegistry {
         // An approval that replaced the arguments: the rest of the call
         // (dispatch, post-execute) sees the replacement.
         let exec = rewritten.as_ref().unwrap_or(exec);
+        // The call is going to run: the before-dispatch listeners set the
+        // request metadata it carries.
+        let request_meta = match outcome {
+            None => self.before_dispatch(ctx, exec).await,
+            Some(_) => None,
+        };
 
         // Phases 3–4: execute wrappers around dispatch. What changed on disk
         // since the last look is reported first, so that the look after
@@ -682,6 +692,31 @@ impl ToolRegistry {
             contexts,
             verdict,
         }
+    }
+
+    /// The before-dispatch waterfall for a call that is going to run: the
+    /// request metadata the last listener left. A listener that panics
+    /// changes nothing.
+    async fn before_dispatch(
+        &self,
+        ctx: &SeamContext,
+        exec: &ToolExecution,
+    ) -> Option<RequestMeta> {
+        let mut meta = None;
+        for plugin in &self.plugins {
+            let kept = meta.clone();
+            match AssertUnwindSafe(plugin.before_dispatch(ctx, exec, meta))
+                .catch_unwind()
+                .await
+            {
+                Ok(answer) => meta = answer,
+                Err(_) => {
+                    tracing::error!("before-dispatch listener `{}` panicked", plugin.name());
+                    meta = kept;
+                }
+            }
+        }
+        meta
     }
 
     /// Execute wrappers around core dispatch. Returns the normalized outcome

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use dsh_seams::{
     ContextEntry, Plugin, RequestMeta, SeamContext, TaskEvent, TaskVerdict, ToolExecution,
-    ToolOutcome,
+    ToolOrigin, ToolOutcome,
 };
 use dsh_seams::{ElicitationAnswer, ElicitationRequest, Notification, NotificationKind};
 
@@ -211,6 +211,13 @@ pub trait Tool: Send + Sync {
     /// Renders a canonical value; an error means the value is not valid for
     /// this tool.
     fn render(&self, value: &Value) -> Result<Rendered, ToolError>;
+
+    /// Where the tool comes from, when it is not dsh's own (an MCP
+    /// server's tool, under its real names): every call of it carries
+    /// this. Default: `None`.
+    fn origin(&self) -> Option<ToolOrigin> {
+        None
+    }
 
     /// Last-mile content invariant: runs exactly once on every normalized
     /// outcome. `None` keeps the content.

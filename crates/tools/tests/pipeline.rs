@@ -94,7 +94,12 @@ struct Probe {
     pre: Option<PreToolDecision>,
     pre_context: Option<String>,
     pre_panics: bool,
-    request_meta: Option<RequestMeta>,
+    /// What `before_dispatch` answers: `None` keeps the meta it is
+    /// handed, `Some` replaces it (`Some(None)` drops it).
+    dispatch_meta: Option<Option<RequestMeta>>,
+    dispatch_panics: bool,
+    /// `before_dispatch` calls: the arguments and the meta handed in.
+    dispatched: Mutex<Vec<String>>,
     guard: Option<GuardVerdict>,
     approve: Option<ApprovalDecision>,
     post: Option<PostToolAction>,
@@ -159,8 +164,21 @@ impl Plugin for Probe {
                 .iter()
                 .map(|text| ContextEntry::new(text.clone(), self.name.clone()))
                 .collect(),
-            request_meta: self.request_meta.clone(),
         }
+    }
+
+    async fn before_dispatch(
+        &self,
+        _ctx: &SeamContext,
+        exec: &ToolExecution,
+        meta: Option<RequestMeta>,
+    ) -> Option<RequestMeta> {
+        let handed = serde_json::to_string(&meta).unwrap();
+        (self.dispatched.lock().unwrap()).push(format!("{} {handed}", exec.arguments));
+        if self.dispatch_panics {
+            panic!("before-dispatch listener exploded");
+        }
+        self.dispatch_meta.clone().unwrap_or(meta)
     }
 
     async fn approve(
@@ -254,6 +272,7 @@ fn call(arguments: Value) -> ProposedCall {
         tool: "echo".into(),
         arguments,
         parent_execution_id: None,
+        origin: None,
     }
 }
 
@@ -329,29 +348,93 @@ async fn nested_calls_carry_the_parent_execution_id() {
     );
 }
 
+fn meta(value: Value) -> Option<RequestMeta> {
+    Some(RequestMeta(value.as_object().unwrap().clone()))
+}
+
 #[tokio::test]
-async fn the_last_request_meta_set_in_pre_execute_reaches_the_tool() {
-    let with_meta = |name: &str, meta: Option<Value>| {
+async fn the_before_dispatch_chain_sets_the_request_meta_the_tool_gets() {
+    let with_meta = |name: &str, answer: Option<Option<RequestMeta>>, panics: bool| {
         let mut probe = Probe::named(name);
-        probe.request_meta = meta.map(|meta| RequestMeta(meta.as_object().unwrap().clone()));
+        probe.dispatch_meta = answer;
+        probe.dispatch_panics = panics;
         Arc::new(probe)
     };
-    let meta = |probes| async move {
-        let fx = fixture(probes);
-        run(&fx, &ctx(), json!({"text": "", "meta": true}))
+    let sent = |probes: Vec<Arc<Probe>>| async move {
+        let fx = fixture(probes.clone());
+        let content = run(&fx, &ctx(), json!({"text": "", "meta": true}))
             .await
             .outcome
-            .content
+            .content;
+        let handed: Vec<String> = (probes.iter())
+            .flat_map(|p| p.dispatched.lock().unwrap().clone())
+            .collect();
+        (content, handed)
     };
-    assert_eq!(meta(vec![with_meta("none", None)]).await, "null");
-    // A later listener that sets none keeps the earlier one's.
-    let kept = vec![with_meta("a", Some(json!({"a": 1}))), with_meta("b", None)];
-    assert_eq!(meta(kept).await, r#"{"a":1}"#);
-    let last = vec![
-        with_meta("a", Some(json!({"a": 1}))),
-        with_meta("c", Some(json!({"c": 2, "b": 1}))),
+    let args = r#"{"text":"","meta":true}"#;
+    let (content, handed) = sent(vec![with_meta("none", None, false)]).await;
+    assert_eq!(content, "null");
+    assert_eq!(handed, [format!("{args} null")]);
+    // Each listener is handed what the one before left; one that keeps it
+    // passes it on, a panicking one changes nothing, the last answer is
+    // sent.
+    let chain = vec![
+        with_meta("a", Some(meta(json!({"a": 1}))), false),
+        with_meta("keeps", None, false),
+        with_meta("panics", Some(meta(json!({"x": 0}))), true),
+        with_meta("c", Some(meta(json!({"c": 2, "b": 1}))), false),
     ];
-    assert_eq!(meta(last).await, r#"{"c":2,"b":1}"#);
+    let (content, handed) = sent(chain).await;
+    assert_eq!(content, r#"{"c":2,"b":1}"#);
+    let a = format!(r#"{args} {{"a":1}}"#);
+    assert_eq!(handed, [format!("{args} null"), a.clone(), a.clone(), a]);
+    // A listener may drop it again.
+    let dropped = vec![
+        with_meta("a", Some(meta(json!({"a": 1}))), false),
+        with_meta("drops", Some(None), false),
+    ];
+    assert_eq!(sent(dropped).await.0, "null");
+}
+
+/// Only a call that is going to run reaches before-dispatch: not one a
+/// pre-execute listener, the approval or a guard stops; and it sees the
+/// arguments an approval replaced.
+#[tokio::test]
+async fn before_dispatch_fires_only_for_calls_that_run() {
+    let deny = || "no".to_owned();
+    let mut pre = Probe::named("pre");
+    pre.pre = Some(PreToolDecision::Deny { reason: deny() });
+    let mut refused = Probe::named("refused");
+    refused.pre = Some(PreToolDecision::ask(None));
+    refused.approve = Some(ApprovalDecision::Deny { message: deny() });
+    let mut guard = Probe::named("guard");
+    guard.guard = Some(GuardVerdict::Deny { reason: deny() });
+    for probe in [pre, refused, guard].map(Arc::new) {
+        let fx = fixture(vec![probe.clone()]);
+        let result = run(&fx, &ctx(), json!({"text": "x"})).await;
+        assert!(result.outcome.is_error, "{}: {result:?}", probe.name);
+        assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+        assert!(
+            probe.dispatched.lock().unwrap().is_empty(),
+            "{}",
+            probe.name
+        );
+        assert!(probe.seen().iter().any(|s| s.starts_with("pre:")));
+    }
+    // An ask the approval grants runs, with the granted arguments.
+    let granter = Arc::new(Granter {
+        arguments: json!({"text": "granted"}),
+        saw: Mutex::new(None),
+        updates: Mutex::new(vec![]),
+    });
+    let probe = Arc::new(Probe::named("p"));
+    let fx = fixture_of(vec![granter, probe.clone()]);
+    let result = run(&fx, &ctx(), json!({"text": "asked"})).await;
+    assert_eq!(result.outcome.content, "granted");
+    assert_eq!(
+        *probe.dispatched.lock().unwrap(),
+        [r#"{"text":"granted"} null"#]
+    );
 }
 
 #[tokio::test]
@@ -767,7 +850,6 @@ impl Plugin for NotifiedAsker {
         PreToolOutcome {
             decision: PreToolDecision::ask(None),
             contexts: vec![],
-            request_meta: None,
         }
     }
     async fn notification(&self, _ctx: &SeamContext, notification: &dsh_seams::Notification) {
@@ -837,7 +919,6 @@ impl Plugin for Reviewer {
                 PreToolVerdict::of(PreToolOutcome {
                     decision,
                     contexts: vec![ContextEntry::new("REVIEW-CTX", "reviewer")],
-                    request_meta: None,
                 })
             }),
         }
@@ -1083,7 +1164,6 @@ impl Plugin for Granter {
                 }]),
             },
             contexts: vec![],
-            request_meta: None,
         }
     }
     async fn approve(

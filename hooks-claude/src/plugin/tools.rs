@@ -204,11 +204,7 @@ fn review_of(fired: &[Fired], tool_name: &str) -> CallReview {
     let contexts = joined_contexts(fired, HookEvent::PreToolUse);
     let source = event_source(HookEvent::PreToolUse);
     let verdict = PreToolVerdict {
-        outcome: PreToolOutcome {
-            decision,
-            contexts,
-            request_meta: None,
-        },
+        outcome: PreToolOutcome { decision, contexts },
         notices: stop
             .iter()
             .filter(|reason| !reason.is_empty())

@@ -120,7 +120,6 @@ pub(super) fn pre_tool_use<'a>(cx: Cx<'_, Codex>, call: &'a ProposedCall) -> Flo
         let verdict = PreToolVerdict::of(PreToolOutcome {
             decision: verdict.answer,
             contexts,
-            request_meta: None,
         });
         let review = CallReview {
             rewrite,

@@ -103,7 +103,6 @@ mod tests {
         let outcome = PreToolOutcome {
             decision: PreToolDecision::Allow,
             contexts: vec![ContextEntry::new("ctx", "hook")],
-            request_meta: None,
         };
         let mut expected = serde_json::to_value(&outcome).unwrap_or_default();
         if let Some(map) = expected.as_object_mut() {

@@ -148,6 +148,7 @@ impl Firing {
             original_arguments: None,
             rewritten_by: None,
             parent_execution_id: None,
+            origin: None,
         }
     }
 }

@@ -35,6 +35,7 @@ pub(super) async fn fire(
                 tool: firing.tool.clone(),
                 arguments: firing.arguments.clone(),
                 parent_execution_id: None,
+                origin: None,
             };
             // The registry's own dry run (seal, pre-execute, approval,
             // guards): what a session would decide, never dispatched.
@@ -116,7 +117,6 @@ pub(super) async fn fire(
             let outcome = PreToolOutcome {
                 decision: decision.clone().unwrap_or(PreToolDecision::Allow),
                 contexts: decided.contexts.clone(),
-                request_meta: None,
             };
             let rewrite = rewritten_by.map(|by| RewriteReport {
                 arguments: (*exec.arguments).clone(),
@@ -187,6 +187,7 @@ async fn permission_request(
         original_arguments: None,
         rewritten_by: None,
         parent_execution_id: None,
+        origin: None,
     };
     let mut combined = ApprovalDecision::Abstain;
     for plugin in plugins {
@@ -259,6 +260,7 @@ async fn post_tool(
         original_arguments: None,
         rewritten_by: None,
         parent_execution_id: None,
+        origin: None,
     };
     let outcome = firing.outcome();
     let mut combined = PostToolDecision::accept();

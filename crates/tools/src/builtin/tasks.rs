@@ -851,6 +851,7 @@ mod tests {
                     tool: tool.to_owned(),
                     arguments,
                     parent_execution_id: None,
+                    origin: None,
                 },
             )
             .await;

@@ -10,7 +10,7 @@ use dsh_protocol::{DecidedBy, DeciderKind};
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, ApprovalGrant, ApprovalResponse, ContextEntry, DenialKind,
     DeniedFollowUp, Disposition, GuardVerdict, Notification, NotificationKind, Plugin,
-    PreToolDecision, PreToolVerdict, RequestMeta, SeamContext, ToolExecution, ToolOutcome,
+    PreToolDecision, PreToolVerdict, SeamContext, ToolExecution, ToolOutcome,
 };
 use futures::FutureExt;
 
@@ -27,8 +27,6 @@ pub(super) enum Gate {
         decision: PreToolDecision,
         rewritten: Option<ToolExecution>,
         decided_by: Option<DecidedBy>,
-        /// The request metadata the last listener that set one gave.
-        request_meta: Option<RequestMeta>,
     },
     /// Denied (by pre-execute, approval or a guard); post-execute still runs.
     Denied {
@@ -65,8 +63,6 @@ impl ToolRegistry {
         let mut decision = PreToolDecision::Allow;
         // Which plugin's ask or deny the decision is.
         let mut decider: Option<usize> = None;
-        // The request metadata: the last listener that sets one wins.
-        let mut request_meta = None;
         for (index, plugin) in self.plugins.iter().enumerate() {
             let review = verdicts.get(index).and_then(Option::as_ref);
             match AssertUnwindSafe(plugin.pre_execute(ctx, exec, review))
@@ -75,9 +71,6 @@ impl ToolRegistry {
             {
                 Ok(outcome) => {
                     contexts.extend(outcome.contexts);
-                    if outcome.request_meta.is_some() {
-                        request_meta = outcome.request_meta;
-                    }
                     match outcome.decision {
                         PreToolDecision::Allow => {}
                         ask @ PreToolDecision::Ask { .. } => {
@@ -214,7 +207,6 @@ impl ToolRegistry {
                 decision,
                 rewritten,
                 decided_by,
-                request_meta,
             },
             Some(outcome) => Gate::Denied {
                 decision,
