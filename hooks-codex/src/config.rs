@@ -75,6 +75,7 @@ impl CodexDiscovery {
 pub mod approval;
 mod error;
 pub use approval::ApprovalSettings;
+use dsh_hooks::names::Tabled;
 use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 pub use error::ConfigError;
 mod entry;

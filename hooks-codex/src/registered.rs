@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use dsh_hooks::lint::Finding;
+use dsh_hooks::names::Tabled;
 use dsh_hooks::project_settings::HeldBack;
 use dsh_hooks::registry::{
     BuiltPlugin, ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect,
@@ -97,7 +98,7 @@ impl HookDialect for CodexDialect {
     }
 
     fn event_names(&self) -> Vec<&'static str> {
-        CodexEvent::ALL.iter().map(|event| event.as_str()).collect()
+        CodexEvent::all().map(CodexEvent::as_str).collect()
     }
 
     fn hook_tool_name(&self, dsh_tool: &str) -> String {
