@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::entries::Layer;
+use dsh_hooks::entries::{EntryStatus, Layer};
 use dsh_hooks::json_file;
 use dsh_hooks::lenient::Lenient;
 use dsh_hooks::wire::Present;
@@ -150,17 +150,6 @@ impl Program {
     }
 }
 
-/// Whether a configured entry runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EntryStatus {
-    /// It runs.
-    Active,
-    /// `disableAllHooks` is set.
-    Disabled,
-    /// Left out by dsh (an untrusted project hook), with why.
-    Excluded(String),
-}
-
 /// One configured hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Handler {
@@ -188,16 +177,11 @@ pub struct Handler {
     pub hook_dir: Option<PathBuf>,
     /// The file as shown in Copilot's deny texts (`.github/hooks/h.json`).
     pub display_file: String,
-    /// Whether it runs.
-    pub status: EntryStatus,
+    /// Whether it runs (off: `disableAllHooks` is set).
+    pub status: EntryStatus<&'static str>,
 }
 
 impl Handler {
-    /// Whether it runs.
-    pub fn is_active(&self) -> bool {
-        self.status == EntryStatus::Active
-    }
-
     /// The event name it is configured under.
     pub fn event_name(&self) -> &'static str {
         self.event.name(self.mode)
@@ -236,13 +220,6 @@ pub struct CopilotConfig {
     pub problems: Vec<Problem>,
     /// The file that set `disableAllHooks`, if any.
     pub disabled_by: Option<PathBuf>,
-}
-
-impl CopilotConfig {
-    /// Whether any entry runs.
-    pub fn has_active(&self) -> bool {
-        self.handlers.iter().any(Handler::is_active)
-    }
 }
 
 /// A hook file or settings file as far as hooks go, read from its JSON
@@ -343,7 +320,7 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
     }
     if disabled_by.is_some() {
         for handler in &mut handlers {
-            handler.status = EntryStatus::Disabled;
+            handler.status = EntryStatus::Off("disableAllHooks");
         }
     }
     CopilotConfig {
@@ -577,7 +554,7 @@ mod tests {
         // A new session reads the files afresh.
         discovery.files = dsh_files::ConfigFiles::new();
         let config = load(&discovery);
-        assert!(!config.has_active());
+        assert!(!config.handlers.iter().any(|h| h.status.is_active()));
         assert!(config.disabled_by.is_some());
     }
 

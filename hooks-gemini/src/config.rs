@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use crate::event::GeminiEvent;
-use dsh_hooks::entries::Layer;
+use dsh_hooks::entries::{Layer, OffReason};
 use dsh_hooks::json_file::{self, JsonFileError};
 use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 
@@ -80,10 +80,11 @@ impl GeminiDiscovery {
 }
 
 /// Whether a configured hook runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EntryStatus {
-    /// It runs.
-    Active,
+pub type EntryStatus = dsh_hooks::entries::EntryStatus<Off>;
+
+/// Why Gemini CLI does not run a configured hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Off {
     /// `hooksConfig.disabled` names it.
     DisabledByName,
     /// `hooksConfig.enabled: false`.
@@ -92,21 +93,22 @@ pub enum EntryStatus {
     FolderUntrusted,
     /// Same `name:command` as an earlier hook: Gemini runs it once.
     Duplicate,
-    /// dsh's own trust: a project hook the user has not trusted.
-    Excluded(String),
 }
 
-impl EntryStatus {
-    /// The listing's word for it.
-    pub fn as_str(&self) -> &str {
+impl OffReason for Off {
+    fn listing(&self) -> String {
         match self {
-            EntryStatus::Active => "active",
-            EntryStatus::DisabledByName => "disabled (hooksConfig.disabled)",
-            EntryStatus::HooksDisabled => "disabled (hooksConfig.enabled: false)",
-            EntryStatus::FolderUntrusted => "not run (folder not trusted by Gemini CLI)",
-            EntryStatus::Duplicate => "duplicate (runs once)",
-            EntryStatus::Excluded(why) => why,
+            Off::DisabledByName => "disabled (hooksConfig.disabled)",
+            Off::HooksDisabled => "disabled (hooksConfig.enabled: false)",
+            Off::FolderUntrusted => "not run (folder not trusted by Gemini CLI)",
+            Off::Duplicate => "duplicate (runs once)",
         }
+        .to_owned()
+    }
+
+    /// dsh's own trust: the reason alone.
+    fn excluded(why: &str) -> String {
+        why.to_owned()
     }
 }
 
@@ -148,11 +150,6 @@ impl Handler {
     /// Gemini's deduplication key, `name:command`.
     pub fn dedup_key(&self) -> String {
         format!("{}:{}", self.display_name(), self.command)
-    }
-
-    /// Whether it runs.
-    pub fn is_active(&self) -> bool {
-        self.status == EntryStatus::Active
     }
 }
 
@@ -419,17 +416,17 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
     for (order, handler) in handlers.iter_mut().enumerate() {
         handler.order = order;
         let key = (handler.event, handler.dedup_key());
-        handler.status = if folder == FolderTrust::Untrusted {
-            EntryStatus::FolderUntrusted
+        handler.status = EntryStatus::Off(if folder == FolderTrust::Untrusted {
+            Off::FolderUntrusted
         } else if !enabled {
-            EntryStatus::HooksDisabled
+            Off::HooksDisabled
         } else if disabled.iter().any(|name| name == handler.display_name()) {
-            EntryStatus::DisabledByName
+            Off::DisabledByName
         } else if !seen.insert(key) {
-            EntryStatus::Duplicate
+            Off::Duplicate
         } else {
-            EntryStatus::Active
-        };
+            continue;
+        });
     }
     Ok(GeminiConfig {
         discovery: discovery.clone(),
@@ -577,19 +574,19 @@ mod tests {
             "hooksConfig": {"disabled": ["off"]}});
         let (_root, discovery) = setup(&user.to_string(), &project.to_string(), true);
         let config = load(&discovery).unwrap();
-        let seen: Vec<(&str, &str)> = config
+        let seen: Vec<(&str, String)> = config
             .handlers
             .iter()
-            .map(|h| (h.command.as_str(), h.status.as_str()))
+            .map(|h| (h.command.as_str(), h.status.listing()))
             .collect();
         assert_eq!(
             seen,
             [
-                ("u", "active"),
-                ("both", "active"),
-                ("both", "duplicate (runs once)"),
-                ("p", "active"),
-                ("off", "disabled (hooksConfig.disabled)")
+                ("u", "active".to_owned()),
+                ("both", "active".to_owned()),
+                ("both", "duplicate (runs once)".to_owned()),
+                ("p", "active".to_owned()),
+                ("off", "disabled (hooksConfig.disabled)".to_owned())
             ]
         );
         assert!(config.handlers[3].sequential);
@@ -613,7 +610,10 @@ mod tests {
         let project = serde_json::json!({"hooksConfig": {"enabled": false}});
         let (_root, discovery) = setup(&user.to_string(), &project.to_string(), true);
         let config = load(&discovery).unwrap();
-        assert_eq!(config.handlers[0].status, EntryStatus::HooksDisabled);
+        assert_eq!(
+            config.handlers[0].status,
+            EntryStatus::Off(Off::HooksDisabled)
+        );
     }
 
     #[test]
@@ -623,7 +623,10 @@ mod tests {
         let (_root, mut discovery) = setup("{}", &project.to_string(), false);
         let config = load(&discovery).unwrap();
         assert_eq!(config.folder, FolderTrust::Untrusted);
-        assert_eq!(config.handlers[0].status, EntryStatus::FolderUntrusted);
+        assert_eq!(
+            config.handlers[0].status,
+            EntryStatus::Off(Off::FolderUntrusted)
+        );
         assert_eq!(config.skipped[0].name, "PreToolUse");
         assert!(config.notices().iter().any(|n| n.contains("BeforeTool")));
         discovery.trust_workspace = true;
@@ -640,7 +643,10 @@ mod tests {
         let (_root, discovery) = setup("{}", &project.to_string(), false);
         let config = load(&discovery).unwrap();
         assert_eq!(config.folder, FolderTrust::Untrusted);
-        assert_eq!(config.handlers[0].status, EntryStatus::FolderUntrusted);
+        assert_eq!(
+            config.handlers[0].status,
+            EntryStatus::Off(Off::FolderUntrusted)
+        );
         assert!(
             config
                 .notices()
@@ -713,7 +719,7 @@ mod tests {
                     h.matcher.as_deref(),
                     h.sequential,
                     h.timeout_ms,
-                    h.status.as_str(),
+                    h.status.listing(),
                 )
             })
             .collect();
@@ -726,7 +732,7 @@ mod tests {
                     None,
                     false,
                     DEFAULT_TIMEOUT_MS,
-                    "active"
+                    "active".to_owned()
                 ),
                 (
                     "b",
@@ -734,7 +740,7 @@ mod tests {
                     None,
                     false,
                     DEFAULT_TIMEOUT_MS,
-                    "disabled (hooksConfig.disabled)"
+                    "disabled (hooksConfig.disabled)".to_owned()
                 ),
                 (
                     "late",
@@ -742,7 +748,7 @@ mod tests {
                     None,
                     false,
                     DEFAULT_TIMEOUT_MS,
-                    "active"
+                    "active".to_owned()
                 ),
             ]
         );
