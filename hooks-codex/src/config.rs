@@ -82,7 +82,7 @@ mod entry;
 mod trust;
 
 pub(crate) use entry::Handler;
-pub use entry::{EntryStatus, HookEntry, LayerSource, TrustPolicy, TrustState};
+pub use entry::{EntryStatus, HookEntry, LayerSource, Off, TrustPolicy, TrustState};
 use trust::notify_trust;
 pub use trust::{NOTIFY_EVENT, NotifyConfig, definition_hash, sha256_hex, trust_key};
 
@@ -272,9 +272,7 @@ impl Loader {
             };
             if let Some(err) = &matcher_error {
                 let mut entry = base_entry("command");
-                entry.status = EntryStatus::Unsupported {
-                    reason: format!("invalid matcher: {err}"),
-                };
+                entry.status = entry::unsupported(format!("invalid matcher: {err}"));
                 if let HandlerWire::Command { command, .. } = &handler {
                     entry.command = Some(command.clone());
                 }
@@ -295,9 +293,7 @@ impl Loader {
                             .push(format!("skipping empty hook command in {path}"));
                         let mut entry = base_entry("command");
                         entry.command = Some(command);
-                        entry.status = EntryStatus::Unsupported {
-                            reason: "empty command".into(),
-                        };
+                        entry.status = entry::unsupported("empty command");
                         self.entries.push(entry);
                         continue;
                     }
@@ -343,9 +339,9 @@ impl Loader {
                         }
                     };
                     let status = if trust == TrustState::Disabled {
-                        EntryStatus::Disabled {
-                            reason: format!("enabled = false in [hooks.state.\"{key}\"]"),
-                        }
+                        EntryStatus::Off(Off::Disabled(format!(
+                            "enabled = false in [hooks.state.\"{key}\"]"
+                        )))
                     } else {
                         EntryStatus::Active
                     };
@@ -386,11 +382,9 @@ impl Loader {
                         "skipping {kind} hook in {path}: {kind} hooks are not supported yet"
                     ));
                     let mut entry = base_entry(kind);
-                    entry.status = EntryStatus::Unsupported {
-                        reason: format!(
-                            "{kind} hooks are not supported (Codex 0.169 skips them too)"
-                        ),
-                    };
+                    entry.status = entry::unsupported(format!(
+                        "{kind} hooks are not supported (Codex 0.169 skips them too)"
+                    ));
                     self.entries.push(entry);
                 }
                 HandlerWire::McpTool { server, tool } => {
@@ -400,10 +394,9 @@ impl Loader {
                         tool.as_deref().unwrap_or("?")
                     ));
                     let mut entry = base_entry("mcp_tool");
-                    entry.status = EntryStatus::Unsupported {
-                        reason: "mcp_tool handlers need an MCP client, which dsh does not have"
-                            .into(),
-                    };
+                    entry.status = entry::unsupported(
+                        "mcp_tool handlers need an MCP client, which dsh does not have",
+                    );
                     self.entries.push(entry);
                     self.display_order += 1;
                 }
@@ -570,9 +563,10 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
             source: notify.layer,
             trust: notify.trust,
             status: if notify.trust == TrustState::Disabled {
-                EntryStatus::Disabled {
-                    reason: format!("enabled = false in [hooks.state.\"{}\"]", notify.key()),
-                }
+                EntryStatus::Off(Off::Disabled(format!(
+                    "enabled = false in [hooks.state.\"{}\"]",
+                    notify.key()
+                )))
             } else {
                 EntryStatus::Active
             },
@@ -623,9 +617,7 @@ impl CodexConfig {
             .retain(|handler| !origins.contains(&handler.origin));
         for entry in &mut self.entries {
             if entry.status == EntryStatus::Active && origins.contains(&entry.origin) {
-                entry.status = EntryStatus::Disabled {
-                    reason: reason.to_owned(),
-                };
+                entry.status = EntryStatus::Excluded(reason.to_owned());
             }
         }
     }

@@ -11,9 +11,7 @@ use dsh_hooks::registry::{
 };
 use dsh_protocol::Dialect;
 
-use crate::{
-    CodexConfig, CodexDiscovery, CodexEvent, EntryStatus, LayerSource, TrustPolicy, TrustState,
-};
+use crate::{CodexConfig, CodexDiscovery, CodexEvent, LayerSource, TrustPolicy, TrustState};
 
 /// The Codex dialect.
 #[derive(Debug, Clone, Copy, Default)]
@@ -137,11 +135,6 @@ impl DialectConfig for CodexConfig {
                     Some(command) => format!("command: {command}"),
                     None => entry.handler.clone(),
                 };
-                let status = match &entry.status {
-                    EntryStatus::Active => "active".to_owned(),
-                    EntryStatus::Disabled { reason } => format!("disabled: {reason}"),
-                    EntryStatus::Unsupported { reason } => format!("unsupported: {reason}"),
-                };
                 ConfiguredHook {
                     identity: serde_json::to_value(entry.trust_identity())
                         .unwrap_or(serde_json::Value::Null),
@@ -153,14 +146,14 @@ impl DialectConfig for CodexConfig {
                     } else {
                         HookScope::Project
                     },
-                    active: entry.status == EntryStatus::Active,
+                    active: entry.status.is_active(),
+                    status: entry.status.listing(),
                     event: entry.event,
                     matcher: entry.matcher,
                     command,
                     handler,
                     timeout_secs: entry.timeout_secs as f64,
                     origin: entry.origin,
-                    status,
                     plugin: entry.plugin,
                 }
             })
