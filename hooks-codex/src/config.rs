@@ -81,8 +81,9 @@ pub use error::ConfigError;
 mod entry;
 mod trust;
 
+pub use dsh_hooks::entries::Off;
 pub(crate) use entry::Handler;
-pub use entry::{EntryStatus, HookEntry, LayerSource, Off, TrustPolicy, TrustState};
+pub use entry::{EntryStatus, HookEntry, LayerSource, TrustPolicy, TrustState};
 use trust::notify_trust;
 pub use trust::{NOTIFY_EVENT, NotifyConfig, definition_hash, sha256_hex, trust_key};
 
@@ -272,7 +273,7 @@ impl Loader {
             };
             if let Some(err) = &matcher_error {
                 let mut entry = base_entry("command");
-                entry.status = entry::unsupported(format!("invalid matcher: {err}"));
+                entry.status = EntryStatus::unsupported(format!("invalid matcher: {err}"));
                 if let HandlerWire::Command { command, .. } = &handler {
                     entry.command = Some(command.clone());
                 }
@@ -293,7 +294,7 @@ impl Loader {
                             .push(format!("skipping empty hook command in {path}"));
                         let mut entry = base_entry("command");
                         entry.command = Some(command);
-                        entry.status = entry::unsupported("empty command");
+                        entry.status = EntryStatus::unsupported("empty command");
                         self.entries.push(entry);
                         continue;
                     }
@@ -339,9 +340,7 @@ impl Loader {
                         }
                     };
                     let status = if trust == TrustState::Disabled {
-                        EntryStatus::Off(Off::Disabled(format!(
-                            "enabled = false in [hooks.state.\"{key}\"]"
-                        )))
+                        EntryStatus::disabled(format!("enabled = false in [hooks.state.\"{key}\"]"))
                     } else {
                         EntryStatus::Active
                     };
@@ -382,7 +381,7 @@ impl Loader {
                         "skipping {kind} hook in {path}: {kind} hooks are not supported yet"
                     ));
                     let mut entry = base_entry(kind);
-                    entry.status = entry::unsupported(format!(
+                    entry.status = EntryStatus::unsupported(format!(
                         "{kind} hooks are not supported (Codex 0.169 skips them too)"
                     ));
                     self.entries.push(entry);
@@ -394,7 +393,7 @@ impl Loader {
                         tool.as_deref().unwrap_or("?")
                     ));
                     let mut entry = base_entry("mcp_tool");
-                    entry.status = entry::unsupported(
+                    entry.status = EntryStatus::unsupported(
                         "mcp_tool handlers need an MCP client, which dsh does not have",
                     );
                     self.entries.push(entry);
@@ -563,10 +562,10 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
             source: notify.layer,
             trust: notify.trust,
             status: if notify.trust == TrustState::Disabled {
-                EntryStatus::Off(Off::Disabled(format!(
+                EntryStatus::disabled(format!(
                     "enabled = false in [hooks.state.\"{}\"]",
                     notify.key()
-                )))
+                ))
             } else {
                 EntryStatus::Active
             },

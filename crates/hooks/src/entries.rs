@@ -114,6 +114,36 @@ impl OffReason for &'static str {
     }
 }
 
+/// Why an entry does not run, in the words most dialects list it with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Off {
+    /// Configured off (`disabled: <why>`).
+    Disabled(String),
+    /// dsh cannot honour it (`unsupported: <why>`).
+    Unsupported(String),
+}
+
+impl OffReason for Off {
+    fn listing(&self) -> String {
+        match self {
+            Off::Disabled(why) => format!("disabled: {why}"),
+            Off::Unsupported(why) => format!("unsupported: {why}"),
+        }
+    }
+}
+
+impl EntryStatus<Off> {
+    /// Configured off, for `why`.
+    pub fn disabled(why: impl Into<String>) -> Self {
+        EntryStatus::Off(Off::Disabled(why.into()))
+    }
+
+    /// dsh cannot honour it, for `why`.
+    pub fn unsupported(why: impl Into<String>) -> Self {
+        EntryStatus::Off(Off::Unsupported(why.into()))
+    }
+}
+
 impl<R: OffReason> EntryStatus<R> {
     /// Whether it runs.
     pub fn is_active(&self) -> bool {

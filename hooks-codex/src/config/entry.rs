@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use dsh_hooks::entries::OffReason;
+use dsh_hooks::entries::Off;
 
 use crate::event::CodexEvent;
 use crate::matcher::Matcher;
@@ -86,29 +86,6 @@ impl TrustState {
 /// Whether an entry will run in dsh (left out by dsh's trust: `disabled:
 /// <why>`).
 pub type EntryStatus = dsh_hooks::entries::EntryStatus<Off>;
-
-/// Why an entry does not run in dsh.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Off {
-    /// Configured off.
-    Disabled(String),
-    /// dsh cannot honour it.
-    Unsupported(String),
-}
-
-impl OffReason for Off {
-    fn listing(&self) -> String {
-        match self {
-            Off::Disabled(reason) => format!("disabled: {reason}"),
-            Off::Unsupported(reason) => format!("unsupported: {reason}"),
-        }
-    }
-}
-
-/// An entry dsh cannot honour, and why.
-pub(crate) fn unsupported(reason: impl Into<String>) -> EntryStatus {
-    EntryStatus::Off(Off::Unsupported(reason.into()))
-}
 
 /// One configured handler, for `dsh hooks list`.
 #[derive(Debug, Clone, PartialEq, Eq)]
