@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::entries::{EntryStatus, Layer};
+use dsh_hooks::entries::{EntryStatus, FileProblem, Layer};
 use dsh_hooks::json_file;
 use dsh_hooks::lenient::Lenient;
 use dsh_hooks::wire::Present;
@@ -188,26 +188,8 @@ impl Handler {
     }
 }
 
-/// A file left out, and why (Copilot logs it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// The file.
-    pub file: PathBuf,
-    /// What is wrong.
-    pub message: String,
-    /// Whether the whole file was left out (else one entry or name).
-    pub fatal: bool,
-}
-
-impl Problem {
-    fn new(file: &Path, message: String, fatal: bool) -> Self {
-        Problem {
-            file: file.to_path_buf(),
-            message,
-            fatal,
-        }
-    }
-}
+/// What a notice adds to a file Copilot leaves out whole.
+pub const SKIPPED: &str = " (the file is not loaded, as Copilot CLI skips it)";
 
 /// The parsed configuration.
 #[derive(Debug, Clone)]
@@ -216,8 +198,8 @@ pub struct CopilotConfig {
     pub discovery: CopilotDiscovery,
     /// Every entry, in run order.
     pub handlers: Vec<Handler>,
-    /// Files and entries left out.
-    pub problems: Vec<Problem>,
+    /// Files (ending [`SKIPPED`]) and entries left out (Copilot logs them).
+    pub problems: Vec<FileProblem>,
     /// The file that set `disableAllHooks`, if any.
     pub disabled_by: Option<PathBuf>,
 }
@@ -292,13 +274,13 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
             Ok(Some(doc)) => doc,
             Ok(None) => continue,
             Err(error) => {
-                problems.push(Problem::new(&path, error.to_string(), true));
+                problems.push(FileProblem::new(&path, format!("{error}{SKIPPED}")));
                 continue;
             }
         };
         if kind == FileKind::HookFile && doc.unread_version().is_some() {
             let message = "version: Invalid hook config version (only 1 is read)";
-            problems.push(Problem::new(&path, message.to_owned(), true));
+            problems.push(FileProblem::new(&path, format!("{message}{SKIPPED}")));
             continue;
         }
         if doc.disable_all_hooks.0 == Some(true) && disabled_by.is_none() {
@@ -343,7 +325,7 @@ pub(crate) fn parse_hooks(
     doc: &HooksDoc,
     file: &FileContext<'_>,
     handlers: &mut Vec<Handler>,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<FileProblem>,
 ) {
     let none = EntryWire::default();
     for (name, entries) in doc.hooks.0.iter().flat_map(|events| &events.0) {
@@ -353,7 +335,7 @@ pub(crate) fn parse_hooks(
         };
         let Some(entries) = &entries.0 else {
             let message = format!("hooks.{name}: expected an array of hook entries");
-            problems.push(Problem::new(file.path, message, false));
+            problems.push(FileProblem::new(file.path, message));
             continue;
         };
         for (i, entry) in entries.iter().enumerate() {
@@ -370,7 +352,7 @@ pub(crate) fn parse_hooks(
                 let hook = hook.0.as_ref().unwrap_or(&none);
                 match parse_entry(hook, (event, mode), matcher, origin, file) {
                     Ok(handler) => handlers.push(handler),
-                    Err(message) => problems.push(Problem::new(file.path, message, false)),
+                    Err(message) => problems.push(FileProblem::new(file.path, message)),
                 }
             }
         }
@@ -500,7 +482,7 @@ mod tests {
             .iter()
             .map(|p| {
                 (
-                    p.fatal,
+                    p.message.ends_with(SKIPPED),
                     p.file.file_name().unwrap().to_string_lossy().into_owned(),
                 )
             })

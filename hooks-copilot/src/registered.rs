@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use dsh_hooks::BridgePlugin;
-use dsh_hooks::entries::{Entry, EntryConfig, EntryStatus};
+use dsh_hooks::entries::{Entry, EntryConfig, EntryStatus, FileProblem};
 use dsh_hooks::lint::Finding;
 use dsh_hooks::names::Tabled;
 use dsh_hooks::registry::{
@@ -173,13 +173,7 @@ impl EntryConfig for CopilotConfig {
     }
 
     fn notices(&self) -> Vec<String> {
-        let skipped = |fatal| match fatal {
-            true => " (the file is not loaded, as Copilot CLI skips it)",
-            false => "",
-        };
-        let mut notices: Vec<String> = (self.problems.iter())
-            .map(|p| format!("{}: {}{}", p.file.display(), p.message, skipped(p.fatal)))
-            .collect();
+        let mut notices: Vec<String> = self.problems.iter().map(FileProblem::notice).collect();
         if let Some(file) = &self.disabled_by {
             notices.push(format!(
                 "disableAllHooks in {} turns every Copilot hook off",

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use crate::event::GeminiEvent;
-use dsh_hooks::entries::{Layer, OffReason};
+use dsh_hooks::entries::{FileProblem, Layer, OffReason};
 use dsh_hooks::json_file::{self, JsonFileError};
 use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 
@@ -163,15 +163,6 @@ pub enum FolderTrust {
     Untrusted,
 }
 
-/// An event name Gemini skips (`Invalid hook event name`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkippedEvent {
-    /// The file.
-    pub file: PathBuf,
-    /// The name as written.
-    pub name: String,
-}
-
 /// Gemini's discovered hook configuration.
 #[derive(Debug, Clone)]
 pub struct GeminiConfig {
@@ -181,8 +172,8 @@ pub struct GeminiConfig {
     pub handlers: Vec<Handler>,
     /// Gemini's verdict on the project folder.
     pub folder: FolderTrust,
-    /// Event names Gemini skips.
-    pub skipped: Vec<SkippedEvent>,
+    /// Event names Gemini skips (`Invalid hook event name`).
+    pub skipped: Vec<FileProblem>,
     /// Whether the project's `.gemini/settings.json` is the user's own (the
     /// project is `$HOME`): the file is then read once, as user settings.
     pub project_is_home: bool,
@@ -232,14 +223,7 @@ impl GeminiConfig {
             notices.push(self.untrusted_folder_notice());
         }
         notices.extend(self.ignored.iter().cloned());
-        for skipped in &self.skipped {
-            notices.push(format!(
-                "{}: invalid hook event name {:?}: Gemini CLI skips it{}",
-                skipped.file.display(),
-                skipped.name,
-                claude_hint(&skipped.name)
-            ));
-        }
+        notices.extend(self.skipped.iter().map(FileProblem::notice));
         notices
     }
 }
@@ -355,10 +339,10 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
         };
         for (name, groups) in &events.0 {
             let Some(event) = GeminiEvent::parse(name) else {
-                skipped.push(SkippedEvent {
-                    file: file.clone(),
-                    name: name.clone(),
-                });
+                let hint = claude_hint(name);
+                let message =
+                    format!("invalid hook event name {name:?}: Gemini CLI skips it{hint}");
+                skipped.push(FileProblem::new(file, message));
                 continue;
             };
             let Some(groups) = &groups.0 else {
@@ -627,7 +611,7 @@ mod tests {
             config.handlers[0].status,
             EntryStatus::Off(Off::FolderUntrusted)
         );
-        assert_eq!(config.skipped[0].name, "PreToolUse");
+        assert!(config.skipped[0].message.contains(r#"name "PreToolUse": "#));
         assert!(config.notices().iter().any(|n| n.contains("BeforeTool")));
         discovery.trust_workspace = true;
         assert_eq!(

@@ -2,7 +2,8 @@
 //! file format: the layer an entry comes from (which decides whether dsh's
 //! project trust gates it and what the log's `trust` says), whether it
 //! runs ([`EntryStatus`], with the dialect's own reasons for being off),
-//! the listing row of a command hook, and the session plugin that is built
+//! a file or part of one left out ([`FileProblem`]), the listing row of a
+//! command hook, and the session plugin that is built
 //! only when an entry runs.
 //!
 //! A dialect whose configuration is a list of entries implements
@@ -15,7 +16,7 @@
 //! dialect.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use dsh_protocol::Dialect;
@@ -82,6 +83,30 @@ impl ConfiguredHook {
             status: "active".to_owned(),
             plugin: None,
         }
+    }
+}
+
+/// A configuration file, or part of one, a dialect leaves out, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileProblem {
+    /// The file.
+    pub file: PathBuf,
+    /// What is wrong (and what the tool does about it).
+    pub message: String,
+}
+
+impl FileProblem {
+    /// `file`'s problem `message`.
+    pub fn new(file: &Path, message: impl Into<String>) -> Self {
+        FileProblem {
+            file: file.to_path_buf(),
+            message: message.into(),
+        }
+    }
+
+    /// The start-up notice: `<file>: <message>`.
+    pub fn notice(&self) -> String {
+        format!("{}: {}", self.file.display(), self.message)
     }
 }
 
