@@ -136,8 +136,7 @@ impl DialectConfig for CodexConfig {
                     None => entry.handler.clone(),
                 };
                 ConfiguredHook {
-                    identity: serde_json::to_value(entry.trust_identity())
-                        .unwrap_or(serde_json::Value::Null),
+                    identity: serde_json::to_value(entry.trust_identity()).unwrap_or_default(),
                     file: entry.file(),
                     scope: if entry.source != LayerSource::Project {
                         HookScope::User
