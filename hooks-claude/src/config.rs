@@ -481,24 +481,24 @@ impl Switches {
         for handler in handlers.iter_mut() {
             let managed = handler.source == SettingsSource::Managed;
             handler.status = if let Some((true, path)) = &managed_disable {
-                HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
+                HandlerStatus::disabled(format!("disableAllHooks in {}", path.display()))
             } else if let (Some((true, path)), false) = (&managed_only, managed) {
-                HandlerStatus::Disabled(format!("allowManagedHooksOnly in {}", path.display()))
+                HandlerStatus::disabled(format!("allowManagedHooksOnly in {}", path.display()))
             } else if let (Some((true, path)), false) = (&other_disable, managed) {
-                HandlerStatus::Disabled(format!("disableAllHooks in {}", path.display()))
+                HandlerStatus::disabled(format!("disableAllHooks in {}", path.display()))
             } else if let HandlerKind::Unsupported { kind } = &handler.kind {
                 match unsupported_types.iter_mut().find(|(k, _, _)| k == kind) {
                     Some(entry) => entry.1 += 1,
                     None => unsupported_types.push((kind.clone(), 1, handler.origin.clone())),
                 }
-                HandlerStatus::Unsupported(format!("dsh cannot run `{kind}` hooks"))
+                HandlerStatus::unsupported(format!("dsh cannot run `{kind}` hooks"))
             } else if let Some(event) = handler.event {
                 match event.support() {
                     EventSupport::Fired => match (&handler.kind, &allowed_urls) {
                         (HandlerKind::Http { url, .. }, Some(allowed))
                             if !allowed.iter().any(|pattern| url_allowed(pattern, url)) =>
                         {
-                            HandlerStatus::Disabled(format!("{url} is not in allowedHttpHookUrls"))
+                            HandlerStatus::disabled(format!("{url} is not in allowedHttpHookUrls"))
                         }
                         _ => HandlerStatus::Active,
                     },
@@ -507,11 +507,11 @@ impl Switches {
                             Some(entry) => entry.1 += 1,
                             None => unfired.push((event, 1)),
                         }
-                        HandlerStatus::Unsupported(format!("dsh does not fire {event}: {why}"))
+                        HandlerStatus::unsupported(format!("dsh does not fire {event}: {why}"))
                     }
                 }
             } else {
-                HandlerStatus::Unsupported(format!("unknown event {}", handler.event_name))
+                HandlerStatus::unsupported(format!("unknown event {}", handler.event_name))
             };
         }
         for (kind, count, origin) in unsupported_types {
@@ -660,7 +660,7 @@ impl ClaudeConfig {
     pub fn disable_origins(&mut self, origins: &[String], reason: &str) {
         for handler in &mut self.handlers {
             if handler.status == HandlerStatus::Active && origins.contains(&handler.origin) {
-                handler.status = HandlerStatus::Disabled(reason.to_owned());
+                handler.status = HandlerStatus::Excluded(reason.to_owned());
             }
         }
     }

@@ -84,14 +84,14 @@ impl ClaudeConfig {
                         "SDK hook {} is registered for unknown event `{}`; never called",
                         hook.callback_id, hook.event
                     ));
-                    HandlerStatus::Unsupported(format!("unknown event {}", hook.event))
+                    HandlerStatus::unsupported(format!("unknown event {}", hook.event))
                 }
                 Some(HookEvent::SessionStart) => {
                     notices.push(format!(
                         "SDK hook {} (SessionStart) is accepted and, as in Claude Code, never called",
                         hook.callback_id
                     ));
-                    HandlerStatus::Unsupported(
+                    HandlerStatus::unsupported(
                         "SessionStart SDK callbacks are never called (Claude Code 2.1.328)"
                             .to_owned(),
                     )

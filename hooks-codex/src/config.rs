@@ -75,11 +75,13 @@ impl CodexDiscovery {
 pub mod approval;
 mod error;
 pub use approval::ApprovalSettings;
+use dsh_hooks::names::Tabled;
 use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 pub use error::ConfigError;
 mod entry;
 mod trust;
 
+pub use dsh_hooks::entries::Off;
 pub(crate) use entry::Handler;
 pub use entry::{EntryStatus, HookEntry, LayerSource, TrustPolicy, TrustState};
 use trust::notify_trust;
@@ -271,9 +273,7 @@ impl Loader {
             };
             if let Some(err) = &matcher_error {
                 let mut entry = base_entry("command");
-                entry.status = EntryStatus::Unsupported {
-                    reason: format!("invalid matcher: {err}"),
-                };
+                entry.status = EntryStatus::unsupported(format!("invalid matcher: {err}"));
                 if let HandlerWire::Command { command, .. } = &handler {
                     entry.command = Some(command.clone());
                 }
@@ -294,9 +294,7 @@ impl Loader {
                             .push(format!("skipping empty hook command in {path}"));
                         let mut entry = base_entry("command");
                         entry.command = Some(command);
-                        entry.status = EntryStatus::Unsupported {
-                            reason: "empty command".into(),
-                        };
+                        entry.status = EntryStatus::unsupported("empty command");
                         self.entries.push(entry);
                         continue;
                     }
@@ -342,9 +340,7 @@ impl Loader {
                         }
                     };
                     let status = if trust == TrustState::Disabled {
-                        EntryStatus::Disabled {
-                            reason: format!("enabled = false in [hooks.state.\"{key}\"]"),
-                        }
+                        EntryStatus::disabled(format!("enabled = false in [hooks.state.\"{key}\"]"))
                     } else {
                         EntryStatus::Active
                     };
@@ -385,11 +381,9 @@ impl Loader {
                         "skipping {kind} hook in {path}: {kind} hooks are not supported yet"
                     ));
                     let mut entry = base_entry(kind);
-                    entry.status = EntryStatus::Unsupported {
-                        reason: format!(
-                            "{kind} hooks are not supported (Codex 0.169 skips them too)"
-                        ),
-                    };
+                    entry.status = EntryStatus::unsupported(format!(
+                        "{kind} hooks are not supported (Codex 0.169 skips them too)"
+                    ));
                     self.entries.push(entry);
                 }
                 HandlerWire::McpTool { server, tool } => {
@@ -399,10 +393,9 @@ impl Loader {
                         tool.as_deref().unwrap_or("?")
                     ));
                     let mut entry = base_entry("mcp_tool");
-                    entry.status = EntryStatus::Unsupported {
-                        reason: "mcp_tool handlers need an MCP client, which dsh does not have"
-                            .into(),
-                    };
+                    entry.status = EntryStatus::unsupported(
+                        "mcp_tool handlers need an MCP client, which dsh does not have",
+                    );
                     self.entries.push(entry);
                     self.display_order += 1;
                 }
@@ -569,9 +562,10 @@ pub fn load(discovery: &CodexDiscovery) -> Result<CodexConfig, ConfigError> {
             source: notify.layer,
             trust: notify.trust,
             status: if notify.trust == TrustState::Disabled {
-                EntryStatus::Disabled {
-                    reason: format!("enabled = false in [hooks.state.\"{}\"]", notify.key()),
-                }
+                EntryStatus::disabled(format!(
+                    "enabled = false in [hooks.state.\"{}\"]",
+                    notify.key()
+                ))
             } else {
                 EntryStatus::Active
             },
@@ -622,9 +616,7 @@ impl CodexConfig {
             .retain(|handler| !origins.contains(&handler.origin));
         for entry in &mut self.entries {
             if entry.status == EntryStatus::Active && origins.contains(&entry.origin) {
-                entry.status = EntryStatus::Disabled {
-                    reason: reason.to_owned(),
-                };
+                entry.status = EntryStatus::Excluded(reason.to_owned());
             }
         }
     }

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use dsh_hook_runner::{DshFault, HookProgram, HookSpec, RunRecord};
-use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Named, Rules};
-use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus, Seam};
+use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Rules};
+use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
 
@@ -241,16 +241,6 @@ pub fn effect_decision(effect: &Effect) -> HookDecision {
             message: Some(message.clone()),
             ..HookDecision::of(HookEffect::Deny)
         },
-    }
-}
-
-impl Named for CodexEvent {
-    fn wire_name(self) -> &'static str {
-        self.as_str()
-    }
-
-    fn run_seam(self) -> Seam {
-        self.seam()
     }
 }
 

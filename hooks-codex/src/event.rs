@@ -2,7 +2,10 @@
 
 use std::fmt;
 
+use dsh_hooks::names::{EventTable, Tabled};
 use dsh_protocol::Seam;
+
+use CodexEvent as E;
 
 /// One of the 14 hook events Codex 0.169 knows, in Codex's own order (the
 /// order `hooks/list` reports handlers of one file in, which is also dsh's
@@ -39,70 +42,45 @@ pub enum CodexEvent {
     Interrupt,
 }
 
+impl Tabled for CodexEvent {
+    /// Every event with its configuration key and `hook_event_name`, and
+    /// its seam, in Codex's order.
+    #[rustfmt::skip]
+    const TABLE: EventTable<CodexEvent> = EventTable(&[
+        (E::PreModelRequest, "PreModelRequest", None, Seam::ModelRequest),
+        (E::PostModelRequest, "PostModelRequest", None, Seam::ModelRequest),
+        (E::PreToolUse, "PreToolUse", None, Seam::PreExecute),
+        (E::PermissionRequest, "PermissionRequest", None, Seam::Approval),
+        (E::PostToolUse, "PostToolUse", None, Seam::PostExecute),
+        (E::PreCompact, "PreCompact", None, Seam::Compaction),
+        (E::PostCompact, "PostCompact", None, Seam::Compaction),
+        (E::SessionStart, "SessionStart", None, Seam::SessionStart),
+        (E::SessionEnd, "SessionEnd", None, Seam::SessionEnd),
+        (E::UserPromptSubmit, "UserPromptSubmit", None, Seam::PromptSubmit),
+        (E::SubagentStart, "SubagentStart", None, Seam::SubagentStart),
+        (E::SubagentStop, "SubagentStop", None, Seam::SubagentStop),
+        (E::Stop, "Stop", None, Seam::TurnContinuation),
+        (E::Interrupt, "Interrupt", None, Seam::TurnEnd),
+    ]);
+}
+
 impl CodexEvent {
-    /// Every event, in Codex's order.
-    pub const ALL: [CodexEvent; 14] = [
-        CodexEvent::PreModelRequest,
-        CodexEvent::PostModelRequest,
-        CodexEvent::PreToolUse,
-        CodexEvent::PermissionRequest,
-        CodexEvent::PostToolUse,
-        CodexEvent::PreCompact,
-        CodexEvent::PostCompact,
-        CodexEvent::SessionStart,
-        CodexEvent::SessionEnd,
-        CodexEvent::UserPromptSubmit,
-        CodexEvent::SubagentStart,
-        CodexEvent::SubagentStop,
-        CodexEvent::Stop,
-        CodexEvent::Interrupt,
-    ];
-
-    /// The configuration key and `hook_event_name` (`PreToolUse`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CodexEvent::PreModelRequest => "PreModelRequest",
-            CodexEvent::PostModelRequest => "PostModelRequest",
-            CodexEvent::PreToolUse => "PreToolUse",
-            CodexEvent::PermissionRequest => "PermissionRequest",
-            CodexEvent::PostToolUse => "PostToolUse",
-            CodexEvent::PreCompact => "PreCompact",
-            CodexEvent::PostCompact => "PostCompact",
-            CodexEvent::SessionStart => "SessionStart",
-            CodexEvent::SessionEnd => "SessionEnd",
-            CodexEvent::UserPromptSubmit => "UserPromptSubmit",
-            CodexEvent::SubagentStart => "SubagentStart",
-            CodexEvent::SubagentStop => "SubagentStop",
-            CodexEvent::Stop => "Stop",
-            CodexEvent::Interrupt => "Interrupt",
-        }
-    }
-
     /// Parses a configuration key; unknown keys (`StopFailure`, …) are `None`.
     pub fn from_name(name: &str) -> Option<CodexEvent> {
-        CodexEvent::ALL
-            .into_iter()
-            .find(|event| event.as_str() == name)
+        Self::TABLE.parse(name).map(|(event, _)| event)
     }
 
-    /// The snake-case label in trust keys and hashes (`pre_tool_use`).
-    pub fn key_label(self) -> &'static str {
-        match self {
-            CodexEvent::PreModelRequest => "pre_model_request",
-            CodexEvent::PostModelRequest => "post_model_request",
-            CodexEvent::PreToolUse => "pre_tool_use",
-            CodexEvent::PermissionRequest => "permission_request",
-            CodexEvent::PostToolUse => "post_tool_use",
-            CodexEvent::PreCompact => "pre_compact",
-            CodexEvent::PostCompact => "post_compact",
-            CodexEvent::SessionStart => "session_start",
-            CodexEvent::SessionEnd => "session_end",
-            CodexEvent::UserPromptSubmit => "user_prompt_submit",
-            CodexEvent::SubagentStart => "subagent_start",
-            CodexEvent::SubagentStop => "subagent_stop",
-            CodexEvent::Stop => "stop",
-            CodexEvent::Interrupt => "interrupt",
+    /// The snake-case label in trust keys and hashes (`pre_tool_use`): the
+    /// name's words, lower-cased.
+    pub fn key_label(self) -> String {
+        let mut label = String::new();
+        for c in self.as_str().chars() {
+            if c.is_ascii_uppercase() && !label.is_empty() {
+                label.push('_');
+            }
+            label.push(c.to_ascii_lowercase());
         }
+        label
     }
 
     /// The kebab-case label in `<hook_prompt hook_run_id="stop:0:…">`.
@@ -126,22 +104,15 @@ impl CodexEvent {
     /// continues the turn) on this event, as the interpreter treats it;
     /// anywhere else it is a failed run.
     pub fn exit2_blocks(self) -> bool {
-        match self {
-            CodexEvent::PreToolUse
-            | CodexEvent::PermissionRequest
-            | CodexEvent::PostToolUse
-            | CodexEvent::UserPromptSubmit
-            | CodexEvent::Stop
-            | CodexEvent::SubagentStop => true,
-            CodexEvent::PreModelRequest
-            | CodexEvent::PostModelRequest
-            | CodexEvent::PreCompact
-            | CodexEvent::PostCompact
-            | CodexEvent::SessionStart
-            | CodexEvent::SessionEnd
-            | CodexEvent::SubagentStart
-            | CodexEvent::Interrupt => false,
-        }
+        matches!(
+            self,
+            E::PreToolUse
+                | E::PermissionRequest
+                | E::PostToolUse
+                | E::UserPromptSubmit
+                | E::Stop
+                | E::SubagentStop
+        )
     }
 
     /// Whether this event can emit `additionalContext` (otherwise Codex
@@ -159,58 +130,13 @@ impl CodexEvent {
 
     /// Codex's default timeout in seconds when `timeout` is missing.
     pub fn default_timeout_secs(self) -> u64 {
-        match self {
-            CodexEvent::SessionEnd | CodexEvent::Interrupt => 1,
-            CodexEvent::PreToolUse
-            | CodexEvent::PermissionRequest
-            | CodexEvent::PostToolUse
-            | CodexEvent::SessionStart
-            | CodexEvent::UserPromptSubmit
-            | CodexEvent::Stop
-            | CodexEvent::PreCompact
-            | CodexEvent::PostCompact
-            | CodexEvent::SubagentStart
-            | CodexEvent::SubagentStop
-            | CodexEvent::PreModelRequest
-            | CodexEvent::PostModelRequest => 600,
-        }
+        self.max_timeout_secs().map_or(600, |_| 1)
     }
 
-    /// Codex's maximum timeout for this event, if it clamps one.
+    /// Codex's maximum timeout for this event, if it clamps one (the
+    /// shutdown events: 3 seconds, 1 by default).
     pub fn max_timeout_secs(self) -> Option<u64> {
-        match self {
-            CodexEvent::SessionEnd | CodexEvent::Interrupt => Some(3),
-            CodexEvent::PreToolUse
-            | CodexEvent::PermissionRequest
-            | CodexEvent::PostToolUse
-            | CodexEvent::SessionStart
-            | CodexEvent::UserPromptSubmit
-            | CodexEvent::Stop
-            | CodexEvent::PreCompact
-            | CodexEvent::PostCompact
-            | CodexEvent::SubagentStart
-            | CodexEvent::SubagentStop
-            | CodexEvent::PreModelRequest
-            | CodexEvent::PostModelRequest => None,
-        }
-    }
-
-    /// The canonical dsh seam this event runs on (`hook/invoked.seam`).
-    pub fn seam(self) -> Seam {
-        match self {
-            CodexEvent::PreModelRequest | CodexEvent::PostModelRequest => Seam::ModelRequest,
-            CodexEvent::PreToolUse => Seam::PreExecute,
-            CodexEvent::PermissionRequest => Seam::Approval,
-            CodexEvent::PostToolUse => Seam::PostExecute,
-            CodexEvent::SessionStart => Seam::SessionStart,
-            CodexEvent::SessionEnd => Seam::SessionEnd,
-            CodexEvent::UserPromptSubmit => Seam::PromptSubmit,
-            CodexEvent::Stop => Seam::TurnContinuation,
-            CodexEvent::Interrupt => Seam::TurnEnd,
-            CodexEvent::PreCompact | CodexEvent::PostCompact => Seam::Compaction,
-            CodexEvent::SubagentStart => Seam::SubagentStart,
-            CodexEvent::SubagentStop => Seam::SubagentStop,
-        }
+        matches!(self, E::SessionEnd | E::Interrupt).then_some(3)
     }
 
     /// Codex's error entry when the hook printed JSON it could not accept.

@@ -42,7 +42,7 @@ pub mod trust_identity;
 
 pub use config::{
     CodexConfig, CodexDiscovery, ConfigError, EntryStatus, HookEntry, LayerSource, NotifyConfig,
-    TrustState, load,
+    Off, TrustState, load,
 };
 pub use event::CodexEvent;
 pub use plugin::TrustPolicy;

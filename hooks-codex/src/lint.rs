@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use dsh_hooks::lint::{
     Checker, EventInfo, Finding, Rules, Severity, check_hooks, did_you_mean, nearest,
 };
+use dsh_hooks::names::Tabled;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 
@@ -51,7 +52,7 @@ impl Rules for CodexRules {
                 exit2_blocks: event.exit2_blocks(),
             }),
             None => {
-                let suggestion = nearest(name, CodexEvent::ALL.iter().map(|e| e.as_str()));
+                let suggestion = nearest(name, CodexEvent::names());
                 c.push(
                     Severity::Error,
                     "unknown-event",

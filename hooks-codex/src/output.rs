@@ -5,6 +5,7 @@
 //! `warning` / `context` / `feedback` / `stop` / `error` entries).
 
 use dsh_hook_runner::HookExit;
+use dsh_hooks::names::Tabled;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use dsh_hooks::lint::Finding;
+use dsh_hooks::names::Tabled;
 use dsh_hooks::project_settings::HeldBack;
 use dsh_hooks::registry::{
     BuiltPlugin, ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect,
@@ -10,9 +11,7 @@ use dsh_hooks::registry::{
 };
 use dsh_protocol::Dialect;
 
-use crate::{
-    CodexConfig, CodexDiscovery, CodexEvent, EntryStatus, LayerSource, TrustPolicy, TrustState,
-};
+use crate::{CodexConfig, CodexDiscovery, CodexEvent, LayerSource, TrustPolicy, TrustState};
 
 /// The Codex dialect.
 #[derive(Debug, Clone, Copy, Default)]
@@ -97,7 +96,7 @@ impl HookDialect for CodexDialect {
     }
 
     fn event_names(&self) -> Vec<&'static str> {
-        CodexEvent::ALL.iter().map(|event| event.as_str()).collect()
+        CodexEvent::all().map(CodexEvent::as_str).collect()
     }
 
     fn hook_tool_name(&self, dsh_tool: &str) -> String {
@@ -136,14 +135,8 @@ impl DialectConfig for CodexConfig {
                     Some(command) => format!("command: {command}"),
                     None => entry.handler.clone(),
                 };
-                let status = match &entry.status {
-                    EntryStatus::Active => "active".to_owned(),
-                    EntryStatus::Disabled { reason } => format!("disabled: {reason}"),
-                    EntryStatus::Unsupported { reason } => format!("unsupported: {reason}"),
-                };
                 ConfiguredHook {
-                    identity: serde_json::to_value(entry.trust_identity())
-                        .unwrap_or(serde_json::Value::Null),
+                    identity: serde_json::to_value(entry.trust_identity()).unwrap_or_default(),
                     file: entry.file(),
                     scope: if entry.source != LayerSource::Project {
                         HookScope::User
@@ -152,14 +145,14 @@ impl DialectConfig for CodexConfig {
                     } else {
                         HookScope::Project
                     },
-                    active: entry.status == EntryStatus::Active,
+                    active: entry.status.is_active(),
+                    status: entry.status.listing(),
                     event: entry.event,
                     matcher: entry.matcher,
                     command,
                     handler,
                     timeout_secs: entry.timeout_secs as f64,
                     origin: entry.origin,
-                    status,
                     plugin: entry.plugin,
                 }
             })

@@ -4,9 +4,10 @@
 
 use std::path::Path;
 
+use dsh_hooks::registry::DialectConfig;
 use dsh_hooks_codex::config::{definition_hash, trust_key};
 use dsh_hooks_codex::{
-    CodexDiscovery, CodexEvent, ConfigError, EntryStatus, LayerSource, TrustState, load,
+    CodexDiscovery, CodexEvent, ConfigError, EntryStatus, LayerSource, Off, TrustState, load,
 };
 use pretty_assertions::assert_eq;
 
@@ -247,8 +248,46 @@ fn layers_add_up_in_codex_order_with_keys_and_trust() {
         entries[1].origin,
         format!("{}#hooks.PreToolUse[0].hooks[0]", user_json.display())
     );
-    assert!(matches!(entries[2].status, EntryStatus::Disabled { .. }));
+    assert!(matches!(
+        entries[2].status,
+        EntryStatus::Off(Off::Disabled(_))
+    ));
     assert_eq!(entries[1].timeout_secs, 600);
+}
+
+/// `dsh hooks list` statuses: Codex's own `enabled = false`, a handler dsh
+/// cannot run, and a project hook dsh's trust leaves out.
+#[test]
+fn listing_statuses_say_why_a_hook_does_not_run() {
+    let e = env();
+    e.write(
+        &e.project.join(".codex/hooks.json"),
+        r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"a"},{"type":"prompt"},{"type":"command","command":"off"}]}]}}"#,
+    );
+    let key = trust_key(
+        &e.project.join(".codex/hooks.json"),
+        CodexEvent::PreToolUse,
+        0,
+        2,
+    );
+    let state = format!("[hooks.state.\"{key}\"]\nenabled = false\n");
+    e.write(&e.codex_home().join("config.toml"), &state);
+    let mut config: Box<dyn DialectConfig> = Box::new(load(&e.discovery()).unwrap());
+    let first = config.hooks()[0].origin.clone();
+    config.disable_origins(&[first], "not trusted");
+    let rows: Vec<(String, bool)> = (config.hooks().into_iter())
+        .map(|hook| (hook.status, hook.active))
+        .collect();
+    let off = format!("disabled: enabled = false in [hooks.state.\"{key}\"]");
+    let prompt = "unsupported: prompt hooks are not supported (Codex 0.169 skips them too)";
+    assert_eq!(
+        rows,
+        [
+            ("disabled: not trusted".to_owned(), false),
+            (prompt.to_owned(), false),
+            (off, false)
+        ]
+    );
 }
 
 #[test]

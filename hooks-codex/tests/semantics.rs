@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use dsh_hook_runner::HookExit;
+use dsh_hooks::names::Tabled;
 use dsh_hooks_codex::CodexEvent;
 use dsh_hooks_codex::matcher::{Matcher, tool_aliases};
 use dsh_hooks_codex::output::{Effect, RunFacts, interpret};
@@ -453,7 +454,7 @@ fn other_events_follow_codex() {
 /// exit 2 with a reason blocks exactly where `exit2_blocks` says so.
 #[test]
 fn exit2_blocks_is_what_the_interpreter_does() {
-    for event in CodexEvent::ALL {
+    for event in CodexEvent::all() {
         let out = interpret(
             event,
             &RunFacts {

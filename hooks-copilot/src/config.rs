@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_hooks::entries::Layer;
+use dsh_hooks::entries::{EntryStatus, FileProblem, Layer};
 use dsh_hooks::json_file;
 use dsh_hooks::lenient::Lenient;
 use dsh_hooks::wire::Present;
@@ -150,17 +150,6 @@ impl Program {
     }
 }
 
-/// Whether a configured entry runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EntryStatus {
-    /// It runs.
-    Active,
-    /// `disableAllHooks` is set.
-    Disabled,
-    /// Left out by dsh (an untrusted project hook), with why.
-    Excluded(String),
-}
-
 /// One configured hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Handler {
@@ -188,42 +177,19 @@ pub struct Handler {
     pub hook_dir: Option<PathBuf>,
     /// The file as shown in Copilot's deny texts (`.github/hooks/h.json`).
     pub display_file: String,
-    /// Whether it runs.
-    pub status: EntryStatus,
+    /// Whether it runs (off: `disableAllHooks` is set).
+    pub status: EntryStatus<&'static str>,
 }
 
 impl Handler {
-    /// Whether it runs.
-    pub fn is_active(&self) -> bool {
-        self.status == EntryStatus::Active
-    }
-
     /// The event name it is configured under.
     pub fn event_name(&self) -> &'static str {
         self.event.name(self.mode)
     }
 }
 
-/// A file left out, and why (Copilot logs it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// The file.
-    pub file: PathBuf,
-    /// What is wrong.
-    pub message: String,
-    /// Whether the whole file was left out (else one entry or name).
-    pub fatal: bool,
-}
-
-impl Problem {
-    fn new(file: &Path, message: String, fatal: bool) -> Self {
-        Problem {
-            file: file.to_path_buf(),
-            message,
-            fatal,
-        }
-    }
-}
+/// What a notice adds to a file Copilot leaves out whole.
+pub const SKIPPED: &str = " (the file is not loaded, as Copilot CLI skips it)";
 
 /// The parsed configuration.
 #[derive(Debug, Clone)]
@@ -232,17 +198,10 @@ pub struct CopilotConfig {
     pub discovery: CopilotDiscovery,
     /// Every entry, in run order.
     pub handlers: Vec<Handler>,
-    /// Files and entries left out.
-    pub problems: Vec<Problem>,
+    /// Files (ending [`SKIPPED`]) and entries left out (Copilot logs them).
+    pub problems: Vec<FileProblem>,
     /// The file that set `disableAllHooks`, if any.
     pub disabled_by: Option<PathBuf>,
-}
-
-impl CopilotConfig {
-    /// Whether any entry runs.
-    pub fn has_active(&self) -> bool {
-        self.handlers.iter().any(Handler::is_active)
-    }
 }
 
 /// A hook file or settings file as far as hooks go, read from its JSON
@@ -315,13 +274,13 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
             Ok(Some(doc)) => doc,
             Ok(None) => continue,
             Err(error) => {
-                problems.push(Problem::new(&path, error.to_string(), true));
+                problems.push(FileProblem::new(&path, format!("{error}{SKIPPED}")));
                 continue;
             }
         };
         if kind == FileKind::HookFile && doc.unread_version().is_some() {
             let message = "version: Invalid hook config version (only 1 is read)";
-            problems.push(Problem::new(&path, message.to_owned(), true));
+            problems.push(FileProblem::new(&path, format!("{message}{SKIPPED}")));
             continue;
         }
         if doc.disable_all_hooks.0 == Some(true) && disabled_by.is_none() {
@@ -343,7 +302,7 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
     }
     if disabled_by.is_some() {
         for handler in &mut handlers {
-            handler.status = EntryStatus::Disabled;
+            handler.status = EntryStatus::Off("disableAllHooks");
         }
     }
     CopilotConfig {
@@ -366,7 +325,7 @@ pub(crate) fn parse_hooks(
     doc: &HooksDoc,
     file: &FileContext<'_>,
     handlers: &mut Vec<Handler>,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<FileProblem>,
 ) {
     let none = EntryWire::default();
     for (name, entries) in doc.hooks.0.iter().flat_map(|events| &events.0) {
@@ -376,7 +335,7 @@ pub(crate) fn parse_hooks(
         };
         let Some(entries) = &entries.0 else {
             let message = format!("hooks.{name}: expected an array of hook entries");
-            problems.push(Problem::new(file.path, message, false));
+            problems.push(FileProblem::new(file.path, message));
             continue;
         };
         for (i, entry) in entries.iter().enumerate() {
@@ -393,7 +352,7 @@ pub(crate) fn parse_hooks(
                 let hook = hook.0.as_ref().unwrap_or(&none);
                 match parse_entry(hook, (event, mode), matcher, origin, file) {
                     Ok(handler) => handlers.push(handler),
-                    Err(message) => problems.push(Problem::new(file.path, message, false)),
+                    Err(message) => problems.push(FileProblem::new(file.path, message)),
                 }
             }
         }
@@ -523,7 +482,7 @@ mod tests {
             .iter()
             .map(|p| {
                 (
-                    p.fatal,
+                    p.message.ends_with(SKIPPED),
                     p.file.file_name().unwrap().to_string_lossy().into_owned(),
                 )
             })
@@ -577,7 +536,7 @@ mod tests {
         // A new session reads the files afresh.
         discovery.files = dsh_files::ConfigFiles::new();
         let config = load(&discovery);
-        assert!(!config.has_active());
+        assert!(!config.handlers.iter().any(|h| h.status.is_active()));
         assert!(config.disabled_by.is_some());
     }
 

@@ -166,7 +166,7 @@ impl Dialect for Copilot {
     fn candidates(&self, event: CopilotEvent, subject: &Option<&str>) -> Vec<&Handler> {
         self.handlers
             .iter()
-            .filter(|handler| handler.event == event && handler.is_active())
+            .filter(|handler| handler.event == event && handler.status.is_active())
             .filter(|handler| match subject {
                 Some(tool) if event.matches_tools() => {
                     crate::matcher::matches(handler.mode, handler.matcher.as_deref(), tool)

@@ -2,18 +2,21 @@
 //! ([`dsh_hooks::registry`]).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use dsh_hooks::BridgePlugin;
+use dsh_hooks::entries::{Entry, EntryConfig, EntryStatus, FileProblem};
 use dsh_hooks::lint::Finding;
 use dsh_hooks::names::Tabled;
 use dsh_hooks::registry::{
-    BuiltPlugin, ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect,
-    LintTargets, LoadError, SessionHooks,
+    ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect, LintTargets,
+    LoadError, SessionHooks,
 };
 use dsh_protocol::Dialect;
+use dsh_seams::Plugin;
 use serde_json::json;
 
-use crate::config::{EntryStatus, Handler, Program};
+use crate::config::{Handler, Program};
 use crate::dialect::Copilot;
 use crate::{CopilotConfig, CopilotDiscovery};
 
@@ -133,46 +136,44 @@ fn identity(handler: &Handler) -> serde_json::Value {
     })
 }
 
-impl DialectConfig for CopilotConfig {
-    fn dialect(&self) -> Dialect {
-        Dialect::Copilot
+impl Entry for Handler {
+    type Off = &'static str;
+
+    fn status(&self) -> &EntryStatus<&'static str> {
+        &self.status
     }
 
-    fn clone_box(&self) -> Box<dyn DialectConfig> {
-        Box::new(self.clone())
+    fn status_mut(&mut self) -> &mut EntryStatus<&'static str> {
+        &mut self.status
     }
 
-    fn hooks(&self) -> Vec<ConfiguredHook> {
-        self.handlers
-            .iter()
-            .map(|handler| ConfiguredHook {
-                event: handler.event_name().to_owned(),
-                matcher: handler.matcher.clone(),
-                timeout_secs: handler.timeout_sec as f64,
-                file: handler.file.clone(),
-                origin: handler.origin.clone(),
-                identity: identity(handler),
-                // Excluded by dsh's trust still counts: that is what asking
-                // is for.
-                active: handler.status != EntryStatus::Disabled,
-                status: match &handler.status {
-                    EntryStatus::Active => "active".to_owned(),
-                    EntryStatus::Disabled => "disabled: disableAllHooks".to_owned(),
-                    EntryStatus::Excluded(why) => format!("disabled: {why}"),
-                },
-                ..ConfiguredHook::command(handler.source, handler.program.text())
-            })
-            .collect()
+    fn row(&self) -> ConfiguredHook {
+        ConfiguredHook {
+            event: self.event_name().to_owned(),
+            matcher: self.matcher.clone(),
+            timeout_secs: self.timeout_sec as f64,
+            file: self.file.clone(),
+            origin: self.origin.clone(),
+            identity: identity(self),
+            ..ConfiguredHook::command(self.source, self.program.text())
+        }
+    }
+}
+
+impl EntryConfig for CopilotConfig {
+    type Entry = Handler;
+    const DIALECT: Dialect = Dialect::Copilot;
+
+    fn entries(&self) -> &[Handler] {
+        &self.handlers
+    }
+
+    fn entries_mut(&mut self) -> &mut [Handler] {
+        &mut self.handlers
     }
 
     fn notices(&self) -> Vec<String> {
-        let skipped = |fatal| match fatal {
-            true => " (the file is not loaded, as Copilot CLI skips it)",
-            false => "",
-        };
-        let mut notices: Vec<String> = (self.problems.iter())
-            .map(|p| format!("{}: {}{}", p.file.display(), p.message, skipped(p.fatal)))
-            .collect();
+        let mut notices: Vec<String> = self.problems.iter().map(FileProblem::notice).collect();
         if let Some(file) = &self.disabled_by {
             notices.push(format!(
                 "disableAllHooks in {} turns every Copilot hook off",
@@ -182,24 +183,92 @@ impl DialectConfig for CopilotConfig {
         notices
     }
 
-    fn disable_origins(&mut self, origins: &[String], reason: &str) {
-        for handler in &mut self.handlers {
-            if handler.is_active() && origins.contains(&handler.origin) {
-                handler.status = EntryStatus::Excluded(reason.to_owned());
-            }
-        }
+    fn plugin(self, session: &SessionHooks<'_>) -> Arc<dyn Plugin> {
+        let copilot = Copilot {
+            user_dir: self.discovery.user_dir(),
+            repo: self.discovery.repo_root(),
+            shell: self.discovery.shell.clone(),
+            handlers: self.handlers,
+        };
+        BridgePlugin::shared(copilot, session.runner.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dsh_hooks::registry::HookScope;
+    use pretty_assertions::assert_eq;
+
+    fn write(path: &Path, text: &str) {
+        fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+        fs_err::write(path, text).unwrap();
     }
 
-    fn into_plugin(self: Box<Self>, session: &SessionHooks<'_>) -> Result<BuiltPlugin, LoadError> {
-        let runner = session.runner.clone();
-        Ok(BuiltPlugin::when(self.has_active(), || {
-            let copilot = Copilot {
-                user_dir: self.discovery.user_dir(),
-                repo: self.discovery.repo_root(),
-                shell: self.discovery.shell.clone(),
-                handlers: self.handlers,
-            };
-            BridgePlugin::shared(copilot, runner)
-        }))
+    fn rows(config: &dyn DialectConfig) -> Vec<(String, bool, String)> {
+        (config.hooks().into_iter())
+            .map(|hook| (hook.status, hook.active, hook.identity.to_string()))
+            .collect()
+    }
+
+    /// `dsh hooks list` rows and trust identities: the identity bytes are
+    /// what `trust.json` files hold hashes of, so they never change.
+    #[test]
+    fn listing_rows_statuses_and_trust_identities() {
+        let dir = tempfile::tempdir().unwrap();
+        let (project, home) = (dir.path().join("p"), dir.path().join("h"));
+        fs_err::create_dir_all(project.join(".git")).unwrap();
+        let file = project.join(".github/hooks/h.json");
+        write(
+            &file,
+            r#"{"version":1,"hooks":{"preToolUse":[{"bash":"a","cwd":"s","env":{"K":"v"},"timeoutSec":5}],
+                "PostToolUse":[{"matcher":"Bash","hooks":[{"exec":"/bin/x","args":["1"]}]}]}}"#,
+        );
+        let mut config: Box<dyn DialectConfig> =
+            Box::new(crate::load(&CopilotDiscovery::new(&project, &home)));
+        assert_eq!(config.dialect(), Dialect::Copilot);
+        let first = format!("{}#hooks.preToolUse[0]", file.display());
+        config.disable_origins(&[first.clone(), "elsewhere".to_owned()], "not trusted");
+        let hooks = config.hooks();
+        assert_eq!(
+            (hooks[0].origin.as_str(), hooks[0].handler.as_str()),
+            (first.as_str(), "command: a")
+        );
+        assert_eq!(
+            (hooks[1].timeout_secs, hooks[1].scope),
+            (30.0, HookScope::Project)
+        );
+        let f = file.display();
+        assert_eq!(
+            rows(config.as_ref()),
+            [
+                (
+                    "disabled: not trusted".to_owned(),
+                    true,
+                    format!(
+                        r#"{{"dialect":"copilot","file":"{f}","event":"preToolUse","matcher":null,"program":{{"bash":"a"}},"cwd":"s","env":[["K","v"]],"timeout_sec":5}}"#
+                    )
+                ),
+                (
+                    "active".to_owned(),
+                    true,
+                    format!(
+                        r#"{{"dialect":"copilot","file":"{f}","event":"PostToolUse","matcher":"Bash","program":{{"exec":"/bin/x","args":["1"]}},"cwd":null,"env":[],"timeout_sec":30}}"#
+                    )
+                ),
+            ]
+        );
+        write(
+            &home.join(".copilot/settings.json"),
+            r#"{"disableAllHooks":true}"#,
+        );
+        let config = crate::load(&CopilotDiscovery::new(&project, &home));
+        let statuses: Vec<_> = rows(&config).into_iter().map(|(s, a, _)| (s, a)).collect();
+        assert_eq!(
+            statuses,
+            vec![("disabled: disableAllHooks".to_owned(), false); 2]
+        );
+        assert!(DialectConfig::notices(&config)[0].starts_with("disableAllHooks in "));
+        assert!(!config.handlers.iter().any(|h| h.status.is_active()));
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use crate::event::GeminiEvent;
-use dsh_hooks::entries::Layer;
+use dsh_hooks::entries::{FileProblem, Layer, OffReason};
 use dsh_hooks::json_file::{self, JsonFileError};
 use dsh_hooks::project_settings::{HeldBack, ProjectSettings};
 
@@ -80,10 +80,11 @@ impl GeminiDiscovery {
 }
 
 /// Whether a configured hook runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EntryStatus {
-    /// It runs.
-    Active,
+pub type EntryStatus = dsh_hooks::entries::EntryStatus<Off>;
+
+/// Why Gemini CLI does not run a configured hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Off {
     /// `hooksConfig.disabled` names it.
     DisabledByName,
     /// `hooksConfig.enabled: false`.
@@ -92,21 +93,22 @@ pub enum EntryStatus {
     FolderUntrusted,
     /// Same `name:command` as an earlier hook: Gemini runs it once.
     Duplicate,
-    /// dsh's own trust: a project hook the user has not trusted.
-    Excluded(String),
 }
 
-impl EntryStatus {
-    /// The listing's word for it.
-    pub fn as_str(&self) -> &str {
+impl OffReason for Off {
+    fn listing(&self) -> String {
         match self {
-            EntryStatus::Active => "active",
-            EntryStatus::DisabledByName => "disabled (hooksConfig.disabled)",
-            EntryStatus::HooksDisabled => "disabled (hooksConfig.enabled: false)",
-            EntryStatus::FolderUntrusted => "not run (folder not trusted by Gemini CLI)",
-            EntryStatus::Duplicate => "duplicate (runs once)",
-            EntryStatus::Excluded(why) => why,
+            Off::DisabledByName => "disabled (hooksConfig.disabled)",
+            Off::HooksDisabled => "disabled (hooksConfig.enabled: false)",
+            Off::FolderUntrusted => "not run (folder not trusted by Gemini CLI)",
+            Off::Duplicate => "duplicate (runs once)",
         }
+        .to_owned()
+    }
+
+    /// dsh's own trust: the reason alone.
+    fn excluded(why: &str) -> String {
+        why.to_owned()
     }
 }
 
@@ -149,11 +151,6 @@ impl Handler {
     pub fn dedup_key(&self) -> String {
         format!("{}:{}", self.display_name(), self.command)
     }
-
-    /// Whether it runs.
-    pub fn is_active(&self) -> bool {
-        self.status == EntryStatus::Active
-    }
 }
 
 /// Gemini's verdict on the project folder.
@@ -166,15 +163,6 @@ pub enum FolderTrust {
     Untrusted,
 }
 
-/// An event name Gemini skips (`Invalid hook event name`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkippedEvent {
-    /// The file.
-    pub file: PathBuf,
-    /// The name as written.
-    pub name: String,
-}
-
 /// Gemini's discovered hook configuration.
 #[derive(Debug, Clone)]
 pub struct GeminiConfig {
@@ -184,8 +172,8 @@ pub struct GeminiConfig {
     pub handlers: Vec<Handler>,
     /// Gemini's verdict on the project folder.
     pub folder: FolderTrust,
-    /// Event names Gemini skips.
-    pub skipped: Vec<SkippedEvent>,
+    /// Event names Gemini skips (`Invalid hook event name`).
+    pub skipped: Vec<FileProblem>,
     /// Whether the project's `.gemini/settings.json` is the user's own (the
     /// project is `$HOME`): the file is then read once, as user settings.
     pub project_is_home: bool,
@@ -235,14 +223,7 @@ impl GeminiConfig {
             notices.push(self.untrusted_folder_notice());
         }
         notices.extend(self.ignored.iter().cloned());
-        for skipped in &self.skipped {
-            notices.push(format!(
-                "{}: invalid hook event name {:?}: Gemini CLI skips it{}",
-                skipped.file.display(),
-                skipped.name,
-                claude_hint(&skipped.name)
-            ));
-        }
+        notices.extend(self.skipped.iter().map(FileProblem::notice));
         notices
     }
 }
@@ -358,10 +339,10 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
         };
         for (name, groups) in &events.0 {
             let Some(event) = GeminiEvent::parse(name) else {
-                skipped.push(SkippedEvent {
-                    file: file.clone(),
-                    name: name.clone(),
-                });
+                let hint = claude_hint(name);
+                let message =
+                    format!("invalid hook event name {name:?}: Gemini CLI skips it{hint}");
+                skipped.push(FileProblem::new(file, message));
                 continue;
             };
             let Some(groups) = &groups.0 else {
@@ -419,17 +400,17 @@ pub fn load(discovery: &GeminiDiscovery) -> Result<GeminiConfig, ConfigError> {
     for (order, handler) in handlers.iter_mut().enumerate() {
         handler.order = order;
         let key = (handler.event, handler.dedup_key());
-        handler.status = if folder == FolderTrust::Untrusted {
-            EntryStatus::FolderUntrusted
+        handler.status = EntryStatus::Off(if folder == FolderTrust::Untrusted {
+            Off::FolderUntrusted
         } else if !enabled {
-            EntryStatus::HooksDisabled
+            Off::HooksDisabled
         } else if disabled.iter().any(|name| name == handler.display_name()) {
-            EntryStatus::DisabledByName
+            Off::DisabledByName
         } else if !seen.insert(key) {
-            EntryStatus::Duplicate
+            Off::Duplicate
         } else {
-            EntryStatus::Active
-        };
+            continue;
+        });
     }
     Ok(GeminiConfig {
         discovery: discovery.clone(),
@@ -577,19 +558,19 @@ mod tests {
             "hooksConfig": {"disabled": ["off"]}});
         let (_root, discovery) = setup(&user.to_string(), &project.to_string(), true);
         let config = load(&discovery).unwrap();
-        let seen: Vec<(&str, &str)> = config
+        let seen: Vec<(&str, String)> = config
             .handlers
             .iter()
-            .map(|h| (h.command.as_str(), h.status.as_str()))
+            .map(|h| (h.command.as_str(), h.status.listing()))
             .collect();
         assert_eq!(
             seen,
             [
-                ("u", "active"),
-                ("both", "active"),
-                ("both", "duplicate (runs once)"),
-                ("p", "active"),
-                ("off", "disabled (hooksConfig.disabled)")
+                ("u", "active".to_owned()),
+                ("both", "active".to_owned()),
+                ("both", "duplicate (runs once)".to_owned()),
+                ("p", "active".to_owned()),
+                ("off", "disabled (hooksConfig.disabled)".to_owned())
             ]
         );
         assert!(config.handlers[3].sequential);
@@ -613,7 +594,10 @@ mod tests {
         let project = serde_json::json!({"hooksConfig": {"enabled": false}});
         let (_root, discovery) = setup(&user.to_string(), &project.to_string(), true);
         let config = load(&discovery).unwrap();
-        assert_eq!(config.handlers[0].status, EntryStatus::HooksDisabled);
+        assert_eq!(
+            config.handlers[0].status,
+            EntryStatus::Off(Off::HooksDisabled)
+        );
     }
 
     #[test]
@@ -623,8 +607,11 @@ mod tests {
         let (_root, mut discovery) = setup("{}", &project.to_string(), false);
         let config = load(&discovery).unwrap();
         assert_eq!(config.folder, FolderTrust::Untrusted);
-        assert_eq!(config.handlers[0].status, EntryStatus::FolderUntrusted);
-        assert_eq!(config.skipped[0].name, "PreToolUse");
+        assert_eq!(
+            config.handlers[0].status,
+            EntryStatus::Off(Off::FolderUntrusted)
+        );
+        assert!(config.skipped[0].message.contains(r#"name "PreToolUse": "#));
         assert!(config.notices().iter().any(|n| n.contains("BeforeTool")));
         discovery.trust_workspace = true;
         assert_eq!(
@@ -640,7 +627,10 @@ mod tests {
         let (_root, discovery) = setup("{}", &project.to_string(), false);
         let config = load(&discovery).unwrap();
         assert_eq!(config.folder, FolderTrust::Untrusted);
-        assert_eq!(config.handlers[0].status, EntryStatus::FolderUntrusted);
+        assert_eq!(
+            config.handlers[0].status,
+            EntryStatus::Off(Off::FolderUntrusted)
+        );
         assert!(
             config
                 .notices()
@@ -713,7 +703,7 @@ mod tests {
                     h.matcher.as_deref(),
                     h.sequential,
                     h.timeout_ms,
-                    h.status.as_str(),
+                    h.status.listing(),
                 )
             })
             .collect();
@@ -726,7 +716,7 @@ mod tests {
                     None,
                     false,
                     DEFAULT_TIMEOUT_MS,
-                    "active"
+                    "active".to_owned()
                 ),
                 (
                     "b",
@@ -734,7 +724,7 @@ mod tests {
                     None,
                     false,
                     DEFAULT_TIMEOUT_MS,
-                    "disabled (hooksConfig.disabled)"
+                    "disabled (hooksConfig.disabled)".to_owned()
                 ),
                 (
                     "late",
@@ -742,7 +732,7 @@ mod tests {
                     None,
                     false,
                     DEFAULT_TIMEOUT_MS,
-                    "active"
+                    "active".to_owned()
                 ),
             ]
         );

@@ -254,7 +254,7 @@ impl Dialect for Gemini {
     fn candidates(&self, event: GeminiEvent, subject: &Option<&str>) -> Vec<&Handler> {
         self.handlers
             .iter()
-            .filter(|handler| handler.event == event && handler.is_active())
+            .filter(|handler| handler.event == event && handler.status.is_active())
             .filter(|handler| crate::matcher::matches(event, handler.matcher.as_deref(), *subject))
             .collect()
     }

@@ -1,19 +1,21 @@
 //! Gemini CLI as a registered hook dialect ([`dsh_hooks::registry`]).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use dsh_hooks::lint::Finding;
 use dsh_hooks::names::Tabled;
 use dsh_hooks::project_settings::HeldBack;
 use dsh_hooks::registry::{
-    BuiltPlugin, ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect,
-    LintTargets, LoadError, SessionHooks,
+    ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect, LintTargets,
+    LoadError, SessionHooks,
 };
 use dsh_protocol::Dialect;
+use dsh_seams::Plugin;
 
-use crate::config::EntryStatus;
+use crate::config::{EntryStatus, Handler, Off};
 use crate::{GeminiConfig, GeminiDiscovery, GeminiEvent};
-use dsh_hooks::entries::Layer;
+use dsh_hooks::entries::{Entry, EntryConfig, Layer};
 
 /// The Gemini CLI dialect.
 #[derive(Debug, Clone, Copy, Default)]
@@ -116,35 +118,40 @@ impl HookDialect for GeminiDialect {
     }
 }
 
-impl DialectConfig for GeminiConfig {
-    fn dialect(&self) -> Dialect {
-        Dialect::Gemini
+impl Entry for Handler {
+    type Off = Off;
+
+    fn status(&self) -> &EntryStatus {
+        &self.status
     }
 
-    fn clone_box(&self) -> Box<dyn DialectConfig> {
-        Box::new(self.clone())
+    fn status_mut(&mut self) -> &mut EntryStatus {
+        &mut self.status
     }
 
-    fn hooks(&self) -> Vec<ConfiguredHook> {
-        self.handlers()
-            .iter()
-            .map(|handler| ConfiguredHook {
-                event: handler.event.as_str().to_owned(),
-                matcher: handler.matcher.clone(),
-                timeout_secs: handler.timeout_ms as f64 / 1000.0,
-                file: handler.file.clone(),
-                origin: handler.origin.clone(),
-                identity: serde_json::to_value(handler.trust_identity())
-                    .unwrap_or(serde_json::Value::Null),
-                // Excluded by dsh's trust still counts: that is what asking is for.
-                active: matches!(
-                    handler.status,
-                    EntryStatus::Active | EntryStatus::Excluded(_)
-                ),
-                status: handler.status.as_str().to_owned(),
-                ..ConfiguredHook::command(handler.source, handler.command.clone())
-            })
-            .collect()
+    fn row(&self) -> ConfiguredHook {
+        ConfiguredHook {
+            event: self.event.as_str().to_owned(),
+            matcher: self.matcher.clone(),
+            timeout_secs: self.timeout_ms as f64 / 1000.0,
+            file: self.file.clone(),
+            origin: self.origin.clone(),
+            identity: serde_json::to_value(self.trust_identity()).unwrap_or_default(),
+            ..ConfiguredHook::command(self.source, self.command.clone())
+        }
+    }
+}
+
+impl EntryConfig for GeminiConfig {
+    type Entry = Handler;
+    const DIALECT: Dialect = Dialect::Gemini;
+
+    fn entries(&self) -> &[Handler] {
+        &self.handlers
+    }
+
+    fn entries_mut(&mut self) -> &mut [Handler] {
+        &mut self.handlers
     }
 
     fn held_back(&self) -> Vec<HeldBack> {
@@ -155,20 +162,8 @@ impl DialectConfig for GeminiConfig {
         GeminiConfig::notices(self)
     }
 
-    fn disable_origins(&mut self, origins: &[String], reason: &str) {
-        for handler in &mut self.handlers {
-            if handler.is_active() && origins.contains(&handler.origin) {
-                handler.status = EntryStatus::Excluded(reason.to_owned());
-            }
-        }
-    }
-
-    fn into_plugin(self: Box<Self>, session: &SessionHooks<'_>) -> Result<BuiltPlugin, LoadError> {
-        let active = self.handlers().iter().any(|handler| handler.is_active());
-        let runner = session.runner.clone();
-        Ok(BuiltPlugin::when(active, || {
-            GeminiConfig::into_plugin(*self, runner)
-        }))
+    fn plugin(self, session: &SessionHooks<'_>) -> Arc<dyn Plugin> {
+        GeminiConfig::into_plugin(self, session.runner.clone())
     }
 }
 
@@ -195,4 +190,58 @@ fn folder_trust_finding(discovery: &GeminiDiscovery, cwd: &Path) -> Option<Findi
             config.untrusted_folder_notice()
         ),
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn rows(config: &dyn DialectConfig) -> Vec<(String, bool, f64)> {
+        (config.hooks().into_iter())
+            .map(|hook| (hook.status, hook.active, hook.timeout_secs))
+            .collect()
+    }
+
+    /// `dsh hooks list` rows: Gemini's own reasons, dsh's trust reason as
+    /// it is, and whether trusting the hook would make it run.
+    #[test]
+    fn listing_rows_say_why_a_hook_does_not_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let (project, home) = (dir.path().join("p"), dir.path().join("h"));
+        let file = project.join(".gemini/settings.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(
+            &file,
+            r#"{"hooks":{"BeforeTool":[{"hooks":[{"type":"command","command":"a","timeout":5000},{"type":"command","command":"b"}]}]}}"#,
+        )
+        .unwrap();
+        let mut discovery = GeminiDiscovery::new(&project, &home);
+        let load = |discovery: &GeminiDiscovery| -> Box<dyn DialectConfig> {
+            Box::new(crate::load(discovery).unwrap())
+        };
+        let untrusted = "not run (folder not trusted by Gemini CLI)".to_owned();
+        assert_eq!(
+            rows(load(&discovery).as_ref()),
+            [(untrusted.clone(), false, 5.0), (untrusted, false, 60.0)]
+        );
+        discovery.trust_workspace = true;
+        let mut config = load(&discovery);
+        assert_eq!(config.dialect(), Dialect::Gemini);
+        let first = format!("{}#hooks.BeforeTool[0].hooks[0]", file.display());
+        config.disable_origins(&[first], "project hook not trusted");
+        assert_eq!(
+            rows(config.as_ref()),
+            [
+                ("project hook not trusted".to_owned(), true, 5.0),
+                ("active".to_owned(), true, 60.0)
+            ]
+        );
+        let hook = &config.hooks()[1];
+        assert_eq!(
+            (hook.handler.as_str(), hook.identity["command"].as_str()),
+            ("command: b", Some("b"))
+        );
+    }
 }

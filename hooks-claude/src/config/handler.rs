@@ -61,16 +61,10 @@ pub enum HandlerKind {
     },
 }
 
-/// Whether a handler will run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HandlerStatus {
-    /// It runs when its event fires and its matcher matches.
-    Active,
-    /// It is configured but switched off (`disableAllHooks`, `allowManagedHooksOnly`, URL policy).
-    Disabled(String),
-    /// It cannot run in dsh (handler type, unfired event, unknown event).
-    Unsupported(String),
-}
+/// Whether a handler will run: off when switched off (`disableAllHooks`,
+/// `allowManagedHooksOnly`, URL policy) or when dsh cannot run it (handler
+/// type, unfired event, unknown event).
+pub type HandlerStatus = dsh_hooks::entries::EntryStatus<dsh_hooks::entries::Off>;
 
 /// One configured handler.
 #[derive(Debug, Clone)]
@@ -195,11 +189,7 @@ impl HookHandler {
             handler: handler_text,
             timeout_secs: timeout.as_secs_f64(),
             origin: self.origin.clone(),
-            status: match &self.status {
-                HandlerStatus::Active => "active".to_owned(),
-                HandlerStatus::Disabled(why) => format!("disabled: {why}"),
-                HandlerStatus::Unsupported(why) => format!("unsupported: {why}"),
-            },
+            status: self.status.listing(),
             plugin: self.plugin.as_ref().map(|p| p.id.clone()),
         }
     }

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use dsh_hooks::entries::Off;
+
 use crate::event::CodexEvent;
 use crate::matcher::Matcher;
 use crate::plugins::CodexPluginOrigin;
@@ -81,22 +83,9 @@ impl TrustState {
     }
 }
 
-/// Whether an entry will run in dsh.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EntryStatus {
-    /// Runs when its event fires (subject to the trust policy).
-    Active,
-    /// Configured off.
-    Disabled {
-        /// Why.
-        reason: String,
-    },
-    /// dsh cannot honour it.
-    Unsupported {
-        /// Why.
-        reason: String,
-    },
-}
+/// Whether an entry will run in dsh (left out by dsh's trust: `disabled:
+/// <why>`).
+pub type EntryStatus = dsh_hooks::entries::EntryStatus<Off>;
 
 /// One configured handler, for `dsh hooks list`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -118,7 +118,7 @@ pub fn definition_hash(
 ) -> String {
     // Fields declared in sorted key order: serde writes them in that order.
     let identity = HashedIdentity {
-        event_name: event.key_label(),
+        event_name: &event.key_label(),
         hooks: [HashedHandler {
             additional_context_limit,
             is_async,
@@ -129,14 +129,7 @@ pub fn definition_hash(
         }],
         matcher,
     };
-    let bytes = serde_json::to_vec(&identity).unwrap_or_default();
-    let digest = Sha256::digest(&bytes);
-    let mut hex = String::with_capacity(71);
-    hex.push_str("sha256:");
-    for byte in digest {
-        hex.push_str(&format!("{byte:02x}"));
-    }
-    hex
+    sha256_hex(&serde_json::to_vec(&identity).unwrap_or_default())
 }
 
 /// SHA-256 of `bytes` as `sha256:<hex>`, the form Codex's trust hashes take

@@ -4,6 +4,7 @@
 //! turn — then, once the summary is in, PostCompact and SessionStart with
 //! source `compact` (Codex's order; its contexts join the compacted history).
 
+use dsh_hooks::names::Tabled;
 use dsh_hooks::{Bridge as _, Cx, Dialect as _, Flow};
 use dsh_seams::{
     CompactionDecision, CompactionInput, CompactionOutcome, ContextEntry, SessionStartSource,
