@@ -4,7 +4,7 @@
 
 use dsh_hook_runner::{DshFault, HookExit, HookRun, RunRecord};
 use dsh_hooks::{Dialect, Finished, HandlerInfo};
-use dsh_protocol::HookDecision;
+use dsh_protocol::{ExactJson, HookDecision};
 use dsh_seams::{NoticeLevel, UserNotice};
 use serde_json::Value;
 
@@ -47,7 +47,7 @@ pub(crate) struct Firing<'a> {
     pub(crate) source: Option<&'a str>,
     pub(crate) prompt: Option<&'a str>,
     pub(crate) call_id: Option<&'a str>,
-    pub(crate) payload: Value,
+    pub(crate) payload: ExactJson,
 }
 
 impl Firing<'_> {
@@ -61,7 +61,7 @@ impl Firing<'_> {
             source: None,
             prompt: None,
             call_id: None,
-            payload: crate::payload::value_of(payload),
+            payload: ExactJson::of(payload),
         }
     }
 

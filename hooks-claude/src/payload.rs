@@ -58,13 +58,6 @@ pub fn to_stdin(payload: &(impl Serialize + ?Sized)) -> Vec<u8> {
     bytes
 }
 
-/// A payload as a JSON value. The payload structs hold only strings,
-/// booleans, numbers, JSON values and permission updates, so serializing
-/// them cannot fail.
-pub(crate) fn value_of(payload: &impl Serialize) -> Value {
-    serde_json::to_value(payload).unwrap_or_default()
-}
-
 /// `effort`: `{"level": …}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Effort<'a> {
@@ -867,53 +860,58 @@ mod mcp_tests {
         );
         let structured = json!({"content":[{"type":"text","text":"ECHO: hello"}],"structuredContent":{"result":"ECHO: hello"},"isError":false});
         assert_eq!(
-            value_of(&tool_response(
+            serde_json::to_value(tool_response(
                 "mcp__echo__echo",
                 Some(&structured),
                 &json!({}),
                 "",
                 1
-            )),
+            ))
+            .unwrap(),
             json!("{\"result\":\"ECHO: hello\"}")
         );
         let text_only =
             json!({"content":[{"type":"text","text":"ECHO-TEXT: plain"}],"isError":false});
         assert_eq!(
-            value_of(&tool_response(
+            serde_json::to_value(tool_response(
                 "mcp__echo__echo_text",
                 Some(&text_only),
                 &json!({}),
                 "",
                 1
-            )),
+            ))
+            .unwrap(),
             json!([{"type":"text","text":"ECHO-TEXT: plain"}])
         );
         // PostToolBatch: blocks for an untouched text-only result, the text otherwise.
         assert_eq!(
-            value_of(&batch_tool_response(
+            serde_json::to_value(batch_tool_response(
                 "mcp__echo__echo_text",
                 Some(&text_only),
                 "ECHO-TEXT: plain",
                 false
-            )),
+            ))
+            .unwrap(),
             json!([{"type":"text","text":"ECHO-TEXT: plain"}])
         );
         assert_eq!(
-            value_of(&batch_tool_response(
+            serde_json::to_value(batch_tool_response(
                 "mcp__echo__echo_text",
                 Some(&text_only),
                 "REPLACED",
                 false
-            )),
+            ))
+            .unwrap(),
             json!("REPLACED")
         );
         assert_eq!(
-            value_of(&batch_tool_response(
+            serde_json::to_value(batch_tool_response(
                 "mcp__echo__echo",
                 Some(&structured),
                 "{\"result\":\"ECHO: hello\"}",
                 false
-            )),
+            ))
+            .unwrap(),
             json!("{\"result\":\"ECHO: hello\"}")
         );
     }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use dsh_hook_runner::{HookExit, HookProgram, HookSpec, HttpHook};
 use dsh_hooks::{Finished, Launch, Rules, Slot};
+use dsh_protocol::ExactJson;
 use dsh_seams::SeamContext;
 
 use crate::config::{CommandForm, HandlerKind, HookHandler};
@@ -19,8 +20,8 @@ use crate::payload;
 /// One firing's payload and what its runs are started and read with.
 #[derive(Default)]
 pub(crate) struct Sent {
-    /// The stdin payload, as Claude Code writes it.
-    pub json: serde_json::Value,
+    /// The stdin payload, serialized once as Claude Code writes it.
+    pub json: ExactJson,
     /// Claude Code's tool name, for tool events.
     pub tool_name: Option<String>,
     /// SessionStart's `source`.
@@ -164,12 +165,12 @@ impl Rules for Claude {
         _event: HookEvent,
         payload: &Sent,
         _handler: &HookHandler,
-    ) -> serde_json::Value {
+    ) -> ExactJson {
         payload.json.clone()
     }
 
     /// Compact JSON and a newline, as Claude Code writes it.
-    fn stdin(&self, wire: &serde_json::Value) -> Vec<u8> {
+    fn stdin(&self, wire: &ExactJson) -> Vec<u8> {
         payload::to_stdin(wire)
     }
 

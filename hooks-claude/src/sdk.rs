@@ -20,8 +20,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dsh_hook_runner::{Captured, HookExit, HookRun};
+use dsh_protocol::ExactJson;
 use dsh_seams::CancellationToken;
-use serde_json::Value;
 
 pub use crate::config::HookCallbacks;
 use crate::config::SdkCallbacks;
@@ -143,7 +143,7 @@ impl ClaudeConfig {
 pub(crate) async fn run_callback(
     transport: Arc<dyn HookCallbacks>,
     callback_id: String,
-    input: Value,
+    input: ExactJson,
     tool_use_id: String,
     timeout: Duration,
     cancel: CancellationToken,
@@ -188,7 +188,7 @@ mod tests {
 
     #[async_trait::async_trait]
     impl HookCallbacks for Never {
-        async fn call(&self, _: &str, _: &Value, _: &str) -> Result<Value, String> {
+        async fn call(&self, _: &str, _: &ExactJson, _: &str) -> Result<serde_json::Value, String> {
             Err("not in this test".to_owned())
         }
     }

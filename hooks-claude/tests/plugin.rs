@@ -189,6 +189,7 @@ async fn bash_validator_blocks_with_exit_2_and_everything_is_recorded_in_order()
                     ("PreToolUse", "pre-execute", &Some(1))
                 );
                 assert_eq!(call_id.as_deref(), Some("call_1"));
+                let input: Value = input.read().unwrap();
                 assert_eq!(input["tool_input"], json!({"command": "rm -rf build"}));
                 assert_eq!(input["cwd"], json!(s.project.to_string_lossy()));
                 invoked.push((invocation_id.clone(), command.clone(), input.clone()));
@@ -294,6 +295,7 @@ async fn session_start_context_and_env_file() {
     match &events[0] {
         EventBody::HookInvoked(HookInvokedEvent { seam, input, .. }) => {
             assert_eq!(*seam, Seam::SessionStart);
+            let input: Value = input.read().unwrap();
             assert_eq!(input["source"], "startup");
             assert!(input.get("prompt_id").is_none());
         }
@@ -374,7 +376,7 @@ async fn prompt_context_and_stop_gate() {
         .iter()
         .filter_map(|e| match e {
             EventBody::HookInvoked(HookInvokedEvent { event, input, .. }) if event == "Stop" => {
-                Some(input.clone())
+                input.read().ok()
             }
             _ => None,
         })
@@ -455,6 +457,7 @@ async fn formatter_after_edit_and_transcript() {
     let events = s.sink.events.lock().unwrap().clone();
     let transcript_path = match &events[0] {
         EventBody::HookInvoked(HookInvokedEvent { input, .. }) => {
+            let input: Value = input.read().unwrap();
             input["transcript_path"].as_str().unwrap().to_owned()
         }
         other => panic!("{other:?}"),

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use dsh_hook_runner::{DshFault, HookProgram, HookSpec, RunRecord};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Rules};
-use dsh_protocol::{HookDecision, HookEffect, HookEntry, HookRunStatus};
+use dsh_protocol::{ExactJson, HookDecision, HookEffect, HookEntry, HookRunStatus};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ use crate::output::{
     Effect, EntryKind, Interpretation, OutputEntry, RunFacts, RunStatus, interpret,
 };
 
-use crate::payload::{CodexPayload, codex_agent_type, to_json};
+use crate::payload::{CodexPayload, codex_agent_type};
 use crate::spill::limit_context;
 
 /// Codex's reading of one run: the interpretation plus the model-facing
@@ -68,14 +68,14 @@ impl Rules for Codex {
         _event: CodexEvent,
         payload: &CodexPayload,
         _handler: &Handler,
-    ) -> Value {
+    ) -> ExactJson {
         match &ctx.agent {
-            Some(agent) => to_json(
+            Some(agent) => ExactJson::of(
                 &payload
                     .clone()
                     .in_agent(&agent.agent_id, codex_agent_type(&agent.agent_type)),
             ),
-            None => to_json(payload),
+            None => ExactJson::of(payload),
         }
     }
 

@@ -7,7 +7,6 @@
 //! ([`CodexPayload::in_agent`]) at the position Codex puts the two keys.
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::tools::{HookToolInput, HookToolResponse};
 
@@ -618,13 +617,6 @@ pub fn notify<'a>(
     }
 }
 
-/// A payload as a JSON value (what the engine records and writes). The
-/// payload structs hold only strings, booleans, numbers and JSON values, so
-/// serializing them cannot fail.
-pub fn to_json(payload: &impl Serialize) -> Value {
-    serde_json::to_value(payload).unwrap_or(Value::Null)
-}
-
 /// The exact stdin bytes: compact JSON, no trailing newline.
 pub fn to_stdin(payload: &impl Serialize) -> Vec<u8> {
     serde_json::to_vec(payload).unwrap_or_default()
@@ -633,7 +625,7 @@ pub fn to_stdin(payload: &impl Serialize) -> Vec<u8> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod subagent_tests {
-    use serde_json::{Map, json};
+    use serde_json::{Map, Value, json};
 
     use super::*;
 
@@ -735,7 +727,9 @@ mod subagent_tests {
             session_end(&b),
         ];
         for payload in payloads {
-            let expected = serde_json::to_string(&placed_by_rule(&to_json(&payload))).unwrap();
+            let expected =
+                serde_json::to_string(&placed_by_rule(&serde_json::to_value(&payload).unwrap()))
+                    .unwrap();
             let inside = payload.clone().in_agent("A", "worker");
             assert_eq!(text(&inside), expected);
             // Outside a sub-agent there is no trace of one.

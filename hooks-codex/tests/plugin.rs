@@ -191,6 +191,7 @@ async fn pre_tool_use_block_is_recorded_and_denies_with_codex_text() {
         origin.as_deref(),
         Some(format!("{}#hooks.PreToolUse[0].hooks[0]", h.hooks_json.display()).as_str())
     );
+    let input: Value = input.read().unwrap();
     assert_eq!(input["tool_name"], "Bash");
     assert_eq!(input["tool_input"], json!({"command": "rm -rf build"}));
     assert_eq!(input["transcript_path"], Value::Null);
@@ -422,7 +423,7 @@ async fn stop_block_continues_with_hook_prompt_then_caps() {
     let inputs: Vec<Value> = events(&h)
         .into_iter()
         .filter_map(|e| match e {
-            EventBody::HookInvoked(HookInvokedEvent { input, .. }) => Some(input),
+            EventBody::HookInvoked(HookInvokedEvent { input, .. }) => input.read().ok(),
             _ => None,
         })
         .collect();

@@ -10,7 +10,7 @@ use std::time::Duration;
 use dsh_hook_runner::{HookProgram, HookSpec};
 use dsh_hooks::verdict::{decided, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
-use dsh_protocol::{HookDecision, HookEffect, HookRunStatus};
+use dsh_protocol::{ExactJson, HookDecision, HookEffect, HookRunStatus};
 use dsh_seams::{SeamContext, UserNotice};
 use serde_json::Value;
 
@@ -72,8 +72,12 @@ impl Rules for Copilot {
         _event: CopilotEvent,
         payload: &Payload,
         handler: &Handler,
-    ) -> Value {
-        payload::build(&payload.common, &payload.body, handler.mode)
+    ) -> ExactJson {
+        ExactJson::of(&payload::build(
+            &payload.common,
+            &payload.body,
+            handler.mode,
+        ))
     }
 
     fn launch<'a>(

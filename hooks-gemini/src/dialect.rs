@@ -11,14 +11,14 @@ use dsh_hook_runner::{HookProgram, HookSpec, RunRecord};
 use dsh_hooks::names::Tabled;
 use dsh_hooks::verdict::{decided, notice, rewrite, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
-use dsh_protocol::{HookDecision, HookEffect, HookEntry};
+use dsh_protocol::{ExactJson, HookDecision, HookEffect, HookEntry};
 use dsh_seams::{NoticeLevel, SeamContext, UserNotice};
 use serde_json::Value;
 
 use crate::config::Handler;
 use crate::event::GeminiEvent;
 use crate::output::{Decision, Interpretation, interpret};
-use crate::payload::{self, Payload};
+use crate::payload::Payload;
 use crate::tools;
 
 /// The Gemini dialect.
@@ -151,8 +151,8 @@ impl Rules for Gemini {
         _event: GeminiEvent,
         payload: &Payload,
         _handler: &Handler,
-    ) -> Value {
-        payload::to_value(payload)
+    ) -> ExactJson {
+        ExactJson::of(payload)
     }
 
     fn launch<'a>(

@@ -224,11 +224,6 @@ pub enum Payload {
     Model(ModelEvent),
 }
 
-/// Any payload as the JSON value the log records.
-pub fn to_value(payload: &impl Serialize) -> Value {
-    serde_json::to_value(payload).unwrap_or(Value::Null)
-}
-
 /// The keys of dsh's tool arguments a confirmation shows, each read on its
 /// own (a key of the wrong type, or arguments that are not an object, read
 /// as empty text).
@@ -282,7 +277,7 @@ mod tests {
     fn payloads_keep_geminis_key_order_and_have_no_trailing_newline() {
         let mut common = Common::new("S", "/p", GeminiEvent::BeforeTool);
         common.timestamp = "T".into();
-        let payload = to_value(&BeforeTool {
+        let payload = dsh_protocol::ExactJson::of(&BeforeTool {
             common,
             tool_name: "run_shell_command".into(),
             tool_input: serde_json::json!({"command": "echo hi"}),

@@ -111,13 +111,7 @@ impl Harness {
                 }
                 _ => None,
             })
-            .map(|(event, input)| {
-                let input = match input {
-                    Value::String(text) => serde_json::from_str(&text).unwrap(),
-                    other => other,
-                };
-                (event, input)
-            })
+            .map(|(event, input)| (event, serde_json::from_str(input.text()).unwrap()))
             .collect()
     }
 }

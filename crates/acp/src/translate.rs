@@ -571,7 +571,7 @@ mod tests {
             matcher: None,
             origin: None,
             command: "guard.sh".into(),
-            input: json!({}),
+            input: dsh_protocol::ExactJson::of(&json!({})),
             call_id: Some("c1".into()),
         }))
     }
@@ -656,7 +656,7 @@ mod tests {
                 matcher: None,
                 origin: None,
                 command: "guard.sh".into(),
-                input: json!({}),
+                input: dsh_protocol::ExactJson::of(&json!({})),
                 call_id: None,
             })),
             Mode::Live,

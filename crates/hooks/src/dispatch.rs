@@ -12,8 +12,8 @@
 //! into the seam's decision with the dialect's texts) stays in the
 //! dialect's pure functions.
 
+use dsh_protocol::ExactJson;
 use dsh_seams::{CancellationToken, SeamContext};
-use serde_json::Value;
 
 use crate::engine::{Dialect, Engine, Finished, Fired, Firing, Launch, mark_winner};
 
@@ -73,19 +73,19 @@ pub trait Rules: Dialect + Sized {
     fn order(&self, _event: Self::Event, _selected: &[Self::Handler]) -> Order {
         Order::Parallel
     }
-    /// The JSON `handler` gets on stdin for `payload` (recorded in
-    /// `hook/invoked`). In parallel order every handler gets the first
-    /// handler's JSON.
+    /// The JSON `handler` gets on stdin for `payload`, serialized once
+    /// (`hook/invoked.input` records this text). In parallel order every
+    /// handler gets the first handler's JSON.
     fn wire(
         &self,
         ctx: &SeamContext,
         event: Self::Event,
         payload: &Self::Payload,
         handler: &Self::Handler,
-    ) -> Value;
-    /// The exact stdin bytes of `wire`. Default: compact JSON, no newline.
-    fn stdin(&self, wire: &Value) -> Vec<u8> {
-        serde_json::to_vec(wire).unwrap_or_default()
+    ) -> ExactJson;
+    /// The exact stdin bytes of `wire`. Default: its text, no newline.
+    fn stdin(&self, wire: &ExactJson) -> Vec<u8> {
+        wire.text().as_bytes().to_vec()
     }
     /// How `handler` runs with `stdin`.
     fn launch<'a>(
@@ -237,7 +237,7 @@ impl<D: Rules> Engine<D> {
         &self,
         ctx: &SeamContext,
         shot: &Shot<'_, D>,
-        wire: &Value,
+        wire: &ExactJson,
         handlers: Vec<D::Handler>,
     ) -> Vec<Fired<D>> {
         let rules = self.dialect();
@@ -356,7 +356,7 @@ mod tests {
         fn decision(&self, _handler: &usize, _reading: &Answer) -> HookDecision {
             HookDecision::of(HookEffect::None)
         }
-        fn parsed_output(&self, _reading: &Answer) -> Option<Value> {
+        fn parsed_output(&self, _reading: &Answer) -> Option<serde_json::Value> {
             None
         }
         fn notices(&self, _event: (), _handler: &usize, _reading: &Answer) -> Vec<UserNotice> {
@@ -383,8 +383,14 @@ mod tests {
         fn order(&self, _event: (), _selected: &[usize]) -> Order {
             self.order
         }
-        fn wire(&self, _ctx: &SeamContext, _event: (), payload: &i64, _handler: &usize) -> Value {
-            Value::from(*payload)
+        fn wire(
+            &self,
+            _ctx: &SeamContext,
+            _event: (),
+            payload: &i64,
+            _handler: &usize,
+        ) -> ExactJson {
+            ExactJson::of(payload)
         }
         fn launch<'a>(
             &'a self,

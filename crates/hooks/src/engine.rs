@@ -4,7 +4,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use dsh_hook_runner::{HookRun, HookRunner, HookSpec, RunRecord};
-use dsh_protocol::{EventBody, HookDecision, HookInvokedEvent, Seam};
+use dsh_protocol::{EventBody, ExactJson, HookDecision, HookInvokedEvent, Seam};
 use dsh_seams::{CancellationToken, ContextEntry, SeamContext, UserNotice};
 use futures::future::BoxFuture;
 
@@ -177,8 +177,8 @@ impl<'a> Finished<'a, std::convert::Infallible> {
 pub struct Firing<'a, D: Dialect> {
     /// The event.
     pub event: D::Event,
-    /// The JSON sent to every handler.
-    pub payload: &'a Value,
+    /// The JSON text sent to every handler.
+    pub payload: &'a ExactJson,
     /// The tool call it judges, for tool events.
     pub call_id: Option<&'a str>,
     /// Cancels the awaited runs.

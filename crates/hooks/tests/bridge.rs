@@ -97,8 +97,14 @@ impl Dialect for Toy {
 
 impl Rules for Toy {
     type Payload = String;
-    fn wire(&self, _ctx: &SeamContext, _e: Ev, payload: &String, _h: &(Ev, i64)) -> Value {
-        Value::from(payload.as_str())
+    fn wire(
+        &self,
+        _ctx: &SeamContext,
+        _e: Ev,
+        payload: &String,
+        _h: &(Ev, i64),
+    ) -> dsh_protocol::ExactJson {
+        dsh_protocol::ExactJson::of(payload)
     }
     fn launch<'a>(
         &'a self,
@@ -437,7 +443,7 @@ async fn a_fresh_firing_runs_when_the_turn_is_cancelled() {
         panic!("two records expected: {events:?}");
     };
     assert!(
-        matches!(invoked, EventBody::HookInvoked(HookInvokedEvent { input, .. }) if input == "after 0 prompts")
+        matches!(invoked, EventBody::HookInvoked(HookInvokedEvent { input, .. }) if input.text() == r#""after 0 prompts""#)
     );
     assert!(matches!(
         result,

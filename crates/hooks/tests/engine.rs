@@ -200,7 +200,7 @@ async fn records_follow_configuration_order_not_completion_order() {
         ToyDialect::default(),
         HookRunner::new(RunnerConfig::default()),
     );
-    let payload = json!({"k": 1});
+    let payload = dsh_protocol::ExactJson::of(&json!({"k": 1}));
     let handlers = vec![
         Toy {
             name: "slow",
@@ -315,7 +315,7 @@ async fn detached_runs_are_recorded_at_launch_and_read_when_harvested() {
         ToyDialect::default(),
         HookRunner::new(RunnerConfig::default()),
     );
-    let payload = json!({});
+    let payload = dsh_protocol::ExactJson::of(&json!({}));
     let firing = Firing {
         event: ToyEvent::Ev,
         payload: &payload,

@@ -28,7 +28,7 @@ mod turn_events;
 use decided::Decided;
 pub(super) use event::TestEvent;
 pub(super) use firing::Firing;
-use payload::TestPayload;
+pub(crate) use payload::TestPayload;
 pub(super) use report::RunReport;
 use report::{FireReport, Recorder, pair_runs, render};
 use sees::{Sees, context_lines};

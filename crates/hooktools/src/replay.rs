@@ -8,14 +8,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use dsh_protocol::{
-    Dialect, EventBody, HookDecision, HookInvokedEvent, HookResultEvent, SessionHeaderEvent,
+    Dialect, EventBody, ExactJson, HookDecision, HookInvokedEvent, HookResultEvent,
+    SessionHeaderEvent,
 };
 use dsh_seams::Plugin;
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::common::{Format, excerpt, load_session};
-use crate::fire::{self, Firing, RunReport, TestEvent};
+use crate::fire::{self, Firing, RunReport, TestEvent, TestPayload};
 use dsh_core::SessionSpec;
 
 /// One recorded firing: the invocations that shared an event and a payload.
@@ -24,7 +25,7 @@ struct Recorded {
     event: String,
     turn: Option<u64>,
     call_id: Option<String>,
-    input: Value,
+    input: ExactJson,
     /// (command, origin, recorded decision; none while unfinished)
     runs: Vec<(String, Option<String>, Option<HookDecision>)>,
     ids: Vec<String>,
@@ -310,16 +311,16 @@ pub(super) fn run(spec: SessionSpec, path: &Path, format: Format) -> anyhow::Res
                 // is no decision to compare.
                 anyhow::bail!("StopFailure hooks decide nothing (their output is ignored)");
             }
-            let mut canonical = Firing::from_payload(event, None, &firing.input)?;
+            let fields = TestPayload::of(firing.input.text());
+            let recorded_session = fields.session_id.is_some();
+            let mut canonical = Firing::from_fields(event, None, fields)?;
             if let Some(turn) = firing.turn {
                 canonical.turn = turn;
             }
             if let Some(call_id) = &firing.call_id {
                 canonical.call_id = call_id.clone();
             }
-            if firing.input.get("session_id").is_none()
-                && let Some(id) = &session_id
-            {
+            if !recorded_session && let Some(id) = &session_id {
                 canonical.session_id = id.clone();
             }
             Ok(canonical)

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{HookDecision, ModelReply, RequestRecord, Seam, TokenUsage, ToolCall};
+use crate::{ExactJson, HookDecision, ModelReply, RequestRecord, Seam, TokenUsage, ToolCall};
 
 /// What kind of party decided whether a tool call ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -573,7 +573,7 @@ pub struct HookInvokedEvent {
     /// The command as configured.
     pub command: String,
     /// The exact JSON sent on stdin.
-    pub input: Value,
+    pub input: ExactJson,
     /// The tool call this hook judges, for tool events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,

@@ -14,11 +14,13 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 mod events;
+mod exact_json;
 mod hooks;
 mod messages;
 mod permission_update;
 
 pub use events::*;
+pub use exact_json::ExactJson;
 pub use hooks::*;
 pub use messages::*;
 pub use permission_update::*;

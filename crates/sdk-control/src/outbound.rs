@@ -68,7 +68,7 @@ pub struct HookCallback {
     /// The id from `initialize.hooks` (`hook_0`, …).
     pub callback_id: String,
     /// Exactly the hook's stdin JSON.
-    pub input: Value,
+    pub input: dsh_protocol::ExactJson,
     /// The tool's id for tool events; a fresh UUID for others.
     pub tool_use_id: String,
 }
@@ -449,7 +449,7 @@ mod tests {
             "u-2".to_owned(),
             CliRequest::HookCallback(HookCallback {
                 callback_id: "hook_0".to_owned(),
-                input: json!({"hook_event_name": "PreToolUse"}),
+                input: dsh_protocol::ExactJson::of(&json!({"hook_event_name": "PreToolUse"})),
                 tool_use_id: "toolu_1".to_owned(),
             }),
         );

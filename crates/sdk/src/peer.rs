@@ -132,7 +132,7 @@ impl dsh_hooks_claude::HookCallbacks for Callbacks {
     async fn call(
         &self,
         callback_id: &str,
-        input: &Value,
+        input: &dsh_protocol::ExactJson,
         tool_use_id: &str,
     ) -> Result<Value, String> {
         let answer = self

@@ -232,6 +232,8 @@ mod tests {
         }
         assert!(lines > 300, "only {lines} recorded lines read");
         assert!(kinds.len() >= 12, "only {kinds:?}");
+        // A hook's stdin is written as the exact text it was sent.
+        assert!(kinds.contains("hook/invoked"), "{kinds:?}");
     }
 
     #[test]

@@ -112,7 +112,7 @@ fn session_scoped_hook_records_are_allowed_outside_turns() {
         matcher: None,
         origin: None,
         command: "true".into(),
-        input: json!({}),
+        input: dsh_protocol::ExactJson::of(&json!({})),
         call_id: None,
     }))
     .unwrap();

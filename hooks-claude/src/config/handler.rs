@@ -237,7 +237,7 @@ pub trait HookCallbacks: Send + Sync {
     async fn call(
         &self,
         callback_id: &str,
-        input: &serde_json::Value,
+        input: &dsh_protocol::ExactJson,
         tool_use_id: &str,
     ) -> Result<serde_json::Value, String>;
 }

@@ -4,7 +4,9 @@
 use dsh_hook_runner::RunRecord as ProcessFacts;
 use dsh_hook_runner::{HookProgram, HookSpec};
 use dsh_hooks::{BridgePlugin, Cx, Dialect as _, Fire, Flow, Record, Winner};
-use dsh_protocol::{Dialect, EventBody, HookDecision, HookInvokedEvent, Seam, TurnEndReason};
+use dsh_protocol::{
+    Dialect, EventBody, ExactJson, HookDecision, HookInvokedEvent, Seam, TurnEndReason,
+};
 use dsh_seams::{
     CancellationToken, ContinuationDecision, ContinuationInput, NoticeLevel, SeamContext,
     TurnSummary, UserNotice,
@@ -142,9 +144,9 @@ async fn run_notify(
         std::slice::from_ref(&summary.prompt),
         summary.last_assistant_message.as_deref(),
     );
-    let json_arg = serde_json::to_string(&payload).unwrap_or_default();
+    let input = ExactJson::of(&payload);
     let mut argv = args.to_vec();
-    argv.push(json_arg);
+    argv.push(input.text().to_owned());
     let invocation_id = ctx.sink.new_id();
     ctx.sink.record(EventBody::HookInvoked(HookInvokedEvent {
         turn: None,
@@ -155,7 +157,7 @@ async fn run_notify(
         matcher: None,
         origin: Some(notify.origin_label()),
         command: notify.command(),
-        input: payload::to_json(&payload),
+        input,
         call_id: None,
     }));
     let run = plugin

@@ -78,15 +78,6 @@ fn default_arguments(tool: &str) -> Value {
 }
 
 impl Firing {
-    /// From a hook payload (Claude Code or Codex shape; any subset of fields).
-    pub(crate) fn from_payload(
-        event: TestEvent,
-        tool: Option<&str>,
-        payload: &Value,
-    ) -> anyhow::Result<Firing> {
-        Firing::from_fields(event, tool, TestPayload::of(payload))
-    }
-
     /// From a payload's fields, already read.
     pub(crate) fn from_fields(
         event: TestEvent,
@@ -224,7 +215,7 @@ mod tests {
 
     fn bash_outcome(event: TestEvent, response: Value) -> ToolOutcome {
         let payload = json!({"tool_name": "bash", "tool_response": response});
-        Firing::from_payload(event, None, &payload)
+        Firing::from_fields(event, None, TestPayload::of(&payload.to_string()))
             .unwrap()
             .outcome()
     }

@@ -99,10 +99,10 @@ pub(crate) enum PayloadError {
 }
 
 impl TestPayload {
-    /// The fields of `payload` (a recorded one); one that is not an object
-    /// has none.
-    pub(crate) fn of(payload: &Value) -> Self {
-        ObjectOnly::deserialize(payload)
+    /// The fields of `payload`'s text (a recorded one); one that is not an
+    /// object has none.
+    pub(crate) fn of(payload: &str) -> Self {
+        serde_json::from_str::<ObjectOnly<TestPayload>>(payload)
             .map(|object| object.0)
             .unwrap_or_default()
     }
@@ -164,21 +164,24 @@ mod tests {
 
     #[test]
     fn fields_of_another_type_are_absent_and_a_null_input_is_kept() {
-        let payload = TestPayload::of(&json!({
-            "prompt": 5, "stop_hook_active": true, "tool_input": null, "source": "resume"
-        }));
+        let payload = TestPayload::of(
+            &json!({
+                "prompt": 5, "stop_hook_active": true, "tool_input": null, "source": "resume"
+            })
+            .to_string(),
+        );
         assert_eq!(payload.prompt, None);
         assert_eq!(payload.stop_hook_active, Some(true));
         assert_eq!(payload.tool_input, Some(Value::Null));
         assert_eq!(payload.tool_response, None);
         assert_eq!(payload.source.as_deref(), Some("resume"));
-        assert_eq!(TestPayload::of(&json!([1])).source, None);
+        assert_eq!(TestPayload::of("[1]").source, None);
     }
 
     #[test]
     fn only_an_object_has_fields() {
         // A list is not read field by field.
-        assert_eq!(TestPayload::of(&json!(["s1", "Bash"])).session_id, None);
+        assert_eq!(TestPayload::of(r#"["s1", "Bash"]"#).session_id, None);
         assert!(matches!(
             TestPayload::read(r#"["s1", "Bash"]"#),
             Err(PayloadError::NotAnObject)

@@ -90,7 +90,8 @@ pub(crate) fn pair_runs(events: &[EventBody]) -> Vec<RunReport> {
                     matcher: matcher.clone(),
                     origin: origin.clone(),
                     command: command.clone(),
-                    input: input.clone(),
+                    // Shown as JSON, pretty in `--format json`.
+                    input: input.read().unwrap_or_default(),
                     outcome: "not finished".to_owned(),
                     exit_code: None,
                     duration_ms: 0,
