@@ -189,10 +189,11 @@ async fn bash_validator_blocks_with_exit_2_and_everything_is_recorded_in_order()
                     ("PreToolUse", "pre-execute", &Some(1))
                 );
                 assert_eq!(call_id.as_deref(), Some("call_1"));
+                let sent = input.text().to_owned();
                 let input: Value = input.read().unwrap();
                 assert_eq!(input["tool_input"], json!({"command": "rm -rf build"}));
                 assert_eq!(input["cwd"], json!(s.project.to_string_lossy()));
-                invoked.push((invocation_id.clone(), command.clone(), input.clone()));
+                invoked.push((invocation_id.clone(), command.clone(), sent));
             }
             other => panic!("expected hook/invoked, got {other:?}"),
         }
@@ -229,12 +230,9 @@ async fn bash_validator_blocks_with_exit_2_and_everything_is_recorded_in_order()
             other => panic!("expected hook/result, got {other:?}"),
         }
     }
-    // The audit hook got exactly the recorded stdin, compact, one newline.
+    // The audit hook got exactly the recorded stdin text, one newline.
     let logged = std::fs::read_to_string(audit.path()).unwrap();
-    assert_eq!(
-        logged,
-        format!("{}\n", serde_json::to_string(&invoked[2].2).unwrap())
-    );
+    assert_eq!(logged, format!("{}\n", invoked[2].2));
 }
 
 #[tokio::test]
