@@ -602,7 +602,7 @@ fn the_function_length_check_sees_functions() {
 /// `toml::Value`s, and every use of a type alias of one) allowed outside
 /// tests. Typed seams bring it down, toward under 300; lower it with them,
 /// never raise it.
-const VALUE_BUDGET: usize = 498;
+const VALUE_BUDGET: usize = 489;
 
 /// Where the word `word` stands in `code` (not inside a longer name).
 fn word_positions<'a>(code: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
@@ -642,10 +642,16 @@ fn value_aliases(code: &str) -> Vec<String> {
 }
 
 /// How many times `Value`, or an alias of it (other than in the alias's
-/// own `type` line), appears as a word in `code`.
+/// own `type` line), appears as a word in `code`. A serde `Visitor`'s
+/// associated type (`type Value = Shape;`, `Self::Value`) is the typed
+/// result of a hand-written deserializer, not untyped JSON, so it is not
+/// counted.
 fn value_mentions(code: &str, aliases: &[String]) -> usize {
     let defines = |at: usize| code[..at].trim_end().ends_with("type");
-    word_positions(code, "Value").count()
+    let associated = |at: usize| defines(at) || code[..at].ends_with("Self::");
+    word_positions(code, "Value")
+        .filter(|&at| !associated(at))
+        .count()
         + aliases
             .iter()
             .map(|alias| {
@@ -697,4 +703,11 @@ fn a_value_alias_counts_as_value() {
     assert_eq!(aliases, ["JsonObject"]);
     // The definition's `Value` and the alias's use (not `JsonObjects`).
     assert_eq!(value_mentions(code, &aliases), 2);
+}
+
+#[test]
+fn a_visitors_associated_value_is_not_json() {
+    let code = "impl<'de> Visitor<'de> for V {\n    type Value = Shape;\n    fn visit_map<A>(self, map: A) -> Result<Self::Value, A::Error> {}\n}\nfn f(v: serde_json::Value, t: toml::Value) {}\n";
+    // Only the two JSON/TOML values count, not the visitor's own type.
+    assert_eq!(value_mentions(code, &[]), 2);
 }
