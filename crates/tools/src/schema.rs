@@ -7,13 +7,15 @@
 //! `maximum`. Anything else in a schema is ignored.
 
 use std::collections::BTreeMap;
-use std::fmt;
+use std::marker::PhantomData;
 
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Deserializer, IgnoredAny, MapAccess};
 use serde_json::Value;
 
 use crate::describe::lenient;
+use crate::map_or::{FromMap, MapOr};
 
 /// Checks `value` against `schema`; the error names the JSON path at fault.
 /// The schema is read leniently: a keyword of another shape is
@@ -81,55 +83,19 @@ fn texts(list: &[Text]) -> impl Iterator<Item = &str> {
 
 impl<'de> Deserialize<'de> for Schema {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(SchemaVisitor)
+        deserializer.deserialize_any(MapOr(PhantomData))
     }
 }
 
-/// An object is read as [`Keywords`]; anything else checks nothing.
-struct SchemaVisitor;
+impl FromMap for Schema {
+    const EXPECTING: &'static str = "a JSON Schema";
 
-impl<'de> Visitor<'de> for SchemaVisitor {
-    type Value = Schema;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-        formatter.write_str("a JSON Schema")
+    fn from_map<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        Keywords::deserialize(MapAccessDeserializer::new(map)).map(Schema)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Schema, A::Error> {
-        Keywords::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Schema)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Schema, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Schema::default())
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_unit<E>(self) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_none<E>(self) -> Result<Schema, E> {
-        Ok(Schema::default())
+    fn other() -> Self {
+        Schema::default()
     }
 }
 
