@@ -20,6 +20,7 @@ pub mod builtin;
 pub mod change;
 mod concurrency;
 mod describe;
+pub mod map_or;
 mod tool;
 
 pub use concurrency::Concurrency;

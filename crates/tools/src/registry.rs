@@ -102,8 +102,8 @@ struct Ran {
     outcome: ToolOutcome,
     rewritten: Option<ToolExecution>,
     decided_by: Option<DecidedBy>,
-    /// A post-execute listener's tail call: (tool, arguments).
-    tail: Option<(String, Value)>,
+    /// A post-execute listener's tail call, under the call's own id.
+    tail: Option<ProposedCall>,
 }
 
 /// How many tail calls (`PostToolAction::TailCall`) one model call may
@@ -419,7 +419,7 @@ impl ToolRegistry {
     pub async fn execute(&self, ctx: &SeamContext, sealed: SealedCall) -> ToolExecutionResult {
         let (mut result, mut tail) = self.execute_once(ctx, sealed).await;
         let mut chained = 0;
-        while let Some((tool, arguments)) = tail.take() {
+        while let Some(proposed) = tail.take() {
             if chained >= MAX_TAIL_CALLS {
                 ctx.sink.tell_user(dsh_seams::UserNotice {
                     source: "dsh".to_owned(),
@@ -431,18 +431,6 @@ impl ToolRegistry {
                 break;
             }
             chained += 1;
-            let call_id = result
-                .execution
-                .as_ref()
-                .map(|exec| exec.call_id.clone())
-                .unwrap_or_default();
-            let proposed = ProposedCall {
-                call_id,
-                tool,
-                arguments,
-                parent_execution_id: None,
-                origin: None,
-            };
             let sealed = self.seal(ctx, proposed).await;
             let (next, next_tail) = Box::pin(self.execute_once(ctx, sealed)).await;
             let mut contexts = std::mem::take(&mut result.contexts);
@@ -464,7 +452,7 @@ impl ToolRegistry {
         &self,
         ctx: &SeamContext,
         sealed: SealedCall,
-    ) -> (ToolExecutionResult, Option<(String, Value)>) {
+    ) -> (ToolExecutionResult, Option<ProposedCall>) {
         let mut exec = sealed.execution;
         let mut tail = None;
         let tool = self.tools.get(&exec.tool).cloned();
@@ -597,7 +585,13 @@ impl ToolRegistry {
                         // The first listener's tail call wins.
                         PostToolAction::TailCall { tool, arguments } => {
                             if tail.is_none() {
-                                tail = Some((tool, arguments));
+                                tail = Some(ProposedCall {
+                                    call_id: exec.call_id.clone(),
+                                    tool,
+                                    arguments,
+                                    parent_execution_id: None,
+                                    origin: None,
+                                });
                             }
                         }
                         PostToolAction::ReplaceValue { value } => match tool.render(&value) {

@@ -7,13 +7,15 @@
 //! `maximum`. Anything else in a schema is ignored.
 
 use std::collections::BTreeMap;
-use std::fmt;
+use std::marker::PhantomData;
 
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Deserializer, IgnoredAny, MapAccess};
 use serde_json::Value;
 
 use crate::describe::lenient;
+use crate::map_or::{FromMap, MapOr};
 
 /// Checks `value` against `schema`; the error names the JSON path at fault.
 /// The schema is read leniently: a keyword of another shape is
@@ -23,155 +25,77 @@ pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
     check(&schema, value, "$")
 }
 
-/// The keywords of one (sub)schema that the validator checks. A schema that
-/// is not an object checks nothing; a keyword of another shape than the
-/// subset expects is absent.
+/// One (sub)schema: the keywords the validator checks, when it is an
+/// object. A schema that is not an object checks nothing.
 #[derive(Debug, Default)]
-struct Schema {
-    /// `type`.
-    types: Option<Types>,
-    /// `enum`: the allowed values (any JSON).
-    allowed: Option<Vec<Value>>,
-    /// `minimum`.
-    minimum: Option<f64>,
-    /// `maximum`.
-    maximum: Option<f64>,
-    /// `properties`; `None` when absent or not an object.
-    properties: Option<BTreeMap<String, Schema>>,
-    /// `required`: the names given as text.
-    required: Vec<String>,
-    /// `additionalProperties: false`.
-    closed: bool,
-    /// `items`.
-    items: Option<Box<Schema>>,
-}
+struct Schema(Keywords);
 
-/// `type`: one name, or a list of them (entries that are not text never
-/// match and are left out).
-#[derive(Debug)]
-enum Types {
-    One(String),
-    Any(Vec<String>),
-}
-
-/// The keywords as written, each read leniently.
-#[derive(Deserialize)]
+/// The keywords as written, each read leniently: a keyword of another
+/// shape than the subset expects is absent.
+#[derive(Debug, Default, Deserialize)]
 struct Keywords {
     #[serde(rename = "type", default, deserialize_with = "lenient")]
-    types: Option<TypesWritten>,
+    types: Option<Types>,
+    /// `enum`: the allowed values (any JSON).
     #[serde(rename = "enum", default, deserialize_with = "lenient")]
     allowed: Option<Vec<Value>>,
     #[serde(default, deserialize_with = "lenient")]
     minimum: Option<f64>,
     #[serde(default, deserialize_with = "lenient")]
     maximum: Option<f64>,
+    /// `None` when absent or not an object.
     #[serde(default, deserialize_with = "lenient")]
     properties: Option<BTreeMap<String, Schema>>,
+    /// The names given as text count.
     #[serde(default, deserialize_with = "lenient")]
     required: Option<Vec<Text>>,
+    /// Only `false` closes the object.
     #[serde(rename = "additionalProperties", default, deserialize_with = "lenient")]
     additional_properties: Option<bool>,
     #[serde(default)]
     items: Option<Box<Schema>>,
 }
 
-#[derive(Deserialize)]
+/// `type`: one name, or a list of them (entries that are not text never
+/// match).
+#[derive(Debug, Deserialize)]
 #[serde(untagged)]
-enum TypesWritten {
+enum Types {
     One(String),
     Any(Vec<Text>),
 }
 
 /// A list entry: text, or anything else (not kept).
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(untagged)]
 enum Text {
     Text(String),
     Other(IgnoredAny),
 }
 
-impl Text {
-    fn text(self) -> Option<String> {
-        match self {
-            Text::Text(text) => Some(text),
-            Text::Other(_) => None,
-        }
-    }
-}
-
-fn texts(list: Vec<Text>) -> Vec<String> {
-    list.into_iter().filter_map(Text::text).collect()
-}
-
-impl From<Keywords> for Schema {
-    fn from(keywords: Keywords) -> Self {
-        Schema {
-            types: keywords.types.map(|types| match types {
-                TypesWritten::One(name) => Types::One(name),
-                TypesWritten::Any(names) => Types::Any(texts(names)),
-            }),
-            allowed: keywords.allowed,
-            minimum: keywords.minimum,
-            maximum: keywords.maximum,
-            properties: keywords.properties,
-            required: keywords.required.map(texts).unwrap_or_default(),
-            closed: keywords.additional_properties == Some(false),
-            items: keywords.items,
-        }
-    }
+/// The entries of `list` that are text.
+fn texts(list: &[Text]) -> impl Iterator<Item = &str> {
+    list.iter().filter_map(|entry| match entry {
+        Text::Text(text) => Some(text.as_str()),
+        Text::Other(_) => None,
+    })
 }
 
 impl<'de> Deserialize<'de> for Schema {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(SchemaVisitor)
+        deserializer.deserialize_any(MapOr(PhantomData))
     }
 }
 
-/// An object is read as [`Keywords`]; anything else checks nothing.
-struct SchemaVisitor;
+impl FromMap for Schema {
+    const EXPECTING: &'static str = "a JSON Schema";
 
-impl<'de> Visitor<'de> for SchemaVisitor {
-    type Value = Schema;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-        formatter.write_str("a JSON Schema")
+    fn from_map<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        Keywords::deserialize(MapAccessDeserializer::new(map)).map(Schema)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Schema, A::Error> {
-        Keywords::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Schema::from)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Schema, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Schema::default())
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_unit<E>(self) -> Result<Schema, E> {
-        Ok(Schema::default())
-    }
-
-    fn visit_none<E>(self) -> Result<Schema, E> {
-        Ok(Schema::default())
+    fn other() -> Self {
+        Schema::default()
     }
 }
 
@@ -202,20 +126,19 @@ fn kind(value: &Value) -> &'static str {
 
 /// A list of type names as the validator has always shown it (the list's
 /// debug form: `[String("a"), String("b")]`).
-fn shown_names(names: &[String]) -> String {
-    let shown: Vec<String> = names
-        .iter()
+fn shown_names(names: &[Text]) -> String {
+    let shown: Vec<String> = texts(names)
         .map(|name| format!("String({name:?})"))
         .collect();
     format!("[{}]", shown.join(", "))
 }
 
-fn check(schema: &Schema, value: &Value, path: &str) -> Result<(), String> {
+fn check(Schema(schema): &Schema, value: &Value, path: &str) -> Result<(), String> {
     match &schema.types {
         Some(Types::One(name)) if !type_matches(name, value) => {
             return Err(format!("{path}: expected {name}, got {}", kind(value)));
         }
-        Some(Types::Any(names)) if !names.iter().any(|name| type_matches(name, value)) => {
+        Some(Types::Any(names)) if !texts(names).any(|name| type_matches(name, value)) => {
             return Err(format!(
                 "{path}: expected one of {}, got {}",
                 shown_names(names),
@@ -243,7 +166,7 @@ fn check(schema: &Schema, value: &Value, path: &str) -> Result<(), String> {
         }
     }
     if let Value::Object(fields) = value {
-        for name in &schema.required {
+        for name in texts(schema.required.as_deref().unwrap_or_default()) {
             if !fields.contains_key(name) {
                 return Err(format!("{path}: missing required field `{name}`"));
             }
@@ -251,7 +174,9 @@ fn check(schema: &Schema, value: &Value, path: &str) -> Result<(), String> {
         for (name, field) in fields {
             match schema.properties.as_ref().and_then(|props| props.get(name)) {
                 Some(field_schema) => check(field_schema, field, &format!("{path}.{name}"))?,
-                None if schema.closed => return Err(format!("{path}: unknown field `{name}`")),
+                None if schema.additional_properties == Some(false) => {
+                    return Err(format!("{path}: unknown field `{name}`"));
+                }
                 None => {}
             }
         }

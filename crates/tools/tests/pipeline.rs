@@ -109,6 +109,8 @@ struct Probe {
     wrapper_signal: bool,
     observer_panics: bool,
     seen: Mutex<Vec<String>>,
+    /// The call id of every call post-execute saw.
+    post_call_ids: Mutex<Vec<String>>,
 }
 
 impl Probe {
@@ -223,6 +225,7 @@ impl Plugin for Probe {
         _duration: Duration,
     ) -> PostToolDecision {
         self.saw("post", exec);
+        (self.post_call_ids.lock().unwrap()).push(exec.call_id.clone());
         PostToolDecision {
             action: self.post.clone().unwrap_or(PostToolAction::Accept),
             contexts: self
@@ -666,6 +669,8 @@ async fn post_execute_tail_call_runs_next_and_its_result_stands() {
         .filter(|s| s.starts_with("post:"))
         .count();
     assert_eq!(posts, 1 + dsh_tools::MAX_TAIL_CALLS);
+    let call_ids = probe.post_call_ids.lock().unwrap().clone();
+    assert_eq!(call_ids, vec!["call_1"; 1 + dsh_tools::MAX_TAIL_CALLS]);
 }
 
 #[tokio::test]

@@ -353,27 +353,21 @@ impl TaskStore {
     /// is applied again, in order, with the arguments it ran with. Ids are
     /// sequential, so the result is the list the session had.
     pub fn restore(&self, events: &[Event]) {
-        let mut calls: BTreeMap<&str, (&str, &Value)> = BTreeMap::new();
+        let mut calls: BTreeMap<&str, &ToolCallEvent> = BTreeMap::new();
         for event in events {
             // A subagent's task calls share the session's list too.
-            if let EventBody::ToolCall(ToolCallEvent {
-                call_id,
-                tool,
-                arguments,
-                ..
-            }) = &event.body
-            {
-                calls.insert(call_id, (tool, arguments));
+            if let EventBody::ToolCall(call) = &event.body {
+                calls.insert(&call.call_id, call);
             } else if let EventBody::ToolResult(ToolResultEvent {
                 call_id,
                 is_error: false,
                 rewrite,
                 ..
             }) = &event.body
-                && let Some((tool, arguments)) = calls.remove(call_id.as_str())
+                && let Some(call) = calls.remove(call_id.as_str())
             {
-                let arguments = rewrite.as_ref().map_or(arguments, |r| &r.arguments);
-                self.reapply(tool, arguments);
+                let arguments = rewrite.as_ref().map_or(&call.arguments, |r| &r.arguments);
+                self.reapply(&call.tool, arguments);
             }
         }
     }
@@ -962,13 +956,27 @@ mod tests {
                 json!({"taskId": "1", "status": "completed"}),
             )),
             body(result("c4", false)),
+            // A hook rewrote this call: the list has what ran.
+            body(call(
+                "c5",
+                CREATE,
+                json!({"subject": "asked", "description": "z"}),
+            )),
+            body(
+                serde_json::from_value(json!({
+                    "type": "tool/result", "turn": 1, "call_id": "c5", "is_error": false,
+                    "content": "", "rewrite": {"arguments": {"subject": "ran", "description": "z"}, "by": "h"}
+                }))
+                .unwrap(),
+            ),
         ];
         let store = TaskStore::new();
         store.restore(&events);
         let tasks = store.tasks();
-        assert_eq!(tasks.len(), 2);
+        assert_eq!(tasks.len(), 3);
         assert_eq!(tasks[0].status, TaskStatus::Completed);
         assert_eq!(tasks[1].subject, "b");
         assert_eq!(tasks[1].id, "2");
+        assert_eq!(tasks[2].subject, "ran");
     }
 }
