@@ -112,16 +112,15 @@ pub fn interpret(
     stdout: &str,
     stderr: &str,
 ) -> Reading {
-    let parse = || {
+    let read = || {
         serde_json::from_str::<Value>(stdout.trim())
             .ok()
             .filter(Value::is_object)
+            .map_or_else(Reading::default, |doc| read_fields(event, mode, doc))
     };
     let why = match exit {
-        HookExit::Exited(0) => {
-            return parse().map_or_else(Reading::default, |doc| read_fields(event, mode, doc));
-        }
-        HookExit::Exited(2) => return exit_two(event, mode, parse(), stderr),
+        HookExit::Exited(0) => return read(),
+        HookExit::Exited(2) => return exit_two(event, read, stderr),
         HookExit::Exited(code) => {
             format!("Error: Hook command failed with code {code}\nStderr: {stderr}")
         }
@@ -144,13 +143,14 @@ pub fn interpret(
     }
 }
 
-fn exit_two(event: CopilotEvent, mode: Mode, doc: Option<Value>, stderr: &str) -> Reading {
+/// Exit 2: `read` reads stdout (only preToolUse looks at it).
+fn exit_two(event: CopilotEvent, read: impl FnOnce() -> Reading, stderr: &str) -> Reading {
     let text = Some(stderr.to_owned()).filter(|s| !s.is_empty());
     let mut blocked = Reading::of(Status::Blocked);
     match event {
         CopilotEvent::PreToolUse => {
             // A deny JSON's reason is used; else a fixed text (cl_exit2).
-            let json = doc.map_or_else(Reading::default, |doc| read_fields(event, mode, doc));
+            let json = read();
             blocked.decision = Some(Decision::Deny(match json.decision {
                 Some(Decision::Deny(text)) => text,
                 Some(Decision::Allow | Decision::Ask(_)) | None => {
@@ -382,6 +382,27 @@ mod tests {
                 "Denied by preToolUse hook from \".github/hooks/h.json\" (hook errored)".into()
             ))
         );
+        // Exit 2 with a deny JSON: its reason, and the document is recorded;
+        // another event does not read stdout on exit 2.
+        let deny = r#"{"permissionDecision":"deny","permissionDecisionReason":"R2"}"#;
+        let blocked = pre(Mode::Camel, HookExit::Exited(2), deny);
+        assert_eq!(
+            (blocked.decision, blocked.status),
+            (
+                Some(Decision::Deny("Denied by preToolUse hook: R2".into())),
+                Status::Blocked
+            )
+        );
+        assert_eq!(blocked.parsed, serde_json::from_str(deny).ok());
+        let ups = interpret(
+            CopilotEvent::UserPromptSubmitted,
+            Mode::Camel,
+            "f",
+            (&HookExit::Exited(2), 30),
+            r#"{"decision":"block","reason":"no"}"#,
+            "",
+        );
+        assert_eq!((ups.block, ups.parsed), (None, None));
         // cl_timeout_field: fail-open.
         let timed_out = pre(Mode::Camel, HookExit::TimedOut, "");
         assert_eq!(timed_out.decision, None);

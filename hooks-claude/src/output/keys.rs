@@ -5,11 +5,9 @@
 //! `hookEventName` the answer claims: a wrong name is refused before).
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::wire::{
-    AnyJson, Field, HookOutputWire, JsonObject, PermissionDecision, RequestDecisionWire, WireType,
-};
+use super::wire::{Field, HookOutputWire, PermissionDecision, RequestDecisionWire, WireType};
 use crate::events::HookEvent;
 
 /// PreToolUse's keys.
@@ -22,7 +20,7 @@ pub(crate) struct ToolDecisionKeys {
     pub permission_decision_reason: Field<String>,
     /// The input to run the call with instead (a tool's arguments: any
     /// object).
-    pub updated_input: Field<JsonObject>,
+    pub updated_input: Field<Map<String, Value>>,
 }
 
 /// PreModelSwitch's keys.
@@ -50,9 +48,9 @@ pub(crate) struct ToolOutputKeys {
     /// An MCP tool's replacement result (whatever the hook printed: any
     /// JSON, passed on verbatim).
     #[serde(rename = "updatedMCPToolOutput")]
-    pub updated_mcp_tool_output: Field<AnyJson>,
+    pub updated_mcp_tool_output: Field<Value>,
     /// The same, under its newer name (any JSON).
-    pub updated_tool_output: Field<AnyJson>,
+    pub updated_tool_output: Field<Value>,
 }
 
 /// PermissionDenied's keys.
@@ -70,7 +68,7 @@ pub(crate) struct ElicitationKeys {
     /// `accept`, `decline` or `cancel`.
     pub action: Field<String>,
     /// The answer's content (the server's form: any object).
-    pub content: Field<JsonObject>,
+    pub content: Field<Map<String, Value>>,
 }
 
 /// WorktreeCreate's keys.

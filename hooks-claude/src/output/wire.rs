@@ -42,16 +42,12 @@ impl WireType for serde_json::Number {
 }
 
 /// A JSON object kept as written (`updatedInput`, elicitation `content`).
-pub(crate) type JsonObject = Map<String, Value>;
-
-impl WireType for JsonObject {
+impl WireType for Map<String, Value> {
     const JSON: Option<&'static str> = Some("object");
 }
 
 /// Arbitrary JSON (`updatedMCPToolOutput`): that is the wire.
-pub(crate) type AnyJson = Value;
-
-impl WireType for AnyJson {
+impl WireType for Value {
     const JSON: Option<&'static str> = None;
 }
 
@@ -262,7 +258,7 @@ pub(crate) struct RequestDecisionWire {
     /// `allow` or `deny`.
     pub behavior: Field<Behavior>,
     /// The input to run with instead.
-    pub updated_input: Field<JsonObject>,
+    pub updated_input: Field<Map<String, Value>>,
     /// Rules to add.
     pub updated_permissions: Field<Vec<PermissionUpdate>>,
     /// The deny message.
