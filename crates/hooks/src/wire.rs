@@ -20,8 +20,10 @@ where
     Ok(T::deserialize(raw).ok())
 }
 
-/// Any JSON, `null` included, for a key whose mere presence counts
-/// (`Option<Present>` with `#[serde(default)]`: absent is `None`).
+/// Any JSON, for a key whose mere presence counts. As
+/// `Lenient<Present>` a present `null` is kept (`Present(Null)`); as
+/// `Option<Present>` with `#[serde(default)]`, serde reads a `null` as
+/// absent (`None`), the same as a missing key.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(transparent)]
 pub struct Present(pub serde_json::Value);
@@ -89,6 +91,19 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for InOrder<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_present_null_is_kept_by_lenient_and_absent_as_an_option() {
+        #[derive(Debug, Default, Deserialize)]
+        #[serde(default)]
+        struct Doc {
+            kept: crate::lenient::Lenient<Present>,
+            optional: Option<Present>,
+        }
+        let doc: Doc = serde_json::from_str(r#"{"kept": null, "optional": null}"#).unwrap();
+        assert_eq!(doc.kept.0, Some(Present(serde_json::Value::Null)));
+        assert_eq!(doc.optional, None);
+    }
 
     #[test]
     fn entries_keep_the_file_order_and_a_repeated_key_its_first_place() {
