@@ -602,7 +602,7 @@ fn the_function_length_check_sees_functions() {
 /// `toml::Value`s, and every use of a type alias of one) allowed outside
 /// tests. Typed seams bring it down, toward under 300; lower it with them,
 /// never raise it.
-const VALUE_BUDGET: usize = 480;
+const VALUE_BUDGET: usize = 478;
 
 /// Where the word `word` stands in `code` (not inside a longer name).
 fn word_positions<'a>(code: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
@@ -642,13 +642,22 @@ fn value_aliases(code: &str) -> Vec<String> {
 }
 
 /// How many times `Value`, or an alias of it (other than in the alias's
-/// own `type` line), appears as a word in `code`. A serde `Visitor`'s
-/// associated type (`type Value = Shape;`, `Self::Value`) is the typed
-/// result of a hand-written deserializer, not untyped JSON, so it is not
-/// counted.
+/// own `type` line), appears as a word in `code`. An associated type
+/// named `Value` is not untyped JSON, so it is not counted: a serde
+/// `Visitor`'s (`type Value = Shape;`, `Self::Value`), the typed result of
+/// a hand-written deserializer, and a binding of one in a bound
+/// (`impl TypedValueParser<Value = Mode>`, clap's parsed type).
 fn value_mentions(code: &str, aliases: &[String]) -> usize {
     let defines = |at: usize| code[..at].trim_end().ends_with("type");
-    let associated = |at: usize| defines(at) || code[..at].ends_with("Self::");
+    let binds = |at: usize| {
+        let before = code[..at].trim_end();
+        let after = code[at + "Value".len()..].trim_start();
+        (before.ends_with('<') || before.ends_with(','))
+            && after.starts_with('=')
+            && !after.starts_with("==")
+            && !after.starts_with("=>")
+    };
+    let associated = |at: usize| defines(at) || binds(at) || code[..at].ends_with("Self::");
     word_positions(code, "Value")
         .filter(|&at| !associated(at))
         .count()
@@ -710,4 +719,15 @@ fn a_visitors_associated_value_is_not_json() {
     let code = "impl<'de> Visitor<'de> for V {\n    type Value = Shape;\n    fn visit_map<A>(self, map: A) -> Result<Self::Value, A::Error> {}\n}\nfn f(v: serde_json::Value, t: toml::Value) {}\n";
     // Only the two JSON/TOML values count, not the visitor's own type.
     assert_eq!(value_mentions(code, &[]), 2);
+}
+
+#[test]
+fn an_associated_value_bound_is_not_json() {
+    let code = "fn p() -> impl TypedValueParser<Value = Mode> {}
+fn q(m: HashMap<String, Value>) { let v: Value = json(); }
+struct S<T = Value>(T);
+";
+    // clap's binding is not counted; the map's, the `let`'s and the
+    // default parameter's `Value` are JSON.
+    assert_eq!(value_mentions(code, &[]), 3);
 }
