@@ -1,7 +1,7 @@
 //! End-to-end conformance of dsh's GitHub Copilot CLI bridge
 //! (`hooks-copilot`) against the real Copilot CLI 1.0.102 captures
 //! (`fixtures/copilot/`, generated from
-//! `shared/reference/copilot-cli/captures/` by
+//! `shared/reference/copilot-cli/captures/` and `fixtures/copilot-null/captures/` by
 //! `fixtures/copilot/generate.py`, output committed).
 //!
 //! Every expressible capture runs through the real `dsh replay`: the real
