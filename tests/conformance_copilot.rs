@@ -1,7 +1,7 @@
 //! End-to-end conformance of dsh's GitHub Copilot CLI bridge
 //! (`hooks-copilot`) against the real Copilot CLI 1.0.102 captures
 //! (`fixtures/copilot/`, generated from
-//! `shared/reference/copilot-cli/captures/` by
+//! `shared/reference/copilot-cli/captures/` and `fixtures/copilot-null/captures/` by
 //! `fixtures/copilot/generate.py`, output committed).
 //!
 //! Every expressible capture runs through the real `dsh replay`: the real
@@ -33,7 +33,7 @@
 //! | `transcriptPath` / `transcript_path` | `<TRANSCRIPT>` | Copilot's `session-state/<id>/events.jsonl`; dsh gives its own session log |
 //! | `<current_datetime>…</current_datetime>` | dropped from the model view, its value dropped in `transformedPrompt` | wall clock |
 //! | `textResultForLlm` / `text_result_for_llm` and tool results the tool itself wrote | `<TOOL TEXT>` (hook-made prefixes and suffixes kept) | each tool's own wording (`<shellId: 0 completed with exit code 0>`) |
-//! | `postToolUseFailure` `error` | `<ERROR TEXT>` | each tool's own error wording |
+//! | `postToolUseFailure` / `PostToolUseFailure` `error` | `<ERROR TEXT>` | each tool's own error wording (for a rejected rewrite: Copilot's `Expected JSON object but got null`, dsh's sealing text) |
 //! | project / home / record paths | `<PROJECT>`, `<HOME>`, `<RUN>` | temp dirs |
 //! | model view: sessionStart context | a context after the prompt | Copilot puts it as the first text block of the first user message; dsh adds a context message after it |
 //! | model view: userPromptSubmitted `\n\n<system_reminder>…` | a context after the prompt | Copilot appends it to the user message; dsh adds a context message |
@@ -248,7 +248,10 @@ fn normalize_stdin(raw: &str, paths: &Paths) -> String {
                     }
                 }
             }
-            "error" if input.get("toolName").is_some() => value = json!("<ERROR TEXT>"),
+            // A tool's own error wording (camelCase and PascalCase).
+            "error" if input.get("toolName").or(input.get("tool_name")).is_some() => {
+                value = json!("<ERROR TEXT>")
+            }
             _ => {}
         }
         paths.value(&mut value);
@@ -460,8 +463,11 @@ captures!(
     cc_pascal_exit2_prompt,
     cc_pascal_flat,
     cc_pascal_flat_outputs,
+    cc_pascal_modified_null,
     cc_pascal_nested_command,
     cc_pascal_tool_names,
+    cc_pascal_updated_input,
+    cc_pascal_updated_null,
     perm_allow_no_allow_all,
     perm_exit2_and_interrupt,
     perm_merge,
@@ -475,6 +481,10 @@ captures!(
     pre_matchers,
     pre_missing_script,
     pre_modified_args,
+    pre_modified_chain_null,
+    pre_modified_invalid_failure,
+    pre_modified_nonobject,
+    pre_modified_null,
     pre_output_parsing,
     pre_pascal_deny,
     pre_two_files_deny_deny,

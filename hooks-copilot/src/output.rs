@@ -11,7 +11,7 @@ use dsh_hook_runner::HookExit;
 use dsh_hooks::lenient::Lenient;
 use dsh_hooks::wire::Present;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::event::{CopilotEvent, Mode};
 
@@ -48,7 +48,10 @@ pub struct Reading {
     pub parsed: Option<Value>,
     /// preToolUse / permissionRequest decision.
     pub decision: Option<Decision>,
-    /// preToolUse `modifiedArgs` (or Pascal `updatedInput`).
+    /// preToolUse `modifiedArgs` (or Pascal `updatedInput`) as written:
+    /// any JSON, `null` too. Copilot puts it in place of the arguments
+    /// whatever it is; its tool then fails a value that is not an object
+    /// (pre_modified_null, pre_modified_nonobject).
     pub modified_args: Option<Value>,
     /// `additionalContext`.
     pub additional_context: Option<String>,
@@ -196,7 +199,8 @@ struct Wire {
     #[serde(flatten)]
     permission: PermissionWire,
     hook_specific_output: Lenient<PermissionWire>,
-    modified_args: Option<Present>,
+    /// Present with any value: a `null` replaces the arguments too.
+    modified_args: Lenient<Present>,
     behavior: Lenient<String>,
     message: Lenient<String>,
     interrupt: Lenient<bool>,
@@ -211,7 +215,8 @@ struct Wire {
 struct PermissionWire {
     permission_decision: Lenient<String>,
     permission_decision_reason: Lenient<String>,
-    updated_input: Lenient<Map<String, Value>>,
+    /// A `null` here is as good as missing (cc_pascal_updated_null).
+    updated_input: Option<Present>,
 }
 
 /// postToolUse `modifiedResult`.
@@ -248,11 +253,12 @@ fn read_fields(event: CopilotEvent, mode: Mode, doc: Value) -> Reading {
                 Some("allow") => Some(Decision::Allow),
                 Some(_) | None => None,
             };
-            // A `modifiedArgs` that is not an object hides `updatedInput`.
-            reading.modified_args = match wire.modified_args {
-                Some(Present(args)) => Some(args).filter(Value::is_object),
-                None => specific.and_then(|s| s.updated_input.0).map(Value::Object),
-            };
+            // Pascal: a non-null `updatedInput` of any type wins over the
+            // flat `modifiedArgs`; a null one leaves it the flat key, which
+            // counts with any value, null too (cc_pascal_updated_null,
+            // cc_pascal_modified_null; camelCase: pre_modified_null).
+            let updated = specific.and_then(|s| s.updated_input);
+            reading.modified_args = updated.or(wire.modified_args.0).map(|Present(args)| args);
         }
         CopilotEvent::PermissionRequest => {
             reading.decision = match wire.behavior.0.as_deref() {
@@ -479,8 +485,9 @@ mod tests {
             "the top-level reason is not a string"
         );
         assert_eq!(
-            reading.modified_args, None,
-            "a modifiedArgs string hides updatedInput"
+            reading.modified_args,
+            Some(serde_json::json!({"a": 1})),
+            "updatedInput wins over a flat modifiedArgs (cc_pascal_updated_null call 6)"
         );
         assert_eq!(reading.additional_context.as_deref(), Some("CTX"));
         let camel = pre(
@@ -492,5 +499,78 @@ mod tests {
             camel.decision, None,
             "camelCase entries have no hookSpecificOutput"
         );
+    }
+
+    fn modified(mode: Mode, stdout: &str) -> Option<Value> {
+        pre(mode, HookExit::Exited(0), stdout).modified_args
+    }
+
+    #[test]
+    fn a_camel_modified_args_counts_with_any_value_null_too() {
+        use serde_json::json;
+        // pre_modified_null, pre_modified_nonobject: the value as written.
+        for (stdout, args) in [
+            (r#"{"modifiedArgs": null}"#, Some(Value::Null)),
+            (
+                r#"{"modifiedArgs": null, "permissionDecision": "allow"}"#,
+                Some(Value::Null),
+            ),
+            (
+                r#"{"modifiedArgs": "echo STRING"}"#,
+                Some(json!("echo STRING")),
+            ),
+            (r#"{"modifiedArgs": [1]}"#, Some(json!([1]))),
+            (r#"{"modifiedArgs": 5}"#, Some(json!(5))),
+            (r#"{"modifiedArgs": {}}"#, Some(json!({}))),
+            (r#"{"permissionDecision": "allow"}"#, None),
+            // pre_updated_input_cc: camelCase entries read no updatedInput.
+            (
+                r#"{"hookSpecificOutput": {"updatedInput": {"command": "x"}}}"#,
+                None,
+            ),
+        ] {
+            assert_eq!(modified(Mode::Camel, stdout), args, "{stdout}");
+        }
+    }
+
+    #[test]
+    fn a_pascal_updated_input_counts_unless_null_and_wins_over_the_flat_key() {
+        use serde_json::json;
+        let hso = |inner: &str, flat: &str| {
+            format!(r#"{{"hookSpecificOutput": {{"hookEventName": "PreToolUse"{inner}}}{flat}}}"#)
+        };
+        for (stdout, args) in [
+            // cc_pascal_updated_null 1, 3; cc_pascal_updated_input 1.
+            (hso(r#", "updatedInput": null"#, ""), None),
+            (hso(r#", "updatedInput": "s""#, ""), Some(json!("s"))),
+            (
+                hso(r#", "updatedInput": {"c": 1}"#, ""),
+                Some(json!({"c": 1})),
+            ),
+            // cc_pascal_updated_null 5, 8: updatedInput wins.
+            (
+                hso(r#", "updatedInput": {"c": 5}"#, r#", "modifiedArgs": null"#),
+                Some(json!({"c": 5})),
+            ),
+            (
+                hso(
+                    r#", "updatedInput": {"c": 8}"#,
+                    r#", "modifiedArgs": {"c": 0}"#,
+                ),
+                Some(json!({"c": 8})),
+            ),
+            // cc_pascal_modified_null 1, 3, 4: the flat key, null too.
+            (r#"{"modifiedArgs": null}"#.to_owned(), Some(Value::Null)),
+            (
+                hso(r#", "updatedInput": null"#, r#", "modifiedArgs": {"c": 3}"#),
+                Some(json!({"c": 3})),
+            ),
+            (
+                hso(r#", "updatedInput": null"#, r#", "modifiedArgs": null"#),
+                Some(Value::Null),
+            ),
+        ] {
+            assert_eq!(modified(Mode::Pascal, &stdout), args, "{stdout}");
+        }
     }
 }

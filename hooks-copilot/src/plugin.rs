@@ -14,7 +14,7 @@ use dsh_seams::{
     AgentDefinition, ApprovalAsk, ApprovalDecision, CallReview, CompactionDecision,
     CompactionInput, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
     PostToolDecision, PreToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision, PromptInput,
-    ProposedCall, RequestMeta, SeamContext, SessionEndReason, SessionStartSource,
+    ProposedCall, RequestMeta, SeamContext, SessionEndReason, SessionStartSource, SettledCall,
     SubagentStartInput, SubagentStopInput, ToolExecution, ToolOutcome, TurnFailure,
 };
 
@@ -162,6 +162,39 @@ fn stop<'a>(
 /// `native` (what its matchers see).
 fn tool_fire(ctx: &SeamContext, body: Body, native: String, call_id: &str) -> Fire<Copilot> {
     fire(ctx, body, Some(native)).call(call_id)
+}
+
+/// postToolUseFailure for each call of `batch` whose rewritten arguments
+/// were not valid, with `toolArgs: {}` as Copilot sends it when its tool
+/// rejects the input a preToolUse hook gave (pre_modified_invalid_failure).
+/// dsh rejects such a call when it seals it, before any post-execute, so
+/// these fire when the batch settles; their contexts (in `contexts`)
+/// follow the batch's results.
+fn rejected_rewrites<'a>(
+    ctx: &SeamContext,
+    batch: &'a [SettledCall],
+    mut contexts: Vec<ContextEntry>,
+) -> Flows<'a, Vec<ContextEntry>> {
+    let Some((settled, rest)) = batch.split_first() else {
+        return Flow::Done(contexts);
+    };
+    let exec = &settled.execution;
+    if settled.outcome.disposition != Disposition::InvalidArguments || exec.rewritten_by.is_none() {
+        return rejected_rewrites(ctx, rest, contexts);
+    }
+    let native = tools::named(&exec.tool, exec.mcp_names()).into_owned();
+    let body = Body::PostToolUseFailure {
+        tool_name: native.clone(),
+        tool_args: serde_json::json!({}),
+        error: settled.outcome.content.clone(),
+    };
+    let firing = tool_fire(ctx, body, native.clone(), &exec.call_id);
+    Flow::fire(firing, move |cx, runs| {
+        let text = translate::post_tool_use_failure(&readings(runs), &native);
+        let source = cx.bridge.source(CopilotEvent::PostToolUseFailure);
+        contexts.extend(self::contexts(text, source));
+        (Record::AsRead, rejected_rewrites(cx.ctx, rest, contexts))
+    })
 }
 
 impl Bridge for Copilot {
@@ -428,6 +461,13 @@ impl Bridge for Copilot {
             };
             (mark.into(), Flow::Done(decision))
         })
+    }
+
+    fn batch_settled<'a>(
+        cx: Cx<'_, Self>,
+        batch: &'a [SettledCall],
+    ) -> Flows<'a, Vec<ContextEntry>> {
+        rejected_rewrites(cx.ctx, batch, Vec::new())
     }
 
     fn turn_continuation<'a>(

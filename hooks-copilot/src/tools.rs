@@ -107,8 +107,20 @@ pub fn tool_args(tool: &str, arguments: &Value) -> Value {
 }
 
 /// dsh arguments for Copilot `toolArgs` (a hook's `modifiedArgs`, which
-/// replace the arguments wholesale): the reverse of [`tool_args`].
+/// replace the arguments wholesale): the reverse of [`tool_args`]. Copilot's
+/// tools read a string as JSON text, so one holding an object runs as that
+/// object (pre_modified_nonobject call 6); anything else that is not an
+/// object is handed on as it is, and sealing rejects the call, as Copilot's
+/// tool fails it (`Invalid input: Expected JSON object but got null`).
 pub fn arguments_from(tool: &str, args: &Value) -> Value {
+    let parsed = args
+        .as_str()
+        .and_then(|text| serde_json::from_str(text).ok())
+        .map(Value::Object);
+    let args = parsed.as_ref().unwrap_or(args);
+    if !args.is_object() {
+        return args.clone();
+    }
     let mut out = Map::new();
     if !ARGUMENTS.rename(tool, false, args, &mut out) {
         return args.clone();
@@ -184,6 +196,28 @@ mod tests {
         assert!(!asks_permission("agent"));
         assert!(!asks_permission("read"));
         assert!(asks_permission("bash"));
+    }
+
+    /// pre_modified_nonobject, pre_modified_null: a string holding an
+    /// object runs as that object; other values stay as they are (and fail
+    /// the call at sealing), not an empty object.
+    #[test]
+    fn modified_args_that_are_not_an_object() {
+        let view = json!(r#"{"path": "/p/a.txt"}"#);
+        assert_eq!(
+            arguments_from("read", &view),
+            json!({"file_path": "/p/a.txt"})
+        );
+        for args in [
+            json!(null),
+            json!("echo STRING"),
+            json!([1]),
+            json!(5),
+            json!("[1]"),
+        ] {
+            assert_eq!(arguments_from("bash", &args), args);
+        }
+        assert_eq!(arguments_from("bash", &json!({})), json!({}));
     }
 
     /// a_file_tools, cc_pascal_tool_names.

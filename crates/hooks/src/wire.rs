@@ -23,7 +23,11 @@ where
 /// Any JSON, for a key whose mere presence counts. As
 /// `Lenient<Present>` a present `null` is kept (`Present(Null)`); as
 /// `Option<Present>` with `#[serde(default)]`, serde reads a `null` as
-/// absent (`None`), the same as a missing key.
+/// absent (`None`), the same as a missing key. Each field picks the one its
+/// tool shows: Copilot CLI 1.0.102 puts a preToolUse `modifiedArgs: null`
+/// in place of the arguments (`Lenient`), but reads a PascalCase
+/// `hookSpecificOutput.updatedInput: null` as no answer (`Option`)
+/// (fixtures/copilot-null/).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(transparent)]
 pub struct Present(pub serde_json::Value);
