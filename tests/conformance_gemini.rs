@@ -759,6 +759,7 @@ const CHECKED_BELOW: &[&str] = &[
     "bt_ask",
     "x_cc_event_names",
     "x_parallel_after_tool",
+    "at_tail_name_missing",
 ];
 
 scenarios!(
@@ -774,7 +775,6 @@ scenarios!(
     at_tail_args_string,
     at_tail_args_array,
     at_tail_args_read,
-    at_tail_name_missing,
     at_tail_name_null,
     at_tail_name_number,
     at_tail_name_unknown,
@@ -875,6 +875,27 @@ fn bt_ask() {
         .iter()
         .any(|e| e["type"] == "tool/result" && e["is_error"] == true);
     assert!(denied, "the asked call is not run");
+}
+
+/// Gemini's run fails on a tail call request without a name; dsh stops
+/// the turn there and says why, and the AfterTool run that asked is
+/// recorded as the one that decided.
+#[test]
+fn at_tail_name_missing() {
+    let run = check("at_tail_name_missing");
+    let end = run
+        .log
+        .iter()
+        .find(|e| e["type"] == "turn/end")
+        .unwrap()
+        .to_string();
+    assert!(end.contains("tailToolCallRequest has no usable"), "{end}");
+    let won = run
+        .gemini_results()
+        .iter()
+        .filter(|r| r["decision"]["won"] == true)
+        .count();
+    assert_eq!(won, 1, "the AfterTool run decided");
 }
 
 /// Claude Code event names in Gemini settings are skipped, with a notice.
