@@ -784,6 +784,8 @@ scenarios!(
     at_tail_name_array,
     at_tail_name_object,
     bt_tool_input_partial,
+    at_tail_two_hooks,
+    bt_tool_input_two_hooks,
     bt_tool_input_odd,
     at_additional_context,
     at_continue_false,

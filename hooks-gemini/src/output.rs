@@ -355,11 +355,13 @@ pub struct Merged {
     pub system_message: Option<String>,
     /// The additional contexts joined with `\n`.
     pub additional_context: Option<String>,
-    /// The runs' `tool_input`s merged in order (later keys win).
+    /// The last run's `tool_input` (Gemini spreads each run's
+    /// `hookSpecificOutput` over the previous ones', so a later object
+    /// replaces an earlier one whole: `bt_tool_input_two_hooks`).
     pub tool_input: Option<Value>,
     /// Any `clearContext: true`.
     pub clear_context: bool,
-    /// The first run's tail call request.
+    /// The last run's tail call request, likewise (`at_tail_two_hooks`).
     pub tail_call: Option<TailCall>,
 }
 
@@ -392,14 +394,11 @@ pub fn merge<'a>(runs: impl IntoIterator<Item = &'a Interpretation>) -> Merged {
         }
         messages.extend(run.system_message.clone());
         contexts.extend(run.additional_context.clone());
-        if let Some(input) = &run.tool_input {
-            merged.tool_input = Some(match &merged.tool_input {
-                Some(base) => crate::tools::merge_input(base, input),
-                None => input.clone(),
-            });
+        if run.tool_input.is_some() {
+            merged.tool_input = run.tool_input.clone();
         }
         merged.clear_context |= run.clear_context;
-        if merged.tail_call.is_none() {
+        if run.tail_call.is_some() {
             merged.tail_call = run.tail_call.clone();
         }
     }
@@ -547,6 +546,32 @@ mod tests {
             before_tool_block_text(None),
             "Tool execution blocked: No reason provided"
         );
+    }
+
+    /// `bt_tool_input_two_hooks`, `at_tail_two_hooks`: of several runs'
+    /// `tool_input`s and tail calls, the last in configuration order wins
+    /// whole (no key of an earlier `tool_input` survives); a run without
+    /// one changes nothing.
+    #[test]
+    fn the_last_runs_tool_input_and_tail_call_win_whole() {
+        let specific =
+            |specific: &str| exited(0, &format!(r#"{{"hookSpecificOutput":{specific}}}"#), "");
+        let runs = [
+            specific(
+                r#"{"tool_input":{"command":"echo A","description":"from A"},
+                    "tailToolCallRequest":{"name":"a","args":{}}}"#,
+            ),
+            specific(
+                r#"{"tool_input":{"command":"echo B"},"tailToolCallRequest":{"name":"b","args":{}}}"#,
+            ),
+            specific(r#"{"additionalContext":"c"}"#),
+        ];
+        let merged = merge(&runs);
+        assert_eq!(
+            merged.tool_input,
+            Some(serde_json::json!({"command": "echo B"}))
+        );
+        assert_eq!(merged.tail_call.unwrap().name, TailName::Named("b".into()));
     }
 
     /// Each key of the output is read on its own, as Gemini's JavaScript
