@@ -37,6 +37,8 @@
 //! | model view: Gemini's shell result `<untrusted_context>\nOutput: X\n…</untrusted_context>` | `X` | Gemini's shell wrapper; dsh's bash result is the output (`(Bash completed with no output)` → empty) |
 //! | model view: Gemini's failing shell result `Output: X\nExit Code: N` | `Exit code N\nX` | dsh's bash result of a failing command |
 //! | model view: results of file tools | `<FILE TOOL RESULT>` (hook-made suffixes kept) | each tool's own text |
+//! | model view: a result a `tailToolCallRequest` call gave | normalized as the tail tool's result | the tail call's result replaces the call's |
+//! | model view: `Tool "X" not found. Did you mean …?` | `Tool "X" not found. <SUGGESTION>` | Gemini suggests its own tools, dsh the session's (the suggestion's rule is pinned in `hooks-gemini/src/tail.rs` over Gemini's tool list) |
 //! | model view: SessionStart context | a context after the prompt | Gemini prepends `<hook_context>…</hook_context>\n\n` to the prompt text; dsh adds the same text as a context message after it. Hooks see Gemini's joined prompt on both sides |
 //! | model view: BeforeAgent context part, dsh context messages | `context` items | Gemini sends a second text part in the user content; dsh a context message after the prompt |
 //! | model view: the `<session_context>` part | dropped | Gemini's own preamble, as dsh's system prompt |
@@ -412,8 +414,8 @@ impl Replayed {
             .collect()
     }
 
-    /// Every request's model view.
-    fn model_view(&self) -> Vec<Vec<(String, String)>> {
+    /// Every request's model view (`tails`: see [`tails`]).
+    fn model_view(&self, tails: &[(String, String)]) -> Vec<Vec<(String, String)>> {
         self.requests
             .iter()
             .map(|request| {
@@ -444,6 +446,7 @@ impl Replayed {
                             } else {
                                 content
                             };
+                            let tool = result_tool(&tool, tails);
                             items.push(("tool".to_owned(), tool_text(&tool, text)));
                         }
                         other => panic!("role {other}"),
@@ -459,7 +462,53 @@ impl Replayed {
     }
 }
 
+/// The tool calls an AfterTool hook's `tailToolCallRequest` ran, as
+/// (original tool, tail tool) in dsh's names: the AfterTool runs that
+/// carry `original_request_name`, in order.
+fn tails(expected: &Value) -> Vec<(String, String)> {
+    let dsh_name = |name: &str| {
+        match name {
+            "run_shell_command" => "bash",
+            "read_file" => "read",
+            "write_file" => "write",
+            "replace" => "edit",
+            "grep_search" => "grep",
+            other => other,
+        }
+        .to_owned()
+    };
+    expected["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|hook| hook["event"] == "AfterTool")
+        .filter_map(|hook| {
+            let stdin: Value = serde_json::from_str(hook["stdin"].as_str().unwrap()).unwrap();
+            let original = stdin["original_request_name"].as_str()?;
+            Some((dsh_name(original), dsh_name(stdin["tool_name"].as_str()?)))
+        })
+        .collect()
+}
+
+/// The tool whose result answers a call of `call`: the last tail call run
+/// in its place, if any.
+fn result_tool(call: &str, tails: &[(String, String)]) -> String {
+    tails
+        .iter()
+        .rev()
+        .find(|(original, _)| original == call)
+        .map_or(call, |(_, tail)| tail.as_str())
+        .to_owned()
+}
+
 fn tool_text(tool: &str, text: String) -> String {
+    // A tail call to an unknown tool: Gemini suggests its own tools, dsh
+    // the session's.
+    if text.starts_with("Tool \"")
+        && let Some(at) = text.find(" not found. Did you mean ")
+    {
+        return format!("{} not found. <SUGGESTION>", &text[..at]);
+    }
     if matches!(tool, "read" | "write" | "edit") && !text.starts_with("Tool execution blocked") {
         // The hook-made suffixes stay compared.
         let suffix = text
@@ -472,7 +521,7 @@ fn tool_text(tool: &str, text: String) -> String {
     text
 }
 
-fn gemini_model_view(requests: &Value) -> Vec<Vec<(String, String)>> {
+fn gemini_model_view(requests: &Value, tails: &[(String, String)]) -> Vec<Vec<(String, String)>> {
     let wrapper = regex::Regex::new(
         r"(?s)^<untrusted_context>\nOutput: (.*?)\n(?:Exit Code: (\d+)\n)?(?:Process Group PGID: \d+\n)?</untrusted_context>",
     )
@@ -528,6 +577,7 @@ fn gemini_model_view(requests: &Value) -> Vec<Vec<(String, String)>> {
                         } else {
                             text
                         };
+                        let tool = result_tool(&tool, tails);
                         items.push(("tool".to_owned(), tool_text(&tool, text)));
                     }
                     other => items.push((other.to_owned(), text)),
@@ -574,8 +624,9 @@ fn check(name: &str) -> Replayed {
     let run = replay(name);
     let mut ours = canonical(run.runs());
     let mut theirs = canonical(gemini_runs(&expected));
-    let mut requests = run.model_view();
-    let mut gemini_requests = gemini_model_view(&expected["requests"]);
+    let tails = tails(&expected);
+    let mut requests = run.model_view(&tails);
+    let mut gemini_requests = gemini_model_view(&expected["requests"], &tails);
     match diff {
         Difference::None => {}
         Difference::AfterAgentCap => {
@@ -708,6 +759,7 @@ const CHECKED_BELOW: &[&str] = &[
     "bt_ask",
     "x_cc_event_names",
     "x_parallel_after_tool",
+    "at_tail_name_missing",
 ];
 
 scenarios!(
@@ -718,6 +770,23 @@ scenarios!(
     aa_deny_retry,
     aa_exit2_then_stop,
     at_tail_tool_call,
+    at_tail_args_null,
+    at_tail_args_missing,
+    at_tail_args_string,
+    at_tail_args_array,
+    at_tail_args_read,
+    at_tail_name_null,
+    at_tail_name_number,
+    at_tail_name_unknown,
+    at_tail_empty,
+    at_tail_null,
+    at_tail_args_empty,
+    at_tail_name_array,
+    at_tail_name_object,
+    bt_tool_input_partial,
+    at_tail_two_hooks,
+    bt_tool_input_two_hooks,
+    bt_tool_input_odd,
     at_additional_context,
     at_continue_false,
     at_deny,
@@ -808,6 +877,27 @@ fn bt_ask() {
         .iter()
         .any(|e| e["type"] == "tool/result" && e["is_error"] == true);
     assert!(denied, "the asked call is not run");
+}
+
+/// Gemini's run fails on a tail call request without a name; dsh stops
+/// the turn there and says why, and the AfterTool run that asked is
+/// recorded as the one that decided.
+#[test]
+fn at_tail_name_missing() {
+    let run = check("at_tail_name_missing");
+    let end = run
+        .log
+        .iter()
+        .find(|e| e["type"] == "turn/end")
+        .unwrap()
+        .to_string();
+    assert!(end.contains("tailToolCallRequest has no usable"), "{end}");
+    let won = run
+        .gemini_results()
+        .iter()
+        .filter(|r| r["decision"]["won"] == true)
+        .count();
+    assert_eq!(won, 1, "the AfterTool run decided");
 }
 
 /// Claude Code event names in Gemini settings are skipped, with a notice.

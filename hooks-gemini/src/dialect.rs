@@ -34,6 +34,19 @@ pub(crate) struct Gemini {
     /// An automatic compaction fired PreCompress (`auto`) for the request
     /// about to go out, so that request does not fire it again.
     pub compress_fired: std::sync::atomic::AtomicBool,
+    /// The tools the session's last model request offered, under Gemini's
+    /// names and in order: the tools a `tailToolCallRequest` may name, and
+    /// Gemini's `Did you mean` suggestions when it names another.
+    pub offered: std::sync::Mutex<Vec<String>>,
+}
+
+impl Gemini {
+    /// The offered tools' names (a poisoned lock still holds the list).
+    pub(crate) fn offered_lock(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+        self.offered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// The words every fail-closed reason starts with.

@@ -41,6 +41,7 @@ pub mod output;
 pub mod payload;
 pub mod plugin;
 mod registered;
+pub mod tail;
 pub mod tools;
 pub mod translate;
 pub mod trust_identity;

@@ -163,11 +163,13 @@ struct SpecificWire {
     tool_config: Option<ToolConfig>,
 }
 
-/// `tailToolCallRequest`: a name and any `args` (none: `{}`).
+/// `tailToolCallRequest`: `name` and `args` of any JSON type (Gemini acts
+/// on every shape; a `null` and a missing key read alike, `None`, and
+/// Gemini treats them alike too).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct TailWire {
-    name: Lenient<String>,
+    name: Option<Present>,
     args: Option<Present>,
 }
 
@@ -248,14 +250,9 @@ pub fn interpret(
     let additional_context = specific.additional_context.0;
     let tool_input = specific.tool_input.0.map(Value::Object);
     let clear_context = specific.clear_context.0.unwrap_or(false);
-    let tail_call = specific.tail_tool_call_request.and_then(|tail| {
-        Some(TailCall {
-            name: tail.name.0?,
-            args: tail
-                .args
-                .map_or_else(|| Value::Object(Map::new()), |Present(args)| args),
-        })
-    });
+    let tail_call = specific
+        .tail_tool_call_request
+        .map(|tail| TailCall::read(tail.name, tail.args));
     let model = ModelOutput {
         llm_request: specific.llm_request,
         llm_response: specific.llm_response,
@@ -277,13 +274,70 @@ pub fn interpret(
 }
 
 /// A tool call an AfterTool hook asks to run next
-/// (`hookSpecificOutput.tailToolCallRequest`).
+/// (`hookSpecificOutput.tailToolCallRequest`, an object): Gemini CLI 0.61
+/// acts on it whatever its `name` and `args` hold (`at_tail_*` captures).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TailCall {
-    /// Gemini's tool name.
-    pub name: String,
+    /// The tool's name.
+    pub name: TailName,
     /// Its arguments under Gemini's names.
-    pub args: Value,
+    pub args: TailArgs,
+}
+
+/// `tailToolCallRequest.name`, by what Gemini does with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TailName {
+    /// A string: the tool of that name, if there is one.
+    Named(String),
+    /// A number, a boolean or an object: never a tool's name. Gemini's
+    /// `Tool "NAME" not found.` prints it as JavaScript does (`5`, `true`,
+    /// `[object Object]`), and its suggestion, measuring no distance to
+    /// it, lists the first tools in order (`at_tail_name_number`,
+    /// `at_tail_name_object`).
+    Printed(String),
+    /// Missing, `null` or an array: Gemini's suggestion for the unknown
+    /// name throws a `TypeError` and the whole run fails
+    /// (`at_tail_name_missing`, `at_tail_name_null`, `at_tail_name_array`,
+    /// `at_tail_empty`).
+    Unusable,
+}
+
+/// `tailToolCallRequest.args`, by what Gemini's parameter check says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TailArgs {
+    /// An object: checked against the tool's parameters.
+    Object(Map<String, Value>),
+    /// An array: `params must be object` (`at_tail_args_array`).
+    Array,
+    /// Missing, `null`, a string, a number or a boolean: `Value of params
+    /// must be an object` (`at_tail_args_null`, `at_tail_args_missing`,
+    /// `at_tail_args_string`). dsh never reads a missing `args` as `{}`.
+    NotObject,
+}
+
+impl TailCall {
+    fn read(name: Option<Present>, args: Option<Present>) -> Self {
+        let name = match name {
+            Some(Present(name)) => match name.as_str() {
+                Some(text) => TailName::Named(text.to_owned()),
+                None if name.is_object() => TailName::Printed("[object Object]".to_owned()),
+                None if name.is_number() || name.is_boolean() => {
+                    TailName::Printed(name.to_string())
+                }
+                None => TailName::Unusable,
+            },
+            None => TailName::Unusable,
+        };
+        let args = match args {
+            Some(Present(args)) if args.is_array() => TailArgs::Array,
+            Some(Present(args)) => args
+                .as_object()
+                .cloned()
+                .map_or(TailArgs::NotObject, TailArgs::Object),
+            None => TailArgs::NotObject,
+        };
+        TailCall { name, args }
+    }
 }
 
 /// Several runs of one event, merged by Gemini's rules.
@@ -301,11 +355,13 @@ pub struct Merged {
     pub system_message: Option<String>,
     /// The additional contexts joined with `\n`.
     pub additional_context: Option<String>,
-    /// The runs' `tool_input`s merged in order (later keys win).
+    /// The last run's `tool_input` (Gemini spreads each run's
+    /// `hookSpecificOutput` over the previous ones', so a later object
+    /// replaces an earlier one whole: `bt_tool_input_two_hooks`).
     pub tool_input: Option<Value>,
     /// Any `clearContext: true`.
     pub clear_context: bool,
-    /// The first run's tail call request.
+    /// The last run's tail call request, likewise (`at_tail_two_hooks`).
     pub tail_call: Option<TailCall>,
 }
 
@@ -338,14 +394,11 @@ pub fn merge<'a>(runs: impl IntoIterator<Item = &'a Interpretation>) -> Merged {
         }
         messages.extend(run.system_message.clone());
         contexts.extend(run.additional_context.clone());
-        if let Some(input) = &run.tool_input {
-            merged.tool_input = Some(match &merged.tool_input {
-                Some(base) => crate::tools::merge_input(base, input),
-                None => input.clone(),
-            });
+        if run.tool_input.is_some() {
+            merged.tool_input = run.tool_input.clone();
         }
         merged.clear_context |= run.clear_context;
-        if merged.tail_call.is_none() {
+        if run.tail_call.is_some() {
             merged.tail_call = run.tail_call.clone();
         }
     }
@@ -495,6 +548,32 @@ mod tests {
         );
     }
 
+    /// `bt_tool_input_two_hooks`, `at_tail_two_hooks`: of several runs'
+    /// `tool_input`s and tail calls, the last in configuration order wins
+    /// whole (no key of an earlier `tool_input` survives); a run without
+    /// one changes nothing.
+    #[test]
+    fn the_last_runs_tool_input_and_tail_call_win_whole() {
+        let specific =
+            |specific: &str| exited(0, &format!(r#"{{"hookSpecificOutput":{specific}}}"#), "");
+        let runs = [
+            specific(
+                r#"{"tool_input":{"command":"echo A","description":"from A"},
+                    "tailToolCallRequest":{"name":"a","args":{}}}"#,
+            ),
+            specific(
+                r#"{"tool_input":{"command":"echo B"},"tailToolCallRequest":{"name":"b","args":{}}}"#,
+            ),
+            specific(r#"{"additionalContext":"c"}"#),
+        ];
+        let merged = merge(&runs);
+        assert_eq!(
+            merged.tool_input,
+            Some(serde_json::json!({"command": "echo B"}))
+        );
+        assert_eq!(merged.tail_call.unwrap().name, TailName::Named("b".into()));
+    }
+
     /// Each key of the output is read on its own, as Gemini's JavaScript
     /// reads it: one of the wrong type counts as absent and its neighbours
     /// still count; `hookSpecificOutput` and its objects count only as
@@ -514,7 +593,9 @@ mod tests {
         assert_eq!(read.additional_context, None);
         assert_eq!(read.tool_input, None);
         assert!(!read.clear_context);
-        assert_eq!(read.tail_call, None);
+        // Gemini acts on a tail call whatever its name holds.
+        let tail = read.tail_call.unwrap();
+        assert_eq!(tail.name, TailName::Printed("5".into()));
         assert_eq!(read.error, None);
 
         let read = exited(
@@ -532,8 +613,8 @@ mod tests {
         assert!(read.clear_context);
         let tail = read.tail_call.unwrap();
         assert_eq!(
-            (tail.name.as_str(), tail.args),
-            ("t", serde_json::json!("not an object"))
+            (tail.name, tail.args),
+            (TailName::Named("t".into()), TailArgs::NotObject)
         );
 
         // An array in place of an object reads as no object at all.

@@ -27,7 +27,6 @@ use dsh_seams::{
     ProviderRequestDecision, SeamContext, SessionEndReason, SessionStartSource, StopRequest,
     ToolExecution, ToolOutcome,
 };
-use serde_json::Value;
 
 use crate::config::GeminiConfig;
 use crate::dialect::Gemini;
@@ -35,6 +34,7 @@ use crate::event::GeminiEvent;
 use crate::model_events::{ModelFields, ModelHookAnswer, ModelHookFiring, ShownReplies};
 use crate::output::{self, Interpretation, Merged};
 use crate::payload::{self, Common, Payload};
+use crate::tail::{self, TailOutcome};
 use crate::tools;
 use crate::translate::{self, AfterAgentAnswer, BeforeToolAnswer, Decisive};
 
@@ -78,6 +78,7 @@ impl GeminiConfig {
             home: self.discovery.home.clone(),
             shown: ShownReplies::default(),
             compress_fired: AtomicBool::new(false),
+            offered: Default::default(),
         };
         BridgePlugin::shared(gemini, runner)
     }
@@ -340,17 +341,25 @@ impl Bridge for Gemini {
                 let feedback = merged.reason.clone().unwrap_or_default();
                 (every(Decisive::Deny), PostToolAction::Block { feedback })
             } else if let Some(tail) = &merged.tail_call {
-                // The requested call runs next under this call's id; its
-                // result replaces this one for the model.
-                let tool = tools::dsh_tool_name(&tail.name).to_owned();
-                let arguments = tools::arguments_from_tool_input(
-                    &tool,
-                    &Value::Object(Default::default()),
-                    &tail.args,
-                );
-                let original = original_request_name.unwrap_or_else(|| name.to_owned());
-                cx.state.tails.insert(exec.call_id.clone(), original);
-                let action = PostToolAction::TailCall { tool, arguments };
+                let offered = cx.bridge.offered_lock().clone();
+                let action = match tail::resolve(tail, &offered) {
+                    // The requested call runs next under this call's id;
+                    // its result replaces this one for the model.
+                    TailOutcome::Run { tool, arguments } => {
+                        let original = original_request_name.unwrap_or_else(|| name.to_owned());
+                        cx.state.tails.insert(exec.call_id.clone(), original);
+                        PostToolAction::TailCall { tool, arguments }
+                    }
+                    // Gemini refuses the call before any hook fires: its
+                    // error is the result.
+                    TailOutcome::Refused(feedback) => PostToolAction::Block { feedback },
+                    TailOutcome::Fails(text) => {
+                        cx.ctx
+                            .control
+                            .request_stop(text.clone(), cx.bridge.source(event));
+                        PostToolAction::Block { feedback: text }
+                    }
+                };
                 (every(Decisive::TailCall), action)
             } else if let Some(context) = &merged.additional_context {
                 content.push_str("\n\n");
@@ -432,6 +441,11 @@ impl Bridge for Gemini {
             let fired = plugin.bridge().compress_fired.swap(false, Ordering::SeqCst);
             if ctx.agent.is_none() && !fired {
                 plugin.drive(ctx, pre_compress(ctx, "auto")).await;
+            }
+            if ctx.agent.is_none() {
+                let names = request.tools.iter();
+                let names = names.map(|tool| tools::hook_tool_name(&tool.name).to_owned());
+                *plugin.bridge().offered_lock() = names.collect();
             }
             crate::model_events::before_provider_request(plugin, ctx, request).await
         })

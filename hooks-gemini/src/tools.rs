@@ -65,9 +65,9 @@ pub fn hook_tool_input(tool: &str, arguments: &Value) -> Value {
     Value::Object(out)
 }
 
-/// dsh arguments for a Gemini `tool_input` (the model's input with a
-/// hook's `tool_input` merged over it): the reverse of [`hook_tool_input`].
-/// Arguments Gemini has no name for are kept from `original`.
+/// dsh arguments for a Gemini `tool_input` (a hook's, or a tail call's
+/// `args`): the reverse of [`hook_tool_input`]. Keys of `original` are
+/// kept unless `input` names them.
 pub fn arguments_from_tool_input(tool: &str, original: &Value, input: &Value) -> Value {
     let mut out = original.as_object().cloned().unwrap_or_default();
     if !ARGUMENTS.rename(tool, false, input, &mut out) {

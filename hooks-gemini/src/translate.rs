@@ -84,15 +84,24 @@ pub fn before_tool(
     let Some(update) = &merged.tool_input else {
         return (keep(PreToolDecision::Allow), None);
     };
-    let input = tools::merge_input(&tools::hook_tool_input(&call.tool, &call.arguments), update);
-    let answer = match tools::validate_tool_input(name, &input) {
-        // Gemini re-validates the merged input; a failure is the call's
-        // error result and the tool does not run.
+    // Gemini builds the call from the hook's `tool_input` alone: the
+    // model's arguments it leaves out are gone (`bt_tool_input_partial`;
+    // `{}` fails the check, `bt_tool_input_odd`).
+    // The arguments no Gemini hook sees (those Gemini has no name for)
+    // stay from the model's call.
+    let seen = tools::hook_tool_input(&call.tool, &call.arguments);
+    let seen = tools::arguments_from_tool_input(&call.tool, &Default::default(), &seen);
+    let mut unseen = call.arguments.clone();
+    if let (Some(unseen), Some(seen)) = (unseen.as_object_mut(), seen.as_object()) {
+        unseen.retain(|key, _| !seen.contains_key(key));
+    }
+    let answer = match tools::validate_tool_input(name, update) {
+        // A failure is the call's error result and the tool does not run.
         Err(problem) => deny(tools::invalid_rewrite_text(&problem), None),
         Ok(()) => BeforeToolAnswer {
             decision: PreToolDecision::Allow,
             rewrite: InputRewrite::Rewrite {
-                arguments: tools::arguments_from_tool_input(&call.tool, &call.arguments, &input),
+                arguments: tools::arguments_from_tool_input(&call.tool, &unseen, update),
                 by,
                 conflicts: Vec::new(),
             },
@@ -200,6 +209,44 @@ mod tests {
         assert_eq!(
             (allowed.decision, allowed.rewrite, decisive),
             (PreToolDecision::Allow, InputRewrite::Keep, None)
+        );
+    }
+
+    /// `bt_tool_input_partial`: the hook's `tool_input` replaces the
+    /// model's arguments (`description` is gone); an argument no Gemini
+    /// hook sees stays. `bt_tool_input_odd`: `{}` fails Gemini's check.
+    #[test]
+    fn a_hooks_tool_input_replaces_the_models_arguments() {
+        let call = ProposedCall {
+            call_id: "c".into(),
+            tool: "bash".into(),
+            arguments: json!({"command": "echo hi", "description": "say hi", "timeout": 5}),
+            parent_execution_id: None,
+            origin: None,
+        };
+        let answer = |input| {
+            let merged = merged(|m| m.tool_input = Some(input));
+            before_tool(&merged, &call, "run_shell_command", "by".into()).0
+        };
+        assert_eq!(
+            answer(json!({"command": "echo NEW"})).rewrite,
+            InputRewrite::Rewrite {
+                arguments: json!({"timeout": 5, "command": "echo NEW"}),
+                by: "by".into(),
+                conflicts: Vec::new()
+            }
+        );
+        let empty = answer(json!({}));
+        assert_eq!(
+            (empty.decision, empty.rewrite),
+            (
+                PreToolDecision::Deny {
+                    reason: tools::invalid_rewrite_text(
+                        "params must have required property 'command'"
+                    )
+                },
+                InputRewrite::Keep
+            )
         );
     }
 
