@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use pretty_assertions::assert_eq;
 use serde_json::{Map, Value, json};
 
-use crate::support::{TestContext, repo_root};
+use crate::support::{TestContext, copy_tree, copy_tree_with, json_lines, repo_root};
 
 const SESSION_ID: &str = "conformance-session";
 
@@ -225,19 +225,6 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// What one `dsh replay` of a scenario produced.
 struct DshRun {
     ctx: TestContext,
@@ -245,26 +232,6 @@ struct DshRun {
     records: Vec<Value>,
     requests: Vec<Value>,
     log: Vec<Value>,
-}
-
-/// Copies a tree, replacing the `<HOME>` and `<PROJECT>` placeholders in every file with `home`
-/// and `project` (plugin registries and marketplace paths are absolute in Claude Code's files, and
-/// so are the project keys of `~/.claude.json`).
-fn copy_tree_at_home(from: &Path, to: &Path, home: &Path, project: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree_at_home(&entry.path(), &target, home, project);
-        } else {
-            let text = std::fs::read_to_string(entry.path()).unwrap();
-            let text = text
-                .replace("<HOME>", &home.display().to_string())
-                .replace("<PROJECT>", &project.display().to_string());
-            std::fs::write(target, text).unwrap();
-        }
-    }
 }
 
 fn run_dsh(name: &str) -> DshRun {
@@ -276,7 +243,11 @@ fn run_dsh(name: &str) -> DshRun {
         copy_tree(&dir.join("project"), &ctx.project());
     }
     if dir.join("home").is_dir() {
-        copy_tree_at_home(&dir.join("home"), &ctx.home(), &ctx.home(), &ctx.project());
+        copy_tree_with(
+            &dir.join("home"),
+            &ctx.home(),
+            &[("<HOME>", &ctx.home()), ("<PROJECT>", &ctx.project())],
+        );
     }
     // Files the capture harness put in the project (perm_*).
     if dir.join("project").is_dir() {
@@ -364,13 +335,6 @@ fn run_dsh(name: &str) -> DshRun {
         requests,
         log,
     }
-}
-
-fn json_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| serde_json::from_str(line).expect("JSON line"))
-        .collect()
 }
 
 /// How one side's volatile strings become placeholders.

@@ -52,7 +52,7 @@ use std::path::{Path, PathBuf};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-use crate::support::{TestContext, repo_root};
+use crate::support::{TestContext, copy_tree, json_lines, repo_root};
 
 fn conformance_dir() -> PathBuf {
     repo_root().join("fixtures/conformance/codex")
@@ -149,22 +149,6 @@ struct Replayed {
     _ctx: TestContext,
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    let Ok(entries) = std::fs::read_dir(from) else {
-        return;
-    };
-    std::fs::create_dir_all(to).unwrap();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 fn records(dir: &Path, prefix: &str) -> Vec<String> {
     let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
         .unwrap()
@@ -213,14 +197,8 @@ fn replay(name: &str) -> Replayed {
         "dsh replay {name} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let parse = |text: &str| -> Vec<Value> {
-        text.lines()
-            .filter(|line| !line.trim().is_empty())
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
-    };
-    let log = parse(&String::from_utf8_lossy(&output.stdout));
-    let requests = parse(&std::fs::read_to_string(&requests_path).unwrap_or_default());
+    let log = json_lines(&String::from_utf8_lossy(&output.stdout));
+    let requests = json_lines(&std::fs::read_to_string(&requests_path).unwrap_or_default());
     Replayed {
         name: name.to_owned(),
         log,

@@ -41,45 +41,17 @@
 //! Captures that cannot be expressed are listed in
 //! `fixtures/copilot/scenarios.json` with the reason.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Map, Value, json};
 
-use crate::support::{TestContext, repo_root};
+use crate::support::{TestContext, copy_tree_with, dialect_results, json_lines, repo_root};
 
 const SESSION_ID: &str = "01a227a2-0000-7000-8000-c0dec0de0102";
 
 fn dir() -> PathBuf {
     repo_root().join("fixtures/copilot")
-}
-
-/// Copies a tree, writing the harness paths into every file.
-fn copy_tree(from: &Path, to: &Path, oracle: &Path, record: &Path) {
-    let Ok(entries) = std::fs::read_dir(from) else {
-        return;
-    };
-    std::fs::create_dir_all(to).unwrap();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            copy_tree(&path, &target, oracle, record);
-        } else {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let text = text
-                .replace("${CP_ORACLE}", &oracle.display().to_string())
-                .replace("${CP_RECORD}", &record.display().to_string());
-            std::fs::write(&target, text).unwrap();
-        }
-    }
-}
-
-fn parse_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
 }
 
 fn expected(name: &str) -> Value {
@@ -108,9 +80,14 @@ fn replay(name: &str) -> Replayed {
         record.join("behaviors.json"),
     )
     .unwrap();
+    let oracle = dir();
+    let placed = [
+        ("${CP_ORACLE}", oracle.as_path()),
+        ("${CP_RECORD}", &record),
+    ];
     for base in [scenario.clone(), scenario.join("bad")] {
-        copy_tree(&base.join("project"), &project, &dir(), &record);
-        copy_tree(&base.join("home"), &home, &dir(), &record);
+        copy_tree_with(&base.join("project"), &project, &placed);
+        copy_tree_with(&base.join("home"), &home, &placed);
     }
     if expected["git"] == true {
         std::fs::create_dir_all(project.join(".git")).unwrap();
@@ -149,9 +126,9 @@ fn replay(name: &str) -> Replayed {
         String::from_utf8_lossy(&output.stderr)
     );
     Replayed {
-        log: parse_lines(&String::from_utf8_lossy(&output.stdout)),
-        requests: parse_lines(&std::fs::read_to_string(&requests_path).unwrap_or_default()),
-        records: parse_lines(
+        log: json_lines(&String::from_utf8_lossy(&output.stdout)),
+        requests: json_lines(&std::fs::read_to_string(&requests_path).unwrap_or_default()),
+        records: json_lines(
             &std::fs::read_to_string(record.join("hooks.jsonl")).unwrap_or_default(),
         ),
         paths: Paths {
@@ -338,19 +315,7 @@ impl Replayed {
     }
 
     fn copilot_results(&self) -> Vec<&Value> {
-        let invoked: Vec<&str> = self
-            .log
-            .iter()
-            .filter(|e| e["type"] == "hook/invoked" && e["dialect"] == "copilot")
-            .map(|e| e["invocation_id"].as_str().unwrap())
-            .collect();
-        self.log
-            .iter()
-            .filter(|e| {
-                e["type"] == "hook/result"
-                    && invoked.contains(&e["invocation_id"].as_str().unwrap_or_default())
-            })
-            .collect()
+        dialect_results(&self.log, "copilot")
     }
 }
 

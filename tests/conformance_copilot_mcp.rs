@@ -33,19 +33,12 @@ use std::path::PathBuf;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::support::{TestContext, repo_root};
+use crate::support::{TestContext, json_lines, repo_root};
 
 const SESSION_ID: &str = "01a227a2-0000-7000-8000-c0dec0de0135";
 
 fn dir(name: &str) -> PathBuf {
     repo_root().join("fixtures/copilot-mcp").join(name)
-}
-
-fn lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
 }
 
 struct Replayed {
@@ -149,7 +142,8 @@ fn replay_as(name: &str, scenario: &Value, server: &str) -> Replayed {
         "dsh replay {name} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let records = lines(&std::fs::read_to_string(record.join("hooks.jsonl")).unwrap_or_default());
+    let records =
+        json_lines(&std::fs::read_to_string(record.join("hooks.jsonl")).unwrap_or_default());
     Replayed {
         runs: records
             .iter()
@@ -158,8 +152,8 @@ fn replay_as(name: &str, scenario: &Value, server: &str) -> Replayed {
                 (text("event"), text("label"), text("stdin"))
             })
             .collect(),
-        log: lines(&String::from_utf8_lossy(&output.stdout)),
-        server_metas: lines(&std::fs::read_to_string(server_log).unwrap_or_default())
+        log: json_lines(&String::from_utf8_lossy(&output.stdout)),
+        server_metas: json_lines(&std::fs::read_to_string(server_log).unwrap_or_default())
             .iter()
             .map(|call| hook_meta(&call["_meta"]))
             .collect(),
@@ -238,7 +232,7 @@ fn conforms_as(name: &str, server: &str) {
         serde_json::from_str(&renamed(&scenario(name).to_string(), server)).unwrap();
     let dsh = replay_as(name, &scenario, server);
     let captured: Vec<(String, String, String)> =
-        lines(&std::fs::read_to_string(dir(name).join("hooks.jsonl")).unwrap())
+        json_lines(&std::fs::read_to_string(dir(name).join("hooks.jsonl")).unwrap())
             .iter()
             .map(|r| {
                 let text = |key: &str| r[key].as_str().unwrap_or_default().to_owned();
@@ -289,7 +283,7 @@ fn conforms_as(name: &str, server: &str) {
         "{name}: tool events' stdin"
     );
     let copilot_metas: Vec<Value> =
-        lines(&std::fs::read_to_string(dir(name).join("mcp_server.jsonl")).unwrap())
+        json_lines(&std::fs::read_to_string(dir(name).join("mcp_server.jsonl")).unwrap())
             .iter()
             .filter(|m| m["method"] == "tools/call")
             .map(|m| hook_meta(&m["params"]["_meta"]))

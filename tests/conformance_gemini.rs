@@ -47,12 +47,12 @@
 //! Deliberate differences are [`Difference`]; captures that cannot be
 //! expressed are listed in `fixtures/gemini/scenarios.json` with the reason.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Map, Value, json};
 
-use crate::support::{TestContext, repo_root};
+use crate::support::{TestContext, copy_tree, dialect_results, json_lines, repo_root};
 
 const SESSION_ID: &str = "01a227a2-0000-7000-8000-c0dec0de0061";
 
@@ -102,22 +102,6 @@ const COMPARED: &[&str] = &[
     "SessionEnd",
 ];
 
-fn copy_tree(from: &Path, to: &Path) {
-    let Ok(entries) = std::fs::read_dir(from) else {
-        return;
-    };
-    std::fs::create_dir_all(to).unwrap();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 struct Replayed {
     log: Vec<Value>,
     requests: Vec<Value>,
@@ -127,13 +111,6 @@ struct Replayed {
     project: PathBuf,
     home: PathBuf,
     _ctx: TestContext,
-}
-
-fn parse_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
 }
 
 fn expected(name: &str) -> Value {
@@ -193,9 +170,9 @@ fn replay(name: &str) -> Replayed {
         String::from_utf8_lossy(&output.stderr)
     );
     Replayed {
-        log: parse_lines(&String::from_utf8_lossy(&output.stdout)),
-        requests: parse_lines(&std::fs::read_to_string(&requests_path).unwrap_or_default()),
-        records: parse_lines(
+        log: json_lines(&String::from_utf8_lossy(&output.stdout)),
+        requests: json_lines(&std::fs::read_to_string(&requests_path).unwrap_or_default()),
+        records: json_lines(
             &std::fs::read_to_string(record.join("hooks.jsonl")).unwrap_or_default(),
         ),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -399,19 +376,7 @@ impl Replayed {
     }
 
     fn gemini_results(&self) -> Vec<&Value> {
-        let invoked: Vec<&str> = self
-            .log
-            .iter()
-            .filter(|e| e["type"] == "hook/invoked" && e["dialect"] == "gemini")
-            .map(|e| e["invocation_id"].as_str().unwrap())
-            .collect();
-        self.log
-            .iter()
-            .filter(|e| {
-                e["type"] == "hook/result"
-                    && invoked.contains(&e["invocation_id"].as_str().unwrap_or_default())
-            })
-            .collect()
+        dialect_results(&self.log, "gemini")
     }
 
     /// Every request's model view (`tails`: see [`tails`]).
@@ -1000,7 +965,7 @@ fn three_dialects_on_one_tool_call() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let log = parse_lines(&String::from_utf8_lossy(&output.stdout));
+    let log = json_lines(&String::from_utf8_lossy(&output.stdout));
     let order: Vec<(&str, &str)> = log
         .iter()
         .filter(|e| e["type"] == "hook/invoked" && e["call_id"] == "call_1")
@@ -1028,7 +993,7 @@ fn three_dialects_on_one_tool_call() {
     assert_eq!(gemini["hook_event_name"], "BeforeTool");
     assert_eq!(gemini["tool_input"], json!({"command": "echo hi"}));
     assert!(gemini.get("turn_id").is_none() && gemini["timestamp"].is_string());
-    let requests = parse_lines(&std::fs::read_to_string(&requests_path).unwrap());
+    let requests = json_lines(&std::fs::read_to_string(&requests_path).unwrap());
     let last = requests.last().unwrap()["messages"]
         .as_array()
         .unwrap()

@@ -33,12 +33,12 @@
 //! | bts_allowed_names' tool declarations | only the allowed tools are offered | dsh has no function-calling mode; Gemini sends all 15 and `toolConfig` |
 //! | the model router's side request, Gemini's system instruction | absent | Gemini internals; dsh sends its own system prompt first |
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::support::{TestContext, repo_root};
+use crate::support::{TestContext, copy_tree, json_lines, repo_root};
 
 const SESSION_ID: &str = "gemini-model-conformance";
 
@@ -51,19 +51,6 @@ struct Replayed {
     requests: Vec<Value>,
     gemini_dir: PathBuf,
     _ctx: TestContext,
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 fn replay(name: &str) -> Replayed {
@@ -93,15 +80,9 @@ fn replay(name: &str) -> Replayed {
         "dsh replay {name} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let parse = |text: &str| -> Vec<Value> {
-        text.lines()
-            .filter(|line| !line.trim().is_empty())
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
-    };
     Replayed {
-        log: parse(&String::from_utf8_lossy(&output.stdout)),
-        requests: parse(&std::fs::read_to_string(&requests_path).unwrap_or_default()),
+        log: json_lines(&String::from_utf8_lossy(&output.stdout)),
+        requests: json_lines(&std::fs::read_to_string(&requests_path).unwrap_or_default()),
         gemini_dir,
         _ctx: ctx,
     }

@@ -10,24 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{TestContext, events_of, repo_root};
+use crate::support::{TestContext, copy_tree, events_of, repo_root};
 
 fn plugins_fixtures() -> PathBuf {
     repo_root().join("fixtures").join("plugins")
-}
-
-/// Copies a tree, keeping file modes (plugin scripts are executables).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 fn write_json(path: &Path, value: &Value) {

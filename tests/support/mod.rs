@@ -92,19 +92,54 @@ impl TestContext {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+/// Copies the tree `from` into `to`, keeping file modes (hook scripts are
+/// executables). A missing `from` copies nothing.
+pub fn copy_tree(from: &Path, to: &Path) {
+    copy_tree_with(from, to, &[]);
+}
+
+/// [`copy_tree`], then writes each `(placeholder, path)` of `paths` into
+/// the text of every file that holds the placeholder (fixtures name the
+/// directories a test only knows when it runs).
+pub fn copy_tree_with(from: &Path, to: &Path, paths: &[(&str, &Path)]) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).expect("mkdir");
+    }
     for entry in walk(from) {
         let relative = entry.strip_prefix(from).expect("inside");
         let target = to.join(relative);
         if entry.is_dir() {
             std::fs::create_dir_all(&target).expect("mkdir");
-        } else {
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).expect("mkdir");
-            }
-            std::fs::copy(&entry, &target).expect("copy");
+            continue;
+        }
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::copy(&entry, &target).expect("copy");
+        if paths.is_empty() {
+            continue;
+        }
+        let text =
+            std::fs::read_to_string(&entry).unwrap_or_else(|e| panic!("{}: {e}", entry.display()));
+        let placed = paths
+            .iter()
+            .fold(text.clone(), |text, (placeholder, path)| {
+                text.replace(placeholder, &path.display().to_string())
+            });
+        if placed != text {
+            // Written through the copy, so its mode stays.
+            std::fs::write(&target, placed).expect("write");
         }
     }
+}
+
+/// Every non-blank line of `text`, as JSON (a line that is not JSON fails
+/// the test).
+pub fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -190,6 +225,21 @@ fn normalize_value(value: &mut Value, ids: &mut HashMap<String, String>) {
         Value::Array(items) => items.iter_mut().for_each(|item| normalize_value(item, ids)),
         _ => {}
     }
+}
+
+/// The `hook/result` events of `log` whose `hook/invoked` names `dialect`.
+pub fn dialect_results<'a>(log: &'a [Value], dialect: &str) -> Vec<&'a Value> {
+    let invoked: Vec<&str> = log
+        .iter()
+        .filter(|e| e["type"] == "hook/invoked" && e["dialect"] == dialect)
+        .filter_map(|e| e["invocation_id"].as_str())
+        .collect();
+    log.iter()
+        .filter(|e| {
+            e["type"] == "hook/result"
+                && invoked.contains(&e["invocation_id"].as_str().unwrap_or_default())
+        })
+        .collect()
 }
 
 /// Events of a given type from a normalized or raw log.
