@@ -11,7 +11,7 @@ use dsh_provider::mock::{MockProvider, MockReply, MockResponse, MockToolCall, Mo
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::support::{TestContext, repo_root};
+use crate::support::{TestContext, events_of, repo_root};
 
 /// A Responses-API mock serving `script`.
 fn responses_mock(script: Vec<MockResponse>) -> MockProvider {
@@ -205,6 +205,76 @@ fn an_mcp_tool_call_prints_as_codex_prints_it() {
         events[3]["item"]["result"]["content"][0]["type"], "text",
         "{}",
         events[3]
+    );
+}
+
+/// A server configured as `oracle.v2` offering `echo.v2`: the model calls
+/// dsh's sanitized name `mcp__oracle_v2__echo_v2`, and the item names the
+/// server as configured and the tool as the server names it (what the
+/// call recorded on `tool/call`), not as read back from dsh's name.
+#[test]
+fn an_mcp_call_names_its_server_and_tool_as_configured() {
+    let ctx = TestContext::new();
+    let server = repo_root().join("fixtures/mcp/echo_server.py");
+    std::fs::write(
+        ctx.project().join(".mcp.json"),
+        json!({"mcpServers": {"oracle.v2": {"command": "python3", "args": [server, "--dotted"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let mock = responses_mock(vec![
+        reply_with_call(MockToolCall::new(
+            "call_1",
+            "mcp__oracle_v2__echo_v2",
+            &json!({"text": "hello"}),
+        )),
+        MockResponse::Reply(MockReply::text("done").with_usage(20, 10)),
+    ]);
+    let output = exec(&ctx, &mock)
+        .args([
+            "--json",
+            "--skip-git-repo-check",
+            "--sandbox",
+            "danger-full-access",
+            "echo it",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+    let events = lines(&output.stdout);
+    assert_eq!(
+        events.iter().map(shape).collect::<Vec<_>>(),
+        captured("mcp_basic")
+    );
+    assert_eq!(
+        events[2]["item"],
+        json!({"id": "item_0", "type": "mcp_tool_call", "server": "oracle.v2", "tool": "echo.v2",
+               "arguments": {"text": "hello"}, "result": null, "error": null, "status": "in_progress"})
+    );
+    let done = &events[3]["item"];
+    assert_eq!(
+        (&done["server"], &done["tool"], &done["status"]),
+        (&json!("oracle.v2"), &json!("echo.v2"), &json!("completed"))
+    );
+    assert_eq!(
+        done["result"]["content"][0]["text"], "ECHO-V2: hello",
+        "{done}"
+    );
+    // The session log's `tool/call` records the call's origin.
+    let session = std::fs::read_dir(ctx.home().join(".dsh/sessions"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let calls = events_of(&std::fs::read_to_string(session).unwrap(), "tool/call");
+    assert_eq!(
+        (&calls[0]["tool"], &calls[0]["origin"]),
+        (
+            &json!("mcp__oracle_v2__echo_v2"),
+            &json!({"kind": "mcp", "server": "oracle.v2", "tool": "echo.v2"})
+        )
     );
 }
 

@@ -454,6 +454,7 @@ mod tests {
             rewritten_by: None,
             rewrite_conflicts: Vec::new(),
             provider_call_id: None,
+            origin: None,
         }))
     }
 

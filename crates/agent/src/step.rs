@@ -69,6 +69,7 @@ pub(crate) async fn run_batch<E>(
             rewritten_by: exec.rewritten_by.clone(),
             rewrite_conflicts: sealed_call.rewrite_conflicts.clone(),
             provider_call_id: renamed.get(&exec.call_id).cloned(),
+            origin: exec.origin.clone(),
         }))?;
         sealed.push((proposed, sealed_call));
     }

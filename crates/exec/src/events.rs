@@ -381,12 +381,7 @@ impl Translator {
                     }),
                 }]
             }
-            EventBody::ToolCall(ToolCallEvent {
-                call_id,
-                tool,
-                arguments,
-                ..
-            }) => self.tool_call(call_id, tool, arguments),
+            EventBody::ToolCall(call) => self.tool_call(call),
             EventBody::ToolResult(ToolResultEvent {
                 call_id,
                 is_error,
@@ -413,8 +408,14 @@ impl Translator {
         }
     }
 
-    fn tool_call(&mut self, call_id: &str, tool: &str, arguments: &Value) -> Vec<ThreadEvent> {
-        let details = match tool {
+    fn tool_call(&mut self, call: &ToolCallEvent) -> Vec<ThreadEvent> {
+        let ToolCallEvent {
+            call_id,
+            tool,
+            arguments,
+            ..
+        } = call;
+        let details = match tool.as_str() {
             "bash" => {
                 let command = BashCall::deserialize(arguments).unwrap_or_default().command;
                 let quoted = shlex::try_quote(&command)
@@ -444,7 +445,9 @@ impl Translator {
                     status: ItemStatus::InProgress,
                 }
             }
-            _ => match dsh_seams::mcp_tool_parts(tool) {
+            // The server and tool as configured and as the server names
+            // it, not as dsh's sanitized tool name spells them.
+            _ => match call.mcp_names() {
                 Some((server, tool)) => ItemDetails::McpToolCall {
                     server: server.to_owned(),
                     tool: tool.to_owned(),
@@ -595,6 +598,7 @@ impl Translator {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use dsh_protocol::ToolOrigin;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
@@ -629,6 +633,7 @@ mod tests {
             rewritten_by: None,
             rewrite_conflicts: Vec::new(),
             provider_call_id: None,
+            origin: None,
         })));
         let done = t.on_event(&event(EventBody::ToolResult(ToolResultEvent {
             turn: 1,
@@ -676,6 +681,7 @@ mod tests {
             rewritten_by: None,
             rewrite_conflicts: Vec::new(),
             provider_call_id: None,
+            origin: None,
         })));
         let done = t.on_event(&event(EventBody::ToolResult(ToolResultEvent {
             turn: 1,
@@ -693,6 +699,42 @@ mod tests {
             dir.path().join("new.txt").display()
         );
         assert_eq!(line, &expected);
+    }
+
+    fn mcp_call(call_id: &str, origin: Option<ToolOrigin>) -> Event {
+        event(EventBody::ToolCall(ToolCallEvent {
+            turn: 1,
+            call_id: call_id.into(),
+            execution_id: "e".into(),
+            parent_execution_id: None,
+            tool: "mcp__oracle_v2__echo_text".into(),
+            arguments: json!({"text": "hi"}),
+            original_arguments: None,
+            rewritten_by: None,
+            rewrite_conflicts: Vec::new(),
+            provider_call_id: None,
+            origin,
+        }))
+    }
+
+    #[test]
+    fn an_mcp_call_names_its_server_and_tool_as_configured() {
+        let mut t = Translator::new(Path::new("/"));
+        let origin = ToolOrigin::Mcp {
+            server: "oracle.v2".into(),
+            tool: "echo.text".into(),
+        };
+        let recorded = t.on_event(&mcp_call("c1", Some(origin)));
+        // A log written before calls recorded their origin: read back
+        // from dsh's tool name.
+        let older = t.on_event(&mcp_call("c2", None));
+        assert_eq!(
+            lines(&[recorded, older].concat()),
+            [
+                r#"{"type":"item.started","item":{"id":"item_0","type":"mcp_tool_call","server":"oracle.v2","tool":"echo.text","arguments":{"text":"hi"},"result":null,"error":null,"status":"in_progress"}}"#,
+                r#"{"type":"item.started","item":{"id":"item_1","type":"mcp_tool_call","server":"oracle_v2","tool":"echo_text","arguments":{"text":"hi"},"result":null,"error":null,"status":"in_progress"}}"#,
+            ]
+        );
     }
 
     #[test]

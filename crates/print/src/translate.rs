@@ -821,6 +821,7 @@ mod tests {
             rewritten_by: None,
             rewrite_conflicts: Vec::new(),
             provider_call_id: None,
+            origin: None,
         })));
         let denied = t.event(&event(EventBody::ToolResult(ToolResultEvent {
             turn: 1,

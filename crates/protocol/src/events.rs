@@ -3,7 +3,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{ExactJson, HookDecision, ModelReply, RequestRecord, Seam, TokenUsage, ToolCall};
+use crate::{
+    ExactJson, HookDecision, ModelReply, RequestRecord, Seam, TokenUsage, ToolCall, ToolOrigin,
+    mcp_names,
+};
 
 /// What kind of party decided whether a tool call ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -436,6 +439,19 @@ pub struct ToolCallEvent {
     /// second `call_1` of a message becomes `call_1~2`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_call_id: Option<String>,
+    /// Where the tool comes from, under its source's own names, when it
+    /// is not dsh's own (an MCP tool's configured server and tool name,
+    /// which `tool` may have sanitized).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<ToolOrigin>,
+}
+
+impl ToolCallEvent {
+    /// The server and tool names of an MCP call: the recorded origin, else
+    /// read back from `tool` ([`mcp_names`]).
+    pub fn mcp_names(&self) -> Option<(&str, &str)> {
+        mcp_names(&self.tool, self.origin.as_ref())
+    }
 }
 
 /// The authoritative outcome of a tool call.

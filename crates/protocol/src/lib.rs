@@ -18,9 +18,11 @@ mod exact_json;
 mod hooks;
 mod messages;
 mod permission_update;
+mod tool_origin;
 
 pub use events::*;
 pub use exact_json::ExactJson;
 pub use hooks::*;
 pub use messages::*;
 pub use permission_update::*;
+pub use tool_origin::*;

@@ -7,37 +7,7 @@ use serde_json::Value;
 
 use crate::ContextEntry;
 
-/// The server and tool of a dsh MCP tool name (`mcp__<server>__<tool>`,
-/// as `dsh-mcp` names them, sanitized); `None` for any other tool.
-pub fn mcp_tool_parts(tool: &str) -> Option<(&str, &str)> {
-    let (server, name) = tool.strip_prefix("mcp__")?.split_once("__")?;
-    (!server.is_empty() && !name.is_empty()).then_some((server, name))
-}
-
-/// Where a tool that is not dsh's own comes from, under the names its
-/// source gives it: dsh's tool name may have them changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolOrigin {
-    /// A tool of an MCP server: the server's configured name and the
-    /// tool's own name (dsh offers it as `mcp__<server>__<tool>`, each
-    /// with what is not `[A-Za-z0-9_-]` made `_`).
-    Mcp {
-        /// The configured server name.
-        server: String,
-        /// The server's own tool name.
-        tool: String,
-    },
-}
-
-/// The server and tool of the MCP tool `tool` from `origin`, else read
-/// back from dsh's name (a call no server stands behind, as in a dry run);
-/// `None` for any other tool.
-pub fn mcp_names<'a>(tool: &'a str, origin: Option<&'a ToolOrigin>) -> Option<(&'a str, &'a str)> {
-    match origin {
-        Some(ToolOrigin::Mcp { server, tool }) => Some((server, tool)),
-        None => mcp_tool_parts(tool),
-    }
-}
+pub use dsh_protocol::{ToolOrigin, mcp_names, mcp_tool_parts};
 
 /// A call the model proposed, before validation and sealing.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -40,6 +40,7 @@ fn tool_call(turn: u64, id: &str) -> EventBody {
         rewritten_by: None,
         rewrite_conflicts: vec![],
         provider_call_id: None,
+        origin: None,
     })
 }
 

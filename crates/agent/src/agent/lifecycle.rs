@@ -66,6 +66,7 @@ impl Agent {
                 rewritten_by: None,
                 rewrite_conflicts: Vec::new(),
                 provider_call_id: None,
+                origin: None,
             }))?;
         }
         for call_id in unresolved {
