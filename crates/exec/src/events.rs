@@ -11,7 +11,9 @@
 //!   `declined`, as Codex's rejected commands do;
 //! - `write` → `file_change` of kind `add` (a new file) or `update`, `edit` →
 //!   `update`;
-//! - `mcp__<server>__<tool>` → `mcp_tool_call`;
+//! - `mcp__<server>__<tool>` → `mcp_tool_call`, naming the server and tool
+//!   as the call's logged `origin` does (as configured, before dsh's name
+//!   made them `[A-Za-z0-9_-]`), else as read back from the name;
 //! - each non-empty assistant text → `agent_message`;
 //! - `read`, `glob`, `grep` and `agent` have no Codex item (Codex reads
 //!   through its shell) and print none; nor do a subagent's own steps.
