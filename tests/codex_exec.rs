@@ -262,13 +262,10 @@ fn an_mcp_call_names_its_server_and_tool_as_configured() {
         "{done}"
     );
     // The session log's `tool/call` records the call's origin.
-    let session = std::fs::read_dir(ctx.home().join(".dsh/sessions"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let calls = events_of(&std::fs::read_to_string(session).unwrap(), "tool/call");
+    let logs = crate::cli_headless::session_logs(&ctx);
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let calls = events_of(&std::fs::read_to_string(&logs[0]).unwrap(), "tool/call");
+    assert_eq!(calls.len(), 1, "{calls:?}");
     assert_eq!(
         (&calls[0]["tool"], &calls[0]["origin"]),
         (
