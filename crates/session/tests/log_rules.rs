@@ -53,6 +53,7 @@ fn tool_result(turn: u64, id: &str) -> EventBody {
         decided_by: None,
         rewrite: None,
         content_blocks: None,
+        shown_input: None,
     })
 }
 
@@ -470,6 +471,7 @@ fn nested_runs_are_tagged_and_projected_apart() {
         decided_by: None,
         rewrite: None,
         content_blocks: None,
+        shown_input: None,
     });
     log.append_as(inner_result, agent).unwrap();
     // Session-level events never belong to a subagent.
@@ -493,6 +495,7 @@ fn nested_runs_are_tagged_and_projected_apart() {
         decided_by: None,
         rewrite: None,
         content_blocks: None,
+        shown_input: None,
     }))
     .unwrap();
     log.append(EventBody::TurnEnd(TurnEndEvent {

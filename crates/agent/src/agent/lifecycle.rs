@@ -78,6 +78,7 @@ impl Agent {
                 decided_by: None,
                 rewrite: None,
                 content_blocks: None,
+                shown_input: None,
             }))?;
         }
         Ok(())
