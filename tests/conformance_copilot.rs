@@ -18,7 +18,9 @@
 //!    variables (`COPILOT_PROJECT_DIR`, `CLAUDE_PROJECT_DIR`,
 //!    `COPILOT_HOOK_DIR`, `COPILOT_CLI`) equal Copilot's;
 //! 2. **model view**: each model request's user prompts, assistant texts,
-//!    calls, tool results and hook contexts equal what Copilot sent its
+//!    calls (name and the arguments the history shows: the model's own, a
+//!    hook's replacement, or `{}` for a replacement that failed the tool's
+//!    check), tool results and hook contexts equal what Copilot sent its
 //!    model, hook-made texts byte for byte.
 //!
 //! ## Normalizations (applied identically to both sides)
@@ -296,9 +298,14 @@ impl Replayed {
                                 items.push(("assistant".to_owned(), content));
                             }
                             for call in message["tool_calls"].as_array().into_iter().flatten() {
+                                let arguments = match &call["arguments"] {
+                                    // OpenAI-style requests carry the arguments as JSON text.
+                                    Value::String(text) => serde_json::from_str(text).unwrap(),
+                                    other => other.clone(),
+                                };
                                 items.push((
                                     "call".to_owned(),
-                                    call["name"].as_str().unwrap().to_owned(),
+                                    call_text(call["name"].as_str().unwrap(), &arguments),
                                 ));
                             }
                         }
@@ -344,6 +351,27 @@ fn expected_runs(expected: &Value) -> Vec<Run> {
         .collect()
 }
 
+/// A call as its name and the arguments the model's history shows, as
+/// compact JSON with keys sorted (key order is each side's own).
+fn call_text(name: &str, arguments: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|key| (key.clone(), sorted(&map[key])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    format!("{name} {}", sorted(arguments))
+}
+
 fn expected_model(expected: &Value) -> Vec<Vec<(String, String)>> {
     expected["model"]
         .as_array()
@@ -354,11 +382,12 @@ fn expected_model(expected: &Value) -> Vec<Vec<(String, String)>> {
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|item| {
-                    (
-                        item[0].as_str().unwrap().to_owned(),
-                        item[1].as_str().unwrap().to_owned(),
-                    )
+                .map(|item| match item[0].as_str().unwrap() {
+                    "call" => (
+                        "call".to_owned(),
+                        call_text(item[1].as_str().unwrap(), &item[2]),
+                    ),
+                    kind => (kind.to_owned(), item[1].as_str().unwrap().to_owned()),
                 })
                 .collect()
         })

@@ -13,9 +13,9 @@ use dsh_agent::{
 use dsh_protocol::{EventBody, SessionHeaderEvent, TurnEndReason};
 use dsh_seams::{
     ApprovalDecision, CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput,
-    GuardVerdict, InputRewrite, Next, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
-    PreToolOutcome, PromptDecision, PromptInput, ProposedCall, SeamContext, SessionEndReason,
-    SessionStartSource, ToolExecution, ToolOutcome, TurnSummary,
+    GuardVerdict, HistoryInput, InputRewrite, Next, Plugin, PostToolAction, PostToolDecision,
+    PreToolDecision, PreToolOutcome, PromptDecision, PromptInput, ProposedCall, SeamContext,
+    SessionEndReason, SessionStartSource, ToolExecution, ToolOutcome, TurnSummary,
 };
 use dsh_seams::{CallReview, PreToolVerdict};
 use dsh_session::{SessionLog, encode};
@@ -332,6 +332,7 @@ impl Plugin for EverySeam {
                 arguments: json!({"command": "echo rewritten"}),
                 by: "every-seam".into(),
                 conflicts: vec![],
+                history: HistoryInput::Original,
             }
             .into()
         } else {

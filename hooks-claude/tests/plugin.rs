@@ -14,9 +14,9 @@ use dsh_protocol::{
 };
 use dsh_seams::{
     CancellationToken, ContextEntry, ContinuationDecision, ContinuationInput, Disposition,
-    InputRewrite, Plugin, PostToolAction, PreToolDecision, PromptDecision, PromptInput,
-    ProposedCall, SeamContext, SessionEnv, SessionInfo, SessionSink, SessionStartSource,
-    ToolExecution, ToolOutcome, TurnControl, UserNotice,
+    HistoryInput, InputRewrite, Plugin, PostToolAction, PreToolDecision, PromptDecision,
+    PromptInput, ProposedCall, SeamContext, SessionEnv, SessionInfo, SessionSink,
+    SessionStartSource, ToolExecution, ToolOutcome, TurnControl, UserNotice,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -255,6 +255,7 @@ async fn rewriter_and_env_protector() {
             arguments: json!({"command": "pnpm test", "description": "x"}),
             by: format!("claude:PreToolUse:{rewriter}"),
             conflicts: vec![],
+            history: HistoryInput::Original,
         }
     );
     assert_eq!(decision, PreToolDecision::Allow);
@@ -450,6 +451,7 @@ async fn formatter_after_edit_and_transcript() {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
+            shown_input: None,
         }),
     });
     let events = s.sink.events.lock().unwrap().clone();

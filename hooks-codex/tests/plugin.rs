@@ -240,6 +240,7 @@ async fn pre_tool_use_rewrite_runs_before_sealing_and_keeps_context() {
         arguments,
         by,
         conflicts,
+        history,
     } = review.rewrite
     else {
         panic!("{review:?}")
@@ -247,6 +248,8 @@ async fn pre_tool_use_rewrite_runs_before_sealing_and_keeps_context() {
     assert_eq!(arguments, json!({"command": "make deploy --dry-run"}));
     assert!(by.starts_with("codex:PreToolUse:"), "{by}");
     assert!(conflicts.is_empty());
+    // Codex's history keeps the model's own input.
+    assert_eq!(history, dsh_seams::HistoryInput::Original);
     let outcome = h
         .plugin
         .pre_execute(&h.ctx, &sealed(&call, arguments), review.verdict.as_ref())

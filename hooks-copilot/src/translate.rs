@@ -7,8 +7,8 @@
 
 use dsh_hooks::Winner;
 use dsh_seams::{
-    ApprovalDecision, CallReview, ContextEntry, InputRewrite, PostToolAction, PreToolDecision,
-    PreToolOutcome, PreToolVerdict, PromptDecision,
+    ApprovalDecision, CallReview, ContextEntry, HistoryInput, InputRewrite, PostToolAction,
+    PreToolDecision, PreToolOutcome, PreToolVerdict, PromptDecision,
 };
 
 use crate::output::{self, Decision, Reading};
@@ -119,6 +119,7 @@ pub fn pre_tool_use(readings: &[&Reading], tool: &str, source: &str) -> (CallRev
             arguments: tools::arguments_from(tool, args),
             by: source.to_owned(),
             conflicts: Vec::new(),
+            history: HistoryInput::Rewritten,
         },
         Some(_) | None => InputRewrite::Keep,
     };
@@ -244,7 +245,8 @@ mod tests {
             InputRewrite::Rewrite {
                 arguments: json!({"command": "ls"}),
                 by: "S".into(),
-                conflicts: Vec::new()
+                conflicts: Vec::new(),
+                history: HistoryInput::Rewritten,
             }
         );
         assert!(!decided);

@@ -3,7 +3,7 @@
 //! [`crate::output::merge`], and applies what these return, with which
 //! runs won ([`Decisive`]). No process runs here.
 
-use dsh_seams::{InputRewrite, PreToolDecision, ProposedCall};
+use dsh_seams::{HistoryInput, InputRewrite, PreToolDecision, ProposedCall};
 
 use crate::output::{self, Decision, Interpretation, Merged};
 use crate::tools;
@@ -104,6 +104,7 @@ pub fn before_tool(
                 arguments: tools::arguments_from_tool_input(&call.tool, &unseen, update),
                 by,
                 conflicts: Vec::new(),
+                history: HistoryInput::Original,
             },
             stop: None,
         },
@@ -201,7 +202,8 @@ mod tests {
             InputRewrite::Rewrite {
                 arguments: json!({"command": "pwd"}),
                 by: "by".into(),
-                conflicts: Vec::new()
+                conflicts: Vec::new(),
+                history: HistoryInput::Original,
             }
         );
         assert_eq!(decisive, Some(Decisive::ToolInput));
@@ -233,7 +235,8 @@ mod tests {
             InputRewrite::Rewrite {
                 arguments: json!({"timeout": 5, "command": "echo NEW"}),
                 by: "by".into(),
-                conflicts: Vec::new()
+                conflicts: Vec::new(),
+                history: HistoryInput::Original,
             }
         );
         let empty = answer(json!({}));

@@ -468,6 +468,7 @@ mod tests {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
+            shown_input: None,
         }))
     }
 

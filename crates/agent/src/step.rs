@@ -15,11 +15,11 @@ use std::sync::Arc;
 use dsh_model::{Model, ModelError};
 use dsh_protocol::{
     ContentBlock, ContextMessageEvent, DecidedBy, EventBody, ModelReply, ModelRequest,
-    ResultRewrite, ToolCall, ToolCallEvent, ToolResultEvent,
+    ResultRewrite, ShownInput, ToolCall, ToolCallEvent, ToolResultEvent,
 };
 use dsh_seams::{
-    ContextEntry, ContinuationDecision, Disposition, Plugin, ProposedCall, SeamContext,
-    SettledCall, ToolExecution, ToolOutcome,
+    ContextEntry, ContinuationDecision, Disposition, HistoryInput, Plugin, ProposedCall,
+    SeamContext, SettledCall, ToolExecution, ToolOutcome,
 };
 use dsh_tools::{Concurrency, SealedCall, ToolRegistry};
 use futures::FutureExt;
@@ -83,6 +83,7 @@ pub(crate) async fn run_batch<E>(
             outcome,
             decided_by,
             rewrite,
+            history,
             ..
         } = finished;
         append(EventBody::ToolResult(ToolResultEvent {
@@ -94,6 +95,7 @@ pub(crate) async fn run_batch<E>(
             decided_by,
             rewrite,
             content_blocks: content_blocks(&execution.tool, &outcome),
+            shown_input: shown_input(history, &execution, outcome.disposition),
         }))?;
         settled.push(SettledCall {
             call: proposed,
@@ -114,6 +116,8 @@ struct Finished {
     decided_by: Option<DecidedBy>,
     /// Arguments an approval replaced after the `tool/call` was logged.
     rewrite: Option<ResultRewrite>,
+    /// What the winning rewrite wants the model's history to show.
+    history: HistoryInput,
     contexts: Vec<ContextEntry>,
 }
 
@@ -174,6 +178,7 @@ async fn run_one(
     sealed: SealedCall,
 ) -> (usize, Finished) {
     let mut execution = sealed.execution.clone();
+    let history = sealed.history;
     let logged_arguments = Arc::clone(&execution.arguments);
     let mut decided_by = None;
     let mut contexts = Vec::new();
@@ -203,9 +208,31 @@ async fn run_one(
             outcome,
             decided_by,
             rewrite,
+            history,
             contexts,
         },
     )
+}
+
+/// What the model's later history shows as a call's input, decided once
+/// the outcome is known: nothing (the model's own input) without a rewrite
+/// that asked for it or when the call was denied; `{}` when the rewritten
+/// input failed the tool's input check; else the rewritten input.
+fn shown_input(
+    history: HistoryInput,
+    execution: &ToolExecution,
+    disposition: Disposition,
+) -> Option<ShownInput> {
+    if history != HistoryInput::Rewritten || execution.rewritten_by.is_none() {
+        return None;
+    }
+    match disposition {
+        Disposition::Denied(_) | Disposition::UnknownTool => None,
+        Disposition::InvalidArguments => Some(ShownInput::Emptied),
+        Disposition::Executed | Disposition::Failed | Disposition::Cancelled => {
+            Some(ShownInput::Rewritten)
+        }
+    }
 }
 
 /// The content blocks an MCP tool's result goes to the model as, where the
@@ -381,6 +408,41 @@ mod tests {
         assert_eq!(
             fold_continuation(cont("a"), halt.clone()),
             ControlFlow::Break(halt)
+        );
+    }
+
+    #[test]
+    fn the_history_shows_a_rewrite_only_when_asked_and_not_for_a_denied_call() {
+        let mut execution = ToolExecution {
+            execution_id: "e".to_owned(),
+            call_id: "c".to_owned(),
+            tool: "bash".to_owned(),
+            arguments: Arc::new(serde_json::json!({"command": "new"})),
+            original_arguments: Some(Arc::new(serde_json::json!({"command": "old"}))),
+            rewritten_by: Some("hook".to_owned()),
+            parent_execution_id: None,
+            origin: None,
+        };
+        let asked = HistoryInput::Rewritten;
+        let denied = Disposition::Denied(dsh_seams::DenialKind::Policy);
+        assert_eq!(
+            shown_input(asked, &execution, Disposition::Executed),
+            Some(ShownInput::Rewritten)
+        );
+        assert_eq!(
+            shown_input(asked, &execution, Disposition::InvalidArguments),
+            Some(ShownInput::Emptied)
+        );
+        assert_eq!(shown_input(asked, &execution, denied), None);
+        let original = HistoryInput::Original;
+        assert_eq!(
+            shown_input(original, &execution, Disposition::Executed),
+            None
+        );
+        execution.rewritten_by = None;
+        assert_eq!(
+            shown_input(asked, &execution, Disposition::InvalidArguments),
+            None
         );
     }
 }

@@ -646,6 +646,7 @@ mod tests {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
+            shown_input: None,
         })));
         assert_eq!(
             lines(&[started, done].concat()),
@@ -694,6 +695,7 @@ mod tests {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
+            shown_input: None,
         })));
         let line = &lines(&done)[0];
         let expected = format!(

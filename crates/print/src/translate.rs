@@ -832,6 +832,7 @@ mod tests {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
+            shown_input: None,
         })));
         assert_eq!(
             serde_json::to_value(&denied[0]).unwrap()["subtype"],

@@ -480,6 +480,22 @@ pub struct ToolResultEvent {
     /// that take blocks (`content` is their text, one block per line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_blocks: Option<Vec<crate::ContentBlock>>,
+    /// What the model's later history shows as the call's input when it is
+    /// not the model's own (a rewrite whose plugin asked for it); absent: the
+    /// model's own input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shown_input: Option<ShownInput>,
+}
+
+/// The input the model's later history shows for a call, in place of the
+/// model's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShownInput {
+    /// The arguments of the call's `tool/call` event (what it ran with).
+    Rewritten,
+    /// `{}`: the rewritten input failed the tool's input check.
+    Emptied,
 }
 
 /// Model-facing context added by a plugin or hook.

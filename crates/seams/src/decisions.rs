@@ -129,7 +129,22 @@ pub enum InputRewrite {
         by: String,
         /// Other rewrites of the same call that lost to this one.
         conflicts: Vec<String>,
+        /// What the model's later history shows as the call's input.
+        history: HistoryInput,
     },
+}
+
+/// What the model's later history shows as the input of a call whose
+/// input a plugin rewrote (the winning rewrite decides).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HistoryInput {
+    /// The model's own input, whatever the call ran with.
+    #[default]
+    Original,
+    /// The input the call ran with; `{}` when the rewritten input failed
+    /// the tool's input check; the model's own when the call was denied.
+    Rewritten,
 }
 
 /// One plugin's review of a proposed call, made once before the call is

@@ -2,7 +2,7 @@
 
 use dsh_protocol::{
     AssistantMessageEvent, CompactionCompletedEvent, ContextMessageEvent, Event, EventBody,
-    Message, SteeringMessageEvent, ToolResultEvent, UserMessageEvent,
+    Message, ShownInput, SteeringMessageEvent, ToolCallEvent, ToolResultEvent, UserMessageEvent,
 };
 
 /// The user message that opens a compacted history: dsh's own framing
@@ -93,9 +93,16 @@ pub fn derive_messages_of(events: &[Event], agent_id: Option<&str>) -> Vec<Messa
 /// `turn/*`, `prompt/blocked`, `hook/*`) never reach the model, and nor do
 /// results of nested calls the model did not make. Compaction events are
 /// ignored here ([`derive_messages`] applies them).
+///
+/// A call keeps the model's own arguments in its assistant message unless
+/// its `tool/result` carries `shown_input`: then the message shows the
+/// arguments of the call's `tool/call` (`rewritten`) or `{}` (`emptied`).
 pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Message> {
     let mut messages = Vec::new();
     let mut model_call_ids: Vec<String> = Vec::new();
+    // The last assistant message's index and its calls' logged arguments.
+    let mut assistant_at: Option<usize> = None;
+    let mut sealed: Vec<&'a ToolCallEvent> = Vec::new();
     for event in events {
         match &event.body {
             EventBody::UserMessage(UserMessageEvent { content, .. })
@@ -111,6 +118,8 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
                 ..
             }) => {
                 model_call_ids = tool_calls.iter().map(|call| call.id.clone()).collect();
+                sealed.clear();
+                assistant_at = Some(messages.len());
                 messages.push(Message::Assistant {
                     content: content.clone(),
                     tool_calls: tool_calls.clone(),
@@ -122,9 +131,14 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
                 content,
                 is_error,
                 content_blocks,
+                shown_input,
                 ..
             }) => {
                 if model_call_ids.iter().any(|id| id == call_id) {
+                    if let (Some(shown), Some(at)) = (shown_input, assistant_at) {
+                        let logged = sealed.iter().rev().find(|call| call.call_id == *call_id);
+                        show_input(&mut messages[at], call_id, *shown, logged.copied());
+                    }
                     messages.push(Message::Tool {
                         tool_call_id: call_id.clone(),
                         content: content.clone(),
@@ -138,17 +152,19 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
                     content: content.clone(),
                 })
             }
+            EventBody::ToolCall(call) => sealed.push(call),
             // `/clear`: the conversation starts again from here.
             EventBody::SessionCleared { .. } => {
                 messages.clear();
                 model_call_ids.clear();
+                sealed.clear();
+                assistant_at = None;
             }
             EventBody::SessionHeader(_)
             | EventBody::ModelSwitched(_)
             | EventBody::TurnStart(_)
             | EventBody::TurnEnd(_)
             | EventBody::PromptBlocked(_)
-            | EventBody::ToolCall(_)
             | EventBody::CompactionStarted(_)
             | EventBody::CompactionCompleted(_)
             | EventBody::CompactionFailed(_)
@@ -158,6 +174,28 @@ pub fn derive_plain<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Mess
         }
     }
     messages
+}
+
+/// Replaces the arguments of call `call_id` in an assistant message with
+/// what `shown` says: the call's logged arguments, or `{}`. A rewritten
+/// call whose `tool/call` is missing keeps the model's own arguments.
+fn show_input(
+    message: &mut Message,
+    call_id: &str,
+    shown: ShownInput,
+    logged: Option<&ToolCallEvent>,
+) {
+    let Message::Assistant { tool_calls, .. } = message else {
+        return;
+    };
+    let Some(call) = tool_calls.iter_mut().find(|call| call.id == call_id) else {
+        return;
+    };
+    match (shown, logged) {
+        (ShownInput::Emptied, _) => call.arguments = serde_json::json!({}),
+        (ShownInput::Rewritten, Some(logged)) => call.arguments = logged.arguments.clone(),
+        (ShownInput::Rewritten, None) => {}
+    }
 }
 
 #[cfg(test)]
@@ -218,6 +256,7 @@ mod tests {
             decided_by: None,
             rewrite: None,
             content_blocks: None,
+            shown_input: None,
         })
     }
 
@@ -246,6 +285,117 @@ mod tests {
                 Message::Tool { tool_call_id, .. } => format!("tool: {tool_call_id}"),
             })
             .collect()
+    }
+
+    fn call_of(id: &str, model: &str, ran: &str) -> EventBody {
+        EventBody::ToolCall(ToolCallEvent {
+            turn: 1,
+            call_id: id.into(),
+            execution_id: format!("exec_{id}"),
+            parent_execution_id: None,
+            tool: "bash".into(),
+            arguments: json!({ "command": ran }),
+            original_arguments: (model != ran).then(|| json!({ "command": model })),
+            rewritten_by: (model != ran).then(|| "hook".to_owned()),
+            rewrite_conflicts: Vec::new(),
+            provider_call_id: id.strip_suffix("~2").map(str::to_owned),
+        })
+    }
+
+    /// An assistant message whose call `ID` has `{"command": "model ID"}`.
+    fn modelled(text: &str, calls: &[&str]) -> EventBody {
+        let mut body = assistant(text, calls);
+        if let EventBody::AssistantMessage(message) = &mut body {
+            for call in &mut message.tool_calls {
+                call.arguments = json!({ "command": format!("model {}", call.id) });
+            }
+        }
+        body
+    }
+
+    fn shown(id: &str, shown_input: Option<ShownInput>) -> EventBody {
+        let EventBody::ToolResult(mut event) = result(id) else {
+            unreachable!()
+        };
+        event.shown_input = shown_input;
+        EventBody::ToolResult(event)
+    }
+
+    fn arguments(messages: &[Message]) -> Vec<Vec<(String, String)>> {
+        messages
+            .iter()
+            .filter_map(|message| match message {
+                Message::Assistant { tool_calls, .. } => Some(
+                    tool_calls
+                        .iter()
+                        .map(|call| (call.id.clone(), call.arguments.to_string()))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_shown_input_marker_puts_the_logged_or_empty_arguments_in_the_assistant_message() {
+        let first = modelled("a1", &["ok", "bad", "denied", "kept", "dup", "dup~2"]);
+        let log = events(vec![
+            user("go"),
+            first,
+            call_of("ok", "model ok", "ran ok"),
+            call_of("bad", "model bad", "ran bad"),
+            call_of("denied", "model denied", "ran denied"),
+            call_of("kept", "model kept", "ran kept"),
+            call_of("dup", "model dup", "model dup"),
+            call_of("dup~2", "model dup~2", "ran dup~2"),
+            EventBody::ContextMessage(ContextMessageEvent {
+                turn: 1,
+                content: "between".into(),
+                source: "hook".into(),
+            }),
+            // Rewritten: the tool/call's arguments; emptied: `{}`.
+            shown("ok", Some(ShownInput::Rewritten)),
+            shown("bad", Some(ShownInput::Emptied)),
+            // A denied call gets no marker, and no marker is the model's own.
+            shown("denied", None),
+            shown("kept", None),
+            shown("dup", None),
+            // Of two calls the provider named `dup`, only the renamed one.
+            shown("dup~2", Some(ShownInput::Rewritten)),
+            assistant("a2", &["later"]),
+            call_of("later", "x", "y"),
+            shown("later", None),
+        ]);
+        let model = |id: &str| format!(r#"{{"command":"model {id}"}}"#);
+        let owned = |pairs: &[(&str, String)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(id, args)| ((*id).to_owned(), args.clone()))
+                .collect()
+        };
+        assert_eq!(
+            arguments(&derive_messages(&log)),
+            [
+                owned(&[
+                    ("ok", r#"{"command":"ran ok"}"#.to_owned()),
+                    ("bad", "{}".to_owned()),
+                    ("denied", model("denied")),
+                    ("kept", model("kept")),
+                    ("dup", model("dup")),
+                    ("dup~2", r#"{"command":"ran dup~2"}"#.to_owned()),
+                ]),
+                owned(&[("later", "{}".to_owned())]),
+            ]
+        );
+        // A marker whose call has no `tool/call` keeps the model's own input.
+        let orphan = events(vec![
+            modelled("a", &["lost"]),
+            shown("lost", Some(ShownInput::Rewritten)),
+        ]);
+        assert_eq!(
+            arguments(&derive_messages(&orphan)),
+            [owned(&[("lost", model("lost"))])]
+        );
     }
 
     #[test]

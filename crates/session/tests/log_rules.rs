@@ -54,6 +54,7 @@ fn tool_result(turn: u64, id: &str) -> EventBody {
         decided_by: None,
         rewrite: None,
         content_blocks: None,
+        shown_input: None,
     })
 }
 
@@ -471,6 +472,7 @@ fn nested_runs_are_tagged_and_projected_apart() {
         decided_by: None,
         rewrite: None,
         content_blocks: None,
+        shown_input: None,
     });
     log.append_as(inner_result, agent).unwrap();
     // Session-level events never belong to a subagent.
@@ -494,6 +496,7 @@ fn nested_runs_are_tagged_and_projected_apart() {
         decided_by: None,
         rewrite: None,
         content_blocks: None,
+        shown_input: None,
     }))
     .unwrap();
     log.append(EventBody::TurnEnd(TurnEndEvent {

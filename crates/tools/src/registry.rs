@@ -21,8 +21,9 @@ use async_trait::async_trait;
 use dsh_protocol::{DecidedBy, DeciderKind, ToolSpec};
 use dsh_seams::{
     ApprovalResponse, CancellationToken, ContextEntry, CwdChange, DenialKind, Disposition,
-    InputRewrite, Next, Plugin, PostToolAction, PreToolDecision, PreToolVerdict, ProposedCall,
-    RequestMeta, Screening, SeamContext, ToolExecution, ToolExecutionResult, ToolOutcome,
+    HistoryInput, InputRewrite, Next, Plugin, PostToolAction, PreToolDecision, PreToolVerdict,
+    ProposedCall, RequestMeta, Screening, SeamContext, ToolExecution, ToolExecutionResult,
+    ToolOutcome,
 };
 use dsh_seams::{ElicitationAction, ElicitationAnswer, ElicitationRequest};
 use futures::FutureExt;
@@ -81,6 +82,9 @@ pub struct SealedCall {
     pub execution: ToolExecution,
     /// Rewrites of this call that lost to the winning one.
     pub rewrite_conflicts: Vec<String>,
+    /// What the model's later history shows as the input: the winning
+    /// rewrite's choice ([`HistoryInput::Original`] without a rewrite).
+    pub history: HistoryInput,
     rejected: Option<ToolOutcome>,
     /// Each plugin's verdict from its review, by registration index; handed
     /// back to that plugin's `pre_execute` and `approve`. Owned by the call,
@@ -281,6 +285,7 @@ impl ToolRegistry {
             return SealedCall {
                 execution,
                 rewrite_conflicts: Vec::new(),
+                history: HistoryInput::Original,
                 rejected: Some(outcome),
                 verdicts: Vec::new(),
                 screened_by: None,
@@ -298,6 +303,7 @@ impl ToolRegistry {
             return SealedCall {
                 execution,
                 rewrite_conflicts: Vec::new(),
+                history: HistoryInput::Original,
                 rejected: Some(outcome),
                 verdicts: Vec::new(),
                 screened_by: None,
@@ -317,6 +323,7 @@ impl ToolRegistry {
                     return SealedCall {
                         execution,
                         rewrite_conflicts: Vec::new(),
+                        history: HistoryInput::Original,
                         rejected: Some(ToolOutcome::error(
                             reason,
                             Disposition::Denied(DenialKind::Policy),
@@ -337,13 +344,14 @@ impl ToolRegistry {
             return SealedCall {
                 execution,
                 rewrite_conflicts: Vec::new(),
+                history: HistoryInput::Original,
                 rejected: Some(outcome),
                 verdicts: Vec::new(),
                 screened_by: None,
             };
         }
 
-        let mut winner: Option<(Value, String)> = None;
+        let mut winner: Option<(Value, String, HistoryInput)> = None;
         let mut conflicts = Vec::new();
         let mut verdicts = Vec::with_capacity(self.plugins.len());
         for plugin in &self.plugins {
@@ -360,10 +368,11 @@ impl ToolRegistry {
                     arguments,
                     by,
                     conflicts: lost,
+                    history,
                 }) => {
                     conflicts.extend(lost);
                     match &winner {
-                        None => winner = Some((arguments, by)),
+                        None => winner = Some((arguments, by, history)),
                         Some(_) => conflicts.push(by),
                     }
                 }
@@ -379,6 +388,7 @@ impl ToolRegistry {
                     return SealedCall {
                         execution,
                         rewrite_conflicts: conflicts,
+                        history: HistoryInput::Original,
                         rejected: Some(outcome),
                         verdicts: Vec::new(),
                         screened_by: None,
@@ -387,7 +397,9 @@ impl ToolRegistry {
             }
         }
         let mut rejected = None;
-        if let Some((arguments, by)) = winner {
+        let mut shown = HistoryInput::Original;
+        if let Some((arguments, by, history)) = winner {
+            shown = history;
             if let Err(problem) = schema::validate(&input_schema, &arguments) {
                 rejected = Some(ToolOutcome::error(
                     format!(
@@ -406,6 +418,7 @@ impl ToolRegistry {
         SealedCall {
             execution,
             rewrite_conflicts: conflicts,
+            history: shown,
             rejected,
             verdicts,
             screened_by: None,

@@ -10,8 +10,9 @@ use async_trait::async_trait;
 use dsh_protocol::ToolSpec;
 use dsh_seams::{
     ApprovalDecision, ApprovalResponse, CancellationToken, ContextEntry, DenialKind, Disposition,
-    GuardVerdict, InputRewrite, Next, Plugin, PostToolAction, PostToolDecision, PreToolDecision,
-    PreToolOutcome, ProposedCall, RequestMeta, SeamContext, ToolExecution, ToolOutcome,
+    GuardVerdict, HistoryInput, InputRewrite, Next, Plugin, PostToolAction, PostToolDecision,
+    PreToolDecision, PreToolOutcome, ProposedCall, RequestMeta, SeamContext, ToolExecution,
+    ToolOutcome,
 };
 use dsh_seams::{CallReview, PreToolVerdict};
 use dsh_tools::{
@@ -143,6 +144,7 @@ impl Plugin for Probe {
                 arguments: arguments.clone(),
                 by: self.name.clone(),
                 conflicts: vec![],
+                history: HistoryInput::Original,
             },
             None => InputRewrite::Keep,
         }
@@ -915,6 +917,7 @@ impl Plugin for Reviewer {
                 arguments: arguments.clone(),
                 by: "reviewer".into(),
                 conflicts: vec![],
+                history: HistoryInput::Original,
             },
             None => InputRewrite::Keep,
         };

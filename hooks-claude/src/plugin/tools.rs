@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use dsh_seams::{
     ApprovalAsk, ApprovalDecision, ApprovalGrant, CallReview, ContextEntry, DeniedFollowUp,
-    Disposition, InputRewrite, NoticeLevel, PostToolAction, PostToolDecision, PreToolDecision,
-    PreToolOutcome, PreToolVerdict, ProposedCall, SeamContext, SettledCall, StopRequest,
-    ToolExecution, ToolOutcome, UserNotice,
+    Disposition, HistoryInput, InputRewrite, NoticeLevel, PostToolAction, PostToolDecision,
+    PreToolDecision, PreToolOutcome, PreToolVerdict, ProposedCall, SeamContext, SettledCall,
+    StopRequest, ToolExecution, ToolOutcome, UserNotice,
 };
 use serde_json::Value;
 
@@ -232,6 +232,7 @@ fn review_of(fired: &[Fired], tool_name: &str) -> CallReview {
                 .filter(|&&r| r != i)
                 .map(|&r| source_of(HookEvent::PreToolUse, &fired[r].handler.command_text()))
                 .collect(),
+            history: HistoryInput::Original,
         },
         None => InputRewrite::Keep,
     };

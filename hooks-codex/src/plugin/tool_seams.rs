@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use dsh_hooks::{Cx, Dialect as _, Fire, Flow, Record};
 use dsh_seams::{
-    ApprovalDecision, CallReview, Disposition, InputRewrite, PostToolDecision, PreToolOutcome,
-    PreToolVerdict, ProposedCall, SeamContext, ToolExecution, ToolOutcome,
+    ApprovalDecision, CallReview, Disposition, HistoryInput, InputRewrite, PostToolDecision,
+    PreToolOutcome, PreToolVerdict, ProposedCall, SeamContext, ToolExecution, ToolOutcome,
 };
 use serde_json::Value;
 
@@ -114,6 +114,7 @@ pub(super) fn pre_tool_use<'a>(cx: Cx<'_, Codex>, call: &'a ProposedCall) -> Flo
                     .map(|run| format!("{source}:{}", run.handler.origin))
                     .unwrap_or_default(),
                 conflicts,
+                history: HistoryInput::Original,
             },
             _ => InputRewrite::Keep,
         };

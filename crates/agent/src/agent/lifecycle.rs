@@ -79,6 +79,7 @@ impl Agent {
                 decided_by: None,
                 rewrite: None,
                 content_blocks: None,
+                shown_input: None,
             }))?;
         }
         Ok(())
