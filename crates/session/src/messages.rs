@@ -299,6 +299,7 @@ mod tests {
             rewritten_by: (model != ran).then(|| "hook".to_owned()),
             rewrite_conflicts: Vec::new(),
             provider_call_id: id.strip_suffix("~2").map(str::to_owned),
+            origin: None,
         })
     }
 
