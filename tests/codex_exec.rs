@@ -161,24 +161,28 @@ fn a_command_a_file_change_and_the_answer_print_as_codex_prints_them() {
     );
 }
 
-#[test]
-fn an_mcp_tool_call_prints_as_codex_prints_it() {
-    let ctx = TestContext::new();
-    let server = repo_root().join("fixtures/mcp/echo_server.py");
+/// `dsh exec --json` in a project whose `.mcp.json` configures dsh's echo
+/// test server as `server` (started with `server_args`), with a model that
+/// calls `tool` once: the JSON events, which end successfully.
+fn exec_one_mcp_call(
+    ctx: &TestContext,
+    server: &str,
+    server_args: &[&str],
+    tool: &str,
+) -> Vec<Value> {
+    let script = repo_root().join("fixtures/mcp/echo_server.py");
+    let mut args = vec![json!(script)];
+    args.extend(server_args.iter().map(|arg| json!(arg)));
     std::fs::write(
         ctx.project().join(".mcp.json"),
-        json!({"mcpServers": {"echo": {"command": "python3", "args": [server]}}}).to_string(),
+        json!({"mcpServers": {server: {"command": "python3", "args": args}}}).to_string(),
     )
     .unwrap();
     let mock = responses_mock(vec![
-        reply_with_call(MockToolCall::new(
-            "call_1",
-            "mcp__echo__echo",
-            &json!({"text": "hello"}),
-        )),
+        reply_with_call(MockToolCall::new("call_1", tool, &json!({"text": "hello"}))),
         MockResponse::Reply(MockReply::text("done").with_usage(20, 10)),
     ]);
-    let output = exec(&ctx, &mock)
+    let output = exec(ctx, &mock)
         .args([
             "--json",
             "--skip-git-repo-check",
@@ -195,6 +199,13 @@ fn an_mcp_tool_call_prints_as_codex_prints_it() {
         events.iter().map(shape).collect::<Vec<_>>(),
         captured("mcp_basic")
     );
+    events
+}
+
+#[test]
+fn an_mcp_tool_call_prints_as_codex_prints_it() {
+    let ctx = TestContext::new();
+    let events = exec_one_mcp_call(&ctx, "echo", &[], "mcp__echo__echo");
     assert_eq!(
         events[2]["item"],
         json!({"id": "item_0", "type": "mcp_tool_call", "server": "echo", "tool": "echo",
@@ -215,38 +226,7 @@ fn an_mcp_tool_call_prints_as_codex_prints_it() {
 #[test]
 fn an_mcp_call_names_its_server_and_tool_as_configured() {
     let ctx = TestContext::new();
-    let server = repo_root().join("fixtures/mcp/echo_server.py");
-    std::fs::write(
-        ctx.project().join(".mcp.json"),
-        json!({"mcpServers": {"oracle.v2": {"command": "python3", "args": [server, "--dotted"]}}})
-            .to_string(),
-    )
-    .unwrap();
-    let mock = responses_mock(vec![
-        reply_with_call(MockToolCall::new(
-            "call_1",
-            "mcp__oracle_v2__echo_v2",
-            &json!({"text": "hello"}),
-        )),
-        MockResponse::Reply(MockReply::text("done").with_usage(20, 10)),
-    ]);
-    let output = exec(&ctx, &mock)
-        .args([
-            "--json",
-            "--skip-git-repo-check",
-            "--sandbox",
-            "danger-full-access",
-            "echo it",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "stderr: {stderr}");
-    let events = lines(&output.stdout);
-    assert_eq!(
-        events.iter().map(shape).collect::<Vec<_>>(),
-        captured("mcp_basic")
-    );
+    let events = exec_one_mcp_call(&ctx, "oracle.v2", &["--dotted"], "mcp__oracle_v2__echo_v2");
     assert_eq!(
         events[2]["item"],
         json!({"id": "item_0", "type": "mcp_tool_call", "server": "oracle.v2", "tool": "echo.v2",
