@@ -95,6 +95,19 @@ pub struct SealedCall {
 }
 
 impl SealedCall {
+    /// A call resolved at sealing time: `outcome` replaces every later
+    /// phase, and its identity is logged as it stands.
+    fn rejected(execution: ToolExecution, outcome: ToolOutcome) -> Self {
+        SealedCall {
+            execution,
+            rewrite_conflicts: Vec::new(),
+            history: HistoryInput::Original,
+            rejected: Some(outcome),
+            verdicts: Vec::new(),
+            screened_by: None,
+        }
+    }
+
     /// The outcome when the call was resolved at sealing time.
     pub fn rejection(&self) -> Option<&ToolOutcome> {
         self.rejected.as_ref()
@@ -282,14 +295,7 @@ impl ToolRegistry {
                 ),
                 Disposition::UnknownTool,
             );
-            return SealedCall {
-                execution,
-                rewrite_conflicts: Vec::new(),
-                history: HistoryInput::Original,
-                rejected: Some(outcome),
-                verdicts: Vec::new(),
-                screened_by: None,
-            };
+            return SealedCall::rejected(execution, outcome);
         };
         // Every listener sees where the tool comes from.
         call.origin = tool.origin();
@@ -300,14 +306,7 @@ impl ToolRegistry {
                 format!("Invalid arguments for `{}`: {problem}", call.tool),
                 Disposition::InvalidArguments,
             );
-            return SealedCall {
-                execution,
-                rewrite_conflicts: Vec::new(),
-                history: HistoryInput::Original,
-                rejected: Some(outcome),
-                verdicts: Vec::new(),
-                screened_by: None,
-            };
+            return SealedCall::rejected(execution, outcome);
         }
 
         // Screening: a call a plugin settles here is never reviewed, so no
@@ -320,16 +319,11 @@ impl ToolRegistry {
                 Ok(Screening::Pass) => continue,
                 Ok(Screening::Deny { reason }) => {
                     let by = explain(plugin.as_ref(), &execution, None, &reason);
+                    let outcome =
+                        ToolOutcome::error(reason, Disposition::Denied(DenialKind::Policy));
                     return SealedCall {
-                        execution,
-                        rewrite_conflicts: Vec::new(),
-                        history: HistoryInput::Original,
-                        rejected: Some(ToolOutcome::error(
-                            reason,
-                            Disposition::Denied(DenialKind::Policy),
-                        )),
-                        verdicts: Vec::new(),
                         screened_by: Some(by),
+                        ..SealedCall::rejected(execution, outcome)
                     };
                 }
                 Err(payload) => ToolOutcome::error(
@@ -341,14 +335,7 @@ impl ToolRegistry {
                     Disposition::Failed,
                 ),
             };
-            return SealedCall {
-                execution,
-                rewrite_conflicts: Vec::new(),
-                history: HistoryInput::Original,
-                rejected: Some(outcome),
-                verdicts: Vec::new(),
-                screened_by: None,
-            };
+            return SealedCall::rejected(execution, outcome);
         }
 
         let mut winner: Option<(Value, String, HistoryInput)> = None;
@@ -386,12 +373,8 @@ impl ToolRegistry {
                         Disposition::Failed,
                     );
                     return SealedCall {
-                        execution,
                         rewrite_conflicts: conflicts,
-                        history: HistoryInput::Original,
-                        rejected: Some(outcome),
-                        verdicts: Vec::new(),
-                        screened_by: None,
+                        ..SealedCall::rejected(execution, outcome)
                     };
                 }
             }
