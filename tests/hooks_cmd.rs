@@ -1307,6 +1307,82 @@ fn replay_shows_decisions_a_changed_configuration_flips() {
     insta::assert_snapshot!(snapshot_output(&ctx, &output));
 }
 
+/// The project with GitHub Copilot CLI hooks beside the others: a
+/// preToolUse guard (the fixture's, exit 2 on `rm -rf`) and a postToolUse
+/// hook whose answer depends on the tool's result text.
+fn project_with_copilot_hooks() -> TestContext {
+    let ctx = project();
+    let hooks = ctx.project().join(".github/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(
+        hooks.join("guard.json"),
+        r#"{"version": 1, "hooks": {
+  "preToolUse": [{"type": "command", "bash": "sh \"$HOOKS/deny_rm.sh\""}],
+  "postToolUse": [{"type": "command", "bash": "if grep -q 'textResultForLlm\":\"listed'; then echo '{\"additionalContext\":\"the list ran\"}'; fi"}]
+}}"#,
+    )
+    .unwrap();
+    ctx
+}
+
+#[test]
+fn replay_fires_copilot_hooks_with_the_recorded_arguments_and_result() {
+    let ctx = project_with_copilot_hooks();
+    let log = recorded_session(&ctx);
+    let recorded = std::fs::read_to_string(&log).unwrap();
+    // The session itself: Copilot's guard denied the rm -rf and its
+    // postToolUse hook answered for the listing.
+    assert!(recorded.contains(r#""dialect":"copilot","event":"preToolUse""#));
+    assert!(recorded.contains("the list ran"), "{recorded}");
+    let output = dsh(&ctx)
+        .args(["hooks", "replay", "--trust-all"])
+        .arg(&log)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc = json_stdout(&output);
+    let copilot = doc["firings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|firing| firing["dialect"] == "copilot")
+        .count();
+    assert!(copilot >= 4, "the Copilot firings were replayed: {doc}");
+    assert_eq!(doc["changed"], 0, "{doc}");
+    assert_eq!(doc["skipped_firings"], 0, "{doc}");
+}
+
+#[test]
+fn test_reads_a_copilot_payload_in_its_own_names() {
+    let ctx = project_with_copilot_hooks();
+    let output = dsh(&ctx)
+        .args([
+            "hooks",
+            "test",
+            "--trust-all",
+            "preToolUse",
+            "--dialect",
+            "copilot",
+            "--format",
+            "json",
+            "--input",
+            r#"{"sessionId": "s1", "timestamp": 1, "cwd": "/p", "toolName": "bash", "toolArgs": {"command": "rm -rf build"}}"#,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let doc = json_stdout(&output);
+    assert_eq!(doc["summary"], "deny", "{doc}");
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs[0]["input"]["toolArgs"]["command"], "rm -rf build");
+}
+
 #[test]
 fn replay_of_a_missing_session_names_it() {
     let ctx = project();

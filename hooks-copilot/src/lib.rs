@@ -37,6 +37,7 @@ pub mod output;
 pub mod payload;
 pub mod plugin;
 mod registered;
+mod test_payload;
 pub mod tools;
 pub mod translate;
 

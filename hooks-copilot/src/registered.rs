@@ -107,6 +107,10 @@ impl HookDialect for CopilotDialect {
             .then(|| crate::tools::dsh_name(hook_tool).to_owned()))
     }
 
+    fn test_payload(&self, payload: &str) -> Option<String> {
+        crate::test_payload::in_test_names(payload)
+    }
+
     fn dsh_arguments(
         &self,
         dsh_tool: &str,

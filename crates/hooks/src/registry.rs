@@ -319,6 +319,15 @@ pub trait HookDialect: Send + Sync {
     fn dsh_tool_name(&self, _hook_tool: &str) -> Result<Option<String>, String> {
         Ok(None)
     }
+    /// A payload in this dialect's own field names (as its hooks get it:
+    /// `--input`, or a recorded stdin `dsh hooks replay` fires again),
+    /// rewritten in the names `dsh hooks test` reads (Claude Code's
+    /// `session_id`, `tool_name`, `tool_input`, `tool_response`, …).
+    /// `None` when `payload` is not such a payload; only called with a
+    /// JSON object. Default: none (the dialect's payloads use those names).
+    fn test_payload(&self, _payload: &str) -> Option<String> {
+        None
+    }
     /// dsh's arguments for a `tool_input` written in this dialect's
     /// argument names; `None` when they are dsh's own.
     fn dsh_arguments(

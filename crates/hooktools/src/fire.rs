@@ -278,7 +278,8 @@ fn read_input(input: Option<&str>) -> anyhow::Result<TestPayload> {
         ),
         None => (input.to_owned(), "--input".to_owned()),
     };
-    TestPayload::read(&text).map_err(|error| match error {
+    let dialects: Vec<_> = dsh_core::dialects::registry().iter().cloned().collect();
+    TestPayload::read(&text, &dialects).map_err(|error| match error {
         payload::PayloadError::Syntax(error) => anyhow::anyhow!(
             "{origin}:{}:{}: not valid JSON: {error}",
             error.line(),

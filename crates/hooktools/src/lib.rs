@@ -72,7 +72,8 @@ pub enum HooksCommand {
         #[arg(long)]
         tool: Option<String>,
         /// The hook payload (JSON, `@FILE`, or `-` for stdin, as a hook gets it); its fields (`tool_input`,
-        /// `prompt`, `source`, `tool_response`, …) drive the firing.
+        /// `prompt`, `source`, `tool_response`, …, or a dialect's own names such as Copilot's
+        /// `toolArgs`) drive the firing.
         #[arg(long)]
         input: Option<String>,
         /// SubagentStart/SubagentStop: the subagent's type (payload `agent_type`).

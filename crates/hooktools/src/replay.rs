@@ -286,6 +286,7 @@ pub(super) fn run(spec: SessionSpec, path: &Path, format: Format) -> anyhow::Res
             .with_context(|| format!("{}: the header's session id", path.display()))?;
     }
     let recorded = group(&events);
+    let registry = dsh_core::dialects::registry();
     let hooks = fire::Hooks::assemble(&spec)?;
     let runtime = fire::runtime()?;
     let mut diffs = Vec::new();
@@ -293,6 +294,12 @@ pub(super) fn run(spec: SessionSpec, path: &Path, format: Format) -> anyhow::Res
         // SDK hooks were answered by the application that drove the
         // session; nothing here can ask it again (no bridge is `sdk`).
         let plugins: &[Arc<dyn Plugin>] = &hooks.of(Some(firing.dialect));
+        // The recorded stdin is in its dialect's own names.
+        let recorded_dialect: Vec<_> = registry
+            .get(firing.dialect.as_str())
+            .cloned()
+            .into_iter()
+            .collect();
         let mut entry = FiringDiff {
             dialect: firing.dialect.as_str(),
             event: firing.event.clone(),
@@ -311,7 +318,7 @@ pub(super) fn run(spec: SessionSpec, path: &Path, format: Format) -> anyhow::Res
                 // is no decision to compare.
                 anyhow::bail!("StopFailure hooks decide nothing (their output is ignored)");
             }
-            let fields = TestPayload::of(firing.input.text());
+            let fields = TestPayload::of(firing.input.text(), &recorded_dialect);
             let recorded_session = fields.session_id.is_some();
             let mut canonical = Firing::from_fields(event, None, fields)?;
             if let Some(turn) = firing.turn {

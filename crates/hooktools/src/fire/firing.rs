@@ -215,7 +215,7 @@ mod tests {
 
     fn bash_outcome(event: TestEvent, response: Value) -> ToolOutcome {
         let payload = json!({"tool_name": "bash", "tool_response": response});
-        Firing::from_fields(event, None, TestPayload::of(&payload.to_string()))
+        Firing::from_fields(event, None, TestPayload::of(&payload.to_string(), &[]))
             .unwrap()
             .outcome()
     }

@@ -1,6 +1,10 @@
 //! The hook payload `dsh hooks test` is given (`--input` and the flags
 //! written into it), read once into the fields a firing uses.
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use dsh_hooks::registry::HookDialect;
 use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -98,23 +102,41 @@ pub(crate) enum PayloadError {
     Fields(serde_json::Error),
 }
 
+/// `payload` in the names [`TestPayload`] reads: the first of `dialects`
+/// whose own field names it is in (Copilot's `toolArgs`) rewrites it.
+fn in_test_names<'t>(payload: &'t str, dialects: &[Arc<dyn HookDialect>]) -> Cow<'t, str> {
+    dialects
+        .iter()
+        .find_map(|dialect| dialect.test_payload(payload))
+        .map_or(Cow::Borrowed(payload), Cow::Owned)
+}
+
 impl TestPayload {
-    /// The fields of `payload`'s text (a recorded one); one that is not an
-    /// object has none.
-    pub(crate) fn of(payload: &str) -> Self {
-        serde_json::from_str::<ObjectOnly<TestPayload>>(payload)
+    /// The fields of `payload`'s text (a recorded one, in the names of one
+    /// of `dialects`); one that is not an object has none.
+    pub(crate) fn of(payload: &str, dialects: &[Arc<dyn HookDialect>]) -> Self {
+        if !payload.trim_start().starts_with('{') {
+            return Self::default();
+        }
+        serde_json::from_str::<ObjectOnly<TestPayload>>(&in_test_names(payload, dialects))
             .map(|object| object.0)
             .unwrap_or_default()
     }
 
-    /// The fields of a payload's text (`--input`).
-    pub(crate) fn read(text: &str) -> Result<Self, PayloadError> {
+    /// The fields of a payload's text (`--input`), in the names of any of
+    /// `dialects`.
+    pub(crate) fn read(
+        text: &str,
+        dialects: &[Arc<dyn HookDialect>],
+    ) -> Result<Self, PayloadError> {
         // The syntax first, so its error is the one any JSON reader gives.
         serde_json::from_str::<IgnoredAny>(text).map_err(PayloadError::Syntax)?;
         if !text.trim_start().starts_with('{') {
             return Err(PayloadError::NotAnObject);
         }
-        serde_json::from_str::<ObjectOnly<TestPayload>>(text)
+        // Duplicated keys are reported in the payload's own names.
+        serde_json::from_str::<DistinctKeys>(text).map_err(PayloadError::Fields)?;
+        serde_json::from_str::<ObjectOnly<TestPayload>>(&in_test_names(text, dialects))
             .map(|object| object.0)
             .map_err(PayloadError::Fields)
     }
@@ -130,6 +152,37 @@ impl TestPayload {
             _ => return,
         };
         *field = Some(value);
+    }
+}
+
+/// An object whose keys are all different (serde's own check covers only
+/// the fields a struct names, and only after a dialect renamed them).
+struct DistinctKeys;
+
+impl<'de> Deserialize<'de> for DistinctKeys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> Visitor<'de> for Keys {
+            type Value = DistinctKeys;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<DistinctKeys, A::Error> {
+                let mut seen = std::collections::HashSet::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if !seen.insert(key.clone()) {
+                        return Err(serde::de::Error::custom(format_args!(
+                            "duplicate field `{key}`"
+                        )));
+                    }
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Ok(DistinctKeys)
+            }
+        }
+        deserializer.deserialize_map(Keys)
     }
 }
 
@@ -169,32 +222,36 @@ mod tests {
                 "prompt": 5, "stop_hook_active": true, "tool_input": null, "source": "resume"
             })
             .to_string(),
+            &[],
         );
         assert_eq!(payload.prompt, None);
         assert_eq!(payload.stop_hook_active, Some(true));
         assert_eq!(payload.tool_input, Some(Value::Null));
         assert_eq!(payload.tool_response, None);
         assert_eq!(payload.source.as_deref(), Some("resume"));
-        assert_eq!(TestPayload::of("[1]").source, None);
+        assert_eq!(TestPayload::of("[1]", &[]).source, None);
     }
 
     #[test]
     fn only_an_object_has_fields() {
         // A list is not read field by field.
-        assert_eq!(TestPayload::of(r#"["s1", "Bash"]"#).session_id, None);
+        assert_eq!(TestPayload::of(r#"["s1", "Bash"]"#, &[]).session_id, None);
         assert!(matches!(
-            TestPayload::read(r#"["s1", "Bash"]"#),
+            TestPayload::read(r#"["s1", "Bash"]"#, &[]),
             Err(PayloadError::NotAnObject)
         ));
         assert!(matches!(
-            TestPayload::read("3"),
+            TestPayload::read("3", &[]),
             Err(PayloadError::NotAnObject)
         ));
-        let Err(PayloadError::Syntax(error)) = TestPayload::read("{\n \"a\": ,}") else {
+        let Err(PayloadError::Syntax(error)) = TestPayload::read("{\n \"a\": ,}", &[]) else {
             panic!("not a syntax error");
         };
         assert_eq!(error.to_string(), "expected value at line 2 column 7");
-        let read = TestPayload::read(r#"{"session_id": "s1", "tool_input": {"command": "ls"}}"#);
+        let read = TestPayload::read(
+            r#"{"session_id": "s1", "tool_input": {"command": "ls"}}"#,
+            &[],
+        );
         let Ok(mut payload) = read else {
             panic!("not read");
         };
@@ -203,5 +260,18 @@ mod tests {
         payload.set_flag("trigger", "manual".to_owned());
         payload.set_flag("unknown", "x".to_owned());
         assert_eq!(payload.trigger.as_deref(), Some("manual"));
+    }
+
+    #[test]
+    fn a_key_given_twice_is_an_error_whatever_its_name() {
+        for text in [
+            r#"{"tool_input": {}, "tool_input": {}}"#,
+            r#"{"toolArgs": {}, "toolArgs": {}}"#,
+        ] {
+            let Err(PayloadError::Fields(error)) = TestPayload::read(text, &[]) else {
+                panic!("{text}: read");
+            };
+            assert!(error.to_string().starts_with("duplicate field"), "{error}");
+        }
     }
 }
