@@ -2,7 +2,8 @@
 //! rest of the suite against the debug build, and again with
 //! `DSH_TEST_BIN` pointing at the release binary that
 //! `cargo install --locked --path . --root …` put in place (named `dsh`,
-//! built optimized: the key hand-off once broke there and nowhere else).
+//! built optimized: the key hand-off once broke there and nowhere else),
+//! beside the real clients' and drop-in command lines' suites.
 //!
 //! Each check drives the binary the way a user does: the key in the
 //! environment under the variable the docs name, a hook in the user's
