@@ -63,7 +63,7 @@ fn the_official_typescript_sdk_drives_a_session() {
         .env("DSH_BASE_URL", mock.base_url())
         .env("DSH_API_KEY", "sk-test")
         .env("DSH_LOG", "error")
-        .env("DSH_BIN", assert_cmd::cargo::cargo_bin("dsh"))
+        .env("DSH_BIN", crate::support::dsh_bin())
         .env("ACP_PROJECT", ctx.project())
         .output()
         .unwrap();
@@ -209,7 +209,7 @@ fn the_official_typescript_sdk_fills_in_an_mcp_elicitation_form() {
         .env("DSH_BASE_URL", mock.base_url())
         .env("DSH_API_KEY", "sk-test")
         .env("DSH_LOG", "error")
-        .env("DSH_BIN", assert_cmd::cargo::cargo_bin("dsh"))
+        .env("DSH_BIN", crate::support::dsh_bin())
         .env("ACP_PROJECT", ctx.project())
         .env("MCP_CONFIG", &config)
         .env("ELICIT_CONTENT", r#"{"name":"Ada","ok":false}"#)

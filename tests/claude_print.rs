@@ -83,7 +83,7 @@ fn a_claude_p_json_script_runs_unchanged() {
     // The script as written for Claude Code; `claude` on PATH is dsh.
     let bin = ctx.home().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("dsh"), bin.join("claude")).unwrap();
+    std::os::unix::fs::symlink(crate::support::dsh_bin(), bin.join("claude")).unwrap();
     let script = r#"set -e
 answer=$(claude -p "Say hello" --output-format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"])')
 echo "got: $answer""#;

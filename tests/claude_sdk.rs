@@ -117,7 +117,7 @@ fn drive(sdk: Sdk, ctx: &TestContext, mock: &MockProvider, scenario: &str) -> Va
         .env("ANTHROPIC_BASE_URL", mock.base_url())
         .env("ANTHROPIC_API_KEY", "sk-ant-test")
         .env("DSH_LOG", "error")
-        .env("DSH_BIN", assert_cmd::cargo::cargo_bin("dsh"))
+        .env("DSH_BIN", crate::support::dsh_bin())
         .env("SDK_PROJECT", ctx.project())
         .output()
         .unwrap();

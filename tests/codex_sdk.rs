@@ -85,7 +85,7 @@ fn the_official_codex_sdk_runs_threads_on_dsh_exec() {
         .env("DSH_PROVIDER_API", "responses")
         .env("DSH_MODEL", "gpt-5")
         .env("DSH_LOG", "error")
-        .env("DSH_BIN", assert_cmd::cargo::cargo_bin("dsh"))
+        .env("DSH_BIN", crate::support::dsh_bin())
         .env("CODEX_PROJECT", ctx.project())
         .output()
         .unwrap();

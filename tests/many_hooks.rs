@@ -28,7 +28,7 @@ fn ten_thousand_pre_tool_use_hooks_under_ulimit_256_all_run_and_the_deny_holds()
         ]}"#,
     )
     .unwrap();
-    let dsh = assert_cmd::cargo::cargo_bin("dsh");
+    let dsh = crate::support::dsh_bin();
     // The environment `TestContext::dsh` pins, with `sh` lowering the fd
     // limit before it execs dsh.
     let output = std::process::Command::new("sh")

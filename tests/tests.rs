@@ -10,6 +10,7 @@ mod support;
 // The crate structure: no import circles, a thin binary.
 mod acp_sdk;
 mod acp_server;
+mod acpx;
 mod architecture;
 // Bounds on what a repository's files make dsh build.
 mod bounds;
