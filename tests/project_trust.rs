@@ -234,6 +234,85 @@ fn a_gemini_script_named_through_the_project_dir_is_pinned() {
     }
 }
 
+/// A Copilot CLI entry runs at the repository root (or its `cwd` below
+/// it), with Copilot's variables and its own `env`: trust pins the script
+/// that runs there, whichever directory the session starts in.
+#[test]
+fn a_copilot_script_is_pinned_where_the_entry_runs_it() {
+    // (the entry, the script it runs, the session directory below the repository)
+    let cases: [(Value, &str, &str); 5] = [
+        (json!({"bash": "./run.sh", "cwd": "sub"}), "sub/run.sh", ""),
+        (json!({"exec": "./run.sh", "cwd": "sub"}), "sub/run.sh", ""),
+        (json!({"bash": "./run.sh"}), "run.sh", "sub"),
+        (
+            json!({"bash": "bash \"$COPILOT_PROJECT_DIR/tools/x.sh\""}),
+            "tools/x.sh",
+            "sub",
+        ),
+        (
+            json!({"bash": "sh \"$SCRIPT\"", "env": {"SCRIPT": "tools/y.sh"}}),
+            "tools/y.sh",
+            "",
+        ),
+    ];
+    for (entry, script, session_dir) in cases {
+        let ctx = TestContext::new();
+        let repo = ctx.project();
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("sub")).unwrap();
+        let mut entry = entry;
+        entry["type"] = json!("command");
+        write_json(
+            &repo.join(".github/hooks/guard.json"),
+            &json!({"version": 1, "hooks": {"userPromptSubmitted": [entry]}}),
+        );
+        let marker = |version: &str| repo.join(format!("copilot-{version}-ran"));
+        let body = |version: &str| format!("#!/bin/sh\ntouch '{}'\n", marker(version).display());
+        write_script(&repo.join(script), &body("v1"));
+        let at = repo.join(session_dir);
+        let in_session_dir = |args: &[&str]| {
+            let mut cmd = ctx.dsh();
+            cmd.current_dir(&at).args(args);
+            cmd
+        };
+        let output = in_session_dir(&["hooks", "trust"]).output().unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        let trust = || {
+            let output = in_session_dir(&["status", "--json"]).output().unwrap();
+            let status: Value = serde_json::from_slice(&output.stdout).unwrap();
+            let hook = status["hooks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|hook| hook["dialect"] == "copilot")
+                .cloned()
+                .unwrap_or_else(|| panic!("{script}: no Copilot hook in {status}"));
+            hook["trust"].as_str().unwrap().to_owned()
+        };
+        assert_eq!(trust(), "trusted", "{script}");
+        let prompt = || {
+            let provider = mock(vec![MockResponse::text("ok")]);
+            let mut run = dsh(&ctx, &provider);
+            run.current_dir(&at).args(["-p", "hi"]);
+            let output = run.output().unwrap();
+            assert!(output.status.success(), "{}", stderr(&output));
+        };
+        prompt();
+        assert!(
+            marker("v1").exists(),
+            "{script}: the trusted script did not run"
+        );
+        write_script(&repo.join(script), &body("v2"));
+        assert_eq!(
+            trust(),
+            "changed since trusted",
+            "{script} from {session_dir:?}"
+        );
+        prompt();
+        assert!(!marker("v2").exists(), "{script}: the edited script ran");
+    }
+}
+
 #[test]
 fn acp_runs_the_hooks_it_asked_about_not_a_file_changed_meanwhile() {
     let ctx = TestContext::new();

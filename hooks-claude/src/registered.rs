@@ -132,6 +132,7 @@ impl DialectConfig for ClaudeConfig {
                 origin: entry.origin,
                 status: entry.status,
                 plugin: entry.plugin,
+                runs_in: Default::default(),
             })
             .collect()
     }

@@ -154,6 +154,7 @@ impl DialectConfig for CodexConfig {
                     timeout_secs: entry.timeout_secs as f64,
                     origin: entry.origin,
                     plugin: entry.plugin,
+                    runs_in: Default::default(),
                 }
             })
             .collect()

@@ -169,6 +169,9 @@ pub struct Handler {
     pub program: Program,
     /// `cwd`, relative to the repository root.
     pub cwd: Option<String>,
+    /// The repository root: where it runs unless `cwd` names a folder
+    /// below it, and `COPILOT_PROJECT_DIR`.
+    pub repo: PathBuf,
     /// `env`, applied last.
     pub env: Vec<(String, String)>,
     /// `timeoutSec` (or `timeout`), seconds.
@@ -185,6 +188,21 @@ impl Handler {
     /// The event name it is configured under.
     pub fn event_name(&self) -> &'static str {
         self.event.name(self.mode)
+    }
+
+    /// Its working directory: the repository root, or `cwd` below it.
+    pub fn working_dir(&self) -> PathBuf {
+        self.cwd
+            .as_ref()
+            .map_or_else(|| self.repo.clone(), |dir| self.repo.join(dir))
+    }
+
+    /// The variables it runs with besides the environment: Copilot's, then
+    /// the entry's `env`.
+    pub fn vars(&self) -> Vec<(String, String)> {
+        let mut vars = crate::dialect::copilot_vars(&self.repo, self.hook_dir.as_deref());
+        vars.extend(self.env.iter().cloned());
+        vars
     }
 }
 
@@ -292,6 +310,7 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
         };
         let context = FileContext {
             path: &path,
+            repo: &repo,
             source,
             hook_dir: (kind == FileKind::HookFile)
                 .then(|| path.parent().map(Path::to_path_buf))
@@ -315,6 +334,8 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
 
 pub(crate) struct FileContext<'a> {
     pub path: &'a Path,
+    /// The repository root its entries run under.
+    pub repo: &'a Path,
     pub source: Layer,
     pub hook_dir: Option<PathBuf>,
     pub display_file: &'a str,
@@ -399,6 +420,7 @@ fn parse_entry(
         matcher: matcher.map(str::to_owned),
         program,
         cwd: entry.cwd.0.clone(),
+        repo: file.repo.to_path_buf(),
         env,
         timeout_sec,
         hook_dir: file.hook_dir.clone(),
@@ -554,6 +576,7 @@ mod tests {
         assert_eq!(doc.disable_all_hooks.0, None);
         let file = FileContext {
             path: Path::new("h.json"),
+            repo: Path::new("/repo"),
             source: Layer::Project,
             hook_dir: None,
             display_file: "",

@@ -25,8 +25,6 @@ pub(crate) struct Copilot {
     pub handlers: Vec<Handler>,
     /// The shell `bash` entries run under.
     pub shell: PathBuf,
-    /// The repository root (hooks' cwd, `COPILOT_PROJECT_DIR`).
-    pub repo: PathBuf,
     /// `$COPILOT_HOME` (`~/.copilot`): transcript paths, the agent source.
     pub user_dir: PathBuf,
 }
@@ -105,13 +103,10 @@ impl Rules for Copilot {
                 ],
             },
         };
-        let cwd = (handler.cwd.as_ref()).map_or(self.repo.clone(), |dir| self.repo.join(dir));
-        let mut env = copilot_vars(&self.repo, handler.hook_dir.as_deref());
-        env.extend(handler.env.iter().cloned());
         Launch::Process(HookSpec {
             program,
-            cwd,
-            env,
+            cwd: handler.working_dir(),
+            env: handler.vars(),
             stdin: stdin.to_vec(),
             timeout: Duration::from_secs(handler.timeout_sec),
         })

@@ -114,6 +114,7 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     let mut problems = Vec::new();
     let context = FileContext {
         path: file,
+        repo: project,
         source: dsh_hooks::entries::Layer::Project,
         hook_dir: None,
         display_file: "",

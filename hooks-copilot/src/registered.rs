@@ -10,7 +10,7 @@ use dsh_hooks::lint::Finding;
 use dsh_hooks::names::Tabled;
 use dsh_hooks::registry::{
     ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect, LintTargets,
-    LoadError, SessionHooks,
+    LoadError, RunsIn, SessionHooks,
 };
 use dsh_protocol::Dialect;
 use dsh_seams::Plugin;
@@ -159,6 +159,12 @@ impl Entry for Handler {
             file: self.file.clone(),
             origin: self.origin.clone(),
             identity: identity(self),
+            // Trust pins what runs there, with Copilot's variables.
+            runs_in: RunsIn {
+                dir: Some(self.working_dir()),
+                project: Some(self.repo.clone()),
+                env: self.vars(),
+            },
             ..ConfiguredHook::command(self.source, self.program.text())
         }
     }
@@ -190,7 +196,6 @@ impl EntryConfig for CopilotConfig {
     fn plugin(self, session: &SessionHooks<'_>) -> Arc<dyn Plugin> {
         let copilot = Copilot {
             user_dir: self.discovery.user_dir(),
-            repo: self.discovery.repo_root(),
             shell: self.discovery.shell.clone(),
             handlers: self.handlers,
         };

@@ -58,7 +58,14 @@ pub fn hooks_of(
     for config in configs.iter() {
         let dialect = config.dialect();
         for hook in config.hooks() {
-            let scan = dsh_trust::exec_scan::scan(&hook.command, &sources.cwd);
+            // Where the hook really runs: a dialect may run it elsewhere
+            // (Copilot: the repository root, or an entry's `cwd`).
+            let runs = dsh_trust::exec_scan::Runs {
+                dir: hook.runs_in.dir.as_deref().unwrap_or(&sources.cwd),
+                project: hook.runs_in.project.as_deref().unwrap_or(&sources.cwd),
+                env: &hook.runs_in.env,
+            };
+            let scan = dsh_trust::exec_scan::scan_in(&hook.command, runs);
             let (hash, notices) = hash_identity(&hook.identity, &scan.files);
             let status = match hook.scope {
                 HookScope::User => TrustStatus::UserLevel,

@@ -82,6 +82,7 @@ impl ConfiguredHook {
             active: true,
             status: "active".to_owned(),
             plugin: None,
+            runs_in: Default::default(),
         }
     }
 }

@@ -191,6 +191,24 @@ pub struct ConfiguredHook {
     pub status: String,
     /// `<plugin>@<marketplace>` for a hook a plugin brought.
     pub plugin: Option<String>,
+    /// Where the command runs, when the dialect runs it elsewhere than
+    /// the session directory or sets variables it may name files through:
+    /// trust pins the files the hook will really run.
+    pub runs_in: RunsIn,
+}
+
+/// Where a command hook runs and what its dialect sets for it (default:
+/// the session directory, nothing set).
+#[derive(Debug, Clone, Default)]
+pub struct RunsIn {
+    /// The working directory (`None`: the session directory).
+    pub dir: Option<PathBuf>,
+    /// The project directory its variables stand for (`None`: the session
+    /// directory).
+    pub project: Option<PathBuf>,
+    /// Variables the dialect sets for the hook, in the order it applies
+    /// them (the last of a name wins).
+    pub env: Vec<(String, String)>,
 }
 
 /// A fact a dialect adds to `dsh hooks list` (Codex's approval policy and

@@ -23,7 +23,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::expand_vars;
+use crate::expand_vars_with;
 
 /// What [`scan`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -44,14 +44,39 @@ const INTERPRETERS: &[&str] = &[
 /// Words that run the rest of the line as a command.
 const WRAPPERS: &[&str] = &["exec", "env", "nohup", "time", "command", "nice", "builtin"];
 
+/// Where a command runs, as far as the files it names are concerned.
+#[derive(Debug, Clone, Copy)]
+pub struct Runs<'a> {
+    /// Its working directory: relative paths resolve here.
+    pub dir: &'a Path,
+    /// The project: what the project-directory variables stand for, and
+    /// where a binary counts as one of the project's files.
+    pub project: &'a Path,
+    /// Variables its dialect sets for it (over the environment's).
+    pub env: &'a [(String, String)],
+}
+
 /// Scans `command` run with `project` as its working directory.
 pub fn scan(command: &str, project: &Path) -> Scan {
+    scan_in(
+        command,
+        Runs {
+            dir: project,
+            project,
+            env: &[],
+        },
+    )
+}
+
+/// Scans `command` run where `runs` says.
+pub fn scan_in(command: &str, runs: Runs<'_>) -> Scan {
     let mut out = Scan::default();
-    scan_into(command, project, &mut out, 0);
+    scan_into(command, runs, &mut out, 0);
     out
 }
 
-fn scan_into(command: &str, project: &Path, out: &mut Scan, depth: u32) {
+fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
+    let project = runs.project;
     if command.contains("$(")
         || command.contains('`')
         || command.contains("<(")
@@ -59,14 +84,17 @@ fn scan_into(command: &str, project: &Path, out: &mut Scan, depth: u32) {
     {
         out.computed = true;
     }
-    let mut base = project.to_owned();
+    let mut base = runs.dir.to_owned();
     for words in simple_commands(command, &mut out.computed) {
         // An unset variable leaves a word unknown (`None`): harmless as a
         // plain argument, but as the program or a script operand what runs
         // is decided at run time.
         let expanded: Vec<Option<String>> = words
             .iter()
-            .map(|word| word.as_deref().and_then(|w| expand_vars(w, project)))
+            .map(|word| {
+                word.as_deref()
+                    .and_then(|w| expand_vars_with(w, project, runs.env))
+            })
             .collect();
         // Leading assignments and wrappers do not name the program.
         let mut rest = expanded.as_slice();
@@ -130,7 +158,7 @@ fn scan_into(command: &str, project: &Path, out: &mut Scan, depth: u32) {
                             && matches!(name, "sh" | "bash" | "zsh" | "dash" | "ksh")
                             && depth < 4
                         {
-                            scan_into(code, project, out, depth + 1);
+                            scan_into(code, runs, out, depth + 1);
                         }
                         operand_taken = true;
                         continue;
@@ -283,6 +311,42 @@ mod tests {
             .iter()
             .map(|f| f.strip_prefix(project).unwrap().display().to_string())
             .collect()
+    }
+
+    #[test]
+    fn a_command_run_elsewhere_resolves_its_files_there_and_through_its_variables() {
+        let dir = project();
+        let p = dir.path();
+        let env = [("TOOL_DIR".to_owned(), p.join("d").display().to_string())];
+        let runs = Runs {
+            dir: &p.join("d"),
+            project: p,
+            env: &env,
+        };
+        // `d/inner.sh`, not a missing `inner.sh` in the project.
+        assert_eq!(names(&scan_in("bash inner.sh", runs), p), ["d/inner.sh"]);
+        assert_eq!(
+            names(&scan_in("sh \"$TOOL_DIR/inner.sh\"", runs), p),
+            ["d/inner.sh"]
+        );
+        // The project-directory variables still name the project.
+        assert_eq!(
+            names(&scan_in("bash $CLAUDE_PROJECT_DIR/guard.sh", runs), p),
+            ["guard.sh"]
+        );
+        // The variable set for the hook wins over the project's name.
+        let shadowed = [(
+            "CLAUDE_PROJECT_DIR".to_owned(),
+            p.join("d").display().to_string(),
+        )];
+        let runs = Runs {
+            env: &shadowed,
+            ..runs
+        };
+        assert_eq!(
+            names(&scan_in("bash $CLAUDE_PROJECT_DIR/inner.sh", runs), p),
+            ["d/inner.sh"]
+        );
     }
 
     #[test]

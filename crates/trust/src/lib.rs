@@ -497,12 +497,21 @@ pub const PROJECT_DIR_VARS: &[&str] = &["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DI
 /// set, or when the word holds a form the shell decides at run time
 /// (`${VAR:-x}`, an unclosed `${`).
 pub fn expand_vars(word: &str, project: &Path) -> Option<String> {
+    expand_vars_with(word, project, &[])
+}
+
+/// [`expand_vars`] for a hook its dialect sets `env` for: the last of
+/// those wins over the project-directory variables and the environment.
+pub fn expand_vars_with(word: &str, project: &Path, env: &[(String, String)]) -> Option<String> {
     let forms = dsh_hook_runner::vars::Forms {
         bare: true,
         defaults: false,
         tilde: false,
     };
     dsh_hook_runner::vars::expand(word, forms, |name| {
+        if let Some((_, value)) = env.iter().rev().find(|(set, _)| set == name) {
+            return Some(value.clone());
+        }
         if PROJECT_DIR_VARS.contains(&name) {
             return Some(project.display().to_string());
         }
