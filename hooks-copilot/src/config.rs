@@ -200,10 +200,28 @@ impl Handler {
     /// The variables it runs with besides the environment: Copilot's, then
     /// the entry's `env`.
     pub fn vars(&self) -> Vec<(String, String)> {
-        let mut vars = crate::dialect::copilot_vars(&self.repo, self.hook_dir.as_deref());
+        let mut vars = copilot_vars(&self.repo, self.hook_dir.as_deref());
         vars.extend(self.env.iter().cloned());
         vars
     }
+}
+
+/// The variables Copilot adds for one entry (a_baseline_all_events,
+/// cl_settings_recorders: `COPILOT_HOOK_DIR` only for hook files).
+pub fn copilot_vars(
+    repo: &std::path::Path,
+    hook_dir: Option<&std::path::Path>,
+) -> Vec<(String, String)> {
+    let project = repo.display().to_string();
+    let mut vars = vec![
+        ("COPILOT_PROJECT_DIR".to_owned(), project.clone()),
+        ("CLAUDE_PROJECT_DIR".to_owned(), project),
+        ("COPILOT_CLI".to_owned(), "1".to_owned()),
+    ];
+    if let Some(dir) = hook_dir {
+        vars.push(("COPILOT_HOOK_DIR".to_owned(), dir.display().to_string()));
+    }
+    vars
 }
 
 /// What a notice adds to a file Copilot leaves out whole.

@@ -29,24 +29,6 @@ pub(crate) struct Copilot {
     pub user_dir: PathBuf,
 }
 
-/// The variables Copilot adds for one entry (a_baseline_all_events,
-/// cl_settings_recorders: `COPILOT_HOOK_DIR` only for hook files).
-pub fn copilot_vars(
-    repo: &std::path::Path,
-    hook_dir: Option<&std::path::Path>,
-) -> Vec<(String, String)> {
-    let project = repo.display().to_string();
-    let mut vars = vec![
-        ("COPILOT_PROJECT_DIR".to_owned(), project.clone()),
-        ("CLAUDE_PROJECT_DIR".to_owned(), project),
-        ("COPILOT_CLI".to_owned(), "1".to_owned()),
-    ];
-    if let Some(dir) = hook_dir {
-        vars.push(("COPILOT_HOOK_DIR".to_owned(), dir.display().to_string()));
-    }
-    vars
-}
-
 /// One firing's payload: the common head and the event's fields, built
 /// into JSON per entry (its mode) when its stdin is written.
 pub(crate) struct Payload {

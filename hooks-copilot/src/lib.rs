@@ -41,7 +41,6 @@ mod test_payload;
 pub mod tools;
 pub mod translate;
 
-pub use config::{CopilotConfig, CopilotDiscovery, load};
-pub use dialect::copilot_vars;
+pub use config::{CopilotConfig, CopilotDiscovery, copilot_vars, load};
 pub use event::{CopilotEvent, Mode};
 pub use registered::CopilotDialect;
