@@ -234,6 +234,89 @@ fn a_gemini_script_named_through_the_project_dir_is_pinned() {
     }
 }
 
+/// What trust pinned is what runs for the whole session: a project hook
+/// whose relative script would resolve elsewhere after the bash tool's
+/// `cd`, or whose script the session itself edited, does not start.
+#[test]
+fn a_trusted_hook_runs_only_the_scripts_the_session_started_with() {
+    let ctx = TestContext::new();
+    let project = ctx.project();
+    write_json(
+        &project.join(".claude/settings.json"),
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "bash .claude/hooks/guard.sh"}]}]}}),
+    );
+    let ran = project.join("ran.txt");
+    let guard = |who: &str| format!("echo {who} >> '{}'\n", ran.display());
+    write_script(&project.join(".claude/hooks/guard.sh"), &guard("trusted"));
+    write_script(
+        &project.join("vendor/.claude/hooks/guard.sh"),
+        &guard("vendor"),
+    );
+    trust_workspace(&ctx);
+    let calls = |commands: &[&str]| -> Vec<MockResponse> {
+        let mut script: Vec<MockResponse> = commands
+            .iter()
+            .enumerate()
+            .map(|(i, command)| {
+                MockResponse::tool_calls(
+                    "",
+                    vec![MockToolCall::new(
+                        &format!("call_{i}"),
+                        "bash",
+                        &json!({"command": command}),
+                    )],
+                )
+            })
+            .collect();
+        script.push(MockResponse::text("done"));
+        script
+    };
+    // The bash tool's `cd` moves where `.claude/hooks/guard.sh` resolves.
+    let provider = mock(calls(&["echo one", "cd vendor", "echo two"]));
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "go", "--dangerously-skip-permissions"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(&ran).unwrap(),
+        "trusted\ntrusted\n",
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains(
+            "not started: from vendor it would run vendor/.claude/hooks/guard.sh, not the .claude/hooks/guard.sh the session started with"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    // The session edits the trusted script: it does not run again.
+    std::fs::remove_file(&ran).unwrap();
+    let provider = mock(calls(&[
+        "echo one",
+        "echo 'echo edited >> ran.txt' >> .claude/hooks/guard.sh",
+        "echo two",
+    ]));
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "go", "--dangerously-skip-permissions"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(&ran).unwrap(),
+        "trusted\ntrusted\n",
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains(".claude/hooks/guard.sh changed since the session started"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 /// A Copilot CLI entry runs at the repository root (or its `cwd` below
 /// it), with Copilot's variables and its own `env`: trust pins the script
 /// that runs there, whichever directory the session starts in.

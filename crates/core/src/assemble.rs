@@ -159,7 +159,12 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         scrub.push(provider.api_key_env.clone());
     }
     // The configuration trust was decided on: parsed once, in `resolve`.
-    let mut hooks = crate::hooks::plugins_from(spec.hooks.clone(), &spec.sources, scrub)?;
+    let mut hooks = crate::hooks::plugins_from(
+        spec.hooks.clone(),
+        &spec.sources,
+        scrub,
+        std::sync::Arc::new(crate::trust::launch_pins(&spec.hooks, &spec.sources)),
+    )?;
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(Arc::clone(&spec.permissions.plugin));
     // Last: its session start follows the hooks that ask for files to watch.

@@ -189,11 +189,13 @@ pub fn plugins_from(
     configs: HookConfigs,
     sources: &HookSources,
     scrub_env: Vec<String>,
+    launch_check: Arc<dyn dsh_hook_runner::LaunchCheck>,
 ) -> Result<LoadedHooks> {
     let runner = HookRunner::new(RunnerConfig {
         scrub_env,
         ..RunnerConfig::default()
-    });
+    })
+    .with_launch_check(launch_check);
     let mut plugins: Vec<Arc<dyn Plugin>> = Vec::new();
     let mut dialects = Vec::new();
     let mut notices: Vec<String> = configs

@@ -27,11 +27,13 @@
 //! Not here: the bridges' own loading (they only learn which origins to skip,
 //! through [`HookSources::excluded_hooks`]).
 
+use std::collections::HashMap;
 use std::io::{BufRead, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::{Error, Result};
-use dsh_hooks::registry::HookScope;
+use dsh_hooks::registry::{ConfiguredHook, HookScope};
+use dsh_trust::exec_scan::Scan;
 
 use crate::hooks::{HookConfigs, HookSources};
 
@@ -48,6 +50,25 @@ pub fn all_hooks(sources: &HookSources, store: &TrustStore) -> Result<Vec<Projec
     Ok(hooks_of(sources, &HookConfigs::load(sources)?, store))
 }
 
+/// The files `hook`'s command executes or sources when it runs in `dir`
+/// (its dialect's directory for it: Copilot runs an entry at the
+/// repository root, or its `cwd`; the session directory otherwise), and
+/// the trust hash of its definition with them.
+fn scan_hook(
+    hook: &ConfiguredHook,
+    sources: &HookSources,
+    dir: Option<&Path>,
+) -> (Scan, String, Vec<String>) {
+    let runs = dsh_trust::exec_scan::Runs {
+        dir: dir.or(hook.runs_in.dir.as_deref()).unwrap_or(&sources.cwd),
+        project: hook.runs_in.project.as_deref().unwrap_or(&sources.cwd),
+        env: &hook.runs_in.env,
+    };
+    let scan = dsh_trust::exec_scan::scan_in(&hook.command, runs);
+    let (hash, notices) = hash_identity(&hook.identity, &scan.files);
+    (scan, hash, notices)
+}
+
 /// [`all_hooks`] over configurations already loaded.
 pub fn hooks_of(
     sources: &HookSources,
@@ -58,15 +79,7 @@ pub fn hooks_of(
     for config in configs.iter() {
         let dialect = config.dialect();
         for hook in config.hooks() {
-            // Where the hook really runs: a dialect may run it elsewhere
-            // (Copilot: the repository root, or an entry's `cwd`).
-            let runs = dsh_trust::exec_scan::Runs {
-                dir: hook.runs_in.dir.as_deref().unwrap_or(&sources.cwd),
-                project: hook.runs_in.project.as_deref().unwrap_or(&sources.cwd),
-                env: &hook.runs_in.env,
-            };
-            let scan = dsh_trust::exec_scan::scan_in(&hook.command, runs);
-            let (hash, notices) = hash_identity(&hook.identity, &scan.files);
+            let (scan, hash, notices) = scan_hook(&hook, sources, None);
             let status = match hook.scope {
                 HookScope::User => TrustStatus::UserLevel,
                 HookScope::TrustedByDialect => TrustStatus::TrustedByCodex,
@@ -106,6 +119,78 @@ pub fn untrusted_of(sources: &HookSources, configs: &HookConfigs) -> Result<Vec<
         .into_iter()
         .filter(|hook| hook.active && !hook.status.is_trusted())
         .collect())
+}
+
+/// What each project hook of a session runs, pinned as the session
+/// starts: the session's runner asks before every start
+/// ([`dsh_hook_runner::LaunchCheck`]), and a hook that would now run other
+/// files (the bash tool's `cd` moved where a relative script resolves) or
+/// changed ones (edited during the session) does not start.
+pub struct LaunchPins {
+    sources: HookSources,
+    pins: HashMap<String, Pin>,
+}
+
+/// One project hook as its session started with it.
+struct Pin {
+    hook: ConfiguredHook,
+    hash: String,
+    files: Vec<PathBuf>,
+}
+
+/// The pins of `configs`' project hooks (user hooks and hooks their own
+/// dialect trusts are the user's to change).
+pub fn launch_pins(configs: &HookConfigs, sources: &HookSources) -> LaunchPins {
+    let mut pins = HashMap::new();
+    for config in configs.iter() {
+        for hook in config.hooks() {
+            if hook.scope != HookScope::Project {
+                continue;
+            }
+            let (scan, hash, _) = scan_hook(&hook, sources, None);
+            let files = scan.files;
+            pins.insert(hook.origin.clone(), Pin { hook, hash, files });
+        }
+    }
+    LaunchPins {
+        sources: sources.clone(),
+        pins,
+    }
+}
+
+impl dsh_hook_runner::LaunchCheck for LaunchPins {
+    fn admit(&self, origin: &str, cwd: &Path) -> std::result::Result<(), String> {
+        let Some(pin) = self.pins.get(origin) else {
+            return Ok(());
+        };
+        let (scan, hash, _) = scan_hook(&pin.hook, &self.sources, Some(cwd));
+        if hash == pin.hash {
+            return Ok(());
+        }
+        let shown = |files: &[PathBuf]| {
+            let names: Vec<String> = files
+                .iter()
+                .map(|file| show_path(&file.display().to_string(), &self.sources.cwd))
+                .collect();
+            match names.is_empty() {
+                true => "nothing dsh can see".to_owned(),
+                false => names.join(", "),
+            }
+        };
+        Err(if scan.files == pin.files {
+            format!(
+                "not started: {} changed since the session started (a changed project hook runs once trusted again: `dsh hooks trust`)",
+                shown(&scan.files)
+            )
+        } else {
+            format!(
+                "not started: from {} it would run {}, not the {} the session started with (a script named through the project directory variable stays in place)",
+                show_path(&cwd.display().to_string(), &self.sources.cwd),
+                shown(&scan.files),
+                shown(&pin.files)
+            )
+        })
+    }
 }
 
 /// A path for people: relative to `project` when below it.

@@ -125,7 +125,12 @@ fn create_recorded(
         return Ok((Err(WorktreeFailed(why)), Vec::new()));
     }
     let scrub = crate::hooks::scrubbed_env_for(&spec.env, &spec.config);
-    let hooks = crate::hooks::plugins_from(spec.hooks.clone(), &spec.sources, scrub)?;
+    let hooks = crate::hooks::plugins_from(
+        spec.hooks.clone(),
+        &spec.sources,
+        scrub,
+        std::sync::Arc::new(crate::trust::launch_pins(&spec.hooks, &spec.sources)),
+    )?;
     let sink = Arc::new(EarlyRecords::new(session_id));
     let ctx = SeamContext {
         session: Arc::new(SessionInfo {

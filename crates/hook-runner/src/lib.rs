@@ -50,7 +50,7 @@ pub use process::{
     ServiceGroup, StdinSource, default_scrubbed_env,
 };
 pub use record::RunRecord;
-pub use runner::HookRunner;
+pub use runner::{HookRunner, LaunchCheck};
 
 /// How a hook command is started.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,13 +15,34 @@ use crate::{HookProgram, HookSpec, HttpHook, RunnerConfig};
 /// [`HookRunner::kill_all`] on any clone reaches every hook started through
 /// any of them, and every `bash` call started through
 /// [`HookRunner::processes`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HookRunner {
     config: Arc<RunnerConfig>,
     layer: ProcessLayer,
     /// Built at the first HTTP hook (loading TLS roots costs time that
     /// command-only sessions should not pay).
     http: Arc<OnceLock<Result<reqwest::Client, String>>>,
+    /// Asked before each configured hook starts (none: every one starts).
+    launch_check: Option<Arc<dyn LaunchCheck>>,
+}
+
+impl std::fmt::Debug for HookRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookRunner")
+            .field("config", &self.config)
+            .field("layer", &self.layer)
+            .field("launch_check", &self.launch_check.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Decides, right before a configured hook starts, whether it may: what
+/// trust pinned at the start of a session must still be what the hook
+/// runs from where it starts now.
+pub trait LaunchCheck: Send + Sync {
+    /// `Err(why)` when the hook at `origin` (its `file#json.path`) must not
+    /// start in `cwd`.
+    fn admit(&self, origin: &str, cwd: &std::path::Path) -> Result<(), String>;
 }
 
 impl Default for HookRunner {
@@ -38,7 +59,33 @@ impl HookRunner {
             config: Arc::new(config),
             layer,
             http: Arc::new(OnceLock::new()),
+            launch_check: None,
         }
+    }
+
+    /// This runner asking `check` before each configured hook starts.
+    pub fn with_launch_check(mut self, check: Arc<dyn LaunchCheck>) -> Self {
+        self.launch_check = Some(check);
+        self
+    }
+
+    /// Whether the hook at `origin` may start as `spec` says; when it may
+    /// not, the run it stands for instead (it never started:
+    /// [`HookExit::SpawnFailed`] with the reason, read as any hook that
+    /// cannot start is).
+    pub fn admit(&self, origin: &str, spec: &HookSpec) -> Result<(), HookRun> {
+        let Some(check) = &self.launch_check else {
+            return Ok(());
+        };
+        check.admit(origin, &spec.cwd).map_err(|why| HookRun {
+            exit: HookExit::SpawnFailed(why),
+            stdout: Captured::default(),
+            stderr: Captured::default(),
+            duration: Duration::ZERO,
+            pid: None,
+            timeout: spec.timeout,
+            record_limit: self.config.capture_limit,
+        })
     }
 
     /// The configuration this runner was built with.

@@ -307,8 +307,12 @@ impl<D: Dialect> Engine<D> {
         let mut customs = Vec::new();
         let mut custom_slots = Vec::new();
         let mut awaited: Vec<(D::Handler, String)> = Vec::new();
+        // Hooks the runner would not start: what trust pinned is not what
+        // they would run now (read as hooks that could not start).
+        let mut refused: Vec<(usize, HookRun)> = Vec::new();
         for (index, handler) in handlers.into_iter().enumerate() {
             let info = self.dialect.describe(&handler);
+            let origin = info.origin.clone();
             let invocation_id = ctx.sink.new_id();
             ctx.sink.record(EventBody::HookInvoked(HookInvokedEvent {
                 turn: ctx.turn,
@@ -324,8 +328,13 @@ impl<D: Dialect> Engine<D> {
             }));
             match launch(index, &handler) {
                 Launch::Process(spec) => {
-                    process_slots.push(awaited.len());
-                    processes.push(spec);
+                    match self.runner.admit(&origin, &spec) {
+                        Ok(()) => {
+                            process_slots.push(awaited.len());
+                            processes.push(spec);
+                        }
+                        Err(run) => refused.push((awaited.len(), run)),
+                    }
                     awaited.push((handler, invocation_id));
                 }
                 Launch::Custom(future) => {
@@ -334,6 +343,23 @@ impl<D: Dialect> Engine<D> {
                     awaited.push((handler, invocation_id));
                 }
                 Launch::Detached { spec, note } => {
+                    if let Err(run) = self.runner.admit(&origin, &spec) {
+                        ctx.sink.record(RunRecord::of(&run).into_event(
+                            ctx.turn,
+                            invocation_id.clone(),
+                            None,
+                            self.dialect.detached_decision(&handler),
+                        ));
+                        ctx.sink.tell_user(crate::verdict::warning(
+                            self.dialect.handler_dialect(&handler).as_str(),
+                            format!(
+                                "{} hook {origin} did not start: {}",
+                                firing.event.wire_name(),
+                                run.describe()
+                            ),
+                        ));
+                        continue;
+                    }
                     let handle = self.runner.spawn_detached(spec);
                     ctx.sink.record(RunRecord::detached().into_event(
                         ctx.turn,
@@ -366,6 +392,13 @@ impl<D: Dialect> Engine<D> {
                 let reading = read(handler, Finished::Process(run));
                 let record = self.dialect.adjust_record(&reading, RunRecord::of(run));
                 reads[slot] = Some((reading, record));
+            }
+        }
+        for (slot, run) in &refused {
+            if let Some((handler, _)) = awaited.get(*slot) {
+                let reading = read(handler, Finished::Process(run));
+                let record = self.dialect.adjust_record(&reading, RunRecord::of(run));
+                reads[*slot] = Some((reading, record));
             }
         }
         for (slot, custom) in custom_slots.into_iter().zip(custom_runs.iter()) {
