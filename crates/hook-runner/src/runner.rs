@@ -69,15 +69,12 @@ impl HookRunner {
         self
     }
 
-    /// Whether the hook at `origin` may start as `spec` says; when it may
-    /// not, the run it stands for instead (it never started:
-    /// [`HookExit::SpawnFailed`] with the reason, read as any hook that
-    /// cannot start is).
-    pub fn admit(&self, origin: &str, spec: &HookSpec) -> Result<(), HookRun> {
-        let Some(check) = &self.launch_check else {
-            return Ok(());
-        };
-        check.admit(origin, &spec.cwd).map_err(|why| HookRun {
+    /// The run that stands for the hook at `origin` when it may not start
+    /// as `spec` says (it never started: [`HookExit::SpawnFailed`] with the
+    /// reason, read as any hook that cannot start is); `None`: it may.
+    pub fn refusal(&self, origin: &str, spec: &HookSpec) -> Option<HookRun> {
+        let check = self.launch_check.as_ref()?;
+        check.admit(origin, &spec.cwd).err().map(|why| HookRun {
             exit: HookExit::SpawnFailed(why),
             stdout: Captured::default(),
             stderr: Captured::default(),

@@ -328,12 +328,12 @@ impl<D: Dialect> Engine<D> {
             }));
             match launch(index, &handler) {
                 Launch::Process(spec) => {
-                    match self.runner.admit(&origin, &spec) {
-                        Ok(()) => {
+                    match self.runner.refusal(&origin, &spec) {
+                        None => {
                             process_slots.push(awaited.len());
                             processes.push(spec);
                         }
-                        Err(run) => refused.push((awaited.len(), run)),
+                        Some(run) => refused.push((awaited.len(), run)),
                     }
                     awaited.push((handler, invocation_id));
                 }
@@ -343,7 +343,7 @@ impl<D: Dialect> Engine<D> {
                     awaited.push((handler, invocation_id));
                 }
                 Launch::Detached { spec, note } => {
-                    if let Err(run) = self.runner.admit(&origin, &spec) {
+                    if let Some(run) = self.runner.refusal(&origin, &spec) {
                         ctx.sink.record(RunRecord::of(&run).into_event(
                             ctx.turn,
                             invocation_id.clone(),
