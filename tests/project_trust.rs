@@ -262,7 +262,7 @@ fn a_trusted_hook_runs_only_the_scripts_the_session_started_with() {
                 MockResponse::tool_calls(
                     "",
                     vec![MockToolCall::new(
-                        &format!("call_{i}"),
+                        format!("call_{i}"),
                         "bash",
                         &json!({"command": command}),
                     )],
