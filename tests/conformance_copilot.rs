@@ -34,8 +34,8 @@
 //! | `timestamp` | `<TS>` (after checking its type: epoch ms number in camelCase, ISO-8601 string in PascalCase) | wall clock |
 //! | `transcriptPath` / `transcript_path` | `<TRANSCRIPT>` | Copilot's `session-state/<id>/events.jsonl`; dsh gives its own session log |
 //! | `<current_datetime>…</current_datetime>` | dropped from the model view, its value dropped in `transformedPrompt` | wall clock |
-//! | `textResultForLlm` / `text_result_for_llm` and tool results the tool itself wrote | `<TOOL TEXT>` (hook-made prefixes and suffixes kept) | each tool's own wording (`<shellId: 0 completed with exit code 0>`) |
-//! | `postToolUseFailure` / `PostToolUseFailure` `error` | `<ERROR TEXT>` | each tool's own error wording (for a rejected rewrite: Copilot's `Expected JSON object but got null`, dsh's sealing text) |
+//! | `textResultForLlm` / `text_result_for_llm` and tool results the tool itself wrote | `<TOOL TEXT>` (hook-made prefixes and suffixes kept; so is the check of a replaced input that is not an object, `Invalid input: Expected JSON object but got null`, `Invalid input: expected value at line 1 column 1`) | each tool's own wording (`<shellId: 0 completed with exit code 0>`; a replaced `{}`'s `Invalid input: "command": Required` comes from each tool's schema) |
+//! | `postToolUseFailure` / `PostToolUseFailure` `error` | `<ERROR TEXT>`, except that non-object check (`Expected JSON object but got null`) | each tool's own error wording |
 //! | project / home / record paths | `<PROJECT>`, `<HOME>`, `<RUN>` | temp dirs |
 //! | model view: sessionStart context | a context after the prompt | Copilot puts it as the first text block of the first user message; dsh adds a context message after it |
 //! | model view: userPromptSubmitted `\n\n<system_reminder>…` | a context after the prompt | Copilot appends it to the user message; dsh adds a context message |
@@ -174,9 +174,24 @@ const HOOK_MADE: [&str; 3] = [
     "Tool result blocked:",
 ];
 
-/// A tool result with the tool's own text replaced (hook-made text kept).
+/// The text of a call whose replaced arguments are not an object (the
+/// tool's check, not its schema wording): compared exactly, as the tool
+/// result and, without `Invalid input: `, as postToolUseFailure's `error`.
+const NON_OBJECT: [&str; 2] = [
+    "Invalid input: Expected JSON object but got ",
+    "Invalid input: expected value at ",
+];
+
+fn non_object(text: &str) -> bool {
+    NON_OBJECT.iter().any(|prefix| {
+        text.starts_with(prefix) || text.starts_with(&prefix["Invalid input: ".len()..])
+    })
+}
+
+/// A tool result with the tool's own text replaced (hook-made text and a
+/// non-object's check kept).
 fn tool_text(text: &str) -> String {
-    if HOOK_MADE.iter().any(|prefix| text.starts_with(prefix)) {
+    if HOOK_MADE.iter().any(|prefix| text.starts_with(prefix)) || non_object(text) {
         return text.to_owned();
     }
     let suffix = text
@@ -229,7 +244,9 @@ fn normalize_stdin(raw: &str, paths: &Paths) -> String {
             }
             // A tool's own error wording (camelCase and PascalCase).
             "error" if input.get("toolName").or(input.get("tool_name")).is_some() => {
-                value = json!("<ERROR TEXT>")
+                if !value.as_str().is_some_and(non_object) {
+                    value = json!("<ERROR TEXT>")
+                }
             }
             _ => {}
         }

@@ -115,12 +115,26 @@ pub fn pre_tool_use(readings: &[&Reading], tool: &str, source: &str) -> (CallRev
         None => (PreToolDecision::Allow, None, None),
     };
     let rewrite = match readings.iter().rev().find_map(|r| r.modified_args.as_ref()) {
-        Some(args) if decision == PreToolDecision::Allow => InputRewrite::Rewrite {
-            arguments: tools::arguments_from(tool, args),
-            by: source.to_owned(),
-            conflicts: Vec::new(),
-            history: HistoryInput::Rewritten,
-        },
+        Some(args) if decision == PreToolDecision::Allow => {
+            let arguments = tools::arguments_from(tool, args);
+            let (by, conflicts, history) = (source.to_owned(), Vec::new(), HistoryInput::Rewritten);
+            // Copilot's tool fails arguments that are not an object itself.
+            match tools::refusal(&arguments) {
+                None => InputRewrite::Rewrite {
+                    arguments,
+                    by,
+                    conflicts,
+                    history,
+                },
+                Some(reason) => InputRewrite::Refuse {
+                    arguments,
+                    by,
+                    conflicts,
+                    history,
+                    reason,
+                },
+            }
+        }
         Some(_) | None => InputRewrite::Keep,
     };
     let mut verdict = PreToolVerdict::of(PreToolOutcome { decision, contexts });
@@ -251,6 +265,33 @@ mod tests {
         );
         assert!(!decided);
         assert_eq!(mark, None);
+    }
+
+    /// pre_modified_null: a rewrite to a non-object fails the call with
+    /// Copilot's text; a string holding an object is a plain rewrite.
+    #[test]
+    fn a_non_object_rewrite_is_refused_in_copilots_words() {
+        let null = Reading {
+            modified_args: Some(json!(null)),
+            ..Reading::default()
+        };
+        let (review, _, _) = pre_tool_use(&[&null], "bash", "S");
+        assert_eq!(
+            review.rewrite,
+            InputRewrite::Refuse {
+                arguments: json!(null),
+                by: "S".into(),
+                conflicts: Vec::new(),
+                history: HistoryInput::Rewritten,
+                reason: "Invalid input: Expected JSON object but got null".into(),
+            }
+        );
+        let text = Reading {
+            modified_args: Some(json!(r#"{"command": "ls"}"#)),
+            ..Reading::default()
+        };
+        let (review, _, _) = pre_tool_use(&[&text], "bash", "S");
+        assert!(matches!(review.rewrite, InputRewrite::Rewrite { .. }));
     }
 
     #[test]
