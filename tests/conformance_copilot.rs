@@ -542,6 +542,40 @@ fn records_carry_the_copilot_dialect() {
     assert_eq!(replayed.copilot_results().len(), invoked.len());
 }
 
+/// pre_modified_null: every `modifiedArgs: null` the hook gave (alone,
+/// next to an allow, next to a deny) is in the log and reads back in
+/// `dsh log` as that `null`.
+#[test]
+fn a_null_rewrite_reads_back_in_dsh_log() {
+    let replayed = replay("pre_modified_null");
+    let given: Vec<&Value> = replayed
+        .copilot_results()
+        .into_iter()
+        .filter_map(|r| r["decision"].get("updated_input"))
+        .collect();
+    assert_eq!(given, [&Value::Null; 3]);
+    let path = replayed._ctx.home().join("session.jsonl");
+    let lines: Vec<String> = replayed.log.iter().map(Value::to_string).collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let output = replayed._ctx.dsh().arg("log").arg(&path).output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    let shown: Vec<&str> = text
+        .lines()
+        .filter(|line| line.contains("hook result") && line.contains("\"updated_input\":null"))
+        .map(|line| line.split(" → ").nth(1).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            r#"{"status":"completed","effect":"rewrite","updated_input":null,"trust":"project"}"#,
+            r#"{"status":"completed","effect":"allow","updated_input":null,"trust":"project","won":true}"#,
+            r#"{"status":"completed","effect":"deny","reason":"Denied by preToolUse hook: NULL-AND-DENY","updated_input":null,"trust":"project","won":true}"#,
+        ],
+        "{text}"
+    );
+}
+
 /// ups_pascal_block: a userPromptSubmitted block sends nothing to the
 /// model and ends the turn rejected; perm_exit2_and_interrupt: a deny with
 /// `interrupt` ends the run without another model request.
