@@ -243,10 +243,11 @@ fn normalize_stdin(raw: &str, paths: &Paths) -> String {
                 }
             }
             // A tool's own error wording (camelCase and PascalCase).
-            "error" if input.get("toolName").or(input.get("tool_name")).is_some() => {
-                if !value.as_str().is_some_and(non_object) {
-                    value = json!("<ERROR TEXT>")
-                }
+            "error"
+                if input.get("toolName").or(input.get("tool_name")).is_some()
+                    && !value.as_str().is_some_and(non_object) =>
+            {
+                value = json!("<ERROR TEXT>")
             }
             _ => {}
         }
