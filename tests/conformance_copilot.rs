@@ -497,6 +497,8 @@ captures!(
     pre_modified_invalid_failure,
     pre_modified_nonobject,
     pre_modified_null,
+    pre_null_then_deny,
+    pre_rewrite_then_deny,
     pre_output_parsing,
     pre_pascal_deny,
     pre_two_files_deny_deny,

@@ -79,8 +79,8 @@ pub fn prompt_submitted(
 }
 
 /// preToolUse: a deny ends the chain, so the last decision is the one
-/// that stands; the last `modifiedArgs` rewrites the call to `tool` when
-/// it runs; the contexts are the user messages Copilot adds (from
+/// that stands; the last `modifiedArgs` before it rewrites the call to
+/// `tool` (a denied call keeps it too, for the history); the contexts are the user messages Copilot adds (from
 /// `source`). With whether a hook decided (then no permissionRequest
 /// fires).
 pub fn pre_tool_use(readings: &[&Reading], tool: &str, source: &str) -> (CallReview, bool, Mark) {
@@ -114,8 +114,16 @@ pub fn pre_tool_use(readings: &[&Reading], tool: &str, source: &str) -> (CallRev
         ),
         None => (PreToolDecision::Allow, None, None),
     };
-    let rewrite = match readings.iter().rev().find_map(|r| r.modified_args.as_ref()) {
-        Some(args) if decision == PreToolDecision::Allow => {
+    // The last `modifiedArgs` of an entry that did not deny: a deny ends
+    // the chain without its own, and the earlier ones stand, for a denied
+    // call too (pre_rewrite_then_deny, pre_null_then_deny).
+    let modified = readings
+        .iter()
+        .rev()
+        .filter(|r| !matches!(r.decision, Some(Decision::Deny(_))))
+        .find_map(|r| r.modified_args.as_ref());
+    let rewrite = match modified {
+        Some(args) if !matches!(decision, PreToolDecision::Ask { .. }) => {
             let arguments = tools::arguments_from(tool, args);
             let (by, conflicts, history) = (source.to_owned(), Vec::new(), HistoryInput::Rewritten);
             // Copilot's tool fails arguments that are not an object itself.
@@ -228,12 +236,25 @@ mod tests {
     }
 
     #[test]
-    fn a_pre_tool_deny_stands_and_drops_the_rewrite() {
+    fn a_pre_tool_deny_stands_and_keeps_only_earlier_rewrites() {
         let rewrite = Reading {
             modified_args: Some(json!({"command": "ls"})),
             ..context("look")
         };
-        let (review, decided, mark) = pre_tool_use(&[&rewrite, &deny("no")], "bash", "S");
+        // pre_rewrite_then_deny call 2: the denier's own rewrite is dropped,
+        // the earlier entry's stands; pre_modified_null call 3: so a deny
+        // next to a rewrite keeps the model's input.
+        let denier = Reading {
+            modified_args: Some(json!({"command": "pwd"})),
+            ..deny("no")
+        };
+        let (review, _, _) = pre_tool_use(&[&denier], "bash", "S");
+        assert_eq!(review.rewrite, InputRewrite::Keep);
+        let (review, decided, mark) = pre_tool_use(&[&rewrite, &denier], "bash", "S");
+        assert!(matches!(
+            &review.rewrite,
+            InputRewrite::Rewrite { arguments, .. } if *arguments == json!({"command": "ls"})
+        ));
         let verdict = review.verdict.expect("a verdict");
         assert_eq!(
             verdict.outcome.decision,
@@ -241,7 +262,6 @@ mod tests {
                 reason: "no".into()
             }
         );
-        assert_eq!(review.rewrite, InputRewrite::Keep);
         assert!(decided);
         assert_eq!(
             verdict.outcome.contexts,

@@ -158,8 +158,8 @@ pub enum HistoryInput {
     /// The model's own input, whatever the call ran with.
     #[default]
     Original,
-    /// The input the call ran with; `{}` when the rewritten input failed
-    /// the tool's input check; the model's own when the call was denied.
+    /// The rewritten input, also for a call denied after the rewrite; `{}`
+    /// when it failed the tool's input check or is not an object.
     Rewritten,
 }
 

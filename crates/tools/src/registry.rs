@@ -416,7 +416,15 @@ impl ToolRegistry {
                     call.tool
                 ))
             });
-            if let Some(reason) = reason {
+            // A call a review already denied never runs, whatever its input:
+            // its deny stands (delivered at pre-execute), not the input check.
+            let denied = verdicts.iter().flatten().any(|verdict| {
+                matches!(
+                    verdict.outcome.decision,
+                    PreToolDecision::Deny { .. } | PreToolDecision::AutoDeny { .. }
+                )
+            });
+            if let Some(reason) = reason.filter(|_| !denied) {
                 rejected = Some(ToolOutcome::error(reason, Disposition::InvalidArguments));
                 // The call never reaches pre-execute: its verdicts go now.
                 verdicts.clear();

@@ -977,12 +977,10 @@ async fn a_review_verdict_reaches_its_own_plugin_once_and_nothing_else() {
 
 #[tokio::test]
 async fn a_rewrite_rejected_at_sealing_drops_the_verdict_with_the_call() {
-    // The reviewer judges (deny + context) and rewrites only `bad` calls; its
+    // The reviewer judges (ask + context) and rewrites only `bad` calls; its
     // rewrite fails re-validation, so that call is rejected at sealing.
     let reviewer = Arc::new(Reviewer {
-        decision: Some(PreToolDecision::Deny {
-            reason: "STALE".into(),
-        }),
+        decision: Some(PreToolDecision::ask(Some("STALE".into()))),
         rewrite: Some(json!({"text": 42})),
         only_for: Some("bad".into()),
         ..Reviewer::default()
@@ -998,6 +996,33 @@ async fn a_rewrite_rejected_at_sealing_drops_the_verdict_with_the_call() {
     assert!(result.contexts.is_empty(), "{:?}", result.contexts);
     assert_eq!(reviewer.reviews.load(Ordering::SeqCst), 2);
     assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_denied_call_is_denied_whatever_its_rewrite() {
+    // The review denies and rewrites to input that fails the check (or that
+    // its dialect refuses): the deny stands, with the rewrite on the call.
+    for refuse in [None, Some("Invalid input: NOT THIS".to_owned())] {
+        let reviewer = Arc::new(Reviewer {
+            decision: Some(PreToolDecision::Deny {
+                reason: "NO".into(),
+            }),
+            rewrite: Some(json!(null)),
+            refuse,
+            ..Reviewer::default()
+        });
+        let fx = fixture_of(vec![reviewer]);
+        let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+        assert_eq!(result.outcome.content, "NO");
+        assert_eq!(
+            result.outcome.disposition,
+            Disposition::Denied(DenialKind::Policy)
+        );
+        let execution = result.execution.expect("an identity");
+        assert_eq!(*execution.arguments, json!(null));
+        assert_eq!(execution.rewritten_by.as_deref(), Some("reviewer"));
+        assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+    }
 }
 
 #[tokio::test]
