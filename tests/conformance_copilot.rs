@@ -34,8 +34,8 @@
 //! | `timestamp` | `<TS>` (after checking its type: epoch ms number in camelCase, ISO-8601 string in PascalCase) | wall clock |
 //! | `transcriptPath` / `transcript_path` | `<TRANSCRIPT>` | Copilot's `session-state/<id>/events.jsonl`; dsh gives its own session log |
 //! | `<current_datetime>…</current_datetime>` | dropped from the model view, its value dropped in `transformedPrompt` | wall clock |
-//! | `textResultForLlm` / `text_result_for_llm` and tool results the tool itself wrote | `<TOOL TEXT>` (hook-made prefixes and suffixes kept) | each tool's own wording (`<shellId: 0 completed with exit code 0>`) |
-//! | `postToolUseFailure` / `PostToolUseFailure` `error` | `<ERROR TEXT>` | each tool's own error wording (for a rejected rewrite: Copilot's `Expected JSON object but got null`, dsh's sealing text) |
+//! | `textResultForLlm` / `text_result_for_llm` and tool results the tool itself wrote | `<TOOL TEXT>` (hook-made prefixes and suffixes kept; so is the check of a replaced input that is not an object, `Invalid input: Expected JSON object but got null`, `Invalid input: expected value at line 1 column 1`) | each tool's own wording (`<shellId: 0 completed with exit code 0>`; a replaced `{}`'s `Invalid input: "command": Required` comes from each tool's schema) |
+//! | `postToolUseFailure` / `PostToolUseFailure` `error` | `<ERROR TEXT>`, except that non-object check (`Expected JSON object but got null`) | each tool's own error wording |
 //! | project / home / record paths | `<PROJECT>`, `<HOME>`, `<RUN>` | temp dirs |
 //! | model view: sessionStart context | a context after the prompt | Copilot puts it as the first text block of the first user message; dsh adds a context message after it |
 //! | model view: userPromptSubmitted `\n\n<system_reminder>…` | a context after the prompt | Copilot appends it to the user message; dsh adds a context message |
@@ -174,9 +174,24 @@ const HOOK_MADE: [&str; 3] = [
     "Tool result blocked:",
 ];
 
-/// A tool result with the tool's own text replaced (hook-made text kept).
+/// The text of a call whose replaced arguments are not an object (the
+/// tool's check, not its schema wording): compared exactly, as the tool
+/// result and, without `Invalid input: `, as postToolUseFailure's `error`.
+const NON_OBJECT: [&str; 2] = [
+    "Invalid input: Expected JSON object but got ",
+    "Invalid input: expected value at ",
+];
+
+fn non_object(text: &str) -> bool {
+    NON_OBJECT.iter().any(|prefix| {
+        text.starts_with(prefix) || text.starts_with(&prefix["Invalid input: ".len()..])
+    })
+}
+
+/// A tool result with the tool's own text replaced (hook-made text and a
+/// non-object's check kept).
 fn tool_text(text: &str) -> String {
-    if HOOK_MADE.iter().any(|prefix| text.starts_with(prefix)) {
+    if HOOK_MADE.iter().any(|prefix| text.starts_with(prefix)) || non_object(text) {
         return text.to_owned();
     }
     let suffix = text
@@ -228,7 +243,10 @@ fn normalize_stdin(raw: &str, paths: &Paths) -> String {
                 }
             }
             // A tool's own error wording (camelCase and PascalCase).
-            "error" if input.get("toolName").or(input.get("tool_name")).is_some() => {
+            "error"
+                if input.get("toolName").or(input.get("tool_name")).is_some()
+                    && !value.as_str().is_some_and(non_object) =>
+            {
                 value = json!("<ERROR TEXT>")
             }
             _ => {}
@@ -479,6 +497,8 @@ captures!(
     pre_modified_invalid_failure,
     pre_modified_nonobject,
     pre_modified_null,
+    pre_null_then_deny,
+    pre_rewrite_then_deny,
     pre_output_parsing,
     pre_pascal_deny,
     pre_two_files_deny_deny,
@@ -523,6 +543,40 @@ fn records_carry_the_copilot_dialect() {
     // The Pascal entry's input is the snake_case payload.
     assert!(invoked[1]["input"].get("hook_event_name").is_some());
     assert_eq!(replayed.copilot_results().len(), invoked.len());
+}
+
+/// pre_modified_null: every `modifiedArgs: null` the hook gave (alone,
+/// next to an allow, next to a deny) is in the log and reads back in
+/// `dsh log` as that `null`.
+#[test]
+fn a_null_rewrite_reads_back_in_dsh_log() {
+    let replayed = replay("pre_modified_null");
+    let given: Vec<&Value> = replayed
+        .copilot_results()
+        .into_iter()
+        .filter_map(|r| r["decision"].get("updated_input"))
+        .collect();
+    assert_eq!(given, [&Value::Null; 3]);
+    let path = replayed._ctx.home().join("session.jsonl");
+    let lines: Vec<String> = replayed.log.iter().map(Value::to_string).collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let output = replayed._ctx.dsh().arg("log").arg(&path).output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    let shown: Vec<&str> = text
+        .lines()
+        .filter(|line| line.contains("hook result") && line.contains("\"updated_input\":null"))
+        .map(|line| line.split(" → ").nth(1).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            r#"{"status":"completed","effect":"rewrite","updated_input":null,"trust":"project"}"#,
+            r#"{"status":"completed","effect":"allow","updated_input":null,"trust":"project","won":true}"#,
+            r#"{"status":"completed","effect":"deny","reason":"Denied by preToolUse hook: NULL-AND-DENY","updated_input":null,"trust":"project","won":true}"#,
+        ],
+        "{text}"
+    );
 }
 
 /// ups_pascal_block: a userPromptSubmitted block sends nothing to the

@@ -130,7 +130,9 @@ async fn pre_tool(
     };
     let review = s.plugin.rewrite_input(&s.ctx, &proposed).await;
     let arguments = match &review.rewrite {
-        InputRewrite::Rewrite { arguments, .. } => arguments.clone(),
+        InputRewrite::Rewrite { arguments, .. } | InputRewrite::Refuse { arguments, .. } => {
+            arguments.clone()
+        }
         InputRewrite::Keep => arguments,
     };
     let outcome = s

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use dsh_hook_runner::{HookProgram, HookSpec};
-use dsh_hooks::verdict::{decided, rewrite, warning};
+use dsh_hooks::verdict::{decided, warning};
 use dsh_hooks::{Dialect, Finished, HandlerInfo, Launch, Order, Rules};
 use dsh_protocol::{ExactJson, HookDecision, HookEffect, HookRunStatus};
 use dsh_seams::{SeamContext, UserNotice};
@@ -169,11 +169,10 @@ impl Dialect for Copilot {
                 Some(Decision::Deny(text)) => decided(HookEffect::Deny, Some(text.clone())),
                 Some(Decision::Ask(text)) => decided(HookEffect::Ask, Some(text.clone())),
                 Some(Decision::Allow) => HookDecision::of(HookEffect::Allow),
-                None => match (&reading.modified_args, &reading.modified_prompt) {
-                    (Some(input), _) => rewrite(input.clone()),
-                    (None, Some(_)) => HookDecision::of(HookEffect::Rewrite),
-                    (None, None) => HookDecision::of(HookEffect::None),
-                },
+                None if reading.modified_args.is_some() || reading.modified_prompt.is_some() => {
+                    HookDecision::of(HookEffect::Rewrite)
+                }
+                None => HookDecision::of(HookEffect::None),
             }
         };
         HookDecision {
@@ -186,6 +185,8 @@ impl Dialect for Copilot {
             why: reading.failed().map(str::to_owned),
             trust: Some(handler.source.as_str().to_owned()),
             user_notices: reading.warning.iter().cloned().collect(),
+            // What it gave, also next to a decision (a `null` too).
+            updated_input: reading.modified_args.clone(),
             ..base
         }
     }

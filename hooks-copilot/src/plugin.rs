@@ -186,7 +186,10 @@ fn rejected_rewrites<'a>(
     let body = Body::PostToolUseFailure {
         tool_name: native.clone(),
         tool_args: serde_json::json!({}),
-        error: settled.outcome.content.clone(),
+        // Copilot's error is the tool's text without its `Invalid input: `.
+        error: (settled.outcome.content.strip_prefix("Invalid input: "))
+            .unwrap_or(&settled.outcome.content)
+            .to_owned(),
     };
     let firing = tool_fire(ctx, body, native.clone(), &exec.call_id);
     Flow::fire(firing, move |cx, runs| {

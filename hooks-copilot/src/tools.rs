@@ -95,12 +95,10 @@ pub fn tool_args(tool: &str, arguments: &Value) -> Value {
         let offset = arguments.get("offset").and_then(Value::as_u64);
         if let Some(limit) = arguments.get("limit").and_then(Value::as_u64) {
             let start = offset.unwrap_or(1);
-            out.insert(
-                "view_range".into(),
-                Value::from(vec![start, start + limit.saturating_sub(1)]),
-            );
+            let range = vec![start, start + limit.saturating_sub(1)];
+            out.insert("view_range".into(), range.into());
         } else if let Some(start) = offset {
-            out.insert("view_range".into(), Value::from(vec![start as i64, -1]));
+            out.insert("view_range".into(), vec![start as i64, -1].into());
         }
     }
     Value::Object(out)
@@ -139,6 +137,43 @@ pub fn arguments_from(tool: &str, args: &Value) -> Value {
         }
     }
     Value::Object(out)
+}
+
+/// What Copilot's tool says when the arguments a hook handed on (as
+/// [`arguments_from`] gives them) are not an object: the tool fails the call
+/// before it runs with `Invalid input: Expected JSON object but got null`
+/// (`array`, `number`, `boolean`; pre_modified_null, pre_modified_nonobject).
+/// A string is read as JSON text first: one that is not JSON fails with the
+/// parser's message (`Invalid input: expected value at line 1 column 1`).
+/// `None` for an object (the tool's own schema check words its failures).
+pub fn refusal(args: &Value) -> Option<String> {
+    let parsed;
+    let args = match args.as_str() {
+        Some(text) => match serde_json::from_str(text) {
+            Ok(value) => {
+                parsed = value;
+                &parsed
+            }
+            Err(error) => return Some(format!("Invalid input: {error}")),
+        },
+        None => args,
+    };
+    let kind = if args.is_object() {
+        return None;
+    } else if args.is_null() {
+        "null"
+    } else if args.is_boolean() {
+        "boolean"
+    } else if args.is_number() {
+        "number"
+    } else if args.is_array() {
+        "array"
+    } else {
+        "string"
+    };
+    Some(format!(
+        "Invalid input: Expected JSON object but got {kind}"
+    ))
 }
 
 /// Whether a call goes through the permission flow (permissionRequest):
@@ -218,6 +253,27 @@ mod tests {
             assert_eq!(arguments_from("bash", &args), args);
         }
         assert_eq!(arguments_from("bash", &json!({})), json!({}));
+    }
+
+    /// pre_modified_nonobject, pre_modified_null, pre_modified_invalid_failure:
+    /// Copilot's wording for arguments that are not an object.
+    #[test]
+    fn arguments_that_are_not_an_object_fail_in_copilots_words() {
+        let got = |kind: &str| {
+            Some(format!(
+                "Invalid input: Expected JSON object but got {kind}"
+            ))
+        };
+        assert_eq!(refusal(&json!(null)), got("null"));
+        assert_eq!(refusal(&json!([1])), got("array"));
+        assert_eq!(refusal(&json!(5)), got("number"));
+        assert_eq!(refusal(&json!(true)), got("boolean"));
+        assert_eq!(
+            refusal(&json!("echo STRING")).as_deref(),
+            Some("Invalid input: expected value at line 1 column 1")
+        );
+        assert_eq!(refusal(&json!({})), None);
+        assert_eq!(refusal(&json!({"command": "ls"})), None);
     }
 
     /// a_file_tools, cc_pascal_tool_names.

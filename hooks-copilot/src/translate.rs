@@ -79,8 +79,8 @@ pub fn prompt_submitted(
 }
 
 /// preToolUse: a deny ends the chain, so the last decision is the one
-/// that stands; the last `modifiedArgs` rewrites the call to `tool` when
-/// it runs; the contexts are the user messages Copilot adds (from
+/// that stands; the last `modifiedArgs` before it rewrites the call to
+/// `tool` (a denied call keeps it too, for the history); the contexts are the user messages Copilot adds (from
 /// `source`). With whether a hook decided (then no permissionRequest
 /// fires).
 pub fn pre_tool_use(readings: &[&Reading], tool: &str, source: &str) -> (CallReview, bool, Mark) {
@@ -114,13 +114,35 @@ pub fn pre_tool_use(readings: &[&Reading], tool: &str, source: &str) -> (CallRev
         ),
         None => (PreToolDecision::Allow, None, None),
     };
-    let rewrite = match readings.iter().rev().find_map(|r| r.modified_args.as_ref()) {
-        Some(args) if decision == PreToolDecision::Allow => InputRewrite::Rewrite {
-            arguments: tools::arguments_from(tool, args),
-            by: source.to_owned(),
-            conflicts: Vec::new(),
-            history: HistoryInput::Rewritten,
-        },
+    // The last `modifiedArgs` of an entry that did not deny: a deny ends
+    // the chain without its own, and the earlier ones stand, for a denied
+    // call too (pre_rewrite_then_deny, pre_null_then_deny).
+    let modified = readings
+        .iter()
+        .rev()
+        .filter(|r| !matches!(r.decision, Some(Decision::Deny(_))))
+        .find_map(|r| r.modified_args.as_ref());
+    let rewrite = match modified {
+        Some(args) if !matches!(decision, PreToolDecision::Ask { .. }) => {
+            let arguments = tools::arguments_from(tool, args);
+            let (by, conflicts, history) = (source.to_owned(), Vec::new(), HistoryInput::Rewritten);
+            // Copilot's tool fails arguments that are not an object itself.
+            match tools::refusal(&arguments) {
+                None => InputRewrite::Rewrite {
+                    arguments,
+                    by,
+                    conflicts,
+                    history,
+                },
+                Some(reason) => InputRewrite::Refuse {
+                    arguments,
+                    by,
+                    conflicts,
+                    history,
+                    reason,
+                },
+            }
+        }
         Some(_) | None => InputRewrite::Keep,
     };
     let mut verdict = PreToolVerdict::of(PreToolOutcome { decision, contexts });
@@ -214,12 +236,25 @@ mod tests {
     }
 
     #[test]
-    fn a_pre_tool_deny_stands_and_drops_the_rewrite() {
+    fn a_pre_tool_deny_stands_and_keeps_only_earlier_rewrites() {
         let rewrite = Reading {
             modified_args: Some(json!({"command": "ls"})),
             ..context("look")
         };
-        let (review, decided, mark) = pre_tool_use(&[&rewrite, &deny("no")], "bash", "S");
+        // pre_rewrite_then_deny call 2: the denier's own rewrite is dropped,
+        // the earlier entry's stands; pre_modified_null call 3: so a deny
+        // next to a rewrite keeps the model's input.
+        let denier = Reading {
+            modified_args: Some(json!({"command": "pwd"})),
+            ..deny("no")
+        };
+        let (review, _, _) = pre_tool_use(&[&denier], "bash", "S");
+        assert_eq!(review.rewrite, InputRewrite::Keep);
+        let (review, decided, mark) = pre_tool_use(&[&rewrite, &denier], "bash", "S");
+        assert!(matches!(
+            &review.rewrite,
+            InputRewrite::Rewrite { arguments, .. } if *arguments == json!({"command": "ls"})
+        ));
         let verdict = review.verdict.expect("a verdict");
         assert_eq!(
             verdict.outcome.decision,
@@ -227,7 +262,6 @@ mod tests {
                 reason: "no".into()
             }
         );
-        assert_eq!(review.rewrite, InputRewrite::Keep);
         assert!(decided);
         assert_eq!(
             verdict.outcome.contexts,
@@ -251,6 +285,33 @@ mod tests {
         );
         assert!(!decided);
         assert_eq!(mark, None);
+    }
+
+    /// pre_modified_null: a rewrite to a non-object fails the call with
+    /// Copilot's text; a string holding an object is a plain rewrite.
+    #[test]
+    fn a_non_object_rewrite_is_refused_in_copilots_words() {
+        let null = Reading {
+            modified_args: Some(json!(null)),
+            ..Reading::default()
+        };
+        let (review, _, _) = pre_tool_use(&[&null], "bash", "S");
+        assert_eq!(
+            review.rewrite,
+            InputRewrite::Refuse {
+                arguments: json!(null),
+                by: "S".into(),
+                conflicts: Vec::new(),
+                history: HistoryInput::Rewritten,
+                reason: "Invalid input: Expected JSON object but got null".into(),
+            }
+        );
+        let text = Reading {
+            modified_args: Some(json!(r#"{"command": "ls"}"#)),
+            ..Reading::default()
+        };
+        let (review, _, _) = pre_tool_use(&[&text], "bash", "S");
+        assert!(matches!(review.rewrite, InputRewrite::Rewrite { .. }));
     }
 
     #[test]

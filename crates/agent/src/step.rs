@@ -216,8 +216,9 @@ async fn run_one(
 
 /// What the model's later history shows as a call's input, decided once
 /// the outcome is known: nothing (the model's own input) without a rewrite
-/// that asked for it or when the call was denied; `{}` when the rewritten
-/// input failed the tool's input check; else the rewritten input.
+/// that asked for it; `{}` when the rewritten input failed the tool's input
+/// check or is not an object (a denied call's too); else the rewritten
+/// input, also for a call denied after the rewrite.
 fn shown_input(
     history: HistoryInput,
     execution: &ToolExecution,
@@ -227,11 +228,13 @@ fn shown_input(
         return None;
     }
     match disposition {
-        Disposition::Denied(_) | Disposition::UnknownTool => None,
+        Disposition::UnknownTool => None,
         Disposition::InvalidArguments => Some(ShownInput::Emptied),
-        Disposition::Executed | Disposition::Failed | Disposition::Cancelled => {
-            Some(ShownInput::Rewritten)
-        }
+        _ if !execution.arguments.is_object() => Some(ShownInput::Emptied),
+        Disposition::Denied(_)
+        | Disposition::Executed
+        | Disposition::Failed
+        | Disposition::Cancelled => Some(ShownInput::Rewritten),
     }
 }
 
@@ -412,7 +415,7 @@ mod tests {
     }
 
     #[test]
-    fn the_history_shows_a_rewrite_only_when_asked_and_not_for_a_denied_call() {
+    fn the_history_shows_a_rewrite_only_when_asked_and_an_object() {
         let mut execution = ToolExecution {
             execution_id: "e".to_owned(),
             call_id: "c".to_owned(),
@@ -433,7 +436,13 @@ mod tests {
             shown_input(asked, &execution, Disposition::InvalidArguments),
             Some(ShownInput::Emptied)
         );
-        assert_eq!(shown_input(asked, &execution, denied), None);
+        assert_eq!(
+            shown_input(asked, &execution, denied),
+            Some(ShownInput::Rewritten)
+        );
+        let mut null = execution.clone();
+        null.arguments = Arc::new(serde_json::Value::Null);
+        assert_eq!(shown_input(asked, &null, denied), Some(ShownInput::Emptied));
         let original = HistoryInput::Original;
         assert_eq!(
             shown_input(original, &execution, Disposition::Executed),

@@ -208,8 +208,13 @@ pub struct HookDecision {
     /// Continuation prompts it asked for (Claude Code Stop `reason`s).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steering: Vec<String>,
-    /// The tool input it asked for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The tool input it asked for, as the hook gave it: a `null` it gave
+    /// reads back as that `null`, not as no input.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub updated_input: Option<Value>,
     /// `false` when the hook asked to stop (`continue: false`).
     #[serde(default, rename = "continue", skip_serializing_if = "Option::is_none")]
@@ -274,6 +279,16 @@ pub struct HookDecision {
     /// A PermissionDenied hook's `retry: true`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<bool>,
+}
+
+/// A key that is there, whatever it holds (`null` too); with
+/// `#[serde(default)]` a missing key is `None`.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
 }
 
 /// `updated_permissions` as logged: the typed updates, or `None` when the
@@ -361,6 +376,16 @@ mod tests {
         assert_eq!(again["capped"], "cap hit");
         assert_eq!(again["entries"], json!([]));
         assert!(again.get("reason").is_none());
+    }
+
+    #[test]
+    fn a_null_updated_input_reads_back_as_given() {
+        let written = json!({"effect": "rewrite", "updated_input": null});
+        let decision: HookDecision = serde_json::from_value(written.clone()).unwrap();
+        assert_eq!(decision.updated_input, Some(Value::Null));
+        assert_eq!(serde_json::to_value(&decision).unwrap(), written);
+        let absent: HookDecision = serde_json::from_value(json!({"effect": "rewrite"})).unwrap();
+        assert_eq!(absent.updated_input, None);
     }
 
     #[test]

@@ -132,6 +132,22 @@ pub enum InputRewrite {
         /// What the model's later history shows as the call's input.
         history: HistoryInput,
     },
+    /// Replace the arguments with ones the rewriting dialect's own tool
+    /// refuses before it runs: sealing rejects the call as invalid
+    /// arguments with `reason` as the model-facing text, in place of its
+    /// schema check and wording. The rewrite stays on the call's identity.
+    Refuse {
+        /// The new arguments, as the dialect handed them on.
+        arguments: Value,
+        /// Who rewrote them.
+        by: String,
+        /// Other rewrites of the same call that lost to this one.
+        conflicts: Vec<String>,
+        /// What the model's later history shows as the call's input.
+        history: HistoryInput,
+        /// The model-facing text of the rejection, exactly.
+        reason: String,
+    },
 }
 
 /// What the model's later history shows as the input of a call whose
@@ -142,8 +158,8 @@ pub enum HistoryInput {
     /// The model's own input, whatever the call ran with.
     #[default]
     Original,
-    /// The input the call ran with; `{}` when the rewritten input failed
-    /// the tool's input check; the model's own when the call was denied.
+    /// The rewritten input, also for a call denied after the rewrite; `{}`
+    /// when it failed the tool's input check or is not an object.
     Rewritten,
 }
 

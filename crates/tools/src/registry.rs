@@ -338,7 +338,7 @@ impl ToolRegistry {
             return SealedCall::rejected(execution, outcome);
         }
 
-        let mut winner: Option<(Value, String, HistoryInput)> = None;
+        let mut winner: Option<InputRewrite> = None;
         let mut conflicts = Vec::new();
         let mut verdicts = Vec::with_capacity(self.plugins.len());
         for plugin in &self.plugins {
@@ -351,17 +351,24 @@ impl ToolRegistry {
             });
             match rewrite {
                 Ok(InputRewrite::Keep) => {}
-                Ok(InputRewrite::Rewrite {
-                    arguments,
-                    by,
-                    conflicts: lost,
-                    history,
-                }) => {
-                    conflicts.extend(lost);
-                    match &winner {
-                        None => winner = Some((arguments, by, history)),
-                        Some(_) => conflicts.push(by),
+                Ok(mut rewrite) => {
+                    if let InputRewrite::Rewrite {
+                        by,
+                        conflicts: lost,
+                        ..
                     }
+                    | InputRewrite::Refuse {
+                        by,
+                        conflicts: lost,
+                        ..
+                    } = &mut rewrite
+                    {
+                        conflicts.append(lost);
+                        if winner.is_some() {
+                            conflicts.push(by.clone());
+                        }
+                    }
+                    winner.get_or_insert(rewrite);
                 }
                 Err(payload) => {
                     let outcome = ToolOutcome::error(
@@ -381,16 +388,44 @@ impl ToolRegistry {
         }
         let mut rejected = None;
         let mut shown = HistoryInput::Original;
-        if let Some((arguments, by, history)) = winner {
+        let refusal = match &winner {
+            Some(InputRewrite::Refuse { reason, .. }) => Some(reason.clone()),
+            _ => None,
+        };
+        if let Some(
+            InputRewrite::Rewrite {
+                arguments,
+                by,
+                history,
+                ..
+            }
+            | InputRewrite::Refuse {
+                arguments,
+                by,
+                history,
+                ..
+            },
+        ) = winner
+        {
             shown = history;
-            if let Err(problem) = schema::validate(&input_schema, &arguments) {
-                rejected = Some(ToolOutcome::error(
-                    format!(
-                        "Invalid arguments for `{}` after `{by}` rewrote them: {problem}",
-                        call.tool
-                    ),
-                    Disposition::InvalidArguments,
-                ));
+            // The rewriting dialect's own wording, or the schema's.
+            let reason = refusal.or_else(|| {
+                let problem = schema::validate(&input_schema, &arguments).err()?;
+                Some(format!(
+                    "Invalid arguments for `{}` after `{by}` rewrote them: {problem}",
+                    call.tool
+                ))
+            });
+            // A call a review already denied never runs, whatever its input:
+            // its deny stands (delivered at pre-execute), not the input check.
+            let denied = verdicts.iter().flatten().any(|verdict| {
+                matches!(
+                    verdict.outcome.decision,
+                    PreToolDecision::Deny { .. } | PreToolDecision::AutoDeny { .. }
+                )
+            });
+            if let Some(reason) = reason.filter(|_| !denied) {
+                rejected = Some(ToolOutcome::error(reason, Disposition::InvalidArguments));
                 // The call never reaches pre-execute: its verdicts go now.
                 verdicts.clear();
             }

@@ -895,6 +895,8 @@ async fn the_notification_seam_fires_before_the_user_is_asked() {
 struct Reviewer {
     decision: Option<PreToolDecision>,
     rewrite: Option<Value>,
+    /// Refuse the rewrite with this text (`InputRewrite::Refuse`).
+    refuse: Option<String>,
     only_for: Option<String>,
     reviews: AtomicUsize,
     approve_saw: Mutex<Vec<Option<PreToolDecision>>>,
@@ -912,14 +914,21 @@ impl Plugin for Reviewer {
         {
             return CallReview::keep();
         }
-        let rewrite = match &self.rewrite {
-            Some(arguments) => InputRewrite::Rewrite {
+        let rewrite = match (&self.rewrite, &self.refuse) {
+            (Some(arguments), None) => InputRewrite::Rewrite {
                 arguments: arguments.clone(),
                 by: "reviewer".into(),
                 conflicts: vec![],
                 history: HistoryInput::Original,
             },
-            None => InputRewrite::Keep,
+            (Some(arguments), Some(reason)) => InputRewrite::Refuse {
+                arguments: arguments.clone(),
+                by: "reviewer".into(),
+                conflicts: vec!["inner".into()],
+                history: HistoryInput::Rewritten,
+                reason: reason.clone(),
+            },
+            (None, _) => InputRewrite::Keep,
         };
         CallReview {
             rewrite,
@@ -968,12 +977,10 @@ async fn a_review_verdict_reaches_its_own_plugin_once_and_nothing_else() {
 
 #[tokio::test]
 async fn a_rewrite_rejected_at_sealing_drops_the_verdict_with_the_call() {
-    // The reviewer judges (deny + context) and rewrites only `bad` calls; its
+    // The reviewer judges (ask + context) and rewrites only `bad` calls; its
     // rewrite fails re-validation, so that call is rejected at sealing.
     let reviewer = Arc::new(Reviewer {
-        decision: Some(PreToolDecision::Deny {
-            reason: "STALE".into(),
-        }),
+        decision: Some(PreToolDecision::ask(Some("STALE".into()))),
         rewrite: Some(json!({"text": 42})),
         only_for: Some("bad".into()),
         ..Reviewer::default()
@@ -989,6 +996,62 @@ async fn a_rewrite_rejected_at_sealing_drops_the_verdict_with_the_call() {
     assert!(result.contexts.is_empty(), "{:?}", result.contexts);
     assert_eq!(reviewer.reviews.load(Ordering::SeqCst), 2);
     assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_denied_call_is_denied_whatever_its_rewrite() {
+    // The review denies and rewrites to input that fails the check (or that
+    // its dialect refuses): the deny stands, with the rewrite on the call.
+    for refuse in [None, Some("Invalid input: NOT THIS".to_owned())] {
+        let reviewer = Arc::new(Reviewer {
+            decision: Some(PreToolDecision::Deny {
+                reason: "NO".into(),
+            }),
+            rewrite: Some(json!(null)),
+            refuse,
+            ..Reviewer::default()
+        });
+        let fx = fixture_of(vec![reviewer]);
+        let result = run(&fx, &ctx(), json!({"text": "hi"})).await;
+        assert_eq!(result.outcome.content, "NO");
+        assert_eq!(
+            result.outcome.disposition,
+            Disposition::Denied(DenialKind::Policy)
+        );
+        let execution = result.execution.expect("an identity");
+        assert_eq!(*execution.arguments, json!(null));
+        assert_eq!(execution.rewritten_by.as_deref(), Some("reviewer"));
+        assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
+    }
+}
+
+#[tokio::test]
+async fn a_refused_rewrite_fails_the_call_with_the_dialects_text() {
+    // Valid for the schema, yet refused: the dialect's text stands, the call
+    // never runs, and the rewrite stays on its identity; a later rewrite of
+    // the same call loses to it.
+    let reviewer = Arc::new(Reviewer {
+        decision: Some(PreToolDecision::Allow),
+        rewrite: Some(json!({"text": "other"})),
+        refuse: Some("Invalid input: NOT THIS".into()),
+        ..Reviewer::default()
+    });
+    let later = Arc::new(Reviewer {
+        rewrite: Some(json!({"text": "later"})),
+        ..Reviewer::default()
+    });
+    let fx = fixture_of(vec![reviewer.clone(), later]);
+    let sealed = fx.registry.seal(&ctx(), call(json!({"text": "hi"}))).await;
+    assert_eq!(sealed.rewrite_conflicts, vec!["inner", "reviewer"]);
+    assert_eq!(sealed.history, HistoryInput::Rewritten);
+    let result = fx.registry.execute(&ctx(), sealed).await;
+    assert_eq!(result.outcome.content, "Invalid input: NOT THIS");
+    assert_eq!(result.outcome.disposition, Disposition::InvalidArguments);
+    let execution = result.execution.expect("an identity");
+    assert_eq!(*execution.arguments, json!({"text": "other"}));
+    assert_eq!(execution.rewritten_by.as_deref(), Some("reviewer"));
+    assert!(result.contexts.is_empty());
+    assert_eq!(fx.echo.dispatched.load(Ordering::SeqCst), 0);
 }
 
 // ---------------------------------------------------------------- decide
