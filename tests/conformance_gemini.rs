@@ -752,6 +752,15 @@ scenarios!(
     at_tail_two_hooks,
     bt_tool_input_two_hooks,
     bt_tool_input_odd,
+    at_tail_later_null,
+    at_tail_later_string,
+    at_tail_later_array,
+    at_tail_later_absent,
+    bt_tool_input_later_null,
+    bt_tool_input_later_string,
+    bt_tool_input_later_array,
+    bt_tool_input_later_absent,
+    at_tail_name_empty_array,
     at_additional_context,
     at_continue_false,
     at_deny,
@@ -1000,4 +1009,95 @@ fn three_dialects_on_one_tool_call() {
         .clone();
     let tool = last.iter().find(|m| m["role"] == "tool").unwrap();
     assert_eq!(tool["content"], "Tool execution blocked: NO FROM GEMINI");
+}
+
+/// The tool results the model got inside a subagent (offered Bash only)
+/// whose one `echo hi` call an AfterTool hook answers with `tail`.
+fn subagent_tail_results(tail: Value) -> Vec<Value> {
+    let ctx = TestContext::new();
+    let project = ctx.project();
+    let home = ctx.home();
+    let write = |path: PathBuf, text: String| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "AfterTool",
+        "tailToolCallRequest": tail}});
+    let command = format!("cat > /dev/null; echo '{answer}'");
+    write(
+        project.join(".gemini/settings.json"),
+        json!({"hooks": {"AfterTool": [{"matcher": "run_shell_command",
+            "hooks": [{"type": "command", "command": command}]}]}})
+        .to_string(),
+    );
+    write(
+        home.join(".gemini/trustedFolders.json"),
+        json!({ project.display().to_string(): "TRUST_FOLDER" }).to_string(),
+    );
+    write(
+        project.join(".claude/agents/lister.md"),
+        "---\nname: lister\ndescription: Lists things.\ntools: Bash\n---\nYou list things.\n"
+            .to_owned(),
+    );
+    write(project.join("notes.txt"), "alpha\nbeta\n".to_owned());
+    let fixture = home.join("fixture.json");
+    write(
+        fixture.clone(),
+        json!({"prompts": ["Please delegate echo hi"], "model": [
+            {"tool_calls": [{"name": "agent", "arguments":
+                {"description": "d", "prompt": "Run echo hi", "subagent_type": "lister"}}]},
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]},
+            {"text": "SUB DONE"},
+            {"text": "FINAL: all done."}
+        ]})
+        .to_string(),
+    );
+    let requests_path = home.join("requests.jsonl");
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--session-id", SESSION_ID, "--requests-out"])
+        .arg(&requests_path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let requests = json_lines(&std::fs::read_to_string(&requests_path).unwrap());
+    assert_eq!(
+        requests[1]["tools"],
+        json!(["bash"]),
+        "the subagent's tools"
+    );
+    requests[2]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .map(|message| message["content"].clone())
+        .collect()
+}
+
+/// `at_tail_subagent_main_only` (a capture no replay can express: Gemini's
+/// `invoke_agent` and its `generalist`): Gemini looks a tail call
+/// requested inside a subagent up among the subagent's own tools. Here a
+/// subagent offered Bash only asks for `read_file`, which the main agent
+/// was offered: refused with Gemini's text, suggesting the subagent's one
+/// tool, and nothing is read. A tool the subagent has runs
+/// (`at_tail_subagent_read`).
+#[test]
+fn a_tail_call_inside_a_subagent_is_checked_against_the_subagents_tools() {
+    let refused =
+        subagent_tail_results(json!({"name": "read_file", "args": {"file_path": "notes.txt"}}));
+    assert_eq!(
+        refused,
+        [r#"Tool "read_file" not found. Did you mean "run_shell_command"?"#]
+    );
+    let ran = subagent_tail_results(
+        json!({"name": "run_shell_command", "args": {"command": "echo TAILED"}}),
+    );
+    assert_eq!(ran, ["TAILED"]);
 }

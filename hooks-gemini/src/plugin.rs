@@ -84,6 +84,14 @@ impl GeminiConfig {
     }
 }
 
+/// The tools `request` offers, under Gemini's names and in order.
+fn offered(request: &ModelRequest) -> Vec<String> {
+    let names = request.tools.iter();
+    names
+        .map(|tool| tools::hook_tool_name(&tool.name).to_owned())
+        .collect()
+}
+
 pub(crate) fn common(ctx: &SeamContext, event: GeminiEvent) -> Common {
     Common::new(
         &ctx.session.session_id,
@@ -245,7 +253,7 @@ impl Bridge for Gemini {
             let source = cx.bridge.source(event);
             let by = runs
                 .iter()
-                .find(|run| run.reading.tool_input.is_some())
+                .find(|run| run.reading.tool_input.given().is_some())
                 .map_or_else(
                     || source.clone(),
                     |run| format!("{source}:{}", run.handler.origin),
@@ -341,7 +349,7 @@ impl Bridge for Gemini {
                 let feedback = merged.reason.clone().unwrap_or_default();
                 (every(Decisive::Deny), PostToolAction::Block { feedback })
             } else if let Some(tail) = &merged.tail_call {
-                let offered = cx.bridge.offered_lock().clone();
+                let offered = cx.bridge.offered_to(cx.ctx);
                 let action = match tail::resolve(tail, &offered) {
                     // The requested call runs next under this call's id;
                     // its result replaces this one for the model.
@@ -442,13 +450,22 @@ impl Bridge for Gemini {
             if ctx.agent.is_none() && !fired {
                 plugin.drive(ctx, pre_compress(ctx, "auto")).await;
             }
+            // The main agent's tools as offered before any hook changes
+            // the request (Gemini checks a tail call against its registry).
             if ctx.agent.is_none() {
-                let names = request.tools.iter();
-                let names = names.map(|tool| tools::hook_tool_name(&tool.name).to_owned());
-                *plugin.bridge().offered_lock() = names.collect();
+                plugin.bridge().record_offered(ctx, offered(request));
             }
             crate::model_events::before_provider_request(plugin, ctx, request).await
         })
+    }
+
+    /// A subagent's requests (which skip the provider-request seam): the
+    /// tools it was offered, for its tail calls.
+    fn before_model_request<'a>(cx: Cx<'_, Self>, request: &'a ModelRequest) -> Flow<'a, Self, ()> {
+        if cx.ctx.agent.is_some() {
+            cx.bridge.record_offered(cx.ctx, offered(request));
+        }
+        Flow::Done(())
     }
 
     fn after_model_request<'a>(

@@ -143,6 +143,26 @@ mod tests {
         "activate_skill",
     ];
 
+    /// The tools Gemini CLI 0.61 declared to its `generalist` subagent, in
+    /// order (`at_tail_subagent_main_only/model.json`): the main agent's
+    /// without `update_topic` and `invoke_agent`, with `complete_task`.
+    const SUBAGENT_TOOLS: [&str; 14] = [
+        "list_directory",
+        "read_file",
+        "grep_search",
+        "glob",
+        "replace",
+        "write_file",
+        "web_fetch",
+        "run_shell_command",
+        "list_background_processes",
+        "read_background_output",
+        "google_web_search",
+        "enter_plan_mode",
+        "activate_skill",
+        "complete_task",
+    ];
+
     fn gemini_tools() -> Vec<String> {
         GEMINI_TOOLS.map(str::to_owned).to_vec()
     }
@@ -154,7 +174,7 @@ mod tests {
             &output.to_string(),
             "",
         );
-        read.tail_call.unwrap()
+        read.tail_call.given().cloned().unwrap()
     }
 
     fn refused(text: &str) -> TailOutcome {
@@ -200,9 +220,31 @@ mod tests {
                 json!({"name": {}, "args": {"file_path": "notes.txt"}}),
                 refused(&format!("Tool \"[object Object]\" not found.{suggestion}")),
             ),
+            // `at_tail_name_empty_array`: `[]` is `""` to Gemini, and the
+            // suggestion is the shortest names.
+            (
+                json!({"name": [], "args": {"file_path": "notes.txt"}}),
+                refused(
+                    r#"Tool "" not found. Did you mean one of: "glob", "replace", "read_file"?"#,
+                ),
+            ),
         ] {
             assert_eq!(resolve(&tail(answer.clone()), &tools), outcome, "{answer}");
         }
+    }
+
+    /// `at_tail_subagent_main_only`: inside a subagent, Gemini looks the
+    /// name up among the subagent's tools, and suggests from them.
+    #[test]
+    fn a_subagents_tail_call_is_checked_against_the_subagents_tools() {
+        let subagent = SUBAGENT_TOOLS.map(str::to_owned).to_vec();
+        let answer = json!({"name": "update_topic", "args": {}});
+        assert_eq!(
+            resolve(&tail(answer), &subagent),
+            refused(
+                r#"Tool "update_topic" not found. Did you mean one of: "write_file", "complete_task", "read_file"?"#
+            )
+        );
     }
 
     #[test]
