@@ -725,6 +725,8 @@ const CHECKED_BELOW: &[&str] = &[
     "x_cc_event_names",
     "x_parallel_after_tool",
     "at_tail_name_missing",
+    "bt_tool_input_two_hooks",
+    "at_tail_two_hooks",
 ];
 
 scenarios!(
@@ -749,8 +751,6 @@ scenarios!(
     at_tail_name_array,
     at_tail_name_object,
     bt_tool_input_partial,
-    at_tail_two_hooks,
-    bt_tool_input_two_hooks,
     bt_tool_input_odd,
     at_tail_later_null,
     at_tail_later_string,
@@ -872,6 +872,33 @@ fn at_tail_name_missing() {
         .filter(|r| r["decision"]["won"] == true)
         .count();
     assert_eq!(won, 1, "the AfterTool run decided");
+}
+
+/// Of two hooks' `tool_input`s the later in the configuration wins, and
+/// the log credits the rewrite to it.
+#[test]
+fn bt_tool_input_two_hooks() {
+    let run = check("bt_tool_input_two_hooks");
+    let call = run.log.iter().find(|e| e["type"] == "tool/call").unwrap();
+    let by = call["rewritten_by"].as_str().unwrap_or_default();
+    assert!(by.ends_with("#hooks.BeforeTool[0].hooks[1]"), "{call}");
+    assert_eq!(won(&run), 1, "{:#?}", run.gemini_results());
+}
+
+/// Of two hooks' tail calls the later one's runs; it alone decided.
+#[test]
+fn at_tail_two_hooks() {
+    let run = check("at_tail_two_hooks");
+    assert_eq!(won(&run), 1, "{:#?}", run.gemini_results());
+}
+
+/// How many Gemini runs the log marks as deciding.
+fn won(run: &Replayed) -> usize {
+    let results = run.gemini_results();
+    results
+        .iter()
+        .filter(|r| r["decision"]["won"] == true)
+        .count()
 }
 
 /// Claude Code event names in Gemini settings are skipped, with a notice.

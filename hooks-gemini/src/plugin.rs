@@ -104,9 +104,13 @@ fn merged(runs: &[Fired<Gemini>]) -> Merged {
     output::merge(runs.iter().map(|run| &run.reading))
 }
 
-/// Every run that carried the merged decision won.
+/// Every run that carried the merged decision won, except for the
+/// answers the last run wins whole (`tool_input`, `tailToolCallRequest`).
 fn every(decisive: Decisive) -> Record<Decisive> {
-    Record::Won(Winner::Every, decisive)
+    match decisive {
+        Decisive::ToolInput | Decisive::TailCall => Record::Won(Winner::Last, decisive),
+        Decisive::Stop | Decisive::Deny | Decisive::Ask => Record::Won(Winner::Every, decisive),
+    }
 }
 
 fn context_entry(source: String, merged: &Merged) -> Vec<ContextEntry> {
@@ -251,8 +255,10 @@ impl Bridge for Gemini {
         let firing = Fire::new(event, Some(name.to_owned()), body).call(&call.call_id);
         Flow::fire(firing, move |cx, runs| {
             let source = cx.bridge.source(event);
+            // The rewrite is the last object given (configuration order).
             let by = runs
                 .iter()
+                .rev()
                 .find(|run| run.reading.tool_input.given().is_some())
                 .map_or_else(
                     || source.clone(),
