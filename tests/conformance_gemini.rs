@@ -32,11 +32,12 @@
 //! | shell `llmContent` `Process Group PGID: N` line | dropped | dsh does not report a process group |
 //! | `write_file` / `replace` `llmContent` | `<FILE TOOL TEXT>` | each tool's own success sentence |
 //! | `write_file` / `replace` `returnDisplay` | `fileName`, `filePath`, `originalContent`, `newContent`, `isNewFile` | dsh computes no `fileDiff` / `diffStat`; `isBuildFile` is Gemini's own notion |
+//! | `grep_search` `llmContent` / `returnDisplay` | `<GREP TEXT>` | each tool's own report of its matches |
 //! | `tool_response` with an `error` | texts `<ERROR TEXT>`, type `<ERROR TYPE>` | each tool's own error wording (the shape is compared) |
 //! | `replace` `tool_input.instruction` | dropped | dsh's `edit` has no such argument; the model's other arguments are compared |
 //! | model view: Gemini's shell result `<untrusted_context>\nOutput: X\n…</untrusted_context>` | `X` | Gemini's shell wrapper; dsh's bash result is the output (`(Bash completed with no output)` → empty) |
 //! | model view: Gemini's failing shell result `Output: X\nExit Code: N` | `Exit code N\nX` | dsh's bash result of a failing command |
-//! | model view: results of file tools | `<FILE TOOL RESULT>` (hook-made suffixes kept) | each tool's own text |
+//! | model view: results of file tools and grep | `<FILE TOOL RESULT>` (hook-made suffixes kept) | each tool's own text |
 //! | model view: a result a `tailToolCallRequest` call gave | normalized as the tail tool's result | the tail call's result replaces the call's |
 //! | model view: `Tool "X" not found. Did you mean …?` | `Tool "X" not found. <SUGGESTION>` | Gemini suggests its own tools, dsh the session's (the suggestion's rule is pinned in `hooks-gemini/src/tail.rs` over Gemini's tool list) |
 //! | model view: SessionStart context | a context after the prompt | Gemini prepends `<hook_context>…</hook_context>\n\n` to the prompt text; dsh adds the same text as a context message after it. Hooks see Gemini's joined prompt on both sides |
@@ -265,6 +266,10 @@ fn normalize_response(tool: &str, mut response: Value) -> Value {
     if let Some(Value::String(text)) = map.get_mut("llmContent") {
         *text = pgid().replace_all(text, "").into_owned();
     }
+    if matches!(tool, "grep_search" | "search_file_content") {
+        map.insert("llmContent".into(), json!("<GREP TEXT>"));
+        map.insert("returnDisplay".into(), json!("<GREP TEXT>"));
+    }
     if matches!(tool, "write_file" | "replace") {
         map.insert("llmContent".into(), json!("<FILE TOOL TEXT>"));
         if let Some(Value::Object(display)) = map.get_mut("returnDisplay") {
@@ -437,7 +442,7 @@ fn tails(expected: &Value) -> Vec<(String, String)> {
             "read_file" => "read",
             "write_file" => "write",
             "replace" => "edit",
-            "grep_search" => "grep",
+            "grep_search" | "search_file_content" => "grep",
             other => other,
         }
         .to_owned()
@@ -474,7 +479,9 @@ fn tool_text(tool: &str, text: String) -> String {
     {
         return format!("{} not found. <SUGGESTION>", &text[..at]);
     }
-    if matches!(tool, "read" | "write" | "edit") && !text.starts_with("Tool execution blocked") {
+    if matches!(tool, "read" | "write" | "edit" | "grep")
+        && !text.starts_with("Tool execution blocked")
+    {
         // The hook-made suffixes stay compared.
         let suffix = text
             .find("\n\n<hook_context>")
@@ -761,6 +768,7 @@ scenarios!(
     bt_tool_input_later_array,
     bt_tool_input_later_absent,
     at_tail_name_empty_array,
+    at_tail_name_legacy,
     at_additional_context,
     at_continue_false,
     at_deny,
