@@ -32,11 +32,12 @@
 //! | shell `llmContent` `Process Group PGID: N` line | dropped | dsh does not report a process group |
 //! | `write_file` / `replace` `llmContent` | `<FILE TOOL TEXT>` | each tool's own success sentence |
 //! | `write_file` / `replace` `returnDisplay` | `fileName`, `filePath`, `originalContent`, `newContent`, `isNewFile` | dsh computes no `fileDiff` / `diffStat`; `isBuildFile` is Gemini's own notion |
+//! | `grep_search` `llmContent` / `returnDisplay` | `<GREP TEXT>` | each tool's own report of its matches |
 //! | `tool_response` with an `error` | texts `<ERROR TEXT>`, type `<ERROR TYPE>` | each tool's own error wording (the shape is compared) |
 //! | `replace` `tool_input.instruction` | dropped | dsh's `edit` has no such argument; the model's other arguments are compared |
 //! | model view: Gemini's shell result `<untrusted_context>\nOutput: X\n…</untrusted_context>` | `X` | Gemini's shell wrapper; dsh's bash result is the output (`(Bash completed with no output)` → empty) |
 //! | model view: Gemini's failing shell result `Output: X\nExit Code: N` | `Exit code N\nX` | dsh's bash result of a failing command |
-//! | model view: results of file tools | `<FILE TOOL RESULT>` (hook-made suffixes kept) | each tool's own text |
+//! | model view: results of file tools and grep | `<FILE TOOL RESULT>` (hook-made suffixes kept) | each tool's own text |
 //! | model view: a result a `tailToolCallRequest` call gave | normalized as the tail tool's result | the tail call's result replaces the call's |
 //! | model view: `Tool "X" not found. Did you mean …?` | `Tool "X" not found. <SUGGESTION>` | Gemini suggests its own tools, dsh the session's (the suggestion's rule is pinned in `hooks-gemini/src/tail.rs` over Gemini's tool list) |
 //! | model view: SessionStart context | a context after the prompt | Gemini prepends `<hook_context>…</hook_context>\n\n` to the prompt text; dsh adds the same text as a context message after it. Hooks see Gemini's joined prompt on both sides |
@@ -265,6 +266,10 @@ fn normalize_response(tool: &str, mut response: Value) -> Value {
     if let Some(Value::String(text)) = map.get_mut("llmContent") {
         *text = pgid().replace_all(text, "").into_owned();
     }
+    if matches!(tool, "grep_search" | "search_file_content") {
+        map.insert("llmContent".into(), json!("<GREP TEXT>"));
+        map.insert("returnDisplay".into(), json!("<GREP TEXT>"));
+    }
     if matches!(tool, "write_file" | "replace") {
         map.insert("llmContent".into(), json!("<FILE TOOL TEXT>"));
         if let Some(Value::Object(display)) = map.get_mut("returnDisplay") {
@@ -437,7 +442,7 @@ fn tails(expected: &Value) -> Vec<(String, String)> {
             "read_file" => "read",
             "write_file" => "write",
             "replace" => "edit",
-            "grep_search" => "grep",
+            "grep_search" | "search_file_content" => "grep",
             other => other,
         }
         .to_owned()
@@ -474,7 +479,9 @@ fn tool_text(tool: &str, text: String) -> String {
     {
         return format!("{} not found. <SUGGESTION>", &text[..at]);
     }
-    if matches!(tool, "read" | "write" | "edit") && !text.starts_with("Tool execution blocked") {
+    if matches!(tool, "read" | "write" | "edit" | "grep")
+        && !text.starts_with("Tool execution blocked")
+    {
         // The hook-made suffixes stay compared.
         let suffix = text
             .find("\n\n<hook_context>")
@@ -725,6 +732,8 @@ const CHECKED_BELOW: &[&str] = &[
     "x_cc_event_names",
     "x_parallel_after_tool",
     "at_tail_name_missing",
+    "bt_tool_input_two_hooks",
+    "at_tail_two_hooks",
 ];
 
 scenarios!(
@@ -749,9 +758,17 @@ scenarios!(
     at_tail_name_array,
     at_tail_name_object,
     bt_tool_input_partial,
-    at_tail_two_hooks,
-    bt_tool_input_two_hooks,
     bt_tool_input_odd,
+    at_tail_later_null,
+    at_tail_later_string,
+    at_tail_later_array,
+    at_tail_later_absent,
+    bt_tool_input_later_null,
+    bt_tool_input_later_string,
+    bt_tool_input_later_array,
+    bt_tool_input_later_absent,
+    at_tail_name_empty_array,
+    at_tail_name_legacy,
     at_additional_context,
     at_continue_false,
     at_deny,
@@ -863,6 +880,33 @@ fn at_tail_name_missing() {
         .filter(|r| r["decision"]["won"] == true)
         .count();
     assert_eq!(won, 1, "the AfterTool run decided");
+}
+
+/// Of two hooks' `tool_input`s the later in the configuration wins, and
+/// the log credits the rewrite to it.
+#[test]
+fn bt_tool_input_two_hooks() {
+    let run = check("bt_tool_input_two_hooks");
+    let call = run.log.iter().find(|e| e["type"] == "tool/call").unwrap();
+    let by = call["rewritten_by"].as_str().unwrap_or_default();
+    assert!(by.ends_with("#hooks.BeforeTool[0].hooks[1]"), "{call}");
+    assert_eq!(won(&run), 1, "{:#?}", run.gemini_results());
+}
+
+/// Of two hooks' tail calls the later one's runs; it alone decided.
+#[test]
+fn at_tail_two_hooks() {
+    let run = check("at_tail_two_hooks");
+    assert_eq!(won(&run), 1, "{:#?}", run.gemini_results());
+}
+
+/// How many Gemini runs the log marks as deciding.
+fn won(run: &Replayed) -> usize {
+    let results = run.gemini_results();
+    results
+        .iter()
+        .filter(|r| r["decision"]["won"] == true)
+        .count()
 }
 
 /// Claude Code event names in Gemini settings are skipped, with a notice.
@@ -1000,4 +1044,95 @@ fn three_dialects_on_one_tool_call() {
         .clone();
     let tool = last.iter().find(|m| m["role"] == "tool").unwrap();
     assert_eq!(tool["content"], "Tool execution blocked: NO FROM GEMINI");
+}
+
+/// The tool results the model got inside a subagent (offered Bash only)
+/// whose one `echo hi` call an AfterTool hook answers with `tail`.
+fn subagent_tail_results(tail: Value) -> Vec<Value> {
+    let ctx = TestContext::new();
+    let project = ctx.project();
+    let home = ctx.home();
+    let write = |path: PathBuf, text: String| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "AfterTool",
+        "tailToolCallRequest": tail}});
+    let command = format!("cat > /dev/null; echo '{answer}'");
+    write(
+        project.join(".gemini/settings.json"),
+        json!({"hooks": {"AfterTool": [{"matcher": "run_shell_command",
+            "hooks": [{"type": "command", "command": command}]}]}})
+        .to_string(),
+    );
+    write(
+        home.join(".gemini/trustedFolders.json"),
+        json!({ project.display().to_string(): "TRUST_FOLDER" }).to_string(),
+    );
+    write(
+        project.join(".claude/agents/lister.md"),
+        "---\nname: lister\ndescription: Lists things.\ntools: Bash\n---\nYou list things.\n"
+            .to_owned(),
+    );
+    write(project.join("notes.txt"), "alpha\nbeta\n".to_owned());
+    let fixture = home.join("fixture.json");
+    write(
+        fixture.clone(),
+        json!({"prompts": ["Please delegate echo hi"], "model": [
+            {"tool_calls": [{"name": "agent", "arguments":
+                {"description": "d", "prompt": "Run echo hi", "subagent_type": "lister"}}]},
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]},
+            {"text": "SUB DONE"},
+            {"text": "FINAL: all done."}
+        ]})
+        .to_string(),
+    );
+    let requests_path = home.join("requests.jsonl");
+    let output = ctx
+        .dsh()
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--session-id", SESSION_ID, "--requests-out"])
+        .arg(&requests_path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let requests = json_lines(&std::fs::read_to_string(&requests_path).unwrap());
+    assert_eq!(
+        requests[1]["tools"],
+        json!(["bash"]),
+        "the subagent's tools"
+    );
+    requests[2]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .map(|message| message["content"].clone())
+        .collect()
+}
+
+/// `at_tail_subagent_main_only` (a capture no replay can express: Gemini's
+/// `invoke_agent` and its `generalist`): Gemini looks a tail call
+/// requested inside a subagent up among the subagent's own tools. Here a
+/// subagent offered Bash only asks for `read_file`, which the main agent
+/// was offered: refused with Gemini's text, suggesting the subagent's one
+/// tool, and nothing is read. A tool the subagent has runs
+/// (`at_tail_subagent_read`).
+#[test]
+fn a_tail_call_inside_a_subagent_is_checked_against_the_subagents_tools() {
+    let refused =
+        subagent_tail_results(json!({"name": "read_file", "args": {"file_path": "notes.txt"}}));
+    assert_eq!(
+        refused,
+        [r#"Tool "read_file" not found. Did you mean "run_shell_command"?"#]
+    );
+    let ran = subagent_tail_results(
+        json!({"name": "run_shell_command", "args": {"command": "echo TAILED"}}),
+    );
+    assert_eq!(ran, ["TAILED"]);
 }

@@ -3,6 +3,7 @@
 //! the command text's `$GEMINI_PROJECT_DIR` & co. replaced shell-quoted) and
 //! read, and what its run meant in the log.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,18 +35,33 @@ pub(crate) struct Gemini {
     /// An automatic compaction fired PreCompress (`auto`) for the request
     /// about to go out, so that request does not fire it again.
     pub compress_fired: std::sync::atomic::AtomicBool,
-    /// The tools the session's last model request offered, under Gemini's
-    /// names and in order: the tools a `tailToolCallRequest` may name, and
-    /// Gemini's `Did you mean` suggestions when it names another.
-    pub offered: std::sync::Mutex<Vec<String>>,
+    /// The tools each agent's last model request offered (the main agent
+    /// under `None`, a subagent under its agent id), under Gemini's names
+    /// and in order: the tools a `tailToolCallRequest` inside that agent
+    /// may name, and Gemini's `Did you mean` suggestions when it names
+    /// another (Gemini checks a subagent's tail call against the
+    /// subagent's own tools: `at_tail_subagent_main_only`).
+    pub offered: std::sync::Mutex<HashMap<Option<String>, Vec<String>>>,
 }
 
 impl Gemini {
-    /// The offered tools' names (a poisoned lock still holds the list).
-    pub(crate) fn offered_lock(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+    /// The offered tools' names (a poisoned lock still holds the lists).
+    fn offered_lock(&self) -> std::sync::MutexGuard<'_, HashMap<Option<String>, Vec<String>>> {
         self.offered
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records the tools `ctx`'s agent was just offered.
+    pub(crate) fn record_offered(&self, ctx: &SeamContext, names: Vec<String>) {
+        let agent = ctx.agent.as_ref().map(|agent| agent.agent_id.clone());
+        self.offered_lock().insert(agent, names);
+    }
+
+    /// The tools `ctx`'s agent was last offered (empty: not known).
+    pub(crate) fn offered_to(&self, ctx: &SeamContext) -> Vec<String> {
+        let agent = ctx.agent.as_ref().map(|agent| agent.agent_id.clone());
+        self.offered_lock().get(&agent).cloned().unwrap_or_default()
     }
 }
 
@@ -217,7 +233,7 @@ impl Rules for Gemini {
     fn chain(&self, _event: GeminiEvent, payload: &mut Payload, reading: &Interpretation) {
         match payload {
             Payload::BeforeTool(before) => {
-                if let Some(update) = &reading.tool_input {
+                if let Some(update) = reading.tool_input.given() {
                     before.tool_input = tools::merge_input(&before.tool_input, update);
                 }
             }
@@ -310,7 +326,7 @@ impl Dialect for Gemini {
             match &reading.decision {
                 Decision::Deny { reason } => decided(HookEffect::Block, reason.clone()),
                 Decision::Ask { reason } => decided(HookEffect::Ask, reason.clone()),
-                Decision::Allow => match &reading.tool_input {
+                Decision::Allow => match reading.tool_input.given() {
                     Some(input) => rewrite(input.clone()),
                     None => HookDecision::of(HookEffect::None),
                 },

@@ -18,7 +18,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::llm::{LlmRequestPatch, LlmResponseWire, ModelOutput, ToolConfig};
-use crate::wire::object;
+pub use crate::wire::Keyed;
+use crate::wire::{keyed, object};
 
 /// What a run decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,12 +73,12 @@ pub struct Interpretation {
     /// `hookSpecificOutput.additionalContext`.
     pub additional_context: Option<String>,
     /// `hookSpecificOutput.tool_input` (BeforeTool).
-    pub tool_input: Option<Value>,
+    pub tool_input: Keyed<Value>,
     /// `hookSpecificOutput.clearContext` (AfterAgent).
     pub clear_context: bool,
     /// AfterTool `hookSpecificOutput.tailToolCallRequest` `{name, args}`:
     /// the tool Gemini runs next in place of the result.
-    pub tail_call: Option<TailCall>,
+    pub tail_call: Keyed<TailCall>,
     /// The model events' keys of `hookSpecificOutput`.
     pub model: ModelOutput,
     /// The output object, as parsed.
@@ -94,9 +95,9 @@ impl Interpretation {
             stop: None,
             system_message: None,
             additional_context: None,
-            tool_input: None,
+            tool_input: Keyed::Absent,
             clear_context: false,
-            tail_call: None,
+            tail_call: Keyed::Absent,
             model: ModelOutput::default(),
             parsed: None,
             error: None,
@@ -150,11 +151,11 @@ struct Wire {
 #[serde(default, rename_all = "camelCase")]
 struct SpecificWire {
     additional_context: Lenient<String>,
-    #[serde(rename = "tool_input")]
-    tool_input: Lenient<Map<String, Value>>,
+    #[serde(rename = "tool_input", deserialize_with = "keyed")]
+    tool_input: Keyed<Map<String, Value>>,
     clear_context: Lenient<bool>,
-    #[serde(deserialize_with = "object")]
-    tail_tool_call_request: Option<TailWire>,
+    #[serde(deserialize_with = "keyed")]
+    tail_tool_call_request: Keyed<TailWire>,
     #[serde(rename = "llm_request", deserialize_with = "object")]
     llm_request: Option<LlmRequestPatch>,
     #[serde(rename = "llm_response", deserialize_with = "object")]
@@ -248,7 +249,7 @@ pub fn interpret(
         (wire.keep_going.0 == Some(false)).then(|| wire.stop_reason.0.or_else(|| reason.clone()));
     let specific = wire.hook_specific_output.unwrap_or_default();
     let additional_context = specific.additional_context.0;
-    let tool_input = specific.tool_input.0.map(Value::Object);
+    let tool_input = specific.tool_input.map(Value::Object);
     let clear_context = specific.clear_context.0.unwrap_or(false);
     let tail_call = specific
         .tail_tool_call_request
@@ -287,7 +288,8 @@ pub struct TailCall {
 /// `tailToolCallRequest.name`, by what Gemini does with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TailName {
-    /// A string: the tool of that name, if there is one.
+    /// A string (or an empty array, which Gemini reads as `""`): the
+    /// tool of that name, if there is one.
     Named(String),
     /// A number, a boolean or an object: never a tool's name. Gemini's
     /// `Tool "NAME" not found.` prints it as JavaScript does (`5`, `true`,
@@ -295,7 +297,7 @@ pub enum TailName {
     /// it, lists the first tools in order (`at_tail_name_number`,
     /// `at_tail_name_object`).
     Printed(String),
-    /// Missing, `null` or an array: Gemini's suggestion for the unknown
+    /// Missing, `null` or a non-empty array: Gemini's suggestion for the unknown
     /// name throws a `TypeError` and the whole run fails
     /// (`at_tail_name_missing`, `at_tail_name_null`, `at_tail_name_array`,
     /// `at_tail_empty`).
@@ -323,6 +325,12 @@ impl TailCall {
                 None if name.is_object() => TailName::Printed("[object Object]".to_owned()),
                 None if name.is_number() || name.is_boolean() => {
                     TailName::Printed(name.to_string())
+                }
+                // JavaScript prints `[]` as the empty string, and its
+                // length is 0, so the suggestion measures it as `""`
+                // (`at_tail_name_empty_array`).
+                None if name.as_array().is_some_and(Vec::is_empty) => {
+                    TailName::Named(String::new())
                 }
                 None => TailName::Unusable,
             },
@@ -355,13 +363,16 @@ pub struct Merged {
     pub system_message: Option<String>,
     /// The additional contexts joined with `\n`.
     pub additional_context: Option<String>,
-    /// The last run's `tool_input` (Gemini spreads each run's
-    /// `hookSpecificOutput` over the previous ones', so a later object
-    /// replaces an earlier one whole: `bt_tool_input_two_hooks`).
+    /// The `tool_input` of the last run that has the key (Gemini spreads
+    /// each run's `hookSpecificOutput` over the previous ones', so a later
+    /// object replaces an earlier one whole, `bt_tool_input_two_hooks`,
+    /// and a later `null`, string or array cancels it,
+    /// `bt_tool_input_later_*`).
     pub tool_input: Option<Value>,
     /// Any `clearContext: true`.
     pub clear_context: bool,
-    /// The last run's tail call request, likewise (`at_tail_two_hooks`).
+    /// The tail call request, likewise (`at_tail_two_hooks`,
+    /// `at_tail_later_*`).
     pub tail_call: Option<TailCall>,
 }
 
@@ -394,12 +405,14 @@ pub fn merge<'a>(runs: impl IntoIterator<Item = &'a Interpretation>) -> Merged {
         }
         messages.extend(run.system_message.clone());
         contexts.extend(run.additional_context.clone());
-        if run.tool_input.is_some() {
-            merged.tool_input = run.tool_input.clone();
+        // A later run's key replaces an earlier one's whatever it holds:
+        // one that is no object cancels (`*_later_*` captures).
+        if let Keyed::Present(input) = &run.tool_input {
+            merged.tool_input = input.clone();
         }
         merged.clear_context |= run.clear_context;
-        if run.tail_call.is_some() {
-            merged.tail_call = run.tail_call.clone();
+        if let Keyed::Present(tail) = &run.tail_call {
+            merged.tail_call = tail.clone();
         }
     }
     merged.ask = ask && !merged.deny;
@@ -574,6 +587,37 @@ mod tests {
         assert_eq!(merged.tail_call.unwrap().name, TailName::Named("b".into()));
     }
 
+    /// `at_tail_later_*`, `bt_tool_input_later_*`: a later run whose
+    /// `tool_input` / `tailToolCallRequest` is there but `null`, a string
+    /// or an array cancels an earlier run's object; a later run without
+    /// the key (`*_later_absent`) leaves it, and a later object wins again.
+    #[test]
+    fn a_later_runs_key_that_is_no_object_cancels_an_earlier_object() {
+        let specific =
+            |specific: &str| exited(0, &format!(r#"{{"hookSpecificOutput":{specific}}}"#), "");
+        let first = specific(
+            r#"{"tool_input":{"command":"echo A"},
+                "tailToolCallRequest":{"name":"run_shell_command","args":{"command":"echo A"}}}"#,
+        );
+        for later in ["null", r#""echo B""#, r#"["echo B"]"#] {
+            let later = specific(&format!(
+                r#"{{"tool_input":{later},"tailToolCallRequest":{later}}}"#
+            ));
+            let merged = merge([&first, &later]);
+            assert_eq!(merged.tool_input, None, "{later:?}");
+            assert_eq!(merged.tail_call, None, "{later:?}");
+            let again = merge([&first, &later, &first]);
+            assert!(again.tool_input.is_some() && again.tail_call.is_some());
+        }
+        let absent = specific(r#"{"additionalContext":"from later"}"#);
+        let merged = merge([&first, &absent]);
+        assert_eq!(
+            merged.tool_input,
+            Some(serde_json::json!({"command": "echo A"}))
+        );
+        assert!(merged.tail_call.is_some());
+    }
+
     /// Each key of the output is read on its own, as Gemini's JavaScript
     /// reads it: one of the wrong type counts as absent and its neighbours
     /// still count; `hookSpecificOutput` and its objects count only as
@@ -591,10 +635,10 @@ mod tests {
         assert_eq!(read.stop, None);
         assert_eq!(read.system_message, None);
         assert_eq!(read.additional_context, None);
-        assert_eq!(read.tool_input, None);
+        assert_eq!(read.tool_input, Keyed::Present(None));
         assert!(!read.clear_context);
         // Gemini acts on a tail call whatever its name holds.
-        let tail = read.tail_call.unwrap();
+        let tail = read.tail_call.given().cloned().unwrap();
         assert_eq!(tail.name, TailName::Printed("5".into()));
         assert_eq!(read.error, None);
 
@@ -609,9 +653,12 @@ mod tests {
         assert_eq!(read.stop, Some(None));
         assert_eq!(read.system_message.as_deref(), Some("m"));
         assert_eq!(read.additional_context.as_deref(), Some("ctx"));
-        assert_eq!(read.tool_input, Some(serde_json::json!({"command": "pwd"})));
+        assert_eq!(
+            read.tool_input.given(),
+            Some(&serde_json::json!({"command": "pwd"}))
+        );
         assert!(read.clear_context);
-        let tail = read.tail_call.unwrap();
+        let tail = read.tail_call.given().cloned().unwrap();
         assert_eq!(
             (tail.name, tail.args),
             (TailName::Named("t".into()), TailArgs::NotObject)
@@ -625,7 +672,7 @@ mod tests {
         );
         assert_eq!(read.system_message.as_deref(), Some("m"));
         assert_eq!(read.additional_context, None);
-        assert_eq!(read.tool_input, None);
+        assert_eq!(read.tool_input, Keyed::Absent);
         assert!(!read.clear_context);
     }
 }

@@ -64,9 +64,19 @@ pub(crate) struct State {
     /// the prompt BeforeAgent and AfterAgent hooks see.
     session_context: Option<String>,
     /// Calls an AfterTool hook asked for (`tailToolCallRequest`), by call
-    /// id: the name of the model's original call, which their BeforeTool
-    /// and AfterTool payloads carry as `original_request_name`.
-    tails: BTreeMap<String, String>,
+    /// id.
+    tails: BTreeMap<String, Tail>,
+}
+
+/// A call an AfterTool hook asked for in place of a call's result.
+#[derive(Debug, Clone)]
+struct Tail {
+    /// The name of the model's original call, which the tail call's
+    /// BeforeTool and AfterTool payloads carry as `original_request_name`.
+    original: String,
+    /// The name the request gave, which those payloads carry as
+    /// `tool_name` and their matchers match.
+    name: String,
 }
 
 impl GeminiConfig {
@@ -84,6 +94,14 @@ impl GeminiConfig {
     }
 }
 
+/// The tools `request` offers, under Gemini's names and in order.
+fn offered(request: &ModelRequest) -> Vec<String> {
+    let names = request.tools.iter();
+    names
+        .map(|tool| tools::hook_tool_name(&tool.name).to_owned())
+        .collect()
+}
+
 pub(crate) fn common(ctx: &SeamContext, event: GeminiEvent) -> Common {
     Common::new(
         &ctx.session.session_id,
@@ -96,9 +114,13 @@ fn merged(runs: &[Fired<Gemini>]) -> Merged {
     output::merge(runs.iter().map(|run| &run.reading))
 }
 
-/// Every run that carried the merged decision won.
+/// Every run that carried the merged decision won, except for the
+/// answers the last run wins whole (`tool_input`, `tailToolCallRequest`).
 fn every(decisive: Decisive) -> Record<Decisive> {
-    Record::Won(Winner::Every, decisive)
+    match decisive {
+        Decisive::ToolInput | Decisive::TailCall => Record::Won(Winner::Last, decisive),
+        Decisive::Stop | Decisive::Deny | Decisive::Ask => Record::Won(Winner::Every, decisive),
+    }
 }
 
 fn context_entry(source: String, merged: &Merged) -> Vec<ContextEntry> {
@@ -234,18 +256,22 @@ impl Bridge for Gemini {
     fn rewrite_input<'a>(cx: Cx<'_, Self>, call: &'a ProposedCall) -> Flows<'a, CallReview> {
         let event = GeminiEvent::BeforeTool;
         let name = tools::hook_tool_name(&call.tool);
+        let tail = cx.state.tails.get(&call.call_id).cloned();
+        let shown = tail.as_ref().map_or(name, |tail| tail.name.as_str());
         let body = Payload::BeforeTool(payload::BeforeTool {
             common: common(cx.ctx, event),
-            tool_name: name.to_owned(),
+            tool_name: shown.to_owned(),
             tool_input: tools::hook_tool_input(&call.tool, &call.arguments),
-            original_request_name: cx.state.tails.get(&call.call_id).cloned(),
+            original_request_name: tail.as_ref().map(|tail| tail.original.clone()),
         });
-        let firing = Fire::new(event, Some(name.to_owned()), body).call(&call.call_id);
+        let firing = Fire::new(event, Some(shown.to_owned()), body).call(&call.call_id);
         Flow::fire(firing, move |cx, runs| {
             let source = cx.bridge.source(event);
+            // The rewrite is the last object given (configuration order).
             let by = runs
                 .iter()
-                .find(|run| run.reading.tool_input.is_some())
+                .rev()
+                .find(|run| run.reading.tool_input.given().is_some())
                 .map_or_else(
                     || source.clone(),
                     |run| format!("{source}:{}", run.handler.origin),
@@ -295,7 +321,7 @@ impl Bridge for Gemini {
         outcome: &'a ToolOutcome,
         _duration: Duration,
     ) -> Flows<'a, PostToolDecision> {
-        let original_request_name = cx.state.tails.remove(&exec.call_id);
+        let tail = cx.state.tails.remove(&exec.call_id);
         if outcome.disposition != Disposition::Executed {
             return Flow::Done(PostToolDecision::accept());
         }
@@ -309,9 +335,11 @@ impl Bridge for Gemini {
         }
         let event = GeminiEvent::AfterTool;
         let name = tools::hook_tool_name(&exec.tool);
+        let original_request_name = tail.as_ref().map(|tail| tail.original.clone());
+        let shown = tail.map_or_else(|| name.to_owned(), |tail| tail.name);
         let body = Payload::AfterTool(payload::AfterTool {
             common: common(cx.ctx, event),
-            tool_name: name.to_owned(),
+            tool_name: shown.clone(),
             tool_input: tools::hook_tool_input(&exec.tool, &exec.arguments),
             tool_response: tools::hook_tool_response(
                 &exec.tool,
@@ -323,7 +351,7 @@ impl Bridge for Gemini {
             ),
             original_request_name: original_request_name.clone(),
         });
-        let firing = Fire::new(event, Some(name.to_owned()), body).call(&exec.call_id);
+        let firing = Fire::new(event, Some(shown), body).call(&exec.call_id);
         Flow::fire(firing, move |cx, runs| {
             let merged = merged(runs);
             let (record, action) = if let Some(stop) = &merged.stop {
@@ -341,13 +369,21 @@ impl Bridge for Gemini {
                 let feedback = merged.reason.clone().unwrap_or_default();
                 (every(Decisive::Deny), PostToolAction::Block { feedback })
             } else if let Some(tail) = &merged.tail_call {
-                let offered = cx.bridge.offered_lock().clone();
+                let offered = cx.bridge.offered_to(cx.ctx);
                 let action = match tail::resolve(tail, &offered) {
                     // The requested call runs next under this call's id;
                     // its result replaces this one for the model.
-                    TailOutcome::Run { tool, arguments } => {
+                    TailOutcome::Run {
+                        tool,
+                        arguments,
+                        name: requested,
+                    } => {
                         let original = original_request_name.unwrap_or_else(|| name.to_owned());
-                        cx.state.tails.insert(exec.call_id.clone(), original);
+                        let tail = Tail {
+                            original,
+                            name: requested,
+                        };
+                        cx.state.tails.insert(exec.call_id.clone(), tail);
                         PostToolAction::TailCall { tool, arguments }
                     }
                     // Gemini refuses the call before any hook fires: its
@@ -442,13 +478,22 @@ impl Bridge for Gemini {
             if ctx.agent.is_none() && !fired {
                 plugin.drive(ctx, pre_compress(ctx, "auto")).await;
             }
+            // The main agent's tools as offered before any hook changes
+            // the request (Gemini checks a tail call against its registry).
             if ctx.agent.is_none() {
-                let names = request.tools.iter();
-                let names = names.map(|tool| tools::hook_tool_name(&tool.name).to_owned());
-                *plugin.bridge().offered_lock() = names.collect();
+                plugin.bridge().record_offered(ctx, offered(request));
             }
             crate::model_events::before_provider_request(plugin, ctx, request).await
         })
+    }
+
+    /// A subagent's requests (which skip the provider-request seam): the
+    /// tools it was offered, for its tail calls.
+    fn before_model_request<'a>(cx: Cx<'_, Self>, request: &'a ModelRequest) -> Flow<'a, Self, ()> {
+        if cx.ctx.agent.is_some() {
+            cx.bridge.record_offered(cx.ctx, offered(request));
+        }
+        Flow::Done(())
     }
 
     fn after_model_request<'a>(

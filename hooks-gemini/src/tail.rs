@@ -24,6 +24,9 @@ pub enum TailOutcome {
         tool: String,
         /// Its arguments.
         arguments: serde_json::Value,
+        /// The name the request gave, which the tail call's BeforeTool and
+        /// AfterTool hooks see (a legacy name stays legacy).
+        name: String,
     },
     /// Gemini refuses the call: the model gets this error text in place of
     /// the original result.
@@ -47,7 +50,13 @@ pub fn resolve(tail: &TailCall, offered: &[String]) -> TailOutcome {
         }
         TailName::Named(name) => name,
     };
-    if !offered.is_empty() && !offered.contains(name) {
+    // Gemini looks the name up, then its legacy alias.
+    let found = if offered.contains(name) {
+        name.as_str()
+    } else {
+        current_name(name)
+    };
+    if !offered.is_empty() && !offered.iter().any(|tool| tool == found) {
         return TailOutcome::Refused(not_found(name, &closest(name, offered)));
     }
     let args = match &tail.args {
@@ -57,12 +66,30 @@ pub fn resolve(tail: &TailCall, offered: &[String]) -> TailOutcome {
         TailArgs::Array => return TailOutcome::Refused("params must be object".to_owned()),
         TailArgs::Object(args) => args.clone().into(),
     };
-    if let Err(problem) = tools::validate_tool_input(name, &args) {
+    if let Err(problem) = tools::validate_tool_input(found, &args) {
         return TailOutcome::Refused(problem);
     }
-    let tool = tools::dsh_tool_name(name).to_owned();
+    let tool = tools::dsh_tool_name(found).to_owned();
     let arguments = tools::arguments_from_tool_input(&tool, &Map::new().into(), &args);
-    TailOutcome::Run { tool, arguments }
+    TailOutcome::Run {
+        tool,
+        arguments,
+        name: name.clone(),
+    }
+}
+
+/// Gemini's former tool names, which it still resolves to the current
+/// ones (`TOOL_LEGACY_ALIASES`): a tail call naming `search_file_content`
+/// runs `grep_search`, and its hooks see `search_file_content`
+/// (`at_tail_name_legacy`).
+const LEGACY_NAMES: [(&str, &str); 1] = [("search_file_content", "grep_search")];
+
+/// The current name of a legacy one; any other name as it is.
+fn current_name(name: &str) -> &str {
+    LEGACY_NAMES
+        .iter()
+        .find(|(legacy, _)| *legacy == name)
+        .map_or(name, |(_, current)| current)
 }
 
 /// Gemini's error for a name no tool has, with its suggestion.
@@ -143,6 +170,26 @@ mod tests {
         "activate_skill",
     ];
 
+    /// The tools Gemini CLI 0.61 declared to its `generalist` subagent, in
+    /// order (`at_tail_subagent_main_only/model.json`): the main agent's
+    /// without `update_topic` and `invoke_agent`, with `complete_task`.
+    const SUBAGENT_TOOLS: [&str; 14] = [
+        "list_directory",
+        "read_file",
+        "grep_search",
+        "glob",
+        "replace",
+        "write_file",
+        "web_fetch",
+        "run_shell_command",
+        "list_background_processes",
+        "read_background_output",
+        "google_web_search",
+        "enter_plan_mode",
+        "activate_skill",
+        "complete_task",
+    ];
+
     fn gemini_tools() -> Vec<String> {
         GEMINI_TOOLS.map(str::to_owned).to_vec()
     }
@@ -154,7 +201,7 @@ mod tests {
             &output.to_string(),
             "",
         );
-        read.tail_call.unwrap()
+        read.tail_call.given().cloned().unwrap()
     }
 
     fn refused(text: &str) -> TailOutcome {
@@ -200,9 +247,31 @@ mod tests {
                 json!({"name": {}, "args": {"file_path": "notes.txt"}}),
                 refused(&format!("Tool \"[object Object]\" not found.{suggestion}")),
             ),
+            // `at_tail_name_empty_array`: `[]` is `""` to Gemini, and the
+            // suggestion is the shortest names.
+            (
+                json!({"name": [], "args": {"file_path": "notes.txt"}}),
+                refused(
+                    r#"Tool "" not found. Did you mean one of: "glob", "replace", "read_file"?"#,
+                ),
+            ),
         ] {
             assert_eq!(resolve(&tail(answer.clone()), &tools), outcome, "{answer}");
         }
+    }
+
+    /// `at_tail_subagent_main_only`: inside a subagent, Gemini looks the
+    /// name up among the subagent's tools, and suggests from them.
+    #[test]
+    fn a_subagents_tail_call_is_checked_against_the_subagents_tools() {
+        let subagent = SUBAGENT_TOOLS.map(str::to_owned).to_vec();
+        let answer = json!({"name": "update_topic", "args": {}});
+        assert_eq!(
+            resolve(&tail(answer), &subagent),
+            refused(
+                r#"Tool "update_topic" not found. Did you mean one of: "write_file", "complete_task", "read_file"?"#
+            )
+        );
     }
 
     #[test]
@@ -229,6 +298,7 @@ mod tests {
             TailOutcome::Run {
                 tool: "read".to_owned(),
                 arguments: json!({"file_path": "a.txt", "offset": 2}),
+                name: "read_file".to_owned(),
             }
         );
         // The offered tools unknown: the name is tried.
@@ -238,7 +308,24 @@ mod tests {
             TailOutcome::Run {
                 tool: "glob".to_owned(),
                 arguments: json!({"pattern": "*.rs"}),
+                name: "glob".to_owned(),
             }
+        );
+        // `at_tail_name_legacy`: a legacy name runs the current tool, and
+        // keeps its name for the hooks; unless the current tool is not
+        // offered.
+        let answer = json!({"name": "search_file_content", "args": {"pattern": "alpha"}});
+        let grep = TailOutcome::Run {
+            tool: "grep".to_owned(),
+            arguments: json!({"pattern": "alpha"}),
+            name: "search_file_content".to_owned(),
+        };
+        assert_eq!(resolve(&tail(answer.clone()), &gemini_tools()), grep);
+        assert_eq!(resolve(&tail(answer.clone()), &[]), grep);
+        let shell = ["run_shell_command".to_owned()];
+        assert_eq!(
+            resolve(&tail(answer), &shell),
+            refused(r#"Tool "search_file_content" not found. Did you mean "run_shell_command"?"#)
         );
     }
 

@@ -31,8 +31,8 @@ impl Decisive {
             Decisive::Stop => reading.stop.is_some(),
             Decisive::Deny => matches!(reading.decision, Decision::Deny { .. }),
             Decisive::Ask => matches!(reading.decision, Decision::Ask { .. }),
-            Decisive::ToolInput => reading.tool_input.is_some(),
-            Decisive::TailCall => reading.tail_call.is_some(),
+            Decisive::ToolInput => reading.tool_input.given().is_some(),
+            Decisive::TailCall => reading.tail_call.given().is_some(),
         }
     }
 }

@@ -27,6 +27,47 @@ where
     Ok(lenient::<D, ObjectOf<T>>(deserializer)?.map(|object| object.inner))
 }
 
+/// A `hookSpecificOutput` key that Gemini's merge of several runs copies
+/// over the earlier runs' whatever its value, `null` included (it spreads
+/// each run's `hookSpecificOutput` in configuration order): absent, or
+/// present with its value read as a `T` object (`None`: not one).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Keyed<T> {
+    /// The run's output has no such key.
+    #[default]
+    Absent,
+    /// The key is there; `None` when its value is not a `T` object.
+    Present(Option<T>),
+}
+
+impl<T> Keyed<T> {
+    /// The object the run gave, if any.
+    pub fn given(&self) -> Option<&T> {
+        match self {
+            Keyed::Present(Some(given)) => Some(given),
+            Keyed::Present(None) | Keyed::Absent => None,
+        }
+    }
+
+    /// `f` over the object.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Keyed<U> {
+        match self {
+            Keyed::Absent => Keyed::Absent,
+            Keyed::Present(given) => Keyed::Present(given.map(f)),
+        }
+    }
+}
+
+/// `deserialize_with` for a [`Keyed`] key (with `#[serde(default)]`, so
+/// an absent key is [`Keyed::Absent`]).
+pub(crate) fn keyed<'de, D, T>(deserializer: D) -> Result<Keyed<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    object(deserializer).map(Keyed::Present)
+}
+
 /// `deserialize_with` for an array key of which Gemini reads only the
 /// first element, as an object (`candidates[0]`).
 pub(crate) fn first_object<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
