@@ -10,41 +10,32 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
 
 use crate::acp_server::{full_flow_script, install_project_hooks};
 use crate::cli_headless::{events, mock, of_type, session_logs};
-use crate::support::{TestContext, repo_root};
+use crate::support::{TestContext, client_ready, npm_client_missing, repo_root};
 
 fn client_dir() -> PathBuf {
     repo_root().join("tests").join("acp-client")
 }
 
-/// `Some(reason)` when the SDK client cannot run here.
+/// Why the SDK client cannot run here.
 fn missing_prerequisite() -> Option<String> {
-    let sdk = client_dir().join("node_modules/@agentclientprotocol/sdk/package.json");
-    if !sdk.is_file() {
-        return Some(format!(
-            "{} is absent; run `(cd tests/acp-client && npm ci --no-audit --no-fund)`",
-            sdk.display()
-        ));
-    }
-    if Command::new("node").arg("--version").output().is_err() {
-        return Some("`node` is not on PATH".to_owned());
-    }
-    None
+    npm_client_missing(
+        "acp-client",
+        "@agentclientprotocol/sdk/package.json",
+        "npm ci --no-audit --no-fund",
+    )
 }
 
 #[test]
 fn the_official_typescript_sdk_drives_a_session() {
-    if let Some(reason) = missing_prerequisite() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI must run the ACP SDK end-to-end test: {reason}"
-        );
-        eprintln!("skipped the_official_typescript_sdk_drives_a_session: {reason}");
+    if !client_ready(
+        "the_official_typescript_sdk_drives_a_session",
+        missing_prerequisite(),
+    ) {
         return;
     }
     let ctx = TestContext::new();
@@ -52,14 +43,10 @@ fn the_official_typescript_sdk_drives_a_session() {
     std::fs::create_dir_all(ctx.project().join("build")).unwrap();
     let mock = mock(full_flow_script());
 
-    let output = Command::new("node")
+    let output = ctx
+        .command("node")
         .arg(client_dir().join("client.mjs"))
         .current_dir(client_dir())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", ctx.home())
-        .env("DSH_HOME", ctx.home().join(".dsh"))
-        .env("CODEX_HOME", ctx.home().join(".codex"))
         .env("DSH_BASE_URL", mock.base_url())
         .env("DSH_API_KEY", "sk-test")
         .env("DSH_LOG", "error")
@@ -171,12 +158,10 @@ fn the_official_typescript_sdk_fills_in_an_mcp_elicitation_form() {
     // A client that declares form elicitation gets the MCP server's form as
     // `elicitation/create` (which the SDK validates against ACP's schema),
     // and the values it accepts with reach the server.
-    if let Some(reason) = missing_prerequisite() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI must run the ACP SDK end-to-end test: {reason}"
-        );
-        eprintln!("skipped the_official_typescript_sdk_fills_in_an_mcp_elicitation_form: {reason}");
+    if !client_ready(
+        "the_official_typescript_sdk_fills_in_an_mcp_elicitation_form",
+        missing_prerequisite(),
+    ) {
         return;
     }
     let ctx = TestContext::new();
@@ -198,14 +183,10 @@ fn the_official_typescript_sdk_fills_in_an_mcp_elicitation_form() {
         ),
         dsh_provider::mock::MockResponse::text("Fine."),
     ]);
-    let output = Command::new("node")
+    let output = ctx
+        .command("node")
         .arg(client_dir().join("elicit.mjs"))
         .current_dir(client_dir())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", ctx.home())
-        .env("DSH_HOME", ctx.home().join(".dsh"))
-        .env("CODEX_HOME", ctx.home().join(".codex"))
         .env("DSH_BASE_URL", mock.base_url())
         .env("DSH_API_KEY", "sk-test")
         .env("DSH_LOG", "error")

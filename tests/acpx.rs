@@ -10,79 +10,45 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 use std::path::PathBuf;
-use std::process::Command;
 
-use dsh_provider::mock::{MockResponse, MockToolCall};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::acp_server::install_project_hooks;
+use crate::acp_server::{full_flow_script, install_project_hooks};
 use crate::cli_headless::{events, mock, of_type, session_logs};
-use crate::support::{TestContext, dsh_bin, repo_root};
+use crate::support::{TestContext, client_ready, dsh_bin, npm_client_missing, repo_root};
 
 fn client_dir() -> PathBuf {
     repo_root().join("tests").join("acpx-client")
 }
 
-/// `Some(reason)` when acpx cannot run here.
-fn missing_prerequisite() -> Option<String> {
-    let cli = client_dir().join("node_modules/acpx/dist/cli.js");
-    if !cli.is_file() {
-        return Some(format!(
-            "{} is absent; run `(cd tests/acpx-client && npm ci --no-audit --no-fund)`",
-            cli.display()
-        ));
-    }
-    if Command::new("node").arg("--version").output().is_err() {
-        return Some("`node` is not on PATH".to_owned());
-    }
-    None
-}
-
 #[test]
 fn acpx_runs_a_turn_through_dsh_acp_with_the_projects_hooks() {
-    if let Some(reason) = missing_prerequisite() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI must run the acpx end-to-end test: {reason}"
-        );
-        eprintln!("skipped acpx_runs_a_turn_through_dsh_acp_with_the_projects_hooks: {reason}");
+    let missing = npm_client_missing(
+        "acpx-client",
+        "acpx/dist/cli.js",
+        "npm ci --omit=optional --no-audit --no-fund",
+    );
+    if !client_ready(
+        "acpx_runs_a_turn_through_dsh_acp_with_the_projects_hooks",
+        missing,
+    ) {
         return;
     }
     let ctx = TestContext::new();
     install_project_hooks(&ctx);
     std::fs::create_dir_all(ctx.project().join("build")).unwrap();
-    let mock = mock(vec![
-        MockResponse::tool_calls(
-            "Cleaning up.",
-            vec![MockToolCall::new(
-                "call_rm",
-                "bash",
-                &json!({"command": "rm -rf build"}),
-            )],
-        ),
-        MockResponse::tool_calls(
-            "",
-            vec![MockToolCall::new(
-                "call_write",
-                "write",
-                &json!({"file_path": "notes.txt", "content": "cleaned\n"}),
-            )],
-        ),
-        MockResponse::text("Done."),
-    ]);
+    // The editor flow's first prompt: a denied rm, a write a hook asks
+    // about, then the answer.
+    let mock = mock(full_flow_script().into_iter().take(3).collect());
     let agent = format!("{} acp", dsh_bin().display());
-    let output = Command::new("node")
+    let output = ctx
+        .command("node")
         .arg(client_dir().join("node_modules/acpx/dist/cli.js"))
         .args(["--agent", &agent, "--approve-all", "--format", "json"])
         .arg("--cwd")
         .arg(ctx.project())
         .args(["exec", "Clean up the build and note it"])
         .current_dir(ctx.project())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", ctx.home())
-        .env("DSH_HOME", ctx.home().join(".dsh"))
-        .env("CODEX_HOME", ctx.home().join(".codex"))
         .env("DSH_BASE_URL", mock.base_url())
         .env("DSH_API_KEY", "sk-test")
         .env("DSH_LOG", "error")

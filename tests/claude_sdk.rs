@@ -17,7 +17,7 @@ use std::process::Command;
 use dsh_provider::mock::{MockProvider, MockResponse, MockToolCall, MockWire};
 use serde_json::{Value, json};
 
-use crate::support::{TestContext, repo_root};
+use crate::support::{TestContext, client_ready, npm_client_missing, repo_root};
 
 fn client_dir() -> PathBuf {
     repo_root().join("tests").join("claude-sdk-client")
@@ -34,20 +34,11 @@ impl Sdk {
     /// `Some(reason)` when this SDK cannot run here.
     fn missing(self) -> Option<String> {
         match self {
-            Sdk::TypeScript => {
-                let sdk =
-                    client_dir().join("node_modules/@anthropic-ai/claude-agent-sdk/package.json");
-                if !sdk.is_file() {
-                    return Some(format!(
-                        "{} is absent; run `(cd tests/claude-sdk-client && npm ci --omit=optional --no-audit --no-fund)`",
-                        sdk.display()
-                    ));
-                }
-                if Command::new("node").arg("--version").output().is_err() {
-                    return Some("`node` is not on PATH".to_owned());
-                }
-                None
-            }
+            Sdk::TypeScript => npm_client_missing(
+                "claude-sdk-client",
+                "@anthropic-ai/claude-agent-sdk/package.json",
+                "npm ci --omit=optional --no-audit --no-fund",
+            ),
             Sdk::Python => {
                 let python = client_dir().join(".venv/bin/python");
                 let ok = Command::new(&python)
@@ -64,15 +55,7 @@ impl Sdk {
 
     /// Whether the test can go on (false: skipped, said on stderr).
     fn available(self, test: &str) -> bool {
-        let Some(reason) = self.missing() else {
-            return true;
-        };
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI must run the Claude Agent SDK end-to-end tests: {reason}"
-        );
-        eprintln!("skipped {test}: {reason}");
-        false
+        client_ready(test, self.missing())
     }
 }
 
@@ -96,12 +79,12 @@ fn bash(id: &str, command: &str) -> MockResponse {
 fn drive(sdk: Sdk, ctx: &TestContext, mock: &MockProvider, scenario: &str) -> Value {
     let mut command = match sdk {
         Sdk::TypeScript => {
-            let mut command = Command::new("node");
+            let mut command = ctx.command("node");
             command.arg(client_dir().join("driver.mjs"));
             command
         }
         Sdk::Python => {
-            let mut command = Command::new(client_dir().join(".venv/bin/python"));
+            let mut command = ctx.command(client_dir().join(".venv/bin/python"));
             command.arg(client_dir().join("driver.py"));
             command
         }
@@ -109,11 +92,6 @@ fn drive(sdk: Sdk, ctx: &TestContext, mock: &MockProvider, scenario: &str) -> Va
     let output = command
         .arg(scenario)
         .current_dir(client_dir())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", ctx.home())
-        .env("DSH_HOME", ctx.home().join(".dsh"))
-        .env("CODEX_HOME", ctx.home().join(".codex"))
         .env("ANTHROPIC_BASE_URL", mock.base_url())
         .env("ANTHROPIC_API_KEY", "sk-ant-test")
         .env("DSH_LOG", "error")

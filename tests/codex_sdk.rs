@@ -12,41 +12,25 @@
 //! (`CI=true`) a missing SDK or `node` fails it.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use dsh_provider::mock::{MockProvider, MockReply, MockResponse, MockToolCall, MockWire};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::support::{TestContext, repo_root};
+use crate::support::{TestContext, client_ready, npm_client_missing, repo_root};
 
 fn client_dir() -> PathBuf {
     repo_root().join("tests").join("codex-sdk-client")
 }
 
-/// `Some(reason)` when the SDK client cannot run here.
-fn missing_prerequisite() -> Option<String> {
-    let sdk = client_dir().join("node_modules/@openai/codex-sdk/package.json");
-    if !sdk.is_file() {
-        return Some(format!(
-            "{} is absent; run `(cd tests/codex-sdk-client && npm ci --omit=optional --no-audit --no-fund)`",
-            sdk.display()
-        ));
-    }
-    if Command::new("node").arg("--version").output().is_err() {
-        return Some("`node` is not on PATH".to_owned());
-    }
-    None
-}
-
 #[test]
 fn the_official_codex_sdk_runs_threads_on_dsh_exec() {
-    if let Some(reason) = missing_prerequisite() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI must run the Codex SDK end-to-end test: {reason}"
-        );
-        eprintln!("skipped the_official_codex_sdk_runs_threads_on_dsh_exec: {reason}");
+    let missing = npm_client_missing(
+        "codex-sdk-client",
+        "@openai/codex-sdk/package.json",
+        "npm ci --omit=optional --no-audit --no-fund",
+    );
+    if !client_ready("the_official_codex_sdk_runs_threads_on_dsh_exec", missing) {
         return;
     }
     let ctx = TestContext::new();
@@ -72,14 +56,10 @@ fn the_official_codex_sdk_runs_threads_on_dsh_exec() {
     )
     .unwrap();
 
-    let output = Command::new("node")
+    let output = ctx
+        .command("node")
         .arg(client_dir().join("client.mjs"))
         .current_dir(client_dir())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", ctx.home())
-        .env("DSH_HOME", ctx.home().join(".dsh"))
-        .env("CODEX_HOME", ctx.home().join(".codex"))
         .env("DSH_BASE_URL", mock.base_url())
         .env("CODEX_TEST_API_KEY", "sk-from-the-sdk")
         .env("DSH_PROVIDER_API", "responses")

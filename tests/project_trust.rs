@@ -272,48 +272,40 @@ fn a_trusted_hook_runs_only_the_scripts_the_session_started_with() {
         script.push(MockResponse::text("done"));
         script
     };
-    // The bash tool's `cd` moves where `.claude/hooks/guard.sh` resolves.
-    let provider = mock(calls(&["echo one", "cd vendor", "echo two"]));
-    let output = dsh(&ctx, &provider)
-        .args(["-p", "go", "--dangerously-skip-permissions"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    assert_eq!(
-        std::fs::read_to_string(&ran).unwrap(),
-        "trusted\ntrusted\n",
-        "{}",
+    // Runs the calls; the guard runs as trusted for the first two only.
+    let run = |commands: &[&str]| -> String {
+        let provider = mock(calls(commands));
+        let output = dsh(&ctx, &provider)
+            .args(["-p", "go", "--dangerously-skip-permissions"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert_eq!(
+            std::fs::read_to_string(&ran).unwrap(),
+            "trusted\ntrusted\n",
+            "{}",
+            stderr(&output)
+        );
         stderr(&output)
-    );
+    };
+    // The bash tool's `cd` moves where `.claude/hooks/guard.sh` resolves.
+    let said = run(&["echo one", "cd vendor", "echo two"]);
     assert!(
-        stderr(&output).contains(
+        said.contains(
             "not started: from vendor it would run vendor/.claude/hooks/guard.sh, not the .claude/hooks/guard.sh the session started with"
         ),
-        "{}",
-        stderr(&output)
+        "{said}"
     );
     // The session edits the trusted script: it does not run again.
     std::fs::remove_file(&ran).unwrap();
-    let provider = mock(calls(&[
+    let said = run(&[
         "echo one",
         "echo 'echo edited >> ran.txt' >> .claude/hooks/guard.sh",
         "echo two",
-    ]));
-    let output = dsh(&ctx, &provider)
-        .args(["-p", "go", "--dangerously-skip-permissions"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    assert_eq!(
-        std::fs::read_to_string(&ran).unwrap(),
-        "trusted\ntrusted\n",
-        "{}",
-        stderr(&output)
-    );
+    ]);
     assert!(
-        stderr(&output).contains(".claude/hooks/guard.sh changed since the session started"),
-        "{}",
-        stderr(&output)
+        said.contains(".claude/hooks/guard.sh changed since the session started"),
+        "{said}"
     );
 }
 

@@ -17,6 +17,47 @@ pub fn fixture(name: &str) -> PathBuf {
     repo_root().join("fixtures").join(name)
 }
 
+/// Whether `test`, which drives a pinned client nobody on this project
+/// wrote (`missing`: why that client cannot run here), can go on: when it
+/// cannot, the test is skipped with the reason on stderr, except in CI
+/// (`CI=true`, where `.ci/run` installs every client), where it fails.
+pub fn client_ready(test: &str, missing: Option<String>) -> bool {
+    let Some(reason) = missing else {
+        return true;
+    };
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI must run {test}: {reason}"
+    );
+    eprintln!("skipped {test}: {reason}");
+    false
+}
+
+/// Why the npm client in `tests/<dir>` cannot run: `file` (below its
+/// `node_modules`) is absent, or `node` is not on PATH. `npm_ci` is how
+/// `.ci/run` installs it.
+pub fn npm_client_missing(dir: &str, file: &str, npm_ci: &str) -> Option<String> {
+    let installed = repo_root()
+        .join("tests")
+        .join(dir)
+        .join("node_modules")
+        .join(file);
+    if !installed.is_file() {
+        return Some(format!(
+            "{} is absent; run `(cd tests/{dir} && {npm_ci})`",
+            installed.display()
+        ));
+    }
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return Some("`node` is not on PATH".to_owned());
+    }
+    None
+}
+
 /// The `dsh` binary under test: `$DSH_TEST_BIN` when set (CI points it
 /// at the release binary `cargo install` put in place, so the smoke suite
 /// runs what users run), else the one cargo built for this test run.
@@ -62,16 +103,23 @@ impl TestContext {
         assert_cmd::Command::from_std(self.dsh_std())
     }
 
-    /// [`TestContext::dsh`] as a `std` command (to spawn and signal it).
-    pub fn dsh_std(&self) -> std::process::Command {
-        let mut cmd = std::process::Command::new(dsh_bin());
+    /// `program` in the project with only this context's environment
+    /// (PATH, HOME, DSH_HOME, CODEX_HOME): a client that starts dsh.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+        let mut cmd = std::process::Command::new(program);
         cmd.current_dir(self.project())
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home())
             .env("DSH_HOME", self.home().join(".dsh"))
-            .env("CODEX_HOME", self.home().join(".codex"))
-            .env("NO_COLOR", "1")
+            .env("CODEX_HOME", self.home().join(".codex"));
+        cmd
+    }
+
+    /// [`TestContext::dsh`] as a `std` command (to spawn and signal it).
+    pub fn dsh_std(&self) -> std::process::Command {
+        let mut cmd = self.command(dsh_bin());
+        cmd.env("NO_COLOR", "1")
             .env("TZ", "UTC")
             .env("LANG", "C.UTF-8");
         cmd
