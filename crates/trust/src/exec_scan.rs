@@ -10,7 +10,12 @@
 //! - the program itself when it is a path (`./x`, `$CLAUDE_PROJECT_DIR/x`),
 //!   binaries included;
 //! - the script an interpreter is given (`bash x`, `python3 x`, `node x`,
-//!   `source x`, `. x`), and what `bash -c '…'` runs, scanned the same way;
+//!   `source x`, `. x`, past options and their values), what `bash -c '…'`
+//!   runs, scanned the same way, Node's preloads (`-r x`), `python -m`'s
+//!   module with its packages, and a makefile `make` reads;
+//! - every file named on the line a launcher runs (`uv run x`, `npx tsx x`,
+//!   `deno run -A x`): its options may take values the scan cannot tell
+//!   from the program;
 //! - any other path argument that is a file with a `#!` line or an
 //!   execute bit (`xargs ./x`, `env ./x`).
 //!
@@ -43,6 +48,103 @@ const INTERPRETERS: &[&str] = &[
 
 /// Words that run the rest of the line as a command.
 const WRAPPERS: &[&str] = &["exec", "env", "nohup", "time", "command", "nice", "builtin"];
+
+/// Package and environment managers that launch the rest of the line (after
+/// their subcommand, when they have one, and their options): `uv run x.py`,
+/// `npx tsx x.ts`, `deno run -A x.ts`. Their options may take values the
+/// scan cannot tell from the program, so every file the launched line
+/// names is pinned besides.
+const LAUNCHERS: &[(&str, Option<&str>)] = &[
+    ("npx", None),
+    ("bunx", None),
+    ("pnpx", None),
+    ("uvx", None),
+    ("uv", Some("run")),
+    ("bun", Some("run")),
+    ("deno", Some("run")),
+    ("poetry", Some("run")),
+    ("pipenv", Some("run")),
+    ("rye", Some("run")),
+    ("hatch", Some("run")),
+    ("pipx", Some("run")),
+    ("pnpm", Some("exec")),
+    ("pnpm", Some("dlx")),
+    ("yarn", Some("exec")),
+];
+
+/// The options of Node-style interpreters whose value is a file run before
+/// the script (`node -r ./setup.js x.js`).
+const PRELOADS: &[&str] = &[
+    "-r",
+    "--require",
+    "--import",
+    "--loader",
+    "--experimental-loader",
+];
+
+/// How many words after `program` a launcher takes before the line it
+/// launches (its subcommand and options); `None` when it is not one.
+fn launched_from(program: &str, args: &[Option<String>]) -> Option<usize> {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let (_, subcommand) = LAUNCHERS.iter().find(|(launcher, subcommand)| {
+        *launcher == name
+            && subcommand.is_none_or(|sub| args.first().and_then(Option::as_deref) == Some(sub))
+    })?;
+    let skipped = usize::from(subcommand.is_some());
+    let options = args[skipped..]
+        .iter()
+        .take_while(|arg| arg.as_deref().is_some_and(|arg| arg.starts_with('-')))
+        .count();
+    Some(skipped + options)
+}
+
+/// The files `python -m module` runs from `base`: the module (`a/b.py`,
+/// or a package's `a/b/__main__.py`) and the `__init__.py` of each package
+/// on the way.
+fn module_files(base: &Path, module: &str) -> Vec<PathBuf> {
+    let parts: Vec<&str> = module.split('.').collect();
+    let mut files = Vec::new();
+    let mut dir = base.to_owned();
+    for (i, part) in parts.iter().enumerate() {
+        if i + 1 == parts.len() {
+            files.push(dir.join(format!("{part}.py")));
+            files.push(dir.join(part).join("__init__.py"));
+            files.push(dir.join(part).join("__main__.py"));
+        } else {
+            dir = dir.join(part);
+            files.push(dir.join("__init__.py"));
+        }
+    }
+    files
+}
+
+/// The makefile `make` reads in `base`: `-f FILE` / `--file=FILE`, else
+/// the first of GNU make's default names that exists.
+fn makefiles(base: &Path, args: &[Option<String>]) -> Vec<PathBuf> {
+    let mut named = Vec::new();
+    let mut words = args.iter().flatten();
+    while let Some(arg) = words.next() {
+        if let Some(file) = ["--file=", "--makefile="]
+            .iter()
+            .find_map(|prefix| arg.strip_prefix(prefix))
+        {
+            named.push(base.join(file));
+        } else if arg == "-f" || arg == "--file" || arg == "--makefile" {
+            named.extend(words.next().map(|file| base.join(file)));
+        } else if let Some(file) = arg.strip_prefix("-f").filter(|file| !file.is_empty()) {
+            named.push(base.join(file));
+        }
+    }
+    if named.is_empty() {
+        named.extend(
+            ["GNUmakefile", "makefile", "Makefile"]
+                .iter()
+                .map(|name| base.join(name))
+                .find(|path| path.is_file()),
+        );
+    }
+    named
+}
 
 /// Where a command runs, as far as the files it names are concerned.
 #[derive(Debug, Clone, Copy)]
@@ -96,7 +198,8 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
                     .and_then(|w| expand_vars_with(w, project, runs.env))
             })
             .collect();
-        // Leading assignments and wrappers do not name the program.
+        // Leading assignments, wrappers and launchers do not name the
+        // program.
         let mut rest = expanded.as_slice();
         while let Some((Some(first), tail)) = rest.split_first() {
             let is_assignment = first
@@ -104,6 +207,14 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
                 .is_some_and(|(name, _)| !name.is_empty() && !name.contains('/'));
             if is_assignment || WRAPPERS.contains(&first.as_str()) {
                 rest = tail;
+            } else if let Some(taken) = launched_from(first, tail) {
+                for arg in tail.iter().flatten() {
+                    let path = base.join(arg);
+                    if path.is_file() {
+                        add(out, project, &path);
+                    }
+                }
+                rest = &tail[taken..];
             } else {
                 break;
             }
@@ -135,11 +246,20 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
             add(out, project, &base.join(program));
         }
         let name = program.rsplit('/').next().unwrap_or(program);
+        if name == "make" || name == "gmake" {
+            for makefile in makefiles(&base, args) {
+                add(out, project, &makefile);
+            }
+            continue;
+        }
         let interpreter = INTERPRETERS.contains(&name)
             || name.strip_prefix("python").is_some_and(|v| {
                 !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.')
             });
+        let python = name.starts_with("python");
         let mut operand_taken = !interpreter;
+        // The option before this word, when it may take it as its value.
+        let mut after_option = false;
         let mut args_iter = args.iter();
         while let Some(arg) = args_iter.next() {
             let Some(arg) = arg else {
@@ -149,8 +269,38 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
                 }
                 continue;
             };
+            let option_value = std::mem::replace(
+                &mut after_option,
+                arg.starts_with('-') && !arg.contains('='),
+            );
             if !operand_taken {
                 match arg.as_str() {
+                    // `python -m pkg.mod` runs the module's file.
+                    "-m" if python => {
+                        if let Some(Some(module)) = args_iter.next() {
+                            for file in module_files(&base, module) {
+                                add(out, project, &file);
+                            }
+                        }
+                        operand_taken = true;
+                        continue;
+                    }
+                    preload if PRELOADS.contains(&preload) => {
+                        if let Some(Some(file)) = args_iter.next() {
+                            add(out, project, &base.join(file));
+                        }
+                        after_option = false;
+                        continue;
+                    }
+                    // An option's value (`python3 -W ignore x.py`), not
+                    // the script.
+                    value
+                        if option_value
+                            && !value.starts_with('-')
+                            && !base.join(value).is_file() =>
+                    {
+                        continue;
+                    }
                     // Inline code: a shell's is scanned as a command; other
                     // languages' is in the hashed command text itself.
                     "-c" => {
@@ -311,6 +461,65 @@ mod tests {
             .iter()
             .map(|f| f.strip_prefix(project).unwrap().display().to_string())
             .collect()
+    }
+
+    #[test]
+    fn launchers_modules_preloads_option_values_and_makefiles_pin_what_runs() {
+        let dir = project();
+        let p = dir.path();
+        for file in [
+            "hooks/guard.py",
+            "hooks/guard.ts",
+            "hooks/pre.js",
+            "hooks/g.js",
+            "tools/__init__.py",
+            "tools/guard.py",
+            "hooks.mk",
+            "Makefile",
+        ] {
+            std::fs::create_dir_all(p.join(file).parent().unwrap()).unwrap();
+            // Neither executable nor `#!`: only where they stand says they run.
+            std::fs::write(p.join(file), "x\n").unwrap();
+        }
+        for (command, expected) in [
+            ("uv run hooks/guard.py", vec!["hooks/guard.py"]),
+            (
+                "uv run --with requests hooks/guard.py",
+                vec!["hooks/guard.py"],
+            ),
+            ("npx tsx hooks/guard.ts", vec!["hooks/guard.ts"]),
+            ("npx --yes tsx hooks/guard.ts", vec!["hooks/guard.ts"]),
+            ("bun run hooks/guard.ts", vec!["hooks/guard.ts"]),
+            ("deno run -A hooks/guard.ts", vec!["hooks/guard.ts"]),
+            ("poetry run python hooks/guard.py", vec!["hooks/guard.py"]),
+            (
+                "python3 -m tools.guard",
+                vec!["tools/__init__.py", "tools/guard.py"],
+            ),
+            ("python3 -W ignore hooks/guard.py", vec!["hooks/guard.py"]),
+            ("bash -o pipefail guard.sh", vec!["guard.sh"]),
+            ("bash -e -c 'bash guard.sh'", vec!["guard.sh"]),
+            (
+                "node --require ./hooks/pre.js hooks/g.js",
+                vec!["hooks/pre.js", "hooks/g.js"],
+            ),
+            (
+                "node -r hooks/pre.js hooks/g.js",
+                vec!["hooks/pre.js", "hooks/g.js"],
+            ),
+            ("make -f hooks.mk check", vec!["hooks.mk"]),
+            ("make --file=hooks.mk", vec!["hooks.mk"]),
+            ("make check", vec!["Makefile"]),
+            // A plain data argument still is not what runs.
+            ("uv pip list data.json", vec![]),
+        ] {
+            let scan = scan(command, p);
+            let found: Vec<String> = names(&scan, p)
+                .into_iter()
+                .map(|name| name.trim_start_matches("./").to_owned())
+                .collect();
+            assert_eq!(found, expected, "{command}");
+        }
     }
 
     #[test]
