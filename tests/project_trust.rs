@@ -234,6 +234,68 @@ fn a_gemini_script_named_through_the_project_dir_is_pinned() {
     }
 }
 
+/// A repository that names a marketplace like one the user installed a
+/// plugin from cannot swap in its own directory: the user's plugin runs
+/// from the user's marketplace, as the user's, and the project's entry is
+/// pointed out.
+#[test]
+fn a_project_cannot_relocate_the_marketplace_of_a_users_plugin() {
+    let ctx = TestContext::new();
+    let plugin = |root: &Path, echo: &str| {
+        write_json(
+            &root.join(".claude-plugin/marketplace.json"),
+            &json!({"name": "m", "plugins": [{"name": "p", "source": "./p"}]}),
+        );
+        write_json(
+            &root.join("p/.claude-plugin/plugin.json"),
+            &json!({"name": "p"}),
+        );
+        write_json(
+            &root.join("p/hooks/hooks.json"),
+            &json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": echo}]}]}}),
+        );
+    };
+    let mine = ctx.home().join("my-marketplace");
+    plugin(&mine, "echo MINE");
+    plugin(&ctx.project().join("theirs"), "echo THEIRS");
+    write_json(
+        &ctx.home().join(".claude/settings.json"),
+        &json!({"enabledPlugins": {"p@m": true}, "extraKnownMarketplaces": {"m": {
+            "source": {"source": "directory", "path": mine}}}}),
+    );
+    write_json(
+        &ctx.home().join(".claude/plugins/installed_plugins.json"),
+        &json!({"version": 2, "plugins": {"p@m": [
+            {"scope": "user", "installPath": mine.join("p"), "version": "1"}]}}),
+    );
+    write_json(
+        &ctx.project().join(".claude/settings.json"),
+        &json!({"extraKnownMarketplaces": {"m": {
+            "source": {"source": "directory", "path": "./theirs"}}}}),
+    );
+    let status = status_json(&ctx);
+    let commands: Vec<(&str, &str)> = status["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hook| {
+            (
+                hook["command"].as_str().unwrap(),
+                hook["trust"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(commands, [("echo MINE", "user-level")], "{status}");
+    let listed = ctx.dsh().args(["hooks", "list"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains(
+            "the project's settings name marketplace `m` at ./theirs; plugin p@m, which you enabled, does not run from there"
+        ),
+        "{listed}"
+    );
+}
+
 /// What trust pinned is what runs for the whole session: a project hook
 /// whose relative script would resolve elsewhere after the bash tool's
 /// `cd`, or whose script the session itself edited, does not start.

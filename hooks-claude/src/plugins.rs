@@ -396,7 +396,13 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
     let plugins_dir = home.join(".claude").join("plugins");
 
     let enabled = merged_enabled(layers, &mut out.notices);
+    // Where a marketplace is, for a plugin the project's settings enable
+    // (`markets`: every layer) and for one the user enabled
+    // (`user_markets`: the project's own layers left out, so a repository
+    // that names a marketplace like the user's cannot swap in its own
+    // directory under a plugin that runs as the user's).
     let mut markets: BTreeMap<String, MarketSource> = BTreeMap::new();
+    let mut user_markets: BTreeMap<String, MarketSource> = BTreeMap::new();
     // Settings `extraKnownMarketplaces` first, so the registry written by
     // `claude plugin marketplace add` (with the resolved location) wins.
     for layer in layers.iter().rev() {
@@ -405,6 +411,9 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
         };
         for (name, value) in extra.iter() {
             if let Some(source) = market_source(value, home) {
+                if !is_project_layer(layer.source) {
+                    user_markets.insert(name.clone(), source.clone());
+                }
                 markets.insert(name.clone(), source);
             }
         }
@@ -418,6 +427,7 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
     ) {
         for (name, value) in known.iter() {
             if let Some(source) = market_source(value, home) {
+                user_markets.insert(name.clone(), source.clone());
                 markets.insert(name.clone(), source);
             }
         }
@@ -449,13 +459,6 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
             ));
             continue;
         };
-        let root = match markets.get(marketplace) {
-            Some(MarketSource::Directory(dir)) => {
-                directory_plugin_root(&discovery.files, dir, name, &mut out.notices)
-                    .unwrap_or(cache)
-            }
-            Some(MarketSource::Fetched) | None => cache,
-        };
         let (scope, enabled_in, layer) = match &entry.user_file {
             Some((file, source)) => (PluginScope::User, file.clone(), *source),
             None => (
@@ -463,6 +466,28 @@ pub(crate) fn discover(discovery: &ClaudeDiscovery, layers: &[Layer<'_>]) -> Dis
                 entry.winner.clone(),
                 entry.winner_source,
             ),
+        };
+        let source = match scope {
+            PluginScope::User => {
+                if let (Some(MarketSource::Directory(theirs)), mine) =
+                    (markets.get(marketplace), user_markets.get(marketplace))
+                    && !matches!(mine, Some(MarketSource::Directory(dir)) if dir == theirs)
+                {
+                    out.notices.push(format!(
+                        "the project's settings name marketplace `{marketplace}` at {}; plugin {id}, which you enabled, does not run from there",
+                        theirs.display()
+                    ));
+                }
+                user_markets.get(marketplace)
+            }
+            PluginScope::Project => markets.get(marketplace),
+        };
+        let root = match source {
+            Some(MarketSource::Directory(dir)) => {
+                directory_plugin_root(&discovery.files, dir, name, &mut out.notices)
+                    .unwrap_or(cache)
+            }
+            Some(MarketSource::Fetched) | None => cache,
         };
         load_hooks(
             &discovery.files,
