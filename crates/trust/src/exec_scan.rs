@@ -173,6 +173,12 @@ pub fn scan(command: &str, project: &Path) -> Scan {
 /// Scans `command` run where `runs` says.
 pub fn scan_in(command: &str, runs: Runs<'_>) -> Scan {
     let mut out = Scan::default();
+    // A shell the hook starts sources these before the command runs.
+    for (name, file) in runs.env {
+        if name == "BASH_ENV" || name == "ENV" {
+            add(&mut out, runs.project, &runs.dir.join(file));
+        }
+    }
     scan_into(command, runs, &mut out, 0);
     out
 }
@@ -542,6 +548,16 @@ mod tests {
         assert_eq!(
             names(&scan_in("bash $CLAUDE_PROJECT_DIR/guard.sh", runs), p),
             ["guard.sh"]
+        );
+        // A startup file the hook's shell sources is pinned too.
+        let sourced = [("BASH_ENV".to_owned(), "../lib.sh".to_owned())];
+        let with_startup = Runs {
+            env: &sourced,
+            ..runs
+        };
+        assert_eq!(
+            names(&scan_in("bash inner.sh", with_startup), p),
+            ["d/../lib.sh", "d/inner.sh"]
         );
         // The variable set for the hook wins over the project's name.
         let shadowed = [(
