@@ -377,7 +377,7 @@ fn a_trusted_hook_runs_only_the_scripts_the_session_started_with() {
 #[test]
 fn a_copilot_script_is_pinned_where_the_entry_runs_it() {
     // (the entry, the script it runs, the session directory below the repository)
-    let cases: [(Value, &str, &str); 5] = [
+    let cases: [(Value, &str, &str); 6] = [
         (json!({"bash": "./run.sh", "cwd": "sub"}), "sub/run.sh", ""),
         (json!({"exec": "./run.sh", "cwd": "sub"}), "sub/run.sh", ""),
         (json!({"bash": "./run.sh"}), "run.sh", "sub"),
@@ -390,6 +390,12 @@ fn a_copilot_script_is_pinned_where_the_entry_runs_it() {
             json!({"bash": "sh \"$SCRIPT\"", "env": {"SCRIPT": "tools/y.sh"}}),
             "tools/y.sh",
             "",
+        ),
+        // bash sources BASH_ENV before the command.
+        (
+            json!({"bash": "true", "env": {"BASH_ENV": "tools/z.sh"}}),
+            "tools/z.sh",
+            "sub",
         ),
     ];
     for (entry, script, session_dir) in cases {

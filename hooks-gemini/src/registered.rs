@@ -8,7 +8,7 @@ use dsh_hooks::names::Tabled;
 use dsh_hooks::project_settings::HeldBack;
 use dsh_hooks::registry::{
     ConfigFile, ConfiguredHook, DialectConfig, DialectSources, FileClaim, HookDialect, LintTargets,
-    LoadError, SessionHooks,
+    LoadError, RunsIn, SessionHooks,
 };
 use dsh_protocol::Dialect;
 use dsh_seams::Plugin;
@@ -137,6 +137,12 @@ impl Entry for Handler {
             file: self.file.clone(),
             origin: self.origin.clone(),
             identity: serde_json::to_value(self.trust_identity()).unwrap_or_default(),
+            // Trust pins what the entry's `env` names (a `BASH_ENV`, a
+            // script in a variable).
+            runs_in: RunsIn {
+                env: self.env.clone(),
+                ..RunsIn::default()
+            },
             ..ConfiguredHook::command(self.source, self.command.clone())
         }
     }
