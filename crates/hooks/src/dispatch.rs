@@ -310,6 +310,10 @@ mod tests {
         seen: Mutex<Vec<(usize, i64)>>,
         /// Each launch's slot: index, how many were selected, payload.
         slots: Mutex<Vec<(usize, usize, i64)>>,
+        /// Where handlers 0 and 1 start real processes (a process and a
+        /// detached one, each touching a file named after it); none: every
+        /// handler answers in process.
+        processes: Option<std::path::PathBuf>,
     }
 
     #[derive(Debug, Clone, Copy, PartialEq)]
@@ -400,6 +404,24 @@ mod tests {
         ) -> Launch<'a, Self> {
             let seen: i64 = std::str::from_utf8(stdin).unwrap().parse().unwrap();
             self.seen.lock().unwrap().push((*handler, seen));
+            if let Some(dir) = &self.processes
+                && *handler < 2
+            {
+                let spec = dsh_hook_runner::HookSpec {
+                    program: dsh_hook_runner::HookProgram::Shell {
+                        shell: "/bin/sh".into(),
+                        command: format!("touch ran-{handler}"),
+                    },
+                    cwd: dir.clone(),
+                    env: Vec::new(),
+                    stdin: Vec::new(),
+                    timeout: std::time::Duration::from_secs(10),
+                };
+                return match handler {
+                    0 => Launch::Process(spec),
+                    _ => Launch::Detached { spec, note: None },
+                };
+            }
             Launch::Custom(futures::future::ready(ANSWERS[*handler]).boxed())
         }
         fn read(
@@ -411,6 +433,9 @@ mod tests {
         ) -> Answer {
             match f {
                 Finished::Custom(answer) => *answer,
+                // A hook that could not start, read as one dialect does:
+                // fail closed.
+                Finished::Process(run) if run.pid.is_none() => Answer::Deny,
                 Finished::Process(_) => Answer::Nothing,
             }
         }
@@ -437,6 +462,7 @@ mod tests {
             order,
             seen: Mutex::new(Vec::new()),
             slots: Mutex::new(Vec::new()),
+            processes: None,
         };
         let engine = Engine::new(toy, HookRunner::default());
         let ctx = SeamContext::detached(std::env::temp_dir());
@@ -456,6 +482,110 @@ mod tests {
             seen,
             slots,
         )
+    }
+
+    /// Records what the engine writes and shows.
+    #[derive(Default)]
+    struct Recorded {
+        results: Mutex<Vec<dsh_protocol::HookResultEvent>>,
+        notices: Mutex<Vec<String>>,
+    }
+
+    impl dsh_seams::SessionSink for Recorded {
+        fn record(&self, body: dsh_protocol::EventBody) {
+            if let dsh_protocol::EventBody::HookResult(result) = body {
+                self.results.lock().unwrap().push(result);
+            }
+        }
+        fn tell_user(&self, notice: UserNotice) {
+            self.notices.lock().unwrap().push(notice.text);
+        }
+    }
+
+    /// Refuses every hook from the origin `toy`.
+    struct RefuseToy;
+
+    impl dsh_hook_runner::LaunchCheck for RefuseToy {
+        fn admit(&self, origin: &str, _cwd: &std::path::Path) -> Result<(), String> {
+            match origin {
+                "toy" => Err("not started: pinned".to_owned()),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    /// A hook the runner's launch check refuses never starts, awaited or
+    /// detached: the awaited one is read as a hook that could not start,
+    /// the detached one is recorded as such and shown to the user.
+    #[tokio::test]
+    async fn a_refused_launch_starts_nothing_and_is_read_as_not_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let fire = |runner: HookRunner| {
+            let dir = dir.path().to_owned();
+            async move {
+                let toy = Toy {
+                    handlers: vec![0, 1],
+                    order: Order::Parallel,
+                    seen: Mutex::new(Vec::new()),
+                    slots: Mutex::new(Vec::new()),
+                    processes: Some(dir.clone()),
+                };
+                let engine = Engine::new(toy, runner);
+                let sink = std::sync::Arc::new(Recorded::default());
+                let mut ctx = SeamContext::detached(dir);
+                ctx.sink = sink.clone();
+                let cancel = CancellationToken::new();
+                let request = Request {
+                    event: (),
+                    subject: (),
+                    payload: 100,
+                    call_id: None,
+                    cancel: &cancel,
+                };
+                let readings: Vec<Answer> = engine
+                    .dispatch(&ctx, request)
+                    .await
+                    .into_iter()
+                    .map(|run| run.reading)
+                    .collect();
+                (readings, sink)
+            }
+        };
+        let (readings, sink) =
+            fire(HookRunner::default().with_launch_check(std::sync::Arc::new(RefuseToy))).await;
+        assert_eq!(readings, [Answer::Deny]);
+        // A detached start would finish on its own: give it the time.
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        assert!(!dir.path().join("ran-0").exists());
+        assert!(!dir.path().join("ran-1").exists());
+        let results = sink.results.lock().unwrap().clone();
+        assert!(
+            results
+                .iter()
+                .all(|result| result.error.as_deref() == Some("not started: pinned")),
+            "{results:?}"
+        );
+        // The detached one's result is recorded at once (the awaited one's
+        // when its bridge records the firing).
+        assert_eq!(results.len(), 1, "{results:?}");
+        let notices = sink.notices.lock().unwrap().clone();
+        assert!(
+            notices
+                .iter()
+                .any(|notice| notice.contains("not started: pinned")),
+            "{notices:?}"
+        );
+        // Without the check both start.
+        let (readings, _) = fire(HookRunner::default()).await;
+        assert_eq!(readings, [Answer::Nothing]);
+        assert!(dir.path().join("ran-0").exists());
+        for _ in 0..100 {
+            if dir.path().join("ran-1").exists() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert!(dir.path().join("ran-1").exists());
     }
 
     /// A dialect that launches by the firing sees each handler's place
