@@ -369,6 +369,26 @@ fn a_trusted_hook_runs_only_the_scripts_the_session_started_with() {
         said.contains(".claude/hooks/guard.sh changed since the session started"),
         "{said}"
     );
+    // Replay runs every configured hook as it finds it (its contract):
+    // nothing is pinned there.
+    write_script(&project.join(".claude/hooks/guard.sh"), &guard("trusted"));
+    std::fs::remove_file(&ran).unwrap();
+    let fixture = ctx.home().join("cd.json");
+    write_json(
+        &fixture,
+        &json!({"prompts": ["go"], "model": [
+            {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "cd vendor"}}]},
+            {"tool_calls": [{"id": "c2", "name": "bash", "arguments": {"command": "echo two"}}]},
+            {"text": "done"}]}),
+    );
+    let output = ctx.dsh().arg("replay").arg(&fixture).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(&ran).unwrap(),
+        "trusted\nvendor\n",
+        "{}",
+        stderr(&output)
+    );
 }
 
 /// A Copilot CLI entry runs at the repository root (or its `cwd` below

@@ -163,7 +163,7 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
         spec.hooks.clone(),
         &spec.sources,
         scrub,
-        std::sync::Arc::new(crate::trust::launch_pins(&spec.hooks, &spec.sources)),
+        std::sync::Arc::new(spec.launch_pins()),
     )?;
     // After the bridges: PreToolUse hooks fire before the rules decide.
     hooks.plugins.push(Arc::clone(&spec.permissions.plugin));

@@ -182,6 +182,19 @@ fn describe_transport(transport: &ServerTransport) -> String {
 }
 
 impl SessionSpec {
+    /// What the session's project hooks run, pinned as it starts (the
+    /// runner refuses a hook that would run other or changed files): where
+    /// trust applies. Replay runs every configured hook as it finds it, as
+    /// its contract says, so nothing is pinned there.
+    pub(crate) fn launch_pins(&self) -> crate::trust::LaunchPins {
+        match self.policy {
+            TrustPolicy::RunAll => crate::trust::LaunchPins::none(&self.sources),
+            TrustPolicy::Ask | TrustPolicy::Headless { .. } | TrustPolicy::HookTools(_) => {
+                crate::trust::launch_pins(&self.hooks, &self.sources)
+            }
+        }
+    }
+
     /// Resolves a session in `inputs.cwd`: reads every configuration layer,
     /// decides trust and consent as far as they can be decided without
     /// asking anyone. Nothing starts.

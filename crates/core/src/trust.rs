@@ -138,6 +138,16 @@ struct Pin {
     files: Vec<PathBuf>,
 }
 
+impl LaunchPins {
+    /// Nothing pinned: every hook starts.
+    pub fn none(sources: &HookSources) -> Self {
+        LaunchPins {
+            sources: sources.clone(),
+            pins: HashMap::new(),
+        }
+    }
+}
+
 /// The pins of `configs`' project hooks (user hooks and hooks their own
 /// dialect trusts are the user's to change).
 pub fn launch_pins(configs: &HookConfigs, sources: &HookSources) -> LaunchPins {

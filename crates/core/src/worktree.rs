@@ -129,7 +129,7 @@ fn create_recorded(
         spec.hooks.clone(),
         &spec.sources,
         scrub,
-        std::sync::Arc::new(crate::trust::launch_pins(&spec.hooks, &spec.sources)),
+        std::sync::Arc::new(spec.launch_pins()),
     )?;
     let sink = Arc::new(EarlyRecords::new(session_id));
     let ctx = SeamContext {
