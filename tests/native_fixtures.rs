@@ -333,6 +333,7 @@ impl Plugin for EverySeam {
                 by: "every-seam".into(),
                 conflicts: vec![],
                 history: HistoryInput::Original,
+                refusal: None,
             }
             .into()
         } else {

@@ -130,9 +130,7 @@ async fn pre_tool(
     };
     let review = s.plugin.rewrite_input(&s.ctx, &proposed).await;
     let arguments = match &review.rewrite {
-        InputRewrite::Rewrite { arguments, .. } | InputRewrite::Refuse { arguments, .. } => {
-            arguments.clone()
-        }
+        InputRewrite::Rewrite { arguments, .. } => arguments.clone(),
         InputRewrite::Keep => arguments,
     };
     let outcome = s
@@ -258,6 +256,7 @@ async fn rewriter_and_env_protector() {
             by: format!("claude:PreToolUse:{rewriter}"),
             conflicts: vec![],
             history: HistoryInput::Original,
+            refusal: None,
         }
     );
     assert_eq!(decision, PreToolDecision::Allow);

@@ -241,6 +241,7 @@ async fn pre_tool_use_rewrite_runs_before_sealing_and_keeps_context() {
         by,
         conflicts,
         history,
+        refusal,
     } = review.rewrite
     else {
         panic!("{review:?}")
@@ -250,6 +251,7 @@ async fn pre_tool_use_rewrite_runs_before_sealing_and_keeps_context() {
     assert!(conflicts.is_empty());
     // Codex's history keeps the model's own input.
     assert_eq!(history, dsh_seams::HistoryInput::Original);
+    assert_eq!(refusal, None);
     let outcome = h
         .plugin
         .pre_execute(&h.ctx, &sealed(&call, arguments), review.verdict.as_ref())

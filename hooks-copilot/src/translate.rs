@@ -125,22 +125,14 @@ pub fn pre_tool_use(readings: &[&Reading], tool: &str, source: &str) -> (CallRev
     let rewrite = match modified {
         Some(args) if !matches!(decision, PreToolDecision::Ask { .. }) => {
             let arguments = tools::arguments_from(tool, args);
-            let (by, conflicts, history) = (source.to_owned(), Vec::new(), HistoryInput::Rewritten);
-            // Copilot's tool fails arguments that are not an object itself.
-            match tools::refusal(&arguments) {
-                None => InputRewrite::Rewrite {
-                    arguments,
-                    by,
-                    conflicts,
-                    history,
-                },
-                Some(reason) => InputRewrite::Refuse {
-                    arguments,
-                    by,
-                    conflicts,
-                    history,
-                    reason,
-                },
+            InputRewrite::Rewrite {
+                // Copilot's tool fails arguments that are not an object
+                // itself, in its own words.
+                refusal: tools::refusal(&arguments),
+                arguments,
+                by: source.to_owned(),
+                conflicts: Vec::new(),
+                history: HistoryInput::Rewritten,
             }
         }
         Some(_) | None => InputRewrite::Keep,
@@ -281,6 +273,7 @@ mod tests {
                 by: "S".into(),
                 conflicts: Vec::new(),
                 history: HistoryInput::Rewritten,
+                refusal: None,
             }
         );
         assert!(!decided);
@@ -298,12 +291,12 @@ mod tests {
         let (review, _, _) = pre_tool_use(&[&null], "bash", "S");
         assert_eq!(
             review.rewrite,
-            InputRewrite::Refuse {
+            InputRewrite::Rewrite {
                 arguments: json!(null),
                 by: "S".into(),
                 conflicts: Vec::new(),
                 history: HistoryInput::Rewritten,
-                reason: "Invalid input: Expected JSON object but got null".into(),
+                refusal: Some("Invalid input: Expected JSON object but got null".into()),
             }
         );
         let text = Reading {
@@ -311,7 +304,10 @@ mod tests {
             ..Reading::default()
         };
         let (review, _, _) = pre_tool_use(&[&text], "bash", "S");
-        assert!(matches!(review.rewrite, InputRewrite::Rewrite { .. }));
+        assert!(matches!(
+            review.rewrite,
+            InputRewrite::Rewrite { refusal: None, .. }
+        ));
     }
 
     #[test]

@@ -105,6 +105,7 @@ pub fn before_tool(
                 by,
                 conflicts: Vec::new(),
                 history: HistoryInput::Original,
+                refusal: None,
             },
             stop: None,
         },
@@ -204,6 +205,7 @@ mod tests {
                 by: "by".into(),
                 conflicts: Vec::new(),
                 history: HistoryInput::Original,
+                refusal: None,
             }
         );
         assert_eq!(decisive, Some(Decisive::ToolInput));
@@ -237,6 +239,7 @@ mod tests {
                 by: "by".into(),
                 conflicts: Vec::new(),
                 history: HistoryInput::Original,
+                refusal: None,
             }
         );
         let empty = answer(json!({}));

@@ -131,22 +131,12 @@ pub enum InputRewrite {
         conflicts: Vec<String>,
         /// What the model's later history shows as the call's input.
         history: HistoryInput,
-    },
-    /// Replace the arguments with ones the rewriting dialect's own tool
-    /// refuses before it runs: sealing rejects the call as invalid
-    /// arguments with `reason` as the model-facing text, in place of its
-    /// schema check and wording. The rewrite stays on the call's identity.
-    Refuse {
-        /// The new arguments, as the dialect handed them on.
-        arguments: Value,
-        /// Who rewrote them.
-        by: String,
-        /// Other rewrites of the same call that lost to this one.
-        conflicts: Vec<String>,
-        /// What the model's later history shows as the call's input.
-        history: HistoryInput,
-        /// The model-facing text of the rejection, exactly.
-        reason: String,
+        /// The model-facing text, exactly, when the rewriting dialect's own
+        /// tool refuses these arguments before it runs: sealing then
+        /// rejects the call as invalid arguments with it, in place of its
+        /// schema check and wording. `None`: the schema check decides.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        refusal: Option<String>,
     },
 }
 

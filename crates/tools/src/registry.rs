@@ -356,11 +356,6 @@ impl ToolRegistry {
                         by,
                         conflicts: lost,
                         ..
-                    }
-                    | InputRewrite::Refuse {
-                        by,
-                        conflicts: lost,
-                        ..
                     } = &mut rewrite
                     {
                         conflicts.append(lost);
@@ -388,24 +383,13 @@ impl ToolRegistry {
         }
         let mut rejected = None;
         let mut shown = HistoryInput::Original;
-        let refusal = match &winner {
-            Some(InputRewrite::Refuse { reason, .. }) => Some(reason.clone()),
-            _ => None,
-        };
-        if let Some(
-            InputRewrite::Rewrite {
-                arguments,
-                by,
-                history,
-                ..
-            }
-            | InputRewrite::Refuse {
-                arguments,
-                by,
-                history,
-                ..
-            },
-        ) = winner
+        if let Some(InputRewrite::Rewrite {
+            arguments,
+            by,
+            history,
+            refusal,
+            ..
+        }) = winner
         {
             shown = history;
             // The rewriting dialect's own wording, or the schema's.

@@ -145,6 +145,7 @@ impl Plugin for Probe {
                 by: self.name.clone(),
                 conflicts: vec![],
                 history: HistoryInput::Original,
+                refusal: None,
             },
             None => InputRewrite::Keep,
         }
@@ -895,7 +896,7 @@ async fn the_notification_seam_fires_before_the_user_is_asked() {
 struct Reviewer {
     decision: Option<PreToolDecision>,
     rewrite: Option<Value>,
-    /// Refuse the rewrite with this text (`InputRewrite::Refuse`).
+    /// Refuse the rewrite with this text (the rewrite's `refusal`).
     refuse: Option<String>,
     only_for: Option<String>,
     reviews: AtomicUsize,
@@ -920,13 +921,14 @@ impl Plugin for Reviewer {
                 by: "reviewer".into(),
                 conflicts: vec![],
                 history: HistoryInput::Original,
+                refusal: None,
             },
-            (Some(arguments), Some(reason)) => InputRewrite::Refuse {
+            (Some(arguments), Some(reason)) => InputRewrite::Rewrite {
                 arguments: arguments.clone(),
                 by: "reviewer".into(),
                 conflicts: vec!["inner".into()],
                 history: HistoryInput::Rewritten,
-                reason: reason.clone(),
+                refusal: Some(reason.clone()),
             },
             (None, _) => InputRewrite::Keep,
         };

@@ -233,6 +233,7 @@ fn review_of(fired: &[Fired], tool_name: &str) -> CallReview {
                 .map(|&r| source_of(HookEvent::PreToolUse, &fired[r].handler.command_text()))
                 .collect(),
             history: HistoryInput::Original,
+            refusal: None,
         },
         None => InputRewrite::Keep,
     };

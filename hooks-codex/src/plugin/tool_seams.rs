@@ -115,6 +115,7 @@ pub(super) fn pre_tool_use<'a>(cx: Cx<'_, Codex>, call: &'a ProposedCall) -> Flo
                     .unwrap_or_default(),
                 conflicts,
                 history: HistoryInput::Original,
+                refusal: None,
             },
             _ => InputRewrite::Keep,
         };
