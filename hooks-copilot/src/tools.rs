@@ -158,22 +158,12 @@ pub fn refusal(args: &Value) -> Option<String> {
         },
         None => args,
     };
-    let kind = if args.is_object() {
-        return None;
-    } else if args.is_null() {
-        "null"
-    } else if args.is_boolean() {
-        "boolean"
-    } else if args.is_number() {
-        "number"
-    } else if args.is_array() {
-        "array"
-    } else {
-        "string"
-    };
-    Some(format!(
-        "Invalid input: Expected JSON object but got {kind}"
-    ))
+    (!args.is_object()).then(|| {
+        format!(
+            "Invalid input: Expected JSON object but got {}",
+            dsh_hooks::wire::json_type(args)
+        )
+    })
 }
 
 /// Whether a call goes through the permission flow (permissionRequest):

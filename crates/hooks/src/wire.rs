@@ -9,6 +9,25 @@ use std::marker::PhantomData;
 use serde::Deserialize;
 use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
 
+/// A JSON value's type by its JSON name (`null`, `boolean`, `number`,
+/// `string`, `array`, `object`), as the tools' own input errors name it
+/// (Claude Code's schema errors, Copilot's `Expected JSON object but got …`).
+pub fn json_type(value: &serde_json::Value) -> &'static str {
+    if value.is_null() {
+        "null"
+    } else if value.is_boolean() {
+        "boolean"
+    } else if value.is_number() {
+        "number"
+    } else if value.is_string() {
+        "string"
+    } else if value.is_array() {
+        "array"
+    } else {
+        "object"
+    }
+}
+
 /// `deserialize_with` for an `Option<T>` key (with `#[serde(default)]`): a
 /// value that is not a `T` reads as `None`.
 pub fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>

@@ -9,18 +9,6 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
-/// A JSON value's type as Claude Code's schema errors name it.
-pub(crate) fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 /// A type one key of the answer is read into.
 pub(crate) trait WireType: DeserializeOwned {
     /// The JSON type the schema requires (`None`: any, or decided by the
@@ -142,7 +130,7 @@ impl Field<String> {
 impl<'de, T: WireType> Deserialize<'de> for Field<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        let received = type_name(&value);
+        let received = dsh_hooks::wire::json_type(&value);
         if let Some(want) = T::JSON
             && want != received
         {
