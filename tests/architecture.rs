@@ -602,7 +602,7 @@ fn the_function_length_check_sees_functions() {
 /// `toml::Value`s, and every use of a type alias of one) allowed outside
 /// tests. Typed seams bring it down, toward under 300; lower it with them,
 /// never raise it.
-const VALUE_BUDGET: usize = 465;
+const VALUE_BUDGET: usize = 463;
 
 /// Where the word `word` stands in `code` (not inside a longer name).
 fn word_positions<'a>(code: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {

@@ -160,15 +160,10 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct Settings {
-    #[serde(deserialize_with = "present")]
+    #[serde(deserialize_with = "dsh_protocol::present")]
     approval_policy: Option<Written>,
-    #[serde(deserialize_with = "present")]
+    #[serde(deserialize_with = "dsh_protocol::present")]
     sandbox_mode: Option<Written>,
-}
-
-/// A key that is there, whatever its value (`null` is a value here).
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Written>, D::Error> {
-    Written::deserialize(deserializer).map(Some)
 }
 
 /// A value as written in the file: its compact JSON text, and the string

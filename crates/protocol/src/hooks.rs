@@ -281,9 +281,9 @@ pub struct HookDecision {
     pub retry: Option<bool>,
 }
 
-/// A key that is there, whatever it holds (`null` too); with
-/// `#[serde(default)]` a missing key is `None`.
-fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+/// `deserialize_with` for a key that counts when it is there, whatever it
+/// holds (`null` too); with `#[serde(default)]` a missing key is `None`.
+pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de>,

@@ -3,7 +3,7 @@
 //! for it, written in the captured key order. A key missing from the value
 //! reads as its default.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{cc_tool_name, is_mcp_tool, mcp_tool_response};
@@ -142,7 +142,10 @@ pub struct GrepResponse {
     mode: Option<String>,
     num_files: u64,
     filenames: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "present")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "dsh_protocol::present"
+    )]
     content: Option<Option<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     num_lines: Option<u64>,
@@ -165,11 +168,6 @@ fn first_line() -> u64 {
 
 fn created() -> String {
     "create".to_owned()
-}
-
-/// A key that is there, `null` or not (a missing key stays `None`).
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Option<String>>, D::Error> {
-    Option::<String>::deserialize(deserializer).map(Some)
 }
 
 /// `value` read as a `T`: a value of another shape reads as the default.

@@ -29,11 +29,6 @@ where
     })
 }
 
-/// A field kept as given, `null` included (absent only when missing).
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
-}
-
 /// The fields of a test payload, in Claude Code's or Codex's names; each is
 /// absent when missing or of another type. A payload that is not an object
 /// has none.
@@ -44,10 +39,10 @@ pub(crate) struct TestPayload {
     #[serde(default, deserialize_with = "lenient")]
     pub tool_name: Option<String>,
     /// The tool's arguments, in the naming dialect's shape.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "dsh_protocol::present")]
     pub tool_input: Option<Value>,
     /// What the tool returned, in the naming dialect's shape.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "dsh_protocol::present")]
     pub tool_response: Option<Value>,
     #[serde(default, deserialize_with = "lenient")]
     pub tool_use_id: Option<String>,
