@@ -456,16 +456,20 @@ mod tests {
         (readings, seen)
     }
 
-    async fn run_slots(order: Order) -> (Vec<Answer>, Vec<(usize, i64)>, Slots) {
-        let toy = Toy {
-            handlers: vec![0, 1, 2, 3],
-            order,
-            seen: Mutex::new(Vec::new()),
-            slots: Mutex::new(Vec::new()),
-            processes: None,
-        };
-        let engine = Engine::new(toy, HookRunner::default());
-        let ctx = SeamContext::detached(std::env::temp_dir());
+    impl Toy {
+        fn new(handlers: Vec<usize>, order: Order, processes: Option<std::path::PathBuf>) -> Self {
+            Toy {
+                handlers,
+                order,
+                seen: Mutex::new(Vec::new()),
+                slots: Mutex::new(Vec::new()),
+                processes,
+            }
+        }
+    }
+
+    /// Fires the toy event with the payload 100.
+    async fn dispatch(engine: &Engine<Toy>, ctx: &SeamContext) -> Vec<Fired<Toy>> {
         let cancel = CancellationToken::new();
         let request = Request {
             event: (),
@@ -474,7 +478,14 @@ mod tests {
             call_id: None,
             cancel: &cancel,
         };
-        let fired = engine.dispatch(&ctx, request).await;
+        engine.dispatch(ctx, request).await
+    }
+
+    async fn run_slots(order: Order) -> (Vec<Answer>, Vec<(usize, i64)>, Slots) {
+        let toy = Toy::new(vec![0, 1, 2, 3], order, None);
+        let engine = Engine::new(toy, HookRunner::default());
+        let ctx = SeamContext::detached(std::env::temp_dir());
+        let fired = dispatch(&engine, &ctx).await;
         let seen = engine.dialect().seen.lock().unwrap().clone();
         let slots = engine.dialect().slots.lock().unwrap().clone();
         (
@@ -523,27 +534,12 @@ mod tests {
         let fire = |runner: HookRunner| {
             let dir = dir.path().to_owned();
             async move {
-                let toy = Toy {
-                    handlers: vec![0, 1],
-                    order: Order::Parallel,
-                    seen: Mutex::new(Vec::new()),
-                    slots: Mutex::new(Vec::new()),
-                    processes: Some(dir.clone()),
-                };
+                let toy = Toy::new(vec![0, 1], Order::Parallel, Some(dir.clone()));
                 let engine = Engine::new(toy, runner);
                 let sink = std::sync::Arc::new(Recorded::default());
                 let mut ctx = SeamContext::detached(dir);
                 ctx.sink = sink.clone();
-                let cancel = CancellationToken::new();
-                let request = Request {
-                    event: (),
-                    subject: (),
-                    payload: 100,
-                    call_id: None,
-                    cancel: &cancel,
-                };
-                let readings: Vec<Answer> = engine
-                    .dispatch(&ctx, request)
+                let readings: Vec<Answer> = dispatch(&engine, &ctx)
                     .await
                     .into_iter()
                     .map(|run| run.reading)

@@ -214,11 +214,9 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
             if is_assignment || WRAPPERS.contains(&first.as_str()) {
                 rest = tail;
             } else if let Some(taken) = launched_from(first, tail) {
+                // `add` keeps only the words that are files.
                 for arg in tail.iter().flatten() {
-                    let path = base.join(arg);
-                    if path.is_file() {
-                        add(out, project, &path);
-                    }
+                    add(out, project, &base.join(arg));
                 }
                 rest = &tail[taken..];
             } else {
