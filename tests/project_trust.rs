@@ -391,6 +391,85 @@ fn a_trusted_hook_runs_only_the_scripts_the_session_started_with() {
     );
 }
 
+/// What a trusted script pulls in (a module it imports, a library it
+/// sources through its own directory) is pinned with it: an edited helper
+/// does not run under the entry script's trust.
+#[test]
+fn a_trusted_hook_does_not_run_a_helper_edited_after_the_session_started() {
+    let ctx = TestContext::new();
+    let project = ctx.project();
+    write_json(
+        &project.join(".claude/settings.json"),
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "python3 .claude/hooks/guard.py"},
+            {"type": "command", "command": "bash .claude/hooks/guard.sh"}]}]}}),
+    );
+    let ran = project.join("ran.txt");
+    let hooks = project.join(".claude/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(hooks.join("guard.py"), "import helpers\nhelpers.note()\n").unwrap();
+    let note = |who: &str| {
+        format!(
+            "def note():\n    open({:?}, 'a').write('{who}\\n')\n",
+            ran.display().to_string()
+        )
+    };
+    std::fs::write(hooks.join("helpers.py"), note("PYRAN")).unwrap();
+    write_script(
+        &hooks.join("guard.sh"),
+        "source \"$(dirname \"$0\")/lib.sh\"\nnote\n",
+    );
+    let lib = |who: &str| format!("note() {{ echo {who} >> '{}'; }}\n", ran.display());
+    std::fs::write(hooks.join("lib.sh"), lib("SHRAN")).unwrap();
+    trust_workspace(&ctx);
+    let calls = |commands: &[&str]| -> Vec<MockResponse> {
+        let mut script: Vec<MockResponse> = commands
+            .iter()
+            .enumerate()
+            .map(|(i, command)| {
+                MockResponse::tool_calls(
+                    "",
+                    vec![MockToolCall::new(
+                        format!("call_{i}"),
+                        "bash",
+                        &json!({"command": command}),
+                    )],
+                )
+            })
+            .collect();
+        script.push(MockResponse::text("done"));
+        script
+    };
+    let provider = mock(calls(&[
+        "echo one",
+        "sed -i s/PYRAN/EDITED/ .claude/hooks/helpers.py; sed -i s/SHRAN/EDITED/ .claude/hooks/lib.sh",
+        "echo two",
+    ]));
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "go", "--dangerously-skip-permissions"])
+        .output()
+        .unwrap();
+    let said = stderr(&output);
+    assert!(output.status.success(), "{said}");
+    // Both ran for the first two calls; neither edited helper ever ran.
+    // (the two hooks of a call run side by side: their order varies)
+    let mut lines: Vec<String> = std::fs::read_to_string(&ran)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    assert_eq!(lines, ["PYRAN", "PYRAN", "SHRAN", "SHRAN"], "{said}");
+    for changed in [".claude/hooks/helpers.py", ".claude/hooks/lib.sh"] {
+        assert!(
+            said.contains(&format!(
+                "not started: {changed} changed since the session started"
+            )),
+            "{changed}: {said}"
+        );
+    }
+}
+
 /// A Copilot CLI entry runs at the repository root (or its `cwd` below
 /// it), with Copilot's variables and its own `env`: trust pins the script
 /// that runs there, whichever directory the session starts in.

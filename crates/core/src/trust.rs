@@ -136,6 +136,8 @@ struct Pin {
     hook: ConfiguredHook,
     hash: String,
     files: Vec<PathBuf>,
+    /// Each file's own hash, to name the ones that changed.
+    file_hashes: Vec<Option<String>>,
 }
 
 impl LaunchPins {
@@ -158,8 +160,14 @@ pub fn launch_pins(configs: &HookConfigs, sources: &HookSources) -> LaunchPins {
                 continue;
             }
             let (scan, hash, _) = scan_hook(&hook, sources, None);
-            let files = scan.files;
-            pins.insert(hook.origin.clone(), Pin { hook, hash, files });
+            let file_hashes = dsh_trust::file_hashes(&scan.files);
+            let pin = Pin {
+                hook,
+                hash,
+                files: scan.files,
+                file_hashes,
+            };
+            pins.insert(pin.hook.origin.clone(), pin);
         }
     }
     LaunchPins {
@@ -188,9 +196,21 @@ impl dsh_hook_runner::LaunchCheck for LaunchPins {
             }
         };
         Err(if scan.files == pin.files {
+            let now = dsh_trust::file_hashes(&scan.files);
+            let changed: Vec<PathBuf> = (scan.files.iter().zip(now.iter()))
+                .zip(&pin.file_hashes)
+                .filter(|((_, now), then)| now != then)
+                .map(|((file, _), _)| file.clone())
+                .collect();
+            // Nothing to name: the definition itself changed.
+            let changed = if changed.is_empty() {
+                &scan.files
+            } else {
+                &changed
+            };
             format!(
                 "not started: {} changed since the session started (a changed project hook runs once trusted again: `dsh hooks trust`)",
-                shown(&scan.files)
+                shown(changed)
             )
         } else {
             format!(

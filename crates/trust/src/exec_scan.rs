@@ -17,7 +17,10 @@
 //!   `deno run -A x`): its options may take values the scan cannot tell
 //!   from the program;
 //! - any other path argument that is a file with a `#!` line or an
-//!   execute bit (`xargs ./x`, `env ./x`).
+//!   execute bit (`xargs ./x`, `env ./x`);
+//! - a package manager's script (`npm run x`, `pnpm x`): its `package.json`
+//!   and what the script's command runs;
+//! - what each of those files pulls in itself, file to file (`pulls`).
 //!
 //! Files the command only reads or writes as data are not executed and are
 //! not hashed. Binaries count only inside the project (a system binary
@@ -29,6 +32,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::expand_vars_with;
+
+mod pulls;
 
 /// What [`scan`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -96,6 +101,63 @@ fn launched_from(program: &str, args: &[Option<String>]) -> Option<usize> {
         .take_while(|arg| arg.as_deref().is_some_and(|arg| arg.starts_with('-')))
         .count();
     Some(skipped + options)
+}
+
+/// The `package.json` a package manager's line runs scripts of (`npm run
+/// x`, `npm test`, `yarn x`, `pnpm x`, `bun run x`: the nearest one up
+/// from `base`) and the commands it runs, `pre` and `post` scripts
+/// included. `None` when the line runs no script (`npm ci`, `bun x.ts`).
+fn package_scripts(
+    program: &str,
+    args: &[Option<String>],
+    base: &Path,
+) -> Option<(PathBuf, Vec<String>)> {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let words: Vec<&str> = args
+        .iter()
+        .map(|arg| arg.as_deref().unwrap_or(""))
+        .filter(|arg| !arg.starts_with('-'))
+        .collect();
+    let (first, second) = (words.first().copied()?, words.get(1).copied());
+    let named = match (name, first) {
+        ("npm" | "pnpm" | "yarn" | "bun", "run" | "run-script") => second?,
+        ("npm" | "pnpm" | "yarn" | "bun", "test" | "start" | "stop" | "restart") => first,
+        ("npm", "t" | "tst") => "test",
+        // `pnpm x`, `yarn x` and `bun x` run the script `x` when there is one.
+        ("pnpm" | "yarn" | "bun", first) => first,
+        _ => return None,
+    };
+    let manifest = base
+        .ancestors()
+        .map(|dir| dir.join("package.json"))
+        .find(|path| path.is_file())?;
+    // A manifest npm cannot read runs no script; it is pinned all the same.
+    let scripts = fs_err::read(&manifest)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<PackageJson>(&bytes).ok())
+        .map(|package| package.scripts)
+        .unwrap_or_default();
+    let runs = [
+        format!("pre{named}"),
+        named.to_owned(),
+        format!("post{named}"),
+    ];
+    let commands: Vec<String> = runs
+        .iter()
+        .filter_map(|script| scripts.get(script).cloned())
+        .collect();
+    // `bun x.ts` runs the file, not a script: the launcher reading pins it.
+    if commands.is_empty() && base.join(named).is_file() {
+        return None;
+    }
+    Some((manifest, commands))
+}
+
+/// The part of `package.json` a script run reads.
+#[derive(serde::Deserialize)]
+struct PackageJson {
+    #[serde(default)]
+    scripts: std::collections::HashMap<String, String>,
 }
 
 /// The files `python -m module` runs from `base`: the module (`a/b.py`,
@@ -180,6 +242,7 @@ pub fn scan_in(command: &str, runs: Runs<'_>) -> Scan {
         }
     }
     scan_into(command, runs, &mut out, 0);
+    pulls::follow(&mut out, runs);
     out
 }
 
@@ -213,6 +276,25 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
                 .is_some_and(|(name, _)| !name.is_empty() && !name.contains('/'));
             if is_assignment || WRAPPERS.contains(&first.as_str()) {
                 rest = tail;
+            } else if let Some((manifest, scripts)) = package_scripts(first, tail, &base) {
+                // The line runs `package.json` scripts, from its folder.
+                add(out, project, &manifest);
+                let folder = manifest.parent().unwrap_or(&base);
+                if depth < 4 {
+                    for script in scripts {
+                        scan_into(
+                            &script,
+                            Runs {
+                                dir: folder,
+                                ..runs
+                            },
+                            out,
+                            depth + 1,
+                        );
+                    }
+                }
+                rest = &[];
+                break;
             } else if let Some(taken) = launched_from(first, tail) {
                 // `add` keeps only the words that are files.
                 for arg in tail.iter().flatten() {
@@ -523,6 +605,48 @@ mod tests {
                 .map(|name| name.trim_start_matches("./").to_owned())
                 .collect();
             assert_eq!(found, expected, "{command}");
+        }
+    }
+
+    #[test]
+    fn a_package_script_pins_the_manifest_and_what_the_script_runs() {
+        let dir = project();
+        let p = dir.path();
+        std::fs::create_dir_all(p.join("hooks/src")).unwrap();
+        std::fs::write(
+            p.join("hooks/package.json"),
+            r#"{"scripts": {"prelint": "bash ../guard.sh", "lint": "node src/lint.js", "test": "python3 ../check.py"}}"#,
+        )
+        .unwrap();
+        std::fs::write(p.join("hooks/src/lint.js"), "x\n").unwrap();
+        std::fs::write(p.join("hooks/src/run.ts"), "x\n").unwrap();
+        let runs = Runs {
+            dir: &p.join("hooks/src"),
+            project: p,
+            env: &[],
+        };
+        let lint = [
+            "hooks/package.json",
+            "hooks/../guard.sh",
+            "hooks/src/lint.js",
+        ];
+        for (command, expected) in [
+            ("npm run lint", lint.as_slice()),
+            ("npm run --silent lint -- --fix", lint.as_slice()),
+            ("pnpm lint", lint.as_slice()),
+            ("yarn run lint", lint.as_slice()),
+            ("bun run lint", lint.as_slice()),
+            (
+                "npm test",
+                ["hooks/package.json", "hooks/../check.py"].as_slice(),
+            ),
+            // No such script: what npm reads is still pinned.
+            ("npm run missing", ["hooks/package.json"].as_slice()),
+            // A file, not a script.
+            ("bun run run.ts", ["hooks/src/run.ts"].as_slice()),
+            ("npm ci", [].as_slice()),
+        ] {
+            assert_eq!(names(&scan_in(command, runs), p), expected, "{command}");
         }
     }
 

@@ -383,6 +383,18 @@ pub fn hash_identity(identity: &impl Serialize, scripts: &[PathBuf]) -> (String,
     (sha256_hex(hashed.as_bytes()), notices)
 }
 
+/// Each file's hash as [`hash_identity`] counts it (`None`: unreadable,
+/// or over the hashing limit), to tell which of a hook's files changed.
+pub fn file_hashes(files: &[PathBuf]) -> Vec<Option<String>> {
+    files
+        .iter()
+        .map(|path| match hash_file(path) {
+            Ok(FileHash::Hashed(sha256)) => Some(sha256),
+            Ok(FileHash::TooLarge(_)) | Err(_) => None,
+        })
+        .collect()
+}
+
 /// `identity` (compact JSON text) with `"scripts":[…]` as its last key
 /// when it is an object; anything else as it is.
 fn with_scripts(mut identity: String, scripts: &[ScriptHash<'_>]) -> serde_json::Result<String> {
