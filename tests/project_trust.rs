@@ -470,6 +470,83 @@ fn a_trusted_hook_does_not_run_a_helper_edited_after_the_session_started() {
     }
 }
 
+/// Python runs a module's bytecode from `__pycache__` when its header
+/// matches the source's time and size, whatever the source says: bytecode
+/// planted beside a trusted module must not run in its place.
+#[test]
+fn bytecode_planted_beside_a_trusted_module_does_not_run() {
+    let ctx = TestContext::new();
+    let project = ctx.project();
+    write_json(
+        &project.join(".claude/settings.json"),
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "python3 .claude/hooks/guard.py"}]}]}}),
+    );
+    let ran = project.join("ran.txt");
+    let hooks = project.join(".claude/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(hooks.join("guard.py"), "import helpers\n").unwrap();
+    let module = |word: &str| {
+        format!(
+            "open({:?}, 'a').write('{word}\\n')\n",
+            ran.display().to_string()
+        )
+    };
+    std::fs::write(hooks.join("helpers.py"), module("TRUSTED")).unwrap();
+    trust_workspace(&ctx);
+    // Bytecode of other source, its header forged to match helpers.py.
+    let planted = ctx.home().join("planted.py");
+    std::fs::write(&planted, module("PLANTED")).unwrap();
+    let forge = r#"
+import os, py_compile, struct, sys
+source, planted = sys.argv[1], sys.argv[2]
+cache = os.path.join(os.path.dirname(source), "__pycache__",
+                     "helpers." + sys.implementation.cache_tag + ".pyc")
+py_compile.compile(planted, cfile=cache, doraise=True)
+data = bytearray(open(cache, "rb").read())
+stat = os.stat(source)
+data[8:16] = struct.pack("<II", int(stat.st_mtime) & 0xFFFFFFFF, stat.st_size & 0xFFFFFFFF)
+open(cache, "wb").write(data)
+"#;
+    let forged = std::process::Command::new("python3")
+        .args(["-c", forge])
+        .arg(hooks.join("helpers.py"))
+        .arg(&planted)
+        .env_remove("PYTHONPYCACHEPREFIX")
+        .output()
+        .unwrap();
+    assert!(forged.status.success(), "{}", stderr(&forged));
+    // Python itself would run it.
+    let direct = std::process::Command::new("python3")
+        .arg("guard.py")
+        .current_dir(&hooks)
+        .env_remove("PYTHONPYCACHEPREFIX")
+        .output()
+        .unwrap();
+    assert!(direct.status.success(), "{}", stderr(&direct));
+    assert_eq!(std::fs::read_to_string(&ran).unwrap(), "PLANTED\n");
+    std::fs::remove_file(&ran).unwrap();
+    let provider = mock(vec![
+        MockResponse::tool_calls(
+            "",
+            vec![MockToolCall::new("c1", "bash", &json!({"command": "true"}))],
+        ),
+        MockResponse::text("done"),
+    ]);
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "go", "--dangerously-skip-permissions"])
+        .env_remove("PYTHONPYCACHEPREFIX")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(&ran).unwrap(),
+        "TRUSTED\n",
+        "{}",
+        stderr(&output)
+    );
+}
+
 /// A Copilot CLI entry runs at the repository root (or its `cwd` below
 /// it), with Copilot's variables and its own `env`: trust pins the script
 /// that runs there, whichever directory the session starts in.

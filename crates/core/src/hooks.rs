@@ -182,6 +182,22 @@ pub struct LoadedHooks {
     pub runner: HookRunner,
 }
 
+/// Python reads a module's bytecode from `__pycache__` beside it when the
+/// header's source time and size match, whatever the source says: a
+/// project could plant bytecode that runs instead of the trusted module it
+/// stands beside. Hooks keep their bytecode under dsh's home instead,
+/// unless the user chose a place (`PYTHONPYCACHEPREFIX` already set).
+fn python_cache(dsh_home: &std::path::Path) -> Vec<(String, String)> {
+    const PREFIX: &str = "PYTHONPYCACHEPREFIX";
+    if std::env::var_os(PREFIX).is_some() {
+        return Vec::new();
+    }
+    vec![(
+        PREFIX.to_owned(),
+        dsh_home.join("pycache").display().to_string(),
+    )]
+}
+
 /// The hook plugins of configurations already parsed (the session's one
 /// parse), with the origins `sources` excludes disabled. Fails only when
 /// a dialect cannot build its plugin (an SDK's hook registrations).
@@ -193,6 +209,7 @@ pub fn plugins_from(
 ) -> Result<LoadedHooks> {
     let runner = HookRunner::new(RunnerConfig {
         scrub_env,
+        base_env: python_cache(&sources.dsh_home),
         ..RunnerConfig::default()
     })
     .with_launch_check(launch_check);

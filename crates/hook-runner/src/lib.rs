@@ -139,6 +139,10 @@ pub struct RunnerConfig {
     /// tool's, when it shares the runner's [`ProcessLayer`]): dsh's API key
     /// variables by default; wiring adds the provider's `api_key_env`.
     pub scrub_env: Vec<String>,
+    /// Variables every command hook starts with, under its own (a hook's
+    /// `env` wins): wiring sets Python's bytecode cache outside the
+    /// project here.
+    pub base_env: Vec<(String, String)>,
 }
 
 impl RunnerConfig {
@@ -157,6 +161,7 @@ impl Default for RunnerConfig {
             decision_limit: Self::DEFAULT_DECISION_LIMIT,
             kill_grace: Self::DEFAULT_KILL_GRACE,
             scrub_env: default_scrubbed_env(),
+            base_env: Vec::new(),
         }
     }
 }

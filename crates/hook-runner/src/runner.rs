@@ -120,7 +120,9 @@ impl HookRunner {
         let process = ProcessSpec {
             command,
             cwd: spec.cwd,
-            env: spec.env,
+            env: (self.config.base_env.iter().cloned())
+                .chain(spec.env)
+                .collect(),
             stdin: StdinSource::Bytes(spec.stdin),
             timeout,
             kill_grace: self.config.kill_grace,

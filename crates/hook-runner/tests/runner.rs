@@ -446,6 +446,23 @@ async fn env_and_cwd_are_applied() {
 }
 
 #[tokio::test]
+async fn the_base_environment_is_under_the_hooks_own() {
+    let runner = HookRunner::new(RunnerConfig {
+        base_env: vec![
+            ("DSH_TEST_BASE".into(), "base".into()),
+            ("DSH_TEST_BOTH".into(), "base".into()),
+        ],
+        ..RunnerConfig::default()
+    });
+    let spec = HookSpec {
+        env: vec![("DSH_TEST_BOTH".into(), "hook".into())],
+        ..shell(r#"printf '%s|%s' "$DSH_TEST_BASE" "$DSH_TEST_BOTH""#)
+    };
+    let run = runner.run(spec, &CancellationToken::new()).await;
+    assert_eq!(run.stdout.text(), "base|hook");
+}
+
+#[tokio::test]
 async fn cancellation_kills_the_group() {
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
