@@ -1,5 +1,6 @@
 //! What a pinned script pulls in when it runs: the files a shell script
-//! sources or runs, the local modules a Python script imports, the
+//! sources or runs, the local modules a Python script imports (and the
+//! modules beside it that shadow the standard library), the
 //! relative modules a JavaScript or TypeScript file requires or imports,
 //! followed from file to file.
 //!
@@ -54,6 +55,7 @@ pub(super) fn follow(out: &mut Scan, runs: Runs<'_>) {
         })
         .collect();
     let mut read = 0;
+    let mut listed: Vec<PathBuf> = Vec::new();
     while let Some(item) = queue.pop() {
         read += 1;
         if read > MAX_FOLLOWED {
@@ -62,11 +64,15 @@ pub(super) fn follow(out: &mut Scan, runs: Runs<'_>) {
         let Some((text, lang)) = script_text(&item.file, item.found_as) else {
             continue;
         };
-        let found = match lang {
+        let mut found = match lang {
             Lang::Shell => shell_pulls(&item.file, &text, runs),
             Lang::Python => python_pulls(&item.file, &text, &item.python_root),
             Lang::Script => script_pulls(&item.file, &text),
         };
+        if lang == Lang::Python && !listed.contains(&item.python_root) {
+            found.extend(stdlib_shadows(&item.python_root));
+            listed.push(item.python_root.clone());
+        }
         for file in found {
             let before = out.files.len();
             add(out, runs.project, &file);
@@ -286,6 +292,39 @@ fn python_pulls(file: &Path, text: &str, root: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The standard library's modules Python finds on its path (its built-in
+/// ones it never looks up there), from `sys.stdlib_module_names`.
+const PYTHON_STDLIB: &str = include_str!("python_stdlib.txt");
+
+/// How many entries of a directory are looked at for shadowing modules.
+const MAX_LISTED: usize = 10_000;
+
+/// The modules in `root` (the first directory on a Python script's path)
+/// named as standard library ones: the library imports them from there
+/// instead of its own (`json` → `root/json.py`), whatever the script's
+/// text names.
+fn stdlib_shadows(root: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs_err::read_dir(root) else {
+        return Vec::new();
+    };
+    let is_stdlib = |name: &str| PYTHON_STDLIB.lines().any(|module| module == name);
+    let mut files = Vec::new();
+    for entry in entries.flatten().take(MAX_LISTED) {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        match name.strip_suffix(".py") {
+            Some(module) if is_stdlib(module) => files.push(entry.path()),
+            Some(_) => {}
+            None if is_stdlib(name) => files.push(entry.path().join("__init__.py")),
+            None => {}
+        }
+    }
+    files.sort();
+    files
+}
+
 /// `require('./x')`, `import … from './x'`, `import './x'`, `import('./x')`,
 /// `export … from './x'`: relative specifiers only (packages come from
 /// `node_modules`, which the hook's own command does not name).
@@ -443,11 +482,15 @@ mod tests {
                 ("hooks/rules/files.py", ""),
                 ("hooks/up.py", ""),
                 ("hooks/unused.py", ""),
+                // Named as the standard library: imported from here by it.
+                ("hooks/threading.py", ""),
+                ("hooks/email/__init__.py", ""),
             ],
         );
         assert_eq!(
             pinned("python3 hooks/guard.py", p),
             [
+                "hooks/email/__init__.py",
                 "hooks/guard.py",
                 "hooks/helpers.py",
                 "hooks/json.py",
@@ -455,6 +498,7 @@ mod tests {
                 "hooks/rules/__init__.py",
                 "hooks/rules/bash.py",
                 "hooks/rules/shared.py",
+                "hooks/threading.py",
                 "hooks/up.py",
             ]
         );
