@@ -20,6 +20,8 @@
 //!   execute bit (`xargs ./x`, `env ./x`);
 //! - a package manager's script (`npm run x`, `pnpm x`): its `package.json`
 //!   and what the script's command runs;
+//! - a bare program name the project ships where a launcher looks first
+//!   (`node_modules/.bin`, `.venv/bin`) or on a `PATH` the hook's `env` sets;
 //! - what each of those files pulls in itself, file to file (`pulls`).
 //!
 //! Files the command only reads or writes as data are not executed and are
@@ -59,23 +61,48 @@ const WRAPPERS: &[&str] = &["exec", "env", "nohup", "time", "command", "nice", "
 /// `npx tsx x.ts`, `deno run -A x.ts`. Their options may take values the
 /// scan cannot tell from the program, so every file the launched line
 /// names is pinned besides.
-const LAUNCHERS: &[(&str, Option<&str>)] = &[
-    ("npx", None),
-    ("bunx", None),
-    ("pnpx", None),
-    ("uvx", None),
-    ("uv", Some("run")),
-    ("bun", Some("run")),
-    ("deno", Some("run")),
-    ("poetry", Some("run")),
-    ("pipenv", Some("run")),
-    ("rye", Some("run")),
-    ("hatch", Some("run")),
-    ("pipx", Some("run")),
-    ("pnpm", Some("exec")),
-    ("pnpm", Some("dlx")),
-    ("yarn", Some("exec")),
+const LAUNCHERS: &[(&str, Option<&str>, Bins)] = &[
+    ("npx", None, Bins::Node),
+    ("bunx", None, Bins::Node),
+    ("pnpx", None, Bins::Node),
+    ("uvx", None, Bins::None),
+    ("uv", Some("run"), Bins::Venv),
+    ("bun", Some("run"), Bins::Node),
+    ("deno", Some("run"), Bins::None),
+    ("poetry", Some("run"), Bins::Venv),
+    ("pipenv", Some("run"), Bins::None),
+    ("rye", Some("run"), Bins::Venv),
+    ("hatch", Some("run"), Bins::None),
+    ("pipx", Some("run"), Bins::None),
+    ("pnpm", Some("exec"), Bins::Node),
+    ("pnpm", Some("dlx"), Bins::Node),
+    ("yarn", Some("exec"), Bins::Node),
 ];
+
+/// Where a launcher looks a program name up before `PATH`, in the folder
+/// it runs in and each one above it: a project can ship the program it
+/// launches (`node_modules/.bin/tsx`, `.venv/bin/ruff`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bins {
+    None,
+    Node,
+    Venv,
+}
+
+impl Bins {
+    /// The folders, nearest first, that exist.
+    fn dirs(self, base: &Path) -> Vec<PathBuf> {
+        let sub = match self {
+            Bins::None => return Vec::new(),
+            Bins::Node => "node_modules/.bin",
+            Bins::Venv => ".venv/bin",
+        };
+        base.ancestors()
+            .map(|dir| dir.join(sub))
+            .filter(|dir| dir.is_dir())
+            .collect()
+    }
+}
 
 /// The options of Node-style interpreters whose value is a file run before
 /// the script (`node -r ./setup.js x.js`).
@@ -88,10 +115,11 @@ const PRELOADS: &[&str] = &[
 ];
 
 /// How many words after `program` a launcher takes before the line it
-/// launches (its subcommand and options); `None` when it is not one.
-fn launched_from(program: &str, args: &[Option<String>]) -> Option<usize> {
+/// launches (its subcommand and options), and where it looks programs up;
+/// `None` when it is not one.
+fn launched_from(program: &str, args: &[Option<String>]) -> Option<(usize, Bins)> {
     let name = program.rsplit('/').next().unwrap_or(program);
-    let (_, subcommand) = LAUNCHERS.iter().find(|(launcher, subcommand)| {
+    let (_, subcommand, bins) = LAUNCHERS.iter().find(|(launcher, subcommand, _)| {
         *launcher == name
             && subcommand.is_none_or(|sub| args.first().and_then(Option::as_deref) == Some(sub))
     })?;
@@ -100,7 +128,23 @@ fn launched_from(program: &str, args: &[Option<String>]) -> Option<usize> {
         .iter()
         .take_while(|arg| arg.as_deref().is_some_and(|arg| arg.starts_with('-')))
         .count();
-    Some(skipped + options)
+    Some((skipped + options, *bins))
+}
+
+/// The folders of the `PATH` the hook's dialect sets for it (an entry's
+/// `env`), relative ones from `base`. dsh's own `PATH` is not read: a
+/// program found there is the user's, not the project's.
+fn env_path(runs: Runs<'_>, base: &Path) -> Vec<PathBuf> {
+    let Some((_, path)) = runs.env.iter().rev().find(|(name, _)| name == "PATH") else {
+        return Vec::new();
+    };
+    let Some(path) = expand_vars_with(path, runs.project, runs.env) else {
+        return Vec::new();
+    };
+    path.split(':')
+        .filter(|dir| !dir.is_empty())
+        .map(|dir| base.join(dir))
+        .collect()
 }
 
 /// The `package.json` a package manager's line runs scripts of (`npm run
@@ -270,6 +314,8 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
         // Leading assignments, wrappers and launchers do not name the
         // program.
         let mut rest = expanded.as_slice();
+        // Where a bare program name is found, as far as the project goes.
+        let mut path_dirs = env_path(runs, &base);
         while let Some((Some(first), tail)) = rest.split_first() {
             let is_assignment = first
                 .split_once('=')
@@ -277,29 +323,36 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
             if is_assignment || WRAPPERS.contains(&first.as_str()) {
                 rest = tail;
             } else if let Some((manifest, scripts)) = package_scripts(first, tail, &base) {
-                // The line runs `package.json` scripts, from its folder.
+                // The line runs `package.json` scripts, from its folder,
+                // with each `node_modules/.bin` above it first on `PATH`.
                 add(out, project, &manifest);
                 let folder = manifest.parent().unwrap_or(&base);
+                let path: Vec<String> = (Bins::Node.dirs(folder).into_iter())
+                    .chain(env_path(runs, &base))
+                    .map(|dir| dir.display().to_string())
+                    .collect();
+                let mut env = runs.env.to_vec();
+                env.push(("PATH".to_owned(), path.join(":")));
                 if depth < 4 {
                     for script in scripts {
-                        scan_into(
-                            &script,
-                            Runs {
-                                dir: folder,
-                                ..runs
-                            },
-                            out,
-                            depth + 1,
-                        );
+                        let runs = Runs {
+                            dir: folder,
+                            env: &env,
+                            ..runs
+                        };
+                        scan_into(&script, runs, out, depth + 1);
                     }
                 }
                 rest = &[];
                 break;
-            } else if let Some(taken) = launched_from(first, tail) {
+            } else if let Some((taken, bins)) = launched_from(first, tail) {
                 // `add` keeps only the words that are files.
                 for arg in tail.iter().flatten() {
                     add(out, project, &base.join(arg));
                 }
+                let mut dirs = bins.dirs(&base);
+                dirs.append(&mut path_dirs);
+                path_dirs = dirs;
                 rest = &tail[taken..];
             } else {
                 break;
@@ -330,6 +383,11 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
         }
         if program.contains('/') {
             add(out, project, &base.join(program));
+        } else if let Some(found) = (path_dirs.iter())
+            .map(|dir| dir.join(program))
+            .find(|path| path.is_file())
+        {
+            add(out, project, &found);
         }
         let name = program.rsplit('/').next().unwrap_or(program);
         if name == "make" || name == "gmake" {
@@ -647,6 +705,64 @@ mod tests {
             ("npm ci", [].as_slice()),
         ] {
             assert_eq!(names(&scan_in(command, runs), p), expected, "{command}");
+        }
+    }
+
+    #[test]
+    fn a_program_the_project_ships_where_its_launcher_or_path_finds_it_is_pinned() {
+        let dir = project();
+        let p = dir.path();
+        for file in [
+            "node_modules/.bin/tsx",
+            "node_modules/.bin/eslint",
+            ".venv/bin/ruff",
+            "bin/mytool",
+            "hooks/g.ts",
+        ] {
+            std::fs::create_dir_all(p.join(file).parent().unwrap()).unwrap();
+            std::fs::write(p.join(file), "#!/bin/sh\n").unwrap();
+        }
+        std::fs::write(
+            p.join("package.json"),
+            r#"{"scripts": {"lint": "eslint ."}}"#,
+        )
+        .unwrap();
+        let in_hooks = Runs {
+            dir: &p.join("hooks"),
+            project: p,
+            env: &[],
+        };
+        let on_path = [("PATH".to_owned(), "./bin:/usr/bin".to_owned())];
+        for (command, runs, expected) in [
+            (
+                "npx tsx g.ts",
+                in_hooks,
+                vec!["hooks/g.ts", "node_modules/.bin/tsx"],
+            ),
+            (
+                "npm run lint",
+                in_hooks,
+                vec!["package.json", "node_modules/.bin/eslint"],
+            ),
+            ("uv run ruff check", in_hooks, vec![".venv/bin/ruff"]),
+            // dsh's own PATH is not the project's: a bare name is not looked up.
+            ("tsx g.ts", in_hooks, vec!["hooks/g.ts"]),
+            // A PATH the entry sets is.
+            (
+                "mytool",
+                Runs {
+                    dir: p,
+                    env: &on_path,
+                    ..in_hooks
+                },
+                vec!["bin/mytool"],
+            ),
+        ] {
+            let found: Vec<String> = names(&scan_in(command, runs), p)
+                .into_iter()
+                .map(|name| name.replace("hooks/../", "").replace("./", ""))
+                .collect();
+            assert_eq!(found, expected, "{command}");
         }
     }
 
