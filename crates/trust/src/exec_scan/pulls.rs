@@ -248,7 +248,7 @@ fn python_pulls(file: &Path, text: &str, root: &Path) -> Vec<PathBuf> {
             for name in names.as_str().split(',') {
                 let module = name.split_whitespace().next().unwrap_or("");
                 for base in [root, own_dir.as_path()] {
-                    files.extend(super::module_files(base, module));
+                    files.extend(super::programs::module_files(base, module));
                 }
             }
             continue;
@@ -277,7 +277,7 @@ fn python_pulls(file: &Path, text: &str, root: &Path) -> Vec<PathBuf> {
             let package = match module {
                 "" => base.clone(),
                 module => {
-                    files.extend(super::module_files(base, module));
+                    files.extend(super::programs::module_files(base, module));
                     module
                         .split('.')
                         .fold(base.clone(), |dir, part| dir.join(part))
@@ -285,7 +285,7 @@ fn python_pulls(file: &Path, text: &str, root: &Path) -> Vec<PathBuf> {
             };
             // `from pkg import mod` may name a submodule.
             for name in &names {
-                files.extend(super::module_files(&package, name));
+                files.extend(super::programs::module_files(&package, name));
             }
         }
     }
