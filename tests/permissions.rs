@@ -740,3 +740,43 @@ fn symlinks_are_judged_where_they_point() {
         "ok\n"
     );
 }
+
+/// `git status` only reads, but git runs what the repository's own
+/// configuration names (`core.fsmonitor` on every status): in a repository
+/// whose `.git` sets a program, the read-only shortcut does not hold.
+#[test]
+fn a_repository_whose_git_config_runs_a_program_loses_the_read_only_shortcut() {
+    let ctx = TestContext::new();
+    let project = ctx.project();
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&project)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+    };
+    git(&["init", "-q"]);
+    let fixture = write_fixture(&ctx, "git status --short");
+    // A plain repository: the shortcut runs it in manual mode.
+    let log = replay(&ctx, &fixture, &["--permission-mode", "manual"]);
+    assert!(log.contains("perm_fixture.json"), "{log}");
+    let pwned = ctx.home().join("PWNED");
+    git(&[
+        "config",
+        "core.fsmonitor",
+        &format!("touch '{}'; false", pwned.display()),
+    ]);
+    // Git itself would run it.
+    git(&["status", "--short"]);
+    assert!(pwned.exists());
+    std::fs::remove_file(&pwned).unwrap();
+    let log = replay(&ctx, &fixture, &["--permission-mode", "manual"]);
+    let config = project.canonicalize().unwrap().join(".git/config");
+    let expected = format!(
+        "dsh cannot check the Bash command `git status --short` against the permission rules because the repository's git configuration sets `core.fsmonitor` ({}), which can make git run a program, so it needs explicit approval.",
+        config.display()
+    );
+    assert!(log.contains(&in_json(&expected)), "{log}");
+    assert!(!pwned.exists());
+}

@@ -31,8 +31,9 @@ pub enum GitState {
     Repository {
         /// The branch, or `HEAD` when detached.
         branch: String,
-        /// How many paths `git status --porcelain` lists.
-        changed: usize,
+        /// How many paths `git status --porcelain` lists (`None`: not
+        /// asked, the repository's configuration names a program git runs).
+        changed: Option<usize>,
     },
 }
 
@@ -84,11 +85,12 @@ impl Environment {
             GitState::NotARepository => "- Git: not a git repository".to_owned(),
             GitState::Repository { branch, changed } => {
                 let changes = match changed {
-                    0 => "no uncommitted changes".to_owned(),
-                    1 => "1 changed path".to_owned(),
-                    n => format!("{n} changed paths"),
+                    Some(0) => ", no uncommitted changes",
+                    Some(1) => ", 1 changed path",
+                    Some(n) => &format!(", {n} changed paths"),
+                    None => "",
                 };
-                format!("- Git: branch {branch}, {changes} at session start")
+                format!("- Git: branch {branch}{changes} at session start")
             }
         });
         lines.push(format!("- Platform: {}", self.platform));
@@ -98,9 +100,14 @@ impl Environment {
     }
 }
 
-/// Runs `git ARGS` in `cwd`; its stdout when it succeeded.
+/// Runs `git ARGS` in `cwd`; its stdout when it succeeded. Whatever the
+/// repository configures, no file system monitor or hook runs and the
+/// index is not rewritten (`post-index-change`): a session starting in a
+/// repository must not run the repository's programs.
 fn git(cwd: &Path, args: &[&str]) -> Option<String> {
     let output = Command::new("git")
+        .args(["--no-optional-locks", "-c", "core.fsmonitor=false"])
+        .args(["-c", "core.hooksPath=/dev/null"])
         .args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
@@ -126,9 +133,16 @@ pub fn git_state(cwd: &Path) -> GitState {
         "" => "(detached HEAD)".to_owned(),
         name => name.to_owned(),
     };
-    let changed = git(cwd, &["status", "--porcelain"])
-        .map(|status| status.lines().filter(|line| !line.is_empty()).count())
-        .unwrap_or(0);
+    // Status runs the repository's clean filters on changed files: not
+    // asked where the repository names any program.
+    let changed = match dsh_permissions::gitconfig::configured_program(cwd) {
+        Some(_) => None,
+        None => Some(
+            git(cwd, &["status", "--porcelain"])
+                .map(|status| status.lines().filter(|line| !line.is_empty()).count())
+                .unwrap_or(0),
+        ),
+    };
     GitState::Repository { branch, changed }
 }
 
@@ -168,7 +182,7 @@ mod tests {
             date: "2026-12-06".to_owned(),
             git: GitState::Repository {
                 branch: "main".to_owned(),
-                changed: 2,
+                changed: Some(2),
             },
             model: "deepseek-chat".to_owned(),
         }
@@ -265,8 +279,41 @@ mod tests {
             git_state(dir.path()),
             GitState::Repository {
                 branch: "trunk".to_owned(),
-                changed: 1
+                changed: Some(1)
             }
         );
+        // A repository that names a program: none of it runs, and status
+        // is not asked.
+        let ran = dir.path().join("ran");
+        let monitor = format!("touch '{}'; false", ran.display());
+        let git_ok = |args: &[&str]| {
+            let done = Command::new("git")
+                .args(["-c", "user.name=n", "-c", "user.email=n@example.invalid"])
+                .args(args)
+                .current_dir(dir.path())
+                .status()
+                .unwrap();
+            assert!(done.success(), "{args:?}");
+        };
+        git_ok(&["add", "a.txt"]);
+        git_ok(&["commit", "-qm", "a"]);
+        git_ok(&["config", "core.fsmonitor", &monitor]);
+        git_ok(&["config", "filter.x.clean", "touch ran; cat"]);
+        // A changed file's content is what status runs the clean filter on.
+        std::fs::write(dir.path().join("a.txt"), "b").unwrap();
+        std::fs::write(dir.path().join(".gitattributes"), "* filter=x\n").unwrap();
+        std::fs::write(
+            dir.path().join(".git/hooks/post-index-change"),
+            "#!/bin/sh\ntouch ran\n",
+        )
+        .unwrap();
+        assert_eq!(
+            git_state(dir.path()),
+            GitState::Repository {
+                branch: "trunk".to_owned(),
+                changed: None
+            }
+        );
+        assert!(!ran.exists());
     }
 }

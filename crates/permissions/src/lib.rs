@@ -21,6 +21,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 pub mod always;
+pub mod gitconfig;
 pub mod layer;
 pub mod layering;
 pub mod mode;

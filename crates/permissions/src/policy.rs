@@ -167,6 +167,9 @@ fn classify_line(perms: &Permissions, line: &shell::Line) -> CommandClass {
     let mut outside = None;
     for cmd in line.commands.iter().filter(|c| c.runs) {
         if readonly::is_read_only(cmd) {
+            if let Some(why) = perms.configured_program(cmd) {
+                return CommandClass::Opaque(why);
+            }
             if outside.is_none() {
                 outside = perms.reads_outside(cmd);
             }
@@ -517,6 +520,17 @@ impl Permissions {
         }
     }
 
+    /// Why a read-only `git` command may still run a program: its
+    /// repository's configuration, from the shell's directory
+    /// ([`crate::gitconfig`]); `None` for every other command.
+    fn configured_program(&self, cmd: &shell::Command) -> Option<String> {
+        if cmd.program_name() != Some("git") {
+            return None;
+        }
+        let dir = self.ctx.base.as_deref().unwrap_or(&self.ctx.cwd);
+        crate::gitconfig::configured_program(dir)
+    }
+
     /// The working directory (as configured) that really holds `p`.
     fn working_dir_of(&self, p: &str) -> Option<&PathBuf> {
         let real = self.ctx.resolve_real(p);
@@ -588,7 +602,8 @@ impl Permissions {
                             first.get_or_insert(rule);
                         }
                         None if readonly::is_read_only(cmd)
-                            && self.reads_outside(cmd).is_none() => {}
+                            && self.reads_outside(cmd).is_none()
+                            && self.configured_program(cmd).is_none() => {}
                         None => return None,
                     }
                 }
