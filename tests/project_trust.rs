@@ -43,6 +43,27 @@ fn trust_workspace(ctx: &TestContext) {
     assert!(output.status.success(), "{}", stderr(&output));
 }
 
+/// A model that runs each of `commands` with the bash tool, one reply
+/// each, then ends.
+fn bash_calls(commands: &[&str]) -> Vec<MockResponse> {
+    let mut script: Vec<MockResponse> = commands
+        .iter()
+        .enumerate()
+        .map(|(i, command)| {
+            MockResponse::tool_calls(
+                "",
+                vec![MockToolCall::new(
+                    format!("call_{i}"),
+                    "bash",
+                    &json!({"command": command}),
+                )],
+            )
+        })
+        .collect();
+    script.push(MockResponse::text("done"));
+    script
+}
+
 fn status_json(ctx: &TestContext) -> Value {
     let output = ctx.dsh().args(["status", "--json"]).output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
@@ -316,27 +337,9 @@ fn a_trusted_hook_runs_only_the_scripts_the_session_started_with() {
         &guard("vendor"),
     );
     trust_workspace(&ctx);
-    let calls = |commands: &[&str]| -> Vec<MockResponse> {
-        let mut script: Vec<MockResponse> = commands
-            .iter()
-            .enumerate()
-            .map(|(i, command)| {
-                MockResponse::tool_calls(
-                    "",
-                    vec![MockToolCall::new(
-                        format!("call_{i}"),
-                        "bash",
-                        &json!({"command": command}),
-                    )],
-                )
-            })
-            .collect();
-        script.push(MockResponse::text("done"));
-        script
-    };
     // Runs the calls; the guard runs as trusted for the first two only.
     let run = |commands: &[&str]| -> String {
-        let provider = mock(calls(commands));
+        let provider = mock(bash_calls(commands));
         let output = dsh(&ctx, &provider)
             .args(["-p", "go", "--dangerously-skip-permissions"])
             .output()
@@ -422,25 +425,7 @@ fn a_trusted_hook_does_not_run_a_helper_edited_after_the_session_started() {
     let lib = |who: &str| format!("note() {{ echo {who} >> '{}'; }}\n", ran.display());
     std::fs::write(hooks.join("lib.sh"), lib("SHRAN")).unwrap();
     trust_workspace(&ctx);
-    let calls = |commands: &[&str]| -> Vec<MockResponse> {
-        let mut script: Vec<MockResponse> = commands
-            .iter()
-            .enumerate()
-            .map(|(i, command)| {
-                MockResponse::tool_calls(
-                    "",
-                    vec![MockToolCall::new(
-                        format!("call_{i}"),
-                        "bash",
-                        &json!({"command": command}),
-                    )],
-                )
-            })
-            .collect();
-        script.push(MockResponse::text("done"));
-        script
-    };
-    let provider = mock(calls(&[
+    let provider = mock(bash_calls(&[
         "echo one",
         "sed -i s/PYRAN/EDITED/ .claude/hooks/helpers.py; sed -i s/SHRAN/EDITED/ .claude/hooks/lib.sh",
         "echo two",
@@ -526,13 +511,7 @@ open(cache, "wb").write(data)
     assert!(direct.status.success(), "{}", stderr(&direct));
     assert_eq!(std::fs::read_to_string(&ran).unwrap(), "PLANTED\n");
     std::fs::remove_file(&ran).unwrap();
-    let provider = mock(vec![
-        MockResponse::tool_calls(
-            "",
-            vec![MockToolCall::new("c1", "bash", &json!({"command": "true"}))],
-        ),
-        MockResponse::text("done"),
-    ]);
+    let provider = mock(bash_calls(&["true"]));
     let output = dsh(&ctx, &provider)
         .args(["-p", "go", "--dangerously-skip-permissions"])
         .env_remove("PYTHONPYCACHEPREFIX")
