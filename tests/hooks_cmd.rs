@@ -1212,23 +1212,23 @@ fn test_refuses_a_payload_session_id_that_is_a_path() {
     );
 }
 
+/// A mistyped payload is said first: before any question about trusting
+/// the project's hooks (which, without a terminal, refuses).
 #[test]
 fn test_with_malformed_input_names_line_and_column() {
     let ctx = project();
-    let output = dsh(&ctx)
-        .args([
-            "hooks",
-            "test",
-            "--trust-all",
-            "PreToolUse",
-            "--input",
-            "{\"tool_input\": }",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--input:1:16: not valid JSON"), "{stderr}");
+    for trust in [&["--trust-all"][..], &[]] {
+        let output = dsh(&ctx)
+            .args(["hooks", "test"])
+            .args(trust)
+            .args(["PreToolUse", "--input", "{\"tool_input\": }"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("--input:1:16: not valid JSON"), "{stderr}");
+        assert!(!stderr.contains("untrusted"), "{stderr}");
+    }
 }
 
 // -------------------------------------------------------- replay and log

@@ -292,7 +292,13 @@ fn read_input(input: Option<&str>) -> anyhow::Result<TestPayload> {
     })
 }
 
-pub(super) fn run_test(spec: SessionSpec, args: TestArgs) -> anyhow::Result<ExitStatus> {
+/// `dsh hooks test`: the event, payload and flags are checked before
+/// `spec` resolves the session (which may ask about trust), so a mistyped
+/// payload is the first thing said.
+pub(super) fn run_test(
+    spec: impl FnOnce() -> anyhow::Result<SessionSpec>,
+    args: TestArgs,
+) -> anyhow::Result<ExitStatus> {
     let event = TestEvent::parse(&args.event)?;
     let mut payload = read_input(args.input.as_deref())?;
     for (key, _) in &args.fields {
@@ -302,6 +308,7 @@ pub(super) fn run_test(spec: SessionSpec, args: TestArgs) -> anyhow::Result<Exit
         payload.set_flag(key, value);
     }
     let firing = Firing::from_fields(event, args.tool.as_deref(), payload)?;
+    let spec = spec()?;
     let hooks = Hooks::assemble(&spec)?;
     let runtime = runtime()?;
     let report = runtime.block_on(fire(&hooks.of(args.dialect), &spec.cwd, &firing));

@@ -189,7 +189,7 @@ pub fn run(command: HooksCommand) -> anyhow::Result<ExitStatus> {
             .filter_map(|(key, value)| value.map(|value| (key, value)))
             .collect();
             fire::run_test(
-                test_spec(flags, trust_all)?,
+                || test_spec(flags, trust_all),
                 fire::TestArgs {
                     event,
                     tool,
