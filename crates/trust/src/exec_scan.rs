@@ -157,6 +157,9 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
                 for arg in tail.iter().flatten() {
                     add(out, project, &base.join(arg));
                 }
+                for manifest in bins.manifests(&base) {
+                    add(out, project, &manifest);
+                }
                 let mut dirs = bins.dirs(&base);
                 dirs.append(&mut path_dirs);
                 path_dirs = dirs;
@@ -534,6 +537,9 @@ mod tests {
             r#"{"scripts": {"lint": "eslint ."}}"#,
         )
         .unwrap();
+        // What `uv run` syncs (and may build) and `bundle exec` evaluates.
+        std::fs::write(p.join("pyproject.toml"), "[project]\nname = \"x\"\n").unwrap();
+        std::fs::write(p.join("Gemfile"), "source 'https://example.invalid'\n").unwrap();
         let in_hooks = Runs {
             dir: &p.join("hooks"),
             project: p,
@@ -551,7 +557,12 @@ mod tests {
                 in_hooks,
                 vec!["package.json", "node_modules/.bin/eslint"],
             ),
-            ("uv run ruff check", in_hooks, vec![".venv/bin/ruff"]),
+            (
+                "uv run ruff check",
+                in_hooks,
+                vec!["pyproject.toml", ".venv/bin/ruff"],
+            ),
+            ("bundle exec rake", in_hooks, vec!["Gemfile"]),
             // dsh's own PATH is not the project's: a bare name is not looked up.
             ("tsx g.ts", in_hooks, vec!["hooks/g.ts"]),
             // A PATH the entry sets is.

@@ -17,41 +17,63 @@ pub(super) const LAUNCHERS: &[(&str, Option<&str>, Bins)] = &[
     ("bunx", None, Bins::Node),
     ("pnpx", None, Bins::Node),
     ("uvx", None, Bins::None),
-    ("uv", Some("run"), Bins::Venv),
+    ("uv", Some("run"), Bins::Python),
     ("bun", Some("run"), Bins::Node),
     ("deno", Some("run"), Bins::None),
-    ("poetry", Some("run"), Bins::Venv),
-    ("pipenv", Some("run"), Bins::None),
-    ("rye", Some("run"), Bins::Venv),
-    ("hatch", Some("run"), Bins::None),
+    ("poetry", Some("run"), Bins::Python),
+    ("pipenv", Some("run"), Bins::Python),
+    ("rye", Some("run"), Bins::Python),
+    ("hatch", Some("run"), Bins::Python),
     ("pipx", Some("run"), Bins::None),
     ("pnpm", Some("exec"), Bins::Node),
     ("pnpm", Some("dlx"), Bins::Node),
     ("yarn", Some("exec"), Bins::Node),
+    ("bundle", Some("exec"), Bins::Ruby),
 ];
 
-/// Where a launcher looks a program name up before `PATH`, in the folder
-/// it runs in and each one above it: a project can ship the program it
-/// launches (`node_modules/.bin/tsx`, `.venv/bin/ruff`).
+/// The project a launcher runs in: where it looks a program name up before
+/// `PATH`, in the folder it runs in and each one above it (a project can
+/// ship the program it launches: `node_modules/.bin/tsx`,
+/// `.venv/bin/ruff`), and the manifests it reads and may run code of
+/// before the program starts (a Python project's build when `uv run`
+/// syncs it, a `Gemfile`, which is Ruby).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Bins {
     None,
     Node,
-    Venv,
+    Python,
+    Ruby,
 }
 
 impl Bins {
     /// The folders, nearest first, that exist.
     pub(super) fn dirs(self, base: &Path) -> Vec<PathBuf> {
         let sub = match self {
-            Bins::None => return Vec::new(),
+            Bins::None | Bins::Ruby => return Vec::new(),
             Bins::Node => "node_modules/.bin",
-            Bins::Venv => ".venv/bin",
+            Bins::Python => ".venv/bin",
         };
         base.ancestors()
             .map(|dir| dir.join(sub))
             .filter(|dir| dir.is_dir())
             .collect()
+    }
+
+    /// The manifests of the nearest project above `base` (those that
+    /// exist; `add` keeps only files).
+    pub(super) fn manifests(self, base: &Path) -> Vec<PathBuf> {
+        let (marks, files): (&[&str], &[&str]) = match self {
+            Bins::None | Bins::Node => return Vec::new(),
+            Bins::Python => (
+                &["pyproject.toml", "setup.py"],
+                &["pyproject.toml", "setup.py", "setup.cfg"],
+            ),
+            Bins::Ruby => (&["Gemfile", "gems.rb"], &["Gemfile", "gems.rb"]),
+        };
+        base.ancestors()
+            .find(|dir| marks.iter().any(|mark| dir.join(mark).is_file()))
+            .map(|dir| files.iter().map(|file| dir.join(file)).collect())
+            .unwrap_or_default()
     }
 }
 
