@@ -32,6 +32,7 @@ enum Lang {
     Shell,
     Python,
     Script,
+    Ruby,
 }
 
 /// A file to read, the language it was found as (its extension or `#!`
@@ -68,6 +69,7 @@ pub(super) fn follow(out: &mut Scan, runs: Runs<'_>) {
             Lang::Shell => shell_pulls(&item.file, &text, runs),
             Lang::Python => python_pulls(&item.file, &text, &item.python_root),
             Lang::Script => script_pulls(&item.file, &text),
+            Lang::Ruby => ruby_pulls(&item.file, &text),
         };
         if lang == Lang::Python && !listed.contains(&item.python_root) {
             found.extend(stdlib_shadows(&item.python_root));
@@ -82,7 +84,7 @@ pub(super) fn follow(out: &mut Scan, runs: Runs<'_>) {
                 // directory.
                 let python_root = match lang {
                     Lang::Python => item.python_root.clone(),
-                    Lang::Shell | Lang::Script => parent(&file),
+                    Lang::Shell | Lang::Script | Lang::Ruby => parent(&file),
                 };
                 queue.push(Item {
                     file,
@@ -130,6 +132,7 @@ fn script_text(file: &Path, found_as: Option<Lang>) -> Option<(String, Lang)> {
         Some("sh" | "bash" | "zsh" | "ksh" | "dash") => Some(Lang::Shell),
         Some("py") => Some(Lang::Python),
         Some("js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx") => Some(Lang::Script),
+        Some("rb") => Some(Lang::Ruby),
         _ => None,
     };
     let lang = by_name.or_else(|| by_shebang(&text)).or(found_as)?;
@@ -145,6 +148,7 @@ fn by_shebang(text: &str) -> Option<Lang> {
     words.iter().find_map(|word| match *word {
         "sh" | "bash" | "zsh" | "dash" | "ksh" => Some(Lang::Shell),
         "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node" => Some(Lang::Script),
+        "ruby" => Some(Lang::Ruby),
         word if word.starts_with("python") => Some(Lang::Python),
         _ => None,
     })
@@ -365,6 +369,31 @@ fn script_pulls(file: &Path, text: &str) -> Vec<PathBuf> {
     files
 }
 
+/// `require_relative 'x'`, and `require`/`load` of a path that starts
+/// with `./` or `../`.
+static RUBY_REQUIRE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r#"\b(?:require_relative\s*\(?\s*['"]([^'"\n]+)['"]|(?:require|load)\s*\(?\s*['"](\.{1,2}/[^'"\n]+)['"])"#,
+    )
+});
+
+/// The files a Ruby script loads by a path relative to itself
+/// (`require './x'` resolves from the working directory; from the
+/// script's own folder is the common case, and what is pinned).
+fn ruby_pulls(file: &Path, text: &str) -> Vec<PathBuf> {
+    let dir = parent(file);
+    RUBY_REQUIRE
+        .captures_iter(text)
+        .filter_map(|caps| caps.get(1).or_else(|| caps.get(2)))
+        .flat_map(|relative| {
+            let path = lexical(&dir.join(relative.as_str()));
+            let mut with_ext = path.clone().into_os_string();
+            with_ext.push(".rb");
+            [path, PathBuf::from(with_ext)]
+        })
+        .collect()
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -406,6 +435,7 @@ mod tests {
             &ASSIGNMENT,
             &PY_IMPORT,
             &JS_IMPORT,
+            &RUBY_REQUIRE,
         ] {
             LazyLock::force(pattern);
         }
@@ -539,6 +569,33 @@ mod tests {
                 "hooks/reexport.js",
                 "rules/index.js",
                 "rules/list.json",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_ruby_script_pins_what_it_requires_relative_to_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        write(
+            p,
+            &[
+                (
+                    "hooks/guard.rb",
+                    "require 'json'\nrequire_relative 'lib/rules'\nload(\"../shared.rb\")\n",
+                ),
+                ("hooks/lib/rules.rb", "require_relative \"more.rb\"\n"),
+                ("hooks/lib/more.rb", ""),
+                ("shared.rb", ""),
+            ],
+        );
+        assert_eq!(
+            pinned("ruby hooks/guard.rb", p),
+            [
+                "hooks/guard.rb",
+                "hooks/lib/more.rb",
+                "hooks/lib/rules.rb",
+                "shared.rb"
             ]
         );
     }
