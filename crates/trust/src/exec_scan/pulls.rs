@@ -1,8 +1,9 @@
 //! What a pinned script pulls in when it runs: the files a shell script
 //! sources or runs, the local modules a Python script imports (and the
-//! modules beside it that shadow the standard library), the
-//! relative modules a JavaScript or TypeScript file requires or imports,
-//! followed from file to file.
+//! modules beside it that shadow the standard library), the relative
+//! modules a JavaScript or TypeScript file requires or imports and the
+//! files a Ruby script requires relative to itself, followed from file to
+//! file.
 //!
 //! A hook is often a small entry script over a helper library
 //! (`source "$(dirname "$0")/lib.sh"`, `from helpers import check`,
