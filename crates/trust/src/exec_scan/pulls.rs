@@ -51,7 +51,7 @@ pub(super) fn follow(out: &mut Scan, runs: Runs<'_>) {
         .files
         .iter()
         .map(|file| Item {
-            python_root: parent(file),
+            python_root: real_dir(file),
             file: file.clone(),
             found_as: None,
         })
@@ -63,14 +63,23 @@ pub(super) fn follow(out: &mut Scan, runs: Runs<'_>) {
         if read > MAX_FOLLOWED {
             break;
         }
+        // A package's own files are its manager's to keep: its entry is
+        // pinned, what it loads is not read (it can be thousands of files).
+        if item
+            .file
+            .components()
+            .any(|part| part.as_os_str() == "node_modules")
+        {
+            continue;
+        }
         let Some((text, lang)) = script_text(&item.file, item.found_as) else {
             continue;
         };
         let mut found = match lang {
             Lang::Shell => shell_pulls(&item.file, &text, runs),
-            Lang::Python => python_pulls(&item.file, &text, &item.python_root),
-            Lang::Script => script_pulls(&item.file, &text),
-            Lang::Ruby => ruby_pulls(&item.file, &text),
+            Lang::Python => python_pulls(&real_dir(&item.file), &text, &item.python_root),
+            Lang::Script => script_pulls(&real_dir(&item.file), &text),
+            Lang::Ruby => ruby_pulls(&real_dir(&item.file), &text),
         };
         if lang == Lang::Python && !listed.contains(&item.python_root) {
             found.extend(stdlib_shadows(&item.python_root));
@@ -85,7 +94,7 @@ pub(super) fn follow(out: &mut Scan, runs: Runs<'_>) {
                 // directory.
                 let python_root = match lang {
                     Lang::Python => item.python_root.clone(),
-                    Lang::Shell | Lang::Script | Lang::Ruby => parent(&file),
+                    Lang::Shell | Lang::Script | Lang::Ruby => real_dir(&file),
                 };
                 queue.push(Item {
                     file,
@@ -116,6 +125,20 @@ fn lexical(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// The folder a file really is in: Node, Python and Ruby resolve a
+/// linked script before they look its neighbours up (a shell's `$0`
+/// stays as written).
+fn real_dir(file: &Path) -> PathBuf {
+    // Only a linked file is resolved: its neighbours keep the spelling
+    // the command gave them otherwise.
+    match fs_err::symlink_metadata(file) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            parent(&file.canonicalize().unwrap_or_else(|_| file.to_owned()))
+        }
+        Ok(_) | Err(_) => parent(file),
+    }
 }
 
 fn parent(file: &Path) -> PathBuf {
@@ -245,8 +268,8 @@ static PY_IMPORT: LazyLock<Regex> = LazyLock::new(|| {
 /// The local modules a Python file imports: absolute imports from the
 /// directory its chain started in (and, as Python 2 did, its own), relative
 /// ones from its package.
-fn python_pulls(file: &Path, text: &str, root: &Path) -> Vec<PathBuf> {
-    let own_dir = parent(file);
+fn python_pulls(own_dir: &Path, text: &str, root: &Path) -> Vec<PathBuf> {
+    let own_dir = own_dir.to_owned();
     let mut files = Vec::new();
     for caps in PY_IMPORT.captures_iter(text) {
         if let Some(names) = caps.get(4) {
@@ -341,9 +364,8 @@ static JS_IMPORT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The local modules a JavaScript or TypeScript file loads, resolved the
 /// way Node and the TypeScript runners look them up from its directory.
-fn script_pulls(file: &Path, text: &str) -> Vec<PathBuf> {
+fn script_pulls(dir: &Path, text: &str) -> Vec<PathBuf> {
     const EXTENSIONS: &[&str] = &["js", "mjs", "cjs", "ts", "mts", "cts", "tsx", "jsx", "json"];
-    let dir = parent(file);
     let mut files = Vec::new();
     for caps in JS_IMPORT.captures_iter(text) {
         // Node resolves a specifier by its text (`path.resolve`), `..`
@@ -381,8 +403,7 @@ static RUBY_REQUIRE: LazyLock<Regex> = LazyLock::new(|| {
 /// The files a Ruby script loads by a path relative to itself
 /// (`require './x'` resolves from the working directory; from the
 /// script's own folder is the common case, and what is pinned).
-fn ruby_pulls(file: &Path, text: &str) -> Vec<PathBuf> {
-    let dir = parent(file);
+fn ruby_pulls(dir: &Path, text: &str) -> Vec<PathBuf> {
     RUBY_REQUIRE
         .captures_iter(text)
         .filter_map(|caps| caps.get(1).or_else(|| caps.get(2)))
@@ -571,6 +592,33 @@ mod tests {
                 "rules/index.js",
                 "rules/list.json",
             ]
+        );
+    }
+
+    #[test]
+    fn a_linked_script_loads_from_where_it_points_and_packages_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        write(
+            p,
+            &[
+                ("tools/real/run.js", "require('./lib.js');\n"),
+                ("tools/real/lib.js", ""),
+                ("node_modules/pkg/bin/cli.js", "require('../index.js');\n"),
+                ("node_modules/pkg/index.js", ""),
+                ("hook.js", "require('./node_modules/pkg/bin/cli.js');\n"),
+            ],
+        );
+        std::fs::create_dir_all(p.join("bin")).unwrap();
+        std::os::unix::fs::symlink(p.join("tools/real/run.js"), p.join("bin/run.js")).unwrap();
+        assert_eq!(
+            pinned("node bin/run.js", p),
+            ["bin/run.js", "tools/real/lib.js"]
+        );
+        // A package's entry is pinned; what it loads is its manager's.
+        assert_eq!(
+            pinned("node hook.js", p),
+            ["hook.js", "node_modules/pkg/bin/cli.js"]
         );
     }
 
