@@ -185,11 +185,15 @@ pub fn assemble(mut spec: SessionSpec, target: LogTarget) -> Result<Assembled> {
     // project's Codex hooks (`dsh hooks trust`, the trust question): the
     // start-up notice is left to `dsh hooks list`.
     if notices.iter().any(|n| n.contains(CODEX_UNTRUSTED)) {
-        let untrusted = crate::trust::untrusted_of(&spec.sources, &spec.hooks)?;
-        if !untrusted
-            .iter()
-            .any(|hook| hook.dialect == dsh_protocol::Dialect::Codex)
-        {
+        // Decided when the session resolved (the trust file read once);
+        // worked out here where trust was not decided.
+        let untrusted = match &spec.untrusted_dialects {
+            Some(dialects) => dialects.clone(),
+            None => (crate::trust::untrusted_of(&spec.sources, &spec.hooks)?.iter())
+                .map(|hook| hook.dialect)
+                .collect(),
+        };
+        if !untrusted.contains(&dsh_protocol::Dialect::Codex) {
             notices.retain(|n| !n.contains(CODEX_UNTRUSTED));
         }
     }

@@ -142,6 +142,11 @@ pub struct SessionSpec {
     pub unconsented: Vec<McpConsent>,
     /// Project hooks nobody trusted yet (empty under [`TrustPolicy::RunAll`]).
     pub untrusted_hooks: Vec<UntrustedHook>,
+    /// The dialects of the project hooks `trust.json` did not trust when
+    /// the session was last resolved (`None`: trust was not decided, as in
+    /// replay). A trust answer that writes the store resolves again, so
+    /// this stays true through the answer that leaves hooks out.
+    pub untrusted_dialects: Option<Vec<dsh_protocol::Dialect>>,
     /// Every dialect's hook configuration, parsed once: trust was decided
     /// on it and [`crate::assemble`] runs it.
     pub hooks: HookConfigs,
@@ -350,6 +355,8 @@ impl SessionSpec {
             mcp,
             consent,
             unconsented: Vec::new(),
+            untrusted_dialects: matches!(policy, TrustPolicy::Ask | TrustPolicy::Headless { .. })
+                .then(|| untrusted_hooks.iter().map(|hook| hook.dialect).collect()),
             untrusted_hooks,
             hooks,
             compaction,

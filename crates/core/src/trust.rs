@@ -58,15 +58,16 @@ fn scan_hook(
     hook: &ConfiguredHook,
     sources: &HookSources,
     dir: Option<&Path>,
-) -> (Scan, String, Vec<String>) {
+) -> (Scan, String, Vec<String>, Vec<Option<String>>) {
     let runs = dsh_trust::exec_scan::Runs {
         dir: dir.or(hook.runs_in.dir.as_deref()).unwrap_or(&sources.cwd),
         project: hook.runs_in.project.as_deref().unwrap_or(&sources.cwd),
         env: &hook.runs_in.env,
     };
     let scan = dsh_trust::exec_scan::scan_in(&hook.command, runs);
-    let (hash, notices) = hash_identity(&hook.identity, &scan.files);
-    (scan, hash, notices)
+    let (hash, notices, file_hashes) =
+        dsh_trust::hash_identity_and_files(&hook.identity, &scan.files);
+    (scan, hash, notices, file_hashes)
 }
 
 /// [`all_hooks`] over configurations already loaded.
@@ -79,7 +80,7 @@ pub fn hooks_of(
     for config in configs.iter() {
         let dialect = config.dialect();
         for hook in config.hooks() {
-            let (scan, hash, notices) = scan_hook(&hook, sources, None);
+            let (scan, hash, notices, _) = scan_hook(&hook, sources, None);
             let status = match hook.scope {
                 HookScope::User => TrustStatus::UserLevel,
                 HookScope::TrustedByDialect => TrustStatus::TrustedByCodex,
@@ -159,8 +160,7 @@ pub fn launch_pins(configs: &HookConfigs, sources: &HookSources) -> LaunchPins {
             if hook.scope != HookScope::Project {
                 continue;
             }
-            let (scan, hash, _) = scan_hook(&hook, sources, None);
-            let file_hashes = dsh_trust::file_hashes(&scan.files);
+            let (scan, hash, _, file_hashes) = scan_hook(&hook, sources, None);
             let pin = Pin {
                 hook,
                 hash,
@@ -181,7 +181,7 @@ impl dsh_hook_runner::LaunchCheck for LaunchPins {
         let Some(pin) = self.pins.get(origin) else {
             return Ok(());
         };
-        let (scan, hash, _) = scan_hook(&pin.hook, &self.sources, Some(cwd));
+        let (scan, hash, _, now) = scan_hook(&pin.hook, &self.sources, Some(cwd));
         if hash == pin.hash {
             return Ok(());
         }
@@ -196,7 +196,6 @@ impl dsh_hook_runner::LaunchCheck for LaunchPins {
             }
         };
         Err(if scan.files == pin.files {
-            let now = dsh_trust::file_hashes(&scan.files);
             let changed: Vec<PathBuf> = (scan.files.iter().zip(now.iter()))
                 .zip(&pin.file_hashes)
                 .filter(|((_, now), then)| now != then)

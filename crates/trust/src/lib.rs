@@ -352,6 +352,17 @@ pub const MAX_HASHED_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// An identity that cannot be serialized (never the bridges' own) hashes
 /// its error text instead: a hash no store holds, so the hook asks.
 pub fn hash_identity(identity: &impl Serialize, scripts: &[PathBuf]) -> (String, Vec<String>) {
+    let (hash, notices, _) = hash_identity_and_files(identity, scripts);
+    (hash, notices)
+}
+
+/// [`hash_identity`], with each file's own hash besides (`None`:
+/// unreadable, or over the hashing limit), to tell which of a hook's files
+/// changed.
+pub fn hash_identity_and_files(
+    identity: &impl Serialize,
+    scripts: &[PathBuf],
+) -> (String, Vec<String>, Vec<Option<String>>) {
     let mut notices = Vec::new();
     let script_hashes: Vec<ScriptHash<'_>> = scripts
         .iter()
@@ -380,19 +391,14 @@ pub fn hash_identity(identity: &impl Serialize, scripts: &[PathBuf]) -> (String,
             let text = format!("unserializable identity: {error}");
             serde_json::to_string(&text).unwrap_or(text)
         });
-    (sha256_hex(hashed.as_bytes()), notices)
-}
-
-/// Each file's hash as [`hash_identity`] counts it (`None`: unreadable,
-/// or over the hashing limit), to tell which of a hook's files changed.
-pub fn file_hashes(files: &[PathBuf]) -> Vec<Option<String>> {
-    files
+    let file_hashes = script_hashes
         .iter()
-        .map(|path| match hash_file(path) {
-            Ok(FileHash::Hashed(sha256)) => Some(sha256),
-            Ok(FileHash::TooLarge(_)) | Err(_) => None,
+        .map(|script| match script {
+            ScriptHash::Hashed { sha256, .. } => Some(sha256.clone()),
+            ScriptHash::TooLarge { .. } | ScriptHash::Unreadable { .. } => None,
         })
-        .collect()
+        .collect();
+    (sha256_hex(hashed.as_bytes()), notices, file_hashes)
 }
 
 /// `identity` (compact JSON text) with `"scripts":[…]` as its last key
