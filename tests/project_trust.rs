@@ -455,6 +455,52 @@ fn a_trusted_hook_does_not_run_a_helper_edited_after_the_session_started() {
     }
 }
 
+/// A trusted hook that runs `git` does not run a program the repository's
+/// git configuration gained during the session (`core.fsmonitor` runs on
+/// every `git status`).
+#[test]
+fn a_trusted_hook_running_git_does_not_run_a_monitor_configured_after_trust() {
+    let ctx = TestContext::new();
+    let project = ctx.project();
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{init:?}");
+    let ran = project.join("ran.txt");
+    write_json(
+        &project.join(".claude/settings.json"),
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+            "command": format!("git status --short > /dev/null; echo RAN >> '{}'", ran.display())}]}]}}),
+    );
+    trust_workspace(&ctx);
+    let pwned = ctx.home().join("PWNED");
+    let monitor = format!(
+        "git config core.fsmonitor \"touch '{}'; false\"",
+        pwned.display()
+    );
+    let provider = mock(bash_calls(&["echo one", &monitor, "echo two"]));
+    let output = dsh(&ctx, &provider)
+        .args(["-p", "go", "--dangerously-skip-permissions"])
+        .output()
+        .unwrap();
+    let said = stderr(&output);
+    assert!(output.status.success(), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(&ran).unwrap(),
+        "RAN\nRAN\n",
+        "{said}"
+    );
+    assert!(!pwned.exists(), "{said}");
+    assert!(
+        said.contains(
+            "not started: what it runs changed since the session started: .git/config (was nothing dsh can see)"
+        ),
+        "{said}"
+    );
+}
+
 /// Python runs a module's bytecode from `__pycache__` when its header
 /// matches the source's time and size, whatever the source says: bytecode
 /// planted beside a trusted module must not run in its place.

@@ -135,7 +135,7 @@ pub fn git_state(cwd: &Path) -> GitState {
     };
     // Status runs the repository's clean filters on changed files: not
     // asked where the repository names any program.
-    let changed = match dsh_permissions::gitconfig::configured_program(cwd) {
+    let changed = match dsh_trust::gitconfig::configured_program(cwd) {
         Some(_) => None,
         None => Some(
             git(cwd, &["status", "--porcelain"])

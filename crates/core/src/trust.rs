@@ -211,6 +211,14 @@ impl dsh_hook_runner::LaunchCheck for LaunchPins {
                 "not started: {} changed since the session started (a changed project hook runs once trusted again: `dsh hooks trust`)",
                 shown(changed)
             )
+        } else if cwd == pin.hook.runs_in.dir.as_deref().unwrap_or(&self.sources.cwd) {
+            // Where it started, what it runs changed: a helper added or
+            // gone, a program its repository's git configuration gained.
+            format!(
+                "not started: what it runs changed since the session started: {} (was {}); a changed project hook runs once trusted again: `dsh hooks trust`",
+                shown(&scan.files),
+                shown(&pin.files)
+            )
         } else {
             format!(
                 "not started: from {} it would run {}, not the {} the session started with (a script named through the project directory variable stays in place)",

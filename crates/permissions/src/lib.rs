@@ -21,7 +21,6 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 pub mod always;
-pub mod gitconfig;
 pub mod layer;
 pub mod layering;
 pub mod mode;
@@ -31,6 +30,10 @@ pub mod readonly;
 pub mod rule;
 pub mod store;
 pub mod texts;
+
+/// Whether git's read-only commands may run a program the repository
+/// configures: dsh-trust's, which the executed-file scan reads too.
+pub use dsh_trust::gitconfig;
 
 /// The shell parse lives in `dsh-shell`; these names keep its old paths.
 pub use dsh_shell as shell;

@@ -528,7 +528,7 @@ impl Permissions {
             return None;
         }
         let dir = self.ctx.base.as_deref().unwrap_or(&self.ctx.cwd);
-        crate::gitconfig::configured_program(dir)
+        crate::gitconfig::configured_program(dir).map(|found| found.why)
     }
 
     /// The working directory (as configured) that really holds `p`.

@@ -200,6 +200,14 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
             add(out, project, &found);
         }
         let name = program.rsplit('/').next().unwrap_or(program);
+        // git runs what its repository configures (`core.fsmonitor`, a
+        // textconv driver, the index hook): that file is pinned, so such a
+        // program added after trust does not run under the hook's.
+        if name == "git"
+            && let Some(found) = crate::gitconfig::configured_program(&base)
+        {
+            add(out, project, &found.file);
+        }
         if name == "make" || name == "gmake" {
             for makefile in makefiles(&base, args) {
                 add(out, project, &makefile);
@@ -582,6 +590,30 @@ mod tests {
                 .collect();
             assert_eq!(found, expected, "{command}");
         }
+    }
+
+    #[test]
+    fn git_pins_the_configuration_that_makes_it_run_a_program() {
+        let dir = project();
+        let p = dir.path();
+        std::fs::create_dir_all(p.join(".git/hooks")).unwrap();
+        let config = "[core]\n\trepositoryformatversion = 0\n";
+        std::fs::write(p.join(".git/config"), config).unwrap();
+        let command = "git diff --name-only && bash guard.sh";
+        // Nothing git would run: the configuration is git's own business.
+        assert_eq!(names(&scan(command, p), p), ["guard.sh"]);
+        std::fs::write(
+            p.join(".git/config"),
+            format!("{config}\tfsmonitor = ./w\n"),
+        )
+        .unwrap();
+        assert_eq!(names(&scan(command, p), p), [".git/config", "guard.sh"]);
+        std::fs::write(p.join(".git/config"), config).unwrap();
+        std::fs::write(p.join(".git/hooks/post-index-change"), "#!/bin/sh\n").unwrap();
+        assert_eq!(
+            names(&scan(command, p), p),
+            [".git/hooks/post-index-change", "guard.sh"]
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@
 #![cfg_attr(not(test), warn(clippy::wildcard_enum_match_arm))]
 
 pub mod exec_scan;
+pub mod gitconfig;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

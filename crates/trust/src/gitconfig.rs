@@ -13,6 +13,10 @@
 //!
 //! The user's own git configuration (`~/.gitconfig`, system files) is the
 //! user's: it is not read here.
+//!
+//! The executed-file scan reads it too: a trusted hook that runs `git`
+//! pins the file that makes git run a program, so one added later does
+//! not run under the hook's trust.
 
 use std::path::{Path, PathBuf};
 
@@ -48,9 +52,18 @@ const RUNS_PROGRAMS: &[&str] = &[
 /// How deep submodule repositories (`modules/…`) are looked into.
 const MAX_MODULE_DEPTH: usize = 4;
 
-/// Why git run in `dir` could run a program its repository configures;
-/// `None` when it cannot (or `dir` is in no repository).
-pub fn configured_program(dir: &Path) -> Option<String> {
+/// A program a repository's git configuration makes git run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfiguredProgram {
+    /// The configuration file that names it, or the hook that is it.
+    pub file: PathBuf,
+    /// Said for people: the key and the file.
+    pub why: String,
+}
+
+/// The program git run in `dir` could run because its repository
+/// configures one; `None` when it cannot (or `dir` is in no repository).
+pub fn configured_program(dir: &Path) -> Option<ConfiguredProgram> {
     let git_dir = find_git_dir(dir)?;
     let common = common_dir(&git_dir);
     let mut dirs = vec![git_dir.clone()];
@@ -117,25 +130,29 @@ fn module_dirs(modules: &Path, depth: usize) -> Vec<PathBuf> {
 
 /// A `post-index-change` hook, which `git status` runs when it refreshes
 /// the index (no other hook runs for a read-only command).
-fn index_hook(git_dir: &Path) -> Option<String> {
+fn index_hook(git_dir: &Path) -> Option<ConfiguredProgram> {
     let hook = git_dir.join("hooks/post-index-change");
-    hook.is_file().then(|| {
-        format!(
+    hook.is_file().then(|| ConfiguredProgram {
+        why: format!(
             "the repository has a `post-index-change` hook ({}) that git runs when it refreshes the index",
             hook.display()
-        )
+        ),
+        file: hook,
     })
 }
 
-/// The first key of `file` that may run a program, said for people.
-fn program_key(file: &Path) -> Option<String> {
+/// The first key of `file` that may run a program.
+fn program_key(file: &Path) -> Option<ConfiguredProgram> {
     let text = fs_err::read_to_string(file).ok()?;
     let key = keys(&text).find(|(key, value)| runs_program(key, value.as_deref()))?;
-    Some(format!(
-        "the repository's git configuration sets `{}` ({}), which can make git run a program",
-        key.0,
-        file.display()
-    ))
+    Some(ConfiguredProgram {
+        why: format!(
+            "the repository's git configuration sets `{}` ({}), which can make git run a program",
+            key.0,
+            file.display()
+        ),
+        file: file.to_owned(),
+    })
 }
 
 fn runs_program(key: &str, value: Option<&str>) -> bool {
@@ -267,8 +284,12 @@ mod tests {
             ("[core]\n\thooksPath = .githooks\n", "core.hookspath"),
         ] {
             let dir = repo(config);
-            let why = configured_program(dir.path()).unwrap_or_else(|| panic!("{config}"));
-            assert!(why.contains(&format!("`{key}`")), "{config}: {why}");
+            let found = configured_program(dir.path()).unwrap_or_else(|| panic!("{config}"));
+            assert!(
+                found.why.contains(&format!("`{key}`")),
+                "{config}: {found:?}"
+            );
+            assert_eq!(found.file, dir.path().join(".git/config"));
         }
     }
 
@@ -277,11 +298,8 @@ mod tests {
         // The index hook.
         let dir = repo("");
         std::fs::write(dir.path().join(".git/hooks/post-index-change"), "").unwrap();
-        assert!(
-            configured_program(dir.path())
-                .unwrap()
-                .contains("post-index-change")
-        );
+        let found = configured_program(dir.path()).unwrap();
+        assert!(found.why.contains("post-index-change"), "{found:?}");
         // A linked worktree's shared configuration.
         let main = repo("[core]\n\tfsmonitor = x\n");
         let wt = main.path().join(".git/worktrees/w");
