@@ -256,7 +256,7 @@ pub(crate) struct HooksDoc {
     _other: IgnoredAny,
 }
 
-/// The `hooks` object's event keys in file order (Copilot runs them so),
+/// The `hooks` object's event keys in file order,
 /// each an array of entries (`None`: not an array).
 pub(crate) type Events = dsh_hooks::wire::Entries<Entries>;
 
@@ -367,11 +367,14 @@ pub(crate) fn parse_hooks(
     problems: &mut Vec<FileProblem>,
 ) {
     let none = EntryWire::default();
-    for (name, entries) in doc.hooks.0.iter().flat_map(|events| &events.0) {
-        // Unknown event names are ignored silently (x_invalid_configs).
-        let Some((event, mode)) = CopilotEvent::parse(name) else {
-            continue;
-        };
+    // Unknown event names are ignored silently (x_invalid_configs); a
+    // file's camelCase events run before its PascalCase ones, whatever
+    // the key order (cc_pascal_before_camel).
+    let mut events: Vec<_> = (doc.hooks.0.iter().flat_map(|events| &events.0))
+        .filter_map(|(name, entries)| Some((name, entries, CopilotEvent::parse(name)?)))
+        .collect();
+    events.sort_by_key(|(.., (_, mode))| *mode);
+    for (name, entries, (event, mode)) in events {
         let Some(entries) = &entries.0 else {
             let message = format!("hooks.{name}: expected an array of hook entries");
             problems.push(FileProblem::new(file.path, message));
@@ -633,5 +636,20 @@ mod tests {
                 "hooks.agentStop"
             ]
         );
+    }
+
+    /// cc_pascal_before_camel: a file's camelCase events run first.
+    #[test]
+    fn camel_case_entries_run_before_pascal_case_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::create_dir_all(dir.path().join(".git")).unwrap();
+        write(
+            &dir.path().join(".github/hooks/h.json"),
+            r#"{"version":1,"hooks":{"PreToolUse":[{"bash":"P"}],"preToolUse":[{"bash":"c"}],
+               "Stop":[{"bash":"S"}],"agentStop":[{"bash":"a"}]}}"#,
+        );
+        let config = load(&CopilotDiscovery::new(dir.path(), dir.path().join("h")));
+        let commands: Vec<String> = config.handlers.iter().map(|h| h.program.text()).collect();
+        assert_eq!(commands, ["c", "a", "P", "S"]);
     }
 }
