@@ -521,6 +521,7 @@ captures!(
     x_powershell_only_entry,
     x_sequential_timing,
     x_subdir_cwd,
+    x_wrong_types,
 );
 
 /// `hook/*` records carry `dialect: "copilot"`, the camelCase event and
