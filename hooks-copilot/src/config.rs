@@ -190,11 +190,11 @@ impl Handler {
         self.event.name(self.mode)
     }
 
-    /// Its working directory: the repository root, or `cwd` below it.
+    /// Its working directory: the repository root, or `cwd` below it
+    /// (`.` is the root itself, not `<root>/.`).
     pub fn working_dir(&self) -> PathBuf {
-        self.cwd
-            .as_ref()
-            .map_or_else(|| self.repo.clone(), |dir| self.repo.join(dir))
+        let dir = self.cwd.as_ref().map(|dir| self.repo.join(dir));
+        dir.map_or_else(|| self.repo.clone(), |dir| dir.components().collect())
     }
 
     /// The variables it runs with besides the environment: Copilot's, then
@@ -698,6 +698,29 @@ mod tests {
                 "hooks.agentStop: expected an array of hook entries".to_owned(),
             ]
         );
+    }
+
+    /// `cwd: "."` is the repository root (its scripts are shown and
+    /// pinned as `<root>/x.sh`, not `<root>/./x.sh`).
+    #[test]
+    fn a_dot_cwd_is_the_repository_root() {
+        let doc = HooksDoc::parse(
+            r#"{"hooks":{"preToolUse":[{"bash":"./x.sh","cwd":"."},{"bash":"y","cwd":"./s/"}]}}"#,
+        );
+        let file = FileContext {
+            path: Path::new("/repo/h.json"),
+            repo: Path::new("/repo"),
+            source: Layer::Project,
+            hook_dir: None,
+            display_file: "",
+        };
+        let (mut handlers, mut problems) = (Vec::new(), Vec::new());
+        parse_hooks(&doc.unwrap(), &file, &mut handlers, &mut problems);
+        // As text: `Path`'s own comparison skips a `.` component.
+        let dirs: Vec<_> = (handlers.iter())
+            .map(|h| h.working_dir().display().to_string())
+            .collect();
+        assert_eq!(dirs, ["/repo", "/repo/s"]);
     }
 
     /// cc_pascal_before_camel: a file's camelCase events run first.
