@@ -1419,6 +1419,37 @@ fn test_reads_a_copilot_payload_in_its_own_names() {
     assert_eq!(runs[0]["input"]["toolArgs"]["command"], "rm -rf build");
 }
 
+/// A Copilot rewrite the tool's check refuses: `hooks test` says whose
+/// rewrite stopped the call, and the model reads Copilot's text.
+#[test]
+fn test_names_the_rewrite_a_call_fails_on() {
+    let ctx = TestContext::new();
+    let hooks = ctx.project().join(".github/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let entry = r#"{"bash":"echo '{\"modifiedArgs\":{}}'"}"#;
+    let file = format!(r#"{{"version":1,"hooks":{{"preToolUse":[{entry}]}}}}"#);
+    std::fs::write(hooks.join("h.json"), file).unwrap();
+    let input = r#"{"toolName": "bash", "toolArgs": {"command": "ls"}}"#;
+    let output = (ctx.dsh())
+        .args([
+            "hooks",
+            "test",
+            "--trust-all",
+            "preToolUse",
+            "--format",
+            "json",
+        ])
+        .args(["--input", input])
+        .output()
+        .unwrap();
+    let doc = json_stdout(&output);
+    let summary = doc["summary"].as_str().unwrap();
+    let said = "rejected: copilot:preToolUse rewrote the arguments and they fail the tool's check";
+    assert_eq!(summary, said, "{doc}");
+    let sees = r#"tool result (error): Invalid input: "command": Required"#;
+    assert_eq!(doc["model_sees"][0], sees, "{doc}");
+}
+
 #[test]
 fn replay_of_a_missing_session_names_it() {
     let ctx = project();
