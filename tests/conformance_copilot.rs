@@ -585,6 +585,46 @@ fn a_null_rewrite_reads_back_in_dsh_log() {
     );
 }
 
+/// pre_modified_schema: `dsh hooks log` shows what followed each
+/// postToolUseFailure fired for a rejected rewrite (after the call's
+/// result, when its batch settled): that result, not "no tool result".
+#[test]
+fn hooks_log_shows_the_result_a_rejected_rewrite_failed_with() {
+    let replayed = replay("pre_modified_schema");
+    let path = replayed._ctx.home().join("session.jsonl");
+    let lines: Vec<String> = replayed.log.iter().map(Value::to_string).collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let output = (replayed._ctx.dsh())
+        .args(["hooks", "log"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    let entries: Vec<&str> = text
+        .split("\n20")
+        .filter(|e| e.contains("postToolUseFailure"))
+        .collect();
+    let then: Vec<&str> = (entries.iter())
+        .filter_map(|entry| entry.split("then: ").nth(1))
+        .map(str::trim_end)
+        .collect();
+    let failed =
+        |text: &str| format!("tool/result invalid_arguments (error): Invalid input: {text}");
+    assert_eq!(
+        then,
+        [
+            failed(r#""command": Expected string, received number"#),
+            failed(r#""command": Required"#),
+            failed(r#""command": Expected string, received null"#),
+            failed(
+                r#"Multiple validation errors:⏎- "command": Expected string, received number⏎- "description": Expected strin…"#
+            ),
+            failed(r#""command": Expected string, received array"#),
+        ],
+        "{text}"
+    );
+}
+
 /// ups_pascal_block: a userPromptSubmitted block sends nothing to the
 /// model and ends the turn rejected; perm_exit2_and_interrupt: a deny with
 /// `interrupt` ends the run without another model request.
