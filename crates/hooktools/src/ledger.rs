@@ -102,12 +102,12 @@ fn what_followed(
         // A hook fired once the call's batch settled comes after the
         // result (Copilot's postToolUseFailure for a rejected rewrite).
         let earlier = events[..index].iter().rev();
-        let result = earlier
-            .filter(|_| seam != Seam::PreExecute)
-            .find_map(|e| match &e.body {
-                EventBody::ToolResult(result) if result.call_id == call_id => Some(result),
-                _ => None,
-            });
+        let result = earlier.filter(|_| seam != Seam::PreExecute).find_map(|e| {
+            let EventBody::ToolResult(result) = &e.body else {
+                return None;
+            };
+            (result.call_id == call_id).then_some(result)
+        });
         parts.extend(result.filter(|_| parts.is_empty()).map(result_line));
         if parts.is_empty() {
             return "no tool result recorded for this call".to_owned();
