@@ -125,8 +125,14 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
     };
     parse_hooks(&doc, &context, &mut handlers, &mut problems);
     let env = [("COPILOT_PROJECT_DIR".into(), project.display().to_string())];
-    let mut vars = ShellVars::for_settings(project.into(), &serde_json::Value::Null);
-    vars.settings_env = env.into();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let settings_env = env.into();
+    let vars = ShellVars {
+        project: project.into(),
+        home,
+        plugin_root: None,
+        settings_env,
+    };
     c.set_vars(vars);
     // What each entry runs, from the repository root (its `cwd` aside).
     let from_root = |h: &&Handler| h.cwd.as_deref().is_none_or(|cwd| cwd == ".");
