@@ -19,8 +19,8 @@
 //!    `COPILOT_HOOK_DIR`, `COPILOT_CLI`) equal Copilot's;
 //! 2. **model view**: each model request's user prompts, assistant texts,
 //!    calls (name and the arguments the history shows: the model's own, a
-//!    hook's replacement, or `{}` for a replacement that failed the tool's
-//!    check), tool results and hook contexts equal what Copilot sent its
+//!    hook's replacement, also one that failed the tool's check, or `{}`
+//!    for one that is not an object), tool results and hook contexts equal what Copilot sent its
 //!    model, hook-made texts byte for byte.
 //!
 //! ## Normalizations (applied identically to both sides)
