@@ -19,8 +19,8 @@
 //!    `COPILOT_HOOK_DIR`, `COPILOT_CLI`) equal Copilot's;
 //! 2. **model view**: each model request's user prompts, assistant texts,
 //!    calls (name and the arguments the history shows: the model's own, a
-//!    hook's replacement, or `{}` for a replacement that failed the tool's
-//!    check), tool results and hook contexts equal what Copilot sent its
+//!    hook's replacement, also one that failed the tool's check, or `{}`
+//!    for one that is not an object), tool results and hook contexts equal what Copilot sent its
 //!    model, hook-made texts byte for byte.
 //!
 //! ## Normalizations (applied identically to both sides)
@@ -34,8 +34,8 @@
 //! | `timestamp` | `<TS>` (after checking its type: epoch ms number in camelCase, ISO-8601 string in PascalCase) | wall clock |
 //! | `transcriptPath` / `transcript_path` | `<TRANSCRIPT>` | Copilot's `session-state/<id>/events.jsonl`; dsh gives its own session log |
 //! | `<current_datetime>…</current_datetime>` | dropped from the model view, its value dropped in `transformedPrompt` | wall clock |
-//! | `textResultForLlm` / `text_result_for_llm` and tool results the tool itself wrote | `<TOOL TEXT>` (hook-made prefixes and suffixes kept; so is the check of a replaced input that is not an object, `Invalid input: Expected JSON object but got null`, `Invalid input: expected value at line 1 column 1`) | each tool's own wording (`<shellId: 0 completed with exit code 0>`; a replaced `{}`'s `Invalid input: "command": Required` comes from each tool's schema) |
-//! | `postToolUseFailure` / `PostToolUseFailure` `error` | `<ERROR TEXT>`, except that non-object check (`Expected JSON object but got null`) | each tool's own error wording |
+//! | `textResultForLlm` / `text_result_for_llm` and tool results the tool itself wrote | `<TOOL TEXT>` (hook-made prefixes and suffixes kept; so is the tool's check of a replaced input, `Invalid input: Expected JSON object but got null`, `Invalid input: expected value at line 1 column 1`, `Invalid input: "command": Required`, `Invalid input: Multiple validation errors:…`) | each tool's own wording (`<shellId: 0 completed with exit code 0>`) |
+//! | `postToolUseFailure` / `PostToolUseFailure` `error` | `<ERROR TEXT>`, except that input check (`Expected JSON object but got null`, `"command": Required`) | each tool's own error wording |
 //! | project / home / record paths | `<PROJECT>`, `<HOME>`, `<RUN>` | temp dirs |
 //! | model view: sessionStart context | a context after the prompt | Copilot puts it as the first text block of the first user message; dsh adds a context message after it |
 //! | model view: userPromptSubmitted `\n\n<system_reminder>…` | a context after the prompt | Copilot appends it to the user message; dsh adds a context message |
@@ -174,24 +174,25 @@ const HOOK_MADE: [&str; 3] = [
     "Tool result blocked:",
 ];
 
-/// The text of a call whose replaced arguments are not an object (the
-/// tool's check, not its schema wording): compared exactly, as the tool
-/// result and, without `Invalid input: `, as postToolUseFailure's `error`.
-const NON_OBJECT: [&str; 2] = [
-    "Invalid input: Expected JSON object but got ",
-    "Invalid input: expected value at ",
-];
-
-fn non_object(text: &str) -> bool {
-    NON_OBJECT.iter().any(|prefix| {
-        text.starts_with(prefix) || text.starts_with(&prefix["Invalid input: ".len()..])
-    })
+/// Whether a text is the check a tool makes of a hook's replaced arguments
+/// before it runs (`Invalid input: Expected JSON object but got null`,
+/// `Invalid input: "command": Required`, `Invalid input: Multiple
+/// validation errors:…`): compared exactly, as the tool result and,
+/// without `Invalid input: `, as postToolUseFailure's `error`.
+fn input_check(text: &str) -> bool {
+    let check = regex::Regex::new(
+        r#"^(Invalid input: )?(Expected JSON object but got |expected value at |Multiple validation errors:\n|"[^"]+": )"#,
+    )
+    .unwrap();
+    check.is_match(text)
 }
 
 /// A tool result with the tool's own text replaced (hook-made text and a
-/// non-object's check kept).
+/// tool's input check kept).
 fn tool_text(text: &str) -> String {
-    if HOOK_MADE.iter().any(|prefix| text.starts_with(prefix)) || non_object(text) {
+    if HOOK_MADE.iter().any(|prefix| text.starts_with(prefix))
+        || text.starts_with("Invalid input: ")
+    {
         return text.to_owned();
     }
     let suffix = text
@@ -245,7 +246,7 @@ fn normalize_stdin(raw: &str, paths: &Paths) -> String {
             // A tool's own error wording (camelCase and PascalCase).
             "error"
                 if input.get("toolName").or(input.get("tool_name")).is_some()
-                    && !value.as_str().is_some_and(non_object) =>
+                    && !value.as_str().is_some_and(input_check) =>
             {
                 value = json!("<ERROR TEXT>")
             }
@@ -472,6 +473,7 @@ captures!(
     a_file_tools,
     a_text_only,
     cc_mixed_case_one_file,
+    cc_pascal_before_camel,
     cc_pascal_exit2_prompt,
     cc_pascal_flat,
     cc_pascal_flat_outputs,
@@ -480,6 +482,7 @@ captures!(
     cc_pascal_tool_names,
     cc_pascal_updated_input,
     cc_pascal_updated_null,
+    cc_pascal_updated_schema,
     perm_allow_no_allow_all,
     perm_exit2_and_interrupt,
     perm_merge,
@@ -497,6 +500,8 @@ captures!(
     pre_modified_invalid_failure,
     pre_modified_nonobject,
     pre_modified_null,
+    pre_modified_schema,
+    pre_modified_schema_files,
     pre_null_then_deny,
     pre_rewrite_then_deny,
     pre_output_parsing,
@@ -516,6 +521,7 @@ captures!(
     x_powershell_only_entry,
     x_sequential_timing,
     x_subdir_cwd,
+    x_wrong_types,
 );
 
 /// `hook/*` records carry `dialect: "copilot"`, the camelCase event and
@@ -574,6 +580,46 @@ fn a_null_rewrite_reads_back_in_dsh_log() {
             r#"{"status":"completed","effect":"rewrite","updated_input":null,"trust":"project"}"#,
             r#"{"status":"completed","effect":"allow","updated_input":null,"trust":"project","won":true}"#,
             r#"{"status":"completed","effect":"deny","reason":"Denied by preToolUse hook: NULL-AND-DENY","updated_input":null,"trust":"project","won":true}"#,
+        ],
+        "{text}"
+    );
+}
+
+/// pre_modified_schema: `dsh hooks log` shows what followed each
+/// postToolUseFailure fired for a rejected rewrite (after the call's
+/// result, when its batch settled): that result, not "no tool result".
+#[test]
+fn hooks_log_shows_the_result_a_rejected_rewrite_failed_with() {
+    let replayed = replay("pre_modified_schema");
+    let path = replayed._ctx.home().join("session.jsonl");
+    let lines: Vec<String> = replayed.log.iter().map(Value::to_string).collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let output = (replayed._ctx.dsh())
+        .args(["hooks", "log"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    let entries: Vec<&str> = text
+        .split("\n20")
+        .filter(|e| e.contains("postToolUseFailure"))
+        .collect();
+    let then: Vec<&str> = (entries.iter())
+        .filter_map(|entry| entry.split("then: ").nth(1))
+        .map(str::trim_end)
+        .collect();
+    let failed =
+        |text: &str| format!("tool/result invalid_arguments (error): Invalid input: {text}");
+    assert_eq!(
+        then,
+        [
+            failed(r#""command": Expected string, received number"#),
+            failed(r#""command": Required"#),
+            failed(r#""command": Expected string, received null"#),
+            failed(
+                r#"Multiple validation errors:⏎- "command": Expected string, received number⏎- "description": Expected strin…"#
+            ),
+            failed(r#""command": Expected string, received array"#),
         ],
         "{text}"
     );

@@ -1325,6 +1325,42 @@ fn project_with_copilot_hooks() -> TestContext {
     ctx
 }
 
+/// Copilot's camelCase events are listed where a session meets them (as
+/// the event each fires as), beside the PascalCase names, not after all.
+#[test]
+fn list_places_copilot_events_in_the_order_a_session_meets_them() {
+    let ctx = TestContext::new();
+    let hooks = ctx.project().join(".github/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let events = r#"{"agentStop":[{"bash":"echo a"}],"preToolUse":[{"bash":"echo p"}],
+        "sessionStart":[{"bash":"echo s"}]}"#;
+    let file = format!(r#"{{"version":1,"hooks":{events}}}"#);
+    std::fs::write(hooks.join("h.json"), file).unwrap();
+    std::fs::create_dir_all(ctx.project().join(".github/copilot")).unwrap();
+    std::fs::write(
+        ctx.project().join(".github/copilot/settings.json"),
+        r#"{"hooks":{"PreToolUse":[{"bash":"echo P"}],"UserPromptSubmit":[{"bash":"echo u"}]}}"#,
+    )
+    .unwrap();
+    let output = ctx.dsh().args(["hooks", "list"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let headers: Vec<&str> = (stdout.lines())
+        .take_while(|line| *line != "Permissions")
+        .filter(|line| !line.is_empty() && !line.starts_with(' '))
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            "sessionStart",
+            "UserPromptSubmit",
+            "preToolUse",
+            "PreToolUse",
+            "agentStop"
+        ],
+        "{stdout}"
+    );
+}
+
 #[test]
 fn replay_fires_copilot_hooks_with_the_recorded_arguments_and_result() {
     let ctx = project_with_copilot_hooks();
@@ -1381,6 +1417,37 @@ fn test_reads_a_copilot_payload_in_its_own_names() {
     assert_eq!(doc["summary"], "deny", "{doc}");
     let runs = doc["runs"].as_array().unwrap();
     assert_eq!(runs[0]["input"]["toolArgs"]["command"], "rm -rf build");
+}
+
+/// A Copilot rewrite the tool's check refuses: `hooks test` says whose
+/// rewrite stopped the call, and the model reads Copilot's text.
+#[test]
+fn test_names_the_rewrite_a_call_fails_on() {
+    let ctx = TestContext::new();
+    let hooks = ctx.project().join(".github/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let entry = r#"{"bash":"echo '{\"modifiedArgs\":{}}'"}"#;
+    let file = format!(r#"{{"version":1,"hooks":{{"preToolUse":[{entry}]}}}}"#);
+    std::fs::write(hooks.join("h.json"), file).unwrap();
+    let input = r#"{"toolName": "bash", "toolArgs": {"command": "ls"}}"#;
+    let output = (ctx.dsh())
+        .args([
+            "hooks",
+            "test",
+            "--trust-all",
+            "preToolUse",
+            "--format",
+            "json",
+        ])
+        .args(["--input", input])
+        .output()
+        .unwrap();
+    let doc = json_stdout(&output);
+    let summary = doc["summary"].as_str().unwrap();
+    let said = "rejected: copilot:preToolUse rewrote the arguments and they fail the tool's check";
+    assert_eq!(summary, said, "{doc}");
+    let sees = r#"tool result (error): Invalid input: "command": Required"#;
+    assert_eq!(doc["model_sees"][0], sees, "{doc}");
 }
 
 #[test]

@@ -190,11 +190,11 @@ impl Handler {
         self.event.name(self.mode)
     }
 
-    /// Its working directory: the repository root, or `cwd` below it.
+    /// Its working directory: the repository root, or `cwd` below it
+    /// (`.` is the root itself, not `<root>/.`).
     pub fn working_dir(&self) -> PathBuf {
-        self.cwd
-            .as_ref()
-            .map_or_else(|| self.repo.clone(), |dir| self.repo.join(dir))
+        let dir = self.cwd.as_ref().map(|dir| self.repo.join(dir));
+        dir.map_or_else(|| self.repo.clone(), |dir| dir.components().collect())
     }
 
     /// The variables it runs with besides the environment: Copilot's, then
@@ -256,7 +256,7 @@ pub(crate) struct HooksDoc {
     _other: IgnoredAny,
 }
 
-/// The `hooks` object's event keys in file order (Copilot runs them so),
+/// The `hooks` object's event keys in file order,
 /// each an array of entries (`None`: not an array).
 pub(crate) type Events = dsh_hooks::wire::Entries<Entries>;
 
@@ -264,20 +264,21 @@ pub(crate) type Events = dsh_hooks::wire::Entries<Entries>;
 pub(crate) type Entries = Lenient<Vec<Lenient<EntryWire>>>;
 
 /// One entry: a command, or Claude Code's nested group `{matcher, hooks}`.
-/// The timeouts are present (`null` too) and a number or not: a
-/// `timeoutSec` of the wrong type still hides `timeout`, as in Copilot.
+/// `matcher`, `bash`, `cwd` (`null` reads as absent) and `timeoutSec`
+/// (present, `null` too, so it hides `timeout`) are kept as written:
+/// Copilot skips an entry where they have the wrong type (x_wrong_types).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct EntryWire {
-    pub matcher: Lenient<String>,
+    matcher: Option<Present>,
     hooks: Entries,
-    bash: Lenient<String>,
+    bash: Option<Present>,
     command: Lenient<String>,
     exec: Lenient<String>,
     powershell: Lenient<String>,
     args: Lenient<Vec<Present>>,
-    cwd: Lenient<String>,
-    timeout_sec: Lenient<Lenient<f64>>,
+    cwd: Option<Present>,
+    timeout_sec: Lenient<Present>,
     timeout: Lenient<Lenient<f64>>,
     env: Lenient<Present>,
     #[serde(flatten)]
@@ -295,6 +296,38 @@ impl HooksDoc {
     /// the whole hook file).
     pub fn unread_version(&self) -> Option<&Present> {
         self.version.0.as_ref().filter(|v| v.0.as_u64() != Some(1))
+    }
+
+    /// An event whose value is not an array: Copilot then skips the whole
+    /// hook file ([`UNREAD_EVENT`], x_wrong_types).
+    pub fn unread_event(&self) -> Option<&str> {
+        let mut events = self.hooks.0.iter().flat_map(|events| events.iter());
+        let (name, _) = events
+            .find(|(name, entries)| entries.0.is_none() && CopilotEvent::parse(name).is_some())?;
+        Some(name)
+    }
+}
+
+impl EntryWire {
+    /// The matcher, when it is a string.
+    pub fn matcher(&self) -> Option<&str> {
+        self.matcher.as_ref().and_then(|matcher| matcher.0.as_str())
+    }
+}
+
+/// Copilot's reason for skipping a file with an event that is not an array.
+pub const UNREAD_EVENT: &str = "hook event value must be an array";
+
+/// What Copilot adds to an entry it skips.
+const SKIPS: &str = " — hook will be skipped";
+
+/// A key Copilot reads as a string (`name` of the entry at `at`): absent,
+/// the string, or why the entry is skipped (x_wrong_types).
+fn text(key: &Option<Present>, at: &str, name: &str) -> Result<Option<String>, String> {
+    match key.as_ref().map(|key| key.0.as_str()) {
+        None => Ok(None),
+        Some(Some(text)) => Ok(Some(text.to_owned())),
+        Some(None) => Err(format!("{at}.{name}: Expected string{SKIPS}")),
     }
 }
 
@@ -317,6 +350,11 @@ pub fn load(discovery: &CopilotDiscovery) -> CopilotConfig {
         if kind == FileKind::HookFile && doc.unread_version().is_some() {
             let message = "version: Invalid hook config version (only 1 is read)";
             problems.push(FileProblem::new(&path, format!("{message}{SKIPPED}")));
+            continue;
+        }
+        if let Some(name) = doc.unread_event().filter(|_| kind == FileKind::HookFile) {
+            let message = format!("hooks.{name}: {UNREAD_EVENT}{SKIPPED}");
+            problems.push(FileProblem::new(&path, message));
             continue;
         }
         if doc.disable_all_hooks.0 == Some(true) && disabled_by.is_none() {
@@ -366,20 +404,30 @@ pub(crate) fn parse_hooks(
     handlers: &mut Vec<Handler>,
     problems: &mut Vec<FileProblem>,
 ) {
-    let none = EntryWire::default();
-    for (name, entries) in doc.hooks.0.iter().flat_map(|events| &events.0) {
-        // Unknown event names are ignored silently (x_invalid_configs).
-        let Some((event, mode)) = CopilotEvent::parse(name) else {
-            continue;
-        };
+    // Unknown event names are ignored silently (x_invalid_configs); a
+    // file's camelCase events run before its PascalCase ones, whatever
+    // the key order (cc_pascal_before_camel).
+    let mut events: Vec<_> = (doc.hooks.0.iter().flat_map(|events| &events.0))
+        .filter_map(|(name, entries)| Some((name, entries, CopilotEvent::parse(name)?)))
+        .collect();
+    events.sort_by_key(|(.., (_, mode))| *mode);
+    for (name, entries, (event, mode)) in events {
         let Some(entries) = &entries.0 else {
             let message = format!("hooks.{name}: expected an array of hook entries");
             problems.push(FileProblem::new(file.path, message));
             continue;
         };
         for (i, entry) in entries.iter().enumerate() {
-            let base = format!("{}#hooks.{name}[{i}]", file.path.display());
-            let matcher = (entry.0.as_ref()).and_then(|e| e.matcher.0.as_deref());
+            let at = format!("hooks.{name}[{i}]");
+            let base = format!("{}#{at}", file.path.display());
+            let matcher = entry.0.as_ref().map(|e| text(&e.matcher, &at, "matcher"));
+            let matcher = match matcher.transpose() {
+                Ok(matcher) => matcher.flatten(),
+                Err(message) => {
+                    problems.push(FileProblem::new(file.path, message));
+                    continue;
+                }
+            };
             // Claude Code's nested group: `{matcher, hooks: [...]}`.
             let hooks: Vec<_> = match (entry.0.as_ref()).and_then(|e| e.hooks.0.as_ref()) {
                 Some(inner) => (inner.iter().enumerate())
@@ -388,8 +436,8 @@ pub(crate) fn parse_hooks(
                 None => vec![(base, entry)],
             };
             for (origin, hook) in hooks {
-                let hook = hook.0.as_ref().unwrap_or(&none);
-                match parse_entry(hook, (event, mode), matcher, origin, file) {
+                let entry = (event, mode, matcher.as_deref());
+                match parse_entry(hook.0.as_ref(), entry, origin, file) {
                     Ok(handler) => handlers.push(handler),
                     Err(message) => problems.push(FileProblem::new(file.path, message)),
                 }
@@ -398,15 +446,17 @@ pub(crate) fn parse_hooks(
     }
 }
 
-/// One entry, configured under `event` in `mode`, or why it is skipped.
+/// One entry (`None`: not an object), configured under `event` in `mode`,
+/// or why it is skipped (in Copilot's words).
 fn parse_entry(
-    entry: &EntryWire,
-    (event, mode): (CopilotEvent, Mode),
-    matcher: Option<&str>,
+    entry: Option<&EntryWire>,
+    (event, mode, matcher): (CopilotEvent, Mode, Option<&str>),
     origin: String,
     file: &FileContext<'_>,
 ) -> Result<Handler, String> {
-    let shell = entry.bash.0.clone().or_else(|| entry.command.0.clone());
+    let at = origin.rsplit('#').next().unwrap_or(&origin);
+    let entry = entry.ok_or_else(|| format!("{at}: Expected object{SKIPS}"))?;
+    let shell = text(&entry.bash, at, "bash")?.or_else(|| entry.command.0.clone());
     let program = match (shell, entry.exec.0.clone(), entry.powershell.0.clone()) {
         (None, Some(program), _) => Program::Exec {
             program,
@@ -418,17 +468,31 @@ fn parse_entry(
         (None, None, Some(command)) => Program::Powershell(command),
         (None, None, None) | (Some(_), Some(_), _) => {
             return Err(format!(
-                "{}: Specify either 'exec' (native executable) or 'bash'/'powershell'/'command' (shell), but not both — hook will be skipped",
-                origin.rsplit('#').next().unwrap_or(&origin)
+                "{at}: Specify either 'exec' (native executable) or 'bash'/'powershell'/'command' (shell), but not both{SKIPS}"
             ));
         }
     };
-    let timeout_sec = (entry.timeout_sec.0.as_ref().or(entry.timeout.0.as_ref()))
-        .and_then(|secs| secs.0)
-        .filter(|secs| *secs > 0.0)
+    let secs = match (&entry.timeout_sec.0, &entry.timeout.0) {
+        (Some(secs), _) if !secs.0.is_null() && !secs.0.is_number() => {
+            return Err(format!(
+                "{at}.timeoutSec: timeoutSec must be a number{SKIPS}"
+            ));
+        }
+        (Some(secs), _) => secs.0.as_f64(),
+        (None, timeout) => timeout.as_ref().and_then(|secs| secs.0),
+    };
+    let timeout_sec = (secs.filter(|secs| *secs > 0.0))
         .map(|secs| secs.ceil() as u64)
         .unwrap_or(DEFAULT_TIMEOUT_SEC);
-    let env = json_file::env_pairs(entry.env.0.as_ref().map(|env| &env.0));
+    let env = entry.env.0.as_ref().map(|env| &env.0);
+    let mut values = env.and_then(|env| env.as_object()).into_iter().flatten();
+    if let Some((name, _)) = values.find(|(_, value)| !value.is_string()) {
+        return Err(format!(
+            "{at}.env[{name:?}]: env values must be strings{SKIPS}"
+        ));
+    }
+    let cwd = text(&entry.cwd, at, "cwd")?;
+    let env = json_file::env_pairs(env);
     Ok(Handler {
         event,
         mode,
@@ -437,7 +501,7 @@ fn parse_entry(
         origin,
         matcher: matcher.map(str::to_owned),
         program,
-        cwd: entry.cwd.0.clone(),
+        cwd,
         repo: file.repo.to_path_buf(),
         env,
         timeout_sec,
@@ -580,17 +644,23 @@ mod tests {
         assert!(config.disabled_by.is_some());
     }
 
-    /// Keys of the wrong type read as absent and spoil nothing else; an
-    /// entry that is not an object (an array too) is skipped on its own.
+    /// x_wrong_types: an entry with `bash`, `matcher`, `cwd`, `timeoutSec`
+    /// or an `env` value of the wrong type is skipped in Copilot's words,
+    /// and so is one that is not an object (an array too); `null` reads as
+    /// absent; other keys of the wrong type read as absent.
     #[test]
-    fn wrong_typed_keys_and_entries_are_absent_and_spoil_nothing_else() {
+    fn wrong_typed_keys_and_entries_skip_the_entry_alone() {
         let text = r#"{"version":null,"disableAllHooks":"yes","hooks":{
-            "preToolUse":[{"bash":3,"command":"c","matcher":7,"timeoutSec":"5","timeout":9,"env":{"A":1}},
-                "junk",["m",null,"cmd"],{"matcher":"M","hooks":[{"exec":"e","args":["a",2,null],"timeout":2.5},5]}],
+            "preToolUse":[{"bash":3,"command":"c"},{"bash":"b","matcher":7},
+                {"bash":"t","timeoutSec":"5","timeout":9},{"bash":"v","env":{"B":"b","A":1}},
+                {"bash":"w","cwd":5},"junk",["m",null,"cmd"],
+                {"matcher":"M","hooks":[{"exec":"e","args":["a",2,null],"timeout":2.5},5]},
+                {"bash":null,"command":"n","matcher":null,"cwd":null}],
             "agentStop":{"bash":"x"},
             "sessionEnd":[{"bash":"s","timeoutSec":null,"timeout":4}]}}"#;
         let doc = HooksDoc::parse(text).unwrap();
         assert!(doc.unread_version().is_some());
+        assert_eq!(doc.unread_event(), Some("agentStop"));
         assert_eq!(doc.disable_all_hooks.0, None);
         let file = FileContext {
             path: Path::new("h.json"),
@@ -602,36 +672,69 @@ mod tests {
         let (mut handlers, mut problems) = (Vec::new(), Vec::new());
         parse_hooks(&doc, &file, &mut handlers, &mut problems);
         let got: Vec<_> = (handlers.iter())
-            .map(|h| {
-                (
-                    h.program.text(),
-                    h.matcher.clone(),
-                    h.timeout_sec,
-                    h.env.clone(),
-                )
-            })
+            .map(|h| (h.program.text(), h.matcher.clone(), h.timeout_sec))
             .collect();
-        let env = vec![("A".to_owned(), "1".to_owned())];
         assert_eq!(
             got,
             [
-                ("c".to_owned(), None, 30, env),
-                ("e a 2 null".to_owned(), Some("M".to_owned()), 3, vec![]),
-                ("s".to_owned(), None, 30, vec![])
+                ("e a 2 null".to_owned(), Some("M".to_owned()), 3),
+                ("n".to_owned(), None, 30),
+                ("s".to_owned(), None, 30)
             ]
         );
-        let problems: Vec<_> = problems
-            .iter()
-            .map(|p| p.message.split(':').next().unwrap().to_owned())
-            .collect();
+        let problems: Vec<_> = problems.iter().map(|p| p.message.as_str()).collect();
+        let skipped = |what: &str| format!("hooks.preToolUse[{what} — hook will be skipped");
         assert_eq!(
             problems,
             [
-                "hooks.preToolUse[1]",
-                "hooks.preToolUse[2]",
-                "hooks.preToolUse[3].hooks[1]",
-                "hooks.agentStop"
+                skipped("0].bash: Expected string"),
+                skipped("1].matcher: Expected string"),
+                skipped("2].timeoutSec: timeoutSec must be a number"),
+                skipped(r#"3].env["A"]: env values must be strings"#),
+                skipped("4].cwd: Expected string"),
+                skipped("5]: Expected object"),
+                skipped("6]: Expected object"),
+                skipped("7].hooks[1]: Expected object"),
+                "hooks.agentStop: expected an array of hook entries".to_owned(),
             ]
         );
+    }
+
+    /// `cwd: "."` is the repository root (its scripts are shown and
+    /// pinned as `<root>/x.sh`, not `<root>/./x.sh`).
+    #[test]
+    fn a_dot_cwd_is_the_repository_root() {
+        let doc = HooksDoc::parse(
+            r#"{"hooks":{"preToolUse":[{"bash":"./x.sh","cwd":"."},{"bash":"y","cwd":"./s/"}]}}"#,
+        );
+        let file = FileContext {
+            path: Path::new("/repo/h.json"),
+            repo: Path::new("/repo"),
+            source: Layer::Project,
+            hook_dir: None,
+            display_file: "",
+        };
+        let (mut handlers, mut problems) = (Vec::new(), Vec::new());
+        parse_hooks(&doc.unwrap(), &file, &mut handlers, &mut problems);
+        // As text: `Path`'s own comparison skips a `.` component.
+        let dirs: Vec<_> = (handlers.iter())
+            .map(|h| h.working_dir().display().to_string())
+            .collect();
+        assert_eq!(dirs, ["/repo", "/repo/s"]);
+    }
+
+    /// cc_pascal_before_camel: a file's camelCase events run first.
+    #[test]
+    fn camel_case_entries_run_before_pascal_case_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::create_dir_all(dir.path().join(".git")).unwrap();
+        write(
+            &dir.path().join(".github/hooks/h.json"),
+            r#"{"version":1,"hooks":{"PreToolUse":[{"bash":"P"}],"preToolUse":[{"bash":"c"}],
+               "Stop":[{"bash":"S"}],"agentStop":[{"bash":"a"}]}}"#,
+        );
+        let config = load(&CopilotDiscovery::new(dir.path(), dir.path().join("h")));
+        let commands: Vec<String> = config.handlers.iter().map(|h| h.program.text()).collect();
+        assert_eq!(commands, ["c", "a", "P", "S"]);
     }
 }

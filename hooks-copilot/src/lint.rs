@@ -8,12 +8,15 @@
 use std::path::{Path, PathBuf};
 
 use dsh_hooks::lint::{
-    Checker, Finding, Severity, did_you_mean, existing, nearest, open_json, path_tail,
+    Checker, Finding, Severity, ShellVars, did_you_mean, existing, nearest, open_json, path_tail,
 };
 use dsh_hooks::names::Tabled;
 use dsh_hooks::registry::LintTargets;
 
-use crate::config::{CopilotDiscovery, Entries, FileContext, HooksDoc, parse_hooks};
+use crate::config::{
+    CopilotDiscovery, Entries, EntryWire, FileContext, Handler, HooksDoc, Program, UNREAD_EVENT,
+    parse_hooks,
+};
 use crate::event::{CopilotEvent, Mode};
 
 /// The Copilot files a session in `discovery.cwd` would load.
@@ -82,11 +85,17 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
             "version is {}; Copilot CLI reads only version 1 and skips the whole file",
             version.0
         );
-        c.push_at(
+        let at = Some("version".to_owned());
+        c.push(Severity::Error, "bad-version", at, Some("version"), message);
+        return c.finish();
+    }
+    if let Some(name) = doc.unread_event().filter(|_| hook_file) {
+        let message = format!("{}; Copilot CLI skips the whole file", UNREAD_EVENT);
+        c.push(
             Severity::Error,
-            "bad-version",
-            Some("version".to_owned()),
-            None,
+            "bad-event",
+            Some(format!("hooks.{name}")),
+            Some(name),
             message,
         );
         return c.finish();
@@ -98,13 +107,8 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
                     "`{name}` is not a Copilot CLI event; Copilot ignores it silently{}",
                     did_you_mean(nearest(name, CopilotEvent::names()))
                 );
-                c.push_at(
-                    Severity::Warning,
-                    "unknown-event",
-                    Some(format!("hooks.{name}")),
-                    None,
-                    message,
-                );
+                let at = Some(format!("hooks.{name}"));
+                c.push(Severity::Warning, "unknown-event", at, Some(name), message);
                 continue;
             };
             lint_entries(&mut c, name, event, mode, entries);
@@ -120,32 +124,62 @@ pub fn lint_file(file: &Path, project: &Path) -> Vec<Finding> {
         display_file: "",
     };
     parse_hooks(&doc, &context, &mut handlers, &mut problems);
+    let env = [("COPILOT_PROJECT_DIR".into(), project.display().to_string())];
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let settings_env = env.into();
+    let vars = ShellVars {
+        project: project.into(),
+        home,
+        plugin_root: None,
+        settings_env,
+    };
+    c.set_vars(vars);
+    // What each entry runs, from the repository root (its `cwd` aside).
+    let from_root = |h: &&Handler| h.cwd.as_deref().is_none_or(|cwd| cwd == ".");
+    for handler in handlers.iter().filter(from_root) {
+        let at = handler.origin.rsplit('#').next().unwrap_or_default();
+        c.enter_event(event_of(at));
+        match &handler.program {
+            Program::Bash(command) => c.check_command(command, false, at),
+            Program::Exec { program, .. } => c.check_command(program, true, at),
+            Program::Powershell(_) => {}
+        }
+    }
     for problem in problems {
         let (at, message) = match problem.message.split_once(": ") {
             Some((at, message)) => (Some(at.to_owned()), message.to_owned()),
             None => (None, problem.message),
         };
-        c.push_at(Severity::Error, "no-command", at, None, message);
+        let event = event_of(at.as_deref().unwrap_or_default()).to_owned();
+        c.enter_event(&event);
+        c.push(Severity::Error, "skipped-entry", at, Some(&event), message);
     }
     c.finish()
 }
 
+/// The event of a JSON path (`hooks.preToolUse[0].bash`: `preToolUse`).
+fn event_of(at: &str) -> &str {
+    let path = at.trim_start_matches("hooks.");
+    path.split(['[', '.']).next().unwrap_or_default()
+}
+
 fn lint_entries(c: &mut Checker<'_>, name: &str, event: CopilotEvent, mode: Mode, list: &Entries) {
+    c.enter_event(name);
     for (i, entry) in list.0.iter().flatten().enumerate() {
         let at = format!("hooks.{name}[{i}]");
-        let matcher = (entry.0.as_ref()).and_then(|e| e.matcher.0.as_deref());
+        let matcher = entry.0.as_ref().and_then(EntryWire::matcher);
         if let Some(matcher) = matcher
             && !(mode == Mode::Pascal && matcher == "*")
             && regex::Regex::new(&format!("^(?:{matcher})$")).is_err()
         {
-            c.push_at(Severity::Warning, "invalid-matcher", Some(format!("{at}.matcher")), None, format!("`{matcher}` is not a valid regular expression; Copilot CLI never runs this entry"));
+            c.push(Severity::Warning, "invalid-matcher", Some(format!("{at}.matcher")), Some(matcher), format!("`{matcher}` is not a valid regular expression; Copilot CLI never runs this entry"));
         }
         if mode == Mode::Camel
             && let Some(matcher) = matcher
             && event.matches_tools()
             && matcher.chars().next().is_some_and(char::is_uppercase)
         {
-            c.push_at(Severity::Warning, "claude-tool-name", Some(format!("{at}.matcher")), None, format!("camelCase events match Copilot's own tool names (`bash`, `view`, `create`, `edit`, …), case-sensitively; `{matcher}` looks like a Claude Code name"));
+            c.push(Severity::Warning, "claude-tool-name", Some(format!("{at}.matcher")), Some(matcher), format!("camelCase events match Copilot's own tool names (`bash`, `view`, `create`, `edit`, …), case-sensitively; `{matcher}` looks like a Claude Code name"));
         }
         if mode == Mode::Pascal
             && matches!(
@@ -155,7 +189,7 @@ fn lint_entries(c: &mut Checker<'_>, name: &str, event: CopilotEvent, mode: Mode
                     | CopilotEvent::PostToolUse
             )
         {
-            c.push_at(Severity::Warning, "pascal-expectations", Some(at), None, format!("Copilot CLI runs PascalCase `{name}` with Claude-style payloads but its own output rules: exit 2 only warns, `hookSpecificOutput.additionalContext` is ignored (use a top-level `additionalContext`), `continue: false` is ignored"));
+            c.push(Severity::Warning, "pascal-expectations", Some(at), Some(name), format!("Copilot CLI runs PascalCase `{name}` with Claude-style payloads but its own output rules: exit 2 only warns, `hookSpecificOutput.additionalContext` is ignored (use a top-level `additionalContext`), `continue: false` is ignored"));
         }
     }
 }
@@ -163,6 +197,37 @@ fn lint_entries(c: &mut Checker<'_>, name: &str, event: CopilotEvent, mode: Mode
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A missing script is named with its file position, from the
+    /// repository root (an entry with its own `cwd` is not checked).
+    #[test]
+    fn a_missing_script_is_found_where_it_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(".github/hooks/h.json");
+        fs_err::create_dir_all(file.parent().unwrap()).unwrap();
+        let text = r#"{"version":1,"hooks":{
+  "preToolUse":[{"bash":"./ok.sh"},{"bash":"./gone.sh"},{"bash":"./gone.sh","cwd":"sub"},
+    {"exec":"$COPILOT_PROJECT_DIR/gone"}]}}"#;
+        fs_err::write(&file, text).unwrap();
+        fs_err::write(dir.path().join("ok.sh"), "").unwrap();
+        let found: Vec<_> = lint_file(&file, dir.path())
+            .into_iter()
+            .map(|f| {
+                (
+                    f.code,
+                    f.at.unwrap_or_default(),
+                    f.position.unwrap_or_default(),
+                )
+            })
+            .collect();
+        let at = |i: usize| format!("hooks.preToolUse[{i}]");
+        #[rustfmt::skip]
+        assert_eq!(found, [
+            ("not-executable", at(0), "2:25".to_owned()),
+            ("command-not-found", at(1), "2:44".to_owned()),
+            ("command-not-found", at(3), "3:13".to_owned()),
+        ]);
+    }
 
     #[test]
     fn findings_name_what_copilot_would_skip() {
@@ -172,7 +237,7 @@ mod tests {
         let file = hooks.join("h.json");
         fs_err::write(
             &file,
-            r#"{"version":1,"hooks":{"preTooluse":[{"bash":"x"}],"preToolUse":[{"bash":"x","matcher":"Bash"},{"timeoutSec":1},{"bash":"y","matcher":"("}],"Stop":[{"bash":"z"}]}}"#,
+            r#"{"version":1,"hooks":{"preTooluse":[{"bash":"x"}],"preToolUse":[{"bash":"echo x","matcher":"Bash"},{"timeoutSec":1},{"bash":"echo y","matcher":"("}],"Stop":[{"bash":"true"}]}}"#,
         )
         .unwrap();
         let codes: Vec<&str> = lint_file(&file, dir.path())
@@ -186,11 +251,15 @@ mod tests {
                 "claude-tool-name",
                 "invalid-matcher",
                 "pascal-expectations",
-                "no-command"
+                "skipped-entry"
             ]
         );
         fs_err::write(&file, r#"{"version":2,"hooks":{}}"#).unwrap();
         assert_eq!(lint_file(&file, dir.path())[0].code, "bad-version");
+        // x_wrong_types: an event that is not an array skips the file.
+        fs_err::write(&file, r#"{"version":1,"hooks":{"agentStop":{"bash":"x"}}}"#).unwrap();
+        let found = lint_file(&file, dir.path());
+        assert_eq!((found.len(), found[0].code), (1, "bad-event"));
         assert!(is_copilot_file(&file));
         assert!(is_copilot_file(Path::new("/h/.copilot/settings.json")));
         assert!(is_copilot_file(Path::new(

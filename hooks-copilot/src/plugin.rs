@@ -165,8 +165,9 @@ fn tool_fire(ctx: &SeamContext, body: Body, native: String, call_id: &str) -> Fi
 }
 
 /// postToolUseFailure for each call of `batch` whose rewritten arguments
-/// were not valid, with `toolArgs: {}` as Copilot sends it when its tool
-/// rejects the input a preToolUse hook gave (pre_modified_invalid_failure).
+/// were not valid, with `toolArgs` the rewrite, `{}` for one that is not an
+/// object, as Copilot sends it when its tool rejects the input a preToolUse
+/// hook gave (pre_modified_invalid_failure, pre_modified_schema).
 /// dsh rejects such a call when it seals it, before any post-execute, so
 /// these fire when the batch settles; their contexts (in `contexts`)
 /// follow the batch's results.
@@ -185,7 +186,10 @@ fn rejected_rewrites<'a>(
     let native = tools::named(&exec.tool, exec.mcp_names()).into_owned();
     let body = Body::PostToolUseFailure {
         tool_name: native.clone(),
-        tool_args: serde_json::json!({}),
+        tool_args: match exec.arguments.is_object() {
+            true => tools::tool_args(&exec.tool, &exec.arguments),
+            false => serde_json::json!({}),
+        },
         // Copilot's error is the tool's text without its `Invalid input: `.
         error: (settled.outcome.content.strip_prefix("Invalid input: "))
             .unwrap_or(&settled.outcome.content)

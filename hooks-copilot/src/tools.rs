@@ -139,14 +139,29 @@ pub fn arguments_from(tool: &str, args: &Value) -> Value {
     Value::Object(out)
 }
 
-/// What Copilot's tool says when the arguments a hook handed on (as
-/// [`arguments_from`] gives them) are not an object: the tool fails the call
-/// before it runs with `Invalid input: Expected JSON object but got null`
-/// (`array`, `number`, `boolean`; pre_modified_null, pre_modified_nonobject).
-/// A string is read as JSON text first: one that is not JSON fails with the
-/// parser's message (`Invalid input: expected value at line 1 column 1`).
-/// `None` for an object (the tool's own schema check words its failures).
-pub fn refusal(args: &Value) -> Option<String> {
+/// The keys Copilot's tools were seen to check before they run, in the
+/// order Copilot reports them: (dsh tool, key, JSON type, required)
+/// (pre_modified_schema, pre_modified_schema_files; an unlisted key is not
+/// checked here, dsh's schema check words its failures).
+#[rustfmt::skip]
+const CHECKED: &[(&str, &str, &str, bool)] = &[
+    ("bash", "command", "string", true), ("bash", "description", "string", false),
+    ("read", "path", "string", true), ("read", "view_range", "array", false),
+    ("write", "path", "string", true), ("write", "file_text", "string", true),
+    ("edit", "path", "string", true),
+];
+
+/// What Copilot's tool `tool` (dsh's name) says when a hook's replaced
+/// arguments `args` (Copilot's names, as the hook wrote them) fail its
+/// check: it fails the call before it runs. A string is read as JSON text
+/// first (one that is not JSON: `Invalid input: expected value at line 1
+/// column 1`); a non-object is `Invalid input: Expected JSON object but got
+/// null` (`array`, `number`, `boolean`; pre_modified_null,
+/// pre_modified_nonobject); an object's keys are checked as
+/// [`CHECKED`] says: `Invalid input: "command": Required`, `… Expected
+/// string, received number`, and for several `Invalid input: Multiple
+/// validation errors:` with one `\n- ` line each. `None`: it passes.
+pub fn refusal(tool: &str, args: &Value) -> Option<String> {
     let parsed;
     let args = match args.as_str() {
         Some(text) => match serde_json::from_str(text) {
@@ -158,12 +173,32 @@ pub fn refusal(args: &Value) -> Option<String> {
         },
         None => args,
     };
-    (!args.is_object()).then(|| {
-        format!(
-            "Invalid input: Expected JSON object but got {}",
-            dsh_hooks::wire::json_type(args)
-        )
-    })
+    let json_type = dsh_hooks::wire::json_type;
+    if !args.is_object() {
+        let kind = json_type(args);
+        return Some(format!(
+            "Invalid input: Expected JSON object but got {kind}"
+        ));
+    }
+    let checked = CHECKED.iter().filter(|(name, ..)| *name == tool);
+    let problems: Vec<String> = checked
+        .filter_map(|(_, key, kind, required)| match args.get(key) {
+            None if *required => Some(format!("\"{key}\": Required")),
+            Some(value) if json_type(value) != *kind => Some(format!(
+                "\"{key}\": Expected {kind}, received {}",
+                json_type(value)
+            )),
+            _ => None,
+        })
+        .collect();
+    match problems.as_slice() {
+        [] => None,
+        [one] => Some(format!("Invalid input: {one}")),
+        many => Some(format!(
+            "Invalid input: Multiple validation errors:\n- {}",
+            many.join("\n- ")
+        )),
+    }
 }
 
 /// Whether a call goes through the permission flow (permissionRequest):
@@ -254,16 +289,55 @@ mod tests {
                 "Invalid input: Expected JSON object but got {kind}"
             ))
         };
-        assert_eq!(refusal(&json!(null)), got("null"));
-        assert_eq!(refusal(&json!([1])), got("array"));
-        assert_eq!(refusal(&json!(5)), got("number"));
-        assert_eq!(refusal(&json!(true)), got("boolean"));
+        let refusal = |args: Value| refusal("bash", &args);
+        assert_eq!(refusal(json!(null)), got("null"));
+        assert_eq!(refusal(json!([1])), got("array"));
+        assert_eq!(refusal(json!(5)), got("number"));
+        assert_eq!(refusal(json!(true)), got("boolean"));
+        assert_eq!(refusal(json!("[1]")), got("array"));
         assert_eq!(
-            refusal(&json!("echo STRING")).as_deref(),
+            refusal(json!("echo STRING")).as_deref(),
             Some("Invalid input: expected value at line 1 column 1")
         );
-        assert_eq!(refusal(&json!({})), None);
-        assert_eq!(refusal(&json!({"command": "ls"})), None);
+        assert_eq!(refusal(json!({"command": "ls"})), None);
+        assert_eq!(refusal(json!(r#"{"command": "ls"}"#)), None);
+    }
+
+    /// pre_modified_schema, pre_modified_schema_files: an object that fails
+    /// the tool's schema, in Copilot's words (dsh's tool names).
+    #[test]
+    fn arguments_that_fail_the_schema_fail_in_copilots_words() {
+        let says = |tool: &str, args: Value| refusal(tool, &args).unwrap_or_default();
+        assert_eq!(
+            says("bash", json!({})),
+            r#"Invalid input: "command": Required"#
+        );
+        assert_eq!(
+            says("bash", json!({"command": null, "description": "d"})),
+            r#"Invalid input: "command": Expected string, received null"#
+        );
+        assert_eq!(
+            says("bash", json!({"command": 5, "description": 6})),
+            "Invalid input: Multiple validation errors:\n\
+             - \"command\": Expected string, received number\n\
+             - \"description\": Expected string, received number"
+        );
+        assert_eq!(
+            says("write", json!({})),
+            "Invalid input: Multiple validation errors:\n\
+             - \"path\": Required\n- \"file_text\": Required"
+        );
+        assert_eq!(
+            says("edit", json!({})),
+            r#"Invalid input: "path": Required"#
+        );
+        assert_eq!(
+            says("read", json!({"path": "/a", "view_range": "1-2"})),
+            r#"Invalid input: "view_range": Expected array, received string"#
+        );
+        // Passes Copilot's check (description is optional there).
+        assert_eq!(says("bash", json!({"command": "ls"})), "");
+        assert_eq!(says("mcp__s__t", json!({})), "");
     }
 
     /// a_file_tools, cc_pascal_tool_names.

@@ -124,12 +124,10 @@ pub fn pre_tool_use(readings: &[&Reading], tool: &str, source: &str) -> (CallRev
         .find_map(|r| r.modified_args.as_ref());
     let rewrite = match modified {
         Some(args) if !matches!(decision, PreToolDecision::Ask { .. }) => {
-            let arguments = tools::arguments_from(tool, args);
             InputRewrite::Rewrite {
-                // Copilot's tool fails arguments that are not an object
-                // itself, in its own words.
-                refusal: tools::refusal(&arguments),
-                arguments,
+                // Copilot's tool checks the arguments itself, in its own words.
+                refusal: tools::refusal(tool, args),
+                arguments: tools::arguments_from(tool, args),
                 by: source.to_owned(),
                 conflicts: Vec::new(),
                 history: HistoryInput::Rewritten,

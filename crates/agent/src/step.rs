@@ -216,9 +216,10 @@ async fn run_one(
 
 /// What the model's later history shows as a call's input, decided once
 /// the outcome is known: nothing (the model's own input) without a rewrite
-/// that asked for it; `{}` when the rewritten input failed the tool's input
-/// check or is not an object (a denied call's too); else the rewritten
-/// input, also for a call denied after the rewrite.
+/// that asked for it; `{}` when the rewritten input is not an object (a
+/// denied call's too); else the rewritten input, also for a call denied
+/// after the rewrite or one whose input failed the tool's check
+/// (pre_modified_schema).
 fn shown_input(
     history: HistoryInput,
     execution: &ToolExecution,
@@ -229,9 +230,9 @@ fn shown_input(
     }
     match disposition {
         Disposition::UnknownTool => None,
-        Disposition::InvalidArguments => Some(ShownInput::Emptied),
         _ if !execution.arguments.is_object() => Some(ShownInput::Emptied),
-        Disposition::Denied(_)
+        Disposition::InvalidArguments
+        | Disposition::Denied(_)
         | Disposition::Executed
         | Disposition::Failed
         | Disposition::Cancelled => Some(ShownInput::Rewritten),
@@ -432,9 +433,10 @@ mod tests {
             shown_input(asked, &execution, Disposition::Executed),
             Some(ShownInput::Rewritten)
         );
+        // pre_modified_schema: an object that failed the check is shown.
         assert_eq!(
             shown_input(asked, &execution, Disposition::InvalidArguments),
-            Some(ShownInput::Emptied)
+            Some(ShownInput::Rewritten)
         );
         assert_eq!(
             shown_input(asked, &execution, denied),
@@ -443,6 +445,10 @@ mod tests {
         let mut null = execution.clone();
         null.arguments = Arc::new(serde_json::Value::Null);
         assert_eq!(shown_input(asked, &null, denied), Some(ShownInput::Emptied));
+        assert_eq!(
+            shown_input(asked, &null, Disposition::InvalidArguments),
+            Some(ShownInput::Emptied)
+        );
         let original = HistoryInput::Original;
         assert_eq!(
             shown_input(original, &execution, Disposition::Executed),

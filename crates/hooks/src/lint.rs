@@ -159,6 +159,23 @@ impl<'a> Checker<'a> {
         self.vars = vars;
     }
 
+    /// Positions are searched from where the event `name` starts.
+    pub fn enter_event(&mut self, name: &str) {
+        self.event_offset = serde_json::to_string(name)
+            .ok()
+            .and_then(|quoted| self.text.find(&quoted))
+            .or_else(|| self.text.find(&format!("hooks.{name}")))
+            .unwrap_or(0);
+    }
+
+    /// Checks what the hook command `command` (at the field `at`) runs:
+    /// its program (or, `exec_form`, the executable itself) and the script
+    /// an interpreter is asked to run exist (`command-not-found`,
+    /// `not-executable`, `script-not-found`), relative to the project.
+    pub fn check_command(&mut self, command: &str, exec_form: bool, at: &str) {
+        commands::check_command(self, command, exec_form, at);
+    }
+
     /// Whether an error was found.
     pub fn has_errors(&self) -> bool {
         self.out.iter().any(|f| f.severity == Severity::Error)

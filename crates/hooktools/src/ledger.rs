@@ -45,6 +45,16 @@ fn is_denial(decision: &HookDecision) -> bool {
     says_no || decision.stops()
 }
 
+/// A call's `tool/result`, as the ledger shows it.
+fn result_line(result: &ToolResultEvent) -> String {
+    format!(
+        "tool/result {}{}: {}",
+        result.disposition.as_deref().unwrap_or("executed"),
+        if result.is_error { " (error)" } else { "" },
+        excerpt(&result.content, 120)
+    )
+}
+
 /// What the runtime did after the hook result at `index`.
 fn what_followed(
     events: &[Event],
@@ -65,19 +75,8 @@ fn what_followed(
                 }) if id == call_id && seam == Seam::PreExecute => {
                     parts.push(format!("call arguments rewritten by {by}"));
                 }
-                EventBody::ToolResult(ToolResultEvent {
-                    call_id: id,
-                    is_error,
-                    content,
-                    disposition,
-                    ..
-                }) if id == call_id => {
-                    parts.push(format!(
-                        "tool/result {}{}: {}",
-                        disposition.as_deref().unwrap_or("executed"),
-                        if *is_error { " (error)" } else { "" },
-                        excerpt(content, 120)
-                    ));
+                EventBody::ToolResult(result) if result.call_id == call_id => {
+                    parts.push(result_line(result));
                     break;
                 }
                 EventBody::SessionHeader(_)
@@ -100,6 +99,16 @@ fn what_followed(
                 | EventBody::ModelSwitched(_) => {}
             }
         }
+        // A hook fired once the call's batch settled comes after the
+        // result (Copilot's postToolUseFailure for a rejected rewrite).
+        let earlier = events[..index].iter().rev();
+        let result = earlier.filter(|_| seam != Seam::PreExecute).find_map(|e| {
+            let EventBody::ToolResult(result) = &e.body else {
+                return None;
+            };
+            (result.call_id == call_id).then_some(result)
+        });
+        parts.extend(result.filter(|_| parts.is_empty()).map(result_line));
         if parts.is_empty() {
             return "no tool result recorded for this call".to_owned();
         }

@@ -163,11 +163,17 @@ pub(super) fn run(workspace: &Workspace, format: Format) -> anyhow::Result<ExitS
             });
         }
     }
-    // Stable sort: event order first; dialect and configuration order kept.
+    // Stable sort: event order first (a dialect's own name, such as
+    // Copilot's `preToolUse`, placed by the event it fires as); dialect
+    // and configuration order kept.
+    let dialects = dsh_core::dialects::registry();
     rows.sort_by_key(|row| {
-        EVENT_ORDER
-            .iter()
-            .position(|event| *event == row.event)
+        let own = dialects
+            .get(row.dialect)
+            .and_then(|d| d.test_event(&row.event));
+        let event = own.unwrap_or(&row.event);
+        (EVENT_ORDER.iter())
+            .position(|known| *known == event)
             .unwrap_or(EVENT_ORDER.len())
     });
     let notices = configs.notices();

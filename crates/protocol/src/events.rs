@@ -494,8 +494,7 @@ pub struct ToolResultEvent {
 pub enum ShownInput {
     /// The arguments of the call's `tool/call` event (what it ran with).
     Rewritten,
-    /// `{}`: the rewritten input failed the tool's input check, or is not
-    /// an object.
+    /// `{}`: the rewritten input is not an object.
     Emptied,
 }
 

@@ -148,8 +148,9 @@ pub enum HistoryInput {
     /// The model's own input, whatever the call ran with.
     #[default]
     Original,
-    /// The rewritten input, also for a call denied after the rewrite; `{}`
-    /// when it failed the tool's input check or is not an object.
+    /// The rewritten input, also for a call denied after the rewrite or
+    /// one whose input failed the tool's check; `{}` when it is not an
+    /// object.
     Rewritten,
 }
 

@@ -28,7 +28,7 @@ fn on_path(name: &str) -> bool {
 }
 
 pub(super) fn check_command(c: &mut Checker<'_>, command: &str, exec_form: bool, at: &str) {
-    let at = format!("{at}.command");
+    let at = at.to_owned();
     let all = if exec_form {
         vec![command.to_owned()]
     } else {

@@ -24,12 +24,7 @@ pub(super) fn walk(c: &mut Checker<'_>, rules: &dyn Rules, document: &Value) {
             continue;
         }
         let at = format!("hooks.{event_name}");
-        c.event_offset = 0;
-        c.event_offset = serde_json::to_string(event_name)
-            .ok()
-            .and_then(|quoted| c.text.find(&quoted))
-            .or_else(|| c.text.find(&format!("hooks.{event_name}")))
-            .unwrap_or(0);
+        c.enter_event(event_name);
         let event = rules.event(c, event_name, &at);
         let Some(groups) = groups.as_array() else {
             c.push(

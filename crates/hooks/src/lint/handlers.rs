@@ -100,7 +100,7 @@ pub(super) fn check_handler(
         match command {
             Some(command) => {
                 let exec_form = rules.is_exec_form(object);
-                check_command(c, command, exec_form, at);
+                check_command(c, command, exec_form, &format!("{at}.command"));
                 if !exec_form && dsh_trust::exec_scan::scan(command, c.project).computed {
                     c.push(
                         Severity::Warning,

@@ -59,7 +59,12 @@ pub(super) async fn fire(
                         "tool result (error): {}",
                         stopped.as_ref().map_or("", |o| o.content.as_str())
                     ));
-                    "rejected before any hook decided".to_owned()
+                    match &rewritten_by {
+                        Some(by) => format!(
+                            "rejected: {by} rewrote the arguments and they fail the tool's check"
+                        ),
+                        None => "rejected before any hook decided".to_owned(),
+                    }
                 }
                 (Some(_), Some(Disposition::Denied(DenialKind::Guard))) => {
                     sees.model.push(format!(
