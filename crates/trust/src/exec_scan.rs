@@ -130,26 +130,7 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
             if is_assignment || WRAPPERS.contains(&first.as_str()) {
                 rest = tail;
             } else if let Some((manifest, scripts)) = package_scripts(first, tail, &base) {
-                // The line runs `package.json` scripts, from its folder,
-                // with each `node_modules/.bin` above it first on `PATH`.
-                add(out, project, &manifest);
-                let folder = manifest.parent().unwrap_or(&base);
-                let path: Vec<String> = (Bins::Node.dirs(folder).into_iter())
-                    .chain(env_path(runs, &base))
-                    .map(|dir| dir.display().to_string())
-                    .collect();
-                let mut env = runs.env.to_vec();
-                env.push(("PATH".to_owned(), path.join(":")));
-                if depth < 4 {
-                    for script in scripts {
-                        let runs = Runs {
-                            dir: folder,
-                            env: &env,
-                            ..runs
-                        };
-                        scan_into(&script, runs, out, depth + 1);
-                    }
-                }
+                scan_package_scripts(&manifest, &scripts, &base, runs, out, depth);
                 rest = &[];
                 break;
             } else if let Some((taken, bins)) = launched_from(first, tail) {
@@ -296,6 +277,38 @@ fn scan_into(command: &str, runs: Runs<'_>, out: &mut Scan, depth: u32) {
                 add(out, project, &path);
             }
         }
+    }
+}
+
+/// A line that runs `package.json` scripts: the manifest, and what each
+/// script runs from its folder, with each `node_modules/.bin` above it
+/// first on `PATH`.
+fn scan_package_scripts(
+    manifest: &Path,
+    scripts: &[String],
+    base: &Path,
+    runs: Runs<'_>,
+    out: &mut Scan,
+    depth: u32,
+) {
+    add(out, runs.project, manifest);
+    let folder = manifest.parent().unwrap_or(base);
+    let path: Vec<String> = (Bins::Node.dirs(folder).into_iter())
+        .chain(env_path(runs, base))
+        .map(|dir| dir.display().to_string())
+        .collect();
+    let mut env = runs.env.to_vec();
+    env.push(("PATH".to_owned(), path.join(":")));
+    if depth >= 4 {
+        return;
+    }
+    for script in scripts {
+        let runs = Runs {
+            dir: folder,
+            env: &env,
+            ..runs
+        };
+        scan_into(script, runs, out, depth + 1);
     }
 }
 
