@@ -158,7 +158,7 @@ const CHECKED: &[(&str, &str, &str, bool)] = &[
 /// column 1`); a non-object is `Invalid input: Expected JSON object but got
 /// null` (`array`, `number`, `boolean`; pre_modified_null,
 /// pre_modified_nonobject); an object's keys are checked as
-/// [`CHECKED`] says: `Invalid input: "command": Required`, `… Expected
+/// `CHECKED` says: `Invalid input: "command": Required`, `… Expected
 /// string, received number`, and for several `Invalid input: Multiple
 /// validation errors:` with one `\n- ` line each. `None`: it passes.
 pub fn refusal(tool: &str, args: &Value) -> Option<String> {
