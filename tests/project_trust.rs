@@ -43,6 +43,19 @@ fn trust_workspace(ctx: &TestContext) {
     assert!(output.status.success(), "{}", stderr(&output));
 }
 
+/// The project's Claude Code settings: `commands` guard every Bash call
+/// (PreToolUse).
+fn guard_bash(project: &Path, commands: &[&str]) {
+    let hooks: Vec<Value> = commands
+        .iter()
+        .map(|command| json!({"type": "command", "command": command}))
+        .collect();
+    write_json(
+        &project.join(".claude/settings.json"),
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}),
+    );
+}
+
 /// A model that runs each of `commands` with the bash tool, one reply
 /// each, then ends.
 fn bash_calls(commands: &[&str]) -> Vec<MockResponse> {
@@ -324,11 +337,7 @@ fn a_project_cannot_relocate_the_marketplace_of_a_users_plugin() {
 fn a_trusted_hook_runs_only_the_scripts_the_session_started_with() {
     let ctx = TestContext::new();
     let project = ctx.project();
-    write_json(
-        &project.join(".claude/settings.json"),
-        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": "bash .claude/hooks/guard.sh"}]}]}}),
-    );
+    guard_bash(&project, &["bash .claude/hooks/guard.sh"]);
     let ran = project.join("ran.txt");
     let guard = |who: &str| format!("echo {who} >> '{}'\n", ran.display());
     write_script(&project.join(".claude/hooks/guard.sh"), &guard("trusted"));
@@ -401,11 +410,12 @@ fn a_trusted_hook_runs_only_the_scripts_the_session_started_with() {
 fn a_trusted_hook_does_not_run_a_helper_edited_after_the_session_started() {
     let ctx = TestContext::new();
     let project = ctx.project();
-    write_json(
-        &project.join(".claude/settings.json"),
-        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": "python3 .claude/hooks/guard.py"},
-            {"type": "command", "command": "bash .claude/hooks/guard.sh"}]}]}}),
+    guard_bash(
+        &project,
+        &[
+            "python3 .claude/hooks/guard.py",
+            "bash .claude/hooks/guard.sh",
+        ],
     );
     let ran = project.join("ran.txt");
     let hooks = project.join(".claude/hooks");
@@ -469,11 +479,11 @@ fn a_trusted_hook_running_git_does_not_run_a_monitor_configured_after_trust() {
         .unwrap();
     assert!(init.status.success(), "{init:?}");
     let ran = project.join("ran.txt");
-    write_json(
-        &project.join(".claude/settings.json"),
-        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
-            "command": format!("git status --short > /dev/null; echo RAN >> '{}'", ran.display())}]}]}}),
+    let hook = format!(
+        "git status --short > /dev/null; echo RAN >> '{}'",
+        ran.display()
     );
+    guard_bash(&project, &[&hook]);
     trust_workspace(&ctx);
     let pwned = ctx.home().join("PWNED");
     let monitor = format!(
@@ -508,11 +518,7 @@ fn a_trusted_hook_running_git_does_not_run_a_monitor_configured_after_trust() {
 fn bytecode_planted_beside_a_trusted_module_does_not_run() {
     let ctx = TestContext::new();
     let project = ctx.project();
-    write_json(
-        &project.join(".claude/settings.json"),
-        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": "python3 .claude/hooks/guard.py"}]}]}}),
-    );
+    guard_bash(&project, &["python3 .claude/hooks/guard.py"]);
     let ran = project.join("ran.txt");
     let hooks = project.join(".claude/hooks");
     std::fs::create_dir_all(&hooks).unwrap();

@@ -106,6 +106,15 @@ pub(super) fn follow(out: &mut Scan, runs: Runs<'_>) {
     }
 }
 
+/// `path` with `.ext` added to its name (`./lib` → `./lib.js`; unlike
+/// `with_extension`, `x.config` stays `x.config.js`).
+fn appended(path: &Path, ext: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".");
+    name.push(ext);
+    PathBuf::from(name)
+}
+
 /// `path` with its `.` and `name/..` steps taken by their text.
 fn lexical(path: &Path) -> PathBuf {
     use std::path::Component;
@@ -373,9 +382,7 @@ fn script_pulls(dir: &Path, text: &str) -> Vec<PathBuf> {
         let path = lexical(&dir.join(&caps[1]));
         files.push(path.clone());
         for ext in EXTENSIONS {
-            let mut with_ext = path.clone().into_os_string();
-            with_ext.push(format!(".{ext}"));
-            files.push(PathBuf::from(with_ext));
+            files.push(appended(&path, ext));
             files.push(path.join(format!("index.{ext}")));
         }
         // TypeScript sources import their compiled names (`./x.js` is `x.ts`).
@@ -409,9 +416,8 @@ fn ruby_pulls(dir: &Path, text: &str) -> Vec<PathBuf> {
         .filter_map(|caps| caps.get(1).or_else(|| caps.get(2)))
         .flat_map(|relative| {
             let path = lexical(&dir.join(relative.as_str()));
-            let mut with_ext = path.clone().into_os_string();
-            with_ext.push(".rb");
-            [path, PathBuf::from(with_ext)]
+            let with_ext = appended(&path, "rb");
+            [path, with_ext]
         })
         .collect()
 }
